@@ -1,0 +1,1 @@
+"""The command-line interface: thin click commands over the library API."""

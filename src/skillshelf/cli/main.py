@@ -1,0 +1,109 @@
+"""The `skillshelf` command: a lazy click group.
+
+Each area owns one module under ``skillshelf.cli`` with its commands; this file only maps
+command names to ``module:attribute`` and turns :class:`~skillshelf.errors.SkillshelfError`
+into a message and an exit code in one place (0 ok, 1 problems found / failure, 2 usage).
+Commands are imported only when invoked, so ``skillshelf --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from typing import Any
+
+import click
+
+from skillshelf.errors import SkillshelfError
+
+# name -> (module, attribute, one-line help shown by `skillshelf --help`)
+COMMANDS: dict[str, tuple[str, str, str]] = {
+    "context": ("skillshelf.cli.context_cmd", "context", "What the model would get for TASK here (the main job)."),
+    "list": ("skillshelf.cli.skills_cmds", "list_cmd", "List the skills found here."),
+    "validate": ("skillshelf.cli.skills_cmds", "validate", "Check skills against the spec, Codex or Claude Code."),
+    "catalog": ("skillshelf.cli.skills_cmds", "catalog", "Print the budgeted skills catalog the model sees."),
+    "load": ("skillshelf.cli.skills_cmds", "load", "Load one skill as the model would get it."),
+    "search": ("skillshelf.cli.select_cmds", "search", "Rank skills against a query."),
+    "eval": ("skillshelf.cli.select_cmds", "eval_cmd", "Measure skill selection on a query file."),
+    "stats": ("skillshelf.cli.select_cmds", "stats", "Per-selector hit rates over real usage."),
+    "instructions": ("skillshelf.cli.config_cmds", "instructions", "Print the AGENTS.md / CLAUDE.md layers."),
+    "config": ("skillshelf.cli.config_cmds", "config", "Show skillshelf's merged configuration."),
+    "trust": ("skillshelf.cli.config_cmds", "trust", "Trust a project so its config takes effect."),
+    "untrust": ("skillshelf.cli.config_cmds", "untrust", "Stop trusting a project."),
+    "enable": ("skillshelf.cli.config_cmds", "enable", "Enable a skill (edits the config layer)."),
+    "disable": ("skillshelf.cli.config_cmds", "disable", "Disable a skill (edits the config layer)."),
+    "install": ("skillshelf.cli.install_cmds", "install", "Install a skill from a folder, git URL or archive."),
+    "update": ("skillshelf.cli.install_cmds", "update", "Update installed skills from their sources."),
+    "remove": ("skillshelf.cli.install_cmds", "remove", "Remove an installed skill."),
+    "deps": ("skillshelf.cli.install_cmds", "deps", "MCP servers that skills declare."),
+    "serve": ("skillshelf.cli.serve_cmds", "serve", "Run the MCP server."),
+    "run": ("skillshelf.cli.agent_cmds", "run", "Run the reference agent on one task."),
+    "chat": ("skillshelf.cli.agent_cmds", "chat", "Chat with the reference agent."),
+    "lint-arch": ("skillshelf.cli.agent_cmds", "lint_arch", "Check import layering and size limits."),
+    "memory": ("skillshelf.cli.memory_cmds", "memory", "Distil agent sessions into memories."),
+    "redact": ("skillshelf.cli.memory_cmds", "redact", "Redact secrets from stdin to stdout."),
+}
+
+
+class LazyGroup(click.Group):
+    """A group whose subcommands are imported on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        entry = COMMANDS.get(cmd_name)
+        if entry is None:
+            return None
+        module_name, attribute, _ = entry
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name and exc.name.startswith("skillshelf"):
+                return None
+            raise
+        command = getattr(module, attribute, None)
+        return command if isinstance(command, click.Command) else None
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, COMMANDS[name][2]) for name in sorted(COMMANDS)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="skillshelf")
+def cli() -> None:
+    """skillshelf: the knowledge layer for coding agents.
+
+    Finds Agent Skills where Codex and Claude Code look, renders the budgeted catalog the
+    model sees, ranks skills against the task, layers AGENTS.md and config, serves it all
+    over MCP, and distils agent sessions into memories.
+    """
+
+
+def main(argv: list[str] | None = None) -> Any:
+    """Console-script entry point: one place where errors become messages and exit codes."""
+    try:
+        return cli.main(args=argv, prog_name="skillshelf", standalone_mode=False)
+    except SkillshelfError as exc:
+        click.echo(f"skillshelf: error {exc.code}: {exc.message}", err=True)
+        if exc.hint:
+            click.echo(f"  fix: {exc.hint}", err=True)
+        sys.exit(exc.exit_code)
+    except click.exceptions.Abort:
+        click.echo("Aborted.", err=True)
+        sys.exit(130)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(2 if isinstance(exc, click.UsageError) else exc.exit_code)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except BrokenPipeError:
+        sys.exit(0)
+    except KeyboardInterrupt:
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,80 @@
+"""Where we are: the process environment as one frozen value, passed explicitly.
+
+Nothing below the CLI reads ``os.environ`` or ``Path.cwd()`` directly; it takes an :class:`Env`.
+Tests build one in ``tmp_path`` with :meth:`Env.for_test`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+
+__all__ = ["Env", "find_project_root"]
+
+DEFAULT_PROJECT_ROOT_MARKERS: tuple[str, ...] = (".git",)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Env:
+    """The parts of the process environment skillshelf depends on."""
+
+    cwd: Path
+    home: Path
+    codex_home: Path
+    environ: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    admin_skills_dir: Path = Path("/etc/codex/skills")
+    project_root_markers: tuple[str, ...] = DEFAULT_PROJECT_ROOT_MARKERS
+
+    @classmethod
+    def from_os(cls, *, cwd: Path | None = None) -> Env:
+        environ = dict(os.environ)
+        home = Path(environ.get("HOME") or Path.home())
+        codex_home_text = environ.get("CODEX_HOME")
+        codex_home = Path(codex_home_text) if codex_home_text else home / ".codex"
+        return cls(
+            cwd=(cwd or Path.cwd()).absolute(),
+            home=home,
+            codex_home=codex_home,
+            environ=MappingProxyType(environ),
+        )
+
+    @classmethod
+    def for_test(cls, *, cwd: Path, home: Path, codex_home: Path | None = None) -> Env:
+        """An isolated environment: no admin root, HOME and CODEX_HOME under ``home``."""
+        return cls(
+            cwd=cwd.absolute(),
+            home=home,
+            codex_home=codex_home or home / ".codex",
+            environ=MappingProxyType({"HOME": str(home)}),
+            admin_skills_dir=home / ".no-admin-skills",
+        )
+
+    @property
+    def project_root(self) -> Path:
+        return find_project_root(self.cwd, self.project_root_markers)
+
+    def folders_root_to_cwd(self) -> list[Path]:
+        """Every folder from the project root down to the cwd, root first."""
+        root = self.project_root
+        cwd = self.cwd if self.cwd.is_dir() else self.cwd.parent
+        chain = [cwd]
+        while chain[-1] != root and chain[-1].parent != chain[-1]:
+            chain.append(chain[-1].parent)
+        return list(reversed(chain))
+
+
+def find_project_root(cwd: Path, markers: tuple[str, ...] = DEFAULT_PROJECT_ROOT_MARKERS) -> Path:
+    """The nearest ancestor of ``cwd`` (itself included) holding a marker; ``cwd`` if none.
+
+    Like Codex: a file or folder named ``.git`` counts; an empty marker list means the cwd.
+    """
+    start = cwd if cwd.is_dir() else cwd.parent
+    if not markers:
+        return start
+    for folder in (start, *start.parents):
+        if any((folder / marker).exists() for marker in markers):
+            return folder
+    return start

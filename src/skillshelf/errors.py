@@ -1,0 +1,141 @@
+"""The one error tree of skillshelf.
+
+Problems *in content* (a broken SKILL.md, an unknown config key) are never raised: they are
+:class:`~skillshelf.diagnostics.Diagnostic` values returned beside the result. Exceptions are
+for misuse of the API or CLI and for I/O that cannot go on::
+
+    SkillshelfError                 code, message, hint; exit_code 1
+     ├── UsageError                 bad arguments or option values (exit 2)
+     ├── NotFoundError              a named thing does not exist
+     │    └── SkillNotFoundError    unknown skill name (carries close matches)
+     ├── RequiredSkillError         a `required` skill is missing or invalid
+     ├── PathEscapeError            a path leaves the folder it is confined to
+     ├── ConfigError                a config file that cannot be used (file, line)
+     ├── InstallError               installing / updating / removing a skill failed
+     ├── StoreError                 the memory state database failed
+     ├── ModelCallError             a model API call failed
+     └── FileAccessError            reading or writing a file failed
+
+Every error has a stable ``code`` and a ``hint`` that says what to do about it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import ClassVar
+
+__all__ = [
+    "ConfigError",
+    "FileAccessError",
+    "InstallError",
+    "ModelCallError",
+    "NotFoundError",
+    "PathEscapeError",
+    "RequiredSkillError",
+    "SkillNotFoundError",
+    "SkillshelfError",
+    "StoreError",
+    "UsageError",
+]
+
+
+class SkillshelfError(Exception):
+    """Base of every error skillshelf raises on purpose."""
+
+    exit_code: ClassVar[int] = 1
+    default_code: ClassVar[str] = "SS000"
+
+    def __init__(self, message: str, *, hint: str = "", code: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+        self.code = code or self.default_code
+
+    def __str__(self) -> str:
+        return f"{self.message}\n  fix: {self.hint}" if self.hint else self.message
+
+    def to_dict(self) -> dict[str, object]:
+        return {"error": type(self).__name__, "code": self.code, "message": self.message, "fix": self.hint}
+
+
+class UsageError(SkillshelfError):
+    """The caller passed arguments that cannot work."""
+
+    exit_code = 2
+    default_code = "SS002"
+
+
+class NotFoundError(SkillshelfError):
+    """A named thing (file, folder, record) does not exist."""
+
+    default_code = "SS404"
+
+
+class SkillNotFoundError(NotFoundError):
+    """No enabled skill has the requested name."""
+
+    default_code = "SK404"
+
+    def __init__(self, name: str, *, available: Sequence[str], close: Sequence[str] = ()) -> None:
+        self.name = name
+        self.available = tuple(available)
+        self.close = tuple(close)
+        hint = f"did you mean {', '.join(repr(c) for c in self.close)}?" if self.close else ""
+        if not hint:
+            hint = "run `skillshelf list` to see the skills that are available here"
+        super().__init__(f"no skill named {name!r}", hint=hint)
+
+
+class RequiredSkillError(SkillshelfError):
+    """A skill configured with mode `required` is missing or does not load."""
+
+    default_code = "SK410"
+
+
+class PathEscapeError(SkillshelfError):
+    """A path would leave the folder it must stay in (``..``, absolute, symlink, device)."""
+
+    default_code = "SS403"
+
+    def __init__(self, message: str, *, path: str | Path, hint: str = "") -> None:
+        self.path = str(path)
+        super().__init__(message, hint=hint or "use a path relative to the skill folder that stays inside it")
+
+
+class ConfigError(SkillshelfError):
+    """A configuration file or value cannot be used at all."""
+
+    default_code = "CF001"
+
+    def __init__(
+        self, message: str, *, hint: str = "", path: Path | None = None, line: int | None = None, code: str | None = None
+    ) -> None:
+        self.path = path
+        self.line = line
+        where = f"{path}:{line}: " if path and line else (f"{path}: " if path else "")
+        super().__init__(f"{where}{message}", hint=hint, code=code)
+
+
+class InstallError(SkillshelfError):
+    """Installing, updating or removing a skill failed; nothing was left half done."""
+
+    default_code = "IN001"
+
+
+class StoreError(SkillshelfError):
+    """The memory state store failed (database unreachable, migration failed...)."""
+
+    default_code = "ME001"
+
+
+class ModelCallError(SkillshelfError):
+    """A call to a model API failed after retries."""
+
+    default_code = "MD001"
+
+
+class FileAccessError(SkillshelfError):
+    """A file or folder could not be read or written."""
+
+    default_code = "SS005"
