@@ -39,7 +39,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "serve": ("skillshelf.cli.serve_cmds", "serve", "Run the MCP server."),
     "run": ("skillshelf.cli.agent_cmds", "run", "Run the reference agent on one task."),
     "chat": ("skillshelf.cli.agent_cmds", "chat", "Chat with the reference agent."),
-    "lint-arch": ("skillshelf.cli.agent_cmds", "lint_arch", "Check import layering and size limits."),
+    "lint-arch": ("skillshelf.cli.archlint_cmd", "lint_arch", "Check import layering and size limits."),
     "memory": ("skillshelf.cli.memory_cmds", "memory", "Distil agent sessions into memories."),
     "redact": ("skillshelf.cli.memory_cmds", "redact", "Redact secrets from stdin to stdout."),
 }

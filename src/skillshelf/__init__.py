@@ -1,0 +1,114 @@
+"""skillshelf: the knowledge layer for coding agents.
+
+The public API, imported lazily so ``import skillshelf`` stays fast::
+
+    from pathlib import Path
+    import skillshelf
+
+    env = skillshelf.Env.from_os()
+    found = skillshelf.discover_skills(env)
+    catalog = skillshelf.render_catalog(found.skills, skillshelf.default_budget(200_000))
+    print(catalog.text)
+    print(skillshelf.build_context(env, "write a changelog entry").text)
+
+Everything not in ``__all__`` is internal and may change.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0"
+
+_EXPORTS: dict[str, str] = {
+    "CatalogReport": "skillshelf.skills.catalog",
+    "CharBudget": "skillshelf.skills.catalog",
+    "ContextOptions": "skillshelf.context",
+    "ContextResult": "skillshelf.context",
+    "Diagnostic": "skillshelf.diagnostics",
+    "Discovery": "skillshelf.skills.model",
+    "DiscoveryOptions": "skillshelf.skills.discover",
+    "Env": "skillshelf.env",
+    "ImplicitUseDetector": "skillshelf.skills.implicit",
+    "LoadedSkill": "skillshelf.skills.load",
+    "RenderedCatalog": "skillshelf.skills.catalog",
+    "ScanLimits": "skillshelf.skills.discover",
+    "Severity": "skillshelf.diagnostics",
+    "Skill": "skillshelf.skills.model",
+    "SkillIndex": "skillshelf.select.index",
+    "SkillRoot": "skillshelf.skills.model",
+    "SkillTools": "skillshelf.serve.tools",
+    "TokenBudget": "skillshelf.skills.catalog",
+    "apply_skill_modes": "skillshelf.config",
+    "build_context": "skillshelf.context",
+    "default_budget": "skillshelf.skills.catalog",
+    "discover_in": "skillshelf.skills.discover",
+    "discover_skills": "skillshelf.skills.discover",
+    "errors": "skillshelf.errors",
+    "extract_mentions": "skillshelf.skills.mentions",
+    "load_config": "skillshelf.config",
+    "load_instructions": "skillshelf.instructions",
+    "load_skill": "skillshelf.skills.load",
+    "parse_skill_text": "skillshelf.skills.parse",
+    "rank": "skillshelf.select",
+    "redact": "skillshelf.memory.redact",
+    "render_catalog": "skillshelf.skills.catalog",
+    "select_mentioned": "skillshelf.skills.mentions",
+    "skill_fragment": "skillshelf.skills.load",
+    "validate_paths": "skillshelf.skills.validate",
+}
+
+__all__ = sorted(_EXPORTS, key=str.lower)
+
+
+def __getattr__(name: str) -> Any:
+    module_name = _EXPORTS.get(name)
+    if module_name is None:
+        raise AttributeError(f"module 'skillshelf' has no attribute {name!r}")
+    module = importlib.import_module(module_name)
+    value = module if name == "errors" else getattr(module, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*__all__, "__version__"])
+
+
+if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
+    from skillshelf import errors as errors
+    from skillshelf.config import apply_skill_modes as apply_skill_modes
+    from skillshelf.config import load_config as load_config
+    from skillshelf.context import ContextOptions as ContextOptions
+    from skillshelf.context import ContextResult as ContextResult
+    from skillshelf.context import build_context as build_context
+    from skillshelf.diagnostics import Diagnostic as Diagnostic
+    from skillshelf.diagnostics import Severity as Severity
+    from skillshelf.env import Env as Env
+    from skillshelf.instructions import load_instructions as load_instructions
+    from skillshelf.memory.redact import redact as redact
+    from skillshelf.select import rank as rank
+    from skillshelf.select.index import SkillIndex as SkillIndex
+    from skillshelf.serve.tools import SkillTools as SkillTools
+    from skillshelf.skills.catalog import CatalogReport as CatalogReport
+    from skillshelf.skills.catalog import CharBudget as CharBudget
+    from skillshelf.skills.catalog import RenderedCatalog as RenderedCatalog
+    from skillshelf.skills.catalog import TokenBudget as TokenBudget
+    from skillshelf.skills.catalog import default_budget as default_budget
+    from skillshelf.skills.catalog import render_catalog as render_catalog
+    from skillshelf.skills.discover import DiscoveryOptions as DiscoveryOptions
+    from skillshelf.skills.discover import ScanLimits as ScanLimits
+    from skillshelf.skills.discover import discover_in as discover_in
+    from skillshelf.skills.discover import discover_skills as discover_skills
+    from skillshelf.skills.implicit import ImplicitUseDetector as ImplicitUseDetector
+    from skillshelf.skills.load import LoadedSkill as LoadedSkill
+    from skillshelf.skills.load import load_skill as load_skill
+    from skillshelf.skills.load import skill_fragment as skill_fragment
+    from skillshelf.skills.mentions import extract_mentions as extract_mentions
+    from skillshelf.skills.mentions import select_mentioned as select_mentioned
+    from skillshelf.skills.model import Discovery as Discovery
+    from skillshelf.skills.model import Skill as Skill
+    from skillshelf.skills.model import SkillRoot as SkillRoot
+    from skillshelf.skills.parse import parse_skill_text as parse_skill_text
+    from skillshelf.skills.validate import validate_paths as validate_paths

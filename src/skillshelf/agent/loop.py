@@ -1,0 +1,237 @@
+"""The reference agent loop: model -> tools -> guards -> model, until a checked final answer.
+
+The system prompt is built by the same code as ``skillshelf context``: the stable parts
+(instructions, catalog, pinned skills, memory) go into the system prompt; the per-turn parts
+(skills suggested for and mentioned by the message) go in front of each user message, so the
+prompt prefix stays cacheable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+from skillshelf.agent.guards import CompletionGuard, DoomLoopGuard, GuardSettings, SkillReattacher
+from skillshelf.agent.history import (
+    AssistantMessage,
+    Message,
+    ToolCall,
+    ToolOutput,
+    ToolResults,
+    UserMessage,
+    compact_history,
+    history_tokens,
+)
+from skillshelf.agent.providers import Provider
+from skillshelf.agent.workspace import WORKSPACE_TOOLS, WorkspaceTools
+from skillshelf.serve.schemas import LOAD_SKILL, READ_SKILL_FILE, SEARCH_SKILLS, ToolSpec
+from skillshelf.serve.tools import SkillTools
+
+__all__ = ["Agent", "AgentEvent", "AgentResult", "AgentSettings"]
+
+SKILL_TOOLS: tuple[ToolSpec, ...] = (LOAD_SKILL, SEARCH_SKILLS, READ_SKILL_FILE)
+COMPACTION_NOTE = "[The earlier part of this task was compacted to save context.]"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AgentSettings:
+    max_turns: int = 40
+    compact_at_tokens: int = 120_000
+    keep_last_messages: int = 12
+    guards: GuardSettings = GuardSettings()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AgentEvent:
+    """Something the harness did: a guard note, a send-back, a compaction, an implicit skill use."""
+
+    kind: Literal["doom_loop", "send_back", "compaction", "implicit_skill", "skill_loaded"]
+    detail: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AgentResult:
+    final_text: str
+    stopped: Literal["answer", "max_turns"]
+    model_calls: int
+    tool_calls: int
+    events: tuple[AgentEvent, ...] = ()
+    transcript: Path | None = None
+
+
+class TranscriptSink(Protocol):
+    """What the loop writes to; :class:`skillshelf.memory.transcripts.skillshelf.TranscriptWriter` fits."""
+
+    path: Path
+
+    def message(self, role: str, text: str) -> None: ...
+    def tool_call(self, call_id: str, name: str, arguments: dict[str, Any]) -> None: ...
+    def tool_result(self, call_id: str, output: str, *, is_error: bool = False) -> None: ...
+
+
+@dataclass
+class _TurnState:
+    model_calls: int = 0
+    tool_calls: int = 0
+    events: list[AgentEvent] = field(default_factory=list)
+
+
+class Agent:
+    """One conversation with a model, over the skill tools and the workspace tools."""
+
+    def __init__(
+        self,
+        *,
+        provider: Provider,
+        system_prompt: str,
+        skill_tools: SkillTools,
+        workspace: WorkspaceTools,
+        settings: AgentSettings = AgentSettings(),
+        transcript: TranscriptSink | None = None,
+        turn_context: Callable[[str], str] | None = None,
+        on_skill_used: Callable[[str, str], None] | None = None,
+    ) -> None:
+        self.provider = provider
+        self.system_prompt = system_prompt
+        self.skill_tools = skill_tools
+        self.workspace = workspace
+        self.settings = settings
+        self.transcript = transcript
+        self.turn_context = turn_context
+        self.on_skill_used = on_skill_used
+        self.history: list[Message] = []
+        self.tools: tuple[ToolSpec, ...] = (*WORKSPACE_TOOLS, *SKILL_TOOLS)
+        self.reattacher = SkillReattacher()
+        self._detector = _implicit_detector(skill_tools)
+
+    def send(self, text: str) -> AgentResult:
+        """One user message; runs until a final answer the guards accept, or ``max_turns``."""
+        guards = self.settings.guards
+        doom = DoomLoopGuard(max_edits_per_file=guards.max_edits_per_file,
+                             max_repeated_failures=guards.max_repeated_failures)
+        completion = CompletionGuard(self.workspace.root, check_command=guards.check_command,
+                                     required=guards.require_checks)
+        state = _TurnState()
+        if self._detector is not None:
+            self._detector.new_turn()
+        prefix = self.turn_context(text) if self.turn_context else ""
+        self._append_user(f"{prefix}\n\n{text}" if prefix else text, shown=text)
+        for _ in range(self.settings.max_turns):
+            self._maybe_compact(state)
+            reply = self.provider.complete(system=self.system_prompt, history=self.history, tools=self.tools)
+            state.model_calls += 1
+            self.history.append(reply)
+            self._log_assistant(reply)
+            if reply.tool_calls:
+                self._run_tools(reply.tool_calls, doom, completion, state)
+                continue
+            reason = completion.review_final()
+            if reason is None:
+                return self._result(reply.text, "answer", state)
+            state.events.append(AgentEvent(kind="send_back", detail=reason))
+            self._append_user(reason, role="developer")
+        return self._result(self._last_text(), "max_turns", state)
+
+    # -- tools ------------------------------------------------------------------------------
+    def _run_tools(
+        self, calls: Sequence[ToolCall], doom: DoomLoopGuard, completion: CompletionGuard, state: _TurnState
+    ) -> None:
+        outputs: list[ToolOutput] = []
+        notes: list[str] = []
+        for call in calls:
+            state.tool_calls += 1
+            output, note = self._run_one(call, doom, completion, state)
+            outputs.append(output)
+            if note:
+                notes.append(note)
+                state.events.append(AgentEvent(kind="doom_loop", detail=note))
+            if self.transcript:
+                self.transcript.tool_result(call.id, output.output, is_error=output.is_error)
+        self.history.append(ToolResults(outputs=tuple(outputs), notes=tuple(notes)))
+        for note in notes:
+            if self.transcript:
+                self.transcript.message("developer", note)
+
+    def _run_one(
+        self, call: ToolCall, doom: DoomLoopGuard, completion: CompletionGuard, state: _TurnState
+    ) -> tuple[ToolOutput, str | None]:
+        if call.name in self.workspace.names():
+            outcome = self.workspace.execute(call.name, call.arguments)
+            note = None
+            if outcome.edited is not None:
+                completion.on_edit()
+                note = doom.on_edit(outcome.edited)
+            if outcome.command is not None and outcome.exit_code is not None:
+                completion.on_command(outcome.command, outcome.exit_code)
+                note = doom.on_command(outcome.command, outcome.exit_code)
+                self._notice_implicit(outcome.command, state)
+            return ToolOutput(call_id=call.id, name=call.name, output=outcome.text, is_error=outcome.is_error), note
+        if call.name in {spec.name for spec in SKILL_TOOLS}:
+            result = self.skill_tools.dispatch(call.name, dict(call.arguments))
+            if call.name == "load_skill" and not result.is_error:
+                name = str(call.arguments.get("name", ""))
+                self.reattacher.on_loaded(name, result.text)
+                state.events.append(AgentEvent(kind="skill_loaded", detail=name))
+                if self.on_skill_used:
+                    self.on_skill_used(name, "load_skill")
+            return ToolOutput(call_id=call.id, name=call.name, output=result.text, is_error=result.is_error), None
+        available = ", ".join(spec.name for spec in self.tools)
+        text = f"error: there is no tool named {call.name!r}; the tools are: {available}"
+        return ToolOutput(call_id=call.id, name=call.name, output=text, is_error=True), None
+
+    def _notice_implicit(self, command: str, state: _TurnState) -> None:
+        if self._detector is None:
+            return
+        skill = self._detector.detect(command, cwd=self.workspace.root)
+        if skill is not None:
+            state.events.append(AgentEvent(kind="implicit_skill", detail=skill.name))
+            if self.on_skill_used:
+                self.on_skill_used(skill.name, "implicit")
+
+    # -- history ----------------------------------------------------------------------------
+    def _maybe_compact(self, state: _TurnState) -> None:
+        if history_tokens(self.history) <= self.settings.compact_at_tokens:
+            return
+        note = COMPACTION_NOTE
+        reattach = self.reattacher.reattach_note()
+        if reattach:
+            note = f"{note}\n\n{reattach}"
+        before = len(self.history)
+        self.history = compact_history(self.history, keep_last=self.settings.keep_last_messages, note=note)
+        state.events.append(AgentEvent(kind="compaction", detail=f"{before} -> {len(self.history)} messages; "
+                                       f"re-attached: {', '.join(self.reattacher.loaded) or 'none'}"))
+        if self.transcript:
+            self.transcript.message("developer", note)
+
+    def _append_user(self, text: str, *, shown: str | None = None, role: str = "user") -> None:
+        self.history.append(UserMessage(text=text))
+        if self.transcript:
+            self.transcript.message(role, shown if shown is not None else text)
+
+    def _log_assistant(self, reply: AssistantMessage) -> None:
+        if not self.transcript:
+            return
+        if reply.text:
+            self.transcript.message("assistant", reply.text)
+        for call in reply.tool_calls:
+            self.transcript.tool_call(call.id, call.name, dict(call.arguments))
+
+    def _last_text(self) -> str:
+        for message in reversed(self.history):
+            if isinstance(message, AssistantMessage) and message.text:
+                return message.text
+        return ""
+
+    def _result(self, text: str, stopped: Literal["answer", "max_turns"], state: _TurnState) -> AgentResult:
+        return AgentResult(
+            final_text=text, stopped=stopped, model_calls=state.model_calls, tool_calls=state.tool_calls,
+            events=tuple(state.events), transcript=getattr(self.transcript, "path", None),
+        )
+
+
+def _implicit_detector(skill_tools: SkillTools) -> Any:
+    from skillshelf.skills.implicit import ImplicitUseDetector
+
+    return ImplicitUseDetector(skill_tools.skills)

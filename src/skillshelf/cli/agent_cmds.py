@@ -1,0 +1,108 @@
+"""`skillshelf run TASK` and `skillshelf chat`: the reference agent."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import click
+
+from skillshelf.cli.output import echo_json, root_options, stderr_console
+from skillshelf.errors import UsageError
+
+_KEY_VARIABLES = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+
+
+def agent_options(func: Any) -> Any:
+    """Options shared by `run` and `chat`."""
+    func = root_options(func)
+    func = click.option("--model", envvar="SKILLSHELF_MODEL", help="PROVIDER:NAME, e.g. openai:gpt-5.4-mini or "
+                        "anthropic:claude-sonnet-4-5 (env SKILLSHELF_MODEL).")(func)
+    func = click.option("--base-url", envvar="SKILLSHELF_BASE_URL",
+                        help="An OpenAI-compatible or Anthropic endpoint (Ollama, vLLM, llama.cpp...).")(func)
+    func = click.option("--check", "check_command", help="The command that verifies the work (default: found "
+                        "from the project: .ci/run, pytest, npm test, cargo test...).")(func)
+    func = click.option("--max-turns", type=click.IntRange(1, 500), default=40, show_default=True)(func)
+    func = click.option("--no-transcript", is_flag=True, help="Do not write a transcript.")(func)
+    return func
+
+
+def _options(model: str | None, base_url: str | None, check_command: str | None, max_turns: int,
+             roots: tuple[Path, ...], no_builtin: bool, no_cache: bool, no_transcript: bool, origin: str) -> Any:
+    from skillshelf.agent.guards import GuardSettings
+    from skillshelf.agent.providers import parse_model_spec
+    from skillshelf.agent.session import AgentOptions
+    from skillshelf.context import ContextOptions
+
+    if not model:
+        raise UsageError("no model is set", hint="pass --model PROVIDER:NAME or set SKILLSHELF_MODEL", code="AG004")
+    spec = parse_model_spec(model)
+    api_key = os.environ.get(_KEY_VARIABLES[spec.provider])
+    if api_key is None and base_url is None:
+        raise UsageError(f"{_KEY_VARIABLES[spec.provider]} is not set",
+                         hint=f"export {_KEY_VARIABLES[spec.provider]}=..., or point --base-url at a local server",
+                         code="AG005")
+    return AgentOptions(
+        model=model, base_url=base_url, api_key=api_key, max_turns=max_turns, origin=origin,  # type: ignore[arg-type]
+        context=ContextOptions(extra_roots=tuple(p.absolute() for p in roots), include_builtin=not no_builtin,
+                               use_cache=not no_cache),
+        guards=GuardSettings(check_command=check_command), write_transcript=not no_transcript,
+    )
+
+
+@click.command("run")
+@click.argument("task")
+@agent_options
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+def run(task: str, model: str | None, base_url: str | None, check_command: str | None, max_turns: int,
+        no_transcript: bool, roots: tuple[Path, ...], no_builtin: bool, no_cache: bool, as_json: bool) -> None:
+    """Run the reference agent once on TASK in this folder and print its final answer."""
+    from skillshelf.agent.session import open_agent
+    from skillshelf.env import Env
+
+    options = _options(model, base_url, check_command, max_turns, roots, no_builtin, no_cache, no_transcript, "run")
+    agent = open_agent(Env.from_os(), options)
+    result = agent.send(task)
+    if as_json:
+        echo_json({"final_text": result.final_text, "stopped": result.stopped, "model_calls": result.model_calls,
+                   "tool_calls": result.tool_calls, "transcript": result.transcript,
+                   "events": [{"kind": e.kind, "detail": e.detail} for e in result.events]})
+        return
+    click.echo(result.final_text)
+    _report(result)
+
+
+def _report(result: Any) -> None:
+    console = stderr_console()
+    for event in result.events:
+        console.print(f"[dim]{event.kind}: {event.detail.splitlines()[0]}[/dim]", highlight=False)
+    if result.stopped == "max_turns":
+        console.print("[yellow]stopped: the turn limit was reached (raise --max-turns)[/yellow]")
+    if result.transcript:
+        console.print(f"[dim]transcript: {result.transcript}[/dim]", highlight=False)
+
+
+@click.command("chat")
+@agent_options
+def chat(model: str | None, base_url: str | None, check_command: str | None, max_turns: int, no_transcript: bool,
+         roots: tuple[Path, ...], no_builtin: bool, no_cache: bool) -> None:
+    """Chat with the reference agent (type `exit` or press Ctrl-D to leave)."""
+    from skillshelf.agent.session import open_agent
+    from skillshelf.env import Env
+
+    options = _options(model, base_url, check_command, max_turns, roots, no_builtin, no_cache, no_transcript, "chat")
+    agent = open_agent(Env.from_os(), options)
+    while True:
+        try:
+            line = input("skillshelf >> ")
+        except EOFError:
+            click.echo()
+            return
+        if line.strip().lower() in {"exit", "quit", "q"}:
+            return
+        if not line.strip():
+            continue
+        result = agent.send(line)
+        click.echo(result.final_text)
+        _report(result)

@@ -1,0 +1,118 @@
+"""`skillshelf context TASK`: the main job, what the model would get for TASK here."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from skillshelf.cli.output import echo_json, root_options, stderr_console, stdout_console
+from skillshelf.context import ContextOptions, ContextResult, build_context
+from skillshelf.env import Env
+
+
+@click.command("context")
+@click.argument("task", required=False, default="")
+@root_options
+@click.option("--profile", type=click.Choice(["codex", "claude"]), default="codex", show_default=True,
+              help="Whose instruction files to load: AGENTS.md (codex) or CLAUDE.md (claude).")
+@click.option("--format", "catalog_format", type=click.Choice(["codex", "xml", "markdown"]), default="codex",
+              show_default=True, help="Catalog format.")
+@click.option("--context-window", type=click.IntRange(min=0), help="Model context window in tokens (catalog gets 2%).")
+@click.option("--budget-tokens", type=click.IntRange(min=1), help="Explicit catalog budget in tokens.")
+@click.option("--budget-chars", type=click.IntRange(min=1), help="Explicit catalog budget in characters.")
+@click.option("-c", "--config", "overrides", multiple=True, metavar="KEY=VALUE", help="Override a config value.")
+@click.option("--no-instructions", is_flag=True, help="Leave the AGENTS.md / CLAUDE.md layers out.")
+@click.option("--no-suggestions", is_flag=True, help="Leave the per-task skill suggestions out.")
+@click.option("--no-memory", is_flag=True, help="Leave the memory summary out.")
+@click.option("--raw", is_flag=True, help="Print exactly the text the model gets, nothing else.")
+@click.option("--json", "as_json", is_flag=True, help="Print the parts and figures as JSON.")
+def context(
+    task: str,
+    roots: tuple[Path, ...],
+    no_builtin: bool,
+    no_cache: bool,
+    profile: str,
+    catalog_format: str,
+    context_window: int | None,
+    budget_tokens: int | None,
+    budget_chars: int | None,
+    overrides: tuple[str, ...],
+    no_instructions: bool,
+    no_suggestions: bool,
+    no_memory: bool,
+    raw: bool,
+    as_json: bool,
+) -> None:
+    """Show what the model would get for TASK in this folder.
+
+    The parts come in context order: instructions, the skills catalog, pinned skills, the
+    memory summary, skills suggested for TASK, and the skills TASK mentions ($name, /name),
+    loaded. Token counts use Codex's 4-bytes-per-token estimate.
+    """
+    options = ContextOptions(
+        extra_roots=tuple(p.absolute() for p in roots),
+        include_builtin=not no_builtin,
+        use_cache=not no_cache,
+        profile=profile,  # type: ignore[arg-type]
+        catalog_format=catalog_format,  # type: ignore[arg-type]
+        context_window=context_window,
+        budget_tokens=budget_tokens,
+        budget_chars=budget_chars,
+        config_overrides=overrides,
+        instructions=not no_instructions,
+        suggestions=not no_suggestions,
+        memory=not no_memory,
+    )
+    result = build_context(Env.from_os(), task, options)
+    if as_json:
+        echo_json(result.to_dict())
+    elif raw:
+        click.echo(result.text)
+    else:
+        _print_for_people(result)
+    _print_notes(result)
+
+
+def _print_for_people(result: ContextResult) -> None:
+    from rich.rule import Rule
+    from rich.table import Table
+    from rich.text import Text
+
+    console = stdout_console()
+    for part in result.parts:
+        console.print(Rule(Text(f"{part.title}  ({part.tokens:,} tokens)", style="bold cyan"), align="left"))
+        console.print(Text(part.text))
+    table: Any = Table(title=f"Context for {result.task!r}" if result.task else "Context", title_justify="left")
+    table.add_column("part")
+    table.add_column("tokens", justify="right")
+    table.add_column("from")
+    for part in result.parts:
+        table.add_row(part.title, f"{part.tokens:,}", _sources(part.sources))
+    table.add_row("[bold]total[/bold]", f"[bold]{result.tokens:,}[/bold]", f"{result.skills_total} skills found")
+    console.print(table)
+
+
+def _sources(sources: tuple[str, ...]) -> str:
+    if not sources:
+        return ""
+    if len(sources) == 1:
+        return sources[0]
+    return f"{sources[0]} (+{len(sources) - 1} more)"
+
+
+def _print_notes(result: ContextResult) -> None:
+    """Warnings for the user (never for the model) go to stderr."""
+    if not result.warnings and not result.diagnostics:
+        return
+    console = stderr_console()
+    for warning in result.warnings:
+        console.print(f"[yellow]warning:[/yellow] {warning}", highlight=False)
+    errors = sum(1 for d in result.diagnostics if d.severity.value == "error")
+    if result.diagnostics:
+        console.print(
+            f"[dim]{len(result.diagnostics)} finding(s) while loading ({errors} error(s)); "
+            "run `skillshelf validate` or `skillshelf list` for details[/dim]",
+            highlight=False,
+        )

@@ -1,0 +1,171 @@
+"""The main job: everything the model would get for a task in a folder, part by part.
+
+:func:`build_context` composes every area of skillshelf in the order the parts go into the
+model's context, stable parts first so a prompt-prefix cache keeps working across turns:
+
+1. ``instructions``: the AGENTS.md (or CLAUDE.md) layers;
+2. ``catalog``: the budgeted skills catalog (Codex's algorithm), shaped by per-skill modes;
+3. ``pinned``: the bodies of skills configured as ``pinned``;
+4. ``memory``: the capped memory summary of this project;
+5. ``suggestions``: the per-turn list of skills ranked against the task (changes every turn);
+6. ``mentioned``: the skills the task names (``$name``, ``[$name](path)``, ``/name``), loaded.
+
+Each part carries its token count (Codex's 4-bytes-per-token estimate).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from skillshelf.diagnostics import Diagnostic
+from skillshelf.env import Env
+from skillshelf.skills.model import Discovery, Skill
+from skillshelf.tokens import approx_tokens
+
+__all__ = ["ContextOptions", "ContextPart", "ContextResult", "build_context"]
+
+PartName = Literal["instructions", "catalog", "pinned", "memory", "suggestions", "mentioned"]
+DEFAULT_SUGGESTION_TOKENS = 1500
+DEFAULT_MEMORY_TOKENS = 2500
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ContextOptions:
+    """What to include and under which budgets. ``None`` means: from config, else Codex's default."""
+
+    extra_roots: tuple[Path, ...] = ()
+    include_builtin: bool = True
+    use_cache: bool = True
+    profile: Literal["codex", "claude"] = "codex"
+    catalog_format: Literal["codex", "xml", "markdown"] = "codex"
+    context_window: int | None = None
+    budget_tokens: int | None = None
+    budget_chars: int | None = None
+    config_overrides: tuple[str, ...] = ()
+    instructions: bool = True
+    suggestions: bool = True
+    suggestion_tokens: int = DEFAULT_SUGGESTION_TOKENS
+    memory: bool = True
+    memory_tokens: int = DEFAULT_MEMORY_TOKENS
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ContextPart:
+    """One block of the model's context, with where it came from."""
+
+    name: PartName
+    title: str
+    text: str
+    sources: tuple[str, ...] = ()
+
+    @property
+    def tokens(self) -> int:
+        return approx_tokens(self.text)
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "name": self.name,
+            "title": self.title,
+            "tokens": self.tokens,
+            "sources": list(self.sources),
+            "text": self.text,
+        }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ContextResult:
+    """The assembled context for one task, plus what the user should know about it."""
+
+    task: str
+    cwd: Path
+    parts: tuple[ContextPart, ...]
+    skills_total: int
+    mentioned: tuple[Skill, ...] = ()
+    catalog_report: dict[str, object] = field(default_factory=dict)
+    warnings: tuple[str, ...] = ()
+    diagnostics: tuple[Diagnostic, ...] = ()
+
+    @property
+    def text(self) -> str:
+        """The parts joined as the model would read them."""
+        return "\n\n".join(part.text for part in self.parts if part.text)
+
+    @property
+    def tokens(self) -> int:
+        return sum(part.tokens for part in self.parts)
+
+    def part(self, name: PartName) -> ContextPart | None:
+        return next((p for p in self.parts if p.name == name), None)
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "task": self.task,
+            "cwd": str(self.cwd),
+            "tokens": self.tokens,
+            "skills_total": self.skills_total,
+            "mentioned": [s.name for s in self.mentioned],
+            "catalog_report": self.catalog_report,
+            "warnings": list(self.warnings),
+            "diagnostics": [d.to_dict() for d in self.diagnostics],
+            "parts": [p.to_dict() for p in self.parts],
+        }
+
+
+def build_context(env: Env, task: str, options: ContextOptions = ContextOptions()) -> ContextResult:
+    """Assemble what the model would get for ``task`` in ``env.cwd``.
+
+    Raises:
+        RequiredSkillError: a skill configured as ``required`` is missing or invalid.
+    """
+    from skillshelf.context_parts import (
+        catalog_part,
+        discover_for_context,
+        instructions_part,
+        memory_part,
+        mentioned_part,
+        pinned_part,
+        resolve_modes,
+        suggestions_part,
+    )
+
+    config, discovery = discover_for_context(env, options)
+    moded = resolve_modes(config, discovery)
+    warnings: list[str] = []
+    parts: list[ContextPart] = []
+    if options.instructions:
+        parts += instructions_part(env, options)
+    catalog, report = catalog_part(moded, discovery, options, config)
+    parts.append(catalog)
+    if report.get("warning"):
+        warnings.append(str(report["warning"]))
+    parts += pinned_part(moded)
+    if options.memory:
+        parts += memory_part(env, options)
+    mentioned = _mentioned_skills(moded.loadable, task)
+    if options.suggestions and task.strip():
+        parts += suggestions_part(moded, task, mentioned, options)
+    parts += mentioned_part(mentioned)
+    return ContextResult(
+        task=task,
+        cwd=env.cwd,
+        parts=tuple(p for p in parts if p.text),
+        skills_total=len(discovery.skills),
+        mentioned=mentioned,
+        catalog_report=report,
+        warnings=tuple(warnings),
+        diagnostics=_all_diagnostics(config, discovery),
+    )
+
+
+def _mentioned_skills(skills: Sequence[Skill], task: str) -> tuple[Skill, ...]:
+    from skillshelf.skills.mentions import select_mentioned
+
+    return select_mentioned(skills, [task])
+
+
+def _all_diagnostics(config: object, discovery: Discovery) -> tuple[Diagnostic, ...]:
+    config_diags: tuple[Diagnostic, ...] = tuple(getattr(config, "diagnostics", ()))
+    return config_diags + discovery.diagnostics

@@ -1,0 +1,177 @@
+"""The parts of :func:`skillshelf.context.build_context`, one function per part.
+
+Each function calls one area's library API and returns :class:`ContextPart` values; the
+composition and its order live in :mod:`skillshelf.context`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from skillshelf.context import ContextOptions, ContextPart
+from skillshelf.env import Env
+from skillshelf.skills.model import Discovery, Skill
+
+if TYPE_CHECKING:
+    from skillshelf.config import Config, ModedSkills
+    from skillshelf.skills.catalog import Budget
+
+__all__ = [
+    "ContextSkills",
+    "catalog_part",
+    "discover_for_context",
+    "instructions_part",
+    "memory_part",
+    "mentioned_part",
+    "pinned_part",
+    "resolve_modes",
+    "suggestions_part",
+]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ContextSkills:
+    """Skills sorted by what the context does with them (from the per-skill modes)."""
+
+    listed: tuple[Skill, ...]  # in the catalog with their description
+    name_only: tuple[Skill, ...]  # in the catalog, name and path only
+    pinned: tuple[Skill, ...]  # body always in context
+    loadable: tuple[Skill, ...]  # everything not disabled (mentions, load, suggestions)
+    manual: tuple[Skill, ...]  # never listed or suggested; loadable by mention
+
+
+def discover_for_context(env: Env, options: ContextOptions) -> tuple[Config, Discovery]:
+    """Load the config layers, then discover skills with what they say."""
+    from skillshelf.config import load_config
+    from skillshelf.skills.discover import DiscoveryOptions, discover_skills
+
+    config = load_config(env, overrides=options.config_overrides)
+    include_builtin = options.include_builtin and config.builtin_enabled
+    discovery = discover_skills(
+        env,
+        DiscoveryOptions(
+            extra_roots=options.extra_roots + tuple(config.extra_roots),
+            include_builtin=include_builtin,
+            use_cache=options.use_cache,
+        ),
+    )
+    return config, discovery
+
+
+def resolve_modes(config: Config, discovery: Discovery) -> ContextSkills:
+    """Apply ``[[skills.config]]`` modes; fail when a ``required`` skill is missing."""
+    from skillshelf.config import apply_skill_modes
+
+    moded: ModedSkills = apply_skill_modes(discovery.skills, config.skill_rules)
+    moded.check_required()
+    return ContextSkills(
+        listed=tuple(moded.visible),
+        name_only=tuple(moded.name_only),
+        pinned=tuple(moded.pinned),
+        loadable=tuple(moded.loadable),
+        manual=tuple(moded.manual),
+    )
+
+
+def instructions_part(env: Env, options: ContextOptions) -> list[ContextPart]:
+    from skillshelf.instructions import load_instructions
+
+    instructions = load_instructions(env, profile=options.profile)
+    if not instructions.text:
+        return []
+    sources = tuple(str(layer.path) for layer in instructions.layers)
+    title = "AGENTS.md" if options.profile == "codex" else "CLAUDE.md"
+    return [ContextPart(name="instructions", title=title, text=instructions.text, sources=sources)]
+
+
+def _budget(options: ContextOptions, config: Config) -> Budget:
+    from skillshelf.skills.catalog import CharBudget, default_budget
+
+    if options.budget_chars is not None:
+        return CharBudget(chars=options.budget_chars)
+    window = options.context_window if options.context_window is not None else config.context_window
+    tokens = options.budget_tokens if options.budget_tokens is not None else config.skills_max_context_tokens
+    return default_budget(window, max_context_tokens=tokens)
+
+
+def catalog_part(
+    skills: ContextSkills, discovery: Discovery, options: ContextOptions, config: Config
+) -> tuple[ContextPart, dict[str, object]]:
+    """The stable catalog: listed skills in full, name-only skills without description."""
+    from skillshelf.skills.catalog import render_catalog
+
+    shown = [*skills.listed, *(_without_description(s) for s in skills.name_only)]
+    rendered = render_catalog(
+        shown, _budget(options, config), options.catalog_format, roots=[r.path for r in discovery.roots]
+    )
+    part = ContextPart(name="catalog", title="Skills catalog", text=rendered.text)
+    return part, rendered.report.to_dict()
+
+
+def _without_description(skill: Skill) -> Skill:
+    return dataclasses.replace(skill, description="", short_description=None)
+
+
+def _fragment(skill: Skill) -> str:
+    from skillshelf.skills.load import skill_fragment
+
+    return skill_fragment(skill, skill.path.read_text(encoding="utf-8", errors="replace"))
+
+
+def pinned_part(skills: ContextSkills) -> list[ContextPart]:
+    if not skills.pinned:
+        return []
+    text = "\n\n".join(_fragment(s) for s in skills.pinned)
+    sources = tuple(str(s.path) for s in skills.pinned)
+    return [ContextPart(name="pinned", title="Pinned skills", text=text, sources=sources)]
+
+
+def memory_part(env: Env, options: ContextOptions) -> list[ContextPart]:
+    from skillshelf.memory.read import memory_summary_for
+
+    summary = memory_summary_for(env, token_cap=options.memory_tokens)
+    if summary is None or not summary.text.strip():
+        return []
+    return [ContextPart(name="memory", title="Memory summary", text=summary.text, sources=(str(summary.path),))]
+
+
+def suggestions_part(
+    skills: ContextSkills, task: str, mentioned: Sequence[Skill], options: ContextOptions
+) -> list[ContextPart]:
+    """Per-turn: the skills most relevant to ``task`` (never manual or already pinned)."""
+    from skillshelf.select.index import SkillIndex
+    from skillshelf.select.suggest import suggestion_fragment
+
+    excluded = {s.path for s in (*skills.manual, *skills.pinned)}
+    candidates = [s for s in (*skills.listed, *skills.name_only) if s.path not in excluded]
+    if not candidates:
+        return []
+    index = SkillIndex.build(candidates, cache_dir=_index_cache_dir(options))
+    suggestions = suggestion_fragment(index, task, budget_tokens=options.suggestion_tokens, mentioned=mentioned)
+    if not suggestions.text:
+        return []
+    sources = tuple(str(s.path) for s in suggestions.skills)
+    return [ContextPart(name="suggestions", title="Relevant skills for this task", text=suggestions.text, sources=sources)]
+
+
+def _index_cache_dir(options: ContextOptions) -> Path | None:
+    if not options.use_cache:
+        return None
+    from skillshelf.dirs import user_cache_dir
+
+    return user_cache_dir() / "index"
+
+
+def mentioned_part(mentioned: Sequence[Skill]) -> list[ContextPart]:
+    if not mentioned:
+        return []
+    text = "\n\n".join(_fragment(s) for s in mentioned)
+    return [
+        ContextPart(
+            name="mentioned", title="Skills the task mentions", text=text, sources=tuple(str(s.path) for s in mentioned)
+        )
+    ]

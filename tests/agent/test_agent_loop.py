@@ -1,0 +1,150 @@
+"""The reference agent loop against a real loopback server speaking both wire formats."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from skillshelf.agent.guards import GuardSettings
+from skillshelf.agent.loop import Agent, AgentSettings
+from skillshelf.agent.providers import ModelSpec, make_provider
+from skillshelf.agent.workspace import WorkspaceTools
+from skillshelf.memory.transcripts.skillshelf import TranscriptWriter
+from skillshelf.serve.tools import SkillTools
+from skillshelf.skills.discover import discover_in
+
+
+def _skill(root: Path, name: str, body: str = "Follow these steps.") -> None:
+    folder = root / name
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text(f"---\nname: {name}\ndescription: Helps with {name} work.\n---\n{body}\n",
+                                     encoding="utf-8")
+
+
+def _agent(standin: Any, provider: str, workspace: Path, *, skills_root: Path | None = None,
+           settings: AgentSettings | None = None, transcript: TranscriptWriter | None = None) -> Agent:
+    base = standin.url + "/v1" if provider == "openai" else standin.url
+    skills = discover_in([skills_root]).skills if skills_root else ()
+    return Agent(
+        provider=make_provider(ModelSpec(provider=provider, name="standin"), base_url=base, api_key="x"),
+        system_prompt="You are a test agent.",
+        skill_tools=SkillTools(skills),
+        workspace=WorkspaceTools(workspace),
+        settings=settings or AgentSettings(),
+        transcript=transcript,
+    )
+
+
+def _bodies(standin: Any) -> list[str]:
+    return [json.dumps(r["body"]) for r in standin.requests() if r["path"].endswith(("completions", "messages"))]
+
+
+def _call(tool: str, **arguments: Any) -> dict[str, Any]:
+    return {"tool_call": {"name": tool, "arguments": arguments}}
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_tools_run_and_unchecked_final_answer_is_sent_back_once(tmp_path: Path, model_standin: Any, provider: str) -> None:
+    standin = model_standin([_call("write_file", path="notes.txt", content="hello"),
+                             _call("bash", command="cat notes.txt"), {"text": "done"}])
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    result = _agent(standin, provider, workspace).send("write a note")
+    assert (workspace / "notes.txt").read_text(encoding="utf-8") == "hello"
+    assert result.stopped == "answer" and result.final_text == "done"
+    assert [e.kind for e in result.events] == ["send_back"]
+    bodies = _bodies(standin)
+    assert len(bodies) == 4  # write, cat, "done" sent back, "done" accepted
+    assert "exit code 0" in bodies[2] and "hello" in bodies[2]
+    assert "Harness check before finishing" in bodies[3]
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_final_answer_is_accepted_when_the_checks_ran_after_the_last_edit(
+    tmp_path: Path, model_standin: Any, provider: str
+) -> None:
+    standin = model_standin([_call("write_file", path="a.py", content="x = 1\n"),
+                             _call("bash", command="python3 -c 'import a'"), {"text": "verified"}])
+    settings = AgentSettings(guards=GuardSettings(check_command="python3 -c 'import a'"))
+    result = _agent(standin, provider, tmp_path, settings=settings).send("make a.py")
+    assert result.final_text == "verified" and not result.events
+    assert len(_bodies(standin)) == 3
+
+
+def test_a_failing_check_sends_the_answer_back_with_its_exit_code(tmp_path: Path, model_standin: Any) -> None:
+    standin = model_standin([_call("write_file", path="a.txt", content="x"), _call("bash", command="make test"),
+                             {"text": "done"}])
+    result = _agent(standin, "openai", tmp_path).send("go")
+    assert result.events[0].kind == "send_back"
+    assert "failed (exit code 2)" in result.events[0].detail
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_editing_one_file_over_and_over_injects_a_doom_loop_note(tmp_path: Path, model_standin: Any, provider: str) -> None:
+    edits = [_call("write_file", path="loop.py", content=f"v = {i}\n") for i in range(6)]
+    standin = model_standin([*edits, _call("bash", command="true"), {"text": "stopped"}])
+    settings = AgentSettings(guards=GuardSettings(max_edits_per_file=5, check_command="true"))
+    result = _agent(standin, provider, tmp_path, settings=settings).send("fix it")
+    assert [e.kind for e in result.events] == ["doom_loop"]
+    bodies = _bodies(standin)
+    assert "you have edited loop.py 6 times" in bodies[6]
+    assert "you have edited" not in bodies[5]
+
+
+def test_the_same_failing_command_repeated_injects_a_note(tmp_path: Path, model_standin: Any) -> None:
+    standin = model_standin([_call("bash", command="ls does-not-exist")] * 3 + [{"text": "giving up"}])
+    result = _agent(standin, "openai", tmp_path).send("list it")
+    assert [e.kind for e in result.events] == ["doom_loop"]
+    assert "has now failed 3 times in a row" in _bodies(standin)[3]
+
+
+def test_tool_errors_reach_the_model_as_results_not_exceptions(tmp_path: Path, model_standin: Any) -> None:
+    standin = model_standin([_call("read_file", path="../../etc/passwd"), _call("no_such_tool"),
+                             _call("edit_file", path="missing.txt", old_text="a", new_text="b"),
+                             _call("load_skill", name="nope"), {"text": "ok"}])
+    result = _agent(standin, "anthropic", tmp_path).send("try things")
+    assert result.final_text == "ok"
+    bodies = _bodies(standin)
+    assert "outside the workspace" in bodies[1]
+    assert "there is no tool named 'no_such_tool'" in bodies[2]
+    assert "use write_file to create it" in bodies[3]
+    assert "no skill named 'nope'" in bodies[4]
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_loaded_skills_are_reattached_after_compaction(tmp_path: Path, model_standin: Any, provider: str) -> None:
+    skills = tmp_path / "skills"
+    _skill(skills, "release-notes", body="RELEASE-STEPS: gather merged changes, group them, write the notes.")
+    big = "x" * 4000
+    script = [_call("load_skill", name="release-notes")] + [_call("bash", command=f"echo {big}")] * 4 + [
+        {"text": "done"}]
+    standin = model_standin(script)
+    settings = AgentSettings(compact_at_tokens=2500, keep_last_messages=2)
+    result = _agent(standin, provider, tmp_path, skills_root=skills, settings=settings).send("write release notes")
+    kinds = [e.kind for e in result.events]
+    assert kinds[0] == "skill_loaded" and "compaction" in kinds
+    compacted = [b for b in _bodies(standin) if "compacted" in b]
+    assert compacted, "no request after compaction"
+    assert "RELEASE-STEPS" in compacted[-1] and "attached again" in compacted[-1]
+    assert "x" * 4000 not in compacted[-1].split("attached again")[0][:200]
+
+
+def test_transcript_is_written_in_the_skillshelf_format(tmp_path: Path, model_standin: Any) -> None:
+    standin = model_standin([_call("bash", command="echo hi"), {"text": "bye"}])
+    path = tmp_path / "t.jsonl"
+    with TranscriptWriter(path, session_id="s1", cwd=tmp_path, origin="run") as writer:
+        _agent(standin, "openai", tmp_path, transcript=writer).send("say hi")
+    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    types = [r["type"] for r in records]
+    assert types == ["session_meta", "message", "tool_call", "tool_result", "message"]
+    assert records[1]["text"] == "say hi" and records[-1]["text"] == "bye"
+    assert records[3]["output"].startswith("exit code 0")
+
+
+def test_the_turn_limit_stops_a_model_that_never_answers(tmp_path: Path, model_standin: Any) -> None:
+    standin = model_standin([_call("bash", command="true")])
+    result = _agent(standin, "openai", tmp_path, settings=AgentSettings(max_turns=3)).send("loop forever")
+    assert result.stopped == "max_turns" and result.model_calls == 3

@@ -1,0 +1,115 @@
+"""Harness guards on their own: thresholds, resets, send-back once, check discovery."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from skillshelf.agent.guards import CompletionGuard, DoomLoopGuard, SkillReattacher, find_check_command
+from skillshelf.agent.history import AssistantMessage, ToolOutput, ToolResults, UserMessage, compact_history
+
+
+def test_doom_loop_fires_on_the_edit_after_the_limit_and_every_limit_edits_after() -> None:
+    guard = DoomLoopGuard(max_edits_per_file=3)
+    fired = [guard.on_edit(Path("a.py")) is not None for _ in range(9)]
+    assert fired == [False, False, False, True, False, False, True, False, False]
+
+
+def test_doom_loop_counts_files_separately() -> None:
+    guard = DoomLoopGuard(max_edits_per_file=1)
+    assert guard.on_edit(Path("a.py")) is None
+    assert guard.on_edit(Path("b.py")) is None
+    assert guard.on_edit(Path("a.py")) is not None
+
+
+def test_a_success_resets_the_failure_count_of_that_command() -> None:
+    guard = DoomLoopGuard(max_repeated_failures=2)
+    assert guard.on_command("pytest  -x", 1) is None
+    assert guard.on_command("pytest -x", 1) is None
+    assert guard.on_command("pytest -x", 0) is None
+    assert guard.on_command("pytest -x", 1) is None
+    assert guard.on_command("pytest -x", 1) is None
+    note = guard.on_command("pytest -x", 1)
+    assert note is not None and "failed 3 times" in note
+
+
+def test_completion_guard_accepts_answers_when_nothing_was_edited(tmp_path: Path) -> None:
+    assert CompletionGuard(tmp_path).review_final() is None
+
+
+def test_completion_guard_sends_back_only_once(tmp_path: Path) -> None:
+    guard = CompletionGuard(tmp_path)
+    guard.on_edit()
+    assert guard.review_final() is not None
+    assert guard.review_final() is None
+
+
+def test_an_edit_after_the_checks_makes_them_stale_again(tmp_path: Path) -> None:
+    guard = CompletionGuard(tmp_path, check_command="make check")
+    guard.on_edit()
+    guard.on_command("make check", 0)
+    guard.on_edit()
+    reason = guard.review_final()
+    assert reason is not None and "since your last edit" in reason and "`make check`" in reason
+
+
+def test_a_configured_check_matches_inside_a_longer_command_line(tmp_path: Path) -> None:
+    guard = CompletionGuard(tmp_path, check_command="tox -e lint")
+    assert guard.is_check("cd src && tox -e lint")
+    assert guard.is_check("python -m pytest -q")
+    assert not guard.is_check("cat README.md")
+
+
+def test_completion_guard_can_be_switched_off(tmp_path: Path) -> None:
+    guard = CompletionGuard(tmp_path, required=False)
+    guard.on_edit()
+    assert guard.review_final() is None
+
+
+def test_check_command_is_found_from_the_project_files(tmp_path: Path) -> None:
+    assert find_check_command(tmp_path) is None
+    (tmp_path / "tests").mkdir()
+    assert find_check_command(tmp_path) == "python -m pytest"
+    (tmp_path / "package.json").write_text('{"scripts": {"test": "vitest"}}', encoding="utf-8")
+    assert find_check_command(tmp_path) == "npm test"
+    (tmp_path / ".ci").mkdir()
+    (tmp_path / ".ci" / "run").write_text("#!/bin/sh\n", encoding="utf-8")
+    assert find_check_command(tmp_path) == "bash .ci/run"
+
+
+def test_broken_project_files_do_not_break_check_discovery(tmp_path: Path) -> None:
+    (tmp_path / "package.json").write_text("{not json", encoding="utf-8")
+    (tmp_path / "pyproject.toml").write_text("[tool\n", encoding="utf-8")
+    assert find_check_command(tmp_path) is None
+
+
+def test_reattacher_keeps_the_latest_fragment_per_skill() -> None:
+    reattacher = SkillReattacher()
+    assert reattacher.reattach_note() is None
+    reattacher.on_loaded("a", "<skill>old</skill>")
+    reattacher.on_loaded("a", "<skill>new</skill>")
+    note = reattacher.reattach_note()
+    assert note is not None and "new" in note and "old" not in note
+
+
+_messages = st.lists(
+    st.one_of(
+        st.builds(UserMessage, text=st.text(max_size=5)),
+        st.builds(AssistantMessage, text=st.text(max_size=5)),
+        st.builds(ToolResults, outputs=st.just((ToolOutput(call_id="c", name="bash", output="o"),))),
+    ),
+    min_size=1,
+    max_size=30,
+)
+
+
+@given(history=_messages, keep=st.integers(min_value=1, max_value=10))
+def test_compaction_keeps_the_task_and_never_starts_the_tail_with_tool_results(history: list, keep: int) -> None:  # type: ignore[type-arg]
+    compacted = compact_history(history, keep_last=keep, note="NOTE")
+    assert compacted[0] == history[0]
+    if len(compacted) != len(history) or compacted != history:
+        assert not isinstance(compacted[1], ToolResults)
+        assert not isinstance(compacted[2], ToolResults)
+        assert len(compacted) <= keep + 3
