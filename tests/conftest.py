@@ -10,7 +10,6 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -22,21 +21,9 @@ from typing import Any
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
-SHARED = Path(os.environ.get("SKILLSHELF_SHARED", REPO.parent / "shared"))
-TOOLS = SHARED / "tools"
-CORPORA = SHARED / "corpora"
-BENCHMARKS = SHARED / "benchmarks"
+from testkit import BENCHMARKS, CORPORA, REPO, SHARED, TOOLS, IsolatedHome
 
-
-@dataclass(frozen=True)
-class IsolatedHome:
-    home: Path
-    codex_home: Path
-    cache: Path
-    data: Path
-    config: Path
-    state: Path
+__all__ = ["BENCHMARKS", "CORPORA", "REPO", "SHARED", "TOOLS", "IsolatedHome"]
 
 
 @pytest.fixture

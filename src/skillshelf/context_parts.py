@@ -56,6 +56,7 @@ def discover_for_context(env: Env, options: ContextOptions) -> tuple[Config, Dis
         DiscoveryOptions(
             extra_roots=options.extra_roots + tuple(config.extra_roots),
             include_builtin=include_builtin,
+            include_claude=config.include_claude,
             use_cache=options.use_cache,
         ),
     )
@@ -108,7 +109,8 @@ def catalog_part(
     rendered = render_catalog(
         shown, _budget(options, config), options.catalog_format, roots=[r.path for r in discovery.roots]
     )
-    part = ContextPart(name="catalog", title="Skills catalog", text=rendered.text)
+    used_roots = tuple(dict.fromkeys(str(s.root) for s in shown))
+    part = ContextPart(name="catalog", title="Skills catalog", text=rendered.text, sources=used_roots)
     return part, rendered.report.to_dict()
 
 

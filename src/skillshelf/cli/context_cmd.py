@@ -83,7 +83,7 @@ def _print_for_people(result: ContextResult) -> None:
     console = stdout_console()
     for part in result.parts:
         console.print(Rule(Text(f"{part.title}  ({part.tokens:,} tokens)", style="bold cyan"), align="left"))
-        console.print(Text(part.text))
+        console.print(Text(part.text), soft_wrap=True)
     table: Any = Table(title=f"Context for {result.task!r}" if result.task else "Context", title_justify="left")
     table.add_column("part")
     table.add_column("tokens", justify="right")

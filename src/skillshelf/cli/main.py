@@ -9,6 +9,7 @@ Commands are imported only when invoked, so ``skillshelf --help`` stays fast.
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from typing import Any
 
@@ -103,6 +104,13 @@ def main(argv: list[str] | None = None) -> Any:
         sys.exit(0)
     except KeyboardInterrupt:
         sys.exit(130)
+    except Exception as exc:  # a bug: say so plainly; the traceback is one variable away
+        if os.environ.get("SKILLSHELF_DEBUG"):
+            raise
+        click.echo(f"skillshelf: internal error: {type(exc).__name__}: {exc}", err=True)
+        click.echo("  fix: this is a bug in skillshelf; rerun with SKILLSHELF_DEBUG=1 to see the traceback "
+                   "and report it", err=True)
+        sys.exit(1)
 
 
 if __name__ == "__main__":

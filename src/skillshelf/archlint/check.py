@@ -1,0 +1,230 @@
+"""The rules: imports only go down the declared layers; files and functions stay small.
+
+Codes: ``AR101`` import of a higher layer at import time, ``AR102`` the same inside a function
+(lazy), ``AR104`` the same under ``if TYPE_CHECKING:``, ``AR103`` relative import beyond the
+package, ``AR201`` file too long, ``AR202`` function too long, ``AR301`` module in no layer,
+``AR302`` layer entry that matches no module, ``AR001`` syntax error, ``AR002`` unreadable file.
+Every finding carries a ``fix`` that says what to do instead.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from skillshelf.archlint.config import ArchConfig, Level
+from skillshelf.archlint.imports import ImportEdge, ParsedModule, module_name, parse_module
+from skillshelf.diagnostics import Diagnostic, Severity, sort_diagnostics
+
+__all__ = ["ArchReport", "Layers", "lint_package"]
+
+_SEVERITY = {"error": Severity.ERROR, "warning": Severity.WARNING}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ArchReport:
+    """The outcome of one run."""
+
+    package: str
+    root: Path
+    config_file: Path | None
+    files: int
+    imports: int
+    diagnostics: tuple[Diagnostic, ...]
+
+    @property
+    def errors(self) -> int:
+        return sum(d.severity is Severity.ERROR for d in self.diagnostics)
+
+    @property
+    def warnings(self) -> int:
+        return sum(d.severity is Severity.WARNING for d in self.diagnostics)
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "package": self.package,
+            "root": str(self.root),
+            "config_file": str(self.config_file) if self.config_file else None,
+            "files": self.files,
+            "imports": self.imports,
+            "errors": self.errors,
+            "warnings": self.warnings,
+            "diagnostics": [d.to_dict() for d in self.diagnostics],
+        }
+
+
+class Layers:
+    """Maps a module to its layer by the longest declared prefix."""
+
+    def __init__(self, layers: Sequence[Sequence[str]], package: str) -> None:
+        self.package = package
+        self.names = tuple(", ".join(layer) for layer in layers)
+        self.entries: dict[str, int] = {}
+        for index, layer in enumerate(layers):
+            for entry in layer:
+                self.entries[self.qualify(entry)] = index
+
+    def qualify(self, entry: str) -> str:
+        if entry == self.package or entry.startswith(f"{self.package}."):
+            return entry
+        return f"{self.package}.{entry}"
+
+    def of(self, module: str) -> int | None:
+        parts = module.split(".")
+        for size in range(len(parts), 0, -1):
+            found = self.entries.get(".".join(parts[:size]))
+            if found is not None:
+                return found
+        return None
+
+    def label(self, index: int) -> str:
+        return f"layer {index + 1} ({self.names[index]})"
+
+    def short(self, module: str) -> str:
+        return module.removeprefix(f"{self.package}.")
+
+
+def _diag(code: str, severity: Severity, message: str, fix: str, path: Path, line: int | None = None) -> Diagnostic:
+    return Diagnostic(code=code, severity=severity, message=message, fix=fix, path=path, line=line)
+
+
+def _fix_text(edge: ImportEdge, layers: Layers, source_layer: int) -> str:
+    src, tgt = layers.short(edge.source), layers.short(edge.target)
+    home = layers.names[source_layer]
+    fix = (
+        f"do not import {tgt} from {src}. Move the code {src} needs out of {tgt} down into "
+        f"layer {source_layer + 1} ({home}) or lower, or invert the dependency: declare a parameter or a "
+        f"Protocol in {src} and let {tgt} (or a caller above both) pass the implementation in."
+    )
+    if edge.type_checking:
+        return f"even a type-only import ties the layers together; {fix} Moving the shared type down is usually enough."
+    if edge.lazy:
+        return f"an import inside {edge.function}() still makes {src} depend on {tgt}; {fix}"
+    return fix
+
+
+def _allowed(edge: ImportEdge, config: ArchConfig, layers: Layers) -> bool:
+    for allowance in config.allow:
+        src, tgt = layers.qualify(allowance.source), layers.qualify(allowance.target)
+        if (edge.source == src or edge.source.startswith(f"{src}.")) and (
+            edge.target == tgt or edge.target.startswith(f"{tgt}.")
+        ):
+            return True
+    return False
+
+
+def _edge_level(edge: ImportEdge, config: ArchConfig) -> tuple[str, Level]:
+    if edge.type_checking:
+        return "AR104", config.type_checking_imports
+    if edge.lazy:
+        return "AR102", config.lazy_imports
+    return "AR101", "error"
+
+
+def _check_edge(edge: ImportEdge, module: ParsedModule, config: ArchConfig, layers: Layers) -> Diagnostic | None:
+    if edge.beyond_top:
+        return _diag(
+            "AR103", Severity.ERROR, f"relative import {edge.target!r} climbs out of the package {layers.package}",
+            f"import it by its absolute name, or move the module inside {layers.package}", module.path, edge.line,
+        )
+    if edge.target != layers.package and not edge.target.startswith(f"{layers.package}."):
+        return None
+    src_layer, tgt_layer = layers.of(edge.source), layers.of(edge.target)
+    if src_layer is None or tgt_layer is None or tgt_layer <= src_layer or _allowed(edge, config, layers):
+        return None
+    code, level = _edge_level(edge, config)
+    if level == "ignore":
+        return None
+    how = {"AR101": "imports", "AR102": f"imports (inside {edge.function}())", "AR104": "imports (for type checking)"}[code]
+    message = (
+        f"{layers.short(edge.source)} in {layers.label(src_layer)} {how} {layers.short(edge.target)} "
+        f"from the higher {layers.label(tgt_layer)}"
+    )
+    return _diag(code, _SEVERITY[level], message, _fix_text(edge, layers, src_layer), module.path, edge.line)
+
+
+def _size_checks(module: ParsedModule, config: ArchConfig) -> Iterator[Diagnostic]:
+    if module.lines > config.max_file_lines:
+        yield _diag(
+            "AR201", Severity.WARNING, f"{module.lines} lines, over the limit of {config.max_file_lines}",
+            "split the module along a seam: move a group of functions that work together into a sibling "
+            "module and import it from here",
+            module.path,
+        )
+    for function in module.functions:
+        if function.lines > config.max_function_lines:
+            yield _diag(
+                "AR202", Severity.WARNING,
+                f"function {function.name}() is {function.lines} lines long, over the limit of {config.max_function_lines}",
+                "extract its steps into small named helper functions (one job each) and call them in order",
+                module.path, function.line,
+            )
+
+
+def _python_files(folder: Path, package_root: Path, exclude: Sequence[str]) -> Iterator[Path]:
+    if folder.is_file():
+        yield folder
+        return
+    for current, dirs, files in os.walk(folder, followlinks=False):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "__pycache__")
+        for name in sorted(files):
+            path = Path(current) / name
+            rel = path.relative_to(package_root).as_posix()
+            if name.endswith(".py") and not any(fnmatch.fnmatch(rel, pattern) for pattern in exclude):
+                yield path
+
+
+def _read(path: Path, name: str, known: frozenset[str], out: list[Diagnostic]) -> ParsedModule | None:
+    try:
+        source = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        out.append(_diag("AR002", Severity.ERROR, f"cannot read {name}: {exc}", "save the file as UTF-8 text", path))
+        return None
+    try:
+        return parse_module(path, name, source, known)
+    except (SyntaxError, ValueError) as exc:
+        line = exc.lineno if isinstance(exc, SyntaxError) else None
+        out.append(_diag("AR001", Severity.ERROR, f"syntax error: {exc}", "fix the syntax so the imports can be read", path, line))
+        return None
+
+
+def _unused_entries(layers: Layers, known: frozenset[str], config: ArchConfig) -> Iterator[Diagnostic]:
+    for entry in layers.entries:
+        if not any(m == entry or m.startswith(f"{entry}.") for m in known):
+            yield _diag(
+                "AR302", Severity.WARNING, f"layer entry {layers.short(entry)!r} matches no module",
+                "fix the spelling or remove the entry from `layers`",
+                config.source or Path("archlint.toml"),
+            )
+
+
+def lint_package(package_root: Path, config: ArchConfig, *, only: Path | None = None, package: str | None = None) -> ArchReport:
+    """Check every module of the package at ``package_root`` (or just those under ``only``)."""
+    name = package or config.package or package_root.name
+    everything = list(_python_files(package_root, package_root, config.exclude))
+    known = frozenset(module_name(p, package_root, name) for p in everything)
+    layers = Layers(config.layers, name)
+    wanted = set(_python_files(only, package_root, config.exclude)) if only is not None else set(everything)
+    diags: list[Diagnostic] = [] if only is not None else list(_unused_entries(layers, known, config))
+    imports = 0
+    for path in everything:
+        if path not in wanted:
+            continue
+        module = _read(path, module_name(path, package_root, name), known, diags)
+        if module is None:
+            continue
+        imports += len(module.imports)
+        if module.name != name and layers.of(module.name) is None:
+            diags.append(_diag(
+                "AR301", Severity.WARNING, f"module {layers.short(module.name)} is in no layer",
+                f"add {layers.short(module.name)!r} (or its package) to a layer in `layers`", path,
+            ))
+        diags.extend(d for e in module.imports if (d := _check_edge(e, module, config, layers)) is not None)
+        diags.extend(_size_checks(module, config))
+    return ArchReport(
+        package=name, root=package_root, config_file=config.source, files=len(wanted), imports=imports,
+        diagnostics=tuple(sort_diagnostics(diags)),
+    )

@@ -1,0 +1,172 @@
+"""``skillshelf install | update | remove | deps``: thin commands over :mod:`skillshelf.install`."""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import click
+
+from skillshelf.cli.output import echo_json, print_diagnostics, root_options, stdout_console
+from skillshelf.env import Env
+from skillshelf.install.git import ProgressFn
+
+__all__ = ["deps", "install", "remove", "update"]
+
+_SCOPE = click.Choice(["user", "project"])
+
+
+@contextlib.contextmanager
+def _progress(enabled: bool) -> Iterator[ProgressFn | None]:
+    """A rich progress bar on stderr driven by ``(stage, fraction)`` callbacks."""
+    if not enabled or not sys.stderr.isatty():
+        yield None
+        return
+    from rich.progress import BarColumn, Progress, SpinnerColumn, TaskProgressColumn, TextColumn
+
+    from skillshelf.cli.output import stderr_console
+
+    with Progress(
+        SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(),
+        console=stderr_console(), transient=True,
+    ) as bar:
+        task = bar.add_task("Starting", total=None)
+
+        def report(stage: str, fraction: float | None) -> None:
+            bar.update(task, description=stage, total=None if fraction is None else 1.0, completed=fraction or 0)
+
+        yield report
+
+
+@click.command("install")
+@click.argument("source")
+@click.option("--scope", type=_SCOPE, default="user", show_default=True, help="user: your data folder; project: .agents/skills.")
+@click.option("--name", help="Install under this folder name instead of the skill's name.")
+@click.option("--force", is_flag=True, help="Replace a skill of the same name that is already there.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+def install(source: str, scope: str, name: str | None, force: bool, as_json: bool) -> None:
+    """Install a skill from SOURCE: a folder, a .zip/.skill archive, or a git URL[@ref][#subdir] (gh:owner/repo for GitHub)."""
+    from skillshelf.install.installer import SkillValidationError, install_skill
+
+    try:
+        with _progress(not as_json) as progress:
+            result = install_skill(
+                source, env=Env.from_os(), scope=scope, name=name, force=force, progress=progress  # type: ignore[arg-type]
+            )
+    except SkillValidationError as exc:
+        if as_json:
+            echo_json({**exc.to_dict(), "diagnostics": [d.to_dict() for d in exc.diagnostics]})
+        else:
+            print_diagnostics(exc.diagnostics)
+        raise
+    if as_json:
+        echo_json(result)
+        return
+    print_diagnostics(result.diagnostics)
+    entry = result.entry
+    at = f" at {entry.commit[:12]}" if entry.commit else ""
+    verb = "Replaced" if result.replaced else "Installed"
+    click.echo(f"{verb} {entry.skill_name} ({result.files} files) from {entry.source}{at}\n  -> {result.path}")
+
+
+@click.command("update")
+@click.argument("names", nargs=-1)
+@click.option("--scope", type=_SCOPE, default=None, help="Only skills installed in this scope.")
+@click.option("--force", is_flag=True, help="Also overwrite skills that were changed locally.")
+@click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
+def update(names: tuple[str, ...], scope: str | None, force: bool, as_json: bool) -> None:
+    """Update installed skills (all, or the NAMES given) from their sources."""
+    from skillshelf.install.manage import update_skills
+
+    with _progress(not as_json) as progress:
+        results = update_skills(names, env=Env.from_os(), scope=scope, force=force, progress=progress)  # type: ignore[arg-type]
+    if as_json:
+        echo_json({"results": [r.to_dict() for r in results]})
+    elif not results:
+        click.echo("No skills installed by skillshelf.")
+    else:
+        _print_updates(results)
+    if any(r.status == "failed" for r in results):
+        sys.exit(1)
+
+
+def _print_updates(results: Any) -> None:
+    from rich.table import Table
+
+    colours = {"updated": "green", "up-to-date": "dim", "skipped": "yellow", "failed": "red"}
+    table = Table(show_header=True, header_style="bold")
+    for column in ("skill", "scope", "status", "detail"):
+        table.add_column(column)
+    for r in results:
+        table.add_row(r.name, r.scope, f"[{colours[r.status]}]{r.status}[/]", r.message)
+    stdout_console().print(table)
+
+
+@click.command("remove")
+@click.argument("name")
+@click.option("--scope", type=_SCOPE, default=None, help="Where it is installed, when both scopes have it.")
+@click.option("--force", is_flag=True, help="Remove it even if it was changed locally.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+def remove(name: str, scope: str | None, force: bool, as_json: bool) -> None:
+    """Remove a skill that `skillshelf install` installed."""
+    from skillshelf.install.manage import remove_skill
+
+    result = remove_skill(name, env=Env.from_os(), scope=scope, force=force)  # type: ignore[arg-type]
+    if as_json:
+        echo_json(result)
+    else:
+        click.echo(f"Removed {result.name} ({result.scope}) from {result.path}")
+
+
+@click.command("deps")
+@click.argument("name", required=False)
+@click.option("--write", is_flag=True, help="Add the missing servers to skillshelf's user config.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@root_options
+def deps(name: str | None, write: bool, as_json: bool, roots: tuple[Path, ...], no_builtin: bool, no_cache: bool) -> None:
+    """List the MCP servers skills declare and whether they are configured."""
+    from skillshelf import dirs
+    from skillshelf.install.deps import deps_report, write_missing
+    from skillshelf.install.manage import with_installed_skills
+    from skillshelf.skills.discover import DiscoveryOptions, discover_skills
+
+    env = Env.from_os()
+    options = DiscoveryOptions(extra_roots=roots, include_builtin=not no_builtin, use_cache=not no_cache)
+    skills = with_installed_skills(env, discover_skills(env, options).skills)
+    report = deps_report(
+        skills, user_config=dirs.user_config_dir() / "config.toml", codex_config=env.codex_home / "config.toml", name=name
+    )
+    if write:
+        report = write_missing(report)
+    if as_json:
+        echo_json(report)
+    else:
+        print_diagnostics(report.diagnostics)
+        _print_deps(report, write=write)
+    if report.missing or any(e.status in ("conflict", "invalid") for e in report.entries):
+        sys.exit(1)
+
+
+def _print_deps(report: Any, *, write: bool) -> None:
+    if not report.entries:
+        click.echo("No skill declares an MCP server.")
+        return
+    from rich.table import Table
+
+    colours = {"configured": "green", "missing": "red", "conflict": "yellow", "invalid": "red"}
+    table = Table(show_header=True, header_style="bold")
+    for column in ("skill", "server", "transport", "endpoint", "status"):
+        table.add_column(column)
+    for e in report.entries:
+        dep = e.dependency
+        where = f" ({', '.join(e.configured_as)})" if e.configured_as else ""
+        status = f"[{colours[e.status]}]{e.status}[/]{where}"
+        table.add_row(dep.skill, dep.name, dep.transport, dep.url or dep.command or "-", status)
+    stdout_console().print(table)
+    if report.written:
+        click.echo(f"Added {', '.join(report.written)} to {report.config_file}")
+    elif report.missing and not write:
+        click.echo(f"{len(report.missing)} missing; `skillshelf deps --write` adds them to {report.config_file}")

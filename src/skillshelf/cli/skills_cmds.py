@@ -1,0 +1,270 @@
+"""`skillshelf list`, `validate`, `catalog` and `load`: the skills engine on the command line.
+
+Thin commands: parse the arguments, make one library call, print. Tables for people, ``--json``
+for programs; what the model would get goes to stdout, notes for the user go to stderr.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from skillshelf.cli.output import echo_json, print_diagnostics, root_options, stderr_console, stdout_console
+from skillshelf.diagnostics import Diagnostic, Severity, sort_diagnostics
+from skillshelf.env import Env
+from skillshelf.errors import UsageError
+
+if TYPE_CHECKING:
+    from skillshelf.config import Config
+    from skillshelf.skills.model import Discovery, Skill
+    from skillshelf.skills.validate import ValidationReport
+
+__all__ = ["catalog", "list_cmd", "load", "validate"]
+
+MAX_NOTES = 20
+
+
+def _options(roots: Sequence[Path], no_builtin: bool, no_cache: bool, **more: Any) -> Any:
+    from skillshelf.context import ContextOptions
+
+    return ContextOptions(
+        extra_roots=tuple(p.absolute() for p in roots),
+        include_builtin=not no_builtin,
+        use_cache=not no_cache,
+        **more,
+    )
+
+
+def _discover(roots: Sequence[Path], no_builtin: bool, no_cache: bool) -> tuple[Config, Discovery]:
+    """Config layers, then every skill visible from here (Codex's and Claude Code's roots)."""
+    from skillshelf.context_parts import discover_for_context
+
+    return discover_for_context(Env.from_os(), _options(roots, no_builtin, no_cache))
+
+
+def _print_notes(diagnostics: Sequence[Diagnostic], discovery: Discovery | None = None) -> None:
+    """Discovery findings and cut scans on stderr, the worst first, at most MAX_NOTES of them."""
+    if discovery is not None:
+        for scan in discovery.truncated_scans:
+            click.echo(
+                f"warning: the scan of {scan.root.path} stopped at its {scan.limit or 'scan'} limit; "
+                f"{scan.unvisited_dirs:,} folder(s) were not visited",
+                err=True,
+            )
+    notable = [d for d in sort_diagnostics(diagnostics) if d.severity is not Severity.INFO]
+    notable.sort(key=lambda d: d.severity.rank)
+    print_diagnostics(notable[:MAX_NOTES])
+    rest = len(diagnostics) - min(len(notable), MAX_NOTES)
+    if rest > 0:
+        click.echo(f"({rest} more finding(s); run `skillshelf validate PATH` for all of them)", err=True)
+
+
+# -- list --------------------------------------------------------------------------------------
+
+
+def _short_path(path: Path, env: Env) -> str:
+    """``path`` relative to the cwd when below it, with ``~`` for the home folder otherwise."""
+    for base, prefix in ((env.cwd, ""), (env.home, "~/")):
+        try:
+            return prefix + str(path.relative_to(base))
+        except ValueError:
+            continue
+    return str(path)
+
+
+def _skills_table(skills: Sequence[Skill], env: Env, installed: dict[Path, Any]) -> Any:
+    from rich.table import Table
+
+    hidden = sum(1 for s in skills if not s.model_visible)
+    title = f"{len(skills)} skill(s)" + (f", {hidden} hidden from the model (dim)" if hidden else "")
+    table: Any = Table(title=title, title_justify="left", expand=True)
+    table.add_column("name", style="bold", no_wrap=True, overflow="ellipsis", min_width=8, max_width=40)
+    table.add_column("scope", no_wrap=True, min_width=4)
+    table.add_column("origin", no_wrap=True, min_width=6)
+    table.add_column("description", overflow="ellipsis", no_wrap=True, ratio=3, min_width=12)
+    table.add_column("path", overflow="fold", ratio=2, min_width=16)
+    if installed:
+        table.add_column("installed from", overflow="fold", ratio=2, min_width=12)
+    for skill in skills:
+        row = [skill.name, skill.scope.value, skill.origin.value, skill.description, _short_path(skill.path, env)]
+        if installed:
+            row.append(_provenance(installed.get(skill.path)))
+        table.add_row(*row, style=None if skill.model_visible else "dim")
+    return table
+
+
+def _provenance(info: Any) -> str:
+    """``source@ref``, and whether the installed copy was changed by hand since."""
+    if info is None:
+        return ""
+    text = str(info.source) + (f"@{info.ref}" if info.ref else "")
+    return text + (" [yellow](modified locally)[/yellow]" if info.locally_modified else "")
+
+
+def _skill_json(skill: Skill, installed: dict[Path, Any]) -> dict[str, object]:
+    info = installed.get(skill.path)
+    return {**skill.to_dict(), "installed": info.to_dict() if info is not None else None}
+
+
+@click.command("list")
+@root_options
+@click.option("--json", "as_json", is_flag=True, help="Print the skills as a JSON list.")
+def list_cmd(roots: tuple[Path, ...], no_builtin: bool, no_cache: bool, as_json: bool) -> None:
+    """List the skills found here, in Codex's load order.
+
+    Looks where Codex and Claude Code look (project, user, system and admin roots) plus every
+    --root DIR. Problems found on the way are printed on stderr.
+    """
+    from skillshelf.install import installed_provenance
+
+    _, discovery = _discover(roots, no_builtin, no_cache)
+    installed = installed_provenance(discovery.skills)
+    if as_json:
+        echo_json([_skill_json(skill, installed) for skill in discovery.skills])
+    elif discovery.skills:
+        stdout_console().print(_skills_table(discovery.skills, Env.from_os(), installed))
+    else:
+        click.echo("No skills found. Create .agents/skills/<name>/SKILL.md, or pass --root DIR.")
+    _print_notes(discovery.diagnostics, discovery)
+
+
+# -- validate ----------------------------------------------------------------------------------
+
+
+def _print_report(report: ValidationReport) -> None:
+    print_diagnostics(report.diagnostics, err=False)
+    errors = sum(1 for d in report.diagnostics if d.severity is Severity.ERROR)
+    warnings = sum(1 for d in report.diagnostics if d.severity is Severity.WARNING)
+    verb = {"codex": "Codex loads", "claude": "Claude Code lists", "spec": "valid by the specification"}[report.profile]
+    good = sum(1 for s in report.skills if (s.listed if report.profile == "claude" else s.loaded))
+    colour = "red" if errors else ("yellow" if warnings else "green")
+    summary = f"{report.checked} skill file(s) checked: {good} {verb}; {errors} error(s), {warnings} warning(s)"
+    click.echo(click.style(summary, fg=colour, bold=True))
+
+
+@click.command("validate")
+@click.argument("paths", nargs=-1, required=True, metavar="PATH...", type=click.Path(path_type=Path))
+@click.option("--profile", type=click.Choice(["codex", "claude", "spec"]), default="codex", show_default=True,
+              help="Judge by what Codex loads, what Claude Code lists, or the Agent Skills specification.")
+@click.option("--json", "as_json", is_flag=True, help='Print {"checked": N, "diagnostics": [...]} as JSON.')
+@click.pass_context
+def validate(ctx: click.Context, paths: tuple[Path, ...], profile: str, as_json: bool) -> None:
+    """Check skills: each PATH is a skill folder, a SKILL.md, or a folder of skills.
+
+    Every problem is reported at once, each with a fix, including files an agent would skip
+    without a word (skill.md spellings, hidden or too deep folders, nested skills). Exits 1
+    when there are errors.
+    """
+    from skillshelf.skills.validate import validate_paths
+
+    report = validate_paths(list(paths), profile=profile)  # type: ignore[arg-type]
+    if as_json:
+        echo_json(report.to_dict())
+    else:
+        _print_report(report)
+    if not report.ok:
+        ctx.exit(1)
+
+
+# -- catalog -----------------------------------------------------------------------------------
+
+
+@click.command("catalog")
+@root_options
+@click.option("--format", "catalog_format", type=click.Choice(["codex", "xml", "markdown"]), default="codex",
+              show_default=True, help="Codex's skills section, <available_skills> XML, or a markdown list.")
+@click.option("--context-window", type=click.IntRange(min=0), help="The model's context window in tokens (the catalog gets 2%).")
+@click.option("--budget-tokens", type=click.IntRange(min=1), help="An explicit budget in tokens (like skills.max_context_tokens).")
+@click.option("--budget-chars", type=click.IntRange(min=1), help="An explicit budget in characters.")
+@click.option("--json", "as_json", is_flag=True, help="Print the text and the report as JSON.")
+def catalog(
+    roots: tuple[Path, ...],
+    no_builtin: bool,
+    no_cache: bool,
+    catalog_format: str,
+    context_window: int | None,
+    budget_tokens: int | None,
+    budget_chars: int | None,
+    as_json: bool,
+) -> None:
+    """Print exactly the skills catalog the model would get here; the report goes to stderr.
+
+    Without a budget option it is Codex's: 2 % of --context-window, or 8,000 characters when
+    the window is unknown, or the config's skills.max_context_tokens.
+    """
+    from skillshelf.context import build_context
+
+    if budget_tokens is not None and budget_chars is not None:
+        raise UsageError("--budget-tokens and --budget-chars cannot be used together", hint="pass one budget")
+    options = _options(
+        roots, no_builtin, no_cache, catalog_format=catalog_format, context_window=context_window,
+        budget_tokens=budget_tokens, budget_chars=budget_chars, instructions=False, suggestions=False, memory=False,
+    )
+    result = build_context(Env.from_os(), "", options)
+    part = result.part("catalog")
+    text = part.text if part is not None else ""
+    if as_json:
+        echo_json({"format": catalog_format, "text": text, "report": result.catalog_report})
+    elif text:
+        click.echo(text)
+    _print_catalog_report(result.catalog_report, result.skills_total)
+    errors = sum(1 for d in result.diagnostics if d.severity is Severity.ERROR)
+    if result.diagnostics:
+        click.echo(f"{len(result.diagnostics)} finding(s) while loading skills ({errors} error(s)); "
+                   "run `skillshelf list` or `skillshelf validate PATH` for details", err=True)
+
+
+def _print_catalog_report(report: dict[str, object], found: int) -> None:
+    console = stderr_console()
+    if not report:
+        console.print(f"[dim]{found} skill(s) found, none listed[/dim]", highlight=False)
+        return
+    used, limit, unit = report.get("used"), report.get("budget_limit"), report.get("budget_unit")
+    budget = f"; {used:,} of {limit:,} {unit} used" if isinstance(used, int) and isinstance(limit, int) else ""
+    console.print(
+        f"[dim]catalog: {report.get('included')} of {report.get('total')} skill(s) listed, "
+        f"{report.get('omitted')} omitted, {report.get('truncated_chars')} description character(s) cut{budget}[/dim]",
+        highlight=False,
+    )
+    if report.get("warning"):
+        console.print(f"[yellow]warning:[/yellow] {report['warning']}", highlight=False)
+
+
+# -- load --------------------------------------------------------------------------------------
+
+
+@click.command("load")
+@click.argument("name")
+@root_options
+@click.option("--json", "as_json", is_flag=True, help="Print the loaded skill as JSON.")
+@click.option("--max-files", type=click.IntRange(min=0), default=50, show_default=True,
+              help="List at most this many bundled files.")
+def load(name: str, roots: tuple[Path, ...], no_builtin: bool, no_cache: bool, as_json: bool, max_files: int) -> None:
+    """Load the skill NAME as the model gets it: the <skill> fragment and its bundled files.
+
+    Skills hidden from the catalog load too; disabled ones do not. Unknown names fail with
+    the closest matches.
+    """
+    from skillshelf.config import apply_skill_modes
+    from skillshelf.skills.load import load_skill
+
+    config, discovery = _discover(roots, no_builtin, no_cache)
+    disabled = {s.path for s in apply_skill_modes(discovery.skills, config.skill_rules).disabled}
+    loaded = load_skill([s for s in discovery.skills if s.path not in disabled], name, max_files=max_files)
+    if as_json:
+        echo_json(loaded.to_dict())
+        return
+    click.echo(loaded.fragment)
+    if loaded.files:
+        click.echo(f"\nFiles bundled with {loaded.skill.name} (relative to {loaded.skill.folder}):", err=True)
+        for path in loaded.files:
+            click.echo(f"  {path}", err=True)
+        if loaded.more_files:
+            click.echo(f"  ... and {loaded.more_files} more", err=True)
+    if loaded.shadowed:
+        click.echo(f"note: {len(loaded.shadowed)} other skill(s) are also named {loaded.skill.name!r}: "
+                   + ", ".join(str(p) for p in loaded.shadowed), err=True)
+    click.echo(f"({loaded.tokens:,} tokens)", err=True)

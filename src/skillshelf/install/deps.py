@@ -1,0 +1,304 @@
+"""``skillshelf deps``: the MCP servers skills declare, and whether they are configured.
+
+Skills declare MCP servers in ``agents/openai.yaml`` (``dependencies.tools`` with
+``type: mcp``; transport ``streamable_http`` (default, needs ``url``) or ``stdio`` (needs
+``command``)). A server counts as configured when skillshelf's user config or Codex's
+``$CODEX_HOME/config.toml`` has an ``[mcp_servers.*]`` entry with the same endpoint (Codex's
+rule: same transport and URL / command line), whatever its name. ``--write`` adds the missing
+ones to skillshelf's user config with tomlkit, keeping the file's comments and layout.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import tempfile
+import tomllib
+from collections.abc import Iterable, Mapping, MutableMapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from skillshelf.diagnostics import Diagnostic, Severity
+from skillshelf.errors import ConfigError, FileAccessError
+from skillshelf.skills.model import Skill
+
+__all__ = ["ConfiguredServer", "DepsReport", "McpDependency", "deps_report", "read_mcp_servers", "write_missing"]
+
+Status = Literal["configured", "missing", "conflict", "invalid"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class McpDependency:
+    """One MCP server a skill needs, as declared."""
+
+    skill: str
+    skill_path: Path
+    name: str  # the dependency's ``value``: the server name Codex would give it
+    transport: str
+    url: str | None = None
+    command: str | None = None
+    description: str | None = None
+
+    @property
+    def key(self) -> str | None:
+        """Codex's canonical endpoint: ``transport|url`` or ``transport|command line``."""
+        if self.transport == "stdio":
+            return f"stdio|{_command_line(self.command)}" if self.command and self.command.strip() else None
+        if self.transport == "streamable_http":
+            return f"streamable_http|{self.url.strip()}" if self.url and self.url.strip() else None
+        return None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ConfiguredServer:
+    """One ``[mcp_servers.NAME]`` entry of a config file."""
+
+    name: str
+    where: Literal["skillshelf", "codex"]
+    file: Path
+    url: str | None = None
+    command: str | None = None
+    args: tuple[str, ...] = ()
+
+    @property
+    def key(self) -> str | None:
+        if self.command:
+            line = shlex.join([self.command, *self.args]) if self.args else self.command
+            return f"stdio|{_command_line(line)}"
+        return f"streamable_http|{self.url.strip()}" if self.url else None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DepStatus:
+    """A declared server and what the configs say about it."""
+
+    dependency: McpDependency
+    status: Status
+    configured_as: tuple[str, ...] = ()  # "codex:NAME", "skillshelf:NAME"
+    note: str = ""
+
+    def to_dict(self) -> dict[str, object]:
+        dep = self.dependency
+        return {
+            "skill": dep.skill,
+            "skill_path": str(dep.skill_path),
+            "server": dep.name,
+            "transport": dep.transport,
+            "url": dep.url,
+            "command": dep.command,
+            "description": dep.description,
+            "status": self.status,
+            "configured_as": list(self.configured_as),
+            "note": self.note,
+        }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DepsReport:
+    """Every declared MCP server with its status; ``written`` after ``--write``."""
+
+    entries: tuple[DepStatus, ...]
+    config_file: Path
+    diagnostics: tuple[Diagnostic, ...] = ()
+    written: tuple[str, ...] = ()
+
+    @property
+    def missing(self) -> tuple[DepStatus, ...]:
+        return tuple(e for e in self.entries if e.status == "missing")
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "config_file": str(self.config_file),
+            "servers": [e.to_dict() for e in self.entries],
+            "missing": sorted({e.dependency.name for e in self.missing}),
+            "written": list(self.written),
+            "diagnostics": [d.to_dict() for d in self.diagnostics],
+        }
+
+
+def _command_line(command: str | None) -> str:
+    try:
+        return shlex.join(shlex.split(command or ""))
+    except ValueError:
+        return (command or "").strip()
+
+
+def declared_dependencies(skill: Skill) -> tuple[McpDependency, ...]:
+    """The ``type: mcp`` tool dependencies of ``skill``."""
+    out = []
+    for tool in skill.dependencies:
+        if tool.type.strip().lower() != "mcp":
+            continue
+        transport = (tool.transport or "streamable_http").strip().lower()
+        out.append(
+            McpDependency(
+                skill=skill.name,
+                skill_path=skill.path,
+                name=tool.value.strip(),
+                transport=transport,
+                url=tool.url,
+                command=tool.command,
+                description=tool.description,
+            )
+        )
+    return tuple(out)
+
+
+def _server_from(name: str, raw: object, where: Literal["skillshelf", "codex"], file: Path) -> ConfiguredServer | None:
+    if not isinstance(raw, Mapping):
+        return None
+    url, command, args = raw.get("url"), raw.get("command"), raw.get("args", ())
+    arg_list = tuple(str(a) for a in args) if isinstance(args, list | tuple) else ()
+    return ConfiguredServer(
+        name=name,
+        where=where,
+        file=file,
+        url=url if isinstance(url, str) else None,
+        command=command if isinstance(command, str) else None,
+        args=arg_list,
+    )
+
+
+def read_mcp_servers(path: Path, where: Literal["skillshelf", "codex"]) -> tuple[tuple[ConfiguredServer, ...], tuple[Diagnostic, ...]]:
+    """The ``[mcp_servers]`` of one TOML file; a broken file is a diagnostic, not an exception."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return (), ()
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        diag = Diagnostic(
+            code="IS501",
+            severity=Severity.WARNING,
+            message=f"cannot read MCP servers from this file: {exc}",
+            fix="fix the TOML syntax at the line shown; until then its [mcp_servers] are not counted",
+            path=path,
+            line=_error_line(exc),
+        )
+        return (), (diag,)
+    table = data.get("mcp_servers", {})
+    if not isinstance(table, Mapping):
+        diag = Diagnostic(
+            code="IS502",
+            severity=Severity.WARNING,
+            message="mcp_servers is not a table",
+            fix="write each server as [mcp_servers.NAME] with url = ... or command = ...",
+            path=path,
+            field="mcp_servers",
+        )
+        return (), (diag,)
+    servers = (_server_from(str(name), raw, where, path) for name, raw in table.items())
+    return tuple(s for s in servers if s is not None), ()
+
+
+def _error_line(exc: Exception) -> int | None:
+    found = re.search(r"at line (\d+)", str(exc))
+    return int(found.group(1)) if found else getattr(exc, "lineno", None)
+
+
+def _status(dep: McpDependency, servers: Sequence[ConfiguredServer]) -> DepStatus:
+    if dep.transport not in ("stdio", "streamable_http"):
+        note = f"transport {dep.transport!r} is not supported (Codex takes streamable_http or stdio)"
+        return DepStatus(dependency=dep, status="invalid", note=note)
+    if dep.key is None:
+        need = "a command (stdio)" if dep.transport == "stdio" else "a url (streamable_http)"
+        return DepStatus(dependency=dep, status="invalid", note=f"declared without {need}; ask the skill's author")
+    same = tuple(f"{s.where}:{s.name}" for s in servers if s.key == dep.key)
+    if same:
+        return DepStatus(dependency=dep, status="configured", configured_as=same)
+    clash = tuple(f"{s.where}:{s.name}" for s in servers if s.name == dep.name)
+    if clash:
+        return DepStatus(
+            dependency=dep,
+            status="conflict",
+            configured_as=clash,
+            note="a server of this name is configured with another endpoint; --write leaves it alone",
+        )
+    return DepStatus(dependency=dep, status="missing")
+
+
+def deps_report(
+    skills: Iterable[Skill], *, user_config: Path, codex_config: Path, name: str | None = None
+) -> DepsReport:
+    """Declared MCP servers of ``skills`` (only skill or server ``name`` if given) and their status."""
+    ours, diags_ours = read_mcp_servers(user_config, "skillshelf")
+    codex, diags_codex = read_mcp_servers(codex_config, "codex")
+    servers = (*ours, *codex)
+    deps = [d for s in skills for d in declared_dependencies(s) if name is None or name in (s.name, d.name)]
+    entries = tuple(_status(d, servers) for d in sorted(deps, key=lambda d: (d.skill, d.name)))
+    return DepsReport(entries=entries, config_file=user_config, diagnostics=(*diags_ours, *diags_codex))
+
+
+def _server_table(dep: McpDependency) -> object:
+    import tomlkit
+
+    table = tomlkit.table()
+    table.comment(f"added by `skillshelf deps --write` for skill {dep.skill}")
+    if dep.transport == "stdio":
+        parts = shlex.split(dep.command or "")
+        table.add("command", parts[0])
+        if parts[1:]:
+            table.add("args", parts[1:])
+    else:
+        table.add("url", dep.url or "")
+    return table
+
+
+def write_missing(report: DepsReport) -> DepsReport:
+    """Add every missing server to ``report.config_file``, keeping its comments; return the new report.
+
+    A file that is not valid TOML is never touched (:class:`ConfigError` with file and line).
+    """
+    import tomlkit
+    from tomlkit.exceptions import ParseError
+
+    path = report.config_file
+    try:
+        text = path.read_text(encoding="utf-8") if path.exists() else ""
+        doc = tomlkit.parse(text)
+    except ParseError as exc:
+        raise ConfigError(
+            f"not valid TOML: {exc}", path=path, line=exc.line, hint="fix the file first; nothing was written", code="IS503"
+        ) from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        raise FileAccessError(f"{path}: cannot read: {exc}", hint="check the file's permissions", code="IS504") from exc
+    servers = doc.get("mcp_servers")
+    if servers is None:
+        servers = tomlkit.table(is_super_table=True)
+        doc.add("mcp_servers", servers)
+    if not isinstance(servers, MutableMapping):
+        raise ConfigError(
+            "mcp_servers is not a table", path=path, hint="write servers as [mcp_servers.NAME]; nothing was written", code="IS502"
+        )
+    added: dict[str, str] = {}  # endpoint key -> server name written
+    for entry in report.missing:
+        dep = entry.dependency
+        if dep.key is None or dep.key in added or dep.name in servers:
+            continue  # like Codex: one server per name and per endpoint
+        servers[dep.name] = _server_table(dep)
+        added[dep.key] = dep.name
+    if added:
+        _atomic_write(path, tomlkit.dumps(doc))
+    statuses = tuple(
+        DepStatus(dependency=e.dependency, status="configured", configured_as=(f"skillshelf:{added[e.dependency.key]}",))
+        if e.status == "missing" and e.dependency.key in added
+        else e
+        for e in report.entries
+    )
+    written = list(added.values())
+    return DepsReport(entries=statuses, config_file=path, diagnostics=report.diagnostics, written=tuple(written))
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".config.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+        if path.exists():
+            os.chmod(tmp, path.stat().st_mode & 0o777)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

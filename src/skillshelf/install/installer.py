@@ -1,0 +1,271 @@
+"""``skillshelf install``: fetch, validate, stage, swap into place, record in the lock.
+
+A skill is validated (engineer A's ``read_skill`` + engineer C's ``validate_paths``, Codex
+profile) before anything reaches the skills root; it is copied into a staging folder on the
+same file system and renamed into place in one step, so a half-installed skill never exists.
+
+Scopes: ``user`` installs into ``dirs.user_data_dir()/skills`` (a skill root with origin
+``INSTALLED``), ``project`` into ``<project root>/.agents/skills`` (a root Codex scans).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Literal
+
+from skillshelf import dirs
+from skillshelf.diagnostics import Diagnostic, Severity, has_errors, sort_diagnostics
+from skillshelf.env import Env
+from skillshelf.errors import InstallError, UsageError
+from skillshelf.install.files import check_skill_tree, copy_skill_tree, root_lock, swap_into_place, workspace
+from skillshelf.install.git import GitRunner, ProgressFn
+from skillshelf.install.lock import LockEntry, content_hash, read_lock, write_lock
+from skillshelf.install.sources import Source, fetch, parse_source
+from skillshelf.skills.model import RootOrigin, Scope, Skill, SkillRoot
+
+__all__ = [
+    "InstallResult",
+    "InstallScope",
+    "install_skill",
+    "installed_skill_root",
+    "skills_root_for",
+]
+
+InstallScope = Literal["user", "project"]
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+CopyFn = Callable[[Path, Path], object]
+ValidationProfile = Literal["spec", "codex", "claude"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class InstallResult:
+    """What one install did."""
+
+    name: str
+    path: Path
+    scope: InstallScope
+    entry: LockEntry
+    replaced: bool = False
+    files: int = 0
+    diagnostics: tuple[Diagnostic, ...] = ()
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "name": self.name,
+            "skill_name": self.entry.skill_name,
+            "path": str(self.path),
+            "scope": self.scope,
+            "replaced": self.replaced,
+            "files": self.files,
+            "lock": self.entry.to_dict(),
+            "diagnostics": [d.to_dict() for d in self.diagnostics],
+        }
+
+
+def skills_root_for(scope: InstallScope, env: Env) -> Path:
+    """The folder skills of ``scope`` are installed into."""
+    if scope == "user":
+        return dirs.user_data_dir() / "skills"
+    if scope == "project":
+        return env.project_root / ".agents" / "skills"
+    raise UsageError(f"unknown scope {scope!r}", hint="use --scope user or --scope project")
+
+
+def installed_skill_root(env: Env) -> SkillRoot:
+    """The user-scope install folder as a skill root, for discovery to scan."""
+    return SkillRoot(path=skills_root_for("user", env), scope=Scope.USER, origin=RootOrigin.INSTALLED)
+
+
+def _root_for(scope: InstallScope, path: Path) -> SkillRoot:
+    if scope == "user":
+        return SkillRoot(path=path, scope=Scope.USER, origin=RootOrigin.INSTALLED)
+    return SkillRoot(path=path, scope=Scope.REPO, origin=RootOrigin.AGENTS_REPO)
+
+
+def _check_name(name: str) -> str:
+    if not _NAME.match(name):
+        raise UsageError(
+            f"{name!r} cannot be a skill folder name",
+            hint="use letters, digits, '.', '_' and '-', starting with a letter or digit",
+        )
+    return name
+
+
+def find_skill_folder(folder: Path, source: Source) -> Path:
+    """The one skill folder in ``folder`` (itself, or the only folder below with a SKILL.md)."""
+    if (folder / "SKILL.md").is_file():
+        return folder
+    found = sorted(p.parent for p in folder.rglob("SKILL.md") if ".git" not in p.relative_to(folder).parts)
+    if len(found) == 1:
+        return found[0]
+    if not found:
+        raise InstallError(
+            f"{source.text} holds no SKILL.md",
+            hint="point at a folder with a SKILL.md (use #subdir for a folder inside a repository or archive)",
+            code="IS310",
+        )
+    choices = ", ".join(f"#{p.relative_to(folder).as_posix()}" for p in found[:8])
+    more = f" and {len(found) - 8} more" if len(found) > 8 else ""
+    raise InstallError(
+        f"{source.text} holds {len(found)} skills; choose one",
+        hint=f"add the skill's folder to the source: {choices}{more}",
+        code="IS311",
+    )
+
+
+def _relocate(diags: Sequence[Diagnostic], fetched: Path, shown: Path) -> tuple[Diagnostic, ...]:
+    out = []
+    for diag in diags:
+        path = diag.path
+        if path is not None and (path == fetched or fetched in path.parents):
+            path = shown / path.relative_to(fetched)
+        out.append(dataclasses.replace(diag, path=path))
+    return tuple(out)
+
+
+def validate_skill_folder(
+    folder: Path, root: SkillRoot, *, profile: ValidationProfile = "codex"
+) -> tuple[Skill, tuple[Diagnostic, ...]]:
+    """Parse and validate ``folder``; return the skill and the findings (errors raise)."""
+    from skillshelf.skills.parse import read_skill
+    from skillshelf.skills.validate import validate_paths
+
+    parsed = read_skill(folder / "SKILL.md", root)
+    report = validate_paths([folder], profile=profile)
+    diags = tuple(sort_diagnostics({*parsed.diagnostics, *report.diagnostics}))
+    if parsed.skill is None or has_errors(diags):
+        raise SkillValidationError(diags)
+    return parsed.skill, diags
+
+
+class SkillValidationError(InstallError):
+    """The skill did not validate; ``diagnostics`` says why. Nothing was installed."""
+
+    default_code = "IS320"
+
+    def __init__(self, diagnostics: tuple[Diagnostic, ...]) -> None:
+        self.diagnostics = diagnostics
+        errors = [d for d in diagnostics if d.severity is Severity.ERROR]
+        first = errors[0] if errors else None
+        what = f"{first.code}: {first.message}" if first else "SKILL.md could not be read"
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        super().__init__(
+            f"the skill does not validate, so nothing was installed: {what}{more}",
+            hint=(first.fix if first else "fix SKILL.md") + "; `skillshelf validate PATH` lists every problem",
+        )
+
+
+def _fetch_and_validate(
+    source: Source, work: Path, root: SkillRoot, git: GitRunner, progress: ProgressFn | None
+) -> tuple[Path, Skill, tuple[Diagnostic, ...], str | None]:
+    """Fetch ``source`` into ``work``; return the skill folder, the skill, findings, commit."""
+    fetched = fetch(source, work, git=git, progress=progress)
+    folder = find_skill_folder(fetched.folder, source)
+    check_skill_tree(folder)
+    shown = folder if source.kind == "folder" else Path(source.subdir or ".")
+    try:
+        skill, diags = validate_skill_folder(folder, root)
+    except SkillValidationError as exc:
+        exc.diagnostics = _relocate(exc.diagnostics, folder, shown)
+        raise
+    return folder, skill, _relocate(diags, folder, shown), fetched.commit
+
+
+def _lock_entry(source: Source, name: str, skill: Skill, commit: str | None, staged: Path) -> LockEntry:
+    return LockEntry(
+        name=name,
+        skill_name=skill.name,
+        source=source.text,
+        kind=source.kind,
+        location=source.location,
+        subdir=source.subdir,
+        ref=source.ref,
+        commit=commit,
+        content_hash=content_hash(staged),
+        installed_at=datetime.now(UTC).isoformat(timespec="seconds"),
+    )
+
+
+def stage_and_swap(
+    source: Source,
+    root: Path,
+    scope: InstallScope,
+    *,
+    name: str | None,
+    replace: bool,
+    git: GitRunner,
+    progress: ProgressFn | None,
+    copy_file: CopyFn | None = None,
+) -> InstallResult:
+    """The whole install of ``source`` into ``root``; caller holds :func:`root_lock`."""
+    with workspace(root) as work:
+        folder, skill, diags, commit = _fetch_and_validate(source, work, _root_for(scope, root), git, progress)
+        target_name = _check_name(name) if name else _default_name(skill, folder)
+        target = root / target_name
+        replaced = target.exists() or target.is_symlink()
+        if replaced and not replace:
+            raise InstallError(
+                f"a skill named {target_name!r} is already installed at {target}",
+                hint="use `skillshelf update` to update it, --force to replace it, or --name to install beside it",
+                code="IS305",
+            )
+        if progress is not None:
+            progress("Copying", None)
+        staged = work / "stage" / target_name
+        staged.parent.mkdir()
+        files = copy_skill_tree(folder, staged, **({"copy_file": copy_file} if copy_file else {}))
+        entry = _lock_entry(source, target_name, skill, commit, staged)
+        lock = read_lock(root)
+        swap_into_place(staged, target, work / "old", replace=replace, then=lambda: write_lock(root, lock.with_entry(entry)))
+    return InstallResult(
+        name=target_name, path=target, scope=scope, entry=entry, replaced=replaced, files=files, diagnostics=diags
+    )
+
+
+def _default_name(skill: Skill, folder: Path) -> str:
+    for candidate in (skill.name, folder.name):
+        if _NAME.match(candidate):
+            return candidate
+    raise UsageError(f"cannot derive a folder name from skill {skill.name!r}", hint="pass --name NAME")
+
+
+def install_skill(
+    source: str,
+    *,
+    env: Env,
+    scope: InstallScope = "user",
+    name: str | None = None,
+    force: bool = False,
+    progress: ProgressFn | None = None,
+    git: GitRunner | None = None,
+    copy_file: CopyFn | None = None,
+) -> InstallResult:
+    """Install the skill at ``source`` (folder, git URL ``[@ref][#subdir]``, ``.zip``/``.skill``).
+
+    Raises :class:`InstallError` (nothing changed) when the source cannot be fetched, holds no
+    or several skills, does not validate, is unsafe, or the name is taken and ``force`` is off.
+    """
+    parsed = parse_source(source, cwd=env.cwd)
+    root = skills_root_for(scope, env)
+    runner = git or GitRunner(environ=env.environ)
+    try:
+        with root_lock(root):
+            return stage_and_swap(
+                parsed, root, scope, name=name, replace=force, git=runner, progress=progress, copy_file=copy_file
+            )
+    except OSError as exc:
+        raise io_failure(root, exc) from exc
+
+
+def io_failure(root: Path, exc: OSError) -> InstallError:
+    """An I/O error during install/update/remove, as an error with a hint (nothing was changed)."""
+    return InstallError(
+        f"cannot complete the change in {root}: {exc}; nothing was changed",
+        hint="check free disk space and the permissions of the source and of the skills folder",
+        code="IS307",
+    )

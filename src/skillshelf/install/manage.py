@@ -1,0 +1,303 @@
+"""Installed skills after the fact: ``update``, ``remove``, and provenance for ``list``.
+
+Nothing here overwrites or deletes a skill that was changed by hand since it was installed
+(its content hash no longer matches the lock) unless ``force`` is given.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from skillshelf.env import Env
+from skillshelf.errors import InstallError, NotFoundError
+from skillshelf.install.files import root_lock, workspace
+from skillshelf.install.git import GitRunner, ProgressFn, is_commit_id
+from skillshelf.install.installer import (
+    InstallScope,
+    find_skill_folder,
+    io_failure,
+    skills_root_for,
+    stage_and_swap,
+)
+from skillshelf.install.lock import LockEntry, content_hash, read_lock, write_lock
+from skillshelf.install.sources import Source, fetch
+from skillshelf.skills.model import Skill
+
+__all__ = [
+    "InstalledInfo",
+    "InstalledSkill",
+    "RemoveResult",
+    "UpdateResult",
+    "installed_provenance",
+    "list_installed",
+    "remove_skill",
+    "update_skills",
+    "with_installed_skills",
+]
+
+UpdateStatus = Literal["updated", "up-to-date", "skipped", "failed"]
+_SCOPES: tuple[InstallScope, ...] = ("project", "user")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class InstalledInfo:
+    """Where an installed skill came from and whether it was edited since."""
+
+    name: str
+    source: str
+    ref: str | None
+    commit: str | None
+    locally_modified: bool
+    installed_at: str
+    lock_file: Path
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "name": self.name,
+            "source": self.source,
+            "ref": self.ref,
+            "commit": self.commit,
+            "locally_modified": self.locally_modified,
+            "installed_at": self.installed_at,
+            "lock_file": str(self.lock_file),
+        }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class InstalledSkill:
+    """One lock entry with its scope and folder."""
+
+    scope: InstallScope
+    root: Path
+    entry: LockEntry
+
+    @property
+    def path(self) -> Path:
+        return self.root / self.entry.name
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class UpdateResult:
+    """What ``update`` did to one skill."""
+
+    name: str
+    scope: InstallScope
+    status: UpdateStatus
+    message: str
+    old_commit: str | None = None
+    new_commit: str | None = None
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "name": self.name,
+            "scope": self.scope,
+            "status": self.status,
+            "message": self.message,
+            "old_commit": self.old_commit,
+            "new_commit": self.new_commit,
+        }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RemoveResult:
+    """The skill ``remove`` took away."""
+
+    name: str
+    scope: InstallScope
+    path: Path
+    source: str
+
+    def to_dict(self) -> dict[str, object]:
+        return {"name": self.name, "scope": self.scope, "path": str(self.path), "source": self.source}
+
+
+def _is_modified(path: Path, entry: LockEntry) -> bool:
+    return not path.is_dir() or content_hash(path) != entry.content_hash
+
+
+def installed_provenance(skills: Iterable[Skill]) -> dict[Path, InstalledInfo]:
+    """For ``list``: ``skill.path`` -> provenance, for the skills that ``install`` put there.
+
+    A skill counts as installed when the lock file of its root (the folder above the skill's
+    folder) has an entry for the skill's folder name. Unreadable lock files are skipped.
+    """
+    locks: dict[Path, dict[str, LockEntry]] = {}
+    out: dict[Path, InstalledInfo] = {}
+    for skill in skills:
+        folder = skill.folder
+        root = folder.parent
+        if root not in locks:
+            try:
+                locks[root] = dict(read_lock(root).entries)
+            except InstallError:
+                locks[root] = {}
+        entry = locks[root].get(folder.name)
+        if entry is None:
+            continue
+        out[skill.path] = InstalledInfo(
+            name=entry.name,
+            source=entry.source,
+            ref=entry.ref,
+            commit=entry.commit,
+            locally_modified=_is_modified(folder, entry),
+            installed_at=entry.installed_at,
+            lock_file=root / ".skillshelf-lock.json",
+        )
+    return out
+
+
+def with_installed_skills(env: Env, skills: Sequence[Skill]) -> tuple[Skill, ...]:
+    """``skills`` plus the skills of the user install root that are not among them yet.
+
+    Until discovery scans ``dirs.user_data_dir()/skills`` itself, commands that must see
+    installed skills (``deps``) add them with this; skills already present (same path) are
+    not repeated, so it stays correct once discovery includes the root.
+    """
+    from skillshelf.skills.discover import discover_in
+
+    root = skills_root_for("user", env)
+    if not root.is_dir():
+        return tuple(skills)
+    seen = {s.path for s in skills}
+    extra = tuple(s for s in discover_in([root]).skills if s.path not in seen)
+    return (*skills, *extra)
+
+
+def list_installed(env: Env, *, scope: InstallScope | None = None) -> tuple[InstalledSkill, ...]:
+    """Every skill in the lock files of the project and user install roots."""
+    found: list[InstalledSkill] = []
+    for each in (scope,) if scope else _SCOPES:
+        root = skills_root_for(each, env)
+        found.extend(InstalledSkill(scope=each, root=root, entry=e) for e in read_lock(root))
+    return tuple(found)
+
+
+def _select(env: Env, names: Sequence[str], scope: InstallScope | None) -> list[InstalledSkill]:
+    installed = list_installed(env, scope=scope)
+    if not names:
+        return list(installed)
+    chosen = [i for i in installed if i.entry.name in names or i.entry.skill_name in names]
+    missing = sorted(set(names) - {i.entry.name for i in chosen} - {i.entry.skill_name for i in chosen})
+    if missing:
+        known = ", ".join(sorted({i.entry.name for i in installed})) or "none"
+        raise NotFoundError(
+            f"not installed by skillshelf: {', '.join(missing)}",
+            hint=f"installed skills: {known}; `skillshelf install SOURCE` installs one",
+            code="IS404",
+        )
+    return chosen
+
+
+def _source_of(entry: LockEntry) -> Source:
+    kind = entry.kind if entry.kind in ("folder", "git", "archive") else "folder"
+    return Source(kind=kind, location=entry.location, subdir=entry.subdir, ref=entry.ref)  # type: ignore[arg-type]
+
+
+def _unchanged_upstream(item: InstalledSkill, git: GitRunner, progress: ProgressFn | None) -> str | None:
+    """A reason to skip the fetch when the source did not move, else None."""
+    entry = item.entry
+    if entry.kind == "git":
+        if is_commit_id(entry.ref):
+            return f"pinned to commit {entry.ref}"
+        remote = git.remote_commit(entry.location, entry.ref)
+        if remote is not None and remote == entry.commit:
+            return f"already at {remote[:12]}"
+        return None
+    with workspace(item.root) as work:
+        fetched = fetch(_source_of(entry), work, git=git, progress=progress)
+        if content_hash(find_skill_folder(fetched.folder, _source_of(entry))) == entry.content_hash:
+            return "source unchanged"
+    return None
+
+
+def _update_one(item: InstalledSkill, *, force: bool, git: GitRunner, progress: ProgressFn | None) -> UpdateResult:
+    entry = item.entry
+
+    def result(status: UpdateStatus, message: str, new_commit: str | None = None) -> UpdateResult:
+        return UpdateResult(
+            name=entry.name, scope=item.scope, status=status, message=message, old_commit=entry.commit, new_commit=new_commit
+        )
+
+    if progress is not None:
+        progress(f"Checking {entry.name}", None)
+    try:
+        with root_lock(item.root):
+            missing = not item.path.is_dir()
+            modified = not missing and _is_modified(item.path, entry)
+            if modified and not force:
+                return result("skipped", "changed locally since install; --force overwrites the changes")
+            reason = None if modified or missing else _unchanged_upstream(item, git, progress)
+            if reason is not None:
+                return result("up-to-date", reason, entry.commit)
+            installed = stage_and_swap(
+                _source_of(entry), item.root, item.scope, name=entry.name, replace=True, git=git, progress=progress
+            )
+    except OSError as exc:
+        failure = io_failure(item.root, exc)
+        return result("failed", f"{failure.code}: {failure.message} (fix: {failure.hint})")
+    except InstallError as exc:
+        return result("failed", f"{exc.code}: {exc.message} (fix: {exc.hint})")
+    new = installed.entry
+    if new.content_hash == entry.content_hash:
+        return result("up-to-date", "no change in the skill's files", new.commit)
+    moved = f"{(entry.commit or '')[:12]} -> {(new.commit or '')[:12]}" if new.commit else "new contents"
+    return result("updated", moved, new.commit)
+
+
+def update_skills(
+    names: Sequence[str] = (),
+    *,
+    env: Env,
+    scope: InstallScope | None = None,
+    force: bool = False,
+    progress: ProgressFn | None = None,
+    git: GitRunner | None = None,
+) -> tuple[UpdateResult, ...]:
+    """Update the named installed skills (all when ``names`` is empty) from their sources.
+
+    One failing skill does not stop the others; each result says what happened.
+    """
+    runner = git or GitRunner(environ=env.environ)
+    return tuple(_update_one(i, force=force, git=runner, progress=progress) for i in _select(env, names, scope))
+
+
+def remove_skill(name: str, *, env: Env, scope: InstallScope | None = None, force: bool = False) -> RemoveResult:
+    """Remove an installed skill and its lock entry; refuses hand-edited skills unless ``force``."""
+    matches = _select(env, [name], scope)
+    if len(matches) > 1:
+        raise InstallError(
+            f"{name!r} is installed in both the project and the user scope",
+            hint="pass --scope project or --scope user",
+            code="IS406",
+        )
+    try:
+        return _remove(matches[0], force=force)
+    except OSError as exc:
+        raise io_failure(matches[0].root, exc) from exc
+
+
+def _remove(item: InstalledSkill, *, force: bool) -> RemoveResult:
+    with root_lock(item.root):
+        if item.path.exists() and _is_modified(item.path, item.entry) and not force:
+            raise InstallError(
+                f"{item.path} was changed since it was installed; removing it would lose those changes",
+                hint="copy your changes elsewhere, or pass --force to remove it anyway",
+                code="IS405",
+            )
+        with workspace(item.root) as work:
+            trash = work / "removed"
+            if item.path.exists() or item.path.is_symlink():
+                os.rename(item.path, trash)
+            try:
+                write_lock(item.root, read_lock(item.root).without(item.entry.name))
+            except BaseException:
+                if trash.exists():
+                    os.rename(trash, item.path)
+                raise
+            shutil.rmtree(trash, ignore_errors=True)
+    return RemoveResult(name=item.entry.name, scope=item.scope, path=item.path, source=item.entry.source)

@@ -1,0 +1,241 @@
+"""Where a skill comes from: a local folder, a git URL (``#subdir``, ``@ref``), an archive.
+
+:func:`parse_source` turns what the user typed into a :class:`Source` (pure apart from
+checking which local paths exist); :func:`fetch` puts the source's files in a work folder the
+installer owns and says which commit that was. Git runs through the ``git`` command line.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Literal
+
+from skillshelf.errors import InstallError
+from skillshelf.install.archive import extract_archive
+from skillshelf.install.git import GitRunner, ProgressFn
+
+__all__ = ["ARCHIVE_SUFFIXES", "Fetched", "ProgressFn", "Source", "SourceKind", "fetch", "parse_source"]
+
+SourceKind = Literal["folder", "git", "archive"]
+ARCHIVE_SUFFIXES = (".zip", ".skill")
+MAX_DOWNLOAD_BYTES = 200 * 1024 * 1024
+_SCHEMES = ("file://", "http://", "https://", "ssh://", "git://", "git+ssh://", "git+https://")
+_SCP_LIKE = re.compile(r"^[\w.+-]+@[\w.-]+:(?!//)")
+_SOURCE_HINT = "give a skill folder, a .zip/.skill archive, or a git URL such as file:///path/repo.git#skills/x@v1"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Source:
+    """A parsed install source. ``location`` is an absolute path or a URL."""
+
+    kind: SourceKind
+    location: str
+    subdir: str | None = None
+    ref: str | None = None
+
+    @property
+    def text(self) -> str:
+        """The canonical spelling, which ``parse_source`` reads back to the same value."""
+        ref = f"@{self.ref}" if self.ref else ""
+        sub = f"#{self.subdir}" if self.subdir else ""
+        return f"{self.location}{ref}{sub}"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Fetched:
+    """The files of a source, ready to copy: ``folder`` is the skill folder (subdir applied)."""
+
+    folder: Path
+    commit: str | None = None
+
+
+def _clean_subdir(raw: str) -> str | None:
+    text = raw.strip().strip("/")
+    if not text:
+        return None
+    parts = PurePosixPath(text.replace("\\", "/")).parts
+    if raw.startswith("/") or ".." in parts or any(":" in p for p in parts[:1]):
+        raise InstallError(
+            f"subfolder {raw!r} must be a relative path inside the source",
+            hint="write the folder as it appears in the repository, e.g. #skills/pdf",
+            code="IS102",
+        )
+    return "/".join(p for p in parts if p != ".")
+
+
+def _path_start(url: str) -> int:
+    """Index where the repository path starts (so '@' in 'user@host' is not taken as a ref)."""
+    if "://" in url:
+        slash = url.find("/", url.index("://") + 3)
+        return len(url) if slash < 0 else slash
+    match = _SCP_LIKE.match(url)
+    return match.end() if match else 0
+
+
+def _split_ref(url: str) -> tuple[str, str | None]:
+    at = url.rfind("@", _path_start(url))
+    if at < 0:
+        return url, None
+    ref = url[at + 1 :].strip()
+    return url[:at], ref or None
+
+
+def _looks_like_git(text: str) -> bool:
+    return text.startswith(_SCHEMES) or bool(_SCP_LIKE.match(text)) or text.removesuffix("/").endswith(".git")
+
+
+def _local(text: str, cwd: Path) -> Path:
+    path = Path(text).expanduser()
+    return path if path.is_absolute() else cwd / path
+
+
+def _local_source(path: Path, subdir: str | None, ref: str | None) -> Source | None:
+    if path.is_dir():
+        if ref is not None:
+            if not (path / ".git").exists():
+                raise InstallError(
+                    f"{path} is not a git repository, so @{ref} cannot be checked out",
+                    hint="drop the @ref, or point at a git repository",
+                    code="IS101",
+                )
+            return Source(kind="git", location=path.resolve().as_uri(), subdir=subdir, ref=ref)
+        return Source(kind="folder", location=str(path.resolve()), subdir=subdir)
+    if path.is_file() and path.suffix.lower() in ARCHIVE_SUFFIXES:
+        return Source(kind="archive", location=str(path.resolve()), subdir=subdir)
+    if path.is_file() and path.name == "SKILL.md" and subdir is None:
+        return Source(kind="folder", location=str(path.parent.resolve()))
+    if path.exists():
+        raise InstallError(f"{path} is neither a folder nor a .zip/.skill archive", hint=_SOURCE_HINT, code="IS101")
+    return None
+
+
+def _expand_github(text: str) -> str:
+    """``gh:owner/repo...`` / ``github:owner/repo...`` -> ``https://github.com/owner/repo.git...``."""
+    for prefix in ("gh:", "github:"):
+        if text.lower().startswith(prefix):
+            rest = text[len(prefix) :]
+            match = re.match(r"^([\w.-]+)/([\w.-]+?)(?:\.git)?(?=$|[@#])", rest)
+            if match is None:
+                raise InstallError(f"{text!r} is not owner/repo", hint="write gh:owner/repo[@ref][#subdir]", code="IS101")
+            return f"https://github.com/{match.group(1)}/{match.group(2)}.git{rest[match.end():]}"
+    return text
+
+
+def parse_source(text: str, *, cwd: Path) -> Source:
+    """Read ``SOURCE`` as typed on the command line.
+
+    ``URL[@ref][#subdir]`` (``#subdir@ref`` works too) for git; a local folder or archive,
+    relative to ``cwd``, optionally with ``#subdir``. ``gh:owner/repo`` is short for the GitHub URL. ``path@ref`` of a local git repository
+    clones it at that ref. An existing path is always taken literally first.
+    """
+    raw = _expand_github(text.strip())
+    if not raw:
+        raise InstallError("empty install source", hint=_SOURCE_HINT, code="IS101")
+    is_url = raw.startswith(_SCHEMES) or bool(_SCP_LIKE.match(raw))
+    if not is_url and _local(raw, cwd).exists():
+        found = _local_source(_local(raw, cwd), None, None)
+        if found is not None:
+            return found
+    base, _, fragment = raw.partition("#")
+    frag_ref: str | None = None
+    if "@" in fragment:
+        fragment, _, tail = fragment.rpartition("@")
+        frag_ref = tail.strip() or None
+    subdir = _clean_subdir(fragment)
+    if base.lower().startswith(("http://", "https://")) and base.lower().endswith(ARCHIVE_SUFFIXES):
+        return Source(kind="archive", location=base, subdir=subdir)
+    location, ref = _split_ref(base)
+    if frag_ref is not None:
+        if ref is not None:
+            raise InstallError(f"{text!r} names two refs", hint="give the ref once: URL@ref#subdir", code="IS101")
+        ref = frag_ref
+    if not is_url:
+        for candidate, candidate_ref in ((base, frag_ref), (location, ref)):
+            found = _local_source(_local(candidate, cwd), subdir, candidate_ref)
+            if found is not None:
+                return found
+    if _looks_like_git(location):
+        return Source(kind="git", location=location.rstrip("/"), subdir=subdir, ref=ref)
+    raise InstallError(f"cannot find {text!r}: no such folder or archive, and not a git URL", hint=_SOURCE_HINT, code="IS101")
+
+
+def _within(base: Path, subdir: str | None, source: Source) -> Path:
+    if not subdir:
+        return base
+    folder = base.joinpath(*subdir.split("/"))
+    real_base = base.resolve()
+    real = folder.resolve()
+    if real != real_base and real_base not in real.parents:
+        raise InstallError(
+            f"#{subdir} leaves {source.location} through a symlink",
+            hint="point #subdir at a real folder inside the source",
+            code="IS102",
+        )
+    if not folder.is_dir():
+        raise InstallError(
+            f"{source.location} has no folder {subdir!r}",
+            hint="check the #subdir part: it is a path inside the repository or archive",
+            code="IS103",
+        )
+    return folder
+
+
+def _download(url: str, dest: Path, progress: ProgressFn | None, timeout: float) -> Path:
+    import httpx
+
+    target = dest / "download.zip"
+    try:
+        with httpx.stream("GET", url, follow_redirects=True, timeout=timeout) as response:
+            response.raise_for_status()
+            total = int(response.headers.get("content-length") or 0)
+            done = 0
+            with open(target, "wb") as out:
+                for chunk in response.iter_bytes():
+                    out.write(chunk)
+                    done += len(chunk)
+                    if done > MAX_DOWNLOAD_BYTES:
+                        raise InstallError(
+                            f"{url} is larger than {MAX_DOWNLOAD_BYTES} bytes; download stopped",
+                            hint="a skill archive should be small; check the URL",
+                            code="IS105",
+                        )
+                    if progress is not None:
+                        progress("Downloading", done / total if total else None)
+    except httpx.HTTPError as exc:
+        raise InstallError(
+            f"could not download {url}: {exc}",
+            hint="check the URL and your network connection",
+            code="IS105",
+        ) from exc
+    return target
+
+
+def fetch(
+    source: Source,
+    workdir: Path,
+    *,
+    git: GitRunner,
+    progress: ProgressFn | None = None,
+    timeout: float = 600.0,
+) -> Fetched:
+    """Make the files of ``source`` available under ``workdir`` (which the caller deletes)."""
+    if source.kind == "folder":
+        base = Path(source.location)
+        if not base.is_dir():
+            raise InstallError(f"{base} does not exist any more", hint=_SOURCE_HINT, code="IS103")
+        return Fetched(folder=_within(base, source.subdir, source))
+    if source.kind == "archive":
+        archive = Path(source.location)
+        if source.location.lower().startswith(("http://", "https://")):
+            archive = _download(source.location, workdir, progress, timeout)
+        elif not archive.is_file():
+            raise InstallError(f"{archive} does not exist any more", hint=_SOURCE_HINT, code="IS103")
+        if progress is not None:
+            progress("Unpacking", None)
+        extract_archive(archive, workdir / "archive")
+        return Fetched(folder=_within(workdir / "archive", source.subdir, source))
+    repo = workdir / "repo"
+    commit = git.clone(source.location, repo, ref=source.ref, progress=progress, timeout=timeout)
+    return Fetched(folder=_within(repo, source.subdir, source), commit=commit)

@@ -1,0 +1,139 @@
+"""The budgeted skills catalog the model sees.
+
+:func:`render_catalog` is pure: it takes parsed :class:`~skillshelf.skills.model.Skill`
+values and a :data:`Budget` and returns the text plus a :class:`CatalogReport`. It never
+reads a file. Only model-visible skills are listed; hidden ones stay loadable by name.
+
+>>> from skillshelf.skills.catalog import default_budget, render_catalog
+>>> rendered = render_catalog(skills, default_budget(200_000))          # doctest: +SKIP
+>>> print(rendered.text); print(rendered.report.warning)                 # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal, get_args
+
+from skillshelf.errors import UsageError
+from skillshelf.skills.catalog.budget import Budget, CharBudget, TokenBudget, default_budget
+from skillshelf.skills.catalog.codex import render_codex
+from skillshelf.skills.catalog.formats import render_markdown, render_xml
+from skillshelf.skills.catalog.lines import Allocation
+from skillshelf.skills.catalog.report import CatalogReport, budget_warning
+from skillshelf.skills.model import Skill
+
+__all__ = [
+    "FORMATS",
+    "Budget",
+    "CatalogFormat",
+    "CatalogReport",
+    "CharBudget",
+    "RenderedCatalog",
+    "TokenBudget",
+    "default_budget",
+    "render_catalog",
+]
+
+CatalogFormat = Literal["codex", "xml", "markdown"]
+FORMATS: tuple[str, ...] = get_args(CatalogFormat)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RenderedCatalog:
+    """The catalog text for the model and the report for the user.
+
+    ``entries`` are the rendered skill entries (lines for ``codex``/``markdown``, ``<skill>``
+    elements for ``xml``), ``root_lines`` the Codex roots table (empty when absolute paths
+    are used), ``skills`` the listed skills in catalog order.
+    """
+
+    text: str
+    report: CatalogReport
+    format: str = "codex"
+    entries: tuple[str, ...] = ()
+    root_lines: tuple[str, ...] = ()
+    skills: tuple[Skill, ...] = ()
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "format": self.format,
+            "text": self.text,
+            "report": self.report.to_dict(),
+            "skills": [s.name for s in self.skills],
+        }
+
+
+def _report(
+    skills: Sequence[Skill], budget: Budget, allocation: Allocation, *, table_cost: int, aliased: bool
+) -> CatalogReport:
+    visible = sum(1 for s in skills if s.model_visible)
+    total = len(allocation.kept)
+    return CatalogReport(
+        total=total,
+        included=total - allocation.omitted,
+        omitted=allocation.omitted,
+        truncated_chars=allocation.truncated_chars,
+        truncated_count=allocation.truncated_count,
+        warning=budget_warning(
+            total=total,
+            omitted=allocation.omitted,
+            truncated_count=allocation.truncated_count,
+            truncated_chars=allocation.truncated_chars,
+            level=allocation.level,
+            budget_text=budget.describe(),
+        ),
+        hidden=len(skills) - visible,
+        budget_limit=budget.limit,
+        budget_unit=budget.unit,
+        used=table_cost + allocation.used,
+        level=allocation.level,
+        aliased=aliased,
+    )
+
+
+def _included(ordered: Sequence[Skill], allocation: Allocation) -> tuple[Skill, ...]:
+    return tuple(s for s, k in zip(ordered, allocation.kept, strict=True) if k is not None)
+
+
+def render_catalog(
+    skills: Sequence[Skill],
+    budget: Budget,
+    format: CatalogFormat = "codex",
+    *,
+    roots: Sequence[Path] | None = None,
+) -> RenderedCatalog:
+    """Render the catalog of ``skills`` within ``budget``.
+
+    ``roots`` is the root order of the discovery (Codex numbers aliases in that order);
+    without it, roots are ordered the way Codex orders them by origin. The result is the
+    same whatever order ``skills`` come in. No visible skill -> empty text.
+    """
+    if not isinstance(budget, CharBudget | TokenBudget):
+        raise UsageError(f"not a catalog budget: {budget!r}", hint="pass CharBudget(n), TokenBudget(n) or default_budget(...)")
+    if format == "codex":
+        chosen = render_codex(skills, budget, roots=roots)
+        report = _report(skills, budget, chosen.allocation, table_cost=chosen.table_cost, aliased=chosen.aliased)
+        text = chosen.text() if chosen.skills else ""
+        return RenderedCatalog(
+            text=text,
+            report=report,
+            format=format,
+            entries=chosen.allocation.lines,
+            root_lines=chosen.root_lines,
+            skills=chosen.included_skills,
+        )
+    if format == "xml":
+        text, ordered, allocation = render_xml(skills, budget)
+    elif format == "markdown":
+        text, ordered, allocation = render_markdown(skills, budget)
+    else:
+        raise UsageError(f"unknown catalog format {format!r}", hint=f"use one of: {', '.join(FORMATS)}")
+    return RenderedCatalog(
+        text=text,
+        report=_report(skills, budget, allocation, table_cost=0, aliased=False),
+        format=format,
+        entries=allocation.lines,
+        skills=_included(ordered, allocation),
+    )

@@ -1,0 +1,110 @@
+"""Root aliases for the Codex format: ``r0``, ``r1``... stand for skill roots.
+
+The roots table lists, in root order, the roots of the skills the model may see (left-out
+skills included). A skill path under an aliased root is written ``rN/<relative path>``.
+Skills from Codex's plugin cache (``.../plugins/cache/<marketplace>/<plugin>/<version>/...``)
+share one alias per plugin version when that version has several skills, else one per
+marketplace folder, as Codex does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path, PurePath
+
+from skillshelf.skills.model import RootOrigin, Skill
+
+__all__ = ["AliasPlan", "build_alias_plan", "display_path", "root_sort_key"]
+
+# Codex's root order: project .codex/skills (nearest first), $CODEX_HOME/skills,
+# ~/.agents/skills, $CODEX_HOME/skills/.system, /etc/codex/skills, extra roots,
+# then .agents/skills from the project root down to the cwd. Others follow.
+_ORIGIN_RANK: dict[RootOrigin, int] = {
+    RootOrigin.CODEX_PROJECT: 0,
+    RootOrigin.CODEX_USER: 1,
+    RootOrigin.AGENTS_USER: 2,
+    RootOrigin.CODEX_SYSTEM: 3,
+    RootOrigin.CODEX_ADMIN: 4,
+    RootOrigin.EXTRA: 5,
+    RootOrigin.AGENTS_REPO: 6,
+    RootOrigin.CLAUDE_PROJECT: 7,
+    RootOrigin.CLAUDE_USER: 8,
+    RootOrigin.INSTALLED: 9,
+    RootOrigin.MEMORY: 10,
+    RootOrigin.BUILTIN: 11,
+}
+
+
+def display_path(path: PurePath | str) -> str:
+    """A path as the catalog writes it: forward slashes only."""
+    text = str(path)
+    return text.replace("\\", "/") if "\\" in text else text
+
+
+def root_sort_key(origin: RootOrigin, root: PurePath) -> tuple[int, int]:
+    """Where a root sits in Codex's root order when the caller did not give the order.
+
+    Roots of one origin at one depth keep the order of their first skill in the catalog.
+    """
+    depth = len(root.parts)
+    # Project .codex layers come nearest-the-cwd first; .agents/.claude layers root first.
+    signed = -depth if origin is RootOrigin.CODEX_PROJECT else depth
+    return (_ORIGIN_RANK.get(origin, len(_ORIGIN_RANK)), signed)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AliasPlan:
+    """The roots table: ``roots[i]`` is written ``r{i}``."""
+
+    roots: tuple[str, ...]
+
+    def root_lines(self) -> tuple[str, ...]:
+        return tuple(f"- `r{i}` = `{root}`" for i, root in enumerate(self.roots))
+
+    def shorten(self, path: str) -> str:
+        """``path`` relative to the longest aliased root holding it, or unchanged."""
+        best: tuple[int, int] | None = None
+        for index, root in enumerate(self.roots):
+            stem = root.rstrip("/")
+            if path.startswith(stem + "/") and (best is None or len(stem) > best[1]):
+                best = (index, len(stem))
+        if best is None:
+            return path
+        index, size = best
+        return f"r{index}{path[size:]}"
+
+
+def _plugin_bases(root: str) -> tuple[str, str] | None:
+    """``(plugin version folder, marketplace folder)`` for a root in Codex's plugin cache."""
+    parts = root.split("/")
+    for i in range(len(parts) - 4):
+        if parts[i] == "plugins" and parts[i + 1] == "cache" and all(parts[i + 2 : i + 5]):
+            return "/".join(parts[: i + 5]), "/".join(parts[: i + 3])
+    return None
+
+
+def build_alias_plan(skills: Sequence[Skill], root_order: Sequence[Path] | None) -> AliasPlan | None:
+    """The alias plan for ``skills`` (the visible ones, in catalog order); None without roots."""
+    if not skills:
+        return None
+    order = {display_path(p): i for i, p in enumerate(root_order or ())}
+
+    def key(skill: Skill) -> tuple[int, tuple[int, int]]:
+        given = order.get(display_path(skill.root))
+        return (given if given is not None else len(order), root_sort_key(skill.origin, skill.root))
+
+    ordered = sorted(skills, key=key)  # stable: ties keep catalog order
+    alias_roots = [display_path(s.root) for s in ordered]
+    per_version: dict[str, int] = {}
+    for root in alias_roots:
+        bases = _plugin_bases(root)
+        if bases is not None:
+            per_version[bases[0]] = per_version.get(bases[0], 0) + 1
+    table: list[str] = []
+    for root in alias_roots:
+        bases = _plugin_bases(root)
+        shared = bases[1] if bases is not None and per_version.get(bases[0], 0) <= 1 else root
+        if shared not in table:
+            table.append(shared)
+    return AliasPlan(roots=tuple(table)) if table else None

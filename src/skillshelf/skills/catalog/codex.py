@@ -1,0 +1,164 @@
+"""The catalog in Codex's layout, entry for entry what Codex 0.171.0 renders.
+
+Layout (the intro sentences are ours; the roots table and every entry match Codex)::
+
+    <skills_instructions>
+    ## Skills
+    <intro>
+    ### Skill roots                      (aliased form only)
+    - `r0` = `/path/to/root`
+    ### Available skills
+    - name: description (file: r0/skill/SKILL.md)
+    </skills_instructions>
+
+Rules, as measured against the real Codex with ``codex-oracle``:
+
+* only model-visible skills; order: scope (system, admin, repo, user), name, path;
+* descriptions over 1,024 characters become their first 1,021 characters + ``...``;
+* two renderings are fitted into the budget: with absolute paths, and with root aliases
+  (whatever the roots table costs beyond what Codex's shorter intro saves is charged first;
+  when that is the whole budget there is no aliased form). The aliased one is taken when it
+  lists more skills, or as many with fewer characters cut, or as many and as few cut at a
+  lower cost. Codex takes it even when nothing had to be cut, as it usually costs less.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from skillshelf.skills.catalog.aliases import AliasPlan, build_alias_plan, display_path
+from skillshelf.skills.catalog.budget import Budget
+from skillshelf.skills.catalog.lines import Allocation, Entry, allocate
+from skillshelf.skills.model import Skill
+
+__all__ = [
+    "MAX_DESCRIPTION_CHARS",
+    "CodexRendering",
+    "cap_description",
+    "catalog_order",
+    "codex_entry",
+    "render_codex",
+]
+
+MAX_DESCRIPTION_CHARS = 1_024
+_ELLIPSIS = "..."
+
+# Codex charges the roots table by comparing its two empty bodies ("\n## Skills\n<intro>\n
+# [### Skill roots\n]### Available skills\n"); these are their sizes in 0.171.0 (all ASCII,
+# so characters = bytes). Only the sizes are kept, not Codex's sentences.
+_CODEX_ABSOLUTE_BODY = 451
+_CODEX_ALIASED_BODY = 310  # with the "### Skill roots" heading, before any root line
+
+OPEN_TAG = "<skills_instructions>"
+CLOSE_TAG = "</skills_instructions>"
+INTRO_ABSOLUTE = (
+    "Skills are folders of instructions for particular kinds of work, each one described by "
+    "a `SKILL.md` file. Every entry below gives a skill's name, when it helps, and the "
+    "absolute path of its `SKILL.md`; read that file in full before you use the skill."
+)
+INTRO_ALIASED = (
+    "Skills are folders of instructions for particular kinds of work, each one described by "
+    "a `SKILL.md` file. Every entry below gives a skill's name, when it helps, and where its "
+    "`SKILL.md` is: a path starting with an alias such as `r0` continues from the folder that "
+    "alias stands for in the roots table. Read that file in full before you use the skill."
+)
+
+
+def cap_description(description: str) -> str:
+    """Codex's cap: over 1,024 characters -> the first 1,021 and ``...``."""
+    if len(description) <= MAX_DESCRIPTION_CHARS:
+        return description
+    return description[: MAX_DESCRIPTION_CHARS - len(_ELLIPSIS)] + _ELLIPSIS
+
+
+def catalog_order(skills: Sequence[Skill]) -> list[Skill]:
+    """Model-visible skills in Codex's render order: scope, name, path."""
+    visible = [s for s in skills if s.model_visible]
+    return sorted(
+        visible,
+        key=lambda s: (s.scope.render_rank, s.name, display_path(s.path), display_path(s.root), s.description),
+    )
+
+
+def codex_entry(skill: Skill, path: str) -> Entry:
+    """``- name: description (file: path)``; minimum ``- name: (file: path)``."""
+    description = cap_description(skill.description)
+    return Entry(
+        prefix=f"- {skill.name}: ",
+        units=description,
+        suffix=f" (file: {path})",
+        minimum=f"- {skill.name}: (file: {path})",
+        single_chars=True,
+    )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CodexRendering:
+    """The chosen rendering: the roots table (empty when absolute) and the fitted entries."""
+
+    root_lines: tuple[str, ...]
+    allocation: Allocation
+    table_cost: int
+    skills: tuple[Skill, ...]
+
+    @property
+    def aliased(self) -> bool:
+        return bool(self.root_lines)
+
+    @property
+    def included_skills(self) -> tuple[Skill, ...]:
+        return tuple(s for s, k in zip(self.skills, self.allocation.kept, strict=True) if k is not None)
+
+    def text(self) -> str:
+        lines = ["## Skills", INTRO_ALIASED if self.aliased else INTRO_ABSOLUTE]
+        if self.root_lines:
+            lines += ["### Skill roots", *self.root_lines]
+        lines += ["### Available skills", *self.allocation.lines]
+        return OPEN_TAG + "\n" + "\n".join(lines) + "\n" + CLOSE_TAG
+
+
+def table_cost(budget: Budget, root_lines: Sequence[str]) -> int:
+    """What Codex charges for a roots table: the aliased empty body minus the absolute one."""
+    chars = sum(len(line) + 1 for line in root_lines)
+    size = sum(len(line.encode("utf-8")) + 1 for line in root_lines)
+    aliased = budget.cost_from_counts(_CODEX_ALIASED_BODY + chars, _CODEX_ALIASED_BODY + size)
+    absolute = budget.cost_from_counts(_CODEX_ABSOLUTE_BODY, _CODEX_ABSOLUTE_BODY)
+    return max(0, aliased - absolute)
+
+
+def _aliased(skills: Sequence[Skill], budget: Budget, plan: AliasPlan | None) -> CodexRendering | None:
+    if plan is None:
+        return None
+    root_lines = plan.root_lines()
+    cost = table_cost(budget, root_lines)
+    if cost >= budget.limit:
+        return None
+    entries = [codex_entry(s, plan.shorten(display_path(s.path))) for s in skills]
+    allocation = allocate(entries, budget.with_limit(budget.limit - cost))
+    return CodexRendering(root_lines=root_lines, allocation=allocation, table_cost=cost, skills=tuple(skills))
+
+
+def _better(candidate: CodexRendering, current: CodexRendering) -> bool:
+    a, b = candidate.allocation, current.allocation
+    if a.omitted != b.omitted:
+        return a.omitted < b.omitted
+    if a.truncated_chars != b.truncated_chars:
+        return a.truncated_chars < b.truncated_chars
+    return candidate.table_cost + a.used < current.table_cost + b.used
+
+
+def render_codex(skills: Sequence[Skill], budget: Budget, *, roots: Sequence[Path] | None = None) -> CodexRendering:
+    """Fit ``skills`` into ``budget`` the way Codex does; see the module docstring."""
+    ordered = catalog_order(skills)
+    absolute = CodexRendering(
+        root_lines=(),
+        allocation=allocate([codex_entry(s, display_path(s.path)) for s in ordered], budget),
+        table_cost=0,
+        skills=tuple(ordered),
+    )
+    aliased = _aliased(ordered, budget, build_alias_plan(ordered, roots))
+    if aliased is not None and _better(aliased, absolute):
+        return aliased
+    return absolute

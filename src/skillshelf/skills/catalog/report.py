@@ -1,0 +1,85 @@
+"""What rendering the catalog did to the skills: counts, cuts, and a warning for the user.
+
+The warning is for the person running skillshelf (stderr, ``--json``), never for the model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["CatalogReport", "budget_warning"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CatalogReport:
+    """Counts of one rendered catalog.
+
+    ``total`` counts the skills the model may see (hidden ones are in ``hidden``);
+    ``truncated_chars`` counts description characters that did not make it (for skills left
+    out or listed by name only, all of them); ``truncated_count`` the skills that lost some.
+    """
+
+    total: int
+    included: int
+    omitted: int
+    truncated_chars: int
+    truncated_count: int
+    warning: str | None = None
+    hidden: int = 0
+    budget_limit: int = 0
+    budget_unit: str = "chars"
+    used: int = 0
+    level: int = 1
+    aliased: bool = False
+
+    @property
+    def names_only(self) -> bool:
+        """Every listed skill lost its description (Codex's third level)."""
+        return self.level == 3
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "total": self.total,
+            "included": self.included,
+            "omitted": self.omitted,
+            "truncated_chars": self.truncated_chars,
+            "truncated_count": self.truncated_count,
+            "hidden": self.hidden,
+            "budget": {"limit": self.budget_limit, "unit": self.budget_unit, "used": self.used},
+            "level": self.level,
+            "aliased": self.aliased,
+            "warning": self.warning,
+        }
+
+
+def _plural(n: int, one: str, many: str) -> str:
+    return f"{n:,} {one if n == 1 else many}"
+
+
+def budget_warning(
+    *, total: int, omitted: int, truncated_count: int, truncated_chars: int, level: int, budget_text: str
+) -> str | None:
+    """A warning for the user when the budget dropped or shortened skills, else None."""
+    fixes = (
+        "To fit more, raise the budget (--context-window, --budget-tokens or "
+        "skills.max_context_tokens), turn off skills you do not use, or let query-aware "
+        "suggestions (`skillshelf context`) pick the skills that matter for the task."
+    )
+    if omitted:
+        listed = total - omitted
+        what = (
+            f"The skills catalog is over its budget of {budget_text}: "
+            f"{_plural(omitted, 'skill was', 'skills were')} left out and the other "
+            f"{_plural(listed, 'skill is', 'skills are')} listed by name only."
+        )
+        if listed == 0:
+            what = f"The skills catalog is over its budget of {budget_text}: none of the {total:,} skills fit."
+        return f"{what} {fixes}"
+    if level == 3 or truncated_count:
+        what = (
+            f"The skills catalog is over its budget of {budget_text}: "
+            f"{_plural(truncated_count, 'description was', 'descriptions were')} shortened "
+            f"({_plural(truncated_chars, 'character', 'characters')} cut); every skill is still listed."
+        )
+        return f"{what} {fixes}"
+    return None

@@ -1,0 +1,250 @@
+"""Loading one skill as the model gets it: the ``<skill>`` fragment and its bundled files.
+
+The fragment is Codex's injection format (``<skill>``, ``<name>``, ``<path>``, then the whole
+``SKILL.md`` text, frontmatter included). Bundled files (``scripts/``, ``references/``,
+``assets/`` and anything else in the folder) are listed by relative path, never read, and the
+list is capped with a count of the rest. :func:`handle_load_skill` is the ``load_skill`` tool
+handler: it always returns text for the model, an error message listing the available and the
+closest names when the name is unknown, never a traceback.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from skillshelf.errors import FileAccessError, SkillNotFoundError, SkillshelfError
+from skillshelf.skills.model import Skill
+from skillshelf.tokens import approx_tokens
+
+__all__ = [
+    "DEFAULT_MAX_FILES",
+    "LoadedSkill",
+    "close_matches",
+    "handle_load_skill",
+    "list_bundled_files",
+    "load_skill",
+    "skill_fragment",
+]
+
+DEFAULT_MAX_FILES = 50
+MAX_WALK_ENTRIES = 5000
+_GROUP_ORDER = ("scripts/", "references/", "assets/")
+_SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", "__pycache__", "node_modules", ".venv", ".mypy_cache"})
+_MAX_LISTED_NAMES = 60
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LoadedSkill:
+    """A skill as injected: its text, the ``<skill>`` fragment and the files it bundles.
+
+    ``files`` are paths relative to the skill folder (POSIX separators, ``SKILL.md`` left out),
+    ``more_files`` how many more exist beyond the cap. ``shadowed`` lists other skills with the
+    same name that were not chosen.
+    """
+
+    skill: Skill
+    contents: str
+    fragment: str
+    files: tuple[str, ...] = ()
+    more_files: int = 0
+    truncated: bool = False
+    shadowed: tuple[Path, ...] = ()
+
+    @property
+    def tokens(self) -> int:
+        return approx_tokens(self.fragment)
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "name": self.skill.name,
+            "path": str(self.skill.path),
+            "folder": str(self.skill.folder),
+            "scope": self.skill.scope.value,
+            "model_visible": self.skill.model_visible,
+            "tokens": self.tokens,
+            "truncated": self.truncated,
+            "files": list(self.files),
+            "more_files": self.more_files,
+            "shadowed": [str(p) for p in self.shadowed],
+            "contents": self.contents,
+            "fragment": self.fragment,
+        }
+
+
+def skill_fragment(skill: Skill, contents: str) -> str:
+    """Codex's injection text: ``<skill>\\n<name>N</name>\\n<path>P</path>\\nCONTENTS\\n</skill>``."""
+    return f"<skill>\n<name>{skill.name}</name>\n<path>{skill.path}</path>\n{contents}\n</skill>"
+
+
+def close_matches(name: str, names: Sequence[str], *, limit: int = 5) -> tuple[str, ...]:
+    """Names that look like ``name``: same text ignoring case/sigils, containing it, then difflib."""
+    unique = list(dict.fromkeys(names))
+    wanted = name.strip().lstrip("$/").lower()
+    out: list[str] = [n for n in unique if n.lower() == wanted]
+    if wanted:
+        out += [n for n in unique if wanted in n.lower() and n not in out]
+    lowered = {n.lower(): n for n in unique}
+    out += [lowered[m] for m in difflib.get_close_matches(wanted, list(lowered), n=limit, cutoff=0.6)]
+    return tuple(dict.fromkeys(out))[:limit]
+
+
+def _find(skills: Sequence[Skill], name: str) -> tuple[Skill, tuple[Path, ...]]:
+    wanted = name.strip()
+    matches = [s for s in skills if s.name == wanted]
+    if not matches and wanted[:1] in {"$", "/"}:
+        matches = [s for s in skills if s.name == wanted[1:]]
+    if not matches and wanted:
+        as_path = os.path.normpath(wanted)
+        matches = [s for s in skills if as_path in {str(s.path), str(s.folder)}]
+    if not matches:
+        names = [s.name for s in skills]
+        raise SkillNotFoundError(name, available=tuple(dict.fromkeys(names)), close=close_matches(name, names))
+    return matches[0], tuple(s.path for s in matches[1:])
+
+
+def _read_contents(skill: Skill, max_bytes: int | None) -> tuple[str, bool]:
+    try:
+        with skill.path.open("rb") as handle:
+            data = handle.read(max_bytes + 4 if max_bytes is not None else -1)
+    except OSError as exc:
+        raise FileAccessError(
+            f"cannot read {skill.path}: {exc.strerror or exc}",
+            hint="check that the file still exists and is readable, then run `skillshelf list` again",
+        ) from exc
+    truncated = max_bytes is not None and len(data) > max_bytes
+    if truncated:
+        data = data[: max_bytes or 0]
+    text = data.decode("utf-8", errors="ignore" if truncated else "replace")
+    return text, truncated
+
+
+def load_skill(
+    skills: Sequence[Skill], name: str, *, max_bytes: int | None = None, max_files: int = DEFAULT_MAX_FILES
+) -> LoadedSkill:
+    """Load the skill called ``name`` (first in load order; a SKILL.md or folder path works too).
+
+    Hidden skills (``model_visible`` false) load like any other. ``max_bytes`` cuts the text at a
+    character boundary (None: the whole file, as Codex's core does).
+
+    Raises:
+        SkillNotFoundError: no skill has that name (carries the closest names).
+        FileAccessError: the SKILL.md cannot be read any more.
+    """
+    skill, shadowed = _find(skills, name)
+    contents, truncated = _read_contents(skill, max_bytes)
+    files, more = list_bundled_files(skill.folder, limit=max_files)
+    return LoadedSkill(
+        skill=skill,
+        contents=contents,
+        fragment=skill_fragment(skill, contents),
+        files=files,
+        more_files=more,
+        truncated=truncated,
+        shadowed=shadowed,
+    )
+
+
+def _group(relative: str) -> tuple[int, str]:
+    for rank, prefix in enumerate(_GROUP_ORDER):
+        if relative.startswith(prefix):
+            return rank, relative
+    return len(_GROUP_ORDER), relative
+
+
+def _walk_files(folder: Path) -> list[str]:
+    """Every regular file below ``folder`` (relative, POSIX), skipping hidden names, VCS and cache
+    folders and nested skills; bounded by :data:`MAX_WALK_ENTRIES` entries and cycle-safe."""
+    found: list[str] = []
+    seen: set[str] = set()
+    queue: list[tuple[Path, str]] = [(folder, "")]
+    base = os.path.realpath(folder)
+    budget = MAX_WALK_ENTRIES
+    while queue and budget > 0:
+        current, prefix = queue.pop(0)
+        try:
+            real = os.path.realpath(current)
+            if real in seen or (real != base and not real.startswith(base + os.sep)):
+                continue  # a cycle, or a symlink that leaves the skill folder
+            seen.add(real)
+            entries = sorted(os.scandir(current), key=lambda e: e.name)
+        except OSError:
+            continue
+        for entry in entries:
+            budget -= 1
+            if budget <= 0:
+                break
+            if entry.name.startswith("."):
+                continue
+            relative = f"{prefix}{entry.name}"
+            try:
+                if entry.is_dir():
+                    if entry.name not in _SKIPPED_DIRS and not (Path(entry.path) / "SKILL.md").is_file():
+                        queue.append((Path(entry.path), relative + "/"))
+                elif entry.is_file() and relative != "SKILL.md":
+                    found.append(relative)
+            except OSError:
+                continue
+    return found
+
+
+def list_bundled_files(folder: Path, *, limit: int = DEFAULT_MAX_FILES) -> tuple[tuple[str, ...], int]:
+    """The files a skill bundles, ``scripts/`` then ``references/`` then ``assets/`` then the
+    rest, each sorted; at most ``limit`` of them plus the count of those left out. Never reads
+    a file."""
+    files = sorted(_walk_files(folder), key=_group)
+    limit = max(0, limit)
+    return tuple(files[:limit]), max(0, len(files) - limit)
+
+
+def _not_found_text(error: SkillNotFoundError) -> str:
+    lines = [f"Error: there is no skill named {error.name!r}."]
+    if error.close:
+        lines.append("Closest matches: " + ", ".join(error.close) + ".")
+    if error.available:
+        shown = error.available[:_MAX_LISTED_NAMES]
+        rest = len(error.available) - len(shown)
+        more = f" (and {rest} more)" if rest > 0 else ""
+        lines.append("Available skills: " + ", ".join(shown) + more + ".")
+    else:
+        lines.append("No skills are available here.")
+    lines.append("Call load_skill again with one of these names.")
+    return "\n".join(lines)
+
+
+def _files_text(loaded: LoadedSkill) -> str:
+    if not loaded.files:
+        return ""
+    lines = [
+        f"Files bundled with {loaded.skill.name} (paths relative to {loaded.skill.folder}; "
+        "not loaded, read one only when the instructions call for it):"
+    ]
+    lines += [f"- {path}" for path in loaded.files]
+    if loaded.more_files:
+        lines.append(f"- ... and {loaded.more_files} more file(s)")
+    return "\n".join(lines)
+
+
+def handle_load_skill(
+    skills: Sequence[Skill], arguments: Mapping[str, object] | str, *, max_bytes: int | None = None
+) -> str:
+    """The ``load_skill`` tool: ``{"name": ...}`` in, model-facing text out. Never raises."""
+    name = arguments if isinstance(arguments, str) else arguments.get("name")
+    if not isinstance(name, str) or not name.strip():
+        return 'Error: load_skill needs a "name" argument with the name of a skill from the catalog.'
+    try:
+        loaded = load_skill(skills, name, max_bytes=max_bytes)
+    except SkillNotFoundError as error:
+        return _not_found_text(error)
+    except SkillshelfError as error:
+        return f"Error: {error.message}"
+    parts = [loaded.fragment]
+    if loaded.truncated:
+        parts.append(f"(The text of {loaded.skill.name} was cut to {max_bytes} bytes.)")
+    files = _files_text(loaded)
+    if files:
+        parts.append(files)
+    return "\n\n".join(parts)

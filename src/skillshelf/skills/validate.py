@@ -1,0 +1,213 @@
+"""``skillshelf validate``: check skills against the specification, Codex or Claude Code.
+
+Each PATH is a skill folder, a ``SKILL.md`` file, or any folder whose skills are found by
+walking it. The walk (:mod:`skillshelf.skills.validate_walk`) also finds what agents would
+silently skip (``skill.md`` spellings, hidden and too-deep folders, symlinked files), so every
+skill-like file gets a verdict, and every problem comes with a fix, all at once:
+
+- ``codex`` (default): what Codex would load, and why not;
+- ``claude``: what Claude Code would list;
+- ``spec``: the Agent Skills specification's rules.
+
+For ``codex`` the set of loaded files comes from skillshelf's own discovery of the PATH as a
+skills root (:func:`skillshelf.skills.discover.discover_in`), with Codex's depth but without its
+folder and entry limits; a PATH that is over those limits gets a warning of its own.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal, get_args
+
+from skillshelf.diagnostics import Diagnostic, Severity, has_errors, sort_diagnostics
+from skillshelf.errors import UsageError
+from skillshelf.skills.model import Skill
+from skillshelf.skills.validate_profiles import (
+    CODEX_MAX_DEPTH,
+    Judgement,
+    judge_claude,
+    judge_codex,
+    judge_spec,
+)
+from skillshelf.skills.validate_walk import Candidate, Inventory, WalkLimits, take_inventory
+
+__all__ = ["PROFILES", "Profile", "SkillCheck", "ValidationReport", "validate_paths"]
+
+Profile = Literal["spec", "codex", "claude"]
+PROFILES: tuple[str, ...] = get_args(Profile)
+CODEX_MAX_DIRS = 2000
+CODEX_MAX_ENTRIES = 20_000
+# discovery notes that validation says better itself: same names (SK362), symlinked SKILL.md (SK356)
+_SUPERSEDED = frozenset({"SK220", "SK206"})
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SkillCheck:
+    """The verdict on one skill file: would the profile's agent load it, and list it to the model."""
+
+    path: Path
+    name: str | None
+    loaded: bool
+    listed: bool
+
+    def to_dict(self) -> dict[str, object]:
+        return {"path": str(self.path), "name": self.name, "loaded": self.loaded, "listed": self.listed}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ValidationReport:
+    """``checked`` skill files, every finding about them, and one verdict per file."""
+
+    checked: int
+    diagnostics: tuple[Diagnostic, ...]
+    profile: str = "codex"
+    skills: tuple[SkillCheck, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return not has_errors(self.diagnostics)
+
+    def to_dict(self) -> dict[str, object]:
+        """Exactly ``{"checked": N, "diagnostics": [...]}``, as ``validate --json`` prints it."""
+        return {"checked": self.checked, "diagnostics": [d.to_dict() for d in self.diagnostics]}
+
+
+def _path_problem(path: Path, code: str, message: str, fix: str, severity: Severity = Severity.ERROR) -> Diagnostic:
+    return Diagnostic(code=code, severity=severity, message=message, fix=fix, path=path)
+
+
+def _inventory(path: Path, limits: WalkLimits, out: list[Diagnostic]) -> Inventory | None:
+    """The skill-like files at ``path`` (a folder or one file), or None with a diagnostic."""
+    if not path.exists():
+        kind = "a broken symbolic link" if path.is_symlink() else "nothing there"
+        out.append(_path_problem(path, "SK350", f"the path does not exist ({kind})", "check the spelling of the path"))
+        return None
+    if path.is_file():
+        if path.name.lower() != "skill.md":
+            out.append(_path_problem(path, "SK351", "not a skill: give a skill folder, a SKILL.md file or a folder of skills",
+                                     f"pass the folder that holds the skill: {path.parent}"))
+            return None
+        cand = Candidate(path=path, base=path.parent, depth=0, symlink_file=path.is_symlink())
+        return Inventory(base=path.parent, candidates=(cand,), dirs=1, entries=1)
+    inventory = take_inventory(path, limits)
+    if inventory.truncated:
+        out.append(_path_problem(path, "SK359", f"the walk stopped at {inventory.truncated}; files beyond it were not checked",
+                                 "validate smaller folders one at a time", Severity.WARNING))
+    out += [
+        _path_problem(folder, "SK359", "this folder cannot be read, so skills in it were not checked",
+                      "check its permissions (agents cannot read it either)", Severity.WARNING)
+        for folder in inventory.unreadable
+    ]
+    if not inventory.candidates:
+        out.append(_path_problem(path, "SK352", "no SKILL.md found in this folder or below it",
+                                 "create <name>/SKILL.md here, or pass the folder that holds your skills", Severity.WARNING))
+    return inventory
+
+
+def _codex_limits_note(inventory: Inventory) -> Diagnostic | None:
+    if inventory.dirs <= CODEX_MAX_DIRS and inventory.entries <= CODEX_MAX_ENTRIES:
+        return None
+    return _path_problem(
+        inventory.base, "SK359",
+        f"as a skills root this folder is over Codex's scan limits ({inventory.dirs:,} folders, {inventory.entries:,} entries; "
+        f"Codex stops at {CODEX_MAX_DIRS:,} folders and {CODEX_MAX_ENTRIES:,} entries), so Codex would skip some skills silently",
+        "split the skills over several roots, or give Codex the subfolders that hold them",
+        Severity.WARNING,
+    )
+
+
+def _discover(path: Path, out: list[Diagnostic]) -> tuple[dict[str, Skill], dict[str, list[Diagnostic]]]:
+    """Canonical SKILL.md path -> skill as skillshelf's scan of ``path`` loads it (Codex's depth)."""
+    from skillshelf.skills.discover import ScanLimits, discover_in
+
+    limits = ScanLimits(max_depth=CODEX_MAX_DEPTH, max_dirs=1_000_000, max_entries=10_000_000)
+    discovery = discover_in([path], limits=limits, use_cache=False)
+    loaded = {os.path.realpath(s.path): s for s in discovery.skills}
+    by_path: dict[str, list[Diagnostic]] = {}
+    for diag in discovery.diagnostics:
+        if diag.code in _SUPERSEDED:
+            continue
+        if diag.path is None:
+            out.append(diag)
+        else:
+            by_path.setdefault(os.path.realpath(diag.path), []).append(diag)
+    return loaded, by_path
+
+
+def _merge(judgement: Judgement, extra: Sequence[Diagnostic]) -> tuple[Diagnostic, ...]:
+    seen = {(d.code, d.line, d.message) for d in judgement.diagnostics}
+    return judgement.diagnostics + tuple(d for d in extra if (d.code, d.line, d.message) not in seen)
+
+
+def _judge(cand: Candidate, profile: Profile, loaded: dict[str, Skill], notes: dict[str, list[Diagnostic]]) -> Judgement:
+    if profile == "claude":
+        return judge_claude(cand)
+    if profile == "spec":
+        return judge_spec(cand)
+    scan_notes = tuple(notes.get(os.path.realpath(cand.path), ()))
+    judgement = judge_codex(cand, loaded)
+    return Judgement(name=judgement.name, loaded=judgement.loaded, listed=judgement.listed,
+                     diagnostics=_merge(judgement, scan_notes))
+
+
+def _same_names(checks: Sequence[SkillCheck], profile: Profile) -> list[Diagnostic]:
+    if profile == "spec":
+        return []
+    by_name: dict[str, list[SkillCheck]] = {}
+    for check in checks:
+        if check.loaded and check.name:
+            by_name.setdefault(check.name, []).append(check)
+    out: list[Diagnostic] = []
+    for name, group in by_name.items():
+        if len(group) < 2:
+            continue
+        others = ", ".join(str(c.path) for c in group)
+        consequence = "a plain `$name` selects neither" if profile == "codex" else "which one `/name` runs depends on the folder"
+        out += [
+            _path_problem(c.path, "SK362", f"{len(group)} skills are named {name!r} ({others}); {consequence}",
+                          "give each skill a distinct name", Severity.WARNING)
+            for c in group
+        ]
+    return out
+
+
+def validate_paths(
+    paths: Sequence[Path], *, profile: Profile = "codex", limits: WalkLimits | None = None
+) -> ValidationReport:
+    """Check every skill at or below ``paths`` against ``profile``; never raises on bad content.
+
+    Raises:
+        UsageError: ``profile`` is not one of :data:`PROFILES`, or no path was given.
+    """
+    if profile not in PROFILES:
+        raise UsageError(f"unknown profile {profile!r}", hint=f"use one of: {', '.join(PROFILES)}")
+    if not paths:
+        raise UsageError("no path to validate", hint="pass a skill folder, a SKILL.md file or a folder of skills")
+    limits = limits or WalkLimits()
+    out: list[Diagnostic] = []
+    checks: list[SkillCheck] = []
+    done: set[str] = set()
+    for path in paths:
+        inventory = _inventory(Path(path), limits, out)
+        if inventory is None or not inventory.candidates:
+            continue
+        loaded: dict[str, Skill] = {}
+        notes: dict[str, list[Diagnostic]] = {}
+        if profile == "codex":
+            note = _codex_limits_note(inventory)
+            out += [note] if note else []
+            loaded, notes = _discover(Path(path), out)
+        for cand in inventory.candidates:
+            key = os.path.realpath(cand.path)
+            if key in done:
+                continue
+            done.add(key)
+            judgement = _judge(cand, profile, loaded, notes)
+            out += judgement.diagnostics
+            checks.append(SkillCheck(path=cand.path, name=judgement.name, loaded=judgement.loaded, listed=judgement.listed))
+    out += _same_names(checks, profile)
+    return ValidationReport(checked=len(checks), diagnostics=tuple(sort_diagnostics(out)), profile=profile,
+                            skills=tuple(checks))

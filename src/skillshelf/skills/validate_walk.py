@@ -1,0 +1,152 @@
+"""The inventory walk of ``skillshelf validate``: every file that looks like a skill, and where.
+
+Unlike discovery, this walk does not stop where Codex stops: it enters hidden folders, goes
+deeper than Codex's six levels and looks at ``skill.md`` / ``Skill.md`` / ``SKILL.MD`` too, so
+that validation can explain every skill an agent would *not* load. It is bounded (folders,
+entries, depth) and cycle-safe; what it could not visit is reported.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["Candidate", "Inventory", "WalkLimits", "take_inventory"]
+
+SKILL_FILE = "SKILL.md"
+_SKIPPED = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", ".tox", ".mypy_cache"})
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class WalkLimits:
+    """Bounds of the inventory walk (generous: validation is asked for explicitly)."""
+
+    max_depth: int = 16
+    max_dirs: int = 100_000
+    max_entries: int = 1_000_000
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Candidate:
+    """One file named ``skill.md`` in any letter case, found below ``base``.
+
+    ``depth`` is how many folders below ``base`` its folder sits (0: in ``base`` itself);
+    ``hidden`` names the first folder starting with ``.`` between ``base`` and the file;
+    ``parent_skill`` is the nearest enclosing folder that holds a skill file of its own.
+    """
+
+    path: Path
+    base: Path
+    depth: int
+    hidden: str | None = None
+    symlink_file: bool = False
+    parent_skill: Path | None = None
+
+    @property
+    def exact_name(self) -> bool:
+        return self.path.name == SKILL_FILE
+
+    @property
+    def folder(self) -> Path:
+        return self.path.parent
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Inventory:
+    """What the walk of one PATH found: candidates in walk order, folders and entries seen."""
+
+    base: Path
+    candidates: tuple[Candidate, ...]
+    dirs: int = 0
+    entries: int = 0
+    truncated: str | None = None
+    unreadable: tuple[Path, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class _Dir:
+    path: Path
+    depth: int
+    hidden: str | None
+    parent_skill: Path | None
+
+
+def _skill_files(entries: list[os.DirEntry[str]]) -> list[os.DirEntry[str]]:
+    return [e for e in entries if e.name.lower() == "skill.md" and _is_file(e)]
+
+
+def _is_file(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_file()
+    except OSError:
+        return False
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
+
+
+def _list(path: Path) -> list[os.DirEntry[str]] | None:
+    try:
+        with os.scandir(path) as iterator:
+            return sorted(iterator, key=lambda e: e.name)
+    except OSError:
+        return None
+
+
+def take_inventory(base: Path, limits: WalkLimits | None = None) -> Inventory:
+    """Walk ``base`` (a folder) breadth-first, sorted, and list every skill-like file."""
+    limits = limits or WalkLimits()
+    found: list[Candidate] = []
+    seen: set[str] = set()
+    queue: deque[_Dir] = deque([_Dir(base, 0, None, None)])
+    dirs = entries = 0
+    truncated: str | None = None
+    unreadable: list[Path] = []
+    while queue:
+        current = queue.popleft()
+        real = os.path.realpath(current.path)
+        if real in seen:
+            continue
+        seen.add(real)
+        if dirs >= limits.max_dirs:
+            truncated = f"the {limits.max_dirs:,}-folder limit"
+            break
+        dirs += 1
+        listing = _list(current.path)
+        if listing is None:
+            unreadable.append(current.path)
+            continue
+        entries += len(listing)
+        if entries > limits.max_entries:
+            truncated = f"the {limits.max_entries:,}-entry limit"
+            break
+        skill_files = _skill_files(listing)
+        found += [
+            Candidate(
+                path=Path(e.path),
+                base=base,
+                depth=current.depth,
+                hidden=current.hidden,
+                symlink_file=e.is_symlink(),
+                parent_skill=current.parent_skill,
+            )
+            for e in skill_files
+        ]
+        inner_parent = current.path if any(e.name == SKILL_FILE for e in skill_files) else current.parent_skill
+        for entry in listing:
+            if entry.name in _SKIPPED or not _is_dir(entry):
+                continue
+            if current.depth + 1 > limits.max_depth:
+                truncated = truncated or f"the depth limit of {limits.max_depth}"
+                continue
+            hidden = current.hidden or (entry.name if entry.name.startswith(".") else None)
+            queue.append(_Dir(Path(entry.path), current.depth + 1, hidden, inner_parent))
+    return Inventory(
+        base=base, candidates=tuple(found), dirs=dirs, entries=entries, truncated=truncated, unreadable=tuple(unreadable)
+    )

@@ -1,0 +1,187 @@
+"""`skillshelf list`, `validate`, `catalog` and `load` through click, with an isolated HOME."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+
+from skillshelf.cli.main import cli
+
+REPO = Path(__file__).resolve().parents[2]
+CORPORA = Path(os.environ.get("SKILLSHELF_SHARED", REPO.parent / "shared")) / "corpora"
+
+
+def run(args: list[str], cwd: Path | None = None) -> Result:
+    runner = CliRunner()
+    if cwd is None:
+        return runner.invoke(cli, args, catch_exceptions=False)
+    old = Path.cwd()
+    os.chdir(cwd)
+    try:
+        return runner.invoke(cli, args, catch_exceptions=False)
+    finally:
+        os.chdir(old)
+
+
+def exit_code_of(args: list[str], cwd: Path) -> object:
+    """Run the real entry point (where errors become messages and exit codes)."""
+    from skillshelf.cli.main import main
+
+    old = Path.cwd()
+    os.chdir(cwd)
+    try:
+        with pytest.raises(SystemExit) as caught:
+            main(args)
+    finally:
+        os.chdir(old)
+    return caught.value.code
+
+
+def write_skill(folder: Path, name: str, description: str = "Turns merged pull requests into release notes.") -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "SKILL.md"
+    path.write_text(f"---\nname: {name}\ndescription: {description}\n---\n# {name}\n\nDo it step by step.\n", encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def project(tmp_path: Path, isolated_home: Any) -> Path:
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    skills = repo / ".agents" / "skills"
+    write_skill(skills / "release-notes", "release-notes")
+    write_skill(skills / "code-review", "code-review", "Reviews a diff for bugs.")
+    scripts = skills / "code-review" / "scripts"
+    scripts.mkdir()
+    (scripts / "lint.sh").write_text("echo hi\n", encoding="utf-8")
+    (skills / "broken").mkdir()
+    (skills / "broken" / "SKILL.md").write_text("no frontmatter here\n", encoding="utf-8")
+    return repo
+
+
+def test_list_json_is_a_list_of_skills_and_problems_go_to_stderr(project: Path) -> None:
+    result = run(["list", "--json", "--no-builtin"], cwd=project)
+    assert result.exit_code == 0
+    rows = [r for r in json.loads(result.stdout) if r["path"].startswith(str(project))]
+    assert [r["name"] for r in rows] == ["code-review", "release-notes"]
+    assert rows[0]["scope"] == "repo"
+    assert "SK101" in result.stderr
+
+
+def test_list_table_shows_name_scope_origin_and_path(project: Path) -> None:
+    result = run(["list", "--no-builtin"], cwd=project)
+    assert result.exit_code == 0
+    assert "release-notes" in result.stdout and "agents-repo" in result.stdout and "SKILL.md" in result.stdout
+
+
+def test_list_takes_extra_roots(project: Path, tmp_path: Path) -> None:
+    write_skill(tmp_path / "extra" / "shipping", "shipping")
+    result = run(["list", "--json", "--no-builtin", "--root", str(tmp_path / "extra")], cwd=project)
+    assert "shipping" in [r["name"] for r in json.loads(result.stdout)]
+
+
+def test_validate_json_prints_exactly_checked_and_diagnostics_and_exits_1_on_errors(project: Path) -> None:
+    result = run(["validate", "--json", str(project / ".agents" / "skills")])
+    assert result.exit_code == 1
+    data = json.loads(result.stdout)
+    assert set(data) == {"checked", "diagnostics"}
+    assert data["checked"] == 3
+    [diag] = data["diagnostics"]
+    assert {"path", "code", "severity", "message", "fix"} <= set(diag)
+    assert (diag["code"], diag["severity"]) == ("SK101", "error")
+
+
+def test_validate_clean_skill_exits_0_with_a_summary(project: Path) -> None:
+    result = run(["validate", "--profile", "spec", str(project / ".agents" / "skills" / "release-notes")])
+    assert result.exit_code == 0, result.stdout
+    assert "1 skill file(s) checked" in result.stdout
+
+
+def test_validate_bad_profile_is_a_usage_error(project: Path) -> None:
+    assert run(["validate", "--profile", "nope", str(project)]).exit_code == 2
+
+
+def test_catalog_prints_only_the_model_text_on_stdout(project: Path) -> None:
+    result = run(["catalog", "--no-builtin", "--context-window", "400000"], cwd=project)
+    assert result.exit_code == 0
+    assert result.stdout.startswith("<skills_instructions>")
+    assert "- release-notes: Turns merged pull requests into release notes." in result.stdout
+    assert "catalog:" not in result.stdout and "catalog: 2 of 2" in result.stderr
+
+
+def test_catalog_formats_and_budgets(project: Path) -> None:
+    xml = run(["catalog", "--no-builtin", "--format", "xml"], cwd=project)
+    assert "<available_skills>" in xml.stdout
+    tight = run(["catalog", "--no-builtin", "--format", "markdown", "--budget-chars", "60", "--json"], cwd=project)
+    report = json.loads(tight.stdout)["report"]
+    assert report["truncated_chars"] > 0 or report["omitted"] > 0
+    assert exit_code_of(["catalog", "--budget-chars", "10", "--budget-tokens", "10"], project) == 2
+
+
+def test_load_prints_the_fragment_and_lists_files_on_stderr(project: Path) -> None:
+    result = run(["load", "code-review", "--no-builtin"], cwd=project)
+    assert result.exit_code == 0
+    assert result.stdout.startswith("<skill>\n<name>code-review</name>\n<path>")
+    assert "scripts/lint.sh" in result.stderr
+    data = json.loads(run(["load", "code-review", "--json", "--no-builtin"], cwd=project).stdout)
+    assert data["files"] == ["scripts/lint.sh"]
+
+
+def test_load_unknown_name_fails_with_close_matches(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert exit_code_of(["load", "code-reveiw", "--no-builtin"], project) == 1
+    err = capsys.readouterr().err
+    assert "SK404" in err and "did you mean 'code-review'" in err
+
+
+def test_validate_json_over_the_corpora_explains_every_skill_it_would_not_load() -> None:
+    if not CORPORA.is_dir():
+        pytest.skip(f"{CORPORA} is not available")
+    from skillshelf.skills.discover import ScanLimits, discover_in
+
+    result = run(["validate", "--json", str(CORPORA)])
+    assert result.exit_code in (0, 1)
+    data = json.loads(result.stdout)
+    errors = {os.path.realpath(d["path"]) for d in data["diagnostics"] if d["severity"] == "error" and d["path"]}
+    loaded = {
+        os.path.realpath(s.path)
+        for s in discover_in([CORPORA], limits=ScanLimits(max_dirs=10**6, max_entries=10**7)).skills
+    }
+    files = [
+        os.path.realpath(os.path.join(folder, name))
+        for folder, _, names in os.walk(CORPORA)
+        for name in names
+        if name.lower() == "skill.md"
+    ]
+    assert data["checked"] == len(files)
+    unexplained = [f for f in files if f not in loaded and f not in errors]
+    assert unexplained == []
+    assert errors.isdisjoint(loaded)
+    by_code = {d["code"] for d in data["diagnostics"] if d["severity"] == "error"}
+    assert {"SK101", "SK104", "SK353", "SK354"} <= by_code  # no frontmatter, broken YAML, skill.md, hidden
+
+
+def test_list_shows_where_installed_skills_came_from(tmp_path: Path, isolated_home, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from skillshelf.install import install_skill
+
+    source = tmp_path / "src-skill" / "greeter"
+    source.mkdir(parents=True)
+    (source / "SKILL.md").write_text("---\nname: greeter\ndescription: Greets people politely.\n---\nSay hi.\n",
+                                     encoding="utf-8")
+    project = tmp_path / "proj"
+    (project / ".git").mkdir(parents=True)
+    monkeypatch.chdir(project)
+    from skillshelf.env import Env
+
+    install_skill(str(source), env=Env.from_os(), scope="project")
+    listed = json.loads(CliRunner().invoke(cli, ["list", "--json", "--no-builtin"]).output)
+    (entry,) = [s for s in listed if s["name"] == "greeter"]
+    assert entry["installed"]["source"].endswith("greeter") and entry["installed"]["locally_modified"] is False
+    (project / ".agents" / "skills" / "greeter" / "SKILL.md").write_text(
+        "---\nname: greeter\ndescription: Greets people rudely.\n---\n", encoding="utf-8")
+    listed = json.loads(CliRunner().invoke(cli, ["list", "--json", "--no-builtin"]).output)
+    assert [s for s in listed if s["name"] == "greeter"][0]["installed"]["locally_modified"] is True

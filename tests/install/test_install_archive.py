@@ -1,0 +1,115 @@
+"""Archive extraction refuses every way out of the target folder and writes nothing then."""
+
+from __future__ import annotations
+
+import stat
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from install_helpers import REGULAR, SKILL_MD, SYMLINK, tree, zip_with
+
+from skillshelf.errors import InstallError
+from skillshelf.install.archive import ArchiveLimits, check_archive, extract_archive
+
+HOSTILE = [
+    ("dotdot", [("SKILL.md", SKILL_MD, None), ("../evil.txt", b"x", None)], "IS201"),
+    ("nested-dotdot", [("a/b/../../../evil.txt", b"x", None)], "IS201"),
+    ("absolute", [("/tmp/evil.txt", b"x", None)], "IS202"),
+    ("backslash-dotdot", [("..\\evil.txt", b"x", None)], "IS201"),
+    ("drive-letter", [("C:/evil.txt", b"x", None)], "IS202"),
+    ("symlink-absolute", [("SKILL.md", SKILL_MD, None), ("link", b"/etc/passwd", SYMLINK)], "IS204"),
+    ("symlink-up", [("SKILL.md", SKILL_MD, None), ("sub/link", b"../../outside", SYMLINK)], "IS204"),
+    ("write-through-symlink", [("d", b"sub", SYMLINK), ("sub/x", b"1", REGULAR), ("d/y", b"2", REGULAR)], "IS204"),
+    ("chained-symlinks", [("p/q/r", b"../../s", SYMLINK), ("t", b"p/q/r/../..", SYMLINK), ("s", b"", REGULAR)], "IS204"),
+    ("char-device", [("SKILL.md", SKILL_MD, None), ("tty", b"", stat.S_IFCHR | 0o600)], "IS203"),
+    ("fifo", [("SKILL.md", SKILL_MD, None), ("pipe", b"", stat.S_IFIFO | 0o600)], "IS203"),
+    ("duplicate", [("SKILL.md", SKILL_MD, None), ("SKILL.md", b"again", None)], "IS206"),
+]
+
+
+@pytest.mark.parametrize(("label", "entries", "code"), HOSTILE, ids=[h[0] for h in HOSTILE])
+def test_hostile_archive_is_refused_and_nothing_is_written(
+    tmp_path: Path, label: str, entries: list[tuple[str, bytes, int | None]], code: str
+) -> None:
+    archive = zip_with(tmp_path / f"{label}.zip", entries)
+    target = tmp_path / "out" / "skill"
+    target.parent.mkdir()
+    with pytest.raises(InstallError) as caught:
+        extract_archive(archive, target)
+    assert caught.value.code == code
+    assert "nothing was written" in caught.value.message
+    assert caught.value.hint
+    assert tree(tmp_path / "out") == []
+    assert not (tmp_path / "evil.txt").exists()
+
+
+def test_symlink_that_stays_inside_is_extracted_as_a_symlink(tmp_path: Path) -> None:
+    archive = zip_with(
+        tmp_path / "ok.zip",
+        [("skill/SKILL.md", SKILL_MD, REGULAR), ("skill/docs/guide.md", b"# guide", None), ("skill/GUIDE.md", b"docs/guide.md", SYMLINK)],
+    )
+    target = tmp_path / "out"
+    written = extract_archive(archive, target)
+    assert written == ("skill/SKILL.md", "skill/docs/guide.md")
+    assert (target / "skill" / "GUIDE.md").is_symlink()
+    assert (target / "skill" / "GUIDE.md").read_text(encoding="utf-8") == "# guide"
+
+
+def test_executable_bit_survives_extraction(tmp_path: Path) -> None:
+    archive = zip_with(tmp_path / "x.zip", [("SKILL.md", SKILL_MD, None), ("run.sh", b"#!/bin/sh\n", stat.S_IFREG | 0o755)])
+    extract_archive(archive, tmp_path / "out")
+    assert (tmp_path / "out" / "run.sh").stat().st_mode & 0o100
+
+
+def test_zip_bomb_is_refused_by_the_size_limit_before_writing(tmp_path: Path) -> None:
+    archive = zip_with(tmp_path / "bomb.zip", [("SKILL.md", SKILL_MD, None), ("big.bin", b"\0" * 50_000, None)])
+    with pytest.raises(InstallError) as caught:
+        extract_archive(archive, tmp_path / "out", limits=ArchiveLimits(max_total_bytes=10_000))
+    assert caught.value.code == "IS205"
+    assert not (tmp_path / "out").exists()
+
+
+def test_too_many_entries_is_refused(tmp_path: Path) -> None:
+    archive = zip_with(tmp_path / "many.zip", [(f"f{i}.txt", b"", None) for i in range(20)])
+    with pytest.raises(InstallError) as caught:
+        check_archive(archive, limits=ArchiveLimits(max_entries=10))
+    assert caught.value.code == "IS205"
+
+
+def test_file_that_is_not_a_zip_gives_a_clear_error(tmp_path: Path) -> None:
+    fake = tmp_path / "fake.skill"
+    fake.write_text("not a zip at all", encoding="utf-8")
+    with pytest.raises(InstallError) as caught:
+        extract_archive(fake, tmp_path / "out")
+    assert caught.value.code == "IS200"
+    assert not (tmp_path / "out").exists()
+
+
+_part = st.sampled_from(["a", "b", "..", ".", "", "SKILL.md", "x y", "ü"])
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    names=st.lists(st.lists(_part, min_size=1, max_size=4).map("/".join).filter(bool), min_size=1, max_size=4),
+    lead=st.booleans(),
+)
+def test_whatever_the_names_nothing_lands_outside_the_target(
+    tmp_path_factory: pytest.TempPathFactory, names: list[str], lead: bool
+) -> None:
+    base = tmp_path_factory.mktemp("prop")
+    entries = [(("/" if lead and i == 0 else "") + name, b"data", None) for i, name in enumerate(names)]
+    archive = zip_with(base / "a.zip", entries)
+    target = base / "box" / "out"
+    target.parent.mkdir()
+    try:
+        extract_archive(archive, target)
+    except InstallError as exc:
+        assert exc.code.startswith("IS2")
+        assert tree(base / "box") == []
+    else:
+        assert not any(".." in name.split("/") for name in names)
+        for path in (base / "box").rglob("*"):
+            assert target in path.parents or path == target
+    assert sorted(p.name for p in base.iterdir()) == ["a.zip", "box"]

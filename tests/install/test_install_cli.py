@@ -1,0 +1,122 @@
+"""The install / update / remove / deps commands end to end through `skillshelf`."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+from install_helpers import commit_all, init_repo, needs_validate, write_skill
+
+if TYPE_CHECKING:  # the fixture's type; tests/conftest.py is not importable by name everywhere
+    from conftest import IsolatedHome
+
+
+OPENAI_YAML = """dependencies:
+  tools:
+    - type: mcp
+      value: issue-tracker
+      description: Issue tracker
+      transport: streamable_http
+      url: https://mcp.example.com/issues
+"""
+
+
+def _run(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "skillshelf.cli.main", *args],
+        cwd=cwd,
+        env=dict(os.environ),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_install_update_remove_round_trip_with_json(tmp_path: Path, isolated_home: IsolatedHome) -> None:
+    needs_validate()
+    repo = init_repo(tmp_path / "up")
+    write_skill(repo / "triage", "triage", body="first")
+    commit_all(repo, "one")
+    installed = _run(tmp_path, "install", f"{repo.as_uri()}#triage", "--json")
+    assert installed.returncode == 0, installed.stderr
+    data = json.loads(installed.stdout)
+    assert data["name"] == "triage" and data["lock"]["commit"]
+    assert Path(data["path"]).is_dir()
+
+    write_skill(repo / "triage", "triage", body="second")
+    commit_all(repo, "two")
+    updated = _run(tmp_path, "update", "--json")
+    assert updated.returncode == 0, updated.stderr
+    assert [r["status"] for r in json.loads(updated.stdout)["results"]] == ["updated"]
+
+    people = _run(tmp_path, "update")
+    assert "up-to-date" in people.stdout
+
+    removed = _run(tmp_path, "remove", "triage")
+    assert removed.returncode == 0 and "Removed triage" in removed.stdout
+    assert not Path(data["path"]).exists()
+
+
+def test_failed_validation_prints_diagnostics_and_exits_1(tmp_path: Path, isolated_home: IsolatedHome) -> None:
+    needs_validate()
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "SKILL.md").write_text("---\nname: bad\n---\n", encoding="utf-8")
+    proc = _run(tmp_path, "install", str(bad))
+    assert proc.returncode == 1
+    assert "error IS320" in proc.stderr and "fix:" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "code"),
+    [(["install", "definitely-missing"], "IS101"), (["remove", "nothing-here"], "IS404"), (["install", "x", "--scope", "galaxy"], None)],
+)
+def test_bad_input_gives_a_message_and_no_traceback(tmp_path: Path, isolated_home: IsolatedHome, args: list[str], code: str | None) -> None:
+    proc = _run(tmp_path, *args)
+    assert proc.returncode == (1 if code else 2)
+    assert "Traceback" not in proc.stderr
+    if code:
+        assert f"error {code}" in proc.stderr
+
+
+def test_deps_lists_and_writes_missing_servers(tmp_path: Path, isolated_home: IsolatedHome) -> None:
+    project = init_repo(tmp_path / "project")
+    skill = write_skill(project / ".agents" / "skills" / "tracker", "tracker")
+    (skill / "agents").mkdir()
+    (skill / "agents" / "openai.yaml").write_text(OPENAI_YAML, encoding="utf-8")
+    needs_validate()
+    wiki = write_skill(tmp_path / "wiki", "wiki")
+    (wiki / "agents").mkdir()
+    (wiki / "agents" / "openai.yaml").write_text(
+        OPENAI_YAML.replace("issue-tracker", "wiki-search").replace("/issues", "/wiki"), encoding="utf-8"
+    )
+    assert _run(project, "install", str(wiki)).returncode == 0
+    listed = _run(project, "deps", "--json", "--no-builtin", "--no-cache")
+    assert listed.returncode == 1, listed.stderr
+    report = json.loads(listed.stdout)
+    assert report["missing"] == ["issue-tracker", "wiki-search"]
+    written = _run(project, "deps", "--write", "--no-builtin", "--no-cache")
+    assert written.returncode == 0, written.stderr
+    assert "Added issue-tracker, wiki-search" in written.stdout
+    config = isolated_home.config / "skillshelf" / "config.toml"
+    assert tomllib.loads(config.read_text(encoding="utf-8"))["mcp_servers"]["issue-tracker"]["url"].endswith("/issues")
+    again = _run(project, "deps", "tracker", "--json", "--no-builtin", "--no-cache")
+    assert again.returncode == 0
+    assert json.loads(again.stdout)["servers"][0]["status"] == "configured"
+
+
+def test_importing_the_install_and_archlint_commands_loads_no_heavy_dependency() -> None:
+    code = (
+        "import sys, skillshelf.cli.install_cmds, skillshelf.cli.archlint_cmd, skillshelf.install.deps;"
+        "print(','.join(m for m in ('rich', 'httpx', 'tomlkit', 'mcp') if m in sys.modules))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert proc.stdout.strip() == ""

@@ -1,0 +1,133 @@
+"""Installing from local git repositories over file:// URLs: tags, branches, commits, subfolders."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+from install_helpers import commit_all, git, init_repo, make_env, needs_validate, tree, write_skill
+
+from skillshelf import dirs
+from skillshelf.errors import InstallError
+from skillshelf.install import install_skill, read_lock
+from skillshelf.install.lock import content_hash
+
+if TYPE_CHECKING:  # the fixture's type; tests/conftest.py is not importable by name everywhere
+    from conftest import IsolatedHome
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A repository with two skills under skills/, tagged v1, then a change on main."""
+    needs_validate()
+    repo = init_repo(tmp_path / "upstream")
+    write_skill(repo / "skills" / "pdf-forms", "pdf-forms", body="version one")
+    write_skill(repo / "skills" / "release-notes", "release-notes")
+    (repo / "skills" / "pdf-forms" / "scripts").mkdir()
+    (repo / "skills" / "pdf-forms" / "scripts" / "fill.py").write_text("print('fill')\n", encoding="utf-8")
+    commit_all(repo, "first")
+    git(repo, "tag", "v1")
+    write_skill(repo / "skills" / "pdf-forms", "pdf-forms", body="version two")
+    commit_all(repo, "second")
+    return repo
+
+
+def test_install_from_file_url_subfolder_records_commit_and_hash(
+    tmp_path: Path, isolated_home: IsolatedHome, repo: Path
+) -> None:
+    env = make_env(tmp_path, isolated_home.home)
+    stages: list[str] = []
+    result = install_skill(
+        f"{repo.as_uri()}#skills/pdf-forms", env=env, progress=lambda stage, _fraction: stages.append(stage)
+    )
+    root = dirs.user_data_dir() / "skills"
+    assert result.path == root / "pdf-forms"
+    assert "version two" in (result.path / "SKILL.md").read_text(encoding="utf-8")
+    assert (result.path / "scripts" / "fill.py").is_file()
+    assert not (result.path / ".git").exists()
+    entry = read_lock(root).get("pdf-forms")
+    assert entry is not None
+    assert entry.commit == git(repo, "rev-parse", "HEAD")
+    assert (entry.kind, entry.subdir, entry.ref) == ("git", "skills/pdf-forms", None)
+    assert entry.content_hash == content_hash(result.path)
+    assert "Receiving objects" in stages  # git's own progress, parsed for the progress bar
+    assert "Copying" in stages
+    assert tree(root.parent / ".skillshelf-tmp") == []
+
+
+def test_install_at_a_tag_gets_the_tagged_files(tmp_path: Path, isolated_home: IsolatedHome, repo: Path) -> None:
+    env = make_env(tmp_path, isolated_home.home)
+    result = install_skill(f"{repo.as_uri()}@v1#skills/pdf-forms", env=env)
+    assert "version one" in (result.path / "SKILL.md").read_text(encoding="utf-8")
+    assert result.entry.ref == "v1"
+    assert result.entry.commit == git(repo, "rev-parse", "v1^{commit}")
+
+
+def test_install_at_a_commit_id_and_at_a_branch(tmp_path: Path, isolated_home: IsolatedHome, repo: Path) -> None:
+    env = make_env(tmp_path, isolated_home.home)
+    first = git(repo, "rev-parse", "v1^{commit}")
+    by_commit = install_skill(f"{repo.as_uri()}#skills/pdf-forms@{first[:10]}", env=env, name="pdf-old")
+    assert by_commit.entry.commit == first
+    assert "version one" in (by_commit.path / "SKILL.md").read_text(encoding="utf-8")
+    git(repo, "branch", "stable", "v1")
+    by_branch = install_skill(f"{repo.as_uri()}@stable#skills/release-notes", env=env)
+    assert by_branch.entry.commit == first
+
+
+def test_project_scope_installs_into_agents_skills_of_the_project_root(
+    tmp_path: Path, isolated_home: IsolatedHome, repo: Path
+) -> None:
+    project = init_repo(tmp_path / "project")
+    (project / "src").mkdir()
+    env = make_env(tmp_path, isolated_home.home, cwd=project / "src")
+    result = install_skill(f"{repo.as_uri()}#skills/release-notes", env=env, scope="project")
+    assert result.path == project / ".agents" / "skills" / "release-notes"
+    lock = json.loads((project / ".agents" / "skills" / ".skillshelf-lock.json").read_text(encoding="utf-8"))
+    assert list(lock["skills"]) == ["release-notes"]
+    assert tree(project / ".agents" / ".skillshelf-tmp") == []
+
+
+def test_repository_with_several_skills_asks_for_a_subfolder(tmp_path: Path, isolated_home: IsolatedHome, repo: Path) -> None:
+    env = make_env(tmp_path, isolated_home.home)
+    with pytest.raises(InstallError) as caught:
+        install_skill(repo.as_uri(), env=env)
+    assert caught.value.code == "IS311"
+    assert "#skills/pdf-forms" in caught.value.hint and "#skills/release-notes" in caught.value.hint
+    assert tree(dirs.user_data_dir()) in ([], ["skills"])
+
+
+@pytest.mark.parametrize(
+    ("suffix", "code"), [("@no-such-tag#skills/pdf-forms", "IS104"), ("#skills/missing", "IS103")]
+)
+def test_unknown_ref_or_subfolder_installs_nothing(
+    tmp_path: Path, isolated_home: IsolatedHome, repo: Path, suffix: str, code: str
+) -> None:
+    env = make_env(tmp_path, isolated_home.home)
+    with pytest.raises(InstallError) as caught:
+        install_skill(f"{repo.as_uri()}{suffix}", env=env)
+    assert caught.value.code == code
+    assert tree(dirs.user_data_dir()) in ([], ["skills"])
+
+
+def test_missing_repository_gives_git_error_with_a_hint(tmp_path: Path, isolated_home: IsolatedHome) -> None:
+    needs_validate()
+    env = make_env(tmp_path, isolated_home.home)
+    with pytest.raises(InstallError) as caught:
+        install_skill((tmp_path / "nowhere.git").as_uri(), env=env)
+    assert caught.value.code == "IS112"
+    assert "URL" in caught.value.hint
+
+
+def test_symlink_in_repository_pointing_outside_is_refused(tmp_path: Path, isolated_home: IsolatedHome) -> None:
+    needs_validate()
+    repo = init_repo(tmp_path / "sneaky")
+    write_skill(repo, "sneaky")
+    (repo / "passwd").symlink_to("/etc/passwd")
+    commit_all(repo, "link out")
+    env = make_env(tmp_path, isolated_home.home)
+    with pytest.raises(InstallError) as caught:
+        install_skill(repo.as_uri(), env=env)
+    assert caught.value.code == "IS302"
+    assert not (dirs.user_data_dir() / "skills" / "sneaky").exists()

@@ -1,0 +1,167 @@
+"""update / remove / provenance, driven by the lock file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+from install_helpers import commit_all, git, init_repo, make_env, needs_validate, tree, write_skill
+
+from skillshelf import dirs
+from skillshelf.errors import InstallError, NotFoundError
+from skillshelf.install import install_skill, installed_provenance, read_lock, remove_skill, update_skills
+from skillshelf.skills.model import RootOrigin, Scope, Skill
+
+if TYPE_CHECKING:  # the fixture's type; tests/conftest.py is not importable by name everywhere
+    from conftest import IsolatedHome
+
+
+@pytest.fixture(autouse=True)
+def _validator() -> None:
+    needs_validate()
+
+
+def _skill_at(folder: Path) -> Skill:
+    return Skill(
+        name=folder.name,
+        description="d",
+        path=folder / "SKILL.md",
+        root=folder.parent,
+        scope=Scope.USER,
+        origin=RootOrigin.INSTALLED,
+    )
+
+
+def _upstream(tmp_path: Path) -> Path:
+    repo = init_repo(tmp_path / "upstream")
+    write_skill(repo / "skills" / "lint-fix", "lint-fix", body="rule one")
+    write_skill(repo / "skills" / "other", "other")
+    commit_all(repo, "one")
+    return repo
+
+
+def test_update_after_upstream_change_installs_the_new_commit(tmp_path: Path, isolated_home: IsolatedHome) -> None:
+    repo = _upstream(tmp_path)
+    env = make_env(tmp_path, isolated_home.home)
+    first = install_skill(f"{repo.as_uri()}#skills/lint-fix", env=env)
+    assert [r.status for r in update_skills(env=env)] == ["up-to-date"]
+    write_skill(repo / "skills" / "lint-fix", "lint-fix", body="rule two")
+    (repo / "skills" / "lint-fix" / "extra.md").write_text("new file\n", encoding="utf-8")
+    second_commit = commit_all(repo, "two")
+    (result,) = update_skills(["lint-fix"], env=env)
+    assert (result.status, result.old_commit, result.new_commit) == ("updated", first.entry.commit, second_commit)
+    assert "rule two" in (first.path / "SKILL.md").read_text(encoding="utf-8")
+    assert (first.path / "extra.md").is_file()
+    entry = read_lock(first.path.parent).get("lint-fix")
+    assert entry is not None and entry.commit == second_commit
+
+
+def test_change_outside_the_subfolder_leaves_the_skill_up_to_date(tmp_path: Path, isolated_home: IsolatedHome) -> None:
+    repo = _upstream(tmp_path)
+    env = make_env(tmp_path, isolated_home.home)
+    install_skill(f"{repo.as_uri()}#skills/lint-fix", env=env)
+    write_skill(repo / "skills" / "other", "other", body="changed elsewhere")
+    commit_all(repo, "elsewhere")
+    (result,) = update_skills(env=env)
+    assert result.status == "up-to-date"
+
+
+def test_pinned_tag_follows_a_moved_tag_and_commit_pins_do_not_move(tmp_path: Path, isolated_home: IsolatedHome) -> None:
+    repo = _upstream(tmp_path)
+    git(repo, "tag", "stable")
+    env = make_env(tmp_path, isolated_home.home)
+    first = git(repo, "rev-parse", "HEAD")
+    install_skill(f"{repo.as_uri()}@stable#skills/lint-fix", env=env)
+    install_skill(f"{repo.as_uri()}@{first}#skills/lint-fix", env=env, name="lint-pinned")
+    write_skill(repo / "skills" / "lint-fix", "lint-fix", body="moved")
+    commit_all(repo, "moved")
+    git(repo, "tag", "-f", "stable")
+    by_name = {r.name: r for r in update_skills(env=env)}
+    assert by_name["lint-fix"].status == "updated"
+    assert by_name["lint-pinned"].status == "up-to-date"
+    assert "pinned" in by_name["lint-pinned"].message
+
+
+def test_locally_modified_skill_is_not_overwritten_without_force(tmp_path: Path, isolated_home: IsolatedHome) -> None:
+    repo = _upstream(tmp_path)
+    env = make_env(tmp_path, isolated_home.home)
+    installed = install_skill(f"{repo.as_uri()}#skills/lint-fix", env=env)
+    (installed.path / "SKILL.md").write_text(
+        "---\nname: lint-fix\ndescription: my own edit of the lint skill.\n---\nmine\n", encoding="utf-8"
+    )
+    write_skill(repo / "skills" / "lint-fix", "lint-fix", body="upstream two")
+    commit_all(repo, "two")
+    (skipped,) = update_skills(env=env)
+    assert skipped.status == "skipped"
+    assert "mine" in (installed.path / "SKILL.md").read_text(encoding="utf-8")
+    info = installed_provenance([_skill_at(installed.path)])[installed.path / "SKILL.md"]
+    assert info.locally_modified
+    (forced,) = update_skills(env=env, force=True)
+    assert forced.status == "updated"
+    assert "upstream two" in (installed.path / "SKILL.md").read_text(encoding="utf-8")
+
+
+def test_update_of_a_folder_source_and_a_failing_source_reports_each(tmp_path: Path, isolated_home: IsolatedHome) -> None:
+    env = make_env(tmp_path, isolated_home.home)
+    good = write_skill(tmp_path / "good", "good", body="v1")
+    gone = write_skill(tmp_path / "gone", "gone")
+    install_skill(str(good), env=env)
+    install_skill(str(gone), env=env)
+    write_skill(good, "good", body="v2")
+    (gone / "SKILL.md").unlink()
+    gone.rmdir()
+    by_name = {r.name: r for r in update_skills(env=env)}
+    assert by_name["good"].status == "updated"
+    assert by_name["gone"].status == "failed" and "IS103" in by_name["gone"].message
+    assert (dirs.user_data_dir() / "skills" / "gone" / "SKILL.md").is_file()
+
+
+def test_update_of_unknown_name_lists_what_is_installed(tmp_path: Path, isolated_home: IsolatedHome) -> None:
+    env = make_env(tmp_path, isolated_home.home)
+    install_skill(str(write_skill(tmp_path / "a", "alpha")), env=env)
+    with pytest.raises(NotFoundError) as caught:
+        update_skills(["beta"], env=env)
+    assert caught.value.code == "IS404"
+    assert "alpha" in caught.value.hint
+
+
+def test_remove_deletes_folder_and_lock_entry(tmp_path: Path, isolated_home: IsolatedHome) -> None:
+    env = make_env(tmp_path, isolated_home.home)
+    a = install_skill(str(write_skill(tmp_path / "a", "alpha")), env=env)
+    install_skill(str(write_skill(tmp_path / "b", "beta")), env=env)
+    removed = remove_skill("alpha", env=env)
+    assert removed.path == a.path and not a.path.exists()
+    assert list(read_lock(a.path.parent).entries) == ["beta"]
+    remove_skill("beta", env=env)
+    assert tree(a.path.parent) == []
+    with pytest.raises(NotFoundError):
+        remove_skill("beta", env=env)
+
+
+def test_remove_refuses_a_locally_changed_skill_unless_forced(tmp_path: Path, isolated_home: IsolatedHome) -> None:
+    env = make_env(tmp_path, isolated_home.home)
+    a = install_skill(str(write_skill(tmp_path / "a", "alpha")), env=env)
+    (a.path / "notes.md").write_text("my notes\n", encoding="utf-8")
+    with pytest.raises(InstallError) as caught:
+        remove_skill("alpha", env=env)
+    assert caught.value.code == "IS405"
+    assert (a.path / "notes.md").is_file()
+    remove_skill("alpha", env=env, force=True)
+    assert not a.path.exists()
+
+
+def test_provenance_covers_installed_skills_only(tmp_path: Path, isolated_home: IsolatedHome) -> None:
+    repo = _upstream(tmp_path)
+    env = make_env(tmp_path, isolated_home.home)
+    installed = install_skill(f"{repo.as_uri()}#skills/lint-fix", env=env)
+    hand_made = write_skill(installed.path.parent / "hand-made", "hand-made")
+    elsewhere = write_skill(tmp_path / "elsewhere" / "x", "x")
+    info = installed_provenance([_skill_at(installed.path), _skill_at(hand_made), _skill_at(elsewhere)])
+    assert list(info) == [installed.path / "SKILL.md"]
+    got = info[installed.path / "SKILL.md"]
+    assert (got.source, got.commit, got.locally_modified) == (
+        f"{repo.as_uri()}#skills/lint-fix",
+        git(repo, "rev-parse", "HEAD"),
+        False,
+    )

@@ -1,0 +1,130 @@
+"""The main job, end to end: `build_context` and `skillshelf context` in an isolated project."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from skillshelf.cli.main import cli
+from skillshelf.context import ContextOptions, build_context
+from skillshelf.env import Env
+from skillshelf.errors import RequiredSkillError
+
+SKILLS = {
+    "release-notes": "Write release notes from merged pull requests and tags. Use when preparing a release.",
+    "pdf-forms": "Fill, flatten and extract fields of PDF forms. Use when a task involves PDF form fields.",
+    "db-migrations": "Plan and write safe database schema migrations with rollbacks.",
+    "secret-ops": "Rotate deployment credentials safely.",
+    "style-guide": "The house style for prose and code comments.",
+}
+
+
+def _project(tmp_path: Path, home: Path, config: str = "") -> Env:
+    project = tmp_path / "proj"
+    (project / ".git").mkdir(parents=True)
+    (project / "AGENTS.md").write_text("Always run the tests before committing.\n", encoding="utf-8")
+    for name, description in SKILLS.items():
+        folder = project / ".agents" / "skills" / name
+        folder.mkdir(parents=True)
+        (folder / "SKILL.md").write_text(
+            f"---\nname: {name}\ndescription: {description}\n---\n# {name}\nSTEPS-OF-{name}\n", encoding="utf-8"
+        )
+    if config:
+        user_config = Path(tmp_path / "xdg-config" / "skillshelf")
+        user_config.mkdir(parents=True, exist_ok=True)
+        (user_config / "config.toml").write_text(config, encoding="utf-8")
+    return Env.for_test(cwd=project, home=home)
+
+
+OPTIONS = ContextOptions(include_builtin=False, use_cache=False)
+
+
+def test_context_has_instructions_catalog_and_the_mentioned_skill(tmp_path: Path, isolated_home) -> None:  # type: ignore[no-untyped-def]
+    env = _project(tmp_path, isolated_home.home)
+    result = build_context(env, "use $release-notes for v2.0", OPTIONS)
+    names = [p.name for p in result.parts]
+    assert names[:2] == ["instructions", "catalog"] and names[-1] == "mentioned"
+    assert "Always run the tests" in result.part("instructions").text  # type: ignore[union-attr]
+    catalog = result.part("catalog").text  # type: ignore[union-attr]
+    assert all(f"- {name}:" in catalog for name in SKILLS)
+    mentioned = result.part("mentioned").text  # type: ignore[union-attr]
+    assert "<name>release-notes</name>" in mentioned and "STEPS-OF-release-notes" in mentioned
+    assert result.tokens == sum(p.tokens for p in result.parts) > 0
+
+
+def test_suggestions_rank_the_skill_that_fits_the_task(tmp_path: Path, isolated_home) -> None:  # type: ignore[no-untyped-def]
+    env = _project(tmp_path, isolated_home.home)
+    result = build_context(env, "fill in the fields of this PDF form", OPTIONS)
+    suggestions = result.part("suggestions")
+    assert suggestions is not None
+    assert suggestions.sources[0].endswith("pdf-forms/SKILL.md")
+
+
+def test_the_catalog_does_not_change_when_only_the_task_changes(tmp_path: Path, isolated_home) -> None:  # type: ignore[no-untyped-def]
+    env = _project(tmp_path, isolated_home.home)
+    first = build_context(env, "fill a PDF form", OPTIONS)
+    second = build_context(env, "write a database migration", OPTIONS)
+    assert first.part("catalog") == second.part("catalog")
+    assert first.part("instructions") == second.part("instructions")
+
+
+def test_per_skill_modes_shape_the_context(tmp_path: Path, isolated_home) -> None:  # type: ignore[no-untyped-def]
+    config = """
+[[skills.config]]
+name = "secret-ops"
+mode = "manual"
+
+[[skills.config]]
+name = "db-migrations"
+mode = "name-only"
+
+[[skills.config]]
+name = "style-guide"
+mode = "pinned"
+
+[[skills.config]]
+name = "pdf-forms"
+mode = "disabled"
+"""
+    env = _project(tmp_path, isolated_home.home, config)
+    result = build_context(env, "rotate credentials with $secret-ops and fill a pdf form", OPTIONS)
+    catalog = result.part("catalog").text  # type: ignore[union-attr]
+    assert "- secret-ops" not in catalog and "pdf-forms" not in catalog
+    assert "- db-migrations: (file:" in catalog
+    pinned = result.part("pinned").text  # type: ignore[union-attr]
+    assert "STEPS-OF-style-guide" in pinned
+    assert "STEPS-OF-secret-ops" in result.part("mentioned").text  # type: ignore[union-attr]
+    suggested = result.part("suggestions")
+    assert suggested is None or not any("pdf-forms" in s or "secret-ops" in s for s in suggested.sources)
+
+
+def test_a_missing_required_skill_fails_with_a_clear_error(tmp_path: Path, isolated_home) -> None:  # type: ignore[no-untyped-def]
+    env = _project(tmp_path, isolated_home.home, '[[skills.config]]\nname = "not-here"\nmode = "required"\n')
+    with pytest.raises(RequiredSkillError):
+        build_context(env, "anything", OPTIONS)
+
+
+def test_the_context_command_prints_parts_and_json(tmp_path: Path, isolated_home, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    env = _project(tmp_path, isolated_home.home)
+    monkeypatch.chdir(env.cwd)
+    runner = CliRunner()
+    people = runner.invoke(cli, ["context", "use $pdf-forms", "--no-builtin", "--no-cache"])
+    assert people.exit_code == 0, people.output
+    assert "Skills catalog" in people.output and "total" in people.output
+    raw = runner.invoke(cli, ["context", "use $pdf-forms", "--no-builtin", "--raw"])
+    assert raw.output.startswith("# AGENTS.md instructions for")
+    as_json = json.loads(runner.invoke(cli, ["context", "use $pdf-forms", "--no-builtin", "--json"]).output)
+    assert as_json["mentioned"] == ["pdf-forms"]
+    assert {p["name"] for p in as_json["parts"]} >= {"instructions", "catalog", "mentioned"}
+
+
+def test_builtin_skills_are_what_an_empty_machine_shows(tmp_path: Path, isolated_home) -> None:  # type: ignore[no-untyped-def]
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    env = Env.for_test(cwd=empty, home=isolated_home.home)
+    result = build_context(env, "how do I write a skill", ContextOptions(use_cache=False))
+    assert result.skills_total >= 2
+    assert result.part("suggestions") is not None
