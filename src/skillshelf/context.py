@@ -39,7 +39,7 @@ class ContextOptions:
     extra_roots: tuple[Path, ...] = ()
     include_builtin: bool = True
     use_cache: bool = True
-    profile: Literal["codex", "claude"] = "codex"
+    profile: Literal["codex", "claude"] | None = None
     catalog_format: Literal["codex", "xml", "markdown"] = "codex"
     context_window: int | None = None
     budget_tokens: int | None = None
@@ -136,7 +136,7 @@ def build_context(env: Env, task: str, options: ContextOptions = ContextOptions(
     warnings: list[str] = []
     parts: list[ContextPart] = []
     if options.instructions:
-        parts += instructions_part(env, options)
+        parts += instructions_part(env, options, config)
     catalog, report = catalog_part(moded, discovery, options, config)
     parts.append(catalog)
     if report.get("warning"):

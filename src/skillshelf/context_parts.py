@@ -78,25 +78,40 @@ def resolve_modes(config: Config, discovery: Discovery) -> ContextSkills:
     )
 
 
-def instructions_part(env: Env, options: ContextOptions) -> list[ContextPart]:
+def instructions_part(env: Env, options: ContextOptions, config: Config) -> list[ContextPart]:
+    """AGENTS.md (or CLAUDE.md) layers; the profile comes from the options, else from config."""
     from skillshelf.instructions import load_instructions
 
-    instructions = load_instructions(env, profile=options.profile)
+    profile = options.profile or config.instructions_profile
+    instructions = load_instructions(
+        env,
+        profile="claude" if profile == "claude" else "codex",
+        max_bytes=config.instructions_max_bytes,
+        fallback_filenames=config.instructions_fallback_filenames,
+    )
     if not instructions.text:
         return []
     sources = tuple(str(layer.path) for layer in instructions.layers)
-    title = "AGENTS.md" if options.profile == "codex" else "CLAUDE.md"
+    title = "CLAUDE.md" if profile == "claude" else "AGENTS.md"
     return [ContextPart(name="instructions", title=title, text=instructions.text, sources=sources)]
 
 
 def _budget(options: ContextOptions, config: Config) -> Budget:
-    from skillshelf.skills.catalog import CharBudget, default_budget
+    """Explicit options, else config, else Codex's default; never above ``max_catalog_tokens``."""
+    from skillshelf.skills.catalog import CharBudget, TokenBudget, default_budget
 
+    cap = config.max_catalog_tokens
     if options.budget_chars is not None:
-        return CharBudget(chars=options.budget_chars)
+        chars = options.budget_chars if cap is None else min(options.budget_chars, cap * 4)
+        return CharBudget(chars=chars)
     window = options.context_window if options.context_window is not None else config.context_window
     tokens = options.budget_tokens if options.budget_tokens is not None else config.skills_max_context_tokens
-    return default_budget(window, max_context_tokens=tokens)
+    budget = default_budget(window, max_context_tokens=tokens)
+    if cap is None:
+        return budget
+    if isinstance(budget, TokenBudget):
+        return TokenBudget(tokens=min(budget.tokens, cap))
+    return CharBudget(chars=min(budget.chars, cap * 4))
 
 
 def catalog_part(

@@ -26,6 +26,7 @@ class Env:
     codex_home: Path
     environ: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     admin_skills_dir: Path = Path("/etc/codex/skills")
+    system_config_dir: Path = Path("/etc/skillshelf")
     project_root_markers: tuple[str, ...] = DEFAULT_PROJECT_ROOT_MARKERS
 
     @classmethod
@@ -50,6 +51,7 @@ class Env:
             codex_home=codex_home or home / ".codex",
             environ=MappingProxyType({"HOME": str(home)}),
             admin_skills_dir=home / ".no-admin-skills",
+            system_config_dir=home / ".no-system-config",
         )
 
     @property

@@ -120,7 +120,7 @@ class ConfigError(SkillshelfError):
 class InstallError(SkillshelfError):
     """Installing, updating or removing a skill failed; nothing was left half done."""
 
-    default_code = "IN001"
+    default_code = "IS001"
 
 
 class StoreError(SkillshelfError):

@@ -70,7 +70,7 @@ def open_agent(env: Env, options: AgentOptions, *, provider: Provider | None = N
     config, discovery = discover_for_context(env, ctx)
     skills = resolve_modes(config, discovery)
     stable = [
-        *(instructions_part(env, ctx) if ctx.instructions else []),
+        *(instructions_part(env, ctx, config) if ctx.instructions else []),
         catalog_part(skills, discovery, ctx, config)[0],
         *pinned_part(skills),
         *(memory_part(env, ctx) if ctx.memory else []),

@@ -15,8 +15,9 @@ from skillshelf.env import Env
 @click.command("context")
 @click.argument("task", required=False, default="")
 @root_options
-@click.option("--profile", type=click.Choice(["codex", "claude"]), default="codex", show_default=True,
-              help="Whose instruction files to load: AGENTS.md (codex) or CLAUDE.md (claude).")
+@click.option("--profile", type=click.Choice(["codex", "claude"]), default=None,
+              help="Whose instruction files to load: AGENTS.md (codex) or CLAUDE.md (claude); "
+              "default: `instructions.profile` from config, else codex.")
 @click.option("--format", "catalog_format", type=click.Choice(["codex", "xml", "markdown"]), default="codex",
               show_default=True, help="Catalog format.")
 @click.option("--context-window", type=click.IntRange(min=0), help="Model context window in tokens (catalog gets 2%).")
@@ -33,7 +34,7 @@ def context(
     roots: tuple[Path, ...],
     no_builtin: bool,
     no_cache: bool,
-    profile: str,
+    profile: str | None,
     catalog_format: str,
     context_window: int | None,
     budget_tokens: int | None,

@@ -1,0 +1,227 @@
+"""`skillshelf instructions|config show|trust|untrust|enable|disable`: layered knowledge."""
+
+from __future__ import annotations
+
+import datetime
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from skillshelf.cli.output import echo_json, print_diagnostics, stdout_console
+from skillshelf.diagnostics import Diagnostic, has_errors
+from skillshelf.env import Env
+
+__all__ = ["config", "disable", "enable", "instructions", "trust", "untrust"]
+
+_overrides = click.option("-c", "--config", "overrides", multiple=True, metavar="KEY=VALUE",
+                          help="Override a config value for this run (value is TOML, else a string).")
+
+
+def _jsonable(value: object) -> object:
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, datetime.date | datetime.time | Path):
+        return str(value) if not isinstance(value, datetime.date | datetime.time) else value.isoformat()
+    return value
+
+
+def _finish(ctx: click.Context, diagnostics: tuple[Diagnostic, ...]) -> None:
+    print_diagnostics(diagnostics)
+    if has_errors(diagnostics):
+        ctx.exit(1)
+
+
+@click.command("instructions")
+@click.option("--profile", type=click.Choice(["codex", "claude"]), default="codex", show_default=True,
+              help="AGENTS.md as Codex loads it, or CLAUDE.md as Claude Code does.")
+@click.option("--max-bytes", type=click.IntRange(min=0), help="Codex's project_doc_max_bytes for this run.")
+@click.option("--fallback", "fallbacks", multiple=True, metavar="NAME",
+              help="Extra file name to try after AGENTS.md in each folder (Codex's project_doc_fallback_filenames).")
+@click.option("--raw", is_flag=True, help="Print only the block the model gets.")
+@click.option("--json", "as_json", is_flag=True, help="Print layers, provenance and text as JSON.")
+@click.pass_context
+def instructions(
+    ctx: click.Context, profile: str, max_bytes: int | None, fallbacks: tuple[str, ...], raw: bool, as_json: bool
+) -> None:
+    """Print the AGENTS.md (or CLAUDE.md) layers that apply here and the block the model gets."""
+    from skillshelf.instructions import load_instructions
+
+    result = load_instructions(
+        Env.from_os(), profile=profile,  # type: ignore[arg-type]
+        max_bytes=max_bytes, fallback_filenames=fallbacks or None,
+    )
+    if as_json:
+        echo_json(result.to_dict())
+    elif raw:
+        click.echo(result.text)
+    else:
+        _print_instructions(result)
+    _finish(ctx, result.diagnostics)
+
+
+def _print_instructions(result: Any) -> None:
+    from rich.table import Table
+
+    console = stdout_console()
+    table = Table(title=f"{result.profile} instructions for {result.cwd}", title_justify="left")
+    for column in ("scope", "kind", "file", "bytes", "cut", "tokens", "status"):
+        table.add_column(column, justify="right" if column in {"bytes", "cut", "tokens"} else "left")
+    for layer in result.layers:
+        data = layer.to_dict()
+        status = "included" if layer.included else f"left out: {layer.reason}"
+        table.add_row(data["scope"], data["kind"], str(layer.path), str(layer.size), str(layer.bytes_cut),
+                      str(data["tokens"]), status)
+    if result.layers:
+        console.print(table)
+    else:
+        console.print(f"No {'AGENTS.md' if result.profile == 'codex' else 'CLAUDE.md'} files apply in {result.cwd}.")
+    if result.text:
+        console.print(f"\n[bold]Block given to the model[/bold] (~{result.tokens} tokens):\n")
+        click.echo(result.text)
+
+
+@click.group("config")
+def config() -> None:
+    """skillshelf's layered configuration (system, Codex, user, project, -c)."""
+
+
+@config.command("show")
+@click.option("--explain", is_flag=True, help="Show which layer set each value.")
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+@_overrides
+@click.pass_context
+def show(ctx: click.Context, explain: bool, as_json: bool, overrides: tuple[str, ...]) -> None:
+    """Print the merged configuration and the layers it came from."""
+    from skillshelf.config import load_config
+
+    loaded = load_config(Env.from_os(), overrides=overrides)
+    if as_json:
+        echo_json(_jsonable(loaded.to_dict(explain=explain)))
+    else:
+        _print_config(loaded, explain=explain)
+    _finish(ctx, loaded.diagnostics)
+
+
+def _print_config(loaded: Any, *, explain: bool) -> None:
+    import tomlkit
+    from rich.table import Table
+
+    console = stdout_console()
+    layers = Table(title="Layers (lowest precedence first)", title_justify="left")
+    for column in ("layer", "file", "status"):
+        layers.add_column(column, overflow="fold")
+    for layer in loaded.layers:
+        if not layer.exists:
+            status = "no file"
+        elif not layer.loaded:
+            status = "[red]skipped: cannot be read (see below)[/red]"
+        elif not layer.enabled:
+            status = f"[yellow]off: {layer.disabled_reason}[/yellow]"
+        else:
+            status = "[green]in effect[/green]"
+        layers.add_row(layer.label, str(layer.path) if layer.path else "-c", status)
+    console.print(layers)
+    console.print(f"project root: {loaded.project_root} ({'trusted' if loaded.trusted else 'not trusted'})")
+    console.print("\n[bold]Merged values[/bold]")
+    merged = _jsonable(dict(loaded.values))
+    assert isinstance(merged, dict)
+    click.echo(tomlkit.dumps(merged) or "(nothing set: defaults apply)\n")
+    if loaded.skill_rules:
+        console.print("[bold]Skill rules[/bold] (applied in this order; the last match wins)")
+        for rule in loaded.skill_rules:
+            where = f"{rule.file}:{rule.line}" if rule.file and rule.line else rule.source
+            click.echo(f"  {rule.selector} -> {rule.mode.value}   ({where})")
+    if explain:
+        table = Table(title="Where each value comes from", title_justify="left")
+        for column in ("key", "value", "set by", "overrides"):
+            table.add_column(column, overflow="fold")
+        for key, prov in sorted(loaded.provenance.items()):
+            place = f"{prov.layer}" + (f" ({prov.file}:{prov.line})" if prov.file and prov.line else "")
+            table.add_row(key, json.dumps(_jsonable(loaded.get(key)), ensure_ascii=False), place,
+                          ", ".join(prov.overridden))
+        console.print(table)
+
+
+def _project_root(directory: Path | None) -> Path:
+    from skillshelf.config.trust import canonical
+    from skillshelf.env import find_project_root
+
+    start = canonical(directory) if directory is not None else canonical(Env.from_os().cwd)
+    return canonical(find_project_root(start))
+
+
+def _user_config_file() -> Path:
+    from skillshelf.config.loader import CONFIG_NAME
+    from skillshelf.dirs import user_config_dir
+
+    return user_config_dir() / CONFIG_NAME
+
+
+def _set_trust(directory: Path | None, trusted: bool) -> None:
+    from skillshelf.config.edit import set_trust
+
+    root = _project_root(directory)
+    result = set_trust(_user_config_file(), root, trusted)
+    verb = "trusted" if trusted else "no longer trusted"
+    note = "" if result.changed else " (already so)"
+    click.echo(f"{root} is {verb}{note}; recorded in {result.path}")
+
+
+@click.command("trust")
+@click.argument("directory", required=False, type=click.Path(path_type=Path, file_okay=False, exists=True))
+def trust(directory: Path | None) -> None:
+    """Trust a project so its .skillshelf/config.toml files take effect.
+
+    DIRECTORY (default: the cwd) stands for its project root; a folder outside any repository
+    is trusted as such, which also trusts every project below it.
+    """
+    _set_trust(directory, True)
+
+
+@click.command("untrust")
+@click.argument("directory", required=False, type=click.Path(path_type=Path, file_okay=False))
+def untrust(directory: Path | None) -> None:
+    """Stop trusting a project (default: this one); its config is then shown but not used."""
+    _set_trust(directory, False)
+
+
+def _edit_mode(name: str, mode: str, project: bool) -> None:
+    from skillshelf.config.edit import set_skill_mode
+    from skillshelf.config.loader import CONFIG_NAME, PROJECT_DIR
+    from skillshelf.config.modes import SkillMode
+
+    path = _project_root(None) / PROJECT_DIR / CONFIG_NAME if project else _user_config_file()
+    result = set_skill_mode(path, name, SkillMode(mode))
+    before = f" (was {result.previous})" if result.previous else ""
+    click.echo(f"{name}: {mode}{before} in {result.path}" + ("" if result.changed else " (no change)"))
+    if project:
+        from skillshelf.config import load_config
+
+        if not load_config(Env.from_os()).trusted:
+            click.echo("note: this project is not trusted, so its config is not in effect; "
+                       "run `skillshelf trust` to apply it", err=True)
+
+
+_MODES = ["enabled", "name-only", "manual", "pinned", "required"]
+
+
+@click.command("enable")
+@click.argument("name")
+@click.option("--mode", type=click.Choice(_MODES), default="enabled", show_default=True,
+              help="How the skill is offered: listed, name only, manual (not listed), pinned, required.")
+@click.option("--project", is_flag=True, help="Edit this project's .skillshelf/config.toml instead of the user's.")
+def enable(name: str, mode: str, project: bool) -> None:
+    """Enable the skill NAME (a name, or a path to a SKILL.md) in the user or project config."""
+    _edit_mode(name, mode, project)
+
+
+@click.command("disable")
+@click.argument("name")
+@click.option("--project", is_flag=True, help="Edit this project's .skillshelf/config.toml instead of the user's.")
+def disable(name: str, project: bool) -> None:
+    """Disable the skill NAME (a name, or a path to a SKILL.md) in the user or project config."""
+    _edit_mode(name, "disabled", project)

@@ -1,0 +1,234 @@
+"""Reading configuration layers: one TOML file (or the ``-c`` overrides) -> one checked layer.
+
+Layers, lowest precedence first (:class:`LayerKind` is ordered the same way):
+
+* ``system``: ``/etc/skillshelf/config.toml`` (``Env.system_config_dir``)
+* ``codex``: Codex's own ``$CODEX_HOME/config.toml``; only its ``[[skills.config]]`` is used
+* ``user``: ``config.toml`` in the user config folder (platformdirs)
+* ``project``: ``.skillshelf/config.toml`` in each folder from the project root to the cwd
+* ``runtime``: ``-c key=value`` (the value is TOML, or a plain string if it does not parse)
+
+A file that cannot be read or parsed gives one diagnostic with its file, line and a fix, and
+the layer is skipped; it never stops the other layers from loading.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import IntEnum
+from pathlib import Path
+from types import MappingProxyType
+
+from skillshelf.config.modes import SkillRule, parse_rule
+from skillshelf.config.schema import check_layer
+from skillshelf.config.tomlmap import KeyPath, find_line, key_lines, parse_dotted_key
+from skillshelf.diagnostics import Diagnostic, Severity
+
+__all__ = ["ConfigLayer", "LayerKind", "read_layer", "runtime_layer"]
+
+MAX_CONFIG_BYTES = 1024 * 1024
+_AT_LINE = re.compile(r"\(at line (\d+), column (\d+)\)")
+
+
+class LayerKind(IntEnum):
+    """Where a layer comes from; a higher value takes precedence."""
+
+    SYSTEM = 0
+    CODEX = 1
+    USER = 2
+    PROJECT = 3
+    RUNTIME = 4
+
+    @property
+    def label(self) -> str:
+        return self.name.lower()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ConfigLayer:
+    """One layer: its checked values, its skill rules, and whether it takes effect."""
+
+    kind: LayerKind
+    path: Path | None
+    folder: Path
+    values: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))
+    rules: tuple[SkillRule, ...] = ()
+    lines: Mapping[KeyPath, int] = field(default_factory=lambda: MappingProxyType({}))
+    exists: bool = True
+    loaded: bool = True
+    enabled: bool = True
+    disabled_reason: str | None = None
+    diagnostics: tuple[Diagnostic, ...] = ()
+
+    @property
+    def label(self) -> str:
+        if self.kind is LayerKind.PROJECT:
+            return f"project:{self.folder.parent if self.folder.name == '.skillshelf' else self.folder}"
+        return self.kind.label
+
+    @property
+    def active(self) -> bool:
+        """Read without error and taking effect."""
+        return self.exists and self.loaded and self.enabled
+
+    def line_of(self, path: KeyPath) -> int | None:
+        return find_line(self.lines, path)
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "layer": self.label,
+            "kind": self.kind.label,
+            "path": str(self.path) if self.path else None,
+            "exists": self.exists,
+            "loaded": self.loaded,
+            "enabled": self.enabled,
+            "disabled_reason": self.disabled_reason,
+            "rules": [rule.to_dict() for rule in self.rules],
+        }
+
+
+def _diag(code: str, path: Path | None, message: str, fix: str, line: int | None = None) -> Diagnostic:
+    return Diagnostic(code=code, severity=Severity.ERROR, message=message, fix=fix, path=path, line=line)
+
+
+def _read_text(path: Path) -> tuple[str | None, Diagnostic | None]:
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(MAX_CONFIG_BYTES + 1)
+    except OSError as exc:
+        return None, _diag("CF101", path, f"cannot read config file: {exc.strerror or exc}; layer skipped",
+                           "check the file's permissions (or remove it)")
+    if len(data) > MAX_CONFIG_BYTES:
+        return None, _diag("CF101", path, f"config file is larger than {MAX_CONFIG_BYTES} bytes; layer skipped",
+                           "a config file should be a few kilobytes: check that this is the right file")
+    try:
+        return data.decode("utf-8"), None
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        return None, _diag("CF101", path, "config file is not valid UTF-8; layer skipped",
+                           "re-save the file as UTF-8 (TOML files must be UTF-8)", line)
+
+
+def parse_toml(text: str, path: Path | None) -> tuple[dict[str, object] | None, Diagnostic | None]:
+    """Parse TOML; a syntax error becomes a ``CF100`` diagnostic with its line."""
+    try:
+        return tomllib.loads(text), None
+    except tomllib.TOMLDecodeError as exc:
+        message = str(exc)
+        found = _AT_LINE.search(message)
+        line = int(found.group(1)) if found else None
+        reason = _AT_LINE.sub("", message).strip()
+        fix = "fix the TOML syntax on that line (strings need quotes, keys need `key = value`); " \
+              "the rest of this layer is skipped until then"
+        return None, _diag("CF100", path, f"TOML syntax error: {reason}; layer skipped", fix, line)
+
+
+def read_layer(kind: LayerKind, path: Path, *, home: Path, only_rules: bool = False) -> ConfigLayer:
+    """Read one config file into a layer (``exists=False`` when there is no file)."""
+    folder = path.parent
+    if not path.is_file():
+        return ConfigLayer(kind=kind, path=path, folder=folder, exists=False)
+    text, problem = _read_text(path)
+    data = None
+    if text is not None:
+        data, problem = parse_toml(text, path)
+    if data is None or text is None:
+        return ConfigLayer(kind=kind, path=path, folder=folder, loaded=False, diagnostics=(problem,) if problem else ())
+    return build_layer(kind, data, path=path, folder=folder, lines=key_lines(text), home=home, only_rules=only_rules)
+
+
+def build_layer(
+    kind: LayerKind, data: Mapping[str, object], *, path: Path | None, folder: Path,
+    lines: Mapping[KeyPath, int], home: Path, only_rules: bool = False,
+) -> ConfigLayer:
+    """Check parsed values and pull out the skill rules."""
+    skills = data.get("skills")
+    raw_rules = skills.get("config") if isinstance(skills, dict) else None
+    diags: list[Diagnostic] = []
+    rules = _rules(raw_rules, kind=kind, path=path, folder=folder, lines=lines, diags=diags)
+    if only_rules:
+        return ConfigLayer(kind=kind, path=path, folder=folder, rules=rules, lines=lines, diagnostics=tuple(diags))
+    values, found = check_layer(data, file=path, lines=lines, base=folder, home=home)
+    diags[:0] = found
+    skills_values = values.get("skills")
+    if isinstance(skills_values, dict):
+        skills_values.pop("config", None)
+        if not skills_values:
+            values.pop("skills")
+    return ConfigLayer(
+        kind=kind, path=path, folder=folder, values=values, rules=rules, lines=lines, diagnostics=tuple(diags)
+    )
+
+
+def _rules(
+    raw: object, *, kind: LayerKind, path: Path | None, folder: Path, lines: Mapping[KeyPath, int],
+    diags: list[Diagnostic],
+) -> tuple[SkillRule, ...]:
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        diags.append(Diagnostic(
+            code="CF102", severity=Severity.WARNING, message="`skills.config` must be a list of tables",
+            fix='write each entry as a [[skills.config]] table with name = "..." and mode = "..."',
+            path=path, line=find_line(lines, ("skills", "config")), field="skills.config",
+        ))
+        return ()
+    label = "runtime" if kind is LayerKind.RUNTIME else kind.label if path is None else f"{kind.label} ({path})"
+    rules: list[SkillRule] = []
+    for index, entry in enumerate(raw):
+        rule, problem = parse_rule(entry, base=folder, source=label, file=path,
+                                   line=find_line(lines, ("skills", "config", index)))
+        if problem is not None:
+            diags.append(problem)
+        if rule is not None:
+            rules.append(rule)
+    return tuple(rules)
+
+
+def parse_override(text: str) -> tuple[tuple[str, ...], object] | None:
+    """``key.path=value`` -> ``(keys, value)``; the value is TOML, else the raw string."""
+    key, sep, raw = text.partition("=")
+    keys = parse_dotted_key(key.strip()) if sep else None
+    if keys is None:
+        return None
+    raw = raw.strip()
+    try:
+        value: object = tomllib.loads(f"v = {raw}")["v"]
+    except tomllib.TOMLDecodeError:
+        value = raw
+    return keys, value
+
+
+def runtime_layer(overrides: Sequence[str], *, cwd: Path, home: Path) -> ConfigLayer:
+    """The ``-c key=value`` layer; relative paths resolve against the cwd."""
+    data: dict[str, object] = {}
+    diags: list[Diagnostic] = []
+    for text in overrides:
+        parsed = parse_override(text)
+        if parsed is None:
+            diags.append(Diagnostic(
+                code="CF108", severity=Severity.ERROR, message=f"cannot read override {text!r}; ignored",
+                fix='write -c key=value, e.g. -c catalog.budget_tokens=4000 or -c \'skills.roots=["x"]\'',
+            ))
+            continue
+        keys, value = parsed
+        _set(data, keys, value)
+    layer = build_layer(LayerKind.RUNTIME, data, path=None, folder=cwd, lines={}, home=home)
+    return ConfigLayer(
+        kind=layer.kind, path=None, folder=cwd, values=layer.values, rules=layer.rules,
+        diagnostics=(*diags, *layer.diagnostics), exists=bool(overrides),
+    )
+
+
+def _set(data: dict[str, object], keys: tuple[str, ...], value: object) -> None:
+    node = data
+    for key in keys[:-1]:
+        child = node.get(key)
+        if not isinstance(child, dict):
+            child = {}
+            node[key] = child
+        node = child
+    node[keys[-1]] = value

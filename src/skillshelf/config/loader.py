@@ -1,0 +1,267 @@
+"""``load_config``: read every layer, decide trust, merge, and derive the skill rules."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from skillshelf.config.layers import ConfigLayer, LayerKind, read_layer, runtime_layer
+from skillshelf.config.merge import Provenance, merge_layers
+from skillshelf.config.modes import SkillMode, SkillRule
+from skillshelf.config.trust import TrustDecision, canonical, decide_trust
+from skillshelf.diagnostics import Diagnostic, Severity
+from skillshelf.env import Env, find_project_root
+
+__all__ = ["Config", "load_config"]
+
+CONFIG_NAME = "config.toml"
+PROJECT_DIR = ".skillshelf"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Config:
+    """The merged configuration with where each value came from.
+
+    ``values`` holds only active layers (an untrusted project's values never reach it);
+    ``layers`` holds every layer found, active or not, with the reason it is off.
+    """
+
+    values: Mapping[str, object]
+    layers: tuple[ConfigLayer, ...]
+    provenance: Mapping[str, Provenance]
+    diagnostics: tuple[Diagnostic, ...]
+    skill_rules: tuple[SkillRule, ...]
+    trust: TrustDecision
+    user_config: Path
+    project_root: Path
+    requirements: Mapping[str, object] = field(default_factory=dict)
+
+    @property
+    def trusted(self) -> bool:
+        return self.trust.trusted
+
+    def get(self, dotted: str, default: object = None) -> object:
+        """The merged value at ``a.b.c`` (``default`` when unset)."""
+        node: object = self.values
+        for part in dotted.split("."):
+            if not isinstance(node, Mapping) or part not in node:
+                return default
+            node = node[part]
+        return node
+
+    @property
+    def include_builtin(self) -> bool:
+        """``[skills] builtin`` (default true), forced off by ``requirements.allow_builtin_skills``."""
+        if self.requirements.get("allow_builtin_skills") is False:
+            return False
+        return self.get("skills.builtin", True) is not False
+
+    @property
+    def builtin_enabled(self) -> bool:
+        """Same as :attr:`include_builtin`."""
+        return self.include_builtin
+
+    @property
+    def context_window(self) -> int | None:
+        """``catalog.context_window``: the model's window, which sizes the catalog (2%)."""
+        value = self.get("catalog.context_window")
+        return value if isinstance(value, int) else None
+
+    @property
+    def skills_max_context_tokens(self) -> int | None:
+        """The catalog's token budget: ``catalog.budget_tokens`` (or Codex's
+        ``skills.max_context_tokens``), never above ``requirements.max_catalog_tokens``."""
+        value = self.get("catalog.budget_tokens", self.get("skills.max_context_tokens"))
+        configured = value if isinstance(value, int) else None
+        cap = self.max_catalog_tokens
+        if cap is None:
+            return configured
+        return cap if configured is None else min(configured, cap)
+
+    @property
+    def instructions_profile(self) -> str:
+        """``instructions.profile``: ``codex`` (AGENTS.md, the default) or ``claude`` (CLAUDE.md)."""
+        value = self.get("instructions.profile", "codex")
+        return value if value in {"codex", "claude"} else "codex"
+
+    @property
+    def instructions_max_bytes(self) -> int | None:
+        """``instructions.max_bytes``: overrides Codex's ``project_doc_max_bytes`` when set."""
+        value = self.get("instructions.max_bytes")
+        return value if isinstance(value, int) else None
+
+    @property
+    def instructions_fallback_filenames(self) -> tuple[str, ...] | None:
+        """``instructions.fallback_filenames``: overrides Codex's ``project_doc_fallback_filenames``."""
+        value = self.get("instructions.fallback_filenames")
+        return tuple(value) if isinstance(value, list) else None
+
+    @property
+    def include_claude(self) -> bool:
+        return self.get("skills.claude", True) is not False
+
+    @property
+    def extra_roots(self) -> tuple[Path, ...]:
+        roots = self.get("skills.roots", [])
+        return tuple(Path(p) for p in roots) if isinstance(roots, list) else ()
+
+    @property
+    def max_catalog_tokens(self) -> int | None:
+        value = self.requirements.get("max_catalog_tokens")
+        return value if isinstance(value, int) else None
+
+    def to_dict(self, *, explain: bool = False) -> dict[str, object]:
+        out: dict[str, object] = {
+            "values": self.values,
+            "skill_rules": [rule.to_dict() for rule in self.skill_rules],
+            "trust": self.trust.to_dict(),
+            "user_config": str(self.user_config),
+            "layers": [layer.to_dict() for layer in self.layers],
+            "diagnostics": [d.to_dict() for d in self.diagnostics],
+        }
+        if explain:
+            out["provenance"] = {key: prov.to_dict() for key, prov in sorted(self.provenance.items())}
+        return out
+
+
+def _chain(root: Path, cwd: Path) -> list[Path]:
+    chain = [cwd]
+    while chain[-1] != root and chain[-1].parent != chain[-1]:
+        chain.append(chain[-1].parent)
+    return list(reversed(chain))
+
+
+def _drop_projects(layer: ConfigLayer) -> tuple[ConfigLayer, list[Diagnostic]]:
+    """Project and runtime layers cannot set trust: report and remove their ``[projects]``."""
+    if "projects" not in layer.values:
+        return layer, []
+    values = {k: v for k, v in layer.values.items() if k != "projects"}
+    diag = Diagnostic(
+        code="CF107", severity=Severity.WARNING,
+        message=f"`projects` (trust) in the {layer.kind.label} layer is ignored: only the user layer can trust a project",
+        fix="remove the [projects] table here and run `skillshelf trust DIR` instead",
+        path=layer.path, line=layer.line_of(("projects",)), field="projects",
+    )
+    return dataclasses.replace(layer, values=values), [diag]
+
+
+def _project_layers(env: Env, root: Path, user_file: Path) -> list[ConfigLayer]:
+    layers = []
+    cwd = canonical(env.cwd)
+    for folder in _chain(root, cwd if cwd.is_relative_to(root) else root):
+        path = folder / PROJECT_DIR / CONFIG_NAME
+        if path.is_file() and canonical(path) != canonical(user_file):
+            layers.append(read_layer(LayerKind.PROJECT, path, home=env.home))
+    return layers
+
+
+def _gate_projects(
+    projects: list[ConfigLayer], trust: TrustDecision, early: Sequence[ConfigLayer]
+) -> tuple[list[ConfigLayer], list[Diagnostic]]:
+    """Turn project layers off when the project is untrusted or project config is forbidden."""
+    allowed = merge_layers(early).values.get("requirements", {})
+    forbidden = isinstance(allowed, dict) and allowed.get("allow_project_config") is False
+    gated, diags = [], []
+    for layer in projects:
+        reason = None
+        if not trust.trusted:
+            reason = trust.reason
+        elif forbidden:
+            reason = "requirements.allow_project_config = false (system, user or -c layer)"
+        if reason and layer.loaded:
+            layer = dataclasses.replace(layer, enabled=False, disabled_reason=reason)
+            diags.append(Diagnostic(
+                code="CF109", severity=Severity.INFO, message=f"project config is not in effect: {reason}",
+                fix=f"run `skillshelf trust {trust.root}` if you trust this project" if not trust.trusted
+                else "ask whoever manages the system or user config to allow project config",
+                path=layer.path,
+            ))
+        gated.append(layer)
+    return gated, diags
+
+
+def _requirement_rules(rules: Sequence[SkillRule], requirements: Mapping[str, object]) -> tuple[list[SkillRule], list[Diagnostic]]:
+    required, disabled = _names(requirements, "required_skills"), _names(requirements, "disabled_skills")
+    diags = []
+    for rule in rules:
+        if rule.name in disabled and rule.mode is not SkillMode.DISABLED:
+            diags.append(_rule_refused(rule, "requirements.disabled_skills", "disabled"))
+        elif rule.name in required and rule.mode is SkillMode.DISABLED:
+            diags.append(_rule_refused(rule, "requirements.required_skills", "required"))
+    extra = [SkillRule(mode=SkillMode.REQUIRED, name=n, source="requirements.required_skills") for n in required]
+    extra += [SkillRule(mode=SkillMode.DISABLED, name=n, source="requirements.disabled_skills") for n in disabled]
+    return extra, diags
+
+
+def _names(requirements: Mapping[str, object], key: str) -> list[str]:
+    value = requirements.get(key)
+    return [n for n in value if isinstance(n, str)] if isinstance(value, list) else []
+
+
+def _rule_refused(rule: SkillRule, key: str, kept: str) -> Diagnostic:
+    return Diagnostic(
+        code="CF106", severity=Severity.WARNING,
+        message=f"[[skills.config]] sets {rule.selector} to {rule.mode.value}, but {key} keeps it {kept}",
+        fix=f"remove this entry, or change {key} where it is set", path=rule.file, line=rule.line,
+        field="skills.config",
+    )
+
+
+def system_config_dir(env: Env, explicit: Path | None = None) -> Path:
+    """``explicit``, else ``$SKILLSHELF_SYSTEM_CONFIG_DIR``, else ``Env.system_config_dir``."""
+    if explicit is not None:
+        return explicit
+    from_env = env.environ.get("SKILLSHELF_SYSTEM_CONFIG_DIR")
+    return Path(from_env) if from_env else env.system_config_dir
+
+
+def project_root(env: Env, layers: Sequence[ConfigLayer]) -> Path:
+    """The project root for ``env.cwd``: ``project_root_markers`` from the system or user
+    layer (the later one wins) if set there, else ``Env.project_root_markers``."""
+    markers: tuple[str, ...] = env.project_root_markers
+    for layer in layers:
+        value = layer.values.get("project_root_markers") if layer.active else None
+        if isinstance(value, list):
+            markers = tuple(value)
+    return canonical(find_project_root(canonical(env.cwd), markers))
+
+
+def load_config(
+    env: Env, *, overrides: Sequence[str] = (), user_dir: Path | None = None, system_dir: Path | None = None
+) -> Config:
+    """Read and merge system, Codex, user, project and ``-c`` layers for ``env.cwd``."""
+    if user_dir is None:
+        from skillshelf.dirs import user_config_dir
+
+        user_dir = user_config_dir()
+    user_file = user_dir / CONFIG_NAME
+    system = read_layer(LayerKind.SYSTEM, system_config_dir(env, system_dir) / CONFIG_NAME, home=env.home)
+    codex = read_layer(LayerKind.CODEX, env.codex_home / CONFIG_NAME, home=env.home, only_rules=True)
+    user = read_layer(LayerKind.USER, user_file, home=env.home)
+    root = project_root(env, [system, user])
+    diags: list[Diagnostic] = []
+    projects = []
+    for layer in _project_layers(env, root, user_file):
+        layer, found = _drop_projects(layer)
+        projects.append(layer)
+        diags += found
+    runtime, found = _drop_projects(runtime_layer(overrides, cwd=env.cwd, home=env.home))
+    diags += found
+    trust = decide_trust(root, [system, user])
+    projects, found = _gate_projects(projects, trust, [system, codex, user, runtime])
+    diags += found
+    layers = (system, codex, user, *projects, runtime)
+    merged = merge_layers(layers)
+    requirements = merged.values.get("requirements", {})
+    requirements = requirements if isinstance(requirements, dict) else {}
+    rules = [rule for layer in layers if layer.active for rule in layer.rules]
+    extra, found = _requirement_rules(rules, requirements)
+    layer_diags = [d for layer in layers for d in layer.diagnostics]
+    return Config(
+        values=merged.values, layers=layers, provenance=merged.provenance,
+        diagnostics=(*layer_diags, *merged.diagnostics, *found, *diags),
+        skill_rules=(*rules, *extra), trust=trust, user_config=user_file, project_root=root,
+        requirements=requirements,
+    )

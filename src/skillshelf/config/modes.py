@@ -1,0 +1,244 @@
+"""Per-skill controls: ``[[skills.config]]`` entries and what they do to a list of skills.
+
+An entry selects skills by ``name`` (every skill with that name) or ``path`` (one SKILL.md or
+its folder) and gives a ``mode``; Codex's ``enabled = true|false`` is read as ``enabled`` /
+``disabled``. Entries are applied in layer order; the last one that matches a skill wins.
+
+=============  ==============================================================
+``enabled``    listed in the catalog with its description (the default)
+``disabled``   gone: not listed, not loadable, not detected
+``name-only``  listed without its description
+``manual``     not listed; loads when mentioned or asked for with ``load``
+``pinned``     listed, and its body is always put in the context
+``required``   listed; skillshelf fails when it is missing or does not load
+=============  ==============================================================
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+
+from skillshelf.diagnostics import Diagnostic, Severity
+from skillshelf.errors import RequiredSkillError
+from skillshelf.skills.model import Skill
+
+__all__ = ["ModedSkills", "SkillMode", "SkillRule", "apply_skill_modes", "parse_rule"]
+
+
+class SkillMode(StrEnum):
+    """What a ``[[skills.config]]`` entry does to the skills it selects."""
+
+    ENABLED = "enabled"
+    DISABLED = "disabled"
+    NAME_ONLY = "name-only"
+    MANUAL = "manual"
+    PINNED = "pinned"
+    REQUIRED = "required"
+
+
+MODE_NAMES = tuple(mode.value for mode in SkillMode)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SkillRule:
+    """One entry: a selector (``name`` or ``path``), a mode, and where it was written."""
+
+    mode: SkillMode
+    name: str | None = None
+    path: Path | None = None
+    source: str = "config"
+    file: Path | None = None
+    line: int | None = None
+
+    @property
+    def selector(self) -> str:
+        return f"name {self.name!r}" if self.name is not None else f"path {self.path}"
+
+    def matches(self, skill: Skill) -> bool:
+        if self.name is not None:
+            return skill.name == self.name
+        return self.path is not None and self.path in {skill.path, skill.folder}
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "name": self.name,
+            "path": str(self.path) if self.path else None,
+            "mode": self.mode.value,
+            "source": self.source,
+            "file": str(self.file) if self.file else None,
+            "line": self.line,
+        }
+
+
+def _canonical(path: Path) -> Path:
+    try:
+        return path.resolve()
+    except OSError:
+        return path
+
+
+def parse_rule(
+    entry: object, *, base: Path, source: str, file: Path | None, line: int | None
+) -> tuple[SkillRule | None, Diagnostic | None]:
+    """Read one ``[[skills.config]]`` table; a bad entry gives ``(None, diagnostic)``."""
+
+    def bad(message: str, fix: str, code: str = "CF105") -> tuple[None, Diagnostic]:
+        return None, Diagnostic(code=code, severity=Severity.WARNING, message=message, fix=fix, path=file,
+                                line=line, field="skills.config")
+
+    if not isinstance(entry, Mapping):
+        return bad("a [[skills.config]] entry must be a table", 'write it as [[skills.config]] with name = "..." and mode = "..."')
+    name, path = entry.get("name"), entry.get("path")
+    if (name is None) == (path is None):
+        return bad("a [[skills.config]] entry needs exactly one of `name` or `path`",
+                   'keep one selector: name = "my-skill" or path = "/abs/path/to/SKILL.md"')
+    if name is not None and (not isinstance(name, str) or not name.strip()):
+        return bad("`name` in [[skills.config]] must be a non-empty string", 'write name = "my-skill"', "CF102")
+    if path is not None and (not isinstance(path, str) or not path.strip()):
+        return bad("`path` in [[skills.config]] must be a non-empty string", 'write path = "/abs/path/to/SKILL.md"', "CF102")
+    mode, diag = _mode(entry, bad)
+    if mode is None:
+        return None, diag
+    selected_path = None
+    if isinstance(path, str):
+        raw = Path(path).expanduser()
+        selected_path = _canonical(raw if raw.is_absolute() else base / raw)
+    rule = SkillRule(mode=mode, name=name.strip() if isinstance(name, str) else None, path=selected_path,
+                     source=source, file=file, line=line)
+    return rule, None
+
+
+def _mode(entry: Mapping[str, object], bad: object) -> tuple[SkillMode | None, Diagnostic | None]:
+    assert callable(bad)
+    mode, enabled = entry.get("mode"), entry.get("enabled")
+    if mode is None and enabled is None:
+        result: tuple[None, Diagnostic] = bad("a [[skills.config]] entry needs `mode` (or Codex's `enabled`)",
+                                              'add mode = "disabled" (or enabled, name-only, manual, pinned, required)')
+        return result
+    if mode is not None:
+        if not isinstance(mode, str) or mode not in MODE_NAMES:
+            close = difflib.get_close_matches(str(mode).replace("_", "-"), MODE_NAMES, n=1)
+            hint = f'did you mean mode = "{close[0]}"? ' if close else ""
+            result = bad(f"unknown skill mode {mode!r}", f"{hint}use one of: {', '.join(MODE_NAMES)}", "CF104")
+            return result
+        return SkillMode(mode), None
+    if not isinstance(enabled, bool):
+        result = bad("`enabled` in [[skills.config]] must be true or false", "write enabled = false (no quotes)", "CF102")
+        return result
+    return (SkillMode.ENABLED if enabled else SkillMode.DISABLED), None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ModedSkills:
+    """Skills sorted by mode, each group in input order.
+
+    ``visible``: listed in the catalog with their description (enabled, pinned, required).
+    ``name_only``: listed without description (:meth:`catalog_skills` gives both, blanked).
+    ``manual``: not listed, loadable. ``disabled``: gone. ``all_skills``: the input.
+    """
+
+    visible: tuple[Skill, ...]
+    name_only: tuple[Skill, ...]
+    manual: tuple[Skill, ...]
+    pinned: tuple[Skill, ...]
+    required: tuple[Skill, ...]
+    disabled: tuple[Skill, ...]
+    missing_required: tuple[SkillRule, ...]
+    modes: Mapping[Path, SkillMode]
+    all_skills: tuple[Skill, ...] = ()
+
+    @property
+    def loadable(self) -> tuple[Skill, ...]:
+        """Skills that may be loaded by name or mention: all but the disabled ones (input order)."""
+        gone = {skill.path for skill in self.disabled}
+        return tuple(s for s in self.all_skills if s.path not in gone)
+
+    def mode_of(self, skill: Skill) -> SkillMode:
+        return self.modes.get(skill.path, SkillMode.ENABLED)
+
+    def catalog_skills(self) -> tuple[Skill, ...]:
+        """Everything the catalog lists, in input order, ``name-only`` descriptions emptied."""
+        hidden = {skill.path for skill in self.name_only}
+        listed = hidden | {skill.path for skill in self.visible}
+        return tuple(
+            dataclasses.replace(s, description="", short_description=None) if s.path in hidden else s
+            for s in self.all_skills
+            if s.path in listed
+        )
+
+    def check_required(self, diagnostics: Sequence[Diagnostic] = ()) -> None:
+        """Raise :class:`RequiredSkillError` if a ``required`` skill is missing or did not load.
+
+        ``diagnostics`` (from discovery) explain a missing skill whose SKILL.md failed to parse.
+        """
+        if not self.missing_required:
+            return
+        details = []
+        for rule in self.missing_required:
+            why = _why_missing(rule, diagnostics)
+            where = f" ({rule.file}:{rule.line})" if rule.file and rule.line else (f" ({rule.source})" if rule.source else "")
+            details.append(f"{rule.selector}{where}{why}")
+        raise RequiredSkillError(
+            "required skill missing or invalid: " + "; ".join(details),
+            hint="install or fix the skill (skillshelf validate PATH shows why it does not load), "
+            "or remove its `required` entry",
+        )
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "modes": {str(path): mode.value for path, mode in self.modes.items()},
+            "missing_required": [rule.to_dict() for rule in self.missing_required],
+        }
+
+
+def _why_missing(rule: SkillRule, diagnostics: Sequence[Diagnostic]) -> str:
+    for diag in diagnostics:
+        if diag.path is None or diag.severity is not Severity.ERROR:
+            continue
+        if (rule.path is not None and rule.path in {diag.path, diag.path.parent}) or (
+            rule.name is not None and diag.path.parent.name == rule.name
+        ):
+            return f": {diag.path}: {diag.message}"
+    return ": no skill found"
+
+
+def apply_skill_modes(skills: Sequence[Skill], rules: Sequence[SkillRule]) -> ModedSkills:
+    """Give every skill its mode (last matching rule wins; default ``enabled``) and sort them."""
+    modes: dict[Path, SkillMode] = {}
+    for skill in skills:
+        for rule in rules:
+            if rule.matches(skill):
+                modes[skill.path] = rule.mode
+    buckets: dict[SkillMode, list[Skill]] = {mode: [] for mode in SkillMode}
+    for skill in skills:
+        buckets[modes.get(skill.path, SkillMode.ENABLED)].append(skill)
+    listed = {SkillMode.ENABLED, SkillMode.PINNED, SkillMode.REQUIRED}
+    missing = _missing_required(skills, rules)
+    return ModedSkills(
+        visible=tuple(s for s in skills if modes.get(s.path, SkillMode.ENABLED) in listed),
+        name_only=tuple(buckets[SkillMode.NAME_ONLY]),
+        manual=tuple(buckets[SkillMode.MANUAL]),
+        pinned=tuple(buckets[SkillMode.PINNED]),
+        required=tuple(buckets[SkillMode.REQUIRED]),
+        disabled=tuple(buckets[SkillMode.DISABLED]),
+        missing_required=missing,
+        modes=modes,
+        all_skills=tuple(skills),
+    )
+
+
+def _missing_required(skills: Sequence[Skill], rules: Sequence[SkillRule]) -> tuple[SkillRule, ...]:
+    """The last rule for each selector, when it says ``required`` and selects no skill."""
+    last: dict[tuple[str | None, Path | None], SkillRule] = {}
+    for rule in rules:
+        last.pop((rule.name, rule.path), None)
+        last[(rule.name, rule.path)] = rule
+    return tuple(
+        rule for rule in last.values()
+        if rule.mode is SkillMode.REQUIRED and not any(rule.matches(skill) for skill in skills)
+    )

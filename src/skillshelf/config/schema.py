@@ -1,0 +1,200 @@
+"""The keys skillshelf's config knows, their types, and the check of one layer against them.
+
+Unknown keys are kept (another version or area may use them) and reported (``CF103``, with
+the closest known key). A value of the wrong type is dropped from its layer and reported
+(``CF102``). Path values are resolved against the folder of the file that holds them (``~``
+expands to the home folder). Every finding carries the file and line.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from skillshelf.config.requirements import REQUIREMENTS, RequirementKind
+from skillshelf.config.tomlmap import KeyPath, find_line
+from skillshelf.diagnostics import Diagnostic, Severity
+
+__all__ = ["SCHEMA", "Spec", "check_layer"]
+
+Kind = Literal["bool", "int", "str", "path", "str_list", "path_list", "table", "open", "rules"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Spec:
+    """The type of one key; ``table`` specs list their children, ``open`` accepts anything."""
+
+    kind: Kind
+    children: Mapping[str, Spec] = field(default_factory=dict)
+    choices: tuple[str, ...] = ()
+    minimum: int | None = None
+    each: Spec | None = None  # for ``table`` specs whose keys are free (e.g. projects)
+
+
+BOOL, STR, PATH = Spec(kind="bool"), Spec(kind="str"), Spec(kind="path")
+STR_LIST, PATH_LIST, OPEN = Spec(kind="str_list"), Spec(kind="path_list"), Spec(kind="open")
+
+
+def _int(minimum: int = 0) -> Spec:
+    return Spec(kind="int", minimum=minimum)
+
+
+def _choice(*choices: str) -> Spec:
+    return Spec(kind="str", choices=choices)
+
+
+def _table(**children: Spec) -> Spec:
+    return Spec(kind="table", children=children)
+
+
+_REQUIREMENT_SPECS = {
+    RequirementKind.SET_UNION: STR_LIST,
+    RequirementKind.ALLOW_LIST: STR_LIST,
+    RequirementKind.FLAG_OFF: BOOL,
+    RequirementKind.UPPER_BOUND: _int(0),
+}
+
+SCHEMA = _table(
+    project_root_markers=STR_LIST,
+    skills=_table(
+        builtin=BOOL, claude=BOOL, include_instructions=BOOL, roots=PATH_LIST,
+        config=Spec(kind="rules"), bundled=_table(enabled=BOOL), max_context_tokens=_int(0),
+    ),
+    catalog=_table(
+        format=_choice("codex", "xml", "markdown"), budget_chars=_int(0), budget_tokens=_int(0),
+        context_window=_int(1), max_context_tokens=_int(0),
+    ),
+    instructions=_table(profile=_choice("codex", "claude"), max_bytes=_int(0), fallback_filenames=STR_LIST),
+    select=_table(selector=STR, top_k=_int(1), suggest_tokens=_int(0), cache_dir=PATH),
+    install=_table(dir=PATH, scope=_choice("user", "project")),
+    projects=Spec(kind="table", each=_table(trust_level=_choice("trusted", "untrusted"))),
+    requirements=Spec(kind="table", children={k: _REQUIREMENT_SPECS[v] for k, v in REQUIREMENTS.items()}),
+    mcp_servers=OPEN, memory=OPEN, model=OPEN, serve=OPEN, agent=OPEN,
+)
+
+_EXAMPLES = {
+    "bool": "write true or false (no quotes)",
+    "int": "write a whole number without quotes, such as 8000",
+    "str": 'write a quoted string, such as "value"',
+    "path": 'write a quoted path, such as "skills" (relative to this file\'s folder)',
+    "str_list": 'write a list of strings, such as ["a", "b"]',
+    "path_list": 'write a list of quoted paths, such as ["skills", "~/more-skills"]',
+    "table": "write it as a [table] of keys",
+}
+
+
+@dataclass(slots=True, kw_only=True)
+class _Check:
+    """State of one layer check (local to :func:`check_layer`)."""
+
+    file: Path | None
+    lines: Mapping[KeyPath, int]
+    base: Path
+    home: Path
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    def report(self, code: str, path: KeyPath, message: str, fix: str) -> None:
+        self.diagnostics.append(Diagnostic(
+            code=code, severity=Severity.WARNING, message=message, fix=fix, path=self.file,
+            line=find_line(self.lines, path), field=_dotted(path),
+        ))
+
+    def table(self, data: Mapping[str, object], spec: Spec, path: KeyPath) -> dict[str, object]:
+        out: dict[str, object] = {}
+        for key, value in data.items():
+            child = spec.each if spec.each is not None else spec.children.get(key)
+            if child is None:
+                close = difflib.get_close_matches(key, list(spec.children), n=1)
+                fix = f"did you mean `{close[0]}`?" if close else f"remove it; known keys here: {', '.join(sorted(spec.children))}"
+                self.report("CF103", (*path, key), f"unknown config key `{_dotted((*path, key))}`", fix)
+                out[key] = value
+                continue
+            checked = self.value(value, child, (*path, key))
+            if checked is not _DROP:
+                out[key] = checked
+        return out
+
+    def value(self, value: object, spec: Spec, path: KeyPath) -> object:
+        kind = spec.kind
+        if kind in {"open", "rules"}:
+            return value
+        if kind == "table":
+            if not isinstance(value, dict):
+                return self.wrong(value, spec, path)
+            checked = self.table(value, spec, path)
+            return checked if checked or not value else _DROP
+        if kind == "bool":
+            return value if isinstance(value, bool) else self.wrong(value, spec, path)
+        if kind == "int":
+            if not isinstance(value, int) or isinstance(value, bool):
+                return self.wrong(value, spec, path)
+            if spec.minimum is not None and value < spec.minimum:
+                self.report("CF102", path, f"`{_dotted(path)}` must be at least {spec.minimum}, not {value}",
+                            f"set it to {spec.minimum} or more")
+                return _DROP
+            return value
+        if kind in {"str", "path"}:
+            if not isinstance(value, str):
+                return self.wrong(value, spec, path)
+            if spec.choices and value not in spec.choices:
+                close = difflib.get_close_matches(value, spec.choices, n=1)
+                hint = f'did you mean "{close[0]}"? ' if close else ""
+                self.report("CF102", path, f"`{_dotted(path)}` cannot be {value!r}", f"{hint}use one of: {', '.join(spec.choices)}")
+                return _DROP
+            return self.resolve(value) if kind == "path" else value
+        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+            return self.wrong(value, spec, path)
+        return [self.resolve(item) for item in value] if kind == "path_list" else list(value)
+
+    def wrong(self, value: object, spec: Spec, path: KeyPath) -> object:
+        self.report("CF102", path, f"`{_dotted(path)}` must be {_type_name(spec)}, not {_toml_type(value)}",
+                    _EXAMPLES[spec.kind])
+        return _DROP
+
+    def resolve(self, text: str) -> str:
+        path = Path(text)
+        if text.startswith("~"):
+            path = self.home / text[2:] if text.startswith("~/") or text == "~" else path
+        return os.path.normpath(path if path.is_absolute() else self.base / path)
+
+
+_DROP = object()
+
+
+def _dotted(path: KeyPath) -> str:
+    return ".".join(str(p) if isinstance(p, str) else f"[{p}]" for p in path).replace(".[", "[")
+
+
+def _type_name(spec: Spec) -> str:
+    return {
+        "bool": "true or false", "int": "a whole number", "str": "a string", "path": "a path string",
+        "str_list": "a list of strings", "path_list": "a list of path strings", "table": "a table",
+    }.get(spec.kind, spec.kind)
+
+
+def _toml_type(value: object) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return f"the string {value!r}"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a table"
+    return type(value).__name__
+
+
+def check_layer(
+    data: Mapping[str, object], *, file: Path | None, lines: Mapping[KeyPath, int], base: Path, home: Path
+) -> tuple[dict[str, object], list[Diagnostic]]:
+    """``data`` with wrong-typed values dropped and paths resolved, plus the findings."""
+    check = _Check(file=file, lines=lines, base=base, home=home)
+    cleaned = check.table(data, SCHEMA, ())
+    return cleaned, check.diagnostics
+

@@ -1,0 +1,76 @@
+"""Project trust: a project's own config takes effect only once the user trusts the project.
+
+Trust is written by ``skillshelf trust`` in the user layer, Codex style::
+
+    [projects."/home/me/src/app"]
+    trust_level = "trusted"      # or "untrusted"
+
+The entry for the project root, or the nearest of its ancestors that has one, decides. Only
+the system and user layers are read for trust: a project cannot trust itself, so a
+``[projects]`` table in a project or ``-c`` layer is reported and ignored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from skillshelf.config.layers import ConfigLayer, LayerKind
+
+__all__ = ["TrustDecision", "canonical", "decide_trust"]
+
+TRUST_LAYERS = frozenset({LayerKind.SYSTEM, LayerKind.USER})
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TrustDecision:
+    """Whether the project at ``root`` is trusted, and why."""
+
+    root: Path
+    trusted: bool
+    reason: str
+    entry: Path | None = None
+
+    def to_dict(self) -> dict[str, object]:
+        return {"root": str(self.root), "trusted": self.trusted, "reason": self.reason,
+                "entry": str(self.entry) if self.entry else None}
+
+
+def canonical(path: Path) -> Path:
+    """An absolute path with symlinks resolved where possible."""
+    try:
+        return path.expanduser().resolve()
+    except OSError:
+        return path.expanduser().absolute()
+
+
+def _entries(layers: Sequence[ConfigLayer]) -> dict[Path, tuple[str, str]]:
+    found: dict[Path, tuple[str, str]] = {}
+    for layer in layers:
+        if layer.kind not in TRUST_LAYERS or not layer.active:
+            continue
+        projects = layer.values.get("projects")
+        if not isinstance(projects, dict):
+            continue
+        for key, entry in projects.items():
+            level = entry.get("trust_level") if isinstance(entry, dict) else None
+            if isinstance(level, str):
+                found[canonical(Path(key))] = (level, layer.label)
+    return found
+
+
+def decide_trust(root: Path, layers: Sequence[ConfigLayer]) -> TrustDecision:
+    """Trust for the project at ``root`` from the system and user layers."""
+    root = canonical(root)
+    entries = _entries(layers)
+    for folder in (root, *root.parents):
+        if folder in entries:
+            level, label = entries[folder]
+            where = "" if folder == root else f" (entry for its parent {folder})"
+            if level == "trusted":
+                return TrustDecision(root=root, trusted=True, reason=f"trusted in the {label} layer{where}", entry=folder)
+            return TrustDecision(root=root, trusted=False, entry=folder,
+                                 reason=f"marked untrusted in the {label} layer{where}; run `skillshelf trust {root}`")
+    return TrustDecision(root=root, trusted=False,
+                         reason=f"project not trusted; run `skillshelf trust {root}` to let its config take effect")

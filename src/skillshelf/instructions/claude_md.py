@@ -1,0 +1,218 @@
+"""CLAUDE.md the way Claude Code (2.1.197) loads it, checked against ``claude-oracle``.
+
+Order of the files the model gets:
+
+1. ``~/.claude/CLAUDE.md`` then ``~/.claude/rules/**/*.md`` (user scope).
+2. For every folder from the filesystem root down to the canonical cwd: ``CLAUDE.md``,
+   ``.claude/CLAUDE.md``, ``.claude/rules/**/*.md``, then ``CLAUDE.local.md``.
+
+Rules files are taken in directory order (as Claude Code does), sub-folders where they occur;
+a rule whose front matter has ``paths`` applies only to matching files and is left out here.
+Front matter and HTML comment blocks are removed and the text trimmed; a blank file is left
+out. Each file is followed by its ``@path`` imports, depth first, up to depth 4 (the importing
+chain may be five files long); a file already included is never included again, which also
+stops cycles. Imports from project files may not leave the cwd (Claude Code asks first);
+imports from user files may go anywhere. An import carries its importer's scope.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from skillshelf.diagnostics import Diagnostic, Severity
+from skillshelf.env import Env, find_project_root
+from skillshelf.instructions.files import invalid_utf8_diagnostic, is_regular_file, read_bounded
+from skillshelf.instructions.imports import (
+    BINARY_EXTENSIONS,
+    clean_text,
+    extract_imports,
+    resolve_import,
+    strip_front_matter,
+)
+from skillshelf.instructions.model import InstructionLayer, Instructions, InstructionScope, LayerKind
+
+__all__ = ["MAX_IMPORT_DEPTH", "load_claude_md", "render_claude_md"]
+
+#: What JavaScript's ``String.prototype.trim`` removes (Claude Code trims every file).
+JS_WHITE_SPACE = "\t\n\x0b\x0c\r \xa0\ufeff\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u2028\u2029\u202f\u205f\u3000"
+MAX_IMPORT_DEPTH = 5
+MAX_RULE_FILES = 500
+HEADER = "# claudeMd"
+INTRO = (
+    "These instruction files come from the user and from the project being worked on. They take "
+    "precedence over default behaviour: follow them as written."
+)
+LABELS = {
+    InstructionScope.USER: "user instructions for every project",
+    InstructionScope.PROJECT: "project instructions, shared with the repository",
+    InstructionScope.FOLDER: "project instructions, shared with the repository",
+    InstructionScope.LOCAL: "private project instructions, not in the repository",
+}
+
+
+@dataclass(slots=True, kw_only=True)
+class _Walk:
+    """Mutable state of one load (local to :func:`load_claude_md`)."""
+
+    cwd: Path
+    home: Path
+    layers: list[InstructionLayer] = field(default_factory=list)
+    diags: list[Diagnostic] = field(default_factory=list)
+    seen: set[str] = field(default_factory=set)
+
+    def add_file(
+        self, path: Path, scope: InstructionScope, kind: LayerKind, *, external_ok: bool,
+        depth: int = 0, importer: Path | None = None, rule: bool = False,
+    ) -> None:
+        key = _key(path)
+        if key in self.seen or depth >= MAX_IMPORT_DEPTH:
+            return
+        self.seen.add(key)
+        result = read_bounded(path)
+        if result.diagnostic:
+            self.diags.append(result.diagnostic)
+        if result.invalid_utf8:
+            self.diags.append(invalid_utf8_diagnostic(path))
+        body, front = strip_front_matter(result.text)
+        if rule and front is not None and _has_paths(front):
+            self._skip(path, scope, kind, result.size, "conditional rule (front matter `paths`)", importer, depth)
+            return
+        text = clean_text(body).strip(JS_WHITE_SPACE)
+        if not text:
+            self._skip(path, scope, kind, result.size, "blank", importer, depth)
+            return
+        self.layers.append(InstructionLayer(
+            path=path, scope=scope, kind=kind, text=text, size=result.size,
+            bytes_cut=result.size - result.data_len, imported_from=importer, depth=depth,
+        ))
+        for raw in extract_imports(text):
+            self._add_import(raw, path, scope, external_ok=external_ok, depth=depth + 1)
+
+    def _add_import(self, raw: str, importer: Path, scope: InstructionScope, *, external_ok: bool, depth: int) -> None:
+        target = resolve_import(raw, importer=importer, home=self.home)
+        if target.suffix.lower() in BINARY_EXTENSIONS or not is_regular_file(target):
+            if not is_regular_file(target) and _key(target) not in self.seen:
+                self.diags.append(_import_diag("IN111", f"import @{raw} names no readable file", importer,
+                                               "fix the path (relative to this file) or remove the @ line"))
+            return
+        if not external_ok and not _inside(target, self.cwd):
+            self.diags.append(_import_diag(
+                "IN112", f"import @{raw} leaves the working folder, so it is not loaded", importer,
+                "move the file under the working folder or import it from ~/.claude/CLAUDE.md",
+                Severity.INFO,
+            ))
+            return
+        if depth >= MAX_IMPORT_DEPTH and _key(target) not in self.seen:
+            self.diags.append(_import_diag(
+                "IN113", f"import @{raw} is nested more than {MAX_IMPORT_DEPTH - 1} levels deep; not loaded",
+                importer, "import the file from a shallower file", Severity.WARNING,
+            ))
+            return
+        self.add_file(target, scope, LayerKind.IMPORT, external_ok=external_ok, depth=depth, importer=importer)
+
+    def _skip(
+        self, path: Path, scope: InstructionScope, kind: LayerKind, size: int, reason: str,
+        importer: Path | None, depth: int,
+    ) -> None:
+        self.layers.append(InstructionLayer(
+            path=path, scope=scope, kind=kind, text="", size=size, included=False, reason=reason,
+            imported_from=importer, depth=depth,
+        ))
+
+
+def _import_diag(code: str, message: str, path: Path, fix: str, severity: Severity = Severity.WARNING) -> Diagnostic:
+    return Diagnostic(code=code, severity=severity, message=message, fix=fix, path=path)
+
+
+def _key(path: Path) -> str:
+    try:
+        return os.path.realpath(path)
+    except (OSError, ValueError):
+        return str(path)
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    return Path(_key(path)).is_relative_to(folder) or path.is_relative_to(folder)
+
+
+def _has_paths(front: str) -> bool:
+    import yaml
+
+    try:
+        data = yaml.safe_load(front)
+    except yaml.YAMLError:
+        return False
+    return isinstance(data, dict) and bool(data.get("paths"))
+
+
+def _rule_files(folder: Path) -> Iterator[Path]:
+    """``*.md`` under ``folder`` in directory order, recursing where sub-folders occur."""
+    seen_dirs: set[str] = set()
+    count = 0
+
+    def walk(current: Path, depth: int) -> Iterator[Path]:
+        nonlocal count
+        key = _key(current)
+        if key in seen_dirs or depth > 8:
+            return
+        seen_dirs.add(key)
+        try:
+            entries = list(os.scandir(current))
+        except OSError:
+            return
+        for entry in entries:
+            if count >= MAX_RULE_FILES:
+                return
+            path = Path(entry.path)
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                continue
+            if is_dir:
+                yield from walk(path, depth + 1)
+            elif entry.name.endswith(".md") and is_regular_file(path):
+                count += 1
+                yield path
+
+    yield from walk(folder, 0)
+
+
+def _folders_from_top(cwd: Path) -> list[Path]:
+    return [*reversed(cwd.parents), cwd]
+
+
+def load_claude_md(env: Env) -> Instructions:
+    """Claude Code's CLAUDE.md files for ``env.cwd``, in the order the model reads them."""
+    cwd = Path(_key(env.cwd))
+    walk = _Walk(cwd=cwd, home=env.home)
+    user_dir = env.home / ".claude"
+    if is_regular_file(user_dir / "CLAUDE.md"):
+        walk.add_file(user_dir / "CLAUDE.md", InstructionScope.USER, LayerKind.CLAUDE, external_ok=True)
+    for rule in _rule_files(user_dir / "rules"):
+        walk.add_file(rule, InstructionScope.USER, LayerKind.RULE, external_ok=True, rule=True)
+    root = find_project_root(cwd, env.project_root_markers)
+    for folder in _folders_from_top(cwd):
+        scope = InstructionScope.FOLDER if folder.is_relative_to(root) and folder != root else InstructionScope.PROJECT
+        for path in (folder / "CLAUDE.md", folder / ".claude" / "CLAUDE.md"):
+            if is_regular_file(path):
+                walk.add_file(path, scope, LayerKind.CLAUDE, external_ok=False)
+        for rule in _rule_files(folder / ".claude" / "rules"):
+            walk.add_file(rule, scope, LayerKind.RULE, external_ok=False, rule=True)
+        local = folder / "CLAUDE.local.md"
+        if is_regular_file(local):
+            walk.add_file(local, InstructionScope.LOCAL, LayerKind.CLAUDE_LOCAL, external_ok=False)
+    layers = tuple(walk.layers)
+    return Instructions(
+        profile="claude", cwd=cwd, layers=layers, text=render_claude_md(layers), diagnostics=tuple(walk.diags)
+    )
+
+
+def render_claude_md(layers: tuple[InstructionLayer, ...]) -> str:
+    """One section per included file: ``Contents of PATH (LABEL):`` then the text."""
+    sections = [f"Contents of {layer.path} ({LABELS[layer.scope]}):\n\n{layer.text}" for layer in layers if layer.included]
+    if not sections:
+        return ""
+    return f"{HEADER}\n{INTRO}\n\n" + "\n\n".join(sections)

@@ -1,0 +1,82 @@
+"""Reading instruction files: bounded, never failing, decoded like the reference agents.
+
+Invalid UTF-8 becomes U+FFFD per maximal invalid sequence, which is what Rust's
+``String::from_utf8_lossy`` (Codex) and WHATWG decoding (Claude Code) both do.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from skillshelf.diagnostics import Diagnostic, Severity
+
+__all__ = ["ReadResult", "read_bounded"]
+
+#: Files bigger than this are never read whole, even where the agent has no cap of its own.
+HARD_READ_LIMIT = 4 * 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ReadResult:
+    """What reading one file gave: decoded text, bytes read, the file's size, problems."""
+
+    text: str
+    data_len: int
+    size: int
+    invalid_utf8: bool = False
+    diagnostic: Diagnostic | None = None
+
+
+def is_regular_file(path: Path) -> bool:
+    """A file (symlinks followed); a dangling link, a folder or a device is not."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False
+
+
+def read_bounded(path: Path, limit: int | None = None) -> ReadResult:
+    """Read at most ``limit`` bytes (``None``: up to :data:`HARD_READ_LIMIT`) of ``path``."""
+    cap = HARD_READ_LIMIT if limit is None else min(limit, HARD_READ_LIMIT)
+    try:
+        with path.open("rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            data = handle.read(cap)
+    except OSError as exc:
+        unreadable = Diagnostic(
+            code="IN101",
+            severity=Severity.WARNING,
+            message=f"cannot read instructions file: {exc.strerror or exc}",
+            fix="check the file's permissions, or remove it if it is not meant to be read",
+            path=path,
+        )
+        return ReadResult(text="", data_len=0, size=0, diagnostic=unreadable)
+    try:
+        text = data.decode("utf-8")
+        invalid = False
+    except UnicodeDecodeError:
+        text = data.decode("utf-8", errors="replace")
+        invalid = True
+    diag: Diagnostic | None = None
+    if limit is None and size > HARD_READ_LIMIT:
+        diag = Diagnostic(
+            code="IN103",
+            severity=Severity.WARNING,
+            message=f"instructions file is {size} bytes; only the first {HARD_READ_LIMIT} were read",
+            fix="split the file or move detail into files the agent reads on demand",
+            path=path,
+        )
+    return ReadResult(text=text, data_len=len(data), size=max(size, len(data)), invalid_utf8=invalid, diagnostic=diag)
+
+
+def invalid_utf8_diagnostic(path: Path) -> Diagnostic:
+    """The warning for a file that is not valid UTF-8 (its bad bytes became U+FFFD)."""
+    return Diagnostic(
+        code="IN102",
+        severity=Severity.WARNING,
+        message="instructions file is not valid UTF-8; invalid bytes were replaced with U+FFFD",
+        fix="re-save the file as UTF-8",
+        path=path,
+    )

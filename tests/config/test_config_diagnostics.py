@@ -1,0 +1,112 @@
+"""Bad config files: every problem has a code, the file, the line and a fix; nothing crashes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from skillshelf.cli.main import cli
+from skillshelf.config import LayerKind, load_config
+from skillshelf.config.tomlmap import key_lines
+from skillshelf.diagnostics import Diagnostic
+from skillshelf.env import Env
+
+
+def _load(tmp_path: Path, user_text: str | bytes, *overrides: str):  # type: ignore[no-untyped-def]
+    user = tmp_path / "user"
+    user.mkdir(exist_ok=True)
+    data = user_text.encode("utf-8") if isinstance(user_text, str) else user_text
+    (user / "config.toml").write_bytes(data)
+    (tmp_path / "home").mkdir(exist_ok=True)
+    env = Env.for_test(cwd=tmp_path, home=tmp_path / "home")
+    return load_config(env, overrides=overrides, user_dir=user, system_dir=tmp_path / "nosys")
+
+
+def _only(diags: tuple[Diagnostic, ...], code: str) -> Diagnostic:
+    found = [d for d in diags if d.code == code]
+    assert len(found) == 1, diags
+    return found[0]
+
+
+def test_toml_syntax_error_gives_file_line_fix_and_skips_only_that_layer(tmp_path: Path) -> None:
+    config = _load(tmp_path, '[catalog]\nbudget_tokens = 5\nformat = xml\n', "select.top_k=4")
+    diag = _only(config.diagnostics, "CF100")
+    assert diag.path == tmp_path / "user" / "config.toml" and diag.line == 3
+    assert "quotes" in diag.fix and "skipped" in diag.message
+    user = next(layer for layer in config.layers if layer.kind is LayerKind.USER)
+    assert not user.loaded and not user.active
+    assert config.get("catalog") is None and config.get("select.top_k") == 4
+
+
+def test_wrong_types_are_dropped_with_line_and_example(tmp_path: Path) -> None:
+    text = '[catalog]\nbudget_tokens = "lots"\nformat = "html"\n[skills]\nbuiltin = "no"\nroots = "one"\n' \
+           "[instructions]\nmax_bytes = -1\n"
+    config = _load(tmp_path, text)
+    found = {(d.field, d.line) for d in config.diagnostics if d.code == "CF102"}
+    assert found == {("catalog.budget_tokens", 2), ("catalog.format", 3), ("skills.builtin", 5),
+                     ("skills.roots", 6), ("instructions.max_bytes", 8)}
+    by_field = {d.field: d for d in config.diagnostics}
+    assert "no quotes" in by_field["skills.builtin"].fix
+    assert "codex, xml, markdown" in by_field["catalog.format"].fix
+    assert config.values == {}
+
+
+def test_unknown_keys_are_kept_and_reported_with_a_suggestion(tmp_path: Path) -> None:
+    config = _load(tmp_path, "[catalog]\nbudget_tokenz = 5\n[zzzz]\nx = 1\n")
+    typo = next(d for d in config.diagnostics if d.field == "catalog.budget_tokenz")
+    assert typo.code == "CF103" and typo.line == 2 and "budget_tokens" in typo.fix
+    other = next(d for d in config.diagnostics if d.field == "zzzz")
+    assert other.line == 3 and "known keys here" in other.fix
+    assert config.get("zzzz.x") == 1
+
+
+def test_unknown_mode_and_bad_skill_entries(tmp_path: Path) -> None:
+    text = ('[[skills.config]]\nname = "a"\nmode = "name_only"\n\n'
+            '[[skills.config]]\nname = "b"\npath = "/x/SKILL.md"\nmode = "manual"\n\n'
+            '[[skills.config]]\nname = "c"\n\n'
+            '[[skills.config]]\nname = "d"\nenabled = "no"\n\n'
+            '[[skills.config]]\nname = "ok"\nmode = "manual"\n')
+    config = _load(tmp_path, text)
+    by_line = {d.line: d for d in config.diagnostics}
+    assert by_line[1].code == "CF104" and 'did you mean mode = "name-only"' in by_line[1].fix
+    assert by_line[5].code == "CF105" and "exactly one" in by_line[5].message
+    assert by_line[10].code == "CF105" and "mode" in by_line[10].message
+    assert by_line[13].code == "CF102"
+    assert [r.name for r in config.skill_rules] == ["ok"]
+
+
+def test_non_utf8_config_is_reported_with_its_line(tmp_path: Path) -> None:
+    config = _load(tmp_path, b'[catalog]\nformat = "x\xff"\n')
+    diag = _only(config.diagnostics, "CF101")
+    assert diag.line == 2 and "UTF-8" in diag.fix
+
+
+def test_key_lines_follow_tables_arrays_and_quoted_keys() -> None:
+    text = ('a = 1\n[t]\nb.c = 2\n"q.k" = 3\ns = """\nfake = 1\n"""\n[[arr]]\nx = 1\n[[arr]]\nx = 2\n'
+            "[arr.sub]\ny = 3\n")
+    lines = key_lines(text)
+    assert lines[("a",)] == 1 and lines[("t", "b", "c")] == 3 and lines[("t", "q.k")] == 4
+    assert ("t", "fake") not in lines
+    assert lines[("arr", 0, "x")] == 9 and lines[("arr", 1, "x")] == 11 and lines[("arr", 1, "sub", "y")] == 13
+
+
+def test_config_show_prints_problems_without_traceback_and_exits_1(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    user = tmp_path / "cfg"
+    user.mkdir()
+    (user / "config.toml").write_text("[catalog\nbudget_tokens = 1\n", encoding="utf-8")
+    monkeypatch.setenv("SKILLSHELF_CONFIG_DIR", str(user))
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / ".codex"))
+    monkeypatch.setenv("SKILLSHELF_SYSTEM_CONFIG_DIR", str(tmp_path / "no-system"))
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, ["config", "show", "--json"])
+    assert result.exit_code == 1
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    data = json.loads(result.stdout)
+    assert data["diagnostics"][0]["code"] == "CF100" and data["diagnostics"][0]["line"] == 1
+    assert f"{user / 'config.toml'}:1: error CF100" in result.stderr

@@ -1,0 +1,131 @@
+"""Provenance, diagnostics and the CLI of the instructions layer (no oracle needed)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from skillshelf.cli.main import cli
+from skillshelf.env import Env
+from skillshelf.errors import UsageError
+from skillshelf.instructions import InstructionScope, LayerKind, load_instructions
+from skillshelf.instructions.imports import extract_imports
+
+
+def _write(path: Path, data: bytes | str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
+    return path
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    (root / ".git").mkdir(parents=True)
+    (root / "a" / "b").mkdir(parents=True)
+    return root
+
+
+def _env(cwd: Path, tmp_path: Path) -> Env:
+    return Env.for_test(cwd=cwd, home=tmp_path / "home", codex_home=tmp_path / "home" / ".codex")
+
+
+def test_scopes_are_ordered_from_widest_to_narrowest() -> None:
+    assert InstructionScope.USER < InstructionScope.PROJECT < InstructionScope.FOLDER < InstructionScope.LOCAL
+
+
+def test_each_agents_layer_records_file_scope_and_bytes_cut(repo: Path, tmp_path: Path) -> None:
+    _write(tmp_path / "home" / ".codex" / "AGENTS.override.md", "global\n")
+    _write(repo / "AGENTS.md", "0123456789\n")
+    _write(repo / "a" / "AGENTS.md", "abcdefghij\n")
+    _write(repo / "a" / "b" / "AGENTS.md", "never read\n")
+    result = load_instructions(_env(repo / "a" / "b", tmp_path), max_bytes=15)
+    summary = [(layer.path.name, layer.scope, layer.kind, layer.included, layer.bytes_cut) for layer in result.layers]
+    assert summary == [
+        ("AGENTS.override.md", InstructionScope.USER, LayerKind.OVERRIDE, True, 0),
+        ("AGENTS.md", InstructionScope.PROJECT, LayerKind.AGENTS, True, 0),
+        ("AGENTS.md", InstructionScope.FOLDER, LayerKind.AGENTS, True, 7),
+        ("AGENTS.md", InstructionScope.FOLDER, LayerKind.AGENTS, False, 11),
+    ]
+    assert result.layers[-1].reason == "project_doc_max_bytes already spent"
+    assert "IN105" in {d.code for d in result.diagnostics}
+    assert result.text.endswith("\n\n\nabcd\n</INSTRUCTIONS>")
+
+
+def test_non_utf8_file_is_reported_and_still_used(repo: Path, tmp_path: Path) -> None:
+    _write(repo / "AGENTS.md", b"ok \xff\n")
+    result = load_instructions(_env(repo, tmp_path))
+    assert "ok \ufffd" in result.text
+    assert [d.code for d in result.diagnostics] == ["IN102"]
+
+
+def test_unknown_profile_and_negative_cap_are_usage_errors(repo: Path, tmp_path: Path) -> None:
+    with pytest.raises(UsageError):
+        load_instructions(_env(repo, tmp_path), profile="cursor")  # type: ignore[arg-type]
+    with pytest.raises(UsageError):
+        load_instructions(_env(repo, tmp_path), max_bytes=-1)
+
+
+def test_broken_codex_config_falls_back_to_defaults_with_a_warning(repo: Path, tmp_path: Path) -> None:
+    _write(tmp_path / "home" / ".codex" / "config.toml", "project_doc_max_bytes = = 3\n")
+    _write(repo / "AGENTS.md", "x" * 100)
+    result = load_instructions(_env(repo, tmp_path))
+    assert "x" * 100 in result.text
+    assert [d.code for d in result.diagnostics] == ["IN104"]
+
+
+def test_claude_imports_report_missing_external_and_too_deep(tmp_path: Path, repo: Path) -> None:
+    _write(repo / "a" / "CLAUDE.md", "@nothere.md @../outside.md @d1.md\n")
+    _write(repo / "outside.md", "outside\n")
+    for i in range(1, 7):
+        _write(repo / "a" / f"d{i}.md", f"level {i} @d{i + 1}.md\n")
+    result = load_instructions(_env(repo / "a", tmp_path), profile="claude")
+    codes = [d.code for d in result.diagnostics]
+    assert codes.count("IN111") == 1 and codes.count("IN112") == 1 and codes.count("IN113") == 1
+    included = [layer.path.name for layer in result.included]
+    assert included == ["CLAUDE.md", "d1.md", "d2.md", "d3.md", "d4.md"]
+    assert result.included[2].imported_from == repo / "a" / "d1.md"
+    assert result.included[4].depth == 4
+
+
+def test_claude_import_cycle_includes_each_file_once(tmp_path: Path, repo: Path) -> None:
+    _write(repo / "CLAUDE.md", "root @x.md\n")
+    _write(repo / "x.md", "x @y.md\n")
+    _write(repo / "y.md", "y @x.md @CLAUDE.md\n")
+    result = load_instructions(_env(repo, tmp_path), profile="claude")
+    assert [layer.path.name for layer in result.included] == ["CLAUDE.md", "x.md", "y.md"]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("see @a.md and @./b.md", ["a.md", "./b.md"]),
+        ("`@code.md` and ``@x.md`` only", []),
+        ("```\n@fenced.md\n```\n@after.md", ["after.md"]),
+        ("mail me@host.org or (@paren.md) or \\@esc.md", []),
+        ("**@bold.md** _@it.md_", ["bold.md", "it.md"]),
+        ("@frag.md#part @sp\\ ace.md @#only @/ @@x", ["frag.md", "sp ace.md"]),
+        ("\n    @indented-code.md\n", []),
+    ],
+)
+def test_import_syntax(text: str, expected: list[str]) -> None:
+    assert extract_imports(text) == expected
+
+
+def test_instructions_command_prints_json_and_block(repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _write(repo / "AGENTS.md", "be kind\n")
+    monkeypatch.chdir(repo)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "home" / ".codex"))
+    runner = CliRunner()
+    result = runner.invoke(cli, ["instructions", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["layers"][0]["path"] == str((repo / "AGENTS.md").resolve())
+    raw = runner.invoke(cli, ["instructions", "--raw"])
+    assert raw.output == f"# AGENTS.md instructions for {repo.resolve()}\n\n<INSTRUCTIONS>\nbe kind\n\n</INSTRUCTIONS>\n"
+    people = runner.invoke(cli, ["instructions", "--profile", "claude"])
+    assert people.exit_code == 0 and "No CLAUDE.md files apply" in people.output
