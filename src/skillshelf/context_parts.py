@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from skillshelf.context import ContextOptions, ContextPart
+from skillshelf.diagnostics import Diagnostic
 from skillshelf.env import Env
 from skillshelf.skills.model import Discovery, Skill
 
@@ -54,13 +55,22 @@ def discover_for_context(env: Env, options: ContextOptions) -> tuple[Config, Dis
     discovery = discover_skills(
         env,
         DiscoveryOptions(
-            extra_roots=options.extra_roots + tuple(config.extra_roots),
+            extra_roots=options.extra_roots + tuple(config.extra_roots) + _memory_roots(env, options),
             include_builtin=include_builtin,
             include_claude=config.include_claude,
             use_cache=options.use_cache,
         ),
     )
     return config, discovery
+
+
+def _memory_roots(env: Env, options: ContextOptions) -> tuple[Path, ...]:
+    """Skills the memory pipeline wrote for this project (and the global scope)."""
+    if not options.memory:
+        return ()
+    from skillshelf.memory.read import memory_skill_roots
+
+    return memory_skill_roots(env)
 
 
 def resolve_modes(config: Config, discovery: Discovery) -> ContextSkills:
@@ -78,8 +88,14 @@ def resolve_modes(config: Config, discovery: Discovery) -> ContextSkills:
     )
 
 
-def instructions_part(env: Env, options: ContextOptions, config: Config) -> list[ContextPart]:
-    """AGENTS.md (or CLAUDE.md) layers; the profile comes from the options, else from config."""
+def instructions_part(
+    env: Env, options: ContextOptions, config: Config, *, diagnostics: list[Diagnostic] | None = None
+) -> list[ContextPart]:
+    """AGENTS.md (or CLAUDE.md) layers; the profile comes from the options, else from config.
+
+    The findings about the instruction files (unreadable, not UTF-8, cut) are appended to
+    ``diagnostics`` when it is given.
+    """
     from skillshelf.instructions import load_instructions
 
     profile = options.profile or config.instructions_profile
@@ -89,6 +105,8 @@ def instructions_part(env: Env, options: ContextOptions, config: Config) -> list
         max_bytes=config.instructions_max_bytes,
         fallback_filenames=config.instructions_fallback_filenames,
     )
+    if diagnostics is not None:
+        diagnostics.extend(instructions.diagnostics)
     if not instructions.text:
         return []
     sources = tuple(str(layer.path) for layer in instructions.layers)
@@ -134,9 +152,15 @@ def _without_description(skill: Skill) -> Skill:
 
 
 def _fragment(skill: Skill) -> str:
+    from skillshelf.errors import FileAccessError
     from skillshelf.skills.load import skill_fragment
 
-    return skill_fragment(skill, skill.path.read_text(encoding="utf-8", errors="replace"))
+    try:
+        contents = skill.path.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:  # changed since discovery (removed, replaced by a folder...)
+        raise FileAccessError(f"cannot read {skill.path}: {exc.strerror or exc}",
+                              hint="check that the skill file still exists and is readable, then run again") from exc
+    return skill_fragment(skill, contents)
 
 
 def pinned_part(skills: ContextSkills) -> list[ContextPart]:

@@ -1,0 +1,274 @@
+"""`skillshelf memory ...` (run, status, show, search, forget, prune, reset) and `skillshelf redact`."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import click
+
+from skillshelf.cli.output import echo_json, stdout_console
+from skillshelf.env import Env
+
+__all__ = ["memory", "redact"]
+
+_db_option = click.option("--db", metavar="URL", help="State database: a SQLite path or postgresql://... "
+                          "(default: the SQLite file in the user data folder).")
+_json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
+
+
+@click.group("memory")
+def memory() -> None:
+    """Distil agent sessions into memories, and inspect or prune them.
+
+    Phase 1 extracts a memory from each finished session (Codex, Claude Code, skillshelf);
+    Phase 2 consolidates a project's memories into its memory folder, whose summary then
+    goes into `skillshelf context`.
+    """
+
+
+@contextmanager
+def _progress(enabled: bool) -> Iterator[Any]:
+    if not enabled:
+        yield None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    from skillshelf.cli.output import stderr_console
+
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  console=stderr_console(), transient=True) as bar:
+        tasks: dict[str, Any] = {}
+
+        def update(stage: str, done: int, total: int) -> None:
+            if stage not in tasks:
+                tasks[stage] = bar.add_task(stage, total=total)
+            bar.update(tasks[stage], completed=done, total=total)
+
+        yield update
+
+
+@memory.command("run")
+@click.option("--sessions", "sessions", multiple=True, type=click.Path(path_type=Path, exists=True),
+              help="A transcript file or folder (repeatable; default: Codex, Claude Code and skillshelf folders).")
+@_db_option
+@click.option("--model", metavar="PROVIDER:NAME", help="Model for both phases (openai:NAME or anthropic:NAME).")
+@click.option("--base-url", metavar="URL", help="API base URL (any OpenAI-compatible server, or Anthropic's).")
+@click.option("--phase", type=click.Choice(["1", "2", "all"]), default="all", show_default=True)
+@click.option("--max-calls", type=click.IntRange(min=0), help="Budget: at most N model calls in this run.")
+@click.option("--min-idle-hours", type=click.FloatRange(min=0), help="Only sessions idle at least this long.")
+@click.option("--scope", type=click.Choice(["project", "global"]), help="Where memories go (default: project).")
+@click.option("--dry-run", is_flag=True, help="Show what would be sent to the model; call nothing, claim nothing.")
+@click.option("-c", "--config", "overrides", multiple=True, metavar="KEY=VALUE", help="Override a config value.")
+@_json_option
+def run(sessions: tuple[Path, ...], db: str | None, model: str | None, base_url: str | None, phase: str,
+        max_calls: int | None, min_idle_hours: float | None, scope: str | None, dry_run: bool,
+        overrides: tuple[str, ...], as_json: bool) -> None:
+    """Run the pipeline once over the given transcripts and report what it did."""
+    from skillshelf.memory.service import RunOptions, run_memory
+    from skillshelf.memory.settings import load_memory_settings
+
+    env = Env.from_os()
+    settings = load_memory_settings(env, overrides=overrides).with_overrides(
+        extract_model=model, consolidation_model=model, base_url=base_url, max_model_calls=max_calls,
+        min_idle_hours=min_idle_hours, scope=scope)
+    options = RunOptions(sessions=tuple(p.absolute() for p in sessions), db=db, phase=phase,  # type: ignore[arg-type]
+                         dry_run=dry_run)
+    with _progress(not as_json and sys.stderr.isatty()) as progress:
+        report = run_memory(env, settings, options, progress=progress)
+    if as_json:
+        echo_json(report.to_dict())
+    else:
+        _print_report(report.to_dict())
+    if report.failed:
+        for error in report.errors:
+            click.echo(f"skillshelf: failed {error}", err=True)
+        click.echo("  fix: check --model / --base-url and the API key; failed jobs retry after a backoff", err=True)
+        sys.exit(1)
+
+
+def _print_report(data: dict[str, Any]) -> None:
+    echo = click.echo
+    if data["dry_run"]:
+        for item in data["dry_run"]:
+            click.echo(f"===== {item['source']} {item['session_id']} -> {item['model']} =====")
+            click.echo(item["prompt"])
+        click.echo(f"dry run: {len(data['dry_run'])} prompt(s) would be sent; nothing was claimed or called")
+        return
+    phase1 = data["phase1"]
+    echo(f"transcripts: {data['files']} found, {data['registered']} new or changed, "
+         f"{len(data['unreadable'])} unreadable, {data['skipped_lines']} broken line(s) skipped")
+    echo(f"phase 1: {data['claimed']} claimed, {phase1.get('extracted', 0)} extracted, "
+         f"{phase1.get('no_output', 0)} with nothing to keep, {phase1.get('failed', 0)} failed, "
+         f"{phase1.get('lost_lease', 0)} lost to another worker; {data['pruned']} pruned")
+    for item in data["phase2"]:
+        echo(f"phase 2: {item['scope']}: {item['status']} (selected {item['selected']}, added "
+             f"{item['added']}, retained {item['retained']}, removed {item['removed']}) -> {item['folder']}")
+    budget = f" of {data['budget']}" if data["budget"] is not None else ""
+    echo(f"model calls: {data['model_calls']}{budget}")
+
+
+@memory.command("status")
+@_db_option
+@_json_option
+def status(db: str | None, as_json: bool) -> None:
+    """Sessions, jobs, memories per scope and recent runs."""
+    import time
+
+    from skillshelf.memory.store import open_store
+
+    with open_store(db) as store:
+        data = store.status(now_ms=int(time.time() * 1000))
+    if as_json:
+        echo_json(data)
+        return
+    from rich.table import Table
+
+    console = stdout_console()
+    console.print(f"database: {data['db']}")
+    console.print("sessions: " + (", ".join(f"{k} {v}" for k, v in data["sessions"].items()) or "none"))
+    table = Table("scope", "memories", "uses", "selected")
+    for row in data["scopes"]:
+        table.add_row(row["scope"], str(row["outputs"]), str(row["uses"]), str(row["selected"]))
+    console.print(table)
+    for job in data["jobs"]:
+        console.print(f"jobs {job['kind']} {job['status']}: {job['count']} ({job['live_leases']} live leases)")
+    for item in data["consolidation"]:
+        dirty = (item["input_watermark"] or 0) > (item["last_success_watermark"] or 0)
+        error = f"; last error: {item['last_error']}" if item["last_error"] else ""
+        console.print(f"consolidation {item['scope']}: {item['status']}{' (new input waiting)' if dirty else ''}"
+                      f"{error}", markup=False)
+
+
+@memory.command("show")
+@click.argument("session_id", required=False)
+@_db_option
+@_json_option
+def show(session_id: str | None, db: str | None, as_json: bool) -> None:
+    """Show this project's memory summary, or the memory extracted from SESSION_ID."""
+    from skillshelf.errors import NotFoundError
+
+    if session_id:
+        from skillshelf.memory.store import open_store
+
+        with open_store(db) as store:
+            rows = store.outputs(session_id=session_id)
+        if not rows:
+            raise NotFoundError(f"no memory for session {session_id!r}", code="ME404",
+                                hint="run `skillshelf memory status`, or `memory run` to extract it")
+        if as_json:
+            echo_json(rows[0].to_dict())
+            return
+        click.echo(f"# {rows[0].session_id} ({rows[0].scope})\n\n{rows[0].rollout_summary}\n\n{rows[0].raw_memory}")
+        return
+    from skillshelf.memory.read import memory_folders_for, memory_summary_for
+
+    summary = memory_summary_for(Env.from_os())
+    if summary is None:
+        folders = ", ".join(str(f) for _, f in memory_folders_for(Env.from_os()))
+        raise NotFoundError("no memory summary for this project yet", code="ME405",
+                            hint=f"run `skillshelf memory run` (looked in {folders})")
+    if as_json:
+        echo_json(summary.to_dict())
+        return
+    click.echo(summary.text)
+
+
+@memory.command("search")
+@click.argument("query")
+@click.option("--limit", type=click.IntRange(min=1), default=20, show_default=True)
+@click.option("--no-usage", is_flag=True, help="Do not count this search as a use of the memories it finds.")
+@_db_option
+@_json_option
+def search(query: str, limit: int, no_usage: bool, db: str | None, as_json: bool) -> None:
+    """The quick memory pass: search MEMORY.md and the session summaries."""
+    from skillshelf.memory.read import search_memory
+
+    hits = search_memory(Env.from_os(), query, limit=limit, record_usage=not no_usage, db=db)
+    if as_json:
+        echo_json([h.to_dict() for h in hits])
+        return
+    for hit in hits:
+        click.echo(f"{hit.path}:{hit.line}: {hit.text}")
+    if not hits:
+        click.echo("no memory matches", err=True)
+
+
+@memory.command("forget")
+@click.argument("session_id")
+@_db_option
+@_json_option
+def forget(session_id: str, db: str | None, as_json: bool) -> None:
+    """Forget one session: scrub its memory now; the next run removes it from the folder."""
+    import time
+
+    from skillshelf.errors import NotFoundError
+    from skillshelf.memory.store import open_store
+
+    with open_store(db) as store:
+        scope = store.forget(session_id, now_ms=int(time.time() * 1000))
+    if scope is None:
+        raise NotFoundError(f"no session {session_id!r} in the memory database", code="ME404",
+                            hint="`skillshelf memory status` lists what is known")
+    if as_json:
+        echo_json({"forgotten": session_id, "scope": scope or None})
+    else:
+        click.echo(f"forgot {session_id}; run `skillshelf memory run --phase 2` to update the memory folder")
+
+
+@memory.command("prune")
+@click.option("--max-unused-days", type=click.FloatRange(min=0), default=30, show_default=True)
+@_db_option
+@_json_option
+def prune(max_unused_days: float, db: str | None, as_json: bool) -> None:
+    """Delete memories unused for N days that the memory folder no longer uses."""
+    import time
+
+    from skillshelf.memory.store import open_store
+
+    with open_store(db) as store:
+        count = store.prune(max_unused_ms=int(max_unused_days * 86_400_000), now_ms=int(time.time() * 1000),
+                            limit=100_000)
+    echo_json({"pruned": count}) if as_json else click.echo(f"pruned {count} memory row(s)")
+
+
+@memory.command("reset")
+@click.option("--all-projects", is_flag=True, help="Reset every scope, not only this project's.")
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+@_db_option
+@_json_option
+def reset(all_projects: bool, yes: bool, db: str | None, as_json: bool) -> None:
+    """Delete extracted memories and memory folders (this project's, or all)."""
+    from skillshelf.memory.control import reset_memories
+
+    if not yes:
+        click.confirm("Delete the memories" + (" of every project" if all_projects else " of this project") + "?",
+                      abort=True)
+    result = reset_memories(Env.from_os(), db=db, all_scopes=all_projects)
+    if as_json:
+        echo_json(result.to_dict())
+    else:
+        click.echo(f"removed {result.rows} memory row(s) and emptied {len(result.folders)} folder(s)")
+
+
+@click.command("redact")
+@click.option("--report", is_flag=True, help="Print what was found (kind and count) on stderr.")
+@click.option("--no-entropy", is_flag=True, help="Only known formats; keep high-entropy strings.")
+@_json_option
+def redact(report: bool, no_entropy: bool, as_json: bool) -> None:
+    """Redact secrets: text on stdin, redacted text on stdout."""
+    from skillshelf.memory.redact import redact as run_redact
+
+    data = sys.stdin.buffer.read().decode("utf-8", errors="replace")
+    result = run_redact(data, high_entropy=not no_entropy)
+    if as_json:
+        echo_json({"text": result.text, "findings": [f.to_dict() for f in result.findings]})
+        return
+    sys.stdout.write(result.text)
+    sys.stdout.flush()
+    if report:
+        for kind, count in sorted(result.counts().items()):
+            click.echo(f"{kind}: {count}", err=True)

@@ -1,0 +1,144 @@
+"""Model calls for the memory pipeline, through the official ``openai`` and ``anthropic`` SDKs.
+
+``openai:NAME`` speaks Chat Completions to any OpenAI-compatible base URL (JSON-schema
+response format, ``reasoning_effort`` when an effort is set); ``anthropic:NAME`` speaks the
+Messages API. Both return the reply text; :func:`parse_json_reply` reads a JSON object out of
+it (bare, or inside a code fence). SDK imports happen only when a client is built.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from skillshelf.errors import ModelCallError, UsageError
+from skillshelf.memory.settings import ModelRef, parse_model_ref
+
+__all__ = ["CallBudget", "JsonModel", "ModelClient", "build_client", "parse_json_reply"]
+
+
+class JsonModel(Protocol):
+    """What the phases need: one call, system + user text in, reply text out."""
+
+    @property
+    def ref(self) -> ModelRef: ...
+
+    def complete(self, *, system: str, user: str, schema: Mapping[str, Any] | None, effort: str | None) -> str: ...
+
+
+class CallBudget:
+    """A thread-safe cap on model calls in one run (None: no cap)."""
+
+    def __init__(self, limit: int | None) -> None:
+        self.limit = limit
+        self.used = 0
+        self._lock = threading.Lock()
+
+    def take(self) -> bool:
+        with self._lock:
+            if self.limit is not None and self.used >= self.limit:
+                return False
+            self.used += 1
+            return True
+
+    @property
+    def remaining(self) -> int | None:
+        return None if self.limit is None else max(0, self.limit - self.used)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ModelClient:
+    """One configured model: provider, name, base URL, output cap and timeout."""
+
+    ref: ModelRef
+    base_url: str | None
+    api_key: str | None
+    max_output_tokens: int
+    timeout_s: float
+    _client: Any
+    json_mode: str = "schema"  # schema | object | off (for OpenAI-compatible servers without json_schema)
+
+    def complete(self, *, system: str, user: str, schema: Mapping[str, Any] | None, effort: str | None) -> str:
+        try:
+            if self.ref.provider == "anthropic":
+                return self._anthropic(system, user)
+            return self._openai(system, user, schema, effort)
+        except ModelCallError:
+            raise
+        except Exception as exc:  # the SDKs raise many types; all mean "this call failed"
+            raise ModelCallError(f"{self.ref} call failed: {type(exc).__name__}: {str(exc)[:300]}", code="ME030",
+                                 hint="check --base-url, the API key variable and the model name") from exc
+
+    def _openai(self, system: str, user: str, schema: Mapping[str, Any] | None, effort: str | None) -> str:
+        kwargs: dict[str, Any] = {
+            "model": self.ref.name,
+            "messages": [{"role": "system", "content": system}, {"role": "user", "content": user}],
+            "max_completion_tokens": self.max_output_tokens,
+        }
+        if self.json_mode == "object":
+            kwargs["response_format"] = {"type": "json_object"}
+        elif schema is not None and self.json_mode == "schema":
+            kwargs["response_format"] = {"type": "json_schema",
+                                         "json_schema": {"name": "memory", "schema": dict(schema), "strict": True}}
+        if effort:
+            kwargs["reasoning_effort"] = effort
+        response = self._client.chat.completions.create(**kwargs)
+        if not response.choices:
+            raise ModelCallError(f"{self.ref} returned no choices", code="ME031", hint="try again or another model")
+        return str(response.choices[0].message.content or "")
+
+    def _anthropic(self, system: str, user: str) -> str:
+        response = self._client.messages.create(
+            model=self.ref.name, system=system, max_tokens=self.max_output_tokens,
+            messages=[{"role": "user", "content": user}],
+        )
+        return "".join(getattr(block, "text", "") for block in response.content if block.type == "text")
+
+
+def build_client(model: str, *, base_url: str | None, api_key: str | None, max_output_tokens: int,
+                 timeout_s: float, max_retries: int = 2, json_mode: str = "schema") -> ModelClient:
+    """A client for ``PROVIDER:NAME``; the SDK reads its usual key variable when ``api_key`` is None."""
+    ref = parse_model_ref(model)
+    try:
+        if ref.provider == "anthropic":
+            import anthropic
+
+            client: Any = anthropic.Anthropic(api_key=api_key or "unset", base_url=base_url,
+                                              timeout=timeout_s, max_retries=max_retries)
+        else:
+            import openai
+
+            client = openai.OpenAI(api_key=api_key or "unset", base_url=base_url, timeout=timeout_s,
+                                   max_retries=max_retries)
+    except ImportError as exc:
+        raise UsageError(f"the {ref.provider} SDK is not installed", code="ME032",
+                         hint=f"pip install 'skillshelf[{ref.provider}]'") from exc
+    return ModelClient(ref=ref, base_url=base_url, api_key=api_key, max_output_tokens=max_output_tokens,
+                       timeout_s=timeout_s, _client=client, json_mode=json_mode)
+
+
+_FENCE = re.compile(r"```(?:json)?\s*(\{.*\})\s*```", re.DOTALL)
+
+
+def parse_json_reply(text: str) -> dict[str, Any]:
+    """The JSON object in a model reply (bare or fenced); ModelCallError when there is none."""
+    candidates = [text.strip()]
+    fenced = _FENCE.search(text)
+    if fenced:
+        candidates.append(fenced.group(1))
+    start, end = text.find("{"), text.rfind("}")
+    if 0 <= start < end:
+        candidates.append(text[start : end + 1])
+    for candidate in candidates:
+        try:
+            value = json.loads(candidate)
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            return value
+    raise ModelCallError("the model did not answer with a JSON object", code="ME033",
+                         hint="use a model that follows JSON instructions, or retry later")

@@ -1,0 +1,184 @@
+"""The read path: what the next session gets from memory.
+
+- :func:`memory_summary_for` gives ``memory_summary.md`` of the project's memory folder (or of
+  the global folder when there is no project memory), trimmed and cut in the middle to a token
+  cap; ``skillshelf context`` puts it in the model's context.
+- :func:`search_memory` is the "quick memory pass": keyword search over ``MEMORY.md`` and the
+  rollout summaries; the sessions whose memories it returns get a use counted, which ranks
+  them higher (and keeps them from expiring) in the next consolidation.
+- :func:`record_citations` counts a use for each session an agent's reply cites
+  (``<oai-mem-citation>`` blocks, as Codex's read path asks agents to write).
+- :func:`memory_skill_roots` lists the ``skills/`` folders consolidation wrote (skill roots).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from skillshelf import dirs
+from skillshelf.env import Env
+from skillshelf.memory.layout import GLOBAL_SCOPE, project_scope, scope_dir
+from skillshelf.memory.phase1 import truncate_middle
+from skillshelf.tokens import approx_tokens
+
+__all__ = ["MemoryHit", "MemorySummary", "memory_folders_for", "memory_skill_roots", "memory_summary_for",
+           "parse_citations", "record_citations", "search_memory"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MemorySummary:
+    """The summary text as the model gets it, where it came from and whether it was cut."""
+
+    text: str
+    path: Path
+    folder: Path
+    scope: str
+    tokens: int
+    truncated: bool
+
+    def to_dict(self) -> dict[str, object]:
+        return {"text": self.text, "path": str(self.path), "folder": str(self.folder), "scope": self.scope,
+                "tokens": self.tokens, "truncated": self.truncated}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MemoryHit:
+    """One matching line of a memory file, with a little context."""
+
+    path: Path
+    line: int
+    text: str
+    score: int
+    session_id: str | None = None
+
+    def to_dict(self) -> dict[str, object]:
+        return {"path": str(self.path), "line": self.line, "text": self.text, "score": self.score,
+                "session_id": self.session_id}
+
+
+def memory_folders_for(env: Env) -> list[tuple[str, Path]]:
+    """(scope, folder) candidates for ``env``: the project's first, then the global one."""
+    data = dirs.user_data_dir()
+    scope = project_scope(env.project_root)
+    return [(scope, scope_dir(data, scope)), (GLOBAL_SCOPE, scope_dir(data, GLOBAL_SCOPE))]
+
+
+def memory_summary_for(env: Env, *, token_cap: int = 5000) -> MemorySummary | None:
+    """The capped memory summary for ``env``'s project; None when there is none."""
+    for scope, folder in memory_folders_for(env):
+        path = folder / "memory_summary.md"
+        try:
+            if folder.is_symlink() or not path.is_file():
+                continue
+            raw = path.read_text(encoding="utf-8", errors="replace").strip()
+        except OSError:
+            continue
+        if not raw:
+            continue
+        text = truncate_middle(raw, token_cap)
+        return MemorySummary(text=text, path=path, folder=folder, scope=scope, tokens=approx_tokens(text),
+                             truncated=text != raw)
+    return None
+
+
+def memory_skill_roots(env: Env) -> tuple[Path, ...]:
+    """``skills/`` folders written by consolidation for ``env`` (project first, then global)."""
+    return tuple(folder / "skills" for _, folder in memory_folders_for(env) if (folder / "skills").is_dir())
+
+
+_THREAD = re.compile(r"thread_id[=:]\s*`?([A-Za-z0-9_.:-]+)")
+_WORD = re.compile(r"[\w.-]{2,}", re.UNICODE)
+
+
+def _file_session(path: Path, lines: list[str]) -> str | None:
+    if path.parent.name == "rollout_summaries" and lines:
+        match = _THREAD.search(lines[0])
+        return match.group(1) if match else None
+    return None
+
+
+def _nearest_thread(lines: list[str], index: int) -> str | None:
+    for offset in range(0, 40):
+        for j in (index + offset, index - offset):
+            if 0 <= j < len(lines):
+                match = _THREAD.search(lines[j])
+                if match:
+                    return match.group(1)
+    return None
+
+
+def search_memory(env: Env, query: str, *, limit: int = 20, record_usage: bool = True,
+                  db: str | None = None) -> list[MemoryHit]:
+    """Lines of ``MEMORY.md`` and rollout summaries matching the query's words, best first."""
+    words = {w.lower() for w in _WORD.findall(query)}
+    if not words:
+        return []
+    hits: list[MemoryHit] = []
+    for _, folder in memory_folders_for(env):
+        files = [folder / "MEMORY.md", *sorted((folder / "rollout_summaries").glob("*.md"))]
+        for path in files:
+            try:
+                lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+            except OSError:
+                continue
+            owner = _file_session(path, lines)
+            for n, line in enumerate(lines):
+                lowered = line.lower()
+                score = sum(lowered.count(w) for w in words)
+                if score:
+                    session = owner or (_nearest_thread(lines, n) if path.name == "MEMORY.md" else None)
+                    hits.append(MemoryHit(path=path, line=n + 1, text=line.strip()[:300], score=score,
+                                          session_id=session))
+    hits.sort(key=lambda h: (-h.score, str(h.path), h.line))
+    hits = hits[:limit]
+    used = list(dict.fromkeys(h.session_id for h in hits if h.session_id))
+    if record_usage and used:
+        _record_usage(used, db)
+    return hits
+
+
+def _record_usage(session_ids: list[str], db: str | None) -> None:
+    from skillshelf.errors import SkillshelfError
+    from skillshelf.memory.store import open_store
+
+    try:
+        with open_store(db) as store:
+            store.record_usage(session_ids, now_ms=int(time.time() * 1000))
+    except SkillshelfError:
+        return  # usage counts are a ranking hint; a missing database must not break search
+
+
+_CITATION_BLOCK = re.compile(r"<(?:oai-mem-citation|memory_citation)>(.*?)</(?:oai-mem-citation|memory_citation)>",
+                             re.DOTALL)
+
+
+def _section(text: str, tag: str) -> list[str]:
+    match = re.search(rf"<{tag}>(.*?)</{tag}>", text, re.DOTALL)
+    return [line.strip() for line in match.group(1).splitlines() if line.strip()] if match else []
+
+
+def parse_citations(text: str) -> tuple[list[tuple[str, int, int, str]], list[str]]:
+    """Memory citations in an agent's reply: ``(path, start, end, note)`` entries and the cited
+    session ids (``<rollout_ids>`` or the older ``<thread_ids>``), de-duplicated in order."""
+    block = _CITATION_BLOCK.search(text)
+    body = block.group(1) if block else text
+    entries: list[tuple[str, int, int, str]] = []
+    for line in _section(body, "citation_entries"):
+        location, _, note = line.rpartition("|note=[")
+        path, _, lines = location.rpartition(":")
+        start, _, end = lines.partition("-")
+        if path and start.isdigit() and end.isdigit():
+            entries.append((path, int(start), int(end), note.removesuffix("]")))
+    ids = _section(body, "rollout_ids") or _section(body, "thread_ids")
+    return entries, list(dict.fromkeys(ids))
+
+
+def record_citations(text: str, *, db: str | None = None) -> list[str]:
+    """Count a use for every session a reply cites (feeds Phase 2's ranking); returns the ids."""
+    _, ids = parse_citations(text)
+    if ids:
+        _record_usage(ids, db)
+    return ids

@@ -1,0 +1,217 @@
+"""Running claimed jobs: one Phase-1 extraction, one Phase-2 consolidation, and the
+heartbeat that keeps a long job's lease alive (and notices when ownership is lost)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+
+from skillshelf.env import find_project_root
+from skillshelf.errors import SkillshelfError
+from skillshelf.memory import phase1, phase2
+from skillshelf.memory.layout import GLOBAL_SCOPE, project_scope
+from skillshelf.memory.models import CallBudget, JsonModel
+from skillshelf.memory.redact import redact_secrets
+from skillshelf.memory.settings import MemorySettings
+from skillshelf.memory.store import CONSOLIDATE, STAGE1, ClaimOutcome, Stage1Claim, Store
+from skillshelf.memory.transcripts import read_transcript
+
+__all__ = ["Heartbeat", "LeaseKeeper", "Phase2Outcome", "run_phase2_scope", "run_stage1_job", "scope_for"]
+
+Clock = Callable[[], float]
+
+
+def _ms(clock: Clock) -> int:
+    return int(clock() * 1000)
+
+
+class Heartbeat:
+    """Extends a job's lease every ``interval`` seconds in a background thread."""
+
+    def __init__(self, store: Store, kind: str, key: str, token: str, *, settings: MemorySettings,
+                 clock: Clock) -> None:
+        self._args = (store, kind, key, token)
+        self._interval = settings.heartbeat_seconds
+        self._lease_ms = int(settings.lease_seconds * 1000)
+        self._clock = clock
+        self._stop = threading.Event()
+        self.lost = False
+        self._thread = threading.Thread(target=self._loop, daemon=True, name=f"heartbeat-{key[:12]}")
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self._interval):
+            if not self.beat():
+                return
+
+    def beat(self) -> bool:
+        store, kind, key, token = self._args
+        try:
+            ok = store.heartbeat(kind, key, token, now_ms=_ms(self._clock), lease_ms=self._lease_ms)
+        except SkillshelfError:
+            ok = False
+        self.lost = self.lost or not ok
+        return ok
+
+    def __enter__(self) -> Heartbeat:
+        self._thread.start()
+        return self
+
+    def __exit__(self, t: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+
+
+class LeaseKeeper:
+    """Heartbeats every Phase-1 job a worker holds (queued or running) until it is finished."""
+
+    def __init__(self, store: Store, *, settings: MemorySettings, clock: Clock) -> None:
+        self._store = store
+        self._interval = settings.heartbeat_seconds
+        self._lease_ms = int(settings.lease_seconds * 1000)
+        self._clock = clock
+        self._held: dict[str, str] = {}
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, daemon=True, name="memory-leases")
+
+    def hold(self, claims: list[Stage1Claim]) -> None:
+        with self._lock:
+            self._held.update({c.session_id: c.token for c in claims})
+
+    def done(self, session_id: str) -> None:
+        with self._lock:
+            self._held.pop(session_id, None)
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self._interval):
+            with self._lock:
+                held = list(self._held.items())
+            for key, token in held:
+                try:
+                    if not self._store.heartbeat(STAGE1, key, token, now_ms=_ms(self._clock), lease_ms=self._lease_ms):
+                        self.done(key)
+                except SkillshelfError:
+                    continue
+
+    def __enter__(self) -> LeaseKeeper:
+        self._thread.start()
+        return self
+
+    def __exit__(self, t: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+
+
+def scope_for(settings: MemorySettings, project: str, cwd: str) -> str:
+    if settings.scope == "global":
+        return GLOBAL_SCOPE
+    return project_scope(project or cwd or "/")
+
+
+def project_of(cwd: Path | None) -> str:
+    if cwd is None:
+        return ""
+    return str(find_project_root(cwd)) if cwd.is_dir() else str(cwd)
+
+
+def run_stage1_job(claim: Stage1Claim, *, store: Store, model: JsonModel, settings: MemorySettings,
+                   clock: Clock) -> tuple[str, str | None]:
+    """Extract one claimed session: (extracted | no_output | failed | lost_lease, error or None).
+    The caller keeps the lease alive (:class:`LeaseKeeper`)."""
+    try:
+        session = read_transcript(Path(claim.path))
+        if session is None:
+            raise SkillshelfError(f"{claim.path} is no longer a transcript we can read", code="ME103")
+        result = phase1.extract(model, session, token_limit=settings.stage1_token_limit,
+                                effort=settings.extract_effort)
+    except SkillshelfError as exc:
+        reason = redact_secrets(f"{exc.code}: {exc.message}")
+        failed = store.mark_failed(STAGE1, claim.session_id, claim.token, reason=reason,
+                                   now_ms=_ms(clock), retry_base_ms=int(settings.retry_delay_seconds * 1000))
+        return ("failed" if failed else "lost_lease"), reason
+    now = _ms(clock)
+    if result is None:
+        return ("no_output" if store.mark_stage1_no_output(claim, now_ms=now) else "lost_lease"), None
+    ok = store.mark_stage1_succeeded(claim, scope=scope_for(settings, claim.project, claim.cwd),
+                                     raw_memory=result.raw_memory, rollout_summary=result.rollout_summary,
+                                     rollout_slug=result.rollout_slug, now_ms=now)
+    return ("extracted" if ok else "lost_lease"), None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Phase2Outcome:
+    """What happened to one scope's consolidation."""
+
+    scope: str
+    status: str  # consolidated | cleared | skipped_not_dirty | skipped_running | budget | failed | lost_lease
+    folder: Path
+    selected: int = 0
+    added: int = 0
+    retained: int = 0
+    removed: int = 0
+    files: tuple[str, ...] = ()
+    error: str | None = None
+
+    def to_dict(self) -> dict[str, object]:
+        return {"scope": self.scope, "status": self.status, "folder": str(self.folder), "selected": self.selected,
+                "added": self.added, "retained": self.retained, "removed": self.removed, "files": list(self.files),
+                "error": self.error}
+
+
+def run_phase2_scope(scope: str, folder: Path, *, store: Store, model_factory: Callable[[], JsonModel],
+                     settings: MemorySettings, clock: Clock, worker_id: str, budget: CallBudget) -> Phase2Outcome:
+    """Claim the scope's consolidation lock and, if dirty, rebuild its memory folder."""
+    lease_ms = int(settings.lease_seconds * 1000)
+    claim = store.claim_phase2(scope, worker_id=worker_id, now_ms=_ms(clock), lease_ms=lease_ms)
+    if claim.outcome is not ClaimOutcome.CLAIMED or claim.token is None:
+        return Phase2Outcome(scope=scope, status=claim.outcome.value, folder=folder)
+    token = claim.token
+    with Heartbeat(store, CONSOLIDATE, scope, token, settings=settings, clock=clock) as beat:
+        try:
+            return _consolidate(scope, folder, token, claim.watermark, store=store, model_factory=model_factory,
+                                settings=settings, clock=clock, budget=budget, beat=beat)
+        except SkillshelfError as exc:
+            store.mark_failed(CONSOLIDATE, scope, token, reason=redact_secrets(f"{exc.code}: {exc.message}"),
+                              now_ms=_ms(clock),
+                              retry_base_ms=int(settings.retry_delay_seconds * 1000))
+            return Phase2Outcome(scope=scope, status="failed", folder=folder, error=f"{exc.code}: {exc.message}")
+        except OSError as exc:
+            store.mark_failed(CONSOLIDATE, scope, token, reason=f"ME040: {exc}", now_ms=_ms(clock),
+                              retry_base_ms=int(settings.retry_delay_seconds * 1000))
+            return Phase2Outcome(scope=scope, status="failed", folder=folder, error=f"ME040: {exc}")
+
+
+def _consolidate(scope: str, folder: Path, token: str, watermark: int, *, store: Store,
+                 model_factory: Callable[[], JsonModel], settings: MemorySettings, clock: Clock,
+                 budget: CallBudget, beat: Heartbeat) -> Phase2Outcome:
+    selection = store.selection(scope, limit=settings.max_raw_memories,
+                                max_unused_ms=int(settings.max_unused_days * 86_400_000), now_ms=_ms(clock))
+
+    def outcome(status: str, files: tuple[str, ...] = ()) -> Phase2Outcome:
+        return Phase2Outcome(scope=scope, status=status, folder=folder, selected=len(selection.selected),
+                             added=selection.added_count, retained=len(selection.retained_ids),
+                             removed=len(selection.removed), files=files)
+
+    new_watermark = max([watermark, *(r.source_updated_at_ms for r in selection.selected)])
+    if not selection.selected:
+        phase2.sync_artifacts(folder, [])
+        ok = store.mark_phase2_succeeded(scope, token, completed_watermark=new_watermark, selected=(),
+                                         now_ms=_ms(clock))
+        return outcome("cleared" if ok else "lost_lease")
+    if not budget.take():
+        store.release(CONSOLIDATE, scope, token)
+        return outcome("budget")
+    phase2.sync_artifacts(folder, [*selection.selected, *selection.removed])
+    result = phase2.consolidate(model_factory(), folder, selection, token_limit=settings.stage1_token_limit,
+                                effort=settings.consolidation_effort)
+    if not beat.beat():
+        return outcome("lost_lease")
+    changed = phase2.apply_consolidation(folder, result)
+    phase2.remove_rollout_summaries(folder, selection.removed)
+    phase2.write_raw_memories(folder, selection.selected)
+    ok = store.mark_phase2_succeeded(scope, token, completed_watermark=new_watermark, selected=selection.selected,
+                                     now_ms=_ms(clock))
+    return outcome("consolidated" if ok else "lost_lease", tuple(changed))

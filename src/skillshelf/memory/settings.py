@@ -1,0 +1,134 @@
+"""Memory settings: model names, effort, limits and windows (the ``[memory]`` config table).
+
+Defaults follow Codex (idle 6 h, age 30 days, 16 sessions per run, concurrency 8, leases of an
+hour, heartbeats every 90 s, 3 retries) except where its users asked for more control: a
+budget on model calls per run, per-project scope by default and retry backoff that doubles.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields, replace
+from typing import Any, Literal
+
+from skillshelf.env import Env
+from skillshelf.errors import ConfigError
+
+__all__ = ["MemorySettings", "ModelRef", "load_memory_settings", "parse_model_ref"]
+
+Provider = Literal["openai", "anthropic"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ModelRef:
+    """``PROVIDER:NAME`` (``openai:gpt-5.4-mini``, ``anthropic:claude-haiku-4-5``)."""
+
+    provider: Provider
+    name: str
+
+    def __str__(self) -> str:
+        return f"{self.provider}:{self.name}"
+
+
+def parse_model_ref(text: str) -> ModelRef:
+    provider, sep, name = text.partition(":")
+    if not sep:
+        provider, name = "openai", text
+    if provider not in ("openai", "anthropic") or not name.strip():
+        raise ConfigError(f"model {text!r} is not PROVIDER:NAME", code="ME020",
+                          hint="use openai:MODEL (any OpenAI-compatible server) or anthropic:MODEL")
+    return ModelRef(provider=provider, name=name.strip())  # type: ignore[arg-type]
+
+
+_CLAMPS: dict[str, tuple[float, float]] = {
+    "max_rollouts_per_run": (1, 128),
+    "max_running_jobs": (1, 100_000),
+    "min_idle_hours": (0, 48),
+    "max_age_days": (0, 3650),
+    "max_unused_days": (0, 365),
+    "max_raw_memories": (1, 4096),
+    "concurrency": (1, 64),
+    "summary_token_cap": (100, 100_000),
+}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MemorySettings:
+    """Every knob of the pipeline (all have defaults; ``from_mapping`` reads a config table)."""
+
+    scope: Literal["project", "global"] = "project"
+    extract_model: str = "openai:gpt-5.4-mini"
+    extract_effort: str | None = "low"
+    consolidation_model: str = "openai:gpt-5.4"
+    consolidation_effort: str | None = "medium"
+    base_url: str | None = None
+    api_key_env: str | None = None
+    context_window: int | None = None
+    effective_context_percent: int = 95
+    max_output_tokens: int = 8000
+    json_mode: Literal["schema", "object", "off"] = "schema"
+    request_timeout_s: float = 600.0
+    max_rollouts_per_run: int = 16
+    max_running_jobs: int | None = None
+    min_idle_hours: float = 6.0
+    max_age_days: float = 30.0
+    max_unused_days: float = 30.0
+    max_raw_memories: int = 256
+    concurrency: int = 8
+    lease_seconds: float = 3600.0
+    heartbeat_seconds: float = 90.0
+    retry_delay_seconds: float = 600.0
+    max_model_calls: int | None = None
+    summary_token_cap: int = 5000
+
+    @classmethod
+    def from_mapping(cls, values: Mapping[str, Any]) -> MemorySettings:
+        """Settings from a ``[memory]`` table; unknown keys and bad types are ConfigErrors."""
+        known = {f.name: f for f in fields(cls)}
+        kwargs: dict[str, Any] = {}
+        for key, value in values.items():
+            name = key.replace("-", "_")
+            if name not in known:
+                raise ConfigError(f"unknown memory setting {key!r}", code="ME021",
+                                  hint=f"known settings: {', '.join(sorted(known))}")
+            kwargs[name] = value
+        return cls().with_overrides(**kwargs)
+
+    def with_overrides(self, **values: Any) -> MemorySettings:
+        """A copy with ``values`` set (None values are ignored), clamped to sane ranges."""
+        clean = {k: v for k, v in values.items() if v is not None}
+        for key, value in clean.items():
+            if key in _CLAMPS:
+                if not isinstance(value, (int, float)) or isinstance(value, bool):
+                    raise ConfigError(f"memory setting {key} must be a number, not {value!r}", code="ME022",
+                                      hint=f"use a number between {_CLAMPS[key][0]:g} and {_CLAMPS[key][1]:g}")
+                low, high = _CLAMPS[key]
+                clean[key] = type(value)(min(max(value, low), high))
+        if clean.get("json_mode", self.json_mode) not in ("schema", "object", "off"):
+            raise ConfigError(f"memory json_mode must be schema, object or off, not {clean['json_mode']!r}",
+                              code="ME025", hint="use \"object\" for servers without JSON-schema output")
+        if clean.get("scope", self.scope) not in ("project", "global"):
+            raise ConfigError(f"memory scope must be 'project' or 'global', not {clean['scope']!r}", code="ME023",
+                              hint="set memory.scope = \"project\" (default) or \"global\"")
+        result = replace(self, **clean)
+        parse_model_ref(result.extract_model)
+        parse_model_ref(result.consolidation_model)
+        return result
+
+    @property
+    def stage1_token_limit(self) -> int:
+        """Codex's budget for one transcript: 70% of the usable context window, else 150k."""
+        if self.context_window and self.context_window > 0:
+            return max(1, (self.context_window * self.effective_context_percent // 100) * 70 // 100)
+        return 150_000
+
+
+def load_memory_settings(env: Env, *, overrides: Sequence[str] = ()) -> MemorySettings:
+    """The ``[memory]`` table of skillshelf's merged config (``-c memory.KEY=VALUE`` too)."""
+    from skillshelf.config import load_config
+
+    table = load_config(env, overrides=overrides).get("memory", {})
+    if not isinstance(table, Mapping):
+        raise ConfigError("[memory] in the config must be a table", code="ME024",
+                          hint="write it as a [memory] section with key = value lines")
+    return MemorySettings.from_mapping(table)

@@ -1,0 +1,74 @@
+"""The memory state store: one schema, two backends.
+
+- SQLite (the default): ``<user data dir>/memory/state.sqlite``, WAL, immediate transactions.
+- PostgreSQL: ``--db postgresql://...`` (needs the ``postgres`` extra), row locks with
+  ``SKIP LOCKED``.
+
+:func:`open_store` opens either and applies missing migrations.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from skillshelf.errors import UsageError
+from skillshelf.memory.store.consolidation import Store
+from skillshelf.memory.store.records import (
+    CONSOLIDATE,
+    STAGE1,
+    ClaimOutcome,
+    OutputRow,
+    Phase2Claim,
+    Selection,
+    SessionRow,
+    Stage1Claim,
+)
+
+__all__ = [
+    "CONSOLIDATE",
+    "STAGE1",
+    "ClaimOutcome",
+    "OutputRow",
+    "Phase2Claim",
+    "Selection",
+    "SessionRow",
+    "Stage1Claim",
+    "Store",
+    "default_db_path",
+    "open_store",
+]
+
+
+def default_db_path() -> Path:
+    from skillshelf import dirs
+
+    return dirs.user_data_dir() / "memory" / "state.sqlite"
+
+
+def open_store(url: str | None = None, *, migrate: bool = True) -> Store:
+    """Open the store at ``url`` (``sqlite:///path``, a plain path, ``postgresql://...``);
+    ``None`` means the default SQLite file."""
+    store: Store
+    if url is None or url == "":
+        from skillshelf.memory.store.sqlite import SqliteStore
+
+        store = SqliteStore(default_db_path())
+    elif url.startswith(("postgresql://", "postgres://")):
+        from skillshelf.memory.store.postgres import PostgresStore
+
+        store = PostgresStore(url)
+    elif url.startswith("sqlite:///") or "://" not in url:
+        from skillshelf.memory.store.sqlite import SqliteStore
+
+        store = SqliteStore(Path(url.removeprefix("sqlite:///") if url.startswith("sqlite:///") else url).expanduser())
+    else:
+        raise UsageError(f"unsupported database URL {url.split('://')[0]}://...", code="ME015",
+                         hint="use sqlite:///PATH, a file path, or postgresql://USER@HOST/DB")
+    if migrate:
+        try:
+            store.migrate(int(time.time() * 1000))
+        except BaseException:
+            store.close()
+            raise
+    return store

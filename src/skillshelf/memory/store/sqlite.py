@@ -1,0 +1,68 @@
+"""The embedded backend: one SQLite file in WAL mode; claims take the write lock up front
+(``BEGIN IMMEDIATE``) so two processes can never book the same job."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from skillshelf.errors import StoreError
+from skillshelf.memory.store.base import Row, Tx
+from skillshelf.memory.store.consolidation import Store
+
+__all__ = ["SqliteStore"]
+
+
+class _SqliteTx(Tx):
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        return [tuple(r) for r in self.conn.execute(sql, tuple(params)).fetchall()]
+
+
+class SqliteStore(Store):
+    """The memory store in a SQLite file (created with its folder on first use)."""
+
+    def __init__(self, path: Path, *, timeout_s: float = 30.0) -> None:
+        self.path = path
+        self.url = f"sqlite:///{path}"
+        self._lock = threading.RLock()
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._conn = sqlite3.connect(str(path), timeout=timeout_s, isolation_level=None, check_same_thread=False)
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.execute("PRAGMA foreign_keys=ON")
+            self._conn.execute("PRAGMA synchronous=NORMAL")
+            self._conn.execute(f"PRAGMA busy_timeout={int(timeout_s * 1000)}")
+        except (OSError, sqlite3.Error) as exc:
+            raise StoreError(f"cannot open the memory database {path}: {exc}", code="ME010",
+                             hint="check that the folder is writable, or pass --db with another location") from exc
+
+    @contextmanager
+    def transaction(self, *, claim: bool = False) -> Iterator[Tx]:
+        with self._lock:
+            try:
+                self._conn.execute("BEGIN IMMEDIATE" if claim else "BEGIN")
+            except sqlite3.Error as exc:
+                raise StoreError(f"memory database {self.path} is unavailable: {exc}", code="ME012",
+                                 hint="another process may hold it locked; try again") from exc
+            try:
+                yield _SqliteTx(self._conn)
+            except sqlite3.Error as exc:
+                self._conn.execute("ROLLBACK")
+                raise StoreError(f"memory database error: {exc}", code="ME013",
+                                 hint="run `skillshelf memory status`; if the file is damaged, move it away") from exc
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            else:
+                self._conn.execute("COMMIT")
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()

@@ -1,0 +1,108 @@
+"""Helpers for the memory tests: a scripted model server on loopback (OpenAI Chat Completions
+and Anthropic Messages, with per-request latency and replies chosen from the request) and a
+writer for small skillshelf transcripts."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+STAGE1_REPLY = {
+    "raw_memory": "---\ndescription: test runner\n---\n### Task 1\n- tests run with make check",
+    "rollout_summary": "Test runs\n## Task 1\n- Outcome: success\n- use make check",
+    "rollout_slug": "test-runs",
+}
+
+
+def default_reply(body: dict[str, Any], n: int) -> str:
+    """Phase-1 prompts get a memory naming the request number; consolidation gets files."""
+    text = json.dumps(body)
+    if "You maintain a folder of memories" in text:
+        return json.dumps({"files": {
+            "MEMORY.md": f"# Task Group: tests\nscope: project\n- run make check (request {n})\n",
+            "memory_summary.md": f"## User preferences\n- tests run with make check (request {n})\n",
+            "skills/run-tests/SKILL.md": "---\nname: run-tests\ndescription: Run this project's tests.\n---\nmake check\n",
+        }, "delete": []})
+    return json.dumps({**STAGE1_REPLY, "raw_memory": STAGE1_REPLY["raw_memory"] + f" (request {n})"})
+
+
+class ScriptedModel:
+    """Records every request; ``reply(body, n)`` makes the answer; ``delay(body)`` seconds first."""
+
+    def __init__(self) -> None:
+        self.requests: list[dict[str, Any]] = []
+        self.reply: Callable[[dict[str, Any], int], str] = default_reply
+        self.delay: Callable[[dict[str, Any]], float] = lambda body: 0.0
+        self.lock = threading.Lock()
+        self.server: ThreadingHTTPServer | None = None
+
+    @property
+    def url(self) -> str:
+        assert self.server is not None
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def count(self, needle: str) -> int:
+        with self.lock:
+            return sum(needle in json.dumps(r) for r in self.requests)
+
+    def wait_for(self, needle: str, n: int, timeout: float = 30.0) -> None:
+        deadline = time.monotonic() + timeout
+        while self.count(needle) < n:
+            assert time.monotonic() < deadline, f"only {self.count(needle)} requests with {needle!r}"
+            time.sleep(0.02)
+
+
+def handler_for(model: ScriptedModel) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+        def do_POST(self) -> None:
+            body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))) or b"{}")
+            with model.lock:
+                model.requests.append({"path": self.path, "body": body})
+                n = len(model.requests)
+            time.sleep(model.delay(body))
+            text = model.reply(body, n)
+            if "/messages" in self.path:
+                out: dict[str, Any] = {"id": f"msg_{n}", "type": "message", "role": "assistant", "model": "m",
+                                       "content": [{"type": "text", "text": text}], "stop_reason": "end_turn",
+                                       "stop_sequence": None, "usage": {"input_tokens": 1, "output_tokens": 1}}
+            else:
+                out = {"id": f"c{n}", "object": "chat.completion", "created": 0, "model": "m",
+                       "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
+                                    "finish_reason": "stop"}]}
+            data = json.dumps(out).encode()
+            try:
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+            except OSError:
+                pass
+
+    return Handler
+
+
+def write_skillshelf_transcript(path: Path, *, session_id: str, cwd: Path, task: str,
+                                mtime: float | None = None) -> Path:
+    """A small transcript in skillshelf's own format (what the reference agent writes)."""
+    from skillshelf.memory.transcripts.skillshelf import TranscriptWriter
+
+    with TranscriptWriter(path, session_id=session_id, cwd=cwd) as writer:
+        writer.message("user", task)
+        writer.tool_call("call_1", "shell", {"cmd": "make check"})
+        writer.tool_result("call_1", "42 passed")
+        writer.message("assistant", "All tests pass with make check.")
+    if mtime is not None:
+        os.utime(path, (mtime, mtime))
+    return path

@@ -1,0 +1,121 @@
+"""`skillshelf memory ...` and `skillshelf redact` as users run them."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from memory_helpers import ScriptedModel, write_skillshelf_transcript
+
+from skillshelf.cli.main import main
+
+
+def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    try:
+        main(list(argv))
+        code = 0
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+@pytest.fixture
+def project(isolated_home: Any, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = isolated_home.home / "repo"
+    (folder / ".git").mkdir(parents=True)
+    monkeypatch.chdir(folder)
+    return folder
+
+
+def test_run_status_show_search_forget_prune_reset(project: Path, isolated_home: Any, scripted_model: ScriptedModel,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    sessions = isolated_home.home / "t"
+    for i in range(2):
+        write_skillshelf_transcript(sessions / f"{i}.jsonl", session_id=f"cli-{i}", cwd=project,
+                                    task=f"task {i}: tests use make check", mtime=time.time() - 3600)
+    code, out, err = _run(capsys, "memory", "run", "--sessions", str(sessions), "--model", "openai:small",
+                          "--base-url", scripted_model.url + "/v1", "--min-idle-hours", "0.5", "--json")
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["claimed"] == 2 and report["phase1"] == {"extracted": 2}
+    assert report["phase2"][0]["status"] == "consolidated" and report["model_calls"] == 3
+
+    code, out, _ = _run(capsys, "memory", "status", "--json")
+    status = json.loads(out)
+    assert code == 0 and status["scopes"][0]["outputs"] == 2 and status["recent_runs"]
+
+    code, out, _ = _run(capsys, "memory", "show")
+    assert code == 0 and "tests run with make check" in out
+    code, out, _ = _run(capsys, "memory", "show", "cli-0", "--json")
+    assert code == 0 and json.loads(out)["session_id"] == "cli-0"
+
+    code, out, _ = _run(capsys, "memory", "search", "make check", "--json")
+    assert code == 0 and json.loads(out)
+
+    code, out, _ = _run(capsys, "memory", "forget", "cli-1", "--json")
+    assert code == 0 and json.loads(out)["forgotten"] == "cli-1"
+    code, _, err = _run(capsys, "memory", "forget", "nobody")
+    assert code == 1 and "ME404" in err
+
+    code, out, _ = _run(capsys, "memory", "prune", "--json")
+    assert code == 0 and json.loads(out) == {"pruned": 0}
+
+    code, out, _ = _run(capsys, "memory", "reset", "--yes", "--json")
+    assert code == 0 and json.loads(out)["rows"] == 2
+    code, _, err = _run(capsys, "memory", "show")
+    assert code == 1 and "ME405" in err
+
+
+def test_dry_run_prints_the_prompt_and_calls_nothing(project: Path, isolated_home: Any,
+                                                    scripted_model: ScriptedModel,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    sessions = isolated_home.home / "t"
+    write_skillshelf_transcript(sessions / "a.jsonl", session_id="dry", cwd=project, task="remember pnpm",
+                                mtime=time.time() - 7 * 3600)
+    code, out, err = _run(capsys, "memory", "run", "--sessions", str(sessions), "--dry-run",
+                          "--base-url", scripted_model.url + "/v1")
+    assert code == 0, err
+    assert "remember pnpm" in out and "nothing was claimed or called" in out
+    assert scripted_model.requests == []
+
+
+def test_bad_options_give_codes_not_tracebacks(project: Path, capsys: pytest.CaptureFixture[str],
+                                              tmp_path: Path) -> None:
+    code, _, err = _run(capsys, "memory", "run", "--model", "mistral:large", "--phase", "1")
+    assert code == 1 and "ME020" in err and "Traceback" not in err
+    code, _, err = _run(capsys, "memory", "run", "--sessions", str(tmp_path / "missing"))
+    assert code == 2 and "does not exist" in err
+    code, _, err = _run(capsys, "memory", "status", "--db", "mysql://x@y/z")
+    assert code == 2 and "ME015" in err
+    code, _, err = _run(capsys, "memory", "status", "--db", "postgresql://nobody@127.0.0.1:1/none")
+    assert code == 1 and "ME010" in err
+    garbage = tmp_path / "garbage.sqlite"
+    garbage.write_bytes(b"this is not a database" * 100)
+    code, _, err = _run(capsys, "memory", "status", "--db", str(garbage))
+    assert code == 1 and err.count("ME01") == 1 and "Traceback" not in err
+    assert garbage.read_bytes().startswith(b"this is not a database")  # never overwritten
+    blocker = tmp_path / "file"
+    blocker.write_text("x", encoding="utf-8")
+    code, _, err = _run(capsys, "memory", "status", "--db", str(blocker / "state.sqlite"))
+    assert code == 1 and "ME010" in err
+
+
+def test_memory_settings_come_from_the_config_file(project: Path, isolated_home: Any,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    from skillshelf import dirs
+
+    config = dirs.user_config_dir() / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text('[memory]\nextract_model = "anthropic:claude-haiku-x"\nmin_idle_hours = 0\n', encoding="utf-8")
+    sessions = isolated_home.home / "t"
+    write_skillshelf_transcript(sessions / "a.jsonl", session_id="cfg", cwd=project, task="remember pnpm")
+    code, out, err = _run(capsys, "memory", "run", "--sessions", str(sessions), "--dry-run", "--json")
+    assert code == 0, err
+    assert [d["model"] for d in json.loads(out)["dry_run"]] == ["anthropic:claude-haiku-x"]
+    config.write_text("[memory]\nmax_rollouts = 3\n", encoding="utf-8")
+    code, _, err = _run(capsys, "memory", "run", "--dry-run")
+    assert code == 1 and "ME021" in err

@@ -1,0 +1,205 @@
+"""The state store's job semantics (Codex's test vectors), run against SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from skillshelf.errors import StoreError
+from skillshelf.memory.store import (
+    CONSOLIDATE,
+    STAGE1,
+    ClaimOutcome,
+    SessionRow,
+    Stage1Claim,
+    Store,
+    open_store,
+)
+from skillshelf.memory.store.base import ClaimLimits
+from skillshelf.memory.store.schema import SCHEMA_VERSION
+
+H = 3_600_000
+DAY = 24 * H
+NOW = 1_000 * DAY
+
+
+@pytest.fixture
+def store(store_url: str) -> Iterator[Store]:
+    with open_store(store_url) as opened:
+        yield opened
+
+
+def _add(store: Store, *ids_and_times: tuple[str, int], mode: str = "enabled", scope: str = "/w") -> None:
+    store.register_sessions([SessionRow(id=i, source="codex", path=f"/t/{i}.jsonl", cwd=scope, project=scope,
+                                        updated_at_ms=t, first_user_message="task", memory_mode=mode)
+                             for i, t in ids_and_times], NOW)
+
+
+def _claim(store: Store, *, now: int = NOW, limit: int = 100, cap: int = 1000, lease: int = H,
+           worker: str = "w", idle: int = 0, age: int = 10_000 * DAY) -> list[Stage1Claim]:
+    return store.claim_stage1(worker_id=worker, now_ms=now, lease_ms=lease, limit=limit,
+                              limits=ClaimLimits(min_idle_ms=idle, max_age_ms=age, running_cap=cap))
+
+
+def _succeed(store: Store, claim: Stage1Claim, scope: str = "/w", raw: str = "raw") -> bool:
+    return store.mark_stage1_succeeded(claim, scope=scope, raw_memory=raw, rollout_summary="sum",
+                                       rollout_slug=f"slug-{claim.session_id}", now_ms=NOW)
+
+
+def test_migrations_are_versioned_and_idempotent(store_url: str) -> None:
+    with open_store(store_url) as first:
+        assert first.schema_version() == SCHEMA_VERSION
+    with open_store(store_url) as second:
+        assert second.migrate(NOW) == SCHEMA_VERSION
+        second.execute_for_tests("INSERT INTO memory_schema (version, name, applied_at_ms) VALUES (99, 'x', 0)")
+    with pytest.raises(StoreError) as info:
+        open_store(store_url)
+    assert info.value.code == "ME011"
+
+
+def test_a_session_already_extracted_at_its_time_is_not_claimed_again(store: Store) -> None:
+    _add(store, ("t", 100))
+    (claim,) = _claim(store)
+    assert _succeed(store, claim)
+    assert _claim(store) == []
+    _add(store, ("t", 101))
+    assert [c.watermark for c in _claim(store)] == [101]
+
+
+def test_a_live_lease_blocks_other_workers_and_an_expired_one_is_stolen(store: Store) -> None:
+    _add(store, ("t", 100))
+    (first,) = _claim(store, worker="a")
+    assert _claim(store, worker="b") == []
+    (second,) = _claim(store, worker="b", now=NOW + H + 1)
+    assert second.token != first.token
+    assert not _succeed(store, first)  # the old owner cannot write any more
+    assert _succeed(store, second)
+    assert len(store.outputs()) == 1
+
+
+def test_the_running_cap_counts_live_leases_of_every_worker(store: Store) -> None:
+    _add(store, *[(f"s{i}", 100 + i) for i in range(80)])
+    assert len(_claim(store, limit=10, cap=64, worker="other")) == 10
+    assert len(_claim(store, limit=64, cap=64)) == 54
+    assert _claim(store, limit=64, cap=64) == []
+
+
+def test_eligibility_windows_disabled_sessions_and_order(store: Store) -> None:
+    _add(store, ("current", NOW), ("fresh", NOW - H), ("just_under", NOW - 12 * H + 60_000),
+         ("eligible", NOW - 12 * H - 60_000), ("old", NOW - 31 * DAY))
+    _add(store, ("off", NOW - 13 * H), mode="disabled")
+    limits = ClaimLimits(min_idle_ms=12 * H, max_age_ms=30 * DAY, running_cap=100)
+    assert [r[0] for r in store.stage1_candidates(now_ms=NOW, limits=limits, limit=10)] == ["eligible"]
+    assert store.stage1_candidates(now_ms=NOW, limits=limits, limit=10, only=[]) == []
+    assert store.stage1_candidates(now_ms=NOW, limits=limits, limit=10, only=["fresh"]) == []
+    claims = _claim(store, idle=12 * H, age=30 * DAY)
+    assert [c.session_id for c in claims] == ["eligible"]
+
+
+def test_no_output_writes_nothing_and_deleting_an_output_makes_phase2_dirty(store: Store) -> None:
+    _add(store, ("t", 100))
+    (claim,) = _claim(store)
+    assert store.mark_stage1_no_output(claim, now_ms=NOW)
+    assert store.outputs() == [] and _claim(store) == []
+    assert store.claim_phase2("/w", worker_id="w", now_ms=NOW, lease_ms=H).outcome is ClaimOutcome.SKIPPED_NOT_DIRTY
+    _add(store, ("u", 200))
+    (u,) = _claim(store)
+    assert _succeed(store, u)
+    p2 = store.claim_phase2("/w", worker_id="w", now_ms=NOW, lease_ms=H)
+    assert p2.token and store.mark_phase2_succeeded("/w", p2.token, completed_watermark=200, selected=(), now_ms=NOW)
+    _add(store, ("u", 201))
+    (again,) = _claim(store)
+    assert store.mark_stage1_no_output(again, now_ms=NOW)
+    assert store.outputs() == []
+    assert store.claim_phase2("/w", worker_id="w", now_ms=NOW, lease_ms=H).watermark == 201
+
+
+def test_retries_back_off_then_run_out_until_the_session_changes(store: Store) -> None:
+    _add(store, ("t", 100))
+    for attempt in range(3):
+        (claim,) = _claim(store, now=NOW + attempt * 10 * DAY)
+        assert store.mark_failed(STAGE1, "t", claim.token, reason="boom", now_ms=NOW + attempt * 10 * DAY,
+                                 retry_base_ms=1000)
+        job = store.job(STAGE1, "t")
+        assert job and job["retry_at_ms"] == NOW + attempt * 10 * DAY + 1000 * 2**attempt
+    assert _claim(store, now=NOW + 40 * DAY) == []
+    _add(store, ("t", 101))
+    (fresh,) = _claim(store, now=NOW + 40 * DAY)
+    job = store.job(STAGE1, "t")
+    assert fresh.watermark == 101 and job and job["retry_remaining"] == 3
+
+
+def test_phase2_runs_only_when_the_watermark_moves_and_backfills_still_count(store: Store) -> None:
+    store.enqueue("/w", 500)
+    claim = store.claim_phase2("/w", worker_id="a", now_ms=NOW, lease_ms=H)
+    assert claim.outcome is ClaimOutcome.CLAIMED and claim.token
+    assert store.claim_phase2("/w", worker_id="b", now_ms=NOW, lease_ms=H).outcome is ClaimOutcome.SKIPPED_RUNNING
+    stolen = store.claim_phase2("/w", worker_id="b", now_ms=NOW + H + 1, lease_ms=H)
+    assert stolen.outcome is ClaimOutcome.CLAIMED and stolen.token and stolen.watermark == 500
+    assert not store.mark_phase2_succeeded("/w", claim.token, completed_watermark=500, selected=(), now_ms=NOW)
+    assert store.mark_phase2_succeeded("/w", stolen.token, completed_watermark=500, selected=(), now_ms=NOW)
+    assert store.claim_phase2("/w", worker_id="b", now_ms=NOW, lease_ms=H).outcome is ClaimOutcome.SKIPPED_NOT_DIRTY
+    store.enqueue("/w", 400)
+    again = store.claim_phase2("/w", worker_id="b", now_ms=NOW, lease_ms=H)
+    assert again.outcome is ClaimOutcome.CLAIMED and again.watermark > 500
+    assert store.dirty_scopes(now_ms=NOW) == ["/w"]
+
+
+def test_heartbeat_extends_only_an_owned_lease(store: Store) -> None:
+    store.enqueue("/w", 1)
+    claim = store.claim_phase2("/w", worker_id="a", now_ms=NOW, lease_ms=H)
+    assert claim.token and store.heartbeat(CONSOLIDATE, "/w", claim.token, now_ms=NOW + H - 1, lease_ms=H)
+    assert store.claim_phase2("/w", worker_id="b", now_ms=NOW + H + 1, lease_ms=H).outcome.value == "skipped_running"
+    assert not store.heartbeat(CONSOLIDATE, "/w", "not-the-token", now_ms=NOW, lease_ms=H)
+
+
+def test_selection_diff_ranking_and_snapshot_marking(store: Store) -> None:
+    _add(store, ("A", 100), ("B", 101), ("C", 102))
+    claims = {c.session_id: c for c in _claim(store)}
+    for claim in claims.values():
+        _succeed(store, claim)
+    first = store.selection("/w", limit=2, max_unused_ms=10_000 * DAY, now_ms=NOW)
+    assert [r.session_id for r in first.selected] == ["C", "B"] and first.added_count == 2
+    p2 = store.claim_phase2("/w", worker_id="w", now_ms=NOW, lease_ms=H)
+    assert p2.token
+    chosen = [r for r in store.outputs() if r.session_id in ("A", "C")]
+    assert store.mark_phase2_succeeded("/w", p2.token, completed_watermark=102, selected=chosen, now_ms=NOW)
+    diff = store.selection("/w", limit=2, max_unused_ms=10_000 * DAY, now_ms=NOW)
+    assert diff.retained_ids == {"C"}
+    assert [r.rollout_slug for r in diff.removed] == ["slug-A"]
+    assert store.record_usage(["A", "A", "B", "missing"], now_ms=NOW) == 3
+    ranked = store.selection("/w", limit=3, max_unused_ms=10_000 * DAY, now_ms=NOW)
+    assert [r.session_id for r in ranked.selected] == ["A", "B", "C"]
+
+
+def test_prune_deletes_stale_unselected_outputs_only(store: Store) -> None:
+    _add(store, ("stale", NOW - 60 * DAY), ("fresh", NOW - DAY))
+    for claim in _claim(store):
+        _succeed(store, claim)
+    assert store.prune(max_unused_ms=30 * DAY, now_ms=NOW) == 1
+    assert [r.session_id for r in store.outputs()] == ["fresh"]
+    assert store.job(STAGE1, "stale") is not None  # jobs keep their watermark
+
+
+def test_forget_scrubs_text_at_once_and_reset_clears_a_scope(store: Store) -> None:
+    _add(store, ("keep", 100), scope="/a")
+    _add(store, ("drop", 101), scope="/b")
+    for claim in _claim(store):
+        _succeed(store, claim, scope=claim.project, raw="secret-ish")
+    assert store.forget("drop", now_ms=NOW) == "/b"
+    (row,) = store.outputs(session_id="drop")
+    assert row.raw_memory == "" and row.rollout_summary == ""
+    assert store.forget("nobody", now_ms=NOW) is None
+    assert store.reset(scope="/a") == 1
+    assert [r.session_id for r in store.outputs()] == ["drop"]
+    status = store.status(now_ms=NOW)
+    assert status["sessions"] == {"enabled": 1, "disabled": 1}
+
+
+def test_sqlite_store_lives_in_the_user_data_folder_in_wal_mode(isolated_home: object) -> None:
+    from skillshelf import dirs
+
+    with open_store(None) as store:
+        assert store.url.endswith("/memory/state.sqlite") and str(dirs.user_data_dir()) in store.url
+        assert store.execute_for_tests("PRAGMA journal_mode") == [("wal",)]

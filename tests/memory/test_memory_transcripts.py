@@ -1,0 +1,102 @@
+"""Reading Codex, Claude Code and skillshelf transcripts into one session model."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from skillshelf.memory.transcripts import find_transcripts, read_transcript
+from skillshelf.memory.transcripts.skillshelf import TranscriptWriter, transcript_path
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts"
+
+
+def test_real_codex_rollouts_are_read_with_meta_and_items() -> None:
+    sessions = [read_transcript(p) for p in sorted((FIXTURES / "codex").glob("*.jsonl"))]
+    assert len(sessions) >= 2
+    for session in sessions:
+        assert session is not None and session.source == "codex" and session.skipped_lines == 0
+        assert session.cwd is not None and session.origin == "exec" and not session.subagent
+        kinds = [(i.kind, i.role) for i in session.items]
+        assert ("tool_call", "assistant") in kinds and ("tool_result", "tool") in kinds
+        assert kinds[-1] == ("message", "assistant")
+        assert session.first_user_message and not session.first_user_message.startswith("<environment_context>")
+        assert session.started_at is not None and session.ended_at is not None
+
+
+def test_real_claude_sessions_are_read_without_attachments() -> None:
+    sessions = [read_transcript(p) for p in sorted((FIXTURES / "claude").glob("*.jsonl"))]
+    assert len(sessions) >= 2
+    for session in sessions:
+        assert session is not None and session.source == "claude" and session.cwd is not None
+        assert [i.kind for i in session.items] == ["message", "tool_call", "tool_result", "message"]
+        assert session.items[1].name == "Bash" and session.items[1].call_id == session.items[2].call_id
+        assert "skill_listing" not in json.dumps([i.to_dict() for i in session.items])
+
+
+def test_broken_and_truncated_lines_are_counted_not_fatal(tmp_path: Path) -> None:
+    src = sorted((FIXTURES / "codex").glob("*.jsonl"))[0]
+    target = tmp_path / src.name
+    lines = src.read_text(encoding="utf-8").splitlines()
+    broken = [lines[0], "{not json", "\x00\x01binary", *lines[1:], lines[-1][: len(lines[-1]) // 2]]
+    target.write_text("\n".join(broken), encoding="utf-8")
+    session = read_transcript(target)
+    original = read_transcript(src)
+    assert session is not None and original is not None
+    assert session.skipped_lines == 3 and len(session.items) == len(original.items)
+
+
+def test_unknown_files_empty_files_and_folders_are_handled(tmp_path: Path) -> None:
+    (tmp_path / "notes.jsonl").write_text('{"hello": 1}\n', encoding="utf-8")
+    (tmp_path / "empty.jsonl").write_text("", encoding="utf-8")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "loop").symlink_to(tmp_path, target_is_directory=True)
+    shutil.copy(sorted((FIXTURES / "claude").glob("*.jsonl"))[0], tmp_path / "sub" / "c.jsonl")
+    found = find_transcripts([tmp_path, tmp_path / "missing"])
+    assert sorted(p.name for p in found) == ["c.jsonl", "empty.jsonl", "notes.jsonl"]
+    assert read_transcript(tmp_path / "notes.jsonl") is None
+    assert read_transcript(tmp_path / "empty.jsonl") is None
+
+
+def test_skillshelf_transcripts_round_trip(tmp_path: Path) -> None:
+    path = transcript_path(tmp_path, "abc")
+    assert path.parent.parent.parent.parent == tmp_path / "transcripts"
+    with TranscriptWriter(path, session_id="abc", cwd=tmp_path, origin="run", git_branch="main") as writer:
+        writer.message("developer", "injected rules")
+        writer.message("user", "fix the build")
+        writer.tool_call("c1", "load_skill", {"name": "ci"})
+        writer.tool_result("c1", "loaded", is_error=False)
+        writer.message("assistant", "done")
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write('{"type": "message", "ts": "2026')  # a crash mid-line
+    session = read_transcript(path)
+    assert session is not None and session.source == "skillshelf" and session.id == "abc"
+    assert session.git_branch == "main" and session.cwd == tmp_path and session.skipped_lines == 1
+    assert [i.kind for i in session.items] == ["message", "message", "tool_call", "tool_result", "message"]
+    assert session.first_user_message == "fix the build"
+    assert json.loads(session.items[2].text) == {"name": "ci"}
+
+
+def test_subagent_sessions_are_marked(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    with TranscriptWriter(path, session_id="sub", cwd=tmp_path, origin="subagent") as writer:
+        writer.message("user", "consolidate")
+    session = read_transcript(path)
+    assert session is not None and session.subagent
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.binary(max_size=80), max_size=12))
+def test_any_bytes_never_crash_the_readers(chunks: list[bytes]) -> None:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "x.jsonl"
+        path.write_bytes(b'{"type":"session_meta","ts":"2026-01-01T00:00:00Z","cwd":"/w","id":"i"}\n'
+                         + b"\n".join(chunks))
+        session = read_transcript(path)
+        assert session is not None and session.id == "i"
