@@ -1,0 +1,165 @@
+"""Reading the files bundled with a skill, confined to the skill's folder.
+
+Every path a model or an MCP client names is checked before anything is opened: it must be
+relative, must not use ``..`` or backslashes, and must resolve (symlinks followed) to a regular
+file inside the skill's folder. Device files, FIFOs and sockets are refused, and the file is
+opened with ``O_NOFOLLOW | O_NONBLOCK`` and checked again with ``fstat`` so that a swap after
+the check cannot make us read something else or block on a pipe.
+"""
+
+from __future__ import annotations
+
+import base64
+import mimetypes
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from skillshelf.errors import FileAccessError, NotFoundError, PathEscapeError, UsageError
+
+__all__ = [
+    "DEFAULT_MAX_FILE_BYTES",
+    "SkillFile",
+    "check_relative_path",
+    "read_confined_file",
+    "stays_inside",
+]
+
+DEFAULT_MAX_FILE_BYTES = 256 * 1024
+_TEXT_SNIFF = 8192
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SkillFile:
+    """One bundled file as handed to a model: UTF-8 text, or base64 for binary content."""
+
+    skill: str
+    path: str
+    size: int
+    mime_type: str
+    text: str | None = None
+    base64: str | None = None
+    truncated: bool = False
+
+    @property
+    def is_binary(self) -> bool:
+        return self.text is None
+
+    def to_dict(self) -> dict[str, object]:
+        out: dict[str, object] = {
+            "skill": self.skill,
+            "path": self.path,
+            "size": self.size,
+            "mime_type": self.mime_type,
+            "encoding": "base64" if self.is_binary else "utf-8",
+            "truncated": self.truncated,
+        }
+        out["content"] = self.base64 if self.is_binary else self.text
+        return out
+
+
+def check_relative_path(path: str) -> PurePosixPath:
+    """Refuse a path that is empty, absolute, uses ``..``/backslashes or holds NUL; return it parsed."""
+    if not isinstance(path, str) or not path.strip():
+        raise UsageError("the file path is empty", hint="name a file inside the skill folder, e.g. 'SKILL.md'", code="SV400")
+    if "\x00" in path:
+        raise PathEscapeError("the path contains a NUL byte", path=path.replace("\x00", "\\0"))
+    if "\\" in path:
+        raise PathEscapeError(f"backslashes are not allowed in skill file paths: {path!r}", path=path,
+                              hint="use forward slashes, relative to the skill folder")
+    if path.startswith("/") or path.startswith("~") or (len(path) > 1 and path[1] == ":"):
+        raise PathEscapeError(f"absolute paths are refused: {path!r}", path=path)
+    parsed = PurePosixPath(path)
+    if any(part == ".." for part in parsed.parts):
+        raise PathEscapeError(f"'..' is not allowed in skill file paths: {path!r}", path=path)
+    if not parsed.parts or parsed == PurePosixPath("."):
+        raise UsageError("the file path names the skill folder itself", hint="name a file inside it", code="SV400")
+    return parsed
+
+
+def _resolve_inside(folder: Path, rel: PurePosixPath, original: str) -> Path:
+    base = folder.resolve()
+    candidate = base.joinpath(*rel.parts)
+    try:
+        real = candidate.resolve(strict=True)
+    except FileNotFoundError:
+        raise NotFoundError(
+            f"no file {original!r} in skill folder {base}", hint="call load_skill to see the list of bundled files",
+            code="SV404",
+        ) from None
+    except (OSError, RuntimeError) as exc:  # symlink loops, permission problems
+        raise FileAccessError(f"cannot resolve {original!r}: {exc}", hint="check the file's symlinks and permissions",
+                              code="SV405") from None
+    if real != base and not real.is_relative_to(base):
+        raise PathEscapeError(f"{original!r} is a symlink that leads out of the skill folder", path=original)
+    return real
+
+
+def _refuse_special(mode: int, original: str) -> None:
+    if stat.S_ISDIR(mode):
+        raise UsageError(f"{original!r} is a folder, not a file", hint="name one of the files listed by load_skill",
+                         code="SV400")
+    if not stat.S_ISREG(mode):
+        kind = "FIFO" if stat.S_ISFIFO(mode) else "socket" if stat.S_ISSOCK(mode) else "device file"
+        raise PathEscapeError(f"{original!r} is a {kind}; only regular files can be read", path=original,
+                              hint="skills may only expose regular files")
+
+
+def _looks_binary(data: bytes) -> bool:
+    head = data[:_TEXT_SNIFF]
+    if b"\x00" in head:
+        return True
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        # a multi-byte character cut by the sniff window is still text
+        return exc.start < len(head) - 4
+    return False
+
+
+def read_confined_file(
+    folder: Path, path: str, *, skill: str, max_bytes: int = DEFAULT_MAX_FILE_BYTES
+) -> SkillFile:
+    """Read ``path`` (relative to ``folder``) as text or base64, refusing anything that leaves it.
+
+    Text over ``max_bytes`` is cut at the cap (``truncated=True``); binary files over the cap
+    are refused, since half an image is of no use.
+    """
+    rel = check_relative_path(path)
+    real = _resolve_inside(folder, rel, path)
+    _refuse_special(os.stat(real).st_mode, path)
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(real, flags)
+    except OSError as exc:
+        raise FileAccessError(f"cannot open {path!r}: {exc.strerror}", hint="check the file's permissions",
+                              code="SV405") from None
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        _refuse_special(info.st_mode, path)
+        data = handle.read(max_bytes + 1)
+    mime = mimetypes.guess_type(rel.name)[0] or "application/octet-stream"
+    rel_text = rel.as_posix()
+    if _looks_binary(data):
+        if len(data) > max_bytes:
+            raise FileAccessError(
+                f"{path!r} is a binary file of {info.st_size} bytes, over the {max_bytes}-byte cap",
+                hint="read the file directly from disk if you really need it", code="SV413",
+            )
+        return SkillFile(skill=skill, path=rel_text, size=info.st_size, mime_type=mime,
+                         base64=base64.b64encode(data).decode("ascii"))
+    truncated = len(data) > max_bytes
+    text = data[:max_bytes].decode("utf-8", errors="replace" if not truncated else "ignore")
+    if mime == "application/octet-stream":
+        mime = "text/markdown" if rel.suffix.lower() == ".md" else "text/plain"
+    return SkillFile(skill=skill, path=rel_text, size=info.st_size, mime_type=mime, text=text, truncated=truncated)
+
+
+def stays_inside(folder: Path, relative: str) -> bool:
+    """Whether ``relative`` resolves (symlinks followed) to something inside ``folder``."""
+    base = folder.resolve()
+    try:
+        return base.joinpath(relative).resolve(strict=True).is_relative_to(base)
+    except (OSError, RuntimeError):
+        return False

@@ -1,0 +1,145 @@
+"""The live skill library behind a server: the current :class:`SkillTools`, swapped on reload.
+
+A server holds one :class:`SkillLibrary`. Requests read ``library.tools`` (an immutable
+snapshot); the file watcher calls :meth:`SkillLibrary.reload`, which rediscovers the skills
+and swaps the snapshot in one assignment, so a request never sees half a reload.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from skillshelf.serve.files import stays_inside
+from skillshelf.serve.tools import SkillTools
+from skillshelf.skills.model import Discovery, Skill
+
+__all__ = ["LibraryChange", "Loader", "SkillLibrary"]
+
+MAX_RESOURCE_FILES_PER_SKILL = 500
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LibraryChange:
+    """What a reload changed, so the server only notifies what clients must refetch."""
+
+    prompts: bool
+    resources: bool
+    skills: bool
+
+    @property
+    def any(self) -> bool:
+        return self.prompts or self.resources or self.skills
+
+
+Loader = Callable[[], tuple[Discovery | None, SkillTools]]
+"""Builds one snapshot: the discovery it came from (for the roots to watch) and the tools."""
+
+
+def _prompt_signature(skills: Sequence[Skill]) -> tuple[tuple[str, str, str | None], ...]:
+    return tuple((s.name, s.description, s.claude.argument_hint) for s in skills if s.claude.user_invocable)
+
+
+class SkillLibrary:
+    """The skills a server serves, reloadable through a loader."""
+
+    def __init__(self, load: Loader | None = None, *, tools: SkillTools | None = None,
+                 watch_paths: Sequence[Path] = ()) -> None:
+        self._load = load
+        self._lock = threading.Lock()
+        self._extra_watch = tuple(watch_paths)
+        self._files: dict[Path, tuple[str, ...]] = {}
+        self._files_snapshot: tuple[tuple[Skill, str], ...] | None = None
+        self.discovery: Discovery | None = None
+        if load is not None:
+            self.discovery, tools = load()
+        self.tools: SkillTools = tools if tools is not None else SkillTools(())
+
+    @classmethod
+    def from_skills(cls, skills: Sequence[Skill]) -> SkillLibrary:
+        """A fixed library (no rediscovery) over ``skills``."""
+        return cls(tools=SkillTools(skills))
+
+    @classmethod
+    def from_discover(cls, discover: Callable[[], Discovery]) -> SkillLibrary:
+        """A library that reloads by calling ``discover`` (every skill served, default catalog)."""
+
+        def load() -> tuple[Discovery | None, SkillTools]:
+            discovery = discover()
+            return discovery, SkillTools(discovery.skills)
+
+        return cls(load)
+
+    @property
+    def skills(self) -> tuple[Skill, ...]:
+        return self.tools.skills
+
+    def watch_paths(self) -> tuple[Path, ...]:
+        """Existing folders to watch: the discovery roots plus any extra paths, nested ones dropped."""
+        candidates = list(self._extra_watch)
+        if self.discovery is not None:
+            candidates += [root.path for root in self.discovery.roots]
+        existing = sorted({p.resolve() for p in candidates if p.is_dir()}, key=lambda p: len(p.parts))
+        kept: list[Path] = []
+        for path in existing:
+            if not any(path.is_relative_to(k) for k in kept):
+                kept.append(path)
+        return tuple(kept)
+
+    def pending_roots(self) -> tuple[Path, ...]:
+        """Roots that were scanned but do not exist yet (``.agents/skills`` before the first skill)."""
+        if self.discovery is None:
+            return ()
+        return tuple(scan.root.path for scan in self.discovery.scans if not scan.root.path.is_dir())
+
+    def pending_parents(self) -> tuple[Path, ...]:
+        """The nearest existing folder above each pending root, to watch (not recursively) for it."""
+        parents: set[Path] = set()
+        for root in self.pending_roots():
+            folder = root.parent
+            while not folder.is_dir() and folder.parent != folder:
+                folder = folder.parent
+            if folder.is_dir():
+                parents.add(folder.resolve())
+        return tuple(sorted(parents))
+
+    def files_of(self, skill: Skill) -> tuple[str, ...]:
+        """The bundled files of ``skill`` (cached until the next reload)."""
+        cached = self._files.get(skill.path)
+        if cached is None:
+            from skillshelf.skills.load import list_bundled_files
+
+            files, _more = list_bundled_files(skill.folder, limit=MAX_RESOURCE_FILES_PER_SKILL)
+            inside = tuple(f for f in files if stays_inside(skill.folder, f))
+            cached = ("SKILL.md", *inside)
+            self._files[skill.path] = cached
+        return cached
+
+    def all_files(self) -> tuple[tuple[Skill, str], ...]:
+        """Every (skill, relative path) pair served as a resource, in a stable order."""
+        snapshot = self._files_snapshot
+        if snapshot is None:
+            tools = self.tools
+            snapshot = tuple((tools.get(name), rel) for name in tools.names() for rel in self.files_of(tools.get(name)))
+            self._files_snapshot = snapshot
+        return snapshot
+
+    def reload(self) -> LibraryChange:
+        """Rediscover the skills and swap the snapshot; say what changed."""
+        if self._load is None:
+            return LibraryChange(prompts=False, resources=False, skills=False)
+        with self._lock:
+            old = self.tools.skills
+            discovery, new_tools = self._load()
+            self.discovery = discovery
+            self._files = {}
+            self._files_snapshot = None
+            self.tools = new_tools
+        return LibraryChange(
+            prompts=_prompt_signature(old) != _prompt_signature(new_tools.skills),
+            resources=True,
+            skills=old != new_tools.skills,
+        )
+

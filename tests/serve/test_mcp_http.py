@@ -1,0 +1,123 @@
+"""`skillshelf serve --transport http` in a subprocess, driven by the official MCP client."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx
+import mcp.types as types
+import pytest
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from serve_helpers import ESCAPES, make_skill_tree, serve_args, start_http, stop, write_skill
+
+pytestmark = pytest.mark.usefixtures("isolated_home")
+
+
+@pytest.fixture
+def root(tmp_path: Path, isolated_home: object) -> Path:
+    return make_skill_tree(tmp_path)
+
+
+@pytest.fixture
+def http_server(root: Path, tmp_path: Path) -> Iterator[str]:
+    proc, url, _log = start_http(root, tmp_path)
+    yield url
+    stop(proc)
+
+
+def _text(result: types.CallToolResult) -> str:
+    return "\n".join(block.text for block in result.content if isinstance(block, types.TextContent))
+
+
+def test_http_server_binds_loopback_and_serves_tools_resources_and_prompts(http_server: str) -> None:
+    assert http_server.startswith("http://127.0.0.1:") and http_server.endswith("/mcp")
+
+    async def main() -> None:
+        with anyio.fail_after(60):
+            async with Client(http_server) as client:
+                assert {t.name for t in (await client.list_tools()).tools} == {
+                    "search_skills", "load_skill", "read_skill_file", "list_skills"}
+                found = await client.call_tool("search_skills", {"query": "release notes from git log"})
+                assert found.structured_content["results"][0]["name"] == "release-notes"
+                loaded = await client.call_tool("load_skill", {"name": "release-notes"})
+                assert "Group commits as Added" in _text(loaded)
+                for path in ESCAPES:
+                    escape = await client.call_tool("read_skill_file", {"name": "pdf-forms", "path": path})
+                    assert escape.is_error and "hunter2" not in _text(escape), path
+                uris = {str(r.uri) for r in (await client.list_resources()).resources}
+                assert "skill://pdf-forms/scripts/fill.py" in uris
+                assert {p.name for p in (await client.list_prompts()).prompts} == {"pdf-forms", "release-notes"}
+
+    anyio.run(main)
+
+
+def test_change_on_disk_reaches_clients_over_http_and_updates_the_catalog(root: Path, http_server: str) -> None:
+    changed = anyio.Event()
+
+    async def handler(message: Any) -> None:
+        if isinstance(message, types.PromptListChangedNotification):
+            changed.set()
+
+    async def main() -> None:
+        with anyio.fail_after(60):
+            async with Client(http_server, mode="legacy", message_handler=handler) as client:
+                await client.list_prompts()
+                await anyio.sleep(0.5)
+                write_skill(root, "db-migrations", "Write reversible database migrations.", "# Migrations\n")
+                with anyio.fail_after(20):
+                    await changed.wait()
+                assert "db-migrations" in {p.name for p in (await client.list_prompts()).prompts}
+            async with Client(http_server) as newcomer:  # a client arriving later gets the new catalog
+                assert "db-migrations" in (newcomer.instructions or "")
+
+    anyio.run(main)
+
+
+def test_bearer_token_is_required_when_set(root: Path, tmp_path: Path) -> None:
+    env = dict(os.environ, SKILLSHELF_MCP_TOKEN="s3cret-token")
+    proc, url, _log = start_http(root, tmp_path, "--no-watch", env=env)
+    try:
+        body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+        for headers in ({}, {"Authorization": "Bearer wrong"}, {"Authorization": "s3cret-token"}):
+            response = httpx.post(url, json=body, headers=headers, timeout=10)
+            assert response.status_code == 401
+            assert response.headers["www-authenticate"].startswith("Bearer")
+
+        async def main() -> None:
+            import httpx2
+
+            async with (
+                httpx2.AsyncClient(headers={"Authorization": "Bearer s3cret-token"}) as http,
+                Client(streamable_http_client(url, http_client=http)) as client,
+            ):
+                assert len((await client.list_tools()).tools) == 4
+
+        anyio.run(main)
+    finally:
+        stop(proc)
+
+
+def test_port_in_use_gives_a_clear_error(root: Path, tmp_path: Path) -> None:
+    proc, url, _log = start_http(root, tmp_path, "--no-watch")
+    try:
+        port = url.rsplit(":", 1)[1].split("/")[0]
+        clash = subprocess.run([sys.executable, *serve_args(root, "--transport", "http", "--port", port)],
+                               cwd=tmp_path, capture_output=True, text=True, timeout=60)
+        assert clash.returncode == 2
+        assert "SV410" in clash.stderr and "Traceback" not in clash.stderr
+    finally:
+        stop(proc)
+
+
+def test_non_loopback_bind_without_token_warns(root: Path, tmp_path: Path) -> None:
+    proc, url, log = start_http(root, tmp_path, "--no-watch", "--host", "0.0.0.0")
+    stop(proc)
+    assert url.startswith("http://0.0.0.0:")
+    assert any("SV420" in line and "--token" in line for line in log)

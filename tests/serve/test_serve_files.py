@@ -1,0 +1,137 @@
+"""Confined reads of skill files: hostile paths are refused with a code, good ones are read."""
+
+from __future__ import annotations
+
+import base64
+import os
+import stat
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from skillshelf.errors import PathEscapeError, SkillshelfError
+from skillshelf.serve.files import check_relative_path, read_confined_file
+
+
+@pytest.fixture
+def skill_folder(tmp_path: Path) -> Path:
+    folder = tmp_path / "skills" / "demo"
+    (folder / "references").mkdir(parents=True)
+    (folder / "SKILL.md").write_text("---\nname: demo\ndescription: d\n---\nBody\n", encoding="utf-8")
+    (folder / "references" / "guide.md").write_text("# Guide\nstep one\n", encoding="utf-8")
+    (folder / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00binary")
+    (tmp_path / "secret.txt").write_text("top secret", encoding="utf-8")
+    return folder
+
+
+def test_text_file_inside_the_folder_is_read_as_text(skill_folder: Path) -> None:
+    file = read_confined_file(skill_folder, "references/guide.md", skill="demo")
+    assert file.text == "# Guide\nstep one\n"
+    assert file.mime_type == "text/markdown"
+    assert not file.truncated and file.to_dict()["encoding"] == "utf-8"
+
+
+def test_binary_file_is_returned_as_base64(skill_folder: Path) -> None:
+    file = read_confined_file(skill_folder, "logo.png", skill="demo")
+    assert file.is_binary and file.mime_type == "image/png"
+    assert base64.b64decode(file.base64 or "") == (skill_folder / "logo.png").read_bytes()
+
+
+def test_text_over_the_cap_is_cut_and_flagged(skill_folder: Path) -> None:
+    (skill_folder / "big.txt").write_text("é" * 1000, encoding="utf-8")
+    file = read_confined_file(skill_folder, "big.txt", skill="demo", max_bytes=101)
+    assert file.truncated and file.size == 2000
+    assert file.text == "é" * 50  # cut on a character boundary
+
+
+def test_binary_over_the_cap_is_refused_with_a_code(skill_folder: Path) -> None:
+    (skill_folder / "blob.bin").write_bytes(b"\x00" * 500)
+    with pytest.raises(SkillshelfError) as info:
+        read_confined_file(skill_folder, "blob.bin", skill="demo", max_bytes=100)
+    assert info.value.code == "SV413"
+
+
+def test_symlink_inside_the_folder_is_followed(skill_folder: Path) -> None:
+    (skill_folder / "alias.md").symlink_to(skill_folder / "references" / "guide.md")
+    assert read_confined_file(skill_folder, "alias.md", skill="demo").text.startswith("# Guide")  # type: ignore[union-attr]
+
+
+HOSTILE = [
+    "../secret.txt",
+    "references/../../secret.txt",
+    "/etc/passwd",
+    "~/secret.txt",
+    "..\\secret.txt",
+    "C:\\Windows\\win.ini",
+    "c:/windows/win.ini",
+    "references/\x00guide.md",
+]
+
+
+@pytest.mark.parametrize("path", HOSTILE)
+def test_escaping_paths_are_refused(skill_folder: Path, path: str) -> None:
+    with pytest.raises(PathEscapeError) as info:
+        read_confined_file(skill_folder, path, skill="demo")
+    assert info.value.code == "SS403"
+
+
+def test_symlink_out_of_the_folder_is_refused(skill_folder: Path, tmp_path: Path) -> None:
+    (skill_folder / "leak.txt").symlink_to(tmp_path / "secret.txt")
+    (skill_folder / "refs-out").symlink_to(tmp_path, target_is_directory=True)
+    for path in ("leak.txt", "refs-out/secret.txt"):
+        with pytest.raises(PathEscapeError, match="leads out"):
+            read_confined_file(skill_folder, path, skill="demo")
+
+
+def test_fifo_is_refused_without_blocking(skill_folder: Path) -> None:
+    os.mkfifo(skill_folder / "pipe")
+    with pytest.raises(PathEscapeError, match="FIFO"):
+        read_confined_file(skill_folder, "pipe", skill="demo")
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="creating a device node needs root")
+def test_device_file_inside_the_folder_is_refused(skill_folder: Path) -> None:
+    os.mknod(skill_folder / "null", stat.S_IFCHR | 0o600, os.makedev(1, 3))
+    with pytest.raises(PathEscapeError, match="device file"):
+        read_confined_file(skill_folder, "null", skill="demo")
+
+
+def test_symlink_to_a_device_is_refused(skill_folder: Path) -> None:
+    (skill_folder / "dev").symlink_to("/dev/zero")
+    with pytest.raises(PathEscapeError):
+        read_confined_file(skill_folder, "dev", skill="demo")
+
+
+def test_missing_file_and_folder_give_clear_codes(skill_folder: Path) -> None:
+    with pytest.raises(SkillshelfError) as missing:
+        read_confined_file(skill_folder, "nope.md", skill="demo")
+    assert missing.value.code == "SV404" and "load_skill" in missing.value.hint
+    with pytest.raises(SkillshelfError) as folder:
+        read_confined_file(skill_folder, "references", skill="demo")
+    assert folder.value.code == "SV400"
+    for empty in ("", "  ", "."):
+        with pytest.raises(SkillshelfError) as bad:
+            check_relative_path(empty)
+        assert bad.value.code == "SV400"
+
+
+def test_symlink_loop_gives_an_error_not_a_traceback(skill_folder: Path) -> None:
+    (skill_folder / "a").symlink_to(skill_folder / "b")
+    (skill_folder / "b").symlink_to(skill_folder / "a")
+    with pytest.raises(SkillshelfError):
+        read_confined_file(skill_folder, "a", skill="demo")
+
+
+@settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(path=st.lists(st.sampled_from(["a", ".", "/", "\\", "~", ":", "\x00", "..", "secret.txt", "references",
+                                      "guide.md", "SKILL.md"]), max_size=8).map("".join))
+def test_any_path_either_stays_inside_or_is_refused(skill_folder: Path, path: str) -> None:
+    try:
+        file = read_confined_file(skill_folder, path, skill="demo")
+    except SkillshelfError:
+        return
+    real = (skill_folder / file.path).resolve()
+    assert real.is_relative_to(skill_folder.resolve())
+    assert file.text != "top secret"

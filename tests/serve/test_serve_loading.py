@@ -1,0 +1,57 @@
+"""What a server serves follows the config: skill modes, extra roots, and project trust."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from serve_helpers import write_skill
+
+from skillshelf.env import Env
+from skillshelf.serve.loading import open_library
+
+
+def _project(tmp_path: Path) -> Path:
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    write_skill(project / ".agents" / "skills", "project-deploy", "Deploy this project to staging.", "# Deploy\n")
+    return project
+
+
+def _user_config(isolated_home: Any, text: str) -> None:
+    folder = isolated_home.config / "skillshelf"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "config.toml").write_text(text, encoding="utf-8")
+
+
+def test_modes_decide_what_is_served_and_listed(tmp_path: Path, isolated_home: Any) -> None:
+    extra = tmp_path / "extra"
+    for name in ("kept", "gone", "quiet", "terse"):
+        write_skill(extra, name, f"The {name} skill does {name} things.", f"# {name}\n")
+    _user_config(isolated_home, "\n".join(
+        f'[[skills.config]]\nname = "{name}"\nmode = "{mode}"\n'
+        for name, mode in (("gone", "disabled"), ("quiet", "manual"), ("terse", "name-only"))
+    ))
+    env = Env.for_test(cwd=_project(tmp_path), home=isolated_home.home)
+    library = open_library(env, roots=[extra], include_builtin=False, use_cache=False)
+    tools = library.tools
+    assert "gone" not in tools.names() and tools.dispatch("load_skill", {"name": "gone"}).is_error
+    assert not tools.dispatch("load_skill", {"name": "quiet"}).is_error  # manual: loadable, not listed
+    catalog = tools.catalog()
+    assert "kept: The kept skill" in catalog and "quiet" not in catalog
+    assert "terse" in catalog and "terse things" not in catalog
+
+
+def test_skills_of_an_untrusted_project_are_served_marked(tmp_path: Path, isolated_home: Any) -> None:
+    project = _project(tmp_path)
+    env = Env.for_test(cwd=project, home=isolated_home.home)
+    tools = open_library(env, include_builtin=False, use_cache=False).tools
+    skill = tools.get("project-deploy")
+    assert skill.trusted is False
+    loaded = tools.dispatch("load_skill", {"name": "project-deploy"})
+    assert loaded.text.startswith("Note: this skill comes from a project folder that is not trusted")
+
+    _user_config(isolated_home, f'[projects."{project}"]\ntrust_level = "trusted"\n')
+    trusted = open_library(env, include_builtin=False, use_cache=False).tools
+    assert trusted.get("project-deploy").trusted is True
+    assert trusted.dispatch("load_skill", {"name": "project-deploy"}).text.startswith("<skill>")

@@ -1,0 +1,139 @@
+"""Real third-party MCP clients (Claude Code, Codex) using `skillshelf serve`, driven offline by
+model-standin: the scripted model asks for the tool calls, the CLI runs them against our server,
+and the next model request in the log holds what our server answered."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from serve_helpers import make_skill_tree, serve_args
+
+pytestmark = [pytest.mark.oracle, pytest.mark.usefixtures("isolated_home")]
+
+REAL_HOME = Path(os.environ.get("HOME") or Path.home())
+CLIS = {
+    "claude": ("CLAUDE_ORACLE_CACHE", "claude-oracle", "2.1.197", "@anthropic-ai/claude-code"),
+    "codex": ("CODEX_ORACLE_CACHE", "codex-oracle", "0.171.0", "@openai/codex"),
+}
+QUIET = {"DISABLE_TELEMETRY": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1",
+         # wait for MCP servers before the first model request, even on a slow, busy machine
+         "MCP_CONNECTION_NONBLOCKING": "false", "MCP_TIMEOUT": "60000"}
+
+
+def agent_cli(name: str) -> Path:
+    """The pinned CLI the oracles use (installed with npm into their cache on first use)."""
+    env_var, folder, version, package = CLIS[name]
+    cache = Path(os.environ.get(env_var) or REAL_HOME / ".cache" / folder / version)
+    binary = cache / "node_modules" / ".bin" / name
+    if not binary.exists():
+        if shutil.which("npm") is None:
+            pytest.skip("npm is not available, so the reference CLIs cannot be installed")
+        cache.mkdir(parents=True, exist_ok=True)
+        proc = subprocess.run(["npm", "install", "--silent", "--no-audit", "--no-fund", f"{package}@{version}"],
+                              cwd=cache, capture_output=True, text=True, timeout=600, check=False)
+        if proc.returncode != 0 or not binary.exists():
+            pytest.skip(f"could not install {package}@{version} with npm")
+    return binary
+
+
+def _server_entry(root: Path) -> dict[str, Any]:
+    return {"command": sys.executable, "args": serve_args(root)}
+
+
+def _tool_results(requests: list[dict[str, Any]]) -> list[str]:
+    out = []
+    for body in requests:
+        last = (body.get("messages") or [{}])[-1]
+        for block in last.get("content", []) if isinstance(last.get("content"), list) else []:
+            if block.get("type") == "tool_result":
+                content = block["content"]
+                out.append(content if isinstance(content, str) else json.dumps(content))
+    return out
+
+
+def test_claude_code_searches_and_loads_a_skill_through_skillshelf_serve(
+    tmp_path: Path, isolated_home: Any, model_standin: Any
+) -> None:
+    claude = agent_cli("claude")
+    root = make_skill_tree(tmp_path)
+    standin = model_standin([
+        {"tool_call": {"name": "mcp__skillshelf__search_skills", "arguments": {"query": "fill in a PDF form"}}},
+        {"tool_call": {"name": "mcp__skillshelf__load_skill", "arguments": {"name": "pdf-forms"}}},
+        {"tool_call": {"name": "mcp__skillshelf__read_skill_file",
+                       "arguments": {"name": "pdf-forms", "path": "../secret.txt"}}},
+        {"text": "Done with the form."},
+    ])
+    project = tmp_path / "project"
+    project.mkdir()
+    config = json.dumps({"mcpServers": {"skillshelf": _server_entry(root)}})
+    env = dict(os.environ, ANTHROPIC_BASE_URL=standin.url, ANTHROPIC_API_KEY="sk-ant-test", **QUIET)
+    tools = ["mcp__skillshelf__search_skills", "mcp__skillshelf__load_skill", "mcp__skillshelf__read_skill_file"]
+    proc = subprocess.run([str(claude), "-p", "Fill in the PDF form claim.pdf", "--mcp-config", config,
+                           "--allowedTools", *tools], cwd=project, env=env, capture_output=True, text=True,
+                          timeout=180, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "Done with the form." in proc.stdout
+
+    requests = [r["body"] for r in standin.requests() if r["path"].startswith("/v1/messages")]
+    offered = {t["name"] for t in requests[0]["tools"] if t["name"].startswith("mcp__skillshelf__")}
+    assert offered == {f"mcp__skillshelf__{n}" for n in ("search_skills", "load_skill", "read_skill_file", "list_skills")}
+    first = json.dumps(requests[0])
+    assert "This server holds a library of skills" in first and "pdf-forms: Fill in" in first  # instructions
+    search, load, escape = _tool_results(requests)[:3]
+    assert json.loads(search)["results"][0]["name"] == "pdf-forms"
+    assert "<name>pdf-forms</name>" in load and "Run scripts/fill.py" in load and "- scripts/fill.py" in load
+    assert "SS403" in escape and "hunter2" not in escape
+
+
+def test_codex_lists_and_reads_skills_through_skillshelf_serve(
+    tmp_path: Path, isolated_home: Any, model_standin: Any
+) -> None:
+    """Codex puts MCP tools in a namespace, and a namespaced call cannot be scripted through
+    model-standin (its function_call items carry no namespace); Codex's own resource tools
+    reach our server without one, so the skill is listed and loaded as an MCP resource."""
+    codex = agent_cli("codex")
+    root = make_skill_tree(tmp_path)
+    standin = model_standin([
+        {"tool_call": {"name": "list_mcp_resources", "arguments": {"server": "skillshelf"}}},
+        {"tool_call": {"name": "read_mcp_resource",
+                       "arguments": {"server": "skillshelf", "uri": "skill://pdf-forms/SKILL.md"}}},
+        {"tool_call": {"name": "read_mcp_resource",
+                       "arguments": {"server": "skillshelf", "uri": "skill://pdf-forms/..%2F..%2Fsecret.txt"}}},
+        {"text": "Done with the form."},
+    ])
+    codex_home: Path = isolated_home.codex_home
+    codex_home.mkdir(parents=True, exist_ok=True)
+    entry = _server_entry(root)
+    (codex_home / "config.toml").write_text(
+        'model_provider = "standin"\nmodel = "gpt-5"\n'
+        f'[model_providers.standin]\nname = "standin"\nbase_url = "{standin.url}/v1"\nwire_api = "responses"\n'
+        'env_key = "OPENAI_API_KEY"\n'
+        f"[mcp_servers.skillshelf]\ncommand = {json.dumps(entry['command'])}\nargs = {json.dumps(entry['args'])}\nstartup_timeout_sec = 60\n"
+        "[features]\ntool_search_always_defer_mcp_tools = false\n",
+        encoding="utf-8",
+    )
+    project = tmp_path / "project"
+    project.mkdir()
+    env = dict(os.environ, OPENAI_API_KEY="sk-test", CODEX_HOME=str(codex_home))
+    proc = subprocess.run([str(codex), "exec", "--skip-git-repo-check", "Fill in the PDF form claim.pdf"],
+                          cwd=project, env=env, capture_output=True, text=True, timeout=180, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+    requests = [r["body"] for r in standin.requests() if r["path"].startswith("/v1/responses")]
+    # Codex does not wait for MCP servers before its first model request; later requests carry them
+    namespace = next(t for t in requests[-1]["tools"] if t.get("name") == "mcp__skillshelf")
+    assert {t["name"].rsplit("__", 1)[-1] for t in namespace["tools"]} == {
+        "search_skills", "load_skill", "read_skill_file", "list_skills"}
+    assert "pdf-forms" in namespace["description"]  # server instructions with the catalog
+    outputs = [item["output"] for item in requests[-1]["input"] if item.get("type") == "function_call_output"]
+    listed, loaded, escape = outputs[0], outputs[1], outputs[2]
+    assert "skill://pdf-forms/scripts/fill.py" in listed
+    assert "Run scripts/fill.py" in loaded
+    assert "hunter2" not in escape and "SS403" in escape
