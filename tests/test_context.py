@@ -98,7 +98,9 @@ mode = "disabled"
     assert "STEPS-OF-style-guide" in pinned
     assert "STEPS-OF-secret-ops" in result.part("mentioned").text  # type: ignore[union-attr]
     suggested = result.part("suggestions")
-    assert suggested is None or not any("pdf-forms" in s or "secret-ops" in s for s in suggested.sources)
+    assert suggested is None or not any("pdf-forms" in s for s in suggested.sources)
+    unmentioned = build_context(env, "rotate the deployment credentials", OPTIONS).part("suggestions")
+    assert unmentioned is None or not any("secret-ops" in s for s in unmentioned.sources)
 
 
 def test_a_missing_required_skill_fails_with_a_clear_error(tmp_path: Path, isolated_home) -> None:  # type: ignore[no-untyped-def]

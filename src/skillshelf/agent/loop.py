@@ -25,7 +25,7 @@ from skillshelf.agent.history import (
     history_tokens,
 )
 from skillshelf.agent.providers import Provider
-from skillshelf.agent.workspace import WORKSPACE_TOOLS, WorkspaceTools
+from skillshelf.agent.workspace import WorkspaceTools
 from skillshelf.serve.schemas import LOAD_SKILL, READ_SKILL_FILE, SEARCH_SKILLS, ToolSpec
 from skillshelf.serve.tools import SkillTools
 
@@ -86,13 +86,16 @@ class Agent:
         *,
         provider: Provider,
         system_prompt: str,
-        skill_tools: SkillTools,
+        skill_tools: SkillTools | None,
         workspace: WorkspaceTools,
         settings: AgentSettings = AgentSettings(),
         transcript: TranscriptSink | None = None,
         turn_context: Callable[[str], str] | None = None,
         on_skill_used: Callable[[str, str], None] | None = None,
+        on_answer: Callable[[str], None] | None = None,
     ) -> None:
+        """``skill_tools=None`` offers no skill tools; the workspace decides which of its tools
+        are offered. ``on_answer`` is called with every final answer the guards accept."""
         self.provider = provider
         self.system_prompt = system_prompt
         self.skill_tools = skill_tools
@@ -101,10 +104,11 @@ class Agent:
         self.transcript = transcript
         self.turn_context = turn_context
         self.on_skill_used = on_skill_used
+        self.on_answer = on_answer
         self.history: list[Message] = []
-        self.tools: tuple[ToolSpec, ...] = (*WORKSPACE_TOOLS, *SKILL_TOOLS)
+        self.tools: tuple[ToolSpec, ...] = (*workspace.specs(), *(SKILL_TOOLS if skill_tools is not None else ()))
         self.reattacher = SkillReattacher()
-        self._detector = _implicit_detector(skill_tools)
+        self._detector = _implicit_detector(skill_tools) if skill_tools is not None else None
 
     def send(self, text: str) -> AgentResult:
         """One user message; runs until a final answer the guards accept, or ``max_turns``."""
@@ -129,6 +133,8 @@ class Agent:
                 continue
             reason = completion.review_final()
             if reason is None:
+                if self.on_answer:
+                    self.on_answer(reply.text)
                 return self._result(reply.text, "answer", state)
             state.events.append(AgentEvent(kind="send_back", detail=reason))
             self._append_user(reason, role="developer")
@@ -168,7 +174,7 @@ class Agent:
                 note = doom.on_command(outcome.command, outcome.exit_code)
                 self._notice_implicit(outcome.command, state)
             return ToolOutput(call_id=call.id, name=call.name, output=outcome.text, is_error=outcome.is_error), note
-        if call.name in {spec.name for spec in SKILL_TOOLS}:
+        if self.skill_tools is not None and call.name in {spec.name for spec in SKILL_TOOLS}:
             result = self.skill_tools.dispatch(call.name, dict(call.arguments))
             if call.name == "load_skill" and not result.is_error:
                 name = str(call.arguments.get("name", ""))

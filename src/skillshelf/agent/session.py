@@ -8,6 +8,7 @@ The prompt comes from the same code as ``skillshelf context``: the stable parts
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -22,13 +23,23 @@ from skillshelf.env import Env
 if TYPE_CHECKING:
     from skillshelf.memory.transcripts.skillshelf import TranscriptWriter
 
-__all__ = ["AGENT_PREAMBLE", "AgentOptions", "open_agent"]
+__all__ = ["AGENT_PREAMBLE", "MEMORY_CITATION_NOTE", "AgentOptions", "memory_citation_hook", "open_agent"]
 
 AGENT_PREAMBLE = (
     "You are a careful software agent working in the folder {cwd}. You have a shell (bash), file tools "
     "(read_file, write_file, edit_file) and skill tools (load_skill, search_skills, read_skill_file). "
     "Before a task that a skill covers, load the skill and follow it. Verify your work by running the "
     "project's checks before you give your final answer, and say what you verified."
+)
+
+MEMORY_CITATION_NOTE = (
+    "Memory folder: {folder} (read-only; search its MEMORY.md for details the summary points to). "
+    "When the memory summary above (or memory files it points to) helped you, end your final answer with "
+    "one block naming what you used, so useful memories are kept and ranked higher:\n"
+    "<oai-mem-citation>\n<citation_entries>\nMEMORY.md:START-END|note=[what it told you]\n"
+    "</citation_entries>\n<rollout_ids>\nTHREAD_ID (one per line, from thread_id= in the memory)\n"
+    "</rollout_ids>\n</oai-mem-citation>\nLeave the block out when memory did not help, and never put it "
+    "in commit or pull-request messages."
 )
 
 
@@ -43,10 +54,31 @@ class AgentOptions:
     origin: Literal["run", "chat", "subagent"] = "run"
     write_transcript: bool = True
     state_dir: Path | None = None
+    count_memory_uses: bool = True  # memory citations in final answers count as uses (Phase 2 ranking)
+    memory_db: str | None = None  # the memory state database (default: the SQLite file in the data folder)
 
 
-def open_agent(env: Env, options: AgentOptions, *, provider: Provider | None = None) -> Agent:
+def memory_citation_hook(db: str | None = None) -> Callable[[str], None]:
+    """An ``on_answer`` hook: every session a final answer cites gets a use counted."""
+    def record(text: str) -> None:
+        from skillshelf.errors import SkillshelfError
+        from skillshelf.memory.read import record_citations
+
+        try:
+            record_citations(text, db=db)
+        except (SkillshelfError, OSError):
+            return  # usage counts are a ranking hint: never lose the answer over them
+
+    return record
+
+
+def open_agent(env: Env, options: AgentOptions, *, provider: Provider | None = None,
+               on_answer: Callable[[str], None] | None = None) -> Agent:
     """Discover skills, build the prompt and tools, open the transcript; return the agent.
+
+    When the memory summary is in the context (and ``options.count_memory_uses``), the model is
+    asked to cite the memories it used and each final answer's citations are recorded as uses.
+    ``on_answer`` is an extra hook called with every accepted final answer.
 
     Raises:
         UsageError: the model spec is malformed or the SDK for it is not installed.
@@ -75,7 +107,12 @@ def open_agent(env: Env, options: AgentOptions, *, provider: Provider | None = N
         *pinned_part(skills),
         *(memory_part(env, ctx) if ctx.memory else []),
     ]
-    system = "\n\n".join([AGENT_PREAMBLE.format(cwd=env.cwd), *(p.text for p in stable if p.text)])
+    memory = next((p for p in stable if p.name == "memory" and p.text), None)
+    count_uses = memory is not None and options.count_memory_uses
+    folder = Path(memory.sources[0]).parent if memory is not None and memory.sources else ""
+    system = "\n\n".join([AGENT_PREAMBLE.format(cwd=env.cwd), *(p.text for p in stable if p.text),
+                          *([MEMORY_CITATION_NOTE.format(folder=folder)] if count_uses else [])])
+    hooks = [*([memory_citation_hook(options.memory_db)] if count_uses else []), *([on_answer] if on_answer else [])]
 
     def turn_context(text: str) -> str:
         mentioned = select_mentioned(skills.loadable, [text])
@@ -91,7 +128,19 @@ def open_agent(env: Env, options: AgentOptions, *, provider: Provider | None = N
         settings=AgentSettings(max_turns=options.max_turns, guards=options.guards),
         transcript=_transcript(env, options, str(spec)) if options.write_transcript else None,
         turn_context=turn_context,
+        on_answer=_chain(hooks),
     )
+
+
+def _chain(hooks: list[Callable[[str], None]]) -> Callable[[str], None] | None:
+    if not hooks:
+        return None
+
+    def call_all(text: str) -> None:
+        for hook in hooks:
+            hook(text)
+
+    return call_all
 
 
 def _transcript(env: Env, options: AgentOptions, model: str) -> TranscriptWriter:

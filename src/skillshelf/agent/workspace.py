@@ -8,9 +8,9 @@ to the loop: a bad path or a failing command is an error *result* the model can 
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from skillshelf.serve.schemas import ToolSpec
@@ -87,30 +87,82 @@ class WorkspaceError(Exception):
 
 
 class WorkspaceTools:
-    """Executes the four workspace tools inside ``root``."""
+    """Executes the workspace tools inside ``root``.
 
-    def __init__(self, root: Path, *, default_timeout: int = 120) -> None:
+    ``allowed`` limits the tools to a subset (e.g. no ``bash``: then nothing runs outside the
+    file tools). ``writable`` is an allow-list for writes: a predicate on the path relative to
+    the root (POSIX form); when given, writes and edits must name a plain relative path (no
+    ``..``, not absolute) that passes it, and no part of it may be a symlink. ``writable_rule``
+    tells the model what may be written.
+    """
+
+    def __init__(self, root: Path, *, default_timeout: int = 120, allowed: Collection[str] | None = None,
+                 writable: Callable[[str], bool] | None = None, writable_rule: str = "") -> None:
         self.root = root.resolve()
         self.default_timeout = default_timeout
+        known = {spec.name for spec in WORKSPACE_TOOLS}
+        unknown = set(allowed or ()) - known
+        if unknown:
+            raise ValueError(f"unknown workspace tools: {', '.join(sorted(unknown))}")
+        self.allowed = frozenset(known if allowed is None else allowed)
+        self.writable = writable
+        self.writable_rule = writable_rule
 
     def names(self) -> tuple[str, ...]:
-        return tuple(spec.name for spec in WORKSPACE_TOOLS)
+        return tuple(spec.name for spec in self.specs())
+
+    def specs(self) -> tuple[ToolSpec, ...]:
+        """The tool definitions this workspace offers (in the usual order)."""
+        return tuple(spec for spec in WORKSPACE_TOOLS if spec.name in self.allowed)
 
     def execute(self, name: str, arguments: Mapping[str, Any]) -> WorkspaceOutcome:
         handlers = {"bash": self._bash, "read_file": self._read, "write_file": self._write, "edit_file": self._edit}
+        if name not in self.allowed:
+            offered = ", ".join(self.names()) or "none"
+            return WorkspaceOutcome(text=f"error: the tool {name!r} is not available here; the workspace tools are: "
+                                    f"{offered}", is_error=True)
         try:
             return handlers[name](arguments)
         except WorkspaceError as exc:
             return WorkspaceOutcome(text=f"error: {exc}", is_error=True)
         except OSError as exc:
             return WorkspaceOutcome(text=f"error: {exc.strerror or exc} ({exc.filename or ''})", is_error=True)
+        except UnicodeDecodeError as exc:
+            how = "use bash to change it" if "bash" in self.allowed else "it cannot be edited with these tools"
+            return WorkspaceOutcome(text=f"error: the file is not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at "
+                                    f"offset {exc.start}); {how}", is_error=True)
 
     def _path(self, arguments: Mapping[str, Any]) -> Path:
         raw = _text(arguments, "path")
-        candidate = (self.root / raw).resolve()
+        if "\0" in raw:
+            raise WorkspaceError("argument 'path' must not contain NUL characters")
+        try:
+            candidate = (self.root / raw).resolve()
+        except RuntimeError as exc:  # a symlink loop (Python 3.11 raises RuntimeError for it)
+            raise WorkspaceError(f"{raw!r} cannot be resolved: {exc}") from exc
         if candidate != self.root and self.root not in candidate.parents:
             raise WorkspaceError(f"{raw!r} is outside the workspace {self.root}; use a path inside it")
         return candidate
+
+    def _write_path(self, arguments: Mapping[str, Any]) -> Path:
+        """The target of a write or edit: inside the root and, with an allow-list, on it."""
+        if self.writable is None:
+            return self._path(arguments)
+        raw = _text(arguments, "path")
+        pure = PurePosixPath(raw)
+        rule = f" ({self.writable_rule})" if self.writable_rule else ""
+        if pure.is_absolute() or ".." in pure.parts or raw.startswith("~") or "\0" in raw or "\\" in raw:
+            raise WorkspaceError(f"{raw!r} is not a plain relative path inside the workspace; writes are refused{rule}")
+        relative = pure.as_posix()
+        if not self.writable(relative):
+            raise WorkspaceError(f"writing {raw!r} is not allowed{rule}")
+        current = self.root
+        for part in pure.parts:
+            current = current / part
+            if current.is_symlink():
+                raise WorkspaceError(f"{raw!r} goes through the symlink {current.relative_to(self.root)}; "
+                                     "writes through symlinks are refused")
+        return self._path(arguments)
 
     def _bash(self, arguments: Mapping[str, Any]) -> WorkspaceOutcome:
         command = _text(arguments, "command")
@@ -133,20 +185,23 @@ class WorkspaceTools:
         path = self._path(arguments)
         if not path.is_file():
             raise WorkspaceError(f"{arguments.get('path')!r} is not a file")
-        data = path.read_bytes()[:MAX_READ_BYTES]
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_READ_BYTES)
         if b"\0" in data[:8192]:
             raise WorkspaceError(f"{arguments.get('path')!r} is a binary file")
         return WorkspaceOutcome(text=_clip(data.decode("utf-8", errors="replace")))
 
     def _write(self, arguments: Mapping[str, Any]) -> WorkspaceOutcome:
-        path = self._path(arguments)
+        path = self._write_path(arguments)
         content = _text(arguments, "content", allow_empty=True)
+        if path.exists() and not path.is_file():
+            raise WorkspaceError(f"{arguments.get('path')!r} exists and is not a regular file; it was left alone")
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(content, encoding="utf-8")
         return WorkspaceOutcome(text=f"wrote {len(content)} characters to {path.relative_to(self.root)}", edited=path)
 
     def _edit(self, arguments: Mapping[str, Any]) -> WorkspaceOutcome:
-        path = self._path(arguments)
+        path = self._write_path(arguments)
         old, new = _text(arguments, "old_text"), _text(arguments, "new_text", allow_empty=True)
         if not path.is_file():
             raise WorkspaceError(f"{arguments.get('path')!r} is not a file; use write_file to create it")

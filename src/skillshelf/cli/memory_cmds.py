@@ -62,23 +62,29 @@ def _progress(enabled: bool) -> Iterator[Any]:
 @click.option("--min-idle-hours", type=click.FloatRange(min=0), help="Only sessions idle at least this long.")
 @click.option("--scope", type=click.Choice(["project", "global"]), help="Where memories go (default: project).")
 @click.option("--dry-run", is_flag=True, help="Show what would be sent to the model; call nothing, claim nothing.")
+@click.option("--consolidator", type=click.Choice(["auto", "agent", "direct"]),
+              help="Who writes Phase 2's files: the reference agent with file tools confined to the memory "
+                   "folder, or one direct model call returning JSON (default: memory.consolidator, else auto = "
+                   "the agent when the model's SDK is installed).")
 @click.option("-c", "--config", "overrides", multiple=True, metavar="KEY=VALUE", help="Override a config value.")
 @_json_option
 def run(sessions: tuple[Path, ...], db: str | None, model: str | None, base_url: str | None, phase: str,
         max_calls: int | None, min_idle_hours: float | None, scope: str | None, dry_run: bool,
-        overrides: tuple[str, ...], as_json: bool) -> None:
+        consolidator: str | None, overrides: tuple[str, ...], as_json: bool) -> None:
     """Run the pipeline once over the given transcripts and report what it did."""
+    from skillshelf.agent.consolidate import choose_consolidator
     from skillshelf.memory.service import RunOptions, run_memory
     from skillshelf.memory.settings import load_memory_settings
 
     env = Env.from_os()
     settings = load_memory_settings(env, overrides=overrides).with_overrides(
         extract_model=model, consolidation_model=model, base_url=base_url, max_model_calls=max_calls,
-        min_idle_hours=min_idle_hours, scope=scope)
+        min_idle_hours=min_idle_hours, scope=scope, consolidator=consolidator)
     options = RunOptions(sessions=tuple(p.absolute() for p in sessions), db=db, phase=phase,  # type: ignore[arg-type]
                          dry_run=dry_run)
     with _progress(not as_json and sys.stderr.isatty()) as progress:
-        report = run_memory(env, settings, options, progress=progress)
+        report = run_memory(env, settings, options, progress=progress,
+                            consolidator=choose_consolidator(env, settings))
     if as_json:
         echo_json(report.to_dict())
     else:
@@ -105,8 +111,11 @@ def _print_report(data: dict[str, Any]) -> None:
          f"{phase1.get('no_output', 0)} with nothing to keep, {phase1.get('failed', 0)} failed, "
          f"{phase1.get('lost_lease', 0)} lost to another worker; {data['pruned']} pruned")
     for item in data["phase2"]:
-        echo(f"phase 2: {item['scope']}: {item['status']} (selected {item['selected']}, added "
+        by = f" by the {item['consolidator']} consolidator" if item.get("consolidator") else ""
+        echo(f"phase 2: {item['scope']}: {item['status']}{by} (selected {item['selected']}, added "
              f"{item['added']}, retained {item['retained']}, removed {item['removed']}) -> {item['folder']}")
+        for refused in item.get("refused") or ():
+            echo(f"  refused tool call: {refused}")
     budget = f" of {data['budget']}" if data["budget"] is not None else ""
     echo(f"model calls: {data['model_calls']}{budget}")
 

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import TracebackType
 
 from skillshelf.env import find_project_root
 from skillshelf.errors import SkillshelfError
 from skillshelf.memory import phase1, phase2
+from skillshelf.memory.consolidator import BUDGET_SPENT, Consolidator, DirectConsolidator
 from skillshelf.memory.layout import GLOBAL_SCOPE, project_scope
 from skillshelf.memory.models import CallBudget, JsonModel
 from skillshelf.memory.redact import redact_secrets
@@ -154,16 +155,25 @@ class Phase2Outcome:
     removed: int = 0
     files: tuple[str, ...] = ()
     error: str | None = None
+    consolidator: str | None = None
+    model_calls: int = 0
+    refused: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, object]:
         return {"scope": self.scope, "status": self.status, "folder": str(self.folder), "selected": self.selected,
                 "added": self.added, "retained": self.retained, "removed": self.removed, "files": list(self.files),
-                "error": self.error}
+                "error": self.error, "consolidator": self.consolidator, "model_calls": self.model_calls,
+                "refused": list(self.refused)}
 
 
 def run_phase2_scope(scope: str, folder: Path, *, store: Store, model_factory: Callable[[], JsonModel],
-                     settings: MemorySettings, clock: Clock, worker_id: str, budget: CallBudget) -> Phase2Outcome:
-    """Claim the scope's consolidation lock and, if dirty, rebuild its memory folder."""
+                     settings: MemorySettings, clock: Clock, worker_id: str, budget: CallBudget,
+                     consolidator_factory: Callable[[], Consolidator] | None = None) -> Phase2Outcome:
+    """Claim the scope's consolidation lock and, if dirty, rebuild its memory folder.
+
+    ``consolidator_factory`` makes what writes the files (default: one direct call to the model
+    from ``model_factory``)."""
+    make = consolidator_factory or (lambda: DirectConsolidator(model_factory()))
     lease_ms = int(settings.lease_seconds * 1000)
     claim = store.claim_phase2(scope, worker_id=worker_id, now_ms=_ms(clock), lease_ms=lease_ms)
     if claim.outcome is not ClaimOutcome.CLAIMED or claim.token is None:
@@ -171,7 +181,7 @@ def run_phase2_scope(scope: str, folder: Path, *, store: Store, model_factory: C
     token = claim.token
     with Heartbeat(store, CONSOLIDATE, scope, token, settings=settings, clock=clock) as beat:
         try:
-            return _consolidate(scope, folder, token, claim.watermark, store=store, model_factory=model_factory,
+            return _consolidate(scope, folder, token, claim.watermark, store=store, make=make,
                                 settings=settings, clock=clock, budget=budget, beat=beat)
         except SkillshelfError as exc:
             store.mark_failed(CONSOLIDATE, scope, token, reason=redact_secrets(f"{exc.code}: {exc.message}"),
@@ -185,7 +195,7 @@ def run_phase2_scope(scope: str, folder: Path, *, store: Store, model_factory: C
 
 
 def _consolidate(scope: str, folder: Path, token: str, watermark: int, *, store: Store,
-                 model_factory: Callable[[], JsonModel], settings: MemorySettings, clock: Clock,
+                 make: Callable[[], Consolidator], settings: MemorySettings, clock: Clock,
                  budget: CallBudget, beat: Heartbeat) -> Phase2Outcome:
     selection = store.selection(scope, limit=settings.max_raw_memories,
                                 max_unused_ms=int(settings.max_unused_days * 86_400_000), now_ms=_ms(clock))
@@ -201,17 +211,26 @@ def _consolidate(scope: str, folder: Path, token: str, watermark: int, *, store:
         ok = store.mark_phase2_succeeded(scope, token, completed_watermark=new_watermark, selected=(),
                                          now_ms=_ms(clock))
         return outcome("cleared" if ok else "lost_lease")
-    if not budget.take():
+    if budget.remaining == 0:
         store.release(CONSOLIDATE, scope, token)
         return outcome("budget")
     phase2.sync_artifacts(folder, [*selection.selected, *selection.removed])
-    result = phase2.consolidate(model_factory(), folder, selection, token_limit=settings.stage1_token_limit,
-                                effort=settings.consolidation_effort)
+    consolidator = make()
+    _, prompt = phase2.build_consolidation_prompt(folder, selection, token_limit=settings.stage1_token_limit)
+    try:  # every model call the consolidator makes takes one unit of the run's budget
+        done = consolidator.consolidate(prompt, folder, init=phase2.is_init(folder),
+                                        effort=settings.consolidation_effort, budget=budget)
+    except SkillshelfError as exc:
+        if exc.code != BUDGET_SPENT:
+            raise
+        store.release(CONSOLIDATE, scope, token)
+        return replace(outcome("budget"), error=f"{exc.code}: {exc.message}")
     if not beat.beat():
         return outcome("lost_lease")
-    changed = phase2.apply_consolidation(folder, result)
+    changed = phase2.apply_consolidation(folder, done.consolidation)
     phase2.remove_rollout_summaries(folder, selection.removed)
     phase2.write_raw_memories(folder, selection.selected)
     ok = store.mark_phase2_succeeded(scope, token, completed_watermark=new_watermark, selected=selection.selected,
                                      now_ms=_ms(clock))
-    return outcome("consolidated" if ok else "lost_lease", tuple(changed))
+    return replace(outcome("consolidated" if ok else "lost_lease", tuple(changed)),
+                   consolidator=done.consolidator, model_calls=done.model_calls, refused=done.refused)

@@ -23,6 +23,7 @@ from skillshelf import dirs
 from skillshelf.env import Env
 from skillshelf.errors import SkillshelfError
 from skillshelf.memory import phase1
+from skillshelf.memory.consolidator import Consolidator
 from skillshelf.memory.layout import scope_dir
 from skillshelf.memory.models import CallBudget, JsonModel, build_client
 from skillshelf.memory.phase2 import render_selection
@@ -33,7 +34,8 @@ from skillshelf.memory.store import SessionRow, Stage1Claim, Store, open_store
 from skillshelf.memory.store.base import ClaimLimits
 from skillshelf.memory.transcripts import default_transcript_roots, find_transcripts, read_transcript
 
-__all__ = ["Progress", "RunOptions", "RunReport", "model_factories", "register_transcripts", "run_memory"]
+__all__ = ["Progress", "RunOptions", "RunReport", "model_endpoint", "model_factories", "register_transcripts",
+           "run_memory"]
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 Phase = Literal["1", "2", "all"]
@@ -125,15 +127,21 @@ def register_transcripts(store: Store, paths: tuple[Path, ...], *, now_ms: int,
     return [str(p) for p in files]
 
 
+def model_endpoint(env: Env, settings: MemorySettings, model: str) -> tuple[str | None, str | None]:
+    """(base URL, API key) for ``model``: settings first, then the provider's usual variables in ``env``."""
+    provider = model.partition(":")[0] if ":" in model else "openai"
+    key_var = settings.api_key_env or ("ANTHROPIC_API_KEY" if provider == "anthropic" else "OPENAI_API_KEY")
+    base = settings.base_url or env.environ.get(
+        "ANTHROPIC_BASE_URL" if provider == "anthropic" else "OPENAI_BASE_URL") or None
+    return base, env.environ.get(key_var)
+
+
 def model_factories(env: Env, settings: MemorySettings) -> tuple[Callable[[], JsonModel], Callable[[], JsonModel]]:
     """(Phase-1 model, Phase-2 model) builders; API keys come from ``env``, never os.environ."""
     def make(model: str) -> Callable[[], JsonModel]:
         def build() -> JsonModel:
-            provider = model.partition(":")[0] if ":" in model else "openai"
-            key_var = settings.api_key_env or ("ANTHROPIC_API_KEY" if provider == "anthropic" else "OPENAI_API_KEY")
-            base = settings.base_url or env.environ.get(
-                "ANTHROPIC_BASE_URL" if provider == "anthropic" else "OPENAI_BASE_URL") or None
-            return build_client(model, base_url=base, api_key=env.environ.get(key_var),
+            base, key = model_endpoint(env, settings, model)
+            return build_client(model, base_url=base, api_key=key,
                                 max_output_tokens=settings.max_output_tokens, timeout_s=settings.request_timeout_s,
                                 json_mode=settings.json_mode)
         return build
@@ -203,8 +211,12 @@ def _phase1(store: Store, settings: MemorySettings, *, only: list[str] | None, m
 
 def run_memory(env: Env, settings: MemorySettings, options: RunOptions, *, store: Store | None = None,
                clock: Callable[[], float] = time.time, models: tuple[Callable[[], JsonModel], ...] | None = None,
-               progress: Progress | None = None) -> RunReport:
-    """Run the pipeline once (see the module docstring)."""
+               progress: Progress | None = None,
+               consolidator: Callable[[], Consolidator] | None = None) -> RunReport:
+    """Run the pipeline once (see the module docstring).
+
+    ``consolidator`` makes what writes Phase 2's files (for example the agent layer's
+    ``AgentConsolidator``); by default one direct call to the consolidation model."""
     own_store = store is None
     store = store or open_store(options.db)
     report = RunReport(worker_id=options.worker_id or _default_worker(), db=store.url, budget=settings.max_model_calls)
@@ -228,7 +240,8 @@ def run_memory(env: Env, settings: MemorySettings, options: RunOptions, *, store
             for n, scope in enumerate(scopes, 1):
                 outcome = run_phase2_scope(scope, scope_dir(data_dir, scope), store=store,
                                            model_factory=make_consolidate, settings=settings, clock=clock,
-                                           worker_id=report.worker_id, budget=budget)
+                                           worker_id=report.worker_id, budget=budget,
+                                           consolidator_factory=consolidator)
                 report.consolidation.append(outcome)
                 if outcome.error:
                     report.errors.append(f"{scope}: {outcome.error}")

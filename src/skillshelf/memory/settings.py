@@ -49,6 +49,7 @@ _CLAMPS: dict[str, tuple[float, float]] = {
     "max_raw_memories": (1, 4096),
     "concurrency": (1, 64),
     "summary_token_cap": (100, 100_000),
+    "consolidation_max_turns": (1, 200),
 }
 
 
@@ -80,6 +81,8 @@ class MemorySettings:
     retry_delay_seconds: float = 600.0
     max_model_calls: int | None = None
     summary_token_cap: int = 5000
+    consolidator: Literal["auto", "agent", "direct"] = "auto"  # auto: the agent when its SDK is installed
+    consolidation_max_turns: int = 40  # model calls the consolidation agent may make
 
     @classmethod
     def from_mapping(cls, values: Mapping[str, Any]) -> MemorySettings:
@@ -107,6 +110,9 @@ class MemorySettings:
         if clean.get("json_mode", self.json_mode) not in ("schema", "object", "off"):
             raise ConfigError(f"memory json_mode must be schema, object or off, not {clean['json_mode']!r}",
                               code="ME025", hint="use \"object\" for servers without JSON-schema output")
+        if clean.get("consolidator", self.consolidator) not in ("auto", "agent", "direct"):
+            raise ConfigError(f"memory consolidator must be auto, agent or direct, not {clean['consolidator']!r}",
+                              code="ME026", hint="set memory.consolidator = \"agent\", \"direct\" or \"auto\"")
         if clean.get("scope", self.scope) not in ("project", "global"):
             raise ConfigError(f"memory scope must be 'project' or 'global', not {clean['scope']!r}", code="ME023",
                               hint="set memory.scope = \"project\" (default) or \"global\"")
