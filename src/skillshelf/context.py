@@ -135,8 +135,9 @@ def build_context(env: Env, task: str, options: ContextOptions = ContextOptions(
     moded = resolve_modes(config, discovery)
     warnings: list[str] = []
     parts: list[ContextPart] = []
+    found: list[Diagnostic] = []
     if options.instructions:
-        parts += instructions_part(env, options, config)
+        parts += instructions_part(env, options, config, diagnostics=found)
     catalog, report = catalog_part(moded, discovery, options, config)
     parts.append(catalog)
     if report.get("warning"):
@@ -156,7 +157,7 @@ def build_context(env: Env, task: str, options: ContextOptions = ContextOptions(
         mentioned=mentioned,
         catalog_report=report,
         warnings=tuple(warnings),
-        diagnostics=_all_diagnostics(config, discovery),
+        diagnostics=_all_diagnostics(config, discovery) + tuple(found),
     )
 
 

@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
 import click
 
-from skillshelf.cli.output import echo_json, root_options, stderr_console, stdout_console
+from skillshelf.cli.output import (
+    echo_json,
+    print_diagnostics,
+    printable,
+    root_options,
+    stderr_console,
+    stdout_console,
+)
 from skillshelf.context import ContextOptions, ContextResult, build_context
 from skillshelf.env import Env
 
@@ -74,6 +82,8 @@ def context(
     else:
         _print_for_people(result)
     _print_notes(result)
+    if any(d.severity.value == "error" and not d.code.startswith("SK") for d in result.diagnostics):
+        sys.exit(1)  # a config layer, an override or an instruction file was skipped: the context is not the intended one
 
 
 def _print_for_people(result: ContextResult) -> None:
@@ -84,13 +94,14 @@ def _print_for_people(result: ContextResult) -> None:
     console = stdout_console()
     for part in result.parts:
         console.print(Rule(Text(f"{part.title}  ({part.tokens:,} tokens)", style="bold cyan"), align="left"))
-        console.print(Text(part.text), soft_wrap=True)
-    table: Any = Table(title=f"Context for {result.task!r}" if result.task else "Context", title_justify="left")
+        console.print(Text(printable(part.text)), soft_wrap=True)
+    title = Text(printable(f"Context for {result.task!r}" if result.task else "Context"))
+    table: Any = Table(title=title, title_justify="left")
     table.add_column("part")
     table.add_column("tokens", justify="right")
     table.add_column("from")
     for part in result.parts:
-        table.add_row(part.title, f"{part.tokens:,}", _sources(part.sources))
+        table.add_row(part.title, f"{part.tokens:,}", Text(printable(_sources(part.sources))))
     table.add_row("[bold]total[/bold]", f"[bold]{result.tokens:,}[/bold]", f"{result.skills_total} skills found")
     console.print(table)
 
@@ -107,13 +118,19 @@ def _print_notes(result: ContextResult) -> None:
     """Warnings for the user (never for the model) go to stderr."""
     if not result.warnings and not result.diagnostics:
         return
+    from rich.markup import escape
+
     console = stderr_console()
     for warning in result.warnings:
-        console.print(f"[yellow]warning:[/yellow] {warning}", highlight=False)
-    errors = sum(1 for d in result.diagnostics if d.severity.value == "error")
-    if result.diagnostics:
+        console.print(f"[yellow]warning:[/yellow] {escape(printable(warning))}", highlight=False)
+    # config (-c included) and instruction findings are shown here in full: no other command shows them
+    # for this exact run; skill findings are summed up and left to `list` / `validate`
+    skills = [d for d in result.diagnostics if d.code.startswith("SK")]
+    print_diagnostics(d for d in result.diagnostics if not d.code.startswith("SK") and d.severity.value != "info")
+    errors = sum(1 for d in skills if d.severity.value == "error")
+    if skills:
         console.print(
-            f"[dim]{len(result.diagnostics)} finding(s) while loading ({errors} error(s)); "
+            f"[dim]{len(skills)} finding(s) in skill files ({errors} error(s)); "
             "run `skillshelf validate` or `skillshelf list` for details[/dim]",
             highlight=False,
         )

@@ -83,21 +83,43 @@ def cli() -> None:
     """
 
 
+_CLICK_CODES: dict[type[click.ClickException], str] = {click.FileError: "SS005"}
+
+
+def _show_usage_error(exc: click.UsageError) -> None:
+    """Click's usage line, then the error with a code and a fix, like every other error."""
+    ctx = exc.ctx
+    if ctx is not None:
+        click.echo(ctx.get_usage(), err=True)
+    command = ctx.command_path if ctx is not None else "skillshelf"
+    click.echo(f"skillshelf: error SS002: {exc.format_message()}", err=True)
+    click.echo(f"  fix: run `{command} --help` to see the arguments and options it takes", err=True)
+
+
 def main(argv: list[str] | None = None) -> Any:
     """Console-script entry point: one place where errors become messages and exit codes."""
     try:
         return cli.main(args=argv, prog_name="skillshelf", standalone_mode=False)
     except SkillshelfError as exc:
-        click.echo(f"skillshelf: error {exc.code}: {exc.message}", err=True)
+        from skillshelf.cli.output import printable
+
+        click.echo(f"skillshelf: error {exc.code}: {printable(exc.message)}", err=True)
         if exc.hint:
-            click.echo(f"  fix: {exc.hint}", err=True)
+            click.echo(f"  fix: {printable(exc.hint)}", err=True)
         sys.exit(exc.exit_code)
     except click.exceptions.Abort:
         click.echo("Aborted.", err=True)
         sys.exit(130)
-    except click.ClickException as exc:
+    except click.exceptions.NoArgsIsHelpError as exc:
         exc.show()
-        sys.exit(2 if isinstance(exc, click.UsageError) else exc.exit_code)
+        sys.exit(2)
+    except click.UsageError as exc:
+        _show_usage_error(exc)
+        sys.exit(2)
+    except click.ClickException as exc:
+        click.echo(f"skillshelf: error {_CLICK_CODES.get(type(exc), 'SS001')}: {exc.format_message()}", err=True)
+        click.echo("  fix: check the path and its permissions", err=True)
+        sys.exit(exc.exit_code)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
     except BrokenPipeError:

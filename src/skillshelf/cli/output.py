@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import sys
 from collections.abc import Iterable
 from pathlib import Path
@@ -12,7 +13,7 @@ import click
 
 from skillshelf.diagnostics import Diagnostic, Severity
 
-__all__ = ["echo_json", "print_diagnostics", "root_options", "stderr_console", "stdout_console"]
+__all__ = ["check_roots", "echo_json", "print_diagnostics", "printable", "root_options", "stderr_console", "stdout_console"]
 
 
 def _default(value: object) -> object:
@@ -24,9 +25,37 @@ def _default(value: object) -> object:
     raise TypeError(f"cannot serialise {type(value).__name__}")
 
 
+def _finite(value: object) -> object:
+    """NaN and infinities (YAML's ``.nan``, ``.inf`` in a skill's metadata) as strings: JSON has no such numbers."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_finite(item) for item in value]
+    return value
+
+
 def echo_json(value: object) -> None:
-    """Print ``value`` as indented JSON on stdout."""
-    click.echo(json.dumps(value, indent=2, ensure_ascii=False, default=_default))
+    """Print ``value`` as indented JSON on stdout (strict JSON: no NaN or Infinity)."""
+    try:
+        text = json.dumps(value, indent=2, ensure_ascii=False, default=_default, allow_nan=False)
+    except ValueError:
+        plain = json.loads(json.dumps(value, ensure_ascii=False, default=_default))
+        text = json.dumps(_finite(plain), indent=2, ensure_ascii=False, allow_nan=False)
+    click.echo(text)
+
+
+_CONTROL = {c: f"\\x{c:02x}" for c in (*range(0x00, 0x09), *range(0x0B, 0x20), *range(0x7F, 0xA0))}
+
+
+def printable(text: str) -> str:
+    """``text`` safe for a terminal: control characters (ESC, BEL, CR...) shown as ``\\xNN``.
+
+    Skill names, descriptions and paths come from files anyone can write; printed raw, an
+    escape sequence in them could retitle the terminal or hide what follows.
+    """
+    return text.translate(_CONTROL)
 
 
 def stdout_console() -> Any:
@@ -46,12 +75,31 @@ def print_diagnostics(diagnostics: Iterable[Diagnostic], *, err: bool = True) ->
     colours = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
     stream = sys.stderr if err else sys.stdout
     for diag in diagnostics:
-        where = str(diag.path) if diag.path is not None else "<input>"
+        where = printable(str(diag.path)) if diag.path is not None else "<input>"
         if diag.line is not None:
             where += f":{diag.line}"
         sev = click.style(diag.severity.value, fg=colours[diag.severity], bold=True)
-        click.echo(f"{where}: {sev} {diag.code}: {diag.message}", file=stream)
-        click.echo(f"  fix: {diag.fix}", file=stream)
+        click.echo(f"{where}: {sev} {diag.code}: {printable(diag.message)}", file=stream)
+        click.echo(f"  fix: {printable(diag.fix)}", file=stream)
+
+
+def check_roots(ctx: click.Context | None, param: click.Parameter | None, values: tuple[str, ...]) -> tuple[Path, ...]:
+    """Refuse a ``--root`` that is empty, missing or not a folder (a typo would scan nothing, silently)."""
+    from skillshelf.errors import UsageError
+
+    for value in values:
+        if not value.strip():
+            raise UsageError("--root was given an empty path", code="SK202",
+                             hint="pass the folder that holds your skills, e.g. --root ./skills (check the variable you expanded)")
+        root = Path(value)
+        if not root.exists():
+            kind = "a broken symbolic link" if root.is_symlink() else "no such folder"
+            raise UsageError(f"--root {root}: {kind}", code="SK202",
+                             hint="check the spelling of the path, or create the folder first")
+        if not root.is_dir():
+            raise UsageError(f"--root {root}: not a folder", code="SK201",
+                             hint=f"pass the folder that holds the skills, e.g. --root {root.parent}")
+    return tuple(Path(value) for value in values)
 
 
 def root_options(func: Any) -> Any:
@@ -62,7 +110,8 @@ def root_options(func: Any) -> Any:
         "--root",
         "roots",
         multiple=True,
-        type=click.Path(path_type=Path, file_okay=False),
+        type=click.Path(),
+        callback=check_roots,
         help="An extra folder to scan for skills (repeatable).",
     )(func)
     return func

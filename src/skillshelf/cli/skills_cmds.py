@@ -6,13 +6,21 @@ for programs; what the model would get goes to stdout, notes for the user go to 
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
-from skillshelf.cli.output import echo_json, print_diagnostics, root_options, stderr_console, stdout_console
+from skillshelf.cli.output import (
+    echo_json,
+    print_diagnostics,
+    printable,
+    root_options,
+    stderr_console,
+    stdout_console,
+)
 from skillshelf.diagnostics import Diagnostic, Severity, sort_diagnostics
 from skillshelf.env import Env
 from skillshelf.errors import UsageError
@@ -62,6 +70,14 @@ def _print_notes(diagnostics: Sequence[Diagnostic], discovery: Discovery | None 
         click.echo(f"({rest} more finding(s); run `skillshelf validate PATH` for all of them)", err=True)
 
 
+def _exit_on_config_errors(config: Config) -> None:
+    """Exit 1 after the output when a config layer or override was skipped (as `config show` does)."""
+    from skillshelf.diagnostics import has_errors
+
+    if has_errors(config.diagnostics):
+        sys.exit(1)
+
+
 # -- list --------------------------------------------------------------------------------------
 
 
@@ -73,6 +89,13 @@ def _short_path(path: Path, env: Env) -> str:
         except ValueError:
             continue
     return str(path)
+
+
+def _cell(value: str) -> Any:
+    """Skill text as a table cell: never read as rich markup, control characters made visible."""
+    from rich.text import Text
+
+    return Text(printable(value))
 
 
 def _skills_table(skills: Sequence[Skill], env: Env, installed: dict[Path, Any]) -> Any:
@@ -89,19 +112,22 @@ def _skills_table(skills: Sequence[Skill], env: Env, installed: dict[Path, Any])
     if installed:
         table.add_column("installed from", overflow="fold", ratio=2, min_width=12)
     for skill in skills:
-        row = [skill.name, skill.scope.value, skill.origin.value, skill.description, _short_path(skill.path, env)]
+        row = [_cell(skill.name), skill.scope.value, skill.origin.value, _cell(skill.description),
+               _cell(_short_path(skill.path, env))]
         if installed:
             row.append(_provenance(installed.get(skill.path)))
         table.add_row(*row, style=None if skill.model_visible else "dim")
     return table
 
 
-def _provenance(info: Any) -> str:
+def _provenance(info: Any) -> Any:
     """``source@ref``, and whether the installed copy was changed by hand since."""
     if info is None:
         return ""
-    text = str(info.source) + (f"@{info.ref}" if info.ref else "")
-    return text + (" [yellow](modified locally)[/yellow]" if info.locally_modified else "")
+    text = _cell(str(info.source) + (f"@{info.ref}" if info.ref else ""))
+    if info.locally_modified:
+        text.append(" (modified locally)", style="yellow")
+    return text
 
 
 def _skill_json(skill: Skill, installed: dict[Path, Any]) -> dict[str, object]:
@@ -120,7 +146,7 @@ def list_cmd(roots: tuple[Path, ...], no_builtin: bool, no_cache: bool, as_json:
     """
     from skillshelf.install import installed_provenance
 
-    _, discovery = _discover(roots, no_builtin, no_cache)
+    config, discovery = _discover(roots, no_builtin, no_cache)
     installed = installed_provenance(discovery.skills)
     if as_json:
         echo_json([_skill_json(skill, installed) for skill in discovery.skills])
@@ -128,7 +154,8 @@ def list_cmd(roots: tuple[Path, ...], no_builtin: bool, no_cache: bool, as_json:
         stdout_console().print(_skills_table(discovery.skills, Env.from_os(), installed))
     else:
         click.echo("No skills found. Create .agents/skills/<name>/SKILL.md, or pass --root DIR.")
-    _print_notes(discovery.diagnostics, discovery)
+    _print_notes((*config.diagnostics, *discovery.diagnostics), discovery)
+    _exit_on_config_errors(config)
 
 
 # -- validate ----------------------------------------------------------------------------------
@@ -211,13 +238,20 @@ def catalog(
     elif text:
         click.echo(text)
     _print_catalog_report(result.catalog_report, result.skills_total)
-    errors = sum(1 for d in result.diagnostics if d.severity is Severity.ERROR)
-    if result.diagnostics:
-        click.echo(f"{len(result.diagnostics)} finding(s) while loading skills ({errors} error(s)); "
+    config_notes = [d for d in result.diagnostics if not d.code.startswith("SK") and d.severity is not Severity.INFO]
+    print_diagnostics(config_notes)
+    skill_notes = [d for d in result.diagnostics if d.code.startswith("SK")]
+    errors = sum(1 for d in skill_notes if d.severity is Severity.ERROR)
+    if skill_notes:
+        click.echo(f"{len(skill_notes)} finding(s) while loading skills ({errors} error(s)); "
                    "run `skillshelf list` or `skillshelf validate PATH` for details", err=True)
+    if any(d.severity is Severity.ERROR for d in config_notes):
+        sys.exit(1)  # a config layer was skipped: this is not the catalog the config asks for
 
 
 def _print_catalog_report(report: dict[str, object], found: int) -> None:
+    from rich.markup import escape
+
     console = stderr_console()
     if not report:
         console.print(f"[dim]{found} skill(s) found, none listed[/dim]", highlight=False)
@@ -230,7 +264,7 @@ def _print_catalog_report(report: dict[str, object], found: int) -> None:
         highlight=False,
     )
     if report.get("warning"):
-        console.print(f"[yellow]warning:[/yellow] {report['warning']}", highlight=False)
+        console.print(f"[yellow]warning:[/yellow] {escape(printable(str(report['warning'])))}", highlight=False)
 
 
 # -- load --------------------------------------------------------------------------------------

@@ -79,6 +79,31 @@ def _path_problem(path: Path, code: str, message: str, fix: str, severity: Sever
     return Diagnostic(code=code, severity=severity, message=message, fix=fix, path=path)
 
 
+def _special_kind(path: Path) -> str:
+    """What a path that is neither a regular file nor a folder is, in words."""
+    import stat
+
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return "a file that cannot be examined"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device file"
+    return "a special file"
+
+
+def _unreadable_skill_file(path: Path) -> Diagnostic:
+    if path.is_symlink() and not path.exists():
+        return _path_problem(path, "SK350", "this SKILL.md is a broken symbolic link, so no agent can load it",
+                             "point the link at a SKILL.md that exists, or replace it with the file itself")
+    return _path_problem(path, "SK351", f"this SKILL.md is {_special_kind(path)}, not a file, so no agent can load it",
+                         "replace it with a regular SKILL.md file")
+
+
 def _inventory(path: Path, limits: WalkLimits, out: list[Diagnostic]) -> Inventory | None:
     """The skill-like files at ``path`` (a folder or one file), or None with a diagnostic."""
     if not path.exists():
@@ -92,6 +117,15 @@ def _inventory(path: Path, limits: WalkLimits, out: list[Diagnostic]) -> Invento
             return None
         cand = Candidate(path=path, base=path.parent, depth=0, symlink_file=path.is_symlink())
         return Inventory(base=path.parent, candidates=(cand,), dirs=1, entries=1)
+    if not path.is_dir():
+        fix = ("replace it with a regular SKILL.md file (agents cannot read it either)" if path.name.lower() == "skill.md"
+               else "pass a skill folder, a SKILL.md file or a folder of skills")
+        out.append(_path_problem(path, "SK351", f"not a skill: this is {_special_kind(path)}, not a file or a folder", fix))
+        return None
+    if path.name.lower() == "skill.md":
+        out.append(_path_problem(path, "SK351", "not a skill: this SKILL.md is a folder, not a file",
+                                 f"pass the skill folder itself ({path.parent}), and make SKILL.md a regular file"))
+        return None
     inventory = take_inventory(path, limits)
     if inventory.truncated:
         out.append(_path_problem(path, "SK359", f"the walk stopped at {inventory.truncated}; files beyond it were not checked",
@@ -101,7 +135,8 @@ def _inventory(path: Path, limits: WalkLimits, out: list[Diagnostic]) -> Invento
                       "check its permissions (agents cannot read it either)", Severity.WARNING)
         for folder in inventory.unreadable
     ]
-    if not inventory.candidates:
+    out += [_unreadable_skill_file(special) for special in inventory.special]
+    if not inventory.candidates and not inventory.special:
         out.append(_path_problem(path, "SK352", "no SKILL.md found in this folder or below it",
                                  "create <name>/SKILL.md here, or pass the folder that holds your skills", Severity.WARNING))
     return inventory

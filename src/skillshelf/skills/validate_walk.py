@@ -63,6 +63,7 @@ class Inventory:
     entries: int = 0
     truncated: str | None = None
     unreadable: tuple[Path, ...] = ()
+    special: tuple[Path, ...] = ()  # named skill.md but neither a file nor a folder (FIFO, device, broken link)
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +83,11 @@ def _is_file(entry: os.DirEntry[str]) -> bool:
         return entry.is_file()
     except OSError:
         return False
+
+
+def _special_skill_files(entries: list[os.DirEntry[str]]) -> list[Path]:
+    """Entries named ``skill.md`` that an agent cannot read as a file: FIFOs, devices, broken links."""
+    return [Path(e.path) for e in entries if e.name.lower() == "skill.md" and not _is_file(e) and not _is_dir(e)]
 
 
 def _is_dir(entry: os.DirEntry[str]) -> bool:
@@ -108,6 +114,7 @@ def take_inventory(base: Path, limits: WalkLimits | None = None) -> Inventory:
     dirs = entries = 0
     truncated: str | None = None
     unreadable: list[Path] = []
+    special: list[Path] = []
     while queue:
         current = queue.popleft()
         real = os.path.realpath(current.path)
@@ -127,6 +134,7 @@ def take_inventory(base: Path, limits: WalkLimits | None = None) -> Inventory:
             truncated = f"the {limits.max_entries:,}-entry limit"
             break
         skill_files = _skill_files(listing)
+        special += _special_skill_files(listing)
         found += [
             Candidate(
                 path=Path(e.path),
@@ -148,5 +156,6 @@ def take_inventory(base: Path, limits: WalkLimits | None = None) -> Inventory:
             hidden = current.hidden or (entry.name if entry.name.startswith(".") else None)
             queue.append(_Dir(Path(entry.path), current.depth + 1, hidden, inner_parent))
     return Inventory(
-        base=base, candidates=tuple(found), dirs=dirs, entries=entries, truncated=truncated, unreadable=tuple(unreadable)
+        base=base, candidates=tuple(found), dirs=dirs, entries=entries, truncated=truncated,
+        unreadable=tuple(unreadable), special=tuple(special),
     )
