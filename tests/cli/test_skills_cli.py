@@ -185,3 +185,16 @@ def test_list_shows_where_installed_skills_came_from(tmp_path: Path, isolated_ho
         "---\nname: greeter\ndescription: Greets people rudely.\n---\n", encoding="utf-8")
     listed = json.loads(CliRunner().invoke(cli, ["list", "--json", "--no-builtin"]).output)
     assert [s for s in listed if s["name"] == "greeter"][0]["installed"]["locally_modified"] is True
+
+
+def test_skills_installed_for_the_user_are_discovered(tmp_path: Path, isolated_home, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    source = tmp_path / "pkg" / "weekly-report"
+    source.mkdir(parents=True)
+    (source / "SKILL.md").write_text("---\nname: weekly-report\ndescription: Write the weekly report.\n---\n",
+                                     encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    installed = CliRunner().invoke(cli, ["install", str(source), "--scope", "user"])
+    assert installed.exit_code == 0, installed.output
+    listed = json.loads(CliRunner().invoke(cli, ["list", "--json", "--no-builtin"]).output)
+    (entry,) = [s for s in listed if s["name"] == "weekly-report"]
+    assert entry["origin"] == "installed" and entry["installed"]["source"].endswith("weekly-report")

@@ -260,7 +260,7 @@ def messy_skills(tree: Tree, rnd: random.Random) -> None:
 def discovered(tree: Tree) -> tuple[list[Skill], list[Path]]:
     discover = pytest.importorskip("skillshelf.skills.discover", reason="engineer A's discovery is not there yet")
     env = Env.for_test(cwd=tree.cwd, home=tree.home, codex_home=tree.codex_home)
-    options = discover.DiscoveryOptions(include_builtin=False, include_claude=False, use_cache=False)
+    options = discover.DiscoveryOptions(include_builtin=False, include_claude=False, include_installed=False, use_cache=False)
     found = discover.discover_skills(env, options)
     return list(found.skills), [root.path for root in found.roots]
 
@@ -274,7 +274,7 @@ def test_discovered_catalog_matches_codex(tmp_path: Path, codex_oracle: Oracle, 
     assert not problems, "\n".join(problems)
 
 
-def discovery_gap_skills(tree: Tree) -> None:
+def namespace_and_metadata_skills(tree: Tree) -> None:
     """Skills Codex 0.171.0 loads that our discovery does not load (yet) the same way."""
     root = tree.repo / ".agents" / "skills"
     # Codex names skills under a plugin manifest `<plugin>:<name>` (two corpus skills do this).
@@ -288,67 +288,29 @@ def discovery_gap_skills(tree: Tree) -> None:
     write_skill(root / "plain", "name: plain\ndescription: an ordinary neighbour\n")
 
 
-DISCOVERY_GAPS = (
-    "discovery (engineer A) does not yet apply plugin namespaces (`.claude-plugin/plugin.json` -> "
-    "`plugin:name`) and rejects a skill whose repaired `metadata` is a string, which Codex keeps"
-)
-
-
-@pytest.mark.xfail(strict=True, reason=DISCOVERY_GAPS)
-def test_discovery_gaps_match_codex(tmp_path: Path, codex_oracle: Oracle, system_marker: str) -> None:
+def test_plugin_namespaces_and_repaired_metadata_match_codex(
+    tmp_path: Path, codex_oracle: Oracle, system_marker: str
+) -> None:
     tree = new_tree(tmp_path, system_marker)
-    discovery_gap_skills(tree)
+    namespace_and_metadata_skills(tree)
     skills, roots = discovered(tree)
     problems = compare(tree, codex_oracle, skills, roots, {"model_context_window": 0})
     assert not problems, "\n".join(problems)
 
 
-# Corpus skills our discovery does not load like Codex yet (see DISCOVERY_GAPS).
-CORPUS_GAPS = (
-    "openclaw__skills/skills/veeramanikandanr48/azure-auth",
-    "openclaw__skills/skills/veeramanikandanr48/better-auth",
-    "openclaw__skills/skills/fobonacci404/evilcalc",
-)
-
-
-def link_tree(source: Path, target: Path, leave_out: set[Path]) -> None:
-    """Link ``source`` at ``target``; folders holding a left-out path are mirrored entry by entry."""
-    if source in leave_out:
-        return
-    if not any(source in gap.parents for gap in leave_out):
-        target.symlink_to(source)
-        return
-    target.mkdir()
-    for child in sorted(source.iterdir()):
-        link_tree(child, target / child.name, leave_out)
-
-
-def corpus_tree(tmp_path: Path, marker: str, leave_out: tuple[str, ...] = ()) -> Tree:
+def corpus_tree(tmp_path: Path, marker: str) -> Tree:
     """A repo whose ``.agents/skills`` links every corpus (same walked paths as the corpora)."""
     if not CORPORA.is_dir():
         pytest.skip(f"{CORPORA} is not available")
     tree = new_tree(tmp_path, marker)
     root = tree.repo / ".agents" / "skills"
     root.mkdir(parents=True)
-    gaps = {CORPORA / rel for rel in leave_out}
     for corpus in sorted(p for p in CORPORA.iterdir() if p.is_dir()):
-        link_tree(corpus, root / corpus.name, gaps)
+        (root / corpus.name).symlink_to(corpus)
     tree.cwd = tree.repo
     return tree
 
 
-@pytest.mark.parametrize("setting", [{"model_context_window": 200_000}, {"model_context_window": 2_000_000}])
-def test_corpus_catalog_matches_codex_without_the_discovery_gaps(
-    tmp_path: Path, codex_oracle: Oracle, system_marker: str, setting: dict[str, int]
-) -> None:
-    tree = corpus_tree(tmp_path, system_marker, CORPUS_GAPS)
-    skills, roots = discovered(tree)
-    assert len(skills) > 700
-    problems = compare(tree, codex_oracle, skills, roots, setting)
-    assert not problems, "\n".join(problems)
-
-
-@pytest.mark.xfail(strict=True, reason=DISCOVERY_GAPS + " (3 corpus skills)")
 @pytest.mark.parametrize("setting", [{"model_context_window": 200_000}, {"model_context_window": 2_000_000}])
 def test_corpus_catalog_matches_codex(
     tmp_path: Path, codex_oracle: Oracle, system_marker: str, setting: dict[str, int]

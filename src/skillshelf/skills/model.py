@@ -143,7 +143,8 @@ class ClaudeFields:
 class Skill:
     """One parsed skill.
 
-    ``path`` is the canonical (symlinks resolved) path of its ``SKILL.md``; ``root`` is the
+    ``path`` is its ``SKILL.md`` as walked below the root (the root itself resolved through
+    symlinks, as Codex 0.171.0 shows it; duplicates are removed by the resolved path); ``root`` is the
     root that produced it. ``frontmatter`` keeps the parsed mapping as read, for validation.
     """
 

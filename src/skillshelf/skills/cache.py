@@ -1,0 +1,267 @@
+"""A cache of parsed skills, so repeated runs do not parse unchanged ``SKILL.md`` files again.
+
+One file in the user cache folder (``dirs.user_cache_dir()``, so ``XDG_CACHE_HOME`` or
+``SKILLSHELF_CACHE_DIR`` move it). An entry is keyed by the path of the ``SKILL.md`` as found
+and is valid while the file's size and ``mtime_ns``, those of its ``agents/openai.yaml`` and the
+way it was read (profile, size cap) are unchanged. A broken cache file is ignored and rewritten;
+writes are atomic (temporary file + rename), so parallel runs never see half a file.
+
+The file is in :mod:`marshal` format (plain data only: it cannot run code when read, and loads
+twice as fast as JSON); its name carries the Python version, since the format may change with it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import marshal
+import os
+import sys
+from pathlib import Path, PosixPath
+from types import MappingProxyType
+from typing import Any
+
+from skillshelf.diagnostics import Diagnostic, Severity
+from skillshelf.skills.model import (
+    ClaudeFields,
+    Skill,
+    SkillInterface,
+    SkillPolicy,
+    SkillRoot,
+    ToolDependency,
+)
+
+__all__ = ["CACHE_FILE", "SkillCache", "default_cache_path"]
+
+CACHE_VERSION = 1
+CACHE_FILE = f"parsed-skills-v{CACHE_VERSION}-py{sys.version_info[0]}{sys.version_info[1]}.marshal"
+MAX_ENTRIES = 50_000
+MAX_WALKS = 500
+
+Signature = list[object]
+Entry = tuple[Skill | None, tuple[Diagnostic, ...]]
+
+
+# Bump when parsing or walking rules change, so results of the old rules are not reused.
+PARSE_RULES = 1
+
+
+def _rules_stamp() -> str:
+    from skillshelf import __version__
+
+    return f"{__version__}/{PARSE_RULES}"
+
+
+def default_cache_path() -> Path:
+    from skillshelf import dirs
+
+    return dirs.user_cache_dir() / CACHE_FILE
+
+
+def _opt(value: object) -> str | None:
+    return None if value is None else str(value)
+
+
+def _skill_json(skill: Skill) -> dict[str, Any]:
+    iface = skill.interface
+    return {
+        "name": skill.name,
+        "description": skill.description,
+        "short": skill.short_description,
+        "iface": None
+        if iface is None
+        else [iface.display_name, iface.short_description, _opt(iface.icon_small), _opt(iface.icon_large), iface.brand_color, iface.default_prompt],
+        "policy": [skill.policy.allow_implicit_invocation, list(skill.policy.products)],
+        "deps": [[d.type, d.value, d.description, d.transport, d.command, d.url] for d in skill.dependencies],
+        "claude": [
+            list(skill.claude.allowed_tools),
+            skill.claude.disable_model_invocation,
+            skill.claude.user_invocable,
+            skill.claude.argument_hint,
+            skill.claude.model,
+            skill.claude.context,
+            list(skill.claude.paths),
+            skill.claude.when_to_use,
+        ],
+        "fm": dict(skill.frontmatter),
+    }
+
+
+_DEFAULT_POLICY = SkillPolicy()
+_DEFAULT_CLAUDE = ClaudeFields()
+_DEFAULT_CLAUDE_ROW = [[], False, True, None, None, None, [], None]
+
+
+def _policy(row: list[Any]) -> SkillPolicy:
+    if row[0] is True and not row[1]:
+        return _DEFAULT_POLICY  # shared: building frozen dataclasses is the slow part of a warm run
+    return SkillPolicy(allow_implicit_invocation=row[0], products=tuple(row[1]))
+
+
+def _claude(c: list[Any]) -> ClaudeFields:
+    if c == _DEFAULT_CLAUDE_ROW:
+        return _DEFAULT_CLAUDE
+    return ClaudeFields(
+        allowed_tools=tuple(c[0]),
+        disable_model_invocation=c[1],
+        user_invocable=c[2],
+        argument_hint=c[3],
+        model=c[4],
+        context=c[5],
+        paths=tuple(c[6]),
+        when_to_use=c[7],
+    )
+
+
+def _parsed_path_factory() -> Any:
+    """Python < 3.12 parses every ``Path(str)`` eagerly, which is a third of a warm run here.
+
+    The paths in the cache are ones the walk built by joining plain names onto a canonical
+    root, so their parts are simply ``text.split("/")``. On those versions build the path from
+    its parts (checked against ``Path`` once, at import); elsewhere use ``Path``.
+    """
+    factory = getattr(PosixPath, "_from_parsed_parts", None)
+    if sys.version_info >= (3, 12) or os.name != "posix" or factory is None:
+        return None
+    try:
+        probe = factory("", "/", ["/", "tmp", "a b", "SKILL.md"])
+        ok = probe == Path("/tmp/a b/SKILL.md") and str(probe) == "/tmp/a b/SKILL.md" and probe.parent.name == "a b"
+    except Exception:  # an unexpected pathlib: use the public constructor
+        return None
+    return factory if ok else None
+
+
+_FROM_PARTS = _parsed_path_factory()
+
+
+def _skill_path(text: str) -> Path:
+    if _FROM_PARTS is not None and text.startswith("/") and "//" not in text and "/." not in text and not text.endswith("/"):
+        return _FROM_PARTS("", "/", ["/", *text[1:].split("/")])  # type: ignore[no-any-return]
+    return Path(text)
+
+
+def _path(value: Any) -> Path | None:
+    return None if value is None else Path(value)
+
+
+def _skill_from(data: dict[str, Any], path: Path, root: SkillRoot) -> Skill:
+    iface = data["iface"]
+    return Skill(
+        name=data["name"],
+        description=data["description"],
+        path=path,
+        root=root.path,
+        scope=root.scope,
+        origin=root.origin,
+        short_description=data["short"],
+        interface=None
+        if iface is None
+        else SkillInterface(
+            display_name=iface[0], short_description=iface[1], icon_small=_path(iface[2]), icon_large=_path(iface[3]), brand_color=iface[4], default_prompt=iface[5]
+        ),
+        policy=_policy(data["policy"]),
+        dependencies=tuple(ToolDependency(type=d[0], value=d[1], description=d[2], transport=d[3], command=d[4], url=d[5]) for d in data["deps"]),
+        claude=_claude(data["claude"]),
+        frontmatter=MappingProxyType(data["fm"]),
+        trusted=root.trusted,
+    )
+
+
+def _diag_json(d: Diagnostic) -> list[object]:
+    return [d.code, d.severity.value, d.message, d.fix, _opt(d.path), d.line, d.field]
+
+
+def _diag_from(row: list[Any]) -> Diagnostic:
+    return Diagnostic(code=row[0], severity=Severity(row[1]), message=row[2], fix=row[3], path=_path(row[4]), line=row[5], field=row[6])
+
+
+class SkillCache:
+    """Parsed skills by path; load once, :meth:`get`/:meth:`put` many, :meth:`save` once."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._entries: dict[str, list[Any]] = {}
+        self._walks: dict[str, Any] = {}
+        self._used: set[str] = set()
+        self._dirty = False
+        self._load()
+
+    def _load(self) -> None:
+        try:
+            with open(self.path, "rb") as handle:
+                blob = handle.read()
+            gc_was_on = gc.isenabled()
+            gc.disable()  # many small containers: the cyclic GC would run dozens of times here
+            try:
+                data = marshal.loads(blob)
+            finally:
+                if gc_was_on:
+                    gc.enable()
+            if not isinstance(data, dict) or data.get("version") != CACHE_VERSION or not isinstance(data.get("entries"), dict):
+                raise ValueError("unknown cache layout")
+            if data.get("rules") != _rules_stamp():
+                raise ValueError("written by another version of the parser")
+            self._entries = data["entries"]
+            walks = data.get("walks")
+            self._walks = walks if isinstance(walks, dict) else {}
+        except FileNotFoundError:
+            return
+        except (OSError, ValueError, EOFError, TypeError, RecursionError):
+            self._entries = {}
+            self._walks = {}
+            self._dirty = True  # rewrite the broken file on save
+
+    def get(self, key: str, signature: Signature, root: SkillRoot) -> Entry | None:
+        """The cached result for ``key`` if its signature still matches, else ``None``."""
+        row = self._entries.get(key)
+        if not isinstance(row, list) or len(row) != 3 or row[0] != signature:
+            return None
+        try:
+            skill = None if row[1] is None else _skill_from(row[1], _skill_path(key), root)
+            diags = tuple(_diag_from(d) for d in row[2])
+        except (KeyError, IndexError, TypeError, ValueError):
+            return None
+        self._used.add(key)
+        return skill, diags
+
+    def put(self, key: str, signature: Signature, skill: Skill | None, diagnostics: tuple[Diagnostic, ...]) -> None:
+        """Remember a fresh parse result."""
+        self._entries[key] = [signature, None if skill is None else _skill_json(skill), [_diag_json(d) for d in diagnostics]]
+        self._used.add(key)
+        self._dirty = True
+
+    def get_walk(self, key: str) -> Any:
+        """The stored walk snapshot for ``key`` (see :mod:`~skillshelf.skills.walk_cache`)."""
+        return self._walks.get(key)
+
+    def put_walk(self, key: str, snapshot: Any) -> None:
+        """Store (or, with ``None``, forget) a walk snapshot."""
+        if snapshot is None:
+            if self._walks.pop(key, None) is not None:
+                self._dirty = True
+            return
+        self._walks[key] = snapshot
+        self._dirty = True
+
+    def save(self) -> None:
+        """Write the cache if it changed; failures to write are ignored (it is only a cache)."""
+        if not self._dirty:
+            return
+        entries = self._entries
+        if len(entries) > MAX_ENTRIES:
+            entries = {k: v for k, v in entries.items() if k in self._used}
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            walks = self._walks if len(self._walks) <= MAX_WALKS else {}
+            blob = marshal.dumps({"version": CACHE_VERSION, "rules": _rules_stamp(), "entries": entries, "walks": walks})
+            import tempfile  # only when writing: a warm run that changed nothing never loads it
+
+            fd, tmp = tempfile.mkstemp(prefix=".parsed-skills-", dir=self.path.parent)
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(blob)
+            os.replace(tmp, self.path)
+        except (OSError, TypeError, ValueError):
+            with contextlib.suppress(OSError, UnboundLocalError):
+                os.unlink(tmp)
+            return
+        self._dirty = False

@@ -1,0 +1,347 @@
+"""Discover skills: walk every root, parse each ``SKILL.md`` once, order them like Codex.
+
+* Roots are canonicalised (symlinks resolved) and de-duplicated; each is walked with
+  :func:`~skillshelf.skills.walk.walk_root` (Codex's rules) or, for Claude Code's roots,
+  :func:`~skillshelf.skills.walk.walk_claude_root` (one level).
+* A ``SKILL.md`` reached twice (through a symlink, or from two roots) is kept once: the first
+  root wins. Its ``path`` is the path under the root as walked, as Codex shows it.
+* Same names at different paths are all kept (with an info diagnostic).
+* Skills inside a plugin folder are named ``<plugin>:<name>`` (see
+  :mod:`~skillshelf.skills.namespace`); Claude Code's roots keep plain folder names.
+* Skills whose ``agents/openai.yaml`` ``policy.products`` excludes ``codex`` are dropped, as
+  Codex drops them.
+* Final order: scope (repo, user, system, admin), then name, then path.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from types import ModuleType
+
+from skillshelf.diagnostics import Diagnostic, Severity
+from skillshelf.env import Env
+from skillshelf.skills.cache import SkillCache, default_cache_path
+from skillshelf.skills.model import Discovery, RootOrigin, RootScan, Skill, SkillRoot
+from skillshelf.skills.namespace import NamespaceResolver
+from skillshelf.skills.roots import extra_roots, is_claude_root, skill_roots
+from skillshelf.skills.walk import FoundFile, ScanLimits, WalkResult, walk_claude_root, walk_root
+from skillshelf.skills.walk_cache import restore_walk, snapshot_walk
+
+__all__ = ["MAX_SKILL_BYTES", "DiscoveryOptions", "ScanLimits", "discover_in", "discover_skills", "read_skill_body"]
+
+# The same cap as skillshelf.skills.parse.MAX_SKILL_BYTES; parse (and YAML) is imported only
+# when a file has to be parsed, so a run served from the cache never loads them.
+MAX_SKILL_BYTES = 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DiscoveryOptions:
+    """How to discover: extra roots, which families of roots, cache, limits."""
+
+    extra_roots: tuple[Path, ...] = ()
+    include_builtin: bool = True
+    include_claude: bool = True
+    include_installed: bool = True
+    use_cache: bool = True
+    limits: ScanLimits = field(default_factory=ScanLimits)
+    max_skill_bytes: int = MAX_SKILL_BYTES
+
+
+def discover_skills(env: Env, options: DiscoveryOptions = DiscoveryOptions()) -> Discovery:
+    """Find every skill visible from ``env`` (Codex's roots, Claude Code's, extra, built-in)."""
+    builtin = None
+    if options.include_builtin:
+        from skillshelf.skills.builtin import ensure_builtin_skills
+
+        builtin = ensure_builtin_skills()
+    installed = None
+    if options.include_installed:
+        from skillshelf.dirs import user_data_dir
+
+        installed = user_data_dir() / "skills"
+    roots = skill_roots(
+        env, extra=options.extra_roots, include_claude=options.include_claude, builtin=builtin, installed=installed
+    )
+    limits, notes = limits_from_environ(env.environ, options.limits)
+    found = _Discoverer(limits, options.use_cache, options.max_skill_bytes).run(roots)
+    return replace(found, diagnostics=(*notes, *found.diagnostics)) if notes else found
+
+
+LIMIT_VARIABLES = {
+    "max_depth": "SKILLSHELF_SCAN_MAX_DEPTH",
+    "max_dirs": "SKILLSHELF_SCAN_MAX_DIRS",
+    "max_entries": "SKILLSHELF_SCAN_MAX_ENTRIES",
+}
+
+
+def limits_from_environ(environ: Mapping[str, str], limits: ScanLimits) -> tuple[ScanLimits, list[Diagnostic]]:
+    """Raise (or lower) the scan limits from ``SKILLSHELF_SCAN_MAX_*`` variables of the Env."""
+    values: dict[str, int] = {}
+    notes: list[Diagnostic] = []
+    for field_name, variable in LIMIT_VARIABLES.items():
+        text = environ.get(variable)
+        if not text:
+            continue
+        try:
+            value = int(text)
+            if value < 0:
+                raise ValueError(text)
+        except ValueError:
+            notes.append(_diag("SK209", Severity.WARNING, f"{variable}={text!r} is not a whole number >= 0; ignored", f"set {variable} to a number, e.g. {variable}=5000", None))
+            continue
+        values[field_name] = value
+    return (replace(limits, **values) if values else limits), notes
+
+
+_DEFAULT_LIMITS = ScanLimits()
+_LOOKUP = object()  # "find this skill's namespace from its own folder"
+
+
+def discover_in(paths: Sequence[Path], *, limits: ScanLimits = _DEFAULT_LIMITS, use_cache: bool = False) -> Discovery:
+    """Find skills in arbitrary folders, skill folders or ``SKILL.md`` files (user scope, origin extra)."""
+    return _Discoverer(limits, use_cache, MAX_SKILL_BYTES).run(extra_roots(paths))
+
+
+def read_skill_body(skill: Skill) -> str:
+    """The markdown after the frontmatter of ``skill`` (read now, from disk)."""
+    from skillshelf.errors import FileAccessError
+
+    try:
+        text = skill.path.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise FileAccessError(f"cannot read {skill.path}: {exc.strerror}", hint="check that the skill still exists (run `skillshelf list`)") from exc
+    from skillshelf.skills.parse import split_body
+
+    return split_body(text)
+
+
+def _diag(code: str, severity: Severity, message: str, fix: str, path: Path | str | None) -> Diagnostic:
+    return Diagnostic(code=code, severity=severity, message=message, fix=fix, path=Path(path) if path is not None else None)
+
+
+_LIMIT_TEXT = {
+    "max_dirs": ("SK212", "folders", "max_dirs", "SKILLSHELF_SCAN_MAX_DIRS"),
+    "max_entries": ("SK213", "entries", "max_entries", "SKILLSHELF_SCAN_MAX_ENTRIES"),
+}
+
+
+def _limit_diagnostics(root: SkillRoot, walk: WalkResult, limits: ScanLimits) -> list[Diagnostic]:
+    out: list[Diagnostic] = []
+    if walk.truncated and walk.limit in _LIMIT_TEXT:
+        code, what, field_name, option = _LIMIT_TEXT[walk.limit]
+        value = getattr(limits, field_name)
+        partial = f" (the listing of {walk.stopped_in} was cut short)" if walk.stopped_in else ""
+        out.append(
+            _diag(
+                code,
+                Severity.WARNING,
+                f"scan stopped at the limit of {value:,} {what} for this root; {walk.unvisited_dirs:,} folder(s) were left unscanned{partial}, so skills in them are missing (Codex stops here too, silently)",
+                f"raise the limit: set {option}=N (library: DiscoveryOptions(limits=ScanLimits({field_name}=N))), or use a narrower root that holds only skills",
+                root.path,
+            )
+        )
+    if walk.depth_pruned:
+        out.append(
+            _diag(
+                "SK211",
+                Severity.INFO,
+                f"{walk.depth_pruned:,} folder(s) sit deeper than {limits.max_depth} levels below this root and were not scanned",
+                f"keep skills at most {limits.max_depth} levels below the root, or raise the depth: set SKILLSHELF_SCAN_MAX_DEPTH=N (library: ScanLimits(max_depth=N))",
+                root.path,
+            )
+        )
+    return out
+
+
+class _Discoverer:
+    def __init__(self, limits: ScanLimits, use_cache: bool, max_bytes: int) -> None:
+        self.limits = limits
+        self.max_bytes = max_bytes
+        self.cache = SkillCache(default_cache_path()) if use_cache else None
+        self.skills: list[Skill] = []
+        self.roots: list[SkillRoot] = []
+        self.scans: list[RootScan] = []
+        self.diagnostics: list[Diagnostic] = []
+        self.seen_files: set[str] = set()
+        self.seen_roots: set[str] = set()
+        self.namespaces = NamespaceResolver()
+
+    def run(self, roots: Sequence[SkillRoot]) -> Discovery:
+        for root in roots:
+            self.scan(root)
+        if self.cache is not None:
+            self.cache.save()
+        self.skills.sort(key=lambda s: (s.scope.load_rank, s.name, str(s.path)))
+        self.diagnostics.extend(_duplicate_names(self.skills))
+        return Discovery(skills=tuple(self.skills), roots=tuple(self.roots), scans=tuple(self.scans), diagnostics=tuple(self.diagnostics))
+
+    def _resolve(self, root: SkillRoot) -> str | None:
+        path = str(root.path)
+        explicit = root.origin is RootOrigin.EXTRA
+        if not os.path.lexists(path):
+            if explicit:
+                self.diagnostics.append(_diag("SK202", Severity.WARNING, "this root does not exist", "check the path given with --root", path))
+            self.scans.append(RootScan(root=root, exists=False))
+            return None
+        if not root.follow_symlinks and os.path.islink(path):
+            self.diagnostics.append(_diag("SK207", Severity.INFO, "this root is a symlink and is not followed for its scope", "point the scope's folder at a real directory", path))
+            self.scans.append(RootScan(root=root, exists=False))
+            return None
+        real = os.path.realpath(path)
+        if os.path.isfile(real) and explicit:
+            return real
+        if not os.path.isdir(real):
+            self.diagnostics.append(_diag("SK201", Severity.WARNING, "this root is not a folder (or a link to a missing one)", "remove it or make it a folder of skills", path))
+            self.scans.append(RootScan(root=root, exists=False))
+            return None
+        return real
+
+    def scan(self, root: SkillRoot) -> None:
+        real = self._resolve(root)
+        if real is None or real in self.seen_roots:
+            return
+        self.seen_roots.add(real)
+        if os.path.isfile(real):
+            walk = _single_file(real)
+            root = replace(root, path=Path(real).parent)
+        else:
+            root = replace(root, path=Path(real))
+            walk = self.walk(root, real)
+        self.roots.append(root)
+        self.namespaces.known_plain |= walk.plain_dirs
+        self.diagnostics.extend(walk.diagnostics)
+        self.diagnostics.extend(_limit_diagnostics(root, walk, self.limits))
+        found = 0
+        # No plugin folder anywhere in the walk: every skill reached without a symlink shares the
+        # root's own namespace (usually none), so look it up once.
+        claude = is_claude_root(root)
+        shared = None if claude or walk.has_plugin_markers else self.namespaces.namespace(str(root.path))
+        for item in walk.files:
+            if item.canonical in self.seen_files:
+                continue
+            self.seen_files.add(item.canonical)
+            if claude:
+                namespace: str | None | object = None
+            elif walk.has_plugin_markers or item.canonical != item.path:
+                namespace = _LOOKUP
+            else:
+                namespace = shared
+            skill = self.parse(item, root, namespace)
+            if skill is not None:
+                found += 1
+        self.scans.append(
+            RootScan(
+                root=root,
+                exists=True,
+                skill_files=found,
+                dirs_visited=walk.dirs_visited,
+                entries_seen=walk.entries_seen,
+                truncated=walk.truncated,
+                limit=walk.limit,
+                unvisited_dirs=walk.unvisited_dirs,
+            )
+        )
+
+    def walk(self, root: SkillRoot, real: str) -> WalkResult:
+        if is_claude_root(root):
+            return walk_claude_root(real, limits=self.limits)
+        if self.cache is None:
+            return walk_root(real, follow_symlinks=root.follow_symlinks, limits=self.limits)
+        limits = self.limits
+        key = f"{real}\0{root.follow_symlinks}\0{limits.max_depth}/{limits.max_dirs}/{limits.max_entries}"
+        stored = self.cache.get_walk(key)
+        if stored is not None and (reused := restore_walk(stored)) is not None:
+            return reused
+        walk = walk_root(real, follow_symlinks=root.follow_symlinks, limits=limits, record=True)
+        self.cache.put_walk(key, snapshot_walk(walk))
+        return walk
+
+    def parse(self, item: FoundFile, root: SkillRoot, namespace: str | None | object = None) -> Skill | None:
+        signature: list[object] = [item.size, item.mtime_ns, _openai_signature(item), is_claude_root(root), self.max_bytes]
+        cached = self.cache.get(item.path, signature, root) if self.cache is not None else None
+        if cached is None:
+            parsed = _parser().read_skill(Path(item.path), root, max_bytes=self.max_bytes, probe_openai_yaml=item.has_agents)
+            skill: Skill | None = parsed.skill
+            diags: tuple[Diagnostic, ...] = parsed.diagnostics
+            if self.cache is not None:
+                self.cache.put(item.path, signature, skill, diags)
+        else:
+            skill, diags = cached
+        self.diagnostics.extend(diags)
+        if skill is None:
+            return None
+        if skill.policy.products and "codex" not in skill.policy.products:
+            self.diagnostics.append(
+                _diag(
+                    "SK221",
+                    Severity.INFO,
+                    f"skill {skill.name!r} is for {', '.join(skill.policy.products)} only (agents/openai.yaml policy.products); skipped as Codex skips it",
+                    "add `codex` to policy.products if it should load here",
+                    skill.path,
+                )
+            )
+            return None
+        if namespace is _LOOKUP:
+            namespace = self.namespaces.namespace(os.path.dirname(item.canonical))
+        if isinstance(namespace, str):
+            skill = replace(skill, name=f"{namespace}:{skill.name}")
+        self.skills.append(skill)
+        return skill
+
+
+_PARSE: list[ModuleType] = []
+
+
+def _parser() -> ModuleType:
+    """The parse module, imported on the first cache miss (it brings in YAML)."""
+    if not _PARSE:
+        from skillshelf.skills import parse
+
+        _PARSE.append(parse)
+    return _PARSE[0]
+
+
+def _openai_signature(item: FoundFile) -> list[int] | None:
+    if not item.has_agents:
+        return None
+    try:
+        st = os.stat(os.path.join(os.path.dirname(item.path), "agents", "openai.yaml"))
+    except OSError:
+        return None
+    return [st.st_size, st.st_mtime_ns]
+
+
+def _single_file(path: str) -> WalkResult:
+    result = WalkResult(dirs_visited=0, entries_seen=1)
+    try:
+        st = os.stat(path)
+    except OSError:
+        return result
+    has_agents = os.path.isdir(os.path.join(os.path.dirname(path), "agents"))
+    result.files.append(FoundFile(path, path, has_agents, st.st_size, st.st_mtime_ns))
+    return result
+
+
+def _duplicate_names(skills: Sequence[Skill]) -> list[Diagnostic]:
+    counts = Counter(s.name for s in skills)
+    out: list[Diagnostic] = []
+    for name, count in sorted(counts.items()):
+        if count < 2:
+            continue
+        paths = [s for s in skills if s.name == name]
+        where = ", ".join(f"{s.path} ({s.scope.value})" for s in paths)
+        out.append(
+            _diag(
+                "SK220",
+                Severity.INFO,
+                f"{count} skills are named {name!r}: {where}; all are kept, and `${name}` selects none of them",
+                "rename one of them, or disable the one you do not want",
+                paths[0].path,
+            )
+        )
+    return out
+

@@ -1,0 +1,329 @@
+"""Parse one ``SKILL.md`` into a :class:`~skillshelf.skills.model.Skill` (Codex 0.171.0 rules).
+
+:func:`parse_skill_text` is pure; :func:`read_skill` adds the I/O (size cap, binary and
+undecodable files, ``agents/openai.yaml``). Neither raises on bad content: every skipped,
+repaired or questionable file yields a :class:`~skillshelf.diagnostics.Diagnostic`.
+
+Profiles: roots Codex scans, extra roots and the built-in skills are read the way Codex reads
+them (the name may fall back to the folder, a description is required, a byte-order mark makes
+the file unreadable). Claude Code's roots are read the way Claude Code reads them: the folder
+name is the skill's name and a missing description falls back to the first line of the body.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+
+from skillshelf.diagnostics import Diagnostic, Severity
+from skillshelf.skills.claude_fields import parse_claude_fields
+from skillshelf.skills.fastyaml import simple_frontmatter
+from skillshelf.skills.frontmatter import (
+    FrontmatterSplit,
+    YamlDocument,
+    collapse_whitespace,
+    load_yaml,
+    repair_frontmatter,
+    split_frontmatter,
+)
+from skillshelf.skills.model import Skill, SkillRoot
+from skillshelf.skills.openai_yaml import OpenAIMetadata, parse_openai_yaml
+from skillshelf.skills.parse_fields import KnownFields, known_fields, to_plain
+from skillshelf.skills.roots import is_claude_root
+
+__all__ = [
+    "MAX_NAME_CHARS",
+    "MAX_SKILL_BYTES",
+    "ParsedSkill",
+    "is_claude_root",
+    "parse_skill_text",
+    "read_skill",
+    "split_body",
+]
+
+MAX_SKILL_BYTES = 1024 * 1024
+MAX_OPENAI_YAML_BYTES = 256 * 1024
+MAX_NAME_CHARS = 64
+BOM = "\ufeff"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ParsedSkill:
+    """A parse result: the skill (``None`` when it does not load), its body and the findings."""
+
+    skill: Skill | None
+    body: str
+    diagnostics: tuple[Diagnostic, ...]
+
+
+def _diag(code: str, severity: Severity, message: str, fix: str, path: Path, line: int | None = None, field: str | None = None) -> Diagnostic:
+    return Diagnostic(code=code, severity=severity, message=message, fix=fix, path=path, line=line, field=field)
+
+
+def _error(code: str, message: str, fix: str, path: Path, line: int | None = None, field: str | None = None) -> Diagnostic:
+    return _diag(code, Severity.ERROR, message, fix, path, line, field)
+
+
+_SPLIT_FAILURES = {
+    "missing": ("SK101", "missing YAML frontmatter delimited by ---", "start the file with a `---` line, then `name:` and `description:`, then `---`"),
+    "unclosed": ("SK102", "the frontmatter is never closed by a `---` line", "add a line `---` after the last frontmatter field"),
+    "empty": ("SK103", "the frontmatter is empty", "add `name:` and `description:` between the two `---` lines"),
+}
+
+
+def split_body(text: str) -> str:
+    """The markdown after the frontmatter (the whole text when there is none)."""
+    split = split_frontmatter(text.removeprefix(BOM))
+    return split.body if isinstance(split, FrontmatterSplit) else text
+
+
+def _load_with_repair(split: FrontmatterSplit, path: Path, out: list[Diagnostic]) -> YamlDocument | None:
+    first = load_yaml(split.yaml_text)
+    if isinstance(first, YamlDocument):
+        return first
+    repaired = repair_frontmatter(split.yaml_text)
+    if repaired is not None:
+        second = load_yaml(repaired[0])
+        if isinstance(second, YamlDocument):
+            lines = [split.first_line + i for i in repaired[1]]
+            out.append(
+                _diag(
+                    "SK105",
+                    Severity.WARNING,
+                    f"invalid YAML repaired by quoting the value on line(s) {', '.join(map(str, lines))} (Codex repairs it the same way)",
+                    "quote values that contain `: ` (e.g. `description: \"Deploy: fast\"`) so strict parsers accept them",
+                    path,
+                    lines[0],
+                )
+            )
+            return second
+    line = split.first_line + first.line if first.line is not None else None
+    out.append(_error("SK104", f"invalid YAML: {first.message}", "fix the YAML between the `---` lines; quote values that contain `: ` or start with `[`, `{`, `@`", path, line))
+    return None
+
+
+def _claude_description(body: str) -> str:
+    for line in body.splitlines():
+        text = collapse_whitespace(line.lstrip("#"))
+        if text:
+            return text
+    return ""
+
+
+def parse_skill_text(
+    text: str,
+    *,
+    path: Path,
+    root: SkillRoot,
+    openai_yaml: str | None = None,
+    openai_yaml_path: Path | None = None,
+) -> ParsedSkill:
+    """Parse the text of ``path`` (a ``SKILL.md`` found under ``root``). Pure; never raises."""
+    claude = is_claude_root(root)
+    out: list[Diagnostic] = []
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as exc:  # a lone surrogate, e.g. from a "\ud800" JSON escape
+            line = text.count("\n", 0, exc.start) + 1
+            return ParsedSkill(skill=None, body=text, diagnostics=(_error("SK115", "the text holds a lone surrogate code point, which is not valid Unicode text", "save the file as UTF-8 text", path, line),))
+    if text.startswith(BOM):
+        if not claude:
+            out.append(
+                _error(
+                    "SK112",
+                    "the file starts with a UTF-8 byte-order mark, so Codex finds no frontmatter and skips it",
+                    "save the file as UTF-8 without BOM",
+                    path,
+                    1,
+                )
+            )
+            return ParsedSkill(skill=None, body=text, diagnostics=tuple(out))
+        out.append(_diag("SK112", Severity.WARNING, "the file starts with a UTF-8 byte-order mark (read anyway; Codex skips such files)", "save the file as UTF-8 without BOM", path, 1))
+        text = text[1:]
+    split = split_frontmatter(text)
+    if isinstance(split, str):
+        code, message, fix = _SPLIT_FAILURES[split]
+        if not claude:
+            return ParsedSkill(skill=None, body=text, diagnostics=(*out, _error(code, message, fix, path, 1)))
+        out.append(_diag(code, Severity.WARNING, f"{message} (Claude Code reads it anyway)", fix, path, 1))
+        return _build(mapping={}, doc=None, body=text, path=path, root=root, out=out, openai=(openai_yaml, openai_yaml_path))
+    if split.closing_indented:
+        out.append(
+            _diag(
+                "SK123",
+                Severity.WARNING,
+                f"line {split.closing_line} closes the frontmatter because it trims to `---`; anything meant after it is body",
+                "do not put a line that is only `---` inside a frontmatter value",
+                path,
+                split.closing_line,
+            )
+        )
+    simple = simple_frontmatter(split.yaml_text)
+    if simple is not None:
+        if "\x00" in split.body:
+            out.append(_diag("SK121", Severity.WARNING, "the body contains NUL bytes (binary data)", "keep binary data in separate files under assets/", path))
+        return _build(mapping=simple[0], doc=None, fields=simple[1], body=split.body, path=path, root=root, out=out, openai=(openai_yaml, openai_yaml_path))
+    doc = _load_with_repair(split, path, out)
+    if doc is None:
+        return ParsedSkill(skill=None, body=split.body, diagnostics=tuple(out))
+    if doc.value is not None and not isinstance(doc.value, dict):
+        out.append(_error("SK106", f"the frontmatter is a YAML {type(doc.value).__name__}, not a mapping", "write `key: value` lines between the `---` lines", path, split.first_line))
+        return ParsedSkill(skill=None, body=split.body, diagnostics=tuple(out))
+    if "\x00" in split.body:
+        out.append(_diag("SK121", Severity.WARNING, "the body contains NUL bytes (binary data)", "keep binary data in separate files under assets/", path))
+    return _build(mapping=doc.value or {}, doc=doc, body=split.body, path=path, root=root, out=out, openai=(openai_yaml, openai_yaml_path))
+
+
+def _build(
+    *,
+    mapping: dict[object, object] | dict[str, object],
+    doc: YamlDocument | None,
+    fields: KnownFields | None = None,
+    body: str,
+    path: Path,
+    root: SkillRoot,
+    out: list[Diagnostic],
+    openai: tuple[str | None, Path | None],
+) -> ParsedSkill:
+    claude = is_claude_root(root)
+    if fields is None:
+        fields = known_fields(doc.node if doc else None, path=path)
+    out.extend(fields.diagnostics)
+    if fields.fatal:
+        return ParsedSkill(skill=None, body=body, diagnostics=tuple(out))
+    folder_name = collapse_whitespace(path.parent.name)
+    name = collapse_whitespace(fields.name or "")
+    if claude:
+        if name and name != path.parent.name:
+            out.append(_diag("SK124", Severity.WARNING, f"Claude Code names this skill {path.parent.name!r} after its folder, not {name!r}", "rename the folder or the `name` so they match", path, field="name"))
+        name = path.parent.name
+    elif not name:
+        name = folder_name or "skill"
+        out.append(_diag("SK109", Severity.INFO, f"no `name`; the folder name {name!r} is used", f"add `name: {name}` to the frontmatter", path, field="name"))
+    if not claude and len(name) > MAX_NAME_CHARS:
+        out.append(_error("SK108", f"invalid name: exceeds maximum length of {MAX_NAME_CHARS} characters ({len(name)})", f"shorten the name to at most {MAX_NAME_CHARS} characters", path, field="name"))
+        return ParsedSkill(skill=None, body=body, diagnostics=tuple(out))
+    description = collapse_whitespace(fields.description or "")
+    if not description and claude:
+        description = _claude_description(body)
+        if description:
+            out.append(_diag("SK125", Severity.WARNING, "no `description`; Claude Code uses the first line of the body", "add a `description:` that says what the skill does and when to use it", path, field="description"))
+    if not description:
+        out.append(_error("SK107", "missing field `description`", "add `description:` saying what the skill does and when to use it", path, field="description"))
+        return ParsedSkill(skill=None, body=body, diagnostics=tuple(out))
+    plain = to_plain(mapping, path=path, out=out)  # type: ignore[arg-type]
+    claude_fields, notes = parse_claude_fields(plain, path=path)
+    out.extend(notes)
+    meta = OpenAIMetadata()
+    if openai[0] is not None:
+        meta, notes = parse_openai_yaml(openai[0], path=openai[1], skill_dir=path.parent)
+        out.extend(notes)
+    short = collapse_whitespace(fields.short_description or "") or None
+    skill = Skill(
+        name=name,
+        description=description,
+        path=path,
+        root=root.path,
+        scope=root.scope,
+        origin=root.origin,
+        short_description=short,
+        interface=meta.interface,
+        policy=meta.policy,
+        dependencies=meta.dependencies,
+        claude=claude_fields,
+        frontmatter=MappingProxyType(plain),
+        trusted=root.trusted,
+    )
+    return ParsedSkill(skill=skill, body=body, diagnostics=tuple(out))
+
+
+class _NotRegular(OSError):
+    """The path is a FIFO, socket or device: reading it could block or never end."""
+
+
+def _read_limited(path: Path | str, limit: int) -> bytes:
+    """At most ``limit + 1`` bytes (so the caller can tell the file was over the cap).
+
+    The file is opened without blocking and must be a regular file, so a FIFO or device named
+    ``SKILL.md`` cannot hang a scan.
+    """
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    with open(fd, "rb") as handle:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise _NotRegular(errno.EINVAL, "not a regular file (a folder, FIFO, socket or device)")
+        size = st.st_size
+        # read(limit + 1) would allocate the whole cap for every small file
+        return handle.read(min(size, limit) + 1) if size <= limit else handle.read(limit + 1)
+
+
+def _decode(data: bytes, path: Path, out: list[Diagnostic]) -> str | None:
+    looks_binary = b"\x00" in data[:8192] and not data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"---")
+    if looks_binary:
+        out.append(_error("SK114", "the file is binary (it contains NUL bytes), not markdown", "replace it with a text SKILL.md", path))
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        out.append(_error("SK115", f"the file is not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start})", "save the file as UTF-8", path, line))
+        return None
+
+
+def read_skill(path: Path, root: SkillRoot, *, max_bytes: int = MAX_SKILL_BYTES, probe_openai_yaml: bool = True) -> ParsedSkill:
+    """Read and parse the ``SKILL.md`` at ``path`` (as found under ``root``); never raises.
+
+    ``probe_openai_yaml=False`` skips looking for ``agents/openai.yaml`` (the walk already knows
+    the skill folder has no ``agents`` entry).
+    """
+    out: list[Diagnostic] = []
+    try:
+        data = _read_limited(path, max_bytes)
+    except _NotRegular as exc:
+        return ParsedSkill(skill=None, body="", diagnostics=(_error("SK116", f"failed to read file: {exc.strerror}", "replace it with a regular SKILL.md file", path),))
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        return ParsedSkill(skill=None, body="", diagnostics=(_error("SK116", f"failed to read file: {reason}", "check that the file exists and is readable", path),))
+    if len(data) > max_bytes:
+        size = _size(path)
+        out.append(_error("SK113", f"the file is larger than the {max_bytes:,}-byte cap ({size:,} bytes); skipped", "move long material into references/ files, or raise the cap (max_skill_bytes)", path))
+        return ParsedSkill(skill=None, body="", diagnostics=tuple(out))
+    text = _decode(data, path, out)
+    if text is None:
+        return ParsedSkill(skill=None, body="", diagnostics=tuple(out))
+    openai_path = path.parent / "agents" / "openai.yaml" if probe_openai_yaml else None
+    openai_text = _read_optional(openai_path, out) if openai_path is not None else None
+    parsed = parse_skill_text(text, path=path, root=root, openai_yaml=openai_text, openai_yaml_path=openai_path)
+    return ParsedSkill(skill=parsed.skill, body=parsed.body, diagnostics=(*out, *parsed.diagnostics))
+
+
+def _size(path: Path) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
+
+
+def _read_optional(path: Path, out: list[Diagnostic]) -> str | None:
+    try:
+        data = _read_limited(path, MAX_OPENAI_YAML_BYTES)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        if isinstance(exc, NotADirectoryError):
+            return None
+        out.append(_diag("SK117", Severity.WARNING, f"agents/openai.yaml cannot be read: {exc.strerror}", "make the file readable or remove it", path))
+        return None
+    if len(data) > MAX_OPENAI_YAML_BYTES:
+        out.append(_diag("SK117", Severity.WARNING, f"agents/openai.yaml is larger than {MAX_OPENAI_YAML_BYTES:,} bytes; ignored", "keep agents/openai.yaml small", path))
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        out.append(_diag("SK117", Severity.WARNING, "agents/openai.yaml is not valid UTF-8; ignored", "save it as UTF-8", path))
+        return None

@@ -1,0 +1,230 @@
+"""Walk one skill root for ``SKILL.md`` files, the way Codex does, but never silently.
+
+Breadth-first; entries of each folder sorted by name; a folder is entered when it is less than
+``max_depth`` levels below the root, is not hidden (name starting with ``.``; the root itself may
+be hidden) and has not been seen (symlinks resolved, so loops end). At most ``max_dirs``
+folders (root included) and ``max_entries`` entries are examined per root. A symlinked
+``SKILL.md`` file is ignored, like Codex does; directory symlinks are followed when the root
+allows it. Codex only logs when it hits a limit; here the result says which limit, how much was
+left, and carries a diagnostic whose fix names the option that raises it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from skillshelf.diagnostics import Diagnostic, Severity
+
+__all__ = ["FoundFile", "ScanLimits", "WalkResult", "walk_claude_root", "walk_root"]
+
+SKILL_FILE = "SKILL.md"
+PLUGIN_MARKERS = frozenset({".codex-plugin", ".claude-plugin", ".cursor-plugin"})
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ScanLimits:
+    """Per-root traversal limits (Codex: depth 6, 2,000 folders, 20,000 entries)."""
+
+    max_depth: int = 6
+    max_dirs: int = 2000
+    max_entries: int = 20000
+
+
+@dataclass(frozen=True, slots=True)
+class FoundFile:
+    """A ``SKILL.md`` as reached by the walk: ``path`` under the root, ``canonical`` resolved.
+
+    ``has_agents`` says whether the skill folder lists an ``agents`` entry (saves a probe).
+    """
+
+    path: str
+    canonical: str
+    has_agents: bool
+    size: int
+    mtime_ns: int
+
+
+@dataclass(slots=True, kw_only=True)
+class WalkResult:
+    """What one root's walk found (mutable while walking, then read by discovery)."""
+
+    files: list[FoundFile] = field(default_factory=list)
+    dirs_visited: int = 0
+    entries_seen: int = 0
+    truncated: bool = False
+    limit: str | None = None
+    unvisited_dirs: int = 0
+    depth_pruned: int = 0
+    stopped_in: str | None = None
+    plain_dirs: set[str] = field(default_factory=set)
+    dir_stamps: list[tuple[str, int]] = field(default_factory=list)
+    has_plugin_markers: bool = False
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+
+def _note(result: WalkResult, code: str, severity: Severity, message: str, fix: str, path: str) -> None:
+    result.diagnostics.append(Diagnostic(code=code, severity=severity, message=message, fix=fix, path=Path(path)))
+
+
+def _list(folder: str, result: WalkResult) -> list[os.DirEntry[str]] | None:
+    try:
+        with os.scandir(folder) as it:
+            entries = list(it)
+    except PermissionError:
+        _note(result, "SK203", Severity.WARNING, "folder cannot be read (permission denied); skills in it are not found", "fix its permissions (chmod u+rx)", folder)
+        return None
+    except OSError as exc:
+        _note(result, "SK203", Severity.WARNING, f"folder cannot be read: {exc.strerror}", "check the folder", folder)
+        return None
+    entries.sort(key=lambda e: e.name)
+    return entries
+
+
+def _skill_file(entry: os.DirEntry[str], via_link: bool, has_agents: bool, result: WalkResult) -> None:
+    try:
+        st = entry.stat(follow_symlinks=False)
+    except OSError:
+        return
+    canonical = os.path.realpath(entry.path) if via_link else entry.path
+    result.files.append(FoundFile(entry.path, canonical, has_agents, st.st_size, st.st_mtime_ns))
+
+
+class _Walker:
+    def __init__(self, root: str, follow: bool, limits: ScanLimits, result: WalkResult, record: bool) -> None:
+        self.record = record
+        self.follow = follow
+        self.limits = limits
+        self.result = result
+        self.queue: deque[tuple[str, int, bool]] = deque([(root, 0, False)])
+        self.seen: set[str] = {root}
+        self.dirs = 1
+
+    def enter(self, path: str, depth: int, via_link: bool, identity: str) -> None:
+        if depth >= self.limits.max_depth:
+            self.result.depth_pruned += 1
+            if os.path.isfile(os.path.join(path, SKILL_FILE)):
+                _note(
+                    self.result,
+                    "SK210",
+                    Severity.WARNING,
+                    f"this skill is {depth + 1} folders below the root, deeper than the {self.limits.max_depth} levels Codex scans; it is not loaded",
+                    "move the skill folder higher up, or raise the depth (SKILLSHELF_SCAN_MAX_DEPTH)",
+                    os.path.join(path, SKILL_FILE),
+                )
+            return
+        if identity in self.seen:
+            return
+        if self.dirs >= self.limits.max_dirs:
+            self.result.truncated = True
+            self.result.limit = self.result.limit or "max_dirs"
+            self.result.unvisited_dirs += 1
+            return
+        self.seen.add(identity)
+        self.dirs += 1
+        self.queue.append((path, depth + 1, via_link))
+
+    def link(self, entry: os.DirEntry[str], depth: int) -> None:
+        try:
+            is_dir = entry.is_dir()
+        except OSError:
+            is_dir = False
+        if not is_dir:
+            if entry.name == SKILL_FILE:
+                _note(self.result, "SK206", Severity.WARNING, "SKILL.md is a symlink; Codex ignores symlinked SKILL.md files", "symlink the skill's folder instead of its SKILL.md", entry.path)
+            elif not os.path.exists(entry.path):
+                _note(self.result, "SK205", Severity.INFO, "broken symlink skipped", "remove the link or point it at a folder that exists", entry.path)
+            return
+        if not self.follow or entry.name.startswith("."):
+            return
+        real = os.path.realpath(entry.path)
+        if real in self.seen and depth < self.limits.max_depth:
+            _note(self.result, "SK204", Severity.INFO, f"symlink to a folder already scanned ({real}); not entered again", "nothing to do unless the link is a mistake", entry.path)
+        self.enter(entry.path, depth, True, real)
+
+    def folder(self, path: str, depth: int, via_link: bool) -> bool:
+        """List one folder; False when the entry budget ran out."""
+        if self.record:  # the change time, taken before listing, lets a later run trust the listing
+            try:
+                self.result.dir_stamps.append((path, os.stat(path).st_ctime_ns))
+            except OSError:
+                self.record = False
+                self.result.dir_stamps.clear()
+        entries = _list(path, self.result)
+        if entries is None:
+            return True
+        names = {e.name for e in entries}
+        has_agents = "agents" in names or any(n.lower() == "agents" for n in names)
+        if names.isdisjoint(PLUGIN_MARKERS):
+            if not via_link:
+                self.result.plain_dirs.add(path)
+        else:
+            self.result.has_plugin_markers = True
+        for entry in entries:
+            if self.result.entries_seen >= self.limits.max_entries:
+                self.result.truncated = True
+                self.result.limit = "max_entries"
+                self.result.stopped_in = path
+                return False
+            self.result.entries_seen += 1
+            if entry.is_symlink():
+                self.link(entry, depth)
+            elif entry.is_dir(follow_symlinks=False):
+                if not entry.name.startswith("."):
+                    identity = os.path.realpath(entry.path) if via_link else entry.path
+                    self.enter(entry.path, depth, via_link, identity)
+                elif os.path.isfile(os.path.join(entry.path, SKILL_FILE)):
+                    _note(
+                        self.result,
+                        "SK208",
+                        Severity.WARNING,
+                        "this skill is in a hidden folder (name starting with `.`), which Codex does not scan; it is not loaded",
+                        "rename the folder without the leading `.`, or link it under a visible name",
+                        os.path.join(entry.path, SKILL_FILE),
+                    )
+            elif entry.name == SKILL_FILE:
+                _skill_file(entry, via_link, has_agents, self.result)
+        return True
+
+    def run(self) -> None:
+        while self.queue:
+            path, depth, via_link = self.queue.popleft()
+            self.result.dirs_visited += 1
+            if not self.folder(path, depth, via_link):
+                self.result.unvisited_dirs += len(self.queue)
+                return
+
+
+def walk_root(root: str, *, follow_symlinks: bool, limits: ScanLimits = ScanLimits(), record: bool = False) -> WalkResult:
+    """Walk ``root`` (already canonical) breadth-first; see the module docstring.
+
+    ``record=True`` keeps each listed folder's change time in ``dir_stamps`` (for the cache).
+    """
+    result = WalkResult()
+    _Walker(root, follow_symlinks, limits, result, record).run()
+    return result
+
+
+def walk_claude_root(root: str, *, limits: ScanLimits = ScanLimits()) -> WalkResult:
+    """Claude Code's layout: only ``<root>/<name>/SKILL.md``; hidden folders and links included."""
+    result = WalkResult(dirs_visited=1)
+    entries = _list(root, result)
+    for entry in entries or []:
+        if result.entries_seen >= limits.max_entries:
+            result.truncated, result.limit = True, "max_entries"
+            break
+        result.entries_seen += 1
+        try:
+            if not entry.is_dir():
+                continue
+            candidate = os.path.join(entry.path, SKILL_FILE)
+            st = os.stat(candidate)
+        except OSError:
+            continue
+        result.dirs_visited += 1
+        canonical = os.path.realpath(candidate)
+        has_agents = os.path.isdir(os.path.join(entry.path, "agents"))
+        result.files.append(FoundFile(candidate, canonical, has_agents, st.st_size, st.st_mtime_ns))
+    return result

@@ -1,0 +1,48 @@
+"""Helpers to build skill trees in tmp_path for the discovery and parsing tests."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from skillshelf.skills.model import RootOrigin, Scope, SkillRoot
+
+REPO = Path(__file__).resolve().parents[2]
+SHARED = Path(os.environ.get("SKILLSHELF_SHARED", REPO.parent / "shared"))
+VECTORS_FILE = SHARED / "reference" / "codex-skill-vectors.json"
+
+
+def skill_text(name: str | None, description: str | None = "does a thing", extra: str = "") -> str:
+    lines = ["---"]
+    if name is not None:
+        lines.append(f"name: {name}")
+    if description is not None:
+        lines.append(f"description: {description}")
+    if extra:
+        lines.append(extra.rstrip("\n"))
+    lines += ["---", "", "# Body", ""]
+    return "\n".join(lines)
+
+
+def write(path: Path, content: str | bytes) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content, encoding="utf-8", newline="")
+    return path
+
+
+def write_skill(folder: Path, name: str | None, description: str | None = "does a thing", extra: str = "") -> Path:
+    return write(folder / "SKILL.md", skill_text(name, description, extra))
+
+
+def repo_root(path: Path, scope: Scope = Scope.REPO, origin: RootOrigin = RootOrigin.AGENTS_REPO, follow: bool = True) -> SkillRoot:
+    return SkillRoot(path=path, scope=scope, origin=origin, follow_symlinks=follow)
+
+
+def vectors(area: str) -> list[dict[str, Any]]:
+    data: list[dict[str, Any]] = json.loads(VECTORS_FILE.read_text(encoding="utf-8"))
+    return [v for v in data if v["area"] == area]

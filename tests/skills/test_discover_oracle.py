@@ -1,0 +1,239 @@
+"""Differential tests: which skills Codex 0.171.0 finds vs what discover_skills finds.
+
+Each test builds many cases into one tree and makes one oracle call; the SET of (name, path)
+that Codex lists (``- name: ... (file: ...)`` lines, with ``rN/`` aliases mapped back through
+the ``### Skill roots`` table) must equal what :func:`discover_skills` finds for the same Env
+(Codex's roots only, no built-in skills, bundled system skills switched off).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import random
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from skill_tree_helpers import skill_text, write, write_skill
+
+from skillshelf.env import Env
+from skillshelf.skills.discover import DiscoveryOptions, discover_skills
+
+pytestmark = pytest.mark.oracle
+
+ORACLE_CONFIG = {"skills.bundled.enabled": "false", "model_context_window": "400000"}
+_ROOT_LINE = re.compile(r"^- `(r\d+)` = `(.+)`$")
+_ENTRY = re.compile(r"^- (?P<name>.+?): (?:.*? )?\(file: (?P<path>.+)\)$")
+
+
+def codex_listing(result: dict[str, Any]) -> set[tuple[str, str]]:
+    text = result["skills_instructions"] or ""
+    aliases: dict[str, str] = {}
+    found: set[tuple[str, str]] = set()
+    for line in text.splitlines():
+        if m := _ROOT_LINE.match(line):
+            aliases[m.group(1)] = m.group(2)
+        elif m := _ENTRY.match(line):
+            path = m.group("path")
+            head, _, rest = path.partition("/")
+            if head in aliases:
+                path = f"{aliases[head]}/{rest}"
+            found.add((m.group("name"), path))
+    return found
+
+
+def ours(env: Env) -> set[tuple[str, str]]:
+    found = discover_skills(env, DiscoveryOptions(include_builtin=False, include_claude=False, include_installed=False, use_cache=False))
+    return {(s.name, str(s.path)) for s in found.skills if s.policy.allow_implicit_invocation and s.scope.value != "system"}
+
+
+class Tree:
+    def __init__(self, base: Path) -> None:
+        self.base = base.resolve()
+        self.home = self.base / "home"
+        self.codex_home = self.base / "codex-home"
+        self.repo = self.base / "repo"
+        self.cwd = self.repo / "sub"
+        for folder in (self.home, self.codex_home, self.repo / ".git", self.cwd):
+            folder.mkdir(parents=True, exist_ok=True)
+
+    def env(self) -> Env:
+        env = Env.for_test(cwd=self.cwd, home=self.home, codex_home=self.codex_home)
+        return dataclasses.replace(env, admin_skills_dir=Path("/etc/codex/skills"))
+
+    def compare(self, codex_oracle: Any) -> set[tuple[str, str]]:
+        mine = ours(self.env())
+        theirs = codex_listing(codex_oracle(self.cwd, home=self.home, codex_home=self.codex_home, config=ORACLE_CONFIG))
+        assert theirs, "the oracle listed no skill at all"
+        assert (sorted(mine - theirs), sorted(theirs - mine)) == ([], [])
+        return theirs
+
+
+def test_parsing_cases_match_codex(tmp_path: Path, codex_oracle: Any) -> None:
+    tree = Tree(tmp_path)
+    r = tree.repo / ".agents/skills"
+    cases: dict[str, str | bytes] = {
+        "plain": skill_text("plain"),
+        "bom": b"\xef\xbb\xbf" + skill_text("bom-skill").encode(),
+        "crlf": skill_text("crlf-skill").replace("\n", "\r\n"),
+        "repaired": skill_text("repaired", "Deploy: ECS and Lambda"),
+        "flow-repaired": "---\nname: flow\ndescription: [unclosed\n---\n",
+        "unrepairable": "---\nname: broken\ndescription: first\nsecond line\n---\n",
+        "block": "---\nname: block\ndescription: |-\n  Build for AWS: ECS\n  more\nargument-hint: <duration: e.g. 7d>\n---\n",
+        "folded": "---\nname: folded\ndescription: >\n  folded\n  text\n---\n",
+        "long-name": skill_text("n" * 65),
+        "name-64": skill_text("m" * 64),
+        "no-name": skill_text(None, "falls back"),
+        "null-name": "---\nname: null\ndescription: d\n---\n",
+        "no-description": skill_text("nodesc", None),
+        "null-description": "---\nname: nulldesc\ndescription: ~\n---\n",
+        "numeric": "---\nname: 1.50\ndescription: 0x1F\n---\n",
+        "dup-field": "---\nname: dup\nname: dup2\ndescription: d\n---\n",
+        "dup-unknown": "---\nname: dupunk\ndescription: d\nx: 1\nx: 2\n---\n",
+        "list-description": "---\nname: listdesc\ndescription: [a, b]\n---\n",
+        "metadata-int": "---\nname: metaint\ndescription: d\nmetadata: 5\n---\n",
+        "short": "---\nname: short\ndescription: d\nmetadata:\n  short-description: What's included: x\n---\n",
+        "early-close": "---\nname: early\ndescription: |\n  line\n  ---\n  more\n---\n",
+        "no-frontmatter": "# Title\n",
+        "unclosed": "---\nname: unclosed\ndescription: d\n",
+        "empty": "---\n---\n",
+        "latin1": b"---\nname: latin\ndescription: caf\xe9\n---\n",
+        "nul-frontmatter": b"---\nname: nulfm\ndescription: a\x00b\n---\n",
+        "nul-body": b"---\nname: nulbody\ndescription: d\n---\n\x00\x00",
+        "unicode": skill_text("\u00fcn\u00efc\u00f8d\u00e9-\u540d", "\u8aac\u660e \U0001f4a1"),
+        "spaced": '---\nname: "  spaced   out "\ndescription: "a\\u00a0b\\tc"\n---\n',
+        "anchor": "---\nname: &n anchor\ndescription: *n\n---\n",
+        "merge": "---\nbase: &b {name: merged}\n<<: *b\ndescription: d\n---\n",
+        "leading-blank": "\n---\nname: blank\ndescription: d\n---\n",
+        "dmi": "---\nname: dmi\ndescription: d\ndisable-model-invocation: true\n---\n",
+        "metadata-null": "---\nname: metanull\ndescription: d\nmetadata: ~\n---\n",
+        "metadata-empty": "---\nname: metaempty\ndescription: d\nmetadata: \n---\n",
+        "metadata-text": "---\nname: metatext\ndescription: d\nmetadata: plain text\n---\n",
+        "metadata-empty-map": "---\nname: metamap\ndescription: d\nmetadata: {}\n---\n",
+        "complex-key": '---\nname: complexkey\ndescription: d\nmetadata: {"a":{"b":["c"],["d"]}}\n---\n',
+        "complex-key-metadata": '---\nname: flowkey\ndescription: d\nmetadata: {"a": ["b"], ["c"]}\n---\n',
+        "complex-key-top": "---\nname: topkey\ndescription: d\n[x]: y\n---\n",
+        "short-map": "---\nname: shortmap\ndescription: d\nmetadata:\n  short-description: {a: b}\n---\n",
+        "short-list": "---\nname: shortlist\ndescription: d\nmetadata:\n  short-description: [a]\n---\n",
+        "name-list": "---\nname: [a]\ndescription: d\n---\n",
+        "timestamp": "---\nname: stamp\ndescription: d\ndate: 2024-13-45\n---\n",
+    }
+    for folder, content in cases.items():
+        write(r / folder / "SKILL.md", content)
+    for folder, yaml_text in {
+        "chatgpt-only": "policy:\n  products: [chatgpt]\n",
+        "codex-too": "policy:\n  products: [CHATGPT, codex]\n",
+        "bogus-product": "policy:\n  products: [bogus]\n",
+        "no-implicit": "policy:\n  allow_implicit_invocation: false\n",
+        "broken-yaml": "policy: [\n",
+    }.items():
+        write_skill(r / folder, folder)
+        write(r / folder / "agents/openai.yaml", yaml_text)
+    listed = tree.compare(codex_oracle)
+    assert ("repaired", str(r / "repaired/SKILL.md")) in listed
+
+
+def test_traversal_cases_match_codex(tmp_path: Path, codex_oracle: Any) -> None:
+    tree = Tree(tmp_path)
+    user = tree.codex_home / "skills"
+    agents_user = tree.home / ".agents/skills"
+    repo_root = tree.repo / ".agents/skills"
+    write_skill(user / "d0/d1/d2/d3/d4/d5", "depth-six")
+    write_skill(user / "e0/e1/e2/e3/e4/e5/e6", "depth-seven")
+    write_skill(user, "root-level")
+    write_skill(user / ".hidden", "hidden-top")
+    write_skill(user / "vis/.hid/x", "hidden-nested")
+    write_skill(user / ".hidden2/inner", "via-alias")
+    os.symlink(user / ".hidden2", user / "alias")
+    write_skill(user / "outer", "outer")
+    write_skill(user / "outer/inner", "inner")
+    write_skill(user / "loop/s", "loop-skill")
+    os.symlink(user / "loop", user / "loop/again")
+    shared = tree.base / "shared"
+    write_skill(shared / "linked", "via-link")
+    write_skill(shared / "target", "file-target")
+    os.symlink(shared, user / "lnk")
+    (user / "flink").mkdir()
+    os.symlink(shared / "target/SKILL.md", user / "flink/SKILL.md")
+    os.symlink(tree.base / "missing", user / "dangling")
+    write(user / "lower/skill.md", skill_text("lowercase"))
+    # duplicates across roots: the same folder through two roots, same names at two paths
+    write_skill(agents_user / "x", "cross-dup")
+    os.symlink(agents_user / "x", user / "x")
+    write_skill(repo_root / "same", "same-name", "from repo")
+    write_skill(agents_user / "same", "same-name", "from user")
+    # several scopes and layers: the cwd's .codex, the repo root's .codex, .agents from root to cwd
+    write_skill(tree.cwd / ".codex/skills/mine", "cwd-codex")
+    write_skill(tree.repo / ".codex/skills/theirs", "root-codex")
+    write_skill(tree.cwd / ".agents/skills/near", "near-agents")
+    write_skill(tree.cwd / "deeper/.agents/skills/far", "below-cwd")
+    # a root that is itself a symlink
+    write_skill(tree.base / "elsewhere/s", "linked-root")
+    (tree.repo / "sub/.agents/skills/linkroot").parent.mkdir(parents=True, exist_ok=True)
+    os.symlink(tree.base / "elsewhere", tree.cwd / ".agents/skills/linkroot")
+    tree.compare(codex_oracle)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4, 5, 6])
+def test_random_trees_match_codex(tmp_path: Path, codex_oracle: Any, seed: int) -> None:
+    rng = random.Random(seed)
+    tree = Tree(tmp_path)
+    roots = [tree.codex_home / "skills", tree.home / ".agents/skills", tree.repo / ".agents/skills", tree.cwd / ".agents/skills", tree.cwd / ".codex/skills"]
+    bodies = [
+        lambda n: skill_text(n),
+        lambda n: skill_text(n, "Tricky: colon value"),
+        lambda n: skill_text(n).replace("\n", "\r\n"),
+        lambda n: "\ufeff" + skill_text(n),
+        lambda n: skill_text(n, None),
+        lambda n: skill_text(None, "nameless"),
+        lambda n: f"---\nname: {n}\ndescription: x\nbroken\n---\n",
+        lambda n: f"---\nname: {n}\ndescription: |\n  block: text\n  more\n---\n",
+    ]
+    for i in range(70):
+        depth = rng.choice([0, 1, 1, 2, 3, 5, 6, 7, 8])
+        parts = [rng.choice(["g", "grp", ".h", "x", "deep"]) + str(rng.randrange(3)) for _ in range(depth)]
+        folder = rng.choice(roots).joinpath(*parts, f"s{i}")
+        if (folder / "SKILL.md").exists():
+            continue
+        write(folder / "SKILL.md", rng.choice(bodies)(f"skill-{seed}-{i % 40}"))
+    for _ in range(6):
+        source, target = rng.choice(roots), rng.choice(roots)
+        link = source / f"link{rng.randrange(1000)}"
+        if target.exists() and source.exists() and not os.path.lexists(link):
+            os.symlink(target, link)
+    tree.compare(codex_oracle)
+
+
+def test_plugin_namespaces_match_codex(tmp_path: Path, codex_oracle: Any) -> None:
+    tree = Tree(tmp_path)
+    r = tree.repo / ".agents/skills"
+
+    def manifest(folder: Path, kind: str, body: str) -> None:
+        write(folder / kind / "plugin.json", body)
+
+    write_skill(r / "plugged", "plugged")
+    manifest(r / "plugged", ".claude-plugin", '{"name": "pl"}')
+    manifest(r / "bundle", ".codex-plugin", '{"name": "bk"}')
+    manifest(r / "bundle", ".claude-plugin", '{"name": "second"}')
+    write_skill(r / "bundle/skills/inner", "inner")
+    manifest(r / "bundle/skills/nested", ".cursor-plugin", '{"name": "nest"}')
+    write_skill(r / "bundle/skills/nested/deep", "deep")
+    manifest(r / "bundle/skills/badnest", ".claude-plugin", "not json")
+    write_skill(r / "bundle/skills/badnest/x", "badnest")
+    manifest(r / "blank", ".claude-plugin", '{"name": ""}')
+    write_skill(r / "blank/s", "blankns")
+    manifest(r / "numeric", ".claude-plugin", '{"name": 5}')
+    write_skill(r / "numeric/s", "numns")
+    manifest(r / "long", ".claude-plugin", '{"name": "' + "p" * 64 + '"}')
+    write_skill(r / "long/s", "s" * 64)
+    manifest(tree.cwd, ".claude-plugin", '{"name": "above"}')
+    write_skill(tree.cwd / ".agents/skills/a", "abovens")
+    write_skill(tree.base / "plain/p", "linkedplain")
+    os.symlink(tree.base / "plain", r / "bundle/skills/linkedplain")
+    manifest(tree.base / "plug2", ".claude-plugin", '{"name": "target"}')
+    write_skill(tree.base / "plug2/skills/t", "linkedplug")
+    os.symlink(tree.base / "plug2", r / "plug2link")
+    listed = tree.compare(codex_oracle)
+    assert {name for name, _ in listed} >= {"pl:plugged", "bk:inner", "nest:deep", "bk:badnest", "blank:blankns", "numns", "above:abovens", "linkedplain", "target:linkedplug"}

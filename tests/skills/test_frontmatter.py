@@ -1,0 +1,133 @@
+"""Frontmatter splitting, whitespace collapsing and Codex's YAML repair."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from skill_tree_helpers import vectors
+
+from skillshelf.skills.frontmatter import (
+    FrontmatterSplit,
+    YamlDocument,
+    YamlFailure,
+    collapse_whitespace,
+    load_yaml,
+    repair_frontmatter,
+    split_frontmatter,
+)
+
+
+def test_frontmatter_is_split_at_delimiter_lines() -> None:
+    split = split_frontmatter("---\nname: a\ndescription: b\n---\n# Body\ntext\n")
+    assert isinstance(split, FrontmatterSplit)
+    assert split.yaml_text == "name: a\ndescription: b"
+    assert split.body == "# Body\ntext\n"
+    assert split.closing_line == 4
+    assert not split.closing_indented
+
+
+def test_crlf_line_endings_are_accepted() -> None:
+    split = split_frontmatter("---\r\nname: a\r\ndescription: b\r\n---\r\nbody\r\n")
+    assert isinstance(split, FrontmatterSplit)
+    assert split.yaml_text == "name: a\ndescription: b"
+
+
+def test_byte_order_mark_is_not_trimmed_like_codex() -> None:
+    assert split_frontmatter("\ufeff---\nname: a\n---\n") == "missing"
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [("# no frontmatter\n", "missing"), ("\n---\nname: a\n---\n", "missing"), ("---\nname: a\n", "unclosed"), ("---", "unclosed"), ("---\n---\n", "empty")],
+)
+def test_files_without_usable_delimiters_say_why(text: str, reason: str) -> None:
+    assert split_frontmatter(text) == reason
+
+
+def test_indented_delimiter_closes_a_block_scalar_early() -> None:
+    split = split_frontmatter("---\ndescription: |\n  line\n  ---\n  more\n---\n")
+    assert isinstance(split, FrontmatterSplit)
+    assert split.yaml_text == "description: |\n  line"
+    assert split.closing_indented
+
+
+def test_whitespace_collapses_like_rust_split_whitespace() -> None:
+    assert collapse_whitespace("  a\u00a0 b\n\tc\u3000d  ") == "a b c d"
+    # U+001C is whitespace for Python's str.split() but not for Rust
+    assert collapse_whitespace("a\x1cb") == "a\x1cb"
+
+
+def _repair_vector() -> dict[str, object]:
+    return next(v for v in vectors("parser") if "lines" in v["input"])
+
+
+def test_repair_rewrites_lines_as_codex_does() -> None:
+    vector = _repair_vector()
+    for line, expected in zip(vector["input"]["lines"], vector["expected"]["rewritten"], strict=True):  # type: ignore[index]
+        repaired = repair_frontmatter(line)
+        if str(expected).startswith("(unchanged"):
+            assert repaired is None, line
+        else:
+            assert repaired is not None and repaired[0] == expected, line
+
+
+def test_repair_leaves_block_scalar_bodies_alone() -> None:
+    text = "description: |-\n  Build for AWS: ECS\nargument-hint: <duration: e.g. 7d>"
+    repaired = repair_frontmatter(text)
+    assert repaired == ("description: |-\n  Build for AWS: ECS\nargument-hint: '<duration: e.g. 7d>'", (2,))
+
+
+def test_repair_returns_none_when_nothing_changes() -> None:
+    assert repair_frontmatter("name: a\nbad: 'quoted: fine'\nurl:http://x\nlist: [a, b]") is None
+
+
+def test_repair_quotes_flow_scalars_that_do_not_parse() -> None:
+    assert repair_frontmatter("name: a\ndescription: [unclosed, but fine") == ("name: a\ndescription: '[unclosed, but fine'", (1,))
+
+
+def test_repair_keeps_the_comment_after_the_quoted_value() -> None:
+    assert repair_frontmatter("description: Build for AWS: ECS # note") == ("description: 'Build for AWS: ECS' # note", (0,))
+
+
+def test_yaml_errors_carry_a_line() -> None:
+    failure = load_yaml("name: a\ndescription: b: c\n")
+    assert isinstance(failure, YamlFailure)
+    assert failure.line == 1
+
+
+def test_yaml_with_control_characters_fails_cleanly() -> None:
+    assert isinstance(load_yaml("name: a\x00b\n"), YamlFailure)
+
+
+def test_deeply_nested_yaml_fails_cleanly() -> None:
+    result = load_yaml("a: " + "[" * 5000 + "]" * 5000)
+    assert isinstance(result, YamlDocument | YamlFailure)
+
+
+def test_dates_stay_text() -> None:
+    doc = load_yaml("when: 2024-13-45\nother: 2024-01-02\n")
+    assert isinstance(doc, YamlDocument)
+    assert doc.value == {"when": "2024-13-45", "other": "2024-01-02"}
+
+
+yaml_lines = st.lists(
+    st.text(alphabet=st.sampled_from(list("ab :#'\"|>-[]{}@` \t\n\r")), max_size=30), max_size=12
+).map("\n".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(yaml_lines)
+def test_repair_is_idempotent(text: str) -> None:
+    once = repair_frontmatter(text)
+    repaired = once[0] if once is not None else text
+    assert repair_frontmatter(repaired) is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=200))
+def test_splitting_and_loading_never_raise(text: str) -> None:
+    split = split_frontmatter(text)
+    if isinstance(split, FrontmatterSplit):
+        load_yaml(split.yaml_text)
+        repair_frontmatter(split.yaml_text)

@@ -1,0 +1,119 @@
+"""The parsed-skill cache: reused when unchanged, refreshed when changed, robust to corruption."""
+
+from __future__ import annotations
+
+import marshal
+import os
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+from skill_tree_helpers import write, write_skill
+
+import skillshelf.skills.cache as cache_module
+import skillshelf.skills.parse as parse_module
+from skillshelf.env import Env
+from skillshelf.skills.cache import CACHE_FILE
+from skillshelf.skills.discover import DiscoveryOptions, discover_skills
+
+if TYPE_CHECKING:  # the conftest module name is shared by several test folders
+    from conftest import IsolatedHome
+
+CACHED = DiscoveryOptions(include_builtin=False, include_claude=False, use_cache=True)
+
+
+@pytest.fixture
+def counted(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    calls: list[Path] = []
+
+    real = parse_module.read_skill
+
+    def counting(path: Path, root, **kw):  # type: ignore[no-untyped-def]
+        calls.append(path)
+        return real(path, root, **kw)
+
+    monkeypatch.setattr(parse_module, "read_skill", counting)
+    return calls
+
+
+def make_env(tmp_path: Path, box: IsolatedHome) -> Env:
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True, exist_ok=True)
+    return Env.for_test(cwd=repo, home=box.home, codex_home=box.codex_home)
+
+
+def test_unchanged_skills_are_not_parsed_again(tmp_path: Path, isolated_home: IsolatedHome, counted: list[Path]) -> None:
+    env = make_env(tmp_path, isolated_home)
+    write_skill(env.cwd / ".agents/skills/a", "a", extra="allowed-tools: Read Grep\nmetadata:\n  short-description: short")
+    write(env.cwd / ".agents/skills/a/agents/openai.yaml", "interface:\n  display_name: A\npolicy:\n  products: [codex]\n")
+    write(env.cwd / ".agents/skills/bad/SKILL.md", "no frontmatter\n")
+    first = discover_skills(env, CACHED)
+    assert len(counted) == 2
+    second = discover_skills(env, CACHED)
+    assert len(counted) == 2
+    assert second.skills == first.skills and second.diagnostics == first.diagnostics
+    assert (isolated_home.cache / "skillshelf" / CACHE_FILE).exists()
+
+
+def test_a_changed_file_is_parsed_again(tmp_path: Path, isolated_home: IsolatedHome, counted: list[Path]) -> None:
+    env = make_env(tmp_path, isolated_home)
+    path = write_skill(env.cwd / ".agents/skills/a", "a", "old")
+    discover_skills(env, CACHED)
+    path.write_text(path.read_text(encoding="utf-8").replace("old", "new text"), encoding="utf-8")
+    assert discover_skills(env, CACHED).skills[0].description == "new text"
+    assert len(counted) == 2
+
+
+def test_a_changed_openai_yaml_is_read_again(tmp_path: Path, isolated_home: IsolatedHome) -> None:
+    env = make_env(tmp_path, isolated_home)
+    write_skill(env.cwd / ".agents/skills/a", "a")
+    meta = write(env.cwd / ".agents/skills/a/agents/openai.yaml", "policy:\n  allow_implicit_invocation: true\n")
+    assert discover_skills(env, CACHED).skills[0].policy.allow_implicit_invocation
+    meta.write_text("policy:\n  allow_implicit_invocation: false\n", encoding="utf-8")
+    os.utime(meta, ns=(time.time_ns(), time.time_ns() + 10_000_000))
+    assert not discover_skills(env, CACHED).skills[0].policy.allow_implicit_invocation
+
+
+def test_a_corrupt_cache_is_ignored_and_rewritten(tmp_path: Path, isolated_home: IsolatedHome, counted: list[Path]) -> None:
+    env = make_env(tmp_path, isolated_home)
+    write_skill(env.cwd / ".agents/skills/a", "a")
+    cache_file = isolated_home.cache / "skillshelf" / CACHE_FILE
+    for garbage in (b"\x00\xff not marshal", marshal.dumps({"version": 1, "entries": {"x": [1]}}), marshal.dumps([]), b"[", os.urandom(4096)):
+        write(cache_file, garbage)
+        assert [s.name for s in discover_skills(env, CACHED).skills] == ["a"]
+    data = marshal.loads(cache_file.read_bytes())
+    assert data["version"] == 1 and any(key.startswith(str(env.cwd)) for key in data["entries"])
+
+
+def test_tampered_entries_are_treated_as_misses(tmp_path: Path, isolated_home: IsolatedHome) -> None:
+    env = make_env(tmp_path, isolated_home)
+    write_skill(env.cwd / ".agents/skills/a", "a")
+    discover_skills(env, CACHED)
+    cache_file = isolated_home.cache / "skillshelf" / CACHE_FILE
+    data = marshal.loads(cache_file.read_bytes())
+    for row in data["entries"].values():
+        row[1]["nom"] = row[1].pop("name")
+    cache_file.write_bytes(marshal.dumps(data))
+    assert [s.name for s in discover_skills(env, CACHED).skills] == ["a"]
+
+
+def test_xdg_cache_home_moves_the_cache_and_no_cache_writes_nothing(tmp_path: Path, isolated_home: IsolatedHome, monkeypatch: pytest.MonkeyPatch) -> None:
+    env = make_env(tmp_path, isolated_home)
+    write_skill(env.cwd / ".agents/skills/a", "a")
+    moved = tmp_path / "elsewhere-cache"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(moved))
+    discover_skills(env, DiscoveryOptions(include_builtin=False, use_cache=False))
+    assert not moved.exists()
+    discover_skills(env, CACHED)
+    assert (moved / "skillshelf" / CACHE_FILE).exists()
+
+
+def test_a_cache_from_other_parsing_rules_is_not_used(tmp_path: Path, isolated_home: IsolatedHome, counted: list[Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    env = make_env(tmp_path, isolated_home)
+    write_skill(env.cwd / ".agents/skills/a", "a")
+    discover_skills(env, CACHED)
+    monkeypatch.setattr(cache_module, "PARSE_RULES", cache_module.PARSE_RULES + 1)
+    discover_skills(env, CACHED)
+    discover_skills(env, CACHED)
+    assert len(counted) == 2

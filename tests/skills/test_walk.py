@@ -1,0 +1,136 @@
+"""Walking one root: Codex's traversal rules, and limits that are never silent."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from skill_tree_helpers import write_skill
+
+from skillshelf.skills.walk import ScanLimits, walk_claude_root, walk_root
+
+
+def found(root: Path, **kw: object) -> list[str]:
+    result = walk_root(str(root), follow_symlinks=kw.pop("follow", True), **kw)  # type: ignore[arg-type]
+    return sorted(os.path.relpath(f.path, root) for f in result.files)
+
+
+def test_skills_six_levels_deep_are_found_and_seven_are_not(tmp_path: Path) -> None:
+    write_skill(tmp_path / "d0/d1/d2/d3/d4/d5", "within")
+    write_skill(tmp_path / "e0/e1/e2/e3/e4/e5/e6", "too-deep")
+    result = walk_root(str(tmp_path), follow_symlinks=True)
+    assert [os.path.relpath(f.path, tmp_path) for f in result.files] == ["d0/d1/d2/d3/d4/d5/SKILL.md"]
+    assert result.depth_pruned == 1 and not result.truncated
+    (too_deep,) = result.diagnostics
+    assert too_deep.code == "SK210" and too_deep.path == tmp_path / "e0/e1/e2/e3/e4/e5/e6/SKILL.md"
+
+
+def test_a_skill_file_in_the_root_itself_is_found(tmp_path: Path) -> None:
+    write_skill(tmp_path, "root-skill")
+    assert found(tmp_path) == ["SKILL.md"]
+
+
+def test_hidden_folders_below_the_root_are_pruned_but_a_hidden_root_is_walked(tmp_path: Path) -> None:
+    root = tmp_path / ".agents" / "skills"
+    write_skill(root / ".hidden", "hidden")
+    write_skill(root / "visible" / ".inner" / "x", "inner")
+    write_skill(root / "ok", "ok")
+    assert found(root) == ["ok/SKILL.md"]
+    hidden = walk_root(str(root), follow_symlinks=True).diagnostics
+    # only a SKILL.md directly inside the hidden folder is pointed out (one probe per hidden folder)
+    assert [(d.code, d.path) for d in hidden] == [("SK208", root / ".hidden/SKILL.md")]
+
+
+def test_only_files_named_exactly_skill_md_count(tmp_path: Path) -> None:
+    (tmp_path / "lower").mkdir()
+    (tmp_path / "lower" / "skill.md").write_text("---\nname: a\ndescription: b\n---\n", encoding="utf-8")
+    assert found(tmp_path) == []
+
+
+def test_directory_symlinks_are_followed_and_loops_end(tmp_path: Path) -> None:
+    shared = tmp_path / "shared"
+    write_skill(shared / "demo", "linked")
+    root = tmp_path / "root"
+    write_skill(root / "cycle" / "s", "cycle")
+    os.symlink(shared, root / "link")
+    os.symlink(root / "cycle", root / "cycle" / "loop")
+    result = walk_root(str(root), follow_symlinks=True)
+    paths = sorted(os.path.relpath(f.path, root) for f in result.files)
+    assert paths == ["cycle/s/SKILL.md", "link/demo/SKILL.md"]
+    linked = next(f for f in result.files if "/root/link/" in f.path)
+    assert linked.canonical == str(shared / "demo" / "SKILL.md")
+    assert any(d.code == "SK204" for d in result.diagnostics)
+
+
+def test_symlinks_are_not_followed_when_the_root_forbids_it(tmp_path: Path) -> None:
+    shared = tmp_path / "shared"
+    write_skill(shared / "demo", "linked")
+    root = tmp_path / "system"
+    root.mkdir()
+    os.symlink(shared, root / "link")
+    assert found(root, follow=False) == []
+
+
+def test_symlinked_skill_files_are_ignored_with_a_warning(tmp_path: Path) -> None:
+    target = write_skill(tmp_path / "elsewhere", "target")
+    root = tmp_path / "root"
+    (root / "demo").mkdir(parents=True)
+    os.symlink(target, root / "demo" / "SKILL.md")
+    os.symlink(tmp_path / "missing", root / "dangling")
+    result = walk_root(str(root), follow_symlinks=True)
+    assert result.files == []
+    assert {d.code for d in result.diagnostics} == {"SK206", "SK205"}
+
+
+def test_a_visible_alias_reaches_a_hidden_folder(tmp_path: Path) -> None:
+    write_skill(tmp_path / ".hidden" / "search", "search")
+    os.symlink(tmp_path / ".hidden", tmp_path / "visible")
+    assert found(tmp_path) == ["visible/search/SKILL.md"]
+
+
+def test_folder_limit_counts_the_root_and_reports_what_was_left(tmp_path: Path) -> None:
+    for i in range(12):
+        write_skill(tmp_path / f"a{i:02d}", f"s{i}")
+    result = walk_root(str(tmp_path), follow_symlinks=True, limits=ScanLimits(max_dirs=10))
+    assert len(result.files) == 9
+    assert result.truncated and result.limit == "max_dirs" and result.unvisited_dirs == 3
+
+
+def test_entry_limit_stops_at_once_and_says_where(tmp_path: Path) -> None:
+    (tmp_path / "a").mkdir()
+    for i in range(5):
+        (tmp_path / "a" / f"f{i}").touch()
+    write_skill(tmp_path / "b", "late")
+    result = walk_root(str(tmp_path), follow_symlinks=True, limits=ScanLimits(max_entries=7))
+    assert result.files == [] and result.truncated and result.limit == "max_entries"
+    assert result.entries_seen == 7 and result.stopped_in == str(tmp_path / "b")
+    ok = walk_root(str(tmp_path), follow_symlinks=True, limits=ScanLimits(max_entries=8))
+    assert len(ok.files) == 1 and not ok.truncated
+
+
+def test_unreadable_folders_give_a_diagnostic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write_skill(tmp_path / "ok", "ok")
+    (tmp_path / "locked").mkdir()
+    real_scandir = os.scandir
+
+    def scandir(path: str):  # type: ignore[no-untyped-def]
+        if str(path).endswith("locked"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    result = walk_root(str(tmp_path), follow_symlinks=True)
+    assert [os.path.basename(os.path.dirname(f.path)) for f in result.files] == ["ok"]
+    assert [d.code for d in result.diagnostics] == ["SK203"]
+
+
+def test_claude_roots_read_one_level_including_hidden_and_linked_folders(tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    write_skill(root / "flat", "flat")
+    write_skill(root / ".hidden", "hidden")
+    write_skill(root / "group" / "nested", "nested")
+    write_skill(tmp_path / "shared", "linked")
+    os.symlink(tmp_path / "shared", root / "link")
+    result = walk_claude_root(str(root))
+    assert sorted(os.path.relpath(f.path, root) for f in result.files) == [".hidden/SKILL.md", "flat/SKILL.md", "link/SKILL.md"]
