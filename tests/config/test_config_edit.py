@@ -181,3 +181,48 @@ def test_cli_trust_of_a_subfolder_trusts_its_project_root(tmp_path: Path, monkey
     assert data == {"projects": {str(repo.resolve()): {"trust_level": "trusted"}}}
     missing = CliRunner().invoke(cli, ["trust", str(tmp_path / "nope")])
     assert missing.exit_code == 2
+
+
+@pytest.mark.parametrize(
+    "content", ["skills = 5\n", "[skills]\nconfig = 5\n", 'skills = "x"\n'], ids=["skills-int", "config-int", "skills-str"]
+)
+def test_wrong_typed_skills_table_is_a_cf111_error_and_never_written(tmp_path: Path, content: str) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(ConfigError) as info:
+        set_skill_mode(path, "foo", SkillMode.DISABLED)
+    assert info.value.code == "CF111" and info.value.hint and "nothing was changed" in info.value.message
+    assert path.read_text(encoding="utf-8") == content
+
+
+@pytest.mark.parametrize("content", ["projects = 5\n", '[projects]\n"/x" = 1\n'], ids=["projects-int", "entry-int"])
+def test_wrong_typed_projects_table_is_a_cf111_error_for_trust(tmp_path: Path, content: str) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(ConfigError) as info:
+        set_trust(path, Path("/x"), True)
+    assert info.value.code == "CF111"
+    assert path.read_text(encoding="utf-8") == content
+
+
+def test_symlink_loop_folder_and_fifo_configs_are_refused_with_cf110(tmp_path: Path) -> None:
+    import os
+
+    loop = tmp_path / "loop.toml"
+    loop.symlink_to(loop)
+    folder = tmp_path / "folder.toml"
+    folder.mkdir()
+    fifo = tmp_path / "fifo.toml"
+    os.mkfifo(fifo)
+    for path in (loop, folder, fifo):
+        with pytest.raises(ConfigError) as info:
+            set_skill_mode(path, "foo", SkillMode.DISABLED)
+        assert info.value.code == "CF110" and info.value.hint
+    assert loop.is_symlink() and folder.is_dir() and not any(folder.iterdir())
+
+
+def test_cli_untrust_of_a_missing_folder_is_a_usage_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SKILLSHELF_CONFIG_DIR", str(tmp_path / "cfg"))
+    result = CliRunner().invoke(cli, ["untrust", str(tmp_path / "typo")])
+    assert result.exit_code == 2
+    assert not (tmp_path / "cfg").exists()

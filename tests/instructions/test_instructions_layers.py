@@ -129,3 +129,35 @@ def test_instructions_command_prints_json_and_block(repo: Path, tmp_path: Path, 
     assert raw.output == f"# AGENTS.md instructions for {repo.resolve()}\n\n<INSTRUCTIONS>\nbe kind\n\n</INSTRUCTIONS>\n"
     people = runner.invoke(cli, ["instructions", "--profile", "claude"])
     assert people.exit_code == 0 and "No CLAUDE.md files apply" in people.output
+
+
+def test_folder_or_broken_link_named_like_an_instructions_file_is_noted_and_block_unchanged(
+    repo: Path, tmp_path: Path
+) -> None:
+    _write(repo / "AGENTS.md", "Run the tests.\n")
+    _write(repo / "CLAUDE.md", "Run the tests.\n")
+    env = _env(repo / "a", tmp_path)
+    before = {profile: load_instructions(env, profile=profile).text for profile in ("codex", "claude")}
+    (repo / "a" / "AGENTS.override.md").mkdir()
+    (repo / "a" / "AGENTS.md").symlink_to(tmp_path / "gone.md")
+    (repo / "a" / "CLAUDE.md").mkdir()
+    codex = load_instructions(env)
+    claude = load_instructions(env, profile="claude")
+    assert codex.text == before["codex"] and claude.text == before["claude"]
+    found = {(d.path.name if d.path else None, d.severity.value) for d in codex.diagnostics if d.code == "IN106"}
+    assert found == {("AGENTS.override.md", "info"), ("AGENTS.md", "warning")}
+    assert [d.path for d in claude.diagnostics if d.code == "IN106"] == [repo / "a" / "CLAUDE.md"]
+    assert all(d.fix for d in (*codex.diagnostics, *claude.diagnostics))
+
+
+def test_cut_by_the_read_limit_names_that_limit_not_project_doc_max_bytes(repo: Path, tmp_path: Path) -> None:
+    from skillshelf.instructions.files import HARD_READ_LIMIT
+
+    with open(repo / "AGENTS.md", "wb") as handle:
+        handle.write(b"Run the tests.\n")
+        handle.truncate(HARD_READ_LIMIT + 10)
+    env = _env(repo, tmp_path)
+    [beyond] = [d for d in load_instructions(env, max_bytes=HARD_READ_LIMIT * 10).diagnostics if d.code == "IN105"]
+    assert "read limit" in beyond.message and "project_doc_max_bytes" not in beyond.message.split(";")[0]
+    [within] = [d for d in load_instructions(env, max_bytes=1000).diagnostics if d.code == "IN105"]
+    assert "project_doc_max_bytes (1000)" in within.message

@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from skillshelf.cli.output import echo_json, stdout_console
+from skillshelf.cli.output import echo_json, print_diagnostics, stdout_console
 from skillshelf.env import Env
 
 __all__ = ["memory", "redact"]
@@ -71,7 +71,13 @@ def _progress(enabled: bool) -> Iterator[Any]:
 def run(sessions: tuple[Path, ...], db: str | None, model: str | None, base_url: str | None, phase: str,
         max_calls: int | None, min_idle_hours: float | None, scope: str | None, dry_run: bool,
         consolidator: str | None, overrides: tuple[str, ...], as_json: bool) -> None:
-    """Run the pipeline once over the given transcripts and report what it did."""
+    """Run the pipeline once over the given transcripts and report what it did.
+
+    A transcript that cannot be used (unreadable, not a known format, a FIFO...) is skipped
+    with a coded warning on stderr and the run goes on with the others; such warnings alone
+    leave the exit code at 0, since the run did all it could. Exit 1 means a model call or
+    consolidation failed (it is retried after a backoff); 2 means bad arguments or settings.
+    """
     from skillshelf.agent.consolidate import choose_consolidator
     from skillshelf.memory.service import RunOptions, run_memory
     from skillshelf.memory.settings import load_memory_settings
@@ -89,6 +95,7 @@ def run(sessions: tuple[Path, ...], db: str | None, model: str | None, base_url:
         echo_json(report.to_dict())
     else:
         _print_report(report.to_dict())
+    print_diagnostics(report.problems)
     if report.failed:
         for error in report.errors:
             click.echo(f"skillshelf: failed {error}", err=True)
@@ -268,16 +275,22 @@ def reset(all_projects: bool, yes: bool, db: str | None, as_json: bool) -> None:
 @click.option("--no-entropy", is_flag=True, help="Only known formats; keep high-entropy strings.")
 @_json_option
 def redact(report: bool, no_entropy: bool, as_json: bool) -> None:
-    """Redact secrets: text on stdin, redacted text on stdout."""
+    """Redact secrets: text on stdin, redacted text on stdout.
+
+    Only text is changed: bytes that are not UTF-8 (binary, Latin-1) pass through as they are
+    (with --json, which cannot hold raw bytes, they are shown as U+FFFD).
+    """
     from skillshelf.memory.redact import redact as run_redact
 
-    data = sys.stdin.buffer.read().decode("utf-8", errors="replace")
+    data = sys.stdin.buffer.read().decode("utf-8", errors="surrogateescape")
     result = run_redact(data, high_entropy=not no_entropy)
     if as_json:
-        echo_json({"text": result.text, "findings": [f.to_dict() for f in result.findings]})
+        text = result.text.encode("utf-8", errors="surrogateescape").decode("utf-8", errors="replace")
+        echo_json({"text": text, "findings": [f.to_dict() for f in result.findings]})
         return
-    sys.stdout.write(result.text)
     sys.stdout.flush()
+    sys.stdout.buffer.write(result.text.encode("utf-8", errors="surrogateescape"))
+    sys.stdout.buffer.flush()
     if report:
         for kind, count in sorted(result.counts().items()):
             click.echo(f"{kind}: {count}", err=True)

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import click
 
+from skillshelf.cli.output import check_roots
+
 __all__ = ["serve"]
 
 
@@ -16,8 +18,8 @@ __all__ = ["serve"]
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind (http only).")
 @click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True,
               help="Port to bind (http only; 0 picks a free one).")
-@click.option("--root", "roots", multiple=True, type=click.Path(path_type=Path, file_okay=False),
-              help="An extra folder to scan for skills (repeatable).")
+@click.option("--root", "roots", multiple=True, type=click.Path(), callback=check_roots,
+              help="An extra folder to scan for skills (repeatable; a missing one is an error, SK202).")
 @click.option("--no-builtin", is_flag=True, help="Leave skillshelf's built-in skills out.")
 @click.option("--no-cache", is_flag=True, help="Do not read or write the parsed-skill cache.")
 @click.option("--no-watch", is_flag=True, help="Do not watch skill folders for changes.")

@@ -4,12 +4,18 @@ Only the entry being changed is touched; everything else in the file stays byte 
 A file that does not parse is never written (``ConfigError`` with its line). Writes go to a
 temporary file in the same folder that then replaces the original, so a crash cannot leave
 half a file.
+
+Codes raised here (``ConfigError``, nothing is written): ``CF100`` the file does not parse,
+``CF110`` the path is not a regular file (a folder, FIFO, device, symlink loop), ``CF111`` the
+file parses but the table to edit has the wrong type (``skills = 5``).
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import re
+import stat
 import tempfile
 import tomllib
 from dataclasses import dataclass
@@ -38,10 +44,33 @@ class EditResult:
                 "previous": self.previous, "current": self.current}
 
 
+def _is_regular_file(path: Path) -> bool:
+    """True for a regular file, False when nothing is there yet; raise for anything else.
+
+    A FIFO or device would block or stream forever, a folder cannot be replaced by a file and a
+    symlink loop can never be resolved: all are refused before anything is opened.
+    """
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        return False  # no file yet, or a link whose target does not exist yet (it is created)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise ConfigError("the config file is a symlink loop; nothing was changed", path=path, code="CF110",
+                              hint="remove the link (or point it at a real file) and run again") from exc
+        raise FileAccessError(f"cannot read {path}: {exc.strerror or exc}",
+                              hint="check the path and its folders' permissions") from exc
+    if not stat.S_ISREG(info.st_mode):
+        kind = "a folder" if stat.S_ISDIR(info.st_mode) else "not a regular file (a FIFO, socket or device)"
+        raise ConfigError(f"the config file is {kind}; nothing was changed", path=path, code="CF110",
+                          hint="move it away so a regular config.toml can be written there, then run again")
+    return True
+
+
 def _load(path: Path) -> tuple[Any, str | None]:
     import tomlkit
 
-    if not path.exists():
+    if not _is_regular_file(path):
         return tomlkit.document(), None
     try:
         text = path.read_bytes().decode("utf-8")
@@ -52,6 +81,12 @@ def _load(path: Path) -> tuple[Any, str | None]:
         raise ConfigError(problem.message, hint=problem.fix + "; nothing was changed", path=path, line=problem.line,
                           code="CF100")
     return tomlkit.parse(text), text
+
+
+def _wrong_type(path: Path, key: str, expected: str, value: object, example: str) -> ConfigError:
+    found = type(value).__name__.lower()
+    return ConfigError(f"`{key}` must be {expected}, not {found}; nothing was changed", path=path, code="CF111",
+                       hint=f"fix `{key}` in this file ({example}) or remove it, then run again")
 
 
 def _same_newlines(text: str, original: str | None) -> str:
@@ -67,7 +102,11 @@ def _write(path: Path, text: str) -> None:
     except tomllib.TOMLDecodeError as exc:  # pragma: no cover - tomlkit output always parses
         raise ConfigError(f"refusing to write invalid TOML: {exc}", path=path) from exc
     if path.is_symlink():
-        path = path.resolve()  # edit the file a dotfiles link points to; keep the link
+        try:
+            path = path.resolve()  # edit the file a dotfiles link points to; keep the link
+        except (OSError, RuntimeError) as exc:  # a loop made after _load looked at it
+            raise ConfigError("the config file is a symlink loop; nothing was changed", path=path, code="CF110",
+                              hint="remove the link (or point it at a real file) and run again") from exc
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
@@ -115,7 +154,12 @@ def set_skill_mode(path: Path, target: str, mode: SkillMode) -> EditResult:
     doc, original = _load(path)
     key, value = _selector(target)
     skills = doc.get("skills")
-    entries = skills.get("config") if skills is not None and hasattr(skills, "get") else None
+    if skills is not None and not isinstance(skills, dict):
+        raise _wrong_type(path, "skills", "a table", skills, "write `[skills]` on a line of its own")
+    entries = skills.get("config") if skills is not None else None
+    if entries is not None and not isinstance(entries, list):
+        raise _wrong_type(path, "skills.config", "a list of tables", entries,
+                          'write entries as `[[skills.config]]` tables with `name = "..."`')
     existing = [e for e in (entries or []) if hasattr(e, "get") and e.get(key) == value]
     if existing:
         entry = existing[-1]
@@ -158,11 +202,15 @@ def set_trust(path: Path, folder: Path, trusted: bool) -> EditResult:
     doc, original = _load(path)
     level = "trusted" if trusted else "untrusted"
     projects = doc.get("projects")
+    if projects is not None and not isinstance(projects, dict):
+        raise _wrong_type(path, "projects", "a table", projects, 'write `[projects."/path"]` tables')
     if projects is None:
         projects = tomlkit.table(is_super_table=True)
         doc.add("projects", projects)
     key = str(folder)
     entry = projects.get(key)
+    if entry is not None and not isinstance(entry, dict):
+        raise _wrong_type(path, f'projects."{key}"', "a table", entry, 'write trust_level = "trusted" inside it')
     previous = None
     if entry is None:
         entry = tomlkit.table()

@@ -261,8 +261,13 @@ def write_missing(report: DepsReport) -> DepsReport:
         raise ConfigError(
             f"not valid TOML: {exc}", path=path, line=exc.line, hint="fix the file first; nothing was written", code="IS503"
         ) from exc
-    except (OSError, UnicodeDecodeError) as exc:
-        raise FileAccessError(f"{path}: cannot read: {exc}", hint="check the file's permissions", code="IS504") from exc
+    except UnicodeDecodeError as exc:
+        raise FileAccessError(f"{path}: cannot read: not valid UTF-8 ({exc.reason} at byte {exc.start})",
+                              hint="re-save the file as UTF-8 (TOML files must be UTF-8); nothing was written",
+                              code="IS504") from exc
+    except OSError as exc:
+        raise FileAccessError(f"{path}: cannot read: {exc.strerror or exc}",
+                              hint="check the file's permissions; nothing was written", code="IS504") from exc
     servers = doc.get("mcp_servers")
     if servers is None:
         servers = tomlkit.table(is_super_table=True)

@@ -96,13 +96,63 @@ def _check_name(name: str) -> str:
     return name
 
 
+#: How far below a source folder a SKILL.md is looked for (discovery's depth), and how many folders.
+FIND_MAX_DEPTH = 6
+FIND_MAX_DIRS = 2000
+
+
+def _skill_folders_below(folder: Path) -> tuple[list[Path], bool]:
+    """Folders below ``folder`` holding a SKILL.md (breadth first, no symlinked folders, no .git),
+    and whether the search stopped at its depth or folder limit."""
+    import os
+
+    found: list[Path] = []
+    queue: list[tuple[Path, int]] = [(folder, 0)]
+    visited = 0
+    cut = False
+    while queue:
+        current, depth = queue.pop(0)
+        visited += 1
+        try:
+            entries = sorted(os.scandir(current), key=lambda e: e.name)
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                is_dir = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                continue
+            if not is_dir or entry.name == ".git":
+                continue
+            child = Path(entry.path)
+            if (child / "SKILL.md").is_file():
+                found.append(child)
+            if depth + 1 >= FIND_MAX_DEPTH or visited + len(queue) >= FIND_MAX_DIRS:
+                cut = True
+                continue
+            queue.append((child, depth + 1))
+    return sorted(found), cut
+
+
 def find_skill_folder(folder: Path, source: Source) -> Path:
-    """The one skill folder in ``folder`` (itself, or the only folder below with a SKILL.md)."""
+    """The one skill folder in ``folder`` (itself, or the only folder below with a SKILL.md).
+
+    The search goes at most :data:`FIND_MAX_DEPTH` levels down and through :data:`FIND_MAX_DIRS`
+    folders, so a very deep or huge tree ends with ``IS312`` instead of running away.
+    """
     if (folder / "SKILL.md").is_file():
         return folder
-    found = sorted(p.parent for p in folder.rglob("SKILL.md") if ".git" not in p.relative_to(folder).parts)
+    found, cut = _skill_folders_below(folder)
     if len(found) == 1:
         return found[0]
+    if not found and cut:
+        raise InstallError(
+            f"{source.text} holds no SKILL.md within {FIND_MAX_DEPTH} folder levels "
+            f"(or the first {FIND_MAX_DIRS} folders); the search stopped there",
+            hint="point at the skill's own folder (the one with SKILL.md), or use #subdir for a folder inside "
+                 "a repository or archive",
+            code="IS312",
+        )
     if not found:
         raise InstallError(
             f"{source.text} holds no SKILL.md",

@@ -27,7 +27,13 @@ from pathlib import Path
 
 from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.env import Env, find_project_root
-from skillshelf.instructions.files import invalid_utf8_diagnostic, is_regular_file, read_bounded
+from skillshelf.instructions.files import (
+    HARD_READ_LIMIT,
+    invalid_utf8_diagnostic,
+    is_regular_file,
+    read_bounded,
+    skipped_entry_diagnostic,
+)
 from skillshelf.instructions.model import InstructionLayer, Instructions, InstructionScope, LayerKind
 
 __all__ = [
@@ -104,6 +110,7 @@ def _global_layer(codex_home: Path, diags: list[Diagnostic]) -> InstructionLayer
     for name, kind in ((OVERRIDE_MD, LayerKind.OVERRIDE), (AGENTS_MD, LayerKind.AGENTS)):
         path = codex_home / name
         if not is_regular_file(path):
+            _note_skipped(path, diags)
             continue
         result = read_bounded(path)
         if result.diagnostic:
@@ -119,11 +126,20 @@ def _global_layer(codex_home: Path, diags: list[Diagnostic]) -> InstructionLayer
     return None
 
 
-def _folder_file(folder: Path, names: Sequence[tuple[str, LayerKind]]) -> tuple[Path, LayerKind] | None:
+def _note_skipped(path: Path, diags: list[Diagnostic]) -> None:
+    skipped = skipped_entry_diagnostic(path)
+    if skipped is not None:
+        diags.append(skipped)
+
+
+def _folder_file(
+    folder: Path, names: Sequence[tuple[str, LayerKind]], diags: list[Diagnostic]
+) -> tuple[Path, LayerKind] | None:
     for name, kind in names:
         path = folder / name
         if is_regular_file(path):
             return path, kind
+        _note_skipped(path, diags)
     return None
 
 
@@ -134,7 +150,7 @@ def _project_layers(
     remaining = settings.max_bytes
     layers: list[InstructionLayer] = []
     for folder in folders:
-        found = _folder_file(folder, names)
+        found = _folder_file(folder, names, diags)
         if found is None:
             continue
         path, kind = found
@@ -159,7 +175,7 @@ def _project_layers(
             ))
             continue
         if cut:
-            diags.append(_truncated(path, result.size, settings.max_bytes))
+            diags.append(_truncated(path, result.size, settings.max_bytes, remaining))
         layers.append(InstructionLayer(path=path, scope=scope, kind=kind, text=result.text, size=result.size, bytes_cut=cut))
         remaining -= result.data_len
     return layers
@@ -172,14 +188,17 @@ def _size(path: Path) -> int:
         return 0
 
 
-def _truncated(path: Path, size: int, cap: int) -> Diagnostic:
-    return Diagnostic(
-        code="IN105",
-        severity=Severity.WARNING,
-        message=f"AGENTS.md files here total more than project_doc_max_bytes ({cap}); this {size}-byte file was cut",
-        fix="shorten the file or raise project_doc_max_bytes in Codex's config.toml",
-        path=path,
-    )
+def _truncated(path: Path, size: int, max_bytes: int, remaining: int) -> Diagnostic:
+    """IN105 naming the limit that made the cut: the budget left, or skillshelf's own read cap."""
+    if remaining > HARD_READ_LIMIT:
+        message = (f"this {size}-byte file is larger than skillshelf's read limit ({HARD_READ_LIMIT} bytes per "
+                   f"instructions file); only its first {HARD_READ_LIMIT} bytes were used")
+        fix = "shorten the file (a file this size also swamps the model's context); raising project_doc_max_bytes " \
+              "does not lift this limit"
+    else:
+        message = f"AGENTS.md files here total more than project_doc_max_bytes ({max_bytes}); this {size}-byte file was cut"
+        fix = "shorten the file or raise project_doc_max_bytes in Codex's config.toml"
+    return Diagnostic(code="IN105", severity=Severity.WARNING, message=message, fix=fix, path=path)
 
 
 def render_agents_md(cwd: Path, layers: Sequence[InstructionLayer]) -> str:

@@ -24,7 +24,12 @@ from pathlib import Path
 
 from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.env import Env, find_project_root
-from skillshelf.instructions.files import invalid_utf8_diagnostic, is_regular_file, read_bounded
+from skillshelf.instructions.files import (
+    invalid_utf8_diagnostic,
+    is_regular_file,
+    read_bounded,
+    skipped_entry_diagnostic,
+)
 from skillshelf.instructions.imports import (
     BINARY_EXTENSIONS,
     clean_text,
@@ -62,6 +67,12 @@ class _Walk:
     layers: list[InstructionLayer] = field(default_factory=list)
     diags: list[Diagnostic] = field(default_factory=list)
     seen: set[str] = field(default_factory=set)
+
+    def note_skipped(self, path: Path) -> None:
+        """Say why a CLAUDE.md that is there (a folder, a broken link) is not read."""
+        skipped = skipped_entry_diagnostic(path)
+        if skipped is not None:
+            self.diags.append(skipped)
 
     def add_file(
         self, path: Path, scope: InstructionScope, kind: LayerKind, *, external_ok: bool,
@@ -191,6 +202,8 @@ def load_claude_md(env: Env) -> Instructions:
     user_dir = env.home / ".claude"
     if is_regular_file(user_dir / "CLAUDE.md"):
         walk.add_file(user_dir / "CLAUDE.md", InstructionScope.USER, LayerKind.CLAUDE, external_ok=True)
+    else:
+        walk.note_skipped(user_dir / "CLAUDE.md")
     for rule in _rule_files(user_dir / "rules"):
         walk.add_file(rule, InstructionScope.USER, LayerKind.RULE, external_ok=True, rule=True)
     root = find_project_root(cwd, env.project_root_markers)
@@ -199,11 +212,15 @@ def load_claude_md(env: Env) -> Instructions:
         for path in (folder / "CLAUDE.md", folder / ".claude" / "CLAUDE.md"):
             if is_regular_file(path):
                 walk.add_file(path, scope, LayerKind.CLAUDE, external_ok=False)
+            else:
+                walk.note_skipped(path)
         for rule in _rule_files(folder / ".claude" / "rules"):
             walk.add_file(rule, scope, LayerKind.RULE, external_ok=False, rule=True)
         local = folder / "CLAUDE.local.md"
         if is_regular_file(local):
             walk.add_file(local, InstructionScope.LOCAL, LayerKind.CLAUDE_LOCAL, external_ok=False)
+        else:
+            walk.note_skipped(local)
     layers = tuple(walk.layers)
     return Instructions(
         profile="claude", cwd=cwd, layers=layers, text=render_claude_md(layers), diagnostics=tuple(walk.diags)

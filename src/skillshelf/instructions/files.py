@@ -7,12 +7,13 @@ Invalid UTF-8 becomes U+FFFD per maximal invalid sequence, which is what Rust's
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 from skillshelf.diagnostics import Diagnostic, Severity
 
-__all__ = ["ReadResult", "read_bounded"]
+__all__ = ["ReadResult", "read_bounded", "skipped_entry_diagnostic"]
 
 #: Files bigger than this are never read whole, even where the agent has no cap of its own.
 HARD_READ_LIMIT = 4 * 1024 * 1024
@@ -35,6 +36,37 @@ def is_regular_file(path: Path) -> bool:
         return path.is_file()
     except OSError:
         return False
+
+
+def skipped_entry_diagnostic(path: Path) -> Diagnostic | None:
+    """``IN106`` for an instructions name that is there but is no readable file, else ``None``.
+
+    The agents skip such an entry without a word (a folder named AGENTS.md, a link to a file
+    that is gone, a FIFO); the rendered block stays the same, this only says why it is missing.
+    """
+    try:
+        info = path.lstat()
+    except OSError:
+        return None  # nothing there: the usual case, nothing to say
+    if is_regular_file(path):
+        return None
+    if path.is_symlink():
+        try:
+            target: Path | str = path.readlink()
+        except OSError:
+            target = "?"
+        what, severity = f"a broken symbolic link (to {target})", Severity.WARNING
+        fix = "point the link at an existing file, or remove it"
+    elif stat.S_ISDIR(info.st_mode):
+        what, severity = "a folder, not a file", Severity.INFO
+        fix = "rename the folder if it is not meant to hold instructions; put the instructions in a file of that name"
+    else:
+        what, severity = "not a regular file (a FIFO, socket or device)", Severity.WARNING
+        fix = "replace it with a regular file, or remove it"
+    return Diagnostic(
+        code="IN106", severity=severity, message=f"instructions entry is {what}; skipped, as the agent does",
+        fix=fix, path=path,
+    )
 
 
 def read_bounded(path: Path, limit: int | None = None) -> ReadResult:

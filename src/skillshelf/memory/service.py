@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Literal
 
 from skillshelf import dirs
+from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.env import Env
 from skillshelf.errors import SkillshelfError
 from skillshelf.memory import phase1
@@ -61,6 +62,7 @@ class RunReport:
     files: int = 0
     registered: int = 0
     unreadable: list[str] = field(default_factory=list)
+    problems: list[Diagnostic] = field(default_factory=list)  # one per unreadable file: code, reason, fix
     skipped_lines: int = 0
     pruned: int = 0
     claimed: int = 0
@@ -78,7 +80,8 @@ class RunReport:
 
     def to_dict(self) -> dict[str, object]:
         return {"worker_id": self.worker_id, "db": self.db, "files": self.files, "registered": self.registered,
-                "unreadable": self.unreadable, "skipped_lines": self.skipped_lines, "pruned": self.pruned,
+                "unreadable": self.unreadable, "problems": [d.to_dict() for d in self.problems],
+                "skipped_lines": self.skipped_lines, "pruned": self.pruned,
                 "claimed": self.claimed, "phase1": dict(self.outcomes),
                 "phase2": [c.to_dict() for c in self.consolidation], "model_calls": self.model_calls,
                 "budget": self.budget, "dry_run": self.dry_run, "errors": self.errors}
@@ -100,6 +103,12 @@ def _session_row(path: Path, stat: os.stat_result) -> tuple[SessionRow | None, i
     ), session.skipped_lines
 
 
+def _skip_file(report: RunReport, path: Path, code: str, message: str, fix: str) -> None:
+    """Count ``path`` as unreadable and say why (a warning: the run goes on with the other files)."""
+    report.unreadable.append(str(path))
+    report.problems.append(Diagnostic(code=code, severity=Severity.WARNING, message=message, fix=fix, path=path))
+
+
 def register_transcripts(store: Store, paths: tuple[Path, ...], *, now_ms: int,
                          report: RunReport, progress: Progress | None = None) -> list[str]:
     """Read new or changed transcript files into the store; returns their paths."""
@@ -113,12 +122,18 @@ def register_transcripts(store: Store, paths: tuple[Path, ...], *, now_ms: int,
             if known.get(str(path)) == (stat.st_size, stat.st_mtime_ns):
                 continue
             row, skipped = _session_row(path, stat)
-        except (OSError, SkillshelfError):
-            report.unreadable.append(str(path))
+        except OSError as exc:
+            _skip_file(report, path, "ME101", f"cannot read the transcript: {exc.strerror or exc}",
+                       "check the file's permissions")
+            continue
+        except SkillshelfError as exc:
+            _skip_file(report, path, exc.code, exc.message.removeprefix(f"{path}: "), exc.hint)
             continue
         report.skipped_lines += skipped
         if row is None:
-            report.unreadable.append(str(path))
+            _skip_file(report, path, "ME104", "not a transcript in a format skillshelf reads (no Codex rollout, "
+                       "Claude Code session or skillshelf transcript line among its first 20 lines); skipped",
+                       "pass Codex, Claude Code or skillshelf session .jsonl files; other files are left alone")
         else:
             rows.append(row)
         if progress:
@@ -218,7 +233,7 @@ def run_memory(env: Env, settings: MemorySettings, options: RunOptions, *, store
     ``consolidator`` makes what writes Phase 2's files (for example the agent layer's
     ``AgentConsolidator``); by default one direct call to the consolidation model."""
     own_store = store is None
-    store = store or open_store(options.db)
+    store = store or open_store(options.db, scratch=options.dry_run)  # a dry run creates and writes nothing
     report = RunReport(worker_id=options.worker_id or _default_worker(), db=store.url, budget=settings.max_model_calls)
     started = int(clock() * 1000)
     try:

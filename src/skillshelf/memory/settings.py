@@ -53,6 +53,30 @@ _CLAMPS: dict[str, tuple[float, float]] = {
 }
 
 
+#: Settings with a floor but no ceiling: a value below the floor is refused (``ME027``), not clamped,
+#: since a negative budget or timeout is a typo, not a wish.
+_MINIMUMS: dict[str, float] = {
+    "max_model_calls": 0,
+    "context_window": 1,
+    "effective_context_percent": 1,
+    "max_output_tokens": 1,
+    "request_timeout_s": 0.001,
+    "lease_seconds": 1,
+    "heartbeat_seconds": 0.001,
+    "retry_delay_seconds": 0,
+}
+
+
+def _check_minimum(key: str, value: object) -> None:
+    floor = _MINIMUMS[key]
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        raise ConfigError(f"memory setting {key} must be a number, not {value!r}", code="ME022",
+                          hint=f"set memory.{key} to a number of at least {floor:g}")
+    if value < floor or value != value:  # NaN compares false to everything
+        raise ConfigError(f"memory setting {key} must be at least {floor:g}, not {value!r}", code="ME027",
+                          hint=f"set memory.{key} to {floor:g} or more (or leave it out for the default)")
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class MemorySettings:
     """Every knob of the pipeline (all have defaults; ``from_mapping`` reads a config table)."""
@@ -101,6 +125,8 @@ class MemorySettings:
         """A copy with ``values`` set (None values are ignored), clamped to sane ranges."""
         clean = {k: v for k, v in values.items() if v is not None}
         for key, value in clean.items():
+            if key in _MINIMUMS:
+                _check_minimum(key, value)
             if key in _CLAMPS:
                 if not isinstance(value, (int, float)) or isinstance(value, bool):
                     raise ConfigError(f"memory setting {key} must be a number, not {value!r}", code="ME022",

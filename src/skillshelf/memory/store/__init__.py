@@ -46,14 +46,17 @@ def default_db_path() -> Path:
     return dirs.user_data_dir() / "memory" / "state.sqlite"
 
 
-def open_store(url: str | None = None, *, migrate: bool = True) -> Store:
+def open_store(url: str | None = None, *, migrate: bool = True, scratch: bool = False) -> Store:
     """Open the store at ``url`` (``sqlite:///path``, a plain path, ``postgresql://...``);
-    ``None`` means the default SQLite file."""
+    ``None`` means the default SQLite file.
+
+    ``scratch=True`` (dry runs): a SQLite store is an in-memory copy of the file, so nothing is
+    created or written on disk; PostgreSQL has no such copy and is opened as usual."""
     store: Store
     if url is None or url == "":
         from skillshelf.memory.store.sqlite import SqliteStore
 
-        store = SqliteStore(default_db_path())
+        store = SqliteStore(default_db_path(), scratch=scratch)
     elif url.startswith(("postgresql://", "postgres://")):
         from skillshelf.memory.store.postgres import PostgresStore
 
@@ -61,7 +64,8 @@ def open_store(url: str | None = None, *, migrate: bool = True) -> Store:
     elif url.startswith("sqlite:///") or "://" not in url:
         from skillshelf.memory.store.sqlite import SqliteStore
 
-        store = SqliteStore(Path(url.removeprefix("sqlite:///") if url.startswith("sqlite:///") else url).expanduser())
+        path = Path(url.removeprefix("sqlite:///") if url.startswith("sqlite:///") else url).expanduser()
+        store = SqliteStore(path, scratch=scratch)
     else:
         raise UsageError(f"unsupported database URL {url.split('://')[0]}://...", code="ME015",
                          hint="use sqlite:///PATH, a file path, or postgresql://USER@HOST/DB")

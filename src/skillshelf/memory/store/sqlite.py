@@ -25,17 +25,41 @@ class _SqliteTx(Tx):
         return [tuple(r) for r in self.conn.execute(sql, tuple(params)).fetchall()]
 
 
-class SqliteStore(Store):
-    """The memory store in a SQLite file (created with its folder on first use)."""
+def _scratch_copy(path: Path, timeout_s: float) -> sqlite3.Connection:
+    """An in-memory database holding a copy of ``path`` (empty when there is no file yet)."""
+    conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+    if path.exists():
+        # no -wal file: every row is in the main file, read it as immutable so not even a -shm file
+        # is made; with one, a read-only open is needed to see what the log holds
+        wal = path.with_name(path.name + "-wal").exists()
+        query = "mode=ro" if wal else "mode=ro&immutable=1"
+        source = sqlite3.connect(f"{path.absolute().as_uri()}?{query}", uri=True, timeout=timeout_s)
+        try:
+            source.backup(conn)
+        finally:
+            source.close()
+    return conn
 
-    def __init__(self, path: Path, *, timeout_s: float = 30.0) -> None:
+
+class SqliteStore(Store):
+    """The memory store in a SQLite file (created with its folder on first use).
+
+    ``scratch=True`` (dry runs) works on an in-memory copy of the file instead: the file is
+    only read (not at all when it does not exist), and nothing is created or changed on disk.
+    """
+
+    def __init__(self, path: Path, *, timeout_s: float = 30.0, scratch: bool = False) -> None:
         self.path = path
         self.url = f"sqlite:///{path}"
         self._lock = threading.RLock()
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self._conn = sqlite3.connect(str(path), timeout=timeout_s, isolation_level=None, check_same_thread=False)
-            self._conn.execute("PRAGMA journal_mode=WAL")
+            if scratch:
+                self._conn = _scratch_copy(path, timeout_s)
+            else:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                self._conn = sqlite3.connect(str(path), timeout=timeout_s, isolation_level=None,
+                                             check_same_thread=False)
+                self._conn.execute("PRAGMA journal_mode=WAL")
             self._conn.execute("PRAGMA foreign_keys=ON")
             self._conn.execute("PRAGMA synchronous=NORMAL")
             self._conn.execute(f"PRAGMA busy_timeout={int(timeout_s * 1000)}")

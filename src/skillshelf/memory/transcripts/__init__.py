@@ -3,11 +3,15 @@ into one :class:`Session` model. Broken or truncated lines are skipped and count
 
 :func:`read_transcript` sniffs the format from the first lines; :func:`find_transcripts`
 lists the files under the usual folders or under paths the user gives.
+
+Codes (``FileAccessError``, the file is skipped): ``ME101`` cannot be read, ``ME102`` too big,
+``ME104`` in no format we know, ``ME105`` not a regular file (a FIFO or device would block).
 """
 
 from __future__ import annotations
 
 import os
+import stat as stat_mode
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -28,14 +32,32 @@ def default_transcript_roots(env: Env, state_dir: Path) -> tuple[Path, ...]:
     return (env.codex_home / "sessions", env.home / ".claude" / "projects", state_dir / "transcripts")
 
 
-def sniff_source(path: Path) -> SessionSource | None:
-    """Which agent wrote ``path`` (from its first JSON lines), or None."""
+def not_regular_error(path: Path) -> FileAccessError:
+    """``ME105``: a FIFO, socket or device named like a transcript (reading it could block forever)."""
+    return FileAccessError(f"{path}: not a regular file (a FIFO, socket or device); skipped", code="ME105",
+                           hint="move it out of the sessions folder, or pass only regular .jsonl files")
+
+
+def _read_head(path: Path, size: int) -> bytes:
+    """The first ``size`` bytes of a regular file, opened without blocking on a FIFO."""
     try:
-        with path.open("rb") as handle:
-            head = handle.read(256 * 1024)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError as exc:
         raise FileAccessError(f"cannot read {path}: {exc.strerror or exc}", code="ME101",
                               hint="check the file's permissions") from exc
+    with os.fdopen(fd, "rb") as handle:
+        if not stat_mode.S_ISREG(os.fstat(fd).st_mode):
+            raise not_regular_error(path)
+        try:
+            return handle.read(size)
+        except OSError as exc:
+            raise FileAccessError(f"cannot read {path}: {exc.strerror or exc}", code="ME101",
+                                  hint="check the file's permissions") from exc
+
+
+def sniff_source(path: Path) -> SessionSource | None:
+    """Which agent wrote ``path`` (from its first JSON lines), or None; raises for a non-regular file."""
+    head = _read_head(path, 256 * 1024)
     import json
 
     for line in head.split(b"\n")[:20]:
@@ -85,14 +107,17 @@ def _walk(root: Path, seen: set[tuple[int, int]], out: list[Path]) -> None:
 
 
 def find_transcripts(paths: Iterable[Path]) -> tuple[Path, ...]:
-    """Every ``*.jsonl`` file under ``paths`` (files are taken as given; missing paths ignored)."""
+    """Every ``*.jsonl`` entry under ``paths`` (files are taken as given; missing paths ignored).
+
+    Entries that are not regular files are listed too, so that the caller can report them;
+    :func:`sniff_source` refuses them without opening them for a blocking read."""
     out: list[Path] = []
     seen: set[tuple[int, int]] = set()
     for path in paths:
-        if path.is_file():
-            out.append(path)
-        elif path.is_dir():
+        if path.is_dir():
             _walk(path, seen, out)
+        elif path.exists():  # a file given by name, regular or not (a FIFO is reported, never opened)
+            out.append(path)
         if len(out) >= MAX_FILES:
             break
     return tuple(dict.fromkeys(out))[:MAX_FILES]
