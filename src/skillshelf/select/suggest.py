@@ -1,0 +1,217 @@
+"""Query-aware context that keeps the prompt-prefix cache.
+
+Two parts, as Codex's world state does for its catalog:
+
+* the **stable catalog** (:func:`stable_catalog`): the budgeted catalog of every visible skill,
+  in Codex's render order, independent of the task. :class:`CatalogState` fingerprints it so
+  a caller re-emits it only when the skills change, never because the task did;
+* the **per-turn fragment** (:func:`suggestion_fragment`), placed low in the context: the
+  skills most relevant to the current task, with full descriptions and paths, within its own
+  token budget. Explicit mentions come first, then ranked skills. Skills in ``manual`` mode
+  are suggested only when mentioned, ``pinned`` ones are already in full in the catalog and
+  are not repeated, ``disabled`` ones never appear.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from skillshelf.select.index import SkillIndex
+from skillshelf.skills.model import Skill
+from skillshelf.tokens import approx_tokens
+
+if TYPE_CHECKING:
+    from skillshelf.select.semantic import SemanticIndex
+    from skillshelf.skills.catalog import Budget, RenderedCatalog
+
+__all__ = [
+    "CatalogState",
+    "CatalogUpdate",
+    "Suggestions",
+    "catalog_update",
+    "default_suggestion_budget",
+    "stable_catalog",
+    "suggestion_fragment",
+]
+
+MAX_DESCRIPTION_CHARS = 1024
+MIN_RELATIVE_SCORE = 0.25
+DEFAULT_TOP_K = 8
+OPEN_TAG = "<skill_suggestions>"
+CLOSE_TAG = "</skill_suggestions>"
+INTRO = (
+    "Skills that look relevant to the current task, best match first. They are suggestions: "
+    "use one only if it fits; to use it, read its SKILL.md at the path given."
+)
+
+
+# ---- the stable catalog ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CatalogState:
+    """Fingerprint of the catalog text last emitted into a conversation."""
+
+    fingerprint: str
+    chars: int
+
+    @classmethod
+    def of(cls, text: str) -> CatalogState:
+        return cls(fingerprint=hashlib.sha256(text.encode("utf-8")).hexdigest(), chars=len(text))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CatalogUpdate:
+    """Whether to emit the catalog this turn: ``emit`` is False when it is unchanged."""
+
+    emit: bool
+    text: str
+    state: CatalogState
+
+
+def catalog_update(previous: CatalogState | None, text: str) -> CatalogUpdate:
+    """Compare freshly rendered catalog ``text`` with what was emitted before (pure)."""
+    state = CatalogState.of(text)
+    return CatalogUpdate(emit=previous is None or previous.fingerprint != state.fingerprint, text=text, state=state)
+
+
+def stable_catalog(skills: Sequence[Skill], budget: Budget, **options: object) -> RenderedCatalog:
+    """The task-independent catalog (engineer B's Codex renderer). Input order does not matter:
+    skills are sorted by path first so that equal inputs always give equal text."""
+    from skillshelf.skills.catalog import render_catalog
+
+    ordered = sorted(skills, key=lambda s: str(s.path))
+    return render_catalog(ordered, budget, **options)  # type: ignore[arg-type]
+
+
+# ---- the per-turn fragment ------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Suggestions:
+    """The per-turn fragment (``""`` when there is nothing to suggest) and what it lists."""
+
+    text: str
+    skills: tuple[Skill, ...]
+    mentioned: int = 0
+    omitted: int = 0
+    tokens: int = 0
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "text": self.text,
+            "skills": [{"name": s.name, "path": str(s.path)} for s in self.skills],
+            "mentioned": self.mentioned,
+            "omitted": self.omitted,
+            "tokens": self.tokens,
+        }
+
+
+def default_suggestion_budget(context_window: int | None) -> int:
+    """Tokens for the per-turn fragment: 1 % of the window, between 300 and 4,000 (1,000 when
+    the window is unknown)."""
+    if not context_window or context_window <= 0:
+        return 1000
+    return max(300, min(4000, context_window // 100))
+
+
+def _line(skill: Skill, max_desc: int | None = None) -> str:
+    desc = " ".join(skill.description.split())
+    if len(desc) > MAX_DESCRIPTION_CHARS:
+        desc = desc[: MAX_DESCRIPTION_CHARS - 3] + "..."
+    if max_desc is not None and len(desc) > max_desc:
+        desc = desc[: max(0, max_desc - 3)].rstrip() + "..."
+    path = str(skill.path).replace("\\", "/")
+    return f"- {skill.name}: {desc} (file: {path})"
+
+
+def _fit(skill: Skill, remaining: int) -> str | None:
+    line = _line(skill)
+    if approx_tokens(line + "\n") <= remaining:
+        return line
+    spare = remaining * 4 - len(_line(skill, 0).encode("utf-8")) - 4
+    if spare < 80:
+        return None
+    line = _line(skill, spare)
+    while line and approx_tokens(line + "\n") > remaining and spare > 80:
+        spare -= 16
+        line = _line(skill, spare)
+    return line if approx_tokens(line + "\n") <= remaining else None
+
+
+def suggestion_fragment(
+    index: SkillIndex,
+    task: str,
+    *,
+    budget_tokens: int,
+    mentioned: Sequence[Skill] = (),
+    pinned: Sequence[Skill] = (),
+    manual: Sequence[Skill] = (),
+    disabled: Sequence[Skill] = (),
+    top_k: int = DEFAULT_TOP_K,
+    selector: str = "default",
+    usage: Mapping[str, float] | None = None,
+    semantic: SemanticIndex | None = None,
+) -> Suggestions:
+    """The skills most relevant to ``task``, with full descriptions and paths.
+
+    Mentioned skills first (they are being used), then up to ``top_k`` ranked skills whose
+    score is at least a quarter of the best one. Lines are added while they fit
+    ``budget_tokens`` (counting the wrapper); a long description is shortened rather than the
+    skill dropped when at least 80 characters of it fit."""
+    from skillshelf.select import rank_docs
+
+    gone = {str(s.path) for s in disabled}
+    ranked_out = gone | {str(s.path) for s in pinned} | {str(s.path) for s in manual}
+    chosen: list[Skill] = []
+    seen: set[str] = set()
+    for skill in mentioned:
+        key = str(skill.path)
+        if key not in gone and key not in seen:
+            seen.add(key)
+            chosen.append(skill)
+    n_mentioned = len(chosen)
+    if task.strip() and top_k > 0:
+        ranked = rank_docs(index, task, top_k=top_k + len(ranked_out) + len(seen), selector=selector,
+                           usage=usage, semantic=semantic)
+        best = ranked[0].score if ranked else 0.0
+        extra = 0
+        for r in ranked:
+            key = r.doc.key
+            if r.doc.skill is None or key in ranked_out or key in seen or r.score < best * MIN_RELATIVE_SCORE:
+                continue
+            if extra >= top_k:
+                break
+            seen.add(key)
+            chosen.append(r.doc.skill)
+            extra += 1
+    return _render(chosen, n_mentioned, budget_tokens)
+
+
+def _render(chosen: list[Skill], n_mentioned: int, budget_tokens: int) -> Suggestions:
+    if not chosen:
+        return Suggestions(text="", skills=())
+    header = f"{OPEN_TAG}\n{INTRO}\n"
+    remaining = budget_tokens - approx_tokens(header + CLOSE_TAG + "\n")
+    lines: list[str] = []
+    listed: list[Skill] = []
+    for skill in chosen:
+        line = _fit(skill, remaining) if remaining > 0 else None
+        if line is None:
+            continue
+        lines.append(line)
+        listed.append(skill)
+        remaining -= approx_tokens(line + "\n")
+    if not lines:
+        return Suggestions(text="", skills=(), omitted=len(chosen))
+    text = header + "\n".join(lines) + "\n" + CLOSE_TAG
+    return Suggestions(
+        text=text,
+        skills=tuple(listed),
+        mentioned=sum(1 for s in listed[:n_mentioned] if s in chosen[:n_mentioned]),
+        omitted=len(chosen) - len(listed),
+        tokens=approx_tokens(text),
+    )

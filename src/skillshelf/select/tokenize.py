@@ -1,0 +1,194 @@
+"""Text to terms: the pieces every selector shares.
+
+Two families live here:
+
+* Codex's shadow-selector rules (``codex_*``): lower-case Unicode alphanumeric words, the 35
+  stop words, terms of at least 2 characters, byte caps on queries and fields. They are kept
+  exact so the ``codex_*`` selectors reproduce Codex's rankings.
+* skillshelf's own analysis (``terms``): the same words, identifiers split at case and digit
+  boundaries (``PDFMerger`` -> ``pdf merger``), a larger stop list and a light English
+  stemmer, so ``converting`` meets ``convert`` and ``spreadsheets`` meets ``spreadsheet``.
+
+Everything is pure and deterministic.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterator
+
+__all__ = [
+    "CODEX_STOP_WORDS",
+    "STOP_WORDS",
+    "char_grams",
+    "codex_terms",
+    "codex_words",
+    "cap_bytes",
+    "stem",
+    "terms",
+    "words",
+]
+
+CODEX_STOP_WORDS = frozenset(
+    ["a", "an", "and", "are", "as", "at", "be", "by", "do", "for", "from", "how", "i", "in", "is", "it", "me", "my", "of", "on", "or", "please", "that", "the", "this", "to", "use", "we", "what", "when", "where", "which", "with", "you", "your"]
+)
+
+STOP_WORDS = CODEX_STOP_WORDS | frozenset(
+    ["about", "above", "after", "again", "against", "all", "also", "am", "any", "because", "been", "before", "being", "below", "between", "both", "but", "can", "could", "did", "does", "doing", "down", "during", "each", "else", "etc", "few", "further", "get", "got", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his", "if", "into", "its", "itself", "just", "more", "most", "must", "no", "nor", "not", "now", "only", "other", "our", "ours", "out", "over", "own", "same", "shall", "she", "should", "so", "some", "such", "than", "their", "theirs", "them", "then", "there", "these", "they", "those", "through", "too", "under", "until", "up", "us", "very", "via", "was", "were", "while", "who", "whom", "why", "will", "would", "yet", "able", "e", "g", "ie", "eg", "let", "like", "make", "makes", "made", "need", "needs", "want", "wants", "file", "files", "using", "used", "one", "two"]
+)
+
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_CASE_SPLIT = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+|[^\W\d_A-Za-z]+", re.UNICODE)
+_VOWELS = frozenset("aeiouy")
+
+
+def cap_bytes(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` UTF-8 bytes on a character boundary."""
+    data = text.encode("utf-8")
+    if len(data) <= limit:
+        return text
+    return data[:limit].decode("utf-8", errors="ignore")
+
+
+def codex_words(text: str) -> list[str]:
+    """Codex's normalisation: lower-case alphanumeric words (Unicode-aware)."""
+    return list(_alnum_runs(text.lower()))
+
+
+def _alnum_runs(text: str) -> Iterator[str]:
+    start = -1
+    for i, ch in enumerate(text):
+        if ch.isalnum():
+            if start < 0:
+                start = i
+        elif start >= 0:
+            yield text[start:i]
+            start = -1
+    if start >= 0:
+        yield text[start:]
+
+
+def codex_terms(text: str, *, limit: int | None = None, distinct: bool = False) -> list[str]:
+    """Codex's searchable terms: words of >= 2 characters that are not stop words.
+
+    ``limit`` keeps the first N (distinct ones when ``distinct``)."""
+    out: list[str] = []
+    seen: set[str] = set()
+    for word in codex_words(text):
+        if len(word) < 2 or word in CODEX_STOP_WORDS:
+            continue
+        if distinct:
+            if word in seen:
+                continue
+            seen.add(word)
+        out.append(word)
+        if limit is not None and len(out) >= limit:
+            break
+    return out
+
+
+def words(text: str) -> list[str]:
+    """Lower-cased words; identifiers also give their case/digit parts (``PDFTool`` -> pdftool pdf tool)."""
+    out: list[str] = []
+    for match in _WORD.finditer(text):
+        raw = match.group(0)
+        low = raw.lower()
+        out.append(low)
+        mixed_case = raw != low and not raw.isupper()
+        letters_and_digits = not raw.isdigit() and any(c.isdigit() for c in raw)
+        if mixed_case or letters_and_digits:
+            parts = [p.lower() for p in _CASE_SPLIT.findall(raw)]
+            if len(parts) > 1:
+                out.extend(parts)
+    return out
+
+
+def terms(text: str) -> list[str]:
+    """skillshelf's analysed terms: words, stop words removed, stemmed."""
+    return [stem(w) for w in words(text) if len(w) >= 2 and w not in STOP_WORDS]
+
+
+def _has_vowel(text: str) -> bool:
+    return any(c in _VOWELS for c in text)
+
+
+_SUFFIXES: tuple[tuple[str, str, int], ...] = (
+    # (suffix, replacement, minimum stem length left)
+    ("ational", "ate", 3),
+    ("ization", "ize", 3),
+    ("isation", "ize", 3),
+    ("fulness", "ful", 3),
+    ("iveness", "ive", 3),
+    ("ations", "ate", 3),
+    ("ation", "ate", 3),
+    ("ments", "", 4),
+    ("ment", "", 4),
+    ("ities", "ity", 3),
+    ("izer", "ize", 3),
+    ("izes", "ize", 3),
+    ("ized", "ize", 3),
+    ("ises", "ize", 3),
+    ("ised", "ize", 3),
+    ("ising", "ize", 3),
+    ("izing", "ize", 3),
+    ("ingly", "", 3),
+    ("edly", "", 3),
+)
+
+
+@functools.lru_cache(maxsize=200_000)
+def stem(word: str) -> str:
+    """A light, deterministic English stemmer (plural, -ing, -ed, -ly and a few derivations).
+
+    Only ASCII letters are touched; other words come back unchanged."""
+    if len(word) <= 3 or not word.isascii() or not word.isalpha():
+        return word
+    for suffix, repl, keep in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= keep:
+            return word[: -len(suffix)] + repl
+    w = word
+    if w.endswith("ies") and len(w) > 4:
+        w = w[:-3] + "y"
+    elif w.endswith("sses"):
+        w = w[:-2]
+    elif w.endswith("s") and not w.endswith(("ss", "us", "is")) and len(w) > 3:
+        w = w[:-1]
+    for suffix in ("ing", "ed"):
+        base = w[: -len(suffix)]
+        if w.endswith(suffix) and len(base) >= 3 and _has_vowel(base):
+            w = _undouble(base)
+            break
+    if w.endswith("ly") and len(w) > 5:
+        w = w[:-2]
+    if w.endswith("e") and len(w) > 4 and not w.endswith(("ee", "ie")):
+        w = w[:-1]
+    if w.endswith("y") and len(w) > 4 and w[-2] not in _VOWELS:
+        w = w[:-1] + "i"
+    return w
+
+
+def _undouble(base: str) -> str:
+    if len(base) >= 4 and base[-1] == base[-2] and base[-1] not in "lsz" and base[-1] not in _VOWELS:
+        return base[:-1]
+    return base
+
+
+def char_grams(term: str, *, low: int = 3, high: int = 5, limit: int = 512) -> list[str]:
+    """Distinct substrings of ``low``..``high`` characters, in first-seen order, at most ``limit``.
+
+    Like Codex, a term that is non-ASCII or at most 2 characters long also gives 2-grams."""
+    lo = 2 if (not term.isascii() or len(term) <= 2) else low
+    out: list[str] = []
+    seen: set[str] = set()
+    for size in range(lo, high + 1):
+        for i in range(len(term) - size + 1):
+            gram = term[i : i + size]
+            if gram not in seen:
+                seen.add(gram)
+                out.append(gram)
+                if len(out) >= limit:
+                    return out
+    if not out and term:
+        out.append(term)
+    return out

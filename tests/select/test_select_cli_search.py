@@ -1,0 +1,57 @@
+"""`skillshelf search`: ranks the skills found here (extra roots included)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from skillshelf.cli.main import main
+from skillshelf.select import search_skills
+from skillshelf.select.index import SkillIndex
+from skillshelf.skills.discover import discover_in
+
+
+def test_search_json_ranks_the_root_skills(
+    skill_root: Path, isolated_home: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    main(["search", "trim the video and burn subtitles", "--root", str(skill_root), "--no-builtin", "--top", "2",
+          "--json", "--no-semantic"])
+    out = json.loads(capsys.readouterr().out)
+    assert out["results"][0]["name"] == "video-editing"
+    assert len(out["results"]) <= 2 and out["results"][0]["rank"] == 1
+    assert out["results"][0]["path"].endswith("video-editing/SKILL.md")
+    main(["search", "trim the video", "--root", str(skill_root), "--no-builtin", "--no-semantic"])
+    assert "video-editing" in capsys.readouterr().out
+
+
+def test_search_second_run_uses_the_index_cache(
+    skill_root: Path, isolated_home: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["search", "pdf", "--root", str(skill_root), "--no-builtin", "--json", "--no-semantic"]
+    main(argv)
+    first = json.loads(capsys.readouterr().out)
+    main(argv)
+    second = json.loads(capsys.readouterr().out)
+    assert second["index"]["analysed"] == 0 and second["results"] == first["results"]
+
+
+def test_search_rejects_empty_query_and_unknown_selector(
+    skill_root: Path, isolated_home: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for argv in (["search", "  ", "--root", str(skill_root)],
+                 ["search", "pdf", "--root", str(skill_root), "--selector", "nope"]):
+        with pytest.raises(SystemExit) as code:
+            main(argv)
+        assert code.value.code == 2
+    err = capsys.readouterr().err
+    assert "SE003" in err and "SE001" in err
+
+
+def test_search_skills_tool_returns_plain_dicts(skill_root: Path) -> None:
+    index = SkillIndex.build(discover_in([skill_root]).skills)
+    hits = search_skills(index, "resize png images", top_k=2)
+    assert hits[0]["name"] == "image-resize"
+    assert set(hits[0]) == {"name", "description", "path", "score"}
+    assert len(search_skills(index, "resize", top_k=500)) <= 50

@@ -1,0 +1,133 @@
+"""The evaluation harness: metrics on a tiny hand-made set, query files, the `eval` command."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from skillshelf.cli.main import main
+from skillshelf.errors import NotFoundError, UsageError
+from skillshelf.select.evaluate import load_queries, ndcg_at, recall_at, reciprocal_rank, run_eval
+from skillshelf.select.index import SkillIndex
+from skillshelf.select.service import evaluate_file
+
+TOOLS = [
+    {"id": "pdf", "name": "pdf", "description": "Merge and split PDF documents."},
+    {"id": "img", "name": "images", "description": "Resize and crop pictures."},
+    {"id": "git", "name": "git-release", "description": "Tag a release and write the changelog."},
+]
+
+
+def _write_jsonl(path: Path, rows: list[dict[str, object]]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def test_metrics_on_a_hand_made_ranking() -> None:
+    ranked = ["a", "b", "c", "d", "e", "f"]
+    assert recall_at(ranked, ["a"], 1) == 1.0
+    assert recall_at(ranked, ["b", "z"], 5) == 0.5
+    assert reciprocal_rank(ranked, ["c"]) == pytest.approx(1 / 3)
+    assert reciprocal_rank(ranked, ["z"]) == 0.0
+    assert ndcg_at(ranked, ["a"]) == 1.0
+    assert ndcg_at(ranked, ["b"]) == pytest.approx(1 / math.log2(3))
+    assert ndcg_at(ranked, ["a", "c"]) == pytest.approx((1 + 1 / 2) / (1 + 1 / math.log2(3)))
+
+
+def test_run_eval_scores_each_selector_and_keeps_ranked_lists(tmp_path: Path) -> None:
+    queries_file = _write_jsonl(tmp_path / "q.jsonl", [
+        {"query": "merge pdf documents", "relevant": ["pdf"]},
+        {"query": "crop a picture", "relevant": ["img"]},
+        {"query": "write the changelog and tag", "relevant": ["git", "pdf"]},
+        {"query": "resize photos", "relevant": [], "not_relevant": ["pdf"]},
+    ])
+    index = SkillIndex.from_tools([(t["id"], t["name"], t["description"]) for t in TOOLS])
+    report = run_eval(index, load_queries(queries_file, tools=True), ["default", "codex_lexical"], top=3)
+    default = report.results[0]
+    assert default.queries == 3 and default.negatives == 1
+    assert default.recall_1 == pytest.approx((1 + 1 + 0.5) / 3)
+    assert default.recall_5 == pytest.approx((1 + 1 + 0.5) / 3)
+    assert default.false_trigger_5 == 0.0
+    assert default.ranked[0][0] == "pdf" and len(default.ranked) == 4
+    assert [r.selector for r in report.results] == ["default", "codex_lexical"]
+
+
+def test_relevant_skill_folders_resolve_relative_to_the_query_file(
+    skill_root: Path, tmp_path: Path
+) -> None:
+    qdir = tmp_path / "evals"
+    qdir.mkdir()
+    queries = _write_jsonl(qdir / "q.jsonl", [
+        {"query": "merge two pdf files", "relevant": ["../skills/pdf-tools"]},
+        {"query": "tag a release", "relevant": [str(skill_root / "git-release" / "SKILL.md")]},
+    ])
+    from skillshelf.skills.discover import discover_in
+
+    report = evaluate_file(queries, skills=discover_in([skill_root]).skills, selector="default", semantic=False)
+    assert report.unknown_relevant == ()
+    assert report.results[0].recall_1 == 1.0
+    assert report.results[0].ranked[0][0] == str((skill_root / "pdf-tools").resolve())
+
+
+@pytest.mark.parametrize(
+    ("content", "code"),
+    [("not json\n", "SE302"), ('{"relevant": ["a"]}\n', "SE303"), ('{"query": "x", "relevant": "a"}\n', "SE303"),
+     ("\n\n", "SE304"), ("[1, 2]\n", "SE302")],
+)
+def test_bad_query_files_are_usage_errors_with_codes(tmp_path: Path, content: str, code: str) -> None:
+    path = tmp_path / "q.jsonl"
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(UsageError) as err:
+        load_queries(path, tools=True)
+    assert err.value.code == code
+
+
+def test_missing_query_file_is_not_found(tmp_path: Path) -> None:
+    with pytest.raises(NotFoundError) as err:
+        load_queries(tmp_path / "nope.jsonl", tools=False)
+    assert err.value.code == "SE301"
+
+
+def test_eval_command_prints_json_with_ranked_tool_ids(
+    tmp_path: Path, isolated_home: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tools = _write_jsonl(tmp_path / "tools.jsonl", TOOLS)  # type: ignore[arg-type]
+    queries = _write_jsonl(tmp_path / "q.jsonl", [{"query": "split a pdf", "relevant": ["pdf"]}])
+    main(["eval", "--queries", str(queries), "--tools", str(tools), "--selector", "all", "--top", "2", "--json",
+          "--no-semantic"])
+    out = json.loads(capsys.readouterr().out)
+    names = [s["selector"] for s in out["selectors"]]
+    assert names[0] == "default" and "codex_multi" in names and "semantic" not in names
+    first = out["selectors"][0]
+    assert first["recall@1"] == 1.0 and first["ranked"][0][0] == "pdf" and len(first["ranked"][0]) <= 2
+    for key in ("recall@5", "mrr@10", "ndcg@10", "latency_p50_ms", "latency_p99_ms"):
+        assert key in first
+
+
+def test_eval_command_table_and_usage_errors(
+    skill_root: Path, tmp_path: Path, isolated_home: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    queries = _write_jsonl(tmp_path / "q.jsonl", [{"query": "trim a video", "relevant": [str(skill_root / "video-editing")]}])
+    main(["eval", "--queries", str(queries), "--root", str(skill_root), "--selector", "bm25f", "--no-semantic"])
+    out = capsys.readouterr().out
+    assert "bm25f" in out and "1.000" in out
+    for argv in (["eval", "--queries", str(queries)],
+                 ["eval", "--queries", str(queries), "--root", str(skill_root), "--selector", "bogus"]):
+        with pytest.raises(SystemExit) as code:
+            main(argv)
+        assert code.value.code == 2
+    err = capsys.readouterr().err
+    assert "SE005" in err and "SE001" in err
+
+
+def test_eval_with_missing_root_folder_says_so(tmp_path: Path, isolated_home: object,
+                                               capsys: pytest.CaptureFixture[str],
+                                               make_skill: Callable[..., Path]) -> None:
+    queries = _write_jsonl(tmp_path / "q.jsonl", [{"query": "x", "relevant": []}])
+    with pytest.raises(SystemExit):
+        main(["eval", "--queries", str(queries), "--root", str(tmp_path / "missing")])
+    assert "missing" in capsys.readouterr().err

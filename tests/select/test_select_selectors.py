@@ -1,0 +1,108 @@
+"""Selectors: Codex's shadow rules reproduced exactly, and skillshelf's own rankings."""
+
+from __future__ import annotations
+
+import pytest
+
+from skillshelf.errors import UsageError
+from skillshelf.select import SELECTORS, rank_docs
+from skillshelf.select.docs import SkillDoc, doc_for_tool
+from skillshelf.select.index import SkillIndex
+from skillshelf.select.selectors.codex import codex_bm25, codex_lexical, codex_ngram, split_views
+
+
+def _tools(*rows: tuple[str, str]) -> SkillIndex:
+    return SkillIndex.from_tools([(name, name, desc) for name, desc in rows])
+
+
+def _scores(hits: list[tuple[int, float]], index: SkillIndex) -> dict[str, float]:
+    return {index.docs[i].name: s for i, s in hits}
+
+
+def test_codex_weighted_lexical_adds_phrase_name_field_and_match_count_points() -> None:
+    index = _tools(("pdf", "Merge PDF files"), ("pdf-merge", "Combine documents"), ("notes", "Keep a document log"))
+    scores = _scores(codex_lexical(index, "pdf", 10), index)
+    assert scores == {"pdf": 256 + 128 + 4 + 1, "pdf-merge": 64 + 1}
+    # "documents" is related (prefix) to "document" in a description: +1, plus 1 matched term squared
+    related = _scores(codex_lexical(index, "documents", 10), index)
+    assert related == {"pdf-merge": 4 + 1, "notes": 1 + 1}
+
+
+def test_codex_lexical_ignores_stop_words_and_one_letter_terms() -> None:
+    index = _tools(("what", "Use the tool"), ("x", "a b c"))
+    assert codex_lexical(index, "what is the x use", 10) == []
+
+
+def test_codex_bm25_prefers_the_name_field_by_weight() -> None:
+    index = _tools(("invoice", "Create documents"), ("writer", "Create an invoice document"))
+    hits = codex_bm25(index, "invoice", 10)
+    assert [index.docs[i].name for i, _ in hits] == ["invoice", "writer"]
+    assert hits[0][1] > hits[1][1] > 0
+
+
+def test_codex_ngram_needs_three_shared_grams_and_survives_typos() -> None:
+    index = _tools(("spreadsheet", "Edit workbooks"), ("calendar", "Plan meetings"))
+    assert [index.docs[i].name for i, _ in codex_ngram(index, "spredsheet", 10)] == ["spreadsheet"]
+    assert codex_ngram(index, "zq", 10) == []
+
+
+def test_multi_query_views_split_sentences_and_connectors() -> None:
+    views = split_views("Resize the images and then upload them. Also write a summary")
+    assert views == [
+        "Resize the images and then upload them. Also write a summary",
+        "Resize the images",
+        "upload them",
+        "write a summary",
+    ]
+    assert split_views("one clause only") == ["one clause only"]
+
+
+def test_ties_break_by_name_then_path() -> None:
+    docs = [SkillDoc(key=f"/s/{n}/SKILL.md", name=n, description="merge pdf files") for n in ("b", "a", "c")]
+    index = SkillIndex.from_docs(docs)
+    for selector in ("default", "bm25f", "codex_lexical", "codex_bm25"):
+        assert [r.doc.name for r in rank_docs(index, "merge pdf", selector=selector)] == ["a", "b", "c"]
+
+
+def test_name_match_lifts_a_skill_whose_name_the_task_uses() -> None:
+    index = SkillIndex.from_docs(
+        [
+            doc_for_tool("ffmpeg", "ffmpeg", "Process media."),
+            doc_for_tool("other", "media-notes", "Notes about media processing of audio and video media files."),
+        ]
+    )
+    assert rank_docs(index, "Use ffmpeg to process the media files", top_k=1)[0].doc.name == "ffmpeg"
+
+
+def test_typo_still_finds_the_skill_with_the_default_fusion() -> None:
+    index = _tools(("spreadsheet-helper", "Edit spreadsheets and workbooks"), ("calendar", "Plan meetings and events"))
+    assert rank_docs(index, "edit my spredsheet", top_k=1)[0].doc.name == "spreadsheet-helper"
+
+
+def test_usage_prior_breaks_near_ties_but_never_lifts_a_non_match() -> None:
+    docs = [SkillDoc(key=f"/s/{n}/SKILL.md", name=n, description="merge pdf files") for n in ("a", "b")]
+    docs.append(SkillDoc(key="/s/z/SKILL.md", name="z", description="bake bread"))
+    index = SkillIndex.from_docs(docs)
+    prior = {"/s/b/SKILL.md": 1.0, "/s/z/SKILL.md": 1.0}
+    ranked = [r.doc.name for r in rank_docs(index, "merge pdf", usage=prior)]
+    assert ranked == ["b", "a"]
+    assert [r.doc.name for r in rank_docs(index, "anything", selector="usage", usage=prior)] == ["b", "z"]
+
+
+def test_every_selector_runs_and_returns_ranks_from_one() -> None:
+    index = _tools(("pdf", "Merge PDF files. Split pages."), ("img", "Resize images"))
+    for selector in SELECTORS:
+        if selector == "semantic":
+            continue
+        ranked = rank_docs(index, "merge pdf pages and resize images", selector=selector, usage={"tool:img": 1.0})
+        assert [r.rank for r in ranked] == list(range(1, len(ranked) + 1))
+
+
+def test_unknown_selector_and_semantic_without_model_are_usage_errors() -> None:
+    index = _tools(("pdf", "Merge PDF files"))
+    with pytest.raises(UsageError) as bad:
+        rank_docs(index, "pdf", selector="nope")
+    assert bad.value.code == "SE001"
+    with pytest.raises(UsageError) as sem:
+        rank_docs(index, "pdf", selector="semantic")
+    assert sem.value.code == "SE002"

@@ -1,0 +1,140 @@
+"""Query-aware context: a stable catalog (cache-friendly) and a per-turn suggestion fragment."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from skillshelf.select.index import SkillIndex
+from skillshelf.select.suggest import (
+    CatalogState,
+    catalog_update,
+    default_suggestion_budget,
+    stable_catalog,
+    suggestion_fragment,
+)
+from skillshelf.skills.catalog import default_budget
+from skillshelf.skills.model import RootOrigin, Scope, Skill
+from skillshelf.tokens import approx_tokens
+
+TASKS = ("merge two pdf files", "trim a video clip", "fix the flaky pytest suite")
+
+
+@pytest.fixture
+def skills(skill_root: Path, discover: Callable[[Path], tuple[Skill, ...]]) -> tuple[Skill, ...]:
+    return discover(skill_root)
+
+
+def _named(skills: tuple[Skill, ...], name: str) -> Skill:
+    return next(s for s in skills if s.name == name)
+
+
+def test_stable_catalog_text_does_not_change_when_only_the_task_changes(skills: tuple[Skill, ...]) -> None:
+    index = SkillIndex.build(skills)
+    state: CatalogState | None = None
+    emitted = []
+    fragments = []
+    for task in TASKS:
+        update = catalog_update(state, stable_catalog(skills, default_budget(200_000)).text)
+        emitted.append(update.emit)
+        state = update.state
+        fragments.append(suggestion_fragment(index, task, budget_tokens=500).text)
+    assert emitted == [True, False, False]
+    assert len(set(fragments)) == len(TASKS)  # only the per-turn part follows the task
+
+
+def test_catalog_is_re_emitted_when_a_skill_changes(skills: tuple[Skill, ...], tmp_path: Path,
+                                                    make_skill: Callable[..., Path],
+                                                    discover: Callable[[Path], tuple[Skill, ...]]) -> None:
+    first = catalog_update(None, stable_catalog(skills, default_budget(200_000)).text)
+    root = skills[0].root
+    make_skill(root, "zz-added", "A skill that was added between two turns.")
+    second = catalog_update(first.state, stable_catalog(discover(root), default_budget(200_000)).text)
+    assert second.emit and second.state != first.state
+
+
+def test_catalog_text_does_not_depend_on_input_order(skills: tuple[Skill, ...]) -> None:
+    texts = set()
+    for seed in range(4):
+        shuffled = list(skills)
+        random.Random(seed).shuffle(shuffled)
+        texts.add(stable_catalog(shuffled, default_budget(1_000)).text)
+    assert len(texts) == 1
+
+
+def test_fragment_lists_the_best_skill_with_its_full_description_and_path(skills: tuple[Skill, ...]) -> None:
+    index = SkillIndex.build(skills)
+    pdf = _named(skills, "pdf-tools")
+    result = suggestion_fragment(index, "merge two pdf files into one", budget_tokens=1000)
+    assert result.skills[0] == pdf
+    assert f"- pdf-tools: {pdf.description} (file: {pdf.path})" in result.text
+    assert result.text.startswith("<skill_suggestions>") and result.text.endswith("</skill_suggestions>")
+
+
+def test_mentions_come_first_then_ranked_skills_without_repeats(skills: tuple[Skill, ...]) -> None:
+    index = SkillIndex.build(skills)
+    git = _named(skills, "git-release")
+    result = suggestion_fragment(index, "merge two pdf files", budget_tokens=1000, mentioned=[git, git])
+    assert result.skills[0] == git and result.mentioned == 1
+    assert result.skills[1].name == "pdf-tools"
+    assert len({s.path for s in result.skills}) == len(result.skills)
+
+
+def test_manual_skills_only_when_mentioned_pinned_never_repeated_disabled_never(skills: tuple[Skill, ...]) -> None:
+    index = SkillIndex.build(skills)
+    pdf, video, flaky = (_named(skills, n) for n in ("pdf-tools", "video-editing", "flaky-tests"))
+    task = "merge pdf files, trim the video, fix flaky pytest tests"
+    result = suggestion_fragment(index, task, budget_tokens=2000, manual=[pdf], pinned=[video], disabled=[flaky])
+    names = {s.name for s in result.skills}
+    assert names.isdisjoint({"pdf-tools", "video-editing", "flaky-tests"})
+    mentioned = suggestion_fragment(index, task, budget_tokens=2000, manual=[pdf], mentioned=[pdf], disabled=[pdf])
+    assert pdf not in mentioned.skills  # disabled wins over a mention
+    allowed = suggestion_fragment(index, task, budget_tokens=2000, manual=[pdf], mentioned=[pdf])
+    assert allowed.skills[0] == pdf
+
+
+def test_nothing_to_suggest_gives_empty_text(skills: tuple[Skill, ...]) -> None:
+    index = SkillIndex.build(skills)
+    assert suggestion_fragment(index, "qwertyuiop zxcvbnm", budget_tokens=1000).text == ""
+    assert suggestion_fragment(index, "merge pdf", budget_tokens=5).text == ""
+
+
+@settings(max_examples=40, deadline=None)
+@given(budget=st.integers(min_value=0, max_value=600), task=st.sampled_from(TASKS))
+def test_fragment_never_exceeds_its_budget(budget: int, task: str, tmp_path_factory: pytest.TempPathFactory) -> None:
+    index = _sample_index(tmp_path_factory)
+    result = suggestion_fragment(index, task, budget_tokens=budget)
+    if result.text:
+        assert approx_tokens(result.text) <= budget
+        assert result.tokens == approx_tokens(result.text)
+
+
+_CACHE: dict[str, SkillIndex] = {}
+
+
+def _sample_index(factory: pytest.TempPathFactory) -> SkillIndex:
+    if "index" not in _CACHE:
+        from skillshelf.select.docs import SkillDoc
+
+        docs = []
+        root = factory.mktemp("fake")
+        for i, words in enumerate(("merge pdf", "trim video clip", "flaky pytest", "pdf tables", "video subtitles")):
+            path = root / f"s{i}" / "SKILL.md"
+            skill = Skill(name=f"s{i}", description=f"{words} " * 30, path=path, root=root,
+                          scope=Scope.USER,
+                          origin=RootOrigin.EXTRA)
+            docs.append(SkillDoc(key=str(path), name=skill.name, description=skill.description, skill=skill))
+        _CACHE["index"] = SkillIndex.from_docs(docs)
+    return _CACHE["index"]
+
+
+def test_default_suggestion_budget_is_one_percent_within_bounds() -> None:
+    assert default_suggestion_budget(200_000) == 2000
+    assert default_suggestion_budget(8_000) == 300
+    assert default_suggestion_budget(10_000_000) == 4000
+    assert default_suggestion_budget(None) == 1000

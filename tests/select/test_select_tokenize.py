@@ -1,0 +1,47 @@
+"""Tokenisation: Codex's rules and skillshelf's analysis."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from skillshelf.select.tokenize import cap_bytes, char_grams, codex_terms, codex_words, stem, terms, words
+
+
+def test_codex_words_are_unicode_alphanumeric_runs() -> None:
+    assert codex_words("Déjà-vu: PDF_2x, 日本語!") == ["déjà", "vu", "pdf", "2x", "日本語"]
+    assert codex_terms("Please use the PDF tool for me, a b") == ["pdf", "tool"]
+    assert codex_terms("pdf pdf docs", distinct=True, limit=1) == ["pdf"]
+
+
+def test_identifiers_split_at_case_and_digit_boundaries() -> None:
+    assert words("PDFMerger") == ["pdfmerger", "pdf", "merger"]
+    assert words("camelCase") == ["camelcase", "camel", "case"]
+    assert words("mp4 x264") == ["mp4", "mp", "4", "x264", "x", "264"]
+
+
+def test_stemmer_meets_common_inflections() -> None:
+    assert {stem(w) for w in ("convert", "converting", "converted", "converts")} == {"convert"}
+    assert stem("spreadsheets") == stem("spreadsheet")
+    assert stem("queries") == stem("query")
+    assert stem("running") == stem("run")
+    assert stem("naïve") == "naïve" and stem("pdf") == "pdf"
+    assert terms("The files were merged") == [stem("merged")]
+
+
+def test_char_grams_follow_codex_sizes() -> None:
+    assert char_grams("abcd") == ["abc", "bcd", "abcd"]
+    assert char_grams("ab") == ["ab"]
+    assert "日本" in char_grams("日本語")
+
+
+@given(st.text(max_size=300), st.integers(min_value=0, max_value=400))
+def test_cap_bytes_cuts_on_a_character_boundary(text: str, limit: int) -> None:
+    cut = cap_bytes(text, limit)
+    assert len(cut.encode("utf-8")) <= limit and text.startswith(cut)
+
+
+@given(st.text(max_size=200))
+def test_analysis_is_deterministic_and_total(text: str) -> None:
+    assert terms(text) == terms(text)
+    assert all(t for t in terms(text))

@@ -1,0 +1,102 @@
+"""Usage prior and shadow metrics (`skillshelf stats`)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from skillshelf.cli.main import main
+from skillshelf.select.index import SkillIndex
+from skillshelf.select.usage import UsageStore, record_shadow_turn
+from skillshelf.skills.model import Skill
+
+DAY = 86400.0
+
+
+def test_prior_decays_with_age_and_favours_the_current_project(tmp_path: Path) -> None:
+    store = UsageStore(tmp_path / "usage.jsonl")
+    now = 1_000 * DAY
+    store.record_load("/s/a/SKILL.md", project="/p", now=now)
+    store.record_load("/s/b/SKILL.md", project="/p", now=now - 14 * DAY)
+    store.record_load("/s/c/SKILL.md", project="/other", now=now)
+    prior = store.prior(project="/p", now=now)
+    assert prior["/s/a/SKILL.md"] == 1.0
+    assert prior["/s/b/SKILL.md"] == pytest.approx(0.5)
+    assert prior["/s/c/SKILL.md"] == pytest.approx(0.5)
+    assert UsageStore(tmp_path / "none.jsonl").prior() == {}
+
+
+def test_stats_report_each_selectors_hit_rate_over_real_loads(tmp_path: Path) -> None:
+    store = UsageStore(tmp_path / "usage.jsonl")
+    store.record_turn("t1", {"x": ["/a", "/b"], "y": ["/b", "/a"]}, now=1.0)
+    store.record_turn("t2", {"x": ["/c"] + [f"/n{i}" for i in range(9)], "y": ["/z"]}, now=2.0)
+    store.record_load("/a", turn="t1", now=1.5)
+    store.record_load("/a", turn="t1", now=1.6)  # the same skill twice in a turn counts once
+    store.record_load("/n5", turn="t2", now=2.5)
+    store.record_load("/q", turn="unknown", now=3.0)  # no recorded turn: not scored
+    with store.path.open("a", encoding="utf-8") as fh:
+        fh.write("{broken json\n")
+    report = store.stats()
+    assert (report.turns, report.loads, report.scored_loads) == (2, 4, 2)
+    by = {s.selector: s for s in report.selectors}
+    assert by["x"].hits == {1: 1, 5: 1, 10: 2} and by["x"].mrr == pytest.approx((1 + 1 / 7) / 2)
+    assert by["y"].hits == {1: 0, 5: 1, 10: 1}
+    assert report.top_skills[0] == ("/a", 2)
+
+
+def test_shadow_turn_records_every_selectors_candidates(
+    skill_root: Path, tmp_path: Path, discover: Callable[[Path], tuple[Skill, ...]]
+) -> None:
+    store = UsageStore(tmp_path / "usage.jsonl")
+    index = SkillIndex.build(discover(skill_root))
+    recorded = record_shadow_turn(store, index, "merge pdf pages", turn="t1", now=5.0)
+    assert "default" in recorded and "codex_lexical" in recorded and "semantic" not in recorded
+    pdf = str(skill_root.resolve() / "pdf-tools" / "SKILL.md")
+    assert recorded["default"][0] == pdf
+    store.record_load(pdf, turn="t1", via="implicit", now=6.0)
+    stats = {s.selector: s for s in store.stats().selectors}
+    assert stats["default"].hit_rate(1) == 1.0
+
+
+def test_unwritable_log_is_a_file_access_error(tmp_path: Path) -> None:
+    from skillshelf.errors import FileAccessError
+
+    blocker = tmp_path / "file"
+    blocker.write_text("x", encoding="utf-8")
+    with pytest.raises(FileAccessError) as err:
+        UsageStore(blocker / "usage.jsonl").record_load("/a")
+    assert err.value.code == "SE201"
+
+
+def test_stats_command_reads_the_state_folder(isolated_home: object, capsys: pytest.CaptureFixture[str]) -> None:
+    store = UsageStore.default()
+    store.record_turn("t", {"default": ["/a"]})
+    store.record_load("/a", turn="t")
+    main(["stats", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert out["scored_loads"] == 1 and out["selectors"][0]["hit@1"] == 1.0
+    main(["stats"])
+    assert "default" in capsys.readouterr().out
+
+
+def test_shadow_recorder_scores_the_first_load_of_each_turn(
+    skill_root: Path, tmp_path: Path, discover: Callable[[Path], tuple[Skill, ...]]
+) -> None:
+    from skillshelf.select.usage import ShadowRecorder
+
+    store = UsageStore(tmp_path / "usage.jsonl")
+    recorder = ShadowRecorder(store, SkillIndex.build(discover(skill_root)), project="/p", session="s")
+    assert recorder.turn("trim the video clip", now=1.0) == "s-1"
+    video = str(skill_root.resolve() / "video-editing" / "SKILL.md")
+    recorder.loaded(video, now=2.0)
+    recorder.loaded(video, now=3.0)
+    recorder.turn("merge pdf files", now=4.0)
+    recorder.loaded(str(skill_root.resolve() / "image-resize" / "SKILL.md"), via="implicit", now=5.0)
+    report = store.stats()
+    assert (report.turns, report.loads, report.scored_loads) == (2, 2, 2)
+    default = next(s for s in report.selectors if s.selector == "default")
+    assert default.hit_rate(1) == 0.5
+    assert store.prior(project="/p", now=5.0)[video] == pytest.approx(1.0, abs=1e-3)
