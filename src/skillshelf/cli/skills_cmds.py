@@ -18,7 +18,6 @@ from skillshelf.cli.output import (
     print_diagnostics,
     printable,
     root_options,
-    stderr_console,
     stdout_console,
 )
 from skillshelf.diagnostics import Diagnostic, Severity, sort_diagnostics
@@ -250,21 +249,23 @@ def catalog(
 
 
 def _print_catalog_report(report: dict[str, object], found: int) -> None:
-    from rich.markup import escape
-
-    console = stderr_console()
+    """One dim summary line and the user-facing warning, on stderr (plain click: no rich import)."""
     if not report:
-        console.print(f"[dim]{found} skill(s) found, none listed[/dim]", highlight=False)
+        click.echo(click.style(f"{found} skill(s) found, none listed", dim=True), err=True)
         return
-    used, limit, unit = report.get("used"), report.get("budget_limit"), report.get("budget_unit")
-    budget = f"; {used:,} of {limit:,} {unit} used" if isinstance(used, int) and isinstance(limit, int) else ""
-    console.print(
-        f"[dim]catalog: {report.get('included')} of {report.get('total')} skill(s) listed, "
-        f"{report.get('omitted')} omitted, {report.get('truncated_chars')} description character(s) cut{budget}[/dim]",
-        highlight=False,
+    budget_info = report.get("budget")
+    budget = ""
+    if isinstance(budget_info, dict):
+        used, limit, unit = budget_info.get("used"), budget_info.get("limit"), budget_info.get("unit")
+        if isinstance(used, int) and isinstance(limit, int):
+            budget = f"; {used:,} of {limit:,} {unit} used"
+    summary = (
+        f"catalog: {report.get('included')} of {report.get('total')} skill(s) listed, "
+        f"{report.get('omitted')} omitted, {report.get('truncated_chars')} description character(s) cut{budget}"
     )
+    click.echo(click.style(summary, dim=True), err=True)
     if report.get("warning"):
-        console.print(f"[yellow]warning:[/yellow] {escape(printable(str(report['warning'])))}", highlight=False)
+        click.echo(f"{click.style('warning:', fg='yellow')} {printable(str(report['warning']))}", err=True)
 
 
 # -- load --------------------------------------------------------------------------------------
