@@ -25,6 +25,7 @@ __all__ = [
     "ContextSkills",
     "catalog_part",
     "discover_for_context",
+    "index_cache_dir",
     "instructions_part",
     "memory_part",
     "mentioned_part",
@@ -191,7 +192,7 @@ def suggestions_part(
     candidates = [s for s in (*skills.listed, *skills.name_only) if s.path not in excluded]
     if not candidates:
         return []
-    index = SkillIndex.build(candidates, cache_dir=_index_cache_dir(options))
+    index = SkillIndex.build(candidates, cache_dir=index_cache_dir(options))
     suggestions = suggestion_fragment(index, task, budget_tokens=options.suggestion_tokens, mentioned=mentioned)
     if not suggestions.text:
         return []
@@ -199,7 +200,7 @@ def suggestions_part(
     return [ContextPart(name="suggestions", title="Relevant skills for this task", text=suggestions.text, sources=sources)]
 
 
-def _index_cache_dir(options: ContextOptions) -> Path | None:
+def index_cache_dir(options: ContextOptions) -> Path | None:
     if not options.use_cache:
         return None
     from skillshelf.dirs import user_cache_dir

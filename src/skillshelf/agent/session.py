@@ -8,7 +8,7 @@ The prompt comes from the same code as ``skillshelf context``: the stable parts
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -21,7 +21,10 @@ from skillshelf.context import ContextOptions
 from skillshelf.env import Env
 
 if TYPE_CHECKING:
+    from skillshelf.agent.usage_hooks import SkillUsage
+    from skillshelf.config import Config
     from skillshelf.memory.transcripts.skillshelf import TranscriptWriter
+    from skillshelf.skills.model import Skill
 
 __all__ = ["AGENT_PREAMBLE", "MEMORY_CITATION_NOTE", "AgentOptions", "memory_citation_hook", "open_agent"]
 
@@ -56,6 +59,8 @@ class AgentOptions:
     state_dir: Path | None = None
     count_memory_uses: bool = True  # memory citations in final answers count as uses (Phase 2 ranking)
     memory_db: str | None = None  # the memory state database (default: the SQLite file in the data folder)
+    record_usage: bool = True  # skill loads feed the usage prior (state folder, select/usage.jsonl)
+    shadow_metrics: bool = False  # also record every selector's candidates per turn (`skillshelf stats`)
 
 
 def memory_citation_hook(db: str | None = None) -> Callable[[str], None]:
@@ -114,7 +119,11 @@ def open_agent(env: Env, options: AgentOptions, *, provider: Provider | None = N
                           *([MEMORY_CITATION_NOTE.format(folder=folder)] if count_uses else [])])
     hooks = [*([memory_citation_hook(options.memory_db)] if count_uses else []), *([on_answer] if on_answer else [])]
 
+    usage = _usage(env, options, skills.loadable, config)
+
     def turn_context(text: str) -> str:
+        if usage is not None:
+            usage.turn(text)
         mentioned = select_mentioned(skills.loadable, [text])
         parts = [*(suggestions_part(skills, text, mentioned, ctx) if ctx.suggestions else []),
                  *mentioned_part(mentioned)]
@@ -128,8 +137,21 @@ def open_agent(env: Env, options: AgentOptions, *, provider: Provider | None = N
         settings=AgentSettings(max_turns=options.max_turns, guards=options.guards),
         transcript=_transcript(env, options, str(spec)) if options.write_transcript else None,
         turn_context=turn_context,
+        on_skill_used=usage.used if usage is not None else None,
         on_answer=_chain(hooks),
     )
+
+
+def _usage(env: Env, options: AgentOptions, skills: Sequence[Skill], config: Config) -> SkillUsage | None:
+    """Usage recording as the options and ``agent.shadow_metrics`` in config ask."""
+    if not options.record_usage:
+        return None
+    from skillshelf.agent.usage_hooks import SkillUsage
+    from skillshelf.context_parts import index_cache_dir
+
+    shadow = options.shadow_metrics or config.get("agent.shadow_metrics") is True
+    return SkillUsage(skills, project=env.project_root, shadow=shadow, state_dir=options.state_dir,
+                      index_cache=index_cache_dir(options.context))
 
 
 def _chain(hooks: list[Callable[[str], None]]) -> Callable[[str], None] | None:

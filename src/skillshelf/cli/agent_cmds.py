@@ -25,11 +25,14 @@ def agent_options(func: Any) -> Any:
                         "from the project: .ci/run, pytest, npm test, cargo test...).")(func)
     func = click.option("--max-turns", type=click.IntRange(1, 500), default=40, show_default=True)(func)
     func = click.option("--no-transcript", is_flag=True, help="Do not write a transcript.")(func)
+    func = click.option("--shadow-metrics", is_flag=True, help="Record every selector's candidates per turn "
+                        "(see `skillshelf stats`; also `agent.shadow_metrics = true` in config).")(func)
     return func
 
 
 def _options(model: str | None, base_url: str | None, check_command: str | None, max_turns: int,
-             roots: tuple[Path, ...], no_builtin: bool, no_cache: bool, no_transcript: bool, origin: str) -> Any:
+             roots: tuple[Path, ...], no_builtin: bool, no_cache: bool, no_transcript: bool, origin: str,
+             shadow_metrics: bool = False) -> Any:
     from skillshelf.agent.guards import GuardSettings
     from skillshelf.agent.providers import parse_model_spec
     from skillshelf.agent.session import AgentOptions
@@ -48,6 +51,7 @@ def _options(model: str | None, base_url: str | None, check_command: str | None,
         context=ContextOptions(extra_roots=tuple(p.absolute() for p in roots), include_builtin=not no_builtin,
                                use_cache=not no_cache),
         guards=GuardSettings(check_command=check_command), write_transcript=not no_transcript,
+        shadow_metrics=shadow_metrics,
     )
 
 
@@ -56,12 +60,14 @@ def _options(model: str | None, base_url: str | None, check_command: str | None,
 @agent_options
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def run(task: str, model: str | None, base_url: str | None, check_command: str | None, max_turns: int,
-        no_transcript: bool, roots: tuple[Path, ...], no_builtin: bool, no_cache: bool, as_json: bool) -> None:
+        no_transcript: bool, shadow_metrics: bool, roots: tuple[Path, ...], no_builtin: bool, no_cache: bool,
+        as_json: bool) -> None:
     """Run the reference agent once on TASK in this folder and print its final answer."""
     from skillshelf.agent.session import open_agent
     from skillshelf.env import Env
 
-    options = _options(model, base_url, check_command, max_turns, roots, no_builtin, no_cache, no_transcript, "run")
+    options = _options(model, base_url, check_command, max_turns, roots, no_builtin, no_cache, no_transcript, "run",
+                       shadow_metrics)
     agent = open_agent(Env.from_os(), options)
     result = agent.send(task)
     if as_json:
@@ -86,12 +92,13 @@ def _report(result: Any) -> None:
 @click.command("chat")
 @agent_options
 def chat(model: str | None, base_url: str | None, check_command: str | None, max_turns: int, no_transcript: bool,
-         roots: tuple[Path, ...], no_builtin: bool, no_cache: bool) -> None:
+         shadow_metrics: bool, roots: tuple[Path, ...], no_builtin: bool, no_cache: bool) -> None:
     """Chat with the reference agent (type `exit` or press Ctrl-D to leave)."""
     from skillshelf.agent.session import open_agent
     from skillshelf.env import Env
 
-    options = _options(model, base_url, check_command, max_turns, roots, no_builtin, no_cache, no_transcript, "chat")
+    options = _options(model, base_url, check_command, max_turns, roots, no_builtin, no_cache, no_transcript, "chat",
+                       shadow_metrics)
     agent = open_agent(Env.from_os(), options)
     while True:
         try:

@@ -1,0 +1,58 @@
+"""`skillshelf run` end to end: a real loopback model server, real skills, real state folders."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from click.testing import CliRunner
+
+from skillshelf.cli.main import cli
+from skillshelf.errors import UsageError
+
+
+def _project(tmp_path: Path) -> Path:
+    project = tmp_path / "proj"
+    (project / ".git").mkdir(parents=True)
+    for name, text in {
+        "pdf-forms": "Fill and flatten the fields of PDF forms.",
+        "release-notes": "Write release notes from merged changes.",
+    }.items():
+        folder = project / ".agents" / "skills" / name
+        folder.mkdir(parents=True)
+        (folder / "SKILL.md").write_text(f"---\nname: {name}\ndescription: {text}\n---\nSteps for {name}.\n",
+                                         encoding="utf-8")
+    return project
+
+
+def test_run_loads_a_skill_writes_a_transcript_and_feeds_the_shadow_metrics(
+    tmp_path: Path, isolated_home: Any, model_standin: Any, monkeypatch: Any
+) -> None:
+    project = _project(tmp_path)
+    monkeypatch.chdir(project)
+    standin = model_standin([{"tool_call": {"name": "load_skill", "arguments": {"name": "pdf-forms"}}},
+                             {"text": "The form is filled."}])
+    args = ["run", "fill in the fields of the PDF form", "--model", "openai:standin", "--base-url",
+            standin.url + "/v1", "--shadow-metrics", "--no-builtin", "--json"]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    outcome = json.loads(result.output)
+    assert outcome["final_text"] == "The form is filled." and outcome["stopped"] == "answer"
+    assert [e["kind"] for e in outcome["events"]] == ["skill_loaded"]
+    records = [json.loads(line) for line in Path(outcome["transcript"]).read_text(encoding="utf-8").splitlines()]
+    assert records[0]["type"] == "session_meta" and records[0]["origin"] == "run"
+    assert any(r["type"] == "tool_result" and "<name>pdf-forms</name>" in r["output"] for r in records)
+    first = json.dumps(standin.requests()[0]["body"])
+    assert "pdf-forms" in first and "<skills_instructions>" in first  # the catalog is in the system prompt
+    stats = json.loads(CliRunner().invoke(cli, ["stats", "--json"]).output)
+    assert stats["turns"] == 1 and stats["loads"] == 1 and stats["scored_loads"] == 1
+    default = next(s for s in stats["selectors"] if s["selector"] == "default")
+    assert default["hit@1"] == 1.0
+
+
+def test_run_without_a_model_is_a_usage_error(isolated_home: Any, monkeypatch: Any) -> None:
+    monkeypatch.delenv("SKILLSHELF_MODEL", raising=False)
+    result = CliRunner().invoke(cli, ["run", "anything"])
+    assert isinstance(result.exception, UsageError) and result.exception.code == "AG004"
+    assert result.exception.exit_code == 2
