@@ -90,7 +90,7 @@ def _drain(stream: Any) -> None:
 
 def start_http(root: Path, env: dict[str, str]) -> tuple[subprocess.Popen[str], str]:
     proc = subprocess.Popen([*SERVE, "--root", str(root), "--transport", "http", "--port", "0"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, encoding="utf-8", env=env)
     assert proc.stderr is not None
     for line in proc.stderr:
         match = re.search(r"at (http://\S+)", line)

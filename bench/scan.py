@@ -90,7 +90,7 @@ def _time(cmd: list[str], *, cwd: Path, env: dict[str, str], before: object = No
     if callable(before):
         before()
     start = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, check=False)
+    proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, encoding="utf-8", check=False)
     elapsed = time.perf_counter() - start
     if proc.returncode != 0:
         raise RuntimeError(f"{cmd[0]} failed ({proc.returncode}): {proc.stderr[-2000:]}")
@@ -123,7 +123,7 @@ def skills_ref_cli() -> Path | None:
 
 def our_command(use_cache: bool) -> tuple[list[str], str]:
     exe = VENV_BIN / "skillshelf"
-    probe = subprocess.run([str(exe), "catalog", "--help"], capture_output=True, text=True, check=False)
+    probe = subprocess.run([str(exe), "catalog", "--help"], capture_output=True, text=True, encoding="utf-8", check=False)
     if probe.returncode == 0:
         cmd = [str(exe), "catalog", "--no-builtin"] + ([] if use_cache else ["--no-cache"])
         return cmd, "skillshelf catalog --no-builtin"

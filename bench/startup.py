@@ -14,7 +14,7 @@ import time
 
 def _import_ms() -> float:
     out = subprocess.run([sys.executable, "-X", "importtime", "-c", "import skillshelf"], capture_output=True,
-                         text=True, check=True).stderr
+                         text=True, encoding="utf-8", check=True).stderr
     cumulative = [int(m.group(1)) for m in re.finditer(r"\|\s*(\d+) \| skillshelf$", out, re.M)]
     return max(cumulative) / 1000
 

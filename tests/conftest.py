@@ -71,7 +71,7 @@ def codex_oracle() -> OracleRunner:
         args = [str(tool), "--cwd", str(cwd), "--home", str(home), "--codex-home", str(codex_home)]
         for key, value in (config or {}).items():
             args += ["-c", f"{key}={value}"]
-        proc = subprocess.run(args, capture_output=True, text=True, timeout=300, check=False)
+        proc = subprocess.run(args, capture_output=True, text=True, encoding="utf-8", timeout=300, check=False)
         if proc.returncode == 3:
             pytest.skip("codex-oracle could not install Codex with npm")
         assert proc.returncode == 0, proc.stderr
@@ -88,7 +88,7 @@ def claude_oracle() -> OracleRunner:
 
     def run(cwd: Path, *, home: Path, prompt: str = ".") -> dict[str, Any]:
         args = [str(tool), "--cwd", str(cwd), "--home", str(home), "--prompt", prompt]
-        proc = subprocess.run(args, capture_output=True, text=True, timeout=300, check=False)
+        proc = subprocess.run(args, capture_output=True, text=True, encoding="utf-8", timeout=300, check=False)
         if proc.returncode == 3:
             pytest.skip("claude-oracle could not install Claude Code with npm")
         assert proc.returncode == 0, proc.stderr

@@ -28,7 +28,7 @@ def test_unknown_attributes_raise_attribute_error() -> None:
 
 def _imported_after(code: str) -> set[str]:
     probe = f"import sys; {code}; import json; print(json.dumps(sorted(sys.modules)))"
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, encoding="utf-8", check=True).stdout
     return {name.split(".")[0] for name in json.loads(out.strip().splitlines()[-1])}
 
 

@@ -40,7 +40,7 @@ def git_env(home: Path) -> dict[str, str]:
 def git(repo: Path, *args: str) -> str:
     """Run git in ``repo`` with an isolated config; return stdout."""
     proc = subprocess.run(
-        ["git", *args], cwd=repo, env=git_env(repo.parent), capture_output=True, text=True, check=False
+        ["git", *args], cwd=repo, env=git_env(repo.parent), capture_output=True, text=True, encoding="utf-8", check=False
     )
     assert proc.returncode == 0, f"git {' '.join(args)}: {proc.stderr}"
     return proc.stdout.strip()

@@ -33,7 +33,7 @@ def _run(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
         cwd=cwd,
         env=dict(os.environ),
         capture_output=True,
-        text=True,
+        text=True, encoding="utf-8",
         timeout=120,
         check=False,
     )
@@ -118,5 +118,5 @@ def test_importing_the_install_and_archlint_commands_loads_no_heavy_dependency()
         "import sys, skillshelf.cli.install_cmds, skillshelf.cli.archlint_cmd, skillshelf.install.deps;"
         "print(','.join(m for m in ('rich', 'httpx', 'tomlkit', 'mcp') if m in sys.modules))"
     )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, encoding="utf-8", timeout=60, check=True)
     assert proc.stdout.strip() == ""

@@ -34,7 +34,7 @@ def codex_block(codex_oracle: Any) -> Callable[[Path, Path, Path, dict[str, str]
         args = [str(TOOL), "--cwd", str(cwd), "--home", str(home), "--codex-home", str(codex_home), "--raw"]
         for key, value in config.items():
             args += ["-c", f"{key}={value}"]
-        proc = subprocess.run(args, capture_output=True, text=True, timeout=300, check=False)
+        proc = subprocess.run(args, capture_output=True, text=True, encoding="utf-8", timeout=300, check=False)
         if proc.returncode == 3:
             pytest.skip("codex-oracle could not install Codex with npm")
         assert proc.returncode == 0, proc.stderr

@@ -92,7 +92,7 @@ def test_read_skill_does_not_block_on_a_fifo(tmp_path: Path) -> None:
         print([d.code for d in read_skill(Path({str(path)!r}), root).diagnostics])
     """)
     try:
-        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=6, check=False)
+        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, encoding="utf-8", timeout=6, check=False)
     except subprocess.TimeoutExpired:
         pytest.fail("read_skill blocked on the FIFO")
     assert proc.returncode == 0 and "SK1" in proc.stdout

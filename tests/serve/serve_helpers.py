@@ -68,7 +68,7 @@ def start_http(
     """Start `skillshelf serve --transport http --port 0`; return (process, MCP URL, stderr lines so far)."""
     proc = subprocess.Popen(
         [sys.executable, *serve_args(root, "--transport", "http", "--port", "0", *extra)],
-        cwd=cwd, env=env or dict(os.environ), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        cwd=cwd, env=env or dict(os.environ), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, encoding="utf-8",
     )
     assert proc.stderr is not None
     deadline = time.monotonic() + 30

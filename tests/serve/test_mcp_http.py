@@ -109,7 +109,7 @@ def test_port_in_use_gives_a_clear_error(root: Path, tmp_path: Path) -> None:
     try:
         port = url.rsplit(":", 1)[1].split("/")[0]
         clash = subprocess.run([sys.executable, *serve_args(root, "--transport", "http", "--port", port)],
-                               cwd=tmp_path, capture_output=True, text=True, timeout=60)
+                               cwd=tmp_path, capture_output=True, text=True, encoding="utf-8", timeout=60)
         assert clash.returncode == 2
         assert "SV410" in clash.stderr and "Traceback" not in clash.stderr
     finally:

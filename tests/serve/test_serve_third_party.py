@@ -37,7 +37,7 @@ def agent_cli(name: str) -> Path:
             pytest.skip("npm is not available, so the reference CLIs cannot be installed")
         cache.mkdir(parents=True, exist_ok=True)
         proc = subprocess.run(["npm", "install", "--silent", "--no-audit", "--no-fund", f"{package}@{version}"],
-                              cwd=cache, capture_output=True, text=True, timeout=600, check=False)
+                              cwd=cache, capture_output=True, text=True, encoding="utf-8", timeout=600, check=False)
         if proc.returncode != 0 or not binary.exists():
             pytest.skip(f"could not install {package}@{version} with npm")
     return binary
@@ -76,7 +76,7 @@ def test_claude_code_searches_and_loads_a_skill_through_skillshelf_serve(
     env = dict(os.environ, ANTHROPIC_BASE_URL=standin.url, ANTHROPIC_API_KEY="sk-ant-test", **QUIET)
     tools = ["mcp__skillshelf__search_skills", "mcp__skillshelf__load_skill", "mcp__skillshelf__read_skill_file"]
     proc = subprocess.run([str(claude), "-p", "Fill in the PDF form claim.pdf", "--mcp-config", config,
-                           "--allowedTools", *tools], cwd=project, env=env, capture_output=True, text=True,
+                           "--allowedTools", *tools], cwd=project, env=env, capture_output=True, text=True, encoding="utf-8",
                           timeout=180, check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "Done with the form." in proc.stdout
@@ -123,7 +123,7 @@ def test_codex_lists_and_reads_skills_through_skillshelf_serve(
     project.mkdir()
     env = dict(os.environ, OPENAI_API_KEY="sk-test", CODEX_HOME=str(codex_home))
     proc = subprocess.run([str(codex), "exec", "--skip-git-repo-check", "Fill in the PDF form claim.pdf"],
-                          cwd=project, env=env, capture_output=True, text=True, timeout=180, check=False)
+                          cwd=project, env=env, capture_output=True, text=True, encoding="utf-8", timeout=180, check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
     requests = [r["body"] for r in standin.requests() if r["path"].startswith("/v1/responses")]

@@ -34,7 +34,7 @@ def _run_example(marker: str, tmp_path: Path, home: Path, url: str) -> str:
     env = dict(os.environ, OPENAI_BASE_URL=f"{url}/v1", OPENAI_API_KEY="sk-test", ANTHROPIC_BASE_URL=url,
                ANTHROPIC_API_KEY="sk-ant-test")
     proc = subprocess.run([sys.executable, "-c", example(marker)], cwd=project, env=env, capture_output=True,
-                          text=True, timeout=120, check=False)
+                          text=True, encoding="utf-8", timeout=120, check=False)
     assert proc.returncode == 0, proc.stderr
     return proc.stdout
 

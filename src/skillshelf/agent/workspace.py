@@ -171,7 +171,7 @@ class WorkspaceTools:
             raise WorkspaceError("timeout must be a positive whole number of seconds")
         try:
             proc = subprocess.run(
-                ["bash", "-c", command], cwd=self.root, capture_output=True, text=True, timeout=timeout,
+                ["bash", "-c", command], cwd=self.root, capture_output=True, text=True, encoding="utf-8", timeout=timeout,
                 stdin=subprocess.DEVNULL, errors="replace", check=False,
             )
         except subprocess.TimeoutExpired:

@@ -57,7 +57,7 @@ class GitRunner:
                 cwd=cwd,
                 env=self._env(),
                 capture_output=True,
-                text=True,
+                text=True, encoding="utf-8",
                 errors="replace",
                 timeout=timeout,
                 stdin=subprocess.DEVNULL,
