@@ -266,8 +266,6 @@ def test_instructions_and_config_show_in_a_folder_named_with_markup(tmp_path: Pa
         assert result.code == 0
 
 
-@pytest.mark.xfail(strict=True, reason="cli/select_cmds.py (D): rich markup in a skill path ('[/]') crashes "
-                   "`search` with MarkupError")
 def test_search_prints_paths_with_markup(work: Path, tmp_path: Path) -> None:
     root = tmp_path / "skills[/]"
     write_skill(root / "release-notes", "release-notes")

@@ -45,3 +45,12 @@ def test_cap_bytes_cuts_on_a_character_boundary(text: str, limit: int) -> None:
 def test_analysis_is_deterministic_and_total(text: str) -> None:
     assert terms(text) == terms(text)
     assert all(t for t in terms(text))
+
+
+def test_the_word_cache_stays_bounded_and_never_changes_an_answer() -> None:
+    from skillshelf.select.tokenize import _terms_of, _WordCache
+
+    cache = _WordCache(_terms_of, limit=3)
+    runs = ["PDFMerger", "converting", "the", "Spreadsheets", "PDFMerger", "v2Api"]
+    assert [cache[r] for r in runs] == [_terms_of(r) for r in runs]
+    assert len(cache) <= 3 and cache["PDFMerger"] == ("pdfmerger", "pdf", "merger")

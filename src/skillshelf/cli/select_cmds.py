@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from skillshelf.cli.output import echo_json, root_options, stdout_console
+from skillshelf.cli.output import echo_json, printable, root_options, stdout_console
 from skillshelf.env import Env
 
 if TYPE_CHECKING:
@@ -67,18 +67,25 @@ def search(
         echo_json(result.to_dict())
         return
     if not result.ranked:
-        click.echo(f"no skill matches {query!r} ({result.index.documents} skill(s) searched)", err=True)
+        click.echo(f"no skill matches {printable(repr(query))} ({result.index.documents} skill(s) searched)", err=True)
         return
     from rich.table import Table
 
-    table = Table(title=f"{selector}{' + semantic' if result.semantic else ''}: {len(result.ranked)} of "
-                        f"{result.index.documents} skills", title_justify="left")
+    table = Table(title=_literal(f"{selector}{' + semantic' if result.semantic else ''}: {len(result.ranked)} of "
+                                 f"{result.index.documents} skills"), title_justify="left")
     for col in ("#", "skill", "score", "description", "path"):
         table.add_column(col, overflow="fold", no_wrap=col in ("#", "score"))
     for r in result.ranked:
         desc = r.doc.description if len(r.doc.description) <= 160 else r.doc.description[:157] + "..."
-        table.add_row(str(r.rank), r.doc.name, f"{r.score:.3f}", desc, r.doc.key)
+        table.add_row(str(r.rank), _literal(r.doc.name), f"{r.score:.3f}", _literal(desc), _literal(r.doc.key))
     stdout_console().print(table)
+
+
+def _literal(text: str) -> str:
+    """Text from files or the user, shown as is: rich markup escaped, control characters made visible."""
+    from rich.markup import escape
+
+    return escape(printable(text))
 
 
 def _print_eval(report: EvalReport) -> None:
@@ -89,11 +96,11 @@ def _print_eval(report: EvalReport) -> None:
         table.add_column(col, justify="left" if col == "selector" else "right")
     for r in report.results:
         false5 = "-" if r.false_trigger_5 is None else f"{r.false_trigger_5:.3f}"
-        table.add_row(r.selector, f"{r.recall_1:.3f}", f"{r.recall_5:.3f}", f"{r.mrr_10:.3f}", f"{r.ndcg_10:.3f}",
+        table.add_row(_literal(r.selector), f"{r.recall_1:.3f}", f"{r.recall_5:.3f}", f"{r.mrr_10:.3f}", f"{r.ndcg_10:.3f}",
                       false5, f"{r.p50_ms:.2f}", f"{r.p99_ms:.2f}")
     stdout_console().print(table)
     if report.unknown_relevant:
-        shown = ", ".join(report.unknown_relevant[:5])
+        shown = printable(", ".join(report.unknown_relevant[:5]))
         click.echo(f"warning: {len(report.unknown_relevant)} relevant entr(y/ies) name no indexed skill or tool: "
                    f"{shown}", err=True)
 
@@ -155,6 +162,6 @@ def stats(as_json: bool) -> None:
     for col in ("selector", "loads", "hit@1", "hit@5", "hit@10", "MRR"):
         table.add_column(col, justify="left" if col == "selector" else "right")
     for s in report.selectors:
-        table.add_row(s.selector, str(s.loads), f"{s.hit_rate(1):.3f}", f"{s.hit_rate(5):.3f}", f"{s.hit_rate(10):.3f}",
+        table.add_row(_literal(s.selector), str(s.loads), f"{s.hit_rate(1):.3f}", f"{s.hit_rate(5):.3f}", f"{s.hit_rate(10):.3f}",
                       f"{s.mrr:.3f}")
     stdout_console().print(table)

@@ -7,13 +7,15 @@ kept only inside the postings.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import itertools
 import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from skillshelf.select.tokenize import STOP_WORDS, char_grams, terms, words
+from skillshelf.select.tokenize import WORD_GRAMS, WORD_TERMS, raw_words
 from skillshelf.skills.model import Skill
 
 __all__ = [
@@ -27,6 +29,7 @@ __all__ = [
     "doc_for_skill",
     "doc_for_tool",
     "split_body",
+    "with_body",
 ]
 
 META_FIELDS = ("name", "short", "description", "path")
@@ -74,13 +77,13 @@ class SkillDoc:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Analysed:
-    """The analysed terms of one document: per-field frequencies and field lengths."""
+    """The analysed terms of one document: per field ``term -> frequency``, and field lengths."""
 
-    meta: dict[str, list[int]]
+    meta: tuple[dict[str, int], ...]
     meta_lengths: list[float]
-    content: dict[str, list[int]]
+    content: tuple[dict[str, int], ...]
     content_lengths: list[float]
-    grams: dict[str, list[int]]
+    grams: tuple[dict[str, int], ...]
     gram_lengths: list[float]
 
 
@@ -145,41 +148,33 @@ def doc_for_skill(skill: Skill, *, body: str = "", stamp: str | None = None) -> 
     )
 
 
+def with_body(doc: SkillDoc, body: str) -> SkillDoc:
+    """``doc`` (made with an empty body) with ``body`` added: the same as building it with the body."""
+    headings, text = split_body(body)
+    return dataclasses.replace(doc, headings=headings, body=text)
+
+
 def doc_for_tool(tool_id: str, name: str, description: str) -> SkillDoc:
     """A document for a tool record (``--tools FILE.jsonl``): name and description only."""
     return SkillDoc(key=f"tool:{tool_id}", name=name, description=description, tool_id=tool_id)
 
 
-def _count(texts: tuple[str, ...], analyser: str) -> tuple[dict[str, list[int]], list[float]]:
-    nf = len(texts)
-    table: dict[str, list[int]] = {}
+def _count(texts: tuple[str, ...], analyser: str) -> tuple[tuple[dict[str, int], ...], list[float]]:
+    """Per field: ``term -> frequency`` (first-occurrence order) and the field length in tokens.
+
+    Each raw word is analysed through a cache shared by all documents and the terms are
+    counted at C speed (``Counter`` over a chained ``map``); counts keep first-occurrence
+    order, which is what picks the body's first ``MAX_BODY_TERMS`` distinct terms."""
+    fields: list[dict[str, int]] = []
     lengths: list[float] = []
+    analyse_word = (WORD_GRAMS if analyser == "grams" else WORD_TERMS).__getitem__
     for f, text in enumerate(texts):
-        if analyser in ("terms", "body"):
-            toks = terms(text)
-            if analyser == "body" and f == 1:  # body: the first MAX_BODY_TERMS distinct terms
-                toks = _first_distinct(toks, MAX_BODY_TERMS)
-        else:
-            toks = [g for w in words(text) if len(w) >= 2 and w not in STOP_WORDS for g in char_grams(w)]
-        lengths.append(float(len(toks)))
-        for term, n in Counter(toks).items():
-            row = table.get(term)
-            if row is None:
-                row = table[term] = [0] * nf
-            row[f] += n
-    return table, lengths
-
-
-def _first_distinct(toks: list[str], limit: int) -> list[str]:
-    seen: set[str] = set()
-    out: list[str] = []
-    for t in toks:
-        if t not in seen:
-            if len(seen) >= limit:
-                continue
-            seen.add(t)
-        out.append(t)
-    return out
+        counts: dict[str, int] = Counter(itertools.chain.from_iterable(map(analyse_word, raw_words(text))))
+        if analyser == "body" and f == 1 and len(counts) > MAX_BODY_TERMS:
+            counts = dict(itertools.islice(counts.items(), MAX_BODY_TERMS))
+        lengths.append(float(sum(counts.values())))
+        fields.append(counts)
+    return tuple(fields), lengths
 
 
 def analyse(doc: SkillDoc) -> Analysed:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from skillshelf.select.docs import SkillDoc, analyse, doc_for_skill, doc_for_tool
+from skillshelf.select.docs import SkillDoc, analyse, doc_for_skill, doc_for_tool, with_body
 from skillshelf.select.postings import FieldModel, Postings
 from skillshelf.skills.model import Skill
 
@@ -102,7 +102,7 @@ class SkillIndex:
 
         def fresh(doc: SkillDoc) -> SkillDoc:
             assert doc.skill is not None
-            return doc_for_skill(doc.skill, body=_safe_read(reader, doc.skill), stamp=doc.stamp)
+            return with_body(doc, _safe_read(reader, doc.skill))
 
         index = cls._assemble(stubs, previous, fresh, cache.path if cache else None, start)
         changed = previous is None or index.stats.analysed or len(previous.keys) != len(index)

@@ -54,7 +54,7 @@ class FieldModel:
     kind: Literal["bm25f", "presence"] = "bm25f"
 
 
-DocTerms = Mapping[str, Sequence[int]]  # term -> frequency per field
+DocTerms = Sequence[Mapping[str, int]]  # per field: term -> frequency
 
 
 class Postings:
@@ -96,29 +96,52 @@ class Postings:
 
     @classmethod
     def build(cls, model: FieldModel, docs: Sequence[DocTerms], lengths: Sequence[Sequence[float]]) -> Postings:
-        """From per-document ``term -> per-field frequencies`` maps."""
-        vocab: dict[str, int] = {}
-        return cls._from_rows(model, vocab, *_rows(vocab, docs, offset=0), lengths=lengths)
+        """From per-document, per-field ``term -> frequency`` maps.
 
-    @classmethod
-    def _from_rows(
-        cls,
-        model: FieldModel,
-        vocab: dict[str, int],
-        term_list: list[int],
-        doc_list: list[int],
-        tf_list: list[Sequence[int]],
-        *,
-        lengths: Sequence[Sequence[float]],
-    ) -> Postings:
+        Vectorised: the terms are flattened once and numbered through one dict; the vocabulary
+        numbering of a per-document loop over sorted terms (first document, then text) and the
+        term-major rows come from numpy sorts, with exactly the same result as that loop."""
         import numpy as np
 
         nf = len(model.fields)
-        tf = np.asarray(tf_list, dtype=np.float32).reshape(-1, nf)
         lens = np.asarray(lengths, dtype=np.float32).reshape(-1, nf)
-        return cls(
-            model, vocab, np.asarray(term_list, np.int32), np.asarray(doc_list, np.int32), tf, lens
-        )
+        terms: list[str] = []
+        freqs: list[int] = []
+        sizes: list[int] = []
+        for doc in docs:
+            for counts in doc:
+                terms.extend(counts)
+                freqs.extend(counts.values())
+                sizes.append(len(counts))
+        if not terms:
+            empty = np.zeros(0, np.int32)
+            return cls(model, {}, empty, empty.copy(), np.zeros((0, nf), np.float32), lens)
+        uniq = list(dict.fromkeys(terms))  # temporary ids, in order of first appearance
+        temp = {t: i for i, t in enumerate(uniq)}
+        ids = np.fromiter(map(temp.__getitem__, terms), np.int64, count=len(terms))
+        rank = np.empty(len(uniq), np.int64)  # position in sorted-text order
+        rank[np.asarray(sorted(range(len(uniq)), key=uniq.__getitem__), np.int64)] = np.arange(len(uniq))
+        per_slot = np.asarray(sizes, np.int64)
+        n_docs = max(len(docs), 1)
+        doc_of = np.repeat(np.repeat(np.arange(len(docs), dtype=np.int64), nf), per_slot)
+        field_of = np.repeat(np.tile(np.arange(nf, dtype=np.int64), len(docs)), per_slot)
+        # a per-document loop over sorted terms numbers terms by (first document, text)
+        running = np.maximum.accumulate(ids)
+        first_doc = doc_of[np.flatnonzero(np.concatenate([[True], running[1:] > running[:-1]]))]
+        final_order = np.lexsort((rank, first_doc))
+        final_of = np.empty(len(uniq), np.int64)
+        final_of[final_order] = np.arange(len(uniq))
+        key = final_of[ids] * n_docs + doc_of
+        order = np.argsort(key)  # ties are one (term, document) in several fields: any order will do
+        key = key[order]
+        starts = np.ones(len(key), bool)
+        starts[1:] = key[1:] != key[:-1]
+        row_of = np.cumsum(starts) - 1
+        tf = np.zeros((int(row_of[-1]) + 1, nf), np.float32)
+        tf[row_of, field_of[order]] = np.asarray(freqs, np.float32)[order]
+        rows = key[starts]
+        vocab = {uniq[t]: i for i, t in enumerate(final_order.tolist())}
+        return cls(model, vocab, (rows // n_docs).astype(np.int32), (rows % n_docs).astype(np.int32), tf, lens)
 
     def updated(
         self,
@@ -264,11 +287,15 @@ def _rows(
     doc_list: list[int] = []
     tf_list: list[Sequence[int]] = []
     for i, doc in enumerate(docs):
-        for term in sorted(doc):
+        table: dict[str, list[int]] = {}
+        for f, counts in enumerate(doc):
+            for term, n in counts.items():
+                table.setdefault(term, [0] * len(doc))[f] += n
+        for term in sorted(table):
             tid = vocab.get(term)
             if tid is None:
                 tid = vocab[term] = len(vocab)
             term_list.append(tid)
             doc_list.append(offset + i)
-            tf_list.append(doc[term])
+            tf_list.append(table[term])
     return term_list, doc_list, tf_list

@@ -16,17 +16,21 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 
 __all__ = [
     "CODEX_STOP_WORDS",
+    "WORD_GRAMS",
+    "WORD_TERMS",
     "STOP_WORDS",
     "char_grams",
     "codex_terms",
     "codex_words",
     "cap_bytes",
+    "raw_words",
     "stem",
     "terms",
+    "word_forms",
     "words",
 ]
 
@@ -90,23 +94,62 @@ def codex_terms(text: str, *, limit: int | None = None, distinct: bool = False) 
 
 def words(text: str) -> list[str]:
     """Lower-cased words; identifiers also give their case/digit parts (``PDFTool`` -> pdftool pdf tool)."""
-    out: list[str] = []
-    for match in _WORD.finditer(text):
-        raw = match.group(0)
-        low = raw.lower()
-        out.append(low)
-        mixed_case = raw != low and not raw.isupper()
-        letters_and_digits = not raw.isdigit() and any(c.isdigit() for c in raw)
-        if mixed_case or letters_and_digits:
-            parts = [p.lower() for p in _CASE_SPLIT.findall(raw)]
-            if len(parts) > 1:
-                out.extend(parts)
-    return out
+    return [w for raw in _WORD.findall(text) for w in word_forms(raw)]
+
+
+def raw_words(text: str) -> list[str]:
+    """The raw (not lower-cased) alphanumeric runs of ``text``, in order (one C-level pass)."""
+    return _WORD.findall(text)
+
+
+@functools.lru_cache(maxsize=1 << 19)
+def word_forms(raw: str) -> tuple[str, ...]:
+    """:func:`words` of one raw run: the lower-cased run, then its case/digit parts if any."""
+    low = raw.lower()
+    mixed_case = raw != low and not raw.isupper()
+    letters_and_digits = not raw.isdigit() and any(c.isdigit() for c in raw)
+    if mixed_case or letters_and_digits:
+        parts = [p.lower() for p in _CASE_SPLIT.findall(raw)]
+        if len(parts) > 1:
+            return (low, *parts)
+    return (low,)
+
+
+class _WordCache(dict[str, tuple[str, ...]]):
+    """``raw run -> analysed tuple``, filled on first use; ``cache[raw]`` is a plain dict
+    lookup (no Python call on a hit), which is what makes bulk indexing fast. Cleared when it
+    grows past ``limit`` entries, so memory stays bounded; results never depend on it."""
+
+    def __init__(self, analyse: Callable[[str], tuple[str, ...]], limit: int = 1 << 20) -> None:
+        super().__init__()
+        self._analyse = analyse
+        self._limit = limit
+
+    def __missing__(self, raw: str) -> tuple[str, ...]:
+        if len(self) >= self._limit:
+            self.clear()
+        value = self[raw] = self._analyse(raw)
+        return value
+
+
+def _terms_of(raw: str) -> tuple[str, ...]:
+    return tuple(stem(w) for w in word_forms(raw) if len(w) >= 2 and w not in STOP_WORDS)
+
+
+def _grams_of(raw: str) -> tuple[str, ...]:
+    return tuple(g for w in word_forms(raw) if len(w) >= 2 and w not in STOP_WORDS for g in char_grams(w))
+
+
+WORD_TERMS: Mapping[str, tuple[str, ...]] = _WordCache(_terms_of, limit=1 << 19)
+"""``WORD_TERMS[raw]``: :func:`terms` of one raw run (cached)."""
+
+WORD_GRAMS: Mapping[str, tuple[str, ...]] = _WordCache(_grams_of, limit=1 << 17)  # ~12 grams per entry
+"""``WORD_GRAMS[raw]``: the character n-grams of every indexable word of one raw run, in order (cached)."""
 
 
 def terms(text: str) -> list[str]:
     """skillshelf's analysed terms: words, stop words removed, stemmed."""
-    return [stem(w) for w in words(text) if len(w) >= 2 and w not in STOP_WORDS]
+    return [t for raw in _WORD.findall(text) for t in WORD_TERMS[raw]]
 
 
 def _has_vowel(text: str) -> bool:
