@@ -14,6 +14,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from click.testing import CliRunner
 
@@ -140,3 +141,9 @@ BROKEN_SKILLS: dict[str, tuple[bytes, str]] = {
     "wrong-types": (b"---\nname: wrong-types\ndescription: {a: 1}\nmetadata: 5\n---\n", "SK110"),
     "laughs": (billion_laughs(), "SK110"),
 }
+
+
+def user_config(isolated_home: Any) -> Path:
+    folder = Path(isolated_home.config) / "skillshelf"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder / "config.toml"

@@ -183,6 +183,8 @@ def select_mentioned(skills: Sequence[Skill], texts: Sequence[str], *, cwd: Path
     select neither) and no skill of that name was chosen already; a leading ``/name`` selects
     the first user-invocable skill of that name. Each skill is selected once.
     """
+    if not any("$" in text or text.lstrip().startswith("/") for text in texts):
+        return ()  # no sigil, no mention: skip indexing every skill
     counts: dict[str, int] = {}
     for skill in skills:
         counts[skill.name] = counts.get(skill.name, 0) + 1
