@@ -162,6 +162,8 @@ def build_context(env: Env, task: str, options: ContextOptions = ContextOptions(
 
 
 def _mentioned_skills(skills: Sequence[Skill], task: str) -> tuple[Skill, ...]:
+    if "$" not in task and not task.lstrip().startswith("/"):
+        return ()  # no sigil, no mention (as select_mentioned says): skip importing it
     from skillshelf.skills.mentions import select_mentioned
 
     return select_mentioned(skills, [task])

@@ -9,8 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from skillshelf.skills.catalog import CharBudget, TokenBudget, render_catalog
+from skillshelf.skills.catalog.aliases import AliasPlan
 from skillshelf.skills.catalog.codex import catalog_order, codex_entry
-from skillshelf.skills.catalog.lines import allocate
+from skillshelf.skills.catalog.lines import Entry, allocate, new_entry
 from skillshelf.skills.model import RootOrigin, Scope, Skill, SkillPolicy
 
 ORIGIN = {
@@ -197,3 +198,14 @@ def test_roots_table_tips_to_absolute_paths_at_eleven_single_skill_roots() -> No
 
     assert render_catalog(nested(10), CharBudget(8_000)).report.aliased
     assert not render_catalog(nested(11), CharBudget(8_000)).report.aliased
+
+
+def test_entries_built_without_their_constructor_equal_constructed_ones() -> None:
+    built = new_entry("- a: ", "text", " (file: p)", "- a: (file: p)", True)
+    assert built == Entry(prefix="- a: ", units="text", suffix=" (file: p)", minimum="- a: (file: p)", single_chars=True)
+
+
+def test_shortening_many_paths_picks_the_longest_root_like_one_at_a_time() -> None:
+    plan = AliasPlan(roots=("/a", "/a/b/", "/a/bc", "/", "/a/b"))
+    paths = ["/a/b/c/SKILL.md", "/a/bc/x", "/a/x", "/q", "/a/b", "r0/x"]
+    assert plan.shorten_all(paths) == [plan.shorten(p) for p in paths]

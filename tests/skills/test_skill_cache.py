@@ -117,3 +117,19 @@ def test_a_cache_from_other_parsing_rules_is_not_used(tmp_path: Path, isolated_h
     discover_skills(env, CACHED)
     discover_skills(env, CACHED)
     assert len(counted) == 2
+
+
+def test_paths_from_the_cache_equal_the_paths_pathlib_builds() -> None:
+    texts = ["/h/.agents/skills/a/SKILL.md", "/h/..x/.b/SKILL.md", "/a//b/SKILL.md", "/a/./b", "/a/../b", "/a/b/", "/", "rel/SKILL.md"]
+    for text in texts:
+        built, real = cache_module._skill_path(text), Path(text)
+        assert (built, str(built), built.parts, built.parent, hash(built)) == (real, str(real), real.parts, real.parent, hash(real))
+
+
+def test_skills_from_the_cache_equal_skills_built_by_their_constructor(tmp_path: Path, isolated_home: IsolatedHome) -> None:
+    env = make_env(tmp_path, isolated_home)
+    write_skill(env.cwd / ".agents/skills/a", "a", extra="allowed-tools: Read Grep\nmetadata:\n  short-description: short")
+    discover_skills(env, CACHED)
+    (cached,) = discover_skills(env, CACHED).skills
+    rebuilt = type(cached)(**{name: getattr(cached, name) for name in cache_module._SKILL_FIELDS})
+    assert cached == rebuilt and hash(cached.path) == hash(rebuilt.path) and repr(cached) == repr(rebuilt)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 import sys
 from collections.abc import Iterable
@@ -38,6 +37,8 @@ def _finite(value: object) -> object:
 
 def echo_json(value: object) -> None:
     """Print ``value`` as indented JSON on stdout (strict JSON: no NaN or Infinity)."""
+    import json  # only for --json
+
     try:
         text = json.dumps(value, indent=2, ensure_ascii=False, default=_default, allow_nan=False)
     except ValueError:

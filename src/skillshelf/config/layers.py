@@ -15,7 +15,6 @@ the layer is skipped; it never stops the other layers from loading.
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
@@ -114,6 +113,8 @@ def _read_text(path: Path) -> tuple[str | None, Diagnostic | None]:
 
 def parse_toml(text: str, path: Path | None) -> tuple[dict[str, object] | None, Diagnostic | None]:
     """Parse TOML; a syntax error becomes a ``CF100`` diagnostic with its line."""
+    import tomllib  # only when a layer exists: most runs have no config file at all
+
     try:
         return tomllib.loads(text), None
     except tomllib.TOMLDecodeError as exc:
@@ -195,6 +196,8 @@ def parse_override(text: str) -> tuple[tuple[str, ...], object] | None:
     if keys is None:
         return None
     raw = raw.strip()
+    import tomllib
+
     try:
         value: object = tomllib.loads(f"v = {raw}")["v"]
     except tomllib.TOMLDecodeError:

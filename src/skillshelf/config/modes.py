@@ -17,7 +17,6 @@ its folder) and gives a ``mode``; Codex's ``enabled = true|false`` is read as ``
 from __future__ import annotations
 
 import dataclasses
-import difflib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -122,6 +121,8 @@ def _mode(entry: Mapping[str, object], bad: object) -> tuple[SkillMode | None, D
         return result
     if mode is not None:
         if not isinstance(mode, str) or mode not in MODE_NAMES:
+            import difflib  # only for a misspelt mode
+
             close = difflib.get_close_matches(str(mode).replace("_", "-"), MODE_NAMES, n=1)
             hint = f'did you mean mode = "{close[0]}"? ' if close else ""
             result = bad(f"unknown skill mode {mode!r}", f"{hint}use one of: {', '.join(MODE_NAMES)}", "CF104")
@@ -155,6 +156,8 @@ class ModedSkills:
     @property
     def loadable(self) -> tuple[Skill, ...]:
         """Skills that may be loaded by name or mention: all but the disabled ones (input order)."""
+        if not self.disabled:
+            return self.all_skills
         gone = {skill.path for skill in self.disabled}
         return tuple(s for s in self.all_skills if s.path not in gone)
 
@@ -209,6 +212,10 @@ def _why_missing(rule: SkillRule, diagnostics: Sequence[Diagnostic]) -> str:
 
 def apply_skill_modes(skills: Sequence[Skill], rules: Sequence[SkillRule]) -> ModedSkills:
     """Give every skill its mode (last matching rule wins; default ``enabled``) and sort them."""
+    if not rules:  # the usual case: every skill enabled (no hashing of thousands of paths)
+        everything = tuple(skills)
+        return ModedSkills(visible=everything, name_only=(), manual=(), pinned=(), required=(), disabled=(),
+                           missing_required=(), modes={}, all_skills=everything)
     modes: dict[Path, SkillMode] = {}
     for skill in skills:
         for rule in rules:

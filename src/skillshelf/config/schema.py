@@ -8,7 +8,6 @@ expands to the home folder). Every finding carries the file and line.
 
 from __future__ import annotations
 
-import difflib
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -108,6 +107,8 @@ class _Check:
         for key, value in data.items():
             child = spec.each if spec.each is not None else spec.children.get(key)
             if child is None:
+                import difflib  # only for an unknown key
+
                 close = difflib.get_close_matches(key, list(spec.children), n=1)
                 fix = f"did you mean `{close[0]}`?" if close else f"remove it; known keys here: {', '.join(sorted(spec.children))}"
                 self.report("CF103", (*path, key), f"unknown config key `{_dotted((*path, key))}`", fix)
@@ -141,6 +142,8 @@ class _Check:
             if not isinstance(value, str):
                 return self.wrong(value, spec, path)
             if spec.choices and value not in spec.choices:
+                import difflib  # only for a wrong choice
+
                 close = difflib.get_close_matches(value, spec.choices, n=1)
                 hint = f'did you mean "{close[0]}"? ' if close else ""
                 self.report("CF102", path, f"`{_dotted(path)}` cannot be {value!r}", f"{hint}use one of: {', '.join(spec.choices)}")

@@ -9,7 +9,6 @@ included) and multi-line strings (skipped). Paths are tuples of keys and array i
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Mapping
 
 __all__ = ["KeyPath", "find_line", "key_lines", "parse_dotted_key"]
@@ -22,6 +21,8 @@ _KEY = re.compile(r"""^\s*((?:[A-Za-z0-9_-]+|"(?:[^"\\]|\\.)*"|'[^']*')(?:\s*\.\
 
 def parse_dotted_key(text: str) -> tuple[str, ...] | None:
     """``a."b.c".d`` -> ``("a", "b.c", "d")``; ``None`` when it is not a TOML key."""
+    import tomllib  # only when there is config text to map
+
     try:
         data = tomllib.loads(f"{text} = 0")
     except tomllib.TOMLDecodeError:

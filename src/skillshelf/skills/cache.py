@@ -13,6 +13,7 @@ twice as fast as JSON); its name carries the Python version, since the format ma
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import gc
 import marshal
 import os
@@ -134,9 +135,17 @@ def _parsed_path_factory() -> Any:
 _FROM_PARTS = _parsed_path_factory()
 
 
+_ODD_PARTS = frozenset({"", ".", ".."})
+
+
 def _skill_path(text: str) -> Path:
-    if _FROM_PARTS is not None and text.startswith("/") and "//" not in text and "/." not in text and not text.endswith("/"):
-        return _FROM_PARTS("", "/", ["/", *text[1:].split("/")])  # type: ignore[no-any-return]
+    if _FROM_PARTS is not None and text.startswith("/"):
+        parts = text[1:].split("/")
+        # Hidden folders (``/.agents/``) are plain names; only empty, ``.`` and ``..`` need Path.
+        if _ODD_PARTS.isdisjoint(parts):
+            path: Path = _FROM_PARTS("", "/", ["/", *parts])
+            path._str = text  # type: ignore[attr-defined]  # what str(path) would build: sorting asks for it
+            return path
     return Path(text)
 
 
@@ -144,26 +153,56 @@ def _path(value: Any) -> Path | None:
     return None if value is None else Path(value)
 
 
+_SKILL_FIELDS = (
+    "name", "description", "path", "root", "scope", "origin", "short_description",
+    "interface", "policy", "dependencies", "claude", "frontmatter", "trusted",
+)
+
+
+def _slot_setters(cls: type, names: tuple[str, ...]) -> tuple[Any, ...] | None:
+    """The slot setters of a frozen dataclass whose fields are exactly ``names``, else ``None``."""
+    if tuple(f.name for f in dataclasses.fields(cls)) != names or hasattr(cls, "__post_init__"):
+        return None
+    return tuple(cls.__dict__[name].__set__ for name in names)
+
+
+_SKILL_SETTERS = _slot_setters(Skill, _SKILL_FIELDS)
+
+
+def _new_skill(*values: Any) -> Skill:
+    """``Skill(**dict(zip(_SKILL_FIELDS, values)))`` without the frozen ``__init__``.
+
+    The values come from the cache, already typed; a warm run builds thousands of skills, and
+    setting the slots directly takes half the time of the generated ``__init__``.
+    """
+    if _SKILL_SETTERS is None:
+        return Skill(**dict(zip(_SKILL_FIELDS, values, strict=True)))
+    skill = object.__new__(Skill)
+    for set_slot, value in zip(_SKILL_SETTERS, values, strict=True):
+        set_slot(skill, value)
+    return skill
+
+
 def _skill_from(data: dict[str, Any], path: Path, root: SkillRoot) -> Skill:
     iface = data["iface"]
-    return Skill(
-        name=data["name"],
-        description=data["description"],
-        path=path,
-        root=root.path,
-        scope=root.scope,
-        origin=root.origin,
-        short_description=data["short"],
-        interface=None
+    return _new_skill(
+        data["name"],
+        data["description"],
+        path,
+        root.path,
+        root.scope,
+        root.origin,
+        data["short"],
+        None
         if iface is None
         else SkillInterface(
             display_name=iface[0], short_description=iface[1], icon_small=_path(iface[2]), icon_large=_path(iface[3]), brand_color=iface[4], default_prompt=iface[5]
         ),
-        policy=_policy(data["policy"]),
-        dependencies=tuple(ToolDependency(type=d[0], value=d[1], description=d[2], transport=d[3], command=d[4], url=d[5]) for d in data["deps"]),
-        claude=_claude(data["claude"]),
-        frontmatter=MappingProxyType(data["fm"]),
-        trusted=root.trusted,
+        _policy(data["policy"]),
+        tuple(ToolDependency(type=d[0], value=d[1], description=d[2], transport=d[3], command=d[4], url=d[5]) for d in data["deps"]),
+        _claude(data["claude"]),
+        MappingProxyType(data["fm"]),
+        root.trusted,
     )
 
 

@@ -29,6 +29,10 @@ __all__ = [
 ]
 
 
+_LOAD_RANK = {"repo": 0, "user": 1, "system": 2, "admin": 3}
+_RENDER_RANK = {"system": 0, "admin": 1, "repo": 2, "user": 3}
+
+
 class Scope(StrEnum):
     """Codex's four skill scopes."""
 
@@ -40,12 +44,12 @@ class Scope(StrEnum):
     @property
     def load_rank(self) -> int:
         """Order of the loaded list (Codex: repo < user < system < admin)."""
-        return {"repo": 0, "user": 1, "system": 2, "admin": 3}[self.value]
+        return _LOAD_RANK[self._value_]
 
     @property
     def render_rank(self) -> int:
         """Order of the rendered catalog (Codex: system < admin < repo < user)."""
-        return {"system": 0, "admin": 1, "repo": 2, "user": 3}[self.value]
+        return _RENDER_RANK[self._value_]
 
 
 class RootOrigin(StrEnum):

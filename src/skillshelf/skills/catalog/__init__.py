@@ -19,7 +19,6 @@ from typing import Literal, get_args
 from skillshelf.errors import UsageError
 from skillshelf.skills.catalog.budget import Budget, CharBudget, TokenBudget, default_budget
 from skillshelf.skills.catalog.codex import render_codex
-from skillshelf.skills.catalog.formats import render_markdown, render_xml
 from skillshelf.skills.catalog.lines import Allocation
 from skillshelf.skills.catalog.report import CatalogReport, budget_warning
 from skillshelf.skills.model import Skill
@@ -124,6 +123,8 @@ def render_catalog(
             root_lines=chosen.root_lines,
             skills=chosen.included_skills,
         )
+    from skillshelf.skills.catalog.formats import render_markdown, render_xml  # html: only for these
+
     if format == "xml":
         text, ordered, allocation = render_xml(skills, budget)
     elif format == "markdown":

@@ -74,6 +74,20 @@ class AliasPlan:
         index, size = best
         return f"r{index}{path[size:]}"
 
+    def shorten_all(self, paths: Sequence[str]) -> list[str]:
+        """:meth:`shorten` for many paths, the roots prepared once (longest first, then in order)."""
+        stems = sorted(((root.rstrip("/"), i) for i, root in enumerate(self.roots)), key=lambda x: (-len(x[0]), x[1]))
+        prefixes = [(stem + "/", len(stem), f"r{i}") for stem, i in stems]
+        out: list[str] = []
+        for path in paths:
+            for prefix, size, alias in prefixes:
+                if path.startswith(prefix):
+                    out.append(alias + path[size:])
+                    break
+            else:
+                out.append(path)
+        return out
+
 
 def _plugin_bases(root: str) -> tuple[str, str] | None:
     """``(plugin version folder, marketplace folder)`` for a root in Codex's plugin cache."""
@@ -89,21 +103,29 @@ def build_alias_plan(skills: Sequence[Skill], root_order: Sequence[Path] | None)
     if not skills:
         return None
     order = {display_path(p): i for i, p in enumerate(root_order or ())}
-
-    def key(skill: Skill) -> tuple[int, tuple[int, int]]:
-        given = order.get(display_path(skill.root))
-        return (given if given is not None else len(order), root_sort_key(skill.origin, skill.root))
-
-    ordered = sorted(skills, key=key)  # stable: ties keep catalog order
-    alias_roots = [display_path(s.root) for s in ordered]
+    # Many skills share one root object: work out each (root, origin) once, keyed by identity
+    # (Path and enum hashes are Python code); equal roots in other objects just repeat the work.
+    keys: dict[tuple[int, int], tuple[str, tuple[int, tuple[int, int]]]] = {}
+    found: list[tuple[str, tuple[int, tuple[int, int]]]] = []
+    for skill in skills:
+        ident = (id(skill.root), id(skill.origin))
+        known = keys.get(ident)
+        if known is None:
+            text = display_path(skill.root)
+            given = order.get(text)
+            known = keys[ident] = (text, (given if given is not None else len(order), root_sort_key(skill.origin, skill.root)))
+        found.append(known)
+    ranked = sorted(range(len(found)), key=lambda i: found[i][1])  # stable: ties keep catalog order
+    alias_roots = [found[i][0] for i in ranked]
+    bases_of = {root: _plugin_bases(root) for root in dict.fromkeys(alias_roots)}
     per_version: dict[str, int] = {}
     for root in alias_roots:
-        bases = _plugin_bases(root)
+        bases = bases_of[root]
         if bases is not None:
             per_version[bases[0]] = per_version.get(bases[0], 0) + 1
     table: list[str] = []
     for root in alias_roots:
-        bases = _plugin_bases(root)
+        bases = bases_of[root]
         shared = bases[1] if bases is not None and per_version.get(bases[0], 0) <= 1 else root
         if shared not in table:
             table.append(shared)

@@ -30,7 +30,7 @@ from pathlib import Path
 
 from skillshelf.skills.catalog.aliases import AliasPlan, build_alias_plan, display_path
 from skillshelf.skills.catalog.budget import Budget
-from skillshelf.skills.catalog.lines import Allocation, Entry, allocate
+from skillshelf.skills.catalog.lines import Allocation, Entry, allocate, new_entry
 from skillshelf.skills.model import Skill
 
 __all__ = [
@@ -84,14 +84,11 @@ def catalog_order(skills: Sequence[Skill]) -> list[Skill]:
 
 def codex_entry(skill: Skill, path: str) -> Entry:
     """``- name: description (file: path)``; minimum ``- name: (file: path)``."""
-    description = cap_description(skill.description)
-    return Entry(
-        prefix=f"- {skill.name}: ",
-        units=description,
-        suffix=f" (file: {path})",
-        minimum=f"- {skill.name}: (file: {path})",
-        single_chars=True,
-    )
+    return _entry(f"- {skill.name}: ", cap_description(skill.description), path)
+
+
+def _entry(prefix: str, description: str, path: str) -> Entry:
+    return new_entry(prefix, description, f" (file: {path})", f"{prefix}(file: {path})", True)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -128,14 +125,17 @@ def table_cost(budget: Budget, root_lines: Sequence[str]) -> int:
     return max(0, aliased - absolute)
 
 
-def _aliased(skills: Sequence[Skill], budget: Budget, plan: AliasPlan | None) -> CodexRendering | None:
+def _aliased(
+    skills: Sequence[Skill], heads: Sequence[tuple[str, str]], paths: Sequence[str], budget: Budget, plan: AliasPlan | None
+) -> CodexRendering | None:
     if plan is None:
         return None
     root_lines = plan.root_lines()
     cost = table_cost(budget, root_lines)
     if cost >= budget.limit:
         return None
-    entries = [codex_entry(s, plan.shorten(display_path(s.path))) for s in skills]
+    short = plan.shorten_all(paths)
+    entries = [_entry(prefix, text, path) for (prefix, text), path in zip(heads, short, strict=True)]
     allocation = allocate(entries, budget.with_limit(budget.limit - cost))
     return CodexRendering(root_lines=root_lines, allocation=allocation, table_cost=cost, skills=tuple(skills))
 
@@ -152,13 +152,16 @@ def _better(candidate: CodexRendering, current: CodexRendering) -> bool:
 def render_codex(skills: Sequence[Skill], budget: Budget, *, roots: Sequence[Path] | None = None) -> CodexRendering:
     """Fit ``skills`` into ``budget`` the way Codex does; see the module docstring."""
     ordered = catalog_order(skills)
+    # Prefixes, capped descriptions and paths once, for both renderings.
+    heads = [(f"- {s.name}: ", cap_description(s.description)) for s in ordered]
+    paths = [display_path(s.path) for s in ordered]
     absolute = CodexRendering(
         root_lines=(),
-        allocation=allocate([codex_entry(s, display_path(s.path)) for s in ordered], budget),
+        allocation=allocate([_entry(prefix, text, path) for (prefix, text), path in zip(heads, paths, strict=True)], budget),
         table_cost=0,
         skills=tuple(ordered),
     )
-    aliased = _aliased(ordered, budget, build_alias_plan(ordered, roots))
+    aliased = _aliased(ordered, heads, paths, budget, build_alias_plan(ordered, roots))
     if aliased is not None and _better(aliased, absolute):
         return aliased
     return absolute

@@ -15,14 +15,14 @@ when no description character fits. An entry costs ``cost(text + "\\n")``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, fields
 from itertools import accumulate
 
 from skillshelf.skills.catalog.budget import Budget, CharBudget
 from skillshelf.tokens import BYTES_PER_TOKEN
 
-__all__ = ["Allocation", "Entry", "allocate", "entries_cost"]
+__all__ = ["Allocation", "Entry", "allocate", "entries_cost", "new_entry"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -46,6 +46,27 @@ class Entry:
     @property
     def full(self) -> str:
         return self.render(len(self.units))
+
+
+_ENTRY_FIELDS = ("prefix", "units", "suffix", "minimum", "single_chars")
+_ENTRY_SETTERS = tuple(Entry.__dict__[name].__set__ for name in _ENTRY_FIELDS) if tuple(
+    f.name for f in fields(Entry)
+) == _ENTRY_FIELDS else None
+
+
+def new_entry(prefix: str, units: str | tuple[str, ...], suffix: str, minimum: str, single_chars: bool = False) -> Entry:
+    """``Entry(prefix=..., ...)`` without the frozen ``__init__`` (half the time; a catalog of
+    thousands of skills builds two entries per skill)."""
+    if _ENTRY_SETTERS is None:
+        return Entry(prefix=prefix, units=units, suffix=suffix, minimum=minimum, single_chars=single_chars)
+    entry = object.__new__(Entry)
+    set_prefix, set_units, set_suffix, set_minimum, set_single = _ENTRY_SETTERS
+    set_prefix(entry, prefix)
+    set_units(entry, units)
+    set_suffix(entry, suffix)
+    set_minimum(entry, minimum)
+    set_single(entry, single_chars)
+    return entry
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -73,23 +94,32 @@ def entries_cost(budget: Budget, lines: Sequence[str]) -> int:
 def allocate(entries: Sequence[Entry], budget: Budget) -> Allocation:
     """Fit ``entries`` (already in catalog order) into ``budget``."""
     limit = budget.limit
-    full_cost = sum(line_cost(budget, e.full) for e in entries)
-    if full_cost <= limit:
+    if _fits((e.full for e in entries), budget, limit):
         return _finish(entries, budget, [len(e.units) for e in entries], level=1)
-    minimum_cost = sum(line_cost(budget, e.minimum) for e in entries)
+    minimum_costs = [line_cost(budget, e.minimum) for e in entries]
+    minimum_cost = sum(minimum_costs)
     if minimum_cost <= limit:
         kept = _share_description_room(entries, budget, limit - minimum_cost)
         return _finish(entries, budget, list(kept), level=2)
     used = 0
     taken: list[int | None] = []
-    for entry in entries:
-        cost = line_cost(budget, entry.minimum)
+    for cost in minimum_costs:
         if used + cost <= limit:
             used += cost
             taken.append(0)
         else:
             taken.append(None)
     return _finish(entries, budget, taken, level=3)
+
+
+def _fits(lines: Iterable[str], budget: Budget, limit: int) -> bool:
+    """``entries_cost(budget, lines) <= limit``, stopping at the first line over it."""
+    total = 0
+    for line in lines:
+        total += line_cost(budget, line)
+        if total > limit:
+            return False
+    return True
 
 
 def _finish(entries: Sequence[Entry], budget: Budget, kept: list[int | None], *, level: int) -> Allocation:
