@@ -18,14 +18,26 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from skillshelf.diagnostics import Diagnostic
 from skillshelf.env import Env
 from skillshelf.skills.model import Discovery, Skill
 from skillshelf.tokens import approx_tokens
 
-__all__ = ["ContextOptions", "ContextPart", "ContextResult", "build_context"]
+if TYPE_CHECKING:
+    from skillshelf.config import Config
+    from skillshelf.context_parts import ContextSkills
+
+__all__ = [
+    "ContextOptions",
+    "ContextPart",
+    "ContextResult",
+    "PreparedContext",
+    "build_context",
+    "prepare_context",
+    "turn_parts",
+]
 
 PartName = Literal["instructions", "catalog", "pinned", "memory", "suggestions", "mentioned"]
 DEFAULT_SUGGESTION_TOKENS = 1500
@@ -114,8 +126,22 @@ class ContextResult:
         }
 
 
-def build_context(env: Env, task: str, options: ContextOptions = ContextOptions()) -> ContextResult:
-    """Assemble what the model would get for ``task`` in ``env.cwd``.
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PreparedContext:
+    """The parts that stay the same across turns, and what the per-turn parts need."""
+
+    config: Config
+    discovery: Discovery
+    skills: ContextSkills
+    options: ContextOptions
+    stable: tuple[ContextPart, ...]
+    catalog_report: dict[str, object]
+    diagnostics: tuple[Diagnostic, ...]
+
+
+def prepare_context(env: Env, options: ContextOptions = ContextOptions()) -> PreparedContext:
+    """Discover, apply the per-skill modes and build the stable parts, in context order:
+    instructions, catalog, pinned skills, memory.
 
     Raises:
         RequiredSkillError: a skill configured as ``required`` is missing or invalid.
@@ -125,39 +151,63 @@ def build_context(env: Env, task: str, options: ContextOptions = ContextOptions(
         discover_for_context,
         instructions_part,
         memory_part,
-        mentioned_part,
         pinned_part,
         resolve_modes,
-        suggestions_part,
     )
 
     config, discovery = discover_for_context(env, options)
     moded = resolve_modes(config, discovery)
-    warnings: list[str] = []
     parts: list[ContextPart] = []
     found: list[Diagnostic] = []
     if options.instructions:
         parts += instructions_part(env, options, config, diagnostics=found)
     catalog, report = catalog_part(moded, discovery, options, config)
     parts.append(catalog)
-    if report.get("warning"):
-        warnings.append(str(report["warning"]))
     parts += pinned_part(moded)
     if options.memory:
         parts += memory_part(env, options)
-    mentioned = _mentioned_skills(moded.loadable, task)
-    if options.suggestions and task.strip():
-        parts += suggestions_part(moded, task, mentioned, options)
+    return PreparedContext(
+        config=config,
+        discovery=discovery,
+        skills=moded,
+        options=options,
+        stable=tuple(p for p in parts if p.text),
+        catalog_report=report,
+        diagnostics=_all_diagnostics(config, discovery) + tuple(found),
+    )
+
+
+def turn_parts(prepared: PreparedContext, task: str) -> tuple[tuple[ContextPart, ...], tuple[Skill, ...]]:
+    """The per-turn parts for ``task`` (suggestions, then the mentioned skills loaded), and the
+    skills it mentions."""
+    from skillshelf.context_parts import mentioned_part, suggestions_part
+
+    mentioned = _mentioned_skills(prepared.skills.loadable, task)
+    parts: list[ContextPart] = []
+    if prepared.options.suggestions and task.strip():
+        parts += suggestions_part(prepared.skills, task, mentioned, prepared.options)
     parts += mentioned_part(mentioned)
+    return tuple(p for p in parts if p.text), mentioned
+
+
+def build_context(env: Env, task: str, options: ContextOptions = ContextOptions()) -> ContextResult:
+    """Assemble what the model would get for ``task`` in ``env.cwd``.
+
+    Raises:
+        RequiredSkillError: a skill configured as ``required`` is missing or invalid.
+    """
+    prepared = prepare_context(env, options)
+    per_turn, mentioned = turn_parts(prepared, task)
+    warning = prepared.catalog_report.get("warning")
     return ContextResult(
         task=task,
         cwd=env.cwd,
-        parts=tuple(p for p in parts if p.text),
-        skills_total=len(discovery.skills),
+        parts=prepared.stable + per_turn,
+        skills_total=len(prepared.discovery.skills),
         mentioned=mentioned,
-        catalog_report=report,
-        warnings=tuple(warnings),
-        diagnostics=_all_diagnostics(config, discovery) + tuple(found),
+        catalog_report=prepared.catalog_report,
+        warnings=(str(warning),) if warning else (),
+        diagnostics=prepared.diagnostics,
     )
 
 

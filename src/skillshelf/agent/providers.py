@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 from skillshelf.agent.history import AssistantMessage, Message, ToolCall, ToolResults, UserMessage
-from skillshelf.errors import ModelCallError, UsageError
+from skillshelf.errors import ConfigError, ModelCallError, UsageError
+from skillshelf.memory.settings import ModelRef, parse_model_ref
 from skillshelf.serve.schemas import ToolSpec, to_anthropic, to_openai
 
 __all__ = ["AnthropicProvider", "ModelSpec", "OpenAIChatProvider", "Provider", "make_provider", "parse_model_spec"]
@@ -30,25 +30,20 @@ class Provider(Protocol):
     def complete(self, *, system: str, history: Sequence[Message], tools: Sequence[ToolSpec]) -> AssistantMessage: ...
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ModelSpec:
-    provider: str
-    name: str
-
-    def __str__(self) -> str:
-        return f"{self.provider}:{self.name}"
+ModelSpec = ModelRef
+"""``PROVIDER:NAME``: the same value the memory settings use for their models."""
 
 
 def parse_model_spec(text: str) -> ModelSpec:
-    """``PROVIDER:NAME`` (``openai:gpt-5.4-mini``, ``anthropic:claude-sonnet-4-5``)."""
-    provider, sep, name = text.partition(":")
-    if not sep or provider not in PROVIDERS or not name.strip():
-        raise UsageError(
-            f"model {text!r} is not of the form PROVIDER:NAME",
-            hint=f"use one of {', '.join(p + ':MODEL' for p in PROVIDERS)}, e.g. `--model openai:gpt-5.4-mini`",
-            code="AG001",
-        )
-    return ModelSpec(provider=provider, name=name.strip())
+    """``PROVIDER:NAME`` (``openai:gpt-5.4-mini``, ``anthropic:claude-sonnet-4-5``); unlike the
+    memory settings, the provider must be written out."""
+    hint = f"use one of {', '.join(p + ':MODEL' for p in PROVIDERS)}, e.g. `--model openai:gpt-5.4-mini`"
+    if ":" not in text:
+        raise UsageError(f"model {text!r} is not of the form PROVIDER:NAME", hint=hint, code="AG001")
+    try:
+        return parse_model_ref(text)
+    except ConfigError as exc:
+        raise UsageError(f"model {text!r} is not of the form PROVIDER:NAME", hint=hint, code="AG001") from exc
 
 
 def make_provider(

@@ -89,33 +89,16 @@ def open_agent(env: Env, options: AgentOptions, *, provider: Provider | None = N
         UsageError: the model spec is malformed or the SDK for it is not installed.
         RequiredSkillError: a ``required`` skill is missing.
     """
-    from skillshelf.context_parts import (
-        catalog_part,
-        discover_for_context,
-        instructions_part,
-        memory_part,
-        mentioned_part,
-        pinned_part,
-        resolve_modes,
-        suggestions_part,
-    )
+    from skillshelf.context import prepare_context, turn_parts
     from skillshelf.serve.tools import SkillTools
-    from skillshelf.skills.mentions import select_mentioned
 
     spec = parse_model_spec(options.model)
-    ctx = options.context
-    config, discovery = discover_for_context(env, ctx)
-    skills = resolve_modes(config, discovery)
-    stable = [
-        *(instructions_part(env, ctx, config) if ctx.instructions else []),
-        catalog_part(skills, discovery, ctx, config)[0],
-        *pinned_part(skills),
-        *(memory_part(env, ctx) if ctx.memory else []),
-    ]
-    memory = next((p for p in stable if p.name == "memory" and p.text), None)
+    prepared = prepare_context(env, options.context)
+    skills, config = prepared.skills, prepared.config
+    memory = next((p for p in prepared.stable if p.name == "memory"), None)
     count_uses = memory is not None and options.count_memory_uses
     folder = Path(memory.sources[0]).parent if memory is not None and memory.sources else ""
-    system = "\n\n".join([AGENT_PREAMBLE.format(cwd=env.cwd), *(p.text for p in stable if p.text),
+    system = "\n\n".join([AGENT_PREAMBLE.format(cwd=env.cwd), *(p.text for p in prepared.stable),
                           *([MEMORY_CITATION_NOTE.format(folder=folder)] if count_uses else [])])
     hooks = [*([memory_citation_hook(options.memory_db)] if count_uses else []), *([on_answer] if on_answer else [])]
 
@@ -124,10 +107,8 @@ def open_agent(env: Env, options: AgentOptions, *, provider: Provider | None = N
     def turn_context(text: str) -> str:
         if usage is not None:
             usage.turn(text)
-        mentioned = select_mentioned(skills.loadable, [text])
-        parts = [*(suggestions_part(skills, text, mentioned, ctx) if ctx.suggestions else []),
-                 *mentioned_part(mentioned)]
-        return "\n\n".join(p.text for p in parts if p.text)
+        parts, _ = turn_parts(prepared, text)
+        return "\n\n".join(p.text for p in parts)
 
     return Agent(
         provider=provider or make_provider(spec, base_url=options.base_url, api_key=options.api_key),
