@@ -9,8 +9,8 @@ fixed random sample of single-tool queries, seed 0, 3,000 by default) and
 ``benchmarks/skillsbench-routing`` (87 tasks, 198 skills) with every skill of ``corpora/``
 that loads as a distractor (minus those whose name equals a SkillsBench skill's name, which
 are copies of the same skill). Baselines computed in the same run: ``bm25s`` over name +
-description (its default English stop words) and dense MiniLM (all-MiniLM-L6-v2, cosine over
-name + description).
+description (English stop words, Snowball stemmer: the setting behind the issue's figures) and
+dense MiniLM (all-MiniLM-L6-v2, cosine over name + description).
 
 ``recall@k`` here is "at least one relevant entry in the top k" (success@k), the definition
 behind the baselines in the issue; ``frac@5`` is the share of relevant entries in the top 5.
@@ -93,13 +93,16 @@ def show(bench: str, name: str, m: dict[str, float]) -> None:
 
 
 def bm25s_ranker(ids: list[str], texts: list[str]) -> Ranker:
+    """bm25s as the issue measured it: English stop words and the Snowball stemmer (PyStemmer)."""
     import bm25s
+    import Stemmer
 
+    stemmer = Stemmer.Stemmer("english")
     retriever = bm25s.BM25()
-    retriever.index(bm25s.tokenize(texts, stopwords="en", show_progress=False), show_progress=False)
+    retriever.index(bm25s.tokenize(texts, stopwords="en", stemmer=stemmer, show_progress=False), show_progress=False)
 
     def run(query: str, k: int) -> list[str]:
-        tokens = bm25s.tokenize([query], stopwords="en", show_progress=False)
+        tokens = bm25s.tokenize([query], stopwords="en", stemmer=stemmer, show_progress=False)
         if not tokens.vocab:
             return []
         docs, scores = retriever.retrieve(tokens, k=min(k, len(ids)), show_progress=False)

@@ -80,13 +80,14 @@ def test_typo_still_finds_the_skill_with_the_default_fusion() -> None:
 
 
 def test_usage_prior_breaks_near_ties_but_never_lifts_a_non_match() -> None:
-    docs = [SkillDoc(key=f"/s/{n}/SKILL.md", name=n, description="merge pdf files") for n in ("a", "b")]
+    # two copies of one skill under different folders: an exact tie that only the prior breaks
+    docs = [SkillDoc(key=f"/s/{n}/SKILL.md", name="pdf-merge", description="merge pdf files") for n in ("a", "b")]
     docs.append(SkillDoc(key="/s/z/SKILL.md", name="z", description="bake bread"))
     index = SkillIndex.from_docs(docs)
     prior = {"/s/b/SKILL.md": 1.0, "/s/z/SKILL.md": 1.0}
-    ranked = [r.doc.name for r in rank_docs(index, "merge pdf", usage=prior)]
-    assert ranked == ["b", "a"]
-    assert [r.doc.name for r in rank_docs(index, "anything", selector="usage", usage=prior)] == ["b", "z"]
+    ranked = [r.doc.key for r in rank_docs(index, "merge pdf", usage=prior)]
+    assert ranked == ["/s/b/SKILL.md", "/s/a/SKILL.md"]
+    assert [r.doc.key for r in rank_docs(index, "anything", selector="usage", usage=prior)] == ["/s/b/SKILL.md", "/s/z/SKILL.md"]
 
 
 def test_every_selector_runs_and_returns_ranks_from_one() -> None:

@@ -25,6 +25,7 @@ from skillshelf.select.selectors.sparse import (
     query_weights,
     top_hits,
 )
+from skillshelf.select.static import static_scores
 
 if TYPE_CHECKING:
     from skillshelf.select.semantic import SemanticIndex
@@ -49,6 +50,9 @@ W_BM25F = 1.0
 W_NGRAM = 0.3
 W_SEMANTIC = 0.5
 W_SEMANTIC_SHORT = 2.0
+W_STATIC_SHORT = 1.0
+STATIC_FLOOR = 0.35  # a cosine of static vectors below this is no evidence (unrelated texts reach ~0.3)
+STATIC_SCALE = 0.3  # cosine above the floor that counts as much as the best lexical match
 SHORT_QUERY_WORDS = 40
 W_USAGE = 0.15
 W_NAME = 0.5
@@ -58,7 +62,21 @@ SEM_QUANTILE = 0.5
 def _semantic_weight(query: str) -> float:
     """MiniLM reads at most 256 tokens and was trained on sentence pairs: it is the better
     judge of a short request and a weaker one of a long task specification."""
-    return W_SEMANTIC_SHORT if len(query.split()) <= SHORT_QUERY_WORDS else W_SEMANTIC
+    return W_SEMANTIC_SHORT if _is_short(query) else W_SEMANTIC
+
+
+def _is_short(query: str) -> bool:
+    return len(query.split()) <= SHORT_QUERY_WORDS
+
+
+def _static_part(index: SkillIndex, query: str) -> Any:
+    """Static word vectors are a bag of words: a fair judge of a request, not of a long task.
+    Cosines mean the same thing in every index, so they are scaled absolutely (a relative
+    scale would turn a hair's difference between two skills into a whole point)."""
+    import numpy as np
+
+    above = centred(static_scores(index, query), quantile=SEM_QUANTILE, at_least=STATIC_FLOOR)
+    return above / np.float32(STATIC_SCALE)
 
 
 def _usage_scores(index: SkillIndex, extras: Extras) -> Any:
@@ -82,6 +100,8 @@ def _default(index: SkillIndex, query: str, limit: int, extras: Extras) -> list[
         dense = extras.semantic.scores(index, query)
         parts.append((_semantic_weight(query), centred(dense, quantile=SEM_QUANTILE)))
     total = combine(parts)
+    if _is_short(query):
+        total = total + np.float32(W_STATIC_SHORT) * _static_part(index, query)
     coverage = name_coverage(index, query, weights=weights)
     total = total + np.float32(W_NAME) * coverage * coverage
     if extras.usage and float(total.max(initial=0.0)) > 0:

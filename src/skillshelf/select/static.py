@@ -1,0 +1,148 @@
+"""Static word vectors: a little of MiniLM's sense of meaning in the base install.
+
+``data/static_vectors.npz`` holds one 128-dimensional vector per WordPiece token of
+all-MiniLM-L6-v2, distilled from the model by ``scripts/distil_static_vectors.py`` (each token
+run through the model on its own, principal components, Zipf weighting, int8). A text's
+vector is the sum of its tokens' vectors (stop words left out), normalised; similarity is the
+cosine. It knows that *horoscope* is near *zodiac* and *apartment* near *renting*, which no
+lexical selector can, at the cost of a few microseconds per word and 3.7 MB on disk. Word
+order is ignored, so it is a judge of short requests, not of long task specifications
+(the default selector weighs it accordingly).
+
+Document vectors are computed once per index (``SkillIndex.memo``) from the same text the
+``semantic`` extra embeds: the name (identifier parts as words) and the descriptions.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from collections.abc import Callable, Sequence
+from importlib import resources
+from typing import TYPE_CHECKING, Any
+
+from skillshelf.select.semantic import doc_text
+from skillshelf.select.tokenize import STOP_WORDS
+from skillshelf.select.wordpiece import WordPiece, basic_words
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    from skillshelf.select.index import SkillIndex
+
+    Matrix = npt.NDArray[np.float32]
+else:
+    Matrix = Any
+
+__all__ = ["DATA_FILE", "StaticVectors", "static_scores", "static_vectors"]
+
+DATA_FILE = "static_vectors.npz"
+MAX_QUERY_CHARS = 16 * 1024
+MAX_PIECES = 2
+"""A word cut into more pieces than this is left out: the vectors of stray fragments such as
+``##ty`` point everywhere, so a rare or made-up word would pull a text towards everything."""
+_CHUNK_DOCS = 2048
+
+
+class StaticVectors:
+    """The token table and the text -> unit vector function."""
+
+    def __init__(self, tokens: Sequence[str], vectors: Any, scales: Any) -> None:
+        import numpy as np
+
+        self.vocab = {t: i for i, t in enumerate(tokens)}
+        self.wordpiece = WordPiece(self.vocab)
+        self.table: Matrix = (vectors.astype(np.float32) * scales.astype(np.float32)[:, None]).astype(np.float32)
+        self.dims = int(self.table.shape[1])
+        self.max_pieces = MAX_PIECES
+        self._counted = _WordIds(self._counted_ids)
+        self._stop_ids = frozenset(self.vocab[w] for w in STOP_WORDS if w in self.vocab)
+
+    def token_ids(self, text: str) -> list[int]:
+        """The token ids that count for ``text``: WordPiece pieces of its non-stop words."""
+        return list(itertools.chain.from_iterable(map(self._counted.__getitem__, basic_words(text))))
+
+    def _counted_ids(self, word: str) -> tuple[int, ...]:
+        if word in STOP_WORDS:
+            return ()
+        ids = self.wordpiece.word_ids(word)
+        if len(ids) > self.max_pieces:
+            return ()
+        return tuple(i for i in ids if i not in self._stop_ids)
+
+    def encode(self, text: str) -> Matrix:
+        """The unit vector of ``text`` (all zeros when nothing in it is known)."""
+        import numpy as np
+
+        ids = self.token_ids(text[:MAX_QUERY_CHARS])
+        if not ids:
+            return np.zeros(self.dims, np.float32)
+        return _unit(self.table[ids].sum(axis=0))
+
+    def encode_many(self, texts: Sequence[str]) -> Matrix:
+        """Unit vectors of ``texts``, one row each (chunked, so memory stays bounded)."""
+        import numpy as np
+
+        out = np.zeros((len(texts), self.dims), np.float32)
+        for start in range(0, len(texts), _CHUNK_DOCS):
+            chunk = [self.token_ids(t) for t in texts[start : start + _CHUNK_DOCS]]
+            flat = [i for ids in chunk for i in ids]
+            if not flat:
+                continue
+            lengths = np.fromiter((len(ids) for ids in chunk), np.int64, len(chunk))
+            has = lengths > 0
+            offsets = np.concatenate(([0], np.cumsum(lengths)[:-1]))[has]
+            sums = np.add.reduceat(self.table[flat], offsets, axis=0)
+            norms = np.linalg.norm(sums, axis=1, keepdims=True)
+            rows = np.nonzero(has)[0] + start
+            out[rows] = sums / np.maximum(norms, np.float32(1e-12))
+        return out
+
+
+class _WordIds(dict[str, tuple[int, ...]]):
+    """``word -> counted ids``, filled on first use and cleared past ``limit`` entries, so a
+    lookup on a hit is a plain dictionary access."""
+
+    def __init__(self, compute: Callable[[str], tuple[int, ...]], limit: int = 1 << 18) -> None:
+        super().__init__()
+        self._compute = compute
+        self._limit = limit
+
+    def __missing__(self, word: str) -> tuple[int, ...]:
+        if len(self) >= self._limit:
+            self.clear()
+        value = self[word] = self._compute(word)
+        return value
+
+
+def _unit(vec: Matrix) -> Matrix:
+    import numpy as np
+
+    norm = float(np.linalg.norm(vec))
+    out: Matrix = (vec / np.float32(norm)).astype(np.float32) if norm > 0 else np.zeros_like(vec)
+    return out
+
+
+@functools.lru_cache(maxsize=1)
+def static_vectors() -> StaticVectors:
+    """The shipped table, loaded once per process."""
+    import numpy as np
+
+    with resources.files("skillshelf.select").joinpath("data", DATA_FILE).open("rb") as fh, np.load(fh) as data:
+        tokens = bytes(data["tokens"]).decode("utf-8").split("\n")
+        return StaticVectors(tokens, data["vectors"], data["scales"])
+
+
+def static_scores(index: SkillIndex, query: str) -> Matrix:
+    """Cosine of every document of ``index`` with ``query`` (negative values as 0)."""
+    import numpy as np
+
+    table = static_vectors()
+    docs: Matrix = index.memo("static_vectors", lambda: table.encode_many([doc_text(d) for d in index.docs]))
+    qv = table.encode(query)
+    if len(docs) == 0 or not qv.any():
+        return np.zeros(len(docs), np.float32)
+    sims = docs @ qv  # a matrix-vector product: BLAS keeps it on one thread
+    out: Matrix = np.maximum(sims, 0).astype(np.float32)
+    return out

@@ -1,0 +1,85 @@
+"""Static word vectors: shipped, meaningful, robust to junk, and part of the default ranking."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from skillshelf.select import rank_docs
+from skillshelf.select.docs import doc_for_tool
+from skillshelf.select.index import SkillIndex
+from skillshelf.select.static import static_scores, static_vectors
+
+
+def _cos(a: str, b: str) -> float:
+    table = static_vectors()
+    return float(table.encode(a) @ table.encode(b))
+
+
+def _tools() -> SkillIndex:
+    return SkillIndex.from_docs(
+        [
+            doc_for_tool("rent", "apartment-finder", "Find flats and houses to rent near you."),
+            doc_for_tool("pdf", "pdf-tools", "Merge, split and compress PDF documents."),
+            doc_for_tool("wx", "weather", "Forecasts, temperature and rain for any city."),
+            doc_for_tool("music", "playlist-maker", "Build playlists of songs by mood and genre."),
+        ]
+    )
+
+
+def test_the_shipped_table_loads_with_the_whole_vocabulary() -> None:
+    table = static_vectors()
+    assert len(table.vocab) == table.table.shape[0] == 30522
+    assert table.dims == 128
+    assert not table.table[table.vocab["[CLS]"]].any()
+
+
+def test_related_texts_are_closer_than_unrelated_ones() -> None:
+    assert _cos("will it rain tomorrow", "weather forecast") > _cos("will it rain tomorrow", "merge pdf documents") + 0.2
+    assert _cos("book a flight to Rome", "airline tickets and travel") > _cos("book a flight to Rome", "bake bread") + 0.2
+    assert _cos("my unit tests fail", "debug failing pytest suites") > _cos("my unit tests fail", "edit photos") + 0.2
+
+
+def test_stop_words_and_made_up_words_give_no_vector() -> None:
+    table = static_vectors()
+    assert not table.encode("the and of to").any()
+    assert not table.encode("qwertyuiop zxcvbnm").any()
+    assert not table.encode("").any()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.text(max_size=80), min_size=1, max_size=8))
+def test_encoding_many_equals_encoding_each(texts: list[str]) -> None:
+    table = static_vectors()
+    many = table.encode_many(texts)
+    each = np.stack([table.encode(t) for t in texts])
+    assert np.allclose(many, each, atol=1e-5)
+    norms = np.linalg.norm(many, axis=1)
+    assert np.all((np.abs(norms - 1) < 1e-4) | (norms == 0))
+
+
+def test_scores_are_cosines_clipped_at_zero_one_per_document() -> None:
+    index = _tools()
+    scores = static_scores(index, "sunny or cloudy tomorrow")
+    assert scores.shape == (len(index),) and float(scores.min()) >= 0
+    assert index.docs[int(np.argmax(scores))].name == "weather"
+
+
+def test_the_default_ranking_finds_a_skill_by_meaning_without_a_shared_word() -> None:
+    index = _tools()
+    assert rank_docs(index, "will it be sunny tomorrow in Paris", top_k=1)[0].doc.name == "weather"
+    assert rank_docs(index, "I need somewhere to live in Berlin", top_k=1)[0].doc.name == "apartment-finder"
+    assert rank_docs(index, "recommend some tracks for a road trip", top_k=1)[0].doc.name == "playlist-maker"
+
+
+def test_junk_finds_nothing_with_the_default_ranking() -> None:
+    assert rank_docs(_tools(), "qwertyuiop zxcvbnm") == ()
+
+
+def test_a_long_task_is_ranked_without_the_static_vectors() -> None:
+    index = _tools()
+    task = "Please write a long specification. " * 20 + "It must be sunny."
+    # "sunny" finds the weather skill in a short request, but no word of this task is in any
+    # skill, and a bag of 100 words is too blunt to trust: nothing is ranked
+    assert rank_docs(index, task) == ()
