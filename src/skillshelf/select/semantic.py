@@ -94,7 +94,7 @@ class SemanticIndex:
         qv = self.query_vector(query)
         with threadpool_limits(limits=1, user_api="blas"):
             sims = self.vectors @ qv
-        out: Matrix = np.maximum(sims, 0).astype(np.float32)
+        out: Matrix = np.maximum(np.round(sims, 5), 0).astype(np.float32)  # identical documents tie (see static.py)
         return out
 
 

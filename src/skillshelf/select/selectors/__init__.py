@@ -75,7 +75,7 @@ def _static_part(index: SkillIndex, query: str) -> Any:
     scale would turn a hair's difference between two skills into a whole point)."""
     import numpy as np
 
-    above = centred(static_scores(index, query), quantile=SEM_QUANTILE, at_least=STATIC_FLOOR)
+    above = np.maximum(static_scores(index, query) - np.float32(STATIC_FLOOR), np.float32(0))
     return above / np.float32(STATIC_SCALE)
 
 
