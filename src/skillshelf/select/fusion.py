@@ -50,15 +50,14 @@ def normalised(scores: Scores) -> Scores:
     return (scores / np.float32(top)).astype(np.float32)
 
 
-def centred(scores: Scores, *, quantile: float = 0.5, at_least: float = 0.0) -> Scores:
-    """``max(0, scores - max(q, at_least))`` with ``q`` the given quantile of the scores: dense
-    similarities sit in a narrow band, and only how far a skill stands above the crowd carries
-    signal; ``at_least`` is an absolute floor for when the crowd is too small to tell."""
+def centred(scores: Scores, *, quantile: float = 0.5) -> Scores:
+    """``max(0, scores - q)`` with ``q`` the given quantile of the scores: dense similarities
+    sit in a narrow band, and only how far a skill stands above the crowd carries signal."""
     import numpy as np
 
     if len(scores) == 0:
         return scores
-    floor = np.float32(max(float(np.quantile(scores, quantile)), at_least))
+    floor = np.float32(np.quantile(scores, quantile))
     out: Scores = np.maximum(scores - floor, np.float32(0)).astype(np.float32)
     return out
 
