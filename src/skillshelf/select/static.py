@@ -143,8 +143,9 @@ def static_scores(index: SkillIndex, query: str) -> Matrix:
     qv = table.encode(query)
     if len(docs) == 0 or not qv.any():
         return np.zeros(len(docs), np.float32)
-    sims = docs @ qv  # a matrix-vector product: BLAS keeps it on one thread
-    # BLAS may sum a block's rows in another order than the tail's: identical documents would
-    # differ in the last bit and no longer tie, so cosines are kept to 1e-5
-    out: Matrix = np.maximum(np.round(sims, 5), 0).astype(np.float32)
+    # numpy's own loop, not BLAS: a threaded BLAS waits for its threads, which on a busy
+    # machine costs milliseconds for a product of microseconds; and its blocks may sum rows in
+    # another order than the tail's, so identical skills would no longer tie
+    sims = np.einsum("ij,j->i", docs, qv)
+    out: Matrix = np.maximum(sims, 0).astype(np.float32)
     return out
