@@ -55,3 +55,12 @@ def test_search_skills_tool_returns_plain_dicts(skill_root: Path) -> None:
     assert hits[0]["name"] == "image-resize"
     assert set(hits[0]) == {"name", "description", "path", "score"}
     assert len(search_skills(index, "resize", top_k=500)) <= 50
+
+
+def test_search_finds_skills_by_meaning_in_the_base_install(
+    skill_root: Path, isolated_home: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # no word of these requests is in the skill they want; the static word vectors bridge it
+    for request, wanted in (("make my photos smaller", "image-resize"), ("shorten the movie", "video-editing")):
+        main(["search", request, "--root", str(skill_root), "--no-builtin", "--top", "1", "--json", "--no-semantic"])
+        assert json.loads(capsys.readouterr().out)["results"][0]["name"] == wanted

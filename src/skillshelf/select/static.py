@@ -4,7 +4,7 @@
 all-MiniLM-L6-v2, distilled from the model by ``scripts/distil_static_vectors.py`` (each token
 run through the model on its own, principal components, Zipf weighting, int8). A text's
 vector is the sum of its tokens' vectors (stop words left out), normalised; similarity is the
-cosine. It knows that *horoscope* is near *zodiac* and *apartment* near *renting*, which no
+cosine. It knows that *sunny* is near *weather* and *flight* near *airline*, which no
 lexical selector can, at the cost of a few microseconds per word and 3.7 MB on disk. Word
 order is ignored, so it is a judge of short requests, not of long task specifications
 (the default selector weighs it accordingly).
@@ -55,7 +55,6 @@ class StaticVectors:
         self.wordpiece = WordPiece(self.vocab)
         self.table: Matrix = (vectors.astype(np.float32) * scales.astype(np.float32)[:, None]).astype(np.float32)
         self.dims = int(self.table.shape[1])
-        self.max_pieces = MAX_PIECES
         self._counted = _WordIds(self._counted_ids)
         self._stop_ids = frozenset(self.vocab[w] for w in STOP_WORDS if w in self.vocab)
 
@@ -67,7 +66,7 @@ class StaticVectors:
         if word in STOP_WORDS:
             return ()
         ids = self.wordpiece.word_ids(word)
-        if len(ids) > self.max_pieces:
+        if len(ids) > MAX_PIECES:
             return ()
         return tuple(i for i in ids if i not in self._stop_ids)
 
