@@ -75,8 +75,13 @@ def _static_part(index: SkillIndex, query: str) -> Any:
     scale would turn a hair's difference between two skills into a whole point)."""
     import numpy as np
 
-    above = np.maximum(static_scores(index, query) - np.float32(STATIC_FLOOR), np.float32(0))
-    return above / np.float32(STATIC_SCALE)
+    cosines = static_scores(index, query)
+    if len(cosines) == 0:
+        return cosines
+    # a chatty request ("thanks, that works") is near everything: only what stands above the
+    # crowd counts, and never below the absolute floor
+    floor = max(float(np.median(cosines)), STATIC_FLOOR)
+    return np.maximum(cosines - np.float32(floor), np.float32(0)) / np.float32(STATIC_SCALE)
 
 
 def _usage_scores(index: SkillIndex, extras: Extras) -> Any:
