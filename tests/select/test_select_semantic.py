@@ -71,3 +71,29 @@ def test_document_vectors_are_cached_on_disk(encoder: Any, tmp_path: Path) -> No
     assert third.texts == 1
     with pytest.raises(ValueError):
         sem.scores(changed, "holiday")
+
+
+def test_a_long_task_is_read_passage_by_passage() -> None:
+    from skillshelf.select.semantic import MAX_PASSAGES, PASSAGE_WORDS, passages
+
+    assert passages("merge two pdf files") == ["merge two pdf files"]
+    long_task = " ".join(f"w{i}" for i in range(PASSAGE_WORDS * 2 + 5))
+    parts = passages(long_task)
+    assert [len(p.split()) for p in parts] == [PASSAGE_WORDS, PASSAGE_WORDS, 5]
+    assert " ".join(parts) == long_task
+    huge = " ".join(["word"] * PASSAGE_WORDS * (MAX_PASSAGES + 3))
+    assert len(passages(huge)) == MAX_PASSAGES
+
+
+def test_a_skill_asked_for_in_one_paragraph_of_a_long_task_is_not_blurred(encoder: Any, tmp_path: Path) -> None:
+    from skillshelf.select.semantic import SemanticIndex
+
+    index = SkillIndex.from_tools(TOOLS)
+    sem = SemanticIndex.build(index, cache_dir=tmp_path, encoder=encoder)
+    # the request sits past the 256 tokens the model reads at once
+    filler = "The repository has a build script, a README and a folder of notes about the project. " * 16
+    task = filler + "Once that is done, reserve a flight and a hotel room for the team offsite in Lisbon."
+    assert rank_docs(index, task, selector="semantic", semantic=sem)[0].doc.tool_id == "trips"
+    trips = next(i for i, d in enumerate(index.docs) if d.tool_id == "trips")
+    blurred = float(encoder.encode([task])[0] @ sem.vectors[trips])  # the whole task as one text
+    assert float(sem.scores(index, task)[trips]) > blurred + 0.05

@@ -48,7 +48,7 @@ SelectorFn = Callable[[SkillIndex, str, int, Extras], list[Hit]]
 # Default fusion weights (general choices, see bench/selection.py for how they were checked).
 W_BM25F = 1.0
 W_NGRAM = 0.3
-W_SEMANTIC = 0.5
+W_SEMANTIC = 1.0
 W_SEMANTIC_SHORT = 2.0
 W_STATIC_SHORT = 1.0
 STATIC_FLOOR = 0.35  # a cosine of static vectors below this is no evidence (unrelated texts reach ~0.3)
@@ -60,8 +60,8 @@ SEM_QUANTILE = 0.5
 
 
 def _semantic_weight(query: str) -> float:
-    """MiniLM reads at most 256 tokens and was trained on sentence pairs: it is the better
-    judge of a short request and a weaker one of a long task specification."""
+    """MiniLM was trained on sentence pairs: it is the better judge of a short request; a long
+    task it reads passage by passage (``semantic.passages``) and weighs half as much."""
     return W_SEMANTIC_SHORT if _is_short(query) else W_SEMANTIC
 
 
