@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Callable
 from pathlib import Path
@@ -133,3 +134,118 @@ def test_a_removed_skill_is_dropped_from_the_cache_too(
     again = SkillIndex.build(skills[1:], cache_dir=cache)
     assert again.stats.reused == len(skills) - 1 and again.stats.analysed == 0
     assert _rankings(again) == _rankings(SkillIndex.build(skills[1:]))
+
+
+_POOL = [("pdf-tools", "Merge and split PDF files."), ("git-release", "Tag a release and write the changelog."),
+         ("image-resize", "Resize PNG and JPEG images."), ("flaky-tests", "Fix flaky pytest tests."),
+         ("video-editing", "Trim video clips, add subtitles."), ("excel-pivots", "Excel pivot tables and formulas."),
+         ("pdf-forms", "Fill PDF forms."), ("release-notes", "Draft release notes from merged changes.")]
+
+
+def _pool_skill(i: int, version: int, root: Path) -> Skill:
+    from skillshelf.skills.model import RootOrigin, Scope
+
+    name, desc = _POOL[i]
+    return Skill(name=name, description=desc + " extra words" * version, path=root / f"s{i}" / "SKILL.md", root=root,
+                 scope=Scope.USER, origin=RootOrigin.EXTRA)
+
+
+def _body(skill: Skill) -> str:
+    return f"# {skill.name}\n\nUse the {skill.name.split('-')[0]} command. {skill.description}\n"
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.lists(st.dictionaries(st.integers(0, len(_POOL) - 1), st.integers(0, 2)), min_size=1, max_size=4),
+       st.randoms(use_true_random=False))
+def test_incremental_builds_rank_exactly_as_from_scratch(states: list[dict[int, int]], rnd: random.Random) -> None:
+    """Skills added, removed and edited between cached builds, in any input order."""
+    import tempfile
+
+    root = Path("/virtual/skills")
+    with tempfile.TemporaryDirectory() as tmp:
+        for state in states:
+            skills = [_pool_skill(i, v, root) for i, v in state.items()]
+            rnd.shuffle(skills)
+            cached = SkillIndex.build(skills, cache_dir=Path(tmp), body_reader=_body)
+            fresh = SkillIndex.build(list(reversed(skills)), body_reader=_body)
+            for selector in ("default", "bm25f", "ngram", "multi"):
+                assert _rankings(cached, selector) == _rankings(fresh, selector)
+
+
+def _cache_files(cache: Path) -> tuple[Path, Path]:
+    files = sorted((cache / "select").iterdir())
+    base = [f for f in files if ".base-" in f.name]
+    main = [f for f in files if ".base-" not in f.name]
+    assert len(base) == 1 and len(main) == 1, files
+    return base[0], main[0]
+
+
+def test_a_small_change_leaves_the_base_file_alone(
+    skill_root: Path, tmp_path: Path, make_skill: Callable[..., Path], discover: Callable[[Path], tuple[Skill, ...]]
+) -> None:
+    cache = tmp_path / "cache"
+    SkillIndex.build(discover(skill_root), cache_dir=cache)
+    base, main = _cache_files(cache)
+    before = (base.stat().st_ino, base.stat().st_mtime_ns, main.stat().st_ino)
+    make_skill(skill_root, "image-resize", "Rename photos by their capture date using EXIF metadata.", "# Photos\n")
+    updated = SkillIndex.build(discover(skill_root), cache_dir=cache)
+    assert updated.stats.analysed == 1
+    assert _cache_files(cache)[0] == base and (base.stat().st_ino, base.stat().st_mtime_ns) == before[:2]
+    assert main.stat().st_ino != before[2]  # replaced, never written in place
+    again = SkillIndex.build(discover(skill_root), cache_dir=cache)
+    assert again.stats.analysed == 0 and _rankings(again) == _rankings(SkillIndex.build(discover(skill_root)))
+
+
+def test_many_changes_compact_into_a_new_base(
+    skill_root: Path, tmp_path: Path, make_skill: Callable[..., Path], discover: Callable[[Path], tuple[Skill, ...]]
+) -> None:
+    cache = tmp_path / "cache"
+    SkillIndex.build(discover(skill_root), cache_dir=cache)
+    base, _ = _cache_files(cache)
+    for folder in ("pdf-tools", "git-release", "flaky-tests"):
+        make_skill(skill_root, folder, f"Rewritten {folder} description about spreadsheets.", "# New\n")
+    updated = SkillIndex.build(discover(skill_root), cache_dir=cache)
+    assert updated.stats.analysed == 3 and updated.meta.delta.rows == 0
+    assert _cache_files(cache)[0] != base  # the old base is removed once the new one is named
+    assert _rankings(updated) == _rankings(SkillIndex.build(discover(skill_root)))
+
+
+def test_a_missing_or_truncated_base_file_is_rebuilt(
+    skill_root: Path, tmp_path: Path, discover: Callable[[Path], tuple[Skill, ...]]
+) -> None:
+    cache = tmp_path / "cache"
+    skills = discover(skill_root)
+    SkillIndex.build(skills, cache_dir=cache)
+    base, _ = _cache_files(cache)
+    base.write_bytes(base.read_bytes()[: base.stat().st_size // 2])
+    assert SkillIndex.build(skills, cache_dir=cache).stats.analysed == len(skills)
+    _cache_files(cache)[0].unlink()
+    rebuilt = SkillIndex.build(skills, cache_dir=cache)
+    assert rebuilt.stats.analysed == len(skills) and _rankings(rebuilt) == _rankings(SkillIndex.build(skills))
+
+
+def _build_in_process(root: str, cache: str, description: str) -> int:
+    from skillshelf.skills.discover import discover_in
+
+    skills = list(discover_in([Path(root)]).skills)
+    skills = [s if s.name != "pdf-tools" else dataclasses.replace(s, description=description) for s in skills]
+    for _ in range(5):
+        SkillIndex.build(skills, cache_dir=Path(cache))
+    return len(skills)
+
+
+def test_two_processes_writing_the_cache_never_corrupt_it(
+    skill_root: Path, tmp_path: Path, discover: Callable[[Path], tuple[Skill, ...]]
+) -> None:
+    import multiprocessing
+
+    cache = tmp_path / "cache"
+    SkillIndex.build(discover(skill_root), cache_dir=cache)
+    ctx = multiprocessing.get_context("spawn")
+    with ctx.Pool(2) as pool:
+        args = [(str(skill_root), str(cache), f"Merge PDF files, variant {i}.") for i in range(2)]
+        assert pool.starmap(_build_in_process, args) == [6, 6]
+    skills = discover(skill_root)
+    index = SkillIndex.build(skills, cache_dir=cache)
+    assert index.stats.analysed <= 1  # the cache holds one writer's complete state
+    assert _rankings(index) == _rankings(SkillIndex.build(skills))

@@ -6,6 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from skillshelf.select import postings as postings_module
 from skillshelf.select.index import CONTENT_MODEL, GRAM_MODEL, META_MODEL
 from skillshelf.select.postings import FieldModel, Postings
 
@@ -38,10 +39,10 @@ def test_vectorised_build_equals_the_per_document_loop(case: tuple[FieldModel, l
 
 
 def test_documents_without_terms_still_count_as_documents() -> None:
-    docs = [[{}, {}], [{"pdf": 2}, {"merge": 1, "pdf": 1}], [{}, {}]]
+    docs: list[list[dict[str, int]]] = [[{}, {}], [{"pdf": 2}, {"merge": 1, "pdf": 1}], [{}, {}]]
     built = Postings.build(CONTENT_MODEL, docs, [[0, 0], [2, 2], [0, 0]])
     assert built.n_docs == 3 and built.doc_freq("pdf") == 1
-    assert built.doc_ids.tolist() == [1, 1] and built.tf.tolist() == [[0.0, 1.0], [2.0, 1.0]]
+    assert built.base.doc_ids.tolist() == [1, 1] and built.base.tf.tolist() == [[0.0, 1.0], [2.0, 1.0]]
 
 
 @settings(max_examples=80, deadline=None)
@@ -66,3 +67,66 @@ def test_bulk_counting_equals_a_token_by_token_pass(text: str, limit: int) -> No
     assert fields[1] == Counter(kept) and list(fields[1]) == list(dict.fromkeys(kept)) and lengths[1] == len(kept)
     grams = [g for w in words(text) if len(w) >= 2 and w not in STOP_WORDS for g in char_grams(w)]
     assert docs._count((text,), "grams") == ((Counter(grams),), [float(len(grams))])
+
+
+def _scores(p: Postings, queries: list[dict[str, float]], coverage: bool) -> list[tuple[list[float], list[int]]]:
+    out = []
+    for q in queries:
+        s, m = p.score(q)
+        out.append((s.tolist(), m.tolist()))
+        assert p.weighted(q).tolist() == s.tolist()
+        if coverage:
+            out.append((p.field_coverage(q, 0).tolist(), []))
+    return out
+
+
+_QUERIES = [{"a": 1.0}, {"b": 1.0, "zz": 2.0}, {"ab": 1.0, "é": 1.0, "c_": 1.5, "a": 1.0}, {"nothing": 1.0}]
+_STEP = st.lists(st.tuples(st.integers(min_value=0, max_value=11), st.booleans()), max_size=8)
+
+
+def _doc_for(nf: int, key: int, version: int) -> list[dict[str, int]]:
+    """A small deterministic document: a few terms from a tiny alphabet, per field."""
+    alphabet = ["a", "b", "ab", "é", "c_", "zz", "a_b", f"k{key}"]
+    return [{alphabet[(key * 3 + version * 5 + f * 7 + j) % len(alphabet)]: 1 + (key + j) % 3 for j in range((key + f + version) % 3)}
+            for f in range(nf)]
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.sampled_from([META_MODEL, CONTENT_MODEL, GRAM_MODEL]), st.sets(st.integers(0, 11)), st.lists(_STEP, max_size=4),
+       st.booleans())
+def test_updates_score_exactly_as_a_fresh_build(
+    model: FieldModel, start: set[int], steps: list[list[tuple[int, bool]]], per_term: bool
+) -> None:
+    """Any run of adds, removals and edits (some compacting) ranks as building from scratch,
+    with impacts derived all at once or term by term as queries need them."""
+    original = postings_module.EAGER_ROWS
+    postings_module.EAGER_ROWS = 0 if per_term else original
+    try:
+        _check_updates(model, start, steps)
+    finally:
+        postings_module.EAGER_ROWS = original
+
+
+def _check_updates(model: FieldModel, start: set[int], steps: list[list[tuple[int, bool]]]) -> None:
+    nf = len(model.fields)
+    live = dict.fromkeys(sorted(start), 0)
+    keys = sorted(live)
+    current = Postings.build(model, [_doc_for(nf, k, 0) for k in keys], [[1.0 + k % 2] * nf for k in keys])
+    for step in steps:
+        before = sorted(live)
+        for key, remove in step:
+            if remove:
+                live.pop(key, None)
+            else:
+                live[key] = live.get(key, -1) + 1
+        after = sorted(live)
+        changed = [k for k in after if k not in before or dict(step).get(k) is False]
+        old_to_new = [after.index(k) if k in live and k not in changed else -1 for k in before]
+        docs = [_doc_for(nf, k, live[k]) for k in changed]
+        current = current.updated(old_to_new, docs, [after.index(k) for k in changed],
+                                  [[1.0 + (k + live[k]) % 2] * nf for k in changed], len(after))
+        fresh = Postings.build(model, [_doc_for(nf, k, live[k]) for k in after],
+                               [[1.0 + (k + live[k]) % 2] * nf for k in after])
+        assert _scores(current, _QUERIES, model is META_MODEL) == _scores(fresh, _QUERIES, model is META_MODEL)
+        assert current.df[[current.vocab[t] for t in fresh.vocab]].tolist() == fresh.df.tolist()
+        np.testing.assert_array_equal(current.lengths, fresh.lengths)

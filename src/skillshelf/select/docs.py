@@ -10,10 +10,11 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import itertools
+import os
 import re
 from collections import Counter
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from skillshelf.select.tokenize import WORD_GRAMS, WORD_TERMS, raw_words
 from skillshelf.skills.model import Skill
@@ -29,6 +30,7 @@ __all__ = [
     "doc_for_skill",
     "doc_for_tool",
     "split_body",
+    "stamp_of",
     "with_body",
 ]
 
@@ -86,18 +88,34 @@ class Analysed:
     grams: tuple[dict[str, int], ...]
     gram_lengths: list[float]
 
+    def part(self, name: str) -> tuple[tuple[dict[str, int], ...], list[float]]:
+        """``(per-field term counts, field lengths)`` of ``meta``, ``content`` or ``grams``."""
+        if name == "meta":
+            return self.meta, self.meta_lengths
+        if name == "content":
+            return self.content, self.content_lengths
+        return self.grams, self.gram_lengths
+
 
 def split_body(body: str) -> tuple[str, str]:
     """``(headings, text)`` of a markdown body: heading lines joined, and the prose (code
     fences kept, since commands and library names in them are good evidence), capped."""
+    if not body:
+        return "", ""
     text = body[: MAX_BODY_CHARS * 2]
     headings = " \n".join(m.group(1) for m in _HEADING.finditer(text))
     return headings, text[:MAX_BODY_CHARS]
 
 
+def stamp_of(skill: Skill) -> str:
+    """Changes when what the index derives from ``skill`` may have: the ``SKILL.md`` mtime and
+    size, and a digest of the parsed name and descriptions and of the root (path words)."""
+    return _stamp(skill, stat_of(skill.path))
+
+
 def _stamp(skill: Skill, body_stat: tuple[int, int] | None) -> str:
     digest = hashlib.sha1(
-        "\0".join([skill.name, skill.description, skill.short_description or "", _display(skill)]).encode()
+        "\0".join([skill.name, skill.description, skill.short_description or "", _display(skill), str(skill.root)]).encode()
     ).hexdigest()[:16]
     mtime, size = body_stat or (0, 0)
     return f"{mtime}:{size}:{digest}"
@@ -113,14 +131,30 @@ def _display(skill: Skill) -> str:
 def stat_of(path: Path) -> tuple[int, int] | None:
     """``(mtime_ns, size)`` of a file, ``None`` if it cannot be read."""
     try:
-        st = path.stat()
-    except OSError:
+        st = os.stat(path)
+    except (OSError, ValueError):
         return None
     return (st.st_mtime_ns, st.st_size)
 
 
+def _plain_absolute(path: str) -> bool:
+    return path.startswith("/") and not path.startswith("//")
+
+
 def path_words_of(skill: Skill) -> str:
-    """Words of the skill's folder path below its root (plugin and folder names)."""
+    """Words of the skill's folder path below its root (plugin and folder names).
+
+    Computed on the path strings when both are absolute POSIX paths (``str`` of a pathlib path
+    is normalised, so this gives the parts ``Path.relative_to`` would); otherwise by pathlib."""
+    key, root = str(skill.path), str(skill.root)
+    cut = key.rfind("/")
+    if cut > 0 and _plain_absolute(key) and _plain_absolute(root) and isinstance(skill.path, PurePosixPath):
+        folder = key[:cut]
+        prefix = root if root.endswith("/") else root + "/"
+        if folder == root:
+            return ""
+        if folder.startswith(prefix):
+            return " ".join([p for p in folder[len(prefix) :].split("/") if p.lower() not in _PATH_NOISE])
     try:
         rel = skill.folder.relative_to(skill.root)
         parts = rel.parts
@@ -129,21 +163,27 @@ def path_words_of(skill: Skill) -> str:
     return " ".join(p for p in parts if p.lower() not in _PATH_NOISE)
 
 
-def doc_for_skill(skill: Skill, *, body: str = "", stamp: str | None = None) -> SkillDoc:
-    """A document for a parsed skill; ``body`` is the markdown after the frontmatter."""
-    headings, text = split_body(body)
-    short = skill.short_description or (skill.interface.short_description if skill.interface else None) or ""
-    display = skill.interface.display_name if skill.interface and skill.interface.display_name else ""
-    when = skill.claude.when_to_use or ""
+def doc_for_skill(
+    skill: Skill, *, body: str = "", stamp: str | None = None, path_words: str | None = None
+) -> SkillDoc:
+    """A document for a parsed skill; ``body`` is the markdown after the frontmatter.
+
+    ``stamp`` and ``path_words`` may be passed when already known (:func:`stamp_of`, and
+    :func:`path_words_of` of a skill whose stamp is unchanged: the stamp covers the root)."""
+    headings, text = split_body(body) if body else ("", "")
+    iface = skill.interface
+    short = skill.short_description or (iface.short_description if iface else None) or ""
+    display = iface.display_name if iface and iface.display_name else ""
+    when = skill.claude.when_to_use
     return SkillDoc(
         key=str(skill.path),
         name=skill.name,
-        description=" ".join(x for x in (skill.description, when) if x),
-        short_description=" ".join(x for x in (short, display) if x),
-        path_words=path_words_of(skill),
+        description=f"{skill.description} {when}" if when and skill.description else skill.description or when or "",
+        short_description=f"{short} {display}" if short and display else short or display,
+        path_words=path_words if path_words is not None else path_words_of(skill),
         headings=headings,
         body=text,
-        stamp=stamp if stamp is not None else _stamp(skill, stat_of(skill.path)),
+        stamp=stamp if stamp is not None else stamp_of(skill),
         skill=skill,
     )
 

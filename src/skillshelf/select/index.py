@@ -5,29 +5,37 @@ Per skill it indexes the name, short description, description, the headings and 
 of the name and descriptions (typos, compound words). Documents are numbered in
 ``(name, path)`` order, so the same skills give the same index whatever order they came in.
 
-With ``cache_dir`` the raw postings are kept on disk (one file pair per set of roots); the
-next build re-reads and re-analyses only skills whose ``SKILL.md`` path, mtime or size (or
-parsed name/descriptions) changed.
+With ``cache_dir`` the raw postings are kept on disk (per set of roots, see :class:`_Cache`)
+and memory-mapped by the next build, which re-reads and re-analyses only skills whose
+``SKILL.md`` path, mtime or size (or parsed name/descriptions, or root) changed. Unchanged
+skills cost a ``stat`` and a small digest; changed ones go to the postings' delta segment
+(:mod:`skillshelf.select.segments`), so an update writes only the small file, never the base.
+Document frequencies and average lengths are always those of the whole current collection:
+an index updated any number of times ranks exactly as one built from scratch.
 """
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import hashlib
-import json
-import os
 import time
-from collections.abc import Callable, Sequence
+import uuid
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from skillshelf.select.docs import SkillDoc, analyse, doc_for_skill, doc_for_tool, with_body
+from skillshelf.select.docs import SkillDoc, analyse, doc_for_skill, doc_for_tool, stamp_of, with_body
+from skillshelf.select.indexfile import read_file, write_file
 from skillshelf.select.postings import FieldModel, Postings
+from skillshelf.select.segments import Segment
 from skillshelf.skills.model import Skill
 
 __all__ = ["CONTENT_MODEL", "GRAM_MODEL", "META_MODEL", "IndexStats", "SkillIndex"]
 
-CACHE_VERSION = 4
+CACHE_VERSION = 5
+STALE_BASE_SECONDS = 3600
 
 META_MODEL = FieldModel(
     fields=("name", "short", "description", "path"), weights=(6.0, 3.0, 2.5, 1.5), b=(0.3, 0.5, 0.75, 0.3), k1=1.2
@@ -93,12 +101,17 @@ class SkillIndex:
     ) -> SkillIndex:
         """Index ``skills`` (duplicates by path are dropped). ``body_reader`` defaults to the
         skills package's ``read_skill_body``; unreadable bodies index as empty."""
+        with _gc_paused():
+            return cls._build(skills, cache_dir, body_reader or _default_body_reader())
+
+    @classmethod
+    def _build(cls, skills: Sequence[Skill], cache_dir: Path | None, reader: BodyReader) -> SkillIndex:
         start = time.perf_counter()
-        reader = body_reader or _default_body_reader()
         unique = {str(s.path): s for s in sorted(skills, key=lambda s: (s.name, str(s.path)))}
-        stubs = [doc_for_skill(s, body="") for s in unique.values()]
+        stamps = [stamp_of(s) for s in unique.values()]
         cache = _Cache(cache_dir, unique.values()) if cache_dir is not None else None
         previous = cache.load() if cache else None
+        stubs = _stubs(list(unique.values()), stamps, previous)
 
         def fresh(doc: SkillDoc) -> SkillDoc:
             assert doc.skill is not None
@@ -132,50 +145,76 @@ class SkillIndex:
         start: float,
     ) -> SkillIndex:
         n = len(docs)
+        parts: tuple[Postings, Postings, Postings]
         if previous is None:
             analysed = [analyse(fresh(d)) for d in docs]
-            meta = Postings.build(META_MODEL, [a.meta for a in analysed], [a.meta_lengths for a in analysed])
-            content = Postings.build(CONTENT_MODEL, [a.content for a in analysed], [a.content_lengths for a in analysed])
-            grams = Postings.build(GRAM_MODEL, [a.grams for a in analysed], [a.gram_lengths for a in analysed])
-            stats = IndexStats(documents=n, analysed=n, reused=0, cache_file=_s(cache_file), seconds=0.0)
-        else:
-            old_pos = {k: i for i, k in enumerate(previous.keys)}
-            old_to_new = [-1] * len(previous.keys)
-            new_ids: list[int] = []
-            todo: list[SkillDoc] = []
-            for i, d in enumerate(docs):
-                j = old_pos.get(d.key)
-                if j is not None and previous.stamps[j] == d.stamp:
-                    old_to_new[j] = i
-                else:
-                    new_ids.append(i)
-                    todo.append(d)
-            analysed = [analyse(fresh(d)) for d in todo]
-            if not todo and old_to_new == list(range(n)) and len(previous.keys) == n:
-                meta, content, grams = previous.meta, previous.content, previous.grams
-            else:
-                meta = previous.meta.updated(
-                    old_to_new, [a.meta for a in analysed], new_ids, [a.meta_lengths for a in analysed], n
-                )
-                content = previous.content.updated(
-                    old_to_new, [a.content for a in analysed], new_ids, [a.content_lengths for a in analysed], n
-                )
-                grams = previous.grams.updated(
-                    old_to_new, [a.grams for a in analysed], new_ids, [a.gram_lengths for a in analysed], n
-                )
-            stats = IndexStats(
-                documents=n, analysed=len(todo), reused=n - len(todo), cache_file=_s(cache_file), seconds=0.0
+            meta, content, grams = (
+                Postings.build(model, [a.part(name)[0] for a in analysed], [a.part(name)[1] for a in analysed])
+                for name, model in _MODELS.items()
             )
-        lean = tuple(d.lean() for d in docs)
-        elapsed = time.perf_counter() - start
+            parts, done = (meta, content, grams), n
+        elif previous.keys == [d.key for d in docs] and previous.stamps == [d.stamp for d in docs]:
+            parts, done = (previous.meta, previous.content, previous.grams), 0  # nothing changed: reuse as mapped
+        else:
+            parts, done = _update(docs, previous, fresh)
+        lean = tuple(d.lean() if d.body or d.headings else d for d in docs)
         stats = IndexStats(
-            documents=stats.documents,
-            analysed=stats.analysed,
-            reused=stats.reused,
-            cache_file=stats.cache_file,
-            seconds=elapsed,
+            documents=n, analysed=done, reused=n - done, cache_file=_s(cache_file), seconds=time.perf_counter() - start
         )
-        return cls(lean, meta, content, grams, stats)
+        return cls(lean, *parts, stats)
+
+
+def _update(
+    docs: list[SkillDoc], previous: _Previous, fresh: Callable[[SkillDoc], SkillDoc]
+) -> tuple[tuple[Postings, Postings, Postings], int]:
+    """Update the cached postings: drop removed and changed documents, add the (re)analysed ones."""
+    old_pos = {k: i for i, k in enumerate(previous.keys)}
+    old_to_new = [-1] * len(previous.keys)
+    new_ids: list[int] = []
+    todo: list[SkillDoc] = []
+    for i, d in enumerate(docs):
+        j = old_pos.get(d.key)
+        if j is not None and previous.stamps[j] == d.stamp:
+            old_to_new[j] = i
+        else:
+            new_ids.append(i)
+            todo.append(d)
+    analysed = [analyse(fresh(d)) for d in todo]
+    n = len(docs)
+    parts = tuple(
+        old.updated(old_to_new, [a.part(name)[0] for a in analysed], new_ids, [a.part(name)[1] for a in analysed], n)
+        for name, old in zip(_NAMES, (previous.meta, previous.content, previous.grams), strict=True)
+    )
+    return (parts[0], parts[1], parts[2]), len(todo)
+
+
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    """No cyclic garbage collection while a build allocates its many small objects (the
+    collector would walk every live object again and again and find nothing to free)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _stubs(skills: list[Skill], stamps: list[str], previous: _Previous | None) -> list[SkillDoc]:
+    """Body-less documents; path words come from the cache for skills whose stamp is unchanged."""
+    known: list[str | None] = [None] * len(skills)
+    if previous is not None:
+        keys = [str(s.path) for s in skills]
+        if keys == previous.keys and stamps == previous.stamps:
+            known = list(previous.path_words)
+        else:
+            old = {k: i for i, k in enumerate(previous.keys)}
+            for n, (key, stamp) in enumerate(zip(keys, stamps, strict=True)):
+                j = old.get(key)
+                if j is not None and previous.stamps[j] == stamp:
+                    known[n] = previous.path_words[j]
+    return [doc_for_skill(s, stamp=st, path_words=pw) for s, st, pw in zip(skills, stamps, known, strict=True)]
 
 
 def _s(path: Path | None) -> str | None:
@@ -199,63 +238,95 @@ def _safe_read(reader: BodyReader, skill: Skill) -> str:
 class _Previous:
     keys: list[str]
     stamps: list[str]
+    path_words: list[str]
     meta: Postings
     content: Postings
     grams: Postings
+    base_id: str
+
+
+_NAMES = ("meta", "content", "grams")
+_MODELS = {"meta": META_MODEL, "content": CONTENT_MODEL, "grams": GRAM_MODEL}
+_DAMAGE = (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError)
 
 
 class _Cache:
-    """One ``.json`` + ``.npz`` pair per set of skill roots under ``cache_dir/select``."""
+    """Two memory-mapped files per set of skill roots under ``cache_dir/select`` (see
+    :mod:`skillshelf.select.indexfile`): ``index-D.base-ID.bin``, the base segments, written by
+    a full build or a compaction and then only read; and ``index-D.bin``, naming its base and
+    holding the documents' keys and stamps, the vocabularies and the small delta segments. An
+    incremental update rewrites only the second."""
 
     def __init__(self, cache_dir: Path, skills: Sequence[Skill] | Any) -> None:
         roots = sorted({str(s.root) for s in skills})
-        digest = hashlib.sha1("\0".join(roots).encode()).hexdigest()[:20]
+        self.digest = hashlib.sha1("\0".join(roots).encode()).hexdigest()[:20]
         self.folder = cache_dir / "select"
-        self.path = self.folder / f"index-{digest}.json"
-        self.arrays = self.folder / f"index-{digest}.npz"
+        self.path = self.folder / f"index-{self.digest}.bin"
+        self.loaded: _Previous | None = None
+        self.seen_base: str | None = None  # the base the main file named, even if it was unusable
+
+    def _base_path(self, base_id: str) -> Path:
+        return self.folder / f"index-{self.digest}.base-{base_id}.bin"
 
     def load(self) -> _Previous | None:
-        import numpy as np
-
         try:
-            meta = json.loads(self.path.read_text(encoding="utf-8"))
-            if meta.get("version") != CACHE_VERSION:
+            found = read_file(self.path, CACHE_VERSION)
+            self.seen_base = str(found[1]["base"][0]) if found else None
+            base = read_file(self._base_path(self.seen_base), CACHE_VERSION) if self.seen_base else None
+            if found is None or base is None:
                 return None
-            with np.load(self.arrays, allow_pickle=False) as data:
-                arrays = {k: data[k] for k in data.files}
-            parts = {name: _postings(model, meta[f"{name}_vocab"], arrays, f"{name}_") for name, model in _MODELS.items()}
-            keys, stamps = list(meta["keys"]), list(meta["stamps"])
-            if len(keys) != len(stamps) or any(p.n_docs != len(keys) for p in parts.values()):
+            arrays, texts = found
+            arrays |= base[0]
+            keys, stamps, words = texts["keys"], texts["stamps"], texts["path_words"]
+            parts = [_postings(_MODELS[name], texts[f"{name}_vocab"], arrays, f"{name}_") for name in _NAMES]
+            if not len(keys) == len(stamps) == len(words) or any(p.n_docs != len(keys) for p in parts):
                 return None
-            return _Previous(keys=keys, stamps=stamps, meta=parts["meta"], content=parts["content"], grams=parts["grams"])
-        except (OSError, ValueError, KeyError, TypeError, IndexError):
+            self.loaded = _Previous(keys=keys, stamps=stamps, path_words=words, meta=parts[0], content=parts[1], grams=parts[2],
+                                    base_id=texts["base"][0])
+            return self.loaded
+        except _DAMAGE:
             return None  # a missing or damaged cache is rebuilt, never trusted
 
     def save(self, index: SkillIndex) -> None:
-        import numpy as np
-
-        meta: dict[str, Any] = {
-            "version": CACHE_VERSION,
-            "keys": [d.key for d in index.docs],
-            "stamps": [d.stamp for d in index.docs],
-        }
+        parts = (index.meta, index.content, index.grams)
         arrays: dict[str, Any] = {}
-        for name, postings in (("meta", index.meta), ("content", index.content), ("grams", index.grams)):
-            meta[f"{name}_vocab"] = _vocab_list(postings.vocab)
+        texts = {"keys": [d.key for d in index.docs], "stamps": [d.stamp for d in index.docs],
+                 "path_words": [d.path_words for d in index.docs]}
+        for name, postings in zip(_NAMES, parts, strict=True):
+            texts[f"{name}_vocab"] = _vocab_list(postings.vocab)
             arrays |= {f"{name}_{k}": v for k, v in postings.arrays().items()}
+        base = {k: arrays.pop(k) for k in [k for k in arrays if "_base_" in k]}
+        old = self.loaded
+        same_base = old is not None and all(
+            p.base.doc_ids is q.base.doc_ids for p, q in zip(parts, (old.meta, old.content, old.grams), strict=True)
+        )
+        base_id = old.base_id if old is not None and same_base else uuid.uuid4().hex[:16]
+        texts["base"] = [base_id]
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            tmp_arrays = self.arrays.with_suffix(f".{os.getpid()}.tmp.npz")
-            tmp_meta = self.path.with_suffix(f".{os.getpid()}.tmp")
-            np.savez(tmp_arrays, **arrays)
-            tmp_meta.write_text(json.dumps(meta), encoding="utf-8")
-            os.replace(tmp_arrays, self.arrays)
-            os.replace(tmp_meta, self.path)
+            if not same_base:
+                write_file(self._base_path(base_id), CACHE_VERSION, base, {})
+            write_file(self.path, CACHE_VERSION, arrays, texts)
+            if not same_base:
+                self._drop_bases(keep=base_id)
+                for legacy in (self.path.with_suffix(".json"), self.path.with_suffix(".npz")):
+                    legacy.unlink(missing_ok=True)  # the version 4 file pair
         except OSError:
             return  # the cache is an optimisation: a read-only cache folder only costs time
 
-
-_MODELS = {"meta": META_MODEL, "content": CONTENT_MODEL, "grams": GRAM_MODEL}
+    def _drop_bases(self, *, keep: str) -> None:
+        """Remove the base this build replaced, and bases and temporary files left for an hour
+        (by a writer that stopped); another writer's fresh files are left alone."""
+        now = time.time()
+        for path in [*self.folder.glob(f"index-{self.digest}.base-*.bin"), *self.folder.glob(f"index-{self.digest}*.tmp")]:
+            name = path.name.removeprefix(f"index-{self.digest}.base-").removesuffix(".bin")
+            if name == keep:
+                continue
+            try:
+                if name == self.seen_base or now - path.stat().st_mtime > STALE_BASE_SECONDS:
+                    path.unlink()
+            except OSError:
+                continue
 
 
 def _vocab_list(vocab: dict[str, int]) -> list[str]:
@@ -266,13 +337,41 @@ def _vocab_list(vocab: dict[str, int]) -> list[str]:
 
 
 def _postings(model: FieldModel, vocab_list: list[str], arrays: dict[str, Any], prefix: str) -> Postings:
-    vocab = {t: i for i, t in enumerate(vocab_list)}
-    term_ids = arrays[prefix + "term_ids"]
-    if len(term_ids) and int(term_ids.max()) >= len(vocab):
-        raise ValueError("cache vocabulary does not match its postings")
-    if len(term_ids) > 1 and bool((term_ids[1:] < term_ids[:-1]).any()):
-        raise ValueError("cached postings are not in term order")
-    return Postings(
-        model, vocab, term_ids, arrays[prefix + "doc_ids"], arrays[prefix + "tf"], arrays[prefix + "lengths"],
-        impacts=arrays[prefix + "impacts"],
-    )
+    """Cached arrays as postings, after the checks that keep a damaged file from being used."""
+    import numpy as np
+
+    order, lengths, df = (arrays[prefix + k] for k in ("order", "slot_lengths", "df"))
+    n_terms = len(vocab_list)
+    if (order.dtype != np.int64 or lengths.dtype != np.float32 or df.dtype != np.int64
+            or order.ndim != 1 or lengths.shape[1:] != (len(model.fields),) or df.shape != (n_terms,)):
+        raise ValueError("cached postings have the wrong shape")
+    if len(order) and (int(order.min()) < 0 or int(order.max()) >= len(lengths)
+                       or int(np.bincount(order).max()) > 1):
+        raise ValueError("cached document order is not a set of slots")
+    base, delta = (_segment(model, arrays, f"{prefix}{k}_", n_terms, len(lengths)) for k in ("base", "delta"))
+    if bool((df < 0).any()) or bool((df > base.padded(n_terms).counts() + delta.padded(n_terms).counts()).any()):
+        raise ValueError("cached document frequencies do not match the rows")
+    vocab = dict(zip(vocab_list, range(n_terms), strict=True))
+    if len(vocab) != n_terms:
+        raise ValueError("cached vocabulary repeats a term")
+    return Postings(model, vocab, base, lengths, delta=delta, order=order, df=df)
+
+
+def _segment(model: FieldModel, arrays: dict[str, Any], prefix: str, n_terms: int, n_slots: int) -> Segment:
+    import numpy as np
+
+    indptr, doc_ids, tf = (arrays[prefix + k] for k in ("indptr", "doc_ids", "tf"))
+    rows = len(doc_ids)
+    nf = len(model.fields)
+    presence = model.kind == "presence"
+    if (indptr.dtype != np.int64 or doc_ids.dtype != np.int32 or tf.dtype != (np.uint8 if presence else np.float32)
+            or indptr.ndim != 1 or not 1 <= len(indptr) <= n_terms + 1
+            or tf.shape != ((rows,) if presence else (rows, nf))):
+        raise ValueError("cached segment has the wrong shape")
+    if int(indptr[0]) != 0 or int(indptr[-1]) != rows or bool((np.diff(indptr) < 0).any()):
+        raise ValueError("cached segment is not in term order")
+    if rows and (int(doc_ids.min()) < 0 or int(doc_ids.max()) >= n_slots):
+        raise ValueError("cached segment names unknown documents")
+    if presence and rows and int(tf.max()) >= 1 << nf:
+        raise ValueError("cached field masks name unknown fields")
+    return Segment(indptr, doc_ids, tf)

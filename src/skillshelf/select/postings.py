@@ -1,24 +1,36 @@
 """Sparse term-document arrays and their scoring (numpy, imported lazily).
 
-A :class:`Postings` keeps the raw coordinates (term, document, per-field term frequency) so it
-can be updated incrementally, and derives from them a CSR layout of per-(term, document)
-*impacts*: the whole contribution of one term to one document's score. A query is then a
-gather plus one ``bincount``, which is what keeps ranking under a couple of milliseconds at
-10,000 skills.
+A :class:`Postings` is two CSR segments (:mod:`skillshelf.select.segments`): for term ``t``
+the rows ``indptr[t]:indptr[t + 1]`` hold the document slots that contain it and, per row, the
+raw per-field term frequencies (``bm25f``) or a bit mask of the fields that contain the term
+(``presence``). Nothing stored depends on collection statistics, so a cached base segment is
+memory-mapped as it is and an incremental update never rewrites it.
+
+The *impact* of a row (the whole contribution of one term to one document's score) depends
+on the collection (live document frequency, average field lengths); it is computed lazily,
+per term, the first time a query needs that term, and kept. A query is then a few slice
+copies plus one ``bincount`` over slots, read back in document order.
 
 Two impact models:
 
 * ``bm25f``: BM25F with per-field weights and length normalisation (Robertson et al.);
 * ``presence``: ``idf(term) x sum of the weights of the fields that contain the term`` (the
   character n-gram model of Codex's ``character_ngram_v1``).
+
+Scores are bit-identical to computing every impact up front over a from-scratch build: each
+impact is the same elementwise expression over the same statistics, and each document's
+score adds its terms in query-term text order (a live document has one row per term).
 """
 
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
+
+from skillshelf.select.segments import Segment
 
 if TYPE_CHECKING:
     import numpy as np
@@ -36,6 +48,12 @@ __all__ = ["GENERIC_DF_SHARE", "FieldModel", "Postings", "bm25_idf"]
 
 GENERIC_DF_SHARE = 0.05
 """A term in more than this share of documents is too generic for name coverage."""
+
+EAGER_ROWS = 4_000_000
+"""Up to this many rows every impact is derived on the first query, beyond it term by term."""
+
+SLICE_ROWS = 100_000
+"""Above this many rows a query copies each term's slice instead of gathering row by row."""
 
 
 def bm25_idf(n_docs: int, df: int) -> float:
@@ -58,90 +76,52 @@ DocTerms = Sequence[Mapping[str, int]]  # per field: term -> frequency
 
 
 class Postings:
-    """Raw coordinates plus the derived CSR impact layout."""
+    """Two CSR segments of raw per-row field data (:mod:`skillshelf.select.segments`); impacts
+    derived lazily per term."""
 
     def __init__(
         self,
         model: FieldModel,
         vocab: dict[str, int],
-        term_ids: IntArray,
-        doc_ids: IntArray,
-        tf: FloatArray,
-        lengths: FloatArray,
+        base: Segment,
+        slot_lengths: FloatArray,
         *,
-        impacts: FloatArray | None = None,
+        delta: Segment | None = None,
+        order: RowArray | None = None,
+        df: RowArray | None = None,
     ) -> None:
-        """``impacts`` may be given only with rows already in term order (as :meth:`arrays`
-        saves them): then nothing is sorted or recomputed."""
+        """``slot_lengths``: per slot, per field; ``order``: the slot of each document position
+        (default: slot = position); ``df``: live rows per term (default: every row is live)."""
         import numpy as np
 
         self.model = model
         self.vocab = vocab
-        self.lengths = lengths  # (n_docs, n_fields)
-        self.n_docs = int(lengths.shape[0])
-        counts = np.bincount(term_ids, minlength=len(vocab)) if len(term_ids) else np.zeros(len(vocab), np.int64)
-        self.df = counts
-        self.indptr = np.concatenate([np.zeros(1, np.int64), np.cumsum(counts)])
-        if impacts is None or len(impacts) != len(term_ids):
-            order = np.argsort(term_ids, kind="stable")
-            term_ids, doc_ids, tf = term_ids[order], doc_ids[order], tf[order]
-        self.term_ids = term_ids
-        self.doc_ids = doc_ids
-        self.tf = tf
-        self.csr_docs = doc_ids
-        self.csr_impacts = impacts if impacts is not None and len(impacts) == len(term_ids) else self._impacts()
-        self._field_cache: dict[int, tuple[FloatArray, FloatArray]] = {}
+        n_terms = len(vocab)
+        self.base = base.padded(n_terms)
+        self.delta = (delta or Segment(np.zeros(1, np.int64), base.doc_ids[:0], base.tf[:0])).padded(n_terms)
+        self.slot_lengths = slot_lengths
+        self.order = order if order is not None else np.arange(len(slot_lengths), dtype=np.int64)
+        self.n_docs = len(self.order)
+        self.n_slots = len(slot_lengths)
+        self.df = df if df is not None else np.diff(self.base.indptr) + np.diff(self.delta.indptr)
+        self._identity = self.n_slots == self.n_docs and bool((self.order == np.arange(self.n_docs)).all())
+        self.lengths = slot_lengths if self._identity else slot_lengths[self.order]  # by position
+        self._lock = threading.Lock()
+        self._impacts: list[Any] | None = None
+        self._ready: Any = None
+        self._norm: Any = None
+        self._idf_all: Any = None
+        self._field_cache: dict[int, tuple[list[FloatArray], FloatArray]] = {}
 
     # ---- construction ------------------------------------------------------------------
 
     @classmethod
     def build(cls, model: FieldModel, docs: Sequence[DocTerms], lengths: Sequence[Sequence[float]]) -> Postings:
-        """From per-document, per-field ``term -> frequency`` maps.
+        """From per-document, per-field ``term -> frequency`` maps (one base segment)."""
+        from skillshelf.select.segments import build_rows
 
-        Vectorised: the terms are flattened once and numbered through one dict; the vocabulary
-        numbering of a per-document loop over sorted terms (first document, then text) and the
-        term-major rows come from numpy sorts, with exactly the same result as that loop."""
-        import numpy as np
-
-        nf = len(model.fields)
-        lens = np.asarray(lengths, dtype=np.float32).reshape(-1, nf)
-        terms: list[str] = []
-        freqs: list[int] = []
-        sizes: list[int] = []
-        for doc in docs:
-            for counts in doc:
-                terms.extend(counts)
-                freqs.extend(counts.values())
-                sizes.append(len(counts))
-        if not terms:
-            empty = np.zeros(0, np.int32)
-            return cls(model, {}, empty, empty.copy(), np.zeros((0, nf), np.float32), lens)
-        uniq = list(dict.fromkeys(terms))  # temporary ids, in order of first appearance
-        temp = {t: i for i, t in enumerate(uniq)}
-        ids = np.fromiter(map(temp.__getitem__, terms), np.int64, count=len(terms))
-        rank = np.empty(len(uniq), np.int64)  # position in sorted-text order
-        rank[np.asarray(sorted(range(len(uniq)), key=uniq.__getitem__), np.int64)] = np.arange(len(uniq))
-        per_slot = np.asarray(sizes, np.int64)
-        n_docs = max(len(docs), 1)
-        doc_of = np.repeat(np.repeat(np.arange(len(docs), dtype=np.int64), nf), per_slot)
-        field_of = np.repeat(np.tile(np.arange(nf, dtype=np.int64), len(docs)), per_slot)
-        # a per-document loop over sorted terms numbers terms by (first document, text)
-        running = np.maximum.accumulate(ids)
-        first_doc = doc_of[np.flatnonzero(np.concatenate([[True], running[1:] > running[:-1]]))]
-        final_order = np.lexsort((rank, first_doc))
-        final_of = np.empty(len(uniq), np.int64)
-        final_of[final_order] = np.arange(len(uniq))
-        key = final_of[ids] * n_docs + doc_of
-        order = np.argsort(key)  # ties are one (term, document) in several fields: any order will do
-        key = key[order]
-        starts = np.ones(len(key), bool)
-        starts[1:] = key[1:] != key[:-1]
-        row_of = np.cumsum(starts) - 1
-        tf = np.zeros((int(row_of[-1]) + 1, nf), np.float32)
-        tf[row_of, field_of[order]] = np.asarray(freqs, np.float32)[order]
-        rows = key[starts]
-        vocab = {uniq[t]: i for i, t in enumerate(final_order.tolist())}
-        return cls(model, vocab, (rows // n_docs).astype(np.int32), (rows % n_docs).astype(np.int32), tf, lens)
+        vocab, base, lens = build_rows(model, docs, lengths)
+        return cls(model, vocab, base, lens)
 
     def updated(
         self,
@@ -152,104 +132,188 @@ class Postings:
         n_docs: int,
     ) -> Postings:
         """A new layout of ``n_docs`` documents: old document ``i`` becomes ``old_to_new[i]``
-        (-1 drops it) and ``new_docs[j]`` (freshly analysed) becomes ``new_ids[j]``."""
+        (-1 drops it) and ``new_docs[j]`` (freshly analysed) becomes ``new_ids[j]``. The base
+        segment is shared, not copied, unless the change is large enough to compact."""
+        from skillshelf.select.segments import update
+
+        vocab, base, delta, order, lengths, df = update(self, old_to_new, new_docs, new_ids, new_lengths, n_docs)
+        return Postings(self.model, vocab, base, lengths, delta=delta, order=order, df=df)
+
+    def _by_position(self, per_slot: Any) -> Any:
+        return per_slot if self._identity else per_slot[self.order]
+
+    # ---- impacts ---------------------------------------------------------------------------
+
+    def _idf(self) -> Any:
         import numpy as np
 
-        mapping = np.asarray(old_to_new, np.int64).reshape(-1)
-        nf = len(self.model.fields)
-        kept_rows = mapping[self.doc_ids] >= 0 if len(mapping) else np.zeros(len(self.doc_ids), bool)
-        vocab = dict(self.vocab)
-        t_new, d_local, tf_new = _rows(vocab, new_docs, offset=0)
-        ids = np.asarray(new_ids, np.int64)
-        d_new = ids[np.asarray(d_local, np.int64)] if d_local else np.zeros(0, np.int64)
-        term_ids = np.concatenate([self.term_ids[kept_rows], np.asarray(t_new, np.int32)])
-        doc_ids = np.concatenate([mapping[self.doc_ids[kept_rows]], d_new]).astype(np.int32)
-        tf = np.concatenate([self.tf[kept_rows], np.asarray(tf_new, np.float32).reshape(-1, nf)])
-        lengths = np.zeros((n_docs, nf), np.float32)
-        keep_idx = np.nonzero(mapping >= 0)[0]
-        lengths[mapping[keep_idx]] = self.lengths[keep_idx]
-        if len(ids):
-            lengths[ids] = np.asarray(new_lengths, np.float32).reshape(-1, nf)
-        return Postings(self.model, vocab, term_ids, doc_ids, tf, lengths)
+        n = max(self.n_docs, 1)
+        df = self.df.astype(np.float64)
+        return np.log1p((n - df + 0.5) / (df + 0.5))
 
-    def _impacts(self) -> FloatArray:
+    def _row_weights(self, seg: Segment, rows: RowArray | None) -> Any:
+        """Per row (every row when ``rows`` is None), the collection-independent part of the
+        impact (float64)."""
         import numpy as np
 
         m = self.model
-        if len(self.term_ids) == 0:
-            return np.zeros(0, np.float32)
-        n = max(self.n_docs, 1)
-        df = self.df.astype(np.float64)
-        idf = np.log1p((n - df + 0.5) / (df + 0.5))
         weights = np.asarray(m.weights, np.float64)
+        tf = seg.tf if rows is None else seg.tf[rows]
         if m.kind == "presence":
-            per_row = ((self.tf > 0) * weights).sum(axis=1)  # no BLAS: same sums on every machine
-            presence: FloatArray = (idf[self.term_ids] * per_row).astype(np.float32)
-            return presence
-        avg = self.lengths.mean(axis=0).astype(np.float64) if self.n_docs else np.zeros(len(m.fields))
-        b = np.asarray(m.b, np.float64)
-        ratio = np.where(avg > 0, self.lengths / np.where(avg > 0, avg, 1.0), 1.0)
-        norm = 1.0 - b + b * ratio  # (n_docs, n_fields)
-        wtf = (self.tf / norm[self.doc_ids] * weights).sum(axis=1)
-        bm25: FloatArray = (idf[self.term_ids] * wtf * (m.k1 + 1.0) / (wtf + m.k1)).astype(np.float32)
-        return bm25
+            bits = (np.arange(1 << len(m.fields))[:, None] >> np.arange(len(m.fields))) & 1
+            table = ((bits > 0) * weights).sum(axis=1)  # the same sums as over per-field presence
+            return table[tf]
+        if self._norm is None:
+            avg = self.lengths.mean(axis=0).astype(np.float64) if self.n_docs else np.zeros(len(m.fields))
+            b = np.asarray(m.b, np.float64)
+            ratio = np.where(avg > 0, self.slot_lengths / np.where(avg > 0, avg, 1.0), 1.0)
+            self._norm = 1.0 - b + b * ratio  # (n_slots, n_fields)
+        docs = seg.doc_ids if rows is None else seg.doc_ids[rows]
+        return (tf / self._norm[docs] * weights).sum(axis=1)
+
+    def _ensure(self, tids: RowArray) -> list[FloatArray]:
+        """Per segment, the impacts array with every row of ``tids`` computed (every row at
+        once when there are at most :data:`EAGER_ROWS`: one pass is cheaper than many)."""
+        import numpy as np
+
+        impacts = self._impacts
+        if impacts is not None and bool(self._ready[tids].all()):
+            return impacts
+        with self._lock:
+            if self._impacts is None:
+                self._impacts = [np.empty(seg.rows, np.float32) for seg in (self.base, self.delta)]
+                self._ready = np.zeros(len(self.df), bool)
+                self._idf_all = self._idf()
+            if self.base.rows + self.delta.rows <= EAGER_ROWS:
+                tids = np.arange(len(self.df), dtype=np.int64)
+            todo = tids[~self._ready[tids]]
+            if len(todo):
+                for seg, impacts in zip((self.base, self.delta), self._impacts, strict=True):
+                    self._compute(seg, impacts, todo)
+                self._ready[todo] = True
+        return self._impacts
+
+    def _compute(self, seg: Segment, impacts: FloatArray, todo: RowArray) -> None:
+        """Impacts of the rows of the terms ``todo`` (all rows at once when that is every term)."""
+        import numpy as np
+
+        starts, ends = seg.indptr[todo], seg.indptr[todo + 1]
+        every = len(todo) == len(self.df) and bool((todo == np.arange(len(todo))).all())  # rows 0..n
+        rows = None if every else _ranges(starts, ends)
+        if (seg.rows if rows is None else len(rows)) == 0:
+            return
+        idf = np.repeat(self._idf_all[todo], ends - starts)
+        wtf = self._row_weights(seg, rows)
+        if self.model.kind == "presence":
+            values = (idf * wtf).astype(np.float32)
+        else:
+            k1 = self.model.k1
+            values = (idf * wtf * (k1 + 1.0) / (wtf + k1)).astype(np.float32)
+        if rows is None:
+            impacts[:] = values
+        else:
+            impacts[rows] = values
 
     # ---- scoring ---------------------------------------------------------------------------
 
-    def gather(self, query_terms: Mapping[str, float]) -> tuple[RowArray, FloatArray]:
-        """CSR row numbers of every posting of the query's terms, and each row's query weight."""
+    def _terms(self, query_terms: Mapping[str, float]) -> tuple[RowArray, Any]:
+        """Ids of the query's terms that occur in a live document, in text order, and their
+        query weights (float32)."""
         import numpy as np
 
-        tids: list[int] = []
-        qw: list[float] = []
-        for term in sorted(query_terms):
-            tid = self.vocab.get(term)
-            if tid is not None:
-                tids.append(tid)
-                qw.append(query_terms[term])
-        if not tids:
-            return np.zeros(0, np.int64), np.zeros(0, np.float32)
-        ids = np.asarray(tids, np.int64)
-        starts = self.indptr[ids]
-        lens = self.indptr[ids + 1] - starts
-        total = int(lens.sum())
-        if total == 0:
-            return np.zeros(0, np.int64), np.zeros(0, np.float32)
-        offsets = np.repeat(starts - (np.cumsum(lens) - lens), lens)
-        rows = offsets + np.arange(total, dtype=np.int64)
-        return rows, np.repeat(np.asarray(qw, np.float32), lens)
+        vocab = self.vocab
+        found = [(vocab[t], query_terms[t]) for t in sorted(query_terms) if t in vocab]
+        tids = np.fromiter((t for t, _ in found), np.int64, count=len(found))
+        qw = np.fromiter((w for _, w in found), np.float32, count=len(found))
+        live = self.df[tids] > 0
+        return tids[live], qw[live]
+
+    def _gather(self, tids: RowArray, per_segment: Sequence[Any], qw: Any = None) -> tuple[Any, Any]:
+        """Slots and values (one array per segment in ``per_segment``) of the rows of
+        ``tids``, term after term within each segment (a live document's rows are all in one
+        segment, so each document still meets its terms in ``tids`` order); values are
+        multiplied by each term's ``qw`` (float32) when given."""
+        import numpy as np
+
+        slots: list[Any] = []
+        vals: list[Any] = []
+        for seg, values in zip((self.base, self.delta), per_segment, strict=True):
+            starts, ends = seg.indptr[tids], seg.indptr[tids + 1]
+            lens = ends - starts
+            total = int(lens.sum())
+            if total == 0:
+                continue
+            if total > SLICE_ROWS:  # long lists: one copy per term beats a gather through row numbers
+                bounds = zip(starts.tolist(), ends.tolist(), strict=True)
+                pairs = [(seg.doc_ids[s:e], values[s:e]) for s, e in bounds if e > s]
+                slots.append(np.concatenate([d for d, _ in pairs]))
+                vals.append(np.concatenate([v for _, v in pairs]))
+            else:
+                rows = _ranges(starts, ends)
+                slots.append(seg.doc_ids[rows])
+                vals.append(values[rows])
+            if qw is not None:
+                vals[-1] = vals[-1] * np.repeat(qw, lens)
+        if not slots:
+            return np.zeros(0, np.intp), np.zeros(0, np.float32)
+        if len(slots) == 1:
+            return slots[0].astype(np.intp), vals[0]
+        return np.concatenate(slots).astype(np.intp), np.concatenate(vals)
 
     def score(self, query_terms: Mapping[str, float]) -> tuple[FloatArray, IntArray]:
         """``(scores, matched)`` per document: summed impacts (times each term's query weight)
         and the number of distinct query terms that matched."""
         import numpy as np
 
-        rows, qw = self.gather(query_terms)
-        if len(rows) == 0:
+        slots = self._weighted(query_terms)
+        if slots is None:
             return np.zeros(self.n_docs, np.float32), np.zeros(self.n_docs, np.int32)
-        docs = self.csr_docs[rows]
-        scores = np.bincount(docs, weights=self.csr_impacts[rows] * qw, minlength=self.n_docs)
-        matched = np.bincount(docs, minlength=self.n_docs)
-        return scores.astype(np.float32), matched.astype(np.int32)
+        matched = np.bincount(slots[0], minlength=self.n_slots)
+        return self._by_position(slots[1]).astype(np.float32), self._by_position(matched).astype(np.int32)
 
-    def _field_idf(self, field: int) -> tuple[FloatArray, FloatArray]:
-        """Per CSR row: idf if the term occurs in ``field``, else 0; per document: the idf mass
-        of its distinct terms in ``field``."""
+    def weighted(self, query_terms: Mapping[str, float]) -> FloatArray:
+        """The scores of :meth:`score` alone (one pass fewer when the match count is not used)."""
+        import numpy as np
+
+        found = self._weighted(query_terms)
+        if found is None:
+            return np.zeros(self.n_docs, np.float32)
+        out: FloatArray = self._by_position(found[1]).astype(np.float32)
+        return out
+
+    def _weighted(self, query_terms: Mapping[str, float]) -> tuple[Any, Any] | None:
+        """The slots of the query's rows and the per-slot score sums (float64), or ``None``."""
+        import numpy as np
+
+        tids, qw = self._terms(query_terms)
+        if len(tids) == 0:
+            return None
+        weighted = bool((qw != 1.0).any())  # x * 1.0 is x: skip the product when every weight is 1
+        slots, imp = self._gather(tids, self._ensure(tids), qw if weighted else None)
+        return slots, np.bincount(slots, weights=imp, minlength=self.n_slots)
+
+    def _field_idf(self, field: int) -> tuple[list[FloatArray], FloatArray]:
+        """Per segment row: idf if the term occurs in ``field``, else 0; per slot: the idf
+        mass of its distinct terms in ``field``."""
         import numpy as np
 
         cached = self._field_cache.get(field)
         if cached is None:
             n = max(self.n_docs, 1)
-            df = self.df.astype(np.float64)
-            idf = np.log1p((n - df + 0.5) / (df + 0.5))
+            idf = self._idf()
             # words common to many skills ("skill", "helper", "patterns") say little about which
             # one is meant: matching them earns nothing, but they still count in the name's mass
             specific = self.df <= max(5.0, GENERIC_DF_SHARE * n)
-            present = self.tf[:, field] > 0
-            all_idf = np.where(present, idf[self.term_ids], 0.0)
-            row_idf = np.where(specific[self.term_ids], all_idf, 0.0)
-            mass = np.bincount(self.doc_ids, weights=all_idf, minlength=self.n_docs).astype(np.float32)
-            cached = (row_idf.astype(np.float32), mass)
+            mass = np.zeros(self.n_slots)
+            per_row: list[FloatArray] = []
+            for seg in (self.base, self.delta):
+                tf = seg.tf
+                present = tf[:, field] > 0 if self.model.kind == "bm25f" else (tf >> field) & 1 > 0
+                term_ids = np.repeat(np.arange(len(self.df)), np.diff(seg.indptr))
+                all_idf = np.where(present, idf[term_ids], 0.0)
+                per_row.append(np.where(specific[term_ids], all_idf, 0.0).astype(np.float32))
+                mass += np.bincount(seg.doc_ids, weights=all_idf, minlength=self.n_slots)
+            cached = (per_row, mass.astype(np.float32))
             self._field_cache[field] = cached
         return cached
 
@@ -258,44 +322,36 @@ class Postings:
         import numpy as np
 
         row_idf, mass = self._field_idf(field)
-        rows, _ = self.gather(query_terms)
-        if len(rows) == 0:
+        tids, _ = self._terms(query_terms)
+        if len(tids) == 0:
             return np.zeros(self.n_docs, np.float32)
-        got = np.bincount(self.csr_docs[rows], weights=row_idf[rows], minlength=self.n_docs)
-        out: FloatArray = np.where(mass > 0, got / np.where(mass > 0, mass, 1.0), 0.0).astype(np.float32)
-        return out
+        slots, got_rows = self._gather(tids, row_idf)
+        got = np.bincount(slots, weights=got_rows, minlength=self.n_slots)
+        out = np.where(mass > 0, got / np.where(mass > 0, mass, 1.0), 0.0).astype(np.float32)
+        result: FloatArray = self._by_position(out)
+        return result
 
     def doc_freq(self, term: str) -> int:
+        """How many documents contain ``term``."""
         tid = self.vocab.get(term)
         return 0 if tid is None else int(self.df[tid])
 
     def arrays(self) -> dict[str, Any]:
-        """What the on-disk cache stores (everything but the vocabulary)."""
-        return {
-            "term_ids": self.term_ids,
-            "doc_ids": self.doc_ids,
-            "tf": self.tf,
-            "lengths": self.lengths,
-            "impacts": self.csr_impacts,
-        }
+        """What the on-disk cache stores (everything but the vocabulary); ``base_*`` is the
+        part an incremental update leaves as it was."""
+        segs = {"base": self.base, "delta": self.delta}
+        out = {f"{name}_{k}": getattr(seg, k) for name, seg in segs.items() for k in ("indptr", "doc_ids", "tf")}
+        return out | {"order": self.order, "slot_lengths": self.slot_lengths, "df": self.df}
 
 
-def _rows(
-    vocab: dict[str, int], docs: Sequence[DocTerms], *, offset: int
-) -> tuple[list[int], list[int], list[Sequence[int]]]:
-    term_list: list[int] = []
-    doc_list: list[int] = []
-    tf_list: list[Sequence[int]] = []
-    for i, doc in enumerate(docs):
-        table: dict[str, list[int]] = {}
-        for f, counts in enumerate(doc):
-            for term, n in counts.items():
-                table.setdefault(term, [0] * len(doc))[f] += n
-        for term in sorted(table):
-            tid = vocab.get(term)
-            if tid is None:
-                tid = vocab[term] = len(vocab)
-            term_list.append(tid)
-            doc_list.append(offset + i)
-            tf_list.append(table[term])
-    return term_list, doc_list, tf_list
+def _ranges(starts: RowArray, ends: RowArray) -> RowArray:
+    """The concatenation of ``range(s, e)`` for each pair."""
+    import numpy as np
+
+    lens = ends - starts
+    total = int(lens.sum())
+    if total == 0:
+        return np.zeros(0, np.int64)
+    offsets = np.repeat(starts - (np.cumsum(lens) - lens), lens)
+    rows: RowArray = offsets + np.arange(total, dtype=np.int64)
+    return rows
