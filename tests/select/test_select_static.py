@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
+
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -10,6 +14,7 @@ from skillshelf.select import rank_docs
 from skillshelf.select.docs import doc_for_tool
 from skillshelf.select.index import SkillIndex
 from skillshelf.select.static import static_scores, static_vectors
+from skillshelf.skills.model import Skill
 
 
 def _cos(a: str, b: str) -> float:
@@ -83,3 +88,59 @@ def test_a_long_task_is_ranked_without_the_static_vectors() -> None:
     # "sunny" finds the weather skill in a short request, but no word of this task is in any
     # skill, and a bag of 100 words is too blunt to trust: nothing is ranked
     assert rank_docs(index, task) == ()
+
+
+class _CountingTable:
+    """Counts the texts the shipped table is asked to encode."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.texts = 0
+        table = static_vectors()
+        inner = table.encode_many
+
+        def counting(texts: list[str]) -> np.ndarray:
+            self.texts += len(texts)
+            return inner(texts)
+
+        monkeypatch.setattr(table, "encode_many", counting)
+
+
+def _scores(skills: tuple[Skill, ...], cache: Path, query: str = "shrink photos for the web") -> list[float]:
+    return static_scores(SkillIndex.build(skills, cache_dir=cache), query).round(6).tolist()
+
+
+def test_document_vectors_are_kept_beside_a_cached_index(
+    skill_root: Path, tmp_path: Path, discover: Callable[[Path], tuple[Skill, ...]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    counter = _CountingTable(monkeypatch)
+    cache = tmp_path / "cache"
+    skills = discover(skill_root)
+    cold = _scores(skills, cache)
+    assert counter.texts == len(skills)
+    assert list((cache / "select").glob("index-*.static.bin"))
+    warm = _scores(skills, cache)
+    assert counter.texts == len(skills) and warm == cold
+
+
+def test_only_a_changed_skill_is_encoded_again(
+    skill_root: Path, tmp_path: Path, make_skill: Callable[..., Path], discover: Callable[[Path], tuple[Skill, ...]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    cache = tmp_path / "cache"
+    _scores(discover(skill_root), cache)
+    counter = _CountingTable(monkeypatch)
+    make_skill(skill_root, "image-resize", "Make photos smaller for web pages.", "# Photos\n")
+    changed = discover(skill_root)
+    assert _scores(changed, cache) == _scores(changed, tmp_path / "fresh")
+    assert counter.texts == 1 + len(changed)  # the edited skill, then every skill for the fresh cache
+
+
+def test_a_damaged_vector_file_is_encoded_again_not_trusted(
+    skill_root: Path, tmp_path: Path, discover: Callable[[Path], tuple[Skill, ...]]
+) -> None:
+    cache = tmp_path / "cache"
+    skills = discover(skill_root)
+    cold = _scores(skills, cache)
+    for file in (cache / "select").glob("index-*.static.bin"):
+        file.write_bytes(file.read_bytes()[:100])
+    assert _scores(skills, cache) == cold

@@ -10,15 +10,18 @@ order is ignored, so it is a judge of short requests, not of long task specifica
 (the default selector weighs it accordingly).
 
 Document vectors are computed once per index (``SkillIndex.memo``) from the same text the
-``semantic`` extra embeds: the name (identifier parts as words) and the descriptions.
+``semantic`` extra embeds: the name (identifier parts as words) and the descriptions; beside a
+cached index they are kept on disk and updated per changed skill.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 import itertools
 from collections.abc import Callable, Sequence
 from importlib import resources
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skillshelf.select.semantic import doc_text
@@ -38,6 +41,7 @@ else:
 __all__ = ["DATA_FILE", "StaticVectors", "static_scores", "static_vectors"]
 
 DATA_FILE = "static_vectors.npz"
+STATIC_CACHE_VERSION = 1
 MAX_QUERY_CHARS = 16 * 1024
 MAX_PIECES = 2
 """A word cut into more pieces than this is left out: the vectors of stray fragments such as
@@ -57,6 +61,8 @@ class StaticVectors:
         self.dims = int(self.table.shape[1])
         self._counted = _WordIds(self._counted_ids)
         self._stop_ids = frozenset(self.vocab[w] for w in STOP_WORDS if w in self.vocab)
+        self.fingerprint = hashlib.sha1(np.ascontiguousarray(scales).tobytes()).hexdigest()[:16]
+        """Identifies the table (a re-distilled one has other scales)."""
 
     def token_ids(self, text: str) -> list[int]:
         """The token ids that count for ``text``: WordPiece pieces of its non-stop words."""
@@ -138,7 +144,7 @@ def static_scores(index: SkillIndex, query: str) -> Matrix:
     import numpy as np
 
     table = static_vectors()
-    docs: Matrix = index.memo("static_vectors", lambda: table.encode_many([doc_text(d) for d in index.docs]))
+    docs: Matrix = index.memo("static_vectors", lambda: _document_vectors(index, table))
     qv = table.encode(query)
     if len(docs) == 0 or not qv.any():
         return np.zeros(len(docs), np.float32)
@@ -148,3 +154,58 @@ def static_scores(index: SkillIndex, query: str) -> Matrix:
     sims = np.einsum("ij,j->i", docs, qv)
     out: Matrix = np.maximum(sims, 0).astype(np.float32)
     return out
+
+
+def _document_vectors(index: SkillIndex, table: StaticVectors) -> Matrix:
+    """Every document's vector, kept beside a cached index (``index-*.static.bin``): a warm
+    start reads them, and only skills whose stamp changed are encoded again. Vectors pass
+    through float16 whether they come from the file or not, so a warm ranking is the cold one."""
+    import numpy as np
+
+    docs = index.docs
+    path = Path(index.stats.cache_file).with_suffix(".static.bin") if index.stats.cache_file else None
+    keys = [d.key for d in docs]
+    stamps = [d.stamp for d in docs]
+    cached = _read_cache(path, table.fingerprint) if path is not None else None
+    if cached is not None and cached[1] == keys and cached[2] == stamps:
+        return cached[0].astype(np.float32)
+    out = np.zeros((len(docs), table.dims), np.float16)
+    todo = list(range(len(docs)))
+    if cached is not None:
+        row_of = {(k, st): i for i, (k, st) in enumerate(zip(cached[1], cached[2], strict=True)) if st}
+        rows = [row_of.get(pair, -1) for pair in zip(keys, stamps, strict=True)]
+        hits = [i for i, r in enumerate(rows) if r >= 0]
+        out[hits] = cached[0][[rows[i] for i in hits]]
+        todo = [i for i, r in enumerate(rows) if r < 0]
+    if todo:
+        out[todo] = table.encode_many([doc_text(docs[i]) for i in todo]).astype(np.float16)
+    if path is not None:
+        _write_cache(path, out, {"keys": keys, "stamps": stamps, "table": [table.fingerprint]})
+    return out.astype(np.float32)
+
+
+def _read_cache(path: Path, fingerprint: str) -> tuple[Matrix, list[str], list[str]] | None:
+    from skillshelf.select.indexfile import read_file
+
+    try:
+        found = read_file(path, STATIC_CACHE_VERSION)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None  # missing or damaged: encoded again, never trusted
+    if found is None:
+        return None
+    arrays, texts = found
+    vectors, keys, stamps = arrays.get("vectors"), texts.get("keys", []), texts.get("stamps", [])
+    if texts.get("table") != [fingerprint] or vectors is None or vectors.ndim != 2:
+        return None  # made with another word table
+    if len(vectors) != len(keys) or len(keys) != len(stamps):
+        return None
+    return vectors, keys, stamps
+
+
+def _write_cache(path: Path, vectors: Any, texts: dict[str, list[str]]) -> None:
+    from skillshelf.select.indexfile import write_file
+
+    try:
+        write_file(path, STATIC_CACHE_VERSION, {"vectors": vectors}, texts)
+    except OSError:
+        return  # a read-only cache folder only costs time

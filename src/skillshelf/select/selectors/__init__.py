@@ -18,6 +18,7 @@ from skillshelf.select.selectors.codex import codex_bm25, codex_lexical, codex_m
 from skillshelf.select.selectors.sparse import (
     bm25f,
     bm25f_scores,
+    is_short,
     multi,
     name_coverage,
     ngram,
@@ -53,7 +54,6 @@ W_SEMANTIC_SHORT = 2.0
 W_STATIC_SHORT = 1.0
 STATIC_FLOOR = 0.35  # a cosine of static vectors below this is no evidence (unrelated texts reach ~0.3)
 STATIC_SCALE = 0.3  # cosine above the floor that counts as much as the best lexical match
-SHORT_QUERY_WORDS = 40
 W_USAGE = 0.15
 W_NAME = 0.5
 SEM_QUANTILE = 0.5
@@ -62,11 +62,7 @@ SEM_QUANTILE = 0.5
 def _semantic_weight(query: str) -> float:
     """MiniLM was trained on sentence pairs: it is the better judge of a short request; a long
     task it reads passage by passage (``semantic.passages``) and weighs half as much."""
-    return W_SEMANTIC_SHORT if _is_short(query) else W_SEMANTIC
-
-
-def _is_short(query: str) -> bool:
-    return len(query.split()) <= SHORT_QUERY_WORDS
+    return W_SEMANTIC_SHORT if is_short(query) else W_SEMANTIC
 
 
 def _static_part(index: SkillIndex, query: str) -> Any:
@@ -105,7 +101,7 @@ def _default(index: SkillIndex, query: str, limit: int, extras: Extras) -> list[
         dense = extras.semantic.scores(index, query)
         parts.append((_semantic_weight(query), centred(dense, quantile=SEM_QUANTILE)))
     total = combine(parts)
-    if _is_short(query):
+    if is_short(query):
         total = total + np.float32(W_STATIC_SHORT) * _static_part(index, query)
     coverage = name_coverage(index, query, weights=weights)
     total = total + np.float32(W_NAME) * coverage * coverage
