@@ -215,8 +215,8 @@ def run_bench(args: argparse.Namespace) -> dict[str, object]:
         for sel in selectors:
             if sel == "semantic" and sem is None:
                 continue
-            m = evaluate(sel, ours(index, sel, key), qs, names)
-            show(bench, sel, m)
+            m = evaluate(sel, ours(index, sel, key, sem if sel == "semantic" else None), qs, names)
+            show(bench, "semantic (MiniLM, framed)" if sel == "semantic" else sel, m)
             results[f"{bench}/{sel}"] = m
             if sem is not None and sel == "default":
                 m = evaluate(sel, ours(index, sel, key, sem), qs, names)
@@ -365,7 +365,7 @@ def latency(corpus: list[Skill], short: list[str], long: list[str], scale: int) 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--metatool-queries", type=int, default=3000)
-    parser.add_argument("--selectors", default="default,bm25f,ngram,multi,rrf,codex_lexical,codex_bm25,codex_ngram,codex_multi")
+    parser.add_argument("--selectors", default="default,bm25f,ngram,multi,rrf,semantic,codex_lexical,codex_bm25,codex_ngram,codex_multi")
     parser.add_argument("--no-semantic", action="store_true")
     parser.add_argument("--quick", action="store_true", help="1,000 MetaTool queries; no latency or context runs")
     parser.add_argument("--scale", type=int, default=10_000, help="skills for the latency run")
