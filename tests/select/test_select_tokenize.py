@@ -48,9 +48,9 @@ def test_analysis_is_deterministic_and_total(text: str) -> None:
 
 
 def test_the_word_cache_stays_bounded_and_never_changes_an_answer() -> None:
-    from skillshelf.select.tokenize import _terms_of, _WordCache
+    from skillshelf.select.tokenize import WordCache, _terms_of
 
-    cache = _WordCache(_terms_of, limit=3)
+    cache = WordCache(_terms_of, limit=3)
     runs = ["PDFMerger", "converting", "the", "Spreadsheets", "PDFMerger", "v2Api"]
     assert [cache[r] for r in runs] == [_terms_of(r) for r in runs]
     assert len(cache) <= 3 and cache["PDFMerger"] == ("pdfmerger", "pdf", "merger")

@@ -19,13 +19,13 @@ from __future__ import annotations
 import functools
 import hashlib
 import itertools
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skillshelf.select.semantic import doc_text
-from skillshelf.select.tokenize import STOP_WORDS
+from skillshelf.select.tokenize import STOP_WORDS, WordCache
 from skillshelf.select.wordpiece import WordPiece, basic_words
 
 if TYPE_CHECKING:
@@ -59,7 +59,7 @@ class StaticVectors:
         self.wordpiece = WordPiece(self.vocab)
         self.table: Matrix = (vectors.astype(np.float32) * scales.astype(np.float32)[:, None]).astype(np.float32)
         self.dims = int(self.table.shape[1])
-        self._counted = _WordIds(self._counted_ids)
+        self._counted: WordCache[tuple[int, ...]] = WordCache(self._counted_ids, limit=1 << 18)
         self._stop_ids = frozenset(self.vocab[w] for w in STOP_WORDS if w in self.vocab)
         self.fingerprint = hashlib.sha1(np.ascontiguousarray(scales).tobytes()).hexdigest()[:16]
         """Identifies the table (a re-distilled one has other scales)."""
@@ -103,22 +103,6 @@ class StaticVectors:
             rows = np.nonzero(has)[0] + start
             out[rows] = sums / np.maximum(norms, np.float32(1e-12))
         return out
-
-
-class _WordIds(dict[str, tuple[int, ...]]):
-    """``word -> counted ids``, filled on first use and cleared past ``limit`` entries, so a
-    lookup on a hit is a plain dictionary access."""
-
-    def __init__(self, compute: Callable[[str], tuple[int, ...]], limit: int = 1 << 18) -> None:
-        super().__init__()
-        self._compute = compute
-        self._limit = limit
-
-    def __missing__(self, word: str) -> tuple[int, ...]:
-        if len(self) >= self._limit:
-            self.clear()
-        value = self[word] = self._compute(word)
-        return value
 
 
 def _unit(vec: Matrix) -> Matrix:

@@ -17,11 +17,13 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Iterator, Mapping
+from typing import TypeVar
 
 __all__ = [
     "CODEX_STOP_WORDS",
     "WORD_GRAMS",
     "WORD_TERMS",
+    "WordCache",
     "STOP_WORDS",
     "char_grams",
     "codex_terms",
@@ -42,6 +44,7 @@ STOP_WORDS = CODEX_STOP_WORDS | frozenset(
     ["about", "above", "after", "again", "against", "all", "also", "am", "any", "because", "been", "before", "being", "below", "between", "both", "but", "can", "could", "did", "does", "doing", "down", "during", "each", "else", "etc", "few", "further", "get", "got", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his", "if", "into", "its", "itself", "just", "more", "most", "must", "no", "nor", "not", "now", "only", "other", "our", "ours", "out", "over", "own", "same", "shall", "she", "should", "so", "some", "such", "than", "their", "theirs", "them", "then", "there", "these", "they", "those", "through", "too", "under", "until", "up", "us", "very", "via", "was", "were", "while", "who", "whom", "why", "will", "would", "yet", "able", "e", "g", "ie", "eg", "let", "like", "make", "makes", "made", "need", "needs", "want", "wants", "file", "files", "using", "used", "one", "two"]
 )
 
+_V = TypeVar("_V")
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _CASE_SPLIT = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+|[^\W\d_A-Za-z]+", re.UNICODE)
 _VOWELS = frozenset("aeiouy")
@@ -115,17 +118,17 @@ def word_forms(raw: str) -> tuple[str, ...]:
     return (low,)
 
 
-class _WordCache(dict[str, tuple[str, ...]]):
-    """``raw run -> analysed tuple``, filled on first use; ``cache[raw]`` is a plain dict
-    lookup (no Python call on a hit), which is what makes bulk indexing fast. Cleared when it
-    grows past ``limit`` entries, so memory stays bounded; results never depend on it."""
+class WordCache(dict[str, _V]):
+    """``word -> analyse(word)``, filled on first use; ``cache[word]`` is a plain dict lookup
+    (no Python call on a hit), which is what makes bulk indexing fast. Cleared when it grows
+    past ``limit`` entries, so memory stays bounded; results never depend on it."""
 
-    def __init__(self, analyse: Callable[[str], tuple[str, ...]], limit: int = 1 << 20) -> None:
+    def __init__(self, analyse: Callable[[str], _V], limit: int = 1 << 20) -> None:
         super().__init__()
         self._analyse = analyse
         self._limit = limit
 
-    def __missing__(self, raw: str) -> tuple[str, ...]:
+    def __missing__(self, raw: str) -> _V:
         if len(self) >= self._limit:
             self.clear()
         value = self[raw] = self._analyse(raw)
@@ -140,10 +143,10 @@ def _grams_of(raw: str) -> tuple[str, ...]:
     return tuple(g for w in word_forms(raw) if len(w) >= 2 and w not in STOP_WORDS for g in char_grams(w))
 
 
-WORD_TERMS: Mapping[str, tuple[str, ...]] = _WordCache(_terms_of, limit=1 << 19)
+WORD_TERMS: Mapping[str, tuple[str, ...]] = WordCache(_terms_of, limit=1 << 19)
 """``WORD_TERMS[raw]``: :func:`terms` of one raw run (cached)."""
 
-WORD_GRAMS: Mapping[str, tuple[str, ...]] = _WordCache(_grams_of, limit=1 << 17)  # ~12 grams per entry
+WORD_GRAMS: Mapping[str, tuple[str, ...]] = WordCache(_grams_of, limit=1 << 17)  # ~12 grams per entry
 """``WORD_GRAMS[raw]``: the character n-grams of every indexable word of one raw run, in order (cached)."""
 
 
