@@ -65,16 +65,7 @@ class SkillDoc:
 
     def lean(self) -> SkillDoc:
         """The same entry without its body text (kept in the index once analysed)."""
-        return SkillDoc(
-            key=self.key,
-            name=self.name,
-            description=self.description,
-            short_description=self.short_description,
-            path_words=self.path_words,
-            stamp=self.stamp,
-            skill=self.skill,
-            tool_id=self.tool_id,
-        )
+        return dataclasses.replace(self, headings="", body="")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
