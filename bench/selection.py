@@ -36,11 +36,12 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 sys.path.insert(0, str(REPO / "src"))
 
-from skillshelf.select import rank_docs  # noqa: E402
+from skillshelf.select import SEMANTIC_SELECTORS, rank_docs  # noqa: E402
 from skillshelf.select.index import SkillIndex  # noqa: E402
 from skillshelf.skills.model import RootOrigin, Scope, Skill  # noqa: E402
 
 Ranker = Callable[[str, int], list[str]]
+LABELS = {"semantic": "semantic (MiniLM, framed)", "wordllama": "wordllama alone (extra)"}
 
 
 def jsonl(path: Path) -> list[dict[str, object]]:
@@ -213,12 +214,17 @@ def run_bench(args: argparse.Namespace) -> dict[str, object]:
             show(bench, "baseline MiniLM", m)
             results[f"{bench}/minilm"] = m
         for sel in selectors:
-            if sel == "semantic" and sem is None:
+            if sel in SEMANTIC_SELECTORS and (sem is None or (sel == "wordllama" and sem.words is None)):
                 continue
-            m = evaluate(sel, ours(index, sel, key, sem if sel == "semantic" else None), qs, names)
-            show(bench, "semantic (MiniLM, framed)" if sel == "semantic" else sel, m)
+            m = evaluate(sel, ours(index, sel, key, sem if sel in SEMANTIC_SELECTORS else None), qs, names)
+            show(bench, LABELS.get(sel, sel), m)
             results[f"{bench}/{sel}"] = m
             if sem is not None and sel == "default":
+                if sem.words is not None:  # the torch-free extra alone: skillshelf[wordllama]
+                    words_only = SemanticIndex.build(index, cache_dir=cache, encoder=False, words=sem.words)
+                    m = evaluate(sel, ours(index, sel, key, words_only), qs, names)
+                    show(bench, "default + wordllama", m)
+                    results[f"{bench}/default+wordllama"] = m
                 m = evaluate(sel, ours(index, sel, key, sem), qs, names)
                 show(bench, "default + semantic", m)
                 results[f"{bench}/default+semantic"] = m
@@ -319,6 +325,7 @@ def latency(corpus: list[Skill], short: list[str], long: list[str], scale: int) 
             t = time.perf_counter()
             rank_docs(fresh, short[0], top_k=10, selector="default")
             out[f"first_default_{label}_ms"] = 1000 * (time.perf_counter() - t)
+        out.update(_wordllama_latency(index, cache, short, long))
     import bm25s
 
     texts = [f"{s.name} {s.description} {read(s)}" for s in skills]
@@ -354,6 +361,11 @@ def latency(corpus: list[Skill], short: list[str], long: list[str], scale: int) 
     print(f"  first default query (static vectors): none cached {out['first_default_static_cold_ms']:.0f} ms, "
           f"after the 1% change {out['first_default_static_1pct_ms']:.0f} ms, "
           f"all cached {out['first_default_static_warm_ms']:.0f} ms", flush=True)
+    if "wordllama_vectors_cold_s" in out:
+        print(f"  wordllama extra: document vectors {out['wordllama_vectors_cold_s']:.2f} s cold, "
+              f"{out['wordllama_vectors_warm_s']:.2f} s cached; default + wordllama p50 "
+              f"{out['default+wordllama_short_p50_ms']:.2f} ms short, {out['default+wordllama_long_p50_ms']:.2f} ms long",
+              flush=True)
     print(f"  bm25s (same skills, name + description + body): build {out['bm25s_build_s']:.2f} s", flush=True)
     for label in ("short", "long"):
         for sel in ("default", "bm25f", "bm25s"):
@@ -362,10 +374,35 @@ def latency(corpus: list[Skill], short: list[str], long: list[str], scale: int) 
     return out
 
 
+def _wordllama_latency(index: SkillIndex, cache: Path, short: list[str], long: list[str]) -> dict[str, float]:
+    """The torch-free extra at scale: document vectors (cold, cached) and default query times."""
+    from skillshelf.select import wordllama
+    from skillshelf.select.semantic import SemanticIndex
+
+    if not wordllama.available():
+        return {}
+    words = wordllama.WordLlama()
+    out: dict[str, float] = {}
+    for label in ("cold", "warm"):
+        t = time.perf_counter()
+        sem = SemanticIndex.build(index, cache_dir=cache, encoder=False, words=words)
+        out[f"wordllama_vectors_{label}_s"] = time.perf_counter() - t
+    for label, qs in (("short", short), ("long", long)):
+        times = []
+        for q in qs:
+            t = time.perf_counter()
+            rank_docs(index, q, top_k=10, selector="default", semantic=sem)
+            times.append(time.perf_counter() - t)
+        times.sort()
+        out[f"default+wordllama_{label}_p50_ms"] = 1000 * times[len(times) // 2]
+        out[f"default+wordllama_{label}_p99_ms"] = 1000 * times[int(len(times) * 0.99)]
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--metatool-queries", type=int, default=3000)
-    parser.add_argument("--selectors", default="default,bm25f,ngram,multi,rrf,semantic,codex_lexical,codex_bm25,codex_ngram,codex_multi")
+    parser.add_argument("--selectors", default="default,bm25f,ngram,multi,rrf,semantic,wordllama,codex_lexical,codex_bm25,codex_ngram,codex_multi")
     parser.add_argument("--no-semantic", action="store_true")
     parser.add_argument("--quick", action="store_true", help="1,000 MetaTool queries; no latency or context runs")
     parser.add_argument("--scale", type=int, default=10_000, help="skills for the latency run")

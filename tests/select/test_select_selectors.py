@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from skillshelf.errors import UsageError
-from skillshelf.select import SELECTORS, rank_docs
+from skillshelf.select import SELECTORS, SEMANTIC_SELECTORS, rank_docs
 from skillshelf.select.docs import SkillDoc, doc_for_tool
 from skillshelf.select.index import SkillIndex
 from skillshelf.select.selectors.codex import codex_bm25, codex_lexical, codex_ngram, split_views
@@ -95,7 +95,7 @@ def test_usage_prior_breaks_near_ties_but_never_lifts_a_non_match() -> None:
 def test_every_selector_runs_and_returns_ranks_from_one() -> None:
     index = _tools(("pdf", "Merge PDF files. Split pages."), ("img", "Resize images"))
     for selector in SELECTORS:
-        if selector == "semantic":
+        if selector in SEMANTIC_SELECTORS:
             continue
         ranked = rank_docs(index, "merge pdf pages and resize images", selector=selector, usage={"tool:img": 1.0})
         assert [r.rank for r in ranked] == list(range(1, len(ranked) + 1))
@@ -109,3 +109,6 @@ def test_unknown_selector_and_semantic_without_model_are_usage_errors() -> None:
     with pytest.raises(UsageError) as sem:
         rank_docs(index, "pdf", selector="semantic")
     assert sem.value.code == "SE002"
+    with pytest.raises(UsageError) as words:
+        rank_docs(index, "pdf", selector="wordllama")
+    assert words.value.code == "SE002"

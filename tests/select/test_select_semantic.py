@@ -1,4 +1,4 @@
-"""The semantic extra: MiniLM with numpy, offline, cached document vectors."""
+"""The semantic extra: MiniLM with numpy and WordLlama, offline, cached document vectors."""
 
 from __future__ import annotations
 
@@ -7,8 +7,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from skillshelf.select import rank_docs
+from skillshelf.errors import UsageError
+from skillshelf.select import rank_docs, wordllama
 from skillshelf.select.index import SkillIndex
 from skillshelf.select.semantic import available
 
@@ -73,16 +76,34 @@ def test_document_vectors_are_cached_on_disk(encoder: Any, tmp_path: Path) -> No
         sem.scores(changed, "holiday")
 
 
-def test_a_long_task_is_read_passage_by_passage() -> None:
+def test_a_long_task_is_read_sentence_by_sentence() -> None:
     from skillshelf.select.semantic import MAX_PASSAGES, PASSAGE_WORDS, passages
 
     assert passages("merge two pdf files") == ["merge two pdf files"]
-    long_task = " ".join(f"w{i}" for i in range(PASSAGE_WORDS * 2 + 5))
-    parts = passages(long_task)
-    assert [len(p.split()) for p in parts] == [PASSAGE_WORDS, PASSAGE_WORDS, 5]
-    assert " ".join(parts) == long_task
-    huge = " ".join(["word"] * PASSAGE_WORDS * (MAX_PASSAGES + 3))
-    assert len(passages(huge)) == MAX_PASSAGES
+    task = ("# Task\n\nFill the small claims form at /root/sc100.pdf. Use the values in data.json!\n"
+            "- save it\n- write a short summary of the case\n" + "pad " * PASSAGE_WORDS)
+    assert passages(task) == ["Fill the small claims form at /root/sc100.pdf.", "Use the values in data.json!",
+                              "- write a short summary of the case", " ".join(["pad"] * PASSAGE_WORDS)]
+    one_run = " ".join(f"w{i}" for i in range(PASSAGE_WORDS * 2 + 5))  # no sentence ends: 60-word windows
+    assert [len(p.split()) for p in passages(one_run)] == [PASSAGE_WORDS, PASSAGE_WORDS, 5]
+    many = " ".join(f"Sentence number {i} is here." for i in range(MAX_PASSAGES * 2))
+    assert passages(many) == [f"Sentence number {i} is here." for i in range(MAX_PASSAGES)]
+    fragments = "\n".join(["ok go"] * PASSAGE_WORDS)  # nothing of four words: the start of the task
+    assert passages(fragments) == [" ".join(fragments.split()[:PASSAGE_WORDS])]
+
+
+@given(st.text(alphabet=st.sampled_from(list("ab .!?\n\t")), max_size=900))
+def test_passages_are_bounded_runs_of_the_task_words(text: str) -> None:
+    from skillshelf.select.semantic import MAX_PASSAGES, PASSAGE_WORDS, passages
+
+    words = text.split()
+    units = passages(text)
+    assert 1 <= len(units) <= MAX_PASSAGES
+    if len(words) > PASSAGE_WORDS:
+        joined = " " + " ".join(words) + " "
+        for unit in units:
+            assert 1 <= len(unit.split()) <= PASSAGE_WORDS
+            assert " " + " ".join(unit.split()) + " " in joined
 
 
 def test_a_skill_asked_for_in_one_paragraph_of_a_long_task_is_not_blurred(encoder: Any, tmp_path: Path) -> None:
@@ -91,9 +112,70 @@ def test_a_skill_asked_for_in_one_paragraph_of_a_long_task_is_not_blurred(encode
     index = SkillIndex.from_tools(TOOLS)
     sem = SemanticIndex.build(index, cache_dir=tmp_path, encoder=encoder)
     # the request sits past the 256 tokens the model reads at once
-    filler = "The repository has a build script, a README and a folder of notes about the project. " * 16
+    filler = "".join(f"Part {i} of the repository has a build script, a README and notes. " for i in range(20))
     task = filler + "Once that is done, reserve a flight and a hotel room for the team offsite in Lisbon."
     assert rank_docs(index, task, selector="semantic", semantic=sem)[0].doc.tool_id == "trips"
     trips = next(i for i, d in enumerate(index.docs) if d.tool_id == "trips")
     blurred = float(encoder.encode([task])[0] @ sem.vectors[trips])  # the whole task as one text
     assert float(sem.scores(index, task)[trips]) > blurred + 0.05
+
+
+needs_words = pytest.mark.skipif(not wordllama.available(), reason="the wordllama package is not installed")
+
+
+@needs_words
+def test_wordllama_vectors_are_cached_beside_minilm_ones(encoder: Any, tmp_path: Path) -> None:
+    from skillshelf.select.semantic import SemanticIndex
+    from skillshelf.select.wordllama import WordLlama
+
+    index = SkillIndex.from_tools(TOOLS)
+    words = _Counting(WordLlama())
+    first = SemanticIndex.build(index, cache_dir=tmp_path, encoder=encoder, words=words)  # type: ignore[arg-type]
+    again = _Counting(words.inner)
+    second = SemanticIndex.build(index, cache_dir=tmp_path, encoder=encoder, words=again)  # type: ignore[arg-type]
+    assert words.texts == 3 and again.texts == 0
+    assert sorted(p.name for p in (tmp_path / "select").iterdir()) == ["minilm-vectors.npz", "wordllama-vectors.npz"]
+    assert (first.word_vectors == second.word_vectors).all()
+    assert rank_docs(index, "dinner recipe ideas", selector="wordllama", semantic=second)[0].doc.tool_id == "cook"
+
+
+@needs_words
+def test_wordllama_joins_the_fusion_for_short_requests_only(encoder: Any, tmp_path: Path) -> None:
+    from skillshelf.select.selectors import _semantic_parts
+    from skillshelf.select.semantic import SemanticIndex
+
+    index = SkillIndex.from_tools(TOOLS)
+    sem = SemanticIndex.build(index, cache_dir=tmp_path, encoder=encoder)
+    assert sem.words is not None
+    assert len(_semantic_parts(index, "book a cheap flight", sem)) == 2
+    long_task = "Please plan the whole trip for the team, step by step, with every detail written out. " * 5
+    assert len(_semantic_parts(index, long_task, sem)) == 1
+    without = SemanticIndex.build(index, cache_dir=tmp_path, encoder=encoder, words=False)
+    assert without.words is None and not without.word_scores(index, "book a flight").any()
+    assert len(_semantic_parts(index, "book a cheap flight", without)) == 1
+    assert without.models == ("minilm",)
+    with pytest.raises(UsageError) as missing:
+        rank_docs(index, "flight", selector="wordllama", semantic=without)
+    assert missing.value.code == "SE002" and "skillshelf[wordllama]" in missing.value.hint
+
+
+def test_with_the_extra_the_static_vectors_step_aside(encoder: Any, tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The static vectors are the base install's stand-in for the extra's models."""
+    from skillshelf.select import selectors
+    from skillshelf.select.semantic import SemanticIndex
+
+    index = SkillIndex.from_tools(TOOLS)
+    sem = SemanticIndex.build(index, cache_dir=tmp_path, encoder=encoder)
+    calls: list[str] = []
+    real = selectors.static_scores
+
+    def spy(ix: SkillIndex, query: str) -> Any:
+        calls.append(query)
+        return real(ix, query)
+
+    monkeypatch.setattr(selectors, "static_scores", spy)
+    assert rank_docs(index, "what should I cook tonight", semantic=sem)[0].doc.tool_id == "cook"
+    assert calls == []
+    rank_docs(index, "what should I cook tonight")
+    assert calls == ["what should I cook tonight"]

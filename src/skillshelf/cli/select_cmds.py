@@ -20,7 +20,8 @@ __all__ = ["eval_cmd", "search", "stats"]
 _SEMANTIC = click.option(
     "--semantic/--no-semantic",
     default=None,
-    help="Add the local MiniLM model to the ranking (default: when `skillshelf[semantic]` is installed).",
+    help="Add the local embedding models to the ranking (default: those installed, by `skillshelf[semantic]` "
+         "or `skillshelf[wordllama]`); --semantic requires MiniLM.",
 )
 
 
@@ -71,7 +72,7 @@ def search(
         return
     from rich.table import Table
 
-    table = Table(title=_literal(f"{selector}{' + semantic' if result.semantic else ''}: {len(result.ranked)} of "
+    table = Table(title=_literal(f"{selector}{''.join(f' + {m}' for m in result.models)}: {len(result.ranked)} of "
                                  f"{result.index.documents} skills"), title_justify="left")
     for col in ("#", "skill", "score", "description", "path"):
         table.add_column(col, overflow="fold", no_wrap=col in ("#", "score"))

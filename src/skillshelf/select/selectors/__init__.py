@@ -50,7 +50,8 @@ SelectorFn = Callable[[SkillIndex, str, int, Extras], list[Hit]]
 W_BM25F = 1.0
 W_NGRAM = 0.3
 W_SEMANTIC = 1.0
-W_SEMANTIC_SHORT = 2.0
+W_SEMANTIC_SHORT = 3.0
+W_WORDS_SHORT = 2.0
 W_STATIC_SHORT = 1.0
 STATIC_FLOOR = 0.35  # a cosine of static vectors below this is no evidence (unrelated texts reach ~0.3)
 STATIC_SCALE = 0.3  # cosine above the floor that counts as much as the best lexical match
@@ -59,10 +60,18 @@ W_NAME = 0.5
 SEM_QUANTILE = 0.5
 
 
-def _semantic_weight(query: str) -> float:
+def _semantic_parts(index: SkillIndex, query: str, semantic: SemanticIndex) -> list[tuple[float, Any]]:
     """MiniLM was trained on sentence pairs: it is the better judge of a short request; a long
-    task it reads passage by passage (``semantic.passages``) and weighs half as much."""
-    return W_SEMANTIC_SHORT if is_short(query) else W_SEMANTIC
+    task it reads sentence by sentence (``semantic.passages``) and weighs a third as much.
+    WordLlama, a bag of words, judges short requests only (it errs where MiniLM does not)."""
+    short = is_short(query)
+    parts: list[tuple[float, Any]] = []
+    if semantic.encoder is not None:
+        dense = centred(semantic.scores(index, query), quantile=SEM_QUANTILE)
+        parts.append((W_SEMANTIC_SHORT if short else W_SEMANTIC, dense))
+    if short and semantic.words is not None:
+        parts.append((W_WORDS_SHORT, centred(semantic.word_scores(index, query), quantile=SEM_QUANTILE)))
+    return parts
 
 
 def _static_part(index: SkillIndex, query: str) -> Any:
@@ -98,10 +107,10 @@ def _default(index: SkillIndex, query: str, limit: int, extras: Extras) -> list[
     lexical = bm25f_scores(index, query, weights=weights)
     parts: list[tuple[float, Any]] = [(W_BM25F, lexical), (W_NGRAM, ngram_scores(index, query))]
     if extras.semantic is not None:
-        dense = extras.semantic.scores(index, query)
-        parts.append((_semantic_weight(query), centred(dense, quantile=SEM_QUANTILE)))
+        parts.extend(_semantic_parts(index, query, extras.semantic))
     total = combine(parts)
-    if is_short(query):
+    if (extras.semantic is None or not extras.semantic.models) and is_short(query):
+        # the static vectors are the base install's stand-in for the extras' embedding models
         total = total + np.float32(W_STATIC_SHORT) * _static_part(index, query)
     coverage = name_coverage(index, query, weights=weights)
     total = total + np.float32(W_NAME) * coverage * coverage
@@ -114,7 +123,7 @@ def _default(index: SkillIndex, query: str, limit: int, extras: Extras) -> list[
 def _rrf_all(index: SkillIndex, query: str, limit: int, extras: Extras) -> list[Hit]:
     depth = max(limit, 50)
     lists = [bm25f(index, query, depth), ngram(index, query, depth), multi(index, query, depth)]
-    if extras.semantic is not None:
+    if extras.semantic is not None and extras.semantic.encoder is not None:
         lists.append(top_hits(index, extras.semantic.scores(index, query), depth))
     return rrf(index, lists, limit, k=60)
 
@@ -124,9 +133,15 @@ def _usage(index: SkillIndex, query: str, limit: int, extras: Extras) -> list[Hi
 
 
 def _semantic(index: SkillIndex, query: str, limit: int, extras: Extras) -> list[Hit]:
-    if extras.semantic is None:
+    if extras.semantic is None or extras.semantic.encoder is None:
         return []
     return top_hits(index, extras.semantic.scores(index, query), limit)
+
+
+def _wordllama(index: SkillIndex, query: str, limit: int, extras: Extras) -> list[Hit]:
+    if extras.semantic is None or extras.semantic.words is None:
+        return []
+    return top_hits(index, extras.semantic.word_scores(index, query), limit)
 
 
 def _wrap(fn: Callable[[SkillIndex, str, int], list[Hit]]) -> SelectorFn:
@@ -149,6 +164,7 @@ BASE_SELECTORS: dict[str, SelectorFn] = {
     "codex_ngram": _wrap(codex_ngram),
     "codex_multi": _wrap(codex_multi),
     "semantic": _semantic,
+    "wordllama": _wordllama,
 }
 
 

