@@ -112,3 +112,18 @@ def test_unknown_selector_and_semantic_without_model_are_usage_errors() -> None:
     with pytest.raises(UsageError) as words:
         rank_docs(index, "pdf", selector="wordllama")
     assert words.value.code == "SE002"
+
+
+def test_default_reads_typos_in_a_request_but_not_in_a_long_task(monkeypatch: pytest.MonkeyPatch) -> None:
+    from skillshelf.select import selectors
+
+    index = _tools(("pdf-merge", "Merge PDF files into one document"), ("img", "Resize images"))
+    assert not rank_docs(index, "resizng imagse", selector="bm25f")
+    assert rank_docs(index, "resizng imagse")[0].doc.name == "img"  # n-grams (and static vectors) read it
+    seen: list[str] = []
+    real = selectors.ngram_scores
+    monkeypatch.setattr(selectors, "ngram_scores", lambda ix, q: seen.append(q) or real(ix, q))
+    rank_docs(index, "resizng imagse")
+    task = " ".join(["Please combine the quarterly PDF reports into one file for the board."] * 5)
+    assert rank_docs(index, task)[0].doc.name == "pdf-merge"
+    assert seen == ["resizng imagse"]

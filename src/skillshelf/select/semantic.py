@@ -197,7 +197,7 @@ def passages(query: str) -> list[str]:
     sentence of a long task calls for ("Fill the court form at /root/sc100.pdf") is found by
     that sentence, not by the blur of the whole (the MaxP scheme of passage retrieval). On
     SkillsBench routing the default + semantic ranking goes from 0.747 recall@1 with 60-word
-    windows to 0.80 with sentences, at the same weights (bench/selection.py)."""
+    windows to 0.782 with sentences, at the same weights (bench/selection.py)."""
     words = query.split()
     if len(words) <= PASSAGE_WORDS:
         return [query]

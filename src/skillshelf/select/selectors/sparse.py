@@ -88,9 +88,9 @@ def ngram_scores(index: SkillIndex, query: str) -> Scores:
 
     In a long task only the words no skill has as a term give n-grams: those are the typos
     n-grams are for, and a task of hundreds of words would otherwise touch millions of gram
-    rows at 100,000 skills (SkillsBench: 0.701 / 0.931 -> 0.701 / 0.943 with a fifth of the
-    grams). A short request keeps every word's n-grams: a known word still meets skill names
-    written as one compound (``airquality``), which costs MetaTool 0.007 recall@5 without."""
+    rows at 100,000 skills (the default ranking leaves n-grams out of long tasks altogether).
+    A short request keeps every word's n-grams: a known word still meets skill names written
+    as one compound (``airquality``), which costs MetaTool 0.007 recall@5 without."""
     import numpy as np
 
     only_unknown = not is_short(query)
