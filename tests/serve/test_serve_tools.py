@@ -199,3 +199,31 @@ def test_name_enum_is_refused_for_a_large_library(tools: SkillTools) -> None:
     with pytest.raises(SkillshelfError) as info:
         many.openai_tools(name_enum=True)
     assert info.value.code == "SV400"
+
+
+def test_search_ranks_with_the_installed_models_only_when_asked(tmp_path: Path) -> None:
+    from skillshelf.select.semantic import any_model_available
+
+    if not any_model_available():
+        pytest.skip("no embedding model is installed (skillshelf[semantic] or [wordllama])")
+    skills = discover_in([make_skill_tree(tmp_path)]).skills
+    plain, with_models = SkillTools(skills), SkillTools(skills, semantic=True)
+    for library in (plain, with_models):
+        found = library.dispatch("search_skills", {"query": "fill in the fields of an official form"})
+        assert found.data["results"][0]["name"] == "pdf-forms"
+    assert plain.models == () and with_models.models
+
+
+def test_a_model_that_fails_to_load_costs_its_signal_not_the_search(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                    caplog: pytest.LogCaptureFixture) -> None:
+    from skillshelf.errors import NotFoundError
+    from skillshelf.select import service
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise NotFoundError("the model files are damaged", hint="reinstall the extra", code="SE101")
+
+    monkeypatch.setattr(service, "semantic_for", broken)
+    library = SkillTools(discover_in([make_skill_tree(tmp_path)]).skills, semantic=True)
+    found = library.dispatch("search_skills", {"query": "fill in a PDF form"})
+    assert not found.is_error and found.data["results"][0]["name"] == "pdf-forms"
+    assert library.models == () and "without the embedding models" in caplog.text

@@ -25,8 +25,10 @@ __all__ = ["serve"]
 @click.option("--no-watch", is_flag=True, help="Do not watch skill folders for changes.")
 @click.option("--token", envvar="SKILLSHELF_MCP_TOKEN", default=None,
               help="Require 'Authorization: Bearer TOKEN' on every HTTP request (env SKILLSHELF_MCP_TOKEN).")
+@click.option("--no-semantic", is_flag=True,
+              help="Rank search_skills without the embedding models even when an extra installs them.")
 def serve(transport: str, host: str, port: int, roots: tuple[Path, ...], no_builtin: bool, no_cache: bool,
-          no_watch: bool, token: str | None) -> None:
+          no_watch: bool, token: str | None, no_semantic: bool) -> None:
     """Serve the skills found here over MCP: four tools, the catalog as instructions, every
     skill file as a resource, user-invocable skills as prompts."""
     from concurrent.futures import ThreadPoolExecutor
@@ -39,7 +41,7 @@ def serve(transport: str, host: str, port: int, roots: tuple[Path, ...], no_buil
     with ThreadPoolExecutor(max_workers=1) as pool:
         # discovery runs while the MCP SDK is being imported (the two dominate start-up)
         pending = pool.submit(open_library, env, roots=roots, include_builtin=not no_builtin, use_cache=not no_cache,
-                              index_cache_dir=user_cache_dir() / "index")
+                              index_cache_dir=user_cache_dir() / "index", semantic=not no_semantic)
         from skillshelf.serve.mcp_server import ServeOptions, build_server, run_stdio
 
         library = pending.result()

@@ -33,8 +33,10 @@ def open_library(
     include_builtin: bool = True,
     use_cache: bool = True,
     index_cache_dir: Path | None = None,
+    semantic: bool = False,
 ) -> SkillLibrary:
-    """The library for ``env``: reloadable, with the search index built on first use."""
+    """The library for ``env``: reloadable, with the search index built on first use (and the
+    installed embedding models' vectors when ``semantic`` is set)."""
     from skillshelf.config import apply_skill_modes, load_config
     from skillshelf.skills.catalog import default_budget
     from skillshelf.skills.discover import DiscoveryOptions, discover_skills
@@ -52,7 +54,8 @@ def open_library(
         served = _mark_untrusted(moded.loadable, config.trusted)
         listed = [dataclasses.replace(s, trusted=served[s.path].trusted) for s in moded.catalog_skills()]
         budget = default_budget(config.context_window, max_context_tokens=config.skills_max_context_tokens)
-        tools = SkillTools(tuple(served.values()), listed=listed, budget=budget, index_cache_dir=index_cache_dir)
+        tools = SkillTools(tuple(served.values()), listed=listed, budget=budget, index_cache_dir=index_cache_dir,
+                           semantic=semantic)
         return discovery, tools
 
     return SkillLibrary(load, watch_paths=extra)

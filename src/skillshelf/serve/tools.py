@@ -18,6 +18,7 @@ The search index is built on the first search, not at start-up.
 from __future__ import annotations
 
 import json
+import logging
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -28,6 +29,8 @@ from skillshelf.errors import SkillNotFoundError, SkillshelfError, UsageError
 from skillshelf.serve.files import DEFAULT_MAX_FILE_BYTES, SkillFile, read_confined_file, stays_inside
 from skillshelf.serve.schemas import MODEL_TOOLS, OpenAIFormat, ToolSpec, to_anthropic, to_openai
 from skillshelf.skills.model import Skill
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from skillshelf.skills.catalog import Budget
@@ -106,6 +109,7 @@ class SkillTools:
         catalog_format: Literal["codex", "xml", "markdown"] = "markdown",
         index_cache_dir: Path | None = None,
         max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+        semantic: bool = False,
     ) -> None:
         self.skills: tuple[Skill, ...] = tuple(skills)
         self.listed: tuple[Skill, ...] = tuple(s for s in skills if s.model_visible) if listed is None else tuple(listed)
@@ -116,7 +120,9 @@ class SkillTools:
         self._by_name: dict[str, Skill] = {}
         for skill in self.skills:
             self._by_name.setdefault(skill.name, skill)
+        self.semantic = semantic  # rank with the installed embedding models (skillshelf[semantic] / [wordllama])
         self._index: Any = None
+        self._semantic_index: Any = None
         self._index_lock = threading.Lock()
         self._catalog: str | None = None
 
@@ -164,7 +170,8 @@ class SkillTools:
         if not isinstance(query, str) or not query.strip():
             raise UsageError("the search query is empty", hint="describe the task in a few words", code="SV400")
         top_k = max(1, min(int(top_k), MAX_TOP_K))
-        ranked = _rank(self.ensure_index(), query, top_k * 2)
+        index = self.ensure_index()
+        ranked = _rank(index, query, top_k * 2, self._semantic_index)
         rows: list[dict[str, Any]] = []
         for item in ranked:
             # a name shadowed by an earlier skill loads that earlier skill: show each name once
@@ -280,20 +287,40 @@ class SkillTools:
         except SkillshelfError as exc:
             return _error_result(exc)
 
+    @property
+    def models(self) -> tuple[str, ...]:
+        """The embedding models search_skills ranks with (known once the index is built)."""
+        return () if self._semantic_index is None else tuple(self._semantic_index.models)
+
     def ensure_index(self) -> Any:
-        """The search index, built (or read from ``index_cache_dir``) on first use; thread-safe."""
+        """The search index, built (or read from ``index_cache_dir``) on first use, with the
+        embedding models' vectors when ``semantic`` is set; thread-safe."""
         with self._index_lock:
             if self._index is None:
                 from skillshelf.select.index import SkillIndex
 
-                self._index = SkillIndex.build(self.skills, cache_dir=self.index_cache_dir)
+                index = SkillIndex.build(self.skills, cache_dir=self.index_cache_dir)
+                self._semantic_index = _semantic_index(index, self.index_cache_dir) if self.semantic else None
+                self._index = index
             return self._index
 
 
-def _rank(index: Any, query: str, top_k: int) -> Sequence[Any]:
+def _semantic_index(index: Any, cache_dir: Path | None) -> Any:
+    """The installed models' vectors for ``index``, or None: a model that fails to load costs
+    the ranking its signal, never the search."""
+    from skillshelf.select.service import semantic_for
+
+    try:
+        return semantic_for(index, mode=None, cache_dir=cache_dir) if len(index) else None
+    except (SkillshelfError, OSError, ValueError) as exc:
+        log.warning("search_skills goes on without the embedding models: %s", exc)
+        return None
+
+
+def _rank(index: Any, query: str, top_k: int, semantic: Any = None) -> Sequence[Any]:
     from skillshelf.select import rank
 
-    return rank(index, query, top_k=top_k)
+    return rank(index, query, top_k=top_k, semantic=semantic)
 
 
 def _parse_cursor(cursor: str | None, total: int) -> int:
