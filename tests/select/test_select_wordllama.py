@@ -60,6 +60,16 @@ def test_a_folder_without_the_table_is_a_clear_error(tmp_path: Path) -> None:
     assert "skillshelf[semantic]" in str(missing.value.hint)
 
 
+def test_damaged_model_files_are_a_clear_error_not_a_traceback(tmp_path: Path) -> None:
+    for folder in (wordllama.WEIGHTS.parent, wordllama.TOKENIZER.parent):
+        (tmp_path / folder).mkdir()
+    (tmp_path / wordllama.WEIGHTS).write_bytes(b"\x00\x01 not a safetensors file")
+    (tmp_path / wordllama.TOKENIZER).write_text("{}", encoding="utf-8")
+    with pytest.raises(NotFoundError) as damaged:
+        wordllama.WordLlama(tmp_path)
+    assert damaged.value.code == "SE103" and "reinstall" in damaged.value.hint
+
+
 def test_without_the_package_it_is_reported_unavailable(monkeypatch: pytest.MonkeyPatch) -> None:
     import importlib.util
 

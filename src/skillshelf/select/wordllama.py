@@ -65,8 +65,15 @@ class WordLlama:
                 hint="pip install 'skillshelf[wordllama]' (or the whole 'skillshelf[semantic]')",
                 code="SE102",
             )
-        self.table = read_safetensors(folder / WEIGHTS)["embedding.weight"]  # float32 (stored as float16)
-        self.tokenizer = Tokenizer.from_file(str(folder / TOKENIZER))
+        try:
+            self.table = read_safetensors(folder / WEIGHTS)["embedding.weight"]  # float32 (stored as float16)
+            self.tokenizer = Tokenizer.from_file(str(folder / TOKENIZER))
+        except Exception as exc:  # tokenizers raises a bare Exception for a damaged file
+            raise NotFoundError(
+                f"the wordllama package's files cannot be read ({type(exc).__name__}: {exc})",
+                hint="reinstall it: pip install --force-reinstall wordllama",
+                code="SE103",
+            ) from exc
         self.tokenizer.no_padding()
         self.tokenizer.no_truncation()
 

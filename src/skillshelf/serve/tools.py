@@ -30,10 +30,10 @@ from skillshelf.serve.files import DEFAULT_MAX_FILE_BYTES, SkillFile, read_confi
 from skillshelf.serve.schemas import MODEL_TOOLS, OpenAIFormat, ToolSpec, to_anthropic, to_openai
 from skillshelf.skills.model import Skill
 
-log = logging.getLogger(__name__)
-
 if TYPE_CHECKING:
     from skillshelf.skills.catalog import Budget
+
+log = logging.getLogger(__name__)
 
 __all__ = ["SkillPage", "SkillTools", "ToolResult", "UNTRUSTED_NOTE"]
 
