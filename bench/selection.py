@@ -23,6 +23,7 @@ often the query-aware context shows a right skill with its description at a 200k
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import random
 import statistics
@@ -149,38 +150,37 @@ def ours(index: SkillIndex, selector: str, key: Callable[[object], str], semanti
 
 
 def run_bench(args: argparse.Namespace) -> dict[str, object]:
-    from skillshelf.select.docs import doc_for_tool
+    from skillshelf.select import wordllama
     from skillshelf.select.semantic import SemanticIndex, available
 
     results: dict[str, object] = {}
+    mt = SHARED / "benchmarks" / "metatool"
+    sb = SHARED / "benchmarks" / "skillsbench-routing"
+    all_queries = jsonl(mt / "queries.jsonl")
+    random.Random(0).shuffle(all_queries)
+    sb_queries = jsonl(sb / "queries.jsonl")
+    corpus = load_corpus()
+    short_texts, long_texts = [str(q["query"]) for q in all_queries[:500]], [str(q["query"]) for q in sb_queries]
     if args.latency_only:
-        mt_queries = jsonl(SHARED / "benchmarks" / "metatool" / "queries.jsonl")
-        random.Random(0).shuffle(mt_queries)
-        sb_queries = jsonl(SHARED / "benchmarks" / "skillsbench-routing" / "queries.jsonl")
-        results["latency"] = latency(load_corpus(), [str(q["query"]) for q in mt_queries[:500]],
-                                     [str(q["query"]) for q in sb_queries], args.scale)
+        results["latency"] = latency(corpus, short_texts, long_texts, args.scale)
         return results
     use_sem = available() and not args.no_semantic
     cache = Path(tempfile.mkdtemp(prefix="skillshelf-bench-"))
     encoder = None
+    words: wordllama.WordLlama | bool = False
     if use_sem:
         from skillshelf.select.minilm import MiniLM
 
         encoder = MiniLM()
+        words = wordllama.WordLlama() if wordllama.available() else False
     selectors = args.selectors.split(",")
 
     # ---- MetaTool
-    mt = SHARED / "benchmarks" / "metatool"
     tools = jsonl(mt / "tools.jsonl")
-    queries = jsonl(mt / "queries.jsonl")
-    random.Random(0).shuffle(queries)
-    queries = queries[: args.metatool_queries]
-    mt_index = SkillIndex.from_docs([doc_for_tool(str(t["id"]), str(t["name"]), str(t["description"])) for t in tools])
+    queries = all_queries[: args.metatool_queries]
+    mt_index = SkillIndex.from_tools([(str(t["id"]), str(t["name"]), str(t["description"])) for t in tools])
     # ---- SkillsBench routing with corpus distractors
-    sb = SHARED / "benchmarks" / "skillsbench-routing"
     sb_tools = jsonl(sb / "tools.jsonl")
-    sb_queries = jsonl(sb / "queries.jsonl")
-    corpus = load_corpus()
     names = {str(t["name"]).lower() for t in sb_tools}
     distractors = [s for s in corpus if s.name.lower() not in names]
     root = Path("/skillsbench-routing")
@@ -208,7 +208,7 @@ def run_bench(args: argparse.Namespace) -> dict[str, object]:
         results[f"{bench}/bm25s"] = m
         sem = None
         if use_sem:
-            sem = SemanticIndex.build(index, cache_dir=cache, encoder=encoder)
+            sem = SemanticIndex.build(index, cache_dir=cache, encoder=encoder, words=words)
             plain = encoder.encode([f"{d.name}: {d.description}" for d in index.docs])  # as the issue measured it
             m = evaluate("minilm", minilm_ranker(ids, plain, encoder), qs, names)
             show(bench, "baseline MiniLM", m)
@@ -221,7 +221,7 @@ def run_bench(args: argparse.Namespace) -> dict[str, object]:
             results[f"{bench}/{sel}"] = m
             if sem is not None and sel == "default":
                 if sem.words is not None:  # the torch-free extra alone: skillshelf[wordllama]
-                    words_only = SemanticIndex.build(index, cache_dir=cache, encoder=False, words=sem.words)
+                    words_only = SemanticIndex(index.docs, words=sem.words, word_vectors=sem.word_vectors)
                     m = evaluate(sel, ours(index, sel, key, words_only), qs, names)
                     show(bench, "default + wordllama", m)
                     results[f"{bench}/default+wordllama"] = m
@@ -230,8 +230,7 @@ def run_bench(args: argparse.Namespace) -> dict[str, object]:
                 results[f"{bench}/default+semantic"] = m
     if not args.quick:
         results["context"] = context_coverage(sb_index, sb_skills + distractors, sb_queries, sb_key)
-        results["latency"] = latency(corpus, [str(q["query"]) for q in queries[:500]],
-                                     [str(q["query"]) for q in sb_queries], args.scale)
+        results["latency"] = latency(corpus, short_texts, long_texts, args.scale)
     return results
 
 
@@ -333,27 +332,16 @@ def latency(corpus: list[Skill], short: list[str], long: list[str], scale: int) 
     retriever = bm25s.BM25()
     retriever.index(bm25s.tokenize(texts, stopwords="en", show_progress=False), show_progress=False)
     out["bm25s_build_s"] = time.perf_counter() - t
+    def bm25s_query(q: str) -> None:
+        tokens = bm25s.tokenize([q], stopwords="en", show_progress=False)
+        if tokens.vocab:
+            retriever.retrieve(tokens, k=10, show_progress=False)
+
     for label, qs in (("short", short), ("long", long)):
-        times = []
-        for q in qs:
-            t = time.perf_counter()
-            tokens = bm25s.tokenize([q], stopwords="en", show_progress=False)
-            if tokens.vocab:
-                retriever.retrieve(tokens, k=10, show_progress=False)
-            times.append(time.perf_counter() - t)
-        times.sort()
-        out[f"bm25s_{label}_p50_ms"] = 1000 * times[len(times) // 2]
-        out[f"bm25s_{label}_p99_ms"] = 1000 * times[int(len(times) * 0.99)]
+        out.update(_query_times(f"bm25s_{label}", bm25s_query, qs))
     for label, qs in (("short", short), ("long", long)):
         for sel in ("default", "bm25f"):
-            times = []
-            for q in qs:
-                t = time.perf_counter()
-                rank_docs(index, q, top_k=10, selector=sel)
-                times.append(time.perf_counter() - t)
-            times.sort()
-            out[f"{sel}_{label}_p50_ms"] = 1000 * times[len(times) // 2]
-            out[f"{sel}_{label}_p99_ms"] = 1000 * times[int(len(times) * 0.99)]
+            out.update(_query_times(f"{sel}_{label}", functools.partial(rank_docs, index, top_k=10, selector=sel), qs))
     print(f"\nlatency at {scale:,} skills: build cold {out['build_cold_s']:.2f} s, warm {out['build_warm_s']:.3f} s, "
           f"1% changed {out['build_incremental_1pct_s']:.2f} s ({out['incremental_analysed']} re-analysed), "
           f"warm after the change {out['build_warm_after_change_s']:.3f} s; first query after a warm build: "
@@ -388,15 +376,20 @@ def _wordllama_latency(index: SkillIndex, cache: Path, short: list[str], long: l
         sem = SemanticIndex.build(index, cache_dir=cache, encoder=False, words=words)
         out[f"wordllama_vectors_{label}_s"] = time.perf_counter() - t
     for label, qs in (("short", short), ("long", long)):
-        times = []
-        for q in qs:
-            t = time.perf_counter()
-            rank_docs(index, q, top_k=10, selector="default", semantic=sem)
-            times.append(time.perf_counter() - t)
-        times.sort()
-        out[f"default+wordllama_{label}_p50_ms"] = 1000 * times[len(times) // 2]
-        out[f"default+wordllama_{label}_p99_ms"] = 1000 * times[int(len(times) * 0.99)]
+        out.update(_query_times(f"default+wordllama_{label}",
+                                lambda q: rank_docs(index, q, top_k=10, selector="default", semantic=sem), qs))
     return out
+
+
+def _query_times(prefix: str, run: Callable[[str], object], queries: Sequence[str]) -> dict[str, float]:
+    """``{prefix}_p50_ms`` and ``{prefix}_p99_ms`` of ``run`` over ``queries``."""
+    times = []
+    for q in queries:
+        t = time.perf_counter()
+        run(q)
+        times.append(time.perf_counter() - t)
+    times.sort()
+    return {f"{prefix}_p50_ms": 1000 * times[len(times) // 2], f"{prefix}_p99_ms": 1000 * times[int(len(times) * 0.99)]}
 
 
 def main() -> None:

@@ -31,6 +31,12 @@ def encoder() -> Any:
     return MiniLM()
 
 
+@pytest.fixture(scope="module")
+def words() -> Any:
+    """WordLlama when installed (False otherwise), loaded once for the module."""
+    return wordllama.WordLlama() if wordllama.available() else False
+
+
 def test_encoder_gives_unit_vectors_that_put_paraphrases_together(encoder: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     vecs = encoder.encode(["How do I merge two PDF files?", "Combine pdf documents into one", "Bake a chocolate cake"])
@@ -39,11 +45,11 @@ def test_encoder_gives_unit_vectors_that_put_paraphrases_together(encoder: Any, 
     assert float(vecs[0] @ vecs[1]) > 0.6 > float(vecs[0] @ vecs[2])
 
 
-def test_semantic_selector_finds_meaning_without_shared_words(encoder: Any, tmp_path: Path) -> None:
+def test_semantic_selector_finds_meaning_without_shared_words(encoder: Any, words: Any, tmp_path: Path) -> None:
     from skillshelf.select.semantic import SemanticIndex
 
     index = SkillIndex.from_tools(TOOLS)
-    sem = SemanticIndex.build(index, cache_dir=tmp_path, encoder=encoder)
+    sem = SemanticIndex.build(index, cache_dir=tmp_path, encoder=encoder, words=words)
     assert rank_docs(index, "what should I eat tonight", selector="semantic", semantic=sem)[0].doc.tool_id == "cook"
     fused = rank_docs(index, "is apple share price going up", semantic=sem)
     assert fused[0].doc.tool_id == "stocks"
@@ -59,18 +65,18 @@ class _Counting:
         return self.inner.encode(texts)
 
 
-def test_document_vectors_are_cached_on_disk(encoder: Any, tmp_path: Path) -> None:
+def test_document_vectors_are_cached_on_disk(encoder: Any, words: Any, tmp_path: Path) -> None:
     from skillshelf.select.semantic import SemanticIndex
 
     index = SkillIndex.from_tools(TOOLS)
     first = _Counting(encoder)
-    SemanticIndex.build(index, cache_dir=tmp_path, encoder=first)  # type: ignore[arg-type]
+    SemanticIndex.build(index, cache_dir=tmp_path, encoder=first, words=words)  # type: ignore[arg-type]
     again = _Counting(encoder)
-    sem = SemanticIndex.build(index, cache_dir=tmp_path, encoder=again)  # type: ignore[arg-type]
+    sem = SemanticIndex.build(index, cache_dir=tmp_path, encoder=again, words=words)  # type: ignore[arg-type]
     assert first.texts == 3 and again.texts == 0
     changed = SkillIndex.from_tools([*TOOLS[:2], ("trips", "travel", "Plan a holiday by train.")])
     third = _Counting(encoder)
-    SemanticIndex.build(changed, cache_dir=tmp_path, encoder=third)  # type: ignore[arg-type]
+    SemanticIndex.build(changed, cache_dir=tmp_path, encoder=third, words=words)  # type: ignore[arg-type]
     assert third.texts == 1
     with pytest.raises(ValueError):
         sem.scores(changed, "holiday")
@@ -106,11 +112,11 @@ def test_passages_are_bounded_runs_of_the_task_words(text: str) -> None:
             assert " " + " ".join(unit.split()) + " " in joined
 
 
-def test_a_skill_asked_for_in_one_paragraph_of_a_long_task_is_not_blurred(encoder: Any, tmp_path: Path) -> None:
+def test_a_skill_asked_for_in_one_paragraph_of_a_long_task_is_not_blurred(encoder: Any, words: Any, tmp_path: Path) -> None:
     from skillshelf.select.semantic import SemanticIndex
 
     index = SkillIndex.from_tools(TOOLS)
-    sem = SemanticIndex.build(index, cache_dir=tmp_path, encoder=encoder)
+    sem = SemanticIndex.build(index, cache_dir=tmp_path, encoder=encoder, words=words)
     # the request sits past the 256 tokens the model reads at once
     filler = "".join(f"Part {i} of the repository has a build script, a README and notes. " for i in range(20))
     task = filler + "Once that is done, reserve a flight and a hotel room for the team offsite in Lisbon."
@@ -124,28 +130,27 @@ needs_words = pytest.mark.skipif(not wordllama.available(), reason="the wordllam
 
 
 @needs_words
-def test_wordllama_vectors_are_cached_beside_minilm_ones(encoder: Any, tmp_path: Path) -> None:
+def test_wordllama_vectors_are_cached_beside_minilm_ones(encoder: Any, words: Any, tmp_path: Path) -> None:
     from skillshelf.select.semantic import SemanticIndex
-    from skillshelf.select.wordllama import WordLlama
 
     index = SkillIndex.from_tools(TOOLS)
-    words = _Counting(WordLlama())
-    first = SemanticIndex.build(index, cache_dir=tmp_path, encoder=encoder, words=words)  # type: ignore[arg-type]
-    again = _Counting(words.inner)
+    counted = _Counting(words)
+    first = SemanticIndex.build(index, cache_dir=tmp_path, encoder=encoder, words=counted)  # type: ignore[arg-type]
+    again = _Counting(words)
     second = SemanticIndex.build(index, cache_dir=tmp_path, encoder=encoder, words=again)  # type: ignore[arg-type]
-    assert words.texts == 3 and again.texts == 0
+    assert counted.texts == 3 and again.texts == 0
     assert sorted(p.name for p in (tmp_path / "select").iterdir()) == ["minilm-vectors.npz", "wordllama-vectors.npz"]
     assert (first.word_vectors == second.word_vectors).all()
     assert rank_docs(index, "dinner recipe ideas", selector="wordllama", semantic=second)[0].doc.tool_id == "cook"
 
 
 @needs_words
-def test_wordllama_joins_the_fusion_for_short_requests_only(encoder: Any, tmp_path: Path) -> None:
+def test_wordllama_joins_the_fusion_for_short_requests_only(encoder: Any, words: Any, tmp_path: Path) -> None:
     from skillshelf.select.selectors import _semantic_parts
     from skillshelf.select.semantic import SemanticIndex
 
     index = SkillIndex.from_tools(TOOLS)
-    sem = SemanticIndex.build(index, cache_dir=tmp_path, encoder=encoder)
+    sem = SemanticIndex.build(index, cache_dir=tmp_path, encoder=encoder, words=words)
     assert sem.words is not None
     assert len(_semantic_parts(index, "book a cheap flight", sem)) == 2
     long_task = "Please plan the whole trip for the team, step by step, with every detail written out. " * 5
@@ -159,14 +164,14 @@ def test_wordllama_joins_the_fusion_for_short_requests_only(encoder: Any, tmp_pa
     assert missing.value.code == "SE002" and "skillshelf[wordllama]" in missing.value.hint
 
 
-def test_with_the_extra_the_static_vectors_step_aside(encoder: Any, tmp_path: Path,
+def test_with_the_extra_the_static_vectors_step_aside(encoder: Any, words: Any, tmp_path: Path,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     """The static vectors are the base install's stand-in for the extra's models."""
     from skillshelf.select import selectors
     from skillshelf.select.semantic import SemanticIndex
 
     index = SkillIndex.from_tools(TOOLS)
-    sem = SemanticIndex.build(index, cache_dir=tmp_path, encoder=encoder)
+    sem = SemanticIndex.build(index, cache_dir=tmp_path, encoder=encoder, words=words)
     calls: list[str] = []
     real = selectors.static_scores
 

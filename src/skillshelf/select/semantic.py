@@ -130,16 +130,17 @@ class SemanticIndex:
         all zeros without MiniLM)."""
         return self._scores(index, query, self.vectors, self.query_vectors)
 
+    def word_query_vector(self, query: str) -> Matrix:
+        """The query's WordLlama vector (one row: the whole query), cached per query."""
+        words = self.words
+        if words is None:
+            raise ValueError("this semantic index has no WordLlama vectors")
+        return _cached_query(self._word_queries, query, lambda: words.encode([query]))
+
     def word_scores(self, index: SkillIndex, query: str) -> Matrix:
         """Per document, its WordLlama cosine with the whole of ``query`` (all zeros without
         WordLlama). A mean of token vectors is a bag of words: judge requests with it, not tasks."""
-        words = self.words
-
-        def encode(q: str) -> Matrix:
-            assert words is not None  # no vectors without the model (checked in __init__)
-            return _cached_query(self._word_queries, q, lambda: words.encode([q]))
-
-        return self._scores(index, query, self.word_vectors, encode)
+        return self._scores(index, query, self.word_vectors, self.word_query_vector)
 
     def _scores(self, index: SkillIndex, query: str, vectors: Matrix | None, encode: Callable[[str], Matrix]) -> Matrix:
         import numpy as np
