@@ -13,6 +13,7 @@ import itertools
 import os
 import re
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -20,9 +21,6 @@ from skillshelf.select.tokenize import WORD_GRAMS, WORD_TERMS, raw_words
 from skillshelf.skills.model import Skill
 
 __all__ = [
-    "CONTENT_FIELDS",
-    "GRAM_FIELDS",
-    "META_FIELDS",
     "MAX_BODY_CHARS",
     "Analysed",
     "SkillDoc",
@@ -34,13 +32,9 @@ __all__ = [
     "with_body",
 ]
 
-META_FIELDS = ("name", "short", "description", "path")
-CONTENT_FIELDS = ("headings", "body")
-GRAM_FIELDS = ("name", "short", "description")
 MAX_BODY_CHARS = 6000
 MAX_BODY_TERMS = 400
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$", re.MULTILINE)
-_FENCE = re.compile(r"^```.*?^```", re.MULTILINE | re.DOTALL)
 _PATH_NOISE = frozenset({"skill", "skills", "md", "src", "home", "users", "user", "plugins", "codex", "claude", "agents"})
 
 
@@ -191,7 +185,12 @@ def doc_for_tool(tool_id: str, name: str, description: str) -> SkillDoc:
 
 
 def _count(texts: tuple[str, ...], analyser: str) -> tuple[tuple[dict[str, int], ...], list[float]]:
-    """Per field: ``term -> frequency`` (first-occurrence order) and the field length in tokens.
+    """Per field: ``term -> frequency`` (first-occurrence order) and the field length in tokens."""
+    return _count_words([raw_words(text) for text in texts], analyser)
+
+
+def _count_words(fields_words: Sequence[list[str]], analyser: str) -> tuple[tuple[dict[str, int], ...], list[float]]:
+    """:func:`_count` of fields already split into raw words.
 
     Each raw word is analysed through a cache shared by all documents and the terms are
     counted at C speed (``Counter`` over a chained ``map``); counts keep first-occurrence
@@ -199,8 +198,8 @@ def _count(texts: tuple[str, ...], analyser: str) -> tuple[tuple[dict[str, int],
     fields: list[dict[str, int]] = []
     lengths: list[float] = []
     analyse_word = (WORD_GRAMS if analyser == "grams" else WORD_TERMS).__getitem__
-    for f, text in enumerate(texts):
-        counts: dict[str, int] = Counter(itertools.chain.from_iterable(map(analyse_word, raw_words(text))))
+    for f, raw in enumerate(fields_words):
+        counts: dict[str, int] = Counter(itertools.chain.from_iterable(map(analyse_word, raw)))
         if analyser == "body" and f == 1 and len(counts) > MAX_BODY_TERMS:
             counts = dict(itertools.islice(counts.items(), MAX_BODY_TERMS))
         lengths.append(float(sum(counts.values())))
@@ -210,9 +209,10 @@ def _count(texts: tuple[str, ...], analyser: str) -> tuple[tuple[dict[str, int],
 
 def analyse(doc: SkillDoc) -> Analysed:
     """Per-field term frequencies for the metadata and content BM25F and the n-gram postings."""
-    meta, meta_len = _count((doc.name, doc.short_description, doc.description, doc.path_words), "terms")
+    head = [raw_words(doc.name), raw_words(doc.short_description), raw_words(doc.description)]  # split once, for both
+    meta, meta_len = _count_words([*head, raw_words(doc.path_words)], "terms")
     content, content_len = _count((doc.headings, doc.body), "body")
-    grams, gram_len = _count((doc.name, doc.short_description, doc.description), "grams")
+    grams, gram_len = _count_words(head, "grams")
     return Analysed(
         meta=meta, meta_lengths=meta_len, content=content, content_lengths=content_len, grams=grams, gram_lengths=gram_len
     )

@@ -111,13 +111,14 @@ class SkillIndex:
         stamps = [stamp_of(s) for s in unique.values()]
         cache = _Cache(cache_dir, unique.values()) if cache_dir is not None else None
         previous = cache.load() if cache else None
-        stubs = _stubs(list(unique.values()), stamps, previous)
+        reuse = _Reuse.of(list(unique), stamps, previous) if previous is not None else None
+        stubs = _stubs(list(unique.values()), stamps, previous, reuse)
 
         def fresh(doc: SkillDoc) -> SkillDoc:
             assert doc.skill is not None
             return with_body(doc, _safe_read(reader, doc.skill))
 
-        index = cls._assemble(stubs, previous, fresh, cache.path if cache else None, start)
+        index = cls._assemble(stubs, previous, reuse, fresh, cache.path if cache else None, start)
         changed = previous is None or index.stats.analysed or len(previous.keys) != len(index)
         if cache is not None and changed:
             cache.save(index)
@@ -128,7 +129,7 @@ class SkillIndex:
         """Index ready-made documents (tool records, tests); nothing is read or cached."""
         start = time.perf_counter()
         ordered = sorted({d.key: d for d in docs}.values(), key=lambda d: d.sort_key)
-        return cls._assemble(ordered, None, lambda d: d, None, start)
+        return cls._assemble(ordered, None, None, lambda d: d, None, start)
 
     @classmethod
     def from_tools(cls, tools: Sequence[tuple[str, str, str]]) -> SkillIndex:
@@ -140,23 +141,24 @@ class SkillIndex:
         cls,
         docs: list[SkillDoc],
         previous: _Previous | None,
+        reuse: _Reuse | None,
         fresh: Callable[[SkillDoc], SkillDoc],
         cache_file: Path | None,
         start: float,
     ) -> SkillIndex:
         n = len(docs)
         parts: tuple[Postings, Postings, Postings]
-        if previous is None:
+        if previous is None or reuse is None:
             analysed = [analyse(fresh(d)) for d in docs]
             meta, content, grams = (
                 Postings.build(model, [a.part(name)[0] for a in analysed], [a.part(name)[1] for a in analysed])
                 for name, model in _MODELS.items()
             )
             parts, done = (meta, content, grams), n
-        elif previous.keys == [d.key for d in docs] and previous.stamps == [d.stamp for d in docs]:
+        elif reuse.unchanged:
             parts, done = (previous.meta, previous.content, previous.grams), 0  # nothing changed: reuse as mapped
         else:
-            parts, done = _update(docs, previous, fresh)
+            parts, done = _update(docs, previous, reuse, fresh)
         lean = tuple(d.lean() if d.body or d.headings else d for d in docs)
         stats = IndexStats(
             documents=n, analysed=done, reused=n - done, cache_file=_s(cache_file), seconds=time.perf_counter() - start
@@ -165,16 +167,14 @@ class SkillIndex:
 
 
 def _update(
-    docs: list[SkillDoc], previous: _Previous, fresh: Callable[[SkillDoc], SkillDoc]
+    docs: list[SkillDoc], previous: _Previous, reuse: _Reuse, fresh: Callable[[SkillDoc], SkillDoc]
 ) -> tuple[tuple[Postings, Postings, Postings], int]:
     """Update the cached postings: drop removed and changed documents, add the (re)analysed ones."""
-    old_pos = {k: i for i, k in enumerate(previous.keys)}
     old_to_new = [-1] * len(previous.keys)
     new_ids: list[int] = []
     todo: list[SkillDoc] = []
-    for i, d in enumerate(docs):
-        j = old_pos.get(d.key)
-        if j is not None and previous.stamps[j] == d.stamp:
+    for i, (d, j) in enumerate(zip(docs, reuse.old_rows, strict=True)):
+        if j >= 0:
             old_to_new[j] = i
         else:
             new_ids.append(i)
@@ -201,19 +201,14 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _stubs(skills: list[Skill], stamps: list[str], previous: _Previous | None) -> list[SkillDoc]:
+def _stubs(skills: list[Skill], stamps: list[str], previous: _Previous | None, reuse: _Reuse | None) -> list[SkillDoc]:
     """Body-less documents; path words come from the cache for skills whose stamp is unchanged."""
     known: list[str | None] = [None] * len(skills)
-    if previous is not None:
-        keys = [str(s.path) for s in skills]
-        if keys == previous.keys and stamps == previous.stamps:
+    if previous is not None and reuse is not None:
+        if reuse.unchanged:
             known = list(previous.path_words)
         else:
-            old = {k: i for i, k in enumerate(previous.keys)}
-            for n, (key, stamp) in enumerate(zip(keys, stamps, strict=True)):
-                j = old.get(key)
-                if j is not None and previous.stamps[j] == stamp:
-                    known[n] = previous.path_words[j]
+            known = [previous.path_words[j] if j >= 0 else None for j in reuse.old_rows]
     return [doc_for_skill(s, stamp=st, path_words=pw) for s, st, pw in zip(skills, stamps, known, strict=True)]
 
 
@@ -243,6 +238,27 @@ class _Previous:
     content: Postings
     grams: Postings
     base_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Reuse:
+    """Which cached documents a build can keep, worked out once per build: ``unchanged`` when
+    the keys and stamps are exactly the cached ones; ``old_rows[i]`` is the cached position of
+    new document ``i`` when its key is cached with the same stamp, else -1."""
+
+    unchanged: bool
+    old_rows: list[int]
+
+    @classmethod
+    def of(cls, keys: list[str], stamps: list[str], previous: _Previous) -> _Reuse:
+        if keys == previous.keys and stamps == previous.stamps:
+            return cls(True, list(range(len(keys))))
+        old = {k: i for i, k in enumerate(previous.keys)}
+        rows = []
+        for key, stamp in zip(keys, stamps, strict=True):
+            j = old.get(key)
+            rows.append(j if j is not None and previous.stamps[j] == stamp else -1)
+        return cls(False, rows)
 
 
 _NAMES = ("meta", "content", "grams")

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from skillshelf.select.index import SkillIndex
+from skillshelf.skills.catalog.aliases import display_path
+from skillshelf.skills.catalog.codex import cap_description
 from skillshelf.skills.model import Skill
 from skillshelf.tokens import approx_tokens
 
@@ -37,7 +39,6 @@ __all__ = [
     "suggestion_fragment",
 ]
 
-MAX_DESCRIPTION_CHARS = 1024
 MIN_RELATIVE_SCORE = 0.25
 DEFAULT_TOP_K = 8
 OPEN_TAG = "<skill_suggestions>"
@@ -119,13 +120,10 @@ def default_suggestion_budget(context_window: int | None) -> int:
 
 
 def _line(skill: Skill, max_desc: int | None = None) -> str:
-    desc = " ".join(skill.description.split())
-    if len(desc) > MAX_DESCRIPTION_CHARS:
-        desc = desc[: MAX_DESCRIPTION_CHARS - 3] + "..."
+    desc = cap_description(" ".join(skill.description.split()))
     if max_desc is not None and len(desc) > max_desc:
         desc = desc[: max(0, max_desc - 3)].rstrip() + "..."
-    path = str(skill.path).replace("\\", "/")
-    return f"- {skill.name}: {desc} (file: {path})"
+    return f"- {skill.name}: {desc} (file: {display_path(skill.path)})"
 
 
 def _fit(skill: Skill, remaining: int) -> str | None:

@@ -4,8 +4,8 @@ The rules are those of BERT's ``BasicTokenizer`` + ``WordpieceTokenizer`` (the t
 all-MiniLM-L6-v2): drop control characters, put spaces around CJK ideographs, lower-case,
 strip accents, split on whitespace and punctuation, then cut each word greedily into the
 longest vocabulary pieces (continuations prefixed ``##``); a word that cannot be cut, or is
-longer than 100 characters, becomes ``[UNK]``. Pure and deterministic; per-word results are
-cached in a bounded dictionary.
+longer than 100 characters, becomes ``[UNK]``. Pure and deterministic, and not cached: the
+caller caches per word (``StaticVectors`` keeps a bounded ``WordCache``).
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from collections.abc import Mapping
 __all__ = ["MAX_WORD_CHARS", "WordPiece", "basic_words"]
 
 MAX_WORD_CHARS = 100
-_CACHE_LIMIT = 1 << 17
 
 
 def _is_punctuation(ch: str) -> bool:
@@ -108,20 +107,9 @@ class WordPiece:
     def __init__(self, vocab: Mapping[str, int], *, unknown: str = "[UNK]") -> None:
         self.vocab = vocab
         self.unknown_id = vocab[unknown]
-        self._cache: dict[str, tuple[int, ...]] = {}
 
     def word_ids(self, word: str) -> tuple[int, ...]:
         """The piece ids of one basic word (``(unknown_id,)`` when it cannot be cut)."""
-        hit = self._cache.get(word)
-        if hit is not None:
-            return hit
-        ids = self._cut(word)
-        if len(self._cache) >= _CACHE_LIMIT:
-            self._cache.clear()
-        self._cache[word] = ids
-        return ids
-
-    def _cut(self, word: str) -> tuple[int, ...]:
         if len(word) > MAX_WORD_CHARS:
             return (self.unknown_id,)
         whole = self.vocab.get(word)

@@ -31,7 +31,7 @@ from skillshelf.select.static import static_scores
 if TYPE_CHECKING:
     from skillshelf.select.semantic import SemanticIndex
 
-__all__ = ["BASE_SELECTORS", "Extras", "SelectorFn", "run_selector", "selector_names"]
+__all__ = ["BASE_SELECTORS", "Extras", "SelectorFn"]
 
 Hit = tuple[int, float]
 
@@ -170,13 +170,3 @@ BASE_SELECTORS: dict[str, SelectorFn] = {
     "semantic": _semantic,
     "wordllama": _wordllama,
 }
-
-
-def selector_names() -> tuple[str, ...]:
-    """Every selector name, default first."""
-    return tuple(BASE_SELECTORS)
-
-
-def run_selector(name: str, index: SkillIndex, query: str, limit: int, extras: Extras) -> list[Hit]:
-    """Run one selector by name (``KeyError`` for an unknown one)."""
-    return BASE_SELECTORS[name](index, query, limit, extras)

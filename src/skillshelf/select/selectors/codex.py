@@ -9,13 +9,13 @@ name asc, then catalog position asc.
 
 from __future__ import annotations
 
-import math
 import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from skillshelf.select.index import SkillIndex
+from skillshelf.select.postings import bm25_idf
 from skillshelf.select.tokenize import cap_bytes, char_grams, codex_terms, codex_words
 
 __all__ = ["codex_bm25", "codex_lexical", "codex_multi", "codex_ngram", "split_views"]
@@ -122,26 +122,36 @@ def codex_bm25(index: SkillIndex, query: str, limit: int) -> list[Hit]:
     stats = index.memo("codex_bm25_stats", lambda: _bm25_stats(entries))
     df, avg = stats
     n = len(entries)
-    k1, b = 1.2, 0.75
+    k1 = 1.2
+    # per query term (in query order, so the sum adds in the same order): its idf, once
+    idfs = [(t, bm25_idf(n, df[t])) for t in terms if df.get(t, 0)]
     scored: list[Hit] = []
     counts = index.memo("codex_bm25_counts", lambda: [tuple(Counter(f) for f in e.fields) for e in entries])
+    norms = index.memo("codex_bm25_norms", lambda: _bm25_norms(entries, avg))
     for i, e in enumerate(entries):
         score = 0.0
-        for t in terms:
-            d = df.get(t, 0)
-            if d == 0 or not any(t in s for s in e.sets):
+        for t, idf in idfs:
+            if not any(t in s for s in e.sets):
                 continue
             wtf = 0.0
             for f in range(3):
                 tf = counts[i][f].get(t, 0)
                 if tf:
-                    ratio = len(e.fields[f]) / avg[f] if avg[f] > 0 else 1.0
-                    wtf += WEIGHTS[f] * tf / (1 - b + b * ratio)
-            idf = math.log(1 + (n - d + 0.5) / (d + 0.5))
+                    wtf += WEIGHTS[f] * tf / norms[i][f]
             score += idf * wtf * (k1 + 1) / (wtf + k1)
         if score > 0:
             scored.append((i, score))
     return _finish(index, scored, limit)
+
+
+def _bm25_norms(entries: list[_Entry], avg: tuple[float, float, float]) -> list[tuple[float, float, float]]:
+    """Per entry and field: BM25's length normalisation ``1 - b + b * length / average`` (b = 0.75)."""
+    b = 0.75
+    out = []
+    for e in entries:
+        ratios = [len(e.fields[f]) / avg[f] if avg[f] > 0 else 1.0 for f in range(3)]
+        out.append((1 - b + b * ratios[0], 1 - b + b * ratios[1], 1 - b + b * ratios[2]))
+    return out
 
 
 def _bm25_stats(entries: list[_Entry]) -> tuple[dict[str, int], tuple[float, float, float]]:
@@ -177,7 +187,7 @@ def codex_ngram(index: SkillIndex, query: str, limit: int) -> list[Hit]:
     doc_grams, df = index.memo("codex_grams", lambda: _gram_tables(entries))
     n = len(entries)
     need = min(3, len(qgrams))
-    idf = {g: math.log(1 + (n - df.get(g, 0) + 0.5) / (df.get(g, 0) + 0.5)) for g in qgrams if g in df}
+    idf = {g: bm25_idf(n, df[g]) for g in qgrams if g in df}
     scored: list[Hit] = []
     for i, fields in enumerate(doc_grams):
         hits = 0
