@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -27,6 +28,7 @@ from skillshelf.install.git import GitRunner, ProgressFn
 from skillshelf.install.lock import LockEntry, content_hash, read_lock, write_lock
 from skillshelf.install.sources import Source, fetch, parse_source
 from skillshelf.skills.model import RootOrigin, Scope, Skill, SkillRoot
+from skillshelf.skills.walk import ScanLimits
 
 __all__ = [
     "InstallResult",
@@ -96,9 +98,10 @@ def _check_name(name: str) -> str:
     return name
 
 
-#: How far below a source folder a SKILL.md is looked for (discovery's depth), and how many folders.
-FIND_MAX_DEPTH = 6
-FIND_MAX_DIRS = 2000
+#: How far below a source folder a SKILL.md is looked for, and through how many folders:
+#: the defaults of discovery's :class:`~skillshelf.skills.walk.ScanLimits`.
+FIND_MAX_DEPTH = ScanLimits().max_depth
+FIND_MAX_DIRS = ScanLimits().max_dirs
 
 
 def _skill_folders_below(folder: Path) -> tuple[list[Path], bool]:
@@ -107,11 +110,11 @@ def _skill_folders_below(folder: Path) -> tuple[list[Path], bool]:
     import os
 
     found: list[Path] = []
-    queue: list[tuple[Path, int]] = [(folder, 0)]
+    queue: deque[tuple[Path, int]] = deque([(folder, 0)])
     visited = 0
     cut = False
     while queue:
-        current, depth = queue.pop(0)
+        current, depth = queue.popleft()
         visited += 1
         try:
             entries = sorted(os.scandir(current), key=lambda e: e.name)

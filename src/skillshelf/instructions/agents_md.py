@@ -32,7 +32,7 @@ from skillshelf.instructions.files import (
     invalid_utf8_diagnostic,
     is_regular_file,
     read_bounded,
-    skipped_entry_diagnostic,
+    usable_file,
 )
 from skillshelf.instructions.model import InstructionLayer, Instructions, InstructionScope, LayerKind
 
@@ -109,8 +109,7 @@ def candidate_names(fallback_filenames: Sequence[str]) -> tuple[tuple[str, Layer
 def _global_layer(codex_home: Path, diags: list[Diagnostic]) -> InstructionLayer | None:
     for name, kind in ((OVERRIDE_MD, LayerKind.OVERRIDE), (AGENTS_MD, LayerKind.AGENTS)):
         path = codex_home / name
-        if not is_regular_file(path):
-            _note_skipped(path, diags)
+        if not usable_file(path, diags):
             continue
         result = read_bounded(path)
         if result.diagnostic:
@@ -126,20 +125,13 @@ def _global_layer(codex_home: Path, diags: list[Diagnostic]) -> InstructionLayer
     return None
 
 
-def _note_skipped(path: Path, diags: list[Diagnostic]) -> None:
-    skipped = skipped_entry_diagnostic(path)
-    if skipped is not None:
-        diags.append(skipped)
-
-
 def _folder_file(
     folder: Path, names: Sequence[tuple[str, LayerKind]], diags: list[Diagnostic]
 ) -> tuple[Path, LayerKind] | None:
     for name, kind in names:
         path = folder / name
-        if is_regular_file(path):
+        if usable_file(path, diags):
             return path, kind
-        _note_skipped(path, diags)
     return None
 
 

@@ -28,7 +28,7 @@ from skillshelf.instructions.files import (
     invalid_utf8_diagnostic,
     is_regular_file,
     read_bounded,
-    skipped_entry_diagnostic,
+    usable_file,
 )
 from skillshelf.instructions.imports import (
     BINARY_EXTENSIONS,
@@ -67,12 +67,6 @@ class _Walk:
     layers: list[InstructionLayer] = field(default_factory=list)
     diags: list[Diagnostic] = field(default_factory=list)
     seen: set[str] = field(default_factory=set)
-
-    def note_skipped(self, path: Path) -> None:
-        """Say why a CLAUDE.md that is there (a folder, a broken link) is not read."""
-        skipped = skipped_entry_diagnostic(path)
-        if skipped is not None:
-            self.diags.append(skipped)
 
     def add_file(
         self, path: Path, scope: InstructionScope, kind: LayerKind, *, external_ok: bool,
@@ -200,27 +194,22 @@ def load_claude_md(env: Env) -> Instructions:
     cwd = Path(_key(env.cwd))
     walk = _Walk(cwd=cwd, home=env.home)
     user_dir = env.home / ".claude"
-    if is_regular_file(user_dir / "CLAUDE.md"):
+    # usable_file notes why a CLAUDE.md that is there (a folder, a broken link) is not read.
+    if usable_file(user_dir / "CLAUDE.md", walk.diags):
         walk.add_file(user_dir / "CLAUDE.md", InstructionScope.USER, LayerKind.CLAUDE, external_ok=True)
-    else:
-        walk.note_skipped(user_dir / "CLAUDE.md")
     for rule in _rule_files(user_dir / "rules"):
         walk.add_file(rule, InstructionScope.USER, LayerKind.RULE, external_ok=True, rule=True)
     root = find_project_root(cwd, env.project_root_markers)
     for folder in _folders_from_top(cwd):
         scope = InstructionScope.FOLDER if folder.is_relative_to(root) and folder != root else InstructionScope.PROJECT
         for path in (folder / "CLAUDE.md", folder / ".claude" / "CLAUDE.md"):
-            if is_regular_file(path):
+            if usable_file(path, walk.diags):
                 walk.add_file(path, scope, LayerKind.CLAUDE, external_ok=False)
-            else:
-                walk.note_skipped(path)
         for rule in _rule_files(folder / ".claude" / "rules"):
             walk.add_file(rule, scope, LayerKind.RULE, external_ok=False, rule=True)
         local = folder / "CLAUDE.local.md"
-        if is_regular_file(local):
+        if usable_file(local, walk.diags):
             walk.add_file(local, InstructionScope.LOCAL, LayerKind.CLAUDE_LOCAL, external_ok=False)
-        else:
-            walk.note_skipped(local)
     layers = tuple(walk.layers)
     return Instructions(
         profile="claude", cwd=cwd, layers=layers, text=render_claude_md(layers), diagnostics=tuple(walk.diags)

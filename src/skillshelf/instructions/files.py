@@ -13,7 +13,7 @@ from pathlib import Path
 
 from skillshelf.diagnostics import Diagnostic, Severity
 
-__all__ = ["ReadResult", "read_bounded", "skipped_entry_diagnostic"]
+__all__ = ["ReadResult", "read_bounded", "skipped_entry_diagnostic", "usable_file"]
 
 #: Files bigger than this are never read whole, even where the agent has no cap of its own.
 HARD_READ_LIMIT = 4 * 1024 * 1024
@@ -38,35 +38,61 @@ def is_regular_file(path: Path) -> bool:
         return False
 
 
-def skipped_entry_diagnostic(path: Path) -> Diagnostic | None:
-    """``IN106`` for an instructions name that is there but is no readable file, else ``None``.
+def _entry_status(path: Path) -> tuple[bool, Diagnostic | None]:
+    """``(is a file, IN106 diagnostic)`` for an instructions name, from one ``lstat``.
 
-    The agents skip such an entry without a word (a folder named AGENTS.md, a link to a file
-    that is gone, a FIFO); the rendered block stays the same, this only says why it is missing.
+    Only a symbolic link is stat'ed again (through the link). ``(False, None)``: nothing there.
     """
     try:
         info = path.lstat()
     except OSError:
-        return None  # nothing there: the usual case, nothing to say
-    if is_regular_file(path):
-        return None
-    if path.is_symlink():
+        return False, None  # nothing there: the usual case, nothing to say
+    mode = info.st_mode
+    if stat.S_ISREG(mode):
+        return True, None
+    if stat.S_ISLNK(mode):
+        try:
+            if stat.S_ISREG(path.stat().st_mode):
+                return True, None
+        except OSError:
+            pass
         try:
             target: Path | str = path.readlink()
         except OSError:
             target = "?"
         what, severity = f"a broken symbolic link (to {target})", Severity.WARNING
         fix = "point the link at an existing file, or remove it"
-    elif stat.S_ISDIR(info.st_mode):
+    elif stat.S_ISDIR(mode):
         what, severity = "a folder, not a file", Severity.INFO
         fix = "rename the folder if it is not meant to hold instructions; put the instructions in a file of that name"
     else:
         what, severity = "not a regular file (a FIFO, socket or device)", Severity.WARNING
         fix = "replace it with a regular file, or remove it"
-    return Diagnostic(
+    return False, Diagnostic(
         code="IN106", severity=severity, message=f"instructions entry is {what}; skipped, as the agent does",
         fix=fix, path=path,
     )
+
+
+def skipped_entry_diagnostic(path: Path) -> Diagnostic | None:
+    """``IN106`` for an instructions name that is there but is no readable file, else ``None``.
+
+    The agents skip such an entry without a word (a folder named AGENTS.md, a link to a file
+    that is gone, a FIFO); the rendered block stays the same, this only says why it is missing.
+    """
+    return _entry_status(path)[1]
+
+
+def usable_file(path: Path, diags: list[Diagnostic]) -> bool:
+    """Whether ``path`` is a file to read (symlinks followed), like :func:`is_regular_file`.
+
+    When it is not, but something is there (see :func:`skipped_entry_diagnostic`), the
+    ``IN106`` diagnostic saying why it is skipped is appended to ``diags``.
+    """
+    ok, skipped = _entry_status(path)
+    if skipped is not None:
+        diags.append(skipped)
+    return ok
 
 
 def read_bounded(path: Path, limit: int | None = None) -> ReadResult:

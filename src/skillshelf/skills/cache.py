@@ -13,7 +13,6 @@ twice as fast as JSON); its name carries the Python version, since the format ma
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import gc
 import marshal
 import os
@@ -31,6 +30,7 @@ from skillshelf.skills.model import (
     SkillRoot,
     ToolDependency,
 )
+from skillshelf.skills.slots import slot_setters
 
 __all__ = ["CACHE_FILE", "SkillCache", "default_cache_path"]
 
@@ -159,14 +159,7 @@ _SKILL_FIELDS = (
 )
 
 
-def _slot_setters(cls: type, names: tuple[str, ...]) -> tuple[Any, ...] | None:
-    """The slot setters of a frozen dataclass whose fields are exactly ``names``, else ``None``."""
-    if tuple(f.name for f in dataclasses.fields(cls)) != names or hasattr(cls, "__post_init__"):
-        return None
-    return tuple(cls.__dict__[name].__set__ for name in names)
-
-
-_SKILL_SETTERS = _slot_setters(Skill, _SKILL_FIELDS)
+_SKILL_SETTERS = slot_setters(Skill, _SKILL_FIELDS)
 
 
 def _new_skill(*values: Any) -> Skill:

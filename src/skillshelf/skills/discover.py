@@ -25,7 +25,7 @@ from types import ModuleType
 from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.env import Env
 from skillshelf.skills.cache import SkillCache, default_cache_path
-from skillshelf.skills.model import Discovery, RootOrigin, RootScan, Skill, SkillRoot
+from skillshelf.skills.model import MAX_SKILL_BYTES, Discovery, RootOrigin, RootScan, Skill, SkillRoot
 from skillshelf.skills.namespace import NamespaceResolver
 from skillshelf.skills.roots import extra_roots, is_claude_root, skill_roots
 from skillshelf.skills.walk import FoundFile, ScanLimits, WalkResult, walk_claude_root, walk_root
@@ -33,9 +33,8 @@ from skillshelf.skills.walk_cache import restore_walk, snapshot_walk
 
 __all__ = ["MAX_SKILL_BYTES", "DiscoveryOptions", "ScanLimits", "discover_in", "discover_skills", "read_skill_body"]
 
-# The same cap as skillshelf.skills.parse.MAX_SKILL_BYTES; parse (and YAML) is imported only
-# when a file has to be parsed, so a run served from the cache never loads them.
-MAX_SKILL_BYTES = 1024 * 1024
+# MAX_SKILL_BYTES comes from the model, not from parse: parse (and YAML) is imported only when
+# a file has to be parsed, so a run served from the cache never loads them.
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -123,16 +122,17 @@ def _diag(code: str, severity: Severity, message: str, fix: str, path: Path | st
     return Diagnostic(code=code, severity=severity, message=message, fix=fix, path=Path(path) if path is not None else None)
 
 
-_LIMIT_TEXT = {
-    "max_dirs": ("SK212", "folders", "max_dirs", "SKILLSHELF_SCAN_MAX_DIRS"),
-    "max_entries": ("SK213", "entries", "max_entries", "SKILLSHELF_SCAN_MAX_ENTRIES"),
-}
+# The limit a walk stopped at (its ScanLimits field) -> (code, what it counts); the variable
+# that raises it is in LIMIT_VARIABLES.
+_LIMIT_TEXT = {"max_dirs": ("SK212", "folders"), "max_entries": ("SK213", "entries")}
 
 
 def _limit_diagnostics(root: SkillRoot, walk: WalkResult, limits: ScanLimits) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     if walk.truncated and walk.limit in _LIMIT_TEXT:
-        code, what, field_name, option = _LIMIT_TEXT[walk.limit]
+        field_name = walk.limit
+        code, what = _LIMIT_TEXT[field_name]
+        option = LIMIT_VARIABLES[field_name]
         value = getattr(limits, field_name)
         partial = f" (the listing of {walk.stopped_in} was cut short)" if walk.stopped_in else ""
         out.append(
@@ -179,7 +179,8 @@ class _Discoverer:
         self.diagnostics.extend(_duplicate_names(self.skills))
         return Discovery(skills=tuple(self.skills), roots=tuple(self.roots), scans=tuple(self.scans), diagnostics=tuple(self.diagnostics))
 
-    def _resolve(self, root: SkillRoot) -> str | None:
+    def _resolve(self, root: SkillRoot) -> tuple[str, bool] | None:
+        """``(canonical path, is a file)`` for a root to scan, else ``None`` (noted)."""
         path = str(root.path)
         explicit = root.origin is RootOrigin.EXTRA
         if not os.path.lexists(path):
@@ -192,20 +193,23 @@ class _Discoverer:
             self.scans.append(RootScan(root=root, exists=False))
             return None
         real = os.path.realpath(path)
-        if os.path.isfile(real) and explicit:
-            return real
+        if explicit and os.path.isfile(real):
+            return real, True
         if not os.path.isdir(real):
             self.diagnostics.append(_diag("SK201", Severity.WARNING, "this root is not a folder (or a link to a missing one)", "remove it or make it a folder of skills", path))
             self.scans.append(RootScan(root=root, exists=False))
             return None
-        return real
+        return real, False
 
     def scan(self, root: SkillRoot) -> None:
-        real = self._resolve(root)
-        if real is None or real in self.seen_roots:
+        resolved = self._resolve(root)
+        if resolved is None:
+            return
+        real, is_file = resolved
+        if real in self.seen_roots:
             return
         self.seen_roots.add(real)
-        if os.path.isfile(real):
+        if is_file:
             walk = _single_file(real)
             root = replace(root, path=Path(real).parent)
         else:

@@ -16,6 +16,7 @@ from types import MappingProxyType
 from skillshelf.diagnostics import Diagnostic
 
 __all__ = [
+    "MAX_SKILL_BYTES",
     "ClaudeFields",
     "Discovery",
     "RootOrigin",
@@ -28,6 +29,10 @@ __all__ = [
     "ToolDependency",
 ]
 
+
+#: The size cap for one ``SKILL.md`` (bigger files are not parsed). Kept here, in a module free
+#: of YAML, so that discovery can use it without importing the parser.
+MAX_SKILL_BYTES = 1024 * 1024
 
 _LOAD_RANK = {"repo": 0, "user": 1, "system": 2, "admin": 3}
 _RENDER_RANK = {"system": 0, "admin": 1, "repo": 2, "user": 3}

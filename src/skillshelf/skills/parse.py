@@ -30,7 +30,7 @@ from skillshelf.skills.frontmatter import (
     repair_frontmatter,
     split_frontmatter,
 )
-from skillshelf.skills.model import Skill, SkillRoot
+from skillshelf.skills.model import MAX_SKILL_BYTES, Skill, SkillRoot
 from skillshelf.skills.openai_yaml import OpenAIMetadata, parse_openai_yaml
 from skillshelf.skills.parse_fields import KnownFields, known_fields, to_plain
 from skillshelf.skills.roots import is_claude_root
@@ -45,7 +45,6 @@ __all__ = [
     "split_body",
 ]
 
-MAX_SKILL_BYTES = 1024 * 1024
 MAX_OPENAI_YAML_BYTES = 256 * 1024
 MAX_NAME_CHARS = 64
 BOM = "\ufeff"

@@ -73,7 +73,6 @@ def known_fields(node: yaml.Node | None, *, path: Path) -> KnownFields:
     """Extract Codex's fields from the document node (``None`` = empty frontmatter)."""
     out: list[Diagnostic] = []
     pairs = mapping_pairs(node)
-    before = len(out)
     if node is not None:
         _complex_keys(node, "the frontmatter", path, out)
     name = _string(_pick(pairs, "name", "name", path, out), "name", path, out)
@@ -90,8 +89,7 @@ def known_fields(node: yaml.Node | None, *, path: Path) -> KnownFields:
         elif not (isinstance(meta, yaml.ScalarNode) and not meta.style and meta.value == ""):
             # Codex reads an empty `metadata:` as an empty mapping but rejects `~`, text, lists.
             out.append(_bad("invalid type: `metadata` must be a mapping", "write `metadata:` followed by indented `key: value` lines, or remove it", path, "metadata", _line(meta)))
-    fatal = len(out) > before
-    return KnownFields(name=name, description=description, short_description=short, fatal=fatal, diagnostics=tuple(out))
+    return KnownFields(name=name, description=description, short_description=short, fatal=bool(out), diagnostics=tuple(out))
 
 
 class _TooBig(Exception):

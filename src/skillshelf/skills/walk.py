@@ -17,11 +17,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from skillshelf.diagnostics import Diagnostic, Severity
+from skillshelf.skills.namespace import MANIFESTS
 
 __all__ = ["FoundFile", "ScanLimits", "WalkResult", "walk_claude_root", "walk_root"]
 
 SKILL_FILE = "SKILL.md"
-PLUGIN_MARKERS = frozenset({".codex-plugin", ".claude-plugin", ".cursor-plugin"})
+PLUGIN_MARKERS = frozenset(MANIFESTS)  # a folder listing one of these may be a plugin
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -12,19 +12,14 @@ from __future__ import annotations
 
 import os
 import time
-from pathlib import Path
 from typing import Any
 
-from skillshelf.diagnostics import Diagnostic, Severity
+from skillshelf.skills.cache import _diag_from, _diag_json
 from skillshelf.skills.walk import FoundFile, WalkResult
 
 __all__ = ["restore_walk", "snapshot_walk"]
 
 _RACY_NS = 2_000_000_000
-
-
-def _diag_row(d: Diagnostic) -> list[object]:
-    return [d.code, d.severity.value, d.message, d.fix, None if d.path is None else str(d.path), d.line, d.field]
 
 
 def snapshot_walk(walk: WalkResult) -> dict[str, Any] | None:
@@ -39,7 +34,7 @@ def snapshot_walk(walk: WalkResult) -> dict[str, Any] | None:
         "files": [[f.path, f.canonical, f.has_agents] for f in walk.files],
         "counts": [walk.dirs_visited, walk.entries_seen, walk.truncated, walk.limit, walk.unvisited_dirs, walk.depth_pruned, walk.stopped_in, walk.has_plugin_markers],
         "plain": sorted(walk.plain_dirs),
-        "diags": [_diag_row(d) for d in walk.diagnostics],
+        "diags": [_diag_json(d) for d in walk.diagnostics],
     }
 
 
@@ -61,10 +56,7 @@ def restore_walk(data: Any) -> WalkResult | None:
             st = os.lstat(path)
             files.append(FoundFile(path, canonical, bool(has_agents), st.st_size, st.st_mtime_ns))
         visited, entries, truncated, limit, unvisited, pruned, stopped, markers = data["counts"]
-        diags = [
-            Diagnostic(code=r[0], severity=Severity(r[1]), message=r[2], fix=r[3], path=None if r[4] is None else Path(r[4]), line=r[5], field=r[6])
-            for r in data["diags"]
-        ]
+        diags = [_diag_from(r) for r in data["diags"]]
     except (OSError, KeyError, TypeError, ValueError):
         return None
     return WalkResult(

@@ -63,16 +63,9 @@ class AliasPlan:
         return tuple(f"- `r{i}` = `{root}`" for i, root in enumerate(self.roots))
 
     def shorten(self, path: str) -> str:
-        """``path`` relative to the longest aliased root holding it, or unchanged."""
-        best: tuple[int, int] | None = None
-        for index, root in enumerate(self.roots):
-            stem = root.rstrip("/")
-            if path.startswith(stem + "/") and (best is None or len(stem) > best[1]):
-                best = (index, len(stem))
-        if best is None:
-            return path
-        index, size = best
-        return f"r{index}{path[size:]}"
+        """``path`` relative to the longest aliased root holding it (the first of equally long
+        ones), written ``rN/...``; unchanged when no root holds it."""
+        return self.shorten_all([path])[0]
 
     def shorten_all(self, paths: Sequence[str]) -> list[str]:
         """:meth:`shorten` for many paths, the roots prepared once (longest first, then in order)."""

@@ -16,10 +16,11 @@ when no description character fits. An entry costs ``cost(text + "\\n")``.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from itertools import accumulate
 
 from skillshelf.skills.catalog.budget import Budget, CharBudget
+from skillshelf.skills.slots import slot_setters
 from skillshelf.tokens import BYTES_PER_TOKEN
 
 __all__ = ["Allocation", "Entry", "allocate", "entries_cost", "new_entry"]
@@ -49,9 +50,7 @@ class Entry:
 
 
 _ENTRY_FIELDS = ("prefix", "units", "suffix", "minimum", "single_chars")
-_ENTRY_SETTERS = tuple(Entry.__dict__[name].__set__ for name in _ENTRY_FIELDS) if tuple(
-    f.name for f in fields(Entry)
-) == _ENTRY_FIELDS else None
+_ENTRY_SETTERS = slot_setters(Entry, _ENTRY_FIELDS)
 
 
 def new_entry(prefix: str, units: str | tuple[str, ...], suffix: str, minimum: str, single_chars: bool = False) -> Entry:
