@@ -29,41 +29,31 @@ def _xdg(name: str) -> Path | None:
     return Path(os.path.join(value, APP)) if value.startswith("/") else None
 
 
-def user_cache_dir() -> Path:
-    """Parsed-skill cache, search index. ``SKILLSHELF_CACHE_DIR`` overrides."""
-    found = _override("SKILLSHELF_CACHE_DIR") or _xdg("XDG_CACHE_HOME")
+def _user_dir(kind: str) -> Path:
+    """``SKILLSHELF_<KIND>_DIR``, else ``$XDG_<KIND>_HOME/skillshelf``, else platformdirs' ``user_<kind>_dir``."""
+    found = _override(f"SKILLSHELF_{kind.upper()}_DIR") or _xdg(f"XDG_{kind.upper()}_HOME")
     if found is not None:
         return found
     import platformdirs
 
-    return Path(platformdirs.user_cache_dir(APP, appauthor=False))
+    return Path(getattr(platformdirs, f"user_{kind}_dir")(APP, appauthor=False))
+
+
+def user_cache_dir() -> Path:
+    """Parsed-skill cache, search index. ``SKILLSHELF_CACHE_DIR`` overrides."""
+    return _user_dir("cache")
 
 
 def user_data_dir() -> Path:
     """Built-in skills, installed skills, memory database. ``SKILLSHELF_DATA_DIR`` overrides."""
-    found = _override("SKILLSHELF_DATA_DIR") or _xdg("XDG_DATA_HOME")
-    if found is not None:
-        return found
-    import platformdirs
-
-    return Path(platformdirs.user_data_dir(APP, appauthor=False))
+    return _user_dir("data")
 
 
 def user_config_dir() -> Path:
     """The user config layer (``config.toml``). ``SKILLSHELF_CONFIG_DIR`` overrides."""
-    found = _override("SKILLSHELF_CONFIG_DIR") or _xdg("XDG_CONFIG_HOME")
-    if found is not None:
-        return found
-    import platformdirs
-
-    return Path(platformdirs.user_config_dir(APP, appauthor=False))
+    return _user_dir("config")
 
 
 def user_state_dir() -> Path:
     """Agent transcripts, usage statistics. ``SKILLSHELF_STATE_DIR`` overrides."""
-    found = _override("SKILLSHELF_STATE_DIR") or _xdg("XDG_STATE_HOME")
-    if found is not None:
-        return found
-    import platformdirs
-
-    return Path(platformdirs.user_state_dir(APP, appauthor=False))
+    return _user_dir("state")

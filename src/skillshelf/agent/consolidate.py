@@ -13,7 +13,6 @@ applies only after re-checking it still owns the scope. Its transcript has origi
 from __future__ import annotations
 
 import json
-import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -33,6 +32,7 @@ from skillshelf.memory.phase2 import (
     WRITABLE_RULE,
     is_writable_memory_path,
 )
+from skillshelf.memory.settings import parse_model_ref
 from skillshelf.serve.schemas import ToolSpec
 
 if TYPE_CHECKING:
@@ -68,7 +68,7 @@ def agent_sdk_available(model: str) -> bool:
     """Whether the SDK for ``PROVIDER:NAME`` can be imported (the agent needs it)."""
     import importlib.util
 
-    provider = model.partition(":")[0] if ":" in model else "openai"
+    provider = parse_model_ref(model).provider
     return importlib.util.find_spec("anthropic" if provider == "anthropic" else "openai") is not None
 
 
@@ -137,13 +137,10 @@ class AgentConsolidator:
                                     refused=_refused(agent))
 
     def _transcript(self, memory_dir: Path) -> TranscriptWriter:
-        from skillshelf.dirs import user_state_dir
-        from skillshelf.memory.transcripts.skillshelf import TranscriptWriter, transcript_path
+        from skillshelf.memory.transcripts.skillshelf import new_transcript
 
-        session_id = str(uuid.uuid4())
-        path = transcript_path(self.state_dir or user_state_dir(), session_id)
-        return TranscriptWriter(path, session_id=session_id, cwd=memory_dir, origin="subagent", model=self.model,
-                                task="memory-consolidation")
+        return new_transcript(self.state_dir, cwd=memory_dir, origin="subagent", model=self.model,
+                              task="memory-consolidation")
 
 
 class _BudgetedProvider:

@@ -7,7 +7,6 @@ The prompt comes from the same code as ``skillshelf context``: the stable parts
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -147,9 +146,6 @@ def _chain(hooks: list[Callable[[str], None]]) -> Callable[[str], None] | None:
 
 
 def _transcript(env: Env, options: AgentOptions, model: str) -> TranscriptWriter:
-    from skillshelf.dirs import user_state_dir
-    from skillshelf.memory.transcripts.skillshelf import TranscriptWriter, transcript_path
+    from skillshelf.memory.transcripts.skillshelf import new_transcript
 
-    session_id = str(uuid.uuid4())
-    path = transcript_path(options.state_dir or user_state_dir(), session_id)
-    return TranscriptWriter(path, session_id=session_id, cwd=env.cwd, origin=options.origin, model=model)
+    return new_transcript(options.state_dir, cwd=env.cwd, origin=options.origin, model=model)

@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from skillshelf.cli.output import echo_json, print_diagnostics, printable, stdout_console
+from skillshelf.cli.output import echo_json, literal, print_diagnostics, stdout_console
 from skillshelf.diagnostics import Diagnostic, has_errors
 from skillshelf.env import Env
 
@@ -27,13 +27,6 @@ def _jsonable(value: object) -> object:
     if isinstance(value, datetime.date | datetime.time | Path):
         return str(value) if not isinstance(value, datetime.date | datetime.time) else value.isoformat()
     return value
-
-
-def _literal(value: object) -> str:
-    """``value`` as text rich prints as is: no markup (a folder may be named ``w[/]``), no control characters."""
-    from rich.markup import escape
-
-    return escape(printable(str(value)))
 
 
 def _finish(ctx: click.Context, diagnostics: tuple[Diagnostic, ...]) -> None:
@@ -74,19 +67,19 @@ def _print_instructions(result: Any) -> None:
     from rich.table import Table
 
     console = stdout_console()
-    table = Table(title=f"{result.profile} instructions for {_literal(result.cwd)}", title_justify="left")
+    table = Table(title=f"{result.profile} instructions for {literal(result.cwd)}", title_justify="left")
     for column in ("scope", "kind", "file", "bytes", "cut", "tokens", "status"):
         table.add_column(column, justify="right" if column in {"bytes", "cut", "tokens"} else "left")
     for layer in result.layers:
         data = layer.to_dict()
         status = "included" if layer.included else f"left out: {layer.reason}"
-        table.add_row(_literal(data["scope"]), _literal(data["kind"]), _literal(layer.path), str(layer.size),
-                      str(layer.bytes_cut), str(data["tokens"]), _literal(status))
+        table.add_row(literal(data["scope"]), literal(data["kind"]), literal(layer.path), str(layer.size),
+                      str(layer.bytes_cut), str(data["tokens"]), literal(status))
     if result.layers:
         console.print(table)
     else:
         name = "AGENTS.md" if result.profile == "codex" else "CLAUDE.md"
-        console.print(f"No {name} files apply in {_literal(result.cwd)}.")
+        console.print(f"No {name} files apply in {literal(result.cwd)}.")
     if result.text:
         console.print(f"\n[bold]Block given to the model[/bold] (~{result.tokens} tokens):\n")
         click.echo(result.text)
@@ -128,13 +121,13 @@ def _print_config(loaded: Any, *, explain: bool) -> None:
         elif not layer.loaded:
             status = "[red]skipped: cannot be read (see below)[/red]"
         elif not layer.enabled:
-            status = f"[yellow]off: {_literal(layer.disabled_reason)}[/yellow]"
+            status = f"[yellow]off: {literal(layer.disabled_reason)}[/yellow]"
         else:
             status = "[green]in effect[/green]"
-        layers.add_row(_literal(layer.label), _literal(layer.path) if layer.path else "-c", status)
+        layers.add_row(literal(layer.label), literal(layer.path) if layer.path else "-c", status)
     console.print(layers)
     trusted = "trusted" if loaded.trusted else "not trusted"
-    console.print(f"project root: {_literal(loaded.project_root)} ({trusted})")
+    console.print(f"project root: {literal(loaded.project_root)} ({trusted})")
     console.print("\n[bold]Merged values[/bold]")
     merged = _jsonable(dict(loaded.values))
     assert isinstance(merged, dict)
@@ -150,8 +143,8 @@ def _print_config(loaded: Any, *, explain: bool) -> None:
             table.add_column(column, overflow="fold")
         for key, prov in sorted(loaded.provenance.items()):
             place = f"{prov.layer}" + (f" ({prov.file}:{prov.line})" if prov.file and prov.line else "")
-            table.add_row(_literal(key), _literal(json.dumps(_jsonable(loaded.get(key)), ensure_ascii=False)),
-                          _literal(place), _literal(", ".join(prov.overridden)))
+            table.add_row(literal(key), literal(json.dumps(_jsonable(loaded.get(key)), ensure_ascii=False)),
+                          literal(place), literal(", ".join(prov.overridden)))
         console.print(table)
 
 

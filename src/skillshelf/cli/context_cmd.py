@@ -10,7 +10,8 @@ import click
 
 from skillshelf.cli.output import (
     echo_json,
-    print_diagnostics,
+    literal,
+    print_run_findings,
     printable,
     root_options,
     stderr_console,
@@ -81,8 +82,7 @@ def context(
         click.echo(result.text)
     else:
         _print_for_people(result)
-    _print_notes(result)
-    if any(d.severity.value == "error" and not d.code.startswith("SK") for d in result.diagnostics):
+    if _print_notes(result):
         sys.exit(1)  # a config layer, an override or an instruction file was skipped: the context is not the intended one
 
 
@@ -114,23 +114,21 @@ def _sources(sources: tuple[str, ...]) -> str:
     return f"{sources[0]} (+{len(sources) - 1} more)"
 
 
-def _print_notes(result: ContextResult) -> None:
-    """Warnings for the user (never for the model) go to stderr."""
+def _print_notes(result: ContextResult) -> bool:
+    """Warnings for the user (never for the model) go to stderr; True when a non-skill finding is an error."""
     if not result.warnings and not result.diagnostics:
-        return
-    from rich.markup import escape
-
+        return False
     console = stderr_console()
     for warning in result.warnings:
-        console.print(f"[yellow]warning:[/yellow] {escape(printable(warning))}", highlight=False)
-    # config (-c included) and instruction findings are shown here in full: no other command shows them
-    # for this exact run; skill findings are summed up and left to `list` / `validate`
-    skills = [d for d in result.diagnostics if d.code.startswith("SK")]
-    print_diagnostics(d for d in result.diagnostics if not d.code.startswith("SK") and d.severity.value != "info")
-    errors = sum(1 for d in skills if d.severity.value == "error")
-    if skills:
+        console.print(f"[yellow]warning:[/yellow] {literal(warning)}", highlight=False)
+
+    def summarise(count: int, errors: int) -> None:
         console.print(
-            f"[dim]{len(skills)} finding(s) in skill files ({errors} error(s)); "
+            f"[dim]{count} finding(s) in skill files ({errors} error(s)); "
             "run `skillshelf validate` or `skillshelf list` for details[/dim]",
             highlight=False,
         )
+
+    # config (-c included) and instruction findings are shown here in full: no other command shows them
+    # for this exact run; skill findings are summed up and left to `list` / `validate`
+    return print_run_findings(result.diagnostics, summarise)

@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from skillshelf.cli.output import echo_json, print_diagnostics, stdout_console
 from skillshelf.env import Env
+
+if TYPE_CHECKING:
+    from skillshelf.memory.consolidator import Consolidator
+    from skillshelf.memory.service import RunOptions
+    from skillshelf.memory.settings import MemorySettings
 
 __all__ = ["memory", "redact"]
 
@@ -78,7 +83,6 @@ def run(sessions: tuple[Path, ...], db: str | None, model: str | None, base_url:
     leave the exit code at 0, since the run did all it could. Exit 1 means a model call or
     consolidation failed (it is retried after a backoff); 2 means bad arguments or settings.
     """
-    from skillshelf.agent.consolidate import choose_consolidator
     from skillshelf.memory.service import RunOptions, run_memory
     from skillshelf.memory.settings import load_memory_settings
 
@@ -90,7 +94,7 @@ def run(sessions: tuple[Path, ...], db: str | None, model: str | None, base_url:
                          dry_run=dry_run)
     with _progress(not as_json and sys.stderr.isatty()) as progress:
         report = run_memory(env, settings, options, progress=progress,
-                            consolidator=choose_consolidator(env, settings))
+                            consolidator=_consolidator(env, settings, options))
     if as_json:
         echo_json(report.to_dict())
     else:
@@ -101,6 +105,19 @@ def run(sessions: tuple[Path, ...], db: str | None, model: str | None, base_url:
             click.echo(f"skillshelf: failed {error}", err=True)
         click.echo("  fix: check --model / --base-url and the API key; failed jobs retry after a backoff", err=True)
         sys.exit(1)
+
+
+def _consolidator(env: Env, settings: MemorySettings, options: RunOptions) -> Callable[[], Consolidator] | None:
+    """``choose_consolidator``'s answer, without importing the agent layer when it cannot matter:
+    ``direct`` never uses the agent, and ``auto`` only in a Phase 2 that really runs. ``agent`` is
+    always checked, so a missing SDK is reported (ME039) whatever the phase."""
+    if settings.consolidator == "direct":
+        return None
+    if settings.consolidator == "auto" and (options.dry_run or options.phase == "1"):
+        return None
+    from skillshelf.agent.consolidate import choose_consolidator
+
+    return choose_consolidator(env, settings)
 
 
 def _print_report(data: dict[str, Any]) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +12,8 @@ import click
 
 from skillshelf.diagnostics import Diagnostic, Severity
 
-__all__ = ["check_roots", "echo_json", "print_diagnostics", "printable", "root_options", "stderr_console", "stdout_console"]
+__all__ = ["check_roots", "echo_json", "literal", "print_diagnostics", "print_run_findings", "printable", "root_options",
+           "stderr_console", "stdout_console"]
 
 
 def _default(value: object) -> object:
@@ -59,6 +60,13 @@ def printable(text: str) -> str:
     return text.translate(_CONTROL)
 
 
+def literal(value: object) -> str:
+    """``value`` as text rich prints as is: no markup (a folder may be named ``w[/]``), no control characters."""
+    from rich.markup import escape
+
+    return escape(printable(str(value)))
+
+
 def stdout_console() -> Any:
     from rich.console import Console
 
@@ -82,6 +90,19 @@ def print_diagnostics(diagnostics: Iterable[Diagnostic], *, err: bool = True) ->
         sev = click.style(diag.severity.value, fg=colours[diag.severity], bold=True)
         click.echo(f"{where}: {sev} {diag.code}: {printable(diag.message)}", file=stream)
         click.echo(f"  fix: {printable(diag.fix)}", file=stream)
+
+
+def print_run_findings(diagnostics: Sequence[Diagnostic], summarise_skills: Callable[[int, int], object]) -> bool:
+    """Findings of one run (``context``, ``catalog``): the non-skill ones (config layers, ``-c``,
+    instruction files) in full except infos, then the skill files' (``SK`` codes) only counted:
+    ``summarise_skills(findings, errors)`` prints the caller's summary line when there are any.
+    True when a non-skill finding is an error, so the output is not the one intended (exit 1)."""
+    others = [d for d in diagnostics if not d.code.startswith("SK") and d.severity is not Severity.INFO]
+    print_diagnostics(others)
+    skills = [d for d in diagnostics if d.code.startswith("SK")]
+    if skills:
+        summarise_skills(len(skills), sum(1 for d in skills if d.severity is Severity.ERROR))
+    return any(d.severity is Severity.ERROR for d in others)
 
 
 def check_roots(ctx: click.Context | None, param: click.Parameter | None, values: tuple[str, ...]) -> tuple[Path, ...]:

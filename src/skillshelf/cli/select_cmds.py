@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from skillshelf.cli.output import echo_json, printable, root_options, stdout_console
+from skillshelf.cli.output import echo_json, literal, printable, root_options, stdout_console
 from skillshelf.env import Env
 
 if TYPE_CHECKING:
@@ -25,23 +25,19 @@ _SEMANTIC = click.option(
 )
 
 
-def _cache_dir(no_cache: bool) -> Path | None:
-    from skillshelf import dirs
-
-    return None if no_cache else dirs.user_cache_dir()
-
-
-def _loadable_skills(env: Env, roots: Sequence[Path], no_builtin: bool, no_cache: bool) -> tuple[Skill, ...]:
-    """Every skill visible from here that is not disabled by config."""
+def _loadable_skills(env: Env, roots: Sequence[Path], no_builtin: bool,
+                     no_cache: bool) -> tuple[tuple[Skill, ...], Path | None]:
+    """Every skill visible from here that is not disabled by config, and where the search index is
+    cached (the folder `context`, the agent and `serve` use; None with --no-cache)."""
     from skillshelf.config import apply_skill_modes
     from skillshelf.context import ContextOptions
-    from skillshelf.context_parts import discover_for_context
+    from skillshelf.context_parts import discover_for_context, index_cache_dir
 
     options = ContextOptions(
         extra_roots=tuple(p.absolute() for p in roots), include_builtin=not no_builtin, use_cache=not no_cache
     )
     config, discovery = discover_for_context(env, options)
-    return apply_skill_modes(discovery.skills, config.skill_rules).loadable
+    return apply_skill_modes(discovery.skills, config.skill_rules).loadable, index_cache_dir(options)
 
 
 @click.command("search")
@@ -60,9 +56,9 @@ def search(
     from skillshelf.select.usage import UsageStore
 
     env = Env.from_os()
-    skills = _loadable_skills(env, roots, no_builtin, no_cache)
+    skills, cache_dir = _loadable_skills(env, roots, no_builtin, no_cache)
     prior = UsageStore.default().prior(project=str(env.project_root))
-    result = run_search(skills, query, top=top, selector=selector, cache_dir=_cache_dir(no_cache), usage=prior,
+    result = run_search(skills, query, top=top, selector=selector, cache_dir=cache_dir, usage=prior,
                         semantic=semantic)
     if as_json:
         echo_json(result.to_dict())
@@ -72,21 +68,14 @@ def search(
         return
     from rich.table import Table
 
-    table = Table(title=_literal(f"{selector}{''.join(f' + {m}' for m in result.models)}: {len(result.ranked)} of "
-                                 f"{result.index.documents} skills"), title_justify="left")
+    table = Table(title=literal(f"{selector}{''.join(f' + {m}' for m in result.models)}: {len(result.ranked)} of "
+                                f"{result.index.documents} skills"), title_justify="left")
     for col in ("#", "skill", "score", "description", "path"):
         table.add_column(col, overflow="fold", no_wrap=col in ("#", "score"))
     for r in result.ranked:
         desc = r.doc.description if len(r.doc.description) <= 160 else r.doc.description[:157] + "..."
-        table.add_row(str(r.rank), _literal(r.doc.name), f"{r.score:.3f}", _literal(desc), _literal(r.doc.key))
+        table.add_row(str(r.rank), literal(r.doc.name), f"{r.score:.3f}", literal(desc), literal(r.doc.key))
     stdout_console().print(table)
-
-
-def _literal(text: str) -> str:
-    """Text from files or the user, shown as is: rich markup escaped, control characters made visible."""
-    from rich.markup import escape
-
-    return escape(printable(text))
 
 
 def _print_eval(report: EvalReport) -> None:
@@ -97,7 +86,7 @@ def _print_eval(report: EvalReport) -> None:
         table.add_column(col, justify="left" if col == "selector" else "right")
     for r in report.results:
         false5 = "-" if r.false_trigger_5 is None else f"{r.false_trigger_5:.3f}"
-        table.add_row(_literal(r.selector), f"{r.recall_1:.3f}", f"{r.recall_5:.3f}", f"{r.mrr_10:.3f}", f"{r.ndcg_10:.3f}",
+        table.add_row(literal(r.selector), f"{r.recall_1:.3f}", f"{r.recall_5:.3f}", f"{r.mrr_10:.3f}", f"{r.ndcg_10:.3f}",
                       false5, f"{r.p50_ms:.2f}", f"{r.p99_ms:.2f}")
     stdout_console().print(table)
     if report.unknown_relevant:
@@ -163,6 +152,6 @@ def stats(as_json: bool) -> None:
     for col in ("selector", "loads", "hit@1", "hit@5", "hit@10", "MRR"):
         table.add_column(col, justify="left" if col == "selector" else "right")
     for s in report.selectors:
-        table.add_row(_literal(s.selector), str(s.loads), f"{s.hit_rate(1):.3f}", f"{s.hit_rate(5):.3f}", f"{s.hit_rate(10):.3f}",
+        table.add_row(literal(s.selector), str(s.loads), f"{s.hit_rate(1):.3f}", f"{s.hit_rate(5):.3f}", f"{s.hit_rate(10):.3f}",
                       f"{s.mrr:.3f}")
     stdout_console().print(table)

@@ -16,6 +16,7 @@ import click
 from skillshelf.cli.output import (
     echo_json,
     print_diagnostics,
+    print_run_findings,
     printable,
     root_options,
     stdout_console,
@@ -237,14 +238,12 @@ def catalog(
     elif text:
         click.echo(text)
     _print_catalog_report(result.catalog_report, result.skills_total)
-    config_notes = [d for d in result.diagnostics if not d.code.startswith("SK") and d.severity is not Severity.INFO]
-    print_diagnostics(config_notes)
-    skill_notes = [d for d in result.diagnostics if d.code.startswith("SK")]
-    errors = sum(1 for d in skill_notes if d.severity is Severity.ERROR)
-    if skill_notes:
-        click.echo(f"{len(skill_notes)} finding(s) while loading skills ({errors} error(s)); "
+
+    def summarise(count: int, errors: int) -> None:
+        click.echo(f"{count} finding(s) while loading skills ({errors} error(s)); "
                    "run `skillshelf list` or `skillshelf validate PATH` for details", err=True)
-    if any(d.severity is Severity.ERROR for d in config_notes):
+
+    if print_run_findings(result.diagnostics, summarise):
         sys.exit(1)  # a config layer was skipped: this is not the catalog the config asks for
 
 

@@ -129,8 +129,7 @@ def _writable_files(root: Path) -> dict[str, Path]:
     return found
 
 
-def _text_of(path: Path, relative: str) -> str:
-    data = path.read_bytes()
+def _text_of(data: bytes, relative: str) -> str:
     if len(data) > MAX_FILE_BYTES:
         raise ModelCallError(f"{relative} is larger than {MAX_FILE_BYTES} bytes", code="ME036",
                              hint="retry; the consolidation was discarded")
@@ -178,8 +177,10 @@ class StagedFolder:
         files: dict[str, object] = {}
         for relative, path in after.items():
             old = before.get(relative)
-            if old is None or old.read_bytes() != path.read_bytes():
-                files[relative] = _text_of(path, relative)
+            previous = old.read_bytes() if old is not None else None
+            data = path.read_bytes()
+            if previous != data:
+                files[relative] = _text_of(data, relative)
         for relative, content in (extra_files or {}).items():
             files.setdefault(relative, content)
         removed: list[object] = [r for r in before if r not in after]

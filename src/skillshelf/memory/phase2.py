@@ -22,7 +22,7 @@ from pathlib import Path, PurePosixPath
 
 from skillshelf.errors import ModelCallError, PathEscapeError
 from skillshelf.memory.layout import summary_file_stem
-from skillshelf.memory.models import JsonModel, parse_json_reply
+from skillshelf.memory.models import parse_json_reply
 from skillshelf.memory.phase1 import truncate_middle
 from skillshelf.memory.redact import redact_secrets
 from skillshelf.memory.store.records import OutputRow, Selection
@@ -36,8 +36,6 @@ __all__ = [
     "apply_consolidation",
     "build_consolidation_prompt",
     "check_consolidation",
-    "consolidate",
-    "is_init",
     "is_writable_memory_path",
     "parse_consolidation_reply",
     "remove_rollout_summaries",
@@ -186,18 +184,21 @@ def _read(path: Path) -> str:
         return ""
 
 
-def build_consolidation_prompt(root: Path, selection: Selection, *, token_limit: int) -> tuple[str, str]:
-    """(system, user): the diff, the raw memories and the folder's current files."""
+def build_consolidation_prompt(root: Path, selection: Selection, *, token_limit: int) -> tuple[str, bool]:
+    """(user prompt, init): the diff, the raw memories and the folder's current files, and whether
+    this is INIT mode (the folder has no ``MEMORY.md`` with content yet). The system prompt is the
+    consolidator's own (``CONSOLIDATION_SYSTEM`` for the direct call)."""
     memory_md, summary = _read(root / "MEMORY.md"), _read(root / "memory_summary.md")
     skills = sorted(str(p.relative_to(root)) for p in (root / "skills").rglob("*") if p.is_file()) \
         if (root / "skills").is_dir() else []
-    mode = "INCREMENTAL" if memory_md.strip() else "INIT"
+    init = not memory_md.strip()
+    mode = "INIT" if init else "INCREMENTAL"
     sections = [f"Mode: {mode}", f"Memory folder: {root}", "", render_selection(selection), "",
                 "=== raw_memories.md ===", truncate_middle(_read(root / "raw_memories.md"), token_limit // 2), "",
                 "=== current MEMORY.md ===", truncate_middle(memory_md, token_limit // 4) or "(missing)", "",
                 "=== current memory_summary.md ===", summary or "(missing)", "",
                 "=== current skills/ files ===", "\n".join(skills) or "(none)"]
-    return CONSOLIDATION_SYSTEM, redact_secrets("\n".join(sections))
+    return redact_secrets("\n".join(sections)), init
 
 
 def _safe_relative(path: str) -> str:
@@ -220,11 +221,6 @@ def is_writable_memory_path(path: str) -> bool:
     except PathEscapeError:
         return False
     return True
-
-
-def is_init(root: Path) -> bool:
-    """INIT mode: the folder has no ``MEMORY.md`` (with content) yet."""
-    return not _read(root / "MEMORY.md").strip()
 
 
 def parse_consolidation_reply(text: str, *, init: bool) -> Consolidation:
@@ -300,12 +296,3 @@ def apply_consolidation(root: Path, result: Consolidation) -> list[str]:
         _atomic_write(_confined(root, relative), content)
         changed.append(relative)
     return changed
-
-
-def consolidate(model: JsonModel, root: Path, selection: Selection, *, token_limit: int,
-                effort: str | None) -> Consolidation:
-    """One consolidation model call; the reply is validated, not yet applied."""
-    init = is_init(root)
-    system, user = build_consolidation_prompt(root, selection, token_limit=token_limit)
-    reply = model.complete(system=system, user=user, schema=None, effort=effort)
-    return parse_consolidation_reply(reply, init=init)

@@ -216,9 +216,9 @@ def _consolidate(scope: str, folder: Path, token: str, watermark: int, *, store:
         return outcome("budget")
     phase2.sync_artifacts(folder, [*selection.selected, *selection.removed])
     consolidator = make()
-    _, prompt = phase2.build_consolidation_prompt(folder, selection, token_limit=settings.stage1_token_limit)
+    prompt, init = phase2.build_consolidation_prompt(folder, selection, token_limit=settings.stage1_token_limit)
     try:  # every model call the consolidator makes takes one unit of the run's budget
-        done = consolidator.consolidate(prompt, folder, init=phase2.is_init(folder),
+        done = consolidator.consolidate(prompt, folder, init=init,
                                         effort=settings.consolidation_effort, budget=budget)
     except SkillshelfError as exc:
         if exc.code != BUDGET_SPENT:

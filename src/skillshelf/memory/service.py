@@ -30,7 +30,7 @@ from skillshelf.memory.models import CallBudget, JsonModel, build_client
 from skillshelf.memory.phase2 import render_selection
 from skillshelf.memory.redact import redact_secrets
 from skillshelf.memory.runner import LeaseKeeper, Phase2Outcome, project_of, run_phase2_scope, run_stage1_job
-from skillshelf.memory.settings import MemorySettings
+from skillshelf.memory.settings import MemorySettings, parse_model_ref
 from skillshelf.memory.store import SessionRow, Stage1Claim, Store, open_store
 from skillshelf.memory.store.base import ClaimLimits
 from skillshelf.memory.transcripts import default_transcript_roots, find_transcripts, read_transcript
@@ -144,7 +144,7 @@ def register_transcripts(store: Store, paths: tuple[Path, ...], *, now_ms: int,
 
 def model_endpoint(env: Env, settings: MemorySettings, model: str) -> tuple[str | None, str | None]:
     """(base URL, API key) for ``model``: settings first, then the provider's usual variables in ``env``."""
-    provider = model.partition(":")[0] if ":" in model else "openai"
+    provider = parse_model_ref(model).provider
     key_var = settings.api_key_env or ("ANTHROPIC_API_KEY" if provider == "anthropic" else "OPENAI_API_KEY")
     base = settings.base_url or env.environ.get(
         "ANTHROPIC_BASE_URL" if provider == "anthropic" else "OPENAI_BASE_URL") or None

@@ -32,7 +32,7 @@ from typing import IO, Any
 from skillshelf.memory.transcripts.jsonl import read_jsonl
 from skillshelf.memory.transcripts.model import Item, Session, parse_time
 
-__all__ = ["TranscriptWriter", "looks_like_skillshelf", "read_skillshelf", "transcript_path"]
+__all__ = ["TranscriptWriter", "looks_like_skillshelf", "new_transcript", "read_skillshelf", "transcript_path"]
 
 
 def looks_like_skillshelf(first: dict[str, object]) -> bool:
@@ -81,6 +81,17 @@ class TranscriptWriter:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def new_transcript(state_dir: Path | None, *, cwd: Path, origin: str, **meta: Any) -> TranscriptWriter:
+    """A transcript for a new session (a fresh id) under ``state_dir`` (default: the user state folder)."""
+    import uuid
+
+    from skillshelf.dirs import user_state_dir
+
+    session_id = str(uuid.uuid4())
+    path = transcript_path(state_dir or user_state_dir(), session_id)
+    return TranscriptWriter(path, session_id=session_id, cwd=cwd, origin=origin, **meta)
 
 
 def _item(obj: dict[str, object]) -> Item | None:
