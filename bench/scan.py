@@ -5,7 +5,7 @@ root, where both Codex and skillshelf stop at the 2,000-folder limit, skillshelf
 times, per tree, interleaved runs (so every tool sees the same machine load) of:
 
 * ``skillshelf catalog --no-builtin`` with an empty parsed-skill cache (cold) and a filled one
-  (warm). Until the ``catalog`` command exists, a ``python -c`` that discovers and renders;
+  (warm);
 * the native Codex binary (``codex debug prompt-input``) from the codex-oracle's npm install;
 * ``agentskills to-prompt`` of skills-ref (PyPI, in its own venv under bench/.work/), given
   every skill folder, since it cannot walk a tree.
@@ -31,20 +31,9 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-REPO = HERE.parent
 WORK = HERE / ".work"
 VENV_BIN = Path(sys.executable).parent
 CODEX_VERSION = os.environ.get("CODEX_ORACLE_VERSION", "0.171.0")
-
-FALLBACK = """
-import sys
-from skillshelf.env import Env
-from skillshelf.skills.discover import DiscoveryOptions, discover_skills
-from skillshelf.skills.catalog import default_budget, render_catalog
-d = discover_skills(Env.from_os(), DiscoveryOptions(include_builtin=False, use_cache=%s))
-r = render_catalog(d.skills, default_budget(None), "codex", roots=[x.path for x in d.roots])
-sys.stdout.write(r.text)
-"""
 
 WORDS = ["deploy", "review", "migrate", "database", "schema", "release", "notes", "changelog", "test", "flaky", "suite", "docker", "image", "kubernetes", "manifest", "terraform", "plan", "lint", "format", "python", "typescript", "api", "client", "pagination", "cache", "invalidate", "metrics", "dashboard", "alert", "incident", "postmortem", "security", "audit", "dependency", "upgrade"]
 
@@ -86,9 +75,7 @@ def build_tree(base: Path, kind: str) -> tuple[Path, list[Path]]:
     return base, folders
 
 
-def _time(cmd: list[str], *, cwd: Path, env: dict[str, str], before: object = None) -> tuple[float, str]:
-    if callable(before):
-        before()
+def _time(cmd: list[str], *, cwd: Path, env: dict[str, str]) -> tuple[float, str]:
     start = time.perf_counter()
     proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, encoding="utf-8", check=False)
     elapsed = time.perf_counter() - start
@@ -121,16 +108,7 @@ def skills_ref_cli() -> Path | None:
     return cli if cli.exists() else None
 
 
-def our_command(use_cache: bool) -> tuple[list[str], str]:
-    exe = VENV_BIN / "skillshelf"
-    probe = subprocess.run([str(exe), "catalog", "--help"], capture_output=True, text=True, encoding="utf-8", check=False)
-    if probe.returncode == 0:
-        cmd = [str(exe), "catalog", "--no-builtin"] + ([] if use_cache else ["--no-cache"])
-        return cmd, "skillshelf catalog --no-builtin"
-    return [sys.executable, "-c", FALLBACK % use_cache], "python -c discover+render (catalog command missing)"
-
-
-def bench_tree(kind: str, base: Path, folders: list[Path], runs: int) -> list[tuple[str, list[float], str]]:
+def bench_tree(base: Path, folders: list[Path], runs: int) -> list[tuple[str, list[float], str]]:
     """Interleaved runs (Codex, ours cold, ours warm, ...) so that all see the same machine load."""
     home, project, codex_home, cache = base / "home", base / "project", base / "codex-home", base / "cache"
     env = {
@@ -143,7 +121,7 @@ def bench_tree(kind: str, base: Path, folders: list[Path], runs: int) -> list[tu
         "XDG_STATE_HOME": str(base / "state"),
         "LANG": "C.UTF-8",
     }
-    cmd, label = our_command(True)
+    cmd, label = [str(VENV_BIN / "skillshelf"), "catalog", "--no-builtin"], "skillshelf catalog --no-builtin"
     codex = codex_binary()
     ccmd = [str(codex), "debug", "prompt-input", "-c", "skills.bundled.enabled=false", "."] if codex else None
     times: dict[str, list[float]] = {"cold": [], "warm": [], "codex": []}
@@ -155,7 +133,8 @@ def bench_tree(kind: str, base: Path, folders: list[Path], runs: int) -> list[tu
             t, out = _time(ccmd, cwd=project, env=env)
             times["codex"].append(t)
             notes["codex"] = f"{_count_entries(out.replace(chr(92) + 'n', chr(10)))} entries"
-        t, out = _time(cmd, cwd=project, env=env, before=lambda: shutil.rmtree(cache, ignore_errors=True))
+        shutil.rmtree(cache, ignore_errors=True)
+        t, out = _time(cmd, cwd=project, env=env)
         times["cold"].append(t)
         notes["cold"] = f"{_count_entries(out)} entries"
         _time(cmd, cwd=project, env=env)  # the first run after a cold one also stores the walk
@@ -191,7 +170,7 @@ def main() -> int:
     try:
         for kind, title in (("flat", "1,900 flat skills"), ("grouped", "10,000 skills in 100 groups (one root)")):
             base, folders = build_tree(top / kind, kind)
-            rows = bench_tree(kind, base, folders, args.runs)
+            rows = bench_tree(base, folders, args.runs)
             print(f"\n## {title}  (whole process; median and best of {args.runs} interleaved runs)")
             codex_t = next((statistics.median(t) for name, t, _ in rows if name.startswith("codex") and t), None)
             for name, t, note in rows:

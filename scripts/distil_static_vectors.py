@@ -13,18 +13,14 @@ reads in the base install. The model is Apache-2.0 (see ``data/NOTICE``).
 
 from __future__ import annotations
 
-import json
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
+from skillshelf.select.minilm import MiniLM
+
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "src"))
-
-from skillshelf.select.minilm import MiniLM, model_dir  # noqa: E402
-
 DIMS = 128
 BATCH = 1024
 OUT = REPO / "src" / "skillshelf" / "select" / "data" / "static_vectors.npz"
@@ -39,13 +35,13 @@ def token_vectors(model: MiniLM, ids: list[int], cls_id: int, sep_id: int) -> np
 
 def main() -> None:
     started = time.perf_counter()
-    folder = model_dir()
-    vocab: dict[str, int] = json.loads((folder / "tokenizer.json").read_text(encoding="utf-8"))["model"]["vocab"]
+    model = MiniLM()
+    vocab: dict[str, int] = model.tokenizer.get_vocab(with_added_tokens=False)
     tokens = [t for t, _ in sorted(vocab.items(), key=lambda kv: kv[1])]
     if [vocab[t] for t in tokens] != list(range(len(tokens))):
         raise SystemExit("the vocabulary ids are not 0..n-1")
     special = np.array([t.startswith("[") and t.endswith("]") for t in tokens])
-    raw = token_vectors(MiniLM(folder), list(range(len(tokens))), vocab["[CLS]"], vocab["[SEP]"])
+    raw = token_vectors(model, list(range(len(tokens))), vocab["[CLS]"], vocab["[SEP]"])
     real = raw[~special]
     mean = real.mean(axis=0)
     _, _, components = np.linalg.svd(real - mean, full_matrices=False)

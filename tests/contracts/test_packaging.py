@@ -7,7 +7,7 @@ import sys
 import zipfile
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
+from testkit import REPO
 
 
 def test_the_wheel_builds_and_carries_the_package_data(tmp_path: Path) -> None:

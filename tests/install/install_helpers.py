@@ -5,8 +5,6 @@ from __future__ import annotations
 import os
 import stat
 import subprocess
-import warnings
-import zipfile
 from pathlib import Path
 
 import pytest
@@ -69,20 +67,6 @@ def make_env(tmp_path: Path, home: Path, *, cwd: Path | None = None) -> Env:
         environ=environ,
         admin_skills_dir=base.admin_skills_dir,
     )
-
-
-def zip_with(path: Path, entries: list[tuple[str, bytes, int | None]]) -> Path:
-    """A zip whose entries are (name, data, unix mode or None) written verbatim."""
-    with zipfile.ZipFile(path, "w") as zf:
-        for name, data, mode in entries:
-            info = zipfile.ZipInfo(name)
-            if mode is not None:
-                info.external_attr = (mode & 0xFFFF) << 16
-                info.create_system = 3
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # duplicate names are written on purpose
-                zf.writestr(info, data)
-    return path
 
 
 SKILL_MD = b"---\nname: zipped\ndescription: A skill that arrives in a zip archive for tests.\n---\n# zipped\n"

@@ -8,10 +8,11 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from install_helpers import REGULAR, SKILL_MD, SYMLINK, tree, zip_with
+from install_helpers import REGULAR, SKILL_MD, SYMLINK, tree
 
 from skillshelf.errors import InstallError
 from skillshelf.install.archive import ArchiveLimits, check_archive, extract_archive
+from testkit import zip_with
 
 HOSTILE = [
     ("dotdot", [("SKILL.md", SKILL_MD, None), ("../evil.txt", b"x", None)], "IS201"),

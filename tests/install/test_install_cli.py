@@ -8,14 +8,11 @@ import subprocess
 import sys
 import tomllib
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import pytest
 from install_helpers import commit_all, init_repo, needs_validate, write_skill
 
-if TYPE_CHECKING:  # the fixture's type; tests/conftest.py is not importable by name everywhere
-    from conftest import IsolatedHome
-
+from testkit import IsolatedHome
 
 OPENAI_YAML = """dependencies:
   tools:

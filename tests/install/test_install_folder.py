@@ -3,18 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import pytest
-from install_helpers import REGULAR, SKILL_MD, SYMLINK, make_env, needs_validate, tree, write_skill, zip_with
+from install_helpers import REGULAR, SKILL_MD, SYMLINK, make_env, needs_validate, tree, write_skill
 
 from skillshelf import dirs
 from skillshelf.errors import InstallError, UsageError
 from skillshelf.install import install_skill, read_lock
 from skillshelf.install.installer import SkillValidationError
-
-if TYPE_CHECKING:  # the fixture's type; tests/conftest.py is not importable by name everywhere
-    from conftest import IsolatedHome
+from testkit import IsolatedHome, zip_with
 
 
 @pytest.fixture(autouse=True)

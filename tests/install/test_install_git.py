@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import pytest
 from install_helpers import commit_all, git, init_repo, make_env, needs_validate, tree, write_skill
@@ -13,9 +12,7 @@ from skillshelf import dirs
 from skillshelf.errors import InstallError
 from skillshelf.install import install_skill, read_lock
 from skillshelf.install.lock import content_hash
-
-if TYPE_CHECKING:  # the fixture's type; tests/conftest.py is not importable by name everywhere
-    from conftest import IsolatedHome
+from testkit import IsolatedHome
 
 
 @pytest.fixture

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import pytest
 from install_helpers import commit_all, git, init_repo, make_env, needs_validate, tree, write_skill
@@ -12,9 +11,7 @@ from skillshelf import dirs
 from skillshelf.errors import InstallError, NotFoundError
 from skillshelf.install import install_skill, installed_provenance, read_lock, remove_skill, update_skills
 from skillshelf.skills.model import RootOrigin, Scope, Skill
-
-if TYPE_CHECKING:  # the fixture's type; tests/conftest.py is not importable by name everywhere
-    from conftest import IsolatedHome
+from testkit import IsolatedHome
 
 
 @pytest.fixture(autouse=True)

@@ -18,8 +18,7 @@ from typing import Any
 
 from click.testing import CliRunner
 
-REPO = Path(__file__).resolve().parents[2]
-SKILLSHELF = REPO / ".venv" / "bin" / "skillshelf"
+SKILLSHELF = Path(sys.executable).parent / "skillshelf"  # the console script of the running venv
 TRACEBACK = "Traceback (most recent call last)"
 INTERNAL = "internal error"
 CODE = re.compile(r"\b(?:error|warning|info) ([A-Z]{2}\d{3})\b")

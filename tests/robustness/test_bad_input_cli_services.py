@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,21 +17,11 @@ from bad_input_helpers import (
     write_skill,
 )
 
+from testkit import zip_with
+
 # -- install / update / remove ---------------------------------------------------------------------
 
 GOOD = b"---\nname: zz\ndescription: A skill from an archive.\n---\nbody\n"
-
-
-def _zip(path: Path, entries: list[tuple[str, bytes, int | None]]) -> Path:
-    with zipfile.ZipFile(path, "w") as archive:
-        for name, data, mode in entries:
-            if mode is None:
-                archive.writestr(name, data)
-            else:
-                info = zipfile.ZipInfo(name)
-                info.external_attr = mode << 16
-                archive.writestr(info, data)
-    return path
 
 
 @pytest.mark.parametrize(
@@ -50,7 +39,7 @@ def _zip(path: Path, entries: list[tuple[str, bytes, int | None]]) -> Path:
 def test_install_refuses_hostile_archives_and_writes_nothing(
     work: Path, tmp_path: Path, isolated_home: Any, entries: list[tuple[str, bytes, int | None]], code: str
 ) -> None:
-    archive = _zip(tmp_path / "bad.zip", entries)
+    archive = zip_with(tmp_path / "bad.zip", entries)
     before = sorted(p for p in tmp_path.rglob("*") if "xdg-" not in str(p))
     result = run_cli(["install", str(archive)], cwd=work)
     assert_reported(result, exit_codes=(1,), code=code)
@@ -123,6 +112,16 @@ def test_a_corrupt_lock_file_stops_changes_and_is_kept(work: Path, tmp_path: Pat
     assert (lock.parent / "good" / "SKILL.md").exists()
 
 
+def _skill_needing_a_server(root: Path) -> None:
+    """``root/needs-server``: a skill whose agents/openai.yaml declares an MCP server."""
+    skill = root / "needs-server"
+    write_skill(skill, "needs-server")
+    (skill / "agents").mkdir()
+    (skill / "agents" / "openai.yaml").write_text(
+        "dependencies:\n  tools:\n    - type: mcp\n      value: srv\n      transport: streamable_http\n"
+        "      url: https://example.com/mcp\n", encoding="utf-8")
+
+
 @pytest.mark.parametrize(
     ("content", "code"),
     [(b"# keep\n[skills\n", "IS503"), (b"mcp_servers = 5\n", "IS502"), (b"\xff\xfe", "IS504")],
@@ -131,12 +130,7 @@ def test_a_corrupt_lock_file_stops_changes_and_is_kept(work: Path, tmp_path: Pat
 def test_deps_write_never_touches_a_config_it_cannot_read(
     work: Path, tmp_path: Path, isolated_home: Any, content: bytes, code: str
 ) -> None:
-    skill = tmp_path / "skills" / "needs-server"
-    write_skill(skill, "needs-server")
-    (skill / "agents").mkdir()
-    (skill / "agents" / "openai.yaml").write_text(
-        "dependencies:\n  tools:\n    - type: mcp\n      value: srv\n      transport: streamable_http\n"
-        "      url: https://example.com/mcp\n", encoding="utf-8")
+    _skill_needing_a_server(tmp_path / "skills")
     path = user_config(isolated_home)
     path.write_bytes(content)
     result = run_cli(["deps", "--write", "--no-builtin", "--root", str(tmp_path / "skills")], cwd=work)
@@ -147,12 +141,7 @@ def test_deps_write_never_touches_a_config_it_cannot_read(
 def test_deps_write_hint_names_the_encoding_problem_not_permissions(
     work: Path, tmp_path: Path, isolated_home: Any
 ) -> None:
-    skill = tmp_path / "skills" / "needs-server"
-    write_skill(skill, "needs-server")
-    (skill / "agents").mkdir()
-    (skill / "agents" / "openai.yaml").write_text(
-        "dependencies:\n  tools:\n    - type: mcp\n      value: srv\n      transport: streamable_http\n"
-        "      url: https://example.com/mcp\n", encoding="utf-8")
+    _skill_needing_a_server(tmp_path / "skills")
     user_config(isolated_home).write_bytes(b"# caf\xe9\n")
     result = run_cli(["deps", "--write", "--no-builtin", "--root", str(tmp_path / "skills")], cwd=work)
     assert_reported(result, exit_codes=(1,), code="IS504")

@@ -11,7 +11,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from skillshelf.select import rank_docs
-from skillshelf.select.docs import doc_for_tool
 from skillshelf.select.index import SkillIndex
 from skillshelf.select.static import static_scores, static_vectors
 from skillshelf.skills.model import Skill
@@ -23,12 +22,12 @@ def _cos(a: str, b: str) -> float:
 
 
 def _tools() -> SkillIndex:
-    return SkillIndex.from_docs(
+    return SkillIndex.from_tools(
         [
-            doc_for_tool("rent", "apartment-finder", "Find flats and houses to rent near you."),
-            doc_for_tool("pdf", "pdf-tools", "Merge, split and compress PDF documents."),
-            doc_for_tool("wx", "weather", "Forecasts, temperature and rain for any city."),
-            doc_for_tool("music", "playlist-maker", "Build playlists of songs by mood and genre."),
+            ("rent", "apartment-finder", "Find flats and houses to rent near you."),
+            ("pdf", "pdf-tools", "Merge, split and compress PDF documents."),
+            ("wx", "weather", "Forecasts, temperature and rain for any city."),
+            ("music", "playlist-maker", "Build playlists of songs by mood and genre."),
         ]
     )
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Callable
 from pathlib import Path
@@ -10,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from skillshelf.select.docs import SkillDoc
 from skillshelf.select.index import SkillIndex
 from skillshelf.select.suggest import (
     CatalogState,
@@ -106,31 +108,24 @@ def test_nothing_to_suggest_gives_empty_text(skills: tuple[Skill, ...]) -> None:
 
 @settings(max_examples=40, deadline=None)
 @given(budget=st.integers(min_value=0, max_value=600), task=st.sampled_from(TASKS))
-def test_fragment_never_exceeds_its_budget(budget: int, task: str, tmp_path_factory: pytest.TempPathFactory) -> None:
-    index = _sample_index(tmp_path_factory)
+def test_fragment_never_exceeds_its_budget(budget: int, task: str) -> None:
+    index = _sample_index()
     result = suggestion_fragment(index, task, budget_tokens=budget)
     if result.text:
         assert approx_tokens(result.text) <= budget
         assert result.tokens == approx_tokens(result.text)
 
 
-_CACHE: dict[str, SkillIndex] = {}
-
-
-def _sample_index(factory: pytest.TempPathFactory) -> SkillIndex:
-    if "index" not in _CACHE:
-        from skillshelf.select.docs import SkillDoc
-
-        docs = []
-        root = factory.mktemp("fake")
-        for i, words in enumerate(("merge pdf", "trim video clip", "flaky pytest", "pdf tables", "video subtitles")):
-            path = root / f"s{i}" / "SKILL.md"
-            skill = Skill(name=f"s{i}", description=f"{words} " * 30, path=path, root=root,
-                          scope=Scope.USER,
-                          origin=RootOrigin.EXTRA)
-            docs.append(SkillDoc(key=str(path), name=skill.name, description=skill.description, skill=skill))
-        _CACHE["index"] = SkillIndex.from_docs(docs)
-    return _CACHE["index"]
+@functools.cache
+def _sample_index() -> SkillIndex:
+    """Five made-up skills, indexed once; from_docs reads nothing, so the paths need not exist."""
+    root = Path("/fake-skills")
+    docs = []
+    for i, words in enumerate(("merge pdf", "trim video clip", "flaky pytest", "pdf tables", "video subtitles")):
+        path = root / f"s{i}" / "SKILL.md"
+        skill = Skill(name=f"s{i}", description=f"{words} " * 30, path=path, root=root, scope=Scope.USER, origin=RootOrigin.EXTRA)
+        docs.append(SkillDoc(key=str(path), name=skill.name, description=skill.description, skill=skill))
+    return SkillIndex.from_docs(docs)
 
 
 def test_default_suggestion_budget_is_one_percent_within_bounds() -> None:

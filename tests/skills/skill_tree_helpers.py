@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
+from skillshelf.env import Env
 from skillshelf.skills.model import RootOrigin, Scope, SkillRoot
+from testkit import SHARED, IsolatedHome
 
-REPO = Path(__file__).resolve().parents[2]
-SHARED = Path(os.environ.get("SKILLSHELF_SHARED", REPO.parent / "shared"))
 VECTORS_FILE = SHARED / "reference" / "codex-skill-vectors.json"
 
 
@@ -37,6 +36,13 @@ def write(path: Path, content: str | bytes) -> Path:
 
 def write_skill(folder: Path, name: str | None, description: str | None = "does a thing", extra: str = "") -> Path:
     return write(folder / "SKILL.md", skill_text(name, description, extra))
+
+
+def repo_env(tmp_path: Path, box: IsolatedHome, *, cwd: Path | None = None) -> Env:
+    """An Env in the git project ``tmp_path/repo`` (made here; cwd there unless given), home in ``box``."""
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True, exist_ok=True)
+    return Env.for_test(cwd=cwd or repo, home=box.home, codex_home=box.codex_home)
 
 
 def repo_root(path: Path, scope: Scope = Scope.REPO, origin: RootOrigin = RootOrigin.AGENTS_REPO, follow: bool = True) -> SkillRoot:

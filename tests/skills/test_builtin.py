@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from skillshelf.diagnostics import Severity
 from skillshelf.env import Env
@@ -12,9 +11,7 @@ from skillshelf.skills.discover import DiscoveryOptions, discover_in, discover_s
 from skillshelf.skills.model import RootOrigin, Scope
 from skillshelf.skills.parse import read_skill
 from skillshelf.skills.roots import builtin_root
-
-if TYPE_CHECKING:  # the conftest module name is shared by several test folders
-    from conftest import IsolatedHome
+from testkit import IsolatedHome
 
 SPEC_NAME = __import__("re").compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 

@@ -5,10 +5,9 @@ from __future__ import annotations
 import dataclasses
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import pytest
-from skill_tree_helpers import write, write_skill
+from skill_tree_helpers import repo_env, write, write_skill
 
 from skillshelf.env import Env
 from skillshelf.errors import FileAccessError
@@ -20,71 +19,68 @@ from skillshelf.skills.discover import (
     read_skill_body,
 )
 from skillshelf.skills.model import RootOrigin, Scope
-
-if TYPE_CHECKING:  # the conftest module name is shared by several test folders
-    from conftest import IsolatedHome
+from testkit import IsolatedHome
 
 CODEX_ONLY = DiscoveryOptions(include_builtin=False, include_claude=False, use_cache=False)
 
 
 @pytest.fixture
-def repo(tmp_path: Path, isolated_home: IsolatedHome) -> Path:
-    path = tmp_path / "repo"
-    (path / ".git").mkdir(parents=True)
-    return path
+def env(tmp_path: Path, isolated_home: IsolatedHome) -> Env:
+    return repo_env(tmp_path, isolated_home)
 
 
-def env_for(repo: Path, box: IsolatedHome, cwd: Path | None = None) -> Env:
-    return Env.for_test(cwd=cwd or repo, home=box.home, codex_home=box.codex_home)
+@pytest.fixture
+def repo(env: Env) -> Path:
+    return env.cwd
 
 
-def test_same_folder_from_two_roots_is_kept_once_first_root_wins(repo: Path, isolated_home: IsolatedHome) -> None:
+def test_same_folder_from_two_roots_is_kept_once_first_root_wins(env: Env, isolated_home: IsolatedHome) -> None:
     write_skill(isolated_home.home / ".agents/skills/x", "dupe")
     (isolated_home.codex_home / "skills").mkdir(parents=True)
     os.symlink(isolated_home.home / ".agents/skills/x", isolated_home.codex_home / "skills/x")
-    found = discover_skills(env_for(repo, isolated_home), CODEX_ONLY)
+    found = discover_skills(env, CODEX_ONLY)
     assert [(s.name, s.origin) for s in found.skills] == [("dupe", RootOrigin.CODEX_USER)]
     assert found.skills[0].path == isolated_home.codex_home / "skills/x/SKILL.md"
 
 
-def test_same_names_at_different_paths_are_kept_and_reported(repo: Path, isolated_home: IsolatedHome) -> None:
+def test_same_names_at_different_paths_are_kept_and_reported(repo: Path, env: Env, isolated_home: IsolatedHome) -> None:
     write_skill(repo / ".agents/skills/a", "dupe-skill", "from repo")
     write_skill(isolated_home.codex_home / "skills/b", "dupe-skill", "from user")
-    found = discover_skills(env_for(repo, isolated_home), CODEX_ONLY)
+    found = discover_skills(env, CODEX_ONLY)
     assert [(s.description, s.scope) for s in found.skills] == [("from repo", Scope.REPO), ("from user", Scope.USER)]
     assert [d.code for d in found.diagnostics] == ["SK220"]
 
 
-def test_order_is_scope_then_name_then_path(repo: Path, isolated_home: IsolatedHome) -> None:
+def test_order_is_scope_then_name_then_path(repo: Path, env: Env, isolated_home: IsolatedHome) -> None:
     write_skill(isolated_home.codex_home / "skills/z", "alpha")
     write_skill(repo / ".agents/skills/b", "beta")
     write_skill(repo / ".agents/skills/a", "gamma")
     write_skill(isolated_home.codex_home / "skills/.system/s", "aaa-system")
-    names = [s.name for s in discover_skills(env_for(repo, isolated_home), CODEX_ONLY).skills]
+    names = [s.name for s in discover_skills(env, CODEX_ONLY).skills]
     assert names == ["beta", "gamma", "alpha", "aaa-system"]
 
 
-def test_only_the_cwd_codex_folder_is_a_project_root(repo: Path, isolated_home: IsolatedHome) -> None:
+def test_only_the_cwd_codex_folder_is_a_project_root(repo: Path, env: Env) -> None:
     write_skill(repo / ".codex/skills/root", "root-skill")
     write_skill(repo / "sub/.codex/skills/sub", "sub-skill")
-    found = discover_skills(env_for(repo, isolated_home, cwd=repo / "sub"), CODEX_ONLY)
+    found = discover_skills(dataclasses.replace(env, cwd=repo / "sub"), CODEX_ONLY)
     assert [s.name for s in found.skills] == ["sub-skill"]
 
 
-def test_skills_for_other_products_are_dropped_like_codex(repo: Path, isolated_home: IsolatedHome) -> None:
+def test_skills_for_other_products_are_dropped_like_codex(repo: Path, env: Env) -> None:
     write_skill(repo / ".agents/skills/web", "web-only")
     write(repo / ".agents/skills/web/agents/openai.yaml", "policy:\n  products: [chatgpt]\n")
     write_skill(repo / ".agents/skills/both", "both")
     write(repo / ".agents/skills/both/agents/openai.yaml", "policy:\n  products: [chatgpt, codex]\n")
-    found = discover_skills(env_for(repo, isolated_home), CODEX_ONLY)
+    found = discover_skills(env, CODEX_ONLY)
     assert [s.name for s in found.skills] == ["both"]
     assert [d.code for d in found.diagnostics] == ["SK221"]
 
 
-def test_hitting_a_limit_is_never_silent(repo: Path, isolated_home: IsolatedHome) -> None:
+def test_hitting_a_limit_is_never_silent(repo: Path, env: Env) -> None:
     for i in range(6):
         write_skill(repo / f".agents/skills/s{i}", f"s{i}")
-    found = discover_skills(env_for(repo, isolated_home), DiscoveryOptions(include_builtin=False, use_cache=False, limits=ScanLimits(max_dirs=4)))
+    found = discover_skills(env, DiscoveryOptions(include_builtin=False, use_cache=False, limits=ScanLimits(max_dirs=4)))
     assert len(found.skills) == 3
     (scan,) = found.truncated_scans
     assert scan.root.path == repo / ".agents/skills" and scan.limit == "max_dirs" and scan.unvisited_dirs == 3
@@ -92,45 +88,44 @@ def test_hitting_a_limit_is_never_silent(repo: Path, isolated_home: IsolatedHome
     assert "SKILLSHELF_SCAN_MAX_DIRS" in warning.fix and warning.path == repo / ".agents/skills"
 
 
-def test_scan_limits_can_be_raised_from_the_environment(repo: Path, isolated_home: IsolatedHome) -> None:
+def test_scan_limits_can_be_raised_from_the_environment(repo: Path, env: Env) -> None:
     for i in range(6):
         write_skill(repo / f".agents/skills/s{i}", f"s{i}")
-    env = dataclasses.replace(env_for(repo, isolated_home), environ={"SKILLSHELF_SCAN_MAX_DIRS": "3", "SKILLSHELF_SCAN_MAX_DEPTH": "lots"})
+    env = dataclasses.replace(env, environ={"SKILLSHELF_SCAN_MAX_DIRS": "3", "SKILLSHELF_SCAN_MAX_DEPTH": "lots"})
     found = discover_skills(env, CODEX_ONLY)
     assert len(found.skills) == 2 and found.truncated_scans[0].limit == "max_dirs"
     assert [d.code for d in found.diagnostics if d.code == "SK209"] == ["SK209"]
 
 
-def test_missing_extra_roots_warn_and_missing_default_roots_do_not(repo: Path, isolated_home: IsolatedHome) -> None:
-    found = discover_skills(env_for(repo, isolated_home), DiscoveryOptions(include_builtin=False, use_cache=False, extra_roots=(repo / "nope",)))
+def test_missing_extra_roots_warn_and_missing_default_roots_do_not(repo: Path, env: Env) -> None:
+    found = discover_skills(env, DiscoveryOptions(include_builtin=False, use_cache=False, extra_roots=(repo / "nope",)))
     assert found.skills == () and [d.code for d in found.diagnostics] == ["SK202"]
     assert all(not s.exists for s in found.scans)
 
 
-def test_a_root_that_is_a_symlink_is_canonicalised(repo: Path, isolated_home: IsolatedHome, tmp_path: Path) -> None:
+def test_a_root_that_is_a_symlink_is_canonicalised(env: Env, isolated_home: IsolatedHome, tmp_path: Path) -> None:
     write_skill(tmp_path / "elsewhere/s", "linked-root")
     (isolated_home.home / ".agents").mkdir(parents=True)
     os.symlink(tmp_path / "elsewhere", isolated_home.home / ".agents/skills")
-    found = discover_skills(env_for(repo, isolated_home), CODEX_ONLY)
+    found = discover_skills(env, CODEX_ONLY)
     assert found.skills[0].root == tmp_path / "elsewhere"
     assert found.skills[0].path == tmp_path / "elsewhere/s/SKILL.md"
     assert tmp_path / "elsewhere" in [r.path for r in found.roots]
 
 
-def test_claude_roots_are_included_unless_switched_off(repo: Path, isolated_home: IsolatedHome) -> None:
+def test_claude_roots_are_included_unless_switched_off(repo: Path, env: Env, isolated_home: IsolatedHome) -> None:
     write_skill(repo / ".claude/skills/helper", "helper")
     write_skill(isolated_home.home / ".claude/skills/mine", "mine")
-    env = env_for(repo, isolated_home)
     with_claude = discover_skills(env, DiscoveryOptions(include_builtin=False, use_cache=False))
     assert [(s.name, s.origin) for s in with_claude.skills] == [("helper", RootOrigin.CLAUDE_PROJECT), ("mine", RootOrigin.CLAUDE_USER)]
     assert discover_skills(env, CODEX_ONLY).skills == ()
 
 
-def test_parse_problems_become_diagnostics_not_exceptions(repo: Path, isolated_home: IsolatedHome) -> None:
+def test_parse_problems_become_diagnostics_not_exceptions(repo: Path, env: Env) -> None:
     write(repo / ".agents/skills/bad/SKILL.md", "---\nname: bad\ndescription: a\nnot: valid: [yaml\n  - x\n---\n")
     write(repo / ".agents/skills/bin/SKILL.md", b"\x00\x01\x02")
     write_skill(repo / ".agents/skills/good", "good")
-    found = discover_skills(env_for(repo, isolated_home), CODEX_ONLY)
+    found = discover_skills(env, CODEX_ONLY)
     assert [s.name for s in found.skills] == ["good"]
     assert sorted(d.code for d in found.diagnostics) == ["SK104", "SK114"]
 

@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from skill_tree_helpers import VECTORS_FILE, vectors
 
 from skillshelf.skills.mentions import extract_mentions, select_mentioned
 from skillshelf.skills.model import ClaudeFields, RootOrigin, Scope, Skill, SkillPolicy
-
-VECTORS = Path(__file__).resolve().parents[2].parent / "shared" / "reference" / "codex-skill-vectors.json"
 
 
 def make_skill(name: str, path: str, *, invocable: bool = True, hidden: bool = False) -> Skill:
@@ -179,10 +177,9 @@ def test_extracting_mentions_never_raises_and_names_use_only_name_characters(tex
 
 
 def _vectors(area: str) -> list[dict[str, Any]]:
-    if not VECTORS.exists():
-        pytest.skip(f"{VECTORS} is not available")
-    rows: list[dict[str, Any]] = json.loads(VECTORS.read_text(encoding="utf-8"))
-    return [v for v in rows if v["area"] == area]
+    if not VECTORS_FILE.exists():
+        pytest.skip(f"{VECTORS_FILE} is not available")
+    return vectors(area)
 
 
 def test_every_codex_mention_vector_with_names_and_paths_holds() -> None:

@@ -6,19 +6,15 @@ import marshal
 import os
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import pytest
-from skill_tree_helpers import write, write_skill
+from skill_tree_helpers import repo_env, write, write_skill
 
 import skillshelf.skills.cache as cache_module
 import skillshelf.skills.parse as parse_module
-from skillshelf.env import Env
 from skillshelf.skills.cache import CACHE_FILE
 from skillshelf.skills.discover import DiscoveryOptions, discover_skills
-
-if TYPE_CHECKING:  # the conftest module name is shared by several test folders
-    from conftest import IsolatedHome
+from testkit import IsolatedHome
 
 CACHED = DiscoveryOptions(include_builtin=False, include_claude=False, use_cache=True)
 
@@ -37,14 +33,8 @@ def counted(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
     return calls
 
 
-def make_env(tmp_path: Path, box: IsolatedHome) -> Env:
-    repo = tmp_path / "repo"
-    (repo / ".git").mkdir(parents=True, exist_ok=True)
-    return Env.for_test(cwd=repo, home=box.home, codex_home=box.codex_home)
-
-
 def test_unchanged_skills_are_not_parsed_again(tmp_path: Path, isolated_home: IsolatedHome, counted: list[Path]) -> None:
-    env = make_env(tmp_path, isolated_home)
+    env = repo_env(tmp_path, isolated_home)
     write_skill(env.cwd / ".agents/skills/a", "a", extra="allowed-tools: Read Grep\nmetadata:\n  short-description: short")
     write(env.cwd / ".agents/skills/a/agents/openai.yaml", "interface:\n  display_name: A\npolicy:\n  products: [codex]\n")
     write(env.cwd / ".agents/skills/bad/SKILL.md", "no frontmatter\n")
@@ -57,7 +47,7 @@ def test_unchanged_skills_are_not_parsed_again(tmp_path: Path, isolated_home: Is
 
 
 def test_a_changed_file_is_parsed_again(tmp_path: Path, isolated_home: IsolatedHome, counted: list[Path]) -> None:
-    env = make_env(tmp_path, isolated_home)
+    env = repo_env(tmp_path, isolated_home)
     path = write_skill(env.cwd / ".agents/skills/a", "a", "old")
     discover_skills(env, CACHED)
     path.write_text(path.read_text(encoding="utf-8").replace("old", "new text"), encoding="utf-8")
@@ -66,7 +56,7 @@ def test_a_changed_file_is_parsed_again(tmp_path: Path, isolated_home: IsolatedH
 
 
 def test_a_changed_openai_yaml_is_read_again(tmp_path: Path, isolated_home: IsolatedHome) -> None:
-    env = make_env(tmp_path, isolated_home)
+    env = repo_env(tmp_path, isolated_home)
     write_skill(env.cwd / ".agents/skills/a", "a")
     meta = write(env.cwd / ".agents/skills/a/agents/openai.yaml", "policy:\n  allow_implicit_invocation: true\n")
     assert discover_skills(env, CACHED).skills[0].policy.allow_implicit_invocation
@@ -76,7 +66,7 @@ def test_a_changed_openai_yaml_is_read_again(tmp_path: Path, isolated_home: Isol
 
 
 def test_a_corrupt_cache_is_ignored_and_rewritten(tmp_path: Path, isolated_home: IsolatedHome, counted: list[Path]) -> None:
-    env = make_env(tmp_path, isolated_home)
+    env = repo_env(tmp_path, isolated_home)
     write_skill(env.cwd / ".agents/skills/a", "a")
     cache_file = isolated_home.cache / "skillshelf" / CACHE_FILE
     for garbage in (b"\x00\xff not marshal", marshal.dumps({"version": 1, "entries": {"x": [1]}}), marshal.dumps([]), b"[", os.urandom(4096)):
@@ -87,7 +77,7 @@ def test_a_corrupt_cache_is_ignored_and_rewritten(tmp_path: Path, isolated_home:
 
 
 def test_tampered_entries_are_treated_as_misses(tmp_path: Path, isolated_home: IsolatedHome) -> None:
-    env = make_env(tmp_path, isolated_home)
+    env = repo_env(tmp_path, isolated_home)
     write_skill(env.cwd / ".agents/skills/a", "a")
     discover_skills(env, CACHED)
     cache_file = isolated_home.cache / "skillshelf" / CACHE_FILE
@@ -99,7 +89,7 @@ def test_tampered_entries_are_treated_as_misses(tmp_path: Path, isolated_home: I
 
 
 def test_xdg_cache_home_moves_the_cache_and_no_cache_writes_nothing(tmp_path: Path, isolated_home: IsolatedHome, monkeypatch: pytest.MonkeyPatch) -> None:
-    env = make_env(tmp_path, isolated_home)
+    env = repo_env(tmp_path, isolated_home)
     write_skill(env.cwd / ".agents/skills/a", "a")
     moved = tmp_path / "elsewhere-cache"
     monkeypatch.setenv("XDG_CACHE_HOME", str(moved))
@@ -110,7 +100,7 @@ def test_xdg_cache_home_moves_the_cache_and_no_cache_writes_nothing(tmp_path: Pa
 
 
 def test_a_cache_from_other_parsing_rules_is_not_used(tmp_path: Path, isolated_home: IsolatedHome, counted: list[Path], monkeypatch: pytest.MonkeyPatch) -> None:
-    env = make_env(tmp_path, isolated_home)
+    env = repo_env(tmp_path, isolated_home)
     write_skill(env.cwd / ".agents/skills/a", "a")
     discover_skills(env, CACHED)
     monkeypatch.setattr(cache_module, "PARSE_RULES", cache_module.PARSE_RULES + 1)
@@ -127,7 +117,7 @@ def test_paths_from_the_cache_equal_the_paths_pathlib_builds() -> None:
 
 
 def test_skills_from_the_cache_equal_skills_built_by_their_constructor(tmp_path: Path, isolated_home: IsolatedHome) -> None:
-    env = make_env(tmp_path, isolated_home)
+    env = repo_env(tmp_path, isolated_home)
     write_skill(env.cwd / ".agents/skills/a", "a", extra="allowed-tools: Read Grep\nmetadata:\n  short-description: short")
     discover_skills(env, CACHED)
     (cached,) = discover_skills(env, CACHED).skills

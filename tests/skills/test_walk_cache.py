@@ -5,19 +5,16 @@ from __future__ import annotations
 import shutil
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import pytest
-from skill_tree_helpers import write, write_skill
+from skill_tree_helpers import repo_env, write, write_skill
 
 import skillshelf.skills.discover as discover_module
 import skillshelf.skills.walk_cache as walk_cache
 from skillshelf.env import Env
 from skillshelf.skills.discover import DiscoveryOptions, discover_skills
 from skillshelf.skills.walk import walk_root
-
-if TYPE_CHECKING:  # the conftest module name is shared by several test folders
-    from conftest import IsolatedHome
+from testkit import IsolatedHome
 
 CACHED = DiscoveryOptions(include_builtin=False, include_claude=False, use_cache=True)
 
@@ -40,9 +37,8 @@ def settle() -> None:
 
 
 def make_env(tmp_path: Path, box: IsolatedHome) -> tuple[Env, Path]:
-    repo = tmp_path / "repo"
-    (repo / ".git").mkdir(parents=True)
-    return Env.for_test(cwd=repo, home=box.home, codex_home=box.codex_home), repo / ".agents/skills"
+    env = repo_env(tmp_path, box)
+    return env, env.cwd / ".agents/skills"
 
 
 def names(env: Env) -> list[str]:
