@@ -76,7 +76,8 @@ def find_project_root(cwd: Path, markers: tuple[str, ...] = DEFAULT_PROJECT_ROOT
     start = cwd if cwd.is_dir() else cwd.parent
     if not markers:
         return start
+    names = [m for m in markers if "\x00" not in m]  # no file can have that name (and stat would raise)
     for folder in (start, *start.parents):
-        if any((folder / marker).exists() for marker in markers):
+        if any((folder / marker).exists() for marker in names):
             return folder
     return start

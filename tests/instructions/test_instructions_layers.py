@@ -77,6 +77,14 @@ def test_broken_codex_config_falls_back_to_defaults_with_a_warning(repo: Path, t
     assert [d.code for d in result.diagnostics] == ["IN104"]
 
 
+def test_names_with_a_nul_in_codex_config_are_skipped_not_a_crash(repo: Path, tmp_path: Path) -> None:
+    _write(tmp_path / "home" / ".codex" / "config.toml",
+           'project_doc_fallback_filenames = ["a\\u0000b", "NOTES.md"]\nproject_root_markers = ["x\\u0000y", ".git"]\n')
+    _write(repo / "a" / "NOTES.md", "fallback notes\n")
+    result = load_instructions(_env(repo / "a", tmp_path))
+    assert "fallback notes" in result.text and not result.diagnostics
+
+
 def test_claude_imports_report_missing_external_and_too_deep(tmp_path: Path, repo: Path) -> None:
     _write(repo / "a" / "CLAUDE.md", "@nothere.md @../outside.md @d1.md\n")
     _write(repo / "outside.md", "outside\n")

@@ -100,7 +100,7 @@ def candidate_names(fallback_filenames: Sequence[str]) -> tuple[tuple[str, Layer
     names: list[tuple[str, LayerKind]] = [(OVERRIDE_MD, LayerKind.OVERRIDE), (AGENTS_MD, LayerKind.AGENTS)]
     for raw in fallback_filenames:
         name = rust_trim(raw)
-        if not name or "/" in name or "\\" in name or name in {n for n, _ in names}:
+        if not name or "/" in name or "\\" in name or "\x00" in name or name in {n for n, _ in names}:
             continue
         names.append((name, LayerKind.FALLBACK))
     return tuple(names)
