@@ -66,11 +66,27 @@ def startup_once(root: Path, env: dict[str, str]) -> tuple[float, float, bytes, 
     """Wall and CPU seconds from spawn to the tools/list answer, and the raw initialize and
     tools/list answers. CPU time does not grow when other programs load the machine."""
     start = time.perf_counter()
-    proc = subprocess.Popen([*SERVE, "--root", str(root)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, env=env)
+    proc = subprocess.Popen(
+        [*SERVE, "--root", str(root)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=env,
+    )
     try:
-        _rpc(proc, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}})
+        _rpc(
+            proc,
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": {"name": "bench", "version": "1"},
+                },
+            },
+        )
         init = _answer(proc, 1)
         _rpc(proc, {"jsonrpc": "2.0", "method": "notifications/initialized"})
         _rpc(proc, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
@@ -89,8 +105,14 @@ def _drain(stream: Any) -> None:
 
 
 def start_http(root: Path, env: dict[str, str]) -> tuple[subprocess.Popen[str], str]:
-    proc = subprocess.Popen([*SERVE, "--root", str(root), "--transport", "http", "--port", "0"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, encoding="utf-8", env=env)
+    proc = subprocess.Popen(
+        [*SERVE, "--root", str(root), "--transport", "http", "--port", "0"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        encoding="utf-8",
+        env=env,
+    )
     assert proc.stderr is not None
     for line in proc.stderr:
         match = re.search(r"at (http://\S+)", line)
@@ -105,8 +127,9 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))] * 1000
 
 
-async def load_test(url: str, names: list[str], queries: list[str], clients: int, calls: int,
-                    deadline: float) -> dict[str, Any]:
+async def load_test(
+    url: str, names: list[str], queries: list[str], clients: int, calls: int, deadline: float
+) -> dict[str, Any]:
     import anyio
     from mcp import Client
 
@@ -144,7 +167,9 @@ async def warm_up(url: str) -> tuple[float, list[str], list[str]]:
         descriptions: list[str] = []
         cursor: str | None = None
         while True:
-            page = await client.call_tool("list_skills", {"limit": 200, **({"cursor": cursor} if cursor else {})})
+            page = await client.call_tool(
+                "list_skills", {"limit": 200, **({"cursor": cursor} if cursor else {})}
+            )
             data = page.structured_content or {}
             names += [s["name"] for s in data["skills"]]
             descriptions += [s["description"] for s in data["skills"]]
@@ -186,27 +211,37 @@ def main() -> None:
         print(f"{'tools/list: tools array, compact':34} {len(json.dumps(tools, separators=(',', ':'))):>14,}")
         print(f"{'instructions (catalog) bytes':34} {len(instructions.encode()):>14,}")
         print(f"{'start-up to tools/list, cold (s)':34} {cold:>14.2f}")
-        print(f"{'start-up to tools/list, warm (s)':34} {statistics.median(warm):>14.2f} {SKILLZ['startup_s']:>12}")
+        print(
+            f"{'start-up to tools/list, warm (s)':34} {statistics.median(warm):>14.2f} {SKILLZ['startup_s']:>12}"
+        )
         print(f"{'  CPU time of the server, cold (s)':34} {cold_cpu:>14.2f}")
         print(f"{'  CPU time of the server, warm (s)':34} {statistics.median(warm_cpu):>14.2f}")
-        print(f"  warm runs (wall): {', '.join(f'{w:.2f}' for w in warm)}; load average {os.getloadavg()[0]:.1f}"
-              f" on {os.cpu_count()} CPUs")
+        print(
+            f"  warm runs (wall): {', '.join(f'{w:.2f}' for w in warm)}; load average {os.getloadavg()[0]:.1f}"
+            f" on {os.cpu_count()} CPUs"
+        )
 
         proc, url = start_http(a.root, env)
         try:
             first_search, names, queries = anyio.run(warm_up, url)
-            print(f"\nHTTP {url}: {len(names)} skills; first search: {first_search * 1000:.0f} ms "
-                  "(waits for the index the server starts building at start-up; empty cache)")
+            print(
+                f"\nHTTP {url}: {len(names)} skills; first search: {first_search * 1000:.0f} ms "
+                "(waits for the index the server starts building at start-up; empty cache)"
+            )
             result = anyio.run(load_test, url, names, queries, a.clients, a.calls, a.deadline)
         finally:
             proc.terminate()
             proc.wait(timeout=10)
 
     total = sum(len(v) for v in result["latencies"].values())
-    print(f"load test: {a.clients} concurrent clients x {a.calls} calls = {total} calls in {result['wall']:.1f} s "
-          f"({total / result['wall']:.0f} calls/s), {len(result['errors'])} tool errors")
+    print(
+        f"load test: {a.clients} concurrent clients x {a.calls} calls = {total} calls in {result['wall']:.1f} s "
+        f"({total / result['wall']:.0f} calls/s), {len(result['errors'])} tool errors"
+    )
     for tool, values in result["latencies"].items():
-        print(f"  {tool:14} n={len(values):4}  p50 {pct(values, 0.5):7.1f} ms   p99 {pct(values, 0.99):7.1f} ms")
+        print(
+            f"  {tool:14} n={len(values):4}  p50 {pct(values, 0.5):7.1f} ms   p99 {pct(values, 0.99):7.1f} ms"
+        )
 
 
 if __name__ == "__main__":

@@ -22,8 +22,9 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-REPLY = json.dumps({"raw_memory": "- tests run with make check", "rollout_summary": "Ran the tests",
-                    "rollout_slug": "tests"})
+REPLY = json.dumps(
+    {"raw_memory": "- tests run with make check", "rollout_summary": "Ran the tests", "rollout_slug": "tests"}
+)
 
 
 def start_server(latency: float) -> ThreadingHTTPServer:
@@ -36,8 +37,21 @@ def start_server(latency: float) -> ThreadingHTTPServer:
         def do_POST(self) -> None:
             self.rfile.read(int(self.headers.get("content-length", 0)))
             time.sleep(latency)
-            body = json.dumps({"id": "c", "object": "chat.completion", "created": 0, "model": "m", "choices": [
-                {"index": 0, "message": {"role": "assistant", "content": REPLY}, "finish_reason": "stop"}]}).encode()
+            body = json.dumps(
+                {
+                    "id": "c",
+                    "object": "chat.completion",
+                    "created": 0,
+                    "model": "m",
+                    "choices": [
+                        {
+                            "index": 0,
+                            "message": {"role": "assistant", "content": REPLY},
+                            "finish_reason": "stop",
+                        }
+                    ],
+                }
+            ).encode()
             self.send_response(200)
             self.send_header("content-type", "application/json")
             self.send_header("content-length", str(len(body)))
@@ -66,12 +80,14 @@ def run_once(n: int, concurrency: int, url: str, work: Path) -> tuple[float, dic
             writer.tool_result("c1", "128 passed in 3.1s")
             writer.message("assistant", "All tests pass.")
         os.utime(path, (old, old))
-    settings = MemorySettings().with_overrides(extract_model="openai:bench", base_url=url + "/v1",
-                                               concurrency=concurrency, max_rollouts_per_run=n)
+    settings = MemorySettings().with_overrides(
+        extract_model="openai:bench", base_url=url + "/v1", concurrency=concurrency, max_rollouts_per_run=n
+    )
     env = Env.for_test(cwd=work, home=work / "home")
     start = time.perf_counter()
-    report = run_memory(env, settings, RunOptions(sessions=(folder,), db=str(work / f"state-{concurrency}.sqlite"),
-                                                  phase="1"))
+    report = run_memory(
+        env, settings, RunOptions(sessions=(folder,), db=str(work / f"state-{concurrency}.sqlite"), phase="1")
+    )
     return time.perf_counter() - start, report.outcomes
 
 
@@ -92,7 +108,9 @@ def main() -> int:
             floor = math.ceil(args.sessions / concurrency) * args.latency
             rows.append((concurrency, elapsed, floor, outcomes))
     server.shutdown()
-    print(f"Phase 1: {args.sessions} sessions, model latency {args.latency:.1f} s, loopback OpenAI-format server")
+    print(
+        f"Phase 1: {args.sessions} sessions, model latency {args.latency:.1f} s, loopback OpenAI-format server"
+    )
     print(f"{'concurrency':>11}  {'skillshelf':>10}  {'Codex floor':>11}  outcomes")
     for concurrency, elapsed, floor, outcomes in rows:
         print(f"{concurrency:>11}  {elapsed:>9.2f}s  {floor:>10.2f}s  {outcomes}")

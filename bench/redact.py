@@ -49,7 +49,9 @@ def main() -> None:
         start = time.perf_counter()
         found = len(redact(text).findings)
         best = min(best, time.perf_counter() - start)
-    print(f"{'redact':<12}{megabytes:>8.1f} MB {best:>8.2f} s {megabytes / best:>8.2f} MB/s   {found} secrets found")
+    print(
+        f"{'redact':<12}{megabytes:>8.1f} MB {best:>8.2f} s {megabytes / best:>8.2f} MB/s   {found} secrets found"
+    )
 
 
 if __name__ == "__main__":

@@ -35,7 +35,43 @@ WORK = HERE / ".work"
 VENV_BIN = Path(sys.executable).parent
 CODEX_VERSION = os.environ.get("CODEX_ORACLE_VERSION", "0.171.0")
 
-WORDS = ["deploy", "review", "migrate", "database", "schema", "release", "notes", "changelog", "test", "flaky", "suite", "docker", "image", "kubernetes", "manifest", "terraform", "plan", "lint", "format", "python", "typescript", "api", "client", "pagination", "cache", "invalidate", "metrics", "dashboard", "alert", "incident", "postmortem", "security", "audit", "dependency", "upgrade"]
+WORDS = [
+    "deploy",
+    "review",
+    "migrate",
+    "database",
+    "schema",
+    "release",
+    "notes",
+    "changelog",
+    "test",
+    "flaky",
+    "suite",
+    "docker",
+    "image",
+    "kubernetes",
+    "manifest",
+    "terraform",
+    "plan",
+    "lint",
+    "format",
+    "python",
+    "typescript",
+    "api",
+    "client",
+    "pagination",
+    "cache",
+    "invalidate",
+    "metrics",
+    "dashboard",
+    "alert",
+    "incident",
+    "postmortem",
+    "security",
+    "audit",
+    "dependency",
+    "upgrade",
+]
 
 
 def _description(i: int) -> str:
@@ -58,7 +94,9 @@ def _write_skill(folder: Path, name: str, i: int) -> None:
         (folder / "scripts" / "run.sh").write_text("#!/bin/sh\necho ok\n", encoding="utf-8")
     if i % 25 == 1:
         (folder / "agents").mkdir()
-        (folder / "agents" / "openai.yaml").write_text("interface:\n  display_name: Skill\n", encoding="utf-8")
+        (folder / "agents" / "openai.yaml").write_text(
+            "interface:\n  display_name: Skill\n", encoding="utf-8"
+        )
 
 
 def build_tree(base: Path, kind: str) -> tuple[Path, list[Path]]:
@@ -67,7 +105,11 @@ def build_tree(base: Path, kind: str) -> tuple[Path, list[Path]]:
     if kind == "flat":
         folders = [skills_root / f"skill-{i:04d}" for i in range(1900)]
     else:
-        folders = [skills_root / f"group-{g:02d}" / f"skill-{g * 100 + k:05d}" for g in range(100) for k in range(100)]
+        folders = [
+            skills_root / f"group-{g:02d}" / f"skill-{g * 100 + k:05d}"
+            for g in range(100)
+            for k in range(100)
+        ]
     for i, folder in enumerate(folders):
         _write_skill(folder, folder.name, i)
     (base / "project" / ".git").mkdir(parents=True)
@@ -77,7 +119,9 @@ def build_tree(base: Path, kind: str) -> tuple[Path, list[Path]]:
 
 def _time(cmd: list[str], *, cwd: Path, env: dict[str, str]) -> tuple[float, str]:
     start = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, encoding="utf-8", check=False)
+    proc = subprocess.run(
+        cmd, cwd=cwd, env=env, capture_output=True, text=True, encoding="utf-8", check=False
+    )
     elapsed = time.perf_counter() - start
     if proc.returncode != 0:
         raise RuntimeError(f"{cmd[0]} failed ({proc.returncode}): {proc.stderr[-2000:]}")
@@ -89,9 +133,13 @@ def _count_entries(text: str) -> int:
 
 
 def codex_binary() -> Path | None:
-    cache = Path(os.environ.get("CODEX_ORACLE_CACHE", Path.home() / ".cache" / "codex-oracle" / CODEX_VERSION))
+    cache = Path(
+        os.environ.get("CODEX_ORACLE_CACHE", Path.home() / ".cache" / "codex-oracle" / CODEX_VERSION)
+    )
     hits = sorted(glob.glob(str(cache / "node_modules" / "@openai" / "*" / "vendor" / "*" / "bin" / "codex")))
-    hits += sorted(glob.glob(str(cache / "node_modules" / "**" / "vendor" / "*" / "codex" / "codex"), recursive=True))
+    hits += sorted(
+        glob.glob(str(cache / "node_modules" / "**" / "vendor" / "*" / "codex" / "codex"), recursive=True)
+    )
     return Path(hits[0]) if hits else None
 
 
@@ -102,7 +150,9 @@ def skills_ref_cli() -> Path | None:
         return cli
     try:
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, capture_output=True)
-        subprocess.run([str(venv / "bin" / "pip"), "install", "-q", "skills-ref"], check=True, capture_output=True)
+        subprocess.run(
+            [str(venv / "bin" / "pip"), "install", "-q", "skills-ref"], check=True, capture_output=True
+        )
     except subprocess.CalledProcessError:
         return None
     return cli if cli.exists() else None
@@ -148,14 +198,22 @@ def bench_tree(base: Path, folders: list[Path], runs: int) -> list[tuple[str, li
     if ccmd:
         rows.append(("codex debug prompt-input (native)", times["codex"], notes["codex"]))
     else:
-        rows.append(("codex debug prompt-input", [], "native binary not found (run ../shared/tools/codex-oracle once)"))
+        rows.append(
+            (
+                "codex debug prompt-input",
+                [],
+                "native binary not found (run ../shared/tools/codex-oracle once)",
+            )
+        )
     ref = skills_ref_cli()
     if ref is None:
         rows.append(("skills-ref to-prompt", [], "skills-ref could not be installed from PyPI"))
     else:
         # skills-ref stops at the first invalid file, so it gets only the folders it can read.
         strict = [str(f) for i, f in enumerate(folders) if i % 50 != 7]
-        ref_times = [_time([str(ref), "to-prompt", *strict], cwd=project, env=env)[0] for _ in range(max(1, runs // 3))]
+        ref_times = [
+            _time([str(ref), "to-prompt", *strict], cwd=project, env=env)[0] for _ in range(max(1, runs // 3))
+        ]
         rows.append(("skills-ref to-prompt (valid folders as args)", ref_times, f"{len(strict)} skills"))
     return rows
 
@@ -168,11 +226,16 @@ def main() -> int:
     WORK.mkdir(parents=True, exist_ok=True)
     top = Path(tempfile.mkdtemp(prefix="scan-", dir=WORK))
     try:
-        for kind, title in (("flat", "1,900 flat skills"), ("grouped", "10,000 skills in 100 groups (one root)")):
+        for kind, title in (
+            ("flat", "1,900 flat skills"),
+            ("grouped", "10,000 skills in 100 groups (one root)"),
+        ):
             base, folders = build_tree(top / kind, kind)
             rows = bench_tree(base, folders, args.runs)
             print(f"\n## {title}  (whole process; median and best of {args.runs} interleaved runs)")
-            codex_t = next((statistics.median(t) for name, t, _ in rows if name.startswith("codex") and t), None)
+            codex_t = next(
+                (statistics.median(t) for name, t, _ in rows if name.startswith("codex") and t), None
+            )
             for name, t, note in rows:
                 if not t:
                     print(f"  {name:<58}      n/a   {note}")
@@ -183,7 +246,9 @@ def main() -> int:
             if codex_t:
                 cold = statistics.median(rows[0][1])
                 warm = statistics.median(rows[1][1])
-                print(f"  targets: cold <= Codex: {'OK' if cold <= codex_t else 'MISSED'};  warm <= 0.3 x Codex: {'OK' if warm <= 0.3 * codex_t else 'MISSED'}")
+                print(
+                    f"  targets: cold <= Codex: {'OK' if cold <= codex_t else 'MISSED'};  warm <= 0.3 x Codex: {'OK' if warm <= 0.3 * codex_t else 'MISSED'}"
+                )
     finally:
         if not args.keep:
             shutil.rmtree(top, ignore_errors=True)

@@ -60,8 +60,12 @@ def load_corpus() -> list[Skill]:
 def tool_skill(tool: dict[str, object], root: Path) -> Skill:
     tid = str(tool["id"])
     return Skill(
-        name=str(tool["name"]), description=str(tool["description"]), path=root / tid / "SKILL.md",
-        root=root, scope=Scope.USER, origin=RootOrigin.EXTRA,
+        name=str(tool["name"]),
+        description=str(tool["description"]),
+        path=root / tid / "SKILL.md",
+        root=root,
+        scope=Scope.USER,
+        origin=RootOrigin.EXTRA,
     )
 
 
@@ -72,8 +76,9 @@ def metrics(ranked: Sequence[str], relevant: set[str]) -> tuple[float, float, fl
     return hit1, 1.0 if found5 else 0.0, found5 / len(relevant), rr
 
 
-def evaluate(name: str, ranker: Ranker, queries: Sequence[dict[str, object]],
-             names: dict[str, str] | None = None) -> dict[str, float]:
+def evaluate(
+    name: str, ranker: Ranker, queries: Sequence[dict[str, object]], names: dict[str, str] | None = None
+) -> dict[str, float]:
     """The metrics over ``queries``. With ``names`` (entry -> skill name) also ``name@1``: the
     first entry has the name of a relevant skill (SkillsBench ships several different skills
     under one name, e.g. three ``xlsx``, whose descriptions are all that is indexed of them)."""
@@ -92,8 +97,12 @@ def evaluate(name: str, ranker: Ranker, queries: Sequence[dict[str, object]],
     n = len(queries)
     times.sort()
     out = {
-        "recall@1": sums[0] / n, "recall@5": sums[1] / n, "frac@5": sums[2] / n, "mrr@10": sums[3] / n,
-        "p50_ms": 1000 * times[n // 2], "p99_ms": 1000 * times[min(n - 1, int(n * 0.99))],
+        "recall@1": sums[0] / n,
+        "recall@5": sums[1] / n,
+        "frac@5": sums[2] / n,
+        "mrr@10": sums[3] / n,
+        "p50_ms": 1000 * times[n // 2],
+        "p99_ms": 1000 * times[min(n - 1, int(n * 0.99))],
     }
     if names is not None:
         out["name@1"] = by_name / n
@@ -102,8 +111,11 @@ def evaluate(name: str, ranker: Ranker, queries: Sequence[dict[str, object]],
 
 def show(bench: str, name: str, m: dict[str, float]) -> None:
     extra = f"  name@1 {m['name@1']:.3f}" if "name@1" in m else ""
-    print(f"  {bench:12s} {name:26s} r@1 {m['recall@1']:.3f}  r@5 {m['recall@5']:.3f}  frac@5 {m['frac@5']:.3f}"
-          f"  mrr {m['mrr@10']:.3f}  p50 {m['p50_ms']:.2f} ms  p99 {m['p99_ms']:.2f} ms{extra}", flush=True)
+    print(
+        f"  {bench:12s} {name:26s} r@1 {m['recall@1']:.3f}  r@5 {m['recall@5']:.3f}  frac@5 {m['frac@5']:.3f}"
+        f"  mrr {m['mrr@10']:.3f}  p50 {m['p50_ms']:.2f} ms  p99 {m['p99_ms']:.2f} ms{extra}",
+        flush=True,
+    )
 
 
 def bm25s_ranker(ids: list[str], texts: list[str]) -> Ranker:
@@ -113,7 +125,9 @@ def bm25s_ranker(ids: list[str], texts: list[str]) -> Ranker:
 
     stemmer = Stemmer.Stemmer("english")
     retriever = bm25s.BM25()
-    retriever.index(bm25s.tokenize(texts, stopwords="en", stemmer=stemmer, show_progress=False), show_progress=False)
+    retriever.index(
+        bm25s.tokenize(texts, stopwords="en", stemmer=stemmer, show_progress=False), show_progress=False
+    )
 
     def run(query: str, k: int) -> list[str]:
         tokens = bm25s.tokenize([query], stopwords="en", stemmer=stemmer, show_progress=False)
@@ -160,7 +174,10 @@ def run_bench(args: argparse.Namespace) -> dict[str, object]:
     random.Random(0).shuffle(all_queries)
     sb_queries = jsonl(sb / "queries.jsonl")
     corpus = load_corpus()
-    short_texts, long_texts = [str(q["query"]) for q in all_queries[:500]], [str(q["query"]) for q in sb_queries]
+    short_texts, long_texts = (
+        [str(q["query"]) for q in all_queries[:500]],
+        [str(q["query"]) for q in sb_queries],
+    )
     if args.latency_only:
         results["latency"] = latency(corpus, short_texts, long_texts, args.scale)
         return results
@@ -185,10 +202,12 @@ def run_bench(args: argparse.Namespace) -> dict[str, object]:
     distractors = [s for s in corpus if s.name.lower() not in names]
     root = Path("/skillsbench-routing")
     sb_skills = [tool_skill(t, root) for t in sb_tools]
-    sb_index = SkillIndex.build(sb_skills + distractors, cache_dir=cache / "sb",
-                                body_reader=_reader())
-    print(f"MetaTool: {len(queries)} queries, {len(tools)} tools.  SkillsBench: {len(sb_queries)} tasks, "
-          f"{len(sb_tools)} skills + {len(distractors)} distractors ({len(corpus)} corpus skills loaded).", flush=True)
+    sb_index = SkillIndex.build(sb_skills + distractors, cache_dir=cache / "sb", body_reader=_reader())
+    print(
+        f"MetaTool: {len(queries)} queries, {len(tools)} tools.  SkillsBench: {len(sb_queries)} tasks, "
+        f"{len(sb_tools)} skills + {len(distractors)} distractors ({len(corpus)} corpus skills loaded).",
+        flush=True,
+    )
 
     def sb_key(doc: object) -> str:
         key = str(doc.key)  # type: ignore[attr-defined]
@@ -209,7 +228,9 @@ def run_bench(args: argparse.Namespace) -> dict[str, object]:
         sem = None
         if use_sem:
             sem = SemanticIndex.build(index, cache_dir=cache, encoder=encoder, words=words)
-            plain = encoder.encode([f"{d.name}: {d.description}" for d in index.docs])  # as the issue measured it
+            plain = encoder.encode(
+                [f"{d.name}: {d.description}" for d in index.docs]
+            )  # as the issue measured it
             m = evaluate("minilm", minilm_ranker(ids, plain, encoder), qs, names)
             show(bench, "baseline MiniLM", m)
             results[f"{bench}/minilm"] = m
@@ -249,8 +270,9 @@ def _reader() -> Callable[[Skill], str]:
     return read
 
 
-def context_coverage(index: SkillIndex, skills: list[Skill], queries: list[dict[str, object]],
-                     key: Callable[[object], str]) -> dict[str, object]:
+def context_coverage(
+    index: SkillIndex, skills: list[Skill], queries: list[dict[str, object]], key: Callable[[object], str]
+) -> dict[str, object]:
     """Share of tasks for which a right skill is shown with its description at a 200k window."""
     from skillshelf.select.suggest import default_suggestion_budget, stable_catalog, suggestion_fragment
     from skillshelf.skills.catalog import default_budget
@@ -265,18 +287,30 @@ def context_coverage(index: SkillIndex, skills: list[Skill], queries: list[dict[
         sug = suggestion_fragment(index, str(q["query"]), budget_tokens=budget)
         tokens.append(sug.tokens)
         keys = {key(index.docs[index.by_key[str(s.path)]]) for s in sug.skills}
-        cat_hit = any(f"- {s.name}: {s.description[:40]}" in catalog.text for s in skills
-                      if key(index.docs[index.by_key[str(s.path)]]) in rel and s.description)
+        cat_hit = any(
+            f"- {s.name}: {s.description[:40]}" in catalog.text
+            for s in skills
+            if key(index.docs[index.by_key[str(s.path)]]) in rel and s.description
+        )
         in_catalog += cat_hit
         shown += bool(keys & rel) or cat_hit
     n = len(queries)
-    out = {"tasks": n, "shown_with_description": shown / n, "catalog_alone": in_catalog / n,
-           "catalog_included": catalog.report.included, "catalog_total": catalog.report.total,
-           "suggestion_budget_tokens": budget, "suggestion_tokens_p50": statistics.median(tokens)}
-    print(f"\ncontext at a 200k window: catalog lists {catalog.report.included}/{catalog.report.total} skills "
-          f"(descriptions shown for a right skill in {in_catalog}/{n} tasks); with the per-turn fragment "
-          f"({budget} tokens, median {statistics.median(tokens)} used) a right skill is shown with its "
-          f"description in {shown}/{n} tasks = {shown / n:.3f}", flush=True)
+    out = {
+        "tasks": n,
+        "shown_with_description": shown / n,
+        "catalog_alone": in_catalog / n,
+        "catalog_included": catalog.report.included,
+        "catalog_total": catalog.report.total,
+        "suggestion_budget_tokens": budget,
+        "suggestion_tokens_p50": statistics.median(tokens),
+    }
+    print(
+        f"\ncontext at a 200k window: catalog lists {catalog.report.included}/{catalog.report.total} skills "
+        f"(descriptions shown for a right skill in {in_catalog}/{n} tasks); with the per-turn fragment "
+        f"({budget} tokens, median {statistics.median(tokens)} used) a right skill is shown with its "
+        f"description in {shown}/{n} tasks = {shown / n:.3f}",
+        flush=True,
+    )
     return out
 
 
@@ -291,7 +325,9 @@ def latency(corpus: list[Skill], short: list[str], long: list[str], scale: int) 
         base = corpus[i % len(corpus)]
         rep = i // len(corpus)
         path = base.path.parent / (f"copy{rep}" if rep else "") / "SKILL.md" if rep else base.path
-        skills.append(dataclasses.replace(base, name=base.name if not rep else f"{base.name}-{rep}", path=path))
+        skills.append(
+            dataclasses.replace(base, name=base.name if not rep else f"{base.name}-{rep}", path=path)
+        )
 
     def read(skill: Skill) -> str:
         return bodies.get(str(skill.path), bodies.get(str(skill.path.parent.parent / "SKILL.md"), ""))
@@ -305,8 +341,10 @@ def latency(corpus: list[Skill], short: list[str], long: list[str], scale: int) 
         t = time.perf_counter()
         index = SkillIndex.build(skills, cache_dir=cache, body_reader=read)
         out["build_warm_s"] = time.perf_counter() - t
-        changed = [dataclasses.replace(s, description=s.description + " (edited)") if i % 100 == 0 else s
-                   for i, s in enumerate(skills)]
+        changed = [
+            dataclasses.replace(s, description=s.description + " (edited)") if i % 100 == 0 else s
+            for i, s in enumerate(skills)
+        ]
         t = time.perf_counter()
         inc = SkillIndex.build(changed, cache_dir=cache, body_reader=read)
         out["build_incremental_1pct_s"] = time.perf_counter() - t
@@ -320,7 +358,11 @@ def latency(corpus: list[Skill], short: list[str], long: list[str], scale: int) 
             out[f"first_{sel}_query_ms"] = 1000 * (time.perf_counter() - t)
         # the default query needs every skill's static vector: encoded once, then kept on disk
         for label, skill_set in (("static_cold", skills), ("static_1pct", changed), ("static_warm", changed)):
-            fresh = index if label == "static_cold" else SkillIndex.build(skill_set, cache_dir=cache, body_reader=read)
+            fresh = (
+                index
+                if label == "static_cold"
+                else SkillIndex.build(skill_set, cache_dir=cache, body_reader=read)
+            )
             t = time.perf_counter()
             rank_docs(fresh, short[0], top_k=10, selector="default")
             out[f"first_default_{label}_ms"] = 1000 * (time.perf_counter() - t)
@@ -332,6 +374,7 @@ def latency(corpus: list[Skill], short: list[str], long: list[str], scale: int) 
     retriever = bm25s.BM25()
     retriever.index(bm25s.tokenize(texts, stopwords="en", show_progress=False), show_progress=False)
     out["bm25s_build_s"] = time.perf_counter() - t
+
     def bm25s_query(q: str) -> None:
         tokens = bm25s.tokenize([q], stopwords="en", show_progress=False)
         if tokens.vocab:
@@ -341,24 +384,39 @@ def latency(corpus: list[Skill], short: list[str], long: list[str], scale: int) 
         out.update(_query_times(f"bm25s_{label}", bm25s_query, qs))
     for label, qs in (("short", short), ("long", long)):
         for sel in ("default", "bm25f"):
-            out.update(_query_times(f"{sel}_{label}", functools.partial(rank_docs, index, top_k=10, selector=sel), qs))
-    print(f"\nlatency at {scale:,} skills: build cold {out['build_cold_s']:.2f} s, warm {out['build_warm_s']:.3f} s, "
-          f"1% changed {out['build_incremental_1pct_s']:.2f} s ({out['incremental_analysed']} re-analysed), "
-          f"warm after the change {out['build_warm_after_change_s']:.3f} s; first query after a warm build: "
-          f"bm25f {out['first_bm25f_query_ms']:.1f} ms, ngram {out['first_ngram_query_ms']:.1f} ms", flush=True)
-    print(f"  first default query (static vectors): none cached {out['first_default_static_cold_ms']:.0f} ms, "
-          f"after the 1% change {out['first_default_static_1pct_ms']:.0f} ms, "
-          f"all cached {out['first_default_static_warm_ms']:.0f} ms", flush=True)
+            out.update(
+                _query_times(
+                    f"{sel}_{label}", functools.partial(rank_docs, index, top_k=10, selector=sel), qs
+                )
+            )
+    print(
+        f"\nlatency at {scale:,} skills: build cold {out['build_cold_s']:.2f} s, warm {out['build_warm_s']:.3f} s, "
+        f"1% changed {out['build_incremental_1pct_s']:.2f} s ({out['incremental_analysed']} re-analysed), "
+        f"warm after the change {out['build_warm_after_change_s']:.3f} s; first query after a warm build: "
+        f"bm25f {out['first_bm25f_query_ms']:.1f} ms, ngram {out['first_ngram_query_ms']:.1f} ms",
+        flush=True,
+    )
+    print(
+        f"  first default query (static vectors): none cached {out['first_default_static_cold_ms']:.0f} ms, "
+        f"after the 1% change {out['first_default_static_1pct_ms']:.0f} ms, "
+        f"all cached {out['first_default_static_warm_ms']:.0f} ms",
+        flush=True,
+    )
     if "wordllama_vectors_cold_s" in out:
-        print(f"  wordllama extra: document vectors {out['wordllama_vectors_cold_s']:.2f} s cold, "
-              f"{out['wordllama_vectors_warm_s']:.2f} s cached; default + wordllama p50 "
-              f"{out['default+wordllama_short_p50_ms']:.2f} ms short, {out['default+wordllama_long_p50_ms']:.2f} ms long",
-              flush=True)
+        print(
+            f"  wordllama extra: document vectors {out['wordllama_vectors_cold_s']:.2f} s cold, "
+            f"{out['wordllama_vectors_warm_s']:.2f} s cached; default + wordllama p50 "
+            f"{out['default+wordllama_short_p50_ms']:.2f} ms short, {out['default+wordllama_long_p50_ms']:.2f} ms long",
+            flush=True,
+        )
     print(f"  bm25s (same skills, name + description + body): build {out['bm25s_build_s']:.2f} s", flush=True)
     for label in ("short", "long"):
         for sel in ("default", "bm25f", "bm25s"):
-            print(f"  {sel:8s} {label:5s} queries: p50 {out[f'{sel}_{label}_p50_ms']:.2f} ms  "
-                  f"p99 {out[f'{sel}_{label}_p99_ms']:.2f} ms", flush=True)
+            print(
+                f"  {sel:8s} {label:5s} queries: p50 {out[f'{sel}_{label}_p50_ms']:.2f} ms  "
+                f"p99 {out[f'{sel}_{label}_p99_ms']:.2f} ms",
+                flush=True,
+            )
     return out
 
 
@@ -376,8 +434,13 @@ def _wordllama_latency(index: SkillIndex, cache: Path, short: list[str], long: l
         sem = SemanticIndex.build(index, cache_dir=cache, encoder=False, words=words)
         out[f"wordllama_vectors_{label}_s"] = time.perf_counter() - t
     for label, qs in (("short", short), ("long", long)):
-        out.update(_query_times(f"default+wordllama_{label}",
-                                lambda q: rank_docs(index, q, top_k=10, selector="default", semantic=sem), qs))
+        out.update(
+            _query_times(
+                f"default+wordllama_{label}",
+                lambda q: rank_docs(index, q, top_k=10, selector="default", semantic=sem),
+                qs,
+            )
+        )
     return out
 
 
@@ -389,15 +452,23 @@ def _query_times(prefix: str, run: Callable[[str], object], queries: Sequence[st
         run(q)
         times.append(time.perf_counter() - t)
     times.sort()
-    return {f"{prefix}_p50_ms": 1000 * times[len(times) // 2], f"{prefix}_p99_ms": 1000 * times[int(len(times) * 0.99)]}
+    return {
+        f"{prefix}_p50_ms": 1000 * times[len(times) // 2],
+        f"{prefix}_p99_ms": 1000 * times[int(len(times) * 0.99)],
+    }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--metatool-queries", type=int, default=3000)
-    parser.add_argument("--selectors", default="default,bm25f,ngram,multi,rrf,semantic,wordllama,codex_lexical,codex_bm25,codex_ngram,codex_multi")
+    parser.add_argument(
+        "--selectors",
+        default="default,bm25f,ngram,multi,rrf,semantic,wordllama,codex_lexical,codex_bm25,codex_ngram,codex_multi",
+    )
     parser.add_argument("--no-semantic", action="store_true")
-    parser.add_argument("--quick", action="store_true", help="1,000 MetaTool queries; no latency or context runs")
+    parser.add_argument(
+        "--quick", action="store_true", help="1,000 MetaTool queries; no latency or context runs"
+    )
     parser.add_argument("--scale", type=int, default=10_000, help="skills for the latency run")
     parser.add_argument("--latency-only", action="store_true", help="only the index build and latency run")
     parser.add_argument("--json", type=Path, help="also write the figures to this file")

@@ -1,6 +1,6 @@
 """Start-up cost: `import skillshelf` (target < 100 ms) and `skillshelf --help`, best of N runs.
 
-    python bench/startup.py [--runs 10]
+python bench/startup.py [--runs 10]
 """
 
 from __future__ import annotations
@@ -13,8 +13,13 @@ import time
 
 
 def _import_ms() -> float:
-    out = subprocess.run([sys.executable, "-X", "importtime", "-c", "import skillshelf"], capture_output=True,
-                         text=True, encoding="utf-8", check=True).stderr
+    out = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", "import skillshelf"],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        check=True,
+    ).stderr
     cumulative = [int(m.group(1)) for m in re.finditer(r"\|\s*(\d+) \| skillshelf$", out, re.M)]
     return max(cumulative) / 1000
 

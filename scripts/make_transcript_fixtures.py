@@ -67,13 +67,22 @@ SESSIONS = [
 ]
 
 
-def start_standin(shared: Path, work: Path, script: list[dict[str, object]]) -> tuple[subprocess.Popen[bytes], int]:
+def start_standin(
+    shared: Path, work: Path, script: list[dict[str, object]]
+) -> tuple[subprocess.Popen[bytes], int]:
     script_file = work / "script.json"
     script_file.write_text(json.dumps(script), encoding="utf-8")
     port_file = work / "port"
     port_file.unlink(missing_ok=True)
     proc = subprocess.Popen(
-        [sys.executable, str(shared / "tools/model-standin"), "--port-file", str(port_file), "--script", str(script_file)],
+        [
+            sys.executable,
+            str(shared / "tools/model-standin"),
+            "--port-file",
+            str(port_file),
+            "--script",
+            str(script_file),
+        ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -99,7 +108,11 @@ def run_codex(session: dict[str, str], work: Path, port: int) -> Path:
     env = {**os.environ, "HOME": str(home), "CODEX_HOME": str(codex_home), "OPENAI_API_KEY": "sk-standin"}
     subprocess.run(
         [str(CODEX), "exec", "--skip-git-repo-check", session["task"]],
-        cwd=project, env=env, capture_output=True, timeout=120, check=True,
+        cwd=project,
+        env=env,
+        capture_output=True,
+        timeout=120,
+        check=True,
     )
     return max((codex_home / "sessions").rglob("rollout-*.jsonl"), key=lambda p: p.stat().st_mtime)
 
@@ -120,7 +133,11 @@ def run_claude(session: dict[str, str], work: Path, port: int) -> Path:
     }
     subprocess.run(
         [str(CLAUDE), "-p", session["task"], "--allowedTools", "Bash"],
-        cwd=project, env=env, capture_output=True, timeout=120, check=True,
+        cwd=project,
+        env=env,
+        capture_output=True,
+        timeout=120,
+        check=True,
     )
     return max((home / ".claude/projects").rglob("*.jsonl"), key=lambda p: p.stat().st_mtime)
 
@@ -141,8 +158,11 @@ def main() -> int:
         with tempfile.TemporaryDirectory(prefix="skillshelf-fixture-") as tmp:
             work = Path(tmp)
             tool = "exec_command" if session["agent"] == "codex" else "Bash"
-            arguments = {"cmd": session["command"]} if tool == "exec_command" else {
-                "command": session["command"], "description": "Run a command"}
+            arguments = (
+                {"cmd": session["command"]}
+                if tool == "exec_command"
+                else {"command": session["command"], "description": "Run a command"}
+            )
             script = [{"tool_call": {"name": tool, "arguments": arguments}}, {"text": session["answer"]}]
             proc, port = start_standin(args.shared, work, script)
             try:

@@ -45,7 +45,12 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> IsolatedHo
     monkeypatch.setenv("XDG_DATA_HOME", str(box.data))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(box.config))
     monkeypatch.setenv("XDG_STATE_HOME", str(box.state))
-    for name in ("SKILLSHELF_CACHE_DIR", "SKILLSHELF_DATA_DIR", "SKILLSHELF_CONFIG_DIR", "SKILLSHELF_STATE_DIR"):
+    for name in (
+        "SKILLSHELF_CACHE_DIR",
+        "SKILLSHELF_DATA_DIR",
+        "SKILLSHELF_CONFIG_DIR",
+        "SKILLSHELF_STATE_DIR",
+    ):
         monkeypatch.delenv(name, raising=False)
     return box
 
@@ -67,11 +72,15 @@ def codex_oracle() -> OracleRunner:
     """``codex_oracle(cwd, home=..., codex_home=..., config={...})`` -> the oracle's JSON."""
     tool = _tool("codex-oracle")
 
-    def run(cwd: Path, *, home: Path, codex_home: Path, config: dict[str, object] | None = None) -> dict[str, Any]:
+    def run(
+        cwd: Path, *, home: Path, codex_home: Path, config: dict[str, object] | None = None
+    ) -> dict[str, Any]:
         args = [str(tool), "--cwd", str(cwd), "--home", str(home), "--codex-home", str(codex_home)]
         for key, value in (config or {}).items():
             args += ["-c", f"{key}={value}"]
-        proc = subprocess.run(args, capture_output=True, text=True, encoding="utf-8", timeout=300, check=False)
+        proc = subprocess.run(
+            args, capture_output=True, text=True, encoding="utf-8", timeout=300, check=False
+        )
         if proc.returncode == 3:
             pytest.skip("codex-oracle could not install Codex with npm")
         assert proc.returncode == 0, proc.stderr
@@ -88,7 +97,9 @@ def claude_oracle() -> OracleRunner:
 
     def run(cwd: Path, *, home: Path, prompt: str = ".") -> dict[str, Any]:
         args = [str(tool), "--cwd", str(cwd), "--home", str(home), "--prompt", prompt]
-        proc = subprocess.run(args, capture_output=True, text=True, encoding="utf-8", timeout=300, check=False)
+        proc = subprocess.run(
+            args, capture_output=True, text=True, encoding="utf-8", timeout=300, check=False
+        )
         if proc.returncode == 3:
             pytest.skip("claude-oracle could not install Claude Code with npm")
         assert proc.returncode == 0, proc.stderr
@@ -107,7 +118,9 @@ class Standin:
     def requests(self) -> list[dict[str, Any]]:
         if not self.log.exists():
             return []
-        return [json.loads(line) for line in self.log.read_text(encoding="utf-8").splitlines() if line.strip()]
+        return [
+            json.loads(line) for line in self.log.read_text(encoding="utf-8").splitlines() if line.strip()
+        ]
 
 
 @pytest.fixture
@@ -123,7 +136,16 @@ def model_standin(tmp_path: Path) -> Iterator[Callable[[list[dict[str, Any]]], S
         port_file = tmp_path / f"standin-port-{n}"
         log = tmp_path / f"standin-log-{n}.jsonl"
         proc = subprocess.Popen(
-            [sys.executable, str(tool), "--port-file", str(port_file), "--log", str(log), "--script", str(script_file)],
+            [
+                sys.executable,
+                str(tool),
+                "--port-file",
+                str(port_file),
+                "--log",
+                str(log),
+                "--script",
+                str(script_file),
+            ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
@@ -133,7 +155,9 @@ def model_standin(tmp_path: Path) -> Iterator[Callable[[list[dict[str, Any]]], S
                 proc.kill()
                 raise RuntimeError("model-standin did not start")
             time.sleep(0.05)
-        standin = Standin(url=f"http://127.0.0.1:{port_file.read_text(encoding='utf-8').strip()}", log=log, process=proc)
+        standin = Standin(
+            url=f"http://127.0.0.1:{port_file.read_text(encoding='utf-8').strip()}", log=log, process=proc
+        )
         started.append(standin)
         return standin
 

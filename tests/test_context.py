@@ -30,7 +30,8 @@ def _project(tmp_path: Path, home: Path, config: str = "") -> Env:
         folder = project / ".agents" / "skills" / name
         folder.mkdir(parents=True)
         (folder / "SKILL.md").write_text(
-            f"---\nname: {name}\ndescription: {description}\n---\n# {name}\nSTEPS-OF-{name}\n", encoding="utf-8"
+            f"---\nname: {name}\ndescription: {description}\n---\n# {name}\nSTEPS-OF-{name}\n",
+            encoding="utf-8",
         )
     if config:
         user_config = Path(tmp_path / "xdg-config" / "skillshelf")

@@ -159,8 +159,10 @@ def _fragment(skill: Skill) -> str:
     try:
         contents = skill.path.read_text(encoding="utf-8", errors="replace")
     except OSError as exc:  # changed since discovery (removed, replaced by a folder...)
-        raise FileAccessError(f"cannot read {skill.path}: {exc.strerror or exc}",
-                              hint="check that the skill file still exists and is readable, then run again") from exc
+        raise FileAccessError(
+            f"cannot read {skill.path}: {exc.strerror or exc}",
+            hint="check that the skill file still exists and is readable, then run again",
+        ) from exc
     return skill_fragment(skill, contents)
 
 
@@ -178,7 +180,9 @@ def memory_part(env: Env, options: ContextOptions) -> list[ContextPart]:
     summary = memory_summary_for(env, token_cap=options.memory_tokens)
     if summary is None or not summary.text.strip():
         return []
-    return [ContextPart(name="memory", title="Memory summary", text=summary.text, sources=(str(summary.path),))]
+    return [
+        ContextPart(name="memory", title="Memory summary", text=summary.text, sources=(str(summary.path),))
+    ]
 
 
 def suggestions_part(
@@ -193,11 +197,17 @@ def suggestions_part(
     if not candidates:
         return []
     index = SkillIndex.build(candidates, cache_dir=index_cache_dir(options))
-    suggestions = suggestion_fragment(index, task, budget_tokens=options.suggestion_tokens, mentioned=mentioned)
+    suggestions = suggestion_fragment(
+        index, task, budget_tokens=options.suggestion_tokens, mentioned=mentioned
+    )
     if not suggestions.text:
         return []
     sources = tuple(str(s.path) for s in suggestions.skills)
-    return [ContextPart(name="suggestions", title="Relevant skills for this task", text=suggestions.text, sources=sources)]
+    return [
+        ContextPart(
+            name="suggestions", title="Relevant skills for this task", text=suggestions.text, sources=sources
+        )
+    ]
 
 
 def index_cache_dir(options: ContextOptions) -> Path | None:
@@ -214,6 +224,9 @@ def mentioned_part(mentioned: Sequence[Skill]) -> list[ContextPart]:
     text = "\n\n".join(_fragment(s) for s in mentioned)
     return [
         ContextPart(
-            name="mentioned", title="Skills the task mentions", text=text, sources=tuple(str(s.path) for s in mentioned)
+            name="mentioned",
+            title="Skills the task mentions",
+            text=text,
+            sources=tuple(str(s.path) for s in mentioned),
         )
     ]

@@ -109,7 +109,13 @@ class ConfigError(SkillshelfError):
     default_code = "CF001"
 
     def __init__(
-        self, message: str, *, hint: str = "", path: Path | None = None, line: int | None = None, code: str | None = None
+        self,
+        message: str,
+        *,
+        hint: str = "",
+        path: Path | None = None,
+        line: int | None = None,
+        code: str | None = None,
     ) -> None:
         self.path = path
         self.line = line

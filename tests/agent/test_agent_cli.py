@@ -21,8 +21,9 @@ def _project(tmp_path: Path) -> Path:
     }.items():
         folder = project / ".agents" / "skills" / name
         folder.mkdir(parents=True)
-        (folder / "SKILL.md").write_text(f"---\nname: {name}\ndescription: {text}\n---\nSteps for {name}.\n",
-                                         encoding="utf-8")
+        (folder / "SKILL.md").write_text(
+            f"---\nname: {name}\ndescription: {text}\n---\nSteps for {name}.\n", encoding="utf-8"
+        )
     return project
 
 
@@ -31,16 +32,31 @@ def test_run_loads_a_skill_writes_a_transcript_and_feeds_the_shadow_metrics(
 ) -> None:
     project = _project(tmp_path)
     monkeypatch.chdir(project)
-    standin = model_standin([{"tool_call": {"name": "load_skill", "arguments": {"name": "pdf-forms"}}},
-                             {"text": "The form is filled."}])
-    args = ["run", "fill in the fields of the PDF form", "--model", "openai:standin", "--base-url",
-            standin.url + "/v1", "--shadow-metrics", "--no-builtin", "--json"]
+    standin = model_standin(
+        [
+            {"tool_call": {"name": "load_skill", "arguments": {"name": "pdf-forms"}}},
+            {"text": "The form is filled."},
+        ]
+    )
+    args = [
+        "run",
+        "fill in the fields of the PDF form",
+        "--model",
+        "openai:standin",
+        "--base-url",
+        standin.url + "/v1",
+        "--shadow-metrics",
+        "--no-builtin",
+        "--json",
+    ]
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 0, result.output
     outcome = json.loads(result.output)
     assert outcome["final_text"] == "The form is filled." and outcome["stopped"] == "answer"
     assert [e["kind"] for e in outcome["events"]] == ["skill_loaded"]
-    records = [json.loads(line) for line in Path(outcome["transcript"]).read_text(encoding="utf-8").splitlines()]
+    records = [
+        json.loads(line) for line in Path(outcome["transcript"]).read_text(encoding="utf-8").splitlines()
+    ]
     assert records[0]["type"] == "session_meta" and records[0]["origin"] == "run"
     assert any(r["type"] == "tool_result" and "<name>pdf-forms</name>" in r["output"] for r in records)
     first = json.dumps(standin.requests()[0]["body"])

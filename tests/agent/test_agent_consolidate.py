@@ -34,15 +34,24 @@ def _memory_dir(tmp_path: Path) -> Path:
     folder = tmp_path / "memories" / "proj-1234"
     (folder / "rollout_summaries").mkdir(parents=True)
     (folder / "rollout_summaries" / "2026-11-29T10-00-00-abcd-tests.md").write_text(
-        "thread_id: t-1\n\nRan the tests with make check.\n", encoding="utf-8")
-    (folder / "raw_memories.md").write_text("# Raw Memories\n\n## Thread `t-1`\n- make check\n", encoding="utf-8")
+        "thread_id: t-1\n\nRan the tests with make check.\n", encoding="utf-8"
+    )
+    (folder / "raw_memories.md").write_text(
+        "# Raw Memories\n\n## Thread `t-1`\n- make check\n", encoding="utf-8"
+    )
     return folder
 
 
 def _consolidator(standin: Any, provider: str, tmp_path: Path, **kw: Any) -> AgentConsolidator:
     base = standin.url + "/v1" if provider == "openai" else standin.url
-    return AgentConsolidator(model=f"{provider}:standin", base_url=base, api_key="x", state_dir=tmp_path / "state",
-                             temp_dir=tmp_path, **kw)
+    return AgentConsolidator(
+        model=f"{provider}:standin",
+        base_url=base,
+        api_key="x",
+        state_dir=tmp_path / "state",
+        temp_dir=tmp_path,
+        **kw,
+    )
 
 
 def _snapshot(folder: Path) -> dict[str, bytes]:
@@ -50,20 +59,30 @@ def _snapshot(folder: Path) -> dict[str, bytes]:
 
 
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])
-def test_agent_writes_memory_files_with_tools_in_a_staged_copy(tmp_path: Path, model_standin: Any,
-                                                               provider: str) -> None:
-    standin = model_standin([_call("read_file", path="raw_memories.md"),
-                             _call("write_file", path="memory_summary.md", content=SUMMARY),
-                             _call("write_file", path="MEMORY.md", content=HANDBOOK),
-                             _call("write_file", path="skills/run-tests/SKILL.md", content=SKILL),
-                             _call("edit_file", path="MEMORY.md", old_text="scope: project",
-                                   new_text="scope: project\napplies_to: cwd=/repo"),
-                             {"text": "Wrote the summary, the handbook and one skill."}])
+def test_agent_writes_memory_files_with_tools_in_a_staged_copy(
+    tmp_path: Path, model_standin: Any, provider: str
+) -> None:
+    standin = model_standin(
+        [
+            _call("read_file", path="raw_memories.md"),
+            _call("write_file", path="memory_summary.md", content=SUMMARY),
+            _call("write_file", path="MEMORY.md", content=HANDBOOK),
+            _call("write_file", path="skills/run-tests/SKILL.md", content=SKILL),
+            _call(
+                "edit_file",
+                path="MEMORY.md",
+                old_text="scope: project",
+                new_text="scope: project\napplies_to: cwd=/repo",
+            ),
+            {"text": "Wrote the summary, the handbook and one skill."},
+        ]
+    )
     folder = _memory_dir(tmp_path)
     before = _snapshot(folder)
 
-    outcome = _consolidator(standin, provider, tmp_path).consolidate("Mode: INIT\n...", folder, init=True,
-                                                                      effort=None)
+    outcome = _consolidator(standin, provider, tmp_path).consolidate(
+        "Mode: INIT\n...", folder, init=True, effort=None
+    )
 
     files = outcome.consolidation.files
     assert set(files) == {"memory_summary.md", "MEMORY.md", "skills/run-tests/SKILL.md"}
@@ -76,15 +95,20 @@ def test_agent_writes_memory_files_with_tools_in_a_staged_copy(tmp_path: Path, m
     assert "make check" in bodies[1]  # read_file saw the staged raw memories
     first = standin.requests()[0]["body"]
     names = sorted(t.get("name") or t["function"]["name"] for t in first["tools"])
-    assert names == ["edit_file", "read_file", "write_file"]  # no bash, no skill tools, nothing on the network
+    assert names == [
+        "edit_file",
+        "read_file",
+        "write_file",
+    ]  # no bash, no skill tools, nothing on the network
     assert outcome.transcript is not None
     meta = json.loads(outcome.transcript.read_text(encoding="utf-8").splitlines()[0])
     assert meta["origin"] == "subagent" and meta["cwd"] == str(folder)
 
 
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])
-def test_writes_outside_the_allow_list_and_bash_are_refused_and_reported(tmp_path: Path, model_standin: Any,
-                                                                         provider: str) -> None:
+def test_writes_outside_the_allow_list_and_bash_are_refused_and_reported(
+    tmp_path: Path, model_standin: Any, provider: str
+) -> None:
     folder = _memory_dir(tmp_path)
     outside = tmp_path / "outside"
     outside.mkdir()
@@ -97,22 +121,41 @@ def test_writes_outside_the_allow_list_and_bash_are_refused_and_reported(tmp_pat
         _call("write_file", path="skills/evil/SKILL.md", content="x"),
         _call("write_file", path="memory_summary.md", content="x"),
         _call("write_file", path="raw_memories.md", content="x"),
-        _call("edit_file", path="rollout_summaries/2026-11-29T10-00-00-abcd-tests.md", old_text="make", new_text="x"),
+        _call(
+            "edit_file",
+            path="rollout_summaries/2026-11-29T10-00-00-abcd-tests.md",
+            old_text="make",
+            new_text="x",
+        ),
         _call("write_file", path="notes.txt", content="x"),
         _call("bash", command=f"touch {outside}/bash.txt"),
         _call("load_skill", name="anything"),
     ]
-    standin = model_standin([*attempts, _call("write_file", path="MEMORY.md", content=HANDBOOK),
-                             _call("write_file", path="skills/ok/SKILL.md", content=SKILL), {"text": "done"}])
+    standin = model_standin(
+        [
+            *attempts,
+            _call("write_file", path="MEMORY.md", content=HANDBOOK),
+            _call("write_file", path="skills/ok/SKILL.md", content=SKILL),
+            {"text": "done"},
+        ]
+    )
 
-    outcome = _consolidator(standin, provider, tmp_path).consolidate("Mode: INCREMENTAL", folder, init=False,
-                                                                      effort=None)
+    outcome = _consolidator(standin, provider, tmp_path).consolidate(
+        "Mode: INCREMENTAL", folder, init=False, effort=None
+    )
 
     bodies = _bodies(standin)
-    expected = ["not a plain relative path", "not a plain relative path", "through the symlink skills/evil",
-                "through the symlink memory_summary.md", "writing 'raw_memories.md' is not allowed",
-                "is not allowed", "writing 'notes.txt' is not allowed", "there is no tool named 'bash'",
-                "there is no tool named 'load_skill'"]
+    expected = [
+        "not a plain relative path",
+        "not a plain relative path",
+        "through the symlink skills/evil",
+        "through the symlink memory_summary.md",
+        "writing 'raw_memories.md' is not allowed",
+        "is not allowed",
+        "writing 'notes.txt' is not allowed",
+        "there is no tool named 'bash'",
+        "there is no tool named 'load_skill'",
+    ]
     for n, needle in enumerate(expected, start=1):
         assert needle in bodies[n], (n, needle)
     assert list(outside.iterdir()) == []
@@ -121,7 +164,8 @@ def test_writes_outside_the_allow_list_and_bash_are_refused_and_reported(tmp_pat
 
 
 def test_final_answer_json_carries_deletions_and_files_from_models_without_tool_use(
-        tmp_path: Path, model_standin: Any) -> None:
+    tmp_path: Path, model_standin: Any
+) -> None:
     folder = _memory_dir(tmp_path)
     (folder / "skills" / "old").mkdir(parents=True)
     (folder / "skills" / "old" / "SKILL.md").write_text(SKILL, encoding="utf-8")
@@ -129,26 +173,32 @@ def test_final_answer_json_carries_deletions_and_files_from_models_without_tool_
     reply = {"files": {"memory_summary.md": SUMMARY}, "delete": ["skills/old"]}
     standin = model_standin([{"text": "Removed a stale skill.\n" + json.dumps(reply)}])
 
-    outcome = _consolidator(standin, "openai", tmp_path).consolidate("Mode: INCREMENTAL", folder, init=False,
-                                                                      effort=None)
+    outcome = _consolidator(standin, "openai", tmp_path).consolidate(
+        "Mode: INCREMENTAL", folder, init=False, effort=None
+    )
 
     assert outcome.consolidation.files == {"memory_summary.md": SUMMARY}
     assert outcome.consolidation.delete == ("skills/old",)
 
 
-def test_deleting_outside_the_memory_files_discards_the_consolidation(tmp_path: Path, model_standin: Any) -> None:
+def test_deleting_outside_the_memory_files_discards_the_consolidation(
+    tmp_path: Path, model_standin: Any
+) -> None:
     standin = model_standin([{"text": json.dumps({"delete": ["../../etc/passwd"]})}])
     with pytest.raises(PathEscapeError):
-        _consolidator(standin, "openai", tmp_path).consolidate("Mode: INCREMENTAL", _memory_dir(tmp_path),
-                                                                init=False, effort=None)
+        _consolidator(standin, "openai", tmp_path).consolidate(
+            "Mode: INCREMENTAL", _memory_dir(tmp_path), init=False, effort=None
+        )
 
 
-def test_init_without_both_main_files_fails_and_an_unfinished_agent_fails(tmp_path: Path,
-                                                                        model_standin: Any) -> None:
+def test_init_without_both_main_files_fails_and_an_unfinished_agent_fails(
+    tmp_path: Path, model_standin: Any
+) -> None:
     standin = model_standin([_call("write_file", path="MEMORY.md", content=HANDBOOK), {"text": "done"}])
     with pytest.raises(ModelCallError) as missing:
-        _consolidator(standin, "anthropic", tmp_path).consolidate("Mode: INIT", _memory_dir(tmp_path), init=True,
-                                                                   effort=None)
+        _consolidator(standin, "anthropic", tmp_path).consolidate(
+            "Mode: INIT", _memory_dir(tmp_path), init=True, effort=None
+        )
     assert missing.value.code == "ME037"
 
     looping = model_standin([_call("read_file", path="raw_memories.md")])
@@ -162,7 +212,8 @@ def test_init_without_both_main_files_fails_and_an_unfinished_agent_fails(tmp_pa
     budget.take()
     with pytest.raises(ModelCallError) as spent:
         _consolidator(looping, "openai", tmp_path, max_turns=10).consolidate(
-            "Mode: INIT", _memory_dir(tmp_path / "third"), init=True, effort=None, budget=budget)
+            "Mode: INIT", _memory_dir(tmp_path / "third"), init=True, effort=None, budget=budget
+        )
     assert spent.value.code == "ME041" and budget.used == 5
     assert len(looping.requests()) == 3 + 4  # one call per unit of budget left, then it stops
 
@@ -170,13 +221,23 @@ def test_init_without_both_main_files_fails_and_an_unfinished_agent_fails(tmp_pa
 def test_workspace_allow_list_and_tool_subset(tmp_path: Path) -> None:
     root = tmp_path / "root"
     (root / "skills" / "a").mkdir(parents=True)
-    tools = WorkspaceTools(root, allowed=("read_file", "write_file", "edit_file"), writable=is_writable_memory_path,
-                           writable_rule="memory files only")
+    tools = WorkspaceTools(
+        root,
+        allowed=("read_file", "write_file", "edit_file"),
+        writable=is_writable_memory_path,
+        writable_rule="memory files only",
+    )
     assert tools.names() == ("read_file", "write_file", "edit_file")
     assert "not available here" in tools.execute("bash", {"command": "true"}).text
     ok = tools.execute("write_file", {"path": "skills/a/SKILL.md", "content": "x"})
     assert not ok.is_error and ok.edited == (root / "skills" / "a" / "SKILL.md").resolve()
-    for path in ("skills\\a\\SKILL.md", "skills/A/SKILL.md", "./../root/MEMORY.md", "~/MEMORY.md", "skills/a"):
+    for path in (
+        "skills\\a\\SKILL.md",
+        "skills/A/SKILL.md",
+        "./../root/MEMORY.md",
+        "~/MEMORY.md",
+        "skills/a",
+    ):
         result = tools.execute("write_file", {"path": path, "content": "x"})
         assert result.is_error and "memory files only" in result.text, path
     assert tools.execute("read_file", {"path": "skills/a/SKILL.md"}).text == "x"  # reads are not limited
@@ -185,8 +246,9 @@ def test_workspace_allow_list_and_tool_subset(tmp_path: Path) -> None:
     assert WorkspaceTools(root).names() == ("bash", "read_file", "write_file", "edit_file")
 
 
-def test_choose_consolidator_follows_the_setting_and_the_installed_sdk(tmp_path: Path,
-                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+def test_choose_consolidator_follows_the_setting_and_the_installed_sdk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     env = Env.for_test(cwd=tmp_path, home=tmp_path)
     settings = MemorySettings()
     assert choose_consolidator(env, settings.with_overrides(consolidator="direct")) is None
@@ -195,7 +257,9 @@ def test_choose_consolidator_follows_the_setting_and_the_installed_sdk(tmp_path:
     import importlib.util
 
     real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "openai" else real(name, *a))
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "openai" else real(name, *a)
+    )
     assert choose_consolidator(env, settings) is None  # auto falls back to the direct call
     with pytest.raises(UsageError) as error:
         choose_consolidator(env, settings.with_overrides(consolidator="agent"))

@@ -20,12 +20,20 @@ from skillshelf.skills.discover import discover_in
 def _skill(root: Path, name: str, body: str = "Follow these steps.") -> None:
     folder = root / name
     folder.mkdir(parents=True)
-    (folder / "SKILL.md").write_text(f"---\nname: {name}\ndescription: Helps with {name} work.\n---\n{body}\n",
-                                     encoding="utf-8")
+    (folder / "SKILL.md").write_text(
+        f"---\nname: {name}\ndescription: Helps with {name} work.\n---\n{body}\n", encoding="utf-8"
+    )
 
 
-def _agent(standin: Any, provider: str, workspace: Path, *, skills_root: Path | None = None,
-           settings: AgentSettings | None = None, transcript: TranscriptWriter | None = None) -> Agent:
+def _agent(
+    standin: Any,
+    provider: str,
+    workspace: Path,
+    *,
+    skills_root: Path | None = None,
+    settings: AgentSettings | None = None,
+    transcript: TranscriptWriter | None = None,
+) -> Agent:
     base = standin.url + "/v1" if provider == "openai" else standin.url
     skills = discover_in([skills_root]).skills if skills_root else ()
     return Agent(
@@ -39,7 +47,9 @@ def _agent(standin: Any, provider: str, workspace: Path, *, skills_root: Path | 
 
 
 def _bodies(standin: Any) -> list[str]:
-    return [json.dumps(r["body"]) for r in standin.requests() if r["path"].endswith(("completions", "messages"))]
+    return [
+        json.dumps(r["body"]) for r in standin.requests() if r["path"].endswith(("completions", "messages"))
+    ]
 
 
 def _call(tool: str, **arguments: Any) -> dict[str, Any]:
@@ -47,9 +57,16 @@ def _call(tool: str, **arguments: Any) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])
-def test_tools_run_and_unchecked_final_answer_is_sent_back_once(tmp_path: Path, model_standin: Any, provider: str) -> None:
-    standin = model_standin([_call("write_file", path="notes.txt", content="hello"),
-                             _call("bash", command="cat notes.txt"), {"text": "done"}])
+def test_tools_run_and_unchecked_final_answer_is_sent_back_once(
+    tmp_path: Path, model_standin: Any, provider: str
+) -> None:
+    standin = model_standin(
+        [
+            _call("write_file", path="notes.txt", content="hello"),
+            _call("bash", command="cat notes.txt"),
+            {"text": "done"},
+        ]
+    )
     workspace = tmp_path / "ws"
     workspace.mkdir()
     result = _agent(standin, provider, workspace).send("write a note")
@@ -66,8 +83,13 @@ def test_tools_run_and_unchecked_final_answer_is_sent_back_once(tmp_path: Path, 
 def test_final_answer_is_accepted_when_the_checks_ran_after_the_last_edit(
     tmp_path: Path, model_standin: Any, provider: str
 ) -> None:
-    standin = model_standin([_call("write_file", path="a.py", content="x = 1\n"),
-                             _call("bash", command="python3 -c 'import a'"), {"text": "verified"}])
+    standin = model_standin(
+        [
+            _call("write_file", path="a.py", content="x = 1\n"),
+            _call("bash", command="python3 -c 'import a'"),
+            {"text": "verified"},
+        ]
+    )
     settings = AgentSettings(guards=GuardSettings(check_command="python3 -c 'import a'"))
     result = _agent(standin, provider, tmp_path, settings=settings).send("make a.py")
     assert result.final_text == "verified" and not result.events
@@ -75,15 +97,18 @@ def test_final_answer_is_accepted_when_the_checks_ran_after_the_last_edit(
 
 
 def test_a_failing_check_sends_the_answer_back_with_its_exit_code(tmp_path: Path, model_standin: Any) -> None:
-    standin = model_standin([_call("write_file", path="a.txt", content="x"), _call("bash", command="make test"),
-                             {"text": "done"}])
+    standin = model_standin(
+        [_call("write_file", path="a.txt", content="x"), _call("bash", command="make test"), {"text": "done"}]
+    )
     result = _agent(standin, "openai", tmp_path).send("go")
     assert result.events[0].kind == "send_back"
     assert "failed (exit code 2)" in result.events[0].detail
 
 
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])
-def test_editing_one_file_over_and_over_injects_a_doom_loop_note(tmp_path: Path, model_standin: Any, provider: str) -> None:
+def test_editing_one_file_over_and_over_injects_a_doom_loop_note(
+    tmp_path: Path, model_standin: Any, provider: str
+) -> None:
     edits = [_call("write_file", path="loop.py", content=f"v = {i}\n") for i in range(6)]
     standin = model_standin([*edits, _call("bash", command="true"), {"text": "stopped"}])
     settings = AgentSettings(guards=GuardSettings(max_edits_per_file=5, check_command="true"))
@@ -102,9 +127,15 @@ def test_the_same_failing_command_repeated_injects_a_note(tmp_path: Path, model_
 
 
 def test_tool_errors_reach_the_model_as_results_not_exceptions(tmp_path: Path, model_standin: Any) -> None:
-    standin = model_standin([_call("read_file", path="../../etc/passwd"), _call("no_such_tool"),
-                             _call("edit_file", path="missing.txt", old_text="a", new_text="b"),
-                             _call("load_skill", name="nope"), {"text": "ok"}])
+    standin = model_standin(
+        [
+            _call("read_file", path="../../etc/passwd"),
+            _call("no_such_tool"),
+            _call("edit_file", path="missing.txt", old_text="a", new_text="b"),
+            _call("load_skill", name="nope"),
+            {"text": "ok"},
+        ]
+    )
     result = _agent(standin, "anthropic", tmp_path).send("try things")
     assert result.final_text == "ok"
     bodies = _bodies(standin)
@@ -115,15 +146,22 @@ def test_tool_errors_reach_the_model_as_results_not_exceptions(tmp_path: Path, m
 
 
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])
-def test_loaded_skills_are_reattached_after_compaction(tmp_path: Path, model_standin: Any, provider: str) -> None:
+def test_loaded_skills_are_reattached_after_compaction(
+    tmp_path: Path, model_standin: Any, provider: str
+) -> None:
     skills = tmp_path / "skills"
     _skill(skills, "release-notes", body="RELEASE-STEPS: gather merged changes, group them, write the notes.")
     big = "x" * 4000
-    script = [_call("load_skill", name="release-notes")] + [_call("bash", command=f"echo {big}")] * 4 + [
-        {"text": "done"}]
+    script = (
+        [_call("load_skill", name="release-notes")]
+        + [_call("bash", command=f"echo {big}")] * 4
+        + [{"text": "done"}]
+    )
     standin = model_standin(script)
     settings = AgentSettings(compact_at_tokens=2500, keep_last_messages=2)
-    result = _agent(standin, provider, tmp_path, skills_root=skills, settings=settings).send("write release notes")
+    result = _agent(standin, provider, tmp_path, skills_root=skills, settings=settings).send(
+        "write release notes"
+    )
     kinds = [e.kind for e in result.events]
     assert kinds[0] == "skill_loaded" and "compaction" in kinds
     compacted = [b for b in _bodies(standin) if "compacted" in b]

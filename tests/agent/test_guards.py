@@ -106,7 +106,9 @@ _messages = st.lists(
 
 
 @given(history=_messages, keep=st.integers(min_value=1, max_value=10))
-def test_compaction_keeps_the_task_and_never_starts_the_tail_with_tool_results(history: list, keep: int) -> None:  # type: ignore[type-arg]
+def test_compaction_keeps_the_task_and_never_starts_the_tail_with_tool_results(
+    history: list, keep: int
+) -> None:  # type: ignore[type-arg]
     compacted = compact_history(history, keep_last=keep, note="NOTE")
     assert compacted[0] == history[0]
     if len(compacted) != len(history) or compacted != history:

@@ -34,9 +34,15 @@ def make_project(base: Path, *, config: str = CONFIG) -> Path:
     write(pkg / "errors.py", "class ShopError(Exception):\n    pass\n")
     write(pkg / "types.py", "from shop.errors import ShopError\n\nPrice = int\n")
     write(pkg / "core" / "__init__.py", "from .orders import place\n")
-    write(pkg / "core" / "orders.py", "from ..types import Price\nfrom shop import errors\n\ndef place(p: Price) -> None:\n    pass\n")
+    write(
+        pkg / "core" / "orders.py",
+        "from ..types import Price\nfrom shop import errors\n\ndef place(p: Price) -> None:\n    pass\n",
+    )
     write(pkg / "adapters" / "__init__.py", "")
     write(pkg / "adapters" / "db.py", "import shop.core.orders\nfrom shop.core import orders\n")
     write(pkg / "cli" / "__init__.py", "")
-    write(pkg / "cli" / "main.py", "import json\nimport click  # third party: ignored\nfrom shop.adapters import db\n")
+    write(
+        pkg / "cli" / "main.py",
+        "import json\nimport click  # third party: ignored\nfrom shop.adapters import db\n",
+    )
     return pkg

@@ -15,14 +15,18 @@ from skillshelf.cli.archlint_cmd import lint_arch
 REPO = Path(__file__).resolve().parents[2]
 
 
-def test_violation_prints_error_and_fix_lines_and_exits_1(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_violation_prints_error_and_fix_lines_and_exits_1(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     pkg = make_project(tmp_path)
     write(pkg / "types.py", "from shop.adapters import db\n")
     monkeypatch.chdir(tmp_path)
     result = CliRunner().invoke(lint_arch, [])
     assert result.exit_code == 1
     lines = result.stdout.splitlines()
-    assert lines[0].endswith("types.py:1: ERROR AR101: types in layer 1 (errors, types) imports adapters.db from the higher layer 3 (adapters)")
+    assert lines[0].endswith(
+        "types.py:1: ERROR AR101: types in layer 1 (errors, types) imports adapters.db from the higher layer 3 (adapters)"
+    )
     assert lines[1].startswith("  FIX: do not import adapters.db from types.")
     assert "1 errors, 0 warnings in 9 files" in result.stderr
 

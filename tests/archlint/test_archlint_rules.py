@@ -30,7 +30,10 @@ def test_upward_import_is_an_error_naming_both_modules_with_a_fix(tmp_path: Path
     write(pkg / "core" / "pricing.py", "import os\n\nfrom shop.adapters.db import orders\n")
     (diag,) = lint_path(None, cwd=tmp_path).diagnostics
     assert (diag.code, diag.severity, diag.line) == ("AR101", Severity.ERROR, 3)
-    assert diag.message == "core.pricing in layer 2 (core) imports adapters.db from the higher layer 3 (adapters)"
+    assert (
+        diag.message
+        == "core.pricing in layer 2 (core) imports adapters.db from the higher layer 3 (adapters)"
+    )
     assert "do not import adapters.db from core.pricing" in diag.fix
     assert "down into layer 2 (core) or lower" in diag.fix
     assert "Protocol" in diag.fix
@@ -48,7 +51,10 @@ def test_relative_and_from_package_imports_are_resolved(tmp_path: Path) -> None:
 
 def test_lazy_import_counts_and_is_configurable(tmp_path: Path) -> None:
     pkg = make_project(tmp_path)
-    write(pkg / "core" / "report.py", "class Report:\n    def show(self) -> None:\n        from shop.cli import main\n")
+    write(
+        pkg / "core" / "report.py",
+        "class Report:\n    def show(self) -> None:\n        from shop.cli import main\n",
+    )
     (diag,) = lint_path(None, cwd=tmp_path).diagnostics
     assert (diag.code, diag.severity, diag.line) == ("AR102", Severity.ERROR, 3)
     assert "inside Report.show()" in diag.message
@@ -60,7 +66,10 @@ def test_lazy_import_counts_and_is_configurable(tmp_path: Path) -> None:
 
 def test_type_checking_imports_are_ignored_by_default_and_can_be_errors(tmp_path: Path) -> None:
     pkg = make_project(tmp_path)
-    write(pkg / "core" / "typed.py", "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from shop.adapters import db\n")
+    write(
+        pkg / "core" / "typed.py",
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from shop.adapters import db\n",
+    )
     assert lint_path(None, cwd=tmp_path).diagnostics == ()
     write(tmp_path / "pyproject.toml", CONFIG + 'type_checking_imports = "error"\n')
     (diag,) = lint_path(None, cwd=tmp_path).diagnostics
@@ -74,13 +83,18 @@ def test_allow_entry_with_a_reason_silences_one_edge(tmp_path: Path) -> None:
         tmp_path / "pyproject.toml",
         CONFIG + 'allow = [{ from = "core.bridge", to = "adapters", reason = "migration, remove by v2" }]\n',
     )
-    assert [d.message.split(" imports ")[1].split(" ")[0] for d in lint_path(None, cwd=tmp_path).diagnostics] == ["cli.main"]
+    assert [
+        d.message.split(" imports ")[1].split(" ")[0] for d in lint_path(None, cwd=tmp_path).diagnostics
+    ] == ["cli.main"]
 
 
 def test_size_limits_are_warnings_with_fixes(tmp_path: Path) -> None:
     pkg = make_project(tmp_path)
     body = "\n".join(f"    x{i} = {i}" for i in range(12))
-    write(pkg / "core" / "big.py", f"def long_one() -> None:\n{body}\n\n\ndef short() -> None:\n    pass\n" + "\n" * 10)
+    write(
+        pkg / "core" / "big.py",
+        f"def long_one() -> None:\n{body}\n\n\ndef short() -> None:\n    pass\n" + "\n" * 10,
+    )
     write(tmp_path / "pyproject.toml", CONFIG + "max_file_lines = 20\nmax_function_lines = 10\n")
     report = lint_path(None, cwd=tmp_path)
     assert _codes(report) == [("AR201", "big.py", None), ("AR202", "big.py", 1)]
@@ -159,4 +173,7 @@ def test_a_submodule_can_sit_in_a_lower_layer_than_its_package(tmp_path: Path) -
     pkg = make_project(tmp_path, config=config)
     write(pkg / "core" / "model.py", "from shop.types import Price\nfrom shop.core.orders import place\n")
     (diag,) = lint_path(None, cwd=tmp_path).diagnostics
-    assert diag.message == "core.model in layer 2 (core.model) imports core.orders from the higher layer 3 (core)"
+    assert (
+        diag.message
+        == "core.model in layer 2 (core.model) imports core.orders from the higher layer 3 (core)"
+    )

@@ -42,10 +42,15 @@ def exit_code_of(args: list[str], cwd: Path) -> object:
     return caught.value.code
 
 
-def write_skill(folder: Path, name: str, description: str = "Turns merged pull requests into release notes.") -> Path:
+def write_skill(
+    folder: Path, name: str, description: str = "Turns merged pull requests into release notes."
+) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "SKILL.md"
-    path.write_text(f"---\nname: {name}\ndescription: {description}\n---\n# {name}\n\nDo it step by step.\n", encoding="utf-8")
+    path.write_text(
+        f"---\nname: {name}\ndescription: {description}\n---\n# {name}\n\nDo it step by step.\n",
+        encoding="utf-8",
+    )
     return path
 
 
@@ -117,7 +122,9 @@ def test_catalog_prints_only_the_model_text_on_stdout(project: Path) -> None:
 def test_catalog_formats_and_budgets(project: Path) -> None:
     xml = run(["catalog", "--no-builtin", "--format", "xml"], cwd=project)
     assert "<available_skills>" in xml.stdout
-    tight = run(["catalog", "--no-builtin", "--format", "markdown", "--budget-chars", "60", "--json"], cwd=project)
+    tight = run(
+        ["catalog", "--no-builtin", "--format", "markdown", "--budget-chars", "60", "--json"], cwd=project
+    )
     report = json.loads(tight.stdout)["report"]
     assert report["truncated_chars"] > 0 or report["omitted"] > 0
     assert exit_code_of(["catalog", "--budget-chars", "10", "--budget-tokens", "10"], project) == 2
@@ -132,7 +139,9 @@ def test_load_prints_the_fragment_and_lists_files_on_stderr(project: Path) -> No
     assert data["files"] == ["scripts/lint.sh"]
 
 
-def test_load_unknown_name_fails_with_close_matches(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_load_unknown_name_fails_with_close_matches(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert exit_code_of(["load", "code-reveiw", "--no-builtin"], project) == 1
     err = capsys.readouterr().err
     assert "SK404" in err and "did you mean 'code-review'" in err
@@ -146,7 +155,9 @@ def test_validate_json_over_the_corpora_explains_every_skill_it_would_not_load()
     result = run(["validate", "--json", str(CORPORA)])
     assert result.exit_code in (0, 1)
     data = json.loads(result.stdout)
-    errors = {os.path.realpath(d["path"]) for d in data["diagnostics"] if d["severity"] == "error" and d["path"]}
+    errors = {
+        os.path.realpath(d["path"]) for d in data["diagnostics"] if d["severity"] == "error" and d["path"]
+    }
     loaded = {
         os.path.realpath(s.path)
         for s in discover_in([CORPORA], limits=ScanLimits(max_dirs=10**6, max_entries=10**7)).skills
@@ -170,8 +181,9 @@ def test_list_shows_where_installed_skills_came_from(tmp_path: Path, isolated_ho
 
     source = tmp_path / "src-skill" / "greeter"
     source.mkdir(parents=True)
-    (source / "SKILL.md").write_text("---\nname: greeter\ndescription: Greets people politely.\n---\nSay hi.\n",
-                                     encoding="utf-8")
+    (source / "SKILL.md").write_text(
+        "---\nname: greeter\ndescription: Greets people politely.\n---\nSay hi.\n", encoding="utf-8"
+    )
     project = tmp_path / "proj"
     (project / ".git").mkdir(parents=True)
     monkeypatch.chdir(project)
@@ -180,9 +192,12 @@ def test_list_shows_where_installed_skills_came_from(tmp_path: Path, isolated_ho
     install_skill(str(source), env=Env.from_os(), scope="project")
     listed = json.loads(CliRunner().invoke(cli, ["list", "--json", "--no-builtin"]).output)
     (entry,) = [s for s in listed if s["name"] == "greeter"]
-    assert entry["installed"]["source"].endswith("greeter") and entry["installed"]["locally_modified"] is False
+    assert (
+        entry["installed"]["source"].endswith("greeter") and entry["installed"]["locally_modified"] is False
+    )
     (project / ".agents" / "skills" / "greeter" / "SKILL.md").write_text(
-        "---\nname: greeter\ndescription: Greets people rudely.\n---\n", encoding="utf-8")
+        "---\nname: greeter\ndescription: Greets people rudely.\n---\n", encoding="utf-8"
+    )
     listed = json.loads(CliRunner().invoke(cli, ["list", "--json", "--no-builtin"]).output)
     assert [s for s in listed if s["name"] == "greeter"][0]["installed"]["locally_modified"] is True
 
@@ -190,8 +205,9 @@ def test_list_shows_where_installed_skills_came_from(tmp_path: Path, isolated_ho
 def test_skills_installed_for_the_user_are_discovered(tmp_path: Path, isolated_home, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     source = tmp_path / "pkg" / "weekly-report"
     source.mkdir(parents=True)
-    (source / "SKILL.md").write_text("---\nname: weekly-report\ndescription: Write the weekly report.\n---\n",
-                                     encoding="utf-8")
+    (source / "SKILL.md").write_text(
+        "---\nname: weekly-report\ndescription: Write the weekly report.\n---\n", encoding="utf-8"
+    )
     monkeypatch.chdir(tmp_path)
     installed = CliRunner().invoke(cli, ["install", str(source), "--scope", "user"])
     assert installed.exit_code == 0, installed.output

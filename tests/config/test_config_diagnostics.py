@@ -32,7 +32,7 @@ def _only(diags: tuple[Diagnostic, ...], code: str) -> Diagnostic:
 
 
 def test_toml_syntax_error_gives_file_line_fix_and_skips_only_that_layer(tmp_path: Path) -> None:
-    config = _load(tmp_path, '[catalog]\nbudget_tokens = 5\nformat = xml\n', "select.top_k=4")
+    config = _load(tmp_path, "[catalog]\nbudget_tokens = 5\nformat = xml\n", "select.top_k=4")
     diag = _only(config.diagnostics, "CF100")
     assert diag.path == tmp_path / "user" / "config.toml" and diag.line == 3
     assert "quotes" in diag.fix and "skipped" in diag.message
@@ -42,12 +42,19 @@ def test_toml_syntax_error_gives_file_line_fix_and_skips_only_that_layer(tmp_pat
 
 
 def test_wrong_types_are_dropped_with_line_and_example(tmp_path: Path) -> None:
-    text = '[catalog]\nbudget_tokens = "lots"\nformat = "html"\n[skills]\nbuiltin = "no"\nroots = "one"\n' \
-           "[instructions]\nmax_bytes = -1\n"
+    text = (
+        '[catalog]\nbudget_tokens = "lots"\nformat = "html"\n[skills]\nbuiltin = "no"\nroots = "one"\n'
+        "[instructions]\nmax_bytes = -1\n"
+    )
     config = _load(tmp_path, text)
     found = {(d.field, d.line) for d in config.diagnostics if d.code == "CF102"}
-    assert found == {("catalog.budget_tokens", 2), ("catalog.format", 3), ("skills.builtin", 5),
-                     ("skills.roots", 6), ("instructions.max_bytes", 8)}
+    assert found == {
+        ("catalog.budget_tokens", 2),
+        ("catalog.format", 3),
+        ("skills.builtin", 5),
+        ("skills.roots", 6),
+        ("instructions.max_bytes", 8),
+    }
     by_field = {d.field: d for d in config.diagnostics}
     assert "no quotes" in by_field["skills.builtin"].fix
     assert "codex, xml, markdown" in by_field["catalog.format"].fix
@@ -64,11 +71,13 @@ def test_unknown_keys_are_kept_and_reported_with_a_suggestion(tmp_path: Path) ->
 
 
 def test_unknown_mode_and_bad_skill_entries(tmp_path: Path) -> None:
-    text = ('[[skills.config]]\nname = "a"\nmode = "name_only"\n\n'
-            '[[skills.config]]\nname = "b"\npath = "/x/SKILL.md"\nmode = "manual"\n\n'
-            '[[skills.config]]\nname = "c"\n\n'
-            '[[skills.config]]\nname = "d"\nenabled = "no"\n\n'
-            '[[skills.config]]\nname = "ok"\nmode = "manual"\n')
+    text = (
+        '[[skills.config]]\nname = "a"\nmode = "name_only"\n\n'
+        '[[skills.config]]\nname = "b"\npath = "/x/SKILL.md"\nmode = "manual"\n\n'
+        '[[skills.config]]\nname = "c"\n\n'
+        '[[skills.config]]\nname = "d"\nenabled = "no"\n\n'
+        '[[skills.config]]\nname = "ok"\nmode = "manual"\n'
+    )
     config = _load(tmp_path, text)
     by_line = {d.line: d for d in config.diagnostics}
     assert by_line[1].code == "CF104" and 'did you mean mode = "name-only"' in by_line[1].fix
@@ -85,12 +94,16 @@ def test_non_utf8_config_is_reported_with_its_line(tmp_path: Path) -> None:
 
 
 def test_key_lines_follow_tables_arrays_and_quoted_keys() -> None:
-    text = ('a = 1\n[t]\nb.c = 2\n"q.k" = 3\ns = """\nfake = 1\n"""\n[[arr]]\nx = 1\n[[arr]]\nx = 2\n'
-            "[arr.sub]\ny = 3\n")
+    text = (
+        'a = 1\n[t]\nb.c = 2\n"q.k" = 3\ns = """\nfake = 1\n"""\n[[arr]]\nx = 1\n[[arr]]\nx = 2\n'
+        "[arr.sub]\ny = 3\n"
+    )
     lines = key_lines(text)
     assert lines[("a",)] == 1 and lines[("t", "b", "c")] == 3 and lines[("t", "q.k")] == 4
     assert ("t", "fake") not in lines
-    assert lines[("arr", 0, "x")] == 9 and lines[("arr", 1, "x")] == 11 and lines[("arr", 1, "sub", "y")] == 13
+    assert (
+        lines[("arr", 0, "x")] == 9 and lines[("arr", 1, "x")] == 11 and lines[("arr", 1, "sub", "y")] == 13
+    )
 
 
 def test_config_show_prints_problems_without_traceback_and_exits_1(

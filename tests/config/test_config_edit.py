@@ -61,7 +61,7 @@ def test_new_entry_is_added_and_every_original_line_is_kept_in_order(tmp_path: P
     remaining = after
     for line in ORIGINAL.splitlines(keepends=True):
         index = remaining.index(line)
-        remaining = remaining[index + len(line):]
+        remaining = remaining[index + len(line) :]
     data = tomllib.loads(after)
     assert data["skills"]["config"][-1] == {"name": "gamma", "mode": "disabled"}
     assert data["requirements"] == {"max_catalog_tokens": 9000}
@@ -80,7 +80,8 @@ def test_missing_file_and_folder_are_created(tmp_path: Path) -> None:
     result = set_skill_mode(path, str(tmp_path / "skills" / "x" / "SKILL.md"), SkillMode.DISABLED)
     assert result.created
     assert tomllib.loads(path.read_text(encoding="utf-8")) == {
-        "skills": {"config": [{"path": str(tmp_path / "skills" / "x" / "SKILL.md"), "mode": "disabled"}]}}
+        "skills": {"config": [{"path": str(tmp_path / "skills" / "x" / "SKILL.md"), "mode": "disabled"}]}
+    }
 
 
 def test_inline_array_entries_are_extended_in_place(tmp_path: Path) -> None:
@@ -138,7 +139,10 @@ def test_cli_enable_disable_trust_round_trip(tmp_path: Path, monkeypatch: pytest
 
     data = json.loads(shown.stdout)
     assert [(r["name"], r["mode"]) for r in data["skill_rules"]] == [
-        ("alpha", "disabled"), ("beta", "name-only"), ("gamma", "disabled")]
+        ("alpha", "disabled"),
+        ("beta", "name-only"),
+        ("gamma", "disabled"),
+    ]
     assert data["trust"]["trusted"] is True
     assert runner.invoke(cli, ["untrust"]).exit_code == 0
     data = json.loads(runner.invoke(cli, ["config", "show", "--json"]).stdout)
@@ -170,7 +174,9 @@ def test_symlinked_config_is_edited_through_the_link(tmp_path: Path) -> None:
     assert "alpha" in real.read_text(encoding="utf-8")
 
 
-def test_cli_trust_of_a_subfolder_trusts_its_project_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cli_trust_of_a_subfolder_trusts_its_project_root(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     repo = tmp_path / "repo"
     (repo / ".git").mkdir(parents=True)
     (repo / "pkg" / "deep").mkdir(parents=True)
@@ -184,7 +190,9 @@ def test_cli_trust_of_a_subfolder_trusts_its_project_root(tmp_path: Path, monkey
 
 
 @pytest.mark.parametrize(
-    "content", ["skills = 5\n", "[skills]\nconfig = 5\n", 'skills = "x"\n'], ids=["skills-int", "config-int", "skills-str"]
+    "content",
+    ["skills = 5\n", "[skills]\nconfig = 5\n", 'skills = "x"\n'],
+    ids=["skills-int", "config-int", "skills-str"],
 )
 def test_wrong_typed_skills_table_is_a_cf111_error_and_never_written(tmp_path: Path, content: str) -> None:
     path = tmp_path / "config.toml"
@@ -195,7 +203,9 @@ def test_wrong_typed_skills_table_is_a_cf111_error_and_never_written(tmp_path: P
     assert path.read_text(encoding="utf-8") == content
 
 
-@pytest.mark.parametrize("content", ["projects = 5\n", '[projects]\n"/x" = 1\n'], ids=["projects-int", "entry-int"])
+@pytest.mark.parametrize(
+    "content", ["projects = 5\n", '[projects]\n"/x" = 1\n'], ids=["projects-int", "entry-int"]
+)
 def test_wrong_typed_projects_table_is_a_cf111_error_for_trust(tmp_path: Path, content: str) -> None:
     path = tmp_path / "config.toml"
     path.write_text(content, encoding="utf-8")
@@ -221,7 +231,9 @@ def test_symlink_loop_folder_and_fifo_configs_are_refused_with_cf110(tmp_path: P
     assert loop.is_symlink() and folder.is_dir() and not any(folder.iterdir())
 
 
-def test_cli_untrust_of_a_missing_folder_is_a_usage_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cli_untrust_of_a_missing_folder_is_a_usage_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("SKILLSHELF_CONFIG_DIR", str(tmp_path / "cfg"))
     result = CliRunner().invoke(cli, ["untrust", str(tmp_path / "typo")])
     assert result.exit_code == 2

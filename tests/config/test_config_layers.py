@@ -47,7 +47,9 @@ def tree(tmp_path: Path) -> Tree:
 
 
 def test_later_layers_win_and_tables_merge_recursively(tree: Tree) -> None:
-    tree.write(tree.system / "config.toml", '[catalog]\nformat = "xml"\nbudget_tokens = 100\n[select]\ntop_k = 3\n')
+    tree.write(
+        tree.system / "config.toml", '[catalog]\nformat = "xml"\nbudget_tokens = 100\n[select]\ntop_k = 3\n'
+    )
     tree.write(tree.user / "config.toml", "[catalog]\nbudget_tokens = 200\n")
     tree.project(tree.repo, "[catalog]\nbudget_tokens = 300\ncontext_window = 1000\n")
     tree.project(tree.repo / "a", "[catalog]\nbudget_tokens = 400\n")
@@ -60,12 +62,20 @@ def test_later_layers_win_and_tables_merge_recursively(tree: Tree) -> None:
     assert prov.overridden == ("system", "user", f"project:{tree.repo.resolve()}")
     assert config.provenance["catalog.context_window"].layer == "runtime"
     kinds = [layer.kind for layer in config.layers if layer.exists]
-    assert kinds == [LayerKind.SYSTEM, LayerKind.USER, LayerKind.PROJECT, LayerKind.PROJECT, LayerKind.RUNTIME]
+    assert kinds == [
+        LayerKind.SYSTEM,
+        LayerKind.USER,
+        LayerKind.PROJECT,
+        LayerKind.PROJECT,
+        LayerKind.RUNTIME,
+    ]
 
 
 def test_untrusted_project_layer_is_shown_with_reason_but_not_applied(tree: Tree) -> None:
     tree.write(tree.user / "config.toml", "[catalog]\nbudget_tokens = 200\n")
-    tree.project(tree.repo, '[catalog]\nbudget_tokens = 999\n[[skills.config]]\nname = "x"\nmode = "disabled"\n')
+    tree.project(
+        tree.repo, '[catalog]\nbudget_tokens = 999\n[[skills.config]]\nname = "x"\nmode = "disabled"\n'
+    )
     config = tree.load()
     project = [layer for layer in config.layers if layer.kind is LayerKind.PROJECT]
     assert len(project) == 1 and project[0].loaded and not project[0].enabled
@@ -86,15 +96,21 @@ def test_trusting_the_project_applies_its_layer(tree: Tree) -> None:
 
 def test_untrusted_entry_overrides_a_trusted_parent(tree: Tree) -> None:
     tree.project(tree.repo, "[catalog]\nbudget_tokens = 999\n")
-    tree.write(tree.user / "config.toml", f'[projects."{tree.base.resolve()}"]\ntrust_level = "trusted"\n'
-                                          f'[projects."{tree.repo.resolve()}"]\ntrust_level = "untrusted"\n')
+    tree.write(
+        tree.user / "config.toml",
+        f'[projects."{tree.base.resolve()}"]\ntrust_level = "trusted"\n'
+        f'[projects."{tree.repo.resolve()}"]\ntrust_level = "untrusted"\n',
+    )
     assert not tree.load().trusted
     tree.write(tree.user / "config.toml", f'[projects."{tree.base.resolve()}"]\ntrust_level = "trusted"\n')
     assert tree.load().trusted
 
 
 def test_a_project_cannot_trust_itself(tree: Tree) -> None:
-    tree.project(tree.repo, f'[projects."{tree.repo.resolve()}"]\ntrust_level = "trusted"\n[catalog]\nbudget_tokens = 5\n')
+    tree.project(
+        tree.repo,
+        f'[projects."{tree.repo.resolve()}"]\ntrust_level = "trusted"\n[catalog]\nbudget_tokens = 5\n',
+    )
     config = tree.load(f'projects."{tree.repo.resolve()}".trust_level="trusted"')
     assert not config.trusted
     assert config.get("catalog.budget_tokens") is None
@@ -112,7 +128,10 @@ def test_allow_project_config_requirement_keeps_trusted_projects_off(tree: Tree)
 
 
 def test_relative_paths_resolve_against_each_layers_folder(tree: Tree) -> None:
-    tree.write(tree.user / "config.toml", '[skills]\nroots = ["mine", "~/shared", "/abs/x"]\n[install]\ndir = "inst"\n')
+    tree.write(
+        tree.user / "config.toml",
+        '[skills]\nroots = ["mine", "~/shared", "/abs/x"]\n[install]\ndir = "inst"\n',
+    )
     tree.project(tree.repo / "a", '[skills]\nroots = ["../skills"]\n')
     tree.trust()
     config = tree.load()
@@ -135,7 +154,9 @@ def test_relative_paths_resolve_against_each_layers_folder(tree: Tree) -> None:
         ("a=", (("a",), "")),
     ],
 )
-def test_overrides_are_toml_values_or_raw_strings(text: str, expected: tuple[tuple[str, ...], object]) -> None:
+def test_overrides_are_toml_values_or_raw_strings(
+    text: str, expected: tuple[tuple[str, ...], object]
+) -> None:
     assert parse_override(text) == expected
 
 
@@ -147,9 +168,11 @@ def test_bad_override_is_reported_and_others_still_apply(tree: Tree) -> None:
 
 def test_codex_skills_config_entries_are_honoured(tree: Tree) -> None:
     skill = tree.base / "skills" / "x" / "SKILL.md"
-    tree.write(tree.home / ".codex" / "config.toml",
-               f'model = "o9"\n[[skills.config]]\nname = "alpha"\nenabled = false\n'
-               f'[[skills.config]]\npath = "{skill}"\nenabled = true\n')
+    tree.write(
+        tree.home / ".codex" / "config.toml",
+        f'model = "o9"\n[[skills.config]]\nname = "alpha"\nenabled = false\n'
+        f'[[skills.config]]\npath = "{skill}"\nenabled = true\n',
+    )
     tree.write(tree.user / "config.toml", '[[skills.config]]\nname = "alpha"\nmode = "pinned"\n')
     config = tree.load()
     assert [(r.name, r.path, r.mode) for r in config.skill_rules] == [
@@ -203,7 +226,9 @@ def test_project_root_markers_from_the_user_layer_move_the_root(tree: Tree) -> N
     tree.project(tree.repo / "a", "[catalog]\nbudget_tokens = 2\n")
     config = tree.load()
     assert config.project_root == (tree.repo / "a").resolve()
-    assert [layer.folder.parent for layer in config.layers if layer.kind is LayerKind.PROJECT] == [tree.repo / "a"]
+    assert [layer.folder.parent for layer in config.layers if layer.kind is LayerKind.PROJECT] == [
+        tree.repo / "a"
+    ]
 
 
 def test_system_folder_comes_from_the_environment_when_not_given(tree: Tree) -> None:
@@ -213,13 +238,17 @@ def test_system_folder_comes_from_the_environment_when_not_given(tree: Tree) -> 
     tree.write(tree.system / "config.toml", "[select]\ntop_k = 2\n")
     env = Env.for_test(cwd=tree.cwd, home=tree.home)
     assert load_config(env, user_dir=tree.user).get("select.top_k") is None
-    env = dataclasses.replace(env, environ=MappingProxyType({"SKILLSHELF_SYSTEM_CONFIG_DIR": str(tree.system)}))
+    env = dataclasses.replace(
+        env, environ=MappingProxyType({"SKILLSHELF_SYSTEM_CONFIG_DIR": str(tree.system)})
+    )
     assert load_config(env, user_dir=tree.user).get("select.top_k") == 2
 
 
 def test_instruction_settings_are_exposed_for_the_context(tree: Tree) -> None:
-    tree.write(tree.user / "config.toml",
-               '[instructions]\nprofile = "claude"\nmax_bytes = 100\nfallback_filenames = ["TEAM.md"]\n')
+    tree.write(
+        tree.user / "config.toml",
+        '[instructions]\nprofile = "claude"\nmax_bytes = 100\nfallback_filenames = ["TEAM.md"]\n',
+    )
     config = tree.load()
     assert config.instructions_profile == "claude"
     assert config.instructions_max_bytes == 100

@@ -91,18 +91,35 @@ def test_value_merge_is_associative_per_key(a: dict[str, Any], b: dict[str, Any]
 SECRET_TABLE = st.dictionaries(
     st.sampled_from(["catalog", "skills", "select", "install", "requirements", "model", "zzz"]),
     st.dictionaries(
-        st.sampled_from(["format", "budget_tokens", "builtin", "roots", "selector", "dir", "name",
-                         "required_skills", "disabled_skills", "allow_project_config", "other"]),
+        st.sampled_from(
+            [
+                "format",
+                "budget_tokens",
+                "builtin",
+                "roots",
+                "selector",
+                "dir",
+                "name",
+                "required_skills",
+                "disabled_skills",
+                "allow_project_config",
+                "other",
+            ]
+        ),
         st.sampled_from(["SECRET", ["SECRET"], 987_654_321, False]),
-        min_size=1, max_size=4,
+        min_size=1,
+        max_size=4,
     ),
-    min_size=1, max_size=4,
+    min_size=1,
+    max_size=4,
 )
 
 
 @settings(max_examples=60, deadline=None)
 @given(SECRET_TABLE, st.booleans())
-def test_untrusted_project_values_never_reach_the_merged_result(table: dict[str, Any], with_rule: bool) -> None:
+def test_untrusted_project_values_never_reach_the_merged_result(
+    table: dict[str, Any], with_rule: bool
+) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
         repo = base / "repo"
@@ -118,11 +135,14 @@ def test_untrusted_project_values_never_reach_the_merged_result(table: dict[str,
             (folder / ".skillshelf" / "config.toml").write_text(text, encoding="utf-8")
         user = base / "user"
         user.mkdir()
-        (user / "config.toml").write_text(f'[projects."{base}"]\ntrust_level = "untrusted"\n', encoding="utf-8")
+        (user / "config.toml").write_text(
+            f'[projects."{base}"]\ntrust_level = "untrusted"\n', encoding="utf-8"
+        )
         env = Env.for_test(cwd=repo / "sub", home=base / "home")
         config = load_config(env, user_dir=user, system_dir=base / "sys")
-        merged = json.dumps([config.values, [r.to_dict() for r in config.skill_rules], config.requirements],
-                            default=str)
+        merged = json.dumps(
+            [config.values, [r.to_dict() for r in config.skill_rules], config.requirements], default=str
+        )
         assert "SECRET" not in merged and "987654321" not in merged
         assert config.include_builtin and not config.trusted
         assert all(not layer.enabled for layer in config.layers if layer.kind.label == "project")
@@ -152,4 +172,8 @@ def test_every_layer_on_disk_is_respected_by_the_final_requirements(tables: list
         for table in (system, user, runtime) if project_off else tables:
             for key, value in table.items():
                 kind = REQUIREMENTS[key]
-                assert _at_least_as_strict(kind, config.requirements[key], value), (key, value, config.requirements)
+                assert _at_least_as_strict(kind, config.requirements[key], value), (
+                    key,
+                    value,
+                    config.requirements,
+                )

@@ -15,11 +15,24 @@ from skillshelf.skills.model import RootOrigin, Scope, Skill
 
 def _skill(name: str, folder: str = "") -> Skill:
     path = Path("/skills") / (folder or name) / "SKILL.md"
-    return Skill(name=name, description=f"{name} does things", path=path, root=Path("/skills"),
-                 scope=Scope.USER, origin=RootOrigin.CODEX_USER)
+    return Skill(
+        name=name,
+        description=f"{name} does things",
+        path=path,
+        root=Path("/skills"),
+        scope=Scope.USER,
+        origin=RootOrigin.CODEX_USER,
+    )
 
 
-SKILLS = (_skill("alpha"), _skill("beta"), _skill("gamma"), _skill("delta"), _skill("eps"), _skill("beta", "beta-2"))
+SKILLS = (
+    _skill("alpha"),
+    _skill("beta"),
+    _skill("gamma"),
+    _skill("delta"),
+    _skill("eps"),
+    _skill("beta", "beta-2"),
+)
 
 
 def _rule(mode: str, name: str | None = None, path: str | None = None) -> SkillRule:
@@ -27,8 +40,13 @@ def _rule(mode: str, name: str | None = None, path: str | None = None) -> SkillR
 
 
 def test_each_mode_puts_skills_where_it_says() -> None:
-    rules = [_rule("disabled", "alpha"), _rule("name-only", "beta"), _rule("manual", "gamma"),
-             _rule("pinned", "delta"), _rule("required", "eps")]
+    rules = [
+        _rule("disabled", "alpha"),
+        _rule("name-only", "beta"),
+        _rule("manual", "gamma"),
+        _rule("pinned", "delta"),
+        _rule("required", "eps"),
+    ]
     moded = apply_skill_modes(SKILLS, rules)
     names = lambda group: [s.name for s in group]  # noqa: E731
     assert names(moded.visible) == ["delta", "eps"]
@@ -39,13 +57,20 @@ def test_each_mode_puts_skills_where_it_says() -> None:
     assert names(moded.loadable) == ["beta", "gamma", "delta", "eps", "beta"]
     catalog = moded.catalog_skills()
     assert [(s.name, s.description) for s in catalog] == [
-        ("beta", ""), ("delta", "delta does things"), ("eps", "eps does things"), ("beta", "")]
+        ("beta", ""),
+        ("delta", "delta does things"),
+        ("eps", "eps does things"),
+        ("beta", ""),
+    ]
     moded.check_required()
 
 
 def test_path_rule_selects_one_skill_and_last_match_wins() -> None:
-    rules = [_rule("disabled", "beta"), _rule("enabled", path="/skills/beta-2"),
-             _rule("manual", path="/skills/beta/SKILL.md")]
+    rules = [
+        _rule("disabled", "beta"),
+        _rule("enabled", path="/skills/beta-2"),
+        _rule("manual", path="/skills/beta/SKILL.md"),
+    ]
     moded = apply_skill_modes(SKILLS, rules)
     assert moded.mode_of(SKILLS[1]) is SkillMode.MANUAL
     assert moded.mode_of(SKILLS[5]) is SkillMode.ENABLED
@@ -57,8 +82,13 @@ def test_missing_required_skill_raises_with_where_it_was_required() -> None:
     rule = SkillRule(mode=SkillMode.REQUIRED, name="zeta", file=Path("/cfg/config.toml"), line=4)
     moded = apply_skill_modes(SKILLS, [rule, _rule("required", "alpha")])
     assert moded.missing_required == (rule,)
-    broken = Diagnostic(code="SK101", severity=Severity.ERROR, message="broken YAML", fix="fix it",
-                        path=Path("/skills/zeta/SKILL.md"))
+    broken = Diagnostic(
+        code="SK101",
+        severity=Severity.ERROR,
+        message="broken YAML",
+        fix="fix it",
+        path=Path("/skills/zeta/SKILL.md"),
+    )
     with pytest.raises(RequiredSkillError) as info:
         moded.check_required([broken])
     assert info.value.code == "SK410"
@@ -76,7 +106,9 @@ def test_requirement_lists_override_every_rule(tmp_path: Path) -> None:
     user.mkdir()
     (user / "config.toml").write_text(
         '[requirements]\ndisabled_skills = ["alpha"]\nrequired_skills = ["zeta"]\n'
-        '[[skills.config]]\nname = "zeta"\nmode = "disabled"\n', encoding="utf-8")
+        '[[skills.config]]\nname = "zeta"\nmode = "disabled"\n',
+        encoding="utf-8",
+    )
     env = Env.for_test(cwd=tmp_path, home=tmp_path)
     config = load_config(env, user_dir=user, overrides=['skills.config=[{name = "alpha", mode = "pinned"}]'])
     moded = apply_skill_modes(SKILLS, config.skill_rules)

@@ -11,8 +11,22 @@ import pytest
 import skillshelf
 from skillshelf import errors
 
-HEAVY = ("rich", "mcp", "openai", "anthropic", "psycopg", "numpy", "bm25s", "httpx", "pydantic", "tomlkit",
-         "watchfiles", "starlette", "uvicorn", "anyio")
+HEAVY = (
+    "rich",
+    "mcp",
+    "openai",
+    "anthropic",
+    "psycopg",
+    "numpy",
+    "bm25s",
+    "httpx",
+    "pydantic",
+    "tomlkit",
+    "watchfiles",
+    "starlette",
+    "uvicorn",
+    "anyio",
+)
 
 
 def test_all_is_sorted_and_every_name_resolves() -> None:
@@ -28,7 +42,9 @@ def test_unknown_attributes_raise_attribute_error() -> None:
 
 def _imported_after(code: str) -> set[str]:
     probe = f"import sys; {code}; import json; print(json.dumps(sorted(sys.modules)))"
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, encoding="utf-8", check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, encoding="utf-8", check=True
+    ).stdout
     return {name.split(".")[0] for name in json.loads(out.strip().splitlines()[-1])}
 
 
@@ -42,7 +58,9 @@ def test_the_cli_help_loads_no_heavy_dependency() -> None:
 
 
 def test_every_error_has_a_code_and_an_exit_code() -> None:
-    classes = [c for c in vars(errors).values() if isinstance(c, type) and issubclass(c, errors.SkillshelfError)]
+    classes = [
+        c for c in vars(errors).values() if isinstance(c, type) and issubclass(c, errors.SkillshelfError)
+    ]
     assert len(classes) >= 10
     for cls in classes:
         assert cls.default_code and cls.exit_code in (1, 2)

@@ -38,7 +38,13 @@ def git_env(home: Path) -> dict[str, str]:
 def git(repo: Path, *args: str) -> str:
     """Run git in ``repo`` with an isolated config; return stdout."""
     proc = subprocess.run(
-        ["git", *args], cwd=repo, env=git_env(repo.parent), capture_output=True, text=True, encoding="utf-8", check=False
+        ["git", *args],
+        cwd=repo,
+        env=git_env(repo.parent),
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        check=False,
     )
     assert proc.returncode == 0, f"git {' '.join(args)}: {proc.stderr}"
     return proc.stdout.strip()
@@ -69,7 +75,9 @@ def make_env(tmp_path: Path, home: Path, *, cwd: Path | None = None) -> Env:
     )
 
 
-SKILL_MD = b"---\nname: zipped\ndescription: A skill that arrives in a zip archive for tests.\n---\n# zipped\n"
+SKILL_MD = (
+    b"---\nname: zipped\ndescription: A skill that arrives in a zip archive for tests.\n---\n# zipped\n"
+)
 SYMLINK = stat.S_IFLNK | 0o777
 REGULAR = stat.S_IFREG | 0o644
 

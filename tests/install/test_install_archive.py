@@ -22,8 +22,16 @@ HOSTILE = [
     ("drive-letter", [("C:/evil.txt", b"x", None)], "IS202"),
     ("symlink-absolute", [("SKILL.md", SKILL_MD, None), ("link", b"/etc/passwd", SYMLINK)], "IS204"),
     ("symlink-up", [("SKILL.md", SKILL_MD, None), ("sub/link", b"../../outside", SYMLINK)], "IS204"),
-    ("write-through-symlink", [("d", b"sub", SYMLINK), ("sub/x", b"1", REGULAR), ("d/y", b"2", REGULAR)], "IS204"),
-    ("chained-symlinks", [("p/q/r", b"../../s", SYMLINK), ("t", b"p/q/r/../..", SYMLINK), ("s", b"", REGULAR)], "IS204"),
+    (
+        "write-through-symlink",
+        [("d", b"sub", SYMLINK), ("sub/x", b"1", REGULAR), ("d/y", b"2", REGULAR)],
+        "IS204",
+    ),
+    (
+        "chained-symlinks",
+        [("p/q/r", b"../../s", SYMLINK), ("t", b"p/q/r/../..", SYMLINK), ("s", b"", REGULAR)],
+        "IS204",
+    ),
     ("char-device", [("SKILL.md", SKILL_MD, None), ("tty", b"", stat.S_IFCHR | 0o600)], "IS203"),
     ("fifo", [("SKILL.md", SKILL_MD, None), ("pipe", b"", stat.S_IFIFO | 0o600)], "IS203"),
     ("duplicate", [("SKILL.md", SKILL_MD, None), ("SKILL.md", b"again", None)], "IS206"),
@@ -49,7 +57,11 @@ def test_hostile_archive_is_refused_and_nothing_is_written(
 def test_symlink_that_stays_inside_is_extracted_as_a_symlink(tmp_path: Path) -> None:
     archive = zip_with(
         tmp_path / "ok.zip",
-        [("skill/SKILL.md", SKILL_MD, REGULAR), ("skill/docs/guide.md", b"# guide", None), ("skill/GUIDE.md", b"docs/guide.md", SYMLINK)],
+        [
+            ("skill/SKILL.md", SKILL_MD, REGULAR),
+            ("skill/docs/guide.md", b"# guide", None),
+            ("skill/GUIDE.md", b"docs/guide.md", SYMLINK),
+        ],
     )
     target = tmp_path / "out"
     written = extract_archive(archive, target)
@@ -59,13 +71,17 @@ def test_symlink_that_stays_inside_is_extracted_as_a_symlink(tmp_path: Path) -> 
 
 
 def test_executable_bit_survives_extraction(tmp_path: Path) -> None:
-    archive = zip_with(tmp_path / "x.zip", [("SKILL.md", SKILL_MD, None), ("run.sh", b"#!/bin/sh\n", stat.S_IFREG | 0o755)])
+    archive = zip_with(
+        tmp_path / "x.zip", [("SKILL.md", SKILL_MD, None), ("run.sh", b"#!/bin/sh\n", stat.S_IFREG | 0o755)]
+    )
     extract_archive(archive, tmp_path / "out")
     assert (tmp_path / "out" / "run.sh").stat().st_mode & 0o100
 
 
 def test_zip_bomb_is_refused_by_the_size_limit_before_writing(tmp_path: Path) -> None:
-    archive = zip_with(tmp_path / "bomb.zip", [("SKILL.md", SKILL_MD, None), ("big.bin", b"\0" * 50_000, None)])
+    archive = zip_with(
+        tmp_path / "bomb.zip", [("SKILL.md", SKILL_MD, None), ("big.bin", b"\0" * 50_000, None)]
+    )
     with pytest.raises(InstallError) as caught:
         extract_archive(archive, tmp_path / "out", limits=ArchiveLimits(max_total_bytes=10_000))
     assert caught.value.code == "IS205"
@@ -93,7 +109,9 @@ _part = st.sampled_from(["a", "b", "..", ".", "", "SKILL.md", "x y", "ü"])
 
 @settings(max_examples=80, deadline=None)
 @given(
-    names=st.lists(st.lists(_part, min_size=1, max_size=4).map("/".join).filter(bool), min_size=1, max_size=4),
+    names=st.lists(
+        st.lists(_part, min_size=1, max_size=4).map("/".join).filter(bool), min_size=1, max_size=4
+    ),
     lead=st.booleans(),
 )
 def test_whatever_the_names_nothing_lands_outside_the_target(

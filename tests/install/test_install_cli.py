@@ -30,7 +30,8 @@ def _run(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
         cwd=cwd,
         env=dict(os.environ),
         capture_output=True,
-        text=True, encoding="utf-8",
+        text=True,
+        encoding="utf-8",
         timeout=120,
         check=False,
     )
@@ -61,7 +62,9 @@ def test_install_update_remove_round_trip_with_json(tmp_path: Path, isolated_hom
     assert not Path(data["path"]).exists()
 
 
-def test_failed_validation_prints_diagnostics_and_exits_1(tmp_path: Path, isolated_home: IsolatedHome) -> None:
+def test_failed_validation_prints_diagnostics_and_exits_1(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
     needs_validate()
     bad = tmp_path / "bad"
     bad.mkdir()
@@ -74,9 +77,15 @@ def test_failed_validation_prints_diagnostics_and_exits_1(tmp_path: Path, isolat
 
 @pytest.mark.parametrize(
     ("args", "code"),
-    [(["install", "definitely-missing"], "IS101"), (["remove", "nothing-here"], "IS404"), (["install", "x", "--scope", "galaxy"], None)],
+    [
+        (["install", "definitely-missing"], "IS101"),
+        (["remove", "nothing-here"], "IS404"),
+        (["install", "x", "--scope", "galaxy"], None),
+    ],
 )
-def test_bad_input_gives_a_message_and_no_traceback(tmp_path: Path, isolated_home: IsolatedHome, args: list[str], code: str | None) -> None:
+def test_bad_input_gives_a_message_and_no_traceback(
+    tmp_path: Path, isolated_home: IsolatedHome, args: list[str], code: str | None
+) -> None:
     proc = _run(tmp_path, *args)
     assert proc.returncode == (1 if code else 2)
     assert "Traceback" not in proc.stderr
@@ -104,7 +113,9 @@ def test_deps_lists_and_writes_missing_servers(tmp_path: Path, isolated_home: Is
     assert written.returncode == 0, written.stderr
     assert "Added issue-tracker, wiki-search" in written.stdout
     config = isolated_home.config / "skillshelf" / "config.toml"
-    assert tomllib.loads(config.read_text(encoding="utf-8"))["mcp_servers"]["issue-tracker"]["url"].endswith("/issues")
+    assert tomllib.loads(config.read_text(encoding="utf-8"))["mcp_servers"]["issue-tracker"]["url"].endswith(
+        "/issues"
+    )
     again = _run(project, "deps", "tracker", "--json", "--no-builtin", "--no-cache")
     assert again.returncode == 0
     assert json.loads(again.stdout)["servers"][0]["status"] == "configured"
@@ -115,5 +126,7 @@ def test_importing_the_install_and_archlint_commands_loads_no_heavy_dependency()
         "import sys, skillshelf.cli.install_cmds, skillshelf.cli.archlint_cmd, skillshelf.install.deps;"
         "print(','.join(m for m in ('rich', 'httpx', 'tomlkit', 'mcp') if m in sys.modules))"
     )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, encoding="utf-8", timeout=60, check=True)
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, encoding="utf-8", timeout=60, check=True
+    )
     assert proc.stdout.strip() == ""

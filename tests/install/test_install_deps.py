@@ -25,7 +25,9 @@ def _skill(name: str, *deps: ToolDependency) -> Skill:
 
 
 HTTP = ToolDependency(type="mcp", value="docs", url="https://mcp.example.com/docs", description="Docs search")
-STDIO = ToolDependency(type="mcp", value="files", transport="stdio", command="npx -y @acme/files-mcp --root .")
+STDIO = ToolDependency(
+    type="mcp", value="files", transport="stdio", command="npx -y @acme/files-mcp --root ."
+)
 OTHER = ToolDependency(type="env_var", value="API_KEY")
 BROKEN = ToolDependency(type="MCP", value="nothing", transport="stdio")
 SSE = ToolDependency(type="mcp", value="old-style", transport="sse", url="https://mcp.example.com/sse")
@@ -62,14 +64,19 @@ def test_status_of_each_declared_server(tmp_path: Path) -> None:
 def test_write_adds_missing_servers_and_keeps_comments(tmp_path: Path) -> None:
     user = tmp_path / "config.toml"
     user.write_text(USER_CONFIG, encoding="utf-8")
-    report = write_missing(deps_report([_skill("filer", STDIO)], user_config=user, codex_config=tmp_path / "none.toml"))
+    report = write_missing(
+        deps_report([_skill("filer", STDIO)], user_config=user, codex_config=tmp_path / "none.toml")
+    )
     assert report.written == ("files",)
     assert [e.status for e in report.entries] == ["configured"]
     text = user.read_text(encoding="utf-8")
     assert text.startswith(USER_CONFIG.rstrip("\n"))
     assert "# keep this comment" in text
     data = tomllib.loads(text)
-    assert data["mcp_servers"]["files"] == {"command": "npx", "args": ["-y", "@acme/files-mcp", "--root", "."]}
+    assert data["mcp_servers"]["files"] == {
+        "command": "npx",
+        "args": ["-y", "@acme/files-mcp", "--root", "."],
+    }
     again = deps_report([_skill("filer", STDIO)], user_config=user, codex_config=tmp_path / "none.toml")
     assert [e.status for e in again.entries] == ["configured"]
     assert write_missing(again).written == ()
@@ -78,8 +85,12 @@ def test_write_adds_missing_servers_and_keeps_comments(tmp_path: Path) -> None:
 
 def test_write_creates_the_config_file_when_missing(tmp_path: Path) -> None:
     user = tmp_path / "cfg" / "config.toml"
-    write_missing(deps_report([_skill("writer", HTTP)], user_config=user, codex_config=tmp_path / "none.toml"))
-    assert tomllib.loads(user.read_text(encoding="utf-8"))["mcp_servers"]["docs"] == {"url": "https://mcp.example.com/docs"}
+    write_missing(
+        deps_report([_skill("writer", HTTP)], user_config=user, codex_config=tmp_path / "none.toml")
+    )
+    assert tomllib.loads(user.read_text(encoding="utf-8"))["mcp_servers"]["docs"] == {
+        "url": "https://mcp.example.com/docs"
+    }
 
 
 def test_broken_config_is_reported_and_never_written(tmp_path: Path) -> None:
@@ -98,13 +109,19 @@ def test_broken_config_is_reported_and_never_written(tmp_path: Path) -> None:
 
 def test_codex_style_whole_command_counts_as_configured_and_one_server_per_endpoint(tmp_path: Path) -> None:
     codex = tmp_path / "codex.toml"
-    codex.write_text('[mcp_servers.files-by-codex]\ncommand = "npx -y @acme/files-mcp --root ."\n', encoding="utf-8")
+    codex.write_text(
+        '[mcp_servers.files-by-codex]\ncommand = "npx -y @acme/files-mcp --root ."\n', encoding="utf-8"
+    )
     user = tmp_path / "config.toml"
     twin_a = ToolDependency(type="mcp", value="search-a", url="https://mcp.example.com/search")
     twin_b = ToolDependency(type="mcp", value="search-b", url=" https://mcp.example.com/search ")
-    report = deps_report([_skill("filer", STDIO), _skill("twins", twin_a, twin_b)], user_config=user, codex_config=codex)
+    report = deps_report(
+        [_skill("filer", STDIO), _skill("twins", twin_a, twin_b)], user_config=user, codex_config=codex
+    )
     assert [(e.dependency.name, e.status) for e in report.entries] == [
-        ("files", "configured"), ("search-a", "missing"), ("search-b", "missing"),
+        ("files", "configured"),
+        ("search-a", "missing"),
+        ("search-b", "missing"),
     ]
     written = write_missing(report)
     assert written.written == ("search-a",)

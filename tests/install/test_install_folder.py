@@ -37,7 +37,9 @@ def test_folder_install_copies_everything_and_locks_it(tmp_path: Path, isolated_
 
 
 def test_archive_install_with_top_folder(tmp_path: Path, isolated_home: IsolatedHome) -> None:
-    archive = zip_with(tmp_path / "zipped.skill", [("zipped/SKILL.md", SKILL_MD, REGULAR), ("zipped/notes.md", b"n", None)])
+    archive = zip_with(
+        tmp_path / "zipped.skill", [("zipped/SKILL.md", SKILL_MD, REGULAR), ("zipped/notes.md", b"n", None)]
+    )
     result = install_skill(str(archive), env=make_env(tmp_path, isolated_home.home))
     assert result.path == _root() / "zipped"
     assert tree(result.path) == ["SKILL.md", "notes.md"]
@@ -51,7 +53,9 @@ def test_hostile_archive_install_leaves_nothing_behind(tmp_path: Path, isolated_
     assert tree(dirs.user_data_dir()) in ([], ["skills"])
 
 
-def test_skill_that_fails_validation_leaves_nothing_behind(tmp_path: Path, isolated_home: IsolatedHome) -> None:
+def test_skill_that_fails_validation_leaves_nothing_behind(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
     src = tmp_path / "broken"
     src.mkdir()
     (src / "SKILL.md").write_text("---\nname: broken\n---\nno description at all\n", encoding="utf-8")
@@ -63,7 +67,9 @@ def test_skill_that_fails_validation_leaves_nothing_behind(tmp_path: Path, isola
     assert tree(dirs.user_data_dir()) in ([], ["skills"])
 
 
-def test_interrupted_copy_leaves_no_skill_and_no_temp_files(tmp_path: Path, isolated_home: IsolatedHome) -> None:
+def test_interrupted_copy_leaves_no_skill_and_no_temp_files(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
     src = write_skill(tmp_path / "big", "big")
     for i in range(5):
         (src / f"part{i}.md").write_text(f"part {i}\n", encoding="utf-8")
@@ -112,7 +118,9 @@ def test_name_taken_needs_force_and_force_replaces(tmp_path: Path, isolated_home
     assert sorted(p.name for p in _root().iterdir()) == [".skillshelf-lock.json", "tool"]
 
 
-def test_name_option_installs_beside_and_rejects_path_like_names(tmp_path: Path, isolated_home: IsolatedHome) -> None:
+def test_name_option_installs_beside_and_rejects_path_like_names(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
     src = write_skill(tmp_path / "tool", "tool")
     env = make_env(tmp_path, isolated_home.home)
     install_skill(str(src), env=env)
@@ -166,7 +174,9 @@ def test_archive_over_http_is_downloaded_and_installed(tmp_path: Path, isolated_
         server.server_close()
 
 
-def test_concurrent_installs_into_one_root_lose_no_lock_entry(tmp_path: Path, isolated_home: IsolatedHome) -> None:
+def test_concurrent_installs_into_one_root_lose_no_lock_entry(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
     import threading
 
     env = make_env(tmp_path, isolated_home.home)

@@ -54,7 +54,9 @@ def test_install_from_file_url_subfolder_records_commit_and_hash(
     assert tree(root.parent / ".skillshelf-tmp") == []
 
 
-def test_install_at_a_tag_gets_the_tagged_files(tmp_path: Path, isolated_home: IsolatedHome, repo: Path) -> None:
+def test_install_at_a_tag_gets_the_tagged_files(
+    tmp_path: Path, isolated_home: IsolatedHome, repo: Path
+) -> None:
     env = make_env(tmp_path, isolated_home.home)
     result = install_skill(f"{repo.as_uri()}@v1#skills/pdf-forms", env=env)
     assert "version one" in (result.path / "SKILL.md").read_text(encoding="utf-8")
@@ -62,7 +64,9 @@ def test_install_at_a_tag_gets_the_tagged_files(tmp_path: Path, isolated_home: I
     assert result.entry.commit == git(repo, "rev-parse", "v1^{commit}")
 
 
-def test_install_at_a_commit_id_and_at_a_branch(tmp_path: Path, isolated_home: IsolatedHome, repo: Path) -> None:
+def test_install_at_a_commit_id_and_at_a_branch(
+    tmp_path: Path, isolated_home: IsolatedHome, repo: Path
+) -> None:
     env = make_env(tmp_path, isolated_home.home)
     first = git(repo, "rev-parse", "v1^{commit}")
     by_commit = install_skill(f"{repo.as_uri()}#skills/pdf-forms@{first[:10]}", env=env, name="pdf-old")
@@ -86,7 +90,9 @@ def test_project_scope_installs_into_agents_skills_of_the_project_root(
     assert tree(project / ".agents" / ".skillshelf-tmp") == []
 
 
-def test_repository_with_several_skills_asks_for_a_subfolder(tmp_path: Path, isolated_home: IsolatedHome, repo: Path) -> None:
+def test_repository_with_several_skills_asks_for_a_subfolder(
+    tmp_path: Path, isolated_home: IsolatedHome, repo: Path
+) -> None:
     env = make_env(tmp_path, isolated_home.home)
     with pytest.raises(InstallError) as caught:
         install_skill(repo.as_uri(), env=env)
@@ -117,7 +123,9 @@ def test_missing_repository_gives_git_error_with_a_hint(tmp_path: Path, isolated
     assert "URL" in caught.value.hint
 
 
-def test_symlink_in_repository_pointing_outside_is_refused(tmp_path: Path, isolated_home: IsolatedHome) -> None:
+def test_symlink_in_repository_pointing_outside_is_refused(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
     needs_validate()
     repo = init_repo(tmp_path / "sneaky")
     write_skill(repo, "sneaky")

@@ -32,7 +32,9 @@ _entry = st.builds(
 
 @settings(max_examples=60, deadline=None)
 @given(entries=st.lists(_entry, max_size=5, unique_by=lambda e: e.name))
-def test_lock_round_trips_through_the_file(tmp_path_factory: pytest.TempPathFactory, entries: list[LockEntry]) -> None:
+def test_lock_round_trips_through_the_file(
+    tmp_path_factory: pytest.TempPathFactory, entries: list[LockEntry]
+) -> None:
     root = tmp_path_factory.mktemp("root")
     lock = Lock(entries=MappingProxyType({e.name: e for e in entries}))
     write_lock(root, lock)
@@ -45,7 +47,13 @@ def test_lock_round_trips_through_the_file(tmp_path_factory: pytest.TempPathFact
 def test_missing_lock_is_empty_and_empty_lock_removes_the_file(tmp_path: Path) -> None:
     assert read_lock(tmp_path).entries == {}
     entry = LockEntry(
-        name="a", skill_name="a", source="/x", kind="folder", location="/x", content_hash="sha256:0", installed_at="t"
+        name="a",
+        skill_name="a",
+        source="/x",
+        kind="folder",
+        location="/x",
+        content_hash="sha256:0",
+        installed_at="t",
     )
     write_lock(tmp_path, Lock().with_entry(entry))
     assert (tmp_path / LOCK_FILE_NAME).is_file()
@@ -55,7 +63,12 @@ def test_missing_lock_is_empty_and_empty_lock_removes_the_file(tmp_path: Path) -
 
 @pytest.mark.parametrize(
     "text",
-    ['{"version": 1, "skills": {', "[]", '{"version": 99, "skills": {}}', '{"version": 1, "skills": {"a": {"kind": "git"}}}'],
+    [
+        '{"version": 1, "skills": {',
+        "[]",
+        '{"version": 99, "skills": {}}',
+        '{"version": 1, "skills": {"a": {"kind": "git"}}}',
+    ],
 )
 def test_broken_lock_file_gives_a_coded_error_and_is_left_alone(tmp_path: Path, text: str) -> None:
     (tmp_path / LOCK_FILE_NAME).write_text(text, encoding="utf-8")

@@ -38,7 +38,9 @@ def _upstream(tmp_path: Path) -> Path:
     return repo
 
 
-def test_update_after_upstream_change_installs_the_new_commit(tmp_path: Path, isolated_home: IsolatedHome) -> None:
+def test_update_after_upstream_change_installs_the_new_commit(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
     repo = _upstream(tmp_path)
     env = make_env(tmp_path, isolated_home.home)
     first = install_skill(f"{repo.as_uri()}#skills/lint-fix", env=env)
@@ -47,14 +49,20 @@ def test_update_after_upstream_change_installs_the_new_commit(tmp_path: Path, is
     (repo / "skills" / "lint-fix" / "extra.md").write_text("new file\n", encoding="utf-8")
     second_commit = commit_all(repo, "two")
     (result,) = update_skills(["lint-fix"], env=env)
-    assert (result.status, result.old_commit, result.new_commit) == ("updated", first.entry.commit, second_commit)
+    assert (result.status, result.old_commit, result.new_commit) == (
+        "updated",
+        first.entry.commit,
+        second_commit,
+    )
     assert "rule two" in (first.path / "SKILL.md").read_text(encoding="utf-8")
     assert (first.path / "extra.md").is_file()
     entry = read_lock(first.path.parent).get("lint-fix")
     assert entry is not None and entry.commit == second_commit
 
 
-def test_change_outside_the_subfolder_leaves_the_skill_up_to_date(tmp_path: Path, isolated_home: IsolatedHome) -> None:
+def test_change_outside_the_subfolder_leaves_the_skill_up_to_date(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
     repo = _upstream(tmp_path)
     env = make_env(tmp_path, isolated_home.home)
     install_skill(f"{repo.as_uri()}#skills/lint-fix", env=env)
@@ -64,7 +72,9 @@ def test_change_outside_the_subfolder_leaves_the_skill_up_to_date(tmp_path: Path
     assert result.status == "up-to-date"
 
 
-def test_pinned_tag_follows_a_moved_tag_and_commit_pins_do_not_move(tmp_path: Path, isolated_home: IsolatedHome) -> None:
+def test_pinned_tag_follows_a_moved_tag_and_commit_pins_do_not_move(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
     repo = _upstream(tmp_path)
     git(repo, "tag", "stable")
     env = make_env(tmp_path, isolated_home.home)
@@ -80,7 +90,9 @@ def test_pinned_tag_follows_a_moved_tag_and_commit_pins_do_not_move(tmp_path: Pa
     assert "pinned" in by_name["lint-pinned"].message
 
 
-def test_locally_modified_skill_is_not_overwritten_without_force(tmp_path: Path, isolated_home: IsolatedHome) -> None:
+def test_locally_modified_skill_is_not_overwritten_without_force(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
     repo = _upstream(tmp_path)
     env = make_env(tmp_path, isolated_home.home)
     installed = install_skill(f"{repo.as_uri()}#skills/lint-fix", env=env)
@@ -99,7 +111,9 @@ def test_locally_modified_skill_is_not_overwritten_without_force(tmp_path: Path,
     assert "upstream two" in (installed.path / "SKILL.md").read_text(encoding="utf-8")
 
 
-def test_update_of_a_folder_source_and_a_failing_source_reports_each(tmp_path: Path, isolated_home: IsolatedHome) -> None:
+def test_update_of_a_folder_source_and_a_failing_source_reports_each(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
     env = make_env(tmp_path, isolated_home.home)
     good = write_skill(tmp_path / "good", "good", body="v1")
     gone = write_skill(tmp_path / "gone", "gone")
@@ -136,7 +150,9 @@ def test_remove_deletes_folder_and_lock_entry(tmp_path: Path, isolated_home: Iso
         remove_skill("beta", env=env)
 
 
-def test_remove_refuses_a_locally_changed_skill_unless_forced(tmp_path: Path, isolated_home: IsolatedHome) -> None:
+def test_remove_refuses_a_locally_changed_skill_unless_forced(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
     env = make_env(tmp_path, isolated_home.home)
     a = install_skill(str(write_skill(tmp_path / "a", "alpha")), env=env)
     (a.path / "notes.md").write_text("my notes\n", encoding="utf-8")

@@ -18,9 +18,24 @@ from skillshelf.install.sources import Source, parse_source
     [
         ("https://github.com/acme/skills.git", "https://github.com/acme/skills.git", None, None),
         ("https://github.com/acme/skills.git@v1.2.0", "https://github.com/acme/skills.git", "v1.2.0", None),
-        ("https://github.com/acme/skills.git#skills/pdf", "https://github.com/acme/skills.git", None, "skills/pdf"),
-        ("https://github.com/acme/skills.git@main#skills/pdf", "https://github.com/acme/skills.git", "main", "skills/pdf"),
-        ("https://github.com/acme/skills.git#skills/pdf@feature/x", "https://github.com/acme/skills.git", "feature/x", "skills/pdf"),
+        (
+            "https://github.com/acme/skills.git#skills/pdf",
+            "https://github.com/acme/skills.git",
+            None,
+            "skills/pdf",
+        ),
+        (
+            "https://github.com/acme/skills.git@main#skills/pdf",
+            "https://github.com/acme/skills.git",
+            "main",
+            "skills/pdf",
+        ),
+        (
+            "https://github.com/acme/skills.git#skills/pdf@feature/x",
+            "https://github.com/acme/skills.git",
+            "feature/x",
+            "skills/pdf",
+        ),
         ("https://user@example.com/acme/skills.git", "https://user@example.com/acme/skills.git", None, None),
         ("git@github.com:acme/skills.git", "git@github.com:acme/skills.git", None, None),
         ("git@github.com:acme/skills.git@abc1234#x", "git@github.com:acme/skills.git", "abc1234", "x"),
@@ -40,7 +55,9 @@ def test_git_urls_split_into_location_ref_and_subdir(
 def test_local_folder_and_archive_are_recognised_relative_to_cwd(tmp_path: Path) -> None:
     write_skill(tmp_path / "mine", "mine")
     (tmp_path / "pack.skill").write_bytes(b"PK")
-    assert parse_source("mine", cwd=tmp_path) == Source(kind="folder", location=str((tmp_path / "mine").resolve()))
+    assert parse_source("mine", cwd=tmp_path) == Source(
+        kind="folder", location=str((tmp_path / "mine").resolve())
+    )
     assert parse_source("pack.skill#inner", cwd=tmp_path).kind == "archive"
     assert parse_source("mine/SKILL.md", cwd=tmp_path).location == str((tmp_path / "mine").resolve())
 

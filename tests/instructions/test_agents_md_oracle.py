@@ -21,7 +21,11 @@ from skillshelf.instructions import load_instructions
 
 pytestmark = pytest.mark.oracle
 
-TOOL = Path(os.environ.get("SKILLSHELF_SHARED", Path(__file__).resolve().parents[3] / "shared")) / "tools" / "codex-oracle"
+TOOL = (
+    Path(os.environ.get("SKILLSHELF_SHARED", Path(__file__).resolve().parents[3] / "shared"))
+    / "tools"
+    / "codex-oracle"
+)
 
 Build = Callable[[Path], None]
 
@@ -34,7 +38,9 @@ def codex_block(codex_oracle: Any) -> Callable[[Path, Path, Path, dict[str, str]
         args = [str(TOOL), "--cwd", str(cwd), "--home", str(home), "--codex-home", str(codex_home), "--raw"]
         for key, value in config.items():
             args += ["-c", f"{key}={value}"]
-        proc = subprocess.run(args, capture_output=True, text=True, encoding="utf-8", timeout=300, check=False)
+        proc = subprocess.run(
+            args, capture_output=True, text=True, encoding="utf-8", timeout=300, check=False
+        )
         if proc.returncode == 3:
             pytest.skip("codex-oracle could not install Codex with npm")
         assert proc.returncode == 0, proc.stderr
@@ -60,81 +66,161 @@ def _tree(base: Path, files: dict[str, bytes | str]) -> None:
 # name -> (files under the case folder, cwd relative to it, Codex -c settings, our keyword args)
 CASES: dict[str, tuple[dict[str, bytes | str], str, dict[str, str], dict[str, Any]]] = {
     "nested_folders_with_global": (
-        {"chome/AGENTS.md": "global rules\n", "repo/.git/HEAD": "x", "repo/AGENTS.md": "root\n",
-         "repo/a/AGENTS.md": "folder a\n", "repo/a/b/c/AGENTS.md": "below cwd\n", "repo/x/AGENTS.md": "sibling\n"},
-        "repo/a/b", {}, {},
+        {
+            "chome/AGENTS.md": "global rules\n",
+            "repo/.git/HEAD": "x",
+            "repo/AGENTS.md": "root\n",
+            "repo/a/AGENTS.md": "folder a\n",
+            "repo/a/b/c/AGENTS.md": "below cwd\n",
+            "repo/x/AGENTS.md": "sibling\n",
+        },
+        "repo/a/b",
+        {},
+        {},
     ),
     "global_only_has_no_folder_in_header": (
-        {"chome/AGENTS.md": "\n\n  only global  \n\n", "repo/.git/HEAD": "x"}, "repo", {}, {},
+        {"chome/AGENTS.md": "\n\n  only global  \n\n", "repo/.git/HEAD": "x"},
+        "repo",
+        {},
+        {},
     ),
     "global_override_wins_unless_blank": (
-        {"chome/AGENTS.md": "plain\n", "chome/AGENTS.override.md": "override\n", "repo/.git/HEAD": "x",
-         "repo/AGENTS.md": "p\n"},
-        "repo", {}, {},
+        {
+            "chome/AGENTS.md": "plain\n",
+            "chome/AGENTS.override.md": "override\n",
+            "repo/.git/HEAD": "x",
+            "repo/AGENTS.md": "p\n",
+        },
+        "repo",
+        {},
+        {},
     ),
     "blank_global_override_falls_back": (
-        {"chome/AGENTS.md": "plain\n", "chome/AGENTS.override.md": " \n\n", "repo/.git/HEAD": "x",
-         "repo/AGENTS.md": "p\n"},
-        "repo", {}, {},
+        {
+            "chome/AGENTS.md": "plain\n",
+            "chome/AGENTS.override.md": " \n\n",
+            "repo/.git/HEAD": "x",
+            "repo/AGENTS.md": "p\n",
+        },
+        "repo",
+        {},
+        {},
     ),
     "folder_override_beats_agents_md_even_when_blank": (
-        {"repo/.git/HEAD": "x", "repo/AGENTS.md": "hidden\n", "repo/AGENTS.override.md": "\n",
-         "repo/a/AGENTS.md": "a\n", "repo/a/AGENTS.override.md": "a override\n"},
-        "repo/a", {}, {},
+        {
+            "repo/.git/HEAD": "x",
+            "repo/AGENTS.md": "hidden\n",
+            "repo/AGENTS.override.md": "\n",
+            "repo/a/AGENTS.md": "a\n",
+            "repo/a/AGENTS.override.md": "a override\n",
+        },
+        "repo/a",
+        {},
+        {},
     ),
     "fallback_names_in_order_trimmed": (
-        {"chome/CLAUDE.md": "global fallback is ignored\n", "repo/.git/HEAD": "x", "repo/CLAUDE.md": "claude\n",
-         "repo/TEAM.md": "team\n", "repo/a/TEAM.md": "a team\n", "repo/a/AGENTS.md": "a agents\n",
-         "repo/docs/x.md": "not a name\n", "repo/b/CLAUDE.md": "b claude\n"},
-        "repo/a", {"project_doc_fallback_filenames": '["", "  TEAM.md ", "CLAUDE.md", "docs/x.md"]'},
+        {
+            "chome/CLAUDE.md": "global fallback is ignored\n",
+            "repo/.git/HEAD": "x",
+            "repo/CLAUDE.md": "claude\n",
+            "repo/TEAM.md": "team\n",
+            "repo/a/TEAM.md": "a team\n",
+            "repo/a/AGENTS.md": "a agents\n",
+            "repo/docs/x.md": "not a name\n",
+            "repo/b/CLAUDE.md": "b claude\n",
+        },
+        "repo/a",
+        {"project_doc_fallback_filenames": '["", "  TEAM.md ", "CLAUDE.md", "docs/x.md"]'},
         {"fallback_filenames": ["", "  TEAM.md ", "CLAUDE.md", "docs/x.md"]},
     ),
     "byte_cap_cuts_across_files": (
-        {"chome/AGENTS.md": "g" * 50 + "\n", "repo/.git/HEAD": "x", "repo/AGENTS.md": "0123456789\n",
-         "repo/a/AGENTS.md": "abcdef\n", "repo/a/b/AGENTS.md": "bbbb\n"},
-        "repo/a/b", {"project_doc_max_bytes": "20"}, {"max_bytes": 20},
+        {
+            "chome/AGENTS.md": "g" * 50 + "\n",
+            "repo/.git/HEAD": "x",
+            "repo/AGENTS.md": "0123456789\n",
+            "repo/a/AGENTS.md": "abcdef\n",
+            "repo/a/b/AGENTS.md": "bbbb\n",
+        },
+        "repo/a/b",
+        {"project_doc_max_bytes": "20"},
+        {"max_bytes": 20},
     ),
     "byte_cap_exactly_spent_stops": (
         {"repo/.git/HEAD": "x", "repo/AGENTS.md": "0123456789\n", "repo/a/AGENTS.md": "abcdef\n"},
-        "repo/a", {"project_doc_max_bytes": "11"}, {"max_bytes": 11},
+        "repo/a",
+        {"project_doc_max_bytes": "11"},
+        {"max_bytes": 11},
     ),
     "blank_cut_costs_nothing": (
         {"repo/.git/HEAD": "x", "repo/AGENTS.md": "\n\nabc\n", "repo/a/AGENTS.md": "A\n"},
-        "repo/a", {"project_doc_max_bytes": "2"}, {"max_bytes": 2},
+        "repo/a",
+        {"project_doc_max_bytes": "2"},
+        {"max_bytes": 2},
     ),
     "byte_cap_zero_keeps_global_only": (
         {"chome/AGENTS.md": "G\n", "repo/.git/HEAD": "x", "repo/AGENTS.md": "R\n"},
-        "repo", {"project_doc_max_bytes": "0"}, {"max_bytes": 0},
+        "repo",
+        {"project_doc_max_bytes": "0"},
+        {"max_bytes": 0},
     ),
     "file_over_default_cap": (
         {"repo/.git/HEAD": "x", "repo/AGENTS.md": "x" * 40000 + "\n", "repo/a/AGENTS.md": "never\n"},
-        "repo/a", {}, {},
+        "repo/a",
+        {},
+        {},
     ),
     "empty_and_blank_files_are_skipped": (
-        {"chome/AGENTS.md": "", "repo/.git/HEAD": "x", "repo/AGENTS.md": "", "repo/a/AGENTS.md": "  \n\t\n",
-         "repo/a/b/AGENTS.md": "b\n"},
-        "repo/a/b", {}, {},
+        {
+            "chome/AGENTS.md": "",
+            "repo/.git/HEAD": "x",
+            "repo/AGENTS.md": "",
+            "repo/a/AGENTS.md": "  \n\t\n",
+            "repo/a/b/AGENTS.md": "b\n",
+        },
+        "repo/a/b",
+        {},
+        {},
     ),
     "non_utf8_bytes_become_replacement_characters": (
-        {"chome/AGENTS.md": b"g\xffh\n", "repo/.git/HEAD": "x", "repo/AGENTS.md": b"a\xff\xfeb\x80\xe2\x82\n",
-         "repo/a/AGENTS.md": b"\xf0\x80\x80z\n"},
-        "repo/a", {}, {},
+        {
+            "chome/AGENTS.md": b"g\xffh\n",
+            "repo/.git/HEAD": "x",
+            "repo/AGENTS.md": b"a\xff\xfeb\x80\xe2\x82\n",
+            "repo/a/AGENTS.md": b"\xf0\x80\x80z\n",
+        },
+        "repo/a",
+        {},
+        {},
     ),
     "unicode_space_bom_and_crlf": (
-        {"chome/AGENTS.md": "\x1c\u00a0global\u3000\r\n", "repo/.git/HEAD": "x",
-         "repo/AGENTS.md": "\ufeffbom first\r\nsecond\r\n", "repo/a/AGENTS.md": "\x1f\x1c",
-         "repo/a/b/AGENTS.md": "\u2028\u00a0\n"},
-        "repo/a/b", {}, {},
+        {
+            "chome/AGENTS.md": "\x1c\u00a0global\u3000\r\n",
+            "repo/.git/HEAD": "x",
+            "repo/AGENTS.md": "\ufeffbom first\r\nsecond\r\n",
+            "repo/a/AGENTS.md": "\x1f\x1c",
+            "repo/a/b/AGENTS.md": "\u2028\u00a0\n",
+        },
+        "repo/a/b",
+        {},
+        {},
     ),
     "cut_inside_a_utf8_sequence": (
-        {"repo/.git/HEAD": "x", "repo/AGENTS.md": "h\u00e9llo\n"}, "repo", {"project_doc_max_bytes": "2"},
+        {"repo/.git/HEAD": "x", "repo/AGENTS.md": "h\u00e9llo\n"},
+        "repo",
+        {"project_doc_max_bytes": "2"},
         {"max_bytes": 2},
     ),
     "cwd_outside_a_repo_reads_only_cwd": (
-        {"chome/AGENTS.md": "G\n", "out/AGENTS.md": "parent\n", "out/x/AGENTS.md": "cwd\n"}, "out/x", {}, {},
+        {"chome/AGENTS.md": "G\n", "out/AGENTS.md": "parent\n", "out/x/AGENTS.md": "cwd\n"},
+        "out/x",
+        {},
+        {},
     ),
     "git_file_marks_the_root": (
-        {"repo/.git": "gitdir: /nowhere\n", "repo/AGENTS.md": "root\n", "repo/a/AGENTS.md": "a\n"}, "repo/a", {}, {},
+        {"repo/.git": "gitdir: /nowhere\n", "repo/AGENTS.md": "root\n", "repo/a/AGENTS.md": "a\n"},
+        "repo/a",
+        {},
+        {},
     ),
     "no_files_at_all": ({"repo/.git/HEAD": "x"}, "repo", {}, {}),
 }
@@ -174,12 +260,18 @@ def test_links_folders_and_dangling_files_match_codex(tmp_path: Path, codex_bloc
 def test_codex_config_toml_settings_are_read_like_codex(tmp_path: Path, codex_block: Any) -> None:
     base = tmp_path / "cfg"
     (base / "home").mkdir(parents=True)
-    _tree(base, {
-        "chome/config.toml": 'project_doc_max_bytes = 9\nproject_doc_fallback_filenames = ["NOTES.md"]\n'
-                             'project_root_markers = [".hg"]\n',
-        "repo/.git/HEAD": "x", "repo/AGENTS.md": "git root\n", "repo/a/.hg/x": "x", "repo/a/NOTES.md": "notes here\n",
-        "repo/a/b/AGENTS.md": "b\n",
-    })
+    _tree(
+        base,
+        {
+            "chome/config.toml": 'project_doc_max_bytes = 9\nproject_doc_fallback_filenames = ["NOTES.md"]\n'
+            'project_root_markers = [".hg"]\n',
+            "repo/.git/HEAD": "x",
+            "repo/AGENTS.md": "git root\n",
+            "repo/a/.hg/x": "x",
+            "repo/a/NOTES.md": "notes here\n",
+            "repo/a/b/AGENTS.md": "b\n",
+        },
+    )
     cwd = base / "repo" / "a" / "b"
     env = Env.for_test(cwd=cwd, home=base / "home", codex_home=base / "chome")
     ours = load_instructions(env, profile="codex")

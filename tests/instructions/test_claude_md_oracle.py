@@ -27,11 +27,14 @@ def _sections(block: str | None) -> list[tuple[str, str, str]]:
     out = []
     for index, match in enumerate(matches):
         end = matches[index + 1].start() if index + 1 < len(matches) else len(block)
-        text = block[match.end():end]
+        text = block[match.end() : end]
         text = text[:-2] if text.endswith("\n\n") and index + 1 < len(matches) else text
         label = match.group(2)
-        scope = "user" if ("global" in label or "every project" in label) else (
-            "local" if ("not checked in" in label or "not in the repository" in label) else "project")
+        scope = (
+            "user"
+            if ("global" in label or "every project" in label)
+            else ("local" if ("not checked in" in label or "not in the repository" in label) else "project")
+        )
         out.append((match.group(1), scope, text.rstrip("\n")))
     return out
 
@@ -52,62 +55,110 @@ def _write(base: Path, files: dict[str, bytes | str]) -> None:
 
 CASES: dict[str, tuple[dict[str, bytes | str], str]] = {
     "user_project_folders_local_and_dot_claude": (
-        {"home/.claude/CLAUDE.md": "USER\n", "CLAUDE.md": "ABOVE THE REPO\n", "repo/.git/HEAD": "x",
-         "repo/CLAUDE.md": "ROOT\n", "repo/CLAUDE.local.md": "ROOT LOCAL\n", "repo/.claude/CLAUDE.md": "ROOT DOT\n",
-         "repo/a/CLAUDE.md": "A\n", "repo/a/.claude/CLAUDE.md": "A DOT\n", "repo/a/b/CLAUDE.md": "B\n",
-         "repo/a/b/c/CLAUDE.md": "BELOW CWD\n", "repo/a/b/CLAUDE.local.md": "   \n\n",
-         "repo/a/.claude/rules/one.md": "A RULE\n", "repo/.claude/rules/z.md": "Z RULE\n",
-         "repo/.claude/rules/sub/s.md": "SUB RULE\n", "repo/.claude/rules/b.md": "B RULE\n",
-         "repo/.claude/rules/notes.txt": "NOT A RULE\n", "home/.claude/rules/u.md": "USER RULE\n"},
+        {
+            "home/.claude/CLAUDE.md": "USER\n",
+            "CLAUDE.md": "ABOVE THE REPO\n",
+            "repo/.git/HEAD": "x",
+            "repo/CLAUDE.md": "ROOT\n",
+            "repo/CLAUDE.local.md": "ROOT LOCAL\n",
+            "repo/.claude/CLAUDE.md": "ROOT DOT\n",
+            "repo/a/CLAUDE.md": "A\n",
+            "repo/a/.claude/CLAUDE.md": "A DOT\n",
+            "repo/a/b/CLAUDE.md": "B\n",
+            "repo/a/b/c/CLAUDE.md": "BELOW CWD\n",
+            "repo/a/b/CLAUDE.local.md": "   \n\n",
+            "repo/a/.claude/rules/one.md": "A RULE\n",
+            "repo/.claude/rules/z.md": "Z RULE\n",
+            "repo/.claude/rules/sub/s.md": "SUB RULE\n",
+            "repo/.claude/rules/b.md": "B RULE\n",
+            "repo/.claude/rules/notes.txt": "NOT A RULE\n",
+            "home/.claude/rules/u.md": "USER RULE\n",
+        },
         "repo/a/b",
     ),
     "imports_depth_cycles_and_code": (
-        {"repo/.git/HEAD": "x",
-         "repo/CLAUDE.md": "ROOT see @docs/one.md and @./docs/two.md and `@docs/code.md` and @missing.md\n"
-                           "```\n@docs/fenced.md\n```\nemail a@b.com (@docs/p.md) \\@docs/esc.md\n"
-                           "<!-- @docs/cm.md -->\nlast @docs/a.md\n",
-         "repo/docs/one.md": "ONE imports @../docs/deep1.md\n", "repo/docs/two.md": "TWO\n",
-         "repo/docs/code.md": "CODE\n", "repo/docs/fenced.md": "FENCED\n", "repo/docs/p.md": "P\n",
-         "repo/docs/esc.md": "ESC\n", "repo/docs/cm.md": "CM\n",
-         "repo/docs/a.md": "A @b.md\n", "repo/docs/b.md": "B @a.md @../CLAUDE.md\n",
-         **{f"repo/docs/deep{i}.md": f"DEEP{i} @deep{i + 1}.md\n" for i in range(1, 8)}},
+        {
+            "repo/.git/HEAD": "x",
+            "repo/CLAUDE.md": "ROOT see @docs/one.md and @./docs/two.md and `@docs/code.md` and @missing.md\n"
+            "```\n@docs/fenced.md\n```\nemail a@b.com (@docs/p.md) \\@docs/esc.md\n"
+            "<!-- @docs/cm.md -->\nlast @docs/a.md\n",
+            "repo/docs/one.md": "ONE imports @../docs/deep1.md\n",
+            "repo/docs/two.md": "TWO\n",
+            "repo/docs/code.md": "CODE\n",
+            "repo/docs/fenced.md": "FENCED\n",
+            "repo/docs/p.md": "P\n",
+            "repo/docs/esc.md": "ESC\n",
+            "repo/docs/cm.md": "CM\n",
+            "repo/docs/a.md": "A @b.md\n",
+            "repo/docs/b.md": "B @a.md @../CLAUDE.md\n",
+            **{f"repo/docs/deep{i}.md": f"DEEP{i} @deep{i + 1}.md\n" for i in range(1, 8)},
+        },
         "repo",
     ),
     "imports_outside_cwd_only_from_user_files": (
-        {"ext/e.md": "EXT\n", "ext/e2.md": "EXT2 @~/h.md\n", "home/h.md": "HOME FILE\n",
-         "home/.claude/CLAUDE.md": "USER @../ext/e.md @{EXT2}\n", "repo/.git/HEAD": "x",
-         "repo/CLAUDE.md": "ROOT @docs/in.md\n", "repo/docs/in.md": "IN\n",
-         "repo/a/CLAUDE.md": "A @../docs/in.md @../../ext/outside.md @CLAUDE.local.md\n",
-         "ext/outside.md": "OUTSIDE\n", "repo/a/CLAUDE.local.md": "LOCAL @mine.md\n", "repo/a/mine.md": "MINE\n"},
+        {
+            "ext/e.md": "EXT\n",
+            "ext/e2.md": "EXT2 @~/h.md\n",
+            "home/h.md": "HOME FILE\n",
+            "home/.claude/CLAUDE.md": "USER @../ext/e.md @{EXT2}\n",
+            "repo/.git/HEAD": "x",
+            "repo/CLAUDE.md": "ROOT @docs/in.md\n",
+            "repo/docs/in.md": "IN\n",
+            "repo/a/CLAUDE.md": "A @../docs/in.md @../../ext/outside.md @CLAUDE.local.md\n",
+            "ext/outside.md": "OUTSIDE\n",
+            "repo/a/CLAUDE.local.md": "LOCAL @mine.md\n",
+            "repo/a/mine.md": "MINE\n",
+        },
         "repo/a",
     ),
     "front_matter_emphasis_fragments_and_binary_imports": (
-        {"repo/.git/HEAD": "x",
-         "repo/CLAUDE.md": "---\ntitle: x\n---\nROOT @docs/c.md, @docs/frag.md#sec @docs/img.png @docs/Makefile "
-                           "@docs/sp\\ ace.md\n    @docs/indented.md\n- item @docs/list.md\n"
-                           "[link](@docs/link.md) and **@docs/bold.md**\n",
-         "repo/docs/c.md": "C\n", "repo/docs/frag.md": "FRAG\n", "repo/docs/img.png": "PNG\n",
-         "repo/docs/Makefile": "MK\n", "repo/docs/sp ace.md": "SPACE\n", "repo/docs/indented.md": "IND\n",
-         "repo/docs/list.md": "LIST\n", "repo/docs/link.md": "LINK\n", "repo/docs/bold.md": "BOLD\n",
-         "repo/.claude/CLAUDE.md": b"bad \xff byte\n", "repo/.claude/rules/cond.md": '---\npaths: "*.py"\n---\nCOND\n',
-         "repo/.claude/rules/fm.md": "---\ndescription: d\n---\nFM RULE\n"},
+        {
+            "repo/.git/HEAD": "x",
+            "repo/CLAUDE.md": "---\ntitle: x\n---\nROOT @docs/c.md, @docs/frag.md#sec @docs/img.png @docs/Makefile "
+            "@docs/sp\\ ace.md\n    @docs/indented.md\n- item @docs/list.md\n"
+            "[link](@docs/link.md) and **@docs/bold.md**\n",
+            "repo/docs/c.md": "C\n",
+            "repo/docs/frag.md": "FRAG\n",
+            "repo/docs/img.png": "PNG\n",
+            "repo/docs/Makefile": "MK\n",
+            "repo/docs/sp ace.md": "SPACE\n",
+            "repo/docs/indented.md": "IND\n",
+            "repo/docs/list.md": "LIST\n",
+            "repo/docs/link.md": "LINK\n",
+            "repo/docs/bold.md": "BOLD\n",
+            "repo/.claude/CLAUDE.md": b"bad \xff byte\n",
+            "repo/.claude/rules/cond.md": '---\npaths: "*.py"\n---\nCOND\n',
+            "repo/.claude/rules/fm.md": "---\ndescription: d\n---\nFM RULE\n",
+        },
         "repo",
     ),
     "html_comments_and_crlf": (
-        {"repo/.git/HEAD": "x", "repo/x.md": "X\n", "repo/y.md": "Y\n", "repo/z.md": "Z\n",
-         "repo/CLAUDE.md": "keep <!-- inline @x.md --> this\n\n<!--\nmulti\n@y.md\n-->\nafter\n"
-                           "<!-- a --> trailing @z.md\n  <!-- indented -->\nend\r\nwin line\r\n"},
+        {
+            "repo/.git/HEAD": "x",
+            "repo/x.md": "X\n",
+            "repo/y.md": "Y\n",
+            "repo/z.md": "Z\n",
+            "repo/CLAUDE.md": "keep <!-- inline @x.md --> this\n\n<!--\nmulti\n@y.md\n-->\nafter\n"
+            "<!-- a --> trailing @z.md\n  <!-- indented -->\nend\r\nwin line\r\n",
+        },
         "repo",
     ),
     "javascript_trim_rules": (
-        {"repo/.git/HEAD": "x", "repo/CLAUDE.md": "\ufeff\u00a0text\u3000\x1c\n",
-         "repo/.claude/CLAUDE.md": "\x85inner\u2028"},
+        {
+            "repo/.git/HEAD": "x",
+            "repo/CLAUDE.md": "\ufeff\u00a0text\u3000\x1c\n",
+            "repo/.claude/CLAUDE.md": "\x85inner\u2028",
+        },
         "repo",
     ),
     "cwd_under_home_does_not_repeat_user_file": (
-        {"home/.claude/CLAUDE.md": "USER\n", "home/CLAUDE.md": "HOME PROJECT\n",
-         "home/.claude/rules/r.md": "USER RULE\n", "home/proj/.git/HEAD": "x",
-         "home/proj/CLAUDE.md": "---\ntitle: only front matter\n---\n\n"},
+        {
+            "home/.claude/CLAUDE.md": "USER\n",
+            "home/CLAUDE.md": "HOME PROJECT\n",
+            "home/.claude/rules/r.md": "USER RULE\n",
+            "home/proj/.git/HEAD": "x",
+            "home/proj/CLAUDE.md": "---\ntitle: only front matter\n---\n\n",
+        },
         "home/proj",
     ),
 }
@@ -117,7 +168,10 @@ CASES: dict[str, tuple[dict[str, bytes | str], str]] = {
 def test_claude_md_files_match_claude_code(case: str, tmp_path: Path, claude_oracle: Any) -> None:
     files, cwd_rel = CASES[case]
     base = tmp_path / "case"
-    files = {k: (v.replace("{EXT2}", str(base / "ext" / "e2.md")) if isinstance(v, str) else v) for k, v in files.items()}
+    files = {
+        k: (v.replace("{EXT2}", str(base / "ext" / "e2.md")) if isinstance(v, str) else v)
+        for k, v in files.items()
+    }
     _write(base, files)
     (base / "home").mkdir(exist_ok=True)
     cwd = base / cwd_rel

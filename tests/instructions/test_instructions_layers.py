@@ -43,7 +43,9 @@ def test_each_agents_layer_records_file_scope_and_bytes_cut(repo: Path, tmp_path
     _write(repo / "a" / "AGENTS.md", "abcdefghij\n")
     _write(repo / "a" / "b" / "AGENTS.md", "never read\n")
     result = load_instructions(_env(repo / "a" / "b", tmp_path), max_bytes=15)
-    summary = [(layer.path.name, layer.scope, layer.kind, layer.included, layer.bytes_cut) for layer in result.layers]
+    summary = [
+        (layer.path.name, layer.scope, layer.kind, layer.included, layer.bytes_cut) for layer in result.layers
+    ]
     assert summary == [
         ("AGENTS.override.md", InstructionScope.USER, LayerKind.OVERRIDE, True, 0),
         ("AGENTS.md", InstructionScope.PROJECT, LayerKind.AGENTS, True, 0),
@@ -78,8 +80,10 @@ def test_broken_codex_config_falls_back_to_defaults_with_a_warning(repo: Path, t
 
 
 def test_names_with_a_nul_in_codex_config_are_skipped_not_a_crash(repo: Path, tmp_path: Path) -> None:
-    _write(tmp_path / "home" / ".codex" / "config.toml",
-           'project_doc_fallback_filenames = ["a\\u0000b", "NOTES.md"]\nproject_root_markers = ["x\\u0000y", ".git"]\n')
+    _write(
+        tmp_path / "home" / ".codex" / "config.toml",
+        'project_doc_fallback_filenames = ["a\\u0000b", "NOTES.md"]\nproject_root_markers = ["x\\u0000y", ".git"]\n',
+    )
     _write(repo / "a" / "NOTES.md", "fallback notes\n")
     result = load_instructions(_env(repo / "a", tmp_path))
     assert "fallback notes" in result.text and not result.diagnostics
@@ -123,7 +127,9 @@ def test_import_syntax(text: str, expected: list[str]) -> None:
     assert extract_imports(text) == expected
 
 
-def test_instructions_command_prints_json_and_block(repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_instructions_command_prints_json_and_block(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     _write(repo / "AGENTS.md", "be kind\n")
     monkeypatch.chdir(repo)
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
@@ -134,7 +140,10 @@ def test_instructions_command_prints_json_and_block(repo: Path, tmp_path: Path, 
     data = json.loads(result.output)
     assert data["layers"][0]["path"] == str((repo / "AGENTS.md").resolve())
     raw = runner.invoke(cli, ["instructions", "--raw"])
-    assert raw.output == f"# AGENTS.md instructions for {repo.resolve()}\n\n<INSTRUCTIONS>\nbe kind\n\n</INSTRUCTIONS>\n"
+    assert (
+        raw.output
+        == f"# AGENTS.md instructions for {repo.resolve()}\n\n<INSTRUCTIONS>\nbe kind\n\n</INSTRUCTIONS>\n"
+    )
     people = runner.invoke(cli, ["instructions", "--profile", "claude"])
     assert people.exit_code == 0 and "No CLAUDE.md files apply" in people.output
 
@@ -152,7 +161,9 @@ def test_folder_or_broken_link_named_like_an_instructions_file_is_noted_and_bloc
     codex = load_instructions(env)
     claude = load_instructions(env, profile="claude")
     assert codex.text == before["codex"] and claude.text == before["claude"]
-    found = {(d.path.name if d.path else None, d.severity.value) for d in codex.diagnostics if d.code == "IN106"}
+    found = {
+        (d.path.name if d.path else None, d.severity.value) for d in codex.diagnostics if d.code == "IN106"
+    }
     assert found == {("AGENTS.override.md", "info"), ("AGENTS.md", "warning")}
     assert [d.path for d in claude.diagnostics if d.code == "IN106"] == [repo / "a" / "CLAUDE.md"]
     assert all(d.fix for d in (*codex.diagnostics, *claude.diagnostics))
@@ -165,7 +176,9 @@ def test_cut_by_the_read_limit_names_that_limit_not_project_doc_max_bytes(repo: 
         handle.write(b"Run the tests.\n")
         handle.truncate(HARD_READ_LIMIT + 10)
     env = _env(repo, tmp_path)
-    [beyond] = [d for d in load_instructions(env, max_bytes=HARD_READ_LIMIT * 10).diagnostics if d.code == "IN105"]
+    [beyond] = [
+        d for d in load_instructions(env, max_bytes=HARD_READ_LIMIT * 10).diagnostics if d.code == "IN105"
+    ]
     assert "read limit" in beyond.message and "project_doc_max_bytes" not in beyond.message.split(";")[0]
     [within] = [d for d in load_instructions(env, max_bytes=1000).diagnostics if d.code == "IN105"]
     assert "project_doc_max_bytes (1000)" in within.message

@@ -40,7 +40,8 @@ class PgServer:
 def _pg_bin() -> Path | None:
     found = shutil.which("initdb")
     candidates = ([str(Path(found).resolve().parent)] if found else []) + sorted(
-        glob.glob("/usr/lib/postgresql/*/bin"), reverse=True)
+        glob.glob("/usr/lib/postgresql/*/bin"), reverse=True
+    )
     for folder in candidates:
         if (Path(folder) / "initdb").exists() and (Path(folder) / "pg_ctl").exists():
             return Path(folder)
@@ -67,7 +68,9 @@ def pg_server() -> Iterator[PgServer]:
         try:
             pwd.getpwnam("postgres")
         except KeyError:
-            subprocess.run(["useradd", "--system", "--no-create-home", "postgres"], check=True, capture_output=True)
+            subprocess.run(
+                ["useradd", "--system", "--no-create-home", "postgres"], check=True, capture_output=True
+            )
         owner = "postgres"
     root = Path(tempfile.mkdtemp(prefix="skillshelf-pg-"))
     if owner:
@@ -75,17 +78,56 @@ def pg_server() -> Iterator[PgServer]:
         os.chown(root, entry.pw_uid, entry.pw_gid)
     data = root / "data"
     port = _free_port()
-    subprocess.run(_as_owner([str(bin_dir / "initdb"), "-D", str(data), "-U", "skillshelf", "--auth=trust",
-                              "--no-sync", "-E", "UTF8"], owner), check=True, capture_output=True)
-    options = (f"-p {port} -k {root} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off "
-               "-c full_page_writes=off -c max_connections=200")
-    subprocess.run(_as_owner([str(bin_dir / "pg_ctl"), "-D", str(data), "-o", options, "-l", str(root / "log"),
-                              "-w", "-t", "60", "start"], owner), check=True, capture_output=True)
+    subprocess.run(
+        _as_owner(
+            [
+                str(bin_dir / "initdb"),
+                "-D",
+                str(data),
+                "-U",
+                "skillshelf",
+                "--auth=trust",
+                "--no-sync",
+                "-E",
+                "UTF8",
+            ],
+            owner,
+        ),
+        check=True,
+        capture_output=True,
+    )
+    options = (
+        f"-p {port} -k {root} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off "
+        "-c full_page_writes=off -c max_connections=200"
+    )
+    subprocess.run(
+        _as_owner(
+            [
+                str(bin_dir / "pg_ctl"),
+                "-D",
+                str(data),
+                "-o",
+                options,
+                "-l",
+                str(root / "log"),
+                "-w",
+                "-t",
+                "60",
+                "start",
+            ],
+            owner,
+        ),
+        check=True,
+        capture_output=True,
+    )
     try:
         yield PgServer(host="127.0.0.1", port=port, user="skillshelf")
     finally:
-        subprocess.run(_as_owner([str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "immediate", "-w", "stop"], owner),
-                       check=False, capture_output=True)
+        subprocess.run(
+            _as_owner([str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "immediate", "-w", "stop"], owner),
+            check=False,
+            capture_output=True,
+        )
         shutil.rmtree(root, ignore_errors=True)
 
 

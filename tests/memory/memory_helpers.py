@@ -24,11 +24,16 @@ def default_reply(body: dict[str, Any], n: int) -> str:
     """Phase-1 prompts get a memory naming the request number; consolidation gets files."""
     text = json.dumps(body)
     if "You maintain a folder of memories" in text:
-        return json.dumps({"files": {
-            "MEMORY.md": f"# Task Group: tests\nscope: project\n- run make check (request {n})\n",
-            "memory_summary.md": f"## User preferences\n- tests run with make check (request {n})\n",
-            "skills/run-tests/SKILL.md": "---\nname: run-tests\ndescription: Run this project's tests.\n---\nmake check\n",
-        }, "delete": []})
+        return json.dumps(
+            {
+                "files": {
+                    "MEMORY.md": f"# Task Group: tests\nscope: project\n- run make check (request {n})\n",
+                    "memory_summary.md": f"## User preferences\n- tests run with make check (request {n})\n",
+                    "skills/run-tests/SKILL.md": "---\nname: run-tests\ndescription: Run this project's tests.\n---\nmake check\n",
+                },
+                "delete": [],
+            }
+        )
     return json.dumps({**STAGE1_REPLY, "raw_memory": STAGE1_REPLY["raw_memory"] + f" (request {n})"})
 
 
@@ -73,13 +78,30 @@ def handler_for(model: ScriptedModel) -> type[BaseHTTPRequestHandler]:
             time.sleep(model.delay(body))
             text = model.reply(body, n)
             if "/messages" in self.path:
-                out: dict[str, Any] = {"id": f"msg_{n}", "type": "message", "role": "assistant", "model": "m",
-                                       "content": [{"type": "text", "text": text}], "stop_reason": "end_turn",
-                                       "stop_sequence": None, "usage": {"input_tokens": 1, "output_tokens": 1}}
+                out: dict[str, Any] = {
+                    "id": f"msg_{n}",
+                    "type": "message",
+                    "role": "assistant",
+                    "model": "m",
+                    "content": [{"type": "text", "text": text}],
+                    "stop_reason": "end_turn",
+                    "stop_sequence": None,
+                    "usage": {"input_tokens": 1, "output_tokens": 1},
+                }
             else:
-                out = {"id": f"c{n}", "object": "chat.completion", "created": 0, "model": "m",
-                       "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
-                                    "finish_reason": "stop"}]}
+                out = {
+                    "id": f"c{n}",
+                    "object": "chat.completion",
+                    "created": 0,
+                    "model": "m",
+                    "choices": [
+                        {
+                            "index": 0,
+                            "message": {"role": "assistant", "content": text},
+                            "finish_reason": "stop",
+                        }
+                    ],
+                }
             data = json.dumps(out).encode()
             try:
                 self.send_response(200)
@@ -93,8 +115,9 @@ def handler_for(model: ScriptedModel) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
-def write_skillshelf_transcript(path: Path, *, session_id: str, cwd: Path, task: str,
-                                mtime: float | None = None) -> Path:
+def write_skillshelf_transcript(
+    path: Path, *, session_id: str, cwd: Path, task: str, mtime: float | None = None
+) -> Path:
     """A small transcript in skillshelf's own format (what the reference agent writes)."""
     from skillshelf.memory.transcripts.skillshelf import TranscriptWriter
 

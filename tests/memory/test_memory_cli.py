@@ -31,14 +31,32 @@ def project(isolated_home: Any, monkeypatch: pytest.MonkeyPatch) -> Path:
     return folder
 
 
-def test_run_status_show_search_forget_prune_reset(project: Path, isolated_home: Any, scripted_model: ScriptedModel,
-                                                  capsys: pytest.CaptureFixture[str]) -> None:
+def test_run_status_show_search_forget_prune_reset(
+    project: Path, isolated_home: Any, scripted_model: ScriptedModel, capsys: pytest.CaptureFixture[str]
+) -> None:
     sessions = isolated_home.home / "t"
     for i in range(2):
-        write_skillshelf_transcript(sessions / f"{i}.jsonl", session_id=f"cli-{i}", cwd=project,
-                                    task=f"task {i}: tests use make check", mtime=time.time() - 3600)
-    code, out, err = _run(capsys, "memory", "run", "--sessions", str(sessions), "--model", "openai:small",
-                          "--base-url", scripted_model.url + "/v1", "--min-idle-hours", "0.5", "--json")
+        write_skillshelf_transcript(
+            sessions / f"{i}.jsonl",
+            session_id=f"cli-{i}",
+            cwd=project,
+            task=f"task {i}: tests use make check",
+            mtime=time.time() - 3600,
+        )
+    code, out, err = _run(
+        capsys,
+        "memory",
+        "run",
+        "--sessions",
+        str(sessions),
+        "--model",
+        "openai:small",
+        "--base-url",
+        scripted_model.url + "/v1",
+        "--min-idle-hours",
+        "0.5",
+        "--json",
+    )
     assert code == 0, err
     report = json.loads(out)
     assert report["claimed"] == 2 and report["phase1"] == {"extracted": 2}
@@ -70,21 +88,35 @@ def test_run_status_show_search_forget_prune_reset(project: Path, isolated_home:
     assert code == 1 and "ME405" in err
 
 
-def test_dry_run_prints_the_prompt_and_calls_nothing(project: Path, isolated_home: Any,
-                                                    scripted_model: ScriptedModel,
-                                                    capsys: pytest.CaptureFixture[str]) -> None:
+def test_dry_run_prints_the_prompt_and_calls_nothing(
+    project: Path, isolated_home: Any, scripted_model: ScriptedModel, capsys: pytest.CaptureFixture[str]
+) -> None:
     sessions = isolated_home.home / "t"
-    write_skillshelf_transcript(sessions / "a.jsonl", session_id="dry", cwd=project, task="remember pnpm",
-                                mtime=time.time() - 7 * 3600)
-    code, out, err = _run(capsys, "memory", "run", "--sessions", str(sessions), "--dry-run",
-                          "--base-url", scripted_model.url + "/v1")
+    write_skillshelf_transcript(
+        sessions / "a.jsonl",
+        session_id="dry",
+        cwd=project,
+        task="remember pnpm",
+        mtime=time.time() - 7 * 3600,
+    )
+    code, out, err = _run(
+        capsys,
+        "memory",
+        "run",
+        "--sessions",
+        str(sessions),
+        "--dry-run",
+        "--base-url",
+        scripted_model.url + "/v1",
+    )
     assert code == 0, err
     assert "remember pnpm" in out and "nothing was claimed or called" in out
     assert scripted_model.requests == []
 
 
-def test_bad_options_give_codes_not_tracebacks(project: Path, capsys: pytest.CaptureFixture[str],
-                                              tmp_path: Path) -> None:
+def test_bad_options_give_codes_not_tracebacks(
+    project: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     code, _, err = _run(capsys, "memory", "run", "--model", "mistral:large", "--phase", "1")
     assert code == 1 and "ME020" in err and "Traceback" not in err
     code, _, err = _run(capsys, "memory", "run", "--sessions", str(tmp_path / "missing"))
@@ -104,13 +136,16 @@ def test_bad_options_give_codes_not_tracebacks(project: Path, capsys: pytest.Cap
     assert code == 1 and "ME010" in err
 
 
-def test_memory_settings_come_from_the_config_file(project: Path, isolated_home: Any,
-                                                   capsys: pytest.CaptureFixture[str]) -> None:
+def test_memory_settings_come_from_the_config_file(
+    project: Path, isolated_home: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
     from skillshelf import dirs
 
     config = dirs.user_config_dir() / "config.toml"
     config.parent.mkdir(parents=True, exist_ok=True)
-    config.write_text('[memory]\nextract_model = "anthropic:claude-haiku-x"\nmin_idle_hours = 0\n', encoding="utf-8")
+    config.write_text(
+        '[memory]\nextract_model = "anthropic:claude-haiku-x"\nmin_idle_hours = 0\n', encoding="utf-8"
+    )
     sessions = isolated_home.home / "t"
     write_skillshelf_transcript(sessions / "a.jsonl", session_id="cfg", cwd=project, task="remember pnpm")
     code, out, err = _run(capsys, "memory", "run", "--sessions", str(sessions), "--dry-run", "--json")

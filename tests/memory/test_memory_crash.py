@@ -50,21 +50,38 @@ PHASE2 = "You maintain a folder of memories"
 def _sessions(folder: Path, project: Path, n: int) -> Path:
     old = time.time() - 10 * 3600
     for i in range(n):
-        write_skillshelf_transcript(folder / f"{i:03d}.jsonl", session_id=f"sess-{i:03d}", cwd=project,
-                                    task=f"task number {i}: use make check", mtime=old)
+        write_skillshelf_transcript(
+            folder / f"{i:03d}.jsonl",
+            session_id=f"sess-{i:03d}",
+            cwd=project,
+            task=f"task number {i}: use make check",
+            mtime=old,
+        )
     return folder
 
 
 def _settings(model: ScriptedModel, **kw: Any) -> dict[str, Any]:
-    return {"extract_model": "openai:small", "consolidation_model": "openai:big", "base_url": model.url + "/v1",
-            "lease_seconds": LEASE, "heartbeat_seconds": 0.25, "concurrency": 3, **kw}
+    return {
+        "extract_model": "openai:small",
+        "consolidation_model": "openai:big",
+        "base_url": model.url + "/v1",
+        "lease_seconds": LEASE,
+        "heartbeat_seconds": 0.25,
+        "concurrency": 3,
+        **kw,
+    }
 
 
 def _spawn(tmp: Path, cfg: dict[str, Any]) -> subprocess.Popen[str]:
     script = tmp / f"worker-{cfg['worker']}.py"
     script.write_text(WORKER, encoding="utf-8")  # one file per worker: no process reads a half-written one
-    return subprocess.Popen([sys.executable, str(script), json.dumps(cfg)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, encoding="utf-8")
+    return subprocess.Popen(
+        [sys.executable, str(script), json.dumps(cfg)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        encoding="utf-8",
+    )
 
 
 def _run(env: Env, cfg: dict[str, Any], phase: str) -> RunReport:
@@ -73,20 +90,30 @@ def _run(env: Env, cfg: dict[str, Any], phase: str) -> RunReport:
 
 
 @pytest.fixture
-def setup(isolated_home: Any, tmp_path: Path, store_url: str, scripted_model: ScriptedModel) -> dict[str, Any]:
+def setup(
+    isolated_home: Any, tmp_path: Path, store_url: str, scripted_model: ScriptedModel
+) -> dict[str, Any]:
     project = isolated_home.home / "proj"
     project.mkdir()
     sessions = _sessions(tmp_path / "transcripts", project, 6)
-    return {"cwd": str(project), "home": str(isolated_home.home), "sessions": str(sessions), "db": store_url,
-            "settings": _settings(scripted_model), "loop": False, "worker": "killed"}
+    return {
+        "cwd": str(project),
+        "home": str(isolated_home.home),
+        "sessions": str(sessions),
+        "db": store_url,
+        "settings": _settings(scripted_model),
+        "loop": False,
+        "worker": "killed",
+    }
 
 
 def _request_numbers(text: str) -> list[int]:
     return [int(n) for n in re.findall(r"\(request (\d+)\)", text)]
 
 
-def test_phase1_worker_killed_mid_run_is_finished_by_another(setup: dict[str, Any], tmp_path: Path,
-                                                             scripted_model: ScriptedModel) -> None:
+def test_phase1_worker_killed_mid_run_is_finished_by_another(
+    setup: dict[str, Any], tmp_path: Path, scripted_model: ScriptedModel
+) -> None:
     slow = {"on": True}
     scripted_model.delay = lambda body: 60.0 if slow["on"] else 0.0
     worker = _spawn(tmp_path, {**setup, "phase": "1"})
@@ -112,8 +139,9 @@ def test_phase1_worker_killed_mid_run_is_finished_by_another(setup: dict[str, An
     assert scripted_model.count(PHASE1) == 9
 
 
-def test_phase2_worker_killed_mid_consolidation_is_finished_by_another(setup: dict[str, Any], tmp_path: Path,
-                                                                      scripted_model: ScriptedModel) -> None:
+def test_phase2_worker_killed_mid_consolidation_is_finished_by_another(
+    setup: dict[str, Any], tmp_path: Path, scripted_model: ScriptedModel
+) -> None:
     env = Env.for_test(cwd=Path(setup["cwd"]), home=Path(setup["home"]))
     assert _run(env, setup, "1").outcomes == {"extracted": 6}
     slow = {"on": True}
@@ -142,12 +170,16 @@ def test_phase2_worker_killed_mid_consolidation_is_finished_by_another(setup: di
     assert _run(env, setup, "2").consolidation == []  # not dirty any more
 
 
-def test_a_worker_that_lost_its_lease_cannot_overwrite_the_new_owner(setup: dict[str, Any],
-                                                                    scripted_model: ScriptedModel) -> None:
+def test_a_worker_that_lost_its_lease_cannot_overwrite_the_new_owner(
+    setup: dict[str, Any], scripted_model: ScriptedModel
+) -> None:
     env = Env.for_test(cwd=Path(setup["cwd"]), home=Path(setup["home"]))
     slow = {"on": True}
     scripted_model.delay = lambda body: 2 * LEASE if slow["on"] else 0.0
-    stalled = {**setup, "settings": {**setup["settings"], "heartbeat_seconds": 60.0, "max_rollouts_per_run": 1}}
+    stalled = {
+        **setup,
+        "settings": {**setup["settings"], "heartbeat_seconds": 60.0, "max_rollouts_per_run": 1},
+    }
     import threading
 
     late: dict[str, RunReport] = {}
@@ -165,16 +197,29 @@ def test_a_worker_that_lost_its_lease_cannot_overwrite_the_new_owner(setup: dict
         assert all(1 not in _request_numbers(o.raw_memory) for o in store.outputs())
 
 
-def test_eight_workers_on_postgres_process_200_sessions_exactly_once(isolated_home: Any, tmp_path: Path,
-                                                                    pg_url: str, scripted_model: ScriptedModel) -> None:
+def test_eight_workers_on_postgres_process_200_sessions_exactly_once(
+    isolated_home: Any, tmp_path: Path, pg_url: str, scripted_model: ScriptedModel
+) -> None:
     project = isolated_home.home / "proj"
     project.mkdir()
     sessions = _sessions(tmp_path / "transcripts", project, 200)
     scripted_model.delay = lambda body: 0.01
-    cfg = {"cwd": str(project), "home": str(isolated_home.home), "sessions": str(sessions), "db": pg_url,
-           "settings": _settings(scripted_model, max_rollouts_per_run=25, max_running_jobs=1000, concurrency=8,
-                                 lease_seconds=120.0, heartbeat_seconds=30.0),
-           "loop": True, "phase": "1"}
+    cfg = {
+        "cwd": str(project),
+        "home": str(isolated_home.home),
+        "sessions": str(sessions),
+        "db": pg_url,
+        "settings": _settings(
+            scripted_model,
+            max_rollouts_per_run=25,
+            max_running_jobs=1000,
+            concurrency=8,
+            lease_seconds=120.0,
+            heartbeat_seconds=30.0,
+        ),
+        "loop": True,
+        "phase": "1",
+    }
     env = Env.for_test(cwd=project, home=isolated_home.home)
     assert _run(env, cfg, "2").registered == 200  # register once so workers only claim
     workers = [_spawn(tmp_path, {**cfg, "worker": f"w{i}"}) for i in range(8)]
@@ -192,4 +237,6 @@ def test_eight_workers_on_postgres_process_200_sessions_exactly_once(isolated_ho
         status = store.status(now_ms=int(time.time() * 1000))
     assert len(outputs) == 200
     assert [(j["kind"], j["status"], j["count"]) for j in status["jobs"]] == [
-        ("memory_consolidate", "pending", 1), ("memory_stage1", "done", 200)]
+        ("memory_consolidate", "pending", 1),
+        ("memory_stage1", "done", 200),
+    ]

@@ -16,8 +16,14 @@ SCRIPT = REPO / "scripts" / "make_transcript_fixtures.py"
 
 @pytest.mark.oracle
 def test_the_script_writes_real_transcripts_both_readers_understand(tmp_path: Path) -> None:
-    proc = subprocess.run([sys.executable, str(SCRIPT), "--out", str(tmp_path)], capture_output=True, text=True,
-                          encoding="utf-8", timeout=600, check=False)
+    proc = subprocess.run(
+        [sys.executable, str(SCRIPT), "--out", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=600,
+        check=False,
+    )
     if proc.returncode == 3:
         pytest.skip("the Codex / Claude Code CLIs are not installed (run the oracles once)")
     assert proc.returncode == 0, proc.stderr

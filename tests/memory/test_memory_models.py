@@ -12,11 +12,22 @@ from skillshelf.memory.phase1 import STAGE1_SCHEMA
 
 def test_openai_requests_carry_schema_effort_and_limits(scripted_model: ScriptedModel) -> None:
     scripted_model.reply = lambda body, n: '{"ok": true}'
-    client = build_client("openai:gpt-test", base_url=scripted_model.url + "/v1", api_key="k", max_output_tokens=123,
-                          timeout_s=10)
+    client = build_client(
+        "openai:gpt-test",
+        base_url=scripted_model.url + "/v1",
+        api_key="k",
+        max_output_tokens=123,
+        timeout_s=10,
+    )
     assert client.complete(system="sys", user="hi", schema=STAGE1_SCHEMA, effort="low") == '{"ok": true}'
-    object_mode = build_client("openai:gpt-test", base_url=scripted_model.url + "/v1", api_key="k",
-                               max_output_tokens=5, timeout_s=10, json_mode="object")
+    object_mode = build_client(
+        "openai:gpt-test",
+        base_url=scripted_model.url + "/v1",
+        api_key="k",
+        max_output_tokens=5,
+        timeout_s=10,
+        json_mode="object",
+    )
     object_mode.complete(system="s", user="u", schema=STAGE1_SCHEMA, effort=None)
     first, second = (r["body"] for r in scripted_model.requests)
     assert first["model"] == "gpt-test" and first["max_completion_tokens"] == 123
@@ -27,8 +38,9 @@ def test_openai_requests_carry_schema_effort_and_limits(scripted_model: Scripted
 
 
 def test_anthropic_requests_use_the_messages_api(scripted_model: ScriptedModel) -> None:
-    client = build_client("anthropic:claude-test", base_url=scripted_model.url, api_key="k", max_output_tokens=77,
-                          timeout_s=10)
+    client = build_client(
+        "anthropic:claude-test", base_url=scripted_model.url, api_key="k", max_output_tokens=77, timeout_s=10
+    )
     assert parse_json_reply(client.complete(system="sys", user="hi", schema=None, effort=None))
     (request,) = scripted_model.requests
     assert request["path"].startswith("/v1/messages")
@@ -36,8 +48,14 @@ def test_anthropic_requests_use_the_messages_api(scripted_model: ScriptedModel) 
 
 
 def test_unreachable_servers_and_budgets() -> None:
-    client = build_client("openai:x", base_url="http://127.0.0.1:9/v1", api_key="k", max_output_tokens=5,
-                          timeout_s=2, max_retries=0)
+    client = build_client(
+        "openai:x",
+        base_url="http://127.0.0.1:9/v1",
+        api_key="k",
+        max_output_tokens=5,
+        timeout_s=2,
+        max_retries=0,
+    )
     with pytest.raises(ModelCallError) as info:
         client.complete(system="s", user="u", schema=None, effort=None)
     assert info.value.code == "ME030"

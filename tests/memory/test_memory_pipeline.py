@@ -43,22 +43,34 @@ def _install_fixtures(home: Path, codex_home: Path) -> list[Path]:
 
 
 def _settings(url: str, provider: str = "openai", **kw: Any) -> MemorySettings:
-    return MemorySettings().with_overrides(extract_model=f"{provider}:small", consolidation_model=f"{provider}:big",
-                                           base_url=url, **kw)
+    return MemorySettings().with_overrides(
+        extract_model=f"{provider}:small", consolidation_model=f"{provider}:big", base_url=url, **kw
+    )
 
 
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])
-def test_real_transcripts_become_a_memory_summary_in_context(isolated_home: Any, model_standin: Any,
-                                                              provider: str) -> None:
+def test_real_transcripts_become_a_memory_summary_in_context(
+    isolated_home: Any, model_standin: Any, provider: str
+) -> None:
     placed = _install_fixtures(isolated_home.home, isolated_home.codex_home)
-    stage1 = {"text": json.dumps({"raw_memory": "- tests run with make check", "rollout_summary": "Runs tests",
-                                  "rollout_slug": "tests"})}
-    files = {"MEMORY.md": "# Task Group: tests\n- make check\n",
-             "memory_summary.md": "## User preferences\n- Remember: make check runs the tests.\n"}
+    stage1 = {
+        "text": json.dumps(
+            {
+                "raw_memory": "- tests run with make check",
+                "rollout_summary": "Runs tests",
+                "rollout_slug": "tests",
+            }
+        )
+    }
+    files = {
+        "MEMORY.md": "# Task Group: tests\n- make check\n",
+        "memory_summary.md": "## User preferences\n- Remember: make check runs the tests.\n",
+    }
     standin = model_standin([stage1] * len(placed) + [{"text": json.dumps({"files": files, "delete": []})}])
     env = Env.for_test(cwd=isolated_home.home, home=isolated_home.home, codex_home=isolated_home.codex_home)
-    settings = _settings(standin.url + ("/v1" if provider == "openai" else ""), provider, scope="global",
-                         concurrency=1)
+    settings = _settings(
+        standin.url + ("/v1" if provider == "openai" else ""), provider, scope="global", concurrency=1
+    )
 
     report = run_memory(env, settings, RunOptions())
 
@@ -67,7 +79,9 @@ def test_real_transcripts_become_a_memory_summary_in_context(isolated_home: Any,
     assert [c.status for c in report.consolidation] == ["consolidated"]
     requests = standin.requests()
     assert len(requests) == 5
-    assert all(r["path"].endswith("/messages" if provider == "anthropic" else "/chat/completions") for r in requests)
+    assert all(
+        r["path"].endswith("/messages" if provider == "anthropic" else "/chat/completions") for r in requests
+    )
     sent = json.dumps(requests)
     assert "Deploy preview with token" in sent  # the real task text reached the model...
     assert FAKE_TOKEN_PREFIX not in sent  # ...but its GitHub token did not
@@ -83,13 +97,19 @@ def test_real_transcripts_become_a_memory_summary_in_context(isolated_home: Any,
         assert not path.is_file() or FAKE_TOKEN_PREFIX.encode() not in path.read_bytes(), path
 
 
-def test_context_command_shows_the_memory_summary(isolated_home: Any, scripted_model: ScriptedModel,
-                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_context_command_shows_the_memory_summary(
+    isolated_home: Any, scripted_model: ScriptedModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
     project = isolated_home.home / "work" / "shop"
     (project / ".git").mkdir(parents=True)
     state = isolated_home.state / "skillshelf" / "transcripts"
-    write_skillshelf_transcript(state / "a.jsonl", session_id="11111111-1111-4111-8111-111111111111", cwd=project,
-                                task="Run the tests; we always use make check here.", mtime=time.time() - 7 * 3600)
+    write_skillshelf_transcript(
+        state / "a.jsonl",
+        session_id="11111111-1111-4111-8111-111111111111",
+        cwd=project,
+        task="Run the tests; we always use make check here.",
+        mtime=time.time() - 7 * 3600,
+    )
     env = Env.for_test(cwd=project, home=isolated_home.home, codex_home=isolated_home.codex_home)
     report = run_memory(env, _settings(scripted_model.url + "/v1"), RunOptions())
     assert report.outcomes == {"extracted": 1} and report.consolidation[0].status == "consolidated"
@@ -98,7 +118,9 @@ def test_context_command_shows_the_memory_summary(isolated_home: Any, scripted_m
     from skillshelf.cli.main import cli
 
     monkeypatch.chdir(project)
-    result = CliRunner().invoke(cli, ["context", "run tests", "--json", "--no-suggestions"], catch_exceptions=False)
+    result = CliRunner().invoke(
+        cli, ["context", "run tests", "--json", "--no-suggestions"], catch_exceptions=False
+    )
     assert result.exit_code == 0, result.output
     assert "tests run with make check" in result.output
 
@@ -111,14 +133,20 @@ def test_context_command_shows_the_memory_summary(isolated_home: Any, scripted_m
         assert store.outputs()[0].usage_count >= 1
 
 
-def test_second_run_does_nothing_and_forget_removes_the_memory(isolated_home: Any,
-                                                               scripted_model: ScriptedModel) -> None:
+def test_second_run_does_nothing_and_forget_removes_the_memory(
+    isolated_home: Any, scripted_model: ScriptedModel
+) -> None:
     project = isolated_home.home / "proj"
     project.mkdir()
     folder = isolated_home.state / "t"
     for i in range(3):
-        write_skillshelf_transcript(folder / f"{i}.jsonl", session_id=f"s{i}", cwd=project,
-                                    task=f"task {i}: prefer make check", mtime=time.time() - 8 * 3600)
+        write_skillshelf_transcript(
+            folder / f"{i}.jsonl",
+            session_id=f"s{i}",
+            cwd=project,
+            task=f"task {i}: prefer make check",
+            mtime=time.time() - 8 * 3600,
+        )
     env = Env.for_test(cwd=project, home=isolated_home.home, codex_home=isolated_home.codex_home)
     settings = _settings(scripted_model.url + "/v1")
     first = run_memory(env, settings, RunOptions(sessions=(folder,)))
@@ -128,8 +156,10 @@ def test_second_run_does_nothing_and_forget_removes_the_memory(isolated_home: An
 
     from skillshelf.memory.read import record_citations
 
-    reply = ("done.\n<oai-mem-citation>\n<citation_entries>\nMEMORY.md:1-2|note=[tests]\n</citation_entries>\n"
-             "<rollout_ids>\ns2\ns2\nunknown\n</rollout_ids>\n</oai-mem-citation>")
+    reply = (
+        "done.\n<oai-mem-citation>\n<citation_entries>\nMEMORY.md:1-2|note=[tests]\n</citation_entries>\n"
+        "<rollout_ids>\ns2\ns2\nunknown\n</rollout_ids>\n</oai-mem-citation>"
+    )
     assert record_citations(reply) == ["s2", "unknown"]
     with open_store(None) as store:
         assert {r.session_id: r.usage_count for r in store.outputs()} == {"s0": 0, "s1": 0, "s2": 1}
@@ -147,16 +177,28 @@ def test_budget_dry_run_and_no_signal_gate(isolated_home: Any, scripted_model: S
     project.mkdir()
     folder = isolated_home.state / "t"
     for i in range(4):
-        write_skillshelf_transcript(folder / f"{i}.jsonl", session_id=f"b{i}", cwd=project,
-                                    task=f"what is {i} + {i}? my key is sk-proj-{'Zq8' * 10}",
-                                    mtime=time.time() - 9 * 3600)
+        write_skillshelf_transcript(
+            folder / f"{i}.jsonl",
+            session_id=f"b{i}",
+            cwd=project,
+            task=f"what is {i} + {i}? my key is sk-proj-{'Zq8' * 10}",
+            mtime=time.time() - 9 * 3600,
+        )
     env = Env.for_test(cwd=project, home=isolated_home.home, codex_home=isolated_home.codex_home)
     dry = run_memory(env, _settings(scripted_model.url + "/v1"), RunOptions(sessions=(folder,), dry_run=True))
-    assert len(dry.dry_run) == 4 and scripted_model.requests == [] and {d["phase"] for d in dry.dry_run} == {1}
-    assert all("sk-proj-" not in str(d["prompt"]) and "[REDACTED_SECRET]" in str(d["prompt"]) for d in dry.dry_run)
+    assert (
+        len(dry.dry_run) == 4 and scripted_model.requests == [] and {d["phase"] for d in dry.dry_run} == {1}
+    )
+    assert all(
+        "sk-proj-" not in str(d["prompt"]) and "[REDACTED_SECRET]" in str(d["prompt"]) for d in dry.dry_run
+    )
 
-    scripted_model.reply = lambda body, n: json.dumps({"raw_memory": "", "rollout_summary": "", "rollout_slug": ""})
-    report = run_memory(env, _settings(scripted_model.url + "/v1", max_model_calls=2), RunOptions(sessions=(folder,)))
+    scripted_model.reply = lambda body, n: json.dumps(
+        {"raw_memory": "", "rollout_summary": "", "rollout_slug": ""}
+    )
+    report = run_memory(
+        env, _settings(scripted_model.url + "/v1", max_model_calls=2), RunOptions(sessions=(folder,))
+    )
     assert report.claimed == 2 and report.outcomes == {"no_output": 2} and report.model_calls == 2
     assert report.consolidation == []  # nothing kept, nothing to consolidate
     rest = run_memory(env, _settings(scripted_model.url + "/v1"), RunOptions(sessions=(folder,)))
@@ -165,17 +207,24 @@ def test_budget_dry_run_and_no_signal_gate(isolated_home: Any, scripted_model: S
     scripted_model.reply = default_reply
     with open_store(None) as store:
         store.enqueue(rest.consolidation[0].scope if rest.consolidation else "project:" + str(project), 1)
-    preview = run_memory(env, _settings(scripted_model.url + "/v1"), RunOptions(sessions=(folder,), dry_run=True))
-    assert [d["phase"] for d in preview.dry_run] == [2] and "selected inputs this run: 0" in str(preview.dry_run[0])
+    preview = run_memory(
+        env, _settings(scripted_model.url + "/v1"), RunOptions(sessions=(folder,), dry_run=True)
+    )
+    assert [d["phase"] for d in preview.dry_run] == [2] and "selected inputs this run: 0" in str(
+        preview.dry_run[0]
+    )
     assert len(scripted_model.requests) == 4
 
 
-def test_bad_model_reply_fails_the_job_with_backoff(isolated_home: Any, scripted_model: ScriptedModel) -> None:
+def test_bad_model_reply_fails_the_job_with_backoff(
+    isolated_home: Any, scripted_model: ScriptedModel
+) -> None:
     project = isolated_home.home / "p"
     project.mkdir()
     folder = isolated_home.state / "t"
-    write_skillshelf_transcript(folder / "x.jsonl", session_id="x1", cwd=project, task="hello there",
-                                mtime=time.time() - 9 * 3600)
+    write_skillshelf_transcript(
+        folder / "x.jsonl", session_id="x1", cwd=project, task="hello there", mtime=time.time() - 9 * 3600
+    )
     scripted_model.reply = lambda body, n: "I cannot produce JSON today"
     env = Env.for_test(cwd=project, home=isolated_home.home, codex_home=isolated_home.codex_home)
     report = run_memory(env, _settings(scripted_model.url + "/v1"), RunOptions(sessions=(folder,)))
@@ -189,13 +238,15 @@ def test_bad_model_reply_fails_the_job_with_backoff(isolated_home: Any, scripted
     assert again.claimed == 0  # in backoff
 
 
-def test_a_memory_folder_that_is_a_file_fails_phase2_into_backoff(isolated_home: Any,
-                                                                  scripted_model: ScriptedModel) -> None:
+def test_a_memory_folder_that_is_a_file_fails_phase2_into_backoff(
+    isolated_home: Any, scripted_model: ScriptedModel
+) -> None:
     project = isolated_home.home / "p"
     project.mkdir()
     folder = isolated_home.state / "t"
-    write_skillshelf_transcript(folder / "x.jsonl", session_id="f1", cwd=project, task="use make check",
-                                mtime=time.time() - 9 * 3600)
+    write_skillshelf_transcript(
+        folder / "x.jsonl", session_id="f1", cwd=project, task="use make check", mtime=time.time() - 9 * 3600
+    )
     env = Env.for_test(cwd=project, home=isolated_home.home, codex_home=isolated_home.codex_home)
     first = run_memory(env, _settings(scripted_model.url + "/v1"), RunOptions(sessions=(folder,), phase="1"))
     assert first.outcomes == {"extracted": 1}

@@ -15,8 +15,15 @@ from hypothesis import strategies as st
 
 from skillshelf.memory.redact import REDACTED, RULES, redact, redact_secrets, scan_secrets
 
-VECTORS = json.loads((Path(__file__).resolve().parents[3] / "shared/reference/codex-memory-vectors.json")
-                     .read_text(encoding="utf-8")) if (Path(__file__).resolve().parents[3] / "shared").exists() else []
+VECTORS = (
+    json.loads(
+        (Path(__file__).resolve().parents[3] / "shared/reference/codex-memory-vectors.json").read_text(
+            encoding="utf-8"
+        )
+    )
+    if (Path(__file__).resolve().parents[3] / "shared").exists()
+    else []
+)
 
 _rng = random.Random(20260501)
 ALNUM = string.ascii_letters + string.digits
@@ -31,8 +38,11 @@ def r(n: int, alphabet: str = ALNUM) -> str:
             return value
 
 
-PEM = ("-----BEGIN RSA PRIVATE KEY-----\n" + "\n".join(r(64, ALNUM + "+/") for _ in range(4))
-       + "\n-----END RSA PRIVATE KEY-----")
+PEM = (
+    "-----BEGIN RSA PRIVATE KEY-----\n"
+    + "\n".join(r(64, ALNUM + "+/") for _ in range(4))
+    + "\n-----END RSA PRIVATE KEY-----"
+)
 JWT = "eyJ" + r(20, ALNUM + "_-") + ".eyJ" + r(40, ALNUM + "_-") + "." + r(43, ALNUM + "_-")
 
 # (kind, category, text around the secret, the secret itself)
@@ -58,9 +68,21 @@ SECRETS: list[tuple[str, str, str]] = [
     ("gitlab-token", "vcs", "glpat-" + r(20, ALNUM + "_-")),
     ("bitbucket-app-password", "vcs", "ATBB" + r(32)),
     ("slack-token", "chat", "xoxb-" + r(11, string.digits) + "-" + r(13, string.digits) + "-" + r(24)),
-    ("slack-webhook", "chat", "https://hooks.slack.com/services/T" + r(8, string.ascii_uppercase) + "/B"
-     + r(10, string.ascii_uppercase) + "/" + r(24)),
-    ("discord-webhook", "chat", "https://discord.com/api/webhooks/" + r(18, string.digits) + "/" + r(68, ALNUM + "_-")),
+    (
+        "slack-webhook",
+        "chat",
+        "https://hooks.slack.com/services/T"
+        + r(8, string.ascii_uppercase)
+        + "/B"
+        + r(10, string.ascii_uppercase)
+        + "/"
+        + r(24),
+    ),
+    (
+        "discord-webhook",
+        "chat",
+        "https://discord.com/api/webhooks/" + r(18, string.digits) + "/" + r(68, ALNUM + "_-"),
+    ),
     ("discord-bot-token", "chat", "M" + r(25) + "." + r(6) + "." + r(38)),
     ("telegram-bot-token", "chat", r(10, string.digits) + ":AA" + r(33, ALNUM + "_-")),
     ("stripe-key", "payment", "sk_live_" + r(24)),
@@ -102,13 +124,15 @@ LOOK_ALIKES = [
     "see https://github.com/openai/codex/blob/main/codex-rs/core/src/memories/phase1.rs",
     "path /usr/lib/python3.11/site-packages/skillshelf/memory/transcripts/codex.py",
     "postgresql://localhost:5432/app and https://example.com/a:b",
-    "api_key: \"short\"",
+    'api_key: "short"',
     "the token_limit is 150000 and the secret_sauce_enabled flag",
     "Bearer tokens are described in RFC 6750",
 ]
 
 
-@pytest.mark.parametrize(("kind", "category", "secret"), SECRETS, ids=[f"{k}-{i}" for i, (k, _, _) in enumerate(SECRETS)])
+@pytest.mark.parametrize(
+    ("kind", "category", "secret"), SECRETS, ids=[f"{k}-{i}" for i, (k, _, _) in enumerate(SECRETS)]
+)
 def test_every_known_format_is_redacted(kind: str, category: str, secret: str) -> None:
     text = "before " + CONTEXTS.get(kind, "{}").format(secret) + " after"
     result = redact(text)
@@ -121,7 +145,9 @@ def test_every_known_format_is_redacted(kind: str, category: str, secret: str) -
 def test_the_list_covers_at_least_thirty_formats_in_every_category() -> None:
     kinds = {k for k, _, _ in SECRETS}
     assert len(kinds) >= 30
-    assert {"cloud", "vcs", "chat", "payment", "package-registry", "model-provider"} <= {c for _, c, _ in SECRETS}
+    assert {"cloud", "vcs", "chat", "payment", "package-registry", "model-provider"} <= {
+        c for _, c, _ in SECRETS
+    }
 
 
 @pytest.mark.parametrize("text", LOOK_ALIKES)
@@ -129,14 +155,26 @@ def test_look_alikes_stay_untouched(text: str) -> None:
     assert redact_secrets(text) == text, scan_secrets(text)
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("postgresql://app:" + "S3cr3tPassw0rd" + "@db.internal:5432/prod", "postgresql://app:[REDACTED_SECRET]@db.internal:5432/prod"),
-    ("mongodb+srv://root:hunter2x@cluster0.mongodb.net/db", "mongodb+srv://root:[REDACTED_SECRET]@cluster0.mongodb.net/db"),
-    ("Server=tcp:db;Database=app;User Id=sa;Password=Xy9$kLm2q;", "Server=tcp:db;Database=app;User Id=sa;Password=[REDACTED_SECRET];"),
-    ('{"client_secret": "a8f3Kq92LmZx"}', '{"client_secret": "[REDACTED_SECRET]"}'),
-    ("GITHUB_TOKEN=abcdef1234567890", "GITHUB_TOKEN=[REDACTED_SECRET]"),
-    ("Authorization: Basic dXNlcjpwYXNzd29yZA==", "Authorization: Basic [REDACTED_SECRET]"),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "postgresql://app:" + "S3cr3tPassw0rd" + "@db.internal:5432/prod",
+            "postgresql://app:[REDACTED_SECRET]@db.internal:5432/prod",
+        ),
+        (
+            "mongodb+srv://root:hunter2x@cluster0.mongodb.net/db",
+            "mongodb+srv://root:[REDACTED_SECRET]@cluster0.mongodb.net/db",
+        ),
+        (
+            "Server=tcp:db;Database=app;User Id=sa;Password=Xy9$kLm2q;",
+            "Server=tcp:db;Database=app;User Id=sa;Password=[REDACTED_SECRET];",
+        ),
+        ('{"client_secret": "a8f3Kq92LmZx"}', '{"client_secret": "[REDACTED_SECRET]"}'),
+        ("GITHUB_TOKEN=abcdef1234567890", "GITHUB_TOKEN=[REDACTED_SECRET]"),
+        ("Authorization: Basic dXNlcjpwYXNzd29yZA==", "Authorization: Basic [REDACTED_SECRET]"),
+    ],
+)
 def test_credentials_in_urls_connection_strings_and_assignments(text: str, expected: str) -> None:
     assert redact_secrets(text) == expected
 
@@ -145,7 +183,9 @@ def test_high_entropy_strings_are_redacted_but_words_are_not() -> None:
     blob = r(40, ALNUM + "+/")
     assert redact_secrets(f"value {blob} end") == f"value {REDACTED} end"
     assert redact(f"value {blob} end", high_entropy=False).text == f"value {blob} end"
-    assert redact_secrets("ThisIsAVeryLongCamelCaseIdentifierName2") == "ThisIsAVeryLongCamelCaseIdentifierName2"
+    assert (
+        redact_secrets("ThisIsAVeryLongCamelCaseIdentifierName2") == "ThisIsAVeryLongCamelCaseIdentifierName2"
+    )
 
 
 def test_codex_sanitizer_cases_hold() -> None:
@@ -156,7 +196,10 @@ def test_codex_sanitizer_cases_hold() -> None:
         assert redact_secrets(text) == expected
     item = next(v for v in VECTORS if v["area"] == "phase1.redaction" and "item" in v["input"])
     out = redact_secrets(json.dumps(item["input"]["item"]))
-    assert item["expected"]["serialized_contains"] in out and item["expected"]["serialized_not_contains"] not in out
+    assert (
+        item["expected"]["serialized_contains"] in out
+        and item["expected"]["serialized_not_contains"] not in out
+    )
 
 
 @settings(max_examples=60, deadline=None)
@@ -170,7 +213,13 @@ def test_no_known_secret_survives_whatever_surrounds_it(noise: str, kind_secret:
 
 def test_redact_command_reads_stdin_and_reports(tmp_path: Path) -> None:
     secret = "ghp_" + r(36)
-    proc = subprocess.run([sys.executable, "-m", "skillshelf.cli.main", "redact", "--report"],
-                          input=f"token {secret}\nplain line\n", capture_output=True, text=True, encoding="utf-8", check=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "skillshelf.cli.main", "redact", "--report"],
+        input=f"token {secret}\nplain line\n",
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        check=True,
+    )
     assert proc.stdout == "token [REDACTED_SECRET]\nplain line\n"
     assert "github-token: 1" in proc.stderr

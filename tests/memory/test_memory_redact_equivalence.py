@@ -19,12 +19,59 @@ from skillshelf.memory.redact import RULES, Rule
 PIECES = [
     *{needle for rule in RULES for needle in rule.needles},
     *{anchor for rule in RULES for anchor in rule.anchors},
-    "sk-ant-api03-", "sk-proj-", "ghp_", "AKIA", "AccountKey=", "SharedAccessKey =", "aws_secret_access_key = ",
-    "Authorization: Basic ", "Bearer ", "password=", "PWD = ", "api_key: ", "_token=", "client-secret:", "secret_",
-    "postgres://user:", "@host/db", "https://hooks.slack.com/services/", "1234567890:AA", "eyJhbGciOi", ".eyJzdWIi.",
-    "-----BEGIN RSA PRIVATE KEY-----", "-----END RSA PRIVATE KEY-----", "sk_live_", "rk_test_", "xoxb-1-",
-    "M" + "a" * 23, ".abcdef.", "AUTHORIZATION", "BeArEr ", "\u0130", "\u0131", "\u017f", "\u212a", "pa\u017f\u017fword=",
-    "\u212aey", "\xe9", "\u4e2d", "\udce9", "_", "-", ".", "/", "+", "=", ":", "\"", "'", " ", "\n", "\t", ";", "@",
+    "sk-ant-api03-",
+    "sk-proj-",
+    "ghp_",
+    "AKIA",
+    "AccountKey=",
+    "SharedAccessKey =",
+    "aws_secret_access_key = ",
+    "Authorization: Basic ",
+    "Bearer ",
+    "password=",
+    "PWD = ",
+    "api_key: ",
+    "_token=",
+    "client-secret:",
+    "secret_",
+    "postgres://user:",
+    "@host/db",
+    "https://hooks.slack.com/services/",
+    "1234567890:AA",
+    "eyJhbGciOi",
+    ".eyJzdWIi.",
+    "-----BEGIN RSA PRIVATE KEY-----",
+    "-----END RSA PRIVATE KEY-----",
+    "sk_live_",
+    "rk_test_",
+    "xoxb-1-",
+    "M" + "a" * 23,
+    ".abcdef.",
+    "AUTHORIZATION",
+    "BeArEr ",
+    "\u0130",
+    "\u0131",
+    "\u017f",
+    "\u212a",
+    "pa\u017f\u017fword=",
+    "\u212aey",
+    "\xe9",
+    "\u4e2d",
+    "\udce9",
+    "_",
+    "-",
+    ".",
+    "/",
+    "+",
+    "=",
+    ":",
+    '"',
+    "'",
+    " ",
+    "\n",
+    "\t",
+    ";",
+    "@",
 ]
 FILLER = st.text(alphabet="abcdefABCDEF0123456789_-xyzXYZ+/=.\xe9", min_size=1, max_size=40)
 TEXTS = st.lists(st.one_of(st.sampled_from(PIECES), FILLER), max_size=60).map("".join)
@@ -45,16 +92,27 @@ def test_every_rule_fast_path_finds_what_finditer_finds(text: str) -> None:
         assert _fast_spans(rule, text) == _spans(rule.regex.finditer(text), rule), rule.kind
     ascii_view = redact_module._Views(text).ascii
     assert [m.span() for m in redact_module._HIGH_ENTROPY_ASCII.finditer(ascii_view)] == [
-        m.span() for m in redact_module._HIGH_ENTROPY.finditer(text)]
+        m.span() for m in redact_module._HIGH_ENTROPY.finditer(text)
+    ]
 
 
 def test_fast_paths_on_hand_picked_edges() -> None:
     cases = [
-        "xAKIAQWERTYUIOPASDFGH AKIAQWERTYUIOPASDFGH", "\xe9AKIAQWERTYUIOPASDFGH", "_ghp_" + "a1B2" * 9,
-        "pa\u017f\u017fword=hunter2hunter2", "\u0130_TOKEN=abcdefgh12345", "A\u212a=x; AccountKey=" + "a" * 30,
-        "my_api_key=abcdefgh1234 __secret=abcdefgh5678", "xBearer abcdefghijklmnop1234", "1234567890:AA" + "b" * 33,
-        "zz12345678:AA" + "b" * 33, "s3://k:secretvalue@bucket", "a" * 25 + "ab://u:pass1234@h", "sk_test_" + "a" * 20,
-        "xsk_test_" + "a" * 20, "\udce9password=abcdefgh1234\udcff",
+        "xAKIAQWERTYUIOPASDFGH AKIAQWERTYUIOPASDFGH",
+        "\xe9AKIAQWERTYUIOPASDFGH",
+        "_ghp_" + "a1B2" * 9,
+        "pa\u017f\u017fword=hunter2hunter2",
+        "\u0130_TOKEN=abcdefgh12345",
+        "A\u212a=x; AccountKey=" + "a" * 30,
+        "my_api_key=abcdefgh1234 __secret=abcdefgh5678",
+        "xBearer abcdefghijklmnop1234",
+        "1234567890:AA" + "b" * 33,
+        "zz12345678:AA" + "b" * 33,
+        "s3://k:secretvalue@bucket",
+        "a" * 25 + "ab://u:pass1234@h",
+        "sk_test_" + "a" * 20,
+        "xsk_test_" + "a" * 20,
+        "\udce9password=abcdefgh1234\udcff",
     ]
     for text in cases:
         for rule in RULES:
@@ -71,8 +129,14 @@ def test_folded_text_keeps_positions_and_matches_ignorecase_letters() -> None:
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 50), st.integers(1, 20)), max_size=15), st.integers(0, 60), st.integers(1, 20))
-def test_overlap_test_agrees_with_checking_every_span(raw: list[tuple[int, int]], start: int, width: int) -> None:
+@given(
+    st.lists(st.tuples(st.integers(0, 50), st.integers(1, 20)), max_size=15),
+    st.integers(0, 60),
+    st.integers(1, 20),
+)
+def test_overlap_test_agrees_with_checking_every_span(
+    raw: list[tuple[int, int]], start: int, width: int
+) -> None:
     spans = [(a, a + w) for a, w in raw]
     end = start + width
     expected = any(a < end and start < b for a, b in spans)

@@ -31,20 +31,53 @@ def store(store_url: str) -> Iterator[Store]:
 
 
 def _add(store: Store, *ids_and_times: tuple[str, int], mode: str = "enabled", scope: str = "/w") -> None:
-    store.register_sessions([SessionRow(id=i, source="codex", path=f"/t/{i}.jsonl", cwd=scope, project=scope,
-                                        updated_at_ms=t, first_user_message="task", memory_mode=mode)
-                             for i, t in ids_and_times], NOW)
+    store.register_sessions(
+        [
+            SessionRow(
+                id=i,
+                source="codex",
+                path=f"/t/{i}.jsonl",
+                cwd=scope,
+                project=scope,
+                updated_at_ms=t,
+                first_user_message="task",
+                memory_mode=mode,
+            )
+            for i, t in ids_and_times
+        ],
+        NOW,
+    )
 
 
-def _claim(store: Store, *, now: int = NOW, limit: int = 100, cap: int = 1000, lease: int = H,
-           worker: str = "w", idle: int = 0, age: int = 10_000 * DAY) -> list[Stage1Claim]:
-    return store.claim_stage1(worker_id=worker, now_ms=now, lease_ms=lease, limit=limit,
-                              limits=ClaimLimits(min_idle_ms=idle, max_age_ms=age, running_cap=cap))
+def _claim(
+    store: Store,
+    *,
+    now: int = NOW,
+    limit: int = 100,
+    cap: int = 1000,
+    lease: int = H,
+    worker: str = "w",
+    idle: int = 0,
+    age: int = 10_000 * DAY,
+) -> list[Stage1Claim]:
+    return store.claim_stage1(
+        worker_id=worker,
+        now_ms=now,
+        lease_ms=lease,
+        limit=limit,
+        limits=ClaimLimits(min_idle_ms=idle, max_age_ms=age, running_cap=cap),
+    )
 
 
 def _succeed(store: Store, claim: Stage1Claim, scope: str = "/w", raw: str = "raw") -> bool:
-    return store.mark_stage1_succeeded(claim, scope=scope, raw_memory=raw, rollout_summary="sum",
-                                       rollout_slug=f"slug-{claim.session_id}", now_ms=NOW)
+    return store.mark_stage1_succeeded(
+        claim,
+        scope=scope,
+        raw_memory=raw,
+        rollout_summary="sum",
+        rollout_slug=f"slug-{claim.session_id}",
+        now_ms=NOW,
+    )
 
 
 def test_migrations_are_versioned_and_idempotent(store_url: str) -> None:
@@ -52,7 +85,9 @@ def test_migrations_are_versioned_and_idempotent(store_url: str) -> None:
         assert first.schema_version() == SCHEMA_VERSION
     with open_store(store_url) as second:
         assert second.migrate(NOW) == SCHEMA_VERSION
-        second.execute_for_tests("INSERT INTO memory_schema (version, name, applied_at_ms) VALUES (99, 'x', 0)")
+        second.execute_for_tests(
+            "INSERT INTO memory_schema (version, name, applied_at_ms) VALUES (99, 'x', 0)"
+        )
     with pytest.raises(StoreError) as info:
         open_store(store_url)
     assert info.value.code == "ME011"
@@ -86,8 +121,14 @@ def test_the_running_cap_counts_live_leases_of_every_worker(store: Store) -> Non
 
 
 def test_eligibility_windows_disabled_sessions_and_order(store: Store) -> None:
-    _add(store, ("current", NOW), ("fresh", NOW - H), ("just_under", NOW - 12 * H + 60_000),
-         ("eligible", NOW - 12 * H - 60_000), ("old", NOW - 31 * DAY))
+    _add(
+        store,
+        ("current", NOW),
+        ("fresh", NOW - H),
+        ("just_under", NOW - 12 * H + 60_000),
+        ("eligible", NOW - 12 * H - 60_000),
+        ("old", NOW - 31 * DAY),
+    )
     _add(store, ("off", NOW - 13 * H), mode="disabled")
     limits = ClaimLimits(min_idle_ms=12 * H, max_age_ms=30 * DAY, running_cap=100)
     assert [r[0] for r in store.stage1_candidates(now_ms=NOW, limits=limits, limit=10)] == ["eligible"]
@@ -102,12 +143,17 @@ def test_no_output_writes_nothing_and_deleting_an_output_makes_phase2_dirty(stor
     (claim,) = _claim(store)
     assert store.mark_stage1_no_output(claim, now_ms=NOW)
     assert store.outputs() == [] and _claim(store) == []
-    assert store.claim_phase2("/w", worker_id="w", now_ms=NOW, lease_ms=H).outcome is ClaimOutcome.SKIPPED_NOT_DIRTY
+    assert (
+        store.claim_phase2("/w", worker_id="w", now_ms=NOW, lease_ms=H).outcome
+        is ClaimOutcome.SKIPPED_NOT_DIRTY
+    )
     _add(store, ("u", 200))
     (u,) = _claim(store)
     assert _succeed(store, u)
     p2 = store.claim_phase2("/w", worker_id="w", now_ms=NOW, lease_ms=H)
-    assert p2.token and store.mark_phase2_succeeded("/w", p2.token, completed_watermark=200, selected=(), now_ms=NOW)
+    assert p2.token and store.mark_phase2_succeeded(
+        "/w", p2.token, completed_watermark=200, selected=(), now_ms=NOW
+    )
     _add(store, ("u", 201))
     (again,) = _claim(store)
     assert store.mark_stage1_no_output(again, now_ms=NOW)
@@ -119,8 +165,9 @@ def test_retries_back_off_then_run_out_until_the_session_changes(store: Store) -
     _add(store, ("t", 100))
     for attempt in range(3):
         (claim,) = _claim(store, now=NOW + attempt * 10 * DAY)
-        assert store.mark_failed(STAGE1, "t", claim.token, reason="boom", now_ms=NOW + attempt * 10 * DAY,
-                                 retry_base_ms=1000)
+        assert store.mark_failed(
+            STAGE1, "t", claim.token, reason="boom", now_ms=NOW + attempt * 10 * DAY, retry_base_ms=1000
+        )
         job = store.job(STAGE1, "t")
         assert job and job["retry_at_ms"] == NOW + attempt * 10 * DAY + 1000 * 2**attempt
     assert _claim(store, now=NOW + 40 * DAY) == []
@@ -134,12 +181,20 @@ def test_phase2_runs_only_when_the_watermark_moves_and_backfills_still_count(sto
     store.enqueue("/w", 500)
     claim = store.claim_phase2("/w", worker_id="a", now_ms=NOW, lease_ms=H)
     assert claim.outcome is ClaimOutcome.CLAIMED and claim.token
-    assert store.claim_phase2("/w", worker_id="b", now_ms=NOW, lease_ms=H).outcome is ClaimOutcome.SKIPPED_RUNNING
+    assert (
+        store.claim_phase2("/w", worker_id="b", now_ms=NOW, lease_ms=H).outcome
+        is ClaimOutcome.SKIPPED_RUNNING
+    )
     stolen = store.claim_phase2("/w", worker_id="b", now_ms=NOW + H + 1, lease_ms=H)
     assert stolen.outcome is ClaimOutcome.CLAIMED and stolen.token and stolen.watermark == 500
-    assert not store.mark_phase2_succeeded("/w", claim.token, completed_watermark=500, selected=(), now_ms=NOW)
+    assert not store.mark_phase2_succeeded(
+        "/w", claim.token, completed_watermark=500, selected=(), now_ms=NOW
+    )
     assert store.mark_phase2_succeeded("/w", stolen.token, completed_watermark=500, selected=(), now_ms=NOW)
-    assert store.claim_phase2("/w", worker_id="b", now_ms=NOW, lease_ms=H).outcome is ClaimOutcome.SKIPPED_NOT_DIRTY
+    assert (
+        store.claim_phase2("/w", worker_id="b", now_ms=NOW, lease_ms=H).outcome
+        is ClaimOutcome.SKIPPED_NOT_DIRTY
+    )
     store.enqueue("/w", 400)
     again = store.claim_phase2("/w", worker_id="b", now_ms=NOW, lease_ms=H)
     assert again.outcome is ClaimOutcome.CLAIMED and again.watermark > 500
@@ -150,7 +205,10 @@ def test_heartbeat_extends_only_an_owned_lease(store: Store) -> None:
     store.enqueue("/w", 1)
     claim = store.claim_phase2("/w", worker_id="a", now_ms=NOW, lease_ms=H)
     assert claim.token and store.heartbeat(CONSOLIDATE, "/w", claim.token, now_ms=NOW + H - 1, lease_ms=H)
-    assert store.claim_phase2("/w", worker_id="b", now_ms=NOW + H + 1, lease_ms=H).outcome.value == "skipped_running"
+    assert (
+        store.claim_phase2("/w", worker_id="b", now_ms=NOW + H + 1, lease_ms=H).outcome.value
+        == "skipped_running"
+    )
     assert not store.heartbeat(CONSOLIDATE, "/w", "not-the-token", now_ms=NOW, lease_ms=H)
 
 

@@ -24,7 +24,9 @@ def test_real_codex_rollouts_are_read_with_meta_and_items() -> None:
         kinds = [(i.kind, i.role) for i in session.items]
         assert ("tool_call", "assistant") in kinds and ("tool_result", "tool") in kinds
         assert kinds[-1] == ("message", "assistant")
-        assert session.first_user_message and not session.first_user_message.startswith("<environment_context>")
+        assert session.first_user_message and not session.first_user_message.startswith(
+            "<environment_context>"
+        )
         assert session.started_at is not None and session.ended_at is not None
 
 
@@ -96,7 +98,8 @@ def test_any_bytes_never_crash_the_readers(chunks: list[bytes]) -> None:
 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "x.jsonl"
-        path.write_bytes(b'{"type":"session_meta","ts":"2026-01-01T00:00:00Z","cwd":"/w","id":"i"}\n'
-                         + b"\n".join(chunks))
+        path.write_bytes(
+            b'{"type":"session_meta","ts":"2026-01-01T00:00:00Z","cwd":"/w","id":"i"}\n' + b"\n".join(chunks)
+        )
         session = read_transcript(path)
         assert session is not None and session.id == "i"

@@ -58,7 +58,9 @@ def run_cli(args: Sequence[str], *, cwd: Path, stdin: str | bytes | None = None)
                 code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
             sys.stdout.flush()
             sys.stderr.flush()
-            return Outcome(code, out.getvalue().decode("utf-8", "replace"), err.getvalue().decode("utf-8", "replace"))
+            return Outcome(
+                code, out.getvalue().decode("utf-8", "replace"), err.getvalue().decode("utf-8", "replace")
+            )
     finally:
         os.chdir(old)
 
@@ -70,7 +72,13 @@ def run_process(
     env = {k: v for k, v in os.environ.items() if k != "SKILLSHELF_DEBUG"}
     try:
         proc = subprocess.run(
-            [str(SKILLSHELF), *args], cwd=cwd, input=stdin, capture_output=True, timeout=timeout, env=env, check=False
+            [str(SKILLSHELF), *args],
+            cwd=cwd,
+            input=stdin,
+            capture_output=True,
+            timeout=timeout,
+            env=env,
+            check=False,
         )
     except subprocess.TimeoutExpired as exc:
         return None, exc.stdout or b"", exc.stderr or b""
@@ -93,10 +101,15 @@ def assert_reported(result: Outcome, *, exit_codes: Sequence[int] = (1, 2), code
         assert code in result.codes, (code, result.codes, result.text[-3000:])
 
 
-def write_skill(folder: Path, name: str, description: str = "Turns merged pull requests into release notes.") -> Path:
+def write_skill(
+    folder: Path, name: str, description: str = "Turns merged pull requests into release notes."
+) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "SKILL.md"
-    path.write_text(f"---\nname: {name}\ndescription: {description}\n---\n# {name}\n\nDo it step by step.\n", encoding="utf-8")
+    path.write_text(
+        f"---\nname: {name}\ndescription: {description}\n---\n# {name}\n\nDo it step by step.\n",
+        encoding="utf-8",
+    )
     return path
 
 
@@ -136,7 +149,10 @@ BROKEN_SKILLS: dict[str, tuple[bytes, str]] = {
     "bad-utf8": (b"---\nname: bad-utf8\ndescription: bad \xff\xfe bytes\n---\nbody \xc3\x28\n", "SK115"),
     "binary": (b"\x00\x01\x02\x89PNG\r\n\x1a\n" + bytes(range(256)) * 8, "SK114"),
     "yaml-list": (b"---\n- a\n- b\n---\n", "SK106"),
-    "python-tag": (b'---\nname: python-tag\ndescription: !!python/object/apply:os.system ["echo pwned"]\n---\n', "SK104"),
+    "python-tag": (
+        b'---\nname: python-tag\ndescription: !!python/object/apply:os.system ["echo pwned"]\n---\n',
+        "SK104",
+    ),
     "wrong-types": (b"---\nname: wrong-types\ndescription: {a: 1}\nmetadata: 5\n---\n", "SK110"),
     "laughs": (billion_laughs(), "SK110"),
 }

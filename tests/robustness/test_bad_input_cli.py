@@ -48,7 +48,9 @@ def test_list_keeps_good_skills_and_reports_every_broken_one(work: Path, tmp_pat
     for kind, (data, _) in BROKEN_SKILLS.items():
         write_bytes_skill(root, kind, data)
     sparse_skill(root / "huge" / "SKILL.md", 50 * 1024 * 1024)
-    write_bytes_skill(root, "crlf", b"---\r\nname: crlf\r\ndescription: written on Windows\r\n---\r\nbody\r\n")
+    write_bytes_skill(
+        root, "crlf", b"---\r\nname: crlf\r\ndescription: written on Windows\r\n---\r\nbody\r\n"
+    )
     write_skill(root / "good", "good")
     result = run_cli(["list", "--json", "--no-builtin", "--no-cache", "--root", str(root)], cwd=work)
     assert_no_crash(result)
@@ -103,13 +105,17 @@ def test_validate_checks_the_good_skill_beside_a_fifo(work: Path, tmp_path: Path
 def test_validate_a_device_or_a_folder_named_skill_md_is_not_a_skill(work: Path, tmp_path: Path) -> None:
     assert_reported(run_cli(["validate", os.devnull], cwd=work), exit_codes=(1,), code="SK351")
     (tmp_path / "odd" / "SKILL.md").mkdir(parents=True)
-    assert_reported(run_cli(["validate", str(tmp_path / "odd" / "SKILL.md")], cwd=work), exit_codes=(1,), code="SK351")
+    assert_reported(
+        run_cli(["validate", str(tmp_path / "odd" / "SKILL.md")], cwd=work), exit_codes=(1,), code="SK351"
+    )
 
 
 def test_validate_a_missing_path_or_a_plain_file(work: Path, tmp_path: Path) -> None:
     assert_reported(run_cli(["validate", str(tmp_path / "missing")], cwd=work), exit_codes=(1,), code="SK350")
     (tmp_path / "notes.txt").write_text("hello\n", encoding="utf-8")
-    assert_reported(run_cli(["validate", str(tmp_path / "notes.txt")], cwd=work), exit_codes=(1,), code="SK351")
+    assert_reported(
+        run_cli(["validate", str(tmp_path / "notes.txt")], cwd=work), exit_codes=(1,), code="SK351"
+    )
 
 
 @pytest.mark.parametrize("fifo", ["piped/SKILL.md", "good/agents/openai.yaml"])
@@ -120,7 +126,9 @@ def test_list_does_not_hang_on_a_fifo_in_a_skill(work: Path, tmp_path: Path, fif
     (root / fifo).unlink(missing_ok=True)
     (root / fifo).parent.mkdir(parents=True, exist_ok=True)
     os.mkfifo(root / fifo)
-    code, out, err = run_process(["list", "--no-builtin", "--no-cache", "--root", str(root)], cwd=work, timeout=6)
+    code, out, err = run_process(
+        ["list", "--no-builtin", "--no-cache", "--root", str(root)], cwd=work, timeout=6
+    )
     assert code == 0, "skillshelf list hung on the FIFO"
     assert b"good" in out and b"SK1" in err
 
@@ -152,7 +160,9 @@ def test_a_missing_root_is_a_usage_error_with_a_fix(work: Path, tmp_path: Path, 
 
 def test_a_root_that_is_a_file_or_empty_is_a_usage_error(work: Path, tmp_path: Path) -> None:
     (tmp_path / "file.txt").write_text("x\n", encoding="utf-8")
-    assert_reported(run_cli(["list", "--root", str(tmp_path / "file.txt")], cwd=work), exit_codes=(2,), code="SK201")
+    assert_reported(
+        run_cli(["list", "--root", str(tmp_path / "file.txt")], cwd=work), exit_codes=(2,), code="SK201"
+    )
     assert_reported(run_cli(["list", "--root", ""], cwd=work), exit_codes=(2,), code="SK202")
 
 
@@ -169,7 +179,9 @@ def test_roots_with_spaces_newlines_and_unicode_work(work: Path, tmp_path: Path)
 # -- hostile names, markup and escape sequences --------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", ["../../etc", "/etc/passwd", "a/b", "", " ", "x\ny", "good/../good", "x" * 5000])
+@pytest.mark.parametrize(
+    "name", ["../../etc", "/etc/passwd", "a/b", "", " ", "x\ny", "good/../good", "x" * 5000]
+)
 def test_load_of_odd_names_is_not_found_with_a_fix(work: Path, tmp_path: Path, name: str) -> None:
     write_skill(tmp_path / "skills" / "good", "good")
     result = run_cli(["load", name, "--no-builtin", "--root", str(tmp_path / "skills")], cwd=work)
@@ -177,10 +189,14 @@ def test_load_of_odd_names_is_not_found_with_a_fix(work: Path, tmp_path: Path, n
     assert "root:" not in result.out  # nothing from /etc/passwd
 
 
-def test_a_skill_named_like_a_path_fails_the_spec_and_loads_only_its_own_file(work: Path, tmp_path: Path) -> None:
+def test_a_skill_named_like_a_path_fails_the_spec_and_loads_only_its_own_file(
+    work: Path, tmp_path: Path
+) -> None:
     root = tmp_path / "skills"
     write_skill(root / "dotted", "../../etc")
-    assert_reported(run_cli(["validate", "--profile", "spec", str(root)], cwd=work), exit_codes=(1,), code="SK329")
+    assert_reported(
+        run_cli(["validate", "--profile", "spec", str(root)], cwd=work), exit_codes=(1,), code="SK329"
+    )
     loaded = run_cli(["load", "../../etc", "--no-builtin", "--root", str(root), "--json"], cwd=work)
     assert loaded.code == 0 and json.loads(loaded.out)["path"] == str(root / "dotted" / "SKILL.md")
 
@@ -199,8 +215,11 @@ def test_escape_sequences_in_paths_never_reach_the_terminal(work: Path, tmp_path
     root = tmp_path / "skills"
     write_bytes_skill(root, "evil\x1b]0;pwned\x07", BROKEN_SKILLS["broken-yaml"][0])
     write_skill(root / "fine\x1b[8m", "fine")
-    for args in (["validate", str(root)], ["list", "--no-builtin", "--root", str(root)],
-                 ["load", "nothing", "--no-builtin", "--root", str(root / "fine\x1b[8m")]):
+    for args in (
+        ["validate", str(root)],
+        ["list", "--no-builtin", "--root", str(root)],
+        ["load", "nothing", "--no-builtin", "--root", str(root / "fine\x1b[8m")],
+    ):
         result = run_cli(args, cwd=work)
         assert_no_crash(result)
         assert "SK104" in result.codes or "SK404" in result.codes
@@ -217,8 +236,10 @@ def _strict_json(text: str) -> Any:
 def test_json_output_stays_strict_json_with_nan_and_inf_in_a_skill(work: Path, tmp_path: Path) -> None:
     folder = tmp_path / "skills" / "numbers"
     folder.mkdir(parents=True)
-    (folder / "SKILL.md").write_text("---\nname: numbers\ndescription: odd numbers\nmetadata: {x: .nan, y: -.inf}\n"
-                                     "---\nbody\n", encoding="utf-8")
+    (folder / "SKILL.md").write_text(
+        "---\nname: numbers\ndescription: odd numbers\nmetadata: {x: .nan, y: -.inf}\n---\nbody\n",
+        encoding="utf-8",
+    )
     for args in (["list", "--json"], ["load", "numbers", "--json"], ["context", "$numbers", "--json"]):
         result = run_cli([*args, "--no-builtin", "--root", str(tmp_path / "skills")], cwd=work)
         assert result.code == 0
@@ -233,7 +254,9 @@ def test_context_with_markup_in_the_task_and_in_paths(work: Path, tmp_path: Path
     assert result.code == 0 and "[/] bug" in result.out
 
 
-def test_instructions_and_config_show_in_a_folder_named_with_markup(tmp_path: Path, isolated_home: Any) -> None:
+def test_instructions_and_config_show_in_a_folder_named_with_markup(
+    tmp_path: Path, isolated_home: Any
+) -> None:
     project = tmp_path / "w[/]" / "p"
     (project / ".git").mkdir(parents=True)
     (project / "AGENTS.md").write_text("Run the tests.\n", encoding="utf-8")

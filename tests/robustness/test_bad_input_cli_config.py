@@ -19,9 +19,16 @@ from bad_input_helpers import (
 # -- configuration -------------------------------------------------------------------------------
 
 
-def test_a_config_syntax_error_is_reported_by_every_command_that_reads_it(work: Path, isolated_home: Any) -> None:
+def test_a_config_syntax_error_is_reported_by_every_command_that_reads_it(
+    work: Path, isolated_home: Any
+) -> None:
     user_config(isolated_home).write_text("[skills\nmax_context_tokens = 4000\n", encoding="utf-8")
-    for args in (["config", "show"], ["list", "--no-builtin"], ["catalog", "--no-builtin"], ["context", "x", "--no-builtin"]):
+    for args in (
+        ["config", "show"],
+        ["list", "--no-builtin"],
+        ["catalog", "--no-builtin"],
+        ["context", "x", "--no-builtin"],
+    ):
         result = run_cli(args, cwd=work)
         assert_reported(result, exit_codes=(1,), code="CF100")
 
@@ -30,7 +37,7 @@ def test_a_config_syntax_error_is_reported_by_every_command_that_reads_it(work: 
     ("text", "code"),
     [
         ('[skills]\nmax_context_tokens = "lots"\n', "CF102"),
-        ("[[skills.config]]\nname = \"x\"\nmode = \"sometimes\"\n", "CF104"),
+        ('[[skills.config]]\nname = "x"\nmode = "sometimes"\n', "CF104"),
         ("skills = 5\n", "CF102"),
         ("[skills]\nconfig = 5\n", "CF102"),
         ("nonsense_key = 1\n", "CF103"),
@@ -49,9 +56,11 @@ def test_wrong_types_and_unknown_modes_in_config_are_shown_with_a_fix(
 def test_huge_config_values_do_not_break_the_catalog(work: Path, isolated_home: Any, tmp_path: Path) -> None:
     write_skill(tmp_path / "skills" / "good", "good")
     user_config(isolated_home).write_text(f"[skills]\nmax_context_tokens = {10**25}\n", encoding="utf-8")
-    for args in (["catalog", "--no-builtin", "--root", str(tmp_path / "skills")],
-                 ["catalog", "--no-builtin", "--context-window", str(10**30), "--root", str(tmp_path / "skills")],
-                 ["catalog", "--no-builtin", "--budget-chars", str(10**30), "--root", str(tmp_path / "skills")]):
+    for args in (
+        ["catalog", "--no-builtin", "--root", str(tmp_path / "skills")],
+        ["catalog", "--no-builtin", "--context-window", str(10**30), "--root", str(tmp_path / "skills")],
+        ["catalog", "--no-builtin", "--budget-chars", str(10**30), "--root", str(tmp_path / "skills")],
+    ):
         result = run_cli(args, cwd=work)
         assert_no_crash(result)
         assert result.code == 0 and "- good:" in result.out
@@ -66,7 +75,9 @@ def test_malformed_overrides_fail_with_the_override_named(work: Path, override: 
 
 
 def test_badly_typed_overrides_are_shown_by_context(work: Path) -> None:
-    result = run_cli(["context", "x", "--no-builtin", "-c", "skills.max_context_tokens=[", "-c", "catalog=5"], cwd=work)
+    result = run_cli(
+        ["context", "x", "--no-builtin", "-c", "skills.max_context_tokens=[", "-c", "catalog=5"], cwd=work
+    )
     assert_no_crash(result)
     assert result.codes.count("CF102") == 2 and result.err.count("fix:") >= 2
 
@@ -114,8 +125,12 @@ def test_enable_disable_on_an_unreadable_config_fail_and_change_nothing(
         assert path.read_bytes() == content
 
 
-@pytest.mark.parametrize("content", ["skills = 5\n", "[skills]\nconfig = 5\n"], ids=["skills-int", "config-int"])
-def test_disable_on_a_config_with_wrong_types_fails_cleanly(work: Path, isolated_home: Any, content: str) -> None:
+@pytest.mark.parametrize(
+    "content", ["skills = 5\n", "[skills]\nconfig = 5\n"], ids=["skills-int", "config-int"]
+)
+def test_disable_on_a_config_with_wrong_types_fails_cleanly(
+    work: Path, isolated_home: Any, content: str
+) -> None:
     path = user_config(isolated_home)
     path.write_text(content, encoding="utf-8")
     result = run_cli(["disable", "foo"], cwd=work)
@@ -172,7 +187,10 @@ def test_agents_md_that_is_a_folder_or_a_broken_link_is_skipped(work: Path, tmp_
         result = run_cli(args, cwd=work)
         assert_no_crash(result)
         assert result.code == 0
-    for args, name in ((["instructions"], "AGENTS.md"), (["instructions", "--profile", "claude"], "CLAUDE.md")):
+    for args, name in (
+        (["instructions"], "AGENTS.md"),
+        (["instructions", "--profile", "claude"], "CLAUDE.md"),
+    ):
         result = run_cli(args, cwd=work)
         assert "IN106" in result.codes and str(work / name) in result.err and "fix:" in result.err
 

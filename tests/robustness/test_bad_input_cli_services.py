@@ -31,7 +31,10 @@ GOOD = b"---\nname: zz\ndescription: A skill from an archive.\n---\nbody\n"
         ([("zz/SKILL.md", GOOD, None), ("/tmp/skillshelf-evil.txt", b"pwned", None)], "IS202"),
         ([("zz/SKILL.md", GOOD, None), ("zz/fifo", b"", 0o010644)], "IS203"),
         ([("zz/SKILL.md", GOOD, None), ("zz/link", b"/etc/passwd", 0o120777)], "IS204"),
-        ([("zz/SKILL.md", GOOD, None), ("zz/up", b"../../..", 0o120777), ("zz/up/evil.txt", b"x", None)], "IS204"),
+        (
+            [("zz/SKILL.md", GOOD, None), ("zz/up", b"../../..", 0o120777), ("zz/up/evil.txt", b"x", None)],
+            "IS204",
+        ),
         ([("readme.txt", b"no skill here", None)], "IS310"),
     ],
     ids=["zip-slip", "absolute", "fifo", "symlink-out", "symlink-dir", "no-skill"],
@@ -49,10 +52,14 @@ def test_install_refuses_hostile_archives_and_writes_nothing(
     assert not installed.exists() or not any(p.name == "zz" for p in installed.iterdir())
 
 
-@pytest.mark.parametrize("content", [b"", b"this is not a zip", b"PK\x03\x04truncated"], ids=["empty", "text", "truncated"])
+@pytest.mark.parametrize(
+    "content", [b"", b"this is not a zip", b"PK\x03\x04truncated"], ids=["empty", "text", "truncated"]
+)
 def test_install_of_a_broken_zip_says_so(work: Path, tmp_path: Path, content: bytes) -> None:
     (tmp_path / "broken.zip").write_bytes(content)
-    assert_reported(run_cli(["install", str(tmp_path / "broken.zip")], cwd=work), exit_codes=(1,), code="IS200")
+    assert_reported(
+        run_cli(["install", str(tmp_path / "broken.zip")], cwd=work), exit_codes=(1,), code="IS200"
+    )
 
 
 def test_install_from_nothing_or_with_a_hostile_name(work: Path, tmp_path: Path) -> None:
@@ -61,7 +68,9 @@ def test_install_from_nothing_or_with_a_hostile_name(work: Path, tmp_path: Path)
     assert_reported(run_cli(["install", "gh:"], cwd=work), exit_codes=(1,), code="IS101")
     write_skill(tmp_path / "good", "good")
     for name in ("../../x", "a/b", "..", "x\ny"):
-        assert_reported(run_cli(["install", str(tmp_path / "good"), "--name", name], cwd=work), exit_codes=(2,))
+        assert_reported(
+            run_cli(["install", str(tmp_path / "good"), "--name", name], cwd=work), exit_codes=(2,)
+        )
 
 
 @pytest.fixture
@@ -100,7 +109,9 @@ def test_validate_and_list_on_a_very_deep_folder(work: Path, deep_tree: Path) ->
     assert listed.code == 0
 
 
-def test_a_corrupt_lock_file_stops_changes_and_is_kept(work: Path, tmp_path: Path, isolated_home: Any) -> None:
+def test_a_corrupt_lock_file_stops_changes_and_is_kept(
+    work: Path, tmp_path: Path, isolated_home: Any
+) -> None:
     write_skill(tmp_path / "good", "good")
     assert run_cli(["install", str(tmp_path / "good")], cwd=work).code == 0
     lock = Path(isolated_home.data) / "skillshelf" / "skills" / ".skillshelf-lock.json"
@@ -119,7 +130,9 @@ def _skill_needing_a_server(root: Path) -> None:
     (skill / "agents").mkdir()
     (skill / "agents" / "openai.yaml").write_text(
         "dependencies:\n  tools:\n    - type: mcp\n      value: srv\n      transport: streamable_http\n"
-        "      url: https://example.com/mcp\n", encoding="utf-8")
+        "      url: https://example.com/mcp\n",
+        encoding="utf-8",
+    )
 
 
 @pytest.mark.parametrize(
@@ -157,8 +170,18 @@ def test_update_and_remove_of_unknown_names(work: Path) -> None:
 
 
 def test_memory_run_on_a_missing_sessions_path_fails(work: Path, tmp_path: Path) -> None:
-    result = run_cli(["memory", "run", "--dry-run", "--sessions", str(tmp_path / "missing.jsonl"),
-                      "--db", str(tmp_path / "state.sqlite")], cwd=work)
+    result = run_cli(
+        [
+            "memory",
+            "run",
+            "--dry-run",
+            "--sessions",
+            str(tmp_path / "missing.jsonl"),
+            "--db",
+            str(tmp_path / "state.sqlite"),
+        ],
+        cwd=work,
+    )
     assert_reported(result, exit_codes=(2,))
     assert "missing.jsonl" in result.err
 
@@ -166,19 +189,26 @@ def test_memory_run_on_a_missing_sessions_path_fails(work: Path, tmp_path: Path)
 def test_memory_run_on_broken_jsonl_says_what_is_wrong(work: Path, tmp_path: Path) -> None:
     sessions = tmp_path / "broken.jsonl"
     sessions.write_bytes(b'{"a":1}\n{broken\n\xff\xfe\n[1,2]\n"str"\n\n')
-    result = run_cli(["memory", "run", "--dry-run", "--sessions", str(sessions), "--db", str(tmp_path / "s.sqlite")],
-                     cwd=work)
+    result = run_cli(
+        ["memory", "run", "--dry-run", "--sessions", str(sessions), "--db", str(tmp_path / "s.sqlite")],
+        cwd=work,
+    )
     assert_no_crash(result)
     assert result.codes and "fix:" in result.text and str(sessions) in result.text
-    assert result.code == 0 and "ME104" in result.codes  # a skipped file is a warning; the run itself completed
+    assert (
+        result.code == 0 and "ME104" in result.codes
+    )  # a skipped file is a warning; the run itself completed
 
 
 def test_memory_run_does_not_hang_on_a_fifo_in_a_sessions_folder(work: Path, tmp_path: Path) -> None:
     sessions = tmp_path / "sessions"
     sessions.mkdir()
     os.mkfifo(sessions / "rollout-1.jsonl")
-    code, _, err = run_process(["memory", "run", "--dry-run", "--sessions", str(sessions), "--db",
-                              str(tmp_path / "s.sqlite")], cwd=work, timeout=6)
+    code, _, err = run_process(
+        ["memory", "run", "--dry-run", "--sessions", str(sessions), "--db", str(tmp_path / "s.sqlite")],
+        cwd=work,
+        timeout=6,
+    )
     assert code is not None, "skillshelf memory run hung on the FIFO"
     assert code == 0 and b"ME105" in err and b"rollout-1.jsonl" in err and b"fix:" in err
 
@@ -186,9 +216,15 @@ def test_memory_run_does_not_hang_on_a_fifo_in_a_sessions_folder(work: Path, tmp
 def test_memory_commands_on_a_database_that_is_not_one(work: Path, tmp_path: Path) -> None:
     bogus = tmp_path / "bogus.db"
     bogus.write_bytes(os.urandom(4096))
-    for args in (["memory", "status"], ["memory", "run", "--dry-run", "--sessions", str(bogus)], ["memory", "prune"]):
+    for args in (
+        ["memory", "status"],
+        ["memory", "run", "--dry-run", "--sessions", str(bogus)],
+        ["memory", "prune"],
+    ):
         assert_reported(run_cli([*args, "--db", str(bogus)], cwd=work), exit_codes=(1,), code="ME010")
-    assert_reported(run_cli(["memory", "status", "--db", str(tmp_path)], cwd=work), exit_codes=(1,), code="ME010")
+    assert_reported(
+        run_cli(["memory", "status", "--db", str(tmp_path)], cwd=work), exit_codes=(1,), code="ME010"
+    )
 
 
 def test_memory_dry_run_creates_no_folder_and_no_database(work: Path, tmp_path: Path) -> None:
@@ -213,15 +249,27 @@ def test_memory_dry_run_leaves_an_existing_database_byte_for_byte(work: Path, tm
 
 @pytest.mark.parametrize("value", ["-3", "-0.5", '"many"', "true"])
 def test_memory_rejects_a_negative_or_non_numeric_call_budget(work: Path, tmp_path: Path, value: str) -> None:
-    result = run_cli(["memory", "run", "--dry-run", "-c", f"memory.max_model_calls={value}",
-                      "--db", str(tmp_path / "s.sqlite")], cwd=work)
+    result = run_cli(
+        [
+            "memory",
+            "run",
+            "--dry-run",
+            "-c",
+            f"memory.max_model_calls={value}",
+            "--db",
+            str(tmp_path / "s.sqlite"),
+        ],
+        cwd=work,
+    )
     assert_reported(result, exit_codes=(1, 2))
     assert {"ME022", "ME027"} & set(result.codes), result.codes
     assert not (tmp_path / "s.sqlite").exists()
 
 
 def test_memory_config_that_is_not_a_table(work: Path, tmp_path: Path) -> None:
-    result = run_cli(["memory", "run", "--dry-run", "-c", "memory=5", "--db", str(tmp_path / "s.sqlite")], cwd=work)
+    result = run_cli(
+        ["memory", "run", "--dry-run", "-c", "memory=5", "--db", str(tmp_path / "s.sqlite")], cwd=work
+    )
     assert_reported(result, exit_codes=(1, 2))
 
 
@@ -240,26 +288,43 @@ def test_redact_passes_non_utf8_bytes_through_unchanged(work: Path) -> None:
 
 @pytest.mark.parametrize(
     ("lines", "code"),
-    [(b'{"query": "x", "relevant": ["a"]}\nnot json\n', "SE302"), (b"\xff\xfe\x00\x01", "SE302"), (b"", "SE304")],
+    [
+        (b'{"query": "x", "relevant": ["a"]}\nnot json\n', "SE302"),
+        (b"\xff\xfe\x00\x01", "SE302"),
+        (b"", "SE304"),
+    ],
     ids=["bad-line", "binary", "empty"],
 )
 def test_eval_rejects_malformed_query_files(work: Path, tmp_path: Path, lines: bytes, code: str) -> None:
     write_skill(tmp_path / "skills" / "good", "good")
     (tmp_path / "q.jsonl").write_bytes(lines)
-    result = run_cli(["eval", "--queries", str(tmp_path / "q.jsonl"), "--root", str(tmp_path / "skills")], cwd=work)
+    result = run_cli(
+        ["eval", "--queries", str(tmp_path / "q.jsonl"), "--root", str(tmp_path / "skills")], cwd=work
+    )
     assert_reported(result, exit_codes=(1, 2), code=code)
 
 
 def test_eval_with_a_missing_query_file(work: Path, tmp_path: Path) -> None:
     write_skill(tmp_path / "skills" / "good", "good")
-    result = run_cli(["eval", "--queries", str(tmp_path / "missing.jsonl"), "--root", str(tmp_path / "skills")], cwd=work)
+    result = run_cli(
+        ["eval", "--queries", str(tmp_path / "missing.jsonl"), "--root", str(tmp_path / "skills")], cwd=work
+    )
     assert_reported(result, exit_codes=(1, 2), code="SE301")
 
 
 @pytest.mark.parametrize(
     "args",
-    [["serve", "--port", "abc"], ["serve", "--port", "99999"], ["serve", "--port", "-1"], ["serve", "--transport", "x"],
-     ["catalog", "--budget-tokens", "0"], ["list", "--bogus"], ["no-such-command"], ["validate"], ["load"]],
+    [
+        ["serve", "--port", "abc"],
+        ["serve", "--port", "99999"],
+        ["serve", "--port", "-1"],
+        ["serve", "--transport", "x"],
+        ["catalog", "--budget-tokens", "0"],
+        ["list", "--bogus"],
+        ["no-such-command"],
+        ["validate"],
+        ["load"],
+    ],
 )
 def test_click_usage_errors_carry_a_code_and_a_fix(work: Path, args: list[str]) -> None:
     result = run_cli(args, cwd=work)
@@ -268,14 +333,18 @@ def test_click_usage_errors_carry_a_code_and_a_fix(work: Path, args: list[str]) 
 
 
 def test_serve_with_a_missing_root_is_a_usage_error(work: Path, tmp_path: Path) -> None:
-    code, _, err = run_process(["serve", "--root", str(tmp_path / "missing"), "--no-builtin", "--no-watch"],
-                               cwd=work, timeout=30)
+    code, _, err = run_process(
+        ["serve", "--root", str(tmp_path / "missing"), "--no-builtin", "--no-watch"], cwd=work, timeout=30
+    )
     assert code == 2 and b"SK202" in err and b"fix:" in err and b"Traceback" not in err
 
 
 def test_serve_on_an_address_that_is_not_there(work: Path) -> None:
-    code, _, err = run_process(["serve", "--transport", "http", "--host", "256.1.1.1", "--port", "1", "--no-watch",
-                                "--no-builtin"], cwd=work, timeout=60)
+    code, _, err = run_process(
+        ["serve", "--transport", "http", "--host", "256.1.1.1", "--port", "1", "--no-watch", "--no-builtin"],
+        cwd=work,
+        timeout=60,
+    )
     assert code == 2 and b"SV410" in err and b"fix:" in err and b"Traceback" not in err
 
 

@@ -92,7 +92,14 @@ def test_read_skill_does_not_block_on_a_fifo(tmp_path: Path) -> None:
         print([d.code for d in read_skill(Path({str(path)!r}), root).diagnostics])
     """)
     try:
-        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, encoding="utf-8", timeout=6, check=False)
+        proc = subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            timeout=6,
+            check=False,
+        )
     except subprocess.TimeoutExpired:
         pytest.fail("read_skill blocked on the FIFO")
     assert proc.returncode == 0 and "SK1" in proc.stdout
@@ -101,15 +108,35 @@ def test_read_skill_does_not_block_on_a_fifo(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     "text",
     [
-        "", "---", "---\n---\n", "---\r---\r", "\ufeff---\nname: a\ndescription: b\n---\n",
-        "---\nname: a\x00\ndescription: b\n---\n", "---\n\tname: a\ndescription: b\n---\n",
+        "",
+        "---",
+        "---\n---\n",
+        "---\r---\r",
+        "\ufeff---\nname: a\ndescription: b\n---\n",
+        "---\nname: a\x00\ndescription: b\n---\n",
+        "---\n\tname: a\ndescription: b\n---\n",
         "---\nname: a\ndescription: b\nx: " + "[" * 20000 + "\n---\n",
         "---\nname: a\ndescription: b\n" + "".join(" " * i + f"k{i}:\n" for i in range(2000)) + "---\n",
-        "---\n? [a, b]\n: 1\nname: a\ndescription: b\n---\n", "---\n<<: {name: a}\ndescription: b\n---\n",
-        "---\nname: a\ndescription: b\nmetadata: !!set {a, b}\n---\n", "---\nname: a\nname: b\ndescription: c\n---\n",
+        "---\n? [a, b]\n: 1\nname: a\ndescription: b\n---\n",
+        "---\n<<: {name: a}\ndescription: b\n---\n",
+        "---\nname: a\ndescription: b\nmetadata: !!set {a, b}\n---\n",
+        "---\nname: a\nname: b\ndescription: c\n---\n",
     ],
-    ids=["empty", "dashes", "empty-frontmatter", "cr-only", "bom", "nul", "tab-indent", "deep-flow", "deep-block",
-         "complex-key", "merge-key", "set", "duplicate-key"],
+    ids=[
+        "empty",
+        "dashes",
+        "empty-frontmatter",
+        "cr-only",
+        "bom",
+        "nul",
+        "tab-indent",
+        "deep-flow",
+        "deep-block",
+        "complex-key",
+        "merge-key",
+        "set",
+        "duplicate-key",
+    ],
 )
 def test_parse_skill_text_never_raises_on_odd_yaml(text: str) -> None:
     parsed = skillshelf.parse_skill_text(text, path=Path("/skills/odd/SKILL.md"), root=ROOT)
@@ -120,12 +147,16 @@ def test_parse_skill_text_never_raises_on_odd_yaml(text: str) -> None:
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(body=st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=400))
 def test_parse_skill_text_never_raises_on_any_frontmatter(body: str) -> None:
-    parsed = skillshelf.parse_skill_text(f"---\n{body}\n---\nbody\n", path=Path("/skills/any/SKILL.md"), root=ROOT)
+    parsed = skillshelf.parse_skill_text(
+        f"---\n{body}\n---\nbody\n", path=Path("/skills/any/SKILL.md"), root=ROOT
+    )
     assert_coded(parsed.diagnostics)
 
 
 def test_parse_skill_text_reports_a_lone_surrogate() -> None:
-    parsed = skillshelf.parse_skill_text("---\nname: a\ud800\ndescription: b\n---\n", path=Path("/s/a/SKILL.md"), root=ROOT)
+    parsed = skillshelf.parse_skill_text(
+        "---\nname: a\ud800\ndescription: b\n---\n", path=Path("/s/a/SKILL.md"), root=ROOT
+    )
     assert_coded(parsed.diagnostics)
 
 
@@ -154,20 +185,36 @@ def test_discover_in_ends_on_symlink_loops_and_finds_each_skill_once(tmp_path: P
 
 
 def test_discover_in_with_odd_folder_names(tmp_path: Path) -> None:
-    for folder, name in (("sp ace", "spaced"), ("new\nline", "newline"), ("ünï", "unicode"), ("[/]", "markup")):
+    for folder, name in (
+        ("sp ace", "spaced"),
+        ("new\nline", "newline"),
+        ("ünï", "unicode"),
+        ("[/]", "markup"),
+    ):
         write_skill(tmp_path / folder, name)
-    assert sorted(s.name for s in skillshelf.discover_in([tmp_path]).skills) == ["markup", "newline", "spaced", "unicode"]
+    assert sorted(s.name for s in skillshelf.discover_in([tmp_path]).skills) == [
+        "markup",
+        "newline",
+        "spaced",
+        "unicode",
+    ]
 
 
 @pytest.mark.parametrize("place", ["missing", "file"])
-def test_discover_skills_and_build_context_with_a_cwd_that_is_not_a_folder(env: skillshelf.Env, place: str) -> None:
+def test_discover_skills_and_build_context_with_a_cwd_that_is_not_a_folder(
+    env: skillshelf.Env, place: str
+) -> None:
     cwd = env.cwd / ("missing" if place == "missing" else "file.txt")
     if place == "file":
         cwd.write_text("x\n", encoding="utf-8")
     odd = dataclasses.replace(env, cwd=cwd)
-    found = skillshelf.discover_skills(odd, skillshelf.DiscoveryOptions(include_builtin=False, use_cache=False))
+    found = skillshelf.discover_skills(
+        odd, skillshelf.DiscoveryOptions(include_builtin=False, use_cache=False)
+    )
     assert_coded(found.diagnostics)
-    result = skillshelf.build_context(odd, "x $a /b", skillshelf.ContextOptions(include_builtin=False, use_cache=False))
+    result = skillshelf.build_context(
+        odd, "x $a /b", skillshelf.ContextOptions(include_builtin=False, use_cache=False)
+    )
     assert result.skills_total == 0
 
 
@@ -175,7 +222,9 @@ def test_discover_skills_with_a_codex_home_that_is_a_file(env: skillshelf.Env) -
     (env.home / "codex-file").parent.mkdir(parents=True, exist_ok=True)
     (env.home / "codex-file").write_text("x\n", encoding="utf-8")
     odd = dataclasses.replace(env, codex_home=env.home / "codex-file")
-    found = skillshelf.discover_skills(odd, skillshelf.DiscoveryOptions(include_builtin=False, use_cache=False))
+    found = skillshelf.discover_skills(
+        odd, skillshelf.DiscoveryOptions(include_builtin=False, use_cache=False)
+    )
     assert found.skills == ()
     assert_coded(skillshelf.load_config(odd).diagnostics)
 
@@ -261,7 +310,9 @@ def test_load_skill_on_files_that_changed_under_it(tmp_path: Path) -> None:
         write_skill(tmp_path / name, name)
     skills = list(skillshelf.discover_in([tmp_path]).skills)
     (tmp_path / "vanished" / "SKILL.md").unlink()
-    (tmp_path / "now-binary" / "SKILL.md").write_bytes(b"---\nname: now-binary\x00\xff\n---\n" + bytes(range(256)))
+    (tmp_path / "now-binary" / "SKILL.md").write_bytes(
+        b"---\nname: now-binary\x00\xff\n---\n" + bytes(range(256))
+    )
     (tmp_path / "now-folder" / "SKILL.md").unlink()
     (tmp_path / "now-folder" / "SKILL.md").mkdir()
     for name in ("vanished", "now-folder"):
@@ -282,11 +333,38 @@ def test_load_skill_with_odd_names_raises_not_found(tmp_path: Path, name: str) -
 # -- config, instructions, context --------------------------------------------------------------------
 
 OVERRIDES = [
-    "", "=", "a", "a=", "a.=1", ".a=1", "a..b=1", "a=[", "\x00=1", "a=\x00", "skills.roots=5", "projects=5",
-    "projects.x=5", "requirements=5", "requirements.skills=5", "model=5", "mcp_servers=5", "mcp_servers.x=5",
-    "project_root_markers=[5]", "skills.config=[5]", "skills.config=[{}]", 'skills.config=[{name=5, mode="pinned"}]',
-    'skills.config=[{name="a", path="b", mode="pinned"}]', "instructions=5", "catalog=5", "select=5", "serve=5",
-    "agent=5", "memory=5", "install=5", f"skills.max_context_tokens={10**40}", "skills.max_context_tokens=-1",
+    "",
+    "=",
+    "a",
+    "a=",
+    "a.=1",
+    ".a=1",
+    "a..b=1",
+    "a=[",
+    "\x00=1",
+    "a=\x00",
+    "skills.roots=5",
+    "projects=5",
+    "projects.x=5",
+    "requirements=5",
+    "requirements.skills=5",
+    "model=5",
+    "mcp_servers=5",
+    "mcp_servers.x=5",
+    "project_root_markers=[5]",
+    "skills.config=[5]",
+    "skills.config=[{}]",
+    'skills.config=[{name=5, mode="pinned"}]',
+    'skills.config=[{name="a", path="b", mode="pinned"}]',
+    "instructions=5",
+    "catalog=5",
+    "select=5",
+    "serve=5",
+    "agent=5",
+    "memory=5",
+    "install=5",
+    f"skills.max_context_tokens={10**40}",
+    "skills.max_context_tokens=-1",
 ]
 
 
@@ -300,8 +378,15 @@ def test_load_config_turns_any_override_into_diagnostics(env: skillshelf.Env, ov
 
 @pytest.mark.parametrize(
     "content",
-    [b"[skills\n", b"\xff\xfe", b"skills = 5\n", b"[skills]\nconfig = 5\n", b"[[skills.config]]\nname = 1\nmode = 2\n",
-     b"x = 1\nx = 2\n", b"\x00" * 100],
+    [
+        b"[skills\n",
+        b"\xff\xfe",
+        b"skills = 5\n",
+        b"[skills]\nconfig = 5\n",
+        b"[[skills.config]]\nname = 1\nmode = 2\n",
+        b"x = 1\nx = 2\n",
+        b"\x00" * 100,
+    ],
     ids=["syntax", "not-utf8", "skills-int", "config-int", "rule-types", "duplicate-key", "nul"],
 )
 def test_load_config_reports_unusable_files(env: skillshelf.Env, isolated_home: Any, content: bytes) -> None:
@@ -311,11 +396,15 @@ def test_load_config_reports_unusable_files(env: skillshelf.Env, isolated_home: 
     config = skillshelf.load_config(env)
     assert config.diagnostics and all(d.code.startswith("CF") for d in config.diagnostics)
     assert_coded(config.diagnostics)
-    result = skillshelf.build_context(env, "x", skillshelf.ContextOptions(include_builtin=False, use_cache=False))
+    result = skillshelf.build_context(
+        env, "x", skillshelf.ContextOptions(include_builtin=False, use_cache=False)
+    )
     assert {d.code for d in config.diagnostics} <= {d.code for d in result.diagnostics}
 
 
-def test_load_config_with_a_config_file_that_is_a_folder_or_a_fifo(env: skillshelf.Env, isolated_home: Any) -> None:
+def test_load_config_with_a_config_file_that_is_a_folder_or_a_fifo(
+    env: skillshelf.Env, isolated_home: Any
+) -> None:
     folder = Path(isolated_home.config) / "skillshelf"
     (folder / "config.toml").mkdir(parents=True)
     assert_coded(skillshelf.load_config(env).diagnostics)
@@ -353,7 +442,9 @@ def test_load_instructions_misuse_is_coded(env: skillshelf.Env) -> None:
 
 def test_build_context_carries_instruction_findings(env: skillshelf.Env) -> None:
     (env.cwd / "AGENTS.md").write_bytes(b"Run the tests \xff\xfe please.\n")
-    result = skillshelf.build_context(env, "x", skillshelf.ContextOptions(include_builtin=False, use_cache=False))
+    result = skillshelf.build_context(
+        env, "x", skillshelf.ContextOptions(include_builtin=False, use_cache=False)
+    )
     assert "IN102" in codes(result.diagnostics)
 
 
@@ -362,7 +453,9 @@ def test_build_context_with_a_broken_skill_mentioned_and_hostile_task(env: skill
     write_bytes_skill(skills, "broken-yaml", BROKEN_SKILLS["broken-yaml"][0])
     write_skill(skills / "good", "good")
     task = "use $broken-yaml and $good and [$x](/etc/passwd) and /../../etc " + "\x00\x1b[31m" * 100
-    result = skillshelf.build_context(env, task, skillshelf.ContextOptions(include_builtin=False, use_cache=False))
+    result = skillshelf.build_context(
+        env, task, skillshelf.ContextOptions(include_builtin=False, use_cache=False)
+    )
     assert [s.name for s in result.mentioned] == ["good"]
     assert "root:x:" not in result.text
     assert "SK104" in codes(result.diagnostics)
@@ -415,15 +508,25 @@ def workspace(tmp_path: Path) -> Any:
 @pytest.mark.parametrize(
     ("tool", "arguments"),
     [
-        ("read_file", {"path": "../outside.txt"}), ("read_file", {"path": "link"}), ("read_file", {"path": "loop"}),
-        ("read_file", {"path": "pipe"}), ("read_file", {"path": "huge.txt"}), ("read_file", {"path": "x\x00y"}),
-        ("read_file", {"path": 5}), ("write_file", {"path": "../evil.txt", "content": "x"}),
-        ("write_file", {"path": "loop", "content": "x"}), ("write_file", {"path": "pipe", "content": "x"}),
-        ("write_file", {"path": "sub", "content": "x"}), ("edit_file", {"path": "latin.txt", "old_text": "caf", "new_text": "x"}),
-        ("edit_file", {"path": "pipe", "old_text": "a", "new_text": "b"}), ("bash", {"command": "true", "timeout": "soon"}),
+        ("read_file", {"path": "../outside.txt"}),
+        ("read_file", {"path": "link"}),
+        ("read_file", {"path": "loop"}),
+        ("read_file", {"path": "pipe"}),
+        ("read_file", {"path": "huge.txt"}),
+        ("read_file", {"path": "x\x00y"}),
+        ("read_file", {"path": 5}),
+        ("write_file", {"path": "../evil.txt", "content": "x"}),
+        ("write_file", {"path": "loop", "content": "x"}),
+        ("write_file", {"path": "pipe", "content": "x"}),
+        ("write_file", {"path": "sub", "content": "x"}),
+        ("edit_file", {"path": "latin.txt", "old_text": "caf", "new_text": "x"}),
+        ("edit_file", {"path": "pipe", "old_text": "a", "new_text": "b"}),
+        ("bash", {"command": "true", "timeout": "soon"}),
     ],
 )
-def test_workspace_tools_answer_bad_arguments_with_an_error_text(workspace: Any, tool: str, arguments: dict[str, Any]) -> None:
+def test_workspace_tools_answer_bad_arguments_with_an_error_text(
+    workspace: Any, tool: str, arguments: dict[str, Any]
+) -> None:
     outcome = workspace.execute(tool, arguments)
     assert outcome.is_error and outcome.text.startswith("error:")
     assert (workspace.root / "latin.txt").read_bytes() == b"caf\xe9 au lait\n"

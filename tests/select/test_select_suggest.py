@@ -50,9 +50,12 @@ def test_stable_catalog_text_does_not_change_when_only_the_task_changes(skills: 
     assert len(set(fragments)) == len(TASKS)  # only the per-turn part follows the task
 
 
-def test_catalog_is_re_emitted_when_a_skill_changes(skills: tuple[Skill, ...], tmp_path: Path,
-                                                    make_skill: Callable[..., Path],
-                                                    discover: Callable[[Path], tuple[Skill, ...]]) -> None:
+def test_catalog_is_re_emitted_when_a_skill_changes(
+    skills: tuple[Skill, ...],
+    tmp_path: Path,
+    make_skill: Callable[..., Path],
+    discover: Callable[[Path], tuple[Skill, ...]],
+) -> None:
     first = catalog_update(None, stable_catalog(skills, default_budget(200_000)).text)
     root = skills[0].root
     make_skill(root, "zz-added", "A skill that was added between two turns.")
@@ -87,14 +90,20 @@ def test_mentions_come_first_then_ranked_skills_without_repeats(skills: tuple[Sk
     assert len({s.path for s in result.skills}) == len(result.skills)
 
 
-def test_manual_skills_only_when_mentioned_pinned_never_repeated_disabled_never(skills: tuple[Skill, ...]) -> None:
+def test_manual_skills_only_when_mentioned_pinned_never_repeated_disabled_never(
+    skills: tuple[Skill, ...],
+) -> None:
     index = SkillIndex.build(skills)
     pdf, video, flaky = (_named(skills, n) for n in ("pdf-tools", "video-editing", "flaky-tests"))
     task = "merge pdf files, trim the video, fix flaky pytest tests"
-    result = suggestion_fragment(index, task, budget_tokens=2000, manual=[pdf], pinned=[video], disabled=[flaky])
+    result = suggestion_fragment(
+        index, task, budget_tokens=2000, manual=[pdf], pinned=[video], disabled=[flaky]
+    )
     names = {s.name for s in result.skills}
     assert names.isdisjoint({"pdf-tools", "video-editing", "flaky-tests"})
-    mentioned = suggestion_fragment(index, task, budget_tokens=2000, manual=[pdf], mentioned=[pdf], disabled=[pdf])
+    mentioned = suggestion_fragment(
+        index, task, budget_tokens=2000, manual=[pdf], mentioned=[pdf], disabled=[pdf]
+    )
     assert pdf not in mentioned.skills  # disabled wins over a mention
     allowed = suggestion_fragment(index, task, budget_tokens=2000, manual=[pdf], mentioned=[pdf])
     assert allowed.skills[0] == pdf
@@ -121,9 +130,18 @@ def _sample_index() -> SkillIndex:
     """Five made-up skills, indexed once; from_docs reads nothing, so the paths need not exist."""
     root = Path("/fake-skills")
     docs = []
-    for i, words in enumerate(("merge pdf", "trim video clip", "flaky pytest", "pdf tables", "video subtitles")):
+    for i, words in enumerate(
+        ("merge pdf", "trim video clip", "flaky pytest", "pdf tables", "video subtitles")
+    ):
         path = root / f"s{i}" / "SKILL.md"
-        skill = Skill(name=f"s{i}", description=f"{words} " * 30, path=path, root=root, scope=Scope.USER, origin=RootOrigin.EXTRA)
+        skill = Skill(
+            name=f"s{i}",
+            description=f"{words} " * 30,
+            path=path,
+            root=root,
+            scope=Scope.USER,
+            origin=RootOrigin.EXTRA,
+        )
         docs.append(SkillDoc(key=str(path), name=skill.name, description=skill.description, skill=skill))
     return SkillIndex.from_docs(docs)
 

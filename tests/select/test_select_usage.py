@@ -71,7 +71,9 @@ def test_unwritable_log_is_a_file_access_error(tmp_path: Path) -> None:
     assert err.value.code == "SE201"
 
 
-def test_stats_command_reads_the_state_folder(isolated_home: object, capsys: pytest.CaptureFixture[str]) -> None:
+def test_stats_command_reads_the_state_folder(
+    isolated_home: object, capsys: pytest.CaptureFixture[str]
+) -> None:
     store = UsageStore.default()
     store.record_turn("t", {"default": ["/a"]})
     store.record_load("/a", turn="t")

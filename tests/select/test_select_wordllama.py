@@ -87,7 +87,8 @@ TOOLS = [
 
 
 def test_wordllama_alone_needs_no_minilm_and_replaces_the_static_vectors(
-        encoder: wordllama.WordLlama, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    encoder: wordllama.WordLlama, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from skillshelf.errors import UsageError
     from skillshelf.select import rank_docs, selectors
     from skillshelf.select.index import SkillIndex
@@ -96,7 +97,10 @@ def test_wordllama_alone_needs_no_minilm_and_replaces_the_static_vectors(
     index = SkillIndex.from_tools(TOOLS)
     sem = SemanticIndex.build(index, cache_dir=tmp_path, encoder=False, words=encoder)
     assert sem.models == ("wordllama",) and sem.encoder is None and not sem.scores(index, "cook").any()
-    assert rank_docs(index, "what should I make for dinner", selector="wordllama", semantic=sem)[0].doc.tool_id == "cook"
+    assert (
+        rank_docs(index, "what should I make for dinner", selector="wordllama", semantic=sem)[0].doc.tool_id
+        == "cook"
+    )
     calls: list[str] = []
     monkeypatch.setattr(selectors, "static_scores", lambda ix, q: calls.append(q))
     assert rank_docs(index, "a cheap holiday somewhere warm", semantic=sem)[0].doc.tool_id == "trips"
@@ -106,8 +110,9 @@ def test_wordllama_alone_needs_no_minilm_and_replaces_the_static_vectors(
     assert missing.value.code == "SE002" and "skillshelf[semantic]" in missing.value.hint
 
 
-def test_search_uses_wordllama_when_it_is_the_only_model_installed(tmp_path: Path,
-                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_search_uses_wordllama_when_it_is_the_only_model_installed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from skillshelf.select import semantic
     from skillshelf.select.index import SkillIndex
     from skillshelf.select.service import resolve_selectors, semantic_for

@@ -47,7 +47,15 @@ def test_any_text_gives_ids_inside_the_vocabulary(text: str) -> None:
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.text(st.one_of(st.characters(max_codepoint=0x04FF, exclude_categories=["Cn"]), st.characters(min_codepoint=0x4E00, max_codepoint=0x9FFF)), max_size=120))
+@given(
+    st.text(
+        st.one_of(
+            st.characters(max_codepoint=0x04FF, exclude_categories=["Cn"]),
+            st.characters(min_codepoint=0x4E00, max_codepoint=0x9FFF),
+        ),
+        max_size=120,
+    )
+)
 def test_ids_match_the_tokenizers_package(text: str) -> None:
     # Latin, Greek, Cyrillic and CJK (stable since Unicode 1.1). Elsewhere, Python's and the Rust
     # package's Unicode tables are of different versions (a lone combining mark of a recent

@@ -11,8 +11,19 @@ import time
 from pathlib import Path
 from typing import Any
 
-ESCAPES = ["../secret.txt", "../../secret.txt", "scripts/../../secret.txt", "/etc/passwd", "leak.md",
-           "..\\secret.txt", "~/secret.txt", "scripts/\x00x", "/proc/self/environ", "C:\\secret.txt", ""]
+ESCAPES = [
+    "../secret.txt",
+    "../../secret.txt",
+    "scripts/../../secret.txt",
+    "/etc/passwd",
+    "leak.md",
+    "..\\secret.txt",
+    "~/secret.txt",
+    "scripts/\x00x",
+    "/proc/self/environ",
+    "C:\\secret.txt",
+    "",
+]
 """Paths that try to leave a skill folder (leak.md is a symlink to the secret beside it)."""
 
 PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(40))
@@ -31,7 +42,9 @@ def make_skill_tree(base: Path) -> Path:
     """Three skills under ``base/skills`` and a secret file beside them (for escape attempts)."""
     root = base / "skills"
     alpha = write_skill(
-        root, "pdf-forms", "Fill in and flatten PDF forms with pypdf; use for any PDF form task.",
+        root,
+        "pdf-forms",
+        "Fill in and flatten PDF forms with pypdf; use for any PDF form task.",
         "# PDF forms\nRun scripts/fill.py with the field values.\n",
     )
     (alpha / "scripts").mkdir()
@@ -41,12 +54,18 @@ def make_skill_tree(base: Path) -> Path:
     (alpha / "assets").mkdir()
     (alpha / "assets" / "logo.png").write_bytes(PNG)
     write_skill(
-        root, "release-notes", "Write release notes from a git log, grouped by change type.",
-        "# Release notes\nGroup commits as Added, Changed, Fixed.\n", extra="argument-hint: VERSION\n",
+        root,
+        "release-notes",
+        "Write release notes from a git log, grouped by change type.",
+        "# Release notes\nGroup commits as Added, Changed, Fixed.\n",
+        extra="argument-hint: VERSION\n",
     )
     write_skill(
-        root, "internal-helper", "Background knowledge about the build system, loaded by the model only.",
-        "# Build system\nThe build uses make.\n", extra="user-invocable: false\n",
+        root,
+        "internal-helper",
+        "Background knowledge about the build system, loaded by the model only.",
+        "# Build system\nThe build uses make.\n",
+        extra="user-invocable: false\n",
     )
     (base / "secret.txt").write_text("the password is hunter2\n", encoding="utf-8")
     (alpha / "leak.md").symlink_to(base / "secret.txt")
@@ -68,7 +87,12 @@ def start_http(
     """Start `skillshelf serve --transport http --port 0`; return (process, MCP URL, stderr lines so far)."""
     proc = subprocess.Popen(
         [sys.executable, *serve_args(root, "--transport", "http", "--port", "0", *extra)],
-        cwd=cwd, env=env or dict(os.environ), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, encoding="utf-8",
+        cwd=cwd,
+        env=env or dict(os.environ),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        encoding="utf-8",
     )
     assert proc.stderr is not None
     deadline = time.monotonic() + 30

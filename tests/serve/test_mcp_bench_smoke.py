@@ -15,8 +15,24 @@ BENCH = Path(__file__).resolve().parents[2] / "bench" / "mcp_load.py"
 def test_the_load_bench_runs_end_to_end_on_a_small_tree(tmp_path: Path, isolated_home: object) -> None:
     root = make_skill_tree(tmp_path)
     proc = subprocess.run(
-        [sys.executable, str(BENCH), "--root", str(root), "--clients", "3", "--calls", "4", "--startup-runs", "1"],
-        capture_output=True, text=True, encoding="utf-8", timeout=240, env=dict(os.environ), check=False,
+        [
+            sys.executable,
+            str(BENCH),
+            "--root",
+            str(root),
+            "--clients",
+            "3",
+            "--calls",
+            "4",
+            "--startup-runs",
+            "1",
+        ],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=240,
+        env=dict(os.environ),
+        check=False,
     )
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout

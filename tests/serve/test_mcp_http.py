@@ -43,7 +43,11 @@ def test_http_server_binds_loopback_and_serves_tools_resources_and_prompts(http_
         with anyio.fail_after(60):
             async with Client(http_server) as client:
                 assert {t.name for t in (await client.list_tools()).tools} == {
-                    "search_skills", "load_skill", "read_skill_file", "list_skills"}
+                    "search_skills",
+                    "load_skill",
+                    "read_skill_file",
+                    "list_skills",
+                }
                 found = await client.call_tool("search_skills", {"query": "release notes from git log"})
                 assert found.structured_content["results"][0]["name"] == "release-notes"
                 loaded = await client.call_tool("load_skill", {"name": "release-notes"})
@@ -53,12 +57,17 @@ def test_http_server_binds_loopback_and_serves_tools_resources_and_prompts(http_
                     assert escape.is_error and "hunter2" not in _text(escape), path
                 uris = {str(r.uri) for r in (await client.list_resources()).resources}
                 assert "skill://pdf-forms/scripts/fill.py" in uris
-                assert {p.name for p in (await client.list_prompts()).prompts} == {"pdf-forms", "release-notes"}
+                assert {p.name for p in (await client.list_prompts()).prompts} == {
+                    "pdf-forms",
+                    "release-notes",
+                }
 
     anyio.run(main)
 
 
-def test_change_on_disk_reaches_clients_over_http_and_updates_the_catalog(root: Path, http_server: str) -> None:
+def test_change_on_disk_reaches_clients_over_http_and_updates_the_catalog(
+    root: Path, http_server: str
+) -> None:
     changed = anyio.Event()
 
     async def handler(message: Any) -> None:
@@ -108,8 +117,14 @@ def test_port_in_use_gives_a_clear_error(root: Path, tmp_path: Path) -> None:
     proc, url, _log = start_http(root, tmp_path, "--no-watch")
     try:
         port = url.rsplit(":", 1)[1].split("/")[0]
-        clash = subprocess.run([sys.executable, *serve_args(root, "--transport", "http", "--port", port)],
-                               cwd=tmp_path, capture_output=True, text=True, encoding="utf-8", timeout=60)
+        clash = subprocess.run(
+            [sys.executable, *serve_args(root, "--transport", "http", "--port", port)],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            timeout=60,
+        )
         assert clash.returncode == 2
         assert "SV410" in clash.stderr and "Traceback" not in clash.stderr
     finally:

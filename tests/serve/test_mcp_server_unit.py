@@ -45,7 +45,10 @@ def test_the_tool_list_is_the_same_small_set_whatever_the_number_of_skills(tmp_p
         write_skill(many, f"skill-{i:03}", f"Skill number {i} does task {i} with care.", f"# Skill {i}\n")
 
     async def tool_list(client: Client) -> list[dict[str, Any]]:
-        return [t.model_dump(by_alias=True, mode="json", exclude_none=True) for t in (await client.list_tools()).tools]
+        return [
+            t.model_dump(by_alias=True, mode="json", exclude_none=True)
+            for t in (await client.list_tools()).tools
+        ]
 
     empty = _run(build_server([], ServeOptions(watch=False)), tool_list)
     full = _run(build_server(discover_in([many]).skills, ServeOptions(watch=False)), tool_list)
@@ -67,7 +70,9 @@ def test_resources_and_prompts_page_with_cursors(tmp_path: Path) -> None:
             if cursor is None:
                 break
         first = await client.session.list_prompts(params=types.PaginatedRequestParams())
-        second = await client.session.list_prompts(params=types.PaginatedRequestParams(cursor=first.next_cursor))
+        second = await client.session.list_prompts(
+            params=types.PaginatedRequestParams(cursor=first.next_cursor)
+        )
         with pytest.raises(MCPError):
             await client.session.list_resources(params=types.PaginatedRequestParams(cursor="not-a-cursor"))
         return uris, [p.name for p in first.prompts + second.prompts]
@@ -87,7 +92,9 @@ def test_untrusted_skills_are_marked_in_resources_prompts_and_loads(tmp_path: Pa
         assert prompt.description and prompt.description.endswith("[untrusted project]")
         got = await client.get_prompt("pdf-forms")
         text = got.messages[0].content
-        assert isinstance(text, types.TextContent) and text.text.startswith("Note: this skill comes from a project")
+        assert isinstance(text, types.TextContent) and text.text.startswith(
+            "Note: this skill comes from a project"
+        )
 
     _run(build_server(skills, ServeOptions(watch=False)), body)
 
@@ -120,12 +127,15 @@ def test_reload_swaps_the_skills_and_reports_prompt_changes(tmp_path: Path) -> N
     change = library.reload()
     assert change.prompts and change.skills
     assert "new-one" in library.tools.names()
-    assert ("SKILL.md" in library.files_of(library.tools.get("new-one")))
+    assert "SKILL.md" in library.files_of(library.tools.get("new-one"))
 
 
 names = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=20)
-paths = st.lists(st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="/"), min_size=1,
-                         max_size=10), min_size=1, max_size=4).map("/".join)
+paths = st.lists(
+    st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="/"), min_size=1, max_size=10),
+    min_size=1,
+    max_size=4,
+).map("/".join)
 
 
 @given(name=names, path=paths)
@@ -133,7 +143,9 @@ def test_skill_uris_round_trip(name: str, path: str) -> None:
     assert parse_skill_uri(skill_uri(name, path)) == (name, path)
 
 
-@pytest.mark.parametrize("uri", ["file:///etc/passwd", "skill://", "skill://name", "skill://name/", "skill:///x"])
+@pytest.mark.parametrize(
+    "uri", ["file:///etc/passwd", "skill://", "skill://name", "skill://name/", "skill:///x"]
+)
 def test_malformed_skill_uris_are_invalid_params(uri: str) -> None:
     with pytest.raises(MCPError) as info:
         parse_skill_uri(uri)

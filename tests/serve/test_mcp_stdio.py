@@ -26,12 +26,18 @@ def root(tmp_path: Path, isolated_home: object) -> Path:
 
 
 def _params(root: Path, cwd: Path, *extra: str) -> StdioServerParameters:
-    return StdioServerParameters(command=sys.executable, args=serve_args(root, *extra), env=dict(os.environ),
-                                 cwd=str(cwd))
+    return StdioServerParameters(
+        command=sys.executable, args=serve_args(root, *extra), env=dict(os.environ), cwd=str(cwd)
+    )
 
 
-def _run(params: StdioServerParameters, body: Callable[[Client], Awaitable[Any]], *, mode: str = "auto",
-         handler: Any = None) -> Any:
+def _run(
+    params: StdioServerParameters,
+    body: Callable[[Client], Awaitable[Any]],
+    *,
+    mode: str = "auto",
+    handler: Any = None,
+) -> Any:
     async def main() -> Any:
         with anyio.fail_after(60):
             async with Client(params, mode=mode, message_handler=handler) as client:
@@ -90,8 +96,12 @@ def test_search_load_and_read_work_through_the_tools(root: Path, tmp_path: Path)
 def test_skill_files_are_resources_and_user_invocable_skills_are_prompts(root: Path, tmp_path: Path) -> None:
     async def body(client: Client) -> None:
         uris = {str(r.uri) for r in (await client.list_resources()).resources}
-        assert {"skill://pdf-forms/SKILL.md", "skill://pdf-forms/scripts/fill.py",
-                "skill://pdf-forms/assets/logo.png", "skill://release-notes/SKILL.md"} <= uris
+        assert {
+            "skill://pdf-forms/SKILL.md",
+            "skill://pdf-forms/scripts/fill.py",
+            "skill://pdf-forms/assets/logo.png",
+            "skill://release-notes/SKILL.md",
+        } <= uris
         assert "skill://pdf-forms/leak.md" not in uris  # a symlink out of the folder is never listed
         templates = (await client.list_resource_templates()).resource_templates
         assert [t.uri_template for t in templates] == ["skill://{name}/{+path}"]
@@ -104,7 +114,10 @@ def test_skill_files_are_resources_and_user_invocable_skills_are_prompts(root: P
 
         prompts = {p.name: p for p in (await client.list_prompts()).prompts}
         assert set(prompts) == {"pdf-forms", "release-notes"}  # internal-helper is not user-invocable
-        assert prompts["release-notes"].arguments and prompts["release-notes"].arguments[0].description == "VERSION"
+        assert (
+            prompts["release-notes"].arguments
+            and prompts["release-notes"].arguments[0].description == "VERSION"
+        )
         got = await client.get_prompt("release-notes", {"arguments": "v1.2.0"})
         message = got.messages[0].content
         assert isinstance(message, types.TextContent)
@@ -120,8 +133,13 @@ def test_every_path_escape_attempt_is_refused(root: Path, tmp_path: Path) -> Non
             text = _text(result)
             assert result.is_error, path
             assert "hunter2" not in text and ("SS403" in text or "SV400" in text), (path, text)
-        for uri in ("skill://pdf-forms/..%2Fsecret.txt", "skill://pdf-forms/leak.md", "skill://pdf-forms/%2Fetc%2Fpasswd",
-                    "file:///etc/passwd", "skill://nope/SKILL.md"):
+        for uri in (
+            "skill://pdf-forms/..%2Fsecret.txt",
+            "skill://pdf-forms/leak.md",
+            "skill://pdf-forms/%2Fetc%2Fpasswd",
+            "file:///etc/passwd",
+            "skill://nope/SKILL.md",
+        ):
             with pytest.raises(MCPError) as info:
                 await client.read_resource(uri)
             assert "hunter2" not in str(info.value)
@@ -181,12 +199,18 @@ def test_a_skills_folder_created_after_start_is_picked_up(tmp_path: Path, isolat
     async def body(client: Client) -> None:
         assert (await client.list_prompts()).prompts == []
         await anyio.sleep(0.5)
-        write_skill(project / ".agents" / "skills", "fresh-skill", "A skill in a folder made later.", "# Fresh\n")
+        write_skill(
+            project / ".agents" / "skills", "fresh-skill", "A skill in a folder made later.", "# Fresh\n"
+        )
         with anyio.fail_after(20):
             await changed.wait()
         names = {p.name for p in (await client.list_prompts()).prompts}
         assert names == {"fresh-skill"}
 
-    params = StdioServerParameters(command=sys.executable, args=["-m", "skillshelf.cli.main", "serve", "--no-builtin"],
-                                   env=dict(os.environ), cwd=str(project))
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "skillshelf.cli.main", "serve", "--no-builtin"],
+        env=dict(os.environ),
+        cwd=str(project),
+    )
     _run(params, body, mode="legacy", handler=handler)

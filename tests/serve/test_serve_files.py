@@ -125,8 +125,14 @@ def test_symlink_loop_gives_an_error_not_a_traceback(skill_folder: Path) -> None
 
 
 @settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(path=st.lists(st.sampled_from(["a", ".", "/", "\\", "~", ":", "\x00", "..", "secret.txt", "references",
-                                      "guide.md", "SKILL.md"]), max_size=8).map("".join))
+@given(
+    path=st.lists(
+        st.sampled_from(
+            ["a", ".", "/", "\\", "~", ":", "\x00", "..", "secret.txt", "references", "guide.md", "SKILL.md"]
+        ),
+        max_size=8,
+    ).map("".join)
+)
 def test_any_path_either_stays_inside_or_is_refused(skill_folder: Path, path: str) -> None:
     try:
         file = read_confined_file(skill_folder, path, skill="demo")

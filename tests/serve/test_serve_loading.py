@@ -14,7 +14,9 @@ from skillshelf.serve.loading import open_library
 def _project(tmp_path: Path) -> Path:
     project = tmp_path / "project"
     (project / ".git").mkdir(parents=True)
-    write_skill(project / ".agents" / "skills", "project-deploy", "Deploy this project to staging.", "# Deploy\n")
+    write_skill(
+        project / ".agents" / "skills", "project-deploy", "Deploy this project to staging.", "# Deploy\n"
+    )
     return project
 
 
@@ -28,10 +30,13 @@ def test_modes_decide_what_is_served_and_listed(tmp_path: Path, isolated_home: A
     extra = tmp_path / "extra"
     for name in ("kept", "gone", "quiet", "terse"):
         write_skill(extra, name, f"The {name} skill does {name} things.", f"# {name}\n")
-    _user_config(isolated_home, "\n".join(
-        f'[[skills.config]]\nname = "{name}"\nmode = "{mode}"\n'
-        for name, mode in (("gone", "disabled"), ("quiet", "manual"), ("terse", "name-only"))
-    ))
+    _user_config(
+        isolated_home,
+        "\n".join(
+            f'[[skills.config]]\nname = "{name}"\nmode = "{mode}"\n'
+            for name, mode in (("gone", "disabled"), ("quiet", "manual"), ("terse", "name-only"))
+        ),
+    )
     env = Env.for_test(cwd=_project(tmp_path), home=isolated_home.home)
     library = open_library(env, roots=[extra], include_builtin=False, use_cache=False)
     tools = library.tools

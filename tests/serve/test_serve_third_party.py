@@ -22,9 +22,14 @@ CLIS = {
     "claude": ("CLAUDE_ORACLE_CACHE", "claude-oracle", "2.1.197", "@anthropic-ai/claude-code"),
     "codex": ("CODEX_ORACLE_CACHE", "codex-oracle", "0.171.0", "@openai/codex"),
 }
-QUIET = {"DISABLE_TELEMETRY": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1",
-         # wait for MCP servers before the first model request, even on a slow, busy machine
-         "MCP_CONNECTION_NONBLOCKING": "false", "MCP_TIMEOUT": "60000"}
+QUIET = {
+    "DISABLE_TELEMETRY": "1",
+    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+    "DISABLE_AUTOUPDATER": "1",
+    # wait for MCP servers before the first model request, even on a slow, busy machine
+    "MCP_CONNECTION_NONBLOCKING": "false",
+    "MCP_TIMEOUT": "60000",
+}
 
 
 def agent_cli(name: str) -> Path:
@@ -36,8 +41,15 @@ def agent_cli(name: str) -> Path:
         if shutil.which("npm") is None:
             pytest.skip("npm is not available, so the reference CLIs cannot be installed")
         cache.mkdir(parents=True, exist_ok=True)
-        proc = subprocess.run(["npm", "install", "--silent", "--no-audit", "--no-fund", f"{package}@{version}"],
-                              cwd=cache, capture_output=True, text=True, encoding="utf-8", timeout=600, check=False)
+        proc = subprocess.run(
+            ["npm", "install", "--silent", "--no-audit", "--no-fund", f"{package}@{version}"],
+            cwd=cache,
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            timeout=600,
+            check=False,
+        )
         if proc.returncode != 0 or not binary.exists():
             pytest.skip(f"could not install {package}@{version} with npm")
     return binary
@@ -63,27 +75,59 @@ def test_claude_code_searches_and_loads_a_skill_through_skillshelf_serve(
 ) -> None:
     claude = agent_cli("claude")
     root = make_skill_tree(tmp_path)
-    standin = model_standin([
-        {"tool_call": {"name": "mcp__skillshelf__search_skills", "arguments": {"query": "fill in a PDF form"}}},
-        {"tool_call": {"name": "mcp__skillshelf__load_skill", "arguments": {"name": "pdf-forms"}}},
-        {"tool_call": {"name": "mcp__skillshelf__read_skill_file",
-                       "arguments": {"name": "pdf-forms", "path": "../secret.txt"}}},
-        {"text": "Done with the form."},
-    ])
+    standin = model_standin(
+        [
+            {
+                "tool_call": {
+                    "name": "mcp__skillshelf__search_skills",
+                    "arguments": {"query": "fill in a PDF form"},
+                }
+            },
+            {"tool_call": {"name": "mcp__skillshelf__load_skill", "arguments": {"name": "pdf-forms"}}},
+            {
+                "tool_call": {
+                    "name": "mcp__skillshelf__read_skill_file",
+                    "arguments": {"name": "pdf-forms", "path": "../secret.txt"},
+                }
+            },
+            {"text": "Done with the form."},
+        ]
+    )
     project = tmp_path / "project"
     project.mkdir()
     config = json.dumps({"mcpServers": {"skillshelf": _server_entry(root)}})
     env = dict(os.environ, ANTHROPIC_BASE_URL=standin.url, ANTHROPIC_API_KEY="sk-ant-test", **QUIET)
-    tools = ["mcp__skillshelf__search_skills", "mcp__skillshelf__load_skill", "mcp__skillshelf__read_skill_file"]
-    proc = subprocess.run([str(claude), "-p", "Fill in the PDF form claim.pdf", "--mcp-config", config,
-                           "--allowedTools", *tools], cwd=project, env=env, capture_output=True, text=True, encoding="utf-8",
-                          timeout=180, check=False)
+    tools = [
+        "mcp__skillshelf__search_skills",
+        "mcp__skillshelf__load_skill",
+        "mcp__skillshelf__read_skill_file",
+    ]
+    proc = subprocess.run(
+        [
+            str(claude),
+            "-p",
+            "Fill in the PDF form claim.pdf",
+            "--mcp-config",
+            config,
+            "--allowedTools",
+            *tools,
+        ],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=180,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "Done with the form." in proc.stdout
 
     requests = [r["body"] for r in standin.requests() if r["path"].startswith("/v1/messages")]
     offered = {t["name"] for t in requests[0]["tools"] if t["name"].startswith("mcp__skillshelf__")}
-    assert offered == {f"mcp__skillshelf__{n}" for n in ("search_skills", "load_skill", "read_skill_file", "list_skills")}
+    assert offered == {
+        f"mcp__skillshelf__{n}" for n in ("search_skills", "load_skill", "read_skill_file", "list_skills")
+    }
     first = json.dumps(requests[0])
     assert "This server holds a library of skills" in first and "pdf-forms: Fill in" in first  # instructions
     search, load, escape = _tool_results(requests)[:3]
@@ -100,14 +144,24 @@ def test_codex_lists_and_reads_skills_through_skillshelf_serve(
     reach our server without one, so the skill is listed and loaded as an MCP resource."""
     codex = agent_cli("codex")
     root = make_skill_tree(tmp_path)
-    standin = model_standin([
-        {"tool_call": {"name": "list_mcp_resources", "arguments": {"server": "skillshelf"}}},
-        {"tool_call": {"name": "read_mcp_resource",
-                       "arguments": {"server": "skillshelf", "uri": "skill://pdf-forms/SKILL.md"}}},
-        {"tool_call": {"name": "read_mcp_resource",
-                       "arguments": {"server": "skillshelf", "uri": "skill://pdf-forms/..%2F..%2Fsecret.txt"}}},
-        {"text": "Done with the form."},
-    ])
+    standin = model_standin(
+        [
+            {"tool_call": {"name": "list_mcp_resources", "arguments": {"server": "skillshelf"}}},
+            {
+                "tool_call": {
+                    "name": "read_mcp_resource",
+                    "arguments": {"server": "skillshelf", "uri": "skill://pdf-forms/SKILL.md"},
+                }
+            },
+            {
+                "tool_call": {
+                    "name": "read_mcp_resource",
+                    "arguments": {"server": "skillshelf", "uri": "skill://pdf-forms/..%2F..%2Fsecret.txt"},
+                }
+            },
+            {"text": "Done with the form."},
+        ]
+    )
     codex_home: Path = isolated_home.codex_home
     codex_home.mkdir(parents=True, exist_ok=True)
     entry = _server_entry(root)
@@ -122,15 +176,27 @@ def test_codex_lists_and_reads_skills_through_skillshelf_serve(
     project = tmp_path / "project"
     project.mkdir()
     env = dict(os.environ, OPENAI_API_KEY="sk-test", CODEX_HOME=str(codex_home))
-    proc = subprocess.run([str(codex), "exec", "--skip-git-repo-check", "Fill in the PDF form claim.pdf"],
-                          cwd=project, env=env, capture_output=True, text=True, encoding="utf-8", timeout=180, check=False)
+    proc = subprocess.run(
+        [str(codex), "exec", "--skip-git-repo-check", "Fill in the PDF form claim.pdf"],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=180,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
     requests = [r["body"] for r in standin.requests() if r["path"].startswith("/v1/responses")]
     # Codex does not wait for MCP servers before its first model request; later requests carry them
     namespace = next(t for t in requests[-1]["tools"] if t.get("name") == "mcp__skillshelf")
     assert {t["name"].rsplit("__", 1)[-1] for t in namespace["tools"]} == {
-        "search_skills", "load_skill", "read_skill_file", "list_skills"}
+        "search_skills",
+        "load_skill",
+        "read_skill_file",
+        "list_skills",
+    }
     assert "pdf-forms" in namespace["description"]  # server instructions with the catalog
     outputs = [item["output"] for item in requests[-1]["input"] if item.get("type") == "function_call_output"]
     listed, loaded, escape = outputs[0], outputs[1], outputs[2]

@@ -40,7 +40,9 @@ def test_openai_chat_tools_nest_the_function(tools: SkillTools) -> None:
     assert defs[1]["function"]["parameters"]["properties"]["top_k"]["default"] == 5
 
 
-def test_openai_strict_tools_require_every_property_and_make_optional_ones_nullable(tools: SkillTools) -> None:
+def test_openai_strict_tools_require_every_property_and_make_optional_ones_nullable(
+    tools: SkillTools,
+) -> None:
     search = tools.openai_tools(strict=True)[1]
     assert search["strict"] is True
     params = search["parameters"]
@@ -155,8 +157,10 @@ JSON = st.recursive(
 @settings(max_examples=120, suppress_health_check=[HealthCheck.function_scoped_fixture], deadline=None)
 @given(
     name=st.sampled_from(["load_skill", "search_skills", "read_skill_file", "list_skills", "other"]),
-    arguments=st.dictionaries(st.sampled_from(["name", "path", "query", "top_k", "cursor", "limit", "x"]), JSON,
-                              max_size=4) | st.text(max_size=30),
+    arguments=st.dictionaries(
+        st.sampled_from(["name", "path", "query", "top_k", "cursor", "limit", "x"]), JSON, max_size=4
+    )
+    | st.text(max_size=30),
 )
 def test_dispatch_never_raises_whatever_the_arguments(tools: SkillTools, name: str, arguments: Any) -> None:
     result = tools.dispatch(name, arguments)
@@ -174,7 +178,9 @@ def test_listing_cuts_long_descriptions_but_search_keeps_them(tmp_path: Path, is
     assert found.data["results"][0]["description"] == long.strip()
 
 
-def test_a_shadowed_name_appears_once_in_search_and_loads_the_first(tmp_path: Path, isolated_home: object) -> None:
+def test_a_shadowed_name_appears_once_in_search_and_loads_the_first(
+    tmp_path: Path, isolated_home: object
+) -> None:
     write_skill(tmp_path / "a", "csv-report", "Build a CSV report from sales data.", "# First\n")
     write_skill(tmp_path / "b", "csv-report", "Build a CSV report from sales figures.", "# Second\n")
     library = SkillTools(discover_in([tmp_path / "a", tmp_path / "b"]).skills)
@@ -185,9 +191,16 @@ def test_a_shadowed_name_appears_once_in_search_and_loads_the_first(tmp_path: Pa
 
 def test_name_enum_limits_skill_names_in_the_schema(tools: SkillTools) -> None:
     load, search, read = tools.anthropic_tools(name_enum=True)
-    assert load["input_schema"]["properties"]["name"]["enum"] == ["internal-helper", "pdf-forms", "release-notes"]
+    assert load["input_schema"]["properties"]["name"]["enum"] == [
+        "internal-helper",
+        "pdf-forms",
+        "release-notes",
+    ]
     assert "enum" not in search["input_schema"]["properties"]["query"]
-    assert read["input_schema"]["properties"]["name"]["enum"] == load["input_schema"]["properties"]["name"]["enum"]
+    assert (
+        read["input_schema"]["properties"]["name"]["enum"]
+        == load["input_schema"]["properties"]["name"]["enum"]
+    )
     assert "enum" not in tools.openai_tools()[0]["parameters"]["properties"]["name"]  # off by default
     strict = tools.openai_tools("chat", strict=True, name_enum=True)[0]["function"]["parameters"]
     assert strict["properties"]["name"]["enum"][1] == "pdf-forms"
@@ -214,8 +227,9 @@ def test_search_ranks_with_the_installed_models_only_when_asked(tmp_path: Path) 
     assert plain.models == () and with_models.models
 
 
-def test_a_model_that_fails_to_load_costs_its_signal_not_the_search(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                                    caplog: pytest.LogCaptureFixture) -> None:
+def test_a_model_that_fails_to_load_costs_its_signal_not_the_search(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
     from skillshelf.errors import NotFoundError
     from skillshelf.select import service
 

@@ -16,7 +16,12 @@ from serve_helpers import make_skill_tree
 DOC = Path(__file__).resolve().parents[2] / "docs" / "serving.md"
 SCRIPT = [
     {"tool_call": {"name": "load_skill", "arguments": {"name": "pdf-forms"}}},
-    {"tool_call": {"name": "read_skill_file", "arguments": {"name": "pdf-forms", "path": "../../secret.txt"}}},
+    {
+        "tool_call": {
+            "name": "read_skill_file",
+            "arguments": {"name": "pdf-forms", "path": "../../secret.txt"},
+        }
+    },
     {"text": "Form filled."},
 ]
 
@@ -31,10 +36,23 @@ def example(marker: str) -> str:
 def _run_example(marker: str, tmp_path: Path, home: Path, url: str) -> str:
     project = tmp_path / "project"
     project.mkdir(exist_ok=True)
-    env = dict(os.environ, OPENAI_BASE_URL=f"{url}/v1", OPENAI_API_KEY="sk-test", ANTHROPIC_BASE_URL=url,
-               ANTHROPIC_API_KEY="sk-ant-test")
-    proc = subprocess.run([sys.executable, "-c", example(marker)], cwd=project, env=env, capture_output=True,
-                          text=True, encoding="utf-8", timeout=120, check=False)
+    env = dict(
+        os.environ,
+        OPENAI_BASE_URL=f"{url}/v1",
+        OPENAI_API_KEY="sk-test",
+        ANTHROPIC_BASE_URL=url,
+        ANTHROPIC_API_KEY="sk-ant-test",
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", example(marker)],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=120,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr
     return proc.stdout
 
@@ -54,7 +72,9 @@ def test_examples_are_about_twenty_lines(marker: str) -> None:
     assert 15 <= len(lines) <= 26
 
 
-def test_openai_responses_example_loads_a_skill(tmp_path: Path, skills_home: Path, model_standin: Any) -> None:
+def test_openai_responses_example_loads_a_skill(
+    tmp_path: Path, skills_home: Path, model_standin: Any
+) -> None:
     standin = model_standin(SCRIPT)
     assert _run_example("openai", tmp_path, skills_home, standin.url) == "Form filled.\n"
     first, second, third = (r["body"] for r in standin.requests())
@@ -82,7 +102,12 @@ def test_anthropic_example_loads_a_skill(tmp_path: Path, skills_home: Path, mode
     requests = [r["body"] for r in standin.requests()]
     assert "pdf-forms" in requests[0]["system"]
     assert {t["name"] for t in requests[0]["tools"]} == {"load_skill", "search_skills", "read_skill_file"}
-    results = [block for m in requests[-1]["messages"] if m["role"] == "user" and isinstance(m["content"], list)
-               for block in m["content"] if block.get("type") == "tool_result"]
+    results = [
+        block
+        for m in requests[-1]["messages"]
+        if m["role"] == "user" and isinstance(m["content"], list)
+        for block in m["content"]
+        if block.get("type") == "tool_result"
+    ]
     assert "<name>pdf-forms</name>" in results[0]["content"]
     assert results[1]["is_error"] is True and "hunter2" not in json.dumps(results)

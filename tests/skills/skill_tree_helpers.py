@@ -34,7 +34,9 @@ def write(path: Path, content: str | bytes) -> Path:
     return path
 
 
-def write_skill(folder: Path, name: str | None, description: str | None = "does a thing", extra: str = "") -> Path:
+def write_skill(
+    folder: Path, name: str | None, description: str | None = "does a thing", extra: str = ""
+) -> Path:
     return write(folder / "SKILL.md", skill_text(name, description, extra))
 
 
@@ -45,7 +47,9 @@ def repo_env(tmp_path: Path, box: IsolatedHome, *, cwd: Path | None = None) -> E
     return Env.for_test(cwd=cwd or repo, home=box.home, codex_home=box.codex_home)
 
 
-def repo_root(path: Path, scope: Scope = Scope.REPO, origin: RootOrigin = RootOrigin.AGENTS_REPO, follow: bool = True) -> SkillRoot:
+def repo_root(
+    path: Path, scope: Scope = Scope.REPO, origin: RootOrigin = RootOrigin.AGENTS_REPO, follow: bool = True
+) -> SkillRoot:
     return SkillRoot(path=path, scope=scope, origin=origin, follow_symlinks=follow)
 
 

@@ -61,7 +61,9 @@ def test_builtin_skills_pass_the_spec_without_findings() -> None:
         assert len(parsed.body.splitlines()) < 500
 
 
-def test_discovery_lists_builtin_skills_unless_switched_off(tmp_path: Path, isolated_home: IsolatedHome) -> None:
+def test_discovery_lists_builtin_skills_unless_switched_off(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
     env = Env.for_test(cwd=tmp_path, home=isolated_home.home, codex_home=isolated_home.codex_home)
     with_builtin = discover_skills(env, DiscoveryOptions(use_cache=False))
     assert {(s.name, s.origin, s.scope) for s in with_builtin.skills} == {

@@ -22,8 +22,15 @@ ORIGIN = {
 }
 
 
-def make(name: str, description: str, *, scope: Scope = Scope.REPO, path: str | None = None,
-         root: str | None = None, visible: bool = True) -> Skill:
+def make(
+    name: str,
+    description: str,
+    *,
+    scope: Scope = Scope.REPO,
+    path: str | None = None,
+    root: str | None = None,
+    visible: bool = True,
+) -> Skill:
     file = Path(path or f"/tmp/{name}/SKILL.md")
     return Skill(
         name=name,
@@ -91,11 +98,16 @@ def test_descriptions_over_1024_characters_are_capped_with_an_ellipsis() -> None
 
 
 def test_aliases_are_used_even_without_budget_pressure_because_they_cost_less() -> None:
-    skills = [make("alpha-skill", "a", path="/tmp/skills/alpha/SKILL.md", root="/tmp/skills"),
-              make("beta-skill", "b", path="/tmp/skills/beta/SKILL.md", root="/tmp/skills")]
+    skills = [
+        make("alpha-skill", "a", path="/tmp/skills/alpha/SKILL.md", root="/tmp/skills"),
+        make("beta-skill", "b", path="/tmp/skills/beta/SKILL.md", root="/tmp/skills"),
+    ]
     rendered = render_catalog(skills, CharBudget(8_000))
     assert rendered.root_lines == ("- `r0` = `/tmp/skills`",)
-    assert rendered.entries == ("- alpha-skill: a (file: r0/alpha/SKILL.md)", "- beta-skill: b (file: r0/beta/SKILL.md)")
+    assert rendered.entries == (
+        "- alpha-skill: a (file: r0/alpha/SKILL.md)",
+        "- beta-skill: b (file: r0/beta/SKILL.md)",
+    )
     assert "### Skill roots\n- `r0` = `/tmp/skills`\n### Available skills\n" in rendered.text
     assert rendered.report.aliased
 
@@ -105,7 +117,11 @@ def test_absolute_paths_are_kept_when_the_roots_table_would_cost_more() -> None:
     skills = []
     folder = "/tmp/repo"
     for i in range(20):
-        skills.append(make(f"s{i:02d}", "d", path=f"{folder}/.agents/skills/x/SKILL.md", root=f"{folder}/.agents/skills"))
+        skills.append(
+            make(
+                f"s{i:02d}", "d", path=f"{folder}/.agents/skills/x/SKILL.md", root=f"{folder}/.agents/skills"
+            )
+        )
         folder += f"/l{i}"
     rendered = render_catalog(skills, CharBudget(8_000))
     assert rendered.root_lines == ()
@@ -114,20 +130,41 @@ def test_absolute_paths_are_kept_when_the_roots_table_would_cost_more() -> None:
 
 
 def test_roots_are_numbered_in_root_order_not_catalog_order() -> None:
-    repo = make("alpha", "repo skill", path="/w/repo/.agents/skills/a/SKILL.md", root="/w/repo/.agents/skills")
-    user = Skill(name="beta", description="user skill", path=Path("/w/home/.agents/skills/b/SKILL.md"),
-                 root=Path("/w/home/.agents/skills"), scope=Scope.USER, origin=RootOrigin.AGENTS_USER)
+    repo = make(
+        "alpha", "repo skill", path="/w/repo/.agents/skills/a/SKILL.md", root="/w/repo/.agents/skills"
+    )
+    user = Skill(
+        name="beta",
+        description="user skill",
+        path=Path("/w/home/.agents/skills/b/SKILL.md"),
+        root=Path("/w/home/.agents/skills"),
+        scope=Scope.USER,
+        origin=RootOrigin.AGENTS_USER,
+    )
     rendered = render_catalog([repo, user], CharBudget(8_000))
     assert rendered.root_lines == ("- `r0` = `/w/home/.agents/skills`", "- `r1` = `/w/repo/.agents/skills`")
-    assert rendered.entries == ("- alpha: repo skill (file: r1/a/SKILL.md)", "- beta: user skill (file: r0/b/SKILL.md)")
-    explicit = render_catalog([repo, user], CharBudget(8_000), roots=[Path("/w/repo/.agents/skills"), Path("/w/home/.agents/skills")])
+    assert rendered.entries == (
+        "- alpha: repo skill (file: r1/a/SKILL.md)",
+        "- beta: user skill (file: r0/b/SKILL.md)",
+    )
+    explicit = render_catalog(
+        [repo, user],
+        CharBudget(8_000),
+        roots=[Path("/w/repo/.agents/skills"), Path("/w/home/.agents/skills")],
+    )
     assert explicit.root_lines[0] == "- `r0` = `/w/repo/.agents/skills`"
 
 
 def test_roots_of_skills_left_out_for_budget_stay_in_the_table() -> None:
     pool = [make(f"pool-{i}", "pooled", path=f"/w/pool/p{i}/SKILL.md", root="/w/pool") for i in range(2)]
-    user = Skill(name="home-one", description="home", path=Path("/w/home/.agents/skills/h/SKILL.md"),
-                 root=Path("/w/home/.agents/skills"), scope=Scope.USER, origin=RootOrigin.AGENTS_USER)
+    user = Skill(
+        name="home-one",
+        description="home",
+        path=Path("/w/home/.agents/skills/h/SKILL.md"),
+        root=Path("/w/home/.agents/skills"),
+        scope=Scope.USER,
+        origin=RootOrigin.AGENTS_USER,
+    )
     rendered = render_catalog([*pool, user], TokenBudget(12))
     assert rendered.entries == ("- pool-0: (file: r1/p0/SKILL.md)",)
     assert len(rendered.root_lines) == 2
@@ -156,10 +193,18 @@ def test_no_visible_skill_renders_nothing() -> None:
 
 def test_plugin_cache_skills_share_the_marketplace_alias_when_alone_in_their_version() -> None:
     base = "/Users/xl/.codex/plugins/cache/openai-curated"
-    fix = make("github:gh-fix-ci", "fix", path=f"{base}/github/hash123/skills/gh-fix-ci/SKILL.md",
-               root=f"{base}/github/hash123/skills")
-    digest = make("slack:daily-digest", "digest", path=f"{base}/slack/hash456/skills/daily-digest/SKILL.md",
-                  root=f"{base}/slack/hash456/skills")
+    fix = make(
+        "github:gh-fix-ci",
+        "fix",
+        path=f"{base}/github/hash123/skills/gh-fix-ci/SKILL.md",
+        root=f"{base}/github/hash123/skills",
+    )
+    digest = make(
+        "slack:daily-digest",
+        "digest",
+        path=f"{base}/slack/hash456/skills/daily-digest/SKILL.md",
+        root=f"{base}/slack/hash456/skills",
+    )
     rendered = render_catalog([fix, digest], CharBudget(8_000))
     assert rendered.root_lines == (f"- `r0` = `{base}`",)
     assert rendered.entries[0].endswith("(file: r0/github/hash123/skills/gh-fix-ci/SKILL.md)")
@@ -192,7 +237,14 @@ def test_roots_table_tips_to_absolute_paths_at_eleven_single_skill_roots() -> No
     def nested(levels: int) -> list[Skill]:
         out, folder = [], "/tmp/repo"
         for i in range(levels):
-            out.append(make(f"s{i:02d}", "d", path=f"{folder}/.agents/skills/x/SKILL.md", root=f"{folder}/.agents/skills"))
+            out.append(
+                make(
+                    f"s{i:02d}",
+                    "d",
+                    path=f"{folder}/.agents/skills/x/SKILL.md",
+                    root=f"{folder}/.agents/skills",
+                )
+            )
             folder += f"/l{i}"
         return out
 
@@ -202,7 +254,9 @@ def test_roots_table_tips_to_absolute_paths_at_eleven_single_skill_roots() -> No
 
 def test_entries_built_without_their_constructor_equal_constructed_ones() -> None:
     built = new_entry("- a: ", "text", " (file: p)", "- a: (file: p)", True)
-    assert built == Entry(prefix="- a: ", units="text", suffix=" (file: p)", minimum="- a: (file: p)", single_chars=True)
+    assert built == Entry(
+        prefix="- a: ", units="text", suffix=" (file: p)", minimum="- a: (file: p)", single_chars=True
+    )
 
 
 def test_shortening_many_paths_picks_the_longest_root_like_one_at_a_time() -> None:

@@ -14,8 +14,14 @@ from skillshelf.skills.model import RootOrigin, Scope, Skill
 
 def make(name: str, description: str, *, scope: Scope = Scope.REPO) -> Skill:
     path = Path(f"/work/skills/{name}/SKILL.md")
-    return Skill(name=name, description=description, path=path, root=Path("/work/skills"), scope=scope,
-                 origin=RootOrigin.AGENTS_REPO)
+    return Skill(
+        name=name,
+        description=description,
+        path=path,
+        root=Path("/work/skills"),
+        scope=scope,
+        origin=RootOrigin.AGENTS_REPO,
+    )
 
 
 def test_xml_catalog_lists_name_description_and_location_each_on_its_own_line() -> None:
@@ -98,7 +104,14 @@ def test_report_has_no_warning_when_everything_fits() -> None:
 def test_report_and_result_serialise_to_json() -> None:
     rendered = render_catalog([make("a", "x" * 300), make("b", "y")], TokenBudget(20))
     data = json.loads(json.dumps(rendered.to_dict()))
-    assert set(data["report"]) >= {"total", "included", "omitted", "truncated_chars", "truncated_count", "warning"}
+    assert set(data["report"]) >= {
+        "total",
+        "included",
+        "omitted",
+        "truncated_chars",
+        "truncated_count",
+        "warning",
+    }
     assert data["format"] == "codex"
 
 

@@ -24,7 +24,9 @@ ROOTS = [
 ]
 
 text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=60)
-long_text = st.one_of(text, st.text(st.characters(blacklist_categories=("Cs",)), min_size=900, max_size=1_300))
+long_text = st.one_of(
+    text, st.text(st.characters(blacklist_categories=("Cs",)), min_size=900, max_size=1_300)
+)
 
 
 @st.composite
@@ -90,7 +92,9 @@ def test_report_accounts_for_every_visible_skill(batch: list[Skill], budget: Bud
     assert report.included + report.omitted == report.total
     assert len(rendered.entries) == report.included == len(rendered.skills)
     assert all(s.model_visible for s in rendered.skills)
-    assert (report.warning is None) == (report.omitted == 0 and report.truncated_count == 0 and report.level != 3)
+    assert (report.warning is None) == (
+        report.omitted == 0 and report.truncated_count == 0 and report.level != 3
+    )
 
 
 @settings(max_examples=60, deadline=None)
@@ -99,12 +103,17 @@ def test_a_generous_budget_lists_every_visible_skill_in_full(batch: list[Skill])
     rendered = render_catalog(batch, CharBudget(10**7))
     assert rendered.report.omitted == 0 and rendered.report.truncated_chars == 0
     for skill, entry in zip(rendered.skills, rendered.entries, strict=True):
-        description = skill.description if len(skill.description) <= 1024 else skill.description[:1021] + "..."
-        assert entry.startswith(f"- {skill.name}: {description}" if description else f"- {skill.name}: (file: ")
+        description = (
+            skill.description if len(skill.description) <= 1024 else skill.description[:1021] + "..."
+        )
+        assert entry.startswith(
+            f"- {skill.name}: {description}" if description else f"- {skill.name}: (file: "
+        )
 
 
 def naive_round_robin(entries: list[Entry], budget: Budget, room: int) -> list[int]:
     """Codex's description sharing, step by step, charging the actual rendered text."""
+
     def extra(entry: Entry, kept: int) -> int:
         return 0 if kept == 0 else budget.cost(entry.render(kept) + "\n") - budget.cost(entry.minimum + "\n")
 
@@ -124,13 +133,23 @@ def naive_round_robin(entries: list[Entry], budget: Budget, room: int) -> list[i
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.lists(st.tuples(st.text(min_size=1, max_size=12), text), min_size=1, max_size=8), budgets, st.booleans())
+@given(
+    st.lists(st.tuples(st.text(min_size=1, max_size=12), text), min_size=1, max_size=8),
+    budgets,
+    st.booleans(),
+)
 def test_fast_description_sharing_equals_the_step_by_step_round_robin(
     items: list[tuple[str, str]], budget: Budget, xml: bool
 ) -> None:
     batch = [
-        Skill(name=name, description=description, path=Path(f"/r/s{i}/SKILL.md"), root=Path("/r"),
-              scope=Scope.REPO, origin=RootOrigin.AGENTS_REPO)
+        Skill(
+            name=name,
+            description=description,
+            path=Path(f"/r/s{i}/SKILL.md"),
+            root=Path("/r"),
+            scope=Scope.REPO,
+            origin=RootOrigin.AGENTS_REPO,
+        )
         for i, (name, description) in enumerate(items)
     ]
     entries = [xml_entry(s) if xml else codex_entry(s, str(s.path)) for s in batch]

@@ -44,7 +44,9 @@ def test_claude_roots_match_claude_code(tmp_path: Path, claude_oracle: Any) -> N
     write(project / "my-nofm/SKILL.md", "# Only a heading\nsome text\n")
     write(project / "my-repaired/SKILL.md", "---\nname: r\ndescription: AWS: ECS\n---\n")
     write(project / "my-lower/skill.md", skill_text("lower"))
-    write(project / "my-dmi/SKILL.md", "---\nname: dmi\ndescription: d\ndisable-model-invocation: true\n---\n")
+    write(
+        project / "my-dmi/SKILL.md", "---\nname: dmi\ndescription: d\ndisable-model-invocation: true\n---\n"
+    )
     write_skill(cwd / ".claude/skills/my-sub", "sub", "from the cwd")
     write_skill(home / ".claude/skills/my-user", "user", "from home")
     write_skill(tmp_path / "shared/linked", "linked", "through a link")
@@ -54,6 +56,8 @@ def test_claude_roots_match_claude_code(tmp_path: Path, claude_oracle: Any) -> N
     theirs = claude_listing(claude_oracle(cwd, home=home))
     env = Env.for_test(cwd=cwd, home=home)
     found = discover_skills(env, DiscoveryOptions(include_builtin=False, use_cache=False))
-    ours = {s.name: s.description for s in found.skills if s.origin.value.startswith("claude") and s.model_visible}
+    ours = {
+        s.name: s.description for s in found.skills if s.origin.value.startswith("claude") and s.model_visible
+    }
     assert ours == theirs
     assert "my-group" not in theirs and "my-nested" not in theirs

@@ -42,10 +42,45 @@ SETTINGS: list[dict[str, int]] = [
     {"model_context_window": 400_000},
     {"skills.max_context_tokens": 1_500},
 ]
-WORDS = ["build", "test", "deploy", "lint", "docs", "data", "graph", "cloud", "api", "review", "café",
-         "naïve", "données", "数据", "テスト", "🚀", "ünïcode", "x", "a-long-hyphenated-word", "Use", "when:"]
-NAMES = ["alpha", "beta", "gamma", "delta", "pdf", "docx", "deploy", "review", "Name With Spaces",
-         "café-tool", "数据-skill", "UPPER", "a" * 64, "x-" * 20 + "y"]
+WORDS = [
+    "build",
+    "test",
+    "deploy",
+    "lint",
+    "docs",
+    "data",
+    "graph",
+    "cloud",
+    "api",
+    "review",
+    "café",
+    "naïve",
+    "données",
+    "数据",
+    "テスト",
+    "🚀",
+    "ünïcode",
+    "x",
+    "a-long-hyphenated-word",
+    "Use",
+    "when:",
+]
+NAMES = [
+    "alpha",
+    "beta",
+    "gamma",
+    "delta",
+    "pdf",
+    "docx",
+    "deploy",
+    "review",
+    "Name With Spaces",
+    "café-tool",
+    "数据-skill",
+    "UPPER",
+    "a" * 64,
+    "x-" * 20 + "y",
+]
 
 Oracle = Callable[..., dict[str, Any]]
 
@@ -134,24 +169,43 @@ def build_known_tree(base: Path, marker: str, seed: int, count: int, longest: in
     roots = known_roots(tree)
     for i in range(count):
         root, scope, origin = rnd.choice(roots)
-        rel = Path(*[f"{rnd.choice(['g', 'team', 'x'])}{rnd.randrange(3)}" for _ in range(rnd.randrange(3))], f"s{i:03d}")
+        rel = Path(
+            *[f"{rnd.choice(['g', 'team', 'x'])}{rnd.randrange(3)}" for _ in range(rnd.randrange(3))],
+            f"s{i:03d}",
+        )
         name = rnd.choice(NAMES) if rnd.random() < 0.3 else f"{rnd.choice(NAMES[:8])}-{i}"
         description = words(rnd, 1, longest)
         write_skill(root / rel, f"name: {quoted(name)}\ndescription: {quoted(description)}\n")
         real = root.resolve()
-        tree.known.append(Skill(name=name, description=description, path=real / rel / "SKILL.md", root=real,
-                                scope=scope, origin=origin))
+        tree.known.append(
+            Skill(
+                name=name,
+                description=description,
+                path=real / rel / "SKILL.md",
+                root=real,
+                scope=scope,
+                origin=origin,
+            )
+        )
     return tree
 
 
-def compare(tree: Tree, codex_oracle: Oracle, skills: list[Skill], roots: list[Path], setting: dict[str, int]) -> list[str]:
+def compare(
+    tree: Tree, codex_oracle: Oracle, skills: list[Skill], roots: list[Path], setting: dict[str, int]
+) -> list[str]:
     """Problems found for one setting (empty when identical)."""
     result = codex_oracle(tree.cwd, home=tree.home, codex_home=tree.codex_home, config=setting)
     want_roots, want = split_catalog(result["skills_instructions"])
-    budget = default_budget(setting.get("model_context_window"), max_context_tokens=setting.get("skills.max_context_tokens"))
+    budget = default_budget(
+        setting.get("model_context_window"), max_context_tokens=setting.get("skills.max_context_tokens")
+    )
     ours = render_catalog(skills, budget, roots=roots)
     if result["skills_instructions"] is None:
-        return [] if not ours.text else [f"{setting}: Codex renders no catalog, we render {len(ours.entries)} lines"]
+        return (
+            []
+            if not ours.text
+            else [f"{setting}: Codex renders no catalog, we render {len(ours.entries)} lines"]
+        )
     if (want_roots, want) == (list(ours.root_lines), list(ours.entries)):
         return []
     names_codex = {line.split(": ")[0] for line in want}
@@ -189,8 +243,16 @@ def test_roots_table_tipping_point_matches_codex(
         root = folder / ".agents" / "skills"
         write_skill(root / "x", f"name: s{level:02d}\ndescription: d\n")
         real = root.resolve()
-        tree.known.append(Skill(name=f"s{level:02d}", description="d", path=real / "x" / "SKILL.md", root=real,
-                                scope=Scope.REPO, origin=RootOrigin.AGENTS_REPO))
+        tree.known.append(
+            Skill(
+                name=f"s{level:02d}",
+                description="d",
+                path=real / "x" / "SKILL.md",
+                root=real,
+                scope=Scope.REPO,
+                origin=RootOrigin.AGENTS_REPO,
+            )
+        )
         folder = folder / f"l{level}"
     tree.cwd = folder.parent
     roots = [skill.root for skill in tree.known]
@@ -209,7 +271,11 @@ def messy_skills(tree: Tree, rnd: random.Random) -> None:
     cases: list[tuple[Path, str, dict[str, Any]]] = [
         (repo_root / "plain", "name: plain\ndescription: A plain skill for testing\n", {}),
         (repo_root / "colon", "name: colon\ndescription: Use when: the value has a colon: inside\n", {}),
-        (repo_root / "block", "name: block\ndescription: |\n  First line of a block.\n  Second line: here.\n", {}),
+        (
+            repo_root / "block",
+            "name: block\ndescription: |\n  First line of a block.\n  Second line: here.\n",
+            {},
+        ),
         (repo_root / "folded", "name: folded\ndescription: >-\n  Folded text\n  continues here\n", {}),
         (repo_root / "crlf", "name: crlf\ndescription: Windows line endings\n", {"newline": "\r\n"}),
         (repo_root / "bom", "name: bom\ndescription: Starts with a byte order mark\n", {"bom": True}),
@@ -220,17 +286,37 @@ def messy_skills(tree: Tree, rnd: random.Random) -> None:
         (repo_root / "longdesc", f"name: longdesc\ndescription: {quoted(long_desc)}\n", {}),
         (repo_root / "unicode", "name: ünï-数据\ndescription: Données 🚀 テスト\n", {}),
         (repo_root / "spaces", "name: spaced\ndescription: '  lots   of\twhite   space  '\n", {}),
-        (repo_root / "short", "name: short\ndescription: long form\nmetadata:\n  short-description: short form\n", {}),
+        (
+            repo_root / "short",
+            "name: short\ndescription: long form\nmetadata:\n  short-description: short form\n",
+            {},
+        ),
         (repo_root / ".hidden" / "h", "name: hidden\ndescription: under a hidden folder\n", {}),
         (repo_root / "d1/d2/d3/d4/d5/deep6", "name: deep6\ndescription: six levels down\n", {}),
         (repo_root / "d1/d2/d3/d4/d5/d6/deep7", "name: deep7\ndescription: seven levels down\n", {}),
-        (tree.repo / "pkg" / ".agents" / "skills" / "mid", "name: plain\ndescription: same name, other path\n", {}),
+        (
+            tree.repo / "pkg" / ".agents" / "skills" / "mid",
+            "name: plain\ndescription: same name, other path\n",
+            {},
+        ),
         (tree.cwd / ".agents" / "skills" / "cwd", "name: cwd-skill\ndescription: at the cwd level\n", {}),
-        (tree.cwd / ".codex" / "skills" / "proj", "name: codex-project\ndescription: in the cwd .codex folder\n", {}),
-        (tree.repo / ".codex" / "skills" / "up", "name: codex-up\ndescription: in an ancestor .codex folder\n", {}),
+        (
+            tree.cwd / ".codex" / "skills" / "proj",
+            "name: codex-project\ndescription: in the cwd .codex folder\n",
+            {},
+        ),
+        (
+            tree.repo / ".codex" / "skills" / "up",
+            "name: codex-up\ndescription: in an ancestor .codex folder\n",
+            {},
+        ),
         (home_root / "home", "name: home-skill\ndescription: in the user agents root\n", {}),
         (tree.codex_home / "skills" / "legacy", "name: legacy\ndescription: in CODEX_HOME skills\n", {}),
-        (tree.codex_home / "skills" / ".system" / "sys", "name: sys-skill\ndescription: a system skill\n", {}),
+        (
+            tree.codex_home / "skills" / ".system" / "sys",
+            "name: sys-skill\ndescription: a system skill\n",
+            {},
+        ),
         (outside / "linked", "name: linked\ndescription: reached through a symlink\n", {}),
         (outside / "pool" / "p1", "name: pooled\ndescription: in a symlinked root\n", {}),
     ]
@@ -238,16 +324,26 @@ def messy_skills(tree: Tree, rnd: random.Random) -> None:
         write_skill(folder, frontmatter, **options)
     for i in range(rnd.randint(8, 20)):
         folder = rnd.choice([repo_root, home_root, tree.cwd / ".agents" / "skills"]) / f"extra{i}"
-        write_skill(folder, f"name: {quoted(rnd.choice(NAMES))}\ndescription: {quoted(words(rnd, 5, 900))}\n",
-                    newline=rnd.choice(["\n", "\r\n"]), bom=rnd.random() < 0.2)
+        write_skill(
+            folder,
+            f"name: {quoted(rnd.choice(NAMES))}\ndescription: {quoted(words(rnd, 5, 900))}\n",
+            newline=rnd.choice(["\n", "\r\n"]),
+            bom=rnd.random() < 0.2,
+        )
     write_skill(repo_root / "quiet", "name: quiet\ndescription: hidden from the model\n")
     (repo_root / "quiet" / "agents").mkdir()
-    (repo_root / "quiet" / "agents" / "openai.yaml").write_text("policy:\n  allow_implicit_invocation: false\n", encoding="utf-8")
+    (repo_root / "quiet" / "agents" / "openai.yaml").write_text(
+        "policy:\n  allow_implicit_invocation: false\n", encoding="utf-8"
+    )
     write_skill(repo_root / "other", "name: other-product\ndescription: for another product\n")
     (repo_root / "other" / "agents").mkdir()
-    (repo_root / "other" / "agents" / "openai.yaml").write_text("policy:\n  products: [chatgpt]\n", encoding="utf-8")
+    (repo_root / "other" / "agents" / "openai.yaml").write_text(
+        "policy:\n  products: [chatgpt]\n", encoding="utf-8"
+    )
     (repo_root / "lower").mkdir()
-    (repo_root / "lower" / "skill.md").write_text("---\nname: lower\ndescription: lowercase file\n---\n", encoding="utf-8")
+    (repo_root / "lower" / "skill.md").write_text(
+        "---\nname: lower\ndescription: lowercase file\n---\n", encoding="utf-8"
+    )
     (repo_root / "nofront").mkdir()
     (repo_root / "nofront" / "SKILL.md").write_text("# No frontmatter\n", encoding="utf-8")
     home_root.mkdir(parents=True, exist_ok=True)
@@ -258,15 +354,21 @@ def messy_skills(tree: Tree, rnd: random.Random) -> None:
 
 
 def discovered(tree: Tree) -> tuple[list[Skill], list[Path]]:
-    discover = pytest.importorskip("skillshelf.skills.discover", reason="engineer A's discovery is not there yet")
+    discover = pytest.importorskip(
+        "skillshelf.skills.discover", reason="engineer A's discovery is not there yet"
+    )
     env = Env.for_test(cwd=tree.cwd, home=tree.home, codex_home=tree.codex_home)
-    options = discover.DiscoveryOptions(include_builtin=False, include_claude=False, include_installed=False, use_cache=False)
+    options = discover.DiscoveryOptions(
+        include_builtin=False, include_claude=False, include_installed=False, use_cache=False
+    )
     found = discover.discover_skills(env, options)
     return list(found.skills), [root.path for root in found.roots]
 
 
 @pytest.mark.parametrize("seed", [101, 202, 303])
-def test_discovered_catalog_matches_codex(tmp_path: Path, codex_oracle: Oracle, system_marker: str, seed: int) -> None:
+def test_discovered_catalog_matches_codex(
+    tmp_path: Path, codex_oracle: Oracle, system_marker: str, seed: int
+) -> None:
     tree = new_tree(tmp_path, system_marker)
     messy_skills(tree, random.Random(seed))
     skills, roots = discovered(tree)

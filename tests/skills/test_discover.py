@@ -34,7 +34,9 @@ def repo(env: Env) -> Path:
     return env.cwd
 
 
-def test_same_folder_from_two_roots_is_kept_once_first_root_wins(env: Env, isolated_home: IsolatedHome) -> None:
+def test_same_folder_from_two_roots_is_kept_once_first_root_wins(
+    env: Env, isolated_home: IsolatedHome
+) -> None:
     write_skill(isolated_home.home / ".agents/skills/x", "dupe")
     (isolated_home.codex_home / "skills").mkdir(parents=True)
     os.symlink(isolated_home.home / ".agents/skills/x", isolated_home.codex_home / "skills/x")
@@ -43,11 +45,16 @@ def test_same_folder_from_two_roots_is_kept_once_first_root_wins(env: Env, isola
     assert found.skills[0].path == isolated_home.codex_home / "skills/x/SKILL.md"
 
 
-def test_same_names_at_different_paths_are_kept_and_reported(repo: Path, env: Env, isolated_home: IsolatedHome) -> None:
+def test_same_names_at_different_paths_are_kept_and_reported(
+    repo: Path, env: Env, isolated_home: IsolatedHome
+) -> None:
     write_skill(repo / ".agents/skills/a", "dupe-skill", "from repo")
     write_skill(isolated_home.codex_home / "skills/b", "dupe-skill", "from user")
     found = discover_skills(env, CODEX_ONLY)
-    assert [(s.description, s.scope) for s in found.skills] == [("from repo", Scope.REPO), ("from user", Scope.USER)]
+    assert [(s.description, s.scope) for s in found.skills] == [
+        ("from repo", Scope.REPO),
+        ("from user", Scope.USER),
+    ]
     assert [d.code for d in found.diagnostics] == ["SK220"]
 
 
@@ -80,7 +87,9 @@ def test_skills_for_other_products_are_dropped_like_codex(repo: Path, env: Env) 
 def test_hitting_a_limit_is_never_silent(repo: Path, env: Env) -> None:
     for i in range(6):
         write_skill(repo / f".agents/skills/s{i}", f"s{i}")
-    found = discover_skills(env, DiscoveryOptions(include_builtin=False, use_cache=False, limits=ScanLimits(max_dirs=4)))
+    found = discover_skills(
+        env, DiscoveryOptions(include_builtin=False, use_cache=False, limits=ScanLimits(max_dirs=4))
+    )
     assert len(found.skills) == 3
     (scan,) = found.truncated_scans
     assert scan.root.path == repo / ".agents/skills" and scan.limit == "max_dirs" and scan.unvisited_dirs == 3
@@ -91,19 +100,25 @@ def test_hitting_a_limit_is_never_silent(repo: Path, env: Env) -> None:
 def test_scan_limits_can_be_raised_from_the_environment(repo: Path, env: Env) -> None:
     for i in range(6):
         write_skill(repo / f".agents/skills/s{i}", f"s{i}")
-    env = dataclasses.replace(env, environ={"SKILLSHELF_SCAN_MAX_DIRS": "3", "SKILLSHELF_SCAN_MAX_DEPTH": "lots"})
+    env = dataclasses.replace(
+        env, environ={"SKILLSHELF_SCAN_MAX_DIRS": "3", "SKILLSHELF_SCAN_MAX_DEPTH": "lots"}
+    )
     found = discover_skills(env, CODEX_ONLY)
     assert len(found.skills) == 2 and found.truncated_scans[0].limit == "max_dirs"
     assert [d.code for d in found.diagnostics if d.code == "SK209"] == ["SK209"]
 
 
 def test_missing_extra_roots_warn_and_missing_default_roots_do_not(repo: Path, env: Env) -> None:
-    found = discover_skills(env, DiscoveryOptions(include_builtin=False, use_cache=False, extra_roots=(repo / "nope",)))
+    found = discover_skills(
+        env, DiscoveryOptions(include_builtin=False, use_cache=False, extra_roots=(repo / "nope",))
+    )
     assert found.skills == () and [d.code for d in found.diagnostics] == ["SK202"]
     assert all(not s.exists for s in found.scans)
 
 
-def test_a_root_that_is_a_symlink_is_canonicalised(env: Env, isolated_home: IsolatedHome, tmp_path: Path) -> None:
+def test_a_root_that_is_a_symlink_is_canonicalised(
+    env: Env, isolated_home: IsolatedHome, tmp_path: Path
+) -> None:
     write_skill(tmp_path / "elsewhere/s", "linked-root")
     (isolated_home.home / ".agents").mkdir(parents=True)
     os.symlink(tmp_path / "elsewhere", isolated_home.home / ".agents/skills")
@@ -113,16 +128,24 @@ def test_a_root_that_is_a_symlink_is_canonicalised(env: Env, isolated_home: Isol
     assert tmp_path / "elsewhere" in [r.path for r in found.roots]
 
 
-def test_claude_roots_are_included_unless_switched_off(repo: Path, env: Env, isolated_home: IsolatedHome) -> None:
+def test_claude_roots_are_included_unless_switched_off(
+    repo: Path, env: Env, isolated_home: IsolatedHome
+) -> None:
     write_skill(repo / ".claude/skills/helper", "helper")
     write_skill(isolated_home.home / ".claude/skills/mine", "mine")
     with_claude = discover_skills(env, DiscoveryOptions(include_builtin=False, use_cache=False))
-    assert [(s.name, s.origin) for s in with_claude.skills] == [("helper", RootOrigin.CLAUDE_PROJECT), ("mine", RootOrigin.CLAUDE_USER)]
+    assert [(s.name, s.origin) for s in with_claude.skills] == [
+        ("helper", RootOrigin.CLAUDE_PROJECT),
+        ("mine", RootOrigin.CLAUDE_USER),
+    ]
     assert discover_skills(env, CODEX_ONLY).skills == ()
 
 
 def test_parse_problems_become_diagnostics_not_exceptions(repo: Path, env: Env) -> None:
-    write(repo / ".agents/skills/bad/SKILL.md", "---\nname: bad\ndescription: a\nnot: valid: [yaml\n  - x\n---\n")
+    write(
+        repo / ".agents/skills/bad/SKILL.md",
+        "---\nname: bad\ndescription: a\nnot: valid: [yaml\n  - x\n---\n",
+    )
     write(repo / ".agents/skills/bin/SKILL.md", b"\x00\x01\x02")
     write_skill(repo / ".agents/skills/good", "good")
     found = discover_skills(env, CODEX_ONLY)

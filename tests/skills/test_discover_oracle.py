@@ -45,8 +45,17 @@ def codex_listing(result: dict[str, Any]) -> set[tuple[str, str]]:
 
 
 def ours(env: Env) -> set[tuple[str, str]]:
-    found = discover_skills(env, DiscoveryOptions(include_builtin=False, include_claude=False, include_installed=False, use_cache=False))
-    return {(s.name, str(s.path)) for s in found.skills if s.policy.allow_implicit_invocation and s.scope.value != "system"}
+    found = discover_skills(
+        env,
+        DiscoveryOptions(
+            include_builtin=False, include_claude=False, include_installed=False, use_cache=False
+        ),
+    )
+    return {
+        (s.name, str(s.path))
+        for s in found.skills
+        if s.policy.allow_implicit_invocation and s.scope.value != "system"
+    }
 
 
 class Tree:
@@ -65,7 +74,9 @@ class Tree:
 
     def compare(self, codex_oracle: Any) -> set[tuple[str, str]]:
         mine = ours(self.env())
-        theirs = codex_listing(codex_oracle(self.cwd, home=self.home, codex_home=self.codex_home, config=ORACLE_CONFIG))
+        theirs = codex_listing(
+            codex_oracle(self.cwd, home=self.home, codex_home=self.codex_home, config=ORACLE_CONFIG)
+        )
         assert theirs, "the oracle listed no skill at all"
         assert (sorted(mine - theirs), sorted(theirs - mine)) == ([], [])
         return theirs
@@ -180,7 +191,13 @@ def test_traversal_cases_match_codex(tmp_path: Path, codex_oracle: Any) -> None:
 def test_random_trees_match_codex(tmp_path: Path, codex_oracle: Any, seed: int) -> None:
     rng = random.Random(seed)
     tree = Tree(tmp_path)
-    roots = [tree.codex_home / "skills", tree.home / ".agents/skills", tree.repo / ".agents/skills", tree.cwd / ".agents/skills", tree.cwd / ".codex/skills"]
+    roots = [
+        tree.codex_home / "skills",
+        tree.home / ".agents/skills",
+        tree.repo / ".agents/skills",
+        tree.cwd / ".agents/skills",
+        tree.cwd / ".codex/skills",
+    ]
     bodies = [
         lambda n: skill_text(n),
         lambda n: skill_text(n, "Tricky: colon value"),
@@ -236,4 +253,14 @@ def test_plugin_namespaces_match_codex(tmp_path: Path, codex_oracle: Any) -> Non
     write_skill(tree.base / "plug2/skills/t", "linkedplug")
     os.symlink(tree.base / "plug2", r / "plug2link")
     listed = tree.compare(codex_oracle)
-    assert {name for name, _ in listed} >= {"pl:plugged", "bk:inner", "nest:deep", "bk:badnest", "blank:blankns", "numns", "above:abovens", "linkedplain", "target:linkedplug"}
+    assert {name for name, _ in listed} >= {
+        "pl:plugged",
+        "bk:inner",
+        "nest:deep",
+        "bk:badnest",
+        "blank:blankns",
+        "numns",
+        "above:abovens",
+        "linkedplain",
+        "target:linkedplug",
+    }

@@ -39,7 +39,13 @@ def test_byte_order_mark_is_not_trimmed_like_codex() -> None:
 
 @pytest.mark.parametrize(
     ("text", "reason"),
-    [("# no frontmatter\n", "missing"), ("\n---\nname: a\n---\n", "missing"), ("---\nname: a\n", "unclosed"), ("---", "unclosed"), ("---\n---\n", "empty")],
+    [
+        ("# no frontmatter\n", "missing"),
+        ("\n---\nname: a\n---\n", "missing"),
+        ("---\nname: a\n", "unclosed"),
+        ("---", "unclosed"),
+        ("---\n---\n", "empty"),
+    ],
 )
 def test_files_without_usable_delimiters_say_why(text: str, reason: str) -> None:
     assert split_frontmatter(text) == reason
@@ -83,11 +89,17 @@ def test_repair_returns_none_when_nothing_changes() -> None:
 
 
 def test_repair_quotes_flow_scalars_that_do_not_parse() -> None:
-    assert repair_frontmatter("name: a\ndescription: [unclosed, but fine") == ("name: a\ndescription: '[unclosed, but fine'", (1,))
+    assert repair_frontmatter("name: a\ndescription: [unclosed, but fine") == (
+        "name: a\ndescription: '[unclosed, but fine'",
+        (1,),
+    )
 
 
 def test_repair_keeps_the_comment_after_the_quoted_value() -> None:
-    assert repair_frontmatter("description: Build for AWS: ECS # note") == ("description: 'Build for AWS: ECS' # note", (0,))
+    assert repair_frontmatter("description: Build for AWS: ECS # note") == (
+        "description: 'Build for AWS: ECS' # note",
+        (0,),
+    )
 
 
 def test_yaml_errors_carry_a_line() -> None:

@@ -49,7 +49,9 @@ def tree(tmp_path: Path) -> tuple[Path, Skill, Skill]:
         (["pwsh", "scripts/Do.PS1"], "scripts/Do.PS1"),
     ],
 )
-def test_script_token_follows_codex_runner_and_extension_lists(tokens: list[str], expected: str | None) -> None:
+def test_script_token_follows_codex_runner_and_extension_lists(
+    tokens: list[str], expected: str | None
+) -> None:
     assert script_token(tokens) == expected
 
 
@@ -114,7 +116,9 @@ def test_each_skill_is_reported_once_per_turn(tree: tuple[Path, Skill, Skill]) -
 
 def test_script_runs_are_reported_before_reads(tree: tuple[Path, Skill, Skill]) -> None:
     root, alpha, beta = tree
-    matches = ImplicitUseDetector([alpha, beta]).matches("cat alpha/SKILL.md; python beta/scripts/fetch.py", cwd=root)
+    matches = ImplicitUseDetector([alpha, beta]).matches(
+        "cat alpha/SKILL.md; python beta/scripts/fetch.py", cwd=root
+    )
     assert matches == (beta, alpha)
 
 

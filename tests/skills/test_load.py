@@ -37,7 +37,10 @@ def test_fragment_is_codex_injection_format_with_the_whole_file(tmp_path: Path) 
     skill = write_skill(tmp_path, "notes")
     loaded = load_skill([skill], "notes")
     assert loaded.contents == TEXT.format(name="notes")
-    assert loaded.fragment == f"<skill>\n<name>notes</name>\n<path>{skill.path}</path>\n{loaded.contents}\n</skill>"
+    assert (
+        loaded.fragment
+        == f"<skill>\n<name>notes</name>\n<path>{skill.path}</path>\n{loaded.contents}\n</skill>"
+    )
     assert loaded.fragment == skill_fragment(skill, loaded.contents)
 
 
@@ -45,11 +48,24 @@ def test_bundled_files_are_listed_scripts_references_assets_first_without_skill_
     skill = write_skill(
         tmp_path,
         "notes",
-        files=("zeta.txt", "assets/logo.svg", "references/api.md", "scripts/run.py", "agents/openai.yaml",
-               ".hidden", "__pycache__/x.pyc"),
+        files=(
+            "zeta.txt",
+            "assets/logo.svg",
+            "references/api.md",
+            "scripts/run.py",
+            "agents/openai.yaml",
+            ".hidden",
+            "__pycache__/x.pyc",
+        ),
     )
     loaded = load_skill([skill], "notes")
-    assert loaded.files == ("scripts/run.py", "references/api.md", "assets/logo.svg", "agents/openai.yaml", "zeta.txt")
+    assert loaded.files == (
+        "scripts/run.py",
+        "references/api.md",
+        "assets/logo.svg",
+        "agents/openai.yaml",
+        "zeta.txt",
+    )
     assert loaded.more_files == 0
 
 

@@ -68,7 +68,9 @@ def test_names_stop_at_dots_and_keep_underscores_and_plugin_colons() -> None:
         ("use $path and $Tmpdir", set(), ()),
     ],
 )
-def test_environment_variable_names_are_never_mentions(text: str, names: set[str], paths: tuple[str, ...]) -> None:
+def test_environment_variable_names_are_never_mentions(
+    text: str, names: set[str], paths: tuple[str, ...]
+) -> None:
     mentions = extract_mentions(text)
     assert set(mentions.names) == names
     assert mentions.paths == paths
@@ -93,7 +95,9 @@ def test_link_syntax_needs_a_non_empty_path_else_falls_back_to_a_plain_name(
 
 
 def test_app_mcp_and_plugin_links_record_neither_name_nor_path_and_skill_scheme_is_stripped() -> None:
-    mentions = extract_mentions("[$gh](app://github) [$db](mcp://db) [$p](plugin://x) [$s](skill:///tmp/s/SKILL.md)")
+    mentions = extract_mentions(
+        "[$gh](app://github) [$db](mcp://db) [$p](plugin://x) [$s](skill:///tmp/s/SKILL.md)"
+    )
     assert mentions.names == ("s",)
     assert mentions.paths == ("/tmp/s/SKILL.md",)
 
@@ -118,7 +122,10 @@ def test_paths_and_slashes_later_in_the_text_are_not_commands(text: str) -> None
 
 
 def test_selection_follows_skill_list_order_not_mention_order() -> None:
-    skills = [make_skill("beta-skill", "/tmp/beta/SKILL.md"), make_skill("alpha-skill", "/tmp/alpha/SKILL.md")]
+    skills = [
+        make_skill("beta-skill", "/tmp/beta/SKILL.md"),
+        make_skill("alpha-skill", "/tmp/alpha/SKILL.md"),
+    ]
     chosen = select_mentioned(skills, ["first $alpha-skill then $beta-skill"])
     assert [s.name for s in chosen] == ["beta-skill", "alpha-skill"]
 
@@ -205,7 +212,12 @@ def test_codex_selection_vectors_for_text_inputs_hold() -> None:
     for vector in _vectors("selection"):
         given_in = vector["input"]
         inputs = given_in.get("inputs", [])
-        if "skills" not in given_in or not inputs or any("Text" not in i for i in inputs) or "selected" not in vector["expected"]:
+        if (
+            "skills" not in given_in
+            or not inputs
+            or any("Text" not in i for i in inputs)
+            or "selected" not in vector["expected"]
+        ):
             continue
         if given_in.get("disabled") or given_in.get("connector_slug_counts"):
             continue

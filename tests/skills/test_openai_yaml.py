@@ -52,9 +52,14 @@ def test_invalid_brand_color_is_dropped_and_empty_interface_is_absent() -> None:
 
 
 def test_overlong_default_prompt_is_dropped_alone() -> None:
-    meta, notes = read(f"interface:\n  display_name: UI Skill\n  icon_small: ./assets/small-400px.png\n  default_prompt: {'x' * 1025}\n")
+    meta, notes = read(
+        f"interface:\n  display_name: UI Skill\n  icon_small: ./assets/small-400px.png\n  default_prompt: {'x' * 1025}\n"
+    )
     assert meta.interface is not None and meta.interface.default_prompt is None
-    assert meta.interface.display_name == "UI Skill" and meta.interface.icon_small == SKILL_DIR / "assets" / "small-400px.png"
+    assert (
+        meta.interface.display_name == "UI Skill"
+        and meta.interface.icon_small == SKILL_DIR / "assets" / "small-400px.png"
+    )
     assert notes[0].field == "interface.default_prompt"
 
 
@@ -69,14 +74,26 @@ def test_tool_dependencies_are_read_with_optional_fields() -> None:
         '{"type":"cli","value":"gh","description":"GitHub CLI"},{"type":"mcp","value":"local-gh","transport":"stdio","command":"gh-mcp"},{"type":"mcp"}]}}'
     )
     assert meta.dependencies == (
-        ToolDependency(type="mcp", value="github", description="GitHub MCP server", transport="streamable_http", url="https://example.com/mcp"),
+        ToolDependency(
+            type="mcp",
+            value="github",
+            description="GitHub MCP server",
+            transport="streamable_http",
+            url="https://example.com/mcp",
+        ),
         ToolDependency(type="cli", value="gh", description="GitHub CLI"),
         ToolDependency(type="mcp", value="local-gh", transport="stdio", command="gh-mcp"),
     )
 
 
 def test_unusable_files_are_ignored_as_a_whole_with_a_warning() -> None:
-    for text in ("policy: [", "policy:\n  products: [bogus]\n", "interface: 5\n", "policy:\n  allow_implicit_invocation: maybe\n", "- a\n"):
+    for text in (
+        "policy: [",
+        "policy:\n  products: [bogus]\n",
+        "interface: 5\n",
+        "policy:\n  allow_implicit_invocation: maybe\n",
+        "- a\n",
+    ):
         meta, notes = read(text)
         assert meta.interface is None and meta.policy.allow_implicit_invocation and meta.policy.products == ()
         assert [n.code for n in notes] == ["SK117"], text
@@ -84,6 +101,9 @@ def test_unusable_files_are_ignored_as_a_whole_with_a_warning() -> None:
 
 
 def test_alias_bombs_are_refused() -> None:
-    bomb = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(f"{c}: &{c} [*{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}]\n" for p, c in zip("abcdefgh", "bcdefghi", strict=True))
+    bomb = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{c}: &{c} [*{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}]\n"
+        for p, c in zip("abcdefgh", "bcdefghi", strict=True)
+    )
     meta, notes = read(bomb)
     assert [n.code for n in notes] == ["SK117"] and meta.interface is None

@@ -33,7 +33,8 @@ def _expand(text: str) -> str:
 # Vectors with a plugin namespace are left out here: namespaces are applied by discovery
 # (test_skill_namespace.py), and Codex 0.171.0 has no 128-character qualified-name limit.
 PARSER_VECTORS = [
-    v for v in vectors("parser")
+    v
+    for v in vectors("parser")
     if ("contents" in v["input"] or "frontmatter" in v["input"]) and "plugin_namespace" not in v["input"]
 ]
 
@@ -111,7 +112,11 @@ def test_skipped_files_get_an_error_with_a_fix(text: str, code: str) -> None:
 def test_scalars_are_taken_as_written() -> None:
     parsed = parse("---\nname: 1.50\ndescription: 0x1F\nmetadata:\n  short-description: true\n---\n")
     assert parsed.skill is not None
-    assert (parsed.skill.name, parsed.skill.description, parsed.skill.short_description) == ("1.50", "0x1F", "true")
+    assert (parsed.skill.name, parsed.skill.description, parsed.skill.short_description) == (
+        "1.50",
+        "0x1F",
+        "true",
+    )
 
 
 def test_null_name_falls_back_to_the_folder_name() -> None:
@@ -145,7 +150,9 @@ def test_claude_fields_are_typed() -> None:
 
 
 def test_allowed_tools_as_a_list_and_bad_booleans_warn() -> None:
-    parsed = parse("---\nname: demo\ndescription: d\nallowed-tools:\n  - Read\n  - Write\nuser-invocable: maybe\n---\n")
+    parsed = parse(
+        "---\nname: demo\ndescription: d\nallowed-tools:\n  - Read\n  - Write\nuser-invocable: maybe\n---\n"
+    )
     assert parsed.skill is not None
     assert parsed.skill.claude.allowed_tools == ("Read", "Write") and parsed.skill.claude.user_invocable
     assert "SK120" in codes(parsed)
@@ -213,9 +220,26 @@ frontmatter_like = st.one_of(
     st.lists(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=40), max_size=10).map(
         lambda lines: "---\n" + "\n".join(lines) + "\n---\nbody"
     ),
-    st.lists(st.sampled_from(["name: a", "description: x: y", "metadata:", "  short-description: [", "  - x", "desc: |", "  ---", "\ufeff", "\r", "{a: b}", "&a x", "*a", "? k"]), max_size=10).map(
-        lambda lines: "---\n" + "\n".join(lines) + "\n---\n"
-    ),
+    st.lists(
+        st.sampled_from(
+            [
+                "name: a",
+                "description: x: y",
+                "metadata:",
+                "  short-description: [",
+                "  - x",
+                "desc: |",
+                "  ---",
+                "\ufeff",
+                "\r",
+                "{a: b}",
+                "&a x",
+                "*a",
+                "? k",
+            ]
+        ),
+        max_size=10,
+    ).map(lambda lines: "---\n" + "\n".join(lines) + "\n---\n"),
 )
 
 

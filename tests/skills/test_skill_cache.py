@@ -33,10 +33,19 @@ def counted(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
     return calls
 
 
-def test_unchanged_skills_are_not_parsed_again(tmp_path: Path, isolated_home: IsolatedHome, counted: list[Path]) -> None:
+def test_unchanged_skills_are_not_parsed_again(
+    tmp_path: Path, isolated_home: IsolatedHome, counted: list[Path]
+) -> None:
     env = repo_env(tmp_path, isolated_home)
-    write_skill(env.cwd / ".agents/skills/a", "a", extra="allowed-tools: Read Grep\nmetadata:\n  short-description: short")
-    write(env.cwd / ".agents/skills/a/agents/openai.yaml", "interface:\n  display_name: A\npolicy:\n  products: [codex]\n")
+    write_skill(
+        env.cwd / ".agents/skills/a",
+        "a",
+        extra="allowed-tools: Read Grep\nmetadata:\n  short-description: short",
+    )
+    write(
+        env.cwd / ".agents/skills/a/agents/openai.yaml",
+        "interface:\n  display_name: A\npolicy:\n  products: [codex]\n",
+    )
     write(env.cwd / ".agents/skills/bad/SKILL.md", "no frontmatter\n")
     first = discover_skills(env, CACHED)
     assert len(counted) == 2
@@ -46,7 +55,9 @@ def test_unchanged_skills_are_not_parsed_again(tmp_path: Path, isolated_home: Is
     assert (isolated_home.cache / "skillshelf" / CACHE_FILE).exists()
 
 
-def test_a_changed_file_is_parsed_again(tmp_path: Path, isolated_home: IsolatedHome, counted: list[Path]) -> None:
+def test_a_changed_file_is_parsed_again(
+    tmp_path: Path, isolated_home: IsolatedHome, counted: list[Path]
+) -> None:
     env = repo_env(tmp_path, isolated_home)
     path = write_skill(env.cwd / ".agents/skills/a", "a", "old")
     discover_skills(env, CACHED)
@@ -58,18 +69,28 @@ def test_a_changed_file_is_parsed_again(tmp_path: Path, isolated_home: IsolatedH
 def test_a_changed_openai_yaml_is_read_again(tmp_path: Path, isolated_home: IsolatedHome) -> None:
     env = repo_env(tmp_path, isolated_home)
     write_skill(env.cwd / ".agents/skills/a", "a")
-    meta = write(env.cwd / ".agents/skills/a/agents/openai.yaml", "policy:\n  allow_implicit_invocation: true\n")
+    meta = write(
+        env.cwd / ".agents/skills/a/agents/openai.yaml", "policy:\n  allow_implicit_invocation: true\n"
+    )
     assert discover_skills(env, CACHED).skills[0].policy.allow_implicit_invocation
     meta.write_text("policy:\n  allow_implicit_invocation: false\n", encoding="utf-8")
     os.utime(meta, ns=(time.time_ns(), time.time_ns() + 10_000_000))
     assert not discover_skills(env, CACHED).skills[0].policy.allow_implicit_invocation
 
 
-def test_a_corrupt_cache_is_ignored_and_rewritten(tmp_path: Path, isolated_home: IsolatedHome, counted: list[Path]) -> None:
+def test_a_corrupt_cache_is_ignored_and_rewritten(
+    tmp_path: Path, isolated_home: IsolatedHome, counted: list[Path]
+) -> None:
     env = repo_env(tmp_path, isolated_home)
     write_skill(env.cwd / ".agents/skills/a", "a")
     cache_file = isolated_home.cache / "skillshelf" / CACHE_FILE
-    for garbage in (b"\x00\xff not marshal", marshal.dumps({"version": 1, "entries": {"x": [1]}}), marshal.dumps([]), b"[", os.urandom(4096)):
+    for garbage in (
+        b"\x00\xff not marshal",
+        marshal.dumps({"version": 1, "entries": {"x": [1]}}),
+        marshal.dumps([]),
+        b"[",
+        os.urandom(4096),
+    ):
         write(cache_file, garbage)
         assert [s.name for s in discover_skills(env, CACHED).skills] == ["a"]
     data = marshal.loads(cache_file.read_bytes())
@@ -88,7 +109,9 @@ def test_tampered_entries_are_treated_as_misses(tmp_path: Path, isolated_home: I
     assert [s.name for s in discover_skills(env, CACHED).skills] == ["a"]
 
 
-def test_xdg_cache_home_moves_the_cache_and_no_cache_writes_nothing(tmp_path: Path, isolated_home: IsolatedHome, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_xdg_cache_home_moves_the_cache_and_no_cache_writes_nothing(
+    tmp_path: Path, isolated_home: IsolatedHome, monkeypatch: pytest.MonkeyPatch
+) -> None:
     env = repo_env(tmp_path, isolated_home)
     write_skill(env.cwd / ".agents/skills/a", "a")
     moved = tmp_path / "elsewhere-cache"
@@ -99,7 +122,9 @@ def test_xdg_cache_home_moves_the_cache_and_no_cache_writes_nothing(tmp_path: Pa
     assert (moved / "skillshelf" / CACHE_FILE).exists()
 
 
-def test_a_cache_from_other_parsing_rules_is_not_used(tmp_path: Path, isolated_home: IsolatedHome, counted: list[Path], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_cache_from_other_parsing_rules_is_not_used(
+    tmp_path: Path, isolated_home: IsolatedHome, counted: list[Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
     env = repo_env(tmp_path, isolated_home)
     write_skill(env.cwd / ".agents/skills/a", "a")
     discover_skills(env, CACHED)
@@ -110,15 +135,36 @@ def test_a_cache_from_other_parsing_rules_is_not_used(tmp_path: Path, isolated_h
 
 
 def test_paths_from_the_cache_equal_the_paths_pathlib_builds() -> None:
-    texts = ["/h/.agents/skills/a/SKILL.md", "/h/..x/.b/SKILL.md", "/a//b/SKILL.md", "/a/./b", "/a/../b", "/a/b/", "/", "rel/SKILL.md"]
+    texts = [
+        "/h/.agents/skills/a/SKILL.md",
+        "/h/..x/.b/SKILL.md",
+        "/a//b/SKILL.md",
+        "/a/./b",
+        "/a/../b",
+        "/a/b/",
+        "/",
+        "rel/SKILL.md",
+    ]
     for text in texts:
         built, real = cache_module._skill_path(text), Path(text)
-        assert (built, str(built), built.parts, built.parent, hash(built)) == (real, str(real), real.parts, real.parent, hash(real))
+        assert (built, str(built), built.parts, built.parent, hash(built)) == (
+            real,
+            str(real),
+            real.parts,
+            real.parent,
+            hash(real),
+        )
 
 
-def test_skills_from_the_cache_equal_skills_built_by_their_constructor(tmp_path: Path, isolated_home: IsolatedHome) -> None:
+def test_skills_from_the_cache_equal_skills_built_by_their_constructor(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
     env = repo_env(tmp_path, isolated_home)
-    write_skill(env.cwd / ".agents/skills/a", "a", extra="allowed-tools: Read Grep\nmetadata:\n  short-description: short")
+    write_skill(
+        env.cwd / ".agents/skills/a",
+        "a",
+        extra="allowed-tools: Read Grep\nmetadata:\n  short-description: short",
+    )
     discover_skills(env, CACHED)
     (cached,) = discover_skills(env, CACHED).skills
     rebuilt = type(cached)(**{name: getattr(cached, name) for name in cache_module._SKILL_FIELDS})

@@ -25,7 +25,9 @@ def write(path: Path, text: str | bytes) -> Path:
     return path
 
 
-def skill_text(name: str, description: str = "Formats release notes from merged pull requests.", extra: str = "") -> str:
+def skill_text(
+    name: str, description: str = "Formats release notes from merged pull requests.", extra: str = ""
+) -> str:
     return f"---\nname: {name}\ndescription: {description}\n{extra}---\n# {name}\n\nSteps go here.\n"
 
 
@@ -50,7 +52,14 @@ def spec_codes(text: str, folder: str = "release-notes") -> set[str]:
 
 
 def test_a_clean_skill_passes_the_spec() -> None:
-    assert spec_codes(skill_text("release-notes", extra="license: MIT\ncompatibility: needs git\nmetadata:\n  author: me\n")) == set()
+    assert (
+        spec_codes(
+            skill_text(
+                "release-notes", extra="license: MIT\ncompatibility: needs git\nmetadata:\n  author: me\n"
+            )
+        )
+        == set()
+    )
 
 
 @pytest.mark.parametrize(
@@ -79,7 +88,13 @@ def test_unicode_letters_pass_with_a_warning() -> None:
 
 
 def test_all_problems_are_reported_at_once() -> None:
-    text = "---\nname: Bad--Name\ndescription: " + "d" * 1025 + "\ncompatibility: " + "c" * 501 + "\ntriggers: x\n---\n"
+    text = (
+        "---\nname: Bad--Name\ndescription: "
+        + "d" * 1025
+        + "\ncompatibility: "
+        + "c" * 501
+        + "\ntriggers: x\n---\n"
+    )
     assert spec_codes(text) >= {"SK328", "SK331", "SK332", "SK334", "SK335", "SK324"}
 
 
@@ -103,7 +118,9 @@ def test_frontmatter_shape_problems_have_their_own_codes(text: str, code: str) -
 
 
 def test_codex_repairable_yaml_is_still_an_error_for_the_spec_but_says_codex_repairs_it() -> None:
-    [found] = spec_diagnostics("---\nname: release-notes\ndescription: Use it: always\n---\n", path=Path("/x/release-notes/SKILL.md"))
+    [found] = spec_diagnostics(
+        "---\nname: release-notes\ndescription: Use it: always\n---\n", path=Path("/x/release-notes/SKILL.md")
+    )
     assert found.severity is Severity.ERROR and "Codex repairs" in found.message and found.line == 3
 
 
@@ -239,7 +256,7 @@ CLAUDE_CASES: dict[str, str | bytes] = {
     "good/SKILL.md": skill_text("good"),
     "nodesc/SKILL.md": "---\nname: nodesc\n---\nFirst line of the body.\n",
     "nofront/SKILL.md": "# Heading only\n\nText.\n",
-    "badyaml/SKILL.md": "---\nname: badyaml\ndescription: \"open quote\n---\nBody line.\n",
+    "badyaml/SKILL.md": '---\nname: badyaml\ndescription: "open quote\n---\nBody line.\n',
     "colon/SKILL.md": "---\nname: colon\ndescription: Use it: for things\n---\n",
     "Upper/SKILL.md": skill_text("upper-case"),
     "lowerfile/skill.md": skill_text("lowerfile"),
@@ -249,7 +266,7 @@ CLAUDE_CASES: dict[str, str | bytes] = {
     ".dotted/SKILL.md": skill_text("dotted"),
     "quiet/SKILL.md": skill_text("quiet", extra="disable-model-invocation: true\n"),
     "wrongname/SKILL.md": skill_text("a-different-name"),
-    "emptydesc/SKILL.md": "---\nname: emptydesc\ndescription: \"\"\n---\n",
+    "emptydesc/SKILL.md": '---\nname: emptydesc\ndescription: ""\n---\n',
 }
 
 
@@ -286,7 +303,7 @@ CODEX_CASES: dict[str, str | bytes] = {
     "colon/SKILL.md": "---\nname: colon\ndescription: Use it: for things\n---\n",
     "lowerfile/skill.md": skill_text("lowerfile"),
     "nofront/SKILL.md": "# Heading only\n\nText.\n",
-    "brokenyaml/SKILL.md": "---\nname: brokenyaml\ndescription: \"open quote\n---\n",
+    "brokenyaml/SKILL.md": '---\nname: brokenyaml\ndescription: "open quote\n---\n',
     "nodesc/SKILL.md": "---\nname: nodesc\n---\nBody.\n",
     "longname/SKILL.md": skill_text("n" * 65),
     "bom/SKILL.md": "\ufeff" + skill_text("bom"),
@@ -323,7 +340,16 @@ def test_codex_profile_predicts_what_codex_lists(tmp_path: Path, codex_oracle: o
     report = validate_paths([root], profile="codex")
     predicted = {c.name for c in report.skills if c.listed and c.name}
     home = tmp_path / "home"
-    result = codex_oracle(project, home=home, codex_home=home / ".codex", config={"model_context_window": 400000})  # type: ignore[operator]
-    ours = {Path(r).parts[0] for r in CODEX_CASES} | {"linkedfile", "child", "deepskill", "deepbutok", "hiddenskill", "n" * 65}
+    result = codex_oracle(
+        project, home=home, codex_home=home / ".codex", config={"model_context_window": 400000}
+    )  # type: ignore[operator]
+    ours = {Path(r).parts[0] for r in CODEX_CASES} | {
+        "linkedfile",
+        "child",
+        "deepskill",
+        "deepbutok",
+        "hiddenskill",
+        "n" * 65,
+    }
     assert _codex_names(result["skills_instructions"]) & ours == predicted
     assert predicted == {"kept", "colon", "deepbutok", "parent", "child"}

@@ -133,4 +133,8 @@ def test_claude_roots_read_one_level_including_hidden_and_linked_folders(tmp_pat
     write_skill(tmp_path / "shared", "linked")
     os.symlink(tmp_path / "shared", root / "link")
     result = walk_claude_root(str(root))
-    assert sorted(os.path.relpath(f.path, root) for f in result.files) == [".hidden/SKILL.md", "flat/SKILL.md", "link/SKILL.md"]
+    assert sorted(os.path.relpath(f.path, root) for f in result.files) == [
+        ".hidden/SKILL.md",
+        "flat/SKILL.md",
+        "link/SKILL.md",
+    ]

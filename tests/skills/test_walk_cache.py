@@ -45,7 +45,9 @@ def names(env: Env) -> list[str]:
     return [s.name for s in discover_skills(env, CACHED).skills]
 
 
-def test_an_unchanged_tree_is_not_walked_again(tmp_path: Path, isolated_home: IsolatedHome, walks: list[str]) -> None:
+def test_an_unchanged_tree_is_not_walked_again(
+    tmp_path: Path, isolated_home: IsolatedHome, walks: list[str]
+) -> None:
     env, root = make_env(tmp_path, isolated_home)
     write_skill(root / "a", "a")
     write_skill(root / "group/b", "b")
@@ -55,7 +57,9 @@ def test_an_unchanged_tree_is_not_walked_again(tmp_path: Path, isolated_home: Is
     assert len(walks) == 1 and second.skills == first.skills and second.scans == first.scans
 
 
-def test_added_removed_and_edited_skills_are_seen(tmp_path: Path, isolated_home: IsolatedHome, walks: list[str]) -> None:
+def test_added_removed_and_edited_skills_are_seen(
+    tmp_path: Path, isolated_home: IsolatedHome, walks: list[str]
+) -> None:
     env, root = make_env(tmp_path, isolated_home)
     write_skill(root / "a", "a", "old text")
     write_skill(root / "group/b", "b")
@@ -73,7 +77,9 @@ def test_added_removed_and_edited_skills_are_seen(tmp_path: Path, isolated_home:
     assert discover_skills(env, CACHED).skills[0].description == "new text!"
 
 
-def test_a_new_agents_folder_is_noticed(tmp_path: Path, isolated_home: IsolatedHome, walks: list[str]) -> None:
+def test_a_new_agents_folder_is_noticed(
+    tmp_path: Path, isolated_home: IsolatedHome, walks: list[str]
+) -> None:
     env, root = make_env(tmp_path, isolated_home)
     write_skill(root / "a", "a")
     settle()
@@ -84,7 +90,9 @@ def test_a_new_agents_folder_is_noticed(tmp_path: Path, isolated_home: IsolatedH
     assert not discover_skills(env, CACHED).skills[0].policy.allow_implicit_invocation
 
 
-def test_fresh_trees_and_broken_links_are_not_trusted(tmp_path: Path, isolated_home: IsolatedHome, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_fresh_trees_and_broken_links_are_not_trusted(
+    tmp_path: Path, isolated_home: IsolatedHome, monkeypatch: pytest.MonkeyPatch
+) -> None:
     env, root = make_env(tmp_path, isolated_home)
     write_skill(root / "a", "a")
     walked = walk_root(str(root), follow_symlinks=True, record=True)

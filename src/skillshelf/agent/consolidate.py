@@ -39,8 +39,13 @@ if TYPE_CHECKING:
     from skillshelf.memory.settings import MemorySettings
     from skillshelf.memory.transcripts.skillshelf import TranscriptWriter
 
-__all__ = ["AGENT_CONSOLIDATION_SYSTEM", "CONSOLIDATION_TOOLS", "AgentConsolidator", "agent_sdk_available",
-           "choose_consolidator"]
+__all__ = [
+    "AGENT_CONSOLIDATION_SYSTEM",
+    "CONSOLIDATION_TOOLS",
+    "AgentConsolidator",
+    "agent_sdk_available",
+    "choose_consolidator",
+]
 
 CONSOLIDATION_TOOLS = ("read_file", "write_file", "edit_file")
 
@@ -77,10 +82,20 @@ class AgentConsolidator:
 
     name = "agent"
 
-    def __init__(self, *, model: str, base_url: str | None = None, api_key: str | None = None,
-                 max_tokens: int = 8000, timeout: float = 600.0, max_turns: int = 40,
-                 state_dir: Path | None = None, write_transcript: bool = True,
-                 provider: Provider | None = None, temp_dir: Path | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        model: str,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        max_tokens: int = 8000,
+        timeout: float = 600.0,
+        max_turns: int = 40,
+        state_dir: Path | None = None,
+        write_transcript: bool = True,
+        provider: Provider | None = None,
+        temp_dir: Path | None = None,
+    ) -> None:
         self.model = "openai:" + model if ":" not in model else model
         self.base_url = base_url
         self.api_key = api_key
@@ -96,11 +111,23 @@ class AgentConsolidator:
         if self._provider is not None:
             return self._provider
         spec = parse_model_spec(self.model)
-        return make_provider(spec, base_url=self.base_url, api_key=self.api_key, max_tokens=self.max_tokens,
-                             timeout=self.timeout)
+        return make_provider(
+            spec,
+            base_url=self.base_url,
+            api_key=self.api_key,
+            max_tokens=self.max_tokens,
+            timeout=self.timeout,
+        )
 
-    def consolidate(self, prompt: str, memory_dir: Path, *, init: bool, effort: str | None,
-                    budget: CallBudget | None = None) -> ConsolidationOutcome:
+    def consolidate(
+        self,
+        prompt: str,
+        memory_dir: Path,
+        *,
+        init: bool,
+        effort: str | None,
+        budget: CallBudget | None = None,
+    ) -> ConsolidationOutcome:
         """Run the agent on ``prompt``; return what it wrote, validated, without touching ``memory_dir``.
 
         Every model call takes one unit of ``budget``. ``effort`` is not sent: the agent's
@@ -114,33 +141,54 @@ class AgentConsolidator:
         turns = self.max_turns
         provider = _BudgetedProvider(self._provider_for_run(), budget)
         with StagedFolder(memory_dir, temp_dir=self.temp_dir) as staged:
-            workspace = WorkspaceTools(staged.path, allowed=CONSOLIDATION_TOOLS, writable=is_writable_memory_path,
-                                       writable_rule=WRITABLE_RULE)
+            workspace = WorkspaceTools(
+                staged.path,
+                allowed=CONSOLIDATION_TOOLS,
+                writable=is_writable_memory_path,
+                writable_rule=WRITABLE_RULE,
+            )
             transcript = self._transcript(memory_dir) if self.write_transcript else None
-            agent = Agent(provider=provider, system_prompt=AGENT_CONSOLIDATION_SYSTEM, skill_tools=None,
-                          workspace=workspace, transcript=transcript,
-                          settings=AgentSettings(max_turns=turns, guards=GuardSettings(
-                              require_checks=False, max_edits_per_file=12, max_repeated_failures=3)))
+            agent = Agent(
+                provider=provider,
+                system_prompt=AGENT_CONSOLIDATION_SYSTEM,
+                skill_tools=None,
+                workspace=workspace,
+                transcript=transcript,
+                settings=AgentSettings(
+                    max_turns=turns,
+                    guards=GuardSettings(
+                        require_checks=False, max_edits_per_file=12, max_repeated_failures=3
+                    ),
+                ),
+            )
             try:
                 result = agent.send(prompt)
             finally:
                 if transcript is not None:
                     transcript.close()
             if result.stopped != "answer":
-                raise ModelCallError(f"the consolidation agent did not finish within {turns} model calls",
-                                     code="ME038", hint="raise memory.consolidation_max_turns or --max-calls; "
-                                     "nothing was written and the job will be retried")
+                raise ModelCallError(
+                    f"the consolidation agent did not finish within {turns} model calls",
+                    code="ME038",
+                    hint="raise memory.consolidation_max_turns or --max-calls; "
+                    "nothing was written and the job will be retried",
+                )
             files, delete = _answer_payload(result.final_text)
             consolidation = staged.consolidation(init=init, delete=delete, extra_files=files)
-        return ConsolidationOutcome(consolidation=consolidation, model_calls=provider.calls,
-                                    consolidator=self.name, transcript=result.transcript,
-                                    refused=_refused(agent))
+        return ConsolidationOutcome(
+            consolidation=consolidation,
+            model_calls=provider.calls,
+            consolidator=self.name,
+            transcript=result.transcript,
+            refused=_refused(agent),
+        )
 
     def _transcript(self, memory_dir: Path) -> TranscriptWriter:
         from skillshelf.memory.transcripts.skillshelf import new_transcript
 
-        return new_transcript(self.state_dir, cwd=memory_dir, origin="subagent", model=self.model,
-                              task="memory-consolidation")
+        return new_transcript(
+            self.state_dir, cwd=memory_dir, origin="subagent", model=self.model, task="memory-consolidation"
+        )
 
 
 class _BudgetedProvider:
@@ -152,7 +200,9 @@ class _BudgetedProvider:
         self.budget = budget
         self.calls = 0
 
-    def complete(self, *, system: str, history: Sequence[Message], tools: Sequence[ToolSpec]) -> AssistantMessage:
+    def complete(
+        self, *, system: str, history: Sequence[Message], tools: Sequence[ToolSpec]
+    ) -> AssistantMessage:
         take_call(self.budget)
         self.calls += 1
         return self.inner.complete(system=system, history=history, tools=tools)
@@ -171,12 +221,18 @@ def _answer_payload(text: str) -> tuple[dict[str, str], list[object]]:
         return {}, []
     files, delete = value.get("files", {}), value.get("delete", [])
     if not isinstance(files, dict) or not isinstance(delete, list):
-        raise ModelCallError("the consolidation agent's answer has a malformed files/delete object", code="ME035",
-                             hint="retry; nothing was written")
+        raise ModelCallError(
+            "the consolidation agent's answer has a malformed files/delete object",
+            code="ME035",
+            hint="retry; nothing was written",
+        )
     clean = {str(k): v for k, v in files.items()}
     if any(not isinstance(v, str) for v in clean.values()):
-        raise ModelCallError(f"file contents in the answer must be text: {json.dumps(list(clean))[:200]}",
-                             code="ME036", hint="retry; nothing was written")
+        raise ModelCallError(
+            f"file contents in the answer must be text: {json.dumps(list(clean))[:200]}",
+            code="ME036",
+            hint="retry; nothing was written",
+        )
     return clean, list(delete)
 
 
@@ -184,8 +240,13 @@ def _refused(agent: Agent) -> tuple[str, ...]:
     """Tool calls that came back as errors (refused writes, unknown tools), for the report."""
     from skillshelf.agent.history import ToolResults
 
-    return tuple(f"{o.name}: {o.output.removeprefix('error: ')}"[:300] for m in agent.history
-                 if isinstance(m, ToolResults) for o in m.outputs if o.is_error)
+    return tuple(
+        f"{o.name}: {o.output.removeprefix('error: ')}"[:300]
+        for m in agent.history
+        if isinstance(m, ToolResults)
+        for o in m.outputs
+        if o.is_error
+    )
 
 
 def choose_consolidator(env: Env, settings: MemorySettings) -> Callable[[], AgentConsolidator] | None:
@@ -203,12 +264,21 @@ def choose_consolidator(env: Env, settings: MemorySettings) -> Callable[[], Agen
     if not agent_sdk_available(model):
         if settings.consolidator == "auto":
             return None
-        raise UsageError(f"the consolidation agent needs the SDK for {model!r}, which is not installed",
-                         code="ME039", hint="pip install 'skillshelf[agent]', or use --consolidator direct")
+        raise UsageError(
+            f"the consolidation agent needs the SDK for {model!r}, which is not installed",
+            code="ME039",
+            hint="pip install 'skillshelf[agent]', or use --consolidator direct",
+        )
     base, key = model_endpoint(env, settings, model)
 
     def build() -> AgentConsolidator:
-        return AgentConsolidator(model=model, base_url=base, api_key=key, max_tokens=settings.max_output_tokens,
-                                 timeout=settings.request_timeout_s, max_turns=settings.consolidation_max_turns)
+        return AgentConsolidator(
+            model=model,
+            base_url=base,
+            api_key=key,
+            max_tokens=settings.max_output_tokens,
+            timeout=settings.request_timeout_s,
+            max_turns=settings.consolidation_max_turns,
+        )
 
     return build

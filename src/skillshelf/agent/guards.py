@@ -78,9 +78,21 @@ class DoomLoopGuard:
 
 
 _CHECK_PATTERNS = (
-    r"\bpytest\b", r"\bpython3? -m (pytest|unittest)\b", r"\b(npm|pnpm|yarn|bun)( run)? test\b", r"\bcargo test\b",
-    r"\bgo test\b", r"\bmake (test|check)\b", r"\btox\b", r"\bnox\b", r"(^|\s|/)\.ci/run\b", r"\bctest\b",
-    r"\bmvn (test|verify)\b", r"\bgradle(w)? test\b", r"\bdotnet test\b", r"\bmix test\b", r"\brspec\b",
+    r"\bpytest\b",
+    r"\bpython3? -m (pytest|unittest)\b",
+    r"\b(npm|pnpm|yarn|bun)( run)? test\b",
+    r"\bcargo test\b",
+    r"\bgo test\b",
+    r"\bmake (test|check)\b",
+    r"\btox\b",
+    r"\bnox\b",
+    r"(^|\s|/)\.ci/run\b",
+    r"\bctest\b",
+    r"\bmvn (test|verify)\b",
+    r"\bgradle(w)? test\b",
+    r"\bdotnet test\b",
+    r"\bmix test\b",
+    r"\brspec\b",
 )
 
 

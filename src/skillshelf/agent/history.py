@@ -67,7 +67,9 @@ def _message_tokens(message: Message) -> int:
     if isinstance(message, AssistantMessage):
         calls = sum(approx_tokens(c.name + json.dumps(dict(c.arguments))) for c in message.tool_calls)
         return approx_tokens(message.text) + calls
-    return sum(approx_tokens(o.output) for o in message.outputs) + sum(approx_tokens(n) for n in message.notes)
+    return sum(approx_tokens(o.output) for o in message.outputs) + sum(
+        approx_tokens(n) for n in message.notes
+    )
 
 
 def history_tokens(history: Sequence[Message]) -> int:

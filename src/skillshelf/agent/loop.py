@@ -106,17 +106,22 @@ class Agent:
         self.on_skill_used = on_skill_used
         self.on_answer = on_answer
         self.history: list[Message] = []
-        self.tools: tuple[ToolSpec, ...] = (*workspace.specs(), *(SKILL_TOOLS if skill_tools is not None else ()))
+        self.tools: tuple[ToolSpec, ...] = (
+            *workspace.specs(),
+            *(SKILL_TOOLS if skill_tools is not None else ()),
+        )
         self.reattacher = SkillReattacher()
         self._detector = _implicit_detector(skill_tools) if skill_tools is not None else None
 
     def send(self, text: str) -> AgentResult:
         """One user message; runs until a final answer the guards accept, or ``max_turns``."""
         guards = self.settings.guards
-        doom = DoomLoopGuard(max_edits_per_file=guards.max_edits_per_file,
-                             max_repeated_failures=guards.max_repeated_failures)
-        completion = CompletionGuard(self.workspace.root, check_command=guards.check_command,
-                                     required=guards.require_checks)
+        doom = DoomLoopGuard(
+            max_edits_per_file=guards.max_edits_per_file, max_repeated_failures=guards.max_repeated_failures
+        )
+        completion = CompletionGuard(
+            self.workspace.root, check_command=guards.check_command, required=guards.require_checks
+        )
         state = _TurnState()
         if self._detector is not None:
             self._detector.new_turn()
@@ -173,7 +178,9 @@ class Agent:
                 completion.on_command(outcome.command, outcome.exit_code)
                 note = doom.on_command(outcome.command, outcome.exit_code)
                 self._notice_implicit(outcome.command, state)
-            return ToolOutput(call_id=call.id, name=call.name, output=outcome.text, is_error=outcome.is_error), note
+            return ToolOutput(
+                call_id=call.id, name=call.name, output=outcome.text, is_error=outcome.is_error
+            ), note
         if self.skill_tools is not None and call.name in {spec.name for spec in SKILL_TOOLS}:
             result = self.skill_tools.dispatch(call.name, dict(call.arguments))
             if call.name == "load_skill" and not result.is_error:
@@ -182,7 +189,9 @@ class Agent:
                 state.events.append(AgentEvent(kind="skill_loaded", detail=name))
                 if self.on_skill_used:
                     self.on_skill_used(name, "load_skill")
-            return ToolOutput(call_id=call.id, name=call.name, output=result.text, is_error=result.is_error), None
+            return ToolOutput(
+                call_id=call.id, name=call.name, output=result.text, is_error=result.is_error
+            ), None
         available = ", ".join(spec.name for spec in self.tools)
         text = f"error: there is no tool named {call.name!r}; the tools are: {available}"
         return ToolOutput(call_id=call.id, name=call.name, output=text, is_error=True), None
@@ -206,8 +215,13 @@ class Agent:
             note = f"{note}\n\n{reattach}"
         before = len(self.history)
         self.history = compact_history(self.history, keep_last=self.settings.keep_last_messages, note=note)
-        state.events.append(AgentEvent(kind="compaction", detail=f"{before} -> {len(self.history)} messages; "
-                                       f"re-attached: {', '.join(self.reattacher.loaded) or 'none'}"))
+        state.events.append(
+            AgentEvent(
+                kind="compaction",
+                detail=f"{before} -> {len(self.history)} messages; "
+                f"re-attached: {', '.join(self.reattacher.loaded) or 'none'}",
+            )
+        )
         if self.transcript:
             self.transcript.message("developer", note)
 
@@ -232,8 +246,12 @@ class Agent:
 
     def _result(self, text: str, stopped: Literal["answer", "max_turns"], state: _TurnState) -> AgentResult:
         return AgentResult(
-            final_text=text, stopped=stopped, model_calls=state.model_calls, tool_calls=state.tool_calls,
-            events=tuple(state.events), transcript=getattr(self.transcript, "path", None),
+            final_text=text,
+            stopped=stopped,
+            model_calls=state.model_calls,
+            tool_calls=state.tool_calls,
+            events=tuple(state.events),
+            transcript=getattr(self.transcript, "path", None),
         )
 
 

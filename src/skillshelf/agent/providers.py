@@ -17,7 +17,14 @@ from skillshelf.errors import ConfigError, ModelCallError, UsageError
 from skillshelf.memory.settings import ModelRef, parse_model_ref
 from skillshelf.serve.schemas import ToolSpec, to_anthropic, to_openai
 
-__all__ = ["AnthropicProvider", "ModelSpec", "OpenAIChatProvider", "Provider", "make_provider", "parse_model_spec"]
+__all__ = [
+    "AnthropicProvider",
+    "ModelSpec",
+    "OpenAIChatProvider",
+    "Provider",
+    "make_provider",
+    "parse_model_spec",
+]
 
 PROVIDERS = ("openai", "anthropic")
 
@@ -27,7 +34,9 @@ class Provider(Protocol):
 
     model: str
 
-    def complete(self, *, system: str, history: Sequence[Message], tools: Sequence[ToolSpec]) -> AssistantMessage: ...
+    def complete(
+        self, *, system: str, history: Sequence[Message], tools: Sequence[ToolSpec]
+    ) -> AssistantMessage: ...
 
 
 ModelSpec = ModelRef
@@ -47,13 +56,21 @@ def parse_model_spec(text: str) -> ModelSpec:
 
 
 def make_provider(
-    spec: ModelSpec, *, base_url: str | None = None, api_key: str | None = None, max_tokens: int = 4096,
+    spec: ModelSpec,
+    *,
+    base_url: str | None = None,
+    api_key: str | None = None,
+    max_tokens: int = 4096,
     timeout: float = 120.0,
 ) -> Provider:
     """Build the adapter for ``spec``; a missing SDK is a usage error that names the extra."""
     if spec.provider == "openai":
-        return OpenAIChatProvider(spec.name, base_url=base_url, api_key=api_key, max_tokens=max_tokens, timeout=timeout)
-    return AnthropicProvider(spec.name, base_url=base_url, api_key=api_key, max_tokens=max_tokens, timeout=timeout)
+        return OpenAIChatProvider(
+            spec.name, base_url=base_url, api_key=api_key, max_tokens=max_tokens, timeout=timeout
+        )
+    return AnthropicProvider(
+        spec.name, base_url=base_url, api_key=api_key, max_tokens=max_tokens, timeout=timeout
+    )
 
 
 def _missing_sdk(package: str) -> UsageError:
@@ -75,16 +92,22 @@ def _call_failed(exc: Exception, model: str) -> ModelCallError:
 class OpenAIChatProvider:
     """Chat Completions with function tools."""
 
-    def __init__(self, model: str, *, base_url: str | None, api_key: str | None, max_tokens: int, timeout: float) -> None:
+    def __init__(
+        self, model: str, *, base_url: str | None, api_key: str | None, max_tokens: int, timeout: float
+    ) -> None:
         try:
             import openai
         except ImportError as exc:
             raise _missing_sdk("openai") from exc
         self.model = model
         self.max_tokens = max_tokens
-        self._client = openai.OpenAI(base_url=base_url, api_key=api_key or "not-needed", timeout=timeout, max_retries=2)
+        self._client = openai.OpenAI(
+            base_url=base_url, api_key=api_key or "not-needed", timeout=timeout, max_retries=2
+        )
 
-    def complete(self, *, system: str, history: Sequence[Message], tools: Sequence[ToolSpec]) -> AssistantMessage:
+    def complete(
+        self, *, system: str, history: Sequence[Message], tools: Sequence[ToolSpec]
+    ) -> AssistantMessage:
         kwargs: dict[str, Any] = {"model": self.model, "messages": self._messages(system, history)}
         if tools:
             kwargs["tools"] = to_openai(tools, api="chat")
@@ -110,13 +133,18 @@ class OpenAIChatProvider:
                 entry: dict[str, Any] = {"role": "assistant", "content": message.text or None}
                 if message.tool_calls:
                     entry["tool_calls"] = [
-                        {"id": c.id, "type": "function",
-                         "function": {"name": c.name, "arguments": json.dumps(dict(c.arguments))}}
+                        {
+                            "id": c.id,
+                            "type": "function",
+                            "function": {"name": c.name, "arguments": json.dumps(dict(c.arguments))},
+                        }
                         for c in message.tool_calls
                     ]
                 out.append(entry)
             else:
-                out += [{"role": "tool", "tool_call_id": o.call_id, "content": o.output} for o in message.outputs]
+                out += [
+                    {"role": "tool", "tool_call_id": o.call_id, "content": o.output} for o in message.outputs
+                ]
                 if message.notes:
                     out.append({"role": "user", "content": "\n\n".join(message.notes)})
         return out
@@ -125,19 +153,28 @@ class OpenAIChatProvider:
 class AnthropicProvider:
     """Messages API with client tools."""
 
-    def __init__(self, model: str, *, base_url: str | None, api_key: str | None, max_tokens: int, timeout: float) -> None:
+    def __init__(
+        self, model: str, *, base_url: str | None, api_key: str | None, max_tokens: int, timeout: float
+    ) -> None:
         try:
             import anthropic
         except ImportError as exc:
             raise _missing_sdk("anthropic") from exc
         self.model = model
         self.max_tokens = max_tokens
-        self._client = anthropic.Anthropic(base_url=base_url, api_key=api_key or "not-needed", timeout=timeout,
-                                           max_retries=2)
+        self._client = anthropic.Anthropic(
+            base_url=base_url, api_key=api_key or "not-needed", timeout=timeout, max_retries=2
+        )
 
-    def complete(self, *, system: str, history: Sequence[Message], tools: Sequence[ToolSpec]) -> AssistantMessage:
-        kwargs: dict[str, Any] = {"model": self.model, "system": system, "max_tokens": self.max_tokens,
-                                  "messages": self._messages(history)}
+    def complete(
+        self, *, system: str, history: Sequence[Message], tools: Sequence[ToolSpec]
+    ) -> AssistantMessage:
+        kwargs: dict[str, Any] = {
+            "model": self.model,
+            "system": system,
+            "max_tokens": self.max_tokens,
+            "messages": self._messages(history),
+        }
         if tools:
             kwargs["tools"] = to_anthropic(tools)
         try:
@@ -159,13 +196,24 @@ class AnthropicProvider:
             if isinstance(message, UserMessage):
                 out.append({"role": "user", "content": message.text})
             elif isinstance(message, AssistantMessage):
-                blocks: list[dict[str, Any]] = [{"type": "text", "text": message.text}] if message.text else []
-                blocks += [{"type": "tool_use", "id": c.id, "name": c.name, "input": dict(c.arguments)}
-                           for c in message.tool_calls]
-                out.append({"role": "assistant", "content": blocks or [{"type": "text", "text": "(no text)"}]})
+                blocks: list[dict[str, Any]] = (
+                    [{"type": "text", "text": message.text}] if message.text else []
+                )
+                blocks += [
+                    {"type": "tool_use", "id": c.id, "name": c.name, "input": dict(c.arguments)}
+                    for c in message.tool_calls
+                ]
+                out.append(
+                    {"role": "assistant", "content": blocks or [{"type": "text", "text": "(no text)"}]}
+                )
             elif isinstance(message, ToolResults):
                 results: list[dict[str, Any]] = [
-                    {"type": "tool_result", "tool_use_id": o.call_id, "content": o.output, "is_error": o.is_error}
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": o.call_id,
+                        "content": o.output,
+                        "is_error": o.is_error,
+                    }
                     for o in message.outputs
                 ]
                 results += [{"type": "text", "text": note} for note in message.notes]

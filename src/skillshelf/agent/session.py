@@ -64,6 +64,7 @@ class AgentOptions:
 
 def memory_citation_hook(db: str | None = None) -> Callable[[str], None]:
     """An ``on_answer`` hook: every session a final answer cites gets a use counted."""
+
     def record(text: str) -> None:
         from skillshelf.errors import SkillshelfError
         from skillshelf.memory.read import record_citations
@@ -76,8 +77,13 @@ def memory_citation_hook(db: str | None = None) -> Callable[[str], None]:
     return record
 
 
-def open_agent(env: Env, options: AgentOptions, *, provider: Provider | None = None,
-               on_answer: Callable[[str], None] | None = None) -> Agent:
+def open_agent(
+    env: Env,
+    options: AgentOptions,
+    *,
+    provider: Provider | None = None,
+    on_answer: Callable[[str], None] | None = None,
+) -> Agent:
     """Discover skills, build the prompt and tools, open the transcript; return the agent.
 
     When the memory summary is in the context (and ``options.count_memory_uses``), the model is
@@ -97,9 +103,17 @@ def open_agent(env: Env, options: AgentOptions, *, provider: Provider | None = N
     memory = next((p for p in prepared.stable if p.name == "memory"), None)
     count_uses = memory is not None and options.count_memory_uses
     folder = Path(memory.sources[0]).parent if memory is not None and memory.sources else ""
-    system = "\n\n".join([AGENT_PREAMBLE.format(cwd=env.cwd), *(p.text for p in prepared.stable),
-                          *([MEMORY_CITATION_NOTE.format(folder=folder)] if count_uses else [])])
-    hooks = [*([memory_citation_hook(options.memory_db)] if count_uses else []), *([on_answer] if on_answer else [])]
+    system = "\n\n".join(
+        [
+            AGENT_PREAMBLE.format(cwd=env.cwd),
+            *(p.text for p in prepared.stable),
+            *([MEMORY_CITATION_NOTE.format(folder=folder)] if count_uses else []),
+        ]
+    )
+    hooks = [
+        *([memory_citation_hook(options.memory_db)] if count_uses else []),
+        *([on_answer] if on_answer else []),
+    ]
 
     usage = _usage(env, options, skills.loadable, config)
 
@@ -130,8 +144,13 @@ def _usage(env: Env, options: AgentOptions, skills: Sequence[Skill], config: Con
     from skillshelf.context_parts import index_cache_dir
 
     shadow = options.shadow_metrics or config.get("agent.shadow_metrics") is True
-    return SkillUsage(skills, project=env.project_root, shadow=shadow, state_dir=options.state_dir,
-                      index_cache=index_cache_dir(options.context))
+    return SkillUsage(
+        skills,
+        project=env.project_root,
+        shadow=shadow,
+        state_dir=options.state_dir,
+        index_cache=index_cache_dir(options.context),
+    )
 
 
 def _chain(hooks: list[Callable[[str], None]]) -> Callable[[str], None] | None:

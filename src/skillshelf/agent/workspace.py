@@ -27,7 +27,12 @@ BASH = ToolSpec(
         "type": "object",
         "properties": {
             "command": {"type": "string", "description": "The command line, run with bash -c."},
-            "timeout": {"type": "integer", "minimum": 1, "maximum": 3600, "description": "Seconds (default 120)."},
+            "timeout": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 3600,
+                "description": "Seconds (default 120).",
+            },
         },
         "required": ["command"],
         "additionalProperties": False,
@@ -96,8 +101,15 @@ class WorkspaceTools:
     tells the model what may be written.
     """
 
-    def __init__(self, root: Path, *, default_timeout: int = 120, allowed: Collection[str] | None = None,
-                 writable: Callable[[str], bool] | None = None, writable_rule: str = "") -> None:
+    def __init__(
+        self,
+        root: Path,
+        *,
+        default_timeout: int = 120,
+        allowed: Collection[str] | None = None,
+        writable: Callable[[str], bool] | None = None,
+        writable_rule: str = "",
+    ) -> None:
         self.root = root.resolve()
         self.default_timeout = default_timeout
         known = {spec.name for spec in WORKSPACE_TOOLS}
@@ -116,21 +128,35 @@ class WorkspaceTools:
         return tuple(spec for spec in WORKSPACE_TOOLS if spec.name in self.allowed)
 
     def execute(self, name: str, arguments: Mapping[str, Any]) -> WorkspaceOutcome:
-        handlers = {"bash": self._bash, "read_file": self._read, "write_file": self._write, "edit_file": self._edit}
+        handlers = {
+            "bash": self._bash,
+            "read_file": self._read,
+            "write_file": self._write,
+            "edit_file": self._edit,
+        }
         if name not in self.allowed:
             offered = ", ".join(self.names()) or "none"
-            return WorkspaceOutcome(text=f"error: the tool {name!r} is not available here; the workspace tools are: "
-                                    f"{offered}", is_error=True)
+            return WorkspaceOutcome(
+                text=f"error: the tool {name!r} is not available here; the workspace tools are: {offered}",
+                is_error=True,
+            )
         try:
             return handlers[name](arguments)
         except WorkspaceError as exc:
             return WorkspaceOutcome(text=f"error: {exc}", is_error=True)
         except OSError as exc:
-            return WorkspaceOutcome(text=f"error: {exc.strerror or exc} ({exc.filename or ''})", is_error=True)
+            return WorkspaceOutcome(
+                text=f"error: {exc.strerror or exc} ({exc.filename or ''})", is_error=True
+            )
         except UnicodeDecodeError as exc:
-            how = "use bash to change it" if "bash" in self.allowed else "it cannot be edited with these tools"
-            return WorkspaceOutcome(text=f"error: the file is not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at "
-                                    f"offset {exc.start}); {how}", is_error=True)
+            how = (
+                "use bash to change it" if "bash" in self.allowed else "it cannot be edited with these tools"
+            )
+            return WorkspaceOutcome(
+                text=f"error: the file is not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at "
+                f"offset {exc.start}); {how}",
+                is_error=True,
+            )
 
     def _path(self, arguments: Mapping[str, Any]) -> Path:
         raw = _text(arguments, "path")
@@ -152,7 +178,9 @@ class WorkspaceTools:
         pure = PurePosixPath(raw)
         rule = f" ({self.writable_rule})" if self.writable_rule else ""
         if pure.is_absolute() or ".." in pure.parts or raw.startswith("~") or "\0" in raw or "\\" in raw:
-            raise WorkspaceError(f"{raw!r} is not a plain relative path inside the workspace; writes are refused{rule}")
+            raise WorkspaceError(
+                f"{raw!r} is not a plain relative path inside the workspace; writes are refused{rule}"
+            )
         relative = pure.as_posix()
         if not self.writable(relative):
             raise WorkspaceError(f"writing {raw!r} is not allowed{rule}")
@@ -160,8 +188,10 @@ class WorkspaceTools:
         for part in pure.parts:
             current = current / part
             if current.is_symlink():
-                raise WorkspaceError(f"{raw!r} goes through the symlink {current.relative_to(self.root)}; "
-                                     "writes through symlinks are refused")
+                raise WorkspaceError(
+                    f"{raw!r} goes through the symlink {current.relative_to(self.root)}; "
+                    "writes through symlinks are refused"
+                )
         return self._path(arguments)
 
     def _bash(self, arguments: Mapping[str, Any]) -> WorkspaceOutcome:
@@ -171,15 +201,27 @@ class WorkspaceTools:
             raise WorkspaceError("timeout must be a positive whole number of seconds")
         try:
             proc = subprocess.run(
-                ["bash", "-c", command], cwd=self.root, capture_output=True, text=True, encoding="utf-8", timeout=timeout,
-                stdin=subprocess.DEVNULL, errors="replace", check=False,
+                ["bash", "-c", command],
+                cwd=self.root,
+                capture_output=True,
+                text=True,
+                encoding="utf-8",
+                timeout=timeout,
+                stdin=subprocess.DEVNULL,
+                errors="replace",
+                check=False,
             )
         except subprocess.TimeoutExpired:
-            return WorkspaceOutcome(text=f"error: timed out after {timeout} s", is_error=True, command=command,
-                                    exit_code=124)
+            return WorkspaceOutcome(
+                text=f"error: timed out after {timeout} s", is_error=True, command=command, exit_code=124
+            )
         output = _clip(proc.stdout + (("\n" + proc.stderr) if proc.stderr else ""))
-        return WorkspaceOutcome(text=f"exit code {proc.returncode}\n{output}".rstrip(), is_error=proc.returncode != 0,
-                                command=command, exit_code=proc.returncode)
+        return WorkspaceOutcome(
+            text=f"exit code {proc.returncode}\n{output}".rstrip(),
+            is_error=proc.returncode != 0,
+            command=command,
+            exit_code=proc.returncode,
+        )
 
     def _read(self, arguments: Mapping[str, Any]) -> WorkspaceOutcome:
         path = self._path(arguments)
@@ -195,10 +237,14 @@ class WorkspaceTools:
         path = self._write_path(arguments)
         content = _text(arguments, "content", allow_empty=True)
         if path.exists() and not path.is_file():
-            raise WorkspaceError(f"{arguments.get('path')!r} exists and is not a regular file; it was left alone")
+            raise WorkspaceError(
+                f"{arguments.get('path')!r} exists and is not a regular file; it was left alone"
+            )
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(content, encoding="utf-8")
-        return WorkspaceOutcome(text=f"wrote {len(content)} characters to {path.relative_to(self.root)}", edited=path)
+        return WorkspaceOutcome(
+            text=f"wrote {len(content)} characters to {path.relative_to(self.root)}", edited=path
+        )
 
     def _edit(self, arguments: Mapping[str, Any]) -> WorkspaceOutcome:
         path = self._write_path(arguments)
@@ -209,7 +255,9 @@ class WorkspaceTools:
         count = text.count(old)
         if count != 1:
             where = "does not occur" if count == 0 else f"occurs {count} times"
-            raise WorkspaceError(f"old_text {where} in {arguments.get('path')!r}; give text that occurs exactly once")
+            raise WorkspaceError(
+                f"old_text {where} in {arguments.get('path')!r}; give text that occurs exactly once"
+            )
         path.write_text(text.replace(old, new, 1), encoding="utf-8")
         return WorkspaceOutcome(text=f"edited {path.relative_to(self.root)}", edited=path)
 

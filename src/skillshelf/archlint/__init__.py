@@ -41,13 +41,20 @@ def lint_path(
         config = dataclasses.replace(config, lazy_imports=lazy_imports)
     if path is None:
         if config.root is None:
-            raise UsageError("no PATH given and the archlint config has no `root`", hint="pass the package folder, e.g. src/mypkg")
+            raise UsageError(
+                "no PATH given and the archlint config has no `root`",
+                hint="pass the package folder, e.g. src/mypkg",
+            )
         start = config.root
     target = start.absolute()
     if not target.exists():
-        raise NotFoundError(f"{target} does not exist", hint="pass the folder of the package to check", code="AR012")
+        raise NotFoundError(
+            f"{target} does not exist", hint="pass the folder of the package to check", code="AR012"
+        )
     if target.is_file() and target.suffix != ".py":
-        raise UsageError(f"{target} is not a Python file or folder", hint="pass a package folder or a .py file")
+        raise UsageError(
+            f"{target} is not a Python file or folder", hint="pass a package folder or a .py file"
+        )
     root = _package_root(target, config)
     only = None if target == root else target
     return lint_package(root, config, only=only)

@@ -87,7 +87,9 @@ class Layers:
         return module.removeprefix(f"{self.package}.")
 
 
-def _diag(code: str, severity: Severity, message: str, fix: str, path: Path, line: int | None = None) -> Diagnostic:
+def _diag(
+    code: str, severity: Severity, message: str, fix: str, path: Path, line: int | None = None
+) -> Diagnostic:
     return Diagnostic(code=code, severity=severity, message=message, fix=fix, path=path, line=line)
 
 
@@ -124,11 +126,17 @@ def _edge_level(edge: ImportEdge, config: ArchConfig) -> tuple[str, Level]:
     return "AR101", "error"
 
 
-def _check_edge(edge: ImportEdge, module: ParsedModule, config: ArchConfig, layers: Layers) -> Diagnostic | None:
+def _check_edge(
+    edge: ImportEdge, module: ParsedModule, config: ArchConfig, layers: Layers
+) -> Diagnostic | None:
     if edge.beyond_top:
         return _diag(
-            "AR103", Severity.ERROR, f"relative import {edge.target!r} climbs out of the package {layers.package}",
-            f"import it by its absolute name, or move the module inside {layers.package}", module.path, edge.line,
+            "AR103",
+            Severity.ERROR,
+            f"relative import {edge.target!r} climbs out of the package {layers.package}",
+            f"import it by its absolute name, or move the module inside {layers.package}",
+            module.path,
+            edge.line,
         )
     if edge.target != layers.package and not edge.target.startswith(f"{layers.package}."):
         return None
@@ -138,7 +146,11 @@ def _check_edge(edge: ImportEdge, module: ParsedModule, config: ArchConfig, laye
     code, level = _edge_level(edge, config)
     if level == "ignore":
         return None
-    how = {"AR101": "imports", "AR102": f"imports (inside {edge.function}())", "AR104": "imports (for type checking)"}[code]
+    how = {
+        "AR101": "imports",
+        "AR102": f"imports (inside {edge.function}())",
+        "AR104": "imports (for type checking)",
+    }[code]
     message = (
         f"{layers.short(edge.source)} in {layers.label(src_layer)} {how} {layers.short(edge.target)} "
         f"from the higher {layers.label(tgt_layer)}"
@@ -149,7 +161,9 @@ def _check_edge(edge: ImportEdge, module: ParsedModule, config: ArchConfig, laye
 def _size_checks(module: ParsedModule, config: ArchConfig) -> Iterator[Diagnostic]:
     if module.lines > config.max_file_lines:
         yield _diag(
-            "AR201", Severity.WARNING, f"{module.lines} lines, over the limit of {config.max_file_lines}",
+            "AR201",
+            Severity.WARNING,
+            f"{module.lines} lines, over the limit of {config.max_file_lines}",
             "split the module along a seam: move a group of functions that work together into a sibling "
             "module and import it from here",
             module.path,
@@ -157,10 +171,12 @@ def _size_checks(module: ParsedModule, config: ArchConfig) -> Iterator[Diagnosti
     for function in module.functions:
         if function.lines > config.max_function_lines:
             yield _diag(
-                "AR202", Severity.WARNING,
+                "AR202",
+                Severity.WARNING,
                 f"function {function.name}() is {function.lines} lines long, over the limit of {config.max_function_lines}",
                 "extract its steps into small named helper functions (one job each) and call them in order",
-                module.path, function.line,
+                module.path,
+                function.line,
             )
 
 
@@ -181,13 +197,24 @@ def _read(path: Path, name: str, known: frozenset[str], out: list[Diagnostic]) -
     try:
         source = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        out.append(_diag("AR002", Severity.ERROR, f"cannot read {name}: {exc}", "save the file as UTF-8 text", path))
+        out.append(
+            _diag("AR002", Severity.ERROR, f"cannot read {name}: {exc}", "save the file as UTF-8 text", path)
+        )
         return None
     try:
         return parse_module(path, name, source, known)
     except (SyntaxError, ValueError) as exc:
         line = exc.lineno if isinstance(exc, SyntaxError) else None
-        out.append(_diag("AR001", Severity.ERROR, f"syntax error: {exc}", "fix the syntax so the imports can be read", path, line))
+        out.append(
+            _diag(
+                "AR001",
+                Severity.ERROR,
+                f"syntax error: {exc}",
+                "fix the syntax so the imports can be read",
+                path,
+                line,
+            )
+        )
         return None
 
 
@@ -195,13 +222,17 @@ def _unused_entries(layers: Layers, known: frozenset[str], config: ArchConfig) -
     for entry in layers.entries:
         if not any(m == entry or m.startswith(f"{entry}.") for m in known):
             yield _diag(
-                "AR302", Severity.WARNING, f"layer entry {layers.short(entry)!r} matches no module",
+                "AR302",
+                Severity.WARNING,
+                f"layer entry {layers.short(entry)!r} matches no module",
                 "fix the spelling or remove the entry from `layers`",
                 config.source or Path("archlint.toml"),
             )
 
 
-def lint_package(package_root: Path, config: ArchConfig, *, only: Path | None = None, package: str | None = None) -> ArchReport:
+def lint_package(
+    package_root: Path, config: ArchConfig, *, only: Path | None = None, package: str | None = None
+) -> ArchReport:
     """Check every module of the package at ``package_root`` (or just those under ``only``)."""
     name = package or config.package or package_root.name
     everything = list(_python_files(package_root, package_root, config.exclude))
@@ -218,13 +249,22 @@ def lint_package(package_root: Path, config: ArchConfig, *, only: Path | None = 
             continue
         imports += len(module.imports)
         if module.name != name and layers.of(module.name) is None:
-            diags.append(_diag(
-                "AR301", Severity.WARNING, f"module {layers.short(module.name)} is in no layer",
-                f"add {layers.short(module.name)!r} (or its package) to a layer in `layers`", path,
-            ))
+            diags.append(
+                _diag(
+                    "AR301",
+                    Severity.WARNING,
+                    f"module {layers.short(module.name)} is in no layer",
+                    f"add {layers.short(module.name)!r} (or its package) to a layer in `layers`",
+                    path,
+                )
+            )
         diags.extend(d for e in module.imports if (d := _check_edge(e, module, config, layers)) is not None)
         diags.extend(_size_checks(module, config))
     return ArchReport(
-        package=name, root=package_root, config_file=config.source, files=len(wanted), imports=imports,
+        package=name,
+        root=package_root,
+        config_file=config.source,
+        files=len(wanted),
+        imports=imports,
         diagnostics=tuple(sort_diagnostics(diags)),
     )

@@ -33,7 +33,17 @@ __all__ = ["Allowance", "ArchConfig", "Level", "find_config", "parse_config"]
 Level = Literal["error", "warning", "ignore"]
 _LEVELS = ("error", "warning", "ignore")
 _KEYS = frozenset(
-    {"root", "package", "layers", "lazy_imports", "type_checking_imports", "max_file_lines", "max_function_lines", "exclude", "allow"}
+    {
+        "root",
+        "package",
+        "layers",
+        "lazy_imports",
+        "type_checking_imports",
+        "max_file_lines",
+        "max_function_lines",
+        "exclude",
+        "allow",
+    }
 )
 _EXAMPLE = 'layers = [["errors", "env"], ["skills"], ["cli"]]  (lowest layer first)'
 
@@ -69,13 +79,21 @@ def _bad(path: Path | None, message: str, hint: str) -> ConfigError:
 
 def _layers(raw: object, path: Path | None) -> tuple[tuple[str, ...], ...]:
     if not isinstance(raw, list) or not raw:
-        raise _bad(path, "archlint: `layers` must be a non-empty list of lists of module names", f"write {_EXAMPLE}")
+        raise _bad(
+            path, "archlint: `layers` must be a non-empty list of lists of module names", f"write {_EXAMPLE}"
+        )
     out: list[tuple[str, ...]] = []
     seen: dict[str, int] = {}
     for index, layer in enumerate(raw):
         names = [layer] if isinstance(layer, str) else layer
-        if not isinstance(names, list) or not names or not all(isinstance(n, str) and n.strip() for n in names):
-            raise _bad(path, f"archlint: layer {index + 1} must be a list of module names", f"write {_EXAMPLE}")
+        if (
+            not isinstance(names, list)
+            or not names
+            or not all(isinstance(n, str) and n.strip() for n in names)
+        ):
+            raise _bad(
+                path, f"archlint: layer {index + 1} must be a list of module names", f"write {_EXAMPLE}"
+            )
         for name in names:
             if name in seen:
                 raise _bad(
@@ -98,17 +116,29 @@ def _level(data: Mapping[str, object], key: str, default: Level, path: Path | No
 def _positive(data: Mapping[str, object], key: str, default: int, path: Path | None) -> int:
     value = data.get(key, default)
     if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-        raise _bad(path, f"archlint: `{key}` must be a positive integer, not {value!r}", f"e.g. {key} = {default}")
+        raise _bad(
+            path, f"archlint: `{key}` must be a positive integer, not {value!r}", f"e.g. {key} = {default}"
+        )
     return value
 
 
 def _allow(raw: object, path: Path | None) -> tuple[Allowance, ...]:
     if not isinstance(raw, list):
-        raise _bad(path, "archlint: `allow` must be a list of tables", 'allow = [{ from = "a", to = "b", reason = "why" }]')
+        raise _bad(
+            path,
+            "archlint: `allow` must be a list of tables",
+            'allow = [{ from = "a", to = "b", reason = "why" }]',
+        )
     out = []
     for item in raw:
-        if not isinstance(item, Mapping) or not all(isinstance(item.get(k), str) for k in ("from", "to", "reason")):
-            raise _bad(path, f"archlint: bad `allow` entry {item!r}", "each entry needs string keys from, to and reason")
+        if not isinstance(item, Mapping) or not all(
+            isinstance(item.get(k), str) for k in ("from", "to", "reason")
+        ):
+            raise _bad(
+                path,
+                f"archlint: bad `allow` entry {item!r}",
+                "each entry needs string keys from, to and reason",
+            )
         out.append(Allowance(source=item["from"], target=item["to"], reason=item["reason"]))
     return tuple(out)
 
@@ -117,7 +147,9 @@ def parse_config(data: Mapping[str, object], *, path: Path | None = None) -> Arc
     """Build an :class:`ArchConfig` from the table's values; raise :class:`ConfigError` when unusable."""
     unknown = sorted(set(data) - _KEYS)
     if unknown:
-        raise _bad(path, f"archlint: unknown key(s) {', '.join(unknown)}", f"known keys: {', '.join(sorted(_KEYS))}")
+        raise _bad(
+            path, f"archlint: unknown key(s) {', '.join(unknown)}", f"known keys: {', '.join(sorted(_KEYS))}"
+        )
     root = data.get("root")
     package = data.get("package")
     exclude = data.get("exclude", [])
@@ -127,7 +159,11 @@ def parse_config(data: Mapping[str, object], *, path: Path | None = None) -> Arc
         raise _bad(path, "archlint: `package` must be a string", 'e.g. package = "mypackage"')
     if not isinstance(exclude, list) or not all(isinstance(e, str) for e in exclude):
         raise _bad(path, "archlint: `exclude` must be a list of glob strings", 'e.g. exclude = ["vendor/*"]')
-    base = path.parent.parent if path is not None and path.parent.name == ".skillshelf" else (path.parent if path else None)
+    base = (
+        path.parent.parent
+        if path is not None and path.parent.name == ".skillshelf"
+        else (path.parent if path else None)
+    )
     return ArchConfig(
         layers=_layers(data.get("layers"), path),
         root=(base / root if base is not None else Path(root)) if isinstance(root, str) else None,

@@ -17,40 +17,75 @@ _KEY_VARIABLES = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
 def agent_options(func: Any) -> Any:
     """Options shared by `run` and `chat`."""
     func = root_options(func)
-    func = click.option("--model", envvar="SKILLSHELF_MODEL", help="PROVIDER:NAME, e.g. openai:gpt-5.4-mini or "
-                        "anthropic:claude-sonnet-4-5 (env SKILLSHELF_MODEL).")(func)
-    func = click.option("--base-url", envvar="SKILLSHELF_BASE_URL",
-                        help="An OpenAI-compatible or Anthropic endpoint (Ollama, vLLM, llama.cpp...).")(func)
-    func = click.option("--check", "check_command", help="The command that verifies the work (default: found "
-                        "from the project: .ci/run, pytest, npm test, cargo test...).")(func)
+    func = click.option(
+        "--model",
+        envvar="SKILLSHELF_MODEL",
+        help="PROVIDER:NAME, e.g. openai:gpt-5.4-mini or anthropic:claude-sonnet-4-5 (env SKILLSHELF_MODEL).",
+    )(func)
+    func = click.option(
+        "--base-url",
+        envvar="SKILLSHELF_BASE_URL",
+        help="An OpenAI-compatible or Anthropic endpoint (Ollama, vLLM, llama.cpp...).",
+    )(func)
+    func = click.option(
+        "--check",
+        "check_command",
+        help="The command that verifies the work (default: found "
+        "from the project: .ci/run, pytest, npm test, cargo test...).",
+    )(func)
     func = click.option("--max-turns", type=click.IntRange(1, 500), default=40, show_default=True)(func)
     func = click.option("--no-transcript", is_flag=True, help="Do not write a transcript.")(func)
-    func = click.option("--shadow-metrics", is_flag=True, help="Record every selector's candidates per turn "
-                        "(see `skillshelf stats`; also `agent.shadow_metrics = true` in config).")(func)
+    func = click.option(
+        "--shadow-metrics",
+        is_flag=True,
+        help="Record every selector's candidates per turn "
+        "(see `skillshelf stats`; also `agent.shadow_metrics = true` in config).",
+    )(func)
     return func
 
 
-def _options(model: str | None, base_url: str | None, check_command: str | None, max_turns: int,
-             roots: tuple[Path, ...], no_builtin: bool, no_cache: bool, no_transcript: bool, origin: str,
-             shadow_metrics: bool = False) -> Any:
+def _options(
+    model: str | None,
+    base_url: str | None,
+    check_command: str | None,
+    max_turns: int,
+    roots: tuple[Path, ...],
+    no_builtin: bool,
+    no_cache: bool,
+    no_transcript: bool,
+    origin: str,
+    shadow_metrics: bool = False,
+) -> Any:
     from skillshelf.agent.guards import GuardSettings
     from skillshelf.agent.providers import parse_model_spec
     from skillshelf.agent.session import AgentOptions
     from skillshelf.context import ContextOptions
 
     if not model:
-        raise UsageError("no model is set", hint="pass --model PROVIDER:NAME or set SKILLSHELF_MODEL", code="AG004")
+        raise UsageError(
+            "no model is set", hint="pass --model PROVIDER:NAME or set SKILLSHELF_MODEL", code="AG004"
+        )
     spec = parse_model_spec(model)
     api_key = os.environ.get(_KEY_VARIABLES[spec.provider])
     if api_key is None and base_url is None:
-        raise UsageError(f"{_KEY_VARIABLES[spec.provider]} is not set",
-                         hint=f"export {_KEY_VARIABLES[spec.provider]}=..., or point --base-url at a local server",
-                         code="AG005")
+        raise UsageError(
+            f"{_KEY_VARIABLES[spec.provider]} is not set",
+            hint=f"export {_KEY_VARIABLES[spec.provider]}=..., or point --base-url at a local server",
+            code="AG005",
+        )
     return AgentOptions(
-        model=model, base_url=base_url, api_key=api_key, max_turns=max_turns, origin=origin,  # type: ignore[arg-type]
-        context=ContextOptions(extra_roots=tuple(p.absolute() for p in roots), include_builtin=not no_builtin,
-                               use_cache=not no_cache),
-        guards=GuardSettings(check_command=check_command), write_transcript=not no_transcript,
+        model=model,
+        base_url=base_url,
+        api_key=api_key,
+        max_turns=max_turns,
+        origin=origin,  # type: ignore[arg-type]
+        context=ContextOptions(
+            extra_roots=tuple(p.absolute() for p in roots),
+            include_builtin=not no_builtin,
+            use_cache=not no_cache,
+        ),
+        guards=GuardSettings(check_command=check_command),
+        write_transcript=not no_transcript,
         shadow_metrics=shadow_metrics,
     )
 
@@ -59,21 +94,48 @@ def _options(model: str | None, base_url: str | None, check_command: str | None,
 @click.argument("task")
 @agent_options
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-def run(task: str, model: str | None, base_url: str | None, check_command: str | None, max_turns: int,
-        no_transcript: bool, shadow_metrics: bool, roots: tuple[Path, ...], no_builtin: bool, no_cache: bool,
-        as_json: bool) -> None:
+def run(
+    task: str,
+    model: str | None,
+    base_url: str | None,
+    check_command: str | None,
+    max_turns: int,
+    no_transcript: bool,
+    shadow_metrics: bool,
+    roots: tuple[Path, ...],
+    no_builtin: bool,
+    no_cache: bool,
+    as_json: bool,
+) -> None:
     """Run the reference agent once on TASK in this folder and print its final answer."""
     from skillshelf.agent.session import open_agent
     from skillshelf.env import Env
 
-    options = _options(model, base_url, check_command, max_turns, roots, no_builtin, no_cache, no_transcript, "run",
-                       shadow_metrics)
+    options = _options(
+        model,
+        base_url,
+        check_command,
+        max_turns,
+        roots,
+        no_builtin,
+        no_cache,
+        no_transcript,
+        "run",
+        shadow_metrics,
+    )
     agent = open_agent(Env.from_os(), options)
     result = agent.send(task)
     if as_json:
-        echo_json({"final_text": result.final_text, "stopped": result.stopped, "model_calls": result.model_calls,
-                   "tool_calls": result.tool_calls, "transcript": result.transcript,
-                   "events": [{"kind": e.kind, "detail": e.detail} for e in result.events]})
+        echo_json(
+            {
+                "final_text": result.final_text,
+                "stopped": result.stopped,
+                "model_calls": result.model_calls,
+                "tool_calls": result.tool_calls,
+                "transcript": result.transcript,
+                "events": [{"kind": e.kind, "detail": e.detail} for e in result.events],
+            }
+        )
         return
     click.echo(result.final_text)
     _report(result)
@@ -91,14 +153,33 @@ def _report(result: Any) -> None:
 
 @click.command("chat")
 @agent_options
-def chat(model: str | None, base_url: str | None, check_command: str | None, max_turns: int, no_transcript: bool,
-         shadow_metrics: bool, roots: tuple[Path, ...], no_builtin: bool, no_cache: bool) -> None:
+def chat(
+    model: str | None,
+    base_url: str | None,
+    check_command: str | None,
+    max_turns: int,
+    no_transcript: bool,
+    shadow_metrics: bool,
+    roots: tuple[Path, ...],
+    no_builtin: bool,
+    no_cache: bool,
+) -> None:
     """Chat with the reference agent (type `exit` or press Ctrl-D to leave)."""
     from skillshelf.agent.session import open_agent
     from skillshelf.env import Env
 
-    options = _options(model, base_url, check_command, max_turns, roots, no_builtin, no_cache, no_transcript, "chat",
-                       shadow_metrics)
+    options = _options(
+        model,
+        base_url,
+        check_command,
+        max_turns,
+        roots,
+        no_builtin,
+        no_cache,
+        no_transcript,
+        "chat",
+        shadow_metrics,
+    )
     agent = open_agent(Env.from_os(), options)
     while True:
         try:

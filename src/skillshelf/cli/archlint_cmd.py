@@ -15,7 +15,12 @@ __all__ = ["lint_arch"]
 
 @click.command("lint-arch")
 @click.argument("path", required=False, type=click.Path(path_type=Path))
-@click.option("--config", "config_file", type=click.Path(path_type=Path, dir_okay=False), help="pyproject.toml or archlint.toml to use.")
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="pyproject.toml or archlint.toml to use.",
+)
 @click.option(
     "--lazy-imports",
     type=click.Choice(["error", "warning", "ignore"]),
@@ -24,7 +29,9 @@ __all__ = ["lint_arch"]
 )
 @click.option("--strict", is_flag=True, help="Exit 1 on warnings too.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-def lint_arch(path: Path | None, config_file: Path | None, lazy_imports: str | None, strict: bool, as_json: bool) -> None:
+def lint_arch(
+    path: Path | None, config_file: Path | None, lazy_imports: str | None, strict: bool, as_json: bool
+) -> None:
     """Check that imports only go down the declared layers, and files and functions stay small."""
     from skillshelf.archlint import lint_path
 

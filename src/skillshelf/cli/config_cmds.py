@@ -15,8 +15,14 @@ from skillshelf.env import Env
 
 __all__ = ["config", "disable", "enable", "instructions", "trust", "untrust"]
 
-_overrides = click.option("-c", "--config", "overrides", multiple=True, metavar="KEY=VALUE",
-                          help="Override a config value for this run (value is TOML, else a string).")
+_overrides = click.option(
+    "-c",
+    "--config",
+    "overrides",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="Override a config value for this run (value is TOML, else a string).",
+)
 
 
 def _jsonable(value: object) -> object:
@@ -36,23 +42,40 @@ def _finish(ctx: click.Context, diagnostics: tuple[Diagnostic, ...]) -> None:
 
 
 @click.command("instructions")
-@click.option("--profile", type=click.Choice(["codex", "claude"]), default="codex", show_default=True,
-              help="AGENTS.md as Codex loads it, or CLAUDE.md as Claude Code does.")
+@click.option(
+    "--profile",
+    type=click.Choice(["codex", "claude"]),
+    default="codex",
+    show_default=True,
+    help="AGENTS.md as Codex loads it, or CLAUDE.md as Claude Code does.",
+)
 @click.option("--max-bytes", type=click.IntRange(min=0), help="Codex's project_doc_max_bytes for this run.")
-@click.option("--fallback", "fallbacks", multiple=True, metavar="NAME",
-              help="Extra file name to try after AGENTS.md in each folder (Codex's project_doc_fallback_filenames).")
+@click.option(
+    "--fallback",
+    "fallbacks",
+    multiple=True,
+    metavar="NAME",
+    help="Extra file name to try after AGENTS.md in each folder (Codex's project_doc_fallback_filenames).",
+)
 @click.option("--raw", is_flag=True, help="Print only the block the model gets.")
 @click.option("--json", "as_json", is_flag=True, help="Print layers, provenance and text as JSON.")
 @click.pass_context
 def instructions(
-    ctx: click.Context, profile: str, max_bytes: int | None, fallbacks: tuple[str, ...], raw: bool, as_json: bool
+    ctx: click.Context,
+    profile: str,
+    max_bytes: int | None,
+    fallbacks: tuple[str, ...],
+    raw: bool,
+    as_json: bool,
 ) -> None:
     """Print the AGENTS.md (or CLAUDE.md) layers that apply here and the block the model gets."""
     from skillshelf.instructions import load_instructions
 
     result = load_instructions(
-        Env.from_os(), profile=profile,  # type: ignore[arg-type]
-        max_bytes=max_bytes, fallback_filenames=fallbacks or None,
+        Env.from_os(),
+        profile=profile,  # type: ignore[arg-type]
+        max_bytes=max_bytes,
+        fallback_filenames=fallbacks or None,
     )
     if as_json:
         echo_json(result.to_dict())
@@ -73,8 +96,15 @@ def _print_instructions(result: Any) -> None:
     for layer in result.layers:
         data = layer.to_dict()
         status = "included" if layer.included else f"left out: {layer.reason}"
-        table.add_row(literal(data["scope"]), literal(data["kind"]), literal(layer.path), str(layer.size),
-                      str(layer.bytes_cut), str(data["tokens"]), literal(status))
+        table.add_row(
+            literal(data["scope"]),
+            literal(data["kind"]),
+            literal(layer.path),
+            str(layer.size),
+            str(layer.bytes_cut),
+            str(data["tokens"]),
+            literal(status),
+        )
     if result.layers:
         console.print(table)
     else:
@@ -143,8 +173,12 @@ def _print_config(loaded: Any, *, explain: bool) -> None:
             table.add_column(column, overflow="fold")
         for key, prov in sorted(loaded.provenance.items()):
             place = f"{prov.layer}" + (f" ({prov.file}:{prov.line})" if prov.file and prov.line else "")
-            table.add_row(literal(key), literal(json.dumps(_jsonable(loaded.get(key)), ensure_ascii=False)),
-                          literal(place), literal(", ".join(prov.overridden)))
+            table.add_row(
+                literal(key),
+                literal(json.dumps(_jsonable(loaded.get(key)), ensure_ascii=False)),
+                literal(place),
+                literal(", ".join(prov.overridden)),
+            )
         console.print(table)
 
 
@@ -207,8 +241,11 @@ def _edit_mode(name: str, mode: str, project: bool) -> None:
         from skillshelf.config import load_config
 
         if not load_config(Env.from_os()).trusted:
-            click.echo("note: this project is not trusted, so its config is not in effect; "
-                       "run `skillshelf trust` to apply it", err=True)
+            click.echo(
+                "note: this project is not trusted, so its config is not in effect; "
+                "run `skillshelf trust` to apply it",
+                err=True,
+            )
 
 
 _MODES = ["enabled", "name-only", "manual", "pinned", "required"]
@@ -216,9 +253,16 @@ _MODES = ["enabled", "name-only", "manual", "pinned", "required"]
 
 @click.command("enable")
 @click.argument("name")
-@click.option("--mode", type=click.Choice(_MODES), default="enabled", show_default=True,
-              help="How the skill is offered: listed, name only, manual (not listed), pinned, required.")
-@click.option("--project", is_flag=True, help="Edit this project's .skillshelf/config.toml instead of the user's.")
+@click.option(
+    "--mode",
+    type=click.Choice(_MODES),
+    default="enabled",
+    show_default=True,
+    help="How the skill is offered: listed, name only, manual (not listed), pinned, required.",
+)
+@click.option(
+    "--project", is_flag=True, help="Edit this project's .skillshelf/config.toml instead of the user's."
+)
 def enable(name: str, mode: str, project: bool) -> None:
     """Enable the skill NAME (a name, or a path to a SKILL.md) in the user or project config."""
     _edit_mode(name, mode, project)
@@ -226,7 +270,9 @@ def enable(name: str, mode: str, project: bool) -> None:
 
 @click.command("disable")
 @click.argument("name")
-@click.option("--project", is_flag=True, help="Edit this project's .skillshelf/config.toml instead of the user's.")
+@click.option(
+    "--project", is_flag=True, help="Edit this project's .skillshelf/config.toml instead of the user's."
+)
 def disable(name: str, project: bool) -> None:
     """Disable the skill NAME (a name, or a path to a SKILL.md) in the user or project config."""
     _edit_mode(name, "disabled", project)

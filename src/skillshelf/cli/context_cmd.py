@@ -24,15 +24,29 @@ from skillshelf.env import Env
 @click.command("context")
 @click.argument("task", required=False, default="")
 @root_options
-@click.option("--profile", type=click.Choice(["codex", "claude"]), default=None,
-              help="Whose instruction files to load: AGENTS.md (codex) or CLAUDE.md (claude); "
-              "default: `instructions.profile` from config, else codex.")
-@click.option("--format", "catalog_format", type=click.Choice(["codex", "xml", "markdown"]), default="codex",
-              show_default=True, help="Catalog format.")
-@click.option("--context-window", type=click.IntRange(min=0), help="Model context window in tokens (catalog gets 2%).")
+@click.option(
+    "--profile",
+    type=click.Choice(["codex", "claude"]),
+    default=None,
+    help="Whose instruction files to load: AGENTS.md (codex) or CLAUDE.md (claude); "
+    "default: `instructions.profile` from config, else codex.",
+)
+@click.option(
+    "--format",
+    "catalog_format",
+    type=click.Choice(["codex", "xml", "markdown"]),
+    default="codex",
+    show_default=True,
+    help="Catalog format.",
+)
+@click.option(
+    "--context-window", type=click.IntRange(min=0), help="Model context window in tokens (catalog gets 2%)."
+)
 @click.option("--budget-tokens", type=click.IntRange(min=1), help="Explicit catalog budget in tokens.")
 @click.option("--budget-chars", type=click.IntRange(min=1), help="Explicit catalog budget in characters.")
-@click.option("-c", "--config", "overrides", multiple=True, metavar="KEY=VALUE", help="Override a config value.")
+@click.option(
+    "-c", "--config", "overrides", multiple=True, metavar="KEY=VALUE", help="Override a config value."
+)
 @click.option("--no-instructions", is_flag=True, help="Leave the AGENTS.md / CLAUDE.md layers out.")
 @click.option("--no-suggestions", is_flag=True, help="Leave the per-task skill suggestions out.")
 @click.option("--no-memory", is_flag=True, help="Leave the memory summary out.")
@@ -83,7 +97,9 @@ def context(
     else:
         _print_for_people(result)
     if _print_notes(result):
-        sys.exit(1)  # a config layer, an override or an instruction file was skipped: the context is not the intended one
+        sys.exit(
+            1
+        )  # a config layer, an override or an instruction file was skipped: the context is not the intended one
 
 
 def _print_for_people(result: ContextResult) -> None:
@@ -102,7 +118,9 @@ def _print_for_people(result: ContextResult) -> None:
     table.add_column("from")
     for part in result.parts:
         table.add_row(part.title, f"{part.tokens:,}", Text(printable(_sources(part.sources))))
-    table.add_row("[bold]total[/bold]", f"[bold]{result.tokens:,}[/bold]", f"{result.skills_total} skills found")
+    table.add_row(
+        "[bold]total[/bold]", f"[bold]{result.tokens:,}[/bold]", f"{result.skills_total} skills found"
+    )
     console.print(table)
 
 

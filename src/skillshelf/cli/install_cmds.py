@@ -30,20 +30,32 @@ def _progress(enabled: bool) -> Iterator[ProgressFn | None]:
     from skillshelf.cli.output import stderr_console
 
     with Progress(
-        SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(),
-        console=stderr_console(), transient=True,
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TaskProgressColumn(),
+        console=stderr_console(),
+        transient=True,
     ) as bar:
         task = bar.add_task("Starting", total=None)
 
         def report(stage: str, fraction: float | None) -> None:
-            bar.update(task, description=stage, total=None if fraction is None else 1.0, completed=fraction or 0)
+            bar.update(
+                task, description=stage, total=None if fraction is None else 1.0, completed=fraction or 0
+            )
 
         yield report
 
 
 @click.command("install")
 @click.argument("source")
-@click.option("--scope", type=_SCOPE, default="user", show_default=True, help="user: your data folder; project: .agents/skills.")
+@click.option(
+    "--scope",
+    type=_SCOPE,
+    default="user",
+    show_default=True,
+    help="user: your data folder; project: .agents/skills.",
+)
 @click.option("--name", help="Install under this folder name instead of the skill's name.")
 @click.option("--force", is_flag=True, help="Replace a skill of the same name that is already there.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
@@ -54,7 +66,12 @@ def install(source: str, scope: str, name: str | None, force: bool, as_json: boo
     try:
         with _progress(not as_json) as progress:
             result = install_skill(
-                source, env=Env.from_os(), scope=scope, name=name, force=force, progress=progress  # type: ignore[arg-type]
+                source,
+                env=Env.from_os(),
+                scope=scope,
+                name=name,
+                force=force,
+                progress=progress,  # type: ignore[arg-type]
             )
     except SkillValidationError as exc:
         if as_json:
@@ -69,7 +86,9 @@ def install(source: str, scope: str, name: str | None, force: bool, as_json: boo
     entry = result.entry
     at = f" at {entry.commit[:12]}" if entry.commit else ""
     verb = "Replaced" if result.replaced else "Installed"
-    click.echo(f"{verb} {entry.skill_name} ({result.files} files) from {entry.source}{at}\n  -> {result.path}")
+    click.echo(
+        f"{verb} {entry.skill_name} ({result.files} files) from {entry.source}{at}\n  -> {result.path}"
+    )
 
 
 @click.command("update")
@@ -126,7 +145,9 @@ def remove(name: str, scope: str | None, force: bool, as_json: bool) -> None:
 @click.option("--write", is_flag=True, help="Add the missing servers to skillshelf's user config.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @root_options
-def deps(name: str | None, write: bool, as_json: bool, roots: tuple[Path, ...], no_builtin: bool, no_cache: bool) -> None:
+def deps(
+    name: str | None, write: bool, as_json: bool, roots: tuple[Path, ...], no_builtin: bool, no_cache: bool
+) -> None:
     """List the MCP servers skills declare and whether they are configured."""
     from skillshelf import dirs
     from skillshelf.install.deps import deps_report, write_missing
@@ -137,7 +158,10 @@ def deps(name: str | None, write: bool, as_json: bool, roots: tuple[Path, ...], 
     options = DiscoveryOptions(extra_roots=roots, include_builtin=not no_builtin, use_cache=not no_cache)
     skills = with_installed_skills(env, discover_skills(env, options).skills)
     report = deps_report(
-        skills, user_config=dirs.user_config_dir() / "config.toml", codex_config=env.codex_home / "config.toml", name=name
+        skills,
+        user_config=dirs.user_config_dir() / "config.toml",
+        codex_config=env.codex_home / "config.toml",
+        name=name,
     )
     if write:
         report = write_missing(report)
@@ -169,4 +193,6 @@ def _print_deps(report: Any, *, write: bool) -> None:
     if report.written:
         click.echo(f"Added {', '.join(report.written)} to {report.config_file}")
     elif report.missing and not write:
-        click.echo(f"{len(report.missing)} missing; `skillshelf deps --write` adds them to {report.config_file}")
+        click.echo(
+            f"{len(report.missing)} missing; `skillshelf deps --write` adds them to {report.config_file}"
+        )

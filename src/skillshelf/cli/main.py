@@ -19,9 +19,17 @@ from skillshelf.errors import SkillshelfError
 
 # name -> (module, attribute, one-line help shown by `skillshelf --help`)
 COMMANDS: dict[str, tuple[str, str, str]] = {
-    "context": ("skillshelf.cli.context_cmd", "context", "What the model would get for TASK here (the main job)."),
+    "context": (
+        "skillshelf.cli.context_cmd",
+        "context",
+        "What the model would get for TASK here (the main job).",
+    ),
     "list": ("skillshelf.cli.skills_cmds", "list_cmd", "List the skills found here."),
-    "validate": ("skillshelf.cli.skills_cmds", "validate", "Check skills against the spec, Codex or Claude Code."),
+    "validate": (
+        "skillshelf.cli.skills_cmds",
+        "validate",
+        "Check skills against the spec, Codex or Claude Code.",
+    ),
     "catalog": ("skillshelf.cli.skills_cmds", "catalog", "Print the budgeted skills catalog the model sees."),
     "load": ("skillshelf.cli.skills_cmds", "load", "Load one skill as the model would get it."),
     "search": ("skillshelf.cli.select_cmds", "search", "Rank skills against a query."),
@@ -33,7 +41,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "untrust": ("skillshelf.cli.config_cmds", "untrust", "Stop trusting a project."),
     "enable": ("skillshelf.cli.config_cmds", "enable", "Enable a skill (edits the config layer)."),
     "disable": ("skillshelf.cli.config_cmds", "disable", "Disable a skill (edits the config layer)."),
-    "install": ("skillshelf.cli.install_cmds", "install", "Install a skill from a folder, git URL or archive."),
+    "install": (
+        "skillshelf.cli.install_cmds",
+        "install",
+        "Install a skill from a folder, git URL or archive.",
+    ),
     "update": ("skillshelf.cli.install_cmds", "update", "Update installed skills from their sources."),
     "remove": ("skillshelf.cli.install_cmds", "remove", "Remove an installed skill."),
     "deps": ("skillshelf.cli.install_cmds", "deps", "MCP servers that skills declare."),
@@ -117,7 +129,9 @@ def main(argv: list[str] | None = None) -> Any:
         _show_usage_error(exc)
         sys.exit(2)
     except click.ClickException as exc:
-        click.echo(f"skillshelf: error {_CLICK_CODES.get(type(exc), 'SS001')}: {exc.format_message()}", err=True)
+        click.echo(
+            f"skillshelf: error {_CLICK_CODES.get(type(exc), 'SS001')}: {exc.format_message()}", err=True
+        )
         click.echo("  fix: check the path and its permissions", err=True)
         sys.exit(exc.exit_code)
     except click.exceptions.Exit as exc:
@@ -130,8 +144,11 @@ def main(argv: list[str] | None = None) -> Any:
         if os.environ.get("SKILLSHELF_DEBUG"):
             raise
         click.echo(f"skillshelf: internal error: {type(exc).__name__}: {exc}", err=True)
-        click.echo("  fix: this is a bug in skillshelf; rerun with SKILLSHELF_DEBUG=1 to see the traceback "
-                   "and report it", err=True)
+        click.echo(
+            "  fix: this is a bug in skillshelf; rerun with SKILLSHELF_DEBUG=1 to see the traceback "
+            "and report it",
+            err=True,
+        )
         sys.exit(1)
 
 

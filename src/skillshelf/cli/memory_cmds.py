@@ -20,8 +20,12 @@ if TYPE_CHECKING:
 
 __all__ = ["memory", "redact"]
 
-_db_option = click.option("--db", metavar="URL", help="State database: a SQLite path or postgresql://... "
-                          "(default: the SQLite file in the user data folder).")
+_db_option = click.option(
+    "--db",
+    metavar="URL",
+    help="State database: a SQLite path or postgresql://... "
+    "(default: the SQLite file in the user data folder).",
+)
 _json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
 
 
@@ -44,8 +48,13 @@ def _progress(enabled: bool) -> Iterator[Any]:
 
     from skillshelf.cli.output import stderr_console
 
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  console=stderr_console(), transient=True) as bar:
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        console=stderr_console(),
+        transient=True,
+    ) as bar:
         tasks: dict[str, Any] = {}
 
         def update(stage: str, done: int, total: int) -> None:
@@ -57,25 +66,54 @@ def _progress(enabled: bool) -> Iterator[Any]:
 
 
 @memory.command("run")
-@click.option("--sessions", "sessions", multiple=True, type=click.Path(path_type=Path, exists=True),
-              help="A transcript file or folder (repeatable; default: Codex, Claude Code and skillshelf folders).")
+@click.option(
+    "--sessions",
+    "sessions",
+    multiple=True,
+    type=click.Path(path_type=Path, exists=True),
+    help="A transcript file or folder (repeatable; default: Codex, Claude Code and skillshelf folders).",
+)
 @_db_option
-@click.option("--model", metavar="PROVIDER:NAME", help="Model for both phases (openai:NAME or anthropic:NAME).")
-@click.option("--base-url", metavar="URL", help="API base URL (any OpenAI-compatible server, or Anthropic's).")
+@click.option(
+    "--model", metavar="PROVIDER:NAME", help="Model for both phases (openai:NAME or anthropic:NAME)."
+)
+@click.option(
+    "--base-url", metavar="URL", help="API base URL (any OpenAI-compatible server, or Anthropic's)."
+)
 @click.option("--phase", type=click.Choice(["1", "2", "all"]), default="all", show_default=True)
 @click.option("--max-calls", type=click.IntRange(min=0), help="Budget: at most N model calls in this run.")
 @click.option("--min-idle-hours", type=click.FloatRange(min=0), help="Only sessions idle at least this long.")
-@click.option("--scope", type=click.Choice(["project", "global"]), help="Where memories go (default: project).")
-@click.option("--dry-run", is_flag=True, help="Show what would be sent to the model; call nothing, claim nothing.")
-@click.option("--consolidator", type=click.Choice(["auto", "agent", "direct"]),
-              help="Who writes Phase 2's files: the reference agent with file tools confined to the memory "
-                   "folder, or one direct model call returning JSON (default: memory.consolidator, else auto = "
-                   "the agent when the model's SDK is installed).")
-@click.option("-c", "--config", "overrides", multiple=True, metavar="KEY=VALUE", help="Override a config value.")
+@click.option(
+    "--scope", type=click.Choice(["project", "global"]), help="Where memories go (default: project)."
+)
+@click.option(
+    "--dry-run", is_flag=True, help="Show what would be sent to the model; call nothing, claim nothing."
+)
+@click.option(
+    "--consolidator",
+    type=click.Choice(["auto", "agent", "direct"]),
+    help="Who writes Phase 2's files: the reference agent with file tools confined to the memory "
+    "folder, or one direct model call returning JSON (default: memory.consolidator, else auto = "
+    "the agent when the model's SDK is installed).",
+)
+@click.option(
+    "-c", "--config", "overrides", multiple=True, metavar="KEY=VALUE", help="Override a config value."
+)
 @_json_option
-def run(sessions: tuple[Path, ...], db: str | None, model: str | None, base_url: str | None, phase: str,
-        max_calls: int | None, min_idle_hours: float | None, scope: str | None, dry_run: bool,
-        consolidator: str | None, overrides: tuple[str, ...], as_json: bool) -> None:
+def run(
+    sessions: tuple[Path, ...],
+    db: str | None,
+    model: str | None,
+    base_url: str | None,
+    phase: str,
+    max_calls: int | None,
+    min_idle_hours: float | None,
+    scope: str | None,
+    dry_run: bool,
+    consolidator: str | None,
+    overrides: tuple[str, ...],
+    as_json: bool,
+) -> None:
     """Run the pipeline once over the given transcripts and report what it did.
 
     A transcript that cannot be used (unreadable, not a known format, a FIFO...) is skipped
@@ -88,13 +126,24 @@ def run(sessions: tuple[Path, ...], db: str | None, model: str | None, base_url:
 
     env = Env.from_os()
     settings = load_memory_settings(env, overrides=overrides).with_overrides(
-        extract_model=model, consolidation_model=model, base_url=base_url, max_model_calls=max_calls,
-        min_idle_hours=min_idle_hours, scope=scope, consolidator=consolidator)
-    options = RunOptions(sessions=tuple(p.absolute() for p in sessions), db=db, phase=phase,  # type: ignore[arg-type]
-                         dry_run=dry_run)
+        extract_model=model,
+        consolidation_model=model,
+        base_url=base_url,
+        max_model_calls=max_calls,
+        min_idle_hours=min_idle_hours,
+        scope=scope,
+        consolidator=consolidator,
+    )
+    options = RunOptions(
+        sessions=tuple(p.absolute() for p in sessions),
+        db=db,
+        phase=phase,  # type: ignore[arg-type]
+        dry_run=dry_run,
+    )
     with _progress(not as_json and sys.stderr.isatty()) as progress:
-        report = run_memory(env, settings, options, progress=progress,
-                            consolidator=_consolidator(env, settings, options))
+        report = run_memory(
+            env, settings, options, progress=progress, consolidator=_consolidator(env, settings, options)
+        )
     if as_json:
         echo_json(report.to_dict())
     else:
@@ -103,11 +152,15 @@ def run(sessions: tuple[Path, ...], db: str | None, model: str | None, base_url:
     if report.failed:
         for error in report.errors:
             click.echo(f"skillshelf: failed {error}", err=True)
-        click.echo("  fix: check --model / --base-url and the API key; failed jobs retry after a backoff", err=True)
+        click.echo(
+            "  fix: check --model / --base-url and the API key; failed jobs retry after a backoff", err=True
+        )
         sys.exit(1)
 
 
-def _consolidator(env: Env, settings: MemorySettings, options: RunOptions) -> Callable[[], Consolidator] | None:
+def _consolidator(
+    env: Env, settings: MemorySettings, options: RunOptions
+) -> Callable[[], Consolidator] | None:
     """``choose_consolidator``'s answer, without importing the agent layer when it cannot matter:
     ``direct`` never uses the agent, and ``auto`` only in a Phase 2 that really runs. ``agent`` is
     always checked, so a missing SDK is reported (ME039) whatever the phase."""
@@ -129,15 +182,21 @@ def _print_report(data: dict[str, Any]) -> None:
         click.echo(f"dry run: {len(data['dry_run'])} prompt(s) would be sent; nothing was claimed or called")
         return
     phase1 = data["phase1"]
-    echo(f"transcripts: {data['files']} found, {data['registered']} new or changed, "
-         f"{len(data['unreadable'])} unreadable, {data['skipped_lines']} broken line(s) skipped")
-    echo(f"phase 1: {data['claimed']} claimed, {phase1.get('extracted', 0)} extracted, "
-         f"{phase1.get('no_output', 0)} with nothing to keep, {phase1.get('failed', 0)} failed, "
-         f"{phase1.get('lost_lease', 0)} lost to another worker; {data['pruned']} pruned")
+    echo(
+        f"transcripts: {data['files']} found, {data['registered']} new or changed, "
+        f"{len(data['unreadable'])} unreadable, {data['skipped_lines']} broken line(s) skipped"
+    )
+    echo(
+        f"phase 1: {data['claimed']} claimed, {phase1.get('extracted', 0)} extracted, "
+        f"{phase1.get('no_output', 0)} with nothing to keep, {phase1.get('failed', 0)} failed, "
+        f"{phase1.get('lost_lease', 0)} lost to another worker; {data['pruned']} pruned"
+    )
     for item in data["phase2"]:
         by = f" by the {item['consolidator']} consolidator" if item.get("consolidator") else ""
-        echo(f"phase 2: {item['scope']}: {item['status']}{by} (selected {item['selected']}, added "
-             f"{item['added']}, retained {item['retained']}, removed {item['removed']}) -> {item['folder']}")
+        echo(
+            f"phase 2: {item['scope']}: {item['status']}{by} (selected {item['selected']}, added "
+            f"{item['added']}, retained {item['retained']}, removed {item['removed']}) -> {item['folder']}"
+        )
         for refused in item.get("refused") or ():
             echo(f"  refused tool call: {refused}")
     budget = f" of {data['budget']}" if data["budget"] is not None else ""
@@ -168,12 +227,17 @@ def status(db: str | None, as_json: bool) -> None:
         table.add_row(row["scope"], str(row["outputs"]), str(row["uses"]), str(row["selected"]))
     console.print(table)
     for job in data["jobs"]:
-        console.print(f"jobs {job['kind']} {job['status']}: {job['count']} ({job['live_leases']} live leases)")
+        console.print(
+            f"jobs {job['kind']} {job['status']}: {job['count']} ({job['live_leases']} live leases)"
+        )
     for item in data["consolidation"]:
         dirty = (item["input_watermark"] or 0) > (item["last_success_watermark"] or 0)
         error = f"; last error: {item['last_error']}" if item["last_error"] else ""
-        console.print(f"consolidation {item['scope']}: {item['status']}{' (new input waiting)' if dirty else ''}"
-                      f"{error}", markup=False)
+        console.print(
+            f"consolidation {item['scope']}: {item['status']}{' (new input waiting)' if dirty else ''}"
+            f"{error}",
+            markup=False,
+        )
 
 
 @memory.command("show")
@@ -190,20 +254,28 @@ def show(session_id: str | None, db: str | None, as_json: bool) -> None:
         with open_store(db) as store:
             rows = store.outputs(session_id=session_id)
         if not rows:
-            raise NotFoundError(f"no memory for session {session_id!r}", code="ME404",
-                                hint="run `skillshelf memory status`, or `memory run` to extract it")
+            raise NotFoundError(
+                f"no memory for session {session_id!r}",
+                code="ME404",
+                hint="run `skillshelf memory status`, or `memory run` to extract it",
+            )
         if as_json:
             echo_json(rows[0].to_dict())
             return
-        click.echo(f"# {rows[0].session_id} ({rows[0].scope})\n\n{rows[0].rollout_summary}\n\n{rows[0].raw_memory}")
+        click.echo(
+            f"# {rows[0].session_id} ({rows[0].scope})\n\n{rows[0].rollout_summary}\n\n{rows[0].raw_memory}"
+        )
         return
     from skillshelf.memory.read import memory_folders_for, memory_summary_for
 
     summary = memory_summary_for(Env.from_os())
     if summary is None:
         folders = ", ".join(str(f) for _, f in memory_folders_for(Env.from_os()))
-        raise NotFoundError("no memory summary for this project yet", code="ME405",
-                            hint=f"run `skillshelf memory run` (looked in {folders})")
+        raise NotFoundError(
+            "no memory summary for this project yet",
+            code="ME405",
+            hint=f"run `skillshelf memory run` (looked in {folders})",
+        )
     if as_json:
         echo_json(summary.to_dict())
         return
@@ -244,8 +316,11 @@ def forget(session_id: str, db: str | None, as_json: bool) -> None:
     with open_store(db) as store:
         scope = store.forget(session_id, now_ms=int(time.time() * 1000))
     if scope is None:
-        raise NotFoundError(f"no session {session_id!r} in the memory database", code="ME404",
-                            hint="`skillshelf memory status` lists what is known")
+        raise NotFoundError(
+            f"no session {session_id!r} in the memory database",
+            code="ME404",
+            hint="`skillshelf memory status` lists what is known",
+        )
     if as_json:
         echo_json({"forgotten": session_id, "scope": scope or None})
     else:
@@ -263,8 +338,9 @@ def prune(max_unused_days: float, db: str | None, as_json: bool) -> None:
     from skillshelf.memory.store import open_store
 
     with open_store(db) as store:
-        count = store.prune(max_unused_ms=int(max_unused_days * 86_400_000), now_ms=int(time.time() * 1000),
-                            limit=100_000)
+        count = store.prune(
+            max_unused_ms=int(max_unused_days * 86_400_000), now_ms=int(time.time() * 1000), limit=100_000
+        )
     echo_json({"pruned": count}) if as_json else click.echo(f"pruned {count} memory row(s)")
 
 
@@ -278,8 +354,10 @@ def reset(all_projects: bool, yes: bool, db: str | None, as_json: bool) -> None:
     from skillshelf.memory.control import reset_memories
 
     if not yes:
-        click.confirm("Delete the memories" + (" of every project" if all_projects else " of this project") + "?",
-                      abort=True)
+        click.confirm(
+            "Delete the memories" + (" of every project" if all_projects else " of this project") + "?",
+            abort=True,
+        )
     result = reset_memories(Env.from_os(), db=db, all_scopes=all_projects)
     if as_json:
         echo_json(result.to_dict())

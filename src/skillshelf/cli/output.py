@@ -12,8 +12,17 @@ import click
 
 from skillshelf.diagnostics import Diagnostic, Severity
 
-__all__ = ["check_roots", "echo_json", "literal", "print_diagnostics", "print_run_findings", "printable", "root_options",
-           "stderr_console", "stdout_console"]
+__all__ = [
+    "check_roots",
+    "echo_json",
+    "literal",
+    "print_diagnostics",
+    "print_run_findings",
+    "printable",
+    "root_options",
+    "stderr_console",
+    "stdout_console",
+]
 
 
 def _default(value: object) -> object:
@@ -92,7 +101,9 @@ def print_diagnostics(diagnostics: Iterable[Diagnostic], *, err: bool = True) ->
         click.echo(f"  fix: {printable(diag.fix)}", file=stream)
 
 
-def print_run_findings(diagnostics: Sequence[Diagnostic], summarise_skills: Callable[[int, int], object]) -> bool:
+def print_run_findings(
+    diagnostics: Sequence[Diagnostic], summarise_skills: Callable[[int, int], object]
+) -> bool:
     """Findings of one run (``context``, ``catalog``): the non-skill ones (config layers, ``-c``,
     instruction files) in full except infos, then the skill files' (``SK`` codes) only counted:
     ``summarise_skills(findings, errors)`` prints the caller's summary line when there are any.
@@ -105,22 +116,33 @@ def print_run_findings(diagnostics: Sequence[Diagnostic], summarise_skills: Call
     return any(d.severity is Severity.ERROR for d in others)
 
 
-def check_roots(ctx: click.Context | None, param: click.Parameter | None, values: tuple[str, ...]) -> tuple[Path, ...]:
+def check_roots(
+    ctx: click.Context | None, param: click.Parameter | None, values: tuple[str, ...]
+) -> tuple[Path, ...]:
     """Refuse a ``--root`` that is empty, missing or not a folder (a typo would scan nothing, silently)."""
     from skillshelf.errors import UsageError
 
     for value in values:
         if not value.strip():
-            raise UsageError("--root was given an empty path", code="SK202",
-                             hint="pass the folder that holds your skills, e.g. --root ./skills (check the variable you expanded)")
+            raise UsageError(
+                "--root was given an empty path",
+                code="SK202",
+                hint="pass the folder that holds your skills, e.g. --root ./skills (check the variable you expanded)",
+            )
         root = Path(value)
         if not root.exists():
             kind = "a broken symbolic link" if root.is_symlink() else "no such folder"
-            raise UsageError(f"--root {root}: {kind}", code="SK202",
-                             hint="check the spelling of the path, or create the folder first")
+            raise UsageError(
+                f"--root {root}: {kind}",
+                code="SK202",
+                hint="check the spelling of the path, or create the folder first",
+            )
         if not root.is_dir():
-            raise UsageError(f"--root {root}: not a folder", code="SK201",
-                             hint=f"pass the folder that holds the skills, e.g. --root {root.parent}")
+            raise UsageError(
+                f"--root {root}: not a folder",
+                code="SK201",
+                hint=f"pass the folder that holds the skills, e.g. --root {root.parent}",
+            )
     return tuple(Path(value) for value in values)
 
 

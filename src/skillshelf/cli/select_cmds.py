@@ -21,12 +21,13 @@ _SEMANTIC = click.option(
     "--semantic/--no-semantic",
     default=None,
     help="Add the local embedding models to the ranking (default: those installed, by `skillshelf[semantic]` "
-         "or `skillshelf[wordllama]`); --semantic requires MiniLM.",
+    "or `skillshelf[wordllama]`); --semantic requires MiniLM.",
 )
 
 
-def _loadable_skills(env: Env, roots: Sequence[Path], no_builtin: bool,
-                     no_cache: bool) -> tuple[tuple[Skill, ...], Path | None]:
+def _loadable_skills(
+    env: Env, roots: Sequence[Path], no_builtin: bool, no_cache: bool
+) -> tuple[tuple[Skill, ...], Path | None]:
     """Every skill visible from here that is not disabled by config, and where the search index is
     cached (the folder `context`, the agent and `serve` use; None with --no-cache)."""
     from skillshelf.config import apply_skill_modes
@@ -42,14 +43,24 @@ def _loadable_skills(env: Env, roots: Sequence[Path], no_builtin: bool,
 
 @click.command("search")
 @click.argument("query")
-@click.option("--top", type=click.IntRange(min=1), default=10, show_default=True, help="How many skills to show.")
-@click.option("--selector", default="default", show_default=True, help="Ranking to use (see `skillshelf eval --help`).")
+@click.option(
+    "--top", type=click.IntRange(min=1), default=10, show_default=True, help="How many skills to show."
+)
+@click.option(
+    "--selector", default="default", show_default=True, help="Ranking to use (see `skillshelf eval --help`)."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the ranked skills as JSON.")
 @_SEMANTIC
 @root_options
 def search(
-    query: str, top: int, selector: str, as_json: bool, semantic: bool | None,
-    roots: tuple[Path, ...], no_builtin: bool, no_cache: bool,
+    query: str,
+    top: int,
+    selector: str,
+    as_json: bool,
+    semantic: bool | None,
+    roots: tuple[Path, ...],
+    no_builtin: bool,
+    no_cache: bool,
 ) -> None:
     """Rank the skills found here against QUERY (best first)."""
     from skillshelf.select.service import search as run_search
@@ -58,18 +69,27 @@ def search(
     env = Env.from_os()
     skills, cache_dir = _loadable_skills(env, roots, no_builtin, no_cache)
     prior = UsageStore.default().prior(project=str(env.project_root))
-    result = run_search(skills, query, top=top, selector=selector, cache_dir=cache_dir, usage=prior,
-                        semantic=semantic)
+    result = run_search(
+        skills, query, top=top, selector=selector, cache_dir=cache_dir, usage=prior, semantic=semantic
+    )
     if as_json:
         echo_json(result.to_dict())
         return
     if not result.ranked:
-        click.echo(f"no skill matches {printable(repr(query))} ({result.index.documents} skill(s) searched)", err=True)
+        click.echo(
+            f"no skill matches {printable(repr(query))} ({result.index.documents} skill(s) searched)",
+            err=True,
+        )
         return
     from rich.table import Table
 
-    table = Table(title=literal(f"{selector}{''.join(f' + {m}' for m in result.models)}: {len(result.ranked)} of "
-                                f"{result.index.documents} skills"), title_justify="left")
+    table = Table(
+        title=literal(
+            f"{selector}{''.join(f' + {m}' for m in result.models)}: {len(result.ranked)} of "
+            f"{result.index.documents} skills"
+        ),
+        title_justify="left",
+    )
     for col in ("#", "skill", "score", "description", "path"):
         table.add_column(col, overflow="fold", no_wrap=col in ("#", "score"))
     for r in result.ranked:
@@ -86,47 +106,87 @@ def _print_eval(report: EvalReport) -> None:
         table.add_column(col, justify="left" if col == "selector" else "right")
     for r in report.results:
         false5 = "-" if r.false_trigger_5 is None else f"{r.false_trigger_5:.3f}"
-        table.add_row(literal(r.selector), f"{r.recall_1:.3f}", f"{r.recall_5:.3f}", f"{r.mrr_10:.3f}", f"{r.ndcg_10:.3f}",
-                      false5, f"{r.p50_ms:.2f}", f"{r.p99_ms:.2f}")
+        table.add_row(
+            literal(r.selector),
+            f"{r.recall_1:.3f}",
+            f"{r.recall_5:.3f}",
+            f"{r.mrr_10:.3f}",
+            f"{r.ndcg_10:.3f}",
+            false5,
+            f"{r.p50_ms:.2f}",
+            f"{r.p99_ms:.2f}",
+        )
     stdout_console().print(table)
     if report.unknown_relevant:
         shown = printable(", ".join(report.unknown_relevant[:5]))
-        click.echo(f"warning: {len(report.unknown_relevant)} relevant entr(y/ies) name no indexed skill or tool: "
-                   f"{shown}", err=True)
+        click.echo(
+            f"warning: {len(report.unknown_relevant)} relevant entr(y/ies) name no indexed skill or tool: "
+            f"{shown}",
+            err=True,
+        )
 
 
 @click.command("eval")
-@click.option("--queries", "queries_file", required=True, type=click.Path(path_type=Path, dir_okay=False),
-              help='JSON lines: {"query": ..., "relevant": [skill folders or tool ids]}.')
-@click.option("--root", "roots", multiple=True, type=click.Path(path_type=Path, file_okay=False),
-              help="A folder of skills to rank (repeatable).")
-@click.option("--tools", "tools_file", type=click.Path(path_type=Path, dir_okay=False),
-              help='JSON lines of tools {"id", "name", "description"} to rank instead of skills.')
+@click.option(
+    "--queries",
+    "queries_file",
+    required=True,
+    type=click.Path(path_type=Path, dir_okay=False),
+    help='JSON lines: {"query": ..., "relevant": [skill folders or tool ids]}.',
+)
+@click.option(
+    "--root",
+    "roots",
+    multiple=True,
+    type=click.Path(path_type=Path, file_okay=False),
+    help="A folder of skills to rank (repeatable).",
+)
+@click.option(
+    "--tools",
+    "tools_file",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help='JSON lines of tools {"id", "name", "description"} to rank instead of skills.',
+)
 @click.option("--selector", default="all", show_default=True, help="A selector name, or `all`.")
-@click.option("--top", type=click.IntRange(min=1), default=10, show_default=True, help="Length of each ranked list.")
-@click.option("--json", "as_json", is_flag=True, help="Print the metrics and every query's ranked list as JSON.")
+@click.option(
+    "--top", type=click.IntRange(min=1), default=10, show_default=True, help="Length of each ranked list."
+)
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print the metrics and every query's ranked list as JSON."
+)
 @_SEMANTIC
 def eval_cmd(
-    queries_file: Path, roots: tuple[Path, ...], tools_file: Path | None, selector: str, top: int,
-    as_json: bool, semantic: bool | None,
+    queries_file: Path,
+    roots: tuple[Path, ...],
+    tools_file: Path | None,
+    selector: str,
+    top: int,
+    as_json: bool,
+    semantic: bool | None,
 ) -> None:
     """Measure skill selection on a query file: recall@1/5, MRR@10, nDCG@10, latency."""
     from skillshelf.errors import UsageError
     from skillshelf.select.service import evaluate_file
 
     if bool(roots) == (tools_file is not None):
-        raise UsageError("give either --root DIR... or --tools FILE.jsonl", hint="skills come from --root, tools from --tools",
-                         code="SE005")
+        raise UsageError(
+            "give either --root DIR... or --tools FILE.jsonl",
+            hint="skills come from --root, tools from --tools",
+            code="SE005",
+        )
     skills = None
     if roots:
         from skillshelf.skills.discover import discover_in
 
         missing = [r for r in roots if not r.is_dir()]
         if missing:
-            raise UsageError(f"no such folder: {missing[0]}", hint="give existing skill folders to --root", code="SE007")
+            raise UsageError(
+                f"no such folder: {missing[0]}", hint="give existing skill folders to --root", code="SE007"
+            )
         skills = discover_in([r.absolute() for r in roots]).skills
-    report = evaluate_file(queries_file, skills=skills, tools_file=tools_file, selector=selector, top=top,
-                           semantic=semantic)
+    report = evaluate_file(
+        queries_file, skills=skills, tools_file=tools_file, selector=selector, top=top, semantic=semantic
+    )
     if as_json:
         echo_json(report.to_dict())
     else:
@@ -144,14 +204,25 @@ def stats(as_json: bool) -> None:
         echo_json(report.to_dict())
         return
     if not report.scored_loads:
-        click.echo(f"no scored skill loads yet in {report.log} ({report.turns} turn(s), {report.loads} load(s)); "
-                   "the agent records them per turn (skillshelf.select.usage.ShadowRecorder)", err=True)
+        click.echo(
+            f"no scored skill loads yet in {report.log} ({report.turns} turn(s), {report.loads} load(s)); "
+            "the agent records them per turn (skillshelf.select.usage.ShadowRecorder)",
+            err=True,
+        )
     from rich.table import Table
 
-    table = Table(title=f"{report.scored_loads} scored load(s) over {report.turns} turn(s)", title_justify="left")
+    table = Table(
+        title=f"{report.scored_loads} scored load(s) over {report.turns} turn(s)", title_justify="left"
+    )
     for col in ("selector", "loads", "hit@1", "hit@5", "hit@10", "MRR"):
         table.add_column(col, justify="left" if col == "selector" else "right")
     for s in report.selectors:
-        table.add_row(literal(s.selector), str(s.loads), f"{s.hit_rate(1):.3f}", f"{s.hit_rate(5):.3f}", f"{s.hit_rate(10):.3f}",
-                      f"{s.mrr:.3f}")
+        table.add_row(
+            literal(s.selector),
+            str(s.loads),
+            f"{s.hit_rate(1):.3f}",
+            f"{s.hit_rate(5):.3f}",
+            f"{s.hit_rate(10):.3f}",
+            f"{s.mrr:.3f}",
+        )
     stdout_console().print(table)

@@ -13,22 +13,54 @@ __all__ = ["serve"]
 
 
 @click.command("serve")
-@click.option("--transport", type=click.Choice(["stdio", "http"]), default="stdio", show_default=True,
-              help="stdio for a client that starts the server; http for a long-running server.")
+@click.option(
+    "--transport",
+    type=click.Choice(["stdio", "http"]),
+    default="stdio",
+    show_default=True,
+    help="stdio for a client that starts the server; http for a long-running server.",
+)
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind (http only).")
-@click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True,
-              help="Port to bind (http only; 0 picks a free one).")
-@click.option("--root", "roots", multiple=True, type=click.Path(), callback=check_roots,
-              help="An extra folder to scan for skills (repeatable; a missing one is an error, SK202).")
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=8765,
+    show_default=True,
+    help="Port to bind (http only; 0 picks a free one).",
+)
+@click.option(
+    "--root",
+    "roots",
+    multiple=True,
+    type=click.Path(),
+    callback=check_roots,
+    help="An extra folder to scan for skills (repeatable; a missing one is an error, SK202).",
+)
 @click.option("--no-builtin", is_flag=True, help="Leave skillshelf's built-in skills out.")
 @click.option("--no-cache", is_flag=True, help="Do not read or write the parsed-skill cache.")
 @click.option("--no-watch", is_flag=True, help="Do not watch skill folders for changes.")
-@click.option("--token", envvar="SKILLSHELF_MCP_TOKEN", default=None,
-              help="Require 'Authorization: Bearer TOKEN' on every HTTP request (env SKILLSHELF_MCP_TOKEN).")
-@click.option("--no-semantic", is_flag=True,
-              help="Rank search_skills without the embedding models even when an extra installs them.")
-def serve(transport: str, host: str, port: int, roots: tuple[Path, ...], no_builtin: bool, no_cache: bool,
-          no_watch: bool, token: str | None, no_semantic: bool) -> None:
+@click.option(
+    "--token",
+    envvar="SKILLSHELF_MCP_TOKEN",
+    default=None,
+    help="Require 'Authorization: Bearer TOKEN' on every HTTP request (env SKILLSHELF_MCP_TOKEN).",
+)
+@click.option(
+    "--no-semantic",
+    is_flag=True,
+    help="Rank search_skills without the embedding models even when an extra installs them.",
+)
+def serve(
+    transport: str,
+    host: str,
+    port: int,
+    roots: tuple[Path, ...],
+    no_builtin: bool,
+    no_cache: bool,
+    no_watch: bool,
+    token: str | None,
+    no_semantic: bool,
+) -> None:
     """Serve the skills found here over MCP: four tools, the catalog as instructions, every
     skill file as a resource, user-invocable skills as prompts."""
     from concurrent.futures import ThreadPoolExecutor
@@ -40,16 +72,26 @@ def serve(transport: str, host: str, port: int, roots: tuple[Path, ...], no_buil
     env = Env.from_os()
     with ThreadPoolExecutor(max_workers=1) as pool:
         # discovery runs while the MCP SDK is being imported (the two dominate start-up)
-        pending = pool.submit(open_library, env, roots=roots, include_builtin=not no_builtin, use_cache=not no_cache,
-                              index_cache_dir=user_cache_dir() / "index", semantic=not no_semantic)
+        pending = pool.submit(
+            open_library,
+            env,
+            roots=roots,
+            include_builtin=not no_builtin,
+            use_cache=not no_cache,
+            index_cache_dir=user_cache_dir() / "index",
+            semantic=not no_semantic,
+        )
         from skillshelf.serve.mcp_server import ServeOptions, build_server, run_stdio
 
         library = pending.result()
     server = build_server(library, ServeOptions(watch=not no_watch))
     problems = len(library.discovery.diagnostics) if library.discovery else 0
     if problems:
-        click.echo(f"skillshelf: {problems} problem(s) in skill files were skipped or repaired "
-                   "(see `skillshelf validate`)", err=True)
+        click.echo(
+            f"skillshelf: {problems} problem(s) in skill files were skipped or repaired "
+            "(see `skillshelf validate`)",
+            err=True,
+        )
     count = len(library.tools.names())
     if transport == "stdio":
         click.echo(f"skillshelf: serving {count} skills over MCP on stdio", err=True)

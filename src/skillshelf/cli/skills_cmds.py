@@ -112,8 +112,13 @@ def _skills_table(skills: Sequence[Skill], env: Env, installed: dict[Path, Any])
     if installed:
         table.add_column("installed from", overflow="fold", ratio=2, min_width=12)
     for skill in skills:
-        row = [_cell(skill.name), skill.scope.value, skill.origin.value, _cell(skill.description),
-               _cell(_short_path(skill.path, env))]
+        row = [
+            _cell(skill.name),
+            skill.scope.value,
+            skill.origin.value,
+            _cell(skill.description),
+            _cell(_short_path(skill.path, env)),
+        ]
         if installed:
             row.append(_provenance(installed.get(skill.path)))
         table.add_row(*row, style=None if skill.model_visible else "dim")
@@ -165,17 +170,26 @@ def _print_report(report: ValidationReport) -> None:
     print_diagnostics(report.diagnostics, err=False)
     errors = sum(1 for d in report.diagnostics if d.severity is Severity.ERROR)
     warnings = sum(1 for d in report.diagnostics if d.severity is Severity.WARNING)
-    verb = {"codex": "Codex loads", "claude": "Claude Code lists", "spec": "valid by the specification"}[report.profile]
+    verb = {"codex": "Codex loads", "claude": "Claude Code lists", "spec": "valid by the specification"}[
+        report.profile
+    ]
     good = sum(1 for s in report.skills if (s.listed if report.profile == "claude" else s.loaded))
     colour = "red" if errors else ("yellow" if warnings else "green")
-    summary = f"{report.checked} skill file(s) checked: {good} {verb}; {errors} error(s), {warnings} warning(s)"
+    summary = (
+        f"{report.checked} skill file(s) checked: {good} {verb}; {errors} error(s), {warnings} warning(s)"
+    )
     click.echo(click.style(summary, fg=colour, bold=True))
 
 
 @click.command("validate")
 @click.argument("paths", nargs=-1, required=True, metavar="PATH...", type=click.Path(path_type=Path))
-@click.option("--profile", type=click.Choice(["codex", "claude", "spec"]), default="codex", show_default=True,
-              help="Judge by what Codex loads, what Claude Code lists, or the Agent Skills specification.")
+@click.option(
+    "--profile",
+    type=click.Choice(["codex", "claude", "spec"]),
+    default="codex",
+    show_default=True,
+    help="Judge by what Codex loads, what Claude Code lists, or the Agent Skills specification.",
+)
 @click.option("--json", "as_json", is_flag=True, help='Print {"checked": N, "diagnostics": [...]} as JSON.')
 @click.pass_context
 def validate(ctx: click.Context, paths: tuple[Path, ...], profile: str, as_json: bool) -> None:
@@ -201,10 +215,24 @@ def validate(ctx: click.Context, paths: tuple[Path, ...], profile: str, as_json:
 
 @click.command("catalog")
 @root_options
-@click.option("--format", "catalog_format", type=click.Choice(["codex", "xml", "markdown"]), default="codex",
-              show_default=True, help="Codex's skills section, <available_skills> XML, or a markdown list.")
-@click.option("--context-window", type=click.IntRange(min=0), help="The model's context window in tokens (the catalog gets 2%).")
-@click.option("--budget-tokens", type=click.IntRange(min=1), help="An explicit budget in tokens (like skills.max_context_tokens).")
+@click.option(
+    "--format",
+    "catalog_format",
+    type=click.Choice(["codex", "xml", "markdown"]),
+    default="codex",
+    show_default=True,
+    help="Codex's skills section, <available_skills> XML, or a markdown list.",
+)
+@click.option(
+    "--context-window",
+    type=click.IntRange(min=0),
+    help="The model's context window in tokens (the catalog gets 2%).",
+)
+@click.option(
+    "--budget-tokens",
+    type=click.IntRange(min=1),
+    help="An explicit budget in tokens (like skills.max_context_tokens).",
+)
 @click.option("--budget-chars", type=click.IntRange(min=1), help="An explicit budget in characters.")
 @click.option("--json", "as_json", is_flag=True, help="Print the text and the report as JSON.")
 def catalog(
@@ -227,8 +255,16 @@ def catalog(
     if budget_tokens is not None and budget_chars is not None:
         raise UsageError("--budget-tokens and --budget-chars cannot be used together", hint="pass one budget")
     options = _options(
-        roots, no_builtin, no_cache, catalog_format=catalog_format, context_window=context_window,
-        budget_tokens=budget_tokens, budget_chars=budget_chars, instructions=False, suggestions=False, memory=False,
+        roots,
+        no_builtin,
+        no_cache,
+        catalog_format=catalog_format,
+        context_window=context_window,
+        budget_tokens=budget_tokens,
+        budget_chars=budget_chars,
+        instructions=False,
+        suggestions=False,
+        memory=False,
     )
     result = build_context(Env.from_os(), "", options)
     part = result.part("catalog")
@@ -240,8 +276,11 @@ def catalog(
     _print_catalog_report(result.catalog_report, result.skills_total)
 
     def summarise(count: int, errors: int) -> None:
-        click.echo(f"{count} finding(s) while loading skills ({errors} error(s)); "
-                   "run `skillshelf list` or `skillshelf validate PATH` for details", err=True)
+        click.echo(
+            f"{count} finding(s) while loading skills ({errors} error(s)); "
+            "run `skillshelf list` or `skillshelf validate PATH` for details",
+            err=True,
+        )
 
     if print_run_findings(result.diagnostics, summarise):
         sys.exit(1)  # a config layer was skipped: this is not the catalog the config asks for
@@ -274,9 +313,16 @@ def _print_catalog_report(report: dict[str, object], found: int) -> None:
 @click.argument("name")
 @root_options
 @click.option("--json", "as_json", is_flag=True, help="Print the loaded skill as JSON.")
-@click.option("--max-files", type=click.IntRange(min=0), default=50, show_default=True,
-              help="List at most this many bundled files.")
-def load(name: str, roots: tuple[Path, ...], no_builtin: bool, no_cache: bool, as_json: bool, max_files: int) -> None:
+@click.option(
+    "--max-files",
+    type=click.IntRange(min=0),
+    default=50,
+    show_default=True,
+    help="List at most this many bundled files.",
+)
+def load(
+    name: str, roots: tuple[Path, ...], no_builtin: bool, no_cache: bool, as_json: bool, max_files: int
+) -> None:
     """Load the skill NAME as the model gets it: the <skill> fragment and its bundled files.
 
     Skills hidden from the catalog load too; disabled ones do not. Unknown names fail with
@@ -299,6 +345,9 @@ def load(name: str, roots: tuple[Path, ...], no_builtin: bool, no_cache: bool, a
         if loaded.more_files:
             click.echo(f"  ... and {loaded.more_files} more", err=True)
     if loaded.shadowed:
-        click.echo(f"note: {len(loaded.shadowed)} other skill(s) are also named {loaded.skill.name!r}: "
-                   + ", ".join(str(p) for p in loaded.shadowed), err=True)
+        click.echo(
+            f"note: {len(loaded.shadowed)} other skill(s) are also named {loaded.skill.name!r}: "
+            + ", ".join(str(p) for p in loaded.shadowed),
+            err=True,
+        )
     click.echo(f"({loaded.tokens:,} tokens)", err=True)

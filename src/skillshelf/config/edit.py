@@ -40,8 +40,13 @@ class EditResult:
     current: str
 
     def to_dict(self) -> dict[str, object]:
-        return {"path": str(self.path), "created": self.created, "changed": self.changed,
-                "previous": self.previous, "current": self.current}
+        return {
+            "path": str(self.path),
+            "created": self.created,
+            "changed": self.changed,
+            "previous": self.previous,
+            "current": self.current,
+        }
 
 
 def _is_regular_file(path: Path) -> bool:
@@ -56,14 +61,23 @@ def _is_regular_file(path: Path) -> bool:
         return False  # no file yet, or a link whose target does not exist yet (it is created)
     except OSError as exc:
         if exc.errno == errno.ELOOP:
-            raise ConfigError("the config file is a symlink loop; nothing was changed", path=path, code="CF110",
-                              hint="remove the link (or point it at a real file) and run again") from exc
-        raise FileAccessError(f"cannot read {path}: {exc.strerror or exc}",
-                              hint="check the path and its folders' permissions") from exc
+            raise ConfigError(
+                "the config file is a symlink loop; nothing was changed",
+                path=path,
+                code="CF110",
+                hint="remove the link (or point it at a real file) and run again",
+            ) from exc
+        raise FileAccessError(
+            f"cannot read {path}: {exc.strerror or exc}", hint="check the path and its folders' permissions"
+        ) from exc
     if not stat.S_ISREG(info.st_mode):
         kind = "a folder" if stat.S_ISDIR(info.st_mode) else "not a regular file (a FIFO, socket or device)"
-        raise ConfigError(f"the config file is {kind}; nothing was changed", path=path, code="CF110",
-                          hint="move it away so a regular config.toml can be written there, then run again")
+        raise ConfigError(
+            f"the config file is {kind}; nothing was changed",
+            path=path,
+            code="CF110",
+            hint="move it away so a regular config.toml can be written there, then run again",
+        )
     return True
 
 
@@ -75,18 +89,29 @@ def _load(path: Path) -> tuple[Any, str | None]:
     try:
         text = path.read_bytes().decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise FileAccessError(f"cannot read {path}: {exc}", hint="check the file (it must be UTF-8 TOML)") from exc
+        raise FileAccessError(
+            f"cannot read {path}: {exc}", hint="check the file (it must be UTF-8 TOML)"
+        ) from exc
     _, problem = parse_toml(text, path)
     if problem is not None:
-        raise ConfigError(problem.message, hint=problem.fix + "; nothing was changed", path=path, line=problem.line,
-                          code="CF100")
+        raise ConfigError(
+            problem.message,
+            hint=problem.fix + "; nothing was changed",
+            path=path,
+            line=problem.line,
+            code="CF100",
+        )
     return tomlkit.parse(text), text
 
 
 def _wrong_type(path: Path, key: str, expected: str, value: object, example: str) -> ConfigError:
     found = type(value).__name__.lower()
-    return ConfigError(f"`{key}` must be {expected}, not {found}; nothing was changed", path=path, code="CF111",
-                       hint=f"fix `{key}` in this file ({example}) or remove it, then run again")
+    return ConfigError(
+        f"`{key}` must be {expected}, not {found}; nothing was changed",
+        path=path,
+        code="CF111",
+        hint=f"fix `{key}` in this file ({example}) or remove it, then run again",
+    )
 
 
 def _same_newlines(text: str, original: str | None) -> str:
@@ -105,8 +130,12 @@ def _write(path: Path, text: str) -> None:
         try:
             path = path.resolve()  # edit the file a dotfiles link points to; keep the link
         except (OSError, RuntimeError) as exc:  # a loop made after _load looked at it
-            raise ConfigError("the config file is a symlink loop; nothing was changed", path=path, code="CF110",
-                              hint="remove the link (or point it at a real file) and run again") from exc
+            raise ConfigError(
+                "the config file is a symlink loop; nothing was changed",
+                path=path,
+                code="CF110",
+                hint="remove the link (or point it at a real file) and run again",
+            ) from exc
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
@@ -120,7 +149,9 @@ def _write(path: Path, text: str) -> None:
             Path(tmp).unlink(missing_ok=True)
             raise
     except OSError as exc:
-        raise FileAccessError(f"cannot write {path}: {exc.strerror or exc}", hint="check the folder's permissions") from exc
+        raise FileAccessError(
+            f"cannot write {path}: {exc.strerror or exc}", hint="check the folder's permissions"
+        ) from exc
 
 
 def _selector(target: str) -> tuple[str, str]:
@@ -150,7 +181,9 @@ def set_skill_mode(path: Path, target: str, mode: SkillMode) -> EditResult:
     if not target.strip():
         from skillshelf.errors import UsageError
 
-        raise UsageError("a skill name is required", hint="pass the skill's name, e.g. `skillshelf disable my-skill`")
+        raise UsageError(
+            "a skill name is required", hint="pass the skill's name, e.g. `skillshelf disable my-skill`"
+        )
     doc, original = _load(path)
     key, value = _selector(target)
     skills = doc.get("skills")
@@ -158,8 +191,13 @@ def set_skill_mode(path: Path, target: str, mode: SkillMode) -> EditResult:
         raise _wrong_type(path, "skills", "a table", skills, "write `[skills]` on a line of its own")
     entries = skills.get("config") if skills is not None else None
     if entries is not None and not isinstance(entries, list):
-        raise _wrong_type(path, "skills.config", "a list of tables", entries,
-                          'write entries as `[[skills.config]]` tables with `name = "..."`')
+        raise _wrong_type(
+            path,
+            "skills.config",
+            "a list of tables",
+            entries,
+            'write entries as `[[skills.config]]` tables with `name = "..."`',
+        )
     existing = [e for e in (entries or []) if hasattr(e, "get") and e.get(key) == value]
     if existing:
         entry = existing[-1]
@@ -192,7 +230,9 @@ def set_skill_mode(path: Path, target: str, mode: SkillMode) -> EditResult:
     changed = text != original
     if changed:
         _write(path, text)
-    return EditResult(path=path, created=original is None, changed=changed, previous=previous, current=mode.value)
+    return EditResult(
+        path=path, created=original is None, changed=changed, previous=previous, current=mode.value
+    )
 
 
 def set_trust(path: Path, folder: Path, trusted: bool) -> EditResult:
@@ -210,7 +250,9 @@ def set_trust(path: Path, folder: Path, trusted: bool) -> EditResult:
     key = str(folder)
     entry = projects.get(key)
     if entry is not None and not isinstance(entry, dict):
-        raise _wrong_type(path, f'projects."{key}"', "a table", entry, 'write trust_level = "trusted" inside it')
+        raise _wrong_type(
+            path, f'projects."{key}"', "a table", entry, 'write trust_level = "trusted" inside it'
+        )
     previous = None
     if entry is None:
         entry = tomlkit.table()

@@ -98,17 +98,30 @@ def _read_text(path: Path) -> tuple[str | None, Diagnostic | None]:
         with path.open("rb") as handle:
             data = handle.read(MAX_CONFIG_BYTES + 1)
     except OSError as exc:
-        return None, _diag("CF101", path, f"cannot read config file: {exc.strerror or exc}; layer skipped",
-                           "check the file's permissions (or remove it)")
+        return None, _diag(
+            "CF101",
+            path,
+            f"cannot read config file: {exc.strerror or exc}; layer skipped",
+            "check the file's permissions (or remove it)",
+        )
     if len(data) > MAX_CONFIG_BYTES:
-        return None, _diag("CF101", path, f"config file is larger than {MAX_CONFIG_BYTES} bytes; layer skipped",
-                           "a config file should be a few kilobytes: check that this is the right file")
+        return None, _diag(
+            "CF101",
+            path,
+            f"config file is larger than {MAX_CONFIG_BYTES} bytes; layer skipped",
+            "a config file should be a few kilobytes: check that this is the right file",
+        )
     try:
         return data.decode("utf-8"), None
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
-        return None, _diag("CF101", path, "config file is not valid UTF-8; layer skipped",
-                           "re-save the file as UTF-8 (TOML files must be UTF-8)", line)
+        return None, _diag(
+            "CF101",
+            path,
+            "config file is not valid UTF-8; layer skipped",
+            "re-save the file as UTF-8 (TOML files must be UTF-8)",
+            line,
+        )
 
 
 def parse_toml(text: str, path: Path | None) -> tuple[dict[str, object] | None, Diagnostic | None]:
@@ -122,8 +135,10 @@ def parse_toml(text: str, path: Path | None) -> tuple[dict[str, object] | None, 
         found = _AT_LINE.search(message)
         line = int(found.group(1)) if found else None
         reason = _AT_LINE.sub("", message).strip()
-        fix = "fix the TOML syntax on that line (strings need quotes, keys need `key = value`); " \
-              "the rest of this layer is skipped until then"
+        fix = (
+            "fix the TOML syntax on that line (strings need quotes, keys need `key = value`); "
+            "the rest of this layer is skipped until then"
+        )
         return None, _diag("CF100", path, f"TOML syntax error: {reason}; layer skipped", fix, line)
 
 
@@ -137,13 +152,23 @@ def read_layer(kind: LayerKind, path: Path, *, home: Path, only_rules: bool = Fa
     if text is not None:
         data, problem = parse_toml(text, path)
     if data is None or text is None:
-        return ConfigLayer(kind=kind, path=path, folder=folder, loaded=False, diagnostics=(problem,) if problem else ())
-    return build_layer(kind, data, path=path, folder=folder, lines=key_lines(text), home=home, only_rules=only_rules)
+        return ConfigLayer(
+            kind=kind, path=path, folder=folder, loaded=False, diagnostics=(problem,) if problem else ()
+        )
+    return build_layer(
+        kind, data, path=path, folder=folder, lines=key_lines(text), home=home, only_rules=only_rules
+    )
 
 
 def build_layer(
-    kind: LayerKind, data: Mapping[str, object], *, path: Path | None, folder: Path,
-    lines: Mapping[KeyPath, int], home: Path, only_rules: bool = False,
+    kind: LayerKind,
+    data: Mapping[str, object],
+    *,
+    path: Path | None,
+    folder: Path,
+    lines: Mapping[KeyPath, int],
+    home: Path,
+    only_rules: bool = False,
 ) -> ConfigLayer:
     """Check parsed values and pull out the skill rules."""
     skills = data.get("skills")
@@ -151,7 +176,9 @@ def build_layer(
     diags: list[Diagnostic] = []
     rules = _rules(raw_rules, kind=kind, path=path, folder=folder, lines=lines, diags=diags)
     if only_rules:
-        return ConfigLayer(kind=kind, path=path, folder=folder, rules=rules, lines=lines, diagnostics=tuple(diags))
+        return ConfigLayer(
+            kind=kind, path=path, folder=folder, rules=rules, lines=lines, diagnostics=tuple(diags)
+        )
     values, found = check_layer(data, file=path, lines=lines, base=folder, home=home)
     diags[:0] = found
     skills_values = values.get("skills")
@@ -165,23 +192,37 @@ def build_layer(
 
 
 def _rules(
-    raw: object, *, kind: LayerKind, path: Path | None, folder: Path, lines: Mapping[KeyPath, int],
+    raw: object,
+    *,
+    kind: LayerKind,
+    path: Path | None,
+    folder: Path,
+    lines: Mapping[KeyPath, int],
     diags: list[Diagnostic],
 ) -> tuple[SkillRule, ...]:
     if raw is None:
         return ()
     if not isinstance(raw, list):
-        diags.append(Diagnostic(
-            code="CF102", severity=Severity.WARNING, message="`skills.config` must be a list of tables",
-            fix='write each entry as a [[skills.config]] table with name = "..." and mode = "..."',
-            path=path, line=find_line(lines, ("skills", "config")), field="skills.config",
-        ))
+        diags.append(
+            Diagnostic(
+                code="CF102",
+                severity=Severity.WARNING,
+                message="`skills.config` must be a list of tables",
+                fix='write each entry as a [[skills.config]] table with name = "..." and mode = "..."',
+                path=path,
+                line=find_line(lines, ("skills", "config")),
+                field="skills.config",
+            )
+        )
         return ()
-    label = "runtime" if kind is LayerKind.RUNTIME else kind.label if path is None else f"{kind.label} ({path})"
+    label = (
+        "runtime" if kind is LayerKind.RUNTIME else kind.label if path is None else f"{kind.label} ({path})"
+    )
     rules: list[SkillRule] = []
     for index, entry in enumerate(raw):
-        rule, problem = parse_rule(entry, base=folder, source=label, file=path,
-                                   line=find_line(lines, ("skills", "config", index)))
+        rule, problem = parse_rule(
+            entry, base=folder, source=label, file=path, line=find_line(lines, ("skills", "config", index))
+        )
         if problem is not None:
             diags.append(problem)
         if rule is not None:
@@ -212,17 +253,26 @@ def runtime_layer(overrides: Sequence[str], *, cwd: Path, home: Path) -> ConfigL
     for text in overrides:
         parsed = parse_override(text)
         if parsed is None:
-            diags.append(Diagnostic(
-                code="CF108", severity=Severity.ERROR, message=f"cannot read override {text!r}; ignored",
-                fix='write -c key=value, e.g. -c catalog.budget_tokens=4000 or -c \'skills.roots=["x"]\'',
-            ))
+            diags.append(
+                Diagnostic(
+                    code="CF108",
+                    severity=Severity.ERROR,
+                    message=f"cannot read override {text!r}; ignored",
+                    fix="write -c key=value, e.g. -c catalog.budget_tokens=4000 or -c 'skills.roots=[\"x\"]'",
+                )
+            )
             continue
         keys, value = parsed
         _set(data, keys, value)
     layer = build_layer(LayerKind.RUNTIME, data, path=None, folder=cwd, lines={}, home=home)
     return ConfigLayer(
-        kind=layer.kind, path=None, folder=cwd, values=layer.values, rules=layer.rules,
-        diagnostics=(*diags, *layer.diagnostics), exists=bool(overrides),
+        kind=layer.kind,
+        path=None,
+        folder=cwd,
+        values=layer.values,
+        rules=layer.rules,
+        diagnostics=(*diags, *layer.diagnostics),
+        exists=bool(overrides),
     )
 
 

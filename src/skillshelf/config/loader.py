@@ -139,10 +139,13 @@ def _drop_projects(layer: ConfigLayer) -> tuple[ConfigLayer, list[Diagnostic]]:
         return layer, []
     values = {k: v for k, v in layer.values.items() if k != "projects"}
     diag = Diagnostic(
-        code="CF107", severity=Severity.WARNING,
+        code="CF107",
+        severity=Severity.WARNING,
         message=f"`projects` (trust) in the {layer.kind.label} layer is ignored: only the user layer can trust a project",
         fix="remove the [projects] table here and run `skillshelf trust DIR` instead",
-        path=layer.path, line=layer.line_of(("projects",)), field="projects",
+        path=layer.path,
+        line=layer.line_of(("projects",)),
+        field="projects",
     )
     return dataclasses.replace(layer, values=values), [diag]
 
@@ -172,17 +175,24 @@ def _gate_projects(
             reason = "requirements.allow_project_config = false (system, user or -c layer)"
         if reason and layer.loaded:
             layer = dataclasses.replace(layer, enabled=False, disabled_reason=reason)
-            diags.append(Diagnostic(
-                code="CF109", severity=Severity.INFO, message=f"project config is not in effect: {reason}",
-                fix=f"run `skillshelf trust {trust.root}` if you trust this project" if not trust.trusted
-                else "ask whoever manages the system or user config to allow project config",
-                path=layer.path,
-            ))
+            diags.append(
+                Diagnostic(
+                    code="CF109",
+                    severity=Severity.INFO,
+                    message=f"project config is not in effect: {reason}",
+                    fix=f"run `skillshelf trust {trust.root}` if you trust this project"
+                    if not trust.trusted
+                    else "ask whoever manages the system or user config to allow project config",
+                    path=layer.path,
+                )
+            )
         gated.append(layer)
     return gated, diags
 
 
-def _requirement_rules(rules: Sequence[SkillRule], requirements: Mapping[str, object]) -> tuple[list[SkillRule], list[Diagnostic]]:
+def _requirement_rules(
+    rules: Sequence[SkillRule], requirements: Mapping[str, object]
+) -> tuple[list[SkillRule], list[Diagnostic]]:
     required, disabled = _names(requirements, "required_skills"), _names(requirements, "disabled_skills")
     diags = []
     for rule in rules:
@@ -190,8 +200,12 @@ def _requirement_rules(rules: Sequence[SkillRule], requirements: Mapping[str, ob
             diags.append(_rule_refused(rule, "requirements.disabled_skills", "disabled"))
         elif rule.name in required and rule.mode is SkillMode.DISABLED:
             diags.append(_rule_refused(rule, "requirements.required_skills", "required"))
-    extra = [SkillRule(mode=SkillMode.REQUIRED, name=n, source="requirements.required_skills") for n in required]
-    extra += [SkillRule(mode=SkillMode.DISABLED, name=n, source="requirements.disabled_skills") for n in disabled]
+    extra = [
+        SkillRule(mode=SkillMode.REQUIRED, name=n, source="requirements.required_skills") for n in required
+    ]
+    extra += [
+        SkillRule(mode=SkillMode.DISABLED, name=n, source="requirements.disabled_skills") for n in disabled
+    ]
     return extra, diags
 
 
@@ -202,9 +216,12 @@ def _names(requirements: Mapping[str, object], key: str) -> list[str]:
 
 def _rule_refused(rule: SkillRule, key: str, kept: str) -> Diagnostic:
     return Diagnostic(
-        code="CF106", severity=Severity.WARNING,
+        code="CF106",
+        severity=Severity.WARNING,
         message=f"[[skills.config]] sets {rule.selector} to {rule.mode.value}, but {key} keeps it {kept}",
-        fix=f"remove this entry, or change {key} where it is set", path=rule.file, line=rule.line,
+        fix=f"remove this entry, or change {key} where it is set",
+        path=rule.file,
+        line=rule.line,
         field="skills.config",
     )
 
@@ -260,8 +277,13 @@ def load_config(
     extra, found = _requirement_rules(rules, requirements)
     layer_diags = [d for layer in layers for d in layer.diagnostics]
     return Config(
-        values=merged.values, layers=layers, provenance=merged.provenance,
+        values=merged.values,
+        layers=layers,
+        provenance=merged.provenance,
         diagnostics=(*layer_diags, *merged.diagnostics, *found, *diags),
-        skill_rules=(*rules, *extra), trust=trust, user_config=user_file, project_root=root,
+        skill_rules=(*rules, *extra),
+        trust=trust,
+        user_config=user_file,
+        project_root=root,
         requirements=requirements,
     )

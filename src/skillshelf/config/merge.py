@@ -32,7 +32,12 @@ class Provenance:
     overridden: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, object]:
-        return {"layer": self.layer, "file": self.file, "line": self.line, "overridden": list(self.overridden)}
+        return {
+            "layer": self.layer,
+            "file": self.file,
+            "line": self.line,
+            "overridden": list(self.overridden),
+        }
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -127,25 +132,36 @@ def merge_layers(layers: Iterable[ConfigLayer]) -> Merged:
             before = provenance.get(key)
             overridden = (*before.overridden, before.layer) if before else ()
             provenance[key] = Provenance(
-                layer=layer.label, file=str(layer.path) if layer.path else None, line=layer.line_of(leaf),
+                layer=layer.label,
+                file=str(layer.path) if layer.path else None,
+                line=layer.line_of(leaf),
                 overridden=overridden,
             )
         values = merge_values(values, plain)
     req_values, owner, refused = merge_requirements(requirement_tables)
     by_label = {layer.label: layer for layer in active}
-    diagnostics = [_refusal(key, tried, what, kept, by_label, req_values) for key, tried, what, kept in refused]
+    diagnostics = [
+        _refusal(key, tried, what, kept, by_label, req_values) for key, tried, what, kept in refused
+    ]
     if req_values:
         values["requirements"] = req_values
         for key, label in owner.items():
             layer = by_label[label]
             provenance[f"requirements.{key}"] = Provenance(
-                layer=label, file=str(layer.path) if layer.path else None, line=layer.line_of(("requirements", key)),
+                layer=label,
+                file=str(layer.path) if layer.path else None,
+                line=layer.line_of(("requirements", key)),
             )
     return Merged(values=values, provenance=provenance, diagnostics=tuple(diagnostics))
 
 
 def _refusal(
-    key: str, tried: str, what: str, kept: str, layers: Mapping[str, ConfigLayer], values: Mapping[str, object]
+    key: str,
+    tried: str,
+    what: str,
+    kept: str,
+    layers: Mapping[str, ConfigLayer],
+    values: Mapping[str, object],
 ) -> Diagnostic:
     layer = layers[tried]
     return Diagnostic(

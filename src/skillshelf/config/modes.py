@@ -87,19 +87,37 @@ def parse_rule(
     """Read one ``[[skills.config]]`` table; a bad entry gives ``(None, diagnostic)``."""
 
     def bad(message: str, fix: str, code: str = "CF105") -> tuple[None, Diagnostic]:
-        return None, Diagnostic(code=code, severity=Severity.WARNING, message=message, fix=fix, path=file,
-                                line=line, field="skills.config")
+        return None, Diagnostic(
+            code=code,
+            severity=Severity.WARNING,
+            message=message,
+            fix=fix,
+            path=file,
+            line=line,
+            field="skills.config",
+        )
 
     if not isinstance(entry, Mapping):
-        return bad("a [[skills.config]] entry must be a table", 'write it as [[skills.config]] with name = "..." and mode = "..."')
+        return bad(
+            "a [[skills.config]] entry must be a table",
+            'write it as [[skills.config]] with name = "..." and mode = "..."',
+        )
     name, path = entry.get("name"), entry.get("path")
     if (name is None) == (path is None):
-        return bad("a [[skills.config]] entry needs exactly one of `name` or `path`",
-                   'keep one selector: name = "my-skill" or path = "/abs/path/to/SKILL.md"')
+        return bad(
+            "a [[skills.config]] entry needs exactly one of `name` or `path`",
+            'keep one selector: name = "my-skill" or path = "/abs/path/to/SKILL.md"',
+        )
     if name is not None and (not isinstance(name, str) or not name.strip()):
-        return bad("`name` in [[skills.config]] must be a non-empty string", 'write name = "my-skill"', "CF102")
+        return bad(
+            "`name` in [[skills.config]] must be a non-empty string", 'write name = "my-skill"', "CF102"
+        )
     if path is not None and (not isinstance(path, str) or not path.strip()):
-        return bad("`path` in [[skills.config]] must be a non-empty string", 'write path = "/abs/path/to/SKILL.md"', "CF102")
+        return bad(
+            "`path` in [[skills.config]] must be a non-empty string",
+            'write path = "/abs/path/to/SKILL.md"',
+            "CF102",
+        )
     mode, diag = _mode(entry, bad)
     if mode is None:
         return None, diag
@@ -107,8 +125,14 @@ def parse_rule(
     if isinstance(path, str):
         raw = Path(path).expanduser()
         selected_path = _canonical(raw if raw.is_absolute() else base / raw)
-    rule = SkillRule(mode=mode, name=name.strip() if isinstance(name, str) else None, path=selected_path,
-                     source=source, file=file, line=line)
+    rule = SkillRule(
+        mode=mode,
+        name=name.strip() if isinstance(name, str) else None,
+        path=selected_path,
+        source=source,
+        file=file,
+        line=line,
+    )
     return rule, None
 
 
@@ -116,8 +140,10 @@ def _mode(entry: Mapping[str, object], bad: object) -> tuple[SkillMode | None, D
     assert callable(bad)
     mode, enabled = entry.get("mode"), entry.get("enabled")
     if mode is None and enabled is None:
-        result: tuple[None, Diagnostic] = bad("a [[skills.config]] entry needs `mode` (or Codex's `enabled`)",
-                                              'add mode = "disabled" (or enabled, name-only, manual, pinned, required)')
+        result: tuple[None, Diagnostic] = bad(
+            "a [[skills.config]] entry needs `mode` (or Codex's `enabled`)",
+            'add mode = "disabled" (or enabled, name-only, manual, pinned, required)',
+        )
         return result
     if mode is not None:
         if not isinstance(mode, str) or mode not in MODE_NAMES:
@@ -125,11 +151,17 @@ def _mode(entry: Mapping[str, object], bad: object) -> tuple[SkillMode | None, D
 
             close = difflib.get_close_matches(str(mode).replace("_", "-"), MODE_NAMES, n=1)
             hint = f'did you mean mode = "{close[0]}"? ' if close else ""
-            result = bad(f"unknown skill mode {mode!r}", f"{hint}use one of: {', '.join(MODE_NAMES)}", "CF104")
+            result = bad(
+                f"unknown skill mode {mode!r}", f"{hint}use one of: {', '.join(MODE_NAMES)}", "CF104"
+            )
             return result
         return SkillMode(mode), None
     if not isinstance(enabled, bool):
-        result = bad("`enabled` in [[skills.config]] must be true or false", "write enabled = false (no quotes)", "CF102")
+        result = bad(
+            "`enabled` in [[skills.config]] must be true or false",
+            "write enabled = false (no quotes)",
+            "CF102",
+        )
         return result
     return (SkillMode.ENABLED if enabled else SkillMode.DISABLED), None
 
@@ -184,7 +216,11 @@ class ModedSkills:
         details = []
         for rule in self.missing_required:
             why = _why_missing(rule, diagnostics)
-            where = f" ({rule.file}:{rule.line})" if rule.file and rule.line else (f" ({rule.source})" if rule.source else "")
+            where = (
+                f" ({rule.file}:{rule.line})"
+                if rule.file and rule.line
+                else (f" ({rule.source})" if rule.source else "")
+            )
             details.append(f"{rule.selector}{where}{why}")
         raise RequiredSkillError(
             "required skill missing or invalid: " + "; ".join(details),
@@ -214,8 +250,17 @@ def apply_skill_modes(skills: Sequence[Skill], rules: Sequence[SkillRule]) -> Mo
     """Give every skill its mode (last matching rule wins; default ``enabled``) and sort them."""
     if not rules:  # the usual case: every skill enabled (no hashing of thousands of paths)
         everything = tuple(skills)
-        return ModedSkills(visible=everything, name_only=(), manual=(), pinned=(), required=(), disabled=(),
-                           missing_required=(), modes={}, all_skills=everything)
+        return ModedSkills(
+            visible=everything,
+            name_only=(),
+            manual=(),
+            pinned=(),
+            required=(),
+            disabled=(),
+            missing_required=(),
+            modes={},
+            all_skills=everything,
+        )
     modes: dict[Path, SkillMode] = {}
     for skill in skills:
         for rule in rules:
@@ -246,6 +291,7 @@ def _missing_required(skills: Sequence[Skill], rules: Sequence[SkillRule]) -> tu
         last.pop((rule.name, rule.path), None)
         last[(rule.name, rule.path)] = rule
     return tuple(
-        rule for rule in last.values()
+        rule
+        for rule in last.values()
         if rule.mode is SkillMode.REQUIRED and not any(rule.matches(skill) for skill in skills)
     )

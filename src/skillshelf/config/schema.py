@@ -60,19 +60,31 @@ _REQUIREMENT_SPECS = {
 SCHEMA = _table(
     project_root_markers=STR_LIST,
     skills=_table(
-        builtin=BOOL, claude=BOOL, include_instructions=BOOL, roots=PATH_LIST,
-        config=Spec(kind="rules"), bundled=_table(enabled=BOOL), max_context_tokens=_int(0),
+        builtin=BOOL,
+        claude=BOOL,
+        include_instructions=BOOL,
+        roots=PATH_LIST,
+        config=Spec(kind="rules"),
+        bundled=_table(enabled=BOOL),
+        max_context_tokens=_int(0),
     ),
     catalog=_table(
-        format=_choice("codex", "xml", "markdown"), budget_chars=_int(0), budget_tokens=_int(0),
-        context_window=_int(1), max_context_tokens=_int(0),
+        format=_choice("codex", "xml", "markdown"),
+        budget_chars=_int(0),
+        budget_tokens=_int(0),
+        context_window=_int(1),
+        max_context_tokens=_int(0),
     ),
     instructions=_table(profile=_choice("codex", "claude"), max_bytes=_int(0), fallback_filenames=STR_LIST),
     select=_table(selector=STR, top_k=_int(1), suggest_tokens=_int(0), cache_dir=PATH),
     install=_table(dir=PATH, scope=_choice("user", "project")),
     projects=Spec(kind="table", each=_table(trust_level=_choice("trusted", "untrusted"))),
     requirements=Spec(kind="table", children={k: _REQUIREMENT_SPECS[v] for k, v in REQUIREMENTS.items()}),
-    mcp_servers=OPEN, memory=OPEN, model=OPEN, serve=OPEN, agent=OPEN,
+    mcp_servers=OPEN,
+    memory=OPEN,
+    model=OPEN,
+    serve=OPEN,
+    agent=OPEN,
 )
 
 _EXAMPLES = {
@@ -97,10 +109,17 @@ class _Check:
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
     def report(self, code: str, path: KeyPath, message: str, fix: str) -> None:
-        self.diagnostics.append(Diagnostic(
-            code=code, severity=Severity.WARNING, message=message, fix=fix, path=self.file,
-            line=find_line(self.lines, path), field=_dotted(path),
-        ))
+        self.diagnostics.append(
+            Diagnostic(
+                code=code,
+                severity=Severity.WARNING,
+                message=message,
+                fix=fix,
+                path=self.file,
+                line=find_line(self.lines, path),
+                field=_dotted(path),
+            )
+        )
 
     def table(self, data: Mapping[str, object], spec: Spec, path: KeyPath) -> dict[str, object]:
         out: dict[str, object] = {}
@@ -110,7 +129,11 @@ class _Check:
                 import difflib  # only for an unknown key
 
                 close = difflib.get_close_matches(key, list(spec.children), n=1)
-                fix = f"did you mean `{close[0]}`?" if close else f"remove it; known keys here: {', '.join(sorted(spec.children))}"
+                fix = (
+                    f"did you mean `{close[0]}`?"
+                    if close
+                    else f"remove it; known keys here: {', '.join(sorted(spec.children))}"
+                )
                 self.report("CF103", (*path, key), f"unknown config key `{_dotted((*path, key))}`", fix)
                 out[key] = value
                 continue
@@ -134,8 +157,12 @@ class _Check:
             if not isinstance(value, int) or isinstance(value, bool):
                 return self.wrong(value, spec, path)
             if spec.minimum is not None and value < spec.minimum:
-                self.report("CF102", path, f"`{_dotted(path)}` must be at least {spec.minimum}, not {value}",
-                            f"set it to {spec.minimum} or more")
+                self.report(
+                    "CF102",
+                    path,
+                    f"`{_dotted(path)}` must be at least {spec.minimum}, not {value}",
+                    f"set it to {spec.minimum} or more",
+                )
                 return _DROP
             return value
         if kind in {"str", "path"}:
@@ -146,7 +173,12 @@ class _Check:
 
                 close = difflib.get_close_matches(value, spec.choices, n=1)
                 hint = f'did you mean "{close[0]}"? ' if close else ""
-                self.report("CF102", path, f"`{_dotted(path)}` cannot be {value!r}", f"{hint}use one of: {', '.join(spec.choices)}")
+                self.report(
+                    "CF102",
+                    path,
+                    f"`{_dotted(path)}` cannot be {value!r}",
+                    f"{hint}use one of: {', '.join(spec.choices)}",
+                )
                 return _DROP
             return self.resolve(value) if kind == "path" else value
         if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
@@ -154,8 +186,12 @@ class _Check:
         return [self.resolve(item) for item in value] if kind == "path_list" else list(value)
 
     def wrong(self, value: object, spec: Spec, path: KeyPath) -> object:
-        self.report("CF102", path, f"`{_dotted(path)}` must be {_type_name(spec)}, not {_toml_type(value)}",
-                    _EXAMPLES[spec.kind])
+        self.report(
+            "CF102",
+            path,
+            f"`{_dotted(path)}` must be {_type_name(spec)}, not {_toml_type(value)}",
+            _EXAMPLES[spec.kind],
+        )
         return _DROP
 
     def resolve(self, text: str) -> str:
@@ -174,8 +210,13 @@ def _dotted(path: KeyPath) -> str:
 
 def _type_name(spec: Spec) -> str:
     return {
-        "bool": "true or false", "int": "a whole number", "str": "a string", "path": "a path string",
-        "str_list": "a list of strings", "path_list": "a list of path strings", "table": "a table",
+        "bool": "true or false",
+        "int": "a whole number",
+        "str": "a string",
+        "path": "a path string",
+        "str_list": "a list of strings",
+        "path_list": "a list of path strings",
+        "table": "a table",
     }.get(spec.kind, spec.kind)
 
 
@@ -200,4 +241,3 @@ def check_layer(
     check = _Check(file=file, lines=lines, base=base, home=home)
     cleaned = check.table(data, SCHEMA, ())
     return cleaned, check.diagnostics
-

@@ -16,7 +16,9 @@ __all__ = ["KeyPath", "find_line", "key_lines", "parse_dotted_key"]
 KeyPath = tuple[str | int, ...]
 
 _HEADER = re.compile(r"^\s*(\[\[?)\s*(.+?)\s*(\]\]?)\s*(#.*)?$")
-_KEY = re.compile(r"""^\s*((?:[A-Za-z0-9_-]+|"(?:[^"\\]|\\.)*"|'[^']*')(?:\s*\.\s*(?:[A-Za-z0-9_-]+|"(?:[^"\\]|\\.)*"|'[^']*'))*)\s*=""")
+_KEY = re.compile(
+    r"""^\s*((?:[A-Za-z0-9_-]+|"(?:[^"\\]|\\.)*"|'[^']*')(?:\s*\.\s*(?:[A-Za-z0-9_-]+|"(?:[^"\\]|\\.)*"|'[^']*'))*)\s*="""
+)
 
 
 def parse_dotted_key(text: str) -> tuple[str, ...] | None:
@@ -30,7 +32,7 @@ def parse_dotted_key(text: str) -> tuple[str, ...] | None:
     parts: list[str] = []
     node: object = data
     while isinstance(node, dict) and len(node) == 1:
-        (key, node), = node.items()
+        ((key, node),) = node.items()
         parts.append(key)
     return tuple(parts) if node == 0 and parts else None
 
@@ -66,7 +68,7 @@ def key_lines(text: str) -> dict[KeyPath, int]:
         if parts is None:
             continue
         lines.setdefault((*table, *parts), number)
-        rest = line[key.end():]
+        rest = line[key.end() :]
         for quote in ('"""', "'''"):
             if rest.count(quote) == 1:
                 open_string = quote

@@ -33,8 +33,12 @@ class TrustDecision:
     entry: Path | None = None
 
     def to_dict(self) -> dict[str, object]:
-        return {"root": str(self.root), "trusted": self.trusted, "reason": self.reason,
-                "entry": str(self.entry) if self.entry else None}
+        return {
+            "root": str(self.root),
+            "trusted": self.trusted,
+            "reason": self.reason,
+            "entry": str(self.entry) if self.entry else None,
+        }
 
 
 def canonical(path: Path) -> Path:
@@ -69,8 +73,17 @@ def decide_trust(root: Path, layers: Sequence[ConfigLayer]) -> TrustDecision:
             level, label = entries[folder]
             where = "" if folder == root else f" (entry for its parent {folder})"
             if level == "trusted":
-                return TrustDecision(root=root, trusted=True, reason=f"trusted in the {label} layer{where}", entry=folder)
-            return TrustDecision(root=root, trusted=False, entry=folder,
-                                 reason=f"marked untrusted in the {label} layer{where}; run `skillshelf trust {root}`")
-    return TrustDecision(root=root, trusted=False,
-                         reason=f"project not trusted; run `skillshelf trust {root}` to let its config take effect")
+                return TrustDecision(
+                    root=root, trusted=True, reason=f"trusted in the {label} layer{where}", entry=folder
+                )
+            return TrustDecision(
+                root=root,
+                trusted=False,
+                entry=folder,
+                reason=f"marked untrusted in the {label} layer{where}; run `skillshelf trust {root}`",
+            )
+    return TrustDecision(
+        root=root,
+        trusted=False,
+        reason=f"project not trusted; run `skillshelf trust {root}` to let its config take effect",
+    )

@@ -57,7 +57,9 @@ def _damaged(archive: Path, exc: BaseException) -> InstallError:
 
 
 def _refuse(archive: Path, entry: str, why: str, code: str) -> InstallError:
-    return InstallError(f"{archive.name}: refused entry {entry!r}: {why}; nothing was written", hint=_REFUSED_HINT, code=code)
+    return InstallError(
+        f"{archive.name}: refused entry {entry!r}: {why}; nothing was written", hint=_REFUSED_HINT, code=code
+    )
 
 
 def _normalise(archive: Path, raw: str) -> str:
@@ -79,7 +81,9 @@ def _link_stays_inside(member_name: str, target: str) -> bool:
     return joined != ".." and not joined.startswith("../") and joined != "."
 
 
-def _classify(archive: Path, zf: zipfile.ZipFile, info: zipfile.ZipInfo, limits: ArchiveLimits) -> ArchiveMember:
+def _classify(
+    archive: Path, zf: zipfile.ZipFile, info: zipfile.ZipInfo, limits: ArchiveLimits
+) -> ArchiveMember:
     name = _normalise(archive, info.filename)
     mode = (info.external_attr >> 16) & 0xFFFF
     fmt = stat.S_IFMT(mode)
@@ -98,7 +102,9 @@ def _classify(archive: Path, zf: zipfile.ZipFile, info: zipfile.ZipInfo, limits:
         raise _refuse(archive, info.filename, "empty file name", "IS201")
     if info.file_size > limits.max_file_bytes:
         raise _refuse(archive, info.filename, f"file larger than {limits.max_file_bytes} bytes", "IS205")
-    return ArchiveMember(name=name, kind="file", size=info.file_size, executable=bool(mode & 0o111), info=info)
+    return ArchiveMember(
+        name=name, kind="file", size=info.file_size, executable=bool(mode & 0o111), info=info
+    )
 
 
 def _check_conflicts(archive: Path, members: list[ArchiveMember]) -> None:
@@ -153,7 +159,9 @@ def _check_members(archive: Path, zf: zipfile.ZipFile, limits: ArchiveLimits) ->
     return tuple(m for m in members if m.name)
 
 
-def extract_archive(archive: Path, target: Path, *, limits: ArchiveLimits = ArchiveLimits()) -> tuple[str, ...]:
+def extract_archive(
+    archive: Path, target: Path, *, limits: ArchiveLimits = ArchiveLimits()
+) -> tuple[str, ...]:
     """Extract ``archive`` into the new folder ``target`` after checking every entry.
 
     ``target`` must not exist; on any failure it is removed again, so either the whole archive
@@ -185,7 +193,12 @@ def _check_links_resolve_inside(archive: Path, members: tuple[ArchiveMember, ...
         except (OSError, RuntimeError):  # a loop of links
             raise _refuse(archive, member.name, "symlink loop", "IS204") from None
         if resolved != real_target and real_target not in resolved.parents:
-            raise _refuse(archive, member.name, f"symlink chain to {member.link_target!r} leaves the skill folder", "IS204")
+            raise _refuse(
+                archive,
+                member.name,
+                f"symlink chain to {member.link_target!r} leaves the skill folder",
+                "IS204",
+            )
 
 
 def _write_member(zf: zipfile.ZipFile, member: ArchiveMember, target: Path, limits: ArchiveLimits) -> None:

@@ -24,7 +24,14 @@ from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.errors import ConfigError, FileAccessError
 from skillshelf.skills.model import Skill
 
-__all__ = ["ConfiguredServer", "DepsReport", "McpDependency", "deps_report", "read_mcp_servers", "write_missing"]
+__all__ = [
+    "ConfiguredServer",
+    "DepsReport",
+    "McpDependency",
+    "deps_report",
+    "read_mcp_servers",
+    "write_missing",
+]
 
 Status = Literal["configured", "missing", "conflict", "invalid"]
 
@@ -146,7 +153,9 @@ def declared_dependencies(skill: Skill) -> tuple[McpDependency, ...]:
     return tuple(out)
 
 
-def _server_from(name: str, raw: object, where: Literal["skillshelf", "codex"], file: Path) -> ConfiguredServer | None:
+def _server_from(
+    name: str, raw: object, where: Literal["skillshelf", "codex"], file: Path
+) -> ConfiguredServer | None:
     if not isinstance(raw, Mapping):
         return None
     url, command, args = raw.get("url"), raw.get("command"), raw.get("args", ())
@@ -161,7 +170,9 @@ def _server_from(name: str, raw: object, where: Literal["skillshelf", "codex"], 
     )
 
 
-def read_mcp_servers(path: Path, where: Literal["skillshelf", "codex"]) -> tuple[tuple[ConfiguredServer, ...], tuple[Diagnostic, ...]]:
+def read_mcp_servers(
+    path: Path, where: Literal["skillshelf", "codex"]
+) -> tuple[tuple[ConfiguredServer, ...], tuple[Diagnostic, ...]]:
     """The ``[mcp_servers]`` of one TOML file; a broken file is a diagnostic, not an exception."""
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -203,7 +214,9 @@ def _status(dep: McpDependency, servers: Sequence[ConfiguredServer]) -> DepStatu
         return DepStatus(dependency=dep, status="invalid", note=note)
     if dep.key is None:
         need = "a command (stdio)" if dep.transport == "stdio" else "a url (streamable_http)"
-        return DepStatus(dependency=dep, status="invalid", note=f"declared without {need}; ask the skill's author")
+        return DepStatus(
+            dependency=dep, status="invalid", note=f"declared without {need}; ask the skill's author"
+        )
     same = tuple(f"{s.where}:{s.name}" for s in servers if s.key == dep.key)
     if same:
         return DepStatus(dependency=dep, status="configured", configured_as=same)
@@ -259,22 +272,34 @@ def write_missing(report: DepsReport) -> DepsReport:
         doc = tomlkit.parse(text)
     except ParseError as exc:
         raise ConfigError(
-            f"not valid TOML: {exc}", path=path, line=exc.line, hint="fix the file first; nothing was written", code="IS503"
+            f"not valid TOML: {exc}",
+            path=path,
+            line=exc.line,
+            hint="fix the file first; nothing was written",
+            code="IS503",
         ) from exc
     except UnicodeDecodeError as exc:
-        raise FileAccessError(f"{path}: cannot read: not valid UTF-8 ({exc.reason} at byte {exc.start})",
-                              hint="re-save the file as UTF-8 (TOML files must be UTF-8); nothing was written",
-                              code="IS504") from exc
+        raise FileAccessError(
+            f"{path}: cannot read: not valid UTF-8 ({exc.reason} at byte {exc.start})",
+            hint="re-save the file as UTF-8 (TOML files must be UTF-8); nothing was written",
+            code="IS504",
+        ) from exc
     except OSError as exc:
-        raise FileAccessError(f"{path}: cannot read: {exc.strerror or exc}",
-                              hint="check the file's permissions; nothing was written", code="IS504") from exc
+        raise FileAccessError(
+            f"{path}: cannot read: {exc.strerror or exc}",
+            hint="check the file's permissions; nothing was written",
+            code="IS504",
+        ) from exc
     servers = doc.get("mcp_servers")
     if servers is None:
         servers = tomlkit.table(is_super_table=True)
         doc.add("mcp_servers", servers)
     if not isinstance(servers, MutableMapping):
         raise ConfigError(
-            "mcp_servers is not a table", path=path, hint="write servers as [mcp_servers.NAME]; nothing was written", code="IS502"
+            "mcp_servers is not a table",
+            path=path,
+            hint="write servers as [mcp_servers.NAME]; nothing was written",
+            code="IS502",
         )
     added: dict[str, str] = {}  # endpoint key -> server name written
     for entry in report.missing:
@@ -286,13 +311,19 @@ def write_missing(report: DepsReport) -> DepsReport:
     if added:
         _atomic_write(path, tomlkit.dumps(doc))
     statuses = tuple(
-        DepStatus(dependency=e.dependency, status="configured", configured_as=(f"skillshelf:{added[e.dependency.key]}",))
+        DepStatus(
+            dependency=e.dependency,
+            status="configured",
+            configured_as=(f"skillshelf:{added[e.dependency.key]}",),
+        )
         if e.status == "missing" and e.dependency.key in added
         else e
         for e in report.entries
     )
     written = list(added.values())
-    return DepsReport(entries=statuses, config_file=path, diagnostics=report.diagnostics, written=tuple(written))
+    return DepsReport(
+        entries=statuses, config_file=path, diagnostics=report.diagnostics, written=tuple(written)
+    )
 
 
 def _atomic_write(path: Path, text: str) -> None:

@@ -131,7 +131,9 @@ def check_skill_tree(src: Path) -> list[tuple[Path, str, str | None]]:
     return plan
 
 
-def copy_skill_tree(src: Path, dest: Path, *, copy_file: Callable[[Path, Path], object] = shutil.copy2) -> int:
+def copy_skill_tree(
+    src: Path, dest: Path, *, copy_file: Callable[[Path, Path], object] = shutil.copy2
+) -> int:
     """Copy the skill folder ``src`` to the new folder ``dest``; return the number of files.
 
     Every entry is checked first (symlinks must stay inside, no device files, size caps), so
@@ -149,7 +151,9 @@ def copy_skill_tree(src: Path, dest: Path, *, copy_file: Callable[[Path, Path], 
     return sum(1 for _, kind, _ in plan if kind == "file")
 
 
-def swap_into_place(staged: Path, target: Path, trash: Path, *, replace: bool, then: Callable[[], object]) -> None:
+def swap_into_place(
+    staged: Path, target: Path, trash: Path, *, replace: bool, then: Callable[[], object]
+) -> None:
     """Rename ``staged`` to ``target`` (moving an old ``target`` to ``trash``), then run ``then``.
 
     If ``then`` (writing the lock) fails, the old state is restored: the new folder goes back
@@ -165,7 +169,9 @@ def swap_into_place(staged: Path, target: Path, trash: Path, *, replace: bool, t
     except OSError as exc:
         if had_old:
             os.rename(trash, target)
-        raise InstallError(f"cannot move the skill into {target}: {exc}", hint="check the folder's permissions", code="IS306") from exc
+        raise InstallError(
+            f"cannot move the skill into {target}: {exc}", hint="check the folder's permissions", code="IS306"
+        ) from exc
     try:
         then()
     except BaseException:

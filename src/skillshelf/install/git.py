@@ -46,7 +46,9 @@ class GitRunner:
     def _git(self) -> str:
         found = shutil.which("git", path=self._env()["PATH"])
         if found is None:
-            raise InstallError("git is not installed, so git sources cannot be fetched", hint=_GIT_HINT, code="IS110")
+            raise InstallError(
+                "git is not installed, so git sources cannot be fetched", hint=_GIT_HINT, code="IS110"
+            )
         return found
 
     def run(self, args: Sequence[str], *, cwd: Path | None = None, timeout: float = 120.0) -> str:
@@ -57,7 +59,8 @@ class GitRunner:
                 cwd=cwd,
                 env=self._env(),
                 capture_output=True,
-                text=True, encoding="utf-8",
+                text=True,
+                encoding="utf-8",
                 errors="replace",
                 timeout=timeout,
                 stdin=subprocess.DEVNULL,
@@ -65,14 +68,22 @@ class GitRunner:
             )
         except subprocess.TimeoutExpired as exc:
             raise InstallError(
-                f"git {args[0]} took longer than {timeout:.0f} s", hint="check the network and retry", code="IS111"
+                f"git {args[0]} took longer than {timeout:.0f} s",
+                hint="check the network and retry",
+                code="IS111",
             ) from exc
         if proc.returncode != 0:
             raise _git_failed(args, proc.stderr)
         return proc.stdout
 
     def clone(
-        self, url: str, dest: Path, *, ref: str | None, progress: ProgressFn | None = None, timeout: float = 600.0
+        self,
+        url: str,
+        dest: Path,
+        *,
+        ref: str | None,
+        progress: ProgressFn | None = None,
+        timeout: float = 600.0,
     ) -> str:
         """Clone ``url`` into ``dest`` checked out at ``ref`` (default branch if None); return the commit."""
         if ref is not None and ref.startswith("-"):
@@ -80,7 +91,9 @@ class GitRunner:
         if ref is None or not is_commit_id(ref):
             branch = ["--branch", ref] if ref else []
             try:
-                self._clone_streaming(["clone", "--depth", "1", *branch, "--", url, str(dest)], progress, timeout)
+                self._clone_streaming(
+                    ["clone", "--depth", "1", *branch, "--", url, str(dest)], progress, timeout
+                )
                 return self.run(["rev-parse", "HEAD^{commit}"], cwd=dest).strip()
             except InstallError:
                 if ref is None:
@@ -115,7 +128,9 @@ class GitRunner:
 
     def _clone_streaming(self, args: list[str], progress: ProgressFn | None, timeout: float) -> None:
         cmd = [self._git(), *args[:1], "--progress", *args[1:]]
-        proc = subprocess.Popen(cmd, env=self._env(), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        proc = subprocess.Popen(
+            cmd, env=self._env(), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        )
         lines: list[str] = []
         reader = threading.Thread(target=_read_progress, args=(proc, lines, progress), daemon=True)
         reader.start()
@@ -125,7 +140,9 @@ class GitRunner:
             proc.kill()
             proc.wait()
             raise InstallError(
-                f"git clone took longer than {timeout:.0f} s", hint="check the network and retry", code="IS111"
+                f"git clone took longer than {timeout:.0f} s",
+                hint="check the network and retry",
+                code="IS111",
             ) from exc
         finally:
             reader.join(timeout=5)
@@ -155,11 +172,17 @@ def _progress_line(line: str, lines: list[str], progress: ProgressFn | None) -> 
 
 
 def _git_failed(args: Sequence[str], stderr: str) -> InstallError:
-    message = " ".join(line.strip() for line in stderr.splitlines() if line.strip() and "%" not in line)[-600:]
+    message = " ".join(line.strip() for line in stderr.splitlines() if line.strip() and "%" not in line)[
+        -600:
+    ]
     lowered = message.lower()
     if "authentication" in lowered or "could not read username" in lowered or "permission denied" in lowered:
         hint = "the repository needs credentials: set up a git credential helper or an SSH key, then retry"
-    elif "not found" in lowered or "does not appear to be a git repository" in lowered or "does not exist" in lowered:
+    elif (
+        "not found" in lowered
+        or "does not appear to be a git repository" in lowered
+        or "does not exist" in lowered
+    ):
         hint = "check the URL: git could not find a repository there"
     else:
         hint = "run the same git command by hand to see what is wrong"

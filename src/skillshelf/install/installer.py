@@ -153,7 +153,7 @@ def find_skill_folder(folder: Path, source: Source) -> Path:
             f"{source.text} holds no SKILL.md within {FIND_MAX_DEPTH} folder levels "
             f"(or the first {FIND_MAX_DIRS} folders); the search stopped there",
             hint="point at the skill's own folder (the one with SKILL.md), or use #subdir for a folder inside "
-                 "a repository or archive",
+            "a repository or archive",
             code="IS312",
         )
     if not found:
@@ -209,7 +209,8 @@ class SkillValidationError(InstallError):
         more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
         super().__init__(
             f"the skill does not validate, so nothing was installed: {what}{more}",
-            hint=(first.fix if first else "fix SKILL.md") + "; `skillshelf validate PATH` lists every problem",
+            hint=(first.fix if first else "fix SKILL.md")
+            + "; `skillshelf validate PATH` lists every problem",
         )
 
 
@@ -257,7 +258,9 @@ def stage_and_swap(
 ) -> InstallResult:
     """The whole install of ``source`` into ``root``; caller holds :func:`root_lock`."""
     with workspace(root) as work:
-        folder, skill, diags, commit = _fetch_and_validate(source, work, _root_for(scope, root), git, progress)
+        folder, skill, diags, commit = _fetch_and_validate(
+            source, work, _root_for(scope, root), git, progress
+        )
         target_name = _check_name(name) if name else _default_name(skill, folder)
         target = root / target_name
         replaced = target.exists() or target.is_symlink()
@@ -274,9 +277,21 @@ def stage_and_swap(
         files = copy_skill_tree(folder, staged, **({"copy_file": copy_file} if copy_file else {}))
         entry = _lock_entry(source, target_name, skill, commit, staged)
         lock = read_lock(root)
-        swap_into_place(staged, target, work / "old", replace=replace, then=lambda: write_lock(root, lock.with_entry(entry)))
+        swap_into_place(
+            staged,
+            target,
+            work / "old",
+            replace=replace,
+            then=lambda: write_lock(root, lock.with_entry(entry)),
+        )
     return InstallResult(
-        name=target_name, path=target, scope=scope, entry=entry, replaced=replaced, files=files, diagnostics=diags
+        name=target_name,
+        path=target,
+        scope=scope,
+        entry=entry,
+        replaced=replaced,
+        files=files,
+        diagnostics=diags,
     )
 
 
@@ -309,7 +324,14 @@ def install_skill(
     try:
         with root_lock(root):
             return stage_and_swap(
-                parsed, root, scope, name=name, replace=force, git=runner, progress=progress, copy_file=copy_file
+                parsed,
+                root,
+                scope,
+                name=name,
+                replace=force,
+                git=runner,
+                progress=progress,
+                copy_file=copy_file,
             )
     except OSError as exc:
         raise io_failure(root, exc) from exc

@@ -141,7 +141,9 @@ def read_lock(skills_root: Path) -> Lock:
     if not isinstance(data, dict) or not isinstance(data.get("skills"), dict):
         raise _bad_lock(path, "expected an object with a 'skills' object")
     if data.get("version") != LOCK_VERSION:
-        raise _bad_lock(path, f"unknown version {data.get('version')!r} (this skillshelf writes {LOCK_VERSION})")
+        raise _bad_lock(
+            path, f"unknown version {data.get('version')!r} (this skillshelf writes {LOCK_VERSION})"
+        )
     entries = {str(name): _entry_from(path, str(name), raw) for name, raw in data["skills"].items()}
     return Lock(entries=MappingProxyType(entries))
 

@@ -215,12 +215,19 @@ def _unchanged_upstream(item: InstalledSkill, git: GitRunner, progress: Progress
     return None
 
 
-def _update_one(item: InstalledSkill, *, force: bool, git: GitRunner, progress: ProgressFn | None) -> UpdateResult:
+def _update_one(
+    item: InstalledSkill, *, force: bool, git: GitRunner, progress: ProgressFn | None
+) -> UpdateResult:
     entry = item.entry
 
     def result(status: UpdateStatus, message: str, new_commit: str | None = None) -> UpdateResult:
         return UpdateResult(
-            name=entry.name, scope=item.scope, status=status, message=message, old_commit=entry.commit, new_commit=new_commit
+            name=entry.name,
+            scope=item.scope,
+            status=status,
+            message=message,
+            old_commit=entry.commit,
+            new_commit=new_commit,
         )
 
     if progress is not None:
@@ -235,7 +242,13 @@ def _update_one(item: InstalledSkill, *, force: bool, git: GitRunner, progress: 
             if reason is not None:
                 return result("up-to-date", reason, entry.commit)
             installed = stage_and_swap(
-                _source_of(entry), item.root, item.scope, name=entry.name, replace=True, git=git, progress=progress
+                _source_of(entry),
+                item.root,
+                item.scope,
+                name=entry.name,
+                replace=True,
+                git=git,
+                progress=progress,
             )
     except OSError as exc:
         failure = io_failure(item.root, exc)
@@ -263,10 +276,14 @@ def update_skills(
     One failing skill does not stop the others; each result says what happened.
     """
     runner = git or GitRunner(environ=env.environ)
-    return tuple(_update_one(i, force=force, git=runner, progress=progress) for i in _select(env, names, scope))
+    return tuple(
+        _update_one(i, force=force, git=runner, progress=progress) for i in _select(env, names, scope)
+    )
 
 
-def remove_skill(name: str, *, env: Env, scope: InstallScope | None = None, force: bool = False) -> RemoveResult:
+def remove_skill(
+    name: str, *, env: Env, scope: InstallScope | None = None, force: bool = False
+) -> RemoveResult:
     """Remove an installed skill and its lock entry; refuses hand-edited skills unless ``force``."""
     matches = _select(env, [name], scope)
     if len(matches) > 1:

@@ -23,7 +23,9 @@ ARCHIVE_SUFFIXES = (".zip", ".skill")
 MAX_DOWNLOAD_BYTES = 200 * 1024 * 1024
 _SCHEMES = ("file://", "http://", "https://", "ssh://", "git://", "git+ssh://", "git+https://")
 _SCP_LIKE = re.compile(r"^[\w.+-]+@[\w.-]+:(?!//)")
-_SOURCE_HINT = "give a skill folder, a .zip/.skill archive, or a git URL such as file:///path/repo.git#skills/x@v1"
+_SOURCE_HINT = (
+    "give a skill folder, a .zip/.skill archive, or a git URL such as file:///path/repo.git#skills/x@v1"
+)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -107,7 +109,9 @@ def _local_source(path: Path, subdir: str | None, ref: str | None) -> Source | N
     if path.is_file() and path.name == "SKILL.md" and subdir is None:
         return Source(kind="folder", location=str(path.parent.resolve()))
     if path.exists():
-        raise InstallError(f"{path} is neither a folder nor a .zip/.skill archive", hint=_SOURCE_HINT, code="IS101")
+        raise InstallError(
+            f"{path} is neither a folder nor a .zip/.skill archive", hint=_SOURCE_HINT, code="IS101"
+        )
     return None
 
 
@@ -118,8 +122,10 @@ def _expand_github(text: str) -> str:
             rest = text[len(prefix) :]
             match = re.match(r"^([\w.-]+)/([\w.-]+?)(?:\.git)?(?=$|[@#])", rest)
             if match is None:
-                raise InstallError(f"{text!r} is not owner/repo", hint="write gh:owner/repo[@ref][#subdir]", code="IS101")
-            return f"https://github.com/{match.group(1)}/{match.group(2)}.git{rest[match.end():]}"
+                raise InstallError(
+                    f"{text!r} is not owner/repo", hint="write gh:owner/repo[@ref][#subdir]", code="IS101"
+                )
+            return f"https://github.com/{match.group(1)}/{match.group(2)}.git{rest[match.end() :]}"
     return text
 
 
@@ -149,7 +155,9 @@ def parse_source(text: str, *, cwd: Path) -> Source:
     location, ref = _split_ref(base)
     if frag_ref is not None:
         if ref is not None:
-            raise InstallError(f"{text!r} names two refs", hint="give the ref once: URL@ref#subdir", code="IS101")
+            raise InstallError(
+                f"{text!r} names two refs", hint="give the ref once: URL@ref#subdir", code="IS101"
+            )
         ref = frag_ref
     if not is_url:
         for candidate, candidate_ref in ((base, frag_ref), (location, ref)):
@@ -158,7 +166,9 @@ def parse_source(text: str, *, cwd: Path) -> Source:
                 return found
     if _looks_like_git(location):
         return Source(kind="git", location=location.rstrip("/"), subdir=subdir, ref=ref)
-    raise InstallError(f"cannot find {text!r}: no such folder or archive, and not a git URL", hint=_SOURCE_HINT, code="IS101")
+    raise InstallError(
+        f"cannot find {text!r}: no such folder or archive, and not a git URL", hint=_SOURCE_HINT, code="IS101"
+    )
 
 
 def _within(base: Path, subdir: str | None, source: Source) -> Path:

@@ -39,7 +39,9 @@ def load_instructions(
     ``fallback_filenames`` do not apply).
     """
     if max_bytes is not None and max_bytes < 0:
-        raise UsageError(f"max_bytes must be 0 or more, not {max_bytes}", hint="pass a byte count such as 32768")
+        raise UsageError(
+            f"max_bytes must be 0 or more, not {max_bytes}", hint="pass a byte count such as 32768"
+        )
     if profile == "codex":
         from skillshelf.instructions.agents_md import load_agents_md
 

@@ -49,7 +49,11 @@ AGENTS_MD = "AGENTS.md"
 OVERRIDE_MD = "AGENTS.override.md"
 PROJECT_DOC_SEPARATOR = "\n\n--- project-doc ---\n\n"
 #: Unicode White_Space: what Rust's ``str::trim`` removes (Python's ``strip`` also removes \x1c-\x1f).
-WHITE_SPACE = "\t\n\x0b\x0c\r \x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u2028\u2029\u202f\u205f\u3000"
+WHITE_SPACE = (
+    "\t\n\x0b\x0c\r \x85\xa0\u1680"
+    + "".join(map(chr, range(0x2000, 0x200B)))
+    + "\u2028\u2029\u202f\u205f\u3000"
+)
 
 
 def rust_trim(text: str) -> str:
@@ -87,9 +91,15 @@ def codex_doc_settings(env: Env) -> tuple[CodexDocSettings, tuple[Diagnostic, ..
     markers = data.get("project_root_markers")
     return (
         CodexDocSettings(
-            max_bytes=max_bytes if isinstance(max_bytes, int) and max_bytes >= 0 else DEFAULT_PROJECT_DOC_MAX_BYTES,
-            fallback_filenames=tuple(n for n in names if isinstance(n, str)) if isinstance(names, list) else (),
-            project_root_markers=tuple(m for m in markers if isinstance(m, str)) if isinstance(markers, list) else None,
+            max_bytes=max_bytes
+            if isinstance(max_bytes, int) and max_bytes >= 0
+            else DEFAULT_PROJECT_DOC_MAX_BYTES,
+            fallback_filenames=tuple(n for n in names if isinstance(n, str))
+            if isinstance(names, list)
+            else (),
+            project_root_markers=tuple(m for m in markers if isinstance(m, str))
+            if isinstance(markers, list)
+            else None,
         ),
         (),
     )
@@ -119,7 +129,11 @@ def _global_layer(codex_home: Path, diags: list[Diagnostic]) -> InstructionLayer
         text = rust_trim(result.text)
         if text:
             return InstructionLayer(
-                path=path, scope=InstructionScope.USER, kind=kind, text=text, size=result.size,
+                path=path,
+                scope=InstructionScope.USER,
+                kind=kind,
+                text=text,
+                size=result.size,
                 bytes_cut=result.size - result.data_len,
             )
     return None
@@ -149,10 +163,23 @@ def _project_layers(
         scope = InstructionScope.PROJECT if folder == root else InstructionScope.FOLDER
         if remaining <= 0:
             size = _size(path)
-            reason = "project_doc_max_bytes is 0" if settings.max_bytes == 0 else "project_doc_max_bytes already spent"
-            layers.append(InstructionLayer(
-                path=path, scope=scope, kind=kind, text="", size=size, bytes_cut=size, included=False, reason=reason,
-            ))
+            reason = (
+                "project_doc_max_bytes is 0"
+                if settings.max_bytes == 0
+                else "project_doc_max_bytes already spent"
+            )
+            layers.append(
+                InstructionLayer(
+                    path=path,
+                    scope=scope,
+                    kind=kind,
+                    text="",
+                    size=size,
+                    bytes_cut=size,
+                    included=False,
+                    reason=reason,
+                )
+            )
             continue
         result = read_bounded(path, remaining)
         if result.diagnostic:
@@ -161,14 +188,26 @@ def _project_layers(
             diags.append(invalid_utf8_diagnostic(path))
         cut = max(result.size - result.data_len, 0)
         if not rust_trim(result.text):
-            layers.append(InstructionLayer(
-                path=path, scope=scope, kind=kind, text="", size=result.size, bytes_cut=cut, included=False,
-                reason="blank" if not cut else "blank within the byte cap",
-            ))
+            layers.append(
+                InstructionLayer(
+                    path=path,
+                    scope=scope,
+                    kind=kind,
+                    text="",
+                    size=result.size,
+                    bytes_cut=cut,
+                    included=False,
+                    reason="blank" if not cut else "blank within the byte cap",
+                )
+            )
             continue
         if cut:
             diags.append(_truncated(path, result.size, settings.max_bytes, remaining))
-        layers.append(InstructionLayer(path=path, scope=scope, kind=kind, text=result.text, size=result.size, bytes_cut=cut))
+        layers.append(
+            InstructionLayer(
+                path=path, scope=scope, kind=kind, text=result.text, size=result.size, bytes_cut=cut
+            )
+        )
         remaining -= result.data_len
     return layers
 
@@ -183,10 +222,14 @@ def _size(path: Path) -> int:
 def _truncated(path: Path, size: int, max_bytes: int, remaining: int) -> Diagnostic:
     """IN105 naming the limit that made the cut: the budget left, or skillshelf's own read cap."""
     if remaining > HARD_READ_LIMIT:
-        message = (f"this {size}-byte file is larger than skillshelf's read limit ({HARD_READ_LIMIT} bytes per "
-                   f"instructions file); only its first {HARD_READ_LIMIT} bytes were used")
-        fix = "shorten the file (a file this size also swamps the model's context); raising project_doc_max_bytes " \
-              "does not lift this limit"
+        message = (
+            f"this {size}-byte file is larger than skillshelf's read limit ({HARD_READ_LIMIT} bytes per "
+            f"instructions file); only its first {HARD_READ_LIMIT} bytes were used"
+        )
+        fix = (
+            "shorten the file (a file this size also swamps the model's context); raising project_doc_max_bytes "
+            "does not lift this limit"
+        )
     else:
         message = f"AGENTS.md files here total more than project_doc_max_bytes ({max_bytes}); this {size}-byte file was cut"
         fix = "shorten the file or raise project_doc_max_bytes in Codex's config.toml"
@@ -219,16 +262,22 @@ def load_agents_md(
     diags = list(read_diags)
     if max_bytes is not None:
         settings = CodexDocSettings(
-            max_bytes=max_bytes, fallback_filenames=settings.fallback_filenames,
+            max_bytes=max_bytes,
+            fallback_filenames=settings.fallback_filenames,
             project_root_markers=settings.project_root_markers,
         )
     if fallback_filenames is not None:
         settings = CodexDocSettings(
-            max_bytes=settings.max_bytes, fallback_filenames=tuple(fallback_filenames),
+            max_bytes=settings.max_bytes,
+            fallback_filenames=tuple(fallback_filenames),
             project_root_markers=settings.project_root_markers,
         )
     cwd = _canonical(env.cwd)
-    markers = settings.project_root_markers if settings.project_root_markers is not None else env.project_root_markers
+    markers = (
+        settings.project_root_markers
+        if settings.project_root_markers is not None
+        else env.project_root_markers
+    )
     root = find_project_root(cwd, markers)
     folders = _chain(root, cwd)
     layers: list[InstructionLayer] = []
@@ -237,7 +286,11 @@ def load_agents_md(
         layers.append(global_layer)
     layers.extend(_project_layers(folders, root, settings, diags))
     return Instructions(
-        profile="codex", cwd=cwd, layers=tuple(layers), text=render_agents_md(cwd, layers), diagnostics=tuple(diags)
+        profile="codex",
+        cwd=cwd,
+        layers=tuple(layers),
+        text=render_agents_md(cwd, layers),
+        diagnostics=tuple(diags),
     )
 
 

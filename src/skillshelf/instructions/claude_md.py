@@ -42,7 +42,11 @@ from skillshelf.instructions.model import InstructionLayer, Instructions, Instru
 __all__ = ["MAX_IMPORT_DEPTH", "load_claude_md", "render_claude_md"]
 
 #: What JavaScript's ``String.prototype.trim`` removes (Claude Code trims every file).
-JS_WHITE_SPACE = "\t\n\x0b\x0c\r \xa0\ufeff\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u2028\u2029\u202f\u205f\u3000"
+JS_WHITE_SPACE = (
+    "\t\n\x0b\x0c\r \xa0\ufeff\u1680"
+    + "".join(map(chr, range(0x2000, 0x200B)))
+    + "\u2028\u2029\u202f\u205f\u3000"
+)
 MAX_IMPORT_DEPTH = 5
 MAX_RULE_FILES = 500
 HEADER = "# claudeMd"
@@ -69,8 +73,15 @@ class _Walk:
     seen: set[str] = field(default_factory=set)
 
     def add_file(
-        self, path: Path, scope: InstructionScope, kind: LayerKind, *, external_ok: bool,
-        depth: int = 0, importer: Path | None = None, rule: bool = False,
+        self,
+        path: Path,
+        scope: InstructionScope,
+        kind: LayerKind,
+        *,
+        external_ok: bool,
+        depth: int = 0,
+        importer: Path | None = None,
+        rule: bool = False,
     ) -> None:
         key = _key(path)
         if key in self.seen or depth >= MAX_IMPORT_DEPTH:
@@ -83,52 +94,98 @@ class _Walk:
             self.diags.append(invalid_utf8_diagnostic(path))
         body, front = strip_front_matter(result.text)
         if rule and front is not None and _has_paths(front):
-            self._skip(path, scope, kind, result.size, "conditional rule (front matter `paths`)", importer, depth)
+            self._skip(
+                path, scope, kind, result.size, "conditional rule (front matter `paths`)", importer, depth
+            )
             return
         text = clean_text(body).strip(JS_WHITE_SPACE)
         if not text:
             self._skip(path, scope, kind, result.size, "blank", importer, depth)
             return
-        self.layers.append(InstructionLayer(
-            path=path, scope=scope, kind=kind, text=text, size=result.size,
-            bytes_cut=result.size - result.data_len, imported_from=importer, depth=depth,
-        ))
+        self.layers.append(
+            InstructionLayer(
+                path=path,
+                scope=scope,
+                kind=kind,
+                text=text,
+                size=result.size,
+                bytes_cut=result.size - result.data_len,
+                imported_from=importer,
+                depth=depth,
+            )
+        )
         for raw in extract_imports(text):
             self._add_import(raw, path, scope, external_ok=external_ok, depth=depth + 1)
 
-    def _add_import(self, raw: str, importer: Path, scope: InstructionScope, *, external_ok: bool, depth: int) -> None:
+    def _add_import(
+        self, raw: str, importer: Path, scope: InstructionScope, *, external_ok: bool, depth: int
+    ) -> None:
         target = resolve_import(raw, importer=importer, home=self.home)
         if target.suffix.lower() in BINARY_EXTENSIONS or not is_regular_file(target):
             if not is_regular_file(target) and _key(target) not in self.seen:
-                self.diags.append(_import_diag("IN111", f"import @{raw} names no readable file", importer,
-                                               "fix the path (relative to this file) or remove the @ line"))
+                self.diags.append(
+                    _import_diag(
+                        "IN111",
+                        f"import @{raw} names no readable file",
+                        importer,
+                        "fix the path (relative to this file) or remove the @ line",
+                    )
+                )
             return
         if not external_ok and not _inside(target, self.cwd):
-            self.diags.append(_import_diag(
-                "IN112", f"import @{raw} leaves the working folder, so it is not loaded", importer,
-                "move the file under the working folder or import it from ~/.claude/CLAUDE.md",
-                Severity.INFO,
-            ))
+            self.diags.append(
+                _import_diag(
+                    "IN112",
+                    f"import @{raw} leaves the working folder, so it is not loaded",
+                    importer,
+                    "move the file under the working folder or import it from ~/.claude/CLAUDE.md",
+                    Severity.INFO,
+                )
+            )
             return
         if depth >= MAX_IMPORT_DEPTH and _key(target) not in self.seen:
-            self.diags.append(_import_diag(
-                "IN113", f"import @{raw} is nested more than {MAX_IMPORT_DEPTH - 1} levels deep; not loaded",
-                importer, "import the file from a shallower file", Severity.WARNING,
-            ))
+            self.diags.append(
+                _import_diag(
+                    "IN113",
+                    f"import @{raw} is nested more than {MAX_IMPORT_DEPTH - 1} levels deep; not loaded",
+                    importer,
+                    "import the file from a shallower file",
+                    Severity.WARNING,
+                )
+            )
             return
-        self.add_file(target, scope, LayerKind.IMPORT, external_ok=external_ok, depth=depth, importer=importer)
+        self.add_file(
+            target, scope, LayerKind.IMPORT, external_ok=external_ok, depth=depth, importer=importer
+        )
 
     def _skip(
-        self, path: Path, scope: InstructionScope, kind: LayerKind, size: int, reason: str,
-        importer: Path | None, depth: int,
+        self,
+        path: Path,
+        scope: InstructionScope,
+        kind: LayerKind,
+        size: int,
+        reason: str,
+        importer: Path | None,
+        depth: int,
     ) -> None:
-        self.layers.append(InstructionLayer(
-            path=path, scope=scope, kind=kind, text="", size=size, included=False, reason=reason,
-            imported_from=importer, depth=depth,
-        ))
+        self.layers.append(
+            InstructionLayer(
+                path=path,
+                scope=scope,
+                kind=kind,
+                text="",
+                size=size,
+                included=False,
+                reason=reason,
+                imported_from=importer,
+                depth=depth,
+            )
+        )
 
 
-def _import_diag(code: str, message: str, path: Path, fix: str, severity: Severity = Severity.WARNING) -> Diagnostic:
+def _import_diag(
+    code: str, message: str, path: Path, fix: str, severity: Severity = Severity.WARNING
+) -> Diagnostic:
     return Diagnostic(code=code, severity=severity, message=message, fix=fix, path=path)
 
 
@@ -201,7 +258,11 @@ def load_claude_md(env: Env) -> Instructions:
         walk.add_file(rule, InstructionScope.USER, LayerKind.RULE, external_ok=True, rule=True)
     root = find_project_root(cwd, env.project_root_markers)
     for folder in _folders_from_top(cwd):
-        scope = InstructionScope.FOLDER if folder.is_relative_to(root) and folder != root else InstructionScope.PROJECT
+        scope = (
+            InstructionScope.FOLDER
+            if folder.is_relative_to(root) and folder != root
+            else InstructionScope.PROJECT
+        )
         for path in (folder / "CLAUDE.md", folder / ".claude" / "CLAUDE.md"):
             if usable_file(path, walk.diags):
                 walk.add_file(path, scope, LayerKind.CLAUDE, external_ok=False)
@@ -218,7 +279,11 @@ def load_claude_md(env: Env) -> Instructions:
 
 def render_claude_md(layers: tuple[InstructionLayer, ...]) -> str:
     """One section per included file: ``Contents of PATH (LABEL):`` then the text."""
-    sections = [f"Contents of {layer.path} ({LABELS[layer.scope]}):\n\n{layer.text}" for layer in layers if layer.included]
+    sections = [
+        f"Contents of {layer.path} ({LABELS[layer.scope]}):\n\n{layer.text}"
+        for layer in layers
+        if layer.included
+    ]
     if not sections:
         return ""
     return f"{HEADER}\n{INTRO}\n\n" + "\n\n".join(sections)

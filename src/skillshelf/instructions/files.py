@@ -69,8 +69,11 @@ def _entry_status(path: Path) -> tuple[bool, Diagnostic | None]:
         what, severity = "not a regular file (a FIFO, socket or device)", Severity.WARNING
         fix = "replace it with a regular file, or remove it"
     return False, Diagnostic(
-        code="IN106", severity=severity, message=f"instructions entry is {what}; skipped, as the agent does",
-        fix=fix, path=path,
+        code="IN106",
+        severity=severity,
+        message=f"instructions entry is {what}; skipped, as the agent does",
+        fix=fix,
+        path=path,
     )
 
 
@@ -126,7 +129,9 @@ def read_bounded(path: Path, limit: int | None = None) -> ReadResult:
             fix="split the file or move detail into files the agent reads on demand",
             path=path,
         )
-    return ReadResult(text=text, data_len=len(data), size=max(size, len(data)), invalid_utf8=invalid, diagnostic=diag)
+    return ReadResult(
+        text=text, data_len=len(data), size=max(size, len(data)), invalid_utf8=invalid, diagnostic=diag
+    )
 
 
 def invalid_utf8_diagnostic(path: Path) -> Diagnostic:

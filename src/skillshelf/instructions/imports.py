@@ -26,11 +26,59 @@ _COMMENT = re.compile(r"<!--.*?-->", re.S)
 
 #: Imports of files with these extensions are skipped: they are not text.
 BINARY_EXTENSIONS = frozenset(
-    {".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp", ".ico", ".tiff", ".svgz", ".pdf", ".zip",
-     ".gz", ".tgz", ".bz2", ".xz", ".7z", ".rar", ".tar", ".jar", ".class", ".exe", ".dll", ".so",
-     ".dylib", ".o", ".a", ".bin", ".dat", ".db", ".sqlite", ".sqlite3", ".wasm", ".pyc", ".mp3",
-     ".mp4", ".wav", ".ogg", ".flac", ".mov", ".avi", ".mkv", ".webm", ".woff", ".woff2", ".ttf",
-     ".otf", ".eot", ".psd", ".ai", ".sketch", ".heic"}
+    {
+        ".png",
+        ".jpg",
+        ".jpeg",
+        ".gif",
+        ".webp",
+        ".bmp",
+        ".ico",
+        ".tiff",
+        ".svgz",
+        ".pdf",
+        ".zip",
+        ".gz",
+        ".tgz",
+        ".bz2",
+        ".xz",
+        ".7z",
+        ".rar",
+        ".tar",
+        ".jar",
+        ".class",
+        ".exe",
+        ".dll",
+        ".so",
+        ".dylib",
+        ".o",
+        ".a",
+        ".bin",
+        ".dat",
+        ".db",
+        ".sqlite",
+        ".sqlite3",
+        ".wasm",
+        ".pyc",
+        ".mp3",
+        ".mp4",
+        ".wav",
+        ".ogg",
+        ".flac",
+        ".mov",
+        ".avi",
+        ".mkv",
+        ".webm",
+        ".woff",
+        ".woff2",
+        ".ttf",
+        ".otf",
+        ".eot",
+        ".psd",
+        ".ai",
+        ".sketch",
+        ".heic",
+    }
 )
 
 
@@ -59,7 +107,10 @@ def clean_text(text: str) -> str:
             in_fence = None if in_fence else fence.group(1)
         if in_fence is None and _COMMENT_START.match(line):
             end = index
-            while end < len(lines) and "-->" not in lines[end][(line.index("<!--") + 4) if end == index else 0:]:
+            while (
+                end < len(lines)
+                and "-->" not in lines[end][(line.index("<!--") + 4) if end == index else 0 :]
+            ):
                 end += 1
             if end < len(lines):
                 rest = _COMMENT.sub("", "\n".join(lines[index : end + 1]))

@@ -39,7 +39,14 @@ from skillshelf.memory.phase2 import (
     parse_consolidation_reply,
 )
 
-__all__ = ["BUDGET_SPENT", "ConsolidationOutcome", "Consolidator", "DirectConsolidator", "StagedFolder", "take_call"]
+__all__ = [
+    "BUDGET_SPENT",
+    "ConsolidationOutcome",
+    "Consolidator",
+    "DirectConsolidator",
+    "StagedFolder",
+    "take_call",
+]
 
 BUDGET_SPENT = "ME041"  # the run's model-call budget ran out in the middle of a consolidation
 
@@ -69,15 +76,25 @@ class Consolidator(Protocol):
     @property
     def name(self) -> str: ...
 
-    def consolidate(self, prompt: str, memory_dir: Path, *, init: bool, effort: str | None,
-                    budget: CallBudget | None = None) -> ConsolidationOutcome: ...
+    def consolidate(
+        self,
+        prompt: str,
+        memory_dir: Path,
+        *,
+        init: bool,
+        effort: str | None,
+        budget: CallBudget | None = None,
+    ) -> ConsolidationOutcome: ...
 
 
 def take_call(budget: CallBudget | None) -> None:
     """Take one model call from ``budget``; ModelCallError ``ME041`` when it is spent."""
     if budget is not None and not budget.take():
-        raise ModelCallError(f"the budget of {budget.limit} model calls for this run ran out during consolidation",
-                             code=BUDGET_SPENT, hint="nothing was written; raise --max-calls or run again later")
+        raise ModelCallError(
+            f"the budget of {budget.limit} model calls for this run ran out during consolidation",
+            code=BUDGET_SPENT,
+            hint="nothing was written; raise --max-calls or run again later",
+        )
 
 
 class DirectConsolidator:
@@ -88,12 +105,20 @@ class DirectConsolidator:
     def __init__(self, model: JsonModel) -> None:
         self.model = model
 
-    def consolidate(self, prompt: str, memory_dir: Path, *, init: bool, effort: str | None,
-                    budget: CallBudget | None = None) -> ConsolidationOutcome:
+    def consolidate(
+        self,
+        prompt: str,
+        memory_dir: Path,
+        *,
+        init: bool,
+        effort: str | None,
+        budget: CallBudget | None = None,
+    ) -> ConsolidationOutcome:
         take_call(budget)
         reply = self.model.complete(system=CONSOLIDATION_SYSTEM, user=prompt, schema=None, effort=effort)
-        return ConsolidationOutcome(consolidation=parse_consolidation_reply(reply, init=init), model_calls=1,
-                                    consolidator=self.name)
+        return ConsolidationOutcome(
+            consolidation=parse_consolidation_reply(reply, init=init), model_calls=1, consolidator=self.name
+        )
 
 
 def _ignore_special(folder: str, names: list[str]) -> set[str]:
@@ -131,13 +156,17 @@ def _writable_files(root: Path) -> dict[str, Path]:
 
 def _text_of(data: bytes, relative: str) -> str:
     if len(data) > MAX_FILE_BYTES:
-        raise ModelCallError(f"{relative} is larger than {MAX_FILE_BYTES} bytes", code="ME036",
-                             hint="retry; the consolidation was discarded")
+        raise ModelCallError(
+            f"{relative} is larger than {MAX_FILE_BYTES} bytes",
+            code="ME036",
+            hint="retry; the consolidation was discarded",
+        )
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ModelCallError(f"{relative} is not UTF-8 text", code="ME036",
-                             hint="retry; the consolidation was discarded") from exc
+        raise ModelCallError(
+            f"{relative} is not UTF-8 text", code="ME036", hint="retry; the consolidation was discarded"
+        ) from exc
 
 
 class StagedFolder:
@@ -169,8 +198,9 @@ class StagedFolder:
             elif source.is_file():
                 shutil.copy2(source, self.path / name)
 
-    def consolidation(self, *, init: bool, delete: Sequence[object] = (),
-                      extra_files: dict[str, str] | None = None) -> Consolidation:
+    def consolidation(
+        self, *, init: bool, delete: Sequence[object] = (), extra_files: dict[str, str] | None = None
+    ) -> Consolidation:
         """What changed in the copy, validated: new or changed writable files, writable files that
         disappeared (deleted), plus ``delete`` and ``extra_files`` (for paths not written here)."""
         before, after = _writable_files(self.memory_dir), _writable_files(self.path)
@@ -194,5 +224,7 @@ class StagedFolder:
     def __enter__(self) -> StagedFolder:
         return self
 
-    def __exit__(self, t: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None) -> None:
+    def __exit__(
+        self, t: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self.close()

@@ -28,8 +28,11 @@ class ResetResult:
 def clear_folder(folder: Path) -> bool:
     """Empty ``folder`` (kept); refuses a symlinked folder. False when it did not exist."""
     if folder.is_symlink():
-        raise PathEscapeError(f"memory folder {folder} is a symlink; refusing to empty it", path=folder,
-                              hint="remove the symlink yourself if you want it gone")
+        raise PathEscapeError(
+            f"memory folder {folder} is a symlink; refusing to empty it",
+            path=folder,
+            hint="remove the symlink yourself if you want it gone",
+        )
     if not folder.is_dir():
         return False
     for child in folder.iterdir():

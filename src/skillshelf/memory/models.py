@@ -27,7 +27,9 @@ class JsonModel(Protocol):
     @property
     def ref(self) -> ModelRef: ...
 
-    def complete(self, *, system: str, user: str, schema: Mapping[str, Any] | None, effort: str | None) -> str: ...
+    def complete(
+        self, *, system: str, user: str, schema: Mapping[str, Any] | None, effort: str | None
+    ) -> str: ...
 
 
 class CallBudget:
@@ -62,7 +64,9 @@ class ModelClient:
     _client: Any
     json_mode: str = "schema"  # schema | object | off (for OpenAI-compatible servers without json_schema)
 
-    def complete(self, *, system: str, user: str, schema: Mapping[str, Any] | None, effort: str | None) -> str:
+    def complete(
+        self, *, system: str, user: str, schema: Mapping[str, Any] | None, effort: str | None
+    ) -> str:
         try:
             if self.ref.provider == "anthropic":
                 return self._anthropic(system, user)
@@ -70,8 +74,11 @@ class ModelClient:
         except ModelCallError:
             raise
         except Exception as exc:  # the SDKs raise many types; all mean "this call failed"
-            raise ModelCallError(f"{self.ref} call failed: {type(exc).__name__}: {str(exc)[:300]}", code="ME030",
-                                 hint="check --base-url, the API key variable and the model name") from exc
+            raise ModelCallError(
+                f"{self.ref} call failed: {type(exc).__name__}: {str(exc)[:300]}",
+                code="ME030",
+                hint="check --base-url, the API key variable and the model name",
+            ) from exc
 
     def _openai(self, system: str, user: str, schema: Mapping[str, Any] | None, effort: str | None) -> str:
         kwargs: dict[str, Any] = {
@@ -82,43 +89,69 @@ class ModelClient:
         if self.json_mode == "object":
             kwargs["response_format"] = {"type": "json_object"}
         elif schema is not None and self.json_mode == "schema":
-            kwargs["response_format"] = {"type": "json_schema",
-                                         "json_schema": {"name": "memory", "schema": dict(schema), "strict": True}}
+            kwargs["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": "memory", "schema": dict(schema), "strict": True},
+            }
         if effort:
             kwargs["reasoning_effort"] = effort
         response = self._client.chat.completions.create(**kwargs)
         if not response.choices:
-            raise ModelCallError(f"{self.ref} returned no choices", code="ME031", hint="try again or another model")
+            raise ModelCallError(
+                f"{self.ref} returned no choices", code="ME031", hint="try again or another model"
+            )
         return str(response.choices[0].message.content or "")
 
     def _anthropic(self, system: str, user: str) -> str:
         response = self._client.messages.create(
-            model=self.ref.name, system=system, max_tokens=self.max_output_tokens,
+            model=self.ref.name,
+            system=system,
+            max_tokens=self.max_output_tokens,
             messages=[{"role": "user", "content": user}],
         )
         return "".join(getattr(block, "text", "") for block in response.content if block.type == "text")
 
 
-def build_client(model: str, *, base_url: str | None, api_key: str | None, max_output_tokens: int,
-                 timeout_s: float, max_retries: int = 2, json_mode: str = "schema") -> ModelClient:
+def build_client(
+    model: str,
+    *,
+    base_url: str | None,
+    api_key: str | None,
+    max_output_tokens: int,
+    timeout_s: float,
+    max_retries: int = 2,
+    json_mode: str = "schema",
+) -> ModelClient:
     """A client for ``PROVIDER:NAME``; the SDK reads its usual key variable when ``api_key`` is None."""
     ref = parse_model_ref(model)
     try:
         if ref.provider == "anthropic":
             import anthropic
 
-            client: Any = anthropic.Anthropic(api_key=api_key or "unset", base_url=base_url,
-                                              timeout=timeout_s, max_retries=max_retries)
+            client: Any = anthropic.Anthropic(
+                api_key=api_key or "unset", base_url=base_url, timeout=timeout_s, max_retries=max_retries
+            )
         else:
             import openai
 
-            client = openai.OpenAI(api_key=api_key or "unset", base_url=base_url, timeout=timeout_s,
-                                   max_retries=max_retries)
+            client = openai.OpenAI(
+                api_key=api_key or "unset", base_url=base_url, timeout=timeout_s, max_retries=max_retries
+            )
     except ImportError as exc:
-        raise UsageError(f"the {ref.provider} SDK is not installed", code="ME032",
-                         hint=f"pip install 'skillshelf[{ref.provider}]'") from exc
-    return ModelClient(ref=ref, base_url=base_url, api_key=api_key, max_output_tokens=max_output_tokens,
-                       timeout_s=timeout_s, _client=client, json_mode=json_mode)
+        raise UsageError(
+            f"the {ref.provider} SDK is not installed",
+            code="ME032",
+            hint=f"pip install 'skillshelf[{ref.provider}]'",
+        ) from exc
+    return ModelClient(
+        ref=ref,
+        base_url=base_url,
+        api_key=api_key,
+        max_output_tokens=max_output_tokens,
+        timeout_s=timeout_s,
+        _client=client,
+        json_mode=json_mode,
+    )
 
 
 _FENCE = re.compile(r"```(?:json)?\s*(\{.*\})\s*```", re.DOTALL)
@@ -140,5 +173,8 @@ def parse_json_reply(text: str) -> dict[str, Any]:
             continue
         if isinstance(value, dict):
             return value
-    raise ModelCallError("the model did not answer with a JSON object", code="ME033",
-                         hint="use a model that follows JSON instructions, or retry later")
+    raise ModelCallError(
+        "the model did not answer with a JSON object",
+        code="ME033",
+        hint="use a model that follows JSON instructions, or retry later",
+    )

@@ -139,7 +139,9 @@ def truncate_middle(text: str, max_tokens: int) -> str:
 def build_stage1_prompt(session: Session, *, token_limit: int) -> tuple[str, str]:
     """(system, user) for one session: filtered, redacted, then truncated to the budget."""
     items = truncate_middle(serialize_items(filter_items(session.items)), token_limit)
-    user = _STAGE1_USER.format(path=session.path, cwd=session.cwd or "unknown", source=session.source, items=items)
+    user = _STAGE1_USER.format(
+        path=session.path, cwd=session.cwd or "unknown", source=session.source, items=items
+    )
     return STAGE1_SYSTEM, user
 
 
@@ -147,17 +149,29 @@ def parse_stage1_reply(text: str) -> Stage1Result | None:
     """The model's answer; None when the gate said "nothing to keep". Invalid answers raise."""
     value = parse_json_reply(text)
     raw, summary, slug = value.get("raw_memory"), value.get("rollout_summary"), value.get("rollout_slug")
-    if not isinstance(raw, str) or not isinstance(summary, str) or not (slug is None or isinstance(slug, str)):
-        raise ModelCallError("the model's JSON lacks raw_memory / rollout_summary / rollout_slug", code="ME034",
-                             hint="use a model that follows the JSON schema")
+    if (
+        not isinstance(raw, str)
+        or not isinstance(summary, str)
+        or not (slug is None or isinstance(slug, str))
+    ):
+        raise ModelCallError(
+            "the model's JSON lacks raw_memory / rollout_summary / rollout_slug",
+            code="ME034",
+            hint="use a model that follows the JSON schema",
+        )
     if raw == "" or summary == "":
         return None
     clean_slug = redact_secrets(slug)[:80] if slug else None
-    return Stage1Result(raw_memory=redact_secrets(raw), rollout_summary=redact_secrets(summary),
-                        rollout_slug=clean_slug or None)
+    return Stage1Result(
+        raw_memory=redact_secrets(raw),
+        rollout_summary=redact_secrets(summary),
+        rollout_slug=clean_slug or None,
+    )
 
 
-def extract(model: JsonModel, session: Session, *, token_limit: int, effort: str | None) -> Stage1Result | None:
+def extract(
+    model: JsonModel, session: Session, *, token_limit: int, effort: str | None
+) -> Stage1Result | None:
     """One Phase-1 model call for ``session``."""
     system, user = build_stage1_prompt(session, token_limit=token_limit)
     return parse_stage1_reply(model.complete(system=system, user=user, schema=STAGE1_SCHEMA, effort=effort))

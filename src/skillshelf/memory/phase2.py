@@ -63,8 +63,10 @@ CONSOLIDATION_GUIDE = """- memory_summary.md is always shown to the next agent, 
 - skills/<name>/SKILL.md (optional): a reusable procedure with YAML front matter (name,
   description), under 500 lines."""
 
-WRITABLE_RULE = ("only MEMORY.md, memory_summary.md and skills/<name>/<file> (name: lowercase letters, digits, "
-                 "hyphens) can be written; rollout_summaries/ and raw_memories.md are maintained by the pipeline")
+WRITABLE_RULE = (
+    "only MEMORY.md, memory_summary.md and skills/<name>/<file> (name: lowercase letters, digits, "
+    "hyphens) can be written; rollout_summaries/ and raw_memories.md are maintained by the pipeline"
+)
 
 CONSOLIDATION_SYSTEM = f"""{CONSOLIDATION_ROLE} You receive the latest per-session memories and the folder's current files, and
 you return the new versions of the files you change, as one JSON object:
@@ -113,8 +115,12 @@ def _atomic_write(path: Path, text: str) -> None:
 
 
 def _summary_text(row: OutputRow) -> str:
-    lines = [f"thread_id: {row.session_id}", f"updated_at: {_rfc3339(row.source_updated_at_ms)}",
-             f"rollout_path: {row.path}", f"cwd: {row.cwd}"]
+    lines = [
+        f"thread_id: {row.session_id}",
+        f"updated_at: {_rfc3339(row.source_updated_at_ms)}",
+        f"rollout_path: {row.path}",
+        f"cwd: {row.cwd}",
+    ]
     if row.git_branch:
         lines.append(f"git_branch: {row.git_branch}")
     return "\n".join(lines) + "\n\n" + row.rollout_summary.rstrip("\n") + "\n"
@@ -126,9 +132,12 @@ def write_raw_memories(root: Path, rows: Sequence[OutputRow]) -> None:
         _atomic_write(root / "raw_memories.md", EMPTY_RAW)
         return
     parts = ["# Raw Memories\n\nMerged stage-1 raw memories (latest first):\n\n"]
-    parts.extend(f"## Thread `{row.session_id}`\nupdated_at: {_rfc3339(row.source_updated_at_ms)}\n"
-                 f"cwd: {row.cwd}\nrollout_path: {row.path}\nrollout_summary_file: {_stem(row)}.md\n\n"
-                 f"{row.raw_memory.strip()}\n\n" for row in rows)
+    parts.extend(
+        f"## Thread `{row.session_id}`\nupdated_at: {_rfc3339(row.source_updated_at_ms)}\n"
+        f"cwd: {row.cwd}\nrollout_path: {row.path}\nrollout_summary_file: {_stem(row)}.md\n\n"
+        f"{row.raw_memory.strip()}\n\n"
+        for row in rows
+    )
     _atomic_write(root / "raw_memories.md", "".join(parts))
 
 
@@ -161,19 +170,26 @@ def remove_rollout_summaries(root: Path, rows: Sequence[OutputRow]) -> None:
 
 def render_selection(selection: Selection) -> str:
     """The diff block of the prompt: counts, current inputs (added/retained), removed inputs."""
-    lines = [f"- selected inputs this run: {len(selection.selected)}",
-             f"- newly added since the last successful Phase 2 run: {selection.added_count}",
-             f"- retained from the last successful Phase 2 run: {len(selection.retained_ids)}",
-             f"- removed from the last successful Phase 2 run: {len(selection.removed)}", "",
-             "Current selected Phase 1 inputs:"]
+    lines = [
+        f"- selected inputs this run: {len(selection.selected)}",
+        f"- newly added since the last successful Phase 2 run: {selection.added_count}",
+        f"- retained from the last successful Phase 2 run: {len(selection.retained_ids)}",
+        f"- removed from the last successful Phase 2 run: {len(selection.removed)}",
+        "",
+        "Current selected Phase 1 inputs:",
+    ]
     for row in selection.selected or ():
         state = "retained" if row.session_id in selection.retained_ids else "added"
-        lines.append(f"- [{state}] thread_id={row.session_id}, rollout_summary_file=rollout_summaries/{_stem(row)}.md")
+        lines.append(
+            f"- [{state}] thread_id={row.session_id}, rollout_summary_file=rollout_summaries/{_stem(row)}.md"
+        )
     if not selection.selected:
         lines.append("- none")
     lines += ["", "Removed from the last successful Phase 2 selection:"]
-    lines += [f"- thread_id={r.session_id}, rollout_summary_file=rollout_summaries/{_stem(r)}.md"
-              for r in selection.removed] or ["- none"]
+    lines += [
+        f"- thread_id={r.session_id}, rollout_summary_file=rollout_summaries/{_stem(r)}.md"
+        for r in selection.removed
+    ] or ["- none"]
     return "\n".join(lines)
 
 
@@ -189,15 +205,31 @@ def build_consolidation_prompt(root: Path, selection: Selection, *, token_limit:
     this is INIT mode (the folder has no ``MEMORY.md`` with content yet). The system prompt is the
     consolidator's own (``CONSOLIDATION_SYSTEM`` for the direct call)."""
     memory_md, summary = _read(root / "MEMORY.md"), _read(root / "memory_summary.md")
-    skills = sorted(str(p.relative_to(root)) for p in (root / "skills").rglob("*") if p.is_file()) \
-        if (root / "skills").is_dir() else []
+    skills = (
+        sorted(str(p.relative_to(root)) for p in (root / "skills").rglob("*") if p.is_file())
+        if (root / "skills").is_dir()
+        else []
+    )
     init = not memory_md.strip()
     mode = "INIT" if init else "INCREMENTAL"
-    sections = [f"Mode: {mode}", f"Memory folder: {root}", "", render_selection(selection), "",
-                "=== raw_memories.md ===", truncate_middle(_read(root / "raw_memories.md"), token_limit // 2), "",
-                "=== current MEMORY.md ===", truncate_middle(memory_md, token_limit // 4) or "(missing)", "",
-                "=== current memory_summary.md ===", summary or "(missing)", "",
-                "=== current skills/ files ===", "\n".join(skills) or "(none)"]
+    sections = [
+        f"Mode: {mode}",
+        f"Memory folder: {root}",
+        "",
+        render_selection(selection),
+        "",
+        "=== raw_memories.md ===",
+        truncate_middle(_read(root / "raw_memories.md"), token_limit // 2),
+        "",
+        "=== current MEMORY.md ===",
+        truncate_middle(memory_md, token_limit // 4) or "(missing)",
+        "",
+        "=== current memory_summary.md ===",
+        summary or "(missing)",
+        "",
+        "=== current skills/ files ===",
+        "\n".join(skills) or "(none)",
+    ]
     return redact_secrets("\n".join(sections)), init
 
 
@@ -205,12 +237,18 @@ def _safe_relative(path: str) -> str:
     pure = PurePosixPath(path.replace("\\", "/"))
     text = str(pure)
     if pure.is_absolute() or ".." in pure.parts or text.startswith("~"):
-        raise PathEscapeError(f"the model asked to write outside the memory folder: {path!r}", path=path,
-                              hint="the consolidation output was discarded; retry the run")
+        raise PathEscapeError(
+            f"the model asked to write outside the memory folder: {path!r}",
+            path=path,
+            hint="the consolidation output was discarded; retry the run",
+        )
     if text in ("MEMORY.md", "memory_summary.md") or _SKILL_PATH.match(text):
         return text
-    raise PathEscapeError(f"the model may not write {path!r}", path=path,
-                          hint="only MEMORY.md, memory_summary.md and skills/<name>/... can be written")
+    raise PathEscapeError(
+        f"the model may not write {path!r}",
+        path=path,
+        hint="only MEMORY.md, memory_summary.md and skills/<name>/... can be written",
+    )
 
 
 def is_writable_memory_path(path: str) -> bool:
@@ -228,28 +266,41 @@ def parse_consolidation_reply(text: str, *, init: bool) -> Consolidation:
     value = parse_json_reply(text)
     files, delete = value.get("files", {}), value.get("delete", [])
     if not isinstance(files, dict) or not isinstance(delete, list):
-        raise ModelCallError("consolidation reply needs {\"files\": {...}, \"delete\": [...]}", code="ME035",
-                             hint="use a model that follows the JSON instructions")
+        raise ModelCallError(
+            'consolidation reply needs {"files": {...}, "delete": [...]}',
+            code="ME035",
+            hint="use a model that follows the JSON instructions",
+        )
     return check_consolidation(files, delete, init=init)
 
 
-def check_consolidation(files: Mapping[str, object], delete: Sequence[object], *, init: bool,
-                        present: Collection[str] = ()) -> Consolidation:
+def check_consolidation(
+    files: Mapping[str, object], delete: Sequence[object], *, init: bool, present: Collection[str] = ()
+) -> Consolidation:
     """The rules every consolidation passes, however it was produced: at most ``MAX_FILES``
     files of text under ``MAX_FILE_BYTES`` each, only writable paths, secrets redacted, and in
     INIT mode both ``MEMORY.md`` and ``memory_summary.md`` written (or already ``present``)."""
     if len(files) > MAX_FILES:
-        raise ModelCallError(f"consolidation reply has {len(files)} files (limit {MAX_FILES})", code="ME036",
-                             hint="retry; the reply was discarded")
+        raise ModelCallError(
+            f"consolidation reply has {len(files)} files (limit {MAX_FILES})",
+            code="ME036",
+            hint="retry; the reply was discarded",
+        )
     clean: dict[str, str] = {}
     for path, content in files.items():
         if not isinstance(content, str) or len(content.encode("utf-8")) > MAX_FILE_BYTES:
-            raise ModelCallError(f"file {path!r} in the reply is not text under {MAX_FILE_BYTES} bytes", code="ME036",
-                                 hint="retry; the reply was discarded")
+            raise ModelCallError(
+                f"file {path!r} in the reply is not text under {MAX_FILE_BYTES} bytes",
+                code="ME036",
+                hint="retry; the reply was discarded",
+            )
         clean[_safe_relative(str(path))] = redact_secrets(content)
     if init and not {"MEMORY.md", "memory_summary.md"} <= clean.keys() | set(present):
-        raise ModelCallError("first consolidation must write MEMORY.md and memory_summary.md", code="ME037",
-                             hint="retry with a stronger consolidation model")
+        raise ModelCallError(
+            "first consolidation must write MEMORY.md and memory_summary.md",
+            code="ME037",
+            hint="retry with a stronger consolidation model",
+        )
     return Consolidation(files=clean, delete=tuple(_deletable(str(p)) for p in delete))
 
 
@@ -263,8 +314,11 @@ def _deletable(path: str) -> str:
 
 def _check_root(root: Path) -> None:
     if root.is_symlink():
-        raise PathEscapeError(f"memory folder {root} is a symlink; refusing to write through it", path=root,
-                              hint="replace the symlink with a real folder")
+        raise PathEscapeError(
+            f"memory folder {root} is a symlink; refusing to write through it",
+            path=root,
+            hint="replace the symlink with a real folder",
+        )
     root.mkdir(parents=True, exist_ok=True)
 
 
@@ -274,8 +328,11 @@ def _confined(root: Path, relative: str) -> Path:
     for part in PurePosixPath(relative).parts[:-1]:
         current = current / part
         if current.is_symlink():
-            raise PathEscapeError(f"{current} is a symlink inside the memory folder", path=current,
-                                  hint="remove the symlink; memory files are written only inside the folder")
+            raise PathEscapeError(
+                f"{current} is a symlink inside the memory folder",
+                path=current,
+                hint="remove the symlink; memory files are written only inside the folder",
+            )
     if target.is_symlink():
         raise PathEscapeError(f"{target} is a symlink", path=target, hint="remove the symlink")
     return target

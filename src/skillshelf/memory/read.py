@@ -24,8 +24,16 @@ from skillshelf.memory.layout import GLOBAL_SCOPE, project_scope, scope_dir
 from skillshelf.memory.phase1 import truncate_middle
 from skillshelf.tokens import approx_tokens
 
-__all__ = ["MemoryHit", "MemorySummary", "memory_folders_for", "memory_skill_roots", "memory_summary_for",
-           "parse_citations", "record_citations", "search_memory"]
+__all__ = [
+    "MemoryHit",
+    "MemorySummary",
+    "memory_folders_for",
+    "memory_skill_roots",
+    "memory_summary_for",
+    "parse_citations",
+    "record_citations",
+    "search_memory",
+]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -40,8 +48,14 @@ class MemorySummary:
     truncated: bool
 
     def to_dict(self) -> dict[str, object]:
-        return {"text": self.text, "path": str(self.path), "folder": str(self.folder), "scope": self.scope,
-                "tokens": self.tokens, "truncated": self.truncated}
+        return {
+            "text": self.text,
+            "path": str(self.path),
+            "folder": str(self.folder),
+            "scope": self.scope,
+            "tokens": self.tokens,
+            "truncated": self.truncated,
+        }
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -55,8 +69,13 @@ class MemoryHit:
     session_id: str | None = None
 
     def to_dict(self) -> dict[str, object]:
-        return {"path": str(self.path), "line": self.line, "text": self.text, "score": self.score,
-                "session_id": self.session_id}
+        return {
+            "path": str(self.path),
+            "line": self.line,
+            "text": self.text,
+            "score": self.score,
+            "session_id": self.session_id,
+        }
 
 
 def memory_folders_for(env: Env) -> list[tuple[str, Path]]:
@@ -79,8 +98,14 @@ def memory_summary_for(env: Env, *, token_cap: int = 5000) -> MemorySummary | No
         if not raw:
             continue
         text = truncate_middle(raw, token_cap)
-        return MemorySummary(text=text, path=path, folder=folder, scope=scope, tokens=approx_tokens(text),
-                             truncated=text != raw)
+        return MemorySummary(
+            text=text,
+            path=path,
+            folder=folder,
+            scope=scope,
+            tokens=approx_tokens(text),
+            truncated=text != raw,
+        )
     return None
 
 
@@ -110,8 +135,9 @@ def _nearest_thread(lines: list[str], index: int) -> str | None:
     return None
 
 
-def search_memory(env: Env, query: str, *, limit: int = 20, record_usage: bool = True,
-                  db: str | None = None) -> list[MemoryHit]:
+def search_memory(
+    env: Env, query: str, *, limit: int = 20, record_usage: bool = True, db: str | None = None
+) -> list[MemoryHit]:
     """Lines of ``MEMORY.md`` and rollout summaries matching the query's words, best first."""
     words = {w.lower() for w in _WORD.findall(query)}
     if not words:
@@ -130,8 +156,11 @@ def search_memory(env: Env, query: str, *, limit: int = 20, record_usage: bool =
                 score = sum(lowered.count(w) for w in words)
                 if score:
                     session = owner or (_nearest_thread(lines, n) if path.name == "MEMORY.md" else None)
-                    hits.append(MemoryHit(path=path, line=n + 1, text=line.strip()[:300], score=score,
-                                          session_id=session))
+                    hits.append(
+                        MemoryHit(
+                            path=path, line=n + 1, text=line.strip()[:300], score=score, session_id=session
+                        )
+                    )
     hits.sort(key=lambda h: (-h.score, str(h.path), h.line))
     hits = hits[:limit]
     used = list(dict.fromkeys(h.session_id for h in hits if h.session_id))
@@ -151,8 +180,9 @@ def _record_usage(session_ids: list[str], db: str | None) -> None:
         return  # usage counts are a ranking hint; a missing database must not break search
 
 
-_CITATION_BLOCK = re.compile(r"<(?:oai-mem-citation|memory_citation)>(.*?)</(?:oai-mem-citation|memory_citation)>",
-                             re.DOTALL)
+_CITATION_BLOCK = re.compile(
+    r"<(?:oai-mem-citation|memory_citation)>(.*?)</(?:oai-mem-citation|memory_citation)>", re.DOTALL
+)
 
 
 def _section(text: str, tag: str) -> list[str]:

@@ -76,84 +76,302 @@ _SECRET_KEYS = (
 )
 
 #: The words a ``_SECRET_KEYS`` match starts with (the pattern may put one ``_`` before them).
-_SECRET_KEY_STARTS = ("api", "access", "secret", "client", "auth", "refresh", "private", "token", "pass", "pwd",
-                      "credential")
+_SECRET_KEY_STARTS = (
+    "api",
+    "access",
+    "secret",
+    "client",
+    "auth",
+    "refresh",
+    "private",
+    "token",
+    "pass",
+    "pwd",
+    "credential",
+)
 
 RULES: tuple[Rule, ...] = (
     # --- private keys -----------------------------------------------------------------------
-    Rule(kind="pem-private-key", category="key", needles=('PRIVATE KEY',), pattern=(
-        r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)")),
+    Rule(
+        kind="pem-private-key",
+        category="key",
+        needles=("PRIVATE KEY",),
+        pattern=(
+            r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)"
+        ),
+    ),
     # --- model providers --------------------------------------------------------------------
-    Rule(kind="anthropic-key", category="model-provider", needles=('sk-ant-',), pattern=_B + r"sk-ant-[a-z]+\d*-[A-Za-z0-9_-]{20,}"),
-    Rule(kind="openai-project-key", category="model-provider", needles=('sk-',),
-         pattern=_B + r"sk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,}"),
-    Rule(kind="openai-key", category="model-provider", needles=('sk-',), pattern=r"sk-[A-Za-z0-9]{20,}"),
-    Rule(kind="huggingface-token", category="model-provider", needles=('hf_',), pattern=_B + r"hf_[A-Za-z0-9]{30,}" + _E),
-    Rule(kind="groq-key", category="model-provider", needles=('gsk_',), pattern=_B + r"gsk_[A-Za-z0-9]{40,}" + _E),
-    Rule(kind="replicate-token", category="model-provider", needles=('r8_',), pattern=_B + r"r8_[A-Za-z0-9]{30,}" + _E),
-    Rule(kind="perplexity-key", category="model-provider", needles=('pplx-',), pattern=_B + r"pplx-[A-Za-z0-9]{40,}" + _E),
-    Rule(kind="xai-key", category="model-provider", needles=('xai-',), pattern=_B + r"xai-[A-Za-z0-9]{60,}" + _E),
+    Rule(
+        kind="anthropic-key",
+        category="model-provider",
+        needles=("sk-ant-",),
+        pattern=_B + r"sk-ant-[a-z]+\d*-[A-Za-z0-9_-]{20,}",
+    ),
+    Rule(
+        kind="openai-project-key",
+        category="model-provider",
+        needles=("sk-",),
+        pattern=_B + r"sk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,}",
+    ),
+    Rule(kind="openai-key", category="model-provider", needles=("sk-",), pattern=r"sk-[A-Za-z0-9]{20,}"),
+    Rule(
+        kind="huggingface-token",
+        category="model-provider",
+        needles=("hf_",),
+        pattern=_B + r"hf_[A-Za-z0-9]{30,}" + _E,
+    ),
+    Rule(
+        kind="groq-key",
+        category="model-provider",
+        needles=("gsk_",),
+        pattern=_B + r"gsk_[A-Za-z0-9]{40,}" + _E,
+    ),
+    Rule(
+        kind="replicate-token",
+        category="model-provider",
+        needles=("r8_",),
+        pattern=_B + r"r8_[A-Za-z0-9]{30,}" + _E,
+    ),
+    Rule(
+        kind="perplexity-key",
+        category="model-provider",
+        needles=("pplx-",),
+        pattern=_B + r"pplx-[A-Za-z0-9]{40,}" + _E,
+    ),
+    Rule(
+        kind="xai-key",
+        category="model-provider",
+        needles=("xai-",),
+        pattern=_B + r"xai-[A-Za-z0-9]{60,}" + _E,
+    ),
     # --- cloud ------------------------------------------------------------------------------
-    Rule(kind="aws-access-key-id", category="cloud", back=(0, 0), anchors=('AKIA', 'ASIA', 'ABIA', 'ACCA', 'AGPA', 'AIDA', 'AROA', 'AIPA', 'ANPA', 'ANVA', 'APKA'),
-         pattern=r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[A-Z0-9]{16}\b"),
-    Rule(kind="aws-secret-access-key", category="cloud", group="v", flags=re.IGNORECASE, anchors=("aws",), pattern=(
-        r"aws_?secret_?(?:access_?)?key[\"']?\s*[:=]\s*[\"']?(?P<v>[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])")),
-    Rule(kind="google-api-key", category="cloud", needles=('AIza',), pattern=_B + r"AIza[0-9A-Za-z_-]{35}" + r"(?![A-Za-z0-9_-])"),
-    Rule(kind="google-oauth-secret", category="cloud", needles=('GOCSPX-',), pattern=_B + r"GOCSPX-[A-Za-z0-9_-]{28}"),
-    Rule(kind="azure-account-key", category="cloud", group="v", flags=re.IGNORECASE,
-         anchors=("accountkey", "sharedaccesskey"),
-         pattern=r"(?:AccountKey|SharedAccessKey)\s*=\s*(?P<v>[A-Za-z0-9+/]{20,}={0,2})"),
-    Rule(kind="digitalocean-token", category="cloud", needles=('_v1_',), pattern=_B + r"do[opr]_v1_[a-f0-9]{64}" + _E),
-    Rule(kind="alibaba-access-key", category="cloud", needles=('LTAI',), pattern=r"\bLTAI[A-Za-z0-9]{16,24}\b"),
+    Rule(
+        kind="aws-access-key-id",
+        category="cloud",
+        back=(0, 0),
+        anchors=("AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AROA", "AIPA", "ANPA", "ANVA", "APKA"),
+        pattern=r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[A-Z0-9]{16}\b",
+    ),
+    Rule(
+        kind="aws-secret-access-key",
+        category="cloud",
+        group="v",
+        flags=re.IGNORECASE,
+        anchors=("aws",),
+        pattern=(
+            r"aws_?secret_?(?:access_?)?key[\"']?\s*[:=]\s*[\"']?(?P<v>[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"
+        ),
+    ),
+    Rule(
+        kind="google-api-key",
+        category="cloud",
+        needles=("AIza",),
+        pattern=_B + r"AIza[0-9A-Za-z_-]{35}" + r"(?![A-Za-z0-9_-])",
+    ),
+    Rule(
+        kind="google-oauth-secret",
+        category="cloud",
+        needles=("GOCSPX-",),
+        pattern=_B + r"GOCSPX-[A-Za-z0-9_-]{28}",
+    ),
+    Rule(
+        kind="azure-account-key",
+        category="cloud",
+        group="v",
+        flags=re.IGNORECASE,
+        anchors=("accountkey", "sharedaccesskey"),
+        pattern=r"(?:AccountKey|SharedAccessKey)\s*=\s*(?P<v>[A-Za-z0-9+/]{20,}={0,2})",
+    ),
+    Rule(
+        kind="digitalocean-token",
+        category="cloud",
+        needles=("_v1_",),
+        pattern=_B + r"do[opr]_v1_[a-f0-9]{64}" + _E,
+    ),
+    Rule(
+        kind="alibaba-access-key", category="cloud", needles=("LTAI",), pattern=r"\bLTAI[A-Za-z0-9]{16,24}\b"
+    ),
     # --- version control --------------------------------------------------------------------
-    Rule(kind="github-token", category="vcs", back=(0, 0), anchors=('ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_'), pattern=_B + r"gh[pousr]_[A-Za-z0-9]{36,255}" + _E),
-    Rule(kind="github-fine-grained-pat", category="vcs", needles=('github_pat_',), pattern=_B + r"github_pat_[A-Za-z0-9_]{60,255}"),
-    Rule(kind="gitlab-token", category="vcs", back=(0, 0), anchors=('glpat-', 'gldt-', 'glrt-', 'glptt-', 'glft-', 'glsoat-', 'glcbt-'),
-         pattern=_B + r"gl(?:pat|dt|rt|ptt|ft|soat|cbt)-[A-Za-z0-9_-]{20,}" + r"(?![A-Za-z0-9_-])"),
-    Rule(kind="bitbucket-app-password", category="vcs", needles=('ATBB',), pattern=r"\bATBB[A-Za-z0-9_=.-]{28,}"),
+    Rule(
+        kind="github-token",
+        category="vcs",
+        back=(0, 0),
+        anchors=("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
+        pattern=_B + r"gh[pousr]_[A-Za-z0-9]{36,255}" + _E,
+    ),
+    Rule(
+        kind="github-fine-grained-pat",
+        category="vcs",
+        needles=("github_pat_",),
+        pattern=_B + r"github_pat_[A-Za-z0-9_]{60,255}",
+    ),
+    Rule(
+        kind="gitlab-token",
+        category="vcs",
+        back=(0, 0),
+        anchors=("glpat-", "gldt-", "glrt-", "glptt-", "glft-", "glsoat-", "glcbt-"),
+        pattern=_B + r"gl(?:pat|dt|rt|ptt|ft|soat|cbt)-[A-Za-z0-9_-]{20,}" + r"(?![A-Za-z0-9_-])",
+    ),
+    Rule(
+        kind="bitbucket-app-password",
+        category="vcs",
+        needles=("ATBB",),
+        pattern=r"\bATBB[A-Za-z0-9_=.-]{28,}",
+    ),
     # --- chat -------------------------------------------------------------------------------
-    Rule(kind="slack-token", category="chat", needles=('xox',), pattern=_B + r"xox[abposr]-(?:\d+-)?[A-Za-z0-9-]{10,}"),
-    Rule(kind="slack-webhook", category="chat", needles=('https://hooks.slack.com/',),
-         pattern=r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/]+"),
-    Rule(kind="discord-webhook", category="chat", needles=('/api/webhooks/',),
-         pattern=r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]+"),
-    Rule(kind="discord-bot-token", category="chat",
-         pattern=r"\b[MNO][A-Za-z\d_-]{23,27}\.[A-Za-z\d_-]{6}\.[A-Za-z\d_-]{27,40}\b"),
-    Rule(kind="telegram-bot-token", category="chat", pattern=r"\b\d{8,10}:AA[A-Za-z0-9_-]{33}\b",
-         anchors=(":AA",), back=(8, 10)),
+    Rule(
+        kind="slack-token",
+        category="chat",
+        needles=("xox",),
+        pattern=_B + r"xox[abposr]-(?:\d+-)?[A-Za-z0-9-]{10,}",
+    ),
+    Rule(
+        kind="slack-webhook",
+        category="chat",
+        needles=("https://hooks.slack.com/",),
+        pattern=r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/]+",
+    ),
+    Rule(
+        kind="discord-webhook",
+        category="chat",
+        needles=("/api/webhooks/",),
+        pattern=r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]+",
+    ),
+    Rule(
+        kind="discord-bot-token",
+        category="chat",
+        pattern=r"\b[MNO][A-Za-z\d_-]{23,27}\.[A-Za-z\d_-]{6}\.[A-Za-z\d_-]{27,40}\b",
+    ),
+    Rule(
+        kind="telegram-bot-token",
+        category="chat",
+        pattern=r"\b\d{8,10}:AA[A-Za-z0-9_-]{33}\b",
+        anchors=(":AA",),
+        back=(8, 10),
+    ),
     # --- payment ----------------------------------------------------------------------------
-    Rule(kind="stripe-key", category="payment", anchors=("_live_", "_test_"), back=(2, 2), pattern=_B + r"(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}" + _E),
-    Rule(kind="stripe-webhook-secret", category="payment", needles=('whsec_',), pattern=_B + r"whsec_[A-Za-z0-9]{24,}" + _E),
-    Rule(kind="square-token", category="payment", back=(0, 0), anchors=('sq0atp-', 'sq0csp-', 'sq0idp-'), pattern=_B + r"(?:sq0atp|sq0csp|sq0idp)-[A-Za-z0-9_-]{22,43}"),
-    Rule(kind="braintree-token", category="payment", needles=('access_token$',),
-         pattern=r"access_token\$(?:production|sandbox)\$[a-z0-9]{16}\$[a-f0-9]{32}"),
-    Rule(kind="shopify-token", category="payment", back=(0, 0), anchors=('shpat_', 'shpss_', 'shpca_', 'shppa_'), pattern=_B + r"shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}" + _E),
+    Rule(
+        kind="stripe-key",
+        category="payment",
+        anchors=("_live_", "_test_"),
+        back=(2, 2),
+        pattern=_B + r"(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}" + _E,
+    ),
+    Rule(
+        kind="stripe-webhook-secret",
+        category="payment",
+        needles=("whsec_",),
+        pattern=_B + r"whsec_[A-Za-z0-9]{24,}" + _E,
+    ),
+    Rule(
+        kind="square-token",
+        category="payment",
+        back=(0, 0),
+        anchors=("sq0atp-", "sq0csp-", "sq0idp-"),
+        pattern=_B + r"(?:sq0atp|sq0csp|sq0idp)-[A-Za-z0-9_-]{22,43}",
+    ),
+    Rule(
+        kind="braintree-token",
+        category="payment",
+        needles=("access_token$",),
+        pattern=r"access_token\$(?:production|sandbox)\$[a-z0-9]{16}\$[a-f0-9]{32}",
+    ),
+    Rule(
+        kind="shopify-token",
+        category="payment",
+        back=(0, 0),
+        anchors=("shpat_", "shpss_", "shpca_", "shppa_"),
+        pattern=_B + r"shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}" + _E,
+    ),
     # --- package registries -----------------------------------------------------------------
-    Rule(kind="npm-token", category="package-registry", needles=('npm_',), pattern=_B + r"npm_[A-Za-z0-9]{36}" + _E),
-    Rule(kind="pypi-token", category="package-registry", needles=('pypi-AgEIcHlwaS5vcmc',), pattern=_B + r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{40,}"),
-    Rule(kind="rubygems-key", category="package-registry", needles=('rubygems_',), pattern=_B + r"rubygems_[a-f0-9]{48}" + _E),
-    Rule(kind="nuget-key", category="package-registry", needles=('oy2',), pattern=r"\boy2[a-z0-9]{43}\b"),
-    Rule(kind="dockerhub-pat", category="package-registry", needles=('dckr_pat_',), pattern=_B + r"dckr_pat_[A-Za-z0-9_-]{27,}"),
-    Rule(kind="crates-io-token", category="package-registry", needles=('cio',), pattern=r"\bcio[A-Za-z0-9]{32}\b"),
+    Rule(
+        kind="npm-token",
+        category="package-registry",
+        needles=("npm_",),
+        pattern=_B + r"npm_[A-Za-z0-9]{36}" + _E,
+    ),
+    Rule(
+        kind="pypi-token",
+        category="package-registry",
+        needles=("pypi-AgEIcHlwaS5vcmc",),
+        pattern=_B + r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{40,}",
+    ),
+    Rule(
+        kind="rubygems-key",
+        category="package-registry",
+        needles=("rubygems_",),
+        pattern=_B + r"rubygems_[a-f0-9]{48}" + _E,
+    ),
+    Rule(kind="nuget-key", category="package-registry", needles=("oy2",), pattern=r"\boy2[a-z0-9]{43}\b"),
+    Rule(
+        kind="dockerhub-pat",
+        category="package-registry",
+        needles=("dckr_pat_",),
+        pattern=_B + r"dckr_pat_[A-Za-z0-9_-]{27,}",
+    ),
+    Rule(
+        kind="crates-io-token",
+        category="package-registry",
+        needles=("cio",),
+        pattern=r"\bcio[A-Za-z0-9]{32}\b",
+    ),
     # --- email / messaging APIs -------------------------------------------------------------
-    Rule(kind="sendgrid-key", category="saas", needles=('SG.',), pattern=r"\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}\b"),
-    Rule(kind="twilio-api-key", category="saas", needles=('SK',), pattern=r"\bSK[0-9a-fA-F]{32}\b"),
-    Rule(kind="mailgun-key", category="saas", needles=('key-',), pattern=_B + r"key-[0-9a-f]{32}" + _E),
+    Rule(
+        kind="sendgrid-key",
+        category="saas",
+        needles=("SG.",),
+        pattern=r"\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}\b",
+    ),
+    Rule(kind="twilio-api-key", category="saas", needles=("SK",), pattern=r"\bSK[0-9a-fA-F]{32}\b"),
+    Rule(kind="mailgun-key", category="saas", needles=("key-",), pattern=_B + r"key-[0-9a-f]{32}" + _E),
     # --- generic shapes ---------------------------------------------------------------------
-    Rule(kind="jwt", category="token", needles=('eyJ',),
-         pattern=r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
-    Rule(kind="url-credentials", category="connection-string", group="v", anchors=("://",), back=(2, 21),
-         pattern=r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^\s:/@\"'<>]*:(?P<v>[^\s@/\"'<>]{3,})@[^\s\"'<>]+"),
-    Rule(kind="connection-string-password", category="connection-string", group="v", flags=re.IGNORECASE,
-         anchors=("password", "pwd"),
-         pattern=r"\b(?:password|pwd)\s*=\s*(?P<v>[^;\s\"']{3,})(?=;|\s|$|[\"'])"),
-    Rule(kind="bearer-token", category="token", group="v", flags=re.IGNORECASE, anchors=("bearer",),
-         pattern=r"\bBearer\s+(?P<v>[A-Za-z0-9._~+/-]{16,}=*)"),
-    Rule(kind="basic-auth", category="token", group="v", flags=re.IGNORECASE, anchors=("authorization",),
-         pattern=r"\bAuthorization[\"']?\s*[:=]\s*[\"']?Basic\s+(?P<v>[A-Za-z0-9+/]{8,}={0,2})"),
-    Rule(kind="key-value-secret", category="assignment", group="v", flags=re.IGNORECASE,
-         anchors=_SECRET_KEY_STARTS, back=(0, 1), pattern=(
-        r"(?:\b|_)(?:" + _SECRET_KEYS + r")\b[\"']?\s*(?::|=|:=|=>)\s*[\"']?(?P<v>[^\s\"'`,;]{8,})")),
+    Rule(
+        kind="jwt",
+        category="token",
+        needles=("eyJ",),
+        pattern=r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
+    ),
+    Rule(
+        kind="url-credentials",
+        category="connection-string",
+        group="v",
+        anchors=("://",),
+        back=(2, 21),
+        pattern=r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^\s:/@\"'<>]*:(?P<v>[^\s@/\"'<>]{3,})@[^\s\"'<>]+",
+    ),
+    Rule(
+        kind="connection-string-password",
+        category="connection-string",
+        group="v",
+        flags=re.IGNORECASE,
+        anchors=("password", "pwd"),
+        pattern=r"\b(?:password|pwd)\s*=\s*(?P<v>[^;\s\"']{3,})(?=;|\s|$|[\"'])",
+    ),
+    Rule(
+        kind="bearer-token",
+        category="token",
+        group="v",
+        flags=re.IGNORECASE,
+        anchors=("bearer",),
+        pattern=r"\bBearer\s+(?P<v>[A-Za-z0-9._~+/-]{16,}=*)",
+    ),
+    Rule(
+        kind="basic-auth",
+        category="token",
+        group="v",
+        flags=re.IGNORECASE,
+        anchors=("authorization",),
+        pattern=r"\bAuthorization[\"']?\s*[:=]\s*[\"']?Basic\s+(?P<v>[A-Za-z0-9+/]{8,}={0,2})",
+    ),
+    Rule(
+        kind="key-value-secret",
+        category="assignment",
+        group="v",
+        flags=re.IGNORECASE,
+        anchors=_SECRET_KEY_STARTS,
+        back=(0, 1),
+        pattern=(r"(?:\b|_)(?:" + _SECRET_KEYS + r")\b[\"']?\s*(?::|=|:=|=>)\s*[\"']?(?P<v>[^\s\"'`,;]{8,})"),
+    ),
 )
 
 _HIGH_ENTROPY = re.compile(r"(?<![A-Za-z0-9+/_=.-])[A-Za-z0-9+/_=-]{32,}(?![A-Za-z0-9+/_=-])")
@@ -164,7 +382,9 @@ _PLACEHOLDER = re.compile(
     r"EXAMPLE|example|x{4,}|X{4,}|\*{3,}|\.{3}|…|REDACTED|redacted|placeholder|PLACEHOLDER|^<.*>$|^\{\{.*\}\}$"
     r"|^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$|^%[A-Za-z_]+%$|^(?:your|my)[-_]|^(?:YOUR|MY)[-_]|(.)\1{7,}"
 )
-_CODE_LIKE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+(?:\(.*)?$|^[a-z]+(?:_[a-z]+)+$|\(")
+_CODE_LIKE = re.compile(
+    r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+(?:\(.*)?$|^[a-z]+(?:_[a-z]+)+$|\("
+)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -235,7 +455,7 @@ class _Plan:
 def _plan(rule: Rule) -> _Plan:
     for prefix, test in _LEADS:
         if not rule.anchors and rule.pattern.startswith(prefix):
-            return _Plan(full=rule.regex, body=_compiled(rule.pattern[len(prefix):], rule.flags), lead=test)
+            return _Plan(full=rule.regex, body=_compiled(rule.pattern[len(prefix) :], rule.flags), lead=test)
     return _Plan(full=rule.regex, body=None, lead=None)
 
 
@@ -359,7 +579,9 @@ def scan_secrets(text: str, *, high_entropy: bool = True) -> tuple[Finding, ...]
         overlaps = _overlap_test([(f.start, f.end) for f in found])
         found += [
             Finding(kind="high-entropy-string", category="entropy", start=m.start(), end=m.end())
-            for m in _HIGH_ENTROPY_ASCII.finditer(views.ascii)  # ASCII classes only: same spans as on the text
+            for m in _HIGH_ENTROPY_ASCII.finditer(
+                views.ascii
+            )  # ASCII classes only: same spans as on the text
             if _looks_random(text[m.start() : m.end()]) and not overlaps(m.start(), m.end())
         ]
     found.sort(key=lambda f: (f.start, -(f.end - f.start)))
@@ -367,7 +589,9 @@ def scan_secrets(text: str, *, high_entropy: bool = True) -> tuple[Finding, ...]
     for finding in found:
         if kept and finding.start < kept[-1].end:
             if finding.end > kept[-1].end and finding.kind == kept[-1].kind:
-                kept[-1] = Finding(kind=finding.kind, category=finding.category, start=kept[-1].start, end=finding.end)
+                kept[-1] = Finding(
+                    kind=finding.kind, category=finding.category, start=kept[-1].start, end=finding.end
+                )
             continue
         kept.append(finding)
     return tuple(kept)

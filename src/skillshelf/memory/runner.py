@@ -32,8 +32,9 @@ def _ms(clock: Clock) -> int:
 class Heartbeat:
     """Extends a job's lease every ``interval`` seconds in a background thread."""
 
-    def __init__(self, store: Store, kind: str, key: str, token: str, *, settings: MemorySettings,
-                 clock: Clock) -> None:
+    def __init__(
+        self, store: Store, kind: str, key: str, token: str, *, settings: MemorySettings, clock: Clock
+    ) -> None:
         self._args = (store, kind, key, token)
         self._interval = settings.heartbeat_seconds
         self._lease_ms = int(settings.lease_seconds * 1000)
@@ -60,7 +61,9 @@ class Heartbeat:
         self._thread.start()
         return self
 
-    def __exit__(self, t: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None) -> None:
+    def __exit__(
+        self, t: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self._stop.set()
         self._thread.join(timeout=5)
 
@@ -92,7 +95,9 @@ class LeaseKeeper:
                 held = list(self._held.items())
             for key, token in held:
                 try:
-                    if not self._store.heartbeat(STAGE1, key, token, now_ms=_ms(self._clock), lease_ms=self._lease_ms):
+                    if not self._store.heartbeat(
+                        STAGE1, key, token, now_ms=_ms(self._clock), lease_ms=self._lease_ms
+                    ):
                         self.done(key)
                 except SkillshelfError:
                     continue
@@ -101,7 +106,9 @@ class LeaseKeeper:
         self._thread.start()
         return self
 
-    def __exit__(self, t: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None) -> None:
+    def __exit__(
+        self, t: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self._stop.set()
         self._thread.join(timeout=5)
 
@@ -118,27 +125,40 @@ def project_of(cwd: Path | None) -> str:
     return str(find_project_root(cwd)) if cwd.is_dir() else str(cwd)
 
 
-def run_stage1_job(claim: Stage1Claim, *, store: Store, model: JsonModel, settings: MemorySettings,
-                   clock: Clock) -> tuple[str, str | None]:
+def run_stage1_job(
+    claim: Stage1Claim, *, store: Store, model: JsonModel, settings: MemorySettings, clock: Clock
+) -> tuple[str, str | None]:
     """Extract one claimed session: (extracted | no_output | failed | lost_lease, error or None).
     The caller keeps the lease alive (:class:`LeaseKeeper`)."""
     try:
         session = read_transcript(Path(claim.path))
         if session is None:
             raise SkillshelfError(f"{claim.path} is no longer a transcript we can read", code="ME103")
-        result = phase1.extract(model, session, token_limit=settings.stage1_token_limit,
-                                effort=settings.extract_effort)
+        result = phase1.extract(
+            model, session, token_limit=settings.stage1_token_limit, effort=settings.extract_effort
+        )
     except SkillshelfError as exc:
         reason = redact_secrets(f"{exc.code}: {exc.message}")
-        failed = store.mark_failed(STAGE1, claim.session_id, claim.token, reason=reason,
-                                   now_ms=_ms(clock), retry_base_ms=int(settings.retry_delay_seconds * 1000))
+        failed = store.mark_failed(
+            STAGE1,
+            claim.session_id,
+            claim.token,
+            reason=reason,
+            now_ms=_ms(clock),
+            retry_base_ms=int(settings.retry_delay_seconds * 1000),
+        )
         return ("failed" if failed else "lost_lease"), reason
     now = _ms(clock)
     if result is None:
         return ("no_output" if store.mark_stage1_no_output(claim, now_ms=now) else "lost_lease"), None
-    ok = store.mark_stage1_succeeded(claim, scope=scope_for(settings, claim.project, claim.cwd),
-                                     raw_memory=result.raw_memory, rollout_summary=result.rollout_summary,
-                                     rollout_slug=result.rollout_slug, now_ms=now)
+    ok = store.mark_stage1_succeeded(
+        claim,
+        scope=scope_for(settings, claim.project, claim.cwd),
+        raw_memory=result.raw_memory,
+        rollout_summary=result.rollout_summary,
+        rollout_slug=result.rollout_slug,
+        now_ms=now,
+    )
     return ("extracted" if ok else "lost_lease"), None
 
 
@@ -160,15 +180,34 @@ class Phase2Outcome:
     refused: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, object]:
-        return {"scope": self.scope, "status": self.status, "folder": str(self.folder), "selected": self.selected,
-                "added": self.added, "retained": self.retained, "removed": self.removed, "files": list(self.files),
-                "error": self.error, "consolidator": self.consolidator, "model_calls": self.model_calls,
-                "refused": list(self.refused)}
+        return {
+            "scope": self.scope,
+            "status": self.status,
+            "folder": str(self.folder),
+            "selected": self.selected,
+            "added": self.added,
+            "retained": self.retained,
+            "removed": self.removed,
+            "files": list(self.files),
+            "error": self.error,
+            "consolidator": self.consolidator,
+            "model_calls": self.model_calls,
+            "refused": list(self.refused),
+        }
 
 
-def run_phase2_scope(scope: str, folder: Path, *, store: Store, model_factory: Callable[[], JsonModel],
-                     settings: MemorySettings, clock: Clock, worker_id: str, budget: CallBudget,
-                     consolidator_factory: Callable[[], Consolidator] | None = None) -> Phase2Outcome:
+def run_phase2_scope(
+    scope: str,
+    folder: Path,
+    *,
+    store: Store,
+    model_factory: Callable[[], JsonModel],
+    settings: MemorySettings,
+    clock: Clock,
+    worker_id: str,
+    budget: CallBudget,
+    consolidator_factory: Callable[[], Consolidator] | None = None,
+) -> Phase2Outcome:
     """Claim the scope's consolidation lock and, if dirty, rebuild its memory folder.
 
     ``consolidator_factory`` makes what writes the files (default: one direct call to the model
@@ -181,45 +220,93 @@ def run_phase2_scope(scope: str, folder: Path, *, store: Store, model_factory: C
     token = claim.token
     with Heartbeat(store, CONSOLIDATE, scope, token, settings=settings, clock=clock) as beat:
         try:
-            return _consolidate(scope, folder, token, claim.watermark, store=store, make=make,
-                                settings=settings, clock=clock, budget=budget, beat=beat)
+            return _consolidate(
+                scope,
+                folder,
+                token,
+                claim.watermark,
+                store=store,
+                make=make,
+                settings=settings,
+                clock=clock,
+                budget=budget,
+                beat=beat,
+            )
         except SkillshelfError as exc:
-            store.mark_failed(CONSOLIDATE, scope, token, reason=redact_secrets(f"{exc.code}: {exc.message}"),
-                              now_ms=_ms(clock),
-                              retry_base_ms=int(settings.retry_delay_seconds * 1000))
-            return Phase2Outcome(scope=scope, status="failed", folder=folder, error=f"{exc.code}: {exc.message}")
+            store.mark_failed(
+                CONSOLIDATE,
+                scope,
+                token,
+                reason=redact_secrets(f"{exc.code}: {exc.message}"),
+                now_ms=_ms(clock),
+                retry_base_ms=int(settings.retry_delay_seconds * 1000),
+            )
+            return Phase2Outcome(
+                scope=scope, status="failed", folder=folder, error=f"{exc.code}: {exc.message}"
+            )
         except OSError as exc:
-            store.mark_failed(CONSOLIDATE, scope, token, reason=f"ME040: {exc}", now_ms=_ms(clock),
-                              retry_base_ms=int(settings.retry_delay_seconds * 1000))
+            store.mark_failed(
+                CONSOLIDATE,
+                scope,
+                token,
+                reason=f"ME040: {exc}",
+                now_ms=_ms(clock),
+                retry_base_ms=int(settings.retry_delay_seconds * 1000),
+            )
             return Phase2Outcome(scope=scope, status="failed", folder=folder, error=f"ME040: {exc}")
 
 
-def _consolidate(scope: str, folder: Path, token: str, watermark: int, *, store: Store,
-                 make: Callable[[], Consolidator], settings: MemorySettings, clock: Clock,
-                 budget: CallBudget, beat: Heartbeat) -> Phase2Outcome:
-    selection = store.selection(scope, limit=settings.max_raw_memories,
-                                max_unused_ms=int(settings.max_unused_days * 86_400_000), now_ms=_ms(clock))
+def _consolidate(
+    scope: str,
+    folder: Path,
+    token: str,
+    watermark: int,
+    *,
+    store: Store,
+    make: Callable[[], Consolidator],
+    settings: MemorySettings,
+    clock: Clock,
+    budget: CallBudget,
+    beat: Heartbeat,
+) -> Phase2Outcome:
+    selection = store.selection(
+        scope,
+        limit=settings.max_raw_memories,
+        max_unused_ms=int(settings.max_unused_days * 86_400_000),
+        now_ms=_ms(clock),
+    )
 
     def outcome(status: str, files: tuple[str, ...] = ()) -> Phase2Outcome:
-        return Phase2Outcome(scope=scope, status=status, folder=folder, selected=len(selection.selected),
-                             added=selection.added_count, retained=len(selection.retained_ids),
-                             removed=len(selection.removed), files=files)
+        return Phase2Outcome(
+            scope=scope,
+            status=status,
+            folder=folder,
+            selected=len(selection.selected),
+            added=selection.added_count,
+            retained=len(selection.retained_ids),
+            removed=len(selection.removed),
+            files=files,
+        )
 
     new_watermark = max([watermark, *(r.source_updated_at_ms for r in selection.selected)])
     if not selection.selected:
         phase2.sync_artifacts(folder, [])
-        ok = store.mark_phase2_succeeded(scope, token, completed_watermark=new_watermark, selected=(),
-                                         now_ms=_ms(clock))
+        ok = store.mark_phase2_succeeded(
+            scope, token, completed_watermark=new_watermark, selected=(), now_ms=_ms(clock)
+        )
         return outcome("cleared" if ok else "lost_lease")
     if budget.remaining == 0:
         store.release(CONSOLIDATE, scope, token)
         return outcome("budget")
     phase2.sync_artifacts(folder, [*selection.selected, *selection.removed])
     consolidator = make()
-    prompt, init = phase2.build_consolidation_prompt(folder, selection, token_limit=settings.stage1_token_limit)
+    prompt, init = phase2.build_consolidation_prompt(
+        folder, selection, token_limit=settings.stage1_token_limit
+    )
     try:  # every model call the consolidator makes takes one unit of the run's budget
-        done = consolidator.consolidate(prompt, folder, init=init,
-                                        effort=settings.consolidation_effort, budget=budget)
+        done = consolidator.consolidate(
+            prompt, folder, init=init, effort=settings.consolidation_effort, budget=budget
+        )
     except SkillshelfError as exc:
         if exc.code != BUDGET_SPENT:
             raise
@@ -230,7 +317,12 @@ def _consolidate(scope: str, folder: Path, token: str, watermark: int, *, store:
     changed = phase2.apply_consolidation(folder, done.consolidation)
     phase2.remove_rollout_summaries(folder, selection.removed)
     phase2.write_raw_memories(folder, selection.selected)
-    ok = store.mark_phase2_succeeded(scope, token, completed_watermark=new_watermark, selected=selection.selected,
-                                     now_ms=_ms(clock))
-    return replace(outcome("consolidated" if ok else "lost_lease", tuple(changed)),
-                   consolidator=done.consolidator, model_calls=done.model_calls, refused=done.refused)
+    ok = store.mark_phase2_succeeded(
+        scope, token, completed_watermark=new_watermark, selected=selection.selected, now_ms=_ms(clock)
+    )
+    return replace(
+        outcome("consolidated" if ok else "lost_lease", tuple(changed)),
+        consolidator=done.consolidator,
+        model_calls=done.model_calls,
+        refused=done.refused,
+    )

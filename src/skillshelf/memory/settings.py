@@ -35,8 +35,11 @@ def parse_model_ref(text: str) -> ModelRef:
     if not sep:
         provider, name = "openai", text
     if provider not in ("openai", "anthropic") or not name.strip():
-        raise ConfigError(f"model {text!r} is not PROVIDER:NAME", code="ME020",
-                          hint="use openai:MODEL (any OpenAI-compatible server) or anthropic:MODEL")
+        raise ConfigError(
+            f"model {text!r} is not PROVIDER:NAME",
+            code="ME020",
+            hint="use openai:MODEL (any OpenAI-compatible server) or anthropic:MODEL",
+        )
     return ModelRef(provider=provider, name=name.strip())  # type: ignore[arg-type]
 
 
@@ -70,11 +73,17 @@ _MINIMUMS: dict[str, float] = {
 def _check_minimum(key: str, value: object) -> None:
     floor = _MINIMUMS[key]
     if not isinstance(value, (int, float)) or isinstance(value, bool):
-        raise ConfigError(f"memory setting {key} must be a number, not {value!r}", code="ME022",
-                          hint=f"set memory.{key} to a number of at least {floor:g}")
+        raise ConfigError(
+            f"memory setting {key} must be a number, not {value!r}",
+            code="ME022",
+            hint=f"set memory.{key} to a number of at least {floor:g}",
+        )
     if value < floor or value != value:  # NaN compares false to everything
-        raise ConfigError(f"memory setting {key} must be at least {floor:g}, not {value!r}", code="ME027",
-                          hint=f"set memory.{key} to {floor:g} or more (or leave it out for the default)")
+        raise ConfigError(
+            f"memory setting {key} must be at least {floor:g}, not {value!r}",
+            code="ME027",
+            hint=f"set memory.{key} to {floor:g} or more (or leave it out for the default)",
+        )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -116,8 +125,11 @@ class MemorySettings:
         for key, value in values.items():
             name = key.replace("-", "_")
             if name not in known:
-                raise ConfigError(f"unknown memory setting {key!r}", code="ME021",
-                                  hint=f"known settings: {', '.join(sorted(known))}")
+                raise ConfigError(
+                    f"unknown memory setting {key!r}",
+                    code="ME021",
+                    hint=f"known settings: {', '.join(sorted(known))}",
+                )
             kwargs[name] = value
         return cls().with_overrides(**kwargs)
 
@@ -129,19 +141,31 @@ class MemorySettings:
                 _check_minimum(key, value)
             if key in _CLAMPS:
                 if not isinstance(value, (int, float)) or isinstance(value, bool):
-                    raise ConfigError(f"memory setting {key} must be a number, not {value!r}", code="ME022",
-                                      hint=f"use a number between {_CLAMPS[key][0]:g} and {_CLAMPS[key][1]:g}")
+                    raise ConfigError(
+                        f"memory setting {key} must be a number, not {value!r}",
+                        code="ME022",
+                        hint=f"use a number between {_CLAMPS[key][0]:g} and {_CLAMPS[key][1]:g}",
+                    )
                 low, high = _CLAMPS[key]
                 clean[key] = type(value)(min(max(value, low), high))
         if clean.get("json_mode", self.json_mode) not in ("schema", "object", "off"):
-            raise ConfigError(f"memory json_mode must be schema, object or off, not {clean['json_mode']!r}",
-                              code="ME025", hint="use \"object\" for servers without JSON-schema output")
+            raise ConfigError(
+                f"memory json_mode must be schema, object or off, not {clean['json_mode']!r}",
+                code="ME025",
+                hint='use "object" for servers without JSON-schema output',
+            )
         if clean.get("consolidator", self.consolidator) not in ("auto", "agent", "direct"):
-            raise ConfigError(f"memory consolidator must be auto, agent or direct, not {clean['consolidator']!r}",
-                              code="ME026", hint="set memory.consolidator = \"agent\", \"direct\" or \"auto\"")
+            raise ConfigError(
+                f"memory consolidator must be auto, agent or direct, not {clean['consolidator']!r}",
+                code="ME026",
+                hint='set memory.consolidator = "agent", "direct" or "auto"',
+            )
         if clean.get("scope", self.scope) not in ("project", "global"):
-            raise ConfigError(f"memory scope must be 'project' or 'global', not {clean['scope']!r}", code="ME023",
-                              hint="set memory.scope = \"project\" (default) or \"global\"")
+            raise ConfigError(
+                f"memory scope must be 'project' or 'global', not {clean['scope']!r}",
+                code="ME023",
+                hint='set memory.scope = "project" (default) or "global"',
+            )
         result = replace(self, **clean)
         parse_model_ref(result.extract_model)
         parse_model_ref(result.consolidation_model)
@@ -161,6 +185,9 @@ def load_memory_settings(env: Env, *, overrides: Sequence[str] = ()) -> MemorySe
 
     table = load_config(env, overrides=overrides).get("memory", {})
     if not isinstance(table, Mapping):
-        raise ConfigError("[memory] in the config must be a table", code="ME024",
-                          hint="write it as a [memory] section with key = value lines")
+        raise ConfigError(
+            "[memory] in the config must be a table",
+            code="ME024",
+            hint="write it as a [memory] section with key = value lines",
+        )
     return MemorySettings.from_mapping(table)

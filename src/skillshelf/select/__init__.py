@@ -120,7 +120,9 @@ def rank_docs(
         return ()
     extras = Extras(usage=MappingProxyType(dict(usage or {})), semantic=semantic)
     hits = BASE_SELECTORS[selector](index, query, top_k, extras)
-    return tuple(RankedDoc(doc=index.docs[i], score=s, rank=r) for r, (i, s) in enumerate(hits[:top_k], start=1))
+    return tuple(
+        RankedDoc(doc=index.docs[i], score=s, rank=r) for r, (i, s) in enumerate(hits[:top_k], start=1)
+    )
 
 
 def rank(

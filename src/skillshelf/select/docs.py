@@ -35,7 +35,9 @@ __all__ = [
 MAX_BODY_CHARS = 6000
 MAX_BODY_TERMS = 400
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$", re.MULTILINE)
-_PATH_NOISE = frozenset({"skill", "skills", "md", "src", "home", "users", "user", "plugins", "codex", "claude", "agents"})
+_PATH_NOISE = frozenset(
+    {"skill", "skills", "md", "src", "home", "users", "user", "plugins", "codex", "claude", "agents"}
+)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -100,7 +102,9 @@ def stamp_of(skill: Skill) -> str:
 
 def _stamp(skill: Skill, body_stat: tuple[int, int] | None) -> str:
     digest = hashlib.sha1(
-        "\0".join([skill.name, skill.description, skill.short_description or "", _display(skill), str(skill.root)]).encode()
+        "\0".join(
+            [skill.name, skill.description, skill.short_description or "", _display(skill), str(skill.root)]
+        ).encode()
     ).hexdigest()[:16]
     mtime, size = body_stat or (0, 0)
     return f"{mtime}:{size}:{digest}"
@@ -163,7 +167,9 @@ def doc_for_skill(
     return SkillDoc(
         key=str(skill.path),
         name=skill.name,
-        description=f"{skill.description} {when}" if when and skill.description else skill.description or when or "",
+        description=f"{skill.description} {when}"
+        if when and skill.description
+        else skill.description or when or "",
         short_description=f"{short} {display}" if short and display else short or display,
         path_words=path_words if path_words is not None else path_words_of(skill),
         headings=headings,
@@ -189,7 +195,9 @@ def _count(texts: tuple[str, ...], analyser: str) -> tuple[tuple[dict[str, int],
     return _count_words([raw_words(text) for text in texts], analyser)
 
 
-def _count_words(fields_words: Sequence[list[str]], analyser: str) -> tuple[tuple[dict[str, int], ...], list[float]]:
+def _count_words(
+    fields_words: Sequence[list[str]], analyser: str
+) -> tuple[tuple[dict[str, int], ...], list[float]]:
     """:func:`_count` of fields already split into raw words.
 
     Each raw word is analysed through a cache shared by all documents and the terms are
@@ -209,10 +217,19 @@ def _count_words(fields_words: Sequence[list[str]], analyser: str) -> tuple[tupl
 
 def analyse(doc: SkillDoc) -> Analysed:
     """Per-field term frequencies for the metadata and content BM25F and the n-gram postings."""
-    head = [raw_words(doc.name), raw_words(doc.short_description), raw_words(doc.description)]  # split once, for both
+    head = [
+        raw_words(doc.name),
+        raw_words(doc.short_description),
+        raw_words(doc.description),
+    ]  # split once, for both
     meta, meta_len = _count_words([*head, raw_words(doc.path_words)], "terms")
     content, content_len = _count((doc.headings, doc.body), "body")
     grams, gram_len = _count_words(head, "grams")
     return Analysed(
-        meta=meta, meta_lengths=meta_len, content=content, content_lengths=content_len, grams=grams, gram_lengths=gram_len
+        meta=meta,
+        meta_lengths=meta_len,
+        content=content,
+        content_lengths=content_len,
+        grams=grams,
+        gram_lengths=gram_len,
     )

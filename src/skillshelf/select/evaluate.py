@@ -54,7 +54,9 @@ def _read_lines(path: Path, what: str) -> list[tuple[int, dict[str, object]]]:
     except FileNotFoundError as exc:
         raise NotFoundError(f"{what} file not found: {path}", hint="check the path", code="SE301") from exc
     except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"cannot read {what} file {path}: {exc}", hint="give a UTF-8 JSON-lines file", code="SE302") from exc
+        raise UsageError(
+            f"cannot read {what} file {path}: {exc}", hint="give a UTF-8 JSON-lines file", code="SE302"
+        ) from exc
     out = []
     for n, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
@@ -66,7 +68,9 @@ def _read_lines(path: Path, what: str) -> list[tuple[int, dict[str, object]]]:
                 f"{path}:{n}: not valid JSON ({exc})", hint="write one JSON object per line", code="SE302"
             ) from exc
         if not isinstance(value, dict):
-            raise UsageError(f"{path}:{n}: expected a JSON object", hint="write one JSON object per line", code="SE302")
+            raise UsageError(
+                f"{path}:{n}: expected a JSON object", hint="write one JSON object per line", code="SE302"
+            )
         out.append((n, value))
     return out
 
@@ -101,18 +105,28 @@ def load_queries(path: Path, *, tools: bool) -> tuple[EvalQuery, ...]:
     for n, obj in _read_lines(path, "query"):
         query = obj.get("query")
         if not isinstance(query, str) or not query.strip():
-            raise UsageError(f'{path}:{n}: missing "query" text', hint='write {"query": "...", "relevant": [...]}',
-                             code="SE303")
+            raise UsageError(
+                f'{path}:{n}: missing "query" text',
+                hint='write {"query": "...", "relevant": [...]}',
+                code="SE303",
+            )
         rel = _str_list(obj.get("relevant"), path, n, "relevant")
         neg = _str_list(obj.get("not_relevant"), path, n, "not_relevant")
         norm: Callable[[str], str] = (lambda s: s) if tools else (lambda s: _skill_key(s, path.parent))
         queries.append(
-            EvalQuery(line=n, query=query, relevant=tuple(dict.fromkeys(map(norm, rel))),
-                      not_relevant=tuple(dict.fromkeys(map(norm, neg))))
+            EvalQuery(
+                line=n,
+                query=query,
+                relevant=tuple(dict.fromkeys(map(norm, rel))),
+                not_relevant=tuple(dict.fromkeys(map(norm, neg))),
+            )
         )
     if not queries:
-        raise UsageError(f"{path} holds no queries", hint='add lines like {"query": "...", "relevant": [...]}',
-                         code="SE304")
+        raise UsageError(
+            f"{path} holds no queries",
+            hint='add lines like {"query": "...", "relevant": [...]}',
+            code="SE304",
+        )
     return tuple(queries)
 
 
@@ -122,8 +136,11 @@ def load_tools(path: Path) -> list[tuple[str, str, str]]:
     for n, obj in _read_lines(path, "tools"):
         tid, name, desc = obj.get("id"), obj.get("name", obj.get("id")), obj.get("description", "")
         if not isinstance(tid, str) or not tid or not isinstance(name, str) or not isinstance(desc, str):
-            raise UsageError(f'{path}:{n}: a tool needs string "id", "name" and "description"',
-                             hint='write {"id": "...", "name": "...", "description": "..."}', code="SE305")
+            raise UsageError(
+                f'{path}:{n}: a tool needs string "id", "name" and "description"',
+                hint='write {"id": "...", "name": "...", "description": "..."}',
+                code="SE305",
+            )
         tools.append((tid, name, desc))
     if not tools:
         raise UsageError(f"{path} holds no tools", hint="add one tool per line", code="SE305")
@@ -207,7 +224,9 @@ class EvalReport:
     def to_dict(self) -> dict[str, object]:
         return {
             "documents": self.documents,
-            "queries": [{"line": q.line, "query": q.query, "relevant": list(q.relevant)} for q in self.queries],
+            "queries": [
+                {"line": q.line, "query": q.query, "relevant": list(q.relevant)} for q in self.queries
+            ],
             "unknown_relevant": list(self.unknown_relevant),
             "selectors": [r.to_dict() for r in self.results],
         }
@@ -263,11 +282,20 @@ def run_eval(
                 false5.append(1.0 if set(keys[:5]) & set(q.not_relevant) else 0.0)
         results.append(
             SelectorResult(
-                selector=sel, queries=len(r1), negatives=len(false5), recall_1=_mean(r1), recall_5=_mean(r5),
-                hit_5=_mean(h5), mrr_10=_mean(mrr), ndcg_10=_mean(ndcg),
+                selector=sel,
+                queries=len(r1),
+                negatives=len(false5),
+                recall_1=_mean(r1),
+                recall_5=_mean(r5),
+                hit_5=_mean(h5),
+                mrr_10=_mean(mrr),
+                ndcg_10=_mean(ndcg),
                 false_trigger_5=_mean(false5) if false5 else None,
-                p50_ms=_percentile(times, 0.5), p99_ms=_percentile(times, 0.99), ranked=tuple(ranked_all),
+                p50_ms=_percentile(times, 0.5),
+                p99_ms=_percentile(times, 0.99),
+                ranked=tuple(ranked_all),
             )
         )
-    return EvalReport(results=tuple(results), queries=tuple(queries), documents=len(index),
-                      unknown_relevant=tuple(unknown))
+    return EvalReport(
+        results=tuple(results), queries=tuple(queries), documents=len(index), unknown_relevant=tuple(unknown)
+    )

@@ -25,8 +25,14 @@ __all__ = ["centred", "combine", "normalised", "rrf"]
 Hit = tuple[int, float]
 
 
-def rrf(index: SkillIndex, rankings: Sequence[Sequence[Hit]], limit: int, *, k: int = 60,
-        weights: Sequence[float] | None = None) -> list[Hit]:
+def rrf(
+    index: SkillIndex,
+    rankings: Sequence[Sequence[Hit]],
+    limit: int,
+    *,
+    k: int = 60,
+    weights: Sequence[float] | None = None,
+) -> list[Hit]:
     """Reciprocal-rank fusion; ties by best single rank, then name, then path."""
     fused: dict[int, float] = {}
     best: dict[int, int] = {}

@@ -38,10 +38,15 @@ CACHE_VERSION = 5
 STALE_BASE_SECONDS = 3600
 
 META_MODEL = FieldModel(
-    fields=("name", "short", "description", "path"), weights=(6.0, 3.0, 2.5, 1.5), b=(0.3, 0.5, 0.75, 0.3), k1=1.2
+    fields=("name", "short", "description", "path"),
+    weights=(6.0, 3.0, 2.5, 1.5),
+    b=(0.3, 0.5, 0.75, 0.3),
+    k1=1.2,
 )
 CONTENT_MODEL = FieldModel(fields=("headings", "body"), weights=(2.0, 1.0), b=(0.75, 0.75), k1=1.2)
-GRAM_MODEL = FieldModel(fields=("name", "short", "description"), weights=(8.0, 4.0, 1.0), b=(0, 0, 0), kind="presence")
+GRAM_MODEL = FieldModel(
+    fields=("name", "short", "description"), weights=(8.0, 4.0, 1.0), b=(0, 0, 0), kind="presence"
+)
 
 BodyReader = Callable[[Skill], str]
 
@@ -70,7 +75,12 @@ class SkillIndex:
     """Documents plus their postings. Read-only once built; safe to share between threads."""
 
     def __init__(
-        self, docs: tuple[SkillDoc, ...], meta: Postings, content: Postings, grams: Postings, stats: IndexStats
+        self,
+        docs: tuple[SkillDoc, ...],
+        meta: Postings,
+        content: Postings,
+        grams: Postings,
+        stats: IndexStats,
     ) -> None:
         self.docs = docs
         self.meta = meta
@@ -151,17 +161,26 @@ class SkillIndex:
         if previous is None or reuse is None:
             analysed = [analyse(fresh(d)) for d in docs]
             meta, content, grams = (
-                Postings.build(model, [a.part(name)[0] for a in analysed], [a.part(name)[1] for a in analysed])
+                Postings.build(
+                    model, [a.part(name)[0] for a in analysed], [a.part(name)[1] for a in analysed]
+                )
                 for name, model in _MODELS.items()
             )
             parts, done = (meta, content, grams), n
         elif reuse.unchanged:
-            parts, done = (previous.meta, previous.content, previous.grams), 0  # nothing changed: reuse as mapped
+            parts, done = (
+                (previous.meta, previous.content, previous.grams),
+                0,
+            )  # nothing changed: reuse as mapped
         else:
             parts, done = _update(docs, previous, reuse, fresh)
         lean = tuple(d.lean() if d.body or d.headings else d for d in docs)
         stats = IndexStats(
-            documents=n, analysed=done, reused=n - done, cache_file=_s(cache_file), seconds=time.perf_counter() - start
+            documents=n,
+            analysed=done,
+            reused=n - done,
+            cache_file=_s(cache_file),
+            seconds=time.perf_counter() - start,
         )
         return cls(lean, *parts, stats)
 
@@ -182,7 +201,9 @@ def _update(
     analysed = [analyse(fresh(d)) for d in todo]
     n = len(docs)
     parts = tuple(
-        old.updated(old_to_new, [a.part(name)[0] for a in analysed], new_ids, [a.part(name)[1] for a in analysed], n)
+        old.updated(
+            old_to_new, [a.part(name)[0] for a in analysed], new_ids, [a.part(name)[1] for a in analysed], n
+        )
         for name, old in zip(_NAMES, (previous.meta, previous.content, previous.grams), strict=True)
     )
     return (parts[0], parts[1], parts[2]), len(todo)
@@ -201,7 +222,9 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _stubs(skills: list[Skill], stamps: list[str], previous: _Previous | None, reuse: _Reuse | None) -> list[SkillDoc]:
+def _stubs(
+    skills: list[Skill], stamps: list[str], previous: _Previous | None, reuse: _Reuse | None
+) -> list[SkillDoc]:
     """Body-less documents; path words come from the cache for skills whose stamp is unchanged."""
     known: list[str | None] = [None] * len(skills)
     if previous is not None and reuse is not None:
@@ -209,7 +232,9 @@ def _stubs(skills: list[Skill], stamps: list[str], previous: _Previous | None, r
             known = list(previous.path_words)
         else:
             known = [previous.path_words[j] if j >= 0 else None for j in reuse.old_rows]
-    return [doc_for_skill(s, stamp=st, path_words=pw) for s, st, pw in zip(skills, stamps, known, strict=True)]
+    return [
+        doc_for_skill(s, stamp=st, path_words=pw) for s, st, pw in zip(skills, stamps, known, strict=True)
+    ]
 
 
 def _s(path: Path | None) -> str | None:
@@ -297,8 +322,15 @@ class _Cache:
             parts = [_postings(_MODELS[name], texts[f"{name}_vocab"], arrays, f"{name}_") for name in _NAMES]
             if not len(keys) == len(stamps) == len(words) or any(p.n_docs != len(keys) for p in parts):
                 return None
-            self.loaded = _Previous(keys=keys, stamps=stamps, path_words=words, meta=parts[0], content=parts[1], grams=parts[2],
-                                    base_id=texts["base"][0])
+            self.loaded = _Previous(
+                keys=keys,
+                stamps=stamps,
+                path_words=words,
+                meta=parts[0],
+                content=parts[1],
+                grams=parts[2],
+                base_id=texts["base"][0],
+            )
             return self.loaded
         except _DAMAGE:
             return None  # a missing or damaged cache is rebuilt, never trusted
@@ -306,15 +338,19 @@ class _Cache:
     def save(self, index: SkillIndex) -> None:
         parts = (index.meta, index.content, index.grams)
         arrays: dict[str, Any] = {}
-        texts = {"keys": [d.key for d in index.docs], "stamps": [d.stamp for d in index.docs],
-                 "path_words": [d.path_words for d in index.docs]}
+        texts = {
+            "keys": [d.key for d in index.docs],
+            "stamps": [d.stamp for d in index.docs],
+            "path_words": [d.path_words for d in index.docs],
+        }
         for name, postings in zip(_NAMES, parts, strict=True):
             texts[f"{name}_vocab"] = _vocab_list(postings.vocab)
             arrays |= {f"{name}_{k}": v for k, v in postings.arrays().items()}
         base = {k: arrays.pop(k) for k in [k for k in arrays if "_base_" in k]}
         old = self.loaded
         same_base = old is not None and all(
-            p.base.doc_ids is q.base.doc_ids for p, q in zip(parts, (old.meta, old.content, old.grams), strict=True)
+            p.base.doc_ids is q.base.doc_ids
+            for p, q in zip(parts, (old.meta, old.content, old.grams), strict=True)
         )
         base_id = old.base_id if old is not None and same_base else uuid.uuid4().hex[:16]
         texts["base"] = [base_id]
@@ -334,7 +370,10 @@ class _Cache:
         """Remove the base this build replaced, and bases and temporary files left for an hour
         (by a writer that stopped); another writer's fresh files are left alone."""
         now = time.time()
-        for path in [*self.folder.glob(f"index-{self.digest}.base-*.bin"), *self.folder.glob(f"index-{self.digest}*.tmp")]:
+        for path in [
+            *self.folder.glob(f"index-{self.digest}.base-*.bin"),
+            *self.folder.glob(f"index-{self.digest}*.tmp"),
+        ]:
             name = path.name.removeprefix(f"index-{self.digest}.base-").removesuffix(".bin")
             if name == keep:
                 continue
@@ -358,14 +397,23 @@ def _postings(model: FieldModel, vocab_list: list[str], arrays: dict[str, Any], 
 
     order, lengths, df = (arrays[prefix + k] for k in ("order", "slot_lengths", "df"))
     n_terms = len(vocab_list)
-    if (order.dtype != np.int64 or lengths.dtype != np.float32 or df.dtype != np.int64
-            or order.ndim != 1 or lengths.shape[1:] != (len(model.fields),) or df.shape != (n_terms,)):
+    if (
+        order.dtype != np.int64
+        or lengths.dtype != np.float32
+        or df.dtype != np.int64
+        or order.ndim != 1
+        or lengths.shape[1:] != (len(model.fields),)
+        or df.shape != (n_terms,)
+    ):
         raise ValueError("cached postings have the wrong shape")
-    if len(order) and (int(order.min()) < 0 or int(order.max()) >= len(lengths)
-                       or int(np.bincount(order).max()) > 1):
+    if len(order) and (
+        int(order.min()) < 0 or int(order.max()) >= len(lengths) or int(np.bincount(order).max()) > 1
+    ):
         raise ValueError("cached document order is not a set of slots")
     base, delta = (_segment(model, arrays, f"{prefix}{k}_", n_terms, len(lengths)) for k in ("base", "delta"))
-    if bool((df < 0).any()) or bool((df > base.padded(n_terms).counts() + delta.padded(n_terms).counts()).any()):
+    if bool((df < 0).any()) or bool(
+        (df > base.padded(n_terms).counts() + delta.padded(n_terms).counts()).any()
+    ):
         raise ValueError("cached document frequencies do not match the rows")
     vocab = dict(zip(vocab_list, range(n_terms), strict=True))
     if len(vocab) != n_terms:
@@ -380,9 +428,14 @@ def _segment(model: FieldModel, arrays: dict[str, Any], prefix: str, n_terms: in
     rows = len(doc_ids)
     nf = len(model.fields)
     presence = model.kind == "presence"
-    if (indptr.dtype != np.int64 or doc_ids.dtype != np.int32 or tf.dtype != (np.uint8 if presence else np.float32)
-            or indptr.ndim != 1 or not 1 <= len(indptr) <= n_terms + 1
-            or tf.shape != ((rows,) if presence else (rows, nf))):
+    if (
+        indptr.dtype != np.int64
+        or doc_ids.dtype != np.int32
+        or tf.dtype != (np.uint8 if presence else np.float32)
+        or indptr.ndim != 1
+        or not 1 <= len(indptr) <= n_terms + 1
+        or tf.shape != ((rows,) if presence else (rows, nf))
+    ):
         raise ValueError("cached segment has the wrong shape")
     if int(indptr[0]) != 0 or int(indptr[-1]) != rows or bool((np.diff(indptr) < 0).any()):
         raise ValueError("cached segment is not in term order")

@@ -33,7 +33,11 @@ def write_file(path: Path, version: int, arrays: dict[str, Any], texts: dict[str
     blobs: dict[str, Any] = {name: np.ascontiguousarray(a) for name, a in arrays.items()}
     for name, items in texts.items():
         blobs[f"text:{name}"] = np.frombuffer("\0".join(items).encode("utf-8"), np.uint8)
-    header: dict[str, Any] = {"version": version, "arrays": {}, "counts": {k: len(v) for k, v in texts.items()}}
+    header: dict[str, Any] = {
+        "version": version,
+        "arrays": {},
+        "counts": {k: len(v) for k, v in texts.items()},
+    }
     offset = 0
     for name, a in blobs.items():
         header["arrays"][name] = [a.dtype.str, list(a.shape), offset]

@@ -56,8 +56,12 @@ def read_safetensors(path: Path) -> dict[str, Matrix]:
         if name == "__metadata__":
             continue
         lo, hi = info["data_offsets"]
-        arr = np.frombuffer(data, dtype=_DTYPES[info["dtype"]], count=(hi - lo) // np.dtype(_DTYPES[info["dtype"]]).itemsize,
-                            offset=base + lo)
+        arr = np.frombuffer(
+            data,
+            dtype=_DTYPES[info["dtype"]],
+            count=(hi - lo) // np.dtype(_DTYPES[info["dtype"]]).itemsize,
+            offset=base + lo,
+        )
         value = arr.reshape(info["shape"]).astype(np.float32)
         if value.ndim == 2 and name.startswith("encoder."):
             value = np.ascontiguousarray(value.T)  # stored (out, in): keep (in, out) for x @ W
@@ -130,7 +134,10 @@ class MiniLM:
         for i, seq in enumerate(batch):
             ids[i, : len(seq)] = seq
             mask[i, : len(seq)] = 1.0
-        x = w["embeddings.word_embeddings.weight"][ids] + w["embeddings.position_embeddings.weight"][:length][None]
+        x = (
+            w["embeddings.word_embeddings.weight"][ids]
+            + w["embeddings.position_embeddings.weight"][:length][None]
+        )
         x = x + w["embeddings.token_type_embeddings.weight"][0]
         x = _layer_norm(x, w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"])
         bias = ((1.0 - mask) * -1e9)[:, None, None, :]

@@ -116,7 +116,9 @@ class Postings:
     # ---- construction ------------------------------------------------------------------
 
     @classmethod
-    def build(cls, model: FieldModel, docs: Sequence[DocTerms], lengths: Sequence[Sequence[float]]) -> Postings:
+    def build(
+        cls, model: FieldModel, docs: Sequence[DocTerms], lengths: Sequence[Sequence[float]]
+    ) -> Postings:
         """From per-document, per-field ``term -> frequency`` maps (one base segment)."""
         from skillshelf.select.segments import build_rows
 
@@ -136,7 +138,9 @@ class Postings:
         segment is shared, not copied, unless the change is large enough to compact."""
         from skillshelf.select.segments import update
 
-        vocab, base, delta, order, lengths, df = update(self, old_to_new, new_docs, new_ids, new_lengths, n_docs)
+        vocab, base, delta, order, lengths, df = update(
+            self, old_to_new, new_docs, new_ids, new_lengths, n_docs
+        )
         return Postings(self.model, vocab, base, lengths, delta=delta, order=order, df=df)
 
     def _by_position(self, per_slot: Any) -> Any:
@@ -340,7 +344,9 @@ class Postings:
         """What the on-disk cache stores (everything but the vocabulary); ``base_*`` is the
         part an incremental update leaves as it was."""
         segs = {"base": self.base, "delta": self.delta}
-        out = {f"{name}_{k}": getattr(seg, k) for name, seg in segs.items() for k in ("indptr", "doc_ids", "tf")}
+        out = {
+            f"{name}_{k}": getattr(seg, k) for name, seg in segs.items() for k in ("indptr", "doc_ids", "tf")
+        }
         return out | {"order": self.order, "slot_lengths": self.slot_lengths, "df": self.df}
 
 

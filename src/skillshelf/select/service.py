@@ -76,28 +76,43 @@ def search(
 ) -> SearchResult:
     """Index ``skills`` (cached under ``cache_dir``) and rank them against ``query``."""
     if not query.strip():
-        raise UsageError("the query is empty", hint='give the task as text, e.g. skillshelf search "merge PDFs"',
-                         code="SE003")
+        raise UsageError(
+            "the query is empty",
+            hint='give the task as text, e.g. skillshelf search "merge PDFs"',
+            code="SE003",
+        )
     if top < 1:
         raise UsageError("--top must be at least 1", hint="use e.g. --top 10", code="SE004")
     index = SkillIndex.build(skills, cache_dir=cache_dir)
-    wants_semantic = semantic if semantic is not None else (None if selector in ("default", "rrf", "wordllama") else False)
+    wants_semantic = (
+        semantic if semantic is not None else (None if selector in ("default", "rrf", "wordllama") else False)
+    )
     if selector == "semantic":
         wants_semantic = True
     sem = semantic_for(index, mode=wants_semantic, cache_dir=cache_dir) if len(index) else None
     ranked = rank_docs(index, query, top_k=top, selector=selector, usage=usage, semantic=sem)
-    return SearchResult(query=query, selector=selector, ranked=ranked, index=index.stats,
-                        models=sem.models if sem is not None else ())
+    return SearchResult(
+        query=query,
+        selector=selector,
+        ranked=ranked,
+        index=index.stats,
+        models=sem.models if sem is not None else (),
+    )
 
 
 def resolve_selectors(name: str, *, semantic: SemanticIndex | None) -> tuple[str, ...]:
     """``all`` -> every selector that can run here; else the one name (checked)."""
     if name == "all":
         models = semantic.models if semantic is not None else ()
-        return tuple(s for s in SELECTORS
-                     if s != "usage" and (s not in SEMANTIC_SELECTORS or SEMANTIC_SELECTORS[s] in models))
+        return tuple(
+            s
+            for s in SELECTORS
+            if s != "usage" and (s not in SEMANTIC_SELECTORS or SEMANTIC_SELECTORS[s] in models)
+        )
     if name not in SELECTORS:
-        raise UsageError(f"unknown selector {name!r}", hint=f"use one of: all, {', '.join(SELECTORS)}", code="SE001")
+        raise UsageError(
+            f"unknown selector {name!r}", hint=f"use one of: all, {', '.join(SELECTORS)}", code="SE001"
+        )
     return (name,)
 
 
@@ -115,8 +130,11 @@ def evaluate_file(
     from skillshelf.select import rank_docs as _rank
 
     if (skills is None) == (tools_file is None):
-        raise UsageError("give either skill roots or a tools file", hint="use --root DIR... or --tools FILE.jsonl",
-                         code="SE005")
+        raise UsageError(
+            "give either skill roots or a tools file",
+            hint="use --root DIR... or --tools FILE.jsonl",
+            code="SE005",
+        )
     if top < 1:
         raise UsageError("--top must be at least 1", hint="use e.g. --top 10", code="SE004")
     queries = load_queries(queries_file, tools=tools_file is not None)
@@ -126,10 +144,16 @@ def evaluate_file(
         assert skills is not None
         index = SkillIndex.build(skills, cache_dir=cache_dir)
     if not len(index):
-        raise UsageError("no skills to evaluate against", hint="check the --root folders (skillshelf list --root DIR)",
-                         code="SE006")
-    sem = semantic_for(index, mode=semantic if semantic is not None else (True if selector == "semantic" else None),
-                       cache_dir=cache_dir)
+        raise UsageError(
+            "no skills to evaluate against",
+            hint="check the --root folders (skillshelf list --root DIR)",
+            code="SE006",
+        )
+    sem = semantic_for(
+        index,
+        mode=semantic if semantic is not None else (True if selector == "semantic" else None),
+        cache_dir=cache_dir,
+    )
     names = resolve_selectors(selector, semantic=sem)
 
     def ranker(ix: SkillIndex, q: str, k: int, sel: str) -> list:  # type: ignore[type-arg]

@@ -57,7 +57,9 @@ class StaticVectors:
 
         self.vocab = {t: i for i, t in enumerate(tokens)}
         self.wordpiece = WordPiece(self.vocab)
-        self.table: Matrix = (vectors.astype(np.float32) * scales.astype(np.float32)[:, None]).astype(np.float32)
+        self.table: Matrix = (vectors.astype(np.float32) * scales.astype(np.float32)[:, None]).astype(
+            np.float32
+        )
         self.dims = int(self.table.shape[1])
         self._counted: WordCache[tuple[int, ...]] = WordCache(self._counted_ids, limit=1 << 18)
         self._stop_ids = frozenset(self.vocab[w] for w in STOP_WORDS if w in self.vocab)
@@ -118,7 +120,10 @@ def static_vectors() -> StaticVectors:
     """The shipped table, loaded once per process."""
     import numpy as np
 
-    with resources.files("skillshelf.select").joinpath("data", DATA_FILE).open("rb") as fh, np.load(fh) as data:
+    with (
+        resources.files("skillshelf.select").joinpath("data", DATA_FILE).open("rb") as fh,
+        np.load(fh) as data,
+    ):
         tokens = bytes(data["tokens"]).decode("utf-8").split("\n")
         return StaticVectors(tokens, data["vectors"], data["scales"])
 

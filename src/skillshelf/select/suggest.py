@@ -76,7 +76,9 @@ class CatalogUpdate:
 def catalog_update(previous: CatalogState | None, text: str) -> CatalogUpdate:
     """Compare freshly rendered catalog ``text`` with what was emitted before (pure)."""
     state = CatalogState.of(text)
-    return CatalogUpdate(emit=previous is None or previous.fingerprint != state.fingerprint, text=text, state=state)
+    return CatalogUpdate(
+        emit=previous is None or previous.fingerprint != state.fingerprint, text=text, state=state
+    )
 
 
 def stable_catalog(skills: Sequence[Skill], budget: Budget, **options: object) -> RenderedCatalog:
@@ -173,8 +175,14 @@ def suggestion_fragment(
             chosen.append(skill)
     n_mentioned = len(chosen)
     if task.strip() and top_k > 0:
-        ranked = rank_docs(index, task, top_k=top_k + len(ranked_out) + len(seen), selector=selector,
-                           usage=usage, semantic=semantic)
+        ranked = rank_docs(
+            index,
+            task,
+            top_k=top_k + len(ranked_out) + len(seen),
+            selector=selector,
+            usage=usage,
+            semantic=semantic,
+        )
         best = ranked[0].score if ranked else 0.0
         extra = 0
         for r in ranked:

@@ -111,7 +111,12 @@ class UsageStore:
         os.replace(tmp, self.path)
 
     def record_turn(
-        self, turn: str, candidates: Mapping[str, Sequence[str]], *, project: str = "", now: float | None = None
+        self,
+        turn: str,
+        candidates: Mapping[str, Sequence[str]],
+        *,
+        project: str = "",
+        now: float | None = None,
     ) -> None:
         """Each selector's top candidates (skill paths) for one turn."""
         self._append(
@@ -125,7 +130,13 @@ class UsageStore:
         )
 
     def record_load(
-        self, path: str, *, turn: str = "", project: str = "", via: str = "load_skill", now: float | None = None
+        self,
+        path: str,
+        *,
+        turn: str = "",
+        project: str = "",
+        via: str = "load_skill",
+        now: float | None = None,
     ) -> None:
         """The model loaded the skill at ``path`` (its ``SKILL.md``) during ``turn``."""
         self._append(
@@ -186,7 +197,9 @@ class UsageStore:
             if e["type"] == "turn" and isinstance(e.get("candidates"), dict):
                 cands = e["candidates"]
                 assert isinstance(cands, dict)
-                turns[str(e.get("turn", ""))] = {str(k): [str(p) for p in v] for k, v in cands.items() if isinstance(v, list)}
+                turns[str(e.get("turn", ""))] = {
+                    str(k): [str(p) for p in v] for k, v in cands.items() if isinstance(v, list)
+                }
             elif e["type"] == "load" and isinstance(e.get("path"), str):
                 loads.append((str(e.get("turn", "")), str(e["path"])))
         per: dict[str, list[int | None]] = {}
@@ -269,7 +282,9 @@ class ShadowRecorder:
         self.current = f"{self.session}-{self.count}"
         self.loaded_now = set()
         if query.strip():
-            record_shadow_turn(self.store, self.index, query, turn=self.current, project=self.project, now=now)
+            record_shadow_turn(
+                self.store, self.index, query, turn=self.current, project=self.project, now=now
+            )
         return self.current
 
     def loaded(self, path: str, *, via: str = "load_skill", now: float | None = None) -> None:

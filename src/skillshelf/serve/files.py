@@ -62,19 +62,28 @@ class SkillFile:
 def check_relative_path(path: str) -> PurePosixPath:
     """Refuse a path that is empty, absolute, uses ``..``/backslashes or holds NUL; return it parsed."""
     if not isinstance(path, str) or not path.strip():
-        raise UsageError("the file path is empty", hint="name a file inside the skill folder, e.g. 'SKILL.md'", code="SV400")
+        raise UsageError(
+            "the file path is empty",
+            hint="name a file inside the skill folder, e.g. 'SKILL.md'",
+            code="SV400",
+        )
     if "\x00" in path:
         raise PathEscapeError("the path contains a NUL byte", path=path.replace("\x00", "\\0"))
     if "\\" in path:
-        raise PathEscapeError(f"backslashes are not allowed in skill file paths: {path!r}", path=path,
-                              hint="use forward slashes, relative to the skill folder")
+        raise PathEscapeError(
+            f"backslashes are not allowed in skill file paths: {path!r}",
+            path=path,
+            hint="use forward slashes, relative to the skill folder",
+        )
     if path.startswith("/") or path.startswith("~") or (len(path) > 1 and path[1] == ":"):
         raise PathEscapeError(f"absolute paths are refused: {path!r}", path=path)
     parsed = PurePosixPath(path)
     if any(part == ".." for part in parsed.parts):
         raise PathEscapeError(f"'..' is not allowed in skill file paths: {path!r}", path=path)
     if not parsed.parts or parsed == PurePosixPath("."):
-        raise UsageError("the file path names the skill folder itself", hint="name a file inside it", code="SV400")
+        raise UsageError(
+            "the file path names the skill folder itself", hint="name a file inside it", code="SV400"
+        )
     return parsed
 
 
@@ -85,12 +94,16 @@ def _resolve_inside(folder: Path, rel: PurePosixPath, original: str) -> Path:
         real = candidate.resolve(strict=True)
     except FileNotFoundError:
         raise NotFoundError(
-            f"no file {original!r} in skill folder {base}", hint="call load_skill to see the list of bundled files",
+            f"no file {original!r} in skill folder {base}",
+            hint="call load_skill to see the list of bundled files",
             code="SV404",
         ) from None
     except (OSError, RuntimeError) as exc:  # symlink loops, permission problems
-        raise FileAccessError(f"cannot resolve {original!r}: {exc}", hint="check the file's symlinks and permissions",
-                              code="SV405") from None
+        raise FileAccessError(
+            f"cannot resolve {original!r}: {exc}",
+            hint="check the file's symlinks and permissions",
+            code="SV405",
+        ) from None
     if real != base and not real.is_relative_to(base):
         raise PathEscapeError(f"{original!r} is a symlink that leads out of the skill folder", path=original)
     return real
@@ -98,12 +111,18 @@ def _resolve_inside(folder: Path, rel: PurePosixPath, original: str) -> Path:
 
 def _refuse_special(mode: int, original: str) -> None:
     if stat.S_ISDIR(mode):
-        raise UsageError(f"{original!r} is a folder, not a file", hint="name one of the files listed by load_skill",
-                         code="SV400")
+        raise UsageError(
+            f"{original!r} is a folder, not a file",
+            hint="name one of the files listed by load_skill",
+            code="SV400",
+        )
     if not stat.S_ISREG(mode):
         kind = "FIFO" if stat.S_ISFIFO(mode) else "socket" if stat.S_ISSOCK(mode) else "device file"
-        raise PathEscapeError(f"{original!r} is a {kind}; only regular files can be read", path=original,
-                              hint="skills may only expose regular files")
+        raise PathEscapeError(
+            f"{original!r} is a {kind}; only regular files can be read",
+            path=original,
+            hint="skills may only expose regular files",
+        )
 
 
 def _looks_binary(data: bytes) -> bool:
@@ -133,8 +152,9 @@ def read_confined_file(
     try:
         fd = os.open(real, flags)
     except OSError as exc:
-        raise FileAccessError(f"cannot open {path!r}: {exc.strerror}", hint="check the file's permissions",
-                              code="SV405") from None
+        raise FileAccessError(
+            f"cannot open {path!r}: {exc.strerror}", hint="check the file's permissions", code="SV405"
+        ) from None
     with os.fdopen(fd, "rb") as handle:
         info = os.fstat(handle.fileno())
         _refuse_special(info.st_mode, path)
@@ -145,15 +165,23 @@ def read_confined_file(
         if len(data) > max_bytes:
             raise FileAccessError(
                 f"{path!r} is a binary file of {info.st_size} bytes, over the {max_bytes}-byte cap",
-                hint="read the file directly from disk if you really need it", code="SV413",
+                hint="read the file directly from disk if you really need it",
+                code="SV413",
             )
-        return SkillFile(skill=skill, path=rel_text, size=info.st_size, mime_type=mime,
-                         base64=base64.b64encode(data).decode("ascii"))
+        return SkillFile(
+            skill=skill,
+            path=rel_text,
+            size=info.st_size,
+            mime_type=mime,
+            base64=base64.b64encode(data).decode("ascii"),
+        )
     truncated = len(data) > max_bytes
     text = data[:max_bytes].decode("utf-8", errors="replace" if not truncated else "ignore")
     if mime == "application/octet-stream":
         mime = "text/markdown" if rel.suffix.lower() == ".md" else "text/plain"
-    return SkillFile(skill=skill, path=rel_text, size=info.st_size, mime_type=mime, text=text, truncated=truncated)
+    return SkillFile(
+        skill=skill, path=rel_text, size=info.st_size, mime_type=mime, text=text, truncated=truncated
+    )
 
 
 def stays_inside(folder: Path, relative: str) -> bool:

@@ -44,15 +44,17 @@ class BearerTokenMiddleware:
             await self.app(scope, receive, send)
             return
         body = json.dumps({"error": "unauthorized", "message": "missing or wrong bearer token"}).encode()
-        await send({
-            "type": "http.response.start",
-            "status": 401,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(body)).encode()),
-                (b"www-authenticate", b'Bearer realm="skillshelf"'),
-            ],
-        })
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 401,
+                "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(body)).encode()),
+                    (b"www-authenticate", b'Bearer realm="skillshelf"'),
+                ],
+            }
+        )
         await send({"type": "http.response.body", "body": body})
 
     def _authorised(self, scope: Scope) -> bool:
@@ -84,23 +86,35 @@ def bind_socket(host: str, port: int) -> socket.socket:
     except OSError as exc:
         sock.close()
         in_use = exc.errno == errno.EADDRINUSE
-        hint = "choose another --port, or stop the program using it" if in_use else (
-            "--host must be an address of this machine (127.0.0.1 by default)")
+        hint = (
+            "choose another --port, or stop the program using it"
+            if in_use
+            else ("--host must be an address of this machine (127.0.0.1 by default)")
+        )
         raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror}", hint=hint, code="SV410") from None
     sock.listen(128)
     sock.set_inheritable(True)
     return sock
 
 
-def run_http(server: Any, *, host: str = "127.0.0.1", port: int = 0, token: str | None = None,
-             announce: Callable[[str], None] | None = None) -> None:
+def run_http(
+    server: Any,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    token: str | None = None,
+    announce: Callable[[str], None] | None = None,
+) -> None:
     """Serve ``server`` (an SDK ``Server``) over streamable HTTP until interrupted."""
     import anyio
     import uvicorn
 
     if not is_loopback(host) and not token:
-        print(f"skillshelf: warning SV420: serving on {host} without --token: anyone who can reach this "
-              "port can read every skill", file=sys.stderr)
+        print(
+            f"skillshelf: warning SV420: serving on {host} without --token: anyone who can reach this "
+            "port can read every skill",
+            file=sys.stderr,
+        )
     app: ASGIApp = server.streamable_http_app(streamable_http_path=MCP_PATH, host=host)
     if token:
         app = BearerTokenMiddleware(app, token)

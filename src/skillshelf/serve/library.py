@@ -45,8 +45,9 @@ def _prompt_signature(skills: Sequence[Skill]) -> tuple[tuple[str, str, str | No
 class SkillLibrary:
     """The skills a server serves, reloadable through a loader."""
 
-    def __init__(self, load: Loader | None = None, *, tools: SkillTools | None = None,
-                 watch_paths: Sequence[Path] = ()) -> None:
+    def __init__(
+        self, load: Loader | None = None, *, tools: SkillTools | None = None, watch_paths: Sequence[Path] = ()
+    ) -> None:
         self._load = load
         self._lock = threading.Lock()
         self._extra_watch = tuple(watch_paths)
@@ -122,7 +123,9 @@ class SkillLibrary:
         snapshot = self._files_snapshot
         if snapshot is None:
             tools = self.tools
-            snapshot = tuple((tools.get(name), rel) for name in tools.names() for rel in self.files_of(tools.get(name)))
+            snapshot = tuple(
+                (tools.get(name), rel) for name in tools.names() for rel in self.files_of(tools.get(name))
+            )
             self._files_snapshot = snapshot
         return snapshot
 
@@ -142,4 +145,3 @@ class SkillLibrary:
             resources=True,
             skills=old != new_tools.skills,
         )
-

@@ -45,17 +45,25 @@ def open_library(
 
     def load() -> tuple[Discovery | None, SkillTools]:
         config = load_config(env)
-        options = DiscoveryOptions(extra_roots=extra + config.extra_roots,
-                                   include_builtin=include_builtin and config.include_builtin,
-                                   include_claude=config.include_claude, use_cache=use_cache)
+        options = DiscoveryOptions(
+            extra_roots=extra + config.extra_roots,
+            include_builtin=include_builtin and config.include_builtin,
+            include_claude=config.include_claude,
+            use_cache=use_cache,
+        )
         discovery = discover_skills(env, options)
         moded = apply_skill_modes(discovery.skills, config.skill_rules)
         moded.check_required(discovery.diagnostics)
         served = _mark_untrusted(moded.loadable, config.trusted)
         listed = [dataclasses.replace(s, trusted=served[s.path].trusted) for s in moded.catalog_skills()]
         budget = default_budget(config.context_window, max_context_tokens=config.skills_max_context_tokens)
-        tools = SkillTools(tuple(served.values()), listed=listed, budget=budget, index_cache_dir=index_cache_dir,
-                           semantic=semantic)
+        tools = SkillTools(
+            tuple(served.values()),
+            listed=listed,
+            budget=budget,
+            index_cache_dir=index_cache_dir,
+            semantic=semantic,
+        )
         return discovery, tools
 
     return SkillLibrary(load, watch_paths=extra)

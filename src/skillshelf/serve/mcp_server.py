@@ -37,7 +37,15 @@ from skillshelf.serve.schemas import LIST_SKILLS, LOAD_SKILL, READ_SKILL_FILE, S
 from skillshelf.serve.tools import UNTRUSTED_NOTE
 from skillshelf.skills.model import Skill
 
-__all__ = ["SERVER_TOOLS", "ServeOptions", "SkillServer", "build_server", "parse_skill_uri", "run_stdio", "skill_uri"]
+__all__ = [
+    "SERVER_TOOLS",
+    "ServeOptions",
+    "SkillServer",
+    "build_server",
+    "parse_skill_uri",
+    "run_stdio",
+    "skill_uri",
+]
 
 log = logging.getLogger(__name__)
 
@@ -120,10 +128,14 @@ class _Handlers:
         self.options = options
         self.tools = [_mcp_tool(spec) for spec in SERVER_TOOLS]
 
-    async def list_tools(self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+    async def list_tools(
+        self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
         return types.ListToolsResult(tools=self.tools)
 
-    async def call_tool(self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
+    async def call_tool(
+        self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
         if params.name not in {s.name for s in SERVER_TOOLS}:
             raise MCPError(types.INVALID_PARAMS, f"unknown tool {params.name!r}")
         tools = self.library.tools
@@ -142,7 +154,9 @@ class _Handlers:
         self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListResourcesResult:
         files = await anyio.to_thread.run_sync(self.library.all_files)
-        start, end, next_cursor = _page(params.cursor if params else None, len(files), self.options.resource_page)
+        start, end, next_cursor = _page(
+            params.cursor if params else None, len(files), self.options.resource_page
+        )
         resources = [self._resource(skill, rel) for skill, rel in files[start:end]]
         return types.ListResourcesResult(resources=resources, next_cursor=next_cursor)
 
@@ -154,19 +168,27 @@ class _Handlers:
         description = None
         if rel == "SKILL.md":
             description = skill.description if skill.trusted else f"[untrusted project] {skill.description}"
-        return types.Resource(uri=skill_uri(skill.name, rel), name=f"{skill.name}/{rel}", mime_type=mime,
-                              description=description, _meta=_meta(skill))
+        return types.Resource(
+            uri=skill_uri(skill.name, rel),
+            name=f"{skill.name}/{rel}",
+            mime_type=mime,
+            description=description,
+            _meta=_meta(skill),
+        )
 
     async def list_templates(
         self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListResourceTemplatesResult:
         template = types.ResourceTemplate(
-            uri_template=URI_TEMPLATE, name="skill-file",
+            uri_template=URI_TEMPLATE,
+            name="skill-file",
             description="A file bundled with a skill: NAME is the skill, PATH is relative to its folder.",
         )
         return types.ListResourceTemplatesResult(resource_templates=[template])
 
-    async def read_resource(self, ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+    async def read_resource(
+        self, ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
         name, path = parse_skill_uri(str(params.uri))
         tools = self.library.tools
         try:
@@ -178,44 +200,63 @@ class _Handlers:
         meta = _meta(skill)
         content: types.TextResourceContents | types.BlobResourceContents
         if file.is_binary:
-            content = types.BlobResourceContents(uri=uri, mime_type=file.mime_type, blob=file.base64 or "", _meta=meta)
+            content = types.BlobResourceContents(
+                uri=uri, mime_type=file.mime_type, blob=file.base64 or "", _meta=meta
+            )
         else:
-            content = types.TextResourceContents(uri=uri, mime_type=file.mime_type, text=file.text or "", _meta=meta)
+            content = types.TextResourceContents(
+                uri=uri, mime_type=file.mime_type, text=file.text or "", _meta=meta
+            )
         return types.ReadResourceResult(contents=[content])
 
     def _prompt_skills(self) -> list[Skill]:
         tools = self.library.tools
         return [tools.get(n) for n in tools.names() if tools.get(n).claude.user_invocable]
 
-    async def list_prompts(self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None) -> types.ListPromptsResult:
+    async def list_prompts(
+        self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListPromptsResult:
         skills = self._prompt_skills()
-        start, end, next_cursor = _page(params.cursor if params else None, len(skills), self.options.prompt_page)
+        start, end, next_cursor = _page(
+            params.cursor if params else None, len(skills), self.options.prompt_page
+        )
         prompts = [
             types.Prompt(
                 name=s.name,
-                description=(s.short_description or s.description) + ("" if s.trusted else " [untrusted project]"),
-                arguments=[types.PromptArgument(name="arguments", description=s.claude.argument_hint or "What to do",
-                                                required=False)],
+                description=(s.short_description or s.description)
+                + ("" if s.trusted else " [untrusted project]"),
+                arguments=[
+                    types.PromptArgument(
+                        name="arguments", description=s.claude.argument_hint or "What to do", required=False
+                    )
+                ],
                 _meta=_meta(s),
             )
             for s in skills[start:end]
         ]
         return types.ListPromptsResult(prompts=prompts, next_cursor=next_cursor)
 
-    async def get_prompt(self, ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams) -> types.GetPromptResult:
+    async def get_prompt(
+        self, ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams
+    ) -> types.GetPromptResult:
         tools = self.library.tools
         try:
             skill = tools.get(params.name)
             if not skill.claude.user_invocable:
-                raise NotFoundError(f"skill {skill.name!r} is not user-invocable", code="SV404",
-                                    hint="only skills with user-invocable: true are prompts")
+                raise NotFoundError(
+                    f"skill {skill.name!r} is not user-invocable",
+                    code="SV404",
+                    hint="only skills with user-invocable: true are prompts",
+                )
             loaded = await anyio.to_thread.run_sync(tools.load_skill, skill.name)
         except SkillshelfError as exc:
             raise _mcp_error(exc) from None
         text = loaded.text
         request = (params.arguments or {}).get("arguments", "").strip()
-        text += f"\n\nUse the skill {skill.name} for this request: {request}" if request else (
-            f"\n\nUse the skill {skill.name} for the task at hand."
+        text += (
+            f"\n\nUse the skill {skill.name} for this request: {request}"
+            if request
+            else (f"\n\nUse the skill {skill.name} for the task at hand.")
         )
         if not skill.trusted and UNTRUSTED_NOTE not in text:
             text = UNTRUSTED_NOTE + "\n\n" + text
@@ -226,7 +267,11 @@ class _Handlers:
 def server_instructions(library: SkillLibrary) -> str:
     """The server's instructions: how to use the tools, then the budgeted catalog."""
     catalog = library.tools.catalog()
-    return f"{INSTRUCTIONS_HEAD}\n\n{catalog}" if catalog else INSTRUCTIONS_HEAD + "\n\n(No skills are installed.)"
+    return (
+        f"{INSTRUCTIONS_HEAD}\n\n{catalog}"
+        if catalog
+        else INSTRUCTIONS_HEAD + "\n\n(No skills are installed.)"
+    )
 
 
 async def prebuild_index(library: SkillLibrary, *, delay: float = 0.2) -> None:
@@ -292,8 +337,12 @@ class SkillServer(Server[Any]):
         experimental_capabilities: dict[str, dict[str, Any]] | None = None,
         extensions: dict[str, dict[str, Any]] | None = None,
     ) -> InitializationOptions:
-        notification_options = notification_options or NotificationOptions(prompts_changed=True, resources_changed=True)
-        return super().create_initialization_options(notification_options, experimental_capabilities, extensions)
+        notification_options = notification_options or NotificationOptions(
+            prompts_changed=True, resources_changed=True
+        )
+        return super().create_initialization_options(
+            notification_options, experimental_capabilities, extensions
+        )
 
 
 def _version() -> str:

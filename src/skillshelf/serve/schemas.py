@@ -52,8 +52,13 @@ SEARCH_SKILLS = ToolSpec(
         "type": "object",
         "properties": {
             "query": {"type": "string", "description": "What you need to do, in a few words."},
-            "top_k": {"type": "integer", "minimum": 1, "maximum": 50, "default": 5,
-                      "description": "How many matches to return."},
+            "top_k": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 50,
+                "default": 5,
+                "description": "How many matches to return.",
+            },
         },
         "required": ["query"],
         "additionalProperties": False,
@@ -68,7 +73,9 @@ LOAD_SKILL = ToolSpec(
     ),
     parameters={
         "type": "object",
-        "properties": {"name": {"type": "string", "description": "The skill's name, as listed in the catalog."}},
+        "properties": {
+            "name": {"type": "string", "description": "The skill's name, as listed in the catalog."}
+        },
         "required": ["name"],
         "additionalProperties": False,
     },
@@ -97,9 +104,17 @@ LIST_SKILLS = ToolSpec(
     parameters={
         "type": "object",
         "properties": {
-            "cursor": {"type": "string", "description": "next_cursor from the previous page; omit for the first."},
-            "limit": {"type": "integer", "minimum": 1, "maximum": 200, "default": 50,
-                      "description": "Skills per page."},
+            "cursor": {
+                "type": "string",
+                "description": "next_cursor from the previous page; omit for the first.",
+            },
+            "limit": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 200,
+                "default": 50,
+                "description": "Skills per page.",
+            },
         },
         "additionalProperties": False,
     },
@@ -119,7 +134,9 @@ def with_name_enum(spec: ToolSpec, names: Sequence[str]) -> ToolSpec:
     return dataclasses.replace(spec, parameters=schema)
 
 
-def to_openai(specs: Sequence[ToolSpec], *, api: OpenAIFormat = "responses", strict: bool = False) -> list[dict[str, Any]]:
+def to_openai(
+    specs: Sequence[ToolSpec], *, api: OpenAIFormat = "responses", strict: bool = False
+) -> list[dict[str, Any]]:
     """Function tools for the OpenAI Responses API (flat) or Chat Completions (nested ``function``)."""
     tools: list[dict[str, Any]] = []
     for spec in specs:
@@ -127,12 +144,20 @@ def to_openai(specs: Sequence[ToolSpec], *, api: OpenAIFormat = "responses", str
         if strict:
             schema = _strict_schema(schema)
         if api == "responses":
-            tool: dict[str, Any] = {"type": "function", "name": spec.name, "description": spec.description,
-                                    "parameters": schema}
+            tool: dict[str, Any] = {
+                "type": "function",
+                "name": spec.name,
+                "description": spec.description,
+                "parameters": schema,
+            }
             if strict:
                 tool["strict"] = True
         else:
-            function: dict[str, Any] = {"name": spec.name, "description": spec.description, "parameters": schema}
+            function: dict[str, Any] = {
+                "name": spec.name,
+                "description": spec.description,
+                "parameters": schema,
+            }
             if strict:
                 function["strict"] = True
             tool = {"type": "function", "function": function}

@@ -112,7 +112,9 @@ class SkillTools:
         semantic: bool = False,
     ) -> None:
         self.skills: tuple[Skill, ...] = tuple(skills)
-        self.listed: tuple[Skill, ...] = tuple(s for s in skills if s.model_visible) if listed is None else tuple(listed)
+        self.listed: tuple[Skill, ...] = (
+            tuple(s for s in skills if s.model_visible) if listed is None else tuple(listed)
+        )
         self.budget = budget
         self.catalog_format: Literal["codex", "xml", "markdown"] = catalog_format
         self.index_cache_dir = index_cache_dir
@@ -120,7 +122,9 @@ class SkillTools:
         self._by_name: dict[str, Skill] = {}
         for skill in self.skills:
             self._by_name.setdefault(skill.name, skill)
-        self.semantic = semantic  # rank with the installed embedding models (skillshelf[semantic] / [wordllama])
+        self.semantic = (
+            semantic  # rank with the installed embedding models (skillshelf[semantic] / [wordllama])
+        )
         self._index: Any = None
         self._semantic_index: Any = None
         self._index_lock = threading.Lock()
@@ -157,18 +161,29 @@ class SkillTools:
         if files:
             listing = "\n".join(f"- {f}" for f in files)
             more = f"\n- ... and {loaded.more_files} more file(s)" if loaded.more_files else ""
-            parts.append(f"Files bundled with {skill.name} (read one with read_skill_file when the "
-                         f"instructions call for it):\n{listing}{more}")
+            parts.append(
+                f"Files bundled with {skill.name} (read one with read_skill_file when the "
+                f"instructions call for it):\n{listing}{more}"
+            )
         if not skill.trusted:
             parts.insert(0, UNTRUSTED_NOTE)
-        data = {"name": skill.name, "path": str(skill.path), "folder": str(skill.folder), "files": list(files),
-                "more_files": loaded.more_files, "trusted": skill.trusted, "fragment": loaded.fragment}
+        data = {
+            "name": skill.name,
+            "path": str(skill.path),
+            "folder": str(skill.folder),
+            "files": list(files),
+            "more_files": loaded.more_files,
+            "trusted": skill.trusted,
+            "fragment": loaded.fragment,
+        }
         return ToolResult(text="\n\n".join(parts), data=data)
 
     def search_skills(self, query: str, top_k: int = 5) -> ToolResult:
         """The best ``top_k`` skills for ``query``, ranked by the select package."""
         if not isinstance(query, str) or not query.strip():
-            raise UsageError("the search query is empty", hint="describe the task in a few words", code="SV400")
+            raise UsageError(
+                "the search query is empty", hint="describe the task in a few words", code="SV400"
+            )
         top_k = max(1, min(int(top_k), MAX_TOP_K))
         index = self.ensure_index()
         ranked = _rank(index, query, top_k * 2, self._semantic_index)
@@ -183,8 +198,10 @@ class SkillTools:
         if not rows:
             text = f"No skill matches {query!r}. Try other words, or work without a skill."
         else:
-            lines = [f"{i}. {r['name']}: {r['description']}" + (" [untrusted project]" if "trusted" in r else "")
-                     for i, r in enumerate(rows, 1)]
+            lines = [
+                f"{i}. {r['name']}: {r['description']}" + (" [untrusted project]" if "trusted" in r else "")
+                for i, r in enumerate(rows, 1)
+            ]
             text = "Skills matching the query (call load_skill with a name to use one):\n" + "\n".join(lines)
         return ToolResult(text=text, data={"query": query, "results": rows})
 
@@ -223,7 +240,9 @@ class SkillTools:
         text = f"{len(rows)} of {page.total} skills:\n" + "\n".join(lines)
         if page.next_cursor:
             text += f"\n(more: call list_skills with cursor={page.next_cursor!r})"
-        return ToolResult(text=text, data={"skills": rows, "total": page.total, "next_cursor": page.next_cursor})
+        return ToolResult(
+            text=text, data={"skills": rows, "total": page.total, "next_cursor": page.next_cursor}
+        )
 
     # -- definitions and prompt ------------------------------------------------------------
     def tool_specs(self, *, include_listing: bool = False, name_enum: bool = False) -> tuple[ToolSpec, ...]:
@@ -233,8 +252,11 @@ class SkillTools:
         specs = (*MODEL_TOOLS, LIST_SKILLS) if include_listing else MODEL_TOOLS
         if name_enum:
             if len(self._by_name) > MAX_ENUM_NAMES:
-                raise UsageError(f"{len(self._by_name)} skills are too many to list in the tool schema",
-                                 hint=f"use name_enum only with up to {MAX_ENUM_NAMES} skills", code="SV400")
+                raise UsageError(
+                    f"{len(self._by_name)} skills are too many to list in the tool schema",
+                    hint=f"use name_enum only with up to {MAX_ENUM_NAMES} skills",
+                    code="SV400",
+                )
             specs = tuple(with_name_enum(spec, self.names()) for spec in specs)
         return specs
 
@@ -258,7 +280,9 @@ class SkillTools:
             from skillshelf.skills.catalog import default_budget, render_catalog
 
             budget = self.budget or default_budget(None)
-            self._catalog = render_catalog(self.listed, budget, self.catalog_format).text if self.listed else ""
+            self._catalog = (
+                render_catalog(self.listed, budget, self.catalog_format).text if self.listed else ""
+            )
         return self._catalog
 
     def system_prompt(self, preamble: str = DEFAULT_PREAMBLE) -> str:
@@ -328,8 +352,11 @@ def _parse_cursor(cursor: str | None, total: int) -> int:
         return 0
     assert cursor is not None
     if not cursor.isdigit() or int(cursor) > total:
-        raise UsageError(f"invalid cursor {cursor!r}", hint="pass the next_cursor of the previous page, or none",
-                         code="SV400")
+        raise UsageError(
+            f"invalid cursor {cursor!r}",
+            hint="pass the next_cursor of the previous page, or none",
+            code="SV400",
+        )
     return int(cursor)
 
 
@@ -340,8 +367,9 @@ def _parse_arguments(arguments: Mapping[str, Any] | str | None) -> Mapping[str, 
         try:
             parsed = json.loads(arguments)
         except ValueError as exc:
-            raise UsageError(f"the tool arguments are not valid JSON: {exc}", hint="send a JSON object",
-                             code="SV400") from None
+            raise UsageError(
+                f"the tool arguments are not valid JSON: {exc}", hint="send a JSON object", code="SV400"
+            ) from None
         arguments = parsed
     if not isinstance(arguments, Mapping):
         raise UsageError("the tool arguments must be a JSON object", hint="send a JSON object", code="SV400")
@@ -351,8 +379,9 @@ def _parse_arguments(arguments: Mapping[str, Any] | str | None) -> Mapping[str, 
 def _str_arg(args: Mapping[str, Any], key: str) -> str:
     value = args.get(key)
     if not isinstance(value, str) or not value:
-        raise UsageError(f"argument {key!r} is missing or not a string", hint=f"pass {key} as a string",
-                         code="SV400")
+        raise UsageError(
+            f"argument {key!r} is missing or not a string", hint=f"pass {key} as a string", code="SV400"
+        )
     return value
 
 
@@ -365,5 +394,6 @@ def _int_arg(args: Mapping[str, Any], key: str, default: int) -> int:
     try:
         return int(value)
     except ValueError:
-        raise UsageError(f"argument {key!r} must be an integer", hint=f"pass {key} as a number",
-                         code="SV400") from None
+        raise UsageError(
+            f"argument {key!r} must be an integer", hint=f"pass {key} as a number", code="SV400"
+        ) from None

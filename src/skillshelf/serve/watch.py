@@ -39,8 +39,9 @@ async def _reload(server: SkillServer, prebuild: bool) -> None:
         await prebuild_index(server.library, delay=0)
 
 
-async def _watch_roots(server: SkillServer, paths: tuple[Path, ...], debounce_ms: int, prebuild: bool,
-                       restart: anyio.Event) -> None:
+async def _watch_roots(
+    server: SkillServer, paths: tuple[Path, ...], debounce_ms: int, prebuild: bool, restart: anyio.Event
+) -> None:
     import watchfiles
 
     async for _changes in watchfiles.awatch(*paths, debounce=debounce_ms, step=50, recursive=True):
@@ -50,8 +51,14 @@ async def _watch_roots(server: SkillServer, paths: tuple[Path, ...], debounce_ms
             return
 
 
-async def _watch_pending(server: SkillServer, paths: tuple[Path, ...], parents: tuple[Path, ...], debounce_ms: int,
-                         prebuild: bool, restart: anyio.Event) -> None:
+async def _watch_pending(
+    server: SkillServer,
+    paths: tuple[Path, ...],
+    parents: tuple[Path, ...],
+    debounce_ms: int,
+    prebuild: bool,
+    restart: anyio.Event,
+) -> None:
     import watchfiles
 
     pending = server.library.pending_roots()
@@ -87,6 +94,8 @@ async def watch_skills(server: SkillServer, debounce_ms: int = 400, prebuild: bo
             if paths:
                 group.start_soon(_guarded, _watch_roots, server, paths, debounce_ms, prebuild, restart)
             if parents:
-                group.start_soon(_guarded, _watch_pending, server, paths, parents, debounce_ms, prebuild, restart)
+                group.start_soon(
+                    _guarded, _watch_pending, server, paths, parents, debounce_ms, prebuild, restart
+                )
             await restart.wait()
             group.cancel_scope.cancel()

@@ -71,7 +71,14 @@ def _skill_json(skill: Skill) -> dict[str, Any]:
         "short": skill.short_description,
         "iface": None
         if iface is None
-        else [iface.display_name, iface.short_description, _opt(iface.icon_small), _opt(iface.icon_large), iface.brand_color, iface.default_prompt],
+        else [
+            iface.display_name,
+            iface.short_description,
+            _opt(iface.icon_small),
+            _opt(iface.icon_large),
+            iface.brand_color,
+            iface.default_prompt,
+        ],
         "policy": [skill.policy.allow_implicit_invocation, list(skill.policy.products)],
         "deps": [[d.type, d.value, d.description, d.transport, d.command, d.url] for d in skill.dependencies],
         "claude": [
@@ -126,7 +133,11 @@ def _parsed_path_factory() -> Any:
         return None
     try:
         probe = factory("", "/", ["/", "tmp", "a b", "SKILL.md"])
-        ok = probe == Path("/tmp/a b/SKILL.md") and str(probe) == "/tmp/a b/SKILL.md" and probe.parent.name == "a b"
+        ok = (
+            probe == Path("/tmp/a b/SKILL.md")
+            and str(probe) == "/tmp/a b/SKILL.md"
+            and probe.parent.name == "a b"
+        )
     except Exception:  # an unexpected pathlib: use the public constructor
         return None
     return factory if ok else None
@@ -154,8 +165,19 @@ def _path(value: Any) -> Path | None:
 
 
 _SKILL_FIELDS = (
-    "name", "description", "path", "root", "scope", "origin", "short_description",
-    "interface", "policy", "dependencies", "claude", "frontmatter", "trusted",
+    "name",
+    "description",
+    "path",
+    "root",
+    "scope",
+    "origin",
+    "short_description",
+    "interface",
+    "policy",
+    "dependencies",
+    "claude",
+    "frontmatter",
+    "trusted",
 )
 
 
@@ -189,10 +211,18 @@ def _skill_from(data: dict[str, Any], path: Path, root: SkillRoot) -> Skill:
         None
         if iface is None
         else SkillInterface(
-            display_name=iface[0], short_description=iface[1], icon_small=_path(iface[2]), icon_large=_path(iface[3]), brand_color=iface[4], default_prompt=iface[5]
+            display_name=iface[0],
+            short_description=iface[1],
+            icon_small=_path(iface[2]),
+            icon_large=_path(iface[3]),
+            brand_color=iface[4],
+            default_prompt=iface[5],
         ),
         _policy(data["policy"]),
-        tuple(ToolDependency(type=d[0], value=d[1], description=d[2], transport=d[3], command=d[4], url=d[5]) for d in data["deps"]),
+        tuple(
+            ToolDependency(type=d[0], value=d[1], description=d[2], transport=d[3], command=d[4], url=d[5])
+            for d in data["deps"]
+        ),
         _claude(data["claude"]),
         MappingProxyType(data["fm"]),
         root.trusted,
@@ -204,7 +234,15 @@ def _diag_json(d: Diagnostic) -> list[object]:
 
 
 def _diag_from(row: list[Any]) -> Diagnostic:
-    return Diagnostic(code=row[0], severity=Severity(row[1]), message=row[2], fix=row[3], path=_path(row[4]), line=row[5], field=row[6])
+    return Diagnostic(
+        code=row[0],
+        severity=Severity(row[1]),
+        message=row[2],
+        fix=row[3],
+        path=_path(row[4]),
+        line=row[5],
+        field=row[6],
+    )
 
 
 class SkillCache:
@@ -229,7 +267,11 @@ class SkillCache:
             finally:
                 if gc_was_on:
                     gc.enable()
-            if not isinstance(data, dict) or data.get("version") != CACHE_VERSION or not isinstance(data.get("entries"), dict):
+            if (
+                not isinstance(data, dict)
+                or data.get("version") != CACHE_VERSION
+                or not isinstance(data.get("entries"), dict)
+            ):
                 raise ValueError("unknown cache layout")
             if data.get("rules") != _rules_stamp():
                 raise ValueError("written by another version of the parser")
@@ -256,9 +298,15 @@ class SkillCache:
         self._used.add(key)
         return skill, diags
 
-    def put(self, key: str, signature: Signature, skill: Skill | None, diagnostics: tuple[Diagnostic, ...]) -> None:
+    def put(
+        self, key: str, signature: Signature, skill: Skill | None, diagnostics: tuple[Diagnostic, ...]
+    ) -> None:
         """Remember a fresh parse result."""
-        self._entries[key] = [signature, None if skill is None else _skill_json(skill), [_diag_json(d) for d in diagnostics]]
+        self._entries[key] = [
+            signature,
+            None if skill is None else _skill_json(skill),
+            [_diag_json(d) for d in diagnostics],
+        ]
         self._used.add(key)
         self._dirty = True
 
@@ -285,7 +333,9 @@ class SkillCache:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             walks = self._walks if len(self._walks) <= MAX_WALKS else {}
-            blob = marshal.dumps({"version": CACHE_VERSION, "rules": _rules_stamp(), "entries": entries, "walks": walks})
+            blob = marshal.dumps(
+                {"version": CACHE_VERSION, "rules": _rules_stamp(), "entries": entries, "walks": walks}
+            )
             import tempfile  # only when writing: a warm run that changed nothing never loads it
 
             fd, tmp = tempfile.mkstemp(prefix=".parsed-skills-", dir=self.path.parent)

@@ -41,7 +41,9 @@ def split_tool_list(text: str) -> tuple[str, ...]:
 
 
 def _warn(path: Path | None, field: str, message: str, fix: str) -> Diagnostic:
-    return Diagnostic(code="SK120", severity=Severity.WARNING, message=message, fix=fix, path=path, field=field)
+    return Diagnostic(
+        code="SK120", severity=Severity.WARNING, message=message, fix=fix, path=path, field=field
+    )
 
 
 def _as_bool(value: object, field: str, default: bool, path: Path | None, out: list[Diagnostic]) -> bool:
@@ -51,7 +53,14 @@ def _as_bool(value: object, field: str, default: bool, path: Path | None, out: l
         return value.strip().lower() in _TRUE
     if value is None:
         return default
-    out.append(_warn(path, field, f"`{field}` should be true or false, not {value!r}", f"write `{field}: true` or `{field}: false`"))
+    out.append(
+        _warn(
+            path,
+            field,
+            f"`{field}` should be true or false, not {value!r}",
+            f"write `{field}: true` or `{field}: false`",
+        )
+    )
     return default
 
 
@@ -74,20 +83,33 @@ def _as_list(value: object, field: str, path: Path | None, out: list[Diagnostic]
         return ()
     if isinstance(value, str):
         return split_tool_list(value)
-    if isinstance(value, list) and all(isinstance(v, str | int | float) and not isinstance(v, bool) for v in value):
+    if isinstance(value, list) and all(
+        isinstance(v, str | int | float) and not isinstance(v, bool) for v in value
+    ):
         return tuple(str(v).strip() for v in value if str(v).strip())
-    out.append(_warn(path, field, f"`{field}` should be a list or a space-separated string", f"write `{field}: Read Grep` or a YAML list"))
+    out.append(
+        _warn(
+            path,
+            field,
+            f"`{field}` should be a list or a space-separated string",
+            f"write `{field}: Read Grep` or a YAML list",
+        )
+    )
     return ()
 
 
-def parse_claude_fields(frontmatter: Mapping[str, object], *, path: Path | None = None) -> tuple[ClaudeFields, tuple[Diagnostic, ...]]:
+def parse_claude_fields(
+    frontmatter: Mapping[str, object], *, path: Path | None = None
+) -> tuple[ClaudeFields, tuple[Diagnostic, ...]]:
     """Read Claude Code's fields from a parsed frontmatter mapping."""
     out: list[Diagnostic] = []
     paths_value = frontmatter.get("paths")
     when = frontmatter.get("when_to_use", frontmatter.get("when-to-use"))
     fields = ClaudeFields(
         allowed_tools=_as_list(frontmatter.get("allowed-tools"), "allowed-tools", path, out),
-        disable_model_invocation=_as_bool(frontmatter.get("disable-model-invocation"), "disable-model-invocation", False, path, out),
+        disable_model_invocation=_as_bool(
+            frontmatter.get("disable-model-invocation"), "disable-model-invocation", False, path, out
+        ),
         user_invocable=_as_bool(frontmatter.get("user-invocable"), "user-invocable", True, path, out),
         argument_hint=_as_text(frontmatter.get("argument-hint"), "argument-hint", path, out),
         model=_as_text(frontmatter.get("model"), "model", path, out),

@@ -31,7 +31,14 @@ from skillshelf.skills.roots import extra_roots, is_claude_root, skill_roots
 from skillshelf.skills.walk import FoundFile, ScanLimits, WalkResult, walk_claude_root, walk_root
 from skillshelf.skills.walk_cache import restore_walk, snapshot_walk
 
-__all__ = ["MAX_SKILL_BYTES", "DiscoveryOptions", "ScanLimits", "discover_in", "discover_skills", "read_skill_body"]
+__all__ = [
+    "MAX_SKILL_BYTES",
+    "DiscoveryOptions",
+    "ScanLimits",
+    "discover_in",
+    "discover_skills",
+    "read_skill_body",
+]
 
 # MAX_SKILL_BYTES comes from the model, not from parse: parse (and YAML) is imported only when
 # a file has to be parsed, so a run served from the cache never loads them.
@@ -63,7 +70,11 @@ def discover_skills(env: Env, options: DiscoveryOptions = DiscoveryOptions()) ->
 
         installed = user_data_dir() / "skills"
     roots = skill_roots(
-        env, extra=options.extra_roots, include_claude=options.include_claude, builtin=builtin, installed=installed
+        env,
+        extra=options.extra_roots,
+        include_claude=options.include_claude,
+        builtin=builtin,
+        installed=installed,
     )
     limits, notes = limits_from_environ(env.environ, options.limits)
     found = _Discoverer(limits, options.use_cache, options.max_skill_bytes).run(roots)
@@ -77,7 +88,9 @@ LIMIT_VARIABLES = {
 }
 
 
-def limits_from_environ(environ: Mapping[str, str], limits: ScanLimits) -> tuple[ScanLimits, list[Diagnostic]]:
+def limits_from_environ(
+    environ: Mapping[str, str], limits: ScanLimits
+) -> tuple[ScanLimits, list[Diagnostic]]:
     """Raise (or lower) the scan limits from ``SKILLSHELF_SCAN_MAX_*`` variables of the Env."""
     values: dict[str, int] = {}
     notes: list[Diagnostic] = []
@@ -90,7 +103,15 @@ def limits_from_environ(environ: Mapping[str, str], limits: ScanLimits) -> tuple
             if value < 0:
                 raise ValueError(text)
         except ValueError:
-            notes.append(_diag("SK209", Severity.WARNING, f"{variable}={text!r} is not a whole number >= 0; ignored", f"set {variable} to a number, e.g. {variable}=5000", None))
+            notes.append(
+                _diag(
+                    "SK209",
+                    Severity.WARNING,
+                    f"{variable}={text!r} is not a whole number >= 0; ignored",
+                    f"set {variable} to a number, e.g. {variable}=5000",
+                    None,
+                )
+            )
             continue
         values[field_name] = value
     return (replace(limits, **values) if values else limits), notes
@@ -100,7 +121,9 @@ _DEFAULT_LIMITS = ScanLimits()
 _LOOKUP = object()  # "find this skill's namespace from its own folder"
 
 
-def discover_in(paths: Sequence[Path], *, limits: ScanLimits = _DEFAULT_LIMITS, use_cache: bool = False) -> Discovery:
+def discover_in(
+    paths: Sequence[Path], *, limits: ScanLimits = _DEFAULT_LIMITS, use_cache: bool = False
+) -> Discovery:
     """Find skills in arbitrary folders, skill folders or ``SKILL.md`` files (user scope, origin extra)."""
     return _Discoverer(limits, use_cache, MAX_SKILL_BYTES).run(extra_roots(paths))
 
@@ -112,14 +135,19 @@ def read_skill_body(skill: Skill) -> str:
     try:
         text = skill.path.read_text(encoding="utf-8", errors="replace")
     except OSError as exc:
-        raise FileAccessError(f"cannot read {skill.path}: {exc.strerror}", hint="check that the skill still exists (run `skillshelf list`)") from exc
+        raise FileAccessError(
+            f"cannot read {skill.path}: {exc.strerror}",
+            hint="check that the skill still exists (run `skillshelf list`)",
+        ) from exc
     from skillshelf.skills.parse import split_body
 
     return split_body(text)
 
 
 def _diag(code: str, severity: Severity, message: str, fix: str, path: Path | str | None) -> Diagnostic:
-    return Diagnostic(code=code, severity=severity, message=message, fix=fix, path=Path(path) if path is not None else None)
+    return Diagnostic(
+        code=code, severity=severity, message=message, fix=fix, path=Path(path) if path is not None else None
+    )
 
 
 # The limit a walk stopped at (its ScanLimits field) -> (code, what it counts); the variable
@@ -177,7 +205,12 @@ class _Discoverer:
             self.cache.save()
         self.skills.sort(key=lambda s: (s.scope.load_rank, s.name, str(s.path)))
         self.diagnostics.extend(_duplicate_names(self.skills))
-        return Discovery(skills=tuple(self.skills), roots=tuple(self.roots), scans=tuple(self.scans), diagnostics=tuple(self.diagnostics))
+        return Discovery(
+            skills=tuple(self.skills),
+            roots=tuple(self.roots),
+            scans=tuple(self.scans),
+            diagnostics=tuple(self.diagnostics),
+        )
 
     def _resolve(self, root: SkillRoot) -> tuple[str, bool] | None:
         """``(canonical path, is a file)`` for a root to scan, else ``None`` (noted)."""
@@ -185,18 +218,42 @@ class _Discoverer:
         explicit = root.origin is RootOrigin.EXTRA
         if not os.path.lexists(path):
             if explicit:
-                self.diagnostics.append(_diag("SK202", Severity.WARNING, "this root does not exist", "check the path given with --root", path))
+                self.diagnostics.append(
+                    _diag(
+                        "SK202",
+                        Severity.WARNING,
+                        "this root does not exist",
+                        "check the path given with --root",
+                        path,
+                    )
+                )
             self.scans.append(RootScan(root=root, exists=False))
             return None
         if not root.follow_symlinks and os.path.islink(path):
-            self.diagnostics.append(_diag("SK207", Severity.INFO, "this root is a symlink and is not followed for its scope", "point the scope's folder at a real directory", path))
+            self.diagnostics.append(
+                _diag(
+                    "SK207",
+                    Severity.INFO,
+                    "this root is a symlink and is not followed for its scope",
+                    "point the scope's folder at a real directory",
+                    path,
+                )
+            )
             self.scans.append(RootScan(root=root, exists=False))
             return None
         real = os.path.realpath(path)
         if explicit and os.path.isfile(real):
             return real, True
         if not os.path.isdir(real):
-            self.diagnostics.append(_diag("SK201", Severity.WARNING, "this root is not a folder (or a link to a missing one)", "remove it or make it a folder of skills", path))
+            self.diagnostics.append(
+                _diag(
+                    "SK201",
+                    Severity.WARNING,
+                    "this root is not a folder (or a link to a missing one)",
+                    "remove it or make it a folder of skills",
+                    path,
+                )
+            )
             self.scans.append(RootScan(root=root, exists=False))
             return None
         return real, False
@@ -265,10 +322,18 @@ class _Discoverer:
         return walk
 
     def parse(self, item: FoundFile, root: SkillRoot, namespace: str | None | object = None) -> Skill | None:
-        signature: list[object] = [item.size, item.mtime_ns, _openai_signature(item), is_claude_root(root), self.max_bytes]
+        signature: list[object] = [
+            item.size,
+            item.mtime_ns,
+            _openai_signature(item),
+            is_claude_root(root),
+            self.max_bytes,
+        ]
         cached = self.cache.get(item.path, signature, root) if self.cache is not None else None
         if cached is None:
-            parsed = _parser().read_skill(Path(item.path), root, max_bytes=self.max_bytes, probe_openai_yaml=item.has_agents)
+            parsed = _parser().read_skill(
+                Path(item.path), root, max_bytes=self.max_bytes, probe_openai_yaml=item.has_agents
+            )
             skill: Skill | None = parsed.skill
             diags: tuple[Diagnostic, ...] = parsed.diagnostics
             if self.cache is not None:
@@ -348,4 +413,3 @@ def _duplicate_names(skills: Sequence[Skill]) -> list[Diagnostic]:
             )
         )
     return out
-

@@ -72,7 +72,9 @@ def simple_frontmatter(yaml_text: str) -> tuple[dict[str, object], KnownFields] 
     if meta is not None and not isinstance(meta, dict):
         return None
     name, description = mapping.get("name"), mapping.get("description")
-    if (name is not None and not isinstance(name, str)) or (description is not None and not isinstance(description, str)):
+    if (name is not None and not isinstance(name, str)) or (
+        description is not None and not isinstance(description, str)
+    ):
         return None
     short = meta.get("short-description") if isinstance(meta, dict) else None
     return mapping, KnownFields(name=name, description=description, short_description=short)

@@ -204,7 +204,9 @@ class _Constructor(yaml.constructor.SafeConstructor):
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         """Like PyYAML's, but a complex key (``[a]: b``, valid YAML) becomes text, not an error."""
         if not isinstance(node, yaml.MappingNode):
-            raise yaml.constructor.ConstructorError(None, None, f"expected a mapping node, but found {node.id}", node.start_mark)
+            raise yaml.constructor.ConstructorError(
+                None, None, f"expected a mapping node, but found {node.id}", node.start_mark
+            )
         mapping: dict[Any, Any] = {}
         for key_node, value_node in node.value:
             if isinstance(key_node, yaml.ScalarNode):

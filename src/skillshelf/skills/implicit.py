@@ -75,7 +75,9 @@ def _strip_prefixes(words: list[str]) -> list[str]:
     index = 0
     while index < len(words):
         word = words[index]
-        if word == "env" or ("=" in word and not word.startswith(("=", "-")) and "/" not in word.split("=", 1)[0]):
+        if word == "env" or (
+            "=" in word and not word.startswith(("=", "-")) and "/" not in word.split("=", 1)[0]
+        ):
             index += 1
             continue
         break
@@ -229,7 +231,9 @@ class ImplicitUseDetector:
             path = str(self._home) + path[1:]
         return os.path.realpath(os.path.join(workdir, path))
 
-    def _scan(self, tokens: list[str], workdir: str, scripts: list[Skill], docs: list[Skill], depth: int) -> str:
+    def _scan(
+        self, tokens: list[str], workdir: str, scripts: list[Skill], docs: list[Skill], depth: int
+    ) -> str:
         for segment in _segments(tokens):
             words = _strip_prefixes(segment)
             if not words:

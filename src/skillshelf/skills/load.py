@@ -102,7 +102,9 @@ def _find(skills: Sequence[Skill], name: str) -> tuple[Skill, tuple[Path, ...]]:
         matches = [s for s in skills if as_path in {str(s.path), str(s.folder)}]
     if not matches:
         names = [s.name for s in skills]
-        raise SkillNotFoundError(name, available=tuple(dict.fromkeys(names)), close=close_matches(name, names))
+        raise SkillNotFoundError(
+            name, available=tuple(dict.fromkeys(names)), close=close_matches(name, names)
+        )
     return matches[0], tuple(s.path for s in matches[1:])
 
 

@@ -160,7 +160,9 @@ def extract_mentions(text: str) -> Mentions:
             _add(names, name)
             _add(plain, name)
         index = end
-    return Mentions(names=tuple(names), plain_names=tuple(plain), paths=tuple(paths), slash_command=_slash_command(text))
+    return Mentions(
+        names=tuple(names), plain_names=tuple(plain), paths=tuple(paths), slash_command=_slash_command(text)
+    )
 
 
 def _path_keys(skill: Skill) -> frozenset[str]:
@@ -174,7 +176,9 @@ def _normalise_link(path: str, cwd: Path | None) -> str:
     return os.path.normpath(path)
 
 
-def select_mentioned(skills: Sequence[Skill], texts: Sequence[str], *, cwd: Path | None = None) -> tuple[Skill, ...]:
+def select_mentioned(
+    skills: Sequence[Skill], texts: Sequence[str], *, cwd: Path | None = None
+) -> tuple[Skill, ...]:
     """The skills the texts select, in Codex's order.
 
     ``skills`` are the enabled skills in load order. Per text: links select by path (the

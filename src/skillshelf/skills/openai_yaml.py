@@ -117,12 +117,18 @@ class _Reader:
     def interface(self, raw: Raw) -> SkillInterface | None:
         data = _mapping(raw, "interface")
         color = self.bounded(data.get("brand_color"), "interface.brand_color", 7)
-        if color is not None and not (color.startswith("#") and all(c in "0123456789abcdefABCDEF" for c in color[1:]) and len(color) == 7):
+        if color is not None and not (
+            color.startswith("#")
+            and all(c in "0123456789abcdefABCDEF" for c in color[1:])
+            and len(color) == 7
+        ):
             self.drop("interface.brand_color", "it must look like #RRGGBB")
             color = None
         iface = SkillInterface(
             display_name=self.bounded(data.get("display_name"), "interface.display_name", 64),
-            short_description=self.bounded(data.get("short_description"), "interface.short_description", 1024),
+            short_description=self.bounded(
+                data.get("short_description"), "interface.short_description", 1024
+            ),
             icon_small=self.icon(data.get("icon_small"), "interface.icon_small"),
             icon_large=self.icon(data.get("icon_large"), "interface.icon_large"),
             brand_color=color,
@@ -142,7 +148,9 @@ class _Reader:
         for item in products_raw or []:
             name = (_text(item, "policy.products") or "").lower()
             if name not in PRODUCTS:
-                raise _Unusable(f"unknown product {item!r} in `policy.products` (known: chatgpt, codex, atlas)")
+                raise _Unusable(
+                    f"unknown product {item!r} in `policy.products` (known: chatgpt, codex, atlas)"
+                )
             products.append(name)
         return SkillPolicy(allow_implicit_invocation=allow_raw not in _FALSE, products=tuple(products))
 

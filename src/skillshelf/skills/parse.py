@@ -59,18 +59,42 @@ class ParsedSkill:
     diagnostics: tuple[Diagnostic, ...]
 
 
-def _diag(code: str, severity: Severity, message: str, fix: str, path: Path, line: int | None = None, field: str | None = None) -> Diagnostic:
-    return Diagnostic(code=code, severity=severity, message=message, fix=fix, path=path, line=line, field=field)
+def _diag(
+    code: str,
+    severity: Severity,
+    message: str,
+    fix: str,
+    path: Path,
+    line: int | None = None,
+    field: str | None = None,
+) -> Diagnostic:
+    return Diagnostic(
+        code=code, severity=severity, message=message, fix=fix, path=path, line=line, field=field
+    )
 
 
-def _error(code: str, message: str, fix: str, path: Path, line: int | None = None, field: str | None = None) -> Diagnostic:
+def _error(
+    code: str, message: str, fix: str, path: Path, line: int | None = None, field: str | None = None
+) -> Diagnostic:
     return _diag(code, Severity.ERROR, message, fix, path, line, field)
 
 
 _SPLIT_FAILURES = {
-    "missing": ("SK101", "missing YAML frontmatter delimited by ---", "start the file with a `---` line, then `name:` and `description:`, then `---`"),
-    "unclosed": ("SK102", "the frontmatter is never closed by a `---` line", "add a line `---` after the last frontmatter field"),
-    "empty": ("SK103", "the frontmatter is empty", "add `name:` and `description:` between the two `---` lines"),
+    "missing": (
+        "SK101",
+        "missing YAML frontmatter delimited by ---",
+        "start the file with a `---` line, then `name:` and `description:`, then `---`",
+    ),
+    "unclosed": (
+        "SK102",
+        "the frontmatter is never closed by a `---` line",
+        "add a line `---` after the last frontmatter field",
+    ),
+    "empty": (
+        "SK103",
+        "the frontmatter is empty",
+        "add `name:` and `description:` between the two `---` lines",
+    ),
 }
 
 
@@ -94,14 +118,22 @@ def _load_with_repair(split: FrontmatterSplit, path: Path, out: list[Diagnostic]
                     "SK105",
                     Severity.WARNING,
                     f"invalid YAML repaired by quoting the value on line(s) {', '.join(map(str, lines))} (Codex repairs it the same way)",
-                    "quote values that contain `: ` (e.g. `description: \"Deploy: fast\"`) so strict parsers accept them",
+                    'quote values that contain `: ` (e.g. `description: "Deploy: fast"`) so strict parsers accept them',
                     path,
                     lines[0],
                 )
             )
             return second
     line = split.first_line + first.line if first.line is not None else None
-    out.append(_error("SK104", f"invalid YAML: {first.message}", "fix the YAML between the `---` lines; quote values that contain `: ` or start with `[`, `{`, `@`", path, line))
+    out.append(
+        _error(
+            "SK104",
+            f"invalid YAML: {first.message}",
+            "fix the YAML between the `---` lines; quote values that contain `: ` or start with `[`, `{`, `@`",
+            path,
+            line,
+        )
+    )
     return None
 
 
@@ -129,7 +161,19 @@ def parse_skill_text(
             text.encode("utf-8")
         except UnicodeEncodeError as exc:  # a lone surrogate, e.g. from a "\ud800" JSON escape
             line = text.count("\n", 0, exc.start) + 1
-            return ParsedSkill(skill=None, body=text, diagnostics=(_error("SK115", "the text holds a lone surrogate code point, which is not valid Unicode text", "save the file as UTF-8 text", path, line),))
+            return ParsedSkill(
+                skill=None,
+                body=text,
+                diagnostics=(
+                    _error(
+                        "SK115",
+                        "the text holds a lone surrogate code point, which is not valid Unicode text",
+                        "save the file as UTF-8 text",
+                        path,
+                        line,
+                    ),
+                ),
+            )
     if text.startswith(BOM):
         if not claude:
             out.append(
@@ -142,7 +186,16 @@ def parse_skill_text(
                 )
             )
             return ParsedSkill(skill=None, body=text, diagnostics=tuple(out))
-        out.append(_diag("SK112", Severity.WARNING, "the file starts with a UTF-8 byte-order mark (read anyway; Codex skips such files)", "save the file as UTF-8 without BOM", path, 1))
+        out.append(
+            _diag(
+                "SK112",
+                Severity.WARNING,
+                "the file starts with a UTF-8 byte-order mark (read anyway; Codex skips such files)",
+                "save the file as UTF-8 without BOM",
+                path,
+                1,
+            )
+        )
         text = text[1:]
     split = split_frontmatter(text)
     if isinstance(split, str):
@@ -150,7 +203,15 @@ def parse_skill_text(
         if not claude:
             return ParsedSkill(skill=None, body=text, diagnostics=(*out, _error(code, message, fix, path, 1)))
         out.append(_diag(code, Severity.WARNING, f"{message} (Claude Code reads it anyway)", fix, path, 1))
-        return _build(mapping={}, doc=None, body=text, path=path, root=root, out=out, openai=(openai_yaml, openai_yaml_path))
+        return _build(
+            mapping={},
+            doc=None,
+            body=text,
+            path=path,
+            root=root,
+            out=out,
+            openai=(openai_yaml, openai_yaml_path),
+        )
     if split.closing_indented:
         out.append(
             _diag(
@@ -165,17 +226,58 @@ def parse_skill_text(
     simple = simple_frontmatter(split.yaml_text)
     if simple is not None:
         if "\x00" in split.body:
-            out.append(_diag("SK121", Severity.WARNING, "the body contains NUL bytes (binary data)", "keep binary data in separate files under assets/", path))
-        return _build(mapping=simple[0], doc=None, fields=simple[1], body=split.body, path=path, root=root, out=out, openai=(openai_yaml, openai_yaml_path))
+            out.append(
+                _diag(
+                    "SK121",
+                    Severity.WARNING,
+                    "the body contains NUL bytes (binary data)",
+                    "keep binary data in separate files under assets/",
+                    path,
+                )
+            )
+        return _build(
+            mapping=simple[0],
+            doc=None,
+            fields=simple[1],
+            body=split.body,
+            path=path,
+            root=root,
+            out=out,
+            openai=(openai_yaml, openai_yaml_path),
+        )
     doc = _load_with_repair(split, path, out)
     if doc is None:
         return ParsedSkill(skill=None, body=split.body, diagnostics=tuple(out))
     if doc.value is not None and not isinstance(doc.value, dict):
-        out.append(_error("SK106", f"the frontmatter is a YAML {type(doc.value).__name__}, not a mapping", "write `key: value` lines between the `---` lines", path, split.first_line))
+        out.append(
+            _error(
+                "SK106",
+                f"the frontmatter is a YAML {type(doc.value).__name__}, not a mapping",
+                "write `key: value` lines between the `---` lines",
+                path,
+                split.first_line,
+            )
+        )
         return ParsedSkill(skill=None, body=split.body, diagnostics=tuple(out))
     if "\x00" in split.body:
-        out.append(_diag("SK121", Severity.WARNING, "the body contains NUL bytes (binary data)", "keep binary data in separate files under assets/", path))
-    return _build(mapping=doc.value or {}, doc=doc, body=split.body, path=path, root=root, out=out, openai=(openai_yaml, openai_yaml_path))
+        out.append(
+            _diag(
+                "SK121",
+                Severity.WARNING,
+                "the body contains NUL bytes (binary data)",
+                "keep binary data in separate files under assets/",
+                path,
+            )
+        )
+    return _build(
+        mapping=doc.value or {},
+        doc=doc,
+        body=split.body,
+        path=path,
+        root=root,
+        out=out,
+        openai=(openai_yaml, openai_yaml_path),
+    )
 
 
 def _build(
@@ -199,21 +301,64 @@ def _build(
     name = collapse_whitespace(fields.name or "")
     if claude:
         if name and name != path.parent.name:
-            out.append(_diag("SK124", Severity.WARNING, f"Claude Code names this skill {path.parent.name!r} after its folder, not {name!r}", "rename the folder or the `name` so they match", path, field="name"))
+            out.append(
+                _diag(
+                    "SK124",
+                    Severity.WARNING,
+                    f"Claude Code names this skill {path.parent.name!r} after its folder, not {name!r}",
+                    "rename the folder or the `name` so they match",
+                    path,
+                    field="name",
+                )
+            )
         name = path.parent.name
     elif not name:
         name = folder_name or "skill"
-        out.append(_diag("SK109", Severity.INFO, f"no `name`; the folder name {name!r} is used", f"add `name: {name}` to the frontmatter", path, field="name"))
+        out.append(
+            _diag(
+                "SK109",
+                Severity.INFO,
+                f"no `name`; the folder name {name!r} is used",
+                f"add `name: {name}` to the frontmatter",
+                path,
+                field="name",
+            )
+        )
     if not claude and len(name) > MAX_NAME_CHARS:
-        out.append(_error("SK108", f"invalid name: exceeds maximum length of {MAX_NAME_CHARS} characters ({len(name)})", f"shorten the name to at most {MAX_NAME_CHARS} characters", path, field="name"))
+        out.append(
+            _error(
+                "SK108",
+                f"invalid name: exceeds maximum length of {MAX_NAME_CHARS} characters ({len(name)})",
+                f"shorten the name to at most {MAX_NAME_CHARS} characters",
+                path,
+                field="name",
+            )
+        )
         return ParsedSkill(skill=None, body=body, diagnostics=tuple(out))
     description = collapse_whitespace(fields.description or "")
     if not description and claude:
         description = _claude_description(body)
         if description:
-            out.append(_diag("SK125", Severity.WARNING, "no `description`; Claude Code uses the first line of the body", "add a `description:` that says what the skill does and when to use it", path, field="description"))
+            out.append(
+                _diag(
+                    "SK125",
+                    Severity.WARNING,
+                    "no `description`; Claude Code uses the first line of the body",
+                    "add a `description:` that says what the skill does and when to use it",
+                    path,
+                    field="description",
+                )
+            )
     if not description:
-        out.append(_error("SK107", "missing field `description`", "add `description:` saying what the skill does and when to use it", path, field="description"))
+        out.append(
+            _error(
+                "SK107",
+                "missing field `description`",
+                "add `description:` saying what the skill does and when to use it",
+                path,
+                field="description",
+            )
+        )
         return ParsedSkill(skill=None, body=body, diagnostics=tuple(out))
     plain = to_plain(mapping, path=path, out=out)  # type: ignore[arg-type]
     claude_fields, notes = parse_claude_fields(plain, path=path)
@@ -264,17 +409,34 @@ def _read_limited(path: Path | str, limit: int) -> bytes:
 def _decode(data: bytes, path: Path, out: list[Diagnostic]) -> str | None:
     looks_binary = b"\x00" in data[:8192] and not data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"---")
     if looks_binary:
-        out.append(_error("SK114", "the file is binary (it contains NUL bytes), not markdown", "replace it with a text SKILL.md", path))
+        out.append(
+            _error(
+                "SK114",
+                "the file is binary (it contains NUL bytes), not markdown",
+                "replace it with a text SKILL.md",
+                path,
+            )
+        )
         return None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
-        out.append(_error("SK115", f"the file is not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start})", "save the file as UTF-8", path, line))
+        out.append(
+            _error(
+                "SK115",
+                f"the file is not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start})",
+                "save the file as UTF-8",
+                path,
+                line,
+            )
+        )
         return None
 
 
-def read_skill(path: Path, root: SkillRoot, *, max_bytes: int = MAX_SKILL_BYTES, probe_openai_yaml: bool = True) -> ParsedSkill:
+def read_skill(
+    path: Path, root: SkillRoot, *, max_bytes: int = MAX_SKILL_BYTES, probe_openai_yaml: bool = True
+) -> ParsedSkill:
     """Read and parse the ``SKILL.md`` at ``path`` (as found under ``root``); never raises.
 
     ``probe_openai_yaml=False`` skips looking for ``agents/openai.yaml`` (the walk already knows
@@ -284,20 +446,51 @@ def read_skill(path: Path, root: SkillRoot, *, max_bytes: int = MAX_SKILL_BYTES,
     try:
         data = _read_limited(path, max_bytes)
     except _NotRegular as exc:
-        return ParsedSkill(skill=None, body="", diagnostics=(_error("SK116", f"failed to read file: {exc.strerror}", "replace it with a regular SKILL.md file", path),))
+        return ParsedSkill(
+            skill=None,
+            body="",
+            diagnostics=(
+                _error(
+                    "SK116",
+                    f"failed to read file: {exc.strerror}",
+                    "replace it with a regular SKILL.md file",
+                    path,
+                ),
+            ),
+        )
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__
-        return ParsedSkill(skill=None, body="", diagnostics=(_error("SK116", f"failed to read file: {reason}", "check that the file exists and is readable", path),))
+        return ParsedSkill(
+            skill=None,
+            body="",
+            diagnostics=(
+                _error(
+                    "SK116",
+                    f"failed to read file: {reason}",
+                    "check that the file exists and is readable",
+                    path,
+                ),
+            ),
+        )
     if len(data) > max_bytes:
         size = _size(path)
-        out.append(_error("SK113", f"the file is larger than the {max_bytes:,}-byte cap ({size:,} bytes); skipped", "move long material into references/ files, or raise the cap (max_skill_bytes)", path))
+        out.append(
+            _error(
+                "SK113",
+                f"the file is larger than the {max_bytes:,}-byte cap ({size:,} bytes); skipped",
+                "move long material into references/ files, or raise the cap (max_skill_bytes)",
+                path,
+            )
+        )
         return ParsedSkill(skill=None, body="", diagnostics=tuple(out))
     text = _decode(data, path, out)
     if text is None:
         return ParsedSkill(skill=None, body="", diagnostics=tuple(out))
     openai_path = path.parent / "agents" / "openai.yaml" if probe_openai_yaml else None
     openai_text = _read_optional(openai_path, out) if openai_path is not None else None
-    parsed = parse_skill_text(text, path=path, root=root, openai_yaml=openai_text, openai_yaml_path=openai_path)
+    parsed = parse_skill_text(
+        text, path=path, root=root, openai_yaml=openai_text, openai_yaml_path=openai_path
+    )
     return ParsedSkill(skill=parsed.skill, body=parsed.body, diagnostics=(*out, *parsed.diagnostics))
 
 
@@ -316,13 +509,37 @@ def _read_optional(path: Path, out: list[Diagnostic]) -> str | None:
     except OSError as exc:
         if isinstance(exc, NotADirectoryError):
             return None
-        out.append(_diag("SK117", Severity.WARNING, f"agents/openai.yaml cannot be read: {exc.strerror}", "make the file readable or remove it", path))
+        out.append(
+            _diag(
+                "SK117",
+                Severity.WARNING,
+                f"agents/openai.yaml cannot be read: {exc.strerror}",
+                "make the file readable or remove it",
+                path,
+            )
+        )
         return None
     if len(data) > MAX_OPENAI_YAML_BYTES:
-        out.append(_diag("SK117", Severity.WARNING, f"agents/openai.yaml is larger than {MAX_OPENAI_YAML_BYTES:,} bytes; ignored", "keep agents/openai.yaml small", path))
+        out.append(
+            _diag(
+                "SK117",
+                Severity.WARNING,
+                f"agents/openai.yaml is larger than {MAX_OPENAI_YAML_BYTES:,} bytes; ignored",
+                "keep agents/openai.yaml small",
+                path,
+            )
+        )
         return None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
-        out.append(_diag("SK117", Severity.WARNING, "agents/openai.yaml is not valid UTF-8; ignored", "save it as UTF-8", path))
+        out.append(
+            _diag(
+                "SK117",
+                Severity.WARNING,
+                "agents/openai.yaml is not valid UTF-8; ignored",
+                "save it as UTF-8",
+                path,
+            )
+        )
         return None

@@ -30,7 +30,9 @@ class KnownFields:
 
 
 def _bad(message: str, fix: str, path: Path, field: str, line: int | None = None) -> Diagnostic:
-    return Diagnostic(code="SK110", severity=Severity.ERROR, message=message, fix=fix, path=path, field=field, line=line)
+    return Diagnostic(
+        code="SK110", severity=Severity.ERROR, message=message, fix=fix, path=path, field=field, line=line
+    )
 
 
 def _line(node: yaml.Node) -> int | None:
@@ -38,15 +40,21 @@ def _line(node: yaml.Node) -> int | None:
     return mark.line + 2 if mark is not None else None
 
 
-def _pick(pairs: list[tuple[str, yaml.Node]], key: str, where: str, path: Path, out: list[Diagnostic]) -> yaml.Node | None:
+def _pick(
+    pairs: list[tuple[str, yaml.Node]], key: str, where: str, path: Path, out: list[Diagnostic]
+) -> yaml.Node | None:
     found = [node for k, node in pairs if k == key]
     if len(found) > 1:
-        out.append(_bad(f"duplicate field `{where}`", f"keep one `{key}:` line", path, where, _line(found[1])))
+        out.append(
+            _bad(f"duplicate field `{where}`", f"keep one `{key}:` line", path, where, _line(found[1]))
+        )
         return None
     return found[0] if found else None
 
 
-def _string(node: yaml.Node | None, where: str, path: Path, out: list[Diagnostic], *, mapping_ok: bool = False) -> str | None:
+def _string(
+    node: yaml.Node | None, where: str, path: Path, out: list[Diagnostic], *, mapping_ok: bool = False
+) -> str | None:
     if node is None:
         return None
     value = raw_scalar(node)
@@ -55,7 +63,15 @@ def _string(node: yaml.Node | None, where: str, path: Path, out: list[Diagnostic
     if value is dict and mapping_ok:
         return None
     kind = "mapping" if value is dict else "sequence"
-    out.append(_bad(f"invalid type: `{where}` is a {kind}, expected a string", f"write `{where}` as one line of text (quote it if needed)", path, where, _line(node)))
+    out.append(
+        _bad(
+            f"invalid type: `{where}` is a {kind}, expected a string",
+            f"write `{where}` as one line of text (quote it if needed)",
+            path,
+            where,
+            _line(node),
+        )
+    )
     return None
 
 
@@ -65,7 +81,11 @@ def _complex_keys(node: yaml.Node, where: str, path: Path, out: list[Diagnostic]
         return
     for key, _ in node.value:
         if not isinstance(key, yaml.ScalarNode):
-            out.append(_bad(f"a {key.id} is used as a key in {where}", "use plain text keys", path, where, _line(key)))
+            out.append(
+                _bad(
+                    f"a {key.id} is used as a key in {where}", "use plain text keys", path, where, _line(key)
+                )
+            )
             return
 
 
@@ -88,8 +108,18 @@ def known_fields(node: yaml.Node | None, *, path: Path) -> KnownFields:
             short = _string(node, "metadata.short-description", path, out, mapping_ok=True)
         elif not (isinstance(meta, yaml.ScalarNode) and not meta.style and meta.value == ""):
             # Codex reads an empty `metadata:` as an empty mapping but rejects `~`, text, lists.
-            out.append(_bad("invalid type: `metadata` must be a mapping", "write `metadata:` followed by indented `key: value` lines, or remove it", path, "metadata", _line(meta)))
-    return KnownFields(name=name, description=description, short_description=short, fatal=bool(out), diagnostics=tuple(out))
+            out.append(
+                _bad(
+                    "invalid type: `metadata` must be a mapping",
+                    "write `metadata:` followed by indented `key: value` lines, or remove it",
+                    path,
+                    "metadata",
+                    _line(meta),
+                )
+            )
+    return KnownFields(
+        name=name, description=description, short_description=short, fatal=bool(out), diagnostics=tuple(out)
+    )
 
 
 class _TooBig(Exception):
@@ -128,6 +158,10 @@ def to_plain(mapping: dict[object, object], *, path: Path, out: list[Diagnostic]
                 path=path,
             )
         )
-        return {k: v for k, v in ((str(k), v) for k, v in mapping.items()) if k in ("name", "description") and isinstance(v, str)}
+        return {
+            k: v
+            for k, v in ((str(k), v) for k, v in mapping.items())
+            if k in ("name", "description") and isinstance(v, str)
+        }
     assert isinstance(result, dict)
     return result

@@ -50,13 +50,19 @@ def codex_roots(env: Env, *, extra: Sequence[Path] = ()) -> list[SkillRoot]:
         _root(env.admin_skills_dir, Scope.ADMIN, RootOrigin.CODEX_ADMIN),
     ]
     roots += extra_roots(extra)
-    roots += [_root(folder / ".agents" / "skills", Scope.REPO, RootOrigin.AGENTS_REPO) for folder in env.folders_root_to_cwd()]
+    roots += [
+        _root(folder / ".agents" / "skills", Scope.REPO, RootOrigin.AGENTS_REPO)
+        for folder in env.folders_root_to_cwd()
+    ]
     return roots
 
 
 def claude_roots(env: Env) -> list[SkillRoot]:
     """Claude Code's roots: ``.claude/skills`` from the cwd up to the project root, then the user's."""
-    project = [_root(folder / ".claude" / "skills", Scope.REPO, RootOrigin.CLAUDE_PROJECT) for folder in reversed(env.folders_root_to_cwd())]
+    project = [
+        _root(folder / ".claude" / "skills", Scope.REPO, RootOrigin.CLAUDE_PROJECT)
+        for folder in reversed(env.folders_root_to_cwd())
+    ]
     return [*project, _root(env.home / ".claude" / "skills", Scope.USER, RootOrigin.CLAUDE_USER)]
 
 

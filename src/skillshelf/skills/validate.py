@@ -75,7 +75,9 @@ class ValidationReport:
         return {"checked": self.checked, "diagnostics": [d.to_dict() for d in self.diagnostics]}
 
 
-def _path_problem(path: Path, code: str, message: str, fix: str, severity: Severity = Severity.ERROR) -> Diagnostic:
+def _path_problem(
+    path: Path, code: str, message: str, fix: str, severity: Severity = Severity.ERROR
+) -> Diagnostic:
     return Diagnostic(code=code, severity=severity, message=message, fix=fix, path=path)
 
 
@@ -98,47 +100,97 @@ def _special_kind(path: Path) -> str:
 
 def _unreadable_skill_file(path: Path) -> Diagnostic:
     if path.is_symlink() and not path.exists():
-        return _path_problem(path, "SK350", "this SKILL.md is a broken symbolic link, so no agent can load it",
-                             "point the link at a SKILL.md that exists, or replace it with the file itself")
-    return _path_problem(path, "SK351", f"this SKILL.md is {_special_kind(path)}, not a file, so no agent can load it",
-                         "replace it with a regular SKILL.md file")
+        return _path_problem(
+            path,
+            "SK350",
+            "this SKILL.md is a broken symbolic link, so no agent can load it",
+            "point the link at a SKILL.md that exists, or replace it with the file itself",
+        )
+    return _path_problem(
+        path,
+        "SK351",
+        f"this SKILL.md is {_special_kind(path)}, not a file, so no agent can load it",
+        "replace it with a regular SKILL.md file",
+    )
 
 
 def _inventory(path: Path, limits: WalkLimits, out: list[Diagnostic]) -> Inventory | None:
     """The skill-like files at ``path`` (a folder or one file), or None with a diagnostic."""
     if not path.exists():
         kind = "a broken symbolic link" if path.is_symlink() else "nothing there"
-        out.append(_path_problem(path, "SK350", f"the path does not exist ({kind})", "check the spelling of the path"))
+        out.append(
+            _path_problem(
+                path, "SK350", f"the path does not exist ({kind})", "check the spelling of the path"
+            )
+        )
         return None
     if path.is_file():
         if path.name.lower() != "skill.md":
-            out.append(_path_problem(path, "SK351", "not a skill: give a skill folder, a SKILL.md file or a folder of skills",
-                                     f"pass the folder that holds the skill: {path.parent}"))
+            out.append(
+                _path_problem(
+                    path,
+                    "SK351",
+                    "not a skill: give a skill folder, a SKILL.md file or a folder of skills",
+                    f"pass the folder that holds the skill: {path.parent}",
+                )
+            )
             return None
         cand = Candidate(path=path, base=path.parent, depth=0, symlink_file=path.is_symlink())
         return Inventory(base=path.parent, candidates=(cand,), dirs=1, entries=1)
     if not path.is_dir():
-        fix = ("replace it with a regular SKILL.md file (agents cannot read it either)" if path.name.lower() == "skill.md"
-               else "pass a skill folder, a SKILL.md file or a folder of skills")
-        out.append(_path_problem(path, "SK351", f"not a skill: this is {_special_kind(path)}, not a file or a folder", fix))
+        fix = (
+            "replace it with a regular SKILL.md file (agents cannot read it either)"
+            if path.name.lower() == "skill.md"
+            else "pass a skill folder, a SKILL.md file or a folder of skills"
+        )
+        out.append(
+            _path_problem(
+                path, "SK351", f"not a skill: this is {_special_kind(path)}, not a file or a folder", fix
+            )
+        )
         return None
     if path.name.lower() == "skill.md":
-        out.append(_path_problem(path, "SK351", "not a skill: this SKILL.md is a folder, not a file",
-                                 f"pass the skill folder itself ({path.parent}), and make SKILL.md a regular file"))
+        out.append(
+            _path_problem(
+                path,
+                "SK351",
+                "not a skill: this SKILL.md is a folder, not a file",
+                f"pass the skill folder itself ({path.parent}), and make SKILL.md a regular file",
+            )
+        )
         return None
     inventory = take_inventory(path, limits)
     if inventory.truncated:
-        out.append(_path_problem(path, "SK359", f"the walk stopped at {inventory.truncated}; files beyond it were not checked",
-                                 "validate smaller folders one at a time", Severity.WARNING))
+        out.append(
+            _path_problem(
+                path,
+                "SK359",
+                f"the walk stopped at {inventory.truncated}; files beyond it were not checked",
+                "validate smaller folders one at a time",
+                Severity.WARNING,
+            )
+        )
     out += [
-        _path_problem(folder, "SK359", "this folder cannot be read, so skills in it were not checked",
-                      "check its permissions (agents cannot read it either)", Severity.WARNING)
+        _path_problem(
+            folder,
+            "SK359",
+            "this folder cannot be read, so skills in it were not checked",
+            "check its permissions (agents cannot read it either)",
+            Severity.WARNING,
+        )
         for folder in inventory.unreadable
     ]
     out += [_unreadable_skill_file(special) for special in inventory.special]
     if not inventory.candidates and not inventory.special:
-        out.append(_path_problem(path, "SK352", "no SKILL.md found in this folder or below it",
-                                 "create <name>/SKILL.md here, or pass the folder that holds your skills", Severity.WARNING))
+        out.append(
+            _path_problem(
+                path,
+                "SK352",
+                "no SKILL.md found in this folder or below it",
+                "create <name>/SKILL.md here, or pass the folder that holds your skills",
+                Severity.WARNING,
+            )
+        )
     return inventory
 
 
@@ -146,7 +198,8 @@ def _codex_limits_note(inventory: Inventory) -> Diagnostic | None:
     if inventory.dirs <= CODEX_MAX_DIRS and inventory.entries <= CODEX_MAX_ENTRIES:
         return None
     return _path_problem(
-        inventory.base, "SK359",
+        inventory.base,
+        "SK359",
         f"as a skills root this folder is over Codex's scan limits ({inventory.dirs:,} folders, {inventory.entries:,} entries; "
         f"Codex stops at {CODEX_MAX_DIRS:,} folders and {CODEX_MAX_ENTRIES:,} entries), so Codex would skip some skills silently",
         "split the skills over several roots, or give Codex the subfolders that hold them",
@@ -177,15 +230,21 @@ def _merge(judgement: Judgement, extra: Sequence[Diagnostic]) -> tuple[Diagnosti
     return judgement.diagnostics + tuple(d for d in extra if (d.code, d.line, d.message) not in seen)
 
 
-def _judge(cand: Candidate, profile: Profile, loaded: dict[str, Skill], notes: dict[str, list[Diagnostic]]) -> Judgement:
+def _judge(
+    cand: Candidate, profile: Profile, loaded: dict[str, Skill], notes: dict[str, list[Diagnostic]]
+) -> Judgement:
     if profile == "claude":
         return judge_claude(cand)
     if profile == "spec":
         return judge_spec(cand)
     scan_notes = tuple(notes.get(os.path.realpath(cand.path), ()))
     judgement = judge_codex(cand, loaded)
-    return Judgement(name=judgement.name, loaded=judgement.loaded, listed=judgement.listed,
-                     diagnostics=_merge(judgement, scan_notes))
+    return Judgement(
+        name=judgement.name,
+        loaded=judgement.loaded,
+        listed=judgement.listed,
+        diagnostics=_merge(judgement, scan_notes),
+    )
 
 
 def _same_names(checks: Sequence[SkillCheck], profile: Profile) -> list[Diagnostic]:
@@ -200,10 +259,19 @@ def _same_names(checks: Sequence[SkillCheck], profile: Profile) -> list[Diagnost
         if len(group) < 2:
             continue
         others = ", ".join(str(c.path) for c in group)
-        consequence = "a plain `$name` selects neither" if profile == "codex" else "which one `/name` runs depends on the folder"
+        consequence = (
+            "a plain `$name` selects neither"
+            if profile == "codex"
+            else "which one `/name` runs depends on the folder"
+        )
         out += [
-            _path_problem(c.path, "SK362", f"{len(group)} skills are named {name!r} ({others}); {consequence}",
-                          "give each skill a distinct name", Severity.WARNING)
+            _path_problem(
+                c.path,
+                "SK362",
+                f"{len(group)} skills are named {name!r} ({others}); {consequence}",
+                "give each skill a distinct name",
+                Severity.WARNING,
+            )
             for c in group
         ]
     return out
@@ -220,7 +288,9 @@ def validate_paths(
     if profile not in PROFILES:
         raise UsageError(f"unknown profile {profile!r}", hint=f"use one of: {', '.join(PROFILES)}")
     if not paths:
-        raise UsageError("no path to validate", hint="pass a skill folder, a SKILL.md file or a folder of skills")
+        raise UsageError(
+            "no path to validate", hint="pass a skill folder, a SKILL.md file or a folder of skills"
+        )
     limits = limits or WalkLimits()
     out: list[Diagnostic] = []
     checks: list[SkillCheck] = []
@@ -242,7 +312,12 @@ def validate_paths(
             done.add(key)
             judgement = _judge(cand, profile, loaded, notes)
             out += judgement.diagnostics
-            checks.append(SkillCheck(path=cand.path, name=judgement.name, loaded=judgement.loaded, listed=judgement.listed))
+            checks.append(
+                SkillCheck(
+                    path=cand.path, name=judgement.name, loaded=judgement.loaded, listed=judgement.listed
+                )
+            )
     out += _same_names(checks, profile)
-    return ValidationReport(checked=len(checks), diagnostics=tuple(sort_diagnostics(out)), profile=profile,
-                            skills=tuple(checks))
+    return ValidationReport(
+        checked=len(checks), diagnostics=tuple(sort_diagnostics(out)), profile=profile, skills=tuple(checks)
+    )

@@ -63,7 +63,9 @@ class Inventory:
     entries: int = 0
     truncated: str | None = None
     unreadable: tuple[Path, ...] = ()
-    special: tuple[Path, ...] = ()  # named skill.md but neither a file nor a folder (FIFO, device, broken link)
+    special: tuple[
+        Path, ...
+    ] = ()  # named skill.md but neither a file nor a folder (FIFO, device, broken link)
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +89,9 @@ def _is_file(entry: os.DirEntry[str]) -> bool:
 
 def _special_skill_files(entries: list[os.DirEntry[str]]) -> list[Path]:
     """Entries named ``skill.md`` that an agent cannot read as a file: FIFOs, devices, broken links."""
-    return [Path(e.path) for e in entries if e.name.lower() == "skill.md" and not _is_file(e) and not _is_dir(e)]
+    return [
+        Path(e.path) for e in entries if e.name.lower() == "skill.md" and not _is_file(e) and not _is_dir(e)
+    ]
 
 
 def _is_dir(entry: os.DirEntry[str]) -> bool:
@@ -146,7 +150,9 @@ def take_inventory(base: Path, limits: WalkLimits | None = None) -> Inventory:
             )
             for e in skill_files
         ]
-        inner_parent = current.path if any(e.name == SKILL_FILE for e in skill_files) else current.parent_skill
+        inner_parent = (
+            current.path if any(e.name == SKILL_FILE for e in skill_files) else current.parent_skill
+        )
         for entry in listing:
             if entry.name in _SKIPPED or not _is_dir(entry):
                 continue
@@ -156,6 +162,11 @@ def take_inventory(base: Path, limits: WalkLimits | None = None) -> Inventory:
             hidden = current.hidden or (entry.name if entry.name.startswith(".") else None)
             queue.append(_Dir(Path(entry.path), current.depth + 1, hidden, inner_parent))
     return Inventory(
-        base=base, candidates=tuple(found), dirs=dirs, entries=entries, truncated=truncated,
-        unreadable=tuple(unreadable), special=tuple(special),
+        base=base,
+        candidates=tuple(found),
+        dirs=dirs,
+        entries=entries,
+        truncated=truncated,
+        unreadable=tuple(unreadable),
+        special=tuple(special),
     )

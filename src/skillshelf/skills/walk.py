@@ -67,7 +67,9 @@ class WalkResult:
 
 
 def _note(result: WalkResult, code: str, severity: Severity, message: str, fix: str, path: str) -> None:
-    result.diagnostics.append(Diagnostic(code=code, severity=severity, message=message, fix=fix, path=Path(path)))
+    result.diagnostics.append(
+        Diagnostic(code=code, severity=severity, message=message, fix=fix, path=Path(path))
+    )
 
 
 def _list(folder: str, result: WalkResult) -> list[os.DirEntry[str]] | None:
@@ -75,10 +77,24 @@ def _list(folder: str, result: WalkResult) -> list[os.DirEntry[str]] | None:
         with os.scandir(folder) as it:
             entries = list(it)
     except PermissionError:
-        _note(result, "SK203", Severity.WARNING, "folder cannot be read (permission denied); skills in it are not found", "fix its permissions (chmod u+rx)", folder)
+        _note(
+            result,
+            "SK203",
+            Severity.WARNING,
+            "folder cannot be read (permission denied); skills in it are not found",
+            "fix its permissions (chmod u+rx)",
+            folder,
+        )
         return None
     except OSError as exc:
-        _note(result, "SK203", Severity.WARNING, f"folder cannot be read: {exc.strerror}", "check the folder", folder)
+        _note(
+            result,
+            "SK203",
+            Severity.WARNING,
+            f"folder cannot be read: {exc.strerror}",
+            "check the folder",
+            folder,
+        )
         return None
     entries.sort(key=lambda e: e.name)
     return entries
@@ -134,15 +150,36 @@ class _Walker:
             is_dir = False
         if not is_dir:
             if entry.name == SKILL_FILE:
-                _note(self.result, "SK206", Severity.WARNING, "SKILL.md is a symlink; Codex ignores symlinked SKILL.md files", "symlink the skill's folder instead of its SKILL.md", entry.path)
+                _note(
+                    self.result,
+                    "SK206",
+                    Severity.WARNING,
+                    "SKILL.md is a symlink; Codex ignores symlinked SKILL.md files",
+                    "symlink the skill's folder instead of its SKILL.md",
+                    entry.path,
+                )
             elif not os.path.exists(entry.path):
-                _note(self.result, "SK205", Severity.INFO, "broken symlink skipped", "remove the link or point it at a folder that exists", entry.path)
+                _note(
+                    self.result,
+                    "SK205",
+                    Severity.INFO,
+                    "broken symlink skipped",
+                    "remove the link or point it at a folder that exists",
+                    entry.path,
+                )
             return
         if not self.follow or entry.name.startswith("."):
             return
         real = os.path.realpath(entry.path)
         if real in self.seen and depth < self.limits.max_depth:
-            _note(self.result, "SK204", Severity.INFO, f"symlink to a folder already scanned ({real}); not entered again", "nothing to do unless the link is a mistake", entry.path)
+            _note(
+                self.result,
+                "SK204",
+                Severity.INFO,
+                f"symlink to a folder already scanned ({real}); not entered again",
+                "nothing to do unless the link is a mistake",
+                entry.path,
+            )
         self.enter(entry.path, depth, True, real)
 
     def folder(self, path: str, depth: int, via_link: bool) -> bool:
@@ -198,7 +235,9 @@ class _Walker:
                 return
 
 
-def walk_root(root: str, *, follow_symlinks: bool, limits: ScanLimits = ScanLimits(), record: bool = False) -> WalkResult:
+def walk_root(
+    root: str, *, follow_symlinks: bool, limits: ScanLimits = ScanLimits(), record: bool = False
+) -> WalkResult:
     """Walk ``root`` (already canonical) breadth-first; see the module docstring.
 
     ``record=True`` keeps each listed folder's change time in ``dir_stamps`` (for the cache).

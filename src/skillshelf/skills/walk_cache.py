@@ -32,7 +32,16 @@ def snapshot_walk(walk: WalkResult) -> dict[str, Any] | None:
     return {
         "dirs": walk.dir_stamps,
         "files": [[f.path, f.canonical, f.has_agents] for f in walk.files],
-        "counts": [walk.dirs_visited, walk.entries_seen, walk.truncated, walk.limit, walk.unvisited_dirs, walk.depth_pruned, walk.stopped_in, walk.has_plugin_markers],
+        "counts": [
+            walk.dirs_visited,
+            walk.entries_seen,
+            walk.truncated,
+            walk.limit,
+            walk.unvisited_dirs,
+            walk.depth_pruned,
+            walk.stopped_in,
+            walk.has_plugin_markers,
+        ],
         "plain": sorted(walk.plain_dirs),
         "diags": [_diag_json(d) for d in walk.diagnostics],
     }

@@ -67,8 +67,11 @@ def open_store(url: str | None = None, *, migrate: bool = True, scratch: bool = 
         path = Path(url.removeprefix("sqlite:///") if url.startswith("sqlite:///") else url).expanduser()
         store = SqliteStore(path, scratch=scratch)
     else:
-        raise UsageError(f"unsupported database URL {url.split('://')[0]}://...", code="ME015",
-                         hint="use sqlite:///PATH, a file path, or postgresql://USER@HOST/DB")
+        raise UsageError(
+            f"unsupported database URL {url.split('://')[0]}://...",
+            code="ME015",
+            hint="use sqlite:///PATH, a file path, or postgresql://USER@HOST/DB",
+        )
     if migrate:
         try:
             store.migrate(int(time.time() * 1000))

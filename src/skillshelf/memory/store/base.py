@@ -126,19 +126,25 @@ class BaseStore(ABC):
         """Apply missing migrations; return the schema version."""
         with self.transaction(claim=True) as tx:
             self._lock_for_migration(tx)
-            tx.execute("CREATE TABLE IF NOT EXISTS memory_schema (version INTEGER PRIMARY KEY, "
-                       "name TEXT NOT NULL, applied_at_ms BIGINT NOT NULL)")
+            tx.execute(
+                "CREATE TABLE IF NOT EXISTS memory_schema (version INTEGER PRIMARY KEY, "
+                "name TEXT NOT NULL, applied_at_ms BIGINT NOT NULL)"
+            )
             current = int(tx.execute("SELECT COALESCE(MAX(version), 0) FROM memory_schema")[0][0])
             if current > SCHEMA_VERSION:
                 raise StoreError(
                     f"the memory database {self.url} has schema version {current}, newer than {SCHEMA_VERSION}",
-                    hint="upgrade skillshelf, or point --db at another database", code="ME011")
+                    hint="upgrade skillshelf, or point --db at another database",
+                    code="ME011",
+                )
             for migration in MIGRATIONS:
                 if migration.version > current:
                     for statement in migration.statements:
                         tx.execute(statement)
-                    tx.execute("INSERT INTO memory_schema (version, name, applied_at_ms) VALUES (?, ?, ?)",
-                               (migration.version, migration.name, now_ms))
+                    tx.execute(
+                        "INSERT INTO memory_schema (version, name, applied_at_ms) VALUES (?, ?, ?)",
+                        (migration.version, migration.name, now_ms),
+                    )
         return SCHEMA_VERSION
 
     def schema_version(self) -> int:
@@ -149,22 +155,42 @@ class BaseStore(ABC):
     def known_files(self) -> dict[str, tuple[int, int]]:
         """``path -> (size, mtime_ns)`` of every registered transcript."""
         with self.transaction() as tx:
-            return {str(r[0]): (int(r[1]), int(r[2])) for r in tx.execute(
-                "SELECT path, file_size, file_mtime_ns FROM sessions")}
+            return {
+                str(r[0]): (int(r[1]), int(r[2]))
+                for r in tx.execute("SELECT path, file_size, file_mtime_ns FROM sessions")
+            }
 
     def register_sessions(self, rows: Sequence[SessionRow], now_ms: int) -> int:
         """Insert or refresh sessions (``memory_mode`` is kept); return how many were written."""
-        sql = (f"INSERT INTO sessions ({_SESSION_COLUMNS}, registered_at_ms) VALUES "
-               "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET "
-               "source = excluded.source, path = excluded.path, cwd = excluded.cwd, project = excluded.project, "
-               "git_branch = excluded.git_branch, origin = excluded.origin, subagent = excluded.subagent, "
-               "first_user_message = excluded.first_user_message, updated_at_ms = excluded.updated_at_ms, "
-               "file_size = excluded.file_size, file_mtime_ns = excluded.file_mtime_ns")
+        sql = (
+            f"INSERT INTO sessions ({_SESSION_COLUMNS}, registered_at_ms) VALUES "
+            "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET "
+            "source = excluded.source, path = excluded.path, cwd = excluded.cwd, project = excluded.project, "
+            "git_branch = excluded.git_branch, origin = excluded.origin, subagent = excluded.subagent, "
+            "first_user_message = excluded.first_user_message, updated_at_ms = excluded.updated_at_ms, "
+            "file_size = excluded.file_size, file_mtime_ns = excluded.file_mtime_ns"
+        )
         with self.transaction() as tx:
             for r in rows:
-                tx.execute(sql, (r.id, r.source, r.path, r.cwd, r.project, r.git_branch, r.origin, int(r.subagent),
-                                 r.first_user_message[:2000], r.updated_at_ms, r.file_size, r.file_mtime_ns,
-                                 r.memory_mode, now_ms))
+                tx.execute(
+                    sql,
+                    (
+                        r.id,
+                        r.source,
+                        r.path,
+                        r.cwd,
+                        r.project,
+                        r.git_branch,
+                        r.origin,
+                        int(r.subagent),
+                        r.first_user_message[:2000],
+                        r.updated_at_ms,
+                        r.file_size,
+                        r.file_mtime_ns,
+                        r.memory_mode,
+                        now_ms,
+                    ),
+                )
         return len(rows)
 
     def session(self, session_id: str) -> SessionRow | None:
@@ -178,75 +204,129 @@ class BaseStore(ABC):
             for start in range(0, len(paths), 500):
                 chunk = list(paths[start : start + 500])
                 marks = ", ".join("?" * len(chunk))
-                out += [str(r[0]) for r in tx.execute(f"SELECT id FROM sessions WHERE path IN ({marks})", chunk)]
+                out += [
+                    str(r[0]) for r in tx.execute(f"SELECT id FROM sessions WHERE path IN ({marks})", chunk)
+                ]
             return out
 
     # --- Phase 1 ------------------------------------------------------------------------
-    def stage1_candidates(self, *, now_ms: int, limits: ClaimLimits, limit: int,
-                          only: Sequence[str] | None = None) -> list[Row]:
+    def stage1_candidates(
+        self, *, now_ms: int, limits: ClaimLimits, limit: int, only: Sequence[str] | None = None
+    ) -> list[Row]:
         """Eligible sessions, newest first, without claiming them (the dry run uses this)."""
         if only is not None and not only:
             return []
         with self.transaction() as tx:
             return self._candidates(tx, now_ms=now_ms, limits=limits, limit=limit, only=only, lock="")
 
-    def _candidates(self, tx: Tx, *, now_ms: int, limits: ClaimLimits, limit: int,
-                    only: Sequence[str] | None, lock: str) -> list[Row]:
+    def _candidates(
+        self, tx: Tx, *, now_ms: int, limits: ClaimLimits, limit: int, only: Sequence[str] | None, lock: str
+    ) -> list[Row]:
         only_sql = f"AND s.id IN ({', '.join('?' * len(only))})" if only else ""
         params: list[Any] = [now_ms - limits.max_age_ms, now_ms - limits.min_idle_ms, now_ms, now_ms]
         params += list(only or ()) + [limit]
         return tx.execute(_CANDIDATES.format(only=only_sql) + lock, params)
 
-    def claim_stage1(self, *, worker_id: str, now_ms: int, lease_ms: int, limits: ClaimLimits, limit: int,
-                     only: Sequence[str] | None = None) -> list[Stage1Claim]:
+    def claim_stage1(
+        self,
+        *,
+        worker_id: str,
+        now_ms: int,
+        lease_ms: int,
+        limits: ClaimLimits,
+        limit: int,
+        only: Sequence[str] | None = None,
+    ) -> list[Stage1Claim]:
         """Claim up to ``limit`` eligible sessions, never more live leases than ``running_cap``."""
         if only is not None and not only:
             return []
         claims: list[Stage1Claim] = []
         with self.transaction(claim=True) as tx:
-            running = int(tx.execute("SELECT COUNT(*) FROM jobs WHERE kind = ? AND status = 'running' "
-                                     "AND lease_until_ms > ?", (STAGE1, now_ms))[0][0])
+            running = int(
+                tx.execute(
+                    "SELECT COUNT(*) FROM jobs WHERE kind = ? AND status = 'running' AND lease_until_ms > ?",
+                    (STAGE1, now_ms),
+                )[0][0]
+            )
             room = min(limit, limits.running_cap - running)
             if room <= 0:
                 return []
-            rows = self._candidates(tx, now_ms=now_ms, limits=limits, limit=room, only=only, lock=self.skip_locked)
+            rows = self._candidates(
+                tx, now_ms=now_ms, limits=limits, limit=room, only=only, lock=self.skip_locked
+            )
             for session_id, updated, path, cwd, project, source in rows:
                 token = uuid.uuid4().hex
-                got = tx.execute(_CLAIM_STAGE1, (session_id, worker_id, token, now_ms, now_ms + lease_ms,
-                                                 self.retries, updated, now_ms, now_ms))
+                got = tx.execute(
+                    _CLAIM_STAGE1,
+                    (
+                        session_id,
+                        worker_id,
+                        token,
+                        now_ms,
+                        now_ms + lease_ms,
+                        self.retries,
+                        updated,
+                        now_ms,
+                        now_ms,
+                    ),
+                )
                 if got:
-                    claims.append(Stage1Claim(session_id=session_id, token=token, watermark=int(updated),
-                                              path=path, cwd=cwd, project=project, source=source))
+                    claims.append(
+                        Stage1Claim(
+                            session_id=session_id,
+                            token=token,
+                            watermark=int(updated),
+                            path=path,
+                            cwd=cwd,
+                            project=project,
+                            source=source,
+                        )
+                    )
         return claims
 
     def heartbeat(self, kind: str, key: str, token: str, *, now_ms: int, lease_ms: int) -> bool:
         """Extend an owned lease; False when ownership was lost."""
         with self.transaction() as tx:
-            rows = tx.execute("UPDATE jobs SET lease_until_ms = ? WHERE kind = ? AND job_key = ? "
-                              "AND status = 'running' AND ownership_token = ? RETURNING job_key",
-                              (now_ms + lease_ms, kind, key, token))
+            rows = tx.execute(
+                "UPDATE jobs SET lease_until_ms = ? WHERE kind = ? AND job_key = ? "
+                "AND status = 'running' AND ownership_token = ? RETURNING job_key",
+                (now_ms + lease_ms, kind, key, token),
+            )
         return bool(rows)
 
     def release(self, kind: str, key: str, token: str) -> bool:
         """Give an owned job back untouched (no retry used), e.g. when the call budget ran out."""
         with self.transaction() as tx:
-            rows = tx.execute("UPDATE jobs SET status = 'pending', lease_until_ms = NULL, ownership_token = NULL "
-                              "WHERE kind = ? AND job_key = ? AND status = 'running' AND ownership_token = ? "
-                              "RETURNING job_key", (kind, key, token))
+            rows = tx.execute(
+                "UPDATE jobs SET status = 'pending', lease_until_ms = NULL, ownership_token = NULL "
+                "WHERE kind = ? AND job_key = ? AND status = 'running' AND ownership_token = ? "
+                "RETURNING job_key",
+                (kind, key, token),
+            )
         return bool(rows)
 
     def _finish_owned(self, tx: Tx, kind: str, key: str, token: str, now_ms: int) -> int | None:
         rows = tx.execute(
             "UPDATE jobs SET status = 'done', finished_at_ms = ?, lease_until_ms = NULL, last_error = NULL, "
             "last_success_watermark = input_watermark WHERE kind = ? AND job_key = ? AND status = 'running' "
-            "AND ownership_token = ? RETURNING input_watermark", (now_ms, kind, key, token))
+            "AND ownership_token = ? RETURNING input_watermark",
+            (now_ms, kind, key, token),
+        )
         return int(rows[0][0]) if rows else None
 
     def enqueue_consolidation(self, tx: Tx, scope: str, watermark: int) -> None:
         tx.execute(_ENQUEUE, (scope, self.retries, watermark))
 
-    def mark_stage1_succeeded(self, claim: Stage1Claim, *, scope: str, raw_memory: str, rollout_summary: str,
-                              rollout_slug: str | None, now_ms: int) -> bool:
+    def mark_stage1_succeeded(
+        self,
+        claim: Stage1Claim,
+        *,
+        scope: str,
+        raw_memory: str,
+        rollout_summary: str,
+        rollout_slug: str | None,
+        now_ms: int,
+    ) -> bool:
         """Store the output (only if ``claim`` still owns the job) and make Phase 2 dirty."""
         with self.transaction() as tx:
             if self._finish_owned(tx, STAGE1, claim.session_id, claim.token, now_ms) is None:
@@ -258,7 +338,8 @@ class BaseStore(ABC):
                 "raw_memory = excluded.raw_memory, rollout_summary = excluded.rollout_summary, "
                 "rollout_slug = excluded.rollout_slug, generated_at_ms = excluded.generated_at_ms "
                 "WHERE excluded.source_updated_at_ms >= stage1_outputs.source_updated_at_ms",
-                (claim.session_id, scope, claim.watermark, raw_memory, rollout_summary, rollout_slug, now_ms))
+                (claim.session_id, scope, claim.watermark, raw_memory, rollout_summary, rollout_slug, now_ms),
+            )
             self.enqueue_consolidation(tx, scope, claim.watermark)
         return True
 
@@ -268,30 +349,51 @@ class BaseStore(ABC):
             watermark = self._finish_owned(tx, STAGE1, claim.session_id, claim.token, now_ms)
             if watermark is None:
                 return False
-            deleted = tx.execute("DELETE FROM stage1_outputs WHERE session_id = ? RETURNING scope", (claim.session_id,))
+            deleted = tx.execute(
+                "DELETE FROM stage1_outputs WHERE session_id = ? RETURNING scope", (claim.session_id,)
+            )
             if deleted:
                 self.enqueue_consolidation(tx, str(deleted[0][0]), watermark)
         return True
 
-    def mark_failed(self, kind: str, key: str, token: str, *, reason: str, now_ms: int, retry_base_ms: int) -> bool:
+    def mark_failed(
+        self, kind: str, key: str, token: str, *, reason: str, now_ms: int, retry_base_ms: int
+    ) -> bool:
         """Put an owned job into backoff: ``retry_base * 2**(attempts so far)``."""
         with self.transaction() as tx:
-            rows = tx.execute("SELECT retry_remaining FROM jobs WHERE kind = ? AND job_key = ? AND status = 'running' "
-                              "AND (ownership_token = ? OR ownership_token IS NULL)", (kind, key, token))
+            rows = tx.execute(
+                "SELECT retry_remaining FROM jobs WHERE kind = ? AND job_key = ? AND status = 'running' "
+                "AND (ownership_token = ? OR ownership_token IS NULL)",
+                (kind, key, token),
+            )
             if not rows:
                 return False
             used = max(0, self.retries - int(rows[0][0]))
-            tx.execute("UPDATE jobs SET status = 'error', finished_at_ms = ?, lease_until_ms = NULL, retry_at_ms = ?, "
-                       "retry_remaining = retry_remaining - 1, last_error = ? WHERE kind = ? AND job_key = ? "
-                       "AND status = 'running' AND (ownership_token = ? OR ownership_token IS NULL)",
-                       (now_ms, now_ms + retry_base_ms * (2**used), reason[:2000], kind, key, token))
+            tx.execute(
+                "UPDATE jobs SET status = 'error', finished_at_ms = ?, lease_until_ms = NULL, retry_at_ms = ?, "
+                "retry_remaining = retry_remaining - 1, last_error = ? WHERE kind = ? AND job_key = ? "
+                "AND status = 'running' AND (ownership_token = ? OR ownership_token IS NULL)",
+                (now_ms, now_ms + retry_base_ms * (2**used), reason[:2000], kind, key, token),
+            )
         return True
 
 
 def _session_row(r: Row) -> SessionRow:
-    return SessionRow(id=r[0], source=r[1], path=r[2], cwd=r[3], project=r[4], git_branch=r[5], origin=r[6],
-                      subagent=bool(r[7]), first_user_message=r[8], updated_at_ms=int(r[9]), file_size=int(r[10]),
-                      file_mtime_ns=int(r[11]), memory_mode=r[12])
+    return SessionRow(
+        id=r[0],
+        source=r[1],
+        path=r[2],
+        cwd=r[3],
+        project=r[4],
+        git_branch=r[5],
+        origin=r[6],
+        subagent=bool(r[7]),
+        first_user_message=r[8],
+        updated_at_ms=int(r[9]),
+        file_size=int(r[10]),
+        file_mtime_ns=int(r[11]),
+        memory_mode=r[12],
+    )
 
 
 def chunks(items: Sequence[str], size: int = 500) -> Iterator[list[str]]:

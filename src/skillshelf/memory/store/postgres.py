@@ -49,13 +49,17 @@ class PostgresStore(Store):
         try:
             import psycopg
         except ImportError as exc:
-            raise StoreError("PostgreSQL support needs psycopg", code="ME014",
-                             hint="pip install 'skillshelf[postgres]'") from exc
+            raise StoreError(
+                "PostgreSQL support needs psycopg", code="ME014", hint="pip install 'skillshelf[postgres]'"
+            ) from exc
         try:
             self._conn = psycopg.connect(url, autocommit=True, connect_timeout=connect_timeout_s)
         except psycopg.Error as exc:
-            raise StoreError(f"cannot connect to {self.url}: {str(exc).strip()}", code="ME010",
-                             hint="check the URL, that the server runs and that the database exists") from exc
+            raise StoreError(
+                f"cannot connect to {self.url}: {str(exc).strip()}",
+                code="ME010",
+                hint="check the URL, that the server runs and that the database exists",
+            ) from exc
 
     @contextmanager
     def transaction(self, *, claim: bool = False) -> Iterator[Tx]:
@@ -66,8 +70,11 @@ class PostgresStore(Store):
                 with self._conn.transaction(), self._conn.cursor() as cursor:
                     yield _PgTx(cursor)
             except psycopg.Error as exc:
-                raise StoreError(f"memory database error: {str(exc).strip()}", code="ME013",
-                                 hint="check the PostgreSQL server and run `skillshelf memory status`") from exc
+                raise StoreError(
+                    f"memory database error: {str(exc).strip()}",
+                    code="ME013",
+                    hint="check the PostgreSQL server and run `skillshelf memory status`",
+                ) from exc
 
     def _lock_for_migration(self, tx: Tx) -> None:
         tx.execute("SELECT pg_advisory_xact_lock(?)", (_MIGRATION_LOCK,))

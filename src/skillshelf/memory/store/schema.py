@@ -19,8 +19,11 @@ class Migration:
 
 
 MIGRATIONS: tuple[Migration, ...] = (
-    Migration(version=1, name="sessions, stage-1 outputs and jobs", statements=(
-        """CREATE TABLE sessions (
+    Migration(
+        version=1,
+        name="sessions, stage-1 outputs and jobs",
+        statements=(
+            """CREATE TABLE sessions (
             id TEXT PRIMARY KEY,
             source TEXT NOT NULL,
             path TEXT NOT NULL,
@@ -35,9 +38,9 @@ MIGRATIONS: tuple[Migration, ...] = (
             file_mtime_ns BIGINT NOT NULL DEFAULT 0,
             memory_mode TEXT NOT NULL DEFAULT 'enabled',
             registered_at_ms BIGINT NOT NULL)""",
-        "CREATE INDEX sessions_updated ON sessions (updated_at_ms DESC, id DESC)",
-        "CREATE INDEX sessions_path ON sessions (path)",
-        """CREATE TABLE stage1_outputs (
+            "CREATE INDEX sessions_updated ON sessions (updated_at_ms DESC, id DESC)",
+            "CREATE INDEX sessions_path ON sessions (path)",
+            """CREATE TABLE stage1_outputs (
             session_id TEXT PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
             scope TEXT NOT NULL,
             source_updated_at_ms BIGINT NOT NULL,
@@ -49,8 +52,8 @@ MIGRATIONS: tuple[Migration, ...] = (
             last_usage_ms BIGINT,
             selected_for_phase2 INTEGER NOT NULL DEFAULT 0,
             selected_source_updated_at_ms BIGINT)""",
-        "CREATE INDEX stage1_scope ON stage1_outputs (scope, source_updated_at_ms DESC, session_id DESC)",
-        """CREATE TABLE jobs (
+            "CREATE INDEX stage1_scope ON stage1_outputs (scope, source_updated_at_ms DESC, session_id DESC)",
+            """CREATE TABLE jobs (
             kind TEXT NOT NULL,
             job_key TEXT NOT NULL,
             status TEXT NOT NULL,
@@ -65,17 +68,22 @@ MIGRATIONS: tuple[Migration, ...] = (
             input_watermark BIGINT,
             last_success_watermark BIGINT,
             PRIMARY KEY (kind, job_key))""",
-        "CREATE INDEX jobs_claim ON jobs (kind, status, retry_at_ms, lease_until_ms)",
-    )),
-    Migration(version=2, name="run log", statements=(
-        """CREATE TABLE runs (
+            "CREATE INDEX jobs_claim ON jobs (kind, status, retry_at_ms, lease_until_ms)",
+        ),
+    ),
+    Migration(
+        version=2,
+        name="run log",
+        statements=(
+            """CREATE TABLE runs (
             id TEXT PRIMARY KEY,
             worker_id TEXT NOT NULL,
             started_at_ms BIGINT NOT NULL,
             finished_at_ms BIGINT,
             report TEXT NOT NULL DEFAULT '{}')""",
-        "CREATE INDEX runs_started ON runs (started_at_ms DESC)",
-    )),
+            "CREATE INDEX runs_started ON runs (started_at_ms DESC)",
+        ),
+    ),
 )
 
 SCHEMA_VERSION = MIGRATIONS[-1].version

@@ -57,15 +57,19 @@ class SqliteStore(Store):
                 self._conn = _scratch_copy(path, timeout_s)
             else:
                 path.parent.mkdir(parents=True, exist_ok=True)
-                self._conn = sqlite3.connect(str(path), timeout=timeout_s, isolation_level=None,
-                                             check_same_thread=False)
+                self._conn = sqlite3.connect(
+                    str(path), timeout=timeout_s, isolation_level=None, check_same_thread=False
+                )
                 self._conn.execute("PRAGMA journal_mode=WAL")
             self._conn.execute("PRAGMA foreign_keys=ON")
             self._conn.execute("PRAGMA synchronous=NORMAL")
             self._conn.execute(f"PRAGMA busy_timeout={int(timeout_s * 1000)}")
         except (OSError, sqlite3.Error) as exc:
-            raise StoreError(f"cannot open the memory database {path}: {exc}", code="ME010",
-                             hint="check that the folder is writable, or pass --db with another location") from exc
+            raise StoreError(
+                f"cannot open the memory database {path}: {exc}",
+                code="ME010",
+                hint="check that the folder is writable, or pass --db with another location",
+            ) from exc
 
     @contextmanager
     def transaction(self, *, claim: bool = False) -> Iterator[Tx]:
@@ -73,14 +77,20 @@ class SqliteStore(Store):
             try:
                 self._conn.execute("BEGIN IMMEDIATE" if claim else "BEGIN")
             except sqlite3.Error as exc:
-                raise StoreError(f"memory database {self.path} is unavailable: {exc}", code="ME012",
-                                 hint="another process may hold it locked; try again") from exc
+                raise StoreError(
+                    f"memory database {self.path} is unavailable: {exc}",
+                    code="ME012",
+                    hint="another process may hold it locked; try again",
+                ) from exc
             try:
                 yield _SqliteTx(self._conn)
             except sqlite3.Error as exc:
                 self._conn.execute("ROLLBACK")
-                raise StoreError(f"memory database error: {exc}", code="ME013",
-                                 hint="run `skillshelf memory status`; if the file is damaged, move it away") from exc
+                raise StoreError(
+                    f"memory database error: {exc}",
+                    code="ME013",
+                    hint="run `skillshelf memory status`; if the file is damaged, move it away",
+                ) from exc
             except BaseException:
                 self._conn.execute("ROLLBACK")
                 raise

@@ -22,7 +22,14 @@ from skillshelf.memory.transcripts.codex import looks_like_codex, read_codex
 from skillshelf.memory.transcripts.model import Item, Session, SessionSource
 from skillshelf.memory.transcripts.skillshelf import looks_like_skillshelf, read_skillshelf
 
-__all__ = ["Item", "Session", "SessionSource", "default_transcript_roots", "find_transcripts", "read_transcript"]
+__all__ = [
+    "Item",
+    "Session",
+    "SessionSource",
+    "default_transcript_roots",
+    "find_transcripts",
+    "read_transcript",
+]
 
 MAX_FILES = 20000
 
@@ -34,8 +41,11 @@ def default_transcript_roots(env: Env, state_dir: Path) -> tuple[Path, ...]:
 
 def not_regular_error(path: Path) -> FileAccessError:
     """``ME105``: a FIFO, socket or device named like a transcript (reading it could block forever)."""
-    return FileAccessError(f"{path}: not a regular file (a FIFO, socket or device); skipped", code="ME105",
-                           hint="move it out of the sessions folder, or pass only regular .jsonl files")
+    return FileAccessError(
+        f"{path}: not a regular file (a FIFO, socket or device); skipped",
+        code="ME105",
+        hint="move it out of the sessions folder, or pass only regular .jsonl files",
+    )
 
 
 def _read_head(path: Path, size: int) -> bytes:
@@ -43,16 +53,20 @@ def _read_head(path: Path, size: int) -> bytes:
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError as exc:
-        raise FileAccessError(f"cannot read {path}: {exc.strerror or exc}", code="ME101",
-                              hint="check the file's permissions") from exc
+        raise FileAccessError(
+            f"cannot read {path}: {exc.strerror or exc}", code="ME101", hint="check the file's permissions"
+        ) from exc
     with os.fdopen(fd, "rb") as handle:
         if not stat_mode.S_ISREG(os.fstat(fd).st_mode):
             raise not_regular_error(path)
         try:
             return handle.read(size)
         except OSError as exc:
-            raise FileAccessError(f"cannot read {path}: {exc.strerror or exc}", code="ME101",
-                                  hint="check the file's permissions") from exc
+            raise FileAccessError(
+                f"cannot read {path}: {exc.strerror or exc}",
+                code="ME101",
+                hint="check the file's permissions",
+            ) from exc
 
 
 def sniff_source(path: Path) -> SessionSource | None:
@@ -131,4 +145,3 @@ def read_all(paths: Sequence[Path]) -> tuple[Session, ...]:
         if session is not None:
             sessions.append(session)
     return tuple(sessions)
-

@@ -18,14 +18,20 @@ __all__ = ["looks_like_claude", "read_claude"]
 
 
 def looks_like_claude(first: dict[str, object]) -> bool:
-    return "sessionId" in first or first.get("type") in {"queue-operation", "summary", "file-history-snapshot"}
+    return "sessionId" in first or first.get("type") in {
+        "queue-operation",
+        "summary",
+        "file-history-snapshot",
+    }
 
 
 def _result_text(content: object) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "\n".join(str(b.get("text", "")) for b in content if isinstance(b, dict) and b.get("type") == "text")
+        return "\n".join(
+            str(b.get("text", "")) for b in content if isinstance(b, dict) and b.get("type") == "text"
+        )
     return ""
 
 
@@ -41,13 +47,25 @@ def _blocks(role: str, content: object) -> list[Item]:
         if kind == "text" and isinstance(block.get("text"), str):
             texts.append(str(block["text"]))
         elif kind == "tool_use":
-            items.append(Item(kind="tool_call", role="assistant", name=str(block.get("name") or "tool"),
-                              parts=(json.dumps(block.get("input", {}), ensure_ascii=False),),
-                              call_id=str(block.get("id") or "") or None))
+            items.append(
+                Item(
+                    kind="tool_call",
+                    role="assistant",
+                    name=str(block.get("name") or "tool"),
+                    parts=(json.dumps(block.get("input", {}), ensure_ascii=False),),
+                    call_id=str(block.get("id") or "") or None,
+                )
+            )
         elif kind == "tool_result":
-            items.append(Item(kind="tool_result", role="tool", parts=(_result_text(block.get("content")),),
-                              call_id=str(block.get("tool_use_id") or "") or None,
-                              is_error=bool(block.get("is_error"))))
+            items.append(
+                Item(
+                    kind="tool_result",
+                    role="tool",
+                    parts=(_result_text(block.get("content")),),
+                    call_id=str(block.get("tool_use_id") or "") or None,
+                    is_error=bool(block.get("is_error")),
+                )
+            )
     if texts:
         items.insert(0, Item(kind="message", role=role, parts=tuple(texts)))
     return items

@@ -31,7 +31,9 @@ def _text_parts(content: object) -> tuple[str, ...]:
         return (content,)
     parts: list[str] = []
     if isinstance(content, list):
-        parts.extend(str(b["text"]) for b in content if isinstance(b, dict) and isinstance(b.get("text"), str))
+        parts.extend(
+            str(b["text"]) for b in content if isinstance(b, dict) and isinstance(b.get("text"), str)
+        )
     return tuple(parts)
 
 
@@ -57,8 +59,13 @@ def _call_item(kind: str, payload: dict[str, object]) -> Item:
     else:
         args = payload.get("action") or payload.get("arguments")
     text = args if isinstance(args, str) else json.dumps(args, ensure_ascii=False)
-    return Item(kind="tool_call", role="assistant", parts=(text,), name=name,
-                call_id=str(payload.get("call_id") or payload.get("id") or "") or None)
+    return Item(
+        kind="tool_call",
+        role="assistant",
+        parts=(text,),
+        name=name,
+        call_id=str(payload.get("call_id") or payload.get("id") or "") or None,
+    )
 
 
 def _item(payload: dict[str, object]) -> Item | None:
@@ -69,8 +76,12 @@ def _item(payload: dict[str, object]) -> Item | None:
     if kind in _CALL_TYPES:
         return _call_item(kind, payload)
     if kind in _OUTPUT_TYPES:
-        return Item(kind="tool_result", role="tool", parts=(_output_text(payload.get("output")),),
-                    call_id=str(payload.get("call_id") or "") or None)
+        return Item(
+            kind="tool_result",
+            role="tool",
+            parts=(_output_text(payload.get("output")),),
+            call_id=str(payload.get("call_id") or "") or None,
+        )
     return None
 
 

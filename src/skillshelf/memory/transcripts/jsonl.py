@@ -46,8 +46,9 @@ def read_jsonl(path: Path) -> JsonlLines:
             )
         raw = path.read_bytes()
     except OSError as exc:
-        raise FileAccessError(f"cannot read {path}: {exc.strerror or exc}", hint="check the file's permissions",
-                              code="ME101") from exc
+        raise FileAccessError(
+            f"cannot read {path}: {exc.strerror or exc}", hint="check the file's permissions", code="ME101"
+        ) from exc
     objects: list[dict[str, object]] = []
     skipped = 0
     for value in _objects(raw):

@@ -76,7 +76,11 @@ class Session:
             if item.kind == "message" and item.role == "user":
                 for part in item.parts:
                     stripped = part.strip()
-                    if stripped and not stripped.startswith("<environment_context>") and not _is_injected(stripped):
+                    if (
+                        stripped
+                        and not stripped.startswith("<environment_context>")
+                        and not _is_injected(stripped)
+                    ):
                         return stripped
         return ""
 

@@ -32,7 +32,13 @@ from typing import IO, Any
 from skillshelf.memory.transcripts.jsonl import read_jsonl
 from skillshelf.memory.transcripts.model import Item, Session, parse_time
 
-__all__ = ["TranscriptWriter", "looks_like_skillshelf", "new_transcript", "read_skillshelf", "transcript_path"]
+__all__ = [
+    "TranscriptWriter",
+    "looks_like_skillshelf",
+    "new_transcript",
+    "read_skillshelf",
+    "transcript_path",
+]
 
 
 def looks_like_skillshelf(first: dict[str, object]) -> bool:
@@ -46,7 +52,12 @@ def _now() -> str:
 def transcript_path(state_dir: Path, session_id: str, *, started: datetime | None = None) -> Path:
     """Where a new transcript goes: ``<state>/transcripts/YYYY/MM/DD/<time>-<id>.jsonl``."""
     when = (started or datetime.now(UTC)).astimezone(UTC)
-    return state_dir / "transcripts" / when.strftime("%Y/%m/%d") / f"{when.strftime('%Y-%m-%dT%H-%M-%S')}-{session_id}.jsonl"
+    return (
+        state_dir
+        / "transcripts"
+        / when.strftime("%Y/%m/%d")
+        / f"{when.strftime('%Y-%m-%dT%H-%M-%S')}-{session_id}.jsonl"
+    )
 
 
 class TranscriptWriter:
@@ -57,7 +68,9 @@ class TranscriptWriter:
         self.path = path
         self._cwd = str(cwd)
         self._file: IO[str] = path.open("a", encoding="utf-8")
-        self._write({"type": "session_meta", "id": session_id, "agent": "skillshelf", "origin": origin, **meta})
+        self._write(
+            {"type": "session_meta", "id": session_id, "agent": "skillshelf", "origin": origin, **meta}
+        )
 
     def _write(self, record: dict[str, Any]) -> None:
         line = {"type": record.pop("type"), "ts": _now(), "cwd": self._cwd, **record}
@@ -100,13 +113,27 @@ def _item(obj: dict[str, object]) -> Item | None:
         return Item(kind="message", role=str(obj.get("role") or "user"), parts=(str(obj["text"]),))
     if kind == "tool_call":
         args = obj.get("arguments")
-        text = args if isinstance(args, str) else json.dumps(args if args is not None else {}, ensure_ascii=False)
-        return Item(kind="tool_call", role="assistant", parts=(text,), name=str(obj.get("name") or "tool"),
-                    call_id=str(obj.get("id") or "") or None)
+        text = (
+            args
+            if isinstance(args, str)
+            else json.dumps(args if args is not None else {}, ensure_ascii=False)
+        )
+        return Item(
+            kind="tool_call",
+            role="assistant",
+            parts=(text,),
+            name=str(obj.get("name") or "tool"),
+            call_id=str(obj.get("id") or "") or None,
+        )
     if kind == "tool_result":
         output = obj.get("output")
-        return Item(kind="tool_result", role="tool", parts=(output if isinstance(output, str) else json.dumps(output),),
-                    call_id=str(obj.get("id") or "") or None, is_error=bool(obj.get("is_error")))
+        return Item(
+            kind="tool_result",
+            role="tool",
+            parts=(output if isinstance(output, str) else json.dumps(output),),
+            call_id=str(obj.get("id") or "") or None,
+            is_error=bool(obj.get("is_error")),
+        )
     return None
 
 

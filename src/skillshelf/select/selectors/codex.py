@@ -44,7 +44,9 @@ def _entries(index: SkillIndex) -> list[_Entry]:
         out = []
         for doc in index.docs[:MAX_CANDIDATES]:
             texts = (doc.name, doc.short_description, doc.description)
-            fields = tuple(tuple(codex_terms(cap_bytes(t, MAX_FIELD_BYTES), limit=MAX_FIELD_TERMS)) for t in texts)
+            fields = tuple(
+                tuple(codex_terms(cap_bytes(t, MAX_FIELD_BYTES), limit=MAX_FIELD_TERMS)) for t in texts
+            )
             out.append(
                 _Entry(
                     name=doc.name,

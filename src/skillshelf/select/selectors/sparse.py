@@ -152,4 +152,3 @@ def multi(index: SkillIndex, query: str, limit: int, *, k: int = 60) -> list[Hit
     docs = index.docs
     ordered = sorted(fused.items(), key=lambda kv: (-kv[1], docs[kv[0]].name, docs[kv[0]].key))
     return ordered[:limit]
-

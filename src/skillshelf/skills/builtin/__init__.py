@@ -16,7 +16,13 @@ import shutil
 import tempfile
 from pathlib import Path
 
-__all__ = ["BUILTIN_DIR_NAME", "MARKER", "builtin_fingerprint", "ensure_builtin_skills", "packaged_skills_dir"]
+__all__ = [
+    "BUILTIN_DIR_NAME",
+    "MARKER",
+    "builtin_fingerprint",
+    "ensure_builtin_skills",
+    "packaged_skills_dir",
+]
 
 BUILTIN_DIR_NAME = "builtin-skills"
 MARKER = ".skillshelf-builtin.marker"

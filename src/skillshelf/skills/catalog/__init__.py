@@ -110,10 +110,15 @@ def render_catalog(
     same whatever order ``skills`` come in. No visible skill -> empty text.
     """
     if not isinstance(budget, CharBudget | TokenBudget):
-        raise UsageError(f"not a catalog budget: {budget!r}", hint="pass CharBudget(n), TokenBudget(n) or default_budget(...)")
+        raise UsageError(
+            f"not a catalog budget: {budget!r}",
+            hint="pass CharBudget(n), TokenBudget(n) or default_budget(...)",
+        )
     if format == "codex":
         chosen = render_codex(skills, budget, roots=roots)
-        report = _report(skills, budget, chosen.allocation, table_cost=chosen.table_cost, aliased=chosen.aliased)
+        report = _report(
+            skills, budget, chosen.allocation, table_cost=chosen.table_cost, aliased=chosen.aliased
+        )
         text = chosen.text() if chosen.skills else ""
         return RenderedCatalog(
             text=text,

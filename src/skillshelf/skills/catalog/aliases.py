@@ -69,7 +69,9 @@ class AliasPlan:
 
     def shorten_all(self, paths: Sequence[str]) -> list[str]:
         """:meth:`shorten` for many paths, the roots prepared once (longest first, then in order)."""
-        stems = sorted(((root.rstrip("/"), i) for i, root in enumerate(self.roots)), key=lambda x: (-len(x[0]), x[1]))
+        stems = sorted(
+            ((root.rstrip("/"), i) for i, root in enumerate(self.roots)), key=lambda x: (-len(x[0]), x[1])
+        )
         prefixes = [(stem + "/", len(stem), f"r{i}") for stem, i in stems]
         out: list[str] = []
         for path in paths:
@@ -106,7 +108,10 @@ def build_alias_plan(skills: Sequence[Skill], root_order: Sequence[Path] | None)
         if known is None:
             text = display_path(skill.root)
             given = order.get(text)
-            known = keys[ident] = (text, (given if given is not None else len(order), root_sort_key(skill.origin, skill.root)))
+            known = keys[ident] = (
+                text,
+                (given if given is not None else len(order), root_sort_key(skill.origin, skill.root)),
+            )
         found.append(known)
     ranked = sorted(range(len(found)), key=lambda i: found[i][1])  # stable: ties keep catalog order
     alias_roots = [found[i][0] for i in ranked]

@@ -42,11 +42,15 @@ MAX_WINDOW_TOKENS = 17_440
 
 def _check_limit(value: int, what: str) -> None:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise UsageError(f"the catalog budget must be a whole number of {what}, not {value!r}",
-                         hint=f"give the budget as an integer number of {what}")
+        raise UsageError(
+            f"the catalog budget must be a whole number of {what}, not {value!r}",
+            hint=f"give the budget as an integer number of {what}",
+        )
     if value < 0:
-        raise UsageError(f"the catalog budget cannot be negative ({value} {what})",
-                         hint=f"give 0 or more {what}; 0 lists no skill at all")
+        raise UsageError(
+            f"the catalog budget cannot be negative ({value} {what})",
+            hint=f"give 0 or more {what}; 0 lists no skill at all",
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -78,7 +78,13 @@ def catalog_order(skills: Sequence[Skill]) -> list[Skill]:
     visible = [s for s in skills if s.model_visible]
     return sorted(
         visible,
-        key=lambda s: (s.scope.render_rank, s.name, display_path(s.path), display_path(s.root), s.description),
+        key=lambda s: (
+            s.scope.render_rank,
+            s.name,
+            display_path(s.path),
+            display_path(s.root),
+            s.description,
+        ),
     )
 
 
@@ -126,7 +132,11 @@ def table_cost(budget: Budget, root_lines: Sequence[str]) -> int:
 
 
 def _aliased(
-    skills: Sequence[Skill], heads: Sequence[tuple[str, str]], paths: Sequence[str], budget: Budget, plan: AliasPlan | None
+    skills: Sequence[Skill],
+    heads: Sequence[tuple[str, str]],
+    paths: Sequence[str],
+    budget: Budget,
+    plan: AliasPlan | None,
 ) -> CodexRendering | None:
     if plan is None:
         return None
@@ -149,7 +159,9 @@ def _better(candidate: CodexRendering, current: CodexRendering) -> bool:
     return candidate.table_cost + a.used < current.table_cost + b.used
 
 
-def render_codex(skills: Sequence[Skill], budget: Budget, *, roots: Sequence[Path] | None = None) -> CodexRendering:
+def render_codex(
+    skills: Sequence[Skill], budget: Budget, *, roots: Sequence[Path] | None = None
+) -> CodexRendering:
     """Fit ``skills`` into ``budget`` the way Codex does; see the module docstring."""
     ordered = catalog_order(skills)
     # Prefixes, capped descriptions and paths once, for both renderings.
@@ -157,7 +169,9 @@ def render_codex(skills: Sequence[Skill], budget: Budget, *, roots: Sequence[Pat
     paths = [display_path(s.path) for s in ordered]
     absolute = CodexRendering(
         root_lines=(),
-        allocation=allocate([_entry(prefix, text, path) for (prefix, text), path in zip(heads, paths, strict=True)], budget),
+        allocation=allocate(
+            [_entry(prefix, text, path) for (prefix, text), path in zip(heads, paths, strict=True)], budget
+        ),
         table_cost=0,
         skills=tuple(ordered),
     )

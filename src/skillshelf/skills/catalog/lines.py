@@ -53,7 +53,9 @@ _ENTRY_FIELDS = ("prefix", "units", "suffix", "minimum", "single_chars")
 _ENTRY_SETTERS = slot_setters(Entry, _ENTRY_FIELDS)
 
 
-def new_entry(prefix: str, units: str | tuple[str, ...], suffix: str, minimum: str, single_chars: bool = False) -> Entry:
+def new_entry(
+    prefix: str, units: str | tuple[str, ...], suffix: str, minimum: str, single_chars: bool = False
+) -> Entry:
     """``Entry(prefix=..., ...)`` without the frozen ``__init__`` (half the time; a catalog of
     thousands of skills builds two entries per skill)."""
     if _ENTRY_SETTERS is None:

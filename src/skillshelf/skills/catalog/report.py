@@ -73,7 +73,9 @@ def budget_warning(
             f"{_plural(listed, 'skill is', 'skills are')} listed by name only."
         )
         if listed == 0:
-            what = f"The skills catalog is over its budget of {budget_text}: none of the {total:,} skills fit."
+            what = (
+                f"The skills catalog is over its budget of {budget_text}: none of the {total:,} skills fit."
+            )
         return f"{what} {fixes}"
     if level == 3 or truncated_count:
         what = (
