@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 
+from skillshelf.dirs import private_dir
 from skillshelf.errors import ModelCallError, PathEscapeError
 from skillshelf.memory.layout import summary_file_stem
 from skillshelf.memory.models import parse_json_reply
@@ -103,7 +104,8 @@ def _stem(row: OutputRow) -> str:
 
 
 def _atomic_write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Write through a temp file (mkstemp: 0600) and rename, in a private folder."""
+    private_dir(path.parent)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".part")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
@@ -123,11 +125,12 @@ def _summary_text(row: OutputRow) -> str:
     ]
     if row.git_branch:
         lines.append(f"git_branch: {row.git_branch}")
-    return "\n".join(lines) + "\n\n" + row.rollout_summary.rstrip("\n") + "\n"
+    return redact_secrets("\n".join(lines) + "\n\n" + row.rollout_summary.rstrip("\n") + "\n")
 
 
 def write_raw_memories(root: Path, rows: Sequence[OutputRow]) -> None:
-    """``raw_memories.md``: every row's raw memory, in selection order."""
+    """``raw_memories.md``: every row's raw memory, in selection order (redacted again: rows an
+    older redactor let through are not written as they are)."""
     if not rows:
         _atomic_write(root / "raw_memories.md", EMPTY_RAW)
         return
@@ -138,15 +141,14 @@ def write_raw_memories(root: Path, rows: Sequence[OutputRow]) -> None:
         f"{row.raw_memory.strip()}\n\n"
         for row in rows
     )
-    _atomic_write(root / "raw_memories.md", "".join(parts))
+    _atomic_write(root / "raw_memories.md", redact_secrets("".join(parts)))
 
 
 def sync_artifacts(root: Path, rows: Sequence[OutputRow]) -> None:
     """Write one summary file per row, prune the others, rebuild ``raw_memories.md``; with no
     rows at all, also remove ``MEMORY.md``, ``memory_summary.md`` and ``skills/``."""
     _check_root(root)
-    folder = root / "rollout_summaries"
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = private_dir(root / "rollout_summaries", tighten=True)
     keep = {_stem(row) for row in rows}
     for path in folder.glob("*.md"):
         if path.stem not in keep:
@@ -319,7 +321,7 @@ def _check_root(root: Path) -> None:
             path=root,
             hint="replace the symlink with a real folder",
         )
-    root.mkdir(parents=True, exist_ok=True)
+    private_dir(root, tighten=True)
 
 
 def _confined(root: Path, relative: str) -> Path:

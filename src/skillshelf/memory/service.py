@@ -120,7 +120,8 @@ def _session_row(path: Path, stat: os.stat_result) -> tuple[SessionRow | None, i
         cwd=str(session.cwd or ""),
         project=project_of(session.cwd),
         updated_at_ms=stat.st_mtime_ns // 1_000_000,
-        first_user_message=redact_secrets(session.first_user_message[:2000]),
+        # redacted before the cut, which could otherwise leave half a secret no rule knows
+        first_user_message=redact_secrets(session.first_user_message[:4000])[:2000],
         git_branch=session.git_branch,
         origin=session.origin,
         subagent=session.subagent,
@@ -390,7 +391,7 @@ def run_memory(
             worker_id=report.worker_id,
             started_ms=started,
             finished_ms=int(clock() * 1000),
-            report=json.dumps(report.to_dict(), default=str),
+            report=redact_secrets(json.dumps(report.to_dict(), default=str)),
         )
         return report
     finally:

@@ -22,6 +22,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from skillshelf import dirs
 from skillshelf.errors import FileAccessError
 
 __all__ = ["SelectorStats", "ShadowRecorder", "UsageStats", "UsageStore", "record_shadow_turn"]
@@ -82,8 +83,6 @@ class UsageStore:
 
     @classmethod
     def default(cls) -> UsageStore:
-        from skillshelf import dirs
-
         return cls(dirs.user_state_dir() / "select" / "usage.jsonl")
 
     # ---- writing --------------------------------------------------------------------------
@@ -91,10 +90,10 @@ class UsageStore:
     def _append(self, event: Mapping[str, object]) -> None:
         line = json.dumps(event, ensure_ascii=False, sort_keys=True) + "\n"
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            dirs.private_dir(self.path.parent)
             if self.path.exists() and self.path.stat().st_size > MAX_LOG_BYTES:
                 self._compact()
-            with self.path.open("a", encoding="utf-8") as fh:
+            with dirs.open_private(self.path) as fh:
                 fh.write(line)
         except OSError as exc:
             raise FileAccessError(
@@ -107,7 +106,8 @@ class UsageStore:
         lines = self.path.read_text(encoding="utf-8", errors="replace").splitlines(keepends=True)
         keep = "".join(lines[len(lines) // 2 :])
         tmp = self.path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(keep, encoding="utf-8")
+        with dirs.open_private(tmp, "w") as fh:
+            fh.write(keep)
         os.replace(tmp, self.path)
 
     def record_turn(

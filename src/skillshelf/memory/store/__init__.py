@@ -56,7 +56,7 @@ def open_store(url: str | None = None, *, migrate: bool = True, scratch: bool = 
     if url is None or url == "":
         from skillshelf.memory.store.sqlite import SqliteStore
 
-        store = SqliteStore(default_db_path(), scratch=scratch)
+        store = SqliteStore(default_db_path(), scratch=scratch, own_folder=True)
     elif url.startswith(("postgresql://", "postgres://")):
         from skillshelf.memory.store.postgres import PostgresStore
 

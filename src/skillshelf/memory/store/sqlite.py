@@ -10,6 +10,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from skillshelf.dirs import private_dir, private_file
 from skillshelf.errors import StoreError
 from skillshelf.memory.store.base import Row, Tx
 from skillshelf.memory.store.consolidation import Store
@@ -41,14 +42,29 @@ def _scratch_copy(path: Path, timeout_s: float) -> sqlite3.Connection:
     return conn
 
 
+def _private_database(path: Path, *, own_folder: bool) -> None:
+    """The database file 0600, its folder created 0700 (made 0700 when it is skillshelf's own).
+    SQLite gives its -wal and -shm files the database's mode; ones left by an older version
+    are made 0600 too."""
+    private_dir(path.parent, tighten=own_folder)
+    private_file(path)
+    for suffix in ("-wal", "-shm", "-journal"):
+        extra = path.with_name(path.name + suffix)
+        if extra.exists():
+            private_file(extra)
+
+
 class SqliteStore(Store):
     """The memory store in a SQLite file (created with its folder on first use).
 
     ``scratch=True`` (dry runs) works on an in-memory copy of the file instead: the file is
     only read (not at all when it does not exist), and nothing is created or changed on disk.
+    The file is private (0600); ``own_folder``: its folder is skillshelf's and is made 0700.
     """
 
-    def __init__(self, path: Path, *, timeout_s: float = 30.0, scratch: bool = False) -> None:
+    def __init__(
+        self, path: Path, *, timeout_s: float = 30.0, scratch: bool = False, own_folder: bool = False
+    ) -> None:
         self.path = path
         self.url = f"sqlite:///{path}"
         self._lock = threading.RLock()
@@ -56,7 +72,7 @@ class SqliteStore(Store):
             if scratch:
                 self._conn = _scratch_copy(path, timeout_s)
             else:
-                path.parent.mkdir(parents=True, exist_ok=True)
+                _private_database(path, own_folder=own_folder)
                 self._conn = sqlite3.connect(
                     str(path), timeout=timeout_s, isolation_level=None, check_same_thread=False
                 )

@@ -29,6 +29,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
+from skillshelf.dirs import open_private, private_dir
+from skillshelf.memory.redact import redact_secrets
 from skillshelf.memory.transcripts.jsonl import read_jsonl
 from skillshelf.memory.transcripts.model import Item, Session, parse_time
 
@@ -61,20 +63,24 @@ def transcript_path(state_dir: Path, session_id: str, *, started: datetime | Non
 
 
 class TranscriptWriter:
-    """Append records in the skillshelf transcript format; flushed after every line."""
+    """Append records in the skillshelf transcript format; flushed after every line.
+
+    Every line is redacted before it is written (task text, tool arguments and output, the
+    model's replies: each string on its own, see :mod:`skillshelf.memory.redact`), and the file
+    is private: 0600 in folders created 0700."""
 
     def __init__(self, path: Path, *, session_id: str, cwd: Path, origin: str = "run", **meta: Any) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(path.parent)
         self.path = path
         self._cwd = str(cwd)
-        self._file: IO[str] = path.open("a", encoding="utf-8")
+        self._file: IO[str] = open_private(path)
         self._write(
             {"type": "session_meta", "id": session_id, "agent": "skillshelf", "origin": origin, **meta}
         )
 
     def _write(self, record: dict[str, Any]) -> None:
         line = {"type": record.pop("type"), "ts": _now(), "cwd": self._cwd, **record}
-        self._file.write(json.dumps(line, ensure_ascii=False) + "\n")
+        self._file.write(redact_secrets(json.dumps(line, ensure_ascii=False)) + "\n")
         self._file.flush()
 
     def message(self, role: str, text: str) -> None:

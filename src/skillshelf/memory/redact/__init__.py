@@ -1,0 +1,230 @@
+"""Secret redaction: well-known token formats, private keys, credentials in URLs, connection
+strings and command lines, ``key=value`` secrets and high-entropy strings become
+``[REDACTED_SECRET]``.
+
+Codex's sanitizer has four rules (``sk-`` keys, ``AKIA`` ids, ``Bearer`` tokens and
+``api_key|token|secret|password = value``); most token formats pass it untouched. This module
+keeps those four behaviours (same replacement text, the key and quote of an assignment kept)
+and adds the formats of cloud, VCS, chat, payment, package-registry and model-provider keys
+(:mod:`.rules`), passwords on command lines (``--password X``, ``mysql -pX``, ``curl -u
+user:X``), quoted values with spaces or escaped quotes, and private keys whole, including the
+parts of one split over two records.
+
+Look-alikes stay: commit hashes and other hex digests, UUIDs, placeholders (``<token>``,
+``${GITHUB_TOKEN}``, ``sk-xxxx...``, ``your-api-key``) and the documentation examples vendors
+publish (values containing ``EXAMPLE``).
+
+    >>> redact_secrets("export GITHUB_TOKEN=ghp_" + "a1B2" * 9)
+    'export GITHUB_TOKEN=[REDACTED_SECRET]'
+
+Two guarantees beyond the rules: the output has as many lines as the input (a secret that spans
+lines becomes one marker per line), and JSON lines are redacted string by string on the decoded
+text (:mod:`.jsonl`), so an escaped ``\\n`` ends a value and the line stays valid JSON.
+
+Pure functions, no I/O; the ``skillshelf redact`` command wraps :func:`redact`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from skillshelf.memory.redact.jsonl import is_json_line, redact_json_line
+from skillshelf.memory.redact.matching import Views, rule_matches
+from skillshelf.memory.redact.rule import Rule
+from skillshelf.memory.redact.rules import RULES
+from skillshelf.memory.redact.values import (
+    REDACTED,
+    config_line_spans,
+    high_entropy_spans,
+    is_code_like,
+    is_placeholder,
+    pem_tail_spans,
+)
+
+__all__ = ["REDACTED", "RULES", "Finding", "Redaction", "Rule", "redact", "redact_secrets", "scan_secrets"]
+
+_MAX_DEPTH = 4  # JSON inside a JSON string inside ... : deeper levels are redacted as plain text
+_LINE_BREAK = re.compile(r"(\r?\n|\\r\\n|\\n)")
+_SPACE = " \t\r\n"
+_ENTROPY = "high-entropy-string"
+_ESCAPED_BREAKS = ("\\n", "\\r")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Finding:
+    """One secret found: its kind, category and where it is in the input (in a JSON line: the
+    string that held it)."""
+
+    kind: str
+    category: str
+    start: int
+    end: int
+
+    def to_dict(self) -> dict[str, object]:
+        return {"kind": self.kind, "category": self.category, "start": self.start, "end": self.end}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Redaction:
+    """The redacted text and what was removed."""
+
+    text: str
+    findings: tuple[Finding, ...]
+
+    def counts(self) -> dict[str, int]:
+        return dict(Counter(f.kind for f in self.findings))
+
+
+def _key_body(text: str, start: int, end: int) -> tuple[int, int]:
+    """The span of a key body without the line breaks around it (real or JSON-escaped)."""
+    while start < end:
+        if text[start] in _SPACE:
+            start += 1
+        elif text.startswith(_ESCAPED_BREAKS, start):
+            start += 2
+        else:
+            break
+    while end > start:
+        if text[end - 1] in _SPACE:
+            end -= 1
+        elif end - start >= 2 and text[end - 2 : end] in _ESCAPED_BREAKS:
+            end -= 2
+        else:
+            break
+    return start, end
+
+
+def _vetted(rule: Rule, text: str, start: int, end: int) -> tuple[int, int] | None:
+    if rule.vet == "key":
+        start, end = _key_body(text, start, end)
+        return (start, end) if end > start else None
+    value = text[start:end]
+    if len(value) < max(rule.min_len, 1) or is_placeholder(value):
+        return None
+    if rule.group and is_code_like(value, paths=rule.kind == "key-value-secret"):
+        return None
+    return start, end
+
+
+def _rule_findings(views: Views) -> list[Finding]:
+    found: list[Finding] = []
+    for rule in RULES:
+        for match in rule_matches(rule, views):
+            span = rule.span(match)
+            if span[0] >= 0 and (kept := _vetted(rule, views.text, *span)) is not None:
+                found.append(Finding(kind=rule.kind, category=rule.category, start=kept[0], end=kept[1]))
+    found += [
+        Finding(kind="pem-private-key", category="key", start=a, end=b) for a, b in pem_tail_spans(views)
+    ]
+    found += [
+        Finding(kind="key-value-secret", category="assignment", start=a, end=b)
+        for a, b in config_line_spans(views)
+    ]
+    return found
+
+
+def _merged(found: list[Finding]) -> list[Finding]:
+    """Overlapping findings as one: the union of their spans, named by the first rule that is not
+    the high-entropy fallback."""
+    found.sort(key=lambda f: (f.start, -(f.end - f.start)))
+    kept: list[Finding] = []
+    for finding in found:
+        if not kept or finding.start >= kept[-1].end:
+            kept.append(finding)
+            continue
+        last = kept[-1]
+        named = finding if last.kind == _ENTROPY and finding.kind != _ENTROPY else last
+        kept[-1] = Finding(
+            kind=named.kind, category=named.category, start=last.start, end=max(last.end, finding.end)
+        )
+    return kept
+
+
+def _scan_plain(text: str, high_entropy: bool) -> list[Finding]:
+    if not text.strip():
+        return []
+    views = Views(text)
+    found = _rule_findings(views)
+    if high_entropy:
+        found += [
+            Finding(kind=_ENTROPY, category="entropy", start=a, end=b) for a, b in high_entropy_spans(views)
+        ]
+    return _merged(found)
+
+
+def _marker(secret: str) -> str:
+    """``[REDACTED_SECRET]`` once per line of ``secret``, its line breaks kept."""
+    if "\n" not in secret and "\\n" not in secret:
+        return REDACTED
+    pieces = _LINE_BREAK.split(secret)
+    return "".join(p if i % 2 or not p.strip() else REDACTED for i, p in enumerate(pieces))
+
+
+def _replaced(text: str, spans: list[Finding]) -> str:
+    parts: list[str] = []
+    cursor = 0
+    for finding in spans:
+        parts += [text[cursor : finding.start], _marker(text[finding.start : finding.end])]
+        cursor = finding.end
+    parts.append(text[cursor:])
+    return "".join(parts)
+
+
+def _redact(text: str, high_entropy: bool, depth: int) -> tuple[str, list[Finding]]:
+    if depth >= _MAX_DEPTH or ("{" not in text and "[" not in text):
+        found = _scan_plain(text, high_entropy)
+        return (_replaced(text, found) if found else text), found
+
+    def redact_strings(joined: str) -> tuple[str, list[tuple[int, int, str, str]]]:
+        new, inner = _redact(joined, high_entropy, depth + 1)
+        return new, [(f.start, f.end, f.kind, f.category) for f in inner]
+
+    out: list[str] = []
+    findings: list[Finding] = []
+    block = pos = 0
+    for line in text.split("\n"):
+        end = pos + len(line)
+        if is_json_line(line):
+            plain = text[block:pos]
+            found = _scan_plain(plain, high_entropy)
+            out.append(_replaced(plain, found) if found else plain)
+            findings += [_moved(f, block) for f in found]
+            new, changes = redact_json_line(line, redact_strings, _marker)
+            out.append(new)
+            findings += [
+                Finding(kind=c.kind, category=c.category, start=pos + c.start, end=pos + c.end)
+                for c in changes
+            ]
+            block = end
+        pos = end + 1
+    plain = text[block:]
+    found = _scan_plain(plain, high_entropy)
+    out.append(_replaced(plain, found) if found else plain)
+    findings += [_moved(f, block) for f in found]
+    return "".join(out), findings
+
+
+def _moved(finding: Finding, offset: int) -> Finding:
+    if not offset:
+        return finding
+    return Finding(
+        kind=finding.kind, category=finding.category, start=finding.start + offset, end=finding.end + offset
+    )
+
+
+def redact(text: str, *, high_entropy: bool = True) -> Redaction:
+    """Replace every secret in ``text`` with ``[REDACTED_SECRET]``; report what was found."""
+    new, findings = _redact(text, high_entropy, 0)
+    return Redaction(text=new, findings=tuple(findings))
+
+
+def scan_secrets(text: str, *, high_entropy: bool = True) -> tuple[Finding, ...]:
+    """Every secret in ``text``, without overlaps, in order of position."""
+    return redact(text, high_entropy=high_entropy).findings
+
+
+def redact_secrets(text: str) -> str:
+    """The redacted text only (what goes to the model, the database and the memory folder)."""
+    return redact(text).text

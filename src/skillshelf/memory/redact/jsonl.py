@@ -1,0 +1,165 @@
+"""Redacting a JSON line string by string.
+
+Transcripts are JSON lines, and the text in them is JSON-escaped: a rule run on the raw line
+sees ``KEY=value\\nnext line`` as one value and swallows the following lines, and misses
+secrets the escaping breaks up (``abc\\"def``). So each string of a JSON line is decoded,
+redacted as text (strings that hold JSON are redacted the same way, a few levels deep) and,
+when something changed, encoded again in place; everything else in the line stays byte for
+byte. A string that is the value of a key naming a secret (``"password"``, ``"apiKey"``,
+``"DB_TOKEN"``, ``"authorization"``) is a secret as a whole.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from skillshelf.memory.redact.rules import KEY_WORDS
+from skillshelf.memory.redact.values import is_code_like, is_placeholder
+
+__all__ = ["FieldChange", "is_json_line", "is_secret_key", "redact_json_line"]
+
+#: A JSON string literal (in a valid JSON text, every ``"`` outside strings starts one).
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_KEY_AFTER = re.compile(r"[ \t]*:")
+_VALUE_BETWEEN = re.compile(r"[ \t]*:[ \t]*")
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_SECRET_KEY = re.compile(r"(?:" + KEY_WORDS + r"|authorization|cookie)$", re.IGNORECASE)
+_ODD_SURROGATE = re.compile("[\ud800-\udc7f\udd00-\udfff]")  # not one of surrogateescape's raw bytes
+_MIN_FIELD = 6  # shortest value of a secret-named key that counts (``api_key: "short"`` stays)
+_MIN_TEXT = 8  # shorter strings hold no secret any text rule finds
+
+#: Redact a text: (new text with as many lines, [(start, end, kind, category) in the text]).
+TextRedactor = Callable[[str], tuple[str, list[tuple[int, int, str, str]]]]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FieldChange:
+    """One string of the line that held a secret: where it is in the line and what was found."""
+
+    start: int
+    end: int
+    kind: str
+    category: str
+
+
+def is_json_line(line: str) -> bool:
+    """A JSON object or array on one line (what transcripts are made of)."""
+    head = line.lstrip()[:1]
+    if head not in ("{", "[") or line.rstrip()[-1:] not in ("}", "]"):
+        return False
+    try:
+        json.loads(line)
+    except (ValueError, RecursionError):
+        return False
+    return True
+
+
+def is_secret_key(key: str) -> bool:
+    """Whether a JSON key names a secret: ``password``, ``api_key``, ``clientSecret``, ``X-Api-Key``."""
+    snake = _CAMEL.sub("_", key).replace("-", "_")
+    return bool(_SECRET_KEY.search(snake))
+
+
+def _field_secret(value: str) -> bool:
+    return (
+        len(value) >= _MIN_FIELD
+        and bool(value.strip())
+        and not is_placeholder(value)
+        and not is_code_like(value, paths=True)
+    )
+
+
+def _encode(value: str, like: str) -> str:
+    text = json.dumps(value, ensure_ascii=like.isascii())
+    return _ODD_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+@dataclass(slots=True)
+class _Field:
+    start: int  # the string literal's span in the line
+    end: int
+    literal: str
+    value: str
+    secret: bool  # the value of a key that names a secret
+
+
+def _fields(line: str) -> list[_Field]:
+    """Every string of the line (long enough to hold a secret), decoded."""
+    fields: list[_Field] = []
+    key: str | None = None
+    key_end = -1
+    for match in _STRING.finditer(line):
+        literal = match.group()
+        content = literal[1:-1]
+        value: str = json.loads(literal) if "\\" in content else content
+        is_key = _KEY_AFTER.match(line, match.end()) is not None
+        secret = (
+            key is not None
+            and not is_key
+            and _VALUE_BETWEEN.fullmatch(line, key_end, match.start()) is not None
+            and is_secret_key(key)
+            and _field_secret(value)
+        )
+        if secret or len(value) >= _MIN_TEXT:
+            fields.append(_Field(match.start(), match.end(), literal, value, secret))
+        key, key_end = (value, match.end()) if is_key else (None, -1)
+    return fields
+
+
+def redact_json_line(
+    line: str, redact_text: TextRedactor, whole: Callable[[str], str]
+) -> tuple[str, list[FieldChange]]:
+    """``line`` (a valid JSON line) with every string redacted; ``whole(value)`` is what a secret
+    field's value becomes (its line breaks kept).
+
+    The strings are redacted together, one per line of one text (a rule that spans lines may
+    join two strings: both lose their part), and the result is cut back at the same lines."""
+    fields = _fields(line)
+    plain = [f for f in fields if not f.secret]
+    found: list[tuple[int, int, str, str]] = []
+    new_values: list[str] = []
+    if plain:
+        redacted, found = redact_text("\n".join(f.value for f in plain))
+        lines = redacted.split("\n")
+        at = 0
+        for field in plain:
+            count = field.value.count("\n") + 1
+            new_values.append("\n".join(lines[at : at + count]))
+            at += count
+    kinds = _kinds_by_field(plain, found)
+    new_by_field = dict(zip((id(f) for f in plain), new_values, strict=True))
+    parts: list[str] = []
+    changes: list[FieldChange] = []
+    cursor = 0
+    for field in fields:
+        new = whole(field.value) if field.secret else new_by_field[id(field)]
+        if new == field.value:
+            continue
+        kind, category = ("secret-field", "assignment") if field.secret else kinds.get(id(field), ("", ""))
+        parts += [line[cursor : field.start], _encode(new, field.literal)]
+        cursor = field.end
+        changes.append(FieldChange(start=field.start, end=field.end, kind=kind, category=category))
+    if not changes:
+        return line, []
+    parts.append(line[cursor:])
+    return "".join(parts), changes
+
+
+def _kinds_by_field(
+    fields: list[_Field], found: list[tuple[int, int, str, str]]
+) -> dict[int, tuple[str, str]]:
+    """The first finding's (kind, category) in each field of the joined text."""
+    starts: list[int] = []
+    at = 0
+    for field in fields:
+        starts.append(at)
+        at += len(field.value) + 1
+    kinds: dict[int, tuple[str, str]] = {}
+    for start, _end, kind, category in found:
+        index = bisect.bisect_right(starts, start) - 1
+        kinds.setdefault(id(fields[index]), (kind, category))
+    return kinds

@@ -1,0 +1,63 @@
+"""One secret format, :class:`Rule`: a regular expression, which part of a match is secret and
+how to find its matches fast (see :mod:`.matching`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+from typing import Literal
+
+__all__ = ["B", "E", "FLAG_LEAD", "Rule", "compiled"]
+
+B = r"(?<![A-Za-z0-9_])"  # start boundary that also treats "_" as part of a word
+E = r"(?![A-Za-z0-9_])"
+#: Start boundary of a command-line option: start of text, whitespace, a quote or ``=``.
+FLAG_LEAD = r"(?<![^\s\"'=])"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Rule:
+    """One secret format. ``group`` names the part that is secret (0: the whole match; a tuple:
+    alternatives, the first that took part in the match). ``vet`` says how a found value is
+    checked before it counts: ``value`` (placeholders, and code for group rules) or ``key``
+    (a key body: only emptiness; key bodies hold runs like ``AAAAAAAA``); shorter than
+    ``min_len`` chars, it does not count.
+
+    For speed only (neither changes what is found): ``needles``, strings one of which every
+    match contains (the rule is skipped when none is in the text); ``anchors``, strings every
+    match holds ``back`` chars (a ``(min, max)`` range) after its start, lower case when the
+    rule ignores case: the pattern is then tried only there.
+    """
+
+    kind: str
+    category: str
+    pattern: str
+    group: int | str | tuple[str, ...] = 0
+    flags: int = 0
+    anchors: tuple[str, ...] = ()
+    back: tuple[int, int] = (0, 0)
+    needles: tuple[str, ...] = ()
+    vet: Literal["value", "key"] = "value"
+    min_len: int = 1
+
+    @property
+    def regex(self) -> re.Pattern[str]:
+        return compiled(self.pattern, self.flags)
+
+    @property
+    def groups(self) -> tuple[int | str, ...]:
+        return self.group if isinstance(self.group, tuple) else (self.group,)
+
+    def span(self, match: re.Match[str]) -> tuple[int, int]:
+        """Where the secret of ``match`` is; ``(-1, -1)`` when no secret group took part."""
+        for group in self.groups:
+            if match.start(group) >= 0:
+                return match.span(group)
+        return -1, -1
+
+
+@cache
+def compiled(pattern: str, flags: int) -> re.Pattern[str]:
+    return re.compile(pattern, flags)

@@ -1,0 +1,232 @@
+"""The secret formats :mod:`skillshelf.memory.redact` knows, as regular expressions.
+
+Known token formats (:mod:`.formats`) are matched whole. Rules with a ``group`` redact only
+that part: the value of an assignment (``password = ...``, quoted or not), of a command-line
+option (``--password X``, ``mysql -pX``, ``curl -u user:X``) or the body of a private key (the
+``BEGIN``/``END`` lines stay, so a reader still sees that a key was there).
+"""
+
+from __future__ import annotations
+
+import re
+
+from skillshelf.memory.redact.formats import TOKEN_FORMATS
+from skillshelf.memory.redact.rule import FLAG_LEAD, Rule
+
+__all__ = ["KEY_WORDS", "KEY_WORD_STARTS", "RULES"]
+
+KEY_WORDS = (
+    r"api[_-]?key|apikey|api[_-]?secret|access[_-]?key(?:[_-]?id)?|secret[_-]?access[_-]?key|secret[_-]?key"
+    r"|client[_-]?secret|auth[_-]?token|access[_-]?token|refresh[_-]?token|private[_-]?key|token|secret"
+    r"|password|passwd|pwd|passphrase|credentials?"
+)
+
+#: The words a ``KEY_WORDS`` match starts with.
+KEY_WORD_STARTS = (
+    "api",
+    "access",
+    "secret",
+    "client",
+    "auth",
+    "refresh",
+    "private",
+    "token",
+    "pass",
+    "pwd",
+    "credential",
+)
+
+# A quoted value (the closing quote may be missing: the value then runs to the end of the line),
+# a value between JSON-escaped quotes, or a bare value. A bare value runs to whitespace, ``,``
+# or ``;``; it takes quotes inside it (``pa$$w0rd"Q'x!``) but stops at one that closes an
+# enclosing string (a quote before whitespace, a bracket or the end) and at an escaped
+# newline, tab or quote (``\n`` in JSON-escaped text).
+_ASSIGNED = (
+    r'(?:"(?P<dq>(?:[^"\\\r\n]|\\[^\r\n]){6,})'
+    r"|'(?P<sq>(?:[^'\\\r\n]|\\[^\r\n]){6,})"
+    r'|\\"(?P<eq>(?:[^"\\\r\n]|\\[^"\r\n]){6,})'
+    r"|(?![\"'`])(?P<v>(?:[^\s\"'`,;\\]|\\(?![nrt\"'\\])|[\"'`](?![\s,;:)}\]\\]|\Z)){8,}))"
+)
+# The value of a command-line option: quoted, or a bare word.
+_ARG = r"(?:\"(?P<dq>[^\"\r\n]+)\"|'(?P<sq>[^'\r\n]+)'|(?![-\"'`])(?P<v>[^\s\"'`;|&<>]+))"
+_ARG_GROUPS = ("dq", "sq", "v")
+_NL = r"(?:\r?\n|\\r\\n|\\n)"  # a line break, real or JSON-escaped
+_PEM_MARK = r"(?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
+_PEM_LINE = (
+    r"[ \t]*(?:[A-Za-z0-9+/=]+[ \t]*(?=\r?\n|\\[rn]|-----|[\"'`,}\]]|\Z)|[A-Za-z][A-Za-z-]*:[^\r\n\\]*)?"
+)
+_COMMAND_TAIL = r"\b[^\r\n|;&]*?[ \t]"  # the rest of a command up to an option
+
+_KEY_RULES: tuple[Rule, ...] = (
+    # --- private keys -----------------------------------------------------------------------
+    Rule(
+        kind="pem-private-key",
+        category="key",
+        group="v",
+        vet="key",
+        needles=("PRIVATE KEY",),
+        pattern=r"-----BEGIN " + _PEM_MARK + r"(?P<v>(?:" + _NL + _PEM_LINE + r")*)",
+    ),
+    Rule(
+        kind="pem-private-key",
+        category="key",
+        group="v",
+        vet="key",
+        needles=("PRIVATE KEY",),
+        pattern=(r"-----BEGIN " + _PEM_MARK + r"[ \t]+(?P<v>[A-Za-z0-9+/= \t]+?)[ \t]*-----END " + _PEM_MARK),
+    ),
+    Rule(
+        kind="putty-private-key",
+        category="key",
+        group="v",
+        vet="key",
+        needles=("Private-Lines:",),
+        pattern=r"Private-Lines:[ \t]*\d+(?P<v>(?:" + _NL + r"[A-Za-z0-9+/=]+)+)",
+    ),
+)
+
+_CONTEXT_RULES: tuple[Rule, ...] = (
+    # --- generic shapes ---------------------------------------------------------------------
+    Rule(  # JWT, JWS and JWE: a base64 JSON header, then any segments (payloads need not be JSON)
+        kind="jwt",
+        category="token",
+        needles=("eyJ",),
+        pattern=r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{2,}(?:\.[A-Za-z0-9_-]*){0,3}={0,2}",
+    ),
+    Rule(
+        kind="url-credentials",
+        category="connection-string",
+        group="v",
+        anchors=("://",),
+        back=(2, 21),
+        pattern=r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^\s:/@\"'<>]*:(?P<v>[^\s@/\"'<>]{3,})@[^\s\"'<>]+",
+    ),
+    Rule(
+        kind="connection-string-password",
+        category="connection-string",
+        group="v",
+        flags=re.IGNORECASE,
+        anchors=("password", "pwd"),
+        pattern=r"\b(?:password|pwd)\s*=\s*(?P<v>[^;\s\"']{3,})(?=;|\s|$|[\"'])",
+    ),
+    Rule(
+        kind="bearer-token",
+        category="token",
+        group="v",
+        flags=re.IGNORECASE,
+        anchors=("bearer",),
+        pattern=r"\bBearer\s+(?P<v>[A-Za-z0-9._~+/-]{16,}=*)",
+    ),
+    Rule(
+        kind="basic-auth",
+        category="token",
+        group="v",
+        flags=re.IGNORECASE,
+        anchors=("authorization",),
+        pattern=r"\bAuthorization[\"']?\s*[:=]\s*[\"']?Basic\s+(?P<v>[A-Za-z0-9+/]{8,}={0,2})",
+    ),
+    Rule(  # other schemes: Token, Bot, SSWS, ApiKey ...
+        kind="authorization-header",
+        category="token",
+        group="v",
+        flags=re.IGNORECASE,
+        anchors=("authorization",),
+        pattern=(
+            r"\bAuthorization[\"']?[ \t]*[:=][ \t]*[\"']?(?!Bearer\b|Basic\b)[A-Za-z][A-Za-z0-9_-]*[ \t]+"
+            r"(?P<v>[A-Za-z0-9._~+/=-]{8,})"
+        ),
+    ),
+    Rule(
+        kind="cookie-header",
+        category="token",
+        group="v",
+        flags=re.IGNORECASE,
+        anchors=("cookie",),
+        pattern=r"\b(?:set-)?cookie[\"']?[ \t]*:[ \t]*(?P<v>[^\s\"'=;]+=[^\r\n\"']{6,})",
+    ),
+    Rule(
+        kind="key-value-secret",
+        category="assignment",
+        group=("dq", "sq", "eq", "v"),
+        flags=re.IGNORECASE,
+        anchors=KEY_WORD_STARTS,
+        pattern=r"(?:" + KEY_WORDS + r")\b(?:\\?[\"'])?[ \t]*(?::|=|:=|=>)[ \t]*" + _ASSIGNED,
+    ),
+    Rule(
+        kind="netrc-password",
+        category="assignment",
+        group="v",
+        needles=("machine",),
+        pattern=r"\bmachine\s+\S+(?:\s+(?:login|account|port)\s+\S+)*\s+password\s+(?P<v>\S+)",
+    ),
+    # --- passwords on command lines ---------------------------------------------------------
+    Rule(
+        kind="cli-password-option",
+        category="command-line",
+        group=_ARG_GROUPS,
+        min_len=4,
+        pattern=(
+            FLAG_LEAD + r"--?(?:[a-z0-9]+[-_])*(?:password|passwd|passphrase|pass|pwd|token|secret"
+            r"|api[-_]?key|apikey|auth[-_]?token|access[-_]?token|access[-_]?key|secret[-_]?key"
+            r"|client[-_]?secret|storepass|keypass)(?:=|[ \t]+)" + _ARG
+        ),
+    ),
+    Rule(
+        kind="cli-password-option",
+        category="command-line",
+        group=_ARG_GROUPS,
+        min_len=4,
+        needles=("mysql", "mariadb"),
+        pattern=(
+            r"\b(?:mysql(?:dump|admin|import|show|check|sh|binlog)?|mariadb(?:-dump|-admin|-import|-show)?)"
+            + _COMMAND_TAIL
+            + r"-p"
+            + _ARG
+        ),
+    ),
+    Rule(
+        kind="cli-password-option",
+        category="command-line",
+        group=_ARG_GROUPS,
+        min_len=4,
+        needles=("sshpass",),
+        pattern=r"\bsshpass" + _COMMAND_TAIL + r"-p[ \t]*" + _ARG,
+    ),
+    Rule(
+        kind="cli-password-option",
+        category="command-line",
+        group=_ARG_GROUPS,
+        min_len=4,
+        needles=(" login",),
+        pattern=(
+            r"\b(?:docker|podman|nerdctl|buildah|skopeo|oras|helm[ \t]+registry)[ \t]+login"
+            + _COMMAND_TAIL
+            + r"-p[ \t]+"
+            + _ARG
+        ),
+    ),
+    Rule(
+        kind="cli-password-option",
+        category="command-line",
+        group=_ARG_GROUPS,
+        min_len=4,
+        needles=("redis-cli",),
+        pattern=r"\bredis-cli" + _COMMAND_TAIL + r"-a[ \t]+" + _ARG,
+    ),
+    Rule(
+        kind="cli-user-password",
+        category="command-line",
+        group=_ARG_GROUPS,
+        min_len=4,
+        needles=("curl",),
+        pattern=(
+            r"\bcurl"
+            + _COMMAND_TAIL
+            + r"(?:-u|--user)(?:=|[ \t]*)"
+            + r"(?:\"[^\"\r\n:]*:(?P<dq>[^\"\r\n]+)\"|'[^'\r\n:]*:(?P<sq>[^'\r\n]+)'"
+            + r"|(?![-\"'])[^\s\"':]*:(?P<v>[^\s\"'`;|&<>]+))"
+        ),
+    ),
+)
+
+RULES: tuple[Rule, ...] = _KEY_RULES + TOKEN_FORMATS + _CONTEXT_RULES

@@ -1,0 +1,199 @@
+"""What counts as a secret value, and the finders regular expressions cannot express well.
+
+- :func:`is_placeholder`, :func:`is_code_like`: values that are not secrets (``${TOKEN}``,
+  ``<your-key>``, ``sk-xxxx``, ``get_password()``). A ``$`` followed by a name is a variable
+  reference only when the name reads like one (``$DB_PASSWORD``, ``$db_pass``, ``$dbPass``):
+  ``$Te7dCyUmSSwLH`` is a password that starts with ``$``.
+- :func:`high_entropy_spans`: runs of 32+ token chars that look random; a dotted token
+  (``v1.<random>``, a JWT with a non-JSON payload) is redacted whole.
+- :func:`pem_tail_spans`: the key lines before an ``-----END ... PRIVATE KEY-----`` whose
+  ``BEGIN`` line is elsewhere (a key split over two records).
+- :func:`config_line_spans`: ``password: correct horse battery staple`` as a YAML, INI or
+  dotenv line, where the value runs to the end of the line.
+
+The entropy constants (32 chars, 4.2 bits a char, the letter-run limits) were chosen on the
+skill corpora in ``../shared/corpora`` (no finding in prose or code that is not a secret) and
+on generated tokens; the tests and ``bench/redact.py`` report on other data.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Iterator
+
+from skillshelf.memory.redact.matching import Views, anchor_starts
+from skillshelf.memory.redact.rules import KEY_WORD_STARTS, KEY_WORDS
+
+__all__ = [
+    "HIGH_ENTROPY",
+    "HIGH_ENTROPY_ASCII",
+    "REDACTED",
+    "config_line_spans",
+    "high_entropy_spans",
+    "is_code_like",
+    "is_placeholder",
+    "looks_random",
+    "pem_tail_spans",
+]
+
+REDACTED = "[REDACTED_SECRET]"
+_TOKEN_CHARS = r"A-Za-z0-9+/_=-"
+HIGH_ENTROPY = re.compile(rf"(?<![{_TOKEN_CHARS}])[{_TOKEN_CHARS}]{{32,}}(?![{_TOKEN_CHARS}])")
+HIGH_ENTROPY_ASCII = re.compile(HIGH_ENTROPY.pattern.encode("ascii"))
+#: What a dotted token is made of around its random run (not ``=``: ``session=v1.<run>`` keeps its name).
+_TOKEN_RUN = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-")
+_HEX = re.compile(r"^[0-9a-fA-F]+$")
+_BASE64_LINE = re.compile(r"^[A-Za-z0-9+/]{64}(?:[A-Za-z0-9+/]{6})?$")  # PEM (64) and OpenSSH (70) lines
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_PLACEHOLDER = re.compile(
+    r"EXAMPLE|example|x{4,}|X{4,}|\*{3,}|\.{3}|…|REDACTED|redacted|placeholder|PLACEHOLDER"
+    r"|^<.*>$|^\{\{.*\}\}$|^\$\{\{.*\}\}$|^\$\{[^}]*\}$|^%[A-Za-z_]+%$|^\$env:[A-Za-z_]\w*$"
+    r"|^\$(?:[A-Z_][A-Z0-9_]*|[a-z_][a-z0-9_]*|[a-z]+(?:[A-Z][a-z0-9]*)+|[A-Z][a-z]+(?:[A-Z][a-z]+)*)$"
+    r"|^(?:your|my)[-_]|^(?:YOUR|MY)[-_]"
+)
+_REPEATED = re.compile(r"(.)\1{7,}")
+_CODE_LIKE = re.compile(
+    r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+(?:[(\[].*)?$|^[a-z]+(?:_[a-z]+)+$|\("
+)
+_PATH_LIKE = re.compile(r"^(?:~|\.{1,2})?/[^\s]*$")
+
+
+def is_placeholder(value: str) -> bool:
+    """A stand-in, a variable reference, a redaction already made, or one char repeated."""
+    if REDACTED in value or _PLACEHOLDER.search(value):
+        return True
+    run = _REPEATED.search(value)
+    return run is not None and len(run.group()) * 2 >= len(value)
+
+
+def is_code_like(value: str, *, paths: bool = False) -> bool:
+    """An expression (``os.environ[...]``, ``get_password()``), or with ``paths`` a file path
+    (``/run/secrets/db``, ``~/.pgpass``: what ``PWD=`` and ``token_file:`` hold)."""
+    return bool(_CODE_LIKE.search(value) or (paths and _PATH_LIKE.match(value)))
+
+
+def _entropy(value: str) -> float:
+    counts = Counter(value)
+    return -sum(n / len(value) * math.log2(n / len(value)) for n in counts.values())
+
+
+def looks_random(value: str) -> bool:
+    """A random token rather than a word, an identifier, a digest or a path.
+
+    A full PEM or OpenSSH body line (64 or 70 base64 chars) skips the letter-run test: key
+    bodies of a key split over records have no ``BEGIN`` line to be found by."""
+    stripped = value.strip("=")
+    if len(stripped) < 32 or _HEX.match(stripped) or _UUID.search(stripped) or is_placeholder(stripped):
+        return False
+    classes = sum(bool(re.search(p, stripped)) for p in (r"[a-z]", r"[A-Z]", r"[0-9]"))
+    key_line = bool(_BASE64_LINE.match(value))
+    if sum(c.isdigit() for c in stripped) < 2 or (
+        not key_line and re.search(r"[a-z]{8,}|[A-Z]{16,}", stripped)
+    ):
+        return False  # identifiers and words: long runs of letters, hardly any digits
+    if classes < 3 or stripped.count("/") > len(stripped) // 8 or stripped.count("-") > len(stripped) // 6:
+        return False
+    return _entropy(stripped) >= 4.2
+
+
+def _dotted_span(text: str, start: int, end: int) -> tuple[int, int]:
+    """Widen [start, end) over the dotted token it belongs to (``v1.<run>``, ``<a>.<b>.<c>``)."""
+    while start >= 2 and text[start - 1] == "." and text[start - 2] in _TOKEN_RUN:
+        start -= 1
+        while start > 0 and text[start - 1] in _TOKEN_RUN:
+            start -= 1
+    while end + 1 < len(text) and text[end] == "." and text[end + 1] in _TOKEN_RUN:
+        end += 1
+        while end < len(text) and text[end] in _TOKEN_RUN:
+            end += 1
+    return start, end
+
+
+def _pieces(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
+    """A run split at each ``=`` before its padding (``AccountKey=<key>``: the name stays)."""
+    core = text[start:end].rstrip("=")
+    if "=" not in core:
+        yield start, end
+        return
+    at = start
+    for piece in core.split("="):
+        piece_end = at + len(piece)
+        yield at, (end if piece_end == start + len(core) else piece_end)
+        at = piece_end + 1
+
+
+def high_entropy_spans(views: Views) -> Iterator[tuple[int, int]]:
+    """Random-looking runs, each widened over its dotted token."""
+    text = views.text
+    for match in HIGH_ENTROPY_ASCII.finditer(views.ascii):  # ASCII classes only: same spans as on the text
+        for start, end in _pieces(text, match.start(), match.end()):
+            if end - start >= 32 and looks_random(text[start:end]):
+                yield _dotted_span(text, start, end)
+
+
+_PEM_END = re.compile(r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
+_KEY_BODY_LINE = re.compile(r"[ \t]*[A-Za-z0-9+/=]*[ \t]*(?:\\r|\r)?")
+_PEM_TAIL_REACH = 65_536  # far more than the body of any private key (RSA 16384: about 12 KB)
+
+
+def _line_before(text: str, pos: int, floor: int) -> tuple[int, int]:
+    """(start of the line that ends at ``pos``, start of the break before it or -1): lines
+    break at a newline or a JSON-escaped ``\\n``."""
+    real = text.rfind("\n", floor, pos)
+    escaped = text.rfind("\\n", floor, pos)
+    if real < 0 and escaped < 0:
+        return floor, -1
+    if real > escaped:
+        return real + 1, real
+    return escaped + 2, escaped
+
+
+def pem_tail_spans(views: Views) -> Iterator[tuple[int, int]]:
+    """Key body lines right before an ``END ... PRIVATE KEY`` line (back to the first other line)."""
+    if b"PRIVATE KEY" not in views.ascii:
+        return
+    text = views.text
+    for end_match in _PEM_END.finditer(text):
+        floor = max(0, end_match.start() - _PEM_TAIL_REACH)
+        pos, first = end_match.start(), end_match.start()
+        while pos > floor:
+            start, brk = _line_before(text, pos, floor)
+            if not _KEY_BODY_LINE.fullmatch(text, start, pos):
+                break
+            if text[start:pos].strip(" \t\r\\"):
+                first = start
+            if brk < 0:
+                break
+            pos = brk
+        body = text[first : end_match.start()]
+        stripped = body.rstrip(" \t\r\n").removesuffix("\\n").rstrip(" \t\r\\")
+        if stripped:
+            yield first, first + len(stripped)
+
+
+_CONFIG_LINE = re.compile(
+    r"[ \t]*(?:-[ \t]+)?(?:export[ \t]+)?[A-Za-z0-9_.-]*?(?:" + KEY_WORDS + r")[\"']?[ \t]*[:=][ \t]*"
+    r"(?P<v>[^\s\"'`#|>&{\[(][^\r\n#\"'`]*?)[ \t]*(?:[ \t]#[^\r\n]*)?(?=\r?\n|\Z)",
+    re.IGNORECASE,
+)
+_CODE_PUNCTUATION = re.compile(r"[()\[\]{}=<>;]")
+
+
+def config_line_spans(views: Views) -> Iterator[tuple[int, int]]:
+    """Values with spaces on ``KEY: value`` / ``KEY = value`` lines whose key names a secret."""
+    text = views.text
+    seen: set[int] = set()
+    for at in anchor_starts(KEY_WORD_STARTS, (0, 0), views.folded):
+        line = text.rfind("\n", 0, at) + 1
+        if line in seen:
+            continue
+        seen.add(line)
+        match = _CONFIG_LINE.match(text, line)
+        if match is None:
+            continue
+        value = match.group("v")
+        spaced = " " in value and len(value) >= 8
+        if spaced and not _CODE_PUNCTUATION.search(value) and not is_placeholder(value):
+            yield match.span("v")
