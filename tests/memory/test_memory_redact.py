@@ -14,16 +14,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from skillshelf.memory.redact import REDACTED, RULES, redact, redact_secrets, scan_secrets
+from testkit import SHARED
 
-VECTORS = (
-    json.loads(
-        (Path(__file__).resolve().parents[3] / "shared/reference/codex-memory-vectors.json").read_text(
-            encoding="utf-8"
-        )
-    )
-    if (Path(__file__).resolve().parents[3] / "shared").exists()
-    else []
-)
+_VECTORS_FILE = SHARED / "reference" / "codex-memory-vectors.json"
+VECTORS = json.loads(_VECTORS_FILE.read_text(encoding="utf-8")) if _VECTORS_FILE.exists() else []
 
 _rng = random.Random(20260501)
 ALNUM = string.ascii_letters + string.digits

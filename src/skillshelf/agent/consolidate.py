@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +33,7 @@ from skillshelf.memory.phase2 import (
     WRITABLE_RULE,
     is_writable_memory_path,
 )
+from skillshelf.memory.redact import redact_secrets, redact_value
 from skillshelf.memory.settings import parse_model_ref
 from skillshelf.serve.schemas import ToolSpec
 
@@ -192,7 +194,10 @@ class AgentConsolidator:
 
 
 class _BudgetedProvider:
-    """A provider that takes one unit of the run's budget before each call, and counts them."""
+    """A provider that takes one unit of the run's budget before each call, and counts them.
+
+    Replies come back redacted: what the model writes (text, tool arguments) goes into the
+    staged folder, the transcript and the next request only without secrets."""
 
     def __init__(self, inner: Provider, budget: CallBudget | None) -> None:
         self.inner = inner
@@ -205,7 +210,9 @@ class _BudgetedProvider:
     ) -> AssistantMessage:
         take_call(self.budget)
         self.calls += 1
-        return self.inner.complete(system=system, history=history, tools=tools)
+        reply = self.inner.complete(system=system, history=history, tools=tools)
+        calls = tuple(replace(c, arguments=redact_value(dict(c.arguments))) for c in reply.tool_calls)
+        return AssistantMessage(text=redact_secrets(reply.text), tool_calls=calls)
 
 
 def _answer_payload(text: str) -> tuple[dict[str, str], list[object]]:

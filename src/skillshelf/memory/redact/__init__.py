@@ -26,9 +26,11 @@ Pure functions, no I/O; the ``skillshelf redact`` command wraps :func:`redact`.
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from dataclasses import dataclass
+from typing import Any
 
 from skillshelf.memory.redact.jsonl import is_json_line, redact_json_line
 from skillshelf.memory.redact.matching import Views, rule_matches
@@ -43,7 +45,17 @@ from skillshelf.memory.redact.values import (
     pem_tail_spans,
 )
 
-__all__ = ["REDACTED", "RULES", "Finding", "Redaction", "Rule", "redact", "redact_secrets", "scan_secrets"]
+__all__ = [
+    "REDACTED",
+    "RULES",
+    "Finding",
+    "Redaction",
+    "Rule",
+    "redact",
+    "redact_secrets",
+    "redact_value",
+    "scan_secrets",
+]
 
 _MAX_DEPTH = 4  # JSON inside a JSON string inside ... : deeper levels are redacted as plain text
 _LINE_BREAK = re.compile(r"(\r?\n|\\r\\n|\\n)")
@@ -103,7 +115,7 @@ def _vetted(rule: Rule, text: str, start: int, end: int) -> tuple[int, int] | No
     value = text[start:end]
     if len(value) < max(rule.min_len, 1) or is_placeholder(value):
         return None
-    if rule.group and is_code_like(value, paths=rule.kind == "key-value-secret"):
+    if rule.group and is_code_like(value, paths=rule.category in ("assignment", "connection-string")):
         return None
     return start, end
 
@@ -228,3 +240,8 @@ def scan_secrets(text: str, *, high_entropy: bool = True) -> tuple[Finding, ...]
 def redact_secrets(text: str) -> str:
     """The redacted text only (what goes to the model, the database and the memory folder)."""
     return redact(text).text
+
+
+def redact_value(value: Any) -> Any:
+    """A JSON value (dicts, lists, strings, numbers) with every string in it redacted."""
+    return json.loads(redact_secrets(json.dumps(value, ensure_ascii=False)))

@@ -107,7 +107,7 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
         group="v",
         flags=re.IGNORECASE,
         anchors=("password", "pwd"),
-        pattern=r"\b(?:password|pwd)\s*=\s*(?P<v>[^;\s\"']{3,})(?=;|\s|$|[\"'])",
+        pattern=r"\b(?:password|pwd)\s*=\s*(?P<v>(?:[^;\s\"'\\]|\\(?![nrt\"\\])){3,})(?=;|\s|$|[\"'\\])",
     ),
     Rule(
         kind="bearer-token",

@@ -175,7 +175,7 @@ def pem_tail_spans(views: Views) -> Iterator[tuple[int, int]]:
 
 _CONFIG_LINE = re.compile(
     r"[ \t]*(?:-[ \t]+)?(?:export[ \t]+)?[A-Za-z0-9_.-]*?(?:" + KEY_WORDS + r")[\"']?[ \t]*[:=][ \t]*"
-    r"(?P<v>[^\s\"'`#|>&{\[(][^\r\n#\"'`]*?)[ \t]*(?:[ \t]#[^\r\n]*)?(?=\r?\n|\Z)",
+    r"(?P<v>[^\s\"'`#|>&{\[(\\][^\r\n#\"'`\\]*?)[ \t]*(?:[ \t]#[^\r\n]*)?(?=\r?\n|\Z)",
     re.IGNORECASE,
 )
 _CODE_PUNCTUATION = re.compile(r"[()\[\]{}=<>;]")
