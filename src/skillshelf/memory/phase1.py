@@ -140,7 +140,10 @@ def build_stage1_prompt(session: Session, *, token_limit: int) -> tuple[str, str
     """(system, user) for one session: filtered, redacted, then truncated to the budget."""
     items = truncate_middle(serialize_items(filter_items(session.items)), token_limit)
     user = _STAGE1_USER.format(
-        path=session.path, cwd=session.cwd or "unknown", source=session.source, items=items
+        path=redact_secrets(str(session.path)),
+        cwd=redact_secrets(str(session.cwd or "unknown")),
+        source=session.source,
+        items=items,
     )
     return STAGE1_SYSTEM, user
 

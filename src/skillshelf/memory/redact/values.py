@@ -50,7 +50,7 @@ _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}
 _PLACEHOLDER = re.compile(
     r"EXAMPLE|example|x{4,}|X{4,}|\*{3,}|\.{3}|…|REDACTED|redacted|placeholder|PLACEHOLDER"
     r"|^<.*>$|^\{\{.*\}\}$|^\$\{\{.*\}\}$|^\$\{[^}]*\}$|^%[A-Za-z_]+%$|^\$env:[A-Za-z_]\w*$"
-    r"|^\$(?:[A-Z_][A-Z0-9_]*|[a-z_][a-z0-9_]*|[a-z]+(?:[A-Z][a-z0-9]*)+|[A-Z][a-z]+(?:[A-Z][a-z]+)*)$"
+    r"|^\$(?:[A-Z_][A-Z0-9_]*|[a-z_][a-z0-9_]*|[a-z]+(?:[A-Z][a-z]+)+[0-9]?|[A-Z][a-z]+(?:[A-Z][a-z]+)*)$"
     r"|^(?:your|my)[-_]|^(?:YOUR|MY)[-_]"
 )
 _REPEATED = re.compile(r"(.)\1{7,}")
@@ -61,11 +61,12 @@ _PATH_LIKE = re.compile(r"^(?:~|\.{1,2})?/[^\s]*$")
 
 
 def is_placeholder(value: str) -> bool:
-    """A stand-in, a variable reference, a redaction already made, or one char repeated."""
+    """A stand-in, a variable reference, a redaction already made, or mostly one char repeated
+    (``0000000000000000``; runs like the ``AAAAAAAA`` of key bodies do not count)."""
     if REDACTED in value or _PLACEHOLDER.search(value):
         return True
     run = _REPEATED.search(value)
-    return run is not None and len(run.group()) * 2 >= len(value)
+    return run is not None and len(run.group()) * 3 >= len(value) * 2
 
 
 def is_code_like(value: str, *, paths: bool = False) -> bool:
