@@ -7,7 +7,7 @@ composition and its order live in :mod:`skillshelf.context`.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,6 +19,7 @@ from skillshelf.skills.model import Discovery, Skill
 
 if TYPE_CHECKING:
     from skillshelf.config import Config, ModedSkills
+    from skillshelf.errors import SkillDisabledError
     from skillshelf.skills.catalog import Budget
 
 __all__ = [
@@ -44,6 +45,7 @@ class ContextSkills:
     pinned: tuple[Skill, ...]  # body always in context
     loadable: tuple[Skill, ...]  # everything not disabled (mentions, load, suggestions)
     manual: tuple[Skill, ...]  # never listed or suggested; loadable by mention
+    why_unavailable: Callable[[str], SkillDisabledError | None] | None = None  # names config disables
 
 
 def discover_for_context(env: Env, options: ContextOptions) -> tuple[Config, Discovery]:
@@ -86,6 +88,7 @@ def resolve_modes(config: Config, discovery: Discovery) -> ContextSkills:
         pinned=tuple(moded.pinned),
         loadable=tuple(moded.loadable),
         manual=tuple(moded.manual),
+        why_unavailable=moded.disabled_error,
     )
 
 

@@ -126,7 +126,7 @@ def open_agent(
     return Agent(
         provider=provider or make_provider(spec, base_url=options.base_url, api_key=options.api_key),
         system_prompt=system,
-        skill_tools=SkillTools(skills.loadable),
+        skill_tools=SkillTools(skills.loadable, why_unavailable=skills.why_unavailable),
         workspace=WorkspaceTools(env.cwd),
         settings=AgentSettings(max_turns=options.max_turns, guards=options.guards),
         transcript=_transcript(env, options, str(spec)) if options.write_transcript else None,

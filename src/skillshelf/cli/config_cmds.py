@@ -197,11 +197,17 @@ def _user_config_file() -> Path:
     return user_config_dir() / CONFIG_NAME
 
 
-def _set_trust(directory: Path | None, trusted: bool) -> None:
+_json_option = click.option("--json", "as_json", is_flag=True, help="Print what was written as JSON.")
+
+
+def _set_trust(directory: Path | None, trusted: bool, as_json: bool) -> None:
     from skillshelf.config.edit import set_trust
 
     root = _project_root(directory)
     result = set_trust(_user_config_file(), root, trusted)
+    if as_json:
+        echo_json({"project": str(root), "trusted": trusted, **result.to_dict()})
+        return
     verb = "trusted" if trusted else "no longer trusted"
     note = "" if result.changed else " (already so)"
     click.echo(f"{root} is {verb}{note}; recorded in {result.path}")
@@ -209,46 +215,71 @@ def _set_trust(directory: Path | None, trusted: bool) -> None:
 
 @click.command("trust")
 @click.argument("directory", required=False, type=click.Path(path_type=Path, file_okay=False, exists=True))
-def trust(directory: Path | None) -> None:
+@_json_option
+def trust(directory: Path | None, as_json: bool) -> None:
     """Trust a project so its .skillshelf/config.toml files take effect.
 
     DIRECTORY (default: the cwd) stands for its project root; a folder outside any repository
     is trusted as such, which also trusts every project below it.
     """
-    _set_trust(directory, True)
+    _set_trust(directory, True, as_json)
 
 
 @click.command("untrust")
 @click.argument("directory", required=False, type=click.Path(path_type=Path, file_okay=False, exists=True))
-def untrust(directory: Path | None) -> None:
+@_json_option
+def untrust(directory: Path | None, as_json: bool) -> None:
     """Stop trusting a project (default: this one); its config is then shown but not used.
 
     Like `trust`, DIRECTORY must exist: a typo must not fall back to the project around it.
     """
-    _set_trust(directory, False)
+    _set_trust(directory, False, as_json)
 
 
-def _edit_mode(name: str, mode: str, project: bool) -> None:
+def _unmatched_warning(target: str) -> str | None:
+    """A warning when no skill visible from here answers to ``target`` (with the closest names)."""
+    from skillshelf.context import ContextOptions
+    from skillshelf.context_parts import discover_for_context
+    from skillshelf.skills.load import close_matches
+
+    _, discovery = discover_for_context(Env.from_os(), ContextOptions())
+    wanted = {target, str(Path(target).expanduser().absolute())}
+    if any(wanted & {s.name, str(s.path), str(s.folder)} for s in discovery.skills):
+        return None
+    close = close_matches(target, [s.name for s in discovery.skills], limit=3)
+    guess = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+    return f"no skill named {target!r} is visible from here{guess} (the entry applies wherever one appears)"
+
+
+def _edit_mode(name: str, mode: str, project: bool, as_json: bool) -> None:
     from skillshelf.config.edit import set_skill_mode
     from skillshelf.config.loader import CONFIG_NAME, PROJECT_DIR
     from skillshelf.config.modes import SkillMode
 
     path = _project_root(None) / PROJECT_DIR / CONFIG_NAME if project else _user_config_file()
     result = set_skill_mode(path, name, SkillMode(mode))
-    before = f" (was {result.previous})" if result.previous else ""
-    click.echo(f"{name}: {mode}{before} in {result.path}" + ("" if result.changed else " (no change)"))
-    if project:
-        from skillshelf.config import load_config
+    warnings = [w for w in (_unmatched_warning(name), _untrusted_note(project)) if w]
+    if as_json:
+        echo_json({"skill": name, **result.to_dict(), "warnings": warnings})
+    else:
+        before = f" (was {result.previous})" if result.previous else ""
+        click.echo(f"{name}: {mode}{before} in {result.path}" + ("" if result.changed else " (no change)"))
+    for warning in warnings:
+        click.echo(f"warning: {warning}", err=True)
 
-        if not load_config(Env.from_os()).trusted:
-            click.echo(
-                "note: this project is not trusted, so its config is not in effect; "
-                "run `skillshelf trust` to apply it",
-                err=True,
-            )
+
+def _untrusted_note(project: bool) -> str | None:
+    if not project:
+        return None
+    from skillshelf.config import load_config
+
+    if load_config(Env.from_os()).trusted:
+        return None
+    return "this project is not trusted, so its config is not in effect; run `skillshelf trust` to apply it"
 
 
 _MODES = ["enabled", "name-only", "manual", "pinned", "required"]
+_PROJECT_HELP = "Edit this project's .skillshelf/config.toml instead of the user's."
 
 
 @click.command("enable")
@@ -260,19 +291,26 @@ _MODES = ["enabled", "name-only", "manual", "pinned", "required"]
     show_default=True,
     help="How the skill is offered: listed, name only, manual (not listed), pinned, required.",
 )
-@click.option(
-    "--project", is_flag=True, help="Edit this project's .skillshelf/config.toml instead of the user's."
-)
-def enable(name: str, mode: str, project: bool) -> None:
-    """Enable the skill NAME (a name, or a path to a SKILL.md) in the user or project config."""
-    _edit_mode(name, mode, project)
+@click.option("--project", is_flag=True, help=_PROJECT_HELP)
+@_json_option
+def enable(name: str, mode: str, project: bool, as_json: bool) -> None:
+    """Enable the skill NAME (a name, or a path to a SKILL.md) in the user or project config.
+
+    The entry is written even when no skill of that name is visible from here (a warning says
+    so): the user config applies in every folder, and a skill may come later.
+    """
+    _edit_mode(name, mode, project, as_json)
 
 
 @click.command("disable")
 @click.argument("name")
-@click.option(
-    "--project", is_flag=True, help="Edit this project's .skillshelf/config.toml instead of the user's."
-)
-def disable(name: str, project: bool) -> None:
-    """Disable the skill NAME (a name, or a path to a SKILL.md) in the user or project config."""
-    _edit_mode(name, "disabled", project)
+@click.option("--project", is_flag=True, help=_PROJECT_HELP)
+@_json_option
+def disable(name: str, project: bool, as_json: bool) -> None:
+    """Disable the skill NAME (a name, or a path to a SKILL.md) in the user or project config.
+
+    The entry is written even when no skill of that name is visible from here: the user config
+    applies in every folder, so a skill of another project, or one not installed yet, can be
+    disabled ahead. A warning says so and names the closest skills, in case of a typo.
+    """
+    _edit_mode(name, "disabled", project, as_json)

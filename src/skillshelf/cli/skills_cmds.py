@@ -26,7 +26,7 @@ from skillshelf.env import Env
 from skillshelf.errors import UsageError
 
 if TYPE_CHECKING:
-    from skillshelf.config import Config
+    from skillshelf.config import Config, ModedSkills
     from skillshelf.skills.model import Discovery, Skill
     from skillshelf.skills.validate import ValidationReport
 
@@ -98,13 +98,16 @@ def _cell(value: str) -> Any:
     return Text(printable(value))
 
 
-def _skills_table(skills: Sequence[Skill], env: Env, installed: dict[Path, Any]) -> Any:
+def _skills_table(skills: Sequence[Skill], env: Env, installed: dict[Path, Any], moded: ModedSkills) -> Any:
     from rich.table import Table
 
-    hidden = sum(1 for s in skills if not s.model_visible)
+    from skillshelf.config import SkillMode
+
+    hidden = sum(1 for s in skills if not s.model_visible or moded.mode_of(s) is SkillMode.DISABLED)
     title = f"{len(skills)} skill(s)" + (f", {hidden} hidden from the model (dim)" if hidden else "")
     table: Any = Table(title=title, title_justify="left", expand=True)
     table.add_column("name", style="bold", no_wrap=True, overflow="ellipsis", min_width=8, max_width=40)
+    table.add_column("mode", no_wrap=True, min_width=4)
     table.add_column("scope", no_wrap=True, min_width=4)
     table.add_column("origin", no_wrap=True, min_width=6)
     table.add_column("description", overflow="ellipsis", no_wrap=True, ratio=3, min_width=12)
@@ -112,8 +115,10 @@ def _skills_table(skills: Sequence[Skill], env: Env, installed: dict[Path, Any])
     if installed:
         table.add_column("installed from", overflow="fold", ratio=2, min_width=12)
     for skill in skills:
+        mode = moded.mode_of(skill)
         row = [
             _cell(skill.name),
+            mode.value,
             skill.scope.value,
             skill.origin.value,
             _cell(skill.description),
@@ -121,7 +126,8 @@ def _skills_table(skills: Sequence[Skill], env: Env, installed: dict[Path, Any])
         ]
         if installed:
             row.append(_provenance(installed.get(skill.path)))
-        table.add_row(*row, style=None if skill.model_visible else "dim")
+        shown = skill.model_visible and mode is not SkillMode.DISABLED
+        table.add_row(*row, style=None if shown else "dim")
     return table
 
 
@@ -135,9 +141,15 @@ def _provenance(info: Any) -> Any:
     return text
 
 
-def _skill_json(skill: Skill, installed: dict[Path, Any]) -> dict[str, object]:
+def _skill_json(skill: Skill, installed: dict[Path, Any], moded: ModedSkills) -> dict[str, object]:
     info = installed.get(skill.path)
-    return {**skill.to_dict(), "installed": info.to_dict() if info is not None else None}
+    rule = moded.decided_by.get(skill.path)
+    return {
+        **skill.to_dict(),
+        "mode": moded.mode_of(skill).value,
+        "mode_set_by": rule.where if rule is not None else None,
+        "installed": info.to_dict() if info is not None else None,
+    }
 
 
 @click.command("list")
@@ -147,16 +159,20 @@ def list_cmd(roots: tuple[Path, ...], no_builtin: bool, no_cache: bool, as_json:
     """List the skills found here, in Codex's load order.
 
     Looks where Codex and Claude Code look (project, user, system and admin roots) plus every
-    --root DIR. Problems found on the way are printed on stderr.
+    --root DIR. The mode column is what the config's [[skills.config]] entries make of each
+    skill (`disabled` ones are listed, dim, but never reach the model). Problems found on the
+    way are printed on stderr.
     """
+    from skillshelf.config import apply_skill_modes
     from skillshelf.install import installed_provenance
 
     config, discovery = _discover(roots, no_builtin, no_cache)
+    moded = apply_skill_modes(discovery.skills, config.skill_rules)
     installed = installed_provenance(discovery.skills)
     if as_json:
-        echo_json([_skill_json(skill, installed) for skill in discovery.skills])
+        echo_json([_skill_json(skill, installed, moded) for skill in discovery.skills])
     elif discovery.skills:
-        stdout_console().print(_skills_table(discovery.skills, Env.from_os(), installed))
+        stdout_console().print(_skills_table(discovery.skills, Env.from_os(), installed, moded))
     else:
         click.echo("No skills found. Create .agents/skills/<name>/SKILL.md, or pass --root DIR.")
     _print_notes((*config.diagnostics, *discovery.diagnostics), discovery)
@@ -325,15 +341,19 @@ def load(
 ) -> None:
     """Load the skill NAME as the model gets it: the <skill> fragment and its bundled files.
 
-    Skills hidden from the catalog load too; disabled ones do not. Unknown names fail with
-    the closest matches.
+    Skills hidden from the catalog load too; disabled ones do not (the error says which config
+    entry disabled it). Unknown names fail with the closest matches.
     """
     from skillshelf.config import apply_skill_modes
+    from skillshelf.errors import SkillNotFoundError
     from skillshelf.skills.load import load_skill
 
     config, discovery = _discover(roots, no_builtin, no_cache)
-    disabled = {s.path for s in apply_skill_modes(discovery.skills, config.skill_rules).disabled}
-    loaded = load_skill([s for s in discovery.skills if s.path not in disabled], name, max_files=max_files)
+    moded = apply_skill_modes(discovery.skills, config.skill_rules)
+    try:
+        loaded = load_skill(moded.loadable, name, max_files=max_files)
+    except SkillNotFoundError as exc:
+        raise (moded.disabled_error(name) or exc) from None
     if as_json:
         echo_json(loaded.to_dict())
         return

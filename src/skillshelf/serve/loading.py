@@ -63,6 +63,7 @@ def open_library(
             budget=budget,
             index_cache_dir=index_cache_dir,
             semantic=semantic,
+            why_unavailable=moded.disabled_error,
         )
         return discovery, tools
 
