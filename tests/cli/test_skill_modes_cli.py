@@ -18,8 +18,7 @@ from testkit import IsolatedHome
 def cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
     """The real entry point in the cwd: (exit code, stdout, stderr)."""
     try:
-        main(args)
-        code = 0
+        code = int(main(args) or 0)  # click returns the code of ctx.exit(); the script exits with it
     except SystemExit as exc:
         code = int(exc.code or 0)
     out = capsys.readouterr()

@@ -9,13 +9,14 @@ from typing import Any
 
 import click
 
-from skillshelf.cli.output import echo_json, literal, print_diagnostics, stdout_console
+from skillshelf.cli.output import echo_json, literal, print_diagnostics, short_path, stdout_console
 from skillshelf.diagnostics import Diagnostic, has_errors
 from skillshelf.env import Env
 
 __all__ = ["config", "disable", "enable", "instructions", "trust", "untrust"]
 
-_overrides = click.option(
+#: ``-c KEY=VALUE`` (repeatable), as on `context`: a config value for this run only.
+override_option = click.option(
     "-c",
     "--config",
     "overrides",
@@ -45,11 +46,15 @@ def _finish(ctx: click.Context, diagnostics: tuple[Diagnostic, ...]) -> None:
 @click.option(
     "--profile",
     type=click.Choice(["codex", "claude"]),
-    default="codex",
-    show_default=True,
-    help="AGENTS.md as Codex loads it, or CLAUDE.md as Claude Code does.",
+    default=None,
+    help="AGENTS.md as Codex loads it, or CLAUDE.md as Claude Code does "
+    "(default: `instructions.profile` from config, else codex).",
 )
-@click.option("--max-bytes", type=click.IntRange(min=0), help="Codex's project_doc_max_bytes for this run.")
+@click.option(
+    "--max-bytes",
+    type=click.IntRange(min=0),
+    help="Codex's project_doc_max_bytes for this run (default: `instructions.max_bytes`, else Codex's).",
+)
 @click.option(
     "--fallback",
     "fallbacks",
@@ -57,49 +62,62 @@ def _finish(ctx: click.Context, diagnostics: tuple[Diagnostic, ...]) -> None:
     metavar="NAME",
     help="Extra file name to try after AGENTS.md in each folder (Codex's project_doc_fallback_filenames).",
 )
+@override_option
 @click.option("--raw", is_flag=True, help="Print only the block the model gets.")
 @click.option("--json", "as_json", is_flag=True, help="Print layers, provenance and text as JSON.")
 @click.pass_context
 def instructions(
     ctx: click.Context,
-    profile: str,
+    profile: str | None,
     max_bytes: int | None,
     fallbacks: tuple[str, ...],
+    overrides: tuple[str, ...],
     raw: bool,
     as_json: bool,
 ) -> None:
-    """Print the AGENTS.md (or CLAUDE.md) layers that apply here and the block the model gets."""
+    """Print the AGENTS.md (or CLAUDE.md) layers that apply here and the block the model gets.
+
+    Options left out come from the config's [instructions] table, as for `context`.
+    """
+    from skillshelf.config import load_config
     from skillshelf.instructions import load_instructions
 
+    env = Env.from_os()
+    config = load_config(env, overrides=overrides)
     result = load_instructions(
-        Env.from_os(),
-        profile=profile,  # type: ignore[arg-type]
-        max_bytes=max_bytes,
-        fallback_filenames=fallbacks or None,
+        env,
+        profile=profile or config.instructions_profile,  # type: ignore[arg-type]
+        max_bytes=max_bytes if max_bytes is not None else config.instructions_max_bytes,
+        fallback_filenames=fallbacks or config.instructions_fallback_filenames,
     )
     if as_json:
         echo_json(result.to_dict())
     elif raw:
         click.echo(result.text)
     else:
-        _print_instructions(result)
-    _finish(ctx, result.diagnostics)
+        _print_instructions(result, env)
+    _finish(ctx, (*config.diagnostics, *result.diagnostics))
 
 
-def _print_instructions(result: Any) -> None:
+def _print_instructions(result: Any, env: Env) -> None:
+    """The layers table; files relative to the project root or ``~``, wrapped, never cut."""
     from rich.table import Table
 
     console = stdout_console()
-    table = Table(title=f"{result.profile} instructions for {literal(result.cwd)}", title_justify="left")
+    where = short_path(result.cwd, env.project_root.parent, env.home)
+    table = Table(title=f"{result.profile} instructions for {literal(where)}", title_justify="left")
     for column in ("scope", "kind", "file", "bytes", "cut", "tokens", "status"):
-        table.add_column(column, justify="right" if column in {"bytes", "cut", "tokens"} else "left")
+        if column in {"file", "status"}:
+            table.add_column(column, overflow="fold", ratio=1, min_width=12)
+        else:
+            table.add_column(column, justify="right" if column in {"bytes", "cut", "tokens"} else "left")
     for layer in result.layers:
         data = layer.to_dict()
         status = "included" if layer.included else f"left out: {layer.reason}"
         table.add_row(
             literal(data["scope"]),
             literal(data["kind"]),
-            literal(layer.path),
+            literal(short_path(Path(layer.path), env.project_root, env.home)),
             str(layer.size),
             str(layer.bytes_cut),
             str(data["tokens"]),
@@ -123,7 +141,7 @@ def config() -> None:
 @config.command("show")
 @click.option("--explain", is_flag=True, help="Show which layer set each value.")
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
-@_overrides
+@override_option
 @click.pass_context
 def show(ctx: click.Context, explain: bool, as_json: bool, overrides: tuple[str, ...]) -> None:
     """Print the merged configuration and the layers it came from."""

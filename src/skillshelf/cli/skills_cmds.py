@@ -13,14 +13,17 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from skillshelf.cli.config_cmds import override_option
 from skillshelf.cli.output import (
     echo_json,
     print_diagnostics,
     print_run_findings,
     printable,
     root_options,
+    short_path,
     stdout_console,
 )
+from skillshelf.cli.progress import working
 from skillshelf.diagnostics import Diagnostic, Severity, sort_diagnostics
 from skillshelf.env import Env
 from skillshelf.errors import UsageError
@@ -50,7 +53,8 @@ def _discover(roots: Sequence[Path], no_builtin: bool, no_cache: bool) -> tuple[
     """Config layers, then every skill visible from here (Codex's and Claude Code's roots)."""
     from skillshelf.context_parts import discover_for_context
 
-    return discover_for_context(Env.from_os(), _options(roots, no_builtin, no_cache))
+    with working("Finding skills"):
+        return discover_for_context(Env.from_os(), _options(roots, no_builtin, no_cache))
 
 
 def _print_notes(diagnostics: Sequence[Diagnostic], discovery: Discovery | None = None) -> None:
@@ -79,16 +83,6 @@ def _exit_on_config_errors(config: Config) -> None:
 
 
 # -- list --------------------------------------------------------------------------------------
-
-
-def _short_path(path: Path, env: Env) -> str:
-    """``path`` relative to the cwd when below it, with ``~`` for the home folder otherwise."""
-    for base, prefix in ((env.cwd, ""), (env.home, "~/")):
-        try:
-            return prefix + str(path.relative_to(base))
-        except ValueError:
-            continue
-    return str(path)
 
 
 def _cell(value: str) -> Any:
@@ -122,7 +116,7 @@ def _skills_table(skills: Sequence[Skill], env: Env, installed: dict[Path, Any],
             skill.scope.value,
             skill.origin.value,
             _cell(skill.description),
-            _cell(_short_path(skill.path, env)),
+            _cell(short_path(skill.path, env.cwd, env.home)),
         ]
         if installed:
             row.append(_provenance(installed.get(skill.path)))
@@ -250,6 +244,7 @@ def validate(ctx: click.Context, paths: tuple[Path, ...], profile: str, as_json:
     help="An explicit budget in tokens (like skills.max_context_tokens).",
 )
 @click.option("--budget-chars", type=click.IntRange(min=1), help="An explicit budget in characters.")
+@override_option
 @click.option("--json", "as_json", is_flag=True, help="Print the text and the report as JSON.")
 def catalog(
     roots: tuple[Path, ...],
@@ -259,6 +254,7 @@ def catalog(
     context_window: int | None,
     budget_tokens: int | None,
     budget_chars: int | None,
+    overrides: tuple[str, ...],
     as_json: bool,
 ) -> None:
     """Print exactly the skills catalog the model would get here; the report goes to stderr.
@@ -278,11 +274,13 @@ def catalog(
         context_window=context_window,
         budget_tokens=budget_tokens,
         budget_chars=budget_chars,
+        config_overrides=overrides,
         instructions=False,
         suggestions=False,
         memory=False,
     )
-    result = build_context(Env.from_os(), "", options)
+    with working("Finding skills and rendering the catalog"):
+        result = build_context(Env.from_os(), "", options)
     part = result.part("catalog")
     text = part.text if part is not None else ""
     if as_json:
