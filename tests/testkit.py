@@ -11,6 +11,7 @@ that names what is missing; under ``CI=true`` it fails, so a green CI has run ev
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import warnings
@@ -18,6 +19,7 @@ import zipfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any, NoReturn
 
 import pytest
@@ -57,6 +59,18 @@ def missing(what: str) -> NoReturn:
     if in_ci():
         pytest.fail(f"{what} (CI=true: every test must run, so a missing component is a failure)")
     pytest.skip(what)
+
+
+def installed(module: str, what: str) -> ModuleType:
+    """``import module`` of a third-party package, or :func:`missing` naming ``what`` provides it.
+
+    Never for skillshelf's own modules: an ImportError there is a bug to see, not a skip.
+    """
+    assert not module.startswith("skillshelf"), "import our own modules plainly"
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        missing(f"{module} is not installed ({what})")
 
 
 def shared_path(relative: str) -> Path:
