@@ -91,7 +91,7 @@ class AgentConsolidator:
         max_tokens: int = 8000,
         timeout: float = 600.0,
         max_turns: int = 40,
-        state_dir: Path | None = None,
+        state_dir: Path,
         write_transcript: bool = True,
         provider: Provider | None = None,
         temp_dir: Path | None = None,
@@ -279,6 +279,7 @@ def choose_consolidator(env: Env, settings: MemorySettings) -> Callable[[], Agen
             max_tokens=settings.max_output_tokens,
             timeout=settings.request_timeout_s,
             max_turns=settings.consolidation_max_turns,
+            state_dir=env.dirs.state,
         )
 
     return build

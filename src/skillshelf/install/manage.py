@@ -154,7 +154,7 @@ def installed_provenance(skills: Iterable[Skill]) -> dict[Path, InstalledInfo]:
 def with_installed_skills(env: Env, skills: Sequence[Skill]) -> tuple[Skill, ...]:
     """``skills`` plus the skills of the user install root that are not among them yet.
 
-    Until discovery scans ``dirs.user_data_dir()/skills`` itself, commands that must see
+    Until discovery scans ``<user data folder>/skills`` itself, commands that must see
     installed skills (``deps``) add them with this; skills already present (same path) are
     not repeated, so it stays correct once discovery includes the root.
     """
