@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from skillshelf.agent.folder_tools import FolderTools
 from skillshelf.agent.guards import GuardSettings
 from skillshelf.agent.loop import Agent, AgentSettings
 from skillshelf.agent.providers import Provider, make_provider, parse_model_spec
-from skillshelf.agent.workspace import WorkspaceTools
 from skillshelf.context import ContextOptions
 from skillshelf.env import Env
 
@@ -126,7 +126,7 @@ def open_agent(
         provider=provider or make_provider(spec, base_url=options.base_url, api_key=options.api_key),
         system_prompt=system,
         skill_tools=SkillTools(prepared.skills.loadable),
-        workspace=WorkspaceTools(env.cwd),
+        folder_tools=FolderTools(env.cwd),
         settings=AgentSettings(max_turns=options.max_turns, guards=options.guards),
         transcript=_transcript(env, options, str(spec)) if options.write_transcript else None,
         turn_context=turn_context,
