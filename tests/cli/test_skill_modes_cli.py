@@ -125,10 +125,11 @@ def test_the_mcp_and_agent_load_skill_tools_say_where_a_skill_was_disabled(
     from skillshelf.agent.session import AgentOptions, open_agent
     from skillshelf.context import ContextOptions
     from skillshelf.serve.loading import open_library
+    from skillshelf.workspace import WorkspaceOptions
 
     cli(["disable", "beta"], capsys)
     env = Env.from_os()
-    served = open_library(env, include_builtin=False, use_cache=False).tools
+    served = open_library(env, WorkspaceOptions(include_builtin=False, use_cache=False)).tools
     agent = open_agent(
         env,
         AgentOptions(

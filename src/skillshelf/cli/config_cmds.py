@@ -210,9 +210,8 @@ def _project_root(directory: Path | None) -> Path:
 
 def _user_config_file() -> Path:
     from skillshelf.config.loader import CONFIG_NAME
-    from skillshelf.dirs import user_config_dir
 
-    return user_config_dir() / CONFIG_NAME
+    return Env.from_os().dirs.config / CONFIG_NAME
 
 
 _json_option = click.option("--json", "as_json", is_flag=True, help="Print what was written as JSON.")
@@ -256,11 +255,10 @@ def untrust(directory: Path | None, as_json: bool) -> None:
 
 def _unmatched_warning(target: str) -> str | None:
     """A warning when no skill visible from here answers to ``target`` (with the closest names)."""
-    from skillshelf.context import ContextOptions
-    from skillshelf.context_parts import discover_for_context
     from skillshelf.skills.load import close_matches
+    from skillshelf.workspace import Workspace
 
-    _, discovery = discover_for_context(Env.from_os(), ContextOptions())
+    discovery = Workspace.open(Env.from_os()).discovery
     wanted = {target, str(Path(target).expanduser().absolute())}
     if any(wanted & {s.name, str(s.path), str(s.folder)} for s in discovery.skills):
         return None

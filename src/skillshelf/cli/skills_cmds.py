@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from skillshelf.config import Config, ModedSkills
     from skillshelf.skills.model import Discovery, Skill
     from skillshelf.skills.validate import ValidationReport
+    from skillshelf.workspace import Workspace
 
 __all__ = ["catalog", "list_cmd", "load", "validate"]
 
@@ -49,12 +50,13 @@ def _options(roots: Sequence[Path], no_builtin: bool, no_cache: bool, **more: An
     )
 
 
-def _discover(roots: Sequence[Path], no_builtin: bool, no_cache: bool) -> tuple[Config, Discovery]:
-    """Config layers, then every skill visible from here (Codex's and Claude Code's roots)."""
-    from skillshelf.context_parts import discover_for_context
+def _open(roots: Sequence[Path], no_builtin: bool, no_cache: bool) -> Workspace:
+    """This folder opened: config layers, every skill visible from here (Codex's and Claude
+    Code's roots), their modes."""
+    from skillshelf.workspace import Workspace
 
     with working("Finding skills"):
-        return discover_for_context(Env.from_os(), _options(roots, no_builtin, no_cache))
+        return Workspace.open(Env.from_os(), _options(roots, no_builtin, no_cache).workspace_options())
 
 
 def _print_notes(diagnostics: Sequence[Diagnostic], discovery: Discovery | None = None) -> None:
@@ -157,16 +159,15 @@ def list_cmd(roots: tuple[Path, ...], no_builtin: bool, no_cache: bool, as_json:
     skill (`disabled` ones are listed, dim, but never reach the model). Problems found on the
     way are printed on stderr.
     """
-    from skillshelf.config import apply_skill_modes
     from skillshelf.install import installed_provenance
 
-    config, discovery = _discover(roots, no_builtin, no_cache)
-    moded = apply_skill_modes(discovery.skills, config.skill_rules)
+    workspace = _open(roots, no_builtin, no_cache)
+    config, discovery, moded = workspace.config, workspace.discovery, workspace.modes
     installed = installed_provenance(discovery.skills)
     if as_json:
         echo_json([_skill_json(skill, installed, moded) for skill in discovery.skills])
     elif discovery.skills:
-        stdout_console().print(_skills_table(discovery.skills, Env.from_os(), installed, moded))
+        stdout_console().print(_skills_table(discovery.skills, workspace.env, installed, moded))
     else:
         click.echo("No skills found. Create .agents/skills/<name>/SKILL.md, or pass --root DIR.")
     _print_notes((*config.diagnostics, *discovery.diagnostics), discovery)
@@ -342,16 +343,14 @@ def load(
     Skills hidden from the catalog load too; disabled ones do not (the error says which config
     entry disabled it). Unknown names fail with the closest matches.
     """
-    from skillshelf.config import apply_skill_modes
     from skillshelf.errors import SkillNotFoundError
     from skillshelf.skills.load import load_skill
 
-    config, discovery = _discover(roots, no_builtin, no_cache)
-    moded = apply_skill_modes(discovery.skills, config.skill_rules)
+    workspace = _open(roots, no_builtin, no_cache)
     try:
-        loaded = load_skill(moded.loadable, name, max_files=max_files)
+        loaded = load_skill(workspace.skills.loadable, name, max_files=max_files)
     except SkillNotFoundError as exc:
-        raise (moded.disabled_error(name) or exc) from None
+        raise (workspace.modes.disabled_error(name) or exc) from None
     if as_json:
         echo_json(loaded.to_dict())
         return
