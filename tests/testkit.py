@@ -116,3 +116,15 @@ def zip_with(path: Path, entries: list[tuple[str, bytes, int | None]]) -> Path:
                 warnings.simplefilter("ignore")  # duplicate names are written on purpose
                 zf.writestr(info, data)
     return path
+
+
+def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    """The real entry point, in this process and the cwd: (exit code, stdout, stderr)."""
+    from skillshelf.cli.main import main
+
+    try:
+        code = int(main(args) or 0)  # click returns the code of ctx.exit(); the script exits with it
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    out = capsys.readouterr()
+    return code, out.out, out.err

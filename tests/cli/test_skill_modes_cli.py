@@ -10,19 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from skillshelf.cli.main import main
 from skillshelf.env import Env
 from testkit import IsolatedHome
-
-
-def cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    """The real entry point in the cwd: (exit code, stdout, stderr)."""
-    try:
-        code = int(main(args) or 0)  # click returns the code of ctx.exit(); the script exits with it
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out = capsys.readouterr()
-    return code, out.out, out.err
+from testkit import run_cli as cli
 
 
 @pytest.fixture
