@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import stat
 import subprocess
 from pathlib import Path
-
-import pytest
+from types import MappingProxyType
 
 from skillshelf.env import Env
 
@@ -66,13 +66,7 @@ def make_env(tmp_path: Path, home: Path, *, cwd: Path | None = None) -> Env:
     """An Env with a real PATH (git must be found) rooted in ``tmp_path``."""
     base = Env.for_test(cwd=cwd or tmp_path, home=home)
     environ = {"HOME": str(home), "PATH": os.environ.get("PATH", os.defpath)}
-    return Env(
-        cwd=base.cwd,
-        home=base.home,
-        codex_home=base.codex_home,
-        environ=environ,
-        admin_skills_dir=base.admin_skills_dir,
-    )
+    return dataclasses.replace(base, environ=MappingProxyType(environ))
 
 
 SKILL_MD = (
@@ -87,11 +81,3 @@ def tree(folder: Path) -> list[str]:
     if not folder.exists():
         return []
     return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*"))
-
-
-def needs_validate() -> None:
-    """Skip when engineer C's validator is not there yet (the installer validates with it)."""
-    try:
-        import skillshelf.skills.validate  # noqa: F401
-    except ImportError:
-        pytest.skip("skillshelf.skills.validate (validate_paths) is not written yet")

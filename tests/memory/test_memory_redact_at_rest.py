@@ -152,30 +152,33 @@ def test_a_memory_run_stores_no_secret_and_keeps_state_private(
     )
 
     def consolidator() -> AgentConsolidator:
-        return AgentConsolidator(model="openai:big", base_url=standin.url + "/v1", api_key="x")
+        return AgentConsolidator(
+            model="openai:big", base_url=standin.url + "/v1", api_key="x", state_dir=env.dirs.state
+        )
 
-    store = open_store(None)  # held open, so the WAL is still there to be read
+    store = open_store(None, data_dir=env.dirs.data)  # held open, so the WAL is still there to be read
     try:
         report = run_memory(env, settings, RunOptions(), store=store, consolidator=consolidator)
         assert report.outcomes == {"extracted": sessions} and report.errors == []
         assert [(c.status, c.consolidator) for c in report.consolidation] == [("consolidated", "agent")]
-        data = isolated_home.data / "skillshelf"
+        data = env.dirs.data
         assert (data / "memory" / "state.sqlite-wal").is_file()
-        assert _leaks(isolated_home.data, pieces) == {}  # database, WAL, memory folder
-        assert _leaks(isolated_home.state, pieces) == {}  # the consolidation agent's transcript
+        assert _leaks(data, pieces) == {}  # database, WAL, memory folder
+        assert _leaks(env.dirs.state, pieces) == {}  # the consolidation agent's transcript
         script = tuple(tmp_path.glob("standin-script-*"))  # the model's answers, secrets and all
-        assert _leaks(tmp_path, pieces, skip=(isolated_home.home, *script)) == {}  # model requests
+        sessions_folders = (isolated_home.codex_home / "sessions", isolated_home.home / ".claude")
+        assert _leaks(tmp_path, pieces, skip=(*sessions_folders, *script)) == {}  # requests, all else
         assert _private(data / "memory") == [] and _private(data / "memories") == []
-        assert _private(isolated_home.state / "skillshelf" / "transcripts") == []
+        assert _private(env.dirs.state / "transcripts") == []
     finally:
         store.close()
-    assert _leaks(isolated_home.data, pieces) == {}
+    assert _leaks(data, pieces) == {}
     folder = next((data / "memories").iterdir())
     assert REDACTED in (folder / "MEMORY.md").read_text(encoding="utf-8")
     assert REDACTED in (folder / "raw_memories.md").read_text(encoding="utf-8")
     requests = json.dumps(standin.requests())
     assert "Run the unit tests" in requests and REDACTED in requests  # the task went, its secrets did not
-    with open_store(None) as again:
+    with open_store(None, data_dir=data) as again:
         rows = [again.session(i) for i in again.session_ids_for_paths([str(p) for p in placed])]
     assert len(rows) == 4 and all(row and REDACTED in row.first_user_message for row in rows)
 
@@ -207,15 +210,15 @@ def test_an_existing_database_and_its_wal_become_private(isolated_home: Any, tmp
         assert _mode(db) == 0o600
         assert [_mode(p) for p in db.parent.glob("state.sqlite-*")] == [0o600, 0o600]
     assert _mode(db.parent) == folder_mode  # a folder the user named keeps its mode
-    with open_store(None):
-        default = isolated_home.data / "skillshelf" / "memory"
-        assert _private(default) == [] and _mode(isolated_home.data / "skillshelf") == 0o700
+    data = tmp_path / "data" / "skillshelf"
+    with open_store(None, data_dir=data):
+        assert _private(data / "memory") == [] and _mode(data) == 0o700
 
 
 def test_the_usage_log_is_private(isolated_home: Any) -> None:
     from skillshelf.select.usage import UsageStore
 
-    store = UsageStore.default()
+    store = UsageStore.in_state_dir(isolated_home.state / "skillshelf")
     store.record_turn("t1", {"bm25": ["a/SKILL.md"]}, project="p")
     assert _mode(store.path) == 0o600 and _mode(store.path.parent) == 0o700
     os.chmod(store.path, 0o644)

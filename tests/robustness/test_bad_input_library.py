@@ -2,7 +2,8 @@
 
 The public functions never raise on bad *content* (they return Diagnostic values with a code and
 a fix) and raise only :mod:`skillshelf.errors` exceptions, with a code and a hint, on misuse or
-I/O that cannot go on. Known bugs in areas still being written are ``xfail(strict=True)``.
+I/O that cannot go on. No test here is marked ``xfail``: a known bug would be, and
+``xfail_strict`` (pyproject) makes the mark fail once the bug is fixed.
 """
 
 from __future__ import annotations
@@ -491,7 +492,7 @@ def test_a_pinned_skill_that_vanished_is_a_coded_file_error(tmp_path: Path) -> N
 
 @pytest.fixture
 def workspace(tmp_path: Path) -> Any:
-    from skillshelf.agent.workspace import WorkspaceTools
+    from skillshelf.agent.folder_tools import FolderTools
 
     root = tmp_path / "ws"
     (root / "sub").mkdir(parents=True)
@@ -502,7 +503,7 @@ def workspace(tmp_path: Path) -> Any:
     (root / "latin.txt").write_bytes(b"caf\xe9 au lait\n")
     with open(root / "huge.txt", "wb") as handle:
         handle.truncate(60 * 1024 * 1024)
-    return WorkspaceTools(root)
+    return FolderTools(root)
 
 
 @pytest.mark.parametrize(

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import click
 
 from skillshelf.cli.output import echo_json, literal, printable, root_options, stdout_console
+from skillshelf.cli.progress import working
 from skillshelf.env import Env
 
 if TYPE_CHECKING:
@@ -30,15 +31,13 @@ def _loadable_skills(
 ) -> tuple[tuple[Skill, ...], Path | None]:
     """Every skill visible from here that is not disabled by config, and where the search index is
     cached (the folder `context`, the agent and `serve` use; None with --no-cache)."""
-    from skillshelf.config import apply_skill_modes
-    from skillshelf.context import ContextOptions
-    from skillshelf.context_parts import discover_for_context, index_cache_dir
+    from skillshelf.workspace import Workspace, WorkspaceOptions
 
-    options = ContextOptions(
+    options = WorkspaceOptions(
         extra_roots=tuple(p.absolute() for p in roots), include_builtin=not no_builtin, use_cache=not no_cache
     )
-    config, discovery = discover_for_context(env, options)
-    return apply_skill_modes(discovery.skills, config.skill_rules).loadable, index_cache_dir(options)
+    workspace = Workspace.open(env, options)
+    return workspace.skills.loadable, workspace.index_cache_dir
 
 
 @click.command("search")
@@ -67,11 +66,13 @@ def search(
     from skillshelf.select.usage import UsageStore
 
     env = Env.from_os()
-    skills, cache_dir = _loadable_skills(env, roots, no_builtin, no_cache)
-    prior = UsageStore.default().prior(project=str(env.project_root))
-    result = run_search(
-        skills, query, top=top, selector=selector, cache_dir=cache_dir, usage=prior, semantic=semantic
-    )
+    with working("Finding skills") as step:
+        skills, cache_dir = _loadable_skills(env, roots, no_builtin, no_cache)
+        step(f"Ranking {len(skills):,} skills (a first search builds their index)")
+        prior = UsageStore.in_state_dir(env.dirs.state).prior(project=str(env.project_root))
+        result = run_search(
+            skills, query, top=top, selector=selector, cache_dir=cache_dir, usage=prior, semantic=semantic
+        )
     if as_json:
         echo_json(result.to_dict())
         return
@@ -175,18 +176,20 @@ def eval_cmd(
             code="SE005",
         )
     skills = None
-    if roots:
-        from skillshelf.skills.discover import discover_in
+    missing = [r for r in roots if not r.is_dir()]
+    if missing:
+        raise UsageError(
+            f"no such folder: {missing[0]}", hint="give existing skill folders to --root", code="SE007"
+        )
+    with working("Finding skills" if roots else "Reading the tools") as step:
+        if roots:
+            from skillshelf.skills.discover import discover_in
 
-        missing = [r for r in roots if not r.is_dir()]
-        if missing:
-            raise UsageError(
-                f"no such folder: {missing[0]}", hint="give existing skill folders to --root", code="SE007"
-            )
-        skills = discover_in([r.absolute() for r in roots]).skills
-    report = evaluate_file(
-        queries_file, skills=skills, tools_file=tools_file, selector=selector, top=top, semantic=semantic
-    )
+            skills = discover_in([r.absolute() for r in roots]).skills
+        step(f"Ranking every query with selector {selector!r}")
+        report = evaluate_file(
+            queries_file, skills=skills, tools_file=tools_file, selector=selector, top=top, semantic=semantic
+        )
     if as_json:
         echo_json(report.to_dict())
     else:
@@ -199,7 +202,7 @@ def stats(as_json: bool) -> None:
     """Per-selector hit rates over the skills the model really loaded (shadow metrics)."""
     from skillshelf.select.usage import UsageStore
 
-    report = UsageStore.default().stats()
+    report = UsageStore.in_state_dir(Env.from_os().dirs.state).stats()
     if as_json:
         echo_json(report.to_dict())
         return

@@ -40,8 +40,9 @@ Profile = Literal["spec", "codex", "claude"]
 PROFILES: tuple[str, ...] = get_args(Profile)
 CODEX_MAX_DIRS = 2000
 CODEX_MAX_ENTRIES = 20_000
-# discovery notes that validation says better itself: same names (SK362), symlinked SKILL.md (SK356)
-_SUPERSEDED = frozenset({"SK220", "SK206"})
+# discovery notes that validation says better itself: same names (SK362), symlinked SKILL.md (SK356),
+# a skill below Codex's depth (SK355)
+_SUPERSEDED = frozenset({"SK220", "SK206", "SK210"})
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -212,7 +213,7 @@ def _discover(path: Path, out: list[Diagnostic]) -> tuple[dict[str, Skill], dict
     from skillshelf.skills.discover import ScanLimits, discover_in
 
     limits = ScanLimits(max_depth=CODEX_MAX_DEPTH, max_dirs=1_000_000, max_entries=10_000_000)
-    discovery = discover_in([path], limits=limits, use_cache=False)
+    discovery = discover_in([path], limits=limits)
     loaded = {os.path.realpath(s.path): s for s in discovery.skills}
     by_path: dict[str, list[Diagnostic]] = {}
     for diag in discovery.diagnostics:
