@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 import random
 import shutil
 import string
@@ -15,7 +14,7 @@ import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-import pytest
+from testkit import missing
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts"
 _rng = random.Random(20261201)
@@ -164,12 +163,6 @@ KINDS = (
 )
 
 
-def _missing(what: str) -> None:
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"{what} is needed to generate OpenSSH keys")
-    pytest.skip(f"{what} is not available to generate OpenSSH keys")
-
-
 def _ssh_keygen_keys(folder: Path, per_type: int) -> list[str]:
     keys = []
     for n in range(per_type * 3):
@@ -211,8 +204,7 @@ def openssh_keys(folder: Path, per_type: int) -> list[str]:
     try:
         return _cryptography_keys(per_type)
     except ImportError:
-        _missing("ssh-keygen or the cryptography package")
-        raise
+        missing("neither ssh-keygen nor the cryptography package is there to generate OpenSSH keys")
 
 
 def key_body(key: str) -> str:
