@@ -26,9 +26,11 @@ Pure functions, no I/O; the ``skillshelf redact`` command wraps :func:`redact`.
 
 from __future__ import annotations
 
+import bisect
 import json
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -67,7 +69,7 @@ _ESCAPED_BREAKS = ("\\n", "\\r")
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Finding:
     """One secret found: its kind, category and where it is in the input (in a JSON line: the
-    string that held it)."""
+    string that held it, so findings in one string share a span)."""
 
     kind: str
     category: str
@@ -158,12 +160,25 @@ def _scan_plain(text: str, high_entropy: bool) -> list[Finding]:
     if not text.strip():
         return []
     views = Views(text)
-    found = _rule_findings(views)
+    found = _merged(_rule_findings(views))
     if high_entropy:
+        covered = _inside(found)
         found += [
-            Finding(kind=_ENTROPY, category="entropy", start=a, end=b) for a, b in high_entropy_spans(views)
+            Finding(kind=_ENTROPY, category="entropy", start=a, end=b)
+            for a, b in high_entropy_spans(views, covered)
         ]
     return _merged(found)
+
+
+def _inside(spans: list[Finding]) -> Callable[[int, int], bool]:
+    """A test "is [start, end) inside one of ``spans``" (sorted, not overlapping)."""
+    starts = [f.start for f in spans]
+
+    def covered(start: int, end: int) -> bool:
+        index = bisect.bisect_right(starts, start) - 1
+        return index >= 0 and spans[index].end >= end
+
+    return covered
 
 
 def _marker(secret: str) -> str:
@@ -233,7 +248,8 @@ def redact(text: str, *, high_entropy: bool = True) -> Redaction:
 
 
 def scan_secrets(text: str, *, high_entropy: bool = True) -> tuple[Finding, ...]:
-    """Every secret in ``text``, without overlaps, in order of position."""
+    """Every secret in ``text`` in order of position (without overlaps, except that the secrets
+    of one string of a JSON line share that string's span)."""
     return redact(text, high_entropy=high_entropy).findings
 
 

@@ -38,7 +38,7 @@ TextRedactor = Callable[[str], tuple[str, list[tuple[int, int, str, str]]]]
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class FieldChange:
-    """One string of the line that held a secret: where it is in the line and what was found."""
+    """A secret found in one string of the line: where the string is in the line, and the kind."""
 
     start: int
     end: int
@@ -139,10 +139,10 @@ def redact_json_line(
         new = whole(field.value) if field.secret else new_by_field[id(field)]
         if new == field.value:
             continue
-        kind, category = ("secret-field", "assignment") if field.secret else kinds.get(id(field), ("", ""))
+        named = [("secret-field", "assignment")] if field.secret else kinds.get(id(field), [])
         parts += [line[cursor : field.start], _encode(new, field.literal)]
         cursor = field.end
-        changes.append(FieldChange(start=field.start, end=field.end, kind=kind, category=category))
+        changes += [FieldChange(start=field.start, end=field.end, kind=k, category=c) for k, c in named]
     if not changes:
         return line, []
     parts.append(line[cursor:])
@@ -151,15 +151,15 @@ def redact_json_line(
 
 def _kinds_by_field(
     fields: list[_Field], found: list[tuple[int, int, str, str]]
-) -> dict[int, tuple[str, str]]:
-    """The first finding's (kind, category) in each field of the joined text."""
+) -> dict[int, list[tuple[str, str]]]:
+    """The (kind, category) of every finding in each field of the joined text."""
     starts: list[int] = []
     at = 0
     for field in fields:
         starts.append(at)
         at += len(field.value) + 1
-    kinds: dict[int, tuple[str, str]] = {}
+    kinds: dict[int, list[tuple[str, str]]] = {}
     for start, _end, kind, category in found:
         index = bisect.bisect_right(starts, start) - 1
-        kinds.setdefault(id(fields[index]), (kind, category))
+        kinds.setdefault(id(fields[index]), []).append((kind, category))
     return kinds

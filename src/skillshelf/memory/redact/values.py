@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from skillshelf.memory.redact.matching import Views, anchor_starts
 from skillshelf.memory.redact.rules import KEY_WORD_STARTS, KEY_WORDS
@@ -125,10 +125,15 @@ def _pieces(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
         at = piece_end + 1
 
 
-def high_entropy_spans(views: Views) -> Iterator[tuple[int, int]]:
-    """Random-looking runs, each widened over its dotted token."""
+def high_entropy_spans(
+    views: Views, covered: Callable[[int, int], bool] = lambda start, end: False
+) -> Iterator[tuple[int, int]]:
+    """Random-looking runs, each widened over its dotted token; runs ``covered`` (inside what a
+    rule found already) are not looked at."""
     text = views.text
     for match in HIGH_ENTROPY_ASCII.finditer(views.ascii):  # ASCII classes only: same spans as on the text
+        if covered(match.start(), match.end()):
+            continue
         for start, end in _pieces(text, match.start(), match.end()):
             if end - start >= 32 and looks_random(text[start:end]):
                 yield _dotted_span(text, start, end)
@@ -143,7 +148,7 @@ def _line_before(text: str, pos: int, floor: int) -> tuple[int, int]:
     """(start of the line that ends at ``pos``, start of the break before it or -1): lines
     break at a newline or a JSON-escaped ``\\n``."""
     real = text.rfind("\n", floor, pos)
-    escaped = text.rfind("\\n", floor, pos)
+    escaped = text.rfind("\\n", max(real, floor), pos)  # only after the last real break
     if real < 0 and escaped < 0:
         return floor, -1
     if real > escaped:
