@@ -11,6 +11,7 @@ watermarks (a job is done for an input only once its ``last_success_watermark`` 
 
 from __future__ import annotations
 
+import re
 import uuid
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
@@ -21,9 +22,16 @@ from skillshelf.errors import StoreError
 from skillshelf.memory.store.records import STAGE1, SessionRow, Stage1Claim
 from skillshelf.memory.store.schema import MIGRATIONS, SCHEMA_VERSION
 
-__all__ = ["ClaimLimits", "Tx", "BaseStore"]
+__all__ = ["ClaimLimits", "Tx", "BaseStore", "storable"]
 
 Row = tuple[Any, ...]
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+
+
+def storable(params: Sequence[Any]) -> tuple[Any, ...]:
+    """Statement parameters with every text made storable on both backends: NUL (refused by
+    PostgreSQL) and lone surrogates (not encodable as UTF-8) become U+FFFD."""
+    return tuple(_UNSTORABLE.sub("\ufffd", p) if isinstance(p, str) else p for p in params)
 
 
 class Tx(ABC):
