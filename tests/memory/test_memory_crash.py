@@ -18,7 +18,6 @@ from typing import Any
 import pytest
 from memory_helpers import ScriptedModel, write_skillshelf_transcript
 
-from skillshelf import dirs
 from skillshelf.env import Env
 from skillshelf.memory.layout import scope_dir
 from skillshelf.memory.service import RunOptions, RunReport, run_memory
@@ -28,7 +27,6 @@ from skillshelf.memory.store import CONSOLIDATE, STAGE1, open_store
 WORKER = """
 import json, sys
 from pathlib import Path
-from skillshelf import dirs
 from skillshelf.env import Env
 from skillshelf.memory.layout import scope_dir
 from skillshelf.memory.service import RunOptions, run_memory
@@ -161,7 +159,7 @@ def test_phase2_worker_killed_mid_consolidation_is_finished_at_once_by_the_next(
     slow["on"] = False
     with open_store(setup["db"]) as store:
         [scope] = [c["scope"] for c in store.status(now_ms=0)["consolidation"]]
-    folder = scope_dir(dirs.user_data_dir(), scope)
+    folder = scope_dir(env.dirs.data, scope)
     assert not (folder / "MEMORY.md").exists()  # the dead worker wrote nothing
     done = _run(env, setup, "2")
     assert [r["kind"] for r in done.recovered] == [CONSOLIDATE]

@@ -223,7 +223,7 @@ def test_reset_without_a_terminal_says_use_yes_and_exits_2(
 
     monkeypatch.setattr(sys, "stdin", io.StringIO(""))
     code, _, err = _cli(capsys, "memory", "reset", "--db", str(tmp_path / "s.sqlite"))
-    assert code == 2 and "ME016" in err and "--yes" in err
+    assert code == 2 and "ME017" in err and "--yes" in err
 
 
 def test_sessions_too_recent_to_extract_are_reported_with_the_reason(

@@ -46,8 +46,9 @@ def status(db: str | None, overrides: tuple[str, ...], limit: int, as_json: bool
     from skillshelf.memory.settings import load_memory_settings
     from skillshelf.memory.store import open_store
 
-    settings = load_memory_settings(Env.from_os(), overrides=overrides)
-    with open_store(db) as store:
+    env = Env.from_os()
+    settings = load_memory_settings(env, overrides=overrides)
+    with open_store(db, data_dir=env.dirs.data) as store:
         data = memory_status(store, settings, now_ms=_now_ms(), limit=limit)
     if as_json:
         echo_json(data)
@@ -111,8 +112,9 @@ def recover(db: str | None, overrides: tuple[str, ...], as_json: bool) -> None:
     from skillshelf.memory.control import recover_leases
     from skillshelf.memory.settings import load_memory_settings
 
-    settings = load_memory_settings(Env.from_os(), overrides=overrides)
-    result = recover_leases(settings, db=db, now_ms=_now_ms())
+    env = Env.from_os()
+    settings = load_memory_settings(env, overrides=overrides)
+    result = recover_leases(env, settings, db=db, now_ms=_now_ms())
     if as_json:
         echo_json(result.to_dict())
         return
@@ -134,7 +136,7 @@ def reset(all_projects: bool, yes: bool, db: str | None, as_json: bool) -> None:
         if not sys.stdin.isatty():
             raise UsageError(
                 "memory reset deletes memories and asks first, but there is no terminal to ask",
-                code="ME016",
+                code="ME017",
                 hint="use --yes to confirm without a question",
             )
         click.confirm(

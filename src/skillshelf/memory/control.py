@@ -7,7 +7,6 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from skillshelf import dirs
 from skillshelf.env import Env
 from skillshelf.errors import PathEscapeError
 from skillshelf.memory.layout import memories_root, project_scope, scope_dir
@@ -44,9 +43,9 @@ class RecoverResult:
         }
 
 
-def recover_leases(settings: MemorySettings, *, db: str | None, now_ms: int) -> RecoverResult:
+def recover_leases(env: Env, settings: MemorySettings, *, db: str | None, now_ms: int) -> RecoverResult:
     """Free every lease whose holder is gone (stuck, silent or expired; see ``memory.leases``)."""
-    with open_store(db) as store:
+    with open_store(db, data_dir=env.dirs.data) as store:
         verdicts = judge_leases(store, settings, now_ms=now_ms)
         freed = free_leases(store, verdicts, now_ms=now_ms)
     return RecoverResult(
@@ -75,10 +74,10 @@ def clear_folder(folder: Path) -> bool:
 def reset_memories(env: Env, *, db: str | None = None, all_scopes: bool = False) -> ResetResult:
     """Delete this project's memories (or every scope's): database rows, jobs (those of the
     project's sessions too, stuck ones included, so they start afresh) and folders."""
-    data = dirs.user_data_dir()
+    data = env.dirs.data
     scope = project_scope(env.project_root)
     jobs = 0
-    with open_store(db) as store:
+    with open_store(db, data_dir=data) as store:
         rows = store.reset(scope=None if all_scopes else scope)
         if not all_scopes:
             jobs = store.drop_stage1_jobs(store.project_session_ids(str(env.project_root)))

@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from skillshelf import dirs
 from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.env import Env
 from skillshelf.errors import SkillshelfError
@@ -28,10 +27,10 @@ from skillshelf.memory.dryrun import dry_run_prompts
 from skillshelf.memory.inspect import claim_limits, skipped_sessions
 from skillshelf.memory.layout import scope_dir
 from skillshelf.memory.leases import free_leases, judge_leases, this_holder
-from skillshelf.memory.models import CallBudget, JsonModel, build_client
+from skillshelf.memory.models import CallBudget, JsonModel, model_endpoint, model_factories
 from skillshelf.memory.redact import redact_secrets
 from skillshelf.memory.runner import LeaseKeeper, Phase2Outcome, project_of, run_phase2_scope, run_stage1_job
-from skillshelf.memory.settings import MemorySettings, parse_model_ref
+from skillshelf.memory.settings import MemorySettings
 from skillshelf.memory.store import SessionRow, Stage1Claim, Store, open_store
 from skillshelf.memory.store.base import ClaimLimits
 from skillshelf.memory.transcripts import default_transcript_roots, find_transcripts, read_transcript
@@ -195,40 +194,6 @@ def register_transcripts(
     return [str(p) for p in files]
 
 
-def model_endpoint(env: Env, settings: MemorySettings, model: str) -> tuple[str | None, str | None]:
-    """(base URL, API key) for ``model``: settings first, then the provider's usual variables in ``env``."""
-    provider = parse_model_ref(model).provider
-    key_var = settings.api_key_env or ("ANTHROPIC_API_KEY" if provider == "anthropic" else "OPENAI_API_KEY")
-    base = (
-        settings.base_url
-        or env.environ.get("ANTHROPIC_BASE_URL" if provider == "anthropic" else "OPENAI_BASE_URL")
-        or None
-    )
-    return base, env.environ.get(key_var)
-
-
-def model_factories(
-    env: Env, settings: MemorySettings
-) -> tuple[Callable[[], JsonModel], Callable[[], JsonModel]]:
-    """(Phase-1 model, Phase-2 model) builders; API keys come from ``env``, never os.environ."""
-
-    def make(model: str) -> Callable[[], JsonModel]:
-        def build() -> JsonModel:
-            base, key = model_endpoint(env, settings, model)
-            return build_client(
-                model,
-                base_url=base,
-                api_key=key,
-                max_output_tokens=settings.max_output_tokens,
-                timeout_s=settings.request_timeout_s,
-                json_mode=settings.json_mode,
-            )
-
-        return build
-
-    return make(settings.extract_model), make(settings.consolidation_model)
-
-
 def _limits(settings: MemorySettings) -> ClaimLimits:
     return claim_limits(settings)
 
@@ -290,6 +255,39 @@ def _phase1(
     report.outcomes = dict(outcomes)
 
 
+def _phase2(
+    store: Store,
+    settings: MemorySettings,
+    data_dir: Path,
+    *,
+    make_model: Callable[[], JsonModel],
+    consolidator: Callable[[], Consolidator] | None,
+    clock: Callable[[], float],
+    report: RunReport,
+    budget: CallBudget,
+    progress: Progress | None,
+) -> None:
+    scopes = store.dirty_scopes(now_ms=int(clock() * 1000))
+    for n, scope in enumerate(scopes, 1):
+        outcome = run_phase2_scope(
+            scope,
+            scope_dir(data_dir, scope),
+            store=store,
+            model_factory=make_model,
+            settings=settings,
+            clock=clock,
+            worker_id=report.worker_id,
+            budget=budget,
+            consolidator_factory=consolidator,
+            holder=this_holder(settings),
+        )
+        report.consolidation.append(outcome)
+        if outcome.error:
+            report.errors.append(f"{scope}: {outcome.error}")
+        if progress:
+            progress("consolidate", n, len(scopes))
+
+
 def _skipped(
     store: Store, settings: MemorySettings, now_ms: int, only: list[str] | None
 ) -> list[dict[str, object]]:
@@ -312,13 +310,15 @@ def run_memory(
     ``consolidator`` makes what writes Phase 2's files (for example the agent layer's
     ``AgentConsolidator``); by default one direct call to the consolidation model."""
     own_store = store is None
-    store = store or open_store(options.db, scratch=options.dry_run)  # a dry run creates and writes nothing
+    store = store or open_store(
+        options.db, data_dir=env.dirs.data, scratch=options.dry_run
+    )  # a dry run creates and writes nothing
     report = RunReport(
         worker_id=options.worker_id or _default_worker(), db=store.url, budget=settings.max_model_calls
     )
     started = int(clock() * 1000)
     try:
-        paths = options.sessions or default_transcript_roots(env, dirs.user_state_dir())
+        paths = options.sessions or default_transcript_roots(env, env.dirs.state)
         files = register_transcripts(store, tuple(paths), now_ms=started, report=report, progress=progress)
         only = store.session_ids_for_paths(files) if options.sessions else None
         make_extract, make_consolidate = models or model_factories(env, settings)
@@ -343,26 +343,17 @@ def run_memory(
                 progress=progress,
             )
         if options.phase in ("2", "all"):
-            data_dir = dirs.user_data_dir()
-            scopes = store.dirty_scopes(now_ms=int(clock() * 1000))
-            for n, scope in enumerate(scopes, 1):
-                outcome = run_phase2_scope(
-                    scope,
-                    scope_dir(data_dir, scope),
-                    store=store,
-                    model_factory=make_consolidate,
-                    settings=settings,
-                    clock=clock,
-                    worker_id=report.worker_id,
-                    budget=budget,
-                    consolidator_factory=consolidator,
-                    holder=this_holder(settings),
-                )
-                report.consolidation.append(outcome)
-                if outcome.error:
-                    report.errors.append(f"{scope}: {outcome.error}")
-                if progress:
-                    progress("consolidate", n, len(scopes))
+            _phase2(
+                store,
+                settings,
+                env.dirs.data,
+                make_model=make_consolidate,
+                consolidator=consolidator,
+                clock=clock,
+                report=report,
+                budget=budget,
+                progress=progress,
+            )
         report.model_calls = budget.used
         report.skipped = _skipped(store, settings, int(clock() * 1000), only)
         store.record_run(
