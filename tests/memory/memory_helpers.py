@@ -115,6 +115,19 @@ def handler_for(model: ScriptedModel) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
+def run_cli(capsys: Any, *argv: str) -> tuple[int, str, str]:
+    """``skillshelf ARGV`` through the real entry point: (exit code, stdout, stderr)."""
+    from skillshelf.cli.main import main
+
+    try:
+        main(list(argv))
+        code = 0
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
 def write_skillshelf_transcript(
     path: Path, *, session_id: str, cwd: Path, task: str, mtime: float | None = None
 ) -> Path:

@@ -13,9 +13,8 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from memory_helpers import ScriptedModel, write_skillshelf_transcript
+from memory_helpers import ScriptedModel, run_cli, write_skillshelf_transcript
 
-from skillshelf.cli.main import main
 from skillshelf.env import Env
 from skillshelf.memory.phase1 import build_stage1_prompt
 from skillshelf.memory.runner import project_of
@@ -83,12 +82,7 @@ def test_the_dry_run_over_poison_files_reports_them_and_exits_0(
     _write(folder / "b.jsonl", DEEP + b"\n")
     write_skillshelf_transcript(folder / "c.jsonl", session_id="ok", cwd=project, task="use pnpm", mtime=OLD)
     argv = ["memory", "run", "--sessions", str(folder), "--dry-run", "--json", "--min-idle-hours", "0"]
-    try:
-        main([*argv, "--model", "openai:x", "--base-url", "http://127.0.0.1:9/v1"])
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
+    code, out, err = run_cli(capsys, *argv, "--model", "openai:x", "--base-url", "http://127.0.0.1:9/v1")
     assert code == 0, err
     report = json.loads(out)
     assert [d["session_id"] for d in report["dry_run"]] == ["ok"]

@@ -17,23 +17,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from memory_helpers import ScriptedModel, write_skillshelf_transcript
+from memory_helpers import ScriptedModel, run_cli, write_skillshelf_transcript
 
-from skillshelf.cli.main import main
 from skillshelf.memory.store import STAGE1, open_store
 
 PHASE1 = "Session to analyse"
 OLD = time.time() - 10 * 3600
 
 
-def _cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    try:
-        main(list(argv))
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out = capsys.readouterr()
-    return code, out.out, out.err
+_cli = run_cli
 
 
 def _sessions(folder: Path, project: Path, n: int, mtime: float = OLD) -> Path:
@@ -61,14 +53,6 @@ def _run_args(folder: Path, db: str, model: ScriptedModel, *extra: str) -> list[
         "--json",
         *extra,
     ]
-
-
-@pytest.fixture
-def project(isolated_home: Any, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = isolated_home.home / "repo"
-    (folder / ".git").mkdir(parents=True)
-    monkeypatch.chdir(folder)
-    return folder
 
 
 def _wait(condition: Any, what: str, timeout: float = 60.0) -> None:
