@@ -75,8 +75,11 @@ def test_a_sigkilled_memory_run_rerun_at_once_extracts_every_session_exactly_onc
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     folder = _sessions(tmp_path / "sessions", project, 6)
-    slow = {"on": True}  # the first two extractions answer, the rest hang until the kill
-    scripted_model.delay = lambda body: 60.0 if slow["on"] and scripted_model.count(PHASE1) > 2 else 0.0
+    slow = {"on": True}  # the first two sessions claimed (newest id first) answer, the rest hang
+    fast = ("sessions/005.jsonl", "sessions/004.jsonl")
+    scripted_model.delay = lambda body: (
+        0.0 if not slow["on"] or any(f in json.dumps(body) for f in fast) else 60.0
+    )
     argv = _run_args(folder, store_url, scripted_model, "-c", "memory.concurrency=3")  # default 1 h leases
     killed = subprocess.Popen(
         [sys.executable, "-c", "from skillshelf.cli.main import main; main()", *argv],
