@@ -116,16 +116,10 @@ def handler_for(model: ScriptedModel) -> type[BaseHTTPRequestHandler]:
 
 
 def run_cli(capsys: Any, *argv: str) -> tuple[int, str, str]:
-    """``skillshelf ARGV`` through the real entry point: (exit code, stdout, stderr)."""
-    from skillshelf.cli.main import main
+    """``skillshelf ARGV`` through the real entry point (testkit's ``run_cli``, argv spread)."""
+    from testkit import run_cli as run
 
-    try:
-        main(list(argv))
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out = capsys.readouterr()
-    return code, out.out, out.err
+    return run(list(argv), capsys)
 
 
 def write_skillshelf_transcript(
