@@ -99,11 +99,6 @@ def _swap(record: Any, path: tuple[Any, ...], new: Any) -> Any:
     return record
 
 
-def _is_known_crash(record: Any, path: tuple[Any, ...], new: Any) -> bool:
-    """Shapes of known crashes (see the xfail cases below): a ``type`` that is a list or table."""
-    return bool(path) and path[-1] == "type" and isinstance(new, list | dict)
-
-
 @st.composite
 def transcripts(draw: st.DrawFn) -> tuple[str, list[str]]:
     source = draw(st.sampled_from(sorted(SOURCES)))
@@ -114,9 +109,7 @@ def transcripts(draw: st.DrawFn) -> tuple[str, list[str]]:
         if not paths:
             continue
         path = draw(st.sampled_from(paths))
-        new = draw(SWAPS)
-        if not _is_known_crash(records[index], path, new):
-            records[index] = _swap(records[index], path, new)
+        records[index] = _swap(records[index], path, draw(SWAPS))
     if draw(st.booleans()):
         records = draw(st.permutations(records))[: draw(st.integers(1, len(records)))]
     lines = [json.dumps(r, ensure_ascii=draw(st.booleans())) for r in records]
@@ -148,19 +141,13 @@ def test_transcripts_never_break_reading_or_the_prompt(case: tuple[str, list[str
         assert SECRET not in user and system
 
 
-KNOWN = {
+POISON = {
     "type-is-a-list": '{"type": ["x"]}\n',
     "nested-100000": "[" * 100_000 + "]" * 100_000 + "\n",
 }
 
 
-@pytest.mark.xfail(
-    raises=(TypeError, RecursionError),
-    reason="a record whose type is a list, or a line nested 100,000 levels deep, crashes read_transcript "
-    "(memory/transcripts; one bad transcript stops the memory run): the fuzz records keep type a string "
-    "and stay shallow",
-)
-@pytest.mark.parametrize("text", KNOWN.values(), ids=KNOWN.keys())
+@pytest.mark.parametrize("text", POISON.values(), ids=POISON.keys())
 def test_a_poison_transcript_is_skipped_with_a_reason(tmp_path: Path, text: str) -> None:
     path = tmp_path / "a.jsonl"
     path.write_text(text, encoding="utf-8")
