@@ -85,6 +85,19 @@ _KEY_RULES: tuple[Rule, ...] = (
     ),
 )
 
+
+def _command_password(needles: tuple[str, ...], command: str, option: str) -> Rule:
+    """The password given to ``command`` as ``option`` (``mysql ... -pX``, ``sshpass -p X``)."""
+    return Rule(
+        kind="cli-password-option",
+        category="command-line",
+        group=_ARG_GROUPS,
+        min_len=4,
+        needles=needles,
+        pattern=command + _COMMAND_TAIL + option + _ARG,
+    )
+
+
 _CONTEXT_RULES: tuple[Rule, ...] = (
     # --- generic shapes ---------------------------------------------------------------------
     Rule(  # JWT, JWS and JWE: a base64 JSON header, then any segments (payloads need not be JSON)
@@ -171,48 +184,18 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
             r"|client[-_]?secret|storepass|keypass)(?:=|[ \t]+)" + _ARG
         ),
     ),
-    Rule(
-        kind="cli-password-option",
-        category="command-line",
-        group=_ARG_GROUPS,
-        min_len=4,
-        needles=("mysql", "mariadb"),
-        pattern=(
-            r"\b(?:mysql(?:dump|admin|import|show|check|sh|binlog)?|mariadb(?:-dump|-admin|-import|-show)?)"
-            + _COMMAND_TAIL
-            + r"-p"
-            + _ARG
-        ),
+    _command_password(
+        ("mysql", "mariadb"),
+        r"\b(?:mysql(?:dump|admin|import|show|check|sh|binlog)?|mariadb(?:-dump|-admin|-import|-show)?)",
+        r"-p",
     ),
-    Rule(
-        kind="cli-password-option",
-        category="command-line",
-        group=_ARG_GROUPS,
-        min_len=4,
-        needles=("sshpass",),
-        pattern=r"\bsshpass" + _COMMAND_TAIL + r"-p[ \t]*" + _ARG,
+    _command_password(("sshpass",), r"\bsshpass", r"-p[ \t]*"),
+    _command_password(
+        (" login",),
+        r"\b(?:docker|podman|nerdctl|buildah|skopeo|oras|helm[ \t]+registry)[ \t]+login",
+        r"-p[ \t]+",
     ),
-    Rule(
-        kind="cli-password-option",
-        category="command-line",
-        group=_ARG_GROUPS,
-        min_len=4,
-        needles=(" login",),
-        pattern=(
-            r"\b(?:docker|podman|nerdctl|buildah|skopeo|oras|helm[ \t]+registry)[ \t]+login"
-            + _COMMAND_TAIL
-            + r"-p[ \t]+"
-            + _ARG
-        ),
-    ),
-    Rule(
-        kind="cli-password-option",
-        category="command-line",
-        group=_ARG_GROUPS,
-        min_len=4,
-        needles=("redis-cli",),
-        pattern=r"\bredis-cli" + _COMMAND_TAIL + r"-a[ \t]+" + _ARG,
-    ),
+    _command_password(("redis-cli",), r"\bredis-cli", r"-a[ \t]+"),
     Rule(
         kind="cli-user-password",
         category="command-line",
