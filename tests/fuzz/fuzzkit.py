@@ -17,6 +17,7 @@ import random
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+import pytest
 from hypothesis import HealthCheck, seed, settings
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -42,7 +43,9 @@ def fuzz(weight: float = 1.0) -> Callable[[F], F]:
     def apply(test: F) -> F:
         count = max(1, int(EXAMPLES * weight))
         configured = settings(settings.get_profile("skillshelf-fuzz"), max_examples=count)(test)
-        return seed(SEED)(configured)
+        # a longer local run gets a longer time limit than the suite's 300 s a test
+        limit = pytest.mark.timeout(300 * max(1.0, EXAMPLES / CI_EXAMPLES))
+        return limit(seed(SEED)(configured))  # type: ignore[no-any-return]
 
     return apply
 

@@ -161,13 +161,10 @@ def _scan_plain(text: str, high_entropy: bool) -> list[Finding]:
         return []
     views = Views(text)
     found = _merged(_rule_findings(views))
-    if high_entropy:
-        covered = _inside(found)
-        found += [
-            Finding(kind=_ENTROPY, category="entropy", start=a, end=b)
-            for a, b in high_entropy_spans(views, covered)
-        ]
-    return _merged(found)
+    if not high_entropy:
+        return found
+    runs = high_entropy_spans(views, _inside(found))
+    return _merged(found + [Finding(kind=_ENTROPY, category="entropy", start=a, end=b) for a, b in runs])
 
 
 def _inside(spans: list[Finding]) -> Callable[[int, int], bool]:
