@@ -29,6 +29,7 @@ from skillshelf.tokens import approx_tokens
 if TYPE_CHECKING:
     from skillshelf.config import Config
     from skillshelf.context_parts import ContextSkills
+    from skillshelf.skills.catalog import RenderedCatalog
     from skillshelf.workspace import Workspace, WorkspaceOptions
 
 __all__ = [
@@ -149,6 +150,7 @@ class PreparedContext:
     stable: tuple[ContextPart, ...]
     catalog_report: dict[str, object]
     diagnostics: tuple[Diagnostic, ...]
+    catalog: RenderedCatalog | None = None  # what the budget did to each skill
 
     @property
     def config(self) -> Config:
@@ -163,9 +165,12 @@ class PreparedContext:
         return self.workspace.skills
 
 
-def prepare_context(env: Env, options: ContextOptions = ContextOptions()) -> PreparedContext:
-    """Open the folder (:meth:`Workspace.open <skillshelf.workspace.Workspace.open>`) and build
-    the stable parts, in context order: instructions, catalog, pinned skills, memory.
+def prepare_context(
+    env: Env, options: ContextOptions = ContextOptions(), *, workspace: Workspace | None = None
+) -> PreparedContext:
+    """Open the folder (:meth:`Workspace.open <skillshelf.workspace.Workspace.open>`), or take
+    the ``workspace`` a long-running caller already opened with ``options.workspace_options()``,
+    and build the stable parts, in context order: instructions, catalog, pinned skills, memory.
 
     Raises:
         RequiredSkillError: a skill configured as ``required`` is missing or invalid.
@@ -173,12 +178,14 @@ def prepare_context(env: Env, options: ContextOptions = ContextOptions()) -> Pre
     from skillshelf.context_parts import catalog_part, instructions_part, memory_part, pinned_part
     from skillshelf.workspace import Workspace
 
-    workspace = Workspace.open(env, options.workspace_options()).check_required()
+    if workspace is None:
+        workspace = Workspace.open(env, options.workspace_options())
+    workspace.check_required()
     parts: list[ContextPart] = []
     found: list[Diagnostic] = []
     if options.instructions:
         parts += instructions_part(env, options, workspace.config, diagnostics=found)
-    catalog, report = catalog_part(workspace, options)
+    catalog, rendered = catalog_part(workspace, options)
     parts.append(catalog)
     parts += pinned_part(workspace.skills)
     if options.memory:
@@ -187,8 +194,9 @@ def prepare_context(env: Env, options: ContextOptions = ContextOptions()) -> Pre
         workspace=workspace,
         options=options,
         stable=tuple(p for p in parts if p.text),
-        catalog_report=report,
+        catalog_report=rendered.report.to_dict(),
         diagnostics=workspace.diagnostics + tuple(found),
+        catalog=rendered,
     )
 
 

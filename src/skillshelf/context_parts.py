@@ -19,6 +19,7 @@ from skillshelf.workspace import WorkspaceSkills as ContextSkills
 
 if TYPE_CHECKING:
     from skillshelf.config import Config
+    from skillshelf.skills.catalog import RenderedCatalog
     from skillshelf.workspace import Workspace
 
 __all__ = [
@@ -58,9 +59,9 @@ def instructions_part(
     return [ContextPart(name="instructions", title=title, text=instructions.text, sources=sources)]
 
 
-def catalog_part(workspace: Workspace, options: ContextOptions) -> tuple[ContextPart, dict[str, object]]:
+def catalog_part(workspace: Workspace, options: ContextOptions) -> tuple[ContextPart, RenderedCatalog]:
     """The stable catalog: listed skills in full, name-only skills without description, in the
-    budget the options (else the config) ask for."""
+    budget the options (else the config) ask for; and the rendering (report, placements)."""
     from skillshelf.skills.catalog import render_catalog
 
     skills = workspace.skills
@@ -73,7 +74,7 @@ def catalog_part(workspace: Workspace, options: ContextOptions) -> tuple[Context
     rendered = render_catalog(shown, budget, options.catalog_format, roots=list(workspace.roots))
     used_roots = tuple(dict.fromkeys(str(s.root) for s in shown))
     part = ContextPart(name="catalog", title="Skills catalog", text=rendered.text, sources=used_roots)
-    return part, rendered.report.to_dict()
+    return part, rendered
 
 
 def _without_description(skill: Skill) -> Skill:

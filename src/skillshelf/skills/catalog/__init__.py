@@ -20,6 +20,7 @@ from skillshelf.errors import UsageError
 from skillshelf.skills.catalog.budget import Budget, CharBudget, TokenBudget, default_budget
 from skillshelf.skills.catalog.codex import render_codex
 from skillshelf.skills.catalog.lines import Allocation
+from skillshelf.skills.catalog.placements import CatalogPlacement, placements
 from skillshelf.skills.catalog.report import CatalogReport, budget_warning
 from skillshelf.skills.model import Skill
 
@@ -27,6 +28,7 @@ __all__ = [
     "FORMATS",
     "Budget",
     "CatalogFormat",
+    "CatalogPlacement",
     "CatalogReport",
     "CharBudget",
     "RenderedCatalog",
@@ -45,7 +47,8 @@ class RenderedCatalog:
 
     ``entries`` are the rendered skill entries (lines for ``codex``/``markdown``, ``<skill>``
     elements for ``xml``), ``root_lines`` the Codex roots table (empty when absolute paths
-    are used), ``skills`` the listed skills in catalog order.
+    are used), ``skills`` the listed skills in catalog order, ``placements`` every skill given
+    (model-visible) in catalog order with what the budget left of it.
     """
 
     text: str
@@ -54,6 +57,7 @@ class RenderedCatalog:
     entries: tuple[str, ...] = ()
     root_lines: tuple[str, ...] = ()
     skills: tuple[Skill, ...] = ()
+    placements: tuple[CatalogPlacement, ...] = ()
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -127,6 +131,7 @@ def render_catalog(
             entries=chosen.allocation.lines,
             root_lines=chosen.root_lines,
             skills=chosen.included_skills,
+            placements=placements(chosen.skills, chosen.allocation),
         )
     from skillshelf.skills.catalog.formats import render_markdown, render_xml  # html: only for these
 
@@ -142,4 +147,5 @@ def render_catalog(
         format=format,
         entries=allocation.lines,
         skills=_included(ordered, allocation),
+        placements=placements(ordered, allocation),
     )
