@@ -15,7 +15,7 @@ from typing import Any
 
 import httpx
 
-__all__ = ["CHROMIUM_FLAGS", "Browser", "find_chromium"]
+__all__ = ["CHROMIUM_FLAGS", "Browser", "artefact_dir", "find_chromium"]
 
 CHROMIUM_FLAGS = [
     "--headless",
@@ -159,9 +159,9 @@ class Browser:
         self.close()
 
 
-def artefact_dir() -> Path:
-    """Where screenshots are kept: ``$SKILLSHELF_UI_ARTEFACTS`` or a fresh temporary folder."""
+def artefact_dir(default: Path) -> Path:
+    """Where screenshots are kept: ``$SKILLSHELF_UI_ARTEFACTS``, else ``default``."""
     given = os.environ.get("SKILLSHELF_UI_ARTEFACTS")
-    folder = Path(given) if given else Path(tempfile.mkdtemp(prefix="skillshelf-ui-screens-"))
+    folder = Path(given) if given else default
     folder.mkdir(parents=True, exist_ok=True)
     return folder

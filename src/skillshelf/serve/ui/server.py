@@ -140,12 +140,14 @@ class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "skillshelf-ui"
     sys_version = ""
+    _body_read = False
 
     def log_message(self, format: str, *args: Any) -> None:
         log.debug("%s " + format, self.address_string(), *args)
 
     # -- entry points ----------------------------------------------------------------------
     def do_GET(self) -> None:
+        self._body_read = False
         url = urlsplit(self.path)
         params = dict(parse_qsl(url.query, keep_blank_values=True, max_num_fields=20))
         if self._refused(params.get("token") or self.headers.get(guard.TOKEN_HEADER)):
@@ -165,6 +167,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._error(404, "SV404", f"no page or API at {url.path!r}")
 
     def do_POST(self) -> None:
+        self._body_read = False
         url = urlsplit(self.path)
         if self._refused(self.headers.get(guard.TOKEN_HEADER)):
             return
@@ -200,8 +203,10 @@ class _Handler(BaseHTTPRequestHandler):
         if not length.isdigit() or int(length) > MAX_BODY:
             self._error(411 if not length.isdigit() else 413, "SV434", "send a JSON body of at most 64 KiB")
             return None
+        data = self.rfile.read(int(length))
+        self._body_read = True
         try:
-            body = json.loads(self.rfile.read(int(length)) or b"{}")
+            body = json.loads(data or b"{}")
         except ValueError:
             body = None
         if not isinstance(body, dict):
@@ -240,6 +245,8 @@ class _Handler(BaseHTTPRequestHandler):
     def _send(
         self, status: int, body: bytes, content_type: str | None, headers: Mapping[str, str] = {}
     ) -> None:
+        if self.headers.get("Content-Length", "0") != "0" and not self._body_read:
+            self.close_connection = True  # an unread body would be taken for the next request
         self.send_response(status)
         if content_type:
             self.send_header("Content-Type", content_type)

@@ -19,7 +19,10 @@ const settings = {
   stateFilter: "all", skillFilter: "", severities: { error: true, warning: true, info: false }, problemFilter: "",
 };
 const page = { view: null, version: 0, overview: null, loads: new Map() };
-window.__skillshelf = { rendered: {} };
+window.__skillshelf = { rendered: {}, errors: [] };  // for the browser tests and bench/ui.py
+window.addEventListener("error", (e) => window.__skillshelf.errors.push(String(e.message)));
+window.addEventListener("unhandledrejection", (e) => window.__skillshelf.errors.push(String(e.reason)));
+document.addEventListener("securitypolicyviolation", (e) => window.__skillshelf.errors.push(`CSP: ${e.violatedDirective} ${e.blockedURI}`));
 
 // ---- small helpers -----------------------------------------------------------------------
 function h(tag, attrs, ...children) {
@@ -116,8 +119,8 @@ async function showBudget(main) {
     card("skills listed", `${fmt(report.included)} of ${fmt(report.total)}`, "included"),
     card("descriptions cut", fmt(report.truncated_count), "truncated-count", `${fmt(report.truncated_chars)} characters`),
     card("left out", fmt(report.omitted), "omitted"),
-    card(`catalog ${budget.unit || ""}`, `${fmt(budget.used)} / ${fmt(budget.limit)}`, "budget-used",
-      `level ${report.level ?? "–"}${report.aliased ? ", root aliases" : ""}`),
+    card(`catalog budget (${budget.unit || "–"})`, `${fmt(budget.used)} / ${fmt(budget.limit)}`, "budget-used",
+      `level ${report.level ?? "–"}${report.aliased ? ", root aliases" : ""}; entries only, the intro is free`),
     card("skills found", fmt(data.found), "found", report.hidden ? `${report.hidden} hidden` : null));
   fill(main, 
     h("div", { class: "view-head" }, h("h1", { text: "Context budget" }), controls),
@@ -388,16 +391,18 @@ function fileBlock(title, file, open) {
 function memoriesTable(scope) {
   if (!scope.memories.length) return h("p", { class: "muted", text: "No memory from any session in this scope." });
   return h("table", { class: "grid memories" },
-    h("thead", {}, h("tr", {}, ["session", "source", "updated", "cited", "", ""].map((c) => h("th", { text: c })))),
+    h("thead", {}, h("tr", {}, ["session", "what it says", "source", "updated", "cited", ""].map((c) => h("th", { text: c })))),
     h("tbody", {}, scope.memories.map((m) => {
       const detail = h("tr", { class: "detail", hidden: true }, h("td", { colspan: "6" },
         h("div", { class: "muted", text: `transcript ${m.transcript} · cwd ${m.cwd}${m.git_branch ? ` · branch ${m.git_branch}` : ""}` }),
         h("pre", { class: "text", text: m.summary || "(scrubbed)" }), m.memory ? h("pre", { class: "text", text: m.memory + (m.memory_cut ? "\n…" : "") }) : null));
+      const first = (m.summary || m.memory || "").split("\n")[0];
       return [h("tr", { dataset: { session: m.session_id }, class: m.forgotten ? "forgotten" : "" },
-        h("td", {}, h("code", { text: m.session_id })), h("td", { text: m.source || "–" }), h("td", { text: when(m.updated_ms) }),
+        h("td", {}, h("code", { text: m.session_id })),
+        h("td", { class: "gist" }, h("button", { type: "button", class: "link", title: "Show the whole memory", onclick: () => (detail.hidden = !detail.hidden) }, first || "(scrubbed)")),
+        h("td", { text: m.source || "–" }), h("td", { class: "num", text: when(m.updated_ms) }),
         h("td", { class: "num", title: `last cited: ${when(m.last_cited_ms)}`, text: fmt(m.citations) }),
-        h("td", {}, h("button", { type: "button", class: "link", onclick: () => (detail.hidden = !detail.hidden) }, "show")),
-        h("td", {}, m.forgotten ? h("span", { class: "muted", text: "forgotten" })
+        h("td", { class: "num" }, m.forgotten ? h("span", { class: "muted", text: "forgotten" })
           : h("button", { type: "button", class: "danger small", dataset: { forget: m.session_id }, onclick: () => forget(m) }, "Forget…"))), detail];
     })));
 }
