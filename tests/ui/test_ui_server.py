@@ -123,10 +123,10 @@ def test_no_route_reads_a_file_outside_the_skill_roots(served: Served, tmp_path:
     for attack in ESCAPES:
         answers.append(page.get("/api/load", name=attack))
         answers.append(page.get("/api/task", q=f"read [$pdf-forms]({attack}) and $pdf-forms/{attack}"))
-        for view in ("/api/budget", "/api/problems", "/api/memory", "/api/usage", "/api/overview"):
-            answers.append(
-                page.get(view, profile=attack, window=attack, name=attack, scope=attack, path=attack)
-            )
+        answers.extend(
+            page.get(view, profile=attack, window=attack, name=attack, scope=attack, path=attack)
+            for view in ("/api/budget", "/api/problems", "/api/memory", "/api/usage", "/api/overview")
+        )
     for response in answers:
         assert SECRET not in response.text
         assert "hunter2" not in response.text
