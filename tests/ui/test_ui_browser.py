@@ -24,15 +24,9 @@ from chromium import Browser, artefact_dir, find_chromium
 from ui_helpers import seed_memory, write_skill
 
 from skillshelf.env import Env
-from testkit import CORPORA, REPO
+from testkit import CORPORA, REPO, missing, shared_path
 
 VIEWS = ("budget", "task", "problems", "memory", "usage")
-
-
-def _missing(what: str) -> None:
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"{what} is missing, and CI needs it")
-    pytest.skip(f"{what} is missing")
 
 
 @dataclass
@@ -82,9 +76,8 @@ class Site:
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     if find_chromium() is None:
-        _missing("Debian's headless Chromium (apt-get install chromium chromium-driver)")
-    if not CORPORA.is_dir():
-        _missing(f"the real skills corpus {CORPORA}")
+        missing("Debian's headless Chromium is not installed (apt-get install chromium chromium-driver)")
+    shared_path("corpora")
     base = tmp_path_factory.mktemp("ui-browser")
     home = base / "home"
     environ = {k: v for k, v in os.environ.items() if not k.startswith(("SKILLSHELF_", "XDG_"))}

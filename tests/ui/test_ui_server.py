@@ -13,9 +13,9 @@ from ui_helpers import (
     ESCAPES,
     SECRET,
     Page,
+    cli_process,
     make_tree,
     raw_get,
-    run_cli,
     seed_memory,
     seed_usage,
     write_skill,
@@ -25,7 +25,7 @@ from skillshelf.env import Env
 from skillshelf.serve.ui import UiOptions, UiServer
 from skillshelf.tokens import approx_tokens
 from skillshelf.workspace import WorkspaceOptions
-from testkit import IsolatedHome
+from testkit import IsolatedHome, installed
 
 
 class Served:
@@ -39,7 +39,7 @@ class Served:
         self.page = Page(self.server.port, self.server.token)
 
     def cli(self, *args: str) -> str:
-        done = run_cli([*args, "--root", str(self.root), "--no-builtin"], self.project)
+        done = cli_process([*args, "--root", str(self.root), "--no-builtin"], self.project)
         assert done.returncode in (0, 1), done.stderr
         return done.stdout
 
@@ -331,10 +331,7 @@ def test_the_task_view_ranks_as_skillshelf_search(served: Served, query: str) ->
 def test_the_task_view_with_the_installed_models_ranks_as_skillshelf_search(
     tmp_path: Path, isolated_home: IsolatedHome
 ) -> None:
-    from skillshelf.select.semantic import any_model_available
-
-    if not any_model_available():
-        pytest.skip("no embedding model installed (skillshelf[wordllama] or [semantic])")
+    installed("wordllama", "the wordllama extra: skillshelf[wordllama]")
     box = Served(tmp_path, semantic=None)
     try:
         query = "fill in a pdf form"
@@ -392,7 +389,7 @@ def test_problems_are_grouped_by_skill_with_their_fix(served: Served) -> None:
     assert data["groups"][0]["key"] == str(served.root / "broken")  # errors first
     assert data["counts"]["error"] >= 1 and data["checked"] == 6
     expected = json.loads(
-        run_cli(["validate", "--json", "--profile", "spec", str(served.root)], served.project).stdout
+        cli_process(["validate", "--json", "--profile", "spec", str(served.root)], served.project).stdout
     )
     spec = served.page.json("/api/problems", profile="spec")
     assert sorted((d["code"], d["path"]) for g in spec["groups"] for d in g["diagnostics"]) == sorted(
@@ -424,7 +421,7 @@ def test_the_usage_view_has_the_figures_of_skillshelf_stats(served: Served) -> N
         ],
     )
     data = served.page.json("/api/usage")
-    assert data["stats"] == json.loads(run_cli(["stats", "--json"], served.project).stdout)
+    assert data["stats"] == json.loads(cli_process(["stats", "--json"], served.project).stdout)
     assert {(m["name"], m["loads"]) for m in data["most_used"]} == {("pdf-forms", 1), ("release-notes", 1)}
     never = {n["name"] for n in data["never_used"]}
     assert never == {"video-trim", "helper"} and data["loadable"] == 5

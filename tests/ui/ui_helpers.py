@@ -23,7 +23,7 @@ __all__ = [
     "Page",
     "make_tree",
     "raw_get",
-    "run_cli",
+    "cli_process",
     "seed_memory",
     "seed_usage",
     "write_skill",
@@ -178,7 +178,7 @@ class Page:
         self.http.close()
 
 
-def run_cli(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+def cli_process(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     """``skillshelf ARGS`` in ``cwd`` with this process's environment (the isolated home)."""
     return subprocess.run(
         [sys.executable, "-m", "skillshelf.cli.main", *args],

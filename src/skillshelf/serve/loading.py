@@ -39,6 +39,7 @@ def workspace_tools(workspace: Workspace, *, semantic: bool = False) -> SkillToo
         budget=workspace.budget(),
         index_cache_dir=workspace.index_cache_dir,
         semantic=semantic,
+        why_unavailable=workspace.modes.disabled_error,
     )
 
 
