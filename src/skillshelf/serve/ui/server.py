@@ -245,9 +245,9 @@ class _Handler(BaseHTTPRequestHandler):
     def _send(
         self, status: int, body: bytes, content_type: str | None, headers: Mapping[str, str] = {}
     ) -> None:
-        if self.headers.get("Content-Length", "0") != "0" and not self._body_read:
-            self.close_connection = True  # an unread body would be taken for the next request
         self.send_response(status)
+        if self.headers.get("Content-Length", "0") != "0" and not self._body_read:
+            self.send_header("Connection", "close")  # an unread body would be taken for the next request
         if content_type:
             self.send_header("Content-Type", content_type)
         for key, value in {**_SECURITY_HEADERS, **headers}.items():
