@@ -15,9 +15,12 @@ from typing import Any
 import httpx
 
 from skillshelf.env import Env
+from skillshelf.serve.ui import UiOptions, UiServer
+from skillshelf.workspace import WorkspaceOptions
 from testkit import REPO
 
 __all__ = [
+    "Served",
     "ESCAPES",
     "SECRET",
     "Page",
@@ -204,3 +207,25 @@ def raw_get(port: int, target: str, *, host: str | None = None) -> tuple[int, by
             data += chunk
     head, _, body = data.partition(b"\r\n\r\n")
     return int(head.split(b" ", 2)[1]), body
+
+
+class Served:
+    """A page server over :func:`make_tree` (built-in skills left out), and a client for it."""
+
+    def __init__(self, tmp_path: Path, *, semantic: bool | None = False, watch: bool = False) -> None:
+        self.project, self.root = make_tree(tmp_path)
+        self.env = Env.from_os(cwd=self.project)
+        options = UiOptions(
+            workspace=WorkspaceOptions(extra_roots=(self.root,), include_builtin=False), semantic=semantic
+        )
+        self.server = UiServer(self.env, options, watch=watch).start()
+        self.page = Page(self.server.port, self.server.token)
+
+    def cli(self, *args: str) -> str:
+        done = cli_process([*args, "--root", str(self.root), "--no-builtin"], self.project)
+        assert done.returncode in (0, 1), done.stderr
+        return done.stdout
+
+    def close(self) -> None:
+        self.page.close()
+        self.server.close()
