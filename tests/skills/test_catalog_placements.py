@@ -23,12 +23,6 @@ def _skill(name: str, description: str) -> Skill:
 SKILLS = [_skill(f"skill-{i}", f"Does job number {i} " + "with care " * 8) for i in range(6)]
 
 
-def _states(budget: CharBudget | TokenBudget, skills: list[Skill] = SKILLS) -> list[str]:
-    rendered = render_catalog(skills, budget)
-    assert [p.skill.name for p in rendered.placements] == sorted(s.name for s in skills)
-    return [p.state for p in rendered.placements]
-
-
 def test_a_catalog_within_budget_lists_every_skill_in_full() -> None:
     rendered = render_catalog(SKILLS, CharBudget(100_000))
     assert {p.state for p in rendered.placements} == {"full"}
@@ -79,3 +73,11 @@ def test_hidden_skills_are_not_placed() -> None:
     )
     rendered = render_catalog([*SKILLS, hidden], CharBudget(100_000))
     assert "quiet" not in {p.skill.name for p in rendered.placements}
+
+
+def test_every_skill_that_lost_a_character_is_not_called_full() -> None:
+    for chars in range(300, 900, 7):  # every budget of the second level, some cutting one character
+        rendered = render_catalog(SKILLS, CharBudget(chars))
+        not_full = [p for p in rendered.placements if p.state != "full"]
+        assert len(not_full) == rendered.report.truncated_count, chars
+        assert all(p.kept is None or p.kept < p.length for p in not_full)

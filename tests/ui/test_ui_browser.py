@@ -91,6 +91,9 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     }
     project = base / "project"
     (project / ".git").mkdir(parents=True)
+    (project / "AGENTS.md").write_text(
+        "# Working here\n- Run `make check` before every commit.\n" * 40, encoding="utf-8"
+    )
     extra = base / "extra"
     write_skill(extra, "local-notes", "Keep notes about this project in NOTES.md.")
     seed_memory(Env.for_test(cwd=project, home=home, codex_home=home / ".codex"))

@@ -225,3 +225,20 @@ def test_a_new_skill_is_announced_on_the_event_stream(tmp_path: Path, isolated_h
         assert any(r["name"] == "csv-clean" for r in box.page.json("/api/budget")["skills"])
     finally:
         box.close()
+
+
+def test_the_agent_profile_picks_whose_instruction_files_fill_the_context(served: Served) -> None:
+    (served.project / "AGENTS.md").write_text(
+        "# Agents\nRun make check before committing.\n", encoding="utf-8"
+    )
+    (served.project / "CLAUDE.md").write_text("# Claude\nUse uv, never pip.\n" * 20, encoding="utf-8")
+    parts = {
+        profile: {p["name"]: p for p in served.page.json("/api/budget", profile=profile)["parts"]}
+        for profile in ("codex", "claude")
+    }
+    codex, claude = parts["codex"]["instructions"], parts["claude"]["instructions"]
+    assert codex["title"] == "AGENTS.md" and codex["sources"] == [str(served.project / "AGENTS.md")]
+    assert claude["title"] == "CLAUDE.md" and claude["sources"] == [str(served.project / "CLAUDE.md")]
+    expected = json.loads(served.cli("context", "--profile", "claude", "--json", "--no-suggestions"))
+    tokens = {p["name"]: p["tokens"] for p in expected["parts"]}
+    assert {name: p["tokens"] for name, p in parts["claude"].items() if not p["reserved"]} == tokens
