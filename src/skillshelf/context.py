@@ -66,6 +66,19 @@ class ContextOptions:
     memory: bool = True
     memory_tokens: int = DEFAULT_MEMORY_TOKENS
 
+    @classmethod
+    def over(cls, workspace: WorkspaceOptions, **values: object) -> ContextOptions:
+        """Options that open the folder as ``workspace`` says, with ``values`` for the rest (the
+        inverse of :meth:`workspace_options`, for a caller that keeps a workspace open)."""
+        return cls(
+            extra_roots=workspace.extra_roots,
+            include_builtin=workspace.include_builtin,
+            use_cache=workspace.use_cache,
+            config_overrides=workspace.config_overrides,
+            memory=workspace.memory,
+            **values,  # type: ignore[arg-type]
+        )
+
     def workspace_options(self) -> WorkspaceOptions:
         """What to open the folder with (``memory`` also decides the memory-written skill roots)."""
         from skillshelf.workspace import WorkspaceOptions

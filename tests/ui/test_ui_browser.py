@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -21,7 +20,7 @@ from pathlib import Path
 import httpx
 import pytest
 from chromium import Browser, artefact_dir, find_chromium
-from ui_helpers import seed_memory, write_skill
+from ui_helpers import BODY, seed_memory, start_ui, write_skill
 
 from skillshelf.env import Env
 from testkit import CORPORA, REPO, missing, shared_path
@@ -95,35 +94,14 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
         "# Working here\n- Run `make check` before every commit.\n" * 40, encoding="utf-8"
     )
     extra = base / "extra"
-    write_skill(extra, "local-notes", "Keep notes about this project in NOTES.md.")
+    write_skill(extra, "local-notes", "Keep notes about this project in NOTES.md.", BODY)
     seed_memory(Env.for_test(cwd=project, home=home, codex_home=home / ".codex"))
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "skillshelf.cli.main",
-            "ui",
-            "--root",
-            str(CORPORA),
-            "--root",
-            str(extra),
-            "--no-semantic",
-        ],
-        cwd=project,
-        env=environ,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        encoding="utf-8",
-    )
-    assert proc.stdout is not None
-    line = proc.stdout.readline()
-    match = re.search(r"(http://127\.0\.0\.1:\d+)/\?token=([\w-]+)", line)
-    assert match, line
+    proc, url = start_ui(["--root", str(CORPORA), "--root", str(extra), "--no-semantic"], project, environ)
+    base_url, token = url.split("/?token=")
     shots = artefact_dir(REPO / "build" / "ui-screenshots")
     print(f"\nui screenshots: {shots}")
     try:
-        yield Site(match.group(0), match.group(1), match.group(2), project, extra, environ, shots)
+        yield Site(url, base_url, token, project, extra, environ, shots)
     finally:
         proc.send_signal(signal.SIGINT)
         try:
@@ -253,7 +231,7 @@ def test_forgetting_a_memory_asks_first_then_forgets_it(site: Site, browser: Bro
 def test_the_page_follows_a_new_skill(site: Site, browser: Browser) -> None:
     _show(browser, site, "budget")
     before = site.api("/api/overview")["skills"]
-    write_skill(site.extra, "fresh-skill", "A skill written while the page is open.")
+    write_skill(site.extra, "fresh-skill", "A skill written while the page is open.", BODY)
     browser.wait(
         "return document.getElementById('where').textContent.includes(arguments[0])",
         f"{before + 1:,} skills",

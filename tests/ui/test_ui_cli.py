@@ -3,36 +3,20 @@
 from __future__ import annotations
 
 import os
-import re
 import signal
 import subprocess
 import sys
 from pathlib import Path
 
 import httpx
-from ui_helpers import make_tree
+from ui_helpers import make_tree, start_ui
 
 from skillshelf.cli.main import COMMANDS
 from testkit import IsolatedHome
 
 
 def _start(args: list[str], cwd: Path) -> tuple[subprocess.Popen[str], str]:
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "skillshelf.cli.main", "ui", *args],
-        cwd=cwd,
-        env=dict(os.environ),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        encoding="utf-8",
-    )
-    assert proc.stdout is not None
-    line = proc.stdout.readline()
-    match = re.search(r"open (http://127\.0\.0\.1:\d+/\?token=[\w-]+)$", line.strip())
-    if match is None:
-        proc.kill()
-        raise AssertionError(f"no URL in {line!r}: {proc.communicate()[1]}")
-    return proc, match.group(1)
+    return start_ui(args, cwd, dict(os.environ))
 
 
 def test_ui_prints_a_loopback_url_with_a_token_and_serves_the_page_until_interrupted(

@@ -3,12 +3,11 @@ on loopback over a small skill tree)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from ui_helpers import Served, cli_process, seed_memory, seed_usage, write_skill
+from ui_helpers import BODY, Served, seed_memory, seed_usage, write_skill
 
 from skillshelf.tokens import approx_tokens
 from skillshelf.workspace import WorkspaceOptions
@@ -23,9 +22,10 @@ def served(tmp_path: Path, isolated_home: IsolatedHome) -> Iterator[Served]:
 
 
 @pytest.mark.parametrize("window", [None, 1_000, 2_000, 3_000, 5_000, 272_000])
-def test_the_budget_view_has_the_numbers_catalog_json_prints(served: Served, window: int | None) -> None:
-    args = ["catalog", "--json"] + ([] if window is None else ["--context-window", str(window)])
-    expected = json.loads(served.cli(*args))
+def test_the_budget_view_has_the_numbers_catalog_json_prints(
+    served: Served, window: int | None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    expected = served.cli(capsys, "catalog", *([] if window is None else ["--context-window", str(window)]))
     data = served.page.json("/api/budget", **({} if window is None else {"window": window}))
     assert data["catalog"] == expected["report"]
     assert data["catalog_text"] == expected["text"]
@@ -95,8 +95,10 @@ def test_the_roots_show_with_their_catalog_alias(served: Served) -> None:
 @pytest.mark.parametrize(
     "query", ["merge and fill a pdf form", "trim the video clip", "write release notes for v2"]
 )
-def test_the_task_view_ranks_as_skillshelf_search(served: Served, query: str) -> None:
-    expected = json.loads(served.cli("search", query, "--json", "--no-semantic"))
+def test_the_task_view_ranks_as_skillshelf_search(
+    served: Served, query: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    expected = served.cli(capsys, "search", query, "--no-semantic")
     data = served.page.json("/api/task", q=query)
     assert [(r["name"], r["path"]) for r in data["ranked"]] == [
         (r["name"], r["path"]) for r in expected["results"]
@@ -110,13 +112,13 @@ def test_the_task_view_ranks_as_skillshelf_search(served: Served, query: str) ->
 
 
 def test_the_task_view_with_the_installed_models_ranks_as_skillshelf_search(
-    tmp_path: Path, isolated_home: IsolatedHome
+    tmp_path: Path, isolated_home: IsolatedHome, capsys: pytest.CaptureFixture[str]
 ) -> None:
     installed("wordllama", "the wordllama extra: skillshelf[wordllama]")
     box = Served(tmp_path, semantic=None)
     try:
         query = "fill in a pdf form"
-        expected = json.loads(box.cli("search", query, "--json"))
+        expected = box.cli(capsys, "search", query)
         data = box.page.json("/api/task", q=query)
         assert data["models"] == expected["models"] and data["models"]
         assert [r["path"] for r in data["ranked"]] == [r["path"] for r in expected["results"]]
@@ -160,7 +162,9 @@ def test_mentions_are_resolved_or_the_page_says_why_not(served: Served) -> None:
     ]
 
 
-def test_problems_are_grouped_by_skill_with_their_fix(served: Served) -> None:
+def test_problems_are_grouped_by_skill_with_their_fix(
+    served: Served, capsys: pytest.CaptureFixture[str]
+) -> None:
     data = served.page.json("/api/problems")
     groups = {g["key"]: g for g in data["groups"]}
     broken = groups[str(served.root / "broken")]
@@ -169,9 +173,7 @@ def test_problems_are_grouped_by_skill_with_their_fix(served: Served) -> None:
     assert broken["diagnostics"][0]["fix"]
     assert data["groups"][0]["key"] == str(served.root / "broken")  # errors first
     assert data["counts"]["error"] >= 1 and data["checked"] == 6
-    expected = json.loads(
-        cli_process(["validate", "--json", "--profile", "spec", str(served.root)], served.project).stdout
-    )
+    expected = served.cli(capsys, "validate", "--profile", "spec", str(served.root), roots=False)
     spec = served.page.json("/api/problems", profile="spec")
     assert sorted((d["code"], d["path"]) for g in spec["groups"] for d in g["diagnostics"]) == sorted(
         (d["code"], d["path"]) for d in expected["diagnostics"]
@@ -192,7 +194,9 @@ def test_the_memory_view_shows_each_memory_with_its_session_and_citations(served
     assert memories["sess-one"]["source"] == "codex" and "make check" in memories["sess-one"]["memory"]
 
 
-def test_the_usage_view_has_the_figures_of_skillshelf_stats(served: Served) -> None:
+def test_the_usage_view_has_the_figures_of_skillshelf_stats(
+    served: Served, capsys: pytest.CaptureFixture[str]
+) -> None:
     pdf, notes = str(served.root / "pdf-forms" / "SKILL.md"), str(served.root / "release-notes" / "SKILL.md")
     seed_usage(
         served.env,
@@ -202,7 +206,7 @@ def test_the_usage_view_has_the_figures_of_skillshelf_stats(served: Served) -> N
         ],
     )
     data = served.page.json("/api/usage")
-    assert data["stats"] == json.loads(cli_process(["stats", "--json"], served.project).stdout)
+    assert data["stats"] == served.cli(capsys, "stats", roots=False)
     assert {(m["name"], m["loads"]) for m in data["most_used"]} == {("pdf-forms", 1), ("release-notes", 1)}
     never = {n["name"] for n in data["never_used"]}
     assert never == {"video-trim", "helper"} and data["loadable"] == 5
@@ -216,7 +220,7 @@ def test_a_new_skill_is_announced_on_the_event_stream(tmp_path: Path, isolated_h
             lines = stream.iter_lines()
             assert next(lines).startswith("retry:")
             assert next(lines) == "event: hello"
-            write_skill(box.root, "csv-clean", "Clean CSV files: trim, dedupe, fix encodings.")
+            write_skill(box.root, "csv-clean", "Clean CSV files: trim, dedupe, fix encodings.", BODY)
             for line in lines:
                 if line == "event: change":
                     break
@@ -227,7 +231,9 @@ def test_a_new_skill_is_announced_on_the_event_stream(tmp_path: Path, isolated_h
         box.close()
 
 
-def test_the_agent_profile_picks_whose_instruction_files_fill_the_context(served: Served) -> None:
+def test_the_agent_profile_picks_whose_instruction_files_fill_the_context(
+    served: Served, capsys: pytest.CaptureFixture[str]
+) -> None:
     (served.project / "AGENTS.md").write_text(
         "# Agents\nRun make check before committing.\n", encoding="utf-8"
     )
@@ -239,6 +245,6 @@ def test_the_agent_profile_picks_whose_instruction_files_fill_the_context(served
     codex, claude = parts["codex"]["instructions"], parts["claude"]["instructions"]
     assert codex["title"] == "AGENTS.md" and codex["sources"] == [str(served.project / "AGENTS.md")]
     assert claude["title"] == "CLAUDE.md" and claude["sources"] == [str(served.project / "CLAUDE.md")]
-    expected = json.loads(served.cli("context", "--profile", "claude", "--json", "--no-suggestions"))
+    expected = served.cli(capsys, "context", "--profile", "claude", "--no-suggestions")
     tokens = {p["name"]: p["tokens"] for p in expected["parts"]}
     assert {name: p["tokens"] for name, p in parts["claude"].items() if not p["reserved"]} == tokens

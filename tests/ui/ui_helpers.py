@@ -13,11 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from skillshelf.env import Env
 from skillshelf.serve.ui import UiOptions, UiServer
 from skillshelf.workspace import WorkspaceOptions
-from testkit import REPO
+from testkit import REPO, run_cli
 
 __all__ = [
     "Served",
@@ -26,7 +27,7 @@ __all__ = [
     "Page",
     "make_tree",
     "raw_get",
-    "cli_process",
+    "start_ui",
     "seed_memory",
     "seed_usage",
     "write_skill",
@@ -45,19 +46,12 @@ def _serve_helpers() -> Any:
     return module
 
 
-ESCAPES: list[str] = list(_serve_helpers().ESCAPES)
+_SERVE = _serve_helpers()
+ESCAPES: list[str] = list(_SERVE.ESCAPES)
 """The MCP tests' path attacks (``leak.md`` is a symlink to a secret beside the skills)."""
-
-
-def write_skill(
-    root: Path, name: str, description: str, body: str = "# Body\nDo the thing.\n", *, extra: str = ""
-) -> Path:
-    folder = root / name
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "SKILL.md").write_text(
-        f"---\nname: {name}\ndescription: {description}\n{extra}---\n{body}\n", encoding="utf-8"
-    )
-    return folder
+write_skill = _SERVE.write_skill
+"""``write_skill(root, name, description, body, *, extra="")``: the MCP tests' skill writer."""
+BODY = "# Body\nDo the thing.\n"
 
 
 def make_tree(base: Path) -> tuple[Path, Path]:
@@ -75,10 +69,10 @@ def make_tree(base: Path) -> tuple[Path, Path]:
     )
     (pdf / "scripts").mkdir()
     (pdf / "scripts" / "fill.py").write_text("print('filling')\n", encoding="utf-8")
-    write_skill(root, "release-notes", "Write release notes from a git log, grouped by change type.")
-    write_skill(root, "video-trim", "Trim and cut video clips with ffmpeg: start, end, re-encode.")
-    write_skill(root / "a", "helper", "Background notes about the build, copy A.")
-    write_skill(root / "b", "helper", "Background notes about the build, copy B.")
+    write_skill(root, "release-notes", "Write release notes from a git log, grouped by change type.", BODY)
+    write_skill(root, "video-trim", "Trim and cut video clips with ffmpeg: start, end, re-encode.", BODY)
+    write_skill(root / "a", "helper", "Background notes about the build, copy A.", BODY)
+    write_skill(root / "b", "helper", "Background notes about the build, copy B.", BODY)
     broken = root / "broken"
     broken.mkdir()
     (broken / "SKILL.md").write_text("no frontmatter here\n", encoding="utf-8")
@@ -181,18 +175,26 @@ class Page:
         self.http.close()
 
 
-def cli_process(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    """``skillshelf ARGS`` in ``cwd`` with this process's environment (the isolated home)."""
-    return subprocess.run(
-        [sys.executable, "-m", "skillshelf.cli.main", *args],
+def start_ui(args: list[str], cwd: Path, environ: dict[str, str]) -> tuple[subprocess.Popen[str], str]:
+    """``skillshelf ui ARGS`` started in ``cwd``; (the process, the URL it printed)."""
+    import re
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "skillshelf.cli.main", "ui", *args],
         cwd=cwd,
-        env=dict(os.environ),
-        capture_output=True,
+        env=environ,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
         encoding="utf-8",
-        timeout=600,
-        check=False,
     )
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    match = re.search(r"open (http://127\.0\.0\.1:\d+/\?token=[\w-]+)$", line.strip())
+    if match is None:
+        proc.kill()
+        raise AssertionError(f"no URL in {line!r}: {proc.communicate()[1]}")
+    return proc, match.group(1)
 
 
 def raw_get(port: int, target: str, *, host: str | None = None) -> tuple[int, bytes]:
@@ -221,10 +223,18 @@ class Served:
         self.server = UiServer(self.env, options, watch=watch).start()
         self.page = Page(self.server.port, self.server.token)
 
-    def cli(self, *args: str) -> str:
-        done = cli_process([*args, "--root", str(self.root), "--no-builtin"], self.project)
-        assert done.returncode in (0, 1), done.stderr
-        return done.stdout
+    def cli(self, capsys: pytest.CaptureFixture[str], *args: str, roots: bool = True) -> Any:
+        """``skillshelf ARGS --json`` (over this tree unless ``roots`` is False), in the project,
+        through the real entry point: its JSON answer."""
+        old = Path.cwd()
+        os.chdir(self.project)
+        try:
+            extra = ["--root", str(self.root), "--no-builtin"] if roots else []
+            code, out, err = run_cli([*args, *extra, "--json"], capsys)
+        finally:
+            os.chdir(old)
+        assert code in (0, 1), err
+        return json.loads(out)
 
     def close(self) -> None:
         self.page.close()

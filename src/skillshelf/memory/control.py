@@ -1,17 +1,19 @@
-"""Reset: delete extracted memories and empty memory folders (never through a symlink)."""
+"""Forget one session's memory; reset: delete extracted memories and empty memory folders
+(never through a symlink)."""
 
 from __future__ import annotations
 
 import shutil
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from skillshelf.env import Env
-from skillshelf.errors import PathEscapeError
+from skillshelf.errors import NotFoundError, PathEscapeError
 from skillshelf.memory.layout import memories_root, project_scope, scope_dir
 from skillshelf.memory.store import open_store
 
-__all__ = ["ResetResult", "clear_folder", "reset_memories"]
+__all__ = ["ResetResult", "clear_folder", "forget_session", "reset_memories"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -22,6 +24,24 @@ class ResetResult:
 
     def to_dict(self) -> dict[str, object]:
         return {"rows": self.rows, "folders": list(self.folders), "scope": self.scope}
+
+
+def forget_session(env: Env, session_id: str, *, db: str | None = None) -> str:
+    """Scrub ``session_id``'s memory now and never extract it again; the next consolidation
+    drops it from the memory folder. Returns its scope (empty when it had no memory yet).
+
+    Raises:
+        NotFoundError: the memory database does not know the session (``ME404``).
+    """
+    with open_store(db, data_dir=env.dirs.data) as store:
+        scope = store.forget(session_id, now_ms=int(time.time() * 1000))
+    if scope is None:
+        raise NotFoundError(
+            f"no session {session_id!r} in the memory database",
+            code="ME404",
+            hint="`skillshelf memory status` lists what is known",
+        )
+    return scope
 
 
 def clear_folder(folder: Path) -> bool:

@@ -8,11 +8,11 @@ is :meth:`Store.forget <skillshelf.memory.store.Store.forget>`, as ``skillshelf 
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 from skillshelf.env import Env
 from skillshelf.errors import NotFoundError, SkillshelfError, UsageError
+from skillshelf.memory.control import forget_session
 from skillshelf.memory.layout import GLOBAL_SCOPE, project_scope, scope_dir
 from skillshelf.memory.read import memory_summary_for
 from skillshelf.memory.store import OutputRow, default_db_path, open_store
@@ -120,19 +120,11 @@ def forget_memory(env: Env, session_id: object) -> dict[str, object]:
         raise UsageError(
             "session_id must be a session id string", hint="pick a memory on the page", code="SV400"
         )
-    db = default_db_path(env.dirs.data)
-    if not db.is_file():
+    if not default_db_path(env.dirs.data).is_file():
         raise NotFoundError(
             "there is no memory database yet", code="ME404", hint="run `skillshelf memory run`"
         )
-    with open_store(None, data_dir=env.dirs.data) as store:
-        scope = store.forget(session_id, now_ms=int(time.time() * 1000))
-    if scope is None:
-        raise NotFoundError(
-            f"no session {session_id!r} in the memory database",
-            code="ME404",
-            hint="reload the page: the memory may be gone already",
-        )
+    scope = forget_session(env, session_id)
     return {
         "forgotten": session_id,
         "scope": scope or None,

@@ -45,15 +45,7 @@ class UiOptions:
         """``ContextOptions`` over the same folder options (``values``: profile, window...)."""
         from skillshelf.context import ContextOptions
 
-        ws = self.workspace
-        return ContextOptions(
-            extra_roots=ws.extra_roots,
-            include_builtin=ws.include_builtin,
-            use_cache=ws.use_cache,
-            config_overrides=ws.config_overrides,
-            memory=ws.memory,
-            **values,  # type: ignore[arg-type]
-        )
+        return ContextOptions.over(self.workspace, **values)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
