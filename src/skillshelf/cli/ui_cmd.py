@@ -57,8 +57,9 @@ def ui(
     """Serve a page on 127.0.0.1 that shows what the model sees here: the context budget and
     what it cut, a task tried against the ranking, problems, memory and usage.
 
-    The page needs the random token in the printed URL; it reads only the skill roots, the
-    memory folder and the config, and its one write is forgetting a memory (after asking).
+    The page needs the random token in the printed URL. It reads what `skillshelf context`
+    reads (skill roots, config, AGENTS.md / CLAUDE.md, the memory folder) and the usage log;
+    its one write is forgetting a memory, after asking.
     """
     from skillshelf.env import Env
     from skillshelf.serve.ui import UiOptions, UiServer
