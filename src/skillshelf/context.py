@@ -161,7 +161,7 @@ def prepare_context(env: Env, options: ContextOptions = ContextOptions()) -> Pre
     found: list[Diagnostic] = []
     if options.instructions:
         parts += instructions_part(env, options, config, diagnostics=found)
-    catalog, report = catalog_part(moded, discovery, options, config)
+    catalog, report = catalog_part(moded, discovery, options, config, env=env)
     parts.append(catalog)
     parts += pinned_part(moded)
     if options.memory:

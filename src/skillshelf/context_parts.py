@@ -19,7 +19,7 @@ from skillshelf.skills.model import Discovery, Skill
 
 if TYPE_CHECKING:
     from skillshelf.config import Config, ModedSkills
-    from skillshelf.skills.catalog import Budget
+    from skillshelf.skills.catalog.window import BudgetChoice
 
 __all__ = [
     "ContextSkills",
@@ -115,37 +115,62 @@ def instructions_part(
     return [ContextPart(name="instructions", title=title, text=instructions.text, sources=sources)]
 
 
-def _budget(options: ContextOptions, config: Config) -> Budget:
-    """Explicit options, else config, else Codex's default; never above ``max_catalog_tokens``."""
-    from skillshelf.skills.catalog import CharBudget, TokenBudget, default_budget
+def _config_value(config: Config, *keys: str) -> str:
+    """Where a skillshelf config value came from, for the budget's source."""
+    for key in keys:
+        prov = config.provenance.get(key)
+        if prov is not None:
+            return f"{key} in {prov.file}" if prov.file else f"{key} ({prov.layer})"
+    return keys[0]
 
-    cap = config.max_catalog_tokens
-    if options.budget_chars is not None:
-        chars = options.budget_chars if cap is None else min(options.budget_chars, cap * 4)
-        return CharBudget(chars=chars)
-    window = options.context_window if options.context_window is not None else config.context_window
-    tokens = options.budget_tokens if options.budget_tokens is not None else config.skills_max_context_tokens
-    budget = default_budget(window, max_context_tokens=tokens)
+
+def _budget(env: Env, options: ContextOptions, config: Config) -> BudgetChoice:
+    """Explicit options, else config, else Codex's model window; never above ``max_catalog_tokens``."""
+    from skillshelf.skills.catalog import CharBudget, TokenBudget
+    from skillshelf.skills.codex_config import catalog_budget
+
+    chars = None if options.budget_chars is None else (options.budget_chars, "--budget-chars")
+    tokens = None if options.budget_tokens is None else (options.budget_tokens, "--budget-tokens")
+    if tokens is None and config.skills_max_context_tokens is not None:
+        where = _config_value(config, "catalog.budget_tokens", "skills.max_context_tokens")
+        tokens = (config.skills_max_context_tokens, where)
+    window = None if options.context_window is None else (options.context_window, "--context-window")
+    if window is None and config.context_window is not None:
+        window = (config.context_window, _config_value(config, "catalog.context_window"))
+    choice = catalog_budget(env, chars=chars, tokens=tokens, window=window)
+    cap, budget = config.max_catalog_tokens, choice.budget
     if cap is None:
-        return budget
-    if isinstance(budget, TokenBudget):
-        return TokenBudget(tokens=min(budget.tokens, cap))
-    return CharBudget(chars=min(budget.chars, cap * 4))
+        return choice
+    if isinstance(budget, TokenBudget) and budget.tokens > cap:
+        budget = TokenBudget(tokens=cap)
+    elif isinstance(budget, CharBudget) and budget.chars > cap * 4:
+        budget = CharBudget(chars=cap * 4)
+    else:
+        return choice
+    return dataclasses.replace(
+        choice, budget=budget, source=f"{choice.source}, cut to requirements.max_catalog_tokens"
+    )
 
 
 def catalog_part(
-    skills: ContextSkills, discovery: Discovery, options: ContextOptions, config: Config
+    skills: ContextSkills,
+    discovery: Discovery,
+    options: ContextOptions,
+    config: Config,
+    *,
+    env: Env,
 ) -> tuple[ContextPart, dict[str, object]]:
     """The stable catalog: listed skills in full, name-only skills without description."""
     from skillshelf.skills.catalog import render_catalog
 
     shown = [*skills.listed, *(_without_description(s) for s in skills.name_only)]
+    choice = _budget(env, options, config)
     rendered = render_catalog(
-        shown, _budget(options, config), options.catalog_format, roots=[r.path for r in discovery.roots]
+        shown, choice.budget, options.catalog_format, roots=[r.path for r in discovery.roots]
     )
     used_roots = tuple(dict.fromkeys(str(s.root) for s in shown))
     part = ContextPart(name="catalog", title="Skills catalog", text=rendered.text, sources=used_roots)
-    return part, rendered.report.to_dict()
+    return part, dataclasses.replace(rendered.report, budget_source=choice.source).to_dict()
 
 
 def _without_description(skill: Skill) -> Skill:

@@ -38,7 +38,7 @@ def open_library(
     """The library for ``env``: reloadable, with the search index built on first use (and the
     installed embedding models' vectors when ``semantic`` is set)."""
     from skillshelf.config import apply_skill_modes, load_config
-    from skillshelf.skills.catalog import default_budget
+    from skillshelf.skills.codex_config import catalog_budget
     from skillshelf.skills.discover import DiscoveryOptions, discover_skills
 
     extra = tuple(p.expanduser().absolute() for p in roots)
@@ -56,7 +56,12 @@ def open_library(
         moded.check_required(discovery.diagnostics)
         served = _mark_untrusted(moded.loadable, config.trusted)
         listed = [dataclasses.replace(s, trusted=served[s.path].trusted) for s in moded.catalog_skills()]
-        budget = default_budget(config.context_window, max_context_tokens=config.skills_max_context_tokens)
+        tokens, window = config.skills_max_context_tokens, config.context_window
+        budget = catalog_budget(
+            env,
+            tokens=None if tokens is None else (tokens, "skillshelf config"),
+            window=None if window is None else (window, "catalog.context_window"),
+        ).budget
         tools = SkillTools(
             tuple(served.values()),
             listed=listed,

@@ -1,5 +1,8 @@
 """Discover skills: walk every root, parse each ``SKILL.md`` once, order them like Codex.
 
+* The roots and their order are :mod:`~skillshelf.skills.roots`'s, with the
+  ``project_root_markers`` of Codex's ``config.toml`` when it sets them.
+
 * Roots are canonicalised (symlinks resolved) and de-duplicated; each is walked with
   :func:`~skillshelf.skills.walk.walk_root` (Codex's rules) or, for Claude Code's roots,
   :func:`~skillshelf.skills.walk.walk_claude_root` (one level).
@@ -25,6 +28,7 @@ from types import ModuleType
 from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.env import Env
 from skillshelf.skills.cache import SkillCache, default_cache_path
+from skillshelf.skills.codex_config import read_codex_settings
 from skillshelf.skills.model import MAX_SKILL_BYTES, Discovery, RootOrigin, RootScan, Skill, SkillRoot
 from skillshelf.skills.namespace import NamespaceResolver
 from skillshelf.skills.roots import extra_roots, is_claude_root, skill_roots
@@ -69,6 +73,9 @@ def discover_skills(env: Env, options: DiscoveryOptions = DiscoveryOptions()) ->
         from skillshelf.dirs import user_data_dir
 
         installed = user_data_dir() / "skills"
+    codex = read_codex_settings(env.codex_home)
+    if codex.project_root_markers is not None:
+        env = replace(env, project_root_markers=codex.project_root_markers)
     roots = skill_roots(
         env,
         extra=options.extra_roots,
@@ -77,6 +84,7 @@ def discover_skills(env: Env, options: DiscoveryOptions = DiscoveryOptions()) ->
         installed=installed,
     )
     limits, notes = limits_from_environ(env.environ, options.limits)
+    notes += codex.diagnostics
     found = _Discoverer(limits, options.use_cache, options.max_skill_bytes).run(roots)
     return replace(found, diagnostics=(*notes, *found.diagnostics)) if notes else found
 
