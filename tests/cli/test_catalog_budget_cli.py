@@ -59,9 +59,11 @@ def test_catalog_without_a_window_uses_the_window_of_codex_s_model_and_says_so(c
 def test_catalog_uses_the_model_codex_is_configured_with(crowded: Path, isolated_home: IsolatedHome) -> None:
     codex_home = isolated_home.codex_home
     codex_home.mkdir(parents=True, exist_ok=True)
-    (codex_home / "config.toml").write_text('model = "small"\n', encoding="utf-8")
     models = [{"slug": "small", "context_window": 100_000, "visibility": "list", "priority": 1}]
-    (codex_home / "models_cache.json").write_text(json.dumps({"models": models}), encoding="utf-8")
+    (codex_home / "models.json").write_text(json.dumps({"models": models}), encoding="utf-8")
+    (codex_home / "config.toml").write_text(
+        'model = "small"\nmodel_catalog_json = "models.json"\n', encoding="utf-8"
+    )
     report = json.loads(run(["catalog", "--no-builtin", "--json"], crowded).stdout)["report"]
     assert report["budget"]["limit"] == 2_000 and "small" in report["budget"]["source"]
     assert report["name_only_skills"] or report["truncated_count"]

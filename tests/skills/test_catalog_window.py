@@ -66,10 +66,10 @@ def test_explicit_characters_and_tokens_win_and_say_where_they_came_from() -> No
     assert tokens.budget == TokenBudget(10_000) and "at most 10,000" in tokens.source
 
 
-def write_cache(codex_home: Path, models: list[dict[str, Any]], name: str = "models_cache.json") -> Path:
-    codex_home.mkdir(parents=True, exist_ok=True)
-    path = codex_home / name
-    path.write_text(json.dumps({"fetched_at": "2026-01-01T00:00:00Z", "models": models}), encoding="utf-8")
+def write_catalog(folder: Path, models: list[dict[str, Any]]) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "models.json"
+    path.write_text(json.dumps({"models": models}), encoding="utf-8")
     return path
 
 
@@ -77,31 +77,43 @@ def model(slug: str, window: int | None, **extra: Any) -> dict[str, Any]:
     return {"slug": slug, "context_window": window, "priority": 1, "visibility": "list", **extra}
 
 
-def test_codex_config_and_its_model_cache_size_the_catalog(
+def write_config(env: Env, text: str) -> None:
+    env.codex_home.mkdir(parents=True, exist_ok=True)
+    (env.codex_home / "config.toml").write_text(text, encoding="utf-8")
+
+
+def test_codex_config_and_its_model_catalog_size_the_catalog(
     tmp_path: Path, isolated_home: IsolatedHome
 ) -> None:
     env = Env.for_test(cwd=tmp_path, home=isolated_home.home, codex_home=isolated_home.codex_home)
-    write_cache(env.codex_home, [model("house", 200_000), model("other", 900_000, priority=9)])
+    catalog = write_catalog(tmp_path / "c", [model("house", 200_000), model("other", 900_000, priority=9)])
+    write_config(env, f'model_catalog_json = "{catalog}"\n')
     default = catalog_budget(env)
     assert default.budget == TokenBudget(4_000) and default.model == "house"
-    assert "models_cache.json" in default.source
-    (env.codex_home / "config.toml").write_text('model = "other"\n', encoding="utf-8")
+    assert str(catalog) in default.source
+    write_config(env, f'model_catalog_json = "{catalog}"\nmodel = "other"\n')
     assert catalog_budget(env).budget == TokenBudget(18_000)
-    (env.codex_home / "config.toml").write_text(
-        'model = "other"\nmodel_context_window = 50000\n', encoding="utf-8"
-    )
+    write_config(env, f'model_catalog_json = "{catalog}"\nmodel = "other"\nmodel_context_window = 50000\n')
     assert catalog_budget(env).budget == TokenBudget(1_000)
     assert "model_context_window in ~/.codex/config.toml" in catalog_budget(env).source
-    (env.codex_home / "config.toml").write_text("[skills]\nmax_context_tokens = 700\n", encoding="utf-8")
+    write_config(env, "[skills]\nmax_context_tokens = 700\n")
     assert catalog_budget(env).budget == TokenBudget(700)
     assert catalog_budget(env, window=(100_000, "--context-window")).budget == TokenBudget(700)
 
 
-def test_model_catalog_json_replaces_the_cache(tmp_path: Path, isolated_home: IsolatedHome) -> None:
+def test_a_models_cache_codex_did_not_fetch_is_not_read(tmp_path: Path, isolated_home: IsolatedHome) -> None:
     env = Env.for_test(cwd=tmp_path, home=isolated_home.home, codex_home=isolated_home.codex_home)
-    write_cache(env.codex_home, [model("cached", 200_000)])
-    mine = write_cache(tmp_path / "catalogs", [model("mine", 100_000, max_context_window=120_000)], "m.json")
-    (env.codex_home / "config.toml").write_text(f'model_catalog_json = "{mine}"\n', encoding="utf-8")
+    write_catalog(env.codex_home, [model("cached", 100_000)]).rename(env.codex_home / "models_cache.json")
+    write_config(env, 'model = "cached"\n')
+    assert catalog_budget(env).budget == TokenBudget(5_440)
+
+
+def test_a_window_given_to_skillshelf_still_obeys_the_model_s_cap(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
+    env = Env.for_test(cwd=tmp_path, home=isolated_home.home, codex_home=isolated_home.codex_home)
+    mine = write_catalog(tmp_path / "c", [model("mine", 100_000, max_context_window=120_000)])
+    write_config(env, f'model_catalog_json = "{mine}"\n')
     assert catalog_budget(env).budget == TokenBudget(2_000)
     assert catalog_budget(env, window=(500_000, "--context-window")).budget == TokenBudget(2_400)
 

@@ -178,6 +178,7 @@ _SKILL_FIELDS = (
     "claude",
     "frontmatter",
     "trusted",
+    "real_path",
 )
 
 
@@ -226,6 +227,7 @@ def _skill_from(data: dict[str, Any], path: Path, root: SkillRoot) -> Skill:
         _claude(data["claude"]),
         MappingProxyType(data["fm"]),
         root.trusted,
+        None,
     )
 
 

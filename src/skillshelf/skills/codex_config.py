@@ -3,8 +3,8 @@
 Codex reads them, so skillshelf reads them too, to find the same roots and size the catalog the
 same way: ``project_root_markers`` (which folders are projects), ``model``,
 ``model_context_window``, ``model_catalog_json`` and ``skills.max_context_tokens`` (the catalog
-budget, see :mod:`skillshelf.skills.catalog.window`), plus the model catalog Codex uses
-(``model_catalog_json``, else the ``models_cache.json`` it keeps in ``$CODEX_HOME``).
+budget, see :mod:`skillshelf.skills.catalog.window`), plus the model catalog a
+``model_catalog_json`` setting points to.
 
 A missing file gives the defaults; an unreadable one gives the defaults and a diagnostic. The
 file is parsed once per process while its size and mtime stay the same.
@@ -26,7 +26,6 @@ if TYPE_CHECKING:
 __all__ = ["CodexSettings", "catalog_budget", "read_codex_settings", "read_model_catalog"]
 
 CONFIG_NAME = "config.toml"
-MODELS_CACHE = "models_cache.json"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -108,12 +107,16 @@ def _path(text: str, base: Path) -> Path:
     return path if path.is_absolute() else base / path
 
 
-def read_model_catalog(
-    codex_home: Path, settings: CodexSettings
-) -> tuple[Path, tuple[ModelInfo, ...]] | None:
-    """Codex's model catalog (its path and entries): ``model_catalog_json``, else the
-    ``models_cache.json`` in ``codex_home``; ``None`` when neither can be read."""
-    path = settings.model_catalog_json or codex_home / MODELS_CACHE
+def read_model_catalog(settings: CodexSettings) -> tuple[Path, tuple[ModelInfo, ...]] | None:
+    """The model catalog ``model_catalog_json`` points to (its path and entries), else ``None``.
+
+    Codex's own catalog (built into its binary, refreshed into ``models_cache.json`` when it is
+    online) is not read: Codex 0.171.0 ignores a ``models_cache.json`` it did not fetch itself,
+    so what such a file says cannot be checked to be what Codex uses.
+    """
+    path = settings.model_catalog_json
+    if path is None:
+        return None
     try:
         import json
 
@@ -160,7 +163,7 @@ def catalog_budget(
         window = (codex.model_context_window, f"model_context_window in {where}")
     if chars is not None or tokens is not None:
         return choose_budget(chars=chars, tokens=tokens)
-    found = read_model_catalog(env.codex_home, codex)
+    found = read_model_catalog(codex)
     catalog = found[1] if found is not None else None
     choice = choose_budget(window=window, model=codex.model, catalog=catalog)
     if found is not None and window is None:

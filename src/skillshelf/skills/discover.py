@@ -13,7 +13,7 @@
   :mod:`~skillshelf.skills.namespace`); Claude Code's roots keep plain folder names.
 * Skills whose ``agents/openai.yaml`` ``policy.products`` excludes ``codex`` are dropped, as
   Codex drops them.
-* Final order: scope (repo, user, system, admin), then name, then path.
+* Final order: scope (repo, user, system, admin), then name, then the resolved path (as Codex).
 """
 
 from __future__ import annotations
@@ -211,7 +211,7 @@ class _Discoverer:
             self.scan(root)
         if self.cache is not None:
             self.cache.save()
-        self.skills.sort(key=lambda s: (s.scope.load_rank, s.name, str(s.path)))
+        self.skills.sort(key=lambda s: (s.scope.load_rank, s.name, str(s.order_path)))
         self.diagnostics.extend(_duplicate_names(self.skills))
         return Discovery(
             skills=tuple(self.skills),
@@ -366,6 +366,8 @@ class _Discoverer:
             namespace = self.namespaces.namespace(os.path.dirname(item.canonical))
         if isinstance(namespace, str):
             skill = replace(skill, name=f"{namespace}:{skill.name}")
+        if item.canonical != item.path:
+            skill = replace(skill, real_path=Path(item.canonical))
         self.skills.append(skill)
         return skill
 

@@ -13,7 +13,8 @@ Layout (the intro sentences are ours; the roots table and every entry match Code
 
 Rules, as measured against the real Codex with ``codex-oracle``:
 
-* only model-visible skills; order: scope (system, admin, repo, user), name, path;
+* only model-visible skills; order: scope (system, admin, repo, user), name, then the
+  ``SKILL.md`` path with symlinks resolved (the path shown stays the walked one);
 * descriptions over 1,024 characters become their first 1,021 characters + ``...``;
 * two renderings are fitted into the budget: with absolute paths, and with root aliases
   (whatever the roots table costs beyond what Codex's shorter intro saves is charged first;
@@ -81,6 +82,7 @@ def catalog_order(skills: Sequence[Skill]) -> list[Skill]:
         key=lambda s: (
             s.scope.render_rank,
             s.name,
+            display_path(s.order_path),
             display_path(s.path),
             display_path(s.root),
             s.description,

@@ -13,11 +13,12 @@ catalog from the model's context window:
 * a window of ``0`` (or a catalog entry without one) is unknown: 8,000 characters;
 * the catalog gets 2 % of the window (``skills.max_context_tokens`` wins over all of it).
 
-The catalog Codex reads is ``model_catalog_json`` when set, else the one it fetched into
-``$CODEX_HOME/models_cache.json``, else the one built into its binary, which skillshelf cannot
-read: then the default model's window is what Codex 0.171.0's built-in default has, 500,000
-tokens (at most 872,000), and a named model is taken as one the catalog does not list. The
-chosen budget always says where it came from (:attr:`BudgetChoice.source`).
+The catalog Codex reads is ``model_catalog_json`` when set, else the one built into its binary
+(or fetched when online), which skillshelf does not read: then the default model's window is
+the one of Codex 0.171.0's built-in default, 500,000 tokens (at most 872,000), and a named
+model is taken as one the catalog does not list (``--context-window`` or
+``catalog.context_window`` set the window when that is wrong). The chosen budget always says
+where it came from (:attr:`BudgetChoice.source`).
 """
 
 from __future__ import annotations
