@@ -201,7 +201,7 @@ def validate(ctx: click.Context, paths: tuple[Path, ...], profile: str, as_json:
     """
     from skillshelf.skills.validate import validate_paths
 
-    report = validate_paths(list(paths), profile=profile)  # type: ignore[arg-type]
+    report = validate_paths(list(paths), profile=profile, env=Env.from_os())  # type: ignore[arg-type]
     if as_json:
         echo_json(report.to_dict())
     else:

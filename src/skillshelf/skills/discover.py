@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import ModuleType
@@ -34,6 +34,8 @@ from skillshelf.skills.namespace import NamespaceResolver
 from skillshelf.skills.roots import extra_roots, is_claude_root, skill_roots
 from skillshelf.skills.walk import FoundFile, ScanLimits, WalkResult, walk_claude_root, walk_root
 from skillshelf.skills.walk_cache import restore_walk, snapshot_walk
+from skillshelf.skills.walk_limits import discovery_note as _diag
+from skillshelf.skills.walk_limits import limit_diagnostics, limits_from_environ
 
 __all__ = [
     "MAX_SKILL_BYTES",
@@ -89,42 +91,6 @@ def discover_skills(env: Env, options: DiscoveryOptions = DiscoveryOptions()) ->
     return replace(found, diagnostics=(*notes, *found.diagnostics)) if notes else found
 
 
-LIMIT_VARIABLES = {
-    "max_depth": "SKILLSHELF_SCAN_MAX_DEPTH",
-    "max_dirs": "SKILLSHELF_SCAN_MAX_DIRS",
-    "max_entries": "SKILLSHELF_SCAN_MAX_ENTRIES",
-}
-
-
-def limits_from_environ(
-    environ: Mapping[str, str], limits: ScanLimits
-) -> tuple[ScanLimits, list[Diagnostic]]:
-    """Raise (or lower) the scan limits from ``SKILLSHELF_SCAN_MAX_*`` variables of the Env."""
-    values: dict[str, int] = {}
-    notes: list[Diagnostic] = []
-    for field_name, variable in LIMIT_VARIABLES.items():
-        text = environ.get(variable)
-        if not text:
-            continue
-        try:
-            value = int(text)
-            if value < 0:
-                raise ValueError(text)
-        except ValueError:
-            notes.append(
-                _diag(
-                    "SK209",
-                    Severity.WARNING,
-                    f"{variable}={text!r} is not a whole number >= 0; ignored",
-                    f"set {variable} to a number, e.g. {variable}=5000",
-                    None,
-                )
-            )
-            continue
-        values[field_name] = value
-    return (replace(limits, **values) if values else limits), notes
-
-
 _DEFAULT_LIMITS = ScanLimits()
 _LOOKUP = object()  # "find this skill's namespace from its own folder"
 
@@ -150,47 +116,6 @@ def read_skill_body(skill: Skill) -> str:
     from skillshelf.skills.parse import split_body
 
     return split_body(text)
-
-
-def _diag(code: str, severity: Severity, message: str, fix: str, path: Path | str | None) -> Diagnostic:
-    return Diagnostic(
-        code=code, severity=severity, message=message, fix=fix, path=Path(path) if path is not None else None
-    )
-
-
-# The limit a walk stopped at (its ScanLimits field) -> (code, what it counts); the variable
-# that raises it is in LIMIT_VARIABLES.
-_LIMIT_TEXT = {"max_dirs": ("SK212", "folders"), "max_entries": ("SK213", "entries")}
-
-
-def _limit_diagnostics(root: SkillRoot, walk: WalkResult, limits: ScanLimits) -> list[Diagnostic]:
-    out: list[Diagnostic] = []
-    if walk.truncated and walk.limit in _LIMIT_TEXT:
-        field_name = walk.limit
-        code, what = _LIMIT_TEXT[field_name]
-        option = LIMIT_VARIABLES[field_name]
-        value = getattr(limits, field_name)
-        partial = f" (the listing of {walk.stopped_in} was cut short)" if walk.stopped_in else ""
-        out.append(
-            _diag(
-                code,
-                Severity.WARNING,
-                f"scan stopped at the limit of {value:,} {what} for this root; {walk.unvisited_dirs:,} folder(s) were left unscanned{partial}, so skills in them are missing (Codex stops here too, silently)",
-                f"raise the limit: set {option}=N (library: DiscoveryOptions(limits=ScanLimits({field_name}=N))), or use a narrower root that holds only skills",
-                root.path,
-            )
-        )
-    if walk.depth_pruned:
-        out.append(
-            _diag(
-                "SK211",
-                Severity.INFO,
-                f"{walk.depth_pruned:,} folder(s) sit deeper than {limits.max_depth} levels below this root and were not scanned",
-                f"keep skills at most {limits.max_depth} levels below the root, or raise the depth: set SKILLSHELF_SCAN_MAX_DEPTH=N (library: ScanLimits(max_depth=N))",
-                root.path,
-            )
-        )
-    return out
 
 
 class _Discoverer:
@@ -283,7 +208,7 @@ class _Discoverer:
         self.roots.append(root)
         self.namespaces.known_plain |= walk.plain_dirs
         self.diagnostics.extend(walk.diagnostics)
-        self.diagnostics.extend(_limit_diagnostics(root, walk, self.limits))
+        self.diagnostics.extend(limit_diagnostics(root, walk, self.limits))
         found = 0
         # No plugin folder anywhere in the walk: every skill reached without a symlink shares the
         # root's own namespace (usually none), so look it up once.
