@@ -198,21 +198,9 @@ def _new_skill(
     ``__init__``'s time.
     """
     if _SKILL_SETTERS is None:
-        return Skill(
-            name=name,
-            description=description,
-            path=path,
-            root=root.path,
-            scope=root.scope,
-            origin=root.origin,
-            short_description=short,
-            interface=interface,
-            policy=policy,
-            dependencies=dependencies,
-            claude=claude,
-            frontmatter=frontmatter,
-            trusted=root.trusted,
-        )
+        values: tuple[Any, ...] = (name, description, path, root.path, root.scope, root.origin, short)
+        values += (interface, policy, dependencies, claude, frontmatter, root.trusted, None)
+        return Skill(**dict(zip(_SKILL_FIELDS, values, strict=True)))
     skill = object.__new__(Skill)
     set_name, set_desc, set_path, set_root, set_scope, set_origin, set_short = _SKILL_SETTERS[:7]
     set_iface, set_policy, set_deps, set_claude, set_fm, set_trusted, set_real = _SKILL_SETTERS[7:]

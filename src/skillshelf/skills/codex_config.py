@@ -23,7 +23,7 @@ from skillshelf.env import Env
 if TYPE_CHECKING:
     from skillshelf.skills.catalog.window import BudgetChoice, ModelInfo
 
-__all__ = ["CodexSettings", "catalog_budget", "read_codex_settings", "read_model_catalog"]
+__all__ = ["CodexSettings", "catalog_budget", "load_codex_toml", "read_codex_settings", "read_model_catalog"]
 
 CONFIG_NAME = "config.toml"
 
@@ -60,16 +60,23 @@ def read_codex_settings(codex_home: Path) -> CodexSettings:
     return settings
 
 
-def _parse(path: Path) -> CodexSettings:
+def load_codex_toml(path: Path) -> tuple[dict[str, object], str | None]:
+    """The table of Codex's ``config.toml`` at ``path``; ``({}, why)`` when it cannot be read."""
     import tomllib
 
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(path.read_text(encoding="utf-8")), None
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        return {}, str(exc)
+
+
+def _parse(path: Path) -> CodexSettings:
+    data, problem = load_codex_toml(path)
+    if problem is not None:
         diag = Diagnostic(
             code="SK230",
             severity=Severity.WARNING,
-            message=f"cannot read Codex's config ({exc}); its model and project settings are ignored",
+            message=f"cannot read Codex's config ({problem}); its model and project settings are ignored",
             fix="fix the TOML syntax of Codex's config.toml",
             path=path,
         )
