@@ -42,11 +42,18 @@ def budget_view(
     workspace = snapshot.workspace
     context = options.context_options(profile=profile, context_window=window, suggestions=False)
     prepared = prepare_context(env, context, workspace=workspace)
-    budget = workspace.budget(context_window=window)
+    choice = workspace.budget_choice(context_window=window)
+    budget = choice.budget
     return {
         "profile": profile,
-        "window": window if window is not None else workspace.config.context_window,
-        "budget": {"limit": budget.limit, "unit": budget.unit, "text": budget.describe()},
+        "window": choice.window,  # the one the budget came from (given, config, or Codex's model)
+        "model": choice.model,
+        "budget": {
+            "limit": budget.limit,
+            "unit": budget.unit,
+            "text": budget.describe(),
+            "source": choice.source,
+        },
         "parts": _parts(prepared),
         "catalog": prepared.catalog_report,
         "catalog_text": next((p.text for p in prepared.stable if p.name == "catalog"), ""),

@@ -5,7 +5,7 @@
 const TOKEN = document.querySelector('meta[name="skillshelf-token"]').content;
 const VIEWS = ["budget", "task", "problems", "memory", "usage"];
 const WINDOWS = [
-  ["", "From config (else unknown: 8,000 characters)"],
+  ["", "From the config (or Codex's)"],
   ["128000", "128,000 tokens"],
   ["200000", "200,000 tokens (Claude)"],
   ["272000", "272,000 tokens (GPT-5 in Codex)"],
@@ -161,8 +161,8 @@ function budgetBar(data) {
   }
   const used = data.parts.filter((p) => !p.reserved).reduce((a, p) => a + p.tokens, 0);
   const caption = data.window
-    ? `${fmt(used)} tokens before the task, ${pct(used / data.window)} of a ${fmt(data.window)}-token window`
-    : `${fmt(used)} tokens before the task (window unknown: the catalog gets ${data.budget.text})`;
+    ? `${fmt(used)} tokens before the task, ${pct(used / data.window)} of a ${fmt(data.window)}-token window${data.model ? ` (${data.model})` : ""}; the catalog gets ${data.budget.text} (${data.budget.source})`
+    : `${fmt(used)} tokens before the task; the catalog gets ${data.budget.text} (${data.budget.source})`;
   return section("What the context holds", h("p", { class: "muted", dataset: { testid: "bar-caption" }, text: caption }), bar, legend);
 }
 
