@@ -161,8 +161,8 @@ function budgetBar(data) {
   }
   const used = data.parts.filter((p) => !p.reserved).reduce((a, p) => a + p.tokens, 0);
   const caption = data.window
-    ? `${fmt(used)} tokens before the task, ${pct(used / data.window)} of a ${fmt(data.window)}-token window${data.model ? ` (${data.model})` : ""}; the catalog gets ${data.budget.text} (${data.budget.source})`
-    : `${fmt(used)} tokens before the task; the catalog gets ${data.budget.text} (${data.budget.source})`;
+    ? `${fmt(used)} tokens before the task, ${pct(used / data.window)} of a ${fmt(data.window)}-token window${data.model ? ` (${data.model})` : ""}; the catalog gets ${data.budget.text}: ${data.budget.source}`
+    : `${fmt(used)} tokens before the task; the catalog gets ${data.budget.text}: ${data.budget.source}`;
   return section("What the context holds", h("p", { class: "muted", dataset: { testid: "bar-caption" }, text: caption }), bar, legend);
 }
 
