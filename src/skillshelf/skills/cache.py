@@ -31,6 +31,7 @@ from skillshelf.skills.model import (
     ToolDependency,
 )
 from skillshelf.skills.slots import slot_setters
+from skillshelf.version import __version__
 
 __all__ = ["CACHE_FILE", "SkillCache"]
 
@@ -48,8 +49,6 @@ PARSE_RULES = 1
 
 
 def _rules_stamp() -> str:
-    from skillshelf import __version__
-
     return f"{__version__}/{PARSE_RULES}"
 
 
