@@ -47,6 +47,7 @@ __all__ = [
     "turn_parts",
 ]
 
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PreparedContext:
     """The parts that stay the same across turns, and what the per-turn parts need."""

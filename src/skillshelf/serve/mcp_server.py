@@ -33,7 +33,8 @@ from mcp.shared.exceptions import MCPError
 from skillshelf.errors import NotFoundError, SkillshelfError
 from skillshelf.serve.library import SkillLibrary
 from skillshelf.serve.notify import ChangeNotifier
-from skillshelf.serve.schemas import LIST_SKILLS, LOAD_SKILL, READ_SKILL_FILE, SEARCH_SKILLS, ToolSpec
+from skillshelf.serve.schemas import ToolSpec
+from skillshelf.serve.skill_tools import SKILL_TOOLS, SkillTool, skill_tool
 from skillshelf.serve.tools import UNTRUSTED_NOTE
 from skillshelf.skills.model import Skill
 
@@ -50,8 +51,7 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 RESOURCE_NOT_FOUND = -32002
-SERVER_TOOLS: tuple[ToolSpec, ...] = (SEARCH_SKILLS, LOAD_SKILL, READ_SKILL_FILE, LIST_SKILLS)
-STRUCTURED_TOOLS = frozenset({"search_skills", "list_skills"})
+SERVER_TOOLS: tuple[SkillTool, ...] = SKILL_TOOLS
 URI_TEMPLATE = "skill://{name}/{+path}"
 INSTRUCTIONS_HEAD = (
     "This server holds a library of skills: folders of instructions, scripts and references for "
@@ -136,14 +136,15 @@ class _Handlers:
     async def call_tool(
         self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        if params.name not in {s.name for s in SERVER_TOOLS}:
+        tool = skill_tool(params.name)
+        if tool is None:
             raise MCPError(types.INVALID_PARAMS, f"unknown tool {params.name!r}")
         tools = self.library.tools
         result = await anyio.to_thread.run_sync(tools.dispatch, params.name, params.arguments or {})
         # Clients such as Claude Code show the model structuredContent instead of the text when
         # both are present; the text is what a model should read for loads and files, while the
         # listings read as well (and are easier for programs) as JSON.
-        structured = params.name in STRUCTURED_TOOLS and not result.is_error
+        structured = tool.structured and not result.is_error
         return types.CallToolResult(
             content=[types.TextContent(text=result.text)],
             structured_content=dict(result.data) if structured else None,
