@@ -285,6 +285,20 @@ async def prebuild_index(library: SkillLibrary, *, delay: float = 0.2) -> None:
         log.warning("building the search index failed: %s", exc)
 
 
+async def reload_skills(server: SkillServer, *, prebuild: bool) -> None:
+    """Rediscover the served skills; on a change refresh the instructions and notify clients."""
+    try:
+        change = await anyio.to_thread.run_sync(server.library.reload)
+    except Exception as exc:  # a broken reload (bad config, missing required skill) keeps the old snapshot
+        log.warning("reloading skills failed: %s", exc)
+        return
+    if change.any:
+        server.instructions = server_instructions(server.library)
+        await server.notifier.publish(prompts=change.prompts or change.skills, resources=change.resources)
+    if prebuild:
+        await prebuild_index(server.library, delay=0)
+
+
 def build_server(library: SkillLibrary | Sequence[Skill], options: ServeOptions | None = None) -> SkillServer:
     """The MCP server over ``library`` (a :class:`SkillLibrary`, or a fixed list of skills)."""
     options = options or ServeOptions()
@@ -298,9 +312,12 @@ def build_server(library: SkillLibrary | Sequence[Skill], options: ServeOptions 
     async def lifespan(_server: Server[Any]) -> AsyncIterator[dict[str, Any]]:
         async with anyio.create_task_group() as group:
             if options.watch:
-                from skillshelf.serve.watch import watch_skills
+                from skillshelf.serve.watch import watch_folders
 
-                group.start_soon(watch_skills, server, options.debounce_ms, options.prebuild_index)
+                async def reload() -> None:
+                    await reload_skills(server, prebuild=options.prebuild_index)
+
+                group.start_soon(watch_folders, lib, reload, options.debounce_ms)
             if options.prebuild_index:
                 group.start_soon(prebuild_index, lib)
             yield {"library": lib}
