@@ -21,7 +21,7 @@ from pathlib import Path
 from skillshelf.archlint.config import ArchConfig, Level
 from skillshelf.archlint.cycles import find_cycles
 from skillshelf.archlint.imports import ImportEdge, ParsedModule, module_name, parse_module
-from skillshelf.diagnostics import Diagnostic, Severity, sort_diagnostics
+from skillshelf.diagnostics import Diagnostic, Severity, diagnostic, sort_diagnostics
 
 __all__ = ["ArchReport", "Layers", "lint_package"]
 
@@ -91,12 +91,6 @@ class Layers:
         return module.removeprefix(f"{self.package}.")
 
 
-def _diag(
-    code: str, severity: Severity, message: str, fix: str, path: Path, line: int | None = None
-) -> Diagnostic:
-    return Diagnostic(code=code, severity=severity, message=message, fix=fix, path=path, line=line)
-
-
 def _fix_text(edge: ImportEdge, layers: Layers, source_layer: int) -> str:
     src, tgt = layers.short(edge.source), layers.short(edge.target)
     home = layers.names[source_layer]
@@ -134,7 +128,7 @@ def _check_edge(
     edge: ImportEdge, module: ParsedModule, config: ArchConfig, layers: Layers
 ) -> Diagnostic | None:
     if edge.beyond_top:
-        return _diag(
+        return diagnostic(
             "AR103",
             Severity.ERROR,
             f"relative import {edge.target!r} climbs out of the package {layers.package}",
@@ -159,12 +153,14 @@ def _check_edge(
         f"{layers.short(edge.source)} in {layers.label(src_layer)} {how} {layers.short(edge.target)} "
         f"from the higher {layers.label(tgt_layer)}"
     )
-    return _diag(code, _SEVERITY[level], message, _fix_text(edge, layers, src_layer), module.path, edge.line)
+    return diagnostic(
+        code, _SEVERITY[level], message, _fix_text(edge, layers, src_layer), module.path, edge.line
+    )
 
 
 def _size_checks(module: ParsedModule, config: ArchConfig) -> Iterator[Diagnostic]:
     if module.lines > config.max_file_lines:
-        yield _diag(
+        yield diagnostic(
             "AR201",
             Severity.WARNING,
             f"{module.lines} lines, over the limit of {config.max_file_lines}",
@@ -174,7 +170,7 @@ def _size_checks(module: ParsedModule, config: ArchConfig) -> Iterator[Diagnosti
         )
     for function in module.functions:
         if function.lines > config.max_function_lines:
-            yield _diag(
+            yield diagnostic(
                 "AR202",
                 Severity.WARNING,
                 f"function {function.name}() is {function.lines} lines long, over the limit of {config.max_function_lines}",
@@ -196,7 +192,7 @@ def _environment_checks(module: ParsedModule, config: ArchConfig, layers: Layers
         return
     who = ", ".join(readers) or "no module"
     for what, line in module.environment_reads:
-        yield _diag(
+        yield diagnostic(
             "AR401",
             Severity.ERROR,
             f"{layers.short(module.name)} reads the process environment ({what}) below the top layer",
@@ -225,7 +221,9 @@ def _read(path: Path, name: str, known: frozenset[str], out: list[Diagnostic]) -
         source = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         out.append(
-            _diag("AR002", Severity.ERROR, f"cannot read {name}: {exc}", "save the file as UTF-8 text", path)
+            diagnostic(
+                "AR002", Severity.ERROR, f"cannot read {name}: {exc}", "save the file as UTF-8 text", path
+            )
         )
         return None
     try:
@@ -233,7 +231,7 @@ def _read(path: Path, name: str, known: frozenset[str], out: list[Diagnostic]) -
     except (SyntaxError, ValueError) as exc:
         line = exc.lineno if isinstance(exc, SyntaxError) else None
         out.append(
-            _diag(
+            diagnostic(
                 "AR001",
                 Severity.ERROR,
                 f"syntax error: {exc}",
@@ -248,7 +246,7 @@ def _read(path: Path, name: str, known: frozenset[str], out: list[Diagnostic]) -
 def _unused_entries(layers: Layers, known: frozenset[str], config: ArchConfig) -> Iterator[Diagnostic]:
     for entry in layers.entries:
         if not any(m == entry or m.startswith(f"{entry}.") for m in known):
-            yield _diag(
+            yield diagnostic(
                 "AR302",
                 Severity.WARNING,
                 f"layer entry {layers.short(entry)!r} matches no module",
@@ -280,7 +278,7 @@ def _cycle_checks(
         cycle = (*found[first:], *found[:first])
         names = " -> ".join(layers.short(e.source) for e in (*cycle, cycle[0]))
         hidden = any(e.lazy or e.type_checking for e in cycle)
-        yield _diag(
+        yield diagnostic(
             "AR105",
             _SEVERITY[config.cycles],
             f"import cycle {names}: " + "; ".join(_edge_note(e, layers) for e in cycle),
@@ -298,7 +296,7 @@ def _cycle_checks(
 
 def _module_checks(module: ParsedModule, config: ArchConfig, layers: Layers) -> Iterator[Diagnostic]:
     if module.name != layers.package and layers.of(module.name) is None:
-        yield _diag(
+        yield diagnostic(
             "AR301",
             Severity.WARNING,
             f"module {layers.short(module.name)} is in no layer",

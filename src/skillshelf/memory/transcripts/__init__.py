@@ -12,7 +12,6 @@ Codes (``FileAccessError``, the file is skipped): ``ME101`` cannot be read, ``ME
 from __future__ import annotations
 
 import os
-import stat as stat_mode
 from collections.abc import Iterable, Sequence
 from itertools import islice
 from pathlib import Path
@@ -20,6 +19,7 @@ from typing import BinaryIO
 
 from skillshelf.env import Env
 from skillshelf.errors import FileAccessError
+from skillshelf.fileio import NotRegularFile, open_regular
 from skillshelf.memory.transcripts.formats import TRANSCRIPT_FORMATS
 from skillshelf.memory.transcripts.jsonl import (
     MAX_TRANSCRIPT_BYTES,
@@ -66,17 +66,15 @@ def _open_regular(path: Path) -> BinaryIO:
     """``path`` opened for reading, without blocking on a FIFO; raises unless it is a regular file
     of at most ``MAX_TRANSCRIPT_BYTES``."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        handle = open_regular(path)
+    except NotRegularFile as exc:
+        raise not_regular_error(path) from exc
     except OSError as exc:
         raise read_error(path, exc) from exc
-    handle = os.fdopen(fd, "rb")
-    info = os.fstat(fd)
-    if not stat_mode.S_ISREG(info.st_mode):
+    size = os.fstat(handle.fileno()).st_size
+    if size > MAX_TRANSCRIPT_BYTES:
         handle.close()
-        raise not_regular_error(path)
-    if info.st_size > MAX_TRANSCRIPT_BYTES:
-        handle.close()
-        raise too_big_error(path, info.st_size)
+        raise too_big_error(path, size)
     return handle
 
 
