@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from skillshelf.version import __version__ as __version__
 
 _EXPORTS: dict[str, str] = {
+    "BudgetChoice": "skillshelf.skills.catalog.window",
     "CatalogReport": "skillshelf.skills.catalog",
     "CharBudget": "skillshelf.skills.catalog",
     "Config": "skillshelf.config",
@@ -127,6 +128,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from skillshelf.skills.catalog import TokenBudget as TokenBudget
     from skillshelf.skills.catalog import default_budget as default_budget
     from skillshelf.skills.catalog import render_catalog as render_catalog
+    from skillshelf.skills.catalog.window import BudgetChoice as BudgetChoice
     from skillshelf.skills.discover import DiscoveryOptions as DiscoveryOptions
     from skillshelf.skills.discover import ScanLimits as ScanLimits
     from skillshelf.skills.discover import discover_in as discover_in
