@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from skillshelf.context import ContextOptions, ContextPart
+from skillshelf.context_model import ContextOptions, ContextPart
 from skillshelf.diagnostics import Diagnostic
 from skillshelf.env import Env
 from skillshelf.skills.model import Skill

@@ -19,27 +19,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 import anyio
-import anyio.to_thread
 
 if TYPE_CHECKING:
-    from skillshelf.serve.mcp_server import SkillServer
     from skillshelf.skills.model import Discovery
 
-__all__ = ["Watched", "pending_parents", "pending_roots", "watch_folders", "watch_skills", "watched_folders"]
+__all__ = ["Watched", "pending_parents", "pending_roots", "watch_folders", "watched_folders"]
 
 log = logging.getLogger(__name__)
 
 Reload = Callable[[], Awaitable[None]]
-
-
-class Watched(Protocol):
-    """What :func:`watch_folders` asks of the thing it keeps in step with the disk."""
-
-    def watch_paths(self) -> tuple[Path, ...]: ...
-
-    def pending_roots(self) -> tuple[Path, ...]: ...
-
-    def pending_parents(self) -> tuple[Path, ...]: ...
 
 
 def watched_folders(discovery: Discovery | None, extra: Iterable[Path] = ()) -> tuple[Path, ...]:
@@ -74,19 +62,14 @@ def pending_parents(roots: Iterable[Path]) -> tuple[Path, ...]:
     return tuple(sorted(parents))
 
 
-async def _reload(server: SkillServer, prebuild: bool) -> None:
-    from skillshelf.serve.mcp_server import prebuild_index, server_instructions
+class Watched(Protocol):
+    """What :func:`watch_folders` asks of the thing it keeps in step with the disk."""
 
-    try:
-        change = await anyio.to_thread.run_sync(server.library.reload)
-    except Exception as exc:  # a broken reload (bad config, missing required skill) keeps the old snapshot
-        log.warning("reloading skills failed: %s", exc)
-        return
-    if change.any:
-        server.instructions = server_instructions(server.library)
-        await server.notifier.publish(prompts=change.prompts or change.skills, resources=change.resources)
-    if prebuild:
-        await prebuild_index(server.library, delay=0)
+    def watch_paths(self) -> tuple[Path, ...]: ...
+
+    def pending_roots(self) -> tuple[Path, ...]: ...
+
+    def pending_parents(self) -> tuple[Path, ...]: ...
 
 
 async def _watch_roots(
@@ -149,12 +132,3 @@ async def watch_folders(target: Watched, reload: Reload, debounce_ms: int = 400)
                 )
             await restart.wait()
             group.cancel_scope.cancel()
-
-
-async def watch_skills(server: SkillServer, debounce_ms: int = 400, prebuild: bool = True) -> None:
-    """Run until cancelled: keep the served skills in step with the folders on disk."""
-
-    async def reload() -> None:
-        await _reload(server, prebuild)
-
-    await watch_folders(server.library, reload, debounce_ms)
