@@ -28,6 +28,7 @@ from skillshelf.memory.consolidator import Consolidator
 from skillshelf.memory.layout import scope_dir
 from skillshelf.memory.models import CallBudget, JsonModel, build_client
 from skillshelf.memory.phase2 import render_selection
+from skillshelf.memory.queue import drain_queue, queued
 from skillshelf.memory.redact import redact_secrets
 from skillshelf.memory.runner import LeaseKeeper, Phase2Outcome, project_of, run_phase2_scope, run_stage1_job
 from skillshelf.memory.settings import MemorySettings, parse_model_ref
@@ -58,6 +59,7 @@ class RunOptions:
     phase: Phase = "all"
     dry_run: bool = False
     worker_id: str | None = None
+    queued_only: bool = False  # only the transcripts in the hook queue (memory/queue.py)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -79,6 +81,8 @@ class RunReport:
     budget: int | None = None
     dry_run: list[dict[str, object]] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    queued: int = 0  # transcripts the agents' hooks queued
+    dequeued: int = 0  # of those, taken off the queue (extracted, nothing to keep, or unusable)
 
     @property
     def failed(self) -> bool:
@@ -102,6 +106,7 @@ class RunReport:
             "budget": self.budget,
             "dry_run": self.dry_run,
             "errors": self.errors,
+            "queue": {"queued": self.queued, "done": self.dequeued},
         }
 
 
@@ -293,10 +298,10 @@ def _phase1(
         limit=limit,
         only=only,
     )
-    report.claimed = len(claims)
+    report.claimed += len(claims)
     if not claims:
         return
-    outcomes: Counter[str] = Counter()
+    outcomes: Counter[str] = Counter(report.outcomes)
     for _ in claims:
         budget.take()
 
@@ -343,8 +348,11 @@ def run_memory(
         worker_id=options.worker_id or _default_worker(), db=store.url, budget=settings.max_model_calls
     )
     started = int(clock() * 1000)
+    queue = [] if options.sessions or options.dry_run else queued(dirs.user_state_dir())
+    report.queued = len(queue)
     try:
-        paths = options.sessions or default_transcript_roots(env, dirs.user_state_dir())
+        roots = () if options.queued_only else default_transcript_roots(env, dirs.user_state_dir())
+        paths = options.sessions or (*roots, *(q.path for q in queue))
         files = register_transcripts(store, tuple(paths), now_ms=started, report=report, progress=progress)
         only = store.session_ids_for_paths(files) if options.sessions else None
         make_extract, make_consolidate = models or model_factories(env, settings)
@@ -353,7 +361,26 @@ def run_memory(
             _dry_run(store, settings, only, started, report, settings.max_rollouts_per_run)
             return report
         report.pruned = store.prune(max_unused_ms=int(settings.max_unused_days * 86_400_000), now_ms=started)
-        if options.phase in ("1", "all"):
+        if options.phase in ("1", "all") and queue:
+            finished = settings.with_overrides(min_idle_hours=0)  # the agent said the session ended
+            report.dequeued = drain_queue(
+                store,
+                queue,
+                lambda ids: _phase1(
+                    store,
+                    finished,
+                    only=ids,
+                    make_model=make_extract,
+                    clock=clock,
+                    report=report,
+                    budget=budget,
+                    progress=progress,
+                ),
+                limits=_limits(finished),
+                state_dir=dirs.user_state_dir(),
+                now_ms=lambda: int(clock() * 1000),
+            )
+        if options.phase in ("1", "all") and not options.queued_only:
             _phase1(
                 store,
                 settings,

@@ -1,0 +1,68 @@
+"""The library calls behind a ``UserPromptSubmit`` answer, in one place.
+
+:func:`prompt_turn` asks the context pipeline for the per-turn parts of a prompt exactly as
+``skillshelf context`` builds them (:func:`skillshelf.context.turn_parts`: the ranked
+suggestion fragment with its threshold and budget, then the skills the prompt mentions), on
+the skills discovered for the prompt's folder with the config's per-skill modes. It skips the
+parts that stay the same across turns (instructions, catalog, memory summary): the agent
+already has its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from skillshelf.env import Env
+from skillshelf.hooks.settings import HookSettings
+
+if TYPE_CHECKING:
+    from skillshelf.config import Config
+    from skillshelf.context import ContextPart
+    from skillshelf.skills.model import Skill
+
+__all__ = ["PromptTurn", "prompt_turn"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PromptTurn:
+    """The per-turn parts for one prompt and what they were made from."""
+
+    config: Config
+    settings: HookSettings  # the config's [hooks] table
+    parts: tuple[ContextPart, ...]  # "suggestions", then "mentioned"
+    mentioned: tuple[Skill, ...]
+    skills: tuple[Skill, ...]  # every skill that can be loaded here
+
+    def part(self, name: str) -> ContextPart | None:
+        return next((p for p in self.parts if p.name == name), None)
+
+
+def prompt_turn(env: Env, prompt: str) -> PromptTurn:
+    """What ``skillshelf context`` would add for ``prompt`` this turn (the suggestions with the
+    ``[hooks]`` budget, or none when ``hooks.suggestions`` is off).
+
+    Raises:
+        RequiredSkillError: a skill configured as ``required`` is missing or invalid.
+    """
+    from skillshelf.context import ContextOptions, PreparedContext, turn_parts
+    from skillshelf.context_parts import discover_for_context, resolve_modes
+
+    options = ContextOptions(instructions=False)
+    config, discovery = discover_for_context(env, options)
+    settings = HookSettings.from_config(config)
+    options = replace(options, suggestions=settings.suggestions, suggestion_tokens=settings.suggestion_tokens)
+    skills = resolve_modes(config, discovery)
+    prepared = PreparedContext(
+        config=config,
+        discovery=discovery,
+        skills=skills,
+        options=options,
+        stable=(),
+        catalog_report={},
+        diagnostics=(),
+    )
+    parts, mentioned = turn_parts(prepared, prompt)
+    return PromptTurn(
+        config=config, settings=settings, parts=parts, mentioned=mentioned, skills=skills.loadable
+    )
