@@ -154,14 +154,14 @@ def _memory_summary(box: Any, env: Env) -> None:
     )
 
 
-def test_session_start_gives_the_memory_summary_and_warms_the_index(isolated_home: Any) -> None:
+def test_session_start_gives_the_memory_summary(isolated_home: Any) -> None:
     env = make_project(isolated_home)
     _memory_summary(isolated_home, env)
     spawned: list[list[str]] = []
     inp = parse_input(hook_input("SessionStart", env, source="startup"), "SessionStart")
     text = events.session_start("claude", inp, env, spawned.append)
     assert text == f"{events.SUMMARY_INTRO}\n\n## Preferences\n- tests run with make check"
-    assert spawned == [["hook", "warm", "--agent", "claude"]]
+    assert spawned == []  # nothing queued: no detached memory run
 
 
 def test_codex_gets_no_summary_while_its_own_memories_are_on_unless_asked(isolated_home: Any) -> None:

@@ -67,12 +67,28 @@ def setup(
     )
     if not dry_run:
         apply_setup(plan, state_dir=state)
+    if plan.changed and not (dry_run or remove):
+        _warm(env)
     if as_json:
         from skillshelf.cli.output import echo_json
 
         echo_json({**plan.to_dict(), "dry_run": dry_run})
         return
     _print_plan(plan, dry_run)
+
+
+def _warm(env: Env) -> None:
+    """Build the search index now, so that the agent's first prompt finds it ready."""
+    from skillshelf.errors import SkillshelfError
+    from skillshelf.hooks.turn import warm_index
+
+    try:
+        warm_index(env)
+    except SkillshelfError as exc:
+        click.echo(
+            f"warning: the search index was not built now ({exc.code}: {exc.message}); the first prompt builds it",
+            err=True,
+        )
 
 
 def _print_plan(plan: Any, dry_run: bool) -> None:

@@ -5,8 +5,8 @@
   budget of ``skillshelf context``), the bodies of mentioned skills the agent cannot load
   itself, and memory lines that match the prompt; nothing at all when nothing fits. The
   turn's suggestions are recorded so ``skillshelf stats`` can tell how often they were used.
-- ``SessionStart``: the project's memory summary (``hooks.session_memory``), and detached
-  work: the search index warmed for the first prompt, queued transcripts extracted.
+- ``SessionStart``: the project's memory summary (``hooks.session_memory``); transcripts
+  queued by earlier sessions are extracted by a detached ``memory run --queued``.
 - ``Stop`` / ``SessionEnd``: the transcript queued for the memory pipeline (a file write);
   after ``SessionEnd`` a detached ``memory run --queued`` may start (``hooks.memory_run``).
 - ``PostToolUse``: a skill used through the shell (its ``SKILL.md`` read or a script run, as
@@ -136,7 +136,6 @@ def memory_notes(env: Env, prompt: str, *, token_cap: int, limit: int = 6) -> st
 def session_start(agent: Agent, inp: HookInput, env: Env, spawn: Spawn) -> str:
     config = _load_config(env)
     settings = HookSettings.from_config(config)
-    spawn(["hook", "warm", "--agent", agent])  # the first prompt finds the index ready
     _maybe_drain(env, settings, spawn)
     if not _summary_wanted(agent, env, settings):
         return ""
@@ -160,9 +159,9 @@ def _summary_wanted(agent: Agent, env: Env, settings: HookSettings) -> bool:
 
 def warm(agent: Agent, inp: HookInput, env: Env, spawn: Spawn) -> str:
     """Build (or refresh) the on-disk caches a prompt reads: discovery and the search index."""
-    from skillshelf.hooks.turn import prompt_turn
+    from skillshelf.hooks.turn import warm_index
 
-    prompt_turn(env, "warm")  # ranking any words builds the index and writes its cache
+    warm_index(env)
     return ""
 
 

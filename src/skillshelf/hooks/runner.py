@@ -31,6 +31,10 @@ __all__ = ["DEADLINES", "HookRun", "log_path", "run_hook", "spawn_detached"]
 
 DEADLINES: Mapping[str, float] = {"SessionEnd": 2.0, "Stop": 2.0, "warm": 0.0}
 DEFAULT_DEADLINE = 5.0
+#: A deadline asked for is kept a second under the timeout ``setup`` gives the agent (10 s; 3 s
+#: for SessionEnd, which Codex clamps to 3 s anyway).
+MAX_DEADLINES: Mapping[str, float] = {"SessionEnd": 2.0}
+MAX_DEADLINE = 9.0
 MAX_LOG_BYTES = 1024 * 1024
 SPAWN_QUIET_SECONDS = 60.0  # one detached job of a kind per minute at most
 
@@ -53,10 +57,17 @@ def log_path(state_dir: Path) -> Path:
 def run_hook(
     agent: Agent, event: str, raw: bytes, *, env: Env, state_dir: Path, deadline: float | None = None
 ) -> HookRun:
-    """Answer one hook call; never raises (see the module docstring). ``deadline`` 0 waits as
-    long as the work takes (detached warm-ups)."""
+    """Answer one hook call; never raises (see the module docstring). ``deadline`` overrides the
+    event's (kept under the agent's timeout); 0 waits as long as the work takes (warm-ups)."""
     start = time.perf_counter()
-    limit = DEADLINES.get(event, DEFAULT_DEADLINE) if deadline is None else deadline
+    if deadline is None:
+        limit = DEADLINES.get(event, DEFAULT_DEADLINE)
+    else:
+        limit = (
+            min(deadline, MAX_DEADLINES.get(event, MAX_DEADLINE))
+            if deadline and event != "warm"
+            else deadline
+        )
     text: list[str] = []
     failed: list[BaseException] = []
 

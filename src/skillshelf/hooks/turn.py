@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from skillshelf.context import ContextPart
     from skillshelf.skills.model import Skill
 
-__all__ = ["PromptTurn", "prompt_turn"]
+__all__ = ["PromptTurn", "prompt_turn", "warm_index"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -66,3 +66,13 @@ def prompt_turn(env: Env, prompt: str) -> PromptTurn:
     return PromptTurn(
         config=config, settings=settings, parts=parts, mentioned=mentioned, skills=skills.loadable
     )
+
+
+def warm_index(env: Env) -> None:
+    """Build (or bring up to date) the caches a prompt reads for ``env.cwd``: discovery and
+    the search index. Ranking any words makes the index and writes its cache.
+
+    Raises:
+        RequiredSkillError: a skill configured as ``required`` is missing or invalid.
+    """
+    prompt_turn(env, "warm")
