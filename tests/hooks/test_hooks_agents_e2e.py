@@ -175,6 +175,8 @@ def test_codex_sees_the_right_skill_feeds_memory_and_gets_its_files_back(
     (isolated_home.config / "skillshelf" / "config.toml").write_text(
         '[hooks]\nmemory_run = "off"\n', encoding="utf-8"
     )
+    _codex(agent_clis.codex, repo, "hello")  # a user who ran Codex here before (it writes its system skills)
+    earlier = set((isolated_home.codex_home / "sessions").rglob("rollout-*.jsonl"))
     before = _snapshot(config, repo / ".codex" / "hooks.json", repo / ".codex" / "config.toml")
 
     _skillshelf("setup", "codex", "--scope", "project", cwd=repo)
@@ -185,12 +187,15 @@ def test_codex_sees_the_right_skill_feeds_memory_and_gets_its_files_back(
     _codex(agent_clis.codex, repo, NO_FIT)
     assert _fragments(standin.requests()[seen:]) == []
 
-    sessions = sorted(str(p) for p in (isolated_home.codex_home / "sessions").rglob("rollout-*.jsonl"))
+    sessions = sorted(
+        str(p) for p in set((isolated_home.codex_home / "sessions").rglob("rollout-*.jsonl")) - earlier
+    )
+    assert len(sessions) == 2
     assert sorted(str(e.path) for e in queued(isolated_home.state / "skillshelf")) == sessions
     memory = model_standin([{"text": json.dumps(STAGE1)}])
     report = _memory_run(repo, memory.url)
     assert report["phase1"] == {"extracted": 2} and report["queue"] == {"queued": 2, "done": 2}
-    assert queued(isolated_home.state / "skillshelf") == []
+    assert queued(isolated_home.state / "skillshelf") == []  # the earlier session waits for its idle time
 
     _hook_garbage(repo / ".codex" / "hooks.json", "UserPromptSubmit", repo)
     _skillshelf("setup", "codex", "--scope", "project", "--remove", cwd=repo)

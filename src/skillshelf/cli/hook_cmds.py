@@ -138,7 +138,12 @@ def _print_status(env: Env, command: list[str], as_json: bool) -> None:
 @click.argument("event", metavar=f"[{'|'.join(_EVENTS)}]")
 @click.option("--agent", type=click.Choice(["codex", "claude"]), default="claude", show_default=True)
 @click.option(
-    "--deadline", type=click.FloatRange(min=0), default=None, help="Seconds before answering empty (0: none)."
+    "--deadline",
+    type=click.FloatRange(min=0),
+    envvar="SKILLSHELF_HOOK_DEADLINE",
+    default=None,
+    help="Seconds before answering empty (0: none; default 5, 2 for Stop and SessionEnd). "
+    "Kept under the agent's hook timeout (10 s as set up).",
 )
 def hook(event: str, agent: str, deadline: float | None) -> None:
     """Answer one agent hook call: the agent's JSON on stdin, its answer on stdout.
