@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 import yaml
+
 from skillshelf.memory.queue import queued
 
 pytestmark = [pytest.mark.oracle, pytest.mark.slow, pytest.mark.timeout(900)]
