@@ -132,6 +132,8 @@ def _provenance(info: Any) -> Any:
     text = _cell(str(info.source) + (f"@{info.ref}" if info.ref else ""))
     if info.locally_modified:
         text.append(" (modified locally)", style="yellow")
+    seen = ", ".join({"codex": "Codex", "claude": "Claude Code"}[a] for a in info.agents)
+    text.append(f"; seen by {seen}" if seen else "; no agent sees it (skillshelf only)", style="dim")
     return text
 
 
@@ -152,7 +154,7 @@ def list_cmd(roots: tuple[Path, ...], no_builtin: bool, no_cache: bool, as_json:
     from skillshelf.install import installed_provenance
 
     config, discovery = _discover(roots, no_builtin, no_cache)
-    installed = installed_provenance(discovery.skills)
+    installed = installed_provenance(discovery.skills, Env.from_os())
     if as_json:
         echo_json([_skill_json(skill, installed) for skill in discovery.skills])
     elif discovery.skills:

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Literal
 
 from skillshelf.env import Env
+from skillshelf.install.visibility import claude_user_dir
 
 __all__ = [
     "AGENTS",
@@ -39,7 +40,6 @@ __all__ = [
     "HookSpec",
     "SetupScope",
     "agent_files",
-    "claude_config_dir",
     "claude_state_file",
     "hook_command",
     "hook_specs",
@@ -89,12 +89,6 @@ class AgentFiles:
     trust: Path | None  # Codex: $CODEX_HOME/config.toml (hook trust); None for Claude Code
 
 
-def claude_config_dir(env: Env) -> Path:
-    """Claude Code's user folder: ``$CLAUDE_CONFIG_DIR``, else ``~/.claude``."""
-    value = env.environ.get("CLAUDE_CONFIG_DIR")
-    return Path(value).expanduser() if value else env.home / ".claude"
-
-
 def claude_state_file(env: Env) -> Path:
     """Claude Code's own state (user-scope MCP servers, folder trust): ``~/.claude.json``, or
     ``$CLAUDE_CONFIG_DIR/.claude.json``."""
@@ -124,7 +118,7 @@ def agent_files(agent: Agent, scope: SetupScope, env: Env) -> AgentFiles:
     return AgentFiles(
         agent=agent,
         scope=scope,
-        hooks=claude_config_dir(env) / "settings.json",
+        hooks=claude_user_dir(env) / "settings.json",
         mcp=claude_state_file(env),
         trust=None,
     )

@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from skillshelf.env import Env
-from skillshelf.hooks.agents import claude_config_dir, claude_state_file
+from skillshelf.hooks.agents import claude_state_file
+from skillshelf.install.visibility import claude_user_dir
 
 __all__ = ["MANAGED_DIR", "hook_blockers", "read_json", "trust_dialog_accepted"]
 
@@ -56,7 +57,7 @@ def _policy(managed_dir: Path) -> dict[str, Any]:
 
 def _layers(env: Env) -> Iterable[tuple[str, dict[str, Any]]]:
     root = env.project_root / ".claude"
-    yield "user", read_json(claude_config_dir(env) / "settings.json")
+    yield "user", read_json(claude_user_dir(env) / "settings.json")
     yield "project", read_json(root / "settings.json")
     yield "local", read_json(root / "settings.local.json")
 

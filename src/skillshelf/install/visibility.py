@@ -22,16 +22,24 @@ from skillshelf.env import Env
 from skillshelf.skills.model import Skill
 from skillshelf.skills.roots import claude_roots, codex_roots
 
-__all__ = ["AGENT_NAMES", "AgentName", "Visibility", "agent_roots", "agents_seeing"]
+__all__ = ["AGENT_NAMES", "AgentName", "Visibility", "agent_roots", "agents_seeing", "claude_user_dir"]
 
 AgentName = Literal["codex", "claude"]
 AGENT_NAMES: tuple[AgentName, ...] = ("codex", "claude")
 
 
+def claude_user_dir(env: Env) -> Path:
+    """Claude Code's user folder: ``$CLAUDE_CONFIG_DIR``, else ``~/.claude``."""
+    value = env.environ.get("CLAUDE_CONFIG_DIR")
+    return Path(value).expanduser() if value else env.home / ".claude"
+
+
 def agent_roots(scope: Literal["user", "project"], env: Env) -> dict[AgentName, Path]:
     """The folder each agent reads installed skills from, for ``scope``."""
-    base = env.home if scope == "user" else env.project_root
-    return {"codex": base / ".agents" / "skills", "claude": base / ".claude" / "skills"}
+    if scope == "user":
+        return {"codex": env.home / ".agents" / "skills", "claude": claude_user_dir(env) / "skills"}
+    root = env.project_root
+    return {"codex": root / ".agents" / "skills", "claude": root / ".claude" / "skills"}
 
 
 def _real(path: Path) -> str:
