@@ -18,7 +18,7 @@ import hashlib
 import json
 import os
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -26,10 +26,11 @@ from typing import TYPE_CHECKING
 from skillshelf.errors import FileAccessError
 
 if TYPE_CHECKING:
+    from skillshelf.memory.settings import MemorySettings
     from skillshelf.memory.store import Store
     from skillshelf.memory.store.base import ClaimLimits
 
-__all__ = ["QueuedSession", "dequeue", "drain_queue", "enqueue", "queue_dir", "queued"]
+__all__ = ["QueuedSession", "dequeue", "enqueue", "phase1_passes", "queue_dir", "queued", "settle_queue"]
 
 MAX_ENTRIES = 1000  # the oldest beyond this are dropped: a queue nobody drains stays small
 
@@ -151,26 +152,36 @@ def dequeue(state_dir: Path, transcripts: Iterable[Path]) -> int:
     return removed
 
 
-def drain_queue(
+def phase1_passes(
     store: Store,
+    settings: MemorySettings,
     queue: Sequence[QueuedSession],
-    extract: Callable[[list[str]], object],
-    *,
-    limits: ClaimLimits,
-    state_dir: Path,
-    now_ms: Callable[[], int],
-) -> int:
-    """Run ``extract`` (Phase 1 without the idle window) over the queued sessions the store
-    registered, then take off the queue every entry a later run need not try again; returns
-    how many were taken off.
-
-    An entry stays while its session is still eligible (the call budget ran out), running under
-    another worker's lease, or failed with retries left."""
-    ids = store.session_ids_for_paths([str(q.path) for q in queue])
+    only: list[str] | None,
+    queued_only: bool,
+) -> list[tuple[MemorySettings, list[str] | None]]:
+    """The Phase-1 passes of a run, as ``(settings, only these session ids)``: first the queued
+    sessions, without the idle window (their agent said the session ended), then, unless
+    ``queued_only``, the usual candidates."""
+    passes: list[tuple[MemorySettings, list[str] | None]] = []
+    ids = store.session_ids_for_paths([str(q.path) for q in queue]) if queue else []
     if ids:
-        extract(ids)
-    pending = _pending_paths(store, ids, limits=limits, now_ms=now_ms())
-    return dequeue(state_dir, [q.path for q in queue if str(q.path) not in pending])
+        passes.append((settings.with_overrides(min_idle_hours=0), ids))
+    if not queued_only:
+        passes.append((settings, only))
+    return passes
+
+
+def settle_queue(store: Store, queue: Sequence[QueuedSession], limits: ClaimLimits) -> int:
+    """After the passes, take off the queue every entry a later run need not try again; returns
+    how many. An entry stays while its session is still eligible (the call budget ran out),
+    running under another worker's lease, or failed with retries left."""
+    if not queue:
+        return 0
+    from skillshelf import dirs
+
+    ids = store.session_ids_for_paths([str(q.path) for q in queue])
+    pending = _pending_paths(store, ids, limits=limits, now_ms=int(time.time() * 1000))
+    return dequeue(dirs.user_state_dir(), [q.path for q in queue if str(q.path) not in pending])
 
 
 def _pending_paths(store: Store, ids: list[str], *, limits: ClaimLimits, now_ms: int) -> set[str]:

@@ -28,7 +28,7 @@ from skillshelf.memory.consolidator import Consolidator
 from skillshelf.memory.layout import scope_dir
 from skillshelf.memory.models import CallBudget, JsonModel, build_client
 from skillshelf.memory.phase2 import render_selection
-from skillshelf.memory.queue import drain_queue, queued
+from skillshelf.memory.queue import phase1_passes, queued, settle_queue
 from skillshelf.memory.redact import redact_secrets
 from skillshelf.memory.runner import LeaseKeeper, Phase2Outcome, project_of, run_phase2_scope, run_stage1_job
 from skillshelf.memory.settings import MemorySettings, parse_model_ref
@@ -361,36 +361,19 @@ def run_memory(
             _dry_run(store, settings, only, started, report, settings.max_rollouts_per_run)
             return report
         report.pruned = store.prune(max_unused_ms=int(settings.max_unused_days * 86_400_000), now_ms=started)
-        if options.phase in ("1", "all") and queue:
-            finished = settings.with_overrides(min_idle_hours=0)  # the agent said the session ended
-            report.dequeued = drain_queue(
-                store,
-                queue,
-                lambda ids: _phase1(
+        if options.phase in ("1", "all"):
+            for pass_settings, pass_only in phase1_passes(store, settings, queue, only, options.queued_only):
+                _phase1(
                     store,
-                    finished,
-                    only=ids,
+                    pass_settings,
+                    only=pass_only,
                     make_model=make_extract,
                     clock=clock,
                     report=report,
                     budget=budget,
                     progress=progress,
-                ),
-                limits=_limits(finished),
-                state_dir=dirs.user_state_dir(),
-                now_ms=lambda: int(clock() * 1000),
-            )
-        if options.phase in ("1", "all") and not options.queued_only:
-            _phase1(
-                store,
-                settings,
-                only=only,
-                make_model=make_extract,
-                clock=clock,
-                report=report,
-                budget=budget,
-                progress=progress,
-            )
+                )
+            report.dequeued = settle_queue(store, queue, _limits(settings.with_overrides(min_idle_hours=0)))
         if options.phase in ("2", "all"):
             data_dir = dirs.user_data_dir()
             scopes = store.dirty_scopes(now_ms=int(clock() * 1000))
