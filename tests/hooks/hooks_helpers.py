@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from skillshelf.dirs import UserDirs
 from skillshelf.env import Env
 
 SKILLS = {
@@ -25,17 +26,33 @@ def write_skill(root: Path, name: str, description: str) -> Path:
     return folder / "SKILL.md"
 
 
+def box_dirs(box: Any) -> UserDirs:
+    """skillshelf's folders under the isolated XDG folders: what ``Env.from_os`` finds there, so
+    a hook run in a subprocess and one run here share them."""
+    return UserDirs(
+        cache=box.cache / "skillshelf",
+        data=box.data / "skillshelf",
+        config=box.config / "skillshelf",
+        state=box.state / "skillshelf",
+    )
+
+
 def make_project(box: Any, *, config: str = "") -> Env:
     """``home/proj`` (a git root) with :data:`SKILLS` in ``.agents/skills`` and an optional user config."""
     project = box.home / "proj"
     (project / ".git").mkdir(parents=True)
     for name, description in SKILLS.items():
         write_skill(project / ".agents" / "skills", name, description)
+    env = Env.for_test(cwd=project, home=box.home, codex_home=box.codex_home, dirs=box_dirs(box))
     if config:
-        folder = box.config / "skillshelf"
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / "config.toml").write_text(config, encoding="utf-8")
-    return Env.for_test(cwd=project, home=box.home, codex_home=box.codex_home)
+        write_config(env, config)
+    return env
+
+
+def write_config(env: Env, text: str) -> None:
+    """``text`` as the user config layer of ``env``."""
+    env.dirs.config.mkdir(parents=True, exist_ok=True)
+    (env.dirs.config / "config.toml").write_text(text, encoding="utf-8")
 
 
 def hook_input(event: str, env: Env, **fields: Any) -> bytes:

@@ -7,9 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hooks_helpers import SKILLS, context_text, hook_input, make_project, write_skill
+from hooks_helpers import SKILLS, context_text, hook_input, make_project, write_config, write_skill
 
-from skillshelf import dirs
 from skillshelf.context import ContextOptions, build_context
 from skillshelf.env import Env
 from skillshelf.hooks import events
@@ -23,7 +22,7 @@ PDF_PROMPT = "fill in the fields of this PDF form and flatten it"
 
 
 def _ask(env: Env, event: str, agent: str = "claude", **fields: Any) -> Any:
-    return run_hook(agent, event, hook_input(event, env, **fields), env=env, state_dir=dirs.user_state_dir())  # type: ignore[arg-type]
+    return run_hook(agent, event, hook_input(event, env, **fields), env=env, state_dir=env.dirs.state)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("agent", ["codex", "claude"])
@@ -70,7 +69,7 @@ def test_a_mentioned_skill_the_agent_cannot_load_itself_comes_with_its_body(isol
 
 def test_memory_lines_that_match_the_prompt_are_added_and_others_are_not(isolated_home: Any) -> None:
     env = make_project(isolated_home)
-    folder = scope_dir(isolated_home.data / "skillshelf", project_scope(env.project_root))
+    folder = scope_dir(env.dirs.data, project_scope(env.project_root))
     folder.mkdir(parents=True)
     (folder / "MEMORY.md").write_text(
         "# Task Group: forms\n- PDF form fields here are filled with pdftk, never by hand\n"
@@ -95,7 +94,7 @@ def test_each_prompt_records_its_suggestions_and_a_skill_read_in_the_shell_count
         env, "PostToolUse", tool_name="Bash", tool_input={"command": "cat .agents/skills/pdf-forms/SKILL.md"}
     )
     assert run.answer == b""
-    stats = UsageStore.default().stats()
+    stats = UsageStore.in_state_dir(env.dirs.state).stats()
     assert stats.turns == 1 and stats.loads == 1 and stats.top_skills == ((str(skill), 1),)
     assert stats.selectors[0].selector == events.SUGGESTED and stats.selectors[0].hit_rate(1) == 1.0
 
@@ -114,7 +113,7 @@ def test_skill_use_through_each_tool_is_recorded(
     env = make_project(isolated_home)
     filled = {k: v.format(project=env.cwd) for k, v in tool_input.items()}
     _ask(env, "PostToolUse", "codex" if tool == "Bash" else "claude", tool_name=tool, tool_input=filled)
-    loads = [e for e in UsageStore.default().events() if e["type"] == "load"]
+    loads = [e for e in UsageStore.in_state_dir(env.dirs.state).events() if e["type"] == "load"]
     assert [(Path(str(e["path"])).parent.name, e["via"], e["turn"]) for e in loads] == [
         ("db-migrations", via, "sess-1:turn-1")
     ]
@@ -125,25 +124,25 @@ def test_commands_that_use_no_skill_record_nothing(isolated_home: Any) -> None:
     for command in ("ls -la", "cat README.md", "python scripts/other.py"):
         _ask(env, "PostToolUse", tool_name="Bash", tool_input={"command": command})
     _ask(env, "PostToolUse", tool_name="Skill", tool_input={"skill": "no-such-skill"})
-    assert list(UsageStore.default().events()) == []
+    assert list(UsageStore.in_state_dir(env.dirs.state).events()) == []
 
 
 def test_usage_recording_can_be_turned_off(isolated_home: Any) -> None:
     env = make_project(isolated_home, config="[hooks]\nusage = false\n")
     _ask(env, "UserPromptSubmit", prompt=PDF_PROMPT)
     _ask(env, "PostToolUse", tool_name="Skill", tool_input={"skill": "pdf-forms"})
-    assert list(UsageStore.default().events()) == []
+    assert list(UsageStore.in_state_dir(env.dirs.state).events()) == []
 
 
 def test_stop_and_session_end_queue_the_transcript_for_the_memory_pipeline(isolated_home: Any) -> None:
     env = make_project(isolated_home, config='[hooks]\nmemory_run = "off"\n')
     assert _ask(env, "Stop", "codex", stop_hook_active=False).answer == b""
-    entries = queued(dirs.user_state_dir())
+    entries = queued(env.dirs.state)
     assert [(e.path.name, e.agent, e.ended, e.session_id) for e in entries] == [
         ("sess-1.jsonl", "codex", False, "sess-1")
     ]
     _ask(env, "SessionEnd", "codex", reason="other")
-    assert [e.ended for e in queued(dirs.user_state_dir())] == [True]
+    assert [e.ended for e in queued(env.dirs.state)] == [True]
 
 
 def _memory_summary(box: Any, env: Env) -> None:
@@ -172,10 +171,7 @@ def test_codex_gets_no_summary_while_its_own_memories_are_on_unless_asked(isolat
     inp = parse_input(hook_input("SessionStart", env, source="startup"), "SessionStart")
     assert events.session_start("codex", inp, env, lambda args: None) == ""
     assert events.session_start("claude", inp, env, lambda args: None) != ""
-    (isolated_home.config / "skillshelf").mkdir(parents=True)
-    (isolated_home.config / "skillshelf" / "config.toml").write_text(
-        '[hooks]\nsession_memory = "on"\n', encoding="utf-8"
-    )
+    write_config(env, '[hooks]\nsession_memory = "on"\n')
     assert events.session_start("codex", inp, env, lambda args: None).startswith(events.SUMMARY_INTRO)
 
 
@@ -185,9 +181,7 @@ def test_a_queue_with_a_callable_memory_model_starts_a_detached_run(isolated_hom
     inp = parse_input(hook_input("SessionEnd", env, reason="other"), "SessionEnd")
     events.stop("claude", inp, env, spawned.append)
     assert spawned == [["memory", "run", "--queued", "--phase", "1"]]
-    (isolated_home.config / "skillshelf" / "config.toml").write_text(
-        '[memory]\nbase_url = "http://127.0.0.1:9/v1"\n[hooks]\nmemory_run = "off"\n', encoding="utf-8"
-    )
+    write_config(env, '[memory]\nbase_url = "http://127.0.0.1:9/v1"\n[hooks]\nmemory_run = "off"\n')
     events.stop("claude", inp, env, spawned.append)
     assert len(spawned) == 1
 

@@ -13,13 +13,12 @@ from typing import Any
 import pytest
 from hooks_helpers import context_text, hook_input, make_project
 
-from skillshelf import dirs
 from skillshelf.hooks import events
 from skillshelf.hooks.runner import log_path, run_hook
 
 
-def _log_lines() -> list[str]:
-    return log_path(dirs.user_state_dir()).read_text(encoding="utf-8").splitlines()
+def _log_lines(state: Path) -> list[str]:
+    return log_path(state).read_text(encoding="utf-8").splitlines()
 
 
 @pytest.mark.parametrize(
@@ -34,15 +33,15 @@ def _log_lines() -> list[str]:
 )
 def test_bad_input_gives_the_empty_answer_and_a_log_line(isolated_home: Any, raw: bytes, why: str) -> None:
     env = make_project(isolated_home)
-    run = run_hook("codex", "UserPromptSubmit", raw, env=env, state_dir=dirs.user_state_dir())
+    run = run_hook("codex", "UserPromptSubmit", raw, env=env, state_dir=env.dirs.state)
     assert (run.answer, run.status) == (b"", "error")
-    line = _log_lines()[-1]
+    line = _log_lines(env.dirs.state)[-1]
     assert " codex UserPromptSubmit error " in line and why in line
 
 
 def test_an_unknown_event_is_answered_empty(isolated_home: Any) -> None:
     env = make_project(isolated_home)
-    run = run_hook("claude", "PreCompact", b"{}", env=env, state_dir=dirs.user_state_dir())
+    run = run_hook("claude", "PreCompact", b"{}", env=env, state_dir=env.dirs.state)
     assert (run.answer, run.status) == (b"", "error") and "no hook for the event 'PreCompact'" in run.detail
 
 
@@ -56,7 +55,7 @@ def test_a_failure_inside_the_work_is_logged_with_its_code_and_secrets_redacted(
 
     monkeypatch.setitem(events.HANDLERS, "Stop", broken)
     env = make_project(isolated_home)
-    run = run_hook("codex", "Stop", hook_input("Stop", env), env=env, state_dir=dirs.user_state_dir())
+    run = run_hook("codex", "Stop", hook_input("Stop", env), env=env, state_dir=env.dirs.state)
     assert (run.answer, run.status) == (b"", "error")
     assert run.detail.startswith("ME012: db at") and "hunter2hunter2" not in run.detail
 
@@ -70,7 +69,7 @@ def test_work_past_the_deadline_answers_empty_at_once_and_warms_in_the_backgroun
     monkeypatch.setattr("skillshelf.hooks.runner.spawn_detached", lambda args, **kw: spawned.append(args))
     env = make_project(isolated_home)
     raw = hook_input("UserPromptSubmit", env, prompt="anything")
-    run = run_hook("claude", "UserPromptSubmit", raw, env=env, state_dir=dirs.user_state_dir(), deadline=0.2)
+    run = run_hook("claude", "UserPromptSubmit", raw, env=env, state_dir=env.dirs.state, deadline=0.2)
     release.set()
     assert (run.answer, run.status, run.timed_out) == (b"", "timeout", True)
     assert spawned == [["hook", "warm", "--agent", "claude"]]
@@ -79,12 +78,12 @@ def test_work_past_the_deadline_answers_empty_at_once_and_warms_in_the_backgroun
 def test_a_damaged_index_cache_is_rebuilt_and_the_answer_still_comes(isolated_home: Any) -> None:
     env = make_project(isolated_home)
     raw = hook_input("UserPromptSubmit", env, prompt="fill in the PDF form fields")
-    first = run_hook("claude", "UserPromptSubmit", raw, env=env, state_dir=dirs.user_state_dir())
+    first = run_hook("claude", "UserPromptSubmit", raw, env=env, state_dir=env.dirs.state)
     caches = list((isolated_home.cache / "skillshelf").rglob("index-*.bin"))
     assert first.status == "ok" and caches
     for cache in caches:
         cache.write_bytes(os.urandom(512))
-    again = run_hook("claude", "UserPromptSubmit", raw, env=env, state_dir=dirs.user_state_dir())
+    again = run_hook("claude", "UserPromptSubmit", raw, env=env, state_dir=env.dirs.state)
     assert again.answer == first.answer
 
 

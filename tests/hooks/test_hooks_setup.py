@@ -29,22 +29,27 @@ def _project(box: Any) -> tuple[Path, Env]:
 
 
 def _setup(env: Env, box: Any, agent: str, scope: str = "project", **kw: Any) -> Any:
-    plan = plan_setup(env, agent, scope, command=COMMAND, state_dir=box.state, **kw)  # type: ignore[arg-type]
-    apply_setup(plan, state_dir=box.state)
+    plan = plan_setup(env, agent, scope, command=COMMAND, state_dir=env.dirs.state, **kw)  # type: ignore[arg-type]
+    apply_setup(plan, state_dir=env.dirs.state)
     return plan
 
 
+def _agents_own(path: Path) -> bool:
+    """Not git's, not skillshelf's own folders: what belongs to the agents and the user."""
+    return ".git" not in path.parts and "skillshelf" not in path.parts
+
+
 def _snapshot(*roots: Path) -> dict[str, bytes]:
-    files = {}
-    for root in roots:
-        for path in sorted(root.rglob("*")):
-            if path.is_file() and ".git" not in path.parts:
-                files[str(path)] = path.read_bytes()
-    return files
+    return {
+        str(p): p.read_bytes()
+        for root in roots
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and _agents_own(p)
+    }
 
 
 def _dirs(*roots: Path) -> list[str]:
-    return sorted(str(p) for root in roots for p in root.rglob("*") if p.is_dir() and ".git" not in p.parts)
+    return sorted(str(p) for root in roots for p in root.rglob("*") if p.is_dir() and _agents_own(p))
 
 
 @pytest.mark.parametrize("scope", ["project", "user"])
@@ -88,13 +93,13 @@ def test_codex_setup_then_remove_leaves_every_file_byte_identical(
     assert (servers.get("skillshelf") == {"command": COMMAND[0], "args": ["serve"]}) is mcp
     assert "took out" not in str(plan.to_dict())
 
-    again = plan_setup(env, "codex", scope, command=COMMAND, state_dir=isolated_home.state, mcp=mcp)  # type: ignore[arg-type]
+    again = plan_setup(env, "codex", scope, command=COMMAND, state_dir=env.dirs.state, mcp=mcp)  # type: ignore[arg-type]
     assert again.changed == ()
 
     _setup(env, isolated_home, "codex", scope, remove=True)
     assert _snapshot(isolated_home.home) == before
     assert _dirs(isolated_home.home) == folders
-    assert not (isolated_home.state / "setup" / "record.json").exists()
+    assert not (env.dirs.state / "setup" / "record.json").exists()
 
 
 @pytest.mark.parametrize("scope", ["project", "user"])

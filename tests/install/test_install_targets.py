@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from pathlib import Path
@@ -94,9 +95,7 @@ def test_the_default_follows_the_config_then_the_agents_found_here(
     tmp_path: Path, isolated_home: IsolatedHome
 ) -> None:
     env = Env.for_test(cwd=tmp_path, home=isolated_home.home)
-    empty_path = Env(
-        cwd=env.cwd, home=env.home, codex_home=env.codex_home, environ={"PATH": str(tmp_path / "nobin")}
-    )
+    empty_path = dataclasses.replace(env, environ={"PATH": str(tmp_path / "nobin")})
     assert default_target(empty_path) == "codex"
     (isolated_home.home / ".claude").mkdir()
     assert default_target(empty_path) == "claude"

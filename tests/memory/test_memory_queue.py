@@ -62,7 +62,7 @@ def test_memory_run_extracts_a_queued_session_at_once_and_takes_it_off_the_queue
     settings = _settings(scripted_model.url + "/v1")
     queued_path = _fresh_transcript(isolated_home.state, project, "queued")
     _fresh_transcript(isolated_home.state, project, "not-queued")
-    state = isolated_home.state / "skillshelf"
+    state = env.dirs.state
 
     before = run_memory(env, settings, RunOptions(sessions=(queued_path.parent,), phase="1"))
     assert before.claimed == 0  # fresh sessions wait for the idle window...
@@ -73,7 +73,7 @@ def test_memory_run_extracts_a_queued_session_at_once_and_takes_it_off_the_queue
     assert (report.queued, report.dequeued) == (1, 1)
     assert report.to_dict()["queue"] == {"queued": 1, "done": 1}
     assert queued(state) == []
-    with open_store(None) as store:
+    with open_store(None, data_dir=env.dirs.data) as store:
         assert [o.session_id for o in store.outputs()] == ["queued"]
 
 
@@ -83,7 +83,7 @@ def test_a_queued_session_whose_extraction_fails_stays_queued_for_the_next_run(
     project = isolated_home.home / "proj"
     project.mkdir()
     env = Env.for_test(cwd=project, home=isolated_home.home, codex_home=isolated_home.codex_home)
-    state = isolated_home.state / "skillshelf"
+    state = env.dirs.state
     path = _fresh_transcript(isolated_home.state, project, "s1")
     enqueue(state, QueuedSession(path=path))
     scripted_model.reply = lambda body, n: "not json at all"
@@ -98,7 +98,7 @@ def test_a_queued_file_that_is_gone_or_not_a_transcript_leaves_the_queue(
     project = isolated_home.home / "proj"
     project.mkdir()
     env = Env.for_test(cwd=project, home=isolated_home.home, codex_home=isolated_home.codex_home)
-    state = isolated_home.state / "skillshelf"
+    state = env.dirs.state
     junk = isolated_home.state / "junk.jsonl"
     junk.write_text("hello\n", encoding="utf-8")
     enqueue(state, QueuedSession(path=isolated_home.state / "gone.jsonl"))
@@ -116,7 +116,7 @@ def test_memory_run_with_queued_only_leaves_the_usual_folders_alone(
     env = Env.for_test(cwd=project, home=isolated_home.home, codex_home=isolated_home.codex_home)
     old = time.time() - 8 * 3600
     write_skillshelf_transcript(
-        isolated_home.state / "skillshelf" / "transcripts" / "old.jsonl",
+        env.dirs.state / "transcripts" / "old.jsonl",
         session_id="old",
         cwd=project,
         task="an idle session in the usual folder",

@@ -52,10 +52,9 @@ def setup(
         raise UsageError(
             "name the agent to set up", hint="run `skillshelf setup codex` or `skillshelf setup claude`"
         )
-    from skillshelf import dirs
     from skillshelf.hooks.setup import apply_setup, plan_setup
 
-    state = dirs.user_state_dir()
+    state = env.dirs.state
     plan = plan_setup(
         env,
         agent,  # type: ignore[arg-type]
@@ -154,13 +153,11 @@ def hook(event: str, agent: str, deadline: float | None) -> None:
     from skillshelf.hooks.runner import exit_now, run_hook
 
     try:
-        from skillshelf import dirs
-
         raw = sys.stdin.buffer.read() if event != "warm" else b""
-        env, state = Env.from_os(), dirs.user_state_dir()
+        env = Env.from_os()
     except Exception:  # no folder to work in, no state folder: answer nothing
         exit_now()
-    run = run_hook(agent, event, raw, env=env, state_dir=state, deadline=deadline)  # type: ignore[arg-type]
+    run = run_hook(agent, event, raw, env=env, state_dir=env.dirs.state, deadline=deadline)  # type: ignore[arg-type]
     try:
         sys.stdout.buffer.write(run.answer)
         sys.stdout.buffer.flush()

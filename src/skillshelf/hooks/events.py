@@ -45,12 +45,6 @@ def _load_config(env: Env) -> Config:
     return load_config(env)
 
 
-def _state_dir() -> Path:
-    from skillshelf import dirs
-
-    return dirs.user_state_dir()
-
-
 def _turn_key(inp: HookInput) -> str:
     return f"{inp.session_id}:{inp.turn_id}" if inp.turn_id else inp.session_id
 
@@ -101,7 +95,7 @@ def _mention_bodies(agent: Agent, env: Env, mentioned: Sequence[Skill]) -> list[
 def _record_turn(env: Env, inp: HookInput, suggested: Sequence[str]) -> None:
     from skillshelf.select.usage import UsageStore
 
-    UsageStore.default().record_turn(
+    UsageStore.in_state_dir(env.dirs.state).record_turn(
         _turn_key(inp), {SUGGESTED: list(suggested)}, project=str(env.project_root)
     )
 
@@ -177,7 +171,7 @@ def stop(agent: Agent, inp: HookInput, env: Env, spawn: Spawn) -> str:
     session = QueuedSession(
         path=Path(inp.transcript_path), agent=agent, session_id=inp.session_id, cwd=inp.cwd, ended=ended
     )
-    enqueue(_state_dir(), session)
+    enqueue(env.dirs.state, session)
     if ended:
         _maybe_drain(env, HookSettings.from_config(_load_config(env)), spawn)
     return ""
@@ -190,7 +184,7 @@ def _maybe_drain(env: Env, settings: HookSettings, spawn: Spawn) -> None:
         return
     from skillshelf.memory.queue import queued
 
-    if not queued(_state_dir()):
+    if not queued(env.dirs.state):
         return
     from skillshelf.memory.service import model_endpoint
     from skillshelf.memory.settings import load_memory_settings
@@ -225,13 +219,12 @@ def post_tool_use(agent: Agent, inp: HookInput, env: Env, spawn: Spawn) -> str:
 
 
 def _skills_run(env: Env, pick: Callable[[tuple[Skill, ...]], Sequence[Skill]]) -> Sequence[Skill]:
-    from skillshelf.context import ContextOptions
-    from skillshelf.context_parts import discover_for_context
+    from skillshelf.workspace import Workspace
 
-    config, discovery = discover_for_context(env, ContextOptions(instructions=False))
-    if not HookSettings.from_config(config).usage:
+    workspace = Workspace.open(env)
+    if not HookSettings.from_config(workspace.config).usage:
         return ()
-    return pick(discovery.skills)
+    return pick(workspace.discovery.skills)
 
 
 def _detected(skills: Sequence[Skill], command: str, inp: HookInput, env: Env) -> Sequence[Skill]:
@@ -246,7 +239,7 @@ def _record_loads(env: Env, inp: HookInput, used: Sequence[Skill], via: str) -> 
         return
     from skillshelf.select.usage import UsageStore
 
-    store = UsageStore.default()
+    store = UsageStore.in_state_dir(env.dirs.state)
     for skill in used:
         store.record_load(str(skill.path), turn=_turn_key(inp), project=str(env.project_root), via=via)
 

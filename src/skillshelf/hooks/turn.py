@@ -1,11 +1,10 @@
 """The library calls behind a ``UserPromptSubmit`` answer, in one place.
 
-:func:`prompt_turn` asks the context pipeline for the per-turn parts of a prompt exactly as
-``skillshelf context`` builds them (:func:`skillshelf.context.turn_parts`: the ranked
-suggestion fragment with its threshold and budget, then the skills the prompt mentions), on
-the skills discovered for the prompt's folder with the config's per-skill modes. It skips the
-parts that stay the same across turns (instructions, catalog, memory summary): the agent
-already has its own.
+:func:`prompt_turn` opens the prompt's folder as a :class:`~skillshelf.workspace.Workspace`
+and asks the context pipeline for the per-turn parts exactly as ``skillshelf context`` builds
+them (:func:`skillshelf.context.turn_parts`: the ranked suggestion fragment with its threshold
+and budget, then the skills the prompt mentions). It skips the parts that stay the same across
+turns (instructions, catalog, memory summary): the agent already has its own.
 """
 
 from __future__ import annotations
@@ -46,25 +45,22 @@ def prompt_turn(env: Env, prompt: str) -> PromptTurn:
         RequiredSkillError: a skill configured as ``required`` is missing or invalid.
     """
     from skillshelf.context import ContextOptions, PreparedContext, turn_parts
-    from skillshelf.context_parts import discover_for_context, resolve_modes
+    from skillshelf.workspace import Workspace
 
     options = ContextOptions(instructions=False)
-    config, discovery = discover_for_context(env, options)
-    settings = HookSettings.from_config(config)
+    workspace = Workspace.open(env, options.workspace_options()).check_required()
+    settings = HookSettings.from_config(workspace.config)
     options = replace(options, suggestions=settings.suggestions, suggestion_tokens=settings.suggestion_tokens)
-    skills = resolve_modes(config, discovery)
     prepared = PreparedContext(
-        config=config,
-        discovery=discovery,
-        skills=skills,
-        options=options,
-        stable=(),
-        catalog_report={},
-        diagnostics=(),
+        workspace=workspace, options=options, stable=(), catalog_report={}, diagnostics=()
     )
     parts, mentioned = turn_parts(prepared, prompt)
     return PromptTurn(
-        config=config, settings=settings, parts=parts, mentioned=mentioned, skills=skills.loadable
+        config=workspace.config,
+        settings=settings,
+        parts=parts,
+        mentioned=mentioned,
+        skills=workspace.skills.loadable,
     )
 
 

@@ -7,7 +7,8 @@ same file system and renamed into place in one step, so a half-installed skill n
 Where: the folders the chosen agents read (:mod:`skillshelf.install.targets`, ``install
 --for``): ``~/.agents/skills`` / ``~/.claude/skills`` in the ``user`` scope, the project's
 ``.agents/skills`` / ``.claude/skills`` in the ``project`` scope; ``--for skillshelf`` keeps
-the old place, ``dirs.user_data_dir()/skills`` (a root only skillshelf scans).
+the old place, ``<user data folder>/skills`` (a root with origin ``INSTALLED`` that only
+skillshelf scans).
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
-from skillshelf import dirs
 from skillshelf.diagnostics import Diagnostic, Severity, has_errors, sort_diagnostics
 from skillshelf.env import Env
 from skillshelf.errors import InstallError, UsageError
@@ -75,7 +75,7 @@ class InstallResult:
 def skills_root_for(scope: InstallScope, env: Env) -> Path:
     """The folder skills of ``scope`` are installed into."""
     if scope == "user":
-        return dirs.user_data_dir() / "skills"
+        return env.dirs.data / "skills"
     if scope == "project":
         return env.project_root / ".agents" / "skills"
     raise UsageError(f"unknown scope {scope!r}", hint="use --scope user or --scope project")

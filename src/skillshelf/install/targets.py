@@ -25,7 +25,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from skillshelf import dirs
 from skillshelf.env import Env
 from skillshelf.errors import InstallError, UsageError
 from skillshelf.install.visibility import agent_roots
@@ -52,7 +51,7 @@ def placement(scope: Literal["user", "project"], target: InstallTarget, env: Env
                 "--for skillshelf installs into skillshelf's own data folder, which has no project scope",
                 hint="use --scope user with --for skillshelf, or --for codex|claude|all in a project",
             )
-        return Placement(root=dirs.user_data_dir() / "skills")
+        return Placement(root=env.dirs.data / "skills")
     roots = agent_roots(scope, env)
     if target == "all":
         return Placement(root=roots["codex"], link_roots=(roots["claude"],), agents=("codex", "claude"))

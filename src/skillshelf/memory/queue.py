@@ -171,17 +171,17 @@ def phase1_passes(
     return passes
 
 
-def settle_queue(store: Store, queue: Sequence[QueuedSession], limits: ClaimLimits) -> int:
+def settle_queue(
+    store: Store, queue: Sequence[QueuedSession], limits: ClaimLimits, *, state_dir: Path
+) -> int:
     """After the passes, take off the queue every entry a later run need not try again; returns
     how many. An entry stays while its session is still eligible (the call budget ran out),
     running under another worker's lease, or failed with retries left."""
     if not queue:
         return 0
-    from skillshelf import dirs
-
     ids = store.session_ids_for_paths([str(q.path) for q in queue])
     pending = _pending_paths(store, ids, limits=limits, now_ms=int(time.time() * 1000))
-    return dequeue(dirs.user_state_dir(), [q.path for q in queue if str(q.path) not in pending])
+    return dequeue(state_dir, [q.path for q in queue if str(q.path) not in pending])
 
 
 def _pending_paths(store: Store, ids: list[str], *, limits: ClaimLimits, now_ms: int) -> set[str]:

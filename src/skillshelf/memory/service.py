@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from skillshelf import dirs
 from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.env import Env
 from skillshelf.errors import SkillshelfError
@@ -343,15 +342,17 @@ def run_memory(
     ``consolidator`` makes what writes Phase 2's files (for example the agent layer's
     ``AgentConsolidator``); by default one direct call to the consolidation model."""
     own_store = store is None
-    store = store or open_store(options.db, scratch=options.dry_run)  # a dry run creates and writes nothing
+    store = store or open_store(
+        options.db, data_dir=env.dirs.data, scratch=options.dry_run
+    )  # a dry run creates and writes nothing
     report = RunReport(
         worker_id=options.worker_id or _default_worker(), db=store.url, budget=settings.max_model_calls
     )
     started = int(clock() * 1000)
-    queue = [] if options.sessions or options.dry_run else queued(dirs.user_state_dir())
+    queue = [] if options.sessions or options.dry_run else queued(env.dirs.state)
     report.queued = len(queue)
     try:
-        roots = () if options.queued_only else default_transcript_roots(env, dirs.user_state_dir())
+        roots = () if options.queued_only else default_transcript_roots(env, env.dirs.state)
         paths = options.sessions or (*roots, *(q.path for q in queue))
         files = register_transcripts(store, tuple(paths), now_ms=started, report=report, progress=progress)
         only = store.session_ids_for_paths(files) if options.sessions else None
@@ -373,9 +374,10 @@ def run_memory(
                     budget=budget,
                     progress=progress,
                 )
-            report.dequeued = settle_queue(store, queue, _limits(settings.with_overrides(min_idle_hours=0)))
+            idle = _limits(settings.with_overrides(min_idle_hours=0))
+            report.dequeued = settle_queue(store, queue, idle, state_dir=env.dirs.state)
         if options.phase in ("2", "all"):
-            data_dir = dirs.user_data_dir()
+            data_dir = env.dirs.data
             scopes = store.dirty_scopes(now_ms=int(clock() * 1000))
             for n, scope in enumerate(scopes, 1):
                 outcome = run_phase2_scope(
