@@ -339,6 +339,7 @@ def install_skill(
     parsed = parse_source(source, cwd=env.cwd)
     place = placement(scope, target or _configured_target(env), env)
     root = place.root
+    made = [d for d in (root, *root.parents) if not d.exists()]  # taken away again if nothing lands
     runner = git or GitRunner(environ=env.environ)
     try:
         with root_lock(root):
@@ -355,7 +356,20 @@ def install_skill(
                 agents=place.agents,
             )
     except OSError as exc:
+        _drop_empty(made)
         raise io_failure(root, exc) from exc
+    except BaseException:
+        _drop_empty(made)
+        raise
+
+
+def _drop_empty(folders: Sequence[Path]) -> None:
+    """Remove the folders an install made for a root it then did not fill (deepest first)."""
+    for folder in folders:
+        try:
+            folder.rmdir()
+        except OSError:
+            return
 
 
 def _configured_target(env: Env) -> InstallTarget:
