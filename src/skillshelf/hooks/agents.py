@@ -21,8 +21,6 @@ Observed with the pinned CLIs (Codex 0.171.0 and Claude Code 2.1.197, driven off
 from __future__ import annotations
 
 import os
-import shlex
-import shutil
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -30,7 +28,7 @@ from pathlib import Path
 from typing import Literal
 
 from skillshelf.env import Env
-from skillshelf.install.visibility import claude_user_dir
+from skillshelf.skills.roots import claude_user_dir
 
 __all__ = [
     "AGENTS",
@@ -129,6 +127,8 @@ def skillshelf_command(env: Env) -> list[str]:
 
     The console script that is running now when there is one, else ``skillshelf`` on the PATH,
     else this Python with ``-m skillshelf.cli.main``."""
+    import shutil
+
     argv0 = Path(sys.argv[0]) if sys.argv and sys.argv[0] else None
     if argv0 is not None and argv0.name == "skillshelf" and argv0.exists():
         return [str(argv0.absolute())]
@@ -139,6 +139,8 @@ def skillshelf_command(env: Env) -> list[str]:
 
 
 def hook_command(prefix: list[str], agent: Agent, event: str) -> str:
+    import shlex
+
     return shlex.join([*prefix, "hook", event, "--agent", agent])
 
 
@@ -159,6 +161,8 @@ def is_our_command(command: object) -> bool:
     """Whether a hook command runs ``skillshelf hook`` (whichever install or path)."""
     if not isinstance(command, str):
         return False
+    import shlex
+
     try:
         words = shlex.split(command)
     except ValueError:

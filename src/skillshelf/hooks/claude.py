@@ -25,7 +25,7 @@ from typing import Any
 
 from skillshelf.env import Env
 from skillshelf.hooks.agents import claude_state_file
-from skillshelf.install.visibility import claude_user_dir
+from skillshelf.skills.roots import claude_user_dir
 
 __all__ = ["MANAGED_DIR", "hook_blockers", "read_json", "trust_dialog_accepted"]
 

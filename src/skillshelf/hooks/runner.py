@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import subprocess
 import sys
 import threading
 import time
@@ -160,6 +159,8 @@ def _spawn(args: list[str], *, env: Env, state_dir: Path) -> None:
 def spawn_detached(args: list[str], *, env: Env, log: Path) -> None:
     """Start ``skillshelf ARGS`` in ``env.cwd`` in its own session, output to ``log``; the hook
     does not wait for it."""
+    import subprocess
+
     command = [sys.executable, "-m", "skillshelf.cli.main", *args]
     try:
         with log.open("a", encoding="utf-8") as err:

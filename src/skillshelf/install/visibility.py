@@ -20,18 +20,12 @@ from typing import Literal
 
 from skillshelf.env import Env
 from skillshelf.skills.model import Skill
-from skillshelf.skills.roots import claude_roots, codex_roots
+from skillshelf.skills.roots import claude_roots, claude_user_dir, codex_roots
 
-__all__ = ["AGENT_NAMES", "AgentName", "Visibility", "agent_roots", "agents_seeing", "claude_user_dir"]
+__all__ = ["AGENT_NAMES", "AgentName", "Visibility", "agent_roots", "agents_seeing"]
 
 AgentName = Literal["codex", "claude"]
 AGENT_NAMES: tuple[AgentName, ...] = ("codex", "claude")
-
-
-def claude_user_dir(env: Env) -> Path:
-    """Claude Code's user folder: ``$CLAUDE_CONFIG_DIR``, else ``~/.claude``."""
-    value = env.environ.get("CLAUDE_CONFIG_DIR")
-    return Path(value).expanduser() if value else env.home / ".claude"
 
 
 def agent_roots(scope: Literal["user", "project"], env: Env) -> dict[AgentName, Path]:

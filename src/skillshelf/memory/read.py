@@ -20,7 +20,6 @@ from pathlib import Path
 
 from skillshelf.env import Env
 from skillshelf.memory.layout import GLOBAL_SCOPE, project_scope, scope_dir
-from skillshelf.memory.phase1 import truncate_middle
 from skillshelf.tokens import approx_tokens
 
 __all__ = [
@@ -96,6 +95,8 @@ def memory_summary_for(env: Env, *, token_cap: int = 5000) -> MemorySummary | No
             continue
         if not raw:
             continue
+        from skillshelf.memory.phase1 import truncate_middle  # only with a summary to cut
+
         text = truncate_middle(raw, token_cap)
         return MemorySummary(
             text=text,
