@@ -80,7 +80,9 @@ def _env(work: Path, cache: str) -> dict[str, str]:
     return env
 
 
-def _run(args: list[str], *, cwd: Path, env: dict[str, str], stdin: bytes = b"") -> tuple[float, float, bytes]:
+def _run(
+    args: list[str], *, cwd: Path, env: dict[str, str], stdin: bytes = b""
+) -> tuple[float, float, bytes]:
     """(wall seconds, CPU seconds of the child, stdout)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
@@ -92,7 +94,9 @@ def _run(args: list[str], *, cwd: Path, env: dict[str, str], stdin: bytes = b"")
 
 
 def _hook(repo: Path, env: dict[str, str], prompt: str) -> tuple[float, float, bytes]:
-    payload = json.dumps({"session_id": "bench", "cwd": str(repo), "hook_event_name": "UserPromptSubmit", "prompt": prompt})
+    payload = json.dumps(
+        {"session_id": "bench", "cwd": str(repo), "hook_event_name": "UserPromptSubmit", "prompt": prompt}
+    )
     args = [*_skillshelf(), "hook", "UserPromptSubmit", "--agent", "codex", "--deadline", "0"]
     return _run(args, cwd=repo, env=env, stdin=payload.encode())
 
@@ -129,8 +133,12 @@ def bench_scale(work: Path, scale: int, prompts: list[str], runs: int, cold_runs
     found = _skills_found(repo, warm_env)
     hook_warm = [_hook(repo, warm_env, prompts[i % len(prompts)]) for i in range(runs)]
     context_warm = [_context(repo, warm_env, prompts[i % len(prompts)]) for i in range(runs)]
-    hook_cold = [_hook(repo, _env(work, f"cache-cold-hook-{scale}-{i}"), prompts[i]) for i in range(cold_runs)]
-    context_cold = [_context(repo, _env(work, f"cache-cold-ctx-{scale}-{i}"), prompts[i]) for i in range(cold_runs)]
+    hook_cold = [
+        _hook(repo, _env(work, f"cache-cold-hook-{scale}-{i}"), prompts[i]) for i in range(cold_runs)
+    ]
+    context_cold = [
+        _context(repo, _env(work, f"cache-cold-ctx-{scale}-{i}"), prompts[i]) for i in range(cold_runs)
+    ]
     answered = sum(1 for s in hook_warm if s[2])
     print(f"\n{scale:,} SKILL.md files ({found:,} skills load), {len(prompts)} test prompts", flush=True)
     print(_line("hook UserPromptSubmit, warm", hook_warm))
@@ -139,13 +147,18 @@ def bench_scale(work: Path, scale: int, prompts: list[str], runs: int, cold_runs
     print(_line("skillshelf context, cold", context_cold))
     p50 = _pct([s[0] for s in hook_warm], 0.5)
     verdict = "meets" if p50 <= TARGET_S else "misses"
-    print(f"  warm hook p50 {p50:.3f} s {verdict} the {TARGET_S} s target; {answered}/{runs} prompts got suggestions")
+    print(
+        f"  warm hook p50 {p50:.3f} s {verdict} the {TARGET_S} s target; "
+        f"{answered}/{runs} prompts got suggestions"
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=30, help="warm runs per command and scale")
-    parser.add_argument("--cold-runs", type=int, default=3, help="cold runs (fresh cache) per command and scale")
+    parser.add_argument(
+        "--cold-runs", type=int, default=3, help="cold runs (fresh cache) per command and scale"
+    )
     parser.add_argument("--scales", default="979,10000", help="comma-separated skill counts")
     args = parser.parse_args()
     if not CORPORA.is_dir() or not REQUESTS.exists():

@@ -85,7 +85,8 @@ def _warm(env: Env) -> None:
         warm_index(env)
     except SkillshelfError as exc:
         click.echo(
-            f"warning: the search index was not built now ({exc.code}: {exc.message}); the first prompt builds it",
+            f"warning: the search index was not built now ({exc.code}: {exc.message}); "
+            "the first prompt builds it",
             err=True,
         )
 
@@ -127,7 +128,8 @@ def _print_status(env: Env, command: list[str], as_json: bool) -> None:
         current = "" if row.current or not row.events else " (out of date: run setup again)"
         mcp = f"; MCP server in {row.mcp_file}" if row.mcp else ""
         click.echo(
-            f"{name} ({row.scope}): hooks {', '.join(row.events) or 'none'} in {row.hooks_file}{current}{mcp}; {runs}"
+            f"{name} ({row.scope}): hooks {', '.join(row.events) or 'none'} in {row.hooks_file}"
+            f"{current}{mcp}; {runs}"
         )
         for reason in row.reasons:
             click.echo(f"  - {reason}")

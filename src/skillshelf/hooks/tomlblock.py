@@ -9,10 +9,11 @@ and, on request, ``[mcp_servers.skillshelf]``. They go between two comment lines
     # <<< skillshelf setup <<<
 
 The block goes at the end of the file after one line break and is taken out with exactly that
-line break, so the rest of the file keeps every byte (tomlkit alone moves blank lines when a table is added and
-removed). The result is checked with :mod:`tomllib`: a table the user already wrote outside the
-block (a hook they trusted in Codex's TUI, their own ``[mcp_servers.skillshelf]``) is not
-written twice; a stale trust hash there is updated in place (:func:`with_tables`).
+line break, so the rest of the file keeps every byte (tomlkit alone moves blank lines when a
+table is added and removed). The result is checked with :mod:`tomllib`: a table the user
+already wrote outside the block (a hook they trusted in Codex's TUI, their own
+``[mcp_servers.skillshelf]``) is not written twice; a stale trust hash there is updated in
+place (:func:`with_tables`).
 """
 
 from __future__ import annotations
@@ -149,7 +150,8 @@ def with_tables(text: str, tables: Tables, where: str = "config.toml") -> str:
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(
             f"cannot add skillshelf's tables to {where}: {exc}",
-            hint="the file writes `hooks` or `mcp_servers` as an inline table; write them as [tables], then run setup again",
+            hint="the file writes `hooks` or `mcp_servers` as an inline table; "
+            "write them as [tables], then run setup again",
             code="HK112",
         ) from exc
     return result

@@ -22,7 +22,15 @@ from pathlib import Path
 from skillshelf.env import Env
 from skillshelf.skills.model import RootOrigin, Scope, SkillRoot
 
-__all__ = ["builtin_root", "claude_roots", "claude_user_dir", "codex_roots", "extra_roots", "is_claude_root", "skill_roots"]
+__all__ = [
+    "builtin_root",
+    "claude_roots",
+    "claude_user_dir",
+    "codex_roots",
+    "extra_roots",
+    "is_claude_root",
+    "skill_roots",
+]
 
 _CLAUDE = frozenset({RootOrigin.CLAUDE_PROJECT, RootOrigin.CLAUDE_USER})
 
