@@ -234,3 +234,17 @@ def test_setup_status_command_prints_both_agents(isolated_home: Any, monkeypatch
         ("claude", "user"),
     ]
     assert os.environ["HOME"] == str(isolated_home.home)
+
+
+def test_a_settings_file_linked_from_dotfiles_is_edited_where_the_link_points(isolated_home: Any) -> None:
+    repo, env = _project(isolated_home)
+    dotfiles = isolated_home.home / "dotfiles" / "claude-settings.json"
+    dotfiles.parent.mkdir()
+    dotfiles.write_text('{"model": "opus"}\n', encoding="utf-8")
+    link = isolated_home.home / ".claude" / "settings.json"
+    link.parent.mkdir()
+    link.symlink_to(dotfiles)
+    _setup(env, isolated_home, "claude", "user")
+    assert link.is_symlink() and "UserPromptSubmit" in dotfiles.read_text(encoding="utf-8")
+    _setup(env, isolated_home, "claude", "user", remove=True)
+    assert link.is_symlink() and dotfiles.read_text(encoding="utf-8") == '{"model": "opus"}\n'

@@ -19,8 +19,6 @@ from __future__ import annotations
 
 import difflib
 import json
-import os
-import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -332,23 +330,9 @@ def _missing_dirs(path: Path) -> list[Path]:
 
 
 def _write(path: Path, text: str) -> None:
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        mode = path.stat().st_mode & 0o7777 if path.exists() else None
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".skillshelf", dir=path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="") as out:
-                out.write(text)
-            if mode is not None:
-                os.chmod(tmp, mode)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-    except OSError as exc:
-        raise FileAccessError(
-            f"cannot write {path}: {exc.strerror or exc}", hint="check the folder's permissions", code="HK121"
-        ) from exc
+    from skillshelf.config.edit import write_atomic
+
+    write_atomic(path, text)
 
 
 def _delete(path: Path) -> None:
