@@ -129,6 +129,11 @@ def _hook_garbage(settings: Path, event: str, repo: Path) -> None:
 # ---- Codex ----------------------------------------------------------------------------------------
 
 
+def _user_config(box: Any, text: str) -> None:
+    (box.config / "skillshelf").mkdir(parents=True)
+    (box.config / "skillshelf" / "config.toml").write_text(text, encoding="utf-8")
+
+
 def _codex_home(box: Any, url: str, repo: Path) -> Path:
     box.codex_home.mkdir(parents=True, exist_ok=True)
     config = box.codex_home / "config.toml"
@@ -162,10 +167,7 @@ def test_codex_sees_the_right_skill_feeds_memory_and_gets_its_files_back(
     standin = model_standin([{"text": "OK"}])
     repo = _repo(isolated_home, agent_clis.corpora)
     config = _codex_home(isolated_home, standin.url, repo)
-    (isolated_home.config / "skillshelf").mkdir(parents=True)
-    (isolated_home.config / "skillshelf" / "config.toml").write_text(
-        '[hooks]\nmemory_run = "off"\n', encoding="utf-8"
-    )
+    _user_config(isolated_home, '[hooks]\nmemory_run = "off"\n')
     _codex(agent_clis.codex, repo, "hello")  # a user who ran Codex here before (it writes its system skills)
     earlier = set((isolated_home.codex_home / "sessions").rglob("rollout-*.jsonl"))
     before = _snapshot(config, repo / ".codex" / "hooks.json", repo / ".codex" / "config.toml")
@@ -222,10 +224,7 @@ def test_claude_code_sees_the_right_skill_feeds_memory_and_gets_its_files_back(
     (repo / ".claude").mkdir()
     settings = repo / ".claude" / "settings.json"
     settings.write_text('{\n  "permissions": {\n    "allow": ["Bash(ls:*)"]\n  }\n}\n', encoding="utf-8")
-    (isolated_home.config / "skillshelf").mkdir(parents=True)
-    (isolated_home.config / "skillshelf" / "config.toml").write_text(
-        '[hooks]\nmemory_run = "off"\n', encoding="utf-8"
-    )
+    _user_config(isolated_home, '[hooks]\nmemory_run = "off"\n')
     before = _snapshot(settings, repo / ".mcp.json", isolated_home.home / ".claude" / "settings.json")
 
     _skillshelf("setup", "claude", "--scope", "project", cwd=repo)
@@ -268,10 +267,7 @@ def test_the_turn_goes_on_when_the_index_cannot_be_kept_and_the_memory_server_is
     blocker = isolated_home.home / "cache-is-a-file"
     blocker.write_text("x", encoding="utf-8")
     monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))
-    (isolated_home.config / "skillshelf").mkdir(parents=True)
-    (isolated_home.config / "skillshelf" / "config.toml").write_text(
-        f'[memory]\nbase_url = "{dead.url}/v1"\n', encoding="utf-8"
-    )
+    _user_config(isolated_home, f'[memory]\nbase_url = "{dead.url}/v1"\n')
     _skillshelf("setup", "claude", "--scope", "project", cwd=repo)
     done = _claude(agent_clis.claude, repo, standin.url, "make me an animated gif for slack")
     assert done.stdout.strip() == "OK"

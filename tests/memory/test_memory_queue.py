@@ -22,6 +22,12 @@ def _settings(url: str) -> MemorySettings:
     )
 
 
+def _project(box: Any) -> tuple[Path, Env]:
+    project = box.home / "proj"
+    project.mkdir()
+    return project, Env.for_test(cwd=project, home=box.home, codex_home=box.codex_home)
+
+
 def _fresh_transcript(state: Path, project: Path, name: str) -> Path:
     """A session that ended a moment ago: far inside the 6 h idle window."""
     return write_skillshelf_transcript(
@@ -56,9 +62,7 @@ def test_damaged_and_misfiled_entries_are_dropped_not_fatal(tmp_path: Path) -> N
 def test_memory_run_extracts_a_queued_session_at_once_and_takes_it_off_the_queue(
     isolated_home: Any, scripted_model: ScriptedModel
 ) -> None:
-    project = isolated_home.home / "proj"
-    project.mkdir()
-    env = Env.for_test(cwd=project, home=isolated_home.home, codex_home=isolated_home.codex_home)
+    project, env = _project(isolated_home)
     settings = _settings(scripted_model.url + "/v1")
     queued_path = _fresh_transcript(isolated_home.state, project, "queued")
     _fresh_transcript(isolated_home.state, project, "not-queued")
@@ -80,9 +84,7 @@ def test_memory_run_extracts_a_queued_session_at_once_and_takes_it_off_the_queue
 def test_a_queued_session_whose_extraction_fails_stays_queued_for_the_next_run(
     isolated_home: Any, scripted_model: ScriptedModel
 ) -> None:
-    project = isolated_home.home / "proj"
-    project.mkdir()
-    env = Env.for_test(cwd=project, home=isolated_home.home, codex_home=isolated_home.codex_home)
+    project, env = _project(isolated_home)
     state = env.dirs.state
     path = _fresh_transcript(isolated_home.state, project, "s1")
     enqueue(state, QueuedSession(path=path))
@@ -95,9 +97,7 @@ def test_a_queued_session_whose_extraction_fails_stays_queued_for_the_next_run(
 def test_a_queued_file_that_is_gone_or_not_a_transcript_leaves_the_queue(
     isolated_home: Any, scripted_model: ScriptedModel
 ) -> None:
-    project = isolated_home.home / "proj"
-    project.mkdir()
-    env = Env.for_test(cwd=project, home=isolated_home.home, codex_home=isolated_home.codex_home)
+    project, env = _project(isolated_home)
     state = env.dirs.state
     junk = isolated_home.state / "junk.jsonl"
     junk.write_text("hello\n", encoding="utf-8")
@@ -111,9 +111,7 @@ def test_a_queued_file_that_is_gone_or_not_a_transcript_leaves_the_queue(
 def test_memory_run_with_queued_only_leaves_the_usual_folders_alone(
     isolated_home: Any, scripted_model: ScriptedModel
 ) -> None:
-    project = isolated_home.home / "proj"
-    project.mkdir()
-    env = Env.for_test(cwd=project, home=isolated_home.home, codex_home=isolated_home.codex_home)
+    project, env = _project(isolated_home)
     old = time.time() - 8 * 3600
     write_skillshelf_transcript(
         env.dirs.state / "transcripts" / "old.jsonl",

@@ -19,7 +19,7 @@ import json
 import os
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -73,7 +73,7 @@ def enqueue(state_dir: Path, session: QueuedSession) -> Path:
         FileAccessError: the queue folder cannot be written.
     """
     target = _entry_file(state_dir, session.path)
-    stamped = session if session.queued_at else _with_time(session)
+    stamped = session if session.queued_at else replace(session, queued_at=time.time())
     tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -87,17 +87,6 @@ def enqueue(state_dir: Path, session: QueuedSession) -> Path:
             code="ME120",
         ) from exc
     return target
-
-
-def _with_time(session: QueuedSession) -> QueuedSession:
-    return QueuedSession(
-        path=session.path,
-        agent=session.agent,
-        session_id=session.session_id,
-        cwd=session.cwd,
-        ended=session.ended,
-        queued_at=time.time(),
-    )
 
 
 def _read(path: Path) -> QueuedSession | None:
