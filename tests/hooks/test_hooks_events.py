@@ -193,3 +193,26 @@ def test_a_skill_outside_the_agents_roots_is_named_by_its_path(isolated_home: An
     )
     text = context_text(_ask(env, "UserPromptSubmit", "codex", prompt="export the invoices as csv").answer)
     assert f"- invoice-export: Export invoices as CSV for accounting. (file: {path})" in text
+
+
+def test_memory_lines_given_to_the_model_count_as_a_use_of_their_session(isolated_home: Any) -> None:
+    from skillshelf.memory.store import SessionRow, open_store
+
+    env = make_project(isolated_home)
+    folder = scope_dir(env.dirs.data, project_scope(env.project_root))
+    (folder / "rollout_summaries").mkdir(parents=True)
+    (folder / "rollout_summaries" / "s.md").write_text(
+        "thread_id: sess-42\n- PDF form fields are filled with pdftk here\n", encoding="utf-8"
+    )
+    with open_store(None, data_dir=env.dirs.data) as store:
+        store.register_sessions(
+            [SessionRow(id="sess-42", source="codex", path="/x.jsonl", cwd="", project="", updated_at_ms=1)],
+            1,
+        )
+        store.execute_for_tests(
+            "INSERT INTO stage1_outputs (session_id, scope, source_updated_at_ms, raw_memory, rollout_summary, "
+            "generated_at_ms) VALUES ('sess-42', 's', 1, 'r', 's', 1)"
+        )
+    assert "pdftk" in events.memory_notes(env, PDF_PROMPT, token_cap=400)
+    with open_store(None, data_dir=env.dirs.data) as store:
+        assert [o.usage_count for o in store.outputs()] == [1]

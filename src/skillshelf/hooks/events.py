@@ -108,10 +108,11 @@ def memory_notes(env: Env, prompt: str, *, token_cap: int, limit: int = 6) -> st
     wanted = set(terms(prompt))
     if not wanted or token_cap <= 0:
         return ""
-    from skillshelf.memory.read import search_memory
+    from skillshelf.memory.read import record_memory_use, search_memory
 
     need = min(2, len(wanted))
     lines: list[str] = []
+    used: list[str] = []
     for hit in search_memory(env, prompt, limit=50, record_usage=False):
         if len(wanted & set(terms(hit.text))) < need or hit.text.startswith("#"):
             continue
@@ -119,8 +120,10 @@ def memory_notes(env: Env, prompt: str, *, token_cap: int, limit: int = 6) -> st
         if line in lines or approx_tokens("\n".join([MEMORY_INTRO, *lines, line])) > token_cap:
             continue
         lines.append(line)
+        used += [hit.session_id] if hit.session_id else []
         if len(lines) >= limit:
             break
+    record_memory_use(used, data_dir=env.dirs.data)  # ranks these memories up in consolidation
     return "\n".join([MEMORY_INTRO, *lines]) if lines else ""
 
 

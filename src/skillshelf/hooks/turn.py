@@ -16,7 +16,6 @@ from skillshelf.env import Env
 from skillshelf.hooks.settings import HookSettings
 
 if TYPE_CHECKING:
-    from skillshelf.config import Config
     from skillshelf.context import ContextPart
     from skillshelf.skills.model import Skill
 
@@ -27,11 +26,9 @@ __all__ = ["PromptTurn", "prompt_turn", "warm_index"]
 class PromptTurn:
     """The per-turn parts for one prompt and what they were made from."""
 
-    config: Config
     settings: HookSettings  # the config's [hooks] table
     parts: tuple[ContextPart, ...]  # "suggestions", then "mentioned"
     mentioned: tuple[Skill, ...]
-    skills: tuple[Skill, ...]  # every skill that can be loaded here
 
     def part(self, name: str) -> ContextPart | None:
         return next((p for p in self.parts if p.name == name), None)
@@ -55,13 +52,7 @@ def prompt_turn(env: Env, prompt: str) -> PromptTurn:
         workspace=workspace, options=options, stable=(), catalog_report={}, diagnostics=()
     )
     parts, mentioned = turn_parts(prepared, prompt)
-    return PromptTurn(
-        config=workspace.config,
-        settings=settings,
-        parts=parts,
-        mentioned=mentioned,
-        skills=workspace.skills.loadable,
-    )
+    return PromptTurn(settings=settings, parts=parts, mentioned=mentioned)
 
 
 def warm_index(env: Env) -> None:
