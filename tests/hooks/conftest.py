@@ -16,19 +16,16 @@ from pathlib import Path
 
 import pytest
 
-from testkit import CORPORA, TOOLS
+from testkit import CORPORA, TOOLS, missing
 
 CODEX_VERSION = "0.171.0"
 CLAUDE_VERSION = "2.1.197"
 
 
-def require(ok: bool, missing: str) -> None:
-    """Skip (fail under CI=true) when ``ok`` is false, naming what is missing."""
-    if ok:
-        return
-    if os.environ.get("CI", "").lower() == "true":
-        pytest.fail(f"CI needs {missing}")
-    pytest.skip(f"{missing} is not available")
+def require(ok: bool, what: str) -> None:
+    """:func:`testkit.missing` naming ``what`` unless ``ok``."""
+    if not ok:
+        missing(f"{what} is not available")
 
 
 @dataclass(frozen=True)

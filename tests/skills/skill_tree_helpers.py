@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from skillshelf.env import Env
 from skillshelf.skills.model import RootOrigin, Scope, SkillRoot
-from testkit import SHARED, IsolatedHome
+from testkit import REFERENCE, IsolatedHome, reference_vectors, shared_path
 
-VECTORS_FILE = SHARED / "reference" / "codex-skill-vectors.json"
+VECTORS_FILE = "codex-skill-vectors.json"
 
 
 def skill_text(name: str | None, description: str | None = "does a thing", extra: str = "") -> str:
@@ -54,5 +53,25 @@ def repo_root(
 
 
 def vectors(area: str) -> list[dict[str, Any]]:
-    data: list[dict[str, Any]] = json.loads(VECTORS_FILE.read_text(encoding="utf-8"))
-    return [v for v in data if v["area"] == area]
+    """Codex's skill vectors of ``area`` (a skip naming the file when ../shared is missing)."""
+    return reference_vectors(VECTORS_FILE, area)
+
+
+def vector_params(area: str) -> list[dict[str, Any] | None]:
+    """Values to parametrize a test with the vectors of ``area``, read at collection time.
+
+    Without ../shared there is one value, None, that the test hands to :func:`present`: the test
+    is then skipped naming the missing file (a failure under CI=true), instead of the module
+    failing to import or the parametrization coming out empty.
+    """
+    if not (REFERENCE / VECTORS_FILE).exists():
+        return [None]
+    return list(vectors(area))
+
+
+def present(vector: dict[str, Any] | None) -> dict[str, Any]:
+    """``vector``; for the None of :func:`vector_params`, a skip (or CI failure) naming the file."""
+    if vector is None:
+        shared_path(f"reference/{VECTORS_FILE}")
+        raise AssertionError("unreachable: the vectors file exists")
+    return vector

@@ -29,11 +29,12 @@ import pytest
 
 from skillshelf.env import Env
 from skillshelf.skills.catalog import default_budget, render_catalog
+from skillshelf.skills.discover import DiscoveryOptions, discover_skills
 from skillshelf.skills.model import RootOrigin, Scope, Skill
+from testkit import CORPORA, shared_path
 
 pytestmark = pytest.mark.oracle
 
-CORPORA = Path(__file__).resolve().parents[2].parent / "shared" / "corpora"
 MARKER = ".codex-system-skills.marker"
 SETTINGS: list[dict[str, int]] = [
     {"model_context_window": 0},
@@ -354,14 +355,11 @@ def messy_skills(tree: Tree, rnd: random.Random) -> None:
 
 
 def discovered(tree: Tree) -> tuple[list[Skill], list[Path]]:
-    discover = pytest.importorskip(
-        "skillshelf.skills.discover", reason="engineer A's discovery is not there yet"
-    )
     env = Env.for_test(cwd=tree.cwd, home=tree.home, codex_home=tree.codex_home)
-    options = discover.DiscoveryOptions(
+    options = DiscoveryOptions(
         include_builtin=False, include_claude=False, include_installed=False, use_cache=False
     )
-    found = discover.discover_skills(env, options)
+    found = discover_skills(env, options)
     return list(found.skills), [root.path for root in found.roots]
 
 
@@ -402,8 +400,7 @@ def test_plugin_namespaces_and_repaired_metadata_match_codex(
 
 def corpus_tree(tmp_path: Path, marker: str) -> Tree:
     """A repo whose ``.agents/skills`` links every corpus (same walked paths as the corpora)."""
-    if not CORPORA.is_dir():
-        pytest.skip(f"{CORPORA} is not available")
+    shared_path("corpora")
     tree = new_tree(tmp_path, marker)
     root = tree.repo / ".agents" / "skills"
     root.mkdir(parents=True)

@@ -40,8 +40,9 @@ Profile = Literal["spec", "codex", "claude"]
 PROFILES: tuple[str, ...] = get_args(Profile)
 CODEX_MAX_DIRS = 2000
 CODEX_MAX_ENTRIES = 20_000
-# discovery notes that validation says better itself: same names (SK362), symlinked SKILL.md (SK356)
-_SUPERSEDED = frozenset({"SK220", "SK206"})
+# discovery notes that validation says better itself: same names (SK362), symlinked SKILL.md (SK356),
+# a skill below Codex's depth (SK355)
+_SUPERSEDED = frozenset({"SK220", "SK206", "SK210"})
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
