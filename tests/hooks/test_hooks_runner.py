@@ -122,3 +122,20 @@ def test_the_hook_command_exits_0_when_the_state_folder_cannot_be_made(isolated_
         "Stop", hook_input("Stop", env), env.cwd, SKILLSHELF_STATE_DIR=str(blocker / "state")
     )
     assert (done.returncode, done.stdout) == (0, b"")
+
+
+@pytest.mark.parametrize(
+    ("event", "asked", "limit"),
+    [
+        ("UserPromptSubmit", None, 5.0),
+        ("Stop", None, 2.0),
+        ("UserPromptSubmit", 30.0, 9.0),  # kept under the 10 s the agents allow
+        ("SessionEnd", 9.0, 2.0),  # Codex clamps SessionEnd to 3 s
+        ("UserPromptSubmit", 0.0, 0.0),
+        ("warm", 9.0, 0.0),  # a detached warm-up inherits the variable but is never cut short
+    ],
+)
+def test_deadlines_stay_under_the_agents_timeouts(event: str, asked: float | None, limit: float) -> None:
+    from skillshelf.hooks.runner import _limit
+
+    assert _limit(event, asked) == limit

@@ -28,7 +28,7 @@ from skillshelf.hooks.answer import EMPTY, context_answer
 
 __all__ = ["DEADLINES", "HookRun", "log_path", "run_hook", "spawn_detached"]
 
-DEADLINES: Mapping[str, float] = {"SessionEnd": 2.0, "Stop": 2.0, "warm": 0.0}
+DEADLINES: Mapping[str, float] = {"SessionEnd": 2.0, "Stop": 2.0}
 DEFAULT_DEADLINE = 5.0
 #: A deadline asked for is kept a second under the timeout ``setup`` gives the agent (10 s; 3 s
 #: for SessionEnd, which Codex clamps to 3 s anyway).
@@ -59,14 +59,7 @@ def run_hook(
     """Answer one hook call; never raises (see the module docstring). ``deadline`` overrides the
     event's (kept under the agent's timeout); 0 waits as long as the work takes (warm-ups)."""
     start = time.perf_counter()
-    if deadline is None:
-        limit = DEADLINES.get(event, DEFAULT_DEADLINE)
-    else:
-        limit = (
-            min(deadline, MAX_DEADLINES.get(event, MAX_DEADLINE))
-            if deadline and event != "warm"
-            else deadline
-        )
+    limit = _limit(event, deadline)
     text: list[str] = []
     failed: list[BaseException] = []
 
@@ -95,6 +88,16 @@ def run_hook(
         )
     _log(state_dir, agent, event, run)
     return run
+
+
+def _limit(event: str, asked: float | None) -> float:
+    """Seconds to wait for the work (0: as long as it takes). A warm-up is never cut short, even
+    when it inherits ``SKILLSHELF_HOOK_DEADLINE`` from the hook that started it."""
+    if event == "warm" or asked == 0:
+        return 0.0
+    if asked is None:
+        return DEADLINES.get(event, DEFAULT_DEADLINE)
+    return min(asked, MAX_DEADLINES.get(event, MAX_DEADLINE))
 
 
 def _handle(agent: Agent, event: str, raw: bytes, env: Env, state_dir: Path) -> str:
