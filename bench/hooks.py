@@ -5,9 +5,9 @@ process per prompt, beside ``skillshelf context`` on the same prompts.
 
 The skills are the corpora of ``../shared`` read at run time, never copied into the project: at
 979 the six corpus folders are linked into a throwaway repository's ``.agents/skills`` (as in
-the end-to-end tests); at 10,000 the corpora's ``SKILL.md`` files are written again and again
-into a throwaway tree until there are 10,000 of them. Prompts are the ``test`` split of
-``benchmarks/skill-requests`` (nothing here is tuned on them).
+the end-to-end tests); at 10,000 the corpus skills that load are written again and again into
+extra roots (named in the user config) until there are 10,000 of them. Prompts are the ``test``
+split of ``benchmarks/skill-requests`` (nothing here is tuned on them).
 
 - **warm**: the index cache on disk is current (what every prompt but the first finds);
 - **cold**: an empty cache folder (a first prompt ever, or after the cache was deleted); the
@@ -32,6 +32,7 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "src"))
 SHARED = Path(os.environ.get("SKILLSHELF_SHARED", REPO.parent / "shared"))
 CORPORA = SHARED / "corpora"
 REQUESTS = SHARED / "benchmarks" / "skill-requests" / "requests.jsonl"
@@ -49,6 +50,9 @@ def _prompts() -> list[str]:
 
 
 def _repo(work: Path, scale: int) -> Path:
+    """A repository whose skills are the corpora: linked in at 979; at larger scales the corpus
+    skills that load, written again and again into extra roots of at most 1,250 skills each (a
+    root holds 2,000 folders at most, as in Codex), named in the user config."""
     repo = work / f"repo-{scale}"
     skills = repo / ".agents" / "skills"
     skills.mkdir(parents=True)
@@ -57,16 +61,23 @@ def _repo(work: Path, scale: int) -> Path:
         for corpus in sorted(p for p in CORPORA.iterdir() if p.is_dir()):
             (skills / corpus.name).symlink_to(corpus, target_is_directory=True)
         return repo
-    files = sorted(CORPORA.rglob("SKILL.md"))
+    from skillshelf.skills.discover import discover_in
+
+    files = [s.path for s in discover_in(sorted(p for p in CORPORA.iterdir() if p.is_dir())).skills]
+    roots = [work / f"roots-{scale}" / f"r{k}" for k in range(-(-scale // 1250))]
     for i in range(scale):
-        source = files[i % len(files)]
-        target = skills / f"copy-{i // len(files)}" / source.relative_to(CORPORA)
+        target = roots[i // 1250] / f"s{i:05d}" / "SKILL.md"
         target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(source, target)
+        shutil.copyfile(files[i % len(files)], target)
+    config = work / f"config-{scale}" / "skillshelf" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(
+        "[skills]\nroots = [" + ", ".join(json.dumps(str(r)) for r in roots) + "]\n", encoding="utf-8"
+    )
     return repo
 
 
-def _env(work: Path, cache: str) -> dict[str, str]:
+def _env(work: Path, cache: str, scale: int) -> dict[str, str]:
     home = work / "home"
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE" and not k.startswith("XDG_")}
     env.update(
@@ -74,7 +85,7 @@ def _env(work: Path, cache: str) -> dict[str, str]:
         CODEX_HOME=str(home / ".codex"),
         XDG_CACHE_HOME=str(work / cache),
         XDG_DATA_HOME=str(work / "data"),
-        XDG_CONFIG_HOME=str(work / "config"),
+        XDG_CONFIG_HOME=str(work / f"config-{scale}"),
         XDG_STATE_HOME=str(work / "state"),
     )
     return env
@@ -128,16 +139,16 @@ def _skills_found(repo: Path, env: dict[str, str]) -> int:
 
 def bench_scale(work: Path, scale: int, prompts: list[str], runs: int, cold_runs: int) -> None:
     repo = _repo(work, scale)
-    warm_env = _env(work, "cache-warm")
+    warm_env = _env(work, f"cache-warm-{scale}", scale)
     _hook(repo, warm_env, prompts[0])  # fills the caches (and Python's bytecode cache)
     found = _skills_found(repo, warm_env)
     hook_warm = [_hook(repo, warm_env, prompts[i % len(prompts)]) for i in range(runs)]
     context_warm = [_context(repo, warm_env, prompts[i % len(prompts)]) for i in range(runs)]
     hook_cold = [
-        _hook(repo, _env(work, f"cache-cold-hook-{scale}-{i}"), prompts[i]) for i in range(cold_runs)
+        _hook(repo, _env(work, f"cache-cold-hook-{scale}-{i}", scale), prompts[i]) for i in range(cold_runs)
     ]
     context_cold = [
-        _context(repo, _env(work, f"cache-cold-ctx-{scale}-{i}"), prompts[i]) for i in range(cold_runs)
+        _context(repo, _env(work, f"cache-cold-ctx-{scale}-{i}", scale), prompts[i]) for i in range(cold_runs)
     ]
     answered = sum(1 for s in hook_warm if s[2])
     print(f"\n{scale:,} SKILL.md files ({found:,} skills load), {len(prompts)} test prompts", flush=True)

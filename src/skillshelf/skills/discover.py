@@ -16,7 +16,6 @@
 from __future__ import annotations
 
 import os
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -402,12 +401,14 @@ def _single_file(path: str) -> WalkResult:
 
 
 def _duplicate_names(skills: Sequence[Skill]) -> list[Diagnostic]:
-    counts = Counter(s.name for s in skills)
+    by_name: dict[str, list[Skill]] = {}
+    for skill in skills:  # one pass: a scan of every skill per shared name is quadratic at scale
+        by_name.setdefault(skill.name, []).append(skill)
     out: list[Diagnostic] = []
-    for name, count in sorted(counts.items()):
+    for name, paths in sorted(by_name.items()):
+        count = len(paths)
         if count < 2:
             continue
-        paths = [s for s in skills if s.name == name]
         where = ", ".join(f"{s.path} ({s.scope.value})" for s in paths)
         out.append(
             _diag(
