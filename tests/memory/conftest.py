@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from http.server import ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 import pytest
 from memory_helpers import ScriptedModel, handler_for
@@ -153,6 +154,15 @@ def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
         return f"sqlite:///{tmp_path / 'memory-state.sqlite'}"
     url: str = request.getfixturevalue("pg_url")
     return url
+
+
+@pytest.fixture
+def project(isolated_home: Any, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A project folder (a git root) under the isolated home, made the current folder."""
+    folder = isolated_home.home / "repo"
+    (folder / ".git").mkdir(parents=True)
+    monkeypatch.chdir(folder)
+    return folder
 
 
 @pytest.fixture

@@ -189,7 +189,7 @@ def _maybe_drain(env: Env, settings: HookSettings, spawn: Spawn) -> None:
 
     if not queued(env.dirs.state):
         return
-    from skillshelf.memory.service import model_endpoint
+    from skillshelf.memory.models import model_endpoint
     from skillshelf.memory.settings import load_memory_settings
 
     memory = load_memory_settings(env)
