@@ -406,15 +406,14 @@ def _duplicate_names(skills: Sequence[Skill]) -> list[Diagnostic]:
         by_name.setdefault(skill.name, []).append(skill)
     out: list[Diagnostic] = []
     for name, paths in sorted(by_name.items()):
-        count = len(paths)
-        if count < 2:
+        if len(paths) < 2:
             continue
         where = ", ".join(f"{s.path} ({s.scope.value})" for s in paths)
         out.append(
             _diag(
                 "SK220",
                 Severity.INFO,
-                f"{count} skills are named {name!r}: {where}; all are kept, and `${name}` selects none of them",
+                f"{len(paths)} skills are named {name!r}: {where}; all are kept, and `${name}` selects none of them",
                 "rename one of them, or disable the one you do not want",
                 paths[0].path,
             )
