@@ -31,7 +31,7 @@ from skillshelf.select.static import static_scores
 if TYPE_CHECKING:
     from skillshelf.select.semantic import SemanticIndex
 
-__all__ = ["BASE_SELECTORS", "Extras", "SelectorFn"]
+__all__ = ["BASE_SELECTORS", "WEIGHTS", "Extras", "SelectorFn", "Weights", "default_scores"]
 
 Hit = tuple[int, float]
 
@@ -46,31 +46,49 @@ class Extras:
 
 SelectorFn = Callable[[SkillIndex, str, int, Extras], list[Hit]]
 
-# Default fusion weights (general choices, see bench/selection.py for how they were checked).
-W_BM25F = 1.0
-W_NGRAM = 0.3
-W_SEMANTIC = 1.0
-W_SEMANTIC_SHORT = 3.0
-W_WORDS_SHORT = 2.0
-W_STATIC_SHORT = 1.0
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Weights:
+    """The default ranking's weights beside its lexical part (:func:`bm25f_scores`, 1.0).
+
+    Chosen by coordinate search with 5-fold cross-validation on the skill-requests **dev**
+    split together with the MetaTool dev half (queries whose id hash is even), one set per
+    combination of installed models (``bench/selection.py`` reports them on the held-out
+    data). ``ngram``, ``static`` and ``words`` count for short requests only
+    (:data:`SHORT_QUERY_WORDS`); ``name`` multiplies the squared name coverage."""
+
+    name: float
+    ngram: float = 0.0
+    static: float = 0.0
+    minilm: float = 0.0
+    words: float = 0.0
+
+
+WEIGHTS: Mapping[tuple[str, ...], Weights] = MappingProxyType(
+    {
+        (): Weights(name=0.3, ngram=0.1, static=0.2),
+        ("wordllama",): Weights(name=0.1, words=0.5),
+        ("minilm",): Weights(name=0.2, minilm=0.75),
+        ("minilm", "wordllama"): Weights(name=0.2, minilm=0.75, words=0.5),
+    }
+)
+"""Per installed models (``SemanticIndex.models``): the weights of the default ranking."""
 STATIC_FLOOR = 0.35  # a cosine of static vectors below this is no evidence (unrelated texts reach ~0.3)
 STATIC_SCALE = 0.3  # cosine above the floor that counts as much as the best lexical match
 W_USAGE = 0.15
-W_NAME = 0.5
 SEM_QUANTILE = 0.5
 
 
-def _semantic_parts(index: SkillIndex, query: str, semantic: SemanticIndex) -> list[tuple[float, Any]]:
-    """MiniLM was trained on sentence pairs: it is the better judge of a short request; a long
-    task it reads sentence by sentence (``semantic.passages``) and weighs a third as much.
-    WordLlama, a bag of words, judges short requests only (it errs where MiniLM does not)."""
-    short = is_short(query)
+def _semantic_parts(
+    index: SkillIndex, query: str, semantic: SemanticIndex, weights: Weights
+) -> list[tuple[float, Any]]:
+    """MiniLM reads a long task passage by passage (``semantic.passages``); WordLlama, a bag
+    of words, judges short requests only. Both are centred on the median similarity: only how
+    far a skill stands above the crowd carries signal."""
     parts: list[tuple[float, Any]] = []
-    if semantic.encoder is not None:
-        dense = centred(semantic.scores(index, query), quantile=SEM_QUANTILE)
-        parts.append((W_SEMANTIC_SHORT if short else W_SEMANTIC, dense))
-    if short and semantic.words is not None:
-        parts.append((W_WORDS_SHORT, centred(semantic.word_scores(index, query), quantile=SEM_QUANTILE)))
+    if semantic.encoder is not None and weights.minilm:
+        parts.append((weights.minilm, centred(semantic.scores(index, query), quantile=SEM_QUANTILE)))
+    if is_short(query) and semantic.words is not None and weights.words:
+        parts.append((weights.words, centred(semantic.word_scores(index, query), quantile=SEM_QUANTILE)))
     return parts
 
 
@@ -100,24 +118,36 @@ def _usage_scores(index: SkillIndex, extras: Extras) -> Any:
     return prior
 
 
+def default_scores(index: SkillIndex, query: str, semantic: SemanticIndex | None = None) -> Any:
+    """The default ranking's score of every document (no usage prior): BM25F of body and
+    metadata, plus for short requests character n-grams and static vectors (or the embedding
+    models when installed), plus the squared name coverage, weighted by :data:`WEIGHTS`."""
+    import numpy as np
+
+    models = semantic.models if semantic is not None else ()
+    w = WEIGHTS.get(models, WEIGHTS[()])
+    short = is_short(query)
+    weights = query_weights(query)
+    total = bm25f_scores(index, query, weights=weights)
+    parts: list[tuple[float, Any]] = []
+    if short and w.ngram:
+        # a typo or a compound name decides a request; in a task of many words it is noise
+        parts.append((w.ngram, ngram_scores(index, query)))
+    if semantic is not None:
+        parts.extend(_semantic_parts(index, query, semantic, w))
+    if parts:
+        total = total + combine(parts)
+    if short and w.static:
+        # the static vectors are the base install's stand-in for the extras' embedding models
+        total = total + np.float32(w.static) * _static_part(index, query)
+    coverage = name_coverage(index, query, weights=weights)
+    return (total + np.float32(w.name) * coverage * coverage).astype(np.float32)
+
+
 def _default(index: SkillIndex, query: str, limit: int, extras: Extras) -> list[Hit]:
     import numpy as np
 
-    short = is_short(query)
-    weights = query_weights(query)
-    parts: list[tuple[float, Any]] = [(W_BM25F, bm25f_scores(index, query, weights=weights))]
-    if short:
-        # a typo or a compound name decides a request; in a task of many words it is noise
-        # (SkillsBench: 0.701 / 0.943 -> 0.713 / 0.954 without, and half the query time)
-        parts.append((W_NGRAM, ngram_scores(index, query)))
-    if extras.semantic is not None:
-        parts.extend(_semantic_parts(index, query, extras.semantic))
-    total = combine(parts)
-    if (extras.semantic is None or not extras.semantic.models) and short:
-        # the static vectors are the base install's stand-in for the extras' embedding models
-        total = total + np.float32(W_STATIC_SHORT) * _static_part(index, query)
-    coverage = name_coverage(index, query, weights=weights)
-    total = total + np.float32(W_NAME) * coverage * coverage
+    total = default_scores(index, query, extras.semantic)
     if extras.usage and float(total.max(initial=0.0)) > 0:
         # the prior breaks near-ties among skills that match; it never lifts a non-match
         total = total + np.where(total > 0, np.float32(W_USAGE) * _usage_scores(index, extras), np.float32(0))
