@@ -185,7 +185,7 @@ def turn_parts(prepared: PreparedContext, task: str) -> tuple[tuple[ContextPart,
     mentioned = _mentioned_skills(prepared.skills.loadable, task)
     parts: list[ContextPart] = []
     if prepared.options.suggestions and task.strip():
-        parts += suggestions_part(prepared.skills, task, mentioned, prepared.options)
+        parts += suggestions_part(prepared.skills, task, mentioned, prepared.options, prepared.config)
     parts += mentioned_part(mentioned)
     return tuple(p for p in parts if p.text), mentioned
 

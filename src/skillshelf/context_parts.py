@@ -186,19 +186,25 @@ def memory_part(env: Env, options: ContextOptions) -> list[ContextPart]:
 
 
 def suggestions_part(
-    skills: ContextSkills, task: str, mentioned: Sequence[Skill], options: ContextOptions
+    skills: ContextSkills,
+    task: str,
+    mentioned: Sequence[Skill],
+    options: ContextOptions,
+    config: Config | None = None,
 ) -> list[ContextPart]:
-    """Per-turn: the skills most relevant to ``task`` (never manual or already pinned)."""
-    from skillshelf.select.index import SkillIndex
+    """Per-turn: the skills the ranking suggests for ``task`` (never manual or already pinned),
+    the same ranking as `skillshelf search` (:func:`skillshelf.select.ranking.shared_ranker`)."""
+    from skillshelf.select.ranking import RankingSettings, shared_ranker
     from skillshelf.select.suggest import suggestion_fragment
 
     excluded = {s.path for s in (*skills.manual, *skills.pinned)}
     candidates = [s for s in (*skills.listed, *skills.name_only) if s.path not in excluded]
     if not candidates:
         return []
-    index = SkillIndex.build(candidates, cache_dir=index_cache_dir(options))
+    settings = RankingSettings.from_config(config.get) if config is not None else RankingSettings()
+    ranker = shared_ranker(candidates, cache_dir=index_cache_dir(options), settings=settings)
     suggestions = suggestion_fragment(
-        index, task, budget_tokens=options.suggestion_tokens, mentioned=mentioned
+        ranker, task, budget_tokens=options.suggestion_tokens, mentioned=mentioned
     )
     if not suggestions.text:
         return []

@@ -109,7 +109,7 @@ class SkillTools:
         catalog_format: Literal["codex", "xml", "markdown"] = "markdown",
         index_cache_dir: Path | None = None,
         max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
-        semantic: bool = False,
+        semantic: bool = True,
     ) -> None:
         self.skills: tuple[Skill, ...] = tuple(skills)
         self.listed: tuple[Skill, ...] = (
@@ -186,24 +186,27 @@ class SkillTools:
             )
         top_k = max(1, min(int(top_k), MAX_TOP_K))
         index = self.ensure_index()
-        ranked = _rank(index, query, top_k * 2, self._semantic_index)
+        ranking = _ranking(index, query, top_k * 2, self._semantic_index)
         rows: list[dict[str, Any]] = []
-        for item in ranked:
+        for item in ranking.ranked if ranking.confident else ():
+            skill = item.doc.skill
             # a name shadowed by an earlier skill loads that earlier skill: show each name once
-            if any(r["name"] == item.skill.name for r in rows) or len(rows) == top_k:
+            if skill is None or any(r["name"] == skill.name for r in rows) or len(rows) == top_k:
                 continue
-            row = skill_summary(self._by_name.get(item.skill.name, item.skill))
+            row = skill_summary(self._by_name.get(skill.name, skill))
             row["score"] = round(float(item.score), 4)
             rows.append(row)
         if not rows:
-            text = f"No skill matches {query!r}. Try other words, or work without a skill."
+            text = f"No skill fits {query!r} well enough. Try other words, or work without a skill."
         else:
             lines = [
                 f"{i}. {r['name']}: {r['description']}" + (" [untrusted project]" if "trusted" in r else "")
                 for i, r in enumerate(rows, 1)
             ]
             text = "Skills matching the query (call load_skill with a name to use one):\n" + "\n".join(lines)
-        return ToolResult(text=text, data={"query": query, "results": rows})
+        return ToolResult(
+            text=text, data={"query": query, "confidence": round(ranking.confidence, 4), "results": rows}
+        )
 
     def read_skill_file(self, name: str, path: str) -> ToolResult:
         """One bundled file: text as is, binary as base64; reads stay inside the skill folder."""
@@ -341,10 +344,12 @@ def _semantic_index(index: Any, cache_dir: Path | None) -> Any:
         return None
 
 
-def _rank(index: Any, query: str, top_k: int, semantic: Any = None) -> Sequence[Any]:
-    from skillshelf.select import rank
+def _ranking(index: Any, query: str, top_k: int, semantic: Any = None) -> Any:
+    """The one default ranking (:class:`skillshelf.select.ranking.Ranker`): below its confidence
+    threshold nothing is offered, as in the per-turn suggestions."""
+    from skillshelf.select.ranking import Ranker
 
-    return rank(index, query, top_k=top_k, semantic=semantic)
+    return Ranker(index, semantic=semantic).rank(query, top_k=top_k)
 
 
 def _parse_cursor(cursor: str | None, total: int) -> int:

@@ -31,7 +31,16 @@ from skillshelf.select.static import static_scores
 if TYPE_CHECKING:
     from skillshelf.select.semantic import SemanticIndex
 
-__all__ = ["BASE_SELECTORS", "WEIGHTS", "Extras", "SelectorFn", "Weights", "default_scores"]
+__all__ = [
+    "BASE_SELECTORS",
+    "WEIGHTS",
+    "DefaultScores",
+    "Extras",
+    "SelectorFn",
+    "Weights",
+    "default_parts",
+    "default_scores",
+]
 
 Hit = tuple[int, float]
 
@@ -45,6 +54,7 @@ class Extras:
 
 
 SelectorFn = Callable[[SkillIndex, str, int, Extras], list[Hit]]
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Weights:
@@ -78,27 +88,12 @@ W_USAGE = 0.15
 SEM_QUANTILE = 0.5
 
 
-def _semantic_parts(
-    index: SkillIndex, query: str, semantic: SemanticIndex, weights: Weights
-) -> list[tuple[float, Any]]:
-    """MiniLM reads a long task passage by passage (``semantic.passages``); WordLlama, a bag
-    of words, judges short requests only. Both are centred on the median similarity: only how
-    far a skill stands above the crowd carries signal."""
-    parts: list[tuple[float, Any]] = []
-    if semantic.encoder is not None and weights.minilm:
-        parts.append((weights.minilm, centred(semantic.scores(index, query), quantile=SEM_QUANTILE)))
-    if is_short(query) and semantic.words is not None and weights.words:
-        parts.append((weights.words, centred(semantic.word_scores(index, query), quantile=SEM_QUANTILE)))
-    return parts
-
-
-def _static_part(index: SkillIndex, query: str) -> Any:
+def _static_part(cosines: Any) -> Any:
     """Static word vectors are a bag of words: a fair judge of a request, not of a long task.
     Cosines mean the same thing in every index, so they are scaled absolutely (a relative
     scale would turn a hair's difference between two skills into a whole point)."""
     import numpy as np
 
-    cosines = static_scores(index, query)
     if len(cosines) == 0:
         return cosines
     # a chatty request ("thanks, that works") is near everything: only what stands above the
@@ -118,30 +113,59 @@ def _usage_scores(index: SkillIndex, extras: Extras) -> Any:
     return prior
 
 
-def default_scores(index: SkillIndex, query: str, semantic: SemanticIndex | None = None) -> Any:
-    """The default ranking's score of every document (no usage prior): BM25F of body and
-    metadata, plus for short requests character n-grams and static vectors (or the embedding
-    models when installed), plus the squared name coverage, weighted by :data:`WEIGHTS`."""
+@dataclass(frozen=True, slots=True)
+class DefaultScores:
+    """The default ranking's scores of every document and the raw evidence behind them (what
+    :mod:`skillshelf.select.confidence` reads): BM25F of metadata and body, and the cosines
+    of the static vectors and of each installed model (None where not computed)."""
+
+    total: Any
+    meta: Any
+    body: Any
+    static: Any = None
+    minilm: Any = None
+    words: Any = None
+
+
+def default_parts(index: SkillIndex, query: str, semantic: SemanticIndex | None = None) -> DefaultScores:
+    """The default ranking of every document (no usage prior): BM25F of body and metadata,
+    plus for short requests character n-grams and static vectors (or the embedding models when
+    installed), plus the squared name coverage, weighted by :data:`WEIGHTS`."""
     import numpy as np
 
     models = semantic.models if semantic is not None else ()
     w = WEIGHTS.get(models, WEIGHTS[()])
     short = is_short(query)
     weights = query_weights(query)
-    total = bm25f_scores(index, query, weights=weights)
+    meta, body = index.meta.weighted(weights), index.content.weighted(weights)
+    total = bm25f_scores(index, query, weights=weights, raw=(meta, body))
     parts: list[tuple[float, Any]] = []
     if short and w.ngram:
         # a typo or a compound name decides a request; in a task of many words it is noise
         parts.append((w.ngram, ngram_scores(index, query)))
-    if semantic is not None:
-        parts.extend(_semantic_parts(index, query, semantic, w))
+    minilm = words = None
+    if semantic is not None and semantic.encoder is not None:
+        minilm = semantic.scores(index, query)
+        parts.append((w.minilm, centred(minilm, quantile=SEM_QUANTILE)))
+    if semantic is not None and semantic.words is not None and short:
+        # a bag of words: it judges a request, not a long task
+        words = semantic.word_scores(index, query)
+        parts.append((w.words, centred(words, quantile=SEM_QUANTILE)))
+    parts = [(weight, scores) for weight, scores in parts if weight]
     if parts:
         total = total + combine(parts)
-    if short and w.static:
+    cosines = static_scores(index, query) if short else None
+    if cosines is not None and w.static:
         # the static vectors are the base install's stand-in for the extras' embedding models
-        total = total + np.float32(w.static) * _static_part(index, query)
+        total = total + np.float32(w.static) * _static_part(cosines)
     coverage = name_coverage(index, query, weights=weights)
-    return (total + np.float32(w.name) * coverage * coverage).astype(np.float32)
+    total = (total + np.float32(w.name) * coverage * coverage).astype(np.float32)
+    return DefaultScores(total=total, meta=meta, body=body, static=cosines, minilm=minilm, words=words)
+
+
+def default_scores(index: SkillIndex, query: str, semantic: SemanticIndex | None = None) -> Any:
+    """:func:`default_parts`' total."""
+    return default_parts(index, query, semantic).total
 
 
 def _default(index: SkillIndex, query: str, limit: int, extras: Extras) -> list[Hit]:

@@ -61,19 +61,27 @@ beat the earlier metadata-first scoring, whose body could only confirm a metadat
 success@5 on skill-requests dev 0.824 -> 0.939 with the body as a peer."""
 
 
-def bm25f_scores(index: SkillIndex, query: str, *, weights: dict[str, float] | None = None) -> Scores:
+def bm25f_scores(
+    index: SkillIndex,
+    query: str,
+    *,
+    weights: dict[str, float] | None = None,
+    raw: tuple[Scores, Scores] | None = None,
+) -> Scores:
     """BM25F over the body (headings and text) plus :data:`W_META` times BM25F over the
     metadata fields (name, short description, description, path words), each divided by its
     best score for this query.
 
     A skill with no body text (a tool record, a skill whose ``SKILL.md`` is only frontmatter
     or could not be read) is neutral: its body part is its metadata part, so it is not ranked
-    down for evidence that does not exist."""
+    down for evidence that does not exist. ``raw``: the two BM25F score vectors (metadata,
+    body) when the caller has them already."""
     import numpy as np
 
-    q = weights if weights is not None else query_weights(query)
-    meta = normalised(index.meta.weighted(q))
-    content = normalised(index.content.weighted(q))
+    if raw is None:
+        q = weights if weights is not None else query_weights(query)
+        raw = (index.meta.weighted(q), index.content.weighted(q))
+    meta, content = normalised(raw[0]), normalised(raw[1])
     has_body = index.memo("has_body", lambda: index.content.lengths.sum(axis=1) > 0)
     out: Scores = (np.where(has_body, content, meta) + np.float32(W_META) * meta).astype(np.float32)
     return out
