@@ -18,7 +18,7 @@ from skillshelf.select.ranking import Ranker, RankingSettings
 from skillshelf.skills.builtin import packaged_skills_dir
 from skillshelf.skills.discover import discover_in
 
-UNRELATED = "the add function in calc.py is wrong"
+UNRELATED = "thanks, that works now"
 
 
 def _ranker(root: Path, **settings: object) -> Ranker:

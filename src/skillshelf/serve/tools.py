@@ -197,7 +197,7 @@ class SkillTools:
             row["score"] = round(float(item.score), 4)
             rows.append(row)
         if not rows:
-            text = f"No skill fits {query!r} well enough. Try other words, or work without a skill."
+            text = f"No skill matches {query!r} well enough. Try other words, or work without a skill."
         else:
             lines = [
                 f"{i}. {r['name']}: {r['description']}" + (" [untrusted project]" if "trusted" in r else "")
