@@ -68,10 +68,10 @@ def install(source: str, scope: str, name: str | None, force: bool, as_json: boo
             result = install_skill(
                 source,
                 env=Env.from_os(),
-                scope=scope,
+                scope=scope,  # type: ignore[arg-type]
                 name=name,
                 force=force,
-                progress=progress,  # type: ignore[arg-type]
+                progress=progress,
             )
     except SkillValidationError as exc:
         if as_json:
@@ -149,17 +149,16 @@ def deps(
     name: str | None, write: bool, as_json: bool, roots: tuple[Path, ...], no_builtin: bool, no_cache: bool
 ) -> None:
     """List the MCP servers skills declare and whether they are configured."""
-    from skillshelf import dirs
     from skillshelf.install.deps import deps_report, write_missing
-    from skillshelf.install.manage import with_installed_skills
-    from skillshelf.skills.discover import DiscoveryOptions, discover_skills
+    from skillshelf.workspace import Workspace, WorkspaceOptions
 
     env = Env.from_os()
-    options = DiscoveryOptions(extra_roots=roots, include_builtin=not no_builtin, use_cache=not no_cache)
-    skills = with_installed_skills(env, discover_skills(env, options).skills)
+    options = WorkspaceOptions(
+        extra_roots=tuple(p.absolute() for p in roots), include_builtin=not no_builtin, use_cache=not no_cache
+    )
     report = deps_report(
-        skills,
-        user_config=dirs.user_config_dir() / "config.toml",
+        Workspace.open(env, options).discovery.skills,
+        user_config=env.dirs.config / "config.toml",
         codex_config=env.codex_home / "config.toml",
         name=name,
     )

@@ -32,18 +32,15 @@ def _loadable_skills(
     """Every skill visible from here that is not disabled by config, where the search index is
     cached (the folder `context`, the agent and `serve` use; None with --no-cache), and the
     ranking settings from config (`[select]`)."""
-    from skillshelf.config import apply_skill_modes
-    from skillshelf.context import ContextOptions
-    from skillshelf.context_parts import discover_for_context, index_cache_dir
+    from skillshelf.select.ranking import RankingSettings
+    from skillshelf.workspace import Workspace, WorkspaceOptions
 
-    options = ContextOptions(
+    options = WorkspaceOptions(
         extra_roots=tuple(p.absolute() for p in roots), include_builtin=not no_builtin, use_cache=not no_cache
     )
-    from skillshelf.select.ranking import RankingSettings
-
-    config, discovery = discover_for_context(env, options)
-    loadable = apply_skill_modes(discovery.skills, config.skill_rules).loadable
-    return loadable, index_cache_dir(options), RankingSettings.from_config(config.get)
+    workspace = Workspace.open(env, options)
+    settings = RankingSettings.from_config(workspace.config.get)
+    return workspace.skills.loadable, workspace.index_cache_dir, settings
 
 
 @click.command("search")
@@ -252,7 +249,7 @@ def stats(as_json: bool) -> None:
     """Per-selector hit rates over the skills the model really loaded (shadow metrics)."""
     from skillshelf.select.usage import UsageStore
 
-    report = UsageStore.default().stats()
+    report = UsageStore.in_state_dir(Env.from_os().dirs.state).stats()
     if as_json:
         echo_json(report.to_dict())
         return
