@@ -204,9 +204,8 @@ class SkillTools:
                 for i, r in enumerate(rows, 1)
             ]
             text = "Skills matching the query (call load_skill with a name to use one):\n" + "\n".join(lines)
-        return ToolResult(
-            text=text, data={"query": query, "confidence": round(ranking.confidence, 4), "results": rows}
-        )
+        data = {"query": query, "confidence": round(ranking.confidence, 4), "results": rows}
+        return ToolResult(text=text, data=data)
 
     def read_skill_file(self, name: str, path: str) -> ToolResult:
         """One bundled file: text as is, binary as base64; reads stay inside the skill folder."""
@@ -345,8 +344,7 @@ def _semantic_index(index: Any, cache_dir: Path | None) -> Any:
 
 
 def _ranking(index: Any, query: str, top_k: int, semantic: Any = None) -> Any:
-    """The one default ranking (:class:`skillshelf.select.ranking.Ranker`): below its confidence
-    threshold nothing is offered, as in the per-turn suggestions."""
+    """The one default ranking (:class:`~skillshelf.select.ranking.Ranker`), threshold included."""
     from skillshelf.select.ranking import Ranker
 
     return Ranker(index, semantic=semantic).rank(query, top_k=top_k)
