@@ -294,15 +294,14 @@ def run_set(
             result = table(ranker, queries)
             show(label, result)
             out[f"{split}/{label}"] = result
-        if any(not q["relevant"] for q in queries) or name == "requests":
-            for label, sem in rankers_sem:
-                a = abstention(Ranker(index, semantic=sem, settings=RankingSettings()), queries)
-                out[f"{split}/abstention/{label}"] = a
-                print(
-                    f"  threshold ({label}): none without suggestion {a['none_without_suggestion']:.3f} of "
-                    f"{a['none']}; right skill held back {a['right_skill_held_back']:.3f} of {a['with_right_skill']}",
-                    flush=True,
-                )
+        for label, sem in rankers_sem:  # every set: how often the threshold holds a right skill back
+            a = abstention(Ranker(index, semantic=sem, settings=RankingSettings()), queries)
+            out[f"{split}/abstention/{label}"] = a
+            print(
+                f"  threshold ({label}): none without suggestion {a['none_without_suggestion']:.3f} of "
+                f"{a['none']}; right skill held back {a['right_skill_held_back']:.3f} of {a['with_right_skill']}",
+                flush=True,
+            )
     return out
 
 
