@@ -10,7 +10,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from install_helpers import commit_all, init_repo, needs_validate, write_skill
+from install_helpers import commit_all, init_repo, write_skill
 
 from testkit import IsolatedHome
 
@@ -38,7 +38,6 @@ def _run(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_install_update_remove_round_trip_with_json(tmp_path: Path, isolated_home: IsolatedHome) -> None:
-    needs_validate()
     repo = init_repo(tmp_path / "up")
     write_skill(repo / "triage", "triage", body="first")
     commit_all(repo, "one")
@@ -65,7 +64,6 @@ def test_install_update_remove_round_trip_with_json(tmp_path: Path, isolated_hom
 def test_failed_validation_prints_diagnostics_and_exits_1(
     tmp_path: Path, isolated_home: IsolatedHome
 ) -> None:
-    needs_validate()
     bad = tmp_path / "bad"
     bad.mkdir()
     (bad / "SKILL.md").write_text("---\nname: bad\n---\n", encoding="utf-8")
@@ -98,7 +96,6 @@ def test_deps_lists_and_writes_missing_servers(tmp_path: Path, isolated_home: Is
     skill = write_skill(project / ".agents" / "skills" / "tracker", "tracker")
     (skill / "agents").mkdir()
     (skill / "agents" / "openai.yaml").write_text(OPENAI_YAML, encoding="utf-8")
-    needs_validate()
     wiki = write_skill(tmp_path / "wiki", "wiki")
     (wiki / "agents").mkdir()
     (wiki / "agents" / "openai.yaml").write_text(

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import click
 
 from skillshelf.cli.output import echo_json, literal, printable, root_options, stdout_console
+from skillshelf.cli.progress import working
 from skillshelf.env import Env
 
 if TYPE_CHECKING:
@@ -72,10 +73,18 @@ def search(
     from skillshelf.select.service import search as run_search
 
     env = Env.from_os()
-    skills, cache_dir, settings = _loadable_skills(env, roots, no_builtin, no_cache)
-    result = run_search(
-        skills, query, top=top, selector=selector, cache_dir=cache_dir, semantic=semantic, settings=settings
-    )
+    with working("Finding skills") as step:
+        skills, cache_dir, settings = _loadable_skills(env, roots, no_builtin, no_cache)
+        step(f"Ranking {len(skills):,} skills (a first search builds their index)")
+        result = run_search(
+            skills,
+            query,
+            top=top,
+            selector=selector,
+            cache_dir=cache_dir,
+            semantic=semantic,
+            settings=settings,
+        )
     if as_json:
         echo_json(result.to_dict())
         return
@@ -223,18 +232,26 @@ def eval_cmd(
             code="SE005",
         )
     skills = None
-    if roots:
-        from skillshelf.skills.discover import discover_in
+    missing = [r for r in roots if not r.is_dir()]
+    if missing:
+        raise UsageError(
+            f"no such folder: {missing[0]}", hint="give existing skill folders to --root", code="SE007"
+        )
+    with working("Finding skills" if roots else "Reading the tools") as step:
+        if roots:
+            from skillshelf.skills.discover import discover_in
 
-        missing = [r for r in roots if not r.is_dir()]
-        if missing:
-            raise UsageError(
-                f"no such folder: {missing[0]}", hint="give existing skill folders to --root", code="SE007"
-            )
-        skills = discover_in([r.absolute() for r in roots]).skills
-    report = evaluate_file(
-        queries_file, skills=skills, tools_file=tools_file, selector=selector, top=top, k=k, semantic=semantic
-    )
+            skills = discover_in([r.absolute() for r in roots]).skills
+        step(f"Ranking every query with selector {selector!r}")
+        report = evaluate_file(
+            queries_file,
+            skills=skills,
+            tools_file=tools_file,
+            selector=selector,
+            top=top,
+            k=k,
+            semantic=semantic,
+        )
     if as_json:
         echo_json(report.to_dict())
     else:
