@@ -191,7 +191,9 @@ class SkillTools:
             )
         top_k = max(1, min(int(top_k), MAX_TOP_K))
         index = self.ensure_index()
-        ranking = _ranking(index, query, top_k * 2, self._semantic_index)
+        from skillshelf.select.ranking import Ranker  # the one ranking, threshold included
+
+        ranking = Ranker(index, semantic=self._semantic_index).rank(query, top_k=top_k * 2)
         rows: list[dict[str, Any]] = []
         for item in ranking.ranked if ranking.confident else ():
             skill = item.doc.skill
@@ -346,13 +348,6 @@ def _semantic_index(index: Any, cache_dir: Path | None) -> Any:
     except (SkillshelfError, OSError, ValueError) as exc:
         log.warning("search_skills goes on without the embedding models: %s", exc)
         return None
-
-
-def _ranking(index: Any, query: str, top_k: int, semantic: Any = None) -> Any:
-    """The one default ranking (:class:`~skillshelf.select.ranking.Ranker`), threshold included."""
-    from skillshelf.select.ranking import Ranker
-
-    return Ranker(index, semantic=semantic).rank(query, top_k=top_k)
 
 
 def _parse_cursor(cursor: str | None, total: int) -> int:
