@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from skillshelf.context import ContextOptions, ContextPart
+from skillshelf.context_model import ContextOptions, ContextPart
 from skillshelf.diagnostics import Diagnostic
 from skillshelf.env import Env
 from skillshelf.skills.model import Skill
@@ -19,6 +19,7 @@ from skillshelf.workspace import WorkspaceSkills as ContextSkills
 
 if TYPE_CHECKING:
     from skillshelf.config import Config
+    from skillshelf.skills.catalog import RenderedCatalog
     from skillshelf.workspace import Workspace
 
 __all__ = [
@@ -58,22 +59,24 @@ def instructions_part(
     return [ContextPart(name="instructions", title=title, text=instructions.text, sources=sources)]
 
 
-def catalog_part(workspace: Workspace, options: ContextOptions) -> tuple[ContextPart, dict[str, object]]:
+def catalog_part(workspace: Workspace, options: ContextOptions) -> tuple[ContextPart, RenderedCatalog]:
     """The stable catalog: listed skills in full, name-only skills without description, in the
-    budget the options (else the config) ask for."""
+    budget the options (else the config, else Codex's model) ask for; and the rendering (its
+    report says which budget, its placements what became of each skill)."""
     from skillshelf.skills.catalog import render_catalog
 
     skills = workspace.skills
     shown = [*skills.listed, *(_without_description(s) for s in skills.name_only)]
-    budget = workspace.budget(
+    choice = workspace.budget_choice(
         context_window=options.context_window,
         budget_tokens=options.budget_tokens,
         budget_chars=options.budget_chars,
     )
-    rendered = render_catalog(shown, budget, options.catalog_format, roots=list(workspace.roots))
+    rendered = render_catalog(shown, choice.budget, options.catalog_format, roots=list(workspace.roots))
     used_roots = tuple(dict.fromkeys(str(s.root) for s in shown))
     part = ContextPart(name="catalog", title="Skills catalog", text=rendered.text, sources=used_roots)
-    return part, rendered.report.to_dict()
+    report = dataclasses.replace(rendered.report, budget_source=choice.source)
+    return part, dataclasses.replace(rendered, report=report)
 
 
 def _without_description(skill: Skill) -> Skill:
@@ -120,19 +123,22 @@ def suggestions_part(
     options: ContextOptions,
     *,
     cache_dir: Path | None = None,
+    config: Config | None = None,
 ) -> list[ContextPart]:
-    """Per-turn: the skills most relevant to ``task`` (never manual or already pinned); the
-    index is cached under ``cache_dir`` (``Workspace.index_cache_dir``)."""
-    from skillshelf.select.index import SkillIndex
+    """Per-turn: the skills the ranking suggests for ``task`` (never manual or already pinned),
+    the same ranking as `skillshelf search` (:func:`skillshelf.select.ranking.shared_ranker`);
+    the index is cached under ``cache_dir`` (``Workspace.index_cache_dir``)."""
+    from skillshelf.select.ranking import RankingSettings, shared_ranker
     from skillshelf.select.suggest import suggestion_fragment
 
     excluded = {s.path for s in (*skills.manual, *skills.pinned)}
     candidates = [s for s in (*skills.listed, *skills.name_only) if s.path not in excluded]
     if not candidates:
         return []
-    index = SkillIndex.build(candidates, cache_dir=cache_dir)
+    settings = RankingSettings.from_config(config.get) if config is not None else RankingSettings()
+    ranker = shared_ranker(candidates, cache_dir=cache_dir, settings=settings)
     suggestions = suggestion_fragment(
-        index, task, budget_tokens=options.suggestion_tokens, mentioned=mentioned
+        ranker, task, budget_tokens=options.suggestion_tokens, mentioned=mentioned
     )
     if not suggestions.text:
         return []

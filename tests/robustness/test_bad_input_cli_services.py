@@ -49,7 +49,7 @@ def test_install_refuses_hostile_archives_and_writes_nothing(
     assert_reported(result, exit_codes=(1,), code=code)
     assert sorted(p for p in tmp_path.rglob("*") if not any(p.is_relative_to(d) for d in user_dirs)) == before
     assert not Path("/tmp/skillshelf-evil.txt").exists()
-    installed = Path(isolated_home.data) / "skillshelf" / "skills"
+    installed = Path(isolated_home.home) / ".agents" / "skills"  # where the install would have gone
     assert not installed.exists() or not any(p.name == "zz" for p in installed.iterdir())
 
 
@@ -115,7 +115,7 @@ def test_a_corrupt_lock_file_stops_changes_and_is_kept(
 ) -> None:
     write_skill(tmp_path / "good", "good")
     assert run_cli(["install", str(tmp_path / "good")], cwd=work).code == 0
-    lock = Path(isolated_home.data) / "skillshelf" / "skills" / ".skillshelf-lock.json"
+    lock = Path(isolated_home.home) / ".agents" / "skills" / ".skillshelf-lock.json"
     assert lock.exists()
     lock.write_bytes(b'{"version": 1, "skills": {"good": 5}}')
     for args in (["update"], ["remove", "good"], ["install", str(tmp_path / "good"), "--force"]):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +38,36 @@ def write_skill(
     folder: Path, name: str | None, description: str | None = "does a thing", extra: str = ""
 ) -> Path:
     return write(folder / "SKILL.md", skill_text(name, description, extra))
+
+
+GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main"]
+
+
+def git(*args: str, cwd: Path | None = None) -> None:
+    """Run git quietly (an identity and a branch name given, so no global config is needed)."""
+    subprocess.run([*GIT, *args], cwd=cwd, check=True, capture_output=True)
+
+
+def git_init(path: Path) -> Path:
+    """A real repository at ``path`` (made by ``git init``, as a user would)."""
+    path.mkdir(parents=True, exist_ok=True)
+    git("init", "-q", str(path))
+    return path
+
+
+def split_catalog(text: str | None) -> tuple[list[str], list[str]]:
+    """The roots table lines and the skill lines of a ``<skills_instructions>`` text."""
+    roots: list[str] = []
+    entries: list[str] = []
+    section = None
+    for line in (text or "").split("\n"):
+        if line.startswith("### ") or line.startswith("</"):
+            section = line
+        elif section == "### Skill roots" and line.startswith("- "):
+            roots.append(line)
+        elif section == "### Available skills" and line.startswith("- "):
+            entries.append(line)
+    return roots, entries
 
 
 def repo_env(tmp_path: Path, box: IsolatedHome, *, cwd: Path | None = None) -> Env:

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from skill_tree_helpers import git_init, split_catalog
 
 from skillshelf.env import Env
 from skillshelf.skills.catalog import default_budget, render_catalog
@@ -96,22 +97,6 @@ class Tree:
     known: list[Skill] = field(default_factory=list)
 
 
-def split_catalog(text: str | None) -> tuple[list[str], list[str]]:
-    """The roots table lines and the skill lines of a ``<skills_instructions>`` text."""
-    roots: list[str] = []
-    entries: list[str] = []
-    section = None
-    for line in (text or "").split("\n"):
-        if line.startswith("### ") or line.startswith("</"):
-            section = line
-            continue
-        if section == "### Skill roots" and line.startswith("- "):
-            roots.append(line)
-        elif section == "### Available skills" and line.startswith("- "):
-            entries.append(line)
-    return roots, entries
-
-
 @pytest.fixture(scope="session")
 def system_marker(codex_oracle: Oracle, tmp_path_factory: pytest.TempPathFactory) -> str:
     """The content of Codex's system-skills marker (one oracle call on an empty tree)."""
@@ -126,8 +111,9 @@ def new_tree(base: Path, marker: str) -> Tree:
     repo = base / "repo"
     cwd = repo / "pkg" / "app"
     home, codex_home = base / "home", base / "codex"
-    for folder in (repo / ".git", cwd, home):
+    for folder in (cwd, home):
         folder.mkdir(parents=True)
+    git_init(repo)
     system = codex_home / "skills" / ".system"
     system.mkdir(parents=True)
     (system / MARKER).write_text(marker, encoding="utf-8")

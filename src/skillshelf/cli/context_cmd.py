@@ -124,6 +124,10 @@ def _print_for_people(result: ContextResult) -> None:
         "[bold]total[/bold]", f"[bold]{result.tokens:,}[/bold]", f"{result.skills_total} skills found"
     )
     console.print(table)
+    from skillshelf.skills.catalog.report import cut_summary
+
+    for line in cut_summary(result.catalog_report):
+        console.print(Text(printable(line), style="dim"))
 
 
 def _sources(sources: tuple[str, ...]) -> str:

@@ -54,12 +54,23 @@ def _progress(enabled: bool) -> Iterator[ProgressFn | None]:
     type=_SCOPE,
     default="user",
     show_default=True,
-    help="user: your data folder; project: .agents/skills.",
+    help="user: your own agent folders (~/.agents/skills, ~/.claude/skills); project: this repository's.",
+)
+@click.option(
+    "--for",
+    "target",
+    type=click.Choice(["codex", "claude", "all", "skillshelf"]),
+    default=None,
+    help="Which agents read it: codex (.agents/skills), claude (.claude/skills), all (both, one copy "
+    "linked), skillshelf (its own data folder). Default: install.agents in the config, else the "
+    "agents found on this machine.",
 )
 @click.option("--name", help="Install under this folder name instead of the skill's name.")
 @click.option("--force", is_flag=True, help="Replace a skill of the same name that is already there.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-def install(source: str, scope: str, name: str | None, force: bool, as_json: bool) -> None:
+def install(
+    source: str, scope: str, target: str | None, name: str | None, force: bool, as_json: bool
+) -> None:
     """Install a skill from SOURCE: a folder, a .zip/.skill archive, or a git URL[@ref][#subdir] (gh:owner/repo for GitHub)."""
     from skillshelf.install.installer import SkillValidationError, install_skill
 
@@ -72,6 +83,7 @@ def install(source: str, scope: str, name: str | None, force: bool, as_json: boo
                 name=name,
                 force=force,
                 progress=progress,
+                target=target,  # type: ignore[arg-type]
             )
     except SkillValidationError as exc:
         if as_json:
@@ -89,6 +101,10 @@ def install(source: str, scope: str, name: str | None, force: bool, as_json: boo
     click.echo(
         f"{verb} {entry.skill_name} ({result.files} files) from {entry.source}{at}\n  -> {result.path}"
     )
+    for link in entry.links:
+        click.echo(f"  -> {link} (link)")
+    seen = " and ".join({"codex": "Codex", "claude": "Claude Code"}[a] for a in entry.agents)
+    click.echo(f"  read by {seen or 'skillshelf only (not by Codex or Claude Code)'}")
 
 
 @click.command("update")

@@ -134,6 +134,8 @@ def _provenance(info: Any) -> Any:
     text = _cell(str(info.source) + (f"@{info.ref}" if info.ref else ""))
     if info.locally_modified:
         text.append(" (modified locally)", style="yellow")
+    seen = ", ".join({"codex": "Codex", "claude": "Claude Code"}[a] for a in info.agents)
+    text.append(f"; seen by {seen}" if seen else "; no agent sees it (skillshelf only)", style="dim")
     return text
 
 
@@ -163,7 +165,7 @@ def list_cmd(roots: tuple[Path, ...], no_builtin: bool, no_cache: bool, as_json:
 
     workspace = _open(roots, no_builtin, no_cache)
     config, discovery, moded = workspace.config, workspace.discovery, workspace.modes
-    installed = installed_provenance(discovery.skills)
+    installed = installed_provenance(discovery.skills, workspace.env)
     if as_json:
         echo_json([_skill_json(skill, installed, moded) for skill in discovery.skills])
     elif discovery.skills:
@@ -212,7 +214,7 @@ def validate(ctx: click.Context, paths: tuple[Path, ...], profile: str, as_json:
     """
     from skillshelf.skills.validate import validate_paths
 
-    report = validate_paths(list(paths), profile=profile)  # type: ignore[arg-type]
+    report = validate_paths(list(paths), profile=profile, env=Env.from_os())  # type: ignore[arg-type]
     if as_json:
         echo_json(report.to_dict())
     else:
@@ -260,8 +262,9 @@ def catalog(
 ) -> None:
     """Print exactly the skills catalog the model would get here; the report goes to stderr.
 
-    Without a budget option it is Codex's: 2 % of --context-window, or 8,000 characters when
-    the window is unknown, or the config's skills.max_context_tokens.
+    Without a budget option it is Codex's: the config's skills.max_context_tokens, else 2 % of
+    the context window (--context-window, catalog.context_window, else the window of Codex's
+    configured model); the report says which budget was used and which skills it cut.
     """
     from skillshelf.context import build_context
 
@@ -317,6 +320,10 @@ def _print_catalog_report(report: dict[str, object], found: int) -> None:
         f"{report.get('omitted')} omitted, {report.get('truncated_chars')} description character(s) cut{budget}"
     )
     click.echo(click.style(summary, dim=True), err=True)
+    from skillshelf.skills.catalog.report import cut_summary
+
+    for line in cut_summary(report):
+        click.echo(click.style(printable(line), dim=True), err=True)
     if report.get("warning"):
         click.echo(f"{click.style('warning:', fg='yellow')} {printable(str(report['warning']))}", err=True)
 

@@ -26,7 +26,7 @@ from skillshelf.config.layers import parse_toml
 from skillshelf.config.modes import SkillMode
 from skillshelf.errors import ConfigError, FileAccessError
 
-__all__ = ["EditResult", "set_skill_mode", "set_trust"]
+__all__ = ["EditResult", "set_skill_mode", "set_trust", "write_atomic"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -62,7 +62,7 @@ def _is_regular_file(path: Path) -> bool:
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             raise ConfigError(
-                "the config file is a symlink loop; nothing was changed",
+                f"{path.name} is a symlink loop; nothing was changed",
                 path=path,
                 code="CF110",
                 hint="remove the link (or point it at a real file) and run again",
@@ -126,12 +126,23 @@ def _write(path: Path, text: str) -> None:
         tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:  # pragma: no cover - tomlkit output always parses
         raise ConfigError(f"refusing to write invalid TOML: {exc}", path=path) from exc
+    write_atomic(path, text)
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` in one step (a temporary file beside it, then a rename), keeping
+    the file's permissions; a symlinked file is written where the link points, the link kept.
+
+    Raises:
+        ConfigError: ``path`` is a symlink loop (``CF110``).
+        FileAccessError: the file cannot be written.
+    """
     if path.is_symlink():
         try:
             path = path.resolve()  # edit the file a dotfiles link points to; keep the link
         except (OSError, RuntimeError) as exc:  # a loop made after _load looked at it
             raise ConfigError(
-                "the config file is a symlink loop; nothing was changed",
+                f"{path.name} is a symlink loop; nothing was changed",
                 path=path,
                 code="CF110",
                 hint="remove the link (or point it at a real file) and run again",
@@ -139,7 +150,7 @@ def _write(path: Path, text: str) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
-        fd, tmp = tempfile.mkstemp(prefix=".config-", suffix=".toml", dir=path.parent)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
         try:
             with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
                 handle.write(text)

@@ -238,6 +238,8 @@ class ModedSkills:
 
     def catalog_skills(self) -> tuple[Skill, ...]:
         """Everything the catalog lists, in input order, ``name-only`` descriptions emptied."""
+        if not self.name_only:
+            return self.visible  # already in input order: no paths to hash (thousands on a warm run)
         hidden = {skill.path for skill in self.name_only}
         listed = hidden | {skill.path for skill in self.visible}
         return tuple(

@@ -26,6 +26,7 @@ from skillshelf.install.installer import (
 )
 from skillshelf.install.lock import LockEntry, content_hash, read_lock, write_lock
 from skillshelf.install.sources import Source, fetch
+from skillshelf.install.targets import drop_links
 from skillshelf.skills.model import Skill
 
 __all__ = [
@@ -33,6 +34,7 @@ __all__ = [
     "InstalledSkill",
     "RemoveResult",
     "UpdateResult",
+    "install_roots",
     "installed_provenance",
     "list_installed",
     "remove_skill",
@@ -54,6 +56,7 @@ class InstalledInfo:
     locally_modified: bool
     installed_at: str
     lock_file: Path
+    agents: tuple[str, ...] = ()  # the agents that see it where it is (Codex, Claude Code)
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -64,6 +67,7 @@ class InstalledInfo:
             "locally_modified": self.locally_modified,
             "installed_at": self.installed_at,
             "lock_file": str(self.lock_file),
+            "agents": list(self.agents),
         }
 
 
@@ -119,12 +123,16 @@ def _is_modified(path: Path, entry: LockEntry) -> bool:
     return not path.is_dir() or content_hash(path) != entry.content_hash
 
 
-def installed_provenance(skills: Iterable[Skill]) -> dict[Path, InstalledInfo]:
-    """For ``list``: ``skill.path`` -> provenance, for the skills that ``install`` put there.
+def installed_provenance(skills: Iterable[Skill], env: Env | None = None) -> dict[Path, InstalledInfo]:
+    """For ``list``: ``skill.path`` -> provenance, for the skills that ``install`` put there,
+    with the agents that see each (when ``env`` is given).
 
     A skill counts as installed when the lock file of its root (the folder above the skill's
     folder) has an entry for the skill's folder name. Unreadable lock files are skipped.
     """
+    from skillshelf.install.visibility import Visibility
+
+    visibility = Visibility(env) if env is not None else None
     locks: dict[Path, dict[str, LockEntry]] = {}
     out: dict[Path, InstalledInfo] = {}
     for skill in skills:
@@ -146,16 +154,25 @@ def installed_provenance(skills: Iterable[Skill]) -> dict[Path, InstalledInfo]:
             locally_modified=_is_modified(folder, entry),
             installed_at=entry.installed_at,
             lock_file=root / ".skillshelf-lock.json",
+            agents=visibility.agents(skill) if visibility is not None else (),
         )
     return out
+
+
+def install_roots(scope: InstallScope, env: Env) -> tuple[Path, ...]:
+    """Every folder ``install`` can put a skill in for ``scope`` (the agents' and skillshelf's)."""
+    from skillshelf.install.visibility import agent_roots
+
+    own = (skills_root_for(scope, env),)
+    return tuple(dict.fromkeys((*own, *agent_roots(scope, env).values())))
 
 
 def list_installed(env: Env, *, scope: InstallScope | None = None) -> tuple[InstalledSkill, ...]:
     """Every skill in the lock files of the project and user install roots."""
     found: list[InstalledSkill] = []
     for each in (scope,) if scope else _SCOPES:
-        root = skills_root_for(each, env)
-        found.extend(InstalledSkill(scope=each, root=root, entry=e) for e in read_lock(root))
+        for root in install_roots(each, env):
+            found.extend(InstalledSkill(scope=each, root=root, entry=e) for e in read_lock(root))
     return tuple(found)
 
 
@@ -231,6 +248,8 @@ def _update_one(
                 replace=True,
                 git=git,
                 progress=progress,
+                link_roots=[Path(link).parent for link in entry.links],
+                agents=entry.agents,
             )
     except OSError as exc:
         failure = io_failure(item.root, exc)
@@ -299,4 +318,5 @@ def _remove(item: InstalledSkill, *, force: bool) -> RemoveResult:
                     os.rename(trash, item.path)
                 raise
             shutil.rmtree(trash, ignore_errors=True)
+    drop_links(item.entry.links, item.path)
     return RemoveResult(name=item.entry.name, scope=item.scope, path=item.path, source=item.entry.source)

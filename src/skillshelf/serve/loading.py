@@ -19,13 +19,28 @@ from skillshelf.serve.tools import SkillTools
 from skillshelf.skills.model import Discovery, Scope, Skill
 from skillshelf.workspace import Workspace, WorkspaceOptions
 
-__all__ = ["open_library"]
+__all__ = ["open_library", "workspace_tools"]
 
 
 def _mark_untrusted(skills: Sequence[Skill], trusted_project: bool) -> dict[Path, Skill]:
     if trusted_project:
         return {s.path: s for s in skills}
     return {s.path: (dataclasses.replace(s, trusted=False) if s.scope is Scope.REPO else s) for s in skills}
+
+
+def workspace_tools(workspace: Workspace, *, semantic: bool = False) -> SkillTools:
+    """The tools a server offers over ``workspace``: every loadable skill (a project's marked
+    untrusted unless the project is trusted), the catalog's skills listed, the config's budget."""
+    served = _mark_untrusted(workspace.skills.loadable, workspace.config.trusted)
+    listed = [dataclasses.replace(s, trusted=served[s.path].trusted) for s in workspace.skills.catalog]
+    return SkillTools(
+        tuple(served.values()),
+        listed=listed,
+        budget=workspace.budget(),
+        index_cache_dir=workspace.index_cache_dir,
+        semantic=semantic,
+        why_unavailable=workspace.modes.disabled_error,
+    )
 
 
 def open_library(
@@ -38,16 +53,6 @@ def open_library(
 
     def load() -> tuple[Discovery | None, SkillTools]:
         workspace = Workspace.open(env, options).check_required()
-        served = _mark_untrusted(workspace.skills.loadable, workspace.config.trusted)
-        listed = [dataclasses.replace(s, trusted=served[s.path].trusted) for s in workspace.skills.catalog]
-        tools = SkillTools(
-            tuple(served.values()),
-            listed=listed,
-            budget=workspace.budget(),
-            index_cache_dir=workspace.index_cache_dir,
-            semantic=semantic,
-            why_unavailable=workspace.modes.disabled_error,
-        )
-        return workspace.discovery, tools
+        return workspace.discovery, workspace_tools(workspace, semantic=semantic)
 
     return SkillLibrary(load, watch_paths=tuple(p.expanduser().absolute() for p in options.extra_roots))
