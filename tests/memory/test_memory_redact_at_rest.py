@@ -239,3 +239,15 @@ def test_memory_folders_are_private(isolated_home: Any, tmp_path: Path, older: b
         root, Consolidation(files={"MEMORY.md": "# m\n", "skills/run-tests/SKILL.md": "x\n"}, delete=())
     )
     assert _private(root) == []
+
+
+def test_the_hooks_log_and_the_memory_queue_are_private(tmp_path: Path) -> None:
+    from skillshelf.hooks.runner import log_path, run_hook
+    from skillshelf.memory.queue import QueuedSession, enqueue
+
+    home = tmp_path / "home"
+    env = Env.for_test(cwd=tmp_path, home=home)
+    run_hook("claude", "PreCompact", b"{}", env=env, state_dir=env.dirs.state)
+    entry = enqueue(env.dirs.state, QueuedSession(path=tmp_path / "s.jsonl", agent="claude"))
+    for path in (log_path(env.dirs.state), entry):
+        assert _mode(path) == 0o600 and _mode(path.parent) == 0o700, path

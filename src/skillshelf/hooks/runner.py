@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from skillshelf.dirs import open_private, private_dir
 from skillshelf.env import Env
 from skillshelf.hooks.agents import Agent
 from skillshelf.hooks.answer import EMPTY, context_answer
@@ -132,11 +133,12 @@ def _log(state_dir: Path, agent: str, event: str, run: HookRun) -> None:
     stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime())
     line = f"{stamp}Z {agent} {event} {run.status} {run.seconds * 1000:.0f}ms {run.detail}\n"
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(path.parent)
         if path.exists() and path.stat().st_size > MAX_LOG_BYTES:
             lines = path.read_text(encoding="utf-8", errors="replace").splitlines(keepends=True)
-            path.write_text("".join(lines[len(lines) // 2 :]), encoding="utf-8")
-        with path.open("a", encoding="utf-8") as out:
+            with open_private(path, "w") as out:
+                out.write("".join(lines[len(lines) // 2 :]))
+        with open_private(path) as out:
             out.write(line)
     except OSError:
         return
@@ -152,8 +154,8 @@ def _spawn(args: list[str], *, env: Env, state_dir: Path) -> None:
     except OSError:
         pass
     try:
-        marker.parent.mkdir(parents=True, exist_ok=True)
-        marker.touch()
+        private_dir(marker.parent)
+        marker.touch(mode=0o600)
     except OSError:
         return
     spawn_detached(args, env=env, log=log_path(state_dir))
@@ -166,7 +168,8 @@ def spawn_detached(args: list[str], *, env: Env, log: Path) -> None:
 
     command = [sys.executable, "-m", "skillshelf.cli.main", *args]
     try:
-        with log.open("a", encoding="utf-8") as err:
+        private_dir(log.parent)
+        with open_private(log) as err:
             subprocess.Popen(
                 command,
                 cwd=env.cwd,

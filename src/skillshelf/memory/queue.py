@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from skillshelf.dirs import open_private, private_dir
 from skillshelf.errors import FileAccessError
 
 if TYPE_CHECKING:
@@ -76,8 +77,9 @@ def enqueue(state_dir: Path, session: QueuedSession) -> Path:
     stamped = session if session.queued_at else replace(session, queued_at=time.time())
     tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(json.dumps(stamped.to_dict(), ensure_ascii=False), encoding="utf-8")
+        private_dir(target.parent)
+        with open_private(tmp, "w") as handle:
+            handle.write(json.dumps(stamped.to_dict(), ensure_ascii=False))
         os.replace(tmp, target)
     except OSError as exc:
         tmp.unlink(missing_ok=True)
