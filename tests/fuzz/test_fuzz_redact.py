@@ -33,6 +33,7 @@ def _random(alphabet: str, size: int) -> st.SearchStrategy[str]:
             and any(c.islower() for c in v)
             and not any(run.isalpha() and len(run) >= 8 for run in _runs(v))
             and len(set(v)) * 2 > len(v)  # "0000000000Aa" is a placeholder, not a secret
+            and max(map(v.count, set(v))) * 4 <= len(v)  # nor is "000...0123456789ABC" random
         )
     )
 
