@@ -153,6 +153,7 @@ def _codex(cli: Path, repo: Path, prompt: str) -> subprocess.CompletedProcess[st
         env=env,
         capture_output=True,
         text=True,
+        encoding="utf-8",
         timeout=300,
         check=False,
     )
@@ -209,7 +210,14 @@ def _claude(cli: Path, repo: Path, url: str, prompt: str, **extra: str) -> subpr
         **extra,
     }
     done = subprocess.run(
-        [str(cli), "-p", prompt], cwd=repo, env=env, capture_output=True, text=True, timeout=300, check=False
+        [str(cli), "-p", prompt],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=300,
+        check=False,
     )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     return done

@@ -186,7 +186,8 @@ def test_status_says_where_skillshelf_is_set_up_and_whether_codex_will_run_it(is
 
     config = isolated_home.codex_home / "config.toml"
     config.write_text(
-        config.read_text(encoding="utf-8") + f'\n[projects."{repo}"]\ntrust_level = "trusted"\n'
+        config.read_text(encoding="utf-8") + f'\n[projects."{repo}"]\ntrust_level = "trusted"\n',
+        encoding="utf-8",
     )
     assert _status(env, isolated_home, "codex", "project").runs
     other = ["/elsewhere/skillshelf"]
