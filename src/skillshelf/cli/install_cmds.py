@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from skillshelf.cli.output import echo_json, print_diagnostics, root_options, stdout_console
+from skillshelf.cli.output import echo_json, literal, print_diagnostics, root_options, stdout_console
 from skillshelf.env import Env
 from skillshelf.install.git import ProgressFn
 
@@ -98,12 +98,15 @@ def install(source: str, scope: str, name: str | None, force: bool, as_json: boo
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
 def update(names: tuple[str, ...], scope: str | None, force: bool, as_json: bool) -> None:
     """Update installed skills (all, or the NAMES given) from their sources."""
-    from skillshelf.install.manage import update_skills
+    from skillshelf.install.manage import installed_roots, lock_diagnostics, update_skills
 
+    env = Env.from_os()
+    problems = lock_diagnostics(installed_roots(env, scope))  # type: ignore[arg-type]
+    print_diagnostics(problems)
     with _progress(not as_json) as progress:
-        results = update_skills(names, env=Env.from_os(), scope=scope, force=force, progress=progress)  # type: ignore[arg-type]
+        results = update_skills(names, env=env, scope=scope, force=force, progress=progress)  # type: ignore[arg-type]
     if as_json:
-        echo_json({"results": [r.to_dict() for r in results]})
+        echo_json({"results": [r.to_dict() for r in results], "diagnostics": [d.to_dict() for d in problems]})
     elif not results:
         click.echo("No skills installed by skillshelf.")
     else:
@@ -120,7 +123,7 @@ def _print_updates(results: Any) -> None:
     for column in ("skill", "scope", "status", "detail"):
         table.add_column(column)
     for r in results:
-        table.add_row(r.name, r.scope, f"[{colours[r.status]}]{r.status}[/]", r.message)
+        table.add_row(literal(r.name), r.scope, f"[{colours[r.status]}]{r.status}[/]", literal(r.message))
     stdout_console().print(table)
 
 
@@ -131,9 +134,11 @@ def _print_updates(results: Any) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def remove(name: str, scope: str | None, force: bool, as_json: bool) -> None:
     """Remove a skill that `skillshelf install` installed."""
-    from skillshelf.install.manage import remove_skill
+    from skillshelf.install.manage import installed_roots, lock_diagnostics, remove_skill
 
-    result = remove_skill(name, env=Env.from_os(), scope=scope, force=force)  # type: ignore[arg-type]
+    env = Env.from_os()
+    print_diagnostics(lock_diagnostics(installed_roots(env, scope)))  # type: ignore[arg-type]
+    result = remove_skill(name, env=env, scope=scope, force=force)  # type: ignore[arg-type]
     if as_json:
         echo_json(result)
     else:

@@ -149,17 +149,18 @@ def list_cmd(roots: tuple[Path, ...], no_builtin: bool, no_cache: bool, as_json:
     Looks where Codex and Claude Code look (project, user, system and admin roots) plus every
     --root DIR. Problems found on the way are printed on stderr.
     """
-    from skillshelf.install import installed_provenance
+    from skillshelf.install.manage import installed_provenance, lock_diagnostics
 
     config, discovery = _discover(roots, no_builtin, no_cache)
     installed = installed_provenance(discovery.skills)
+    locks = lock_diagnostics(s.folder.parent for s in discovery.skills)
     if as_json:
         echo_json([_skill_json(skill, installed) for skill in discovery.skills])
     elif discovery.skills:
         stdout_console().print(_skills_table(discovery.skills, Env.from_os(), installed))
     else:
         click.echo("No skills found. Create .agents/skills/<name>/SKILL.md, or pass --root DIR.")
-    _print_notes((*config.diagnostics, *discovery.diagnostics), discovery)
+    _print_notes((*config.diagnostics, *discovery.diagnostics, *locks), discovery)
     _exit_on_config_errors(config)
 
 

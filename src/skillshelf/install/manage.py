@@ -1,21 +1,23 @@
 """Installed skills after the fact: ``update``, ``remove``, and provenance for ``list``.
 
 Nothing here overwrites or deletes a skill that was changed by hand since it was installed
-(its content hash no longer matches the lock) unless ``force`` is given.
+(its content hash no longer matches the lock) unless ``force`` is given. Only the entries
+:func:`~skillshelf.install.lock.read_lock` accepts are acted on (a plain folder name directly
+inside the skills root); :func:`lock_diagnostics` reports the others, which stay untouched.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.env import Env
-from skillshelf.errors import InstallError, NotFoundError
-from skillshelf.install.files import root_lock, workspace
+from skillshelf.errors import InstallError, NotFoundError, SkillshelfError
+from skillshelf.install.files import remove_tree, root_lock, workspace
 from skillshelf.install.git import GitRunner, ProgressFn, is_commit_id
 from skillshelf.install.installer import (
     InstallScope,
@@ -24,7 +26,7 @@ from skillshelf.install.installer import (
     skills_root_for,
     stage_and_swap,
 )
-from skillshelf.install.lock import LockEntry, content_hash, read_lock, write_lock
+from skillshelf.install.lock import LockEntry, content_hash, lock_path, read_lock, write_lock
 from skillshelf.install.sources import Source, fetch
 from skillshelf.skills.model import Skill
 
@@ -34,7 +36,9 @@ __all__ = [
     "RemoveResult",
     "UpdateResult",
     "installed_provenance",
+    "installed_roots",
     "list_installed",
+    "lock_diagnostics",
     "remove_skill",
     "update_skills",
     "with_installed_skills",
@@ -120,11 +124,36 @@ def _is_modified(path: Path, entry: LockEntry) -> bool:
     return not path.is_dir() or content_hash(path) != entry.content_hash
 
 
+def lock_diagnostics(roots: Iterable[Path]) -> tuple[Diagnostic, ...]:
+    """The problems of the lock files in ``roots``: entries left out, files that cannot be read."""
+    found: list[Diagnostic] = []
+    for root in dict.fromkeys(roots):
+        try:
+            found.extend(read_lock(root).diagnostics)
+        except InstallError as exc:
+            found.append(
+                Diagnostic(
+                    code=exc.code,
+                    severity=Severity.ERROR,
+                    message=exc.message,
+                    fix=exc.hint,
+                    path=lock_path(root),
+                )
+            )
+    return tuple(found)
+
+
+def installed_roots(env: Env, scope: InstallScope | None = None) -> tuple[Path, ...]:
+    """The skills roots ``install`` writes to (both scopes, or ``scope``'s)."""
+    return tuple(skills_root_for(each, env) for each in ((scope,) if scope else _SCOPES))
+
+
 def installed_provenance(skills: Iterable[Skill]) -> dict[Path, InstalledInfo]:
     """For ``list``: ``skill.path`` -> provenance, for the skills that ``install`` put there.
 
     A skill counts as installed when the lock file of its root (the folder above the skill's
-    folder) has an entry for the skill's folder name. Unreadable lock files are skipped.
+    folder) has a usable entry for the skill's folder name. Unreadable lock files are skipped
+    (:func:`lock_diagnostics` reports them).
     """
     locks: dict[Path, dict[str, LockEntry]] = {}
     out: dict[Path, InstalledInfo] = {}
@@ -253,7 +282,7 @@ def _update_one(
     except OSError as exc:
         failure = io_failure(item.root, exc)
         return result("failed", f"{failure.code}: {failure.message} (fix: {failure.hint})")
-    except InstallError as exc:
+    except SkillshelfError as exc:
         return result("failed", f"{exc.code}: {exc.message} (fix: {exc.hint})")
     new = installed.entry
     if new.content_hash == entry.content_hash:
@@ -316,5 +345,5 @@ def _remove(item: InstalledSkill, *, force: bool) -> RemoveResult:
                 if trash.exists():
                     os.rename(trash, item.path)
                 raise
-            shutil.rmtree(trash, ignore_errors=True)
+            remove_tree(trash)
     return RemoveResult(name=item.entry.name, scope=item.scope, path=item.path, source=item.entry.source)
