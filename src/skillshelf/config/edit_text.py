@@ -1,0 +1,86 @@
+"""Text-level helpers of the config edits (:mod:`skillshelf.config.edit`).
+
+An edit is offered as one or more candidate texts (tomlkit's in-place edit, then the entry
+appended after the last line); :func:`first_faithful` keeps the first that parses to exactly
+the expected data, so no edit can move, drop or change another key.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import tomllib
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from skillshelf.errors import ConfigError
+
+__all__ = ["Candidate", "appended", "first_faithful", "same_newlines", "toml_string"]
+
+Candidate = Callable[[], str]
+
+
+def same_newlines(text: str, original: str | None) -> str:
+    """New lines use the file's own line ending (a CRLF file stays CRLF)."""
+    if original is None or "\r\n" not in original:
+        return text
+    return re.sub(r"(?<!\r)\n", "\r\n", text)
+
+
+def toml_string(value: str) -> str:
+    """``value`` as a TOML basic string (quotes, backslashes and control characters escaped)."""
+    out = []
+    for char in value:
+        if char in '"\\':
+            out.append("\\" + char)
+        elif ord(char) < 0x20 or ord(char) == 0x7F:
+            out.append(f"\\u{ord(char):04x}")
+        else:
+            out.append(char)
+    return '"' + "".join(out) + '"'
+
+
+def appended(original: str | None, block: str) -> str:
+    """``block`` after the last line of the file: a new table there cannot take over any key."""
+    text = original or ""
+    if text and not text.endswith("\n"):
+        text += "\n"
+    return text + ("\n" if text.strip() else "") + block
+
+
+def _normal(value: Any) -> Any:
+    """Parsed TOML with NaN made comparable (``nan != nan``)."""
+    if isinstance(value, float) and math.isnan(value):
+        return ("nan",)
+    if isinstance(value, dict):
+        return {k: _normal(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_normal(v) for v in value]
+    return value
+
+
+def first_faithful(
+    path: Path, candidates: Sequence[Candidate], expected: dict[str, Any], original: str | None, by_hand: str
+) -> str:
+    """The first candidate text that parses to exactly ``expected``: the edit and nothing else.
+
+    tomlkit keeps comments and layout but, on some valid files, places a new table above dotted
+    keys (which then belong to it), rejects the document or raises; every candidate is
+    therefore checked by parsing it again, and a file no candidate can edit faithfully is left
+    as it is (``CF112``).
+    """
+    want = _normal(expected)
+    for make in candidates:
+        try:
+            text = same_newlines(make(), original)
+            if _normal(tomllib.loads(text)) == want:
+                return text
+        except Exception:  # tomlkit raises assorted errors on odd layouts: try the next way
+            continue
+    raise ConfigError(
+        "this file cannot be edited without changing another setting; nothing was changed",
+        path=path,
+        code="CF112",
+        hint=f"add it by hand: {by_hand}",
+    )
