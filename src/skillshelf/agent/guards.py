@@ -14,12 +14,12 @@ loop can use them:
 
 from __future__ import annotations
 
-import json
 import re
-import tomllib
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+
+from skillshelf.agent.project_files import find_check_command
 
 __all__ = ["CompletionGuard", "DoomLoopGuard", "GuardSettings", "SkillReattacher", "find_check_command"]
 
@@ -94,48 +94,6 @@ _CHECK_PATTERNS = (
     r"\bmix test\b",
     r"\brspec\b",
 )
-
-
-def find_check_command(workspace: Path) -> str | None:
-    """The project's checks as a user would run them, found from the files in ``workspace``."""
-    if (workspace / ".ci" / "run").is_file():
-        return "bash .ci/run"
-    if (workspace / "package.json").is_file() and _npm_has_test(workspace / "package.json"):
-        return "npm test"
-    if (workspace / "Cargo.toml").is_file():
-        return "cargo test"
-    if (workspace / "go.mod").is_file():
-        return "go test ./..."
-    if _has_python_tests(workspace):
-        return "python -m pytest"
-    if (workspace / "Makefile").is_file() and re.search(r"^test:", _read(workspace / "Makefile"), re.M):
-        return "make test"
-    return None
-
-
-def _read(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return ""
-
-
-def _npm_has_test(package_json: Path) -> bool:
-    try:
-        scripts = json.loads(_read(package_json)).get("scripts", {})
-    except (ValueError, AttributeError):
-        return False
-    return isinstance(scripts, dict) and "test" in scripts
-
-
-def _has_python_tests(workspace: Path) -> bool:
-    if (workspace / "pytest.ini").is_file() or (workspace / "tests").is_dir():
-        return True
-    try:
-        pyproject = tomllib.loads(_read(workspace / "pyproject.toml"))
-    except tomllib.TOMLDecodeError:
-        return False
-    return "pytest" in pyproject.get("tool", {})
 
 
 class CompletionGuard:

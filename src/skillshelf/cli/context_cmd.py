@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from skillshelf.cli.output import (
+    TEXT,
     echo_json,
     literal,
     print_run_findings,
@@ -22,7 +23,7 @@ from skillshelf.env import Env
 
 
 @click.command("context")
-@click.argument("task", required=False, default="")
+@click.argument("task", required=False, default="", type=TEXT)
 @root_options
 @click.option(
     "--profile",

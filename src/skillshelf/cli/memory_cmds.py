@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from skillshelf.cli.output import echo_json, print_diagnostics, stdout_console
+from skillshelf.cli.output import TEXT, echo_json, print_diagnostics, stdout_console
 from skillshelf.env import Env
 
 if TYPE_CHECKING:
@@ -283,7 +283,7 @@ def show(session_id: str | None, db: str | None, as_json: bool) -> None:
 
 
 @memory.command("search")
-@click.argument("query")
+@click.argument("query", type=TEXT)
 @click.option("--limit", type=click.IntRange(min=1), default=20, show_default=True)
 @click.option("--no-usage", is_flag=True, help="Do not count this search as a use of the memories it finds.")
 @_db_option

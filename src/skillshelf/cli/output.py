@@ -13,6 +13,7 @@ import click
 from skillshelf.diagnostics import Diagnostic, Severity
 
 __all__ = [
+    "TEXT",
     "check_roots",
     "echo_json",
     "literal",
@@ -22,6 +23,7 @@ __all__ = [
     "root_options",
     "stderr_console",
     "stdout_console",
+    "valid_text",
 ]
 
 
@@ -67,6 +69,26 @@ def printable(text: str) -> str:
     escape sequence in them could retitle the terminal or hide what follows.
     """
     return text.translate(_CONTROL)
+
+
+def valid_text(text: str) -> str:
+    """``text`` as valid Unicode: a command-line byte that is not UTF-8 (Python keeps it as a lone
+    surrogate, which every encoder refuses) becomes U+FFFD."""
+    if text.isascii():
+        return text
+    return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+
+
+class _Text(click.ParamType[str, Any]):
+    """A task or query typed on the command line, made valid Unicode (:func:`valid_text`)."""
+
+    name = "text"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        return valid_text(str(value))
+
+
+TEXT = _Text()
 
 
 def literal(value: object) -> str:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from skillshelf.cli.output import echo_json, literal, printable, root_options, stdout_console
+from skillshelf.cli.output import TEXT, echo_json, literal, printable, root_options, stdout_console
 from skillshelf.env import Env
 
 if TYPE_CHECKING:
@@ -42,7 +42,7 @@ def _loadable_skills(
 
 
 @click.command("search")
-@click.argument("query")
+@click.argument("query", type=TEXT)
 @click.option(
     "--top", type=click.IntRange(min=1), default=10, show_default=True, help="How many skills to show."
 )
