@@ -11,6 +11,7 @@ import click
 from skillshelf.cli.output import (
     TEXT,
     echo_json,
+    echo_text,
     literal,
     print_run_findings,
     printable,
@@ -94,7 +95,7 @@ def context(
     if as_json:
         echo_json(result.to_dict())
     elif raw:
-        click.echo(result.text)
+        echo_text(result.text)
     else:
         _print_for_people(result)
     if _print_notes(result):

@@ -10,7 +10,14 @@ from typing import Any
 
 import click
 
-from skillshelf.cli.output import echo_json, literal, print_diagnostics, root_options, stdout_console
+from skillshelf.cli.output import (
+    echo_json,
+    literal,
+    print_diagnostics,
+    printable,
+    root_options,
+    stdout_console,
+)
 from skillshelf.env import Env
 from skillshelf.install.git import ProgressFn
 
@@ -68,10 +75,10 @@ def install(source: str, scope: str, name: str | None, force: bool, as_json: boo
             result = install_skill(
                 source,
                 env=Env.from_os(),
-                scope=scope,
+                scope=scope,  # type: ignore[arg-type]
                 name=name,
                 force=force,
-                progress=progress,  # type: ignore[arg-type]
+                progress=progress,
             )
     except SkillValidationError as exc:
         if as_json:
@@ -87,7 +94,9 @@ def install(source: str, scope: str, name: str | None, force: bool, as_json: boo
     at = f" at {entry.commit[:12]}" if entry.commit else ""
     verb = "Replaced" if result.replaced else "Installed"
     click.echo(
-        f"{verb} {entry.skill_name} ({result.files} files) from {entry.source}{at}\n  -> {result.path}"
+        printable(
+            f"{verb} {entry.skill_name} ({result.files} files) from {entry.source}{at}\n  -> {result.path}"
+        )
     )
 
 
@@ -148,20 +157,38 @@ def remove(name: str, scope: str | None, force: bool, as_json: bool) -> None:
 @click.command("deps")
 @click.argument("name", required=False)
 @click.option("--write", is_flag=True, help="Add the missing servers to skillshelf's user config.")
+@click.option(
+    "--allow-untrusted",
+    is_flag=True,
+    help="With --write, also add servers of skills from a project you have not trusted.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @root_options
 def deps(
-    name: str | None, write: bool, as_json: bool, roots: tuple[Path, ...], no_builtin: bool, no_cache: bool
+    name: str | None,
+    write: bool,
+    allow_untrusted: bool,
+    as_json: bool,
+    roots: tuple[Path, ...],
+    no_builtin: bool,
+    no_cache: bool,
 ) -> None:
-    """List the MCP servers skills declare and whether they are configured."""
+    """List the MCP servers skills declare and whether they are configured.
+
+    Servers of skills from a project you have not trusted are marked, and --write leaves them
+    out unless --allow-untrusted is given (they run commands from someone else's repository).
+    """
     from skillshelf import dirs
+    from skillshelf.config import load_config
     from skillshelf.install.deps import deps_report, write_missing
     from skillshelf.install.manage import with_installed_skills
     from skillshelf.skills.discover import DiscoveryOptions, discover_skills
+    from skillshelf.skills.load import mark_untrusted
 
     env = Env.from_os()
     options = DiscoveryOptions(extra_roots=roots, include_builtin=not no_builtin, use_cache=not no_cache)
-    skills = with_installed_skills(env, discover_skills(env, options).skills)
+    found = discover_skills(env, options).skills
+    skills = with_installed_skills(env, mark_untrusted(found, trusted_project=load_config(env).trusted))
     report = deps_report(
         skills,
         user_config=dirs.user_config_dir() / "config.toml",
@@ -169,7 +196,7 @@ def deps(
         name=name,
     )
     if write:
-        report = write_missing(report)
+        report = write_missing(report, allow_untrusted=allow_untrusted)
     if as_json:
         echo_json(report)
     else:
@@ -192,8 +219,13 @@ def _print_deps(report: Any, *, write: bool) -> None:
     for e in report.entries:
         dep = e.dependency
         where = f" ({', '.join(e.configured_as)})" if e.configured_as else ""
-        status = f"[{colours[e.status]}]{e.status}[/]{where}"
-        table.add_row(dep.skill, dep.name, dep.transport, dep.url or dep.command or "-", status)
+        status = f"[{colours[e.status]}]{e.status}[/]{literal(where)}"
+        if not dep.trusted:
+            status += " [yellow](untrusted project)[/]"
+        endpoint = dep.url or dep.command or "-"
+        table.add_row(
+            literal(dep.skill), literal(dep.name), literal(dep.transport), literal(endpoint), status
+        )
     stdout_console().print(table)
     if report.written:
         click.echo(f"Added {', '.join(report.written)} to {report.config_file}")

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from skillshelf.cli.output import TEXT, echo_json, literal, printable, root_options, stdout_console
+from skillshelf.cli.output import TEXT, echo_json, literal, printable, root_options, shown, stdout_console
 from skillshelf.env import Env
 
 if TYPE_CHECKING:
@@ -65,6 +65,7 @@ def search(
     """Rank the skills found here against QUERY (best first)."""
     from skillshelf.select.service import search as run_search
     from skillshelf.select.usage import UsageStore
+    from skillshelf.skills.load import UNTRUSTED_TAG
 
     env = Env.from_os()
     skills, cache_dir = _loadable_skills(env, roots, no_builtin, no_cache)
@@ -77,7 +78,7 @@ def search(
         return
     if not result.ranked:
         click.echo(
-            f"no skill matches {printable(repr(query))} ({result.index.documents} skill(s) searched)",
+            f"no skill matches {shown(repr(query))} ({result.index.documents} skill(s) searched)",
             err=True,
         )
         return
@@ -94,6 +95,8 @@ def search(
         table.add_column(col, overflow="fold", no_wrap=col in ("#", "score"))
     for r in result.ranked:
         desc = r.doc.description if len(r.doc.description) <= 160 else r.doc.description[:157] + "..."
+        if r.doc.skill is not None and not r.doc.skill.trusted:
+            desc = f"{UNTRUSTED_TAG} {desc}"
         table.add_row(str(r.rank), literal(r.doc.name), f"{r.score:.3f}", literal(desc), literal(r.doc.key))
     stdout_console().print(table)
 

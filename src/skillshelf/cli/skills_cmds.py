@@ -15,6 +15,7 @@ import click
 
 from skillshelf.cli.output import (
     echo_json,
+    echo_text,
     print_diagnostics,
     print_run_findings,
     printable,
@@ -114,7 +115,7 @@ def _skills_table(skills: Sequence[Skill], env: Env, installed: dict[Path, Any])
     for skill in skills:
         row = [
             _cell(skill.name),
-            skill.scope.value,
+            skill.scope.value if skill.trusted else f"{skill.scope.value} (untrusted)",
             skill.origin.value,
             _cell(skill.description),
             _cell(_short_path(skill.path, env)),
@@ -273,7 +274,7 @@ def catalog(
     if as_json:
         echo_json({"format": catalog_format, "text": text, "report": result.catalog_report})
     elif text:
-        click.echo(text)
+        echo_text(text)
     _print_catalog_report(result.catalog_report, result.skills_total)
 
     def summarise(count: int, errors: int) -> None:
@@ -330,7 +331,7 @@ def load(
     the closest matches.
     """
     from skillshelf.config import apply_skill_modes
-    from skillshelf.skills.load import load_skill
+    from skillshelf.skills.load import load_skill, with_trust_note
 
     config, discovery = _discover(roots, no_builtin, no_cache)
     disabled = {s.path for s in apply_skill_modes(discovery.skills, config.skill_rules).disabled}
@@ -338,17 +339,20 @@ def load(
     if as_json:
         echo_json(loaded.to_dict())
         return
-    click.echo(loaded.fragment)
+    echo_text(with_trust_note(loaded.skill, loaded.fragment))
     if loaded.files:
-        click.echo(f"\nFiles bundled with {loaded.skill.name} (relative to {loaded.skill.folder}):", err=True)
+        click.echo(
+            f"\nFiles bundled with {printable(loaded.skill.name)} (relative to {printable(str(loaded.skill.folder))}):",
+            err=True,
+        )
         for path in loaded.files:
-            click.echo(f"  {path}", err=True)
+            click.echo(f"  {printable(path)}", err=True)
         if loaded.more_files:
             click.echo(f"  ... and {loaded.more_files} more", err=True)
     if loaded.shadowed:
         click.echo(
-            f"note: {len(loaded.shadowed)} other skill(s) are also named {loaded.skill.name!r}: "
-            + ", ".join(str(p) for p in loaded.shadowed),
+            f"note: {len(loaded.shadowed)} other skill(s) are also named {printable(repr(loaded.skill.name))}: "
+            + printable(", ".join(str(p) for p in loaded.shadowed)),
             err=True,
         )
     click.echo(f"({loaded.tokens:,} tokens)", err=True)

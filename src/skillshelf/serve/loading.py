@@ -15,15 +15,10 @@ from pathlib import Path
 from skillshelf.env import Env
 from skillshelf.serve.library import SkillLibrary
 from skillshelf.serve.tools import SkillTools
-from skillshelf.skills.model import Discovery, Scope, Skill
+from skillshelf.skills.load import mark_untrusted
+from skillshelf.skills.model import Discovery
 
 __all__ = ["open_library"]
-
-
-def _mark_untrusted(skills: Sequence[Skill], trusted_project: bool) -> dict[Path, Skill]:
-    if trusted_project:
-        return {s.path: s for s in skills}
-    return {s.path: (dataclasses.replace(s, trusted=False) if s.scope is Scope.REPO else s) for s in skills}
 
 
 def open_library(
@@ -54,7 +49,7 @@ def open_library(
         discovery = discover_skills(env, options)
         moded = apply_skill_modes(discovery.skills, config.skill_rules)
         moded.check_required(discovery.diagnostics)
-        served = _mark_untrusted(moded.loadable, config.trusted)
+        served = {s.path: s for s in mark_untrusted(moded.loadable, trusted_project=config.trusted)}
         listed = [dataclasses.replace(s, trusted=served[s.path].trusted) for s in moded.catalog_skills()]
         budget = default_budget(config.context_window, max_context_tokens=config.skills_max_context_tokens)
         tools = SkillTools(

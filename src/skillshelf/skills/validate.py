@@ -16,6 +16,7 @@ folder and entry limits; a PATH that is over those limits gets a warning of its 
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -114,8 +115,19 @@ def _unreadable_skill_file(path: Path) -> Diagnostic:
     )
 
 
+_MISSING = frozenset({errno.ENOENT, errno.ENOTDIR, errno.ELOOP, errno.EBADF})  # what Path.exists() ignores
+
+
 def _inventory(path: Path, limits: WalkLimits, out: list[Diagnostic]) -> Inventory | None:
     """The skill-like files at ``path`` (a folder or one file), or None with a diagnostic."""
+    try:
+        os.stat(path)
+    except OSError as exc:  # missing, a loop: below; a name too long, no permission: here
+        if exc.errno not in _MISSING:
+            out.append(
+                _path_problem(path, "SK350", f"the path cannot be read ({exc.strerror})", "check the path")
+            )
+            return None
     if not path.exists():
         kind = "a broken symbolic link" if path.is_symlink() else "nothing there"
         out.append(
