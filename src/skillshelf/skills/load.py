@@ -16,12 +16,15 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import errno
 import os
+import stat
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from skillshelf.errors import FileAccessError, SkillNotFoundError, SkillshelfError
+from skillshelf.errors import FileAccessError, PathEscapeError, SkillNotFoundError, SkillshelfError
+from skillshelf.skills.confined import open_beneath
 from skillshelf.skills.model import Scope, Skill
 from skillshelf.tokens import approx_tokens
 
@@ -139,12 +142,19 @@ def _find(skills: Sequence[Skill], name: str) -> tuple[Skill, tuple[Path, ...]]:
 
 
 def _read_contents(skill: Skill, max_bytes: int | None) -> tuple[str, bool]:
+    """The SKILL.md text, opened inside its folder (:func:`open_beneath`: a link swapped in
+    since discovery cannot send the read elsewhere) and only if it is a regular file."""
     try:
-        with skill.path.open("rb") as handle:
+        fd = open_beneath(skill.path.parent, [skill.path.name], str(skill.path))
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise IsADirectoryError(errno.EISDIR, "not a regular file")
+        with os.fdopen(fd, "rb") as handle:
             data = handle.read(max_bytes + 4 if max_bytes is not None else -1)
-    except OSError as exc:
+    except (OSError, PathEscapeError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) else exc.message
         raise FileAccessError(
-            f"cannot read {skill.path}: {exc.strerror or exc}",
+            f"cannot read {skill.path}: {why or exc}",
             hint="check that the file still exists and is readable, then run `skillshelf list` again",
         ) from exc
     truncated = max_bytes is not None and len(data) > max_bytes
