@@ -101,7 +101,6 @@ def main() -> int:
     server = start_server(args.latency)
     url = f"http://127.0.0.1:{server.server_address[1]}"
     with tempfile.TemporaryDirectory(prefix="skillshelf-bench-") as tmp:
-        os.environ["SKILLSHELF_DATA_DIR"] = str(Path(tmp) / "data")
         rows = []
         for concurrency in ([1] if args.sequential else []) + [args.concurrency]:
             elapsed, outcomes = run_once(args.sessions, concurrency, url, Path(tmp))

@@ -32,11 +32,11 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> IsolatedHo
     box = IsolatedHome(
         home=home,
         codex_home=home / ".codex",
-        cache=tmp_path / "xdg-cache",
-        data=tmp_path / "xdg-data",
-        config=tmp_path / "xdg-config",
-        state=tmp_path / "xdg-state",
-    )
+        cache=home / ".cache",
+        data=home / ".local" / "share",
+        config=home / ".config",
+        state=home / ".local" / "state",
+    )  # the XDG defaults below HOME: Env.for_test(home=home) uses the same folders
     for folder in (box.home, box.cache, box.data, box.config, box.state):
         folder.mkdir(parents=True, exist_ok=True)
     monkeypatch.setenv("HOME", str(box.home))

@@ -10,6 +10,7 @@ from click.testing import CliRunner
 
 from skillshelf.cli.main import cli
 from skillshelf.context import ContextOptions, build_context
+from skillshelf.dirs import UserDirs
 from skillshelf.env import Env
 from skillshelf.errors import RequiredSkillError
 
@@ -34,7 +35,7 @@ def _project(tmp_path: Path, home: Path, config: str = "") -> Env:
             encoding="utf-8",
         )
     if config:
-        user_config = Path(tmp_path / "xdg-config" / "skillshelf")
+        user_config = UserDirs.under(home).config
         user_config.mkdir(parents=True, exist_ok=True)
         (user_config / "config.toml").write_text(config, encoding="utf-8")
     return Env.for_test(cwd=project, home=home)

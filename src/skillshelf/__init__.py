@@ -6,6 +6,7 @@ The public API, imported lazily so ``import skillshelf`` stays fast::
     import skillshelf
 
     env = skillshelf.Env.from_os()
+    workspace = skillshelf.Workspace.open(env)  # config, skills with their modes, budgets
     found = skillshelf.discover_skills(env)
     catalog = skillshelf.render_catalog(found.skills, skillshelf.default_budget(200_000))
     print(catalog.text)
@@ -40,6 +41,9 @@ _EXPORTS: dict[str, str] = {
     "SkillRoot": "skillshelf.skills.model",
     "SkillTools": "skillshelf.serve.tools",
     "TokenBudget": "skillshelf.skills.catalog",
+    "UserDirs": "skillshelf.dirs",
+    "Workspace": "skillshelf.workspace",
+    "WorkspaceOptions": "skillshelf.workspace",
     "apply_skill_modes": "skillshelf.config",
     "build_context": "skillshelf.context",
     "default_budget": "skillshelf.skills.catalog",
@@ -85,6 +89,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from skillshelf.context import build_context as build_context
     from skillshelf.diagnostics import Diagnostic as Diagnostic
     from skillshelf.diagnostics import Severity as Severity
+    from skillshelf.dirs import UserDirs as UserDirs
     from skillshelf.env import Env as Env
     from skillshelf.instructions import load_instructions as load_instructions
     from skillshelf.memory.redact import redact as redact
@@ -112,3 +117,5 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from skillshelf.skills.model import SkillRoot as SkillRoot
     from skillshelf.skills.parse import parse_skill_text as parse_skill_text
     from skillshelf.skills.validate import validate_paths as validate_paths
+    from skillshelf.workspace import Workspace as Workspace
+    from skillshelf.workspace import WorkspaceOptions as WorkspaceOptions

@@ -1,7 +1,8 @@
 """The main job: everything the model would get for a task in a folder, part by part.
 
-:func:`build_context` composes every area of skillshelf in the order the parts go into the
-model's context, stable parts first so a prompt-prefix cache keeps working across turns:
+:func:`build_context` opens the folder as a :class:`~skillshelf.workspace.Workspace` (config,
+skills with their modes, budgets) and composes the parts in the order they go into the model's
+context, stable parts first so a prompt-prefix cache keeps working across turns:
 
 1. ``instructions``: the AGENTS.md (or CLAUDE.md) layers;
 2. ``catalog``: the budgeted skills catalog (Codex's algorithm), shaped by per-skill modes;
@@ -28,6 +29,7 @@ from skillshelf.tokens import approx_tokens
 if TYPE_CHECKING:
     from skillshelf.config import Config
     from skillshelf.context_parts import ContextSkills
+    from skillshelf.workspace import Workspace, WorkspaceOptions
 
 __all__ = [
     "ContextOptions",
@@ -62,6 +64,18 @@ class ContextOptions:
     suggestion_tokens: int = DEFAULT_SUGGESTION_TOKENS
     memory: bool = True
     memory_tokens: int = DEFAULT_MEMORY_TOKENS
+
+    def workspace_options(self) -> WorkspaceOptions:
+        """What to open the folder with (``memory`` also decides the memory-written skill roots)."""
+        from skillshelf.workspace import WorkspaceOptions
+
+        return WorkspaceOptions(
+            extra_roots=self.extra_roots,
+            include_builtin=self.include_builtin,
+            use_cache=self.use_cache,
+            config_overrides=self.config_overrides,
+            memory=self.memory,
+        )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -130,50 +144,51 @@ class ContextResult:
 class PreparedContext:
     """The parts that stay the same across turns, and what the per-turn parts need."""
 
-    config: Config
-    discovery: Discovery
-    skills: ContextSkills
+    workspace: Workspace
     options: ContextOptions
     stable: tuple[ContextPart, ...]
     catalog_report: dict[str, object]
     diagnostics: tuple[Diagnostic, ...]
 
+    @property
+    def config(self) -> Config:
+        return self.workspace.config
+
+    @property
+    def discovery(self) -> Discovery:
+        return self.workspace.discovery
+
+    @property
+    def skills(self) -> ContextSkills:
+        return self.workspace.skills
+
 
 def prepare_context(env: Env, options: ContextOptions = ContextOptions()) -> PreparedContext:
-    """Discover, apply the per-skill modes and build the stable parts, in context order:
-    instructions, catalog, pinned skills, memory.
+    """Open the folder (:meth:`Workspace.open <skillshelf.workspace.Workspace.open>`) and build
+    the stable parts, in context order: instructions, catalog, pinned skills, memory.
 
     Raises:
         RequiredSkillError: a skill configured as ``required`` is missing or invalid.
     """
-    from skillshelf.context_parts import (
-        catalog_part,
-        discover_for_context,
-        instructions_part,
-        memory_part,
-        pinned_part,
-        resolve_modes,
-    )
+    from skillshelf.context_parts import catalog_part, instructions_part, memory_part, pinned_part
+    from skillshelf.workspace import Workspace
 
-    config, discovery = discover_for_context(env, options)
-    moded = resolve_modes(config, discovery)
+    workspace = Workspace.open(env, options.workspace_options()).check_required()
     parts: list[ContextPart] = []
     found: list[Diagnostic] = []
     if options.instructions:
-        parts += instructions_part(env, options, config, diagnostics=found)
-    catalog, report = catalog_part(moded, discovery, options, config)
+        parts += instructions_part(env, options, workspace.config, diagnostics=found)
+    catalog, report = catalog_part(workspace, options)
     parts.append(catalog)
-    parts += pinned_part(moded)
+    parts += pinned_part(workspace.skills)
     if options.memory:
         parts += memory_part(env, options)
     return PreparedContext(
-        config=config,
-        discovery=discovery,
-        skills=moded,
+        workspace=workspace,
         options=options,
         stable=tuple(p for p in parts if p.text),
         catalog_report=report,
-        diagnostics=_all_diagnostics(config, discovery) + tuple(found),
+        diagnostics=workspace.diagnostics + tuple(found),
     )
 
 
@@ -185,7 +200,9 @@ def turn_parts(prepared: PreparedContext, task: str) -> tuple[tuple[ContextPart,
     mentioned = _mentioned_skills(prepared.skills.loadable, task)
     parts: list[ContextPart] = []
     if prepared.options.suggestions and task.strip():
-        parts += suggestions_part(prepared.skills, task, mentioned, prepared.options)
+        parts += suggestions_part(
+            prepared.skills, task, mentioned, prepared.options, cache_dir=prepared.workspace.index_cache_dir
+        )
     parts += mentioned_part(mentioned)
     return tuple(p for p in parts if p.text), mentioned
 
@@ -217,8 +234,3 @@ def _mentioned_skills(skills: Sequence[Skill], task: str) -> tuple[Skill, ...]:
     from skillshelf.skills.mentions import select_mentioned
 
     return select_mentioned(skills, [task])
-
-
-def _all_diagnostics(config: object, discovery: Discovery) -> tuple[Diagnostic, ...]:
-    config_diags: tuple[Diagnostic, ...] = tuple(getattr(config, "diagnostics", ()))
-    return config_diags + discovery.diagnostics

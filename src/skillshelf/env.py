@@ -1,7 +1,9 @@
 """Where we are: the process environment as one frozen value, passed explicitly.
 
-Nothing below the CLI reads ``os.environ`` or ``Path.cwd()`` directly; it takes an :class:`Env`.
-Tests build one in ``tmp_path`` with :meth:`Env.for_test`.
+:meth:`Env.from_os` is the one place that reads the process environment (``os.environ``, the
+cwd, the home folder) and resolves skillshelf's user folders (:class:`~skillshelf.dirs.UserDirs`).
+Nothing below the CLI reads them directly (``skillshelf lint-arch`` checks it, AR105); it takes an
+:class:`Env`. Tests build one in ``tmp_path`` with :meth:`Env.for_test`, every folder isolated.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
+
+from skillshelf.dirs import UserDirs
 
 __all__ = ["Env", "find_project_root"]
 
@@ -24,6 +28,7 @@ class Env:
     cwd: Path
     home: Path
     codex_home: Path
+    dirs: UserDirs
     environ: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     admin_skills_dir: Path = Path("/etc/codex/skills")
     system_config_dir: Path = Path("/etc/skillshelf")
@@ -39,16 +44,21 @@ class Env:
             cwd=(cwd or Path.cwd()).absolute(),
             home=home,
             codex_home=codex_home,
+            dirs=UserDirs.from_environ(environ, home),
             environ=MappingProxyType(environ),
         )
 
     @classmethod
-    def for_test(cls, *, cwd: Path, home: Path, codex_home: Path | None = None) -> Env:
-        """An isolated environment: no admin root, HOME and CODEX_HOME under ``home``."""
+    def for_test(
+        cls, *, cwd: Path, home: Path, codex_home: Path | None = None, dirs: UserDirs | None = None
+    ) -> Env:
+        """An isolated environment: no admin root or system config; HOME, CODEX_HOME and the user
+        folders (``dirs``, by default :meth:`UserDirs.under` ``home``) under ``home``."""
         return cls(
             cwd=cwd.absolute(),
             home=home,
             codex_home=codex_home or home / ".codex",
+            dirs=dirs or UserDirs.under(home),
             environ=MappingProxyType({"HOME": str(home)}),
             admin_skills_dir=home / ".no-admin-skills",
             system_config_dir=home / ".no-system-config",

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from skillshelf.agent.consolidate import AgentConsolidator, choose_consolidator
-from skillshelf.agent.workspace import WorkspaceTools
+from skillshelf.agent.folder_tools import FolderTools
 from skillshelf.env import Env
 from skillshelf.errors import ModelCallError, PathEscapeError, UsageError
 from skillshelf.memory.models import CallBudget
@@ -221,7 +221,7 @@ def test_init_without_both_main_files_fails_and_an_unfinished_agent_fails(
 def test_workspace_allow_list_and_tool_subset(tmp_path: Path) -> None:
     root = tmp_path / "root"
     (root / "skills" / "a").mkdir(parents=True)
-    tools = WorkspaceTools(
+    tools = FolderTools(
         root,
         allowed=("read_file", "write_file", "edit_file"),
         writable=is_writable_memory_path,
@@ -242,8 +242,8 @@ def test_workspace_allow_list_and_tool_subset(tmp_path: Path) -> None:
         assert result.is_error and "memory files only" in result.text, path
     assert tools.execute("read_file", {"path": "skills/a/SKILL.md"}).text == "x"  # reads are not limited
     with pytest.raises(ValueError, match="unknown workspace tools"):
-        WorkspaceTools(root, allowed=("rm",))
-    assert WorkspaceTools(root).names() == ("bash", "read_file", "write_file", "edit_file")
+        FolderTools(root, allowed=("rm",))
+    assert FolderTools(root).names() == ("bash", "read_file", "write_file", "edit_file")
 
 
 def test_choose_consolidator_follows_the_setting_and_the_installed_sdk(

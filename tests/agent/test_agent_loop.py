@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
+from skillshelf.agent.folder_tools import FolderTools
 from skillshelf.agent.guards import GuardSettings
 from skillshelf.agent.loop import Agent, AgentSettings
 from skillshelf.agent.providers import ModelSpec, make_provider
-from skillshelf.agent.workspace import WorkspaceTools
 from skillshelf.memory.transcripts.skillshelf import TranscriptWriter
 from skillshelf.serve.tools import SkillTools
 from skillshelf.skills.discover import discover_in
@@ -40,7 +40,7 @@ def _agent(
         provider=make_provider(ModelSpec(provider=provider, name="standin"), base_url=base, api_key="x"),
         system_prompt="You are a test agent.",
         skill_tools=SkillTools(skills),
-        workspace=WorkspaceTools(workspace),
+        folder_tools=FolderTools(workspace),
         settings=settings or AgentSettings(),
         transcript=transcript,
     )

@@ -177,3 +177,51 @@ def test_a_submodule_can_sit_in_a_lower_layer_than_its_package(tmp_path: Path) -
         diag.message
         == "core.model in layer 2 (core.model) imports core.orders from the higher layer 3 (core)"
     )
+
+
+ENV_READERS = CONFIG + 'environment_readers = ["types"]\n'
+
+
+def test_environment_read_below_the_top_layer_is_an_error_with_a_fix(tmp_path: Path) -> None:
+    pkg = make_project(tmp_path, config=ENV_READERS)
+    write(
+        pkg / "core" / "paths.py",
+        """
+        import os
+        from os import getenv
+        from pathlib import Path
+
+        def home() -> str:
+            return os.environ.get("HOME") or str(Path.home())
+
+        def here() -> Path:
+            return Path.cwd() / (getenv("SUB") or os.getcwd())
+        """,
+    )
+    write(pkg / "types.py", "import os\n\nDEBUG = os.environ.get('DEBUG')\n")  # a declared reader
+    write(pkg / "cli" / "run.py", "import os\n\nCWD = os.getcwd()\n")  # the top layer
+    report = lint_path(None, cwd=tmp_path)
+    assert [(d.code, d.line, d.message.split("(")[1].split(")")[0]) for d in report.diagnostics] == [
+        ("AR401", 2, "os.getenv"),
+        ("AR401", 6, "os.environ"),
+        ("AR401", 6, "Path.home"),
+        ("AR401", 9, "Path.cwd"),
+        ("AR401", 9, "os.getcwd"),
+    ]
+    diag = report.diagnostics[0]
+    assert diag.severity is Severity.ERROR and Path(diag.path).name == "paths.py"
+    assert diag.message.startswith("core.paths reads the process environment")
+    assert "take the value from a parameter" in diag.fix and "only types and layer 4 (cli)" in diag.fix
+
+
+def test_environment_reads_are_not_checked_without_environment_readers(tmp_path: Path) -> None:
+    pkg = make_project(tmp_path)
+    write(pkg / "core" / "paths.py", "import os\n\nHOME = os.environ['HOME']\n")
+    assert lint_path(None, cwd=tmp_path).diagnostics == ()
+
+
+def test_bad_environment_readers_is_a_config_error(tmp_path: Path) -> None:
+    make_project(tmp_path, config=CONFIG + 'environment_readers = "env"\n')
+    with pytest.raises(ConfigError) as err:
+        lint_path(None, cwd=tmp_path)
+    assert err.value.code == "AR010" and "environment_readers" in str(err.value)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import stat
 import subprocess
 from pathlib import Path
+from types import MappingProxyType
 
 import pytest
 
@@ -66,13 +68,7 @@ def make_env(tmp_path: Path, home: Path, *, cwd: Path | None = None) -> Env:
     """An Env with a real PATH (git must be found) rooted in ``tmp_path``."""
     base = Env.for_test(cwd=cwd or tmp_path, home=home)
     environ = {"HOME": str(home), "PATH": os.environ.get("PATH", os.defpath)}
-    return Env(
-        cwd=base.cwd,
-        home=base.home,
-        codex_home=base.codex_home,
-        environ=environ,
-        admin_skills_dir=base.admin_skills_dir,
-    )
+    return dataclasses.replace(base, environ=MappingProxyType(environ))
 
 
 SKILL_MD = (

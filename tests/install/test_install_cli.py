@@ -109,6 +109,7 @@ def test_deps_lists_and_writes_missing_servers(tmp_path: Path, isolated_home: Is
     assert listed.returncode == 1, listed.stderr
     report = json.loads(listed.stdout)
     assert report["missing"] == ["issue-tracker", "wiki-search"]
+    assert _run(project, "trust").returncode == 0  # the tracker skill is the project's own
     written = _run(project, "deps", "--write", "--no-builtin", "--no-cache")
     assert written.returncode == 0, written.stderr
     assert "Added issue-tracker, wiki-search" in written.stdout

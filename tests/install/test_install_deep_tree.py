@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 from install_helpers import make_env, needs_validate, tree, write_skill
 
-from skillshelf import dirs
 from skillshelf.install import content_hash, install_skill, remove_skill, update_skills
 from skillshelf.install.files import TMP_DIR_NAME
 from testkit import IsolatedHome
@@ -61,11 +60,11 @@ def test_a_skill_1100_folders_deep_installs_hashes_and_removes(
     env = make_env(tmp_path, isolated_home.home)
     installed = install_skill(str(source), env=env)
     assert installed.entry.content_hash == content_hash(source)
-    assert not (dirs.user_data_dir() / TMP_DIR_NAME).exists()
+    assert not (env.dirs.data / TMP_DIR_NAME).exists()
     assert [r.status for r in update_skills(env=env)] == ["up-to-date"]
     remove_skill("deep", env=env)
     assert not installed.path.exists()
-    assert not (dirs.user_data_dir() / TMP_DIR_NAME).exists()
+    assert not (env.dirs.data / TMP_DIR_NAME).exists()
 
 
 def test_a_failed_install_of_a_deep_tree_leaves_no_staging_folder(
@@ -78,19 +77,19 @@ def test_a_failed_install_of_a_deep_tree_leaves_no_staging_folder(
     with pytest.raises(Exception) as caught:
         install_skill(str(source), env=env)
     assert getattr(caught.value, "code", None) == "IS320"
-    assert tree(dirs.user_data_dir()) in ([], ["skills"])
+    assert tree(env.dirs.data) in ([], ["skills"])
 
 
 def test_a_stale_deep_staging_folder_never_blocks_the_next_install(
     tmp_path: Path, isolated_home: IsolatedHome
 ) -> None:
-    staging = dirs.user_data_dir() / TMP_DIR_NAME
+    env = make_env(tmp_path, isolated_home.home)
+    staging = env.dirs.data / TMP_DIR_NAME
     _deep(staging / "install-killed")
     outside = tmp_path / "outside"
     (outside / "keep.txt").parent.mkdir()
     (outside / "keep.txt").write_text("keep\n", encoding="utf-8")
     (staging / "install-killed" / "d" / "link").symlink_to(outside, target_is_directory=True)
-    env = make_env(tmp_path, isolated_home.home)
     result = install_skill(str(write_skill(tmp_path / "src" / "ok", "ok")), env=env)
     assert result.path.is_dir()
     assert not staging.exists()

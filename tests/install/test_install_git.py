@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from install_helpers import commit_all, git, init_repo, make_env, needs_validate, tree, write_skill
 
-from skillshelf import dirs
+from skillshelf.env import Env
 from skillshelf.errors import InstallError
 from skillshelf.install import install_skill, read_lock
 from skillshelf.install.lock import content_hash
@@ -39,7 +39,7 @@ def test_install_from_file_url_subfolder_records_commit_and_hash(
     result = install_skill(
         f"{repo.as_uri()}#skills/pdf-forms", env=env, progress=lambda stage, _fraction: stages.append(stage)
     )
-    root = dirs.user_data_dir() / "skills"
+    root = Env.from_os().dirs.data / "skills"
     assert result.path == root / "pdf-forms"
     assert "version two" in (result.path / "SKILL.md").read_text(encoding="utf-8")
     assert (result.path / "scripts" / "fill.py").is_file()
@@ -98,7 +98,7 @@ def test_repository_with_several_skills_asks_for_a_subfolder(
         install_skill(repo.as_uri(), env=env)
     assert caught.value.code == "IS311"
     assert "#skills/pdf-forms" in caught.value.hint and "#skills/release-notes" in caught.value.hint
-    assert tree(dirs.user_data_dir()) in ([], ["skills"])
+    assert tree(Env.from_os().dirs.data) in ([], ["skills"])
 
 
 @pytest.mark.parametrize(
@@ -111,7 +111,7 @@ def test_unknown_ref_or_subfolder_installs_nothing(
     with pytest.raises(InstallError) as caught:
         install_skill(f"{repo.as_uri()}{suffix}", env=env)
     assert caught.value.code == code
-    assert tree(dirs.user_data_dir()) in ([], ["skills"])
+    assert tree(Env.from_os().dirs.data) in ([], ["skills"])
 
 
 def test_missing_repository_gives_git_error_with_a_hint(tmp_path: Path, isolated_home: IsolatedHome) -> None:
@@ -135,4 +135,4 @@ def test_symlink_in_repository_pointing_outside_is_refused(
     with pytest.raises(InstallError) as caught:
         install_skill(repo.as_uri(), env=env)
     assert caught.value.code == "IS302"
-    assert not (dirs.user_data_dir() / "skills" / "sneaky").exists()
+    assert not (Env.from_os().dirs.data / "skills" / "sneaky").exists()

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from install_helpers import commit_all, git, init_repo, make_env, needs_validate, tree, write_skill
 
-from skillshelf import dirs
+from skillshelf.env import Env
 from skillshelf.errors import InstallError, NotFoundError
 from skillshelf.install import install_skill, installed_provenance, read_lock, remove_skill, update_skills
 from skillshelf.skills.model import RootOrigin, Scope, Skill
@@ -125,7 +125,7 @@ def test_update_of_a_folder_source_and_a_failing_source_reports_each(
     by_name = {r.name: r for r in update_skills(env=env)}
     assert by_name["good"].status == "updated"
     assert by_name["gone"].status == "failed" and "IS103" in by_name["gone"].message
-    assert (dirs.user_data_dir() / "skills" / "gone" / "SKILL.md").is_file()
+    assert (Env.from_os().dirs.data / "skills" / "gone" / "SKILL.md").is_file()
 
 
 def test_update_of_unknown_name_lists_what_is_installed(tmp_path: Path, isolated_home: IsolatedHome) -> None:

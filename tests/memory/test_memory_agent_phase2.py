@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 from memory_helpers import write_skillshelf_transcript
 
-from skillshelf import dirs
 from skillshelf.agent.consolidate import choose_consolidator
 from skillshelf.agent.session import AgentOptions, open_agent
 from skillshelf.context import ContextOptions
@@ -117,7 +116,7 @@ def test_agent_consolidation_writes_the_memory_folder_and_its_transcript_is_neve
     )
     assert "there is no tool named 'bash'" in json.dumps(requests[3]["body"])
 
-    [transcript] = list((dirs.user_state_dir() / "transcripts").rglob("*.jsonl"))
+    [transcript] = list((Env.from_os().dirs.state / "transcripts").rglob("*.jsonl"))
     parsed = read_transcript(transcript)
     assert parsed is not None and parsed.subagent
     again = run_memory(
@@ -147,7 +146,7 @@ def test_a_failed_agent_consolidation_changes_nothing_and_goes_into_backoff(
     [failed] = report.consolidation
     assert failed.status == "failed" and failed.error is not None and failed.error.startswith("ME037")
     assert not (failed.folder / "MEMORY.md").exists()  # INIT needs both files: nothing was applied
-    with open_store(None) as store:
+    with open_store(None, data_dir=Env.from_os().dirs.data) as store:
         status = store.status(now_ms=int(time.time() * 1000))
     [scope] = status["consolidation"]
     assert scope["status"] == "error" and "ME037" in (scope["last_error"] or "")
@@ -173,7 +172,7 @@ def test_the_budget_caps_the_agents_model_calls(
     assert stopped.status == "budget" and (stopped.error or "").startswith("ME041") and not report.failed
     assert len(standin.requests()) == report.model_calls == 4  # one extraction + three agent turns
     assert not (stopped.folder / "MEMORY.md").exists()
-    with open_store(None) as store:
+    with open_store(None, data_dir=Env.from_os().dirs.data) as store:
         [scope] = store.status(now_ms=int(time.time() * 1000))["consolidation"]
     assert scope["status"] != "running"  # the lock was released for the next run
 
@@ -195,7 +194,7 @@ def test_memory_citations_in_final_answers_count_as_uses(
     run_memory(
         env, settings, RunOptions(sessions=(sessions,)), consolidator=choose_consolidator(env, settings)
     )
-    with open_store(None) as store:
+    with open_store(None, data_dir=Env.from_os().dirs.data) as store:
         assert store.outputs(session_id="agent-4")[0].usage_count == 0
 
     answer = (
@@ -220,7 +219,7 @@ def test_memory_citations_in_final_answers_count_as_uses(
     agent.send("what time is it?")
 
     assert seen == [answer, "No memory needed."]
-    with open_store(None) as store:
+    with open_store(None, data_dir=Env.from_os().dirs.data) as store:
         assert store.outputs(session_id="agent-4")[0].usage_count == 1
     quiet = open_agent(
         env,

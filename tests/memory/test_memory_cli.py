@@ -11,6 +11,7 @@ import pytest
 from memory_helpers import ScriptedModel, write_skillshelf_transcript
 
 from skillshelf.cli.main import main
+from skillshelf.env import Env
 
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -139,9 +140,7 @@ def test_bad_options_give_codes_not_tracebacks(
 def test_memory_settings_come_from_the_config_file(
     project: Path, isolated_home: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from skillshelf import dirs
-
-    config = dirs.user_config_dir() / "config.toml"
+    config = Env.from_os().dirs.config / "config.toml"
     config.parent.mkdir(parents=True, exist_ok=True)
     config.write_text(
         '[memory]\nextract_model = "anthropic:claude-haiku-x"\nmin_idle_hours = 0\n', encoding="utf-8"

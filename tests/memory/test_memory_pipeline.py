@@ -91,7 +91,7 @@ def test_real_transcripts_become_a_memory_summary_in_context(
     folder = summary.folder
     assert len(list((folder / "rollout_summaries").glob("*.md"))) == 4
     assert (folder / "raw_memories.md").read_text(encoding="utf-8").count("## Thread `") == 4
-    with open_store(None) as store:
+    with open_store(None, data_dir=Env.from_os().dirs.data) as store:
         assert FAKE_TOKEN_PREFIX not in json.dumps([r.to_dict() for r in store.outputs()])
     for path in isolated_home.data.rglob("*"):  # the database (and its WAL) and the memory folder
         assert not path.is_file() or FAKE_TOKEN_PREFIX.encode() not in path.read_bytes(), path
@@ -129,7 +129,7 @@ def test_context_command_shows_the_memory_summary(
 
     hits = search_memory(env, "make check")
     assert hits and hits[0].path.name in ("MEMORY.md", "memory_summary.md") or hits[0].session_id
-    with open_store(None) as store:
+    with open_store(None, data_dir=Env.from_os().dirs.data) as store:
         assert store.outputs()[0].usage_count >= 1
 
 
@@ -160,8 +160,8 @@ def test_second_run_does_nothing_and_forget_removes_the_memory(
         "done.\n<oai-mem-citation>\n<citation_entries>\nMEMORY.md:1-2|note=[tests]\n</citation_entries>\n"
         "<rollout_ids>\ns2\ns2\nunknown\n</rollout_ids>\n</oai-mem-citation>"
     )
-    assert record_citations(reply) == ["s2", "unknown"]
-    with open_store(None) as store:
+    assert record_citations(reply, data_dir=Env.from_os().dirs.data) == ["s2", "unknown"]
+    with open_store(None, data_dir=Env.from_os().dirs.data) as store:
         assert {r.session_id: r.usage_count for r in store.outputs()} == {"s0": 0, "s1": 0, "s2": 1}
         assert store.forget("s1", now_ms=int(time.time() * 1000))
     third = run_memory(env, settings, RunOptions(sessions=(folder,)))
@@ -205,7 +205,7 @@ def test_budget_dry_run_and_no_signal_gate(isolated_home: Any, scripted_model: S
     assert rest.claimed == 2 and len(scripted_model.requests) == 4
 
     scripted_model.reply = default_reply
-    with open_store(None) as store:
+    with open_store(None, data_dir=Env.from_os().dirs.data) as store:
         store.enqueue(rest.consolidation[0].scope if rest.consolidation else "project:" + str(project), 1)
     preview = run_memory(
         env, _settings(scripted_model.url + "/v1"), RunOptions(sessions=(folder,), dry_run=True)
@@ -230,7 +230,7 @@ def test_bad_model_reply_fails_the_job_with_backoff(
     report = run_memory(env, _settings(scripted_model.url + "/v1"), RunOptions(sessions=(folder,)))
     assert report.outcomes == {"failed": 1} and report.failed
     assert report.errors and "ME033" in report.errors[0]
-    with open_store(None) as store:
+    with open_store(None, data_dir=Env.from_os().dirs.data) as store:
         job = store.job("memory_stage1", "x1")
     assert job is not None and job["status"] == "error" and job["retry_remaining"] == 2
     assert str(job["last_error"]).startswith("ME033")
@@ -250,10 +250,9 @@ def test_a_memory_folder_that_is_a_file_fails_phase2_into_backoff(
     env = Env.for_test(cwd=project, home=isolated_home.home, codex_home=isolated_home.codex_home)
     first = run_memory(env, _settings(scripted_model.url + "/v1"), RunOptions(sessions=(folder,), phase="1"))
     assert first.outcomes == {"extracted": 1}
-    from skillshelf import dirs
     from skillshelf.memory.layout import project_scope, scope_dir
 
-    target = scope_dir(dirs.user_data_dir(), project_scope(project))
+    target = scope_dir(Env.from_os().dirs.data, project_scope(project))
     target.parent.mkdir(parents=True)
     target.write_text("not a folder", encoding="utf-8")
     report = run_memory(env, _settings(scripted_model.url + "/v1"), RunOptions(sessions=(folder,), phase="2"))

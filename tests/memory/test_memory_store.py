@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from skillshelf.env import Env
 from skillshelf.errors import StoreError
 from skillshelf.memory.store import (
     CONSOLIDATE,
@@ -256,8 +257,6 @@ def test_forget_scrubs_text_at_once_and_reset_clears_a_scope(store: Store) -> No
 
 
 def test_sqlite_store_lives_in_the_user_data_folder_in_wal_mode(isolated_home: object) -> None:
-    from skillshelf import dirs
-
-    with open_store(None) as store:
-        assert store.url.endswith("/memory/state.sqlite") and str(dirs.user_data_dir()) in store.url
+    with open_store(None, data_dir=Env.from_os().dirs.data) as store:
+        assert store.url.endswith("/memory/state.sqlite") and str(Env.from_os().dirs.data) in store.url
         assert store.execute_for_tests("PRAGMA journal_mode") == [("wal",)]

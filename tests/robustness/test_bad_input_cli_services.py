@@ -43,10 +43,11 @@ def test_install_refuses_hostile_archives_and_writes_nothing(
     work: Path, tmp_path: Path, isolated_home: Any, entries: list[tuple[str, bytes, int | None]], code: str
 ) -> None:
     archive = zip_with(tmp_path / "bad.zip", entries)
-    before = sorted(p for p in tmp_path.rglob("*") if "xdg-" not in str(p))
+    user_dirs = (isolated_home.cache, isolated_home.data, isolated_home.config, isolated_home.state)
+    before = sorted(p for p in tmp_path.rglob("*") if not any(p.is_relative_to(d) for d in user_dirs))
     result = run_cli(["install", str(archive)], cwd=work)
     assert_reported(result, exit_codes=(1,), code=code)
-    assert sorted(p for p in tmp_path.rglob("*") if "xdg-" not in str(p)) == before
+    assert sorted(p for p in tmp_path.rglob("*") if not any(p.is_relative_to(d) for d in user_dirs)) == before
     assert not Path("/tmp/skillshelf-evil.txt").exists()
     installed = Path(isolated_home.data) / "skillshelf" / "skills"
     assert not installed.exists() or not any(p.name == "zz" for p in installed.iterdir())

@@ -491,7 +491,7 @@ def test_a_pinned_skill_that_vanished_is_a_coded_file_error(tmp_path: Path) -> N
 
 @pytest.fixture
 def workspace(tmp_path: Path) -> Any:
-    from skillshelf.agent.workspace import WorkspaceTools
+    from skillshelf.agent.folder_tools import FolderTools
 
     root = tmp_path / "ws"
     (root / "sub").mkdir(parents=True)
@@ -502,7 +502,7 @@ def workspace(tmp_path: Path) -> Any:
     (root / "latin.txt").write_bytes(b"caf\xe9 au lait\n")
     with open(root / "huge.txt", "wb") as handle:
         handle.truncate(60 * 1024 * 1024)
-    return WorkspaceTools(root)
+    return FolderTools(root)
 
 
 @pytest.mark.parametrize(

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from skillshelf.cli.main import main
+from skillshelf.env import Env
 from skillshelf.select.index import SkillIndex
 from skillshelf.select.usage import UsageStore, record_shadow_turn
 from skillshelf.skills.model import Skill
@@ -74,7 +75,7 @@ def test_unwritable_log_is_a_file_access_error(tmp_path: Path) -> None:
 def test_stats_command_reads_the_state_folder(
     isolated_home: object, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    store = UsageStore.default()
+    store = UsageStore.in_state_dir(Env.from_os().dirs.state)
     store.record_turn("t", {"default": ["/a"]})
     store.record_load("/a", turn="t")
     main(["stats", "--json"])

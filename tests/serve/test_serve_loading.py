@@ -9,6 +9,9 @@ from serve_helpers import write_skill
 
 from skillshelf.env import Env
 from skillshelf.serve.loading import open_library
+from skillshelf.workspace import WorkspaceOptions
+
+NO_BUILTIN = WorkspaceOptions(include_builtin=False, use_cache=False)
 
 
 def _project(tmp_path: Path) -> Path:
@@ -38,7 +41,9 @@ def test_modes_decide_what_is_served_and_listed(tmp_path: Path, isolated_home: A
         ),
     )
     env = Env.for_test(cwd=_project(tmp_path), home=isolated_home.home)
-    library = open_library(env, roots=[extra], include_builtin=False, use_cache=False)
+    library = open_library(
+        env, WorkspaceOptions(extra_roots=(extra,), include_builtin=False, use_cache=False)
+    )
     tools = library.tools
     assert "gone" not in tools.names() and tools.dispatch("load_skill", {"name": "gone"}).is_error
     assert not tools.dispatch("load_skill", {"name": "quiet"}).is_error  # manual: loadable, not listed
@@ -50,13 +55,13 @@ def test_modes_decide_what_is_served_and_listed(tmp_path: Path, isolated_home: A
 def test_skills_of_an_untrusted_project_are_served_marked(tmp_path: Path, isolated_home: Any) -> None:
     project = _project(tmp_path)
     env = Env.for_test(cwd=project, home=isolated_home.home)
-    tools = open_library(env, include_builtin=False, use_cache=False).tools
+    tools = open_library(env, NO_BUILTIN).tools
     skill = tools.get("project-deploy")
     assert skill.trusted is False
     loaded = tools.dispatch("load_skill", {"name": "project-deploy"})
     assert loaded.text.startswith("Note: this skill comes from a project folder that is not trusted")
 
     _user_config(isolated_home, f'[projects."{project}"]\ntrust_level = "trusted"\n')
-    trusted = open_library(env, include_builtin=False, use_cache=False).tools
+    trusted = open_library(env, NO_BUILTIN).tools
     assert trusted.get("project-deploy").trusted is True
     assert trusted.dispatch("load_skill", {"name": "project-deploy"}).text.startswith("<skill>")

@@ -11,13 +11,14 @@ from skillshelf.skills.discover import DiscoveryOptions, discover_in, discover_s
 from skillshelf.skills.model import RootOrigin, Scope
 from skillshelf.skills.parse import read_skill
 from skillshelf.skills.roots import builtin_root
+from skillshelf.workspace import Workspace, WorkspaceOptions
 from testkit import IsolatedHome
 
 SPEC_NAME = __import__("re").compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 
 
 def test_builtin_skills_install_into_the_user_data_folder(isolated_home: IsolatedHome) -> None:
-    root = ensure_builtin_skills()
+    root = ensure_builtin_skills(Env.from_os().dirs.data)
     assert root == isolated_home.data / "skillshelf" / "builtin-skills"
     assert (root / MARKER).read_text(encoding="utf-8").strip() == builtin_fingerprint()
     assert sorted(p.name for p in root.iterdir() if p.is_dir()) == ["using-skillshelf", "writing-skills"]
@@ -71,3 +72,26 @@ def test_discovery_lists_builtin_skills_unless_switched_off(
         ("writing-skills", RootOrigin.BUILTIN, Scope.SYSTEM),
     }
     assert discover_skills(env, DiscoveryOptions(include_builtin=False, use_cache=False)).skills == ()
+
+
+def test_discovery_reads_builtin_skills_without_writing_them(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
+    env = Env.for_test(cwd=tmp_path, home=isolated_home.home, codex_home=isolated_home.codex_home)
+    found = discover_skills(env, DiscoveryOptions(use_cache=False))
+    assert {s.folder.parent for s in found.skills} == {packaged_skills_dir()}
+    assert not (env.dirs.data / "builtin-skills").exists()
+    installed = ensure_builtin_skills(env.dirs.data)
+    again = discover_skills(env, DiscoveryOptions(use_cache=False))
+    assert {s.folder.parent for s in again.skills} == {installed}
+    (installed / MARKER).write_text("stale\n", encoding="utf-8")  # an old copy is not read
+    stale = discover_skills(env, DiscoveryOptions(use_cache=False))
+    assert {s.folder.parent for s in stale.skills} == {packaged_skills_dir()}
+
+
+def test_opening_a_workspace_installs_the_builtin_skills(tmp_path: Path, isolated_home: IsolatedHome) -> None:
+    env = Env.for_test(cwd=tmp_path, home=isolated_home.home, codex_home=isolated_home.codex_home)
+    opened = Workspace.open(env, WorkspaceOptions(use_cache=False))
+    root = env.dirs.data / "builtin-skills"
+    assert {s.folder.parent for s in opened.discovery.skills} == {root}
+    assert (root / MARKER).read_text(encoding="utf-8").strip() == builtin_fingerprint()

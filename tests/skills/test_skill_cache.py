@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import marshal
 import os
 import time
@@ -109,13 +110,13 @@ def test_tampered_entries_are_treated_as_misses(tmp_path: Path, isolated_home: I
     assert [s.name for s in discover_skills(env, CACHED).skills] == ["a"]
 
 
-def test_xdg_cache_home_moves_the_cache_and_no_cache_writes_nothing(
-    tmp_path: Path, isolated_home: IsolatedHome, monkeypatch: pytest.MonkeyPatch
+def test_the_cache_lives_in_the_envs_cache_folder_and_no_cache_writes_nothing(
+    tmp_path: Path, isolated_home: IsolatedHome
 ) -> None:
     env = repo_env(tmp_path, isolated_home)
     write_skill(env.cwd / ".agents/skills/a", "a")
     moved = tmp_path / "elsewhere-cache"
-    monkeypatch.setenv("XDG_CACHE_HOME", str(moved))
+    env = dataclasses.replace(env, dirs=dataclasses.replace(env.dirs, cache=moved / "skillshelf"))
     discover_skills(env, DiscoveryOptions(include_builtin=False, use_cache=False))
     assert not moved.exists()
     discover_skills(env, CACHED)

@@ -17,11 +17,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from skillshelf.agent.folder_tools import FolderTools
 from skillshelf.agent.guards import GuardSettings
 from skillshelf.agent.history import AssistantMessage, Message
 from skillshelf.agent.loop import Agent, AgentSettings
 from skillshelf.agent.providers import Provider, make_provider, parse_model_spec
-from skillshelf.agent.workspace import WorkspaceTools
 from skillshelf.env import Env
 from skillshelf.errors import ModelCallError, UsageError
 from skillshelf.memory.consolidator import ConsolidationOutcome, StagedFolder, take_call
@@ -91,7 +91,7 @@ class AgentConsolidator:
         max_tokens: int = 8000,
         timeout: float = 600.0,
         max_turns: int = 40,
-        state_dir: Path | None = None,
+        state_dir: Path,
         write_transcript: bool = True,
         provider: Provider | None = None,
         temp_dir: Path | None = None,
@@ -141,7 +141,7 @@ class AgentConsolidator:
         turns = self.max_turns
         provider = _BudgetedProvider(self._provider_for_run(), budget)
         with StagedFolder(memory_dir, temp_dir=self.temp_dir) as staged:
-            workspace = WorkspaceTools(
+            folder_tools = FolderTools(
                 staged.path,
                 allowed=CONSOLIDATION_TOOLS,
                 writable=is_writable_memory_path,
@@ -152,7 +152,7 @@ class AgentConsolidator:
                 provider=provider,
                 system_prompt=AGENT_CONSOLIDATION_SYSTEM,
                 skill_tools=None,
-                workspace=workspace,
+                folder_tools=folder_tools,
                 transcript=transcript,
                 settings=AgentSettings(
                     max_turns=turns,
@@ -279,6 +279,7 @@ def choose_consolidator(env: Env, settings: MemorySettings) -> Callable[[], Agen
             max_tokens=settings.max_output_tokens,
             timeout=settings.request_timeout_s,
             max_turns=settings.consolidation_max_turns,
+            state_dir=env.dirs.state,
         )
 
     return build

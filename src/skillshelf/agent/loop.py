@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
+from skillshelf.agent.folder_tools import FolderTools
 from skillshelf.agent.guards import CompletionGuard, DoomLoopGuard, GuardSettings, SkillReattacher
 from skillshelf.agent.history import (
     AssistantMessage,
@@ -25,7 +26,6 @@ from skillshelf.agent.history import (
     history_tokens,
 )
 from skillshelf.agent.providers import Provider
-from skillshelf.agent.workspace import WorkspaceTools
 from skillshelf.serve.schemas import LOAD_SKILL, READ_SKILL_FILE, SEARCH_SKILLS, ToolSpec
 from skillshelf.serve.tools import SkillTools
 
@@ -79,7 +79,7 @@ class _TurnState:
 
 
 class Agent:
-    """One conversation with a model, over the skill tools and the workspace tools."""
+    """One conversation with a model, over the skill tools and the folder tools."""
 
     def __init__(
         self,
@@ -87,19 +87,19 @@ class Agent:
         provider: Provider,
         system_prompt: str,
         skill_tools: SkillTools | None,
-        workspace: WorkspaceTools,
+        folder_tools: FolderTools,
         settings: AgentSettings = AgentSettings(),
         transcript: TranscriptSink | None = None,
         turn_context: Callable[[str], str] | None = None,
         on_skill_used: Callable[[str, str], None] | None = None,
         on_answer: Callable[[str], None] | None = None,
     ) -> None:
-        """``skill_tools=None`` offers no skill tools; the workspace decides which of its tools
+        """``skill_tools=None`` offers no skill tools; the folder tools decide which of theirs
         are offered. ``on_answer`` is called with every final answer the guards accept."""
         self.provider = provider
         self.system_prompt = system_prompt
         self.skill_tools = skill_tools
-        self.workspace = workspace
+        self.folder_tools = folder_tools
         self.settings = settings
         self.transcript = transcript
         self.turn_context = turn_context
@@ -107,7 +107,7 @@ class Agent:
         self.on_answer = on_answer
         self.history: list[Message] = []
         self.tools: tuple[ToolSpec, ...] = (
-            *workspace.specs(),
+            *folder_tools.specs(),
             *(SKILL_TOOLS if skill_tools is not None else ()),
         )
         self.reattacher = SkillReattacher()
@@ -120,7 +120,7 @@ class Agent:
             max_edits_per_file=guards.max_edits_per_file, max_repeated_failures=guards.max_repeated_failures
         )
         completion = CompletionGuard(
-            self.workspace.root, check_command=guards.check_command, required=guards.require_checks
+            self.folder_tools.root, check_command=guards.check_command, required=guards.require_checks
         )
         state = _TurnState()
         if self._detector is not None:
@@ -168,8 +168,8 @@ class Agent:
     def _run_one(
         self, call: ToolCall, doom: DoomLoopGuard, completion: CompletionGuard, state: _TurnState
     ) -> tuple[ToolOutput, str | None]:
-        if call.name in self.workspace.names():
-            outcome = self.workspace.execute(call.name, call.arguments)
+        if call.name in self.folder_tools.names():
+            outcome = self.folder_tools.execute(call.name, call.arguments)
             note = None
             if outcome.edited is not None:
                 completion.on_edit()
@@ -199,7 +199,7 @@ class Agent:
     def _notice_implicit(self, command: str, state: _TurnState) -> None:
         if self._detector is None:
             return
-        skill = self._detector.detect(command, cwd=self.workspace.root)
+        skill = self._detector.detect(command, cwd=self.folder_tools.root)
         if skill is not None:
             state.events.append(AgentEvent(kind="implicit_skill", detail=skill.name))
             if self.on_skill_used:

@@ -7,23 +7,22 @@ The prompt comes from the same code as ``skillshelf context``: the stable parts
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from skillshelf.agent.folder_tools import FolderTools
 from skillshelf.agent.guards import GuardSettings
 from skillshelf.agent.loop import Agent, AgentSettings
 from skillshelf.agent.providers import Provider, make_provider, parse_model_spec
-from skillshelf.agent.workspace import WorkspaceTools
 from skillshelf.context import ContextOptions
 from skillshelf.env import Env
 
 if TYPE_CHECKING:
     from skillshelf.agent.usage_hooks import SkillUsage
-    from skillshelf.config import Config
     from skillshelf.memory.transcripts.skillshelf import TranscriptWriter
-    from skillshelf.skills.model import Skill
+    from skillshelf.workspace import Workspace
 
 __all__ = ["AGENT_PREAMBLE", "MEMORY_CITATION_NOTE", "AgentOptions", "memory_citation_hook", "open_agent"]
 
@@ -55,22 +54,23 @@ class AgentOptions:
     max_turns: int = 40
     origin: Literal["run", "chat", "subagent"] = "run"
     write_transcript: bool = True
-    state_dir: Path | None = None
+    state_dir: Path | None = None  # transcripts and the usage log (default: the user state folder)
     count_memory_uses: bool = True  # memory citations in final answers count as uses (Phase 2 ranking)
     memory_db: str | None = None  # the memory state database (default: the SQLite file in the data folder)
     record_usage: bool = True  # skill loads feed the usage prior (state folder, select/usage.jsonl)
     shadow_metrics: bool = False  # also record every selector's candidates per turn (`skillshelf stats`)
 
 
-def memory_citation_hook(db: str | None = None) -> Callable[[str], None]:
-    """An ``on_answer`` hook: every session a final answer cites gets a use counted."""
+def memory_citation_hook(data_dir: Path, db: str | None = None) -> Callable[[str], None]:
+    """An ``on_answer`` hook: every session a final answer cites gets a use counted (in ``db``,
+    default: the database in the user data folder ``data_dir``)."""
 
     def record(text: str) -> None:
         from skillshelf.errors import SkillshelfError
         from skillshelf.memory.read import record_citations
 
         try:
-            record_citations(text, db=db)
+            record_citations(text, data_dir=data_dir, db=db)
         except (SkillshelfError, OSError):
             return  # usage counts are a ranking hint: never lose the answer over them
 
@@ -99,7 +99,6 @@ def open_agent(
 
     spec = parse_model_spec(options.model)
     prepared = prepare_context(env, options.context)
-    skills, config = prepared.skills, prepared.config
     memory = next((p for p in prepared.stable if p.name == "memory"), None)
     count_uses = memory is not None and options.count_memory_uses
     folder = Path(memory.sources[0]).parent if memory is not None and memory.sources else ""
@@ -111,11 +110,11 @@ def open_agent(
         ]
     )
     hooks = [
-        *([memory_citation_hook(options.memory_db)] if count_uses else []),
+        *([memory_citation_hook(env.dirs.data, options.memory_db)] if count_uses else []),
         *([on_answer] if on_answer else []),
     ]
 
-    usage = _usage(env, options, skills.loadable, config)
+    usage = _usage(env, options, prepared.workspace)
 
     def turn_context(text: str) -> str:
         if usage is not None:
@@ -126,8 +125,8 @@ def open_agent(
     return Agent(
         provider=provider or make_provider(spec, base_url=options.base_url, api_key=options.api_key),
         system_prompt=system,
-        skill_tools=SkillTools(skills.loadable),
-        workspace=WorkspaceTools(env.cwd),
+        skill_tools=SkillTools(prepared.skills.loadable),
+        folder_tools=FolderTools(env.cwd),
         settings=AgentSettings(max_turns=options.max_turns, guards=options.guards),
         transcript=_transcript(env, options, str(spec)) if options.write_transcript else None,
         turn_context=turn_context,
@@ -136,20 +135,19 @@ def open_agent(
     )
 
 
-def _usage(env: Env, options: AgentOptions, skills: Sequence[Skill], config: Config) -> SkillUsage | None:
+def _usage(env: Env, options: AgentOptions, workspace: Workspace) -> SkillUsage | None:
     """Usage recording as the options and ``agent.shadow_metrics`` in config ask."""
     if not options.record_usage:
         return None
     from skillshelf.agent.usage_hooks import SkillUsage
-    from skillshelf.context_parts import index_cache_dir
 
-    shadow = options.shadow_metrics or config.get("agent.shadow_metrics") is True
+    shadow = options.shadow_metrics or workspace.config.get("agent.shadow_metrics") is True
     return SkillUsage(
-        skills,
+        workspace.skills.loadable,
         project=env.project_root,
+        state_dir=options.state_dir or env.dirs.state,
         shadow=shadow,
-        state_dir=options.state_dir,
-        index_cache=index_cache_dir(options.context),
+        index=workspace.index,
     )
 
 
@@ -167,4 +165,6 @@ def _chain(hooks: list[Callable[[str], None]]) -> Callable[[str], None] | None:
 def _transcript(env: Env, options: AgentOptions, model: str) -> TranscriptWriter:
     from skillshelf.memory.transcripts.skillshelf import new_transcript
 
-    return new_transcript(options.state_dir, cwd=env.cwd, origin=options.origin, model=model)
+    return new_transcript(
+        options.state_dir or env.dirs.state, cwd=env.cwd, origin=options.origin, model=model
+    )

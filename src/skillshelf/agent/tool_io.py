@@ -1,4 +1,4 @@
-"""The I/O under the agent's workspace tools: a command's output streamed and clipped, atomic writes.
+"""The I/O under the agent's folder tools: a command's output streamed and clipped, atomic writes.
 
 * :func:`run_clipped` runs ``bash -c`` in its own process group and reads the combined
   output as it comes, keeping only the first and the last ``limit // 2`` bytes: a command

@@ -10,9 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from skillshelf.errors import SkillshelfError
 from skillshelf.skills.model import Skill
+
+if TYPE_CHECKING:
+    from skillshelf.workspace import IndexHandle
 
 __all__ = ["SkillUsage"]
 
@@ -25,23 +29,24 @@ class SkillUsage:
         skills: Sequence[Skill],
         *,
         project: Path,
+        state_dir: Path,
         shadow: bool = False,
-        state_dir: Path | None = None,
-        index_cache: Path | None = None,
+        index: IndexHandle | None = None,
     ) -> None:
+        """``index`` is the search index over ``skills`` (built here only with ``shadow``)."""
         from skillshelf.select.usage import ShadowRecorder, UsageStore
 
-        store = UsageStore(state_dir / "select" / "usage.jsonl") if state_dir else UsageStore.default()
+        store = UsageStore.in_state_dir(state_dir)
         self._paths: dict[str, str] = {}
         for skill in skills:
             self._paths.setdefault(skill.name, str(skill.path))
         self._shadow = shadow
-        index = None
+        built = None
         if shadow and skills:
-            from skillshelf.select.index import SkillIndex
+            from skillshelf.workspace import IndexHandle
 
-            index = SkillIndex.build(skills, cache_dir=index_cache)
-        self._recorder = ShadowRecorder(store, index, project=str(project))
+            built = (index or IndexHandle(tuple(skills), None)).get()
+        self._recorder = ShadowRecorder(store, built, project=str(project))
 
     def turn(self, text: str) -> None:
         """A new user turn: with shadow metrics, record each selector's candidates for it."""

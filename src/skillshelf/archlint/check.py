@@ -3,7 +3,9 @@
 Codes: ``AR101`` import of a higher layer at import time, ``AR102`` the same inside a function
 (lazy), ``AR104`` the same under ``if TYPE_CHECKING:``, ``AR103`` relative import beyond the
 package, ``AR201`` file too long, ``AR202`` function too long, ``AR301`` module in no layer,
-``AR302`` layer entry that matches no module, ``AR001`` syntax error, ``AR002`` unreadable file.
+``AR302`` layer entry that matches no module, ``AR401`` a module below the top layer that is not
+one of ``environment_readers`` reads the process environment (``os.environ``, ``os.getenv``,
+``Path.cwd()``...), ``AR001`` syntax error, ``AR002`` unreadable file.
 Every finding carries a ``fix`` that says what to do instead.
 """
 
@@ -180,6 +182,29 @@ def _size_checks(module: ParsedModule, config: ArchConfig) -> Iterator[Diagnosti
             )
 
 
+def _environment_checks(module: ParsedModule, config: ArchConfig, layers: Layers) -> Iterator[Diagnostic]:
+    readers = config.environment_readers
+    if readers is None or not module.environment_reads:
+        return
+    allowed = [layers.qualify(r) for r in readers]
+    if any(module.name == r or module.name.startswith(f"{r}.") for r in allowed):
+        return
+    top = len(layers.names) - 1
+    if layers.of(module.name) == top:
+        return
+    who = ", ".join(readers) or "no module"
+    for what, line in module.environment_reads:
+        yield _diag(
+            "AR401",
+            Severity.ERROR,
+            f"{layers.short(module.name)} reads the process environment ({what}) below the top layer",
+            f"take the value from a parameter instead (in skillshelf: an Env, whose environ, cwd, home and "
+            f"dirs are read once by Env.from_os); only {who} and {layers.label(top)} read the environment",
+            module.path,
+            line,
+        )
+
+
 def _python_files(folder: Path, package_root: Path, exclude: Sequence[str]) -> Iterator[Path]:
     if folder.is_file():
         yield folder
@@ -260,6 +285,7 @@ def lint_package(
             )
         diags.extend(d for e in module.imports if (d := _check_edge(e, module, config, layers)) is not None)
         diags.extend(_size_checks(module, config))
+        diags.extend(_environment_checks(module, config, layers))
     return ArchReport(
         package=name,
         root=package_root,

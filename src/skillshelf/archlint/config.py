@@ -16,6 +16,8 @@ Example::
     max_function_lines = 80
     exclude = ["skills/builtin/data/*"]
     allow = [{ from = "skills.cache", to = "select.index", reason = "..." }]
+    environment_readers = ["env"]    # besides the top layer, the only modules that may read the
+                                     # process environment (os.environ, Path.cwd()...); unset: no check
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ _KEYS = frozenset(
         "max_function_lines",
         "exclude",
         "allow",
+        "environment_readers",
     }
 )
 _EXAMPLE = 'layers = [["errors", "env"], ["skills"], ["cli"]]  (lowest layer first)'
@@ -70,6 +73,7 @@ class ArchConfig:
     max_function_lines: int = 80
     exclude: tuple[str, ...] = ()
     allow: tuple[Allowance, ...] = ()
+    environment_readers: tuple[str, ...] | None = None  # None: environment reads are not checked
     source: Path | None = None  # the file the config came from
 
 
@@ -174,8 +178,21 @@ def parse_config(data: Mapping[str, object], *, path: Path | None = None) -> Arc
         max_function_lines=_positive(data, "max_function_lines", 80, path),
         exclude=tuple(exclude),
         allow=_allow(data.get("allow", []), path),
+        environment_readers=_readers(data.get("environment_readers"), path),
         source=path,
     )
+
+
+def _readers(raw: object, path: Path | None) -> tuple[str, ...] | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, list) or not all(isinstance(n, str) and n.strip() for n in raw):
+        raise _bad(
+            path,
+            "archlint: `environment_readers` must be a list of module names",
+            'e.g. environment_readers = ["env"]',
+        )
+    return tuple(n.strip() for n in raw)
 
 
 def _load_toml(path: Path) -> dict[str, object]:

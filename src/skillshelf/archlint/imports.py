@@ -3,7 +3,9 @@
 Every ``import``/``from ... import`` is resolved to the module it names inside the package:
 relative imports against the importing module's package, ``from pkg import name`` to the
 submodule ``pkg.name`` when there is one. Each import says whether it runs at import time or
-lazily (inside a function) and whether it sits under ``if TYPE_CHECKING:``.
+lazily (inside a function) and whether it sits under ``if TYPE_CHECKING:``. Reads of the process
+environment (``os.environ``, ``os.getenv``, ``os.getcwd``, ``Path.home()``, ``Path.cwd()``...) are
+collected too, with their lines.
 """
 
 from __future__ import annotations
@@ -13,7 +15,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["ImportEdge", "ParsedModule", "module_name", "parse_module"]
+__all__ = ["ENVIRONMENT_READS", "ImportEdge", "ParsedModule", "module_name", "parse_module"]
+
+# What reads (or changes) the process environment: names in ``os``, and ``Path``'s classmethods.
+_OS_ENVIRONMENT = frozenset(
+    {"environ", "environb", "getenv", "getenvb", "putenv", "unsetenv", "getcwd", "getcwdb"}
+)
+_PATH_ENVIRONMENT = frozenset({"home", "cwd"})
+ENVIRONMENT_READS = tuple(sorted(f"os.{n}" for n in _OS_ENVIRONMENT)) + ("Path.cwd()", "Path.home()")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -48,6 +57,7 @@ class ParsedModule:
     imports: tuple[ImportEdge, ...]
     functions: tuple[FunctionSpan, ...]
     is_package: bool
+    environment_reads: tuple[tuple[str, int], ...] = ()  # (what, line)
 
 
 def module_name(path: Path, package_root: Path, package: str) -> str:
@@ -68,6 +78,7 @@ class _Collector(ast.NodeVisitor):
     def __init__(self) -> None:
         self.found: list[tuple[ast.Import | ast.ImportFrom, str | None, bool]] = []
         self.functions: list[FunctionSpan] = []
+        self.environment: list[tuple[str, int]] = []
         self._scope: list[str] = []  # enclosing class and function names
         self._function_depth = 0
         self._type_checking = 0
@@ -113,6 +124,23 @@ class _Collector(ast.NodeVisitor):
     def _record(self, node: ast.Import | ast.ImportFrom) -> None:
         function = ".".join(self._scope) if self._function_depth else None
         self.found.append((node, function, self._type_checking > 0))
+        if isinstance(node, ast.ImportFrom) and node.module == "os" and node.level == 0:
+            self.environment += [
+                (f"os.{a.name}", node.lineno) for a in node.names if a.name in _OS_ENVIRONMENT
+            ]
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        owner = node.value
+        name = (
+            owner.id
+            if isinstance(owner, ast.Name)
+            else (owner.attr if isinstance(owner, ast.Attribute) else "")
+        )
+        if name == "os" and node.attr in _OS_ENVIRONMENT:
+            self.environment.append((f"os.{node.attr}", node.lineno))
+        elif name == "Path" and node.attr in _PATH_ENVIRONMENT:
+            self.environment.append((f"Path.{node.attr}()", node.lineno))
+        self.generic_visit(node)
 
     visit_Import = _record
     visit_ImportFrom = _record
@@ -174,4 +202,5 @@ def parse_module(path: Path, name: str, source: str, known: frozenset[str]) -> P
         imports=tuple(edges),
         functions=tuple(collector.functions),
         is_package=is_package,
+        environment_reads=tuple(collector.environment),
     )

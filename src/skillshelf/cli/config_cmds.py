@@ -192,9 +192,8 @@ def _project_root(directory: Path | None) -> Path:
 
 def _user_config_file() -> Path:
     from skillshelf.config.loader import CONFIG_NAME
-    from skillshelf.dirs import user_config_dir
 
-    return user_config_dir() / CONFIG_NAME
+    return Env.from_os().dirs.config / CONFIG_NAME
 
 
 def _set_trust(directory: Path | None, trusted: bool) -> None:

@@ -178,20 +178,16 @@ def deps(
     Servers of skills from a project you have not trusted are marked, and --write leaves them
     out unless --allow-untrusted is given (they run commands from someone else's repository).
     """
-    from skillshelf import dirs
-    from skillshelf.config import load_config
     from skillshelf.install.deps import deps_report, write_missing
-    from skillshelf.install.manage import with_installed_skills
-    from skillshelf.skills.discover import DiscoveryOptions, discover_skills
-    from skillshelf.skills.load import mark_untrusted
+    from skillshelf.workspace import Workspace, WorkspaceOptions
 
     env = Env.from_os()
-    options = DiscoveryOptions(extra_roots=roots, include_builtin=not no_builtin, use_cache=not no_cache)
-    found = discover_skills(env, options).skills
-    skills = with_installed_skills(env, mark_untrusted(found, trusted_project=load_config(env).trusted))
+    options = WorkspaceOptions(
+        extra_roots=tuple(p.absolute() for p in roots), include_builtin=not no_builtin, use_cache=not no_cache
+    )
     report = deps_report(
-        skills,
-        user_config=dirs.user_config_dir() / "config.toml",
+        Workspace.open(env, options).discovery.skills,
+        user_config=env.dirs.config / "config.toml",
         codex_config=env.codex_home / "config.toml",
         name=name,
     )

@@ -212,7 +212,7 @@ def status(db: str | None, as_json: bool) -> None:
 
     from skillshelf.memory.store import open_store
 
-    with open_store(db) as store:
+    with open_store(db, data_dir=Env.from_os().dirs.data) as store:
         data = store.status(now_ms=int(time.time() * 1000))
     if as_json:
         echo_json(data)
@@ -251,7 +251,7 @@ def show(session_id: str | None, db: str | None, as_json: bool) -> None:
     if session_id:
         from skillshelf.memory.store import open_store
 
-        with open_store(db) as store:
+        with open_store(db, data_dir=Env.from_os().dirs.data) as store:
             rows = store.outputs(session_id=session_id)
         if not rows:
             raise NotFoundError(
@@ -313,7 +313,7 @@ def forget(session_id: str, db: str | None, as_json: bool) -> None:
     from skillshelf.errors import NotFoundError
     from skillshelf.memory.store import open_store
 
-    with open_store(db) as store:
+    with open_store(db, data_dir=Env.from_os().dirs.data) as store:
         scope = store.forget(session_id, now_ms=int(time.time() * 1000))
     if scope is None:
         raise NotFoundError(
@@ -337,7 +337,7 @@ def prune(max_unused_days: float, db: str | None, as_json: bool) -> None:
 
     from skillshelf.memory.store import open_store
 
-    with open_store(db) as store:
+    with open_store(db, data_dir=Env.from_os().dirs.data) as store:
         count = store.prune(
             max_unused_ms=int(max_unused_days * 86_400_000), now_ms=int(time.time() * 1000), limit=100_000
         )

@@ -30,15 +30,13 @@ def _loadable_skills(
 ) -> tuple[tuple[Skill, ...], Path | None]:
     """Every skill visible from here that is not disabled by config, and where the search index is
     cached (the folder `context`, the agent and `serve` use; None with --no-cache)."""
-    from skillshelf.config import apply_skill_modes
-    from skillshelf.context import ContextOptions
-    from skillshelf.context_parts import discover_for_context, index_cache_dir
+    from skillshelf.workspace import Workspace, WorkspaceOptions
 
-    options = ContextOptions(
+    options = WorkspaceOptions(
         extra_roots=tuple(p.absolute() for p in roots), include_builtin=not no_builtin, use_cache=not no_cache
     )
-    config, discovery = discover_for_context(env, options)
-    return apply_skill_modes(discovery.skills, config.skill_rules).loadable, index_cache_dir(options)
+    workspace = Workspace.open(env, options)
+    return workspace.skills.loadable, workspace.index_cache_dir
 
 
 @click.command("search")
@@ -69,7 +67,7 @@ def search(
 
     env = Env.from_os()
     skills, cache_dir = _loadable_skills(env, roots, no_builtin, no_cache)
-    prior = UsageStore.default().prior(project=str(env.project_root))
+    prior = UsageStore.in_state_dir(env.dirs.state).prior(project=str(env.project_root))
     result = run_search(
         skills, query, top=top, selector=selector, cache_dir=cache_dir, usage=prior, semantic=semantic
     )
@@ -202,7 +200,7 @@ def stats(as_json: bool) -> None:
     """Per-selector hit rates over the skills the model really loaded (shadow metrics)."""
     from skillshelf.select.usage import UsageStore
 
-    report = UsageStore.default().stats()
+    report = UsageStore.in_state_dir(Env.from_os().dirs.state).stats()
     if as_json:
         echo_json(report.to_dict())
         return

@@ -65,22 +65,19 @@ def serve(
     skill file as a resource, user-invocable skills as prompts."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from skillshelf.dirs import user_cache_dir
     from skillshelf.env import Env
     from skillshelf.serve.loading import open_library
+    from skillshelf.workspace import WorkspaceOptions
 
     env = Env.from_os()
     with ThreadPoolExecutor(max_workers=1) as pool:
         # discovery runs while the MCP SDK is being imported (the two dominate start-up)
-        pending = pool.submit(
-            open_library,
-            env,
-            roots=roots,
+        options = WorkspaceOptions(
+            extra_roots=tuple(p.absolute() for p in roots),
             include_builtin=not no_builtin,
             use_cache=not no_cache,
-            index_cache_dir=user_cache_dir() / "index",
-            semantic=not no_semantic,
         )
+        pending = pool.submit(open_library, env, options, semantic=not no_semantic)
         from skillshelf.serve.mcp_server import ServeOptions, build_server, run_stdio
 
         library = pending.result()

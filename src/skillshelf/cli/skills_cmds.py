@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from skillshelf.config import Config
     from skillshelf.skills.model import Discovery, Skill
     from skillshelf.skills.validate import ValidationReport
+    from skillshelf.workspace import Workspace
 
 __all__ = ["catalog", "list_cmd", "load", "validate"]
 
@@ -47,11 +48,12 @@ def _options(roots: Sequence[Path], no_builtin: bool, no_cache: bool, **more: An
     )
 
 
-def _discover(roots: Sequence[Path], no_builtin: bool, no_cache: bool) -> tuple[Config, Discovery]:
-    """Config layers, then every skill visible from here (Codex's and Claude Code's roots)."""
-    from skillshelf.context_parts import discover_for_context
+def _open(roots: Sequence[Path], no_builtin: bool, no_cache: bool) -> Workspace:
+    """This folder opened: config layers, every skill visible from here (Codex's and Claude
+    Code's roots), their modes."""
+    from skillshelf.workspace import Workspace
 
-    return discover_for_context(Env.from_os(), _options(roots, no_builtin, no_cache))
+    return Workspace.open(Env.from_os(), _options(roots, no_builtin, no_cache).workspace_options())
 
 
 def _print_notes(diagnostics: Sequence[Diagnostic], discovery: Discovery | None = None) -> None:
@@ -152,13 +154,14 @@ def list_cmd(roots: tuple[Path, ...], no_builtin: bool, no_cache: bool, as_json:
     """
     from skillshelf.install.manage import installed_provenance, lock_diagnostics
 
-    config, discovery = _discover(roots, no_builtin, no_cache)
+    workspace = _open(roots, no_builtin, no_cache)
+    config, discovery = workspace.config, workspace.discovery
     installed = installed_provenance(discovery.skills)
     locks = lock_diagnostics(s.folder.parent for s in discovery.skills)
     if as_json:
         echo_json([_skill_json(skill, installed) for skill in discovery.skills])
     elif discovery.skills:
-        stdout_console().print(_skills_table(discovery.skills, Env.from_os(), installed))
+        stdout_console().print(_skills_table(discovery.skills, workspace.env, installed))
     else:
         click.echo("No skills found. Create .agents/skills/<name>/SKILL.md, or pass --root DIR.")
     _print_notes((*config.diagnostics, *discovery.diagnostics, *locks), discovery)
@@ -330,12 +333,9 @@ def load(
     Skills hidden from the catalog load too; disabled ones do not. Unknown names fail with
     the closest matches.
     """
-    from skillshelf.config import apply_skill_modes
     from skillshelf.skills.load import load_skill, with_trust_note
 
-    config, discovery = _discover(roots, no_builtin, no_cache)
-    disabled = {s.path for s in apply_skill_modes(discovery.skills, config.skill_rules).disabled}
-    loaded = load_skill([s for s in discovery.skills if s.path not in disabled], name, max_files=max_files)
+    loaded = load_skill(_open(roots, no_builtin, no_cache).skills.loadable, name, max_files=max_files)
     if as_json:
         echo_json(loaded.to_dict())
         return

@@ -4,7 +4,7 @@ Layers, lowest precedence first (:class:`LayerKind` is ordered the same way):
 
 * ``system``: ``/etc/skillshelf/config.toml`` (``Env.system_config_dir``)
 * ``codex``: Codex's own ``$CODEX_HOME/config.toml``; only its ``[[skills.config]]`` is used
-* ``user``: ``config.toml`` in the user config folder (platformdirs)
+* ``user``: ``config.toml`` in the user config folder (``Env.dirs.config``)
 * ``project``: ``.skillshelf/config.toml`` in each folder from the project root to the cwd
 * ``runtime``: ``-c key=value`` (the value is TOML, or a plain string if it does not parse)
 

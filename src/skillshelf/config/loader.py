@@ -249,11 +249,7 @@ def load_config(
     env: Env, *, overrides: Sequence[str] = (), user_dir: Path | None = None, system_dir: Path | None = None
 ) -> Config:
     """Read and merge system, Codex, user, project and ``-c`` layers for ``env.cwd``."""
-    if user_dir is None:
-        from skillshelf.dirs import user_config_dir
-
-        user_dir = user_config_dir()
-    user_file = user_dir / CONFIG_NAME
+    user_file = (env.dirs.config if user_dir is None else user_dir) / CONFIG_NAME
     system = read_layer(LayerKind.SYSTEM, system_config_dir(env, system_dir) / CONFIG_NAME, home=env.home)
     codex = read_layer(LayerKind.CODEX, env.codex_home / CONFIG_NAME, home=env.home, only_rules=True)
     user = read_layer(LayerKind.USER, user_file, home=env.home)

@@ -295,7 +295,11 @@ def _untrusted_skipped(dep: McpDependency) -> Diagnostic:
         code="IS505",
         severity=Severity.WARNING,
         message=f"server {dep.name!r} of skill {dep.skill!r} comes from a project you have not trusted; "
-        f"not written (it would run: {dep.command or dep.url})",
+        + (
+            f"not written (it would run: {dep.command})"
+            if dep.command
+            else f"not written (it would connect to: {dep.url})"
+        ),
         fix="read the command, then `skillshelf trust` the project or pass --allow-untrusted to add it",
         path=dep.skill_path,
     )

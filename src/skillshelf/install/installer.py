@@ -4,7 +4,7 @@ A skill is validated (engineer A's ``read_skill`` + engineer C's ``validate_path
 profile) before anything reaches the skills root; it is copied into a staging folder on the
 same file system and renamed into place in one step, so a half-installed skill never exists.
 
-Scopes: ``user`` installs into ``dirs.user_data_dir()/skills`` (a skill root with origin
+Scopes: ``user`` installs into ``<user data folder>/skills`` (a skill root with origin
 ``INSTALLED``), ``project`` into ``<project root>/.agents/skills`` (a root Codex scans).
 """
 
@@ -18,7 +18,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
-from skillshelf import dirs
 from skillshelf.diagnostics import Diagnostic, Severity, has_errors, sort_diagnostics
 from skillshelf.env import Env
 from skillshelf.errors import InstallError, UsageError
@@ -70,7 +69,7 @@ class InstallResult:
 def skills_root_for(scope: InstallScope, env: Env) -> Path:
     """The folder skills of ``scope`` are installed into."""
     if scope == "user":
-        return dirs.user_data_dir() / "skills"
+        return env.dirs.data / "skills"
     if scope == "project":
         return env.project_root / ".agents" / "skills"
     raise UsageError(f"unknown scope {scope!r}", hint="use --scope user or --scope project")

@@ -41,7 +41,6 @@ __all__ = [
     "lock_diagnostics",
     "remove_skill",
     "update_skills",
-    "with_installed_skills",
 ]
 
 UpdateStatus = Literal["updated", "up-to-date", "skipped", "failed"]
@@ -178,23 +177,6 @@ def installed_provenance(skills: Iterable[Skill]) -> dict[Path, InstalledInfo]:
             lock_file=root / ".skillshelf-lock.json",
         )
     return out
-
-
-def with_installed_skills(env: Env, skills: Sequence[Skill]) -> tuple[Skill, ...]:
-    """``skills`` plus the skills of the user install root that are not among them yet.
-
-    Until discovery scans ``dirs.user_data_dir()/skills`` itself, commands that must see
-    installed skills (``deps``) add them with this; skills already present (same path) are
-    not repeated, so it stays correct once discovery includes the root.
-    """
-    from skillshelf.skills.discover import discover_in
-
-    root = skills_root_for("user", env)
-    if not root.is_dir():
-        return tuple(skills)
-    seen = {s.path for s in skills}
-    extra = tuple(s for s in discover_in([root]).skills if s.path not in seen)
-    return (*skills, *extra)
 
 
 def list_installed(env: Env, *, scope: InstallScope | None = None) -> tuple[InstalledSkill, ...]:

@@ -6,7 +6,6 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from skillshelf import dirs
 from skillshelf.env import Env
 from skillshelf.errors import PathEscapeError
 from skillshelf.memory.layout import memories_root, project_scope, scope_dir
@@ -45,9 +44,9 @@ def clear_folder(folder: Path) -> bool:
 
 def reset_memories(env: Env, *, db: str | None = None, all_scopes: bool = False) -> ResetResult:
     """Delete this project's memories (or every scope's): database rows, jobs and folders."""
-    data = dirs.user_data_dir()
+    data = env.dirs.data
     scope = project_scope(env.project_root)
-    with open_store(db) as store:
+    with open_store(db, data_dir=data) as store:
         rows = store.reset(scope=None if all_scopes else scope)
     if all_scopes:
         root = memories_root(data)

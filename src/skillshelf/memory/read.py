@@ -18,7 +18,6 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from skillshelf import dirs
 from skillshelf.env import Env
 from skillshelf.memory.layout import GLOBAL_SCOPE, project_scope, scope_dir
 from skillshelf.memory.phase1 import truncate_middle
@@ -80,7 +79,7 @@ class MemoryHit:
 
 def memory_folders_for(env: Env) -> list[tuple[str, Path]]:
     """(scope, folder) candidates for ``env``: the project's first, then the global one."""
-    data = dirs.user_data_dir()
+    data = env.dirs.data
     scope = project_scope(env.project_root)
     return [(scope, scope_dir(data, scope)), (GLOBAL_SCOPE, scope_dir(data, GLOBAL_SCOPE))]
 
@@ -165,16 +164,16 @@ def search_memory(
     hits = hits[:limit]
     used = list(dict.fromkeys(h.session_id for h in hits if h.session_id))
     if record_usage and used:
-        _record_usage(used, db)
+        _record_usage(used, db, env.dirs.data)
     return hits
 
 
-def _record_usage(session_ids: list[str], db: str | None) -> None:
+def _record_usage(session_ids: list[str], db: str | None, data_dir: Path) -> None:
     from skillshelf.errors import SkillshelfError
     from skillshelf.memory.store import open_store
 
     try:
-        with open_store(db) as store:
+        with open_store(db, data_dir=data_dir) as store:
             store.record_usage(session_ids, now_ms=int(time.time() * 1000))
     except SkillshelfError:
         return  # usage counts are a ranking hint; a missing database must not break search
@@ -206,9 +205,10 @@ def parse_citations(text: str) -> tuple[list[tuple[str, int, int, str]], list[st
     return entries, list(dict.fromkeys(ids))
 
 
-def record_citations(text: str, *, db: str | None = None) -> list[str]:
-    """Count a use for every session a reply cites (feeds Phase 2's ranking); returns the ids."""
+def record_citations(text: str, *, data_dir: Path, db: str | None = None) -> list[str]:
+    """Count a use for every session a reply cites (feeds Phase 2's ranking) in the database
+    ``db`` (default: the one in the user data folder ``data_dir``); returns the ids."""
     _, ids = parse_citations(text)
     if ids:
-        _record_usage(ids, db)
+        _record_usage(ids, db, data_dir)
     return ids

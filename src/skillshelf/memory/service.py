@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from skillshelf import dirs
 from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.env import Env
 from skillshelf.errors import SkillshelfError
@@ -338,13 +337,15 @@ def run_memory(
     ``consolidator`` makes what writes Phase 2's files (for example the agent layer's
     ``AgentConsolidator``); by default one direct call to the consolidation model."""
     own_store = store is None
-    store = store or open_store(options.db, scratch=options.dry_run)  # a dry run creates and writes nothing
+    store = store or open_store(
+        options.db, data_dir=env.dirs.data, scratch=options.dry_run
+    )  # a dry run creates and writes nothing
     report = RunReport(
         worker_id=options.worker_id or _default_worker(), db=store.url, budget=settings.max_model_calls
     )
     started = int(clock() * 1000)
     try:
-        paths = options.sessions or default_transcript_roots(env, dirs.user_state_dir())
+        paths = options.sessions or default_transcript_roots(env, env.dirs.state)
         files = register_transcripts(store, tuple(paths), now_ms=started, report=report, progress=progress)
         only = store.session_ids_for_paths(files) if options.sessions else None
         make_extract, make_consolidate = models or model_factories(env, settings)
@@ -365,7 +366,7 @@ def run_memory(
                 progress=progress,
             )
         if options.phase in ("2", "all"):
-            data_dir = dirs.user_data_dir()
+            data_dir = env.dirs.data
             scopes = store.dirty_scopes(now_ms=int(clock() * 1000))
             for n, scope in enumerate(scopes, 1):
                 outcome = run_phase2_scope(

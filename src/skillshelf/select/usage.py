@@ -1,6 +1,6 @@
 """Real usage: the usage prior and the shadow metrics behind ``skillshelf stats``.
 
-An append-only JSON-lines log in ``dirs.user_state_dir()/select/usage.jsonl`` holds two kinds
+An append-only JSON-lines log in ``<state folder>/select/usage.jsonl`` holds two kinds
 of events:
 
 * ``turn``: for one turn, each selector's top candidates (skill paths), recorded by
@@ -75,16 +75,15 @@ class UsageStats:
 
 
 class UsageStore:
-    """The usage log. ``UsageStore.default()`` lives in the user state folder."""
+    """The usage log. :meth:`UsageStore.in_state_dir` is its place in the user state folder."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
 
     @classmethod
-    def default(cls) -> UsageStore:
-        from skillshelf import dirs
-
-        return cls(dirs.user_state_dir() / "select" / "usage.jsonl")
+    def in_state_dir(cls, state_dir: Path) -> UsageStore:
+        """The log of the state folder ``state_dir`` (``Env.dirs.state``)."""
+        return cls(state_dir / "select" / "usage.jsonl")
 
     # ---- writing --------------------------------------------------------------------------
 

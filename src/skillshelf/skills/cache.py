@@ -1,6 +1,6 @@
 """A cache of parsed skills, so repeated runs do not parse unchanged ``SKILL.md`` files again.
 
-One file in the user cache folder (``dirs.user_cache_dir()``, so ``XDG_CACHE_HOME`` or
+One file in the user cache folder (``Env.dirs.cache``, so ``XDG_CACHE_HOME`` or
 ``SKILLSHELF_CACHE_DIR`` move it). An entry is keyed by the path of the ``SKILL.md`` as found
 and is valid while the file's size and ``mtime_ns``, those of its ``agents/openai.yaml`` and the
 way it was read (profile, size cap) are unchanged. A broken cache file is ignored and rewritten;
@@ -32,7 +32,7 @@ from skillshelf.skills.model import (
 )
 from skillshelf.skills.slots import slot_setters
 
-__all__ = ["CACHE_FILE", "SkillCache", "default_cache_path"]
+__all__ = ["CACHE_FILE", "SkillCache"]
 
 CACHE_VERSION = 1
 CACHE_FILE = f"parsed-skills-v{CACHE_VERSION}-py{sys.version_info[0]}{sys.version_info[1]}.marshal"
@@ -51,12 +51,6 @@ def _rules_stamp() -> str:
     from skillshelf import __version__
 
     return f"{__version__}/{PARSE_RULES}"
-
-
-def default_cache_path() -> Path:
-    from skillshelf import dirs
-
-    return dirs.user_cache_dir() / CACHE_FILE
 
 
 def _opt(value: object) -> str | None:

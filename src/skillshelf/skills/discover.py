@@ -24,7 +24,7 @@ from types import ModuleType
 
 from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.env import Env
-from skillshelf.skills.cache import SkillCache, default_cache_path
+from skillshelf.skills.cache import CACHE_FILE, SkillCache
 from skillshelf.skills.model import MAX_SKILL_BYTES, Discovery, RootOrigin, RootScan, Skill, SkillRoot
 from skillshelf.skills.namespace import NamespaceResolver
 from skillshelf.skills.roots import extra_roots, is_claude_root, skill_roots
@@ -46,10 +46,16 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DiscoveryOptions:
-    """How to discover: extra roots, which families of roots, cache, limits."""
+    """How to discover: extra roots, which families of roots, cache, limits.
+
+    ``builtin_dir`` is the folder the built-in skills are read from (when ``include_builtin``);
+    by default the copy in the user data folder if it is current, else the package's own
+    (:func:`~skillshelf.skills.builtin.current_builtin_dir`): discovery never writes them.
+    """
 
     extra_roots: tuple[Path, ...] = ()
     include_builtin: bool = True
+    builtin_dir: Path | None = None
     include_claude: bool = True
     include_installed: bool = True
     use_cache: bool = True
@@ -61,14 +67,12 @@ def discover_skills(env: Env, options: DiscoveryOptions = DiscoveryOptions()) ->
     """Find every skill visible from ``env`` (Codex's roots, Claude Code's, extra, built-in)."""
     builtin = None
     if options.include_builtin:
-        from skillshelf.skills.builtin import ensure_builtin_skills
+        builtin = options.builtin_dir
+        if builtin is None:
+            from skillshelf.skills.builtin import current_builtin_dir
 
-        builtin = ensure_builtin_skills()
-    installed = None
-    if options.include_installed:
-        from skillshelf.dirs import user_data_dir
-
-        installed = user_data_dir() / "skills"
+            builtin = current_builtin_dir(env.dirs.data)
+    installed = env.dirs.data / "skills" if options.include_installed else None
     roots = skill_roots(
         env,
         extra=options.extra_roots,
@@ -77,7 +81,8 @@ def discover_skills(env: Env, options: DiscoveryOptions = DiscoveryOptions()) ->
         installed=installed,
     )
     limits, notes = limits_from_environ(env.environ, options.limits)
-    found = _Discoverer(limits, options.use_cache, options.max_skill_bytes).run(roots)
+    cache = env.dirs.cache / CACHE_FILE if options.use_cache else None
+    found = _Discoverer(limits, cache, options.max_skill_bytes).run(roots)
     return replace(found, diagnostics=(*notes, *found.diagnostics)) if notes else found
 
 
@@ -122,10 +127,11 @@ _LOOKUP = object()  # "find this skill's namespace from its own folder"
 
 
 def discover_in(
-    paths: Sequence[Path], *, limits: ScanLimits = _DEFAULT_LIMITS, use_cache: bool = False
+    paths: Sequence[Path], *, limits: ScanLimits = _DEFAULT_LIMITS, cache: Path | None = None
 ) -> Discovery:
-    """Find skills in arbitrary folders, skill folders or ``SKILL.md`` files (user scope, origin extra)."""
-    return _Discoverer(limits, use_cache, MAX_SKILL_BYTES).run(extra_roots(paths))
+    """Find skills in arbitrary folders, skill folders or ``SKILL.md`` files (user scope, origin
+    extra); ``cache`` is the parsed-skill cache file to use, if any."""
+    return _Discoverer(limits, cache, MAX_SKILL_BYTES).run(extra_roots(paths))
 
 
 def read_skill_body(skill: Skill) -> str:
@@ -186,10 +192,10 @@ def _limit_diagnostics(root: SkillRoot, walk: WalkResult, limits: ScanLimits) ->
 
 
 class _Discoverer:
-    def __init__(self, limits: ScanLimits, use_cache: bool, max_bytes: int) -> None:
+    def __init__(self, limits: ScanLimits, cache: Path | None, max_bytes: int) -> None:
         self.limits = limits
         self.max_bytes = max_bytes
-        self.cache = SkillCache(default_cache_path()) if use_cache else None
+        self.cache = SkillCache(cache) if cache is not None else None
         self.skills: list[Skill] = []
         self.roots: list[SkillRoot] = []
         self.scans: list[RootScan] = []

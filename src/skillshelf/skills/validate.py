@@ -224,7 +224,7 @@ def _discover(path: Path, out: list[Diagnostic]) -> tuple[dict[str, Skill], dict
     from skillshelf.skills.discover import ScanLimits, discover_in
 
     limits = ScanLimits(max_depth=CODEX_MAX_DEPTH, max_dirs=1_000_000, max_entries=10_000_000)
-    discovery = discover_in([path], limits=limits, use_cache=False)
+    discovery = discover_in([path], limits=limits)
     loaded = {os.path.realpath(s.path): s for s in discovery.skills}
     by_path: dict[str, list[Diagnostic]] = {}
     for diag in discovery.diagnostics:

@@ -40,15 +40,16 @@ __all__ = [
 ]
 
 
-def default_db_path() -> Path:
-    from skillshelf import dirs
+def default_db_path(data_dir: Path) -> Path:
+    """The default SQLite file in the user data folder ``data_dir`` (``Env.dirs.data``)."""
+    return data_dir / "memory" / "state.sqlite"
 
-    return dirs.user_data_dir() / "memory" / "state.sqlite"
 
-
-def open_store(url: str | None = None, *, migrate: bool = True, scratch: bool = False) -> Store:
+def open_store(
+    url: str | None = None, *, data_dir: Path | None = None, migrate: bool = True, scratch: bool = False
+) -> Store:
     """Open the store at ``url`` (``sqlite:///path``, a plain path, ``postgresql://...``);
-    ``None`` means the default SQLite file.
+    ``None`` means the default SQLite file of the user data folder ``data_dir``.
 
     ``scratch=True`` (dry runs): a SQLite store is an in-memory copy of the file, so nothing is
     created or written on disk; PostgreSQL has no such copy and is opened as usual."""
@@ -56,7 +57,13 @@ def open_store(url: str | None = None, *, migrate: bool = True, scratch: bool = 
     if url is None or url == "":
         from skillshelf.memory.store.sqlite import SqliteStore
 
-        store = SqliteStore(default_db_path(), scratch=scratch)
+        if data_dir is None:
+            raise UsageError(
+                "no memory database given: neither a URL nor the user data folder",
+                code="ME016",
+                hint="pass a database URL, or data_dir=env.dirs.data for the default SQLite file",
+            )
+        store = SqliteStore(default_db_path(data_dir), scratch=scratch)
     elif url.startswith(("postgresql://", "postgres://")):
         from skillshelf.memory.store.postgres import PostgresStore
 

@@ -1,6 +1,6 @@
 """skillshelf's own agent transcripts: the format the reference agent writes.
 
-Files live in ``dirs.user_state_dir() / "transcripts"`` (any ``*.jsonl`` below it; the agent
+Files live in ``<user state folder> / "transcripts"`` (any ``*.jsonl`` below it; the agent
 writes ``YYYY/MM/DD/<UTC time>-<session id>.jsonl``). Encoding UTF-8, one JSON object per line,
 appended as things happen (a crash leaves at most one truncated last line, which readers skip).
 Every object has ``type``, ``ts`` (ISO-8601 UTC, e.g. ``2026-05-01T12:00:00.000Z``) and
@@ -96,14 +96,12 @@ class TranscriptWriter:
         self.close()
 
 
-def new_transcript(state_dir: Path | None, *, cwd: Path, origin: str, **meta: Any) -> TranscriptWriter:
-    """A transcript for a new session (a fresh id) under ``state_dir`` (default: the user state folder)."""
+def new_transcript(state_dir: Path, *, cwd: Path, origin: str, **meta: Any) -> TranscriptWriter:
+    """A transcript for a new session (a fresh id) under the state folder ``state_dir``."""
     import uuid
 
-    from skillshelf.dirs import user_state_dir
-
     session_id = str(uuid.uuid4())
-    path = transcript_path(state_dir or user_state_dir(), session_id)
+    path = transcript_path(state_dir, session_id)
     return TranscriptWriter(path, session_id=session_id, cwd=cwd, origin=origin, **meta)
 
 

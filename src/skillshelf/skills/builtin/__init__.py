@@ -4,7 +4,8 @@
 holding a content fingerprint, so they are rewritten only when the packaged files change (like
 Codex's ``.codex-system-skills.marker``). The swap is atomic: a new copy is written beside the old
 one and renamed into place. If the data folder cannot be written, the packaged folder is used
-directly.
+directly. Opening a :class:`~skillshelf.workspace.Workspace` installs them; discovery itself only
+reads: :func:`current_builtin_dir` is the installed copy when it is current, else the package's.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ __all__ = [
     "BUILTIN_DIR_NAME",
     "MARKER",
     "builtin_fingerprint",
+    "current_builtin_dir",
     "ensure_builtin_skills",
     "packaged_skills_dir",
 ]
@@ -79,13 +81,17 @@ def _install(source: Path, root: Path, fingerprint: str) -> None:
             shutil.rmtree(staging, ignore_errors=True)
 
 
-def ensure_builtin_skills(data_dir: Path | None = None) -> Path:
-    """Install the built-in skills if missing or changed; return the folder that holds them."""
-    source = packaged_skills_dir()
-    if data_dir is None:
-        from skillshelf import dirs
+def current_builtin_dir(data_dir: Path) -> Path:
+    """Where the built-in skills are read from, writing nothing: the copy in ``data_dir`` when it
+    holds the packaged files, else the packaged folder itself."""
+    root = data_dir / BUILTIN_DIR_NAME
+    return root if _current(root) == builtin_fingerprint() else packaged_skills_dir()
 
-        data_dir = dirs.user_data_dir()
+
+def ensure_builtin_skills(data_dir: Path) -> Path:
+    """Install the built-in skills into ``data_dir`` if missing or changed; return the folder
+    that holds them."""
+    source = packaged_skills_dir()
     root = data_dir / BUILTIN_DIR_NAME
     fingerprint = builtin_fingerprint(source)
     if _current(root) == fingerprint:

@@ -1,6 +1,7 @@
-"""The agent's hands: bash, read_file, write_file, edit_file, confined to one workspace folder.
+"""The agent's folder tools: bash, read_file, write_file, edit_file, confined to its working folder
+(the "workspace" of the tool descriptions the model reads; not :mod:`skillshelf.workspace`).
 
-Every call returns a :class:`WorkspaceOutcome` (text for the model, error flag, and what the
+Every call returns a :class:`FolderOutcome` (text for the model, error flag, and what the
 guards need: which file was edited, which command ran with which exit code). Nothing raises
 to the loop: a bad path, an argument out of range (a timeout of 10**12 s, a NUL in a command)
 or a failing command is an error *result* the model can act on.
@@ -21,7 +22,7 @@ from typing import Any
 from skillshelf.agent.tool_io import run_clipped, write_atomic
 from skillshelf.serve.schemas import ToolSpec
 
-__all__ = ["WORKSPACE_TOOLS", "WorkspaceOutcome", "WorkspaceTools"]
+__all__ = ["FOLDER_TOOLS", "FolderOutcome", "FolderTools"]
 
 MAX_OUTPUT_CHARS = 30_000
 MAX_READ_BYTES = 2_000_000
@@ -82,11 +83,11 @@ EDIT_FILE = ToolSpec(
     },
     read_only=False,
 )
-WORKSPACE_TOOLS: tuple[ToolSpec, ...] = (BASH, READ_FILE, WRITE_FILE, EDIT_FILE)
+FOLDER_TOOLS: tuple[ToolSpec, ...] = (BASH, READ_FILE, WRITE_FILE, EDIT_FILE)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class WorkspaceOutcome:
+class FolderOutcome:
     text: str
     is_error: bool = False
     edited: Path | None = None
@@ -94,11 +95,11 @@ class WorkspaceOutcome:
     exit_code: int | None = None
 
 
-class WorkspaceError(Exception):
+class FolderError(Exception):
     """A tool call the workspace refuses (reported to the model, never raised to the loop)."""
 
 
-class WorkspaceTools:
+class FolderTools:
     """Executes the workspace tools inside ``root``.
 
     ``allowed`` limits the tools to a subset (e.g. no ``bash``: then nothing runs outside the
@@ -119,7 +120,7 @@ class WorkspaceTools:
     ) -> None:
         self.root = root.resolve()
         self.default_timeout = default_timeout
-        known = {spec.name for spec in WORKSPACE_TOOLS}
+        known = {spec.name for spec in FOLDER_TOOLS}
         unknown = set(allowed or ()) - known
         if unknown:
             raise ValueError(f"unknown workspace tools: {', '.join(sorted(unknown))}")
@@ -132,9 +133,9 @@ class WorkspaceTools:
 
     def specs(self) -> tuple[ToolSpec, ...]:
         """The tool definitions this workspace offers (in the usual order)."""
-        return tuple(spec for spec in WORKSPACE_TOOLS if spec.name in self.allowed)
+        return tuple(spec for spec in FOLDER_TOOLS if spec.name in self.allowed)
 
-    def execute(self, name: str, arguments: Mapping[str, Any]) -> WorkspaceOutcome:
+    def execute(self, name: str, arguments: Mapping[str, Any]) -> FolderOutcome:
         handlers = {
             "bash": self._bash,
             "read_file": self._read,
@@ -143,40 +144,38 @@ class WorkspaceTools:
         }
         if name not in self.allowed:
             offered = ", ".join(self.names()) or "none"
-            return WorkspaceOutcome(
+            return FolderOutcome(
                 text=f"error: the tool {name!r} is not available here; the workspace tools are: {offered}",
                 is_error=True,
             )
         try:
             return handlers[name](arguments)
-        except WorkspaceError as exc:
-            return WorkspaceOutcome(text=f"error: {exc}", is_error=True)
+        except FolderError as exc:
+            return FolderOutcome(text=f"error: {exc}", is_error=True)
         except OSError as exc:
-            return WorkspaceOutcome(
-                text=f"error: {exc.strerror or exc} ({exc.filename or ''})", is_error=True
-            )
+            return FolderOutcome(text=f"error: {exc.strerror or exc} ({exc.filename or ''})", is_error=True)
         except UnicodeDecodeError as exc:
             how = (
                 "use bash to change it" if "bash" in self.allowed else "it cannot be edited with these tools"
             )
-            return WorkspaceOutcome(
+            return FolderOutcome(
                 text=f"error: the file is not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at "
                 f"offset {exc.start}); {how}",
                 is_error=True,
             )
         except ValueError as exc:  # e.g. a path with a lone surrogate the file system cannot name
-            return WorkspaceOutcome(text=f"error: {exc}", is_error=True)
+            return FolderOutcome(text=f"error: {exc}", is_error=True)
 
     def _path(self, arguments: Mapping[str, Any]) -> Path:
         raw = _text(arguments, "path")
         if "\0" in raw:
-            raise WorkspaceError("argument 'path' must not contain NUL characters")
+            raise FolderError("argument 'path' must not contain NUL characters")
         try:
             candidate = (self.root / raw).resolve()
         except RuntimeError as exc:  # a symlink loop (Python 3.11 raises RuntimeError for it)
-            raise WorkspaceError(f"{raw!r} cannot be resolved: {exc}") from exc
+            raise FolderError(f"{raw!r} cannot be resolved: {exc}") from exc
         if candidate != self.root and self.root not in candidate.parents:
-            raise WorkspaceError(f"{raw!r} is outside the workspace {self.root}; use a path inside it")
+            raise FolderError(f"{raw!r} is outside the workspace {self.root}; use a path inside it")
         return candidate
 
     def _write_path(self, arguments: Mapping[str, Any]) -> Path:
@@ -187,88 +186,88 @@ class WorkspaceTools:
         pure = PurePosixPath(raw)
         rule = f" ({self.writable_rule})" if self.writable_rule else ""
         if pure.is_absolute() or ".." in pure.parts or raw.startswith("~") or "\0" in raw or "\\" in raw:
-            raise WorkspaceError(
+            raise FolderError(
                 f"{raw!r} is not a plain relative path inside the workspace; writes are refused{rule}"
             )
         relative = pure.as_posix()
         if not self.writable(relative):
-            raise WorkspaceError(f"writing {raw!r} is not allowed{rule}")
+            raise FolderError(f"writing {raw!r} is not allowed{rule}")
         current = self.root
         for part in pure.parts:
             current = current / part
             if current.is_symlink():
-                raise WorkspaceError(
+                raise FolderError(
                     f"{raw!r} goes through the symlink {current.relative_to(self.root)}; "
                     "writes through symlinks are refused"
                 )
         return self._path(arguments)
 
-    def _bash(self, arguments: Mapping[str, Any]) -> WorkspaceOutcome:
+    def _bash(self, arguments: Mapping[str, Any]) -> FolderOutcome:
         command = _text(arguments, "command")
         if "\0" in command:
-            raise WorkspaceError("argument 'command' must not contain NUL characters")
+            raise FolderError("argument 'command' must not contain NUL characters")
         timeout = arguments.get("timeout") or self.default_timeout
         if not isinstance(timeout, int) or isinstance(timeout, bool) or not 1 <= timeout <= MAX_TIMEOUT:
-            raise WorkspaceError(f"timeout must be a whole number of seconds from 1 to {MAX_TIMEOUT}")
+            raise FolderError(f"timeout must be a whole number of seconds from 1 to {MAX_TIMEOUT}")
         run = run_clipped(command, cwd=self.root, timeout=timeout, limit=MAX_OUTPUT_CHARS)
         if run.exit_code is None:
-            return WorkspaceOutcome(
+            return FolderOutcome(
                 text=f"error: timed out after {timeout} s\n{run.output}".rstrip(),
                 is_error=True,
                 command=command,
                 exit_code=124,
             )
-        return WorkspaceOutcome(
+        return FolderOutcome(
             text=f"exit code {run.exit_code}\n{run.output}".rstrip(),
             is_error=run.exit_code != 0,
             command=command,
             exit_code=run.exit_code,
         )
 
-    def _read(self, arguments: Mapping[str, Any]) -> WorkspaceOutcome:
+    def _read(self, arguments: Mapping[str, Any]) -> FolderOutcome:
         path = self._path(arguments)
         if not path.is_file():
-            raise WorkspaceError(f"{arguments.get('path')!r} is not a file")
+            raise FolderError(f"{arguments.get('path')!r} is not a file")
         with open(path, "rb") as handle:
             data = handle.read(MAX_READ_BYTES)
         if b"\0" in data[:8192]:
-            raise WorkspaceError(f"{arguments.get('path')!r} is a binary file")
-        return WorkspaceOutcome(text=_clip(data.decode("utf-8", errors="replace")))
+            raise FolderError(f"{arguments.get('path')!r} is a binary file")
+        return FolderOutcome(text=_clip(data.decode("utf-8", errors="replace")))
 
-    def _write(self, arguments: Mapping[str, Any]) -> WorkspaceOutcome:
+    def _write(self, arguments: Mapping[str, Any]) -> FolderOutcome:
         path = self._write_path(arguments)
         content = _text(arguments, "content", allow_empty=True)
         if path.exists() and not path.is_file():
-            raise WorkspaceError(
+            raise FolderError(
                 f"{arguments.get('path')!r} exists and is not a regular file; it was left alone"
             )
         data = _encoded(content, "content")
         path.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(path, data)
-        return WorkspaceOutcome(
+        return FolderOutcome(
             text=f"wrote {len(content)} characters to {path.relative_to(self.root)}", edited=path
         )
 
-    def _edit(self, arguments: Mapping[str, Any]) -> WorkspaceOutcome:
+    def _edit(self, arguments: Mapping[str, Any]) -> FolderOutcome:
         path = self._write_path(arguments)
         old, new = _text(arguments, "old_text"), _text(arguments, "new_text", allow_empty=True)
         if not path.is_file():
-            raise WorkspaceError(f"{arguments.get('path')!r} is not a file; use write_file to create it")
+            raise FolderError(f"{arguments.get('path')!r} is not a file; use write_file to create it")
         text = path.read_text(encoding="utf-8")
         count = text.count(old)
         if count != 1:
             where = "does not occur" if count == 0 else f"occurs {count} times"
-            raise WorkspaceError(
+            raise FolderError(
                 f"old_text {where} in {arguments.get('path')!r}; give text that occurs exactly once"
             )
         write_atomic(path, _encoded(text.replace(old, new, 1), "new_text"))
-        return WorkspaceOutcome(text=f"edited {path.relative_to(self.root)}", edited=path)
+        return FolderOutcome(text=f"edited {path.relative_to(self.root)}", edited=path)
 
 
 def _text(arguments: Mapping[str, Any], key: str, *, allow_empty: bool = False) -> str:
     value = arguments.get(key)
     if not isinstance(value, str) or (not allow_empty and not value):
-        raise WorkspaceError(f"argument {key!r} must be a non-empty string")
+        raise FolderError(f"argument {key!r} must be a non-empty string")
     return value
 
 
@@ -277,7 +276,7 @@ def _encoded(text: str, key: str) -> bytes:
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError as exc:
-        raise WorkspaceError(
+        raise FolderError(
             f"argument {key!r} holds {text[exc.start]!r} at index {exc.start}, a lone surrogate that "
             "cannot be written as UTF-8; nothing was written (send the character itself, or a pair)"
         ) from None

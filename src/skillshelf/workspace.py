@@ -1,0 +1,198 @@
+"""The one way in: a folder opened once, with what every entry point needs to work on it.
+
+:meth:`Workspace.open` is the pipeline ``context``, ``serve``, the agent and every CLI command
+that looks at skills share, in this order:
+
+1. the config layers for ``env.cwd`` (system, Codex, user, project, ``-c`` overrides);
+2. the built-in skills installed (or refreshed) into the user data folder, when the options
+   and the config want them (discovery itself only reads);
+3. discovery over Codex's and Claude Code's roots, the extra roots (options, then config) and
+   the ``skills/`` folders the memory pipeline wrote for this project;
+4. an untrusted project's own skills marked ``trusted=False`` (shown with a note or tag by
+   every output, :mod:`skillshelf.skills.load`);
+5. the per-skill modes of ``[[skills.config]]`` applied (:meth:`Workspace.check_required`
+   raises when a ``required`` skill is missing: ``context``, ``serve`` and the agent call it).
+
+The result is a frozen value. :meth:`Workspace.budget` sizes the catalog (explicit values,
+else config, else Codex's default, never above ``requirements.max_catalog_tokens``);
+:attr:`Workspace.index` is the search index over the loadable skills, built on first use.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from skillshelf.diagnostics import Diagnostic
+from skillshelf.env import Env
+from skillshelf.skills.model import Discovery, Skill
+
+if TYPE_CHECKING:
+    from skillshelf.config import Config, ModedSkills
+    from skillshelf.select.index import SkillIndex
+    from skillshelf.skills.catalog import Budget
+
+__all__ = ["IndexHandle", "Workspace", "WorkspaceOptions", "WorkspaceSkills"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class WorkspaceOptions:
+    """What to open: extra roots, built-in skills, caches, ``-c`` overrides, memory's skills."""
+
+    extra_roots: tuple[Path, ...] = ()
+    include_builtin: bool = True  # and the config's ``skills.builtin`` allows them
+    use_cache: bool = True  # the parsed-skill cache and the search-index cache
+    config_overrides: tuple[str, ...] = ()
+    memory: bool = True  # the skill folders the memory pipeline wrote are roots
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class WorkspaceSkills:
+    """The discovered skills sorted by what the per-skill modes let each one do."""
+
+    listed: tuple[Skill, ...]  # in the catalog with their description
+    name_only: tuple[Skill, ...]  # in the catalog, name and path only
+    pinned: tuple[Skill, ...]  # body always in context
+    loadable: tuple[Skill, ...]  # everything not disabled (mentions, load, suggestions)
+    manual: tuple[Skill, ...]  # never listed or suggested; loadable by mention
+    catalog: tuple[Skill, ...] = ()  # listed and name-only ones in discovery order, the latter blanked
+
+    @classmethod
+    def of(cls, moded: ModedSkills) -> WorkspaceSkills:
+        return cls(
+            listed=tuple(moded.visible),
+            name_only=tuple(moded.name_only),
+            pinned=tuple(moded.pinned),
+            loadable=tuple(moded.loadable),
+            manual=tuple(moded.manual),
+            catalog=moded.catalog_skills(),
+        )
+
+
+class IndexHandle:
+    """The search index over some skills, built (or read from ``cache_dir``) on first :meth:`get`."""
+
+    __slots__ = ("_index", "cache_dir", "skills")
+
+    def __init__(self, skills: tuple[Skill, ...], cache_dir: Path | None) -> None:
+        self.skills = skills
+        self.cache_dir = cache_dir
+        self._index: SkillIndex | None = None
+
+    def get(self) -> SkillIndex:
+        if self._index is None:
+            from skillshelf.select.index import SkillIndex
+
+            self._index = SkillIndex.build(self.skills, cache_dir=self.cache_dir)
+        return self._index
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Workspace:
+    """A folder opened for skillshelf: config, skills with their modes, roots, index, budgets."""
+
+    env: Env
+    options: WorkspaceOptions
+    config: Config
+    discovery: Discovery
+    modes: ModedSkills  # every skill's mode, and the ``required`` rules no skill matched
+    skills: WorkspaceSkills
+    memory_roots: tuple[Path, ...]  # the memory pipeline's skill folders among the roots
+    index_cache_dir: Path | None  # where search indexes are cached (None: not cached)
+    index: IndexHandle  # over ``skills.loadable``
+
+    @classmethod
+    def open(cls, env: Env, options: WorkspaceOptions = WorkspaceOptions()) -> Workspace:
+        """Run the pipeline of the module docstring for ``env``."""
+        from skillshelf.config import apply_skill_modes, load_config
+        from skillshelf.skills.discover import DiscoveryOptions, discover_skills
+        from skillshelf.skills.load import mark_untrusted
+
+        config = load_config(env, overrides=options.config_overrides)
+        builtin = options.include_builtin and config.include_builtin
+        memory_roots = _memory_roots(env) if options.memory else ()
+        discovery = discover_skills(
+            env,
+            DiscoveryOptions(
+                extra_roots=options.extra_roots + config.extra_roots + memory_roots,
+                include_builtin=builtin,
+                builtin_dir=_installed_builtin(env) if builtin else None,
+                include_claude=config.include_claude,
+                use_cache=options.use_cache,
+            ),
+        )
+        marked = mark_untrusted(discovery.skills, trusted_project=config.trusted)
+        discovery = dataclasses.replace(discovery, skills=marked)
+        moded = apply_skill_modes(discovery.skills, config.skill_rules)
+        skills = WorkspaceSkills.of(moded)
+        cache_dir = env.dirs.cache / "index" if options.use_cache else None
+        return cls(
+            env=env,
+            options=options,
+            config=config,
+            discovery=discovery,
+            modes=moded,
+            skills=skills,
+            memory_roots=memory_roots,
+            index_cache_dir=cache_dir,
+            index=IndexHandle(skills.loadable, cache_dir),
+        )
+
+    def check_required(self) -> Workspace:
+        """This workspace, once every ``required`` skill is there.
+
+        Raises:
+            RequiredSkillError: a skill configured as ``required`` is missing or invalid.
+        """
+        self.modes.check_required(self.discovery.diagnostics)
+        return self
+
+    @property
+    def roots(self) -> tuple[Path, ...]:
+        """Every root that was scanned and exists, in precedence order."""
+        return tuple(root.path for root in self.discovery.roots)
+
+    @property
+    def diagnostics(self) -> tuple[Diagnostic, ...]:
+        """The config's findings, then discovery's."""
+        return tuple(self.config.diagnostics) + self.discovery.diagnostics
+
+    def budget(
+        self,
+        *,
+        context_window: int | None = None,
+        budget_tokens: int | None = None,
+        budget_chars: int | None = None,
+    ) -> Budget:
+        """The catalog budget: explicit values, else config, else Codex's default; never above
+        ``requirements.max_catalog_tokens``."""
+        from skillshelf.skills.catalog import CharBudget, TokenBudget, default_budget
+
+        config = self.config
+        cap = config.max_catalog_tokens
+        if budget_chars is not None:
+            return CharBudget(chars=budget_chars if cap is None else min(budget_chars, cap * 4))
+        window = context_window if context_window is not None else config.context_window
+        tokens = budget_tokens if budget_tokens is not None else config.skills_max_context_tokens
+        budget = default_budget(window, max_context_tokens=tokens)
+        if cap is None:
+            return budget
+        if isinstance(budget, TokenBudget):
+            return TokenBudget(tokens=min(budget.tokens, cap))
+        return CharBudget(chars=min(budget.chars, cap * 4))
+
+
+def _installed_builtin(env: Env) -> Path:
+    """The built-in skills, installed or refreshed in the user data folder first."""
+    from skillshelf.skills.builtin import ensure_builtin_skills
+
+    return ensure_builtin_skills(env.dirs.data)
+
+
+def _memory_roots(env: Env) -> tuple[Path, ...]:
+    """The ``skills/`` folders the memory pipeline wrote for this project (and the global scope)."""
+    from skillshelf.memory.read import memory_skill_roots
+
+    return memory_skill_roots(env)
