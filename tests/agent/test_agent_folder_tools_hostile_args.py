@@ -134,7 +134,11 @@ print(int(re.search(r"VmHWM:\\s+(\\d+) kB", status).group(1)) // 1024)
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs /proc to read the peak memory")
 def test_400_mb_of_command_output_stays_under_300_mb_of_memory(tmp_path: Path) -> None:
     proc = subprocess.run(
-        [sys.executable, "-c", PEAK_RSS, str(tmp_path)], capture_output=True, text=True, timeout=600, check=False
+        [sys.executable, "-c", PEAK_RSS, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
     peak_mb = int(proc.stdout.strip())

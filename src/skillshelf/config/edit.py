@@ -23,13 +23,11 @@ import copy
 import errno
 import os
 import stat
-import tempfile
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from skillshelf.config.edit_text import Candidate, appended, first_faithful, toml_string
+from skillshelf.config.edit_text import Candidate, appended, first_faithful, toml_string, write_config
 from skillshelf.config.layers import parse_toml
 from skillshelf.config.modes import SkillMode
 from skillshelf.errors import ConfigError, FileAccessError
@@ -125,39 +123,6 @@ def _wrong_type(path: Path, key: str, expected: str, value: object, example: str
         code="CF111",
         hint=f"fix `{key}` in this file ({example}) or remove it, then run again",
     )
-
-
-def _write(path: Path, text: str) -> None:
-    try:
-        tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:  # pragma: no cover - tomlkit output always parses
-        raise ConfigError(f"refusing to write invalid TOML: {exc}", path=path) from exc
-    if path.is_symlink():
-        try:
-            path = path.resolve()  # edit the file a dotfiles link points to; keep the link
-        except (OSError, RuntimeError) as exc:  # a loop made after _load looked at it
-            raise ConfigError(
-                "the config file is a symlink loop; nothing was changed",
-                path=path,
-                code="CF110",
-                hint="remove the link (or point it at a real file) and run again",
-            ) from exc
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
-        fd, tmp = tempfile.mkstemp(prefix=".config-", suffix=".toml", dir=path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-                handle.write(text)
-            os.chmod(tmp, mode)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-    except OSError as exc:
-        raise FileAccessError(
-            f"cannot write {path}: {exc.strerror or exc}", hint="check the folder's permissions"
-        ) from exc
 
 
 def _encodable(text: str, what: str) -> str:
@@ -293,7 +258,7 @@ def set_skill_mode(path: Path, target: str, mode: SkillMode) -> EditResult:
 def _finish(path: Path, text: str, original: str | None, previous: str | None, current: str) -> EditResult:
     changed = text != original
     if changed:
-        _write(path, text)
+        write_config(path, text)
     return EditResult(
         path=path, created=original is None, changed=changed, previous=previous, current=current
     )

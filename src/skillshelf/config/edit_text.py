@@ -8,15 +8,17 @@ the expected data, so no edit can move, drop or change another key.
 from __future__ import annotations
 
 import math
+import os
 import re
+import tempfile
 import tomllib
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from skillshelf.errors import ConfigError
+from skillshelf.errors import ConfigError, FileAccessError
 
-__all__ = ["Candidate", "appended", "first_faithful", "same_newlines", "toml_string"]
+__all__ = ["Candidate", "appended", "first_faithful", "same_newlines", "toml_string", "write_config"]
 
 Candidate = Callable[[], str]
 
@@ -84,3 +86,38 @@ def first_faithful(
         code="CF112",
         hint=f"add it by hand: {by_hand}",
     )
+
+
+def write_config(path: Path, text: str) -> None:
+    """Replace the TOML file ``path`` (through a symlink: the link is kept) in one rename,
+    keeping its permission bits; ``FileAccessError`` when that cannot be done."""
+    try:
+        tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:  # pragma: no cover - tomlkit output always parses
+        raise ConfigError(f"refusing to write invalid TOML: {exc}", path=path) from exc
+    if path.is_symlink():
+        try:
+            path = path.resolve()  # edit the file a dotfiles link points to; keep the link
+        except (OSError, RuntimeError) as exc:  # a loop made after _load looked at it
+            raise ConfigError(
+                "the config file is a symlink loop; nothing was changed",
+                path=path,
+                code="CF110",
+                hint="remove the link (or point it at a real file) and run again",
+            ) from exc
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
+        fd, tmp = tempfile.mkstemp(prefix=".config-", suffix=".toml", dir=path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+                handle.write(text)
+            os.chmod(tmp, mode)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    except OSError as exc:
+        raise FileAccessError(
+            f"cannot write {path}: {exc.strerror or exc}", hint="check the folder's permissions"
+        ) from exc

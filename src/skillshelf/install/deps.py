@@ -15,17 +15,15 @@ and the report marks it ``trusted: false``.
 
 from __future__ import annotations
 
-import os
 import re
 import shlex
-import tempfile
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from skillshelf.config.edit_text import appended, first_faithful, toml_string
+from skillshelf.config.edit_text import appended, first_faithful, toml_string, write_config
 from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.errors import ConfigError, FileAccessError
 from skillshelf.skills.model import Skill
@@ -369,7 +367,7 @@ def write_missing(report: DepsReport, *, allow_untrusted: bool = False) -> DepsR
             doc = None
         candidates = [] if doc is None else [lambda: _tomlkit_added(doc, added)]
         candidates.append(lambda: appended(original, _appended_block(added)))
-        _atomic_write(path, first_faithful(path, candidates, expected, original, _appended_block(added)))
+        write_config(path, first_faithful(path, candidates, expected, original, _appended_block(added)))
     by_key = {d.key: name for name, d in added.items()}
     statuses = tuple(
         DepStatus(
@@ -387,17 +385,3 @@ def write_missing(report: DepsReport, *, allow_untrusted: bool = False) -> DepsR
         diagnostics=(*report.diagnostics, *skipped),
         written=tuple(added),
     )
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".config.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(text)
-        if path.exists():
-            os.chmod(tmp, path.stat().st_mode & 0o777)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

@@ -118,16 +118,22 @@ def _unreadable_skill_file(path: Path) -> Diagnostic:
 _MISSING = frozenset({errno.ENOENT, errno.ENOTDIR, errno.ELOOP, errno.EBADF})  # what Path.exists() ignores
 
 
-def _inventory(path: Path, limits: WalkLimits, out: list[Diagnostic]) -> Inventory | None:
-    """The skill-like files at ``path`` (a folder or one file), or None with a diagnostic."""
+def _unreadable(path: Path, out: list[Diagnostic]) -> bool:
+    """A path that cannot even be looked at (too long a name, no permission): an SK350 finding."""
     try:
         os.stat(path)
-    except OSError as exc:  # missing, a loop: below; a name too long, no permission: here
+    except OSError as exc:  # missing or a loop: reported by the caller, as before
         if exc.errno not in _MISSING:
-            out.append(
-                _path_problem(path, "SK350", f"the path cannot be read ({exc.strerror})", "check the path")
-            )
-            return None
+            message = f"the path cannot be read ({exc.strerror})"
+            out.append(_path_problem(path, "SK350", message, "check the path"))
+            return True
+    return False
+
+
+def _inventory(path: Path, limits: WalkLimits, out: list[Diagnostic]) -> Inventory | None:
+    """The skill-like files at ``path`` (a folder or one file), or None with a diagnostic."""
+    if _unreadable(path, out):
+        return None
     if not path.exists():
         kind = "a broken symbolic link" if path.is_symlink() else "nothing there"
         out.append(
