@@ -69,25 +69,31 @@ def _normal(value: Any) -> Any:
     return value
 
 
-def _expected(before: dict[str, Any], action: str, target: str) -> dict[str, Any]:
-    """The data after the edit: ``before`` with the one entry changed and nothing else."""
+def _expected(before: dict[str, Any], action: str, target: str) -> list[dict[str, Any]]:
+    """The data the edit may leave: ``before`` with the one entry changed and nothing else.
+
+    A mode may be set on the last matching ``[[skills.config]]`` entry or by a new last entry
+    (the last match is the one that applies); trust is set on the project's table.
+    """
     after = copy.deepcopy(before)
     if action in ("trust", "untrust"):
         level = "trusted" if action == "trust" else "untrusted"
         after.setdefault("projects", {}).setdefault(target, {})["trust_level"] = level
-        return after
+        return [after]
     mode = "disabled" if action == "disable" else "enabled"
     key = "path" if "/" in target else "name"
+    appended = copy.deepcopy(before)
+    appended.setdefault("skills", {}).setdefault("config", []).append({key: target, "mode": mode})
     entries = after.setdefault("skills", {}).setdefault("config", [])
     mine = [e for e in entries if isinstance(e, dict) and e.get(key) == target]
     if not mine:
-        entries.append({key: target, "mode": mode})
-    elif "mode" not in mine[-1] and "enabled" in mine[-1]:
+        return [appended]
+    if "mode" not in mine[-1] and "enabled" in mine[-1]:
         mine[-1]["enabled"] = mode == "enabled"
     else:
         mine[-1].pop("enabled", None)
         mine[-1]["mode"] = mode
-    return after
+    return [after, appended]
 
 
 def _wrong_type(before: dict[str, Any], action: str, target: str) -> bool:
@@ -109,7 +115,7 @@ def _check_edit(path: Path, text: str, action: str, target: str) -> None:
         assert path.read_bytes() == text.encode("utf-8")
         return
     written = path.read_bytes().decode("utf-8")
-    assert _normal(tomllib.loads(written)) == _normal(_expected(before, action, target)), written
+    assert _normal(tomllib.loads(written)) in [_normal(e) for e in _expected(before, action, target)], written
 
 
 @pytest.mark.parametrize("name", list(CASES))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import tomllib
@@ -11,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from install_helpers import commit_all, init_repo, needs_validate, write_skill
+from install_helpers import run_cli as _run
 
 from testkit import IsolatedHome
 
@@ -22,19 +22,6 @@ OPENAI_YAML = """dependencies:
       transport: streamable_http
       url: https://mcp.example.com/issues
 """
-
-
-def _run(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "skillshelf.cli.main", *args],
-        cwd=cwd,
-        env=dict(os.environ),
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=120,
-        check=False,
-    )
 
 
 def test_install_update_remove_round_trip_with_json(tmp_path: Path, isolated_home: IsolatedHome) -> None:

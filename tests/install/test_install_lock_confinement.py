@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from pathlib import Path
 
 import pytest
-from install_helpers import make_env, needs_validate, write_skill
+from install_helpers import make_env, needs_validate, run_cli, write_skill
 
 from skillshelf.env import Env
 from skillshelf.errors import NotFoundError
@@ -151,18 +150,7 @@ def test_update_does_not_read_a_folder_named_by_an_absolute_key(
 
 
 def _cli(cwd: Path, *args: str) -> tuple[int, str, str]:
-    import subprocess
-
-    proc = subprocess.run(
-        [sys.executable, "-m", "skillshelf.cli.main", *args],
-        cwd=cwd,
-        env=dict(os.environ),
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=120,
-        check=False,
-    )
+    proc = run_cli(cwd, *args)
     return proc.returncode, proc.stdout, proc.stderr
 
 

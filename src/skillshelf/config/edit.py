@@ -27,7 +27,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from skillshelf.config.edit_text import Candidate, appended, first_faithful, toml_string, write_config
+from skillshelf.config.edit_text import (
+    Candidate,
+    appended,
+    first_faithful,
+    symlink_loop,
+    toml_string,
+    tomlkit_document,
+    write_config,
+)
 from skillshelf.config.layers import parse_toml
 from skillshelf.config.modes import SkillMode
 from skillshelf.errors import ConfigError, FileAccessError
@@ -67,12 +75,7 @@ def _is_regular_file(path: Path) -> bool:
         return False  # no file yet, or a link whose target does not exist yet (it is created)
     except OSError as exc:
         if exc.errno == errno.ELOOP:
-            raise ConfigError(
-                "the config file is a symlink loop; nothing was changed",
-                path=path,
-                code="CF110",
-                hint="remove the link (or point it at a real file) and run again",
-            ) from exc
+            raise symlink_loop(path) from exc
         raise FileAccessError(
             f"cannot read {path}: {exc.strerror or exc}", hint="check the path and its folders' permissions"
         ) from exc
@@ -108,11 +111,7 @@ def _load(path: Path) -> tuple[Any, str | None, dict[str, Any]]:
             line=problem.line if problem else None,
             code="CF100",
         )
-    try:
-        doc = tomlkit.parse(text)
-    except Exception:  # tomlkit refuses some valid TOML; the appended text edit still works
-        doc = None
-    return doc, text, data
+    return tomlkit_document(text), text, data
 
 
 def _wrong_type(path: Path, key: str, expected: str, value: object, example: str) -> ConfigError:
@@ -239,19 +238,21 @@ def set_skill_mode(path: Path, target: str, mode: SkillMode) -> EditResult:
     _encodable(value, f"the skill {key} {value!r}")
     match = _last_match(_entries_of(path, data), key, value)
     previous = None if match is None else _entry_mode(match)
-    expected = copy.deepcopy(data)
-    skills = expected.setdefault("skills", {})
+    in_place = copy.deepcopy(data)
     if match is not None:
-        _apply_mode(_last_match(skills["config"], key, value), mode)
-    else:
-        skills.setdefault("config", []).append({key: value, "mode": mode.value})
+        _apply_mode(_last_match(in_place["skills"]["config"], key, value), mode)
+    with_new = copy.deepcopy(data)  # a new last entry: the last match is the one that applies
+    with_new.setdefault("skills", {}).setdefault("config", []).append({key: value, "mode": mode.value})
     block = f"[[skills.config]]\n{key} = {toml_string(value)}\nmode = {toml_string(mode.value)}\n"
-    candidates: list[Candidate] = []
+    candidates: list[tuple[Candidate, dict[str, Any]]] = []
+    if match is not None:  # the file may already say so: then it stays as it is
+        candidates.append((lambda: original or "", in_place))
     if doc is not None:
-        candidates.append(lambda: _tomlkit_mode_edit(doc, key, value, mode))
-    if match is None:
-        candidates.append(lambda: appended(original, block))
-    text = first_faithful(path, candidates, expected, original, block.replace("\n", " "))
+        candidates.append(
+            (lambda: _tomlkit_mode_edit(doc, key, value, mode), in_place if match else with_new)
+        )
+    candidates.append((lambda: appended(original, block), with_new))
+    text = first_faithful(path, candidates, original, block.replace("\n", " "))
     return _finish(path, text, original, previous, mode.value)
 
 
@@ -305,10 +306,10 @@ def set_trust(path: Path, folder: Path, trusted: bool) -> EditResult:
     expected = copy.deepcopy(data)
     expected.setdefault("projects", {}).setdefault(key, {})["trust_level"] = level
     block = f"[projects.{toml_string(key)}]\ntrust_level = {toml_string(level)}\n"
-    candidates: list[Candidate] = []
+    candidates: list[tuple[Candidate, dict[str, Any]]] = [(lambda: original or "", expected)]
     if doc is not None:
-        candidates.append(lambda: _tomlkit_trust_edit(doc, key, level))
+        candidates.append((lambda: _tomlkit_trust_edit(doc, key, level), expected))
     if entry is None:
-        candidates.append(lambda: appended(original, block))
-    text = first_faithful(path, candidates, expected, original, block.replace("\n", " "))
+        candidates.append((lambda: appended(original, block), expected))
+    text = first_faithful(path, candidates, original, block.replace("\n", " "))
     return _finish(path, text, original, previous, level)

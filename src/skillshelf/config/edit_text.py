@@ -18,7 +18,16 @@ from typing import Any
 
 from skillshelf.errors import ConfigError, FileAccessError
 
-__all__ = ["Candidate", "appended", "first_faithful", "same_newlines", "toml_string", "write_config"]
+__all__ = [
+    "Candidate",
+    "appended",
+    "first_faithful",
+    "same_newlines",
+    "symlink_loop",
+    "toml_string",
+    "tomlkit_document",
+    "write_config",
+]
 
 Candidate = Callable[[], str]
 
@@ -43,6 +52,20 @@ def toml_string(value: str) -> str:
     return '"' + "".join(out) + '"'
 
 
+def tomlkit_document(text: str | None) -> Any:
+    """``text`` parsed by tomlkit (ending in a newline, so an added key starts a line of its own),
+    or None when tomlkit refuses it: then only the appended edit is offered."""
+    import tomlkit
+
+    source = text or ""
+    if source and not source.endswith("\n"):
+        source += "\n"
+    try:
+        return tomlkit.parse(source)
+    except Exception:  # tomlkit refuses some valid TOML
+        return None
+
+
 def appended(original: str | None, block: str) -> str:
     """``block`` after the last line of the file: a new table there cannot take over any key."""
     text = original or ""
@@ -63,20 +86,19 @@ def _normal(value: Any) -> Any:
 
 
 def first_faithful(
-    path: Path, candidates: Sequence[Candidate], expected: dict[str, Any], original: str | None, by_hand: str
+    path: Path, candidates: Sequence[tuple[Candidate, dict[str, Any]]], original: str | None, by_hand: str
 ) -> str:
-    """The first candidate text that parses to exactly ``expected``: the edit and nothing else.
+    """The first candidate text that parses to exactly its expected data: the edit and nothing else.
 
     tomlkit keeps comments and layout but, on some valid files, places a new table above dotted
-    keys (which then belong to it), rejects the document or raises; every candidate is
-    therefore checked by parsing it again, and a file no candidate can edit faithfully is left
-    as it is (``CF112``).
+    keys (which then belong to it), glues a new key to a last line without a newline, rejects
+    the document or raises; every candidate is therefore checked by parsing it again, and a
+    file no candidate can edit faithfully is left as it is (``CF112``).
     """
-    want = _normal(expected)
-    for make in candidates:
+    for make, expected in candidates:
         try:
             text = same_newlines(make(), original)
-            if _normal(tomllib.loads(text)) == want:
+            if _normal(tomllib.loads(text)) == _normal(expected):
                 return text
         except Exception:  # tomlkit raises assorted errors on odd layouts: try the next way
             continue
@@ -85,6 +107,16 @@ def first_faithful(
         path=path,
         code="CF112",
         hint=f"add it by hand: {by_hand}",
+    )
+
+
+def symlink_loop(path: Path) -> ConfigError:
+    """``CF110``: the config file is a symlink loop."""
+    return ConfigError(
+        "the config file is a symlink loop; nothing was changed",
+        path=path,
+        code="CF110",
+        hint="remove the link (or point it at a real file) and run again",
     )
 
 
@@ -99,12 +131,7 @@ def write_config(path: Path, text: str) -> None:
         try:
             path = path.resolve()  # edit the file a dotfiles link points to; keep the link
         except (OSError, RuntimeError) as exc:  # a loop made after _load looked at it
-            raise ConfigError(
-                "the config file is a symlink loop; nothing was changed",
-                path=path,
-                code="CF110",
-                hint="remove the link (or point it at a real file) and run again",
-            ) from exc
+            raise symlink_loop(path) from exc
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         mode = path.stat().st_mode & 0o777 if path.exists() else 0o644

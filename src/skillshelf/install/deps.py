@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from skillshelf.config.edit_text import appended, first_faithful, toml_string, write_config
+from skillshelf.config.edit_text import appended, first_faithful, toml_string, tomlkit_document, write_config
 from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.errors import ConfigError, FileAccessError
 from skillshelf.skills.model import Skill
@@ -336,7 +336,6 @@ def write_missing(report: DepsReport, *, allow_untrusted: bool = False) -> DepsR
     A file that is not valid TOML is never touched (:class:`ConfigError` with file and line);
     servers of untrusted projects' skills are left out unless ``allow_untrusted``.
     """
-    import tomlkit
 
     path = report.config_file
     original, data = _read_config(path)
@@ -361,13 +360,10 @@ def write_missing(report: DepsReport, *, allow_untrusted: bool = False) -> DepsR
         added[dep.name] = dep
     if added:
         expected = {**data, "mcp_servers": {**servers, **{n: _server_values(d) for n, d in added.items()}}}
-        try:
-            doc: object | None = tomlkit.parse(original or "")
-        except Exception:  # tomlkit refuses some valid TOML: the appended text still works
-            doc = None
-        candidates = [] if doc is None else [lambda: _tomlkit_added(doc, added)]
-        candidates.append(lambda: appended(original, _appended_block(added)))
-        write_config(path, first_faithful(path, candidates, expected, original, _appended_block(added)))
+        doc = tomlkit_document(original)
+        candidates = [] if doc is None else [(lambda: _tomlkit_added(doc, added), expected)]
+        candidates.append((lambda: appended(original, _appended_block(added)), expected))
+        write_config(path, first_faithful(path, candidates, original, _appended_block(added)))
     by_key = {d.key: name for name, d in added.items()}
     statuses = tuple(
         DepStatus(
