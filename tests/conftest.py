@@ -2,8 +2,9 @@
 
 - ``isolated_home``: HOME, CODEX_HOME, XDG and SKILLSHELF_* folders under ``tmp_path`` so no
   test reads or writes the developer's real configuration.
-- ``codex_oracle`` / ``claude_oracle``: run the real CLIs from ``../shared/tools`` (skipped only
-  when npm or the tools are unavailable).
+- ``codex_oracle`` / ``claude_oracle``: run the real CLIs from ``../shared/tools``. Without npm,
+  the tools or a successful npm install the test is skipped naming what is missing, or fails
+  under ``CI=true`` (``testkit.missing``).
 - ``model_standin``: a factory that starts the scripted model server on loopback.
 """
 
@@ -21,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from testkit import BENCHMARKS, CORPORA, REPO, SHARED, TOOLS, IsolatedHome
+from testkit import BENCHMARKS, CORPORA, REPO, SHARED, TOOLS, IsolatedHome, missing
 
 __all__ = ["BENCHMARKS", "CORPORA", "REPO", "SHARED", "TOOLS", "IsolatedHome"]
 
@@ -58,9 +59,9 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> IsolatedHo
 def _tool(name: str) -> Path:
     path = TOOLS / name
     if not path.exists():
-        pytest.skip(f"{path} is not available")
+        missing(f"{path} is not available (it comes from ../shared beside the project)")
     if shutil.which("npm") is None and name != "model-standin":
-        pytest.skip("npm is not available, so the reference CLIs cannot be installed")
+        missing("npm is not available, so the reference CLIs cannot be installed")
     return path
 
 
@@ -82,7 +83,7 @@ def codex_oracle() -> OracleRunner:
             args, capture_output=True, text=True, encoding="utf-8", timeout=300, check=False
         )
         if proc.returncode == 3:
-            pytest.skip("codex-oracle could not install Codex with npm")
+            missing("codex-oracle could not install Codex with npm")
         assert proc.returncode == 0, proc.stderr
         result: dict[str, Any] = json.loads(proc.stdout)
         return result
@@ -101,7 +102,7 @@ def claude_oracle() -> OracleRunner:
             args, capture_output=True, text=True, encoding="utf-8", timeout=300, check=False
         )
         if proc.returncode == 3:
-            pytest.skip("claude-oracle could not install Claude Code with npm")
+            missing("claude-oracle could not install Claude Code with npm")
         assert proc.returncode == 0, proc.stderr
         result: dict[str, Any] = json.loads(proc.stdout)
         return result

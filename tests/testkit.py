@@ -1,22 +1,97 @@
-"""Names shared by tests: paths to ../shared, the isolated-home record and a raw zip writer.
+"""Names shared by tests: paths to ../shared, missing components, the isolated-home record and a
+raw zip writer.
 
 Import from here (``from testkit import CORPORA``), never from ``conftest``: with several
 conftest.py files in the tree, ``import conftest`` is ambiguous.
+
+A test that needs something outside the project (``../shared``, npm, PostgreSQL, a reference
+CLI) calls :func:`missing` when it is not there: outside CI the test is skipped with a reason
+that names what is missing; under ``CI=true`` it fails, so a green CI has run every test.
 """
 
 from __future__ import annotations
 
+import importlib
+import json
 import os
 import warnings
 import zipfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
+from typing import Any, NoReturn
+
+import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = Path(os.environ.get("SKILLSHELF_SHARED", REPO.parent / "shared"))
+
+
+def shared_folder(repo: Path, environ: Mapping[str, str]) -> Path:
+    """``$SKILLSHELF_SHARED``, else ``../shared`` beside the project; in a git worktree whose own
+    parent has none, the one beside the main checkout (the same project, checked out twice)."""
+    if environ.get("SKILLSHELF_SHARED"):
+        return Path(environ["SKILLSHELF_SHARED"])
+    beside = repo.parent / "shared"
+    dot_git = repo / ".git"
+    if beside.exists() or not dot_git.is_file():
+        return beside
+    gitdir = Path(dot_git.read_text(encoding="utf-8", errors="replace").partition("gitdir:")[2].strip())
+    if gitdir.parent.name != "worktrees":  # not <main checkout>/.git/worktrees/<name>
+        return beside
+    return gitdir.parents[2].parent / "shared"
+
+
+SHARED = shared_folder(REPO, os.environ)
 TOOLS = SHARED / "tools"
 CORPORA = SHARED / "corpora"
 BENCHMARKS = SHARED / "benchmarks"
+REFERENCE = SHARED / "reference"
+
+
+def in_ci() -> bool:
+    """True when the ``CI`` variable says so (``true``/``1``/``yes``, as CI services set it)."""
+    return os.environ.get("CI", "").strip().lower() in {"1", "true", "yes"}
+
+
+def missing(what: str) -> NoReturn:
+    """A component this test needs is not there: a skip naming it, or a failure under ``CI=true``."""
+    if in_ci():
+        pytest.fail(f"{what} (CI=true: every test must run, so a missing component is a failure)")
+    pytest.skip(what)
+
+
+def installed(module: str, what: str) -> ModuleType:
+    """``import module`` of a third-party package, or :func:`missing` naming ``what`` provides it.
+
+    Never for skillshelf's own modules: an ImportError there is a bug to see, not a skip.
+    """
+    assert not module.startswith("skillshelf"), "import our own modules plainly"
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        missing(f"{module} is not installed ({what})")
+
+
+def shared_path(relative: str) -> Path:
+    """``SHARED / relative``, or :func:`missing` when it is not there."""
+    path = SHARED / relative
+    if not path.exists():
+        missing(f"{path} is not available (it comes from ../shared beside the project)")
+    return path
+
+
+def reference_vectors(file_name: str, area: str | None = None) -> list[dict[str, Any]]:
+    """The vectors of ``../shared/reference/FILE_NAME`` (those of ``area`` only, when given).
+
+    :func:`missing` when the file is not there, and a failure when it holds no vector of
+    ``area``: a test that compares against vectors must never pass having compared nothing.
+    """
+    data: list[dict[str, Any]] = json.loads(shared_path(f"reference/{file_name}").read_text(encoding="utf-8"))
+    chosen = data if area is None else [v for v in data if v.get("area") == area]
+    if not chosen:
+        pytest.fail(f"{REFERENCE / file_name} has no vector of area {area!r}")
+    return chosen
 
 
 @dataclass(frozen=True)
@@ -41,3 +116,15 @@ def zip_with(path: Path, entries: list[tuple[str, bytes, int | None]]) -> Path:
                 warnings.simplefilter("ignore")  # duplicate names are written on purpose
                 zf.writestr(info, data)
     return path
+
+
+def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    """The real entry point, in this process and the cwd: (exit code, stdout, stderr)."""
+    from skillshelf.cli.main import main
+
+    try:
+        code = int(main(args) or 0)  # click returns the code of ctx.exit(); the script exits with it
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    out = capsys.readouterr()
+    return code, out.out, out.err

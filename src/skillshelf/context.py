@@ -216,6 +216,7 @@ def build_context(env: Env, task: str, options: ContextOptions = ContextOptions(
     prepared = prepare_context(env, options)
     per_turn, mentioned = turn_parts(prepared, task)
     warning = prepared.catalog_report.get("warning")
+    unloaded = _disabled_mentions(prepared, task, mentioned)
     return ContextResult(
         task=task,
         cwd=env.cwd,
@@ -223,7 +224,7 @@ def build_context(env: Env, task: str, options: ContextOptions = ContextOptions(
         skills_total=len(prepared.discovery.skills),
         mentioned=mentioned,
         catalog_report=prepared.catalog_report,
-        warnings=(str(warning),) if warning else (),
+        warnings=((str(warning),) if warning else ()) + unloaded,
         diagnostics=prepared.diagnostics,
     )
 
@@ -234,3 +235,15 @@ def _mentioned_skills(skills: Sequence[Skill], task: str) -> tuple[Skill, ...]:
     from skillshelf.skills.mentions import select_mentioned
 
     return select_mentioned(skills, [task])
+
+
+def _disabled_mentions(prepared: PreparedContext, task: str, loaded: Sequence[Skill]) -> tuple[str, ...]:
+    """A warning for each skill the task mentions that config disables (it is not loaded)."""
+    if not prepared.workspace.modes.disabled or ("$" not in task and not task.lstrip().startswith("/")):
+        return ()
+    from skillshelf.skills.mentions import extract_mentions
+
+    names = {skill.name for skill in loaded}
+    why = prepared.workspace.modes.disabled_error
+    errors = [(name, why(name)) for name in extract_mentions(task).names if name not in names]
+    return tuple(f"the task mentions ${n}, but {e.message}; {e.hint}" for n, e in errors if e is not None)

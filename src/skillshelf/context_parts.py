@@ -60,20 +60,20 @@ def instructions_part(
 
 def catalog_part(workspace: Workspace, options: ContextOptions) -> tuple[ContextPart, dict[str, object]]:
     """The stable catalog: listed skills in full, name-only skills without description, in the
-    budget the options (else the config) ask for."""
+    budget the options (else the config, else Codex's model) ask for; the report says which."""
     from skillshelf.skills.catalog import render_catalog
 
     skills = workspace.skills
     shown = [_tagged(s) for s in (*skills.listed, *(_without_description(s) for s in skills.name_only))]
-    budget = workspace.budget(
+    choice = workspace.budget_choice(
         context_window=options.context_window,
         budget_tokens=options.budget_tokens,
         budget_chars=options.budget_chars,
     )
-    rendered = render_catalog(shown, budget, options.catalog_format, roots=list(workspace.roots))
+    rendered = render_catalog(shown, choice.budget, options.catalog_format, roots=list(workspace.roots))
     used_roots = tuple(dict.fromkeys(str(s.root) for s in shown))
     part = ContextPart(name="catalog", title="Skills catalog", text=rendered.text, sources=used_roots)
-    return part, rendered.report.to_dict()
+    return part, dataclasses.replace(rendered.report, budget_source=choice.source).to_dict()
 
 
 def _without_description(skill: Skill) -> Skill:

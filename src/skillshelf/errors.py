@@ -8,6 +8,7 @@ for misuse of the API or CLI and for I/O that cannot go on::
      ├── UsageError                 bad arguments or option values (exit 2)
      ├── NotFoundError              a named thing does not exist
      │    └── SkillNotFoundError    unknown skill name (carries close matches)
+     │         └── SkillDisabledError  the skill exists, but config disables it
      ├── RequiredSkillError         a `required` skill is missing or invalid
      ├── PathEscapeError            a path leaves the folder it is confined to
      ├── ConfigError                a config file that cannot be used (file, line)
@@ -33,6 +34,7 @@ __all__ = [
     "NotFoundError",
     "PathEscapeError",
     "RequiredSkillError",
+    "SkillDisabledError",
     "SkillNotFoundError",
     "SkillshelfError",
     "StoreError",
@@ -85,6 +87,20 @@ class SkillNotFoundError(NotFoundError):
         if not hint:
             hint = "run `skillshelf list` to see the skills that are available here"
         super().__init__(f"no skill named {name!r}", hint=hint)
+
+
+class SkillDisabledError(SkillNotFoundError):
+    """The requested skill exists but a config entry disables it; ``disabled_by`` says where
+    (``file:line``) and the hint how to enable it."""
+
+    default_code = "SK405"
+
+    def __init__(self, name: str, *, disabled_by: str, hint: str) -> None:
+        self.name = name
+        self.available: tuple[str, ...] = ()
+        self.close: tuple[str, ...] = ()
+        self.disabled_by = disabled_by
+        NotFoundError.__init__(self, f"skill {name!r} is disabled by {disabled_by}", hint=hint)
 
 
 class RequiredSkillError(SkillshelfError):

@@ -14,14 +14,14 @@ that looks at skills share, in this order:
    raises when a ``required`` skill is missing: ``context``, ``serve`` and the agent call it).
 
 The result is a frozen value. :meth:`Workspace.budget` sizes the catalog (explicit values,
-else config, else Codex's default, never above ``requirements.max_catalog_tokens``);
+else config, else Codex's config and model, never above ``requirements.max_catalog_tokens``)
+and :meth:`Workspace.budget_choice` also says where the budget came from;
 :attr:`Workspace.index` is the search index over the loadable skills, built on first use.
 """
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from skillshelf.config import Config, ModedSkills
     from skillshelf.select.index import SkillIndex
     from skillshelf.skills.catalog import Budget
+    from skillshelf.skills.catalog.window import BudgetChoice
 
 __all__ = ["IndexHandle", "Workspace", "WorkspaceOptions", "WorkspaceSkills"]
 
@@ -124,7 +125,7 @@ class Workspace:
             ),
         )
         marked = mark_untrusted(discovery.skills, trusted_project=config.trusted)
-        discovery = dataclasses.replace(discovery, skills=marked)
+        discovery = replace(discovery, skills=marked)
         moded = apply_skill_modes(discovery.skills, config.skill_rules)
         skills = WorkspaceSkills.of(moded)
         cache_dir = env.dirs.cache / "index" if options.use_cache else None
@@ -166,22 +167,53 @@ class Workspace:
         budget_tokens: int | None = None,
         budget_chars: int | None = None,
     ) -> Budget:
-        """The catalog budget: explicit values, else config, else Codex's default; never above
-        ``requirements.max_catalog_tokens``."""
-        from skillshelf.skills.catalog import CharBudget, TokenBudget, default_budget
+        """The catalog budget (see :meth:`budget_choice`)."""
+        return self.budget_choice(
+            context_window=context_window, budget_tokens=budget_tokens, budget_chars=budget_chars
+        ).budget
+
+    def budget_choice(
+        self,
+        *,
+        context_window: int | None = None,
+        budget_tokens: int | None = None,
+        budget_chars: int | None = None,
+    ) -> BudgetChoice:
+        """The catalog budget and where it came from: explicit values, else config, else Codex's
+        (:func:`~skillshelf.skills.codex_config.catalog_budget`: its config and model); never
+        above ``requirements.max_catalog_tokens``."""
+        from skillshelf.skills.catalog import CharBudget, TokenBudget
+        from skillshelf.skills.codex_config import catalog_budget
 
         config = self.config
-        cap = config.max_catalog_tokens
-        if budget_chars is not None:
-            return CharBudget(chars=budget_chars if cap is None else min(budget_chars, cap * 4))
-        window = context_window if context_window is not None else config.context_window
-        tokens = budget_tokens if budget_tokens is not None else config.skills_max_context_tokens
-        budget = default_budget(window, max_context_tokens=tokens)
-        if cap is None:
-            return budget
-        if isinstance(budget, TokenBudget):
-            return TokenBudget(tokens=min(budget.tokens, cap))
-        return CharBudget(chars=min(budget.chars, cap * 4))
+        chars = None if budget_chars is None else (budget_chars, "--budget-chars")
+        tokens = None if budget_tokens is None else (budget_tokens, "--budget-tokens")
+        if tokens is None and config.skills_max_context_tokens is not None:
+            where = _config_source(config, "catalog.budget_tokens", "skills.max_context_tokens")
+            tokens = (config.skills_max_context_tokens, where)
+        window = None if context_window is None else (context_window, "--context-window")
+        if window is None and config.context_window is not None:
+            window = (config.context_window, _config_source(config, "catalog.context_window"))
+        choice = catalog_budget(self.env, chars=chars, tokens=tokens, window=window)
+        cap, budget = config.max_catalog_tokens, choice.budget
+        if cap is not None and isinstance(budget, TokenBudget) and budget.tokens > cap:
+            budget = TokenBudget(tokens=cap)
+        elif cap is not None and isinstance(budget, CharBudget) and budget.chars > cap * 4:
+            budget = CharBudget(chars=cap * 4)
+        else:
+            return choice
+        return replace(
+            choice, budget=budget, source=f"{choice.source}, cut to requirements.max_catalog_tokens"
+        )
+
+
+def _config_source(config: Config, *keys: str) -> str:
+    """Which skillshelf config key (and file) set a value, for a budget's source."""
+    for key in keys:
+        prov = config.provenance.get(key)
+        if prov is not None:
+            return f"{key} in {prov.file}" if prov.file else f"{key} ({prov.layer})"
+    return keys[0]
 
 
 def _installed_builtin(env: Env) -> Path:

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from click.testing import CliRunner
 
 from skillshelf.cli.main import cli
@@ -72,3 +73,68 @@ def test_run_without_a_model_is_a_usage_error(isolated_home: Any, monkeypatch: A
     result = CliRunner().invoke(cli, ["run", "anything"])
     assert isinstance(result.exception, UsageError) and result.exception.code == "AG004"
     assert result.exception.exit_code == 2
+
+
+_CALC = "def add(a, b):\n    return a + b\n"
+_TEST = "import calc\n\nassert calc.add(2, 3) == 5, 'add is broken'\nprint('ok')\n"
+_BREAK = {
+    "tool_call": {"name": "write_file", "arguments": {"path": "calc.py", "content": _CALC.replace("+", "-")}}
+}
+_RUN_CHECK = {"tool_call": {"name": "bash", "arguments": {"command": "python3 test_calc.py"}}}
+
+
+@pytest.mark.parametrize(
+    ("script", "status", "exit_code"),
+    [
+        ([_BREAK, {"text": "Done."}, {"text": "Done, trust me."}], "not_run", None),
+        ([_BREAK, _RUN_CHECK, {"text": "Done."}, {"text": "Done, trust me."}], "failed", 1),
+    ],
+    ids=["never-checked", "checked-and-failed"],
+)
+def test_a_final_answer_that_talks_past_a_failing_check_is_recorded_and_exits_1(
+    tmp_path: Path,
+    isolated_home: Any,
+    model_standin: Any,
+    monkeypatch: Any,
+    script: list[dict[str, Any]],
+    status: str,
+    exit_code: int | None,
+) -> None:
+    project = tmp_path / "calc"
+    project.mkdir()
+    (project / "calc.py").write_text(_CALC, encoding="utf-8")
+    (project / "test_calc.py").write_text(_TEST, encoding="utf-8")
+    monkeypatch.chdir(project)
+    standin = model_standin(script)
+    args = ["run", "fix calc", "--model", "openai:standin", "--base-url", standin.url + "/v1"]
+    result = CliRunner().invoke(cli, [*args, "--check", "python3 test_calc.py", "--no-builtin", "--json"])
+    outcome = json.loads(result.output)
+    assert outcome["stopped"] == "answer" and outcome["final_text"] == "Done, trust me."
+    assert outcome["check"] == {
+        "status": status,
+        "command": "python3 test_calc.py",
+        "exit_code": exit_code,
+        "required": True,
+    }
+    assert result.exit_code == 1
+    assert [e["kind"] for e in outcome["events"]] == ["send_back"]
+    (project / "calc.py").write_text(_CALC, encoding="utf-8")
+    again = model_standin(script)
+    args[-1] = again.url + "/v1"
+    text = CliRunner().invoke(cli, [*args, "--check", "python3 test_calc.py", "--no-builtin"])
+    assert text.exit_code == 1 and "not verified: `python3 test_calc.py`" in text.output
+
+
+def test_a_checked_answer_exits_0_and_says_the_check_passed(
+    tmp_path: Path, isolated_home: Any, model_standin: Any, monkeypatch: Any
+) -> None:
+    project = tmp_path / "calc"
+    project.mkdir()
+    (project / "test_calc.py").write_text(_TEST, encoding="utf-8")
+    monkeypatch.chdir(project)
+    write = {"tool_call": {"name": "write_file", "arguments": {"path": "calc.py", "content": _CALC}}}
+    standin = model_standin([write, _RUN_CHECK, {"text": "Fixed; test_calc.py passes."}])
+    args = ["run", "fix calc", "--model", "openai:standin", "--base-url", standin.url + "/v1"]
+    result = CliRunner().invoke(cli, [*args, "--check", "python3 test_calc.py", "--no-builtin", "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["check"]["status"] == "passed"

@@ -186,3 +186,22 @@ def test_the_turn_limit_stops_a_model_that_never_answers(tmp_path: Path, model_s
     standin = model_standin([_call("bash", command="true")])
     result = _agent(standin, "openai", tmp_path, settings=AgentSettings(max_turns=3)).send("loop forever")
     assert result.stopped == "max_turns" and result.model_calls == 3
+
+
+def test_without_a_configured_check_a_failed_test_run_is_named_not_called_never_run(
+    tmp_path: Path, model_standin: Any
+) -> None:
+    (tmp_path / "test_calc.py").write_text("import calc\nassert calc.add(2, 3) == 5\n", encoding="utf-8")
+    standin = model_standin(
+        [
+            _call("write_file", path="calc.py", content="def add(a, b):\n    return a - b\n"),
+            _call("bash", command="python3 test_calc.py"),
+            {"text": "Done."},
+            {"text": "Done, trust me."},
+        ]
+    )
+    result = _agent(standin, "openai", tmp_path).send("fix calc")
+    [event] = result.events
+    assert "`python3 test_calc.py` failed (exit code 1)" in event.detail
+    assert "have not run" not in event.detail
+    assert result.check.status == "failed" and result.check.command == "python3 test_calc.py"

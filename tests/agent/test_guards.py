@@ -115,3 +115,45 @@ def test_compaction_keeps_the_task_and_never_starts_the_tail_with_tool_results(
         assert not isinstance(compacted[1], ToolResults)
         assert not isinstance(compacted[2], ToolResults)
         assert len(compacted) <= keep + 3
+
+
+def test_an_unrecognised_command_after_the_edit_is_named_not_ignored(tmp_path: Path) -> None:
+    guard = CompletionGuard(tmp_path)
+    guard.on_edit()
+    guard.on_command("./check-everything", 3)
+    reason = guard.review_final()
+    assert reason is not None and "`./check-everything`" in reason and "exit code 3" in reason
+    assert guard.outcome().status == "no_checks"
+
+
+def test_the_send_back_is_rearmed_by_new_work_up_to_a_limit(tmp_path: Path) -> None:
+    guard = CompletionGuard(tmp_path, check_command="make check", max_send_backs=2)
+    guard.on_edit()
+    assert guard.review_final() is not None
+    assert guard.review_final() is None  # talked past without doing anything
+    guard.on_edit()
+    guard.on_command("make check", 2)
+    assert guard.review_final() is not None  # new work, still failing: sent back again
+    guard.on_edit()
+    assert guard.review_final() is None  # the limit is reached
+    outcome = guard.outcome()
+    assert (outcome.status, outcome.command, outcome.exit_code) == ("not_run", "make check", None)
+
+
+def test_the_outcome_follows_the_last_check_after_the_last_edit(tmp_path: Path) -> None:
+    guard = CompletionGuard(tmp_path, check_command="make check")
+    assert guard.outcome().status == "no_edits"
+    guard.on_edit()
+    guard.on_command("make check", 1)
+    assert (guard.outcome().status, guard.outcome().exit_code) == ("failed", 1)
+    guard.on_command("make check", 0)
+    assert guard.outcome().status == "passed" and not guard.outcome().unverified
+    guard.on_edit()
+    assert guard.outcome().status == "not_run" and guard.outcome().unverified
+
+
+def test_test_files_run_directly_count_as_checks(tmp_path: Path) -> None:
+    guard = CompletionGuard(tmp_path)
+    for command in ("python3 test_calc.py", "python tests/calc_test.py", "node calc.test.js", "npx jest"):
+        assert guard.is_check(command), command
+    assert not guard.is_check("python3 calc.py")

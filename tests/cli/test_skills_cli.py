@@ -11,9 +11,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from skillshelf.cli.main import cli
-
-REPO = Path(__file__).resolve().parents[2]
-CORPORA = Path(os.environ.get("SKILLSHELF_SHARED", REPO.parent / "shared")) / "corpora"
+from testkit import CORPORA, shared_path
 
 
 def run(args: list[str], cwd: Path | None = None) -> Result:
@@ -152,8 +150,7 @@ def test_load_unknown_name_fails_with_close_matches(
 
 
 def test_validate_json_over_the_corpora_explains_every_skill_it_would_not_load() -> None:
-    if not CORPORA.is_dir():
-        pytest.skip(f"{CORPORA} is not available")
+    shared_path("corpora")
     from skillshelf.skills.discover import ScanLimits, discover_in
 
     result = run(["validate", "--json", str(CORPORA)])

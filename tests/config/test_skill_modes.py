@@ -117,3 +117,45 @@ def test_requirement_lists_override_every_rule(tmp_path: Path) -> None:
     assert len(refused) == 2 and refused[0].line == 4 and refused[1].path is None
     with pytest.raises(RequiredSkillError):
         moded.check_required()
+
+
+def test_a_disabled_skill_is_explained_by_the_entry_that_disabled_it(tmp_path: Path) -> None:
+    config_file = tmp_path / "config.toml"
+    rules = [
+        SkillRule(
+            mode=SkillMode.DISABLED, name="alpha", source=f"user ({config_file})", file=config_file, line=3
+        ),
+        SkillRule(
+            mode=SkillMode.DISABLED, path=Path("/skills/gamma"), source="project (x)", file=config_file
+        ),
+        SkillRule(mode=SkillMode.DISABLED, name="delta", source="runtime"),
+    ]
+    moded = apply_skill_modes(SKILLS, rules)
+    error = moded.disabled_error("alpha")
+    assert error is not None and error.code == "SK405" and error.disabled_by == f"{config_file}:3"
+    assert "skillshelf enable alpha" in error.hint
+    assert moded.disabled_error("$alpha") is not None
+    by_path = moded.disabled_error("/skills/gamma/SKILL.md")
+    assert by_path is not None and "skillshelf enable --project /skills/gamma" in by_path.hint
+    runtime = moded.disabled_error("delta")
+    assert runtime is not None and "-c" in runtime.disabled_by and "-c" in runtime.hint
+    assert moded.disabled_error("eps") is None  # enabled: nothing to explain
+    assert moded.disabled_error("nosuch") is None
+
+
+def test_a_name_another_skill_still_answers_to_is_not_reported_disabled() -> None:
+    moded = apply_skill_modes(SKILLS, [_rule("disabled", path="/skills/beta-2")])
+    assert moded.disabled_error("beta") is None
+    assert moded.disabled_error("/skills/beta-2") is not None
+
+
+def test_a_requirement_names_the_file_and_line_that_disabled_the_skill(tmp_path: Path) -> None:
+    user = tmp_path / "user"
+    user.mkdir()
+    (user / "config.toml").write_text(
+        '[catalog]\nbudget_tokens = 10\n[requirements]\ndisabled_skills = ["alpha"]\n', encoding="utf-8"
+    )
+    config = load_config(Env.for_test(cwd=tmp_path, home=tmp_path), user_dir=user)
+    error = apply_skill_modes(SKILLS, config.skill_rules).disabled_error("alpha")
+    assert error is not None and error.disabled_by == f"{user / 'config.toml'}:4"
+    assert "requirements.disabled_skills" in error.hint

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import ast
+import importlib
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -29,10 +32,33 @@ HEAVY = (
 )
 
 
-def test_all_is_sorted_and_every_name_resolves() -> None:
-    assert skillshelf.__all__ == sorted(skillshelf.__all__, key=str.lower)
-    for name in skillshelf.__all__:
-        assert getattr(skillshelf, name) is not None, name
+def _type_checking_exports() -> dict[str, str]:
+    """name -> module of the ``if TYPE_CHECKING:`` imports in skillshelf/__init__.py."""
+    tree = ast.parse(Path(skillshelf.__file__).read_text(encoding="utf-8"))
+    blocks = [n for n in tree.body if isinstance(n, ast.If) and ast.unparse(n.test) == "TYPE_CHECKING"]
+    assert len(blocks) == 1, "skillshelf/__init__.py needs one `if TYPE_CHECKING:` block"
+    found: dict[str, str] = {}
+    for node in blocks[0].body:
+        assert isinstance(node, ast.ImportFrom) and node.module, ast.unparse(node)
+        for alias in node.names:
+            # `import X as X` is what marks a re-export for type checkers (mypy strict)
+            assert alias.asname == alias.name, f"write `{alias.name} as {alias.name}`"
+            is_module = node.module == "skillshelf"
+            found[alias.name] = f"skillshelf.{alias.name}" if is_module else node.module
+    return found
+
+
+def test_the_type_checking_imports_match_the_lazy_export_table() -> None:
+    assert _type_checking_exports() == skillshelf._EXPORTS
+
+
+def test_every_export_is_the_object_its_module_defines() -> None:
+    assert set(skillshelf.__all__) == set(skillshelf._EXPORTS)
+    for name, module_name in skillshelf._EXPORTS.items():
+        module = importlib.import_module(module_name)
+        expected = module if name == "errors" else getattr(module, name)
+        assert getattr(skillshelf, name) is expected, name
+    assert set(skillshelf.__all__) <= set(dir(skillshelf))
 
 
 def test_unknown_attributes_raise_attribute_error() -> None:

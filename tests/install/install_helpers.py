@@ -10,8 +10,6 @@ import sys
 from pathlib import Path
 from types import MappingProxyType
 
-import pytest
-
 from skillshelf.env import Env
 
 
@@ -98,11 +96,3 @@ def tree(folder: Path) -> list[str]:
     if not folder.exists():
         return []
     return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*"))
-
-
-def needs_validate() -> None:
-    """Skip when engineer C's validator is not there yet (the installer validates with it)."""
-    try:
-        import skillshelf.skills.validate  # noqa: F401
-    except ImportError:
-        pytest.skip("skillshelf.skills.validate (validate_paths) is not written yet")

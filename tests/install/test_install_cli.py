@@ -9,7 +9,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from install_helpers import commit_all, init_repo, needs_validate, write_skill
+from install_helpers import commit_all, init_repo, write_skill
 from install_helpers import run_cli as _run
 
 from testkit import IsolatedHome
@@ -25,7 +25,6 @@ OPENAI_YAML = """dependencies:
 
 
 def test_install_update_remove_round_trip_with_json(tmp_path: Path, isolated_home: IsolatedHome) -> None:
-    needs_validate()
     repo = init_repo(tmp_path / "up")
     write_skill(repo / "triage", "triage", body="first")
     commit_all(repo, "one")
@@ -52,7 +51,6 @@ def test_install_update_remove_round_trip_with_json(tmp_path: Path, isolated_hom
 def test_failed_validation_prints_diagnostics_and_exits_1(
     tmp_path: Path, isolated_home: IsolatedHome
 ) -> None:
-    needs_validate()
     bad = tmp_path / "bad"
     bad.mkdir()
     (bad / "SKILL.md").write_text("---\nname: bad\n---\n", encoding="utf-8")
@@ -85,7 +83,6 @@ def test_deps_lists_and_writes_missing_servers(tmp_path: Path, isolated_home: Is
     skill = write_skill(project / ".agents" / "skills" / "tracker", "tracker")
     (skill / "agents").mkdir()
     (skill / "agents" / "openai.yaml").write_text(OPENAI_YAML, encoding="utf-8")
-    needs_validate()
     wiki = write_skill(tmp_path / "wiki", "wiki")
     (wiki / "agents").mkdir()
     (wiki / "agents" / "openai.yaml").write_text(

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from install_helpers import make_env, needs_validate, tree, write_skill
+from install_helpers import make_env, tree, write_skill
 
 from skillshelf.install import content_hash, install_skill, remove_skill, update_skills
 from skillshelf.install.files import TMP_DIR_NAME
@@ -45,10 +45,9 @@ def _deep(folder: Path, depth: int = DEPTH, leaf: str = "f") -> Path:
 
 
 @pytest.fixture(autouse=True)
-def _validator_and_cleanup(tmp_path: Path) -> Iterator[None]:
+def _cleanup(tmp_path: Path) -> Iterator[None]:
     """pytest's own clean-up of old temporary folders uses ``shutil.rmtree``, which these trees
     would overflow: remove them here with ``rm -rf`` (iterative)."""
-    needs_validate()
     yield
     subprocess.run(["rm", "-rf", *map(str, tmp_path.iterdir())], check=False)
 

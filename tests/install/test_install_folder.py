@@ -5,18 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from install_helpers import REGULAR, SKILL_MD, SYMLINK, make_env, needs_validate, tree, write_skill
+from install_helpers import REGULAR, SKILL_MD, SYMLINK, make_env, tree, write_skill
 
 from skillshelf.env import Env
 from skillshelf.errors import InstallError, UsageError
 from skillshelf.install import install_skill, read_lock
 from skillshelf.install.installer import SkillValidationError
 from testkit import IsolatedHome, zip_with
-
-
-@pytest.fixture(autouse=True)
-def _validator() -> None:
-    needs_validate()
 
 
 def _root() -> Path:

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from install_helpers import commit_all, git, init_repo, make_env, needs_validate, tree, write_skill
+from install_helpers import commit_all, git, init_repo, make_env, tree, write_skill
 
 from skillshelf.env import Env
 from skillshelf.errors import InstallError
@@ -18,7 +18,6 @@ from testkit import IsolatedHome
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     """A repository with two skills under skills/, tagged v1, then a change on main."""
-    needs_validate()
     repo = init_repo(tmp_path / "upstream")
     write_skill(repo / "skills" / "pdf-forms", "pdf-forms", body="version one")
     write_skill(repo / "skills" / "release-notes", "release-notes")
@@ -115,7 +114,6 @@ def test_unknown_ref_or_subfolder_installs_nothing(
 
 
 def test_missing_repository_gives_git_error_with_a_hint(tmp_path: Path, isolated_home: IsolatedHome) -> None:
-    needs_validate()
     env = make_env(tmp_path, isolated_home.home)
     with pytest.raises(InstallError) as caught:
         install_skill((tmp_path / "nowhere.git").as_uri(), env=env)
@@ -126,7 +124,6 @@ def test_missing_repository_gives_git_error_with_a_hint(tmp_path: Path, isolated
 def test_symlink_in_repository_pointing_outside_is_refused(
     tmp_path: Path, isolated_home: IsolatedHome
 ) -> None:
-    needs_validate()
     repo = init_repo(tmp_path / "sneaky")
     write_skill(repo, "sneaky")
     (repo / "passwd").symlink_to("/etc/passwd")

@@ -12,18 +12,13 @@ import os
 from pathlib import Path
 
 import pytest
-from install_helpers import make_env, needs_validate, run_cli, write_skill
+from install_helpers import make_env, run_cli, write_skill
 
 from skillshelf.env import Env
 from skillshelf.errors import NotFoundError
 from skillshelf.install import install_skill, read_lock, remove_skill, update_skills
 from skillshelf.install.lock import LOCK_FILE_NAME, content_hash
 from testkit import IsolatedHome
-
-
-@pytest.fixture(autouse=True)
-def _validator() -> None:
-    needs_validate()
 
 
 def _victim(tmp_path: Path) -> Path:

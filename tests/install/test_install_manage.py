@@ -5,18 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from install_helpers import commit_all, git, init_repo, make_env, needs_validate, tree, write_skill
+from install_helpers import commit_all, git, init_repo, make_env, tree, write_skill
 
 from skillshelf.env import Env
 from skillshelf.errors import InstallError, NotFoundError
 from skillshelf.install import install_skill, installed_provenance, read_lock, remove_skill, update_skills
 from skillshelf.skills.model import RootOrigin, Scope, Skill
 from testkit import IsolatedHome
-
-
-@pytest.fixture(autouse=True)
-def _validator() -> None:
-    needs_validate()
 
 
 def _skill_at(folder: Path) -> Skill:

@@ -8,7 +8,6 @@ The raw prompt is used so that blocks without a project file (global only) are c
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -18,14 +17,11 @@ import pytest
 
 from skillshelf.env import Env
 from skillshelf.instructions import load_instructions
+from testkit import TOOLS, missing
 
 pytestmark = pytest.mark.oracle
 
-TOOL = (
-    Path(os.environ.get("SKILLSHELF_SHARED", Path(__file__).resolve().parents[3] / "shared"))
-    / "tools"
-    / "codex-oracle"
-)
+TOOL = TOOLS / "codex-oracle"
 
 Build = Callable[[Path], None]
 
@@ -42,7 +38,7 @@ def codex_block(codex_oracle: Any) -> Callable[[Path, Path, Path, dict[str, str]
             args, capture_output=True, text=True, encoding="utf-8", timeout=300, check=False
         )
         if proc.returncode == 3:
-            pytest.skip("codex-oracle could not install Codex with npm")
+            missing("codex-oracle could not install Codex with npm")
         assert proc.returncode == 0, proc.stderr
         items = json.loads(proc.stdout)
         texts = [c.get("text", "") for item in items for c in item.get("content", []) if isinstance(c, dict)]

@@ -4,7 +4,8 @@ runs the same test against SQLite and PostgreSQL.
 The server is a fresh cluster (``initdb``) in a temporary folder, listening on loopback on a
 free port with a unix socket in the same folder, started once per test process and stopped at
 the end. Every test gets its own database. As root, the cluster runs as the ``postgres`` user
-(PostgreSQL refuses to run as root). Without PostgreSQL binaries the PostgreSQL half skips.
+(PostgreSQL refuses to run as root). Without PostgreSQL binaries the PostgreSQL half is
+skipped naming what is missing, and fails under ``CI=true`` (``testkit.missing``).
 """
 
 from __future__ import annotations
@@ -22,9 +23,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from http.server import ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 import pytest
 from memory_helpers import ScriptedModel, handler_for
+
+from testkit import missing
 
 
 @dataclass(frozen=True)
@@ -62,7 +66,7 @@ def _as_owner(args: list[str], owner: str | None) -> list[str]:
 def pg_server() -> Iterator[PgServer]:
     bin_dir = _pg_bin()
     if bin_dir is None:
-        pytest.skip("no PostgreSQL binaries (initdb/pg_ctl) on PATH or in /usr/lib/postgresql/*/bin")
+        missing("no PostgreSQL binaries (initdb/pg_ctl) on PATH or in /usr/lib/postgresql/*/bin")
     owner = None
     if os.geteuid() == 0:
         try:
@@ -150,6 +154,15 @@ def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
         return f"sqlite:///{tmp_path / 'memory-state.sqlite'}"
     url: str = request.getfixturevalue("pg_url")
     return url
+
+
+@pytest.fixture
+def project(isolated_home: Any, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A project folder (a git root) under the isolated home, made the current folder."""
+    folder = isolated_home.home / "repo"
+    (folder / ".git").mkdir(parents=True)
+    monkeypatch.chdir(folder)
+    return folder
 
 
 @pytest.fixture

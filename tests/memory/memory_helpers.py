@@ -115,6 +115,13 @@ def handler_for(model: ScriptedModel) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
+def run_cli(capsys: Any, *argv: str) -> tuple[int, str, str]:
+    """``skillshelf ARGV`` through the real entry point (testkit's ``run_cli``, argv spread)."""
+    from testkit import run_cli as run
+
+    return run(list(argv), capsys)
+
+
 def write_skillshelf_transcript(
     path: Path, *, session_id: str, cwd: Path, task: str, mtime: float | None = None
 ) -> Path:

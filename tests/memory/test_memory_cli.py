@@ -8,28 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from memory_helpers import ScriptedModel, write_skillshelf_transcript
+from memory_helpers import ScriptedModel, run_cli, write_skillshelf_transcript
 
-from skillshelf.cli.main import main
 from skillshelf.env import Env
 
-
-def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    try:
-        main(list(argv))
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out = capsys.readouterr()
-    return code, out.out, out.err
-
-
-@pytest.fixture
-def project(isolated_home: Any, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = isolated_home.home / "repo"
-    (folder / ".git").mkdir(parents=True)
-    monkeypatch.chdir(folder)
-    return folder
+_run = run_cli
 
 
 def test_run_status_show_search_forget_prune_reset(

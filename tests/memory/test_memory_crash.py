@@ -1,6 +1,7 @@
-"""Workers die (SIGKILL) mid Phase 1 and mid Phase 2; after the leases expire another worker
-finishes: no input lost, no output written twice. And 8 workers on one PostgreSQL database
-share 200 sessions, each processed exactly once."""
+"""Workers die (SIGKILL) mid Phase 1 and mid Phase 2; the next run on this machine sees the holder
+is gone and finishes at once: no input lost, no output written twice. A worker that stalls
+(alive, not heartbeating) loses its lease when it expires. And 8 workers on one PostgreSQL
+database share 200 sessions, each processed exactly once."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ import pytest
 from memory_helpers import ScriptedModel, write_skillshelf_transcript
 
 from skillshelf.env import Env
+from skillshelf.memory.layout import scope_dir
 from skillshelf.memory.service import RunOptions, RunReport, run_memory
 from skillshelf.memory.settings import MemorySettings
 from skillshelf.memory.store import CONSOLIDATE, STAGE1, open_store
@@ -26,6 +28,7 @@ WORKER = """
 import json, sys
 from pathlib import Path
 from skillshelf.env import Env
+from skillshelf.memory.layout import scope_dir
 from skillshelf.memory.service import RunOptions, run_memory
 from skillshelf.memory.settings import MemorySettings
 
@@ -84,9 +87,10 @@ def _spawn(tmp: Path, cfg: dict[str, Any]) -> subprocess.Popen[str]:
     )
 
 
-def _run(env: Env, cfg: dict[str, Any], phase: str) -> RunReport:
+def _run(env: Env, cfg: dict[str, Any], phase: str, store: Any = None) -> RunReport:
     settings = MemorySettings().with_overrides(**cfg["settings"])
-    return run_memory(env, settings, RunOptions(sessions=(Path(cfg["sessions"]),), db=cfg["db"], phase=phase))  # type: ignore[arg-type]
+    options = RunOptions(sessions=(Path(cfg["sessions"]),), db=cfg["db"], phase=phase)  # type: ignore[arg-type]
+    return run_memory(env, settings, options, store=store)
 
 
 @pytest.fixture
@@ -111,7 +115,7 @@ def _request_numbers(text: str) -> list[int]:
     return [int(n) for n in re.findall(r"\(request (\d+)\)", text)]
 
 
-def test_phase1_worker_killed_mid_run_is_finished_by_another(
+def test_phase1_worker_killed_mid_run_is_finished_at_once_by_the_next(
     setup: dict[str, Any], tmp_path: Path, scripted_model: ScriptedModel
 ) -> None:
     slow = {"on": True}
@@ -126,9 +130,9 @@ def test_phase1_worker_killed_mid_run_is_finished_by_another(
         os.kill(worker.pid, signal.SIGKILL)
         worker.communicate()
     slow["on"] = False
-    time.sleep(LEASE + 0.3)
-    report = _run(env, setup, "1")
+    report = _run(env, setup, "1")  # at once: the holder is gone, its leases are free
     assert report.claimed == 6 and report.outcomes == {"extracted": 6}
+    assert [r["state"] for r in report.recovered] == ["stuck"] * 6
     with open_store(setup["db"]) as store:
         outputs = store.outputs()
         jobs = [store.job(STAGE1, o.session_id) for o in outputs]
@@ -139,7 +143,7 @@ def test_phase1_worker_killed_mid_run_is_finished_by_another(
     assert scripted_model.count(PHASE1) == 9
 
 
-def test_phase2_worker_killed_mid_consolidation_is_finished_by_another(
+def test_phase2_worker_killed_mid_consolidation_is_finished_at_once_by_the_next(
     setup: dict[str, Any], tmp_path: Path, scripted_model: ScriptedModel
 ) -> None:
     env = Env.for_test(cwd=Path(setup["cwd"]), home=Path(setup["home"]))
@@ -153,12 +157,12 @@ def test_phase2_worker_killed_mid_consolidation_is_finished_by_another(
         os.kill(worker.pid, signal.SIGKILL)
         worker.communicate()
     slow["on"] = False
-    blocked = _run(env, setup, "2")
-    assert [c.status for c in blocked.consolidation] == ["skipped_running"]
-    folder = blocked.consolidation[0].folder
+    with open_store(setup["db"]) as store:
+        [scope] = [c["scope"] for c in store.status(now_ms=0)["consolidation"]]
+    folder = scope_dir(env.dirs.data, scope)
     assert not (folder / "MEMORY.md").exists()  # the dead worker wrote nothing
-    time.sleep(LEASE + 0.3)
     done = _run(env, setup, "2")
+    assert [r["kind"] for r in done.recovered] == [CONSOLIDATE]
     assert [(c.status, c.selected) for c in done.consolidation] == [("consolidated", 6)]
     memory_md = (folder / "MEMORY.md").read_text(encoding="utf-8")
     assert _request_numbers(memory_md) == [scripted_model.count(PHASE1) + 2]
@@ -176,20 +180,20 @@ def test_a_worker_that_lost_its_lease_cannot_overwrite_the_new_owner(
     env = Env.for_test(cwd=Path(setup["cwd"]), home=Path(setup["home"]))
     slow = {"on": True}
     scripted_model.delay = lambda body: 2 * LEASE if slow["on"] else 0.0
-    stalled = {
-        **setup,
-        "settings": {**setup["settings"], "heartbeat_seconds": 60.0, "max_rollouts_per_run": 1},
-    }
+    stalled = {**setup, "settings": {**setup["settings"], "max_rollouts_per_run": 1}}
     import threading
 
+    mute = open_store(setup["db"])
+    mute.heartbeat = lambda *args, **kwargs: True  # type: ignore[method-assign]  # alive, never beating
     late: dict[str, RunReport] = {}
-    thread = threading.Thread(target=lambda: late.update(r=_run(env, stalled, "1")))
+    thread = threading.Thread(target=lambda: late.update(r=_run(env, stalled, "1", store=mute)))
     thread.start()
     scripted_model.wait_for(PHASE1, 1)
     slow["on"] = False
     time.sleep(LEASE + 0.3)
     fresh = _run(env, setup, "1")
     thread.join()
+    mute.close()
     assert fresh.outcomes == {"extracted": 6}
     assert late["r"].outcomes == {"lost_lease": 1}
     with open_store(setup["db"]) as store:

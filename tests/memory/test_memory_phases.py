@@ -31,16 +31,21 @@ from skillshelf.memory.phase2 import (
 from skillshelf.memory.settings import MemorySettings
 from skillshelf.memory.store.records import OutputRow, Selection
 from skillshelf.memory.transcripts.model import Item, Session
+from testkit import reference_vectors
 
-REF = Path(__file__).resolve().parents[3] / "shared" / "reference" / "codex-memory-vectors.json"
-VECTORS: list[dict[str, Any]] = json.loads(REF.read_text(encoding="utf-8")) if REF.exists() else []
+VECTORS_FILE = "codex-memory-vectors.json"
+
+
+def _vectors(area: str) -> list[dict[str, Any]]:
+    """Codex's memory vectors of ``area``: never empty (a skip naming the file without ../shared)."""
+    return reference_vectors(VECTORS_FILE, area)
 
 
 def _vector(area: str, contains: str = "") -> dict[str, Any]:
-    for vector in VECTORS:
-        if vector["area"] == area and contains in vector["description"]:
+    for vector in _vectors(area):
+        if contains in vector["description"]:
             return vector
-    pytest.skip(f"no {area} vector in ../shared/reference")
+    pytest.fail(f"{VECTORS_FILE} has no {area} vector whose description contains {contains!r}")
 
 
 def _items(raw: list[dict[str, Any]]) -> list[Item]:
@@ -56,11 +61,14 @@ def test_filter_drops_injected_blocks_like_codex() -> None:
 
 
 def test_truncation_matches_codex() -> None:
-    for vector in (v for v in VECTORS if v["area"] == "truncation.helper"):
+    for vector in _vectors("truncation.helper"):
         assert (
             truncate_middle(vector["input"]["text"], vector["input"]["max_tokens"])
             == vector["expected"]["output"]
         )
+
+
+def test_the_stage1_token_limit_follows_the_context_window() -> None:
     assert MemorySettings(context_window=123_000).stage1_token_limit == 81_795
     assert MemorySettings().stage1_token_limit == 150_000
     cut = truncate_middle("a" * 700_000 + "middle" + "z" * 700_000, 81_795)
@@ -69,7 +77,7 @@ def test_truncation_matches_codex() -> None:
 
 def test_schema_and_file_stems_match_codex() -> None:
     assert _vector("phase1.schema")["expected"]["schema"] == STAGE1_SCHEMA
-    for vector in (v for v in VECTORS if v["area"] == "storage.filename"):
+    for vector in _vectors("storage.filename"):
         data = vector["input"]
         assert (
             summary_file_stem(data["thread_id"], data["source_updated_at"] * 1000, data["rollout_slug"])

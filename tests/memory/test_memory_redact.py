@@ -14,16 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from skillshelf.memory.redact import REDACTED, RULES, redact, redact_secrets, scan_secrets
-
-VECTORS = (
-    json.loads(
-        (Path(__file__).resolve().parents[3] / "shared/reference/codex-memory-vectors.json").read_text(
-            encoding="utf-8"
-        )
-    )
-    if (Path(__file__).resolve().parents[3] / "shared").exists()
-    else []
-)
+from testkit import reference_vectors
 
 _rng = random.Random(20260501)
 ALNUM = string.ascii_letters + string.digits
@@ -189,12 +180,12 @@ def test_high_entropy_strings_are_redacted_but_words_are_not() -> None:
 
 
 def test_codex_sanitizer_cases_hold() -> None:
-    derived = [v for v in VECTORS if v["area"] == "phase1.redaction" and "outputs" in v["expected"]]
-    if not derived:
-        pytest.skip("../shared/reference is not available")
-    for text, expected in zip(derived[0]["input"]["inputs"], derived[0]["expected"]["outputs"], strict=True):
+    vectors = reference_vectors("codex-memory-vectors.json", "phase1.redaction")
+    derived = next(v for v in vectors if "outputs" in v["expected"])
+    assert derived["input"]["inputs"], "the sanitizer vector lists no input"
+    for text, expected in zip(derived["input"]["inputs"], derived["expected"]["outputs"], strict=True):
         assert redact_secrets(text) == expected
-    item = next(v for v in VECTORS if v["area"] == "phase1.redaction" and "item" in v["input"])
+    item = next(v for v in vectors if "item" in v["input"])
     out = redact_secrets(json.dumps(item["input"]["item"]))
     assert (
         item["expected"]["serialized_contains"] in out

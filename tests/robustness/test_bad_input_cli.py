@@ -4,7 +4,8 @@ Each test feeds one kind of bad input (broken YAML, binary or huge files, FIFOs,
 missing folders, hostile paths and names, broken config, hostile archives...) to the real entry
 point with SKILLSHELF_DEBUG unset, and checks the exit code (1 or 2 for failures), that the
 message carries a code and a ``fix:`` hint, that the catch-all "internal error" never shows, and
-that no data is lost. Known bugs in areas still being written are ``xfail(strict=True)``.
+that no data is lost. No test here is marked ``xfail``: a known bug would be, and
+``xfail_strict`` (pyproject) makes the mark fail once the bug is fixed.
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 
 The public functions never raise on bad *content* (they return Diagnostic values with a code and
 a fix) and raise only :mod:`skillshelf.errors` exceptions, with a code and a hint, on misuse or
-I/O that cannot go on. Known bugs in areas still being written are ``xfail(strict=True)``.
+I/O that cannot go on. No test here is marked ``xfail``: a known bug would be, and
+``xfail_strict`` (pyproject) makes the mark fail once the bug is fixed.
 """
 
 from __future__ import annotations

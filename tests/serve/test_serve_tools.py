@@ -15,6 +15,7 @@ from serve_helpers import make_skill_tree, write_skill
 from skillshelf.errors import SkillshelfError
 from skillshelf.serve.tools import UNTRUSTED_NOTE, SkillTools
 from skillshelf.skills.discover import discover_in
+from testkit import missing
 
 pytestmark = pytest.mark.usefixtures("isolated_home")
 
@@ -218,7 +219,7 @@ def test_search_ranks_with_the_installed_models_only_when_asked(tmp_path: Path) 
     from skillshelf.select.semantic import any_model_available
 
     if not any_model_available():
-        pytest.skip("no embedding model is installed (skillshelf[semantic] or [wordllama])")
+        missing("no embedding model is installed (skillshelf[semantic] or [wordllama])")
     skills = discover_in([make_skill_tree(tmp_path)]).skills
     plain, with_models = SkillTools(skills), SkillTools(skills, semantic=True)
     for library in (plain, with_models):

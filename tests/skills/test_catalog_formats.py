@@ -98,7 +98,12 @@ def test_report_warns_when_descriptions_were_shortened_but_all_skills_are_listed
 def test_report_has_no_warning_when_everything_fits() -> None:
     report = render_catalog([make("a", "fits")], CharBudget(8_000)).report
     assert report.warning is None
-    assert report.to_dict()["budget"] == {"limit": 8_000, "unit": "chars", "used": report.used}
+    assert report.to_dict()["budget"] == {
+        "limit": 8_000,
+        "unit": "chars",
+        "used": report.used,
+        "source": None,
+    }
 
 
 def test_report_and_result_serialise_to_json() -> None:

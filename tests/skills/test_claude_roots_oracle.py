@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from skill_tree_helpers import skill_text, write, write_skill
+from skill_tree_helpers import git_init, skill_text, write, write_skill
 
 from skillshelf.env import Env
 from skillshelf.skills.discover import DiscoveryOptions, discover_skills
@@ -34,7 +34,7 @@ def claude_listing(result: dict[str, Any]) -> dict[str, str]:
 
 def test_claude_roots_match_claude_code(tmp_path: Path, claude_oracle: Any) -> None:
     home, repo = tmp_path / "home", tmp_path / "repo"
-    (repo / ".git").mkdir(parents=True)
+    git_init(repo)
     cwd = repo / "sub"
     project = repo / ".claude/skills"
     write_skill(project / "my-flat", "other-name", "flat one")

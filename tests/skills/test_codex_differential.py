@@ -26,14 +26,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from skill_tree_helpers import git_init, split_catalog
 
 from skillshelf.env import Env
 from skillshelf.skills.catalog import default_budget, render_catalog
+from skillshelf.skills.discover import DiscoveryOptions, discover_skills
 from skillshelf.skills.model import RootOrigin, Scope, Skill
+from testkit import CORPORA, shared_path
 
 pytestmark = pytest.mark.oracle
 
-CORPORA = Path(__file__).resolve().parents[2].parent / "shared" / "corpora"
 MARKER = ".codex-system-skills.marker"
 SETTINGS: list[dict[str, int]] = [
     {"model_context_window": 0},
@@ -95,22 +97,6 @@ class Tree:
     known: list[Skill] = field(default_factory=list)
 
 
-def split_catalog(text: str | None) -> tuple[list[str], list[str]]:
-    """The roots table lines and the skill lines of a ``<skills_instructions>`` text."""
-    roots: list[str] = []
-    entries: list[str] = []
-    section = None
-    for line in (text or "").split("\n"):
-        if line.startswith("### ") or line.startswith("</"):
-            section = line
-            continue
-        if section == "### Skill roots" and line.startswith("- "):
-            roots.append(line)
-        elif section == "### Available skills" and line.startswith("- "):
-            entries.append(line)
-    return roots, entries
-
-
 @pytest.fixture(scope="session")
 def system_marker(codex_oracle: Oracle, tmp_path_factory: pytest.TempPathFactory) -> str:
     """The content of Codex's system-skills marker (one oracle call on an empty tree)."""
@@ -125,8 +111,9 @@ def new_tree(base: Path, marker: str) -> Tree:
     repo = base / "repo"
     cwd = repo / "pkg" / "app"
     home, codex_home = base / "home", base / "codex"
-    for folder in (repo / ".git", cwd, home):
+    for folder in (cwd, home):
         folder.mkdir(parents=True)
+    git_init(repo)
     system = codex_home / "skills" / ".system"
     system.mkdir(parents=True)
     (system / MARKER).write_text(marker, encoding="utf-8")
@@ -354,14 +341,11 @@ def messy_skills(tree: Tree, rnd: random.Random) -> None:
 
 
 def discovered(tree: Tree) -> tuple[list[Skill], list[Path]]:
-    discover = pytest.importorskip(
-        "skillshelf.skills.discover", reason="engineer A's discovery is not there yet"
-    )
     env = Env.for_test(cwd=tree.cwd, home=tree.home, codex_home=tree.codex_home)
-    options = discover.DiscoveryOptions(
+    options = DiscoveryOptions(
         include_builtin=False, include_claude=False, include_installed=False, use_cache=False
     )
-    found = discover.discover_skills(env, options)
+    found = discover_skills(env, options)
     return list(found.skills), [root.path for root in found.roots]
 
 
@@ -402,8 +386,7 @@ def test_plugin_namespaces_and_repaired_metadata_match_codex(
 
 def corpus_tree(tmp_path: Path, marker: str) -> Tree:
     """A repo whose ``.agents/skills`` links every corpus (same walked paths as the corpora)."""
-    if not CORPORA.is_dir():
-        pytest.skip(f"{CORPORA} is not available")
+    shared_path("corpora")
     tree = new_tree(tmp_path, marker)
     root = tree.repo / ".agents" / "skills"
     root.mkdir(parents=True)

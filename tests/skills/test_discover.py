@@ -67,11 +67,35 @@ def test_order_is_scope_then_name_then_path(repo: Path, env: Env, isolated_home:
     assert names == ["beta", "gamma", "alpha", "aaa-system"]
 
 
-def test_only_the_cwd_codex_folder_is_a_project_root(repo: Path, env: Env) -> None:
+def test_with_an_empty_git_folder_only_the_cwd_codex_folder_is_read(repo: Path, env: Env) -> None:
     write_skill(repo / ".codex/skills/root", "root-skill")
     write_skill(repo / "sub/.codex/skills/sub", "sub-skill")
     found = discover_skills(dataclasses.replace(env, cwd=repo / "sub"), CODEX_ONLY)
     assert [s.name for s in found.skills] == ["sub-skill"]
+
+
+def test_in_a_real_repository_every_codex_folder_up_to_the_root_is_read(repo: Path, env: Env) -> None:
+    (repo / ".git" / "HEAD").write_text("ref: refs/heads/main\n", encoding="utf-8")
+    write_skill(repo / ".codex/skills/root", "root-skill")
+    write_skill(repo / "sub/.codex/skills/sub", "sub-skill")
+    found = discover_skills(dataclasses.replace(env, cwd=repo / "sub"), CODEX_ONLY)
+    assert sorted(s.name for s in found.skills) == ["root-skill", "sub-skill"]
+
+
+def test_project_root_markers_come_from_codex_s_config(
+    repo: Path, env: Env, isolated_home: IsolatedHome
+) -> None:
+    (repo / ".hg").mkdir()
+    write_skill(repo / ".agents/skills/top", "top-skill")
+    write_skill(repo / "pkg/.agents/skills/inner", "inner-skill")
+    (repo / "pkg/.git").mkdir()
+    inner = dataclasses.replace(env, cwd=repo / "pkg")
+    assert [s.name for s in discover_skills(inner, CODEX_ONLY).skills] == ["inner-skill"]
+    isolated_home.codex_home.mkdir(parents=True, exist_ok=True)
+    (isolated_home.codex_home / "config.toml").write_text(
+        'project_root_markers = [".hg"]\n', encoding="utf-8"
+    )
+    assert sorted(s.name for s in discover_skills(inner, CODEX_ONLY).skills) == ["inner-skill", "top-skill"]
 
 
 def test_skills_for_other_products_are_dropped_like_codex(repo: Path, env: Env) -> None:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from skill_tree_helpers import skill_text, write, write_skill
+from skill_tree_helpers import git_init, skill_text, write, write_skill
 
 from skillshelf.env import Env
 from skillshelf.skills.discover import DiscoveryOptions, discover_skills
@@ -65,8 +65,9 @@ class Tree:
         self.codex_home = self.base / "codex-home"
         self.repo = self.base / "repo"
         self.cwd = self.repo / "sub"
-        for folder in (self.home, self.codex_home, self.repo / ".git", self.cwd):
+        for folder in (self.home, self.codex_home, self.cwd):
             folder.mkdir(parents=True, exist_ok=True)
+        git_init(self.repo)
 
     def env(self) -> Env:
         env = Env.for_test(cwd=self.cwd, home=self.home, codex_home=self.codex_home)

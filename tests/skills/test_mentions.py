@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from skill_tree_helpers import VECTORS_FILE, vectors
+from skill_tree_helpers import vectors
 
 from skillshelf.skills.mentions import extract_mentions, select_mentioned
 from skillshelf.skills.model import ClaudeFields, RootOrigin, Scope, Skill, SkillPolicy
@@ -183,15 +182,9 @@ def test_extracting_mentions_never_raises_and_names_use_only_name_characters(tex
     assert set(mentions.plain_names) <= set(mentions.names)
 
 
-def _vectors(area: str) -> list[dict[str, Any]]:
-    if not VECTORS_FILE.exists():
-        pytest.skip(f"{VECTORS_FILE} is not available")
-    return vectors(area)
-
-
 def test_every_codex_mention_vector_with_names_and_paths_holds() -> None:
     checked = 0
-    for vector in _vectors("mentions"):
+    for vector in vectors("mentions"):
         given_in, expected = vector["input"], vector["expected"]
         if "text" in given_in:
             pairs = [(given_in["text"], expected)]
@@ -209,7 +202,7 @@ def test_every_codex_mention_vector_with_names_and_paths_holds() -> None:
 
 def test_codex_selection_vectors_for_text_inputs_hold() -> None:
     checked = 0
-    for vector in _vectors("selection"):
+    for vector in vectors("selection"):
         given_in = vector["input"]
         inputs = given_in.get("inputs", [])
         if (

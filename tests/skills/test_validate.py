@@ -353,3 +353,62 @@ def test_codex_profile_predicts_what_codex_lists(tmp_path: Path, codex_oracle: o
     }
     assert _codex_names(result["skills_instructions"]) & ours == predicted
     assert predicted == {"kept", "colon", "deepbutok", "parent", "child"}
+
+
+# -- skills roots below the validated path --------------------------------------------------
+
+
+def test_validating_a_project_judges_its_skill_roots_as_the_agents_read_them(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    own = {
+        "agents": write(project / ".agents/skills/agents-skill/SKILL.md", skill_text("agents-skill")),
+        "codex": write(project / ".codex/skills/g/codex-skill/SKILL.md", skill_text("codex-skill")),
+        "sub": write(project / "pkg/.agents/skills/sub-skill/SKILL.md", skill_text("sub-skill")),
+    }
+    hidden = write(project / ".agents/skills/.drafts/draft/SKILL.md", skill_text("draft"))
+    deep = write(project / ".agents/skills/a/b/c/d/e/f/g/deep/SKILL.md", skill_text("deep"))
+    claude = write(project / ".claude/skills/claude-skill/SKILL.md", skill_text("claude-skill"))
+    report = validate_paths([project])
+    for path in own.values():
+        assert check_of(report, path) == (True, True) and not errors_for(report, path)
+    assert "SK354" in errors_for(report, hidden) and ".drafts" in str(report.diagnostics)
+    assert "SK355" in errors_for(report, deep)
+    assert check_of(report, claude) == (False, False)  # Codex does not read .claude/skills
+    assert check_of(validate_paths([project], profile="claude"), claude) == (True, True)
+
+
+def test_validating_home_recognises_the_user_skill_roots(tmp_path: Path) -> None:
+    from skillshelf.env import Env
+
+    home = tmp_path / "home"
+    env = Env.for_test(cwd=home, home=home, codex_home=tmp_path / "codex-home")
+    user = write(env.codex_home / "skills/mine/SKILL.md", skill_text("mine"))
+    system = write(env.codex_home / "skills/.system/builtin/SKILL.md", skill_text("builtin"))
+    agents = write(home / ".agents/skills/everywhere/SKILL.md", skill_text("everywhere"))
+    assert check_of(validate_paths([home], env=env), agents) == (True, True)
+    report = validate_paths([env.codex_home], env=env)
+    assert check_of(report, user) == (True, True) and check_of(report, system) == (True, True)
+    assert "SK354" not in codes(report)
+    without_env = validate_paths([env.codex_home])
+    assert "SK354" in errors_for(without_env, system)  # not known as a root: a hidden folder
+
+
+@pytest.mark.oracle
+def test_validating_a_repository_predicts_what_codex_lists_there(
+    tmp_path: Path, codex_oracle: object
+) -> None:
+    from skill_tree_helpers import git_init
+
+    project = git_init(tmp_path / "project")
+    for relative, text in CODEX_CASES.items():
+        write(project / ".agents/skills" / relative, text)
+    write(project / ".codex/skills/team/codex-kept/SKILL.md", skill_text("codex-kept"))
+    write(project / ".codex/skills/.off/codex-hidden/SKILL.md", skill_text("codex-hidden"))
+    write(project / "skills-elsewhere/stray/SKILL.md", skill_text("stray"))
+    predicted = {c.name for c in validate_paths([project]).skills if c.listed and c.name}
+    home = tmp_path / "home"
+    config = {"model_context_window": 400000, "skills.bundled.enabled": "false"}
+    result = codex_oracle(project, home=home, codex_home=home / ".codex", config=config)  # type: ignore[operator]
+    assert _codex_names(result["skills_instructions"]) == predicted - {"stray"}  # stray: PATH taken as a root
+    assert {"kept", "codex-kept"} <= predicted and "codex-hidden" not in predicted

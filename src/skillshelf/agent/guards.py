@@ -6,8 +6,9 @@ loop can use them:
 
 - :class:`DoomLoopGuard`: the same file edited more than N times, or the same command failing
   again and again, gets a note telling the model to step back and change approach;
-- :class:`CompletionGuard`: a final answer after an edit is sent back once unless the project's
-  checks ran (and passed) after the last edit;
+- :class:`CompletionGuard`: a final answer after an edit is sent back unless the project's
+  checks ran (and passed) after the last edit (again after new work, a few times at most), and
+  the task's :class:`CheckOutcome` says whether the work was verified;
 - :class:`SkillReattacher`: after the history is compacted, the skills loaded earlier in the
   task are attached again, so their instructions are not lost.
 """
@@ -18,10 +19,18 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from skillshelf.agent.project_files import find_check_command
 
-__all__ = ["CompletionGuard", "DoomLoopGuard", "GuardSettings", "SkillReattacher", "find_check_command"]
+__all__ = [
+    "CheckOutcome",
+    "CompletionGuard",
+    "DoomLoopGuard",
+    "GuardSettings",
+    "SkillReattacher",
+    "find_check_command",
+]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -32,6 +41,7 @@ class GuardSettings:
     max_repeated_failures: int = 2
     check_command: str | None = None
     require_checks: bool = True
+    max_send_backs: int = 3
 
 
 def _normalise(command: str) -> str:
@@ -93,19 +103,70 @@ _CHECK_PATTERNS = (
     r"\bdotnet test\b",
     r"\bmix test\b",
     r"\brspec\b",
+    r"\b(jest|vitest|mocha|phpunit|unittest)\b",
+    r"(^|[\s/])(test_[\w.-]+|[\w.-]+_test)\.(py|sh|rb|js|ts|go)\b",
+    r"(^|[\s/])[\w.-]+\.(test|spec)\.(js|ts|jsx|tsx|mjs|cjs)\b",
 )
 
 
-class CompletionGuard:
-    """Before a final answer is accepted: were the checks run, and did they pass, after the last edit?"""
+CheckStatus = Literal["passed", "failed", "not_run", "no_edits", "no_checks"]
 
-    def __init__(self, workspace: Path, *, check_command: str | None = None, required: bool = True) -> None:
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CheckOutcome:
+    """Whether a task's work was verified: the state of its checks after the last edit.
+
+    ``passed`` / ``failed``: the last check run after the last edit, with its exit code;
+    ``not_run``: files changed after the last check run (or none ran); ``no_edits``: nothing
+    to verify; ``no_checks``: files changed but no check is known for this project and no
+    command that looks like one ran. ``unverified`` (failed or not run) is what a caller
+    reports as a failure when the checks were ``required``.
+    """
+
+    status: CheckStatus
+    command: str | None = None
+    exit_code: int | None = None
+    required: bool = True
+
+    @property
+    def unverified(self) -> bool:
+        return self.status in ("failed", "not_run")
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "status": self.status,
+            "command": self.command,
+            "exit_code": self.exit_code,
+            "required": self.required,
+        }
+
+
+class CompletionGuard:
+    """Before a final answer is accepted: were the checks run, and did they pass, after the last edit?
+
+    A final answer that does not hold up is sent back with the reason; after a send-back it is
+    sent back again only once new work (an edit, a command) was done, at most
+    ``max_send_backs`` times per task, so a model cannot loop on it, nor talk past it by
+    answering twice: :meth:`outcome` records the state for the caller either way.
+    """
+
+    def __init__(
+        self,
+        workspace: Path,
+        *,
+        check_command: str | None = None,
+        required: bool = True,
+        max_send_backs: int = 3,
+    ) -> None:
         self.check_command = check_command or find_check_command(workspace)
         self.required = required
+        self.max_send_backs = max_send_backs
         self._edited = False
         self._dirty = False
-        self._last_exit: int | None = None
-        self._sent_back = False
+        self._last_check: tuple[str, int] | None = None  # the last check run (command, exit code)
+        self._last_command: tuple[str, int] | None = None  # the last command after the last edit
+        self._send_backs = 0
+        self._armed = True
 
     def is_check(self, command: str) -> bool:
         text = _normalise(command)
@@ -114,29 +175,66 @@ class CompletionGuard:
         return any(re.search(pattern, text) for pattern in _CHECK_PATTERNS)
 
     def on_edit(self) -> None:
-        self._edited = self._dirty = True
+        self._edited = self._dirty = self._armed = True
+        self._last_command = None
 
     def on_command(self, command: str, exit_code: int) -> None:
+        self._last_command = (_short(_normalise(command)), exit_code)
+        self._armed = True
         if self.is_check(command):
             self._dirty = False
-            self._last_exit = exit_code
+            self._last_check = self._last_command
+
+    def _known_check(self) -> str | None:
+        if self.check_command:
+            return self.check_command
+        return self._last_check[0] if self._last_check else None
+
+    def outcome(self) -> CheckOutcome:
+        """The state of the checks now (see :class:`CheckOutcome`)."""
+        command = self._known_check()
+        if not self._edited:
+            status: CheckStatus = "no_edits"
+        elif not self._dirty and self._last_check is not None:
+            status = "passed" if self._last_check[1] == 0 else "failed"
+            return CheckOutcome(
+                status=status, command=command, exit_code=self._last_check[1], required=self.required
+            )
+        else:
+            status = "not_run" if command else "no_checks"
+        return CheckOutcome(status=status, command=command, required=self.required)
 
     def review_final(self) -> str | None:
-        """A reason to send the answer back (once per task), or ``None`` to accept it."""
-        if not self.required or not self._edited or self._sent_back:
+        """A reason to send the answer back, or ``None`` to accept it."""
+        if not self.required or not self._armed or self._send_backs >= self.max_send_backs:
             return None
-        how = f"`{self.check_command}`" if self.check_command else "the project's tests or checks"
-        if self._dirty:
-            reason = f"you changed files but have not run {how} since your last edit"
-        elif self._last_exit not in (0, None):
-            reason = f"the last run of the checks failed (exit code {self._last_exit})"
-        else:
+        reason = self._reason()
+        if reason is None:
             return None
-        self._sent_back = True
+        self._send_backs += 1
+        self._armed = False
+        how = f"`{self._known_check()}`" if self._known_check() else "the project's tests or checks"
         return (
             f"Harness check before finishing: {reason}. Run {how} now, fix what fails, "
             "and only then give your final answer, saying what you verified."
         )
+
+    def _reason(self) -> str | None:
+        outcome = self.outcome()
+        if outcome.status == "failed":
+            return f"the last run of `{outcome.command}` failed (exit code {outcome.exit_code})"
+        if outcome.status not in ("not_run", "no_checks"):
+            return None
+        ran = self._last_command
+        if ran is not None:  # something ran after the edit, just nothing recognised as the checks
+            command, code = ran
+            return (
+                "you changed files, and no check ran after your last edit: the last command, "
+                f"`{command}` (exit code {code}), does not look like the project's checks"
+            )
+        if outcome.command:
+            return f"you changed files but have not run `{outcome.command}` since your last edit"
+        return "you changed files but have not run the project's tests or checks since your last edit"
 
 
 class SkillReattacher:

@@ -14,7 +14,13 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from skillshelf.agent.folder_tools import FolderTools
-from skillshelf.agent.guards import CompletionGuard, DoomLoopGuard, GuardSettings, SkillReattacher
+from skillshelf.agent.guards import (
+    CheckOutcome,
+    CompletionGuard,
+    DoomLoopGuard,
+    GuardSettings,
+    SkillReattacher,
+)
 from skillshelf.agent.history import (
     AssistantMessage,
     Message,
@@ -59,6 +65,7 @@ class AgentResult:
     tool_calls: int
     events: tuple[AgentEvent, ...] = ()
     transcript: Path | None = None
+    check: CheckOutcome = CheckOutcome(status="no_edits")  # were the checks passing after the last edit?
 
 
 class TranscriptSink(Protocol):
@@ -120,7 +127,10 @@ class Agent:
             max_edits_per_file=guards.max_edits_per_file, max_repeated_failures=guards.max_repeated_failures
         )
         completion = CompletionGuard(
-            self.folder_tools.root, check_command=guards.check_command, required=guards.require_checks
+            self.folder_tools.root,
+            check_command=guards.check_command,
+            required=guards.require_checks,
+            max_send_backs=guards.max_send_backs,
         )
         state = _TurnState()
         if self._detector is not None:
@@ -140,10 +150,10 @@ class Agent:
             if reason is None:
                 if self.on_answer:
                     self.on_answer(reply.text)
-                return self._result(reply.text, "answer", state)
+                return self._result(reply.text, "answer", state, completion.outcome())
             state.events.append(AgentEvent(kind="send_back", detail=reason))
             self._append_user(reason, role="developer")
-        return self._result(self._last_text(), "max_turns", state)
+        return self._result(self._last_text(), "max_turns", state, completion.outcome())
 
     # -- tools ------------------------------------------------------------------------------
     def _run_tools(
@@ -244,7 +254,9 @@ class Agent:
                 return message.text
         return ""
 
-    def _result(self, text: str, stopped: Literal["answer", "max_turns"], state: _TurnState) -> AgentResult:
+    def _result(
+        self, text: str, stopped: Literal["answer", "max_turns"], state: _TurnState, check: CheckOutcome
+    ) -> AgentResult:
         return AgentResult(
             final_text=text,
             stopped=stopped,
@@ -252,6 +264,7 @@ class Agent:
             tool_calls=state.tool_calls,
             events=tuple(state.events),
             transcript=getattr(self.transcript, "path", None),
+            check=check,
         )
 
 

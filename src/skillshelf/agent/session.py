@@ -125,7 +125,9 @@ def open_agent(
     return Agent(
         provider=provider or make_provider(spec, base_url=options.base_url, api_key=options.api_key),
         system_prompt=system,
-        skill_tools=SkillTools(prepared.skills.loadable),
+        skill_tools=SkillTools(
+            prepared.skills.loadable, why_unavailable=prepared.workspace.modes.disabled_error
+        ),
         folder_tools=FolderTools(env.cwd),
         settings=AgentSettings(max_turns=options.max_turns, guards=options.guards),
         transcript=_transcript(env, options, str(spec)) if options.write_transcript else None,

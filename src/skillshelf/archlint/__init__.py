@@ -27,6 +27,15 @@ def _package_root(target: Path, config: ArchConfig) -> Path:
     return folder
 
 
+def _must_exist(target: Path) -> None:
+    if not target.exists():
+        raise NotFoundError(
+            f"{target.absolute()} does not exist",
+            hint="pass the folder of the package to check",
+            code="AR012",
+        )
+
+
 def lint_path(
     path: Path | None,
     *,
@@ -36,6 +45,8 @@ def lint_path(
 ) -> ArchReport:
     """Lint ``path`` (default: the config's ``root``) with the nearest config above it."""
     start = (cwd / path) if path is not None else cwd
+    if path is not None:
+        _must_exist(start)  # before the config search, which would fail first outside a project
     config = find_config(start, explicit=config_file)
     if lazy_imports is not None:
         config = dataclasses.replace(config, lazy_imports=lazy_imports)
@@ -47,10 +58,7 @@ def lint_path(
             )
         start = config.root
     target = start.absolute()
-    if not target.exists():
-        raise NotFoundError(
-            f"{target} does not exist", hint="pass the folder of the package to check", code="AR012"
-        )
+    _must_exist(target)
     if target.is_file() and target.suffix != ".py":
         raise UsageError(
             f"{target} is not a Python file or folder", hint="pass a package folder or a .py file"

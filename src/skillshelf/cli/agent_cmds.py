@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
 import click
 
-from skillshelf.cli.output import TEXT, echo_json, root_options, stderr_console
+from skillshelf.cli.output import TEXT, echo_json, literal, root_options, stderr_console
 from skillshelf.errors import UsageError
 
 _KEY_VARIABLES = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
@@ -107,7 +108,12 @@ def run(
     no_cache: bool,
     as_json: bool,
 ) -> None:
-    """Run the reference agent once on TASK in this folder and print its final answer."""
+    """Run the reference agent once on TASK in this folder and print its final answer.
+
+    Exit 1 when the agent changed files and the check (--check, or the one found in the
+    project) did not pass after its last edit, whatever the final answer says; `--json`
+    gives the check's state under "check".
+    """
     from skillshelf.agent.session import open_agent
     from skillshelf.env import Env
 
@@ -134,11 +140,14 @@ def run(
                 "tool_calls": result.tool_calls,
                 "transcript": result.transcript,
                 "events": [{"kind": e.kind, "detail": e.detail} for e in result.events],
+                "check": result.check.to_dict(),
             }
         )
-        return
-    click.echo(result.final_text)
-    _report(result)
+    else:
+        click.echo(result.final_text)
+        _report(result)
+    if result.check.required and result.check.unverified:
+        sys.exit(1)
 
 
 def _report(result: Any) -> None:
@@ -147,6 +156,14 @@ def _report(result: Any) -> None:
         console.print(f"[dim]{event.kind}: {event.detail.splitlines()[0]}[/dim]", highlight=False)
     if result.stopped == "max_turns":
         console.print("[yellow]stopped: the turn limit was reached (raise --max-turns)[/yellow]")
+    check = result.check
+    if check.required and check.unverified:
+        how = (
+            f"failed (exit code {check.exit_code})"
+            if check.status == "failed"
+            else "was not run after the last edit"
+        )
+        console.print(f"[yellow]not verified: `{literal(check.command)}` {how}[/yellow]", highlight=False)
     if result.transcript:
         console.print(f"[dim]transcript: {result.transcript}[/dim]", highlight=False)
 

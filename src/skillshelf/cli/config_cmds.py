@@ -9,13 +9,14 @@ from typing import Any
 
 import click
 
-from skillshelf.cli.output import echo_json, echo_text, literal, print_diagnostics, stdout_console
+from skillshelf.cli.output import echo_json, echo_text, literal, print_diagnostics, short_path, stdout_console
 from skillshelf.diagnostics import Diagnostic, has_errors
 from skillshelf.env import Env
 
 __all__ = ["config", "disable", "enable", "instructions", "trust", "untrust"]
 
-_overrides = click.option(
+#: ``-c KEY=VALUE`` (repeatable), as on `context`: a config value for this run only.
+override_option = click.option(
     "-c",
     "--config",
     "overrides",
@@ -45,11 +46,15 @@ def _finish(ctx: click.Context, diagnostics: tuple[Diagnostic, ...]) -> None:
 @click.option(
     "--profile",
     type=click.Choice(["codex", "claude"]),
-    default="codex",
-    show_default=True,
-    help="AGENTS.md as Codex loads it, or CLAUDE.md as Claude Code does.",
+    default=None,
+    help="AGENTS.md as Codex loads it, or CLAUDE.md as Claude Code does "
+    "(default: `instructions.profile` from config, else codex).",
 )
-@click.option("--max-bytes", type=click.IntRange(min=0), help="Codex's project_doc_max_bytes for this run.")
+@click.option(
+    "--max-bytes",
+    type=click.IntRange(min=0),
+    help="Codex's project_doc_max_bytes for this run (default: `instructions.max_bytes`, else Codex's).",
+)
 @click.option(
     "--fallback",
     "fallbacks",
@@ -57,49 +62,62 @@ def _finish(ctx: click.Context, diagnostics: tuple[Diagnostic, ...]) -> None:
     metavar="NAME",
     help="Extra file name to try after AGENTS.md in each folder (Codex's project_doc_fallback_filenames).",
 )
+@override_option
 @click.option("--raw", is_flag=True, help="Print only the block the model gets.")
 @click.option("--json", "as_json", is_flag=True, help="Print layers, provenance and text as JSON.")
 @click.pass_context
 def instructions(
     ctx: click.Context,
-    profile: str,
+    profile: str | None,
     max_bytes: int | None,
     fallbacks: tuple[str, ...],
+    overrides: tuple[str, ...],
     raw: bool,
     as_json: bool,
 ) -> None:
-    """Print the AGENTS.md (or CLAUDE.md) layers that apply here and the block the model gets."""
+    """Print the AGENTS.md (or CLAUDE.md) layers that apply here and the block the model gets.
+
+    Options left out come from the config's [instructions] table, as for `context`.
+    """
+    from skillshelf.config import load_config
     from skillshelf.instructions import load_instructions
 
+    env = Env.from_os()
+    config = load_config(env, overrides=overrides)
     result = load_instructions(
-        Env.from_os(),
-        profile=profile,  # type: ignore[arg-type]
-        max_bytes=max_bytes,
-        fallback_filenames=fallbacks or None,
+        env,
+        profile=profile or config.instructions_profile,  # type: ignore[arg-type]
+        max_bytes=max_bytes if max_bytes is not None else config.instructions_max_bytes,
+        fallback_filenames=fallbacks or config.instructions_fallback_filenames,
     )
     if as_json:
         echo_json(result.to_dict())
     elif raw:
         echo_text(result.text)
     else:
-        _print_instructions(result)
-    _finish(ctx, result.diagnostics)
+        _print_instructions(result, env)
+    _finish(ctx, (*config.diagnostics, *result.diagnostics))
 
 
-def _print_instructions(result: Any) -> None:
+def _print_instructions(result: Any, env: Env) -> None:
+    """The layers table; files relative to the project root or ``~``, wrapped, never cut."""
     from rich.table import Table
 
     console = stdout_console()
-    table = Table(title=f"{result.profile} instructions for {literal(result.cwd)}", title_justify="left")
+    where = short_path(result.cwd, env.project_root.parent, env.home)
+    table = Table(title=f"{result.profile} instructions for {literal(where)}", title_justify="left")
     for column in ("scope", "kind", "file", "bytes", "cut", "tokens", "status"):
-        table.add_column(column, justify="right" if column in {"bytes", "cut", "tokens"} else "left")
+        if column in {"file", "status"}:
+            table.add_column(column, overflow="fold", ratio=1, min_width=12)
+        else:
+            table.add_column(column, justify="right" if column in {"bytes", "cut", "tokens"} else "left")
     for layer in result.layers:
         data = layer.to_dict()
         status = "included" if layer.included else f"left out: {layer.reason}"
         table.add_row(
             literal(data["scope"]),
             literal(data["kind"]),
-            literal(layer.path),
+            literal(short_path(Path(layer.path), env.project_root, env.home)),
             str(layer.size),
             str(layer.bytes_cut),
             str(data["tokens"]),
@@ -123,7 +141,7 @@ def config() -> None:
 @config.command("show")
 @click.option("--explain", is_flag=True, help="Show which layer set each value.")
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
-@_overrides
+@override_option
 @click.pass_context
 def show(ctx: click.Context, explain: bool, as_json: bool, overrides: tuple[str, ...]) -> None:
     """Print the merged configuration and the layers it came from."""
@@ -196,11 +214,17 @@ def _user_config_file() -> Path:
     return Env.from_os().dirs.config / CONFIG_NAME
 
 
-def _set_trust(directory: Path | None, trusted: bool) -> None:
+_json_option = click.option("--json", "as_json", is_flag=True, help="Print what was written as JSON.")
+
+
+def _set_trust(directory: Path | None, trusted: bool, as_json: bool) -> None:
     from skillshelf.config.edit import set_trust
 
     root = _project_root(directory)
     result = set_trust(_user_config_file(), root, trusted)
+    if as_json:
+        echo_json({"project": str(root), "trusted": trusted, **result.to_dict()})
+        return
     verb = "trusted" if trusted else "no longer trusted"
     note = "" if result.changed else " (already so)"
     click.echo(f"{root} is {verb}{note}; recorded in {result.path}")
@@ -208,46 +232,70 @@ def _set_trust(directory: Path | None, trusted: bool) -> None:
 
 @click.command("trust")
 @click.argument("directory", required=False, type=click.Path(path_type=Path, file_okay=False, exists=True))
-def trust(directory: Path | None) -> None:
+@_json_option
+def trust(directory: Path | None, as_json: bool) -> None:
     """Trust a project so its .skillshelf/config.toml files take effect.
 
     DIRECTORY (default: the cwd) stands for its project root; a folder outside any repository
     is trusted as such, which also trusts every project below it.
     """
-    _set_trust(directory, True)
+    _set_trust(directory, True, as_json)
 
 
 @click.command("untrust")
 @click.argument("directory", required=False, type=click.Path(path_type=Path, file_okay=False, exists=True))
-def untrust(directory: Path | None) -> None:
+@_json_option
+def untrust(directory: Path | None, as_json: bool) -> None:
     """Stop trusting a project (default: this one); its config is then shown but not used.
 
     Like `trust`, DIRECTORY must exist: a typo must not fall back to the project around it.
     """
-    _set_trust(directory, False)
+    _set_trust(directory, False, as_json)
 
 
-def _edit_mode(name: str, mode: str, project: bool) -> None:
+def _unmatched_warning(target: str) -> str | None:
+    """A warning when no skill visible from here answers to ``target`` (with the closest names)."""
+    from skillshelf.skills.load import close_matches
+    from skillshelf.workspace import Workspace
+
+    discovery = Workspace.open(Env.from_os()).discovery
+    wanted = {target, str(Path(target).expanduser().absolute())}
+    if any(wanted & {s.name, str(s.path), str(s.folder)} for s in discovery.skills):
+        return None
+    close = close_matches(target, [s.name for s in discovery.skills], limit=3)
+    guess = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+    return f"no skill named {target!r} is visible from here{guess} (the entry applies wherever one appears)"
+
+
+def _edit_mode(name: str, mode: str, project: bool, as_json: bool) -> None:
     from skillshelf.config.edit import set_skill_mode
     from skillshelf.config.loader import CONFIG_NAME, PROJECT_DIR
     from skillshelf.config.modes import SkillMode
 
     path = _project_root(None) / PROJECT_DIR / CONFIG_NAME if project else _user_config_file()
     result = set_skill_mode(path, name, SkillMode(mode))
-    before = f" (was {result.previous})" if result.previous else ""
-    click.echo(f"{name}: {mode}{before} in {result.path}" + ("" if result.changed else " (no change)"))
-    if project:
-        from skillshelf.config import load_config
+    warnings = [w for w in (_unmatched_warning(name), _untrusted_note(project)) if w]
+    if as_json:
+        echo_json({"skill": name, **result.to_dict(), "warnings": warnings})
+    else:
+        before = f" (was {result.previous})" if result.previous else ""
+        click.echo(f"{name}: {mode}{before} in {result.path}" + ("" if result.changed else " (no change)"))
+    for warning in warnings:
+        click.echo(f"warning: {warning}", err=True)
 
-        if not load_config(Env.from_os()).trusted:
-            click.echo(
-                "note: this project is not trusted, so its config is not in effect; "
-                "run `skillshelf trust` to apply it",
-                err=True,
-            )
+
+def _untrusted_note(project: bool) -> str | None:
+    if not project:
+        return None
+    from skillshelf.config import load_config
+
+    if load_config(Env.from_os()).trusted:
+        return None
+    return "this project is not trusted, so its config is not in effect; run `skillshelf trust` to apply it"
 
 
 _MODES = ["enabled", "name-only", "manual", "pinned", "required"]
+_PROJECT_HELP = "Edit this project's .skillshelf/config.toml instead of the user's."
 
 
 @click.command("enable")
@@ -259,19 +307,26 @@ _MODES = ["enabled", "name-only", "manual", "pinned", "required"]
     show_default=True,
     help="How the skill is offered: listed, name only, manual (not listed), pinned, required.",
 )
-@click.option(
-    "--project", is_flag=True, help="Edit this project's .skillshelf/config.toml instead of the user's."
-)
-def enable(name: str, mode: str, project: bool) -> None:
-    """Enable the skill NAME (a name, or a path to a SKILL.md) in the user or project config."""
-    _edit_mode(name, mode, project)
+@click.option("--project", is_flag=True, help=_PROJECT_HELP)
+@_json_option
+def enable(name: str, mode: str, project: bool, as_json: bool) -> None:
+    """Enable the skill NAME (a name, or a path to a SKILL.md) in the user or project config.
+
+    The entry is written even when no skill of that name is visible from here (a warning says
+    so): the user config applies in every folder, and a skill may come later.
+    """
+    _edit_mode(name, mode, project, as_json)
 
 
 @click.command("disable")
 @click.argument("name")
-@click.option(
-    "--project", is_flag=True, help="Edit this project's .skillshelf/config.toml instead of the user's."
-)
-def disable(name: str, project: bool) -> None:
-    """Disable the skill NAME (a name, or a path to a SKILL.md) in the user or project config."""
-    _edit_mode(name, "disabled", project)
+@click.option("--project", is_flag=True, help=_PROJECT_HELP)
+@_json_option
+def disable(name: str, project: bool, as_json: bool) -> None:
+    """Disable the skill NAME (a name, or a path to a SKILL.md) in the user or project config.
+
+    The entry is written even when no skill of that name is visible from here: the user config
+    applies in every folder, so a skill of another project, or one not installed yet, can be
+    disabled ahead. A warning says so and names the closest skills, in case of a typo.
+    """
+    _edit_mode(name, "disabled", project, as_json)

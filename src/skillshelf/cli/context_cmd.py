@@ -19,6 +19,7 @@ from skillshelf.cli.output import (
     stderr_console,
     stdout_console,
 )
+from skillshelf.cli.progress import working
 from skillshelf.context import ContextOptions, ContextResult, build_context
 from skillshelf.env import Env
 
@@ -91,7 +92,8 @@ def context(
         suggestions=not no_suggestions,
         memory=not no_memory,
     )
-    result = build_context(Env.from_os(), task, options)
+    with working("Finding skills and building the context"):
+        result = build_context(Env.from_os(), task, options)
     if as_json:
         echo_json(result.to_dict())
     elif raw:
@@ -124,6 +126,10 @@ def _print_for_people(result: ContextResult) -> None:
         "[bold]total[/bold]", f"[bold]{result.tokens:,}[/bold]", f"{result.skills_total} skills found"
     )
     console.print(table)
+    from skillshelf.skills.catalog.report import cut_summary
+
+    for line in cut_summary(result.catalog_report):
+        console.print(Text(printable(line), style="dim"))
 
 
 def _sources(sources: tuple[str, ...]) -> str:

@@ -105,13 +105,27 @@ def _shown(text: str) -> str:
     return shown(text)
 
 
+def _did_you_mean(exc: click.UsageError) -> str:
+    """`` Did you mean 'list'?`` for a mistyped subcommand of any group, else ``""``."""
+    import re
+
+    typed = re.fullmatch(r"No such command '(.*)'\.", exc.format_message())
+    if typed is None or exc.ctx is None or not isinstance(exc.ctx.command, click.Group):
+        return ""
+    import difflib  # only for a mistyped command
+
+    names = exc.ctx.command.list_commands(exc.ctx)
+    close = difflib.get_close_matches(typed.group(1), names, n=3, cutoff=0.6)
+    return f" Did you mean {' or '.join(repr(name) for name in close)}?" if close else ""
+
+
 def _show_usage_error(exc: click.UsageError) -> None:
     """Click's usage line, then the error with a code and a fix, like every other error."""
     ctx = exc.ctx
     if ctx is not None:
         click.echo(ctx.get_usage(), err=True)
     command = ctx.command_path if ctx is not None else "skillshelf"
-    click.echo(f"skillshelf: error SS002: {_shown(exc.format_message())}", err=True)
+    click.echo(f"skillshelf: error SS002: {_shown(exc.format_message())}{_did_you_mean(exc)}", err=True)
     click.echo(f"  fix: run `{command} --help` to see the arguments and options it takes", err=True)
 
 

@@ -1,4 +1,5 @@
-"""`skillshelf memory ...` (run, status, show, search, forget, prune, reset) and `skillshelf redact`."""
+"""`skillshelf memory ...` (run, show, search, forget, prune; status, recover and reset come from
+``memory_admin``) and `skillshelf redact`."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from skillshelf.cli.output import TEXT, echo_json, print_diagnostics, stdout_console
+from skillshelf.cli.memory_admin import db_option, json_option, recover, reset, status
+from skillshelf.cli.output import TEXT, echo_json, print_diagnostics, printable
 from skillshelf.env import Env
 
 if TYPE_CHECKING:
@@ -20,13 +22,8 @@ if TYPE_CHECKING:
 
 __all__ = ["memory", "redact"]
 
-_db_option = click.option(
-    "--db",
-    metavar="URL",
-    help="State database: a SQLite path or postgresql://... "
-    "(default: the SQLite file in the user data folder).",
-)
-_json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
+_db_option = db_option
+_json_option = json_option
 
 
 @click.group("memory")
@@ -37,6 +34,10 @@ def memory() -> None:
     Phase 2 consolidates a project's memories into its memory folder, whose summary then
     goes into `skillshelf context`.
     """
+
+
+for _command in (status, recover, reset):
+    memory.add_command(_command)
 
 
 @contextmanager
@@ -180,6 +181,7 @@ def _print_report(data: dict[str, Any]) -> None:
             click.echo(f"===== {item['source']} {item['session_id']} -> {item['model']} =====")
             click.echo(item["prompt"])
         click.echo(f"dry run: {len(data['dry_run'])} prompt(s) would be sent; nothing was claimed or called")
+        _print_recovered_and_skipped(data)
         return
     phase1 = data["phase1"]
     echo(
@@ -201,42 +203,17 @@ def _print_report(data: dict[str, Any]) -> None:
             echo(f"  refused tool call: {refused}")
     budget = f" of {data['budget']}" if data["budget"] is not None else ""
     echo(f"model calls: {data['model_calls']}{budget}")
+    _print_recovered_and_skipped(data)
 
 
-@memory.command("status")
-@_db_option
-@_json_option
-def status(db: str | None, as_json: bool) -> None:
-    """Sessions, jobs, memories per scope and recent runs."""
-    import time
-
-    from skillshelf.memory.store import open_store
-
-    with open_store(db, data_dir=Env.from_os().dirs.data) as store:
-        data = store.status(now_ms=int(time.time() * 1000))
-    if as_json:
-        echo_json(data)
-        return
-    from rich.table import Table
-
-    console = stdout_console()
-    console.print(f"database: {data['db']}")
-    console.print("sessions: " + (", ".join(f"{k} {v}" for k, v in data["sessions"].items()) or "none"))
-    table = Table("scope", "memories", "uses", "selected")
-    for row in data["scopes"]:
-        table.add_row(row["scope"], str(row["outputs"]), str(row["uses"]), str(row["selected"]))
-    console.print(table)
-    for job in data["jobs"]:
-        console.print(
-            f"jobs {job['kind']} {job['status']}: {job['count']} ({job['live_leases']} live leases)"
-        )
-    for item in data["consolidation"]:
-        dirty = (item["input_watermark"] or 0) > (item["last_success_watermark"] or 0)
-        error = f"; last error: {item['last_error']}" if item["last_error"] else ""
-        console.print(
-            f"consolidation {item['scope']}: {item['status']}{' (new input waiting)' if dirty else ''}"
-            f"{error}",
-            markup=False,
+def _print_recovered_and_skipped(data: dict[str, Any]) -> None:
+    for lease in data["recovered"]:
+        click.echo(f"recovered {lease['kind']} {printable(str(lease['key']))}: {lease['reason']}")
+    for item in data["skipped"][:10]:
+        click.echo(f"skipped {printable(item['id'])} ({item['state'].replace('_', ' ')}): {item['reason']}")
+    if len(data["skipped"]) > 10:
+        click.echo(
+            f"... and {len(data['skipped']) - 10} more skipped (`skillshelf memory status` lists them)"
         )
 
 
@@ -342,27 +319,6 @@ def prune(max_unused_days: float, db: str | None, as_json: bool) -> None:
             max_unused_ms=int(max_unused_days * 86_400_000), now_ms=int(time.time() * 1000), limit=100_000
         )
     echo_json({"pruned": count}) if as_json else click.echo(f"pruned {count} memory row(s)")
-
-
-@memory.command("reset")
-@click.option("--all-projects", is_flag=True, help="Reset every scope, not only this project's.")
-@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
-@_db_option
-@_json_option
-def reset(all_projects: bool, yes: bool, db: str | None, as_json: bool) -> None:
-    """Delete extracted memories and memory folders (this project's, or all)."""
-    from skillshelf.memory.control import reset_memories
-
-    if not yes:
-        click.confirm(
-            "Delete the memories" + (" of every project" if all_projects else " of this project") + "?",
-            abort=True,
-        )
-    result = reset_memories(Env.from_os(), db=db, all_scopes=all_projects)
-    if as_json:
-        echo_json(result.to_dict())
-    else:
-        click.echo(f"removed {result.rows} memory row(s) and emptied {len(result.folders)} folder(s)")
 
 
 @click.command("redact")

@@ -24,6 +24,7 @@ __all__ = [
     "print_run_findings",
     "printable",
     "root_options",
+    "short_path",
     "shown",
     "stderr_console",
     "stdout_console",
@@ -200,6 +201,16 @@ def check_roots(
                 hint=f"pass the folder that holds the skills, e.g. --root {root.parent}",
             )
     return tuple(Path(value) for value in values)
+
+
+def short_path(path: Path, base: Path, home: Path) -> str:
+    """``path`` relative to ``base`` when below it, else with ``~`` for the home folder, else as is."""
+    for folder, prefix in ((base, ""), (home, "~/")):
+        try:
+            return prefix + str(path.relative_to(folder))
+        except ValueError:
+            continue
+    return str(path)
 
 
 def root_options(func: Any) -> Any:

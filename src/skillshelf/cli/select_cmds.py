@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import click
 
 from skillshelf.cli.output import TEXT, echo_json, literal, printable, root_options, shown, stdout_console
+from skillshelf.cli.progress import working
 from skillshelf.env import Env
 
 if TYPE_CHECKING:
@@ -66,11 +67,13 @@ def search(
     from skillshelf.skills.load import UNTRUSTED_TAG
 
     env = Env.from_os()
-    skills, cache_dir = _loadable_skills(env, roots, no_builtin, no_cache)
-    prior = UsageStore.in_state_dir(env.dirs.state).prior(project=str(env.project_root))
-    result = run_search(
-        skills, query, top=top, selector=selector, cache_dir=cache_dir, usage=prior, semantic=semantic
-    )
+    with working("Finding skills") as step:
+        skills, cache_dir = _loadable_skills(env, roots, no_builtin, no_cache)
+        step(f"Ranking {len(skills):,} skills (a first search builds their index)")
+        prior = UsageStore.in_state_dir(env.dirs.state).prior(project=str(env.project_root))
+        result = run_search(
+            skills, query, top=top, selector=selector, cache_dir=cache_dir, usage=prior, semantic=semantic
+        )
     if as_json:
         echo_json(result.to_dict())
         return
@@ -176,18 +179,20 @@ def eval_cmd(
             code="SE005",
         )
     skills = None
-    if roots:
-        from skillshelf.skills.discover import discover_in
+    missing = [r for r in roots if not r.is_dir()]
+    if missing:
+        raise UsageError(
+            f"no such folder: {missing[0]}", hint="give existing skill folders to --root", code="SE007"
+        )
+    with working("Finding skills" if roots else "Reading the tools") as step:
+        if roots:
+            from skillshelf.skills.discover import discover_in
 
-        missing = [r for r in roots if not r.is_dir()]
-        if missing:
-            raise UsageError(
-                f"no such folder: {missing[0]}", hint="give existing skill folders to --root", code="SE007"
-            )
-        skills = discover_in([r.absolute() for r in roots]).skills
-    report = evaluate_file(
-        queries_file, skills=skills, tools_file=tools_file, selector=selector, top=top, semantic=semantic
-    )
+            skills = discover_in([r.absolute() for r in roots]).skills
+        step(f"Ranking every query with selector {selector!r}")
+        report = evaluate_file(
+            queries_file, skills=skills, tools_file=tools_file, selector=selector, top=top, semantic=semantic
+        )
     if as_json:
         echo_json(report.to_dict())
     else:

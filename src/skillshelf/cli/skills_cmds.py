@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from skillshelf.cli.config_cmds import override_option
 from skillshelf.cli.output import (
     echo_json,
     echo_text,
@@ -20,14 +21,16 @@ from skillshelf.cli.output import (
     print_run_findings,
     printable,
     root_options,
+    short_path,
     stdout_console,
 )
+from skillshelf.cli.progress import working
 from skillshelf.diagnostics import Diagnostic, Severity, sort_diagnostics
 from skillshelf.env import Env
 from skillshelf.errors import UsageError
 
 if TYPE_CHECKING:
-    from skillshelf.config import Config
+    from skillshelf.config import Config, ModedSkills
     from skillshelf.skills.model import Discovery, Skill
     from skillshelf.skills.validate import ValidationReport
     from skillshelf.workspace import Workspace
@@ -53,7 +56,8 @@ def _open(roots: Sequence[Path], no_builtin: bool, no_cache: bool) -> Workspace:
     Code's roots), their modes."""
     from skillshelf.workspace import Workspace
 
-    return Workspace.open(Env.from_os(), _options(roots, no_builtin, no_cache).workspace_options())
+    with working("Finding skills"):
+        return Workspace.open(Env.from_os(), _options(roots, no_builtin, no_cache).workspace_options())
 
 
 def _print_notes(diagnostics: Sequence[Diagnostic], discovery: Discovery | None = None) -> None:
@@ -84,16 +88,6 @@ def _exit_on_config_errors(config: Config) -> None:
 # -- list --------------------------------------------------------------------------------------
 
 
-def _short_path(path: Path, env: Env) -> str:
-    """``path`` relative to the cwd when below it, with ``~`` for the home folder otherwise."""
-    for base, prefix in ((env.cwd, ""), (env.home, "~/")):
-        try:
-            return prefix + str(path.relative_to(base))
-        except ValueError:
-            continue
-    return str(path)
-
-
 def _cell(value: str) -> Any:
     """Skill text as a table cell: never read as rich markup, control characters made visible."""
     from rich.text import Text
@@ -101,13 +95,16 @@ def _cell(value: str) -> Any:
     return Text(printable(value))
 
 
-def _skills_table(skills: Sequence[Skill], env: Env, installed: dict[Path, Any]) -> Any:
+def _skills_table(skills: Sequence[Skill], env: Env, installed: dict[Path, Any], moded: ModedSkills) -> Any:
     from rich.table import Table
 
-    hidden = sum(1 for s in skills if not s.model_visible)
+    from skillshelf.config import SkillMode
+
+    hidden = sum(1 for s in skills if not s.model_visible or moded.mode_of(s) is SkillMode.DISABLED)
     title = f"{len(skills)} skill(s)" + (f", {hidden} hidden from the model (dim)" if hidden else "")
     table: Any = Table(title=title, title_justify="left", expand=True)
     table.add_column("name", style="bold", no_wrap=True, overflow="ellipsis", min_width=8, max_width=40)
+    table.add_column("mode", no_wrap=True, min_width=4)
     table.add_column("scope", no_wrap=True, min_width=4)
     table.add_column("origin", no_wrap=True, min_width=6)
     table.add_column("description", overflow="ellipsis", no_wrap=True, ratio=3, min_width=12)
@@ -115,16 +112,19 @@ def _skills_table(skills: Sequence[Skill], env: Env, installed: dict[Path, Any])
     if installed:
         table.add_column("installed from", overflow="fold", ratio=2, min_width=12)
     for skill in skills:
+        mode = moded.mode_of(skill)
         row = [
             _cell(skill.name),
+            mode.value,
             skill.scope.value if skill.trusted else f"{skill.scope.value} (untrusted)",
             skill.origin.value,
             _cell(skill.description),
-            _cell(_short_path(skill.path, env)),
+            _cell(short_path(skill.path, env.cwd, env.home)),
         ]
         if installed:
             row.append(_provenance(installed.get(skill.path)))
-        table.add_row(*row, style=None if skill.model_visible else "dim")
+        shown = skill.model_visible and mode is not SkillMode.DISABLED
+        table.add_row(*row, style=None if shown else "dim")
     return table
 
 
@@ -138,9 +138,15 @@ def _provenance(info: Any) -> Any:
     return text
 
 
-def _skill_json(skill: Skill, installed: dict[Path, Any]) -> dict[str, object]:
+def _skill_json(skill: Skill, installed: dict[Path, Any], moded: ModedSkills) -> dict[str, object]:
     info = installed.get(skill.path)
-    return {**skill.to_dict(), "installed": info.to_dict() if info is not None else None}
+    rule = moded.decided_by.get(skill.path)
+    return {
+        **skill.to_dict(),
+        "mode": moded.mode_of(skill).value,
+        "mode_set_by": rule.where if rule is not None else None,
+        "installed": info.to_dict() if info is not None else None,
+    }
 
 
 @click.command("list")
@@ -150,18 +156,20 @@ def list_cmd(roots: tuple[Path, ...], no_builtin: bool, no_cache: bool, as_json:
     """List the skills found here, in Codex's load order.
 
     Looks where Codex and Claude Code look (project, user, system and admin roots) plus every
-    --root DIR. Problems found on the way are printed on stderr.
+    --root DIR. The mode column is what the config's [[skills.config]] entries make of each
+    skill (`disabled` ones are listed, dim, but never reach the model). Problems found on the
+    way are printed on stderr.
     """
     from skillshelf.install.manage import installed_provenance, lock_diagnostics
 
     workspace = _open(roots, no_builtin, no_cache)
-    config, discovery = workspace.config, workspace.discovery
+    config, discovery, moded = workspace.config, workspace.discovery, workspace.modes
     installed = installed_provenance(discovery.skills)
     locks = lock_diagnostics(s.folder.parent for s in discovery.skills)
     if as_json:
-        echo_json([_skill_json(skill, installed) for skill in discovery.skills])
+        echo_json([_skill_json(skill, installed, moded) for skill in discovery.skills])
     elif discovery.skills:
-        stdout_console().print(_skills_table(discovery.skills, workspace.env, installed))
+        stdout_console().print(_skills_table(discovery.skills, workspace.env, installed, moded))
     else:
         click.echo("No skills found. Create .agents/skills/<name>/SKILL.md, or pass --root DIR.")
     _print_notes((*config.diagnostics, *discovery.diagnostics, *locks), discovery)
@@ -206,7 +214,7 @@ def validate(ctx: click.Context, paths: tuple[Path, ...], profile: str, as_json:
     """
     from skillshelf.skills.validate import validate_paths
 
-    report = validate_paths(list(paths), profile=profile)  # type: ignore[arg-type]
+    report = validate_paths(list(paths), profile=profile, env=Env.from_os())  # type: ignore[arg-type]
     if as_json:
         echo_json(report.to_dict())
     else:
@@ -239,6 +247,7 @@ def validate(ctx: click.Context, paths: tuple[Path, ...], profile: str, as_json:
     help="An explicit budget in tokens (like skills.max_context_tokens).",
 )
 @click.option("--budget-chars", type=click.IntRange(min=1), help="An explicit budget in characters.")
+@override_option
 @click.option("--json", "as_json", is_flag=True, help="Print the text and the report as JSON.")
 def catalog(
     roots: tuple[Path, ...],
@@ -248,12 +257,14 @@ def catalog(
     context_window: int | None,
     budget_tokens: int | None,
     budget_chars: int | None,
+    overrides: tuple[str, ...],
     as_json: bool,
 ) -> None:
     """Print exactly the skills catalog the model would get here; the report goes to stderr.
 
-    Without a budget option it is Codex's: 2 % of --context-window, or 8,000 characters when
-    the window is unknown, or the config's skills.max_context_tokens.
+    Without a budget option it is Codex's: the config's skills.max_context_tokens, else 2 % of
+    the context window (--context-window, catalog.context_window, else the window of Codex's
+    configured model); the report says which budget was used and which skills it cut.
     """
     from skillshelf.context import build_context
 
@@ -267,11 +278,13 @@ def catalog(
         context_window=context_window,
         budget_tokens=budget_tokens,
         budget_chars=budget_chars,
+        config_overrides=overrides,
         instructions=False,
         suggestions=False,
         memory=False,
     )
-    result = build_context(Env.from_os(), "", options)
+    with working("Finding skills and rendering the catalog"):
+        result = build_context(Env.from_os(), "", options)
     part = result.part("catalog")
     text = part.text if part is not None else ""
     if as_json:
@@ -307,6 +320,10 @@ def _print_catalog_report(report: dict[str, object], found: int) -> None:
         f"{report.get('omitted')} omitted, {report.get('truncated_chars')} description character(s) cut{budget}"
     )
     click.echo(click.style(summary, dim=True), err=True)
+    from skillshelf.skills.catalog.report import cut_summary
+
+    for line in cut_summary(report):
+        click.echo(click.style(printable(line), dim=True), err=True)
     if report.get("warning"):
         click.echo(f"{click.style('warning:', fg='yellow')} {printable(str(report['warning']))}", err=True)
 
@@ -330,12 +347,17 @@ def load(
 ) -> None:
     """Load the skill NAME as the model gets it: the <skill> fragment and its bundled files.
 
-    Skills hidden from the catalog load too; disabled ones do not. Unknown names fail with
-    the closest matches.
+    Skills hidden from the catalog load too; disabled ones do not (the error says which config
+    entry disabled it). Unknown names fail with the closest matches.
     """
+    from skillshelf.errors import SkillNotFoundError
     from skillshelf.skills.load import load_skill, with_trust_note
 
-    loaded = load_skill(_open(roots, no_builtin, no_cache).skills.loadable, name, max_files=max_files)
+    workspace = _open(roots, no_builtin, no_cache)
+    try:
+        loaded = load_skill(workspace.skills.loadable, name, max_files=max_files)
+    except SkillNotFoundError as exc:
+        raise (workspace.modes.disabled_error(name) or exc) from None
     if as_json:
         echo_json(loaded.to_dict())
         return

@@ -22,7 +22,6 @@ from pathlib import Path
 from types import MappingProxyType
 
 from skillshelf.config.modes import SkillRule, parse_rule
-from skillshelf.config.schema import check_layer
 from skillshelf.config.tomlmap import KeyPath, find_line, key_lines, parse_dotted_key
 from skillshelf.diagnostics import Diagnostic, Severity
 
@@ -179,6 +178,12 @@ def build_layer(
         return ConfigLayer(
             kind=kind, path=path, folder=folder, rules=rules, lines=lines, diagnostics=tuple(diags)
         )
+    if not data:  # no file, no override: nothing to check (and the schema stays unimported)
+        return ConfigLayer(
+            kind=kind, path=path, folder=folder, rules=rules, lines=lines, diagnostics=tuple(diags)
+        )
+    from skillshelf.config.schema import check_layer
+
     values, found = check_layer(data, file=path, lines=lines, base=folder, home=home)
     diags[:0] = found
     skills_values = values.get("skills")

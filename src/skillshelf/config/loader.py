@@ -191,7 +191,7 @@ def _gate_projects(
 
 
 def _requirement_rules(
-    rules: Sequence[SkillRule], requirements: Mapping[str, object]
+    rules: Sequence[SkillRule], requirements: Mapping[str, object], layers: Sequence[ConfigLayer]
 ) -> tuple[list[SkillRule], list[Diagnostic]]:
     required, disabled = _names(requirements, "required_skills"), _names(requirements, "disabled_skills")
     diags = []
@@ -200,13 +200,20 @@ def _requirement_rules(
             diags.append(_rule_refused(rule, "requirements.disabled_skills", "disabled"))
         elif rule.name in required and rule.mode is SkillMode.DISABLED:
             diags.append(_rule_refused(rule, "requirements.required_skills", "required"))
-    extra = [
-        SkillRule(mode=SkillMode.REQUIRED, name=n, source="requirements.required_skills") for n in required
-    ]
-    extra += [
-        SkillRule(mode=SkillMode.DISABLED, name=n, source="requirements.disabled_skills") for n in disabled
-    ]
+    extra = [_requirement_rule(SkillMode.REQUIRED, n, "required_skills", layers) for n in required]
+    extra += [_requirement_rule(SkillMode.DISABLED, n, "disabled_skills", layers) for n in disabled]
     return extra, diags
+
+
+def _requirement_rule(mode: SkillMode, name: str, key: str, layers: Sequence[ConfigLayer]) -> SkillRule:
+    """The rule a requirement makes, with the file and line of the first layer that lists ``name``."""
+    for layer in layers:
+        requirements = layer.values.get("requirements") if layer.active else None
+        listed = _names(requirements, key) if isinstance(requirements, Mapping) else []
+        if name in listed:
+            line = layer.line_of(("requirements", key, listed.index(name)))
+            return SkillRule(mode=mode, name=name, source=f"requirements.{key}", file=layer.path, line=line)
+    return SkillRule(mode=mode, name=name, source=f"requirements.{key}")
 
 
 def _names(requirements: Mapping[str, object], key: str) -> list[str]:
@@ -270,7 +277,7 @@ def load_config(
     requirements = merged.values.get("requirements", {})
     requirements = requirements if isinstance(requirements, dict) else {}
     rules = [rule for layer in layers if layer.active for rule in layer.rules]
-    extra, found = _requirement_rules(rules, requirements)
+    extra, found = _requirement_rules(rules, requirements, layers)
     layer_diags = [d for layer in layers for d in layer.diagnostics]
     return Config(
         values=merged.values,

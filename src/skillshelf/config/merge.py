@@ -15,7 +15,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from skillshelf.config.layers import ConfigLayer
-from skillshelf.config.requirements import REQUIREMENTS, tighten
 from skillshelf.config.tomlmap import KeyPath
 from skillshelf.diagnostics import Diagnostic, Severity
 
@@ -85,6 +84,10 @@ def merge_requirements(
     owner: dict[str, str] = {}
     refused: list[tuple[str, str, str, str]] = []
     for label, table in layers:
+        if not table:
+            continue
+        from skillshelf.config.requirements import REQUIREMENTS, tighten  # only with requirements
+
         for key, new in table.items():
             kind = REQUIREMENTS.get(key)
             if kind is None:

@@ -6,7 +6,7 @@ its folder) and gives a ``mode``; Codex's ``enabled = true|false`` is read as ``
 
 =============  ==============================================================
 ``enabled``    listed in the catalog with its description (the default)
-``disabled``   gone: not listed, not loadable, not detected
+``disabled``   gone: not listed or loaded (loading it names the entry)
 ``name-only``  listed without its description
 ``manual``     not listed; loads when mentioned or asked for with ``load``
 ``pinned``     listed, and its body is always put in the context
@@ -17,13 +17,14 @@ its folder) and gives a ``mode``; Codex's ``enabled = true|false`` is read as ``
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
 from skillshelf.diagnostics import Diagnostic, Severity
-from skillshelf.errors import RequiredSkillError
+from skillshelf.errors import RequiredSkillError, SkillDisabledError
 from skillshelf.skills.model import Skill
 
 __all__ = ["ModedSkills", "SkillMode", "SkillRule", "apply_skill_modes", "parse_rule"]
@@ -62,6 +63,30 @@ class SkillRule:
         if self.name is not None:
             return skill.name == self.name
         return self.path is not None and self.path in {skill.path, skill.folder}
+
+    @property
+    def where(self) -> str:
+        """``file:line`` of the entry, else its source (``a -c override``, a requirement)."""
+        if self.file is not None:
+            return f"{self.file}:{self.line}" if self.line else str(self.file)
+        return "a -c override on the command line" if self.source == "runtime" else self.source
+
+    def enable_hint(self) -> str:
+        """How to undo this entry's mode: the ``skillshelf enable`` command, or where to edit."""
+        if self.source.startswith("requirements."):
+            return (
+                f"`{self.source}` lists it, and later layers can only add to requirements: remove it "
+                f"there ({self.where}; an administrator's file needs its owner)"
+            )
+        if self.source == "runtime":
+            return "drop the -c option that disables it"
+        target = self.name if self.name is not None else str(self.path)
+        project = " --project" if self.source.startswith("project") else ""
+        return f"run `skillshelf enable{project} {target}`, or edit the entry at {self.where}"
+
+    def disabled_error(self, asked: str) -> SkillDisabledError:
+        """The error for loading ``asked`` (a name or path) that this entry disabled."""
+        return SkillDisabledError(asked, disabled_by=self.where, hint=self.enable_hint())
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -184,6 +209,7 @@ class ModedSkills:
     missing_required: tuple[SkillRule, ...]
     modes: Mapping[Path, SkillMode]
     all_skills: tuple[Skill, ...] = ()
+    decided_by: Mapping[Path, SkillRule] = field(default_factory=dict)  # the last matching entry
 
     @property
     def loadable(self) -> tuple[Skill, ...]:
@@ -196,8 +222,24 @@ class ModedSkills:
     def mode_of(self, skill: Skill) -> SkillMode:
         return self.modes.get(skill.path, SkillMode.ENABLED)
 
+    def disabled_error(self, asked: str) -> SkillDisabledError | None:
+        """Why ``asked`` (a name, ``$name`` or a SKILL.md or folder path) does not load: the
+        error naming the entry that disabled it, when no loadable skill answers to ``asked``."""
+        if not self.disabled:
+            return None
+        keys = _lookup_keys(asked)
+        if any(_answers(skill, keys) for skill in self.loadable):
+            return None
+        for skill in self.disabled:
+            rule = self.decided_by.get(skill.path)
+            if rule is not None and _answers(skill, keys):
+                return rule.disabled_error(asked)
+        return None
+
     def catalog_skills(self) -> tuple[Skill, ...]:
         """Everything the catalog lists, in input order, ``name-only`` descriptions emptied."""
+        if not self.name_only:
+            return self.visible  # already in input order: no paths to hash (thousands on a warm run)
         hidden = {skill.path for skill in self.name_only}
         listed = hidden | {skill.path for skill in self.visible}
         return tuple(
@@ -235,6 +277,19 @@ class ModedSkills:
         }
 
 
+def _lookup_keys(asked: str) -> frozenset[str]:
+    """What ``asked`` may name, as :func:`skillshelf.skills.load.load_skill` reads it."""
+    wanted = asked.strip()
+    keys = {wanted, os.path.normpath(wanted)} if wanted else set()
+    if wanted[:1] in {"$", "/"}:
+        keys.add(wanted[1:])
+    return frozenset(keys)
+
+
+def _answers(skill: Skill, keys: frozenset[str]) -> bool:
+    return bool(keys & {skill.name, str(skill.path), str(skill.folder)})
+
+
 def _why_missing(rule: SkillRule, diagnostics: Sequence[Diagnostic]) -> str:
     for diag in diagnostics:
         if diag.path is None or diag.severity is not Severity.ERROR:
@@ -261,11 +316,12 @@ def apply_skill_modes(skills: Sequence[Skill], rules: Sequence[SkillRule]) -> Mo
             modes={},
             all_skills=everything,
         )
-    modes: dict[Path, SkillMode] = {}
+    decided: dict[Path, SkillRule] = {}
     for skill in skills:
         for rule in rules:
             if rule.matches(skill):
-                modes[skill.path] = rule.mode
+                decided[skill.path] = rule
+    modes = {path: rule.mode for path, rule in decided.items()}
     buckets: dict[SkillMode, list[Skill]] = {mode: [] for mode in SkillMode}
     for skill in skills:
         buckets[modes.get(skill.path, SkillMode.ENABLED)].append(skill)
@@ -281,6 +337,7 @@ def apply_skill_modes(skills: Sequence[Skill], rules: Sequence[SkillRule]) -> Mo
         missing_required=missing,
         modes=modes,
         all_skills=tuple(skills),
+        decided_by=decided,
     )
 
 

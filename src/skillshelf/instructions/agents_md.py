@@ -20,7 +20,6 @@ Rules (each one pinned by a differential test):
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +34,7 @@ from skillshelf.instructions.files import (
     usable_file,
 )
 from skillshelf.instructions.model import InstructionLayer, Instructions, InstructionScope, LayerKind
+from skillshelf.skills.codex_config import load_codex_toml
 
 __all__ = [
     "DEFAULT_PROJECT_DOC_MAX_BYTES",
@@ -75,13 +75,12 @@ def codex_doc_settings(env: Env) -> tuple[CodexDocSettings, tuple[Diagnostic, ..
     path = env.codex_home / "config.toml"
     if not is_regular_file(path):
         return CodexDocSettings(), ()
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+    data, problem = load_codex_toml(path)
+    if problem is not None:
         diag = Diagnostic(
             code="IN104",
             severity=Severity.WARNING,
-            message=f"cannot read Codex's config for AGENTS.md settings ({exc}); using defaults",
+            message=f"cannot read Codex's config for AGENTS.md settings ({problem}); using defaults",
             fix="fix the TOML syntax of Codex's config.toml",
             path=path,
         )

@@ -1,4 +1,5 @@
-"""Reset: delete extracted memories and empty memory folders (never through a symlink)."""
+"""Control: reset (delete extracted memories, this project's jobs, and empty memory folders, never
+through a symlink) and recover (free the leases of workers that are gone)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,11 @@ from pathlib import Path
 from skillshelf.env import Env
 from skillshelf.errors import PathEscapeError
 from skillshelf.memory.layout import memories_root, project_scope, scope_dir
+from skillshelf.memory.leases import LeaseVerdict, free_leases, judge_leases
+from skillshelf.memory.settings import MemorySettings
 from skillshelf.memory.store import open_store
 
-__all__ = ["ResetResult", "clear_folder", "reset_memories"]
+__all__ = ["RecoverResult", "ResetResult", "clear_folder", "recover_leases", "reset_memories"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -19,9 +22,35 @@ class ResetResult:
     rows: int
     folders: tuple[str, ...]
     scope: str
+    jobs: int = 0  # extraction jobs of this project's sessions dropped (stuck ones too)
 
     def to_dict(self) -> dict[str, object]:
-        return {"rows": self.rows, "folders": list(self.folders), "scope": self.scope}
+        return {"rows": self.rows, "folders": list(self.folders), "scope": self.scope, "jobs": self.jobs}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RecoverResult:
+    """Leases freed (their holders are gone) and those left to live holders."""
+
+    freed: tuple[LeaseVerdict, ...]
+    live: tuple[LeaseVerdict, ...]
+    now_ms: int
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "freed": [v.to_dict(self.now_ms) for v in self.freed],
+            "live": [v.to_dict(self.now_ms) for v in self.live],
+        }
+
+
+def recover_leases(env: Env, settings: MemorySettings, *, db: str | None, now_ms: int) -> RecoverResult:
+    """Free every lease whose holder is gone (stuck, silent or expired; see ``memory.leases``)."""
+    with open_store(db, data_dir=env.dirs.data) as store:
+        verdicts = judge_leases(store, settings, now_ms=now_ms)
+        freed = free_leases(store, verdicts, now_ms=now_ms)
+    return RecoverResult(
+        freed=tuple(freed), live=tuple(v for v in verdicts if v.state == "live"), now_ms=now_ms
+    )
 
 
 def clear_folder(folder: Path) -> bool:
@@ -43,15 +72,19 @@ def clear_folder(folder: Path) -> bool:
 
 
 def reset_memories(env: Env, *, db: str | None = None, all_scopes: bool = False) -> ResetResult:
-    """Delete this project's memories (or every scope's): database rows, jobs and folders."""
+    """Delete this project's memories (or every scope's): database rows, jobs (those of the
+    project's sessions too, stuck ones included, so they start afresh) and folders."""
     data = env.dirs.data
     scope = project_scope(env.project_root)
+    jobs = 0
     with open_store(db, data_dir=data) as store:
         rows = store.reset(scope=None if all_scopes else scope)
+        if not all_scopes:
+            jobs = store.drop_stage1_jobs(store.project_session_ids(str(env.project_root)))
     if all_scopes:
         root = memories_root(data)
         folders = [p for p in sorted(root.iterdir()) if p.is_dir()] if root.is_dir() else []
     else:
         folders = [scope_dir(data, scope)]
     cleared = tuple(str(f) for f in folders if clear_folder(f))
-    return ResetResult(rows=rows, folders=cleared, scope="all" if all_scopes else scope)
+    return ResetResult(rows=rows, folders=cleared, scope="all" if all_scopes else scope, jobs=jobs)

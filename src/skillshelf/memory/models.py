@@ -11,14 +11,23 @@ from __future__ import annotations
 import json
 import re
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from skillshelf.env import Env
 from skillshelf.errors import ModelCallError, UsageError
-from skillshelf.memory.settings import ModelRef, parse_model_ref
+from skillshelf.memory.settings import MemorySettings, ModelRef, parse_model_ref
 
-__all__ = ["CallBudget", "JsonModel", "ModelClient", "build_client", "parse_json_reply"]
+__all__ = [
+    "CallBudget",
+    "JsonModel",
+    "ModelClient",
+    "build_client",
+    "model_endpoint",
+    "model_factories",
+    "parse_json_reply",
+]
 
 
 class JsonModel(Protocol):
@@ -178,3 +187,37 @@ def parse_json_reply(text: str) -> dict[str, Any]:
         code="ME033",
         hint="use a model that follows JSON instructions, or retry later",
     )
+
+
+def model_endpoint(env: Env, settings: MemorySettings, model: str) -> tuple[str | None, str | None]:
+    """(base URL, API key) for ``model``: settings first, then the provider's usual variables in ``env``."""
+    provider = parse_model_ref(model).provider
+    key_var = settings.api_key_env or ("ANTHROPIC_API_KEY" if provider == "anthropic" else "OPENAI_API_KEY")
+    base = (
+        settings.base_url
+        or env.environ.get("ANTHROPIC_BASE_URL" if provider == "anthropic" else "OPENAI_BASE_URL")
+        or None
+    )
+    return base, env.environ.get(key_var)
+
+
+def model_factories(
+    env: Env, settings: MemorySettings
+) -> tuple[Callable[[], JsonModel], Callable[[], JsonModel]]:
+    """(Phase-1 model, Phase-2 model) builders; API keys come from ``env``, never os.environ."""
+
+    def make(model: str) -> Callable[[], JsonModel]:
+        def build() -> JsonModel:
+            base, key = model_endpoint(env, settings, model)
+            return build_client(
+                model,
+                base_url=base,
+                api_key=key,
+                max_output_tokens=settings.max_output_tokens,
+                timeout_s=settings.request_timeout_s,
+                json_mode=settings.json_mode,
+            )
+
+        return build
+
+    return make(settings.extract_model), make(settings.consolidation_model)

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from types import TracebackType
+from typing import TypeVar
 
 from skillshelf.env import find_project_root
 from skillshelf.errors import SkillshelfError
@@ -17,12 +18,21 @@ from skillshelf.memory.layout import GLOBAL_SCOPE, project_scope
 from skillshelf.memory.models import CallBudget, JsonModel
 from skillshelf.memory.redact import redact_secrets
 from skillshelf.memory.settings import MemorySettings
-from skillshelf.memory.store import CONSOLIDATE, STAGE1, ClaimOutcome, Stage1Claim, Store
-from skillshelf.memory.transcripts import read_transcript
+from skillshelf.memory.store import CONSOLIDATE, STAGE1, ClaimOutcome, LeaseHolder, Stage1Claim, Store
+from skillshelf.memory.transcripts import Session, read_transcript
 
-__all__ = ["Heartbeat", "LeaseKeeper", "Phase2Outcome", "run_phase2_scope", "run_stage1_job", "scope_for"]
+__all__ = [
+    "Heartbeat",
+    "LeaseKeeper",
+    "Phase2Outcome",
+    "run_phase2_scope",
+    "run_stage1_job",
+    "scope_for",
+    "with_session",
+]
 
 Clock = Callable[[], float]
+T = TypeVar("T")
 
 
 def _ms(clock: Clock) -> int:
@@ -36,7 +46,7 @@ class Heartbeat:
         self, store: Store, kind: str, key: str, token: str, *, settings: MemorySettings, clock: Clock
     ) -> None:
         self._args = (store, kind, key, token)
-        self._interval = settings.heartbeat_seconds
+        self._interval = settings.beat_seconds
         self._lease_ms = int(settings.lease_seconds * 1000)
         self._clock = clock
         self._stop = threading.Event()
@@ -73,7 +83,7 @@ class LeaseKeeper:
 
     def __init__(self, store: Store, *, settings: MemorySettings, clock: Clock) -> None:
         self._store = store
-        self._interval = settings.heartbeat_seconds
+        self._interval = settings.beat_seconds
         self._lease_ms = int(settings.lease_seconds * 1000)
         self._clock = clock
         self._held: dict[str, str] = {}
@@ -125,17 +135,36 @@ def project_of(cwd: Path | None) -> str:
     return str(find_project_root(cwd)) if cwd.is_dir() else str(cwd)
 
 
+def with_session(path: str, work: Callable[[Session], T]) -> T:
+    """Read the transcript at ``path`` and run ``work`` on it. Every failure is a
+    SkillshelfError: ``ME103`` when it is no longer a transcript, ``ME106`` for a bug met on one
+    odd transcript (it fails that job, never the run)."""
+    try:
+        session = read_transcript(Path(path))
+        if session is None:
+            raise SkillshelfError(f"{path} is no longer a transcript we can read", code="ME103")
+        return work(session)
+    except SkillshelfError:
+        raise
+    except Exception as exc:  # one session's bug must not stop the others
+        raise SkillshelfError(
+            f"internal error on {path}: {type(exc).__name__}: {exc}",
+            code="ME106",
+            hint="this is a bug in skillshelf; please report it with the transcript's shape",
+        ) from exc
+
+
 def run_stage1_job(
     claim: Stage1Claim, *, store: Store, model: JsonModel, settings: MemorySettings, clock: Clock
 ) -> tuple[str, str | None]:
     """Extract one claimed session: (extracted | no_output | failed | lost_lease, error or None).
     The caller keeps the lease alive (:class:`LeaseKeeper`)."""
     try:
-        session = read_transcript(Path(claim.path))
-        if session is None:
-            raise SkillshelfError(f"{claim.path} is no longer a transcript we can read", code="ME103")
-        result = phase1.extract(
-            model, session, token_limit=settings.stage1_token_limit, effort=settings.extract_effort
+        result = with_session(
+            claim.path,
+            lambda session: phase1.extract(
+                model, session, token_limit=settings.stage1_token_limit, effort=settings.extract_effort
+            ),
         )
     except SkillshelfError as exc:
         reason = redact_secrets(f"{exc.code}: {exc.message}")
@@ -207,6 +236,7 @@ def run_phase2_scope(
     worker_id: str,
     budget: CallBudget,
     consolidator_factory: Callable[[], Consolidator] | None = None,
+    holder: LeaseHolder | None = None,
 ) -> Phase2Outcome:
     """Claim the scope's consolidation lock and, if dirty, rebuild its memory folder.
 
@@ -214,7 +244,9 @@ def run_phase2_scope(
     from ``model_factory``)."""
     make = consolidator_factory or (lambda: DirectConsolidator(model_factory()))
     lease_ms = int(settings.lease_seconds * 1000)
-    claim = store.claim_phase2(scope, worker_id=worker_id, now_ms=_ms(clock), lease_ms=lease_ms)
+    claim = store.claim_phase2(
+        scope, worker_id=worker_id, now_ms=_ms(clock), lease_ms=lease_ms, holder=holder
+    )
     if claim.outcome is not ClaimOutcome.CLAIMED or claim.token is None:
         return Phase2Outcome(scope=scope, status=claim.outcome.value, folder=folder)
     token = claim.token

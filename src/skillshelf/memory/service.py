@@ -22,14 +22,15 @@ from typing import Literal
 from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.env import Env
 from skillshelf.errors import SkillshelfError
-from skillshelf.memory import phase1
 from skillshelf.memory.consolidator import Consolidator
+from skillshelf.memory.dryrun import dry_run_prompts
+from skillshelf.memory.inspect import claim_limits, skipped_sessions
 from skillshelf.memory.layout import scope_dir
-from skillshelf.memory.models import CallBudget, JsonModel, build_client
-from skillshelf.memory.phase2 import render_selection
+from skillshelf.memory.leases import free_leases, judge_leases, this_holder
+from skillshelf.memory.models import CallBudget, JsonModel, model_endpoint, model_factories
 from skillshelf.memory.redact import redact_secrets
 from skillshelf.memory.runner import LeaseKeeper, Phase2Outcome, project_of, run_phase2_scope, run_stage1_job
-from skillshelf.memory.settings import MemorySettings, parse_model_ref
+from skillshelf.memory.settings import MemorySettings
 from skillshelf.memory.store import SessionRow, Stage1Claim, Store, open_store
 from skillshelf.memory.store.base import ClaimLimits
 from skillshelf.memory.transcripts import default_transcript_roots, find_transcripts, read_transcript
@@ -78,6 +79,8 @@ class RunReport:
     budget: int | None = None
     dry_run: list[dict[str, object]] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    recovered: list[dict[str, object]] = field(default_factory=list)  # leases freed from gone holders
+    skipped: list[dict[str, object]] = field(default_factory=list)  # sessions left for the time windows
 
     @property
     def failed(self) -> bool:
@@ -101,6 +104,8 @@ class RunReport:
             "budget": self.budget,
             "dry_run": self.dry_run,
             "errors": self.errors,
+            "recovered": self.recovered,
+            "skipped": self.skipped,
         }
 
 
@@ -162,6 +167,15 @@ def register_transcripts(
         except SkillshelfError as exc:
             _skip_file(report, path, exc.code, exc.message.removeprefix(f"{path}: "), exc.hint)
             continue
+        except Exception as exc:  # a bug met on one odd file must not stop the others
+            _skip_file(
+                report,
+                path,
+                "ME106",
+                f"internal error reading the transcript ({type(exc).__name__}: {exc}); skipped",
+                "this is a bug in skillshelf; please report it with the file's shape",
+            )
+            continue
         report.skipped_lines += skipped
         if row is None:
             _skip_file(
@@ -180,89 +194,8 @@ def register_transcripts(
     return [str(p) for p in files]
 
 
-def model_endpoint(env: Env, settings: MemorySettings, model: str) -> tuple[str | None, str | None]:
-    """(base URL, API key) for ``model``: settings first, then the provider's usual variables in ``env``."""
-    provider = parse_model_ref(model).provider
-    key_var = settings.api_key_env or ("ANTHROPIC_API_KEY" if provider == "anthropic" else "OPENAI_API_KEY")
-    base = (
-        settings.base_url
-        or env.environ.get("ANTHROPIC_BASE_URL" if provider == "anthropic" else "OPENAI_BASE_URL")
-        or None
-    )
-    return base, env.environ.get(key_var)
-
-
-def model_factories(
-    env: Env, settings: MemorySettings
-) -> tuple[Callable[[], JsonModel], Callable[[], JsonModel]]:
-    """(Phase-1 model, Phase-2 model) builders; API keys come from ``env``, never os.environ."""
-
-    def make(model: str) -> Callable[[], JsonModel]:
-        def build() -> JsonModel:
-            base, key = model_endpoint(env, settings, model)
-            return build_client(
-                model,
-                base_url=base,
-                api_key=key,
-                max_output_tokens=settings.max_output_tokens,
-                timeout_s=settings.request_timeout_s,
-                json_mode=settings.json_mode,
-            )
-
-        return build
-
-    return make(settings.extract_model), make(settings.consolidation_model)
-
-
 def _limits(settings: MemorySettings) -> ClaimLimits:
-    return ClaimLimits(
-        min_idle_ms=int(settings.min_idle_hours * 3_600_000),
-        max_age_ms=int(settings.max_age_days * 86_400_000),
-        running_cap=settings.max_running_jobs or settings.max_rollouts_per_run,
-    )
-
-
-def _dry_run(
-    store: Store, settings: MemorySettings, only: list[str] | None, now_ms: int, report: RunReport, limit: int
-) -> None:
-    for session_id, _updated, path, cwd, _project, source in store.stage1_candidates(
-        now_ms=now_ms, limits=_limits(settings), limit=limit, only=only
-    ):
-        session = read_transcript(Path(path))
-        if session is None:
-            continue
-        system, user = phase1.build_stage1_prompt(session, token_limit=settings.stage1_token_limit)
-        report.dry_run.append(
-            {
-                "phase": 1,
-                "session_id": session_id,
-                "source": source,
-                "path": path,
-                "cwd": cwd,
-                "model": settings.extract_model,
-                "system_chars": len(system),
-                "prompt": user,
-            }
-        )
-    for scope in store.dirty_scopes(now_ms=now_ms):
-        selection = store.selection(
-            scope,
-            limit=settings.max_raw_memories,
-            max_unused_ms=int(settings.max_unused_days * 86_400_000),
-            now_ms=now_ms,
-        )
-        report.dry_run.append(
-            {
-                "phase": 2,
-                "session_id": scope,
-                "source": "consolidation",
-                "path": "",
-                "cwd": "",
-                "model": settings.consolidation_model,
-                "system_chars": 0,
-                "prompt": render_selection(selection),
-            }
-        )
+    return claim_limits(settings)
 
 
 def _phase1(
@@ -291,6 +224,7 @@ def _phase1(
         limits=_limits(settings),
         limit=limit,
         only=only,
+        holder=this_holder(settings),
     )
     report.claimed = len(claims)
     if not claims:
@@ -319,6 +253,45 @@ def _phase1(
             if progress:
                 progress("extract", n, len(claims))
     report.outcomes = dict(outcomes)
+
+
+def _phase2(
+    store: Store,
+    settings: MemorySettings,
+    data_dir: Path,
+    *,
+    make_model: Callable[[], JsonModel],
+    consolidator: Callable[[], Consolidator] | None,
+    clock: Callable[[], float],
+    report: RunReport,
+    budget: CallBudget,
+    progress: Progress | None,
+) -> None:
+    scopes = store.dirty_scopes(now_ms=int(clock() * 1000))
+    for n, scope in enumerate(scopes, 1):
+        outcome = run_phase2_scope(
+            scope,
+            scope_dir(data_dir, scope),
+            store=store,
+            model_factory=make_model,
+            settings=settings,
+            clock=clock,
+            worker_id=report.worker_id,
+            budget=budget,
+            consolidator_factory=consolidator,
+            holder=this_holder(settings),
+        )
+        report.consolidation.append(outcome)
+        if outcome.error:
+            report.errors.append(f"{scope}: {outcome.error}")
+        if progress:
+            progress("consolidate", n, len(scopes))
+
+
+def _skipped(
+    store: Store, settings: MemorySettings, now_ms: int, only: list[str] | None
+) -> list[dict[str, object]]:
+    return [v.to_dict() for v in skipped_sessions(store, settings, now_ms=now_ms, only=only)]
 
 
 def run_memory(
@@ -351,8 +324,12 @@ def run_memory(
         make_extract, make_consolidate = models or model_factories(env, settings)
         budget = CallBudget(settings.max_model_calls)
         if options.dry_run:
-            _dry_run(store, settings, only, started, report, settings.max_rollouts_per_run)
+            report.dry_run, problems = dry_run_prompts(store, settings, only=only, now_ms=started)
+            report.problems += problems
+            report.skipped = _skipped(store, settings, started, only)
             return report
+        freed = free_leases(store, judge_leases(store, settings, now_ms=started), now_ms=started)
+        report.recovered = [v.to_dict(started) for v in freed]
         report.pruned = store.prune(max_unused_ms=int(settings.max_unused_days * 86_400_000), now_ms=started)
         if options.phase in ("1", "all"):
             _phase1(
@@ -366,26 +343,19 @@ def run_memory(
                 progress=progress,
             )
         if options.phase in ("2", "all"):
-            data_dir = env.dirs.data
-            scopes = store.dirty_scopes(now_ms=int(clock() * 1000))
-            for n, scope in enumerate(scopes, 1):
-                outcome = run_phase2_scope(
-                    scope,
-                    scope_dir(data_dir, scope),
-                    store=store,
-                    model_factory=make_consolidate,
-                    settings=settings,
-                    clock=clock,
-                    worker_id=report.worker_id,
-                    budget=budget,
-                    consolidator_factory=consolidator,
-                )
-                report.consolidation.append(outcome)
-                if outcome.error:
-                    report.errors.append(f"{scope}: {outcome.error}")
-                if progress:
-                    progress("consolidate", n, len(scopes))
+            _phase2(
+                store,
+                settings,
+                env.dirs.data,
+                make_model=make_consolidate,
+                consolidator=consolidator,
+                clock=clock,
+                report=report,
+                budget=budget,
+                progress=progress,
+            )
         report.model_calls = budget.used
+        report.skipped = _skipped(store, settings, int(clock() * 1000), only)
         store.record_run(
             uuid.uuid4().hex,
             worker_id=report.worker_id,

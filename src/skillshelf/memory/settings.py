@@ -172,6 +172,12 @@ class MemorySettings:
         return result
 
     @property
+    def beat_seconds(self) -> float:
+        """How often a holder heartbeats its leases: ``heartbeat_seconds``, but at least three
+        times per lease, so a short ``lease_seconds`` never lapses between beats."""
+        return min(self.heartbeat_seconds, self.lease_seconds / 3)
+
+    @property
     def stage1_token_limit(self) -> int:
         """Codex's budget for one transcript: 70% of the usable context window, else 150k."""
         if self.context_window and self.context_window > 0:

@@ -34,6 +34,7 @@ def open_library(
             budget=workspace.budget(),
             index_cache_dir=workspace.index_cache_dir,
             semantic=semantic,
+            why_unavailable=workspace.modes.disabled_error,
         )
         return workspace.discovery, tools
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -94,6 +94,8 @@ class SkillTools:
 
     ``skills`` are the skills that can be loaded; ``listed`` those the catalog shows (default:
     the model-visible ones; pass the result of the config's skill modes to honour them).
+    ``why_unavailable(name)`` may explain a name that is not among ``skills`` (a skill the
+    config disables: :meth:`skillshelf.config.ModedSkills.disabled_error`).
     """
 
     def __init__(
@@ -106,8 +108,10 @@ class SkillTools:
         index_cache_dir: Path | None = None,
         max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
         semantic: bool = False,
+        why_unavailable: Callable[[str], SkillNotFoundError | None] | None = None,
     ) -> None:
         self.skills: tuple[Skill, ...] = tuple(skills)
+        self.why_unavailable = why_unavailable
         self.listed: tuple[Skill, ...] = (
             tuple(s for s in skills if s.model_visible) if listed is None else tuple(listed)
         )
@@ -139,8 +143,9 @@ class SkillTools:
         if skill is None:
             from skillshelf.skills.load import close_matches
 
+            known = self.why_unavailable(name) if self.why_unavailable is not None else None
             close = close_matches(name, tuple(self._by_name), limit=3)
-            raise SkillNotFoundError(name, available=tuple(self._by_name), close=close)
+            raise known or SkillNotFoundError(name, available=tuple(self._by_name), close=close)
         return skill
 
     # -- the four calls --------------------------------------------------------------------

@@ -1,5 +1,8 @@
 """Discover skills: walk every root, parse each ``SKILL.md`` once, order them like Codex.
 
+* The roots and their order are :mod:`~skillshelf.skills.roots`'s, with the
+  ``project_root_markers`` of Codex's ``config.toml`` when it sets them.
+
 * Roots are canonicalised (symlinks resolved) and de-duplicated; each is walked with
   :func:`~skillshelf.skills.walk.walk_root` (Codex's rules) or, for Claude Code's roots,
   :func:`~skillshelf.skills.walk.walk_claude_root` (one level).
@@ -10,14 +13,15 @@
   :mod:`~skillshelf.skills.namespace`); Claude Code's roots keep plain folder names.
 * Skills whose ``agents/openai.yaml`` ``policy.products`` excludes ``codex`` are dropped, as
   Codex drops them.
-* Final order: scope (repo, user, system, admin), then name, then path.
+* Final order: scope (repo, user, system, admin), then name, then the resolved path (as Codex).
 """
 
 from __future__ import annotations
 
+import gc
 import os
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import ModuleType
@@ -25,11 +29,14 @@ from types import ModuleType
 from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.env import Env
 from skillshelf.skills.cache import CACHE_FILE, SkillCache
+from skillshelf.skills.codex_config import read_codex_settings
 from skillshelf.skills.model import MAX_SKILL_BYTES, Discovery, RootOrigin, RootScan, Skill, SkillRoot
 from skillshelf.skills.namespace import NamespaceResolver
 from skillshelf.skills.roots import extra_roots, is_claude_root, skill_roots
 from skillshelf.skills.walk import FoundFile, ScanLimits, WalkResult, walk_claude_root, walk_root
 from skillshelf.skills.walk_cache import restore_walk, snapshot_walk
+from skillshelf.skills.walk_limits import discovery_note as _diag
+from skillshelf.skills.walk_limits import limit_diagnostics, limits_from_environ
 
 __all__ = [
     "MAX_SKILL_BYTES",
@@ -73,6 +80,9 @@ def discover_skills(env: Env, options: DiscoveryOptions = DiscoveryOptions()) ->
 
             builtin = current_builtin_dir(env.dirs.data)
     installed = env.dirs.data / "skills" if options.include_installed else None
+    codex = read_codex_settings(env.codex_home)
+    if codex.project_root_markers is not None:
+        env = replace(env, project_root_markers=codex.project_root_markers)
     roots = skill_roots(
         env,
         extra=options.extra_roots,
@@ -81,45 +91,10 @@ def discover_skills(env: Env, options: DiscoveryOptions = DiscoveryOptions()) ->
         installed=installed,
     )
     limits, notes = limits_from_environ(env.environ, options.limits)
+    notes += codex.diagnostics
     cache = env.dirs.cache / CACHE_FILE if options.use_cache else None
     found = _Discoverer(limits, cache, options.max_skill_bytes).run(roots)
     return replace(found, diagnostics=(*notes, *found.diagnostics)) if notes else found
-
-
-LIMIT_VARIABLES = {
-    "max_depth": "SKILLSHELF_SCAN_MAX_DEPTH",
-    "max_dirs": "SKILLSHELF_SCAN_MAX_DIRS",
-    "max_entries": "SKILLSHELF_SCAN_MAX_ENTRIES",
-}
-
-
-def limits_from_environ(
-    environ: Mapping[str, str], limits: ScanLimits
-) -> tuple[ScanLimits, list[Diagnostic]]:
-    """Raise (or lower) the scan limits from ``SKILLSHELF_SCAN_MAX_*`` variables of the Env."""
-    values: dict[str, int] = {}
-    notes: list[Diagnostic] = []
-    for field_name, variable in LIMIT_VARIABLES.items():
-        text = environ.get(variable)
-        if not text:
-            continue
-        try:
-            value = int(text)
-            if value < 0:
-                raise ValueError(text)
-        except ValueError:
-            notes.append(
-                _diag(
-                    "SK209",
-                    Severity.WARNING,
-                    f"{variable}={text!r} is not a whole number >= 0; ignored",
-                    f"set {variable} to a number, e.g. {variable}=5000",
-                    None,
-                )
-            )
-            continue
-        values[field_name] = value
-    return (replace(limits, **values) if values else limits), notes
 
 
 _DEFAULT_LIMITS = ScanLimits()
@@ -150,47 +125,6 @@ def read_skill_body(skill: Skill) -> str:
     return split_body(text)
 
 
-def _diag(code: str, severity: Severity, message: str, fix: str, path: Path | str | None) -> Diagnostic:
-    return Diagnostic(
-        code=code, severity=severity, message=message, fix=fix, path=Path(path) if path is not None else None
-    )
-
-
-# The limit a walk stopped at (its ScanLimits field) -> (code, what it counts); the variable
-# that raises it is in LIMIT_VARIABLES.
-_LIMIT_TEXT = {"max_dirs": ("SK212", "folders"), "max_entries": ("SK213", "entries")}
-
-
-def _limit_diagnostics(root: SkillRoot, walk: WalkResult, limits: ScanLimits) -> list[Diagnostic]:
-    out: list[Diagnostic] = []
-    if walk.truncated and walk.limit in _LIMIT_TEXT:
-        field_name = walk.limit
-        code, what = _LIMIT_TEXT[field_name]
-        option = LIMIT_VARIABLES[field_name]
-        value = getattr(limits, field_name)
-        partial = f" (the listing of {walk.stopped_in} was cut short)" if walk.stopped_in else ""
-        out.append(
-            _diag(
-                code,
-                Severity.WARNING,
-                f"scan stopped at the limit of {value:,} {what} for this root; {walk.unvisited_dirs:,} folder(s) were left unscanned{partial}, so skills in them are missing (Codex stops here too, silently)",
-                f"raise the limit: set {option}=N (library: DiscoveryOptions(limits=ScanLimits({field_name}=N))), or use a narrower root that holds only skills",
-                root.path,
-            )
-        )
-    if walk.depth_pruned:
-        out.append(
-            _diag(
-                "SK211",
-                Severity.INFO,
-                f"{walk.depth_pruned:,} folder(s) sit deeper than {limits.max_depth} levels below this root and were not scanned",
-                f"keep skills at most {limits.max_depth} levels below the root, or raise the depth: set SKILLSHELF_SCAN_MAX_DEPTH=N (library: ScanLimits(max_depth=N))",
-                root.path,
-            )
-        )
-    return out
-
-
 class _Discoverer:
     def __init__(self, limits: ScanLimits, cache: Path | None, max_bytes: int) -> None:
         self.limits = limits
@@ -205,11 +139,19 @@ class _Discoverer:
         self.namespaces = NamespaceResolver()
 
     def run(self, roots: Sequence[SkillRoot]) -> Discovery:
-        for root in roots:
-            self.scan(root)
+        # Thousands of acyclic values are built here: pause the cyclic GC, whose passes over
+        # them would be a fifth of a warm run, and resume it as it was.
+        gc_was_on = gc.isenabled()
+        gc.disable()
+        try:
+            for root in roots:
+                self.scan(root)
+            self.skills.sort(key=lambda s: (s.scope.load_rank, s.name, str(s.real_path or s.path)))
+        finally:
+            if gc_was_on:
+                gc.enable()
         if self.cache is not None:
             self.cache.save()
-        self.skills.sort(key=lambda s: (s.scope.load_rank, s.name, str(s.path)))
         self.diagnostics.extend(_duplicate_names(self.skills))
         return Discovery(
             skills=tuple(self.skills),
@@ -281,7 +223,7 @@ class _Discoverer:
         self.roots.append(root)
         self.namespaces.known_plain |= walk.plain_dirs
         self.diagnostics.extend(walk.diagnostics)
-        self.diagnostics.extend(_limit_diagnostics(root, walk, self.limits))
+        self.diagnostics.extend(limit_diagnostics(root, walk, self.limits))
         found = 0
         # No plugin folder anywhere in the walk: every skill reached without a symlink shares the
         # root's own namespace (usually none), so look it up once.
@@ -297,7 +239,7 @@ class _Discoverer:
                 namespace = _LOOKUP
             else:
                 namespace = shared
-            skill = self.parse(item, root, namespace)
+            skill = self.parse(item, root, namespace, claude)
             if skill is not None:
                 found += 1
         self.scans.append(
@@ -327,12 +269,14 @@ class _Discoverer:
         self.cache.put_walk(key, snapshot_walk(walk))
         return walk
 
-    def parse(self, item: FoundFile, root: SkillRoot, namespace: str | None | object = None) -> Skill | None:
+    def parse(
+        self, item: FoundFile, root: SkillRoot, namespace: str | None | object = None, claude: bool = False
+    ) -> Skill | None:
         signature: list[object] = [
             item.size,
             item.mtime_ns,
-            _openai_signature(item),
-            is_claude_root(root),
+            _openai_signature(item) if item.has_agents else None,
+            claude,
             self.max_bytes,
         ]
         cached = self.cache.get(item.path, signature, root) if self.cache is not None else None
@@ -364,6 +308,8 @@ class _Discoverer:
             namespace = self.namespaces.namespace(os.path.dirname(item.canonical))
         if isinstance(namespace, str):
             skill = replace(skill, name=f"{namespace}:{skill.name}")
+        if item.canonical != item.path:
+            skill = replace(skill, real_path=Path(item.canonical))
         self.skills.append(skill)
         return skill
 

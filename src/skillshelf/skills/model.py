@@ -155,6 +155,8 @@ class Skill:
     ``path`` is its ``SKILL.md`` as walked below the root (the root itself resolved through
     symlinks, as Codex 0.171.0 shows it; duplicates are removed by the resolved path); ``root`` is the
     root that produced it. ``frontmatter`` keeps the parsed mapping as read, for validation.
+    ``real_path`` is the ``SKILL.md`` with every symlink resolved when a symlink below the root
+    led to it (else ``None``): Codex orders skills of one name by it.
     """
 
     name: str
@@ -170,10 +172,16 @@ class Skill:
     claude: ClaudeFields = ClaudeFields()
     frontmatter: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))
     trusted: bool = True
+    real_path: Path | None = None
 
     @property
     def folder(self) -> Path:
         return self.path.parent
+
+    @property
+    def order_path(self) -> Path:
+        """The path skills of one name are ordered by (Codex: the resolved one)."""
+        return self.real_path or self.path
 
     @property
     def model_visible(self) -> bool:

@@ -1,28 +1,47 @@
 """Where skills are looked for: Codex's roots, Claude Code's roots, extra and built-in roots.
 
-Codex 0.171.0 (checked with the oracle), in this order:
+Codex 0.171.0, measured with ``codex-oracle`` (``tests/skills/test_codex_roots_oracle.py``
+pins each rule), scans in this order:
 
-1. ``<cwd>/.codex/skills`` (repo). Codex 0.171.0 reads only the cwd's own ``.codex`` folder,
-   not the ones of its ancestors, whatever the trust or config files say.
+1. ``<dir>/.codex/skills`` for every folder from the cwd *up* to the project's *config root*
+   (repo scope, nearest first). The config root is the nearest ancestor of the canonical cwd
+   (itself included) holding a ``project_root_markers`` entry (default ``.git``), where a
+   ``.git`` entry counts only when Git could use it: a file (a worktree's or submodule's
+   ``gitdir:`` link, whatever it says) or a folder holding ``HEAD``. An empty ``.git``
+   folder, or a link to a missing one, does not count and the search goes on upwards. With
+   no config root, or ``project_root_markers = []``, only the cwd's ``.codex`` is read. A
+   ``.codex`` folder that *is* ``$CODEX_HOME`` is the user's, not a project layer.
 2. ``$CODEX_HOME/skills`` (user), ``~/.agents/skills`` (user),
    ``$CODEX_HOME/skills/.system`` (system, symlinks not followed), ``/etc/codex/skills`` (admin).
 3. Extra roots (user), as Codex's runtime extra roots.
-4. ``<dir>/.agents/skills`` for every folder from the project root down to the cwd (repo).
+4. ``<dir>/.agents/skills`` for every folder from the *project root* down to the cwd (repo).
+   Here any marker that exists counts, an empty ``.git`` folder too, as for AGENTS.md.
 
-Then Claude Code's roots (``.claude/skills`` from the project root down to the cwd, then
+``project_root_markers`` is read from Codex's ``config.toml`` by discovery
+(:mod:`skillshelf.skills.codex_config`) and reaches this module through ``Env``. Then Claude
+Code's roots (``.claude/skills`` from the project root down to the cwd, then
 ``~/.claude/skills``) and skillshelf's built-in skills (system scope). Discovery keeps the first
 root that yields a given ``SKILL.md``, so Codex's roots win over the others.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from skillshelf.env import Env
+from skillshelf.env import Env, find_project_root
 from skillshelf.skills.model import RootOrigin, Scope, SkillRoot
 
-__all__ = ["builtin_root", "claude_roots", "codex_roots", "extra_roots", "is_claude_root", "skill_roots"]
+__all__ = [
+    "builtin_root",
+    "claude_roots",
+    "codex_config_folders",
+    "codex_roots",
+    "extra_roots",
+    "is_claude_root",
+    "skill_roots",
+]
 
 _CLAUDE = frozenset({RootOrigin.CLAUDE_PROJECT, RootOrigin.CLAUDE_USER})
 
@@ -36,14 +55,64 @@ def _root(path: Path, scope: Scope, origin: RootOrigin, *, follow: bool = True) 
     return SkillRoot(path=path, scope=scope, origin=origin, follow_symlinks=follow)
 
 
-def _cwd_folder(env: Env) -> Path:
-    return env.cwd if env.cwd.is_dir() or not env.cwd.exists() else env.cwd.parent
+def _canonical_cwd(env: Env) -> Path:
+    """The cwd folder as Codex walks it: symlinks resolved (the cwd's folder when it is a file)."""
+    cwd = Path(os.path.realpath(env.cwd))
+    return cwd if cwd.is_dir() or not cwd.exists() else cwd.parent
+
+
+def _git_usable(marker: str) -> bool:
+    """A ``.git`` entry Codex takes as a repository: a file, or a folder holding ``HEAD``."""
+    if os.path.isfile(marker):
+        return True
+    return os.path.isdir(marker) and os.path.exists(os.path.join(marker, "HEAD"))
+
+
+def _marks_config_root(folder: str, markers: Sequence[str]) -> bool:
+    for marker in markers:
+        path = os.path.join(folder, marker)
+        if os.path.basename(os.path.normpath(marker)) == ".git":
+            if _git_usable(path):
+                return True
+        elif os.path.exists(path):
+            return True
+    return False
+
+
+def codex_config_folders(env: Env) -> list[Path]:
+    """Folders whose ``.codex`` Codex reads, nearest first: the cwd up to the config root.
+
+    See the module docstring for what makes a config root; only the cwd when there is none.
+    """
+    cwd = _canonical_cwd(env)
+    markers = [m for m in env.project_root_markers if "\x00" not in m]
+    chain: list[Path] = []
+    for folder in (cwd, *cwd.parents):
+        chain.append(folder)
+        if markers and _marks_config_root(str(folder), markers):
+            return chain
+    return [cwd]
+
+
+def _project_folders(env: Env) -> list[Path]:
+    """Every folder from the project root (any existing marker) down to the canonical cwd."""
+    cwd = _canonical_cwd(env)
+    root = find_project_root(cwd, env.project_root_markers)
+    chain = [cwd]
+    while chain[-1] != root and chain[-1].parent != chain[-1]:
+        chain.append(chain[-1].parent)
+    return list(reversed(chain))
 
 
 def codex_roots(env: Env, *, extra: Sequence[Path] = ()) -> list[SkillRoot]:
     """The roots Codex scans for ``env``, in Codex's order (extra roots at Codex's position)."""
+    user_config = os.path.realpath(env.codex_home)
     roots = [
-        _root(_cwd_folder(env) / ".codex" / "skills", Scope.REPO, RootOrigin.CODEX_PROJECT),
+        _root(folder / ".codex" / "skills", Scope.REPO, RootOrigin.CODEX_PROJECT)
+        for folder in codex_config_folders(env)
+        if os.path.realpath(folder / ".codex") != user_config
+    ]
+    roots += [
         _root(env.codex_home / "skills", Scope.USER, RootOrigin.CODEX_USER),
         _root(env.home / ".agents" / "skills", Scope.USER, RootOrigin.AGENTS_USER),
         _root(env.codex_home / "skills" / ".system", Scope.SYSTEM, RootOrigin.CODEX_SYSTEM, follow=False),
@@ -52,7 +121,7 @@ def codex_roots(env: Env, *, extra: Sequence[Path] = ()) -> list[SkillRoot]:
     roots += extra_roots(extra)
     roots += [
         _root(folder / ".agents" / "skills", Scope.REPO, RootOrigin.AGENTS_REPO)
-        for folder in env.folders_root_to_cwd()
+        for folder in _project_folders(env)
     ]
     return roots
 

@@ -12,6 +12,13 @@ skill-like file gets a verdict, and every problem comes with a fix, all at once:
 For ``codex`` the set of loaded files comes from skillshelf's own discovery of the PATH as a
 skills root (:func:`skillshelf.skills.discover.discover_in`), with Codex's depth but without its
 folder and entry limits; a PATH that is over those limits gets a warning of its own.
+
+Skills roots below a PATH are judged as the roots they are: a skill under ``<dir>/.agents/skills``
+or ``<dir>/.codex/skills`` (Codex) or ``<dir>/.claude/skills`` (Claude Code), or under one of the
+user's roots (``$CODEX_HOME/skills`` and its ``.system``, ``~/.agents/skills``,
+``~/.claude/skills``, from the ``Env``), is placed, counted in depth and checked for hidden
+folders from that root, not from the PATH, so ``validate .`` in a project judges the project's
+own skills as the agent loads them.
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ from pathlib import Path
 from typing import Literal, get_args
 
 from skillshelf.diagnostics import Diagnostic, Severity, has_errors, sort_diagnostics
+from skillshelf.env import Env
 from skillshelf.errors import UsageError
 from skillshelf.skills.model import Skill
 from skillshelf.skills.validate_profiles import (
@@ -33,7 +41,16 @@ from skillshelf.skills.validate_profiles import (
     judge_codex,
     judge_spec,
 )
-from skillshelf.skills.validate_walk import Candidate, Inventory, WalkLimits, take_inventory
+from skillshelf.skills.validate_walk import (
+    CLAUDE_ROOT_OWNERS,
+    CODEX_ROOT_OWNERS,
+    Candidate,
+    Inventory,
+    WalkLimits,
+    nested_root,
+    rebase,
+    take_inventory,
+)
 
 __all__ = ["PROFILES", "Profile", "SkillCheck", "ValidationReport", "validate_paths"]
 
@@ -41,8 +58,9 @@ Profile = Literal["spec", "codex", "claude"]
 PROFILES: tuple[str, ...] = get_args(Profile)
 CODEX_MAX_DIRS = 2000
 CODEX_MAX_ENTRIES = 20_000
-# discovery notes that validation says better itself: same names (SK362), symlinked SKILL.md (SK356)
-_SUPERSEDED = frozenset({"SK220", "SK206"})
+# discovery notes that validation says better itself: same names (SK362), symlinked SKILL.md (SK356),
+# a skill below Codex's depth (SK355)
+_SUPERSEDED = frozenset({"SK220", "SK206", "SK210"})
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -295,10 +313,50 @@ def _same_names(checks: Sequence[SkillCheck], profile: Profile) -> list[Diagnost
     return out
 
 
+def _user_roots(env: Env | None, profile: Profile) -> list[Path]:
+    if env is None or profile == "spec":
+        return []
+    if profile == "claude":
+        return [env.home / ".claude" / "skills"]
+    skills = env.codex_home / "skills"
+    return [skills, skills / ".system", env.home / ".agents" / "skills", env.admin_skills_dir]
+
+
+def _roots_below(base: Path, roots: Sequence[Path]) -> frozenset[Path]:
+    """``roots`` that lie below ``base``, written as the walk of ``base`` reaches them."""
+    real_base = os.path.realpath(base)
+    out: set[Path] = set()
+    for root in roots:
+        rel = os.path.relpath(os.path.realpath(root), real_base)
+        if rel != "." and not rel.startswith(".."):
+            out.add(base / rel)
+    return frozenset(out)
+
+
+def _placed(
+    inventory: Inventory, profile: Profile, known: frozenset[Path]
+) -> list[tuple[Candidate, Path | None]]:
+    """Each candidate as seen from the skills root below the PATH that holds it (``None``: none)."""
+    if profile == "spec":
+        return [(cand, None) for cand in inventory.candidates]
+    owners = CLAUDE_ROOT_OWNERS if profile == "claude" else CODEX_ROOT_OWNERS
+    out: list[tuple[Candidate, Path | None]] = []
+    for cand in inventory.candidates:
+        root = nested_root(cand, owners, known)
+        out.append((cand, None) if root is None else (rebase(cand, root), root))
+    return out
+
+
 def validate_paths(
-    paths: Sequence[Path], *, profile: Profile = "codex", limits: WalkLimits | None = None
+    paths: Sequence[Path],
+    *,
+    profile: Profile = "codex",
+    limits: WalkLimits | None = None,
+    env: Env | None = None,
 ) -> ValidationReport:
     """Check every skill at or below ``paths`` against ``profile``; never raises on bad content.
+
+    ``env`` names the user's own skill roots, recognised below a PATH like project roots are.
 
     Raises:
         UsageError: ``profile`` is not one of :data:`PROFILES`, or no path was given.
@@ -310,6 +368,7 @@ def validate_paths(
             "no path to validate", hint="pass a skill folder, a SKILL.md file or a folder of skills"
         )
     limits = limits or WalkLimits()
+    user_roots = _user_roots(env, profile)
     out: list[Diagnostic] = []
     checks: list[SkillCheck] = []
     done: set[str] = set()
@@ -317,13 +376,18 @@ def validate_paths(
         inventory = _inventory(Path(path), limits, out)
         if inventory is None or not inventory.candidates:
             continue
+        placed = _placed(inventory, profile, _roots_below(Path(path), user_roots))
         loaded: dict[str, Skill] = {}
         notes: dict[str, list[Diagnostic]] = {}
         if profile == "codex":
             note = _codex_limits_note(inventory)
             out += [note] if note else []
-            loaded, notes = _discover(Path(path), out)
-        for cand in inventory.candidates:
+            for root in dict.fromkeys(root or Path(path) for _, root in placed):
+                found, found_notes = _discover(root, out)
+                loaded.update(found)
+                for key, diags in found_notes.items():
+                    notes.setdefault(key, []).extend(diags)
+        for cand, _ in placed:
             key = os.path.realpath(cand.path)
             if key in done:
                 continue

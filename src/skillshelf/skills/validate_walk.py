@@ -10,10 +10,23 @@ from __future__ import annotations
 
 import os
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-__all__ = ["Candidate", "Inventory", "WalkLimits", "take_inventory"]
+__all__ = [
+    "CLAUDE_ROOT_OWNERS",
+    "CODEX_ROOT_OWNERS",
+    "Candidate",
+    "Inventory",
+    "WalkLimits",
+    "rebase",
+    "take_inventory",
+]
+
+#: Folders whose ``skills`` subfolder an agent scans as a skills root, whatever the hidden name:
+#: Codex's ``<dir>/.agents/skills`` and ``<dir>/.codex/skills``, Claude Code's ``<dir>/.claude/skills``.
+CODEX_ROOT_OWNERS = frozenset({".agents", ".codex"})
+CLAUDE_ROOT_OWNERS = frozenset({".claude"})
 
 SKILL_FILE = "SKILL.md"
 _SKIPPED = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", ".tox", ".mypy_cache"})
@@ -170,3 +183,27 @@ def take_inventory(base: Path, limits: WalkLimits | None = None) -> Inventory:
         unreadable=tuple(unreadable),
         special=tuple(special),
     )
+
+
+def nested_root(cand: Candidate, owners: frozenset[str], known: frozenset[Path]) -> Path | None:
+    """The deepest skills root strictly below ``cand.base`` that holds ``cand``, else ``None``.
+
+    A root is a ``<owner>/skills`` folder (``owners``: the agent's conventional roots) or one
+    of the ``known`` folders (the user's roots, as walked below the base).
+    """
+    parts = cand.folder.relative_to(cand.base).parts
+    for end in range(len(parts), 0, -1):
+        folder = cand.base.joinpath(*parts[:end])
+        if (end >= 2 and parts[end - 1] == "skills" and parts[end - 2] in owners) or folder in known:
+            return folder
+    return None
+
+
+def rebase(cand: Candidate, root: Path) -> Candidate:
+    """``cand`` as seen from the skills root ``root`` (a folder between its base and itself)."""
+    parts = cand.folder.relative_to(root).parts
+    parent = cand.parent_skill
+    if parent is not None and not parent.is_relative_to(root):
+        parent = None
+    hidden = next((p for p in parts if p.startswith(".")), None)
+    return replace(cand, base=root, depth=len(parts), hidden=hidden, parent_skill=parent)

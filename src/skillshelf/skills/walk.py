@@ -18,8 +18,9 @@ from pathlib import Path
 
 from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.skills.namespace import MANIFESTS
+from skillshelf.skills.slots import slot_setters
 
-__all__ = ["FoundFile", "ScanLimits", "WalkResult", "walk_claude_root", "walk_root"]
+__all__ = ["FoundFile", "ScanLimits", "WalkResult", "found_file", "walk_claude_root", "walk_root"]
 
 SKILL_FILE = "SKILL.md"
 PLUGIN_MARKERS = frozenset(MANIFESTS)  # a folder listing one of these may be a plugin
@@ -46,6 +47,23 @@ class FoundFile:
     has_agents: bool
     size: int
     mtime_ns: int
+
+
+_FOUND_SETTERS = slot_setters(FoundFile, ("path", "canonical", "has_agents", "size", "mtime_ns"))
+
+
+def found_file(path: str, canonical: str, has_agents: bool, size: int, mtime_ns: int) -> FoundFile:
+    """``FoundFile(...)`` without the frozen ``__init__`` (a warm run restores thousands)."""
+    if _FOUND_SETTERS is None:
+        return FoundFile(path, canonical, has_agents, size, mtime_ns)
+    found = object.__new__(FoundFile)
+    set_path, set_canonical, set_agents, set_size, set_mtime = _FOUND_SETTERS
+    set_path(found, path)
+    set_canonical(found, canonical)
+    set_agents(found, has_agents)
+    set_size(found, size)
+    set_mtime(found, mtime_ns)
+    return found
 
 
 @dataclass(slots=True, kw_only=True)

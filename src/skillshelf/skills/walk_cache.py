@@ -15,7 +15,7 @@ import time
 from typing import Any
 
 from skillshelf.skills.cache import _diag_from, _diag_json
-from skillshelf.skills.walk import FoundFile, WalkResult
+from skillshelf.skills.walk import FoundFile, WalkResult, found_file
 
 __all__ = ["restore_walk", "snapshot_walk"]
 
@@ -61,9 +61,10 @@ def restore_walk(data: Any) -> WalkResult | None:
         if not _unchanged(data["dirs"]):
             return None
         files: list[FoundFile] = []
+        lstat = os.lstat
         for path, canonical, has_agents in data["files"]:
-            st = os.lstat(path)
-            files.append(FoundFile(path, canonical, bool(has_agents), st.st_size, st.st_mtime_ns))
+            st = lstat(path)
+            files.append(found_file(path, canonical, has_agents is True, st.st_size, st.st_mtime_ns))
         visited, entries, truncated, limit, unvisited, pruned, stopped, markers = data["counts"]
         diags = [_diag_from(r) for r in data["diags"]]
     except (OSError, KeyError, TypeError, ValueError):

@@ -11,6 +11,7 @@ watermarks (a job is done for an input only once its ``last_success_watermark`` 
 
 from __future__ import annotations
 
+import re
 import uuid
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
@@ -18,12 +19,19 @@ from contextlib import AbstractContextManager
 from typing import Any, Self
 
 from skillshelf.errors import StoreError
-from skillshelf.memory.store.records import STAGE1, SessionRow, Stage1Claim
+from skillshelf.memory.store.records import STAGE1, ClaimLimits, LeaseHolder, SessionRow, Stage1Claim
 from skillshelf.memory.store.schema import MIGRATIONS, SCHEMA_VERSION
 
-__all__ = ["ClaimLimits", "Tx", "BaseStore"]
+__all__ = ["ClaimLimits", "Tx", "BaseStore", "storable"]
 
 Row = tuple[Any, ...]
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+
+
+def storable(params: Sequence[Any]) -> tuple[Any, ...]:
+    """Statement parameters with every text made storable on both backends: NUL (refused by
+    PostgreSQL) and lone surrogates (not encodable as UTF-8) become U+FFFD."""
+    return tuple(_UNSTORABLE.sub("\ufffd", p) if isinstance(p, str) else p for p in params)
 
 
 class Tx(ABC):
@@ -32,17 +40,6 @@ class Tx(ABC):
     @abstractmethod
     def execute(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
         """Run one statement; return its rows (empty for statements without rows)."""
-
-
-class ClaimLimits:
-    """Eligibility windows for Phase 1 (milliseconds)."""
-
-    __slots__ = ("max_age_ms", "min_idle_ms", "running_cap")
-
-    def __init__(self, *, min_idle_ms: int, max_age_ms: int, running_cap: int) -> None:
-        self.min_idle_ms = min_idle_ms
-        self.max_age_ms = max_age_ms
-        self.running_cap = running_cap
 
 
 _CANDIDATES = """
@@ -236,8 +233,10 @@ class BaseStore(ABC):
         limits: ClaimLimits,
         limit: int,
         only: Sequence[str] | None = None,
+        holder: LeaseHolder | None = None,
     ) -> list[Stage1Claim]:
-        """Claim up to ``limit`` eligible sessions, never more live leases than ``running_cap``."""
+        """Claim up to ``limit`` eligible sessions, never more live leases than ``running_cap``;
+        ``holder`` (this process) is recorded in each lease."""
         if only is not None and not only:
             return []
         claims: list[Stage1Claim] = []
@@ -271,6 +270,7 @@ class BaseStore(ABC):
                     ),
                 )
                 if got:
+                    self.stamp_holder(tx, STAGE1, session_id, token, holder, now_ms)
                     claims.append(
                         Stage1Claim(
                             session_id=session_id,
@@ -284,26 +284,24 @@ class BaseStore(ABC):
                     )
         return claims
 
-    def heartbeat(self, kind: str, key: str, token: str, *, now_ms: int, lease_ms: int) -> bool:
-        """Extend an owned lease; False when ownership was lost."""
-        with self.transaction() as tx:
-            rows = tx.execute(
-                "UPDATE jobs SET lease_until_ms = ? WHERE kind = ? AND job_key = ? "
-                "AND status = 'running' AND ownership_token = ? RETURNING job_key",
-                (now_ms + lease_ms, kind, key, token),
-            )
-        return bool(rows)
-
-    def release(self, kind: str, key: str, token: str) -> bool:
-        """Give an owned job back untouched (no retry used), e.g. when the call budget ran out."""
-        with self.transaction() as tx:
-            rows = tx.execute(
-                "UPDATE jobs SET status = 'pending', lease_until_ms = NULL, ownership_token = NULL "
-                "WHERE kind = ? AND job_key = ? AND status = 'running' AND ownership_token = ? "
-                "RETURNING job_key",
-                (kind, key, token),
-            )
-        return bool(rows)
+    def stamp_holder(
+        self, tx: Tx, kind: str, key: str, token: str, holder: LeaseHolder | None, now_ms: int
+    ) -> None:
+        """Record who holds a lease just claimed (its first heartbeat is the claim)."""
+        tx.execute(
+            "UPDATE jobs SET holder_host = ?, holder_pid = ?, holder_start = ?, beat_every_ms = ?, "
+            "beat_at_ms = ? WHERE kind = ? AND job_key = ? AND ownership_token = ?",
+            (
+                holder.host if holder else None,
+                holder.pid if holder else None,
+                holder.start if holder else None,
+                holder.beat_ms if holder else None,
+                now_ms,
+                kind,
+                key,
+                token,
+            ),
+        )
 
     def _finish_owned(self, tx: Tx, kind: str, key: str, token: str, now_ms: int) -> int | None:
         rows = tx.execute(

@@ -6,11 +6,13 @@ import uuid
 from collections.abc import Sequence
 from typing import Any
 
-from skillshelf.memory.store.base import BaseStore, Row
+from skillshelf.memory.store.base import Row
+from skillshelf.memory.store.leases import LeaseStore
 from skillshelf.memory.store.records import (
     CONSOLIDATE,
     STAGE1,
     ClaimOutcome,
+    LeaseHolder,
     OutputRow,
     Phase2Claim,
     Selection,
@@ -44,7 +46,7 @@ def _output(r: Row) -> OutputRow:
     )
 
 
-class Store(BaseStore):
+class Store(LeaseStore):
     """The whole store API (backends subclass this and add a connection)."""
 
     # --- the consolidation job ------------------------------------------------------------
@@ -65,7 +67,9 @@ class Store(BaseStore):
         with self.transaction() as tx:
             self.enqueue_consolidation(tx, scope, watermark)
 
-    def claim_phase2(self, scope: str, *, worker_id: str, now_ms: int, lease_ms: int) -> Phase2Claim:
+    def claim_phase2(
+        self, scope: str, *, worker_id: str, now_ms: int, lease_ms: int, holder: LeaseHolder | None = None
+    ) -> Phase2Claim:
         """Take the scope's consolidation lock if the job is dirty and nobody holds a live lease."""
         lock = " FOR UPDATE" if self.skip_locked else ""
         with self.transaction(claim=True) as tx:
@@ -90,6 +94,8 @@ class Store(BaseStore):
                 "OR lease_until_ms <= ?) RETURNING input_watermark",
                 (worker_id, token, now_ms, now_ms + lease_ms, CONSOLIDATE, scope, now_ms, now_ms),
             )
+            if got:
+                self.stamp_holder(tx, CONSOLIDATE, scope, token, holder, now_ms)
         if not got:
             return Phase2Claim(outcome=ClaimOutcome.SKIPPED_RUNNING)
         return Phase2Claim(outcome=ClaimOutcome.CLAIMED, token=token, watermark=int(got[0][0]))

@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from skillshelf.errors import StoreError
-from skillshelf.memory.store.base import Row, Tx
+from skillshelf.memory.store.base import Row, Tx, storable
 from skillshelf.memory.store.consolidation import Store
 
 __all__ = ["PostgresStore"]
@@ -26,7 +26,7 @@ class _PgTx(Tx):
         self.cursor = cursor
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
-        self.cursor.execute(sql.replace("?", "%s"), tuple(params))
+        self.cursor.execute(sql.replace("?", "%s"), storable(params))
         if self.cursor.description is None:
             return []
         return [tuple(r) for r in self.cursor.fetchall()]

@@ -8,10 +8,14 @@ from enum import StrEnum
 __all__ = [
     "STAGE1",
     "CONSOLIDATE",
+    "ClaimLimits",
     "ClaimOutcome",
+    "LeaseHolder",
+    "LeaseRow",
     "OutputRow",
     "Phase2Claim",
     "Selection",
+    "SessionFacts",
     "SessionRow",
     "Stage1Claim",
 ]
@@ -27,6 +31,15 @@ class ClaimOutcome(StrEnum):
     SKIPPED_RETRY_BACKOFF = "skipped_retry_backoff"
     SKIPPED_RETRY_EXHAUSTED = "skipped_retry_exhausted"
     SKIPPED_NOT_DIRTY = "skipped_not_dirty"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ClaimLimits:
+    """Eligibility windows for Phase 1 (milliseconds) and the cap on live leases."""
+
+    min_idle_ms: int
+    max_age_ms: int
+    running_cap: int
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -46,6 +59,52 @@ class SessionRow:
     file_size: int = 0
     file_mtime_ns: int = 0
     memory_mode: str = "enabled"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SessionFacts:
+    """A session as the store knows it, with its output's and its extraction job's state."""
+
+    id: str
+    source: str
+    path: str
+    updated_at_ms: int
+    memory_mode: str
+    subagent: bool
+    has_user_message: bool
+    output_watermark: int | None
+    job_status: str | None
+    retry_at_ms: int | None
+    retry_remaining: int | None
+    last_error: str | None
+    input_watermark: int | None
+    success_watermark: int | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LeaseHolder:
+    """Who holds a lease: host, process id, the process's start (``<boot id>:<start ticks>`` on
+    Linux, "" where unknown, so a reused pid is told apart) and how often it promised to
+    heartbeat (ms)."""
+
+    host: str
+    pid: int
+    start: str = ""
+    beat_ms: int = 0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LeaseRow:
+    """A running job's lease as stored (``holder`` is None for leases taken before holders were kept)."""
+
+    kind: str
+    key: str
+    token: str | None
+    worker_id: str | None
+    holder: LeaseHolder | None
+    started_at_ms: int
+    lease_until_ms: int | None
+    beat_at_ms: int | None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -84,6 +84,17 @@ MIGRATIONS: tuple[Migration, ...] = (
             "CREATE INDEX runs_started ON runs (started_at_ms DESC)",
         ),
     ),
+    Migration(
+        version=3,
+        name="lease holders: host, process, its start, heartbeat interval and last beat",
+        statements=(
+            "ALTER TABLE jobs ADD COLUMN holder_host TEXT",
+            "ALTER TABLE jobs ADD COLUMN holder_pid INTEGER",
+            "ALTER TABLE jobs ADD COLUMN holder_start TEXT",
+            "ALTER TABLE jobs ADD COLUMN beat_every_ms BIGINT",
+            "ALTER TABLE jobs ADD COLUMN beat_at_ms BIGINT",
+        ),
+    ),
 )
 
 SCHEMA_VERSION = MIGRATIONS[-1].version

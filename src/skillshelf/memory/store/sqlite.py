@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from skillshelf.errors import StoreError
-from skillshelf.memory.store.base import Row, Tx
+from skillshelf.memory.store.base import Row, Tx, storable
 from skillshelf.memory.store.consolidation import Store
 
 __all__ = ["SqliteStore"]
@@ -22,7 +22,7 @@ class _SqliteTx(Tx):
         self.conn = conn
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
-        return [tuple(r) for r in self.conn.execute(sql, tuple(params)).fetchall()]
+        return [tuple(r) for r in self.conn.execute(sql, storable(params)).fetchall()]
 
 
 def _scratch_copy(path: Path, timeout_s: float) -> sqlite3.Connection:

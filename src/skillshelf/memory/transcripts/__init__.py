@@ -13,12 +13,21 @@ from __future__ import annotations
 import os
 import stat as stat_mode
 from collections.abc import Iterable, Sequence
+from itertools import islice
 from pathlib import Path
+from typing import BinaryIO
 
 from skillshelf.env import Env
 from skillshelf.errors import FileAccessError
 from skillshelf.memory.transcripts.claude import looks_like_claude, read_claude
 from skillshelf.memory.transcripts.codex import looks_like_codex, read_codex
+from skillshelf.memory.transcripts.jsonl import (
+    MAX_TRANSCRIPT_BYTES,
+    iter_lines,
+    parse_line,
+    read_error,
+    too_big_error,
+)
 from skillshelf.memory.transcripts.model import Item, Session, SessionSource
 from skillshelf.memory.transcripts.skillshelf import looks_like_skillshelf, read_skillshelf
 
@@ -32,6 +41,7 @@ __all__ = [
 ]
 
 MAX_FILES = 20000
+SNIFF_LINES = 20
 
 
 def default_transcript_roots(env: Env, state_dir: Path) -> tuple[Path, ...]:
@@ -48,47 +58,48 @@ def not_regular_error(path: Path) -> FileAccessError:
     )
 
 
-def _read_head(path: Path, size: int) -> bytes:
-    """The first ``size`` bytes of a regular file, opened without blocking on a FIFO."""
+def _open_regular(path: Path) -> BinaryIO:
+    """``path`` opened for reading, without blocking on a FIFO; raises unless it is a regular file
+    of at most ``MAX_TRANSCRIPT_BYTES``."""
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError as exc:
-        raise FileAccessError(
-            f"cannot read {path}: {exc.strerror or exc}", code="ME101", hint="check the file's permissions"
-        ) from exc
-    with os.fdopen(fd, "rb") as handle:
-        if not stat_mode.S_ISREG(os.fstat(fd).st_mode):
-            raise not_regular_error(path)
-        try:
-            return handle.read(size)
-        except OSError as exc:
-            raise FileAccessError(
-                f"cannot read {path}: {exc.strerror or exc}",
-                code="ME101",
-                hint="check the file's permissions",
-            ) from exc
+        raise read_error(path, exc) from exc
+    handle = os.fdopen(fd, "rb")
+    info = os.fstat(fd)
+    if not stat_mode.S_ISREG(info.st_mode):
+        handle.close()
+        raise not_regular_error(path)
+    if info.st_size > MAX_TRANSCRIPT_BYTES:
+        handle.close()
+        raise too_big_error(path, info.st_size)
+    return handle
+
+
+def _source_of(first: dict[str, object]) -> SessionSource | None:
+    if looks_like_codex(first):
+        return "codex"
+    if looks_like_skillshelf(first):
+        return "skillshelf"
+    if looks_like_claude(first):
+        return "claude"
+    if first.get("type") == "response_item" or ("id" in first and "instructions" in first):
+        return "codex"
+    return None
 
 
 def sniff_source(path: Path) -> SessionSource | None:
-    """Which agent wrote ``path`` (from its first JSON lines), or None; raises for a non-regular file."""
-    head = _read_head(path, 256 * 1024)
-    import json
-
-    for line in head.split(b"\n")[:20]:
+    """Which agent wrote ``path`` (from its first 20 lines, long ones clipped as they stream), or
+    None; raises for a file that cannot be read, is not regular or is too big."""
+    with _open_regular(path) as handle:
         try:
-            first = json.loads(line)
-        except ValueError:
-            continue
-        if not isinstance(first, dict):
-            continue
-        if looks_like_codex(first):
-            return "codex"
-        if looks_like_skillshelf(first):
-            return "skillshelf"
-        if looks_like_claude(first):
-            return "claude"
-        if first.get("type") == "response_item" or ("id" in first and "instructions" in first):
-            return "codex"
+            for line in islice(iter_lines(handle), SNIFF_LINES):
+                first = parse_line(line) if line else None
+                source = _source_of(first) if first is not None else None
+                if source is not None:
+                    return source
+        except OSError as exc:
+            raise read_error(path, exc) from exc
     return None
 
 

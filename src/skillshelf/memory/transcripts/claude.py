@@ -12,17 +12,18 @@ import json
 from pathlib import Path
 
 from skillshelf.memory.transcripts.jsonl import read_jsonl
-from skillshelf.memory.transcripts.model import Item, Session, parse_time
+from skillshelf.memory.transcripts.model import Item, Session, folder_field, parse_time, text_field
 
 __all__ = ["looks_like_claude", "read_claude"]
 
 
 def looks_like_claude(first: dict[str, object]) -> bool:
-    return "sessionId" in first or first.get("type") in {
+    kind = first.get("type")
+    return isinstance(first.get("sessionId"), str) or kind in (
         "queue-operation",
         "summary",
         "file-history-snapshot",
-    }
+    )
 
 
 def _result_text(content: object) -> str:
@@ -76,32 +77,34 @@ def read_claude(path: Path) -> Session:
     lines = read_jsonl(path)
     items: list[Item] = []
     times = []
-    session_id = cwd = branch = entry = ""
+    session_id = branch = entry = ""
+    cwd: Path | None = None
     sidechain_only = True
     saw_turns = False
-    for obj in lines.objects:
+    for obj in lines:
         stamp = parse_time(obj.get("timestamp"))
         if stamp:
             times.append(stamp)
-        session_id = session_id or str(obj.get("sessionId") or "")
-        if obj.get("type") not in {"user", "assistant"}:
+        session_id = session_id or text_field(obj.get("sessionId"))
+        kind = obj.get("type")
+        if kind not in ("user", "assistant"):
             continue
         saw_turns = True
-        cwd = cwd or str(obj.get("cwd") or "")
-        branch = branch or str(obj.get("gitBranch") or "")
-        entry = entry or str(obj.get("entrypoint") or "")
+        cwd = cwd or folder_field(obj.get("cwd"))
+        branch = branch or text_field(obj.get("gitBranch"))
+        entry = entry or text_field(obj.get("entrypoint"))
         if obj.get("isSidechain"):
             continue
         sidechain_only = False
         message = obj.get("message")
         if obj.get("isMeta") or not isinstance(message, dict):
             continue
-        items += _blocks(str(message.get("role") or obj["type"]), message.get("content"))
+        items += _blocks(text_field(message.get("role")) or str(kind), message.get("content"))
     return Session(
         id=session_id or path.stem,
         source="claude",
         path=path,
-        cwd=Path(cwd) if cwd else None,
+        cwd=cwd,
         started_at=min(times) if times else None,
         ended_at=max(times) if times else None,
         items=tuple(items),

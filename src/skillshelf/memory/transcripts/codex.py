@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 
 from skillshelf.memory.transcripts.jsonl import read_jsonl
-from skillshelf.memory.transcripts.model import Item, Session, parse_time
+from skillshelf.memory.transcripts.model import Item, Session, folder_field, parse_time, text_field
 
 __all__ = ["looks_like_codex", "read_codex"]
 
@@ -100,7 +100,7 @@ def read_codex(path: Path) -> Session:
     meta: dict[str, object] = {}
     items: list[Item] = []
     times = []
-    for obj in lines.objects:
+    for obj in lines:
         stamp = parse_time(obj.get("timestamp"))
         if stamp:
             times.append(stamp)
@@ -120,18 +120,19 @@ def read_codex(path: Path) -> Session:
                 items.append(item)
     origin, subagent = _origin(meta.get("source"))
     git = meta.get("git")
-    branch = git.get("branch") if isinstance(git, dict) else None
-    cwd = meta.get("cwd")
-    session_id = str(meta.get("id") or meta.get("session_id") or path.stem.split("-", 6)[-1])
+    branch = text_field(git.get("branch")) if isinstance(git, dict) else ""
+    session_id = (
+        text_field(meta.get("id")) or text_field(meta.get("session_id")) or path.stem.split("-", 6)[-1]
+    )
     return Session(
         id=session_id,
         source="codex",
         path=path,
-        cwd=Path(cwd) if isinstance(cwd, str) and cwd else None,
+        cwd=folder_field(meta.get("cwd")),
         started_at=parse_time(meta.get("timestamp")) or (min(times) if times else None),
         ended_at=max(times) if times else None,
         items=tuple(items),
-        git_branch=str(branch) if branch else None,
+        git_branch=branch or None,
         origin=origin,
         subagent=subagent,
         skipped_lines=lines.skipped,

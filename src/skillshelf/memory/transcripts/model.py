@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Literal
 
-__all__ = ["Item", "ItemKind", "Session", "SessionSource", "parse_time"]
+__all__ = ["Item", "ItemKind", "Session", "SessionSource", "folder_field", "parse_time", "text_field"]
 
 ItemKind = Literal["message", "tool_call", "tool_result"]
 SessionSource = Literal["codex", "claude", "skillshelf"]
@@ -90,6 +91,17 @@ def _is_injected(text: str) -> bool:
     return (lowered.startswith("# agents.md instructions for ") and lowered.endswith("</instructions>")) or (
         text.startswith("<skill>") and text.endswith("</skill>")
     )
+
+
+def text_field(value: object) -> str:
+    """A string field as read from JSON: the string itself, or "" for a value of any other type."""
+    return value if isinstance(value, str) else ""
+
+
+def folder_field(value: object) -> Path | None:
+    """A working folder as read from JSON: an absolute path, else None (never relative to our cwd)."""
+    text = text_field(value)
+    return Path(text) if text and os.path.isabs(text) and "\x00" not in text else None
 
 
 def parse_time(value: object) -> datetime | None:

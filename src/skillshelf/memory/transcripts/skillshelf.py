@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from skillshelf.memory.transcripts.jsonl import read_jsonl
-from skillshelf.memory.transcripts.model import Item, Session, parse_time
+from skillshelf.memory.transcripts.model import Item, Session, folder_field, parse_time, text_field
 
 __all__ = [
     "TranscriptWriter",
@@ -108,7 +108,7 @@ def new_transcript(state_dir: Path, *, cwd: Path, origin: str, **meta: Any) -> T
 def _item(obj: dict[str, object]) -> Item | None:
     kind = obj.get("type")
     if kind == "message" and isinstance(obj.get("text"), str):
-        return Item(kind="message", role=str(obj.get("role") or "user"), parts=(str(obj["text"]),))
+        return Item(kind="message", role=text_field(obj.get("role")) or "user", parts=(str(obj["text"]),))
     if kind == "tool_call":
         args = obj.get("arguments")
         text = (
@@ -120,7 +120,7 @@ def _item(obj: dict[str, object]) -> Item | None:
             kind="tool_call",
             role="assistant",
             parts=(text,),
-            name=str(obj.get("name") or "tool"),
+            name=text_field(obj.get("name")) or "tool",
             call_id=str(obj.get("id") or "") or None,
         )
     if kind == "tool_result":
@@ -141,29 +141,29 @@ def read_skillshelf(path: Path) -> Session:
     meta: dict[str, object] = {}
     items: list[Item] = []
     times = []
-    cwd = ""
-    for obj in lines.objects:
+    cwd: Path | None = None
+    for obj in lines:
         stamp = parse_time(obj.get("ts"))
         if stamp:
             times.append(stamp)
-        cwd = cwd or str(obj.get("cwd") or "")
+        cwd = cwd or folder_field(obj.get("cwd"))
         if obj.get("type") == "session_meta":
             meta = meta or obj
             continue
         item = _item(obj)
         if item:
             items.append(item)
-    origin = str(meta.get("origin") or "")
-    branch = meta.get("git_branch")
+    origin = text_field(meta.get("origin"))
+    branch = text_field(meta.get("git_branch"))
     return Session(
-        id=str(meta.get("id") or path.stem),
+        id=text_field(meta.get("id")) or path.stem,
         source="skillshelf",
         path=path,
-        cwd=Path(cwd) if cwd else None,
+        cwd=cwd,
         started_at=min(times) if times else None,
         ended_at=max(times) if times else None,
         items=tuple(items),
-        git_branch=str(branch) if branch else None,
+        git_branch=branch or None,
         origin=origin,
         subagent=origin == "subagent",
         skipped_lines=lines.skipped,

@@ -64,11 +64,30 @@ class RenderedCatalog:
         }
 
 
+def _cuts(ordered: Sequence[Skill], allocation: Allocation) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Names of the skills left out, and of those listed without any of their description."""
+    omitted: list[str] = []
+    name_only: list[str] = []
+    for skill, kept in zip(ordered, allocation.kept, strict=True):
+        if kept is None:
+            omitted.append(skill.name)
+        elif kept == 0 and skill.description:
+            name_only.append(skill.name)
+    return tuple(omitted), tuple(name_only)
+
+
 def _report(
-    skills: Sequence[Skill], budget: Budget, allocation: Allocation, *, table_cost: int, aliased: bool
+    skills: Sequence[Skill],
+    ordered: Sequence[Skill],
+    budget: Budget,
+    allocation: Allocation,
+    *,
+    table_cost: int,
+    aliased: bool,
 ) -> CatalogReport:
     visible = sum(1 for s in skills if s.model_visible)
     total = len(allocation.kept)
+    omitted, name_only = _cuts(ordered, allocation)
     return CatalogReport(
         total=total,
         included=total - allocation.omitted,
@@ -89,6 +108,8 @@ def _report(
         used=table_cost + allocation.used,
         level=allocation.level,
         aliased=aliased,
+        omitted_skills=omitted,
+        name_only_skills=name_only,
     )
 
 
@@ -117,7 +138,12 @@ def render_catalog(
     if format == "codex":
         chosen = render_codex(skills, budget, roots=roots)
         report = _report(
-            skills, budget, chosen.allocation, table_cost=chosen.table_cost, aliased=chosen.aliased
+            skills,
+            chosen.skills,
+            budget,
+            chosen.allocation,
+            table_cost=chosen.table_cost,
+            aliased=chosen.aliased,
         )
         text = chosen.text() if chosen.skills else ""
         return RenderedCatalog(
@@ -138,7 +164,7 @@ def render_catalog(
         raise UsageError(f"unknown catalog format {format!r}", hint=f"use one of: {', '.join(FORMATS)}")
     return RenderedCatalog(
         text=text,
-        report=_report(skills, budget, allocation, table_cost=0, aliased=False),
+        report=_report(skills, ordered, budget, allocation, table_cost=0, aliased=False),
         format=format,
         entries=allocation.lines,
         skills=_included(ordered, allocation),

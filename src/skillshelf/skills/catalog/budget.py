@@ -4,7 +4,9 @@ Codex 0.171.0 (measured with ``codex-oracle``) sizes the catalog as follows:
 
 * ``skills.max_context_tokens = N`` (N > 0) -> ``N`` tokens, at most 10,000;
 * else a known context window ``W > 0`` -> 2 % of ``W`` in tokens (at least 1), at most
-  17,440 tokens (windows above 872,000 tokens add nothing);
+  17,440 tokens: Codex's default model takes no window above 872,000 tokens (its
+  ``max_context_window``; other models have their own cap or none, see
+  :mod:`~skillshelf.skills.catalog.window`, which also finds the window of the model);
 * else (unknown or 0) -> 8,000 characters.
 
 A token is Codex's approximation: ``ceil(utf8_bytes / 4)``. A character is one Unicode code
@@ -37,7 +39,7 @@ WINDOW_PERCENT = 2
 MAX_CONFIGURED_TOKENS = 10_000
 """Cap on an explicit ``skills.max_context_tokens``."""
 MAX_WINDOW_TOKENS = 17_440
-"""Cap on the window-derived budget (2 % of 872,000), as Codex 0.171.0 renders it."""
+"""Cap on the window-derived budget of Codex's default model (2 % of its 872,000-token maximum)."""
 
 
 def _check_limit(value: int, what: str) -> None:

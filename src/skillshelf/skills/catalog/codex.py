@@ -13,7 +13,8 @@ Layout (the intro sentences are ours; the roots table and every entry match Code
 
 Rules, as measured against the real Codex with ``codex-oracle``:
 
-* only model-visible skills; order: scope (system, admin, repo, user), name, path;
+* only model-visible skills; order: scope (system, admin, repo, user), name, then the
+  ``SKILL.md`` path with symlinks resolved (the path shown stays the walked one);
 * descriptions over 1,024 characters become their first 1,021 characters + ``...``;
 * two renderings are fitted into the budget: with absolute paths, and with root aliases
   (whatever the roots table costs beyond what Codex's shorter intro saves is charged first;
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from pathlib import Path
 
 from skillshelf.skills.catalog.aliases import AliasPlan, build_alias_plan, display_path
@@ -73,19 +75,21 @@ def cap_description(description: str) -> str:
     return description[: MAX_DESCRIPTION_CHARS - len(_ELLIPSIS)] + _ELLIPSIS
 
 
+def _order_key(skill: Skill) -> tuple[int, str, str, str, str, str]:
+    path = display_path(skill.path)
+    order = path if skill.real_path is None else display_path(skill.real_path)
+    return (skill.scope.render_rank, skill.name, order, path, display_path(skill.root), skill.description)
+
+
+def ordered_with_paths(skills: Sequence[Skill]) -> tuple[list[Skill], list[str]]:
+    """:func:`catalog_order` and each skill's displayed path (computed once for both)."""
+    keyed = sorted(((_order_key(s), s) for s in skills if s.model_visible), key=itemgetter(0))
+    return [s for _, s in keyed], [key[3] for key, _ in keyed]
+
+
 def catalog_order(skills: Sequence[Skill]) -> list[Skill]:
-    """Model-visible skills in Codex's render order: scope, name, path."""
-    visible = [s for s in skills if s.model_visible]
-    return sorted(
-        visible,
-        key=lambda s: (
-            s.scope.render_rank,
-            s.name,
-            display_path(s.path),
-            display_path(s.root),
-            s.description,
-        ),
-    )
+    """Model-visible skills in Codex's render order: scope, name, then the resolved path."""
+    return ordered_with_paths(skills)[0]
 
 
 def codex_entry(skill: Skill, path: str) -> Entry:
@@ -163,10 +167,9 @@ def render_codex(
     skills: Sequence[Skill], budget: Budget, *, roots: Sequence[Path] | None = None
 ) -> CodexRendering:
     """Fit ``skills`` into ``budget`` the way Codex does; see the module docstring."""
-    ordered = catalog_order(skills)
+    ordered, paths = ordered_with_paths(skills)
     # Prefixes, capped descriptions and paths once, for both renderings.
     heads = [(f"- {s.name}: ", cap_description(s.description)) for s in ordered]
-    paths = [display_path(s.path) for s in ordered]
     absolute = CodexRendering(
         root_lines=(),
         allocation=allocate(

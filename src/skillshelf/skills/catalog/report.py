@@ -5,9 +5,13 @@ The warning is for the person running skillshelf (stderr, ``--json``), never for
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-__all__ = ["CatalogReport", "budget_warning"]
+__all__ = ["CatalogReport", "budget_warning", "cut_summary"]
+
+SHOWN_NAMES = 12
+"""Names a summary for people lists before it says how many more there are."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -17,6 +21,8 @@ class CatalogReport:
     ``total`` counts the skills the model may see (hidden ones are in ``hidden``);
     ``truncated_chars`` counts description characters that did not make it (for skills left
     out or listed by name only, all of them); ``truncated_count`` the skills that lost some.
+    ``omitted_skills`` and ``name_only_skills`` name the skills left out and those that lost
+    their whole description, in catalog order; ``budget_source`` says where the budget came from.
     """
 
     total: int
@@ -31,6 +37,9 @@ class CatalogReport:
     used: int = 0
     level: int = 1
     aliased: bool = False
+    omitted_skills: tuple[str, ...] = ()
+    name_only_skills: tuple[str, ...] = ()
+    budget_source: str | None = None
 
     @property
     def names_only(self) -> bool:
@@ -45,9 +54,16 @@ class CatalogReport:
             "truncated_chars": self.truncated_chars,
             "truncated_count": self.truncated_count,
             "hidden": self.hidden,
-            "budget": {"limit": self.budget_limit, "unit": self.budget_unit, "used": self.used},
+            "budget": {
+                "limit": self.budget_limit,
+                "unit": self.budget_unit,
+                "used": self.used,
+                "source": self.budget_source,
+            },
             "level": self.level,
             "aliased": self.aliased,
+            "omitted_skills": list(self.omitted_skills),
+            "name_only_skills": list(self.name_only_skills),
             "warning": self.warning,
         }
 
@@ -85,3 +101,25 @@ def budget_warning(
         )
         return f"{what} {fixes}"
     return None
+
+
+def _names(names: Sequence[object]) -> str:
+    shown = ", ".join(str(n) for n in names[:SHOWN_NAMES])
+    more = len(names) - SHOWN_NAMES
+    return f"{shown} (+{more:,} more)" if more > 0 else shown
+
+
+def cut_summary(report: Mapping[str, object]) -> list[str]:
+    """Lines for people: the budget and where it came from, then the skills the budget cut.
+
+    ``report`` is :meth:`CatalogReport.to_dict` (as ``catalog --json`` prints it).
+    """
+    lines: list[str] = []
+    budget = report.get("budget")
+    if isinstance(budget, Mapping) and budget.get("source"):
+        lines.append(f"catalog budget: {budget['source']}")
+    for key, what in (("omitted_skills", "left out"), ("name_only_skills", "listed by name only")):
+        names = report.get(key)
+        if isinstance(names, Sequence) and not isinstance(names, str) and names:
+            lines.append(f"{what} ({len(names):,}): {_names(names)}")
+    return lines

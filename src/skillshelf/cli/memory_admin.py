@@ -1,0 +1,153 @@
+"""`skillshelf memory status | recover | reset`: looking after the memory state."""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Any
+
+import click
+
+from skillshelf.cli.output import echo_json, literal, printable, stdout_console
+from skillshelf.env import Env
+from skillshelf.errors import UsageError
+
+__all__ = ["db_option", "json_option", "recover", "reset", "status"]
+
+db_option = click.option(
+    "--db",
+    metavar="URL",
+    help="State database: a SQLite path or postgresql://... "
+    "(default: the SQLite file in the user data folder).",
+)
+json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
+overrides_option = click.option(
+    "-c", "--config", "overrides", multiple=True, metavar="KEY=VALUE", help="Override a config value."
+)
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+@click.command("status")
+@db_option
+@overrides_option
+@click.option("--limit", type=click.IntRange(min=0), default=20, show_default=True, help="Sessions listed.")
+@json_option
+def status(db: str | None, overrides: tuple[str, ...], limit: int, as_json: bool) -> None:
+    """Sessions and their states, stuck and stale leases, memories per scope, jobs and recent runs.
+
+    A stuck lease is held by a worker on this machine that is gone; a stale one has had no
+    heartbeat for longer than memory.lease_seconds, or has expired. `memory recover` (and the
+    next `memory run`) frees both.
+    """
+    from skillshelf.memory.inspect import memory_status
+    from skillshelf.memory.settings import load_memory_settings
+    from skillshelf.memory.store import open_store
+
+    env = Env.from_os()
+    settings = load_memory_settings(env, overrides=overrides)
+    with open_store(db, data_dir=env.dirs.data) as store:
+        data = memory_status(store, settings, now_ms=_now_ms(), limit=limit)
+    if as_json:
+        echo_json(data)
+        return
+    _print_status(data)
+
+
+def _print_status(data: dict[str, Any]) -> None:
+    from rich.table import Table
+
+    console = stdout_console()
+    console.print(f"database: {literal(data['db'])}")
+    states = ", ".join(f"{n} {state.replace('_', ' ')}" for state, n in data["session_states"].items())
+    console.print(f"sessions: {states or 'none'}")
+    if data["session_list"]:
+        table = Table("session", "source", "state", "why")
+        for row in data["session_list"]:
+            table.add_row(literal(row["id"]), row["source"], row["state"], literal(row["reason"]))
+        console.print(table)
+    _print_leases(console, data)
+    scopes = Table("scope", "memories", "uses", "selected")
+    for row in data["scopes"]:
+        scopes.add_row(literal(row["scope"]), str(row["outputs"]), str(row["uses"]), str(row["selected"]))
+    console.print(scopes)
+    for job in data["jobs"]:
+        console.print(
+            f"jobs {job['kind']} {job['status']}: {job['count']} ({job['live_leases']} live leases)"
+        )
+    for item in data["consolidation"]:
+        dirty = (item["input_watermark"] or 0) > (item["last_success_watermark"] or 0)
+        error = f"; last error: {item['last_error']}" if item["last_error"] else ""
+        console.print(
+            f"consolidation {item['scope']}: {item['status']}{' (new input waiting)' if dirty else ''}"
+            f"{error}",
+            markup=False,
+        )
+
+
+def _print_leases(console: Any, data: dict[str, Any]) -> None:
+    stuck, stale = data["stuck_leases"], data["stale_leases"]
+    console.print(f"leases: {len(data['leases'])} held, {stuck} stuck, {stale} stale")
+    for lease in data["leases"]:
+        if lease["state"] == "live":
+            continue
+        console.print(f"  {lease['state']} {lease['kind']} {lease['key']}: {lease['reason']}", markup=False)
+    if stuck or stale:
+        console.print("  fix: run `skillshelf memory recover` (the next `memory run` frees them too)")
+
+
+@click.command("recover")
+@db_option
+@overrides_option
+@json_option
+def recover(db: str | None, overrides: tuple[str, ...], as_json: bool) -> None:
+    """Free the leases of workers that are gone, so the next run takes their jobs at once.
+
+    Freed: leases held by a process of this machine that has ended (stuck), and leases with no
+    heartbeat for longer than memory.lease_seconds (at least twice the holder's heartbeat
+    interval) or past their expiry (stale). Each freed job uses one of its retries.
+    """
+    from skillshelf.memory.control import recover_leases
+    from skillshelf.memory.settings import load_memory_settings
+
+    env = Env.from_os()
+    settings = load_memory_settings(env, overrides=overrides)
+    result = recover_leases(env, settings, db=db, now_ms=_now_ms())
+    if as_json:
+        echo_json(result.to_dict())
+        return
+    click.echo(f"freed {len(result.freed)} lease(s); {len(result.live)} held by live workers")
+    for verdict in result.freed:
+        click.echo(f"  {verdict.state} {verdict.lease.kind} {printable(verdict.lease.key)}: {verdict.reason}")
+
+
+@click.command("reset")
+@click.option("--all-projects", is_flag=True, help="Reset every scope, not only this project's.")
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+@db_option
+@json_option
+def reset(all_projects: bool, yes: bool, db: str | None, as_json: bool) -> None:
+    """Delete extracted memories, their jobs (stuck ones too) and memory folders (this project's, or all)."""
+    from skillshelf.memory.control import reset_memories
+
+    if not yes:
+        if not sys.stdin.isatty():
+            raise UsageError(
+                "memory reset deletes memories and asks first, but there is no terminal to ask",
+                code="ME017",
+                hint="use --yes to confirm without a question",
+            )
+        click.confirm(
+            "Delete the memories" + (" of every project" if all_projects else " of this project") + "?",
+            abort=True,
+        )
+    result = reset_memories(Env.from_os(), db=db, all_scopes=all_projects)
+    if as_json:
+        echo_json(result.to_dict())
+    else:
+        click.echo(
+            f"removed {result.rows} memory row(s) and {result.jobs} pending job(s), "
+            f"emptied {len(result.folders)} folder(s)"
+        )

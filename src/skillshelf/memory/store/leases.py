@@ -1,0 +1,149 @@
+"""Leases and what the store can say about each session: heartbeats, giving a job back,
+freeing a lease whose holder is gone, and one row per session for ``memory status``.
+
+Which leases are free is decided outside the store (:mod:`skillshelf.memory.leases` looks at
+processes); the store only frees a lease that is still the one that was judged (same ownership
+token), so a holder that comes back to life finds it lost and writes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from skillshelf.memory.store.base import BaseStore, Row, chunks
+from skillshelf.memory.store.records import STAGE1, LeaseHolder, LeaseRow, SessionFacts
+
+__all__ = ["LeaseStore"]
+
+_LEASE_COLUMNS = (
+    "kind, job_key, ownership_token, worker_id, holder_host, holder_pid, holder_start, beat_every_ms, "
+    "started_at_ms, lease_until_ms, beat_at_ms"
+)
+
+_OVERVIEW = """
+SELECT s.id, s.source, s.path, s.updated_at_ms, s.memory_mode, s.subagent,
+       CASE WHEN s.first_user_message = '' THEN 0 ELSE 1 END, o.source_updated_at_ms,
+       j.status, j.retry_at_ms, j.retry_remaining, j.last_error, j.input_watermark,
+       j.last_success_watermark
+FROM sessions s
+LEFT JOIN stage1_outputs o ON o.session_id = s.id
+LEFT JOIN jobs j ON j.kind = 'memory_stage1' AND j.job_key = s.id
+{where}
+ORDER BY s.updated_at_ms DESC, s.id DESC
+LIMIT ?"""
+
+
+def _lease(r: Row) -> LeaseRow:
+    kind, key, token, worker, host, pid, start, beat_every, started, until, beat = r
+    holder = (
+        LeaseHolder(host=str(host), pid=int(pid), start=str(start or ""), beat_ms=int(beat_every or 0))
+        if host is not None and pid is not None
+        else None
+    )
+    return LeaseRow(
+        kind=str(kind),
+        key=str(key),
+        token=token,
+        worker_id=worker,
+        holder=holder,
+        started_at_ms=int(started or 0),
+        lease_until_ms=None if until is None else int(until),
+        beat_at_ms=None if beat is None else int(beat),
+    )
+
+
+class LeaseStore(BaseStore):
+    """Lease upkeep and the per-session overview (backends get it through ``Store``)."""
+
+    def heartbeat(self, kind: str, key: str, token: str, *, now_ms: int, lease_ms: int) -> bool:
+        """Extend an owned lease; False when ownership was lost."""
+        with self.transaction() as tx:
+            rows = tx.execute(
+                "UPDATE jobs SET lease_until_ms = ?, beat_at_ms = ? WHERE kind = ? AND job_key = ? "
+                "AND status = 'running' AND ownership_token = ? RETURNING job_key",
+                (now_ms + lease_ms, now_ms, kind, key, token),
+            )
+        return bool(rows)
+
+    def release(self, kind: str, key: str, token: str) -> bool:
+        """Give an owned job back untouched (no retry used), e.g. when the call budget ran out."""
+        with self.transaction() as tx:
+            rows = tx.execute(
+                "UPDATE jobs SET status = 'pending', lease_until_ms = NULL, ownership_token = NULL "
+                "WHERE kind = ? AND job_key = ? AND status = 'running' AND ownership_token = ? "
+                "RETURNING job_key",
+                (kind, key, token),
+            )
+        return bool(rows)
+
+    def running_leases(self) -> list[LeaseRow]:
+        """Every job marked running, with who holds it."""
+        with self.transaction() as tx:
+            rows = tx.execute(
+                f"SELECT {_LEASE_COLUMNS} FROM jobs WHERE status = 'running' ORDER BY kind, job_key"
+            )
+        return [_lease(r) for r in rows]
+
+    def free_lease(self, lease: LeaseRow, *, reason: str, now_ms: int, count_attempt: bool) -> bool:
+        """Make a running job claimable now, if it is still held under the same token. With
+        ``count_attempt`` the try costs one retry (a holder that died may have died of its input)."""
+        with self.transaction() as tx:
+            rows = tx.execute(
+                "UPDATE jobs SET status = 'pending', ownership_token = NULL, lease_until_ms = NULL, "
+                "finished_at_ms = ?, retry_remaining = retry_remaining - ?, last_error = ? "
+                "WHERE kind = ? AND job_key = ? AND status = 'running' AND ownership_token = ? "
+                "RETURNING job_key",
+                (now_ms, 1 if count_attempt else 0, reason[:2000], lease.kind, lease.key, lease.token),
+            )
+        return bool(rows)
+
+    def session_facts(self, *, limit: int, only: Sequence[str] | None = None) -> list[SessionFacts]:
+        """What the store holds about each session (newest first), for ``memory status`` and the
+        run report; :func:`skillshelf.memory.inspect.session_verdict` turns a row into a state."""
+        if only is not None and not only:
+            return []
+        where = f"WHERE s.id IN ({', '.join('?' * len(only))})" if only else ""
+        with self.transaction() as tx:
+            rows = tx.execute(_OVERVIEW.format(where=where), [*(only or ()), limit])
+        return [
+            SessionFacts(
+                id=str(r[0]),
+                source=str(r[1]),
+                path=str(r[2]),
+                updated_at_ms=int(r[3]),
+                memory_mode=str(r[4]),
+                subagent=bool(r[5]),
+                has_user_message=bool(r[6]),
+                output_watermark=None if r[7] is None else int(r[7]),
+                job_status=r[8],
+                retry_at_ms=None if r[9] is None else int(r[9]),
+                retry_remaining=None if r[10] is None else int(r[10]),
+                last_error=r[11],
+                input_watermark=None if r[12] is None else int(r[12]),
+                success_watermark=None if r[13] is None else int(r[13]),
+            )
+            for r in rows
+        ]
+
+    def project_session_ids(self, project: str) -> list[str]:
+        """Sessions whose project (or, without one, cwd) is ``project``: what a project's reset covers."""
+        with self.transaction() as tx:
+            rows = tx.execute(
+                "SELECT id FROM sessions WHERE COALESCE(NULLIF(project, ''), NULLIF(cwd, ''), '/') = ?",
+                (project,),
+            )
+        return [str(r[0]) for r in rows]
+
+    def drop_stage1_jobs(self, session_ids: Sequence[str]) -> int:
+        """Forget the extraction jobs of these sessions (running ones too): they start afresh."""
+        dropped = 0
+        with self.transaction() as tx:
+            for chunk in chunks(session_ids):
+                marks = ", ".join("?" * len(chunk))
+                dropped += len(
+                    tx.execute(
+                        f"DELETE FROM jobs WHERE kind = ? AND job_key IN ({marks}) RETURNING job_key",
+                        [STAGE1, *chunk],
+                    )
+                )
+        return dropped

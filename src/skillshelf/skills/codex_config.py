@@ -1,0 +1,185 @@
+"""The few settings of Codex's own ``$CODEX_HOME/config.toml`` that shape skills and the catalog.
+
+Codex reads them, so skillshelf reads them too, to find the same roots and size the catalog the
+same way: ``project_root_markers`` (which folders are projects), ``model``,
+``model_context_window``, ``model_catalog_json`` and ``skills.max_context_tokens`` (the catalog
+budget, see :mod:`skillshelf.skills.catalog.window`), plus the model catalog a
+``model_catalog_json`` setting points to.
+
+A missing file gives the defaults; an unreadable one gives the defaults and a diagnostic. The
+file is parsed once per process while its size and mtime stay the same.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from skillshelf.diagnostics import Diagnostic, Severity
+from skillshelf.env import Env
+
+if TYPE_CHECKING:
+    from skillshelf.skills.catalog.window import BudgetChoice, ModelInfo
+
+__all__ = ["CodexSettings", "catalog_budget", "load_codex_toml", "read_codex_settings", "read_model_catalog"]
+
+CONFIG_NAME = "config.toml"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CodexSettings:
+    """What Codex's ``config.toml`` says about skills and the model (``None``: not set)."""
+
+    path: Path | None = None
+    project_root_markers: tuple[str, ...] | None = None
+    model: str | None = None
+    model_context_window: int | None = None
+    model_catalog_json: Path | None = None
+    skills_max_context_tokens: int | None = None
+    diagnostics: tuple[Diagnostic, ...] = ()
+
+
+_CACHE: dict[str, tuple[tuple[int, int], CodexSettings]] = {}
+
+
+def read_codex_settings(codex_home: Path) -> CodexSettings:
+    """The settings of ``codex_home/config.toml`` (the defaults when there is none)."""
+    path = os.path.join(codex_home, CONFIG_NAME)
+    try:
+        st = os.stat(path)
+    except OSError:
+        return CodexSettings()
+    signature = (st.st_size, st.st_mtime_ns)
+    cached = _CACHE.get(path)
+    if cached is not None and cached[0] == signature:
+        return cached[1]
+    settings = _parse(Path(path))
+    _CACHE[path] = (signature, settings)
+    return settings
+
+
+def load_codex_toml(path: Path) -> tuple[dict[str, object], str | None]:
+    """The table of Codex's ``config.toml`` at ``path``; ``({}, why)`` when it cannot be read."""
+    import tomllib
+
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8")), None
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        return {}, str(exc)
+
+
+def _parse(path: Path) -> CodexSettings:
+    data, problem = load_codex_toml(path)
+    if problem is not None:
+        diag = Diagnostic(
+            code="SK230",
+            severity=Severity.WARNING,
+            message=f"cannot read Codex's config ({problem}); its model and project settings are ignored",
+            fix="fix the TOML syntax of Codex's config.toml",
+            path=path,
+        )
+        return CodexSettings(path=path, diagnostics=(diag,))
+    skills = data.get("skills")
+    catalog = data.get("model_catalog_json")
+    return CodexSettings(
+        path=path,
+        project_root_markers=_strings(data.get("project_root_markers")),
+        model=_text(data.get("model")),
+        model_context_window=_whole(data.get("model_context_window")),
+        model_catalog_json=_path(catalog, path.parent) if isinstance(catalog, str) and catalog else None,
+        skills_max_context_tokens=_whole(skills.get("max_context_tokens"), 1)
+        if isinstance(skills, dict)
+        else None,
+    )
+
+
+def _strings(value: object) -> tuple[str, ...] | None:
+    if not isinstance(value, list):
+        return None
+    return tuple(v for v in value if isinstance(v, str))
+
+
+def _text(value: object) -> str | None:
+    return value.strip() or None if isinstance(value, str) else None
+
+
+def _whole(value: object, minimum: int = 0) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= minimum else None
+
+
+def _path(text: str, base: Path) -> Path:
+    path = Path(text).expanduser()
+    return path if path.is_absolute() else base / path
+
+
+def read_model_catalog(settings: CodexSettings) -> tuple[Path, tuple[ModelInfo, ...]] | None:
+    """The model catalog ``model_catalog_json`` points to (its path and entries), else ``None``.
+
+    Codex's own catalog (built into its binary, refreshed into ``models_cache.json`` when it is
+    online) is not read: Codex 0.171.0 ignores a ``models_cache.json`` it did not fetch itself,
+    so what such a file says cannot be checked to be what Codex uses.
+    """
+    path = settings.model_catalog_json
+    if path is None:
+        return None
+    try:
+        import json
+
+        data = json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return None
+    models = data.get("models") if isinstance(data, dict) else None
+    if not isinstance(models, list):
+        return None
+    return path, tuple(info for item in models if (info := _model_info(item)) is not None)
+
+
+def _model_info(item: object) -> ModelInfo | None:
+    from skillshelf.skills.catalog.window import ModelInfo
+
+    if not isinstance(item, dict) or not isinstance(item.get("slug"), str):
+        return None
+    priority = item.get("priority")
+    return ModelInfo(
+        slug=item["slug"],
+        context_window=_whole(item.get("context_window")),
+        max_context_window=_whole(item.get("max_context_window")),
+        priority=priority if isinstance(priority, int) and not isinstance(priority, bool) else 0,
+        pickable=item.get("visibility") == "list" and item.get("supported_in_api") is not False,
+    )
+
+
+def catalog_budget(
+    env: Env,
+    *,
+    chars: tuple[int, str] | None = None,
+    tokens: tuple[int, str] | None = None,
+    window: tuple[int, str] | None = None,
+) -> BudgetChoice:
+    """The catalog budget for ``env``: what the caller was given (``(value, where)``), else what
+    Codex's config and model catalog say (:func:`~skillshelf.skills.catalog.window.choose_budget`)."""
+    from skillshelf.skills.catalog.window import choose_budget
+
+    codex = read_codex_settings(env.codex_home)
+    where = _home_relative(codex.path, env) if codex.path is not None else ""
+    if tokens is None and codex.skills_max_context_tokens is not None:
+        tokens = (codex.skills_max_context_tokens, f"skills.max_context_tokens in {where}")
+    if window is None and codex.model_context_window is not None:
+        window = (codex.model_context_window, f"model_context_window in {where}")
+    if chars is not None or tokens is not None:
+        return choose_budget(chars=chars, tokens=tokens)
+    found = read_model_catalog(codex)
+    catalog = found[1] if found is not None else None
+    choice = choose_budget(window=window, model=codex.model, catalog=catalog)
+    if found is not None and window is None:
+        return replace(choice, source=f"{choice.source}; catalog {_home_relative(found[0], env)}")
+    return choice
+
+
+def _home_relative(path: Path, env: Env) -> str:
+    try:
+        return f"~/{path.relative_to(env.home)}"
+    except ValueError:
+        return str(path)

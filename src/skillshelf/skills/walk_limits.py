@@ -1,0 +1,97 @@
+"""Scan limits from the environment, and the findings of a walk that hit one.
+
+``SKILLSHELF_SCAN_MAX_DEPTH`` / ``_DIRS`` / ``_ENTRIES`` raise (or lower) Codex's limits; a walk
+cut short by a limit, or with folders deeper than the depth limit, says so with a fix.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from pathlib import Path
+
+from skillshelf.diagnostics import Diagnostic, Severity
+from skillshelf.skills.model import SkillRoot
+from skillshelf.skills.walk import ScanLimits, WalkResult
+
+__all__ = ["LIMIT_VARIABLES", "discovery_note", "limit_diagnostics", "limits_from_environ"]
+
+
+def discovery_note(
+    code: str, severity: Severity, message: str, fix: str, path: Path | str | None
+) -> Diagnostic:
+    """A finding of discovery about ``path`` (a root, a file, or nothing)."""
+    return Diagnostic(
+        code=code, severity=severity, message=message, fix=fix, path=Path(path) if path is not None else None
+    )
+
+
+LIMIT_VARIABLES = {
+    "max_depth": "SKILLSHELF_SCAN_MAX_DEPTH",
+    "max_dirs": "SKILLSHELF_SCAN_MAX_DIRS",
+    "max_entries": "SKILLSHELF_SCAN_MAX_ENTRIES",
+}
+
+
+def limits_from_environ(
+    environ: Mapping[str, str], limits: ScanLimits
+) -> tuple[ScanLimits, list[Diagnostic]]:
+    """Raise (or lower) the scan limits from ``SKILLSHELF_SCAN_MAX_*`` variables of the Env."""
+    values: dict[str, int] = {}
+    notes: list[Diagnostic] = []
+    for field_name, variable in LIMIT_VARIABLES.items():
+        text = environ.get(variable)
+        if not text:
+            continue
+        try:
+            value = int(text)
+            if value < 0:
+                raise ValueError(text)
+        except ValueError:
+            notes.append(
+                discovery_note(
+                    "SK209",
+                    Severity.WARNING,
+                    f"{variable}={text!r} is not a whole number >= 0; ignored",
+                    f"set {variable} to a number, e.g. {variable}=5000",
+                    None,
+                )
+            )
+            continue
+        values[field_name] = value
+    return (replace(limits, **values) if values else limits), notes
+
+
+# The limit a walk stopped at (its ScanLimits field) -> (code, what it counts); the variable
+# that raises it is in LIMIT_VARIABLES.
+_LIMIT_TEXT = {"max_dirs": ("SK212", "folders"), "max_entries": ("SK213", "entries")}
+
+
+def limit_diagnostics(root: SkillRoot, walk: WalkResult, limits: ScanLimits) -> list[Diagnostic]:
+    out: list[Diagnostic] = []
+    if walk.truncated and walk.limit in _LIMIT_TEXT:
+        field_name = walk.limit
+        code, what = _LIMIT_TEXT[field_name]
+        option = LIMIT_VARIABLES[field_name]
+        value = getattr(limits, field_name)
+        partial = f" (the listing of {walk.stopped_in} was cut short)" if walk.stopped_in else ""
+        out.append(
+            discovery_note(
+                code,
+                Severity.WARNING,
+                f"scan stopped at the limit of {value:,} {what} for this root; {walk.unvisited_dirs:,} folder(s) were left unscanned{partial}, so skills in them are missing (Codex stops here too, silently)",
+                f"raise the limit: set {option}=N (library: DiscoveryOptions(limits=ScanLimits({field_name}=N))), or use a narrower root that holds only skills",
+                root.path,
+            )
+        )
+    if walk.depth_pruned:
+        out.append(
+            discovery_note(
+                "SK211",
+                Severity.INFO,
+                f"{walk.depth_pruned:,} folder(s) sit deeper than {limits.max_depth} levels below this root and were not scanned",
+                f"keep skills at most {limits.max_depth} levels below the root, or raise the depth: set SKILLSHELF_SCAN_MAX_DEPTH=N (library: ScanLimits(max_depth=N))",
+                root.path,
+            )
+        )
+    return out
