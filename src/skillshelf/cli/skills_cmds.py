@@ -101,7 +101,9 @@ def _skills_table(skills: Sequence[Skill], env: Env, installed: dict[Path, Any],
     from skillshelf.config import SkillMode
 
     hidden = sum(1 for s in skills if not s.model_visible or moded.mode_of(s) is SkillMode.DISABLED)
+    untrusted = sum(1 for s in skills if not s.trusted)
     title = f"{len(skills)} skill(s)" + (f", {hidden} hidden from the model (dim)" if hidden else "")
+    title += f", {untrusted} from a project you have not trusted (scope !)" if untrusted else ""
     table: Any = Table(title=title, title_justify="left", expand=True)
     table.add_column("name", style="bold", no_wrap=True, overflow="ellipsis", min_width=8, max_width=40)
     table.add_column("mode", no_wrap=True, min_width=4)
@@ -116,7 +118,7 @@ def _skills_table(skills: Sequence[Skill], env: Env, installed: dict[Path, Any],
         row = [
             _cell(skill.name),
             mode.value,
-            skill.scope.value if skill.trusted else f"{skill.scope.value} (untrusted)",
+            skill.scope.value if skill.trusted else f"{skill.scope.value}!",
             skill.origin.value,
             _cell(skill.description),
             _cell(short_path(skill.path, env.cwd, env.home)),
