@@ -20,28 +20,43 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from skillshelf.version import __version__ as __version__
 
 _EXPORTS: dict[str, str] = {
+    "BudgetChoice": "skillshelf.skills.catalog.window",
     "CatalogReport": "skillshelf.skills.catalog",
     "CharBudget": "skillshelf.skills.catalog",
+    "Config": "skillshelf.config",
     "ContextOptions": "skillshelf.context",
+    "ContextPart": "skillshelf.context",
     "ContextResult": "skillshelf.context",
     "Diagnostic": "skillshelf.diagnostics",
     "Discovery": "skillshelf.skills.model",
     "DiscoveryOptions": "skillshelf.skills.discover",
     "Env": "skillshelf.env",
     "ImplicitUseDetector": "skillshelf.skills.implicit",
+    "Instructions": "skillshelf.instructions",
     "LoadedSkill": "skillshelf.skills.load",
+    "Mentions": "skillshelf.skills.mentions",
+    "ModedSkills": "skillshelf.config",
+    "ParsedSkill": "skillshelf.skills.parse",
+    "RankedSkill": "skillshelf.select",
+    "Redaction": "skillshelf.memory.redact",
     "RenderedCatalog": "skillshelf.skills.catalog",
     "ScanLimits": "skillshelf.skills.discover",
     "Severity": "skillshelf.diagnostics",
     "Skill": "skillshelf.skills.model",
+    "SkillFile": "skillshelf.serve.files",
     "SkillIndex": "skillshelf.select.index",
+    "SkillMode": "skillshelf.config",
+    "SkillPage": "skillshelf.serve.tools",
     "SkillRoot": "skillshelf.skills.model",
     "SkillTools": "skillshelf.serve.tools",
     "TokenBudget": "skillshelf.skills.catalog",
+    "ToolResult": "skillshelf.serve.tools",
+    "ToolSpec": "skillshelf.serve.schemas",
     "UserDirs": "skillshelf.dirs",
+    "ValidationReport": "skillshelf.skills.validate",
     "Workspace": "skillshelf.workspace",
     "WorkspaceOptions": "skillshelf.workspace",
     "apply_skill_modes": "skillshelf.config",
@@ -82,26 +97,38 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from skillshelf import errors as errors
+    from skillshelf.config import Config as Config
+    from skillshelf.config import ModedSkills as ModedSkills
+    from skillshelf.config import SkillMode as SkillMode
     from skillshelf.config import apply_skill_modes as apply_skill_modes
     from skillshelf.config import load_config as load_config
     from skillshelf.context import ContextOptions as ContextOptions
+    from skillshelf.context import ContextPart as ContextPart
     from skillshelf.context import ContextResult as ContextResult
     from skillshelf.context import build_context as build_context
     from skillshelf.diagnostics import Diagnostic as Diagnostic
     from skillshelf.diagnostics import Severity as Severity
     from skillshelf.dirs import UserDirs as UserDirs
     from skillshelf.env import Env as Env
+    from skillshelf.instructions import Instructions as Instructions
     from skillshelf.instructions import load_instructions as load_instructions
+    from skillshelf.memory.redact import Redaction as Redaction
     from skillshelf.memory.redact import redact as redact
+    from skillshelf.select import RankedSkill as RankedSkill
     from skillshelf.select import rank as rank
     from skillshelf.select.index import SkillIndex as SkillIndex
+    from skillshelf.serve.files import SkillFile as SkillFile
+    from skillshelf.serve.schemas import ToolSpec as ToolSpec
+    from skillshelf.serve.tools import SkillPage as SkillPage
     from skillshelf.serve.tools import SkillTools as SkillTools
+    from skillshelf.serve.tools import ToolResult as ToolResult
     from skillshelf.skills.catalog import CatalogReport as CatalogReport
     from skillshelf.skills.catalog import CharBudget as CharBudget
     from skillshelf.skills.catalog import RenderedCatalog as RenderedCatalog
     from skillshelf.skills.catalog import TokenBudget as TokenBudget
     from skillshelf.skills.catalog import default_budget as default_budget
     from skillshelf.skills.catalog import render_catalog as render_catalog
+    from skillshelf.skills.catalog.window import BudgetChoice as BudgetChoice
     from skillshelf.skills.discover import DiscoveryOptions as DiscoveryOptions
     from skillshelf.skills.discover import ScanLimits as ScanLimits
     from skillshelf.skills.discover import discover_in as discover_in
@@ -110,12 +137,15 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from skillshelf.skills.load import LoadedSkill as LoadedSkill
     from skillshelf.skills.load import load_skill as load_skill
     from skillshelf.skills.load import skill_fragment as skill_fragment
+    from skillshelf.skills.mentions import Mentions as Mentions
     from skillshelf.skills.mentions import extract_mentions as extract_mentions
     from skillshelf.skills.mentions import select_mentioned as select_mentioned
     from skillshelf.skills.model import Discovery as Discovery
     from skillshelf.skills.model import Skill as Skill
     from skillshelf.skills.model import SkillRoot as SkillRoot
+    from skillshelf.skills.parse import ParsedSkill as ParsedSkill
     from skillshelf.skills.parse import parse_skill_text as parse_skill_text
+    from skillshelf.skills.validate import ValidationReport as ValidationReport
     from skillshelf.skills.validate import validate_paths as validate_paths
     from skillshelf.workspace import Workspace as Workspace
     from skillshelf.workspace import WorkspaceOptions as WorkspaceOptions

@@ -17,19 +17,26 @@ Each part carries its token count (Codex's 4-bytes-per-token estimate).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
+from skillshelf.context_model import ContextOptions, ContextPart, ContextResult
+from skillshelf.context_parts import (
+    catalog_part,
+    instructions_part,
+    memory_part,
+    mentioned_part,
+    pinned_part,
+    suggestions_part,
+)
 from skillshelf.diagnostics import Diagnostic
 from skillshelf.env import Env
 from skillshelf.skills.model import Discovery, Skill
-from skillshelf.tokens import approx_tokens
+from skillshelf.workspace import Workspace, WorkspaceSkills
 
 if TYPE_CHECKING:
     from skillshelf.config import Config
-    from skillshelf.context_parts import ContextSkills
-    from skillshelf.workspace import Workspace, WorkspaceOptions
+    from skillshelf.skills.catalog import RenderedCatalog
 
 __all__ = [
     "ContextOptions",
@@ -41,104 +48,6 @@ __all__ = [
     "turn_parts",
 ]
 
-PartName = Literal["instructions", "catalog", "pinned", "memory", "suggestions", "mentioned"]
-DEFAULT_SUGGESTION_TOKENS = 1500
-DEFAULT_MEMORY_TOKENS = 2500
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ContextOptions:
-    """What to include and under which budgets. ``None`` means: from config, else Codex's default."""
-
-    extra_roots: tuple[Path, ...] = ()
-    include_builtin: bool = True
-    use_cache: bool = True
-    profile: Literal["codex", "claude"] | None = None
-    catalog_format: Literal["codex", "xml", "markdown"] = "codex"
-    context_window: int | None = None
-    budget_tokens: int | None = None
-    budget_chars: int | None = None
-    config_overrides: tuple[str, ...] = ()
-    instructions: bool = True
-    suggestions: bool = True
-    suggestion_tokens: int = DEFAULT_SUGGESTION_TOKENS
-    memory: bool = True
-    memory_tokens: int = DEFAULT_MEMORY_TOKENS
-
-    def workspace_options(self) -> WorkspaceOptions:
-        """What to open the folder with (``memory`` also decides the memory-written skill roots)."""
-        from skillshelf.workspace import WorkspaceOptions
-
-        return WorkspaceOptions(
-            extra_roots=self.extra_roots,
-            include_builtin=self.include_builtin,
-            use_cache=self.use_cache,
-            config_overrides=self.config_overrides,
-            memory=self.memory,
-        )
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ContextPart:
-    """One block of the model's context, with where it came from."""
-
-    name: PartName
-    title: str
-    text: str
-    sources: tuple[str, ...] = ()
-
-    @property
-    def tokens(self) -> int:
-        return approx_tokens(self.text)
-
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "name": self.name,
-            "title": self.title,
-            "tokens": self.tokens,
-            "sources": list(self.sources),
-            "text": self.text,
-        }
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ContextResult:
-    """The assembled context for one task, plus what the user should know about it."""
-
-    task: str
-    cwd: Path
-    parts: tuple[ContextPart, ...]
-    skills_total: int
-    mentioned: tuple[Skill, ...] = ()
-    catalog_report: dict[str, object] = field(default_factory=dict)
-    warnings: tuple[str, ...] = ()
-    diagnostics: tuple[Diagnostic, ...] = ()
-
-    @property
-    def text(self) -> str:
-        """The parts joined as the model would read them."""
-        return "\n\n".join(part.text for part in self.parts if part.text)
-
-    @property
-    def tokens(self) -> int:
-        return sum(part.tokens for part in self.parts)
-
-    def part(self, name: PartName) -> ContextPart | None:
-        return next((p for p in self.parts if p.name == name), None)
-
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "task": self.task,
-            "cwd": str(self.cwd),
-            "tokens": self.tokens,
-            "skills_total": self.skills_total,
-            "mentioned": [s.name for s in self.mentioned],
-            "catalog_report": self.catalog_report,
-            "warnings": list(self.warnings),
-            "diagnostics": [d.to_dict() for d in self.diagnostics],
-            "parts": [p.to_dict() for p in self.parts],
-        }
-
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PreparedContext:
@@ -149,6 +58,7 @@ class PreparedContext:
     stable: tuple[ContextPart, ...]
     catalog_report: dict[str, object]
     diagnostics: tuple[Diagnostic, ...]
+    catalog: RenderedCatalog | None = None  # what the budget did to each skill
 
     @property
     def config(self) -> Config:
@@ -159,26 +69,28 @@ class PreparedContext:
         return self.workspace.discovery
 
     @property
-    def skills(self) -> ContextSkills:
+    def skills(self) -> WorkspaceSkills:
         return self.workspace.skills
 
 
-def prepare_context(env: Env, options: ContextOptions = ContextOptions()) -> PreparedContext:
-    """Open the folder (:meth:`Workspace.open <skillshelf.workspace.Workspace.open>`) and build
-    the stable parts, in context order: instructions, catalog, pinned skills, memory.
+def prepare_context(
+    env: Env, options: ContextOptions = ContextOptions(), *, workspace: Workspace | None = None
+) -> PreparedContext:
+    """Open the folder (:meth:`Workspace.open <skillshelf.workspace.Workspace.open>`), or take
+    the ``workspace`` a long-running caller already opened with ``options.workspace_options()``,
+    and build the stable parts, in context order: instructions, catalog, pinned skills, memory.
 
     Raises:
         RequiredSkillError: a skill configured as ``required`` is missing or invalid.
     """
-    from skillshelf.context_parts import catalog_part, instructions_part, memory_part, pinned_part
-    from skillshelf.workspace import Workspace
-
-    workspace = Workspace.open(env, options.workspace_options()).check_required()
+    if workspace is None:
+        workspace = Workspace.open(env, options.workspace_options())
+    workspace = workspace.check_required()
     parts: list[ContextPart] = []
     found: list[Diagnostic] = []
     if options.instructions:
         parts += instructions_part(env, options, workspace.config, diagnostics=found)
-    catalog, report = catalog_part(workspace, options)
+    catalog, rendered = catalog_part(workspace, options)
     parts.append(catalog)
     parts += pinned_part(workspace.skills)
     if options.memory:
@@ -187,16 +99,15 @@ def prepare_context(env: Env, options: ContextOptions = ContextOptions()) -> Pre
         workspace=workspace,
         options=options,
         stable=tuple(p for p in parts if p.text),
-        catalog_report=report,
+        catalog_report=rendered.report.to_dict(),
         diagnostics=workspace.diagnostics + tuple(found),
+        catalog=rendered,
     )
 
 
 def turn_parts(prepared: PreparedContext, task: str) -> tuple[tuple[ContextPart, ...], tuple[Skill, ...]]:
     """The per-turn parts for ``task`` (suggestions, then the mentioned skills loaded), and the
     skills it mentions."""
-    from skillshelf.context_parts import mentioned_part, suggestions_part
-
     mentioned = _mentioned_skills(prepared.skills.loadable, task)
     parts: list[ContextPart] = []
     if prepared.options.suggestions and task.strip():

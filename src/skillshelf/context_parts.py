@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from skillshelf.context import ContextOptions, ContextPart
+from skillshelf.context_model import ContextOptions, ContextPart
 from skillshelf.diagnostics import Diagnostic
 from skillshelf.env import Env
 from skillshelf.skills.model import Skill
@@ -19,6 +19,7 @@ from skillshelf.workspace import WorkspaceSkills as ContextSkills
 
 if TYPE_CHECKING:
     from skillshelf.config import Config
+    from skillshelf.skills.catalog import RenderedCatalog
     from skillshelf.workspace import Workspace
 
 __all__ = [
@@ -58,9 +59,10 @@ def instructions_part(
     return [ContextPart(name="instructions", title=title, text=instructions.text, sources=sources)]
 
 
-def catalog_part(workspace: Workspace, options: ContextOptions) -> tuple[ContextPart, dict[str, object]]:
+def catalog_part(workspace: Workspace, options: ContextOptions) -> tuple[ContextPart, RenderedCatalog]:
     """The stable catalog: listed skills in full, name-only skills without description, in the
-    budget the options (else the config, else Codex's model) ask for; the report says which."""
+    budget the options (else the config, else Codex's model) ask for; and the rendering (its
+    report says which budget, its placements what became of each skill)."""
     from skillshelf.skills.catalog import render_catalog
 
     skills = workspace.skills
@@ -73,7 +75,8 @@ def catalog_part(workspace: Workspace, options: ContextOptions) -> tuple[Context
     rendered = render_catalog(shown, choice.budget, options.catalog_format, roots=list(workspace.roots))
     used_roots = tuple(dict.fromkeys(str(s.root) for s in shown))
     part = ContextPart(name="catalog", title="Skills catalog", text=rendered.text, sources=used_roots)
-    return part, dataclasses.replace(rendered.report, budget_source=choice.source).to_dict()
+    report = dataclasses.replace(rendered.report, budget_source=choice.source)
+    return part, dataclasses.replace(rendered, report=report)
 
 
 def _without_description(skill: Skill) -> Skill:

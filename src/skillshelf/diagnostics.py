@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
-__all__ = ["Diagnostic", "Severity", "has_errors", "sort_diagnostics"]
+__all__ = ["Diagnostic", "Severity", "diagnostic", "has_errors", "sort_diagnostics"]
 
 
 class Severity(StrEnum):
@@ -54,6 +54,27 @@ class Diagnostic:
         if self.line is not None:
             where += f":{self.line}"
         return f"{where}: {self.severity.value} {self.code}: {self.message}\n  fix: {self.fix}"
+
+
+def diagnostic(
+    code: str,
+    severity: Severity,
+    message: str,
+    fix: str,
+    path: Path | str | None = None,
+    line: int | None = None,
+    field: str | None = None,
+) -> Diagnostic:
+    """The short way to write a :class:`Diagnostic`: what (code, severity, message, fix), then where."""
+    return Diagnostic(
+        code=code,
+        severity=severity,
+        message=message,
+        fix=fix,
+        path=Path(path) if isinstance(path, str) else path,
+        line=line,
+        field=field,
+    )
 
 
 def has_errors(diagnostics: Iterable[Diagnostic]) -> bool:

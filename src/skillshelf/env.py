@@ -16,7 +16,7 @@ from types import MappingProxyType
 
 from skillshelf.dirs import UserDirs
 
-__all__ = ["Env", "find_project_root"]
+__all__ = ["Env", "find_project_root", "folders_between"]
 
 DEFAULT_PROJECT_ROOT_MARKERS: tuple[str, ...] = (".git",)
 
@@ -70,12 +70,16 @@ class Env:
 
     def folders_root_to_cwd(self) -> list[Path]:
         """Every folder from the project root down to the cwd, root first."""
-        root = self.project_root
-        cwd = self.cwd if self.cwd.is_dir() else self.cwd.parent
-        chain = [cwd]
-        while chain[-1] != root and chain[-1].parent != chain[-1]:
-            chain.append(chain[-1].parent)
-        return list(reversed(chain))
+        return folders_between(self.project_root, self.cwd if self.cwd.is_dir() else self.cwd.parent)
+
+
+def folders_between(root: Path, cwd: Path) -> list[Path]:
+    """``root``, then each folder below it down to ``cwd``; from the filesystem root down when
+    ``cwd`` is not inside ``root``."""
+    chain = [cwd]
+    while chain[-1] != root and chain[-1].parent != chain[-1]:
+        chain.append(chain[-1].parent)
+    return list(reversed(chain))
 
 
 def find_project_root(cwd: Path, markers: tuple[str, ...] = DEFAULT_PROJECT_ROOT_MARKERS) -> Path:

@@ -19,16 +19,17 @@ def test_violation_prints_error_and_fix_lines_and_exits_1(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     pkg = make_project(tmp_path)
-    write(pkg / "types.py", "from shop.adapters import db\n")
+    write(pkg / "adapters" / "cache.py", "")
+    write(pkg / "types.py", "from shop.adapters import cache\n")
     monkeypatch.chdir(tmp_path)
     result = CliRunner().invoke(lint_arch, [])
     assert result.exit_code == 1
     lines = result.stdout.splitlines()
     assert lines[0].endswith(
-        "types.py:1: ERROR AR101: types in layer 1 (errors, types) imports adapters.db from the higher layer 3 (adapters)"
+        "types.py:1: ERROR AR101: types in layer 1 (errors, types) imports adapters.cache from the higher layer 3 (adapters)"
     )
-    assert lines[1].startswith("  FIX: do not import adapters.db from types.")
-    assert "1 errors, 0 warnings in 9 files" in result.stderr
+    assert lines[1].startswith("  FIX: do not import adapters.cache from types.")
+    assert "1 errors, 0 warnings in 10 files" in result.stderr
 
 
 def test_json_and_strict_mode(tmp_path: Path) -> None:

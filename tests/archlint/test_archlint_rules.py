@@ -42,8 +42,8 @@ def test_upward_import_is_an_error_naming_both_modules_with_a_fix(tmp_path: Path
 def test_relative_and_from_package_imports_are_resolved(tmp_path: Path) -> None:
     pkg = make_project(tmp_path)
     write(pkg / "types.py", "from . import core\nfrom .cli import main\n")
-    report = lint_path(None, cwd=tmp_path)
-    assert [(d.code, d.message.split(" imports ")[1].split(" from ")[0]) for d in report.diagnostics] == [
+    layering = [d for d in lint_path(None, cwd=tmp_path).diagnostics if d.code != "AR105"]
+    assert [(d.code, d.message.split(" imports ")[1].split(" from ")[0]) for d in layering] == [
         ("AR101", "core"),
         ("AR101", "cli.main"),
     ]
@@ -127,7 +127,12 @@ def test_a_subfolder_is_linted_with_the_whole_package_known(tmp_path: Path) -> N
     write(pkg / "core" / "pricing.py", "from shop.adapters import db\n")
     write(pkg / "errors.py", "from shop.cli import main\n")
     report = lint_path(Path("src/shop/core"), cwd=tmp_path)
-    assert [(d.code, Path(d.path).name) for d in report.diagnostics] == [("AR101", "pricing.py")]
+    # errors -> cli.main -> adapters.db -> core.orders -> errors: shown where it passes through core
+    assert [(d.code, Path(d.path).name) for d in report.diagnostics] == [
+        ("AR105", "orders.py"),
+        ("AR101", "pricing.py"),
+    ]
+    assert report.diagnostics[0].message.startswith("import cycle core.orders -> errors -> cli.main")
     assert report.files == 3
 
 
@@ -225,3 +230,54 @@ def test_bad_environment_readers_is_a_config_error(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as err:
         lint_path(None, cwd=tmp_path)
     assert err.value.code == "AR010" and "environment_readers" in str(err.value)
+
+
+def test_a_cycle_hidden_in_a_function_or_under_type_checking_is_an_error_with_a_fix(
+    tmp_path: Path,
+) -> None:
+    pkg = make_project(tmp_path)
+    write(pkg / "core" / "carts.py", "def total() -> int:\n    from shop.core.lines import count\n")
+    write(
+        pkg / "core" / "lines.py",
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from shop.core.carts import total\n",
+    )
+    (diag,) = lint_path(None, cwd=tmp_path).diagnostics
+    assert (diag.code, diag.severity, Path(diag.path).name, diag.line) == (
+        "AR105",
+        Severity.ERROR,
+        "carts.py",
+        2,
+    )
+    assert diag.message == (
+        "import cycle core.carts -> core.lines -> core.carts: core.carts imports core.lines "
+        "(inside total()), line 2; core.lines imports core.carts (for type checking), line 3"
+    )
+    assert "move what the modules share" in diag.fix and "hides a cycle" in diag.fix
+    write(tmp_path / "pyproject.toml", CONFIG + 'cycles = "warning"\n')
+    (warned,) = lint_path(None, cwd=tmp_path).diagnostics
+    assert warned.severity is Severity.WARNING
+    write(tmp_path / "pyproject.toml", CONFIG + 'cycles = "ignore"\n')
+    assert lint_path(None, cwd=tmp_path).diagnostics == ()
+
+
+def test_each_loop_of_a_tangled_group_is_reported_once(tmp_path: Path) -> None:
+    pkg = make_project(tmp_path)
+    write(pkg / "core" / "a.py", "from shop.core import b\n")
+    write(pkg / "core" / "b.py", "from shop.core import a, c\n")
+    write(pkg / "core" / "c.py", "import shop.core.b\n")
+    report = lint_path(None, cwd=tmp_path)
+    assert [d.message.split(":")[0] for d in report.diagnostics] == [
+        "import cycle core.a -> core.b -> core.a",
+        "import cycle core.b -> core.c -> core.b",
+    ]
+    assert [Path(d.path).name for d in report.diagnostics] == ["a.py", "b.py"]
+
+
+def test_a_package_importing_its_own_submodules_is_no_cycle(tmp_path: Path) -> None:
+    pkg = make_project(tmp_path)  # core/__init__ imports core.orders, which loads core first
+    write(pkg / "core" / "orders.py", "from shop.core.prices import cents\n")
+    write(pkg / "core" / "prices.py", "cents = 100\n")
+    assert lint_path(None, cwd=tmp_path).diagnostics == ()
+    write(pkg / "core" / "prices.py", "from shop.core import place\n")  # the package's own name
+    (diag,) = lint_path(None, cwd=tmp_path).diagnostics
+    assert diag.message.startswith("import cycle core -> core.orders -> core.prices -> core")

@@ -29,4 +29,5 @@ def test_the_wheel_builds_and_carries_the_package_data(tmp_path: Path) -> None:
         if p.is_file()
     }
     expected |= {"skillshelf/select/data/static_vectors.npz", "skillshelf/select/data/NOTICE"}
+    expected |= {f"skillshelf/serve/ui/static/{name}" for name in ("index.html", "app.js", "app.css")}
     assert expected <= names

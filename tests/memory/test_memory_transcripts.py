@@ -9,7 +9,15 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from skillshelf.memory.transcripts import find_transcripts, read_transcript
+from skillshelf.env import Env
+from skillshelf.memory.transcripts import (
+    TRANSCRIPT_FORMATS,
+    Session,
+    TranscriptFormat,
+    default_transcript_roots,
+    find_transcripts,
+    read_transcript,
+)
 from skillshelf.memory.transcripts.skillshelf import TranscriptWriter, transcript_path
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts"
@@ -103,3 +111,54 @@ def test_any_bytes_never_crash_the_readers(chunks: list[bytes]) -> None:
         )
         session = read_transcript(path)
         assert session is not None and session.id == "i"
+
+
+def _aider_format() -> TranscriptFormat:
+    def read(path: Path) -> Session:
+        return Session(id=path.stem, source="aider", path=path, cwd=None, started_at=None, ended_at=None)
+
+    return TranscriptFormat(
+        name="aider",
+        sniff=lambda first: first.get("tool") == "aider",
+        read=read,
+        roots=lambda env, state_dir: (env.home / ".aider" / "sessions",),
+    )
+
+
+def test_a_registered_format_is_sniffed_read_and_searched(tmp_path: Path) -> None:
+    path = tmp_path / "chat.jsonl"
+    path.write_text(json.dumps({"tool": "aider"}) + "\n", encoding="utf-8")
+    assert read_transcript(path) is None
+    formats = (*TRANSCRIPT_FORMATS, _aider_format())
+    session = read_transcript(path, formats=formats)
+    assert session is not None and session.source == "aider"
+    env = Env.for_test(cwd=tmp_path, home=tmp_path / "home")
+    roots = default_transcript_roots(env, tmp_path / "state", formats=formats)
+    assert roots[-1] == tmp_path / "home" / ".aider" / "sessions"
+    assert roots[:-1] == default_transcript_roots(env, tmp_path / "state")
+
+
+def test_every_registered_format_reads_sessions_under_its_own_name(tmp_path: Path) -> None:
+    names = [fmt.name for fmt in TRANSCRIPT_FORMATS]
+    assert sorted(names) == ["claude", "codex", "skillshelf"] and len(set(names)) == len(names)
+    with TranscriptWriter(tmp_path / "own.jsonl", session_id="s1", cwd=tmp_path) as writer:
+        writer.message("user", "hello")
+    samples = {
+        "codex": sorted((FIXTURES / "codex").glob("*.jsonl"))[0],
+        "claude": sorted((FIXTURES / "claude").glob("*.jsonl"))[0],
+        "skillshelf": tmp_path / "own.jsonl",
+    }
+    for fmt in TRANSCRIPT_FORMATS:
+        session = read_transcript(samples[fmt.name], formats=(fmt,))
+        assert session is not None and session.source == fmt.name
+
+
+def test_a_rollout_without_its_meta_line_is_still_read_as_codex(tmp_path: Path) -> None:
+    path = tmp_path / "old.jsonl"
+    lines = [
+        {"id": "abc", "timestamp": "2025-01-01T00:00:00Z", "instructions": ""},
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "fix it"}]},
+    ]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    session = read_transcript(path)
+    assert session is not None and session.source == "codex" and session.first_user_message == "fix it"

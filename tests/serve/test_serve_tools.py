@@ -13,6 +13,9 @@ from hypothesis import strategies as st
 from serve_helpers import make_skill_tree, write_skill
 
 from skillshelf.errors import SkillshelfError
+from skillshelf.serve.mcp_server import SERVER_TOOLS
+from skillshelf.serve.schemas import Tool, ToolResult
+from skillshelf.serve.skill_tools import SKILL_TOOLS, SkillTool
 from skillshelf.serve.tools import UNTRUSTED_NOTE, SkillTools
 from skillshelf.skills.discover import discover_in
 from testkit import missing
@@ -242,3 +245,29 @@ def test_a_model_that_fails_to_load_costs_its_signal_not_the_search(
     found = library.dispatch("search_skills", {"query": "fill in a PDF form"})
     assert not found.is_error and found.data["results"][0]["name"] == "pdf-forms"
     assert library.models == () and "without the embedding models" in caplog.text
+
+
+COUNT_SKILLS: SkillTool = Tool(
+    name="count_skills",
+    description="How many skills there are.",
+    parameters={"type": "object", "properties": {}, "additionalProperties": False},
+    handler=lambda host, _args: ToolResult(text=str(len(host.skills))),
+)
+
+
+def test_a_tool_registered_once_is_offered_and_dispatched_on_every_api(tmp_path: Path) -> None:
+    skills = discover_in([make_skill_tree(tmp_path)]).skills
+    tools = SkillTools(skills, tools=(*SKILL_TOOLS, COUNT_SKILLS))
+    assert [d["name"] for d in tools.openai_tools()][-1] == "count_skills"
+    assert [d["name"] for d in tools.anthropic_tools()][-1] == "count_skills"
+    assert tools.dispatch("count_skills", "{}").text == str(len(skills))
+    assert "count_skills" not in [d["name"] for d in SkillTools(skills).openai_tools()]
+
+
+def test_the_registry_decides_what_each_surface_offers(tools: SkillTools) -> None:
+    assert [t.name for t in SKILL_TOOLS] == ["load_skill", "search_skills", "read_skill_file", "list_skills"]
+    assert [s.name for s in tools.tool_specs(include_listing=True)] == [t.name for t in SKILL_TOOLS]
+    assert [s.name for s in tools.tool_specs()] == [t.name for t in SKILL_TOOLS if not t.mcp_only]
+    assert [t.name for t in SERVER_TOOLS] == [t.name for t in SKILL_TOOLS]
+    unknown = tools.dispatch("count_skills", {})
+    assert unknown.is_error and "load_skill, search_skills, read_skill_file, list_skills" in unknown.text

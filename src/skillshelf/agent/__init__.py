@@ -6,3 +6,5 @@
 - :mod:`.guards`: doom-loop detection, the pre-completion check, skill re-attachment;
 - :mod:`.loop`: :class:`~skillshelf.agent.loop.Agent`, which ties them together.
 """
+
+__all__ = ["consolidate", "folder_tools", "guards", "history", "loop", "providers", "session"]

@@ -32,12 +32,13 @@ from skillshelf.agent.history import (
     history_tokens,
 )
 from skillshelf.agent.providers import Provider
-from skillshelf.serve.schemas import LOAD_SKILL, READ_SKILL_FILE, SEARCH_SKILLS, ToolSpec
+from skillshelf.serve.schemas import ToolSpec
+from skillshelf.serve.skill_tools import model_tools
 from skillshelf.serve.tools import SkillTools
 
 __all__ = ["Agent", "AgentEvent", "AgentResult", "AgentSettings"]
 
-SKILL_TOOLS: tuple[ToolSpec, ...] = (LOAD_SKILL, SEARCH_SKILLS, READ_SKILL_FILE)
+SKILL_TOOLS: tuple[ToolSpec, ...] = model_tools()
 COMPACTION_NOTE = "[The earlier part of this task was compacted to save context.]"
 
 

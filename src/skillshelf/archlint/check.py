@@ -5,7 +5,8 @@ Codes: ``AR101`` import of a higher layer at import time, ``AR102`` the same ins
 package, ``AR201`` file too long, ``AR202`` function too long, ``AR301`` module in no layer,
 ``AR302`` layer entry that matches no module, ``AR401`` a module below the top layer that is not
 one of ``environment_readers`` reads the process environment (``os.environ``, ``os.getenv``,
-``Path.cwd()``...), ``AR001`` syntax error, ``AR002`` unreadable file.
+``Path.cwd()``...), ``AR105`` import cycle (see :mod:`skillshelf.archlint.cycles` for what counts),
+``AR001`` syntax error, ``AR002`` unreadable file.
 Every finding carries a ``fix`` that says what to do instead.
 """
 
@@ -18,8 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from skillshelf.archlint.config import ArchConfig, Level
+from skillshelf.archlint.cycles import find_cycles
 from skillshelf.archlint.imports import ImportEdge, ParsedModule, module_name, parse_module
-from skillshelf.diagnostics import Diagnostic, Severity, sort_diagnostics
+from skillshelf.diagnostics import Diagnostic, Severity, diagnostic, sort_diagnostics
 
 __all__ = ["ArchReport", "Layers", "lint_package"]
 
@@ -89,12 +91,6 @@ class Layers:
         return module.removeprefix(f"{self.package}.")
 
 
-def _diag(
-    code: str, severity: Severity, message: str, fix: str, path: Path, line: int | None = None
-) -> Diagnostic:
-    return Diagnostic(code=code, severity=severity, message=message, fix=fix, path=path, line=line)
-
-
 def _fix_text(edge: ImportEdge, layers: Layers, source_layer: int) -> str:
     src, tgt = layers.short(edge.source), layers.short(edge.target)
     home = layers.names[source_layer]
@@ -132,7 +128,7 @@ def _check_edge(
     edge: ImportEdge, module: ParsedModule, config: ArchConfig, layers: Layers
 ) -> Diagnostic | None:
     if edge.beyond_top:
-        return _diag(
+        return diagnostic(
             "AR103",
             Severity.ERROR,
             f"relative import {edge.target!r} climbs out of the package {layers.package}",
@@ -157,12 +153,14 @@ def _check_edge(
         f"{layers.short(edge.source)} in {layers.label(src_layer)} {how} {layers.short(edge.target)} "
         f"from the higher {layers.label(tgt_layer)}"
     )
-    return _diag(code, _SEVERITY[level], message, _fix_text(edge, layers, src_layer), module.path, edge.line)
+    return diagnostic(
+        code, _SEVERITY[level], message, _fix_text(edge, layers, src_layer), module.path, edge.line
+    )
 
 
 def _size_checks(module: ParsedModule, config: ArchConfig) -> Iterator[Diagnostic]:
     if module.lines > config.max_file_lines:
-        yield _diag(
+        yield diagnostic(
             "AR201",
             Severity.WARNING,
             f"{module.lines} lines, over the limit of {config.max_file_lines}",
@@ -172,7 +170,7 @@ def _size_checks(module: ParsedModule, config: ArchConfig) -> Iterator[Diagnosti
         )
     for function in module.functions:
         if function.lines > config.max_function_lines:
-            yield _diag(
+            yield diagnostic(
                 "AR202",
                 Severity.WARNING,
                 f"function {function.name}() is {function.lines} lines long, over the limit of {config.max_function_lines}",
@@ -194,7 +192,7 @@ def _environment_checks(module: ParsedModule, config: ArchConfig, layers: Layers
         return
     who = ", ".join(readers) or "no module"
     for what, line in module.environment_reads:
-        yield _diag(
+        yield diagnostic(
             "AR401",
             Severity.ERROR,
             f"{layers.short(module.name)} reads the process environment ({what}) below the top layer",
@@ -223,7 +221,9 @@ def _read(path: Path, name: str, known: frozenset[str], out: list[Diagnostic]) -
         source = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         out.append(
-            _diag("AR002", Severity.ERROR, f"cannot read {name}: {exc}", "save the file as UTF-8 text", path)
+            diagnostic(
+                "AR002", Severity.ERROR, f"cannot read {name}: {exc}", "save the file as UTF-8 text", path
+            )
         )
         return None
     try:
@@ -231,7 +231,7 @@ def _read(path: Path, name: str, known: frozenset[str], out: list[Diagnostic]) -
     except (SyntaxError, ValueError) as exc:
         line = exc.lineno if isinstance(exc, SyntaxError) else None
         out.append(
-            _diag(
+            diagnostic(
                 "AR001",
                 Severity.ERROR,
                 f"syntax error: {exc}",
@@ -246,13 +246,66 @@ def _read(path: Path, name: str, known: frozenset[str], out: list[Diagnostic]) -
 def _unused_entries(layers: Layers, known: frozenset[str], config: ArchConfig) -> Iterator[Diagnostic]:
     for entry in layers.entries:
         if not any(m == entry or m.startswith(f"{entry}.") for m in known):
-            yield _diag(
+            yield diagnostic(
                 "AR302",
                 Severity.WARNING,
                 f"layer entry {layers.short(entry)!r} matches no module",
                 "fix the spelling or remove the entry from `layers`",
                 config.source or Path("archlint.toml"),
             )
+
+
+def _edge_note(edge: ImportEdge, layers: Layers) -> str:
+    how = (
+        " (for type checking)"
+        if edge.type_checking
+        else (f" (inside {edge.function}())" if edge.lazy else "")
+    )
+    return f"{layers.short(edge.source)} imports {layers.short(edge.target)}{how}, line {edge.line}"
+
+
+def _cycle_checks(
+    modules: Sequence[ParsedModule], wanted: set[Path], config: ArchConfig, layers: Layers
+) -> Iterator[Diagnostic]:
+    if config.cycles == "ignore":
+        return
+    paths = {m.name: m.path for m in modules}
+    for found in find_cycles(modules):
+        # shown at the first module of the loop that is being linted
+        first = next((i for i, edge in enumerate(found) if paths[edge.source] in wanted), None)
+        if first is None:
+            continue
+        cycle = (*found[first:], *found[:first])
+        names = " -> ".join(layers.short(e.source) for e in (*cycle, cycle[0]))
+        hidden = any(e.lazy or e.type_checking for e in cycle)
+        yield diagnostic(
+            "AR105",
+            _SEVERITY[config.cycles],
+            f"import cycle {names}: " + "; ".join(_edge_note(e, layers) for e in cycle),
+            "break the cycle: move what the modules share (often a type or a small function) into a "
+            "module below them, or pass it in (a parameter, a Protocol, a registry filled from above)"
+            + (
+                "; an import inside a function or under TYPE_CHECKING hides a cycle, it does not end it"
+                if hidden
+                else ""
+            ),
+            paths[cycle[0].source],
+            cycle[0].line,
+        )
+
+
+def _module_checks(module: ParsedModule, config: ArchConfig, layers: Layers) -> Iterator[Diagnostic]:
+    if module.name != layers.package and layers.of(module.name) is None:
+        yield diagnostic(
+            "AR301",
+            Severity.WARNING,
+            f"module {layers.short(module.name)} is in no layer",
+            f"add {layers.short(module.name)!r} (or its package) to a layer in `layers`",
+            module.path,
+        )
+    yield from (d for e in module.imports if (d := _check_edge(e, module, config, layers)) is not None)
+    yield from _size_checks(module, config)
+    yield from _environment_checks(module, config, layers)
 
 
 def lint_package(
@@ -265,32 +318,21 @@ def lint_package(
     layers = Layers(config.layers, name)
     wanted = set(_python_files(only, package_root, config.exclude)) if only is not None else set(everything)
     diags: list[Diagnostic] = [] if only is not None else list(_unused_entries(layers, known, config))
-    imports = 0
+    modules: list[ParsedModule] = []
     for path in everything:
-        if path not in wanted:
-            continue
-        module = _read(path, module_name(path, package_root, name), known, diags)
+        # every module is read (cycles run through the whole package); only the wanted are reported
+        module = _read(path, module_name(path, package_root, name), known, diags if path in wanted else [])
         if module is None:
             continue
-        imports += len(module.imports)
-        if module.name != name and layers.of(module.name) is None:
-            diags.append(
-                _diag(
-                    "AR301",
-                    Severity.WARNING,
-                    f"module {layers.short(module.name)} is in no layer",
-                    f"add {layers.short(module.name)!r} (or its package) to a layer in `layers`",
-                    path,
-                )
-            )
-        diags.extend(d for e in module.imports if (d := _check_edge(e, module, config, layers)) is not None)
-        diags.extend(_size_checks(module, config))
-        diags.extend(_environment_checks(module, config, layers))
+        modules.append(module)
+        if path in wanted:
+            diags.extend(_module_checks(module, config, layers))
+    diags.extend(_cycle_checks(modules, wanted, config, layers))
     return ArchReport(
         package=name,
         root=package_root,
         config_file=config.source,
         files=len(wanted),
-        imports=imports,
+        imports=sum(len(m.imports) for m in modules if m.path in wanted),
         diagnostics=tuple(sort_diagnostics(diags)),
     )

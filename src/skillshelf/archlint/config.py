@@ -12,6 +12,7 @@ Example::
     ]
     lazy_imports = "error"           # imports inside functions: "error" | "warning" | "ignore"
     type_checking_imports = "ignore" # imports under `if TYPE_CHECKING:`
+    cycles = "error"                 # modules that import each other (any kind of import counts)
     max_file_lines = 400             # warnings
     max_function_lines = 80
     exclude = ["skills/builtin/data/*"]
@@ -46,6 +47,7 @@ _KEYS = frozenset(
         "exclude",
         "allow",
         "environment_readers",
+        "cycles",
     }
 )
 _EXAMPLE = 'layers = [["errors", "env"], ["skills"], ["cli"]]  (lowest layer first)'
@@ -74,6 +76,7 @@ class ArchConfig:
     exclude: tuple[str, ...] = ()
     allow: tuple[Allowance, ...] = ()
     environment_readers: tuple[str, ...] | None = None  # None: environment reads are not checked
+    cycles: Level = "error"
     source: Path | None = None  # the file the config came from
 
 
@@ -179,6 +182,7 @@ def parse_config(data: Mapping[str, object], *, path: Path | None = None) -> Arc
         exclude=tuple(exclude),
         allow=_allow(data.get("allow", []), path),
         environment_readers=_readers(data.get("environment_readers"), path),
+        cycles=_level(data, "cycles", "error", path),
         source=path,
     )
 

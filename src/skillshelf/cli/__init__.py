@@ -1,1 +1,3 @@
-"""The command-line interface: thin click commands over the library API."""
+"""The command-line interface: thin click commands over the library API (``main.cli``)."""
+
+__all__ = ["main"]

@@ -50,6 +50,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "remove": ("skillshelf.cli.install_cmds", "remove", "Remove an installed skill."),
     "deps": ("skillshelf.cli.install_cmds", "deps", "MCP servers that skills declare."),
     "serve": ("skillshelf.cli.serve_cmds", "serve", "Run the MCP server."),
+    "ui": ("skillshelf.cli.ui_cmd", "ui", "A local page: what the model sees, what was cut and why."),
     "run": ("skillshelf.cli.agent_cmds", "run", "Run the reference agent on one task."),
     "chat": ("skillshelf.cli.agent_cmds", "chat", "Chat with the reference agent."),
     "lint-arch": ("skillshelf.cli.archlint_cmd", "lint_arch", "Check import layering and size limits."),

@@ -285,19 +285,9 @@ def search(query: str, limit: int, no_usage: bool, db: str | None, as_json: bool
 @_json_option
 def forget(session_id: str, db: str | None, as_json: bool) -> None:
     """Forget one session: scrub its memory now; the next run removes it from the folder."""
-    import time
+    from skillshelf.memory.control import forget_session
 
-    from skillshelf.errors import NotFoundError
-    from skillshelf.memory.store import open_store
-
-    with open_store(db, data_dir=Env.from_os().dirs.data) as store:
-        scope = store.forget(session_id, now_ms=int(time.time() * 1000))
-    if scope is None:
-        raise NotFoundError(
-            f"no session {session_id!r} in the memory database",
-            code="ME404",
-            hint="`skillshelf memory status` lists what is known",
-        )
+    scope = forget_session(Env.from_os(), session_id, db=db)
     if as_json:
         echo_json({"forgotten": session_id, "scope": scope or None})
     else:

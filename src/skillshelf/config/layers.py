@@ -23,7 +23,7 @@ from types import MappingProxyType
 
 from skillshelf.config.modes import SkillRule, parse_rule
 from skillshelf.config.tomlmap import KeyPath, find_line, key_lines, parse_dotted_key
-from skillshelf.diagnostics import Diagnostic, Severity
+from skillshelf.diagnostics import Diagnostic, Severity, diagnostic
 
 __all__ = ["ConfigLayer", "LayerKind", "read_layer", "runtime_layer"]
 
@@ -88,37 +88,36 @@ class ConfigLayer:
         }
 
 
-def _diag(code: str, path: Path | None, message: str, fix: str, line: int | None = None) -> Diagnostic:
-    return Diagnostic(code=code, severity=Severity.ERROR, message=message, fix=fix, path=path, line=line)
-
-
 def _read_text(path: Path) -> tuple[str | None, Diagnostic | None]:
     try:
         with path.open("rb") as handle:
             data = handle.read(MAX_CONFIG_BYTES + 1)
     except OSError as exc:
-        return None, _diag(
+        return None, diagnostic(
             "CF101",
-            path,
+            Severity.ERROR,
             f"cannot read config file: {exc.strerror or exc}; layer skipped",
             "check the file's permissions (or remove it)",
+            path,
         )
     if len(data) > MAX_CONFIG_BYTES:
-        return None, _diag(
+        return None, diagnostic(
             "CF101",
-            path,
+            Severity.ERROR,
             f"config file is larger than {MAX_CONFIG_BYTES} bytes; layer skipped",
             "a config file should be a few kilobytes: check that this is the right file",
+            path,
         )
     try:
         return data.decode("utf-8"), None
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
-        return None, _diag(
+        return None, diagnostic(
             "CF101",
-            path,
+            Severity.ERROR,
             "config file is not valid UTF-8; layer skipped",
             "re-save the file as UTF-8 (TOML files must be UTF-8)",
+            path,
             line,
         )
 
@@ -138,7 +137,9 @@ def parse_toml(text: str, path: Path | None) -> tuple[dict[str, object] | None, 
             "fix the TOML syntax on that line (strings need quotes, keys need `key = value`); "
             "the rest of this layer is skipped until then"
         )
-        return None, _diag("CF100", path, f"TOML syntax error: {reason}; layer skipped", fix, line)
+        return None, diagnostic(
+            "CF100", Severity.ERROR, f"TOML syntax error: {reason}; layer skipped", fix, path, line
+        )
 
 
 def read_layer(kind: LayerKind, path: Path, *, home: Path, only_rules: bool = False) -> ConfigLayer:

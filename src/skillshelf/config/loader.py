@@ -12,7 +12,7 @@ from skillshelf.config.merge import Provenance, merge_layers
 from skillshelf.config.modes import SkillMode, SkillRule
 from skillshelf.config.trust import TrustDecision, canonical, decide_trust
 from skillshelf.diagnostics import Diagnostic, Severity
-from skillshelf.env import Env, find_project_root
+from skillshelf.env import Env, find_project_root, folders_between
 
 __all__ = ["Config", "load_config"]
 
@@ -126,13 +126,6 @@ class Config:
         return out
 
 
-def _chain(root: Path, cwd: Path) -> list[Path]:
-    chain = [cwd]
-    while chain[-1] != root and chain[-1].parent != chain[-1]:
-        chain.append(chain[-1].parent)
-    return list(reversed(chain))
-
-
 def _drop_projects(layer: ConfigLayer) -> tuple[ConfigLayer, list[Diagnostic]]:
     """Project and runtime layers cannot set trust: report and remove their ``[projects]``."""
     if "projects" not in layer.values:
@@ -153,7 +146,7 @@ def _drop_projects(layer: ConfigLayer) -> tuple[ConfigLayer, list[Diagnostic]]:
 def _project_layers(env: Env, root: Path, user_file: Path) -> list[ConfigLayer]:
     layers = []
     cwd = canonical(env.cwd)
-    for folder in _chain(root, cwd if cwd.is_relative_to(root) else root):
+    for folder in folders_between(root, cwd if cwd.is_relative_to(root) else root):
         path = folder / PROJECT_DIR / CONFIG_NAME
         if path.is_file() and canonical(path) != canonical(user_file):
             layers.append(read_layer(LayerKind.PROJECT, path, home=env.home))

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from skillshelf.diagnostics import Diagnostic, Severity
-from skillshelf.env import Env, find_project_root
+from skillshelf.env import Env, find_project_root, folders_between
 from skillshelf.instructions.files import (
     HARD_READ_LIMIT,
     invalid_utf8_diagnostic,
@@ -278,7 +278,7 @@ def load_agents_md(
         else env.project_root_markers
     )
     root = find_project_root(cwd, markers)
-    folders = _chain(root, cwd)
+    folders = folders_between(root, cwd)
     layers: list[InstructionLayer] = []
     global_layer = _global_layer(env.codex_home, diags)
     if global_layer is not None:
@@ -298,10 +298,3 @@ def _canonical(path: Path) -> Path:
         return path.resolve()
     except OSError:
         return path.absolute()
-
-
-def _chain(root: Path, cwd: Path) -> list[Path]:
-    chain = [cwd]
-    while chain[-1] != root and chain[-1].parent != chain[-1]:
-        chain.append(chain[-1].parent)
-    return list(reversed(chain))

@@ -7,3 +7,5 @@ a project's memories -> ``memory_summary.md``, ``MEMORY.md``, ``skills/``), the 
 orchestration (``service.run_memory``) and the read path (``read.memory_summary_for``).
 Nothing heavy is imported here: the model SDKs and psycopg load only when used.
 """
+
+__all__ = ["read", "redact", "service", "store", "transcripts"]

@@ -1,20 +1,29 @@
-"""Control: reset (delete extracted memories, this project's jobs, and empty memory folders, never
-through a symlink) and recover (free the leases of workers that are gone)."""
+"""Control: forget one session's memory, reset (delete extracted memories, this project's jobs,
+and empty memory folders, never through a symlink) and recover (free the leases of workers that
+are gone)."""
 
 from __future__ import annotations
 
 import shutil
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from skillshelf.env import Env
-from skillshelf.errors import PathEscapeError
+from skillshelf.errors import NotFoundError, PathEscapeError
 from skillshelf.memory.layout import memories_root, project_scope, scope_dir
 from skillshelf.memory.leases import LeaseVerdict, free_leases, judge_leases
 from skillshelf.memory.settings import MemorySettings
 from skillshelf.memory.store import open_store
 
-__all__ = ["RecoverResult", "ResetResult", "clear_folder", "recover_leases", "reset_memories"]
+__all__ = [
+    "RecoverResult",
+    "ResetResult",
+    "clear_folder",
+    "forget_session",
+    "recover_leases",
+    "reset_memories",
+]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -51,6 +60,24 @@ def recover_leases(env: Env, settings: MemorySettings, *, db: str | None, now_ms
     return RecoverResult(
         freed=tuple(freed), live=tuple(v for v in verdicts if v.state == "live"), now_ms=now_ms
     )
+
+
+def forget_session(env: Env, session_id: str, *, db: str | None = None) -> str:
+    """Scrub ``session_id``'s memory now and never extract it again; the next consolidation
+    drops it from the memory folder. Returns its scope (empty when it had no memory yet).
+
+    Raises:
+        NotFoundError: the memory database does not know the session (``ME404``).
+    """
+    with open_store(db, data_dir=env.dirs.data) as store:
+        scope = store.forget(session_id, now_ms=int(time.time() * 1000))
+    if scope is None:
+        raise NotFoundError(
+            f"no session {session_id!r} in the memory database",
+            code="ME404",
+            hint="`skillshelf memory status` lists what is known",
+        )
+    return scope
 
 
 def clear_folder(folder: Path) -> bool:

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import json
 import mmap
-import os
-import uuid
 from pathlib import Path
 from typing import Any
+
+from skillshelf.fileio import atomic_file
 
 __all__ = ["read_file", "write_file"]
 
@@ -44,19 +44,13 @@ def write_file(path: Path, version: int, arrays: dict[str, Any], texts: dict[str
         offset += -(-a.nbytes // _ALIGN) * _ALIGN
     head = json.dumps(header).encode("utf-8")
     start = -(-(len(MAGIC) + 8 + len(head)) // _ALIGN) * _ALIGN
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
-    try:
-        with open(tmp, "wb") as f:
-            f.write(MAGIC + len(head).to_bytes(8, "little") + head)
-            f.write(b"\0" * (start - f.tell()))
-            for a in blobs.values():
-                if a.nbytes:
-                    f.write(memoryview(a.reshape(-1)).cast("B"))
-                f.write(b"\0" * (-a.nbytes % _ALIGN))
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
+    with atomic_file(path, mode=0o644, prefix=f".{path.name}.") as f:
+        f.write(MAGIC + len(head).to_bytes(8, "little") + head)
+        f.write(b"\0" * (start - f.tell()))
+        for a in blobs.values():
+            if a.nbytes:
+                f.write(memoryview(a.reshape(-1)).cast("B"))
+            f.write(b"\0" * (-a.nbytes % _ALIGN))
 
 
 def read_file(path: Path, version: int) -> tuple[dict[str, Any], dict[str, list[str]]] | None:

@@ -27,10 +27,9 @@ from __future__ import annotations
 import math
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
-from skillshelf.select.segments import Segment
+from skillshelf.select.segments import DocTerms, FieldModel, RowLayout, Segment, build_rows, update
 
 if TYPE_CHECKING:
     import numpy as np
@@ -59,20 +58,6 @@ SLICE_ROWS = 100_000
 def bm25_idf(n_docs: int, df: int) -> float:
     """``ln(1 + (N - df + 0.5) / (df + 0.5))`` (never negative)."""
     return math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class FieldModel:
-    """How the fields of a document are weighed."""
-
-    fields: tuple[str, ...]
-    weights: tuple[float, ...]
-    b: tuple[float, ...]
-    k1: float = 1.2
-    kind: Literal["bm25f", "presence"] = "bm25f"
-
-
-DocTerms = Sequence[Mapping[str, int]]  # per field: term -> frequency
 
 
 class Postings:
@@ -120,8 +105,6 @@ class Postings:
         cls, model: FieldModel, docs: Sequence[DocTerms], lengths: Sequence[Sequence[float]]
     ) -> Postings:
         """From per-document, per-field ``term -> frequency`` maps (one base segment)."""
-        from skillshelf.select.segments import build_rows
-
         vocab, base, lens = build_rows(model, docs, lengths)
         return cls(model, vocab, base, lens)
 
@@ -136,12 +119,18 @@ class Postings:
         """A new layout of ``n_docs`` documents: old document ``i`` becomes ``old_to_new[i]``
         (-1 drops it) and ``new_docs[j]`` (freshly analysed) becomes ``new_ids[j]``. The base
         segment is shared, not copied, unless the change is large enough to compact."""
-        from skillshelf.select.segments import update
-
-        vocab, base, delta, order, lengths, df = update(
-            self, old_to_new, new_docs, new_ids, new_lengths, n_docs
+        rows = RowLayout(
+            vocab=self.vocab,
+            base=self.base,
+            delta=self.delta,
+            order=self.order,
+            slot_lengths=self.slot_lengths,
+            df=self.df,
         )
-        return Postings(self.model, vocab, base, lengths, delta=delta, order=order, df=df)
+        new = update(self.model, rows, old_to_new, new_docs, new_ids, new_lengths, n_docs)
+        return Postings(
+            self.model, new.vocab, new.base, new.slot_lengths, delta=new.delta, order=new.order, df=new.df
+        )
 
     def _by_position(self, per_slot: Any) -> Any:
         return per_slot if self._identity else per_slot[self.order]

@@ -16,17 +16,37 @@ grow past :data:`COMPACT_SHARE` of the base, everything is compacted into a new 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Literal
 
-if TYPE_CHECKING:
-    from skillshelf.select.postings import DocTerms, FieldModel, Postings
-
-__all__ = ["COMPACT_SHARE", "Layout", "Segment", "build_rows", "update"]
+__all__ = [
+    "COMPACT_SHARE",
+    "DocTerms",
+    "FieldModel",
+    "Layout",
+    "RowLayout",
+    "Segment",
+    "build_rows",
+    "update",
+]
 
 COMPACT_SHARE = 0.25
 """Compact when the delta rows or the dead slots pass this share of the base."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FieldModel:
+    """How the fields of a document are weighed."""
+
+    fields: tuple[str, ...]
+    weights: tuple[float, ...]
+    b: tuple[float, ...]
+    k1: float = 1.2
+    kind: Literal["bm25f", "presence"] = "bm25f"
+
+
+DocTerms = Sequence[Mapping[str, int]]  # per field: term -> frequency
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +80,20 @@ class Segment:
 
 
 Layout = tuple[dict[str, int], Segment, Any]  # vocab, one segment, lengths
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RowLayout:
+    """Everything a postings' rows are: the vocabulary (term -> id), the ``base`` and ``delta``
+    segments, ``order`` (the slot of each document position), per slot and field the lengths,
+    and per term the live rows (``df``)."""
+
+    vocab: dict[str, int]
+    base: Segment
+    delta: Segment
+    order: Any
+    slot_lengths: Any
+    df: Any
 
 
 def pack(model: FieldModel, tf: Any) -> Any:
@@ -176,17 +210,18 @@ def _segment(n_terms: int, terms: Any, slots: Any, tf: Any) -> Segment:
 
 
 def update(
-    old: Postings,
+    model: FieldModel,
+    old: RowLayout,
     old_to_new: Sequence[int],
     new_docs: Sequence[DocTerms],
     new_ids: Sequence[int],
     new_lengths: Sequence[Sequence[float]],
     n_docs: int,
-) -> tuple[dict[str, int], Segment, Segment, Any, Any, Any]:
-    """``(vocab, base, delta, order, slot lengths, df)`` after the change (see ``Postings.updated``)."""
+) -> RowLayout:
+    """The rows after the change (see ``Postings.updated``)."""
     import numpy as np
 
-    nf = len(old.model.fields)
+    nf = len(model.fields)
     mapping = np.asarray(old_to_new, np.int64).reshape(-1)
     first_new = len(old.slot_lengths)
     new_slots = first_new + np.arange(len(new_ids), dtype=np.int64)
@@ -198,7 +233,7 @@ def update(
     live = np.zeros(len(slot_lengths), bool)
     live[order] = True
     vocab = dict(old.vocab)
-    t_new, s_new, tf_new = _new_rows(old.model, vocab, new_docs, new_slots, new_lengths)
+    t_new, s_new, tf_new = _new_rows(model, vocab, new_docs, new_slots, new_lengths)
     n_terms = len(vocab)
     base = old.base.padded(n_terms)
     died = old.order[np.flatnonzero(mapping < 0)]
@@ -222,7 +257,7 @@ def update(
     dead = len(slot_lengths) - n_docs
     if delta.rows > COMPACT_SHARE * base.rows or dead > COMPACT_SHARE * max(len(slot_lengths), 1):
         return compact(n_terms, vocab, base, delta, order, slot_lengths, live, df)
-    return vocab, base, delta, order, slot_lengths, df
+    return RowLayout(vocab=vocab, base=base, delta=delta, order=order, slot_lengths=slot_lengths, df=df)
 
 
 def compact(
@@ -234,7 +269,7 @@ def compact(
     slot_lengths: Any,
     live: Any,
     df: Any,
-) -> tuple[dict[str, int], Segment, Segment, Any, Any, Any]:
+) -> RowLayout:
     """One base of the live rows with slots renumbered to positions, and an empty delta."""
     import numpy as np
 
@@ -246,4 +281,11 @@ def compact(
     tf = np.concatenate([p[2] for p in parts])
     new_base = _segment(n_terms, terms, slots, tf)
     empty = Segment(np.zeros(n_terms + 1, np.int64), np.zeros(0, np.int32), tf[:0].copy())
-    return vocab, new_base, empty, np.arange(len(order), dtype=np.int64), slot_lengths[order].copy(), df
+    return RowLayout(
+        vocab=vocab,
+        base=new_base,
+        delta=empty,
+        order=np.arange(len(order), dtype=np.int64),
+        slot_lengths=slot_lengths[order].copy(),
+        df=df,
+    )

@@ -10,12 +10,12 @@ changed skills are encoded again.
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from skillshelf.fileio import atomic_file
 from skillshelf.select.docs import SkillDoc
 
 if TYPE_CHECKING:
@@ -282,12 +282,11 @@ def _save(cache_dir: Path | None, cache: dict[str, Matrix], model: str, dim: int
     path = _cache_file(cache_dir, model)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp.npz")
-        np.savez(
-            tmp,
-            keys=np.asarray(keys),
-            vectors=np.stack([cache[k] for k in keys]) if keys else np.zeros((0, dim)),
-        )
-        os.replace(tmp, path)
+        with atomic_file(path, mode=0o644, prefix=f".{path.name}.") as handle:
+            np.savez(
+                handle,
+                keys=np.asarray(keys),
+                vectors=np.stack([cache[k] for k in keys]) if keys else np.zeros((0, dim)),
+            )
     except OSError:
         return

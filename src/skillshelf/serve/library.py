@@ -14,6 +14,7 @@ from pathlib import Path
 
 from skillshelf.serve.files import stays_inside
 from skillshelf.serve.tools import SkillTools
+from skillshelf.serve.watch import pending_parents, pending_roots, watched_folders
 from skillshelf.skills.model import Discovery, Skill
 
 __all__ = ["LibraryChange", "Loader", "SkillLibrary"]
@@ -79,32 +80,15 @@ class SkillLibrary:
 
     def watch_paths(self) -> tuple[Path, ...]:
         """Existing folders to watch: the discovery roots plus any extra paths, nested ones dropped."""
-        candidates = list(self._extra_watch)
-        if self.discovery is not None:
-            candidates += [root.path for root in self.discovery.roots]
-        existing = sorted({p.resolve() for p in candidates if p.is_dir()}, key=lambda p: len(p.parts))
-        kept: list[Path] = []
-        for path in existing:
-            if not any(path.is_relative_to(k) for k in kept):
-                kept.append(path)
-        return tuple(kept)
+        return watched_folders(self.discovery, self._extra_watch)
 
     def pending_roots(self) -> tuple[Path, ...]:
         """Roots that were scanned but do not exist yet (``.agents/skills`` before the first skill)."""
-        if self.discovery is None:
-            return ()
-        return tuple(scan.root.path for scan in self.discovery.scans if not scan.root.path.is_dir())
+        return pending_roots(self.discovery)
 
     def pending_parents(self) -> tuple[Path, ...]:
         """The nearest existing folder above each pending root, to watch (not recursively) for it."""
-        parents: set[Path] = set()
-        for root in self.pending_roots():
-            folder = root.parent
-            while not folder.is_dir() and folder.parent != folder:
-                folder = folder.parent
-            if folder.is_dir():
-                parents.add(folder.resolve())
-        return tuple(sorted(parents))
+        return pending_parents(self.pending_roots())
 
     def files_of(self, skill: Skill) -> tuple[str, ...]:
         """The bundled files of ``skill`` (cached until the next reload)."""

@@ -15,7 +15,21 @@ from skillshelf.serve.tools import SkillTools
 from skillshelf.skills.model import Discovery
 from skillshelf.workspace import Workspace, WorkspaceOptions
 
-__all__ = ["open_library"]
+__all__ = ["open_library", "workspace_tools"]
+
+
+def workspace_tools(workspace: Workspace, *, semantic: bool = False) -> SkillTools:
+    """The tools a server offers over ``workspace``: every loadable skill (a project's marked
+    untrusted by the workspace unless the project is trusted), the catalog's skills listed, the
+    config's budget."""
+    return SkillTools(
+        workspace.skills.loadable,
+        listed=workspace.skills.catalog,
+        budget=workspace.budget(),
+        index_cache_dir=workspace.index_cache_dir,
+        semantic=semantic,
+        why_unavailable=workspace.modes.disabled_error,
+    )
 
 
 def open_library(
@@ -28,14 +42,6 @@ def open_library(
 
     def load() -> tuple[Discovery | None, SkillTools]:
         workspace = Workspace.open(env, options).check_required()
-        tools = SkillTools(
-            workspace.skills.loadable,
-            listed=workspace.skills.catalog,
-            budget=workspace.budget(),
-            index_cache_dir=workspace.index_cache_dir,
-            semantic=semantic,
-            why_unavailable=workspace.modes.disabled_error,
-        )
-        return workspace.discovery, tools
+        return workspace.discovery, workspace_tools(workspace, semantic=semantic)
 
     return SkillLibrary(load, watch_paths=tuple(p.expanduser().absolute() for p in options.extra_roots))

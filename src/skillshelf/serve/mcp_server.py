@@ -33,7 +33,8 @@ from mcp.shared.exceptions import MCPError
 from skillshelf.errors import NotFoundError, SkillshelfError
 from skillshelf.serve.library import SkillLibrary
 from skillshelf.serve.notify import ChangeNotifier
-from skillshelf.serve.schemas import LIST_SKILLS, LOAD_SKILL, READ_SKILL_FILE, SEARCH_SKILLS, ToolSpec
+from skillshelf.serve.schemas import ToolSpec
+from skillshelf.serve.skill_tools import SKILL_TOOLS, SkillTool, skill_tool
 from skillshelf.serve.tools import UNTRUSTED_NOTE
 from skillshelf.skills.model import Skill
 
@@ -50,8 +51,7 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 RESOURCE_NOT_FOUND = -32002
-SERVER_TOOLS: tuple[ToolSpec, ...] = (SEARCH_SKILLS, LOAD_SKILL, READ_SKILL_FILE, LIST_SKILLS)
-STRUCTURED_TOOLS = frozenset({"search_skills", "list_skills"})
+SERVER_TOOLS: tuple[SkillTool, ...] = SKILL_TOOLS
 URI_TEMPLATE = "skill://{name}/{+path}"
 INSTRUCTIONS_HEAD = (
     "This server holds a library of skills: folders of instructions, scripts and references for "
@@ -136,14 +136,15 @@ class _Handlers:
     async def call_tool(
         self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        if params.name not in {s.name for s in SERVER_TOOLS}:
+        tool = skill_tool(params.name)
+        if tool is None:
             raise MCPError(types.INVALID_PARAMS, f"unknown tool {params.name!r}")
         tools = self.library.tools
         result = await anyio.to_thread.run_sync(tools.dispatch, params.name, params.arguments or {})
         # Clients such as Claude Code show the model structuredContent instead of the text when
         # both are present; the text is what a model should read for loads and files, while the
         # listings read as well (and are easier for programs) as JSON.
-        structured = params.name in STRUCTURED_TOOLS and not result.is_error
+        structured = tool.structured and not result.is_error
         return types.CallToolResult(
             content=[types.TextContent(text=result.text)],
             structured_content=dict(result.data) if structured else None,
@@ -284,6 +285,20 @@ async def prebuild_index(library: SkillLibrary, *, delay: float = 0.2) -> None:
         log.warning("building the search index failed: %s", exc)
 
 
+async def reload_skills(server: SkillServer, *, prebuild: bool) -> None:
+    """Rediscover the served skills; on a change refresh the instructions and notify clients."""
+    try:
+        change = await anyio.to_thread.run_sync(server.library.reload)
+    except Exception as exc:  # a broken reload (bad config, missing required skill) keeps the old snapshot
+        log.warning("reloading skills failed: %s", exc)
+        return
+    if change.any:
+        server.instructions = server_instructions(server.library)
+        await server.notifier.publish(prompts=change.prompts or change.skills, resources=change.resources)
+    if prebuild:
+        await prebuild_index(server.library, delay=0)
+
+
 def build_server(library: SkillLibrary | Sequence[Skill], options: ServeOptions | None = None) -> SkillServer:
     """The MCP server over ``library`` (a :class:`SkillLibrary`, or a fixed list of skills)."""
     options = options or ServeOptions()
@@ -297,9 +312,12 @@ def build_server(library: SkillLibrary | Sequence[Skill], options: ServeOptions 
     async def lifespan(_server: Server[Any]) -> AsyncIterator[dict[str, Any]]:
         async with anyio.create_task_group() as group:
             if options.watch:
-                from skillshelf.serve.watch import watch_skills
+                from skillshelf.serve.watch import watch_folders
 
-                group.start_soon(watch_skills, server, options.debounce_ms, options.prebuild_index)
+                async def reload() -> None:
+                    await reload_skills(server, prebuild=options.prebuild_index)
+
+                group.start_soon(watch_folders, lib, reload, options.debounce_ms)
             if options.prebuild_index:
                 group.start_soon(prebuild_index, lib)
             yield {"library": lib}

@@ -1,31 +1,41 @@
-"""The skill tools as data, and their shapes in the MCP, OpenAI and Anthropic tool formats.
+"""Tools as data, and their shapes in the MCP, OpenAI and Anthropic tool formats.
 
-One :class:`ToolSpec` per tool (name, description, JSON Schema of the arguments); the
-``to_*`` functions only change the envelope, so every surface describes the tools with the
-same words. The set is fixed and small whatever the number of skills.
+A :class:`ToolSpec` is what a model sees of a tool (name, description, JSON Schema of the
+arguments); a :class:`Tool` is a spec that carries its handler, so a registry of tools (the
+skill tools: :data:`skillshelf.serve.skill_tools.SKILL_TOOLS`) is both what is offered and what
+runs. The ``to_*`` functions only change the envelope, so every surface describes the tools with
+the same words. ``str_arg``/``int_arg`` read a call's arguments, raising ``UsageError`` (SV400).
 """
 
 from __future__ import annotations
 
 import copy
 import dataclasses
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, Literal
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Generic, Literal, TypeVar
+
+from skillshelf.errors import UsageError
 
 __all__ = [
-    "LIST_SKILLS",
-    "LOAD_SKILL",
-    "MODEL_TOOLS",
-    "READ_SKILL_FILE",
-    "SEARCH_SKILLS",
+    "Arguments",
+    "OpenAIFormat",
+    "Tool",
+    "ToolResult",
     "ToolSpec",
+    "int_arg",
+    "parse_arguments",
+    "str_arg",
     "to_anthropic",
     "to_openai",
     "with_name_enum",
 ]
 
 OpenAIFormat = Literal["responses", "chat"]
+Arguments = Mapping[str, Any]
+HostT = TypeVar("HostT")
+ResultT = TypeVar("ResultT")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -42,86 +52,30 @@ class ToolSpec:
         return copy.deepcopy(dict(self.parameters))
 
 
-SEARCH_SKILLS = ToolSpec(
-    name="search_skills",
-    description=(
-        "Find the skills that fit a task when the catalog does not name an obvious one. "
-        "Returns the best matches with a short description each; then call load_skill."
-    ),
-    parameters={
-        "type": "object",
-        "properties": {
-            "query": {"type": "string", "description": "What you need to do, in a few words."},
-            "top_k": {
-                "type": "integer",
-                "minimum": 1,
-                "maximum": 50,
-                "default": 5,
-                "description": "How many matches to return.",
-            },
-        },
-        "required": ["query"],
-        "additionalProperties": False,
-    },
-)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Tool(ToolSpec, Generic[HostT, ResultT]):
+    """A :class:`ToolSpec` with the function that runs it: ``handler(host, arguments)``, where
+    ``host`` is the object the tool works on (e.g. :class:`~skillshelf.serve.tools.SkillTools`).
 
-LOAD_SKILL = ToolSpec(
-    name="load_skill",
-    description=(
-        "Load a skill's full instructions by name before doing a task it covers. "
-        "Returns the SKILL.md text and the list of files bundled with the skill."
-    ),
-    parameters={
-        "type": "object",
-        "properties": {
-            "name": {"type": "string", "description": "The skill's name, as listed in the catalog."}
-        },
-        "required": ["name"],
-        "additionalProperties": False,
-    },
-)
+    ``mcp_only`` tools are served to MCP clients but not handed to a model through the APIs;
+    ``structured`` tools also send their result's data as MCP ``structuredContent``.
+    """
 
-READ_SKILL_FILE = ToolSpec(
-    name="read_skill_file",
-    description=(
-        "Read one file bundled with a skill (a reference, script or template that load_skill listed). "
-        "Text comes back as is, binary files as base64."
-    ),
-    parameters={
-        "type": "object",
-        "properties": {
-            "name": {"type": "string", "description": "The skill's name."},
-            "path": {"type": "string", "description": "The file's path relative to the skill folder."},
-        },
-        "required": ["name", "path"],
-        "additionalProperties": False,
-    },
-)
+    handler: Callable[[HostT, Arguments], ResultT]
+    mcp_only: bool = False
+    structured: bool = False
 
-LIST_SKILLS = ToolSpec(
-    name="list_skills",
-    description="List the available skills, one page at a time (pass back next_cursor for the next page).",
-    parameters={
-        "type": "object",
-        "properties": {
-            "cursor": {
-                "type": "string",
-                "description": "next_cursor from the previous page; omit for the first.",
-            },
-            "limit": {
-                "type": "integer",
-                "minimum": 1,
-                "maximum": 200,
-                "default": 50,
-                "description": "Skills per page.",
-            },
-        },
-        "additionalProperties": False,
-    },
-)
 
-MODEL_TOOLS: tuple[ToolSpec, ...] = (LOAD_SKILL, SEARCH_SKILLS, READ_SKILL_FILE)
-"""The tools handed to a model through the OpenAI / Anthropic APIs (listing is for MCP clients)."""
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolResult:
+    """What a tool call gives back: the text for the model, and the same as structured data."""
+
+    text: str
+    is_error: bool = False
+    data: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"text": self.text, "is_error": self.is_error, "data": dict(self.data)}
 
 
 def with_name_enum(spec: ToolSpec, names: Sequence[str]) -> ToolSpec:
@@ -182,3 +136,45 @@ def _strict_schema(schema: dict[str, Any]) -> dict[str, Any]:
     schema["required"] = list(props)
     schema["additionalProperties"] = False
     return schema
+
+
+def parse_arguments(arguments: Mapping[str, Any] | str | None) -> Arguments:
+    """A call's arguments as a mapping (a JSON object string is parsed; none is ``{}``)."""
+    if arguments is None or arguments == "":
+        return {}
+    if isinstance(arguments, str):
+        try:
+            parsed = json.loads(arguments)
+        except ValueError as exc:
+            raise UsageError(
+                f"the tool arguments are not valid JSON: {exc}", hint="send a JSON object", code="SV400"
+            ) from None
+        arguments = parsed
+    if not isinstance(arguments, Mapping):
+        raise UsageError("the tool arguments must be a JSON object", hint="send a JSON object", code="SV400")
+    return arguments
+
+
+def str_arg(args: Arguments, key: str) -> str:
+    """A required, non-empty string argument."""
+    value = args.get(key)
+    if not isinstance(value, str) or not value:
+        raise UsageError(
+            f"argument {key!r} is missing or not a string", hint=f"pass {key} as a string", code="SV400"
+        )
+    return value
+
+
+def int_arg(args: Arguments, key: str, default: int) -> int:
+    """An optional integer argument (a number or a numeric string)."""
+    value = args.get(key, default)
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise UsageError(f"argument {key!r} must be an integer", hint=f"pass {key} as a number", code="SV400")
+    try:
+        return int(value)
+    except ValueError:
+        raise UsageError(
+            f"argument {key!r} must be an integer", hint=f"pass {key} as a number", code="SV400"
+        ) from None

@@ -17,26 +17,37 @@ The search index is built on the first search, not at start-up.
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from skillshelf.errors import SkillNotFoundError, SkillshelfError, UsageError
 from skillshelf.serve.files import DEFAULT_MAX_FILE_BYTES, SkillFile, read_confined_file, stays_inside
-from skillshelf.serve.schemas import MODEL_TOOLS, OpenAIFormat, ToolSpec, to_anthropic, to_openai
+from skillshelf.serve.schemas import (
+    OpenAIFormat,
+    ToolResult,
+    ToolSpec,
+    parse_arguments,
+    to_anthropic,
+    to_openai,
+    with_name_enum,
+)
+from skillshelf.serve.skill_tools import SKILL_TOOLS, SkillTool, model_tools
 from skillshelf.skills.load import UNTRUSTED_NOTE, UNTRUSTED_TAG
 from skillshelf.skills.model import Skill
 
 if TYPE_CHECKING:
+    from skillshelf.select import RankedSkill
+    from skillshelf.select.index import SkillIndex
+    from skillshelf.select.semantic import SemanticIndex
     from skillshelf.skills.catalog import Budget
 
 log = logging.getLogger(__name__)
 
-__all__ = ["SkillPage", "SkillTools", "ToolResult", "UNTRUSTED_NOTE"]
+__all__ = ["UNTRUSTED_NOTE", "SkillPage", "SkillTools", "ToolResult"]
 
 DEFAULT_PREAMBLE = (
     "You can use skills: folders of instructions, scripts and references for specific tasks. "
@@ -48,18 +59,6 @@ MAX_TOP_K = 50
 MAX_PAGE = 200
 LISTED_DESCRIPTION_CHARS = 200
 MAX_ENUM_NAMES = 200
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ToolResult:
-    """What a tool call gives back: the text for the model, and the same as structured data."""
-
-    text: str
-    is_error: bool = False
-    data: Mapping[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"text": self.text, "is_error": self.is_error, "data": dict(self.data)}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -95,7 +94,9 @@ class SkillTools:
     ``skills`` are the skills that can be loaded; ``listed`` those the catalog shows (default:
     the model-visible ones; pass the result of the config's skill modes to honour them).
     ``why_unavailable(name)`` may explain a name that is not among ``skills`` (a skill the
-    config disables: :meth:`skillshelf.config.ModedSkills.disabled_error`).
+    config disables: :meth:`skillshelf.config.ModedSkills.disabled_error`). ``tools`` are the
+    tools offered and dispatched (default: the registry,
+    :data:`~skillshelf.serve.skill_tools.SKILL_TOOLS`).
     """
 
     def __init__(
@@ -109,7 +110,9 @@ class SkillTools:
         max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
         semantic: bool = False,
         why_unavailable: Callable[[str], SkillNotFoundError | None] | None = None,
+        tools: Sequence[SkillTool] = SKILL_TOOLS,
     ) -> None:
+        self.registry: dict[str, SkillTool] = {tool.name: tool for tool in tools}
         self.skills: tuple[Skill, ...] = tuple(skills)
         self.why_unavailable = why_unavailable
         self.listed: tuple[Skill, ...] = (
@@ -125,8 +128,8 @@ class SkillTools:
         self.semantic = (
             semantic  # rank with the installed embedding models (skillshelf[semantic] / [wordllama])
         )
-        self._index: Any = None
-        self._semantic_index: Any = None
+        self._index: SkillIndex | None = None
+        self._semantic_index: SemanticIndex | None = None
         self._index_lock = threading.Lock()
         self._catalog: str | None = None
 
@@ -248,9 +251,8 @@ class SkillTools:
     # -- definitions and prompt ------------------------------------------------------------
     def tool_specs(self, *, include_listing: bool = False, name_enum: bool = False) -> tuple[ToolSpec, ...]:
         """The tool specs; ``name_enum`` constrains skill names to the loadable ones (small libraries)."""
-        from skillshelf.serve.schemas import LIST_SKILLS, with_name_enum
-
-        specs = (*MODEL_TOOLS, LIST_SKILLS) if include_listing else MODEL_TOOLS
+        registered = tuple(self.registry.values())
+        specs: tuple[ToolSpec, ...] = registered if include_listing else model_tools(registered)
         if name_enum:
             if len(self._by_name) > MAX_ENUM_NAMES:
                 raise UsageError(
@@ -276,7 +278,7 @@ class SkillTools:
         return to_anthropic(self.tool_specs(name_enum=name_enum))
 
     def catalog(self) -> str:
-        """The budgeted catalog of model-visible skills (engineer B's renderer), cached."""
+        """The budgeted catalog of model-visible skills (skills/catalog's renderer), cached."""
         if self._catalog is None:
             from skillshelf.skills.catalog import default_budget, render_catalog
 
@@ -297,18 +299,12 @@ class SkillTools:
     def dispatch(self, name: str, arguments: Mapping[str, Any] | str | None = None) -> ToolResult:
         """Run one tool call; failures come back as ``ToolResult(is_error=True)`` with a fix line."""
         try:
-            args = _parse_arguments(arguments)
-            if name == "load_skill":
-                return self.load_skill(_str_arg(args, "name"))
-            if name == "search_skills":
-                return self.search_skills(_str_arg(args, "query"), _int_arg(args, "top_k", 5))
-            if name == "read_skill_file":
-                return self.read_skill_file(_str_arg(args, "name"), _str_arg(args, "path"))
-            if name == "list_skills":
-                cursor = args.get("cursor")
-                return self.list_skills(None if cursor is None else str(cursor), _int_arg(args, "limit", 50))
-            known = ", ".join(s.name for s in self.tool_specs(include_listing=True))
-            raise UsageError(f"unknown tool {name!r}", hint=f"the skill tools are: {known}", code="SV400")
+            args = parse_arguments(arguments)
+            tool = self.registry.get(name)
+            if tool is None:
+                known = ", ".join(self.registry)
+                raise UsageError(f"unknown tool {name!r}", hint=f"the skill tools are: {known}", code="SV400")
+            return tool.handler(self, args)
         except SkillshelfError as exc:
             return _error_result(exc)
 
@@ -317,7 +313,7 @@ class SkillTools:
         """The embedding models search_skills ranks with (known once the index is built)."""
         return () if self._semantic_index is None else tuple(self._semantic_index.models)
 
-    def ensure_index(self) -> Any:
+    def ensure_index(self) -> SkillIndex:
         """The search index, built (or read from ``index_cache_dir``) on first use, with the
         embedding models' vectors when ``semantic`` is set; thread-safe."""
         with self._index_lock:
@@ -330,7 +326,7 @@ class SkillTools:
             return self._index
 
 
-def _semantic_index(index: Any, cache_dir: Path | None) -> Any:
+def _semantic_index(index: SkillIndex, cache_dir: Path | None) -> SemanticIndex | None:
     """The installed models' vectors for ``index``, or None: a model that fails to load costs
     the ranking its signal, never the search."""
     from skillshelf.select.service import semantic_for
@@ -342,7 +338,9 @@ def _semantic_index(index: Any, cache_dir: Path | None) -> Any:
         return None
 
 
-def _rank(index: Any, query: str, top_k: int, semantic: Any = None) -> Sequence[Any]:
+def _rank(
+    index: SkillIndex, query: str, top_k: int, semantic: SemanticIndex | None = None
+) -> Sequence[RankedSkill]:
     from skillshelf.select import rank
 
     return rank(index, query, top_k=top_k, semantic=semantic)
@@ -359,42 +357,3 @@ def _parse_cursor(cursor: str | None, total: int) -> int:
             code="SV400",
         )
     return int(cursor)
-
-
-def _parse_arguments(arguments: Mapping[str, Any] | str | None) -> Mapping[str, Any]:
-    if arguments is None or arguments == "":
-        return {}
-    if isinstance(arguments, str):
-        try:
-            parsed = json.loads(arguments)
-        except ValueError as exc:
-            raise UsageError(
-                f"the tool arguments are not valid JSON: {exc}", hint="send a JSON object", code="SV400"
-            ) from None
-        arguments = parsed
-    if not isinstance(arguments, Mapping):
-        raise UsageError("the tool arguments must be a JSON object", hint="send a JSON object", code="SV400")
-    return arguments
-
-
-def _str_arg(args: Mapping[str, Any], key: str) -> str:
-    value = args.get(key)
-    if not isinstance(value, str) or not value:
-        raise UsageError(
-            f"argument {key!r} is missing or not a string", hint=f"pass {key} as a string", code="SV400"
-        )
-    return value
-
-
-def _int_arg(args: Mapping[str, Any], key: str, default: int) -> int:
-    value = args.get(key, default)
-    if value is None:
-        return default
-    if isinstance(value, bool) or not isinstance(value, int | float | str):
-        raise UsageError(f"argument {key!r} must be an integer", hint=f"pass {key} as a number", code="SV400")
-    try:
-        return int(value)
-    except ValueError:
-        raise UsageError(
-            f"argument {key!r} must be an integer", hint=f"pass {key} as a number", code="SV400"
-        ) from None

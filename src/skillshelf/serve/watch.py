@@ -4,68 +4,101 @@ Existing roots are watched recursively. Roots that do not exist yet (a project w
 ``.agents/skills``, a user without ``~/.claude/skills``) are watched through their nearest
 existing parent, not recursively; when one appears the skills are reloaded and the watch
 restarts with the new folder included.
+
+:func:`watch_folders` is the loop for anything that says which folders to watch
+(:class:`Watched`: the MCP server's :class:`~skillshelf.serve.library.SkillLibrary`, the
+``ui`` page's state); :func:`watched_folders` and :func:`pending_roots` work those folders out
+from a discovery.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import anyio
-import anyio.to_thread
 
 if TYPE_CHECKING:
-    from skillshelf.serve.mcp_server import SkillServer
+    from skillshelf.skills.model import Discovery
 
-__all__ = ["watch_skills"]
+__all__ = ["Watched", "pending_parents", "pending_roots", "watch_folders", "watched_folders"]
 
 log = logging.getLogger(__name__)
 
+Reload = Callable[[], Awaitable[None]]
 
-async def _reload(server: SkillServer, prebuild: bool) -> None:
-    from skillshelf.serve.mcp_server import prebuild_index, server_instructions
 
-    try:
-        change = await anyio.to_thread.run_sync(server.library.reload)
-    except Exception as exc:  # a broken reload (bad config, missing required skill) keeps the old snapshot
-        log.warning("reloading skills failed: %s", exc)
-        return
-    if change.any:
-        server.instructions = server_instructions(server.library)
-        await server.notifier.publish(prompts=change.prompts or change.skills, resources=change.resources)
-    if prebuild:
-        await prebuild_index(server.library, delay=0)
+def watched_folders(discovery: Discovery | None, extra: Iterable[Path] = ()) -> tuple[Path, ...]:
+    """Existing folders to watch: the discovery roots plus ``extra``, nested ones dropped."""
+    candidates = list(extra)
+    if discovery is not None:
+        candidates += [root.path for root in discovery.roots]
+    existing = sorted({p.resolve() for p in candidates if p.is_dir()}, key=lambda p: len(p.parts))
+    kept: list[Path] = []
+    for path in existing:
+        if not any(path.is_relative_to(k) for k in kept):
+            kept.append(path)
+    return tuple(kept)
+
+
+def pending_roots(discovery: Discovery | None) -> tuple[Path, ...]:
+    """Roots that were scanned but do not exist yet (``.agents/skills`` before the first skill)."""
+    if discovery is None:
+        return ()
+    return tuple(scan.root.path for scan in discovery.scans if not scan.root.path.is_dir())
+
+
+def pending_parents(roots: Iterable[Path]) -> tuple[Path, ...]:
+    """The nearest existing folder above each of ``roots``, to watch (not recursively) for it."""
+    parents: set[Path] = set()
+    for root in roots:
+        folder = root.parent
+        while not folder.is_dir() and folder.parent != folder:
+            folder = folder.parent
+        if folder.is_dir():
+            parents.add(folder.resolve())
+    return tuple(sorted(parents))
+
+
+class Watched(Protocol):
+    """What :func:`watch_folders` asks of the thing it keeps in step with the disk."""
+
+    def watch_paths(self) -> tuple[Path, ...]: ...
+
+    def pending_roots(self) -> tuple[Path, ...]: ...
+
+    def pending_parents(self) -> tuple[Path, ...]: ...
 
 
 async def _watch_roots(
-    server: SkillServer, paths: tuple[Path, ...], debounce_ms: int, prebuild: bool, restart: anyio.Event
+    target: Watched, reload: Reload, paths: tuple[Path, ...], debounce_ms: int, restart: anyio.Event
 ) -> None:
     import watchfiles
 
     async for _changes in watchfiles.awatch(*paths, debounce=debounce_ms, step=50, recursive=True):
-        await _reload(server, prebuild)
-        if server.library.watch_paths() != paths:
+        await reload()
+        if target.watch_paths() != paths:
             restart.set()
             return
 
 
 async def _watch_pending(
-    server: SkillServer,
+    target: Watched,
+    reload: Reload,
     paths: tuple[Path, ...],
     parents: tuple[Path, ...],
     debounce_ms: int,
-    prebuild: bool,
     restart: anyio.Event,
 ) -> None:
     import watchfiles
 
-    pending = server.library.pending_roots()
+    pending = target.pending_roots()
     async for _changes in watchfiles.awatch(*parents, debounce=debounce_ms, step=50, recursive=False):
         if any(root.is_dir() for root in pending):
-            await _reload(server, prebuild)
-        if server.library.pending_parents() != parents or server.library.watch_paths() != paths:
+            await reload()
+        if target.pending_parents() != parents or target.watch_paths() != paths:
             restart.set()
             return
 
@@ -78,24 +111,24 @@ async def _guarded(watcher: Callable[..., Awaitable[None]], *args: object) -> No
         log.warning("cannot watch skill folders for changes: %s", exc)
 
 
-async def watch_skills(server: SkillServer, debounce_ms: int = 400, prebuild: bool = True) -> None:
-    """Run until cancelled: keep the served skills in step with the folders on disk."""
+async def watch_folders(target: Watched, reload: Reload, debounce_ms: int = 400) -> None:
+    """Run until cancelled: call ``reload`` whenever something changes in ``target``'s folders."""
     restarted = False
     while True:
         if restarted:  # catch what was written while the new folder was not watched yet
-            await _reload(server, prebuild)
+            await reload()
         restarted = True
-        paths, parents = server.library.watch_paths(), server.library.pending_parents()
+        paths, parents = target.watch_paths(), target.pending_parents()
         if not paths and not parents:
             log.info("no skill folder to watch")
             return
         restart = anyio.Event()
         async with anyio.create_task_group() as group:
             if paths:
-                group.start_soon(_guarded, _watch_roots, server, paths, debounce_ms, prebuild, restart)
+                group.start_soon(_guarded, _watch_roots, target, reload, paths, debounce_ms, restart)
             if parents:
                 group.start_soon(
-                    _guarded, _watch_pending, server, paths, parents, debounce_ms, prebuild, restart
+                    _guarded, _watch_pending, target, reload, paths, parents, debounce_ms, restart
                 )
             await restart.wait()
             group.cancel_scope.cancel()

@@ -12,7 +12,6 @@ twice as fast as JSON); its name carries the Python version, since the format ma
 
 from __future__ import annotations
 
-import contextlib
 import gc
 import marshal
 import os
@@ -22,6 +21,7 @@ from types import MappingProxyType
 from typing import Any
 
 from skillshelf.diagnostics import Diagnostic, Severity
+from skillshelf.fileio import write_atomic
 from skillshelf.skills.model import (
     ClaudeFields,
     Skill,
@@ -31,6 +31,7 @@ from skillshelf.skills.model import (
     ToolDependency,
 )
 from skillshelf.skills.slots import slot_setters
+from skillshelf.version import __version__
 
 __all__ = ["CACHE_FILE", "SkillCache"]
 
@@ -48,8 +49,6 @@ PARSE_RULES = 1
 
 
 def _rules_stamp() -> str:
-    from skillshelf import __version__
-
     return f"{__version__}/{PARSE_RULES}"
 
 
@@ -360,14 +359,7 @@ class SkillCache:
             blob = marshal.dumps(
                 {"version": CACHE_VERSION, "rules": _rules_stamp(), "entries": entries, "walks": walks}
             )
-            import tempfile  # only when writing: a warm run that changed nothing never loads it
-
-            fd, tmp = tempfile.mkstemp(prefix=".parsed-skills-", dir=self.path.parent)
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(blob)
-            os.replace(tmp, self.path)
+            write_atomic(self.path, blob, prefix=".parsed-skills-")
         except (OSError, TypeError, ValueError):
-            with contextlib.suppress(OSError, UnboundLocalError):
-                os.unlink(tmp)
             return
         self._dirty = False

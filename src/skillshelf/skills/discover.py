@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import ModuleType
 
-from skillshelf.diagnostics import Diagnostic, Severity
+from skillshelf.diagnostics import Diagnostic, Severity, diagnostic
 from skillshelf.env import Env
 from skillshelf.skills.cache import CACHE_FILE, SkillCache
 from skillshelf.skills.codex_config import read_codex_settings
@@ -35,7 +35,6 @@ from skillshelf.skills.namespace import NamespaceResolver
 from skillshelf.skills.roots import extra_roots, is_claude_root, skill_roots
 from skillshelf.skills.walk import FoundFile, ScanLimits, WalkResult, walk_claude_root, walk_root
 from skillshelf.skills.walk_cache import restore_walk, snapshot_walk
-from skillshelf.skills.walk_limits import discovery_note as _diag
 from skillshelf.skills.walk_limits import limit_diagnostics, limits_from_environ
 
 __all__ = [
@@ -167,7 +166,7 @@ class _Discoverer:
         if not os.path.lexists(path):
             if explicit:
                 self.diagnostics.append(
-                    _diag(
+                    diagnostic(
                         "SK202",
                         Severity.WARNING,
                         "this root does not exist",
@@ -179,7 +178,7 @@ class _Discoverer:
             return None
         if not root.follow_symlinks and os.path.islink(path):
             self.diagnostics.append(
-                _diag(
+                diagnostic(
                     "SK207",
                     Severity.INFO,
                     "this root is a symlink and is not followed for its scope",
@@ -194,7 +193,7 @@ class _Discoverer:
             return real, True
         if not os.path.isdir(real):
             self.diagnostics.append(
-                _diag(
+                diagnostic(
                     "SK201",
                     Severity.WARNING,
                     "this root is not a folder (or a link to a missing one)",
@@ -295,7 +294,7 @@ class _Discoverer:
             return None
         if skill.policy.products and "codex" not in skill.policy.products:
             self.diagnostics.append(
-                _diag(
+                diagnostic(
                     "SK221",
                     Severity.INFO,
                     f"skill {skill.name!r} is for {', '.join(skill.policy.products)} only (agents/openai.yaml policy.products); skipped as Codex skips it",
@@ -356,7 +355,7 @@ def _duplicate_names(skills: Sequence[Skill]) -> list[Diagnostic]:
         paths = [s for s in skills if s.name == name]
         where = ", ".join(f"{s.path} ({s.scope.value})" for s in paths)
         out.append(
-            _diag(
+            diagnostic(
                 "SK220",
                 Severity.INFO,
                 f"{count} skills are named {name!r}: {where}; all are kept, and `${name}` selects none of them",

@@ -12,14 +12,13 @@ name is the skill's name and a missing description falls back to the first line 
 
 from __future__ import annotations
 
-import errno
 import os
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
 
-from skillshelf.diagnostics import Diagnostic, Severity
+from skillshelf.diagnostics import Diagnostic, Severity, diagnostic
+from skillshelf.fileio import NotRegularFile, open_regular
 from skillshelf.skills.claude_fields import parse_claude_fields
 from skillshelf.skills.fastyaml import simple_frontmatter
 from skillshelf.skills.frontmatter import (
@@ -59,24 +58,10 @@ class ParsedSkill:
     diagnostics: tuple[Diagnostic, ...]
 
 
-def _diag(
-    code: str,
-    severity: Severity,
-    message: str,
-    fix: str,
-    path: Path,
-    line: int | None = None,
-    field: str | None = None,
-) -> Diagnostic:
-    return Diagnostic(
-        code=code, severity=severity, message=message, fix=fix, path=path, line=line, field=field
-    )
-
-
 def _error(
     code: str, message: str, fix: str, path: Path, line: int | None = None, field: str | None = None
 ) -> Diagnostic:
-    return _diag(code, Severity.ERROR, message, fix, path, line, field)
+    return diagnostic(code, Severity.ERROR, message, fix, path, line, field)
 
 
 _SPLIT_FAILURES = {
@@ -114,7 +99,7 @@ def _load_with_repair(split: FrontmatterSplit, path: Path, out: list[Diagnostic]
         if isinstance(second, YamlDocument):
             lines = [split.first_line + i for i in repaired[1]]
             out.append(
-                _diag(
+                diagnostic(
                     "SK105",
                     Severity.WARNING,
                     f"invalid YAML repaired by quoting the value on line(s) {', '.join(map(str, lines))} (Codex repairs it the same way)",
@@ -187,7 +172,7 @@ def parse_skill_text(
             )
             return ParsedSkill(skill=None, body=text, diagnostics=tuple(out))
         out.append(
-            _diag(
+            diagnostic(
                 "SK112",
                 Severity.WARNING,
                 "the file starts with a UTF-8 byte-order mark (read anyway; Codex skips such files)",
@@ -202,7 +187,9 @@ def parse_skill_text(
         code, message, fix = _SPLIT_FAILURES[split]
         if not claude:
             return ParsedSkill(skill=None, body=text, diagnostics=(*out, _error(code, message, fix, path, 1)))
-        out.append(_diag(code, Severity.WARNING, f"{message} (Claude Code reads it anyway)", fix, path, 1))
+        out.append(
+            diagnostic(code, Severity.WARNING, f"{message} (Claude Code reads it anyway)", fix, path, 1)
+        )
         return _build(
             mapping={},
             doc=None,
@@ -214,7 +201,7 @@ def parse_skill_text(
         )
     if split.closing_indented:
         out.append(
-            _diag(
+            diagnostic(
                 "SK123",
                 Severity.WARNING,
                 f"line {split.closing_line} closes the frontmatter because it trims to `---`; anything meant after it is body",
@@ -227,7 +214,7 @@ def parse_skill_text(
     if simple is not None:
         if "\x00" in split.body:
             out.append(
-                _diag(
+                diagnostic(
                     "SK121",
                     Severity.WARNING,
                     "the body contains NUL bytes (binary data)",
@@ -261,7 +248,7 @@ def parse_skill_text(
         return ParsedSkill(skill=None, body=split.body, diagnostics=tuple(out))
     if "\x00" in split.body:
         out.append(
-            _diag(
+            diagnostic(
                 "SK121",
                 Severity.WARNING,
                 "the body contains NUL bytes (binary data)",
@@ -302,7 +289,7 @@ def _build(
     if claude:
         if name and name != path.parent.name:
             out.append(
-                _diag(
+                diagnostic(
                     "SK124",
                     Severity.WARNING,
                     f"Claude Code names this skill {path.parent.name!r} after its folder, not {name!r}",
@@ -315,7 +302,7 @@ def _build(
     elif not name:
         name = folder_name or "skill"
         out.append(
-            _diag(
+            diagnostic(
                 "SK109",
                 Severity.INFO,
                 f"no `name`; the folder name {name!r} is used",
@@ -340,7 +327,7 @@ def _build(
         description = _claude_description(body)
         if description:
             out.append(
-                _diag(
+                diagnostic(
                     "SK125",
                     Severity.WARNING,
                     "no `description`; Claude Code uses the first line of the body",
@@ -386,22 +373,14 @@ def _build(
     return ParsedSkill(skill=skill, body=body, diagnostics=tuple(out))
 
 
-class _NotRegular(OSError):
-    """The path is a FIFO, socket or device: reading it could block or never end."""
-
-
 def _read_limited(path: Path | str, limit: int) -> bytes:
     """At most ``limit + 1`` bytes (so the caller can tell the file was over the cap).
 
     The file is opened without blocking and must be a regular file, so a FIFO or device named
     ``SKILL.md`` cannot hang a scan.
     """
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
-    with open(fd, "rb") as handle:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise _NotRegular(errno.EINVAL, "not a regular file (a folder, FIFO, socket or device)")
-        size = st.st_size
+    with open_regular(path) as handle:
+        size = os.fstat(handle.fileno()).st_size
         # read(limit + 1) would allocate the whole cap for every small file
         return handle.read(min(size, limit) + 1) if size <= limit else handle.read(limit + 1)
 
@@ -445,7 +424,7 @@ def read_skill(
     out: list[Diagnostic] = []
     try:
         data = _read_limited(path, max_bytes)
-    except _NotRegular as exc:
+    except NotRegularFile as exc:
         return ParsedSkill(
             skill=None,
             body="",
@@ -510,7 +489,7 @@ def _read_optional(path: Path, out: list[Diagnostic]) -> str | None:
         if isinstance(exc, NotADirectoryError):
             return None
         out.append(
-            _diag(
+            diagnostic(
                 "SK117",
                 Severity.WARNING,
                 f"agents/openai.yaml cannot be read: {exc.strerror}",
@@ -521,7 +500,7 @@ def _read_optional(path: Path, out: list[Diagnostic]) -> str | None:
         return None
     if len(data) > MAX_OPENAI_YAML_BYTES:
         out.append(
-            _diag(
+            diagnostic(
                 "SK117",
                 Severity.WARNING,
                 f"agents/openai.yaml is larger than {MAX_OPENAI_YAML_BYTES:,} bytes; ignored",
@@ -534,7 +513,7 @@ def _read_optional(path: Path, out: list[Diagnostic]) -> str | None:
         return data.decode("utf-8")
     except UnicodeDecodeError:
         out.append(
-            _diag(
+            diagnostic(
                 "SK117",
                 Severity.WARNING,
                 "agents/openai.yaml is not valid UTF-8; ignored",

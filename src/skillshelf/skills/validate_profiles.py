@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from skillshelf.diagnostics import Diagnostic, Severity
+from skillshelf.diagnostics import Diagnostic, Severity, diagnostic
 from skillshelf.skills.model import RootOrigin, Scope, Skill, SkillRoot
 from skillshelf.skills.validate_walk import Candidate
 
@@ -42,19 +42,13 @@ class Judgement:
     diagnostics: tuple[Diagnostic, ...]
 
 
-def _diag(
-    cand: Candidate, code: str, severity: Severity, message: str, fix: str, field: str | None = None
-) -> Diagnostic:
-    return Diagnostic(code=code, severity=severity, message=message, fix=fix, path=cand.path, field=field)
-
-
 def _wrong_file_name(cand: Candidate, agent: str, severity: Severity = Severity.ERROR) -> Diagnostic:
-    return _diag(
-        cand,
+    return diagnostic(
         "SK353",
         severity,
         f"the file is named `{cand.path.name}`; {agent} only reads files named exactly `SKILL.md`",
         f"rename it: mv {shlex.quote(str(cand.path))} {shlex.quote(str(cand.folder / 'SKILL.md'))}",
+        cand.path,
     )
 
 
@@ -71,32 +65,32 @@ def _structure_codex(cand: Candidate) -> list[Diagnostic]:
         out.append(_wrong_file_name(cand, "Codex"))
     if cand.hidden:
         out.append(
-            _diag(
-                cand,
+            diagnostic(
                 "SK354",
                 Severity.ERROR,
                 f"it sits under the hidden folder `{cand.hidden}`; Codex does not look inside folders whose name starts with `.` below a skills root",
                 "move the skill to a folder without a leading `.`, or give that hidden folder itself to Codex as a skills root",
+                cand.path,
             )
         )
     if cand.depth > CODEX_MAX_DEPTH:
         out.append(
-            _diag(
-                cand,
+            diagnostic(
                 "SK355",
                 Severity.ERROR,
                 f"its folder is {cand.depth} levels below {cand.base}; Codex stops at {CODEX_MAX_DEPTH} levels",
                 f"move the skill at most {CODEX_MAX_DEPTH} folders below the skills root",
+                cand.path,
             )
         )
     if cand.symlink_file:
         out.append(
-            _diag(
-                cand,
+            diagnostic(
                 "SK356",
                 Severity.ERROR,
                 "SKILL.md is a symbolic link to a file; Codex skips symlinked files (it follows symlinked folders only)",
                 "replace the file link by a real file, or link the whole skill folder instead",
+                cand.path,
             )
         )
     return out
@@ -113,22 +107,22 @@ def judge_codex(cand: Candidate, discovered: Mapping[str, Skill]) -> Judgement:
     loaded = found is not None and not any(d.severity is Severity.ERROR for d in out)
     if found is None and not any(d.severity is Severity.ERROR for d in out):
         out.append(
-            _diag(
-                cand,
+            diagnostic(
                 "SK366",
                 Severity.ERROR,
                 "the scan of this folder did not load this file",
                 "check the discovery notes above (scan limits, unreadable folders) and run `skillshelf validate` on the skill folder itself",
+                cand.path,
             )
         )
     if cand.parent_skill is not None:
         out.append(
-            _diag(
-                cand,
+            diagnostic(
                 "SK357",
                 Severity.WARNING,
                 f"it is inside the folder of another skill ({cand.parent_skill}); Codex loads it as a separate skill, Claude Code does not list it",
                 "move it beside the other skill, or rename the file if it is meant as part of the outer skill",
+                cand.path,
             )
         )
     listed = loaded and skill is not None and skill.policy.allow_implicit_invocation
@@ -140,43 +134,43 @@ def _codex_skill_notes(cand: Candidate, skill: Skill) -> list[Diagnostic]:
     products = skill.policy.products
     if products and "codex" not in products:
         out.append(
-            _diag(
-                cand,
+            diagnostic(
                 "SK360",
                 Severity.ERROR,
                 f"agents/openai.yaml limits it to {', '.join(products)}; Codex drops skills whose `policy.products` leaves out codex",
                 "add `codex` to policy.products, or remove the list to allow every product",
+                cand.path,
             )
         )
     if len(skill.description) > CATALOG_DESCRIPTION_CAP:
         out.append(
-            _diag(
-                cand,
+            diagnostic(
                 "SK361",
                 Severity.WARNING,
                 f"the description is {len(skill.description):,} characters; Codex cuts it to {CATALOG_DESCRIPTION_CAP:,} in the catalog (and the specification forbids more)",
                 f"shorten the description to at most {CATALOG_DESCRIPTION_CAP:,} characters; move detail into the body",
+                cand.path,
                 field="description",
             )
         )
     if not skill.policy.allow_implicit_invocation:
         out.append(
-            _diag(
-                cand,
+            diagnostic(
                 "SK363",
                 Severity.INFO,
                 "agents/openai.yaml sets allow_implicit_invocation: false, so it is left out of the catalog; `$name` still loads it",
                 "nothing to do if that is intended",
+                cand.path,
             )
         )
     elif skill.claude.disable_model_invocation:
         out.append(
-            _diag(
-                cand,
+            diagnostic(
                 "SK363",
                 Severity.INFO,
                 "disable-model-invocation is a Claude Code field: Codex still lists this skill (skillshelf's catalog hides it)",
                 "to hide it from Codex too, set policy.allow_implicit_invocation: false in agents/openai.yaml",
+                cand.path,
             )
         )
     return out
@@ -188,24 +182,24 @@ def _structure_claude(cand: Candidate) -> list[Diagnostic]:
         out.append(_wrong_file_name(cand, "Claude Code"))
     if cand.parent_skill is not None:
         out.append(
-            _diag(
-                cand,
+            diagnostic(
                 "SK357",
                 Severity.ERROR,
                 f"it is inside the folder of another skill ({cand.parent_skill}); Claude Code lists only <skills folder>/<name>/SKILL.md",
                 "move the folder up beside the other skill",
+                cand.path,
             )
         )
     elif cand.depth >= 2:
         as_root = cand.base.name == "skills"
         out.append(
-            _diag(
-                cand,
+            diagnostic(
                 "SK358",
                 Severity.ERROR if as_root else Severity.WARNING,
                 f"it is {cand.depth} folders below {cand.base}; Claude Code lists only skills directly inside a skills folder"
                 + ("" if as_root else " (fine if its parent folder becomes the skills folder)"),
                 f"place it as .claude/skills/{cand.folder.name}/SKILL.md (a symlinked folder works)",
+                cand.path,
             )
         )
     return out
@@ -248,23 +242,23 @@ def judge_claude(cand: Candidate) -> Judgement:
         shown = skill.description + (f" - {skill.claude.when_to_use}" if skill.claude.when_to_use else "")
         if len(shown) > CLAUDE_LISTING_CAP:
             out.append(
-                _diag(
-                    cand,
+                diagnostic(
                     "SK364",
                     Severity.WARNING,
                     f"description and when_to_use add up to {len(shown):,} characters; Claude Code cuts the listing entry at {CLAUDE_LISTING_CAP:,}",
                     "shorten the description (the specification's limit is 1,024 characters)",
+                    cand.path,
                     field="description",
                 )
             )
         if hidden:
             out.append(
-                _diag(
-                    cand,
+                diagnostic(
                     "SK363",
                     Severity.INFO,
                     "disable-model-invocation: true keeps it out of Claude Code's listing; only `/name` runs it",
                     "nothing to do if that is intended",
+                    cand.path,
                 )
             )
     return Judgement(
@@ -281,12 +275,12 @@ def judge_spec(cand: Candidate) -> Judgement:
         out.append(_wrong_file_name(cand, "the specification (and Codex and Claude Code)", Severity.WARNING))
     if cand.parent_skill is not None:
         out.append(
-            _diag(
-                cand,
+            diagnostic(
                 "SK357",
                 Severity.INFO,
                 f"it is inside the folder of another skill ({cand.parent_skill}); agents differ on whether they load it",
                 "keep skills side by side rather than nested",
+                cand.path,
             )
         )
     skill, parsed = _read(cand, RootOrigin.EXTRA, Scope.USER)

@@ -8,22 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import replace
-from pathlib import Path
 
-from skillshelf.diagnostics import Diagnostic, Severity
+from skillshelf.diagnostics import Diagnostic, Severity, diagnostic
 from skillshelf.skills.model import SkillRoot
 from skillshelf.skills.walk import ScanLimits, WalkResult
 
-__all__ = ["LIMIT_VARIABLES", "discovery_note", "limit_diagnostics", "limits_from_environ"]
-
-
-def discovery_note(
-    code: str, severity: Severity, message: str, fix: str, path: Path | str | None
-) -> Diagnostic:
-    """A finding of discovery about ``path`` (a root, a file, or nothing)."""
-    return Diagnostic(
-        code=code, severity=severity, message=message, fix=fix, path=Path(path) if path is not None else None
-    )
+__all__ = ["LIMIT_VARIABLES", "limit_diagnostics", "limits_from_environ"]
 
 
 LIMIT_VARIABLES = {
@@ -49,7 +39,7 @@ def limits_from_environ(
                 raise ValueError(text)
         except ValueError:
             notes.append(
-                discovery_note(
+                diagnostic(
                     "SK209",
                     Severity.WARNING,
                     f"{variable}={text!r} is not a whole number >= 0; ignored",
@@ -76,7 +66,7 @@ def limit_diagnostics(root: SkillRoot, walk: WalkResult, limits: ScanLimits) -> 
         value = getattr(limits, field_name)
         partial = f" (the listing of {walk.stopped_in} was cut short)" if walk.stopped_in else ""
         out.append(
-            discovery_note(
+            diagnostic(
                 code,
                 Severity.WARNING,
                 f"scan stopped at the limit of {value:,} {what} for this root; {walk.unvisited_dirs:,} folder(s) were left unscanned{partial}, so skills in them are missing (Codex stops here too, silently)",
@@ -86,7 +76,7 @@ def limit_diagnostics(root: SkillRoot, walk: WalkResult, limits: ScanLimits) -> 
         )
     if walk.depth_pruned:
         out.append(
-            discovery_note(
+            diagnostic(
                 "SK211",
                 Severity.INFO,
                 f"{walk.depth_pruned:,} folder(s) sit deeper than {limits.max_depth} levels below this root and were not scanned",

@@ -1,8 +1,9 @@
 """Transcripts in: Codex rollouts, Claude Code sessions and skillshelf's own transcripts, read
 into one :class:`Session` model. Broken or truncated lines are skipped and counted.
 
-:func:`read_transcript` sniffs the format from the first lines; :func:`find_transcripts`
-lists the files under the usual folders or under paths the user gives.
+:func:`read_transcript` sniffs the format from the first lines; the formats are
+``TRANSCRIPT_FORMATS`` (``formats.py``: one module per format, one line each there).
+:func:`find_transcripts` lists the files under the usual folders or under paths the user gives.
 
 Codes (``FileAccessError``, the file is skipped): ``ME101`` cannot be read, ``ME102`` too big,
 ``ME104`` in no format we know, ``ME105`` not a regular file (a FIFO or device would block).
@@ -11,7 +12,6 @@ Codes (``FileAccessError``, the file is skipped): ``ME101`` cannot be read, ``ME
 from __future__ import annotations
 
 import os
-import stat as stat_mode
 from collections.abc import Iterable, Sequence
 from itertools import islice
 from pathlib import Path
@@ -19,8 +19,8 @@ from typing import BinaryIO
 
 from skillshelf.env import Env
 from skillshelf.errors import FileAccessError
-from skillshelf.memory.transcripts.claude import looks_like_claude, read_claude
-from skillshelf.memory.transcripts.codex import looks_like_codex, read_codex
+from skillshelf.fileio import NotRegularFile, open_regular
+from skillshelf.memory.transcripts.formats import TRANSCRIPT_FORMATS
 from skillshelf.memory.transcripts.jsonl import (
     MAX_TRANSCRIPT_BYTES,
     iter_lines,
@@ -28,13 +28,14 @@ from skillshelf.memory.transcripts.jsonl import (
     read_error,
     too_big_error,
 )
-from skillshelf.memory.transcripts.model import Item, Session, SessionSource
-from skillshelf.memory.transcripts.skillshelf import looks_like_skillshelf, read_skillshelf
+from skillshelf.memory.transcripts.model import Item, Session, SessionSource, TranscriptFormat
 
 __all__ = [
     "Item",
     "Session",
     "SessionSource",
+    "TRANSCRIPT_FORMATS",
+    "TranscriptFormat",
     "default_transcript_roots",
     "find_transcripts",
     "read_transcript",
@@ -44,9 +45,12 @@ MAX_FILES = 20000
 SNIFF_LINES = 20
 
 
-def default_transcript_roots(env: Env, state_dir: Path) -> tuple[Path, ...]:
-    """Codex sessions, Claude Code projects and skillshelf transcripts, in that order."""
-    return (env.codex_home / "sessions", env.home / ".claude" / "projects", state_dir / "transcripts")
+def default_transcript_roots(
+    env: Env, state_dir: Path, *, formats: Sequence[TranscriptFormat] = TRANSCRIPT_FORMATS
+) -> tuple[Path, ...]:
+    """The folders each format keeps its transcripts in (Codex sessions, skillshelf transcripts,
+    Claude Code projects...), in the order of ``formats``."""
+    return tuple(root for fmt in formats for root in fmt.roots(env, state_dir))
 
 
 def not_regular_error(path: Path) -> FileAccessError:
@@ -62,57 +66,51 @@ def _open_regular(path: Path) -> BinaryIO:
     """``path`` opened for reading, without blocking on a FIFO; raises unless it is a regular file
     of at most ``MAX_TRANSCRIPT_BYTES``."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        handle = open_regular(path)
+    except NotRegularFile as exc:
+        raise not_regular_error(path) from exc
     except OSError as exc:
         raise read_error(path, exc) from exc
-    handle = os.fdopen(fd, "rb")
-    info = os.fstat(fd)
-    if not stat_mode.S_ISREG(info.st_mode):
+    size = os.fstat(handle.fileno()).st_size
+    if size > MAX_TRANSCRIPT_BYTES:
         handle.close()
-        raise not_regular_error(path)
-    if info.st_size > MAX_TRANSCRIPT_BYTES:
-        handle.close()
-        raise too_big_error(path, info.st_size)
+        raise too_big_error(path, size)
     return handle
 
 
-def _source_of(first: dict[str, object]) -> SessionSource | None:
-    if looks_like_codex(first):
-        return "codex"
-    if looks_like_skillshelf(first):
-        return "skillshelf"
-    if looks_like_claude(first):
-        return "claude"
-    if first.get("type") == "response_item" or ("id" in first and "instructions" in first):
-        return "codex"
+def _format_of(first: dict[str, object], formats: Sequence[TranscriptFormat]) -> TranscriptFormat | None:
+    for fmt in formats:
+        if fmt.sniff(first):
+            return fmt
+    for fmt in formats:
+        if fmt.fallback is not None and fmt.fallback(first):
+            return fmt
     return None
 
 
-def sniff_source(path: Path) -> SessionSource | None:
-    """Which agent wrote ``path`` (from its first 20 lines, long ones clipped as they stream), or
-    None; raises for a file that cannot be read, is not regular or is too big."""
+def sniff_format(
+    path: Path, *, formats: Sequence[TranscriptFormat] = TRANSCRIPT_FORMATS
+) -> TranscriptFormat | None:
+    """Which of ``formats`` ``path`` is in (from its first 20 lines, long ones clipped as they
+    stream), or None; raises for a file that cannot be read, is not regular or is too big."""
     with _open_regular(path) as handle:
         try:
             for line in islice(iter_lines(handle), SNIFF_LINES):
                 first = parse_line(line) if line else None
-                source = _source_of(first) if first is not None else None
-                if source is not None:
-                    return source
+                fmt = _format_of(first, formats) if first is not None else None
+                if fmt is not None:
+                    return fmt
         except OSError as exc:
             raise read_error(path, exc) from exc
     return None
 
 
-def read_transcript(path: Path) -> Session | None:
-    """The session in ``path``, or None when the file is in no format we know."""
-    source = sniff_source(path)
-    if source == "codex":
-        return read_codex(path)
-    if source == "claude":
-        return read_claude(path)
-    if source == "skillshelf":
-        return read_skillshelf(path)
-    return None
+def read_transcript(
+    path: Path, *, formats: Sequence[TranscriptFormat] = TRANSCRIPT_FORMATS
+) -> Session | None:
+    """The session in ``path``, or None when the file is in none of ``formats``."""
+    fmt = sniff_format(path, formats=formats)
+    return fmt.read(path) if fmt is not None else None
 
 
 def _walk(root: Path, seen: set[tuple[int, int]], out: list[Path]) -> None:
@@ -135,7 +133,7 @@ def find_transcripts(paths: Iterable[Path]) -> tuple[Path, ...]:
     """Every ``*.jsonl`` entry under ``paths`` (files are taken as given; missing paths ignored).
 
     Entries that are not regular files are listed too, so that the caller can report them;
-    :func:`sniff_source` refuses them without opening them for a blocking read."""
+    :func:`sniff_format` refuses them without opening them for a blocking read."""
     out: list[Path] = []
     seen: set[tuple[int, int]] = set()
     for path in paths:

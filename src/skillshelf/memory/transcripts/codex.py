@@ -15,7 +15,7 @@ from pathlib import Path
 from skillshelf.memory.transcripts.jsonl import read_jsonl
 from skillshelf.memory.transcripts.model import Item, Session, folder_field, parse_time, text_field
 
-__all__ = ["looks_like_codex", "read_codex"]
+__all__ = ["looks_like_codex", "looks_like_headless_codex", "read_codex"]
 
 _CALL_TYPES = {"function_call", "custom_tool_call", "local_shell_call", "web_search_call", "tool_search_call"}
 _OUTPUT_TYPES = {"function_call_output", "custom_tool_call_output", "tool_search_output"}
@@ -137,3 +137,9 @@ def read_codex(path: Path) -> Session:
         subagent=subagent,
         skipped_lines=lines.skipped,
     )
+
+
+def looks_like_headless_codex(first: dict[str, object]) -> bool:
+    """A rollout without its ``session_meta`` line: a bare ``response_item`` or the legacy
+    ``{id, timestamp, instructions}`` first line."""
+    return first.get("type") == "response_item" or ("id" in first and "instructions" in first)

@@ -1,17 +1,32 @@
-"""One session model for every agent's transcripts (Codex, Claude Code, skillshelf)."""
+"""One session model for every agent's transcripts (Codex, Claude Code, skillshelf), and the
+:class:`TranscriptFormat` each reader registers (the registry is ``formats.py``)."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-__all__ = ["Item", "ItemKind", "Session", "SessionSource", "folder_field", "parse_time", "text_field"]
+if TYPE_CHECKING:
+    from skillshelf.env import Env
+
+__all__ = [
+    "Item",
+    "ItemKind",
+    "Session",
+    "SessionSource",
+    "TranscriptFormat",
+    "folder_field",
+    "parse_time",
+    "text_field",
+]
 
 ItemKind = Literal["message", "tool_call", "tool_result"]
-SessionSource = Literal["codex", "claude", "skillshelf"]
+SessionSource = str
+"""The name of the :class:`TranscriptFormat` a session was read with (``codex``, ``claude``...)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -118,3 +133,21 @@ def parse_time(value: object) -> datetime | None:
     except (ValueError, OverflowError, OSError):
         return None
     return None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TranscriptFormat:
+    """One agent's transcript format: how to recognise it, read it and where it is kept.
+
+    ``sniff`` looks at one parsed line from the start of a file (the first 20 are tried) and says
+    whether it is surely this format; ``fallback`` (optional) is a weaker sign, tried only when no
+    format's ``sniff`` matched. ``read`` turns the file into a :class:`Session` whose ``source``
+    is ``name``. ``roots`` gives the folders its files are kept in, from the ``Env`` and the
+    user state folder.
+    """
+
+    name: str
+    sniff: Callable[[dict[str, object]], bool]
+    read: Callable[[Path], Session]
+    roots: Callable[[Env, Path], tuple[Path, ...]]
+    fallback: Callable[[dict[str, object]], bool] | None = None

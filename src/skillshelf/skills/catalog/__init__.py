@@ -20,6 +20,7 @@ from skillshelf.errors import UsageError
 from skillshelf.skills.catalog.budget import Budget, CharBudget, TokenBudget, default_budget
 from skillshelf.skills.catalog.codex import render_codex
 from skillshelf.skills.catalog.lines import Allocation
+from skillshelf.skills.catalog.placements import CatalogPlacement, placements
 from skillshelf.skills.catalog.report import CatalogReport, budget_warning
 from skillshelf.skills.model import Skill
 
@@ -27,6 +28,7 @@ __all__ = [
     "FORMATS",
     "Budget",
     "CatalogFormat",
+    "CatalogPlacement",
     "CatalogReport",
     "CharBudget",
     "RenderedCatalog",
@@ -45,7 +47,8 @@ class RenderedCatalog:
 
     ``entries`` are the rendered skill entries (lines for ``codex``/``markdown``, ``<skill>``
     elements for ``xml``), ``root_lines`` the Codex roots table (empty when absolute paths
-    are used), ``skills`` the listed skills in catalog order.
+    are used), ``skills`` the listed skills in catalog order, ``placements`` every skill given
+    (model-visible) in catalog order with what the budget left of it.
     """
 
     text: str
@@ -54,6 +57,7 @@ class RenderedCatalog:
     entries: tuple[str, ...] = ()
     root_lines: tuple[str, ...] = ()
     skills: tuple[Skill, ...] = ()
+    placements: tuple[CatalogPlacement, ...] = ()
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -64,21 +68,15 @@ class RenderedCatalog:
         }
 
 
-def _cuts(ordered: Sequence[Skill], allocation: Allocation) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def _cuts(placed: Sequence[CatalogPlacement]) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Names of the skills left out, and of those listed without any of their description."""
-    omitted: list[str] = []
-    name_only: list[str] = []
-    for skill, kept in zip(ordered, allocation.kept, strict=True):
-        if kept is None:
-            omitted.append(skill.name)
-        elif kept == 0 and skill.description:
-            name_only.append(skill.name)
-    return tuple(omitted), tuple(name_only)
+    omitted = tuple(p.skill.name for p in placed if p.state == "omitted")
+    return omitted, tuple(p.skill.name for p in placed if p.state == "name_only")
 
 
 def _report(
     skills: Sequence[Skill],
-    ordered: Sequence[Skill],
+    placed: Sequence[CatalogPlacement],
     budget: Budget,
     allocation: Allocation,
     *,
@@ -87,7 +85,7 @@ def _report(
 ) -> CatalogReport:
     visible = sum(1 for s in skills if s.model_visible)
     total = len(allocation.kept)
-    omitted, name_only = _cuts(ordered, allocation)
+    omitted, name_only = _cuts(placed)
     return CatalogReport(
         total=total,
         included=total - allocation.omitted,
@@ -137,13 +135,9 @@ def render_catalog(
         )
     if format == "codex":
         chosen = render_codex(skills, budget, roots=roots)
+        placed = placements(chosen.skills, chosen.allocation)
         report = _report(
-            skills,
-            chosen.skills,
-            budget,
-            chosen.allocation,
-            table_cost=chosen.table_cost,
-            aliased=chosen.aliased,
+            skills, placed, budget, chosen.allocation, table_cost=chosen.table_cost, aliased=chosen.aliased
         )
         text = chosen.text() if chosen.skills else ""
         return RenderedCatalog(
@@ -153,6 +147,7 @@ def render_catalog(
             entries=chosen.allocation.lines,
             root_lines=chosen.root_lines,
             skills=chosen.included_skills,
+            placements=placed,
         )
     from skillshelf.skills.catalog.formats import render_markdown, render_xml  # html: only for these
 
@@ -162,10 +157,12 @@ def render_catalog(
         text, ordered, allocation = render_markdown(skills, budget)
     else:
         raise UsageError(f"unknown catalog format {format!r}", hint=f"use one of: {', '.join(FORMATS)}")
+    placed = placements(ordered, allocation)
     return RenderedCatalog(
         text=text,
-        report=_report(skills, ordered, budget, allocation, table_cost=0, aliased=False),
+        report=_report(skills, placed, budget, allocation, table_cost=0, aliased=False),
         format=format,
         entries=allocation.lines,
         skills=_included(ordered, allocation),
+        placements=placed,
     )

@@ -81,6 +81,7 @@ class Allocation:
     truncated_count: int
     level: int  # 1 full, 2 shortened, 3 names only / omission
     used: int  # what the rendered entries cost
+    lengths: tuple[int, ...] = ()  # per entry: description characters in full
 
 
 def line_cost(budget: Budget, text: str) -> int:
@@ -144,6 +145,7 @@ def _finish(entries: Sequence[Entry], budget: Budget, kept: list[int | None], *,
         truncated_count=truncated_count,
         level=level,
         used=entries_cost(budget, lines),
+        lengths=tuple(len(entry.units) for entry in entries),
     )
 
 

@@ -1,0 +1,134 @@
+"""The values of :mod:`skillshelf.context`: what to include (:class:`ContextOptions`), one
+block of the model's context (:class:`ContextPart`) and the assembled result (:class:`ContextResult`).
+
+They sit below :mod:`skillshelf.context` and :mod:`skillshelf.context_parts`, which both use them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from skillshelf.diagnostics import Diagnostic
+from skillshelf.skills.model import Skill
+from skillshelf.tokens import approx_tokens
+from skillshelf.workspace import WorkspaceOptions
+
+__all__ = [
+    "DEFAULT_MEMORY_TOKENS",
+    "DEFAULT_SUGGESTION_TOKENS",
+    "ContextOptions",
+    "ContextPart",
+    "ContextResult",
+    "PartName",
+]
+
+PartName = Literal["instructions", "catalog", "pinned", "memory", "suggestions", "mentioned"]
+DEFAULT_SUGGESTION_TOKENS = 1500
+DEFAULT_MEMORY_TOKENS = 2500
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ContextOptions:
+    """What to include and under which budgets. ``None`` means: from config, else Codex's default."""
+
+    extra_roots: tuple[Path, ...] = ()
+    include_builtin: bool = True
+    use_cache: bool = True
+    profile: Literal["codex", "claude"] | None = None
+    catalog_format: Literal["codex", "xml", "markdown"] = "codex"
+    context_window: int | None = None
+    budget_tokens: int | None = None
+    budget_chars: int | None = None
+    config_overrides: tuple[str, ...] = ()
+    instructions: bool = True
+    suggestions: bool = True
+    suggestion_tokens: int = DEFAULT_SUGGESTION_TOKENS
+    memory: bool = True
+    memory_tokens: int = DEFAULT_MEMORY_TOKENS
+
+    @classmethod
+    def over(cls, workspace: WorkspaceOptions, **values: object) -> ContextOptions:
+        """Options that open the folder as ``workspace`` says, with ``values`` for the rest (the
+        inverse of :meth:`workspace_options`, for a caller that keeps a workspace open)."""
+        return cls(
+            extra_roots=workspace.extra_roots,
+            include_builtin=workspace.include_builtin,
+            use_cache=workspace.use_cache,
+            config_overrides=workspace.config_overrides,
+            memory=workspace.memory,
+            **values,  # type: ignore[arg-type]
+        )
+
+    def workspace_options(self) -> WorkspaceOptions:
+        """What to open the folder with (``memory`` also decides the memory-written skill roots)."""
+        return WorkspaceOptions(
+            extra_roots=self.extra_roots,
+            include_builtin=self.include_builtin,
+            use_cache=self.use_cache,
+            config_overrides=self.config_overrides,
+            memory=self.memory,
+        )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ContextPart:
+    """One block of the model's context, with where it came from."""
+
+    name: PartName
+    title: str
+    text: str
+    sources: tuple[str, ...] = ()
+
+    @property
+    def tokens(self) -> int:
+        return approx_tokens(self.text)
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "name": self.name,
+            "title": self.title,
+            "tokens": self.tokens,
+            "sources": list(self.sources),
+            "text": self.text,
+        }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ContextResult:
+    """The assembled context for one task, plus what the user should know about it."""
+
+    task: str
+    cwd: Path
+    parts: tuple[ContextPart, ...]
+    skills_total: int
+    mentioned: tuple[Skill, ...] = ()
+    catalog_report: dict[str, object] = field(default_factory=dict)
+    warnings: tuple[str, ...] = ()
+    diagnostics: tuple[Diagnostic, ...] = ()
+
+    @property
+    def text(self) -> str:
+        """The parts joined as the model would read them."""
+        return "\n\n".join(part.text for part in self.parts if part.text)
+
+    @property
+    def tokens(self) -> int:
+        return sum(part.tokens for part in self.parts)
+
+    def part(self, name: PartName) -> ContextPart | None:
+        return next((p for p in self.parts if p.name == name), None)
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "task": self.task,
+            "cwd": str(self.cwd),
+            "tokens": self.tokens,
+            "skills_total": self.skills_total,
+            "mentioned": [s.name for s in self.mentioned],
+            "catalog_report": self.catalog_report,
+            "warnings": list(self.warnings),
+            "diagnostics": [d.to_dict() for d in self.diagnostics],
+            "parts": [p.to_dict() for p in self.parts],
+        }

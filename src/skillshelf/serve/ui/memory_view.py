@@ -1,0 +1,132 @@
+"""The memory view: per project, the memory summary and ``MEMORY.md``, and every memory with
+the session it came from and how often agents cited it; and forgetting one.
+
+Reads only the memory folders (``<data>/memories/<scope>``, files confined to them as skill
+files are) and the memory database; a missing database is reported, never created. Forgetting
+is :meth:`Store.forget <skillshelf.memory.store.Store.forget>`, as ``skillshelf memory forget``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from skillshelf.env import Env
+from skillshelf.errors import NotFoundError, SkillshelfError, UsageError
+from skillshelf.memory.control import forget_session
+from skillshelf.memory.layout import GLOBAL_SCOPE, project_scope, scope_dir
+from skillshelf.memory.read import memory_summary_for
+from skillshelf.memory.store import OutputRow, default_db_path, open_store
+from skillshelf.serve.files import read_confined_file
+from skillshelf.tokens import approx_tokens
+
+__all__ = ["forget_memory", "memory_view"]
+
+MAX_FILE_BYTES = 256 * 1024
+MAX_MEMORY_CHARS = 4000
+MAX_SESSION_ID = 200
+
+
+def memory_view(env: Env) -> dict[str, object]:
+    """The memory view's data: the current project first, then the global scope, then the rest."""
+    data = env.dirs.data
+    db = default_db_path(data)
+    current = project_scope(env.project_root)
+    outputs: list[OutputRow] = []
+    sources: dict[str, str] = {}
+    if db.is_file():
+        with open_store(None, data_dir=data) as store:
+            outputs = store.outputs()
+            for row in outputs:
+                session = store.session(row.session_id)
+                sources[row.session_id] = session.source if session else ""
+    in_context = memory_summary_for(env)
+    scopes = list(dict.fromkeys([current, GLOBAL_SCOPE, *sorted(r.scope for r in outputs)]))
+    views = []
+    for scope in scopes:
+        rows = [r for r in outputs if r.scope == scope]
+        folder = scope_dir(data, scope)
+        if scope != current and not rows and not folder.is_dir():
+            continue
+        views.append(
+            {
+                "scope": scope,
+                "current": scope == current,
+                "folder": str(folder),
+                "in_context": in_context is not None and in_context.folder == folder,
+                "summary": _read(folder, "memory_summary.md"),
+                "memory_md": _read(folder, "MEMORY.md"),
+                "memories": [_memory(r, sources.get(r.session_id, "")) for r in rows],
+            }
+        )
+    return {
+        "db": str(db) if db.is_file() else None,
+        "project": str(env.project_root),
+        "in_context": in_context.to_dict() if in_context else None,
+        "scopes": views,
+    }
+
+
+def _read(folder: Path, name: str) -> dict[str, object] | None:
+    """One file of a memory folder (None when absent); never follows a link out of it."""
+    if folder.is_symlink() or not folder.is_dir():
+        return None
+    try:
+        file = read_confined_file(folder, name, skill="memory", max_bytes=MAX_FILE_BYTES)
+    except NotFoundError:
+        return None
+    except SkillshelfError as exc:
+        return {"error": exc.message, "code": exc.code}
+    text = file.text or ""
+    return {
+        "path": str(folder / name),
+        "text": text,
+        "tokens": approx_tokens(text),
+        "truncated": file.truncated,
+    }
+
+
+def _memory(row: OutputRow, source: str) -> dict[str, object]:
+    raw = row.raw_memory
+    return {
+        "session_id": row.session_id,
+        "source": source,
+        "transcript": row.path,
+        "cwd": row.cwd,
+        "git_branch": row.git_branch,
+        "updated_ms": row.source_updated_at_ms,
+        "citations": row.usage_count,
+        "last_cited_ms": row.last_usage_ms,
+        "selected": row.selected_for_phase2,
+        "forgotten": not raw and not row.rollout_summary,
+        "summary": row.rollout_summary[:MAX_MEMORY_CHARS],
+        "memory": raw[:MAX_MEMORY_CHARS],
+        "memory_cut": len(raw) > MAX_MEMORY_CHARS,
+    }
+
+
+def forget_memory(env: Env, session_id: object) -> dict[str, object]:
+    """Forget one session's memory, as ``skillshelf memory forget SESSION_ID`` does.
+
+    Raises:
+        UsageError: ``session_id`` is not a plausible session id.
+        NotFoundError: the memory database does not know it.
+    """
+    if (
+        not isinstance(session_id, str)
+        or not session_id.strip()
+        or len(session_id) > MAX_SESSION_ID
+        or not session_id.isprintable()
+    ):
+        raise UsageError(
+            "session_id must be a session id string", hint="pick a memory on the page", code="SV400"
+        )
+    if not default_db_path(env.dirs.data).is_file():
+        raise NotFoundError(
+            "there is no memory database yet", code="ME404", hint="run `skillshelf memory run`"
+        )
+    scope = forget_session(env, session_id)
+    return {
+        "forgotten": session_id,
+        "scope": scope or None,
+        "next": "run `skillshelf memory run --phase 2` to update the memory folder",
+    }

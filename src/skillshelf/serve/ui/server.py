@@ -1,0 +1,283 @@
+"""The page's HTTP server: the standard library's threading server on 127.0.0.1 only.
+
+Each request passes :mod:`skillshelf.serve.ui.guard` (loopback ``Host``, the token, and for a
+POST the same-origin checks) before a route runs; every answer carries a strict
+Content-Security-Policy (only the page's own script and style), ``no-referrer`` (the token is
+in the URL) and ``no-store``. JSON answers have an ``ETag`` (``If-None-Match`` gives 304).
+``/api/events`` is a server-sent event stream that says when the skills changed; the watcher
+(:func:`skillshelf.serve.watch.watch_folders`, the MCP server's) runs in its own thread.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import secrets
+import threading
+from collections.abc import Mapping
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+from skillshelf.env import Env
+from skillshelf.errors import NotFoundError, RequiredSkillError, SkillshelfError, UsageError
+from skillshelf.serve.http import bind_socket
+from skillshelf.serve.ui import guard, routes
+from skillshelf.serve.ui.state import UiOptions, UiState
+
+__all__ = ["HOST", "UiServer"]
+
+log = logging.getLogger(__name__)
+
+HOST = "127.0.0.1"
+MAX_BODY = 64 * 1024
+EVENT_PING_S = 15.0
+_SECURITY_HEADERS = {
+    "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; "
+    "connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "no-referrer",
+    "Cross-Origin-Resource-Policy": "same-origin",
+    "Cache-Control": "no-store",
+}
+_STATUS = {UsageError: 400, NotFoundError: 404, RequiredSkillError: 409}
+
+
+class UiServer:
+    """The server for one folder: :meth:`start` (a background thread) or :meth:`serve_forever`."""
+
+    def __init__(
+        self, env: Env, options: UiOptions | None = None, *, port: int = 0, watch: bool = True
+    ) -> None:
+        self.state = UiState(env, options)
+        self.token = secrets.token_urlsafe(24)
+        self._static: dict[str, bytes] = {}
+        sock = bind_socket(HOST, port)
+        self.port: int = sock.getsockname()[1]
+        self._http = _Http(self, sock)
+        self._watch = watch
+        self._watcher: Any = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        """The page's address, token included."""
+        return f"http://{HOST}:{self.port}/?token={self.token}"
+
+    def serve_forever(self) -> None:
+        """Serve (and watch) until :meth:`close` is called from another thread or interrupted."""
+        self._start_watch()
+        try:
+            self._http.serve_forever(poll_interval=0.2)
+        finally:
+            self.close()
+
+    def start(self) -> UiServer:
+        """Serve from a daemon thread; returns at once."""
+        self._thread = threading.Thread(target=self.serve_forever, name="skillshelf-ui", daemon=True)
+        self._thread.start()
+        return self
+
+    def close(self) -> None:
+        """Stop serving and watching; wakes every open event stream."""
+        self.state.close()
+        if self._watcher is not None:
+            future, portal = self._watcher
+            self._watcher = None
+            future.cancel()
+            portal.__exit__(None, None, None)
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._http.shutdown()
+            self._thread.join(timeout=10)
+            self._thread = None
+        self._http.server_close()
+
+    def __enter__(self) -> UiServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def static(self, name: str) -> bytes:
+        data = self._static.get(name)
+        if data is None:
+            data = self._static[name] = routes.static_file(name)
+        return data
+
+    def _start_watch(self) -> None:
+        if not self._watch or self._watcher is not None:
+            return
+        import anyio.from_thread
+        import anyio.to_thread
+
+        from skillshelf.serve.watch import watch_folders
+
+        async def reload() -> None:
+            await anyio.to_thread.run_sync(self.state.reload)
+
+        portal_cm = anyio.from_thread.start_blocking_portal()
+        portal = portal_cm.__enter__()
+        self._watcher = (portal.start_task_soon(watch_folders, self.state, reload), portal_cm)
+
+
+class _Http(ThreadingHTTPServer):
+    daemon_threads = True
+    block_on_close = False
+
+    def __init__(self, ui: UiServer, sock: Any) -> None:
+        super().__init__((HOST, ui.port), _Handler, bind_and_activate=False)
+        self.socket.close()
+        self.socket = sock
+        self.server_address = sock.getsockname()
+        self.server_name, self.server_port = HOST, ui.port
+        self.ui = ui
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: _Http
+    protocol_version = "HTTP/1.1"
+    server_version = "skillshelf-ui"
+    sys_version = ""
+    _body_read = False
+
+    def log_message(self, format: str, *args: Any) -> None:
+        log.debug("%s " + format, self.address_string(), *args)
+
+    # -- entry points ----------------------------------------------------------------------
+    def do_GET(self) -> None:
+        self._body_read = False
+        url = urlsplit(self.path)
+        params = dict(parse_qsl(url.query, keep_blank_values=True, max_num_fields=20))
+        if self._refused(params.get("token") or self.headers.get(guard.TOKEN_HEADER)):
+            return
+        ui = self.server.ui
+        if url.path in routes.STATIC:
+            name, content_type = routes.STATIC[url.path]
+            body = ui.static(name)
+            if name == "index.html":
+                body = body.replace(b"{{TOKEN}}", ui.token.encode("ascii"))
+            self._send(200, body, content_type)
+        elif url.path == "/api/events":
+            self._events(params)
+        elif url.path in routes.GET_ROUTES:
+            self._json_call(lambda: routes.GET_ROUTES[url.path](ui.state, params))
+        else:
+            self._error(404, "SV404", f"no page or API at {url.path!r}")
+
+    def do_POST(self) -> None:
+        self._body_read = False
+        url = urlsplit(self.path)
+        if self._refused(self.headers.get(guard.TOKEN_HEADER)):
+            return
+        denial = guard.check_same_origin(
+            host=self.headers.get("Host", ""),
+            origin=self.headers.get("Origin"),
+            fetch_site=self.headers.get("Sec-Fetch-Site"),
+            content_type=self.headers.get("Content-Type"),
+        )
+        if denial is not None:
+            self._denied(denial)
+            return
+        handler = routes.POST_ROUTES.get(url.path)
+        if handler is None:
+            self._error(404, "SV404", f"no API at {url.path!r}")
+            return
+        body = self._body()
+        if body is not None:
+            self._json_call(lambda: handler(self.server.ui.state, body))
+
+    # -- checks ----------------------------------------------------------------------------
+    def _refused(self, token: str | None) -> bool:
+        """Send a 403 and say so when the Host or the token is wrong."""
+        ui = self.server.ui
+        denial = guard.check_host(self.headers.get("Host"), ui.port) or guard.check_token(token, ui.token)
+        if denial is not None:
+            self._denied(denial)
+            return True
+        return False
+
+    def _body(self) -> Mapping[str, Any] | None:
+        length = self.headers.get("Content-Length", "")
+        if not length.isdigit() or int(length) > MAX_BODY:
+            self._error(411 if not length.isdigit() else 413, "SV434", "send a JSON body of at most 64 KiB")
+            return None
+        data = self.rfile.read(int(length))
+        self._body_read = True
+        try:
+            body = json.loads(data or b"{}")
+        except ValueError:
+            body = None
+        if not isinstance(body, dict):
+            self._error(400, "SV400", "the body must be a JSON object")
+            return None
+        return body
+
+    # -- answers ---------------------------------------------------------------------------
+    def _json_call(self, call: Any) -> None:
+        try:
+            data = call()
+        except SkillshelfError as exc:
+            status = next((s for kind, s in _STATUS.items() if isinstance(exc, kind)), 500)
+            self._json(status, {"error": exc.code, "message": exc.message, "fix": exc.hint})
+            return
+        except Exception as exc:  # a bug: say so, keep serving, never send a traceback
+            log.exception("ui route %s failed", self.path.split("?", 1)[0])
+            self._json(500, {"error": "SV500", "message": f"internal error: {type(exc).__name__}"})
+            return
+        self._json(200, data)
+
+    def _json(self, status: int, data: object) -> None:
+        body = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        etag = '"' + hashlib.blake2b(body, digest_size=12).hexdigest() + '"'
+        if status == 200 and self.headers.get("If-None-Match") == etag:
+            self._send(304, b"", None, {"ETag": etag})
+            return
+        self._send(status, body, "application/json; charset=utf-8", {"ETag": etag})
+
+    def _error(self, status: int, code: str, message: str) -> None:
+        self._json(status, {"error": code, "message": message})
+
+    def _denied(self, denial: guard.Denial) -> None:
+        self._json(denial.status, denial.to_dict())
+
+    def _send(
+        self, status: int, body: bytes, content_type: str | None, headers: Mapping[str, str] = {}
+    ) -> None:
+        self.send_response(status)
+        if self.headers.get("Content-Length", "0") != "0" and not self._body_read:
+            self.send_header("Connection", "close")  # an unread body would be taken for the next request
+        if content_type:
+            self.send_header("Content-Type", content_type)
+        for key, value in {**_SECURITY_HEADERS, **headers}.items():
+            self.send_header(key, value)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if body:
+            self.wfile.write(body)
+
+    def _events(self, params: Mapping[str, str]) -> None:
+        """Server-sent events: ``change`` with the new snapshot version whenever skills change."""
+        state = self.server.ui.state
+        self.close_connection = True
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream; charset=utf-8")
+        for key, value in _SECURITY_HEADERS.items():
+            self.send_header(key, value)
+        self.end_headers()
+        version = state.snapshot.version
+        try:
+            self._event(f"retry: 2000\nevent: hello\ndata: {version}\n\n")
+            while not state.closed:
+                now = state.wait_for_change(version, EVENT_PING_S)
+                if state.closed:
+                    break
+                self._event(f"event: change\ndata: {now}\n\n" if now != version else ": ping\n\n")
+                version = now
+        except (BrokenPipeError, ConnectionResetError, TimeoutError):
+            return
+
+    def _event(self, text: str) -> None:
+        self.wfile.write(text.encode("utf-8"))
+        self.wfile.flush()

@@ -1,0 +1,147 @@
+"""The page's live state: the folder opened once as a :class:`~skillshelf.workspace.Workspace`,
+opened again whenever the watcher sees a skill folder change.
+
+Requests read :attr:`UiState.snapshot` (one immutable value, swapped in one assignment, so a
+request never sees half a reload). Each reload bumps :attr:`Snapshot.version`; the page's event
+stream waits on :meth:`UiState.wait_for_change`. What is costly and depends only on the
+snapshot (validation per profile) is kept per version.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
+
+from skillshelf.env import Env
+from skillshelf.serve.loading import workspace_tools
+from skillshelf.serve.tools import SkillTools
+from skillshelf.serve.watch import pending_parents, pending_roots, watched_folders
+from skillshelf.workspace import Workspace, WorkspaceOptions
+
+if TYPE_CHECKING:
+    from skillshelf.context import ContextOptions
+
+__all__ = ["Snapshot", "UiOptions", "UiState"]
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class UiOptions:
+    """What the page looks at: the folder's workspace options, and whether ranking uses the
+    installed embedding models (None: those installed, as ``skillshelf search``; False: none)."""
+
+    workspace: WorkspaceOptions = WorkspaceOptions()
+    semantic: bool | None = None
+
+    def context_options(self, **values: object) -> ContextOptions:
+        """``ContextOptions`` over the same folder options (``values``: profile, window...)."""
+        from skillshelf.context import ContextOptions
+
+        return ContextOptions.over(self.workspace, **values)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Snapshot:
+    """One opening of the folder: the workspace, the tools a server would offer over it."""
+
+    workspace: Workspace
+    tools: SkillTools
+    version: int
+    opened_at: float  # wall-clock seconds
+    error: str | None = None  # the last reload failed with this (the snapshot is the one before)
+
+
+class UiState:
+    """The current snapshot, its reloads, and per-version results."""
+
+    def __init__(self, env: Env, options: UiOptions | None = None) -> None:
+        self.env = env
+        self.options = options or UiOptions()
+        self._changed = threading.Condition()
+        self._closed = False
+        self._memo: dict[tuple[int, str], object] = {}
+        self._memo_lock = threading.Lock()
+        self.snapshot = self._open(version=1)
+
+    def _open(self, *, version: int) -> Snapshot:
+        workspace = Workspace.open(self.env, self.options.workspace)
+        return Snapshot(
+            workspace=workspace,
+            tools=workspace_tools(workspace),
+            version=version,
+            opened_at=time.time(),
+        )
+
+    @property
+    def memories_folder(self) -> Path:
+        """Where the memory pipeline writes (watched too, so the memory view follows it)."""
+        return self.env.dirs.data / "memories"
+
+    def reload(self) -> Snapshot:
+        """Open the folder again; a failure keeps the last snapshot and records the error."""
+        current = self.snapshot
+        try:
+            fresh = self._open(version=current.version + 1)
+        except Exception as exc:  # a bad config or a vanished root must not stop the page
+            log.warning("reloading the skills failed: %s", exc)
+            fresh = Snapshot(
+                workspace=current.workspace,
+                tools=current.tools,
+                version=current.version + 1,
+                opened_at=current.opened_at,
+                error=str(exc),
+            )
+        with self._changed:
+            self.snapshot = fresh
+            with self._memo_lock:
+                self._memo = {k: v for k, v in self._memo.items() if k[0] == fresh.version}
+            self._changed.notify_all()
+        return fresh
+
+    def memo(self, key: str, compute: Callable[[Snapshot], T]) -> T:
+        """``compute(snapshot)`` once per snapshot version and ``key``."""
+        snapshot = self.snapshot
+        slot = (snapshot.version, key)
+        with self._memo_lock:
+            if slot in self._memo:
+                return self._memo[slot]  # type: ignore[return-value]
+        value = compute(snapshot)
+        with self._memo_lock:
+            if snapshot.version == self.snapshot.version:
+                self._memo[slot] = value
+        return value
+
+    def wait_for_change(self, version: int, timeout: float) -> int:
+        """The current version, once it differs from ``version`` or ``timeout`` seconds passed."""
+        with self._changed:
+            self._changed.wait_for(lambda: self._closed or self.snapshot.version != version, timeout)
+            return self.snapshot.version
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def close(self) -> None:
+        """Wake every waiter for good (the server is stopping)."""
+        with self._changed:
+            self._closed = True
+            self._changed.notify_all()
+
+    # -- what the watcher watches (serve.watch.Watched) ------------------------------------
+    def watch_paths(self) -> tuple[Path, ...]:
+        extra = (*self.options.workspace.extra_roots, self.memories_folder)
+        return watched_folders(self.snapshot.workspace.discovery, extra)
+
+    def pending_roots(self) -> tuple[Path, ...]:
+        return pending_roots(self.snapshot.workspace.discovery)
+
+    def pending_parents(self) -> tuple[Path, ...]:
+        return pending_parents(self.pending_roots())

@@ -1,0 +1,53 @@
+"""Atomic writes and non-blocking reads of regular files."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from skillshelf.fileio import NotRegularFile, atomic_file, open_regular, write_atomic
+
+
+def test_an_atomic_write_replaces_the_file_and_leaves_no_temporary_file(tmp_path: Path) -> None:
+    target = tmp_path / "state.json"
+    target.write_text("old", encoding="utf-8")
+    write_atomic(target, "néw")
+    assert target.read_bytes() == "néw".encode()
+    assert stat.S_IMODE(target.stat().st_mode) == 0o600
+    write_atomic(target, b"bytes", mode=0o644)
+    assert target.read_bytes() == b"bytes" and stat.S_IMODE(target.stat().st_mode) == 0o644
+    assert [p.name for p in tmp_path.iterdir()] == ["state.json"]
+
+
+def test_a_failed_write_keeps_the_old_file_and_removes_the_temporary_one(tmp_path: Path) -> None:
+    target = tmp_path / "index.bin"
+    target.write_bytes(b"old")
+    with pytest.raises(RuntimeError), atomic_file(target) as handle:
+        handle.write(b"half of the new")
+        raise RuntimeError("disk full")
+    assert target.read_bytes() == b"old"
+    assert [p.name for p in tmp_path.iterdir()] == ["index.bin"]
+
+
+def test_a_fifo_or_folder_is_refused_without_blocking(tmp_path: Path) -> None:
+    fifo = tmp_path / "SKILL.md"
+    os.mkfifo(fifo)  # no writer: a blocking open would hang here
+    with pytest.raises(NotRegularFile):
+        open_regular(fifo)
+    with pytest.raises(NotRegularFile):
+        open_regular(tmp_path)
+
+
+def test_a_regular_file_is_read_and_a_symlink_can_be_refused(tmp_path: Path) -> None:
+    real = tmp_path / "real.txt"
+    real.write_bytes(b"content")
+    link = tmp_path / "link.txt"
+    link.symlink_to(real)
+    with open_regular(link) as handle:
+        assert handle.read() == b"content"
+    with pytest.raises(OSError) as caught:
+        open_regular(link, follow_symlinks=False)
+    assert not isinstance(caught.value, NotRegularFile)

@@ -1,0 +1,250 @@
+"""The page's JSON views against the answers of the CLI commands they stand for (a real server
+on loopback over a small skill tree)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from ui_helpers import BODY, Served, seed_memory, seed_usage, write_skill
+
+from skillshelf.tokens import approx_tokens
+from skillshelf.workspace import WorkspaceOptions
+from testkit import IsolatedHome, installed
+
+
+@pytest.fixture
+def served(tmp_path: Path, isolated_home: IsolatedHome) -> Iterator[Served]:
+    box = Served(tmp_path)
+    yield box
+    box.close()
+
+
+@pytest.mark.parametrize("window", [None, 1_000, 2_000, 3_000, 5_000, 272_000])
+def test_the_budget_view_has_the_numbers_catalog_json_prints(
+    served: Served, window: int | None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    expected = served.cli(capsys, "catalog", *([] if window is None else ["--context-window", str(window)]))
+    data = served.page.json("/api/budget", **({} if window is None else {"window": window}))
+    assert data["catalog"] == expected["report"]
+    assert data["catalog_text"] == expected["text"]
+    report = data["catalog"]
+    states = [s["state"] for s in data["skills"] if s["cause"] in ("budget", "")]
+    assert states.count("omitted") == report["omitted"]
+    assert len(states) - states.count("omitted") == report["included"]
+    assert (
+        sum(1 for s in data["skills"] if s["state"] in ("cut", "name_only", "omitted"))
+        == report["truncated_count"]
+    )
+
+
+def test_every_state_of_the_catalog_shows_with_its_reason(served: Served) -> None:
+    seen: dict[str, str] = {}
+    for window in (1_000, 5_000, 272_000):
+        for row in served.page.json("/api/budget", window=window)["skills"]:
+            seen.setdefault(row["state"], row["reason"])
+            if row["state"] == "cut":
+                assert 0 < row["kept_chars"] < row["description_chars"]
+    assert set(seen) == {"full", "cut", "name_only", "omitted"}
+    assert "whole description" in seen["full"]
+    assert "one description character at a time" in seen["cut"]
+    assert "by name only" in seen["name_only"]
+    assert "not even its name fitted" in seen["omitted"]
+
+
+def test_skill_modes_from_the_config_are_the_reason_given(
+    served: Served, isolated_home: IsolatedHome
+) -> None:
+    config = isolated_home.config / "skillshelf" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(
+        '[[skills.config]]\nname = "video-trim"\nmode = "name-only"\n'
+        '[[skills.config]]\nname = "release-notes"\nmode = "manual"\n'
+        '[[skills.config]]\nname = "pdf-forms"\nmode = "pinned"\n',
+        encoding="utf-8",
+    )
+    served.server.state.reload()
+    rows = {r["name"]: r for r in served.page.json("/api/budget", window=272_000)["skills"]}
+    assert (
+        rows["video-trim"]["state"] == "name_only"
+        and "name-only in [[skills.config]]" in rows["video-trim"]["reason"]
+    )
+    assert rows["release-notes"]["state"] == "omitted" and "manual" in rows["release-notes"]["reason"]
+    assert rows["pdf-forms"]["state"] == "full" and "pinned" in rows["pdf-forms"]["reason"]
+    parts = {p["name"]: p for p in served.page.json("/api/budget", window=272_000)["parts"]}
+    assert parts["pinned"]["tokens"] > 0 and parts["suggestions"]["reserved"]
+
+
+def test_a_duplicate_name_says_which_copy_wins_and_why(served: Served) -> None:
+    (group,) = served.page.json("/api/budget")["duplicates"]
+    assert group["name"] == "helper"
+    assert group["winner"] == str(served.root / "a" / "helper" / "SKILL.md")
+    assert "first in load order" in group["why"] and "path" in group["why"]
+    assert "selects none" in group["mention"]
+    loaded = served.page.json("/api/load", name="helper")
+    assert loaded["data"]["path"] == group["winner"]
+
+
+def test_the_roots_show_with_their_catalog_alias(served: Served) -> None:
+    roots = {r["path"]: r for r in served.page.json("/api/budget", window=272_000)["roots"]}
+    extra = roots[str(served.root)]
+    assert extra["exists"] and extra["skill_files"] == 5 and extra["alias"] == "r0"
+
+
+@pytest.mark.parametrize(
+    "query", ["merge and fill a pdf form", "trim the video clip", "write release notes for v2"]
+)
+def test_the_task_view_ranks_as_skillshelf_search(
+    served: Served, query: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    expected = served.cli(capsys, "search", query, "--no-semantic")
+    data = served.page.json("/api/task", q=query)
+    assert [(r["name"], r["path"]) for r in data["ranked"]] == [
+        (r["name"], r["path"]) for r in expected["results"]
+    ]
+    assert [r["score"] for r in data["ranked"]] == pytest.approx(
+        [r["score"] for r in expected["results"]], abs=1e-5
+    )
+    for row in data["ranked"]:  # the signals add up to the score the ranking gave
+        assert sum(row["signals"].values()) == pytest.approx(row["score"], abs=1e-4)
+        assert set(row["signals"]) <= set(data["signals"])
+
+
+def test_the_task_view_with_the_installed_models_ranks_as_skillshelf_search(
+    tmp_path: Path, isolated_home: IsolatedHome, capsys: pytest.CaptureFixture[str]
+) -> None:
+    installed("wordllama", "the wordllama extra: skillshelf[wordllama]")
+    box = Served(tmp_path, semantic=None)
+    try:
+        query = "fill in a pdf form"
+        expected = box.cli(capsys, "search", query)
+        data = box.page.json("/api/task", q=query)
+        assert data["models"] == expected["models"] and data["models"]
+        assert [r["path"] for r in data["ranked"]] == [r["path"] for r in expected["results"]]
+        for row in data["ranked"]:
+            assert sum(row["signals"].values()) == pytest.approx(row["score"], abs=1e-4)
+    finally:
+        box.close()
+
+
+def test_the_task_view_shows_the_suggestions_and_what_load_skill_injects(served: Served) -> None:
+    data = served.page.json("/api/task", q="fill a pdf form")
+    top = data["ranked"][0]
+    assert top["name"] == "pdf-forms" and top["suggested"]
+    assert data["suggestions"]["text"].startswith("<skill_suggestions>")
+    assert str(served.root / "pdf-forms" / "SKILL.md") in data["suggestions"]["sources"]
+    loaded = served.page.json("/api/load", name="pdf-forms")
+    from skillshelf.serve.loading import open_library
+
+    tool = open_library(served.env, WorkspaceOptions(extra_roots=(served.root,), include_builtin=False)).tools
+    assert loaded["text"] == tool.load_skill("pdf-forms").text
+    assert loaded["tokens"] == approx_tokens(loaded["text"]) == top["load"]["tokens"]
+    assert "scripts/fill.py" in loaded["text"] and "leak.md" not in loaded["text"]
+    missing = served.page.get("/api/load", name="pdf-form")
+    assert missing.status_code == 404 and "pdf-forms" in missing.json()["fix"] + missing.json()["message"]
+
+
+def test_mentions_are_resolved_or_the_page_says_why_not(served: Served) -> None:
+    data = served.page.json("/api/task", q="use $pdf-forms, $helper and $nothing-here for this")
+    rows = {m["mention"]: m for m in data["mentions"]}
+    assert rows["$pdf-forms"]["selected"] == str(served.root / "pdf-forms" / "SKILL.md")
+    assert rows["$helper"]["selected"] is None and "2 skills are named" in rows["$helper"]["why"]
+    assert rows["$nothing-here"]["selected"] is None and "no loadable skill" in rows["$nothing-here"]["why"]
+    assert "<name>pdf-forms</name>" in data["mentioned"]["text"]
+    slash = served.page.json("/api/task", q="/video-trim from 0:10 to 0:20")["mentions"]
+    assert slash == [
+        {
+            "mention": "/video-trim",
+            "selected": str(served.root / "video-trim" / "SKILL.md"),
+            "why": slash[0]["why"],
+        }
+    ]
+
+
+def test_problems_are_grouped_by_skill_with_their_fix(
+    served: Served, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = served.page.json("/api/problems")
+    groups = {g["key"]: g for g in data["groups"]}
+    broken = groups[str(served.root / "broken")]
+    assert broken["kind"] == "skill" and broken["loaded"] is False
+    assert [d["code"] for d in broken["diagnostics"]] == ["SK101"]
+    assert broken["diagnostics"][0]["fix"]
+    assert data["groups"][0]["key"] == str(served.root / "broken")  # errors first
+    assert data["counts"]["error"] >= 1 and data["checked"] == 6
+    expected = served.cli(capsys, "validate", "--profile", "spec", str(served.root), roots=False)
+    spec = served.page.json("/api/problems", profile="spec")
+    assert sorted((d["code"], d["path"]) for g in spec["groups"] for d in g["diagnostics"]) == sorted(
+        (d["code"], d["path"]) for d in expected["diagnostics"]
+    )
+
+
+def test_the_memory_view_shows_each_memory_with_its_session_and_citations(served: Served) -> None:
+    assert served.page.json("/api/memory")["db"] is None  # nothing yet, and nothing created
+    assert not (served.env.dirs.data / "memory").exists()
+    folder = seed_memory(served.env)
+    data = served.page.json("/api/memory")
+    (scope, *_rest) = data["scopes"]
+    assert scope["current"] and scope["in_context"] and scope["folder"] == str(folder)
+    assert "make check" in scope["summary"]["text"] and scope["memory_md"]["text"].startswith("# Task Group")
+    memories = {m["session_id"]: m for m in scope["memories"]}
+    assert memories["sess-one"]["citations"] == 1 and memories["sess-two"]["citations"] == 2
+    assert memories["sess-one"]["transcript"] == "/transcripts/sess-one.jsonl"
+    assert memories["sess-one"]["source"] == "codex" and "make check" in memories["sess-one"]["memory"]
+
+
+def test_the_usage_view_has_the_figures_of_skillshelf_stats(
+    served: Served, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pdf, notes = str(served.root / "pdf-forms" / "SKILL.md"), str(served.root / "release-notes" / "SKILL.md")
+    seed_usage(
+        served.env,
+        [
+            ("t1", {"default": [pdf, notes], "bm25f": [notes, pdf]}, pdf),
+            ("t2", {"default": [notes], "bm25f": [pdf]}, notes),
+        ],
+    )
+    data = served.page.json("/api/usage")
+    assert data["stats"] == served.cli(capsys, "stats", roots=False)
+    assert {(m["name"], m["loads"]) for m in data["most_used"]} == {("pdf-forms", 1), ("release-notes", 1)}
+    never = {n["name"] for n in data["never_used"]}
+    assert never == {"video-trim", "helper"} and data["loadable"] == 5
+
+
+def test_a_new_skill_is_announced_on_the_event_stream(tmp_path: Path, isolated_home: IsolatedHome) -> None:
+    box = Served(tmp_path, watch=True)
+    try:
+        before = box.page.json("/api/overview")
+        with box.page.http.stream("GET", "/api/events", params={"token": box.server.token}) as stream:
+            lines = stream.iter_lines()
+            assert next(lines).startswith("retry:")
+            assert next(lines) == "event: hello"
+            write_skill(box.root, "csv-clean", "Clean CSV files: trim, dedupe, fix encodings.", BODY)
+            for line in lines:
+                if line == "event: change":
+                    break
+        after = box.page.json("/api/overview")
+        assert after["skills"] == before["skills"] + 1 and after["snapshot"] > before["snapshot"]
+        assert any(r["name"] == "csv-clean" for r in box.page.json("/api/budget")["skills"])
+    finally:
+        box.close()
+
+
+def test_the_agent_profile_picks_whose_instruction_files_fill_the_context(
+    served: Served, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (served.project / "AGENTS.md").write_text(
+        "# Agents\nRun make check before committing.\n", encoding="utf-8"
+    )
+    (served.project / "CLAUDE.md").write_text("# Claude\nUse uv, never pip.\n" * 20, encoding="utf-8")
+    parts = {
+        profile: {p["name"]: p for p in served.page.json("/api/budget", profile=profile)["parts"]}
+        for profile in ("codex", "claude")
+    }
+    codex, claude = parts["codex"]["instructions"], parts["claude"]["instructions"]
+    assert codex["title"] == "AGENTS.md" and codex["sources"] == [str(served.project / "AGENTS.md")]
+    assert claude["title"] == "CLAUDE.md" and claude["sources"] == [str(served.project / "CLAUDE.md")]
+    expected = served.cli(capsys, "context", "--profile", "claude", "--no-suggestions")
+    tokens = {p["name"]: p["tokens"] for p in expected["parts"]}
+    assert {name: p["tokens"] for name, p in parts["claude"].items() if not p["reserved"]} == tokens
