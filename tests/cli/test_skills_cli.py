@@ -210,8 +210,9 @@ def test_skills_installed_for_the_user_are_discovered(tmp_path: Path, isolated_h
         "---\nname: weekly-report\ndescription: Write the weekly report.\n---\n", encoding="utf-8"
     )
     monkeypatch.chdir(tmp_path)
-    installed = CliRunner().invoke(cli, ["install", str(source), "--scope", "user"])
+    installed = CliRunner().invoke(cli, ["install", str(source), "--scope", "user", "--for", "skillshelf"])
     assert installed.exit_code == 0, installed.output
     listed = json.loads(CliRunner().invoke(cli, ["list", "--json", "--no-builtin"]).output)
     (entry,) = [s for s in listed if s["name"] == "weekly-report"]
     assert entry["origin"] == "installed" and entry["installed"]["source"].endswith("weekly-report")
+    assert entry["installed"]["agents"] == []  # skillshelf's own folder: no agent reads it

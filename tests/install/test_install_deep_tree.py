@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from install_helpers import make_env, tree, write_skill
+from install_helpers import make_env, write_skill
 
 from skillshelf.install import content_hash, install_skill, remove_skill, update_skills
 from skillshelf.install.files import TMP_DIR_NAME
@@ -59,11 +59,12 @@ def test_a_skill_1100_folders_deep_installs_hashes_and_removes(
     env = make_env(tmp_path, isolated_home.home)
     installed = install_skill(str(source), env=env)
     assert installed.entry.content_hash == content_hash(source)
-    assert not (env.dirs.data / TMP_DIR_NAME).exists()
+    staging = installed.path.parent.parent / TMP_DIR_NAME
+    assert not staging.exists()
     assert [r.status for r in update_skills(env=env)] == ["up-to-date"]
     remove_skill("deep", env=env)
     assert not installed.path.exists()
-    assert not (env.dirs.data / TMP_DIR_NAME).exists()
+    assert not staging.exists()
 
 
 def test_a_failed_install_of_a_deep_tree_leaves_no_staging_folder(
@@ -76,14 +77,17 @@ def test_a_failed_install_of_a_deep_tree_leaves_no_staging_folder(
     with pytest.raises(Exception) as caught:
         install_skill(str(source), env=env)
     assert getattr(caught.value, "code", None) == "IS320"
-    assert tree(env.dirs.data) in ([], ["skills"])
+    home = isolated_home.home
+    for skills_parent in (home / ".agents", home / ".claude", env.dirs.data):
+        assert not (skills_parent / TMP_DIR_NAME).exists()
 
 
 def test_a_stale_deep_staging_folder_never_blocks_the_next_install(
     tmp_path: Path, isolated_home: IsolatedHome
 ) -> None:
     env = make_env(tmp_path, isolated_home.home)
-    staging = env.dirs.data / TMP_DIR_NAME
+    first = install_skill(str(write_skill(tmp_path / "src" / "first", "first")), env=env)
+    staging = first.path.parent.parent / TMP_DIR_NAME  # beside the skills folder install used
     _deep(staging / "install-killed")
     outside = tmp_path / "outside"
     (outside / "keep.txt").parent.mkdir()

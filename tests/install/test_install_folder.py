@@ -7,7 +7,6 @@ from pathlib import Path
 import pytest
 from install_helpers import REGULAR, SKILL_MD, SYMLINK, make_env, tree, write_skill
 
-from skillshelf.env import Env
 from skillshelf.errors import InstallError, UsageError
 from skillshelf.install import install_skill, read_lock
 from skillshelf.install.installer import SkillValidationError
@@ -15,7 +14,8 @@ from testkit import IsolatedHome, zip_with
 
 
 def _root() -> Path:
-    return Env.from_os().dirs.data / "skills"
+    """Where a user-scope install goes by default here (no agent found: Codex's folder)."""
+    return Path.home() / ".agents" / "skills"
 
 
 def test_folder_install_copies_everything_and_locks_it(tmp_path: Path, isolated_home: IsolatedHome) -> None:
@@ -45,7 +45,7 @@ def test_hostile_archive_install_leaves_nothing_behind(tmp_path: Path, isolated_
     with pytest.raises(InstallError) as caught:
         install_skill(str(archive), env=make_env(tmp_path, isolated_home.home))
     assert caught.value.code == "IS204"
-    assert tree(Env.from_os().dirs.data) in ([], ["skills"])
+    assert tree(_root().parent) in ([], ["skills"])
 
 
 def test_skill_that_fails_validation_leaves_nothing_behind(
@@ -59,7 +59,7 @@ def test_skill_that_fails_validation_leaves_nothing_behind(
     assert caught.value.code == "IS320"
     assert caught.value.diagnostics
     assert all(d.path is None or src in d.path.parents or d.path == src for d in caught.value.diagnostics)
-    assert tree(Env.from_os().dirs.data) in ([], ["skills"])
+    assert tree(_root().parent) in ([], ["skills"])
 
 
 def test_interrupted_copy_leaves_no_skill_and_no_temp_files(
@@ -80,7 +80,7 @@ def test_interrupted_copy_leaves_no_skill_and_no_temp_files(
         install_skill(str(src), env=make_env(tmp_path, isolated_home.home), copy_file=flaky_copy)
     assert len(copied) == 3
     assert tree(_root()) == []
-    assert not (Env.from_os().dirs.data / ".skillshelf-tmp").exists()
+    assert not (_root().parent / ".skillshelf-tmp").exists()
 
 
 def test_interrupted_replace_keeps_the_old_version(tmp_path: Path, isolated_home: IsolatedHome) -> None:

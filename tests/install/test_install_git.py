@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 from install_helpers import commit_all, git, init_repo, make_env, tree, write_skill
 
-from skillshelf.env import Env
 from skillshelf.errors import InstallError
 from skillshelf.install import install_skill, read_lock
 from skillshelf.install.lock import content_hash
@@ -38,7 +37,7 @@ def test_install_from_file_url_subfolder_records_commit_and_hash(
     result = install_skill(
         f"{repo.as_uri()}#skills/pdf-forms", env=env, progress=lambda stage, _fraction: stages.append(stage)
     )
-    root = Env.from_os().dirs.data / "skills"
+    root = Path.home() / ".agents" / "skills"
     assert result.path == root / "pdf-forms"
     assert "version two" in (result.path / "SKILL.md").read_text(encoding="utf-8")
     assert (result.path / "scripts" / "fill.py").is_file()
@@ -97,7 +96,7 @@ def test_repository_with_several_skills_asks_for_a_subfolder(
         install_skill(repo.as_uri(), env=env)
     assert caught.value.code == "IS311"
     assert "#skills/pdf-forms" in caught.value.hint and "#skills/release-notes" in caught.value.hint
-    assert tree(Env.from_os().dirs.data) in ([], ["skills"])
+    assert tree(Path.home() / ".agents") in ([], ["skills"])
 
 
 @pytest.mark.parametrize(
@@ -110,7 +109,7 @@ def test_unknown_ref_or_subfolder_installs_nothing(
     with pytest.raises(InstallError) as caught:
         install_skill(f"{repo.as_uri()}{suffix}", env=env)
     assert caught.value.code == code
-    assert tree(Env.from_os().dirs.data) in ([], ["skills"])
+    assert tree(Path.home() / ".agents") in ([], ["skills"])
 
 
 def test_missing_repository_gives_git_error_with_a_hint(tmp_path: Path, isolated_home: IsolatedHome) -> None:
@@ -132,4 +131,4 @@ def test_symlink_in_repository_pointing_outside_is_refused(
     with pytest.raises(InstallError) as caught:
         install_skill(repo.as_uri(), env=env)
     assert caught.value.code == "IS302"
-    assert not (Env.from_os().dirs.data / "skills" / "sneaky").exists()
+    assert not (Path.home() / ".agents" / "skills" / "sneaky").exists()

@@ -165,3 +165,26 @@ def test_cli_remove_update_and_list_report_the_bad_entry_and_keep_the_victim(
     write_skill(root / "listed", "listed")
     code, out, err = _cli(project, "list")
     assert code == 0 and "IS402" in err and "listed" in out
+
+
+def test_links_a_lock_entry_names_outside_the_agents_folders_are_neither_made_nor_removed(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
+    from skillshelf.install.manage import link_diagnostics
+
+    env, root = _project(tmp_path, isolated_home.home)
+    good = install_skill(str(write_skill(tmp_path / "src" / "good", "good")), env=env, scope="project")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    dangling = elsewhere / "good"
+    dangling.symlink_to(tmp_path / "gone")  # a link install did not make, pointing nowhere
+    lock = json.loads((root / LOCK_FILE_NAME).read_text(encoding="utf-8"))
+    lock["skills"]["good"]["links"] = [str(dangling), str(tmp_path / "made-by-update" / "good")]
+    (root / LOCK_FILE_NAME).write_text(json.dumps(lock), encoding="utf-8")
+    assert [d.code for d in link_diagnostics(env, "project")] == ["IS402", "IS402"]
+    write_skill(tmp_path / "src" / "good", "good", body="changed upstream")
+    (result,) = update_skills(env=env, scope="project")
+    assert result.status == "updated"
+    assert not (tmp_path / "made-by-update").exists()
+    remove_skill("good", env=env, scope="project")
+    assert not good.path.exists() and dangling.is_symlink()

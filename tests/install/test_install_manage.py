@@ -7,7 +7,6 @@ from pathlib import Path
 import pytest
 from install_helpers import commit_all, git, init_repo, make_env, tree, write_skill
 
-from skillshelf.env import Env
 from skillshelf.errors import InstallError, NotFoundError
 from skillshelf.install import install_skill, installed_provenance, read_lock, remove_skill, update_skills
 from skillshelf.skills.model import RootOrigin, Scope, Skill
@@ -120,7 +119,7 @@ def test_update_of_a_folder_source_and_a_failing_source_reports_each(
     by_name = {r.name: r for r in update_skills(env=env)}
     assert by_name["good"].status == "updated"
     assert by_name["gone"].status == "failed" and "IS103" in by_name["gone"].message
-    assert (Env.from_os().dirs.data / "skills" / "gone" / "SKILL.md").is_file()
+    assert (Path.home() / ".agents" / "skills" / "gone" / "SKILL.md").is_file()
 
 
 def test_update_of_unknown_name_lists_what_is_installed(tmp_path: Path, isolated_home: IsolatedHome) -> None:

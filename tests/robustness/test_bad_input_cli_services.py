@@ -49,7 +49,7 @@ def test_install_refuses_hostile_archives_and_writes_nothing(
     assert_reported(result, exit_codes=(1,), code=code)
     assert sorted(p for p in tmp_path.rglob("*") if not any(p.is_relative_to(d) for d in user_dirs)) == before
     assert not Path("/tmp/skillshelf-evil.txt").exists()
-    installed = Path(isolated_home.data) / "skillshelf" / "skills"
+    installed = Path(isolated_home.home) / ".agents" / "skills"  # where the install would have gone
     assert not installed.exists() or not any(p.name == "zz" for p in installed.iterdir())
 
 
@@ -114,7 +114,7 @@ def _installed_good_with_lock(work: Path, tmp_path: Path, isolated_home: Any, lo
     """Install ``good``, then replace its lock file with ``lock_text``; the lock's path."""
     write_skill(tmp_path / "good", "good")
     assert run_cli(["install", str(tmp_path / "good")], cwd=work).code == 0
-    lock = Path(isolated_home.data) / "skillshelf" / "skills" / ".skillshelf-lock.json"
+    lock = Path(isolated_home.home) / ".agents" / "skills" / ".skillshelf-lock.json"
     assert lock.exists()
     lock.write_bytes(lock_text)
     return lock

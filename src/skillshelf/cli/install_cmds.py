@@ -61,12 +61,23 @@ def _progress(enabled: bool) -> Iterator[ProgressFn | None]:
     type=_SCOPE,
     default="user",
     show_default=True,
-    help="user: your data folder; project: .agents/skills.",
+    help="user: your own agent folders (~/.agents/skills, ~/.claude/skills); project: this repository's.",
+)
+@click.option(
+    "--for",
+    "target",
+    type=click.Choice(["codex", "claude", "all", "skillshelf"]),
+    default=None,
+    help="Which agents read it: codex (.agents/skills), claude (.claude/skills), all (both, one copy "
+    "linked), skillshelf (its own data folder). Default: install.agents in the config, else the "
+    "agents found on this machine.",
 )
 @click.option("--name", help="Install under this folder name instead of the skill's name.")
 @click.option("--force", is_flag=True, help="Replace a skill of the same name that is already there.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-def install(source: str, scope: str, name: str | None, force: bool, as_json: bool) -> None:
+def install(
+    source: str, scope: str, target: str | None, name: str | None, force: bool, as_json: bool
+) -> None:
     """Install a skill from SOURCE: a folder, a .zip/.skill archive, or a git URL[@ref][#subdir] (gh:owner/repo for GitHub)."""
     from skillshelf.install.installer import SkillValidationError, install_skill
 
@@ -79,6 +90,7 @@ def install(source: str, scope: str, name: str | None, force: bool, as_json: boo
                 name=name,
                 force=force,
                 progress=progress,
+                target=target,  # type: ignore[arg-type]
             )
     except SkillValidationError as exc:
         if as_json:
@@ -98,6 +110,10 @@ def install(source: str, scope: str, name: str | None, force: bool, as_json: boo
             f"{verb} {entry.skill_name} ({result.files} files) from {entry.source}{at}\n  -> {result.path}"
         )
     )
+    for link in entry.links:
+        click.echo(f"  -> {link} (link)")
+    seen = " and ".join({"codex": "Codex", "claude": "Claude Code"}[a] for a in entry.agents)
+    click.echo(f"  read by {seen or 'skillshelf only (not by Codex or Claude Code)'}")
 
 
 @click.command("update")
@@ -107,10 +123,13 @@ def install(source: str, scope: str, name: str | None, force: bool, as_json: boo
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
 def update(names: tuple[str, ...], scope: str | None, force: bool, as_json: bool) -> None:
     """Update installed skills (all, or the NAMES given) from their sources."""
-    from skillshelf.install.manage import installed_roots, lock_diagnostics, update_skills
+    from skillshelf.install.manage import installed_roots, link_diagnostics, lock_diagnostics, update_skills
 
     env = Env.from_os()
-    problems = lock_diagnostics(installed_roots(env, scope))  # type: ignore[arg-type]
+    problems = (
+        *lock_diagnostics(installed_roots(env, scope)),  # type: ignore[arg-type]
+        *link_diagnostics(env, scope),  # type: ignore[arg-type]
+    )
     print_diagnostics(problems)
     with _progress(not as_json) as progress:
         results = update_skills(names, env=env, scope=scope, force=force, progress=progress)  # type: ignore[arg-type]
@@ -143,10 +162,11 @@ def _print_updates(results: Any) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def remove(name: str, scope: str | None, force: bool, as_json: bool) -> None:
     """Remove a skill that `skillshelf install` installed."""
-    from skillshelf.install.manage import installed_roots, lock_diagnostics, remove_skill
+    from skillshelf.install.manage import installed_roots, link_diagnostics, lock_diagnostics, remove_skill
 
     env = Env.from_os()
     print_diagnostics(lock_diagnostics(installed_roots(env, scope)))  # type: ignore[arg-type]
+    print_diagnostics(link_diagnostics(env, scope))  # type: ignore[arg-type]
     result = remove_skill(name, env=env, scope=scope, force=force)  # type: ignore[arg-type]
     if as_json:
         echo_json(result)

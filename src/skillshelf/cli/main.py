@@ -55,6 +55,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "chat": ("skillshelf.cli.agent_cmds", "chat", "Chat with the reference agent."),
     "lint-arch": ("skillshelf.cli.archlint_cmd", "lint_arch", "Check import layering and size limits."),
     "memory": ("skillshelf.cli.memory_cmds", "memory", "Distil agent sessions into memories."),
+    "setup": ("skillshelf.cli.hook_cmds", "setup", "Set skillshelf up inside Codex or Claude Code (hooks)."),
+    "hook": ("skillshelf.cli.hook_cmds", "hook", "Answer one Codex / Claude Code hook call (stdin JSON)."),
     "redact": ("skillshelf.cli.memory_cmds", "redact", "Redact secrets from stdin to stdout."),
 }
 

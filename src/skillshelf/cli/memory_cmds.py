@@ -74,6 +74,12 @@ def _progress(enabled: bool) -> Iterator[Any]:
     type=click.Path(path_type=Path, exists=True),
     help="A transcript file or folder (repeatable; default: Codex, Claude Code and skillshelf folders).",
 )
+@click.option(
+    "--queued",
+    "queued_only",
+    is_flag=True,
+    help="Only the transcripts the agents' hooks queued (`skillshelf setup`), not the usual folders.",
+)
 @_db_option
 @click.option(
     "--model", metavar="PROVIDER:NAME", help="Model for both phases (openai:NAME or anthropic:NAME)."
@@ -103,6 +109,7 @@ def _progress(enabled: bool) -> Iterator[Any]:
 @_json_option
 def run(
     sessions: tuple[Path, ...],
+    queued_only: bool,
     db: str | None,
     model: str | None,
     base_url: str | None,
@@ -116,6 +123,9 @@ def run(
     as_json: bool,
 ) -> None:
     """Run the pipeline once over the given transcripts and report what it did.
+
+    Transcripts queued by the agents' Stop / SessionEnd hooks are extracted at once (their
+    session ended), the others once idle for `memory.min_idle_hours`.
 
     A transcript that cannot be used (unreadable, not a known format, a FIFO...) is skipped
     with a coded warning on stderr and the run goes on with the others; such warnings alone
@@ -140,6 +150,7 @@ def run(
         db=db,
         phase=phase,  # type: ignore[arg-type]
         dry_run=dry_run,
+        queued_only=queued_only,
     )
     with _progress(not as_json and sys.stderr.isatty()) as progress:
         report = run_memory(
@@ -184,6 +195,8 @@ def _print_report(data: dict[str, Any]) -> None:
         _print_recovered_and_skipped(data)
         return
     phase1 = data["phase1"]
+    if data["queue"]["queued"]:
+        echo(f"queued by hooks: {data['queue']['queued']}, {data['queue']['done']} done with")
     echo(
         f"transcripts: {data['files']} found, {data['registered']} new or changed, "
         f"{len(data['unreadable'])} unreadable, {data['skipped_lines']} broken line(s) skipped"

@@ -137,6 +137,8 @@ def _provenance(info: Any) -> Any:
     text = _cell(str(info.source) + (f"@{info.ref}" if info.ref else ""))
     if info.locally_modified:
         text.append(" (modified locally)", style="yellow")
+    seen = ", ".join({"codex": "Codex", "claude": "Claude Code"}[a] for a in info.agents)
+    text.append(f"; seen by {seen}" if seen else "; no agent sees it (skillshelf only)", style="dim")
     return text
 
 
@@ -166,7 +168,7 @@ def list_cmd(roots: tuple[Path, ...], no_builtin: bool, no_cache: bool, as_json:
 
     workspace = _open(roots, no_builtin, no_cache)
     config, discovery, moded = workspace.config, workspace.discovery, workspace.modes
-    installed = installed_provenance(discovery.skills)
+    installed = installed_provenance(discovery.skills, workspace.env)
     locks = lock_diagnostics(s.folder.parent for s in discovery.skills)
     if as_json:
         echo_json([_skill_json(skill, installed, moded) for skill in discovery.skills])

@@ -26,6 +26,7 @@ __all__ = [
     "symlink_loop",
     "toml_string",
     "tomlkit_document",
+    "write_atomic",
     "write_config",
 ]
 
@@ -113,7 +114,7 @@ def first_faithful(
 def symlink_loop(path: Path) -> ConfigError:
     """``CF110``: the config file is a symlink loop."""
     return ConfigError(
-        "the config file is a symlink loop; nothing was changed",
+        f"{path.name} is a symlink loop; nothing was changed",
         path=path,
         code="CF110",
         hint="remove the link (or point it at a real file) and run again",
@@ -121,21 +122,31 @@ def symlink_loop(path: Path) -> ConfigError:
 
 
 def write_config(path: Path, text: str) -> None:
-    """Replace the TOML file ``path`` (through a symlink: the link is kept) in one rename,
-    keeping its permission bits; ``FileAccessError`` when that cannot be done."""
+    """Replace the TOML file ``path`` with ``text`` (checked to parse) through :func:`write_atomic`."""
     try:
         tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:  # pragma: no cover - tomlkit output always parses
+    except tomllib.TOMLDecodeError as exc:  # pragma: no cover - every candidate was parsed
         raise ConfigError(f"refusing to write invalid TOML: {exc}", path=path) from exc
+    write_atomic(path, text)
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` in one step (a temporary file beside it, then a rename), keeping
+    the file's permissions; a symlinked file is written where the link points, the link kept.
+
+    Raises:
+        ConfigError: ``path`` is a symlink loop (``CF110``).
+        FileAccessError: the file cannot be written.
+    """
     if path.is_symlink():
         try:
             path = path.resolve()  # edit the file a dotfiles link points to; keep the link
-        except (OSError, RuntimeError) as exc:  # a loop made after _load looked at it
+        except (OSError, RuntimeError) as exc:  # a loop made after the file was read
             raise symlink_loop(path) from exc
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
-        fd, tmp = tempfile.mkstemp(prefix=".config-", suffix=".toml", dir=path.parent)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
         try:
             with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
                 handle.write(text)

@@ -4,8 +4,11 @@ A skill is validated (engineer A's ``read_skill`` + engineer C's ``validate_path
 profile) before anything reaches the skills root; it is copied into a staging folder on the
 same file system and renamed into place in one step, so a half-installed skill never exists.
 
-Scopes: ``user`` installs into ``<user data folder>/skills`` (a skill root with origin
-``INSTALLED``), ``project`` into ``<project root>/.agents/skills`` (a root Codex scans).
+Where: the folders the chosen agents read (:mod:`skillshelf.install.targets`, ``install
+--for``): ``~/.agents/skills`` / ``~/.claude/skills`` in the ``user`` scope, the project's
+``.agents/skills`` / ``.claude/skills`` in the ``project`` scope; ``--for skillshelf`` keeps
+the old place, ``<user data folder>/skills`` (a root with origin ``INSTALLED`` that only
+skillshelf scans).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from skillshelf.install.files import check_skill_tree, copy_skill_tree, root_loc
 from skillshelf.install.git import GitRunner, ProgressFn
 from skillshelf.install.lock import FOLDER_NAME, LockEntry, content_hash, read_lock, write_lock
 from skillshelf.install.sources import Source, fetch, parse_source
+from skillshelf.install.targets import InstallTarget, check_links, default_target, make_links, placement
 from skillshelf.skills.model import RootOrigin, Scope, Skill, SkillRoot
 from skillshelf.skills.walk import ScanLimits
 
@@ -252,8 +256,13 @@ def stage_and_swap(
     git: GitRunner,
     progress: ProgressFn | None,
     copy_file: CopyFn | None = None,
+    link_roots: Sequence[Path] = (),
+    agents: Sequence[str] = (),
 ) -> InstallResult:
-    """The whole install of ``source`` into ``root``; caller holds :func:`root_lock`."""
+    """The whole install of ``source`` into ``root``; caller holds :func:`root_lock`.
+
+    Each of ``link_roots`` gets a link to the installed folder (``install --for all``); the
+    lock entry records them and ``agents``."""
     with workspace(root) as work:
         folder, skill, diags, commit = _fetch_and_validate(
             source, work, _root_for(scope, root), git, progress
@@ -267,12 +276,18 @@ def stage_and_swap(
                 hint="use `skillshelf update` to update it, --force to replace it, or --name to install beside it",
                 code="IS305",
             )
+        links = [r / target_name for r in link_roots]
+        check_links(links, target)
         if progress is not None:
             progress("Copying", None)
         staged = work / "stage" / target_name
         staged.parent.mkdir()
         files = copy_skill_tree(folder, staged, **({"copy_file": copy_file} if copy_file else {}))
-        entry = _lock_entry(source, target_name, skill, commit, staged)
+        entry = dataclasses.replace(
+            _lock_entry(source, target_name, skill, commit, staged),
+            agents=tuple(agents),
+            links=tuple(str(link) for link in links),
+        )
         lock = read_lock(root)
         swap_into_place(
             staged,
@@ -281,6 +296,7 @@ def stage_and_swap(
             replace=replace,
             then=lambda: write_lock(root, lock.with_entry(entry)),
         )
+    make_links(links, target, relative=scope == "project")
     return InstallResult(
         name=target_name,
         path=target,
@@ -309,14 +325,19 @@ def install_skill(
     progress: ProgressFn | None = None,
     git: GitRunner | None = None,
     copy_file: CopyFn | None = None,
+    target: InstallTarget | None = None,
 ) -> InstallResult:
-    """Install the skill at ``source`` (folder, git URL ``[@ref][#subdir]``, ``.zip``/``.skill``).
+    """Install the skill at ``source`` (folder, git URL ``[@ref][#subdir]``, ``.zip``/``.skill``)
+    where the ``target`` agents read skills (:mod:`skillshelf.install.targets`; ``None``: the
+    config's ``install.agents``, else the agents found here).
 
     Raises :class:`InstallError` (nothing changed) when the source cannot be fetched, holds no
     or several skills, does not validate, is unsafe, or the name is taken and ``force`` is off.
     """
     parsed = parse_source(source, cwd=env.cwd)
-    root = skills_root_for(scope, env)
+    place = placement(scope, target or _configured_target(env), env)
+    root = place.root
+    made = [d for d in (root, *root.parents) if not d.exists()]  # taken away again if nothing lands
     runner = git or GitRunner(environ=env.environ)
     try:
         with root_lock(root):
@@ -329,9 +350,30 @@ def install_skill(
                 git=runner,
                 progress=progress,
                 copy_file=copy_file,
+                link_roots=place.link_roots,
+                agents=place.agents,
             )
     except OSError as exc:
+        _drop_empty(made)
         raise io_failure(root, exc) from exc
+    except BaseException:
+        _drop_empty(made)
+        raise
+
+
+def _drop_empty(folders: Sequence[Path]) -> None:
+    """Remove the folders an install made for a root it then did not fill (deepest first)."""
+    for folder in folders:
+        try:
+            folder.rmdir()
+        except OSError:
+            return
+
+
+def _configured_target(env: Env) -> InstallTarget:
+    from skillshelf.config import load_config
+
+    return default_target(env, load_config(env).get("install.agents"))
 
 
 def io_failure(root: Path, exc: OSError) -> InstallError:

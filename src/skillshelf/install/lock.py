@@ -64,8 +64,15 @@ class LockEntry:
     commit: str | None = None  # the commit that was installed (git only)
     content_hash: str
     installed_at: str
+    agents: tuple[str, ...] = ()  # the agents it was installed for (`install --for`)
+    links: tuple[str, ...] = ()  # links to it in other agents' skill folders
 
     def to_dict(self) -> dict[str, object]:
+        extra: dict[str, object] = {}
+        if self.agents:
+            extra["agents"] = list(self.agents)
+        if self.links:
+            extra["links"] = list(self.links)
         return {
             "skill_name": self.skill_name,
             "source": self.source,
@@ -76,6 +83,7 @@ class LockEntry:
             "commit": self.commit,
             "content_hash": self.content_hash,
             "installed_at": self.installed_at,
+            **extra,
         }
 
 
@@ -194,7 +202,13 @@ def _entry_from(name: str, raw: dict[str, object]) -> LockEntry:
         commit=_str_or_none(raw.get("commit")),
         content_hash=str(raw["content_hash"]),
         installed_at=str(raw["installed_at"]),
+        agents=_strings(raw.get("agents")),
+        links=_strings(raw.get("links")),
     )
+
+
+def _strings(value: object) -> tuple[str, ...]:
+    return tuple(v for v in value if isinstance(v, str)) if isinstance(value, list) else ()
 
 
 def read_lock(skills_root: Path) -> Lock:

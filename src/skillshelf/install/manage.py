@@ -8,6 +8,7 @@ inside the skills root); :func:`lock_diagnostics` reports the others, which stay
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -28,6 +29,7 @@ from skillshelf.install.installer import (
 )
 from skillshelf.install.lock import LockEntry, content_hash, lock_path, read_lock, write_lock
 from skillshelf.install.sources import Source, fetch
+from skillshelf.install.targets import drop_links
 from skillshelf.skills.model import Skill
 
 __all__ = [
@@ -35,8 +37,10 @@ __all__ = [
     "InstalledSkill",
     "RemoveResult",
     "UpdateResult",
+    "install_roots",
     "installed_provenance",
     "installed_roots",
+    "link_diagnostics",
     "list_installed",
     "lock_diagnostics",
     "remove_skill",
@@ -58,6 +62,7 @@ class InstalledInfo:
     locally_modified: bool
     installed_at: str
     lock_file: Path
+    agents: tuple[str, ...] = ()  # the agents that see it where it is (Codex, Claude Code)
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -68,6 +73,7 @@ class InstalledInfo:
             "locally_modified": self.locally_modified,
             "installed_at": self.installed_at,
             "lock_file": str(self.lock_file),
+            "agents": list(self.agents),
         }
 
 
@@ -144,16 +150,58 @@ def lock_diagnostics(roots: Iterable[Path]) -> tuple[Diagnostic, ...]:
 
 def installed_roots(env: Env, scope: InstallScope | None = None) -> tuple[Path, ...]:
     """The skills roots ``install`` writes to (both scopes, or ``scope``'s)."""
-    return tuple(skills_root_for(each, env) for each in ((scope,) if scope else _SCOPES))
+    return tuple(root for each in ((scope,) if scope else _SCOPES) for root in install_roots(each, env))
 
 
-def installed_provenance(skills: Iterable[Skill]) -> dict[Path, InstalledInfo]:
-    """For ``list``: ``skill.path`` -> provenance, for the skills that ``install`` put there.
+def _confined_links(entry: LockEntry, scope: InstallScope, env: Env) -> LockEntry:
+    """``entry`` with only the links ``install`` could have made: ``<an agent's skills folder
+    of the scope>/<the entry's folder name>``. A lock file may name any path; ``update`` would
+    create links there and ``remove`` delete them."""
+    from skillshelf.install.visibility import agent_roots
+
+    allowed = {str(root / entry.name) for root in agent_roots(scope, env).values()}
+    kept = tuple(link for link in entry.links if link in allowed)
+    return entry if kept == entry.links else dataclasses.replace(entry, links=kept)
+
+
+def link_diagnostics(env: Env, scope: InstallScope | None = None) -> tuple[Diagnostic, ...]:
+    """The links lock entries name outside the agents' skills folders (``IS402``; never used)."""
+    found: list[Diagnostic] = []
+    for each in (scope,) if scope else _SCOPES:
+        for root in install_roots(each, env):
+            try:
+                entries = tuple(read_lock(root))
+            except InstallError:
+                continue  # lock_diagnostics reports the file
+            for entry in entries:
+                kept = set(_confined_links(entry, each, env).links)
+                found.extend(
+                    Diagnostic(
+                        code="IS402",
+                        severity=Severity.WARNING,
+                        message=f"lock entry {entry.name!r}: link {link[:200]!r} ignored: it is not in an "
+                        "agent's skills folder",
+                        fix="remove the link from the entry; `skillshelf install --for ...` makes the links",
+                        path=lock_path(root),
+                        field=entry.name,
+                    )
+                    for link in entry.links
+                    if link not in kept
+                )
+    return tuple(found)
+
+
+def installed_provenance(skills: Iterable[Skill], env: Env | None = None) -> dict[Path, InstalledInfo]:
+    """For ``list``: ``skill.path`` -> provenance, for the skills that ``install`` put there,
+    with the agents that see each (when ``env`` is given).
 
     A skill counts as installed when the lock file of its root (the folder above the skill's
     folder) has a usable entry for the skill's folder name. Unreadable lock files are skipped
     (:func:`lock_diagnostics` reports them).
     """
+    from skillshelf.install.visibility import Visibility
+
+    visibility = Visibility(env) if env is not None else None
     locks: dict[Path, dict[str, LockEntry]] = {}
     out: dict[Path, InstalledInfo] = {}
     for skill in skills:
@@ -175,16 +223,28 @@ def installed_provenance(skills: Iterable[Skill]) -> dict[Path, InstalledInfo]:
             locally_modified=_is_modified(folder, entry),
             installed_at=entry.installed_at,
             lock_file=root / ".skillshelf-lock.json",
+            agents=visibility.agents(skill) if visibility is not None else (),
         )
     return out
+
+
+def install_roots(scope: InstallScope, env: Env) -> tuple[Path, ...]:
+    """Every folder ``install`` can put a skill in for ``scope`` (the agents' and skillshelf's)."""
+    from skillshelf.install.visibility import agent_roots
+
+    own = (skills_root_for(scope, env),)
+    return tuple(dict.fromkeys((*own, *agent_roots(scope, env).values())))
 
 
 def list_installed(env: Env, *, scope: InstallScope | None = None) -> tuple[InstalledSkill, ...]:
     """Every skill in the lock files of the project and user install roots."""
     found: list[InstalledSkill] = []
     for each in (scope,) if scope else _SCOPES:
-        root = skills_root_for(each, env)
-        found.extend(InstalledSkill(scope=each, root=root, entry=e) for e in read_lock(root))
+        for root in install_roots(each, env):
+            found.extend(
+                InstalledSkill(scope=each, root=root, entry=_confined_links(e, each, env))
+                for e in read_lock(root)
+            )
     return tuple(found)
 
 
@@ -260,6 +320,8 @@ def _update_one(
                 replace=True,
                 git=git,
                 progress=progress,
+                link_roots=[Path(link).parent for link in entry.links],
+                agents=entry.agents,
             )
     except OSError as exc:
         failure = io_failure(item.root, exc)
@@ -328,4 +390,5 @@ def _remove(item: InstalledSkill, *, force: bool) -> RemoveResult:
                     os.rename(trash, item.path)
                 raise
             remove_tree(trash)
+    drop_links(item.entry.links, item.path)
     return RemoveResult(name=item.entry.name, scope=item.scope, path=item.path, source=item.entry.source)

@@ -20,7 +20,6 @@ from pathlib import Path
 
 from skillshelf.env import Env
 from skillshelf.memory.layout import GLOBAL_SCOPE, project_scope, scope_dir
-from skillshelf.memory.phase1 import truncate_middle
 from skillshelf.tokens import approx_tokens
 
 __all__ = [
@@ -31,6 +30,7 @@ __all__ = [
     "memory_summary_for",
     "parse_citations",
     "record_citations",
+    "record_memory_use",
     "search_memory",
 ]
 
@@ -96,6 +96,8 @@ def memory_summary_for(env: Env, *, token_cap: int = 5000) -> MemorySummary | No
             continue
         if not raw:
             continue
+        from skillshelf.memory.phase1 import truncate_middle  # only with a summary to cut
+
         text = truncate_middle(raw, token_cap)
         return MemorySummary(
             text=text,
@@ -166,6 +168,12 @@ def search_memory(
     if record_usage and used:
         _record_usage(used, db, env.dirs.data)
     return hits
+
+
+def record_memory_use(session_ids: list[str], *, data_dir: Path, db: str | None = None) -> None:
+    """Count a use for each of ``session_ids`` (their memories went into a model's context)."""
+    if session_ids:
+        _record_usage(list(dict.fromkeys(session_ids)), db, data_dir)
 
 
 def _record_usage(session_ids: list[str], db: str | None, data_dir: Path) -> None:

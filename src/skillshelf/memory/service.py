@@ -28,6 +28,7 @@ from skillshelf.memory.inspect import claim_limits, skipped_sessions
 from skillshelf.memory.layout import scope_dir
 from skillshelf.memory.leases import free_leases, judge_leases, this_holder
 from skillshelf.memory.models import CallBudget, JsonModel, model_endpoint, model_factories
+from skillshelf.memory.queue import phase1_passes, queued, settle_queue
 from skillshelf.memory.redact import redact_secrets
 from skillshelf.memory.runner import LeaseKeeper, Phase2Outcome, project_of, run_phase2_scope, run_stage1_job
 from skillshelf.memory.settings import MemorySettings
@@ -58,6 +59,7 @@ class RunOptions:
     phase: Phase = "all"
     dry_run: bool = False
     worker_id: str | None = None
+    queued_only: bool = False  # only the transcripts in the hook queue (memory/queue.py)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -81,6 +83,8 @@ class RunReport:
     errors: list[str] = field(default_factory=list)
     recovered: list[dict[str, object]] = field(default_factory=list)  # leases freed from gone holders
     skipped: list[dict[str, object]] = field(default_factory=list)  # sessions left for the time windows
+    queued: int = 0  # transcripts the agents' hooks queued
+    dequeued: int = 0  # of those, taken off the queue (extracted, nothing to keep, or unusable)
 
     @property
     def failed(self) -> bool:
@@ -106,6 +110,7 @@ class RunReport:
             "errors": self.errors,
             "recovered": self.recovered,
             "skipped": self.skipped,
+            "queue": {"queued": self.queued, "done": self.dequeued},
         }
 
 
@@ -226,10 +231,10 @@ def _phase1(
         only=only,
         holder=this_holder(settings),
     )
-    report.claimed = len(claims)
+    report.claimed += len(claims)
     if not claims:
         return
-    outcomes: Counter[str] = Counter()
+    outcomes: Counter[str] = Counter(report.outcomes)
     for _ in claims:
         budget.take()
 
@@ -317,8 +322,11 @@ def run_memory(
         worker_id=options.worker_id or _default_worker(), db=store.url, budget=settings.max_model_calls
     )
     started = int(clock() * 1000)
+    queue = [] if options.sessions or options.dry_run else queued(env.dirs.state)
+    report.queued = len(queue)
     try:
-        paths = options.sessions or default_transcript_roots(env, env.dirs.state)
+        roots = () if options.queued_only else default_transcript_roots(env, env.dirs.state)
+        paths = options.sessions or (*roots, *(q.path for q in queue))
         files = register_transcripts(store, tuple(paths), now_ms=started, report=report, progress=progress)
         only = store.session_ids_for_paths(files) if options.sessions else None
         make_extract, make_consolidate = models or model_factories(env, settings)
@@ -332,16 +340,19 @@ def run_memory(
         report.recovered = [v.to_dict(started) for v in freed]
         report.pruned = store.prune(max_unused_ms=int(settings.max_unused_days * 86_400_000), now_ms=started)
         if options.phase in ("1", "all"):
-            _phase1(
-                store,
-                settings,
-                only=only,
-                make_model=make_extract,
-                clock=clock,
-                report=report,
-                budget=budget,
-                progress=progress,
-            )
+            for pass_settings, pass_only in phase1_passes(store, settings, queue, only, options.queued_only):
+                _phase1(
+                    store,
+                    pass_settings,
+                    only=pass_only,
+                    make_model=make_extract,
+                    clock=clock,
+                    report=report,
+                    budget=budget,
+                    progress=progress,
+                )
+            idle = _limits(settings.with_overrides(min_idle_hours=0))
+            report.dequeued = settle_queue(store, queue, idle, state_dir=env.dirs.state)
         if options.phase in ("2", "all"):
             _phase2(
                 store,

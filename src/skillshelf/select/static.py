@@ -57,14 +57,29 @@ class StaticVectors:
 
         self.vocab = {t: i for i, t in enumerate(tokens)}
         self.wordpiece = WordPiece(self.vocab)
-        self.table: Matrix = (vectors.astype(np.float32) * scales.astype(np.float32)[:, None]).astype(
-            np.float32
-        )
-        self.dims = int(self.table.shape[1])
+        # rows are scaled when used: a prompt needs a few of the 30,522 (a warm run saves
+        # scaling the whole table); the values are those of the scaled table, bit for bit
+        self._vectors = vectors
+        self._scales = scales.astype(np.float32)
+        self.dims = int(vectors.shape[1])
         self._counted: WordCache[tuple[int, ...]] = WordCache(self._counted_ids, limit=1 << 18)
         self._stop_ids = frozenset(self.vocab[w] for w in STOP_WORDS if w in self.vocab)
         self.fingerprint = hashlib.sha1(np.ascontiguousarray(scales).tobytes()).hexdigest()[:16]
         """Identifies the table (a re-distilled one has other scales)."""
+
+    @functools.cached_property
+    def table(self) -> Matrix:
+        """The whole scaled table (one row per token), made on first use."""
+        return self.rows(range(len(self.vocab)))
+
+    def rows(self, ids: Sequence[int]) -> Matrix:
+        """The scaled vectors of the token ``ids`` (float32), one row each."""
+        import numpy as np
+
+        picked: Matrix = (self._vectors[ids].astype(np.float32) * self._scales[ids][:, None]).astype(
+            np.float32
+        )
+        return picked
 
     def token_ids(self, text: str) -> list[int]:
         """The token ids that count for ``text``: WordPiece pieces of its non-stop words."""
@@ -85,7 +100,7 @@ class StaticVectors:
         ids = self.token_ids(text[:MAX_QUERY_CHARS])
         if not ids:
             return np.zeros(self.dims, np.float32)
-        return _unit(self.table[ids].sum(axis=0))
+        return _unit(self.rows(ids).sum(axis=0))
 
     def encode_many(self, texts: Sequence[str]) -> Matrix:
         """Unit vectors of ``texts``, one row each (chunked, so memory stays bounded)."""
@@ -100,7 +115,7 @@ class StaticVectors:
             lengths = np.fromiter((len(ids) for ids in chunk), np.int64, len(chunk))
             has = lengths > 0
             offsets = np.concatenate(([0], np.cumsum(lengths)[:-1]))[has]
-            sums = np.add.reduceat(self.table[flat], offsets, axis=0)
+            sums = np.add.reduceat(self.rows(flat), offsets, axis=0)
             norms = np.linalg.norm(sums, axis=1, keepdims=True)
             rows = np.nonzero(has)[0] + start
             out[rows] = sums / np.maximum(norms, np.float32(1e-12))

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import gc
 import os
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -347,18 +346,19 @@ def _single_file(path: str) -> WalkResult:
 
 
 def _duplicate_names(skills: Sequence[Skill]) -> list[Diagnostic]:
-    counts = Counter(s.name for s in skills)
+    by_name: dict[str, list[Skill]] = {}
+    for skill in skills:  # one pass: a scan of every skill per shared name is quadratic at scale
+        by_name.setdefault(skill.name, []).append(skill)
     out: list[Diagnostic] = []
-    for name, count in sorted(counts.items()):
-        if count < 2:
+    for name, paths in sorted(by_name.items()):
+        if len(paths) < 2:
             continue
-        paths = [s for s in skills if s.name == name]
         where = ", ".join(f"{s.path} ({s.scope.value})" for s in paths)
         out.append(
             diagnostic(
                 "SK220",
                 Severity.INFO,
-                f"{count} skills are named {name!r}: {where}; all are kept, and `${name}` selects none of them",
+                f"{len(paths)} skills are named {name!r}: {where}; all are kept, and `${name}` selects none of them",
                 "rename one of them, or disable the one you do not want",
                 paths[0].path,
             )

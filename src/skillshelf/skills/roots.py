@@ -36,6 +36,7 @@ from skillshelf.skills.model import RootOrigin, Scope, SkillRoot
 __all__ = [
     "builtin_root",
     "claude_roots",
+    "claude_user_dir",
     "codex_config_folders",
     "codex_roots",
     "extra_roots",
@@ -126,13 +127,19 @@ def codex_roots(env: Env, *, extra: Sequence[Path] = ()) -> list[SkillRoot]:
     return roots
 
 
+def claude_user_dir(env: Env) -> Path:
+    """Claude Code's user folder: ``$CLAUDE_CONFIG_DIR``, else ``~/.claude``."""
+    value = env.environ.get("CLAUDE_CONFIG_DIR")
+    return Path(value).expanduser() if value else env.home / ".claude"
+
+
 def claude_roots(env: Env) -> list[SkillRoot]:
     """Claude Code's roots: ``.claude/skills`` from the cwd up to the project root, then the user's."""
     project = [
         _root(folder / ".claude" / "skills", Scope.REPO, RootOrigin.CLAUDE_PROJECT)
         for folder in reversed(env.folders_root_to_cwd())
     ]
-    return [*project, _root(env.home / ".claude" / "skills", Scope.USER, RootOrigin.CLAUDE_USER)]
+    return [*project, _root(claude_user_dir(env) / "skills", Scope.USER, RootOrigin.CLAUDE_USER)]
 
 
 def extra_roots(paths: Sequence[Path]) -> list[SkillRoot]:

@@ -1,0 +1,169 @@
+"""``skillshelf setup codex|claude`` and ``skillshelf hook EVENT``: thin commands over
+:mod:`skillshelf.hooks`."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from skillshelf.env import Env
+
+__all__ = ["hook", "setup"]
+
+_EVENTS = ("SessionStart", "UserPromptSubmit", "PostToolUse", "Stop", "SessionEnd", "warm")
+
+
+@click.command("setup")
+@click.argument("agent", type=click.Choice(["codex", "claude"]), required=False)
+@click.option(
+    "--scope",
+    type=click.Choice(["project", "user"]),
+    default="project",
+    show_default=True,
+    help="project: this repository's agent folder; user: your own agent configuration.",
+)
+@click.option("--remove", is_flag=True, help="Take skillshelf's entries out again.")
+@click.option("--dry-run", is_flag=True, help="Show the changes; write nothing.")
+@click.option("--mcp", is_flag=True, help="Also add skillshelf's MCP server (`skillshelf serve`).")
+@click.option(
+    "--status", is_flag=True, help="Show what is set up where, for both agents, and whether it runs."
+)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
+def setup(
+    agent: str | None, scope: str, remove: bool, dry_run: bool, mcp: bool, status: bool, as_json: bool
+) -> None:
+    """Set skillshelf up inside Codex or Claude Code through their hooks.
+
+    Every prompt then gets the skills that fit it (with their descriptions) and the memories
+    that match it; finished sessions feed `skillshelf memory run`; skills the agent uses are
+    counted for `skillshelf stats`. Only skillshelf's entries change in the agent's files,
+    and the diff is shown; `--remove` gives the files back exactly as they were.
+    """
+    from skillshelf.errors import UsageError
+    from skillshelf.hooks.agents import skillshelf_command
+
+    env = Env.from_os()
+    if status:
+        _print_status(env, skillshelf_command(env), as_json)
+        return
+    if agent is None:
+        raise UsageError(
+            "name the agent to set up", hint="run `skillshelf setup codex` or `skillshelf setup claude`"
+        )
+    from skillshelf.hooks.setup import apply_setup, plan_setup
+
+    state = env.dirs.state
+    plan = plan_setup(
+        env,
+        agent,  # type: ignore[arg-type]
+        scope,  # type: ignore[arg-type]
+        command=skillshelf_command(env),
+        state_dir=state,
+        remove=remove,
+        mcp=mcp,
+    )
+    if not dry_run:
+        apply_setup(plan, state_dir=state)
+    if plan.changed and not (dry_run or remove):
+        _warm(env)
+    if as_json:
+        from skillshelf.cli.output import echo_json
+
+        echo_json({**plan.to_dict(), "dry_run": dry_run})
+        return
+    _print_plan(plan, dry_run)
+
+
+def _warm(env: Env) -> None:
+    """Build the search index now, so that the agent's first prompt finds it ready."""
+    from skillshelf.errors import SkillshelfError
+    from skillshelf.hooks.turn import warm_index
+
+    try:
+        warm_index(env)
+    except SkillshelfError as exc:
+        click.echo(
+            f"warning: the search index was not built now ({exc.code}: {exc.message}); "
+            "the first prompt builds it",
+            err=True,
+        )
+
+
+def _print_plan(plan: Any, dry_run: bool) -> None:
+    for change in plan.changed:
+        click.echo(change.diff(), nl=False)
+    name = "Codex" if plan.agent == "codex" else "Claude Code"
+    if not plan.changed:
+        state = "not set up" if plan.remove else "already set up"
+        click.echo(f"skillshelf is {state} in {name} ({plan.scope} scope); nothing to change.")
+    else:
+        verb = (
+            ("would take out" if plan.remove else "would set up")
+            if dry_run
+            else ("took out" if plan.remove else "set up")
+        )
+        files = ", ".join(str(c.path) for c in plan.changed)
+        click.echo(f"{verb} skillshelf in {name} ({plan.scope} scope): {files}")
+    for note in plan.notes:
+        click.echo(f"note: {note}", err=True)
+
+
+def _print_status(env: Env, command: list[str], as_json: bool) -> None:
+    from skillshelf.hooks.status import setup_status
+
+    rows = setup_status(env, command=command)
+    if as_json:
+        from skillshelf.cli.output import echo_json
+
+        echo_json({"status": [r.to_dict() for r in rows]})
+        return
+    for row in rows:
+        name = "Codex" if row.agent == "codex" else "Claude Code"
+        if not row.installed:
+            click.echo(f"{name} ({row.scope}): not set up ({row.hooks_file})")
+            continue
+        runs = "runs" if row.runs else "does NOT run"
+        current = "" if row.current or not row.events else " (out of date: run setup again)"
+        mcp = f"; MCP server in {row.mcp_file}" if row.mcp else ""
+        click.echo(
+            f"{name} ({row.scope}): hooks {', '.join(row.events) or 'none'} in {row.hooks_file}"
+            f"{current}{mcp}; {runs}"
+        )
+        for reason in row.reasons:
+            click.echo(f"  - {reason}")
+
+
+@click.command("hook")
+@click.argument("event", metavar=f"[{'|'.join(_EVENTS)}]")
+@click.option("--agent", type=click.Choice(["codex", "claude"]), default="claude", show_default=True)
+@click.option(
+    "--deadline",
+    type=click.FloatRange(min=0),
+    envvar="SKILLSHELF_HOOK_DEADLINE",
+    default=None,
+    help="Seconds before answering empty (0: none; default 5, 2 for Stop and SessionEnd). "
+    "Kept under the agent's hook timeout (10 s as set up).",
+)
+def hook(event: str, agent: str, deadline: float | None) -> None:
+    """Answer one agent hook call: the agent's JSON on stdin, its answer on stdout.
+
+    Written into the agents' configuration by `skillshelf setup`; whatever goes wrong, it
+    answers nothing and exits 0 (the problem goes to skillshelf's hook log).
+    """
+    from skillshelf.hooks.runner import exit_now, run_hook
+
+    try:
+        raw = sys.stdin.buffer.read() if event != "warm" else b""
+        env = Env.from_os()
+    except Exception:  # no folder to work in, no state folder: answer nothing
+        exit_now()
+    run = run_hook(agent, event, raw, env=env, state_dir=env.dirs.state, deadline=deadline)  # type: ignore[arg-type]
+    try:
+        sys.stdout.buffer.write(run.answer)
+        sys.stdout.buffer.flush()
+    except OSError:
+        pass
+    if run.timed_out:
+        exit_now()

@@ -1,0 +1,15 @@
+"""skillshelf inside Codex and Claude Code, through their hooks.
+
+- ``setup`` writes (and takes out) skillshelf's hook entries, the trust Codex asks for and,
+  on request, the MCP server entry, in the agents' own configuration files
+  (:mod:`.setup`, byte-preserving edits in :mod:`.jsonfile` and :mod:`.tomlblock`), and
+  reports what is installed where and whether the agent will run it (:mod:`.status`);
+- ``skillshelf hook EVENT`` answers one hook call (:mod:`.runner`): the per-prompt skill
+  suggestions and relevant memories (``UserPromptSubmit``), the memory summary
+  (``SessionStart``), the transcript queued for the memory pipeline (``Stop``,
+  ``SessionEnd``) and implicit skill use recorded (``PostToolUse``), in the agent's own
+  answer format (:mod:`.answer`). A hook never breaks the agent: whatever goes wrong, it
+  answers nothing, exits 0 and writes the problem to skillshelf's hook log.
+
+Nothing heavy is imported here: a hook process loads only what its event needs.
+"""

@@ -1,0 +1,173 @@
+"""What skillshelf installs into each agent, and where that agent reads it.
+
+Observed with the pinned CLIs (Codex 0.171.0 and Claude Code 2.1.197, driven offline against
+``model-standin``):
+
+- Both read hooks in the same JSON shape, ``{"hooks": {EVENT: [{"matcher"?: ..., "hooks":
+  [{"type": "command", "command": ..., "timeout": SECONDS}]}]}}``: Codex from
+  ``<project>/.codex/hooks.json`` and ``$CODEX_HOME/hooks.json``, Claude Code from
+  ``<project>/.claude/settings.json`` and ``~/.claude/settings.json`` (``$CLAUDE_CONFIG_DIR``
+  moves the user folder).
+- Both send ``SessionStart``, ``UserPromptSubmit``, ``PostToolUse`` (Codex names its shell tool
+  ``Bash`` there too, with ``tool_input.command``), ``Stop`` and ``SessionEnd``; ``codex exec``
+  sends no ``SessionEnd``, and Codex clamps a ``SessionEnd`` timeout to 3 s.
+- Codex skips a command hook that is not trusted (``[hooks.state."<file>:<event>:<group>:
+  <handler>"] trusted_hash`` in ``$CODEX_HOME/config.toml``, see :mod:`.codex`); Claude Code
+  has no such step.
+- MCP servers: Codex ``[mcp_servers.NAME]`` in ``config.toml`` (project ``.codex/`` or
+  ``$CODEX_HOME``); Claude Code ``mcpServers`` in ``<project>/.mcp.json`` or ``~/.claude.json``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from skillshelf.env import Env
+from skillshelf.skills.roots import claude_user_dir
+
+__all__ = [
+    "AGENTS",
+    "EVENTS",
+    "Agent",
+    "AgentFiles",
+    "HookSpec",
+    "SetupScope",
+    "agent_files",
+    "claude_state_file",
+    "hook_command",
+    "hook_specs",
+    "is_our_command",
+    "skillshelf_command",
+]
+
+Agent = Literal["codex", "claude"]
+SetupScope = Literal["project", "user"]
+AGENTS: tuple[Agent, ...] = ("codex", "claude")
+EVENTS = ("SessionStart", "UserPromptSubmit", "PostToolUse", "Stop", "SessionEnd")
+MCP_NAME = "skillshelf"
+
+#: PostToolUse matchers: Codex reports its shell tool as ``Bash``; Claude Code reads a SKILL.md
+#: with ``Read`` and runs a skill with ``Skill`` as well.
+_MATCHERS: Mapping[Agent, str] = {"codex": "Bash", "claude": "Bash|Read|Skill"}
+#: Seconds the agent waits before it kills the hook (the hook answers well before: see runner).
+_TIMEOUTS: Mapping[str, int] = {"SessionEnd": 3}
+DEFAULT_TIMEOUT = 10
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HookSpec:
+    """One hook entry skillshelf adds: the event, an optional tool matcher, the command."""
+
+    event: str
+    command: str
+    timeout: int
+    matcher: str | None = None
+
+    def group(self) -> dict[str, object]:
+        """The ``{"matcher"?, "hooks": [...]}`` group written into the agent's hooks file."""
+        handler = {"type": "command", "command": self.command, "timeout": self.timeout}
+        if self.matcher is None:
+            return {"hooks": [handler]}
+        return {"matcher": self.matcher, "hooks": [handler]}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AgentFiles:
+    """The files ``setup`` edits for one agent and scope."""
+
+    agent: Agent
+    scope: SetupScope
+    hooks: Path  # JSON with a "hooks" table
+    mcp: Path  # Codex: TOML [mcp_servers]; Claude Code: JSON "mcpServers"
+    trust: Path | None  # Codex: $CODEX_HOME/config.toml (hook trust); None for Claude Code
+
+
+def claude_state_file(env: Env) -> Path:
+    """Claude Code's own state (user-scope MCP servers, folder trust): ``~/.claude.json``, or
+    ``$CLAUDE_CONFIG_DIR/.claude.json``."""
+    value = env.environ.get("CLAUDE_CONFIG_DIR")
+    return Path(value).expanduser() / ".claude.json" if value else env.home / ".claude.json"
+
+
+def agent_files(agent: Agent, scope: SetupScope, env: Env) -> AgentFiles:
+    root = env.project_root
+    if agent == "codex":
+        folder = root / ".codex" if scope == "project" else env.codex_home
+        return AgentFiles(
+            agent=agent,
+            scope=scope,
+            hooks=folder / "hooks.json",
+            mcp=folder / "config.toml",
+            trust=env.codex_home / "config.toml",
+        )
+    if scope == "project":
+        return AgentFiles(
+            agent=agent,
+            scope=scope,
+            hooks=root / ".claude" / "settings.json",
+            mcp=root / ".mcp.json",
+            trust=None,
+        )
+    return AgentFiles(
+        agent=agent,
+        scope=scope,
+        hooks=claude_user_dir(env) / "settings.json",
+        mcp=claude_state_file(env),
+        trust=None,
+    )
+
+
+def skillshelf_command(env: Env) -> list[str]:
+    """How an agent should start skillshelf: this very installation, by absolute path.
+
+    The console script that is running now when there is one, else ``skillshelf`` on the PATH,
+    else this Python with ``-m skillshelf.cli.main``."""
+    import shutil
+
+    argv0 = Path(sys.argv[0]) if sys.argv and sys.argv[0] else None
+    if argv0 is not None and argv0.name == "skillshelf" and argv0.exists():
+        return [str(argv0.absolute())]
+    found = shutil.which("skillshelf", path=env.environ.get("PATH", os.defpath))
+    if found:
+        return [found]
+    return [sys.executable, "-m", "skillshelf.cli.main"]
+
+
+def hook_command(prefix: list[str], agent: Agent, event: str) -> str:
+    import shlex
+
+    return shlex.join([*prefix, "hook", event, "--agent", agent])
+
+
+def hook_specs(agent: Agent, prefix: list[str]) -> tuple[HookSpec, ...]:
+    """Every hook entry skillshelf adds for ``agent``, in event order."""
+    return tuple(
+        HookSpec(
+            event=event,
+            command=hook_command(prefix, agent, event),
+            timeout=_TIMEOUTS.get(event, DEFAULT_TIMEOUT),
+            matcher=_MATCHERS[agent] if event == "PostToolUse" else None,
+        )
+        for event in EVENTS
+    )
+
+
+def is_our_command(command: object) -> bool:
+    """Whether a hook command runs ``skillshelf hook`` (whichever install or path)."""
+    if not isinstance(command, str):
+        return False
+    import shlex
+
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return False
+    if "hook" not in words:
+        return False
+    before = words[: words.index("hook")]
+    return any(Path(w).name == "skillshelf" or w == "skillshelf.cli.main" for w in before)

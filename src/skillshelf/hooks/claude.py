@@ -1,0 +1,101 @@
+"""What decides whether Claude Code 2.1.197 runs a hook from its settings files.
+
+Read from the pinned CLI's own settings code:
+
+- Settings layers, lowest first: user (``~/.claude/settings.json``, or ``$CLAUDE_CONFIG_DIR``),
+  project (``.claude/settings.json``), local (``.claude/settings.local.json``), the command
+  line, and managed policy (``/etc/claude-code/managed-settings.json`` plus
+  ``managed-settings.d/*.json`` on Linux). Hooks of every layer are combined.
+- ``disableAllHooks: true`` in managed policy turns every hook off; in any other layer (the
+  highest that sets the key wins) it turns off all hooks but managed ones. Managed
+  ``allowManagedHooksOnly: true`` (or ``strictPluginOnlyCustomization`` naming ``hooks``) keeps
+  only managed hooks; so does ``CLAUDE_CODE_SAFE_MODE``.
+- ``claude -p`` runs project hooks at once; an interactive session first asks the user to trust
+  the folder (``projects[<folder>].hasTrustDialogAccepted`` in ``~/.claude.json``, a parent
+  folder's acceptance counts).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from skillshelf.env import Env
+from skillshelf.hooks.agents import claude_state_file
+from skillshelf.skills.roots import claude_user_dir
+
+__all__ = ["MANAGED_DIR", "hook_blockers", "read_json", "trust_dialog_accepted"]
+
+MANAGED_DIR = {
+    "darwin": Path("/Library/Application Support/ClaudeCode"),
+    "win32": Path("C:/Program Files/ClaudeCode"),
+}.get(sys.platform, Path("/etc/claude-code"))
+
+
+def read_json(path: Path) -> dict[str, Any]:
+    """A JSON settings file as data; missing, unreadable or not an object reads as empty."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _policy(managed_dir: Path) -> dict[str, Any]:
+    merged = read_json(managed_dir / "managed-settings.json")
+    try:
+        extra = sorted((managed_dir / "managed-settings.d").glob("*.json"))
+    except OSError:
+        extra = []
+    for path in extra:
+        merged |= read_json(path)
+    return merged
+
+
+def _layers(env: Env) -> Iterable[tuple[str, dict[str, Any]]]:
+    root = env.project_root / ".claude"
+    yield "user", read_json(claude_user_dir(env) / "settings.json")
+    yield "project", read_json(root / "settings.json")
+    yield "local", read_json(root / "settings.local.json")
+
+
+def hook_blockers(env: Env, *, managed_dir: Path = MANAGED_DIR) -> list[str]:
+    """Why Claude Code would not run skillshelf's hooks here (empty: it will run them)."""
+    policy = _policy(managed_dir)
+    where = managed_dir / "managed-settings.json"
+    if policy.get("disableAllHooks") is True:
+        return [f"managed policy ({where}) sets disableAllHooks: no hook runs"]
+    reasons = []
+    strict = policy.get("strictPluginOnlyCustomization")
+    if (
+        policy.get("allowManagedHooksOnly") is True
+        or strict is True
+        or (isinstance(strict, list) and "hooks" in strict)
+    ):
+        reasons.append(f"managed policy ({where}) allows managed hooks only")
+    disabled = None
+    for name, settings in _layers(env):
+        if isinstance(settings.get("disableAllHooks"), bool):
+            disabled = (name, settings["disableAllHooks"])
+    if disabled is not None and disabled[1]:
+        reasons.append(f"disableAllHooks is set in the {disabled[0]} settings")
+    if env.environ.get("CLAUDE_CODE_SAFE_MODE", "").lower() in {"1", "true", "yes", "on"}:
+        reasons.append("CLAUDE_CODE_SAFE_MODE is set: only managed hooks run")
+    return reasons
+
+
+def trust_dialog_accepted(env: Env) -> bool:
+    """Whether an interactive Claude Code session here already trusts the folder (or a parent)."""
+    state = read_json(claude_state_file(env))
+    projects = state.get("projects")
+    if not isinstance(projects, dict):
+        return False
+    folder = env.cwd
+    for candidate in (folder, *folder.parents):
+        entry = projects.get(str(candidate))
+        if isinstance(entry, dict) and entry.get("hasTrustDialogAccepted") is True:
+            return True
+    return False

@@ -1,0 +1,257 @@
+"""What each hook event does. Every handler returns the context text to add (``""`` for none);
+:mod:`.runner` turns it into the agent's answer and catches whatever goes wrong.
+
+- ``UserPromptSubmit``: the suggestion fragment for the prompt (the ranking, threshold and
+  budget of ``skillshelf context``), the bodies of mentioned skills the agent cannot load
+  itself, and memory lines that match the prompt; nothing at all when nothing fits. The
+  turn's suggestions are recorded so ``skillshelf stats`` can tell how often they were used.
+- ``SessionStart``: the project's memory summary (``hooks.session_memory``); transcripts
+  queued by earlier sessions are extracted by a detached ``memory run --queued``.
+- ``Stop`` / ``SessionEnd``: the transcript queued for the memory pipeline (a file write);
+  after ``SessionEnd`` a detached ``memory run --queued`` may start (``hooks.memory_run``).
+- ``PostToolUse``: a skill used through the shell (its ``SKILL.md`` read or a script run, as
+  Codex's detector tells), Claude Code's ``Read`` of a ``SKILL.md`` or its ``Skill`` tool is
+  recorded in the usage log behind the usage prior and ``skillshelf stats``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from skillshelf.env import Env
+from skillshelf.hooks.agents import Agent
+from skillshelf.hooks.answer import CONTEXT_TOKEN_LIMIT
+from skillshelf.hooks.payload import HookInput
+from skillshelf.hooks.settings import HookSettings
+from skillshelf.tokens import approx_tokens
+
+if TYPE_CHECKING:
+    from skillshelf.config import Config
+    from skillshelf.skills.model import Skill
+
+__all__ = ["HANDLERS", "Spawn", "memory_notes"]
+
+Spawn = Callable[[list[str]], None]  # starts `skillshelf ARGS...` detached (see runner)
+SUGGESTED = "suggested"  # the name the turn's suggestions are recorded under for `stats`
+MEMORY_INTRO = "Notes from earlier sessions in this project that match this prompt (skillshelf memory):"
+SUMMARY_INTRO = "Memory from earlier sessions in this project (skillshelf memory summary):"
+
+
+def _load_config(env: Env) -> Config:
+    from skillshelf.config import load_config
+
+    return load_config(env)
+
+
+def _turn_key(inp: HookInput) -> str:
+    return f"{inp.session_id}:{inp.turn_id}" if inp.turn_id else inp.session_id
+
+
+# ---- UserPromptSubmit --------------------------------------------------------------------------
+
+
+def user_prompt_submit(agent: Agent, inp: HookInput, env: Env, spawn: Spawn) -> str:
+    if not inp.prompt.strip():
+        return ""
+    from skillshelf.hooks.turn import prompt_turn
+
+    turn = prompt_turn(env, inp.prompt)
+    settings = turn.settings
+    budget = CONTEXT_TOKEN_LIMIT[agent]
+    pieces: list[str] = []
+    suggestions = turn.part("suggestions")
+    if suggestions is not None:
+        pieces.append(suggestions.text)
+    for body in _mention_bodies(agent, env, turn.mentioned):
+        if _tokens(pieces) + approx_tokens(body) + settings.memory_tokens <= budget:
+            pieces.append(body)
+    if settings.memory:
+        notes = memory_notes(env, inp.prompt, token_cap=min(settings.memory_tokens, budget - _tokens(pieces)))
+        pieces += [notes] if notes else []
+    if settings.usage:
+        _record_turn(env, inp, suggestions.sources if suggestions is not None else ())
+    return "\n\n".join(pieces)
+
+
+def _tokens(pieces: Sequence[str]) -> int:
+    return approx_tokens("\n\n".join(pieces))
+
+
+def _mention_bodies(agent: Agent, env: Env, mentioned: Sequence[Skill]) -> list[str]:
+    """Bodies of the mentioned skills the agent does not load by itself (the others it resolves
+    natively: Codex ``$name``, Claude Code ``/name``); each is also first in the suggestions."""
+    if not mentioned:
+        return []
+    from skillshelf.context_parts import mentioned_part
+    from skillshelf.install.visibility import Visibility
+
+    visibility = Visibility(env)
+    foreign = [s for s in mentioned if agent not in visibility.agents(s)]
+    return [p.text for s in foreign for p in mentioned_part([s])]
+
+
+def _record_turn(env: Env, inp: HookInput, suggested: Sequence[str]) -> None:
+    from skillshelf.select.usage import UsageStore
+
+    UsageStore.in_state_dir(env.dirs.state).record_turn(
+        _turn_key(inp), {SUGGESTED: list(suggested)}, project=str(env.project_root)
+    )
+
+
+def memory_notes(env: Env, prompt: str, *, token_cap: int, limit: int = 6) -> str:
+    """Lines of this project's memory that share at least two content words with ``prompt``
+    (one when the prompt has only one), best first, within ``token_cap``; ``""`` when none."""
+    from skillshelf.select.tokenize import terms
+
+    wanted = set(terms(prompt))
+    if not wanted or token_cap <= 0:
+        return ""
+    from skillshelf.memory.read import record_memory_use, search_memory
+
+    need = min(2, len(wanted))
+    lines: list[str] = []
+    used: list[str] = []
+    for hit in search_memory(env, prompt, limit=50, record_usage=False):
+        if len(wanted & set(terms(hit.text))) < need or hit.text.startswith("#"):
+            continue
+        line = f"- {hit.text.lstrip('-*+ ').strip()} ({hit.path.name}:{hit.line})"
+        if line in lines or approx_tokens("\n".join([MEMORY_INTRO, *lines, line])) > token_cap:
+            continue
+        lines.append(line)
+        used += [hit.session_id] if hit.session_id else []
+        if len(lines) >= limit:
+            break
+    record_memory_use(used, data_dir=env.dirs.data)  # ranks these memories up in consolidation
+    return "\n".join([MEMORY_INTRO, *lines]) if lines else ""
+
+
+# ---- SessionStart ------------------------------------------------------------------------------
+
+
+def session_start(agent: Agent, inp: HookInput, env: Env, spawn: Spawn) -> str:
+    config = _load_config(env)
+    settings = HookSettings.from_config(config)
+    _maybe_drain(env, settings, spawn)
+    if not _summary_wanted(agent, env, settings):
+        return ""
+    from skillshelf.memory.read import memory_summary_for
+
+    summary = memory_summary_for(env, token_cap=CONTEXT_TOKEN_LIMIT[agent] - approx_tokens(SUMMARY_INTRO) - 8)
+    return f"{SUMMARY_INTRO}\n\n{summary.text}" if summary is not None and summary.text.strip() else ""
+
+
+def _summary_wanted(agent: Agent, env: Env, settings: HookSettings) -> bool:
+    if settings.session_memory != "auto":
+        return settings.session_memory == "on"
+    if agent != "codex":
+        return True
+    from skillshelf.hooks.codex import codex_config, codex_memories_on
+
+    user = codex_config(env.codex_home / "config.toml")
+    project = codex_config(env.project_root / ".codex" / "config.toml")
+    return not codex_memories_on(user, project)
+
+
+def warm(agent: Agent, inp: HookInput, env: Env, spawn: Spawn) -> str:
+    """Build (or refresh) the on-disk caches a prompt reads: discovery and the search index."""
+    from skillshelf.hooks.turn import warm_index
+
+    warm_index(env)
+    return ""
+
+
+# ---- Stop / SessionEnd ---------------------------------------------------------------------------
+
+
+def stop(agent: Agent, inp: HookInput, env: Env, spawn: Spawn) -> str:
+    if not inp.transcript_path:
+        return ""
+    from skillshelf.memory.queue import QueuedSession, enqueue
+
+    ended = inp.event == "SessionEnd"
+    session = QueuedSession(
+        path=Path(inp.transcript_path), agent=agent, session_id=inp.session_id, cwd=inp.cwd, ended=ended
+    )
+    enqueue(env.dirs.state, session)
+    if ended:
+        _maybe_drain(env, HookSettings.from_config(_load_config(env)), spawn)
+    return ""
+
+
+def _maybe_drain(env: Env, settings: HookSettings, spawn: Spawn) -> None:
+    """Start a detached ``memory run --queued`` when there is a queue and the memory model can
+    be called (its API key or base URL is set); a model call never runs inside a hook."""
+    if settings.memory_run == "off":
+        return
+    from skillshelf.memory.queue import queued
+
+    if not queued(env.dirs.state):
+        return
+    from skillshelf.memory.models import model_endpoint
+    from skillshelf.memory.settings import load_memory_settings
+
+    memory = load_memory_settings(env)
+    base, key = model_endpoint(env, memory, memory.extract_model)
+    if key or base:
+        spawn(["memory", "run", "--queued", "--phase", "1"])
+
+
+# ---- PostToolUse ----------------------------------------------------------------------------------
+
+
+def post_tool_use(agent: Agent, inp: HookInput, env: Env, spawn: Spawn) -> str:
+    command = inp.tool_input.get("command")
+    path = inp.tool_input.get("file_path")
+    name = inp.tool_input.get("skill")
+    if (
+        inp.tool_name == "Bash"
+        and isinstance(command, str)
+        and ("SKILL.md" in command or "scripts" in command)
+    ):
+        used = _skills_run(env, lambda skills: _detected(skills, command, inp, env))
+        _record_loads(env, inp, used, "implicit")
+    elif inp.tool_name == "Read" and isinstance(path, str) and path.endswith("SKILL.md"):
+        used = _skills_run(env, lambda skills: [s for s in skills if s.path == Path(path)])
+        _record_loads(env, inp, used, "read")
+    elif inp.tool_name == "Skill" and isinstance(name, str) and name:
+        used = _skills_run(env, lambda skills: [s for s in skills if s.name == name][:1])
+        _record_loads(env, inp, used, "skill")
+    return ""
+
+
+def _skills_run(env: Env, pick: Callable[[tuple[Skill, ...]], Sequence[Skill]]) -> Sequence[Skill]:
+    from skillshelf.workspace import Workspace
+
+    workspace = Workspace.open(env)
+    if not HookSettings.from_config(workspace.config).usage:
+        return ()
+    return pick(workspace.discovery.skills)
+
+
+def _detected(skills: Sequence[Skill], command: str, inp: HookInput, env: Env) -> Sequence[Skill]:
+    from skillshelf.skills.implicit import ImplicitUseDetector
+
+    cwd = Path(inp.cwd) if inp.cwd else env.cwd
+    return ImplicitUseDetector(skills, home=env.home).matches(command, cwd=cwd)
+
+
+def _record_loads(env: Env, inp: HookInput, used: Sequence[Skill], via: str) -> None:
+    if not used:
+        return
+    from skillshelf.select.usage import UsageStore
+
+    store = UsageStore.in_state_dir(env.dirs.state)
+    for skill in used:
+        store.record_load(str(skill.path), turn=_turn_key(inp), project=str(env.project_root), via=via)
+
+
+HANDLERS: dict[str, Callable[[Agent, HookInput, Env, Spawn], str]] = {
+    "UserPromptSubmit": user_prompt_submit,
+    "SessionStart": session_start,
+    "Stop": stop,
+    "SessionEnd": stop,
+    "PostToolUse": post_tool_use,
+    "warm": warm,
+}

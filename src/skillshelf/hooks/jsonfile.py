@@ -1,0 +1,224 @@
+"""skillshelf's entries in an agent's JSON settings: hook groups and the MCP server.
+
+Pure functions from text to text on top of :mod:`.jsonedit`, so everything else in the file
+(other hooks, permissions, comments-free formatting, key order) is left byte for byte. Adding
+is idempotent: an entry already there is left alone, a stale one (an older command path, a
+changed timeout) is replaced. Taking out removes skillshelf's groups (or its handler from a
+group the user shares with their own), then any ``EVENT`` list and ``hooks`` table that this
+emptied, and reports whether the document is left empty (the caller may delete a file it
+created).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from skillshelf.errors import ConfigError
+from skillshelf.hooks import jsonedit
+from skillshelf.hooks.agents import HookSpec, is_our_command
+
+__all__ = [
+    "OurHook",
+    "add_hooks",
+    "is_empty_document",
+    "our_hooks",
+    "remove_hooks",
+    "remove_server",
+    "set_server",
+]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class OurHook:
+    """One skillshelf handler found in a hooks file, with its position (Codex's trust key)."""
+
+    event: str
+    group: int
+    handler: int
+    member: int  # position of the event's list among the members of "hooks"
+    command: str
+    timeout: int | None
+    matcher: str | None
+
+
+def _root(text: str, where: str) -> jsonedit.Node:
+    try:
+        root = jsonedit.parse(text)
+    except jsonedit.JsonEditError as exc:
+        raise ConfigError(
+            f"{where} is not valid JSON ({exc})",
+            hint="fix the JSON by hand (or move the file away), then run setup again",
+            code="HK101",
+        ) from exc
+    if root.kind != "object":
+        raise ConfigError(
+            f"{where} does not hold a JSON object", hint="it should start with '{'", code="HK102"
+        )
+    return root
+
+
+def _table(node: jsonedit.Node | None, where: str, key: str) -> jsonedit.Node | None:
+    if node is not None and node.kind != "object":
+        raise ConfigError(
+            f"{where}: `{key}` is not a JSON object",
+            hint=f"write `{key}` as an object ({{...}}), or move it away, then run setup again",
+            code="HK103",
+        )
+    return node
+
+
+def _handlers(group: jsonedit.Node) -> Sequence[jsonedit.Node]:
+    member = group.member("hooks") if group.kind == "object" else None
+    return member.node.items if member is not None and member.node.kind == "array" else ()
+
+
+def our_hooks(text: str, where: str = "the hooks file") -> list[OurHook]:
+    """Every skillshelf handler in ``text``, in file order."""
+    hooks = _table(_member_node(_root(text, where), "hooks"), where, "hooks")
+    found: list[OurHook] = []
+    for m, event in enumerate(hooks.members if hooks is not None else ()):
+        for g, group in enumerate(event.node.items if event.node.kind == "array" else ()):
+            plain = group.plain()
+            matcher = plain.get("matcher") if isinstance(plain, dict) else None
+            for h, handler in enumerate(_handlers(group)):
+                data = handler.plain()
+                if isinstance(data, dict) and is_our_command(data.get("command")):
+                    timeout = data.get("timeout")
+                    found.append(
+                        OurHook(
+                            event=event.key,
+                            group=g,
+                            handler=h,
+                            member=m,
+                            command=str(data["command"]),
+                            timeout=timeout
+                            if isinstance(timeout, int) and not isinstance(timeout, bool)
+                            else None,
+                            matcher=matcher if isinstance(matcher, str) else None,
+                        )
+                    )
+    return found
+
+
+def _member_node(node: jsonedit.Node, key: str) -> jsonedit.Node | None:
+    member = node.member(key)
+    return member.node if member is not None else None
+
+
+def _matches(hook: OurHook, spec: HookSpec) -> bool:
+    return (
+        hook.event == spec.event
+        and hook.command == spec.command
+        and hook.timeout == spec.timeout
+        and hook.matcher == spec.matcher
+    )
+
+
+Created = tuple[tuple[str, ...], ...]  # JSON paths of the containers an edit created
+
+
+def add_hooks(text: str, specs: Sequence[HookSpec], where: str = "the hooks file") -> tuple[str, Created]:
+    """``text`` with a group for every spec (stale skillshelf entries replaced), and the
+    containers (``("hooks",)``, ``("hooks", EVENT)``) that had to be created for them."""
+    present = our_hooks(text, where)
+    wanted = [s for s in specs if not any(_matches(h, s) for h in present)]
+    stale = [h for h in present if not any(_matches(h, s) for s in specs)]
+    if stale:
+        text = _remove(text, where, keep=lambda hook: hook not in stale, drop=lambda path: False)
+    created: list[tuple[str, ...]] = []
+    for spec in wanted:
+        text, made = _add_group(text, spec, where)
+        created += made
+    return text, tuple(created)
+
+
+def _add_group(text: str, spec: HookSpec, where: str) -> tuple[str, Created]:
+    root = _root(text, where)
+    hooks = _table(_member_node(root, "hooks"), where, "hooks")
+    if hooks is None:
+        made = (("hooks",), ("hooks", spec.event))
+        return jsonedit.add_member(text, root, "hooks", {spec.event: [spec.group()]}), made
+    event = hooks.member(spec.event)
+    if event is None:
+        return jsonedit.add_member(text, hooks, spec.event, [spec.group()]), (("hooks", spec.event),)
+    if event.node.kind != "array":
+        raise ConfigError(
+            f"{where}: hooks.{spec.event} is not a list",
+            hint=f"write hooks.{spec.event} as a list of groups ([...]), then run setup again",
+            code="HK104",
+        )
+    return jsonedit.append_item(text, event.node, spec.group()), ()
+
+
+def remove_hooks(text: str, where: str = "the hooks file", *, created: Created | None = None) -> str:
+    """``text`` without skillshelf's handlers. An event list or ``hooks`` table this empties is
+    taken out too when ``created`` says setup made it (or, with no record, always)."""
+    made = set(created) if created is not None else None
+    return _remove(text, where, keep=lambda hook: False, drop=lambda path: made is None or path in made)
+
+
+def _remove(
+    text: str, where: str, *, keep: Callable[[OurHook], bool], drop: Callable[[tuple[str, ...]], bool]
+) -> str:
+    """Take out our handlers (last first, so earlier offsets stay valid), their groups, and the
+    containers that emptied which ``drop`` allows."""
+    for hook in reversed(our_hooks(text, where)):
+        if keep(hook):
+            continue
+        root = _root(text, where)
+        hooks_at = max(i for i, m in enumerate(root.members) if m.key == "hooks")
+        hooks = root.members[hooks_at].node
+        event = hooks.members[hook.member].node
+        handlers = event.items[hook.group].member("hooks")
+        if handlers is not None and len(handlers.node.items) > 1:
+            text = jsonedit.remove_item(text, handlers.node, hook.handler)
+        elif len(event.items) > 1 or not drop(("hooks", hook.event)):
+            text = jsonedit.remove_item(text, event, hook.group)
+        elif len(hooks.members) > 1 or not drop(("hooks",)):
+            text = jsonedit.remove_member(text, hooks, hook.member)
+        else:
+            text = jsonedit.remove_member(text, root, hooks_at)
+    return text
+
+
+def set_server(
+    text: str, name: str, server: dict[str, object], where: str = "the MCP file"
+) -> tuple[str, Created]:
+    """``text`` with ``mcpServers.<name> = server`` (replacing a different entry of that name),
+    and ``(("mcpServers",),)`` when that table had to be created."""
+    root = _root(text, where)
+    servers = _table(_member_node(root, "mcpServers"), where, "mcpServers")
+    if servers is None:
+        return jsonedit.add_member(text, root, "mcpServers", {name: server}), (("mcpServers",),)
+    current = servers.member(name)
+    if current is not None and current.node.plain() == server:
+        return text, ()
+    if current is not None:
+        return set_server(remove_server(text, name, where, created=()), name, server, where)
+    return jsonedit.add_member(text, servers, name, server), ()
+
+
+def remove_server(
+    text: str, name: str, where: str = "the MCP file", *, created: Created | None = None
+) -> str:
+    """``text`` without ``mcpServers.<name>``; an emptied ``mcpServers`` goes too when setup
+    made it (``created``), or always when there is no record (``None``)."""
+    root = _root(text, where)
+    servers = _table(_member_node(root, "mcpServers"), where, "mcpServers")
+    if servers is None or servers.member(name) is None:
+        return text
+    index = max(i for i, m in enumerate(servers.members) if m.key == name)
+    if len(servers.members) > 1 or (created is not None and ("mcpServers",) not in created):
+        return jsonedit.remove_member(text, servers, index)
+    at = max(i for i, m in enumerate(root.members) if m.key == "mcpServers")
+    return jsonedit.remove_member(text, root, at)
+
+
+def is_empty_document(text: str) -> bool:
+    """True for ``{}`` with nothing but white space around it."""
+    try:
+        root = jsonedit.parse(text)
+    except jsonedit.JsonEditError:
+        return False
+    return root.kind == "object" and not root.members

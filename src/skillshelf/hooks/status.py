@@ -1,0 +1,121 @@
+"""``skillshelf setup --status``: what is installed where, for both agents, and whether the
+agent will run it (Codex's project and hook trust, Claude Code's settings and policy)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from skillshelf.env import Env
+from skillshelf.errors import SkillshelfError
+from skillshelf.hooks import jsonfile, tomlblock
+from skillshelf.hooks.agents import AGENTS, EVENTS, MCP_NAME, Agent, SetupScope, agent_files, hook_specs
+from skillshelf.hooks.claude import MANAGED_DIR, hook_blockers, read_json
+from skillshelf.hooks.codex import codex_config, project_trusted, trust_hash, trust_key, trusted_hashes
+
+__all__ = ["HookStatus", "setup_status"]
+
+_SCOPES: tuple[SetupScope, ...] = ("project", "user")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HookStatus:
+    """skillshelf in one agent at one scope."""
+
+    agent: Agent
+    scope: SetupScope
+    hooks_file: Path
+    events: tuple[str, ...]  # events with a skillshelf hook
+    current: bool  # every event set up, with this installation's command
+    mcp_file: Path
+    mcp: bool
+    runs: bool  # the agent will run the hooks (when any are installed)
+    reasons: tuple[str, ...] = ()  # why not, or what to know
+
+    @property
+    def installed(self) -> bool:
+        return bool(self.events) or self.mcp
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "agent": self.agent,
+            "scope": self.scope,
+            "hooks_file": str(self.hooks_file),
+            "events": list(self.events),
+            "current": self.current,
+            "mcp_file": str(self.mcp_file),
+            "mcp": self.mcp,
+            "runs": self.runs,
+            "reasons": list(self.reasons),
+        }
+
+
+def setup_status(env: Env, *, command: list[str], managed_dir: Path = MANAGED_DIR) -> tuple[HookStatus, ...]:
+    """The state of every agent and scope (project first)."""
+    return tuple(_one(env, agent, scope, command, managed_dir) for agent in AGENTS for scope in _SCOPES)
+
+
+def _ours(path: Path) -> tuple[list[jsonfile.OurHook], str | None]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return [], None
+    except (OSError, UnicodeDecodeError) as exc:
+        return [], f"cannot read {path}: {exc}"
+    try:
+        return jsonfile.our_hooks(text, str(path)), None
+    except SkillshelfError as exc:
+        return [], exc.message
+
+
+def _one(env: Env, agent: Agent, scope: SetupScope, command: list[str], managed_dir: Path) -> HookStatus:
+    files = agent_files(agent, scope, env)
+    hooks, problem = _ours(files.hooks)
+    wanted = {(s.event, s.command, s.timeout, s.matcher) for s in hook_specs(agent, command)}
+    have = {(h.event, h.command, h.timeout, h.matcher) for h in hooks}
+    reasons = [problem] if problem else []
+    if agent == "codex":
+        runs = _codex_runs(env, scope, files.hooks, files.trust or files.mcp, hooks, reasons)
+        mcp = tomlblock.lookup(codex_config(files.mcp), ("mcp_servers", MCP_NAME)) is not None
+    else:
+        blockers = hook_blockers(env, managed_dir=managed_dir)
+        reasons += blockers
+        runs = not blockers
+        servers = read_json(files.mcp).get("mcpServers")
+        mcp = isinstance(servers, dict) and MCP_NAME in servers
+    events = tuple(e for e in EVENTS if any(h.event == e for h in hooks))
+    return HookStatus(
+        agent=agent,
+        scope=scope,
+        hooks_file=files.hooks,
+        events=events,
+        current=wanted <= have,
+        mcp_file=files.mcp,
+        mcp=mcp,
+        runs=runs and bool(events),
+        reasons=tuple(reasons),
+    )
+
+
+def _codex_runs(
+    env: Env,
+    scope: SetupScope,
+    hooks_file: Path,
+    trust_file: Path,
+    hooks: list[jsonfile.OurHook],
+    reasons: list[str],
+) -> bool:
+    config = codex_config(trust_file)
+    runs = True
+    if scope == "project" and hooks and not project_trusted(config, env.project_root):
+        reasons.append(f"Codex does not trust {env.project_root}: it ignores the project's .codex folder")
+        runs = False
+    trusted = trusted_hashes(config)
+    untrusted = [h.event for h in hooks if trusted.get(trust_key(hooks_file, h)) != trust_hash(h)]
+    if untrusted:
+        reasons.append(
+            f"Codex skips untrusted hooks: {', '.join(untrusted)} (run `skillshelf setup codex` again, "
+            "or trust them in Codex's /hooks)"
+        )
+        runs = False
+    return runs

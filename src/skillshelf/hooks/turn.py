@@ -1,0 +1,65 @@
+"""The library calls behind a ``UserPromptSubmit`` answer, in one place.
+
+:func:`prompt_turn` opens the prompt's folder as a :class:`~skillshelf.workspace.Workspace`
+and asks the context pipeline for the per-turn parts exactly as ``skillshelf context`` builds
+them (:func:`skillshelf.context.turn_parts`: the ranked suggestion fragment with its threshold
+and budget, then the skills the prompt mentions). It skips the parts that stay the same across
+turns (instructions, catalog, memory summary): the agent already has its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from skillshelf.env import Env
+from skillshelf.hooks.settings import HookSettings
+
+if TYPE_CHECKING:
+    from skillshelf.context import ContextPart
+    from skillshelf.skills.model import Skill
+
+__all__ = ["PromptTurn", "prompt_turn", "warm_index"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PromptTurn:
+    """The per-turn parts for one prompt and what they were made from."""
+
+    settings: HookSettings  # the config's [hooks] table
+    parts: tuple[ContextPart, ...]  # "suggestions", then "mentioned"
+    mentioned: tuple[Skill, ...]
+
+    def part(self, name: str) -> ContextPart | None:
+        return next((p for p in self.parts if p.name == name), None)
+
+
+def prompt_turn(env: Env, prompt: str) -> PromptTurn:
+    """What ``skillshelf context`` would add for ``prompt`` this turn (the suggestions with the
+    ``[hooks]`` budget, or none when ``hooks.suggestions`` is off).
+
+    Raises:
+        RequiredSkillError: a skill configured as ``required`` is missing or invalid.
+    """
+    from skillshelf.context import ContextOptions, PreparedContext, turn_parts
+    from skillshelf.workspace import Workspace
+
+    options = ContextOptions(instructions=False)
+    workspace = Workspace.open(env, options.workspace_options()).check_required()
+    settings = HookSettings.from_config(workspace.config)
+    options = replace(options, suggestions=settings.suggestions, suggestion_tokens=settings.suggestion_tokens)
+    prepared = PreparedContext(
+        workspace=workspace, options=options, stable=(), catalog_report={}, diagnostics=()
+    )
+    parts, mentioned = turn_parts(prepared, prompt)
+    return PromptTurn(settings=settings, parts=parts, mentioned=mentioned)
+
+
+def warm_index(env: Env) -> None:
+    """Build (or bring up to date) the caches a prompt reads for ``env.cwd``: discovery and
+    the search index. Ranking any words makes the index and writes its cache.
+
+    Raises:
+        RequiredSkillError: a skill configured as ``required`` is missing or invalid.
+    """
+    prompt_turn(env, "warm")

@@ -1,0 +1,78 @@
+"""Shared by the hooks tests: a small project with skills, and hook input as the agents write it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from skillshelf.dirs import UserDirs
+from skillshelf.env import Env
+
+SKILLS = {
+    "pdf-forms": "Fill, flatten and extract fields of PDF forms. Use when a task involves PDF form fields.",
+    "release-notes": "Write release notes from merged pull requests and tags. Use when preparing a release.",
+    "db-migrations": "Plan and write safe database schema migrations with rollbacks.",
+}
+
+
+def write_skill(root: Path, name: str, description: str) -> Path:
+    folder = root / name
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "scripts").mkdir(exist_ok=True)
+    (folder / "SKILL.md").write_text(
+        f"---\nname: {name}\ndescription: {description}\n---\n# {name}\nSTEPS-OF-{name}\n", encoding="utf-8"
+    )
+    return folder / "SKILL.md"
+
+
+def box_dirs(box: Any) -> UserDirs:
+    """skillshelf's folders under the isolated XDG folders: what ``Env.from_os`` finds there, so
+    a hook run in a subprocess and one run here share them."""
+    return UserDirs(
+        cache=box.cache / "skillshelf",
+        data=box.data / "skillshelf",
+        config=box.config / "skillshelf",
+        state=box.state / "skillshelf",
+    )
+
+
+def make_project(box: Any, *, config: str = "") -> Env:
+    """``home/proj`` (a git root) with :data:`SKILLS` in ``.agents/skills`` and an optional user config."""
+    project = box.home / "proj"
+    (project / ".git").mkdir(parents=True)
+    for name, description in SKILLS.items():
+        write_skill(project / ".agents" / "skills", name, description)
+    env = Env.for_test(cwd=project, home=box.home, codex_home=box.codex_home, dirs=box_dirs(box))
+    if config:
+        write_config(env, config)
+    return env
+
+
+def write_config(env: Env, text: str) -> None:
+    """``text`` as the user config layer of ``env``."""
+    env.dirs.config.mkdir(parents=True, exist_ok=True)
+    (env.dirs.config / "config.toml").write_text(text, encoding="utf-8")
+
+
+def hook_input(event: str, env: Env, **fields: Any) -> bytes:
+    """What Claude Code writes on a hook's stdin (Codex's carries ``turn_id`` instead of
+    ``prompt_id`` and a few more fields)."""
+    data = {
+        "session_id": "sess-1",
+        "transcript_path": str(env.home / ".claude" / "projects" / "p" / "sess-1.jsonl"),
+        "cwd": str(env.cwd),
+        "prompt_id": "turn-1",
+        "permission_mode": "default",
+        "hook_event_name": event,
+        **fields,
+    }
+    return json.dumps(data).encode()
+
+
+def context_text(answer: bytes) -> str:
+    """The additionalContext of an answer ("" for the empty answer)."""
+    if not answer:
+        return ""
+    data = json.loads(answer)
+    return str(data["hookSpecificOutput"]["additionalContext"])

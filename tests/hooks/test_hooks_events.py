@@ -1,0 +1,218 @@
+"""What each hook event answers and records, called the way the agents call it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hooks_helpers import SKILLS, context_text, hook_input, make_project, write_config, write_skill
+
+from skillshelf.context import ContextOptions, build_context
+from skillshelf.env import Env
+from skillshelf.hooks import events
+from skillshelf.hooks.payload import parse_input
+from skillshelf.hooks.runner import run_hook
+from skillshelf.memory.layout import project_scope, scope_dir
+from skillshelf.memory.queue import queued
+from skillshelf.select.usage import UsageStore
+
+PDF_PROMPT = "fill in the fields of this PDF form and flatten it"
+
+
+def _ask(env: Env, event: str, agent: str = "claude", **fields: Any) -> Any:
+    return run_hook(agent, event, hook_input(event, env, **fields), env=env, state_dir=env.dirs.state)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("agent", ["codex", "claude"])
+def test_a_prompt_gets_the_suggestion_fragment_naming_the_right_skill(isolated_home: Any, agent: str) -> None:
+    env = make_project(isolated_home)
+    run = _ask(env, "UserPromptSubmit", agent, prompt=PDF_PROMPT)
+    assert run.status == "ok"
+    data = json.loads(run.answer)
+    assert data["hookSpecificOutput"]["hookEventName"] == "UserPromptSubmit"
+    text = data["hookSpecificOutput"]["additionalContext"]
+    first = text.splitlines()[2]
+    assert first.startswith(f"- pdf-forms: {SKILLS['pdf-forms']} (file: ")
+
+
+def test_the_fragment_is_the_one_skillshelf_context_gives(isolated_home: Any) -> None:
+    env = make_project(isolated_home)
+    expected = build_context(env, PDF_PROMPT, ContextOptions(instructions=False)).part("suggestions")
+    assert expected is not None
+    assert context_text(_ask(env, "UserPromptSubmit", prompt=PDF_PROMPT).answer) == expected.text
+
+
+@pytest.mark.parametrize("prompt", ["zqxv wqpl", "", "   "])
+def test_a_prompt_that_fits_no_skill_gets_the_empty_answer(isolated_home: Any, prompt: str) -> None:
+    env = make_project(isolated_home)
+    run = _ask(env, "UserPromptSubmit", prompt=prompt)
+    assert (run.answer, run.status) == (b"", "empty")
+
+
+def test_suggestions_can_be_turned_off_in_the_config(isolated_home: Any) -> None:
+    env = make_project(isolated_home, config="[hooks]\nsuggestions = false\n")
+    assert _ask(env, "UserPromptSubmit", prompt=PDF_PROMPT).answer == b""
+
+
+def test_a_mentioned_skill_the_agent_cannot_load_itself_comes_with_its_body(isolated_home: Any) -> None:
+    env = make_project(isolated_home)
+    for agent, has_body in (
+        ("codex", False),
+        ("claude", True),
+    ):  # .agents/skills is Codex's, not Claude Code's
+        text = context_text(_ask(env, "UserPromptSubmit", agent, prompt="use $release-notes for v2").answer)
+        assert "- release-notes: " in text.splitlines()[2]
+        assert ("STEPS-OF-release-notes" in text) is has_body
+
+
+def test_memory_lines_that_match_the_prompt_are_added_and_others_are_not(isolated_home: Any) -> None:
+    env = make_project(isolated_home)
+    folder = scope_dir(env.dirs.data, project_scope(env.project_root))
+    folder.mkdir(parents=True)
+    (folder / "MEMORY.md").write_text(
+        "# Task Group: forms\n- PDF form fields here are filled with pdftk, never by hand\n"
+        "- the deploy runs on Fridays only\n",
+        encoding="utf-8",
+    )
+    text = context_text(_ask(env, "UserPromptSubmit", prompt=PDF_PROMPT).answer)
+    assert text.endswith(
+        f"{events.MEMORY_INTRO}\n- PDF form fields here are filled with pdftk, never by hand (MEMORY.md:2)"
+    )
+    assert "Fridays" not in text
+    assert events.memory_notes(env, "zqxv wqpl", token_cap=400) == ""
+
+
+def test_each_prompt_records_its_suggestions_and_a_skill_read_in_the_shell_counts_as_used(
+    isolated_home: Any,
+) -> None:
+    env = make_project(isolated_home)
+    _ask(env, "UserPromptSubmit", prompt=PDF_PROMPT)
+    skill = env.cwd / ".agents" / "skills" / "pdf-forms" / "SKILL.md"
+    run = _ask(
+        env, "PostToolUse", tool_name="Bash", tool_input={"command": "cat .agents/skills/pdf-forms/SKILL.md"}
+    )
+    assert run.answer == b""
+    stats = UsageStore.in_state_dir(env.dirs.state).stats()
+    assert stats.turns == 1 and stats.loads == 1 and stats.top_skills == ((str(skill), 1),)
+    assert stats.selectors[0].selector == events.SUGGESTED and stats.selectors[0].hit_rate(1) == 1.0
+
+
+@pytest.mark.parametrize(
+    ("tool", "tool_input", "via"),
+    [
+        ("Bash", {"command": "cd .agents/skills/db-migrations && python3 scripts/plan.py"}, "implicit"),
+        ("Read", {"file_path": "{project}/.agents/skills/db-migrations/SKILL.md"}, "read"),
+        ("Skill", {"skill": "db-migrations"}, "skill"),
+    ],
+)
+def test_skill_use_through_each_tool_is_recorded(
+    isolated_home: Any, tool: str, tool_input: dict[str, str], via: str
+) -> None:
+    env = make_project(isolated_home)
+    filled = {k: v.format(project=env.cwd) for k, v in tool_input.items()}
+    _ask(env, "PostToolUse", "codex" if tool == "Bash" else "claude", tool_name=tool, tool_input=filled)
+    loads = [e for e in UsageStore.in_state_dir(env.dirs.state).events() if e["type"] == "load"]
+    assert [(Path(str(e["path"])).parent.name, e["via"], e["turn"]) for e in loads] == [
+        ("db-migrations", via, "sess-1:turn-1")
+    ]
+
+
+def test_commands_that_use_no_skill_record_nothing(isolated_home: Any) -> None:
+    env = make_project(isolated_home)
+    for command in ("ls -la", "cat README.md", "python scripts/other.py"):
+        _ask(env, "PostToolUse", tool_name="Bash", tool_input={"command": command})
+    _ask(env, "PostToolUse", tool_name="Skill", tool_input={"skill": "no-such-skill"})
+    assert list(UsageStore.in_state_dir(env.dirs.state).events()) == []
+
+
+def test_usage_recording_can_be_turned_off(isolated_home: Any) -> None:
+    env = make_project(isolated_home, config="[hooks]\nusage = false\n")
+    _ask(env, "UserPromptSubmit", prompt=PDF_PROMPT)
+    _ask(env, "PostToolUse", tool_name="Skill", tool_input={"skill": "pdf-forms"})
+    assert list(UsageStore.in_state_dir(env.dirs.state).events()) == []
+
+
+def test_stop_and_session_end_queue_the_transcript_for_the_memory_pipeline(isolated_home: Any) -> None:
+    env = make_project(isolated_home, config='[hooks]\nmemory_run = "off"\n')
+    assert _ask(env, "Stop", "codex", stop_hook_active=False).answer == b""
+    entries = queued(env.dirs.state)
+    assert [(e.path.name, e.agent, e.ended, e.session_id) for e in entries] == [
+        ("sess-1.jsonl", "codex", False, "sess-1")
+    ]
+    _ask(env, "SessionEnd", "codex", reason="other")
+    assert [e.ended for e in queued(env.dirs.state)] == [True]
+
+
+def _memory_summary(box: Any, env: Env) -> None:
+    folder = scope_dir(box.data / "skillshelf", project_scope(env.project_root))
+    folder.mkdir(parents=True)
+    (folder / "memory_summary.md").write_text(
+        "## Preferences\n- tests run with make check\n", encoding="utf-8"
+    )
+
+
+def test_session_start_gives_the_memory_summary(isolated_home: Any) -> None:
+    env = make_project(isolated_home)
+    _memory_summary(isolated_home, env)
+    spawned: list[list[str]] = []
+    inp = parse_input(hook_input("SessionStart", env, source="startup"), "SessionStart")
+    text = events.session_start("claude", inp, env, spawned.append)
+    assert text == f"{events.SUMMARY_INTRO}\n\n## Preferences\n- tests run with make check"
+    assert spawned == []  # nothing queued: no detached memory run
+
+
+def test_codex_gets_no_summary_while_its_own_memories_are_on_unless_asked(isolated_home: Any) -> None:
+    env = make_project(isolated_home)
+    _memory_summary(isolated_home, env)
+    isolated_home.codex_home.mkdir()
+    (isolated_home.codex_home / "config.toml").write_text("[features]\nmemories = true\n", encoding="utf-8")
+    inp = parse_input(hook_input("SessionStart", env, source="startup"), "SessionStart")
+    assert events.session_start("codex", inp, env, lambda args: None) == ""
+    assert events.session_start("claude", inp, env, lambda args: None) != ""
+    write_config(env, '[hooks]\nsession_memory = "on"\n')
+    assert events.session_start("codex", inp, env, lambda args: None).startswith(events.SUMMARY_INTRO)
+
+
+def test_a_queue_with_a_callable_memory_model_starts_a_detached_run(isolated_home: Any) -> None:
+    env = make_project(isolated_home, config='[memory]\nbase_url = "http://127.0.0.1:9/v1"\n')
+    spawned: list[list[str]] = []
+    inp = parse_input(hook_input("SessionEnd", env, reason="other"), "SessionEnd")
+    events.stop("claude", inp, env, spawned.append)
+    assert spawned == [["memory", "run", "--queued", "--phase", "1"]]
+    write_config(env, '[memory]\nbase_url = "http://127.0.0.1:9/v1"\n[hooks]\nmemory_run = "off"\n')
+    events.stop("claude", inp, env, spawned.append)
+    assert len(spawned) == 1
+
+
+def test_a_skill_outside_the_agents_roots_is_named_by_its_path(isolated_home: Any) -> None:
+    env = make_project(isolated_home, config=f'[skills]\nroots = ["{isolated_home.home / "team"}"]\n')
+    path = write_skill(
+        isolated_home.home / "team", "invoice-export", "Export invoices as CSV for accounting."
+    )
+    text = context_text(_ask(env, "UserPromptSubmit", "codex", prompt="export the invoices as csv").answer)
+    assert f"- invoice-export: Export invoices as CSV for accounting. (file: {path})" in text
+
+
+def test_memory_lines_given_to_the_model_count_as_a_use_of_their_session(isolated_home: Any) -> None:
+    from skillshelf.memory.store import SessionRow, open_store
+
+    env = make_project(isolated_home)
+    folder = scope_dir(env.dirs.data, project_scope(env.project_root))
+    (folder / "rollout_summaries").mkdir(parents=True)
+    (folder / "rollout_summaries" / "s.md").write_text(
+        "thread_id: sess-42\n- PDF form fields are filled with pdftk here\n", encoding="utf-8"
+    )
+    with open_store(None, data_dir=env.dirs.data) as store:
+        store.register_sessions(
+            [SessionRow(id="sess-42", source="codex", path="/x.jsonl", cwd="", project="", updated_at_ms=1)],
+            1,
+        )
+        store.execute_for_tests(
+            "INSERT INTO stage1_outputs (session_id, scope, source_updated_at_ms, raw_memory, rollout_summary, "
+            "generated_at_ms) VALUES ('sess-42', 's', 1, 'r', 's', 1)"
+        )
+    assert "pdftk" in events.memory_notes(env, PDF_PROMPT, token_cap=400)
+    with open_store(None, data_dir=env.dirs.data) as store:
+        assert [o.usage_count for o in store.outputs()] == [1]

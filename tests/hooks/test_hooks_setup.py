@@ -1,0 +1,250 @@
+"""`skillshelf setup codex|claude`: what it writes, that it is idempotent, that `--remove` gives
+every file back byte for byte, and what `--status` reports."""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from skillshelf.cli.main import cli
+from skillshelf.env import Env
+from skillshelf.hooks.codex import trust_hash, trust_key
+from skillshelf.hooks.jsonfile import our_hooks
+from skillshelf.hooks.setup import apply_setup, plan_setup
+from skillshelf.hooks.status import setup_status
+
+COMMAND = ["/opt/venv/bin/skillshelf"]
+
+
+def _project(box: Any) -> tuple[Path, Env]:
+    repo = box.home / "repo"
+    (repo / ".git").mkdir(parents=True)
+    return repo, Env.for_test(cwd=repo, home=box.home, codex_home=box.codex_home)
+
+
+def _setup(env: Env, box: Any, agent: str, scope: str = "project", **kw: Any) -> Any:
+    plan = plan_setup(env, agent, scope, command=COMMAND, state_dir=env.dirs.state, **kw)  # type: ignore[arg-type]
+    apply_setup(plan, state_dir=env.dirs.state)
+    return plan
+
+
+def _agents_own(path: Path) -> bool:
+    """Not git's, not skillshelf's own folders: what belongs to the agents and the user."""
+    return ".git" not in path.parts and "skillshelf" not in path.parts
+
+
+def _snapshot(*roots: Path) -> dict[str, bytes]:
+    return {
+        str(p): p.read_bytes()
+        for root in roots
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and _agents_own(p)
+    }
+
+
+def _dirs(*roots: Path) -> list[str]:
+    return sorted(str(p) for root in roots for p in root.rglob("*") if p.is_dir() and _agents_own(p))
+
+
+@pytest.mark.parametrize("scope", ["project", "user"])
+@pytest.mark.parametrize("mcp", [False, True])
+def test_codex_setup_then_remove_leaves_every_file_byte_identical(
+    isolated_home: Any, scope: str, mcp: bool
+) -> None:
+    repo, env = _project(isolated_home)
+    codex = isolated_home.codex_home
+    codex.mkdir()
+    (codex / "config.toml").write_text(
+        f'# my settings\nmodel = "gpt-5"\n\n[projects."{repo}"]\ntrust_level = "trusted"\n', encoding="utf-8"
+    )
+    (codex / "hooks.json").write_text(
+        '{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "bell"}]}]}}'
+    )
+    before, folders = _snapshot(isolated_home.home), _dirs(isolated_home.home)
+
+    plan = _setup(env, isolated_home, "codex", scope, mcp=mcp)
+    hooks_file = repo / ".codex" / "hooks.json" if scope == "project" else codex / "hooks.json"
+    hooks = our_hooks(hooks_file.read_text(encoding="utf-8"))
+    assert sorted(h.event for h in hooks) == [
+        "PostToolUse",
+        "SessionEnd",
+        "SessionStart",
+        "Stop",
+        "UserPromptSubmit",
+    ]
+    stop = next(h for h in hooks if h.event == "Stop")
+    assert stop.group == (
+        1 if scope == "user" else 0
+    )  # after the user's own Stop group: Codex's key counts it
+    state = tomllib.loads((codex / "config.toml").read_text(encoding="utf-8"))["hooks"]["state"]
+    assert {trust_key(hooks_file, h): {"trusted_hash": trust_hash(h)} for h in hooks}.items() <= state.items()
+    mcp_file = repo / ".codex" / "config.toml" if scope == "project" else codex / "config.toml"
+    servers = (
+        tomllib.loads(mcp_file.read_text(encoding="utf-8")).get("mcp_servers", {})
+        if mcp_file.exists()
+        else {}
+    )
+    assert (servers.get("skillshelf") == {"command": COMMAND[0], "args": ["serve"]}) is mcp
+    assert "took out" not in str(plan.to_dict())
+
+    again = plan_setup(env, "codex", scope, command=COMMAND, state_dir=env.dirs.state, mcp=mcp)  # type: ignore[arg-type]
+    assert again.changed == ()
+
+    _setup(env, isolated_home, "codex", scope, remove=True)
+    assert _snapshot(isolated_home.home) == before
+    assert _dirs(isolated_home.home) == folders
+    assert not (env.dirs.state / "setup" / "record.json").exists()
+
+
+@pytest.mark.parametrize("scope", ["project", "user"])
+def test_claude_setup_then_remove_leaves_every_file_byte_identical(isolated_home: Any, scope: str) -> None:
+    repo, env = _project(isolated_home)
+    (repo / ".claude").mkdir()
+    (repo / ".claude" / "settings.json").write_text(
+        '{\n  "permissions": {\n    "allow": []\n  }\n}', encoding="utf-8"
+    )
+    state_file = isolated_home.home / ".claude.json"
+    state_file.write_text(json.dumps({"numStartups": 3, "projects": {}}, indent=2), encoding="utf-8")
+    state_file.chmod(0o600)
+    before, folders = _snapshot(isolated_home.home), _dirs(isolated_home.home)
+
+    _setup(env, isolated_home, "claude", scope, mcp=True)
+    settings = (
+        repo / ".claude" / "settings.json"
+        if scope == "project"
+        else isolated_home.home / ".claude" / "settings.json"
+    )
+    data = json.loads(settings.read_text(encoding="utf-8"))
+    assert sorted(data["hooks"]) == ["PostToolUse", "SessionEnd", "SessionStart", "Stop", "UserPromptSubmit"]
+    mcp_file = repo / ".mcp.json" if scope == "project" else state_file
+    assert json.loads(mcp_file.read_text(encoding="utf-8"))["mcpServers"]["skillshelf"]["args"] == ["serve"]
+    assert state_file.stat().st_mode & 0o777 == 0o600
+
+    _setup(env, isolated_home, "claude", scope, remove=True)
+    assert _snapshot(isolated_home.home) == before
+    assert _dirs(isolated_home.home) == folders
+
+
+def test_remove_keeps_what_the_user_added_to_a_file_setup_created(isolated_home: Any) -> None:
+    repo, env = _project(isolated_home)
+    _setup(env, isolated_home, "claude")
+    settings = repo / ".claude" / "settings.json"
+    data = json.loads(settings.read_text(encoding="utf-8"))
+    data["permissions"] = {"allow": ["Bash(make:*)"]}
+    settings.write_text(json.dumps(data, indent=2), encoding="utf-8")
+    _setup(env, isolated_home, "claude", remove=True)
+    assert json.loads(settings.read_text(encoding="utf-8")) == {"permissions": {"allow": ["Bash(make:*)"]}}
+
+
+def test_dry_run_writes_nothing_and_shows_the_diff(
+    isolated_home: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo, _ = _project(isolated_home)
+    monkeypatch.chdir(repo)
+    result = CliRunner().invoke(cli, ["setup", "claude", "--dry-run"])
+    assert result.exit_code == 0, result.output
+    assert "+++ " + str(repo / ".claude" / "settings.json") in result.output
+    assert '"UserPromptSubmit"' in result.output and "would set up" in result.output
+    assert not (repo / ".claude").exists()
+    again = CliRunner().invoke(cli, ["setup", "claude", "--json"])
+    assert json.loads(again.output)["changes"][0]["action"] == "create"
+    assert "already set up" in CliRunner().invoke(cli, ["setup", "claude"]).output
+
+
+def test_a_broken_settings_file_is_an_error_and_is_left_alone(
+    isolated_home: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo, _ = _project(isolated_home)
+    (repo / ".claude").mkdir()
+    (repo / ".claude" / "settings.json").write_text("{oops", encoding="utf-8")
+    monkeypatch.chdir(repo)
+    result = CliRunner().invoke(cli, ["setup", "claude"])
+    assert result.exit_code == 1 and isinstance(result.exception, Exception)
+    assert getattr(result.exception, "code", None) == "HK101"
+    assert (repo / ".claude" / "settings.json").read_text(encoding="utf-8") == "{oops"
+
+
+def test_status_says_where_skillshelf_is_set_up_and_whether_codex_will_run_it(isolated_home: Any) -> None:
+    repo, env = _project(isolated_home)
+    _setup(env, isolated_home, "codex")
+    _setup(env, isolated_home, "claude", "user")
+    rows = {
+        (r.agent, r.scope): r
+        for r in setup_status(env, command=COMMAND, managed_dir=isolated_home.home / "none")
+    }
+    codex = rows["codex", "project"]
+    assert codex.events and codex.current and not codex.runs
+    assert any("does not trust" in r for r in codex.reasons)  # the project itself is not trusted yet
+    assert rows["claude", "user"].runs and not rows["claude", "project"].installed
+    assert not rows["codex", "user"].installed
+
+    config = isolated_home.codex_home / "config.toml"
+    config.write_text(
+        config.read_text(encoding="utf-8") + f'\n[projects."{repo}"]\ntrust_level = "trusted"\n'
+    )
+    assert _status(env, isolated_home, "codex", "project").runs
+    other = ["/elsewhere/skillshelf"]
+    assert not setup_status(env, command=other, managed_dir=isolated_home.home / "none")[0].current
+
+    hooks_file = repo / ".codex" / "hooks.json"
+    hooks_file.write_text(hooks_file.read_text(encoding="utf-8").replace('"timeout": 10', '"timeout": 11', 1))
+    changed = _status(env, isolated_home, "codex", "project")
+    assert not changed.runs and any("untrusted hooks: SessionStart" in r for r in changed.reasons)
+
+
+def _status(env: Env, box: Any, agent: str, scope: str) -> Any:
+    rows = setup_status(env, command=COMMAND, managed_dir=box.home / "none")
+    return next(r for r in rows if (r.agent, r.scope) == (agent, scope))
+
+
+def test_status_names_the_claude_settings_that_turn_hooks_off(isolated_home: Any) -> None:
+    repo, env = _project(isolated_home)
+    _setup(env, isolated_home, "claude")
+    managed = isolated_home.home / "managed"
+    managed.mkdir()
+    (repo / ".claude" / "settings.local.json").write_text('{"disableAllHooks": true}', encoding="utf-8")
+    row = setup_status(env, command=COMMAND, managed_dir=managed)[2]
+    assert not row.runs and row.reasons == ("disableAllHooks is set in the local settings",)
+    (managed / "managed-settings.json").write_text('{"allowManagedHooksOnly": true}', encoding="utf-8")
+    (repo / ".claude" / "settings.local.json").write_text('{"disableAllHooks": false}', encoding="utf-8")
+    row = setup_status(env, command=COMMAND, managed_dir=managed)[2]
+    assert not row.runs and "allows managed hooks only" in row.reasons[0]
+
+
+def test_setup_status_command_prints_both_agents(isolated_home: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo, _ = _project(isolated_home)
+    monkeypatch.chdir(repo)
+    assert CliRunner().invoke(cli, ["setup", "codex"]).exit_code == 0
+    result = CliRunner().invoke(cli, ["setup", "--status"])
+    assert result.exit_code == 0
+    lines = result.output.splitlines()
+    assert lines[0].startswith("Codex (project): hooks SessionStart") and "does NOT run" in lines[0]
+    assert any(line.startswith("Claude Code (user): not set up") for line in lines)
+    data = json.loads(CliRunner().invoke(cli, ["setup", "--status", "--json"]).output)
+    assert [(r["agent"], r["scope"]) for r in data["status"]] == [
+        ("codex", "project"),
+        ("codex", "user"),
+        ("claude", "project"),
+        ("claude", "user"),
+    ]
+    assert os.environ["HOME"] == str(isolated_home.home)
+
+
+def test_a_settings_file_linked_from_dotfiles_is_edited_where_the_link_points(isolated_home: Any) -> None:
+    repo, env = _project(isolated_home)
+    dotfiles = isolated_home.home / "dotfiles" / "claude-settings.json"
+    dotfiles.parent.mkdir()
+    dotfiles.write_text('{"model": "opus"}\n', encoding="utf-8")
+    link = isolated_home.home / ".claude" / "settings.json"
+    link.parent.mkdir()
+    link.symlink_to(dotfiles)
+    _setup(env, isolated_home, "claude", "user")
+    assert link.is_symlink() and "UserPromptSubmit" in dotfiles.read_text(encoding="utf-8")
+    _setup(env, isolated_home, "claude", "user", remove=True)
+    assert link.is_symlink() and dotfiles.read_text(encoding="utf-8") == '{"model": "opus"}\n'

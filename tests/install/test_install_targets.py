@@ -1,0 +1,152 @@
+"""`install --for`: skills go where the chosen agents read them, recorded in the lock file, and
+`list` says which agents see each installed skill."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from install_helpers import make_env, write_skill
+
+from skillshelf.cli.main import cli
+from skillshelf.env import Env
+from skillshelf.errors import InstallError, UsageError
+from skillshelf.install import install_skill, read_lock, remove_skill, update_skills
+from skillshelf.install.targets import default_target
+from skillshelf.install.visibility import agents_seeing
+from skillshelf.skills.discover import discover_in
+from testkit import IsolatedHome
+
+
+def test_for_all_puts_one_copy_where_codex_reads_and_links_it_where_claude_code_reads(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
+    env = make_env(tmp_path, isolated_home.home)
+    src = write_skill(tmp_path / "src" / "weekly-report", "weekly-report", body="v1")
+    result = install_skill(str(src), env=env, target="all")
+    codex_copy = isolated_home.home / ".agents" / "skills" / "weekly-report"
+    link = isolated_home.home / ".claude" / "skills" / "weekly-report"
+    assert result.path == codex_copy and codex_copy.is_dir() and not codex_copy.is_symlink()
+    assert link.is_symlink() and Path(os.readlink(link)) == codex_copy
+    entry = read_lock(codex_copy.parent).get("weekly-report")
+    assert entry is not None and entry.agents == ("codex", "claude") and entry.links == (str(link),)
+    assert read_lock(link.parent).entries == {}
+
+    write_skill(src, "weekly-report", body="v2")
+    assert [r.status for r in update_skills(env=env)] == ["updated"]
+    assert link.is_symlink() and "v2" in (link / "SKILL.md").read_text(encoding="utf-8")
+    assert read_lock(codex_copy.parent).get("weekly-report").links == (str(link),)  # type: ignore[union-attr]
+
+    remove_skill("weekly-report", env=env)
+    assert not codex_copy.exists() and not link.is_symlink() and not link.exists()
+
+
+def test_project_installs_link_relatively_so_the_pair_can_be_committed(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
+    project = tmp_path / "proj"
+    (project / ".git").mkdir(parents=True)
+    env = make_env(tmp_path, isolated_home.home, cwd=project)
+    src = write_skill(tmp_path / "src" / "release", "release")
+    install_skill(str(src), env=env, scope="project", target="all")
+    link = project / ".claude" / "skills" / "release"
+    assert os.readlink(link) == os.path.join("..", "..", ".agents", "skills", "release")
+    assert (link / "SKILL.md").is_file()
+
+
+def test_for_claude_installs_one_level_deep_in_claude_codes_folder(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
+    env = make_env(tmp_path, isolated_home.home)
+    src = write_skill(tmp_path / "src" / "pdf-tools", "pdf-tools")
+    result = install_skill(str(src), env=env, target="claude")
+    assert result.path == isolated_home.home / ".claude" / "skills" / "pdf-tools"
+    assert read_lock(result.path.parent).get("pdf-tools").agents == ("claude",)  # type: ignore[union-attr]
+    assert not (isolated_home.home / ".agents").exists()
+
+
+def test_a_folder_in_the_way_of_the_link_stops_the_install_before_anything_changes(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
+    env = make_env(tmp_path, isolated_home.home)
+    write_skill(isolated_home.home / ".claude" / "skills" / "tool", "tool", body="the user's own")
+    src = write_skill(tmp_path / "src" / "tool", "tool")
+    with pytest.raises(InstallError) as caught:
+        install_skill(str(src), env=env, target="all")
+    assert caught.value.code == "IS308"
+    assert not (isolated_home.home / ".agents" / "skills" / "tool").exists()
+    assert "the user's own" in (isolated_home.home / ".claude" / "skills" / "tool" / "SKILL.md").read_text(
+        encoding="utf-8"
+    )
+
+
+def test_skillshelfs_own_folder_has_no_project_scope(tmp_path: Path, isolated_home: IsolatedHome) -> None:
+    env = make_env(tmp_path, isolated_home.home)
+    src = write_skill(tmp_path / "src" / "x-skill", "x-skill")
+    with pytest.raises(UsageError):
+        install_skill(str(src), env=env, scope="project", target="skillshelf")
+
+
+def test_the_default_follows_the_config_then_the_agents_found_here(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
+    env = Env.for_test(cwd=tmp_path, home=isolated_home.home)
+    empty_path = dataclasses.replace(env, environ={"PATH": str(tmp_path / "nobin")})
+    assert default_target(empty_path) == "codex"
+    (isolated_home.home / ".claude").mkdir()
+    assert default_target(empty_path) == "claude"
+    env.codex_home.mkdir()
+    assert default_target(empty_path) == "all"
+    assert default_target(empty_path, "codex") == "codex"
+
+
+def test_install_uses_install_agents_from_the_config(tmp_path: Path, isolated_home: IsolatedHome) -> None:
+    (isolated_home.config / "skillshelf").mkdir(parents=True)
+    (isolated_home.config / "skillshelf" / "config.toml").write_text(
+        '[install]\nagents = "claude"\n', encoding="utf-8"
+    )
+    env = make_env(tmp_path, isolated_home.home)
+    result = install_skill(str(write_skill(tmp_path / "src" / "a-skill", "a-skill")), env=env)
+    assert result.path.parent == isolated_home.home / ".claude" / "skills"
+
+
+def test_which_agents_see_a_skill_follows_their_reading_rules(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
+    project = tmp_path / "proj"
+    (project / ".git").mkdir(parents=True)
+    env = Env.for_test(cwd=project, home=isolated_home.home)
+    both = write_skill(project / ".agents" / "skills" / "both", "both")
+    (project / ".claude" / "skills").mkdir(parents=True)
+    (project / ".claude" / "skills" / "both").symlink_to(both, target_is_directory=True)
+    write_skill(project / ".claude" / "skills" / "mine", "mine")
+    write_skill(
+        project / ".claude" / "skills" / "group" / "nested", "nested"
+    )  # Claude Code reads one level only
+    write_skill(tmp_path / "elsewhere" / "extra", "extra")
+    skills = discover_in(
+        [project / ".agents" / "skills", project / ".claude" / "skills", tmp_path / "elsewhere"]
+    ).skills
+    seen = {s.name: agents for s, agents in zip(skills, agents_seeing(env, skills).values(), strict=True)}
+    assert seen == {"both": ("codex", "claude"), "mine": ("claude",), "nested": (), "extra": ()}
+
+
+def test_install_and_list_say_which_agents_read_the_skill(
+    tmp_path: Path, isolated_home: IsolatedHome, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source = write_skill(tmp_path / "pkg" / "weekly-report", "weekly-report")
+    monkeypatch.chdir(tmp_path)
+    done = CliRunner().invoke(cli, ["install", str(source), "--for", "all"])
+    assert done.exit_code == 0, done.output
+    assert f"-> {isolated_home.home / '.claude' / 'skills' / 'weekly-report'} (link)" in done.output
+    assert "read by Codex and Claude Code" in done.output
+    listed = json.loads(CliRunner().invoke(cli, ["list", "--json", "--no-builtin"]).output)
+    (entry,) = [s for s in listed if s["name"] == "weekly-report"]
+    assert entry["installed"]["agents"] == ["codex", "claude"]
+    monkeypatch.setenv("COLUMNS", "2000")
+    table = CliRunner().invoke(cli, ["list", "--no-builtin"]).output
+    assert "seen by Codex, Claude Code" in table
