@@ -112,7 +112,12 @@ def turn_parts(prepared: PreparedContext, task: str) -> tuple[tuple[ContextPart,
     parts: list[ContextPart] = []
     if prepared.options.suggestions and task.strip():
         parts += suggestions_part(
-            prepared.skills, task, mentioned, prepared.options, cache_dir=prepared.workspace.index_cache_dir
+            prepared.skills,
+            task,
+            mentioned,
+            prepared.options,
+            cache_dir=prepared.workspace.index_cache_dir,
+            config=prepared.config,
         )
     parts += mentioned_part(mentioned)
     return tuple(p for p in parts if p.text), mentioned

@@ -135,19 +135,22 @@ def suggestions_part(
     options: ContextOptions,
     *,
     cache_dir: Path | None = None,
+    config: Config | None = None,
 ) -> list[ContextPart]:
-    """Per-turn: the skills most relevant to ``task`` (never manual or already pinned); the
-    index is cached under ``cache_dir`` (``Workspace.index_cache_dir``)."""
-    from skillshelf.select.index import SkillIndex
+    """Per-turn: the skills the ranking suggests for ``task`` (never manual or already pinned),
+    the same ranking as `skillshelf search` (:func:`skillshelf.select.ranking.shared_ranker`);
+    the index is cached under ``cache_dir`` (``Workspace.index_cache_dir``)."""
+    from skillshelf.select.ranking import RankingSettings, shared_ranker
     from skillshelf.select.suggest import suggestion_fragment
 
     excluded = {s.path for s in (*skills.manual, *skills.pinned)}
     candidates = [s for s in (*skills.listed, *skills.name_only) if s.path not in excluded]
     if not candidates:
         return []
-    index = SkillIndex.build(candidates, cache_dir=cache_dir)
+    settings = RankingSettings.from_config(config.get) if config is not None else RankingSettings()
+    ranker = shared_ranker(candidates, cache_dir=cache_dir, settings=settings)
     suggestions = suggestion_fragment(
-        index, task, budget_tokens=options.suggestion_tokens, mentioned=mentioned
+        ranker, task, budget_tokens=options.suggestion_tokens, mentioned=mentioned
     )
     if not suggestions.text:
         return []

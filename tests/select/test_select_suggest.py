@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from skillshelf.select.docs import SkillDoc
 from skillshelf.select.index import SkillIndex
+from skillshelf.select.ranking import Ranker, RankingSettings
 from skillshelf.select.suggest import (
     CatalogState,
     catalog_update,
@@ -32,6 +33,11 @@ def skills(skill_root: Path, discover: Callable[[Path], tuple[Skill, ...]]) -> t
     return discover(skill_root)
 
 
+def _open(index: SkillIndex) -> Ranker:
+    """The default ranking over ``index`` suggesting whatever ranks (no confidence threshold)."""
+    return Ranker(index, settings=RankingSettings(min_confidence=0.0))
+
+
 def _named(skills: tuple[Skill, ...], name: str) -> Skill:
     return next(s for s in skills if s.name == name)
 
@@ -45,7 +51,7 @@ def test_stable_catalog_text_does_not_change_when_only_the_task_changes(skills: 
         update = catalog_update(state, stable_catalog(skills, default_budget(200_000)).text)
         emitted.append(update.emit)
         state = update.state
-        fragments.append(suggestion_fragment(index, task, budget_tokens=500).text)
+        fragments.append(suggestion_fragment(_open(index), task, budget_tokens=500).text)
     assert emitted == [True, False, False]
     assert len(set(fragments)) == len(TASKS)  # only the per-turn part follows the task
 
@@ -75,7 +81,7 @@ def test_catalog_text_does_not_depend_on_input_order(skills: tuple[Skill, ...]) 
 def test_fragment_lists_the_best_skill_with_its_full_description_and_path(skills: tuple[Skill, ...]) -> None:
     index = SkillIndex.build(skills)
     pdf = _named(skills, "pdf-tools")
-    result = suggestion_fragment(index, "merge two pdf files into one", budget_tokens=1000)
+    result = suggestion_fragment(_open(index), "merge two pdf files into one", budget_tokens=1000)
     assert result.skills[0] == pdf
     assert f"- pdf-tools: {pdf.description} (file: {pdf.path})" in result.text
     assert result.text.startswith("<skill_suggestions>") and result.text.endswith("</skill_suggestions>")
@@ -84,7 +90,9 @@ def test_fragment_lists_the_best_skill_with_its_full_description_and_path(skills
 def test_mentions_come_first_then_ranked_skills_without_repeats(skills: tuple[Skill, ...]) -> None:
     index = SkillIndex.build(skills)
     git = _named(skills, "git-release")
-    result = suggestion_fragment(index, "merge two pdf files", budget_tokens=1000, mentioned=[git, git])
+    result = suggestion_fragment(
+        _open(index), "merge two pdf files", budget_tokens=1000, mentioned=[git, git]
+    )
     assert result.skills[0] == git and result.mentioned == 1
     assert result.skills[1].name == "pdf-tools"
     assert len({s.path for s in result.skills}) == len(result.skills)
@@ -97,29 +105,29 @@ def test_manual_skills_only_when_mentioned_pinned_never_repeated_disabled_never(
     pdf, video, flaky = (_named(skills, n) for n in ("pdf-tools", "video-editing", "flaky-tests"))
     task = "merge pdf files, trim the video, fix flaky pytest tests"
     result = suggestion_fragment(
-        index, task, budget_tokens=2000, manual=[pdf], pinned=[video], disabled=[flaky]
+        _open(index), task, budget_tokens=2000, manual=[pdf], pinned=[video], disabled=[flaky]
     )
     names = {s.name for s in result.skills}
     assert names.isdisjoint({"pdf-tools", "video-editing", "flaky-tests"})
     mentioned = suggestion_fragment(
-        index, task, budget_tokens=2000, manual=[pdf], mentioned=[pdf], disabled=[pdf]
+        _open(index), task, budget_tokens=2000, manual=[pdf], mentioned=[pdf], disabled=[pdf]
     )
     assert pdf not in mentioned.skills  # disabled wins over a mention
-    allowed = suggestion_fragment(index, task, budget_tokens=2000, manual=[pdf], mentioned=[pdf])
+    allowed = suggestion_fragment(_open(index), task, budget_tokens=2000, manual=[pdf], mentioned=[pdf])
     assert allowed.skills[0] == pdf
 
 
 def test_nothing_to_suggest_gives_empty_text(skills: tuple[Skill, ...]) -> None:
     index = SkillIndex.build(skills)
-    assert suggestion_fragment(index, "qwertyuiop zxcvbnm", budget_tokens=1000).text == ""
-    assert suggestion_fragment(index, "merge pdf", budget_tokens=5).text == ""
+    assert suggestion_fragment(_open(index), "qwertyuiop zxcvbnm", budget_tokens=1000).text == ""
+    assert suggestion_fragment(_open(index), "merge pdf", budget_tokens=5).text == ""
 
 
 @settings(max_examples=40, deadline=None)
 @given(budget=st.integers(min_value=0, max_value=600), task=st.sampled_from(TASKS))
 def test_fragment_never_exceeds_its_budget(budget: int, task: str) -> None:
     index = _sample_index()
-    result = suggestion_fragment(index, task, budget_tokens=budget)
+    result = suggestion_fragment(_open(index), task, budget_tokens=budget)
     if result.text:
         assert approx_tokens(result.text) <= budget
         assert result.tokens == approx_tokens(result.text)

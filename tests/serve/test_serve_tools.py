@@ -218,13 +218,13 @@ def test_name_enum_is_refused_for_a_large_library(tools: SkillTools) -> None:
     assert info.value.code == "SV400"
 
 
-def test_search_ranks_with_the_installed_models_only_when_asked(tmp_path: Path) -> None:
+def test_search_ranks_with_the_installed_models_unless_told_not_to(tmp_path: Path) -> None:
     from skillshelf.select.semantic import any_model_available
 
     if not any_model_available():
         missing("no embedding model is installed (skillshelf[semantic] or [wordllama])")
     skills = discover_in([make_skill_tree(tmp_path)]).skills
-    plain, with_models = SkillTools(skills), SkillTools(skills, semantic=True)
+    plain, with_models = SkillTools(skills, semantic=False), SkillTools(skills)
     for library in (plain, with_models):
         found = library.dispatch("search_skills", {"query": "fill in the fields of an official form"})
         assert found.data["results"][0]["name"] == "pdf-forms"

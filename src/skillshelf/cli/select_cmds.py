@@ -14,6 +14,7 @@ from skillshelf.env import Env
 
 if TYPE_CHECKING:
     from skillshelf.select.evaluate import EvalReport
+    from skillshelf.select.ranking import RankingSettings
     from skillshelf.skills.model import Skill
 
 __all__ = ["eval_cmd", "search", "stats"]
@@ -28,16 +29,19 @@ _SEMANTIC = click.option(
 
 def _loadable_skills(
     env: Env, roots: Sequence[Path], no_builtin: bool, no_cache: bool
-) -> tuple[tuple[Skill, ...], Path | None]:
-    """Every skill visible from here that is not disabled by config, and where the search index is
-    cached (the folder `context`, the agent and `serve` use; None with --no-cache)."""
+) -> tuple[tuple[Skill, ...], Path | None, RankingSettings]:
+    """Every skill visible from here that is not disabled by config, where the search index is
+    cached (the folder `context`, the agent and `serve` use; None with --no-cache), and the
+    ranking settings from config (`[select]`)."""
+    from skillshelf.select.ranking import RankingSettings
     from skillshelf.workspace import Workspace, WorkspaceOptions
 
     options = WorkspaceOptions(
         extra_roots=tuple(p.absolute() for p in roots), include_builtin=not no_builtin, use_cache=not no_cache
     )
     workspace = Workspace.open(env, options)
-    return workspace.skills.loadable, workspace.index_cache_dir
+    settings = RankingSettings.from_config(workspace.config.get)
+    return workspace.skills.loadable, workspace.index_cache_dir, settings
 
 
 @click.command("search")
@@ -61,18 +65,26 @@ def search(
     no_builtin: bool,
     no_cache: bool,
 ) -> None:
-    """Rank the skills found here against QUERY (best first)."""
+    """Rank the skills found here against QUERY (best first).
+
+    The default ranking is the one `context`, the agent and the MCP server use, with the same
+    models and threshold: skills marked `*` are the ones the model would be shown for QUERY
+    (none when the confidence is below `[select] min_confidence`)."""
     from skillshelf.select.service import search as run_search
-    from skillshelf.select.usage import UsageStore
     from skillshelf.skills.load import UNTRUSTED_TAG
 
     env = Env.from_os()
     with working("Finding skills") as step:
-        skills, cache_dir = _loadable_skills(env, roots, no_builtin, no_cache)
+        skills, cache_dir, settings = _loadable_skills(env, roots, no_builtin, no_cache)
         step(f"Ranking {len(skills):,} skills (a first search builds their index)")
-        prior = UsageStore.in_state_dir(env.dirs.state).prior(project=str(env.project_root))
         result = run_search(
-            skills, query, top=top, selector=selector, cache_dir=cache_dir, usage=prior, semantic=semantic
+            skills,
+            query,
+            top=top,
+            selector=selector,
+            cache_dir=cache_dir,
+            semantic=semantic,
+            settings=settings,
         )
     if as_json:
         echo_json(result.to_dict())
@@ -85,10 +97,17 @@ def search(
         return
     from rich.table import Table
 
+    confidence = ""
+    if result.confidence is not None and result.min_confidence is not None:
+        confidence = f"; confidence {result.confidence:.2f} (threshold {result.min_confidence:.2f}): " + (
+            f"* = suggested to the model ({len(result.suggested)})"
+            if result.suggested
+            else "nothing suggested"
+        )
     table = Table(
         title=literal(
             f"{selector}{''.join(f' + {m}' for m in result.models)}: {len(result.ranked)} of "
-            f"{result.index.documents} skills"
+            f"{result.index.documents} skills{confidence}"
         ),
         title_justify="left",
     )
@@ -98,7 +117,10 @@ def search(
         desc = r.doc.description if len(r.doc.description) <= 160 else r.doc.description[:157] + "..."
         if r.doc.skill is not None and not r.doc.skill.trusted:
             desc = f"{UNTRUSTED_TAG} {desc}"
-        table.add_row(str(r.rank), literal(r.doc.name), f"{r.score:.3f}", literal(desc), literal(r.doc.key))
+        mark = "*" if r.doc.key in result.suggested else ""
+        table.add_row(
+            f"{r.rank}{mark}", literal(r.doc.name), f"{r.score:.3f}", literal(desc), literal(r.doc.key)
+        )
     stdout_console().print(table)
 
 
@@ -121,6 +143,15 @@ def _print_eval(report: EvalReport) -> None:
             f"{r.p99_ms:.2f}",
         )
     stdout_console().print(table)
+    for o in report.outcomes:
+        status = "PASS" if o.passed else "FAIL"
+        why = [f"rank {o.rank}"] if o.rank else []
+        if o.missed:
+            why.append(f"no relevant skill in the top {report.k}")
+        why += [f"should not trigger: {t}" for t in o.false_triggers]
+        text = o.query if len(o.query) <= 70 else o.query[:67] + "..."
+        click.echo(f"{status} line {o.line}: {printable(text)}" + (f" ({'; '.join(why)})" if why else ""))
+    click.echo(report.summary())
     if report.unknown_relevant:
         shown = printable(", ".join(report.unknown_relevant[:5]))
         click.echo(
@@ -136,7 +167,8 @@ def _print_eval(report: EvalReport) -> None:
     "queries_file",
     required=True,
     type=click.Path(path_type=Path, dir_okay=False),
-    help='JSON lines: {"query": ..., "relevant": [skill folders or tool ids]}.',
+    help='JSON lines: {"query": ..., "relevant": [...], "not_relevant": [...]}; skill folders (absolute '
+    "or relative to the file) or tool ids.",
 )
 @click.option(
     "--root",
@@ -156,6 +188,14 @@ def _print_eval(report: EvalReport) -> None:
     "--top", type=click.IntRange(min=1), default=10, show_default=True, help="Length of each ranked list."
 )
 @click.option(
+    "--k",
+    "k",
+    type=click.IntRange(min=1),
+    default=5,
+    show_default=True,
+    help="A query passes when a relevant skill ranks in the top K and no not_relevant one does.",
+)
+@click.option(
     "--json", "as_json", is_flag=True, help="Print the metrics and every query's ranked list as JSON."
 )
 @_SEMANTIC
@@ -165,10 +205,26 @@ def eval_cmd(
     tools_file: Path | None,
     selector: str,
     top: int,
+    k: int,
     as_json: bool,
     semantic: bool | None,
 ) -> None:
-    """Measure skill selection on a query file: recall@1/5, MRR@10, nDCG@10, latency."""
+    """Check when skills trigger: run a query file and list each query as PASS or FAIL.
+
+    Each line of the file is {"query": "...", "relevant": [...], "not_relevant": [...]}:
+    requests that should pick one of the `relevant` skills (a miss fails) and must not pick
+    the `not_relevant` ones (a false trigger fails). Skill paths are folders (or SKILL.md
+    files), absolute or relative to the query file; a path that names no skill is an error.
+    Example, beside a skill in skills/pdf-tools:
+
+    \b
+      {"query": "merge these two PDFs", "relevant": ["pdf-tools"]}
+      {"query": "resize a PNG", "not_relevant": ["pdf-tools"]}
+      skillshelf eval --queries skills/evals.jsonl --root skills --selector default
+
+    With `--selector default` a query below the confidence threshold triggers nothing (the
+    model would be shown no suggestion). Prints recall@1/5, MRR@10, nDCG@10 and latency per
+    selector, then each query and a summary line. Exit status 1 when any query fails."""
     from skillshelf.errors import UsageError
     from skillshelf.select.service import evaluate_file
 
@@ -191,12 +247,20 @@ def eval_cmd(
             skills = discover_in([r.absolute() for r in roots]).skills
         step(f"Ranking every query with selector {selector!r}")
         report = evaluate_file(
-            queries_file, skills=skills, tools_file=tools_file, selector=selector, top=top, semantic=semantic
+            queries_file,
+            skills=skills,
+            tools_file=tools_file,
+            selector=selector,
+            top=top,
+            k=k,
+            semantic=semantic,
         )
     if as_json:
         echo_json(report.to_dict())
     else:
         _print_eval(report)
+    if report.failed:
+        raise SystemExit(1)
 
 
 @click.command("stats")

@@ -76,7 +76,14 @@ SCHEMA = _table(
         max_context_tokens=_int(0),
     ),
     instructions=_table(profile=_choice("codex", "claude"), max_bytes=_int(0), fallback_filenames=STR_LIST),
-    select=_table(selector=STR, top_k=_int(1), suggest_tokens=_int(0), cache_dir=PATH),
+    select=_table(
+        selector=STR,
+        top_k=_int(1),
+        suggest_tokens=_int(0),
+        cache_dir=PATH,
+        min_confidence=_int(0),
+        max_suggestions=_int(0),
+    ),
     install=_table(dir=PATH, scope=_choice("user", "project"), agents=_choice("codex", "claude", "all")),
     hooks=_table(
         suggestions=BOOL,

@@ -13,3 +13,20 @@
 
 Nothing heavy is imported here: a hook process loads only what its event needs.
 """
+
+__all__ = [
+    "agents",
+    "answer",
+    "claude",
+    "codex",
+    "events",
+    "jsonedit",
+    "jsonfile",
+    "payload",
+    "runner",
+    "settings",
+    "setup",
+    "status",
+    "tomlblock",
+    "turn",
+]

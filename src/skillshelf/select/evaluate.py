@@ -9,10 +9,17 @@ false triggers instead of recall.
 Metrics per selector: recall@1 and recall@5 (share of the relevant entries found in the top
 k), hit@5 (at least one found), MRR@10, nDCG@10 (binary gains), false-trigger rate@5 over the
 negative lines, and ranking latency p50/p99.
+
+Each query also passes or fails (:class:`QueryOutcome`, judged on the first selector of the
+run, ``default`` with ``--selector all``): it fails when none of its ``relevant`` skills is
+among the first ``k`` (a miss) or one of its ``not_relevant`` skills is (a false trigger).
+For the ``default`` selector a request below the confidence threshold triggers nothing, as the
+model is then shown no suggestion.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import time
@@ -27,11 +34,14 @@ from skillshelf.select.index import SkillIndex
 __all__ = [
     "EvalQuery",
     "EvalReport",
+    "QueryOutcome",
+    "RankFn",
     "SelectorResult",
     "doc_key",
     "load_queries",
     "load_tools",
     "ndcg_at",
+    "outcome",
     "recall_at",
     "reciprocal_rank",
     "run_eval",
@@ -87,16 +97,23 @@ def _str_list(value: object, path: Path, line: int, key: str) -> list[str]:
     return list(value)
 
 
-def _skill_key(entry: str, base: Path) -> str:
+def _skill_key(entry: str, base: Path, where: str) -> str:
     p = Path(entry).expanduser()
     if not p.is_absolute():
         p = base / p
     if p.name.lower() == "skill.md":
         p = p.parent
     try:
-        return str(p.resolve())
+        p = p.resolve()
     except OSError:
-        return str(p.absolute())
+        p = p.absolute()
+    if not (p / "SKILL.md").is_file():
+        raise UsageError(
+            f"{where}: {entry!r} names no skill folder ({p} holds no SKILL.md)",
+            hint="skill paths are absolute or relative to the query file's folder",
+            code="SE306",
+        )
+    return str(p)
 
 
 def load_queries(path: Path, *, tools: bool) -> tuple[EvalQuery, ...]:
@@ -112,7 +129,9 @@ def load_queries(path: Path, *, tools: bool) -> tuple[EvalQuery, ...]:
             )
         rel = _str_list(obj.get("relevant"), path, n, "relevant")
         neg = _str_list(obj.get("not_relevant"), path, n, "not_relevant")
-        norm: Callable[[str], str] = (lambda s: s) if tools else (lambda s: _skill_key(s, path.parent))
+        norm: Callable[[str], str] = (
+            (lambda s: s) if tools else functools.partial(_skill_key, base=path.parent, where=f"{path}:{n}")
+        )
         queries.append(
             EvalQuery(
                 line=n,
@@ -213,6 +232,45 @@ class SelectorResult:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class QueryOutcome:
+    """Whether one query passed: a ``relevant`` skill in the first ``k`` (``rank`` is the best
+    one's, None when missed) and no ``not_relevant`` one there (``false_triggers``)."""
+
+    line: int
+    query: str
+    rank: int | None
+    missed: bool
+    false_triggers: tuple[str, ...] = ()
+
+    @property
+    def passed(self) -> bool:
+        return not self.missed and not self.false_triggers
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "line": self.line,
+            "query": self.query,
+            "passed": self.passed,
+            "rank": self.rank,
+            "missed": self.missed,
+            "false_triggers": list(self.false_triggers),
+        }
+
+
+def outcome(q: EvalQuery, keys: Sequence[str], k: int, triggered: bool) -> QueryOutcome:
+    """Judge one query on its ranked ``keys``; ``triggered`` False: nothing would be shown."""
+    shown = list(keys[:k]) if triggered else []
+    rank = next((i + 1 for i, key in enumerate(shown) if key in set(q.relevant)), None)
+    return QueryOutcome(
+        line=q.line,
+        query=q.query,
+        rank=rank,
+        missed=bool(q.relevant) and rank is None,
+        false_triggers=tuple(key for key in shown if key in set(q.not_relevant)),
+    )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class EvalReport:
     """Every selector's result, plus the queries (for per-query output) and the index size."""
 
@@ -220,12 +278,38 @@ class EvalReport:
     queries: tuple[EvalQuery, ...]
     documents: int
     unknown_relevant: tuple[str, ...] = ()
+    outcomes: tuple[QueryOutcome, ...] = ()
+    judged: str = ""  # the selector the outcomes are of
+    k: int = 5
+
+    @property
+    def failed(self) -> tuple[QueryOutcome, ...]:
+        return tuple(o for o in self.outcomes if not o.passed)
+
+    def summary(self) -> str:
+        missed = sum(o.missed for o in self.outcomes)
+        false = sum(bool(o.false_triggers) for o in self.outcomes)
+        return (
+            f"{self.judged}: {len(self.outcomes) - len(self.failed)} of {len(self.outcomes)} queries passed "
+            f"(top {self.k}); {missed} missed, {false} false trigger(s)"
+        )
 
     def to_dict(self) -> dict[str, object]:
         return {
             "documents": self.documents,
+            "judged": self.judged,
+            "k": self.k,
+            "passed": not self.failed,
+            "summary": self.summary(),
+            "outcomes": [o.to_dict() for o in self.outcomes],
             "queries": [
-                {"line": q.line, "query": q.query, "relevant": list(q.relevant)} for q in self.queries
+                {
+                    "line": q.line,
+                    "query": q.query,
+                    "relevant": list(q.relevant),
+                    "not_relevant": list(q.not_relevant),
+                }
+                for q in self.queries
             ],
             "unknown_relevant": list(self.unknown_relevant),
             "selectors": [r.to_dict() for r in self.results],
@@ -243,35 +327,44 @@ def _mean(values: list[float]) -> float:
     return sum(values) / len(values) if values else 0.0
 
 
+RankFn = Callable[[SkillIndex, str, int, str], tuple[list[SkillDoc], bool]]
+"""``(index, query, depth, selector) -> (ranked documents, whether anything would be shown)``."""
+
+
 def run_eval(
     index: SkillIndex,
     queries: Sequence[EvalQuery],
     selectors: Sequence[str],
     *,
     top: int = 10,
-    rank_fn: Callable[[SkillIndex, str, int, str], list[SkillDoc]] | None = None,
+    k: int = 5,
+    rank_fn: RankFn | None = None,
 ) -> EvalReport:
-    """Rank every query with every selector and compute the metrics."""
+    """Rank every query with every selector, compute the metrics, and judge each query on the
+    first selector (see the module docstring)."""
     from skillshelf.select import rank_docs
 
-    def default_rank(ix: SkillIndex, q: str, k: int, sel: str) -> list[SkillDoc]:
-        return [r.doc for r in rank_docs(ix, q, top_k=k, selector=sel)]
+    def default_rank(ix: SkillIndex, q: str, depth: int, sel: str) -> tuple[list[SkillDoc], bool]:
+        return [r.doc for r in rank_docs(ix, q, top_k=depth, selector=sel)], True
 
     ranker = rank_fn or default_rank
     known = {doc_key(d) for d in index.docs}
     unknown = sorted({r for q in queries for r in (*q.relevant, *q.not_relevant) if r not in known})
-    depth = max(top, 10)
+    depth = max(top, 10, k)
     results = []
-    for sel in selectors:
+    outcomes: list[QueryOutcome] = []
+    for n, sel in enumerate(selectors):
         ranked_all: list[tuple[str, ...]] = []
         times: list[float] = []
         r1, r5, h5, mrr, ndcg, false5 = [], [], [], [], [], []
         for q in queries:
             start = time.perf_counter()
-            docs = ranker(index, q.query, depth, sel)
+            docs, shown = ranker(index, q.query, depth, sel)
             times.append((time.perf_counter() - start) * 1000)
             keys = tuple(doc_key(d) for d in docs)
             ranked_all.append(keys[:top])
+            if n == 0:
+                outcomes.append(outcome(q, keys, k, shown))
             if q.relevant:
                 r1.append(recall_at(keys, q.relevant, 1))
                 r5.append(recall_at(keys, q.relevant, 5))
@@ -297,5 +390,11 @@ def run_eval(
             )
         )
     return EvalReport(
-        results=tuple(results), queries=tuple(queries), documents=len(index), unknown_relevant=tuple(unknown)
+        results=tuple(results),
+        queries=tuple(queries),
+        documents=len(index),
+        unknown_relevant=tuple(unknown),
+        outcomes=tuple(outcomes),
+        judged=selectors[0] if selectors else "",
+        k=k,
     )

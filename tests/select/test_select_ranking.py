@@ -1,0 +1,121 @@
+"""The one ranking: body evidence, the confidence threshold, settings, and the same answer from
+`search`, `context` and `eval`."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from skillshelf.cli.main import main
+from skillshelf.errors import UsageError
+from skillshelf.select import rank_docs
+from skillshelf.select.evaluate import load_queries
+from skillshelf.select.index import SkillIndex
+from skillshelf.select.ranking import Ranker, RankingSettings
+from skillshelf.skills.builtin import packaged_skills_dir
+from skillshelf.skills.discover import discover_in
+
+UNRELATED = "thanks, that works now"
+
+
+def _ranker(root: Path, **settings: object) -> Ranker:
+    skills = discover_in([root]).skills
+    return Ranker(SkillIndex.build(skills), settings=RankingSettings(**settings))  # type: ignore[arg-type]
+
+
+def test_a_word_found_only_in_the_body_ranks_the_skill(
+    tmp_path: Path, make_skill: Callable[..., Path]
+) -> None:
+    write_skill = make_skill
+    write_skill(tmp_path, "docs-helper", "Helps with documents.", "# Merging\nUse qpdf to join files.\n")
+    write_skill(tmp_path, "notes", "Keeps meeting notes.", "# Notes\nWrite them down.\n")
+    index = SkillIndex.build(discover_in([tmp_path]).skills)
+    assert [r.doc.name for r in rank_docs(index, "qpdf", selector="bm25f")] == ["docs-helper"]
+    assert rank_docs(index, "qpdf")[0].doc.name == "docs-helper"
+
+
+def test_a_request_no_skill_serves_gets_no_suggestion(skill_root: Path) -> None:
+    ranker = _ranker(skill_root)
+    unrelated = ranker.rank(UNRELATED)
+    assert unrelated.ranked and not unrelated.suggested and not unrelated.confident
+    fits = ranker.rank("merge two pdf files into one")
+    assert fits.confident and fits.suggested[0].doc.name == "pdf-tools"
+    assert fits.confidence > unrelated.confidence
+
+
+def test_threshold_and_maximum_come_from_the_settings(skill_root: Path) -> None:
+    task = "merge pdf files, trim the video, fix flaky pytest tests"
+    assert len(_ranker(skill_root, min_confidence=0.0, max_suggestions=1).rank(task).suggested) == 1
+    assert _ranker(skill_root, min_confidence=0.0).rank(UNRELATED).suggested
+    assert not _ranker(skill_root, min_confidence=1.0).rank(task).suggested
+    config = {"select.min_confidence": 40, "select.max_suggestions": 2}
+    assert RankingSettings.from_config(config.get) == RankingSettings(min_confidence=0.4, max_suggestions=2)
+    assert RankingSettings.from_config({"select.min_confidence": "high"}.get) == RankingSettings()
+
+
+def test_context_suggests_what_search_marks_as_suggested(
+    skill_root: Path, isolated_home: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for task in ("merge two pdf files into one", "trim the video and burn subtitles", UNRELATED):
+        main(["search", task, "--root", str(skill_root), "--json"])
+        found = json.loads(capsys.readouterr().out)
+        marked = [r["path"] for r in found["results"] if r["suggested"]]
+        main(["context", task, "--root", str(skill_root), "--json"])
+        parts = {p["name"]: p for p in json.loads(capsys.readouterr().out)["parts"]}
+        shown = list(parts["suggestions"]["sources"]) if "suggestions" in parts else []
+        assert shown == marked, task
+        assert bool(shown) == (task != UNRELATED)
+
+
+def _queries(path: Path, rows: list[dict[str, object]]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def test_eval_fails_on_a_false_trigger_and_passes_when_none(
+    skill_root: Path, tmp_path: Path, isolated_home: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rows: list[dict[str, object]] = [
+        {"query": "merge two pdf files", "relevant": [str(skill_root / "pdf-tools")]},
+        {"query": "resize a png image", "not_relevant": [str(skill_root / "image-resize")]},
+    ]
+    argv = ["eval", "--queries", "", "--root", str(skill_root), "--selector", "default", "--no-semantic"]
+    argv[2] = str(_queries(tmp_path / "bad.jsonl", rows))
+    with pytest.raises(SystemExit) as failed:
+        main(argv)
+    out = capsys.readouterr().out
+    assert failed.value.code == 1
+    assert "PASS line 1" in out and "FAIL line 2" in out and "should not trigger" in out
+    assert "1 of 2 queries passed" in out and "1 false trigger" in out
+    argv[2] = str(_queries(tmp_path / "good.jsonl", [rows[0]]))
+    main(argv)
+    assert "1 of 1 queries passed" in capsys.readouterr().out
+
+
+def test_eval_counts_a_request_below_the_threshold_as_a_miss(
+    skill_root: Path, tmp_path: Path, isolated_home: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    queries = _queries(
+        tmp_path / "q.jsonl", [{"query": UNRELATED, "relevant": [str(skill_root / "pdf-tools")]}]
+    )
+    with pytest.raises(SystemExit) as failed:
+        main(["eval", "--queries", str(queries), "--root", str(skill_root), "--selector", "default"])
+    assert failed.value.code == 1 and "no relevant skill in the top 5" in capsys.readouterr().out
+
+
+def test_a_relative_skill_path_that_names_nothing_is_an_error(tmp_path: Path) -> None:
+    queries = _queries(tmp_path / "q.jsonl", [{"query": "x", "not_relevant": ["skills/typo"]}])
+    with pytest.raises(UsageError) as err:
+        load_queries(queries, tools=False)
+    assert err.value.code == "SE306" and "skills/typo" in str(err.value)
+
+
+def test_the_built_in_trigger_example_passes(
+    isolated_home: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    example = packaged_skills_dir() / "writing-skills" / "evals" / "triggers.jsonl"
+    main(["eval", "--queries", str(example), "--root", str(packaged_skills_dir()), "--selector", "default"])
+    assert "5 of 5 queries passed" in capsys.readouterr().out
