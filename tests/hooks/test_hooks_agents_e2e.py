@@ -113,7 +113,8 @@ def _check_suggestions(requests: list[dict[str, Any]], name: str, description: s
     fragments = _fragments(requests)
     assert fragments, "the model never received a suggestion fragment"
     first = fragments[0].splitlines()[2]
-    assert first.startswith(f"- {name}: {description[:100]}"), first
+    # the test repository is not trusted, so its skills carry the tag
+    assert first.startswith(f"- {name}: [untrusted project] {description[:100]}"), first
 
 
 def _hook_garbage(settings: Path, event: str, repo: Path) -> None:
