@@ -139,6 +139,7 @@ def test_400_mb_of_command_output_stays_under_300_mb_of_memory(tmp_path: Path) -
         text=True,
         timeout=600,
         check=False,
+        encoding="utf-8",
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
     peak_mb = int(proc.stdout.strip())

@@ -51,7 +51,12 @@ FIND = "import sys; from pathlib import Path; from skillshelf.agent.guards impor
 def test_a_fifo_named_like_a_project_file_does_not_block(tmp_path: Path, name: str) -> None:
     os.mkfifo(tmp_path / name)
     proc = subprocess.run(
-        [sys.executable, "-c", FIND, str(tmp_path)], capture_output=True, text=True, timeout=60, check=False
+        [sys.executable, "-c", FIND, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=60,
+        check=False,
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout.strip() == "None"
@@ -80,6 +85,7 @@ def test_run_reaches_the_model_call_whatever_the_project_files(
         text=True,
         timeout=120,
         check=False,
+        encoding="utf-8",
     )
     assert "internal error" not in proc.stderr and "Traceback" not in proc.stderr, proc.stderr[-2000:]
     assert proc.returncode == 1 and "fix:" in proc.stderr, proc.stderr[-2000:]
