@@ -66,7 +66,7 @@ def catalog_part(workspace: Workspace, options: ContextOptions) -> tuple[Context
     from skillshelf.skills.catalog import render_catalog
 
     skills = workspace.skills
-    shown = [*skills.listed, *(_without_description(s) for s in skills.name_only)]
+    shown = [_tagged(s) for s in (*skills.listed, *(_without_description(s) for s in skills.name_only))]
     choice = workspace.budget_choice(
         context_window=options.context_window,
         budget_tokens=options.budget_tokens,
@@ -83,9 +83,21 @@ def _without_description(skill: Skill) -> Skill:
     return dataclasses.replace(skill, description="", short_description=None)
 
 
+def _tagged(skill: Skill) -> Skill:
+    """An untrusted project's skill with :data:`UNTRUSTED_TAG` before its catalog description."""
+    from skillshelf.skills.load import UNTRUSTED_TAG
+
+    if skill.trusted:
+        return skill
+    short = f"{UNTRUSTED_TAG} {skill.short_description}" if skill.short_description else None
+    return dataclasses.replace(
+        skill, description=f"{UNTRUSTED_TAG} {skill.description}".strip(), short_description=short
+    )
+
+
 def _fragment(skill: Skill) -> str:
     from skillshelf.errors import FileAccessError
-    from skillshelf.skills.load import skill_fragment
+    from skillshelf.skills.load import skill_fragment, with_trust_note
 
     try:
         contents = skill.path.read_text(encoding="utf-8", errors="replace")
@@ -94,7 +106,7 @@ def _fragment(skill: Skill) -> str:
             f"cannot read {skill.path}: {exc.strerror or exc}",
             hint="check that the skill file still exists and is readable, then run again",
         ) from exc
-    return skill_fragment(skill, contents)
+    return with_trust_note(skill, skill_fragment(skill, contents))
 
 
 def pinned_part(skills: ContextSkills) -> list[ContextPart]:

@@ -8,7 +8,9 @@ that looks at skills share, in this order:
    and the config want them (discovery itself only reads);
 3. discovery over Codex's and Claude Code's roots, the extra roots (options, then config) and
    the ``skills/`` folders the memory pipeline wrote for this project;
-4. the per-skill modes of ``[[skills.config]]`` applied (:meth:`Workspace.check_required`
+4. an untrusted project's own skills marked ``trusted=False`` (shown with a note or tag by
+   every output, :mod:`skillshelf.skills.load`);
+5. the per-skill modes of ``[[skills.config]]`` applied (:meth:`Workspace.check_required`
    raises when a ``required`` skill is missing: ``context``, ``serve`` and the agent call it).
 
 The result is a frozen value. :meth:`Workspace.budget` sizes the catalog (explicit values,
@@ -107,6 +109,7 @@ class Workspace:
         """Run the pipeline of the module docstring for ``env``."""
         from skillshelf.config import apply_skill_modes, load_config
         from skillshelf.skills.discover import DiscoveryOptions, discover_skills
+        from skillshelf.skills.load import mark_untrusted
 
         config = load_config(env, overrides=options.config_overrides)
         builtin = options.include_builtin and config.include_builtin
@@ -121,6 +124,8 @@ class Workspace:
                 use_cache=options.use_cache,
             ),
         )
+        marked = mark_untrusted(discovery.skills, trusted_project=config.trusted)
+        discovery = replace(discovery, skills=marked)
         moded = apply_skill_modes(discovery.skills, config.skill_rules)
         skills = WorkspaceSkills.of(moded)
         cache_dir = env.dirs.cache / "index" if options.use_cache else None

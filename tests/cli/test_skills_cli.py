@@ -113,7 +113,10 @@ def test_catalog_prints_only_the_model_text_on_stdout(project: Path) -> None:
     result = run(["catalog", "--no-builtin", "--context-window", "400000"], cwd=project)
     assert result.exit_code == 0
     assert result.stdout.startswith("<skills_instructions>")
-    assert "- release-notes: Turns merged pull requests into release notes." in result.stdout
+    # the test project is not trusted: its skills carry the tag
+    assert (
+        "- release-notes: [untrusted project] Turns merged pull requests into release notes." in result.stdout
+    )
     assert "catalog:" not in result.stdout and "catalog: 2 of 2" in result.stderr
 
 
@@ -131,7 +134,8 @@ def test_catalog_formats_and_budgets(project: Path) -> None:
 def test_load_prints_the_fragment_and_lists_files_on_stderr(project: Path) -> None:
     result = run(["load", "code-review", "--no-builtin"], cwd=project)
     assert result.exit_code == 0
-    assert result.stdout.startswith("<skill>\n<name>code-review</name>\n<path>")
+    note, fragment = result.stdout.split("\n\n", 1)  # the project is not trusted: a note comes first
+    assert "not trusted" in note and fragment.startswith("<skill>\n<name>code-review</name>\n<path>")
     assert "scripts/lint.sh" in result.stderr
     data = json.loads(run(["load", "code-review", "--json", "--no-builtin"], cwd=project).stdout)
     assert data["files"] == ["scripts/lint.sh"]

@@ -47,7 +47,9 @@ def _installed(tool: str, version: str, binary: str) -> Path:
         args = [str(TOOLS / tool), "--cwd", str(work), "--home", str(work / "home")]
         if tool == "codex-oracle":
             args += ["--codex-home", str(work / "codex-home")]
-        done = subprocess.run(args, capture_output=True, text=True, timeout=900, check=False)
+        done = subprocess.run(
+            args, capture_output=True, text=True, encoding="utf-8", timeout=900, check=False
+        )
     require(path.exists(), f"the {binary} CLI ({tool} could not install it: {done.stderr.strip()[-300:]})")
     return path
 

@@ -113,7 +113,8 @@ def _check_suggestions(requests: list[dict[str, Any]], name: str, description: s
     fragments = _fragments(requests)
     assert fragments, "the model never received a suggestion fragment"
     first = fragments[0].splitlines()[2]
-    assert first.startswith(f"- {name}: {description[:100]}"), first
+    # the test repository is not trusted, so its skills carry the tag
+    assert first.startswith(f"- {name}: [untrusted project] {description[:100]}"), first
 
 
 def _hook_garbage(settings: Path, event: str, repo: Path) -> None:
@@ -153,6 +154,7 @@ def _codex(cli: Path, repo: Path, prompt: str) -> subprocess.CompletedProcess[st
         env=env,
         capture_output=True,
         text=True,
+        encoding="utf-8",
         timeout=300,
         check=False,
     )
@@ -209,7 +211,14 @@ def _claude(cli: Path, repo: Path, url: str, prompt: str, **extra: str) -> subpr
         **extra,
     }
     done = subprocess.run(
-        [str(cli), "-p", prompt], cwd=repo, env=env, capture_output=True, text=True, timeout=300, check=False
+        [str(cli), "-p", prompt],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=300,
+        check=False,
     )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     return done

@@ -34,7 +34,8 @@ def test_a_prompt_gets_the_suggestion_fragment_naming_the_right_skill(isolated_h
     assert data["hookSpecificOutput"]["hookEventName"] == "UserPromptSubmit"
     text = data["hookSpecificOutput"]["additionalContext"]
     first = text.splitlines()[2]
-    assert first.startswith(f"- pdf-forms: {SKILLS['pdf-forms']} (file: ")
+    # the test project is not trusted, so its skill carries the tag
+    assert first.startswith(f"- pdf-forms: [untrusted project] {SKILLS['pdf-forms']} (file: ")
 
 
 def test_the_fragment_is_the_one_skillshelf_context_gives(isolated_home: Any) -> None:

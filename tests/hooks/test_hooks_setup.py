@@ -64,7 +64,7 @@ def test_codex_setup_then_remove_leaves_every_file_byte_identical(
         f'# my settings\nmodel = "gpt-5"\n\n[projects."{repo}"]\ntrust_level = "trusted"\n', encoding="utf-8"
     )
     (codex / "hooks.json").write_text(
-        '{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "bell"}]}]}}'
+        '{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "bell"}]}]}}', encoding="utf-8"
     )
     before, folders = _snapshot(isolated_home.home), _dirs(isolated_home.home)
 
@@ -186,14 +186,17 @@ def test_status_says_where_skillshelf_is_set_up_and_whether_codex_will_run_it(is
 
     config = isolated_home.codex_home / "config.toml"
     config.write_text(
-        config.read_text(encoding="utf-8") + f'\n[projects."{repo}"]\ntrust_level = "trusted"\n'
+        config.read_text(encoding="utf-8") + f'\n[projects."{repo}"]\ntrust_level = "trusted"\n',
+        encoding="utf-8",
     )
     assert _status(env, isolated_home, "codex", "project").runs
     other = ["/elsewhere/skillshelf"]
     assert not setup_status(env, command=other, managed_dir=isolated_home.home / "none")[0].current
 
     hooks_file = repo / ".codex" / "hooks.json"
-    hooks_file.write_text(hooks_file.read_text(encoding="utf-8").replace('"timeout": 10', '"timeout": 11', 1))
+    hooks_file.write_text(
+        hooks_file.read_text(encoding="utf-8").replace('"timeout": 10', '"timeout": 11', 1), encoding="utf-8"
+    )
     changed = _status(env, isolated_home, "codex", "project")
     assert not changed.runs and any("untrusted hooks: SessionStart" in r for r in changed.reasons)
 

@@ -6,6 +6,7 @@ import dataclasses
 import os
 import stat
 import subprocess
+import sys
 from pathlib import Path
 from types import MappingProxyType
 
@@ -60,6 +61,20 @@ def commit_all(repo: Path, message: str) -> str:
     git(repo, "add", "--all")
     git(repo, "commit", "--quiet", "-m", message)
     return git(repo, "rev-parse", "HEAD")
+
+
+def run_cli(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``skillshelf ARGS`` run from ``cwd`` as a process of this interpreter."""
+    return subprocess.run(
+        [sys.executable, "-m", "skillshelf.cli.main", *args],
+        cwd=cwd,
+        env=dict(os.environ),
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=120,
+        check=False,
+    )
 
 
 def make_env(tmp_path: Path, home: Path, *, cwd: Path | None = None) -> Env:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import tomllib
@@ -11,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from install_helpers import commit_all, init_repo, write_skill
+from install_helpers import run_cli as _run
 
 from testkit import IsolatedHome
 
@@ -22,19 +22,6 @@ OPENAI_YAML = """dependencies:
       transport: streamable_http
       url: https://mcp.example.com/issues
 """
-
-
-def _run(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "skillshelf.cli.main", *args],
-        cwd=cwd,
-        env=dict(os.environ),
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=120,
-        check=False,
-    )
 
 
 def test_install_update_remove_round_trip_with_json(tmp_path: Path, isolated_home: IsolatedHome) -> None:
@@ -106,6 +93,7 @@ def test_deps_lists_and_writes_missing_servers(tmp_path: Path, isolated_home: Is
     assert listed.returncode == 1, listed.stderr
     report = json.loads(listed.stdout)
     assert report["missing"] == ["issue-tracker", "wiki-search"]
+    assert _run(project, "trust").returncode == 0  # the tracker skill is the project's own
     written = _run(project, "deps", "--write", "--no-builtin", "--no-cache")
     assert written.returncode == 0, written.stderr
     assert "Added issue-tracker, wiki-search" in written.stdout

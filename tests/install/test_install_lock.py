@@ -14,7 +14,7 @@ from skillshelf.errors import InstallError
 from skillshelf.install.lock import LOCK_FILE_NAME, Lock, LockEntry, content_hash, read_lock, write_lock
 
 _text = st.text(min_size=1, max_size=40).filter(lambda s: "\x00" not in s)
-_name = st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789-_.", min_size=1, max_size=20)
+_name = st.from_regex(r"[a-z0-9][a-z0-9._-]{0,19}", fullmatch=True)
 _entry = st.builds(
     LockEntry,
     name=_name,
@@ -67,7 +67,7 @@ def test_missing_lock_is_empty_and_empty_lock_removes_the_file(tmp_path: Path) -
         '{"version": 1, "skills": {',
         "[]",
         '{"version": 99, "skills": {}}',
-        '{"version": 1, "skills": {"a": {"kind": "git"}}}',
+        '{"version": 1, "skills": ' * 5000,
     ],
 )
 def test_broken_lock_file_gives_a_coded_error_and_is_left_alone(tmp_path: Path, text: str) -> None:

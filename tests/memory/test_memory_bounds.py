@@ -19,7 +19,7 @@ SIZE = 100 * 1024 * 1024
 PEAK_LIMIT_MB = 300
 _MEASURE = (
     "import resource, subprocess, sys\n"
-    "done = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
+    "done = subprocess.run(sys.argv[1:], capture_output=True, text=True, encoding='utf-8')\n"
     "peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss\n"
     "print(done.returncode, peak, flush=True)\n"
     "sys.stderr.write(done.stderr)\n"
@@ -68,7 +68,12 @@ def test_a_dry_run_over_a_100_mb_line_stays_under_300_mb(
     command = [sys.executable, "-c", "from skillshelf.cli.main import main; main()"]
     command += ["memory", "run", "--sessions", str(folder), "--dry-run", "--json", "--min-idle-hours", "0"]
     done = subprocess.run(
-        [sys.executable, "-c", _MEASURE, *command], capture_output=True, text=True, timeout=600, check=False
+        [sys.executable, "-c", _MEASURE, *command],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=600,
+        check=False,
     )
     status, _, rest = done.stdout.partition("\n")
     code, peak_kb = (int(n) for n in status.split())

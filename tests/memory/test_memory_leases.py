@@ -36,7 +36,10 @@ def test_an_ended_process_a_zombie_and_a_reused_pid_are_gone() -> None:
     if not os.path.exists("/proc/self/stat"):
         missing("/proc is not available (process start times are read from it on Linux)")
     ended = subprocess.run(
-        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
     )
     assert not holder_alive(LeaseHolder(host="h", pid=int(ended.stdout)))
     zombie = subprocess.Popen([sys.executable, "-c", "pass"])

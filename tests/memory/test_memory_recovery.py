@@ -86,6 +86,7 @@ def test_a_sigkilled_memory_run_rerun_at_once_extracts_every_session_exactly_onc
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        encoding="utf-8",
     )
     try:
         _wait(lambda: scripted_model.count(PHASE1) >= 5, "the run never had 3 extractions in flight")
@@ -124,7 +125,10 @@ def test_status_lists_sessions_and_a_stuck_lease_and_recover_frees_it(
     code, _, err = _cli(capsys, *_run_args(folder, db, scripted_model))
     assert code == 0, err
     gone = subprocess.run(
-        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
     )
     dead_pid = int(gone.stdout)  # a process that has ended (pids are not reused this fast)
     with open_store(db) as store:

@@ -110,16 +110,34 @@ def test_validate_and_list_on_a_very_deep_folder(work: Path, deep_tree: Path) ->
     assert listed.code == 0
 
 
-def test_a_corrupt_lock_file_stops_changes_and_is_kept(
-    work: Path, tmp_path: Path, isolated_home: Any
-) -> None:
+def _installed_good_with_lock(work: Path, tmp_path: Path, isolated_home: Any, lock_text: bytes) -> Path:
+    """Install ``good``, then replace its lock file with ``lock_text``; the lock's path."""
     write_skill(tmp_path / "good", "good")
     assert run_cli(["install", str(tmp_path / "good")], cwd=work).code == 0
     lock = Path(isolated_home.home) / ".agents" / "skills" / ".skillshelf-lock.json"
     assert lock.exists()
-    lock.write_bytes(b'{"version": 1, "skills": {"good": 5}}')
+    lock.write_bytes(lock_text)
+    return lock
+
+
+def test_a_corrupt_lock_file_stops_changes_and_is_kept(
+    work: Path, tmp_path: Path, isolated_home: Any
+) -> None:
+    lock = _installed_good_with_lock(work, tmp_path, isolated_home, b'{"version": 1, "skills": {"good": ')
     for args in (["update"], ["remove", "good"], ["install", str(tmp_path / "good"), "--force"]):
         assert_reported(run_cli(args, cwd=work), exit_codes=(1,), code="IS401")
+    assert lock.read_bytes() == b'{"version": 1, "skills": {"good": '
+    assert (lock.parent / "good" / "SKILL.md").exists()
+
+
+def test_a_malformed_lock_entry_is_reported_and_neither_acted_on_nor_lost(
+    work: Path, tmp_path: Path, isolated_home: Any
+) -> None:
+    lock = _installed_good_with_lock(work, tmp_path, isolated_home, b'{"version": 1, "skills": {"good": 5}}')
+    updated = run_cli(["update"], cwd=work)
+    assert_no_crash(updated)
+    assert updated.code == 0 and "IS403" in updated.codes
+    assert_reported(run_cli(["remove", "good"], cwd=work), exit_codes=(1,), code="IS404")
     assert lock.read_bytes() == b'{"version": 1, "skills": {"good": 5}}'
     assert (lock.parent / "good" / "SKILL.md").exists()
 

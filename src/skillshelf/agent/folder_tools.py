@@ -3,23 +3,30 @@
 
 Every call returns a :class:`FolderOutcome` (text for the model, error flag, and what the
 guards need: which file was edited, which command ran with which exit code). Nothing raises
-to the loop: a bad path or a failing command is an error *result* the model can act on.
+to the loop: a bad path, an argument out of range (a timeout of 10**12 s, a NUL in a command)
+or a failing command is an error *result* the model can act on.
+
+A command's output is streamed and clipped as it arrives (:func:`~skillshelf.agent.tool_io.
+run_clipped`), and writes encode the content first, then replace the file in one rename
+(:func:`~skillshelf.agent.tool_io.write_atomic`): text that cannot be encoded (a lone
+surrogate from a ``"\\ud800"`` JSON escape) is refused and the file keeps its content.
 """
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from skillshelf.agent.tool_io import run_clipped, write_atomic
 from skillshelf.serve.schemas import ToolSpec
 
 __all__ = ["FOLDER_TOOLS", "FolderOutcome", "FolderTools"]
 
 MAX_OUTPUT_CHARS = 30_000
 MAX_READ_BYTES = 2_000_000
+MAX_TIMEOUT = 3600  # seconds; the schema's maximum
 
 BASH = ToolSpec(
     name="bash",
@@ -31,7 +38,7 @@ BASH = ToolSpec(
             "timeout": {
                 "type": "integer",
                 "minimum": 1,
-                "maximum": 3600,
+                "maximum": MAX_TIMEOUT,
                 "description": "Seconds (default 120).",
             },
         },
@@ -156,6 +163,8 @@ class FolderTools:
                 f"offset {exc.start}); {how}",
                 is_error=True,
             )
+        except ValueError as exc:  # e.g. a path with a lone surrogate the file system cannot name
+            return FolderOutcome(text=f"error: {exc}", is_error=True)
 
     def _path(self, arguments: Mapping[str, Any]) -> Path:
         raw = _text(arguments, "path")
@@ -195,31 +204,24 @@ class FolderTools:
 
     def _bash(self, arguments: Mapping[str, Any]) -> FolderOutcome:
         command = _text(arguments, "command")
+        if "\0" in command:
+            raise FolderError("argument 'command' must not contain NUL characters")
         timeout = arguments.get("timeout") or self.default_timeout
-        if not isinstance(timeout, int) or timeout < 1:
-            raise FolderError("timeout must be a positive whole number of seconds")
-        try:
-            proc = subprocess.run(
-                ["bash", "-c", command],
-                cwd=self.root,
-                capture_output=True,
-                text=True,
-                encoding="utf-8",
-                timeout=timeout,
-                stdin=subprocess.DEVNULL,
-                errors="replace",
-                check=False,
-            )
-        except subprocess.TimeoutExpired:
+        if not isinstance(timeout, int) or isinstance(timeout, bool) or not 1 <= timeout <= MAX_TIMEOUT:
+            raise FolderError(f"timeout must be a whole number of seconds from 1 to {MAX_TIMEOUT}")
+        run = run_clipped(command, cwd=self.root, timeout=timeout, limit=MAX_OUTPUT_CHARS)
+        if run.exit_code is None:
             return FolderOutcome(
-                text=f"error: timed out after {timeout} s", is_error=True, command=command, exit_code=124
+                text=f"error: timed out after {timeout} s\n{run.output}".rstrip(),
+                is_error=True,
+                command=command,
+                exit_code=124,
             )
-        output = _clip(proc.stdout + (("\n" + proc.stderr) if proc.stderr else ""))
         return FolderOutcome(
-            text=f"exit code {proc.returncode}\n{output}".rstrip(),
-            is_error=proc.returncode != 0,
+            text=f"exit code {run.exit_code}\n{run.output}".rstrip(),
+            is_error=run.exit_code != 0,
             command=command,
-            exit_code=proc.returncode,
+            exit_code=run.exit_code,
         )
 
     def _read(self, arguments: Mapping[str, Any]) -> FolderOutcome:
@@ -239,8 +241,9 @@ class FolderTools:
             raise FolderError(
                 f"{arguments.get('path')!r} exists and is not a regular file; it was left alone"
             )
+        data = _encoded(content, "content")
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(content, encoding="utf-8")
+        write_atomic(path, data)
         return FolderOutcome(
             text=f"wrote {len(content)} characters to {path.relative_to(self.root)}", edited=path
         )
@@ -257,7 +260,7 @@ class FolderTools:
             raise FolderError(
                 f"old_text {where} in {arguments.get('path')!r}; give text that occurs exactly once"
             )
-        path.write_text(text.replace(old, new, 1), encoding="utf-8")
+        write_atomic(path, _encoded(text.replace(old, new, 1), "new_text"))
         return FolderOutcome(text=f"edited {path.relative_to(self.root)}", edited=path)
 
 
@@ -266,6 +269,17 @@ def _text(arguments: Mapping[str, Any], key: str, *, allow_empty: bool = False) 
     if not isinstance(value, str) or (not allow_empty and not value):
         raise FolderError(f"argument {key!r} must be a non-empty string")
     return value
+
+
+def _encoded(text: str, key: str) -> bytes:
+    """``text`` as UTF-8, or an error naming the first character that cannot be written."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise FolderError(
+            f"argument {key!r} holds {text[exc.start]!r} at index {exc.start}, a lone surrogate that "
+            "cannot be written as UTF-8; nothing was written (send the character itself, or a pair)"
+        ) from None
 
 
 def _clip(text: str) -> str:

@@ -15,13 +15,13 @@ loop can use them:
 
 from __future__ import annotations
 
-import json
 import re
-import tomllib
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
+
+from skillshelf.agent.project_files import find_check_command
 
 __all__ = [
     "CheckOutcome",
@@ -107,48 +107,6 @@ _CHECK_PATTERNS = (
     r"(^|[\s/])(test_[\w.-]+|[\w.-]+_test)\.(py|sh|rb|js|ts|go)\b",
     r"(^|[\s/])[\w.-]+\.(test|spec)\.(js|ts|jsx|tsx|mjs|cjs)\b",
 )
-
-
-def find_check_command(workspace: Path) -> str | None:
-    """The project's checks as a user would run them, found from the files in ``workspace``."""
-    if (workspace / ".ci" / "run").is_file():
-        return "bash .ci/run"
-    if (workspace / "package.json").is_file() and _npm_has_test(workspace / "package.json"):
-        return "npm test"
-    if (workspace / "Cargo.toml").is_file():
-        return "cargo test"
-    if (workspace / "go.mod").is_file():
-        return "go test ./..."
-    if _has_python_tests(workspace):
-        return "python -m pytest"
-    if (workspace / "Makefile").is_file() and re.search(r"^test:", _read(workspace / "Makefile"), re.M):
-        return "make test"
-    return None
-
-
-def _read(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return ""
-
-
-def _npm_has_test(package_json: Path) -> bool:
-    try:
-        scripts = json.loads(_read(package_json)).get("scripts", {})
-    except (ValueError, AttributeError):
-        return False
-    return isinstance(scripts, dict) and "test" in scripts
-
-
-def _has_python_tests(workspace: Path) -> bool:
-    if (workspace / "pytest.ini").is_file() or (workspace / "tests").is_dir():
-        return True
-    try:
-        pyproject = tomllib.loads(_read(workspace / "pyproject.toml"))
-    except tomllib.TOMLDecodeError:
-        return False
-    return "pytest" in pyproject.get("tool", {})
 
 
 CheckStatus = Literal["passed", "failed", "not_run", "no_edits", "no_checks"]

@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from skillshelf.cli.output import echo_json, literal, root_options, stderr_console
+from skillshelf.cli.output import TEXT, echo_json, literal, root_options, stderr_console
 from skillshelf.errors import UsageError
 
 _KEY_VARIABLES = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
@@ -92,7 +92,7 @@ def _options(
 
 
 @click.command("run")
-@click.argument("task")
+@click.argument("task", type=TEXT)
 @agent_options
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def run(

@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from skillshelf.cli.output import echo_json, literal, print_diagnostics, short_path, stdout_console
+from skillshelf.cli.output import echo_json, echo_text, literal, print_diagnostics, short_path, stdout_console
 from skillshelf.diagnostics import Diagnostic, has_errors
 from skillshelf.env import Env
 
@@ -93,7 +93,7 @@ def instructions(
     if as_json:
         echo_json(result.to_dict())
     elif raw:
-        click.echo(result.text)
+        echo_text(result.text)
     else:
         _print_instructions(result, env)
     _finish(ctx, (*config.diagnostics, *result.diagnostics))
@@ -130,7 +130,7 @@ def _print_instructions(result: Any, env: Env) -> None:
         console.print(f"No {name} files apply in {literal(result.cwd)}.")
     if result.text:
         console.print(f"\n[bold]Block given to the model[/bold] (~{result.tokens} tokens):\n")
-        click.echo(result.text)
+        echo_text(result.text)
 
 
 @click.group("config")

@@ -9,7 +9,9 @@ from typing import Any
 import click
 
 from skillshelf.cli.output import (
+    TEXT,
     echo_json,
+    echo_text,
     literal,
     print_run_findings,
     printable,
@@ -23,7 +25,7 @@ from skillshelf.env import Env
 
 
 @click.command("context")
-@click.argument("task", required=False, default="")
+@click.argument("task", required=False, default="", type=TEXT)
 @root_options
 @click.option(
     "--profile",
@@ -95,7 +97,7 @@ def context(
     if as_json:
         echo_json(result.to_dict())
     elif raw:
-        click.echo(result.text)
+        echo_text(result.text)
     else:
         _print_for_people(result)
     if _print_notes(result):

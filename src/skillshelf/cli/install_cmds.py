@@ -10,7 +10,14 @@ from typing import Any
 
 import click
 
-from skillshelf.cli.output import echo_json, print_diagnostics, root_options, stdout_console
+from skillshelf.cli.output import (
+    echo_json,
+    literal,
+    print_diagnostics,
+    printable,
+    root_options,
+    stdout_console,
+)
 from skillshelf.env import Env
 from skillshelf.install.git import ProgressFn
 
@@ -99,7 +106,9 @@ def install(
     at = f" at {entry.commit[:12]}" if entry.commit else ""
     verb = "Replaced" if result.replaced else "Installed"
     click.echo(
-        f"{verb} {entry.skill_name} ({result.files} files) from {entry.source}{at}\n  -> {result.path}"
+        printable(
+            f"{verb} {entry.skill_name} ({result.files} files) from {entry.source}{at}\n  -> {result.path}"
+        )
     )
     for link in entry.links:
         click.echo(f"  -> {link} (link)")
@@ -114,12 +123,18 @@ def install(
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
 def update(names: tuple[str, ...], scope: str | None, force: bool, as_json: bool) -> None:
     """Update installed skills (all, or the NAMES given) from their sources."""
-    from skillshelf.install.manage import update_skills
+    from skillshelf.install.manage import installed_roots, link_diagnostics, lock_diagnostics, update_skills
 
+    env = Env.from_os()
+    problems = (
+        *lock_diagnostics(installed_roots(env, scope)),  # type: ignore[arg-type]
+        *link_diagnostics(env, scope),  # type: ignore[arg-type]
+    )
+    print_diagnostics(problems)
     with _progress(not as_json) as progress:
-        results = update_skills(names, env=Env.from_os(), scope=scope, force=force, progress=progress)  # type: ignore[arg-type]
+        results = update_skills(names, env=env, scope=scope, force=force, progress=progress)  # type: ignore[arg-type]
     if as_json:
-        echo_json({"results": [r.to_dict() for r in results]})
+        echo_json({"results": [r.to_dict() for r in results], "diagnostics": [d.to_dict() for d in problems]})
     elif not results:
         click.echo("No skills installed by skillshelf.")
     else:
@@ -136,7 +151,7 @@ def _print_updates(results: Any) -> None:
     for column in ("skill", "scope", "status", "detail"):
         table.add_column(column)
     for r in results:
-        table.add_row(r.name, r.scope, f"[{colours[r.status]}]{r.status}[/]", r.message)
+        table.add_row(literal(r.name), r.scope, f"[{colours[r.status]}]{r.status}[/]", literal(r.message))
     stdout_console().print(table)
 
 
@@ -147,9 +162,12 @@ def _print_updates(results: Any) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def remove(name: str, scope: str | None, force: bool, as_json: bool) -> None:
     """Remove a skill that `skillshelf install` installed."""
-    from skillshelf.install.manage import remove_skill
+    from skillshelf.install.manage import installed_roots, link_diagnostics, lock_diagnostics, remove_skill
 
-    result = remove_skill(name, env=Env.from_os(), scope=scope, force=force)  # type: ignore[arg-type]
+    env = Env.from_os()
+    print_diagnostics(lock_diagnostics(installed_roots(env, scope)))  # type: ignore[arg-type]
+    print_diagnostics(link_diagnostics(env, scope))  # type: ignore[arg-type]
+    result = remove_skill(name, env=env, scope=scope, force=force)  # type: ignore[arg-type]
     if as_json:
         echo_json(result)
     else:
@@ -159,12 +177,27 @@ def remove(name: str, scope: str | None, force: bool, as_json: bool) -> None:
 @click.command("deps")
 @click.argument("name", required=False)
 @click.option("--write", is_flag=True, help="Add the missing servers to skillshelf's user config.")
+@click.option(
+    "--allow-untrusted",
+    is_flag=True,
+    help="With --write, also add servers of skills from a project you have not trusted.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @root_options
 def deps(
-    name: str | None, write: bool, as_json: bool, roots: tuple[Path, ...], no_builtin: bool, no_cache: bool
+    name: str | None,
+    write: bool,
+    allow_untrusted: bool,
+    as_json: bool,
+    roots: tuple[Path, ...],
+    no_builtin: bool,
+    no_cache: bool,
 ) -> None:
-    """List the MCP servers skills declare and whether they are configured."""
+    """List the MCP servers skills declare and whether they are configured.
+
+    Servers of skills from a project you have not trusted are marked, and --write leaves them
+    out unless --allow-untrusted is given (they run commands from someone else's repository).
+    """
     from skillshelf.install.deps import deps_report, write_missing
     from skillshelf.workspace import Workspace, WorkspaceOptions
 
@@ -179,7 +212,7 @@ def deps(
         name=name,
     )
     if write:
-        report = write_missing(report)
+        report = write_missing(report, allow_untrusted=allow_untrusted)
     if as_json:
         echo_json(report)
     else:
@@ -202,8 +235,13 @@ def _print_deps(report: Any, *, write: bool) -> None:
     for e in report.entries:
         dep = e.dependency
         where = f" ({', '.join(e.configured_as)})" if e.configured_as else ""
-        status = f"[{colours[e.status]}]{e.status}[/]{where}"
-        table.add_row(dep.skill, dep.name, dep.transport, dep.url or dep.command or "-", status)
+        status = f"[{colours[e.status]}]{e.status}[/]{literal(where)}"
+        if not dep.trusted:
+            status += " [yellow](untrusted project)[/]"
+        endpoint = dep.url or dep.command or "-"
+        table.add_row(
+            literal(dep.skill), literal(dep.name), literal(dep.transport), literal(endpoint), status
+        )
     stdout_console().print(table)
     if report.written:
         click.echo(f"Added {', '.join(report.written)} to {report.config_file}")

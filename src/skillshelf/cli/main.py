@@ -101,6 +101,13 @@ def cli() -> None:
 _CLICK_CODES: dict[type[click.ClickException], str] = {click.FileError: "SS005"}
 
 
+def _shown(text: str) -> str:
+    """An error line as printed: capped in length, control characters made visible."""
+    from skillshelf.cli.output import shown
+
+    return shown(text)
+
+
 def _did_you_mean(exc: click.UsageError) -> str:
     """`` Did you mean 'list'?`` for a mistyped subcommand of any group, else ``""``."""
     import re
@@ -121,7 +128,7 @@ def _show_usage_error(exc: click.UsageError) -> None:
     if ctx is not None:
         click.echo(ctx.get_usage(), err=True)
     command = ctx.command_path if ctx is not None else "skillshelf"
-    click.echo(f"skillshelf: error SS002: {exc.format_message()}{_did_you_mean(exc)}", err=True)
+    click.echo(f"skillshelf: error SS002: {_shown(exc.format_message())}{_did_you_mean(exc)}", err=True)
     click.echo(f"  fix: run `{command} --help` to see the arguments and options it takes", err=True)
 
 
@@ -130,11 +137,9 @@ def main(argv: list[str] | None = None) -> Any:
     try:
         return cli.main(args=argv, prog_name="skillshelf", standalone_mode=False)
     except SkillshelfError as exc:
-        from skillshelf.cli.output import printable
-
-        click.echo(f"skillshelf: error {exc.code}: {printable(exc.message)}", err=True)
+        click.echo(f"skillshelf: error {exc.code}: {_shown(exc.message)}", err=True)
         if exc.hint:
-            click.echo(f"  fix: {printable(exc.hint)}", err=True)
+            click.echo(f"  fix: {_shown(exc.hint)}", err=True)
         sys.exit(exc.exit_code)
     except click.exceptions.Abort:
         click.echo("Aborted.", err=True)
@@ -147,7 +152,8 @@ def main(argv: list[str] | None = None) -> Any:
         sys.exit(2)
     except click.ClickException as exc:
         click.echo(
-            f"skillshelf: error {_CLICK_CODES.get(type(exc), 'SS001')}: {exc.format_message()}", err=True
+            f"skillshelf: error {_CLICK_CODES.get(type(exc), 'SS001')}: {_shown(exc.format_message())}",
+            err=True,
         )
         click.echo("  fix: check the path and its permissions", err=True)
         sys.exit(exc.exit_code)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from skillshelf.cli.memory_admin import db_option, json_option, recover, reset, status
-from skillshelf.cli.output import echo_json, print_diagnostics, printable
+from skillshelf.cli.output import TEXT, echo_json, print_diagnostics, printable
 from skillshelf.env import Env
 
 if TYPE_CHECKING:
@@ -273,7 +273,7 @@ def show(session_id: str | None, db: str | None, as_json: bool) -> None:
 
 
 @memory.command("search")
-@click.argument("query")
+@click.argument("query", type=TEXT)
 @click.option("--limit", type=click.IntRange(min=1), default=20, show_default=True)
 @click.option("--no-usage", is_flag=True, help="Do not count this search as a use of the memories it finds.")
 @_db_option

@@ -13,16 +13,22 @@ import click
 from skillshelf.diagnostics import Diagnostic, Severity
 
 __all__ = [
+    "MAX_MESSAGE_CHARS",
+    "TEXT",
+    "capped",
     "check_roots",
     "echo_json",
+    "echo_text",
     "literal",
     "print_diagnostics",
     "print_run_findings",
     "printable",
     "root_options",
     "short_path",
+    "shown",
     "stderr_console",
     "stdout_console",
+    "valid_text",
 ]
 
 
@@ -61,6 +67,25 @@ def echo_json(value: object) -> None:
 _CONTROL = {c: f"\\x{c:02x}" for c in (*range(0x00, 0x09), *range(0x0B, 0x20), *range(0x7F, 0xA0))}
 
 
+#: Longest message or fix line printed whole; past it the middle is cut (a 100 KB query or
+#: path echoed back in an error helps no one and floods the terminal).
+MAX_MESSAGE_CHARS = 2000
+
+
+def capped(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
+    """``text`` with its middle cut to fit ``limit`` characters (head and tail kept)."""
+    if len(text) <= limit:
+        return text
+    cut = len(text) - limit
+    half = limit // 2
+    return f"{text[:half]}[... {cut:,} characters cut ...]{text[len(text) - (limit - half) :]}"
+
+
+def shown(text: str) -> str:
+    """A message line for a person: :func:`capped`, then :func:`printable`."""
+    return printable(capped(text))
+
+
 def printable(text: str) -> str:
     """``text`` safe for a terminal: control characters (ESC, BEL, CR...) shown as ``\\xNN``.
 
@@ -68,6 +93,37 @@ def printable(text: str) -> str:
     escape sequence in them could retitle the terminal or hide what follows.
     """
     return text.translate(_CONTROL)
+
+
+def valid_text(text: str) -> str:
+    """``text`` as valid Unicode: a command-line byte that is not UTF-8 (Python keeps it as a lone
+    surrogate, which every encoder refuses) becomes U+FFFD."""
+    if text.isascii():
+        return text
+    return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+
+
+class _Text(click.ParamType[str, Any]):
+    """A task or query typed on the command line, made valid Unicode (:func:`valid_text`)."""
+
+    name = "text"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        return valid_text(str(value))
+
+
+TEXT = _Text()
+
+
+def echo_text(text: str) -> None:
+    """Print text that comes from skill or instruction files (what the model gets) on stdout.
+
+    When stdout is a terminal a person reads it, so control characters are made visible
+    (:func:`printable`): an ESC sequence in a SKILL.md or AGENTS.md could retitle the window,
+    clear the screen or hide what follows. When stdout is not a terminal (a pipe or a file),
+    a program reads it and gets the text exactly as the model would.
+    """
+    click.echo(printable(text) if sys.stdout.isatty() else text)
 
 
 def literal(value: object) -> str:
@@ -94,12 +150,12 @@ def print_diagnostics(diagnostics: Iterable[Diagnostic], *, err: bool = True) ->
     colours = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
     stream = sys.stderr if err else sys.stdout
     for diag in diagnostics:
-        where = printable(str(diag.path)) if diag.path is not None else "<input>"
+        where = shown(str(diag.path)) if diag.path is not None else "<input>"
         if diag.line is not None:
             where += f":{diag.line}"
         sev = click.style(diag.severity.value, fg=colours[diag.severity], bold=True)
-        click.echo(f"{where}: {sev} {diag.code}: {printable(diag.message)}", file=stream)
-        click.echo(f"  fix: {printable(diag.fix)}", file=stream)
+        click.echo(f"{where}: {sev} {diag.code}: {shown(diag.message)}", file=stream)
+        click.echo(f"  fix: {shown(diag.fix)}", file=stream)
 
 
 def print_run_findings(

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from skillshelf.cli.output import echo_json, literal, printable, root_options, stdout_console
+from skillshelf.cli.output import TEXT, echo_json, literal, printable, root_options, shown, stdout_console
 from skillshelf.cli.progress import working
 from skillshelf.env import Env
 
@@ -45,7 +45,7 @@ def _loadable_skills(
 
 
 @click.command("search")
-@click.argument("query")
+@click.argument("query", type=TEXT)
 @click.option(
     "--top", type=click.IntRange(min=1), default=10, show_default=True, help="How many skills to show."
 )
@@ -71,6 +71,7 @@ def search(
     models and threshold: skills marked `*` are the ones the model would be shown for QUERY
     (none when the confidence is below `[select] min_confidence`)."""
     from skillshelf.select.service import search as run_search
+    from skillshelf.skills.load import UNTRUSTED_TAG
 
     env = Env.from_os()
     with working("Finding skills") as step:
@@ -90,7 +91,7 @@ def search(
         return
     if not result.ranked:
         click.echo(
-            f"no skill matches {printable(repr(query))} ({result.index.documents} skill(s) searched)",
+            f"no skill matches {shown(repr(query))} ({result.index.documents} skill(s) searched)",
             err=True,
         )
         return
@@ -114,6 +115,8 @@ def search(
         table.add_column(col, overflow="fold", no_wrap=col in ("#", "score"))
     for r in result.ranked:
         desc = r.doc.description if len(r.doc.description) <= 160 else r.doc.description[:157] + "..."
+        if r.doc.skill is not None and not r.doc.skill.trusted:
+            desc = f"{UNTRUSTED_TAG} {desc}"
         mark = "*" if r.doc.key in result.suggested else ""
         table.add_row(
             f"{r.rank}{mark}", literal(r.doc.name), f"{r.score:.3f}", literal(desc), literal(r.doc.key)

@@ -16,6 +16,7 @@ import click
 from skillshelf.cli.config_cmds import override_option
 from skillshelf.cli.output import (
     echo_json,
+    echo_text,
     print_diagnostics,
     print_run_findings,
     printable,
@@ -100,7 +101,9 @@ def _skills_table(skills: Sequence[Skill], env: Env, installed: dict[Path, Any],
     from skillshelf.config import SkillMode
 
     hidden = sum(1 for s in skills if not s.model_visible or moded.mode_of(s) is SkillMode.DISABLED)
+    untrusted = sum(1 for s in skills if not s.trusted)
     title = f"{len(skills)} skill(s)" + (f", {hidden} hidden from the model (dim)" if hidden else "")
+    title += f", {untrusted} from a project you have not trusted (scope !)" if untrusted else ""
     table: Any = Table(title=title, title_justify="left", expand=True)
     table.add_column("name", style="bold", no_wrap=True, overflow="ellipsis", min_width=8, max_width=40)
     table.add_column("mode", no_wrap=True, min_width=4)
@@ -115,7 +118,7 @@ def _skills_table(skills: Sequence[Skill], env: Env, installed: dict[Path, Any],
         row = [
             _cell(skill.name),
             mode.value,
-            skill.scope.value,
+            skill.scope.value if skill.trusted else f"{skill.scope.value}!",
             skill.origin.value,
             _cell(skill.description),
             _cell(short_path(skill.path, env.cwd, env.home)),
@@ -161,18 +164,19 @@ def list_cmd(roots: tuple[Path, ...], no_builtin: bool, no_cache: bool, as_json:
     skill (`disabled` ones are listed, dim, but never reach the model). Problems found on the
     way are printed on stderr.
     """
-    from skillshelf.install import installed_provenance
+    from skillshelf.install.manage import installed_provenance, lock_diagnostics
 
     workspace = _open(roots, no_builtin, no_cache)
     config, discovery, moded = workspace.config, workspace.discovery, workspace.modes
     installed = installed_provenance(discovery.skills, workspace.env)
+    locks = lock_diagnostics(s.folder.parent for s in discovery.skills)
     if as_json:
         echo_json([_skill_json(skill, installed, moded) for skill in discovery.skills])
     elif discovery.skills:
         stdout_console().print(_skills_table(discovery.skills, workspace.env, installed, moded))
     else:
         click.echo("No skills found. Create .agents/skills/<name>/SKILL.md, or pass --root DIR.")
-    _print_notes((*config.diagnostics, *discovery.diagnostics), discovery)
+    _print_notes((*config.diagnostics, *discovery.diagnostics, *locks), discovery)
     _exit_on_config_errors(config)
 
 
@@ -290,7 +294,7 @@ def catalog(
     if as_json:
         echo_json({"format": catalog_format, "text": text, "report": result.catalog_report})
     elif text:
-        click.echo(text)
+        echo_text(text)
     _print_catalog_report(result.catalog_report, result.skills_total)
 
     def summarise(count: int, errors: int) -> None:
@@ -351,7 +355,7 @@ def load(
     entry disabled it). Unknown names fail with the closest matches.
     """
     from skillshelf.errors import SkillNotFoundError
-    from skillshelf.skills.load import load_skill
+    from skillshelf.skills.load import load_skill, with_trust_note
 
     workspace = _open(roots, no_builtin, no_cache)
     try:
@@ -361,17 +365,20 @@ def load(
     if as_json:
         echo_json(loaded.to_dict())
         return
-    click.echo(loaded.fragment)
+    echo_text(with_trust_note(loaded.skill, loaded.fragment))
     if loaded.files:
-        click.echo(f"\nFiles bundled with {loaded.skill.name} (relative to {loaded.skill.folder}):", err=True)
+        click.echo(
+            f"\nFiles bundled with {printable(loaded.skill.name)} (relative to {printable(str(loaded.skill.folder))}):",
+            err=True,
+        )
         for path in loaded.files:
-            click.echo(f"  {path}", err=True)
+            click.echo(f"  {printable(path)}", err=True)
         if loaded.more_files:
             click.echo(f"  ... and {loaded.more_files} more", err=True)
     if loaded.shadowed:
         click.echo(
-            f"note: {len(loaded.shadowed)} other skill(s) are also named {loaded.skill.name!r}: "
-            + ", ".join(str(p) for p in loaded.shadowed),
+            f"note: {len(loaded.shadowed)} other skill(s) are also named {printable(repr(loaded.skill.name))}: "
+            + printable(", ".join(str(p) for p in loaded.shadowed)),
             err=True,
         )
     click.echo(f"({loaded.tokens:,} tokens)", err=True)

@@ -5,23 +5,38 @@ A file that does not parse is never written (``ConfigError`` with its line). Wri
 temporary file in the same folder that then replaces the original, so a crash cannot leave
 half a file.
 
+Every edit is checked before it is written: the new text must parse to the old data with
+exactly the one change (tomlkit alone can put a new ``[[skills.config]]`` or ``[projects..]``
+header above dotted keys such as ``memory.enabled = false``, which then silently belong to the
+new table). When tomlkit's edit does not pass, the entry is appended as a new table after the
+last line, where it cannot take over any key.
+
 Codes raised here (``ConfigError``, nothing is written): ``CF100`` the file does not parse,
 ``CF110`` the path is not a regular file (a folder, FIFO, device, symlink loop), ``CF111`` the
-file parses but the table to edit has the wrong type (``skills = 5``).
+file parses but the table to edit has the wrong type (``skills = 5``), ``CF112`` no way was
+found to make the change without changing another key.
 """
 
 from __future__ import annotations
 
+import copy
 import errno
 import os
-import re
 import stat
-import tempfile
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from skillshelf.config.edit_text import (
+    Candidate,
+    appended,
+    first_faithful,
+    symlink_loop,
+    toml_string,
+    tomlkit_document,
+    write_atomic,
+    write_config,
+)
 from skillshelf.config.layers import parse_toml
 from skillshelf.config.modes import SkillMode
 from skillshelf.errors import ConfigError, FileAccessError
@@ -61,12 +76,7 @@ def _is_regular_file(path: Path) -> bool:
         return False  # no file yet, or a link whose target does not exist yet (it is created)
     except OSError as exc:
         if exc.errno == errno.ELOOP:
-            raise ConfigError(
-                f"{path.name} is a symlink loop; nothing was changed",
-                path=path,
-                code="CF110",
-                hint="remove the link (or point it at a real file) and run again",
-            ) from exc
+            raise symlink_loop(path) from exc
         raise FileAccessError(
             f"cannot read {path}: {exc.strerror or exc}", hint="check the path and its folders' permissions"
         ) from exc
@@ -81,27 +91,28 @@ def _is_regular_file(path: Path) -> bool:
     return True
 
 
-def _load(path: Path) -> tuple[Any, str | None]:
+def _load(path: Path) -> tuple[Any, str | None, dict[str, Any]]:
+    """The file as a tomlkit document (None when tomlkit cannot read it), its text, its data."""
     import tomlkit
 
     if not _is_regular_file(path):
-        return tomlkit.document(), None
+        return tomlkit.document(), None, {}
     try:
         text = path.read_bytes().decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise FileAccessError(
             f"cannot read {path}: {exc}", hint="check the file (it must be UTF-8 TOML)"
         ) from exc
-    _, problem = parse_toml(text, path)
-    if problem is not None:
+    data, problem = parse_toml(text, path)
+    if data is None:
         raise ConfigError(
-            problem.message,
-            hint=problem.fix + "; nothing was changed",
+            problem.message if problem else "the file does not parse",
+            hint=(problem.fix if problem else "fix the file") + "; nothing was changed",
             path=path,
-            line=problem.line,
+            line=problem.line if problem else None,
             code="CF100",
         )
-    return tomlkit.parse(text), text
+    return tomlkit_document(text), text, data
 
 
 def _wrong_type(path: Path, key: str, expected: str, value: object, example: str) -> ConfigError:
@@ -114,55 +125,17 @@ def _wrong_type(path: Path, key: str, expected: str, value: object, example: str
     )
 
 
-def _same_newlines(text: str, original: str | None) -> str:
-    """New lines use the file's own line ending (a CRLF file stays CRLF)."""
-    if original is None or "\r\n" not in original:
-        return text
-    return re.sub(r"(?<!\r)\n", "\r\n", text)
-
-
-def _write(path: Path, text: str) -> None:
+def _encodable(text: str, what: str) -> str:
     try:
-        tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:  # pragma: no cover - tomlkit output always parses
-        raise ConfigError(f"refusing to write invalid TOML: {exc}", path=path) from exc
-    write_atomic(path, text)
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        from skillshelf.errors import UsageError
 
-
-def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` in one step (a temporary file beside it, then a rename), keeping
-    the file's permissions; a symlinked file is written where the link points, the link kept.
-
-    Raises:
-        ConfigError: ``path`` is a symlink loop (``CF110``).
-        FileAccessError: the file cannot be written.
-    """
-    if path.is_symlink():
-        try:
-            path = path.resolve()  # edit the file a dotfiles link points to; keep the link
-        except (OSError, RuntimeError) as exc:  # a loop made after _load looked at it
-            raise ConfigError(
-                f"{path.name} is a symlink loop; nothing was changed",
-                path=path,
-                code="CF110",
-                hint="remove the link (or point it at a real file) and run again",
-            ) from exc
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-                handle.write(text)
-            os.chmod(tmp, mode)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-    except OSError as exc:
-        raise FileAccessError(
-            f"cannot write {path}: {exc.strerror or exc}", hint="check the folder's permissions"
-        ) from exc
+        raise UsageError(
+            f"{what} is not valid UTF-8, so it cannot be written to a TOML file",
+            hint="rename it with valid UTF-8 characters, or pass another name",
+        ) from None
+    return text
 
 
 def _selector(target: str) -> tuple[str, str]:
@@ -180,24 +153,25 @@ def _entry_mode(entry: Any) -> str:
     return SkillMode.ENABLED.value
 
 
-def set_skill_mode(path: Path, target: str, mode: SkillMode) -> EditResult:
-    """Give the skill ``target`` (a name or a path) ``mode`` in the config file ``path``.
+def _last_match(entries: Any, key: str, value: str) -> Any:
+    """The last ``[[skills.config]]`` entry with ``key = value`` (it is the one that applies), or None."""
+    found = [e for e in (entries or []) if hasattr(e, "get") and e.get(key) == value]
+    return found[-1] if found else None
 
-    The last ``[[skills.config]]`` entry for the same selector is updated (Codex-style
-    ``enabled = ...`` entries keep that style when the mode is enabled/disabled); without one,
-    a new entry is appended at the end of the file.
-    """
-    import tomlkit
 
-    if not target.strip():
-        from skillshelf.errors import UsageError
+def _apply_mode(entry: Any, mode: SkillMode) -> None:
+    """Codex-style ``enabled = ...`` entries keep that style for enabled/disabled."""
+    if "mode" not in entry and "enabled" in entry and mode in {SkillMode.ENABLED, SkillMode.DISABLED}:
+        entry["enabled"] = mode is SkillMode.ENABLED
+    else:
+        if "enabled" in entry:
+            del entry["enabled"]
+        entry["mode"] = mode.value
 
-        raise UsageError(
-            "a skill name is required", hint="pass the skill's name, e.g. `skillshelf disable my-skill`"
-        )
-    doc, original = _load(path)
-    key, value = _selector(target)
-    skills = doc.get("skills")
+
+def _entries_of(path: Path, container: Any) -> Any:
+    """``skills.config`` of a parsed file, after checking both have the right type."""
+    skills = container.get("skills")
     if skills is not None and not isinstance(skills, dict):
         raise _wrong_type(path, "skills", "a table", skills, "write `[skills]` on a line of its own")
     entries = skills.get("config") if skills is not None else None
@@ -209,71 +183,134 @@ def set_skill_mode(path: Path, target: str, mode: SkillMode) -> EditResult:
             entries,
             'write entries as `[[skills.config]]` tables with `name = "..."`',
         )
-    existing = [e for e in (entries or []) if hasattr(e, "get") and e.get(key) == value]
-    if existing:
-        entry = existing[-1]
-        previous = _entry_mode(entry)
-        if "mode" not in entry and "enabled" in entry and mode in {SkillMode.ENABLED, SkillMode.DISABLED}:
-            entry["enabled"] = mode is SkillMode.ENABLED
-        else:
-            if "enabled" in entry:
-                del entry["enabled"]
-            entry["mode"] = mode.value
+    return entries
+
+
+def _tomlkit_mode_edit(doc: Any, key: str, value: str, mode: SkillMode) -> str:
+    """The edit through tomlkit: layout kept, the new entry placed after the existing ones."""
+    import tomlkit
+
+    skills = doc.get("skills")
+    entries = skills.get("config") if skills is not None else None
+    match = _last_match(entries, key, value)
+    if match is not None:
+        _apply_mode(match, mode)
+    elif entries is not None and not isinstance(entries, tomlkit.items.AoT):
+        item = tomlkit.inline_table()
+        item.update({key: value, "mode": mode.value})
+        entries.append(item)
+    elif entries is None and isinstance(skills, tomlkit.items.InlineTable):
+        item = tomlkit.inline_table()
+        item.update({key: value, "mode": mode.value})
+        array = tomlkit.array()
+        array.append(item)
+        skills["config"] = array
     else:
-        previous = None
-        if entries is not None and not isinstance(entries, tomlkit.items.AoT):
-            item = tomlkit.inline_table()
-            item.update({key: value, "mode": mode.value})
-            entries.append(item)
-        else:
-            table = tomlkit.table()
-            table.add(key, value)
-            table.add("mode", mode.value)
-            table.add(tomlkit.nl())
-            if entries is None:
-                if skills is None:
-                    skills = tomlkit.table(is_super_table=True)
-                    doc.add("skills", skills)
-                skills.add("config", tomlkit.aot())
-                entries = skills["config"]
-            entries.append(table)
-    text = _same_newlines(doc.as_string(), original)
+        table = tomlkit.table()
+        table.add(key, value)
+        table.add("mode", mode.value)
+        table.add(tomlkit.nl())
+        if entries is None:
+            if skills is None:
+                skills = tomlkit.table(is_super_table=True)
+                doc.add("skills", skills)
+            skills.add("config", tomlkit.aot())
+            entries = skills["config"]
+        entries.append(table)
+    return str(doc.as_string())
+
+
+def set_skill_mode(path: Path, target: str, mode: SkillMode) -> EditResult:
+    """Give the skill ``target`` (a name or a path) ``mode`` in the config file ``path``.
+
+    The last ``[[skills.config]]`` entry for the same selector is updated (Codex-style
+    ``enabled = ...`` entries keep that style when the mode is enabled/disabled); without one,
+    a new entry is added after the existing ones, or at the end of the file. Every other key
+    keeps its parsed value (checked before writing, ``CF112`` when that cannot be done).
+    """
+    if not target.strip():
+        from skillshelf.errors import UsageError
+
+        raise UsageError(
+            "a skill name is required", hint="pass the skill's name, e.g. `skillshelf disable my-skill`"
+        )
+    doc, original, data = _load(path)
+    key, value = _selector(target)
+    _encodable(value, f"the skill {key} {value!r}")
+    match = _last_match(_entries_of(path, data), key, value)
+    previous = None if match is None else _entry_mode(match)
+    in_place = copy.deepcopy(data)
+    if match is not None:
+        _apply_mode(_last_match(in_place["skills"]["config"], key, value), mode)
+    with_new = copy.deepcopy(data)  # a new last entry: the last match is the one that applies
+    with_new.setdefault("skills", {}).setdefault("config", []).append({key: value, "mode": mode.value})
+    block = f"[[skills.config]]\n{key} = {toml_string(value)}\nmode = {toml_string(mode.value)}\n"
+    candidates: list[tuple[Candidate, dict[str, Any]]] = []
+    if match is not None:  # the file may already say so: then it stays as it is
+        candidates.append((lambda: original or "", in_place))
+    if doc is not None:
+        candidates.append(
+            (lambda: _tomlkit_mode_edit(doc, key, value, mode), in_place if match else with_new)
+        )
+    candidates.append((lambda: appended(original, block), with_new))
+    text = first_faithful(path, candidates, original, block.replace("\n", " "))
+    return _finish(path, text, original, previous, mode.value)
+
+
+def _finish(path: Path, text: str, original: str | None, previous: str | None, current: str) -> EditResult:
     changed = text != original
     if changed:
-        _write(path, text)
+        write_config(path, text)
     return EditResult(
-        path=path, created=original is None, changed=changed, previous=previous, current=mode.value
+        path=path, created=original is None, changed=changed, previous=previous, current=current
     )
 
 
-def set_trust(path: Path, folder: Path, trusted: bool) -> EditResult:
-    """Write ``[projects."<folder>"] trust_level = "trusted"|"untrusted"`` in ``path``."""
+def _tomlkit_trust_edit(doc: Any, key: str, level: str) -> str:
     import tomlkit
 
-    doc, original = _load(path)
-    level = "trusted" if trusted else "untrusted"
     projects = doc.get("projects")
-    if projects is not None and not isinstance(projects, dict):
-        raise _wrong_type(path, "projects", "a table", projects, 'write `[projects."/path"]` tables')
     if projects is None:
         projects = tomlkit.table(is_super_table=True)
         doc.add("projects", projects)
-    key = str(folder)
     entry = projects.get(key)
+    if entry is not None:
+        entry["trust_level"] = level
+    elif isinstance(projects, tomlkit.items.InlineTable):
+        item = tomlkit.inline_table()
+        item.add("trust_level", level)
+        projects[key] = item
+    else:
+        table = tomlkit.table()
+        table.add("trust_level", level)
+        projects.add(key, table)
+    return str(doc.as_string())
+
+
+def set_trust(path: Path, folder: Path, trusted: bool) -> EditResult:
+    """Write ``[projects."<folder>"] trust_level = "trusted"|"untrusted"`` in ``path``.
+
+    Every other key keeps its parsed value (checked before writing, ``CF112`` otherwise).
+    """
+    doc, original, data = _load(path)
+    level = "trusted" if trusted else "untrusted"
+    key = _encodable(str(folder), f"the folder {str(folder)!r}")
+    projects = data.get("projects")
+    if projects is not None and not isinstance(projects, dict):
+        raise _wrong_type(path, "projects", "a table", projects, 'write `[projects."/path"]` tables')
+    entry = (projects or {}).get(key)
     if entry is not None and not isinstance(entry, dict):
         raise _wrong_type(
             path, f'projects."{key}"', "a table", entry, 'write trust_level = "trusted" inside it'
         )
-    previous = None
+    previous = None if entry is None or entry.get("trust_level") is None else str(entry["trust_level"])
+    expected = copy.deepcopy(data)
+    expected.setdefault("projects", {}).setdefault(key, {})["trust_level"] = level
+    block = f"[projects.{toml_string(key)}]\ntrust_level = {toml_string(level)}\n"
+    candidates: list[tuple[Candidate, dict[str, Any]]] = [(lambda: original or "", expected)]
+    if doc is not None:
+        candidates.append((lambda: _tomlkit_trust_edit(doc, key, level), expected))
     if entry is None:
-        entry = tomlkit.table()
-        entry.add("trust_level", level)
-        projects.add(key, entry)
-    else:
-        previous = str(entry.get("trust_level")) if entry.get("trust_level") is not None else None
-        entry["trust_level"] = level
-    text = _same_newlines(doc.as_string(), original)
-    changed = text != original
-    if changed:
-        _write(path, text)
-    return EditResult(path=path, created=original is None, changed=changed, previous=previous, current=level)
+        candidates.append((lambda: appended(original, block), expected))
+    text = first_faithful(path, candidates, original, block.replace("\n", " "))
+    return _finish(path, text, original, previous, level)

@@ -10,7 +10,6 @@ that the caller owns (a staging folder), so a failure half-way leaves nothing in
 from __future__ import annotations
 
 import posixpath
-import shutil
 import stat
 import zipfile
 import zlib
@@ -18,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from skillshelf.errors import InstallError
+from skillshelf.install.files import remove_tree
 
 __all__ = ["ArchiveLimits", "ArchiveMember", "check_archive", "extract_archive"]
 
@@ -175,7 +175,7 @@ def extract_archive(
                 _write_member(zf, member, target, limits)
         _check_links_resolve_inside(archive, members, target)
     except BaseException as exc:
-        shutil.rmtree(target, ignore_errors=True)
+        remove_tree(target)
         if isinstance(exc, _ZIP_ERRORS):
             raise _damaged(archive, exc) from exc
         raise

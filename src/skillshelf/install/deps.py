@@ -5,21 +5,25 @@ Skills declare MCP servers in ``agents/openai.yaml`` (``dependencies.tools`` wit
 ``command``)). A server counts as configured when skillshelf's user config or Codex's
 ``$CODEX_HOME/config.toml`` has an ``[mcp_servers.*]`` entry with the same endpoint (Codex's
 rule: same transport and URL / command line), whatever its name. ``--write`` adds the missing
-ones to skillshelf's user config with tomlkit, keeping the file's comments and layout.
+ones to skillshelf's user config with tomlkit, keeping the file's comments and layout (and,
+like the config edits, checking that no other key of the file changes).
+
+A server declared by a skill of a project the user has not trusted is a command from someone
+else's repository: ``--write`` leaves it out (``IS505``) unless ``allow_untrusted`` is set,
+and the report marks it ``trusted: false``.
 """
 
 from __future__ import annotations
 
-import os
 import re
 import shlex
-import tempfile
 import tomllib
-from collections.abc import Iterable, Mapping, MutableMapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from skillshelf.config.edit_text import appended, first_faithful, toml_string, tomlkit_document, write_config
 from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.errors import ConfigError, FileAccessError
 from skillshelf.skills.model import Skill
@@ -47,6 +51,7 @@ class McpDependency:
     url: str | None = None
     command: str | None = None
     description: str | None = None
+    trusted: bool = True  # False: the skill belongs to a project the user has not trusted
 
     @property
     def key(self) -> str | None:
@@ -96,6 +101,7 @@ class DepStatus:
             "url": dep.url,
             "command": dep.command,
             "description": dep.description,
+            "trusted": dep.trusted,
             "status": self.status,
             "configured_as": list(self.configured_as),
             "note": self.note,
@@ -148,6 +154,7 @@ def declared_dependencies(skill: Skill) -> tuple[McpDependency, ...]:
                 url=tool.url,
                 command=tool.command,
                 description=tool.description,
+                trusted=skill.trusted,
             )
         )
     return tuple(out)
@@ -243,38 +250,69 @@ def deps_report(
     return DepsReport(entries=entries, config_file=user_config, diagnostics=(*diags_ours, *diags_codex))
 
 
-def _server_table(dep: McpDependency) -> object:
-    import tomlkit
-
-    table = tomlkit.table()
-    table.comment(f"added by `skillshelf deps --write` for skill {dep.skill}")
+def _server_values(dep: McpDependency) -> dict[str, object]:
     if dep.transport == "stdio":
         parts = shlex.split(dep.command or "")
-        table.add("command", parts[0])
-        if parts[1:]:
-            table.add("args", parts[1:])
-    else:
-        table.add("url", dep.url or "")
-    return table
+        return {"command": parts[0], "args": parts[1:]} if parts[1:] else {"command": parts[0]}
+    return {"url": dep.url or ""}
 
 
-def write_missing(report: DepsReport) -> DepsReport:
-    """Add every missing server to ``report.config_file``, keeping its comments; return the new report.
-
-    A file that is not valid TOML is never touched (:class:`ConfigError` with file and line).
-    """
+def _tomlkit_added(doc: object, added: Mapping[str, McpDependency]) -> str:
+    """The servers added through tomlkit (comments and layout kept)."""
     import tomlkit
-    from tomlkit.exceptions import ParseError
 
-    path = report.config_file
+    assert isinstance(doc, tomlkit.TOMLDocument)
+    servers = doc.get("mcp_servers")
+    if servers is None:
+        servers = tomlkit.table(is_super_table=True)
+        doc.add("mcp_servers", servers)
+    for name, dep in added.items():
+        table = tomlkit.table()
+        table.comment(f"added by `skillshelf deps --write` for skill {dep.skill}")
+        for key, value in _server_values(dep).items():
+            table.add(key, value)
+        servers[name] = table
+    return str(tomlkit.dumps(doc))
+
+
+def _appended_block(added: Mapping[str, McpDependency]) -> str:
+    import tomlkit
+
+    blocks = []
+    for name, dep in added.items():
+        lines = [
+            f"[mcp_servers.{toml_string(name)}] # added by `skillshelf deps --write` for skill {dep.skill}"
+        ]
+        lines += [f"{key} = {tomlkit.item(value).as_string()}" for key, value in _server_values(dep).items()]
+        blocks.append("\n".join(lines) + "\n")
+    return "\n".join(blocks)
+
+
+def _untrusted_skipped(dep: McpDependency) -> Diagnostic:
+    return Diagnostic(
+        code="IS505",
+        severity=Severity.WARNING,
+        message=f"server {dep.name!r} of skill {dep.skill!r} comes from a project you have not trusted; "
+        + (
+            f"not written (it would run: {dep.command})"
+            if dep.command
+            else f"not written (it would connect to: {dep.url})"
+        ),
+        fix="read the command, then `skillshelf trust` the project or pass --allow-untrusted to add it",
+        path=dep.skill_path,
+    )
+
+
+def _read_config(path: Path) -> tuple[str | None, dict[str, object]]:
+    """The config's text (None when there is no file) and data; errors say nothing was written."""
     try:
-        text = path.read_text(encoding="utf-8") if path.exists() else ""
-        doc = tomlkit.parse(text)
-    except ParseError as exc:
+        text = path.read_text(encoding="utf-8") if path.exists() else None
+        return text, tomllib.loads(text or "")
+    except tomllib.TOMLDecodeError as exc:
         raise ConfigError(
             f"not valid TOML: {exc}",
             path=path,
-            line=exc.line,
+            line=_error_line(exc),
             hint="fix the file first; nothing was written",
             code="IS503",
         ) from exc
@@ -290,51 +328,56 @@ def write_missing(report: DepsReport) -> DepsReport:
             hint="check the file's permissions; nothing was written",
             code="IS504",
         ) from exc
-    servers = doc.get("mcp_servers")
-    if servers is None:
-        servers = tomlkit.table(is_super_table=True)
-        doc.add("mcp_servers", servers)
-    if not isinstance(servers, MutableMapping):
+
+
+def write_missing(report: DepsReport, *, allow_untrusted: bool = False) -> DepsReport:
+    """Add every missing server to ``report.config_file``, keeping its comments; return the new report.
+
+    A file that is not valid TOML is never touched (:class:`ConfigError` with file and line);
+    servers of untrusted projects' skills are left out unless ``allow_untrusted``.
+    """
+
+    path = report.config_file
+    original, data = _read_config(path)
+    servers = data.get("mcp_servers", {})
+    if not isinstance(servers, Mapping):
         raise ConfigError(
             "mcp_servers is not a table",
             path=path,
             hint="write servers as [mcp_servers.NAME]; nothing was written",
             code="IS502",
         )
-    added: dict[str, str] = {}  # endpoint key -> server name written
+    added: dict[str, McpDependency] = {}  # server name -> what it runs
+    skipped: list[Diagnostic] = []
     for entry in report.missing:
         dep = entry.dependency
-        if dep.key is None or dep.key in added or dep.name in servers:
+        keys = {d.key for d in added.values()}
+        if dep.key is None or dep.key in keys or dep.name in servers or dep.name in added:
             continue  # like Codex: one server per name and per endpoint
-        servers[dep.name] = _server_table(dep)
-        added[dep.key] = dep.name
+        if not dep.trusted and not allow_untrusted:
+            skipped.append(_untrusted_skipped(dep))
+            continue
+        added[dep.name] = dep
     if added:
-        _atomic_write(path, tomlkit.dumps(doc))
+        expected = {**data, "mcp_servers": {**servers, **{n: _server_values(d) for n, d in added.items()}}}
+        doc = tomlkit_document(original)
+        candidates = [] if doc is None else [(lambda: _tomlkit_added(doc, added), expected)]
+        candidates.append((lambda: appended(original, _appended_block(added)), expected))
+        write_config(path, first_faithful(path, candidates, original, _appended_block(added)))
+    by_key = {d.key: name for name, d in added.items()}
     statuses = tuple(
         DepStatus(
             dependency=e.dependency,
             status="configured",
-            configured_as=(f"skillshelf:{added[e.dependency.key]}",),
+            configured_as=(f"skillshelf:{by_key[e.dependency.key]}",),
         )
-        if e.status == "missing" and e.dependency.key in added
+        if e.status == "missing" and e.dependency.key in by_key
         else e
         for e in report.entries
     )
-    written = list(added.values())
     return DepsReport(
-        entries=statuses, config_file=path, diagnostics=report.diagnostics, written=tuple(written)
+        entries=statuses,
+        config_file=path,
+        diagnostics=(*report.diagnostics, *skipped),
+        written=tuple(added),
     )
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".config.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(text)
-        if path.exists():
-            os.chmod(tmp, path.stat().st_mode & 0o777)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

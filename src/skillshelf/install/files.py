@@ -18,7 +18,16 @@ from pathlib import Path
 
 from skillshelf.errors import InstallError
 
-__all__ = ["TMP_DIR_NAME", "check_skill_tree", "copy_skill_tree", "root_lock", "swap_into_place", "workspace"]
+__all__ = [
+    "TMP_DIR_NAME",
+    "check_skill_tree",
+    "copy_skill_tree",
+    "remove_tree",
+    "root_lock",
+    "sorted_listing",
+    "swap_into_place",
+    "workspace",
+]
 
 TMP_DIR_NAME = ".skillshelf-tmp"
 MAX_TREE_BYTES = 200 * 1024 * 1024
@@ -50,27 +59,109 @@ def workspace(root: Path) -> Iterator[Path]:
     """A fresh work folder beside ``root`` (call while holding :func:`root_lock`); always removed.
 
     Leftovers of an install that was killed are removed first: with the lock held, no other
-    install can be using them.
+    install can be using them. A leftover that cannot be removed is left alone: the new work
+    folder has its own name, so it never blocks an install.
     """
     parent = root.parent / TMP_DIR_NAME
-    if parent.is_dir():
-        for stale in parent.iterdir():
-            _remove(stale)
+    with contextlib.suppress(OSError):
+        for stale in list(parent.iterdir()):
+            remove_tree(stale)
     parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix="install-", dir=parent))
     try:
         yield work
     finally:
-        _remove(work)
+        remove_tree(work)
         with contextlib.suppress(OSError):
             parent.rmdir()
 
 
-def _remove(path: Path) -> None:
-    if path.is_symlink() or path.is_file():
-        path.unlink(missing_ok=True)
-    else:
-        shutil.rmtree(path, ignore_errors=True)
+_DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)
+
+
+def remove_tree(path: Path) -> None:
+    """Delete ``path`` (file, symlink or folder tree) as far as possible; never raises ``OSError``.
+
+    ``shutil.rmtree`` recurses once per folder level (before Python 3.13), so a tree 1,100
+    folders deep ends in ``RecursionError``. This walk keeps one open folder at a time and
+    climbs back through ``..``, checking that each parent is still the folder it came from
+    (device and inode), so a folder moved away during the walk stops it instead of leading
+    it elsewhere. Symlinks are removed, never followed. What cannot be removed is left.
+    """
+    try:
+        top = os.open(path.parent, _DIR_FLAGS & ~getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return
+    try:
+        _remove_entry(top, path.name)
+    finally:
+        os.close(top)
+
+
+def _identity(fd: int) -> tuple[int, int]:
+    info = os.fstat(fd)
+    return info.st_dev, info.st_ino
+
+
+def _remove_entry(top: int, name: str) -> None:
+    try:
+        os.unlink(name, dir_fd=top)
+        return
+    except OSError:
+        pass
+    try:
+        current = os.open(name, _DIR_FLAGS, dir_fd=top)
+    except OSError:
+        return
+    names, parents = [name], [_identity(top)]
+    stuck: set[tuple[int, int]] = set()  # folders that could not be removed: not entered again
+    while True:
+        child = _clear_files(current, stuck)
+        if child is not None:
+            try:
+                below = os.open(child, _DIR_FLAGS, dir_fd=current)
+            except OSError:
+                stuck.add(_lstat_identity(current, child))
+                continue
+            parents.append(_identity(current))
+            names.append(child)
+            os.close(current)
+            current = below
+            continue
+        cleared = _identity(current)
+        up = os.open("..", os.O_RDONLY, dir_fd=current) if len(names) > 1 else os.dup(top)
+        os.close(current)
+        if _identity(up) != parents.pop():
+            os.close(up)  # moved during the walk: stop rather than follow it
+            return
+        try:
+            os.rmdir(names.pop(), dir_fd=up)
+        except OSError:
+            stuck.add(cleared)
+        if not names:
+            os.close(up)
+            return
+        current = up
+
+
+def _clear_files(folder: int, stuck: set[tuple[int, int]]) -> str | None:
+    """Unlink every non-folder in ``folder``; return a sub-folder still to clear, or None."""
+    child = None
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            try:
+                if not entry.is_dir(follow_symlinks=False):
+                    os.unlink(entry.name, dir_fd=folder)
+                elif child is None and _lstat_identity(folder, entry.name) not in stuck:
+                    child = entry.name
+            except OSError:
+                continue
+    return child
+
+
+def _lstat_identity(folder: int, name: str) -> tuple[int, int]:
+    info = os.stat(name, dir_fd=folder, follow_symlinks=False)
+    return info.st_dev, info.st_ino
 
 
 def _check_link(link: Path, src_root: Path) -> str:
@@ -91,9 +182,19 @@ def _check_link(link: Path, src_root: Path) -> str:
     return target
 
 
-def _plan(src: Path, rel: Path, plan: list[tuple[Path, str, str | None]], src_root: Path) -> None:
-    for entry in sorted(os.scandir(src), key=lambda e: e.name):
-        if entry.name in _SKIPPED:
+def _plan(src_root: Path) -> list[tuple[Path, str, str | None]]:
+    """Every entry below ``src_root`` as (relative path, kind, link target), depth first by name.
+
+    A stack of listings instead of recursion: a tree thousands of folders deep (a git
+    repository can hold one) cannot overflow Python's stack.
+    """
+    plan: list[tuple[Path, str, str | None]] = []
+    stack = [(sorted_listing(src_root, _SKIPPED), Path())]
+    while stack:
+        entries, rel = stack[-1]
+        entry = next(entries, None)
+        if entry is None:
+            stack.pop()
             continue
         path = Path(entry.path)
         mode = entry.stat(follow_symlinks=False).st_mode
@@ -101,7 +202,7 @@ def _plan(src: Path, rel: Path, plan: list[tuple[Path, str, str | None]], src_ro
             plan.append((rel / entry.name, "link", _check_link(path, src_root)))
         elif stat.S_ISDIR(mode):
             plan.append((rel / entry.name, "dir", None))
-            _plan(path, rel / entry.name, plan, src_root)
+            stack.append((sorted_listing(path, _SKIPPED), rel / entry.name))
         elif stat.S_ISREG(mode):
             plan.append((rel / entry.name, "file", None))
         else:
@@ -110,6 +211,13 @@ def _plan(src: Path, rel: Path, plan: list[tuple[Path, str, str | None]], src_ro
                 hint="a skill holds only regular files, folders and symlinks inside itself",
                 code="IS303",
             )
+    return plan
+
+
+def sorted_listing(folder: Path, skip: frozenset[str]) -> Iterator[os.DirEntry[str]]:
+    """The entries of ``folder`` by name, without the names in ``skip`` (the folder is closed)."""
+    with os.scandir(folder) as found:
+        return iter(sorted((e for e in found if e.name not in skip), key=lambda e: e.name))
 
 
 def check_skill_tree(src: Path) -> list[tuple[Path, str, str | None]]:
@@ -118,8 +226,7 @@ def check_skill_tree(src: Path) -> list[tuple[Path, str, str | None]]:
     Refused: symlinks leaving the folder (or looping), device files, FIFOs, sockets, more
     than the file or byte caps. Nothing is opened, so a FIFO cannot block the walk.
     """
-    plan: list[tuple[Path, str, str | None]] = []
-    _plan(src, Path(), plan, src)
+    plan = _plan(src)
     files = [rel for rel, kind, _ in plan if kind == "file"]
     total = sum((src / rel).stat().st_size for rel in files)
     if len(files) > MAX_TREE_FILES or total > MAX_TREE_BYTES:

@@ -17,6 +17,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 from skillshelf.errors import InstallError
+from skillshelf.install.files import remove_tree
 
 __all__ = ["GitRunner", "ProgressFn", "is_commit_id"]
 
@@ -98,7 +99,7 @@ class GitRunner:
             except InstallError:
                 if ref is None:
                     raise
-                shutil.rmtree(dest, ignore_errors=True)
+                remove_tree(dest)
         self._clone_streaming(["clone", "--no-checkout", "--", url, str(dest)], progress, timeout)
         try:
             self.run(["checkout", "--quiet", "--detach", f"{ref}^{{commit}}"], cwd=dest)

@@ -14,7 +14,6 @@ skillshelf scans).
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -27,7 +26,7 @@ from skillshelf.env import Env
 from skillshelf.errors import InstallError, UsageError
 from skillshelf.install.files import check_skill_tree, copy_skill_tree, root_lock, swap_into_place, workspace
 from skillshelf.install.git import GitRunner, ProgressFn
-from skillshelf.install.lock import LockEntry, content_hash, read_lock, write_lock
+from skillshelf.install.lock import FOLDER_NAME, LockEntry, content_hash, read_lock, write_lock
 from skillshelf.install.sources import Source, fetch, parse_source
 from skillshelf.install.targets import InstallTarget, check_links, default_target, make_links, placement
 from skillshelf.skills.model import RootOrigin, Scope, Skill, SkillRoot
@@ -42,7 +41,6 @@ __all__ = [
 ]
 
 InstallScope = Literal["user", "project"]
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 CopyFn = Callable[[Path, Path], object]
 ValidationProfile = Literal["spec", "codex", "claude"]
 
@@ -93,7 +91,7 @@ def _root_for(scope: InstallScope, path: Path) -> SkillRoot:
 
 
 def _check_name(name: str) -> str:
-    if not _NAME.match(name):
+    if not FOLDER_NAME.fullmatch(name):
         raise UsageError(
             f"{name!r} cannot be a skill folder name",
             hint="use letters, digits, '.', '_' and '-', starting with a letter or digit",
@@ -312,7 +310,7 @@ def stage_and_swap(
 
 def _default_name(skill: Skill, folder: Path) -> str:
     for candidate in (skill.name, folder.name):
-        if _NAME.match(candidate):
+        if FOLDER_NAME.fullmatch(candidate):
             return candidate
     raise UsageError(f"cannot derive a folder name from skill {skill.name!r}", hint="pass --name NAME")
 

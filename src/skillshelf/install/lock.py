@@ -4,6 +4,14 @@
 :class:`LockEntry` (source, requested ref, resolved commit, content hash). It sits beside the
 skills it describes, so a project's ``.agents/skills`` lock can be committed with the skills.
 Writes are atomic (temp file + rename) and the file round-trips exactly.
+
+A lock file is content anyone can commit, so its keys are not trusted: a key is used only
+when it is a plain folder name (what ``install`` writes, :data:`FOLDER_NAME`) whose folder,
+if present, is a real folder directly inside the skills root (not a symlink). Any other
+entry, or one that is not an object with the required fields, is left out of
+:attr:`Lock.entries` and reported in :attr:`Lock.diagnostics` (``IS402`` / ``IS403``);
+``update``, ``remove`` and ``list`` never act on it, the other entries still work, and a
+rewrite of the file keeps it as it was.
 """
 
 from __future__ import annotations
@@ -11,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import stat
 import tempfile
 from collections.abc import Iterator, Mapping
@@ -18,9 +27,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 
+from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.errors import InstallError
+from skillshelf.install.files import sorted_listing
 
 __all__ = [
+    "FOLDER_NAME",
     "LOCK_FILE_NAME",
     "LOCK_VERSION",
     "Lock",
@@ -34,6 +46,8 @@ __all__ = [
 LOCK_FILE_NAME = ".skillshelf-lock.json"
 LOCK_VERSION = 1
 _IGNORED_NAMES = frozenset({".git", "__pycache__", ".DS_Store"})
+#: A folder name ``install`` may create (and so the only lock key that is used).
+FOLDER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -75,9 +89,15 @@ class LockEntry:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Lock:
-    """Every entry of one lock file, by folder name."""
+    """Every usable entry of one lock file, by folder name.
+
+    ``ignored`` holds the raw entries that were not used (kept so a rewrite loses nothing);
+    ``diagnostics`` says why each was left out.
+    """
 
     entries: Mapping[str, LockEntry] = field(default_factory=lambda: MappingProxyType({}))
+    ignored: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))
+    diagnostics: tuple[Diagnostic, ...] = ()
 
     def __iter__(self) -> Iterator[LockEntry]:
         return iter(self.entries[name] for name in sorted(self.entries))
@@ -86,13 +106,23 @@ class Lock:
         return self.entries.get(name)
 
     def with_entry(self, entry: LockEntry) -> Lock:
-        return Lock(entries=MappingProxyType({**self.entries, entry.name: entry}))
+        return self._replace({**self.entries, entry.name: entry}, exclude=entry.name)
 
     def without(self, name: str) -> Lock:
-        return Lock(entries=MappingProxyType({k: v for k, v in self.entries.items() if k != name}))
+        return self._replace({k: v for k, v in self.entries.items() if k != name}, exclude=name)
+
+    def _replace(self, entries: dict[str, LockEntry], *, exclude: str) -> Lock:
+        ignored = {k: v for k, v in self.ignored.items() if k != exclude}
+        return Lock(
+            entries=MappingProxyType(entries),
+            ignored=MappingProxyType(ignored),
+            diagnostics=tuple(d for d in self.diagnostics if d.field != exclude),
+        )
 
     def to_dict(self) -> dict[str, object]:
-        return {"version": LOCK_VERSION, "skills": {e.name: e.to_dict() for e in self}}
+        skills: dict[str, object] = {e.name: e.to_dict() for e in self}
+        skills.update(self.ignored)
+        return {"version": LOCK_VERSION, "skills": dict(sorted(skills.items()))}
 
 
 def lock_path(skills_root: Path) -> Path:
@@ -112,13 +142,55 @@ def _str_or_none(value: object) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _entry_from(path: Path, name: str, raw: object) -> LockEntry:
+def _ignored(path: Path, name: str, code: str, why: str, fix: str) -> Diagnostic:
+    return Diagnostic(
+        code=code,
+        severity=Severity.WARNING,
+        message=f"lock entry {name[:200]!r} ignored: {why}",
+        fix=fix,
+        path=path,
+        field=name,
+    )
+
+
+def _entry_problem(path: Path, name: str, raw: object) -> Diagnostic | None:
+    """Why the entry ``name: raw`` of the lock at ``path`` cannot be used, or None."""
+    if not FOLDER_NAME.fullmatch(name):
+        return _ignored(
+            path,
+            name,
+            "IS402",
+            "the key is not a plain folder name inside the skills folder",
+            "remove the entry from the lock file (install writes only folder names such as 'pdf-tools')",
+        )
+    folder = path.parent / name
+    if folder.is_symlink():
+        return _ignored(
+            path,
+            name,
+            "IS402",
+            f"{folder} is a symbolic link, not a folder install wrote",
+            "remove the link and the entry, then install the skill again",
+        )
     if not isinstance(raw, dict):
-        raise _bad_lock(path, f"entry {name!r} is not an object")
-    required = ("source", "kind", "location", "content_hash", "installed_at")
-    missing = [key for key in required if not isinstance(raw.get(key), str)]
+        return _ignored(path, name, "IS403", "it is not an object", "remove the entry, or install again")
+    missing = [
+        k
+        for k in ("source", "kind", "location", "content_hash", "installed_at")
+        if not isinstance(raw.get(k), str)
+    ]
     if missing:
-        raise _bad_lock(path, f"entry {name!r} lacks {', '.join(missing)}")
+        return _ignored(
+            path,
+            name,
+            "IS403",
+            f"it lacks {', '.join(missing)}",
+            "remove the entry, or install the skill again",
+        )
+    return None
+
+
+def _entry_from(name: str, raw: dict[str, object]) -> LockEntry:
     return LockEntry(
         name=name,
         skill_name=_str_or_none(raw.get("skill_name")) or name,
@@ -140,7 +212,11 @@ def _strings(value: object) -> tuple[str, ...]:
 
 
 def read_lock(skills_root: Path) -> Lock:
-    """The lock of ``skills_root``; an empty :class:`Lock` when there is no file yet."""
+    """The lock of ``skills_root``; an empty :class:`Lock` when there is no file yet.
+
+    Raises ``IS401`` when the file as a whole cannot be read; a bad entry only lands in
+    :attr:`Lock.diagnostics` (see the module docstring).
+    """
     path = lock_path(skills_root)
     try:
         text = path.read_text(encoding="utf-8")
@@ -150,22 +226,38 @@ def read_lock(skills_root: Path) -> Lock:
         raise _bad_lock(path, str(exc)) from exc
     try:
         data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise _bad_lock(path, f"line {exc.lineno}: {exc.msg}") from exc
+    except (json.JSONDecodeError, RecursionError) as exc:
+        where = (
+            f"line {exc.lineno}: {exc.msg}" if isinstance(exc, json.JSONDecodeError) else "nested too deeply"
+        )
+        raise _bad_lock(path, where) from exc
     if not isinstance(data, dict) or not isinstance(data.get("skills"), dict):
         raise _bad_lock(path, "expected an object with a 'skills' object")
     if data.get("version") != LOCK_VERSION:
         raise _bad_lock(
             path, f"unknown version {data.get('version')!r} (this skillshelf writes {LOCK_VERSION})"
         )
-    entries = {str(name): _entry_from(path, str(name), raw) for name, raw in data["skills"].items()}
-    return Lock(entries=MappingProxyType(entries))
+    entries: dict[str, LockEntry] = {}
+    ignored: dict[str, object] = {}
+    diagnostics: list[Diagnostic] = []
+    for name, raw in data["skills"].items():
+        problem = _entry_problem(path, name, raw)
+        if problem is None:
+            entries[name] = _entry_from(name, raw)
+        else:
+            ignored[name] = raw
+            diagnostics.append(problem)
+    return Lock(
+        entries=MappingProxyType(entries),
+        ignored=MappingProxyType(ignored),
+        diagnostics=tuple(diagnostics),
+    )
 
 
 def write_lock(skills_root: Path, lock: Lock) -> Path:
-    """Write ``lock`` atomically; an empty lock removes the file."""
+    """Write ``lock`` atomically (ignored entries as they were); an empty lock removes the file."""
     path = lock_path(skills_root)
-    if not lock.entries:
+    if not lock.entries and not lock.ignored:
         path.unlink(missing_ok=True)
         return path
     text = json.dumps(lock.to_dict(), indent=2, ensure_ascii=False, sort_keys=False) + "\n"
@@ -181,15 +273,23 @@ def write_lock(skills_root: Path, lock: Lock) -> Path:
     return path
 
 
-def _walk(folder: Path, rel: str = "") -> Iterator[tuple[str, Path]]:
-    for entry in sorted(os.scandir(folder), key=lambda e: e.name):
-        if entry.name in _IGNORED_NAMES:
-            continue
-        name = f"{rel}{entry.name}"
-        if entry.is_dir(follow_symlinks=False):
-            yield from _walk(Path(entry.path), f"{name}/")
+def _walk(folder: Path) -> Iterator[tuple[str, Path]]:
+    """Every non-folder entry below ``folder`` as (relative path, path), depth first by name.
+
+    A stack of sorted listings instead of recursion, so a tree thousands of folders deep
+    cannot overflow Python's stack; the order (and so every stored hash) is what the
+    recursive walk gave.
+    """
+    stack: list[tuple[Iterator[os.DirEntry[str]], str]] = [(sorted_listing(folder, _IGNORED_NAMES), "")]
+    while stack:
+        entries, rel = stack[-1]
+        entry = next(entries, None)
+        if entry is None:
+            stack.pop()
+        elif entry.is_dir(follow_symlinks=False):
+            stack.append((sorted_listing(Path(entry.path), _IGNORED_NAMES), f"{rel}{entry.name}/"))
         else:
-            yield name, Path(entry.path)
+            yield f"{rel}{entry.name}", Path(entry.path)
 
 
 def content_hash(folder: Path) -> str:

@@ -1,21 +1,24 @@
 """Installed skills after the fact: ``update``, ``remove``, and provenance for ``list``.
 
 Nothing here overwrites or deletes a skill that was changed by hand since it was installed
-(its content hash no longer matches the lock) unless ``force`` is given.
+(its content hash no longer matches the lock) unless ``force`` is given. Only the entries
+:func:`~skillshelf.install.lock.read_lock` accepts are acted on (a plain folder name directly
+inside the skills root); :func:`lock_diagnostics` reports the others, which stay untouched.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
-import shutil
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.env import Env
-from skillshelf.errors import InstallError, NotFoundError
-from skillshelf.install.files import root_lock, workspace
+from skillshelf.errors import InstallError, NotFoundError, SkillshelfError
+from skillshelf.install.files import remove_tree, root_lock, workspace
 from skillshelf.install.git import GitRunner, ProgressFn, is_commit_id
 from skillshelf.install.installer import (
     InstallScope,
@@ -24,7 +27,7 @@ from skillshelf.install.installer import (
     skills_root_for,
     stage_and_swap,
 )
-from skillshelf.install.lock import LockEntry, content_hash, read_lock, write_lock
+from skillshelf.install.lock import LockEntry, content_hash, lock_path, read_lock, write_lock
 from skillshelf.install.sources import Source, fetch
 from skillshelf.install.targets import drop_links
 from skillshelf.skills.model import Skill
@@ -36,7 +39,10 @@ __all__ = [
     "UpdateResult",
     "install_roots",
     "installed_provenance",
+    "installed_roots",
+    "link_diagnostics",
     "list_installed",
+    "lock_diagnostics",
     "remove_skill",
     "update_skills",
 ]
@@ -123,12 +129,75 @@ def _is_modified(path: Path, entry: LockEntry) -> bool:
     return not path.is_dir() or content_hash(path) != entry.content_hash
 
 
+def lock_diagnostics(roots: Iterable[Path]) -> tuple[Diagnostic, ...]:
+    """The problems of the lock files in ``roots``: entries left out, files that cannot be read."""
+    found: list[Diagnostic] = []
+    for root in dict.fromkeys(roots):
+        try:
+            found.extend(read_lock(root).diagnostics)
+        except InstallError as exc:
+            found.append(
+                Diagnostic(
+                    code=exc.code,
+                    severity=Severity.ERROR,
+                    message=exc.message,
+                    fix=exc.hint,
+                    path=lock_path(root),
+                )
+            )
+    return tuple(found)
+
+
+def installed_roots(env: Env, scope: InstallScope | None = None) -> tuple[Path, ...]:
+    """The skills roots ``install`` writes to (both scopes, or ``scope``'s)."""
+    return tuple(root for each in ((scope,) if scope else _SCOPES) for root in install_roots(each, env))
+
+
+def _confined_links(entry: LockEntry, scope: InstallScope, env: Env) -> LockEntry:
+    """``entry`` with only the links ``install`` could have made: ``<an agent's skills folder
+    of the scope>/<the entry's folder name>``. A lock file may name any path; ``update`` would
+    create links there and ``remove`` delete them."""
+    from skillshelf.install.visibility import agent_roots
+
+    allowed = {str(root / entry.name) for root in agent_roots(scope, env).values()}
+    kept = tuple(link for link in entry.links if link in allowed)
+    return entry if kept == entry.links else dataclasses.replace(entry, links=kept)
+
+
+def link_diagnostics(env: Env, scope: InstallScope | None = None) -> tuple[Diagnostic, ...]:
+    """The links lock entries name outside the agents' skills folders (``IS402``; never used)."""
+    found: list[Diagnostic] = []
+    for each in (scope,) if scope else _SCOPES:
+        for root in install_roots(each, env):
+            try:
+                entries = tuple(read_lock(root))
+            except InstallError:
+                continue  # lock_diagnostics reports the file
+            for entry in entries:
+                kept = set(_confined_links(entry, each, env).links)
+                found.extend(
+                    Diagnostic(
+                        code="IS402",
+                        severity=Severity.WARNING,
+                        message=f"lock entry {entry.name!r}: link {link[:200]!r} ignored: it is not in an "
+                        "agent's skills folder",
+                        fix="remove the link from the entry; `skillshelf install --for ...` makes the links",
+                        path=lock_path(root),
+                        field=entry.name,
+                    )
+                    for link in entry.links
+                    if link not in kept
+                )
+    return tuple(found)
+
+
 def installed_provenance(skills: Iterable[Skill], env: Env | None = None) -> dict[Path, InstalledInfo]:
     """For ``list``: ``skill.path`` -> provenance, for the skills that ``install`` put there,
     with the agents that see each (when ``env`` is given).
 
     A skill counts as installed when the lock file of its root (the folder above the skill's
-    folder) has an entry for the skill's folder name. Unreadable lock files are skipped.
+    folder) has a usable entry for the skill's folder name. Unreadable lock files are skipped
+    (:func:`lock_diagnostics` reports them).
     """
     from skillshelf.install.visibility import Visibility
 
@@ -172,7 +241,10 @@ def list_installed(env: Env, *, scope: InstallScope | None = None) -> tuple[Inst
     found: list[InstalledSkill] = []
     for each in (scope,) if scope else _SCOPES:
         for root in install_roots(each, env):
-            found.extend(InstalledSkill(scope=each, root=root, entry=e) for e in read_lock(root))
+            found.extend(
+                InstalledSkill(scope=each, root=root, entry=_confined_links(e, each, env))
+                for e in read_lock(root)
+            )
     return tuple(found)
 
 
@@ -254,7 +326,7 @@ def _update_one(
     except OSError as exc:
         failure = io_failure(item.root, exc)
         return result("failed", f"{failure.code}: {failure.message} (fix: {failure.hint})")
-    except InstallError as exc:
+    except SkillshelfError as exc:
         return result("failed", f"{exc.code}: {exc.message} (fix: {exc.hint})")
     new = installed.entry
     if new.content_hash == entry.content_hash:
@@ -317,6 +389,6 @@ def _remove(item: InstalledSkill, *, force: bool) -> RemoveResult:
                 if trash.exists():
                     os.rename(trash, item.path)
                 raise
-            shutil.rmtree(trash, ignore_errors=True)
+            remove_tree(trash)
     drop_links(item.entry.links, item.path)
     return RemoveResult(name=item.entry.name, scope=item.scope, path=item.path, source=item.entry.source)

@@ -93,7 +93,7 @@ class _Walk:
         if result.invalid_utf8:
             self.diags.append(invalid_utf8_diagnostic(path))
         body, front = strip_front_matter(result.text)
-        if rule and front is not None and _has_paths(front):
+        if rule and front is not None and self._has_paths(front, path):
             self._skip(
                 path, scope, kind, result.size, "conditional rule (front matter `paths`)", importer, depth
             )
@@ -116,6 +116,23 @@ class _Walk:
         )
         for raw in extract_imports(text):
             self._add_import(raw, path, scope, external_ok=external_ok, depth=depth + 1)
+
+    def _has_paths(self, front: str, path: Path) -> bool:
+        """Whether a rule's front matter limits it to ``paths``; broken YAML is noted (IN114)."""
+        from skillshelf.skills.frontmatter import YamlFailure, load_yaml
+
+        doc = load_yaml(front)
+        if isinstance(doc, YamlFailure):
+            self.diags.append(
+                _import_diag(
+                    "IN114",
+                    f"the rule's front matter is not valid YAML ({doc.message}); it is read as always on",
+                    path,
+                    "fix the front matter (paths: a list of globs) or remove it",
+                )
+            )
+            return False
+        return isinstance(doc.value, dict) and bool(doc.value.get("paths"))
 
     def _add_import(
         self, raw: str, importer: Path, scope: InstructionScope, *, external_ok: bool, depth: int
@@ -198,16 +215,6 @@ def _key(path: Path) -> str:
 
 def _inside(path: Path, folder: Path) -> bool:
     return Path(_key(path)).is_relative_to(folder) or path.is_relative_to(folder)
-
-
-def _has_paths(front: str) -> bool:
-    import yaml
-
-    try:
-        data = yaml.safe_load(front)
-    except yaml.YAMLError:
-        return False
-    return isinstance(data, dict) and bool(data.get("paths"))
 
 
 def _rule_files(folder: Path) -> Iterator[Path]:

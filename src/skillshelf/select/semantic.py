@@ -183,7 +183,9 @@ class SemanticIndex:
             raise ValueError("this semantic index was built for another skill index")
         if vectors is None or not query.strip() or len(vectors) == 0:
             return np.zeros(len(self.docs), np.float32)
-        qv = encode(query)
+        # the tokenizers take valid Unicode only: a lone surrogate (a non-UTF-8 byte of a
+        # command-line argument, a "\ud800" JSON escape) becomes "?" here
+        qv = encode(query.encode("utf-8", "replace").decode("utf-8"))
         if len(qv) == 1:  # numpy's own loop: cheaper than a BLAS call behind a thread-pool guard
             sims = np.einsum("ij,j->i", vectors, qv[0])
         else:

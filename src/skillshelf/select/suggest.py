@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from skillshelf.skills.catalog.aliases import display_path
 from skillshelf.skills.catalog.codex import cap_description
+from skillshelf.skills.load import UNTRUSTED_TAG
 from skillshelf.skills.model import Skill
 from skillshelf.tokens import approx_tokens
 
@@ -122,7 +123,8 @@ def _line(skill: Skill, max_desc: int | None = None) -> str:
     desc = cap_description(" ".join(skill.description.split()))
     if max_desc is not None and len(desc) > max_desc:
         desc = desc[: max(0, max_desc - 3)].rstrip() + "..."
-    return f"- {skill.name}: {desc} (file: {display_path(skill.path)})"
+    tag = "" if skill.trusted else f"{UNTRUSTED_TAG} "
+    return f"- {skill.name}: {tag}{desc} (file: {display_path(skill.path)})"
 
 
 def _fit(skill: Skill, remaining: int) -> str | None:

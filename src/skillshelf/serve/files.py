@@ -1,10 +1,16 @@
 """Reading the files bundled with a skill, confined to the skill's folder.
 
 Every path a model or an MCP client names is checked before anything is opened: it must be
-relative, must not use ``..`` or backslashes, and must resolve (symlinks followed) to a regular
-file inside the skill's folder. Device files, FIFOs and sockets are refused, and the file is
-opened with ``O_NOFOLLOW | O_NONBLOCK`` and checked again with ``fstat`` so that a swap after
-the check cannot make us read something else or block on a pipe.
+relative and must not use ``..`` or backslashes. It is then opened one component at a time,
+each with ``O_NOFOLLOW`` relative to the folder before it
+(:func:`~skillshelf.skills.confined.open_beneath`): symlinks inside the skill folder are
+followed by hand, one out of it is refused, and a folder swapped for a symlink during the
+read cannot redirect it. What was opened is checked with ``fstat``: only a regular file with a
+single link is read (``O_NONBLOCK``, so a FIFO cannot block).
+
+Hard-linked files (``st_nlink > 1``) are refused (``SS403``): a hard link gives the skill
+folder the content of a file that lives elsewhere, which no path check can see. Installed
+skills never hold one (``install`` copies files, git and zip archives cannot carry them).
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from skillshelf.errors import FileAccessError, NotFoundError, PathEscapeError, UsageError
+from skillshelf.skills.confined import open_beneath
 
 __all__ = [
     "DEFAULT_MAX_FILE_BYTES",
@@ -87,26 +94,21 @@ def check_relative_path(path: str) -> PurePosixPath:
     return parsed
 
 
-def _resolve_inside(folder: Path, rel: PurePosixPath, original: str) -> Path:
-    base = folder.resolve()
-    candidate = base.joinpath(*rel.parts)
+def _open_inside(folder: Path, rel: PurePosixPath, original: str) -> int:
     try:
-        real = candidate.resolve(strict=True)
-    except FileNotFoundError:
+        return open_beneath(folder, rel.parts, original)
+    except (FileNotFoundError, NotADirectoryError):
         raise NotFoundError(
-            f"no file {original!r} in skill folder {base}",
+            f"no file {original!r} in skill folder {folder}",
             hint="call load_skill to see the list of bundled files",
             code="SV404",
         ) from None
-    except (OSError, RuntimeError) as exc:  # symlink loops, permission problems
+    except OSError as exc:  # symlink loops, permission problems
         raise FileAccessError(
-            f"cannot resolve {original!r}: {exc}",
+            f"cannot open {original!r}: {exc.strerror or exc}",
             hint="check the file's symlinks and permissions",
             code="SV405",
         ) from None
-    if real != base and not real.is_relative_to(base):
-        raise PathEscapeError(f"{original!r} is a symlink that leads out of the skill folder", path=original)
-    return real
 
 
 def _refuse_special(mode: int, original: str) -> None:
@@ -146,18 +148,21 @@ def read_confined_file(
     are refused, since half an image is of no use.
     """
     rel = check_relative_path(path)
-    real = _resolve_inside(folder, rel, path)
-    _refuse_special(os.stat(real).st_mode, path)
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    fd = _open_inside(folder, rel, path)
     try:
-        fd = os.open(real, flags)
-    except OSError as exc:
-        raise FileAccessError(
-            f"cannot open {path!r}: {exc.strerror}", hint="check the file's permissions", code="SV405"
-        ) from None
-    with os.fdopen(fd, "rb") as handle:
-        info = os.fstat(handle.fileno())
+        info = os.fstat(fd)
         _refuse_special(info.st_mode, path)
+        if info.st_nlink > 1:
+            raise PathEscapeError(
+                f"{path!r} is hard-linked ({info.st_nlink} links); its content may belong to a file "
+                "outside the skill folder",
+                path=path,
+                hint="replace the hard link with a copy of the file",
+            )
+    except BaseException:
+        os.close(fd)
+        raise
+    with os.fdopen(fd, "rb") as handle:
         data = handle.read(max_bytes + 1)
     mime = mimetypes.guess_type(rel.name)[0] or "application/octet-stream"
     rel_text = rel.as_posix()

@@ -3,39 +3,28 @@
 The same workspace as ``skillshelf context``: the config decides extra roots, built-ins, per-skill
 modes (disabled skills are not served at all, ``manual`` ones are loadable but not listed,
 ``name-only`` ones are listed without description) and the catalog budget; the skill folders the
-memory pipeline wrote are served too. When the project is not trusted, its skills are served
-marked ``trusted=False``.
+memory pipeline wrote are served too. When the project is not trusted, its skills come out of
+the workspace marked ``trusted=False`` (as for every other command).
 """
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Sequence
-from pathlib import Path
-
 from skillshelf.env import Env
 from skillshelf.serve.library import SkillLibrary
 from skillshelf.serve.tools import SkillTools
-from skillshelf.skills.model import Discovery, Scope, Skill
+from skillshelf.skills.model import Discovery
 from skillshelf.workspace import Workspace, WorkspaceOptions
 
 __all__ = ["open_library", "workspace_tools"]
 
 
-def _mark_untrusted(skills: Sequence[Skill], trusted_project: bool) -> dict[Path, Skill]:
-    if trusted_project:
-        return {s.path: s for s in skills}
-    return {s.path: (dataclasses.replace(s, trusted=False) if s.scope is Scope.REPO else s) for s in skills}
-
-
 def workspace_tools(workspace: Workspace, *, semantic: bool = False) -> SkillTools:
     """The tools a server offers over ``workspace``: every loadable skill (a project's marked
-    untrusted unless the project is trusted), the catalog's skills listed, the config's budget."""
-    served = _mark_untrusted(workspace.skills.loadable, workspace.config.trusted)
-    listed = [dataclasses.replace(s, trusted=served[s.path].trusted) for s in workspace.skills.catalog]
+    untrusted by the workspace unless the project is trusted), the catalog's skills listed, the
+    config's budget."""
     return SkillTools(
-        tuple(served.values()),
-        listed=listed,
+        workspace.skills.loadable,
+        listed=workspace.skills.catalog,
         budget=workspace.budget(),
         index_cache_dir=workspace.index_cache_dir,
         semantic=semantic,

@@ -274,6 +274,9 @@ def load_yaml(text: str) -> YamlDocument | YamlFailure:
         loader = _Loader(text)
     except yaml.YAMLError as exc:
         return YamlFailure(message=str(exc).splitlines()[0], line=None)
+    except UnicodeEncodeError as exc:  # libyaml reads UTF-8: a lone surrogate cannot be encoded
+        line = text.count("\n", 0, exc.start)
+        return YamlFailure(message=f"a lone surrogate code point at line {line + 1}", line=line)
     try:
         node = loader.get_single_node()
         value = loader.construct_document(node) if node is not None else None

@@ -20,6 +20,9 @@ __all__ = ["OpenAIMetadata", "parse_openai_yaml"]
 
 PRODUCTS = frozenset({"chatgpt", "codex", "atlas"})
 _NODE_BUDGET = 5000
+#: Codex's openai.yaml nests four levels (dependencies.tools[i].field); far deeper is refused
+#: before the recursive read below could reach Python's recursion limit.
+_MAX_DEPTH = 32
 _TRUE = frozenset({"true", "True", "TRUE"})
 _FALSE = frozenset({"false", "False", "FALSE"})
 
@@ -40,19 +43,21 @@ class _Unusable(Exception):
 Raw = str | None | dict[str, "Raw"] | list["Raw"]
 
 
-def _raw(node: yaml.Node, budget: list[int]) -> Raw:
+def _raw(node: yaml.Node, budget: list[int], depth: int = 0) -> Raw:
     budget[0] -= 1
     if budget[0] < 0:
         raise _Unusable("the file is too large or too deeply aliased")
+    if depth > _MAX_DEPTH:
+        raise _Unusable(f"values are nested more than {_MAX_DEPTH} levels deep")
     if isinstance(node, yaml.MappingNode):
         out: dict[str, Raw] = {}
         for key, value in node.value:
             if not isinstance(key, yaml.ScalarNode):
                 raise _Unusable("a mapping key is not text")
-            out[str(key.value)] = _raw(value, budget)
+            out[str(key.value)] = _raw(value, budget, depth + 1)
         return out
     if isinstance(node, yaml.SequenceNode):
-        return [_raw(item, budget) for item in node.value]
+        return [_raw(item, budget, depth + 1) for item in node.value]
     scalar = raw_scalar(node)
     return scalar if isinstance(scalar, str) or scalar is None else None
 

@@ -18,6 +18,10 @@ from skillshelf.skills.frontmatter import mapping_pairs, raw_scalar
 __all__ = ["KnownFields", "known_fields", "to_plain"]
 
 _PLAIN_BUDGET = 20_000
+#: Deepest nesting kept in a skill's frontmatter data. Real frontmatter nests two or three
+#: levels; a bound far below Python's recursion limit keeps every later consumer (the cache's
+#: JSON, ``--json`` output, the MCP server) safe from a value nested hundreds of levels deep.
+_PLAIN_MAX_DEPTH = 64
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -126,16 +130,16 @@ class _TooBig(Exception):
     pass
 
 
-def _plain(value: object, budget: list[int]) -> object:
+def _plain(value: object, budget: list[int], depth: int = 0) -> object:
     budget[0] -= 1
-    if budget[0] < 0:
+    if budget[0] < 0 or depth > _PLAIN_MAX_DEPTH:
         raise _TooBig
     if value is None or isinstance(value, str | bool | int | float):
         return value
     if isinstance(value, dict):
-        return {str(k): _plain(v, budget) for k, v in value.items()}
+        return {str(k): _plain(v, budget, depth + 1) for k, v in value.items()}
     if isinstance(value, list | tuple | set | frozenset):
-        return [_plain(v, budget) for v in value]
+        return [_plain(v, budget, depth + 1) for v in value]
     return str(value)
 
 
@@ -153,7 +157,8 @@ def to_plain(mapping: dict[object, object], *, path: Path, out: list[Diagnostic]
             Diagnostic(
                 code="SK126",
                 severity=Severity.WARNING,
-                message="the frontmatter is too large or too deeply aliased to keep; only name and description are used",
+                message="the frontmatter is too large, too deeply nested or too deeply aliased to keep; "
+                "only name and description are used",
                 fix="keep the frontmatter short; put long material in the body or references/",
                 path=path,
             )

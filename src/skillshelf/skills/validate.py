@@ -23,6 +23,7 @@ own skills as the agent loads them.
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -132,8 +133,25 @@ def _unreadable_skill_file(path: Path) -> Diagnostic:
     )
 
 
+_MISSING = frozenset({errno.ENOENT, errno.ENOTDIR, errno.ELOOP, errno.EBADF})  # what Path.exists() ignores
+
+
+def _unreadable(path: Path, out: list[Diagnostic]) -> bool:
+    """A path that cannot even be looked at (too long a name, no permission): an SK350 finding."""
+    try:
+        os.stat(path)
+    except OSError as exc:  # missing or a loop: reported by the caller, as before
+        if exc.errno not in _MISSING:
+            message = f"the path cannot be read ({exc.strerror})"
+            out.append(_path_problem(path, "SK350", message, "check the path"))
+            return True
+    return False
+
+
 def _inventory(path: Path, limits: WalkLimits, out: list[Diagnostic]) -> Inventory | None:
     """The skill-like files at ``path`` (a folder or one file), or None with a diagnostic."""
+    if _unreadable(path, out):
+        return None
     if not path.exists():
         kind = "a broken symbolic link" if path.is_symlink() else "nothing there"
         out.append(

