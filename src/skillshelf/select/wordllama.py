@@ -66,7 +66,9 @@ class WordLlama:
                 code="SE102",
             )
         try:
-            self.table = read_safetensors(folder / WEIGHTS)["embedding.weight"]  # float32 (stored as float16)
+            # float16 as stored, mapped: a query reads its few rows (as float32, bit for bit
+            # what a float32 copy of the whole table would give)
+            self.table = read_safetensors(folder / WEIGHTS, keep_dtype=True)["embedding.weight"]
             self.tokenizer = Tokenizer.from_file(str(folder / TOKENIZER))
         except Exception as exc:  # tokenizers raises a bare Exception for a damaged file
             raise NotFoundError(
@@ -85,7 +87,7 @@ class WordLlama:
         for i, enc in enumerate(self.tokenizer.encode_batch(list(texts), add_special_tokens=False)):
             if enc.ids:
                 ids = np.minimum(np.asarray(enc.ids, dtype=np.int64), rows - 1)
-                out[i] = self.table[ids].mean(axis=0)
+                out[i] = self.table[ids].astype(np.float32).mean(axis=0)
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         unit: Matrix = (out / np.maximum(norms, np.float32(1e-12))).astype(np.float32)
         return unit
