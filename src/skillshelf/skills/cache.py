@@ -45,7 +45,7 @@ Entry = tuple[Skill | None, tuple[Diagnostic, ...]]
 
 
 # Bump when parsing or walking rules change, so results of the old rules are not reused.
-PARSE_RULES = 1
+PARSE_RULES = 2
 
 
 def _rules_stamp() -> str:

@@ -133,7 +133,8 @@ class _Walker:
         self.follow = follow
         self.limits = limits
         self.result = result
-        self.queue: deque[tuple[str, int, bool]] = deque([(root, 0, False)])
+        # (path as walked, depth, reached through a symlink, canonical path)
+        self.queue: deque[tuple[str, int, bool, str]] = deque([(root, 0, False, root)])
         self.seen: set[str] = {root}
         self.dirs = 1
 
@@ -159,7 +160,7 @@ class _Walker:
             return
         self.seen.add(identity)
         self.dirs += 1
-        self.queue.append((path, depth + 1, via_link))
+        self.queue.append((path, depth + 1, via_link, identity))
 
     def link(self, entry: os.DirEntry[str], depth: int) -> None:
         try:
@@ -200,8 +201,10 @@ class _Walker:
             )
         self.enter(entry.path, depth, True, real)
 
-    def folder(self, path: str, depth: int, via_link: bool) -> bool:
-        """List one folder; False when the entry budget ran out."""
+    def folder(self, path: str, depth: int, via_link: bool, canonical: str) -> bool:
+        """List one folder; False when the entry budget ran out. A folder without a plugin
+        manifest folder is noted as plain under its canonical path (the one namespaces are
+        looked up by), so skills linked into a root need no manifest probes."""
         if self.record:  # the change time, taken before listing, lets a later run trust the listing
             try:
                 self.result.dir_stamps.append((path, os.stat(path).st_ctime_ns))
@@ -214,8 +217,7 @@ class _Walker:
         names = {e.name for e in entries}
         has_agents = "agents" in names or any(n.lower() == "agents" for n in names)
         if names.isdisjoint(PLUGIN_MARKERS):
-            if not via_link:
-                self.result.plain_dirs.add(path)
+            self.result.plain_dirs.add(canonical)
         else:
             self.result.has_plugin_markers = True
         for entry in entries:
@@ -246,9 +248,9 @@ class _Walker:
 
     def run(self) -> None:
         while self.queue:
-            path, depth, via_link = self.queue.popleft()
+            path, depth, via_link, canonical = self.queue.popleft()
             self.result.dirs_visited += 1
-            if not self.folder(path, depth, via_link):
+            if not self.folder(path, depth, via_link, canonical):
                 self.result.unvisited_dirs += len(self.queue)
                 return
 

@@ -13,8 +13,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import shutil
-import tempfile
 from pathlib import Path
 
 __all__ = [
@@ -57,6 +55,9 @@ def _current(root: Path) -> str | None:
 
 
 def _install(source: Path, root: Path, fingerprint: str) -> None:
+    import shutil  # only when installing: a warm start never copies
+    import tempfile
+
     root.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{BUILTIN_DIR_NAME}.new-", dir=root.parent))
     try:
