@@ -3,16 +3,14 @@
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 import click
 
+from skillshelf.cli.hook_answer import EVENTS as _EVENTS
 from skillshelf.env import Env
 
 __all__ = ["hook", "setup"]
-
-_EVENTS = ("SessionStart", "UserPromptSubmit", "PostToolUse", "Stop", "SessionEnd", "warm")
 
 
 @click.command("setup")
@@ -152,18 +150,6 @@ def hook(event: str, agent: str, deadline: float | None) -> None:
     Written into the agents' configuration by `skillshelf setup`; whatever goes wrong, it
     answers nothing and exits 0 (the problem goes to skillshelf's hook log).
     """
-    from skillshelf.hooks.runner import exit_now, run_hook
+    from skillshelf.cli.hook_answer import answer_hook
 
-    try:
-        raw = sys.stdin.buffer.read() if event != "warm" else b""
-        env = Env.from_os()
-    except Exception:  # no folder to work in, no state folder: answer nothing
-        exit_now()
-    run = run_hook(agent, event, raw, env=env, state_dir=env.dirs.state, deadline=deadline)  # type: ignore[arg-type]
-    try:
-        sys.stdout.buffer.write(run.answer)
-        sys.stdout.buffer.flush()
-    except OSError:
-        pass
-    if run.timed_out:
-        exit_now()
+    answer_hook(event, agent, deadline)

@@ -164,15 +164,21 @@ def main(argv: list[str] | None = None) -> Any:
     except KeyboardInterrupt:
         sys.exit(130)
     except Exception as exc:  # a bug: say so plainly; the traceback is one variable away
-        if os.environ.get("SKILLSHELF_DEBUG"):
-            raise
-        click.echo(f"skillshelf: internal error: {type(exc).__name__}: {exc}", err=True)
-        click.echo(
-            "  fix: this is a bug in skillshelf; rerun with SKILLSHELF_DEBUG=1 to see the traceback "
-            "and report it",
-            err=True,
-        )
-        sys.exit(1)
+        report_internal_error(exc)
+
+
+def report_internal_error(exc: Exception) -> None:
+    """Say that ``exc`` is a bug and exit 1 (``SKILLSHELF_DEBUG`` set: re-raise it instead);
+    call from an ``except`` block."""
+    if os.environ.get("SKILLSHELF_DEBUG"):
+        raise exc
+    click.echo(f"skillshelf: internal error: {type(exc).__name__}: {exc}", err=True)
+    click.echo(
+        "  fix: this is a bug in skillshelf; rerun with SKILLSHELF_DEBUG=1 to see the traceback "
+        "and report it",
+        err=True,
+    )
+    sys.exit(1)
 
 
 if __name__ == "__main__":

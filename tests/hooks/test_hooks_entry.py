@@ -1,0 +1,133 @@
+"""The console script answers `skillshelf hook EVENT` without click, exactly as click would."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hooks_helpers import context_text, hook_input, make_project
+
+from skillshelf.cli.entry import lean_hook_args
+
+ENTRY = "import sys\nfrom skillshelf.cli.entry import main\nsys.exit(main())"
+CLICK_SEEN = (
+    "import sys\nfrom skillshelf.cli.entry import main\nmain()\n"
+    "sys.stderr.write('click loaded' if 'click' in sys.modules else 'no click')"
+)
+
+
+def _run(
+    code: list[str], args: list[str], cwd: Path, stdin: bytes = b"", **env: str
+) -> tuple[int, bytes, bytes]:
+    done = subprocess.run(
+        [sys.executable, *code, *args],
+        input=stdin,
+        cwd=cwd,
+        capture_output=True,
+        timeout=120,
+        env={**os.environ, **env},
+        check=False,
+    )
+    return done.returncode, done.stdout, done.stderr
+
+
+def _entry(args: list[str], cwd: Path, stdin: bytes = b"", **env: str) -> tuple[int, bytes, bytes]:
+    return _run(["-c", ENTRY], args, cwd, stdin, **env)
+
+
+def _click(args: list[str], cwd: Path, stdin: bytes = b"", **env: str) -> tuple[int, bytes, bytes]:
+    return _run(["-m", "skillshelf.cli.main"], args, cwd, stdin, **env)
+
+
+def test_a_plain_hook_call_is_answered_without_loading_click(isolated_home: Any) -> None:
+    env = make_project(isolated_home)
+    stdin = hook_input("UserPromptSubmit", env, prompt="write the release notes")
+    code, out, err = _run(
+        ["-c", CLICK_SEEN], ["hook", "UserPromptSubmit", "--agent", "codex"], env.cwd, stdin
+    )
+    assert (code, err) == (0, b"no click")
+    assert "- release-notes: " in context_text(out)
+
+
+def test_the_lean_answer_is_the_click_commands_answer(isolated_home: Any) -> None:
+    env = make_project(isolated_home)
+    stdin = hook_input("UserPromptSubmit", env, prompt="plan a database schema migration")
+    args = ["hook", "UserPromptSubmit", "--agent=codex", "--deadline", "0"]
+    lean = _entry(args, env.cwd, stdin)
+    assert lean == _click(args, env.cwd, stdin)
+    assert lean[0] == 0 and "- db-migrations: " in context_text(lean[1])
+
+
+@pytest.mark.parametrize(
+    ("args", "environ"),
+    [
+        (["hook", "--help"], {}),
+        (["hook", "-h"], {}),
+        (["hook"], {}),
+        (["hook", "UserPromptSubmit", "--agent", "bogus"], {}),
+        (["hook", "UserPromptSubmit", "--deadline", "-1"], {}),
+        (["hook", "UserPromptSubmit", "--deadline"], {}),
+        (["hook", "UserPromptSubmit", "Stop"], {}),
+        (["hook", "UserPromptSubmit", "--nope"], {}),
+        (["hook", "UserPromptSubmit"], {"SKILLSHELF_HOOK_DEADLINE": "soon"}),
+        (["--help"], {}),
+        (["hok", "UserPromptSubmit"], {}),
+    ],
+)
+def test_help_and_usage_errors_are_clicks_own(
+    isolated_home: Any, args: list[str], environ: dict[str, str]
+) -> None:
+    cwd = isolated_home.home
+    lean = _entry(args, cwd, **environ)
+    assert lean == _click(args, cwd, **environ)
+    assert lean[1] or lean[2]  # help on stdout or an error on stderr, never silence
+
+
+@pytest.mark.parametrize(
+    ("args", "environ", "expected"),
+    [
+        (["UserPromptSubmit"], {}, ("UserPromptSubmit", "claude", None)),
+        (["Stop", "--agent", "codex"], {}, ("Stop", "codex", None)),
+        (["--agent=claude", "SessionEnd", "--deadline=1.5"], {}, ("SessionEnd", "claude", 1.5)),
+        (["warm", "--deadline", "0"], {"SKILLSHELF_HOOK_DEADLINE": "3"}, ("warm", "claude", 0.0)),
+        (["UserPromptSubmit"], {"SKILLSHELF_HOOK_DEADLINE": "3"}, ("UserPromptSubmit", "claude", 3.0)),
+        (["UserPromptSubmit"], {"SKILLSHELF_HOOK_DEADLINE": ""}, ("UserPromptSubmit", "claude", None)),
+    ],
+)
+def test_plain_hook_arguments_are_read_as_click_reads_them(
+    args: list[str], environ: dict[str, str], expected: tuple[str, str, float | None]
+) -> None:
+    assert lean_hook_args(args, environ) == expected
+
+
+@pytest.mark.parametrize(
+    ("args", "environ"),
+    [
+        ([], {}),
+        (["--help"], {}),
+        (["UserPromptSubmit", "-h"], {}),
+        (["UserPromptSubmit", "--agent", "codex", "--agent", "claude"], {}),
+        (["UserPromptSubmit", "--agent"], {}),
+        (["UserPromptSubmit", "--agent", "gemini"], {}),
+        (["UserPromptSubmit", "--deadline", "1e3"], {}),
+        (["UserPromptSubmit", "--deadline=-2"], {}),
+        (["UserPromptSubmit"], {"SKILLSHELF_HOOK_DEADLINE": "nan"}),
+        (["UserPromptSubmit", "--", "Stop"], {}),
+        (["UserPromptSubmit", "Stop"], {}),
+    ],
+)
+def test_anything_else_is_left_to_click(args: list[str], environ: dict[str, str]) -> None:
+    assert lean_hook_args(args, environ) is None
+
+
+def test_the_console_script_is_the_lean_entry_point() -> None:
+    import tomllib
+
+    from testkit import REPO
+
+    scripts = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["scripts"]
+    assert scripts["skillshelf"] == "skillshelf.cli.entry:main"
