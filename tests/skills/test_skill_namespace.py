@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
 from skill_tree_helpers import write, write_skill
 
 from skillshelf.skills.discover import discover_in
@@ -59,3 +60,25 @@ def test_the_resolver_reads_each_folder_once(tmp_path: Path) -> None:
     assert resolver.namespace(str(tmp_path / "kit/a")) == "kit"
     (tmp_path / "kit/.claude-plugin/plugin.json").unlink()
     assert resolver.namespace(str(tmp_path / "kit/b")) == "kit"
+
+
+def test_skills_linked_into_a_root_cost_no_manifest_probes_below_the_link(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import skillshelf.skills.namespace as namespace_module
+
+    for i in range(5):
+        write_skill(tmp_path / f"corpus/group{i}/s{i}", f"s{i}")
+    (tmp_path / "root").mkdir()
+    os.symlink(tmp_path / "corpus", tmp_path / "root/corpus")
+    probed: list[str] = []
+    real_read = namespace_module._read_manifest
+
+    def counting(folder: str) -> object:
+        probed.append(folder)
+        return real_read(folder)
+
+    monkeypatch.setattr(namespace_module, "_read_manifest", counting)
+    assert names(tmp_path / "root") == [f"s{i}" for i in range(5)]
+    corpus = str(tmp_path.resolve() / "corpus")
+    assert probed and not [p for p in probed if p.startswith(corpus)]  # only the folders above it

@@ -138,3 +138,18 @@ def test_claude_roots_read_one_level_including_hidden_and_linked_folders(tmp_pat
         "flat/SKILL.md",
         "link/SKILL.md",
     ]
+
+
+def test_folders_reached_through_a_link_are_noted_plain_under_their_real_path(tmp_path: Path) -> None:
+    write_skill(tmp_path / "outside/group/a", "a")
+    (tmp_path / "outside/kit/.codex-plugin").mkdir(parents=True)
+    write_skill(tmp_path / "outside/kit/b", "b")
+    root = tmp_path / "root"
+    root.mkdir()
+    os.symlink(tmp_path / "outside", root / "linked")
+    result = walk_root(str(root), follow_symlinks=True)
+    real = tmp_path.resolve() / "outside"
+    # namespaces are looked up by real folder: these need no manifest probe; "kit" holds one
+    assert {str(real), str(real / "group"), str(real / "group/a"), str(real / "kit/b")} <= result.plain_dirs
+    assert str(real / "kit") not in result.plain_dirs and result.has_plugin_markers
+    assert not any(p.startswith(str(root / "linked")) for p in result.plain_dirs)
