@@ -147,7 +147,7 @@ def test_paths_from_the_cache_equal_the_paths_pathlib_builds() -> None:
         "rel/SKILL.md",
     ]
     for text in texts:
-        built, real = cache_module._skill_path(text), Path(text)
+        built, real = cache_module.skill_path(text), Path(text)
         assert (built, str(built), built.parts, built.parent, hash(built)) == (
             real,
             str(real),

@@ -33,7 +33,7 @@ from skillshelf.skills.model import (
 from skillshelf.skills.slots import slot_setters
 from skillshelf.version import __version__
 
-__all__ = ["CACHE_FILE", "SkillCache"]
+__all__ = ["CACHE_FILE", "SkillCache", "skill_path"]
 
 CACHE_VERSION = 1
 CACHE_FILE = f"parsed-skills-v{CACHE_VERSION}-py{sys.version_info[0]}{sys.version_info[1]}.marshal"
@@ -142,7 +142,8 @@ _FROM_PARTS = _parsed_path_factory()
 _ODD_PARTS = frozenset({"", ".", ".."})
 
 
-def _skill_path(text: str) -> Path:
+def skill_path(text: str) -> Path:
+    """``Path(text)`` for an absolute path the walk built (fast where Python parses eagerly)."""
     if _FROM_PARTS is not None and text.startswith("/"):
         parts = text[1:].split("/")
         # Hidden folders (``/.agents/``) are plain names; only empty, ``.`` and ``..`` need Path.
@@ -314,7 +315,7 @@ class SkillCache:
         if not isinstance(row, list) or len(row) != 3 or row[0] != signature:
             return None
         try:
-            skill = None if row[1] is None else _skill_from(row[1], _skill_path(key), root)
+            skill = None if row[1] is None else _skill_from(row[1], skill_path(key), root)
             diags = tuple(_diag_from(d) for d in row[2]) if row[2] else ()
         except (KeyError, IndexError, TypeError, ValueError):
             return None

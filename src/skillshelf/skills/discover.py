@@ -27,11 +27,12 @@ from types import ModuleType
 
 from skillshelf.diagnostics import Diagnostic, Severity, diagnostic
 from skillshelf.env import Env
-from skillshelf.skills.cache import CACHE_FILE, SkillCache
+from skillshelf.skills.cache import CACHE_FILE, SkillCache, skill_path
 from skillshelf.skills.codex_config import read_codex_settings
 from skillshelf.skills.model import MAX_SKILL_BYTES, Discovery, RootOrigin, RootScan, Skill, SkillRoot
 from skillshelf.skills.namespace import NamespaceResolver
 from skillshelf.skills.roots import extra_roots, is_claude_root, skill_roots
+from skillshelf.skills.slots import replaced
 from skillshelf.skills.walk import FoundFile, ScanLimits, WalkResult, walk_claude_root, walk_root
 from skillshelf.skills.walk_cache import restore_walk, snapshot_walk
 from skillshelf.skills.walk_limits import limit_diagnostics, limits_from_environ
@@ -304,10 +305,13 @@ class _Discoverer:
             return None
         if namespace is _LOOKUP:
             namespace = self.namespaces.namespace(os.path.dirname(item.canonical))
+        changes: dict[str, object] = {}
         if isinstance(namespace, str):
-            skill = replace(skill, name=f"{namespace}:{skill.name}")
+            changes["name"] = f"{namespace}:{skill.name}"
         if item.canonical != item.path:
-            skill = replace(skill, real_path=Path(item.canonical))
+            changes["real_path"] = skill_path(item.canonical)
+        if changes:
+            skill = replaced(skill, **changes)
         self.skills.append(skill)
         return skill
 

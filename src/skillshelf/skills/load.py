@@ -14,8 +14,6 @@ Skills of a project the user has not trusted are marked wherever they are shown
 
 from __future__ import annotations
 
-import dataclasses
-import difflib
 import errno
 import os
 import stat
@@ -26,6 +24,7 @@ from pathlib import Path
 from skillshelf.errors import FileAccessError, PathEscapeError, SkillNotFoundError, SkillshelfError
 from skillshelf.skills.confined import open_beneath
 from skillshelf.skills.model import Scope, Skill
+from skillshelf.skills.slots import replaced
 from skillshelf.tokens import approx_tokens
 
 __all__ = [
@@ -104,7 +103,7 @@ def mark_untrusted(skills: Sequence[Skill], *, trusted_project: bool) -> tuple[S
     project is trusted; user, system and admin skills are the user's own and stay trusted."""
     if trusted_project:
         return tuple(skills)
-    return tuple(dataclasses.replace(s, trusted=False) if s.scope is Scope.REPO else s for s in skills)
+    return tuple(replaced(s, trusted=False) if s.scope is Scope.REPO else s for s in skills)
 
 
 def with_trust_note(skill: Skill, text: str) -> str:
@@ -121,6 +120,8 @@ def close_matches(name: str, names: Sequence[str], *, limit: int = 5) -> tuple[s
     if wanted:
         out += [n for n in unique if wanted in n.lower() and n not in out]
     lowered = {n.lower(): n for n in unique}
+    import difflib  # only for a name that was not found
+
     out += [lowered[m] for m in difflib.get_close_matches(wanted, list(lowered), n=limit, cutoff=0.6)]
     return tuple(dict.fromkeys(out))[:limit]
 
