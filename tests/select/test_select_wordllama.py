@@ -1,4 +1,4 @@
-"""WordLlama, the semantic extra's static sentence embedding, read from the installed package."""
+"""WordLlama, the base install's static sentence embedding, read from the installed package."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from testkit import missing
 def _wordllama_installed() -> None:
     """Before the module's model fixtures: a skip naming the package, a failure under CI=true."""
     if not wordllama.available():
-        missing("the wordllama package is not installed (skillshelf[wordllama])")
+        missing("the wordllama package, a dependency of skillshelf, is not installed")
 
 
 TEXTS = [
@@ -64,7 +64,7 @@ def test_a_folder_without_the_table_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(NotFoundError) as missing:
         wordllama.WordLlama(tmp_path)
     assert missing.value.code == "SE102"
-    assert "skillshelf[semantic]" in str(missing.value.hint)
+    assert "pip install --force-reinstall skillshelf" in str(missing.value.hint)
 
 
 def test_damaged_model_files_are_a_clear_error_not_a_traceback(tmp_path: Path) -> None:

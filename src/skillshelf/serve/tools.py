@@ -125,7 +125,7 @@ class SkillTools:
         for skill in self.skills:
             self._by_name.setdefault(skill.name, skill)
         self.semantic = (
-            semantic  # rank with the installed embedding models (skillshelf[semantic] / [wordllama])
+            semantic  # rank with the installed embedding models (WordLlama; MiniLM with skillshelf[semantic])
         )
         self._index: SkillIndex | None = None
         self._semantic_index: SemanticIndex | None = None

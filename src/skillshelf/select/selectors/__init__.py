@@ -152,7 +152,8 @@ def default_parts(index: SkillIndex, query: str, semantic: SemanticIndex | None 
         words = semantic.word_scores(index, query)
     if words is not None and w.words:
         terms["wordllama"] = normalised(centred(words, quantile=SEM_QUANTILE)) * np.float32(w.words)
-    cosines = static_scores(index, query) if short else None
+    # the static vectors stand in for WordLlama when its files are missing, never beside it
+    cosines = static_scores(index, query) if short and w.static else None
     if cosines is not None and w.static:
         terms["static"] = np.float32(w.static) * _static_part(cosines)
     coverage = name_coverage(index, query, weights=weights)
