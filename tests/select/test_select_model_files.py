@@ -1,4 +1,4 @@
-"""Model files are read without copies: safetensors mapped, the static word table stored."""
+"""Model files are read without copies: MiniLM's safetensors mapped, the static word table stored."""
 
 from __future__ import annotations
 
@@ -39,8 +39,6 @@ def test_safetensors_are_mapped_views_with_encoder_matrices_seen_as_in_by_out(tm
     assert floats["embedding"].dtype == np.float32 and (floats["embedding"] == table.astype(np.float32)).all()
     # a float32 tensor is the file's own bytes, not a copy (nothing read until used)
     assert not floats["encoder.w"].flags.writeable and not floats["encoder.w"].base.flags.owndata
-    kept = read_safetensors(path, keep_dtype=True)["embedding"]
-    assert kept.dtype == np.float16 and not kept.flags.writeable
 
 
 def test_the_static_word_table_is_stored_so_a_start_does_not_inflate_it() -> None:

