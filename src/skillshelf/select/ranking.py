@@ -192,7 +192,7 @@ def semantic_index(index: SkillIndex, *, mode: bool | None, cache_dir: Path | No
     from skillshelf.select import wordllama
 
     encoder: MiniLM | bool = _minilm() if available() else False
-    words: WordLlama | bool = _wordllama() if wordllama.available() else False
+    words: WordLlama | bool = _wordllama(cache_dir) if wordllama.available() else False
     return SemanticIndex.build(index, cache_dir=cache_dir, encoder=encoder, words=words)
 
 
@@ -205,7 +205,7 @@ def _minilm() -> MiniLM:
 
 
 @functools.cache
-def _wordllama() -> WordLlama:
+def _wordllama(cache_dir: Path | None = None) -> WordLlama:
     from skillshelf.select.wordllama import WordLlama
 
-    return WordLlama()
+    return WordLlama(cache_dir=cache_dir)

@@ -61,7 +61,8 @@ def available() -> bool:
 class WordLlama:
     """``WordLlama().encode(texts) -> (n, 256)`` unit vectors (all zeros for a text without tokens)."""
 
-    def __init__(self, folder: Path | None = None) -> None:
+    def __init__(self, folder: Path | None = None, *, cache_dir: Path | None = None) -> None:
+        """``cache_dir``: where the parsed tokenizer is kept (the search index's cache folder)."""
         folder = folder or package_dir()
         if folder is None or not (folder / WEIGHTS).is_file() or not (folder / TOKENIZER).is_file():
             raise NotFoundError(
@@ -71,7 +72,7 @@ class WordLlama:
             )
         try:
             self.table = _mapped_table(folder / WEIGHTS)
-            self.tokenizer = _tokenizer(folder / TOKENIZER)
+            self.tokenizer = _tokenizer(folder / TOKENIZER, cache_dir)
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise NotFoundError(
                 f"the wordllama package's files cannot be read ({type(exc).__name__}: {exc})",
@@ -114,12 +115,10 @@ def _mapped_table(path: Path) -> Any:
     return np.memmap(path, dtype="<f2", mode="r", offset=8 + size + lo, shape=(rows, dims))
 
 
-def _tokenizer(path: Path) -> BytePairEncoder:
-    """The BPE model of a ``tokenizers`` JSON file (vocabulary and ranked merges)."""
-    model = json.loads(path.read_text(encoding="utf-8"))["model"]
-    if model.get("type") != "BPE":
-        raise ValueError(f"a {model.get('type')!r} tokenizer, not BPE")
-    merges = model["merges"]
-    if merges and not isinstance(merges[0], str):  # newer files hold [left, right] pairs
-        merges = [" ".join(pair) for pair in merges]
-    return BytePairEncoder(model["vocab"], merges)
+def _tokenizer(path: Path, cache_dir: Path | None) -> BytePairEncoder:
+    """The BPE model of a ``tokenizers`` JSON file (vocabulary and ranked merges), kept parsed
+    under ``cache_dir`` when given (:mod:`skillshelf.select.modelcache`)."""
+    from skillshelf.select.modelcache import bpe_model
+
+    vocab, merges = bpe_model(path, cache_dir)
+    return BytePairEncoder(vocab, merges)
