@@ -71,9 +71,11 @@ def _valid(data: Any) -> bool:
     if not (isinstance(data, tuple) and len(data) == 2):
         return False
     vocab, merges = data
+    if not (isinstance(vocab, dict) and isinstance(merges, list)):
+        return False
+    # the types present, gathered in C: a check of every entry that costs no Python loop
     return (
-        isinstance(vocab, dict)
-        and isinstance(merges, list)
-        and all(isinstance(k, str) and type(v) is int for k, v in vocab.items())
-        and all(isinstance(m, str) for m in merges)
+        set(map(type, vocab)) <= {str}
+        and set(map(type, vocab.values())) <= {int}
+        and set(map(type, merges)) <= {str}
     )
