@@ -128,3 +128,21 @@ def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, s
         code = int(exc.code or 0)
     out = capsys.readouterr()
     return code, out.out, out.err
+
+
+def count_walks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The roots discovery walks afresh from now on (a root whose cached walk is reused is not
+    listed); fresh folder timestamps are trusted, so a test waits a clock tick instead."""
+    import skillshelf.skills.discover as discover_module
+    import skillshelf.skills.walk_cache as walk_cache
+    from skillshelf.skills.walk import walk_root
+
+    calls: list[str] = []
+
+    def counting(root: str, **kw: Any) -> Any:
+        calls.append(root)
+        return walk_root(root, **kw)
+
+    monkeypatch.setattr(discover_module, "walk_root", counting)
+    monkeypatch.setattr(walk_cache, "_RACY_NS", 0)
+    return calls

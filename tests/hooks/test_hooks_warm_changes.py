@@ -12,27 +12,16 @@ from typing import Any
 import pytest
 from hooks_helpers import context_text, hook_input, make_project, write_config, write_skill
 
-import skillshelf.skills.discover as discover_module
-import skillshelf.skills.walk_cache as walk_cache
 from skillshelf.env import Env
 from skillshelf.hooks.runner import run_hook
-from skillshelf.skills.walk import walk_root
+from testkit import count_walks
 
 PROMPT = "fill in the PDF form fields and write the release notes"
 
 
 @pytest.fixture
 def walks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The roots walked afresh (a root whose cached walk was reused is not in it)."""
-    calls: list[str] = []
-
-    def counting(root: str, **kw: Any) -> Any:
-        calls.append(root)
-        return walk_root(root, **kw)
-
-    monkeypatch.setattr(discover_module, "walk_root", counting)
-    monkeypatch.setattr(walk_cache, "_RACY_NS", 0)  # trust fresh timestamps; the tests wait instead
-    return calls
+    return count_walks(monkeypatch)
 
 
 def settle() -> None:

@@ -9,27 +9,18 @@ from pathlib import Path
 import pytest
 from skill_tree_helpers import repo_env, write, write_skill
 
-import skillshelf.skills.discover as discover_module
 import skillshelf.skills.walk_cache as walk_cache
 from skillshelf.env import Env
 from skillshelf.skills.discover import DiscoveryOptions, discover_skills
 from skillshelf.skills.walk import walk_root
-from testkit import IsolatedHome
+from testkit import IsolatedHome, count_walks
 
 CACHED = DiscoveryOptions(include_builtin=False, include_claude=False, use_cache=True)
 
 
 @pytest.fixture
 def walks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    calls: list[str] = []
-
-    def counting(root: str, **kw):  # type: ignore[no-untyped-def]
-        calls.append(root)
-        return walk_root(root, **kw)
-
-    monkeypatch.setattr(discover_module, "walk_root", counting)
-    monkeypatch.setattr(walk_cache, "_RACY_NS", 0)  # trust fresh timestamps; the tests wait instead
-    return calls
+    return count_walks(monkeypatch)
 
 
 def settle() -> None:
