@@ -299,7 +299,8 @@ def run_set(
             out[f"{split}/abstention/{label}"] = a
             print(
                 f"  threshold ({label}): none without suggestion {a['none_without_suggestion']:.3f} of "
-                f"{a['none']}; right skill held back {a['right_skill_held_back']:.3f} of {a['with_right_skill']}",
+                f"{a['none']}; right skill held back {a['right_skill_held_back']:.3f} of "
+                f"{a['with_right_skill']}",
                 flush=True,
             )
     return out
