@@ -61,7 +61,8 @@ def test_a_damaged_cache_is_parsed_again_and_rewritten(tmp_path: Path, parses: l
     for junk in (b"\x00garbage", __import__("marshal").dumps(({"a": "not an id"}, ["x"]))):
         cached.write_bytes(junk)
         assert bpe_model(source, tmp_path / "cache") == (VOCAB, ["▁ a"])
-    assert len(parses) == 3 and bpe_model(source, tmp_path / "cache") == (VOCAB, ["▁ a"]) and len(parses) == 3
+    assert len(parses) == 3
+    assert bpe_model(source, tmp_path / "cache") == (VOCAB, ["▁ a"]) and len(parses) == 3
 
 
 def test_an_unwritable_cache_folder_costs_only_the_parse(tmp_path: Path) -> None:

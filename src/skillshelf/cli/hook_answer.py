@@ -7,6 +7,10 @@ lean path (:mod:`skillshelf.cli.entry`), which calls it without loading click at
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING, cast
+
+if TYPE_CHECKING:
+    from skillshelf.hooks.agents import Agent
 
 __all__ = ["EVENTS", "answer_hook"]
 
@@ -24,7 +28,8 @@ def answer_hook(event: str, agent: str, deadline: float | None) -> None:
         env = Env.from_os()
     except Exception:  # no folder to work in, no state folder: answer nothing
         exit_now()
-    run = run_hook(agent, event, raw, env=env, state_dir=env.dirs.state, deadline=deadline)  # type: ignore[arg-type]
+    who = cast("Agent", agent)  # codex or claude: the caller checked it
+    run = run_hook(who, event, raw, env=env, state_dir=env.dirs.state, deadline=deadline)
     try:
         sys.stdout.buffer.write(run.answer)
         sys.stdout.buffer.flush()
