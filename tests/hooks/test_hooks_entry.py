@@ -131,3 +131,24 @@ def test_the_console_script_is_the_lean_entry_point() -> None:
 
     scripts = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["scripts"]
     assert scripts["skillshelf"] == "skillshelf.cli.entry:main"
+
+
+def test_the_lean_hook_runs_blas_on_one_thread_unless_told_otherwise(isolated_home: Any) -> None:
+    env = make_project(isolated_home)
+    stdin = hook_input("UserPromptSubmit", env, prompt="write the release notes")
+    show = ENTRY.replace(
+        "sys.exit(main())", "main()\nimport os\nsys.stderr.write(os.environ['OPENBLAS_NUM_THREADS'])"
+    )
+    args = ["hook", "UserPromptSubmit", "--agent", "codex"]
+    environ = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    done = subprocess.run(
+        [sys.executable, "-c", show, *args],
+        input=stdin,
+        cwd=env.cwd,
+        capture_output=True,
+        env=environ,
+        timeout=120,
+    )
+    assert done.stderr == b"1" and "- release-notes: " in context_text(done.stdout)
+    _, _, err = _run(["-c", show], args, env.cwd, stdin, OPENBLAS_NUM_THREADS="2")
+    assert err == b"2"

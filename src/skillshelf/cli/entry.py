@@ -59,6 +59,9 @@ def main() -> Any:
         from skillshelf.cli.main import main as click_main
 
         return click_main()
+    # The hook's products are small and run on one thread; an idle BLAS pool still busy-waits,
+    # a quarter of the process's CPU on two cores (set before numpy loads; a user's value stays).
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     from skillshelf.cli.hook_answer import answer_hook
 
     try:
