@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from skillshelf.cli.choices import catalog_options
 from skillshelf.cli.config_cmds import override_option
 from skillshelf.cli.output import (
     echo_json,
@@ -232,32 +233,14 @@ def validate(ctx: click.Context, paths: tuple[Path, ...], profile: str, as_json:
 
 @click.command("catalog")
 @root_options
-@click.option(
-    "--format",
-    "catalog_format",
-    type=click.Choice(["codex", "xml", "markdown"]),
-    default="codex",
-    show_default=True,
-    help="Codex's skills section, <available_skills> XML, or a markdown list.",
-)
-@click.option(
-    "--context-window",
-    type=click.IntRange(min=0),
-    help="The model's context window in tokens (the catalog gets 2%).",
-)
-@click.option(
-    "--budget-tokens",
-    type=click.IntRange(min=1),
-    help="An explicit budget in tokens (like skills.max_context_tokens).",
-)
-@click.option("--budget-chars", type=click.IntRange(min=1), help="An explicit budget in characters.")
+@catalog_options
 @override_option
 @click.option("--json", "as_json", is_flag=True, help="Print the text and the report as JSON.")
 def catalog(
     roots: tuple[Path, ...],
     no_builtin: bool,
     no_cache: bool,
-    catalog_format: str,
+    catalog_format: str | None,
     context_window: int | None,
     budget_tokens: int | None,
     budget_chars: int | None,
@@ -292,7 +275,7 @@ def catalog(
     part = result.part("catalog")
     text = part.text if part is not None else ""
     if as_json:
-        echo_json({"format": catalog_format, "text": text, "report": result.catalog_report})
+        echo_json({"format": result.catalog_report["format"], "text": text, "report": result.catalog_report})
     elif text:
         echo_text(text)
     _print_catalog_report(result.catalog_report, result.skills_total)

@@ -9,7 +9,7 @@ expands to the home folder). Every finding carries the file and line.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -30,8 +30,13 @@ class Spec:
     kind: Kind
     children: Mapping[str, Spec] = field(default_factory=dict)
     choices: tuple[str, ...] = ()
+    choices_of: Callable[[], tuple[str, ...]] | None = None  # a registry's names, read at each check
     minimum: int | None = None
     each: Spec | None = None  # for ``table`` specs whose keys are free (e.g. projects)
+
+    def allowed(self) -> tuple[str, ...]:
+        """The values a ``str`` key may take (empty: any)."""
+        return self.choices_of() if self.choices_of is not None else self.choices
 
 
 BOOL, STR, PATH = Spec(kind="bool"), Spec(kind="str"), Spec(kind="path")
@@ -44,6 +49,12 @@ def _int(minimum: int = 0) -> Spec:
 
 def _choice(*choices: str) -> Spec:
     return Spec(kind="str", choices=choices)
+
+
+def _catalog_formats() -> tuple[str, ...]:
+    from skillshelf.skills.catalog import format_names  # only when a config names a format
+
+    return format_names()
 
 
 def _table(**children: Spec) -> Spec:
@@ -69,7 +80,7 @@ SCHEMA = _table(
         max_context_tokens=_int(0),
     ),
     catalog=_table(
-        format=_choice("codex", "xml", "markdown"),
+        format=Spec(kind="str", choices_of=_catalog_formats),
         budget_chars=_int(0),
         budget_tokens=_int(0),
         context_window=_int(1),
@@ -184,16 +195,17 @@ class _Check:
         if kind in {"str", "path"}:
             if not isinstance(value, str):
                 return self.wrong(value, spec, path)
-            if spec.choices and value not in spec.choices:
+            choices = spec.allowed()
+            if choices and value not in choices:
                 import difflib  # only for a wrong choice
 
-                close = difflib.get_close_matches(value, spec.choices, n=1)
+                close = difflib.get_close_matches(value, choices, n=1)
                 hint = f'did you mean "{close[0]}"? ' if close else ""
                 self.report(
                     "CF102",
                     path,
                     f"`{_dotted(path)}` cannot be {value!r}",
-                    f"{hint}use one of: {', '.join(spec.choices)}",
+                    f"{hint}use one of: {', '.join(choices)}",
                 )
                 return _DROP
             return self.resolve(value) if kind == "path" else value

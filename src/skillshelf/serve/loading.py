@@ -21,11 +21,12 @@ __all__ = ["open_library", "workspace_tools"]
 def workspace_tools(workspace: Workspace, *, semantic: bool = False) -> SkillTools:
     """The tools a server offers over ``workspace``: every loadable skill (a project's marked
     untrusted by the workspace unless the project is trusted), the catalog's skills listed, the
-    config's budget."""
+    config's budget and catalog format (else markdown)."""
     return SkillTools(
         workspace.skills.loadable,
         listed=workspace.skills.catalog,
         budget=workspace.budget(),
+        catalog_format=workspace.config.catalog_format or "markdown",
         index_cache_dir=workspace.index_cache_dir,
         semantic=semantic,
         why_unavailable=workspace.modes.disabled_error,
