@@ -1,5 +1,5 @@
-"""Options whose choices come from a registry (catalog formats, selectors), read when the
-command runs, so that a format or selector registered after import is offered as well."""
+"""Options whose choices come from a registry: the catalog formats (read when the command runs,
+so that a format registered after import is offered as well) and the selectors."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-__all__ = ["RegistryChoice", "catalog_options"]
+__all__ = ["RegistryChoice", "catalog_options", "selector_option"]
 
 
 class RegistryChoice(click.Choice[str]):
@@ -61,3 +61,15 @@ def catalog_options(func: Any) -> Any:
         default=None,
         help=f"The catalog format (default: catalog.format from config, else codex). {_format_help()}.",
     )(func)
+
+
+def selector_option(*, default: str, with_all: bool) -> Any:
+    """``--selector``: a name of the selector registry (checked by the library: ``SE001``), with
+    each selector's line of help; ``with_all`` offers ``all`` too (every one that can run here)."""
+    from skillshelf.select.registry import selectors
+
+    lines = "; ".join(f"{spec.name}: {spec.help}" for spec in selectors())
+    prefix = "A selector, or `all` (every one that can run here)" if with_all else "The ranking to use"
+    return click.option(
+        "--selector", metavar="NAME", default=default, show_default=True, help=f"{prefix}. {lines}."
+    )

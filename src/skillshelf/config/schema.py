@@ -57,6 +57,12 @@ def _catalog_formats() -> tuple[str, ...]:
     return format_names()
 
 
+def _selectors() -> tuple[str, ...]:
+    from skillshelf.select.registry import selector_names  # only when a config names a selector
+
+    return selector_names()
+
+
 def _table(**children: Spec) -> Spec:
     return Spec(kind="table", children=children)
 
@@ -88,7 +94,7 @@ SCHEMA = _table(
     ),
     instructions=_table(profile=_choice("codex", "claude"), max_bytes=_int(0), fallback_filenames=STR_LIST),
     select=_table(
-        selector=STR,
+        selector=Spec(kind="str", choices_of=_selectors),
         top_k=_int(1),
         suggest_tokens=_int(0),
         cache_dir=PATH,

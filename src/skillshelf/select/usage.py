@@ -250,11 +250,13 @@ def record_shadow_turn(
     """Run every selector on ``query`` (top 20 each) and record the candidates for ``turn``.
 
     Returns what was recorded. The ranking itself has no side effect; only the log is written."""
-    from skillshelf.select import SELECTORS, SEMANTIC_SELECTORS, rank_docs
+    from skillshelf.select import rank_docs
     from skillshelf.select.index import SkillIndex
+    from skillshelf.select.registry import selector_names, selector_spec
 
     assert isinstance(index, SkillIndex)
-    names = [s for s in (selectors or SELECTORS) if s != "usage" and s not in SEMANTIC_SELECTORS]
+    specs = [selector_spec(name) for name in (selectors or selector_names())]
+    names = [s.name for s in specs if s.compared and s.model is None]
     prior = store.prior(project=project, now=now)
     candidates = {
         name: [r.doc.key for r in rank_docs(index, query, top_k=MAX_CANDIDATES, selector=name, usage=prior)]
