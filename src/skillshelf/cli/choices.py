@@ -4,11 +4,13 @@ so that a format registered after import is offered as well) and the selectors."
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import click
 
 __all__ = ["RegistryChoice", "catalog_options", "selector_option"]
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 class RegistryChoice(click.Choice[str]):
@@ -63,7 +65,7 @@ def catalog_options(func: Any) -> Any:
     )(func)
 
 
-def selector_option(*, default: str, with_all: bool) -> Any:
+def selector_option(*, default: str, with_all: bool) -> Callable[[F], F]:
     """``--selector``: a name of the selector registry (checked by the library: ``SE001``), with
     each selector's line of help; ``with_all`` offers ``all`` too (every one that can run here)."""
     from skillshelf.select.registry import selectors
