@@ -11,10 +11,8 @@ top-level files). No shell, no network.
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
-import tempfile
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -22,6 +20,7 @@ from pathlib import Path, PurePosixPath
 
 from skillshelf.dirs import private_dir
 from skillshelf.errors import ModelCallError, PathEscapeError
+from skillshelf.fileio import write_atomic
 from skillshelf.memory.layout import summary_file_stem
 from skillshelf.memory.models import parse_json_reply
 from skillshelf.memory.phase1 import truncate_middle
@@ -104,16 +103,8 @@ def _stem(row: OutputRow) -> str:
 
 
 def _atomic_write(path: Path, text: str) -> None:
-    """Write through a temp file (mkstemp: 0600) and rename, in a private folder."""
-    private_dir(path.parent)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".part")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """Write through a temp file (0600) and rename, in a private folder."""
+    write_atomic(private_dir(path.parent) / path.name, text)
 
 
 def _summary_text(row: OutputRow) -> str:

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from skillshelf import dirs
 from skillshelf.errors import FileAccessError
+from skillshelf.fileio import write_atomic
 
 __all__ = ["SelectorStats", "ShadowRecorder", "UsageStats", "UsageStore", "record_shadow_turn"]
 
@@ -105,11 +106,7 @@ class UsageStore:
 
     def _compact(self) -> None:
         lines = self.path.read_text(encoding="utf-8", errors="replace").splitlines(keepends=True)
-        keep = "".join(lines[len(lines) // 2 :])
-        tmp = self.path.with_suffix(f".{os.getpid()}.tmp")
-        with dirs.open_private(tmp, "w") as fh:
-            fh.write(keep)
-        os.replace(tmp, self.path)
+        write_atomic(self.path, "".join(lines[len(lines) // 2 :]), prefix=f".{self.path.name}.")  # 0600
 
     def record_turn(
         self,
