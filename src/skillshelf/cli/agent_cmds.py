@@ -11,8 +11,7 @@ import click
 
 from skillshelf.cli.output import TEXT, echo_json, literal, root_options, stderr_console
 from skillshelf.errors import UsageError
-
-_KEY_VARIABLES = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+from skillshelf.llm import KEY_VARIABLES
 
 
 def agent_options(func: Any) -> Any:
@@ -67,11 +66,11 @@ def _options(
             "no model is set", hint="pass --model PROVIDER:NAME or set SKILLSHELF_MODEL", code="AG004"
         )
     spec = parse_model_spec(model)
-    api_key = os.environ.get(_KEY_VARIABLES[spec.provider])
+    api_key = os.environ.get(KEY_VARIABLES[spec.provider])
     if api_key is None and base_url is None:
         raise UsageError(
-            f"{_KEY_VARIABLES[spec.provider]} is not set",
-            hint=f"export {_KEY_VARIABLES[spec.provider]}=..., or point --base-url at a local server",
+            f"{KEY_VARIABLES[spec.provider]} is not set",
+            hint=f"export {KEY_VARIABLES[spec.provider]}=..., or point --base-url at a local server",
             code="AG005",
         )
     return AgentOptions(
