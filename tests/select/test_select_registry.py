@@ -17,13 +17,7 @@ from skillshelf.env import Env
 from skillshelf.errors import UsageError
 from skillshelf.select import DEFAULT_SELECTOR, rank_docs
 from skillshelf.select.index import SkillIndex
-from skillshelf.select.registry import (
-    SelectorSpec,
-    register_selector,
-    selector_names,
-    selectors,
-    unregister_selector,
-)
+from skillshelf.select.registry import SELECTORS, SelectorSpec
 from skillshelf.select.selectors import Extras
 from skillshelf.select.service import resolve_selectors
 from skillshelf.select.usage import UsageStore, record_shadow_turn
@@ -41,11 +35,8 @@ SHORTEST = SelectorSpec(name="shortest-name", run=_shortest_name, help="shortest
 
 @pytest.fixture
 def shortest() -> Iterator[SelectorSpec]:
-    register_selector(SHORTEST)
-    try:
-        yield SHORTEST
-    finally:
-        unregister_selector(SHORTEST.name)
+    with SELECTORS.registered(SHORTEST) as spec:
+        yield spec
 
 
 def _write_config(isolated_home: Any, text: str) -> None:
@@ -94,16 +85,16 @@ def test_a_selector_out_of_the_registry_is_refused(tmp_path: Path, isolated_home
 
 def test_selectors_needing_a_model_or_ignoring_the_query_are_left_out_of_all() -> None:
     every = resolve_selectors("all", semantic=None)
-    by_name = {spec.name: spec for spec in selectors()}
-    assert every[0] == DEFAULT_SELECTOR == selector_names()[0]
-    assert set(every) == {s.name for s in selectors() if s.compared and s.model is None}
+    by_name = {spec.name: spec for spec in SELECTORS}
+    assert every[0] == DEFAULT_SELECTOR == SELECTORS.names()[0]
+    assert set(every) == {s.name for s in SELECTORS if s.compared and s.model is None}
     assert by_name["semantic"].model == "minilm" and by_name["wordllama"].model == "wordllama"
     assert not by_name["usage"].compared and "usage" not in every
 
 
 def test_selector_names_are_checked_and_never_registered_twice(shortest: SelectorSpec) -> None:
     with pytest.raises(UsageError) as twice:
-        register_selector(shortest)
+        SELECTORS.register(shortest)
     assert twice.value.code == "SE008"
     for bad in ("all", "Two Words"):
         with pytest.raises(UsageError):
@@ -116,6 +107,6 @@ def test_the_cli_selector_help_lists_every_registered_selector() -> None:
     for command in (eval_cmd, search):
         option = next(p for p in command.params if p.name == "selector")
         assert isinstance(option, click.Option) and option.help is not None
-        for spec in selectors():
+        for spec in SELECTORS:
             if spec is not SHORTEST:
                 assert f"{spec.name}: {spec.help}" in option.help

@@ -8,7 +8,7 @@ from skillshelf.errors import UsageError
 from skillshelf.select import rank_docs
 from skillshelf.select.docs import SkillDoc, doc_for_tool
 from skillshelf.select.index import SkillIndex
-from skillshelf.select.registry import selectors
+from skillshelf.select.registry import SELECTORS
 from skillshelf.select.selectors.codex import codex_bm25, codex_lexical, codex_ngram, split_views
 
 
@@ -106,7 +106,7 @@ def test_usage_prior_breaks_near_ties_but_never_lifts_a_non_match() -> None:
 
 def test_every_selector_runs_and_returns_ranks_from_one() -> None:
     index = _tools(("pdf", "Merge PDF files. Split pages."), ("img", "Resize images"))
-    for spec in selectors():
+    for spec in SELECTORS:
         if spec.model is not None:
             continue
         ranked = rank_docs(

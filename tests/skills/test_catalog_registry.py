@@ -16,14 +16,12 @@ from skillshelf.env import Env
 from skillshelf.errors import UsageError
 from skillshelf.serve.tools import SkillTools
 from skillshelf.skills.catalog import (
+    CATALOG_FORMATS,
     Budget,
     CatalogFormatSpec,
     CharBudget,
     FormatRendering,
-    format_names,
-    register_format,
     render_catalog,
-    unregister_format,
 )
 from skillshelf.skills.catalog.codex import catalog_order
 from skillshelf.skills.catalog.lines import Entry, allocate
@@ -45,11 +43,8 @@ NAMES = CatalogFormatSpec(name="names-only", render=_render_names, help="one '* 
 
 @pytest.fixture
 def names_format() -> Iterator[CatalogFormatSpec]:
-    register_format(NAMES)
-    try:
-        yield NAMES
-    finally:
-        unregister_format(NAMES.name)
+    with CATALOG_FORMATS.registered(NAMES) as spec:
+        yield spec
 
 
 def _skill(tmp_path: Path, name: str) -> Path:
@@ -114,8 +109,8 @@ def test_cli_format_choices_and_help_are_the_registry(names_format: CatalogForma
     for command in (catalog, context):
         option = next(p for p in command.params if p.name == "catalog_format")
         assert isinstance(option.type, click.Choice)
-        assert tuple(option.type.choices) == format_names()
-        assert "names-only" in format_names()
+        assert tuple(option.type.choices) == CATALOG_FORMATS.names()
+        assert "names-only" in CATALOG_FORMATS
         assert isinstance(option, click.Option) and option.help is not None
         for builtin in ("codex", "xml", "markdown"):
             assert f"{builtin}: " in option.help
@@ -123,9 +118,9 @@ def test_cli_format_choices_and_help_are_the_registry(names_format: CatalogForma
 
 def test_format_names_are_checked_and_never_registered_twice(names_format: CatalogFormatSpec) -> None:
     with pytest.raises(UsageError):
-        register_format(names_format)
+        CATALOG_FORMATS.register(names_format)
     with pytest.raises(UsageError):
-        register_format(CatalogFormatSpec(name="codex", render=_render_names, help="again"))
+        CATALOG_FORMATS.register(CatalogFormatSpec(name="codex", render=_render_names, help="again"))
     with pytest.raises(UsageError):
         CatalogFormatSpec(name="Bad Name", render=_render_names, help="spaces")
-    assert format_names()[:3] == ("codex", "xml", "markdown")
+    assert CATALOG_FORMATS.names()[:3] == ("codex", "xml", "markdown")

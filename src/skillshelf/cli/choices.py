@@ -30,15 +30,15 @@ class RegistryChoice(click.Choice[str]):
 
 
 def _format_names() -> Sequence[str]:
-    from skillshelf.skills.catalog import format_names
+    from skillshelf.skills.catalog import CATALOG_FORMATS
 
-    return format_names()
+    return CATALOG_FORMATS.names()
 
 
 def _format_help() -> str:
-    from skillshelf.skills.catalog import catalog_formats
+    from skillshelf.skills.catalog import CATALOG_FORMATS
 
-    return "; ".join(f"{spec.name}: {spec.help}" for spec in catalog_formats())
+    return "; ".join(f"{spec.name}: {spec.help}" for spec in CATALOG_FORMATS)
 
 
 def catalog_options(func: Any) -> Any:
@@ -68,9 +68,9 @@ def catalog_options(func: Any) -> Any:
 def selector_option(*, default: str, with_all: bool) -> Callable[[F], F]:
     """``--selector``: a name of the selector registry (checked by the library: ``SE001``), with
     each selector's line of help; ``with_all`` offers ``all`` too (every one that can run here)."""
-    from skillshelf.select.registry import selectors
+    from skillshelf.select.registry import SELECTORS
 
-    lines = "; ".join(f"{spec.name}: {spec.help}" for spec in selectors())
+    lines = "; ".join(f"{spec.name}: {spec.help}" for spec in SELECTORS)
     prefix = "A selector, or `all` (every one that can run here)" if with_all else "The ranking to use"
     return click.option(
         "--selector", metavar="NAME", default=default, show_default=True, help=f"{prefix}. {lines}."

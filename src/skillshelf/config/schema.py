@@ -52,15 +52,15 @@ def _choice(*choices: str) -> Spec:
 
 
 def _catalog_formats() -> tuple[str, ...]:
-    from skillshelf.skills.catalog import format_names  # only when a config names a format
+    from skillshelf.skills.catalog import CATALOG_FORMATS  # only when a config names a format
 
-    return format_names()
+    return CATALOG_FORMATS.names()
 
 
 def _selectors() -> tuple[str, ...]:
-    from skillshelf.select.registry import selector_names  # only when a config names a selector
+    from skillshelf.select.registry import SELECTORS  # only when a config names a selector
 
-    return selector_names()
+    return SELECTORS.names()
 
 
 def _table(**children: Spec) -> Spec:

@@ -82,10 +82,10 @@ def rank_docs(
 ) -> tuple[RankedDoc, ...]:
     """Rank every entry of ``index`` against ``query`` with one selector (a registered name,
     else ``SE001``; one that needs an embedding model ``semantic`` lacks: ``SE002``)."""
-    from skillshelf.select.registry import EXTRA_OF, selector_spec
+    from skillshelf.select.registry import EXTRA_OF, SELECTORS
     from skillshelf.select.selectors import Extras
 
-    spec = selector_spec(selector)
+    spec = SELECTORS.get(selector)
     model = spec.model
     if model is not None and (semantic is None or model not in semantic.models):
         raise UsageError(

@@ -1,22 +1,21 @@
-"""The selectors: one :class:`SelectorSpec` per name (its ranking function, the embedding model
-it needs, one line of help). ``rank_docs``, ``search``/``evaluate_file`` (``all``), the shadow
+"""The selectors: :data:`SELECTORS`, one :class:`SelectorSpec` per name (its ranking function,
+the embedding model it needs, one line of help). ``rank_docs``, ``search``/``evaluate_file`` (``all``), the shadow
 log of :mod:`skillshelf.select.usage`, the CLI's ``--selector`` help and the config check of
 ``select.selector`` all read this registry.
 
 A new selector is a function ``(index, query, limit, extras) -> [(doc, score), ...]`` (see
 :mod:`skillshelf.select.selectors`) and one entry in :data:`BUILTIN_SELECTORS`; a program that
-embeds skillshelf may :func:`register_selector` its own.
+embeds skillshelf may ``SELECTORS.register`` its own.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Literal
 
-from skillshelf.errors import UsageError
+from skillshelf.registry import Registry, check_name
 from skillshelf.select.index import SkillIndex
 from skillshelf.select.selectors import (
     Extras,
@@ -30,21 +29,10 @@ from skillshelf.select.selectors import (
 from skillshelf.select.selectors.codex import codex_bm25, codex_lexical, codex_multi, codex_ngram
 from skillshelf.select.selectors.sparse import bm25f, multi, ngram
 
-__all__ = [
-    "BUILTIN_SELECTORS",
-    "DEFAULT_SELECTOR",
-    "EXTRA_OF",
-    "SelectorSpec",
-    "register_selector",
-    "selector_names",
-    "selector_spec",
-    "selectors",
-    "unregister_selector",
-]
+__all__ = ["BUILTIN_SELECTORS", "EXTRA_OF", "SELECTORS", "SelectorSpec"]
 
 Model = Literal["minilm", "wordllama"]
 Hit = tuple[int, float]
-_NAME = re.compile(r"[a-z][a-z0-9_-]*\Z")
 
 EXTRA_OF: Mapping[str, str] = MappingProxyType({"minilm": "semantic", "wordllama": "wordllama"})
 """The extra that installs each embedding model."""
@@ -66,11 +54,7 @@ class SelectorSpec:
     compared: bool = True
 
     def __post_init__(self) -> None:
-        if not _NAME.match(self.name) or self.name == "all":
-            raise UsageError(
-                f"not a selector name: {self.name!r}",
-                hint="use lowercase letters, digits, '-' and '_', starting with a letter (not 'all')",
-            )
+        check_name("selector", self.name, reserved=("all",))
 
 
 def _wrap(fn: Callable[[SkillIndex, str, int], list[Hit]]) -> SelectorFn:
@@ -109,41 +93,6 @@ BUILTIN_SELECTORS: tuple[SelectorSpec, ...] = (
         models=None,
     ),
 )
-DEFAULT_SELECTOR = BUILTIN_SELECTORS[0].name
-
-_registry: dict[str, SelectorSpec] = {spec.name: spec for spec in BUILTIN_SELECTORS}
-
-
-def selectors() -> tuple[SelectorSpec, ...]:
-    """Every registered selector, built-in ones first, in registration order."""
-    return tuple(_registry.values())
-
-
-def selector_names() -> tuple[str, ...]:
-    return tuple(_registry)
-
-
-def selector_spec(name: str) -> SelectorSpec:
-    """The selector called ``name``; an unknown name raises ``SE001`` listing them."""
-    spec = _registry.get(name)
-    if spec is None:
-        raise UsageError(
-            f"unknown selector {name!r}", hint=f"use one of: {', '.join(_registry)}", code="SE001"
-        )
-    return spec
-
-
-def register_selector(spec: SelectorSpec) -> None:
-    """Offer ``spec`` wherever a selector is chosen; a name already taken raises ``SE008``."""
-    if spec.name in _registry:
-        raise UsageError(
-            f"the selector {spec.name!r} is already registered",
-            hint="pick another name, or unregister_selector() the old one first",
-            code="SE008",
-        )
-    _registry[spec.name] = spec
-
-
-def unregister_selector(name: str) -> None:
-    """Take a registered selector out again; unknown names are ignored."""
-    _registry.pop(name, None)
+SELECTORS: Registry[SelectorSpec] = Registry(
+    "selector", BUILTIN_SELECTORS, unknown_code="SE001", taken_code="SE008"
+)

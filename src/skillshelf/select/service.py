@@ -16,7 +16,7 @@ from skillshelf.select.docs import SkillDoc
 from skillshelf.select.evaluate import EvalReport, load_queries, load_tools, run_eval
 from skillshelf.select.index import IndexStats, SkillIndex
 from skillshelf.select.ranking import Ranker, RankingSettings, semantic_index
-from skillshelf.select.registry import selector_names, selector_spec, selectors
+from skillshelf.select.registry import SELECTORS
 from skillshelf.skills.model import Skill
 
 if TYPE_CHECKING:
@@ -96,7 +96,7 @@ def search(
             suggested=tuple(r.doc.key for r in ranking.suggested),
             min_confidence=ranker.settings.min_confidence,
         )
-    spec = selector_spec(selector)
+    spec = SELECTORS.get(selector)
     index = SkillIndex.build(skills, cache_dir=cache_dir)
     wants_semantic = True if spec.models is True else (spec.models if semantic is None else semantic)
     sem = semantic_for(index, mode=wants_semantic, cache_dir=cache_dir)
@@ -110,10 +110,12 @@ def resolve_selectors(name: str, *, semantic: SemanticIndex | None) -> tuple[str
     """``all`` -> every selector that can run here; else the one name (checked)."""
     if name == "all":
         models = semantic.models if semantic is not None else ()
-        return tuple(s.name for s in selectors() if s.compared and (s.model is None or s.model in models))
-    if name not in selector_names():
+        return tuple(s.name for s in SELECTORS if s.compared and (s.model is None or s.model in models))
+    if name not in SELECTORS:
         raise UsageError(
-            f"unknown selector {name!r}", hint=f"use one of: all, {', '.join(selector_names())}", code="SE001"
+            f"unknown selector {name!r}",
+            hint=f"use one of: all, {', '.join(SELECTORS.names())}",
+            code="SE001",
         )
     return (name,)
 
@@ -153,7 +155,7 @@ def evaluate_file(
             hint="check the --root folders (skillshelf list --root DIR)",
             code="SE006",
         )
-    needs_minilm = selector in selector_names() and selector_spec(selector).models is True
+    needs_minilm = selector in SELECTORS and SELECTORS.get(selector).models is True
     sem = semantic_for(
         index,
         mode=semantic if semantic is not None else (True if needs_minilm else None),

@@ -249,10 +249,10 @@ def record_shadow_turn(
     Returns what was recorded. The ranking itself has no side effect; only the log is written."""
     from skillshelf.select import rank_docs
     from skillshelf.select.index import SkillIndex
-    from skillshelf.select.registry import selector_names, selector_spec
+    from skillshelf.select.registry import SELECTORS
 
     assert isinstance(index, SkillIndex)
-    specs = [selector_spec(name) for name in (selectors or selector_names())]
+    specs = [SELECTORS.get(name) for name in selectors] if selectors else list(SELECTORS)
     names = [s.name for s in specs if s.compared and s.model is None]
     prior = store.prior(project=project, now=now)
     candidates = {

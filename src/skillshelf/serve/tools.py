@@ -89,9 +89,9 @@ def _error_result(exc: SkillshelfError) -> ToolResult:
 
 def _known_format(name: str) -> str:
     """``name`` when it is a registered catalog format; else a ``UsageError`` listing them."""
-    from skillshelf.skills.catalog import catalog_format
+    from skillshelf.skills.catalog import CATALOG_FORMATS
 
-    return catalog_format(name).name
+    return CATALOG_FORMATS.get(name).name
 
 
 class SkillTools:

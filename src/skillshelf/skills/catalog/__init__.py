@@ -19,19 +19,13 @@ from skillshelf.errors import UsageError
 from skillshelf.skills.catalog.budget import Budget, CharBudget, TokenBudget, default_budget
 from skillshelf.skills.catalog.lines import Allocation
 from skillshelf.skills.catalog.placements import CatalogPlacement, placements
-from skillshelf.skills.catalog.registry import (
-    DEFAULT_FORMAT,
-    catalog_format,
-    catalog_formats,
-    format_names,
-    register_format,
-    unregister_format,
-)
+from skillshelf.skills.catalog.registry import CATALOG_FORMATS, DEFAULT_FORMAT
 from skillshelf.skills.catalog.report import CatalogReport, budget_warning
 from skillshelf.skills.catalog.spec import CatalogFormatSpec, FormatRendering
 from skillshelf.skills.model import Skill
 
 __all__ = [
+    "CATALOG_FORMATS",
     "DEFAULT_FORMAT",
     "Budget",
     "CatalogFormatSpec",
@@ -41,13 +35,8 @@ __all__ = [
     "FormatRendering",
     "RenderedCatalog",
     "TokenBudget",
-    "catalog_format",
-    "catalog_formats",
     "default_budget",
-    "format_names",
-    "register_format",
     "render_catalog",
-    "unregister_format",
 ]
 
 
@@ -133,14 +122,14 @@ def render_catalog(
     ``roots`` is the root order of the discovery (Codex numbers aliases in that order);
     without it, roots are ordered the way Codex orders them by origin. The result is the
     same whatever order ``skills`` come in. No visible skill -> empty text. ``format`` is a
-    name in the registry (:func:`format_names`); an unknown one raises a ``UsageError``.
+    name in :data:`CATALOG_FORMATS`; an unknown one raises a ``UsageError``.
     """
     if not isinstance(budget, CharBudget | TokenBudget):
         raise UsageError(
             f"not a catalog budget: {budget!r}",
             hint="pass CharBudget(n), TokenBudget(n) or default_budget(...)",
         )
-    rendering = catalog_format(format).render(skills, budget, roots=roots)
+    rendering = CATALOG_FORMATS.get(format).render(skills, budget, roots=roots)
     placed = placements(rendering.ordered, rendering.allocation)
     report = _report(
         skills,

@@ -8,20 +8,17 @@ same for every format.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from skillshelf.errors import UsageError
+from skillshelf.registry import check_name
 from skillshelf.skills.catalog.budget import Budget
 from skillshelf.skills.catalog.lines import Allocation
 from skillshelf.skills.model import Skill
 
 __all__ = ["CatalogFormatSpec", "FormatRendering", "Renderer"]
-
-_NAME = re.compile(r"[a-z][a-z0-9_-]*\Z")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -61,8 +58,4 @@ class CatalogFormatSpec:
     help: str
 
     def __post_init__(self) -> None:
-        if not _NAME.match(self.name):
-            raise UsageError(
-                f"not a catalog format name: {self.name!r}",
-                hint="use lowercase letters, digits, '-' and '_', starting with a letter",
-            )
+        check_name("catalog format", self.name)
