@@ -45,6 +45,7 @@ def agent_options(func: Any) -> Any:
 
 
 def _options(
+    *,
     model: str | None,
     base_url: str | None,
     check_command: str | None,
@@ -56,6 +57,7 @@ def _options(
     origin: str,
     shadow_metrics: bool = False,
 ) -> Any:
+    """The agent's options from the values of :func:`agent_options` (and where it runs from)."""
     from skillshelf.agent.guards import GuardSettings
     from skillshelf.agent.providers import parse_model_spec
     from skillshelf.agent.session import AgentOptions
@@ -94,19 +96,7 @@ def _options(
 @click.argument("task", type=TEXT)
 @agent_options
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-def run(
-    task: str,
-    model: str | None,
-    base_url: str | None,
-    check_command: str | None,
-    max_turns: int,
-    no_transcript: bool,
-    shadow_metrics: bool,
-    roots: tuple[Path, ...],
-    no_builtin: bool,
-    no_cache: bool,
-    as_json: bool,
-) -> None:
+def run(task: str, as_json: bool, **values: Any) -> None:
     """Run the reference agent once on TASK in this folder and print its final answer.
 
     Exit 1 when the agent changed files and the check (--check, or the one found in the
@@ -116,18 +106,7 @@ def run(
     from skillshelf.agent.session import open_agent
     from skillshelf.env import Env
 
-    options = _options(
-        model,
-        base_url,
-        check_command,
-        max_turns,
-        roots,
-        no_builtin,
-        no_cache,
-        no_transcript,
-        "run",
-        shadow_metrics,
-    )
+    options = _options(origin="run", **values)
     agent = open_agent(Env.from_os(), options)
     result = agent.send(task)
     if as_json:
@@ -169,33 +148,12 @@ def _report(result: Any) -> None:
 
 @click.command("chat")
 @agent_options
-def chat(
-    model: str | None,
-    base_url: str | None,
-    check_command: str | None,
-    max_turns: int,
-    no_transcript: bool,
-    shadow_metrics: bool,
-    roots: tuple[Path, ...],
-    no_builtin: bool,
-    no_cache: bool,
-) -> None:
+def chat(**values: Any) -> None:
     """Chat with the reference agent (type `exit` or press Ctrl-D to leave)."""
     from skillshelf.agent.session import open_agent
     from skillshelf.env import Env
 
-    options = _options(
-        model,
-        base_url,
-        check_command,
-        max_turns,
-        roots,
-        no_builtin,
-        no_cache,
-        no_transcript,
-        "chat",
-        shadow_metrics,
-    )
+    options = _options(origin="chat", **values)
     agent = open_agent(Env.from_os(), options)
     while True:
         try:
