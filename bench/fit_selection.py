@@ -97,7 +97,7 @@ def cross_validate(x: np.ndarray, y: np.ndarray, folds: int = 5) -> tuple[float,
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--models", default="all", help="base, wordllama, minilm, both or all")
+    parser.add_argument("--models", default="all", help="lexical (adds the no-model ranking), base or all")
     args = parser.parse_args()
     sr_index, sr_queries = requests_set()
     dev = [q for q in sr_queries if q["split"] == "dev"]

@@ -212,13 +212,14 @@ def main() -> None:
         print(f"{'instructions (catalog) bytes':34} {len(instructions.encode()):>14,}")
         print(f"{'start-up to tools/list, cold (s)':34} {cold:>14.2f}")
         print(
-            f"{'start-up to tools/list, warm (s)':34} {statistics.median(warm):>14.2f} {SKILLZ['startup_s']:>12}"
+            f"{'start-up to tools/list, warm (s)':34} {statistics.median(warm):>14.2f} "
+            f"{SKILLZ['startup_s']:>12}"
         )
         print(f"{'  CPU time of the server, cold (s)':34} {cold_cpu:>14.2f}")
         print(f"{'  CPU time of the server, warm (s)':34} {statistics.median(warm_cpu):>14.2f}")
         print(
-            f"  warm runs (wall): {', '.join(f'{w:.2f}' for w in warm)}; load average {os.getloadavg()[0]:.1f}"
-            f" on {os.cpu_count()} CPUs"
+            f"  warm runs (wall): {', '.join(f'{w:.2f}' for w in warm)}; load average "
+            f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs"
         )
 
         proc, url = start_http(a.root, env)
@@ -235,8 +236,8 @@ def main() -> None:
 
     total = sum(len(v) for v in result["latencies"].values())
     print(
-        f"load test: {a.clients} concurrent clients x {a.calls} calls = {total} calls in {result['wall']:.1f} s "
-        f"({total / result['wall']:.0f} calls/s), {len(result['errors'])} tool errors"
+        f"load test: {a.clients} concurrent clients x {a.calls} calls = {total} calls in "
+        f"{result['wall']:.1f} s ({total / result['wall']:.0f} calls/s), {len(result['errors'])} tool errors"
     )
     for tool, values in result["latencies"].items():
         print(

@@ -108,7 +108,8 @@ def main() -> int:
             rows.append((concurrency, elapsed, floor, outcomes))
     server.shutdown()
     print(
-        f"Phase 1: {args.sessions} sessions, model latency {args.latency:.1f} s, loopback OpenAI-format server"
+        f"Phase 1: {args.sessions} sessions, model latency {args.latency:.1f} s, loopback "
+        "OpenAI-format server"
     )
     print(f"{'concurrency':>11}  {'skillshelf':>10}  {'Codex floor':>11}  outcomes")
     for concurrency, elapsed, floor, outcomes in rows:

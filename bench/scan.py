@@ -85,7 +85,10 @@ def _skill_text(name: str, i: int) -> str:
     extra = "metadata:\n  short-description: Short help " + str(i) + "\n" if i % 5 == 0 else ""
     if i % 50 == 7:  # a value Codex has to repair
         return f"---\nname: {name}\ndescription: Fix things: {_description(i)}\n---\n\n# {name}\n\nSteps.\n"
-    return f"---\nname: {name}\ndescription: {_description(i)}\n{extra}---\n\n# {name}\n\n1. Do the thing.\n2. Check it.\n"
+    return (
+        f"---\nname: {name}\ndescription: {_description(i)}\n{extra}---\n\n"
+        f"# {name}\n\n1. Do the thing.\n2. Check it.\n"
+    )
 
 
 def _write_skill(folder: Path, name: str, i: int) -> None:
@@ -272,7 +275,8 @@ def main() -> int:
                 cold = statistics.median(rows[0][1])
                 warm = statistics.median(rows[1][1])
                 print(
-                    f"  targets: cold <= Codex: {'OK' if cold <= codex_t else 'MISSED'};  warm <= 0.3 x Codex: {'OK' if warm <= 0.3 * codex_t else 'MISSED'}"
+                    f"  targets: cold <= Codex: {'OK' if cold <= codex_t else 'MISSED'};  warm <= 0.3 x "
+                    f"Codex: {'OK' if warm <= 0.3 * codex_t else 'MISSED'}"
                 )
             print_cpu(base)
     finally:

@@ -97,7 +97,8 @@ def first_paint(url: str, runs: int) -> list[float] | None:
                 times.append(float(browser.run("return window.__skillshelf.rendered.budget")))
     verdict = "within" if statistics.median(times) <= TARGET_MS else "OVER"
     print(
-        f"first paint of the budget view (Chromium, warm): {_ms(times)}   {verdict} the {TARGET_MS:.0f} ms target"
+        f"first paint of the budget view (Chromium, warm): {_ms(times)}   {verdict} the "
+        f"{TARGET_MS:.0f} ms target"
     )
     return times
 

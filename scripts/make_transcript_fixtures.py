@@ -39,21 +39,30 @@ SESSIONS = [
     {
         "agent": "codex",
         "project": "billing-api",
-        "task": "Run the unit tests. Remember: in this repository the tests run with `make check`, never with pytest directly.",
+        "task": (
+            "Run the unit tests. Remember: in this repository the tests run with `make check`, "
+            "never with pytest directly."
+        ),
         "command": "ls -la",
         "answer": "Noted: tests run with make check here. The folder is listed above.",
     },
     {
         "agent": "codex",
         "project": "web-frontend",
-        "task": f"Deploy preview with token {FAKE_TOKEN} and tell me the folder contents. We always use pnpm, not npm.",
+        "task": (
+            f"Deploy preview with token {FAKE_TOKEN} and tell me the folder contents. "
+            "We always use pnpm, not npm."
+        ),
         "command": "pwd",
         "answer": "I will use pnpm for installs in this project. Printed the working folder.",
     },
     {
         "agent": "claude",
         "project": "billing-api",
-        "task": "Check the migrations folder. Preference: keep SQL migrations numbered with four digits like 0007_name.sql.",
+        "task": (
+            "Check the migrations folder. Preference: keep SQL migrations numbered with four digits "
+            "like 0007_name.sql."
+        ),
         "command": "ls -la",
         "answer": "Understood: migrations use four-digit prefixes. The folder listing is above.",
     },

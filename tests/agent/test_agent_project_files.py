@@ -44,7 +44,10 @@ def test_a_huge_manifest_is_read_only_up_to_the_cap(tmp_path: Path) -> None:
     assert find_check_command(tmp_path) is None
 
 
-FIND = "import sys; from pathlib import Path; from skillshelf.agent.guards import find_check_command; print(find_check_command(Path(sys.argv[1])))"
+FIND = (
+    "import sys; from pathlib import Path; from skillshelf.agent.guards import find_check_command; "
+    "print(find_check_command(Path(sys.argv[1])))"
+)
 
 
 @pytest.mark.parametrize("name", ["pyproject.toml", "package.json", "Makefile"])

@@ -26,7 +26,8 @@ def test_violation_prints_error_and_fix_lines_and_exits_1(
     assert result.exit_code == 1
     lines = result.stdout.splitlines()
     assert lines[0].endswith(
-        "types.py:1: ERROR AR101: types in layer 1 (errors, types) imports adapters.cache from the higher layer 3 (adapters)"
+        "types.py:1: ERROR AR101: types in layer 1 (errors, types) imports adapters.cache from the "
+        "higher layer 3 (adapters)"
     )
     assert lines[1].startswith("  FIX: do not import adapters.cache from types.")
     assert "1 errors, 0 warnings in 10 files" in result.stderr

@@ -211,8 +211,8 @@ def test_memory_lines_given_to_the_model_count_as_a_use_of_their_session(isolate
             1,
         )
         store.execute_for_tests(
-            "INSERT INTO stage1_outputs (session_id, scope, source_updated_at_ms, raw_memory, rollout_summary, "
-            "generated_at_ms) VALUES ('sess-42', 's', 1, 'r', 's', 1)"
+            "INSERT INTO stage1_outputs (session_id, scope, source_updated_at_ms, raw_memory, "
+            "rollout_summary, generated_at_ms) VALUES ('sess-42', 's', 1, 'r', 's', 1)"
         )
     assert "pdftk" in events.memory_notes(env, PDF_PROMPT, token_cap=400)
     with open_store(None, data_dir=env.dirs.data) as store:

@@ -114,7 +114,8 @@ CASES: dict[str, tuple[dict[str, bytes | str], str]] = {
     "front_matter_emphasis_fragments_and_binary_imports": (
         {
             "repo/.git/HEAD": "x",
-            "repo/CLAUDE.md": "---\ntitle: x\n---\nROOT @docs/c.md, @docs/frag.md#sec @docs/img.png @docs/Makefile "
+            "repo/CLAUDE.md": "---\ntitle: x\n---\n"
+            "ROOT @docs/c.md, @docs/frag.md#sec @docs/img.png @docs/Makefile "
             "@docs/sp\\ ace.md\n    @docs/indented.md\n- item @docs/list.md\n"
             "[link](@docs/link.md) and **@docs/bold.md**\n",
             "repo/docs/c.md": "C\n",

@@ -82,7 +82,8 @@ def test_broken_codex_config_falls_back_to_defaults_with_a_warning(repo: Path, t
 def test_names_with_a_nul_in_codex_config_are_skipped_not_a_crash(repo: Path, tmp_path: Path) -> None:
     _write(
         tmp_path / "home" / ".codex" / "config.toml",
-        'project_doc_fallback_filenames = ["a\\u0000b", "NOTES.md"]\nproject_root_markers = ["x\\u0000y", ".git"]\n',
+        'project_doc_fallback_filenames = ["a\\u0000b", "NOTES.md"]\n'
+        'project_root_markers = ["x\\u0000y", ".git"]\n',
     )
     _write(repo / "a" / "NOTES.md", "fallback notes\n")
     result = load_instructions(_env(repo / "a", tmp_path))

@@ -29,7 +29,9 @@ def default_reply(body: dict[str, Any], n: int) -> str:
                 "files": {
                     "MEMORY.md": f"# Task Group: tests\nscope: project\n- run make check (request {n})\n",
                     "memory_summary.md": f"## User preferences\n- tests run with make check (request {n})\n",
-                    "skills/run-tests/SKILL.md": "---\nname: run-tests\ndescription: Run this project's tests.\n---\nmake check\n",
+                    "skills/run-tests/SKILL.md": (
+                        "---\nname: run-tests\ndescription: Run this project's tests.\n---\nmake check\n"
+                    ),
                 },
                 "delete": [],
             }

@@ -96,7 +96,9 @@ SECRETS: list[tuple[str, str, str]] = [
 
 CONTEXTS = {
     "aws-secret-access-key": "aws_secret_access_key = {}",
-    "azure-account-key": "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey={};EndpointSuffix=core.windows.net",
+    "azure-account-key": (
+        "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey={};EndpointSuffix=core.windows.net"
+    ),
 }
 
 LOOK_ALIKES = [

@@ -17,7 +17,8 @@ SAMPLE: tuple[SkillSpec, ...] = (
     (
         "pdf-tools",
         "Merge, split and rotate PDF files; extract text and tables from PDF documents.",
-        "# PDF toolkit\n\n## Merging\nUse qpdf to merge pages.\n\n## Text extraction\npdftotext keeps the layout.\n",
+        "# PDF toolkit\n\n## Merging\nUse qpdf to merge pages.\n\n## Text extraction\n"
+        "pdftotext keeps the layout.\n",
     ),
     (
         "spreadsheet-helper",

@@ -27,7 +27,7 @@ def _semantic_installed() -> None:
 @pytest.fixture
 def _words_installed() -> None:
     if not wordllama.available():
-        missing("the wordllama package is not installed (skillshelf[wordllama])")
+        missing("the wordllama package, a dependency of skillshelf, is not installed")
 
 
 TOOLS = [
@@ -201,7 +201,7 @@ def test_wordllama_joins_the_fusion_for_short_requests_only(encoder: Any, words:
     assert without.models == ("minilm",)
     with pytest.raises(UsageError) as missing:
         rank_docs(index, "flight", selector="wordllama", semantic=without)
-    assert missing.value.code == "SE002" and "skillshelf[wordllama]" in missing.value.hint
+    assert missing.value.code == "SE002" and "pip install wordllama" in missing.value.hint
 
 
 def test_with_the_extra_the_static_vectors_step_aside(

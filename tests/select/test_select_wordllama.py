@@ -1,4 +1,4 @@
-"""WordLlama, the semantic extra's static sentence embedding, read from the installed package."""
+"""WordLlama, the base install's static sentence embedding, read from the installed package."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from testkit import missing
 def _wordllama_installed() -> None:
     """Before the module's model fixtures: a skip naming the package, a failure under CI=true."""
     if not wordllama.available():
-        missing("the wordllama package is not installed (skillshelf[wordllama])")
+        missing("the wordllama package, a dependency of skillshelf, is not installed")
 
 
 TEXTS = [
@@ -64,7 +64,7 @@ def test_a_folder_without_the_table_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(NotFoundError) as missing:
         wordllama.WordLlama(tmp_path)
     assert missing.value.code == "SE102"
-    assert "skillshelf[semantic]" in str(missing.value.hint)
+    assert "pip install --force-reinstall skillshelf" in str(missing.value.hint)
 
 
 def test_damaged_model_files_are_a_clear_error_not_a_traceback(tmp_path: Path) -> None:
@@ -136,3 +136,32 @@ def test_search_uses_wordllama_when_it_is_the_only_model_installed(
     assert "wordllama" in names and "semantic" not in names
     assert semantic_for(index, mode=False, cache_dir=tmp_path) is None
     assert "wordllama" not in resolve_selectors("all", semantic=None)
+
+
+def test_a_long_task_ranks_as_it_would_without_wordllama(
+    encoder: wordllama.WordLlama, tmp_path: Path
+) -> None:
+    """WordLlama judges requests, not task specifications: a long task is ranked with the weights
+    chosen for the ranking without models, so the base install keeps that ranking's order."""
+    import numpy as np
+
+    from skillshelf.select.index import SkillIndex
+    from skillshelf.select.selectors import default_scores
+    from skillshelf.select.semantic import SemanticIndex
+
+    tools = [
+        ("deploy", "deploy-staging", "Deploy the service to the staging cluster with helm."),
+        ("review", "code-review", "Review a pull request for bugs, style and missing tests."),
+        ("pdf", "pdf-tools", "Merge, split and fill PDF documents."),
+        ("release", "release-notes", "Write release notes and a changelog from merged pull requests."),
+    ]
+    index = SkillIndex.from_tools(tools)
+    words = SemanticIndex.build(index, cache_dir=tmp_path, encoder=False, words=encoder)
+    long_task = (
+        "We are about to cut the next release. Go through every pull request merged since the last tag, "
+        "group them into features, fixes and breaking changes, write the release notes and update the "
+        "changelog, then review the diff of the version bump and deploy the tagged build to staging."
+    )
+    short = "write a changelog"
+    assert not np.array_equal(default_scores(index, short, words), default_scores(index, short, None))
+    assert np.array_equal(default_scores(index, long_task, words), default_scores(index, long_task, None))

@@ -65,3 +65,25 @@ def test_skills_of_an_untrusted_project_are_served_marked(tmp_path: Path, isolat
     trusted = open_library(env, NO_BUILTIN).tools
     assert trusted.get("project-deploy").trusted is True
     assert trusted.dispatch("load_skill", {"name": "project-deploy"}).text.startswith("<skill>")
+
+
+def test_search_skills_follows_the_select_settings_of_the_config(tmp_path: Path, isolated_home: Any) -> None:
+    extra = tmp_path / "extra"
+    for name, text in (
+        ("pdf-merge", "Merge, split and rotate PDF files."),
+        ("csv-clean", "Clean messy CSV files: delimiters, encodings, headers."),
+        ("pdf-forms", "Fill in PDF forms and read their fields."),
+    ):
+        write_skill(extra, name, text, f"# {name}\n\n{text}\n")
+    options = WorkspaceOptions(extra_roots=(extra,), include_builtin=False, use_cache=False)
+    env = Env.for_test(cwd=_project(tmp_path), home=isolated_home.home)
+
+    def found() -> list[str]:
+        result = open_library(env, options).tools.dispatch("search_skills", {"query": "merge two pdf files"})
+        return [row["name"] for row in result.data["results"]]
+
+    assert found()[:1] == ["pdf-merge"]
+    _user_config(isolated_home, "[select]\nmin_confidence = 100\n")
+    assert found() == []  # nothing is that certain: the served search suggests what context would
+    _user_config(isolated_home, "[select]\nmin_confidence = 0\n")
+    assert found()[:1] == ["pdf-merge"]

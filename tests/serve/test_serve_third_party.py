@@ -168,11 +168,11 @@ def test_codex_lists_and_reads_skills_through_skillshelf_serve(
     codex_home.mkdir(parents=True, exist_ok=True)
     entry = _server_entry(root)
     (codex_home / "config.toml").write_text(
-        'model_provider = "standin"\nmodel = "gpt-5"\n'
-        f'[model_providers.standin]\nname = "standin"\nbase_url = "{standin.url}/v1"\nwire_api = "responses"\n'
-        'env_key = "OPENAI_API_KEY"\n'
-        f"[mcp_servers.skillshelf]\ncommand = {json.dumps(entry['command'])}\nargs = {json.dumps(entry['args'])}\nstartup_timeout_sec = 60\n"
-        "[features]\ntool_search_always_defer_mcp_tools = false\n",
+        'model_provider = "standin"\nmodel = "gpt-5"\n[model_providers.standin]\nname = "standin"\n'
+        f'base_url = "{standin.url}/v1"\nwire_api = "responses"\nenv_key = "OPENAI_API_KEY"\n'
+        f"[mcp_servers.skillshelf]\ncommand = {json.dumps(entry['command'])}\n"
+        f"args = {json.dumps(entry['args'])}\nstartup_timeout_sec = 60\n[features]\n"
+        "tool_search_always_defer_mcp_tools = false\n",
         encoding="utf-8",
     )
     project = tmp_path / "project"

@@ -222,7 +222,7 @@ def test_search_ranks_with_the_installed_models_unless_told_not_to(tmp_path: Pat
     from skillshelf.select.semantic import any_model_available
 
     if not any_model_available():
-        missing("no embedding model is installed (skillshelf[semantic] or [wordllama])")
+        missing("no embedding model is installed (wordllama, a dependency, or skillshelf[semantic])")
     skills = discover_in([make_skill_tree(tmp_path)]).skills
     plain, with_models = SkillTools(skills, semantic=False), SkillTools(skills)
     for library in (plain, with_models):

@@ -82,7 +82,10 @@ def add_skills(root: Path, rnd: random.Random, tag: str) -> None:
         folder = root.joinpath(*parts, f"{tag}-{i}")
         folder.mkdir(parents=True, exist_ok=True)
         name = rnd.choice(NAMES) if rnd.random() < 0.5 else f"{rnd.choice(NAMES)}-{tag}-{i}"
-        text = f"---\nname: {json.dumps(name, ensure_ascii=False)}\ndescription: {json.dumps(words(rnd), ensure_ascii=False)}\n---\n"
+        text = (
+            f"---\nname: {json.dumps(name, ensure_ascii=False)}\n"
+            f"description: {json.dumps(words(rnd), ensure_ascii=False)}\n---\n"
+        )
         (folder / "SKILL.md").write_text(text, encoding="utf-8")
 
 

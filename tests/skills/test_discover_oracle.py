@@ -93,7 +93,10 @@ def test_parsing_cases_match_codex(tmp_path: Path, codex_oracle: Any) -> None:
         "repaired": skill_text("repaired", "Deploy: ECS and Lambda"),
         "flow-repaired": "---\nname: flow\ndescription: [unclosed\n---\n",
         "unrepairable": "---\nname: broken\ndescription: first\nsecond line\n---\n",
-        "block": "---\nname: block\ndescription: |-\n  Build for AWS: ECS\n  more\nargument-hint: <duration: e.g. 7d>\n---\n",
+        "block": (
+            "---\nname: block\ndescription: |-\n  Build for AWS: ECS\n  more\n"
+            "argument-hint: <duration: e.g. 7d>\n---\n"
+        ),
         "folded": "---\nname: folded\ndescription: >\n  folded\n  text\n---\n",
         "long-name": skill_text("n" * 65),
         "name-64": skill_text("m" * 64),
@@ -106,7 +109,9 @@ def test_parsing_cases_match_codex(tmp_path: Path, codex_oracle: Any) -> None:
         "dup-unknown": "---\nname: dupunk\ndescription: d\nx: 1\nx: 2\n---\n",
         "list-description": "---\nname: listdesc\ndescription: [a, b]\n---\n",
         "metadata-int": "---\nname: metaint\ndescription: d\nmetadata: 5\n---\n",
-        "short": "---\nname: short\ndescription: d\nmetadata:\n  short-description: What's included: x\n---\n",
+        "short": (
+            "---\nname: short\ndescription: d\nmetadata:\n  short-description: What's included: x\n---\n"
+        ),
         "early-close": "---\nname: early\ndescription: |\n  line\n  ---\n  more\n---\n",
         "no-frontmatter": "# Title\n",
         "unclosed": "---\nname: unclosed\ndescription: d\n",

@@ -71,7 +71,8 @@ def test_fast_path_agrees_with_yaml(text: str) -> None:
 
 def test_typical_frontmatter_takes_the_fast_path() -> None:
     fast = simple_frontmatter(
-        "name: deploy\ndescription: Deploy the app. Use when shipping.\nmetadata:\n  short-description: Ship it"
+        "name: deploy\ndescription: Deploy the app. Use when shipping.\nmetadata:\n"
+        "  short-description: Ship it"
     )
     assert fast is not None
     assert fast[0] == {

@@ -53,7 +53,8 @@ def test_invalid_brand_color_is_dropped_and_empty_interface_is_absent() -> None:
 
 def test_overlong_default_prompt_is_dropped_alone() -> None:
     meta, notes = read(
-        f"interface:\n  display_name: UI Skill\n  icon_small: ./assets/small-400px.png\n  default_prompt: {'x' * 1025}\n"
+        "interface:\n  display_name: UI Skill\n  icon_small: ./assets/small-400px.png\n"
+        f"  default_prompt: {'x' * 1025}\n"
     )
     assert meta.interface is not None and meta.interface.default_prompt is None
     assert (
@@ -70,8 +71,10 @@ def test_icons_outside_assets_or_escaping_are_dropped() -> None:
 
 def test_tool_dependencies_are_read_with_optional_fields() -> None:
     meta, _ = read(
-        '{"dependencies":{"tools":[{"type":"mcp","value":"github","description":"GitHub MCP server","transport":"streamable_http","url":"https://example.com/mcp"},'
-        '{"type":"cli","value":"gh","description":"GitHub CLI"},{"type":"mcp","value":"local-gh","transport":"stdio","command":"gh-mcp"},{"type":"mcp"}]}}'
+        '{"dependencies":{"tools":[{"type":"mcp","value":"github","description":"GitHub MCP server",'
+        '"transport":"streamable_http","url":"https://example.com/mcp"},'
+        '{"type":"cli","value":"gh","description":"GitHub CLI"},'
+        '{"type":"mcp","value":"local-gh","transport":"stdio","command":"gh-mcp"},{"type":"mcp"}]}}'
     )
     assert meta.dependencies == (
         ToolDependency(

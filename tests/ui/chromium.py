@@ -109,7 +109,8 @@ class Browser:
     def wait_ready(self, view: str, timeout: float = 120.0) -> None:
         """Until the page says ``view`` is rendered (``main[data-ready]``)."""
         self.wait(
-            "const r = document.getElementById('view').dataset.ready; return r && r.startsWith(arguments[0] + ':');",
+            "const r = document.getElementById('view').dataset.ready; return r && "
+            "r.startsWith(arguments[0] + ':');",
             view,
             timeout=timeout,
         )

@@ -161,11 +161,13 @@ def test_the_budget_view_shows_the_numbers_of_catalog_json(site: Site, browser: 
     _show(browser, site, "budget")
     if window:
         browser.run(
-            "const s = document.getElementById('window'); s.value = arguments[0]; s.dispatchEvent(new Event('change'));",
+            "const s = document.getElementById('window'); s.value = arguments[0]; "
+            "s.dispatchEvent(new Event('change'));",
             window,
         )
         browser.wait(
-            "return document.getElementById('view').dataset.ready && document.getElementById('window').value === arguments[0]",
+            "return document.getElementById('view').dataset.ready && "
+            "document.getElementById('window').value === arguments[0]",
             window,
         )
     expected = site.cli("catalog", *(["--context-window", window] if window else []))
@@ -177,7 +179,8 @@ def test_the_budget_view_shows_the_numbers_of_catalog_json(site: Site, browser: 
     assert cards["omitted"] == f"{report['omitted']:,}"
     assert cards["budget-used"] == f"{report['budget']['used']:,} / {report['budget']['limit']:,}"
     counts = browser.run(
-        "const out = {}; for (const b of document.querySelectorAll('[data-count]')) out[b.dataset.count] = b.textContent; return out;"
+        "const out = {}; for (const b of document.querySelectorAll('[data-count]')) out[b.dataset.count] = "
+        "b.textContent; return out;"
     )
     listed = sum(int(counts[k].replace(",", "")) for k in ("full", "cut", "name_only"))
     assert listed == report["included"]
@@ -204,7 +207,8 @@ def test_a_task_typed_in_the_page_shows_the_top_skills_of_skillshelf_search(
     assert shown == [r["name"] for r in results]
     browser.click("#ranked-table tr.ranked")
     browser.wait(
-        "const p = document.querySelector('tr.detail:not([hidden]) pre'); return p && p.textContent.startsWith('<skill>')"
+        "const p = document.querySelector('tr.detail:not([hidden]) pre'); return p && "
+        "p.textContent.startsWith('<skill>')"
     )
     browser.screenshot(site.shots / f"task-{query.split()[0]}.png")
 

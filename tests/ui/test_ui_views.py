@@ -114,7 +114,7 @@ def test_the_task_view_ranks_as_skillshelf_search(
 def test_the_task_view_with_the_installed_models_ranks_as_skillshelf_search(
     tmp_path: Path, isolated_home: IsolatedHome, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    installed("wordllama", "the wordllama extra: skillshelf[wordllama]")
+    installed("wordllama", "the wordllama package, a dependency of skillshelf")
     box = Served(tmp_path, semantic=None)
     try:
         query = "fill in a pdf form"

@@ -202,7 +202,10 @@ def raw_get(port: int, target: str, *, host: str | None = None) -> tuple[int, by
     import socket
 
     with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
-        request = f"GET {target} HTTP/1.1\r\nHost: {f'127.0.0.1:{port}' if host is None else host}\r\nConnection: close\r\n\r\n"
+        request = (
+            f"GET {target} HTTP/1.1\r\nHost: {f'127.0.0.1:{port}' if host is None else host}\r\n"
+            "Connection: close\r\n\r\n"
+        )
         sock.sendall(request.encode("utf-8", "surrogateescape"))
         data = b""
         while chunk := sock.recv(65536):

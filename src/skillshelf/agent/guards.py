@@ -81,9 +81,9 @@ class DoomLoopGuard:
         if count <= self.max_repeated_failures:
             return None
         return (
-            f"Harness note: `{_short(key)}` has now failed {count} times in a row. Running it again unchanged "
-            "will not help. Step back: read its error output carefully, find the cause, and change what you "
-            "are doing (or the command) before you run it again."
+            f"Harness note: `{_short(key)}` has now failed {count} times in a row. Running it again "
+            "unchanged will not help. Step back: read its error output carefully, find the cause, and "
+            "change what you are doing (or the command) before you run it again."
         )
 
 
@@ -254,7 +254,10 @@ class SkillReattacher:
         if not self._loaded:
             return None
         body = "\n\n".join(self._loaded.values())
-        return f"Skills you loaded earlier in this task, attached again after the history was compacted:\n\n{body}"
+        return (
+            "Skills you loaded earlier in this task, attached again after the history was compacted:"
+            f"\n\n{body}"
+        )
 
 
 def _short(text: str, limit: int = 120) -> str:

@@ -18,6 +18,7 @@ from skillshelf.agent.loop import Agent, AgentSettings
 from skillshelf.agent.providers import Provider, make_provider, parse_model_spec
 from skillshelf.context import ContextOptions
 from skillshelf.env import Env
+from skillshelf.select.ranking import RankingSettings
 
 if TYPE_CHECKING:
     from skillshelf.agent.usage_hooks import SkillUsage
@@ -126,7 +127,9 @@ def open_agent(
         provider=provider or make_provider(spec, base_url=options.base_url, api_key=options.api_key),
         system_prompt=system,
         skill_tools=SkillTools(
-            prepared.skills.loadable, why_unavailable=prepared.workspace.modes.disabled_error
+            prepared.skills.loadable,
+            ranking=RankingSettings.from_config(prepared.workspace.config.get),
+            why_unavailable=prepared.workspace.modes.disabled_error,
         ),
         folder_tools=FolderTools(env.cwd),
         settings=AgentSettings(max_turns=options.max_turns, guards=options.guards),

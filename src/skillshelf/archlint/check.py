@@ -100,7 +100,10 @@ def _fix_text(edge: ImportEdge, layers: Layers, source_layer: int) -> str:
         f"Protocol in {src} and let {tgt} (or a caller above both) pass the implementation in."
     )
     if edge.type_checking:
-        return f"even a type-only import ties the layers together; {fix} Moving the shared type down is usually enough."
+        return (
+            f"even a type-only import ties the layers together; {fix} "
+            "Moving the shared type down is usually enough."
+        )
     if edge.lazy:
         return f"an import inside {edge.function}() still makes {src} depend on {tgt}; {fix}"
     return fix
@@ -173,7 +176,8 @@ def _size_checks(module: ParsedModule, config: ArchConfig) -> Iterator[Diagnosti
             yield diagnostic(
                 "AR202",
                 Severity.WARNING,
-                f"function {function.name}() is {function.lines} lines long, over the limit of {config.max_function_lines}",
+                f"function {function.name}() is {function.lines} lines long, over the limit of "
+                f"{config.max_function_lines}",
                 "extract its steps into small named helper functions (one job each) and call them in order",
                 module.path,
                 function.line,

@@ -236,6 +236,8 @@ def find_config(start: Path, *, explicit: Path | None = None) -> ArchConfig:
                     return parse_config(table, path=path)
     raise ConfigError(
         f"no layers declared for {start}",
-        hint=f"add [tool.skillshelf.archlint] to pyproject.toml (or .skillshelf/archlint.toml) with {_EXAMPLE}",
+        hint=(
+            f"add [tool.skillshelf.archlint] to pyproject.toml (or .skillshelf/archlint.toml) with {_EXAMPLE}"
+        ),
         code="AR011",
     )

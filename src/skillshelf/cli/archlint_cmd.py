@@ -45,7 +45,10 @@ def lint_arch(
             label = click.style(diag.severity.value.upper(), fg=colours[diag.severity], bold=True)
             click.echo(f"{where}: {label} {diag.code}: {diag.message}")
             click.echo(f"  FIX: {diag.fix}")
-        summary = f"{report.errors} errors, {report.warnings} warnings in {report.files} files ({report.imports} imports)"
+        summary = (
+            f"{report.errors} errors, {report.warnings} warnings in {report.files} files "
+            f"({report.imports} imports)"
+        )
         click.echo(summary, err=bool(report.diagnostics))
     if report.errors or (strict and report.warnings):
         sys.exit(1)

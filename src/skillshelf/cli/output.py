@@ -42,7 +42,8 @@ def _default(value: object) -> object:
 
 
 def _finite(value: object) -> object:
-    """NaN and infinities (YAML's ``.nan``, ``.inf`` in a skill's metadata) as strings: JSON has no such numbers."""
+    """NaN and infinities (YAML's ``.nan``, ``.inf`` in a skill's metadata) as strings: JSON has no
+    such numbers."""
     if isinstance(value, float) and not math.isfinite(value):
         return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
     if isinstance(value, dict):
@@ -127,7 +128,8 @@ def echo_text(text: str) -> None:
 
 
 def literal(value: object) -> str:
-    """``value`` as text rich prints as is: no markup (a folder may be named ``w[/]``), no control characters."""
+    """``value`` as text rich prints as is: no markup (a folder may be named ``w[/]``), no control
+    characters."""
     from rich.markup import escape
 
     return escape(printable(str(value)))
@@ -184,7 +186,10 @@ def check_roots(
             raise UsageError(
                 "--root was given an empty path",
                 code="SK202",
-                hint="pass the folder that holds your skills, e.g. --root ./skills (check the variable you expanded)",
+                hint=(
+                    "pass the folder that holds your skills, e.g. --root ./skills "
+                    "(check the variable you expanded)"
+                ),
             )
         root = Path(value)
         if not root.exists():

@@ -23,8 +23,8 @@ __all__ = ["eval_cmd", "search", "stats"]
 _SEMANTIC = click.option(
     "--semantic/--no-semantic",
     default=None,
-    help="Add the local embedding models to the ranking (default: those installed, by `skillshelf[semantic]` "
-    "or `skillshelf[wordllama]`); --semantic requires MiniLM.",
+    help="Add the local embedding models to the ranking (default: those installed: WordLlama comes with "
+    "skillshelf, MiniLM with `skillshelf[semantic]`); --semantic requires MiniLM.",
 )
 
 

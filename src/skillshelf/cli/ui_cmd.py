@@ -24,8 +24,8 @@ def _open_in_browser(url: str, folder: Path) -> None:
     fd = os.open(page, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         handle.write(
-            f'<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="0;url={html.escape(url)}">'
-            f'<a href="{html.escape(url)}">Open skillshelf</a>\n'
+            '<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" '
+            f'content="0;url={html.escape(url)}"><a href="{html.escape(url)}">Open skillshelf</a>\n'
         )
     if not webbrowser.open(page.as_uri()):
         click.echo("skillshelf: no browser could be started; open the URL above by hand", err=True)

@@ -143,7 +143,8 @@ def _check_members(archive: Path, zf: zipfile.ZipFile, limits: ArchiveLimits) ->
     infos = zf.infolist()
     if len(infos) > limits.max_entries:
         raise InstallError(
-            f"{archive.name}: {len(infos)} entries, more than the limit of {limits.max_entries}; nothing was written",
+            f"{archive.name}: {len(infos)} entries, more than the limit of "
+            f"{limits.max_entries}; nothing was written",
             hint=_REFUSED_HINT,
             code="IS205",
         )
@@ -151,7 +152,8 @@ def _check_members(archive: Path, zf: zipfile.ZipFile, limits: ArchiveLimits) ->
     total = sum(m.size for m in members)
     if total > limits.max_total_bytes:
         raise InstallError(
-            f"{archive.name}: {total} bytes uncompressed, more than the limit of {limits.max_total_bytes}; nothing was written",
+            f"{archive.name}: {total} bytes uncompressed, more than the limit of "
+            f"{limits.max_total_bytes}; nothing was written",
             hint=_REFUSED_HINT,
             code="IS205",
         )

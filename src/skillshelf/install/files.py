@@ -231,7 +231,8 @@ def check_skill_tree(src: Path) -> list[tuple[Path, str, str | None]]:
     total = sum((src / rel).stat().st_size for rel in files)
     if len(files) > MAX_TREE_FILES or total > MAX_TREE_BYTES:
         raise InstallError(
-            f"{src}: {len(files)} files, {total} bytes: over the limit of {MAX_TREE_FILES} files / {MAX_TREE_BYTES} bytes",
+            f"{src}: {len(files)} files, {total} bytes: over the limit of {MAX_TREE_FILES} files / "
+            f"{MAX_TREE_BYTES} bytes",
             hint="point at the skill's own folder (use #subdir for a folder inside a repository)",
             code="IS304",
         )

@@ -153,14 +153,16 @@ def find_skill_folder(folder: Path, source: Source) -> Path:
         raise InstallError(
             f"{source.text} holds no SKILL.md within {FIND_MAX_DEPTH} folder levels "
             f"(or the first {FIND_MAX_DIRS} folders); the search stopped there",
-            hint="point at the skill's own folder (the one with SKILL.md), or use #subdir for a folder inside "
-            "a repository or archive",
+            hint="point at the skill's own folder (the one with SKILL.md), or use #subdir for a folder "
+            "inside a repository or archive",
             code="IS312",
         )
     if not found:
         raise InstallError(
             f"{source.text} holds no SKILL.md",
-            hint="point at a folder with a SKILL.md (use #subdir for a folder inside a repository or archive)",
+            hint=(
+                "point at a folder with a SKILL.md (use #subdir for a folder inside a repository or archive)"
+            ),
             code="IS310",
         )
     choices = ", ".join(f"#{p.relative_to(folder).as_posix()}" for p in found[:8])
@@ -273,7 +275,10 @@ def stage_and_swap(
         if replaced and not replace:
             raise InstallError(
                 f"a skill named {target_name!r} is already installed at {target}",
-                hint="use `skillshelf update` to update it, --force to replace it, or --name to install beside it",
+                hint=(
+                    "use `skillshelf update` to update it, --force to replace it, "
+                    "or --name to install beside it"
+                ),
                 code="IS305",
             )
         links = [r / target_name for r in link_roots]

@@ -133,8 +133,9 @@ def parse_source(text: str, *, cwd: Path) -> Source:
     """Read ``SOURCE`` as typed on the command line.
 
     ``URL[@ref][#subdir]`` (``#subdir@ref`` works too) for git; a local folder or archive,
-    relative to ``cwd``, optionally with ``#subdir``. ``gh:owner/repo`` is short for the GitHub URL. ``path@ref`` of a local git repository
-    clones it at that ref. An existing path is always taken literally first.
+    relative to ``cwd``, optionally with ``#subdir``. ``gh:owner/repo`` is short for the GitHub
+    URL. ``path@ref`` of a local git repository clones it at that ref. An existing path is
+    always taken literally first.
     """
     raw = _expand_github(text.strip())
     if not raw:

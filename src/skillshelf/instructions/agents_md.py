@@ -209,11 +209,14 @@ def _truncated(path: Path, size: int, max_bytes: int, remaining: int) -> Diagnos
             f"instructions file); only its first {HARD_READ_LIMIT} bytes were used"
         )
         fix = (
-            "shorten the file (a file this size also swamps the model's context); raising project_doc_max_bytes "
-            "does not lift this limit"
+            "shorten the file (a file this size also swamps the model's context); raising "
+            "project_doc_max_bytes does not lift this limit"
         )
     else:
-        message = f"AGENTS.md files here total more than project_doc_max_bytes ({max_bytes}); this {size}-byte file was cut"
+        message = (
+            f"AGENTS.md files here total more than project_doc_max_bytes ({max_bytes}); "
+            f"this {size}-byte file was cut"
+        )
         fix = "shorten the file or raise project_doc_max_bytes in Codex's config.toml"
     return Diagnostic(code="IN105", severity=Severity.WARNING, message=message, fix=fix, path=path)
 

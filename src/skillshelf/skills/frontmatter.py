@@ -35,7 +35,11 @@ __all__ = [
 ]
 
 # Unicode White_Space, which is what Rust's `char::is_whitespace` (and so Codex) uses.
-_WS_CHARS = "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+_WS_CHARS = (
+    "\t\n\x0b\x0c\r \x85\xa0\u1680"
+    "\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+    "\u2028\u2029\u202f\u205f\u3000"
+)
 _WS_SPLIT = re.compile(f"[{re.escape(_WS_CHARS)}]+")
 _NULL_PLAIN = frozenset({"", "~", "null", "Null", "NULL"})
 

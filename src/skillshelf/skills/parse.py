@@ -102,8 +102,10 @@ def _load_with_repair(split: FrontmatterSplit, path: Path, out: list[Diagnostic]
                 diagnostic(
                     "SK105",
                     Severity.WARNING,
-                    f"invalid YAML repaired by quoting the value on line(s) {', '.join(map(str, lines))} (Codex repairs it the same way)",
-                    'quote values that contain `: ` (e.g. `description: "Deploy: fast"`) so strict parsers accept them',
+                    f"invalid YAML repaired by quoting the value on line(s) {', '.join(map(str, lines))} "
+                    "(Codex repairs it the same way)",
+                    'quote values that contain `: ` (e.g. `description: "Deploy: fast"`) so '
+                    "strict parsers accept them",
                     path,
                     lines[0],
                 )
@@ -114,7 +116,8 @@ def _load_with_repair(split: FrontmatterSplit, path: Path, out: list[Diagnostic]
         _error(
             "SK104",
             f"invalid YAML: {first.message}",
-            "fix the YAML between the `---` lines; quote values that contain `: ` or start with `[`, `{`, `@`",
+            "fix the YAML between the `---` lines; quote values that contain `: ` or "
+            "start with `[`, `{`, `@`",
             path,
             line,
         )
@@ -164,7 +167,8 @@ def parse_skill_text(
             out.append(
                 _error(
                     "SK112",
-                    "the file starts with a UTF-8 byte-order mark, so Codex finds no frontmatter and skips it",
+                    "the file starts with a UTF-8 byte-order mark, so Codex finds no "
+                    "frontmatter and skips it",
                     "save the file as UTF-8 without BOM",
                     path,
                     1,
@@ -204,7 +208,8 @@ def parse_skill_text(
             diagnostic(
                 "SK123",
                 Severity.WARNING,
-                f"line {split.closing_line} closes the frontmatter because it trims to `---`; anything meant after it is body",
+                f"line {split.closing_line} closes the frontmatter because it trims to `---`; anything "
+                "meant after it is body",
                 "do not put a line that is only `---` inside a frontmatter value",
                 path,
                 split.closing_line,

@@ -68,8 +68,10 @@ def _structure_codex(cand: Candidate) -> list[Diagnostic]:
             diagnostic(
                 "SK354",
                 Severity.ERROR,
-                f"it sits under the hidden folder `{cand.hidden}`; Codex does not look inside folders whose name starts with `.` below a skills root",
-                "move the skill to a folder without a leading `.`, or give that hidden folder itself to Codex as a skills root",
+                f"it sits under the hidden folder `{cand.hidden}`; Codex does not look inside folders whose "
+                "name starts with `.` below a skills root",
+                "move the skill to a folder without a leading `.`, or give that hidden folder itself to "
+                "Codex as a skills root",
                 cand.path,
             )
         )
@@ -78,7 +80,8 @@ def _structure_codex(cand: Candidate) -> list[Diagnostic]:
             diagnostic(
                 "SK355",
                 Severity.ERROR,
-                f"its folder is {cand.depth} levels below {cand.base}; Codex stops at {CODEX_MAX_DEPTH} levels",
+                f"its folder is {cand.depth} levels below {cand.base}; Codex stops at "
+                f"{CODEX_MAX_DEPTH} levels",
                 f"move the skill at most {CODEX_MAX_DEPTH} folders below the skills root",
                 cand.path,
             )
@@ -88,7 +91,8 @@ def _structure_codex(cand: Candidate) -> list[Diagnostic]:
             diagnostic(
                 "SK356",
                 Severity.ERROR,
-                "SKILL.md is a symbolic link to a file; Codex skips symlinked files (it follows symlinked folders only)",
+                "SKILL.md is a symbolic link to a file; Codex skips symlinked files (it follows "
+                "symlinked folders only)",
                 "replace the file link by a real file, or link the whole skill folder instead",
                 cand.path,
             )
@@ -111,7 +115,8 @@ def judge_codex(cand: Candidate, discovered: Mapping[str, Skill]) -> Judgement:
                 "SK366",
                 Severity.ERROR,
                 "the scan of this folder did not load this file",
-                "check the discovery notes above (scan limits, unreadable folders) and run `skillshelf validate` on the skill folder itself",
+                "check the discovery notes above (scan limits, unreadable folders) and run `skillshelf "
+                "validate` on the skill folder itself",
                 cand.path,
             )
         )
@@ -120,8 +125,10 @@ def judge_codex(cand: Candidate, discovered: Mapping[str, Skill]) -> Judgement:
             diagnostic(
                 "SK357",
                 Severity.WARNING,
-                f"it is inside the folder of another skill ({cand.parent_skill}); Codex loads it as a separate skill, Claude Code does not list it",
-                "move it beside the other skill, or rename the file if it is meant as part of the outer skill",
+                f"it is inside the folder of another skill ({cand.parent_skill}); Codex loads it as a "
+                "separate skill, Claude Code does not list it",
+                "move it beside the other skill, or rename the file if it is meant as "
+                "part of the outer skill",
                 cand.path,
             )
         )
@@ -137,7 +144,8 @@ def _codex_skill_notes(cand: Candidate, skill: Skill) -> list[Diagnostic]:
             diagnostic(
                 "SK360",
                 Severity.ERROR,
-                f"agents/openai.yaml limits it to {', '.join(products)}; Codex drops skills whose `policy.products` leaves out codex",
+                f"agents/openai.yaml limits it to {', '.join(products)}; Codex drops skills whose "
+                "`policy.products` leaves out codex",
                 "add `codex` to policy.products, or remove the list to allow every product",
                 cand.path,
             )
@@ -147,8 +155,10 @@ def _codex_skill_notes(cand: Candidate, skill: Skill) -> list[Diagnostic]:
             diagnostic(
                 "SK361",
                 Severity.WARNING,
-                f"the description is {len(skill.description):,} characters; Codex cuts it to {CATALOG_DESCRIPTION_CAP:,} in the catalog (and the specification forbids more)",
-                f"shorten the description to at most {CATALOG_DESCRIPTION_CAP:,} characters; move detail into the body",
+                f"the description is {len(skill.description):,} characters; Codex cuts it to "
+                f"{CATALOG_DESCRIPTION_CAP:,} in the catalog (and the specification forbids more)",
+                f"shorten the description to at most {CATALOG_DESCRIPTION_CAP:,} characters; move "
+                "detail into the body",
                 cand.path,
                 field="description",
             )
@@ -158,7 +168,8 @@ def _codex_skill_notes(cand: Candidate, skill: Skill) -> list[Diagnostic]:
             diagnostic(
                 "SK363",
                 Severity.INFO,
-                "agents/openai.yaml sets allow_implicit_invocation: false, so it is left out of the catalog; `$name` still loads it",
+                "agents/openai.yaml sets allow_implicit_invocation: false, so it is left out of the "
+                "catalog; `$name` still loads it",
                 "nothing to do if that is intended",
                 cand.path,
             )
@@ -168,8 +179,10 @@ def _codex_skill_notes(cand: Candidate, skill: Skill) -> list[Diagnostic]:
             diagnostic(
                 "SK363",
                 Severity.INFO,
-                "disable-model-invocation is a Claude Code field: Codex still lists this skill (skillshelf's catalog hides it)",
-                "to hide it from Codex too, set policy.allow_implicit_invocation: false in agents/openai.yaml",
+                "disable-model-invocation is a Claude Code field: Codex still lists this skill "
+                "(skillshelf's catalog hides it)",
+                "to hide it from Codex too, set policy.allow_implicit_invocation: false "
+                "in agents/openai.yaml",
                 cand.path,
             )
         )
@@ -185,7 +198,8 @@ def _structure_claude(cand: Candidate) -> list[Diagnostic]:
             diagnostic(
                 "SK357",
                 Severity.ERROR,
-                f"it is inside the folder of another skill ({cand.parent_skill}); Claude Code lists only <skills folder>/<name>/SKILL.md",
+                f"it is inside the folder of another skill ({cand.parent_skill}); Claude Code lists only "
+                "<skills folder>/<name>/SKILL.md",
                 "move the folder up beside the other skill",
                 cand.path,
             )
@@ -196,7 +210,8 @@ def _structure_claude(cand: Candidate) -> list[Diagnostic]:
             diagnostic(
                 "SK358",
                 Severity.ERROR if as_root else Severity.WARNING,
-                f"it is {cand.depth} folders below {cand.base}; Claude Code lists only skills directly inside a skills folder"
+                f"it is {cand.depth} folders below {cand.base}; Claude Code lists only skills directly "
+                "inside a skills folder"
                 + ("" if as_root else " (fine if its parent folder becomes the skills folder)"),
                 f"place it as .claude/skills/{cand.folder.name}/SKILL.md (a symlinked folder works)",
                 cand.path,
@@ -215,7 +230,10 @@ def _claude_translate(diag: Diagnostic) -> Diagnostic:
             "(disable-model-invocation included) and uses the first line of the body as its description"
         )
     elif diag.code == "SK107":
-        message = "no description and an empty body; Claude Code lists the skill with the placeholder description 'Skill'"
+        message = (
+            "no description and an empty body; "
+            "Claude Code lists the skill with the placeholder description 'Skill'"
+        )
     elif diag.code == "SK115":
         message = f"{diag.message}; Claude Code reads it anyway, with replacement characters"
     else:
@@ -245,7 +263,8 @@ def judge_claude(cand: Candidate) -> Judgement:
                 diagnostic(
                     "SK364",
                     Severity.WARNING,
-                    f"description and when_to_use add up to {len(shown):,} characters; Claude Code cuts the listing entry at {CLAUDE_LISTING_CAP:,}",
+                    f"description and when_to_use add up to {len(shown):,} characters; Claude Code cuts the "
+                    f"listing entry at {CLAUDE_LISTING_CAP:,}",
                     "shorten the description (the specification's limit is 1,024 characters)",
                     cand.path,
                     field="description",
@@ -256,7 +275,8 @@ def judge_claude(cand: Candidate) -> Judgement:
                 diagnostic(
                     "SK363",
                     Severity.INFO,
-                    "disable-model-invocation: true keeps it out of Claude Code's listing; only `/name` runs it",
+                    "disable-model-invocation: true keeps it out of Claude Code's listing; "
+                    "only `/name` runs it",
                     "nothing to do if that is intended",
                     cand.path,
                 )
@@ -278,7 +298,8 @@ def judge_spec(cand: Candidate) -> Judgement:
             diagnostic(
                 "SK357",
                 Severity.INFO,
-                f"it is inside the folder of another skill ({cand.parent_skill}); agents differ on whether they load it",
+                f"it is inside the folder of another skill ({cand.parent_skill}); agents differ on "
+                "whether they load it",
                 "keep skills side by side rather than nested",
                 cand.path,
             )

@@ -155,7 +155,8 @@ def _fields(out: _Out, pairs: _Pairs, split: FrontmatterSplit) -> None:
         elif isinstance(node, yaml.CollectionNode) and node.flow_style:
             out.add(
                 "SK339",
-                f"`{key}` uses YAML flow style (`[...]` or `{{...}}`), which skills-ref's strict YAML rejects",
+                f"`{key}` uses YAML flow style (`[...]` or `{{...}}`), which "
+                "skills-ref's strict YAML rejects",
                 f"write `{key}` in block style, one entry per indented line",
                 severity=Severity.WARNING,
                 field=key,

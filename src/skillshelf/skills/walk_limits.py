@@ -69,8 +69,12 @@ def limit_diagnostics(root: SkillRoot, walk: WalkResult, limits: ScanLimits) -> 
             diagnostic(
                 code,
                 Severity.WARNING,
-                f"scan stopped at the limit of {value:,} {what} for this root; {walk.unvisited_dirs:,} folder(s) were left unscanned{partial}, so skills in them are missing (Codex stops here too, silently)",
-                f"raise the limit: set {option}=N (library: DiscoveryOptions(limits=ScanLimits({field_name}=N))), or use a narrower root that holds only skills",
+                f"scan stopped at the limit of {value:,} {what} for this root; {walk.unvisited_dirs:,} "
+                f"folder(s) were left unscanned{partial}, so skills in them are missing (Codex "
+                "stops here too, silently)",
+                f"raise the limit: set {option}=N (library: "
+                f"DiscoveryOptions(limits=ScanLimits({field_name}=N))), or use a narrower root "
+                "that holds only skills",
                 root.path,
             )
         )
@@ -79,8 +83,10 @@ def limit_diagnostics(root: SkillRoot, walk: WalkResult, limits: ScanLimits) -> 
             diagnostic(
                 "SK211",
                 Severity.INFO,
-                f"{walk.depth_pruned:,} folder(s) sit deeper than {limits.max_depth} levels below this root and were not scanned",
-                f"keep skills at most {limits.max_depth} levels below the root, or raise the depth: set SKILLSHELF_SCAN_MAX_DEPTH=N (library: ScanLimits(max_depth=N))",
+                f"{walk.depth_pruned:,} folder(s) sit deeper than {limits.max_depth} levels below this root "
+                "and were not scanned",
+                f"keep skills at most {limits.max_depth} levels below the root, or raise the depth: set "
+                "SKILLSHELF_SCAN_MAX_DEPTH=N (library: ScanLimits(max_depth=N))",
                 root.path,
             )
         )

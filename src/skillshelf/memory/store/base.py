@@ -21,6 +21,7 @@ from typing import Any, Self
 from skillshelf.errors import StoreError
 from skillshelf.memory.store.records import STAGE1, ClaimLimits, LeaseHolder, SessionRow, Stage1Claim
 from skillshelf.memory.store.schema import MIGRATIONS, SCHEMA_VERSION
+from skillshelf.memory.store.session_rows import SESSION_COLUMNS, session_row
 
 __all__ = ["ClaimLimits", "Tx", "BaseStore", "storable"]
 
@@ -61,7 +62,7 @@ LIMIT ?"""
 
 _CLAIM_STAGE1 = """
 INSERT INTO jobs (kind, job_key, status, worker_id, ownership_token, started_at_ms, finished_at_ms,
-                  lease_until_ms, retry_at_ms, retry_remaining, last_error, input_watermark, last_success_watermark)
+  lease_until_ms, retry_at_ms, retry_remaining, last_error, input_watermark, last_success_watermark)
 VALUES ('memory_stage1', ?, 'running', ?, ?, ?, NULL, ?, NULL, ?, NULL, ?, NULL)
 ON CONFLICT (kind, job_key) DO UPDATE SET
   status = 'running', worker_id = excluded.worker_id, ownership_token = excluded.ownership_token,
@@ -71,7 +72,8 @@ ON CONFLICT (kind, job_key) DO UPDATE SET
                          THEN excluded.retry_remaining ELSE jobs.retry_remaining END,
   input_watermark = excluded.input_watermark
 WHERE (jobs.status <> 'running' OR jobs.lease_until_ms IS NULL OR jobs.lease_until_ms <= ?)
-  AND (jobs.retry_at_ms IS NULL OR jobs.retry_at_ms <= ? OR excluded.input_watermark > COALESCE(jobs.input_watermark, -1))
+  AND (jobs.retry_at_ms IS NULL OR jobs.retry_at_ms <= ?
+       OR excluded.input_watermark > COALESCE(jobs.input_watermark, -1))
   AND (jobs.retry_remaining > 0 OR excluded.input_watermark > COALESCE(jobs.input_watermark, -1))
   AND COALESCE(jobs.last_success_watermark, -1) < excluded.input_watermark
 RETURNING job_key"""
@@ -86,11 +88,6 @@ ON CONFLICT (kind, job_key) DO UPDATE SET
                          THEN jobs.retry_remaining ELSE excluded.retry_remaining END,
   input_watermark = CASE WHEN excluded.input_watermark > COALESCE(jobs.input_watermark, 0)
                          THEN excluded.input_watermark ELSE COALESCE(jobs.input_watermark, 0) + 1 END"""
-
-_SESSION_COLUMNS = (
-    "id, source, path, cwd, project, git_branch, origin, subagent, first_user_message, updated_at_ms, "
-    "file_size, file_mtime_ns, memory_mode"
-)
 
 
 class BaseStore(ABC):
@@ -130,7 +127,8 @@ class BaseStore(ABC):
             current = int(tx.execute("SELECT COALESCE(MAX(version), 0) FROM memory_schema")[0][0])
             if current > SCHEMA_VERSION:
                 raise StoreError(
-                    f"the memory database {self.url} has schema version {current}, newer than {SCHEMA_VERSION}",
+                    f"the memory database {self.url} has schema version {current}, newer "
+                    f"than {SCHEMA_VERSION}",
                     hint="upgrade skillshelf, or point --db at another database",
                     code="ME011",
                 )
@@ -160,7 +158,7 @@ class BaseStore(ABC):
     def register_sessions(self, rows: Sequence[SessionRow], now_ms: int) -> int:
         """Insert or refresh sessions (``memory_mode`` is kept); return how many were written."""
         sql = (
-            f"INSERT INTO sessions ({_SESSION_COLUMNS}, registered_at_ms) VALUES "
+            f"INSERT INTO sessions ({SESSION_COLUMNS}, registered_at_ms) VALUES "
             "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET "
             "source = excluded.source, path = excluded.path, cwd = excluded.cwd, project = excluded.project, "
             "git_branch = excluded.git_branch, origin = excluded.origin, subagent = excluded.subagent, "
@@ -192,8 +190,8 @@ class BaseStore(ABC):
 
     def session(self, session_id: str) -> SessionRow | None:
         with self.transaction() as tx:
-            rows = tx.execute(f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE id = ?", (session_id,))
-        return _session_row(rows[0]) if rows else None
+            rows = tx.execute(f"SELECT {SESSION_COLUMNS} FROM sessions WHERE id = ?", (session_id,))
+        return session_row(rows[0]) if rows else None
 
     def session_ids_for_paths(self, paths: Sequence[str]) -> list[str]:
         with self.transaction() as tx:
@@ -330,12 +328,13 @@ class BaseStore(ABC):
             if self._finish_owned(tx, STAGE1, claim.session_id, claim.token, now_ms) is None:
                 return False
             tx.execute(
-                "INSERT INTO stage1_outputs (session_id, scope, source_updated_at_ms, raw_memory, rollout_summary, "
-                "rollout_slug, generated_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (session_id) DO UPDATE SET "
-                "scope = excluded.scope, source_updated_at_ms = excluded.source_updated_at_ms, "
-                "raw_memory = excluded.raw_memory, rollout_summary = excluded.rollout_summary, "
-                "rollout_slug = excluded.rollout_slug, generated_at_ms = excluded.generated_at_ms "
-                "WHERE excluded.source_updated_at_ms >= stage1_outputs.source_updated_at_ms",
+                "INSERT INTO stage1_outputs (session_id, scope, source_updated_at_ms, raw_memory, "
+                "rollout_summary, rollout_slug, generated_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT "
+                "(session_id) DO UPDATE SET scope = excluded.scope, source_updated_at_ms = "
+                "excluded.source_updated_at_ms, raw_memory = excluded.raw_memory, rollout_summary = "
+                "excluded.rollout_summary, rollout_slug = excluded.rollout_slug, generated_at_ms = "
+                "excluded.generated_at_ms WHERE excluded.source_updated_at_ms >= "
+                "stage1_outputs.source_updated_at_ms",
                 (claim.session_id, scope, claim.watermark, raw_memory, rollout_summary, rollout_slug, now_ms),
             )
             self.enqueue_consolidation(tx, scope, claim.watermark)
@@ -368,30 +367,12 @@ class BaseStore(ABC):
                 return False
             used = max(0, self.retries - int(rows[0][0]))
             tx.execute(
-                "UPDATE jobs SET status = 'error', finished_at_ms = ?, lease_until_ms = NULL, retry_at_ms = ?, "
-                "retry_remaining = retry_remaining - 1, last_error = ? WHERE kind = ? AND job_key = ? "
-                "AND status = 'running' AND (ownership_token = ? OR ownership_token IS NULL)",
+                "UPDATE jobs SET status = 'error', finished_at_ms = ?, lease_until_ms = NULL, "
+                "retry_at_ms = ?, retry_remaining = retry_remaining - 1, last_error = ? WHERE kind = ? "
+                "AND job_key = ? AND status = 'running' AND (ownership_token = ? OR ownership_token IS NULL)",
                 (now_ms, now_ms + retry_base_ms * (2**used), reason[:2000], kind, key, token),
             )
         return True
-
-
-def _session_row(r: Row) -> SessionRow:
-    return SessionRow(
-        id=r[0],
-        source=r[1],
-        path=r[2],
-        cwd=r[3],
-        project=r[4],
-        git_branch=r[5],
-        origin=r[6],
-        subagent=bool(r[7]),
-        first_user_message=r[8],
-        updated_at_ms=int(r[9]),
-        file_size=int(r[10]),
-        file_mtime_ns=int(r[11]),
-        memory_mode=r[12],
-    )
 
 
 def chunks(items: Sequence[str], size: int = 500) -> Iterator[list[str]]:

@@ -89,9 +89,10 @@ class Store(LeaseStore):
             got = tx.execute(
                 "UPDATE jobs SET status = 'running', worker_id = ?, ownership_token = ?, started_at_ms = ?, "
                 "lease_until_ms = ?, retry_at_ms = NULL, last_error = NULL WHERE kind = ? AND job_key = ? "
-                "AND COALESCE(input_watermark, 0) > COALESCE(last_success_watermark, 0) AND retry_remaining > 0 "
-                "AND (retry_at_ms IS NULL OR retry_at_ms <= ?) AND (status <> 'running' OR lease_until_ms IS NULL "
-                "OR lease_until_ms <= ?) RETURNING input_watermark",
+                "AND COALESCE(input_watermark, 0) > COALESCE(last_success_watermark, 0) "
+                "AND retry_remaining > 0 AND (retry_at_ms IS NULL OR retry_at_ms <= ?) "
+                "AND (status <> 'running' OR lease_until_ms IS NULL OR lease_until_ms <= ?) "
+                "RETURNING input_watermark",
                 (worker_id, token, now_ms, now_ms + lease_ms, CONSOLIDATE, scope, now_ms, now_ms),
             )
             if got:
@@ -106,9 +107,11 @@ class Store(LeaseStore):
         """Finish an owned consolidation and remember exactly which snapshots it used."""
         with self.transaction() as tx:
             rows = tx.execute(
-                "UPDATE jobs SET status = 'done', finished_at_ms = ?, lease_until_ms = NULL, last_error = NULL, "
+                "UPDATE jobs SET status = 'done', finished_at_ms = ?, lease_until_ms = NULL, "
+                "last_error = NULL, "
                 "last_success_watermark = CASE WHEN COALESCE(last_success_watermark, 0) > ? "
-                "THEN last_success_watermark ELSE ? END WHERE kind = ? AND job_key = ? AND status = 'running' "
+                "THEN last_success_watermark ELSE ? END "
+                "WHERE kind = ? AND job_key = ? AND status = 'running' "
                 "AND ownership_token = ? RETURNING job_key",
                 (now_ms, completed_watermark, completed_watermark, CONSOLIDATE, scope, token),
             )
@@ -137,10 +140,10 @@ class Store(LeaseStore):
                 for r in tx.execute(
                     f"SELECT {_OUTPUT_COLUMNS} FROM stage1_outputs o JOIN sessions s ON s.id = o.session_id "
                     "WHERE o.scope = ? AND s.memory_mode = 'enabled' AND (length(trim(o.raw_memory)) > 0 OR "
-                    "length(trim(o.rollout_summary)) > 0) AND ((o.last_usage_ms IS NOT NULL AND o.last_usage_ms >= ?) "
-                    "OR (o.last_usage_ms IS NULL AND o.source_updated_at_ms >= ?)) ORDER BY o.usage_count DESC, "
-                    "COALESCE(o.last_usage_ms, o.source_updated_at_ms) DESC, o.source_updated_at_ms DESC, "
-                    "o.session_id DESC LIMIT ?",
+                    "length(trim(o.rollout_summary)) > 0) AND ((o.last_usage_ms IS NOT NULL AND "
+                    "o.last_usage_ms >= ?) OR (o.last_usage_ms IS NULL AND o.source_updated_at_ms >= ?)) "
+                    "ORDER BY o.usage_count DESC, COALESCE(o.last_usage_ms, o.source_updated_at_ms) DESC, "
+                    "o.source_updated_at_ms DESC, o.session_id DESC LIMIT ?",
                     (scope, cutoff, cutoff, limit),
                 )
             ]
@@ -178,7 +181,8 @@ class Store(LeaseStore):
             return [
                 _output(r)
                 for r in tx.execute(
-                    f"SELECT {_OUTPUT_COLUMNS} FROM stage1_outputs o JOIN sessions s ON s.id = o.session_id WHERE "
+                    f"SELECT {_OUTPUT_COLUMNS} FROM stage1_outputs o "
+                    "JOIN sessions s ON s.id = o.session_id WHERE "
                     + " AND ".join(where)
                     + " ORDER BY o.source_updated_at_ms DESC, o.session_id DESC",
                     params,
@@ -312,7 +316,8 @@ class Store(LeaseStore):
     ) -> None:
         with self.transaction() as tx:
             tx.execute(
-                "INSERT INTO runs (id, worker_id, started_at_ms, finished_at_ms, report) VALUES (?, ?, ?, ?, ?)",
+                "INSERT INTO runs (id, worker_id, started_at_ms, finished_at_ms, report) "
+                "VALUES (?, ?, ?, ?, ?)",
                 (run_id, worker_id, started_ms, finished_ms, report),
             )
 

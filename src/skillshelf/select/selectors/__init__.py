@@ -80,7 +80,9 @@ WEIGHTS: Mapping[tuple[str, ...], Weights] = MappingProxyType(
         ("minilm", "wordllama"): Weights(name=0.2, minilm=0.75, words=0.5),
     }
 )
-"""Per installed models (``SemanticIndex.models``): the weights of the default ranking."""
+"""Per installed models (``SemanticIndex.models``): the weights of the default ranking. A
+long task (over :data:`SHORT_QUERY_WORDS` words) without MiniLM takes the ``()`` weights: no
+model judges it, and the dev data hold too few long tasks (12) to tell other weights apart."""
 STATIC_FLOOR = 0.35  # a cosine of static vectors below this is no evidence (unrelated texts reach ~0.3)
 STATIC_SCALE = 0.3  # cosine above the floor that counts as much as the best lexical match
 W_USAGE = 0.15
@@ -134,8 +136,10 @@ def default_parts(index: SkillIndex, query: str, semantic: SemanticIndex | None 
     import numpy as np
 
     models = semantic.models if semantic is not None else ()
-    w = WEIGHTS.get(models, WEIGHTS[()])
     short = is_short(query)
+    # WordLlama judges short requests only: without MiniLM a long task meets no model, so it is
+    # ranked with the weights chosen for the ranking without models
+    w = WEIGHTS.get(models if short or "minilm" in models else (), WEIGHTS[()])
     weights = query_weights(query)
     meta, body = index.meta.weighted(weights), index.content.weighted(weights)
     total = bm25f_scores(index, query, weights=weights, raw=(meta, body))
@@ -151,7 +155,8 @@ def default_parts(index: SkillIndex, query: str, semantic: SemanticIndex | None 
         words = semantic.word_scores(index, query)
     if words is not None and w.words:
         terms["wordllama"] = normalised(centred(words, quantile=SEM_QUANTILE)) * np.float32(w.words)
-    cosines = static_scores(index, query) if short else None
+    # the static vectors stand in for WordLlama when its files are missing, never beside it
+    cosines = static_scores(index, query) if short and w.static else None
     if cosines is not None and w.static:
         terms["static"] = np.float32(w.static) * _static_part(cosines)
     coverage = name_coverage(index, query, weights=weights)

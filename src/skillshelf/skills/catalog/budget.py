@@ -128,8 +128,8 @@ def default_budget(context_window: int | None, *, max_context_tokens: int | None
     """The budget Codex 0.171.0 gives the catalog for a model with ``context_window`` tokens.
 
     ``max_context_tokens`` is Codex's ``skills.max_context_tokens``: when it is set it wins
-    over the window and is capped at 10,000 tokens (0 is refused, as Codex refuses it). A window of ``None`` or ``<= 0``
-    means unknown: 8,000 characters.
+    over the window and is capped at 10,000 tokens (0 is refused, as Codex refuses it). A window
+    of ``None`` or ``<= 0`` means unknown: 8,000 characters.
     """
     if max_context_tokens is not None:
         _check_limit(max_context_tokens, "tokens")
