@@ -32,28 +32,7 @@ __all__ = [
 ]
 
 DEFAULT_SELECTOR = "default"
-<<<<<<< HEAD
 """The first selector of the registry (:mod:`skillshelf.select.registry`, imported when ranking)."""
-=======
-SELECTORS: tuple[str, ...] = (
-    "default",
-    "bm25f",
-    "ngram",
-    "multi",
-    "rrf",
-    "usage",
-    "codex_lexical",
-    "codex_bm25",
-    "codex_ngram",
-    "codex_multi",
-    "semantic",
-    "wordllama",
-)
-SEMANTIC_SELECTORS: Mapping[str, str] = MappingProxyType({"semantic": "minilm", "wordllama": "wordllama"})
-"""The selectors that need an embedding model (in a :class:`SemanticIndex`): selector -> model."""
-EXTRA_OF: Mapping[str, str] = MappingProxyType({"minilm": "'skillshelf[semantic]'", "wordllama": "wordllama"})
-"""What to ``pip install`` for each model (WordLlama is a dependency of the base install)."""
->>>>>>> main
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -34,8 +34,8 @@ __all__ = ["BUILTIN_SELECTORS", "EXTRA_OF", "SELECTORS", "SelectorSpec"]
 Model = Literal["minilm", "wordllama"]
 Hit = tuple[int, float]
 
-EXTRA_OF: Mapping[str, str] = MappingProxyType({"minilm": "semantic", "wordllama": "wordllama"})
-"""The extra that installs each embedding model."""
+EXTRA_OF: Mapping[str, str] = MappingProxyType({"minilm": "'skillshelf[semantic]'", "wordllama": "wordllama"})
+"""What to ``pip install`` for each model (WordLlama is a dependency of the base install)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -88,7 +88,7 @@ BUILTIN_SELECTORS: tuple[SelectorSpec, ...] = (
     SelectorSpec(
         name="wordllama",
         run=_wordllama,
-        help="WordLlama embeddings (skillshelf[wordllama])",
+        help="WordLlama embeddings (short requests)",
         model="wordllama",
         models=None,
     ),
