@@ -90,9 +90,8 @@ def context(
     else:
         _print_for_people(result)
     if _print_notes(result):
-        sys.exit(
-            1
-        )  # a config layer, an override or an instruction file was skipped: the context is not the intended one
+        # a config layer, an override or an instruction file was skipped: not the intended context
+        sys.exit(1)
 
 
 def _print_for_people(result: ContextResult) -> None:

@@ -304,7 +304,8 @@ def _print_catalog_report(report: dict[str, object], found: int) -> None:
             budget = f"; {used:,} of {limit:,} {unit} used"
     summary = (
         f"catalog: {report.get('included')} of {report.get('total')} skill(s) listed, "
-        f"{report.get('omitted')} omitted, {report.get('truncated_chars')} description character(s) cut{budget}"
+        f"{report.get('omitted')} omitted, "
+        f"{report.get('truncated_chars')} description character(s) cut{budget}"
     )
     click.echo(click.style(summary, dim=True), err=True)
     from skillshelf.skills.catalog.report import cut_summary
@@ -351,7 +352,8 @@ def load(
     echo_text(with_trust_note(loaded.skill, loaded.fragment))
     if loaded.files:
         click.echo(
-            f"\nFiles bundled with {printable(loaded.skill.name)} (relative to {printable(str(loaded.skill.folder))}):",
+            f"\nFiles bundled with {printable(loaded.skill.name)} "
+            f"(relative to {printable(str(loaded.skill.folder))}):",
             err=True,
         )
         for path in loaded.files:
@@ -360,8 +362,8 @@ def load(
             click.echo(f"  ... and {loaded.more_files} more", err=True)
     if loaded.shadowed:
         click.echo(
-            f"note: {len(loaded.shadowed)} other skill(s) are also named {printable(repr(loaded.skill.name))}: "
-            + printable(", ".join(str(p) for p in loaded.shadowed)),
+            f"note: {len(loaded.shadowed)} other skill(s) are also named "
+            f"{printable(repr(loaded.skill.name))}: " + printable(", ".join(str(p) for p in loaded.shadowed)),
             err=True,
         )
     click.echo(f"({loaded.tokens:,} tokens)", err=True)

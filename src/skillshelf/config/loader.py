@@ -140,7 +140,8 @@ def _drop_projects(layer: ConfigLayer) -> tuple[ConfigLayer, list[Diagnostic]]:
     diag = Diagnostic(
         code="CF107",
         severity=Severity.WARNING,
-        message=f"`projects` (trust) in the {layer.kind.label} layer is ignored: only the user layer can trust a project",
+        message=f"`projects` (trust) in the {layer.kind.label} layer is ignored: "
+        "only the user layer can trust a project",
         fix="remove the [projects] table here and run `skillshelf trust DIR` instead",
         path=layer.path,
         line=layer.line_of(("projects",)),
