@@ -51,3 +51,34 @@ def test_a_regular_file_is_read_and_a_symlink_can_be_refused(tmp_path: Path) -> 
     with pytest.raises(OSError) as caught:
         open_regular(link, follow_symlinks=False)
     assert not isinstance(caught.value, NotRegularFile)
+
+
+def test_keep_mode_keeps_an_existing_files_bits_and_gives_a_new_one_the_mode(tmp_path: Path) -> None:
+    script = tmp_path / "run.sh"
+    script.write_text("old", encoding="utf-8")
+    script.chmod(0o751)
+    write_atomic(script, "new", mode=0o644, keep_mode=True, sync=True)
+    assert script.read_text(encoding="utf-8") == "new" and stat.S_IMODE(script.stat().st_mode) == 0o751
+    fresh = tmp_path / "fresh.toml"
+    write_atomic(fresh, "x", mode=0o644, keep_mode=True)
+    assert stat.S_IMODE(fresh.stat().st_mode) == 0o644
+
+
+def test_umask_mode_gives_a_new_file_what_open_would(tmp_path: Path) -> None:
+    old = os.umask(0o027)
+    try:
+        write_atomic(tmp_path / "made.txt", b"x", mode="umask")
+        with open(tmp_path / "opened.txt", "wb"):
+            pass
+    finally:
+        os.umask(old)
+    made, opened = (stat.S_IMODE((tmp_path / n).stat().st_mode) for n in ("made.txt", "opened.txt"))
+    assert made == opened == 0o640
+
+
+def test_private_state_stays_0600_even_over_a_readable_file(tmp_path: Path) -> None:
+    state = tmp_path / "queue.json"
+    state.write_text("{}", encoding="utf-8")
+    state.chmod(0o644)
+    write_atomic(state, "{}")
+    assert stat.S_IMODE(state.stat().st_mode) == 0o600

@@ -99,7 +99,7 @@ def prepare_context(
         workspace=workspace,
         options=options,
         stable=tuple(p for p in parts if p.text),
-        catalog_report=rendered.report.to_dict(),
+        catalog_report={"format": rendered.format, **rendered.report.to_dict()},
         diagnostics=workspace.diagnostics + tuple(found),
         catalog=rendered,
     )

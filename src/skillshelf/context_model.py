@@ -37,7 +37,7 @@ class ContextOptions:
     include_builtin: bool = True
     use_cache: bool = True
     profile: Literal["codex", "claude"] | None = None
-    catalog_format: Literal["codex", "xml", "markdown"] = "codex"
+    catalog_format: str | None = None  # a name in skills.catalog's registry
     context_window: int | None = None
     budget_tokens: int | None = None
     budget_chars: int | None = None

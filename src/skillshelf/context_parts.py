@@ -61,9 +61,9 @@ def instructions_part(
 
 def catalog_part(workspace: Workspace, options: ContextOptions) -> tuple[ContextPart, RenderedCatalog]:
     """The stable catalog: listed skills in full, name-only skills without description, in the
-    budget the options (else the config, else Codex's model) ask for; and the rendering (its
+    format and budget the options (else the config, else Codex's) ask for; and the rendering (its
     report says which budget, its placements what became of each skill)."""
-    from skillshelf.skills.catalog import render_catalog
+    from skillshelf.skills.catalog import DEFAULT_FORMAT, render_catalog
 
     skills = workspace.skills
     shown = [_tagged(s) for s in (*skills.listed, *(_without_description(s) for s in skills.name_only))]
@@ -72,7 +72,8 @@ def catalog_part(workspace: Workspace, options: ContextOptions) -> tuple[Context
         budget_tokens=options.budget_tokens,
         budget_chars=options.budget_chars,
     )
-    rendered = render_catalog(shown, choice.budget, options.catalog_format, roots=list(workspace.roots))
+    chosen = options.catalog_format or workspace.config.catalog_format or DEFAULT_FORMAT
+    rendered = render_catalog(shown, choice.budget, chosen, roots=list(workspace.roots))
     used_roots = tuple(dict.fromkeys(str(s.root) for s in shown))
     part = ContextPart(name="catalog", title="Skills catalog", text=rendered.text, sources=used_roots)
     report = dataclasses.replace(rendered.report, budget_source=choice.source)

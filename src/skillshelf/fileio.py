@@ -1,9 +1,11 @@
 """Files written and read safely: the two helpers every area uses.
 
-* :func:`atomic_file` / :func:`write_atomic`: write a temporary file beside the target (made
-  by ``mkstemp``: mode 0600 unless ``mode`` says otherwise) and move it over the target, so a
-  reader sees the old file or the new one, never half of one; on any error the temporary file
-  is removed and the target is left as it was.
+* :func:`atomic_file` / :func:`write_atomic`: write a temporary file beside the target
+  (created exclusively, never through a link) and move it over the target, so a reader sees the
+  old file or the new one, never half of one; on any error the temporary file is removed and
+  the target is left as it was. The new file is 0600 (private state) unless ``mode`` says
+  otherwise: exact bits, or ``"umask"`` for what ``open`` would give it; ``keep_mode`` keeps an
+  existing target's bits; ``sync`` puts the data on disk before the rename.
 * :func:`open_regular`: open a file for reading without blocking and refuse anything that is
   not a regular file, so a FIFO or device named like the file cannot hang a read.
 """
@@ -16,37 +18,77 @@ import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, Literal
 
 __all__ = ["NotRegularFile", "atomic_file", "open_regular", "write_atomic"]
+
+Mode = int | Literal["umask"] | None
+_TEMP_FLAGS = (
+    os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+)
 
 
 class NotRegularFile(OSError):
     """The path is a folder, FIFO, socket or device: reading it could block or never end."""
 
 
+def _temp_file(folder: Path, prefix: str, permissions: int) -> tuple[int, Path]:
+    """A new file in ``folder`` named ``prefix`` + random + ``.tmp`` (``permissions`` less the umask)."""
+    for _ in range(100):
+        tmp = folder / f"{prefix}{os.urandom(6).hex()}.tmp"
+        try:
+            return os.open(tmp, _TEMP_FLAGS, permissions), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no free name for a temporary file", str(folder))
+
+
+def _permissions(path: Path, mode: Mode, keep_mode: bool) -> int | None:
+    """The bits to give the new file (None: those it was created with)."""
+    if keep_mode:
+        try:
+            return os.stat(path).st_mode & 0o777
+        except FileNotFoundError:
+            pass
+    return mode if isinstance(mode, int) else None
+
+
 @contextmanager
-def atomic_file(path: Path, *, mode: int | None = None, prefix: str = ".tmp-") -> Iterator[BinaryIO]:
+def atomic_file(
+    path: Path, *, mode: Mode = None, keep_mode: bool = False, sync: bool = False, prefix: str = ".tmp-"
+) -> Iterator[BinaryIO]:
     """A binary handle on a temporary file in ``path``'s folder, moved over ``path`` when the
     block ends without an error (removed when it raises). ``mode``: the new file's permissions
-    (default 0600, from ``mkstemp``)."""
-    import tempfile  # only when writing: a warm run that changes nothing never loads it
-
-    fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=path.parent)
+    (default 0600; ``"umask"``: 0666 less the umask); ``keep_mode``: an existing ``path`` keeps
+    its permissions; ``sync``: fsync the data before the rename."""
+    bits = _permissions(path, mode, keep_mode)
+    fd, tmp = _temp_file(path.parent, prefix, 0o666 if mode == "umask" else 0o600)
     try:
         with os.fdopen(fd, "wb") as handle:
             yield handle
-        if mode is not None:
-            os.chmod(tmp, mode)
+            if sync:
+                handle.flush()
+                os.fsync(handle.fileno())
+        if bits is not None:
+            os.chmod(tmp, bits)
         os.replace(tmp, path)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
         raise
 
 
-def write_atomic(path: Path, data: bytes | str, *, mode: int | None = None, prefix: str = ".tmp-") -> None:
-    """Replace ``path`` with ``data`` (text is written as UTF-8) in one step; see :func:`atomic_file`."""
-    with atomic_file(path, mode=mode, prefix=prefix) as handle:
+def write_atomic(
+    path: Path,
+    data: bytes | str,
+    *,
+    mode: Mode = None,
+    keep_mode: bool = False,
+    sync: bool = False,
+    prefix: str = ".tmp-",
+) -> None:
+    """Replace ``path`` with ``data`` (text is written as UTF-8, newlines as given) in one step;
+    see :func:`atomic_file`."""
+    with atomic_file(path, mode=mode, keep_mode=keep_mode, sync=sync, prefix=prefix) as handle:
         handle.write(data.encode("utf-8") if isinstance(data, str) else data)
 
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 
 from skillshelf.errors import UsageError
-from skillshelf.select import SELECTORS, SEMANTIC_SELECTORS, rank_docs
+from skillshelf.select import rank_docs
 from skillshelf.select.docs import SkillDoc, doc_for_tool
 from skillshelf.select.index import SkillIndex
+from skillshelf.select.registry import SELECTORS
 from skillshelf.select.selectors.codex import codex_bm25, codex_lexical, codex_ngram, split_views
 
 
@@ -105,11 +106,11 @@ def test_usage_prior_breaks_near_ties_but_never_lifts_a_non_match() -> None:
 
 def test_every_selector_runs_and_returns_ranks_from_one() -> None:
     index = _tools(("pdf", "Merge PDF files. Split pages."), ("img", "Resize images"))
-    for selector in SELECTORS:
-        if selector in SEMANTIC_SELECTORS:
+    for spec in SELECTORS:
+        if spec.model is not None:
             continue
         ranked = rank_docs(
-            index, "merge pdf pages and resize images", selector=selector, usage={"tool:img": 1.0}
+            index, "merge pdf pages and resize images", selector=spec.name, usage={"tool:img": 1.0}
         )
         assert [r.rank for r in ranked] == list(range(1, len(ranked) + 1))
 

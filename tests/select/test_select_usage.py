@@ -103,3 +103,16 @@ def test_shadow_recorder_scores_the_first_load_of_each_turn(
     default = next(s for s in report.selectors if s.selector == "default")
     assert default.hit_rate(1) == 0.5
     assert store.prior(project="/p", now=5.0)[video] == pytest.approx(1.0, abs=1e-3)
+
+
+def test_a_full_log_keeps_its_newer_half_private(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from skillshelf.select import usage
+
+    monkeypatch.setattr(usage, "MAX_LOG_BYTES", 400)
+    store = UsageStore(tmp_path / "usage.jsonl")
+    for i in range(12):
+        store.record_load(f"/s/{i}/SKILL.md", now=float(i))
+    lines = store.path.read_text(encoding="utf-8").splitlines()
+    assert len(lines) < 12 and lines[-1].count("/s/11/") == 1 and "/s/0/" not in lines[0]
+    assert store.path.stat().st_mode & 0o777 == 0o600
+    assert [p.name for p in store.path.parent.iterdir()] == ["usage.jsonl"]

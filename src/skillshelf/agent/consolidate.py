@@ -25,6 +25,7 @@ from skillshelf.agent.loop import Agent, AgentSettings
 from skillshelf.agent.providers import Provider, make_provider, parse_model_spec
 from skillshelf.env import Env
 from skillshelf.errors import ModelCallError, UsageError
+from skillshelf.llm import parse_model_ref, sdk_installed
 from skillshelf.memory.consolidator import ConsolidationOutcome, StagedFolder, take_call
 from skillshelf.memory.models import CallBudget
 from skillshelf.memory.phase2 import (
@@ -34,7 +35,6 @@ from skillshelf.memory.phase2 import (
     is_writable_memory_path,
 )
 from skillshelf.memory.redact import redact_secrets, redact_value
-from skillshelf.memory.settings import parse_model_ref
 from skillshelf.serve.schemas import ToolSpec
 
 if TYPE_CHECKING:
@@ -73,10 +73,7 @@ When you are done, answer with one short line saying what you changed."""
 
 def agent_sdk_available(model: str) -> bool:
     """Whether the SDK for ``PROVIDER:NAME`` can be imported (the agent needs it)."""
-    import importlib.util
-
-    provider = parse_model_ref(model).provider
-    return importlib.util.find_spec("anthropic" if provider == "anthropic" else "openai") is not None
+    return sdk_installed(parse_model_ref(model))
 
 
 class AgentConsolidator:

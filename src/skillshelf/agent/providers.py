@@ -2,8 +2,8 @@
 
 ``openai:NAME`` uses the official ``openai`` SDK's Chat Completions, so any OpenAI-compatible
 server works through ``base_url`` (Ollama, vLLM, llama.cpp); ``anthropic:NAME`` uses the
-official ``anthropic`` SDK's Messages API. Both SDKs are extras (``skillshelf[agent]``) and are
-imported only when a provider is made.
+official ``anthropic`` SDK's Messages API, both through :mod:`skillshelf.llm`. Both SDKs are
+extras (``skillshelf[agent]``) and are imported only when a provider is made.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from skillshelf.agent.history import AssistantMessage, Message, ToolCall, ToolResults, UserMessage
-from skillshelf.errors import ConfigError, ModelCallError, UsageError
-from skillshelf.memory.settings import ModelRef, parse_model_ref
+from skillshelf.errors import ConfigError, UsageError
+from skillshelf.llm import PROVIDERS, ErrorCodes, ModelRef, SdkClient, parse_model_ref
 from skillshelf.serve.schemas import ToolSpec, to_anthropic, to_openai
 
 __all__ = [
@@ -26,7 +26,12 @@ __all__ = [
     "parse_model_spec",
 ]
 
-PROVIDERS = ("openai", "anthropic")
+CODES = ErrorCodes(
+    missing="AG002",
+    failed="AG003",
+    extra="agent",
+    hint="check --base-url, the API key variable and the model name; `skillshelf run --help` lists them",
+)
 
 
 class Provider(Protocol):
@@ -73,20 +78,11 @@ def make_provider(
     )
 
 
-def _missing_sdk(package: str) -> UsageError:
-    return UsageError(
-        f"the `{package}` package is not installed",
-        hint="install the agent extra: pip install 'skillshelf[agent]'",
-        code="AG002",
-    )
-
-
-def _call_failed(exc: Exception, model: str) -> ModelCallError:
-    return ModelCallError(
-        f"the model call to {model!r} failed: {type(exc).__name__}: {exc}",
-        hint="check --base-url, the API key variable and the model name; `skillshelf run --help` lists them",
-        code="AG003",
-    )
+def _client(
+    provider: str, model: str, base_url: str | None, api_key: str | None, timeout: float
+) -> SdkClient:
+    ref = ModelRef(provider=provider, name=model)  # type: ignore[arg-type]
+    return SdkClient(ref, base_url=base_url, api_key=api_key, timeout_s=timeout, codes=CODES)
 
 
 class OpenAIChatProvider:
@@ -95,26 +91,17 @@ class OpenAIChatProvider:
     def __init__(
         self, model: str, *, base_url: str | None, api_key: str | None, max_tokens: int, timeout: float
     ) -> None:
-        try:
-            import openai
-        except ImportError as exc:
-            raise _missing_sdk("openai") from exc
         self.model = model
         self.max_tokens = max_tokens
-        self._client = openai.OpenAI(
-            base_url=base_url, api_key=api_key or "not-needed", timeout=timeout, max_retries=2
-        )
+        self._client = _client("openai", model, base_url, api_key, timeout)
 
     def complete(
         self, *, system: str, history: Sequence[Message], tools: Sequence[ToolSpec]
     ) -> AssistantMessage:
-        kwargs: dict[str, Any] = {"model": self.model, "messages": self._messages(system, history)}
+        kwargs: dict[str, Any] = {"messages": self._messages(system, history)}
         if tools:
             kwargs["tools"] = to_openai(tools, api="chat")
-        try:
-            response = self._client.chat.completions.create(**kwargs)
-        except Exception as exc:
-            raise _call_failed(exc, self.model) from exc
+        response = self._client.create(**kwargs)
         message = response.choices[0].message
         calls = tuple(
             ToolCall(id=c.id, name=c.function.name, arguments=_json_object(c.function.arguments))
@@ -156,31 +143,21 @@ class AnthropicProvider:
     def __init__(
         self, model: str, *, base_url: str | None, api_key: str | None, max_tokens: int, timeout: float
     ) -> None:
-        try:
-            import anthropic
-        except ImportError as exc:
-            raise _missing_sdk("anthropic") from exc
         self.model = model
         self.max_tokens = max_tokens
-        self._client = anthropic.Anthropic(
-            base_url=base_url, api_key=api_key or "not-needed", timeout=timeout, max_retries=2
-        )
+        self._client = _client("anthropic", model, base_url, api_key, timeout)
 
     def complete(
         self, *, system: str, history: Sequence[Message], tools: Sequence[ToolSpec]
     ) -> AssistantMessage:
         kwargs: dict[str, Any] = {
-            "model": self.model,
             "system": system,
             "max_tokens": self.max_tokens,
             "messages": self._messages(history),
         }
         if tools:
             kwargs["tools"] = to_anthropic(tools)
-        try:
-            response = self._client.messages.create(**kwargs)
-        except Exception as exc:
-            raise _call_failed(exc, self.model) from exc
+        response = self._client.create(**kwargs)
         texts = [b.text for b in response.content if b.type == "text"]
         calls = tuple(
             ToolCall(id=b.id, name=b.name, arguments=dict(b.input) if isinstance(b.input, dict) else {})

@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 import selectors
 import signal
 import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from skillshelf import fileio
 
 __all__ = ["CommandRun", "run_clipped", "write_atomic"]
 
@@ -114,22 +115,7 @@ def run_clipped(command: str, *, cwd: Path, timeout: float, limit: int) -> Comma
 
 
 def write_atomic(path: Path, data: bytes) -> None:
-    """Replace ``path`` with ``data`` in one rename, keeping its permission bits (``rwx`` for
-    user, group, others; a new file gets ``0o666`` less the umask, as ``open`` would give it)."""
-    try:
-        mode: int | None = os.stat(path).st_mode & 0o777
-    except FileNotFoundError:
-        mode = None
-    tmp = path.parent / f".{path.name}.{secrets.token_hex(6)}.tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o666)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-            if mode is not None:
-                os.fchmod(handle.fileno(), mode)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    """Replace ``path`` with ``data`` in one rename, on disk before it, keeping its permission
+    bits (``rwx`` for user, group, others; a new file gets ``0o666`` less the umask, as ``open``
+    would give it)."""
+    fileio.write_atomic(path, data, mode="umask", keep_mode=True, sync=True, prefix=f".{path.name}.")

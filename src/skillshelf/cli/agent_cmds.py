@@ -11,8 +11,7 @@ import click
 
 from skillshelf.cli.output import TEXT, echo_json, literal, root_options, stderr_console
 from skillshelf.errors import UsageError
-
-_KEY_VARIABLES = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+from skillshelf.llm import KEY_VARIABLES
 
 
 def agent_options(func: Any) -> Any:
@@ -46,6 +45,7 @@ def agent_options(func: Any) -> Any:
 
 
 def _options(
+    *,
     model: str | None,
     base_url: str | None,
     check_command: str | None,
@@ -57,6 +57,7 @@ def _options(
     origin: str,
     shadow_metrics: bool = False,
 ) -> Any:
+    """The agent's options from the values of :func:`agent_options` (and where it runs from)."""
     from skillshelf.agent.guards import GuardSettings
     from skillshelf.agent.providers import parse_model_spec
     from skillshelf.agent.session import AgentOptions
@@ -67,11 +68,11 @@ def _options(
             "no model is set", hint="pass --model PROVIDER:NAME or set SKILLSHELF_MODEL", code="AG004"
         )
     spec = parse_model_spec(model)
-    api_key = os.environ.get(_KEY_VARIABLES[spec.provider])
+    api_key = os.environ.get(KEY_VARIABLES[spec.provider])
     if api_key is None and base_url is None:
         raise UsageError(
-            f"{_KEY_VARIABLES[spec.provider]} is not set",
-            hint=f"export {_KEY_VARIABLES[spec.provider]}=..., or point --base-url at a local server",
+            f"{KEY_VARIABLES[spec.provider]} is not set",
+            hint=f"export {KEY_VARIABLES[spec.provider]}=..., or point --base-url at a local server",
             code="AG005",
         )
     return AgentOptions(
@@ -95,19 +96,7 @@ def _options(
 @click.argument("task", type=TEXT)
 @agent_options
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-def run(
-    task: str,
-    model: str | None,
-    base_url: str | None,
-    check_command: str | None,
-    max_turns: int,
-    no_transcript: bool,
-    shadow_metrics: bool,
-    roots: tuple[Path, ...],
-    no_builtin: bool,
-    no_cache: bool,
-    as_json: bool,
-) -> None:
+def run(task: str, as_json: bool, **values: Any) -> None:
     """Run the reference agent once on TASK in this folder and print its final answer.
 
     Exit 1 when the agent changed files and the check (--check, or the one found in the
@@ -117,18 +106,7 @@ def run(
     from skillshelf.agent.session import open_agent
     from skillshelf.env import Env
 
-    options = _options(
-        model,
-        base_url,
-        check_command,
-        max_turns,
-        roots,
-        no_builtin,
-        no_cache,
-        no_transcript,
-        "run",
-        shadow_metrics,
-    )
+    options = _options(origin="run", **values)
     agent = open_agent(Env.from_os(), options)
     result = agent.send(task)
     if as_json:
@@ -170,33 +148,12 @@ def _report(result: Any) -> None:
 
 @click.command("chat")
 @agent_options
-def chat(
-    model: str | None,
-    base_url: str | None,
-    check_command: str | None,
-    max_turns: int,
-    no_transcript: bool,
-    shadow_metrics: bool,
-    roots: tuple[Path, ...],
-    no_builtin: bool,
-    no_cache: bool,
-) -> None:
+def chat(**values: Any) -> None:
     """Chat with the reference agent (type `exit` or press Ctrl-D to leave)."""
     from skillshelf.agent.session import open_agent
     from skillshelf.env import Env
 
-    options = _options(
-        model,
-        base_url,
-        check_command,
-        max_turns,
-        roots,
-        no_builtin,
-        no_cache,
-        no_transcript,
-        "chat",
-        shadow_metrics,
-    )
+    options = _options(origin="chat", **values)
     agent = open_agent(Env.from_os(), options)
     while True:
         try:

@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from skillshelf.cli.choices import catalog_options
 from skillshelf.cli.output import (
     TEXT,
     echo_json,
@@ -34,19 +35,7 @@ from skillshelf.env import Env
     help="Whose instruction files to load: AGENTS.md (codex) or CLAUDE.md (claude); "
     "default: `instructions.profile` from config, else codex.",
 )
-@click.option(
-    "--format",
-    "catalog_format",
-    type=click.Choice(["codex", "xml", "markdown"]),
-    default="codex",
-    show_default=True,
-    help="Catalog format.",
-)
-@click.option(
-    "--context-window", type=click.IntRange(min=0), help="Model context window in tokens (catalog gets 2%)."
-)
-@click.option("--budget-tokens", type=click.IntRange(min=1), help="Explicit catalog budget in tokens.")
-@click.option("--budget-chars", type=click.IntRange(min=1), help="Explicit catalog budget in characters.")
+@catalog_options
 @click.option(
     "-c", "--config", "overrides", multiple=True, metavar="KEY=VALUE", help="Override a config value."
 )
@@ -61,7 +50,7 @@ def context(
     no_builtin: bool,
     no_cache: bool,
     profile: str | None,
-    catalog_format: str,
+    catalog_format: str | None,
     context_window: int | None,
     budget_tokens: int | None,
     budget_chars: int | None,
@@ -83,7 +72,7 @@ def context(
         include_builtin=not no_builtin,
         use_cache=not no_cache,
         profile=profile,  # type: ignore[arg-type]
-        catalog_format=catalog_format,  # type: ignore[arg-type]
+        catalog_format=catalog_format,
         context_window=context_window,
         budget_tokens=budget_tokens,
         budget_chars=budget_chars,
@@ -101,9 +90,8 @@ def context(
     else:
         _print_for_people(result)
     if _print_notes(result):
-        sys.exit(
-            1
-        )  # a config layer, an override or an instruction file was skipped: the context is not the intended one
+        # a config layer, an override or an instruction file was skipped: not the intended context
+        sys.exit(1)
 
 
 def _print_for_people(result: ContextResult) -> None:

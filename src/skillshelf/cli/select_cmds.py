@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from skillshelf.cli.choices import selector_option
 from skillshelf.cli.output import TEXT, echo_json, literal, printable, root_options, shown, stdout_console
 from skillshelf.cli.progress import working
 from skillshelf.env import Env
@@ -49,9 +50,7 @@ def _loadable_skills(
 @click.option(
     "--top", type=click.IntRange(min=1), default=10, show_default=True, help="How many skills to show."
 )
-@click.option(
-    "--selector", default="default", show_default=True, help="Ranking to use (see `skillshelf eval --help`)."
-)
+@selector_option(default="default", with_all=False)
 @click.option("--json", "as_json", is_flag=True, help="Print the ranked skills as JSON.")
 @_SEMANTIC
 @root_options
@@ -183,7 +182,7 @@ def _print_eval(report: EvalReport) -> None:
     type=click.Path(path_type=Path, dir_okay=False),
     help='JSON lines of tools {"id", "name", "description"} to rank instead of skills.',
 )
-@click.option("--selector", default="all", show_default=True, help="A selector name, or `all`.")
+@selector_option(default="all", with_all=True)
 @click.option(
     "--top", type=click.IntRange(min=1), default=10, show_default=True, help="Length of each ranked list."
 )

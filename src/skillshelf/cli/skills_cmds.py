@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from skillshelf.cli.choices import catalog_options
 from skillshelf.cli.config_cmds import override_option
 from skillshelf.cli.output import (
     echo_json,
@@ -232,32 +233,14 @@ def validate(ctx: click.Context, paths: tuple[Path, ...], profile: str, as_json:
 
 @click.command("catalog")
 @root_options
-@click.option(
-    "--format",
-    "catalog_format",
-    type=click.Choice(["codex", "xml", "markdown"]),
-    default="codex",
-    show_default=True,
-    help="Codex's skills section, <available_skills> XML, or a markdown list.",
-)
-@click.option(
-    "--context-window",
-    type=click.IntRange(min=0),
-    help="The model's context window in tokens (the catalog gets 2%).",
-)
-@click.option(
-    "--budget-tokens",
-    type=click.IntRange(min=1),
-    help="An explicit budget in tokens (like skills.max_context_tokens).",
-)
-@click.option("--budget-chars", type=click.IntRange(min=1), help="An explicit budget in characters.")
+@catalog_options
 @override_option
 @click.option("--json", "as_json", is_flag=True, help="Print the text and the report as JSON.")
 def catalog(
     roots: tuple[Path, ...],
     no_builtin: bool,
     no_cache: bool,
-    catalog_format: str,
+    catalog_format: str | None,
     context_window: int | None,
     budget_tokens: int | None,
     budget_chars: int | None,
@@ -292,7 +275,7 @@ def catalog(
     part = result.part("catalog")
     text = part.text if part is not None else ""
     if as_json:
-        echo_json({"format": catalog_format, "text": text, "report": result.catalog_report})
+        echo_json({"format": result.catalog_report["format"], "text": text, "report": result.catalog_report})
     elif text:
         echo_text(text)
     _print_catalog_report(result.catalog_report, result.skills_total)
@@ -321,7 +304,8 @@ def _print_catalog_report(report: dict[str, object], found: int) -> None:
             budget = f"; {used:,} of {limit:,} {unit} used"
     summary = (
         f"catalog: {report.get('included')} of {report.get('total')} skill(s) listed, "
-        f"{report.get('omitted')} omitted, {report.get('truncated_chars')} description character(s) cut{budget}"
+        f"{report.get('omitted')} omitted, "
+        f"{report.get('truncated_chars')} description character(s) cut{budget}"
     )
     click.echo(click.style(summary, dim=True), err=True)
     from skillshelf.skills.catalog.report import cut_summary
@@ -368,7 +352,8 @@ def load(
     echo_text(with_trust_note(loaded.skill, loaded.fragment))
     if loaded.files:
         click.echo(
-            f"\nFiles bundled with {printable(loaded.skill.name)} (relative to {printable(str(loaded.skill.folder))}):",
+            f"\nFiles bundled with {printable(loaded.skill.name)} "
+            f"(relative to {printable(str(loaded.skill.folder))}):",
             err=True,
         )
         for path in loaded.files:
@@ -377,8 +362,8 @@ def load(
             click.echo(f"  ... and {loaded.more_files} more", err=True)
     if loaded.shadowed:
         click.echo(
-            f"note: {len(loaded.shadowed)} other skill(s) are also named {printable(repr(loaded.skill.name))}: "
-            + printable(", ".join(str(p) for p in loaded.shadowed)),
+            f"note: {len(loaded.shadowed)} other skill(s) are also named "
+            f"{printable(repr(loaded.skill.name))}: " + printable(", ".join(str(p) for p in loaded.shadowed)),
             err=True,
         )
     click.echo(f"({loaded.tokens:,} tokens)", err=True)

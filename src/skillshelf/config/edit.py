@@ -34,14 +34,14 @@ from skillshelf.config.edit_text import (
     symlink_loop,
     toml_string,
     tomlkit_document,
-    write_atomic,
     write_config,
+    write_user_file,
 )
 from skillshelf.config.layers import parse_toml
 from skillshelf.config.modes import SkillMode
 from skillshelf.errors import ConfigError, FileAccessError
 
-__all__ = ["EditResult", "set_skill_mode", "set_trust", "write_atomic"]
+__all__ = ["EditResult", "set_skill_mode", "set_trust", "write_user_file"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -8,14 +8,13 @@ the expected data, so no edit can move, drop or change another key.
 from __future__ import annotations
 
 import math
-import os
 import re
-import tempfile
 import tomllib
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from skillshelf import fileio
 from skillshelf.errors import ConfigError, FileAccessError
 
 __all__ = [
@@ -26,7 +25,7 @@ __all__ = [
     "symlink_loop",
     "toml_string",
     "tomlkit_document",
-    "write_atomic",
+    "write_user_file",
     "write_config",
 ]
 
@@ -122,15 +121,15 @@ def symlink_loop(path: Path) -> ConfigError:
 
 
 def write_config(path: Path, text: str) -> None:
-    """Replace the TOML file ``path`` with ``text`` (checked to parse) through :func:`write_atomic`."""
+    """Replace the TOML file ``path`` with ``text`` (checked to parse) through :func:`write_user_file`."""
     try:
         tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:  # pragma: no cover - every candidate was parsed
         raise ConfigError(f"refusing to write invalid TOML: {exc}", path=path) from exc
-    write_atomic(path, text)
+    write_user_file(path, text)
 
 
-def write_atomic(path: Path, text: str) -> None:
+def write_user_file(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` in one step (a temporary file beside it, then a rename), keeping
     the file's permissions; a symlinked file is written where the link points, the link kept.
 
@@ -145,16 +144,7 @@ def write_atomic(path: Path, text: str) -> None:
             raise symlink_loop(path) from exc
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-                handle.write(text)
-            os.chmod(tmp, mode)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        fileio.write_atomic(path, text, mode=0o644, keep_mode=True, prefix=f".{path.name}.")
     except OSError as exc:
         raise FileAccessError(
             f"cannot write {path}: {exc.strerror or exc}", hint="check the folder's permissions"

@@ -70,6 +70,12 @@ class Config:
         return value if isinstance(value, int) else None
 
     @property
+    def catalog_format(self) -> str | None:
+        """``catalog.format``: the catalog format when the caller names none (checked on load)."""
+        value = self.get("catalog.format")
+        return value if isinstance(value, str) else None
+
+    @property
     def skills_max_context_tokens(self) -> int | None:
         """The catalog's token budget: ``catalog.budget_tokens`` (or Codex's
         ``skills.max_context_tokens``), never above ``requirements.max_catalog_tokens``."""
@@ -134,7 +140,8 @@ def _drop_projects(layer: ConfigLayer) -> tuple[ConfigLayer, list[Diagnostic]]:
     diag = Diagnostic(
         code="CF107",
         severity=Severity.WARNING,
-        message=f"`projects` (trust) in the {layer.kind.label} layer is ignored: only the user layer can trust a project",
+        message=f"`projects` (trust) in the {layer.kind.label} layer is ignored: "
+        "only the user layer can trust a project",
         fix="remove the [projects] table here and run `skillshelf trust DIR` instead",
         path=layer.path,
         line=layer.line_of(("projects",)),

@@ -9,7 +9,7 @@ expands to the home folder). Every finding carries the file and line.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -30,8 +30,13 @@ class Spec:
     kind: Kind
     children: Mapping[str, Spec] = field(default_factory=dict)
     choices: tuple[str, ...] = ()
+    choices_of: Callable[[], tuple[str, ...]] | None = None  # a registry's names, read at each check
     minimum: int | None = None
     each: Spec | None = None  # for ``table`` specs whose keys are free (e.g. projects)
+
+    def allowed(self) -> tuple[str, ...]:
+        """The values a ``str`` key may take (empty: any)."""
+        return self.choices_of() if self.choices_of is not None else self.choices
 
 
 BOOL, STR, PATH = Spec(kind="bool"), Spec(kind="str"), Spec(kind="path")
@@ -44,6 +49,18 @@ def _int(minimum: int = 0) -> Spec:
 
 def _choice(*choices: str) -> Spec:
     return Spec(kind="str", choices=choices)
+
+
+def _catalog_formats() -> tuple[str, ...]:
+    from skillshelf.skills.catalog import CATALOG_FORMATS  # only when a config names a format
+
+    return CATALOG_FORMATS.names()
+
+
+def _selectors() -> tuple[str, ...]:
+    from skillshelf.select.registry import SELECTORS  # only when a config names a selector
+
+    return SELECTORS.names()
 
 
 def _table(**children: Spec) -> Spec:
@@ -69,7 +86,7 @@ SCHEMA = _table(
         max_context_tokens=_int(0),
     ),
     catalog=_table(
-        format=_choice("codex", "xml", "markdown"),
+        format=Spec(kind="str", choices_of=_catalog_formats),
         budget_chars=_int(0),
         budget_tokens=_int(0),
         context_window=_int(1),
@@ -77,7 +94,7 @@ SCHEMA = _table(
     ),
     instructions=_table(profile=_choice("codex", "claude"), max_bytes=_int(0), fallback_filenames=STR_LIST),
     select=_table(
-        selector=STR,
+        selector=Spec(kind="str", choices_of=_selectors),
         top_k=_int(1),
         suggest_tokens=_int(0),
         cache_dir=PATH,
@@ -184,16 +201,17 @@ class _Check:
         if kind in {"str", "path"}:
             if not isinstance(value, str):
                 return self.wrong(value, spec, path)
-            if spec.choices and value not in spec.choices:
+            choices = spec.allowed()
+            if choices and value not in choices:
                 import difflib  # only for a wrong choice
 
-                close = difflib.get_close_matches(value, spec.choices, n=1)
+                close = difflib.get_close_matches(value, choices, n=1)
                 hint = f'did you mean "{close[0]}"? ' if close else ""
                 self.report(
                     "CF102",
                     path,
                     f"`{_dotted(path)}` cannot be {value!r}",
-                    f"{hint}use one of: {', '.join(spec.choices)}",
+                    f"{hint}use one of: {', '.join(choices)}",
                 )
                 return _DROP
             return self.resolve(value) if kind == "path" else value

@@ -330,9 +330,9 @@ def _missing_dirs(path: Path) -> list[Path]:
 
 
 def _write(path: Path, text: str) -> None:
-    from skillshelf.config.edit import write_atomic
+    from skillshelf.config.edit import write_user_file
 
-    write_atomic(path, text)
+    write_user_file(path, text)
 
 
 def _delete(path: Path) -> None:

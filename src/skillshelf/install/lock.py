@@ -21,7 +21,6 @@ import json
 import os
 import re
 import stat
-import tempfile
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +28,7 @@ from types import MappingProxyType
 
 from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.errors import InstallError
+from skillshelf.fileio import write_atomic
 from skillshelf.install.files import sorted_listing
 
 __all__ = [
@@ -262,14 +262,7 @@ def write_lock(skills_root: Path, lock: Lock) -> Path:
         return path
     text = json.dumps(lock.to_dict(), indent=2, ensure_ascii=False, sort_keys=False) + "\n"
     skills_root.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".skillshelf-lock.", suffix=".tmp", dir=skills_root)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomic(path, text, prefix=".skillshelf-lock.")
     return path
 
 

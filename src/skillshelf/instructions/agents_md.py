@@ -168,16 +168,7 @@ def _project_layers(
                 else "project_doc_max_bytes already spent"
             )
             layers.append(
-                InstructionLayer(
-                    path=path,
-                    scope=scope,
-                    kind=kind,
-                    text="",
-                    size=size,
-                    bytes_cut=size,
-                    included=False,
-                    reason=reason,
-                )
+                InstructionLayer.left_out(path, scope, kind, size=size, bytes_cut=size, reason=reason)
             )
             continue
         result = read_bounded(path, remaining)
@@ -187,17 +178,9 @@ def _project_layers(
             diags.append(invalid_utf8_diagnostic(path))
         cut = max(result.size - result.data_len, 0)
         if not rust_trim(result.text):
+            reason = "blank" if not cut else "blank within the byte cap"
             layers.append(
-                InstructionLayer(
-                    path=path,
-                    scope=scope,
-                    kind=kind,
-                    text="",
-                    size=result.size,
-                    bytes_cut=cut,
-                    included=False,
-                    reason="blank" if not cut else "blank within the byte cap",
-                )
+                InstructionLayer.left_out(path, scope, kind, size=result.size, bytes_cut=cut, reason=reason)
             )
             continue
         if cut:

@@ -186,16 +186,8 @@ class _Walk:
         depth: int,
     ) -> None:
         self.layers.append(
-            InstructionLayer(
-                path=path,
-                scope=scope,
-                kind=kind,
-                text="",
-                size=size,
-                included=False,
-                reason=reason,
-                imported_from=importer,
-                depth=depth,
+            InstructionLayer.left_out(
+                path, scope, kind, size=size, reason=reason, imported_from=importer, depth=depth
             )
         )
 

@@ -79,6 +79,33 @@ class InstructionLayer:
             "tokens": approx_tokens(self.text),
         }
 
+    @classmethod
+    def left_out(
+        cls,
+        path: Path,
+        scope: InstructionScope,
+        kind: LayerKind,
+        *,
+        size: int,
+        reason: str,
+        bytes_cut: int = 0,
+        imported_from: Path | None = None,
+        depth: int = 0,
+    ) -> InstructionLayer:
+        """A file found but left out entirely (no text), and why."""
+        return cls(
+            path=path,
+            scope=scope,
+            kind=kind,
+            text="",
+            size=size,
+            bytes_cut=bytes_cut,
+            included=False,
+            reason=reason,
+            imported_from=imported_from,
+            depth=depth,
+        )
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Instructions:

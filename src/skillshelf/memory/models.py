@@ -1,4 +1,5 @@
-"""Model calls for the memory pipeline, through the official ``openai`` and ``anthropic`` SDKs.
+"""Model calls for the memory pipeline, through :mod:`skillshelf.llm` (the official ``openai``
+and ``anthropic`` SDKs).
 
 ``openai:NAME`` speaks Chat Completions to any OpenAI-compatible base URL (JSON-schema
 response format, ``reasoning_effort`` when an effort is set); ``anthropic:NAME`` speaks the
@@ -16,7 +17,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from skillshelf.env import Env
-from skillshelf.errors import ModelCallError, UsageError
+from skillshelf.errors import ModelCallError
+from skillshelf.llm import BASE_URL_VARIABLES, KEY_VARIABLES, ErrorCodes, SdkClient
 from skillshelf.memory.settings import MemorySettings, ModelRef, parse_model_ref
 
 __all__ = [
@@ -61,6 +63,11 @@ class CallBudget:
         return None if self.limit is None else max(0, self.limit - self.used)
 
 
+CODES = ErrorCodes(
+    missing="ME032", failed="ME030", hint="check --base-url, the API key variable and the model name"
+)
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ModelClient:
     """One configured model: provider, name, base URL, output cap and timeout."""
@@ -70,55 +77,51 @@ class ModelClient:
     api_key: str | None
     max_output_tokens: int
     timeout_s: float
-    _client: Any
+    _client: SdkClient
     json_mode: str = "schema"  # schema | object | off (for OpenAI-compatible servers without json_schema)
 
     def complete(
         self, *, system: str, user: str, schema: Mapping[str, Any] | None, effort: str | None
     ) -> str:
+        if self.ref.provider == "anthropic":
+            response = self._client.create(
+                system=system, max_tokens=self.max_output_tokens, messages=[{"role": "user", "content": user}]
+            )
+        else:
+            response = self._client.create(**self._openai_request(system, user, schema, effort))
         try:
-            if self.ref.provider == "anthropic":
-                return self._anthropic(system, user)
-            return self._openai(system, user, schema, effort)
+            return self._reply_text(response)
         except ModelCallError:
             raise
-        except Exception as exc:  # the SDKs raise many types; all mean "this call failed"
-            raise ModelCallError(
-                f"{self.ref} call failed: {type(exc).__name__}: {str(exc)[:300]}",
-                code="ME030",
-                hint="check --base-url, the API key variable and the model name",
-            ) from exc
+        except Exception as exc:  # a reply the SDK parsed but that lacks what it should hold
+            raise self._client.failed(exc) from exc
 
-    def _openai(self, system: str, user: str, schema: Mapping[str, Any] | None, effort: str | None) -> str:
-        kwargs: dict[str, Any] = {
-            "model": self.ref.name,
+    def _openai_request(
+        self, system: str, user: str, schema: Mapping[str, Any] | None, effort: str | None
+    ) -> dict[str, Any]:
+        request: dict[str, Any] = {
             "messages": [{"role": "system", "content": system}, {"role": "user", "content": user}],
             "max_completion_tokens": self.max_output_tokens,
         }
         if self.json_mode == "object":
-            kwargs["response_format"] = {"type": "json_object"}
+            request["response_format"] = {"type": "json_object"}
         elif schema is not None and self.json_mode == "schema":
-            kwargs["response_format"] = {
+            request["response_format"] = {
                 "type": "json_schema",
                 "json_schema": {"name": "memory", "schema": dict(schema), "strict": True},
             }
         if effort:
-            kwargs["reasoning_effort"] = effort
-        response = self._client.chat.completions.create(**kwargs)
+            request["reasoning_effort"] = effort
+        return request
+
+    def _reply_text(self, response: Any) -> str:
+        if self.ref.provider == "anthropic":
+            return "".join(getattr(block, "text", "") for block in response.content if block.type == "text")
         if not response.choices:
             raise ModelCallError(
                 f"{self.ref} returned no choices", code="ME031", hint="try again or another model"
             )
         return str(response.choices[0].message.content or "")
-
-    def _anthropic(self, system: str, user: str) -> str:
-        response = self._client.messages.create(
-            model=self.ref.name,
-            system=system,
-            max_tokens=self.max_output_tokens,
-            messages=[{"role": "user", "content": user}],
-        )
-        return "".join(getattr(block, "text", "") for block in response.content if block.type == "text")
 
 
 def build_client(
@@ -131,27 +134,11 @@ def build_client(
     max_retries: int = 2,
     json_mode: str = "schema",
 ) -> ModelClient:
-    """A client for ``PROVIDER:NAME``; the SDK reads its usual key variable when ``api_key`` is None."""
+    """A client for ``PROVIDER:NAME`` (``api_key`` None: a placeholder, for a local server)."""
     ref = parse_model_ref(model)
-    try:
-        if ref.provider == "anthropic":
-            import anthropic
-
-            client: Any = anthropic.Anthropic(
-                api_key=api_key or "unset", base_url=base_url, timeout=timeout_s, max_retries=max_retries
-            )
-        else:
-            import openai
-
-            client = openai.OpenAI(
-                api_key=api_key or "unset", base_url=base_url, timeout=timeout_s, max_retries=max_retries
-            )
-    except ImportError as exc:
-        raise UsageError(
-            f"the {ref.provider} SDK is not installed",
-            code="ME032",
-            hint=f"pip install 'skillshelf[{ref.provider}]'",
-        ) from exc
+    client = SdkClient(
+        ref, base_url=base_url, api_key=api_key, timeout_s=timeout_s, codes=CODES, max_retries=max_retries
+    )
     return ModelClient(
         ref=ref,
         base_url=base_url,
@@ -192,12 +179,8 @@ def parse_json_reply(text: str) -> dict[str, Any]:
 def model_endpoint(env: Env, settings: MemorySettings, model: str) -> tuple[str | None, str | None]:
     """(base URL, API key) for ``model``: settings first, then the provider's usual variables in ``env``."""
     provider = parse_model_ref(model).provider
-    key_var = settings.api_key_env or ("ANTHROPIC_API_KEY" if provider == "anthropic" else "OPENAI_API_KEY")
-    base = (
-        settings.base_url
-        or env.environ.get("ANTHROPIC_BASE_URL" if provider == "anthropic" else "OPENAI_BASE_URL")
-        or None
-    )
+    key_var = settings.api_key_env or KEY_VARIABLES[provider]
+    base = settings.base_url or env.environ.get(BASE_URL_VARIABLES[provider]) or None
     return base, env.environ.get(key_var)
 
 

@@ -16,15 +16,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from skillshelf.dirs import open_private, private_dir
+from skillshelf.dirs import private_dir
 from skillshelf.errors import FileAccessError
+from skillshelf.fileio import write_atomic
 
 if TYPE_CHECKING:
     from skillshelf.memory.settings import MemorySettings
@@ -75,14 +75,10 @@ def enqueue(state_dir: Path, session: QueuedSession) -> Path:
     """
     target = _entry_file(state_dir, session.path)
     stamped = session if session.queued_at else replace(session, queued_at=time.time())
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     try:
         private_dir(target.parent)
-        with open_private(tmp, "w") as handle:
-            handle.write(json.dumps(stamped.to_dict(), ensure_ascii=False))
-        os.replace(tmp, target)
+        write_atomic(target, json.dumps(stamped.to_dict(), ensure_ascii=False), prefix=f".{target.name}.")
     except OSError as exc:
-        tmp.unlink(missing_ok=True)
         raise FileAccessError(
             f"cannot write the memory queue entry {target}: {exc.strerror or exc}",
             hint="check the permissions of the state folder or set SKILLSHELF_STATE_DIR",

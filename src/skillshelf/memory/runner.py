@@ -4,11 +4,12 @@ heartbeat that keeps a long job's lease alive (and notices when ownership is los
 from __future__ import annotations
 
 import threading
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from types import TracebackType
-from typing import TypeVar
+from typing import Self, TypeVar
 
 from skillshelf.env import find_project_root
 from skillshelf.errors import SkillshelfError
@@ -39,24 +40,49 @@ def _ms(clock: Clock) -> int:
     return int(clock() * 1000)
 
 
-class Heartbeat:
+class _Ticker(ABC):
+    """Calls :meth:`tick` every ``interval`` seconds in a background thread while the ``with``
+    block runs, until ``tick`` returns False."""
+
+    def __init__(self, interval: float, name: str) -> None:
+        self._interval = interval
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, daemon=True, name=name)
+
+    @abstractmethod
+    def tick(self) -> bool:
+        """One beat; False stops the thread."""
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self._interval):
+            if not self.tick():
+                return
+
+    def __enter__(self) -> Self:
+        self._thread.start()
+        return self
+
+    def __exit__(
+        self, t: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+
+
+class Heartbeat(_Ticker):
     """Extends a job's lease every ``interval`` seconds in a background thread."""
 
     def __init__(
         self, store: Store, kind: str, key: str, token: str, *, settings: MemorySettings, clock: Clock
     ) -> None:
+        super().__init__(settings.beat_seconds, f"heartbeat-{key[:12]}")
         self._args = (store, kind, key, token)
-        self._interval = settings.beat_seconds
         self._lease_ms = int(settings.lease_seconds * 1000)
         self._clock = clock
-        self._stop = threading.Event()
         self.lost = False
-        self._thread = threading.Thread(target=self._loop, daemon=True, name=f"heartbeat-{key[:12]}")
 
-    def _loop(self) -> None:
-        while not self._stop.wait(self._interval):
-            if not self.beat():
-                return
+    def tick(self) -> bool:
+        return self.beat()
 
     def beat(self) -> bool:
         store, kind, key, token = self._args
@@ -67,29 +93,17 @@ class Heartbeat:
         self.lost = self.lost or not ok
         return ok
 
-    def __enter__(self) -> Heartbeat:
-        self._thread.start()
-        return self
 
-    def __exit__(
-        self, t: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self._stop.set()
-        self._thread.join(timeout=5)
-
-
-class LeaseKeeper:
+class LeaseKeeper(_Ticker):
     """Heartbeats every Phase-1 job a worker holds (queued or running) until it is finished."""
 
     def __init__(self, store: Store, *, settings: MemorySettings, clock: Clock) -> None:
+        super().__init__(settings.beat_seconds, "memory-leases")
         self._store = store
-        self._interval = settings.beat_seconds
         self._lease_ms = int(settings.lease_seconds * 1000)
         self._clock = clock
         self._held: dict[str, str] = {}
         self._lock = threading.Lock()
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._loop, daemon=True, name="memory-leases")
 
     def hold(self, claims: list[Stage1Claim]) -> None:
         with self._lock:
@@ -99,28 +113,18 @@ class LeaseKeeper:
         with self._lock:
             self._held.pop(session_id, None)
 
-    def _loop(self) -> None:
-        while not self._stop.wait(self._interval):
-            with self._lock:
-                held = list(self._held.items())
-            for key, token in held:
-                try:
-                    if not self._store.heartbeat(
-                        STAGE1, key, token, now_ms=_ms(self._clock), lease_ms=self._lease_ms
-                    ):
-                        self.done(key)
-                except SkillshelfError:
-                    continue
-
-    def __enter__(self) -> LeaseKeeper:
-        self._thread.start()
-        return self
-
-    def __exit__(
-        self, t: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self._stop.set()
-        self._thread.join(timeout=5)
+    def tick(self) -> bool:
+        with self._lock:
+            held = list(self._held.items())
+        for key, token in held:
+            try:
+                if not self._store.heartbeat(
+                    STAGE1, key, token, now_ms=_ms(self._clock), lease_ms=self._lease_ms
+                ):
+                    self.done(key)
+            except SkillshelfError:
+                continue
+        return True
 
 
 def scope_for(settings: MemorySettings, project: str, cwd: str) -> str:

@@ -13,34 +13,9 @@ from typing import Any, Literal
 
 from skillshelf.env import Env
 from skillshelf.errors import ConfigError
+from skillshelf.llm import ModelRef, parse_model_ref
 
 __all__ = ["MemorySettings", "ModelRef", "load_memory_settings", "parse_model_ref"]
-
-Provider = Literal["openai", "anthropic"]
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ModelRef:
-    """``PROVIDER:NAME`` (``openai:gpt-5.4-mini``, ``anthropic:claude-haiku-4-5``)."""
-
-    provider: Provider
-    name: str
-
-    def __str__(self) -> str:
-        return f"{self.provider}:{self.name}"
-
-
-def parse_model_ref(text: str) -> ModelRef:
-    provider, sep, name = text.partition(":")
-    if not sep:
-        provider, name = "openai", text
-    if provider not in ("openai", "anthropic") or not name.strip():
-        raise ConfigError(
-            f"model {text!r} is not PROVIDER:NAME",
-            code="ME020",
-            hint="use openai:MODEL (any OpenAI-compatible server) or anthropic:MODEL",
-        )
-    return ModelRef(provider=provider, name=name.strip())  # type: ignore[arg-type]
 
 
 _CLAMPS: dict[str, tuple[float, float]] = {

@@ -2,7 +2,7 @@
 
 ``SkillIndex.build(skills)`` indexes names, descriptions, body headings and text, and path
 words (cached on disk, updated incrementally); :func:`rank` runs one of the deterministic
-selectors (:data:`SELECTORS`) over it; :func:`search_skills` is the same as plain dicts for
+selectors (:mod:`skillshelf.select.registry`) over it; :func:`search_skills` is the same as plain dicts for
 the ``search_skills`` tool; :mod:`skillshelf.select.suggest` builds the per-turn fragment.
 """
 
@@ -23,9 +23,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_SELECTOR",
-    "EXTRA_OF",
-    "SELECTORS",
-    "SEMANTIC_SELECTORS",
     "RankedDoc",
     "RankedSkill",
     "SkillIndex",
@@ -35,24 +32,7 @@ __all__ = [
 ]
 
 DEFAULT_SELECTOR = "default"
-SELECTORS: tuple[str, ...] = (
-    "default",
-    "bm25f",
-    "ngram",
-    "multi",
-    "rrf",
-    "usage",
-    "codex_lexical",
-    "codex_bm25",
-    "codex_ngram",
-    "codex_multi",
-    "semantic",
-    "wordllama",
-)
-SEMANTIC_SELECTORS: Mapping[str, str] = MappingProxyType({"semantic": "minilm", "wordllama": "wordllama"})
-"""The selectors that need an embedding model (in a :class:`SemanticIndex`): selector -> model."""
-EXTRA_OF: Mapping[str, str] = MappingProxyType({"minilm": "'skillshelf[semantic]'", "wordllama": "wordllama"})
-"""What to ``pip install`` for each model (WordLlama is a dependency of the base install)."""
+"""The first selector of the registry (:mod:`skillshelf.select.registry`, imported when ranking)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -100,16 +80,13 @@ def rank_docs(
     usage: Mapping[str, float] | None = None,
     semantic: SemanticIndex | None = None,
 ) -> tuple[RankedDoc, ...]:
-    """Rank every entry of ``index`` against ``query`` with one selector."""
-    from skillshelf.select.selectors import BASE_SELECTORS, Extras
+    """Rank every entry of ``index`` against ``query`` with one selector (a registered name,
+    else ``SE001``; one that needs an embedding model ``semantic`` lacks: ``SE002``)."""
+    from skillshelf.select.registry import EXTRA_OF, SELECTORS
+    from skillshelf.select.selectors import Extras
 
-    if selector not in BASE_SELECTORS:
-        raise UsageError(
-            f"unknown selector {selector!r}",
-            hint=f"use one of: {', '.join(SELECTORS)}",
-            code="SE001",
-        )
-    model = SEMANTIC_SELECTORS.get(selector)
+    spec = SELECTORS.get(selector)
+    model = spec.model
     if model is not None and (semantic is None or model not in semantic.models):
         raise UsageError(
             f"the {selector} selector needs the {model} model",
@@ -119,7 +96,7 @@ def rank_docs(
     if top_k <= 0:
         return ()
     extras = Extras(usage=MappingProxyType(dict(usage or {})), semantic=semantic)
-    hits = BASE_SELECTORS[selector](index, query, top_k, extras)
+    hits = spec.run(index, query, top_k, extras)
     return tuple(
         RankedDoc(doc=index.docs[i], score=s, rank=r) for r, (i, s) in enumerate(hits[:top_k], start=1)
     )

@@ -11,11 +11,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from skillshelf.errors import UsageError
-from skillshelf.select import DEFAULT_SELECTOR, SELECTORS, SEMANTIC_SELECTORS, RankedDoc, rank_docs
+from skillshelf.select import DEFAULT_SELECTOR, RankedDoc, rank_docs
 from skillshelf.select.docs import SkillDoc
 from skillshelf.select.evaluate import EvalReport, load_queries, load_tools, run_eval
 from skillshelf.select.index import IndexStats, SkillIndex
 from skillshelf.select.ranking import Ranker, RankingSettings, semantic_index
+from skillshelf.select.registry import SELECTORS
 from skillshelf.skills.model import Skill
 
 if TYPE_CHECKING:
@@ -95,12 +96,9 @@ def search(
             suggested=tuple(r.doc.key for r in ranking.suggested),
             min_confidence=ranker.settings.min_confidence,
         )
+    spec = SELECTORS.get(selector)
     index = SkillIndex.build(skills, cache_dir=cache_dir)
-    wants_semantic = (
-        semantic if semantic is not None else (None if selector in ("rrf", "wordllama") else False)
-    )
-    if selector == "semantic":
-        wants_semantic = True
+    wants_semantic = True if spec.models is True else (spec.models if semantic is None else semantic)
     sem = semantic_for(index, mode=wants_semantic, cache_dir=cache_dir)
     ranked = rank_docs(index, query, top_k=top, selector=selector, semantic=sem)
     return SearchResult(
@@ -112,14 +110,12 @@ def resolve_selectors(name: str, *, semantic: SemanticIndex | None) -> tuple[str
     """``all`` -> every selector that can run here; else the one name (checked)."""
     if name == "all":
         models = semantic.models if semantic is not None else ()
-        return tuple(
-            s
-            for s in SELECTORS
-            if s != "usage" and (s not in SEMANTIC_SELECTORS or SEMANTIC_SELECTORS[s] in models)
-        )
+        return tuple(s.name for s in SELECTORS if s.compared and (s.model is None or s.model in models))
     if name not in SELECTORS:
         raise UsageError(
-            f"unknown selector {name!r}", hint=f"use one of: all, {', '.join(SELECTORS)}", code="SE001"
+            f"unknown selector {name!r}",
+            hint=f"use one of: all, {', '.join(SELECTORS.names())}",
+            code="SE001",
         )
     return (name,)
 
@@ -159,9 +155,10 @@ def evaluate_file(
             hint="check the --root folders (skillshelf list --root DIR)",
             code="SE006",
         )
+    needs_minilm = selector in SELECTORS and SELECTORS.get(selector).models is True
     sem = semantic_for(
         index,
-        mode=semantic if semantic is not None else (True if selector == "semantic" else None),
+        mode=semantic if semantic is not None else (True if needs_minilm else None),
         cache_dir=cache_dir,
     )
     names = resolve_selectors(selector, semantic=sem)

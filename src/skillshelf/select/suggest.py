@@ -80,8 +80,9 @@ def catalog_update(previous: CatalogState | None, text: str) -> CatalogUpdate:
 
 
 def stable_catalog(skills: Sequence[Skill], budget: Budget, **options: object) -> RenderedCatalog:
-    """The task-independent catalog (engineer B's Codex renderer). Input order does not matter:
-    skills are sorted by path first so that equal inputs always give equal text."""
+    """The task-independent catalog (:func:`~skillshelf.skills.catalog.render_catalog`). Input
+    order does not matter: skills are sorted by path first so that equal inputs always give
+    equal text."""
     from skillshelf.skills.catalog import render_catalog
 
     ordered = sorted(skills, key=lambda s: str(s.path))

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from skillshelf import dirs
 from skillshelf.errors import FileAccessError
+from skillshelf.fileio import write_atomic
 
 __all__ = ["SelectorStats", "ShadowRecorder", "UsageStats", "UsageStore", "record_shadow_turn"]
 
@@ -105,11 +106,7 @@ class UsageStore:
 
     def _compact(self) -> None:
         lines = self.path.read_text(encoding="utf-8", errors="replace").splitlines(keepends=True)
-        keep = "".join(lines[len(lines) // 2 :])
-        tmp = self.path.with_suffix(f".{os.getpid()}.tmp")
-        with dirs.open_private(tmp, "w") as fh:
-            fh.write(keep)
-        os.replace(tmp, self.path)
+        write_atomic(self.path, "".join(lines[len(lines) // 2 :]), prefix=f".{self.path.name}.")  # 0600
 
     def record_turn(
         self,
@@ -250,11 +247,13 @@ def record_shadow_turn(
     """Run every selector on ``query`` (top 20 each) and record the candidates for ``turn``.
 
     Returns what was recorded. The ranking itself has no side effect; only the log is written."""
-    from skillshelf.select import SELECTORS, SEMANTIC_SELECTORS, rank_docs
+    from skillshelf.select import rank_docs
     from skillshelf.select.index import SkillIndex
+    from skillshelf.select.registry import SELECTORS
 
     assert isinstance(index, SkillIndex)
-    names = [s for s in (selectors or SELECTORS) if s != "usage" and s not in SEMANTIC_SELECTORS]
+    specs = [SELECTORS.get(name) for name in selectors] if selectors else list(SELECTORS)
+    names = [s.name for s in specs if s.compared and s.model is None]
     prior = store.prior(project=project, now=now)
     candidates = {
         name: [r.doc.key for r in rank_docs(index, query, top_k=MAX_CANDIDATES, selector=name, usage=prior)]

@@ -21,13 +21,15 @@ __all__ = ["open_library", "workspace_tools"]
 def workspace_tools(workspace: Workspace, *, semantic: bool = False) -> SkillTools:
     """The tools a server offers over ``workspace``: every loadable skill (a project's marked
     untrusted by the workspace unless the project is trusted), the catalog's skills listed, the
-    config's budget and ``[select]`` threshold (search_skills suggests what ``context`` would)."""
+    config's budget, catalog format (else markdown) and ``[select]`` threshold (search_skills
+    suggests what ``context`` would)."""
     from skillshelf.select.ranking import RankingSettings
 
     return SkillTools(
         workspace.skills.loadable,
         listed=workspace.skills.catalog,
         budget=workspace.budget(),
+        catalog_format=workspace.config.catalog_format or "markdown",
         index_cache_dir=workspace.index_cache_dir,
         semantic=semantic,
         ranking=RankingSettings.from_config(workspace.config.get),

@@ -22,7 +22,7 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from skillshelf.errors import SkillNotFoundError, SkillshelfError, UsageError
 from skillshelf.serve.files import DEFAULT_MAX_FILE_BYTES, SkillFile, read_confined_file, stays_inside
@@ -88,6 +88,13 @@ def _error_result(exc: SkillshelfError) -> ToolResult:
     return ToolResult(text=text, is_error=True, data=exc.to_dict())
 
 
+def _known_format(name: str) -> str:
+    """``name`` when it is a registered catalog format; else a ``UsageError`` listing them."""
+    from skillshelf.skills.catalog import CATALOG_FORMATS
+
+    return CATALOG_FORMATS.get(name).name
+
+
 class SkillTools:
     """The library dispatcher over one set of skills (see the module docstring).
 
@@ -105,7 +112,7 @@ class SkillTools:
         *,
         listed: Sequence[Skill] | None = None,
         budget: Budget | None = None,
-        catalog_format: Literal["codex", "xml", "markdown"] = "markdown",
+        catalog_format: str = "markdown",
         index_cache_dir: Path | None = None,
         max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
         semantic: bool = True,
@@ -120,7 +127,7 @@ class SkillTools:
             tuple(s for s in skills if s.model_visible) if listed is None else tuple(listed)
         )
         self.budget = budget
-        self.catalog_format: Literal["codex", "xml", "markdown"] = catalog_format
+        self.catalog_format = _known_format(catalog_format)
         self.index_cache_dir = index_cache_dir
         self.max_file_bytes = max_file_bytes
         self._by_name: dict[str, Skill] = {}

@@ -165,45 +165,44 @@ class _Discoverer:
         explicit = root.origin is RootOrigin.EXTRA
         if not os.path.lexists(path):
             if explicit:
-                self.diagnostics.append(
-                    diagnostic(
-                        "SK202",
-                        Severity.WARNING,
-                        "this root does not exist",
-                        "check the path given with --root",
-                        path,
-                    )
-                )
-            self.scans.append(RootScan(root=root, exists=False))
-            return None
-        if not root.follow_symlinks and os.path.islink(path):
-            self.diagnostics.append(
-                diagnostic(
-                    "SK207",
-                    Severity.INFO,
-                    "this root is a symlink and is not followed for its scope",
-                    "point the scope's folder at a real directory",
+                self._note(
                     path,
+                    "SK202",
+                    Severity.WARNING,
+                    "this root does not exist",
+                    "check the path given with --root",
                 )
+            return self._unscanned(root)
+        if not root.follow_symlinks and os.path.islink(path):
+            self._note(
+                path,
+                "SK207",
+                Severity.INFO,
+                "this root is a symlink and is not followed for its scope",
+                "point the scope's folder at a real directory",
             )
-            self.scans.append(RootScan(root=root, exists=False))
-            return None
+            return self._unscanned(root)
         real = os.path.realpath(path)
         if explicit and os.path.isfile(real):
             return real, True
         if not os.path.isdir(real):
-            self.diagnostics.append(
-                diagnostic(
-                    "SK201",
-                    Severity.WARNING,
-                    "this root is not a folder (or a link to a missing one)",
-                    "remove it or make it a folder of skills",
-                    path,
-                )
+            self._note(
+                path,
+                "SK201",
+                Severity.WARNING,
+                "this root is not a folder (or a link to a missing one)",
+                "remove it or make it a folder of skills",
             )
-            self.scans.append(RootScan(root=root, exists=False))
-            return None
+            return self._unscanned(root)
         return real, False
+
+    def _note(self, path: str, code: str, severity: Severity, message: str, fix: str) -> None:
+        self.diagnostics.append(diagnostic(code, severity, message, fix, path))
+
+    def _unscanned(self, root: SkillRoot) -> tuple[str, bool] | None:
+        """Record ``root`` as not scanned (missing or refused): nothing to resolve."""
+        self.scans.append(RootScan(root=root, exists=False))
+        return None
 
     def scan(self, root: SkillRoot) -> None:
         resolved = self._resolve(root)

@@ -217,16 +217,7 @@ def parse_skill_text(
         )
     simple = simple_frontmatter(split.yaml_text)
     if simple is not None:
-        if "\x00" in split.body:
-            out.append(
-                diagnostic(
-                    "SK121",
-                    Severity.WARNING,
-                    "the body contains NUL bytes (binary data)",
-                    "keep binary data in separate files under assets/",
-                    path,
-                )
-            )
+        _check_body(split.body, path, out)
         return _build(
             mapping=simple[0],
             doc=None,
@@ -251,16 +242,7 @@ def parse_skill_text(
             )
         )
         return ParsedSkill(skill=None, body=split.body, diagnostics=tuple(out))
-    if "\x00" in split.body:
-        out.append(
-            diagnostic(
-                "SK121",
-                Severity.WARNING,
-                "the body contains NUL bytes (binary data)",
-                "keep binary data in separate files under assets/",
-                path,
-            )
-        )
+    _check_body(split.body, path, out)
     return _build(
         mapping=doc.value or {},
         doc=doc,
@@ -270,6 +252,20 @@ def parse_skill_text(
         out=out,
         openai=(openai_yaml, openai_yaml_path),
     )
+
+
+def _check_body(body: str, path: Path, out: list[Diagnostic]) -> None:
+    """SK121 when the body holds NUL bytes (binary data)."""
+    if "\x00" in body:
+        out.append(
+            diagnostic(
+                "SK121",
+                Severity.WARNING,
+                "the body contains NUL bytes (binary data)",
+                "keep binary data in separate files under assets/",
+                path,
+            )
+        )
 
 
 def _build(

@@ -1,4 +1,5 @@
-"""The selector registry: name -> deterministic, side-effect-free ranking function.
+"""The selectors' ranking functions (deterministic, side-effect free; the registry of names is
+:mod:`skillshelf.select.registry`).
 
 Every selector takes ``(index, query, limit, extras)`` and returns ``[(doc, score), ...]``
 best first. ``extras`` carries the optional inputs: a usage prior (skills this user or
@@ -14,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 
 from skillshelf.select.fusion import centred, normalised, rrf
 from skillshelf.select.index import SkillIndex
-from skillshelf.select.selectors.codex import codex_bm25, codex_lexical, codex_multi, codex_ngram
 from skillshelf.select.selectors.sparse import (
     bm25f,
     bm25f_scores,
@@ -32,7 +32,6 @@ if TYPE_CHECKING:
     from skillshelf.select.semantic import SemanticIndex
 
 __all__ = [
-    "BASE_SELECTORS",
     "WEIGHTS",
     "DefaultScores",
     "Extras",
@@ -210,27 +209,3 @@ def _wordllama(index: SkillIndex, query: str, limit: int, extras: Extras) -> lis
     if extras.semantic is None or extras.semantic.words is None:
         return []
     return top_hits(index, extras.semantic.word_scores(index, query), limit)
-
-
-def _wrap(fn: Callable[[SkillIndex, str, int], list[Hit]]) -> SelectorFn:
-    def run(index: SkillIndex, query: str, limit: int, extras: Extras) -> list[Hit]:
-        return fn(index, query, limit)
-
-    run.__doc__ = fn.__doc__
-    return run
-
-
-BASE_SELECTORS: dict[str, SelectorFn] = {
-    "default": _default,
-    "bm25f": _wrap(bm25f),
-    "ngram": _wrap(ngram),
-    "multi": _wrap(multi),
-    "rrf": _rrf_all,
-    "usage": _usage,
-    "codex_lexical": _wrap(codex_lexical),
-    "codex_bm25": _wrap(codex_bm25),
-    "codex_ngram": _wrap(codex_ngram),
-    "codex_multi": _wrap(codex_multi),
-    "semantic": _semantic,
-    "wordllama": _wordllama,
-}

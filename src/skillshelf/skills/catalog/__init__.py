@@ -14,31 +14,30 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, get_args
 
 from skillshelf.errors import UsageError
 from skillshelf.skills.catalog.budget import Budget, CharBudget, TokenBudget, default_budget
-from skillshelf.skills.catalog.codex import render_codex
 from skillshelf.skills.catalog.lines import Allocation
 from skillshelf.skills.catalog.placements import CatalogPlacement, placements
+from skillshelf.skills.catalog.registry import CATALOG_FORMATS, DEFAULT_FORMAT
 from skillshelf.skills.catalog.report import CatalogReport, budget_warning
+from skillshelf.skills.catalog.spec import CatalogFormatSpec, FormatRendering
 from skillshelf.skills.model import Skill
 
 __all__ = [
-    "FORMATS",
+    "CATALOG_FORMATS",
+    "DEFAULT_FORMAT",
     "Budget",
-    "CatalogFormat",
+    "CatalogFormatSpec",
     "CatalogPlacement",
     "CatalogReport",
     "CharBudget",
+    "FormatRendering",
     "RenderedCatalog",
     "TokenBudget",
     "default_budget",
     "render_catalog",
 ]
-
-CatalogFormat = Literal["codex", "xml", "markdown"]
-FORMATS: tuple[str, ...] = get_args(CatalogFormat)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -111,14 +110,10 @@ def _report(
     )
 
 
-def _included(ordered: Sequence[Skill], allocation: Allocation) -> tuple[Skill, ...]:
-    return tuple(s for s, k in zip(ordered, allocation.kept, strict=True) if k is not None)
-
-
 def render_catalog(
     skills: Sequence[Skill],
     budget: Budget,
-    format: CatalogFormat = "codex",
+    format: str = DEFAULT_FORMAT,
     *,
     roots: Sequence[Path] | None = None,
 ) -> RenderedCatalog:
@@ -126,43 +121,30 @@ def render_catalog(
 
     ``roots`` is the root order of the discovery (Codex numbers aliases in that order);
     without it, roots are ordered the way Codex orders them by origin. The result is the
-    same whatever order ``skills`` come in. No visible skill -> empty text.
+    same whatever order ``skills`` come in. No visible skill -> empty text. ``format`` is a
+    name in :data:`CATALOG_FORMATS`; an unknown one raises a ``UsageError``.
     """
     if not isinstance(budget, CharBudget | TokenBudget):
         raise UsageError(
             f"not a catalog budget: {budget!r}",
             hint="pass CharBudget(n), TokenBudget(n) or default_budget(...)",
         )
-    if format == "codex":
-        chosen = render_codex(skills, budget, roots=roots)
-        placed = placements(chosen.skills, chosen.allocation)
-        report = _report(
-            skills, placed, budget, chosen.allocation, table_cost=chosen.table_cost, aliased=chosen.aliased
-        )
-        text = chosen.text() if chosen.skills else ""
-        return RenderedCatalog(
-            text=text,
-            report=report,
-            format=format,
-            entries=chosen.allocation.lines,
-            root_lines=chosen.root_lines,
-            skills=chosen.included_skills,
-            placements=placed,
-        )
-    from skillshelf.skills.catalog.formats import render_markdown, render_xml  # html: only for these
-
-    if format == "xml":
-        text, ordered, allocation = render_xml(skills, budget)
-    elif format == "markdown":
-        text, ordered, allocation = render_markdown(skills, budget)
-    else:
-        raise UsageError(f"unknown catalog format {format!r}", hint=f"use one of: {', '.join(FORMATS)}")
-    placed = placements(ordered, allocation)
+    rendering = CATALOG_FORMATS.get(format).render(skills, budget, roots=roots)
+    placed = placements(rendering.ordered, rendering.allocation)
+    report = _report(
+        skills,
+        placed,
+        budget,
+        rendering.allocation,
+        table_cost=rendering.table_cost,
+        aliased=bool(rendering.root_lines),
+    )
     return RenderedCatalog(
-        text=text,
-        report=_report(skills, placed, budget, allocation, table_cost=0, aliased=False),
+        text=rendering.text,
+        report=report,
         format=format,
-        entries=allocation.lines,
-        skills=_included(ordered, allocation),
+        entries=rendering.allocation.lines,
+        root_lines=rendering.root_lines,
+        skills=rendering.included,
         placements=placed,
     )

@@ -33,9 +33,11 @@ from pathlib import Path
 from skillshelf.skills.catalog.aliases import AliasPlan, build_alias_plan, display_path
 from skillshelf.skills.catalog.budget import Budget
 from skillshelf.skills.catalog.lines import Allocation, Entry, allocate, new_entry
+from skillshelf.skills.catalog.spec import CatalogFormatSpec, FormatRendering
 from skillshelf.skills.model import Skill
 
 __all__ = [
+    "CODEX_FORMAT",
     "MAX_DESCRIPTION_CHARS",
     "CodexRendering",
     "cap_description",
@@ -114,10 +116,6 @@ class CodexRendering:
     def aliased(self) -> bool:
         return bool(self.root_lines)
 
-    @property
-    def included_skills(self) -> tuple[Skill, ...]:
-        return tuple(s for s, k in zip(self.skills, self.allocation.kept, strict=True) if k is not None)
-
     def text(self) -> str:
         lines = ["## Skills", INTRO_ALIASED if self.aliased else INTRO_ABSOLUTE]
         if self.root_lines:
@@ -182,3 +180,19 @@ def render_codex(
     if aliased is not None and _better(aliased, absolute):
         return aliased
     return absolute
+
+
+def _render(skills: Sequence[Skill], budget: Budget, *, roots: Sequence[Path] | None) -> FormatRendering:
+    chosen = render_codex(skills, budget, roots=roots)
+    return FormatRendering(
+        text=chosen.text() if chosen.skills else "",
+        ordered=chosen.skills,
+        allocation=chosen.allocation,
+        root_lines=chosen.root_lines,
+        table_cost=chosen.table_cost,
+    )
+
+
+CODEX_FORMAT = CatalogFormatSpec(
+    name="codex", render=_render, help="Codex's skills section, as Codex renders it"
+)

@@ -14,16 +14,26 @@ entry costs its text plus a newline. The short intro line is not charged.
 
 from __future__ import annotations
 
-import html
 from collections.abc import Sequence
+from pathlib import Path
 
 from skillshelf.skills.catalog.aliases import display_path
 from skillshelf.skills.catalog.budget import Budget
 from skillshelf.skills.catalog.codex import cap_description, catalog_order
-from skillshelf.skills.catalog.lines import Allocation, Entry, allocate
+from skillshelf.skills.catalog.lines import Entry, allocate
+from skillshelf.skills.catalog.spec import CatalogFormatSpec, FormatRendering
 from skillshelf.skills.model import Skill
 
-__all__ = ["XML_INTRO", "MARKDOWN_INTRO", "render_markdown", "render_xml", "xml_entry", "markdown_entry"]
+__all__ = [
+    "MARKDOWN_FORMAT",
+    "MARKDOWN_INTRO",
+    "XML_FORMAT",
+    "XML_INTRO",
+    "markdown_entry",
+    "render_markdown",
+    "render_xml",
+    "xml_entry",
+]
 
 XML_INTRO = (
     "The skills below can be used in this session. When a task matches a skill's description, "
@@ -35,19 +45,17 @@ MARKDOWN_INTRO = (
 )
 
 
-def _escape(text: str) -> str:
-    return html.escape(text, quote=True)
-
-
 def xml_entry(skill: Skill) -> Entry:
     """One ``<skill>`` element; each description character is escaped on its own."""
-    name = _escape(skill.name)
-    location = _escape(display_path(skill.path))
+    from html import escape  # only for this format (html.entities is a large table)
+
+    name = escape(skill.name)
+    location = escape(display_path(skill.path))
     head = f"<skill>\n<name>\n{name}\n</name>\n"
     tail = f"<location>\n{location}\n</location>\n</skill>"
     return Entry(
         prefix=f"{head}<description>\n",
-        units=tuple(_escape(ch) for ch in cap_description(skill.description)),
+        units=tuple(escape(ch) for ch in cap_description(skill.description)),
         suffix=f"\n</description>\n{tail}",
         minimum=head + tail,
     )
@@ -64,20 +72,30 @@ def markdown_entry(skill: Skill) -> Entry:
     )
 
 
-def render_xml(skills: Sequence[Skill], budget: Budget) -> tuple[str, list[Skill], Allocation]:
-    """The ``<available_skills>`` block (with our intro line), the skills in order, the fit."""
-    ordered = catalog_order(skills)
+def render_xml(
+    skills: Sequence[Skill], budget: Budget, *, roots: Sequence[Path] | None = None
+) -> FormatRendering:
+    """The ``<available_skills>`` block (with our intro line); ``roots`` is not used (full paths)."""
+    ordered = tuple(catalog_order(skills))
     allocation = allocate([xml_entry(s) for s in ordered], budget)
-    if not ordered:
-        return "", ordered, allocation
     body = "\n".join(["<available_skills>", *allocation.lines, "</available_skills>"])
-    return f"{XML_INTRO}\n{body}", ordered, allocation
+    text = f"{XML_INTRO}\n{body}" if ordered else ""
+    return FormatRendering(text=text, ordered=ordered, allocation=allocation)
 
 
-def render_markdown(skills: Sequence[Skill], budget: Budget) -> tuple[str, list[Skill], Allocation]:
+def render_markdown(
+    skills: Sequence[Skill], budget: Budget, *, roots: Sequence[Path] | None = None
+) -> FormatRendering:
     """A ``## Skills`` section with one ``- name: description`` line per listed skill."""
-    ordered = catalog_order(skills)
+    ordered = tuple(catalog_order(skills))
     allocation = allocate([markdown_entry(s) for s in ordered], budget)
-    if not ordered:
-        return "", ordered, allocation
-    return "\n".join(["## Skills", MARKDOWN_INTRO, "", *allocation.lines]), ordered, allocation
+    text = "\n".join(["## Skills", MARKDOWN_INTRO, "", *allocation.lines]) if ordered else ""
+    return FormatRendering(text=text, ordered=ordered, allocation=allocation)
+
+
+XML_FORMAT = CatalogFormatSpec(
+    name="xml", render=render_xml, help="<available_skills> XML (the Agent Skills integration guide)"
+)
+MARKDOWN_FORMAT = CatalogFormatSpec(
+    name="markdown", render=render_markdown, help="a markdown list, one '- name: description' line a skill"
+)
