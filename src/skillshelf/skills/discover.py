@@ -296,7 +296,8 @@ class _Discoverer:
                 diagnostic(
                     "SK221",
                     Severity.INFO,
-                    f"skill {skill.name!r} is for {', '.join(skill.policy.products)} only (agents/openai.yaml policy.products); skipped as Codex skips it",
+                    f"skill {skill.name!r} is for {', '.join(skill.policy.products)} only "
+                    "(agents/openai.yaml policy.products); skipped as Codex skips it",
                     "add `codex` to policy.products if it should load here",
                     skill.path,
                 )
@@ -361,7 +362,8 @@ def _duplicate_names(skills: Sequence[Skill]) -> list[Diagnostic]:
             diagnostic(
                 "SK220",
                 Severity.INFO,
-                f"{len(paths)} skills are named {name!r}: {where}; all are kept, and `${name}` selects none of them",
+                f"{len(paths)} skills are named {name!r}: {where}; all are kept, "
+                f"and `${name}` selects none of them",
                 "rename one of them, or disable the one you do not want",
                 paths[0].path,
             )

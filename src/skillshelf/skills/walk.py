@@ -146,7 +146,8 @@ class _Walker:
                     self.result,
                     "SK210",
                     Severity.WARNING,
-                    f"this skill is {depth + 1} folders below the root, deeper than the {self.limits.max_depth} levels Codex scans; it is not loaded",
+                    f"this skill is {depth + 1} folders below the root, deeper than the "
+                    f"{self.limits.max_depth} levels Codex scans; it is not loaded",
                     "move the skill folder higher up, or raise the depth (SKILLSHELF_SCAN_MAX_DEPTH)",
                     os.path.join(path, SKILL_FILE),
                 )
@@ -238,7 +239,8 @@ class _Walker:
                         self.result,
                         "SK208",
                         Severity.WARNING,
-                        "this skill is in a hidden folder (name starting with `.`), which Codex does not scan; it is not loaded",
+                        "this skill is in a hidden folder (name starting with `.`), "
+                        "which Codex does not scan; it is not loaded",
                         "rename the folder without the leading `.`, or link it under a visible name",
                         os.path.join(entry.path, SKILL_FILE),
                     )
