@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 else:
     Scores = Any
 
-__all__ = ["centred", "combine", "normalised", "rrf"]
+__all__ = ["centred", "combine", "normalised", "quantile", "rrf"]
 
 Hit = tuple[int, float]
 
@@ -56,6 +56,26 @@ def normalised(scores: Scores) -> Scores:
     return (scores / np.float32(top)).astype(np.float32)
 
 
+def quantile(scores: Scores, q: float) -> float:
+    """``np.quantile(scores, q)`` (linear interpolation), the same value, without loading
+    ``numpy.ma`` as numpy's own does (10 ms of every prompt hook's start)."""
+    import numpy as np
+
+    if len(scores) == 0:
+        raise ValueError("the quantile of no scores")
+    position = q * (len(scores) - 1)
+    below = int(np.floor(position))
+    above = min(below + 1, len(scores) - 1)
+    part = np.partition(scores, (below, above))
+    a, b = part[below], part[above]
+    t = position - below
+    diff = b - a
+    return float(b - diff * (1 - t) if t >= 0.5 else a + diff * t)
+
+
+_quantile = quantile  # `centred` names its parameter `quantile`
+
+
 def centred(scores: Scores, *, quantile: float = 0.5) -> Scores:
     """``max(0, scores - q)`` with ``q`` the given quantile of the scores: dense similarities
     sit in a narrow band, and only how far a skill stands above the crowd carries signal."""
@@ -63,7 +83,7 @@ def centred(scores: Scores, *, quantile: float = 0.5) -> Scores:
 
     if len(scores) == 0:
         return scores
-    floor = np.float32(np.quantile(scores, quantile))
+    floor = np.float32(_quantile(scores, quantile))
     out: Scores = np.maximum(scores - floor, np.float32(0)).astype(np.float32)
     return out
 

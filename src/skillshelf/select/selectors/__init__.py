@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from skillshelf.select.fusion import centred, normalised, rrf
+from skillshelf.select.fusion import centred, normalised, quantile, rrf
 from skillshelf.select.index import SkillIndex
 from skillshelf.select.selectors.sparse import (
     bm25f,
@@ -99,7 +99,7 @@ def _static_part(cosines: Any) -> Any:
         return cosines
     # a chatty request ("thanks, that works") is near everything: only what stands above the
     # crowd counts, and never below the absolute floor
-    floor = max(float(np.median(cosines)), STATIC_FLOOR)
+    floor = max(quantile(cosines, 0.5), STATIC_FLOOR)
     return np.maximum(cosines - np.float32(floor), np.float32(0)) / np.float32(STATIC_SCALE)
 
 
