@@ -65,6 +65,21 @@ def test_suggestions_rank_the_skill_that_fits_the_task(tmp_path: Path, isolated_
     assert suggestions.sources[0].endswith("pdf-forms/SKILL.md")
 
 
+def test_a_skill_hidden_from_implicit_use_is_never_suggested_but_loads_by_mention(
+    tmp_path: Path, isolated_home
+) -> None:  # type: ignore[no-untyped-def]
+    env = _project(tmp_path, isolated_home.home)
+    agents = env.cwd / ".agents" / "skills" / "pdf-forms" / "agents"
+    agents.mkdir()
+    (agents / "openai.yaml").write_text("policy:\n  allow_implicit_invocation: false\n", encoding="utf-8")
+    result = build_context(env, "fill in the fields of this PDF form", OPTIONS)
+    suggestions = result.part("suggestions")
+    assert suggestions is None or not any("pdf-forms" in s for s in suggestions.sources)
+    assert "pdf-forms" not in result.part("catalog").text  # type: ignore[union-attr]
+    mentioned = build_context(env, "use $pdf-forms on this form", OPTIONS).part("mentioned")
+    assert mentioned is not None and "STEPS-OF-pdf-forms" in mentioned.text
+
+
 def test_the_catalog_does_not_change_when_only_the_task_changes(tmp_path: Path, isolated_home) -> None:  # type: ignore[no-untyped-def]
     env = _project(tmp_path, isolated_home.home)
     first = build_context(env, "fill a PDF form", OPTIONS)

@@ -138,14 +138,18 @@ def suggestions_part(
     cache_dir: Path | None = None,
     config: Config | None = None,
 ) -> list[ContextPart]:
-    """Per-turn: the skills the ranking suggests for ``task`` (never manual or already pinned),
+    """Per-turn: the skills the ranking suggests for ``task`` (never manual or already pinned, nor
+    hidden from implicit use by the skill itself: ``allow_implicit_invocation: false`` or
+    ``disable-model-invocation``),
     the same ranking as `skillshelf search` (:func:`skillshelf.select.ranking.shared_ranker`);
     the index is cached under ``cache_dir`` (``Workspace.index_cache_dir``)."""
     from skillshelf.select.ranking import RankingSettings, shared_ranker
     from skillshelf.select.suggest import suggestion_fragment
 
     excluded = {s.path for s in (*skills.manual, *skills.pinned)}
-    candidates = [s for s in (*skills.listed, *skills.name_only) if s.path not in excluded]
+    candidates = [
+        s for s in (*skills.listed, *skills.name_only) if s.path not in excluded and s.model_visible
+    ]
     if not candidates:
         return []
     settings = RankingSettings.from_config(config.get) if config is not None else RankingSettings()

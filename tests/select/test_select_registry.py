@@ -61,7 +61,10 @@ def test_a_registered_selector_ranks_and_takes_part_everywhere(
     _write_config(isolated_home, '[select]\nselector = "shortest-name"\n')
     assert not load_config(Env.from_os()).diagnostics
     tools = tmp_path / "tools.jsonl"
-    tools.write_text("".join(json.dumps({"id": i, "name": n, "description": d}) + "\n" for i, n, d in TOOLS))
+    tools.write_text(
+        "".join(json.dumps({"id": i, "name": n, "description": d}) + "\n" for i, n, d in TOOLS),
+        encoding="utf-8",
+    )
     queries = tmp_path / "q.jsonl"
     queries.write_text(json.dumps({"query": "a letter", "relevant": ["b"]}) + "\n", encoding="utf-8")
     main(["eval", "--queries", str(queries), "--tools", str(tools), "--selector", "shortest-name", "--json"])

@@ -271,3 +271,19 @@ def test_the_registry_decides_what_each_surface_offers(tools: SkillTools) -> Non
     assert [t.name for t in SERVER_TOOLS] == [t.name for t in SKILL_TOOLS]
     unknown = tools.dispatch("count_skills", {})
     assert unknown.is_error and "load_skill, search_skills, read_skill_file, list_skills" in unknown.text
+
+
+def test_search_leaves_out_skills_hidden_from_the_model_which_still_load_by_name(tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    write_skill(root, "pdf-forms", "Fill in PDF forms and read their fields.", "# PDF forms\n")
+    write_skill(
+        root,
+        "pdf-secrets",
+        "Fill in PDF forms with the company's signing keys.",
+        "# PDF secrets\n",
+        extra="disable-model-invocation: true\n",
+    )
+    tools = SkillTools(discover_in([root]).skills)
+    found = tools.dispatch("search_skills", {"query": "fill in pdf forms"})
+    assert [r["name"] for r in found.data["results"]] == ["pdf-forms"]
+    assert not tools.dispatch("load_skill", {"name": "pdf-secrets"}).is_error

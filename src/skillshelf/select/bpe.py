@@ -35,7 +35,8 @@ class BytePairEncoder:
 
     def __init__(self, vocab: Mapping[str, int], merges: Iterable[str]) -> None:
         self.vocab = dict(vocab)
-        self.ranks = {pair: rank for rank, pair in enumerate(merges)}
+        merges = list(merges)
+        self.ranks = dict(zip(merges, range(len(merges)), strict=True))
         self._bytes = [self.vocab.get(f"<0x{b:02X}>", -1) for b in range(256)]
         self._cache: WordCache[tuple[int, ...]] = WordCache(self._segment_ids, limit=1 << 18)
         joinable = set("".join(piece for piece in self.vocab if len(piece) > 1)) - {SPACE}

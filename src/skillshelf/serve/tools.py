@@ -206,8 +206,11 @@ class SkillTools:
         rows: list[dict[str, Any]] = []
         for item in ranking.ranked if ranking.confident else ():
             skill = item.doc.skill
-            # a name shadowed by an earlier skill loads that earlier skill: show each name once
-            if skill is None or any(r["name"] == skill.name for r in rows) or len(rows) == top_k:
+            # a name shadowed by an earlier skill loads that earlier skill: show each name once;
+            # a skill hidden from implicit use is the user's to ask for, not the model's to find
+            if skill is None or not skill.model_visible or len(rows) == top_k:
+                continue
+            if any(r["name"] == skill.name for r in rows):
                 continue
             row = skill_summary(self._by_name.get(skill.name, skill))
             row["score"] = round(float(item.score), 4)
