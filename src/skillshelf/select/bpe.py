@@ -5,8 +5,8 @@ by the tokens of a Llama-2-style BPE vocabulary (32,000 pieces, merges ranked, b
 turns text into those token ids without the ``tokenizers`` package: the text is normalised as
 the original tokenizer does (``"▁"`` prepended, every space replaced by ``"▁"``), cut into
 segments where no merge can join two characters (before a run of ``"▁"``, since no piece of
-the vocabulary holds ``"▁"`` after another character, and around a character that no longer
-piece holds, such as a newline), so the result is that of the whole string; each segment is
+the vocabulary holds ``"▁"`` after another character, and around a character that only
+single-character pieces hold, such as a newline), so the result is that of the whole string; each segment is
 merged pair by pair, lowest rank first, the leftmost first among equals. A character the
 vocabulary lacks becomes its UTF-8 bytes (``<0xNN>`` pieces). Segments are cached, so a
 text's cost is a dictionary lookup per word once its words have been seen.
