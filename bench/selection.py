@@ -21,11 +21,11 @@ Sets (read at run time from ../shared, never copied):
   to split: reported whole, never tuned on.
 
 Metrics: success@k (at least one right skill in the top k) for k = 1, 3, 5, 10, and MRR@10.
-Same-run baselines: ``bm25s`` over name + description + body (default tokenisation, as the
-measurement it answers used), MiniLM (all-MiniLM-L6-v2) over ``"name: description"`` and over
-name + description + body (the model reads its first 256 tokens). ``bm25f`` is the default's
-own lexical component. ``default base`` is the base install (WordLlama, a dependency); the
-``+ minilm`` rows and the MiniLM baselines need ``skillshelf[semantic]``.
+Same-run baselines: ``bm25s`` over name + description + body (its default tokenisation),
+MiniLM (all-MiniLM-L6-v2) over ``"name: description"`` and over name + description + body
+(the model reads its first 256 tokens). ``bm25f`` is the default's own lexical component.
+``default base`` is the base install (WordLlama, a dependency); the ``+ minilm`` rows and the
+MiniLM baselines need ``skillshelf[semantic]``.
 """
 
 from __future__ import annotations
