@@ -1,4 +1,4 @@
-"""Phase 2 of the memory pipeline run by the reference agent (issue 6, item 4).
+"""Phase 2 of the memory pipeline run by the reference agent.
 
 :class:`AgentConsolidator` implements :class:`skillshelf.memory.consolidator.Consolidator`:
 the :class:`~skillshelf.agent.loop.Agent` works in a staged copy of the memory folder with only
