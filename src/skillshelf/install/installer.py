@@ -1,6 +1,6 @@
 """``skillshelf install``: fetch, validate, stage, swap into place, record in the lock.
 
-A skill is validated (engineer A's ``read_skill`` + engineer C's ``validate_paths``, Codex
+A skill is validated (``read_skill`` then ``validate_paths``, with the Codex
 profile) before anything reaches the skills root; it is copied into a staging folder on the
 same file system and renamed into place in one step, so a half-installed skill never exists.
 
