@@ -64,10 +64,12 @@ def test_an_edited_skill_md_is_seen(isolated_home: Any, walks: list[str]) -> Non
 
 
 def test_an_added_skill_folder_is_seen(isolated_home: Any, walks: list[str]) -> None:
-    env, before = warm_project(isolated_home, walks)
-    write_skill(skills_root(env), "pdf-redaction", "Redact text in PDF form fields before sharing.")
+    env, _ = warm_project(isolated_home, walks)
+    redact = "redact the names in these PDF files before sharing them"
+    before = ask(env, redact)
+    write_skill(skills_root(env), "pdf-redaction", "Redact names and text in PDF files before sharing.")
     settle()
-    after = ask(env)
+    after = ask(env, redact)
     assert "- pdf-redaction: " in after and "- pdf-redaction: " not in before
 
 
