@@ -12,13 +12,12 @@ name is the skill's name and a missing description falls back to the first line 
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
 
 from skillshelf.diagnostics import Diagnostic, Severity, diagnostic
-from skillshelf.fileio import NotRegularFile, open_regular
+from skillshelf.fileio import NotRegularFile
 from skillshelf.skills.claude_fields import parse_claude_fields
 from skillshelf.skills.fastyaml import simple_frontmatter
 from skillshelf.skills.frontmatter import (
@@ -33,6 +32,7 @@ from skillshelf.skills.model import MAX_SKILL_BYTES, Skill, SkillRoot
 from skillshelf.skills.openai_yaml import OpenAIMetadata, parse_openai_yaml
 from skillshelf.skills.parse_fields import KnownFields, known_fields, to_plain
 from skillshelf.skills.roots import is_claude_root
+from skillshelf.skills.skill_files import decode_text, file_size, read_limited, read_openai_yaml
 
 __all__ = [
     "MAX_NAME_CHARS",
@@ -44,7 +44,6 @@ __all__ = [
     "split_body",
 ]
 
-MAX_OPENAI_YAML_BYTES = 256 * 1024
 MAX_NAME_CHARS = 64
 BOM = "\ufeff"
 
@@ -374,46 +373,6 @@ def _build(
     return ParsedSkill(skill=skill, body=body, diagnostics=tuple(out))
 
 
-def _read_limited(path: Path | str, limit: int) -> bytes:
-    """At most ``limit + 1`` bytes (so the caller can tell the file was over the cap).
-
-    The file is opened without blocking and must be a regular file, so a FIFO or device named
-    ``SKILL.md`` cannot hang a scan.
-    """
-    with open_regular(path) as handle:
-        size = os.fstat(handle.fileno()).st_size
-        # read(limit + 1) would allocate the whole cap for every small file
-        return handle.read(min(size, limit) + 1) if size <= limit else handle.read(limit + 1)
-
-
-def _decode(data: bytes, path: Path, out: list[Diagnostic]) -> str | None:
-    looks_binary = b"\x00" in data[:8192] and not data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"---")
-    if looks_binary:
-        out.append(
-            _error(
-                "SK114",
-                "the file is binary (it contains NUL bytes), not markdown",
-                "replace it with a text SKILL.md",
-                path,
-            )
-        )
-        return None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        out.append(
-            _error(
-                "SK115",
-                f"the file is not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start})",
-                "save the file as UTF-8",
-                path,
-                line,
-            )
-        )
-        return None
-
-
 def read_skill(
     path: Path, root: SkillRoot, *, max_bytes: int = MAX_SKILL_BYTES, probe_openai_yaml: bool = True
 ) -> ParsedSkill:
@@ -424,7 +383,7 @@ def read_skill(
     """
     out: list[Diagnostic] = []
     try:
-        data = _read_limited(path, max_bytes)
+        data = read_limited(path, max_bytes)
     except NotRegularFile as exc:
         return ParsedSkill(
             skill=None,
@@ -453,7 +412,7 @@ def read_skill(
             ),
         )
     if len(data) > max_bytes:
-        size = _size(path)
+        size = file_size(path)
         out.append(
             _error(
                 "SK113",
@@ -463,63 +422,12 @@ def read_skill(
             )
         )
         return ParsedSkill(skill=None, body="", diagnostics=tuple(out))
-    text = _decode(data, path, out)
+    text = decode_text(data, path, out)
     if text is None:
         return ParsedSkill(skill=None, body="", diagnostics=tuple(out))
     openai_path = path.parent / "agents" / "openai.yaml" if probe_openai_yaml else None
-    openai_text = _read_optional(openai_path, out) if openai_path is not None else None
+    openai_text = read_openai_yaml(openai_path, out) if openai_path is not None else None
     parsed = parse_skill_text(
         text, path=path, root=root, openai_yaml=openai_text, openai_yaml_path=openai_path
     )
     return ParsedSkill(skill=parsed.skill, body=parsed.body, diagnostics=(*out, *parsed.diagnostics))
-
-
-def _size(path: Path) -> int:
-    try:
-        return os.stat(path).st_size
-    except OSError:
-        return 0
-
-
-def _read_optional(path: Path, out: list[Diagnostic]) -> str | None:
-    try:
-        data = _read_limited(path, MAX_OPENAI_YAML_BYTES)
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        if isinstance(exc, NotADirectoryError):
-            return None
-        out.append(
-            diagnostic(
-                "SK117",
-                Severity.WARNING,
-                f"agents/openai.yaml cannot be read: {exc.strerror}",
-                "make the file readable or remove it",
-                path,
-            )
-        )
-        return None
-    if len(data) > MAX_OPENAI_YAML_BYTES:
-        out.append(
-            diagnostic(
-                "SK117",
-                Severity.WARNING,
-                f"agents/openai.yaml is larger than {MAX_OPENAI_YAML_BYTES:,} bytes; ignored",
-                "keep agents/openai.yaml small",
-                path,
-            )
-        )
-        return None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        out.append(
-            diagnostic(
-                "SK117",
-                Severity.WARNING,
-                "agents/openai.yaml is not valid UTF-8; ignored",
-                "save it as UTF-8",
-                path,
-            )
-        )
-        return None
