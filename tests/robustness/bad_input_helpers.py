@@ -162,3 +162,13 @@ def user_config(isolated_home: Any) -> Path:
     folder = Path(isolated_home.config) / "skillshelf"
     folder.mkdir(parents=True, exist_ok=True)
     return folder / "config.toml"
+
+
+def codes(diagnostics: Any) -> list[str]:
+    return [d.code for d in diagnostics]
+
+
+def assert_coded(diagnostics: Any) -> None:
+    """Every finding names a code and says what to do."""
+    for diag in diagnostics:
+        assert diag.code and diag.fix, diag

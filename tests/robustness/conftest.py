@@ -7,6 +7,8 @@ from typing import Any
 
 import pytest
 
+import skillshelf
+
 
 @pytest.fixture(autouse=True)
 def _no_debug(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -20,3 +22,11 @@ def work(tmp_path: Path, isolated_home: Any) -> Path:
     project = tmp_path / "work"
     (project / ".git").mkdir(parents=True)
     return project
+
+
+@pytest.fixture
+def env(tmp_path: Path, isolated_home: Any) -> skillshelf.Env:
+    """An Env in an empty project (its own repository) under the isolated home."""
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    return skillshelf.Env.for_test(cwd=project, home=Path(isolated_home.home))
