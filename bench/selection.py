@@ -244,18 +244,22 @@ def show(label: str, result: dict[str, list[float]]) -> None:
 
 def abstention(ranker: Ranker, queries: Sequence[Query]) -> dict[str, float]:
     """On ``none`` requests, the share that get no suggestion; on the others whose right skill
-    ranks in the top five, the share whose suggestions (threshold applied) lose it."""
+    ranks in the top five, the share whose suggestions lose it. What counts as suggested is what
+    the per-turn fragment offers (:func:`skillshelf.select.suggest.suggested`: the same call,
+    threshold and maximum)."""
+    from skillshelf.select.suggest import suggested
+
     none = quiet = found = lost = 0
     for q in queries:
-        ranking = ranker.rank(str(q["query"]), top_k=10)
+        shown = {r.doc.key for r in suggested(ranker, str(q["query"]))}
         if not q["relevant"]:
             none += 1
-            quiet += not ranking.suggested
+            quiet += not shown
             continue
         rel = set(q["relevant"])
-        if any(r.doc.key in rel for r in ranking.ranked[:5]):
+        if any(r.doc.key in rel for r in ranker.rank(str(q["query"]), top_k=5).ranked):
             found += 1
-            lost += not any(r.doc.key in rel for r in ranking.suggested)
+            lost += not shown & rel
     return {
         "none": none,
         "none_without_suggestion": quiet / none if none else float("nan"),

@@ -15,7 +15,7 @@ Two parts, as Codex's world state does for its catalog:
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -26,6 +26,7 @@ from skillshelf.skills.model import Skill
 from skillshelf.tokens import approx_tokens
 
 if TYPE_CHECKING:
+    from skillshelf.select import RankedDoc
     from skillshelf.select.ranking import Ranker
     from skillshelf.skills.catalog import Budget, RenderedCatalog
 
@@ -36,6 +37,7 @@ __all__ = [
     "catalog_update",
     "default_suggestion_budget",
     "stable_catalog",
+    "suggested",
     "suggestion_fragment",
 ]
 
@@ -169,11 +171,18 @@ def suggestion_fragment(
             seen.add(key)
             chosen.append(skill)
     n_mentioned = len(chosen)
-    if task.strip():
-        top = ranker.settings.max_suggestions
-        ranking = ranker.rank(task, top_k=top, exclude=ranked_out | seen)
-        chosen += [r.doc.skill for r in ranking.suggested if r.doc.skill is not None]
+    chosen += [
+        r.doc.skill for r in suggested(ranker, task, exclude=ranked_out | seen) if r.doc.skill is not None
+    ]
     return _render(chosen, n_mentioned, budget_tokens)
+
+
+def suggested(ranker: Ranker, task: str, *, exclude: Collection[str] = ()) -> tuple[RankedDoc, ...]:
+    """The ranked entries the per-turn fragment offers for ``task`` (none below the confidence
+    threshold, at most ``max_suggestions``; keys in ``exclude`` left out)."""
+    if not task.strip():
+        return ()
+    return ranker.rank(task, top_k=ranker.settings.max_suggestions, exclude=exclude).suggested
 
 
 def _render(chosen: list[Skill], n_mentioned: int, budget_tokens: int) -> Suggestions:
