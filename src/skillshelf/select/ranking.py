@@ -126,12 +126,12 @@ class Ranker:
         out) and the ones to suggest."""
         from skillshelf.select import RankedDoc
         from skillshelf.select.selectors import default_parts
-        from skillshelf.select.selectors.sparse import query_weights, top_hits
+        from skillshelf.select.selectors.sparse import top_hits
 
         if top_k <= 0 or not query.strip() or not len(self.index):
             return Ranking(query=query, ranked=(), confidence=0.0, suggested=(), models=self.models)
         parts = default_parts(self.index, query, self.semantic)
-        confidence = query_confidence(self.index, parts, query_weights(query), self.models)
+        confidence = query_confidence(self.index, parts, parts.weights, self.models)
         hits = top_hits(self.index, parts.total, top_k + len(exclude))
         docs = self.index.docs
         kept = [(i, s) for i, s in hits if docs[i].key not in exclude][:top_k]

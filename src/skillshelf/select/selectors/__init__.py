@@ -127,6 +127,7 @@ class DefaultScores:
     minilm: Any = None
     words: Any = None
     terms: Mapping[str, Any] = field(default_factory=dict)  # signal -> its weighted term of ``total``
+    weights: Mapping[str, float] = field(default_factory=dict)  # the analysed query terms (query_weights)
 
 
 def default_parts(index: SkillIndex, query: str, semantic: SemanticIndex | None = None) -> DefaultScores:
@@ -168,7 +169,14 @@ def default_parts(index: SkillIndex, query: str, semantic: SemanticIndex | None 
         total = total + terms["static"]
     total = (total + terms["name"]).astype(np.float32)
     return DefaultScores(
-        total=total, meta=meta, body=body, static=cosines, minilm=minilm, words=words, terms=terms
+        total=total,
+        meta=meta,
+        body=body,
+        static=cosines,
+        minilm=minilm,
+        words=words,
+        terms=terms,
+        weights=weights,
     )
 
 
