@@ -65,6 +65,18 @@ def _log_lines(env: Any) -> list[str]:
     return path.read_text(encoding="utf-8").splitlines() if path.exists() else []
 
 
+def _setup_status(cwd: Path, **extra: str) -> dict[str, Any]:
+    done = subprocess.run(
+        [sys.executable, "-m", "skillshelf.cli.main", "setup", "--status", "--json"],
+        cwd=cwd,
+        env=_environ(**extra),
+        capture_output=True,
+        timeout=120,
+        check=True,
+    )
+    return dict(json.loads(done.stdout))
+
+
 def _stop() -> None:
     server_call({"protocol": PROTOCOL, "command": "stop"}, b"", environ=_environ(), wait=5)
 
@@ -101,6 +113,8 @@ def test_a_hook_hands_its_call_to_the_server_and_prints_the_answer_it_would_give
     assert code == 0 and "- release-notes: " in context_text(served)
     assert _log_lines(env)[-1].endswith("(server)")
     assert _status()["calls"] == 1  # type: ignore[index]
+    assert _setup_status(env.cwd)["hook_server"]["state"] == "running"
+    assert _setup_status(env.cwd, SKILLSHELF_HOOK_SERVER="0")["hook_server"] == {"state": "off"}
     code, alone = _hook(env.cwd, stdin, SKILLSHELF_HOOK_SERVER="0")
     assert (code, alone) == (0, served)
     assert not _log_lines(env)[-1].endswith("(server)")
@@ -170,6 +184,7 @@ def test_a_second_server_steps_aside_and_stop_ends_the_first(server: Any) -> Non
     assert process.wait(timeout=30) == 0
     assert not address.socket.exists() and not address.info.exists()
     assert _status() is None
+    assert _setup_status(env.cwd)["hook_server"] == {"state": "stopped"}
 
 
 def test_a_hook_without_a_server_answers_itself_and_starts_one(isolated_home: Any) -> None:

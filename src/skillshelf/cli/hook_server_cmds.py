@@ -6,13 +6,14 @@ from __future__ import annotations
 import json
 import os
 import threading
+from collections.abc import Mapping
 from typing import Any
 
 import click
 
 from skillshelf.env import Env
 
-__all__ = ["hook_server"]
+__all__ = ["ask_server_status", "hook_server"]
 
 
 @click.group("hook-server")
@@ -68,7 +69,7 @@ def _warm(env: Env) -> None:
 @hook_server.command("stop")
 def stop() -> None:
     """Stop the running hook server (the next hook answers by itself and starts a new one)."""
-    reply = _ask("stop")
+    reply = _ask("stop", os.environ)
     click.echo("stopped the hook server" if reply is not None else "no hook server is running")
 
 
@@ -76,7 +77,7 @@ def stop() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
 def status(as_json: bool) -> None:
     """Whether a hook server is running, since when, and how many hooks it answered."""
-    reply = _ask("status")
+    reply = ask_server_status()
     if as_json:
         click.echo(json.dumps({"running": reply is not None, **(reply or {})}, indent=2))
         return
@@ -90,10 +91,15 @@ def status(as_json: bool) -> None:
     )
 
 
-def _ask(command: str) -> dict[str, Any] | None:
+def ask_server_status() -> dict[str, Any] | None:
+    """The running server's status, None when none answers."""
+    return _ask("status", os.environ)
+
+
+def _ask(command: str, environ: Mapping[str, str]) -> dict[str, Any] | None:
     from skillshelf.cli.hook_client import PROTOCOL, TIMED_OUT, server_call
 
-    reply = server_call({"protocol": PROTOCOL, "command": command}, b"", environ=os.environ, wait=5.0)
+    reply = server_call({"protocol": PROTOCOL, "command": command}, b"", environ=environ, wait=5.0)
     if reply is None or reply == TIMED_OUT:
         return None
     try:

@@ -55,7 +55,10 @@ class ServerAddress:
 
 
 def server_address(state_dir: Path, environ: Mapping[str, str]) -> ServerAddress | None:
-    """The server's files for ``state_dir``; None when no safe socket path exists."""
+    """The server's files for ``state_dir``; None when no safe socket path exists (or the
+    system has no Unix sockets and ``flock``)."""
+    if os.name != "posix":
+        return None
     folder = state_dir / "hooks"
     name = f"server-{code_id()}"
     socket = folder / f"{name}.sock"
