@@ -167,6 +167,20 @@ def test_garbage_through_the_server_is_a_valid_empty_answer_and_the_server_lives
     assert code == 0 and "- db-migrations: " in context_text(out)
 
 
+def test_a_server_turned_off_in_the_config_answers_that_hook_and_leaves(server: Any) -> None:
+    env, process = server
+    (env.dirs.config / "config.toml").parent.mkdir(parents=True, exist_ok=True)
+    (env.dirs.config / "config.toml").write_text("[hooks]\nserver = false\n", encoding="utf-8")
+    stdin = hook_input("UserPromptSubmit", env, prompt="write the release notes for the tag")
+    code, out = _hook(env.cwd, stdin)
+    assert code == 0 and "- release-notes: " in context_text(out)
+    assert _log_lines(env)[-1].endswith("(server)")
+    assert process.wait(timeout=30) == 0
+    _hook(env.cwd, stdin)
+    assert not _log_lines(env)[-1].endswith("(server)")
+    assert not (env.dirs.state / "hooks" / "spawned-hook-server-start").exists()
+
+
 def test_a_second_server_steps_aside_and_stop_ends_the_first(server: Any) -> None:
     env, process = server
     second = subprocess.run(

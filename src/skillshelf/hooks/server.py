@@ -16,7 +16,8 @@ when ``[hooks] server`` is on and ``SKILLSHELF_HOOK_SERVER`` is not ``0``).
 - **One server per address**: its lock file is held (``flock``) for the server's whole life.
 - **It leaves** after ``[hooks] server_idle_minutes`` without a call, when its socket file is
   removed or replaced or its state folder is gone, when the package's source files change (an
-  upgrade), on SIGTERM or SIGINT and on ``skillshelf hook-server stop``.
+  upgrade), after answering a hook whose config says ``[hooks] server = false``, on SIGTERM or
+  SIGINT and on ``skillshelf hook-server stop``.
 
 Wire format (protocol 1): the hook sends one JSON line (``protocol``, ``event``, ``agent``,
 ``deadline``, ``cwd``, ``environ``), then its stdin bytes, then shuts its side down; the server
@@ -244,8 +245,10 @@ def _answer(conn: socket.socket, state: ServerState, state_dir: Path) -> None:
             conn.settimeout(READ_SECONDS)
             if not _same_user(conn):
                 return
-            reply = _reply(_read_call(conn), state, state_dir)
+            reply, caller = _reply(_read_call(conn), state, state_dir)
             conn.sendall(reply)
+        if caller is not None and not _still_wanted(caller):
+            state.stopping.set()
     except (OSError, ValueError):
         return  # the hook gave up or sent garbage: it answers by itself
     finally:
@@ -284,31 +287,39 @@ def _read_call(conn: socket.socket) -> tuple[dict[str, Any], bytes]:
     return header, raw
 
 
-def _reply(call: tuple[dict[str, Any], bytes], state: ServerState, state_dir: Path) -> bytes:
+def _reply(
+    call: tuple[dict[str, Any], bytes], state: ServerState, state_dir: Path
+) -> tuple[bytes, Env | None]:
+    """The reply to one call, and the caller's environment when it was a hook call."""
     header, raw = call
     command = header.get("command", "hook")
     if command == "status":
-        return json.dumps(state.status()).encode() + b"\n"
+        return json.dumps(state.status()).encode() + b"\n", None
     if command == "stop":
         state.stopping.set()
-        return json.dumps({"stopping": True, "pid": os.getpid()}).encode() + b"\n"
+        return json.dumps({"stopping": True, "pid": os.getpid()}).encode() + b"\n", None
     env = _caller_env(header, state_dir)
     if env is None or command != "hook":
-        return b"no\n"
+        return b"no\n", None
     from skillshelf.hooks.runner import run_hook
 
-    run = run_hook(
-        header["agent"],
-        header["event"],
-        raw,
-        env=env,
-        state_dir=state_dir,
-        deadline=header["deadline"],
-        served=True,
-    )
+    agent, event, deadline = header["agent"], header["event"], header["deadline"]
+    run = run_hook(agent, event, raw, env=env, state_dir=state_dir, deadline=deadline, served=True)
     with state.lock:
         state.calls += 1
-    return b"ok\n" + run.answer
+    return b"ok\n" + run.answer, env
+
+
+def _still_wanted(env: Env) -> bool:
+    """False once the caller's config turns the server off (``[hooks] server = false``): the
+    server answers that call, then leaves."""
+    from skillshelf.config import load_config
+    from skillshelf.hooks.settings import HookSettings
+
+    try:
+        return HookSettings.from_config(load_config(env)).server
+    except Exception:  # a config that cannot be read now is the hook's problem, reported there
+        return True
 
 
 def _caller_env(header: Mapping[str, Any], state_dir: Path) -> Env | None:
