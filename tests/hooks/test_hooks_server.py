@@ -13,6 +13,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,7 +22,7 @@ from typing import Any
 import pytest
 from hooks_helpers import context_text, hook_input, make_project, write_skill
 
-from skillshelf.cli.hook_client import PROTOCOL, TIMED_OUT, server_call
+from skillshelf.cli.hook_client import PROTOCOL, TIMED_OUT, ask_server, server_call
 from skillshelf.hooks.address import MAX_SOCKET_PATH, server_address
 
 ENTRY = "import sys\nfrom skillshelf.cli.entry import main\nsys.exit(main())"
@@ -308,3 +309,55 @@ def test_a_link_in_place_of_the_lock_file_is_refused_with_a_code(isolated_home: 
     )
     assert done.returncode != 0 and b"SV103" in done.stderr and b"Traceback" not in done.stderr
     assert target.read_text(encoding="utf-8") == "keep me"
+
+
+def _fake_server(tmp_path: Path, reply: bytes | None) -> tuple[dict[str, str], socket.socket]:
+    """A listener at the address a hook with the returned environment looks for: it answers
+    ``reply`` to each call once the call is read (None: never answers)."""
+    environ = {"HOME": str(tmp_path), "SKILLSHELF_STATE_DIR": str(tmp_path / "st"), "TMPDIR": "/tmp"}
+    address = server_address(tmp_path / "st", environ)
+    assert address is not None
+    address.socket.parent.mkdir(parents=True, exist_ok=True)
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(str(address.socket))
+    listener.listen(4)
+
+    def answer() -> None:
+        conn, _ = listener.accept()
+        while conn.recv(1 << 16):
+            pass
+        if reply is not None:
+            conn.sendall(reply)
+            conn.close()
+        else:
+            time.sleep(5)
+
+    threading.Thread(target=answer, daemon=True).start()
+    return environ, listener
+
+
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [(b'ok\n{"a": 1}', b'{"a": 1}'), (b"ok\n", b""), (b"no\n", None), (b"", None), (None, b"")],
+)
+def test_what_the_hook_prints_for_each_kind_of_server_reply(
+    tmp_path: Path, reply: bytes | None, expected: bytes | None
+) -> None:
+    """An answer is printed as it is; a declined or broken call is answered by the hook itself
+    (None); a server past the deadline gets the late hook's empty answer."""
+    environ, listener = _fake_server(tmp_path, reply)
+    with listener:
+        got = ask_server("UserPromptSubmit", "codex", 0.2, b"{}", environ=environ, cwd=tmp_path)
+    assert got == expected
+    address = server_address(tmp_path / "st", environ)
+    assert address is not None
+    address.socket.unlink()
+
+
+def test_no_server_is_asked_when_it_is_turned_off_or_for_a_warm_up(tmp_path: Path) -> None:
+    environ, listener = _fake_server(tmp_path, b"ok\nX")
+    with listener:
+        off = {**environ, "SKILLSHELF_HOOK_SERVER": "off"}
+        assert ask_server("UserPromptSubmit", "codex", 1, b"{}", environ=off, cwd=tmp_path) is None
+        assert ask_server("warm", "codex", 1, b"", environ=environ, cwd=tmp_path) is None
+        assert ask_server("UserPromptSubmit", "codex", 1, b"{}", environ=environ, cwd=tmp_path) == b"X"
