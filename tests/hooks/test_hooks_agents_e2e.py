@@ -165,6 +165,14 @@ def _codex(cli: Path, repo: Path, prompt: str) -> subprocess.CompletedProcess[st
     return done
 
 
+def _wait_for_server(repo: Path) -> None:
+    for _ in range(600):
+        if b"calls" in _skillshelf("hook-server", "status", "--json", cwd=repo).stdout:
+            return
+        time.sleep(0.1)
+    raise AssertionError("no hook server started")
+
+
 @contextlib.contextmanager
 def _hook_server(repo: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """A running hook server for the hooks of the block (stopped after it)."""
@@ -172,10 +180,7 @@ def _hook_server(repo: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     start = [sys.executable, "-m", "skillshelf.cli.main", "hook-server", "start"]
     process = subprocess.Popen(start, cwd=repo, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
     try:
-        for _ in range(600):
-            if b"calls" in _skillshelf("hook-server", "status", "--json", cwd=repo).stdout:
-                break
-            time.sleep(0.1)
+        _wait_for_server(repo)
         yield
     finally:
         _skillshelf("hook-server", "stop", cwd=repo)
@@ -251,8 +256,10 @@ def _claude(cli: Path, repo: Path, url: str, prompt: str, **extra: str) -> subpr
 
 
 def test_claude_code_sees_the_right_skill_feeds_memory_and_gets_its_files_back(
-    agent_clis: Any, isolated_home: Any, model_standin: Any
+    agent_clis: Any, isolated_home: Any, model_standin: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The session's first hook answers by itself and starts the hook server, which answers the
+    later prompts."""
     name, description = _skill(agent_clis.corpora)
     standin = model_standin([{"text": "OK"}])
     repo = _repo(isolated_home, agent_clis.corpora)
@@ -263,18 +270,28 @@ def test_claude_code_sees_the_right_skill_feeds_memory_and_gets_its_files_back(
     before = _snapshot(settings, repo / ".mcp.json", isolated_home.home / ".claude" / "settings.json")
 
     _skillshelf("setup", "claude", "--scope", "project", cwd=repo)
-    _claude(agent_clis.claude, repo, standin.url, f"Please help: {description}")
-    requests = standin.requests()
-    _check_suggestions(requests, name, description)
-    assert any(
-        "UserPromptSubmit hook additional context: <skill_suggestions>" in s
-        for r in requests
-        for s in _strings(r["body"])
-    )
-
-    seen = len(standin.requests())
-    _claude(agent_clis.claude, repo, standin.url, NO_FIT)
-    assert _fragments(standin.requests()[seen:]) == []
+    monkeypatch.setenv("SKILLSHELF_HOOK_SERVER", "1")  # as for a user: the first prompt starts it
+    try:
+        _claude(agent_clis.claude, repo, standin.url, f"Please help: {description}")
+        requests = standin.requests()
+        _check_suggestions(requests, name, description)
+        assert any(
+            "UserPromptSubmit hook additional context: <skill_suggestions>" in s
+            for r in requests
+            for s in _strings(r["body"])
+        )
+        _wait_for_server(repo)
+        seen = len(standin.requests())
+        _claude(agent_clis.claude, repo, standin.url, NO_FIT)
+        assert _fragments(standin.requests()[seen:]) == []
+    finally:
+        _skillshelf("hook-server", "stop", cwd=repo)
+        monkeypatch.setenv("SKILLSHELF_HOOK_SERVER", "0")
+    log = (isolated_home.state / "skillshelf" / "hooks" / "hooks.log").read_text(encoding="utf-8")
+    calls = [line for line in log.splitlines() if " claude " in line]
+    assert " SessionStart " in calls[0] and not calls[0].endswith("(server)")  # it starts the server
+    prompts = [line for line in calls if " UserPromptSubmit " in line]
+    assert len(prompts) == 2 and prompts[-1].endswith("(server)")
 
     sessions = sorted(str(p) for p in (isolated_home.home / ".claude" / "projects").rglob("*.jsonl"))
     assert len(sessions) == 2
