@@ -182,6 +182,23 @@ def test_a_server_turned_off_in_the_config_answers_that_hook_and_leaves(server: 
     assert not (env.dirs.state / "hooks" / "spawned-hook-server-start").exists()
 
 
+def test_a_call_past_its_deadline_gets_the_empty_answer_and_the_server_leaves(server: Any) -> None:
+    env, process = server
+    stdin = hook_input("UserPromptSubmit", env, prompt="write the release notes for the tag")
+    done = subprocess.run(
+        [sys.executable, "-c", ENTRY, *HOOK, "--deadline", "0.001"],
+        input=stdin,
+        cwd=env.cwd,
+        env=_environ(),
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+    assert (done.returncode, done.stdout) == (0, b"")
+    assert " timeout " in _log_lines(env)[-1] and _log_lines(env)[-1].endswith("(server)")
+    assert process.wait(timeout=30) == 0
+
+
 def test_a_second_server_steps_aside_and_stop_ends_the_first(server: Any) -> None:
     env, process = server
     second = subprocess.run(

@@ -16,8 +16,9 @@ when ``[hooks] server`` is on and ``SKILLSHELF_HOOK_SERVER`` is not ``0``).
 - **One server per address**: its lock file is held (``flock``) for the server's whole life.
 - **It leaves** after ``[hooks] server_idle_minutes`` without a call, when its socket file is
   removed or replaced or its state folder is gone, when the package's source files change (an
-  upgrade), after answering a hook whose config says ``[hooks] server = false``, on SIGTERM or
-  SIGINT and on ``skillshelf hook-server stop``.
+  upgrade), after answering a hook whose config says ``[hooks] server = false``, after a call
+  that ran past its deadline (its work goes on in a thread that may hold locks; the next hook
+  starts a fresh server), on SIGTERM or SIGINT and on ``skillshelf hook-server stop``.
 
 Wire format (protocol 1): the hook sends one JSON line (``protocol``, ``event``, ``agent``,
 ``deadline``, ``cwd``, ``environ``), then its stdin bytes, then shuts its side down; the server
@@ -307,6 +308,8 @@ def _reply(
     run = run_hook(agent, event, raw, env=env, state_dir=state_dir, deadline=deadline, served=True)
     with state.lock:
         state.calls += 1
+    if run.timed_out:  # its worker runs on and may hold locks: a fresh server is started instead
+        state.stopping.set()
     return b"ok\n" + run.answer, env
 
 
