@@ -6,6 +6,7 @@ script's hook path; each test stops what it started.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -328,8 +329,9 @@ def test_a_link_in_place_of_the_lock_file_is_refused_with_a_code(isolated_home: 
     assert target.read_text(encoding="utf-8") == "keep me"
 
 
-def _fake_server(tmp_path: Path, reply: bytes | None) -> tuple[dict[str, str], socket.socket]:
-    """A listener at the address a hook with the returned environment looks for: it answers
+@contextlib.contextmanager
+def _fake_server(tmp_path: Path, reply: bytes | None) -> Iterator[dict[str, str]]:
+    """A listener at the address a hook with the given environment looks for: it answers
     ``reply`` to each call once the call is read (None: never answers)."""
     environ = {"HOME": str(tmp_path), "SKILLSHELF_STATE_DIR": str(tmp_path / "st"), "TMPDIR": "/tmp"}
     address = server_address(tmp_path / "st", environ)
@@ -350,7 +352,11 @@ def _fake_server(tmp_path: Path, reply: bytes | None) -> tuple[dict[str, str], s
             time.sleep(5)
 
     threading.Thread(target=answer, daemon=True).start()
-    return environ, listener
+    try:
+        with listener:
+            yield environ
+    finally:
+        address.socket.unlink()
 
 
 @pytest.mark.parametrize(
@@ -362,18 +368,13 @@ def test_what_the_hook_prints_for_each_kind_of_server_reply(
 ) -> None:
     """An answer is printed as it is; a declined or broken call is answered by the hook itself
     (None); a server past the deadline gets the late hook's empty answer."""
-    environ, listener = _fake_server(tmp_path, reply)
-    with listener:
+    with _fake_server(tmp_path, reply) as environ:
         got = ask_server("UserPromptSubmit", "codex", 0.2, b"{}", environ=environ, cwd=tmp_path)
     assert got == expected
-    address = server_address(tmp_path / "st", environ)
-    assert address is not None
-    address.socket.unlink()
 
 
 def test_no_server_is_asked_when_it_is_turned_off_or_for_a_warm_up(tmp_path: Path) -> None:
-    environ, listener = _fake_server(tmp_path, b"ok\nX")
-    with listener:
+    with _fake_server(tmp_path, b"ok\nX") as environ:
         off = {**environ, "SKILLSHELF_HOOK_SERVER": "off"}
         assert ask_server("UserPromptSubmit", "codex", 1, b"{}", environ=off, cwd=tmp_path) is None
         assert ask_server("warm", "codex", 1, b"", environ=environ, cwd=tmp_path) is None
