@@ -135,7 +135,7 @@ def test_the_server_answers_from_the_callers_environment_and_folder(server: Any,
     other = env.home / "other"
     (other / ".git").mkdir(parents=True)
     write_skill(other / ".agents" / "skills", "kube-rollout", "Roll out Kubernetes deployments safely.")
-    stdin = hook_input("UserPromptSubmit", env, prompt="roll out the kubernetes deployment", cwd=str(other))
+    stdin = hook_input("UserPromptSubmit", env, prompt="roll out kubernetes safely", cwd=str(other))
     code, out = _hook(other, stdin)
     assert code == 0 and "- kube-rollout: " in context_text(out)
 
