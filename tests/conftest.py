@@ -1,7 +1,7 @@
 """Fixtures shared by every test package.
 
 - ``isolated_home``: HOME, CODEX_HOME, XDG and SKILLSHELF_* folders under ``tmp_path`` so no
-  test reads or writes the developer's real configuration.
+  test reads or writes the developer's real configuration; no hook server starts.
 - ``codex_oracle`` / ``claude_oracle``: run the real CLIs from ``../shared/tools``. Without npm,
   the tools or a successful npm install the test is skipped naming what is missing, or fails
   under ``CI=true`` (``testkit.missing``).
@@ -46,6 +46,7 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> IsolatedHo
     monkeypatch.setenv("XDG_DATA_HOME", str(box.data))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(box.config))
     monkeypatch.setenv("XDG_STATE_HOME", str(box.state))
+    monkeypatch.setenv("SKILLSHELF_HOOK_SERVER", "0")  # tests that want one start it and stop it
     for name in (
         "SKILLSHELF_CACHE_DIR",
         "SKILLSHELF_DATA_DIR",

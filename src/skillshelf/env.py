@@ -36,12 +36,18 @@ class Env:
 
     @classmethod
     def from_os(cls, *, cwd: Path | None = None) -> Env:
-        environ = dict(os.environ)
+        return cls.from_environ(dict(os.environ), cwd=cwd or Path.cwd())
+
+    @classmethod
+    def from_environ(cls, environ: Mapping[str, str], *, cwd: Path) -> Env:
+        """The environment another process described (the hook server answers for its clients
+        with their variables and folder, exactly as they would have answered themselves)."""
+        environ = dict(environ)
         home = Path(environ.get("HOME") or Path.home())
         codex_home_text = environ.get("CODEX_HOME")
         codex_home = Path(codex_home_text) if codex_home_text else home / ".codex"
         return cls(
-            cwd=(cwd or Path.cwd()).absolute(),
+            cwd=cwd.absolute(),
             home=home,
             codex_home=codex_home,
             dirs=UserDirs.from_environ(environ, home),
@@ -52,14 +58,15 @@ class Env:
     def for_test(
         cls, *, cwd: Path, home: Path, codex_home: Path | None = None, dirs: UserDirs | None = None
     ) -> Env:
-        """An isolated environment: no admin root or system config; HOME, CODEX_HOME and the user
-        folders (``dirs``, by default :meth:`UserDirs.under` ``home``) under ``home``."""
+        """An isolated environment: no admin root or system config, no background hook server;
+        HOME, CODEX_HOME and the user folders (``dirs``, by default :meth:`UserDirs.under`
+        ``home``) under ``home``."""
         return cls(
             cwd=cwd.absolute(),
             home=home,
             codex_home=codex_home or home / ".codex",
             dirs=dirs or UserDirs.under(home),
-            environ=MappingProxyType({"HOME": str(home)}),
+            environ=MappingProxyType({"HOME": str(home), "SKILLSHELF_HOOK_SERVER": "0"}),
             admin_skills_dir=home / ".no-admin-skills",
             system_config_dir=home / ".no-system-config",
         )

@@ -12,10 +12,13 @@ gives the agent's configuration files back byte for byte.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
 import sys
+import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -162,9 +165,34 @@ def _codex(cli: Path, repo: Path, prompt: str) -> subprocess.CompletedProcess[st
     return done
 
 
+def _wait_for_server(repo: Path) -> None:
+    for _ in range(600):
+        if b"calls" in _skillshelf("hook-server", "status", "--json", cwd=repo).stdout:
+            return
+        time.sleep(0.1)
+    raise AssertionError("no hook server started")
+
+
+@contextlib.contextmanager
+def _hook_server(repo: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """A running hook server for the hooks of the block (stopped after it)."""
+    monkeypatch.setenv("SKILLSHELF_HOOK_SERVER", "1")
+    start = [sys.executable, "-m", "skillshelf.cli.main", "hook-server", "start"]
+    process = subprocess.Popen(start, cwd=repo, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+    try:
+        _wait_for_server(repo)
+        yield
+    finally:
+        _skillshelf("hook-server", "stop", cwd=repo)
+        process.wait(timeout=60)
+        monkeypatch.setenv("SKILLSHELF_HOOK_SERVER", "0")
+
+
 def test_codex_sees_the_right_skill_feeds_memory_and_gets_its_files_back(
-    agent_clis: Any, isolated_home: Any, model_standin: Any
+    agent_clis: Any, isolated_home: Any, model_standin: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Codex's prompt hooks are answered by the hook server (Claude Code's below by the hook
+    process itself)."""
     name, description = _skill(agent_clis.corpora)
     standin = model_standin([{"text": "OK"}])
     repo = _repo(isolated_home, agent_clis.corpora)
@@ -175,12 +203,15 @@ def test_codex_sees_the_right_skill_feeds_memory_and_gets_its_files_back(
     before = _snapshot(config, repo / ".codex" / "hooks.json", repo / ".codex" / "config.toml")
 
     _skillshelf("setup", "codex", "--scope", "project", cwd=repo)
-    _codex(agent_clis.codex, repo, f"Please help: {description}")
-    _check_suggestions(standin.requests(), name, description)
-
-    seen = len(standin.requests())
-    _codex(agent_clis.codex, repo, NO_FIT)
-    assert _fragments(standin.requests()[seen:]) == []
+    with _hook_server(repo, monkeypatch):  # as a user's earlier prompt would have started it
+        _codex(agent_clis.codex, repo, f"Please help: {description}")
+        _check_suggestions(standin.requests(), name, description)
+        seen = len(standin.requests())
+        _codex(agent_clis.codex, repo, NO_FIT)
+        assert _fragments(standin.requests()[seen:]) == []
+    log = (isolated_home.state / "skillshelf" / "hooks" / "hooks.log").read_text(encoding="utf-8")
+    prompts = [line for line in log.splitlines() if " codex UserPromptSubmit " in line]
+    assert len(prompts) == 2 and all(line.endswith("(server)") for line in prompts)
 
     sessions = sorted(
         str(p) for p in set((isolated_home.codex_home / "sessions").rglob("rollout-*.jsonl")) - earlier
@@ -225,8 +256,10 @@ def _claude(cli: Path, repo: Path, url: str, prompt: str, **extra: str) -> subpr
 
 
 def test_claude_code_sees_the_right_skill_feeds_memory_and_gets_its_files_back(
-    agent_clis: Any, isolated_home: Any, model_standin: Any
+    agent_clis: Any, isolated_home: Any, model_standin: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The session's first hook answers by itself and starts the hook server, which answers the
+    later prompts."""
     name, description = _skill(agent_clis.corpora)
     standin = model_standin([{"text": "OK"}])
     repo = _repo(isolated_home, agent_clis.corpora)
@@ -237,18 +270,28 @@ def test_claude_code_sees_the_right_skill_feeds_memory_and_gets_its_files_back(
     before = _snapshot(settings, repo / ".mcp.json", isolated_home.home / ".claude" / "settings.json")
 
     _skillshelf("setup", "claude", "--scope", "project", cwd=repo)
-    _claude(agent_clis.claude, repo, standin.url, f"Please help: {description}")
-    requests = standin.requests()
-    _check_suggestions(requests, name, description)
-    assert any(
-        "UserPromptSubmit hook additional context: <skill_suggestions>" in s
-        for r in requests
-        for s in _strings(r["body"])
-    )
-
-    seen = len(standin.requests())
-    _claude(agent_clis.claude, repo, standin.url, NO_FIT)
-    assert _fragments(standin.requests()[seen:]) == []
+    monkeypatch.setenv("SKILLSHELF_HOOK_SERVER", "1")  # as for a user: the first prompt starts it
+    try:
+        _claude(agent_clis.claude, repo, standin.url, f"Please help: {description}")
+        requests = standin.requests()
+        _check_suggestions(requests, name, description)
+        assert any(
+            "UserPromptSubmit hook additional context: <skill_suggestions>" in s
+            for r in requests
+            for s in _strings(r["body"])
+        )
+        _wait_for_server(repo)
+        seen = len(standin.requests())
+        _claude(agent_clis.claude, repo, standin.url, NO_FIT)
+        assert _fragments(standin.requests()[seen:]) == []
+    finally:
+        _skillshelf("hook-server", "stop", cwd=repo)
+        monkeypatch.setenv("SKILLSHELF_HOOK_SERVER", "0")
+    log = (isolated_home.state / "skillshelf" / "hooks" / "hooks.log").read_text(encoding="utf-8")
+    calls = [line for line in log.splitlines() if " claude " in line]
+    assert " SessionStart " in calls[0] and not calls[0].endswith("(server)")  # it starts the server
+    prompts = [line for line in calls if " UserPromptSubmit " in line]
+    assert len(prompts) == 2 and prompts[-1].endswith("(server)")
 
     sessions = sorted(str(p) for p in (isolated_home.home / ".claude" / "projects").rglob("*.jsonl"))
     assert len(sessions) == 2

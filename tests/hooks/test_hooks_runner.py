@@ -136,6 +136,6 @@ def test_the_hook_command_exits_0_when_the_state_folder_cannot_be_made(isolated_
     ],
 )
 def test_deadlines_stay_under_the_agents_timeouts(event: str, asked: float | None, limit: float) -> None:
-    from skillshelf.hooks.runner import _limit
+    from skillshelf.hooks.deadlines import work_limit
 
-    assert _limit(event, asked) == limit
+    assert work_limit(event, asked) == limit

@@ -229,6 +229,7 @@ def test_setup_status_command_prints_both_agents(isolated_home: Any, monkeypatch
     lines = result.output.splitlines()
     assert lines[0].startswith("Codex (project): hooks SessionStart") and "does NOT run" in lines[0]
     assert any(line.startswith("Claude Code (user): not set up") for line in lines)
+    assert lines[-1].startswith("hook server: off")  # isolated_home turns it off
     data = json.loads(CliRunner().invoke(cli, ["setup", "--status", "--json"]).output)
     assert [(r["agent"], r["scope"]) for r in data["status"]] == [
         ("codex", "project"),

@@ -6,8 +6,9 @@ lean path (:mod:`skillshelf.cli.entry`), which calls it without loading click at
 
 from __future__ import annotations
 
+import os
 import sys
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, NoReturn, cast
 
 if TYPE_CHECKING:
     from skillshelf.hooks.agents import Agent
@@ -18,22 +19,48 @@ EVENTS = ("SessionStart", "UserPromptSubmit", "PostToolUse", "Stop", "SessionEnd
 
 
 def answer_hook(event: str, agent: str, deadline: float | None) -> None:
-    """Answer one agent hook call: the agent's JSON on stdin, its answer on stdout. Whatever
-    goes wrong, it answers nothing and exits 0 (the problem goes to skillshelf's hook log)."""
-    from skillshelf.env import Env
-    from skillshelf.hooks.runner import exit_now, run_hook
+    """Answer one agent hook call: the agent's JSON on stdin, its answer on stdout. The hook
+    server answers when one is running (:mod:`skillshelf.cli.hook_client`); otherwise the work
+    is done here. Whatever goes wrong, it answers nothing and exits 0 (the problem goes to
+    skillshelf's hook log)."""
+    from pathlib import Path
+
+    from skillshelf.cli.hook_client import ask_server
 
     try:
         raw = sys.stdin.buffer.read() if event != "warm" else b""
-        env = Env.from_os()
-    except Exception:  # no folder to work in, no state folder: answer nothing
+        cwd = Path.cwd()
+    except Exception:  # no stdin, no folder to work in: answer nothing
+        exit_now()
+    served = ask_server(event, agent, deadline, raw, environ=os.environ, cwd=cwd)
+    if served is not None:
+        _write(served)
+        return
+    from skillshelf.env import Env
+    from skillshelf.hooks.runner import run_hook
+
+    try:
+        env = Env.from_os(cwd=cwd)
+    except Exception:  # no state folder: answer nothing
         exit_now()
     who = cast("Agent", agent)  # codex or claude: the caller checked it
     run = run_hook(who, event, raw, env=env, state_dir=env.dirs.state, deadline=deadline)
+    _write(run.answer)
+    if run.timed_out:
+        exit_now()
+
+
+def _write(answer: bytes) -> None:
     try:
-        sys.stdout.buffer.write(run.answer)
+        sys.stdout.buffer.write(answer)
         sys.stdout.buffer.flush()
     except OSError:
         pass
-    if run.timed_out:
-        exit_now()
+
+
+def exit_now() -> NoReturn:
+    """Leave at once (a timed-out worker thread may still hold locks)."""
+    try:
+        sys.stdout.flush()
+    finally:
+        os._exit(0)

@@ -112,10 +112,11 @@ def _print_status(env: Env, command: list[str], as_json: bool) -> None:
     from skillshelf.hooks.status import setup_status
 
     rows = setup_status(env, command=command)
+    server = _server_status(env)
     if as_json:
         from skillshelf.cli.output import echo_json
 
-        echo_json({"status": [r.to_dict() for r in rows]})
+        echo_json({"status": [r.to_dict() for r in rows], "hook_server": server})
         return
     for row in rows:
         name = "Codex" if row.agent == "codex" else "Claude Code"
@@ -131,6 +132,32 @@ def _print_status(env: Env, command: list[str], as_json: bool) -> None:
         )
         for reason in row.reasons:
             click.echo(f"  - {reason}")
+    click.echo(_server_line(server))
+
+
+def _server_status(env: Env) -> dict[str, Any]:
+    """Whether the hook server runs, or why it will not."""
+    from skillshelf.cli.hook_server_cmds import ask_server_status
+    from skillshelf.config import load_config
+    from skillshelf.hooks.address import server_address, server_off
+    from skillshelf.hooks.settings import HookSettings
+
+    if server_off(env.environ) or not HookSettings.from_config(load_config(env)).server:
+        return {"state": "off"}
+    if server_address(env.dirs.state, env.environ) is None:
+        return {"state": "unavailable"}
+    running = ask_server_status()
+    return {"state": "running", **running} if running else {"state": "stopped"}
+
+
+def _server_line(server: dict[str, Any]) -> str:
+    state = server["state"]
+    if state == "running":
+        return f"hook server: running (pid {server['pid']}, {server['calls']} hooks answered)"
+    return {
+        "off": "hook server: off ([hooks] server = false or SKILLSHELF_HOOK_SERVER=0)",
+        "unavailable": "hook server: unavailable (no safe socket path; hooks work without it)",
+    }.get(state, "hook server: not running (the next prompt starts it)")
 
 
 @click.command("hook")

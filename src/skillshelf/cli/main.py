@@ -57,6 +57,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "memory": ("skillshelf.cli.memory_cmds", "memory", "Distil agent sessions into memories."),
     "setup": ("skillshelf.cli.hook_cmds", "setup", "Set skillshelf up inside Codex or Claude Code (hooks)."),
     "hook": ("skillshelf.cli.hook_cmds", "hook", "Answer one Codex / Claude Code hook call (stdin JSON)."),
+    "hook-server": ("skillshelf.cli.hook_server_cmds", "hook_server", "The warm process that answers hooks."),
     "redact": ("skillshelf.cli.memory_cmds", "redact", "Redact secrets from stdin to stdout."),
 }
 

@@ -110,6 +110,8 @@ SCHEMA = _table(
         usage=BOOL,
         suggestion_tokens=_int(0),
         memory_tokens=_int(0),
+        server=BOOL,
+        server_idle_minutes=_int(1),
     ),
     projects=Spec(kind="table", each=_table(trust_level=_choice("trusted", "untrusted"))),
     requirements=Spec(kind="table", children={k: _REQUIREMENT_SPECS[v] for k, v in REQUIREMENTS.items()}),

@@ -9,21 +9,26 @@
   (``SessionStart``), the transcript queued for the memory pipeline (``Stop``,
   ``SessionEnd``) and implicit skill use recorded (``PostToolUse``), in the agent's own
   answer format (:mod:`.answer`). A hook never breaks the agent: whatever goes wrong, it
-  answers nothing, exits 0 and writes the problem to skillshelf's hook log.
+  answers nothing, exits 0 and writes the problem to skillshelf's hook log;
+- the hook server (:mod:`.server`, its address in :mod:`.address`) answers hooks from one warm
+  process, as each hook would have answered by itself.
 
 Nothing heavy is imported here: a hook process loads only what its event needs.
 """
 
 __all__ = [
+    "address",
     "agents",
     "answer",
     "claude",
     "codex",
+    "deadlines",
     "events",
     "jsonedit",
     "jsonfile",
     "payload",
     "runner",
+    "server",
     "settings",
     "setup",
     "status",

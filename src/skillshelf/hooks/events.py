@@ -72,7 +72,17 @@ def user_prompt_submit(agent: Agent, inp: HookInput, env: Env, spawn: Spawn) -> 
         pieces += [notes] if notes else []
     if settings.usage:
         _record_turn(env, inp, suggestions.sources if suggestions is not None else ())
+    _keep_server(env, settings, spawn)
     return "\n\n".join(pieces)
+
+
+def _keep_server(env: Env, settings: HookSettings, spawn: Spawn) -> None:
+    """Start the hook server (detached; at most once a minute) when it is wanted. A hook that the
+    server answers never gets here with a spawn that starts one."""
+    from skillshelf.hooks.address import server_address, server_off
+
+    if settings.server and not server_off(env.environ) and server_address(env.dirs.state, env.environ):
+        spawn(["hook-server", "start"])
 
 
 def _tokens(pieces: Sequence[str]) -> int:
@@ -134,6 +144,7 @@ def session_start(agent: Agent, inp: HookInput, env: Env, spawn: Spawn) -> str:
     config = _load_config(env)
     settings = HookSettings.from_config(config)
     _maybe_drain(env, settings, spawn)
+    _keep_server(env, settings, spawn)
     if not _summary_wanted(agent, env, settings):
         return ""
     from skillshelf.memory.read import memory_summary_for

@@ -7,18 +7,16 @@ gone, a bug), the answer is the empty one, the exit code 0, and one line goes to
 (``<state dir>/hooks/hooks.log``). Past the deadline the hook answers empty at once and
 starts the same work detached (``hook warm``), so that the next prompt finds the index built.
 
-Deadlines stay well under the timeouts ``setup`` writes into the agents' configuration
-(10 s, 3 s for ``SessionEnd``), so the agent never has to kill the hook.
+Deadlines (:mod:`.deadlines`) stay well under the timeouts ``setup`` writes into the agents'
+configuration, so the agent never has to kill the hook.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import os
 import sys
 import threading
 import time
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,15 +24,10 @@ from skillshelf.dirs import open_private, private_dir
 from skillshelf.env import Env
 from skillshelf.hooks.agents import Agent
 from skillshelf.hooks.answer import EMPTY, context_answer
+from skillshelf.hooks.deadlines import work_limit
 
-__all__ = ["DEADLINES", "HookRun", "log_path", "run_hook", "spawn_detached"]
+__all__ = ["HookRun", "log_path", "run_hook", "spawn_detached"]
 
-DEADLINES: Mapping[str, float] = {"SessionEnd": 2.0, "Stop": 2.0}
-DEFAULT_DEADLINE = 5.0
-#: A deadline asked for is kept a second under the timeout ``setup`` gives the agent (10 s; 3 s
-#: for SessionEnd, which Codex clamps to 3 s anyway).
-MAX_DEADLINES: Mapping[str, float] = {"SessionEnd": 2.0}
-MAX_DEADLINE = 9.0
 MAX_LOG_BYTES = 1024 * 1024
 SPAWN_QUIET_SECONDS = 60.0  # one detached job of a kind per minute at most
 
@@ -55,18 +48,26 @@ def log_path(state_dir: Path) -> Path:
 
 
 def run_hook(
-    agent: Agent, event: str, raw: bytes, *, env: Env, state_dir: Path, deadline: float | None = None
+    agent: Agent,
+    event: str,
+    raw: bytes,
+    *,
+    env: Env,
+    state_dir: Path,
+    deadline: float | None = None,
+    served: bool = False,
 ) -> HookRun:
     """Answer one hook call; never raises (see the module docstring). ``deadline`` overrides the
-    event's (kept under the agent's timeout); 0 waits as long as the work takes (warm-ups)."""
+    event's (kept under the agent's timeout); 0 waits as long as the work takes (warm-ups).
+    ``served``: the hook server answers (it starts no other server; the log says so)."""
     start = time.perf_counter()
-    limit = _limit(event, deadline)
+    limit = work_limit(event, deadline)
     text: list[str] = []
     failed: list[BaseException] = []
 
     def work() -> None:
         try:
-            text.append(_handle(agent, event, raw, env, state_dir))
+            text.append(_handle(agent, event, raw, env, state_dir, served=served))
         except BaseException as exc:  # a hook reports every failure and answers empty
             failed.append(exc)
 
@@ -87,21 +88,13 @@ def run_hook(
         run = HookRun(
             answer=answer, status="ok" if answer else "empty", seconds=seconds, detail=f"{len(answer)} bytes"
         )
-    _log(state_dir, agent, event, run)
+    _log(
+        state_dir, agent, event, dataclasses.replace(run, detail=f"{run.detail} (server)") if served else run
+    )
     return run
 
 
-def _limit(event: str, asked: float | None) -> float:
-    """Seconds to wait for the work (0: as long as it takes). A warm-up is never cut short, even
-    when it inherits ``SKILLSHELF_HOOK_DEADLINE`` from the hook that started it."""
-    if event == "warm" or asked == 0:
-        return 0.0
-    if asked is None:
-        return DEADLINES.get(event, DEFAULT_DEADLINE)
-    return min(asked, MAX_DEADLINES.get(event, MAX_DEADLINE))
-
-
-def _handle(agent: Agent, event: str, raw: bytes, env: Env, state_dir: Path) -> str:
+def _handle(agent: Agent, event: str, raw: bytes, env: Env, state_dir: Path, *, served: bool) -> str:
     from skillshelf.hooks.events import HANDLERS
     from skillshelf.hooks.payload import HookInputError, parse_input
 
@@ -111,7 +104,12 @@ def _handle(agent: Agent, event: str, raw: bytes, env: Env, state_dir: Path) -> 
     inp = parse_input(raw, event) if event != "warm" else parse_input(b"{}", event)
     folder = Path(inp.cwd) if inp.cwd else None
     here = dataclasses.replace(env, cwd=folder.absolute()) if folder is not None and folder.is_dir() else env
-    return handler(agent, inp, here, lambda args: _spawn(args, env=here, state_dir=state_dir))
+
+    def spawn(args: list[str]) -> None:
+        if not (served and args[:1] == ["hook-server"]):
+            _spawn(args, env=here, state_dir=state_dir)
+
+    return handler(agent, inp, here, spawn)
 
 
 def _describe(exc: BaseException) -> str:
@@ -182,9 +180,3 @@ def spawn_detached(args: list[str], *, env: Env, log: Path) -> None:
             )
     except OSError:
         return
-
-
-def exit_now() -> None:
-    """Leave at once (a timed-out worker thread may still hold locks)."""
-    sys.stdout.flush()
-    os._exit(0)

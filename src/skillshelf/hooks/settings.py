@@ -12,6 +12,9 @@
     usage = true                # PostToolUse: record skills used through the shell / Read / Skill
     suggestion_tokens = 1500    # budget of the suggestion fragment
     memory_tokens = 400         # budget of the memory lines
+    server = true               # keep a hook server warm in the background (see hooks.server);
+                                #   SKILLSHELF_HOOK_SERVER=0 in the environment also turns it off
+    server_idle_minutes = 30    # the server leaves after this long without a hook
 
 The config loader has already dropped values of the wrong type (with a ``CF102`` finding), so
 whatever is left is used as it is.
@@ -39,6 +42,8 @@ class HookSettings:
     usage: bool = True
     suggestion_tokens: int = 1500
     memory_tokens: int = 400
+    server: bool = True
+    server_idle_minutes: int = 30
 
     @classmethod
     def from_config(cls, config: Config) -> HookSettings:
@@ -53,4 +58,6 @@ class HookSettings:
             usage=bool(values.get("usage", defaults.usage)),
             suggestion_tokens=int(values.get("suggestion_tokens", defaults.suggestion_tokens)),
             memory_tokens=int(values.get("memory_tokens", defaults.memory_tokens)),
+            server=bool(values.get("server", defaults.server)),
+            server_idle_minutes=int(values.get("server_idle_minutes", defaults.server_idle_minutes)),
         )

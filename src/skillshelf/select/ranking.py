@@ -167,12 +167,23 @@ def shared_ranker(
     index = SkillIndex.build(skills, cache_dir=cache_dir)
     with _LAST_LOCK:
         last = _LAST[0] if _LAST else None
-        if last is not None and (last.docs is index.docs or last.docs == index.docs):
+        if last is not None and _same_docs(last.docs, index.docs):
+            last.docs = index.docs  # the same documents: later checks see it by identity
             semantic: SemanticIndex | None = last
         else:
             semantic = semantic_index(index, mode=None, cache_dir=cache_dir)
             _LAST[:] = [semantic] if semantic is not None else []
     return Ranker(index, semantic=semantic, settings=settings)
+
+
+def _same_docs(old: Sequence[SkillDoc], new: Sequence[SkillDoc]) -> bool:
+    """Whether two builds indexed the same documents: the same keys with the same stamps (what
+    the index itself reuses its rows by; a document without a stamp is compared whole)."""
+    if old is new:
+        return True
+    return len(old) == len(new) and all(
+        a.key == b.key and a.stamp == b.stamp and (a.stamp or a == b) for a, b in zip(old, new, strict=True)
+    )
 
 
 def semantic_index(index: SkillIndex, *, mode: bool | None, cache_dir: Path | None) -> SemanticIndex | None:
