@@ -212,3 +212,15 @@ def test_the_fragment_shows_what_the_ranking_suggests_at_the_default_threshold(
         offered = [r.doc.skill for r in suggested(ranker, task)]
         assert list(fragment.skills) == offered
         assert bool(offered) == ranker.rank(task).confident
+
+
+@pytest.mark.parametrize("models", MODELS)
+def test_a_short_fitting_request_is_suggested_among_three_skills(tmp_path: Path, models: str) -> None:
+    # among a few skills a word only one of them has still counts as a whole word of evidence
+    for folder, description, body in TOPICS[:3]:
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "SKILL.md").write_text(
+            f"---\nname: {folder}\ndescription: {description}\n---\n{body}\n", encoding="utf-8"
+        )
+    ranking = _models(models, SkillIndex.build(discover_in([tmp_path]).skills)).rank("bump the version")
+    assert ranking.confident and ranking.suggested[0].doc.name == "git-release", ranking.confidence

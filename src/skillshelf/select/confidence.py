@@ -13,16 +13,16 @@ probability that a right skill is among the first five:
   without WordLlama, whose cosine ``words`` takes its place);
 * ``second``, ``fifth``, ``tenth``: the scores of the skills at those ranks over the best one
   (a flat head means nothing stands out);
-* ``mass``: how much the request says that the library can read, ``ln(1 + m / the idf of an
-  unknown word)`` (units that do not grow with the number of skills): ``m`` is the idf mass of
-  the words some skill has, plus that of the words no skill has times ``1 - reach``, where the
-  library's reach is the share of skills with a body, scaled down below
-  :data:`FULL_REACH_SKILLS` skills. Among many skills with instructions a word none of them has
-  marks a topic the library does not cover (a request in another language, a tool no skill
-  mentions), where it used to raise the confidence as much as a known word (a Spanish ``none``
-  request of the dev split: 0.99); among one-line tool descriptions, or a handful of skills,
-  most words of a request are missing from every skill and still say what is asked, so they
-  count (in full for the MetaTool queries);
+* ``mass``: how much the request says that the library can read, ``ln(1 + m)``, where ``m``
+  counts each word some skill has as its idf over the idf of a word only one skill has (about
+  1 for a specific word, near 0 for a word most skills have, whatever the number of skills),
+  and each word no skill has as ``1 - reach``: the library's reach is the share of skills with
+  a body, scaled down below :data:`FULL_REACH_SKILLS` skills. Among many skills with
+  instructions a word none of them has marks a topic the library does not cover (a request in
+  another language, a tool no skill mentions), where it used to raise the confidence more than
+  a known word (a Spanish ``none`` request of the dev split: 0.99); among one-line tool
+  descriptions, or a handful of skills, most words of a request are missing from every skill
+  and still say what is asked, so they count (in full for the MetaTool queries);
 * with the extras, ``words`` (WordLlama, short requests) and ``minilm``: the best skill's cosines.
 
 Beside one pass over the scores for the ten best skills, the features read only those skills
@@ -102,12 +102,12 @@ class Calibration:
 
 MODELS: Mapping[tuple[str, ...], Calibration] = MappingProxyType(
     {
-        (): Calibration(coefficients=(0.567, 1.492, 0.456, -0.801, -1.071, -1.583, 3.163), intercept=-1.834),
+        (): Calibration(coefficients=(0.503, 1.472, 0.449, -0.810, -1.087, -1.624, 3.127), intercept=-2.063),
         ("wordllama",): Calibration(
-            coefficients=(0.709, 1.459, -0.449, -1.063, -1.562, 2.897, 0.799), intercept=-1.783
+            coefficients=(0.625, 1.420, -0.469, -1.093, -1.598, 2.823, 0.795), intercept=-1.904
         ),
         ("minilm", "wordllama"): Calibration(
-            coefficients=(0.705, 1.320, -0.611, -1.233, -1.466, 3.011, 0.613, 0.588), intercept=-1.951
+            coefficients=(0.620, 1.282, -0.641, -1.272, -1.511, 2.935, 0.593, 0.576), intercept=-1.919
         ),
     }
 )
@@ -118,13 +118,13 @@ DEFAULT_MIN_CONFIDENCE = 0.88
 """Below this probability nothing is suggested (``[select] min_confidence``, in percent). Each
 model's threshold is the largest at which at most 3 % of the dev skill requests with a right
 skill in the top five and at most 3 % of the MetaTool dev queries with a right tool in the top
-five fall below it (0.889 for the base install: WordLlama, 0.896 with MiniLM, 0.871 with no
-model: the static vectors; one default serves all three by shifting each intercept, by -0.091 /
--0.160 / +0.079). Cross-validated on the dev data (5 folds x 10), base / + MiniLM / no model:
+five fall below it (0.893 for the base install: WordLlama, 0.887 with MiniLM, 0.872 with no
+model: the static vectors; one default serves all three by shifting each intercept, by -0.132 /
+-0.069 / +0.074). Cross-validated on the dev data (5 folds x 10), base / + MiniLM / no model:
 92 % / 92 % / 92 % of ``none`` requests get no suggestion (before the ``mass`` above and the
 per-set threshold rule: 79 % / 56 % / 75 %) while the suggestions lose the right skill of
-2.1 % / 1.0 % / 1.4 % of the requests with one in the top five (before: 3.7 % / 3.9 % / 3.5 %)
-and 3.2 % / 3.6 % / 3.7 % of MetaTool queries are held back (before: 3.0 % / 2.4 % / 3.0 %).
+2.1 % / 0.4 % / 0.7 % of the requests with one in the top five (before: 3.7 % / 3.9 % / 3.5 %)
+and 3.2 % / 3.6 % / 3.8 % of MetaTool queries are held back (before: 3.0 % / 2.4 % / 3.0 %).
 Most dev requests have a right skill, so the probabilities run high."""
 
 
@@ -133,17 +133,16 @@ MIN_COMPETING = 50
 like a clear head) and take :data:`TYPICAL_HEAD` instead."""
 TYPICAL_HEAD = MappingProxyType({1: 0.74, 4: 0.56, 9: 0.47})
 """The dev split's mean ``second``, ``fifth`` and ``tenth`` (skill-requests, 798 skills)."""
-FULL_REACH_SKILLS = 40
+FULL_REACH_SKILLS = 20
 """From this many skills with a body up, a word none of them has counts for nothing in ``mass``
 (below, in part: :func:`_reach`). Chosen on smaller libraries made from the skill-requests dev
 split (each dev request ranked against its right skills plus random other corpus skills, 2 to
 250 skills in all; base install and + MiniLM): the most ``none`` requests quiet while at most
 3 % of the requests with a right skill in the top five lost it, at every size and with either
-model (30 lost 4.1 % with MiniLM at 30 skills). With 40, base / + MiniLM: 15 / 15 % of ``none``
-requests are quiet at 2 skills, 42 / 38 % at 5, 92 / 77 % at 10, 77 / 92 % at 20, 96 / 69 % at
-30 and 85 / 85 % at 60, while at most 2.0 / 2.0 % of right skills are lost (the previous
-model: 0 to 15 % quiet up to 60 skills; counting no unknown word at any size: 24 % lost at 5
-skills, 10 % at 10)."""
+model (15 lost 3.4 % with the base install at 15 skills). With 20, base / + MiniLM: 31 / 23 %
+of ``none`` requests are quiet at 2 skills, 46 / 46 % at 5, 85 / 69 % at 10, 77 / 92 % at 20,
+85 / 62 % at 30 and 77 / 62 % at 60, while at most 2.7 / 2.0 % of right skills are lost (the
+previous model: 0 to 15 % quiet up to 60 skills, no right skill lost)."""
 
 
 def idf_mass(index: SkillIndex, weights: Mapping[str, float]) -> tuple[float, float]:
@@ -185,13 +184,13 @@ def _reach(index: SkillIndex) -> float:
 
 def _masses(index: SkillIndex, weights: Mapping[str, float]) -> tuple[float, float]:
     """``(idf mass, mass)``: the query's idf mass (:func:`idf_mass`, every word) and the
-    ``mass`` feature (see the module docstring): the known words' mass plus the unknown words'
-    times ``1 - reach`` (:func:`_reach`), over the idf of an unknown word."""
+    ``mass`` feature (see the module docstring)."""
     total, known = idf_mass(index, weights)
     if total <= 0:
         return 0.0, 0.0
-    counted = known + (1.0 - _reach(index)) * (total - known)
-    return total, math.log1p(counted / bm25_idf(len(index), 0))
+    n = len(index)
+    unknown_words = (total - known) / bm25_idf(n, 0)
+    return total, math.log1p(known / bm25_idf(n, 1) + (1.0 - _reach(index)) * unknown_words)
 
 
 def evidence(
