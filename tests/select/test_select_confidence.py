@@ -6,7 +6,6 @@ installed models."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -131,10 +130,8 @@ OTHER_LANGUAGES = (
 )
 
 
-@pytest.fixture(scope="module")
-def library(tmp_path_factory: pytest.TempPathFactory) -> SkillIndex:
-    root = tmp_path_factory.mktemp("library")
-    for folder, description, body in TOPICS:
+def _write(root: Path, topics: tuple[tuple[str, str, str], ...]) -> SkillIndex:
+    for folder, description, body in topics:
         path = root / folder / "SKILL.md"
         path.parent.mkdir(parents=True)
         text = (
@@ -142,6 +139,11 @@ def library(tmp_path_factory: pytest.TempPathFactory) -> SkillIndex:
         )
         path.write_text(text, encoding="utf-8")
     return SkillIndex.build(discover_in([root]).skills)
+
+
+@pytest.fixture(scope="module")
+def library(tmp_path_factory: pytest.TempPathFactory) -> SkillIndex:
+    return _write(tmp_path_factory.mktemp("library"), TOPICS)
 
 
 def _models(which: str, index: SkillIndex) -> Ranker:
@@ -190,12 +192,8 @@ def test_words_no_skill_has_count_in_a_tool_list_but_not_among_skills_with_bodie
     assert _mass(tools, padded) > _mass(tools, known) + 0.2
 
 
-def test_a_handful_of_skills_counts_unknown_words_in_part(
-    tmp_path: Path, make_skill: Callable[..., Path]
-) -> None:
-    for folder, description, body in TOPICS[:3]:
-        make_skill(tmp_path, folder, description, body)
-    few = SkillIndex.build(discover_in([tmp_path]).skills)
+def test_a_handful_of_skills_counts_unknown_words_in_part(tmp_path: Path) -> None:
+    few = _write(tmp_path, TOPICS[:3])
     tools = SkillIndex.from_tools([(d.name, d.name, d.description) for d in few.docs])
     known = "merge and rotate pdf files"
     padded = known + " for my grandmother's quarterly bookkeeping archive"
@@ -217,10 +215,5 @@ def test_the_fragment_shows_what_the_ranking_suggests_at_the_default_threshold(
 @pytest.mark.parametrize("models", MODELS)
 def test_a_short_fitting_request_is_suggested_among_three_skills(tmp_path: Path, models: str) -> None:
     # among a few skills a word only one of them has still counts as a whole word of evidence
-    for folder, description, body in TOPICS[:3]:
-        (tmp_path / folder).mkdir()
-        (tmp_path / folder / "SKILL.md").write_text(
-            f"---\nname: {folder}\ndescription: {description}\n---\n{body}\n", encoding="utf-8"
-        )
-    ranking = _models(models, SkillIndex.build(discover_in([tmp_path]).skills)).rank("bump the version")
+    ranking = _models(models, _write(tmp_path, TOPICS[:3])).rank("bump the version")
     assert ranking.confident and ranking.suggested[0].doc.name == "git-release", ranking.confidence
