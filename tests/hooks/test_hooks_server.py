@@ -79,6 +79,17 @@ def _setup_status(cwd: Path, **extra: str) -> dict[str, Any]:
     return dict(json.loads(done.stdout))
 
 
+def _start_in_foreground(cwd: Path) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [sys.executable, "-m", "skillshelf.cli.main", "hook-server", "start"],
+        cwd=cwd,
+        env=_environ(),
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+
+
 def _stop() -> None:
     server_call({"protocol": PROTOCOL, "command": "stop"}, b"", environ=_environ(), wait=5)
 
@@ -202,14 +213,7 @@ def test_a_call_past_its_deadline_gets_the_empty_answer_and_the_server_leaves(se
 
 def test_a_second_server_steps_aside_and_stop_ends_the_first(server: Any) -> None:
     env, process = server
-    second = subprocess.run(
-        [sys.executable, "-m", "skillshelf.cli.main", "hook-server", "start"],
-        cwd=env.cwd,
-        env=_environ(),
-        capture_output=True,
-        timeout=120,
-        check=False,
-    )
+    second = _start_in_foreground(env.cwd)
     assert second.returncode == 0 and b"already running" in second.stderr
     address = server_address(env.dirs.state, _environ())
     assert address is not None and address.socket.exists()
@@ -317,14 +321,7 @@ def test_a_link_in_place_of_the_lock_file_is_refused_with_a_code(isolated_home: 
     target = isolated_home.home / "precious.txt"
     target.write_text("keep me", encoding="utf-8")
     address.lock.symlink_to(target)
-    done = subprocess.run(
-        [sys.executable, "-m", "skillshelf.cli.main", "hook-server", "start"],
-        cwd=env.cwd,
-        env=_environ(),
-        capture_output=True,
-        timeout=120,
-        check=False,
-    )
+    done = _start_in_foreground(env.cwd)
     assert done.returncode != 0 and b"SV103" in done.stderr and b"Traceback" not in done.stderr
     assert target.read_text(encoding="utf-8") == "keep me"
 
