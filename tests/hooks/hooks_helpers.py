@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -76,3 +79,18 @@ def context_text(answer: bytes) -> str:
         return ""
     data = json.loads(answer)
     return str(data["hookSpecificOutput"]["additionalContext"])
+
+
+def run_python(
+    args: list[str], cwd: Path, stdin: bytes = b"", **env: str
+) -> subprocess.CompletedProcess[bytes]:
+    """``python ARGS`` in ``cwd``, ``env`` over this process's environment, output captured."""
+    return subprocess.run(
+        [sys.executable, *args],
+        input=stdin,
+        cwd=cwd,
+        capture_output=True,
+        timeout=120,
+        env={**os.environ, **env},
+        check=False,
+    )

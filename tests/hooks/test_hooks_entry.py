@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hooks_helpers import context_text, hook_input, make_project
+from hooks_helpers import context_text, hook_input, make_project, run_python
 
 from skillshelf.cli.entry import lean_hook_args
 
@@ -23,15 +23,7 @@ CLICK_SEEN = (
 def _run(
     code: list[str], args: list[str], cwd: Path, stdin: bytes = b"", **env: str
 ) -> tuple[int, bytes, bytes]:
-    done = subprocess.run(
-        [sys.executable, *code, *args],
-        input=stdin,
-        cwd=cwd,
-        capture_output=True,
-        timeout=120,
-        env={**os.environ, **env},
-        check=False,
-    )
+    done = run_python([*code, *args], cwd, stdin, **env)
     return done.returncode, done.stdout, done.stderr
 
 

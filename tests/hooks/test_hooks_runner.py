@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
-from hooks_helpers import context_text, hook_input, make_project
+from hooks_helpers import context_text, hook_input, make_project, run_python
 
 from skillshelf.hooks import events
 from skillshelf.hooks.runner import log_path, run_hook
@@ -88,15 +87,7 @@ def test_a_damaged_index_cache_is_rebuilt_and_the_answer_still_comes(isolated_ho
 
 
 def _hook_process(event: str, stdin: bytes, cwd: Path, **env: str) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(
-        [sys.executable, "-m", "skillshelf.cli.main", "hook", event, "--agent", "codex"],
-        input=stdin,
-        cwd=cwd,
-        capture_output=True,
-        timeout=120,
-        env={**os.environ, **env},
-        check=False,
-    )
+    return run_python(["-m", "skillshelf.cli.main", "hook", event, "--agent", "codex"], cwd, stdin, **env)
 
 
 def test_the_hook_command_exits_0_with_no_output_on_garbage(isolated_home: Any) -> None:

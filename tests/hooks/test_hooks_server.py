@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hooks_helpers import context_text, hook_input, make_project, write_skill
+from hooks_helpers import context_text, hook_input, make_project, run_python, write_skill
 
 from skillshelf.cli.hook_client import PROTOCOL, TIMED_OUT, ask_server, server_call
 from skillshelf.hooks.address import MAX_SOCKET_PATH, server_address
@@ -30,20 +30,15 @@ ENTRY = "import sys\nfrom skillshelf.cli.entry import main\nsys.exit(main())"
 HOOK = ["hook", "UserPromptSubmit", "--agent", "codex"]
 
 
+SERVER_ON = "SKILLSHELF_HOOK_SERVER"
+
+
 def _environ(**extra: str) -> dict[str, str]:
-    return {**os.environ, "SKILLSHELF_HOOK_SERVER": "1", **extra}
+    return {**os.environ, SERVER_ON: "1", **extra}
 
 
 def _hook(cwd: Path, stdin: bytes, **extra: str) -> tuple[int, bytes]:
-    done = subprocess.run(
-        [sys.executable, "-c", ENTRY, *HOOK],
-        input=stdin,
-        cwd=cwd,
-        env=_environ(**extra),
-        capture_output=True,
-        timeout=120,
-        check=False,
-    )
+    done = run_python(["-c", ENTRY, *HOOK], cwd, stdin, **{SERVER_ON: "1", **extra})
     return done.returncode, done.stdout
 
 
@@ -68,26 +63,15 @@ def _log_lines(env: Any) -> list[str]:
 
 
 def _setup_status(cwd: Path, **extra: str) -> dict[str, Any]:
-    done = subprocess.run(
-        [sys.executable, "-m", "skillshelf.cli.main", "setup", "--status", "--json"],
-        cwd=cwd,
-        env=_environ(**extra),
-        capture_output=True,
-        timeout=120,
-        check=True,
+    done = run_python(
+        ["-m", "skillshelf.cli.main", "setup", "--status", "--json"], cwd, **{SERVER_ON: "1", **extra}
     )
+    assert done.returncode == 0, done.stderr
     return dict(json.loads(done.stdout))
 
 
 def _start_in_foreground(cwd: Path) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(
-        [sys.executable, "-m", "skillshelf.cli.main", "hook-server", "start"],
-        cwd=cwd,
-        env=_environ(),
-        capture_output=True,
-        timeout=120,
-        check=False,
-    )
+    return run_python(["-m", "skillshelf.cli.main", "hook-server", "start"], cwd, **{SERVER_ON: "1"})
 
 
 def _stop() -> None:
