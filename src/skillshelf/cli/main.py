@@ -176,8 +176,11 @@ def _leave_interrupted() -> None:
 
     busy = [t for t in threading.enumerate() if t is not threading.main_thread() and not t.daemon]
     if busy:
-        sys.stdout.flush()
-        sys.stderr.flush()
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):  # a closed pipe or stream: nothing more to say
+                pass
         os._exit(130)
     sys.exit(130)
 
