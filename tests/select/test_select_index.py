@@ -312,3 +312,74 @@ def test_two_processes_writing_the_cache_never_corrupt_it(
     index = SkillIndex.build(skills, cache_dir=cache)
     assert index.stats.analysed <= 1  # the cache holds one writer's complete state
     assert _rankings(index) == _rankings(SkillIndex.build(skills))
+
+
+def _rankings_in_a_fresh_process(root: str, cache: str) -> list[list[tuple[str, float]]]:
+    from skillshelf.skills.discover import discover_in
+
+    return _rankings(SkillIndex.build(discover_in([Path(root)]).skills, cache_dir=Path(cache)))
+
+
+def _fresh_process_rankings(root: Path, cache: Path) -> list[list[tuple[str, float]]]:
+    import multiprocessing
+
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        found: list[list[tuple[str, float]]] = pool.apply(
+            _rankings_in_a_fresh_process, (str(root), str(cache))
+        )
+    return [[(key, score) for key, score in query] for query in found]
+
+
+def test_a_long_lived_process_reuses_its_index_until_a_skill_is_edited_added_or_removed(
+    skill_root: Path,
+    tmp_path: Path,
+    make_skill: Callable[..., Path],
+    discover: Callable[[Path], tuple[Skill, ...]],
+) -> None:
+    cache = tmp_path / "cache"
+    first = SkillIndex.build(discover(skill_root), cache_dir=cache)
+    ranked = _rankings(first)  # computes the per-term weights the next build keeps
+    again = SkillIndex.build(discover(skill_root), cache_dir=cache)
+    assert again.meta is first.meta and again.content is first.content and again.grams is first.grams
+    assert again.stats.analysed == 0 and _rankings(again) == ranked
+    changes: list[Callable[[], object]] = [
+        lambda: make_skill(skill_root, "image-resize", "Rename photos by their EXIF capture date.", "# P\n"),
+        lambda: make_skill(skill_root, "zz-subtitles", "Translate subtitles between languages.", ""),
+        lambda: (skill_root / "git-release" / "SKILL.md").unlink(),
+    ]
+    for change in changes:
+        change()
+        skills = discover(skill_root)
+        index = SkillIndex.build(skills, cache_dir=cache)
+        assert index.meta is not again.meta and {d.key for d in index.docs} == {str(s.path) for s in skills}
+        assert _rankings(index) == _rankings(SkillIndex.build(skills))
+        assert _rankings(index) == _fresh_process_rankings(skill_root, cache)
+        again = index
+
+
+def test_a_body_edited_under_the_same_skill_objects_is_indexed_again(
+    skill_root: Path, tmp_path: Path, discover: Callable[[Path], tuple[Skill, ...]]
+) -> None:
+    """An agent keeps its skills for the whole session and ranks each turn: a body edit counts."""
+    cache = tmp_path / "cache"
+    skills = discover(skill_root)
+    first = SkillIndex.build(skills, cache_dir=cache)
+    assert SkillIndex.build(skills, cache_dir=cache).meta is first.meta
+    body = skill_root / "image-resize" / "SKILL.md"
+    body.write_text(body.read_text(encoding="utf-8") + "\nRename photos with exiftool.\n", encoding="utf-8")
+    edited = SkillIndex.build(skills, cache_dir=cache)
+    assert edited.stats.analysed == 1 and rank(edited, "exiftool", top_k=1)[0].skill.name == "image-resize"
+    assert _rankings(edited) == _rankings(SkillIndex.build(skills))
+
+
+def test_a_reused_index_carries_the_skills_it_was_given(
+    skill_root: Path, tmp_path: Path, discover: Callable[[Path], tuple[Skill, ...]]
+) -> None:
+    """Stamps do not cover every field of a skill (e.g. ``trusted``): the documents follow the input."""
+    cache = tmp_path / "cache"
+    first = SkillIndex.build(discover(skill_root), cache_dir=cache)
+    untrusted = [dataclasses.replace(s, trusted=False) for s in discover(skill_root)]
+    again = SkillIndex.build(untrusted, cache_dir=cache)
+    assert again.meta is first.meta
+    assert {d.key: d.skill for d in again.docs} == {str(s.path): s for s in untrusted}
+    assert all(d.skill is not None and not d.skill.trusted for d in again.docs)

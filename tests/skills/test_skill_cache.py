@@ -170,3 +170,50 @@ def test_skills_from_the_cache_equal_skills_built_by_their_constructor(
     (cached,) = discover_skills(env, CACHED).skills
     rebuilt = type(cached)(**{name: getattr(cached, name) for name in cache_module._SKILL_FIELDS})
     assert cached == rebuilt and hash(cached.path) == hash(rebuilt.path) and repr(cached) == repr(rebuilt)
+
+
+@pytest.fixture
+def loads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The sizes of the cache files unmarshalled from now on."""
+    calls: list[int] = []
+    real = marshal.loads
+
+    def counting(data: bytes) -> object:
+        calls.append(len(data))
+        return real(data)
+
+    monkeypatch.setattr(marshal, "loads", counting)
+    return calls
+
+
+def test_a_long_lived_process_keeps_the_cache_file_in_memory_while_it_is_unchanged(
+    tmp_path: Path, isolated_home: IsolatedHome, loads: list[int]
+) -> None:
+    env = repo_env(tmp_path, isolated_home)
+    write_skill(env.cwd / ".agents/skills/a", "a", "first words")
+    first = discover_skills(env, CACHED)  # parses, writes the file and keeps what it wrote
+    second = discover_skills(env, CACHED)
+    third = discover_skills(env, CACHED)
+    assert loads == [] and third.skills == second.skills == first.skills
+    assert third.skills[0] is second.skills[0]  # the same skill object, turn after turn
+
+
+def test_the_cache_kept_in_memory_is_dropped_when_its_file_changes(
+    tmp_path: Path, isolated_home: IsolatedHome, loads: list[int], counted: list[Path]
+) -> None:
+    env = repo_env(tmp_path, isolated_home)
+    write_skill(env.cwd / ".agents/skills/a", "a", "first words")
+    discover_skills(env, CACHED)
+    discover_skills(env, CACHED)
+    assert loads == []
+    cache_file = isolated_home.cache / "skillshelf" / CACHE_FILE
+    data = marshal.loads(cache_file.read_bytes())
+    for row in data["entries"].values():
+        row[1]["description"] = "written by another process"
+    other = cache_file.with_name("other-writer.tmp")
+    other.write_bytes(marshal.dumps(data))
+    other.replace(cache_file)  # how every writer replaces it
+    loads.clear()
+    assert discover_skills(env, CACHED).skills[0].description == "written by another process"
+    assert discover_skills(env, CACHED).skills[0].description == "written by another process"
+    assert len(loads) == 1 and len(counted) == 1  # read once, and nothing parsed again

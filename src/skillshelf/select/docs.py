@@ -27,6 +27,7 @@ __all__ = [
     "analyse",
     "doc_for_skill",
     "doc_for_tool",
+    "restamp",
     "split_body",
     "stamp_of",
     "with_body",
@@ -98,6 +99,13 @@ def stamp_of(skill: Skill) -> str:
     """Changes when what the index derives from ``skill`` may have: the ``SKILL.md`` mtime and
     size, and a digest of the parsed name and descriptions and of the root (path words)."""
     return _stamp(skill, stat_of(skill.path))
+
+
+def restamp(stamp: str, skill: Skill) -> str:
+    """:func:`stamp_of` for ``skill`` whose fields made ``stamp`` (the digest is kept, only the
+    ``SKILL.md`` is looked at again)."""
+    mtime, size = stat_of(skill.path) or (0, 0)
+    return f"{mtime}:{size}:{stamp.rpartition(':')[2]}"
 
 
 def _stamp(skill: Skill, body_stat: tuple[int, int] | None) -> str:

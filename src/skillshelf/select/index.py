@@ -19,14 +19,23 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from skillshelf.select.docs import SkillDoc, analyse, doc_for_skill, doc_for_tool, stamp_of, with_body
-from skillshelf.select.indexcache import CachedIndex, IndexCache, Reuse
+from skillshelf.select.docs import (
+    SkillDoc,
+    analyse,
+    doc_for_skill,
+    doc_for_tool,
+    restamp,
+    stamp_of,
+    with_body,
+)
+from skillshelf.select.indexcache import CachedIndex, FileIds, IndexCache, Reuse
 from skillshelf.select.postings import FieldModel, Postings
 from skillshelf.skills.model import Skill
 
@@ -77,14 +86,17 @@ class SkillIndex:
         content: Postings,
         grams: Postings,
         stats: IndexStats,
+        *,
+        memo: dict[str, Any] | None = None,
     ) -> None:
+        """``memo``: the derived structures of an index of the same keys and stamps, shared."""
         self.docs = docs
         self.meta = meta
         self.content = content
         self.grams = grams
         self.stats = stats
         self.by_key = {d.key: i for i, d in enumerate(docs)}
-        self._memo: dict[str, Any] = {}
+        self._memo: dict[str, Any] = {} if memo is None else memo
 
     def __len__(self) -> int:
         return len(self.docs)
@@ -114,8 +126,14 @@ class SkillIndex:
     def _build(cls, skills: Sequence[Skill], cache_dir: Path | None, reader: BodyReader) -> SkillIndex:
         start = time.perf_counter()
         unique = {str(s.path): s for s in sorted(skills, key=lambda s: (s.name, str(s.path)))}
-        stamps = [stamp_of(s) for s in unique.values()]
         cache = IndexCache(cache_dir, unique.values(), _MODELS) if cache_dir is not None else None
+        kept = kept_index(cache)
+        keys = list(unique)
+        stamps = _stamps(list(unique.values()), kept.index if kept is not None else None)
+        if cache is not None and kept is not None and kept.keys == keys and kept.stamps == stamps:
+            again = kept.index.again(list(unique.values()), start)
+            keep_index(cache, again, keys, stamps)
+            return again
         previous = cache.load() if cache else None
         reuse = Reuse.of(list(unique), stamps, previous) if previous is not None else None
         stubs = _stubs(list(unique.values()), stamps, previous, reuse)
@@ -128,7 +146,30 @@ class SkillIndex:
         changed = previous is None or index.stats.analysed or len(previous.keys) != len(index)
         if cache is not None and changed:
             cache.save(index.docs, (index.meta, index.content, index.grams))
+        if cache is not None:
+            keep_index(cache, index, keys, stamps)
         return index
+
+    def again(self, skills: Sequence[Skill], start: float) -> SkillIndex:
+        """This index for ``skills``, the skills of its documents with the same keys and stamps,
+        in its order: its postings, warm impacts and memos shared, its documents kept where the
+        skill is the same object (else made again for the new one: stamps do not cover every
+        field of a skill, e.g. ``trusted``)."""
+        docs = self.docs
+        if any(d.skill is not s for d, s in zip(docs, skills, strict=True)):
+            docs = tuple(
+                d if d.skill is s else doc_for_skill(s, stamp=d.stamp, path_words=d.path_words)
+                for d, s in zip(docs, skills, strict=True)
+            )
+        n = len(docs)
+        stats = IndexStats(
+            documents=n,
+            analysed=0,
+            reused=n,
+            cache_file=self.stats.cache_file,
+            seconds=time.perf_counter() - start,
+        )
+        return SkillIndex(docs, self.meta, self.content, self.grams, stats, memo=self._memo)
 
     @classmethod
     def from_docs(cls, docs: Sequence[SkillDoc]) -> SkillIndex:
@@ -231,6 +272,56 @@ def _stubs(
     return [
         doc_for_skill(s, stamp=st, path_words=pw) for s, st, pw in zip(skills, stamps, known, strict=True)
     ]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class KeptIndex:
+    """The index a build returned, with the cache files as that build left them."""
+
+    path: Path  # the cache's main file
+    files: FileIds
+    keys: list[str]
+    stamps: list[str]
+    index: SkillIndex
+
+
+_KEPT: list[KeptIndex] = []  # at most one: the last build of this process that had a cache file
+_KEPT_LOCK = threading.Lock()
+
+
+def kept_index(cache: IndexCache | None) -> KeptIndex | None:
+    """The index this process last built for ``cache``'s file, if the files are still as that
+    build read or wrote them (otherwise the files are what is current: they are read)."""
+    if cache is None:
+        return None
+    with _KEPT_LOCK:
+        kept = _KEPT[0] if _KEPT else None
+    if kept is None or kept.path != cache.path or not cache.unchanged(kept.files):
+        return None
+    return kept
+
+
+def keep_index(cache: IndexCache, index: SkillIndex, keys: list[str], stamps: list[str]) -> None:
+    """Keep ``index`` (it replaces the kept one) while ``cache``'s files stay as they are now."""
+    if cache.files is None:
+        return  # nothing on disk it stays in step with (a read-only cache folder)
+    kept = KeptIndex(path=cache.path, files=cache.files, keys=keys, stamps=stamps, index=index)
+    with _KEPT_LOCK:
+        _KEPT[:] = [kept]
+
+
+def _stamps(skills: list[Skill], known: SkillIndex | None) -> list[str]:
+    """Every skill's :func:`stamp_of`; a skill that is the very object a document of ``known``
+    was made from keeps that document's digest (only its ``SKILL.md`` is looked at again)."""
+    if known is None:
+        return [stamp_of(s) for s in skills]
+    by_key, docs = known.by_key, known.docs
+    out = []
+    for skill in skills:
+        i = by_key.get(str(skill.path))
+        doc = docs[i] if i is not None else None
+        out.append(restamp(doc.stamp, skill) if doc is not None and doc.skill is skill else stamp_of(skill))
+    return out
 
 
 def _s(path: Path | None) -> str | None:

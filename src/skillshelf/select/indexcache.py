@@ -6,6 +6,7 @@ file is rebuilt, never trusted: every array is checked before it is used."""
 from __future__ import annotations
 
 import hashlib
+import os
 import time
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
@@ -19,11 +20,14 @@ from skillshelf.select.postings import FieldModel, Postings
 from skillshelf.select.segments import Segment
 from skillshelf.skills.model import Skill
 
-__all__ = ["CACHE_VERSION", "CachedIndex", "IndexCache", "Reuse"]
+__all__ = ["CACHE_VERSION", "CachedIndex", "FileIds", "IndexCache", "Reuse"]
 
 CACHE_VERSION = 5
 STALE_BASE_SECONDS = 3600
 DAMAGE = (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError)
+
+FileIds = tuple[str, tuple[int, ...], tuple[int, ...]]
+"""The base id, and the identity (device, inode, size, mtime, ctime) of the main and base files."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -73,16 +77,31 @@ class IndexCache:
         self.path = self.folder / f"index-{self.digest}.bin"
         self.loaded: CachedIndex | None = None
         self.seen_base: str | None = None  # the base the main file named, even if it was unusable
+        self.files: FileIds | None = None  # the two files as this cache last read or wrote them
 
     def _base_path(self, base_id: str) -> Path:
         return self.folder / f"index-{self.digest}.base-{base_id}.bin"
 
+    def _file_ids(self, base_id: str) -> FileIds:
+        """The two files' identities now (raises ``OSError`` when one is missing)."""
+        return (base_id, _file_id(self.path), _file_id(self._base_path(base_id)))
+
+    def unchanged(self, files: FileIds) -> bool:
+        """Whether the files are still the ones ``files`` was taken from (none was replaced,
+        written or removed since)."""
+        try:
+            return self._file_ids(files[0]) == files
+        except OSError:
+            return False
+
     def load(self) -> CachedIndex | None:
         try:
+            main_id = _file_id(self.path)  # before reading: a change while reading shows next time
             found = read_file(self.path, CACHE_VERSION)
             self.seen_base = str(found[1]["base"][0]) if found else None
+            base_id = _file_id(self._base_path(self.seen_base)) if self.seen_base else None
             base = read_file(self._base_path(self.seen_base), CACHE_VERSION) if self.seen_base else None
-            if found is None or base is None:
+            if found is None or base is None or base_id is None:
                 return None
             arrays, texts = found
             arrays |= base[0]
@@ -101,6 +120,7 @@ class IndexCache:
                 grams=parts[2],
                 base_id=texts["base"][0],
             )
+            self.files = (self.loaded.base_id, main_id, base_id)
             return self.loaded
         except DAMAGE:
             return None  # a missing or damaged cache is rebuilt, never trusted
@@ -129,11 +149,13 @@ class IndexCache:
             if not same_base:
                 write_file(self._base_path(base_id), CACHE_VERSION, base, {})
             write_file(self.path, CACHE_VERSION, arrays, texts)
+            self.files = self._file_ids(base_id)
             if not same_base:
                 self._drop_bases(keep=base_id)
                 for legacy in (self.path.with_suffix(".json"), self.path.with_suffix(".npz")):
                     legacy.unlink(missing_ok=True)  # the version 4 file pair
         except OSError:
+            self.files = None
             return  # the cache is an optimisation: a read-only cache folder only costs time
 
     def _drop_bases(self, *, keep: str) -> None:
@@ -152,6 +174,11 @@ class IndexCache:
                     path.unlink()
             except OSError:
                 continue
+
+
+def _file_id(path: Path) -> tuple[int, ...]:
+    st = os.stat(path)
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
 def _vocab_list(vocab: dict[str, int]) -> list[str]:

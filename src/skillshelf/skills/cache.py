@@ -12,7 +12,6 @@ twice as fast as JSON); its name carries the Python version, since the format ma
 
 from __future__ import annotations
 
-import gc
 import marshal
 import os
 import sys
@@ -22,6 +21,7 @@ from typing import Any
 
 from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.fileio import write_atomic
+from skillshelf.skills.cache_file import CacheContent, keep_content, read_content
 from skillshelf.skills.model import (
     ClaudeFields,
     Skill,
@@ -270,55 +270,61 @@ def _diag_from(row: list[Any]) -> Diagnostic:
 
 
 class SkillCache:
-    """Parsed skills by path; load once, :meth:`get`/:meth:`put` many, :meth:`save` once."""
+    """Parsed skills by path; load once, :meth:`get`/:meth:`put` many, :meth:`save` once.
+
+    The file's content comes from :mod:`~skillshelf.skills.cache_file` (kept in memory while the
+    file is unchanged); it is shared, so the first :meth:`put` works on a copy of it.
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self._content: CacheContent | None = None  # shared with other caches of this file
         self._entries: dict[str, list[Any]] = {}
         self._walks: dict[str, Any] = {}
+        self._own_entries = True  # False while ``_entries`` is the shared content's
+        self._own_walks = True
         self._used: set[str] = set()
         self._dirty = False
+        self._root: tuple[SkillRoot, object] | None = None  # the last root and its key
         self._load()
 
     def _load(self) -> None:
         try:
-            with open(self.path, "rb") as handle:
-                blob = handle.read()
-            gc_was_on = gc.isenabled()
-            gc.disable()  # many small containers: the cyclic GC would run dozens of times here
-            try:
-                data = marshal.loads(blob)
-            finally:
-                if gc_was_on:
-                    gc.enable()
-            if (
-                not isinstance(data, dict)
-                or data.get("version") != CACHE_VERSION
-                or not isinstance(data.get("entries"), dict)
-            ):
-                raise ValueError("unknown cache layout")
-            if data.get("rules") != _rules_stamp():
-                raise ValueError("written by another version of the parser")
-            self._entries = data["entries"]
-            walks = data.get("walks")
-            self._walks = walks if isinstance(walks, dict) else {}
-        except FileNotFoundError:
-            return
-        except (OSError, ValueError, EOFError, TypeError, RecursionError):
-            self._entries = {}
-            self._walks = {}
+            content = read_content(self.path, CACHE_VERSION, _rules_stamp())
+        except (OSError, ValueError):
             self._dirty = True  # rewrite the broken file on save
+            return
+        if content is not None:
+            self._content = content
+            self._entries, self._walks = content.entries, content.walks
+            self._own_entries = self._own_walks = False
+
+    def _root_key(self, root: SkillRoot) -> object:
+        """What of ``root`` a cached skill is built from (worked out once per root)."""
+        if self._root is None or self._root[0] is not root:
+            self._root = (root, (str(root.path), root.scope, root.origin, root.trusted))
+        return self._root[1]
 
     def get(self, key: str, signature: Signature, root: SkillRoot) -> Entry | None:
-        """The cached result for ``key`` if its signature still matches, else ``None``."""
+        """The cached result for ``key`` if its signature still matches, else ``None`` (the
+        same objects as the last time this row was read for this root)."""
         row = self._entries.get(key)
         if not isinstance(row, list) or len(row) != 3 or row[0] != signature:
             return None
+        decoded = self._content.decoded if self._content is not None else None
+        root_key = self._root_key(root)
+        known = decoded.get(key) if decoded is not None else None
+        if known is not None and known[0] is row and known[1] == root_key:
+            self._used.add(key)
+            entry: Entry = known[2]
+            return entry
         try:
             skill = None if row[1] is None else _skill_from(row[1], skill_path(key), root)
             diags = tuple(_diag_from(d) for d in row[2]) if row[2] else ()
         except (KeyError, IndexError, TypeError, ValueError):
             return None
+        if decoded is not None:
+            decoded[key] = (row, root_key, (skill, diags))
         self._used.add(key)
         return skill, diags
 
@@ -326,6 +332,8 @@ class SkillCache:
         self, key: str, signature: Signature, skill: Skill | None, diagnostics: tuple[Diagnostic, ...]
     ) -> None:
         """Remember a fresh parse result."""
+        if not self._own_entries:
+            self._entries, self._own_entries = dict(self._entries), True
         self._entries[key] = [
             signature,
             None if skill is None else _skill_json(skill),
@@ -340,11 +348,14 @@ class SkillCache:
 
     def put_walk(self, key: str, snapshot: Any) -> None:
         """Store (or, with ``None``, forget) a walk snapshot."""
-        if snapshot is None:
-            if self._walks.pop(key, None) is not None:
-                self._dirty = True
+        if snapshot is None and key not in self._walks:
             return
-        self._walks[key] = snapshot
+        if not self._own_walks:
+            self._walks, self._own_walks = dict(self._walks), True
+        if snapshot is None:
+            del self._walks[key]
+        else:
+            self._walks[key] = snapshot
         self._dirty = True
 
     def save(self) -> None:
@@ -354,13 +365,16 @@ class SkillCache:
         entries = self._entries
         if len(entries) > MAX_ENTRIES:
             entries = {k: v for k, v in entries.items() if k in self._used}
+        walks = self._walks if len(self._walks) <= MAX_WALKS else {}
+        rules = _rules_stamp()
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            walks = self._walks if len(self._walks) <= MAX_WALKS else {}
             blob = marshal.dumps(
-                {"version": CACHE_VERSION, "rules": _rules_stamp(), "entries": entries, "walks": walks}
+                {"version": CACHE_VERSION, "rules": rules, "entries": entries, "walks": walks}
             )
             write_atomic(self.path, blob, prefix=".parsed-skills-")
         except (OSError, TypeError, ValueError):
             return
         self._dirty = False
+        self._own_entries = self._own_walks = False  # now shared: a later put copies them again
+        keep_content(self.path, rules, CacheContent(entries=entries, walks=walks))

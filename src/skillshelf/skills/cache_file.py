@@ -1,0 +1,136 @@
+"""The parsed-skill cache file as this process last read (or wrote) it, kept while unchanged.
+
+A long-lived process (the hook server, the agent) opens the parsed-skill cache at every prompt;
+reading and unmarshalling thousands of entries is then most of a warm discovery. So the
+content is kept together with the file's identity (device, inode, size, mtime and ctime) and
+the parsing rules it was read under, and the next open that finds the same identity uses it
+instead of reading the file again. Any replacement of the file (every writer renames a new
+file into place) or edit of it changes that identity, and the file is read again.
+
+Its ``decoded`` table holds the skills already built from its rows (keyed by the row object
+and the root), so an unchanged entry gives the same :class:`~skillshelf.skills.model.Skill`
+turn after turn, and the search index can tell unchanged skills by identity.
+
+One file is kept per process (the last one read or written), so memory stays bounded whatever
+the number of cache folders. The kept dictionaries are never changed in place: a cache that
+is about to change them works on copies (:class:`~skillshelf.skills.cache.SkillCache`), so
+threads share them safely. A stale copy could only cost time, never change a result: every
+entry is checked against its ``SKILL.md`` signature, every walk against its folders' change
+times, when used.
+"""
+
+from __future__ import annotations
+
+import gc
+import marshal
+import os
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = ["CacheContent", "forget_content", "keep_content", "read_content"]
+
+Identity = tuple[int, int, int, int, int]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CacheContent:
+    """What a cache file holds (``entries``, ``walks``: never changed in place) and the
+    skills built from its rows so far (``decoded``: key -> (row, root key, result))."""
+
+    entries: dict[str, list[Any]]
+    walks: dict[str, Any]
+    decoded: dict[str, tuple[list[Any], object, Any]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Kept:
+    path: str
+    identity: Identity
+    rules: str
+    content: CacheContent
+
+
+_KEPT: list[_Kept] = []  # at most one: the file this process read or wrote last
+_LOCK = threading.Lock()
+
+
+def _identity(st: os.stat_result) -> Identity:
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def _kept(path: str, rules: str) -> _Kept | None:
+    with _LOCK:
+        kept = _KEPT[0] if _KEPT else None
+    return kept if kept is not None and kept.path == path and kept.rules == rules else None
+
+
+def read_content(path: Path, version: int, rules: str) -> CacheContent | None:
+    """The content of the cache file ``path`` (``None`` when there is none), from memory while
+    the file is the one last read or written.
+
+    Raises:
+        ValueError: the file is not a cache of this ``version`` and ``rules`` (or not a cache).
+        OSError: it cannot be read.
+    """
+    text = str(path)
+    try:
+        with open(text, "rb") as handle:
+            identity = _identity(os.fstat(handle.fileno()))
+            kept = _kept(text, rules)
+            if kept is not None and kept.identity == identity:
+                return kept.content
+            blob = handle.read()
+    except FileNotFoundError:
+        return None
+    content = _parse(blob, version, rules)
+    with _LOCK:
+        _KEPT[:] = [_Kept(path=text, identity=identity, rules=rules, content=content)]
+    return content
+
+
+def _parse(blob: bytes, version: int, rules: str) -> CacheContent:
+    gc_was_on = gc.isenabled()
+    gc.disable()  # many small containers: the cyclic GC would run dozens of times here
+    try:
+        data = marshal.loads(blob)
+    except (EOFError, TypeError, RecursionError) as exc:
+        raise ValueError("not a marshal file") from exc
+    finally:
+        if gc_was_on:
+            gc.enable()
+    if (
+        not isinstance(data, dict)
+        or data.get("version") != version
+        or not isinstance(data.get("entries"), dict)
+    ):
+        raise ValueError("unknown cache layout")
+    if data.get("rules") != rules:
+        raise ValueError("written by another version of the parser")
+    walks = data.get("walks")
+    return CacheContent(entries=data["entries"], walks=walks if isinstance(walks, dict) else {})
+
+
+def keep_content(path: Path, rules: str, content: CacheContent) -> None:
+    """Remember ``content`` as what the file ``path`` now holds (just written), with the skills
+    already decoded from rows it still has; nothing is kept if the file cannot be seen."""
+    text = str(path)
+    try:
+        identity = _identity(os.stat(text))
+    except OSError:
+        forget_content()
+        return
+    old = _kept(text, rules)
+    if old is not None:
+        entries = content.entries
+        decoded = {k: v for k, v in old.content.decoded.items() if entries.get(k) is v[0]}
+        content = CacheContent(entries=entries, walks=content.walks, decoded=decoded)
+    with _LOCK:
+        _KEPT[:] = [_Kept(path=text, identity=identity, rules=rules, content=content)]
+
+
+def forget_content() -> None:
+    """Drop the kept file (the next open reads it again)."""
+    with _LOCK:
+        _KEPT.clear()
