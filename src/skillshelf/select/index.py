@@ -13,6 +13,14 @@ postings' delta segment (:mod:`skillshelf.select.segments`), so an update writes
 file, never the base.
 Document frequencies and average lengths are always those of the whole current collection:
 an index updated any number of times ranks exactly as one built from scratch.
+
+A process that builds again and again (the hook server, the agent: every prompt) keeps the last
+index it built with a cache file, with that file's and its base's identity. The next build
+whose documents have the same keys and stamps, while neither file was replaced, written or
+removed, shares its postings (with the per-term impacts already computed) and memos instead
+of reading the files again; its documents follow the skills given (stamps do not cover every
+field of a skill). Stamps are still taken, so an edited ``SKILL.md`` counts at the next build;
+only the digest of a skill object already stamped is kept. One index is kept per process.
 """
 
 from __future__ import annotations
@@ -127,12 +135,12 @@ class SkillIndex:
         start = time.perf_counter()
         unique = {str(s.path): s for s in sorted(skills, key=lambda s: (s.name, str(s.path)))}
         cache = IndexCache(cache_dir, unique.values(), _MODELS) if cache_dir is not None else None
-        kept = kept_index(cache)
+        kept = _kept_index(cache)
         keys = list(unique)
         stamps = _stamps(list(unique.values()), kept.index if kept is not None else None)
         if cache is not None and kept is not None and kept.keys == keys and kept.stamps == stamps:
-            again = kept.index.again(list(unique.values()), start)
-            keep_index(cache, again, keys, stamps)
+            again = kept.index._with_skills(list(unique.values()), start)
+            _keep_index(cache, again, keys, stamps)
             return again
         previous = cache.load() if cache else None
         reuse = Reuse.of(list(unique), stamps, previous) if previous is not None else None
@@ -147,10 +155,10 @@ class SkillIndex:
         if cache is not None and changed:
             cache.save(index.docs, (index.meta, index.content, index.grams))
         if cache is not None:
-            keep_index(cache, index, keys, stamps)
+            _keep_index(cache, index, keys, stamps)
         return index
 
-    def again(self, skills: Sequence[Skill], start: float) -> SkillIndex:
+    def _with_skills(self, skills: Sequence[Skill], start: float) -> SkillIndex:
         """This index for ``skills``, the skills of its documents with the same keys and stamps,
         in its order: its postings, warm impacts and memos shared, its documents kept where the
         skill is the same object (else made again for the new one: stamps do not cover every
@@ -275,7 +283,7 @@ def _stubs(
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class KeptIndex:
+class _KeptIndex:
     """The index a build returned, with the cache files as that build left them."""
 
     path: Path  # the cache's main file
@@ -285,11 +293,11 @@ class KeptIndex:
     index: SkillIndex
 
 
-_KEPT: list[KeptIndex] = []  # at most one: the last build of this process that had a cache file
+_KEPT: list[_KeptIndex] = []  # at most one: the last build of this process that had a cache file
 _KEPT_LOCK = threading.Lock()
 
 
-def kept_index(cache: IndexCache | None) -> KeptIndex | None:
+def _kept_index(cache: IndexCache | None) -> _KeptIndex | None:
     """The index this process last built for ``cache``'s file, if the files are still as that
     build read or wrote them (otherwise the files are what is current: they are read)."""
     if cache is None:
@@ -301,11 +309,11 @@ def kept_index(cache: IndexCache | None) -> KeptIndex | None:
     return kept
 
 
-def keep_index(cache: IndexCache, index: SkillIndex, keys: list[str], stamps: list[str]) -> None:
+def _keep_index(cache: IndexCache, index: SkillIndex, keys: list[str], stamps: list[str]) -> None:
     """Keep ``index`` (it replaces the kept one) while ``cache``'s files stay as they are now."""
     if cache.files is None:
         return  # nothing on disk it stays in step with (a read-only cache folder)
-    kept = KeptIndex(path=cache.path, files=cache.files, keys=keys, stamps=stamps, index=index)
+    kept = _KeptIndex(path=cache.path, files=cache.files, keys=keys, stamps=stamps, index=index)
     with _KEPT_LOCK:
         _KEPT[:] = [kept]
 

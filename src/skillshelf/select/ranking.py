@@ -162,7 +162,8 @@ def shared_ranker(
     skills: Sequence[Skill], *, cache_dir: Path | None = None, settings: RankingSettings | None = None
 ) -> Ranker:
     """:meth:`Ranker.open` with every installed model, for a caller that ranks turn after turn
-    (the agent): the index is rebuilt from its cache each time (so edited skills count at once),
+    (the agent, the hook server): the index is built again each time, so edited skills count at
+    once (it reuses the last one while no skill changed, see :mod:`skillshelf.select.index`),
     and the models' document vectors are reused while the documents stay the same."""
     index = SkillIndex.build(skills, cache_dir=cache_dir)
     with _LAST_LOCK:

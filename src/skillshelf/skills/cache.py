@@ -4,7 +4,9 @@ One file in the user cache folder (``Env.dirs.cache``, so ``XDG_CACHE_HOME`` or
 ``SKILLSHELF_CACHE_DIR`` move it). An entry is keyed by the path of the ``SKILL.md`` as found
 and is valid while the file's size and ``mtime_ns``, those of its ``agents/openai.yaml`` and the
 way it was read (profile, size cap) are unchanged. A broken cache file is ignored and rewritten;
-writes are atomic (temporary file + rename), so parallel runs never see half a file.
+writes are atomic (temporary file + rename), so parallel runs never see half a file. A
+long-lived process keeps the file's content in memory while the file is unchanged
+(:mod:`~skillshelf.skills.cache_file`).
 
 The file is in :mod:`marshal` format (plain data only: it cannot run code when read, and loads
 twice as fast as JSON); its name carries the Python version, since the format may change with it.

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["CacheContent", "forget_content", "keep_content", "read_content"]
+__all__ = ["CacheContent", "keep_content", "read_content"]
 
 Identity = tuple[int, int, int, int, int]
 
@@ -119,7 +119,8 @@ def keep_content(path: Path, rules: str, content: CacheContent) -> None:
     try:
         identity = _identity(os.stat(text))
     except OSError:
-        forget_content()
+        with _LOCK:
+            _KEPT.clear()  # read again next time
         return
     old = _kept(text, rules)
     if old is not None:
@@ -128,9 +129,3 @@ def keep_content(path: Path, rules: str, content: CacheContent) -> None:
         content = CacheContent(entries=entries, walks=content.walks, decoded=decoded)
     with _LOCK:
         _KEPT[:] = [_Kept(path=text, identity=identity, rules=rules, content=content)]
-
-
-def forget_content() -> None:
-    """Drop the kept file (the next open reads it again)."""
-    with _LOCK:
-        _KEPT.clear()
