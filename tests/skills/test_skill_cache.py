@@ -20,22 +20,27 @@ from testkit import IsolatedHome
 CACHED = DiscoveryOptions(include_builtin=False, include_claude=False, use_cache=True)
 
 
-@pytest.fixture
-def counted(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
-    calls: list[Path] = []
+def spy(monkeypatch: pytest.MonkeyPatch, owner: object, name: str) -> list[object]:
+    """The first argument of every call of ``owner.name`` from now on."""
+    calls: list[object] = []
+    real = getattr(owner, name)
 
-    real = parse_module.read_skill
+    def counting(first: object, *args: object, **kw: object) -> object:
+        calls.append(first)
+        return real(first, *args, **kw)
 
-    def counting(path: Path, root, **kw):  # type: ignore[no-untyped-def]
-        calls.append(path)
-        return real(path, root, **kw)
-
-    monkeypatch.setattr(parse_module, "read_skill", counting)
+    monkeypatch.setattr(owner, name, counting)
     return calls
 
 
+@pytest.fixture
+def counted(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """The ``SKILL.md`` files parsed from now on."""
+    return spy(monkeypatch, parse_module, "read_skill")
+
+
 def test_unchanged_skills_are_not_parsed_again(
-    tmp_path: Path, isolated_home: IsolatedHome, counted: list[Path]
+    tmp_path: Path, isolated_home: IsolatedHome, counted: list[object]
 ) -> None:
     env = repo_env(tmp_path, isolated_home)
     write_skill(
@@ -57,7 +62,7 @@ def test_unchanged_skills_are_not_parsed_again(
 
 
 def test_a_changed_file_is_parsed_again(
-    tmp_path: Path, isolated_home: IsolatedHome, counted: list[Path]
+    tmp_path: Path, isolated_home: IsolatedHome, counted: list[object]
 ) -> None:
     env = repo_env(tmp_path, isolated_home)
     path = write_skill(env.cwd / ".agents/skills/a", "a", "old")
@@ -80,7 +85,7 @@ def test_a_changed_openai_yaml_is_read_again(tmp_path: Path, isolated_home: Isol
 
 
 def test_a_corrupt_cache_is_ignored_and_rewritten(
-    tmp_path: Path, isolated_home: IsolatedHome, counted: list[Path]
+    tmp_path: Path, isolated_home: IsolatedHome, counted: list[object]
 ) -> None:
     env = repo_env(tmp_path, isolated_home)
     write_skill(env.cwd / ".agents/skills/a", "a")
@@ -124,7 +129,7 @@ def test_the_cache_lives_in_the_envs_cache_folder_and_no_cache_writes_nothing(
 
 
 def test_a_cache_from_other_parsing_rules_is_not_used(
-    tmp_path: Path, isolated_home: IsolatedHome, counted: list[Path], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, isolated_home: IsolatedHome, counted: list[object], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     env = repo_env(tmp_path, isolated_home)
     write_skill(env.cwd / ".agents/skills/a", "a")
@@ -173,21 +178,13 @@ def test_skills_from_the_cache_equal_skills_built_by_their_constructor(
 
 
 @pytest.fixture
-def loads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The sizes of the cache files unmarshalled from now on."""
-    calls: list[int] = []
-    real = marshal.loads
-
-    def counting(data: bytes) -> object:
-        calls.append(len(data))
-        return real(data)
-
-    monkeypatch.setattr(marshal, "loads", counting)
-    return calls
+def loads(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """The cache files unmarshalled from now on."""
+    return spy(monkeypatch, marshal, "loads")
 
 
 def test_a_long_lived_process_keeps_the_cache_file_in_memory_while_it_is_unchanged(
-    tmp_path: Path, isolated_home: IsolatedHome, loads: list[int]
+    tmp_path: Path, isolated_home: IsolatedHome, loads: list[object]
 ) -> None:
     env = repo_env(tmp_path, isolated_home)
     write_skill(env.cwd / ".agents/skills/a", "a", "first words")
@@ -199,7 +196,7 @@ def test_a_long_lived_process_keeps_the_cache_file_in_memory_while_it_is_unchang
 
 
 def test_the_cache_kept_in_memory_is_dropped_when_its_file_changes(
-    tmp_path: Path, isolated_home: IsolatedHome, loads: list[int], counted: list[Path]
+    tmp_path: Path, isolated_home: IsolatedHome, loads: list[object], counted: list[object]
 ) -> None:
     env = repo_env(tmp_path, isolated_home)
     write_skill(env.cwd / ".agents/skills/a", "a", "first words")

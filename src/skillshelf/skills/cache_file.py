@@ -125,7 +125,8 @@ def keep_content(path: Path, rules: str, content: CacheContent) -> None:
     old = _kept(text, rules)
     if old is not None:
         entries = content.entries
-        decoded = {k: v for k, v in old.content.decoded.items() if entries.get(k) is v[0]}
+        known = old.content.decoded.copy()  # one step: other threads may be adding to it
+        decoded = {k: v for k, v in known.items() if entries.get(k) is v[0]}
         content = CacheContent(entries=entries, walks=content.walks, decoded=decoded)
     with _LOCK:
         _KEPT[:] = [_Kept(path=text, identity=identity, rules=rules, content=content)]
