@@ -25,6 +25,7 @@ only the digest of a skill object already stamped is kept. One index is kept per
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import gc
 import threading
@@ -295,6 +296,8 @@ class _KeptIndex:
 
 _KEPT: list[_KeptIndex] = []  # at most one: the last build of this process that had a cache file
 _KEPT_LOCK = threading.Lock()
+# Freed at exit: the interpreter's last collections would walk it all (see skills/cache_file.py)
+atexit.register(_KEPT.clear)
 
 
 def _kept_index(cache: IndexCache | None) -> _KeptIndex | None:
