@@ -7,9 +7,11 @@ import random
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import skillshelf.select.index as index_module
 from skillshelf.select import rank, rank_docs
 from skillshelf.select.docs import doc_for_tool
 from skillshelf.select.index import SkillIndex
@@ -330,17 +332,28 @@ def _fresh_process_rankings(root: Path, cache: Path) -> list[list[tuple[str, flo
     return [[(key, score) for key, score in query] for query in found]
 
 
+@pytest.fixture
+def new_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The index as a process that has not built one yet sees it (it keeps one from its second
+    build on)."""
+    monkeypatch.setattr(index_module, "_BUILDS", [0])
+    monkeypatch.setattr(index_module, "_KEPT", [])
+
+
 def test_a_long_lived_process_reuses_its_index_until_a_skill_is_edited_added_or_removed(
     skill_root: Path,
     tmp_path: Path,
     make_skill: Callable[..., Path],
     discover: Callable[[Path], tuple[Skill, ...]],
+    new_process: None,
 ) -> None:
     cache = tmp_path / "cache"
     first = SkillIndex.build(discover(skill_root), cache_dir=cache)
-    ranked = _rankings(first)  # computes the per-term weights the next build keeps
+    kept = SkillIndex.build(discover(skill_root), cache_dir=cache)
+    assert kept.meta is not first.meta  # a first build keeps nothing: a command that builds once
+    ranked = _rankings(kept)  # computes the per-term weights the next build keeps
     again = SkillIndex.build(discover(skill_root), cache_dir=cache)
-    assert again.meta is first.meta and again.content is first.content and again.grams is first.grams
+    assert again.meta is kept.meta and again.content is kept.content and again.grams is kept.grams
     assert again.stats.analysed == 0 and _rankings(again) == ranked
     changes: list[Callable[[], object]] = [
         lambda: make_skill(skill_root, "image-resize", "Rename photos by their EXIF capture date.", "# P\n"),
@@ -354,17 +367,19 @@ def test_a_long_lived_process_reuses_its_index_until_a_skill_is_edited_added_or_
         assert index.meta is not again.meta and {d.key for d in index.docs} == {str(s.path) for s in skills}
         assert _rankings(index) == _rankings(SkillIndex.build(skills))
         assert _rankings(index) == _fresh_process_rankings(skill_root, cache)
-        again = index
+        again = SkillIndex.build(skills, cache_dir=cache)
+        assert again.meta is index.meta
 
 
 def test_a_body_edited_under_the_same_skill_objects_is_indexed_again(
-    skill_root: Path, tmp_path: Path, discover: Callable[[Path], tuple[Skill, ...]]
+    skill_root: Path, tmp_path: Path, discover: Callable[[Path], tuple[Skill, ...]], new_process: None
 ) -> None:
     """An agent keeps its skills for the whole session and ranks each turn: a body edit counts."""
     cache = tmp_path / "cache"
     skills = discover(skill_root)
-    first = SkillIndex.build(skills, cache_dir=cache)
-    assert SkillIndex.build(skills, cache_dir=cache).meta is first.meta
+    SkillIndex.build(skills, cache_dir=cache)
+    kept = SkillIndex.build(skills, cache_dir=cache)
+    assert SkillIndex.build(skills, cache_dir=cache).meta is kept.meta
     body = skill_root / "image-resize" / "SKILL.md"
     body.write_text(body.read_text(encoding="utf-8") + "\nRename photos with exiftool.\n", encoding="utf-8")
     edited = SkillIndex.build(skills, cache_dir=cache)
@@ -373,13 +388,14 @@ def test_a_body_edited_under_the_same_skill_objects_is_indexed_again(
 
 
 def test_a_reused_index_carries_the_skills_it_was_given(
-    skill_root: Path, tmp_path: Path, discover: Callable[[Path], tuple[Skill, ...]]
+    skill_root: Path, tmp_path: Path, discover: Callable[[Path], tuple[Skill, ...]], new_process: None
 ) -> None:
     """Stamps do not cover every field of a skill (e.g. ``trusted``): the documents follow the input."""
     cache = tmp_path / "cache"
-    first = SkillIndex.build(discover(skill_root), cache_dir=cache)
+    SkillIndex.build(discover(skill_root), cache_dir=cache)
+    kept = SkillIndex.build(discover(skill_root), cache_dir=cache)
     untrusted = [dataclasses.replace(s, trusted=False) for s in discover(skill_root)]
     again = SkillIndex.build(untrusted, cache_dir=cache)
-    assert again.meta is first.meta
+    assert again.meta is kept.meta
     assert {d.key: d.skill for d in again.docs} == {str(s.path): s for s in untrusted}
     assert all(d.skill is not None and not d.skill.trusted for d in again.docs)

@@ -12,6 +12,7 @@ import pytest
 from skill_tree_helpers import repo_env, write, write_skill
 
 import skillshelf.skills.cache as cache_module
+import skillshelf.skills.cache_file as cache_file_module
 import skillshelf.skills.parse as parse_module
 from skillshelf.skills.cache import CACHE_FILE
 from skillshelf.skills.discover import DiscoveryOptions, discover_skills
@@ -183,26 +184,39 @@ def loads(monkeypatch: pytest.MonkeyPatch) -> list[object]:
     return spy(monkeypatch, marshal, "loads")
 
 
+@pytest.fixture
+def new_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cache as a process that has not opened one yet sees it."""
+    monkeypatch.setattr(cache_file_module, "_OPENS", [0])
+    monkeypatch.setattr(cache_file_module, "_KEPT", [])
+
+
 def test_a_long_lived_process_keeps_the_cache_file_in_memory_while_it_is_unchanged(
-    tmp_path: Path, isolated_home: IsolatedHome, loads: list[object]
+    tmp_path: Path, isolated_home: IsolatedHome, loads: list[object], new_process: None
 ) -> None:
     env = repo_env(tmp_path, isolated_home)
     write_skill(env.cwd / ".agents/skills/a", "a", "first words")
-    first = discover_skills(env, CACHED)  # parses, writes the file and keeps what it wrote
-    second = discover_skills(env, CACHED)
+    first = discover_skills(env, CACHED)  # parses and writes the file; a first open keeps nothing
+    second = discover_skills(env, CACHED)  # opened again: read, and kept from now on
+    assert len(loads) == 1
     third = discover_skills(env, CACHED)
-    assert loads == [] and third.skills == second.skills == first.skills
-    assert third.skills[0] is second.skills[0]  # the same skill object, turn after turn
+    fourth = discover_skills(env, CACHED)
+    assert len(loads) == 1 and fourth.skills == third.skills == second.skills == first.skills
+    assert fourth.skills[0] is third.skills[0]  # the same skill object, turn after turn
 
 
 def test_the_cache_kept_in_memory_is_dropped_when_its_file_changes(
-    tmp_path: Path, isolated_home: IsolatedHome, loads: list[object], counted: list[object]
+    tmp_path: Path,
+    isolated_home: IsolatedHome,
+    loads: list[object],
+    counted: list[object],
+    new_process: None,
 ) -> None:
     env = repo_env(tmp_path, isolated_home)
     write_skill(env.cwd / ".agents/skills/a", "a", "first words")
-    discover_skills(env, CACHED)
-    discover_skills(env, CACHED)
-    assert loads == []
+    for _ in range(3):
+        discover_skills(env, CACHED)
+    assert len(loads) == 1
     cache_file = isolated_home.cache / "skillshelf" / CACHE_FILE
     data = marshal.loads(cache_file.read_bytes())
     for row in data["entries"].values():

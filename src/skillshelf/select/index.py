@@ -20,12 +20,13 @@ whose documents have the same keys and stamps, while neither file was replaced, 
 removed, shares its postings (with the per-term impacts already computed) and memos instead
 of reading the files again; its documents follow the skills given (stamps do not cover every
 field of a skill). Stamps are still taken, so an edited ``SKILL.md`` counts at the next build;
-only the digest of a skill object already stamped is kept. One index is kept per process.
+only the digest of a skill object already stamped is kept. One index is kept per process, from
+its second build on (a command that builds once keeps nothing: the garbage collector would
+walk it).
 """
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import gc
 import threading
@@ -295,9 +296,8 @@ class _KeptIndex:
 
 
 _KEPT: list[_KeptIndex] = []  # at most one: the last build of this process that had a cache file
+_BUILDS = [0]  # how many builds with a cache file this process made
 _KEPT_LOCK = threading.Lock()
-# Freed at exit: the interpreter's last collections would walk it all (see skills/cache_file.py)
-atexit.register(_KEPT.clear)
 
 
 def _kept_index(cache: IndexCache | None) -> _KeptIndex | None:
@@ -306,6 +306,7 @@ def _kept_index(cache: IndexCache | None) -> _KeptIndex | None:
     if cache is None:
         return None
     with _KEPT_LOCK:
+        _BUILDS[0] += 1
         kept = _KEPT[0] if _KEPT else None
     if kept is None or kept.path != cache.path or not cache.unchanged(kept.files):
         return None
@@ -314,8 +315,8 @@ def _kept_index(cache: IndexCache | None) -> _KeptIndex | None:
 
 def _keep_index(cache: IndexCache, index: SkillIndex, keys: list[str], stamps: list[str]) -> None:
     """Keep ``index`` (it replaces the kept one) while ``cache``'s files stay as they are now."""
-    if cache.files is None:
-        return  # nothing on disk it stays in step with (a read-only cache folder)
+    if cache.files is None or _BUILDS[0] < 2:
+        return  # nothing on disk it stays in step with (a read-only cache folder), or a first build
     kept = _KeptIndex(path=cache.path, files=cache.files, keys=keys, stamps=stamps, index=index)
     with _KEPT_LOCK:
         _KEPT[:] = [kept]

@@ -11,6 +11,9 @@ Its ``decoded`` table holds the skills already built from its rows (keyed by the
 and the root), so an unchanged entry gives the same :class:`~skillshelf.skills.model.Skill`
 turn after turn, and the search index can tell unchanged skills by identity.
 
+Content is kept from a process's second open of a cache on: a command that opens it once (a
+hook answered without the server, ``skillshelf context``) keeps nothing, so it pays nothing for
+it (the garbage collector would walk the kept rows: 0.06 s of ``context`` at 10,000 skills).
 One file is kept per process (the last one read or written), so memory stays bounded whatever
 the number of cache folders. The kept dictionaries are never changed in place: a cache that
 is about to change them works on copies (:class:`~skillshelf.skills.cache.SkillCache`), so
@@ -21,7 +24,6 @@ times, when used.
 
 from __future__ import annotations
 
-import atexit
 import gc
 import marshal
 import os
@@ -54,10 +56,8 @@ class _Kept:
 
 
 _KEPT: list[_Kept] = []  # at most one: the file this process read or wrote last
+_OPENS = [0]  # how many times this process opened a cache file
 _LOCK = threading.Lock()
-# Freed at exit: the interpreter's last collections would walk it all (with the index's, 0.08 s
-# of a one-shot hook at 10,000 skills)
-atexit.register(_KEPT.clear)
 
 
 def _identity(st: os.stat_result) -> Identity:
@@ -79,6 +79,9 @@ def read_content(path: Path, version: int, rules: str) -> CacheContent | None:
         OSError: it cannot be read.
     """
     text = str(path)
+    with _LOCK:
+        _OPENS[0] += 1
+        keeping = _OPENS[0] > 1
     try:
         with open(text, "rb") as handle:
             identity = _identity(os.fstat(handle.fileno()))
@@ -89,8 +92,9 @@ def read_content(path: Path, version: int, rules: str) -> CacheContent | None:
     except FileNotFoundError:
         return None
     content = _parse(blob, version, rules)
-    with _LOCK:
-        _KEPT[:] = [_Kept(path=text, identity=identity, rules=rules, content=content)]
+    if keeping:
+        with _LOCK:
+            _KEPT[:] = [_Kept(path=text, identity=identity, rules=rules, content=content)]
     return content
 
 
@@ -120,6 +124,8 @@ def keep_content(path: Path, rules: str, content: CacheContent) -> None:
     """Remember ``content`` as what the file ``path`` now holds (just written), with the skills
     already decoded from rows it still has; nothing is kept if the file cannot be seen."""
     text = str(path)
+    if _OPENS[0] < 2:
+        return  # the first open of this process: nothing is kept yet
     try:
         identity = _identity(os.stat(text))
     except OSError:
