@@ -336,8 +336,8 @@ def _fresh_process_rankings(root: Path, cache: Path) -> list[list[tuple[str, flo
 def new_process(monkeypatch: pytest.MonkeyPatch) -> None:
     """The index as a process that has not built one yet sees it (it keeps one from its second
     build on)."""
-    monkeypatch.setattr(index_module, "_BUILDS", [0])
-    monkeypatch.setattr(index_module, "_KEPT", [])
+    monkeypatch.setattr(index_module, "_BUILDS", [0], raising=False)
+    monkeypatch.setattr(index_module, "_KEPT", [], raising=False)
 
 
 def test_a_long_lived_process_reuses_its_index_until_a_skill_is_edited_added_or_removed(
