@@ -81,7 +81,7 @@ of the query's idf mass instead (about what a skill holding every query term onc
 to 1.0 of it) raised MetaTool dev success@1 (by up to 3.5 points with MiniLM) but lowered
 success@1 on the full skill-requests dev split with the base install by one or two requests at
 every setting tried; floors under the WordLlama and MiniLM parts (an absolute cosine margin of
-0.1 to 0.3) changed no small-library figure by more than noise."""
+0.1 to 0.3) moved the small-library figures only within noise, both ways."""
 
 
 def bm25f_scores(
