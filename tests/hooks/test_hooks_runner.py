@@ -3,6 +3,7 @@ exit 0, and a line in the hook log."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import subprocess
 import threading
@@ -72,6 +73,24 @@ def test_work_past_the_deadline_answers_empty_at_once_and_warms_in_the_backgroun
     release.set()
     assert (run.answer, run.status, run.timed_out) == (b"", "timeout", True)
     assert spawned == [["hook", "warm", "--agent", "claude"]]
+
+
+def test_work_past_the_deadline_starts_no_warm_up_when_the_cache_cannot_be_written(
+    isolated_home: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    release = threading.Event()
+    spawned: list[list[str]] = []
+    monkeypatch.setitem(events.HANDLERS, "UserPromptSubmit", lambda *args: str(release.wait(30)))
+    monkeypatch.setattr("skillshelf.hooks.runner.spawn_detached", lambda args, **kw: spawned.append(args))
+    blocker = isolated_home.home / "not-a-folder"
+    blocker.write_text("x", encoding="utf-8")
+    env = make_project(isolated_home)
+    env = dataclasses.replace(env, dirs=dataclasses.replace(env.dirs, cache=blocker / "cache"))
+    raw = hook_input("UserPromptSubmit", env, prompt="anything")
+    run = run_hook("claude", "UserPromptSubmit", raw, env=env, state_dir=env.dirs.state, deadline=0.2)
+    release.set()
+    assert (run.status, run.timed_out, spawned) == ("timeout", True, [])
+    assert "no warm-up: the cache folder" in _log_lines(env.dirs.state)[-1]
 
 
 def test_a_damaged_index_cache_is_rebuilt_and_the_answer_still_comes(isolated_home: Any) -> None:

@@ -1,7 +1,8 @@
 """Workers die (SIGKILL) mid Phase 1 and mid Phase 2; the next run on this machine sees the holder
 is gone and finishes at once: no input lost, no output written twice. A worker that stalls
 (alive, not heartbeating) loses its lease when it expires. And 8 workers on one PostgreSQL
-database share 200 sessions, each processed exactly once."""
+database share 200 sessions, each processed exactly once. A run stopped with Ctrl-C leaves at
+once, without waiting for its calls in flight, and gives its sessions back untouched."""
 
 from __future__ import annotations
 
@@ -244,3 +245,44 @@ def test_eight_workers_on_postgres_process_200_sessions_exactly_once(
         ("memory_consolidate", "pending", 1),
         ("memory_stage1", "done", 200),
     ]
+
+
+def test_ctrl_c_stops_a_run_at_once_and_gives_its_sessions_back(
+    project: Path, isolated_home: Any, tmp_path: Path, scripted_model: ScriptedModel
+) -> None:
+    scripted_model.delay = lambda body: 120.0  # every call hangs far past the test
+    sessions = _sessions(tmp_path / "transcripts", project, 6)
+    config = isolated_home.config / "skillshelf" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text("[memory]\nconcurrency = 2\n", encoding="utf-8")
+    command = [sys.executable, "-m", "skillshelf.cli.main", "memory", "run", "--phase", "1"]
+    command += [
+        "--sessions",
+        str(sessions),
+        "--model",
+        "openai:small",
+        "--base-url",
+        scripted_model.url + "/v1",
+    ]
+    run = subprocess.Popen(command, cwd=project, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        scripted_model.wait_for(PHASE1, 2)
+        run.send_signal(signal.SIGINT)
+        run.communicate(timeout=30)  # not 120 s: the calls in flight are not waited for
+    finally:
+        run.kill()
+    assert run.returncode == 130
+    env = Env.from_os()
+    with open_store(data_dir=env.dirs.data) as store:
+        jobs = [store.job(STAGE1, f"sess-{i:03d}") for i in range(6)]
+        retries = store.retries  # no try was used up
+    assert all(
+        j and (j["status"], j["ownership_token"], j["retry_remaining"]) == ("pending", None, retries)
+        for j in jobs
+    ), jobs
+    scripted_model.delay = lambda body: 0.0
+    settings = MemorySettings().with_overrides(
+        extract_model="openai:small", base_url=scripted_model.url + "/v1"
+    )
+    report = run_memory(env, settings, RunOptions(sessions=(sessions,), phase="1"))
+    assert report.claimed == 6 and report.outcomes == {"extracted": 6} and not report.recovered

@@ -11,6 +11,7 @@ from typing import Any
 import click
 import pytest
 
+from skillshelf.cli import select_cmds  # imported before any test registers a selector
 from skillshelf.cli.main import main
 from skillshelf.config import load_config
 from skillshelf.env import Env
@@ -72,6 +73,16 @@ def test_a_registered_selector_ranks_and_takes_part_everywhere(
     assert [s["selector"] for s in out["selectors"]] == ["shortest-name"] and out["selectors"][0][
         "recall@1"
     ] == 1.0
+
+
+@pytest.mark.parametrize("command", ["search", "eval"])
+def test_a_selector_registered_after_the_cli_is_imported_is_listed_in_its_help(
+    isolated_home: Any, shortest: SelectorSpec, command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert select_cmds.search.name == "search"
+    assert main([command, "--help"]) == 0
+    shown = "".join(capsys.readouterr().out.split())  # help wraps lines, at hyphens too
+    assert "shortest-name:shortestnamefirst" in shown
 
 
 def test_a_selector_out_of_the_registry_is_refused(tmp_path: Path, isolated_home: Any) -> None:

@@ -1,5 +1,6 @@
-"""Options whose choices come from a registry: the catalog formats (read when the command runs,
-so that a format registered after import is offered as well) and the selectors."""
+"""Options whose choices come from a registry: the catalog formats and the selectors. Their
+choices and their help are read when the command runs or prints its help, so that a format or
+selector registered after import is offered and listed as well."""
 
 from __future__ import annotations
 
@@ -27,6 +28,18 @@ class RegistryChoice(click.Choice[str]):
     @choices.setter
     def choices(self, _value: Sequence[str]) -> None:
         """click.Choice sets its fixed choices here; ours come from ``names``."""
+
+
+class RegistryHelpOption(click.Option):
+    """A :class:`click.Option` whose help is ``help_text()``, asked afresh each time it is shown."""
+
+    def __init__(self, *args: Any, help_text: Callable[[], str], **kwargs: Any) -> None:
+        self._help_text = help_text
+        super().__init__(*args, **kwargs)
+
+    def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
+        self.help = self._help_text()
+        return super().get_help_record(ctx)
 
 
 def _format_names() -> Sequence[str]:
@@ -61,17 +74,28 @@ def catalog_options(func: Any) -> Any:
         "catalog_format",
         type=RegistryChoice(_format_names),
         default=None,
-        help=f"The catalog format (default: catalog.format from config, else codex). {_format_help()}.",
+        cls=RegistryHelpOption,
+        help_text=lambda: (
+            f"The catalog format (default: catalog.format from config, else codex). {_format_help()}."
+        ),
     )(func)
 
 
 def selector_option(*, default: str, with_all: bool) -> Callable[[F], F]:
     """``--selector``: a name of the selector registry (checked by the library: ``SE001``), with
     each selector's line of help; ``with_all`` offers ``all`` too (every one that can run here)."""
-    from skillshelf.select.registry import SELECTORS
-
-    lines = "; ".join(f"{spec.name}: {spec.help}" for spec in SELECTORS)
     prefix = "A selector, or `all` (every one that can run here)" if with_all else "The ranking to use"
+
+    def help_text() -> str:
+        from skillshelf.select.registry import SELECTORS
+
+        return f"{prefix}. " + "; ".join(f"{spec.name}: {spec.help}" for spec in SELECTORS) + "."
+
     return click.option(
-        "--selector", metavar="NAME", default=default, show_default=True, help=f"{prefix}. {lines}."
+        "--selector",
+        metavar="NAME",
+        default=default,
+        show_default=True,
+        cls=RegistryHelpOption,
+        help_text=help_text,
     )

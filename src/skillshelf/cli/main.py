@@ -142,9 +142,9 @@ def main(argv: list[str] | None = None) -> Any:
         if exc.hint:
             click.echo(f"  fix: {_shown(exc.hint)}", err=True)
         sys.exit(exc.exit_code)
-    except click.exceptions.Abort:
+    except click.exceptions.Abort:  # click's word for Ctrl-C (and EOF at a prompt)
         click.echo("Aborted.", err=True)
-        sys.exit(130)
+        _leave_interrupted()
     except click.exceptions.NoArgsIsHelpError as exc:
         exc.show()
         sys.exit(2)
@@ -163,9 +163,26 @@ def main(argv: list[str] | None = None) -> Any:
     except BrokenPipeError:
         sys.exit(0)
     except KeyboardInterrupt:
-        sys.exit(130)
+        _leave_interrupted()
     except Exception as exc:  # a bug: say so plainly; the traceback is one variable away
         report_internal_error(exc)
+
+
+def _leave_interrupted() -> None:
+    """Exit 130 at once on Ctrl-C. Worker threads still in a call (a memory run's model calls)
+    would hold the interpreter's exit until their calls end; their work has been handed back
+    (``memory.service``), so the process leaves without them."""
+    import threading
+
+    busy = [t for t in threading.enumerate() if t is not threading.main_thread() and not t.daemon]
+    if busy:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):  # a closed pipe or stream: nothing more to say
+                pass
+        os._exit(130)
+    sys.exit(130)
 
 
 def report_internal_error(exc: Exception) -> None:

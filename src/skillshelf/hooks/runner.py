@@ -5,7 +5,9 @@ worker thread and waits at most the event's deadline. Whatever goes wrong (input
 JSON or names another event, a broken config, a missing or damaged index, the model server
 gone, a bug), the answer is the empty one, the exit code 0, and one line goes to the hook log
 (``<state dir>/hooks/hooks.log``). Past the deadline the hook answers empty at once and
-starts the same work detached (``hook warm``), so that the next prompt finds the index built.
+starts the same work detached (``hook warm``), so that the next prompt finds the index built,
+unless the cache folder cannot be written: a warm-up would build an index it cannot keep (the
+log line says so).
 
 Deadlines (:mod:`.deadlines`) stay well under the timeouts ``setup`` writes into the agents'
 configuration, so the agent never has to kill the hook.
@@ -76,11 +78,14 @@ def run_hook(
     worker.join(limit or None)
     seconds = time.perf_counter() - start
     if worker.is_alive():
+        detail = f"over {limit:g} s"
         if event == "UserPromptSubmit":
-            _spawn(["hook", "warm", "--agent", agent], env=env, state_dir=state_dir)
-        run = HookRun(
-            answer=EMPTY, status="timeout", seconds=seconds, detail=f"over {limit:g} s", timed_out=True
-        )
+            unusable = _unwritable(env.dirs.cache / "index")
+            if unusable is None:
+                _spawn(["hook", "warm", "--agent", agent], env=env, state_dir=state_dir)
+            else:
+                detail += f"; no warm-up: the cache folder {unusable} cannot be written"
+        run = HookRun(answer=EMPTY, status="timeout", seconds=seconds, detail=detail, timed_out=True)
     elif failed:
         run = HookRun(answer=EMPTY, status="error", seconds=seconds, detail=_describe(failed[0]))
     else:
@@ -110,6 +115,18 @@ def _handle(agent: Agent, event: str, raw: bytes, env: Env, state_dir: Path, *, 
             _spawn(args, env=here, state_dir=state_dir)
 
     return handler(agent, inp, here, spawn)
+
+
+def _unwritable(folder: Path) -> Path | None:
+    """None when ``folder`` is (or can be made) a folder this process can write in; otherwise
+    the folder that stops it (set ``SKILLSHELF_CACHE_DIR`` or mend its permissions)."""
+    import os
+
+    try:
+        private_dir(folder)
+    except OSError:
+        return folder
+    return None if os.access(folder, os.W_OK | os.X_OK) else folder
 
 
 def _describe(exc: BaseException) -> str:

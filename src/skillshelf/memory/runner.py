@@ -3,9 +3,10 @@ heartbeat that keeps a long job's lease alive (and notices when ownership is los
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from types import TracebackType
@@ -112,6 +113,15 @@ class LeaseKeeper(_Ticker):
     def done(self, session_id: str) -> None:
         with self._lock:
             self._held.pop(session_id, None)
+
+    def give_back(self, claims: Iterable[Stage1Claim]) -> None:
+        """Stop holding ``claims`` and put them back in the queue at once, no retry used (the
+        run was stopped). A call of theirs still running cannot save when it ends: the lease
+        is no longer its own."""
+        for claim in claims:
+            self.done(claim.session_id)
+            with contextlib.suppress(SkillshelfError):
+                self._store.release(STAGE1, claim.session_id, claim.token)
 
     def tick(self) -> bool:
         with self._lock:

@@ -245,19 +245,23 @@ def _phase1(
         finally:
             keeper.done(claim.session_id)
 
-    with (
-        LeaseKeeper(store, settings=settings, clock=clock) as keeper,
-        ThreadPoolExecutor(max_workers=settings.concurrency, thread_name_prefix="memory-phase1") as pool,
-    ):
+    with LeaseKeeper(store, settings=settings, clock=clock) as keeper:
         keeper.hold(claims)
+        pool = ThreadPoolExecutor(max_workers=settings.concurrency, thread_name_prefix="memory-phase1")
         futures = {pool.submit(job, c): c for c in claims}
-        for n, future in enumerate(as_completed(futures), 1):
-            outcome, error = future.result()
-            outcomes[outcome] += 1
-            if error:
-                report.errors.append(f"{futures[future].session_id}: {error}")
-            if progress:
-                progress("extract", n, len(claims))
+        try:
+            for n, future in enumerate(as_completed(futures), 1):
+                outcome, error = future.result()
+                outcomes[outcome] += 1
+                if error:
+                    report.errors.append(f"{futures[future].session_id}: {error}")
+                if progress:
+                    progress("extract", n, len(claims))
+        except BaseException:  # Ctrl-C: queued jobs never start, running calls are not waited for
+            pool.shutdown(wait=False, cancel_futures=True)
+            keeper.give_back(c for f, c in futures.items() if not f.done() or f.cancelled())
+            raise
+        pool.shutdown()
     report.outcomes = dict(outcomes)
 
 

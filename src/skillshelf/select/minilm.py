@@ -77,15 +77,37 @@ def read_safetensors(path: Path) -> dict[str, Matrix]:
 
 
 def _erf(x: Matrix) -> Matrix:
-    """Abramowitz-Stegun 7.1.26 (|error| < 1.5e-7), vectorised."""
+    """Abramowitz-Stegun 7.1.26 (|error| < 1.5e-7), vectorised, in float32 and in place: the
+    intermediate layer's activations are the model's largest arrays, and a temporary per step
+    cost a third of the encoding time."""
     import numpy as np
 
-    sign = np.sign(x)
-    a = np.abs(x)
-    t = 1.0 / (1.0 + 0.3275911 * a)
-    poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))))
-    out: Matrix = (sign * (1.0 - poly * np.exp(-a * a))).astype(np.float32)
+    a = np.abs(x).astype(np.float32, copy=False)
+    t = np.multiply(a, np.float32(0.3275911))
+    t += np.float32(1.0)
+    np.reciprocal(t, out=t)
+    poly = np.multiply(t, np.float32(1.061405429))
+    for coefficient in (-1.453152027, 1.421413741, -0.284496736, 0.254829592):
+        poly += np.float32(coefficient)
+        poly *= t
+    np.multiply(a, a, out=a)
+    np.negative(a, out=a)
+    np.exp(a, out=a)
+    poly *= a
+    np.subtract(np.float32(1.0), poly, out=poly)
+    out: Matrix = np.copysign(poly, x, out=poly)
     return out
+
+
+def _gelu(x: Matrix) -> Matrix:
+    """``0.5 * x * (1 + erf(x / sqrt(2)))``, overwriting ``x``."""
+    import numpy as np
+
+    e = _erf(x / np.float32(math.sqrt(2.0)))
+    e += np.float32(1.0)
+    x *= e
+    x *= np.float32(0.5)
+    return x
 
 
 def _layer_norm(x: Matrix, w: Matrix, b: Matrix, eps: float = 1e-12) -> Matrix:
@@ -185,7 +207,7 @@ class MiniLM:
             w[p + "attention.output.LayerNorm.bias"],
         )
         inter = proj("intermediate.dense", x)
-        inter = (0.5 * inter * (1.0 + _erf(inter / np.float32(math.sqrt(2.0))))).astype(np.float32)
+        inter = _gelu(inter)
         return _layer_norm(
             proj("output.dense", inter) + x, w[p + "output.LayerNorm.weight"], w[p + "output.LayerNorm.bias"]
         )

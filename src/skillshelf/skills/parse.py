@@ -12,6 +12,7 @@ name is the skill's name and a missing description falls back to the first line 
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
@@ -31,6 +32,7 @@ from skillshelf.skills.frontmatter import (
 from skillshelf.skills.model import MAX_SKILL_BYTES, Skill, SkillRoot
 from skillshelf.skills.openai_yaml import OpenAIMetadata, parse_openai_yaml
 from skillshelf.skills.parse_fields import KnownFields, known_fields, to_plain
+from skillshelf.skills.parse_identity import MAX_NAME_CHARS, skill_description, skill_name
 from skillshelf.skills.roots import is_claude_root
 from skillshelf.skills.skill_files import decode_text, file_size, read_limited, read_openai_yaml
 
@@ -44,7 +46,6 @@ __all__ = [
     "split_body",
 ]
 
-MAX_NAME_CHARS = 64
 BOM = "\ufeff"
 
 
@@ -124,14 +125,6 @@ def _load_with_repair(split: FrontmatterSplit, path: Path, out: list[Diagnostic]
     return None
 
 
-def _claude_description(body: str) -> str:
-    for line in body.splitlines():
-        text = collapse_whitespace(line.lstrip("#"))
-        if text:
-            return text
-    return ""
-
-
 def parse_skill_text(
     text: str,
     *,
@@ -143,48 +136,11 @@ def parse_skill_text(
     """Parse the text of ``path`` (a ``SKILL.md`` found under ``root``). Pure; never raises."""
     claude = is_claude_root(root)
     out: list[Diagnostic] = []
-    if not text.isascii():
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError as exc:  # a lone surrogate, e.g. from a "\ud800" JSON escape
-            line = text.count("\n", 0, exc.start) + 1
-            return ParsedSkill(
-                skill=None,
-                body=text,
-                diagnostics=(
-                    _error(
-                        "SK115",
-                        "the text holds a lone surrogate code point, which is not valid Unicode text",
-                        "save the file as UTF-8 text",
-                        path,
-                        line,
-                    ),
-                ),
-            )
-    if text.startswith(BOM):
-        if not claude:
-            out.append(
-                _error(
-                    "SK112",
-                    "the file starts with a UTF-8 byte-order mark, so Codex finds no "
-                    "frontmatter and skips it",
-                    "save the file as UTF-8 without BOM",
-                    path,
-                    1,
-                )
-            )
-            return ParsedSkill(skill=None, body=text, diagnostics=tuple(out))
-        out.append(
-            diagnostic(
-                "SK112",
-                Severity.WARNING,
-                "the file starts with a UTF-8 byte-order mark (read anyway; Codex skips such files)",
-                "save the file as UTF-8 without BOM",
-                path,
-                1,
-            )
-        )
-        text = text[1:]
+    readable = _readable_text(text, path=path, claude=claude, out=out)
+    if readable is None:
+        return ParsedSkill(skill=None, body=text, diagnostics=tuple(out))
+    text = readable
+    build = functools.partial(_build, path=path, root=root, out=out, openai=(openai_yaml, openai_yaml_path))
     split = split_frontmatter(text)
     if isinstance(split, str):
         code, message, fix = _SPLIT_FAILURES[split]
@@ -193,15 +149,7 @@ def parse_skill_text(
         out.append(
             diagnostic(code, Severity.WARNING, f"{message} (Claude Code reads it anyway)", fix, path, 1)
         )
-        return _build(
-            mapping={},
-            doc=None,
-            body=text,
-            path=path,
-            root=root,
-            out=out,
-            openai=(openai_yaml, openai_yaml_path),
-        )
+        return build(mapping={}, doc=None, body=text)
     if split.closing_indented:
         out.append(
             diagnostic(
@@ -217,16 +165,7 @@ def parse_skill_text(
     simple = simple_frontmatter(split.yaml_text)
     if simple is not None:
         _check_body(split.body, path, out)
-        return _build(
-            mapping=simple[0],
-            doc=None,
-            fields=simple[1],
-            body=split.body,
-            path=path,
-            root=root,
-            out=out,
-            openai=(openai_yaml, openai_yaml_path),
-        )
+        return build(mapping=simple[0], doc=None, fields=simple[1], body=split.body)
     doc = _load_with_repair(split, path, out)
     if doc is None:
         return ParsedSkill(skill=None, body=split.body, diagnostics=tuple(out))
@@ -242,15 +181,37 @@ def parse_skill_text(
         )
         return ParsedSkill(skill=None, body=split.body, diagnostics=tuple(out))
     _check_body(split.body, path, out)
-    return _build(
-        mapping=doc.value or {},
-        doc=doc,
-        body=split.body,
-        path=path,
-        root=root,
-        out=out,
-        openai=(openai_yaml, openai_yaml_path),
+    return build(mapping=doc.value or {}, doc=doc, body=split.body)
+
+
+def _readable_text(text: str, *, path: Path, claude: bool, out: list[Diagnostic]) -> str | None:
+    """``text`` without its byte-order mark, or None when it cannot be read as a skill: a lone
+    surrogate (SK115), or a byte-order mark where Codex reads the file (SK112)."""
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as exc:  # a lone surrogate, e.g. from a "\ud800" JSON escape
+            line = text.count("\n", 0, exc.start) + 1
+            message = "the text holds a lone surrogate code point, which is not valid Unicode text"
+            out.append(_error("SK115", message, "save the file as UTF-8 text", path, line))
+            return None
+    if not text.startswith(BOM):
+        return text
+    if not claude:
+        message = "the file starts with a UTF-8 byte-order mark, so Codex finds no frontmatter and skips it"
+        out.append(_error("SK112", message, "save the file as UTF-8 without BOM", path, 1))
+        return None
+    out.append(
+        diagnostic(
+            "SK112",
+            Severity.WARNING,
+            "the file starts with a UTF-8 byte-order mark (read anyway; Codex skips such files)",
+            "save the file as UTF-8 without BOM",
+            path,
+            1,
+        )
     )
+    return text[1:]
 
 
 def _check_body(body: str, path: Path, out: list[Diagnostic]) -> None:
@@ -284,68 +245,9 @@ def _build(
     out.extend(fields.diagnostics)
     if fields.fatal:
         return ParsedSkill(skill=None, body=body, diagnostics=tuple(out))
-    folder_name = collapse_whitespace(path.parent.name)
-    name = collapse_whitespace(fields.name or "")
-    if claude:
-        if name and name != path.parent.name:
-            out.append(
-                diagnostic(
-                    "SK124",
-                    Severity.WARNING,
-                    f"Claude Code names this skill {path.parent.name!r} after its folder, not {name!r}",
-                    "rename the folder or the `name` so they match",
-                    path,
-                    field="name",
-                )
-            )
-        name = path.parent.name
-    elif not name:
-        name = folder_name or "skill"
-        out.append(
-            diagnostic(
-                "SK109",
-                Severity.INFO,
-                f"no `name`; the folder name {name!r} is used",
-                f"add `name: {name}` to the frontmatter",
-                path,
-                field="name",
-            )
-        )
-    if not claude and len(name) > MAX_NAME_CHARS:
-        out.append(
-            _error(
-                "SK108",
-                f"invalid name: exceeds maximum length of {MAX_NAME_CHARS} characters ({len(name)})",
-                f"shorten the name to at most {MAX_NAME_CHARS} characters",
-                path,
-                field="name",
-            )
-        )
-        return ParsedSkill(skill=None, body=body, diagnostics=tuple(out))
-    description = collapse_whitespace(fields.description or "")
-    if not description and claude:
-        description = _claude_description(body)
-        if description:
-            out.append(
-                diagnostic(
-                    "SK125",
-                    Severity.WARNING,
-                    "no `description`; Claude Code uses the first line of the body",
-                    "add a `description:` that says what the skill does and when to use it",
-                    path,
-                    field="description",
-                )
-            )
-    if not description:
-        out.append(
-            _error(
-                "SK107",
-                "missing field `description`",
-                "add `description:` saying what the skill does and when to use it",
-                path,
-                field="description",
-            )
-        )
+    name = skill_name(fields.name, path=path, claude=claude, out=out)
+    description = skill_description(fields.description, body, path=path, claude=claude, out=out)
+    if name is None or description is None:
         return ParsedSkill(skill=None, body=body, diagnostics=tuple(out))
     plain = to_plain(mapping, path=path, out=out)  # type: ignore[arg-type]
     claude_fields, notes = parse_claude_fields(plain, path=path)
