@@ -16,6 +16,7 @@ from skillshelf.select.ranking import Ranker
 from skillshelf.select.selectors import default_parts
 from skillshelf.select.selectors.sparse import query_weights
 from skillshelf.select.suggest import suggested, suggestion_fragment
+from skillshelf.skills.builtin import packaged_skills_dir
 from skillshelf.skills.discover import discover_in
 from testkit import missing
 
@@ -217,3 +218,22 @@ def test_a_short_fitting_request_is_suggested_among_three_skills(tmp_path: Path,
     # among a few skills a word only one of them has still counts as a whole word of evidence
     ranking = _models(models, _write(tmp_path, TOPICS[:3])).rank("bump the version")
     assert ranking.confident and ranking.suggested[0].doc.name == "git-release", ranking.confidence
+
+
+@pytest.mark.parametrize("models", MODELS)
+def test_a_built_in_skill_that_mentions_one_word_is_not_suggested_before_the_skill_described(
+    tmp_path: Path, models: str
+) -> None:
+    # writing-skills says "Deploy" once in its body; kube-rollout's description is the request
+    root = tmp_path / "skills"
+    body = "# Steps\n\nCheck the manifest, apply it and watch the pods come up.\n"
+    (root / "kube-rollout").mkdir(parents=True)
+    (root / "kube-rollout" / "SKILL.md").write_text(
+        f"---\nname: kube-rollout\ndescription: Roll out Kubernetes deployments safely.\n---\n{body}",
+        encoding="utf-8",
+    )
+    skills = discover_in([root, packaged_skills_dir()]).skills
+    assert {s.name for s in skills} == {"kube-rollout", "using-skillshelf", "writing-skills"}
+    ranking = _models(models, SkillIndex.build(skills)).rank("roll out the kubernetes deployment")
+    assert ranking.ranked[0].doc.name == "kube-rollout"
+    assert [r.doc.name for r in ranking.suggested] == ["kube-rollout"], ranking.confidence

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
+
 import pytest
 
 from skillshelf.errors import UsageError
@@ -10,6 +13,7 @@ from skillshelf.select.docs import SkillDoc, doc_for_tool
 from skillshelf.select.index import SkillIndex
 from skillshelf.select.registry import SELECTORS
 from skillshelf.select.selectors.codex import codex_bm25, codex_lexical, codex_ngram, split_views
+from skillshelf.skills.discover import discover_in
 
 
 def _tools(*rows: tuple[str, str]) -> SkillIndex:
@@ -141,3 +145,23 @@ def test_default_reads_typos_in_a_request_but_not_in_a_long_task(monkeypatch: py
     task = " ".join(["Please combine the quarterly PDF reports into one file for the board."] * 5)
     assert rank_docs(index, task)[0].doc.name == "pdf-merge"
     assert seen == ["resizng imagse"]
+
+
+def test_among_a_few_skills_one_body_word_does_not_outrank_a_description_that_matches(
+    tmp_path: Path, make_skill: Callable[..., Path]
+) -> None:
+    make_skill(
+        tmp_path, "csv-dedupe", "Remove duplicate rows from CSV exports.", "# Steps\n\nSort, then compare.\n"
+    )
+    make_skill(
+        tmp_path,
+        "release-notes",
+        "Draft release notes from merged pull requests.",
+        "# Notes\n\nOne line per change, in rows.\n",
+    )
+    make_skill(tmp_path, "image-resize", "Resize and crop images in bulk.", "# Images\n\nUse Pillow.\n")
+    index = SkillIndex.build(discover_in([tmp_path]).skills)
+    query = "remove the duplicate rows from my csv export"
+    lexical = {r.doc.name: r.score for r in rank_docs(index, query, selector="bm25f")}
+    assert list(lexical) == ["csv-dedupe", "release-notes"]
+    assert [r.doc.name for r in rank_docs(index, query)] == ["csv-dedupe", "release-notes"]

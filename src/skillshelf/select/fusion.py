@@ -46,11 +46,12 @@ def rrf(
     return ordered[:limit]
 
 
-def normalised(scores: Scores) -> Scores:
-    """``scores / max(scores)`` (all zeros stays all zeros)."""
+def normalised(scores: Scores, *, floor: float = 0.0) -> Scores:
+    """``scores / max(max(scores), floor)`` (all zeros stays all zeros). ``floor``: the score
+    that counts as a full point however weak the best one is (0: the best one always does)."""
     import numpy as np
 
-    top = float(scores.max()) if len(scores) else 0.0
+    top = max(float(scores.max()) if len(scores) else 0.0, floor)
     if top <= 0:
         return np.zeros_like(scores)
     return (scores / np.float32(top)).astype(np.float32)
