@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 from hooks_helpers import context_text, hook_input, make_project, run_python
 
+from skillshelf.env import Env
 from skillshelf.hooks import events
-from skillshelf.hooks.runner import log_path, run_hook
+from skillshelf.hooks.runner import HookRun, log_path, run_hook
 
 
 def _log_lines(state: Path) -> list[str]:
@@ -60,17 +61,22 @@ def test_a_failure_inside_the_work_is_logged_with_its_code_and_secrets_redacted(
     assert run.detail.startswith("ME012: db at") and "hunter2hunter2" not in run.detail
 
 
-def test_work_past_the_deadline_answers_empty_at_once_and_warms_in_the_background(
-    isolated_home: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _late_prompt(env: Env, monkeypatch: pytest.MonkeyPatch) -> tuple[HookRun, list[list[str]]]:
+    """A prompt hook whose work outlasts its 0.2 s deadline, and the jobs it started detached."""
     release = threading.Event()
     spawned: list[list[str]] = []
     monkeypatch.setitem(events.HANDLERS, "UserPromptSubmit", lambda *args: str(release.wait(30)))
     monkeypatch.setattr("skillshelf.hooks.runner.spawn_detached", lambda args, **kw: spawned.append(args))
-    env = make_project(isolated_home)
     raw = hook_input("UserPromptSubmit", env, prompt="anything")
     run = run_hook("claude", "UserPromptSubmit", raw, env=env, state_dir=env.dirs.state, deadline=0.2)
     release.set()
+    return run, spawned
+
+
+def test_work_past_the_deadline_answers_empty_at_once_and_warms_in_the_background(
+    isolated_home: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run, spawned = _late_prompt(make_project(isolated_home), monkeypatch)
     assert (run.answer, run.status, run.timed_out) == (b"", "timeout", True)
     assert spawned == [["hook", "warm", "--agent", "claude"]]
 
@@ -78,17 +84,11 @@ def test_work_past_the_deadline_answers_empty_at_once_and_warms_in_the_backgroun
 def test_work_past_the_deadline_starts_no_warm_up_when_the_cache_cannot_be_written(
     isolated_home: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    release = threading.Event()
-    spawned: list[list[str]] = []
-    monkeypatch.setitem(events.HANDLERS, "UserPromptSubmit", lambda *args: str(release.wait(30)))
-    monkeypatch.setattr("skillshelf.hooks.runner.spawn_detached", lambda args, **kw: spawned.append(args))
     blocker = isolated_home.home / "not-a-folder"
     blocker.write_text("x", encoding="utf-8")
     env = make_project(isolated_home)
     env = dataclasses.replace(env, dirs=dataclasses.replace(env.dirs, cache=blocker / "cache"))
-    raw = hook_input("UserPromptSubmit", env, prompt="anything")
-    run = run_hook("claude", "UserPromptSubmit", raw, env=env, state_dir=env.dirs.state, deadline=0.2)
-    release.set()
+    run, spawned = _late_prompt(env, monkeypatch)
     assert (run.status, run.timed_out, spawned) == ("timeout", True, [])
     assert "no warm-up: the cache folder" in _log_lines(env.dirs.state)[-1]
 

@@ -255,15 +255,8 @@ def test_ctrl_c_stops_a_run_at_once_and_gives_its_sessions_back(
     config = isolated_home.config / "skillshelf" / "config.toml"
     config.parent.mkdir(parents=True, exist_ok=True)
     config.write_text("[memory]\nconcurrency = 2\n", encoding="utf-8")
-    command = [sys.executable, "-m", "skillshelf.cli.main", "memory", "run", "--phase", "1"]
-    command += [
-        "--sessions",
-        str(sessions),
-        "--model",
-        "openai:small",
-        "--base-url",
-        scripted_model.url + "/v1",
-    ]
+    args = f"memory run --phase 1 --model openai:small --base-url {scripted_model.url}/v1".split()
+    command = [sys.executable, "-m", "skillshelf.cli.main", *args, "--sessions", str(sessions)]
     run = subprocess.Popen(command, cwd=project, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         scripted_model.wait_for(PHASE1, 2)
