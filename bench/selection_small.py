@@ -1,60 +1,117 @@
-"""``bench/selection.py``'s small-library rows: the skill-requests test split ranked in libraries of
-a few skills plus the built-in skills (run by ``bench/selection.py --sets requests``)."""
+"""Small libraries: skill requests ranked among a few corpus skills plus the built-in skills.
+
+``bench/selection.py --sets requests`` reports the test split this way (:func:`small_libraries`);
+``bench/fit_selection.py`` fits the few-skills confidence model on the dev split's draws
+(:meth:`Libraries.draws`)."""
 
 from __future__ import annotations
 
 import argparse
 import random
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from selection import CACHE, Query, body_of, load_corpus, semantic_variants
 
 from skillshelf.select.index import SkillIndex
 from skillshelf.select.ranking import Ranker, RankingSettings
+from skillshelf.skills.model import Skill
 
 SMALL_SIZES = (3, 10, 30, 100)
 
 
-def small_libraries(queries: Sequence[Query], args: argparse.Namespace) -> dict[str, Any]:
-    """The skill-requests **test** split in small libraries: each request ranked against its
-    right skill (the first listed; for ``multi`` the last one too), random other corpus skills
-    (seed 0) up to :data:`SMALL_SIZES` skills, and the built-in skills, as every install has
-    them. A built-in skill counts as right where a right skill has its name. Per size: success@1
-    and @3, the share of ``none`` requests with no suggestion, the share of requests with a
-    right skill in the top five whose suggestions lose it, and over the requests whose right
-    skill is no built-in one, how often a built-in skill ranks first and is suggested."""
-    from skillshelf.skills.builtin import packaged_skills_dir
-    from skillshelf.skills.discover import discover_in
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Draw:
+    """One request ranked in one small library: the library's index, the keys that count as
+    right (the built-in skill of the same name too) and the built-in skills' keys."""
 
-    corpus = load_corpus()
-    builtins = list(discover_in([packaged_skills_dir()]).skills)
-    by_path = {str(s.path): s for s in corpus}
-    full = SkillIndex.build(corpus + builtins, cache_dir=CACHE / "small", body_reader=body_of)
+    size: int
+    query: Query
+    index: SkillIndex
+    right: frozenset[str]
+    builtins: frozenset[str]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Libraries:
+    """The corpus with the built-in skills, indexed once (the models' vectors are cut from it)."""
+
+    corpus: list[Skill]
+    builtins: list[Skill]
+    full: SkillIndex
+
+    @classmethod
+    def load(cls) -> Libraries:
+        from skillshelf.skills.builtin import packaged_skills_dir
+        from skillshelf.skills.discover import discover_in
+
+        corpus = load_corpus()
+        builtins = list(discover_in([packaged_skills_dir()]).skills)
+        full = SkillIndex.build(corpus + builtins, cache_dir=CACHE / "small", body_reader=body_of)
+        return cls(corpus=corpus, builtins=builtins, full=full)
+
+    def draws(self, queries: Sequence[Query], sizes: Sequence[int], rng: random.Random) -> Iterator[Draw]:
+        """Each request of ``queries`` at each size: its right skill (the first listed; for
+        ``multi`` the last one too), random other corpus skills from ``rng`` up to ``size``
+        skills, and the built-in skills, as every install has them."""
+        by_path = {str(s.path): s for s in self.corpus}
+        builtin_keys = frozenset(str(s.path) for s in self.builtins)
+        for size in sizes:
+            for q in queries:
+                rel = list(q["relevant"])
+                first = rel[:1] + ([rel[-1]] if q["kind"] == "multi" and rel[-1] != rel[0] else [])
+                right = [by_path[p] for p in first if p in by_path]
+                others = [s for s in self.corpus if str(s.path) not in set(rel)]
+                index = SkillIndex.build(
+                    right + rng.sample(others, max(0, size - len(right))) + self.builtins,
+                    body_reader=body_of,
+                )
+                names = {by_path[p].name for p in rel if p in by_path}
+                right_keys = set(rel) | {str(s.path) for s in self.builtins if s.name in names}
+                yield Draw(
+                    size=size, query=q, index=index, right=frozenset(right_keys), builtins=builtin_keys
+                )
+
+    def semantic(self, sem: Any, index: SkillIndex) -> Any:
+        """``sem`` (vectors of every document of :attr:`full`) cut down to ``index``."""
+        return _sliced(sem, self.full, index)
+
+
+def small_libraries(queries: Sequence[Query], args: argparse.Namespace) -> dict[str, Any]:
+    """The skill-requests **test** split in small libraries (:meth:`Libraries.draws`, seed 0, at
+    :data:`SMALL_SIZES` skills). A built-in skill counts as right where a right skill has its
+    name. Per size: success@1 and @3, the share of ``none`` requests with no suggestion, the
+    share of requests with a right skill in the top five whose suggestions lose it, and over the
+    requests whose right skill is no built-in one, how often a built-in skill ranks first and is
+    suggested."""
+    libraries = Libraries.load()
     variants = [
-        (label, make(full)) for label, make in semantic_variants("base" if args.no_semantic else "all")
+        (label, make(libraries.full))
+        for label, make in semantic_variants("base" if args.no_semantic else "all")
     ]
     print(
-        f"\n== skill-requests test split in small libraries (+ {len(builtins)} built-in skills)", flush=True
+        f"\n== skill-requests test split in small libraries (+ {len(libraries.builtins)} built-in skills)",
+        flush=True,
     )
     out: dict[str, Any] = {}
-    rng = random.Random(0)
-    for size in SMALL_SIZES:
-        counts: dict[str, dict[str, int]] = {label: {} for label, _ in variants}
-        for q in queries:
-            rel = list(q["relevant"])
-            first = rel[:1] + ([rel[-1]] if q["kind"] == "multi" and rel[-1] != rel[0] else [])
-            right = [by_path[p] for p in first if p in by_path]
-            others = [s for s in corpus if str(s.path) not in set(rel)]
-            index = SkillIndex.build(
-                right + rng.sample(others, max(0, size - len(right))) + builtins, body_reader=body_of
+    counts: dict[int, dict[str, dict[str, int]]] = {
+        size: {label: {} for label, _ in variants} for size in SMALL_SIZES
+    }
+    for draw in libraries.draws(queries, SMALL_SIZES, random.Random(0)):
+        for label, sem in variants:
+            ranker = Ranker(
+                draw.index, semantic=libraries.semantic(sem, draw.index), settings=RankingSettings()
             )
-            names = {by_path[p].name for p in rel if p in by_path}
-            right_keys = set(rel) | {str(s.path) for s in builtins if s.name in names}
-            for label, sem in variants:
-                ranker = Ranker(index, semantic=_sliced(sem, full, index), settings=RankingSettings())
-                _count(counts[label], ranker, str(q["query"]), right_keys, {str(s.path) for s in builtins})
-        for label, c in counts.items():
+            _count(
+                counts[draw.size][label],
+                ranker,
+                str(draw.query["query"]),
+                set(draw.right),
+                set(draw.builtins),
+            )
+    for size in SMALL_SIZES:
+        for label, c in counts[size].items():
             row = _small_row(c)
             out[f"{size}/{label}"] = row
             print(
