@@ -163,3 +163,27 @@ def _check_updates(model: FieldModel, start: set[int], steps: list[list[tuple[in
         )
         assert current.df[[current.vocab[t] for t in fresh.vocab]].tolist() == fresh.df.tolist()
         np.testing.assert_array_equal(current.lengths, fresh.lengths)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.sampled_from([META_MODEL, CONTENT_MODEL]).flatmap(
+        lambda m: st.tuples(st.just(m), _docs(len(m.fields)))
+    ),
+    st.dictionaries(_TERMS, st.sampled_from([1.0, 1.5, 2.0]), min_size=1, max_size=8),
+)
+def test_copying_slices_and_gathering_rows_score_the_same(
+    case: tuple[FieldModel, list[list[dict[str, int]]]], query: dict[str, float]
+) -> None:
+    model, docs = case
+    built = Postings.build(model, docs, [[float(sum(f.values())) for f in doc] for doc in docs])
+    original = postings_module.SLICE_ROWS, postings_module.SLICE_MIN_AVG
+    results = []
+    try:
+        for slice_rows, min_avg in ((0, 0), (10**9, 10**9)):  # every query sliced, then gathered
+            postings_module.SLICE_ROWS, postings_module.SLICE_MIN_AVG = slice_rows, min_avg
+            scores, matched = built.score(query)
+            results.append((scores.tolist(), matched.tolist(), built.field_coverage(query, 0).tolist()))
+    finally:
+        postings_module.SLICE_ROWS, postings_module.SLICE_MIN_AVG = original
+    assert results[0] == results[1]
