@@ -269,18 +269,12 @@ def test_among_a_few_skills_and_the_built_ins_few_unrelated_requests_get_a_sugge
     tmp_path: Path, models: str
 ) -> None:
     # the built-in skills' long bodies share common words ("write", "read", "show") with most
-    # requests; among five skills that used to pass for evidence (4 of these 14 suggested)
+    # requests; among five skills that used to pass for evidence (4 of these 14 had suggestions)
     ranker = _few_with_built_ins(tmp_path, models)
     shown = {request: [r.doc.name for r in ranker.rank(request).suggested] for request in OFF_TOPIC}
     assert sum(map(bool, shown.values())) <= len(OFF_TOPIC) // 7, shown
     fits = ranker.rank("Bump the version and tag the release")
     assert [r.doc.name for r in fits.suggested][:1] == ["git-release"], fits.confidence
-
-
-def test_among_a_few_skills_the_base_install_suggests_nothing_for_unrelated_requests(tmp_path: Path) -> None:
-    ranker = _few_with_built_ins(tmp_path, "wordllama")
-    shown = {request: [r.doc.name for r in ranker.rank(request).suggested] for request in OFF_TOPIC}
-    assert shown == dict.fromkeys(OFF_TOPIC, []), shown
 
 
 def test_a_library_below_the_competing_size_is_read_by_the_few_skills_model() -> None:

@@ -121,12 +121,12 @@ so that its fitted threshold falls at :data:`DEFAULT_MIN_CONFIDENCE`."""
 
 FEW_MODELS: Mapping[tuple[str, ...], Calibration] = MappingProxyType(
     {
-        (): Calibration(coefficients=(1.415, 2.554, 0.664, -0.384, -0.591, -1.521, 3.916), intercept=-4.921),
+        (): Calibration(coefficients=(1.985, 3.702, 0.915, -0.176, -0.311, -1.519, 4.896), intercept=-7.642),
         ("wordllama",): Calibration(
-            coefficients=(1.361, 2.330, -0.082, -0.557, -1.432, 3.609, 1.865), intercept=-4.984
+            coefficients=(1.863, 3.062, 0.119, -0.239, -1.374, 4.587, 3.205), intercept=-7.649
         ),
         ("minilm", "wordllama"): Calibration(
-            coefficients=(1.319, 1.970, -0.143, -0.911, -1.475, 3.589, 1.402, 2.000), intercept=-4.812
+            coefficients=(1.802, 2.333, 0.119, -0.747, -1.465, 4.396, 2.207, 4.256), intercept=-7.244
         ),
     }
 )
@@ -138,13 +138,14 @@ common words ("write", "read"), so half the dev ``none`` requests among five ski
 built-in skill suggested.
 ``bench/fit_selection.py`` fits these on the same data as :data:`MODELS` plus the dev requests
 ranked in small libraries (each against its right skill, random other corpus skills and the
-built-in skills, 5 to 42 skills in all, three draws), each of those rows weighted 0.1, with the
-same threshold rule. The weight was chosen among 0.03 to 1 by that script's cross-validation:
-the largest at which, with every combination of models, the right skills held back at each
-library size stay less than a point above the full-library models' (0.2 held back one point
-more at 22 skills with the base install). Cross-validated, base install, at 5 / 7 / 12 / 22 /
-42 skills: ``none`` requests with no suggestion 47 / 52 / 78 / 82 / 74 % -> 63 / 82 / 89 / 85 /
-88 %, right skills held back 0.0 / 0.2 / 1.7 / 3.2 / 2.0 % -> 0.0 / 0.2 / 2.4 / 4.0 / 2.4 %.
+built-in skills, 5 to 42 skills in all, three draws), each of those rows weighted 0.5, with the
+same threshold rule. The weight was chosen among 0.03 to 1 by that script's cross-validation
+(over whole requests): the largest at which, with every combination of models, the right
+skills held back at each library size stay less than a point above the full-library models'
+(with no model, 1 held back one point more at 12 skills). Cross-validated, base install, at 5
+/ 7 / 12 / 22 / 42 skills: ``none`` requests with no suggestion 48 / 55 / 77 / 80 / 76 % -> 67
+/ 82 / 91 / 85 / 90 %, right skills held back 0.0 / 0.2 / 1.8 / 3.2 / 2.2 % -> 0.0 / 0.3 /
+2.6 / 4.1 / 2.4 %.
 Libraries of :data:`MIN_COMPETING` skills or more (every full-library figure) keep
 :data:`MODELS`: refitting those with the small-library rows (weight 0.07) held back more
 MetaTool queries (dev half, 10,351 queries, as ``bench/selection.py`` counts them: 8.1 ->
