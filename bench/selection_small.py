@@ -62,7 +62,8 @@ class Libraries:
                 rel = list(q["relevant"])
                 first = rel[:1] + ([rel[-1]] if q["kind"] == "multi" and rel[-1] != rel[0] else [])
                 right = [by_path[p] for p in first if p in by_path]
-                others = [s for s in self.corpus if str(s.path) not in set(rel)]
+                taken = set(rel)
+                others = [s for s in self.corpus if str(s.path) not in taken]
                 index = SkillIndex.build(
                     right + rng.sample(others, max(0, size - len(right))) + self.builtins,
                     body_reader=body_of,
