@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from skillshelf.fileio import NotRegularFile, atomic_file, open_regular, write_atomic
+from skillshelf.fileio import NotRegularFile, atomic_file, file_identity, open_regular, write_atomic
 
 
 def test_an_atomic_write_replaces_the_file_and_leaves_no_temporary_file(tmp_path: Path) -> None:
@@ -82,3 +82,13 @@ def test_private_state_stays_0600_even_over_a_readable_file(tmp_path: Path) -> N
     state.chmod(0o644)
     write_atomic(state, "{}")
     assert stat.S_IMODE(state.stat().st_mode) == 0o600
+
+
+def test_a_file_renamed_into_place_has_another_identity(tmp_path: Path) -> None:
+    target = tmp_path / "cache.bin"
+    write_atomic(target, b"same bytes")
+    before = file_identity(os.stat(target))
+    assert file_identity(os.stat(target)) == before
+    write_atomic(target, b"same bytes")  # same size and content, a new file
+    os.utime(target, ns=(before[3], before[3]))  # even with the old modification time
+    assert file_identity(os.stat(target)) != before

@@ -8,6 +8,8 @@
   existing target's bits; ``sync`` puts the data on disk before the rename.
 * :func:`open_regular`: open a file for reading without blocking and refuse anything that is
   not a regular file, so a FIFO or device named like the file cannot hang a read.
+* :func:`file_identity`: what tells a file from its replacement or an edit of it, for what a
+  process keeps in memory while a file stays the same.
 """
 
 from __future__ import annotations
@@ -20,9 +22,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO, Literal
 
-__all__ = ["NotRegularFile", "atomic_file", "open_regular", "write_atomic"]
+__all__ = ["FileIdentity", "NotRegularFile", "atomic_file", "file_identity", "open_regular", "write_atomic"]
 
 Mode = int | Literal["umask"] | None
+FileIdentity = tuple[int, int, int, int, int]
 _TEMP_FLAGS = (
     os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 )
@@ -110,3 +113,9 @@ def open_regular(path: Path | str, *, follow_symlinks: bool = True) -> BinaryIO:
         os.close(fd)
         raise NotRegularFile(errno.EINVAL, "not a regular file (a folder, FIFO, socket or device)", str(path))
     return os.fdopen(fd, "rb")
+
+
+def file_identity(info: os.stat_result) -> FileIdentity:
+    """Device, inode, size, mtime and ctime (ns): a file renamed into place (every writer here)
+    or edited in place gets another identity."""
+    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)

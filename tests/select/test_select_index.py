@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import skillshelf.select.index as index_module
+from skillshelf.lastkept import LastKept
 from skillshelf.select import rank, rank_docs
 from skillshelf.select.docs import doc_for_tool
 from skillshelf.select.index import SkillIndex
@@ -336,8 +337,7 @@ def _fresh_process_rankings(root: Path, cache: Path) -> list[list[tuple[str, flo
 def new_process(monkeypatch: pytest.MonkeyPatch) -> None:
     """The index as a process that has not built one yet sees it (it keeps one from its second
     build on)."""
-    monkeypatch.setattr(index_module, "_BUILDS", [0], raising=False)
-    monkeypatch.setattr(index_module, "_KEPT", [], raising=False)
+    monkeypatch.setattr(index_module, "_KEPT", LastKept())
 
 
 def test_a_long_lived_process_reuses_its_index_until_a_skill_is_edited_added_or_removed(

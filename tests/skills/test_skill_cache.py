@@ -14,6 +14,7 @@ from skill_tree_helpers import repo_env, write, write_skill
 import skillshelf.skills.cache as cache_module
 import skillshelf.skills.cache_file as cache_file_module
 import skillshelf.skills.parse as parse_module
+from skillshelf.lastkept import LastKept
 from skillshelf.skills.cache import CACHE_FILE
 from skillshelf.skills.discover import DiscoveryOptions, discover_skills
 from testkit import IsolatedHome
@@ -187,8 +188,7 @@ def loads(monkeypatch: pytest.MonkeyPatch) -> list[object]:
 @pytest.fixture
 def new_process(monkeypatch: pytest.MonkeyPatch) -> None:
     """The cache as a process that has not opened one yet sees it."""
-    monkeypatch.setattr(cache_file_module, "_OPENS", [0])
-    monkeypatch.setattr(cache_file_module, "_KEPT", [])
+    monkeypatch.setattr(cache_file_module, "_KEPT", LastKept())
 
 
 def test_a_long_lived_process_keeps_the_cache_file_in_memory_while_it_is_unchanged(

@@ -29,13 +29,13 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from skillshelf.lastkept import LastKept
 from skillshelf.select.docs import (
     SkillDoc,
     analyse,
@@ -295,9 +295,7 @@ class _KeptIndex:
     index: SkillIndex
 
 
-_KEPT: list[_KeptIndex] = []  # at most one: the last build of this process that had a cache file
-_BUILDS = [0]  # how many builds with a cache file this process made
-_KEPT_LOCK = threading.Lock()
+_KEPT: LastKept[_KeptIndex] = LastKept()  # the last build of this process that had a cache file
 
 
 def _kept_index(cache: IndexCache | None) -> _KeptIndex | None:
@@ -305,9 +303,7 @@ def _kept_index(cache: IndexCache | None) -> _KeptIndex | None:
     build read or wrote them (otherwise the files are what is current: they are read)."""
     if cache is None:
         return None
-    with _KEPT_LOCK:
-        _BUILDS[0] += 1
-        kept = _KEPT[0] if _KEPT else None
+    kept = _KEPT.use()
     if kept is None or kept.path != cache.path or not cache.unchanged(kept.files):
         return None
     return kept
@@ -315,11 +311,9 @@ def _kept_index(cache: IndexCache | None) -> _KeptIndex | None:
 
 def _keep_index(cache: IndexCache, index: SkillIndex, keys: list[str], stamps: list[str]) -> None:
     """Keep ``index`` (it replaces the kept one) while ``cache``'s files stay as they are now."""
-    if cache.files is None or _BUILDS[0] < 2:
-        return  # nothing on disk it stays in step with (a read-only cache folder), or a first build
-    kept = _KeptIndex(path=cache.path, files=cache.files, keys=keys, stamps=stamps, index=index)
-    with _KEPT_LOCK:
-        _KEPT[:] = [kept]
+    if cache.files is None:
+        return  # nothing on disk it stays in step with (a read-only cache folder)
+    _KEPT.keep(_KeptIndex(path=cache.path, files=cache.files, keys=keys, stamps=stamps, index=index))
 
 
 def _stamps(skills: list[Skill], known: SkillIndex | None) -> list[str]:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from skillshelf.fileio import FileIdentity, file_identity
 from skillshelf.select.docs import SkillDoc
 from skillshelf.select.indexfile import read_file, write_file
 from skillshelf.select.postings import FieldModel, Postings
@@ -26,7 +27,7 @@ CACHE_VERSION = 5
 STALE_BASE_SECONDS = 3600
 DAMAGE = (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError)
 
-FileIds = tuple[str, tuple[int, ...], tuple[int, ...]]
+FileIds = tuple[str, FileIdentity, FileIdentity]
 """The base id, and the identity (device, inode, size, mtime, ctime) of the main and base files."""
 
 
@@ -176,9 +177,8 @@ class IndexCache:
                 continue
 
 
-def _file_id(path: Path) -> tuple[int, ...]:
-    st = os.stat(path)
-    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+def _file_id(path: Path) -> FileIdentity:
+    return file_identity(os.stat(path))
 
 
 def _vocab_list(vocab: dict[str, int]) -> list[str]:

@@ -27,14 +27,14 @@ from __future__ import annotations
 import gc
 import marshal
 import os
-import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["CacheContent", "keep_content", "read_content"]
+from skillshelf.fileio import FileIdentity, file_identity
+from skillshelf.lastkept import LastKept
 
-Identity = tuple[int, int, int, int, int]
+__all__ = ["CacheContent", "keep_content", "read_content"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -50,23 +50,15 @@ class CacheContent:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class _Kept:
     path: str
-    identity: Identity
+    identity: FileIdentity
     rules: str
     content: CacheContent
 
 
-_KEPT: list[_Kept] = []  # at most one: the file this process read or wrote last
-_OPENS = [0]  # how many times this process opened a cache file
-_LOCK = threading.Lock()
+_KEPT: LastKept[_Kept] = LastKept()  # the file this process read or wrote last
 
 
-def _identity(st: os.stat_result) -> Identity:
-    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-
-
-def _kept(path: str, rules: str) -> _Kept | None:
-    with _LOCK:
-        kept = _KEPT[0] if _KEPT else None
+def _kept(kept: _Kept | None, path: str, rules: str) -> _Kept | None:
     return kept if kept is not None and kept.path == path and kept.rules == rules else None
 
 
@@ -79,22 +71,17 @@ def read_content(path: Path, version: int, rules: str) -> CacheContent | None:
         OSError: it cannot be read.
     """
     text = str(path)
-    with _LOCK:
-        _OPENS[0] += 1
-        keeping = _OPENS[0] > 1
+    kept = _kept(_KEPT.use(), text, rules)
     try:
         with open(text, "rb") as handle:
-            identity = _identity(os.fstat(handle.fileno()))
-            kept = _kept(text, rules)
+            identity = file_identity(os.fstat(handle.fileno()))
             if kept is not None and kept.identity == identity:
                 return kept.content
             blob = handle.read()
     except FileNotFoundError:
         return None
     content = _parse(blob, version, rules)
-    if keeping:
-        with _LOCK:
-            _KEPT[:] = [_Kept(path=text, identity=identity, rules=rules, content=content)]
+    _KEPT.keep(_Kept(path=text, identity=identity, rules=rules, content=content))
     return content
 
 
@@ -123,20 +110,18 @@ def _parse(blob: bytes, version: int, rules: str) -> CacheContent:
 def keep_content(path: Path, rules: str, content: CacheContent) -> None:
     """Remember ``content`` as what the file ``path`` now holds (just written), with the skills
     already decoded from rows it still has; nothing is kept if the file cannot be seen."""
-    text = str(path)
-    if _OPENS[0] < 2:
+    if not _KEPT.keeping:
         return  # the first open of this process: nothing is kept yet
+    text = str(path)
     try:
-        identity = _identity(os.stat(text))
+        identity = file_identity(os.stat(text))
     except OSError:
-        with _LOCK:
-            _KEPT.clear()  # read again next time
+        _KEPT.keep(None)  # read again next time
         return
-    old = _kept(text, rules)
+    old = _kept(_KEPT.peek(), text, rules)
     if old is not None:
         entries = content.entries
         known = old.content.decoded.copy()  # one step: other threads may be adding to it
         decoded = {k: v for k, v in known.items() if entries.get(k) is v[0]}
         content = CacheContent(entries=entries, walks=content.walks, decoded=decoded)
-    with _LOCK:
-        _KEPT[:] = [_Kept(path=text, identity=identity, rules=rules, content=content)]
+    _KEPT.keep(_Kept(path=text, identity=identity, rules=rules, content=content))

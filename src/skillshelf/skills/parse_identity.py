@@ -1,7 +1,7 @@
 """A skill's name and description from its frontmatter fields, by the reader's rules: Codex
-falls back to the folder name and requires a description of at most
-:data:`MAX_NAME_CHARS`-character names; Claude Code names a skill after its folder and takes a
-missing description from the first line of the body. Pure; every finding is a diagnostic."""
+falls back to the folder name, refuses names over :data:`MAX_NAME_CHARS` characters and
+requires a description; Claude Code names a skill after its folder and takes a missing
+description from the first line of the body. Pure; every finding is a diagnostic."""
 
 from __future__ import annotations
 
