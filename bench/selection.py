@@ -3,13 +3,14 @@
     .venv/bin/python bench/selection.py                       # every set, then latency
     .venv/bin/python bench/selection.py --sets requests       # one set (requests, metatool, skillsbench)
     .venv/bin/python bench/selection.py --sets latency        # 10,000 skills: build and query times
-    .venv/bin/python bench/selection.py --show-dev            # also the dev rows (what was tuned on)
+    .venv/bin/python bench/selection.py --show-dev            # also the dev and authored rows (tuned on)
 
 Sets (read at run time from ../shared, never copied):
 
 * ``requests``: ``benchmarks/skill-requests`` (hand-written coding-agent requests over every
   corpus skill that loads, 798 skills, 754 of them labelled usable). The default ranking's
-  weights and confidence model were chosen on its **dev** split (``bench/fit_selection.py``);
+  weights were chosen on its **dev** split, its confidence models on that split and the
+  requests in ``bench/data/authored-requests.jsonl`` (``bench/fit_selection.py``);
   the rows printed are its **test** split, per ``kind`` and overall, and the share of ``none``
   requests that get no suggestion beside the share of the others whose right skill the
   threshold holds back. Then the test split again in small libraries (``selection_small.small_libraries``:
@@ -56,6 +57,7 @@ from skillshelf.skills.model import RootOrigin, Scope, Skill  # noqa: E402
 Query = dict[str, Any]
 Ranker_ = Callable[[str, int], list[str]]
 KS = (1, 3, 5, 10)
+AUTHORED = REPO / "bench" / "data" / "authored-requests.jsonl"
 CACHE = Path(tempfile.mkdtemp(prefix="skillshelf-bench-"))
 if __name__ == "__main__":  # selection_small imports this module: one copy of it, not two
     sys.modules.setdefault("selection", sys.modules[__name__])
@@ -85,6 +87,15 @@ def body_of(skill: Skill) -> str:
 
 
 # ---- the sets ------------------------------------------------------------------------------
+
+
+def authored_requests() -> list[Query]:
+    """:data:`AUTHORED` (tuning data, see ``bench/data/README.md``), its ``relevant`` paths made
+    ``SKILL.md`` paths as in :func:`requests_set`."""
+    queries = jsonl(AUTHORED)
+    for q in queries:
+        q["relevant"] = [str(SHARED / "corpora" / r / "SKILL.md") for r in q["relevant"]]
+    return queries
 
 
 def requests_set() -> tuple[SkillIndex, list[Query]]:
@@ -402,6 +413,7 @@ def main() -> None:
         splits = {"test": [q for q in queries if q["split"] == "test"]}
         if args.show_dev:
             splits["dev (tuned on)"] = [q for q in queries if q["split"] == "dev"]
+            splits["authored (tuned on)"] = authored_requests()
         results["requests"] = run_set("skill-requests", index, splits, args)
         if not args.no_small:
             from selection_small import small_libraries

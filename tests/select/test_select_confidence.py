@@ -176,6 +176,53 @@ def test_a_request_in_a_language_no_skill_uses_gets_no_suggestion(library: Skill
     assert fits.confident and fits.suggested[0].doc.name == "docker-images"
 
 
+# detailed tasks on topics none of the 60 skills covers: most of their specific words are words
+# no skill has (a dev-split fit read their length as confidence and suggested a skill for each)
+DETAILED_OFF_TOPIC = (
+    "KiCad 8: write a pcbnew Python script that places the footprints D1 to D16 evenly on a 40 mm "
+    "circle around the board centre, rotates each one to face outward and saves the board",
+    "python script to poll an Eastron SDM630 energy meter over RS-485 Modbus RTU (USB adapter on "
+    "/dev/ttyUSB0, 9600 baud) every 10 s and write the readings to a CSV file with timestamps",
+    "QMK firmware for my Corne keyboard: add a tap dance on the left thumb key (tap = Esc, hold = "
+    "layer 2) and fix the compile error in keymap.c",
+    "Write a Blender 4.1 bpy script: import all 200 .obj files from ./assets, decimate each to 20% "
+    "faces, center on origin and export them as glTF into ./out",
+)
+DETAILED_FITS = (
+    "Our api image is 1.8 GB: rewrite the Dockerfile as a multi-stage build on a slim base image "
+    "so that only the compiled binary and its config end up in the final stage"
+)
+
+
+@pytest.mark.parametrize("models", MODELS)
+def test_a_detailed_task_on_a_topic_no_skill_covers_gets_no_suggestion(
+    library: SkillIndex, models: str
+) -> None:
+    ranker = _models(models, library)
+    for task in DETAILED_OFF_TOPIC:
+        ranking = ranker.rank(task)
+        assert not ranking.suggested, (task, ranking.confidence, [r.doc.name for r in ranking.ranked[:3]])
+    fits = ranker.rank(DETAILED_FITS)
+    assert fits.confident and fits.suggested[0].doc.name == "docker-images", fits.confidence
+
+
+def test_words_no_skill_has_mark_an_uncovered_topic_only_among_many_skills_with_bodies(
+    library: SkillIndex, tmp_path: Path
+) -> None:
+    def unknown(index: SkillIndex, query: str) -> float:
+        parts = default_parts(index, query, None)
+        found = confidence.evidence(index, parts, query_weights(query), ())
+        assert found is not None
+        return found[confidence.BASE_FEATURES.index("unknown")]
+
+    known = "merge and rotate pdf files"
+    padded = known + " with pcbnew and kicad"
+    assert unknown(library, known) == 0.0 < unknown(library, padded)
+    tools = SkillIndex.from_tools([(d.name, d.name, d.description) for d in library.docs])
+    assert unknown(tools, padded) == 0.0
+    assert unknown(_write(tmp_path, TOPICS[:3]), padded) == 0.0
+
+
 def _mass(index: SkillIndex, query: str) -> float:
     parts = default_parts(index, query, None)
     found = confidence.evidence(index, parts, query_weights(query), ())
