@@ -42,17 +42,16 @@ skill, 116 ``none``), label 1 for a request whose top five hold a right skill, l
 ``none`` request (requests whose top five miss are left out), together with 300 MetaTool
 dev-half queries as label 1 (short requests that do have a tool), L2 penalty 1, no sample
 weights. The features, the threshold rule and the training data were chosen by 5-fold
-cross-validation (10 repeats) on the same data: the share of ``none`` requests with no
+cross-validation (10 repeats) on the same data, judged by the share of ``none`` requests with no
 suggestion and the share of requests with a right skill in the top five whose suggestions lose
 it. Fitted on the 13 ``none`` requests of the dev split alone, all short questions, the model
 read a long request as a confident one (``mass`` had the largest weight), and 15 of the 16
 detailed ``none`` requests written later (30 to 60 words: "write a pcbnew Python script that
 places footprints D1-D16 on a circle") got a suggestion. ``unknown`` was added for them:
 cross-validated on all that data (with request weights tried on the way, not the final ones),
-base install, ``none`` requests with no suggestion 63 -> 65 %
-of the dev ones and 54 -> 68 % of the authored ones, right skills held back 2.4 -> 2.7 % and
-3.9 -> 4.2 %, MetaTool 2.3 -> 0.7 %; + MiniLM 59 -> 62 % and 52 -> 70 %, held back 3.4 -> 2.7 %
-and 2.8 -> 4.3 %.
+base install, ``none`` requests with no suggestion 63 -> 65 % of the dev ones and 54 -> 68 % of
+the authored ones, right skills held back 2.4 -> 2.7 % and 3.9 -> 4.2 %, MetaTool 2.3 -> 0.7 %;
++ MiniLM 59 -> 62 % and 52 -> 70 %, held back 3.4 -> 2.7 % and 2.8 -> 4.3 %.
 Tried on the dev split alone and left out, for not improving both: counting only the words some
 skill has in every library (MetaTool's short queries over 199 one-line tools then look like
 ``none`` requests), beside ``mass`` the share of the request's idf mass some skill has, the
