@@ -89,22 +89,24 @@ def body_of(skill: Skill) -> str:
 # ---- the sets ------------------------------------------------------------------------------
 
 
-def authored_requests() -> list[Query]:
-    """:data:`AUTHORED` (tuning data, see ``bench/data/README.md``), its ``relevant`` paths made
-    ``SKILL.md`` paths as in :func:`requests_set`."""
-    queries = jsonl(AUTHORED)
+def corpus_requests(path: Path) -> list[Query]:
+    """Requests in the skill-requests format, their ``relevant`` skill folders (relative to
+    ``corpora/``) made ``SKILL.md`` paths, as the index keys them."""
+    queries = jsonl(path)
     for q in queries:
         q["relevant"] = [str(SHARED / "corpora" / r / "SKILL.md") for r in q["relevant"]]
     return queries
 
 
+def authored_requests() -> list[Query]:
+    """:data:`AUTHORED`: tuning data, see ``bench/data/README.md``."""
+    return corpus_requests(AUTHORED)
+
+
 def requests_set() -> tuple[SkillIndex, list[Query]]:
     """The corpus index and the skill-requests queries (``relevant``: ``SKILL.md`` paths)."""
     index = SkillIndex.build(load_corpus(), cache_dir=CACHE / "requests", body_reader=body_of)
-    queries = jsonl(SHARED / "benchmarks" / "skill-requests" / "requests.jsonl")
-    for q in queries:
-        q["relevant"] = [str(SHARED / "corpora" / r / "SKILL.md") for r in q["relevant"]]
-    return index, queries
+    return index, corpus_requests(SHARED / "benchmarks" / "skill-requests" / "requests.jsonl")
 
 
 def held_out(query_id: str) -> bool:

@@ -209,25 +209,24 @@ def test_a_detailed_task_on_a_topic_no_skill_covers_gets_no_suggestion(
 def test_words_no_skill_has_mark_an_uncovered_topic_only_among_many_skills_with_bodies(
     library: SkillIndex, tmp_path: Path
 ) -> None:
-    def unknown(index: SkillIndex, query: str) -> float:
-        parts = default_parts(index, query, None)
-        found = confidence.evidence(index, parts, query_weights(query), ())
-        assert found is not None
-        return found[confidence.BASE_FEATURES.index("unknown")]
-
     known = "merge and rotate pdf files"
     padded = known + " with pcbnew and kicad"
-    assert unknown(library, known) == 0.0 < unknown(library, padded)
+    assert _feature(library, known, "unknown") == 0.0 < _feature(library, padded, "unknown")
     tools = SkillIndex.from_tools([(d.name, d.name, d.description) for d in library.docs])
-    assert unknown(tools, padded) == 0.0
-    assert unknown(_write(tmp_path, TOPICS[:3]), padded) == 0.0
+    assert _feature(tools, padded, "unknown") == 0.0
+    assert _feature(_write(tmp_path, TOPICS[:3]), padded, "unknown") == 0.0
 
 
-def _mass(index: SkillIndex, query: str) -> float:
+def _feature(index: SkillIndex, query: str, name: str) -> float:
+    """One confidence feature of ``query`` ranked without models."""
     parts = default_parts(index, query, None)
     found = confidence.evidence(index, parts, query_weights(query), ())
     assert found is not None
-    return found[confidence.BASE_FEATURES.index("mass")]
+    return found[confidence.BASE_FEATURES.index(name)]
+
+
+def _mass(index: SkillIndex, query: str) -> float:
+    return _feature(index, query, "mass")
 
 
 def test_words_no_skill_has_count_in_a_tool_list_but_not_among_skills_with_bodies(
