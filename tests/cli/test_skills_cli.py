@@ -105,6 +105,28 @@ def test_validate_clean_skill_exits_0_with_a_summary(project: Path) -> None:
     assert "1 skill file(s) checked" in result.stdout
 
 
+def test_validate_without_a_path_checks_the_roots_the_agent_scans_from_here(
+    project: Path, isolated_home: Any
+) -> None:
+    write_skill(isolated_home.codex_home / "skills" / "deploy", "deploy")
+    write_skill(isolated_home.home / ".claude" / "skills" / "triage", "triage")
+    (project / "src").mkdir()
+    codex = json.loads(run(["validate", "--json"], cwd=project / "src").stdout)
+    claude = json.loads(run(["validate", "--json", "--profile", "claude"], cwd=project).stdout)
+    both = json.loads(run(["validate", "--json", "--profile", "spec"], cwd=project).stdout)
+    assert (codex["checked"], claude["checked"], both["checked"]) == (4, 1, 5)
+    assert [d["code"] for d in codex["diagnostics"]] == ["SK101"]  # the project's broken skill
+
+
+def test_validate_without_a_path_where_no_agent_finds_a_skill_says_so(
+    tmp_path: Path, isolated_home: Any
+) -> None:
+    (tmp_path / "empty" / ".agents" / "skills").mkdir(parents=True)  # an empty root is no finding
+    result = run(["validate"], cwd=tmp_path / "empty")
+    assert result.exit_code == 0
+    assert "no skill folders here" in result.stderr and result.stdout == ""
+
+
 def test_validate_bad_profile_is_a_usage_error(project: Path) -> None:
     assert run(["validate", "--profile", "nope", str(project)]).exit_code == 2
 

@@ -75,7 +75,7 @@ def _print_notes(diagnostics: Sequence[Diagnostic], discovery: Discovery | None 
     print_diagnostics(notable[:MAX_NOTES])
     rest = len(diagnostics) - min(len(notable), MAX_NOTES)
     if rest > 0:
-        click.echo(f"({rest} more finding(s); run `skillshelf validate PATH` for all of them)", err=True)
+        click.echo(f"({rest} more finding(s); run `skillshelf validate [PATH]` for all of them)", err=True)
 
 
 def _exit_on_config_errors(config: Config) -> None:
@@ -200,7 +200,7 @@ def _print_report(report: ValidationReport) -> None:
 
 
 @click.command("validate")
-@click.argument("paths", nargs=-1, required=True, metavar="PATH...", type=click.Path(path_type=Path))
+@click.argument("paths", nargs=-1, metavar="[PATH]...", type=click.Path(path_type=Path))
 @click.option(
     "--profile",
     type=click.Choice(["codex", "claude", "spec"]),
@@ -211,15 +211,21 @@ def _print_report(report: ValidationReport) -> None:
 @click.option("--json", "as_json", is_flag=True, help='Print {"checked": N, "diagnostics": [...]} as JSON.')
 @click.pass_context
 def validate(ctx: click.Context, paths: tuple[Path, ...], profile: str, as_json: bool) -> None:
-    """Check skills: each PATH is a skill folder, a SKILL.md, or a folder of skills.
+    """Check skills: each PATH is a skill folder, a SKILL.md, or a folder of skills; without
+    one, every skill root the agent of --profile scans from here (the project's and the user's).
 
     Every problem is reported at once, each with a fix, including files an agent would skip
     without a word (skill.md spellings, hidden or too deep folders, nested skills). Exits 1
     when there are errors.
     """
-    from skillshelf.skills.validate import validate_paths
+    from skillshelf.skills.validate import roots_here, validate_paths
 
-    report = validate_paths(list(paths), profile=profile, env=Env.from_os())  # type: ignore[arg-type]
+    env = Env.from_os()
+    chosen = list(paths) or roots_here(env, profile)  # type: ignore[arg-type]
+    if not chosen:
+        click.echo(f"no skill folders here: {profile} would load no skills from {env.cwd}", err=True)
+        return
+    report = validate_paths(chosen, profile=profile, env=env)  # type: ignore[arg-type]
     if as_json:
         echo_json(report.to_dict())
     else:
@@ -283,7 +289,7 @@ def catalog(
     def summarise(count: int, errors: int) -> None:
         click.echo(
             f"{count} finding(s) while loading skills ({errors} error(s)); "
-            "run `skillshelf list` or `skillshelf validate PATH` for details",
+            "run `skillshelf list` or `skillshelf validate [PATH]` for details",
             err=True,
         )
 

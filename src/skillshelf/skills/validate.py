@@ -19,6 +19,9 @@ user's roots (``$CODEX_HOME/skills`` and its ``.system``, ``~/.agents/skills``,
 ``~/.claude/skills``, from the ``Env``), is placed, counted in depth and checked for hidden
 folders from that root, not from the PATH, so ``validate .`` in a project judges the project's
 own skills as the agent loads them.
+
+Without a PATH, :func:`roots_here` gives the skill roots the profile's agent scans from the
+working folder (the project's, then the user's), those that exist.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from skillshelf.diagnostics import Diagnostic, Severity, has_errors, sort_diagno
 from skillshelf.env import Env
 from skillshelf.errors import UsageError
 from skillshelf.skills.model import Skill
+from skillshelf.skills.roots import claude_roots, codex_roots
 from skillshelf.skills.validate_inventory import inventory_of, path_problem
 from skillshelf.skills.validate_profiles import (
     CODEX_MAX_DEPTH,
@@ -51,7 +55,7 @@ from skillshelf.skills.validate_walk import (
     rebase,
 )
 
-__all__ = ["PROFILES", "Profile", "SkillCheck", "ValidationReport", "validate_paths"]
+__all__ = ["PROFILES", "Profile", "SkillCheck", "ValidationReport", "roots_here", "validate_paths"]
 
 Profile = Literal["spec", "codex", "claude"]
 PROFILES: tuple[str, ...] = get_args(Profile)
@@ -175,6 +179,36 @@ def _same_names(checks: Sequence[SkillCheck], profile: Profile) -> list[Diagnost
             for c in group
         ]
     return out
+
+
+def roots_here(env: Env, profile: Profile) -> list[Path]:
+    """The skill roots that ``profile``'s agent scans from ``env.cwd`` and that hold anything, in
+    its order: Codex's for ``codex``, Claude Code's for ``claude``, both for ``spec``. A root
+    inside another one is left to that one (which judges it as the root it is)."""
+    roots = [] if profile == "claude" else codex_roots(env)
+    roots += [] if profile == "codex" else claude_roots(env)
+    found: list[Path] = []
+    seen: list[str] = []
+    for root in roots:
+        real = os.path.realpath(root.path)
+        if real in seen or not _has_entries(real):
+            continue
+        found.append(root.path)
+        seen.append(real)
+    return [p for p, real in zip(found, seen, strict=True) if not any(_inside(real, other) for other in seen)]
+
+
+def _has_entries(folder: str) -> bool:
+    """Whether ``folder`` is a readable folder with anything in it (an empty root is no finding)."""
+    try:
+        with os.scandir(folder) as entries:
+            return next(entries, None) is not None
+    except OSError:
+        return False
+
+
+def _inside(path: str, folder: str) -> bool:
+    return path != folder and path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
 def _user_roots(env: Env | None, profile: Profile) -> list[Path]:
