@@ -4,6 +4,7 @@
     .venv/bin/python bench/selection.py --sets requests       # one set (requests, metatool, skillsbench)
     .venv/bin/python bench/selection.py --sets latency        # 10,000 skills: build and query times
     .venv/bin/python bench/selection.py --show-dev            # also the dev and authored rows (tuned on)
+    .venv/bin/python bench/selection.py --sets requests --requests FILE   # another held-out file
 
 Sets (read at run time from ../shared, never copied):
 
@@ -15,7 +16,9 @@ Sets (read at run time from ../shared, never copied):
   requests that get no suggestion beside the share of the others whose right skill the
   threshold holds back. Then the test split again in small libraries (``selection_small.small_libraries``:
   each request against its right skill, random corpus skills and the built-in skills; 3 to
-  100 skills; ``--no-small`` leaves them out).
+  100 skills; ``--no-small`` leaves them out). ``--requests FILE`` reports another file in the
+  same format instead of the test split (``relevant``: folders under ``corpora/``; every request
+  not marked ``"split": "dev"`` counts, and a request without ``kind`` counts in ``all`` only).
 * ``metatool``: ``benchmarks/metatool`` (199 tools, name + description). Queries are split in
   halves by the SHA-1 of their id (odd: held out); 300 dev-half queries went into the fitting,
   the rows are a fixed sample (seed 0) of the held-out half, 3,000 by default.
@@ -107,6 +110,21 @@ def requests_set() -> tuple[SkillIndex, list[Query]]:
     """The corpus index and the skill-requests queries (``relevant``: ``SKILL.md`` paths)."""
     index = SkillIndex.build(load_corpus(), cache_dir=CACHE / "requests", body_reader=body_of)
     return index, corpus_requests(SHARED / "benchmarks" / "skill-requests" / "requests.jsonl")
+
+
+def held_out_requests(path: Path, index: SkillIndex) -> list[Query]:
+    """The requests of ``path`` (skill-requests format) not marked as dev, each ``kind`` kept
+    (``all`` where none is given). Labels that name no indexed skill are dropped with a warning:
+    counted, they would be misses no ranker could avoid."""
+    queries = [q for q in corpus_requests(path) if q.get("split") != "dev"]
+    unknown = sorted({r for q in queries for r in q["relevant"] if r not in index.by_key})
+    if unknown:
+        shown = ", ".join(unknown[:5])
+        print(f"warning: {len(unknown)} label(s) name no corpus skill, dropped: {shown}", file=sys.stderr)
+    for q in queries:
+        q.setdefault("kind", "none" if not q["relevant"] else "all")
+        q["relevant"] = [r for r in q["relevant"] if r in index.by_key]
+    return [q for q in queries if q["relevant"] or q["kind"] == "none"]
 
 
 def held_out(query_id: str) -> bool:
@@ -407,12 +425,17 @@ def main() -> None:
     parser.add_argument("--no-small", action="store_true", help="no small-library rows (skill-requests)")
     parser.add_argument("--scale", type=int, default=10_000, help="skills for the latency run")
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
+    parser.add_argument(
+        "--requests", type=Path, help="a held-out file in the skill-requests format, reported instead of test"
+    )
     args = parser.parse_args()
     sets = set(args.sets.split(","))
     results: dict[str, Any] = {}
     if "requests" in sets:
         index, queries = requests_set()
         splits = {"test": [q for q in queries if q["split"] == "test"]}
+        if args.requests:
+            splits = {f"held-out ({args.requests.name})": held_out_requests(args.requests, index)}
         if args.show_dev:
             splits["dev (tuned on)"] = [q for q in queries if q["split"] == "dev"]
             splits["authored (tuned on)"] = authored_requests()
@@ -420,7 +443,7 @@ def main() -> None:
         if not args.no_small:
             from selection_small import small_libraries
 
-            results["requests-small"] = small_libraries(splits["test"], args)
+            results["requests-small"] = small_libraries(next(iter(splits.values())), args)
     if "metatool" in sets:
         index, dev, test = metatool_split()
         splits = {"held-out": test[: args.metatool_queries or None]}

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import json
+import sys
 from collections import Counter
+from pathlib import Path
 from typing import Any
+
+import pytest
 
 from testkit import REPO, shared_path
 
@@ -32,3 +36,36 @@ def test_every_authored_label_is_a_skill_agents_would_find() -> None:
         for folder in request["relevant"]:
             assert not any(part.startswith(".") for part in folder.split("/")), (request["id"], folder)
             assert (corpora / folder / "SKILL.md").is_file(), (request["id"], folder)
+
+
+def test_a_held_out_file_is_read_without_its_dev_rows_and_labels_no_skill_has(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sys.path.insert(0, str(REPO / "bench"))
+    try:
+        import selection
+    finally:
+        sys.path.remove(str(REPO / "bench"))
+    from skillshelf.select.docs import SkillDoc
+    from skillshelf.select.index import SkillIndex
+
+    def key(folder: str) -> str:
+        return str(selection.SHARED / "corpora" / folder / "SKILL.md")
+
+    index = SkillIndex.from_docs([SkillDoc(key=key("c/one"), name="one", description="Does one thing.")])
+    rows = [
+        {"id": "a", "query": "q", "relevant": ["c/one"], "kind": "direct", "split": "test"},
+        {"id": "b", "query": "q", "relevant": ["c/one", "c/gone"]},  # no kind, no split
+        {"id": "c", "query": "q", "relevant": [], "kind": "none"},
+        {"id": "d", "query": "q", "relevant": ["c/one"], "kind": "direct", "split": "dev"},
+        {"id": "e", "query": "q", "relevant": ["c/gone"], "kind": "paraphrase"},
+    ]
+    path = tmp_path / "held.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    held = selection.held_out_requests(path, index)
+    assert [(q["id"], q["kind"], q["relevant"]) for q in held] == [
+        ("a", "direct", [key("c/one")]),
+        ("b", "all", [key("c/one")]),
+        ("c", "none", []),
+    ]
+    assert "1 label(s) name no corpus skill" in capsys.readouterr().err
