@@ -14,14 +14,14 @@ from skillshelf.cli.main import cli
 from testkit import CORPORA, shared_path
 
 
-def run(args: list[str], cwd: Path | None = None) -> Result:
+def run(args: list[str], cwd: Path | None = None, env: dict[str, str] | None = None) -> Result:
     runner = CliRunner()
     if cwd is None:
-        return runner.invoke(cli, args, catch_exceptions=False)
+        return runner.invoke(cli, args, env=env, catch_exceptions=False)
     old = Path.cwd()
     os.chdir(cwd)
     try:
-        return runner.invoke(cli, args, catch_exceptions=False)
+        return runner.invoke(cli, args, env=env, catch_exceptions=False)
     finally:
         os.chdir(old)
 
@@ -77,9 +77,36 @@ def test_list_json_is_a_list_of_skills_and_problems_go_to_stderr(project: Path) 
 
 
 def test_list_table_shows_name_scope_origin_and_path(project: Path) -> None:
-    result = run(["list", "--no-builtin"], cwd=project)
+    result = run(["list", "--no-builtin"], cwd=project, env={"COLUMNS": "160"})
     assert result.exit_code == 0
     assert "release-notes" in result.stdout and "agents-repo" in result.stdout and "SKILL.md" in result.stdout
+
+
+def _deep_skills(project: Path) -> list[str]:
+    names = ["invoice-reconciliation", "k8s", "release-notes-for-merged-prs"]
+    for name in names:
+        write_skill(project / ".agents" / "skills" / "platform" / "shared" / name, name, "Does it. " * 12)
+    return names
+
+
+def _table_rows(stdout: str) -> list[str]:
+    return [line for line in stdout.splitlines() if line.startswith("│")]
+
+
+def test_list_piped_prints_each_skill_on_one_line(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    names = _deep_skills(project)
+    monkeypatch.delenv("COLUMNS", raising=False)
+    rows = _table_rows(run(["list", "--no-builtin"], cwd=project).stdout)
+    for name in names:  # `skillshelf list | grep NAME` finds its whole row
+        [row] = [r for r in rows if name in r]
+        assert f"{name}/SKILL.md" in row
+
+
+def test_list_in_an_80_column_terminal_crops_nothing_and_keeps_rows_short(project: Path) -> None:
+    names = _deep_skills(project)
+    rows = _table_rows(run(["list", "--no-builtin"], cwd=project, env={"COLUMNS": "80"}).stdout)
+    assert rows and all(len(r) <= 80 and r.endswith("│") for r in rows)
+    assert len(rows) <= 4 * (len(names) + 2)
 
 
 def test_list_takes_extra_roots(project: Path, tmp_path: Path) -> None:

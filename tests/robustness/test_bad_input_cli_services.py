@@ -341,7 +341,7 @@ def test_eval_with_a_missing_query_file(work: Path, tmp_path: Path) -> None:
         ["catalog", "--budget-tokens", "0"],
         ["list", "--bogus"],
         ["no-such-command"],
-        ["validate"],
+        ["validate", "--profile", "nope"],
         ["load"],
     ],
 )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -135,10 +136,16 @@ def literal(value: object) -> str:
     return escape(printable(str(value)))
 
 
+PIPE_WIDTH = 200
+"""The width of tables written to a pipe or a file when ``COLUMNS`` does not say: wide enough that
+a row is one line (``skillshelf list | grep pdf`` finds whole rows), where rich would take 80."""
+
+
 def stdout_console() -> Any:
     from rich.console import Console
 
-    return Console(soft_wrap=False, highlight=False)
+    piped = not sys.stdout.isatty() and not os.environ.get("COLUMNS")
+    return Console(soft_wrap=False, highlight=False, width=PIPE_WIDTH if piped else None)
 
 
 def stderr_console() -> Any:

@@ -96,7 +96,16 @@ def _cell(value: str) -> Any:
     return Text(printable(value))
 
 
-def _skills_table(skills: Sequence[Skill], env: Env, installed: dict[Path, Any], moded: ModedSkills) -> Any:
+WIDE_LIST = 120
+"""From this many columns up ``list`` shows each skill's origin (the root that holds it) and
+names up to 40 characters; below, the scope stands for the origin, names stop at 20 and the
+other columns may shrink further, so that a row fits an 80-column terminal (rich crops what
+does not fit)."""
+
+
+def _skills_table(
+    skills: Sequence[Skill], env: Env, installed: dict[Path, Any], moded: ModedSkills, *, width: int
+) -> Any:
     from rich.table import Table
 
     from skillshelf.config import SkillMode
@@ -106,12 +115,16 @@ def _skills_table(skills: Sequence[Skill], env: Env, installed: dict[Path, Any],
     title = f"{len(skills)} skill(s)" + (f", {hidden} hidden from the model (dim)" if hidden else "")
     title += f", {untrusted} from a project you have not trusted (scope !)" if untrusted else ""
     table: Any = Table(title=title, title_justify="left", expand=True)
-    table.add_column("name", style="bold", no_wrap=True, overflow="ellipsis", min_width=8, max_width=40)
+    wide = width >= WIDE_LIST
+    table.add_column(
+        "name", style="bold", no_wrap=True, overflow="ellipsis", min_width=8, max_width=40 if wide else 20
+    )
     table.add_column("mode", no_wrap=True, min_width=4)
     table.add_column("scope", no_wrap=True, min_width=4)
-    table.add_column("origin", no_wrap=True, min_width=6)
-    table.add_column("description", overflow="ellipsis", no_wrap=True, ratio=3, min_width=12)
-    table.add_column("path", overflow="fold", ratio=2, min_width=16)
+    if wide:
+        table.add_column("origin", no_wrap=True, min_width=6)
+    table.add_column("description", overflow="ellipsis", no_wrap=True, ratio=2, min_width=12 if wide else 8)
+    table.add_column("path", overflow="fold", ratio=3, min_width=16 if wide else 10)
     if installed:
         table.add_column("installed from", overflow="fold", ratio=2, min_width=12)
     for skill in skills:
@@ -120,7 +133,7 @@ def _skills_table(skills: Sequence[Skill], env: Env, installed: dict[Path, Any],
             _cell(skill.name),
             mode.value,
             skill.scope.value if skill.trusted else f"{skill.scope.value}!",
-            skill.origin.value,
+            *([skill.origin.value] if wide else []),
             _cell(skill.description),
             _cell(short_path(skill.path, env.cwd, env.home)),
         ]
@@ -174,7 +187,8 @@ def list_cmd(roots: tuple[Path, ...], no_builtin: bool, no_cache: bool, as_json:
     if as_json:
         echo_json([_skill_json(skill, installed, moded) for skill in discovery.skills])
     elif discovery.skills:
-        stdout_console().print(_skills_table(discovery.skills, workspace.env, installed, moded))
+        console = stdout_console()
+        console.print(_skills_table(discovery.skills, workspace.env, installed, moded, width=console.width))
     else:
         click.echo("No skills found. Create .agents/skills/<name>/SKILL.md, or pass --root DIR.")
     _print_notes((*config.diagnostics, *discovery.diagnostics, *locks), discovery)
