@@ -37,6 +37,20 @@ def test_search_json_ranks_the_root_skills(
     assert "video-editing" in capsys.readouterr().out
 
 
+def test_search_table_shows_paths_as_list_does(
+    skill_root: Path,
+    isolated_home: object,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.chdir(skill_root.parent)
+    main(
+        ["search", "trim the video", "--root", str(skill_root), "--no-builtin", "--no-semantic", "--top", "1"]
+    )
+    out = capsys.readouterr().out
+    assert f"{skill_root.name}/video-editing/SKILL.md" in out and str(skill_root) not in out
+
+
 def test_search_second_run_uses_the_index_cache(
     skill_root: Path, isolated_home: object, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -9,7 +9,16 @@ from typing import TYPE_CHECKING
 import click
 
 from skillshelf.cli.choices import selector_option
-from skillshelf.cli.output import TEXT, echo_json, literal, printable, root_options, shown, stdout_console
+from skillshelf.cli.output import (
+    TEXT,
+    echo_json,
+    literal,
+    printable,
+    root_options,
+    short_path,
+    shown,
+    stdout_console,
+)
 from skillshelf.cli.progress import working
 from skillshelf.env import Env
 
@@ -117,9 +126,8 @@ def search(
         if r.doc.skill is not None and not r.doc.skill.trusted:
             desc = f"{UNTRUSTED_TAG} {desc}"
         mark = "*" if r.doc.key in result.suggested else ""
-        table.add_row(
-            f"{r.rank}{mark}", literal(r.doc.name), f"{r.score:.3f}", literal(desc), literal(r.doc.key)
-        )
+        where = short_path(r.doc.skill.path, env.cwd, env.home) if r.doc.skill is not None else r.doc.key
+        table.add_row(f"{r.rank}{mark}", literal(r.doc.name), f"{r.score:.3f}", literal(desc), literal(where))
     stdout_console().print(table)
 
 
