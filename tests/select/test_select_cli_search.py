@@ -44,6 +44,7 @@ def test_search_table_shows_paths_as_list_does(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.chdir(skill_root.parent)
+    monkeypatch.setenv("COLUMNS", "200")  # a path on one line
     main(
         ["search", "trim the video", "--root", str(skill_root), "--no-builtin", "--no-semantic", "--top", "1"]
     )
