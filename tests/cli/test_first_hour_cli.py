@@ -1,6 +1,6 @@
 """What a new user meets in the first hour: typos get suggestions, missing paths are named,
 `-c` works on `catalog` and `instructions` as on `context`, tables stay readable at 80 columns,
-and one problem is reported once."""
+one problem is reported once, and `context` says when it suggests no skill."""
 
 from __future__ import annotations
 
@@ -121,3 +121,17 @@ def test_a_skill_below_codexs_depth_is_reported_once_by_validate(
     code, out, _ = cli(["validate", "--json", str(tmp_path / "skills")], capsys)
     found = [d for d in json.loads(out)["diagnostics"] if d["path"].endswith("seven/SKILL.md")]
     assert code == 1 and [d["code"] for d in found] == ["SK355"]
+
+
+def test_context_says_when_no_skill_is_suggested_and_where_to_see_why(
+    project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "200")
+    _skill(project / ".agents" / "skills" / "pdf-merge", "pdf-merge")
+    code, out, _ = cli(["context", "--no-builtin", "write me a haiku about autumn"], capsys)
+    assert code == 0 and "no skill suggested for this task" in out
+    assert "skillshelf search 'write me a haiku about autumn'" in out
+    code, out, _ = cli(["context", "--no-builtin", "merge two pdf files with pdf-merge"], capsys)
+    assert code == 0 and "Relevant skills for this task" in out and "no skill suggested" not in out
+    code, out, _ = cli(["context", "--no-builtin", "--no-suggestions", "write me a haiku"], capsys)
+    assert "no skill suggested" not in out

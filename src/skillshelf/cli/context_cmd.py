@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -88,13 +89,13 @@ def context(
     elif raw:
         echo_text(result.text)
     else:
-        _print_for_people(result)
+        _print_for_people(result, suggestions=not no_suggestions)
     if _print_notes(result):
         # a config layer, an override or an instruction file was skipped: not the intended context
         sys.exit(1)
 
 
-def _print_for_people(result: ContextResult) -> None:
+def _print_for_people(result: ContextResult, *, suggestions: bool) -> None:
     from rich.rule import Rule
     from rich.table import Table
     from rich.text import Text
@@ -118,6 +119,10 @@ def _print_for_people(result: ContextResult) -> None:
 
     for line in cut_summary(result.catalog_report):
         console.print(Text(printable(line), style="dim"))
+    if suggestions and result.task.strip() and not any(p.name == "suggestions" for p in result.parts):
+        hint = f"skillshelf search {shlex.quote(result.task)}"
+        note = f"no skill suggested for this task: `{hint}` shows the ranking and its confidence"
+        console.print(Text(printable(note), style="dim"))
 
 
 def _sources(sources: tuple[str, ...]) -> str:
