@@ -1,4 +1,5 @@
-"""The tuning requests in ``bench/data``: well formed, and every label a skill of the corpora."""
+"""The tuning requests in ``bench/data``: well formed, and every label a skill of the corpora; and
+how ``bench/selection.py`` reads a held-out file in the same format."""
 
 from __future__ import annotations
 

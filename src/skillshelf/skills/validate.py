@@ -21,7 +21,7 @@ folders from that root, not from the PATH, so ``validate .`` in a project judges
 own skills as the agent loads them.
 
 Without a PATH, :func:`roots_here` gives the skill roots the profile's agent scans from the
-working folder (the project's, then the user's), those that exist.
+working folder (the project's, then the user's), those that hold anything.
 """
 
 from __future__ import annotations
