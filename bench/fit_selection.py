@@ -49,7 +49,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from selection import AUTHORED, Query, authored_requests, metatool_split, requests_set, semantic_variants
+from selection import semantic_variants
+from selection_sets import AUTHORED, Query, authored_requests, metatool_split, requests_set
 from selection_small import Libraries
 
 from skillshelf.select.confidence import DEFAULT_MIN_CONFIDENCE, evidence

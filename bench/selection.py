@@ -37,10 +37,7 @@ MiniLM baselines need ``skillshelf[semantic]``.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
-import os
-import random
 import sys
 import tempfile
 import time
@@ -49,128 +46,32 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = Path(os.environ.get("SKILLSHELF_SHARED", REPO.parent / "shared"))
 sys.path.insert(0, str(REPO / "src"))
+sys.path.insert(0, str(REPO / "bench"))
+
+from selection_sets import (  # noqa: E402
+    CACHE,
+    SHARED,
+    Query,
+    authored_requests,
+    body_of,
+    held_out_requests,
+    jsonl,
+    load_corpus,
+    metatool_split,
+    requests_set,
+    skillsbench_set,
+)
 
 from skillshelf.select import rank_docs  # noqa: E402
 from skillshelf.select.index import SkillIndex  # noqa: E402
 from skillshelf.select.ranking import Ranker, RankingSettings  # noqa: E402
-from skillshelf.skills.model import RootOrigin, Scope, Skill  # noqa: E402
+from skillshelf.skills.model import Skill  # noqa: E402
 
-Query = dict[str, Any]
 Ranker_ = Callable[[str, int], list[str]]
 KS = (1, 3, 5, 10)
-AUTHORED = REPO / "bench" / "data" / "authored-requests.jsonl"
-CACHE = Path(tempfile.mkdtemp(prefix="skillshelf-bench-"))
 if __name__ == "__main__":  # selection_small imports this module: one copy of it, not two
     sys.modules.setdefault("selection", sys.modules[__name__])
-
-
-def jsonl(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-
-
-def load_corpus() -> list[Skill]:
-    from skillshelf.skills.discover import discover_in
-
-    folders = sorted(p for p in (SHARED / "corpora").iterdir() if p.is_dir())
-    return [s for s in discover_in(folders).skills if s.description.strip()]
-
-
-_BODIES: dict[str, str] = {}
-
-
-def body_of(skill: Skill) -> str:
-    from skillshelf.skills.discover import read_skill_body
-
-    key = str(skill.path)
-    if key not in _BODIES:
-        _BODIES[key] = read_skill_body(skill) if skill.path.exists() else ""
-    return _BODIES[key]
-
-
-# ---- the sets ------------------------------------------------------------------------------
-
-
-def corpus_requests(path: Path) -> list[Query]:
-    """Requests in the skill-requests format, their ``relevant`` skill folders (relative to
-    ``corpora/``) made ``SKILL.md`` paths, as the index keys them."""
-    queries = jsonl(path)
-    for q in queries:
-        q["relevant"] = [str(SHARED / "corpora" / r / "SKILL.md") for r in q["relevant"]]
-    return queries
-
-
-def authored_requests() -> list[Query]:
-    """:data:`AUTHORED`: tuning data, see ``bench/data/README.md``."""
-    return corpus_requests(AUTHORED)
-
-
-def requests_set() -> tuple[SkillIndex, list[Query]]:
-    """The corpus index and the skill-requests queries (``relevant``: ``SKILL.md`` paths)."""
-    index = SkillIndex.build(load_corpus(), cache_dir=CACHE / "requests", body_reader=body_of)
-    return index, corpus_requests(SHARED / "benchmarks" / "skill-requests" / "requests.jsonl")
-
-
-def held_out_requests(path: Path, index: SkillIndex) -> list[Query]:
-    """The requests of ``path`` (skill-requests format) not marked as dev, each ``kind`` kept
-    (``all`` where none is given). Labels that name no indexed skill are dropped with a warning:
-    counted, they would be misses no ranker could avoid."""
-    queries = [q for q in corpus_requests(path) if q.get("split") != "dev"]
-    unknown = sorted({r for q in queries for r in q["relevant"] if r not in index.by_key})
-    if unknown:
-        shown = ", ".join(unknown[:5])
-        print(f"warning: {len(unknown)} label(s) name no corpus skill, dropped: {shown}", file=sys.stderr)
-    for q in queries:
-        q.setdefault("kind", "none" if not q["relevant"] else "all")
-        q["relevant"] = [r for r in q["relevant"] if r in index.by_key]
-    return [q for q in queries if q["relevant"] or q["kind"] == "none"]
-
-
-def held_out(query_id: str) -> bool:
-    """MetaTool's held-out half: queries whose id has an odd SHA-1."""
-    return int(hashlib.sha1(query_id.encode()).hexdigest(), 16) % 2 == 1
-
-
-def metatool_split() -> tuple[SkillIndex, list[Query], list[Query]]:
-    """The tools index, the dev half (shuffled, seed 0) and the held-out half (shuffled, seed 0)."""
-    mt = SHARED / "benchmarks" / "metatool"
-    tools = jsonl(mt / "tools.jsonl")
-    index = SkillIndex.from_tools([(str(t["id"]), str(t["name"]), str(t["description"])) for t in tools])
-    queries = jsonl(mt / "queries.jsonl")
-    for q in queries:
-        q["relevant"] = [f"tool:{r}" for r in q["relevant"]]
-        q["kind"] = "all"
-    dev = [q for q in queries if not held_out(str(q["id"]))]
-    test = [q for q in queries if held_out(str(q["id"]))]
-    random.Random(0).shuffle(dev)
-    random.Random(0).shuffle(test)
-    return index, dev, test
-
-
-def skillsbench_set() -> tuple[SkillIndex, list[Query]]:
-    sb = SHARED / "benchmarks" / "skillsbench-routing"
-    tools = jsonl(sb / "tools.jsonl")
-    names = {str(t["name"]).lower() for t in tools}
-    root = Path("/skillsbench-routing")
-    skills = [
-        Skill(
-            name=str(t["name"]),
-            description=str(t["description"]),
-            path=root / str(t["id"]) / "SKILL.md",
-            root=root,
-            scope=Scope.USER,
-            origin=RootOrigin.EXTRA,
-        )
-        for t in tools
-    ]
-    distractors = [s for s in load_corpus() if s.name.lower() not in names]
-    index = SkillIndex.build(skills + distractors, cache_dir=CACHE / "sb", body_reader=body_of)
-    queries = jsonl(sb / "queries.jsonl")
-    for q in queries:
-        q["relevant"] = [str(root / r / "SKILL.md") for r in q["relevant"]]
-        q["kind"] = "all"
-    return index, queries
 
 
 # ---- rankers -------------------------------------------------------------------------------
@@ -443,7 +344,8 @@ def main() -> None:
         if not args.no_small:
             from selection_small import small_libraries
 
-            results["requests-small"] = small_libraries(next(iter(splits.values())), args)
+            name, reported = next(iter(splits.items()))
+            results["requests-small"] = small_libraries(reported, args, name)
     if "metatool" in sets:
         index, dev, test = metatool_split()
         splits = {"held-out": test[: args.metatool_queries or None]}

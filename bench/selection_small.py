@@ -12,7 +12,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from selection import CACHE, Query, body_of, load_corpus, semantic_variants
+from selection import semantic_variants
+from selection_sets import CACHE, Query, body_of, load_corpus
 
 from skillshelf.select.index import SkillIndex
 from skillshelf.select.ranking import Ranker, RankingSettings
@@ -79,8 +80,11 @@ class Libraries:
         return _sliced(sem, self.full, index)
 
 
-def small_libraries(queries: Sequence[Query], args: argparse.Namespace) -> dict[str, Any]:
-    """The skill-requests **test** split in small libraries (:meth:`Libraries.draws`, seed 0, at
+def small_libraries(
+    queries: Sequence[Query], args: argparse.Namespace, name: str = "test split"
+) -> dict[str, Any]:
+    """The skill-requests **test** split (or the file of ``--requests``, ``name``) in small
+    libraries (:meth:`Libraries.draws`, seed 0, at
     :data:`SMALL_SIZES` skills). A built-in skill counts as right where a right skill has its
     name. Per size: success@1 and @3, the share of ``none`` requests with no suggestion, the
     share of requests with a right skill in the top five whose suggestions lose it, and over the
@@ -92,7 +96,7 @@ def small_libraries(queries: Sequence[Query], args: argparse.Namespace) -> dict[
         for label, make in semantic_variants("base" if args.no_semantic else "all")
     ]
     print(
-        f"\n== skill-requests test split in small libraries (+ {len(libraries.builtins)} built-in skills)",
+        f"\n== skill-requests {name} in small libraries (+ {len(libraries.builtins)} built-in skills)",
         flush=True,
     )
     out: dict[str, Any] = {}
@@ -117,7 +121,7 @@ def small_libraries(queries: Sequence[Query], args: argparse.Namespace) -> dict[
             out[f"{size}/{label}"] = row
             print(
                 f"  {size:3d} + built-ins {label:20s} s@1 {row['s@1']:.3f}  s@3 {row['s@3']:.3f}  none "
-                f"without suggestion {row['none_without_suggestion']:.3f} of {c['none']}  right skill "
+                f"without suggestion {row['none_without_suggestion']:.3f} of {c.get('none', 0)}  right skill "
                 f"held back {row['right_skill_held_back']:.3f}  built-in first "
                 f"{row['builtin_first']:.3f} suggested {row['builtin_suggested']:.3f}",
                 flush=True,

@@ -1,5 +1,5 @@
 """The tuning requests in ``bench/data``: well formed, and every label a skill of the corpora; and
-how ``bench/selection.py`` reads a held-out file in the same format."""
+how the benchmark (``bench/selection_sets.py``) reads a held-out file in the same format."""
 
 from __future__ import annotations
 
@@ -44,14 +44,14 @@ def test_a_held_out_file_is_read_without_its_dev_rows_and_labels_no_skill_has(
 ) -> None:
     sys.path.insert(0, str(REPO / "bench"))
     try:
-        import selection
+        import selection_sets
     finally:
         sys.path.remove(str(REPO / "bench"))
     from skillshelf.select.docs import SkillDoc
     from skillshelf.select.index import SkillIndex
 
     def key(folder: str) -> str:
-        return str(selection.SHARED / "corpora" / folder / "SKILL.md")
+        return str(selection_sets.SHARED / "corpora" / folder / "SKILL.md")
 
     index = SkillIndex.from_docs([SkillDoc(key=key("c/one"), name="one", description="Does one thing.")])
     rows = [
@@ -63,7 +63,7 @@ def test_a_held_out_file_is_read_without_its_dev_rows_and_labels_no_skill_has(
     ]
     path = tmp_path / "held.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    held = selection.held_out_requests(path, index)
+    held = selection_sets.held_out_requests(path, index)
     assert [(q["id"], q["kind"], q["relevant"]) for q in held] == [
         ("a", "direct", [key("c/one")]),
         ("b", "all", [key("c/one")]),
