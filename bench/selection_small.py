@@ -84,12 +84,11 @@ def small_libraries(
     queries: Sequence[Query], args: argparse.Namespace, name: str = "test split"
 ) -> dict[str, Any]:
     """The skill-requests **test** split (or the file of ``--requests``, ``name``) in small
-    libraries (:meth:`Libraries.draws`, seed 0, at
-    :data:`SMALL_SIZES` skills). A built-in skill counts as right where a right skill has its
-    name. Per size: success@1 and @3, the share of ``none`` requests with no suggestion, the
-    share of requests with a right skill in the top five whose suggestions lose it, and over the
-    requests whose right skill is no built-in one, how often a built-in skill ranks first and is
-    suggested."""
+    libraries (:meth:`Libraries.draws`, seed 0, at :data:`SMALL_SIZES` skills). A built-in skill
+    counts as right where a right skill has its name. Per size: success@1 and @3, the share of
+    ``none`` requests with no suggestion, the share of requests with a right skill in the top
+    five whose suggestions lose it, and over the requests whose right skill is no built-in one,
+    how often a built-in skill ranks first and is suggested."""
     libraries = Libraries.load()
     variants = [
         (label, make(libraries.full))
