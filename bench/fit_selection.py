@@ -80,8 +80,7 @@ SMALL_WEIGHT = 0.5
 """The weight of one small-library row in the few-skills model, beside a full-library row's 1.
 Chosen on the dev split alone (before the authored requests joined the full-library rows; not
 chosen again since) by the cross-validation below among 0.03, 0.05, 0.1, 0.2, 0.3, 0.5 and 1:
-the largest
-weight at which, for every combination of models, the right skills held back in the small
+the largest weight at which, for every combination of models, the right skills held back in the small
 libraries stay less than a point above the every-skill model's at each size (a larger weight
 mostly leaves more ``none`` requests quiet and holds back more right skills; with MiniLM 0.1
 and 0.2 held back a point more at 12 skills, 0.3 to 1 did not; with no model 1 did)."""

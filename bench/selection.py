@@ -334,9 +334,10 @@ def main() -> None:
     results: dict[str, Any] = {}
     if "requests" in sets:
         index, queries = requests_set()
-        splits = {"test": [q for q in queries if q["split"] == "test"]}
         if args.requests:
             splits = {f"held-out ({args.requests.name})": held_out_requests(args.requests, index)}
+        else:
+            splits = {"test": [q for q in queries if q["split"] == "test"]}
         if args.show_dev:
             splits["dev (tuned on)"] = [q for q in queries if q["split"] == "dev"]
             splits["authored (tuned on)"] = authored_requests()

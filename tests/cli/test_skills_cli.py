@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from pathlib import Path
@@ -15,15 +16,8 @@ from testkit import CORPORA, shared_path
 
 
 def run(args: list[str], cwd: Path | None = None, env: dict[str, str] | None = None) -> Result:
-    runner = CliRunner()
-    if cwd is None:
-        return runner.invoke(cli, args, env=env, catch_exceptions=False)
-    old = Path.cwd()
-    os.chdir(cwd)
-    try:
-        return runner.invoke(cli, args, env=env, catch_exceptions=False)
-    finally:
-        os.chdir(old)
+    with contextlib.chdir(cwd) if cwd is not None else contextlib.nullcontext():
+        return CliRunner().invoke(cli, args, env=env, catch_exceptions=False)
 
 
 def exit_code_of(args: list[str], cwd: Path) -> object:

@@ -187,15 +187,12 @@ def roots_here(env: Env, profile: Profile) -> list[Path]:
     inside another one is left to that one (which judges it as the root it is)."""
     roots = [] if profile == "claude" else codex_roots(env)
     roots += [] if profile == "codex" else claude_roots(env)
-    found: list[Path] = []
-    seen: list[str] = []
+    chosen: dict[str, Path] = {}  # real path -> the root as the agent names it
     for root in roots:
         real = os.path.realpath(root.path)
-        if real in seen or not _has_entries(real):
-            continue
-        found.append(root.path)
-        seen.append(real)
-    return [p for p, real in zip(found, seen, strict=True) if not any(_inside(real, other) for other in seen)]
+        if real not in chosen and _has_entries(real):
+            chosen[real] = root.path
+    return [path for real, path in chosen.items() if not any(_inside(real, other) for other in chosen)]
 
 
 def _has_entries(folder: str) -> bool:
@@ -208,7 +205,7 @@ def _has_entries(folder: str) -> bool:
 
 
 def _inside(path: str, folder: str) -> bool:
-    return path != folder and path.startswith(folder.rstrip(os.sep) + os.sep)
+    return path != folder and Path(path).is_relative_to(folder)
 
 
 def _user_roots(env: Env | None, profile: Profile) -> list[Path]:
