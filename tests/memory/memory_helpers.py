@@ -13,6 +13,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from skillshelf.memory.transcripts.model import Item, Session
+
 STAGE1_REPLY = {
     "raw_memory": "---\ndescription: test runner\n---\n### Task 1\n- tests run with make check",
     "rollout_summary": "Test runs\n## Task 1\n- Outcome: success\n- use make check",
@@ -138,3 +140,16 @@ def write_skillshelf_transcript(
     if mtime is not None:
         os.utime(path, (mtime, mtime))
     return path
+
+
+def user_session(folder: Path, text: str) -> Session:
+    """A Codex session in ``folder`` holding one user message."""
+    return Session(
+        id="s",
+        source="codex",
+        path=folder / "r.jsonl",
+        cwd=folder,
+        started_at=None,
+        ended_at=None,
+        items=(Item(kind="message", role="user", parts=(text,)),),
+    )

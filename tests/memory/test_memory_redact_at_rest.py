@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import stat
 import time
@@ -27,6 +28,12 @@ from skillshelf.memory.transcripts.skillshelf import TranscriptWriter
 
 SECRET_LINES = [line for _, line, _ in CASES]
 PIECES = [piece for _, _, pieces in CASES for piece in pieces]
+VALUES = [  # the secrets alone: a cookie's names are not secret
+    value
+    for kind, _, pieces in CASES
+    for piece in pieces
+    for value in (re.findall(r"=([^;]+)", piece) if kind == "cookie-header" else [piece])
+]
 
 
 def _mode(path: Path) -> int:
@@ -111,6 +118,20 @@ def _place_sessions(home: Any, key: str) -> list[Path]:
     return placed
 
 
+def _env(home: Any) -> Env:
+    return Env.for_test(cwd=home.home, home=home.home, codex_home=home.codex_home)
+
+
+def _settings(url: str, *, concurrency: int) -> MemorySettings:
+    return MemorySettings().with_overrides(
+        extract_model="openai:small",
+        consolidation_model="openai:big",
+        base_url=url + "/v1",
+        scope="global",
+        concurrency=concurrency,
+    )
+
+
 def _script(sessions: int, key: str) -> list[dict[str, Any]]:
     """Replies that copy every secret: Phase 1 answers, then the consolidation agent's tool calls."""
     leaked = "\n".join(SECRET_LINES) + "\n" + key
@@ -142,14 +163,7 @@ def test_a_memory_run_stores_no_secret_and_keeps_state_private(
     placed = _place_sessions(isolated_home, key)
     sessions = len(placed)
     standin = model_standin(_script(sessions, key))
-    env = Env.for_test(cwd=isolated_home.home, home=isolated_home.home, codex_home=isolated_home.codex_home)
-    settings = MemorySettings().with_overrides(
-        extract_model="openai:small",
-        consolidation_model="openai:big",
-        base_url=standin.url + "/v1",
-        scope="global",
-        concurrency=1,
-    )
+    env, settings = _env(isolated_home), _settings(standin.url, concurrency=1)
 
     def consolidator() -> AgentConsolidator:
         return AgentConsolidator(
@@ -181,6 +195,37 @@ def test_a_memory_run_stores_no_secret_and_keeps_state_private(
     with open_store(None, data_dir=data) as again:
         rows = [again.session(i) for i in again.session_ids_for_paths([str(p) for p in placed])]
     assert len(rows) == 4 and all(row and REDACTED in row.first_user_message for row in rows)
+
+
+def _bare_script(sessions: int, key: str) -> list[dict[str, Any]]:
+    """Replies that repeat each secret bare, out of the context any rule knows it by: Phase 1
+    answers, then the direct consolidation's files."""
+    body = key.strip().splitlines()[1:-1]
+    bare = "\n".join(f"- remember {value} for later" for value in [*VALUES, *body])
+    stage1 = {"raw_memory": "---\ndescription: deploys\n---\n### Task 1\n" + bare, "rollout_summary": bare}
+    files = {"MEMORY.md": "# Deploys\n" + bare, "memory_summary.md": bare}
+    return [{"text": json.dumps({**stage1, "rollout_slug": VALUES[8]})}] * sessions + [
+        {"text": json.dumps({"files": files, "delete": []})}
+    ]
+
+
+def test_secrets_a_model_repeats_bare_are_scrubbed_before_they_are_stored(
+    isolated_home: Any, model_standin: Any, tmp_path: Path
+) -> None:
+    key = generate_keys(tmp_path / "keys", per_type=1)[0]
+    shutil.rmtree(tmp_path / "keys")
+    pieces = [*VALUES, "".join(key.strip().splitlines()[1:-1])]
+    sessions = len(_place_sessions(isolated_home, key))
+    standin = model_standin(_bare_script(sessions, key))
+    env = _env(isolated_home)
+    report = run_memory(env, _settings(standin.url, concurrency=2), RunOptions())
+    assert report.outcomes == {"extracted": sessions} and report.errors == []
+    assert [c.status for c in report.consolidation] == ["consolidated"]
+    assert _leaks(env.dirs.data, pieces) == {}  # database, memory folder
+    consolidation_request = json.dumps(standin.requests()[-1])
+    assert left(consolidation_request, pieces) == [] and "remember" in consolidation_request
+    memory = next((env.dirs.data / "memories").iterdir()) / "MEMORY.md"
+    assert f"- remember {REDACTED} for later" in memory.read_text(encoding="utf-8")
 
 
 def test_transcripts_are_written_redacted_and_private(isolated_home: Any, tmp_path: Path) -> None:

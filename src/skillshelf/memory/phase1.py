@@ -2,24 +2,30 @@
 
 Pure pieces: :func:`filter_items` (what of a transcript the model sees), :func:`serialize_items`
 (redacted compact JSON), :func:`truncate_middle` (Codex's 4-bytes-per-token middle cut),
-:func:`build_stage1_prompt` and :func:`parse_stage1_reply` (the minimum-signal gate: an empty
-raw memory or summary means "nothing worth keeping"). :func:`extract` does one model call.
+:func:`stage1_prompt` and :func:`parse_stage1_reply` (the minimum-signal gate: an empty raw
+memory or summary means "nothing worth keeping"). :func:`extract` does one model call.
+
+The reply is redacted by the rules and scrubbed of every secret string redaction took out of
+the prompt (:class:`~skillshelf.memory.redact.echoes.KnownSecrets`): a bare value the model
+repeats has no context left for a rule to see.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from skillshelf.errors import ModelCallError
 from skillshelf.memory.models import JsonModel, parse_json_reply
-from skillshelf.memory.redact import redact_secrets
+from skillshelf.memory.redact import Redaction, redact, redact_secrets
+from skillshelf.memory.redact.echoes import NO_SECRETS, KnownSecrets
 from skillshelf.memory.transcripts.model import Item, Session
 
 __all__ = [
     "STAGE1_SCHEMA",
     "STAGE1_SYSTEM",
+    "Stage1Prompt",
     "Stage1Result",
     "build_stage1_prompt",
     "extract",
@@ -27,6 +33,7 @@ __all__ = [
     "is_injected_fragment",
     "parse_stage1_reply",
     "serialize_items",
+    "stage1_prompt",
     "truncate_middle",
 ]
 
@@ -81,11 +88,22 @@ with the JSON object only."""
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Stage1Result:
-    """What the model extracted (already redacted)."""
+    """What the model extracted (already redacted). ``known`` holds the secrets taken out of
+    the session, for scrubbing later answers of this run; it is never stored."""
 
     raw_memory: str
     rollout_summary: str
     rollout_slug: str | None
+    known: KnownSecrets = field(default=NO_SECRETS, repr=False, compare=False)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Stage1Prompt:
+    """The model's input for one session, and the secrets redaction took out of it."""
+
+    system: str
+    user: str
+    known: KnownSecrets = field(repr=False)
 
 
 def is_injected_fragment(text: str) -> bool:
@@ -114,8 +132,11 @@ def filter_items(items: Sequence[Item]) -> list[Item]:
 
 def serialize_items(items: Sequence[Item]) -> str:
     """Compact JSON of the items with every secret redacted."""
-    text = json.dumps([item.to_dict() for item in items], ensure_ascii=False, separators=(",", ":"))
-    return redact_secrets(text)
+    return _serialized(items).text
+
+
+def _serialized(items: Sequence[Item]) -> Redaction:
+    return redact(json.dumps([item.to_dict() for item in items], ensure_ascii=False, separators=(",", ":")))
 
 
 def truncate_middle(text: str, max_tokens: int) -> str:
@@ -136,20 +157,29 @@ def truncate_middle(text: str, max_tokens: int) -> str:
     return f"{head}…{removed} tokens truncated…{tail}"
 
 
+def stage1_prompt(session: Session, *, token_limit: int) -> Stage1Prompt:
+    """The prompt for one session: filtered, redacted, then truncated to the budget."""
+    items = _serialized(filter_items(session.items))
+    path, cwd = redact(str(session.path)), redact(str(session.cwd or "unknown"))
+    user = _STAGE1_USER.format(
+        path=path.text,
+        cwd=cwd.text,
+        source=session.source,
+        items=truncate_middle(items.text, token_limit),
+    )
+    known = KnownSecrets.of([*items.removed, *path.removed, *cwd.removed])
+    return Stage1Prompt(system=STAGE1_SYSTEM, user=user, known=known)
+
+
 def build_stage1_prompt(session: Session, *, token_limit: int) -> tuple[str, str]:
     """(system, user) for one session: filtered, redacted, then truncated to the budget."""
-    items = truncate_middle(serialize_items(filter_items(session.items)), token_limit)
-    user = _STAGE1_USER.format(
-        path=redact_secrets(str(session.path)),
-        cwd=redact_secrets(str(session.cwd or "unknown")),
-        source=session.source,
-        items=items,
-    )
-    return STAGE1_SYSTEM, user
+    prompt = stage1_prompt(session, token_limit=token_limit)
+    return prompt.system, prompt.user
 
 
-def parse_stage1_reply(text: str) -> Stage1Result | None:
-    """The model's answer; None when the gate said "nothing to keep". Invalid answers raise."""
+def parse_stage1_reply(text: str, known: KnownSecrets = NO_SECRETS) -> Stage1Result | None:
+    """The model's answer, redacted and scrubbed of ``known``; None when the gate said "nothing
+    to keep". Invalid answers raise."""
     value = parse_json_reply(text)
     raw, summary, slug = value.get("raw_memory"), value.get("rollout_summary"), value.get("rollout_slug")
     if (
@@ -164,11 +194,16 @@ def parse_stage1_reply(text: str) -> Stage1Result | None:
         )
     if raw == "" or summary == "":
         return None
-    clean_slug = redact_secrets(slug)[:80] if slug else None
+
+    def clean(reply: str) -> str:
+        return redact_secrets(known.scrub(reply))
+
+    clean_slug = clean(slug)[:80] if slug else None
     return Stage1Result(
-        raw_memory=redact_secrets(raw),
-        rollout_summary=redact_secrets(summary),
+        raw_memory=clean(raw),
+        rollout_summary=clean(summary),
         rollout_slug=clean_slug or None,
+        known=known,
     )
 
 
@@ -176,5 +211,6 @@ def extract(
     model: JsonModel, session: Session, *, token_limit: int, effort: str | None
 ) -> Stage1Result | None:
     """One Phase-1 model call for ``session``."""
-    system, user = build_stage1_prompt(session, token_limit=token_limit)
-    return parse_stage1_reply(model.complete(system=system, user=user, schema=STAGE1_SCHEMA, effort=effort))
+    prompt = stage1_prompt(session, token_limit=token_limit)
+    reply = model.complete(system=prompt.system, user=prompt.user, schema=STAGE1_SCHEMA, effort=effort)
+    return parse_stage1_reply(reply, prompt.known)

@@ -7,7 +7,7 @@ import contextlib
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import TracebackType
 from typing import Self, TypeVar
@@ -19,6 +19,7 @@ from skillshelf.memory.consolidator import BUDGET_SPENT, Consolidator, DirectCon
 from skillshelf.memory.layout import GLOBAL_SCOPE, project_scope
 from skillshelf.memory.models import CallBudget, JsonModel
 from skillshelf.memory.redact import redact_secrets
+from skillshelf.memory.redact.echoes import NO_SECRETS, KnownSecrets
 from skillshelf.memory.settings import MemorySettings
 from skillshelf.memory.store import CONSOLIDATE, STAGE1, ClaimOutcome, LeaseHolder, Stage1Claim, Store
 from skillshelf.memory.transcripts import Session, read_transcript
@@ -27,6 +28,7 @@ __all__ = [
     "Heartbeat",
     "LeaseKeeper",
     "Phase2Outcome",
+    "Stage1Outcome",
     "run_phase2_scope",
     "run_stage1_job",
     "scope_for",
@@ -168,11 +170,21 @@ def with_session(path: str, work: Callable[[Session], T]) -> T:
         ) from exc
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Stage1Outcome:
+    """What happened to one claimed session: ``status`` is extracted, no_output, failed or
+    lost_lease; ``known`` holds the secrets redaction took out of its prompt (in memory only,
+    for scrubbing this run's consolidation)."""
+
+    status: str
+    error: str | None = None
+    known: KnownSecrets = field(default=NO_SECRETS, repr=False)
+
+
 def run_stage1_job(
     claim: Stage1Claim, *, store: Store, model: JsonModel, settings: MemorySettings, clock: Clock
-) -> tuple[str, str | None]:
-    """Extract one claimed session: (extracted | no_output | failed | lost_lease, error or None).
-    The caller keeps the lease alive (:class:`LeaseKeeper`)."""
+) -> Stage1Outcome:
+    """Extract one claimed session. The caller keeps the lease alive (:class:`LeaseKeeper`)."""
     try:
         result = with_session(
             claim.path,
@@ -190,10 +202,12 @@ def run_stage1_job(
             now_ms=_ms(clock),
             retry_base_ms=int(settings.retry_delay_seconds * 1000),
         )
-        return ("failed" if failed else "lost_lease"), reason
+        return Stage1Outcome(status="failed" if failed else "lost_lease", error=reason)
     now = _ms(clock)
     if result is None:
-        return ("no_output" if store.mark_stage1_no_output(claim, now_ms=now) else "lost_lease"), None
+        return Stage1Outcome(
+            status="no_output" if store.mark_stage1_no_output(claim, now_ms=now) else "lost_lease"
+        )
     ok = store.mark_stage1_succeeded(
         claim,
         scope=scope_for(settings, claim.project, claim.cwd),
@@ -202,7 +216,7 @@ def run_stage1_job(
         rollout_slug=result.rollout_slug,
         now_ms=now,
     )
-    return ("extracted" if ok else "lost_lease"), None
+    return Stage1Outcome(status="extracted" if ok else "lost_lease", known=result.known)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -251,11 +265,13 @@ def run_phase2_scope(
     budget: CallBudget,
     consolidator_factory: Callable[[], Consolidator] | None = None,
     holder: LeaseHolder | None = None,
+    known: KnownSecrets = NO_SECRETS,
 ) -> Phase2Outcome:
     """Claim the scope's consolidation lock and, if dirty, rebuild its memory folder.
 
     ``consolidator_factory`` makes what writes the files (default: one direct call to the model
-    from ``model_factory``)."""
+    from ``model_factory``). ``known``: secrets this run took out of transcripts; the prompt and
+    the files written are scrubbed of them."""
     make = consolidator_factory or (lambda: DirectConsolidator(model_factory()))
     lease_ms = int(settings.lease_seconds * 1000)
     claim = store.claim_phase2(
@@ -277,6 +293,7 @@ def run_phase2_scope(
                 clock=clock,
                 budget=budget,
                 beat=beat,
+                known=known,
             )
         except SkillshelfError as exc:
             store.mark_failed(
@@ -314,6 +331,7 @@ def _consolidate(
     clock: Clock,
     budget: CallBudget,
     beat: Heartbeat,
+    known: KnownSecrets,
 ) -> Phase2Outcome:
     selection = store.selection(
         scope,
@@ -349,6 +367,7 @@ def _consolidate(
     prompt, init = phase2.build_consolidation_prompt(
         folder, selection, token_limit=settings.stage1_token_limit
     )
+    prompt = known.scrub(prompt)
     try:  # every model call the consolidator makes takes one unit of the run's budget
         done = consolidator.consolidate(
             prompt, folder, init=init, effort=settings.consolidation_effort, budget=budget
@@ -360,7 +379,11 @@ def _consolidate(
         return replace(outcome("budget"), error=f"{exc.code}: {exc.message}")
     if not beat.beat():
         return outcome("lost_lease")
-    changed = phase2.apply_consolidation(folder, done.consolidation)
+    consolidation = done.consolidation
+    if known:
+        files = {path: known.scrub(text) for path, text in consolidation.files.items()}
+        consolidation = replace(consolidation, files=files)
+    changed = phase2.apply_consolidation(folder, consolidation)
     phase2.remove_rollout_summaries(folder, selection.removed)
     phase2.write_raw_memories(folder, selection.selected)
     ok = store.mark_phase2_succeeded(

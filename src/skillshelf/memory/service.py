@@ -15,9 +15,7 @@ import uuid
 from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
 
 from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.env import Env
@@ -30,10 +28,17 @@ from skillshelf.memory.leases import free_leases, judge_leases, this_holder
 from skillshelf.memory.models import CallBudget, JsonModel, model_endpoint, model_factories
 from skillshelf.memory.queue import phase1_passes, queued, settle_queue
 from skillshelf.memory.redact import redact_secrets
-from skillshelf.memory.runner import LeaseKeeper, Phase2Outcome, project_of, run_phase2_scope, run_stage1_job
+from skillshelf.memory.redact.echoes import NO_SECRETS, KnownSecrets
+from skillshelf.memory.run_report import Progress, RunOptions, RunReport
+from skillshelf.memory.runner import (
+    LeaseKeeper,
+    Stage1Outcome,
+    project_of,
+    run_phase2_scope,
+    run_stage1_job,
+)
 from skillshelf.memory.settings import MemorySettings
 from skillshelf.memory.store import SessionRow, Stage1Claim, Store, open_store
-from skillshelf.memory.store.base import ClaimLimits
 from skillshelf.memory.transcripts import default_transcript_roots, find_transcripts, read_transcript
 
 __all__ = [
@@ -45,73 +50,6 @@ __all__ = [
     "register_transcripts",
     "run_memory",
 ]
-
-Progress = Callable[[str, int, int], None]  # (stage, done, total)
-Phase = Literal["1", "2", "all"]
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class RunOptions:
-    """What ``skillshelf memory run`` was asked to do."""
-
-    sessions: tuple[Path, ...] = ()
-    db: str | None = None
-    phase: Phase = "all"
-    dry_run: bool = False
-    worker_id: str | None = None
-    queued_only: bool = False  # only the transcripts in the hook queue (memory/queue.py)
-
-
-@dataclass(slots=True, kw_only=True)
-class RunReport:
-    """What a run did (``--json`` prints this)."""
-
-    worker_id: str
-    db: str
-    files: int = 0
-    registered: int = 0
-    unreadable: list[str] = field(default_factory=list)
-    problems: list[Diagnostic] = field(default_factory=list)  # one per unreadable file: code, reason, fix
-    skipped_lines: int = 0
-    pruned: int = 0
-    claimed: int = 0
-    outcomes: dict[str, int] = field(default_factory=dict)
-    consolidation: list[Phase2Outcome] = field(default_factory=list)
-    model_calls: int = 0
-    budget: int | None = None
-    dry_run: list[dict[str, object]] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
-    recovered: list[dict[str, object]] = field(default_factory=list)  # leases freed from gone holders
-    skipped: list[dict[str, object]] = field(default_factory=list)  # sessions left for the time windows
-    queued: int = 0  # transcripts the agents' hooks queued
-    dequeued: int = 0  # of those, taken off the queue (extracted, nothing to keep, or unusable)
-
-    @property
-    def failed(self) -> bool:
-        """Some job failed (it will be retried after its backoff)."""
-        return bool(self.outcomes.get("failed")) or any(c.status == "failed" for c in self.consolidation)
-
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "worker_id": self.worker_id,
-            "db": self.db,
-            "files": self.files,
-            "registered": self.registered,
-            "unreadable": self.unreadable,
-            "problems": [d.to_dict() for d in self.problems],
-            "skipped_lines": self.skipped_lines,
-            "pruned": self.pruned,
-            "claimed": self.claimed,
-            "phase1": dict(self.outcomes),
-            "phase2": [c.to_dict() for c in self.consolidation],
-            "model_calls": self.model_calls,
-            "budget": self.budget,
-            "dry_run": self.dry_run,
-            "errors": self.errors,
-            "recovered": self.recovered,
-            "skipped": self.skipped,
-            "queue": {"queued": self.queued, "done": self.dequeued},
-        }
 
 
 def _default_worker() -> str:
@@ -200,10 +138,6 @@ def register_transcripts(
     return [str(p) for p in files]
 
 
-def _limits(settings: MemorySettings) -> ClaimLimits:
-    return claim_limits(settings)
-
-
 def _phase1(
     store: Store,
     settings: MemorySettings,
@@ -214,32 +148,34 @@ def _phase1(
     report: RunReport,
     budget: CallBudget,
     progress: Progress | None,
-) -> None:
+) -> KnownSecrets:
+    """Extract the claimed sessions; the secrets redaction took out of their prompts."""
     limit = (
         settings.max_rollouts_per_run
         if budget.remaining is None
         else min(settings.max_rollouts_per_run, budget.remaining)
     )
     if limit <= 0:
-        return
+        return NO_SECRETS
     model = make_model()  # before claiming: building a client may be slow, leases tick from the claim
     claims = store.claim_stage1(
         worker_id=report.worker_id,
         now_ms=int(clock() * 1000),
         lease_ms=int(settings.lease_seconds * 1000),
-        limits=_limits(settings),
+        limits=claim_limits(settings),
         limit=limit,
         only=only,
         holder=this_holder(settings),
     )
     report.claimed += len(claims)
+    known = NO_SECRETS
     if not claims:
-        return
+        return known
     outcomes: Counter[str] = Counter(report.outcomes)
     for _ in claims:
         budget.take()
 
-    def job(claim: Stage1Claim) -> tuple[str, str | None]:
+    def job(claim: Stage1Claim) -> Stage1Outcome:
         try:
             return run_stage1_job(claim, store=store, model=model, settings=settings, clock=clock)
         finally:
@@ -251,10 +187,11 @@ def _phase1(
         futures = {pool.submit(job, c): c for c in claims}
         try:
             for n, future in enumerate(as_completed(futures), 1):
-                outcome, error = future.result()
-                outcomes[outcome] += 1
-                if error:
-                    report.errors.append(f"{futures[future].session_id}: {error}")
+                done = future.result()
+                outcomes[done.status] += 1
+                known |= done.known
+                if done.error:
+                    report.errors.append(f"{futures[future].session_id}: {done.error}")
                 if progress:
                     progress("extract", n, len(claims))
         except BaseException:  # Ctrl-C: queued jobs never start, running calls are not waited for
@@ -263,6 +200,7 @@ def _phase1(
             raise
         pool.shutdown()
     report.outcomes = dict(outcomes)
+    return known
 
 
 def _phase2(
@@ -276,6 +214,7 @@ def _phase2(
     report: RunReport,
     budget: CallBudget,
     progress: Progress | None,
+    known: KnownSecrets,
 ) -> None:
     scopes = store.dirty_scopes(now_ms=int(clock() * 1000))
     for n, scope in enumerate(scopes, 1):
@@ -290,6 +229,7 @@ def _phase2(
             budget=budget,
             consolidator_factory=consolidator,
             holder=this_holder(settings),
+            known=known,
         )
         report.consolidation.append(outcome)
         if outcome.error:
@@ -302,6 +242,19 @@ def _skipped(
     store: Store, settings: MemorySettings, now_ms: int, only: list[str] | None
 ) -> list[dict[str, object]]:
     return [v.to_dict() for v in skipped_sessions(store, settings, now_ms=now_ms, only=only)]
+
+
+def _finish(store: Store, report: RunReport, *, started_ms: int, finished_ms: int) -> RunReport:
+    """Record the run (its report redacted) in the store's run log."""
+    report_json = redact_secrets(json.dumps(report.to_dict(), default=str))
+    store.record_run(
+        uuid.uuid4().hex,
+        worker_id=report.worker_id,
+        started_ms=started_ms,
+        finished_ms=finished_ms,
+        report=report_json,
+    )
+    return report
 
 
 def run_memory(
@@ -344,9 +297,10 @@ def run_memory(
         freed = free_leases(store, judge_leases(store, settings, now_ms=started), now_ms=started)
         report.recovered = [v.to_dict(started) for v in freed]
         report.pruned = store.prune(max_unused_ms=int(settings.max_unused_days * 86_400_000), now_ms=started)
+        known = NO_SECRETS  # never stored: it scrubs this run's consolidation
         if options.phase in ("1", "all"):
             for pass_settings, pass_only in phase1_passes(store, settings, queue, only, options.queued_only):
-                _phase1(
+                known |= _phase1(
                     store,
                     pass_settings,
                     only=pass_only,
@@ -356,7 +310,7 @@ def run_memory(
                     budget=budget,
                     progress=progress,
                 )
-            idle = _limits(settings.with_overrides(min_idle_hours=0))
+            idle = claim_limits(settings.with_overrides(min_idle_hours=0))
             report.dequeued = settle_queue(store, queue, idle, state_dir=env.dirs.state)
         if options.phase in ("2", "all"):
             _phase2(
@@ -369,17 +323,11 @@ def run_memory(
                 report=report,
                 budget=budget,
                 progress=progress,
+                known=known,
             )
         report.model_calls = budget.used
         report.skipped = _skipped(store, settings, int(clock() * 1000), only)
-        store.record_run(
-            uuid.uuid4().hex,
-            worker_id=report.worker_id,
-            started_ms=started,
-            finished_ms=int(clock() * 1000),
-            report=redact_secrets(json.dumps(report.to_dict(), default=str)),
-        )
-        return report
+        return _finish(store, report, started_ms=started, finished_ms=int(clock() * 1000))
     finally:
         if own_store:
             store.close()

@@ -31,7 +31,7 @@ import json
 import re
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from skillshelf.memory.redact.jsonl import is_json_line, redact_json_line
@@ -82,10 +82,14 @@ class Finding:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Redaction:
-    """The redacted text and what was removed."""
+    """The redacted text and what was removed: ``findings`` say where and of which kind;
+    ``removed`` holds the secret strings themselves (decoded as the rules saw them), kept in
+    memory only so that a model's answer can be scrubbed of any it repeats
+    (:class:`~skillshelf.memory.redact.echoes.KnownSecrets`). Never print or store them."""
 
     text: str
     findings: tuple[Finding, ...]
+    removed: tuple[str, ...] = field(default=(), repr=False, compare=False)
 
     def counts(self) -> dict[str, int]:
         return dict(Counter(f.kind for f in self.findings))
@@ -196,14 +200,17 @@ def _replaced(text: str, spans: list[Finding]) -> str:
     return "".join(parts)
 
 
-def _redact(text: str, high_entropy: bool, depth: int) -> tuple[str, list[Finding]]:
+def _redact(text: str, high_entropy: bool, depth: int, removed: list[str]) -> tuple[str, list[Finding]]:
     if depth >= _MAX_DEPTH or ("{" not in text and "[" not in text):
-        found = _scan_plain(text, high_entropy)
-        return (_replaced(text, found) if found else text), found
+        return _redact_plain(text, high_entropy, removed)
 
     def redact_strings(joined: str) -> tuple[str, list[tuple[int, int, str, str]]]:
-        new, inner = _redact(joined, high_entropy, depth + 1)
+        new, inner = _redact(joined, high_entropy, depth + 1, removed)
         return new, [(f.start, f.end, f.kind, f.category) for f in inner]
+
+    def secret_field(value: str) -> str:
+        removed.append(value)
+        return _marker(value)
 
     out: list[str] = []
     findings: list[Finding] = []
@@ -211,11 +218,10 @@ def _redact(text: str, high_entropy: bool, depth: int) -> tuple[str, list[Findin
     for line in text.split("\n"):
         end = pos + len(line)
         if is_json_line(line):
-            plain = text[block:pos]
-            found = _scan_plain(plain, high_entropy)
-            out.append(_replaced(plain, found) if found else plain)
+            new, found = _redact_plain(text[block:pos], high_entropy, removed)
+            out.append(new)
             findings += [_moved(f, block) for f in found]
-            new, changes = redact_json_line(line, redact_strings, _marker)
+            new, changes = redact_json_line(line, redact_strings, secret_field)
             out.append(new)
             findings += [
                 Finding(kind=c.kind, category=c.category, start=pos + c.start, end=pos + c.end)
@@ -223,11 +229,18 @@ def _redact(text: str, high_entropy: bool, depth: int) -> tuple[str, list[Findin
             ]
             block = end
         pos = end + 1
-    plain = text[block:]
-    found = _scan_plain(plain, high_entropy)
-    out.append(_replaced(plain, found) if found else plain)
+    new, found = _redact_plain(text[block:], high_entropy, removed)
+    out.append(new)
     findings += [_moved(f, block) for f in found]
     return "".join(out), findings
+
+
+def _redact_plain(text: str, high_entropy: bool, removed: list[str]) -> tuple[str, list[Finding]]:
+    found = _scan_plain(text, high_entropy)
+    if not found:
+        return text, found
+    removed += [text[f.start : f.end] for f in found]
+    return _replaced(text, found), found
 
 
 def _moved(finding: Finding, offset: int) -> Finding:
@@ -240,8 +253,9 @@ def _moved(finding: Finding, offset: int) -> Finding:
 
 def redact(text: str, *, high_entropy: bool = True) -> Redaction:
     """Replace every secret in ``text`` with ``[REDACTED_SECRET]``; report what was found."""
-    new, findings = _redact(text, high_entropy, 0)
-    return Redaction(text=new, findings=tuple(findings))
+    removed: list[str] = []
+    new, findings = _redact(text, high_entropy, 0, removed)
+    return Redaction(text=new, findings=tuple(findings), removed=tuple(removed))
 
 
 def scan_secrets(text: str, *, high_entropy: bool = True) -> tuple[Finding, ...]:

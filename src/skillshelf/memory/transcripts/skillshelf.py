@@ -30,7 +30,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from skillshelf.dirs import open_private, private_dir
-from skillshelf.memory.redact import redact_secrets
+from skillshelf.memory.redact import redact
+from skillshelf.memory.redact.echoes import NO_SECRETS, KnownSecrets
 from skillshelf.memory.transcripts.jsonl import read_jsonl
 from skillshelf.memory.transcripts.model import Item, Session, folder_field, parse_time, text_field
 
@@ -66,21 +67,30 @@ class TranscriptWriter:
     """Append records in the skillshelf transcript format; flushed after every line.
 
     Every line is redacted before it is written (task text, tool arguments and output, the
-    model's replies: each string on its own, see :mod:`skillshelf.memory.redact`), and the file
-    is private: 0600 in folders created 0700."""
+    model's replies: each string on its own, see :mod:`skillshelf.memory.redact`); from the
+    first secret on, every line is also scrubbed of the secrets redaction took out of the
+    lines so far, so a reply that repeats one bare does not keep it
+    (:mod:`skillshelf.memory.redact.echoes`). The file is private: 0600 in folders created
+    0700."""
 
     def __init__(self, path: Path, *, session_id: str, cwd: Path, origin: str = "run", **meta: Any) -> None:
         private_dir(path.parent)
         self.path = path
         self._cwd = str(cwd)
         self._file: IO[str] = open_private(path)
+        self._known = NO_SECRETS
         self._write(
             {"type": "session_meta", "id": session_id, "agent": "skillshelf", "origin": origin, **meta}
         )
 
     def _write(self, record: dict[str, Any]) -> None:
         line = {"type": record.pop("type"), "ts": _now(), "cwd": self._cwd, **record}
-        self._file.write(redact_secrets(json.dumps(line, ensure_ascii=False)) + "\n")
+        redaction = redact(json.dumps(line, ensure_ascii=False))
+        self._known |= KnownSecrets.of(redaction.removed)
+        text = redaction.text
+        if self._known:  # redaction keeps a JSON line valid JSON
+            text = json.dumps(self._known.scrub_value(json.loads(text)), ensure_ascii=False)
+        self._file.write(text + "\n")
         self._file.flush()
 
     def message(self, role: str, text: str) -> None:

@@ -1,0 +1,116 @@
+"""Secrets a model repeats bare: redaction reports the strings it removed, and what a model
+writes back is scrubbed of them in every spelling it may use."""
+
+from __future__ import annotations
+
+import json
+import random
+import string
+from pathlib import Path
+
+from hypothesis import given
+from hypothesis import strategies as st
+from memory_helpers import user_session
+
+from skillshelf.memory.phase1 import parse_stage1_reply, stage1_prompt
+from skillshelf.memory.redact import REDACTED, redact
+from skillshelf.memory.redact.echoes import MIN_ECHO_CHARS, NO_SECRETS, KnownSecrets
+from skillshelf.memory.transcripts.skillshelf import TranscriptWriter
+
+_rng = random.Random(20261202)
+
+
+def r(n: int) -> str:
+    """Random letters and digits (no secret-shaped literals in the repo)."""
+    return "".join(_rng.choice(string.ascii_letters + string.digits) for _ in range(n))
+
+
+PASSWORD = r(12)
+PASSPHRASE = "lantern orbit velvet quarry"
+
+
+def test_redaction_reports_each_string_it_removed_as_the_rules_saw_it() -> None:
+    text = f"mysql -u root -p{PASSWORD} app\nexport DB_PASSWORD='{PASSPHRASE}'\n" + json.dumps(
+        {"out": json.dumps({"token": f'ab\\"{PASSWORD}'})}
+    )
+    result = redact(text)
+    assert PASSWORD not in result.text and PASSPHRASE not in result.text
+    assert PASSWORD in result.removed and PASSPHRASE in result.removed
+    assert f'ab\\"{PASSWORD}' in result.removed  # the field's value, decoded from both JSON levels
+    assert PASSWORD not in repr(result) and redact("nothing here").removed == ()
+
+
+def test_a_bare_secret_is_scrubbed_in_each_spelling_a_model_may_use() -> None:
+    escaped = f'ab\\"{PASSWORD}'
+    known = KnownSecrets.of([PASSPHRASE, escaped])
+    for spelling in (PASSPHRASE, escaped, f'ab"{PASSWORD}', json.dumps(escaped)[1:-1]):
+        assert known.scrub(f"the value is {spelling}.") == f"the value is {REDACTED}."
+    assert PASSPHRASE not in repr(known)
+
+
+def test_each_line_of_a_removed_key_is_scrubbed_on_its_own() -> None:
+    lines = [r(70) for _ in range(3)]
+    known = KnownSecrets.of(["\n".join(lines), "\\n".join(lines)])
+    assert known.scrub(f"line two: {lines[1]}") == f"line two: {REDACTED}"
+
+
+def test_short_values_and_the_marker_are_left_in_prose() -> None:
+    known = KnownSecrets.of(["root", "x" * (MIN_ECHO_CHARS - 1), REDACTED, "  "])
+    assert not known
+    prose = "log in as root and run xxxxxxx"
+    assert known.scrub(prose) == prose and NO_SECRETS.scrub(prose) == prose
+
+
+def test_the_longest_secret_wins_where_two_overlap() -> None:
+    known = KnownSecrets.of([PASSWORD, PASSWORD + "-suffix"])
+    assert known.scrub(f"{PASSWORD}-suffix and {PASSWORD}") == f"{REDACTED} and {REDACTED}"
+
+
+_SECRET = st.text(st.characters(min_codepoint=33, max_codepoint=0x2FF), min_size=MIN_ECHO_CHARS, max_size=40)
+
+
+@given(st.lists(_SECRET, min_size=1, max_size=5), st.text(max_size=200), st.text(max_size=200))
+def test_no_known_secret_survives_a_scrub(secrets: list[str], before: str, after: str) -> None:
+    known = KnownSecrets.of(secrets)
+    out = known.scrub(before + " ".join(secrets) + after)
+    for secret in secrets:
+        piece = secret.strip(" \t'\"`,;")
+        assert len(piece) < MIN_ECHO_CHARS or piece not in out
+
+
+@given(st.lists(_SECRET, max_size=5), st.text(max_size=300))
+def test_text_without_a_known_secret_is_unchanged(secrets: list[str], text: str) -> None:
+    known = KnownSecrets.of(secrets)
+    if not any(piece in text for piece in known.pieces):
+        assert known.scrub(text) == text
+
+
+def test_a_stage1_answer_is_scrubbed_of_the_secrets_its_prompt_lost(tmp_path: Path) -> None:
+    session = user_session(
+        tmp_path, f"deploy with curl -u admin:{PASSWORD} https://x and DB_PASSWORD='{PASSPHRASE}'"
+    )
+    prompt = stage1_prompt(session, token_limit=10_000)
+    assert PASSWORD not in prompt.user and PASSPHRASE not in prompt.user
+    echo = f"the admin password is {PASSWORD}; the database one is {PASSPHRASE}"
+    reply = json.dumps({"raw_memory": echo, "rollout_summary": echo, "rollout_slug": PASSWORD})
+    result = parse_stage1_reply(reply, prompt.known)
+    assert result is not None
+    for text in (result.raw_memory, result.rollout_summary, result.rollout_slug or ""):
+        assert PASSWORD not in text and PASSPHRASE not in text
+    assert REDACTED in result.raw_memory and result.known == prompt.known
+    unscrubbed = parse_stage1_reply(reply)
+    assert unscrubbed is not None and PASSPHRASE in unscrubbed.raw_memory  # no rule sees it bare
+
+
+def test_a_transcript_keeps_no_secret_a_reply_repeats_bare(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    with TranscriptWriter(path, session_id="s1", cwd=tmp_path) as writer:
+        writer.message("user", f"the reply may say {PASSPHRASE} before any rule has seen it")
+        writer.tool_call("c1", "bash", {"command": f"mysql -u root -p{PASSWORD} app"})
+        writer.tool_result("c1", f"DB_PASSWORD='{PASSPHRASE}'")
+        writer.message("assistant", f"Connected with {PASSWORD}; the other one is {PASSPHRASE}.")
+    lines = path.read_text(encoding="utf-8").splitlines()
+    records = [json.loads(line) for line in lines]
+    assert PASSWORD not in "".join(lines) and PASSPHRASE not in "".join(lines[2:])
+    assert records[-1]["text"] == f"Connected with {REDACTED}; the other one is {REDACTED}."
+    assert PASSPHRASE in records[1]["text"]  # nothing marked it a secret yet: it is kept
