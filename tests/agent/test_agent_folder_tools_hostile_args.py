@@ -150,3 +150,15 @@ def test_400_mb_of_command_output_stays_under_300_mb_of_memory(tmp_path: Path) -
     peak_mb = int(proc.stdout.strip())
     print(f"peak RSS running a command that prints 400 MB: {peak_mb} MB")
     assert peak_mb <= 300
+
+
+def test_the_former_module_name_still_imports_with_a_warning(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib
+
+    from skillshelf.agent import folder_tools
+
+    monkeypatch.delitem(sys.modules, "skillshelf.agent.workspace", raising=False)
+    with pytest.warns(DeprecationWarning, match="folder_tools"):
+        old = importlib.import_module("skillshelf.agent.workspace")
+    assert old.WorkspaceTools is folder_tools.FolderTools
+    assert old.WORKSPACE_TOOLS is folder_tools.FOLDER_TOOLS
