@@ -114,3 +114,13 @@ def test_a_transcript_keeps_no_secret_a_reply_repeats_bare(tmp_path: Path) -> No
     assert PASSWORD not in "".join(lines) and PASSPHRASE not in "".join(lines[2:])
     assert records[-1]["text"] == f"Connected with {REDACTED}; the other one is {REDACTED}."
     assert PASSPHRASE in records[1]["text"]  # nothing marked it a secret yet: it is kept
+
+
+def test_thousands_of_secrets_sharing_a_head_are_each_scrubbed() -> None:
+    head = "sha512-" + r(4)
+    secrets = [head + r(40) for _ in range(2000)] + [head + "tail" + r(8), head + "tail" + r(8) + "more"]
+    known = KnownSecrets.of(secrets)
+    picked = [*secrets[::400], secrets[-1]]
+    text = "\n".join(f"integrity {value} ok" for value in picked)
+    assert known.scrub(text) == "\n".join(f"integrity {REDACTED} ok" for _ in picked)
+    assert known.scrub(head + "tail") == head + "tail"  # a shared head alone is no secret

@@ -4,9 +4,10 @@ what the model writes back.
 The rules find a secret by its context (``mysql -pX``, ``"token": "X"``, a key's armour). A
 model that saw such a secret before redaction, or was told it some other way, may write the
 bare value into a memory ("the password is X"), where no rule can recognise it. Phase 1
-redacts every transcript before the model sees it, so a well-behaved model never has the value;
-scrubbing its answer of the exact strings removed from its input also covers a model that
-guesses or was shown them elsewhere, and memories built by an older, weaker redactor.
+redacts every transcript before the model sees it, so the model should never have the value;
+scrubbing its answer of the exact strings removed from its input also covers a model that was
+shown them some other way (a tool it could call, text a rule missed in one place and caught in
+another).
 
 The values live in memory only, for one run; they are never written anywhere.
 
@@ -20,7 +21,8 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from skillshelf.memory.redact.values import REDACTED
@@ -51,19 +53,16 @@ def _pieces(value: str) -> set[str]:
     return {p for p in pieces if len(p) >= MIN_ECHO_CHARS}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class KnownSecrets:
-    """The secret strings removed from a model's input; :meth:`scrub` replaces each one (longest
-    first) with ``[REDACTED_SECRET]`` wherever it appears."""
+    """The secret strings removed from a model's input; :meth:`scrub` replaces each one (the
+    longest where two start at one place) with ``[REDACTED_SECRET]`` wherever it appears.
+
+    A union is a set union and the lookup table is built on the first scrub, so a run that adds
+    each session's secrets in turn stays linear; a scrub reads the text once, whatever the number
+    of secrets (a session that printed a lock file may leave thousands)."""
 
     pieces: frozenset[str] = frozenset()
-    _pattern: re.Pattern[str] | None = field(default=None, init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        if self.pieces:
-            ordered = sorted(self.pieces, key=lambda p: (-len(p), p))
-            pattern = re.compile("|".join(re.escape(p) for p in ordered))
-            object.__setattr__(self, "_pattern", pattern)
 
     def __repr__(self) -> str:
         return f"KnownSecrets({len(self.pieces)} pieces)"
@@ -76,23 +75,48 @@ class KnownSecrets:
         return cls(frozenset(pieces))
 
     def __or__(self, other: KnownSecrets) -> KnownSecrets:
-        if not other.pieces or other.pieces <= self.pieces:
+        if other.pieces <= self.pieces:
             return self
         return KnownSecrets(self.pieces | other.pieces)
 
     def __bool__(self) -> bool:
         return bool(self.pieces)
 
+    @cached_property
+    def _by_head(self) -> dict[str, tuple[str, ...]]:
+        """Every piece under its first :data:`MIN_ECHO_CHARS` characters, longest first."""
+        heads: dict[str, list[str]] = {}
+        for piece in self.pieces:
+            heads.setdefault(piece[:MIN_ECHO_CHARS], []).append(piece)
+        return {head: tuple(sorted(group, key=len, reverse=True)) for head, group in heads.items()}
+
     def scrub(self, text: str) -> str:
         """``text`` with every known secret replaced by ``[REDACTED_SECRET]``."""
-        if self._pattern is None:
+        if not self.pieces or len(text) < MIN_ECHO_CHARS:
             return text
-        return self._pattern.sub(REDACTED, text)
+        by_head = self._by_head
+        parts: list[str] = []
+        done = at = 0
+        last = len(text) - MIN_ECHO_CHARS
+        while at <= last:
+            found = next(
+                (p for p in by_head.get(text[at : at + MIN_ECHO_CHARS], ()) if text.startswith(p, at)),
+                None,
+            )
+            if found is None:
+                at += 1
+                continue
+            parts += [text[done:at], REDACTED]
+            at = done = at + len(found)
+        if not parts:
+            return text
+        parts.append(text[done:])
+        return "".join(parts)
 
     def scrub_value(self, value: Any) -> Any:
         """A JSON value (dicts, lists, strings, numbers) with every string in it scrubbed; keys
         are kept."""
-        if self._pattern is None:
+        if not self.pieces:
             return value
         if isinstance(value, str):
             return self.scrub(value)
