@@ -8,7 +8,11 @@
 - ``jsonl``: the real Codex and Claude Code transcripts of tests/fixtures/transcripts with the
   same secret lines in their tool output, so every line goes through the JSON path (decode,
   redact each string, re-encode);
-- ``keys``: OpenSSH private keys (ssh-keygen; skipped when it is missing).
+- ``keys``: OpenSSH private keys (ssh-keygen; skipped when it is missing);
+- ``echoes``: a model answer scrubbed of secrets redaction removed from its input
+  (:class:`~skillshelf.memory.redact.echoes.KnownSecrets`), over 4 MB of ``prose`` with the
+  secrets of that text, then with 10,000 more (the scrub reads the text once, whatever the
+  number).
 
 Each is repeated up to --mb megabytes. Prints MB/s (best of --runs) and the findings per kind,
 so a speed-up that loses a finding shows up as a new count, then the rules that cost the most on
@@ -30,6 +34,7 @@ from collections import Counter
 from pathlib import Path
 
 from skillshelf.memory.redact import RULES, redact
+from skillshelf.memory.redact.echoes import KnownSecrets
 from skillshelf.memory.redact.matching import Views, rule_matches
 
 REPO = Path(__file__).resolve().parents[1]
@@ -114,6 +119,20 @@ def _measure(name: str, text: str, runs: int) -> None:
     print(f"{name:<8}{megabytes:>8.1f} MB {best:>8.2f} s {megabytes / best:>8.2f} MB/s   {kinds}")
 
 
+def _echoes(text: str, runs: int) -> None:
+    own = KnownSecrets.of(redact(text).removed)
+    many = own | KnownSecrets.of(_r(_rng.randint(12, 60)) for _ in range(10_000))
+    megabytes = len(text.encode("utf-8")) / 1e6
+    for label, known in (("its own", own), ("+10,000", many)):
+        best = float("inf")
+        for _ in range(runs):
+            start = time.perf_counter()
+            known.scrub(text)
+            best = min(best, time.perf_counter() - start)
+        pieces = f"{len(known.pieces):,} pieces ({label})"
+        print(f"{'echoes':<8}{megabytes:>8.1f} MB {best:>8.2f} s {megabytes / best:>8.2f} MB/s   {pieces}")
+
+
 def _costliest(text: str, top: int = 8) -> None:
     views = Views(text)
     views.ascii, views.folded  # noqa: B018 (made once, as redact makes them once)
@@ -142,6 +161,7 @@ def main() -> None:
         _measure("keys", _repeat("\n".join(keys), max(1, args.mb // 4)), args.runs)
     else:
         print("keys    skipped: ssh-keygen is not installed")
+    _echoes(prose[: 4 * 1024 * 1024], args.runs)
     _costliest(prose[: 4 * 1024 * 1024])
 
 

@@ -124,3 +124,17 @@ def test_thousands_of_secrets_sharing_a_head_are_each_scrubbed() -> None:
     text = "\n".join(f"integrity {value} ok" for value in picked)
     assert known.scrub(text) == "\n".join(f"integrity {REDACTED} ok" for _ in picked)
     assert known.scrub(head + "tail") == head + "tail"  # a shared head alone is no secret
+
+
+_BIT = st.text(st.sampled_from("ab8-"), min_size=1, max_size=6)
+_HEAD = st.text(st.sampled_from("ab8-"), min_size=MIN_ECHO_CHARS, max_size=10)
+
+
+@given(_HEAD, st.lists(_BIT, max_size=6), st.data())
+def test_both_ways_of_finding_secrets_give_the_same_spans(
+    head: str, tails: list[str], data: st.DataObject
+) -> None:
+    secrets = [head, *(head + tail for tail in tails), *(tail + head for tail in tails)]
+    known = KnownSecrets.of(secrets)
+    text = "".join(data.draw(st.lists(st.sampled_from([*secrets, *tails, " "]), max_size=12)))
+    assert known._found(text) == known._scanned(text)
