@@ -16,6 +16,7 @@ from skillshelf.agent.session import AgentOptions, open_agent
 from skillshelf.context import ContextOptions
 from skillshelf.env import Env
 from skillshelf.memory.read import memory_skill_roots, memory_summary_for
+from skillshelf.memory.redact.echoes import NO_SECRETS, KnownSecrets
 from skillshelf.memory.service import RunOptions, run_memory
 from skillshelf.memory.settings import MemorySettings
 from skillshelf.memory.store import open_store
@@ -322,8 +323,11 @@ def test_an_agent_that_finishes_after_losing_its_lease_writes_nothing(
             init: bool,
             effort: str | None,
             budget: CallBudget | None = None,
+            known: KnownSecrets = NO_SECRETS,
         ) -> ConsolidationOutcome:
-            outcome = factory().consolidate(prompt, memory_dir, init=init, effort=effort, budget=budget)
+            outcome = factory().consolidate(
+                prompt, memory_dir, init=init, effort=effort, budget=budget, known=known
+            )
             with store.transaction() as tx:
                 tx.execute(
                     "UPDATE jobs SET ownership_token = ?, worker_id = ? WHERE kind = ?",

@@ -197,33 +197,48 @@ def test_a_memory_run_stores_no_secret_and_keeps_state_private(
     assert len(rows) == 4 and all(row and REDACTED in row.first_user_message for row in rows)
 
 
-def _bare_script(sessions: int, key: str) -> list[dict[str, Any]]:
+def _bare_script(sessions: int, key: str, consolidator: str) -> list[dict[str, Any]]:
     """Replies that repeat each secret bare, out of the context any rule knows it by: Phase 1
-    answers, then the direct consolidation's files."""
+    answers, then the consolidation's files (one JSON reply, or the agent's tool calls)."""
     body = key.strip().splitlines()[1:-1]
     bare = "\n".join(f"- remember {value} for later" for value in [*VALUES, *body])
     stage1 = {"raw_memory": "---\ndescription: deploys\n---\n### Task 1\n" + bare, "rollout_summary": bare}
     files = {"MEMORY.md": "# Deploys\n" + bare, "memory_summary.md": bare}
-    return [{"text": json.dumps({**stage1, "rollout_slug": VALUES[8]})}] * sessions + [
-        {"text": json.dumps({"files": files, "delete": []})}
+    replies = [{"text": json.dumps({**stage1, "rollout_slug": VALUES[8]})}] * sessions
+    if consolidator == "direct":
+        return [*replies, {"text": json.dumps({"files": files, "delete": []})}]
+    writes = [
+        {"tool_call": {"name": "write_file", "arguments": {"path": path, "content": text}}}
+        for path, text in files.items()
     ]
+    return [*replies, *writes, {"text": "Wrote both files:\n" + bare}]
 
 
+@pytest.mark.parametrize("consolidator", ["direct", "agent"])
 def test_secrets_a_model_repeats_bare_are_scrubbed_before_they_are_stored(
-    isolated_home: Any, model_standin: Any, tmp_path: Path
+    isolated_home: Any, model_standin: Any, tmp_path: Path, consolidator: str
 ) -> None:
+    from skillshelf.agent.consolidate import AgentConsolidator
+
     key = generate_keys(tmp_path / "keys", per_type=1)[0]
     shutil.rmtree(tmp_path / "keys")
     pieces = [*VALUES, "".join(key.strip().splitlines()[1:-1])]
     sessions = len(_place_sessions(isolated_home, key))
-    standin = model_standin(_bare_script(sessions, key))
+    standin = model_standin(_bare_script(sessions, key, consolidator))
     env = _env(isolated_home)
-    report = run_memory(env, _settings(standin.url, concurrency=2), RunOptions())
+
+    def agent() -> AgentConsolidator:
+        url = standin.url + "/v1"
+        return AgentConsolidator(model="openai:big", base_url=url, api_key="x", state_dir=env.dirs.state)
+
+    factory = agent if consolidator == "agent" else None
+    report = run_memory(env, _settings(standin.url, concurrency=2), RunOptions(), consolidator=factory)
     assert report.outcomes == {"extracted": sessions} and report.errors == []
-    assert [c.status for c in report.consolidation] == ["consolidated"]
+    assert [(c.status, c.consolidator) for c in report.consolidation] == [("consolidated", consolidator)]
     assert _leaks(env.dirs.data, pieces) == {}  # database, memory folder
-    consolidation_request = json.dumps(standin.requests()[-1])
-    assert left(consolidation_request, pieces) == [] and "remember" in consolidation_request
+    assert _leaks(env.dirs.state, pieces) == {}  # the consolidation agent's transcript
+    requests = standin.requests()[sessions:]  # the consolidation's
+    assert requests and left(json.dumps(requests), pieces) == [] and "remember" in json.dumps(requests)
     memory = next((env.dirs.data / "memories").iterdir()) / "MEMORY.md"
     assert f"- remember {REDACTED} for later" in memory.read_text(encoding="utf-8")
 

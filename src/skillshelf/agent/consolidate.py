@@ -35,6 +35,7 @@ from skillshelf.memory.phase2 import (
     is_writable_memory_path,
 )
 from skillshelf.memory.redact import redact_secrets, redact_value
+from skillshelf.memory.redact.echoes import NO_SECRETS, KnownSecrets
 from skillshelf.serve.schemas import ToolSpec
 
 if TYPE_CHECKING:
@@ -126,6 +127,7 @@ class AgentConsolidator:
         init: bool,
         effort: str | None,
         budget: CallBudget | None = None,
+        known: KnownSecrets = NO_SECRETS,
     ) -> ConsolidationOutcome:
         """Run the agent on ``prompt``; return what it wrote, validated, without touching ``memory_dir``.
 
@@ -138,7 +140,7 @@ class AgentConsolidator:
                 INIT files).
         """
         turns = self.max_turns
-        provider = _BudgetedProvider(self._provider_for_run(), budget)
+        provider = _BudgetedProvider(self._provider_for_run(), budget, known)
         with StagedFolder(memory_dir, temp_dir=self.temp_dir) as staged:
             folder_tools = FolderTools(
                 staged.path,
@@ -193,13 +195,15 @@ class AgentConsolidator:
 class _BudgetedProvider:
     """A provider that takes one unit of the run's budget before each call, and counts them.
 
-    Replies come back redacted: what the model writes (text, tool arguments) goes into the
-    staged folder, the transcript and the next request only without secrets."""
+    Replies come back redacted and scrubbed of the run's ``known`` secrets: what the model writes
+    (text, tool arguments) goes into the staged folder, the transcript and the next request only
+    without secrets."""
 
-    def __init__(self, inner: Provider, budget: CallBudget | None) -> None:
+    def __init__(self, inner: Provider, budget: CallBudget | None, known: KnownSecrets = NO_SECRETS) -> None:
         self.inner = inner
         self.model = inner.model
         self.budget = budget
+        self.known = known
         self.calls = 0
 
     def complete(
@@ -208,8 +212,9 @@ class _BudgetedProvider:
         take_call(self.budget)
         self.calls += 1
         reply = self.inner.complete(system=system, history=history, tools=tools)
-        calls = tuple(replace(c, arguments=redact_value(dict(c.arguments))) for c in reply.tool_calls)
-        return AssistantMessage(text=redact_secrets(reply.text), tool_calls=calls)
+        scrub = self.known.scrub_value
+        calls = tuple(replace(c, arguments=redact_value(scrub(dict(c.arguments)))) for c in reply.tool_calls)
+        return AssistantMessage(text=redact_secrets(self.known.scrub(reply.text)), tool_calls=calls)
 
 
 def _answer_payload(text: str) -> tuple[dict[str, str], list[object]]:

@@ -38,6 +38,7 @@ from skillshelf.memory.phase2 import (
     is_writable_memory_path,
     parse_consolidation_reply,
 )
+from skillshelf.memory.redact.echoes import NO_SECRETS, KnownSecrets
 
 __all__ = [
     "BUDGET_SPENT",
@@ -69,8 +70,10 @@ class Consolidator(Protocol):
 
     ``prompt`` is the user part (diff, raw memories, current files); the consolidator brings its
     own instructions. ``init`` says the folder has no ``MEMORY.md`` yet (both main files must be
-    written). Every model call first takes one unit of ``budget`` (:func:`take_call`). It must
-    not change ``memory_dir``: the runner applies the result after re-checking ownership.
+    written). Every model call first takes one unit of ``budget`` (:func:`take_call`). ``known``
+    holds the secrets the run took out of transcripts: nothing the consolidator writes (files,
+    transcripts) may keep them; the runner scrubs the files it returns again. It must not change
+    ``memory_dir``: the runner applies the result after re-checking ownership.
     """
 
     @property
@@ -84,6 +87,7 @@ class Consolidator(Protocol):
         init: bool,
         effort: str | None,
         budget: CallBudget | None = None,
+        known: KnownSecrets = NO_SECRETS,
     ) -> ConsolidationOutcome: ...
 
 
@@ -113,6 +117,7 @@ class DirectConsolidator:
         init: bool,
         effort: str | None,
         budget: CallBudget | None = None,
+        known: KnownSecrets = NO_SECRETS,
     ) -> ConsolidationOutcome:
         take_call(budget)
         reply = self.model.complete(system=CONSOLIDATION_SYSTEM, user=prompt, schema=None, effort=effort)

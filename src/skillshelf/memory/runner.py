@@ -370,7 +370,7 @@ def _consolidate(
     prompt = known.scrub(prompt)
     try:  # every model call the consolidator makes takes one unit of the run's budget
         done = consolidator.consolidate(
-            prompt, folder, init=init, effort=settings.consolidation_effort, budget=budget
+            prompt, folder, init=init, effort=settings.consolidation_effort, budget=budget, known=known
         )
     except SkillshelfError as exc:
         if exc.code != BUDGET_SPENT:
