@@ -8,13 +8,14 @@ import random
 import string
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from memory_helpers import user_session
 
 from skillshelf.memory.phase1 import parse_stage1_reply, stage1_prompt
 from skillshelf.memory.redact import REDACTED, redact
-from skillshelf.memory.redact.echoes import MIN_ECHO_CHARS, NO_SECRETS, KnownSecrets
+from skillshelf.memory.redact.echoes import MIN_ECHO_CHARS, NO_SECRETS, KnownSecrets, is_distinct
 from skillshelf.memory.transcripts.skillshelf import TranscriptWriter
 
 _rng = random.Random(20261202)
@@ -25,7 +26,7 @@ def r(n: int) -> str:
     return "".join(_rng.choice(string.ascii_letters + string.digits) for _ in range(n))
 
 
-PASSWORD = r(12)
+PASSWORD = "k" + r(10) + "7"  # letters and a digit, as is_distinct wants
 PASSPHRASE = "lantern orbit velvet quarry"
 
 
@@ -74,8 +75,8 @@ def test_no_known_secret_survives_a_scrub(secrets: list[str], before: str, after
     known = KnownSecrets.of(secrets)
     out = known.scrub(before + " ".join(secrets) + after)
     for secret in secrets:
-        piece = secret.strip(" \t'\"`,;")
-        assert len(piece) < MIN_ECHO_CHARS or piece not in out
+        piece = secret.strip(" \t'\"`,;.:!?*()[]{}<>")
+        assert not is_distinct(piece) or piece not in out
 
 
 @given(st.lists(_SECRET, max_size=5), st.text(max_size=300))
@@ -138,3 +139,57 @@ def test_both_ways_of_finding_secrets_give_the_same_spans(
     known = KnownSecrets.of(secrets)
     text = "".join(data.draw(st.lists(st.sampled_from([*secrets, *tails, " "]), max_size=12)))
     assert known._found(text) == known._scanned(text)
+
+
+def test_a_secret_found_in_context_goes_where_the_same_text_repeats_it_bare() -> None:
+    before = f"I logged in with {PASSWORD} this morning\n"
+    result = redact(before + f"mysql -u root -p{PASSWORD} app\nthen {PASSWORD}!")
+    assert PASSWORD not in result.text and result.text.count(REDACTED) == 3
+    assert result.counts() == {"cli-password-option": 1, "repeated-secret": 2}
+    start = next(f.start for f in result.findings if f.kind == "repeated-secret")
+    assert start == before.index(PASSWORD)  # positions are in the input
+
+
+def test_a_bare_repeat_inside_a_json_line_is_replaced_and_the_line_stays_json() -> None:
+    windows = "C:\\\\Users\\\\" + PASSWORD
+    line = json.dumps({"cmd": f"mysql -p'{windows}' db", "note": f"the password is {windows}", "n": 3})
+    result = redact(line)
+    assert PASSWORD not in result.text
+    assert json.loads(result.text) == {
+        "cmd": f"mysql -p'{REDACTED}' db",
+        "note": f"the password is {REDACTED}",
+        "n": 3,
+    }
+
+
+@pytest.mark.parametrize(
+    ("value", "distinct"),
+    [
+        ("hunter2curl", True),
+        ("pa$$w0rd!", True),
+        ("lantern orbit velvet quarry", True),
+        ("abcdefg1 hijklmno", True),
+        ("password", False),
+        ("REQUIRED", False),
+        ("PARALLEL_API_KEY", False),
+        ("paired with", False),
+        ("config['access_key_id", False),
+        ("os.environ.get", False),
+        ("${DB_PASSWORD}", False),
+        ("short1!", False),
+    ],
+)
+def test_only_values_that_look_like_secrets_are_replaced_everywhere(value: str, distinct: bool) -> None:
+    assert is_distinct(value) is distinct
+
+
+def test_a_word_a_rule_took_for_a_secret_stays_everywhere_else() -> None:
+    text = "password: password\nThe password field of the form is required."
+    assert redact(text).text.endswith("The password field of the form is required.")
+
+
+def test_a_repeat_is_found_in_a_json_line_that_escapes_non_ascii() -> None:
+    secret = "pässwort9" + r(6)
+    line = json.dumps({"out": f"mysql -p{secret} db", "note": f"then {secret}"})  # \u00e4 in the line
+    result = redact(line)
+    assert json.loads(result.text) == {"out": f"mysql -p{REDACTED} db", "note": f"then {REDACTED}"}

@@ -35,10 +35,19 @@ def _run(name: str, tmp_path: Path, timeout: float = 120) -> str:
         "TMPDIR": str(tmp_path),
         "PROJECT": str(REPO),
     }
-    env.pop("SKILLSHELF_DEBUG", None)
+    for variable in ("SKILLSHELF_DEBUG", "PYTHONWARNDEFAULTENCODING"):  # the scripts are not ours
+        env.pop(variable, None)
     command = [sys.executable if name.endswith(".py") else "bash", str(script)]
     done = subprocess.run(
-        command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=timeout, check=False
+        command,
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        errors="replace",
+        timeout=timeout,
+        check=False,
     )
     output = done.stdout + done.stderr
     assert "Traceback" not in output and "internal error" not in output, output[-3000:]
@@ -55,7 +64,8 @@ def _case_home(tmp_path: Path, case: str) -> Path:
 
 def check_lock_traversal(output: str, tmp_path: Path) -> None:
     assert "IS402" in output and "IS404" in output
-    assert (_case_home(tmp_path, "w01") / "victim" / "notes" / "a.txt").read_text() == "precious\n"
+    kept = _case_home(tmp_path, "w01") / "victim" / "notes" / "a.txt"
+    assert kept.read_text(encoding="utf-8") == "precious\n"
 
 
 def check_config_edits_keep_keys(output: str, tmp_path: Path) -> None:

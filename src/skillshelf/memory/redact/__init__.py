@@ -10,6 +10,9 @@ and adds the formats of cloud, VCS, chat, payment, package-registry and model-pr
 user:X``), quoted values with spaces or escaped quotes, and private keys whole, including the
 parts of one split over two records.
 
+A secret found in its context is also replaced where the same text repeats it bare
+(``repeated-secret``, 8 characters or more; :mod:`.echoes`).
+
 Look-alikes stay: commit hashes and other hex digests, UUIDs, placeholders (``<token>``,
 ``${GITHUB_TOKEN}``, ``sk-xxxx...``, ``your-api-key``) and the documentation examples vendors
 publish (values containing ``EXAMPLE``).
@@ -34,6 +37,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from skillshelf.memory.redact.echoes import KnownSecrets
 from skillshelf.memory.redact.jsonl import is_json_line, redact_json_line
 from skillshelf.memory.redact.matching import Views, rule_matches
 from skillshelf.memory.redact.rule import Rule
@@ -63,6 +67,8 @@ _MAX_DEPTH = 4  # JSON inside a JSON string inside ... : deeper levels are redac
 _LINE_BREAK = re.compile(r"(\r?\n|\\r\\n|\\n)")
 _SPACE = " \t\r\n"
 _ENTROPY = "high-entropy-string"
+_REPEATED = "repeated-secret"
+_WEAKNESS = {_ENTROPY: 1, _REPEATED: 2}  # where findings overlap, the strongest names the union
 _ESCAPED_BREAKS = ("\\n", "\\r")
 
 
@@ -145,7 +151,7 @@ def _rule_findings(views: Views) -> list[Finding]:
 
 def _merged(found: list[Finding]) -> list[Finding]:
     """Overlapping findings as one: the union of their spans, named by the first rule that is not
-    the high-entropy fallback."""
+    the high-entropy fallback (or a repeat of a secret found elsewhere)."""
     found.sort(key=lambda f: (f.start, -(f.end - f.start)))
     kept: list[Finding] = []
     for finding in found:
@@ -153,7 +159,7 @@ def _merged(found: list[Finding]) -> list[Finding]:
             kept.append(finding)
             continue
         last = kept[-1]
-        named = finding if last.kind == _ENTROPY and finding.kind != _ENTROPY else last
+        named = finding if _WEAKNESS.get(last.kind, 0) > _WEAKNESS.get(finding.kind, 0) else last
         kept[-1] = Finding(
             kind=named.kind, category=named.category, start=last.start, end=max(last.end, finding.end)
         )
@@ -200,17 +206,22 @@ def _replaced(text: str, spans: list[Finding]) -> str:
     return "".join(parts)
 
 
-def _redact(text: str, high_entropy: bool, depth: int, removed: list[str]) -> tuple[str, list[Finding]]:
+Plain = Callable[[str], tuple[str, list[Finding]]]
+"""What one pass does to a stretch of plain text (a decoded JSON string included)."""
+
+
+def _walk(
+    text: str, depth: int, plain: Plain, secret_field: Callable[[str], str]
+) -> tuple[str, list[Finding]]:
+    """``text`` with ``plain`` applied to its plain stretches and, in each JSON line, to its
+    decoded strings (to JSON inside those strings too, down to ``_MAX_DEPTH``); the value of a
+    field whose key names a secret becomes ``secret_field(value)``."""
     if depth >= _MAX_DEPTH or ("{" not in text and "[" not in text):
-        return _redact_plain(text, high_entropy, removed)
+        return plain(text)
 
     def redact_strings(joined: str) -> tuple[str, list[tuple[int, int, str, str]]]:
-        new, inner = _redact(joined, high_entropy, depth + 1, removed)
+        new, inner = _walk(joined, depth + 1, plain, secret_field)
         return new, [(f.start, f.end, f.kind, f.category) for f in inner]
-
-    def secret_field(value: str) -> str:
-        removed.append(value)
-        return _marker(value)
 
     out: list[str] = []
     findings: list[Finding] = []
@@ -218,7 +229,7 @@ def _redact(text: str, high_entropy: bool, depth: int, removed: list[str]) -> tu
     for line in text.split("\n"):
         end = pos + len(line)
         if is_json_line(line):
-            new, found = _redact_plain(text[block:pos], high_entropy, removed)
+            new, found = plain(text[block:pos])
             out.append(new)
             findings += [_moved(f, block) for f in found]
             new, changes = redact_json_line(line, redact_strings, secret_field)
@@ -229,18 +240,10 @@ def _redact(text: str, high_entropy: bool, depth: int, removed: list[str]) -> tu
             ]
             block = end
         pos = end + 1
-    new, found = _redact_plain(text[block:], high_entropy, removed)
+    new, found = plain(text[block:])
     out.append(new)
     findings += [_moved(f, block) for f in found]
     return "".join(out), findings
-
-
-def _redact_plain(text: str, high_entropy: bool, removed: list[str]) -> tuple[str, list[Finding]]:
-    found = _scan_plain(text, high_entropy)
-    if not found:
-        return text, found
-    removed += [text[f.start : f.end] for f in found]
-    return _replaced(text, found), found
 
 
 def _moved(finding: Finding, offset: int) -> Finding:
@@ -252,9 +255,43 @@ def _moved(finding: Finding, offset: int) -> Finding:
 
 
 def redact(text: str, *, high_entropy: bool = True) -> Redaction:
-    """Replace every secret in ``text`` with ``[REDACTED_SECRET]``; report what was found."""
+    """Replace every secret in ``text`` with ``[REDACTED_SECRET]``; report what was found.
+
+    A second pass, when the first found something, also replaces each other occurrence of a
+    secret it removed (8 characters or more), wherever it stands bare (``repeated-secret``):
+    the password of ``mysql -pX`` in a later "I logged in with X". It runs only when the first
+    pass's output still holds such a secret, and reuses the rules' findings of the first, so it
+    costs a walk over the text, not the rules again."""
     removed: list[str] = []
-    new, findings = _redact(text, high_entropy, 0, removed)
+    scanned: dict[str, list[Finding]] = {}  # the first pass's findings, for the second
+
+    def rules(block: str) -> list[Finding]:
+        if (found := scanned.get(block)) is None:
+            found = _scan_plain(block, high_entropy)
+        return found
+
+    def first(block: str) -> tuple[str, list[Finding]]:
+        found = scanned[block] = _scan_plain(block, high_entropy)
+        removed.extend(block[f.start : f.end] for f in found)
+        return (_replaced(block, found) if found else block), found
+
+    def secret_field(value: str) -> str:
+        removed.append(value)
+        return _marker(value)
+
+    new, findings = _walk(text, 0, first, secret_field)
+    known = KnownSecrets.of(removed)
+    if known.may_stand_in(new):
+
+        def again(block: str) -> tuple[str, list[Finding]]:
+            found = rules(block)
+            spans = known.spans(block, outside=[(f.start, f.end) for f in found])
+            if spans:
+                repeats = [Finding(kind=_REPEATED, category="repeated", start=a, end=b) for a, b in spans]
+                found = _merged(found + repeats)
+            return (_replaced(block, found) if found else block), found
+
+        new, findings = _walk(text, 0, again, _marker)
     return Redaction(text=new, findings=tuple(findings), removed=tuple(removed))
 
 
