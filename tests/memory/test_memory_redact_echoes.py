@@ -177,6 +177,8 @@ def test_a_bare_repeat_inside_a_json_line_is_replaced_and_the_line_stays_json() 
         ("os.environ.get", False),
         ("${DB_PASSWORD}", False),
         ("short1!", False),
+        ("20261202", False),
+        ("503918273645", True),
     ],
 )
 def test_only_values_that_look_like_secrets_are_replaced_everywhere(value: str, distinct: bool) -> None:

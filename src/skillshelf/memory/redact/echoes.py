@@ -1,5 +1,6 @@
-"""Secrets a model repeats: the strings redaction removed from a model's input, to take out of
-what the model writes back.
+"""Secrets that stand bare: the strings redaction removed, to take out wherever they stand
+again, in the same text (:func:`skillshelf.memory.redact.redact`'s second pass) or in what a
+model writes back.
 
 The rules find a secret by its context (``mysql -pX``, ``"token": "X"``, a key's armour). A
 model that saw such a secret before redaction, or was told it some other way, may write the
@@ -45,6 +46,7 @@ _TRIM = " \t'\"`,;.:!?*()[]{}<>"
 _NAME_LIKE = re.compile(r"[A-Za-z][A-Za-z0-9_.-]*")  # a word or an identifier: DEMO_KEY, api.token
 _SUBSCRIPT = re.compile(r"[A-Za-z_][\w.]*\s*[\[(]")  # config['key ... , get_secret( ...
 _PASSPHRASE_WORDS = 3
+_MIN_NUMBER_DIGITS = 12
 
 
 def is_distinct(piece: str) -> bool:
@@ -65,8 +67,10 @@ def is_distinct(piece: str) -> bool:
 
 
 def _token_like(word: str) -> bool:
-    """A word with a symbol (a password, a token with / + = @ $ ...) or with both letters and
-    digits (``hunter2curl``)."""
+    """A word with a symbol (a password, a token with / + = @ $ ...), with both letters and
+    digits (``hunter2curl``), or of 12 digits or more (a date or a port is not a secret)."""
+    if word.isdigit():
+        return len(word) >= _MIN_NUMBER_DIGITS
     if not _NAME_LIKE.fullmatch(word):
         return True
     return any(c.isdigit() for c in word) and any(c.isalpha() for c in word)
