@@ -206,12 +206,12 @@ def _replaced(text: str, spans: list[Finding]) -> str:
     return "".join(parts)
 
 
-Plain = Callable[[str], tuple[str, list[Finding]]]
+_Plain = Callable[[str], tuple[str, list[Finding]]]
 """What one pass does to a stretch of plain text (a decoded JSON string included)."""
 
 
 def _walk(
-    text: str, depth: int, plain: Plain, secret_field: Callable[[str], str]
+    text: str, depth: int, plain: _Plain, secret_field: Callable[[str], str]
 ) -> tuple[str, list[Finding]]:
     """``text`` with ``plain`` applied to its plain stretches and, in each JSON line, to its
     decoded strings (to JSON inside those strings too, down to ``_MAX_DEPTH``); the value of a

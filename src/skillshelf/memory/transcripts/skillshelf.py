@@ -88,7 +88,7 @@ class TranscriptWriter:
         redaction = redact(json.dumps(line, ensure_ascii=False))
         self._known |= KnownSecrets.of(redaction.removed)
         text = redaction.text
-        if self._known:  # redaction keeps a JSON line valid JSON
+        if self._known.may_stand_in(text):  # redaction keeps a JSON line valid JSON
             text = json.dumps(self._known.scrub_value(json.loads(text)), ensure_ascii=False)
         self._file.write(text + "\n")
         self._file.flush()
