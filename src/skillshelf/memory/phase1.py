@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from skillshelf.errors import ModelCallError
 from skillshelf.memory.models import JsonModel, parse_json_reply
-from skillshelf.memory.redact import Redaction, redact, redact_secrets
+from skillshelf.memory.redact import Redaction, redact
 from skillshelf.memory.redact.echoes import NO_SECRETS, KnownSecrets
 from skillshelf.memory.transcripts.model import Item, Session
 
@@ -196,7 +196,7 @@ def parse_stage1_reply(text: str, known: KnownSecrets = NO_SECRETS) -> Stage1Res
         return None
 
     def clean(reply: str) -> str:
-        return redact_secrets(known.scrub(reply))
+        return redact(reply, known=known).text
 
     clean_slug = clean(slug)[:80] if slug else None
     return Stage1Result(

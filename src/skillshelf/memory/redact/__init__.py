@@ -37,7 +37,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from skillshelf.memory.redact.echoes import KnownSecrets
+from skillshelf.memory.redact.echoes import NO_SECRETS, KnownSecrets
 from skillshelf.memory.redact.jsonl import is_json_line, redact_json_line
 from skillshelf.memory.redact.matching import Views, rule_matches
 from skillshelf.memory.redact.rule import Rule
@@ -254,14 +254,14 @@ def _moved(finding: Finding, offset: int) -> Finding:
     )
 
 
-def redact(text: str, *, high_entropy: bool = True) -> Redaction:
+def redact(text: str, *, high_entropy: bool = True, known: KnownSecrets = NO_SECRETS) -> Redaction:
     """Replace every secret in ``text`` with ``[REDACTED_SECRET]``; report what was found.
 
-    A second pass, when the first found something, also replaces each other occurrence of a
-    secret it removed (8 characters or more), wherever it stands bare (``repeated-secret``):
-    the password of ``mysql -pX`` in a later "I logged in with X". It runs only when the first
-    pass's output still holds such a secret, and reuses the rules' findings of the first, so it
-    costs a walk over the text, not the rules again."""
+    A second pass also replaces each other occurrence of a secret the first removed (8
+    characters or more), and of those in ``known`` (found in earlier text), wherever it stands
+    bare (``repeated-secret``): the password of ``mysql -pX`` in a later "I logged in with X".
+    It runs only when the first pass's output may still hold such a secret, and reuses the
+    rules' findings of the first, so it costs a walk over the text, not the rules again."""
     removed: list[str] = []
     scanned: dict[str, list[Finding]] = {}  # the first pass's findings, for the second
 
@@ -280,7 +280,7 @@ def redact(text: str, *, high_entropy: bool = True) -> Redaction:
         return _marker(value)
 
     new, findings = _walk(text, 0, first, secret_field)
-    known = KnownSecrets.of(removed)
+    known = known | KnownSecrets.of(removed)
     if known.may_stand_in(new):
 
         def again(block: str) -> tuple[str, list[Finding]]:

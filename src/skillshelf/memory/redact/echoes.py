@@ -124,6 +124,11 @@ class KnownSecrets:
         return bool(self.pieces)
 
     @cached_property
+    def _any_escaped(self) -> bool:
+        """Some piece is spelled otherwise inside JSON (quotes, backslashes, non-ASCII)."""
+        return any(json.dumps(piece)[1:-1] != piece for piece in self.pieces)
+
+    @cached_property
     def _by_head(self) -> dict[str, tuple[str, ...]]:
         """Every piece under its first :data:`MIN_ECHO_CHARS` characters, longest first."""
         heads: dict[str, list[str]] = {}
@@ -150,7 +155,7 @@ class KnownSecrets:
         :meth:`spans` finds nothing in any string of it."""
         if not self.pieces:
             return False
-        if any(json.dumps(piece)[1:-1] != piece for piece in self.pieces):  # quotes, \, non-ASCII
+        if self._any_escaped:
             return True
         if len(self.pieces) <= FEW_PIECES:
             return any(piece in text for piece in self.pieces)

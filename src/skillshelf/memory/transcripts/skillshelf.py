@@ -85,12 +85,9 @@ class TranscriptWriter:
 
     def _write(self, record: dict[str, Any]) -> None:
         line = {"type": record.pop("type"), "ts": _now(), "cwd": self._cwd, **record}
-        redaction = redact(json.dumps(line, ensure_ascii=False))
+        redaction = redact(json.dumps(line, ensure_ascii=False), known=self._known)
         self._known |= KnownSecrets.of(redaction.removed)
-        text = redaction.text
-        if self._known.may_stand_in(text):  # redaction keeps a JSON line valid JSON
-            text = json.dumps(self._known.scrub_value(json.loads(text)), ensure_ascii=False)
-        self._file.write(text + "\n")
+        self._file.write(redaction.text + "\n")
         self._file.flush()
 
     def message(self, role: str, text: str) -> None:
