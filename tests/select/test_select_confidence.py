@@ -328,3 +328,14 @@ def test_a_library_below_the_competing_size_is_read_by_the_few_skills_model() ->
         assert confidence.calibration(confidence.MIN_COMPETING - 1, models) is confidence.FEW_MODELS[models]
         assert confidence.calibration(confidence.MIN_COMPETING, models) is confidence.MODELS[models]
     assert confidence.calibration(3, ("minilm",)) is confidence.FEW_MODELS[()]
+
+
+def test_copies_of_one_skill_in_several_folders_do_not_flatten_the_head(tmp_path: Path) -> None:
+    copies = tmp_path / "copies"
+    for folder in ("codex", "claude", "agents"):
+        _write(copies / folder, TOPICS[:1])
+    _write(tmp_path / "library", TOPICS[1:])
+    index = SkillIndex.build(discover_in([tmp_path / "library", *sorted(copies.iterdir())]).skills)
+    assert len(index) >= confidence.MIN_COMPETING and index.copy_depth() == 2
+    query = TOPICS[0][1]
+    assert _feature(index, query, "second") < 0.9  # the copies at ranks 2 and 3 are not the second skill

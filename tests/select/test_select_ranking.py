@@ -119,3 +119,18 @@ def test_the_built_in_trigger_example_passes(
     example = packaged_skills_dir() / "writing-skills" / "evals" / "triggers.jsonl"
     main(["eval", "--queries", str(example), "--root", str(packaged_skills_dir()), "--selector", "default"])
     assert "5 of 5 queries passed" in capsys.readouterr().out
+
+
+def test_a_skill_copied_into_three_folders_is_suggested_once(
+    skill_root: Path, tmp_path: Path, make_skill: Callable[..., Path]
+) -> None:
+    pdf = "Merge, split and rotate PDF files; extract text and tables from PDF documents."
+    folders = [tmp_path / name for name in ("codex", "claude", "agents")]
+    for folder in folders:
+        make_skill(folder, "pdf-tools", pdf, "# PDF toolkit\n\n## Merging\nUse qpdf to merge pages.\n")
+    skills = discover_in([skill_root, *folders]).skills
+    ranker = Ranker(SkillIndex.build(skills), settings=RankingSettings(min_confidence=0.0, max_suggestions=3))
+    ranking = ranker.rank("merge pdf pages and recalculate the excel formulas", top_k=10)
+    names = [r.doc.name for r in ranking.ranked]
+    assert names[:5] == ["spreadsheet-helper"] + ["pdf-tools"] * 4  # search lists every folder
+    assert [r.doc.name for r in ranking.suggested] == ["spreadsheet-helper", "pdf-tools"]

@@ -159,3 +159,22 @@ def test_default_suggestion_budget_is_one_percent_within_bounds() -> None:
     assert default_suggestion_budget(8_000) == 300
     assert default_suggestion_budget(10_000_000) == 4000
     assert default_suggestion_budget(None) == 1000
+
+
+def test_the_fragment_lists_no_copy_of_a_mentioned_or_pinned_skill(
+    skill_root: Path,
+    tmp_path: Path,
+    make_skill: Callable[..., Path],
+    discover: Callable[[Path], tuple[Skill, ...]],
+) -> None:
+    pdf = _named(discover(skill_root), "pdf-tools")
+    copy = discover(make_skill(tmp_path / "claude", "pdf-tools", pdf.description).parent.parent)[0]
+    skills = (*discover(skill_root), copy)
+    ranker = _open(SkillIndex.build(skills))
+    task = "merge two pdf files"
+    unmentioned = suggestion_fragment(ranker, task, budget_tokens=2000)
+    assert [s.name for s in unmentioned.skills].count("pdf-tools") == 1
+    for kept in ({"mentioned": (copy,)}, {"pinned": (pdf,)}):
+        fragment = suggestion_fragment(ranker, task, budget_tokens=2000, **kept)  # type: ignore[arg-type]
+        names = [s.name for s in fragment.skills]
+        assert names.count("pdf-tools") == len(kept.get("mentioned", ())), (kept, names)

@@ -12,7 +12,8 @@ probability that a right skill is among the first five:
 * ``static``: the static-vector cosine of the query and the best skill (short requests only;
   without WordLlama, whose cosine ``words`` takes its place);
 * ``second``, ``fifth``, ``tenth``: the scores of the skills at those ranks over the best one
-  (a flat head means nothing stands out);
+  (a flat head means nothing stands out; copies of one skill,
+  :func:`~skillshelf.select.docs.copy_key`, count once);
 * ``mass``: how much the request says that the library can read, ``ln(1 + m)``, where ``m``
   counts each word some skill has as its idf over the idf of a word only one skill has (about
   1 for a specific word, near 0 for a word most skills have, whatever the number of skills),
@@ -62,7 +63,10 @@ also fits, by hand count of 30). On all the data (a simpler cross-validation, wi
 MetaTool), neither the idf-weighted share of the request that the best skill holds nor the
 request's length in words, each beside ``unknown``, moved a figure by more than three points,
 and they moved them both ways. Nothing here was fitted on the test split, the
-MetaTool held-out half or SkillsBench.
+MetaTool held-out half or SkillsBench. The fitted values are those of the features as they are
+now, with copies of one skill counted once in the head (45 of the 357 tuning requests have a
+copy among their ten best skills; refitting for it moved the MiniLM threshold from 0.416 to
+0.433 and no cross-validated figure by more than two points).
 """
 
 from __future__ import annotations
@@ -73,6 +77,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from skillshelf.select.docs import copy_key
 from skillshelf.select.postings import bm25_idf
 
 if TYPE_CHECKING:
@@ -120,13 +125,13 @@ class Calibration:
 MODELS: Mapping[tuple[str, ...], Calibration] = MappingProxyType(
     {
         (): Calibration(
-            coefficients=(1.351, 2.465, -0.080, -0.928, -1.899, -3.314, 0.764, -5.229), intercept=4.696
+            coefficients=(1.336, 2.458, -0.083, -0.893, -1.930, -3.346, 0.768, -5.223), intercept=4.699
         ),
         ("wordllama",): Calibration(
-            coefficients=(1.517, 1.465, -0.979, -1.937, -3.303, 0.775, -5.134, 1.138), intercept=4.813
+            coefficients=(1.501, 1.462, -0.966, -1.994, -3.292, 0.779, -5.132, 1.145), intercept=4.824
         ),
         ("minilm", "wordllama"): Calibration(
-            coefficients=(1.477, 0.981, -0.634, -2.170, -3.421, 0.744, -4.739, 0.560, 2.896), intercept=4.497
+            coefficients=(1.473, 0.977, -0.568, -2.170, -3.422, 0.756, -4.734, 0.577, 2.890), intercept=4.336
         ),
     }
 )
@@ -136,13 +141,13 @@ so that its fitted threshold falls at :data:`DEFAULT_MIN_CONFIDENCE`."""
 FEW_MODELS: Mapping[tuple[str, ...], Calibration] = MappingProxyType(
     {
         (): Calibration(
-            coefficients=(2.886, 3.575, 1.157, -1.075, -1.947, -3.559, 2.860, -5.319), intercept=-2.048
+            coefficients=(2.897, 3.536, 1.160, -1.057, -1.967, -3.601, 2.861, -5.320), intercept=-2.003
         ),
         ("wordllama",): Calibration(
-            coefficients=(2.716, 2.436, -1.132, -1.816, -3.399, 2.734, -5.167, 3.538), intercept=-1.794
+            coefficients=(2.706, 2.434, -1.121, -1.874, -3.397, 2.736, -5.169, 3.544), intercept=-1.773
         ),
         ("minilm", "wordllama"): Calibration(
-            coefficients=(2.653, 1.407, -0.774, -2.361, -3.706, 2.424, -4.706, 2.440, 4.938), intercept=-1.806
+            coefficients=(2.643, 1.394, -0.745, -2.371, -3.699, 2.427, -4.717, 2.450, 4.929), intercept=-1.828
         ),
     }
 )
@@ -178,13 +183,13 @@ DEFAULT_MIN_CONFIDENCE = 0.88
 """Below this probability nothing is suggested (``[select] min_confidence``, in percent). Each
 model's threshold is the largest at which at most 3 % of the tuning skill requests with a
 right skill in the top five (dev split and authored) and at most 3 % of the MetaTool dev
-queries with a right tool in the top five fall below it (0.476 for the base install: WordLlama,
-0.416 with MiniLM, 0.515 with no model: the static vectors; one default serves all three by
-shifting each intercept, by +2.088 / +2.332 / +1.934). Cross-validated (5 folds x 10), base /
-+ MiniLM / no model: 67 / 62 / 77 % of the dev ``none`` requests and 70 / 69 / 75 % of the
-authored ones get no suggestion, while the suggestions lose the right skill of 2.7 / 3.4 / 3.3 %
-of the dev requests with one in the top five and 3.8 / 3.2 / 3.0 % of the authored ones, and
-0.6 / 0.1 / 0.4 % of MetaTool queries are held back."""
+queries with a right tool in the top five fall below it (0.475 for the base install: WordLlama,
+0.433 with MiniLM, 0.513 with no model: the static vectors; one default serves all three by
+shifting each intercept, by +2.093 / +2.263 / +1.941). Cross-validated (5 folds x 10), base /
++ MiniLM / no model: 67 / 60 / 77 % of the dev ``none`` requests and 70 / 70 / 75 % of the
+authored ones get no suggestion, while the suggestions lose the right skill of 2.7 / 3.6 / 3.1 %
+of the dev requests with one in the top five and 3.9 / 3.0 / 3.0 % of the authored ones, and
+0.6 / 0.0 / 0.4 % of MetaTool queries are held back."""
 
 
 MIN_COMPETING = 50
@@ -260,14 +265,11 @@ def evidence(
     index: SkillIndex, scores: DefaultScores, weights: Mapping[str, float], models: tuple[str, ...]
 ) -> tuple[float, ...] | None:
     """The features :data:`FEATURES` names for ``models``, or None when no skill scores."""
-    import numpy as np
 
     total = scores.total
     if len(total) == 0 or float(total.max()) <= 0:
         return None
-    head = min(10, len(total))
-    top = np.argpartition(-total, head - 1)[:head]
-    ordered = sorted(top.tolist(), key=lambda i: -float(total[i]))
+    ordered = _head(index, total)
     best = ordered[0]
     peak = float(total[best])
     mass, said, unknown = _masses(index, weights)
@@ -293,6 +295,24 @@ def evidence(
         "minilm": _at(scores.minilm, best),
     }
     return tuple(found[name] for name in FEATURES.get(models, BASE_FEATURES))
+
+
+def _head(index: SkillIndex, total: Any) -> list[int]:
+    """The ten best entries, best first, one of each set of copies of a skill (a skill installed
+    in three folders is one skill, not a flat head)."""
+    import numpy as np
+
+    depth = index.copy_depth()
+    head = min(10 * (1 + depth), len(total))
+    top = np.argpartition(-total, head - 1)[:head]
+    ordered = sorted(top.tolist(), key=lambda i: -float(total[i]))
+    if not depth:
+        return ordered
+    docs = index.docs
+    distinct: dict[tuple[str, str], int] = {}
+    for i in ordered:
+        distinct.setdefault(copy_key(docs[i].name, docs[i].description), i)
+    return list(distinct.values())[:10]
 
 
 def _at(vector: Any, i: int) -> float:

@@ -25,6 +25,7 @@ __all__ = [
     "Analysed",
     "SkillDoc",
     "analyse",
+    "copy_key",
     "doc_for_skill",
     "doc_for_tool",
     "restamp",
@@ -70,6 +71,13 @@ class SkillDoc:
     def lean(self) -> SkillDoc:
         """The same entry without its body text (kept in the index once analysed)."""
         return dataclasses.replace(self, headings="", body="")
+
+
+def copy_key(name: str, description: str) -> tuple[str, str]:
+    """What the model is shown of a skill apart from its path. Two skills alike in it are copies
+    of one skill installed in two folders (``.codex/skills`` and ``.claude/skills``, say): the
+    model cannot tell them apart, so one of them is enough in the suggestions."""
+    return name, " ".join(description.split())
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -30,6 +30,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,6 +40,7 @@ from skillshelf.lastkept import LastKept
 from skillshelf.select.docs import (
     SkillDoc,
     analyse,
+    copy_key,
     doc_for_skill,
     doc_for_tool,
     restamp,
@@ -127,6 +129,11 @@ class SkillIndex:
 
     def __len__(self) -> int:
         return len(self.docs)
+
+    def copy_depth(self) -> int:
+        """How many copies of one skill the index holds at most, beside the first (0 when every
+        entry differs in name or description, see :func:`~skillshelf.select.docs.copy_key`)."""
+        return int(self.memo("copy_depth", lambda: _copy_depth(self.docs)))
 
     def memo(self, name: str, factory: Callable[[], Any]) -> Any:
         """A derived structure computed once per index (used by selectors; no visible effect)."""
@@ -247,6 +254,11 @@ class SkillIndex:
             seconds=time.perf_counter() - start,
         )
         return cls(lean, *parts, stats)
+
+
+def _copy_depth(docs: Sequence[SkillDoc]) -> int:
+    counts = Counter(copy_key(d.name, d.description) for d in docs)
+    return max(counts.values(), default=1) - 1
 
 
 def _update(

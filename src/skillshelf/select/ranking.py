@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from skillshelf.select.confidence import DEFAULT_MIN_CONFIDENCE, query_confidence
-from skillshelf.select.docs import SkillDoc
+from skillshelf.select.docs import SkillDoc, copy_key
 from skillshelf.select.index import SkillIndex
 
 if TYPE_CHECKING:
@@ -132,26 +132,33 @@ class Ranker:
             return Ranking(query=query, ranked=(), confidence=0.0, suggested=(), models=self.models)
         parts = default_parts(self.index, query, self.semantic)
         confidence = query_confidence(self.index, parts, parts.weights, self.models)
-        hits = top_hits(self.index, parts.total, top_k + len(exclude))
+        # copies of one skill take a place each in ``ranked`` but one in ``suggested``
+        depth = self.index.copy_depth()
+        hits = top_hits(self.index, parts.total, (top_k + len(exclude)) * (1 + depth))
         docs = self.index.docs
-        kept = [(i, s) for i, s in hits if docs[i].key not in exclude][:top_k]
+        kept = [(i, s) for i, s in hits if docs[i].key not in exclude]
         ranked = tuple(RankedDoc(doc=docs[i], score=s, rank=r) for r, (i, s) in enumerate(kept, start=1))
         return Ranking(
             query=query,
-            ranked=ranked,
+            ranked=ranked[:top_k],
             confidence=confidence,
-            suggested=self._suggested(ranked, confidence),
+            suggested=self._suggested(ranked if depth else ranked[:top_k], confidence),
             models=self.models,
             confident=confidence >= self.settings.min_confidence,
         )
 
     def _suggested(self, ranked: tuple[RankedDoc, ...], confidence: float) -> tuple[RankedDoc, ...]:
+        """The skills to show: above the threshold, at least half the best score, one of each
+        set of copies (the best ranked), at most ``max_suggestions``."""
         if not ranked or confidence < self.settings.min_confidence:
             return ()
-        best = ranked[0].score
-        return tuple(r for r in ranked if r.score >= best * MIN_RELATIVE_SCORE)[
-            : self.settings.max_suggestions
-        ]
+        floor = ranked[0].score * MIN_RELATIVE_SCORE
+        shown: dict[tuple[str, str], RankedDoc] = {}
+        for r in ranked:
+            if r.score < floor or len(shown) == self.settings.max_suggestions:
+                break
+            shown.setdefault(copy_key(r.doc.name, r.doc.description), r)
+        return tuple(shown.values())
 
 
 _LAST: list[SemanticIndex] = []  # the semantic index shared_ranker made last

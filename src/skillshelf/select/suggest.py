@@ -19,6 +19,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from skillshelf.select.docs import copy_key
 from skillshelf.skills.catalog.aliases import display_path
 from skillshelf.skills.catalog.codex import cap_description
 from skillshelf.skills.load import UNTRUSTED_TAG
@@ -158,7 +159,8 @@ def suggestion_fragment(
 
     Mentioned skills first (they are being used), then the skills the ranking suggests
     (:class:`~skillshelf.select.ranking.Ranking`: none when its confidence is below the
-    threshold, at most ``max_suggestions``). Lines are added while they fit ``budget_tokens``
+    threshold, at most ``max_suggestions``) but for copies of a skill already listed or pinned
+    (:func:`~skillshelf.select.docs.copy_key`). Lines are added while they fit ``budget_tokens``
     (counting the wrapper); a long description is shortened rather than the skill dropped when
     at least 80 characters of it fit."""
     gone = {str(s.path) for s in disabled}
@@ -171,9 +173,12 @@ def suggestion_fragment(
             seen.add(key)
             chosen.append(skill)
     n_mentioned = len(chosen)
-    chosen += [
-        r.doc.skill for r in suggested(ranker, task, exclude=ranked_out | seen) if r.doc.skill is not None
-    ]
+    shown = {copy_key(s.name, s.description) for s in (*chosen, *pinned)}
+    for r in suggested(ranker, task, exclude=ranked_out | seen):
+        ranked = r.doc.skill
+        if ranked is not None and copy_key(ranked.name, ranked.description) not in shown:
+            shown.add(copy_key(ranked.name, ranked.description))
+            chosen.append(ranked)
     return _render(chosen, n_mentioned, budget_tokens)
 
 
