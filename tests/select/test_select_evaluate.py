@@ -143,8 +143,9 @@ def test_eval_command_table_and_usage_errors(
     )
     out = capsys.readouterr().out
     assert "bm25f" in out and "1.000" in out
+    both = ["eval", "--queries", str(queries), "--root", str(skill_root), "--tools", str(queries)]
     for argv in (
-        ["eval", "--queries", str(queries)],
+        both,
         ["eval", "--queries", str(queries), "--root", str(skill_root), "--selector", "bogus"],
     ):
         with pytest.raises(SystemExit) as code:

@@ -4,8 +4,10 @@
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -119,6 +121,43 @@ def test_the_built_in_trigger_example_passes(
     example = packaged_skills_dir() / "writing-skills" / "evals" / "triggers.jsonl"
     main(["eval", "--queries", str(example), "--root", str(packaged_skills_dir()), "--selector", "default"])
     assert "5 of 5 queries passed" in capsys.readouterr().out
+
+
+def test_eval_without_a_root_ranks_the_skills_found_here_with_the_configured_threshold(
+    skill_root: Path,
+    tmp_path: Path,
+    isolated_home: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    project = tmp_path / "project"
+    shutil.copytree(skill_root, project / ".codex" / "skills")
+    (project / ".git").mkdir()
+    monkeypatch.chdir(project)
+    builtin = isolated_home.data / "skillshelf" / "builtin-skills" / "writing-skills"
+    queries = _queries(
+        project / "triggers.jsonl",
+        [
+            {"query": "merge two pdf files into one", "relevant": [".codex/skills/pdf-tools"]},
+            {"query": "write a new skill for our release checklist", "not_relevant": [str(builtin)]},
+        ],
+    )
+    argv = ["eval", "--queries", str(queries), "--selector", "default", "--json"]
+    with pytest.raises(SystemExit):
+        main(argv)
+    found = json.loads(capsys.readouterr().out)
+    # the project's skills and the built-in ones, which compete like any other
+    assert found["documents"] == len(discover_in([skill_root]).skills) + 2
+    assert [o["passed"] for o in found["outcomes"]] == [True, False]
+    config = isolated_home.config / "skillshelf"
+    config.mkdir(parents=True)
+    (config / "config.toml").write_text("[select]\nmin_confidence = 100\n", encoding="utf-8")
+    with pytest.raises(SystemExit):
+        main(argv)
+    assert [o["passed"] for o in json.loads(capsys.readouterr().out)["outcomes"]] == [False, True]
+    with pytest.raises(SystemExit):  # the folders given: the config's threshold still holds
+        main([*argv, "--root", str(project / ".codex" / "skills")])
+    assert not json.loads(capsys.readouterr().out)["outcomes"][0]["passed"]
 
 
 def test_a_skill_copied_into_three_folders_is_suggested_once(

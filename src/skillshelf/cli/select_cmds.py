@@ -54,6 +54,22 @@ def _loadable_skills(
     return workspace.skills.loadable, workspace.index_cache_dir, settings
 
 
+def _eval_skills(
+    env: Env, roots: Sequence[Path], tools: bool
+) -> tuple[tuple[Skill, ...] | None, Path | None, RankingSettings]:
+    """What `eval` ranks: no skills for a tools file, the skills under ``roots``, or else every
+    skill `search` ranks here (with its index cache); the ranking settings from config."""
+    from skillshelf.config import load_config
+    from skillshelf.select.ranking import RankingSettings
+    from skillshelf.skills.discover import discover_in
+
+    if not roots and not tools:
+        return _loadable_skills(env, (), no_builtin=False, no_cache=False)
+    settings = RankingSettings.from_config(load_config(env).get)
+    skills = discover_in([r.absolute() for r in roots]).skills if roots else None
+    return skills, None, settings
+
+
 @click.command("search")
 @click.argument("query", type=TEXT)
 @click.option(
@@ -182,7 +198,7 @@ def _print_eval(report: EvalReport) -> None:
     "roots",
     multiple=True,
     type=click.Path(path_type=Path, file_okay=False),
-    help="A folder of skills to rank (repeatable).",
+    help="Rank only the skills in this folder (repeatable); default: every skill found here.",
 )
 @click.option(
     "--tools",
@@ -222,7 +238,8 @@ def eval_cmd(
     requests that should pick one of the `relevant` skills (a miss fails) and must not pick
     the `not_relevant` ones (a false trigger fails). Skill paths are folders (or SKILL.md
     files), absolute or relative to the query file; a path that names no skill is an error.
-    Example, beside a skill in skills/pdf-tools:
+    The skills ranked are the ones `search` and `context` rank here (built-in skills and
+    config included), or only those under --root. Example, beside a skill in skills/pdf-tools:
 
     \b
       {"query": "merge these two PDFs", "relevant": ["pdf-tools"]}
@@ -230,28 +247,26 @@ def eval_cmd(
       skillshelf eval --queries skills/evals.jsonl --root skills --selector default
 
     With `--selector default` a query below the confidence threshold triggers nothing (the
-    model would be shown no suggestion). Prints recall@1/5, MRR@10, nDCG@10 and latency per
-    selector, then each query and a summary line. Exit status 1 when any query fails."""
+    model would be shown no suggestion; `[select]` in config sets the threshold). Prints
+    recall@1/5, MRR@10, nDCG@10 and latency per selector, then each query and a summary line.
+    Exit status 1 when any query fails."""
     from skillshelf.errors import UsageError
     from skillshelf.select.service import evaluate_file
 
-    if bool(roots) == (tools_file is not None):
+    if roots and tools_file is not None:
         raise UsageError(
-            "give either --root DIR... or --tools FILE.jsonl",
-            hint="skills come from --root, tools from --tools",
+            "give --root DIR... or --tools FILE.jsonl, not both",
+            hint="skills come from --root (default: the ones found here), tools from --tools",
             code="SE005",
         )
-    skills = None
     missing = [r for r in roots if not r.is_dir()]
     if missing:
         raise UsageError(
             f"no such folder: {missing[0]}", hint="give existing skill folders to --root", code="SE007"
         )
-    with working("Finding skills" if roots else "Reading the tools") as step:
-        if roots:
-            from skillshelf.skills.discover import discover_in
-
-            skills = discover_in([r.absolute() for r in roots]).skills
+    env = Env.from_os()
+    with working("Reading the tools" if tools_file else "Finding skills") as step:
+        skills, cache_dir, settings = _eval_skills(env, roots, tools_file is not None)
         step(f"Ranking every query with selector {selector!r}")
         report = evaluate_file(
             queries_file,
@@ -260,7 +275,9 @@ def eval_cmd(
             selector=selector,
             top=top,
             k=k,
+            cache_dir=cache_dir,
             semantic=semantic,
+            settings=settings,
         )
     if as_json:
         echo_json(report.to_dict())
