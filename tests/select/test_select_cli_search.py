@@ -107,3 +107,21 @@ def test_search_finds_skills_by_meaning_in_the_base_install(
             ]
         )
         assert json.loads(capsys.readouterr().out)["results"][0]["name"] == wanted
+
+
+def test_search_marks_a_copy_of_a_skill_ranked_above_it(
+    skill_root: Path,
+    tmp_path: Path,
+    isolated_home: object,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    copy = tmp_path / "claude" / "video-editing"
+    copy.mkdir(parents=True)
+    copy.joinpath("SKILL.md").write_bytes((skill_root / "video-editing" / "SKILL.md").read_bytes())
+    monkeypatch.setenv("COLUMNS", "250")
+    argv = ["search", "trim the video", "--root", str(skill_root), "--root", str(copy.parent)]
+    main([*argv, "--no-builtin", "--no-semantic", "--top", "2"])
+    rows = [line for line in capsys.readouterr().out.splitlines() if "video-editing" in line]
+    assert len(rows) == 2 and "a copy of #1" not in rows[0] and "a copy of #1" in rows[1]
+    assert "1*" in rows[0] and "2*" not in rows[1]

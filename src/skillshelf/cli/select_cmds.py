@@ -94,6 +94,7 @@ def search(
     The default ranking is the one `context`, the agent and the MCP server use, with the same
     models and threshold: skills marked `*` are the ones the model would be shown for QUERY
     (none when the confidence is below `[select] min_confidence`)."""
+    from skillshelf.select.docs import copy_key
     from skillshelf.select.service import search as run_search
     from skillshelf.skills.load import UNTRUSTED_TAG
 
@@ -137,8 +138,12 @@ def search(
     )
     for col in ("#", "skill", "score", "description", "path"):
         table.add_column(col, overflow="fold", no_wrap=col in ("#", "score"))
+    first_of: dict[tuple[str, str], int] = {}
     for r in result.ranked:
+        first = first_of.setdefault(copy_key(r.doc.name, r.doc.description), r.rank)
         desc = r.doc.description if len(r.doc.description) <= 160 else r.doc.description[:157] + "..."
+        if first != r.rank:
+            desc = f"(a copy of #{first}: the same name and description)"
         if r.doc.skill is not None and not r.doc.skill.trusted:
             desc = f"{UNTRUSTED_TAG} {desc}"
         mark = "*" if r.doc.key in result.suggested else ""
