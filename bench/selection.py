@@ -63,7 +63,7 @@ from selection_sets import (  # noqa: E402
     skillsbench_set,
 )
 
-from skillshelf.select import rank_docs  # noqa: E402
+from skillshelf.select import RankedDoc, rank_docs  # noqa: E402
 from skillshelf.select.index import SkillIndex  # noqa: E402
 from skillshelf.select.ranking import Ranker, RankingSettings  # noqa: E402
 from skillshelf.skills.model import Skill  # noqa: E402
@@ -178,16 +178,27 @@ def show(label: str, result: dict[str, list[float]]) -> None:
         )
 
 
+def shows_right(index: SkillIndex, shown: Sequence[RankedDoc], right: set[str]) -> bool:
+    """Whether the suggestions show a right skill or a copy of one. Copies (the same name and
+    description, :func:`skillshelf.select.docs.copy_key`) take one suggestion, the best-ranked,
+    which need not be the one a label names (two SkillsBench records, for one)."""
+    from skillshelf.select.docs import copy_key
+
+    docs = [index.docs[index.by_key[k]] for k in right if k in index.by_key]
+    wanted = {copy_key(d.name, d.description) for d in docs}
+    return any(r.doc.key in right or copy_key(r.doc.name, r.doc.description) in wanted for r in shown)
+
+
 def abstention(ranker: Ranker, queries: Sequence[Query]) -> dict[str, float]:
     """On ``none`` requests, the share that get no suggestion; on the others whose right skill
-    ranks in the top five, the share whose suggestions lose it. What counts as suggested is what
-    the per-turn fragment offers (:func:`skillshelf.select.suggest.suggested`: the same call,
-    threshold and maximum)."""
+    ranks in the top five, the share whose suggestions lose it (:func:`shows_right`). What
+    counts as suggested is what the per-turn fragment offers
+    (:func:`skillshelf.select.suggest.suggested`: the same call, threshold and maximum)."""
     from skillshelf.select.suggest import suggested
 
     none = quiet = found = lost = 0
     for q in queries:
-        shown = {r.doc.key for r in suggested(ranker, str(q["query"]))}
+        shown = suggested(ranker, str(q["query"]))
         if not q["relevant"]:
             none += 1
             quiet += not shown
@@ -195,7 +206,7 @@ def abstention(ranker: Ranker, queries: Sequence[Query]) -> dict[str, float]:
         rel = set(q["relevant"])
         if any(r.doc.key in rel for r in ranker.rank(str(q["query"]), top_k=5).ranked):
             found += 1
-            lost += not shown & rel
+            lost += not shows_right(ranker.index, shown, rel)
     return {
         "none": none,
         "none_without_suggestion": quiet / none if none else float("nan"),

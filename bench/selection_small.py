@@ -12,7 +12,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from selection import semantic_variants
+from selection import semantic_variants, shows_right
 from selection_sets import CACHE, Query, body_of, load_corpus
 
 from skillshelf.select.index import SkillIndex
@@ -148,7 +148,8 @@ def _count(c: dict[str, int], ranker: Ranker, query: str, right: set[str], built
     from skillshelf.select.suggest import suggested
 
     keys = [r.doc.key for r in ranker.rank(query, top_k=5).ranked]
-    shown = {r.doc.key for r in suggested(ranker, query)}
+    offered = suggested(ranker, query)
+    shown = {r.doc.key for r in offered}
 
     def add(name: str, value: bool = True) -> None:
         c[name] = c.get(name, 0) + int(value)
@@ -166,7 +167,7 @@ def _count(c: dict[str, int], ranker: Ranker, query: str, right: set[str], built
     add("s3", bool(set(keys[:3]) & right))
     if set(keys) & right:
         add("found")
-        add("lost", not shown & right)
+        add("lost", not shows_right(ranker.index, offered, right))
 
 
 def _small_row(c: dict[str, int]) -> dict[str, float]:

@@ -70,3 +70,25 @@ def test_a_held_out_file_is_read_without_its_dev_rows_and_labels_no_skill_has(
         ("c", "none", []),
     ]
     assert "1 label(s) name no corpus skill" in capsys.readouterr().err
+
+
+def test_a_right_skill_shown_as_its_copy_is_not_counted_as_held_back() -> None:
+    sys.path.insert(0, str(REPO / "bench"))
+    try:
+        import selection
+    finally:
+        sys.path.remove(str(REPO / "bench"))
+    from skillshelf.select.docs import SkillDoc
+    from skillshelf.select.index import SkillIndex
+    from skillshelf.select.ranking import Ranker, RankingSettings
+
+    pdf = "Merge, split and rotate PDF files."
+    docs = [
+        SkillDoc(key="/a/pdf/SKILL.md", name="pdf", description=pdf),
+        SkillDoc(key="/b/pdf/SKILL.md", name="pdf", description=pdf),
+        SkillDoc(key="/a/video/SKILL.md", name="video", description="Trim and cut video clips."),
+    ]
+    ranker = Ranker(SkillIndex.from_docs(docs), settings=RankingSettings(min_confidence=0.0))
+    query = {"id": "q", "query": "merge two pdf files", "relevant": ["/b/pdf/SKILL.md"]}
+    assert [r.doc.key for r in ranker.rank("merge two pdf files").suggested] == ["/a/pdf/SKILL.md"]
+    assert selection.abstention(ranker, [query])["right_skill_held_back"] == 0.0
