@@ -14,6 +14,7 @@ from skillshelf.errors import NotFoundError, UsageError
 from skillshelf.select.evaluate import load_queries, ndcg_at, recall_at, reciprocal_rank, run_eval
 from skillshelf.select.index import SkillIndex
 from skillshelf.select.service import evaluate_file
+from skillshelf.skills.discover import discover_in
 
 TOOLS = [
     {"id": "pdf", "name": "pdf", "description": "Merge and split PDF documents."},
@@ -162,3 +163,29 @@ def test_eval_with_missing_root_folder_says_so(
     with pytest.raises(SystemExit):
         main(["eval", "--queries", str(queries), "--root", str(tmp_path / "missing")])
     assert "missing" in capsys.readouterr().err
+
+
+def test_a_copy_of_a_skill_is_judged_by_the_label_on_the_skill(
+    skill_root: Path, tmp_path: Path, make_skill: Callable[..., Path]
+) -> None:
+    original = skill_root / "video-editing"
+    copy = tmp_path / "claude" / "video-editing"
+    copy.mkdir(parents=True)
+    copy.joinpath("SKILL.md").write_bytes((original / "SKILL.md").read_bytes())
+    index = SkillIndex.build(discover_in([skill_root, copy.parent]).skills)
+    queries = load_queries(
+        _write_jsonl(
+            tmp_path / "q.jsonl",
+            [
+                {"query": "trim the video clip", "relevant": [str(original)]},
+                {"query": "trim the video clip", "not_relevant": [str(copy)]},
+            ],
+        ),
+        tools=False,
+    )
+    report = run_eval(index, queries, ["bm25f"], k=1)
+    assert [o.passed for o in report.outcomes] == [True, False]
+    assert report.outcomes[1].false_triggers == (str(copy),)
+    ranked = report.results[0].ranked[0]
+    assert ranked[0] == str(original) and str(copy) not in ranked  # one place for the two copies
+    assert report.results[0].recall_1 == 1.0

@@ -14,21 +14,21 @@ Each query also passes or fails (:class:`QueryOutcome`, judged on the first sele
 run, ``default`` with ``--selector all``): it fails when none of its ``relevant`` skills is
 among the first ``k`` (a miss) or one of its ``not_relevant`` skills is (a false trigger).
 For the ``default`` selector a request below the confidence threshold triggers nothing, as the
-model is then shown no suggestion.
+model is then shown no suggestion. Copies of one skill (the same name and description in two
+folders) count as one, at the best rank of any of them: a label on one copy judges them all.
 """
 
 from __future__ import annotations
 
-import functools
-import json
+import dataclasses
 import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from skillshelf.errors import NotFoundError, UsageError
-from skillshelf.select.docs import SkillDoc
+from skillshelf.select.docs import SkillDoc, copy_key
+from skillshelf.select.evalfile import EvalQuery, load_queries, load_tools
 from skillshelf.select.index import SkillIndex
 
 __all__ = [
@@ -46,124 +46,6 @@ __all__ = [
     "reciprocal_rank",
     "run_eval",
 ]
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class EvalQuery:
-    """One line of a query file, with relevant entries normalised to index keys."""
-
-    line: int
-    query: str
-    relevant: tuple[str, ...] = ()
-    not_relevant: tuple[str, ...] = ()
-
-
-def _read_lines(path: Path, what: str) -> list[tuple[int, dict[str, object]]]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError as exc:
-        raise NotFoundError(f"{what} file not found: {path}", hint="check the path", code="SE301") from exc
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(
-            f"cannot read {what} file {path}: {exc}", hint="give a UTF-8 JSON-lines file", code="SE302"
-        ) from exc
-    out = []
-    for n, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            value = json.loads(line)
-        except ValueError as exc:
-            raise UsageError(
-                f"{path}:{n}: not valid JSON ({exc})", hint="write one JSON object per line", code="SE302"
-            ) from exc
-        if not isinstance(value, dict):
-            raise UsageError(
-                f"{path}:{n}: expected a JSON object", hint="write one JSON object per line", code="SE302"
-            )
-        out.append((n, value))
-    return out
-
-
-def _str_list(value: object, path: Path, line: int, key: str) -> list[str]:
-    if value is None:
-        return []
-    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-        raise UsageError(
-            f"{path}:{line}: `{key}` must be a list of non-empty strings",
-            hint=f'write e.g. "{key}": ["skills/pdf"]',
-            code="SE303",
-        )
-    return list(value)
-
-
-def _skill_key(entry: str, base: Path, where: str) -> str:
-    p = Path(entry).expanduser()
-    if not p.is_absolute():
-        p = base / p
-    if p.name.lower() == "skill.md":
-        p = p.parent
-    try:
-        p = p.resolve()
-    except OSError:
-        p = p.absolute()
-    if not (p / "SKILL.md").is_file():
-        raise UsageError(
-            f"{where}: {entry!r} names no skill folder ({p} holds no SKILL.md)",
-            hint="skill paths are absolute or relative to the query file's folder",
-            code="SE306",
-        )
-    return str(p)
-
-
-def load_queries(path: Path, *, tools: bool) -> tuple[EvalQuery, ...]:
-    """Read a query file. With ``tools`` relevant entries are tool ids, else skill folders."""
-    queries = []
-    for n, obj in _read_lines(path, "query"):
-        query = obj.get("query")
-        if not isinstance(query, str) or not query.strip():
-            raise UsageError(
-                f'{path}:{n}: missing "query" text',
-                hint='write {"query": "...", "relevant": [...]}',
-                code="SE303",
-            )
-        rel = _str_list(obj.get("relevant"), path, n, "relevant")
-        neg = _str_list(obj.get("not_relevant"), path, n, "not_relevant")
-        norm: Callable[[str], str] = (
-            (lambda s: s) if tools else functools.partial(_skill_key, base=path.parent, where=f"{path}:{n}")
-        )
-        queries.append(
-            EvalQuery(
-                line=n,
-                query=query,
-                relevant=tuple(dict.fromkeys(map(norm, rel))),
-                not_relevant=tuple(dict.fromkeys(map(norm, neg))),
-            )
-        )
-    if not queries:
-        raise UsageError(
-            f"{path} holds no queries",
-            hint='add lines like {"query": "...", "relevant": [...]}',
-            code="SE304",
-        )
-    return tuple(queries)
-
-
-def load_tools(path: Path) -> list[tuple[str, str, str]]:
-    """Read a tools file: ``{"id", "name"?, "description"}`` per line."""
-    tools = []
-    for n, obj in _read_lines(path, "tools"):
-        tid, name, desc = obj.get("id"), obj.get("name", obj.get("id")), obj.get("description", "")
-        if not isinstance(tid, str) or not tid or not isinstance(name, str) or not isinstance(desc, str):
-            raise UsageError(
-                f'{path}:{n}: a tool needs string "id", "name" and "description"',
-                hint='write {"id": "...", "name": "...", "description": "..."}',
-                code="SE305",
-            )
-        tools.append((tid, name, desc))
-    if not tools:
-        raise UsageError(f"{path} holds no tools", hint="add one tool per line", code="SE305")
-    return tools
 
 
 def doc_key(doc: SkillDoc) -> str:
@@ -327,6 +209,35 @@ def _mean(values: list[float]) -> float:
     return sum(values) / len(values) if values else 0.0
 
 
+def _copy_sets(index: SkillIndex) -> dict[str, str]:
+    """Each entry's key -> the key of the first of its copies (the same name and description,
+    :func:`~skillshelf.select.docs.copy_key`); empty when no entry has a copy."""
+    if not index.copy_depth():
+        return {}
+    first: dict[tuple[str, str], str] = {}
+    return {doc_key(d): first.setdefault(copy_key(d.name, d.description), doc_key(d)) for d in index.docs}
+
+
+def _one_per_skill(
+    keys: tuple[str, ...], q: EvalQuery, copies: dict[str, str]
+) -> tuple[tuple[str, ...], EvalQuery]:
+    """The ranked ``keys`` and the query's labels with the copies of one skill counted once, as
+    the model is shown them: the set stands at its best rank, under the key a label gives it
+    (else the best-ranked copy's). A label on one copy judges them all."""
+    if not copies:
+        return keys, q
+    named = {copies.get(key, key): key for key in (*q.relevant, *q.not_relevant)}
+
+    def once(entries: Sequence[str]) -> tuple[str, ...]:
+        kept: dict[str, str] = {}
+        for key in entries:
+            kept.setdefault(copies.get(key, key), named.get(copies.get(key, key), key))
+        return tuple(kept.values())
+
+    labels = dataclasses.replace(q, relevant=once(q.relevant), not_relevant=once(q.not_relevant))
+    return once(keys), labels
+
+
 RankFn = Callable[[SkillIndex, str, int, str], tuple[list[SkillDoc], bool]]
 """``(index, query, depth, selector) -> (ranked documents, whether anything would be shown)``."""
 
@@ -350,6 +261,7 @@ def run_eval(
     ranker = rank_fn or default_rank
     known = {doc_key(d) for d in index.docs}
     unknown = sorted({r for q in queries for r in (*q.relevant, *q.not_relevant) if r not in known})
+    copies = _copy_sets(index)
     depth = max(top, 10, k)
     results = []
     outcomes: list[QueryOutcome] = []
@@ -357,11 +269,12 @@ def run_eval(
         ranked_all: list[tuple[str, ...]] = []
         times: list[float] = []
         r1, r5, h5, mrr, ndcg, false5 = [], [], [], [], [], []
-        for q in queries:
+        for asked in queries:
             start = time.perf_counter()
-            docs, shown = ranker(index, q.query, depth, sel)
+            docs, shown = ranker(index, asked.query, depth * (1 + index.copy_depth()), sel)
             times.append((time.perf_counter() - start) * 1000)
-            keys = tuple(doc_key(d) for d in docs)
+            keys, q = _one_per_skill(tuple(doc_key(d) for d in docs), asked, copies)
+            keys = keys[:depth]
             ranked_all.append(keys[:top])
             if n == 0:
                 outcomes.append(outcome(q, keys, k, shown))

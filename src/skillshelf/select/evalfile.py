@@ -1,0 +1,133 @@
+"""Query and tool files for ``skillshelf eval``: JSON lines read into :class:`EvalQuery` values
+(skill entries resolved to absolute folders) and tool records; every problem is a
+:class:`~skillshelf.errors.UsageError` with the file and line."""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from skillshelf.errors import NotFoundError, UsageError
+
+__all__ = ["EvalQuery", "load_queries", "load_tools"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EvalQuery:
+    """One line of a query file, with relevant entries normalised to index keys."""
+
+    line: int
+    query: str
+    relevant: tuple[str, ...] = ()
+    not_relevant: tuple[str, ...] = ()
+
+
+def _read_lines(path: Path, what: str) -> list[tuple[int, dict[str, object]]]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError as exc:
+        raise NotFoundError(f"{what} file not found: {path}", hint="check the path", code="SE301") from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(
+            f"cannot read {what} file {path}: {exc}", hint="give a UTF-8 JSON-lines file", code="SE302"
+        ) from exc
+    out = []
+    for n, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except ValueError as exc:
+            raise UsageError(
+                f"{path}:{n}: not valid JSON ({exc})", hint="write one JSON object per line", code="SE302"
+            ) from exc
+        if not isinstance(value, dict):
+            raise UsageError(
+                f"{path}:{n}: expected a JSON object", hint="write one JSON object per line", code="SE302"
+            )
+        out.append((n, value))
+    return out
+
+
+def _str_list(value: object, path: Path, line: int, key: str) -> list[str]:
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        raise UsageError(
+            f"{path}:{line}: `{key}` must be a list of non-empty strings",
+            hint=f'write e.g. "{key}": ["skills/pdf"]',
+            code="SE303",
+        )
+    return list(value)
+
+
+def _skill_key(entry: str, base: Path, where: str) -> str:
+    p = Path(entry).expanduser()
+    if not p.is_absolute():
+        p = base / p
+    if p.name.lower() == "skill.md":
+        p = p.parent
+    try:
+        p = p.resolve()
+    except OSError:
+        p = p.absolute()
+    if not (p / "SKILL.md").is_file():
+        raise UsageError(
+            f"{where}: {entry!r} names no skill folder ({p} holds no SKILL.md)",
+            hint="skill paths are absolute or relative to the query file's folder",
+            code="SE306",
+        )
+    return str(p)
+
+
+def load_queries(path: Path, *, tools: bool) -> tuple[EvalQuery, ...]:
+    """Read a query file. With ``tools`` relevant entries are tool ids, else skill folders."""
+    queries = []
+    for n, obj in _read_lines(path, "query"):
+        query = obj.get("query")
+        if not isinstance(query, str) or not query.strip():
+            raise UsageError(
+                f'{path}:{n}: missing "query" text',
+                hint='write {"query": "...", "relevant": [...]}',
+                code="SE303",
+            )
+        rel = _str_list(obj.get("relevant"), path, n, "relevant")
+        neg = _str_list(obj.get("not_relevant"), path, n, "not_relevant")
+        norm: Callable[[str], str] = (
+            (lambda s: s) if tools else functools.partial(_skill_key, base=path.parent, where=f"{path}:{n}")
+        )
+        queries.append(
+            EvalQuery(
+                line=n,
+                query=query,
+                relevant=tuple(dict.fromkeys(map(norm, rel))),
+                not_relevant=tuple(dict.fromkeys(map(norm, neg))),
+            )
+        )
+    if not queries:
+        raise UsageError(
+            f"{path} holds no queries",
+            hint='add lines like {"query": "...", "relevant": [...]}',
+            code="SE304",
+        )
+    return tuple(queries)
+
+
+def load_tools(path: Path) -> list[tuple[str, str, str]]:
+    """Read a tools file: ``{"id", "name"?, "description"}`` per line."""
+    tools = []
+    for n, obj in _read_lines(path, "tools"):
+        tid, name, desc = obj.get("id"), obj.get("name", obj.get("id")), obj.get("description", "")
+        if not isinstance(tid, str) or not tid or not isinstance(name, str) or not isinstance(desc, str):
+            raise UsageError(
+                f'{path}:{n}: a tool needs string "id", "name" and "description"',
+                hint='write {"id": "...", "name": "...", "description": "..."}',
+                code="SE305",
+            )
+        tools.append((tid, name, desc))
+    if not tools:
+        raise UsageError(f"{path} holds no tools", hint="add one tool per line", code="SE305")
+    return tools
