@@ -4,8 +4,9 @@ runs the same test against SQLite and PostgreSQL.
 The server is a fresh cluster (``initdb``) in a temporary folder, listening on loopback on a
 free port with a unix socket in the same folder, started once per test process and stopped at
 the end. Every test gets its own database. As root, the cluster runs as the ``postgres`` user
-(PostgreSQL refuses to run as root). Without PostgreSQL binaries the PostgreSQL half is
-skipped naming what is missing, and fails under ``CI=true`` (``testkit.missing``).
+(PostgreSQL refuses to run as root; the child process drops to it, so no ``runuser`` is
+needed). Without PostgreSQL binaries the PostgreSQL half is skipped naming what is missing, and
+fails under ``CI=true`` (``testkit.missing``).
 """
 
 from __future__ import annotations
@@ -58,8 +59,23 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def _as_owner(args: list[str], owner: str | None) -> list[str]:
-    return ["runuser", "-u", owner, "--", *args] if owner else args
+def _run(args: list[str], owner: str | None, *, check: bool = True) -> None:
+    """Run a PostgreSQL binary, as ``owner`` when given (root drops to it in the child, so
+    nothing beyond the binaries is needed: no ``runuser`` or ``su`` on PATH)."""
+    drop: dict[str, Any] = {}
+    if owner:
+        entry = pwd.getpwnam(owner)
+        drop = {"user": entry.pw_uid, "group": entry.pw_gid, "extra_groups": [], "cwd": "/"}
+    subprocess.run(args, check=check, capture_output=True, **drop)
+
+
+def _add_system_user(name: str) -> None:
+    useradd = shutil.which("useradd") or next(
+        (p for p in ("/usr/sbin/useradd", "/sbin/useradd") if Path(p).exists()), None
+    )
+    if useradd is None:
+        missing(f"no `useradd` to create the {name!r} user PostgreSQL runs as under root")
+    subprocess.run([useradd, "--system", "--no-create-home", name], check=True, capture_output=True)
 
 
 @pytest.fixture(scope="session")
@@ -72,9 +88,7 @@ def pg_server() -> Iterator[PgServer]:
         try:
             pwd.getpwnam("postgres")
         except KeyError:
-            subprocess.run(
-                ["useradd", "--system", "--no-create-home", "postgres"], check=True, capture_output=True
-            )
+            _add_system_user("postgres")
         owner = "postgres"
     root = Path(tempfile.mkdtemp(prefix="skillshelf-pg-"))
     if owner:
@@ -82,56 +96,18 @@ def pg_server() -> Iterator[PgServer]:
         os.chown(root, entry.pw_uid, entry.pw_gid)
     data = root / "data"
     port = _free_port()
-    subprocess.run(
-        _as_owner(
-            [
-                str(bin_dir / "initdb"),
-                "-D",
-                str(data),
-                "-U",
-                "skillshelf",
-                "--auth=trust",
-                "--no-sync",
-                "-E",
-                "UTF8",
-            ],
-            owner,
-        ),
-        check=True,
-        capture_output=True,
-    )
+    initdb = [str(bin_dir / "initdb"), "-D", str(data), "-U", "skillshelf", "--auth=trust", "--no-sync"]
+    _run([*initdb, "-E", "UTF8"], owner)
     options = (
         f"-p {port} -k {root} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off "
         "-c full_page_writes=off -c max_connections=200"
     )
-    subprocess.run(
-        _as_owner(
-            [
-                str(bin_dir / "pg_ctl"),
-                "-D",
-                str(data),
-                "-o",
-                options,
-                "-l",
-                str(root / "log"),
-                "-w",
-                "-t",
-                "60",
-                "start",
-            ],
-            owner,
-        ),
-        check=True,
-        capture_output=True,
-    )
+    pg_ctl = [str(bin_dir / "pg_ctl"), "-D", str(data)]
+    _run([*pg_ctl, "-o", options, "-l", str(root / "log"), "-w", "-t", "60", "start"], owner)
     try:
         yield PgServer(host="127.0.0.1", port=port, user="skillshelf")
     finally:
-        subprocess.run(
-            _as_owner([str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "immediate", "-w", "stop"], owner),
-            check=False,
-            capture_output=True,
-        )
+        _run([*pg_ctl, "-m", "immediate", "-w", "stop"], owner, check=False)
         shutil.rmtree(root, ignore_errors=True)
 
 
