@@ -216,3 +216,32 @@ def test_redact_command_reads_stdin_and_reports(tmp_path: Path) -> None:
     )
     assert proc.stdout == "token [REDACTED_SECRET]\nplain line\n"
     assert "github-token: 1" in proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("context", "secret"),
+    [
+        ("Authorization: Bearer {}", "MY-0000000011111111223456789ABCa"),
+        ("mysql -u root -p{} app", "my_Secret2024"),
+        ("password: {}", "my-s3cret-Pass"),
+        ("export OPENAI_API_KEY={}", "my-proj-8fK2mQ9xLw3vR7tY1pZ4sN6b"),
+        ("token = {}", "YOUR_T0KEN_9f8e7d"),
+    ],
+)
+def test_a_secret_that_starts_like_a_stand_in_is_still_redacted(context: str, secret: str) -> None:
+    assert secret not in redact(context.format(secret)).text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "api_key: your-api-key",
+        "token = MY_TOKEN_HERE",
+        "secret: your_secret",
+        "aws_secret_access_key = your_s3_secret_key",
+        "curl 'https://api.example.org/v1/series?api_key=YOUR_KEY&format=json'",
+        "password: your-32-char-password-here",
+    ],
+)
+def test_a_stand_in_made_of_words_is_left_alone(text: str) -> None:
+    assert redact(text).text == text

@@ -47,11 +47,12 @@ _TOKEN_RUN = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123
 _HEX = re.compile(r"^[0-9a-fA-F]+$")
 _BASE64_LINE = re.compile(r"^[A-Za-z0-9+/]{64}(?:[A-Za-z0-9+/]{6})?$")  # PEM (64) and OpenSSH (70) lines
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_WORD = r"(?:[a-z]+[0-9]*|[A-Z]+[0-9]*|[0-9]+)"  # a word of a stand-in: key, r2, base58, 64, KEY
 _PLACEHOLDER = re.compile(
     r"EXAMPLE|example|x{4,}|X{4,}|\*{3,}|\.{3}|…|REDACTED|redacted|placeholder|PLACEHOLDER"
     r"|^<.*>$|^\{\{.*\}\}$|^\$\{\{.*\}\}$|^\$\{[^}]*\}$|^%[A-Za-z_]+%$|^\$env:[A-Za-z_]\w*$"
     r"|^\$(?:[A-Z_][A-Z0-9_]*|[a-z_][a-z0-9_]*|[a-z]+(?:[A-Z][a-z]+)+[0-9]?|[A-Z][a-z]+(?:[A-Z][a-z]+)*)$"
-    r"|^(?:your|my)[-_]|^(?:YOUR|MY)[-_]"
+    rf"|^(?:your|YOUR|my|MY)[-_]{_WORD}(?:[-_]{_WORD})*(?![A-Za-z0-9_-])"
 )
 _REPEATED = re.compile(r"(.)\1{7,}")
 _CODE_LIKE = re.compile(
@@ -62,7 +63,10 @@ _PATH_LIKE = re.compile(r"^(?:~|\.{1,2})?/[^\s]*$")
 
 def is_placeholder(value: str) -> bool:
     """A stand-in, a variable reference, a redaction already made, or mostly one char repeated
-    (``0000000000000000``; runs like the ``AAAAAAAA`` of key bodies do not count)."""
+    (``0000000000000000``; runs like the ``AAAAAAAA`` of key bodies do not count). ``your-`` and
+    ``my_`` start a stand-in only when words follow (``your-api-key``, ``your_r2_secret_key``,
+    ``MY_TOKEN&format=json``): ``my_Secret2024``, ``my-s3cret`` and ``MY-0000112233AbC`` are
+    secrets."""
     if REDACTED in value or _PLACEHOLDER.search(value):
         return True
     run = _REPEATED.search(value)
