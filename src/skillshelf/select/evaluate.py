@@ -231,7 +231,8 @@ def _one_per_skill(
     def once(entries: Sequence[str]) -> tuple[str, ...]:
         kept: dict[str, str] = {}
         for key in entries:
-            kept.setdefault(copies.get(key, key), named.get(copies.get(key, key), key))
+            group = copies.get(key, key)
+            kept.setdefault(group, named.get(group, key))
         return tuple(kept.values())
 
     labels = dataclasses.replace(q, relevant=once(q.relevant), not_relevant=once(q.not_relevant))

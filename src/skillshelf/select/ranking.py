@@ -142,7 +142,7 @@ class Ranker:
             query=query,
             ranked=ranked[:top_k],
             confidence=confidence,
-            suggested=self._suggested(ranked if depth else ranked[:top_k], confidence),
+            suggested=self._suggested(ranked[: top_k * (1 + depth)], confidence),
             models=self.models,
             confident=confidence >= self.settings.min_confidence,
         )

@@ -176,8 +176,9 @@ def suggestion_fragment(
     shown = {copy_key(s.name, s.description) for s in (*chosen, *pinned)}
     for r in suggested(ranker, task, exclude=ranked_out | seen):
         ranked = r.doc.skill
-        if ranked is not None and copy_key(ranked.name, ranked.description) not in shown:
-            shown.add(copy_key(ranked.name, ranked.description))
+        same = copy_key(r.doc.name, r.doc.description)
+        if ranked is not None and same not in shown:
+            shown.add(same)
             chosen.append(ranked)
     return _render(chosen, n_mentioned, budget_tokens)
 
