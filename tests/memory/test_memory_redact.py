@@ -245,3 +245,31 @@ def test_a_secret_that_starts_like_a_stand_in_is_still_redacted(context: str, se
 )
 def test_a_stand_in_made_of_words_is_left_alone(text: str) -> None:
     assert redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    ("context", "parts"),
+    [
+        ("token: {}XXXX", ["ghp_" + r(32)]),
+        ("export OPENAI_API_KEY={}**** # rotate later", ["sk-proj-" + r(40)]),
+        ("Authorization: Bearer {}...", [r(40)]),
+        ('api_key: "{}"', [r(20), r(20)]),
+    ],
+)
+def test_a_token_masked_or_cut_in_part_is_still_redacted(context: str, parts: list[str]) -> None:
+    out = redact(context.format("...".join(parts))).text
+    assert not any(part in out for part in parts)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "token: sk-proj-abcd...wxyz",
+        "aws_access_key_id = AKIA" + r(9, string.ascii_uppercase + string.digits) + "EXAMPLE",
+        "OPENAI_API_KEY=sk-" + "x" * 40,
+        "password: ********",
+        "api_key = <your key>...",
+    ],
+)
+def test_a_stand_in_with_a_marker_is_left_alone(text: str) -> None:
+    assert redact(text).text == text

@@ -48,9 +48,11 @@ _HEX = re.compile(r"^[0-9a-fA-F]+$")
 _BASE64_LINE = re.compile(r"^[A-Za-z0-9+/]{64}(?:[A-Za-z0-9+/]{6})?$")  # PEM (64) and OpenSSH (70) lines
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _WORD = r"(?:[a-z]+[0-9]*|[A-Z]+[0-9]*|[0-9]+)"  # a word of a stand-in: key, r2, base58, 64, KEY
+_MARKER = re.compile(r"EXAMPLE|example|x{4,}|X{4,}|\*{3,}|\.{3}|…|REDACTED|redacted|placeholder|PLACEHOLDER")
+"""What marks a stand-in anywhere in a value (``sk-...``, ``AKIAIOSFODNN7EXAMPLE``)."""
+_MARKER_OR_SPACE = re.compile(rf"{_MARKER.pattern}|\s+")
 _PLACEHOLDER = re.compile(
-    r"EXAMPLE|example|x{4,}|X{4,}|\*{3,}|\.{3}|…|REDACTED|redacted|placeholder|PLACEHOLDER"
-    r"|^<.*>$|^\{\{.*\}\}$|^\$\{\{.*\}\}$|^\$\{[^}]*\}$|^%[A-Za-z_]+%$|^\$env:[A-Za-z_]\w*$"
+    r"^<.*>$|^\{\{.*\}\}$|^\$\{\{.*\}\}$|^\$\{[^}]*\}$|^%[A-Za-z_]+%$|^\$env:[A-Za-z_]\w*$"
     r"|^\$(?:[A-Z_][A-Z0-9_]*|[a-z_][a-z0-9_]*|[a-z]+(?:[A-Z][a-z]+)+[0-9]?|[A-Z][a-z]+(?:[A-Z][a-z]+)*)$"
     rf"|^(?:your|YOUR|my|MY)[-_]{_WORD}(?:[-_]{_WORD})*(?![A-Za-z0-9_-])"
 )
@@ -66,9 +68,16 @@ def is_placeholder(value: str) -> bool:
     (``0000000000000000``; runs like the ``AAAAAAAA`` of key bodies do not count). ``your-`` and
     ``my_`` start a stand-in only when words follow (``your-api-key``, ``your_r2_secret_key``,
     ``MY_TOKEN&format=json``): ``my_Secret2024``, ``my-s3cret`` and ``MY-0000112233AbC`` are
-    secrets."""
+    secrets. A marker (``xxxx``, ``...``, ``***``, ``EXAMPLE``) makes a stand-in only when what
+    is left beside it, or all of it together, does not look random (:func:`looks_random`):
+    ``sk-proj-abcd...wxyz`` and ``AKIAIOSFODNN7EXAMPLE`` are stand-ins, a real token with its
+    last four characters masked (``ghp_<32 chars>XXXX``) or its middle cut out is a secret."""
     if REDACTED in value or _PLACEHOLDER.search(value):
         return True
+    if _MARKER.search(value):
+        # a token masked or cut in part is still a secret: ``ghp_<32 of its 36 chars>XXXX``
+        pieces = (*_MARKER_OR_SPACE.split(value), _MARKER_OR_SPACE.sub("", value))
+        return not any(_random_shape(piece) for piece in pieces)
     run = _REPEATED.search(value)
     return run is not None and len(run.group()) * 3 >= len(value) * 2
 
@@ -89,8 +98,13 @@ def looks_random(value: str) -> bool:
 
     A full PEM or OpenSSH body line (64 or 70 base64 chars) skips the letter-run test: key
     bodies of a key split over records have no ``BEGIN`` line to be found by."""
+    return _random_shape(value) and not is_placeholder(value.strip("="))
+
+
+def _random_shape(value: str) -> bool:
+    """:func:`looks_random` but for the stand-in test."""
     stripped = value.strip("=")
-    if len(stripped) < 32 or _HEX.match(stripped) or _UUID.search(stripped) or is_placeholder(stripped):
+    if len(stripped) < 32 or _HEX.match(stripped) or _UUID.search(stripped):
         return False
     classes = sum(bool(re.search(p, stripped)) for p in (r"[a-z]", r"[A-Z]", r"[0-9]"))
     key_line = bool(_BASE64_LINE.match(value))
