@@ -273,3 +273,32 @@ def test_a_token_masked_or_cut_in_part_is_still_redacted(context: str, parts: li
 )
 def test_a_stand_in_with_a_marker_is_left_alone(text: str) -> None:
     assert redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "SECRET_KEY = '{}'".format(r(8, "abcdefghijklmnopqrstuvwxyz0123456789") + "$" + r(14) + "(" + r(26)),
+        "SECRET_KEY = '({}'".format(r(49, "abcdefghijklmnopqrstuvwxyz0123456789!@#$%^&*-_=+")),
+        f"password: 'hv#{r(6, string.ascii_lowercase)}!j8gx)(ben'",
+        "export DJANGO_SECRET_KEY='{}'".format(r(12) + "$(" + r(12)),
+    ],
+)
+def test_a_secret_with_a_parenthesis_is_not_taken_for_code(text: str) -> None:
+    out = redact(text).text
+    assert REDACTED in out and text.split("'")[1] not in out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'token = getenv("API_TOKEN")',
+        "PASSWORD=$(cat /run/secrets/db)",
+        'api_key = "0x$(openssl rand -hex 32)"',
+        "password = hash_password(password)",
+        "token = CancellationToken::new()",
+        "secret = this.#readSecret(name)",
+    ],
+)
+def test_a_call_or_a_command_substitution_is_code_not_a_secret(text: str) -> None:
+    assert redact(text).text == text

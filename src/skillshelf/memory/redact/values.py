@@ -58,7 +58,10 @@ _PLACEHOLDER = re.compile(
 )
 _REPEATED = re.compile(r"(.)\1{7,}")
 _CODE_LIKE = re.compile(
-    r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+(?:[(\[].*)?$|^[a-z]+(?:_[a-z]+)+$|\("
+    r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+(?:[(\[].*)?$|^[a-z]+(?:_[a-z]+)+$"
+    # a call (``getenv("X``, ``$client->create(``), a command substitution; not any "(": two of
+    # three Django secret keys have one
+    r"""|^[\s'".]*\$?(?:#?[A-Za-z_]\w*(?:\.|::|->|\?\.))*#?[A-Za-z_]\w{2,}\(|^["']?\$\(|\$\([a-z][\w-]* """
 )
 _PATH_LIKE = re.compile(r"^(?:~|\.{1,2})?/[^\s]*$")
 
