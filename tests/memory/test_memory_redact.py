@@ -302,3 +302,62 @@ def test_a_secret_with_a_parenthesis_is_not_taken_for_code(text: str) -> None:
 )
 def test_a_call_or_a_command_substitution_is_code_not_a_secret(text: str) -> None:
     assert redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    "context",
+    [
+        "DB_PASS={}",
+        "export SMTP_PASS='{}'",
+        "auth: {{ user: 'me@example.org', pass: '{}' }}",
+        '{{"pass": "{}"}}',
+        '{{"smtpPass": "{}"}}',
+        "$cred = ConvertTo-SecureString '{}' -AsPlainText -Force",
+        "ssh-keygen -t ed25519 -N '{}' -f deploy_key",
+        "openssl enc -aes-256-cbc -k {} -in backup.tar -out backup.enc",
+        "db.internal:5432:*:app:{}",
+    ],
+)
+def test_passwords_in_more_places_are_redacted(context: str) -> None:
+    secret = r(20)
+    out = redact(context.format(secret)).text
+    assert secret not in out and REDACTED in out
+
+
+def test_a_hex_private_key_is_redacted_where_it_is_called_one() -> None:
+    key = r(64, "0123456789abcdef")
+    assert key not in redact(f"my wallet private key is 0x{key}").text
+    assert redact(f"commit {key} of the private repo").text == f"commit {key} of the private repo"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "bypass = something_long",
+        "pass: 3 of 5 tests",
+        "    few_shot_pass: str, few_shot_fail: str,",
+        "ssh-keygen -t ed25519 -N '' -f deploy_key",
+        "$c = ConvertTo-SecureString $plain -AsPlainText -Force",
+        "12:30:45:00:abcd",
+        "fe80:0:0:0:1:2:3:4",
+    ],
+)
+def test_look_alikes_of_the_newer_password_places_stay(text: str) -> None:
+    assert redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    ("key", "secret"),
+    [
+        ("pass", True),
+        ("smtpPass", True),
+        ("db-pass", True),
+        ("bypass", False),
+        ("compass", False),
+        ("passes", False),
+    ],
+)
+def test_a_json_key_named_pass_names_a_secret(key: str, secret: bool) -> None:
+    from skillshelf.memory.redact.jsonl import is_secret_key
+
+    assert is_secret_key(key) is secret

@@ -18,7 +18,7 @@ __all__ = ["KEY_WORDS", "KEY_WORD_STARTS", "RULES"]
 KEY_WORDS = (
     r"api[_-]?key|apikey|api[_-]?secret|access[_-]?key(?:[_-]?id)?|secret[_-]?access[_-]?key|secret[_-]?key"
     r"|client[_-]?secret|auth[_-]?token|access[_-]?token|refresh[_-]?token|private[_-]?key|token|secret"
-    r"|password|passwd|pwd|passphrase|credentials?"
+    r"|password|passwd|pwd|passphrase|credentials?|(?<=[_.-])pass"  # DB_PASS, smtp.pass; not bypass
 )
 
 #: The words a ``KEY_WORDS`` match starts with.
@@ -41,11 +41,13 @@ KEY_WORD_STARTS = (
 # or ``;``; it takes quotes inside it (``pa$$w0rd"Q'x!``) but stops at one that closes an
 # enclosing string (a quote before whitespace, a bracket or the end) and at an escaped
 # newline, tab or quote (``\n`` in JSON-escaped text).
-_ASSIGNED = (
-    r'(?:"(?P<dq>(?:[^"\\\r\n]|\\[^\r\n]){6,})'
+_QUOTED = (
+    r'"(?P<dq>(?:[^"\\\r\n]|\\[^\r\n]){6,})'
     r"|'(?P<sq>(?:[^'\\\r\n]|\\[^\r\n]){6,})"
     r'|\\"(?P<eq>(?:[^"\\\r\n]|\\[^"\r\n]){6,})'
-    r"|(?![\"'`])(?P<v>(?:[^\s\"'`,;\\]|\\(?![nrt\"'\\])|[\"'`](?![\s,;:)}\]\\]|\Z)){8,}))"
+)
+_ASSIGNED = (
+    r"(?:" + _QUOTED + r"|(?![\"'`])(?P<v>(?:[^\s\"'`,;\\]|\\(?![nrt\"'\\])|[\"'`](?![\s,;:)}\]\\]|\Z)){8,}))"
 )
 # The value of a command-line option: quoted, or a bare word.
 _ARG = r"(?:\"(?P<dq>[^\"\r\n]+)\"|'(?P<sq>[^'\r\n]+)'|(?![-\"'`])(?P<v>[^\s\"'`;|&<>]+))"
@@ -165,6 +167,14 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
         anchors=KEY_WORD_STARTS,
         pattern=r"(?:" + KEY_WORDS + r")\b(?:\\?[\"'])?[ \t]*(?::|=|:=|=>)[ \t]*" + _ASSIGNED,
     ),
+    Rule(  # a bare ``pass`` key (``auth: {user, pass: "..."}``) only with a quoted value: "pass: 3 of 5"
+        kind="key-value-secret",
+        category="assignment",
+        group=("dq", "sq", "eq"),
+        flags=re.IGNORECASE,
+        anchors=("pass",),
+        pattern=r"(?<![\w.-])pass(?:\\?[\"'])?[ \t]*(?::|=|:=|=>)[ \t]*(?:" + _QUOTED + r")",
+    ),
     Rule(
         kind="netrc-password",
         category="assignment",
@@ -196,6 +206,38 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
         r"-p[ \t]+",
     ),
     _command_password(("redis-cli",), r"\bredis-cli", r"-a[ \t]+"),
+    _command_password(("ssh-keygen",), r"\bssh-keygen", r"-N[ \t]*"),  # -N '': no passphrase
+    _command_password(("openssl",), r"\bopenssl", r"-k[ \t]+"),
+    Rule(
+        kind="cli-password-option",
+        category="command-line",
+        group=_ARG_GROUPS,
+        min_len=4,
+        flags=re.IGNORECASE,
+        anchors=("convertto-securestring",),
+        pattern=r"\bConvertTo-SecureString[ \t]+(?:-String[ \t]+)?" + _ARG,
+    ),
+    Rule(  # a ~/.pgpass line: host:port:database:user:password
+        kind="pgpass-password",
+        category="assignment",
+        group="v",
+        min_len=4,
+        flags=re.MULTILINE,
+        pattern=(
+            r"^[ \t]*(?:(?=[^\s:]*[A-Za-z.*])[A-Za-z0-9_.*-]+|\[[0-9A-Fa-f:.]+\])"  # host: a name, an address
+            r":(?:\d{1,5}|\*):[^\s:;,]+:[^\s:;,]+:(?P<v>(?:[^\s:\\]|\\.)+)[ \t]*$"
+        ),
+    ),
+    Rule(  # "my wallet's private key is 0x<64 hex>": hex is no secret by itself (digests)
+        kind="private-key-hex",
+        category="key",
+        group="v",
+        flags=re.IGNORECASE,
+        anchors=("private",),
+        pattern=(
+            r"\bprivate[ _-]?key\b[^\r\n]{0,30}?(?<![0-9A-Za-z])(?P<v>(?:0x)?[0-9a-f]{64})(?![0-9A-Za-z])"
+        ),
+    ),
     Rule(
         kind="cli-user-password",
         category="command-line",

@@ -205,7 +205,7 @@ _CONFIG_LINE = re.compile(
     r"(?P<v>[^\s\"'`#|>&{\[(\\][^\r\n#\"'`\\]*?)[ \t]*(?:[ \t]#[^\r\n]*)?(?=\r?\n|\Z)",
     re.IGNORECASE,
 )
-_CODE_PUNCTUATION = re.compile(r"[()\[\]{}=<>;]")
+_CODE_PUNCTUATION = re.compile(r"[()\[\]{}=<>;]|,\s*[A-Za-z_]\w*\s*:|,$")  # and parameter lists
 
 
 def config_line_spans(views: Views) -> Iterator[tuple[int, int]]:
