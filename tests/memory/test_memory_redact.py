@@ -361,3 +361,28 @@ def test_a_json_key_named_pass_names_a_secret(key: str, secret: bool) -> None:
     from skillshelf.memory.redact.jsonl import is_secret_key
 
     assert is_secret_key(key) is secret
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["gh", "auth", "login", "--with-token", "{}"],
+        ["docker", "login", "-u", "me", "-p", "{}", "registry.example.org"],
+        ["mysql", "-uroot", "-p{}", "app"],
+        ["curl", "-u", "admin:{}", "https://ci.example.org/api"],
+        ["sshpass", "-p", "{}", "ssh", "deploy@10.0.0.7"],
+    ],
+)
+def test_a_secret_in_a_command_given_as_a_json_array_is_redacted(argv: list[str]) -> None:
+    secret = r(20)
+    line = json.dumps({"type": "exec", "command": [a.format(secret) for a in argv], "cwd": "/srv"})
+    out = redact(line)
+    assert secret not in out.text and json.loads(out.text)["cwd"] == "/srv"
+    assert {f.kind for f in out.findings} <= {"cli-password-option", "cli-user-password"} and out.findings
+
+
+def test_a_json_array_of_ordinary_arguments_stays() -> None:
+    line = json.dumps(
+        {"command": ["python", "-m", "http.server", "-p", "8080"], "tags": ["alpha-tag-name", "b"]}
+    )
+    assert redact(line).text == line

@@ -6,19 +6,22 @@ secrets the escaping breaks up (``abc\\"def``). So each string of a JSON line is
 redacted as text (strings that hold JSON are redacted the same way, a few levels deep) and,
 when something changed, encoded again in place; everything else in the line stays byte for
 byte. A string that is the value of a key naming a secret (``"password"``, ``"apiKey"``,
-``"DB_TOKEN"``, ``"authorization"``) is a secret as a whole.
+``"DB_TOKEN"``, ``"authorization"``) is a secret as a whole. An array of strings is also read
+as one command line, so that a secret split from its option is found
+(``["docker", "login", "-p", "<secret>"]``, ``["--token", "<secret>"]``).
 """
 
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from skillshelf.memory.redact.rules import KEY_WORDS
-from skillshelf.memory.redact.values import is_code_like, is_placeholder
+from skillshelf.memory.redact.values import REDACTED, is_code_like, is_placeholder
 
 __all__ = ["FieldChange", "is_json_line", "is_secret_key", "redact_json_line"]
 
@@ -31,6 +34,8 @@ _SECRET_KEY = re.compile(r"(?:" + KEY_WORDS + r"|authorization|cookie|^pass)$", 
 _ODD_SURROGATE = re.compile("[\ud800-\udc7f\udd00-\udfff]")  # not one of surrogateescape's raw bytes
 _MIN_FIELD = 6  # shortest value of a secret-named key that counts (``api_key: "short"`` stays)
 _MIN_TEXT = 8  # shorter strings hold no secret any text rule finds
+_ARRAY_GAP = re.compile(r"[ \t]*,[ \t]*")
+_MAX_ARGUMENT = 256  # longer strings of an array are scripts and texts: redacted on their own
 
 #: Redact a text: (new text with as many lines, [(start, end, kind, category) in the text]).
 TextRedactor = Callable[[str], tuple[str, list[tuple[int, int, str, str]]]]
@@ -84,12 +89,15 @@ class _Field:
     end: int
     literal: str
     value: str
-    secret: bool  # the value of a key that names a secret
+    secret: bool  # the value of a key that names a secret: a secret as a whole
+    is_key: bool = False
+    original: str = ""  # the value before the command-line pass (:func:`_redact_arguments`)
+    found: list[tuple[str, str]] = dataclasses.field(default_factory=list)  # (kind, category) of that pass
 
 
-def _fields(line: str) -> list[_Field]:
+def _fields(line: str, redact_text: TextRedactor) -> list[_Field]:
     """Every string of the line (long enough to hold a secret), decoded."""
-    fields: list[_Field] = []
+    strings: list[_Field] = []
     key: str | None = None
     key_end = -1
     for match in _STRING.finditer(line):
@@ -104,10 +112,71 @@ def _fields(line: str) -> list[_Field]:
             and is_secret_key(key)
             and _field_secret(value)
         )
-        if secret or len(value) >= _MIN_TEXT:
-            fields.append(_Field(match.start(), match.end(), literal, value, secret))
+        strings.append(_Field(match.start(), match.end(), literal, value, secret, is_key, value))
         key, key_end = (value, match.end()) if is_key else (None, -1)
-    return fields
+    _redact_arguments(_arrays(line, strings), redact_text)
+    return [f for f in strings if f.secret or len(f.value) >= _MIN_TEXT or f.found]
+
+
+def _arrays(line: str, strings: list[_Field]) -> list[list[_Field]]:
+    """Runs of two or more strings that make up the start of an array (``["git", "push"``)."""
+    runs: list[list[_Field]] = []
+    for string in strings:
+        if string.is_key:
+            continue
+        if runs and _ARRAY_GAP.fullmatch(line, runs[-1][-1].end, string.start) is not None:
+            runs[-1].append(string)
+        elif _opens_array(line, string.start):
+            runs.append([string])
+    return [run for run in runs if len(run) >= 2]
+
+
+def _opens_array(line: str, start: int) -> bool:
+    """Whether the string at ``start`` is the first item of an array."""
+    at = start - 1
+    while at >= 0 and line[at] in " \t":
+        at -= 1
+    return at >= 0 and line[at] == "["
+
+
+def _redact_arguments(arrays: list[list[_Field]], redact_text: TextRedactor) -> None:
+    """Read each array as one command line (all of them in one text, a line each) and redact in
+    each argument the part of a secret it holds (long and multi-line strings take no part)."""
+    items = [f for argv in arrays for f in argv if not f.secret]
+    if not items:
+        return
+    words = [f.value if len(f.value) <= _MAX_ARGUMENT and "\n" not in f.value else "" for f in items]
+    ends = {id(argv[-1]) for argv in arrays}
+    starts: list[int] = []
+    parts: list[str] = []
+    at = 0
+    for item, word in zip(items, words, strict=True):
+        starts.append(at)
+        parts += [word, "\n" if id(item) in ends else " "]
+        at += len(word) + 1
+    spans: dict[int, list[tuple[int, int]]] = {}
+    for start, end, kind, category in redact_text("".join(parts))[1]:
+        first = bisect.bisect_right(starts, start) - 1
+        last = bisect.bisect_right(starts, max(start, end - 1)) - 1
+        for i in range(first, last + 1):
+            local = (max(start - starts[i], 0), min(end - starts[i], len(words[i])))
+            if words[i] and local[1] > local[0]:
+                spans.setdefault(i, []).append(local)
+                items[i].found.append((kind, category))
+    for i, found in spans.items():
+        items[i].value = _cut(items[i].value, found)
+
+
+def _cut(value: str, spans: list[tuple[int, int]]) -> str:
+    """``value`` with each of ``spans`` (merged where they overlap) replaced by the marker."""
+    out: list[str] = []
+    cursor = 0
+    for start, end in sorted(spans):
+        if end <= cursor:
+            continue
+        out += [value[cursor : max(start, cursor)], REDACTED]
+        cursor = end
+    return "".join([*out, value[cursor:]])
 
 
 def redact_json_line(
@@ -118,7 +187,7 @@ def redact_json_line(
 
     The strings are redacted together, one per line of one text (a rule that spans lines may
     join two strings: both lose their part), and the result is cut back at the same lines."""
-    fields = _fields(line)
+    fields = _fields(line, redact_text)
     plain = [f for f in fields if not f.secret]
     found: list[tuple[int, int, str, str]] = []
     new_values: list[str] = []
@@ -137,9 +206,9 @@ def redact_json_line(
     cursor = 0
     for field in fields:
         new = whole(field.value) if field.secret else new_by_field[id(field)]
-        if new == field.value:
+        if new == field.original:
             continue
-        named = [("secret-field", "assignment")] if field.secret else kinds.get(id(field), [])
+        named = [("secret-field", "assignment")] if field.secret else field.found + kinds.get(id(field), [])
         parts += [line[cursor : field.start], _encode(new, field.literal)]
         cursor = field.end
         changes += [FieldChange(start=field.start, end=field.end, kind=k, category=c) for k, c in named]
