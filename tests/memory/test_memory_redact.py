@@ -386,3 +386,33 @@ def test_a_json_array_of_ordinary_arguments_stays() -> None:
         {"command": ["python", "-m", "http.server", "-p", "8080"], "tags": ["alpha-tag-name", "b"]}
     )
     assert redact(line).text == line
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "the db password is {}, use it for the migration",
+        "my api key is {}.",
+        "The wifi password was {} until Monday",
+        "the deploy token was reset to `{}` yesterday",
+    ],
+)
+def test_a_secret_told_in_a_sentence_is_redacted(sentence: str) -> None:
+    secret = r(12)
+    out = redact(sentence.format(secret)).text
+    assert secret not in out and REDACTED in out
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "the password is stored in the vault",
+        "Password is required",
+        "The token is short-lived and JWT-based.",
+        "the secret is $DB_PASSWORD",
+        "The password is at least 12 characters long",
+        "the api key is in ~/.config/app/key",
+    ],
+)
+def test_a_sentence_about_a_secret_without_one_stays(sentence: str) -> None:
+    assert redact(sentence).text == sentence

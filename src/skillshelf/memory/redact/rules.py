@@ -175,6 +175,20 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
         anchors=("pass",),
         pattern=r"(?<![\w.-])pass(?:\\?[\"'])?[ \t]*(?::|=|:=|=>)[ \t]*(?:" + _QUOTED + r")",
     ),
+    Rule(  # "the db password is Xk29dLq0pZ": a value with a digit, a symbol or a capital inside
+        kind="prose-secret",
+        category="assignment",
+        group="v",
+        flags=re.IGNORECASE,
+        min_len=6,
+        anchors=("pass", "pin", "api", "access", "token", "secret"),
+        pattern=(
+            r"\b(?:password|passwd|passphrase|pass ?code|pin|api[ _-]?key|access[ _-]?token|token|secret)s?"
+            r"\s+(?:is|was|should be|will be|(?:is |was |got )?(?:set|changed|reset) to)\s+[\"'`]?"
+            r"(?P<v>(?=[^\s\"'`]*?(?:\d|[^\w\s\"'`.,;:!?()\[\]{}<>-]|(?-i:[a-z][A-Z])))"
+            r"[^\s\"'`]*?[^\s\"'`.,;:!?)\]])(?=[.,;:!?)\]]*(?:\s|$|[\"'`]))"
+        ),
+    ),
     Rule(
         kind="netrc-password",
         category="assignment",
