@@ -416,3 +416,28 @@ def test_a_secret_told_in_a_sentence_is_redacted(sentence: str) -> None:
 )
 def test_a_sentence_about_a_secret_without_one_stays(sentence: str) -> None:
     assert redact(sentence).text == sentence
+
+
+@pytest.mark.parametrize(
+    "context",
+    [
+        '{{"auths": {{"ghcr.io": {{"auth": "{}"}}}}}}',
+        'cat ~/.docker/config.json\n{{\n  "auths": {{\n    "ghcr.io": {{\n      "auth": "{}"\n'
+        "    }}\n  }}\n}}",
+        "//registry.npmjs.org/:_auth={}\nemail=me@example.org",
+    ],
+)
+def test_basic_credentials_under_an_auth_key_are_redacted(context: str) -> None:
+    import base64
+
+    encoded = base64.b64encode(f"me:{r(12)}".encode()).decode()
+    out = redact(context.format(encoded)).text
+    assert encoded not in out and encoded.rstrip("=") not in out
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['auth: "required"', "Auth: NavigatorScreenParams<AuthStackParamList>;", '{"auth": {"type": "bearer"}}'],
+)
+def test_an_auth_key_without_credentials_stays(text: str) -> None:
+    assert redact(text).text == text

@@ -30,7 +30,7 @@ _STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 _KEY_AFTER = re.compile(r"[ \t]*:")
 _VALUE_BETWEEN = re.compile(r"[ \t]*:[ \t]*")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
-_SECRET_KEY = re.compile(r"(?:" + KEY_WORDS + r"|authorization|cookie|^pass)$", re.IGNORECASE)
+_SECRET_KEY = re.compile(r"(?:" + KEY_WORDS + r"|authorization|cookie|^pass|^_?auth)$", re.IGNORECASE)
 _ODD_SURROGATE = re.compile("[\ud800-\udc7f\udd00-\udfff]")  # not one of surrogateescape's raw bytes
 _MIN_FIELD = 6  # shortest value of a secret-named key that counts (``api_key: "short"`` stays)
 _MIN_TEXT = 8  # shorter strings hold no secret any text rule finds

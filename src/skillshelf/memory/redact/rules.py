@@ -52,6 +52,7 @@ _ASSIGNED = (
 # The value of a command-line option: quoted, or a bare word.
 _ARG = r"(?:\"(?P<dq>[^\"\r\n]+)\"|'(?P<sq>[^'\r\n]+)'|(?![-\"'`])(?P<v>[^\s\"'`;|&<>]+))"
 _ARG_GROUPS = ("dq", "sq", "v")
+_BASE64_VALUE = r"(?=[A-Za-z0-9+/]*(?-i:[0-9A-Z+/]))[A-Za-z0-9+/]{12,}={0,2}"
 _NL = r"(?:\r?\n|\\r\\n|\\n)"  # a line break, real or JSON-escaped
 _PEM_MARK = r"(?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
 _PEM_LINE = (
@@ -174,6 +175,18 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
         flags=re.IGNORECASE,
         anchors=("pass",),
         pattern=r"(?<![\w.-])pass(?:\\?[\"'])?[ \t]*(?::|=|:=|=>)[ \t]*(?:" + _QUOTED + r")",
+    ),
+    Rule(  # base64 of user:password under an ``auth`` key (~/.docker/config.json, .npmrc ``_auth``)
+        kind="basic-auth",
+        category="token",
+        group=("dq", "sq", "v"),
+        flags=re.IGNORECASE,
+        anchors=("auth",),
+        back=(0, 1),
+        pattern=(
+            r"(?<![\w.-])_?auth[\"']?[ \t]*[:=][ \t]*(?:\"(?P<dq>" + _BASE64_VALUE + r")\""
+            r"|'(?P<sq>" + _BASE64_VALUE + r")'|(?P<v>" + _BASE64_VALUE + r")(?=$|[\s,;}\]]))"
+        ),
     ),
     Rule(  # "the db password is Xk29dLq0pZ": a value with a digit, a symbol or a capital inside
         kind="prose-secret",
