@@ -316,6 +316,7 @@ def test_a_call_or_a_command_substitution_is_code_not_a_secret(text: str) -> Non
         "ssh-keygen -t ed25519 -N '{}' -f deploy_key",
         "openssl enc -aes-256-cbc -k {} -in backup.tar -out backup.enc",
         "db.internal:5432:*:app:{}",
+        "localhost:5432:app:app:{}\r\n*:*:*:postgres:other\r\n",
     ],
 )
 def test_passwords_in_more_places_are_redacted(context: str) -> None:

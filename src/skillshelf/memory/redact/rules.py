@@ -252,7 +252,7 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
         flags=re.MULTILINE,
         pattern=(
             r"^[ \t]*(?:(?=[^\s:]*[A-Za-z.*])[A-Za-z0-9_.*-]+|\[[0-9A-Fa-f:.]+\])"  # host: a name, an address
-            r":(?:\d{1,5}|\*):[^\s:;,]+:[^\s:;,]+:(?P<v>(?:[^\s:\\]|\\.)+)[ \t]*$"
+            r":(?:\d{1,5}|\*):[^\s:;,]+:[^\s:;,]+:(?P<v>(?:[^\s:\\]|\\.)+)[ \t]*\r?$"
         ),
     ),
     Rule(  # "my wallet's private key is 0x<64 hex>": hex is no secret by itself (digests)
