@@ -187,7 +187,7 @@ install, in sample, 2.8 to 6.2 % of the dev requests' right skills and 4.4 to 8.
 authored ones' (+ MiniLM 2.7 to 4.9 % and 1.8 to 7.3 %), with 74 to 94 % of the ``none``
 requests quiet (+ MiniLM 65 to 94 %). Tried there and left out, as each trades one aim for the
 other: a threshold of their own where 3 % fall below it (cross-validated, base install: 2.1 to
-5.7 % held back, but 51 to 88 % quiet), models refitted with those rows weighted 0.3 to 8, and
+5.7 % held back, but 51 to 88 % quiet), models refitted with those rows weighted 0.5 to 4, and
 the library size as a feature crossed with ``unknown`` and the head features."""
 
 DEFAULT_MIN_CONFIDENCE = 0.88
