@@ -396,6 +396,8 @@ def test_a_json_array_of_ordinary_arguments_stays() -> None:
         "my api key is {}.",
         "The wifi password was {} until Monday",
         "the deploy token was reset to `{}` yesterday",
+        "I reset the token to {} this morning",
+        "so I changed the db password to '{} 9!' for now",
     ],
 )
 def test_a_secret_told_in_a_sentence_is_redacted(sentence: str) -> None:
@@ -442,3 +444,13 @@ def test_basic_credentials_under_an_auth_key_are_redacted(context: str) -> None:
 )
 def test_an_auth_key_without_credentials_stays(text: str) -> None:
     assert redact(text).text == text
+
+
+@pytest.mark.parametrize("password", ["abc123", r(16)])
+def test_a_password_set_before_a_command_leaves_the_command(password: str) -> None:
+    line = f"PGPASSWORD={password} psql -h db.internal -U app -c 'select 1'"
+    assert redact(line).text == f"PGPASSWORD={REDACTED} psql -h db.internal -U app -c 'select 1'"
+
+
+def test_a_password_with_spaces_on_a_config_line_is_redacted_whole() -> None:
+    assert redact("SMTP_PASS=abcd efgh ijkl mnop").text == f"SMTP_PASS={REDACTED}"

@@ -52,6 +52,14 @@ _ASSIGNED = (
 # The value of a command-line option: quoted, or a bare word.
 _ARG = r"(?:\"(?P<dq>[^\"\r\n]+)\"|'(?P<sq>[^'\r\n]+)'|(?![-\"'`])(?P<v>[^\s\"'`;|&<>]+))"
 _ARG_GROUPS = ("dq", "sq", "v")
+# A secret said in a sentence: the word for it, and a value with a digit, a symbol or a capital
+# inside (so "the password is stored in the vault" says none)
+_SAID_SECRET = r"(?:password|passwd|passphrase|pass ?code|pin|api[ _-]?key|access[ _-]?token|token|secret)"
+_SAID_SHAPE = r"(?:\d|[^\w\s\"'`.,;:!?()\[\]{}<>-]|(?-i:[a-z][A-Z]))"
+_SAID_VALUE = (  # quoted (to its closing quote) or bare (sentence punctuation after it left out)
+    r"(?:(?P<q>[\"'`])(?P<qv>(?=[^\"'`\r\n]*?" + _SAID_SHAPE + r")[^\"'`\r\n]{1,200}?)(?P=q)"
+    r"|(?P<v>(?=[^\s\"'`]*?" + _SAID_SHAPE + r")[^\s\"'`]*?[^\s\"'`.,;:!?)\]])(?=[.,;:!?)\]]*(?:\s|$)))"
+)
 _BASE64_VALUE = r"(?=[A-Za-z0-9+/]*(?-i:[0-9A-Z+/]))[A-Za-z0-9+/]{12,}={0,2}"
 _NL = r"(?:\r?\n|\\r\\n|\\n)"  # a line break, real or JSON-escaped
 _PEM_MARK = r"(?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
@@ -188,18 +196,32 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
             r"|'(?P<sq>" + _BASE64_VALUE + r")'|(?P<v>" + _BASE64_VALUE + r")(?=$|[\s,;}\]]))"
         ),
     ),
-    Rule(  # "the db password is Xk29dLq0pZ": a value with a digit, a symbol or a capital inside
+    Rule(  # "the db password is Xk29dLq0pZ"
         kind="prose-secret",
         category="assignment",
-        group="v",
+        group=("qv", "v"),
         flags=re.IGNORECASE,
         min_len=6,
         anchors=("pass", "pin", "api", "access", "token", "secret"),
         pattern=(
-            r"\b(?:password|passwd|passphrase|pass ?code|pin|api[ _-]?key|access[ _-]?token|token|secret)s?"
-            r"\s+(?:is|was|should be|will be|(?:is |was |got )?(?:set|changed|reset) to)\s+[\"'`]?"
-            r"(?P<v>(?=[^\s\"'`]*?(?:\d|[^\w\s\"'`.,;:!?()\[\]{}<>-]|(?-i:[a-z][A-Z])))"
-            r"[^\s\"'`]*?[^\s\"'`.,;:!?)\]])(?=[.,;:!?)\]]*(?:\s|$|[\"'`]))"
+            r"\b"
+            + _SAID_SECRET
+            + r"s?\s+(?:is|was|should be|will be|(?:is |was |got )?(?:set|changed|reset) to)"
+            r"\s+" + _SAID_VALUE
+        ),
+    ),
+    Rule(  # "I changed the db password to Xk29dLq0pZ"
+        kind="prose-secret",
+        category="assignment",
+        group=("qv", "v"),
+        flags=re.IGNORECASE,
+        min_len=6,
+        anchors=("set", "reset", "change", "update"),
+        pattern=(
+            r"\b(?:set|reset|changed?|updated?)\s+(?:(?:the|my|our|your|their|a|new)\s+){0,2}(?:[\w-]+\s+){0,2}?"
+            + _SAID_SECRET
+            + r"s?\s+to\s+"
+            + _SAID_VALUE
         ),
     ),
     Rule(

@@ -206,6 +206,12 @@ _CONFIG_LINE = re.compile(
     re.IGNORECASE,
 )
 _CODE_PUNCTUATION = re.compile(r"[()\[\]{}=<>;]|,\s*[A-Za-z_]\w*\s*:|,$")  # and parameter lists
+# a shell assignment before a command (``PGPASSWORD=X psql -h db``): the value ends at the space
+_SHELL_PREFIX = re.compile(
+    r"[ \t]*(?:export[ \t]+)?[A-Za-z0-9_.-]*?(?:" + KEY_WORDS + r")=(?P<v>[^\s\"'`;&|]{4,})"
+    r"[ \t]+(?:[^\r\n]*?[ \t])?(?:--?[A-Za-z]|&&|\|)",
+    re.IGNORECASE,
+)
 
 
 def config_line_spans(views: Views) -> Iterator[tuple[int, int]]:
@@ -217,6 +223,12 @@ def config_line_spans(views: Views) -> Iterator[tuple[int, int]]:
         if line in seen:
             continue
         seen.add(line)
+        shell = _SHELL_PREFIX.match(text, line)
+        if shell is not None:
+            word = shell.group("v")
+            if not is_placeholder(word) and not is_code_like(word, paths=True):
+                yield shell.span("v")
+            continue
         match = _CONFIG_LINE.match(text, line)
         if match is None:
             continue
