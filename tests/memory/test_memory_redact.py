@@ -454,3 +454,8 @@ def test_a_password_set_before_a_command_leaves_the_command(password: str) -> No
 
 def test_a_password_with_spaces_on_a_config_line_is_redacted_whole() -> None:
     assert redact("SMTP_PASS=abcd efgh ijkl mnop").text == f"SMTP_PASS={REDACTED}"
+
+
+def test_a_quoted_secret_in_a_sentence_is_redacted_to_its_closing_quote() -> None:
+    said = f"I set the password to '{r(8)} {r(4)}!' for the demo"
+    assert redact(said).text == f"I set the password to '{REDACTED}' for the demo"
