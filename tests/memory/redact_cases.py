@@ -23,15 +23,12 @@ B64URL = ALNUM + "-_"
 
 
 def r(n: int, alphabet: str = ALNUM) -> str:
-    """Random characters with a digit, an upper and a lower case letter (tokens are built at run
-    time: no secret-shaped literals in the repo)."""
+    """Random characters with a digit, an upper and a lower case letter, each that ``alphabet``
+    has (tokens are built at run time: no secret-shaped literals in the repo)."""
+    kinds = [k for k in (str.isdigit, str.isupper, str.islower) if any(k(c) for c in alphabet)]
     while True:
         value = "".join(_rng.choice(alphabet) for _ in range(n))
-        if (
-            any(c.isdigit() for c in value)
-            and any(c.isupper() for c in value)
-            and any(c.islower() for c in value)
-        ):
+        if all(any(k(c) for c in value) for k in kinds):
             return value
 
 

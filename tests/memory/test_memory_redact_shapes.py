@@ -1,0 +1,225 @@
+"""Secret redaction in the shapes people paste: masked and cut tokens, keys with code-like
+characters, passwords under more keys and commands, argument arrays in JSON lines, secrets said
+in sentences, and the look-alikes each of those must leave alone."""
+
+from __future__ import annotations
+
+import base64
+import json
+import string
+
+import pytest
+from redact_cases import r
+
+from skillshelf.memory.redact import REDACTED, redact
+from skillshelf.memory.redact.jsonl import is_secret_key
+
+
+@pytest.mark.parametrize(
+    ("context", "parts"),
+    [
+        ("token: {}XXXX", ["ghp_" + r(32)]),
+        ("export OPENAI_API_KEY={}**** # rotate later", ["sk-proj-" + r(40)]),
+        ("Authorization: Bearer {}...", [r(40)]),
+        ('api_key: "{}"', [r(20), r(20)]),
+    ],
+)
+def test_a_token_masked_or_cut_in_part_is_still_redacted(context: str, parts: list[str]) -> None:
+    out = redact(context.format("...".join(parts))).text
+    assert not any(part in out for part in parts)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "token: sk-proj-abcd...wxyz",
+        "aws_access_key_id = AKIA" + r(9, string.ascii_uppercase + string.digits) + "EXAMPLE",
+        "OPENAI_API_KEY=sk-" + "x" * 40,
+        "password: ********",
+        "api_key = <your key>...",
+    ],
+)
+def test_a_stand_in_with_a_marker_is_left_alone(text: str) -> None:
+    assert redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "SECRET_KEY = '{}'".format(r(8, "abcdefghijklmnopqrstuvwxyz0123456789") + "$" + r(14) + "(" + r(26)),
+        "SECRET_KEY = '({}'".format(r(49, "abcdefghijklmnopqrstuvwxyz0123456789!@#$%^&*-_=+")),
+        f"password: 'hv#{r(6, string.ascii_lowercase)}!j8gx)(ben'",
+        "export DJANGO_SECRET_KEY='{}'".format(r(12) + "$(" + r(12)),
+    ],
+)
+def test_a_secret_with_a_parenthesis_is_not_taken_for_code(text: str) -> None:
+    out = redact(text).text
+    assert REDACTED in out and text.split("'")[1] not in out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'token = getenv("API_TOKEN")',
+        "PASSWORD=$(cat /run/secrets/db)",
+        'api_key = "0x$(openssl rand -hex 32)"',
+        "password = hash_password(password)",
+        "token = CancellationToken::new()",
+        "secret = this.#readSecret(name)",
+    ],
+)
+def test_a_call_or_a_command_substitution_is_code_not_a_secret(text: str) -> None:
+    assert redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    "context",
+    [
+        "DB_PASS={}",
+        "export SMTP_PASS='{}'",
+        "auth: {{ user: 'me@example.org', pass: '{}' }}",
+        '{{"pass": "{}"}}',
+        '{{"smtpPass": "{}"}}',
+        "$cred = ConvertTo-SecureString '{}' -AsPlainText -Force",
+        "ssh-keygen -t ed25519 -N '{}' -f deploy_key",
+        "openssl enc -aes-256-cbc -k {} -in backup.tar -out backup.enc",
+        "db.internal:5432:*:app:{}",
+        "localhost:5432:app:app:{}\r\n*:*:*:postgres:other\r\n",
+    ],
+)
+def test_passwords_in_more_places_are_redacted(context: str) -> None:
+    secret = r(20)
+    out = redact(context.format(secret)).text
+    assert secret not in out and REDACTED in out
+
+
+def test_a_hex_private_key_is_redacted_where_it_is_called_one() -> None:
+    key = r(64, "0123456789abcdef")
+    assert key not in redact(f"my wallet private key is 0x{key}").text
+    assert redact(f"commit {key} of the private repo").text == f"commit {key} of the private repo"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "bypass = something_long",
+        "pass: 3 of 5 tests",
+        "    few_shot_pass: str, few_shot_fail: str,",
+        "ssh-keygen -t ed25519 -N '' -f deploy_key",
+        "$c = ConvertTo-SecureString $plain -AsPlainText -Force",
+        "12:30:45:00:abcd",
+        "fe80:0:0:0:1:2:3:4",
+    ],
+)
+def test_look_alikes_of_the_newer_password_places_stay(text: str) -> None:
+    assert redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    ("key", "secret"),
+    [
+        ("pass", True),
+        ("smtpPass", True),
+        ("db-pass", True),
+        ("bypass", False),
+        ("compass", False),
+        ("passes", False),
+    ],
+)
+def test_a_json_key_named_pass_names_a_secret(key: str, secret: bool) -> None:
+    assert is_secret_key(key) is secret
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["gh", "auth", "login", "--with-token", "{}"],
+        ["docker", "login", "-u", "me", "-p", "{}", "registry.example.org"],
+        ["mysql", "-uroot", "-p{}", "app"],
+        ["curl", "-u", "admin:{}", "https://ci.example.org/api"],
+        ["sshpass", "-p", "{}", "ssh", "deploy@10.0.0.7"],
+    ],
+)
+def test_a_secret_in_a_command_given_as_a_json_array_is_redacted(argv: list[str]) -> None:
+    secret = r(20)
+    line = json.dumps({"type": "exec", "command": [a.format(secret) for a in argv], "cwd": "/srv"})
+    out = redact(line)
+    assert secret not in out.text and json.loads(out.text)["cwd"] == "/srv"
+    assert {f.kind for f in out.findings} <= {"cli-password-option", "cli-user-password"} and out.findings
+
+
+def test_a_json_array_of_ordinary_arguments_stays() -> None:
+    line = json.dumps(
+        {"command": ["python", "-m", "http.server", "-p", "8080"], "tags": ["alpha-tag-name", "b"]}
+    )
+    assert redact(line).text == line
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "the db password is {}, use it for the migration",
+        "my api key is {}.",
+        "The wifi password was {} until Monday",
+        "the deploy token was reset to `{}` yesterday",
+        "I reset the token to {} this morning",
+        "so I changed the db password to '{} 9!' for now",
+    ],
+)
+def test_a_secret_told_in_a_sentence_is_redacted(sentence: str) -> None:
+    secret = r(12)
+    out = redact(sentence.format(secret)).text
+    assert secret not in out and REDACTED in out
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "the password is stored in the vault",
+        "Password is required",
+        "The token is short-lived and JWT-based.",
+        "the secret is $DB_PASSWORD",
+        "The password is at least 12 characters long",
+        "the api key is in ~/.config/app/key",
+    ],
+)
+def test_a_sentence_about_a_secret_without_one_stays(sentence: str) -> None:
+    assert redact(sentence).text == sentence
+
+
+@pytest.mark.parametrize(
+    "context",
+    [
+        '{{"auths": {{"ghcr.io": {{"auth": "{}"}}}}}}',
+        'cat ~/.docker/config.json\n{{\n  "auths": {{\n    "ghcr.io": {{\n      "auth": "{}"\n'
+        "    }}\n  }}\n}}",
+        "//registry.npmjs.org/:_auth={}\nemail=me@example.org",
+    ],
+)
+def test_basic_credentials_under_an_auth_key_are_redacted(context: str) -> None:
+    encoded = base64.b64encode(f"me:{r(12)}".encode()).decode()
+    out = redact(context.format(encoded)).text
+    assert encoded not in out and encoded.rstrip("=") not in out
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['auth: "required"', "Auth: NavigatorScreenParams<AuthStackParamList>;", '{"auth": {"type": "bearer"}}'],
+)
+def test_an_auth_key_without_credentials_stays(text: str) -> None:
+    assert redact(text).text == text
+
+
+@pytest.mark.parametrize("password", ["abc123", r(16)])
+def test_a_password_set_before_a_command_leaves_the_command(password: str) -> None:
+    line = f"PGPASSWORD={password} psql -h db.internal -U app -c 'select 1'"
+    assert redact(line).text == f"PGPASSWORD={REDACTED} psql -h db.internal -U app -c 'select 1'"
+
+
+def test_a_password_with_spaces_on_a_config_line_is_redacted_whole() -> None:
+    assert redact("SMTP_PASS=abcd efgh ijkl mnop").text == f"SMTP_PASS={REDACTED}"
+
+
+def test_a_quoted_secret_in_a_sentence_is_redacted_to_its_closing_quote() -> None:
+    said = f"I set the password to '{r(8)} {r(4)}!' for the demo"
+    assert redact(said).text == f"I set the password to '{REDACTED}' for the demo"
