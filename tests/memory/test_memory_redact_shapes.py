@@ -21,6 +21,8 @@ from skillshelf.memory.redact.jsonl import is_secret_key
         ("token: {}XXXX", ["ghp_" + r(32)]),
         ("export OPENAI_API_KEY={}**** # rotate later", ["sk-proj-" + r(40)]),
         ("Authorization: Bearer {}...", [r(40)]),
+        ("password={}***a", [r(10)]),
+        ('password = "xxxx{}"', [r(10)]),
         ('api_key: "{}"', [r(20), r(20)]),
     ],
 )
@@ -36,6 +38,7 @@ def test_a_token_masked_or_cut_in_part_is_still_redacted(context: str, parts: li
         "aws_access_key_id = AKIA" + r(9, string.ascii_uppercase + string.digits) + "EXAMPLE",
         "OPENAI_API_KEY=sk-" + "x" * 40,
         "password: ********",
+        "password: p***w0rd",
         "api_key = <your key>...",
     ],
 )

@@ -51,6 +51,8 @@ _WORD = r"(?:[a-z]+[0-9]*|[A-Z]+[0-9]*|[0-9]+)"  # a word of a stand-in: key, r2
 _MARKER = re.compile(r"EXAMPLE|example|x{4,}|X{4,}|\*{3,}|\.{3}|…|REDACTED|redacted|placeholder|PLACEHOLDER")
 """What marks a stand-in anywhere in a value (``sk-...``, ``AKIAIOSFODNN7EXAMPLE``)."""
 _MARKER_OR_SPACE = re.compile(rf"{_MARKER.pattern}|\s+")
+_MASK = re.compile(r"x{4,}|X{4,}|\*{3,}")
+_MASKED_LEFT = 8  # a value masked in part with 8 or more characters beside the mask is a secret
 _PLACEHOLDER = re.compile(
     r"^<.*>$|^\{\{.*\}\}$|^\$\{\{.*\}\}$|^\$\{[^}]*\}$|^%[A-Za-z_]+%$|^\$env:[A-Za-z_]\w*$"
     r"|^\$(?:[A-Z_][A-Z0-9_]*|[a-z_][a-z0-9_]*|[a-z]+(?:[A-Z][a-z]+)+[0-9]?|[A-Z][a-z]+(?:[A-Z][a-z]+)*)$"
@@ -78,7 +80,10 @@ def is_placeholder(value: str) -> bool:
     if REDACTED in value or _PLACEHOLDER.search(value):
         return True
     if _MARKER.search(value):
-        # a token masked or cut in part is still a secret: ``ghp_<32 of its 36 chars>XXXX``
+        # a token masked or cut in part is still a secret: ``ghp_<32 of its 36 chars>XXXX``,
+        # ``000111234A***a``; ``sk-xxxx``, ``p***w0rd`` and ``sk-proj-abcd...wxyz`` are not
+        if _MASK.search(value) and len(re.sub(r"[\s_.-]", "", _MARKER.sub("", value))) >= _MASKED_LEFT:
+            return False
         pieces = (*_MARKER_OR_SPACE.split(value), _MARKER_OR_SPACE.sub("", value))
         return not any(_random_shape(piece) for piece in pieces)
     run = _REPEATED.search(value)
