@@ -131,6 +131,11 @@ def test_fast_paths_on_hand_picked_edges() -> None:
         "sk_test_" + "a" * 20,
         "xsk_test_" + "a" * 20,
         "\udce9password=abcdefgh1234\udcff",
+        "helm \t  registry\t \t login -p hunter2hunter2 && az login -p hunter2hunter2",
+        "helm     registry login -p hunter2hunter2",
+        "GCLOUD \tCONFIG set auth/access_token abcdefgh1234; aws  configure set aws_secret_key a1b2c3d4",
+        "x.UsernamePasswordAuthenticationToken(u, 'hunter2hunter2') PlainCredentials('u', 'hunter2')",
+        "BasicAuth ('u', 'hunter2') DigestAuth(u,'hunter2')",
     ]
     for text in cases:
         for rule in RULES:

@@ -47,6 +47,7 @@ from skillshelf.memory.redact.values import (
     config_line_spans,
     high_entropy_spans,
     is_code_like,
+    is_named_stand_in,
     is_placeholder,
     pem_tail_spans,
 )
@@ -120,14 +121,25 @@ def _key_body(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
+def _in_userinfo(text: str, start: int) -> bool:
+    """Whether ``start`` is in the user part of a URL (``https://x-access-token:<here>@host``)."""
+    word = max(text.rfind(" ", 0, start), text.rfind("\n", 0, start), text.rfind("\t", 0, start)) + 1
+    scheme = text.find("://", word, start)
+    return scheme >= 0 and "/" not in text[scheme + 3 : start] and "@" not in text[scheme + 3 : start]
+
+
 def _vetted(rule: Rule, text: str, start: int, end: int) -> tuple[int, int] | None:
     if rule.vet == "key":
         start, end = _key_body(text, start, end)
         return (start, end) if end > start else None
+    if rule.category == "assignment" and "@" in text[start:end] and _in_userinfo(text, start):
+        end = text.index("@", start)  # the password of a URL ends at its "@": the host stays
     value = text[start:end]
     if len(value) < max(rule.min_len, 1) or is_placeholder(value):
         return None
     if rule.group and is_code_like(value, paths=rule.category in ("assignment", "connection-string")):
+        return None
+    if rule.vet == "argument" and is_named_stand_in(value):
         return None
     return start, end
 

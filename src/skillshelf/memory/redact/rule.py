@@ -7,9 +7,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import cache
-from typing import Literal
+from typing import Any, Literal
 
-__all__ = ["B", "E", "FLAG_LEAD", "Rule", "compiled"]
+__all__ = ["B", "E", "FLAG_LEAD", "Rule", "argument_rule", "compiled"]
 
 B = r"(?<![A-Za-z0-9_])"  # start boundary that also treats "_" as part of a word
 E = r"(?![A-Za-z0-9_])"
@@ -21,8 +21,9 @@ FLAG_LEAD = r"(?<![^\s\"'=])"
 class Rule:
     """One secret format. ``group`` names the part that is secret (0: the whole match; a tuple:
     alternatives, the first that took part in the match). ``vet`` says how a found value is
-    checked before it counts: ``value`` (placeholders, and code for group rules) or ``key``
-    (a key body: only emptiness; key bodies hold runs like ``AAAAAAAA``); shorter than
+    checked before it counts: ``value`` (placeholders, and code for group rules), ``argument``
+    (those, and a name in capitals standing for the value: ``-p PASSWORD``, ``echo "API_TOKEN" |``)
+    or ``key`` (a key body: only emptiness; key bodies hold runs like ``AAAAAAAA``); shorter than
     ``min_len`` chars, it does not count.
 
     For speed only (neither changes what is found): ``needles``, strings one of which every
@@ -39,7 +40,7 @@ class Rule:
     anchors: tuple[str, ...] = ()
     back: tuple[int, int] = (0, 0)
     needles: tuple[str, ...] = ()
-    vet: Literal["value", "key"] = "value"
+    vet: Literal["value", "argument", "key"] = "value"
     min_len: int = 1
 
     @property
@@ -56,6 +57,14 @@ class Rule:
             if match.start(group) >= 0:
                 return match.span(group)
         return -1, -1
+
+
+def argument_rule(kind: str, category: str, group: tuple[str, ...], pattern: str, **speed: Any) -> Rule:
+    """A rule for an argument that is a secret (of a command, of a call): 4 chars or more, and no
+    name in capitals standing for it. ``speed``: ``needles``, ``anchors``, ``back``, ``flags``."""
+    return Rule(
+        kind=kind, category=category, group=group, min_len=4, vet="argument", pattern=pattern, **speed
+    )
 
 
 @cache

@@ -1,9 +1,10 @@
 """The secret formats :mod:`skillshelf.memory.redact` knows, as regular expressions.
 
 Known token formats (:mod:`.formats`) are matched whole. Rules with a ``group`` redact only
-that part: the value of an assignment (``password = ...``, quoted or not), of a command-line
-option (``--password X``, ``mysql -pX``, ``curl -u user:X``) or the body of a private key (the
-``BEGIN``/``END`` lines stay, so a reader still sees that a key was there).
+that part: the value of an assignment (``password = ...``, quoted or not), a secret said in a
+sentence, or the body of a private key (the ``BEGIN``/``END`` lines stay, so a reader still sees
+that a key was there). Command lines are :mod:`.rules_shell`'s, source code and markup
+:mod:`.rules_code`'s.
 """
 
 from __future__ import annotations
@@ -11,7 +12,9 @@ from __future__ import annotations
 import re
 
 from skillshelf.memory.redact.formats import TOKEN_FORMATS
-from skillshelf.memory.redact.rule import FLAG_LEAD, Rule
+from skillshelf.memory.redact.rule import Rule
+from skillshelf.memory.redact.rules_code import CODE_RULES
+from skillshelf.memory.redact.rules_shell import SHELL_RULES
 
 __all__ = ["KEY_WORDS", "KEY_WORD_STARTS", "RULES"]
 
@@ -49,9 +52,6 @@ _QUOTED = (
 _ASSIGNED = (
     r"(?:" + _QUOTED + r"|(?![\"'`])(?P<v>(?:[^\s\"'`,;\\]|\\(?![nrt\"'\\])|[\"'`](?![\s,;:)}\]\\]|\Z)){8,}))"
 )
-# The value of a command-line option: quoted, or a bare word.
-_ARG = r"(?:\"(?P<dq>[^\"\r\n]+)\"|'(?P<sq>[^'\r\n]+)'|(?![-\"'`])(?P<v>[^\s\"'`;|&<>]+))"
-_ARG_GROUPS = ("dq", "sq", "v")
 # A secret said in a sentence: the word for it, and a value with a digit, a symbol or a capital
 # inside (so "the password is stored in the vault" says none)
 _SAID_SECRET = r"(?:password|passwd|passphrase|pass ?code|pin|api[ _-]?key|access[ _-]?token|token|secret)"
@@ -60,13 +60,31 @@ _SAID_VALUE = (  # quoted (to its closing quote) or bare (sentence punctuation a
     r"(?:(?P<q>[\"'`])(?P<qv>(?=[^\"'`\r\n]*?" + _SAID_SHAPE + r")[^\"'`\r\n]{1,200}?)(?P=q)"
     r"|(?P<v>(?=[^\s\"'`]*?" + _SAID_SHAPE + r")[^\s\"'`]*?[^\s\"'`.,;:!?)\]])(?=[.,;:!?)\]]*(?:\s|$)))"
 )
+# A lower-case word said to be a password ("the password is swordfish."): quoted, or alone at the
+# end of a sentence and none of the words that say something about a password ("is required.")
+_PLAIN_WORDS = (
+    "also|still|then|just|only|never|always|very|quite|really|probably|likely|definitely|already|actually"
+    "|simply|usually|often|sometimes|mine|yours|ours|theirs|this|that|what|which|where|there|here|both|either"
+    "|neither|some|same|none|null|true|false|correct|incorrect|wrong|right|valid|invalid|empty|blank|weak"
+    "|strong|short|long|good|fine|okay|secure|insecure|safe|unsafe|hidden|public|private|random|unique"
+    "|temporary|stale|known|unknown|gone|ready|plain|plaintext|cleartext|unset|sent|kept|lost|taken|shown"
+    "|given|written|broken|stolen|chosen|forgotten|much|more|less|enough|like|into|with|without|over|again"
+    "|back|down|away|simple|easy|hard|default|reset|mandatory|compulsory|case|fixed|secret|confidential"
+    "|something|anything|nothing|whatever|different"
+)
+_PLAIN_SAID = (
+    r"(?:(?P<q>[\"'`])(?P<qv>(?-i:[a-z]{4,32}))(?P=q)"
+    r"|(?P<v>(?!(?:"
+    + _PLAIN_WORDS
+    + r")\b)(?![a-z]+(?:ed|ing|ly|able|ible|ful|less|ous|ive|ent|ant|al|ic|ion|ness)\b)"
+    r"(?-i:[a-z]{4,32}))(?=[.,;!?]|[ \t]*(?:\r?\n|\\n|$)))"
+)
 _BASE64_VALUE = r"(?=[A-Za-z0-9+/]*(?-i:[0-9A-Z+/]))[A-Za-z0-9+/]{12,}={0,2}"
 _NL = r"(?:\r?\n|\\r\\n|\\n)"  # a line break, real or JSON-escaped
 _PEM_MARK = r"(?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
 _PEM_LINE = (
     r"[ \t]*(?:[A-Za-z0-9+/=]+[ \t]*(?=\r?\n|\\[rn]|-----|[\"'`,}\]]|\Z)|[A-Za-z][A-Za-z-]*:[^\r\n\\]*)?"
 )
-_COMMAND_TAIL = r"\b[^\r\n|;&]*?[ \t]"  # the rest of a command up to an option
 
 _KEY_RULES: tuple[Rule, ...] = (
     # --- private keys -----------------------------------------------------------------------
@@ -95,18 +113,6 @@ _KEY_RULES: tuple[Rule, ...] = (
         pattern=r"Private-Lines:[ \t]*\d+(?P<v>(?:" + _NL + r"[A-Za-z0-9+/=]+)+)",
     ),
 )
-
-
-def _command_password(needles: tuple[str, ...], command: str, option: str) -> Rule:
-    """The password given to ``command`` as ``option`` (``mysql ... -pX``, ``sshpass -p X``)."""
-    return Rule(
-        kind="cli-password-option",
-        category="command-line",
-        group=_ARG_GROUPS,
-        min_len=4,
-        needles=needles,
-        pattern=command + _COMMAND_TAIL + option + _ARG,
-    )
 
 
 _CONTEXT_RULES: tuple[Rule, ...] = (
@@ -224,47 +230,26 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
             + _SAID_VALUE
         ),
     ),
+    Rule(  # "the password is swordfish.": a lower-case word alone, at the end of a sentence
+        kind="prose-secret",
+        category="assignment",
+        group=("qv", "v"),
+        flags=re.IGNORECASE,
+        min_len=4,
+        anchors=("pass", "pwd", "set", "reset", "change", "update"),
+        pattern=(
+            r"\b(?:(?:password|passwd|passphrase|pass ?code|pwd)s?\s+"
+            r"(?:is|was|(?:is |was )?(?:set|changed|reset) to)"
+            r"|(?:set|reset|changed?|updated?)\s+(?:(?:the|my|our|your|their|a|new)\s+){0,2}(?:[\w-]+\s+){0,2}?"
+            r"(?:password|passwd|passphrase|pwd)s?\s+to)\s+" + _PLAIN_SAID
+        ),
+    ),
     Rule(
         kind="netrc-password",
         category="assignment",
         group="v",
         needles=("machine",),
         pattern=r"\bmachine\s+\S+(?:\s+(?:login|account|port)\s+\S+)*\s+password\s+(?P<v>\S+)",
-    ),
-    # --- passwords on command lines ---------------------------------------------------------
-    Rule(
-        kind="cli-password-option",
-        category="command-line",
-        group=_ARG_GROUPS,
-        min_len=4,
-        pattern=(
-            FLAG_LEAD + r"--?(?:[a-z0-9]+[-_])*(?:password|passwd|passphrase|pass|pwd|token|secret"
-            r"|api[-_]?key|apikey|auth[-_]?token|access[-_]?token|access[-_]?key|secret[-_]?key"
-            r"|client[-_]?secret|storepass|keypass)(?:=|[ \t]+)" + _ARG
-        ),
-    ),
-    _command_password(
-        ("mysql", "mariadb"),
-        r"\b(?:mysql(?:dump|admin|import|show|check|sh|binlog)?|mariadb(?:-dump|-admin|-import|-show)?)",
-        r"-p",
-    ),
-    _command_password(("sshpass",), r"\bsshpass", r"-p[ \t]*"),
-    _command_password(
-        (" login",),
-        r"\b(?:docker|podman|nerdctl|buildah|skopeo|oras|helm[ \t]+registry)[ \t]+login",
-        r"-p[ \t]+",
-    ),
-    _command_password(("redis-cli",), r"\bredis-cli", r"-a[ \t]+"),
-    _command_password(("ssh-keygen",), r"\bssh-keygen", r"-N[ \t]*"),  # -N '': no passphrase
-    _command_password(("openssl",), r"\bopenssl", r"-k[ \t]+"),
-    Rule(
-        kind="cli-password-option",
-        category="command-line",
-        group=_ARG_GROUPS,
-        min_len=4,
-        flags=re.IGNORECASE,
-        anchors=("convertto-securestring",),
-        pattern=r"\bConvertTo-SecureString[ \t]+(?:-String[ \t]+)?" + _ARG,
     ),
     Rule(  # a ~/.pgpass line: host:port:database:user:password
         kind="pgpass-password",
@@ -287,20 +272,6 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
             r"\bprivate[ _-]?key\b[^\r\n]{0,30}?(?<![0-9A-Za-z])(?P<v>(?:0x)?[0-9a-f]{64})(?![0-9A-Za-z])"
         ),
     ),
-    Rule(
-        kind="cli-user-password",
-        category="command-line",
-        group=_ARG_GROUPS,
-        min_len=4,
-        needles=("curl",),
-        pattern=(
-            r"\bcurl"
-            + _COMMAND_TAIL
-            + r"(?:-u|--user)(?:=|[ \t]*)"
-            + r"(?:\"[^\"\r\n:]*:(?P<dq>[^\"\r\n]+)\"|'[^'\r\n:]*:(?P<sq>[^'\r\n]+)'"
-            + r"|(?![-\"'])[^\s\"':]*:(?P<v>[^\s\"'`;|&<>]+))"
-        ),
-    ),
 )
 
-RULES: tuple[Rule, ...] = _KEY_RULES + TOKEN_FORMATS + _CONTEXT_RULES
+RULES: tuple[Rule, ...] = _KEY_RULES + TOKEN_FORMATS + _CONTEXT_RULES + SHELL_RULES + CODE_RULES

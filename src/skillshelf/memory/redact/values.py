@@ -33,6 +33,7 @@ __all__ = [
     "config_line_spans",
     "high_entropy_spans",
     "is_code_like",
+    "is_named_stand_in",
     "is_placeholder",
     "looks_random",
     "pem_tail_spans",
@@ -94,6 +95,16 @@ def is_code_like(value: str, *, paths: bool = False) -> bool:
     """An expression (``os.environ[...]``, ``get_password()``), or with ``paths`` a file path
     (``/run/secrets/db``, ``~/.pgpass``: what ``PWD=`` and ``token_file:`` hold)."""
     return bool(_CODE_LIKE.search(value) or (paths and _PATH_LIKE.match(value)))
+
+
+_NAMED_STAND_IN = re.compile(r"[A-Z]{2,}(?:_[A-Z]{2,})*")
+
+
+def is_named_stand_in(value: str) -> bool:
+    """A name in capitals written where the value goes (``PASSWORD``, ``LOCAL_API_KEY``): how
+    commands and code are shown in documentation. Capitals with a digit (``HUNTER22``) are a
+    value; so is anything beside an assignment's key, where ``SECRET=ABCDEFGHIJKL`` may be one."""
+    return _NAMED_STAND_IN.fullmatch(value) is not None
 
 
 def _entropy(value: str) -> float:

@@ -1,0 +1,151 @@
+"""Secrets on command lines: password options (``--password X``, ``mysql -pX``, ``curl -u
+user:X``), passwords a command takes as a positional argument (``htpasswd -b FILE USER X``,
+``net user NAME X``), values of ``config set`` commands whose key names a secret, and secrets
+piped or fed into a command that reads one on standard input (``echo X | docker login
+--password-stdin``, ``gh auth login --with-token <<< X``).
+
+Every rule redacts the argument only; the command stays readable.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from skillshelf.memory.redact.rule import FLAG_LEAD, Rule, argument_rule
+
+__all__ = ["SHELL_RULES"]
+
+# The value of a command-line option: quoted, or a bare word.
+_ARG = r"(?:\"(?P<dq>[^\"\r\n]+)\"|'(?P<sq>[^'\r\n]+)'|(?![-\"'`])(?P<v>[^\s\"'`;|&<>]+))"
+_ARG_GROUPS = ("dq", "sq", "v")
+_COMMAND_TAIL = r"\b[^\r\n|;&]*?[ \t]"  # the rest of a command up to an option
+_WORD = r"(?:\"[^\"\r\n]*\"|'[^'\r\n]*'|(?![-/])[^\s\"'`;|&<>]+)"  # one positional argument
+# the end of a command: a line end, an operator, a redirection, or ``net user``'s /add
+_END = r"(?=[ \t]*(?:$|[\r\n;|&)<>]|\d>|/add\b|/y\b))"
+# What reads a secret on standard input: an option that says so, ``sudo -S``, ``passwd``.
+_READS_STDIN = (
+    r"(?:--(?:password|passwd|pass|token|secret|api-key)-stdin\b|--with-token\b"
+    r"|\bsudo(?:[ \t]+-[A-Za-z]+)*?[ \t]+-[A-Za-z]*S\b|\bchpasswd\b|\bpasswd\b)"
+)
+# The keys of a ``config set`` that name a secret. Narrower than the assignment key words:
+# ``credential.helper store`` and ``auth-type legacy`` are no secrets.
+_SECRET_SETTING = (
+    r"[\w./:@-]*(?:password|passwd|token|secret|api[_-]?key|apikey|access[_-]?key|private[_-]?key"
+    r"|_auth|[_.-]pass)[\w.-]*"
+)
+
+
+def _command_rule(kind: str, pattern: str, **speed: Any) -> Rule:
+    """A secret argument of a command, which ``pattern`` finds in its ``dq``, ``sq`` or ``v`` group;
+    ``speed``: the rule's ``needles``, ``anchors``, ``back`` and ``flags``."""
+    return argument_rule(kind, "command-line", _ARG_GROUPS, pattern, **speed)
+
+
+def _command_password(command: str, option: str, **speed: Any) -> Rule:
+    """The password given to ``command`` as ``option`` (``mysql ... -pX``, ``sshpass -p X``)."""
+    return _command_rule("cli-password-option", command + _COMMAND_TAIL + option + _ARG, **speed)
+
+
+def _positional_password(needles: tuple[str, ...], pattern: str) -> Rule:
+    """A password given as a positional argument: ``pattern`` leads up to it."""
+    return _command_rule("cli-password-argument", pattern + _ARG + _END, needles=needles)
+
+
+_OPTION_RULES: tuple[Rule, ...] = (
+    _command_rule(
+        "cli-password-option",
+        (
+            FLAG_LEAD + r"--?(?:[a-z0-9]+[-_])*(?:password|passwd|passphrase|pass|pwd|token|secret"
+            r"|api[-_]?key|apikey|auth[-_]?token|access[-_]?token|access[-_]?key|secret[-_]?key"
+            r"|client[-_]?secret|storepass|keypass)(?:=|[ \t]+)" + _ARG
+        ),
+    ),
+    _command_password(
+        r"\b(?:mysql(?:dump|admin|import|show|check|sh|binlog)?|mariadb(?:-dump|-admin|-import|-show)?)",
+        r"-p",
+        needles=("mysql", "mariadb"),
+    ),
+    _command_password(r"\bsshpass", r"-p[ \t]*", needles=("sshpass",)),
+    _command_password(  # found from its "login", 3 to 20 chars after the command's start
+        r"\b(?:docker|podman|nerdctl|buildah|skopeo|oras|helm[ \t]{1,4}registry|az|oc|cf)[ \t]{1,4}login",
+        r"-p[ \t]+",
+        anchors=("login",),
+        back=(3, 20),
+    ),
+    _command_password(r"\bredis-cli", r"-a[ \t]+", needles=("redis-cli",)),
+    _command_password(r"\bssh-keygen", r"-N[ \t]*", needles=("ssh-keygen",)),  # -N '': no passphrase
+    _command_password(r"\bopenssl", r"-k[ \t]+", needles=("openssl",)),
+    _command_password(r"\bgh[ \t]+secret[ \t]+set", r"(?:-b|--body)(?:=|[ \t]+)", needles=("secret set",)),
+    _command_rule(
+        "cli-password-option",
+        r"\bConvertTo-SecureString[ \t]+(?:-String[ \t]+)?" + _ARG,
+        anchors=("convertto-securestring",),
+        flags=re.IGNORECASE,
+    ),
+    _command_rule(
+        "cli-user-password",
+        (
+            r"\bcurl"
+            + _COMMAND_TAIL
+            + r"(?:-u|--user)(?:=|[ \t]*)"
+            + r"(?:\"[^\"\r\n:]*:(?P<dq>[^\"\r\n]+)\"|'[^'\r\n:]*:(?P<sq>[^'\r\n]+)'"
+            + r"|(?![-\"'])[^\s\"':]*:(?P<v>[^\s\"'`;|&<>]+))"
+        ),
+        needles=("curl",),
+    ),
+)
+
+_ARGUMENT_RULES: tuple[Rule, ...] = (
+    # htpasswd -b[c] FILE USER PASSWORD, htpasswd -nb USER PASSWORD
+    _positional_password(
+        ("htpasswd",),
+        r"\bhtpasswd(?:[ \t]+-[A-Za-z]+)*?[ \t]+-[A-Za-z]*b[A-Za-z]*(?:[ \t]+-[A-Za-z]+)*(?:[ \t]+"
+        + _WORD
+        + r"){1,2}[ \t]+",
+    ),
+    _positional_password(
+        ("net user", "NET USER"), r"\b(?:net|NET)[ \t]+(?:user|USER)[ \t]+" + _WORD + r"[ \t]+(?![*/])"
+    ),
+    _positional_password(("mysqladmin",), r"\bmysqladmin" + _COMMAND_TAIL + r"password[ \t]+"),
+    _positional_password(
+        ("rabbitmqctl",),
+        r"\brabbitmqctl(?:[ \t]+-\S+)*[ \t]+(?:add_user|change_password)[ \t]+" + _WORD + r"[ \t]+",
+    ),
+    # poetry config http-basic.REPO USER PASSWORD
+    _positional_password(
+        ("http-basic.",), r"\bpoetry[ \t]+config[ \t]+http-basic\.\S+[ \t]+" + _WORD + r"[ \t]+"
+    ),
+    _command_rule(  # aws configure set aws_secret_access_key X, npm config set //host/:_authToken X
+        "cli-config-secret",
+        (
+            r"\b(?:aws[ \t]{1,2}configure|(?:npm|yarn|pnpm|git|poetry|pip|conda|gcloud)[ \t]{1,2}config)"
+            r"(?:[ \t]+set)?"
+            r"(?:[ \t]+--?[\w-]+(?:=\S+)?)*[ \t]+" + _SECRET_SETTING + r"[ \t]+" + _ARG + _END
+        ),
+        anchors=("config",),
+        back=(4, 8),  # "git config" ... "gcloud  config"
+        flags=re.IGNORECASE,
+    ),
+)
+
+_STDIN_RULES: tuple[Rule, ...] = (
+    _command_rule(  # echo X | docker login --password-stdin; printf 'X\n' | sudo -S ...
+        "cli-password-stdin",
+        (
+            r"\b(?:echo|printf)(?:[ \t]+-[neE]+)*[ \t]+"
+            + _ARG
+            + r"[ \t]*\|[ \t]*(?=[^\r\n|;&]*?"
+            + _READS_STDIN
+            + ")"
+        ),
+        anchors=("echo", "printf"),
+    ),
+    _command_rule(  # gh auth login --with-token <<< X
+        "cli-password-stdin",
+        _READS_STDIN + r"[^\r\n|;&<]*<<<[ \t]*" + _ARG,
+        needles=("<<<",),
+    ),
+)
+
+SHELL_RULES: tuple[Rule, ...] = _OPTION_RULES + _ARGUMENT_RULES + _STDIN_RULES
