@@ -105,6 +105,18 @@ def test_code_and_markup_without_a_literal_secret_stay(text: str) -> None:
         "npm config set //registry.npmjs.org/:_authToken {}",
         "git config --global github.token {}",
         "gh secret set DEPLOY_KEY --body '{}' --repo o/r",
+        "mongosh mongodb://db:27017 -u admin -p '{}'",
+        "sqlcmd -S localhost -U sa -P '{}' -Q 'select 1'",
+        'ldapsearch -x -D "cn=admin,dc=example,dc=org" -w {} -b dc=example,dc=org',
+        "smbclient //server/share -U alice%{}",
+        "openssl pkcs12 -export -in c.pem -out c.p12 -passout pass:{}",
+        "xfreerdp /v:host /u:alice /p:{}",
+        "zip -P {} archive.zip notes.txt",
+        "7z a -p{} archive.7z notes",
+        "twine upload -u alice -p {} dist/*",
+        "keytool -importkeystore -srcstorepass {} -destkeystore b.jks",
+        "curl --oauth2-bearer {} https://api.example.net",
+        'setx API_KEY "{}"',
     ],
 )
 def test_a_password_given_to_a_command_is_redacted(template: str) -> None:
@@ -164,6 +176,49 @@ def test_a_lower_case_password_said_in_a_sentence_is_redacted(template: str) -> 
 )
 def test_a_sentence_about_a_password_stays(sentence: str) -> None:
     assert redact(sentence).text == sentence
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        "ALTER USER app WITH PASSWORD '{}';",
+        "CREATE ROLE app LOGIN PASSWORD '{}';",
+        "CREATE USER 'app'@'%' IDENTIFIED BY '{}';",
+        "ALTER USER 'app'@'%' IDENTIFIED WITH mysql_native_password BY '{}';",
+        "SET PASSWORD FOR 'app'@'localhost' = PASSWORD('{}');",
+    ],
+)
+def test_a_password_in_sql_is_redacted(template: str) -> None:
+    _redacted_exactly(template, r(14))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "payload = {'password': config['user_password'], 'user': name}",
+        "SELECT id FROM users WHERE password_hash = crypt($1, password_hash)",
+        "curl 'https://api.example.org/v1/items?api_key=$API_KEY&format=json&page=2'",
+    ],
+)
+def test_sql_and_lookups_without_a_password_stay(text: str) -> None:
+    assert redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        "curl -d 'client_id=web&client_secret={}&grant_type=client_credentials' https://x.example.org",
+        "GET /v1/items?api_key={}&page=2",
+        'echo "machine api.example.org login bot password {}" >> ~/.netrc',
+    ],
+)
+def test_a_secret_among_other_fields_leaves_them(template: str) -> None:
+    _redacted_exactly(template, r(16))
+
+
+@pytest.mark.parametrize("template", ["vault login {}", "vault login -no-print token={}"])
+def test_a_vault_token_given_to_vault_login_is_redacted(template: str) -> None:
+    _redacted_exactly(template, "s." + r(24))
 
 
 def test_a_token_in_the_user_part_of_a_url_leaves_the_host() -> None:

@@ -231,4 +231,20 @@ TOKEN_FORMATS: tuple[Rule, ...] = (
     ),
     Rule(kind="twilio-api-key", category="saas", needles=("SK",), pattern=r"\bSK[0-9a-fA-F]{32}\b"),
     Rule(kind="mailgun-key", category="saas", needles=("key-",), pattern=_B + r"key-[0-9a-f]{32}" + _E),
+    # --- developer platforms: hex bodies the high-entropy scan leaves (a digest looks the same) --
+    *(
+        Rule(kind=kind, category="saas", needles=(prefix,), pattern=_B + re.escape(prefix) + body + _E)
+        for kind, prefix, body in (
+            ("openrouter-key", "sk-or-v1-", r"[0-9a-f]{64}"),
+            ("databricks-token", "dapi", r"[0-9a-f]{32}(?:-\d)?"),
+            ("pulumi-token", "pul-", r"[0-9a-f]{40}"),
+            ("supabase-token", "sbp_", r"[0-9a-f]{40}"),
+            ("sentry-token", "sntryu_", r"[0-9a-f]{64}"),
+            ("grafana-token", "glsa_", r"[A-Za-z0-9]{32}_[0-9a-f]{8}"),
+            ("postman-key", "PMAK-", r"[0-9a-f]{24}-[0-9a-f]{34}"),
+            ("newrelic-key", "NRAK-", r"[0-9A-Z]{27}"),
+            ("age-secret-key", "AGE-SECRET-KEY-1", r"[02-9AC-HJ-NP-Z]{58}"),
+            ("hashicorp-vault-token", "hvs.", r"[A-Za-z0-9_-]{24,}"),
+        )
+    ),
 )

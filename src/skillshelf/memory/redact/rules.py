@@ -50,7 +50,8 @@ _QUOTED = (
     r'|\\"(?P<eq>(?:[^"\\\r\n]|\\[^"\r\n]){6,})'
 )
 _ASSIGNED = (
-    r"(?:" + _QUOTED + r"|(?![\"'`])(?P<v>(?:[^\s\"'`,;\\]|\\(?![nrt\"'\\])|[\"'`](?![\s,;:)}\]\\]|\Z)){8,}))"
+    r"(?:" + _QUOTED + r"|(?![\"'`])(?P<v>(?:[^\s\"'`,;\\&]|&(?![\w.\[\]-]+=)|\\(?![nrt\"'\\])"
+    r"|[\"'`](?![\s,;:)}\]\\]|\Z)){8,}))"
 )
 # A secret said in a sentence: the word for it, and a value with a digit, a symbol or a capital
 # inside (so "the password is stored in the vault" says none)
@@ -244,12 +245,24 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
             r"(?:password|passwd|passphrase|pwd)s?\s+to)\s+" + _PLAIN_SAID
         ),
     ),
+    Rule(  # SQL: WITH PASSWORD 'X', IDENTIFIED [WITH plugin] BY 'X', PASSWORD('X'); not 'password': x
+        kind="sql-password",
+        category="assignment",
+        group="sq",
+        flags=re.IGNORECASE,
+        min_len=4,
+        anchors=("password", "identified"),
+        pattern=(
+            r"\b(?:password|identified(?:[ \t]+with[ \t]+\w+)?[ \t]+by)(?:[ \t]+|[ \t]*\([ \t]*)"
+            r"'(?P<sq>(?:[^'\\\r\n]|''|\\.)+)'"
+        ),
+    ),
     Rule(
         kind="netrc-password",
         category="assignment",
         group="v",
         needles=("machine",),
-        pattern=r"\bmachine\s+\S+(?:\s+(?:login|account|port)\s+\S+)*\s+password\s+(?P<v>\S+)",
+        pattern=r"\bmachine\s+\S+(?:\s+(?:login|account|port)\s+\S+)*\s+password\s+(?P<v>\S+?)(?=[\"'`]?(?:\s|$))",
     ),
     Rule(  # a ~/.pgpass line: host:port:database:user:password
         kind="pgpass-password",

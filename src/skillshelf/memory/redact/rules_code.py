@@ -24,7 +24,7 @@ _ARGUMENT = _PREFIX + r"(?:\"(?:[^\"\\\r\n]|\\.)*\"|'(?:[^'\\\r\n]|\\.)*'|[^\s,(
 _SEP = r"[ \t]*,[ \t]*"
 # Calls whose second argument is a password: logins (any case), and the credential classes of
 # common libraries, found by the "Auth" or "Credential" 5 to 16 characters into their names.
-_LOGINS = ("login", "log_in", "signin", "sign_in", "authenticate")
+_LOGINS = ("login", "log_in", "signin", "sign_in", "authenticate", "auth")  # auth: MongoDB's db.auth(u, X)
 _CREDENTIAL_CLASSES = (
     r"(?:NetworkCredential|HTTP(?:Basic|Digest|Proxy)Auth|BasicAuth|DigestAuth|UsernamePasswordAuthenticationToken"
     r"|PasswordAuthentication|(?:UsernamePassword|Password|Basic|BasicAWS|AwsBasic|Simple|Plain|Static)Credentials?)"

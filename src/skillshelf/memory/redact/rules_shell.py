@@ -35,6 +35,8 @@ _SECRET_SETTING = (
     r"|_auth|[_.-]pass)[\w.-]*"
 )
 
+_SECRET_SETTING_ANY_CASE = r"(?i:" + _SECRET_SETTING + r")"
+
 
 def _command_rule(kind: str, pattern: str, **speed: Any) -> Rule:
     """A secret argument of a command, which ``pattern`` finds in its ``dq``, ``sq`` or ``v`` group;
@@ -47,9 +49,9 @@ def _command_password(command: str, option: str, **speed: Any) -> Rule:
     return _command_rule("cli-password-option", command + _COMMAND_TAIL + option + _ARG, **speed)
 
 
-def _positional_password(needles: tuple[str, ...], pattern: str) -> Rule:
+def _positional_password(pattern: str, **speed: Any) -> Rule:
     """A password given as a positional argument: ``pattern`` leads up to it."""
-    return _command_rule("cli-password-argument", pattern + _ARG + _END, needles=needles)
+    return _command_rule("cli-password-argument", pattern + _ARG + _END, **speed)
 
 
 _OPTION_RULES: tuple[Rule, ...] = (
@@ -58,7 +60,7 @@ _OPTION_RULES: tuple[Rule, ...] = (
         (
             FLAG_LEAD + r"--?(?:[a-z0-9]+[-_])*(?:password|passwd|passphrase|pass|pwd|token|secret"
             r"|api[-_]?key|apikey|auth[-_]?token|access[-_]?token|access[-_]?key|secret[-_]?key"
-            r"|client[-_]?secret|storepass|keypass)(?:=|[ \t]+)" + _ARG
+            r"|client[-_]?secret|[a-z]*storepass|[a-z]*keypass|bearer)(?:=|[ \t]+)" + _ARG
         ),
     ),
     _command_password(
@@ -77,6 +79,23 @@ _OPTION_RULES: tuple[Rule, ...] = (
     _command_password(r"\bssh-keygen", r"-N[ \t]*", needles=("ssh-keygen",)),  # -N '': no passphrase
     _command_password(r"\bopenssl", r"-k[ \t]+", needles=("openssl",)),
     _command_password(r"\bgh[ \t]+secret[ \t]+set", r"(?:-b|--body)(?:=|[ \t]+)", needles=("secret set",)),
+    _command_password(r"\bmongo(?:sh)?", r"-p[ \t]+", anchors=("mongo",)),
+    _command_password(r"\btwine", r"-p[ \t]+", anchors=("twine",)),
+    _command_password(r"\bsqlcmd", r"-P[ \t]*", needles=("sqlcmd",)),
+    _command_password(r"\bldap[a-z]+", r"-w[ \t]+", needles=("ldap",)),  # the bind password
+    _command_password(r"\b(?:zip|unzip|zipcloak)", r"-P[ \t]+", anchors=("zip", "unzip")),
+    _command_password(r"\b7z[az]?", r"-p", needles=("7z",)),
+    _command_password(r"\b[a-z0-9-]*freerdp3?", r"/p:", needles=("freerdp",)),
+    _command_password(r"\bopenssl", r"-pass(?:in|out|word)?[ \t]+pass:", needles=("pass:",)),
+    _command_rule(  # smbclient //host/share -U user%X
+        "cli-user-password",
+        r"\b(?:smbclient|rpcclient|smbmap|smbcacls)"
+        + _COMMAND_TAIL
+        + r"(?:-U|--user)(?:=|[ \t]*)"
+        + r"(?:\"[^\"\r\n%]*%(?P<dq>[^\"\r\n]+)\"|'[^'\r\n%]*%(?P<sq>[^'\r\n]+)'"
+        + r"|(?![-\"'])[^\s\"'%]*%(?P<v>[^\s\"'`;|&<>]+))",
+        anchors=("smbclient", "rpcclient", "smbmap", "smbcacls"),
+    ),
     _command_rule(
         "cli-password-option",
         r"\bConvertTo-SecureString[ \t]+(?:-String[ \t]+)?" + _ARG,
@@ -99,22 +118,36 @@ _OPTION_RULES: tuple[Rule, ...] = (
 _ARGUMENT_RULES: tuple[Rule, ...] = (
     # htpasswd -b[c] FILE USER PASSWORD, htpasswd -nb USER PASSWORD
     _positional_password(
-        ("htpasswd",),
         r"\bhtpasswd(?:[ \t]+-[A-Za-z]+)*?[ \t]+-[A-Za-z]*b[A-Za-z]*(?:[ \t]+-[A-Za-z]+)*(?:[ \t]+"
         + _WORD
         + r"){1,2}[ \t]+",
+        needles=("htpasswd",),
     ),
     _positional_password(
-        ("net user", "NET USER"), r"\b(?:net|NET)[ \t]+(?:user|USER)[ \t]+" + _WORD + r"[ \t]+(?![*/])"
+        r"\b(?:net|NET)[ \t]+(?:user|USER)[ \t]+" + _WORD + r"[ \t]+(?![*/])",
+        needles=("net user", "NET USER"),
     ),
-    _positional_password(("mysqladmin",), r"\bmysqladmin" + _COMMAND_TAIL + r"password[ \t]+"),
+    _positional_password(r"\bmysqladmin" + _COMMAND_TAIL + r"password[ \t]+", needles=("mysqladmin",)),
     _positional_password(
-        ("rabbitmqctl",),
         r"\brabbitmqctl(?:[ \t]+-\S+)*[ \t]+(?:add_user|change_password)[ \t]+" + _WORD + r"[ \t]+",
+        needles=("rabbitmqctl",),
+    ),
+    Rule(  # vault login s.TOKEN, vault login token=s.TOKEN: the shape says it (s.X reads like code)
+        kind="cli-password-argument",
+        category="command-line",
+        group="v",
+        vet="key",
+        needles=("vault",),
+        pattern=r"\bvault[ \t]+login(?:[ \t]+-\S+)*[ \t]+(?:token=)?(?P<v>(?:hv)?[sbr]\.[A-Za-z0-9_-]{20,})"
+        + _END,
+    ),
+    # setx API_KEY "X" (Windows)
+    _positional_password(
+        r"\b(?:setx|SETX)[ \t]+" + _SECRET_SETTING_ANY_CASE + r"[ \t]+", anchors=("setx", "SETX")
     ),
     # poetry config http-basic.REPO USER PASSWORD
     _positional_password(
-        ("http-basic.",), r"\bpoetry[ \t]+config[ \t]+http-basic\.\S+[ \t]+" + _WORD + r"[ \t]+"
+        r"\bpoetry[ \t]+config[ \t]+http-basic\.\S+[ \t]+" + _WORD + r"[ \t]+", needles=("http-basic.",)
     ),
     _command_rule(  # aws configure set aws_secret_access_key X, npm config set //host/:_authToken X
         "cli-config-secret",

@@ -65,6 +65,7 @@ _CODE_LIKE = re.compile(
     # a call (``getenv("X``, ``$client->create(``), a command substitution; not any "(": two of
     # three Django secret keys have one
     r"""|^[\s'".]*\$?(?:#?[A-Za-z_]\w*(?:\.|::|->|\?\.))*#?[A-Za-z_]\w{2,}\(|^["']?\$\(|\$\([a-z][\w-]* """
+    r"""|^[A-Za-z_]\w*\[["']"""  # a subscript: config['db_password']
 )
 _PATH_LIKE = re.compile(r"^(?:~|\.{1,2})?/[^\s]*$")
 
