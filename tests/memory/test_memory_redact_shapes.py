@@ -88,6 +88,15 @@ def test_a_call_or_a_command_substitution_is_code_not_a_secret(text: str) -> Non
         "openssl enc -aes-256-cbc -k {} -in backup.tar -out backup.enc",
         "db.internal:5432:*:app:{}",
         "localhost:5432:app:app:{}\r\n*:*:*:postgres:other\r\n",
+        "PW={} ./deploy.sh",
+        "DB_PW={}",
+        "pw: {}",
+        "export PGPASS={}",
+        "creds: alice:{}",
+        "plink -ssh deploy@host -pw {}",
+        'os.environ["DB_PASSWORD"] = "{}"',
+        "ENV['SECRET_KEY_BASE'] = '{}'",
+        'variable "db_password" {{\n  type    = string\n  default = "{}"\n}}',
     ],
 )
 def test_passwords_in_more_places_are_redacted(context: str) -> None:
@@ -112,6 +121,10 @@ def test_a_hex_private_key_is_redacted_where_it_is_called_one() -> None:
         "$c = ConvertTo-SecureString $plain -AsPlainText -Force",
         "12:30:45:00:abcd",
         "fe80:0:0:0:1:2:3:4",
+        'const [password, setPassword] = useState<string>("");',
+        "self.vault[token] = encrypted_record_for_card",
+        "pw = getpass.getpass()",
+        'variable "db_password" {\n  type      = string\n  sensitive = true\n}',
     ],
 )
 def test_look_alikes_of_the_newer_password_places_stay(text: str) -> None:
@@ -178,12 +191,29 @@ def test_a_secret_told_in_a_sentence_is_redacted(sentence: str) -> None:
 @pytest.mark.parametrize(
     "sentence",
     [
+        "my password for the server is {}",
+        "the password for admin@db01 is {}.",
+        "the root password on prod was {}",
+        "The token for the staging api is {}, it expires Friday",
+    ],
+)
+def test_a_secret_said_with_what_it_is_for_is_redacted(sentence: str) -> None:
+    secret = r(12)
+    assert redact(sentence.format(secret)).text == sentence.format(REDACTED)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
         "the password is stored in the vault",
         "Password is required",
         "The token is short-lived and JWT-based.",
         "the secret is $DB_PASSWORD",
         "The password is at least 12 characters long",
         "the api key is in ~/.config/app/key",
+        "the password for this account is hashed with bcrypt.",
+        "The password for the admin user is required.",
+        "the token for each request is short-lived",
     ],
 )
 def test_a_sentence_about_a_secret_without_one_stays(sentence: str) -> None:

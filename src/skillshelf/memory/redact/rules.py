@@ -19,9 +19,11 @@ from skillshelf.memory.redact.rules_shell import SHELL_RULES
 __all__ = ["KEY_WORDS", "KEY_WORD_STARTS", "RULES"]
 
 KEY_WORDS = (
-    r"api[_-]?key|apikey|api[_-]?secret|access[_-]?key(?:[_-]?id)?|secret[_-]?access[_-]?key|secret[_-]?key"
+    r"api[_-]?key|apikey|api[_-]?secret|access[_-]?key(?:[_-]?id)?|secret[_-]?access[_-]?key|secret[_-]?key(?:[_-]?base)?"
     r"|client[_-]?secret|auth[_-]?token|access[_-]?token|refresh[_-]?token|private[_-]?key|token|secret"
-    r"|password|passwd|pwd|passphrase|credentials?|(?<=[_.-])pass"  # DB_PASS, smtp.pass; not bypass
+    r"|password|passwd|pwd|passphrase|credentials?|creds|pgpass"
+    r"|(?<=[_.-])pass"  # DB_PASS, smtp.pass; not bypass
+    r"|(?<![A-Za-z0-9])pw"  # PW=, DB_PW=
 )
 
 #: The words a ``KEY_WORDS`` match starts with.
@@ -35,8 +37,9 @@ KEY_WORD_STARTS = (
     "private",
     "token",
     "pass",
-    "pwd",
-    "credential",
+    "pw",
+    "cred",
+    "pgpass",
 )
 
 # A quoted value (the closing quote may be missing: the value then runs to the end of the line),
@@ -56,6 +59,11 @@ _ASSIGNED = (
 # A secret said in a sentence: the word for it, and a value with a digit, a symbol or a capital
 # inside (so "the password is stored in the vault" says none)
 _SAID_SECRET = r"(?:password|passwd|passphrase|pass ?code|pin|api[ _-]?key|access[ _-]?token|token|secret)"
+# what the secret is for, between its word and "is": "the password for the staging db is X"
+_SAID_FOR = (
+    r"(?:\s+(?:for|on|of|at|to)\s+(?:(?:the|my|our|your|a|this|that)\s+)?[\w@.:/-]+"
+    r"(?:\s+(?:account|server|box|user|db|database|host|machine|vm|instance|site|app|api|cluster|router|wifi))?)?"
+)
 _SAID_SHAPE = r"(?:\d|[^\w\s\"'`.,;:!?()\[\]{}<>-]|(?-i:[a-z][A-Z]))"
 _SAID_VALUE = (  # quoted (to its closing quote) or bare (sentence punctuation after it left out)
     r"(?:(?P<q>[\"'`])(?P<qv>(?=[^\"'`\r\n]*?" + _SAID_SHAPE + r")[^\"'`\r\n]{1,200}?)(?P=q)"
@@ -181,7 +189,10 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
         group=("dq", "sq", "eq", "v"),
         flags=re.IGNORECASE,
         anchors=KEY_WORD_STARTS,
-        pattern=r"(?:" + KEY_WORDS + r")\b(?:\\?[\"'])?[ \t]*(?::|=|:=|=>)[ \t]*" + _ASSIGNED,
+        pattern=r"(?:"
+        + KEY_WORDS
+        + r")\b(?:\\?[\"']\]?)?[ \t]*(?::|=|:=|=>)[ \t]*"
+        + _ASSIGNED,  # env["KEY"] = X
     ),
     Rule(  # a bare ``pass`` key (``auth: {user, pass: "..."}``) only with a quoted value: "pass: 3 of 5"
         kind="key-value-secret",
@@ -213,7 +224,9 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
         pattern=(
             r"\b"
             + _SAID_SECRET
-            + r"s?\s+(?:is|was|should be|will be|(?:is |was |got )?(?:set|changed|reset) to)"
+            + r"s?"
+            + _SAID_FOR
+            + r"\s+(?:is|was|should be|will be|(?:is |was |got )?(?:set|changed|reset) to)"
             r"\s+" + _SAID_VALUE
         ),
     ),
@@ -237,9 +250,9 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
         group=("qv", "v"),
         flags=re.IGNORECASE,
         min_len=4,
-        anchors=("pass", "pwd", "set", "reset", "change", "update"),
+        anchors=("pass", "pw", "set", "reset", "change", "update"),
         pattern=(
-            r"\b(?:(?:password|passwd|passphrase|pass ?code|pwd)s?\s+"
+            r"\b(?:(?:password|passwd|passphrase|pass ?code|pwd)s?" + _SAID_FOR + r"\s+"
             r"(?:is|was|(?:is |was )?(?:set|changed|reset) to)"
             r"|(?:set|reset|changed?|updated?)\s+(?:(?:the|my|our|your|their|a|new)\s+){0,2}(?:[\w-]+\s+){0,2}?"
             r"(?:password|passwd|passphrase|pwd)s?\s+to)\s+" + _PLAIN_SAID

@@ -92,6 +92,19 @@ CODE_RULES: tuple[Rule, ...] = (
         + _STRING
         + r"[ \t]*[)\]]",
     ),
+    Rule(  # Terraform: variable "db_password" { default = "X" }
+        kind="key-value-secret",
+        category="assignment",
+        group="dq",
+        min_len=4,
+        anchors=("variable",),
+        pattern=(
+            r"\bvariable[ \t]+\"[^\"\r\n]*"
+            + _SECRET_TAG
+            + r"[^\"\r\n]*\"[ \t]*\{[^{}]{0,400}?\bdefault[ \t]*=[ \t]*"
+            r"\"(?P<dq>(?:[^\"\\\r\n]|\\.)+)\""
+        ),
+    ),
     Rule(  # <password>X</password>, <ns:apiKey>X</ns:apiKey>; not <maxTokens>4096</maxTokens>
         kind="xml-secret",
         category="assignment",

@@ -60,7 +60,7 @@ _OPTION_RULES: tuple[Rule, ...] = (
         (
             FLAG_LEAD + r"--?(?:[a-z0-9]+[-_])*(?:password|passwd|passphrase|pass|pwd|token|secret"
             r"|api[-_]?key|apikey|auth[-_]?token|access[-_]?token|access[-_]?key|secret[-_]?key"
-            r"|client[-_]?secret|[a-z]*storepass|[a-z]*keypass|bearer)(?:=|[ \t]+)" + _ARG
+            r"|client[-_]?secret|[a-z]*storepass|[a-z]*keypass|bearer|pw)(?:=|[ \t]+)" + _ARG
         ),
     ),
     _command_password(
