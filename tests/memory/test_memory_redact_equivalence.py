@@ -96,7 +96,7 @@ TEXTS = st.lists(st.one_of(st.sampled_from(PIECES), FILLER), max_size=60).map(""
 
 
 def _spans(matches: Iterable[re.Match[str]], rule: Rule) -> list[tuple[int, int]]:
-    return [rule.span(m) for m in matches]
+    return [span for m in matches for span in rule.spans(m)]
 
 
 def _fast_spans(rule: Rule, text: str) -> list[tuple[int, int]]:

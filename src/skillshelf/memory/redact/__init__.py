@@ -148,9 +148,10 @@ def _rule_findings(views: Views) -> list[Finding]:
     found: list[Finding] = []
     for rule in RULES:
         for match in rule_matches(rule, views):
-            span = rule.span(match)
-            if span[0] >= 0 and (kept := _vetted(rule, views.text, *span)) is not None:
-                found.append(Finding(kind=rule.kind, category=rule.category, start=kept[0], end=kept[1]))
+            kept = (_vetted(rule, views.text, *span) for span in rule.spans(match))
+            found.extend(
+                Finding(kind=rule.kind, category=rule.category, start=a, end=b) for a, b in filter(None, kept)
+            )
     found += [
         Finding(kind="pem-private-key", category="key", start=a, end=b) for a, b in pem_tail_spans(views)
     ]

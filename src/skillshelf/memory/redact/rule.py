@@ -24,7 +24,8 @@ class Rule:
     checked before it counts: ``value`` (placeholders, and code for group rules), ``argument``
     (those, and a name in capitals standing for the value: ``-p PASSWORD``, ``echo "API_TOKEN" |``)
     or ``key`` (a key body: only emptiness; key bodies hold runs like ``AAAAAAAA``); shorter than
-    ``min_len`` chars, it does not count.
+    ``min_len`` chars, it does not count. ``each``: every group that took part is a secret, not
+    only the first (a command that takes several: ``--from-literal=a=X --from-literal=b=Y``).
 
     For speed only (neither changes what is found): ``needles``, strings one of which every
     match contains (the rule is skipped when none is in the text); ``anchors``, strings every
@@ -42,6 +43,7 @@ class Rule:
     needles: tuple[str, ...] = ()
     vet: Literal["value", "argument", "key"] = "value"
     min_len: int = 1
+    each: bool = False
 
     @property
     def regex(self) -> re.Pattern[str]:
@@ -51,12 +53,11 @@ class Rule:
     def groups(self) -> tuple[int | str, ...]:
         return self.group if isinstance(self.group, tuple) else (self.group,)
 
-    def span(self, match: re.Match[str]) -> tuple[int, int]:
-        """Where the secret of ``match`` is; ``(-1, -1)`` when no secret group took part."""
-        for group in self.groups:
-            if match.start(group) >= 0:
-                return match.span(group)
-        return -1, -1
+    def spans(self, match: re.Match[str]) -> tuple[tuple[int, int], ...]:
+        """Where the secrets of ``match`` are: the first group that took part, or with ``each``
+        every one; none when no secret group took part."""
+        taken = tuple(match.span(group) for group in self.groups if match.start(group) >= 0)
+        return taken if self.each else taken[:1]
 
 
 def argument_rule(kind: str, category: str, group: tuple[str, ...], pattern: str, **speed: Any) -> Rule:

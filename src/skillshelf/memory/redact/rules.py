@@ -69,6 +69,13 @@ _SAID_VALUE = (  # quoted (to its closing quote) or bare (sentence punctuation a
     r"(?:(?P<q>[\"'`])(?P<qv>(?=[^\"'`\r\n]*?" + _SAID_SHAPE + r")[^\"'`\r\n]{1,200}?)(?P=q)"
     r"|(?P<v>(?=[^\s\"'`]*?" + _SAID_SHAPE + r")[^\s\"'`]*?[^\s\"'`.,;:!?)\]])(?=[.,;:!?)\]]*(?:\s|$)))"
 )
+# A user name said beside a password, and the password: one word, no "/" (``login: src/app/Login2.tsx``
+# is a path)
+_SAID_USER = r"[\"'`]?[\w.@+-]{1,64}[\"'`]?"
+_PAIR_VALUE = (
+    r"(?:(?P<q>[\"'`])(?P<qv>(?=[^\"'`\r\n]*?" + _SAID_SHAPE + r")[^\"'`\r\n]{1,200}?)(?P=q)"
+    r"|(?P<v>(?=[^\s\"'`/]*?" + _SAID_SHAPE + r")[^\s\"'`/]*?[^\s\"'`.,;:!?)\]/])(?=[.,;:!?)\]]*(?:\s|$)))"
+)
 # A lower-case word said to be a password ("the password is swordfish."): quoted, or alone at the
 # end of a sentence and none of the words that say something about a password ("is required.")
 _PLAIN_WORDS = (
@@ -242,6 +249,30 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
             + _SAID_SECRET
             + r"s?\s+to\s+"
             + _SAID_VALUE
+        ),
+    ),
+    Rule(  # "login: alice / Xk29dLq0pZ", "creds are alice/Xk29dLq0pZ": a user and a password together
+        kind="prose-secret",
+        category="assignment",
+        group=("qv", "v"),
+        flags=re.IGNORECASE,
+        min_len=6,
+        anchors=("login", "cred"),
+        pattern=r"\b(?:logins?|creds|credentials?)(?:[ \t]+(?:are|is))?[ \t]*[:=]?[ \t]*"
+        + _SAID_USER
+        + r"[ \t]*/[ \t]*"
+        + _PAIR_VALUE,
+    ),
+    Rule(  # "user alice, pass Xk29dLq0pZ", "username deploy password Xk29dLq0pZ"
+        kind="prose-secret",
+        category="assignment",
+        group=("qv", "v"),
+        flags=re.IGNORECASE,
+        min_len=6,
+        anchors=("user",),
+        pattern=(
+            r"\buser(?:name)?[ \t]*[:=]?[ \t]+" + _SAID_USER + r"[ \t]*[,;]?[ \t]+(?:and[ \t]+)?"
+            r"(?:pass(?:word)?|passwd|pw|pwd)[ \t]*[:=]?[ \t]*" + _PAIR_VALUE
         ),
     ),
     Rule(  # "the password is swordfish.": a lower-case word alone, at the end of a sentence

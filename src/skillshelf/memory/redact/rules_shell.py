@@ -1,8 +1,9 @@
 """Secrets on command lines: password options (``--password X``, ``mysql -pX``, ``curl -u
 user:X``), passwords a command takes as a positional argument (``htpasswd -b FILE USER X``,
-``net user NAME X``), values of ``config set`` commands whose key names a secret, and secrets
-piped or fed into a command that reads one on standard input (``echo X | docker login
---password-stdin``, ``gh auth login --with-token <<< X``).
+``net user NAME X``), values of ``config set`` commands whose key names a secret, every value
+a secret store's command sets (``kubectl create secret generic --from-literal=K=X``, ``fly
+secrets set K=X``), and secrets piped or fed into a command that reads one on standard input
+(``echo X | docker login --password-stdin``, ``wrangler secret put NAME <<< X``).
 
 Every rule redacts the argument only; the command stays readable.
 """
@@ -19,6 +20,8 @@ __all__ = ["SHELL_RULES"]
 # The value of a command-line option: quoted, or a bare word.
 _ARG = r"(?:\"(?P<dq>[^\"\r\n]+)\"|'(?P<sq>[^'\r\n]+)'|(?![-\"'`])(?P<v>[^\s\"'`;|&<>]+))"
 _ARG_GROUPS = ("dq", "sq", "v")
+# printf's format before the value: printf '%s\n' X | ...
+_FORMAT = r"(?:(?:\"[^\"\r\n%]*%[^\"\r\n]*\"|'[^'\r\n%]*%[^'\r\n]*'|%\S*)[ \t]+)?"
 _COMMAND_TAIL = r"\b[^\r\n|;&]*?[ \t]"  # the rest of a command up to an option
 _WORD = r"(?:\"[^\"\r\n]*\"|'[^'\r\n]*'|(?![-/])[^\s\"'`;|&<>]+)"  # one positional argument
 # the end of a command: a line end, an operator, a redirection, or ``net user``'s /add
@@ -26,7 +29,11 @@ _END = r"(?=[ \t]*(?:$|[\r\n;|&)<>]|\d>|/add\b|/y\b))"
 # What reads a secret on standard input: an option that says so, ``sudo -S``, ``passwd``.
 _READS_STDIN = (
     r"(?:--(?:password|passwd|pass|token|secret|api-key)-stdin\b|--with-token\b"
-    r"|\bsudo(?:[ \t]+-[A-Za-z]+)*?[ \t]+-[A-Za-z]*S\b|\bchpasswd\b|\bpasswd\b)"
+    r"|\bsudo(?:[ \t]+-[A-Za-z]+)*?[ \t]+-[A-Za-z]*S\b|\bchpasswd\b|\bpasswd\b"
+    # secret stores that take the value on stdin when it is not on the command line
+    r"|\bwrangler[ \t]+(?:pages[ \t]+)?secret[ \t]+put\b|\bvercel[ \t]+env[ \t]+add\b"
+    r"|\bgh[ \t]+secret[ \t]+set\b"
+    r"|\b(?:docker|podman)[ \t]+secret[ \t]+create\b|\b(?:fly|flyctl)[ \t]+secrets[ \t]+import\b)"
 )
 # The keys of a ``config set`` that name a secret. Narrower than the assignment key words:
 # ``credential.helper store`` and ``auth-type legacy`` are no secrets.
@@ -47,6 +54,42 @@ def _command_rule(kind: str, pattern: str, **speed: Any) -> Rule:
 def _command_password(command: str, option: str, **speed: Any) -> Rule:
     """The password given to ``command`` as ``option`` (``mysql ... -pX``, ``sshpass -p X``)."""
     return _command_rule("cli-password-option", command + _COMMAND_TAIL + option + _ARG, **speed)
+
+
+def _numbered_arg(number: int) -> str:
+    """``_ARG`` with its groups numbered (``dq2``, ``sq2``, ``v2``), for a rule that takes several."""
+    return (
+        _ARG.replace("(?P<dq>", f"(?P<dq{number}>")
+        .replace("(?P<sq>", f"(?P<sq{number}>")
+        .replace("(?P<v>", f"(?P<v{number}>")
+    )
+
+
+_MAX_STORED = 8  # values of one secret store's command that are found
+_STORED_KEY = r"[A-Za-z_][\w.-]*="
+
+
+def _stored_value(item: str, number: int) -> str:
+    """The ``number``th value of a secret store's command: ``item`` (an option, or nothing) and
+    ``KEY=X``, with ``X`` quoted or bare, or the whole ``'KEY=X'`` quoted."""
+    whole = r"[\"']" + _STORED_KEY + rf"(?P<w{number}>[^\"'\r\n]+)[\"']"
+    return r"[^\r\n|;&]*?[ \t]" + item + r"(?:" + _STORED_KEY + _numbered_arg(number) + r"|" + whole + r")"
+
+
+def _store_values(command: str, item: str, **speed: Any) -> Rule:
+    """Every value ``command``, a secret store's, sets (``--from-literal=a=X --from-literal=b=Y``),
+    up to ``_MAX_STORED``; 6 chars or more (``KEY=value`` in a usage line is no secret)."""
+    values = [_stored_value(item, number) for number in range(1, _MAX_STORED + 1)]
+    return Rule(
+        kind="cli-secret-store",
+        category="command-line",
+        group=tuple(f"{g}{n}" for n in range(1, _MAX_STORED + 1) for g in ("dq", "sq", "v", "w")),
+        each=True,
+        min_len=6,
+        vet="argument",
+        pattern=command + values[0] + "".join(f"(?:{value})?" for value in values[1:]),
+        **speed,
+    )
 
 
 def _positional_password(pattern: str, **speed: Any) -> Rule:
@@ -162,11 +205,32 @@ _ARGUMENT_RULES: tuple[Rule, ...] = (
     ),
 )
 
+_STORE_RULES: tuple[Rule, ...] = (
+    _store_values(
+        r"\bkubectl\b[^\r\n|;&]*?[ \t]create[ \t]+secret[ \t]+generic\b",
+        r"--from-literal[= ]",
+        needles=("--from-literal",),
+    ),
+    _store_values(
+        r"\b(?:fly|flyctl|doppler)[ \t]+secrets[ \t]+set\b", r"(?:--?[\w-]+[ \t]+)?", needles=("secrets set",)
+    ),
+    # dotnet user-secrets set "Stripe:Key" X
+    _positional_password(
+        r"\bdotnet[ \t]+user-secrets[ \t]+set[ \t]+" + _WORD + r"[ \t]+", needles=("user-secrets",)
+    ),
+    # mc alias set NAME URL ACCESS_KEY SECRET_KEY (mc config host add, before)
+    _positional_password(
+        r"\bmc[ \t]+(?:alias[ \t]+set|config[ \t]+host[ \t]+add)(?:[ \t]+" + _WORD + r"){3}[ \t]+",
+        anchors=("mc",),
+    ),
+)
+
 _STDIN_RULES: tuple[Rule, ...] = (
     _command_rule(  # echo X | docker login --password-stdin; printf 'X\n' | sudo -S ...
         "cli-password-stdin",
         (
             r"\b(?:echo|printf)(?:[ \t]+-[neE]+)*[ \t]+"
+            + _FORMAT
             + _ARG
             + r"[ \t]*\|[ \t]*(?=[^\r\n|;&]*?"
             + _READS_STDIN
@@ -181,4 +245,4 @@ _STDIN_RULES: tuple[Rule, ...] = (
     ),
 )
 
-SHELL_RULES: tuple[Rule, ...] = _OPTION_RULES + _ARGUMENT_RULES + _STDIN_RULES
+SHELL_RULES: tuple[Rule, ...] = _OPTION_RULES + _ARGUMENT_RULES + _STORE_RULES + _STDIN_RULES
