@@ -81,10 +81,23 @@ class _Counting:
     def __init__(self, inner: Any) -> None:
         self.inner = inner
         self.texts = 0
+        self.in_bulk = 0  # MiniLM encodes documents in bulk, on every core BLAS is given
 
     def encode(self, texts: Sequence[str]) -> Any:
         self.texts += len(texts)
         return self.inner.encode(texts)
+
+    def encode_many(self, texts: Sequence[str]) -> Any:
+        self.texts += len(texts)
+        self.in_bulk += len(texts)
+        return self.inner.encode_many(texts)
+
+
+def test_bulk_encoding_gives_the_vectors_of_one_by_one_encoding(encoder: Any) -> None:
+    texts = ["Plan a holiday by train.", "Fill in PDF forms", "x " * 300, "", "naïve café ☕"]
+    one_by_one = [encoder.encode([text])[0] for text in texts]
+    for bulk, alone in zip(encoder.encode_many(texts), one_by_one, strict=True):
+        assert float(bulk @ alone) > 0.99999
 
 
 def test_document_vectors_are_cached_on_disk(encoder: Any, words: Any, tmp_path: Path) -> None:
@@ -95,7 +108,7 @@ def test_document_vectors_are_cached_on_disk(encoder: Any, words: Any, tmp_path:
     SemanticIndex.build(index, cache_dir=tmp_path, encoder=first, words=words)  # type: ignore[arg-type]
     again = _Counting(encoder)
     sem = SemanticIndex.build(index, cache_dir=tmp_path, encoder=again, words=words)  # type: ignore[arg-type]
-    assert first.texts == 3 and again.texts == 0
+    assert first.texts == first.in_bulk == 3 and again.texts == 0
     changed = SkillIndex.from_tools([*TOOLS[:2], ("trips", "travel", "Plan a holiday by train.")])
     third = _Counting(encoder)
     SemanticIndex.build(changed, cache_dir=tmp_path, encoder=third, words=words)  # type: ignore[arg-type]

@@ -153,7 +153,7 @@ class SemanticIndex:
             vectors=None
             if minilm is None
             else _embed_cached(
-                [embedded_text(d) for d in index.docs], minilm.encode, cache_dir, "minilm", 384
+                [embedded_text(d) for d in index.docs], minilm.encode_many, cache_dir, "minilm", 384
             ),
             words=llama,
             word_vectors=None
