@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-__all__ = ["APP", "UserDirs", "open_private", "private_dir", "private_file"]
+__all__ = ["APP", "UserDirs", "open_private", "private_dir", "private_file", "unwritable"]
 
 APP = "skillshelf"
 PRIVATE_DIR = 0o700
@@ -134,3 +134,13 @@ def open_private(path: Path, mode: str = "a") -> IO[str]:
     except OSError:
         pass
     return os.fdopen(fd, mode, encoding="utf-8")
+
+
+def unwritable(folder: Path) -> Path | None:
+    """None when ``folder`` is (or can be made) a folder this process can write in; otherwise
+    the folder that stops it (set ``SKILLSHELF_CACHE_DIR`` or mend its permissions)."""
+    try:
+        private_dir(folder)
+    except OSError:
+        return folder
+    return None if os.access(folder, os.W_OK | os.X_OK) else folder

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -161,7 +162,34 @@ def test_session_start_gives_the_memory_summary(isolated_home: Any) -> None:
     inp = parse_input(hook_input("SessionStart", env, source="startup"), "SessionStart")
     text = events.session_start("claude", inp, env, spawned.append)
     assert text == f"{events.SUMMARY_INTRO}\n\n## Preferences\n- tests run with make check"
-    assert spawned == []  # nothing queued: no detached memory run
+    assert spawned == [["hook", "warm", "--agent", "claude"]]  # nothing queued: no memory run
+
+
+def test_session_start_builds_the_index_before_the_first_prompt_needs_it(isolated_home: Any) -> None:
+    env = make_project(isolated_home)
+    spawned: list[list[str]] = []
+    inp = parse_input(hook_input("SessionStart", env, source="startup"), "SessionStart")
+    events.session_start("codex", inp, env, spawned.append)
+    assert spawned == [["hook", "warm", "--agent", "codex"]]
+    assert not list(isolated_home.cache.rglob("index-*.bin"))
+    events.warm("codex", inp, env, spawned.append)  # what the detached `hook warm` runs
+    assert list(isolated_home.cache.rglob("index-*.bin"))
+
+
+def test_session_start_warms_nothing_when_suggestions_are_off_or_the_cache_is_unwritable(
+    isolated_home: Any,
+) -> None:
+    env = make_project(isolated_home)
+    inp = parse_input(hook_input("SessionStart", env, source="startup"), "SessionStart")
+    write_config(env, "[hooks]\nsuggestions = false\n")
+    spawned: list[list[str]] = []
+    events.session_start("claude", inp, env, spawned.append)
+    write_config(env, "")
+    blocker = isolated_home.home / "not-a-folder"
+    blocker.write_text("x", encoding="utf-8")
+    unwritable = dataclasses.replace(env, dirs=dataclasses.replace(env.dirs, cache=blocker / "cache"))
+    events.session_start("claude", inp, unwritable, spawned.append)
+    assert spawned == []
 
 
 def test_codex_gets_no_summary_while_its_own_memories_are_on_unless_asked(isolated_home: Any) -> None:

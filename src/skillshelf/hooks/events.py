@@ -6,7 +6,8 @@
   itself, and memory lines that match the prompt; nothing at all when nothing fits. The
   turn's suggestions are recorded so ``skillshelf stats`` can tell how often they were used.
 - ``SessionStart``: the project's memory summary (``hooks.session_memory``); transcripts
-  queued by earlier sessions are extracted by a detached ``memory run --queued``.
+  queued by earlier sessions are extracted by a detached ``memory run --queued``; a detached
+  ``hook warm`` builds the project's search index before the first prompt needs it.
 - ``Stop`` / ``SessionEnd``: the transcript queued for the memory pipeline (a file write);
   after ``SessionEnd`` a detached ``memory run --queued`` may start (``hooks.memory_run``).
 - ``PostToolUse``: a skill used through the shell (its ``SKILL.md`` read or a script run, as
@@ -145,12 +146,23 @@ def session_start(agent: Agent, inp: HookInput, env: Env, spawn: Spawn) -> str:
     settings = HookSettings.from_config(config)
     _maybe_drain(env, settings, spawn)
     _keep_server(env, settings, spawn)
+    _warm_for_first_prompt(agent, env, settings, spawn)
     if not _summary_wanted(agent, env, settings):
         return ""
     from skillshelf.memory.read import memory_summary_for
 
     summary = memory_summary_for(env, token_cap=CONTEXT_TOKEN_LIMIT[agent] - approx_tokens(SUMMARY_INTRO) - 8)
     return f"{SUMMARY_INTRO}\n\n{summary.text}" if summary is not None and summary.text.strip() else ""
+
+
+def _warm_for_first_prompt(agent: Agent, env: Env, settings: HookSettings, spawn: Spawn) -> None:
+    """Build this project's search index (and its skills' model vectors) in the background
+    while the user types the first prompt, which would otherwise find none and be answered
+    empty past its deadline. Not when suggestions are off or the index could not be kept."""
+    from skillshelf.dirs import unwritable
+
+    if settings.suggestions and unwritable(env.dirs.cache / "index") is None:
+        spawn(["hook", "warm", "--agent", agent])
 
 
 def _summary_wanted(agent: Agent, env: Env, settings: HookSettings) -> bool:

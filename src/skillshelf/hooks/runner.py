@@ -22,7 +22,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from skillshelf.dirs import open_private, private_dir
+from skillshelf.dirs import open_private, private_dir, unwritable
 from skillshelf.env import Env
 from skillshelf.hooks.agents import Agent
 from skillshelf.hooks.answer import EMPTY, context_answer
@@ -80,7 +80,7 @@ def run_hook(
     if worker.is_alive():
         detail = f"over {limit:g} s"
         if event == "UserPromptSubmit":
-            unusable = _unwritable(env.dirs.cache / "index")
+            unusable = unwritable(env.dirs.cache / "index")
             if unusable is None:
                 _spawn(["hook", "warm", "--agent", agent], env=env, state_dir=state_dir)
             else:
@@ -115,18 +115,6 @@ def _handle(agent: Agent, event: str, raw: bytes, env: Env, state_dir: Path, *, 
             _spawn(args, env=here, state_dir=state_dir)
 
     return handler(agent, inp, here, spawn)
-
-
-def _unwritable(folder: Path) -> Path | None:
-    """None when ``folder`` is (or can be made) a folder this process can write in; otherwise
-    the folder that stops it (set ``SKILLSHELF_CACHE_DIR`` or mend its permissions)."""
-    import os
-
-    try:
-        private_dir(folder)
-    except OSError:
-        return folder
-    return None if os.access(folder, os.W_OK | os.X_OK) else folder
 
 
 def _describe(exc: BaseException) -> str:
