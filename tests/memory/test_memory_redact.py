@@ -191,6 +191,29 @@ def test_high_entropy_strings_are_redacted_but_words_are_not() -> None:
     )
 
 
+@pytest.mark.parametrize("alphabet", [ALNUM, ALNUM + "+/", ALNUM + "-_"])
+@pytest.mark.parametrize("length", [64, 180, 600])
+def test_a_long_random_token_is_redacted_though_it_holds_a_run_of_letters(alphabet: str, length: int) -> None:
+    rng = random.Random(f"{alphabet}{length}")  # fixed tokens: the test never depends on the draw
+    for _ in range(20):
+        half = (length - 12) // 2
+        head, tail = ("".join(rng.choice(alphabet) for _ in range(n)) for n in (half, length - half - 12))
+        token = f"{head}K7qwertzui7K{tail}"  # one run of 8 lower-case letters, as in a word
+        assert redact_secrets(f"token {token} end") == f"token {REDACTED} end"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '"integrity": "sha512-' + "Zq8mP2vX9kL4rT7w" * 5 + 'q4ew==",',
+        "https://data.example.gov/efservice/TRI_RELEASE_QTY/STATE_ABBR/TX/REPORTING_YEAR/2022/rows/0:24/JSON",
+        "skills/koba42corp/sage-wallet/sub-skills/sage-options/SKILL.md\tok\tyes\nskills/koba42corp/x",
+    ],
+)
+def test_digests_and_long_paths_of_words_are_no_secrets(text: str) -> None:
+    assert redact_secrets(text) == text
+
+
 def test_codex_sanitizer_cases_hold() -> None:
     vectors = reference_vectors("codex-memory-vectors.json", "phase1.redaction")
     derived = next(v for v in vectors if "outputs" in v["expected"])
