@@ -97,6 +97,11 @@ def test_a_call_or_a_command_substitution_is_code_not_a_secret(text: str) -> Non
         'os.environ["DB_PASSWORD"] = "{}"',
         "ENV['SECRET_KEY_BASE'] = '{}'",
         'variable "db_password" {{\n  type    = string\n  default = "{}"\n}}',
+        "ENCRYPTION_KEY={}",
+        'const SIGNING_KEY = "{}";',
+        '{{"hmacKey": "{}"}}',
+        "MAPBOX_KEY={}",
+        "export WIDGET_VENDOR_KEY='{}'",
     ],
 )
 def test_passwords_in_more_places_are_redacted(context: str) -> None:
@@ -125,6 +130,12 @@ def test_a_hex_private_key_is_redacted_where_it_is_called_one() -> None:
         "self.vault[token] = encrypted_record_for_card",
         "pw = getpass.getpass()",
         'variable "db_password" {\n  type      = string\n  sensitive = true\n}',
+        "SORT_KEY=created_at",
+        "CACHE_KEY=user:profile:v2",
+        "PARTITION_KEY=tenant_id_2024",
+        "PRIMARY_KEY=id",
+        "REDIS_KEY_PREFIX=myapp2024Cache",
+        "git push origin master:main",
     ],
 )
 def test_look_alikes_of_the_newer_password_places_stay(text: str) -> None:

@@ -24,6 +24,7 @@ KEY_WORDS = (
     r"|password|passwd|pwd|passphrase|credentials?|creds|pgpass"
     r"|(?<=[_.-])pass"  # DB_PASS, smtp.pass; not bypass
     r"|(?<![A-Za-z0-9])pw"  # PW=, DB_PW=
+    r"|(?:encryption|signing|master|hmac|licen[cs]e)[_-]?key"
 )
 
 #: The words a ``KEY_WORDS`` match starts with.
@@ -40,6 +41,11 @@ KEY_WORD_STARTS = (
     "pw",
     "cred",
     "pgpass",
+    "encryption",
+    "signing",
+    "master",
+    "hmac",
+    "licen",
 )
 
 # A quoted value (the closing quote may be missing: the value then runs to the end of the line),
@@ -200,6 +206,16 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
         + KEY_WORDS
         + r")\b(?:\\?[\"']\]?)?[ \t]*(?::|=|:=|=>)[ \t]*"
         + _ASSIGNED,  # env["KEY"] = X
+    ),
+    Rule(  # MAPBOX_KEY=X: an environment name ending in _KEY, a value of letters in both cases and digits
+        kind="key-value-secret",
+        category="assignment",
+        group="v",
+        anchors=("_KEY",),
+        pattern=(
+            r"(?<=[A-Z0-9])_KEY[\"']?[ \t]*[:=][ \t]*[\"']?"
+            r"(?P<v>(?=[\w+/=-]*[a-z])(?=[\w+/=-]*[A-Z])(?=[\w+/=-]*\d)[\w+/=-]{12,})(?![\w+/=.:-])"
+        ),
     ),
     Rule(  # a bare ``pass`` key (``auth: {user, pass: "..."}``) only with a quoted value: "pass: 3 of 5"
         kind="key-value-secret",
