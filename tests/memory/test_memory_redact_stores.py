@@ -1,6 +1,7 @@
 """Secret redaction of what secret stores are given (every value of ``kubectl create secret
-generic``, ``fly secrets set``; a value fed on stdin to ``wrangler secret put``) and of a user
-and a password said together in prose; and the look-alikes each must leave alone."""
+generic``, ``fly secrets set``; a value fed on stdin to ``wrangler secret put``), of environment
+entries named for a secret (``- name: DB_PASSWORD`` then ``value: X``), and of a user and a
+password said together in prose; and the look-alikes each must leave alone."""
 
 from __future__ import annotations
 
@@ -101,4 +102,36 @@ def test_a_user_and_password_said_together_are_redacted(template: str) -> None:
     ],
 )
 def test_look_alikes_of_a_spoken_user_and_password_stay(text: str) -> None:
+    assert redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        "env:\n  - name: DB_PASSWORD\n    value: {}\n  - name: REGION\n    value: eu-west-1",
+        '- name: API_TOKEN\n  value: "{}"',
+        "- name: STRIPE_SECRET\n  value: {}  # live",
+        'containerDefinitions: [{{"name": "API_TOKEN", "value": "{}"}}, {{"name": "B", "value": "c"}}]',
+        "Your new password is: {}",
+        "Here is your API key: {}",
+    ],
+)
+def test_a_secret_named_on_the_line_before_or_said_with_a_colon_is_redacted(template: str) -> None:
+    secret = r(16)
+    assert redact(template.format(secret)).text == template.format(REDACTED)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "- name: DB_PASSWORD\n  valueFrom:\n    secretKeyRef:\n      name: db",
+        '- name: TOKEN_TTL\n  value: "3600"',
+        "- name: API_TOKEN\n  value: ${API_TOKEN}",
+        "- name: DB_PASSWORD\n  value: PASSWORD",
+        "the API key: see the dashboard",
+        "Access token: expires in 3600s",
+        "The password is: at least 12 chars",
+    ],
+)
+def test_look_alikes_of_named_values_stay(text: str) -> None:
     assert redact(text).text == text

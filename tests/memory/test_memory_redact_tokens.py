@@ -99,6 +99,19 @@ def test_secret_fields_are_redacted_whatever_their_value_looks_like() -> None:
     assert redact_value({"args": {"token": r(20)}, "n": 3}) == {"args": {"token": REDACTED}, "n": 3}
 
 
+def test_the_value_of_a_name_value_pair_named_for_a_secret_is_redacted() -> None:
+    secret, other = r(16), r(16)
+    task = {"environment": [{"name": "DB_HOST", "value": other}, {"name": "API_TOKEN", "value": secret}]}
+    assert json.loads(redact_secrets(json.dumps(task))) == {
+        "environment": [{"name": "DB_HOST", "value": other}, {"name": "API_TOKEN", "value": REDACTED}]
+    }
+    parameter = {"Parameter": {"Name": "/prod/db/password", "Type": "SecureString", "Value": secret}}
+    assert json.loads(redact_secrets(json.dumps(parameter)))["Parameter"]["Value"] == REDACTED
+    # the name of another object does not count
+    apart = {"environment": [{"name": "API_TOKEN"}, {"name": "region", "value": other}]}
+    assert json.loads(redact_secrets(json.dumps(apart))) == apart
+
+
 def test_findings_point_at_the_string_that_held_the_secret() -> None:
     secret = "ghp_" + r(36)
     line = json.dumps({"type": "message", "text": f"use {secret} now"})

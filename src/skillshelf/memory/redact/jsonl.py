@@ -6,9 +6,10 @@ secrets the escaping breaks up (``abc\\"def``). So each string of a JSON line is
 redacted as text (strings that hold JSON are redacted the same way, a few levels deep) and,
 when something changed, encoded again in place; everything else in the line stays byte for
 byte. A string that is the value of a key naming a secret (``"password"``, ``"apiKey"``,
-``"DB_TOKEN"``, ``"authorization"``) is a secret as a whole. An array of strings is also read
-as one command line, so that a secret split from its option is found
-(``["docker", "login", "-p", "<secret>"]``, ``["--token", "<secret>"]``).
+``"DB_TOKEN"``, ``"authorization"``) is a secret as a whole, and so is the ``value`` of a
+name/value pair whose ``name`` names one (``{"name": "DB_PASSWORD", "value": "<secret>"}``).
+An array of strings is also read as one command line, so that a secret split from its option
+is found (``["docker", "login", "-p", "<secret>"]``, ``["--token", "<secret>"]``).
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ _VALUE_BETWEEN = re.compile(r"[ \t]*:[ \t]*")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _SECRET_KEY = re.compile(r"(?:" + KEY_WORDS + r"|authorization|cookie|^pass|^_?auth)$", re.IGNORECASE)
 _ODD_SURROGATE = re.compile("[\ud800-\udc7f\udd00-\udfff]")  # not one of surrogateescape's raw bytes
+_NAME_KEYS = frozenset({"name", "Name", "key", "Key"})
+_VALUE_KEYS = frozenset({"value", "Value"})
 _MIN_FIELD = 6  # shortest value of a secret-named key that counts (``api_key: "short"`` stays)
 _MIN_TEXT = 8  # shorter strings hold no secret any text rule finds
 _ARRAY_GAP = re.compile(r"[ \t]*,[ \t]*")
@@ -78,6 +81,15 @@ def _field_secret(value: str) -> bool:
     )
 
 
+def _names_secret(line: str, named: tuple[str, int], value_start: int) -> bool:
+    """Whether the ``value`` of a name/value pair is named for a secret in the same object:
+    ``{"name": "DB_PASSWORD", "value": X}`` (an ECS environment), ``{"Name":
+    "/prod/db/password", "Type": "SecureString", "Value": X}`` (an SSM parameter)."""
+    name, name_end = named
+    between = line[name_end:value_start] if name_end >= 0 else "{"
+    return "{" not in between and "}" not in between and is_secret_key(name)
+
+
 def _encode(value: str, like: str) -> str:
     text = json.dumps(value, ensure_ascii=like.isascii())
     return _ODD_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
@@ -100,18 +112,22 @@ def _fields(line: str, redact_text: TextRedactor) -> list[_Field]:
     strings: list[_Field] = []
     key: str | None = None
     key_end = -1
+    named = ("", -1)  # the last ``name`` of a name/value pair, and where it ends
     for match in _STRING.finditer(line):
         literal = match.group()
         content = literal[1:-1]
         value: str = json.loads(literal) if "\\" in content else content
         is_key = _KEY_AFTER.match(line, match.end()) is not None
-        secret = (
-            key is not None
-            and not is_key
-            and _VALUE_BETWEEN.fullmatch(line, key_end, match.start()) is not None
-            and is_secret_key(key)
+        is_value = key is not None and not is_key and _VALUE_BETWEEN.fullmatch(line, key_end, match.start())
+        secret = (  # the cheap tests first: most strings are no value of a secret's key
+            bool(is_value)
+            and (
+                is_secret_key(str(key)) or (key in _VALUE_KEYS and _names_secret(line, named, match.start()))
+            )
             and _field_secret(value)
         )
+        if is_value and key in _NAME_KEYS:
+            named = (value, match.end())
         strings.append(_Field(match.start(), match.end(), literal, value, secret, is_key, value))
         key, key_end = (value, match.end()) if is_key else (None, -1)
     _redact_arguments(_arrays(line, strings), redact_text)

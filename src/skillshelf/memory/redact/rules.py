@@ -82,6 +82,8 @@ _PAIR_VALUE = (
     r"(?:(?P<q>[\"'`])(?P<qv>(?=[^\"'`\r\n]*?" + _SAID_SHAPE + r")[^\"'`\r\n]{1,200}?)(?P=q)"
     r"|(?P<v>(?=[^\s\"'`/]*?" + _SAID_SHAPE + r")[^\s\"'`/]*?[^\s\"'`.,;:!?)\]/])(?=[.,;:!?)\]]*(?:\s|$)))"
 )
+# A token said after its name and a colon: token characters with a digit, no URL, no markup
+_TOKEN_SAID = r"(?=[\w+/=.-]*\d)[\w+/=.-]*[\w+/=]"
 # A lower-case word said to be a password ("the password is swordfish."): quoted, or alone at the
 # end of a sentence and none of the words that say something about a password ("is required.")
 _PLAIN_WORDS = (
@@ -249,8 +251,24 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
             + _SAID_SECRET
             + r"s?"
             + _SAID_FOR
-            + r"\s+(?:is|was|should be|will be|(?:is |was |got )?(?:set|changed|reset) to)"
+            + r"\s+(?:is|was|should be|will be|(?:is |was |got )?(?:set|changed|reset) to):?"
             r"\s+" + _SAID_VALUE
+        ),
+    ),
+    Rule(  # "Here is your API key: Xk29dLq0pZ": a name of two words, a colon and a token-like value
+        kind="prose-secret",
+        category="assignment",
+        group=("qv", "v"),
+        flags=re.IGNORECASE,
+        min_len=8,
+        anchors=("api", "access", "auth", "refresh", "secret", "private"),
+        pattern=(
+            r"\b(?:api|access|auth|refresh|secret|private)[ \t](?:key|token)s?[ \t]*:[ \t]*"
+            r"(?:(?P<q>[\"'`])(?P<qv>"
+            + _TOKEN_SAID
+            + r")(?P=q)|(?P<v>"
+            + _TOKEN_SAID
+            + r")(?=[.,;)]?(?:\s|$)))"
         ),
     ),
     Rule(  # "I changed the db password to Xk29dLq0pZ"

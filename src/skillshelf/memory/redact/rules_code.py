@@ -1,8 +1,9 @@
 """Secrets in source code and markup that no key names: string literals passed to a call that
 takes a password or a signing key (``smtp.login(user, "X")``, ``new NetworkCredential("svc",
 "X")``, ``jwt.sign(payload, "X")``, ``setPassword("X")``), user and password pairs (``auth=("u",
-"X")``), and XML elements and ``key``/``value`` attributes named for a secret
-(``<password>X</password>``, ``<add key="ApiKey" value="X" />``).
+"X")``), XML elements and ``key``/``value`` attributes named for a secret
+(``<password>X</password>``, ``<add key="ApiKey" value="X" />``), and the ``name``/``value``
+entries of an environment list (``- name: DB_PASSWORD`` then ``value: X``).
 
 Only the literal is redacted. Values from variables or the environment are code and stay.
 """
@@ -103,6 +104,22 @@ CODE_RULES: tuple[Rule, ...] = (
             + _SECRET_TAG
             + r"[^\"\r\n]*\"[ \t]*\{[^{}]{0,400}?\bdefault[ \t]*=[ \t]*"
             r"\"(?P<dq>(?:[^\"\\\r\n]|\\.)+)\""
+        ),
+    ),
+    # environments as lists: - name: DB_PASSWORD / value: X (Kubernetes), {"name": "API_TOKEN", "value": "X"}
+    Rule(
+        kind="key-value-secret",
+        category="assignment",
+        group=("dq", "sq", "v"),
+        min_len=6,
+        vet="argument",
+        anchors=("name",),
+        pattern=(
+            r"\bname\"?[ \t]*:[ \t]*[\"']?[\w.-]*"
+            + _SECRET_TAG
+            + r"[\w.-]*[\"']?[ \t]*(?:,[ \t]*|\r?\n[ \t]*(?:-[ \t]+)?)\"?value\"?[ \t]*:[ \t]*"
+            r"(?:\"(?P<dq>(?:[^\"\\\r\n]|\\.)+)\"|'(?P<sq>[^'\r\n]+)'"
+            r"|(?P<v>[^\s\"'#{}\[\]][^\r\n]*?)[ \t]*(?=[ \t]#|\r?\n|$))"  # bare (YAML): to the line's end
         ),
     ),
     Rule(  # <password>X</password>, <ns:apiKey>X</ns:apiKey>; not <maxTokens>4096</maxTokens>
