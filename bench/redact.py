@@ -1,6 +1,7 @@
 """Redaction throughput: `skillshelf redact`'s core (memory/redact/) over three kinds of text.
 
     python bench/redact.py [--mb 20] [--runs 3]
+    python bench/redact.py --hostile   # each rule on long lines that repeat its anchors
 
 - ``prose``: the skill corpora in ../shared/corpora (markdown, code, shell) with secret lines of
   every family the rules know mixed in (token formats, quoted and command-line passwords,
@@ -146,13 +147,48 @@ def _costliest(text: str, top: int = 8) -> None:
         print(f"  {kind:<28}{seconds:>7.3f} s {found:>7} matches")
 
 
+_HOSTILE_FILLERS = (" ", "=", "1", "=aB1", " u/", ":a/", "\nvalue: aB1", " is aB1")
+_HOSTILE_CHARS = 60_000
+
+
+def _hostile(top: int = 5) -> None:
+    """Each rule alone on one-line texts of 60,000 chars that repeat one of its anchors or needles
+    (alone, and after a capital) with a filler: the slowest rules, and ``redact()`` over the
+    slowest text of each. A rule whose time grows with the square of the line shows up here."""
+    costs = []
+    for rule in RULES:
+        words = [*rule.anchors, *rule.needles] or [rule.kind.split("-")[0]]
+        worst = (0.0, "")
+        for unit in (
+            lead + word + filler for word in words for lead in ("", "A") for filler in _HOSTILE_FILLERS
+        ):
+            text = unit * (_HOSTILE_CHARS // len(unit))
+            start = time.perf_counter()
+            for _ in rule_matches(rule, Views(text)):
+                pass
+            worst = max(worst, (time.perf_counter() - start, unit))
+        costs.append((worst[0], rule.kind, worst[1]))
+    costs.sort(reverse=True)
+    print(f"slowest rules on hostile lines ({_HOSTILE_CHARS:,} chars, one unit repeated):")
+    for seconds, kind, unit in costs[:top]:
+        text = unit * (_HOSTILE_CHARS // len(unit))
+        start = time.perf_counter()
+        redact(text)
+        whole = time.perf_counter() - start
+        print(f"  {kind:<28}{seconds:>7.3f} s   redact() {whole:>6.3f} s   {unit!r}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--mb", type=int, default=20)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--hostile", action="store_true", help="only the hostile lines (a few minutes)")
     args = parser.parse_args()
+    if args.hostile:
+        _hostile()
+        return
     secrets, keys = _secret_lines(), _keys(12)
     prose = _prose(args.mb, secrets, keys)
     _measure("prose", prose, args.runs)

@@ -136,6 +136,12 @@ def test_fast_paths_on_hand_picked_edges() -> None:
         "GCLOUD \tCONFIG set auth/access_token abcdefgh1234; aws  configure set aws_secret_key a1b2c3d4",
         "x.UsernamePasswordAuthenticationToken(u, 'hunter2hunter2') PlainCredentials('u', 'hunter2')",
         "BasicAuth ('u', 'hunter2') DigestAuth(u,'hunter2')",
+        # a boundary that fails inside a run of word chars, then one that passes
+        "AATBB" * 12 + " ATBB" + "b" * 30,
+        "xATBB" + "a" * 40 + "\xe9ATBB" + "c" * 30 + "_ATBB" + "d" * 30,
+        "\xe9ghp_" + "a1B2" * 9 + " ghp_" + "c3D4" * 9,
+        "x--password=abcdefgh1234 \t--password=hunter2hunter2",
+        "Ahf_" * 20 + "=hf_" + "k" * 34,
     ]
     for text in cases:
         for rule in RULES:

@@ -1,5 +1,9 @@
 """Well-known token formats: model providers, cloud, version control, chat, payment, package
-registries and SaaS APIs, each matched whole (vendors' documented prefixes and lengths)."""
+registries and SaaS APIs, each matched whole (vendors' documented prefixes and lengths).
+
+A token's body is at most 1,024 chars: unbounded, a line that repeats a prefix inside one long
+run of token chars (``Apypi-AgEI...Apypi-AgEI...``) took quadratic time; a longer run is left to
+the high-entropy finder."""
 
 from __future__ import annotations
 
@@ -17,44 +21,44 @@ TOKEN_FORMATS: tuple[Rule, ...] = (
         kind="anthropic-key",
         category="model-provider",
         needles=("sk-ant-",),
-        pattern=_B + r"sk-ant-[a-z]+\d*-[A-Za-z0-9_-]{20,}",
+        pattern=_B + r"sk-ant-[a-z]+\d*-[A-Za-z0-9_-]{20,1024}",
     ),
     Rule(
         kind="openai-project-key",
         category="model-provider",
         needles=("sk-",),
-        pattern=_B + r"sk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,}",
+        pattern=_B + r"sk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,1024}",
     ),
-    Rule(kind="openai-key", category="model-provider", needles=("sk-",), pattern=r"sk-[A-Za-z0-9]{20,}"),
+    Rule(kind="openai-key", category="model-provider", needles=("sk-",), pattern=r"sk-[A-Za-z0-9]{20,1024}"),
     Rule(
         kind="huggingface-token",
         category="model-provider",
         needles=("hf_",),
-        pattern=_B + r"hf_[A-Za-z0-9]{30,}" + _E,
+        pattern=_B + r"hf_[A-Za-z0-9]{30,1024}" + _E,
     ),
     Rule(
         kind="groq-key",
         category="model-provider",
         needles=("gsk_",),
-        pattern=_B + r"gsk_[A-Za-z0-9]{40,}" + _E,
+        pattern=_B + r"gsk_[A-Za-z0-9]{40,1024}" + _E,
     ),
     Rule(
         kind="replicate-token",
         category="model-provider",
         needles=("r8_",),
-        pattern=_B + r"r8_[A-Za-z0-9]{30,}" + _E,
+        pattern=_B + r"r8_[A-Za-z0-9]{30,1024}" + _E,
     ),
     Rule(
         kind="perplexity-key",
         category="model-provider",
         needles=("pplx-",),
-        pattern=_B + r"pplx-[A-Za-z0-9]{40,}" + _E,
+        pattern=_B + r"pplx-[A-Za-z0-9]{40,1024}" + _E,
     ),
     Rule(
         kind="xai-key",
         category="model-provider",
         needles=("xai-",),
-        pattern=_B + r"xai-[A-Za-z0-9]{60,}" + _E,
+        pattern=_B + r"xai-[A-Za-z0-9]{60,1024}" + _E,
     ),
     # --- cloud ------------------------------------------------------------------------------
     Rule(
@@ -91,7 +95,7 @@ TOKEN_FORMATS: tuple[Rule, ...] = (
         group="v",
         flags=re.IGNORECASE,
         anchors=("accountkey", "sharedaccesskey"),
-        pattern=r"(?:AccountKey|SharedAccessKey)\s*=\s*(?P<v>[A-Za-z0-9+/]{20,}={0,2})",
+        pattern=r"(?:AccountKey|SharedAccessKey)\s*=\s*(?P<v>[A-Za-z0-9+/]{20,1024}={0,2})",
     ),
     Rule(
         kind="digitalocean-token",
@@ -119,20 +123,20 @@ TOKEN_FORMATS: tuple[Rule, ...] = (
         kind="gitlab-token",
         category="vcs",
         anchors=("glpat-", "gldt-", "glrt-", "glptt-", "glft-", "glsoat-", "glcbt-"),
-        pattern=_B + r"gl(?:pat|dt|rt|ptt|ft|soat|cbt)-[A-Za-z0-9_-]{20,}" + r"(?![A-Za-z0-9_-])",
+        pattern=_B + r"gl(?:pat|dt|rt|ptt|ft|soat|cbt)-[A-Za-z0-9_-]{20,1024}" + r"(?![A-Za-z0-9_-])",
     ),
     Rule(
         kind="bitbucket-app-password",
         category="vcs",
         needles=("ATBB",),
-        pattern=r"\bATBB[A-Za-z0-9_=.-]{28,}",
+        pattern=r"\bATBB[A-Za-z0-9_=.-]{28,256}",  # bounded: "=" and "." inside make runs long
     ),
     # --- chat -------------------------------------------------------------------------------
     Rule(
         kind="slack-token",
         category="chat",
         needles=("xox",),
-        pattern=_B + r"xox[abposr]-(?:\d+-)?[A-Za-z0-9-]{10,}",
+        pattern=_B + r"xox[abposr]-(?:\d+-)?[A-Za-z0-9-]{10,1024}",
     ),
     Rule(
         kind="slack-webhook",
@@ -164,13 +168,13 @@ TOKEN_FORMATS: tuple[Rule, ...] = (
         category="payment",
         anchors=("_live_", "_test_"),
         back=(2, 2),
-        pattern=_B + r"(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}" + _E,
+        pattern=_B + r"(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,1024}" + _E,
     ),
     Rule(
         kind="stripe-webhook-secret",
         category="payment",
         needles=("whsec_",),
-        pattern=_B + r"whsec_[A-Za-z0-9]{24,}" + _E,
+        pattern=_B + r"whsec_[A-Za-z0-9]{24,1024}" + _E,
     ),
     Rule(
         kind="square-token",
@@ -201,7 +205,7 @@ TOKEN_FORMATS: tuple[Rule, ...] = (
         kind="pypi-token",
         category="package-registry",
         needles=("pypi-AgEIcHlwaS5vcmc",),
-        pattern=_B + r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{40,}",
+        pattern=_B + r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{40,1024}",
     ),
     Rule(
         kind="rubygems-key",
@@ -214,7 +218,7 @@ TOKEN_FORMATS: tuple[Rule, ...] = (
         kind="dockerhub-pat",
         category="package-registry",
         needles=("dckr_pat_",),
-        pattern=_B + r"dckr_pat_[A-Za-z0-9_-]{27,}",
+        pattern=_B + r"dckr_pat_[A-Za-z0-9_-]{27,1024}",
     ),
     Rule(
         kind="crates-io-token",
@@ -244,7 +248,7 @@ TOKEN_FORMATS: tuple[Rule, ...] = (
             ("postman-key", "PMAK-", r"[0-9a-f]{24}-[0-9a-f]{34}"),
             ("newrelic-key", "NRAK-", r"[0-9A-Z]{27}"),
             ("age-secret-key", "AGE-SECRET-KEY-1", r"[02-9AC-HJ-NP-Z]{58}"),
-            ("hashicorp-vault-token", "hvs.", r"[A-Za-z0-9_-]{24,}"),
+            ("hashicorp-vault-token", "hvs.", r"[A-Za-z0-9_-]{24,1024}"),
         )
     ),
 )

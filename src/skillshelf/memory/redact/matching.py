@@ -6,7 +6,9 @@ lookbehind) or with a case-insensitive word, so it tries every rule at every pos
 what its pattern finds: the boundary is checked in Python after a search for the rest of the
 pattern (which then starts with a literal ``re`` skips to), or the pattern is only tried where
 one of its ``anchors`` occurs (found with ``bytes.find`` in a case-folded copy for
-case-insensitive rules). Both give the matches ``finditer`` gives.
+case-insensitive rules). Both give the matches ``finditer`` gives. After a body whose boundary
+fails, the search goes on after the next char that would pass it: inside a long run of word
+chars (``AATBB...AATBB...``) trying every position would take quadratic time.
 """
 
 from __future__ import annotations
@@ -24,10 +26,11 @@ _ASCII_WORD = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012
 #: Leading boundary tests a rule's pattern may open with: (prefix, test on the char before the match).
 #: Every pattern that opens with ``\\b`` starts with a word character, so ``\\b`` there means "the
 #: char before is no word character" (``re``'s Unicode notion: alphanumeric or ``_``).
-_LEADS: tuple[tuple[str, Callable[[str], bool]], ...] = (
-    (B, lambda before: before not in _ASCII_WORD),
-    (FLAG_LEAD, lambda before: before.isspace() or before in "\"'="),
-    (r"\b", lambda before: not (before.isalnum() or before == "_")),
+_LEADS: tuple[tuple[str, Callable[[str], bool], re.Pattern[str]], ...] = (
+    # (prefix, test on the char before the match, the chars that pass that test)
+    (B, lambda before: before not in _ASCII_WORD, re.compile(r"[^A-Za-z0-9_]")),
+    (FLAG_LEAD, lambda before: before.isspace() or before in "\"'=", re.compile(r"[\s\"'=]")),
+    (r"\b", lambda before: not (before.isalnum() or before == "_"), re.compile(r"\W")),
 )
 
 
@@ -38,16 +41,17 @@ class _Plan:
     full: re.Pattern[str]
     body: re.Pattern[str] | None
     lead: Callable[[str], bool] | None
+    passes: re.Pattern[str] | None  # the chars that pass ``lead``
     folded: bool  # anchors are looked up in the case-folded view
 
 
 @cache
 def _plan(rule: Rule) -> _Plan:
-    for prefix, test in _LEADS:
+    for prefix, test, passes in _LEADS:
         if not rule.anchors and rule.pattern.startswith(prefix):
             body = compiled(rule.pattern[len(prefix) :], rule.flags)
-            return _Plan(full=rule.regex, body=body, lead=test, folded=False)
-    return _Plan(full=rule.regex, body=None, lead=None, folded=bool(rule.flags & re.IGNORECASE))
+            return _Plan(full=rule.regex, body=body, lead=test, passes=passes, folded=False)
+    return _Plan(full=rule.regex, body=None, lead=None, passes=None, folded=bool(rule.flags & re.IGNORECASE))
 
 
 #: The non-ASCII chars ``re.IGNORECASE`` equates to an ASCII letter (found by trying every code point).
@@ -119,15 +123,17 @@ def rule_matches(rule: Rule, views: Views) -> Iterator[re.Match[str]]:
                 pos = match.end()
                 yield match
         return
-    if plan.body is None or plan.lead is None:
+    if plan.body is None or plan.lead is None or plan.passes is None:
         yield from plan.full.finditer(text)
         return
     pos = 0
-    search, lead = plan.body.search, plan.lead
+    search, lead, passes = plan.body.search, plan.lead, plan.passes.search
     while (match := search(text, pos)) is not None:
         start = match.start()
         if start == 0 or lead(text[start - 1]):
             yield match
             pos = match.end()
+        elif (after := passes(text, start)) is not None:
+            pos = after.start() + 1  # no match starts before the next char that passes the lead
         else:
-            pos = start + 1
+            return

@@ -145,7 +145,7 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
         kind="jwt",
         category="token",
         needles=("eyJ",),
-        pattern=r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{2,}(?:\.[A-Za-z0-9_-]*){0,3}={0,2}",
+        pattern=r"\beyJ[A-Za-z0-9_-]{8,2048}\.[A-Za-z0-9_-]{2,}(?:\.[A-Za-z0-9_-]*){0,3}={0,2}",
     ),
     Rule(
         kind="url-credentials",
@@ -196,7 +196,7 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
         group="v",
         flags=re.IGNORECASE,
         anchors=("cookie",),
-        pattern=r"\b(?:set-)?cookie[\"']?[ \t]*:[ \t]*(?P<v>[^\s\"'=;]+=[^\r\n\"']{6,})",
+        pattern=r"\b(?:set-)?cookie[\"']?[ \t]*:[ \t]*(?P<v>[^\s\"'=;]{1,256}=[^\r\n\"']{6,})",
     ),
     Rule(
         kind="key-value-secret",
@@ -216,7 +216,8 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
         anchors=("_KEY",),
         pattern=(
             r"(?<=[A-Z0-9])_KEY[\"']?[ \t]*[:=][ \t]*[\"']?"
-            r"(?P<v>(?=[\w+/=-]*[a-z])(?=[\w+/=-]*[A-Z])(?=[\w+/=-]*\d)[\w+/=-]{12,})(?![\w+/=.:-])"
+            r"(?P<v>(?=[\w+/=-]{0,200}[a-z])(?=[\w+/=-]{0,200}[A-Z])(?=[\w+/=-]{0,200}\d)[\w+/=-]{12,256})"
+            r"(?![\w+/=.:-])"
         ),
     ),
     Rule(  # a bare ``pass`` key (``auth: {user, pass: "..."}``) only with a quoted value: "pass: 3 of 5"

@@ -22,7 +22,10 @@ _ARG = r"(?:\"(?P<dq>[^\"\r\n]+)\"|'(?P<sq>[^'\r\n]+)'|(?![-\"'`])(?P<v>[^\s\"'`
 _ARG_GROUPS = ("dq", "sq", "v")
 # printf's format before the value: printf '%s\n' X | ...
 _FORMAT = r"(?:(?:\"[^\"\r\n%]*%[^\"\r\n]*\"|'[^'\r\n%]*%[^'\r\n]*'|%\S*)[ \t]+)?"
-_COMMAND_TAIL = r"\b[^\r\n|;&]*?[ \t]"  # the rest of a command up to an option
+# The rest of one command, at most 400 chars: an unbounded scan from each of many command names
+# on one long line (minified output, a hostile transcript) would take quadratic time.
+_REST = r"[^\r\n|;&]{0,400}?"
+_COMMAND_TAIL = r"\b" + _REST + r"[ \t]"  # the rest of a command up to an option
 _WORD = r"(?:\"[^\"\r\n]*\"|'[^'\r\n]*'|(?![-/])[^\s\"'`;|&<>]+)"  # one positional argument
 # the end of a command: a line end, an operator, a redirection, or ``net user``'s /add
 _END = r"(?=[ \t]*(?:$|[\r\n;|&)<>]|\d>|/add\b|/y\b))"
@@ -73,7 +76,7 @@ def _stored_value(item: str, number: int) -> str:
     """The ``number``th value of a secret store's command: ``item`` (an option, or nothing) and
     ``KEY=X``, with ``X`` quoted or bare, or the whole ``'KEY=X'`` quoted."""
     whole = r"[\"']" + _STORED_KEY + rf"(?P<w{number}>[^\"'\r\n]+)[\"']"
-    return r"[^\r\n|;&]*?[ \t]" + item + r"(?:" + _STORED_KEY + _numbered_arg(number) + r"|" + whole + r")"
+    return _REST + r"[ \t]" + item + r"(?:" + _STORED_KEY + _numbered_arg(number) + r"|" + whole + r")"
 
 
 def _store_values(command: str, item: str, **speed: Any) -> Rule:
@@ -128,7 +131,7 @@ _OPTION_RULES: tuple[Rule, ...] = (
     _command_password(r"\bldap[a-z]+", r"-w[ \t]+", needles=("ldap",)),  # the bind password
     _command_password(r"\b(?:zip|unzip|zipcloak)", r"-P[ \t]+", anchors=("zip", "unzip")),
     _command_password(r"\b7z[az]?", r"-p", needles=("7z",)),
-    _command_password(r"\b[a-z0-9-]*freerdp3?", r"/p:", needles=("freerdp",)),
+    _command_password(r"\b[a-z0-9-]{0,8}freerdp3?", r"/p:", needles=("freerdp",)),  # xfreerdp, sdl-freerdp
     _command_password(r"\bopenssl", r"-pass(?:in|out|word)?[ \t]+pass:", needles=("pass:",)),
     _command_rule(  # smbclient //host/share -U user%X
         "cli-user-password",
@@ -207,7 +210,7 @@ _ARGUMENT_RULES: tuple[Rule, ...] = (
 
 _STORE_RULES: tuple[Rule, ...] = (
     _store_values(
-        r"\bkubectl\b[^\r\n|;&]*?[ \t]create[ \t]+secret[ \t]+generic\b",
+        r"\bkubectl\b" + _REST + r"[ \t]create[ \t]+secret[ \t]+generic\b",
         r"--from-literal[= ]",
         needles=("--from-literal",),
     ),
@@ -232,7 +235,8 @@ _STDIN_RULES: tuple[Rule, ...] = (
             r"\b(?:echo|printf)(?:[ \t]+-[neE]+)*[ \t]+"
             + _FORMAT
             + _ARG
-            + r"[ \t]*\|[ \t]*(?=[^\r\n|;&]*?"
+            + r"[ \t]*\|[ \t]*(?="
+            + _REST
             + _READS_STDIN
             + ")"
         ),
@@ -240,7 +244,7 @@ _STDIN_RULES: tuple[Rule, ...] = (
     ),
     _command_rule(  # gh auth login --with-token <<< X
         "cli-password-stdin",
-        _READS_STDIN + r"[^\r\n|;&<]*<<<[ \t]*" + _ARG,
+        _READS_STDIN + r"[^\r\n|;&<]{0,400}<<<[ \t]*" + _ARG,
         needles=("<<<",),
     ),
 )
