@@ -6,12 +6,17 @@
   the tools or a successful npm install the test is skipped naming what is missing, or fails
   under ``CI=true`` (``testkit.missing``).
 - ``model_standin``: a factory that starts the scripted model server on loopback.
+
+A test run started with SIGINT ignored (a background job of a non-interactive shell) gets
+Ctrl-C's usual meaning back, so the processes the tests start and interrupt, as a user's
+Ctrl-C would, take SIGINT as they do in a terminal.
 """
 
 from __future__ import annotations
 
 import json
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -25,6 +30,12 @@ import pytest
 from testkit import BENCHMARKS, CORPORA, REPO, SHARED, TOOLS, IsolatedHome, missing
 
 __all__ = ["BENCHMARKS", "CORPORA", "REPO", "SHARED", "TOOLS", "IsolatedHome"]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # an ignored SIGINT is inherited through exec; a handled one is reset to the default there
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture

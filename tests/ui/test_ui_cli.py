@@ -35,7 +35,10 @@ def test_ui_prints_a_loopback_url_with_a_token_and_serves_the_page_until_interru
         assert httpx.get(f"{base}/api/overview", timeout=60, trust_env=False).status_code == 403
     finally:
         proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=30)
+        try:
+            _, err = proc.communicate(timeout=30)
+        finally:
+            proc.kill()
     assert proc.returncode == 0, err
     assert "stopped" in err and "Traceback" not in err
 
@@ -45,8 +48,11 @@ def test_two_runs_get_two_different_tokens(tmp_path: Path, isolated_home: Isolat
     urls = []
     for _ in range(2):
         proc, url = _start(["--root", str(root), "--no-builtin", "--no-watch"], project)
-        proc.send_signal(signal.SIGINT)
-        proc.communicate(timeout=30)
+        try:
+            proc.send_signal(signal.SIGINT)
+            proc.communicate(timeout=30)
+        finally:
+            proc.kill()
         urls.append(url.split("token=")[1])
     assert urls[0] != urls[1] and all(len(t) >= 32 for t in urls)
 
