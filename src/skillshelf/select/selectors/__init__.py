@@ -91,7 +91,15 @@ coverage. On the held-out sets the long-task weights lowered SkillsBench success
 0.793 (its task specifications often name the skill), and the request weights alone lowered the
 skill-requests test split's MRR@10 from 0.785 to 0.777 (+ MiniLM 0.791 -> 0.779) while MetaTool's
 held-out success@5 rose from 0.685 to 0.705. A change is kept only when every held-out set gains,
-so these weights stay."""
+so these weights stay.
+
+Pseudo-relevance feedback was tried on the same tuning data and left out: the metadata terms of
+the 3, 5 or 10 best skills (weighted by their score, field weight, term share and idf), the best
+5, 10 or 20 of them added to the request at 0.3 or 0.6 of a request term's weight, and the BM25F
+of the widened request added at 0.25, 0.5 or 1.0. Mean MRR@10 over the dev split, the authored
+requests and the MetaTool dev half went from 0.747 to at most 0.748, and the dev split's
+success@5 fell from 0.946 to 0.939 at that setting: a request that names its need is already
+matched, and one that does not leads the first pass to the wrong skills' words."""
 STATIC_FLOOR = 0.35  # a cosine of static vectors below this is no evidence (unrelated texts reach ~0.3)
 STATIC_SCALE = 0.3  # cosine above the floor that counts as much as the best lexical match
 W_USAGE = 0.15
