@@ -99,7 +99,17 @@ the 3, 5 or 10 best skills (weighted by their score, field weight, term share an
 of the widened request added at 0.25, 0.5 or 1.0. Mean MRR@10 over the dev split, the authored
 requests and the MetaTool dev half went from 0.747 to at most 0.748, and the dev split's
 success@5 fell from 0.946 to 0.939 at that setting: a request that names its need is already
-matched, and one that does not leads the first pass to the wrong skills' words."""
+matched, and one that does not leads the first pass to the wrong skills' words.
+
+Expansion by WordLlama's sense of words was tried the same way and left out: the index's words
+nearest the request's vector (3 to 20 of them, a cosine floor of 0, 0.3 or 0.4) added at 0.3 to 1.0
+of a request term's weight, their BM25F added at 0.25 to 1.0. Mean MRR@10 went from 0.747 to at
+most 0.749: the nearest words of a bag of tokens are as often look-alikes (``icml`` -> ``uml``,
+``sbml``) as neighbours in sense.
+
+So were pairs of neighbouring terms (within 1 or 2 words) shared by the request and a skill's
+name and descriptions, or those and its body: a third score, idf-weighted, at 0.1 to 0.8. Mean
+MRR@10 went from 0.747 to at most 0.749 (the authored requests gained, MetaTool lost)."""
 STATIC_FLOOR = 0.35  # a cosine of static vectors below this is no evidence (unrelated texts reach ~0.3)
 STATIC_SCALE = 0.3  # cosine above the floor that counts as much as the best lexical match
 W_USAGE = 0.15
