@@ -85,6 +85,17 @@ def test_name_match_lifts_a_skill_whose_name_the_task_uses() -> None:
     assert rank_docs(index, "Use ffmpeg to process the media files", top_k=1)[0].doc.name == "ffmpeg"
 
 
+def test_a_chinese_request_finds_the_chinese_skill_that_does_it() -> None:
+    index = _tools(
+        ("news-search", "搜索最新的新闻和网页，返回标题和链接。"),
+        ("weather", "查询城市的天气预报和空气质量。"),
+        ("translate", "把文本翻译成其他语言。"),
+    )
+    for selector in ("bm25f", "default"):
+        hits = rank_docs(index, "帮我搜索一下最近一周的新闻", top_k=1, selector=selector)
+        assert [h.doc.name for h in hits] == ["news-search"], selector
+
+
 def test_typo_still_finds_the_skill_with_the_default_fusion() -> None:
     index = _tools(
         ("spreadsheet-helper", "Edit spreadsheets and workbooks"), ("calendar", "Plan meetings and events")

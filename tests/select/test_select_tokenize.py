@@ -20,6 +20,23 @@ def test_identifiers_split_at_case_and_digit_boundaries() -> None:
     assert words("mp4 x264") == ["mp4", "mp", "4", "x264", "x", "264"]
 
 
+def test_a_cjk_run_gives_its_character_pairs_as_terms() -> None:
+    assert words("帮我搜索新闻") == ["帮我搜索新闻", "帮我", "我搜", "搜索", "索新", "新闻"]
+    assert set(terms("帮我搜索一下最近的新闻")) & set(terms("搜索新闻和网页")) == {"搜索", "新闻"}
+    assert words("강남역에서") == ["강남역에서", "강남", "남역", "역에", "에서"]
+    assert words("検索エンジン") == ["検索エンジン", "検索", "索エ", "エン", "ンジ", "ジン"]
+    # Latin pieces inside a run keep their own forms; a run of two characters is its own pair
+    mixed = ["用unifiedsearch搜索", "用", "unifiedsearch", "unified", "search", "搜索"]
+    assert words("用UnifiedSearch搜索") == mixed
+    assert words("搜索") == ["搜索"] and terms("云") == []
+
+
+@given(st.text(alphabet=st.characters(min_codepoint=0x4E00, max_codepoint=0x4E80), min_size=2, max_size=30))
+def test_every_pair_of_a_cjk_run_is_a_term(run: str) -> None:
+    found = set(terms(run))
+    assert {run[i : i + 2] for i in range(len(run) - 1)} <= found and run in found
+
+
 def test_stemmer_meets_common_inflections() -> None:
     assert {stem(w) for w in ("convert", "converting", "converted", "converts")} == {"convert"}
     assert stem("spreadsheets") == stem("spreadsheet")

@@ -198,6 +198,8 @@ _V = TypeVar("_V")
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _CASE_SPLIT = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+|[^\W\d_A-Za-z]+", re.UNICODE)
 _VOWELS = frozenset("aeiouy")
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
+"""Kana, CJK ideographs (with extension A and the compatibility block) and Hangul syllables."""
 
 
 def cap_bytes(text: str, limit: int) -> str:
@@ -257,8 +259,15 @@ def raw_words(text: str) -> list[str]:
 
 @functools.lru_cache(maxsize=1 << 19)
 def word_forms(raw: str) -> tuple[str, ...]:
-    """:func:`words` of one raw run: the lower-cased run, then its case/digit parts if any."""
+    """:func:`words` of one raw run: the lower-cased run, then its case/digit parts if any.
+
+    Chinese, Japanese and Korean are written without spaces between words, so a run of their
+    characters is a whole phrase or sentence; its parts are its overlapping character pairs
+    (the bigrams of Lucene's CJK analyser), which is what lets ``帮我搜索新闻`` meet a skill
+    that says ``搜索新闻``."""
     low = raw.lower()
+    if not raw.isascii() and _CJK.search(raw):
+        return _cjk_forms(raw)
     mixed_case = raw != low and not raw.isupper()
     letters_and_digits = not raw.isdigit() and any(c.isdigit() for c in raw)
     if mixed_case or letters_and_digits:
@@ -266,6 +275,23 @@ def word_forms(raw: str) -> tuple[str, ...]:
         if len(parts) > 1:
             return (low, *parts)
     return (low,)
+
+
+def _cjk_forms(raw: str) -> tuple[str, ...]:
+    """The lower-cased run, then per piece: a CJK run's character pairs (a lone character as
+    itself), any other piece's own :func:`word_forms`."""
+    parts: list[str] = []
+    start = 0
+    for match in _CJK.finditer(raw):
+        if match.start() > start:
+            parts.extend(word_forms(raw[start : match.start()]))
+        run = match.group()
+        parts.extend([run[i : i + 2] for i in range(len(run) - 1)] if len(run) > 1 else [run])
+        start = match.end()
+    if start < len(raw):
+        parts.extend(word_forms(raw[start:]))
+    low = raw.lower()
+    return (low,) if parts == [low] else (low, *parts)
 
 
 class WordCache(dict[str, _V]):
