@@ -138,15 +138,17 @@ def test_search_uses_wordllama_when_it_is_the_only_model_installed(
     assert "wordllama" not in resolve_selectors("all", semantic=None)
 
 
-def test_a_long_task_ranks_as_it_would_without_wordllama(
+def test_wordllama_reads_a_request_of_up_to_sixty_words_but_not_a_task_specification(
     encoder: wordllama.WordLlama, tmp_path: Path
 ) -> None:
-    """WordLlama judges requests, not task specifications: a long task is ranked with the weights
-    chosen for the ranking without models, so the base install keeps that ranking's order."""
+    """A mean of token vectors is a fair judge of a request, even a detailed one, and blurs a task
+    specification of hundreds of words: without MiniLM, a task over the limit ranks as it would
+    without WordLlama."""
     import numpy as np
 
     from skillshelf.select.index import SkillIndex
-    from skillshelf.select.selectors import default_scores
+    from skillshelf.select.selectors import WORDLLAMA_MAX_WORDS, default_parts, default_scores
+    from skillshelf.select.selectors.sparse import is_short
     from skillshelf.select.semantic import SemanticIndex
 
     tools = [
@@ -157,11 +159,15 @@ def test_a_long_task_ranks_as_it_would_without_wordllama(
     ]
     index = SkillIndex.from_tools(tools)
     words = SemanticIndex.build(index, cache_dir=tmp_path, encoder=False, words=encoder)
-    long_task = (
-        "We are about to cut the next release. Go through every pull request merged since the last tag, "
-        "group them into features, fixes and breaking changes, write the release notes and update the "
-        "changelog, then review the diff of the version bump and deploy the tagged build to staging."
+    detailed = (
+        "We are about to cut the next release of the billing service and it has to go out cleanly this "
+        "time. Go through every pull request merged since the last tag, group them into features, fixes "
+        "and breaking changes, and write the notes."
     )
-    short = "write a changelog"
-    assert not np.array_equal(default_scores(index, short, words), default_scores(index, short, None))
-    assert np.array_equal(default_scores(index, long_task, words), default_scores(index, long_task, None))
+    spec = detailed + " Then update the changelog, review the diff of the version bump and deploy " * 3
+    assert not is_short(detailed) and len(detailed.split()) <= WORDLLAMA_MAX_WORDS < len(spec.split())
+    judged = default_parts(index, detailed, words)
+    assert judged.words is not None and "wordllama" in judged.terms
+    assert not np.array_equal(default_scores(index, detailed, words), default_scores(index, detailed, None))
+    assert default_parts(index, spec, words).words is None
+    assert np.array_equal(default_scores(index, spec, words), default_scores(index, spec, None))

@@ -30,7 +30,8 @@ probability that a right skill is among the first five:
   "pcbnew"), while a request the library serves mostly speaks its words. Among one-line tool
   descriptions (reach 0) and a handful of skills a missing word says little, so it counts
   nothing there;
-* with the extras, ``words`` (WordLlama, short requests) and ``minilm``: the best skill's cosines.
+* ``words`` (WordLlama: a request, or without MiniLM a task of up to 60 words) and, with the
+  extras, ``minilm``: the best skill's cosines.
 
 Beside one pass over the scores for the ten best skills, the features read only those skills
 and the query's own terms (the share of skills with a body is counted once per index).
@@ -128,7 +129,7 @@ MODELS: Mapping[tuple[str, ...], Calibration] = MappingProxyType(
             coefficients=(1.336, 2.458, -0.083, -0.893, -1.930, -3.346, 0.768, -5.223), intercept=4.699
         ),
         ("wordllama",): Calibration(
-            coefficients=(1.501, 1.462, -0.966, -1.994, -3.292, 0.779, -5.132, 1.145), intercept=4.824
+            coefficients=(1.186, 1.222, -0.677, -1.753, -3.143, 0.876, -4.912, 2.929), intercept=3.882
         ),
         ("minilm", "wordllama"): Calibration(
             coefficients=(1.473, 0.977, -0.568, -2.170, -3.422, 0.756, -4.734, 0.577, 2.890), intercept=4.336
@@ -144,7 +145,7 @@ FEW_MODELS: Mapping[tuple[str, ...], Calibration] = MappingProxyType(
             coefficients=(2.897, 3.536, 1.160, -1.057, -1.967, -3.601, 2.861, -5.320), intercept=-1.751
         ),
         ("wordllama",): Calibration(
-            coefficients=(2.706, 2.434, -1.121, -1.874, -3.397, 2.736, -5.169, 3.544), intercept=-1.468
+            coefficients=(2.084, 2.496, -0.872, -1.684, -3.265, 2.712, -5.393, 4.977), intercept=-2.189
         ),
         ("minilm", "wordllama"): Calibration(
             coefficients=(2.643, 1.394, -0.745, -2.371, -3.699, 2.427, -4.717, 2.450, 4.929), intercept=-1.558
@@ -194,13 +195,13 @@ DEFAULT_MIN_CONFIDENCE = 0.88
 """Below this probability nothing is suggested (``[select] min_confidence``, in percent). Each
 model's threshold is the largest at which at most 3 % of the tuning skill requests with a
 right skill in the top five (dev split and authored) and at most 3 % of the MetaTool dev
-queries with a right tool in the top five fall below it (0.475 for the base install: WordLlama,
+queries with a right tool in the top five fall below it (0.434 for the base install: WordLlama,
 0.433 with MiniLM, 0.513 with no model: the static vectors; one default serves all three by
-shifting each intercept, by +2.093 / +2.263 / +1.941). Cross-validated (5 folds x 10), base /
-+ MiniLM / no model: 67 / 60 / 77 % of the dev ``none`` requests and 70 / 70 / 75 % of the
-authored ones get no suggestion, while the suggestions lose the right skill of 2.7 / 3.6 / 3.1 %
-of the dev requests with one in the top five and 3.9 / 3.0 / 3.0 % of the authored ones, and
-0.6 / 0.0 / 0.4 % of MetaTool queries are held back."""
+shifting each intercept, by +2.258 / +2.263 / +1.941). Cross-validated (5 folds x 10), base /
++ MiniLM / no model: 70 / 60 / 77 % of the dev ``none`` requests and 73 / 70 / 75 % of the
+authored ones get no suggestion, while the suggestions lose the right skill of 2.4 / 3.6 / 3.1 %
+of the dev requests with one in the top five and 4.4 / 3.0 / 3.0 % of the authored ones, and
+0.8 / 0.0 / 0.4 % of MetaTool queries are held back."""
 
 
 MIN_COMPETING = 50

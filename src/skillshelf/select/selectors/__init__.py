@@ -32,7 +32,9 @@ if TYPE_CHECKING:
     from skillshelf.select.semantic import SemanticIndex
 
 __all__ = [
+    "LONG_WEIGHTS",
     "WEIGHTS",
+    "WORDLLAMA_MAX_WORDS",
     "DefaultScores",
     "Extras",
     "SelectorFn",
@@ -62,8 +64,9 @@ class Weights:
     Chosen by coordinate search with 5-fold cross-validation on the skill-requests **dev**
     split together with the MetaTool dev half (queries whose id hash is even), one set per
     combination of installed models (``bench/selection.py`` reports them on the held-out
-    data). ``ngram``, ``static`` and ``words`` count for short requests only
-    (:data:`SHORT_QUERY_WORDS`); ``name`` multiplies the squared name coverage."""
+    data). ``ngram`` and ``static`` count for short requests only (:data:`SHORT_QUERY_WORDS`),
+    ``words`` for those and, through :data:`LONG_WEIGHTS`, for a task of up to
+    :data:`WORDLLAMA_MAX_WORDS` words; ``name`` multiplies the squared name coverage."""
 
     name: float
     ngram: float = 0.0
@@ -80,9 +83,8 @@ WEIGHTS: Mapping[tuple[str, ...], Weights] = MappingProxyType(
         ("minilm", "wordllama"): Weights(name=0.2, minilm=0.75, words=0.5),
     }
 )
-"""Per installed models (``SemanticIndex.models``): the weights of the default ranking. A
-long task (over :data:`SHORT_QUERY_WORDS` words) without MiniLM takes the ``()`` weights: no
-model judges it, and the dev data hold too few long tasks (12) to tell other weights apart.
+"""Per installed models (``SemanticIndex.models``): the weights of the default ranking (a long
+task without MiniLM takes :data:`LONG_WEIGHTS`).
 
 Searched again, on the dev split with the requests in ``bench/data/authored-requests.jsonl`` and
 the MetaTool dev half (best mean MRR@10, 5-fold cross-validation): the search chose metadata at
@@ -110,6 +112,23 @@ most 0.749: the nearest words of a bag of tokens are as often look-alikes (``icm
 So were pairs of neighbouring terms (within 1 or 2 words) shared by the request and a skill's
 name and descriptions, or those and its body: a third score, idf-weighted, at 0.1 to 0.8. Mean
 MRR@10 went from 0.747 to at most 0.749 (the authored requests gained, MetaTool lost)."""
+LONG_WEIGHTS: Mapping[tuple[str, ...], Weights] = MappingProxyType(
+    {
+        (): Weights(name=0.3),
+        ("wordllama",): Weights(name=0.3, words=0.3),
+    }
+)
+"""Per installed models without MiniLM: the weights for a long task (over
+:data:`SHORT_QUERY_WORDS` words; with MiniLM a long task takes :data:`WEIGHTS`). WordLlama reads
+one of at most :data:`WORDLLAMA_MAX_WORDS` words whole. Its weight was chosen on the long requests
+of the tuning data (12 of the skill-requests dev split, 120 of ``bench/data/authored-requests.jsonl``;
+126 of the 132 have at most 60 words), at the best mean MRR@10 of 0.15, 0.3, 0.5 and 0.75: the
+authored ones 0.734 -> 0.749, success@5 0.825 -> 0.850, the dev ones unchanged."""
+WORDLLAMA_MAX_WORDS = 60
+"""The longest task WordLlama judges without MiniLM. A mean of token vectors blurs a task
+specification of hundreds of words, and read passage by passage (the best cosine of a passage
+of 60 words, as MiniLM reads it) it took the ranking of a SkillsBench task among 10,000 skills from
+1 ms to 5 ms at the median; the tuning data hold no longer requests to choose its weight on."""
 STATIC_FLOOR = 0.35  # a cosine of static vectors below this is no evidence (unrelated texts reach ~0.3)
 STATIC_SCALE = 0.3  # cosine above the floor that counts as much as the best lexical match
 W_USAGE = 0.15
@@ -160,14 +179,16 @@ class DefaultScores:
 def default_parts(index: SkillIndex, query: str, semantic: SemanticIndex | None = None) -> DefaultScores:
     """The default ranking of every document (no usage prior): BM25F of body and metadata,
     plus for short requests character n-grams and static vectors (or the embedding models when
-    installed), plus the squared name coverage, weighted by :data:`WEIGHTS`."""
+    installed; MiniLM reads a long task passage by passage, WordLlama one of up to
+    :data:`WORDLLAMA_MAX_WORDS` words), plus the squared name coverage, weighted by
+    :data:`WEIGHTS` (a long task without MiniLM: :data:`LONG_WEIGHTS`)."""
     import numpy as np
 
     models = semantic.models if semantic is not None else ()
     short = is_short(query)
-    # WordLlama judges short requests only: without MiniLM a long task meets no model, so it is
-    # ranked with the weights chosen for the ranking without models
-    w = WEIGHTS.get(models if short or "minilm" in models else (), WEIGHTS[()])
+    # MiniLM reads a long task passage by passage; without it WordLlama reads one that is short enough
+    long_task = not short and "minilm" not in models
+    w = LONG_WEIGHTS.get(models, LONG_WEIGHTS[()]) if long_task else WEIGHTS.get(models, WEIGHTS[()])
     weights = query_weights(query)
     meta, body = index.meta.weighted(weights), index.content.weighted(weights)
     total = bm25f_scores(index, query, weights=weights, raw=(meta, body))
@@ -179,7 +200,8 @@ def default_parts(index: SkillIndex, query: str, semantic: SemanticIndex | None 
         minilm = semantic.scores(index, query)
     if minilm is not None and w.minilm:
         terms["minilm"] = normalised(centred(minilm, quantile=SEM_QUANTILE)) * np.float32(w.minilm)
-    if semantic is not None and semantic.words is not None and short:
+    read_whole = short or (long_task and len(query.split()) <= WORDLLAMA_MAX_WORDS)
+    if semantic is not None and semantic.words is not None and read_whole:
         words = semantic.word_scores(index, query)
     if words is not None and w.words:
         terms["wordllama"] = normalised(centred(words, quantile=SEM_QUANTILE)) * np.float32(w.words)
