@@ -126,13 +126,13 @@ class Calibration:
 MODELS: Mapping[tuple[str, ...], Calibration] = MappingProxyType(
     {
         (): Calibration(
-            coefficients=(1.336, 2.458, -0.083, -0.893, -1.930, -3.346, 0.768, -5.223), intercept=4.699
+            coefficients=(1.221, 2.427, -0.004, -0.620, -1.982, -3.411, 0.904, -5.068), intercept=4.234
         ),
         ("wordllama",): Calibration(
             coefficients=(1.186, 1.222, -0.677, -1.753, -3.143, 0.876, -4.912, 2.929), intercept=3.882
         ),
         ("minilm", "wordllama"): Calibration(
-            coefficients=(1.473, 0.977, -0.568, -2.170, -3.422, 0.756, -4.734, 0.577, 2.890), intercept=4.336
+            coefficients=(1.345, 0.967, -0.442, -2.150, -3.442, 0.901, -4.711, 0.758, 2.934), intercept=3.854
         ),
     }
 )
@@ -142,13 +142,13 @@ so that its fitted threshold falls at :data:`DEFAULT_MIN_CONFIDENCE`."""
 FEW_MODELS: Mapping[tuple[str, ...], Calibration] = MappingProxyType(
     {
         (): Calibration(
-            coefficients=(2.897, 3.536, 1.160, -1.057, -1.967, -3.601, 2.861, -5.320), intercept=-1.751
+            coefficients=(2.734, 3.749, 1.302, -0.678, -1.947, -3.600, 3.127, -5.391), intercept=-2.836
         ),
         ("wordllama",): Calibration(
             coefficients=(2.084, 2.496, -0.872, -1.684, -3.265, 2.712, -5.393, 4.977), intercept=-2.189
         ),
         ("minilm", "wordllama"): Calibration(
-            coefficients=(2.643, 1.394, -0.745, -2.371, -3.699, 2.427, -4.717, 2.450, 4.929), intercept=-1.558
+            coefficients=(2.434, 1.657, -0.633, -2.316, -3.631, 2.644, -4.950, 2.560, 4.712), intercept=-2.218
         ),
     }
 )
@@ -196,12 +196,12 @@ DEFAULT_MIN_CONFIDENCE = 0.88
 model's threshold is the largest at which at most 3 % of the tuning skill requests with a
 right skill in the top five (dev split and authored) and at most 3 % of the MetaTool dev
 queries with a right tool in the top five fall below it (0.434 for the base install: WordLlama,
-0.433 with MiniLM, 0.513 with no model: the static vectors; one default serves all three by
-shifting each intercept, by +2.258 / +2.263 / +1.941). Cross-validated (5 folds x 10), base /
-+ MiniLM / no model: 70 / 60 / 77 % of the dev ``none`` requests and 73 / 70 / 75 % of the
-authored ones get no suggestion, while the suggestions lose the right skill of 2.4 / 3.6 / 3.1 %
-of the dev requests with one in the top five and 4.4 / 3.0 / 3.0 % of the authored ones, and
-0.8 / 0.0 / 0.4 % of MetaTool queries are held back."""
+0.439 with MiniLM, 0.510 with no model: the static vectors; one default serves all three by
+shifting each intercept, by +2.258 / +2.238 / +1.951). Cross-validated (5 folds x 10), base /
++ MiniLM / no model: 70 / 64 / 77 % of the dev ``none`` requests and 73 / 71 / 75 % of the
+authored ones get no suggestion, while the suggestions lose the right skill of 2.4 / 3.2 / 2.7 %
+of the dev requests with one in the top five and 4.4 / 3.4 / 3.4 % of the authored ones, and
+0.8 / 0.0 / 0.3 % of MetaTool queries are held back."""
 
 
 MIN_COMPETING = 50
