@@ -106,10 +106,10 @@ def raw_words(text: str) -> list[str]:
 def word_forms(raw: str) -> tuple[str, ...]:
     """:func:`words` of one raw run: the lower-cased run, then its case/digit parts if any.
 
-    Chinese, Japanese and Korean are written without spaces between words, so a run of their
-    characters is a whole phrase or sentence; its parts are its overlapping character pairs
-    (the bigrams of Lucene's CJK analyser), which is what lets ``帮我搜索新闻`` meet a skill
-    that says ``搜索新闻``."""
+    Chinese and Japanese are written without spaces between words, and a Korean word carries
+    its particles, so a run of their characters is a phrase or a whole sentence; its parts are
+    its overlapping character pairs (the bigrams of Lucene's CJK analyser), which is what lets
+    ``帮我搜索新闻`` meet a skill that says ``搜索新闻``."""
     low = raw.lower()
     if not raw.isascii() and _CJK.search(raw):
         return _cjk_forms(raw)
