@@ -90,6 +90,35 @@ def test_body_text_is_indexed(
     assert rank(index, "documents with qpdf", top_k=1)[0].skill.name == "alpha"
 
 
+def _chinese_filler(chars: int) -> str:
+    """Varied Chinese text (a new character pair at almost every character), in sentences."""
+    picked = [chr(0x4E00 + (i * 7919) % 20000) for i in range(chars)]
+    return "。".join("".join(picked[i : i + 20]) for i in range(0, chars, 20)) + "。"
+
+
+def test_a_chinese_body_is_read_about_as_far_as_an_english_one(
+    tmp_path: Path, make_skill: Callable[..., Path], discover: Callable[[Path], tuple[Skill, ...]]
+) -> None:
+    # each character starts a new pair: counted as whole terms, the 400-term cap would stop
+    # this body after about 400 characters, long before the sentence that names the command
+    body = "# 说明\n\n" + _chinese_filler(1200) + "\n\n用 qpdf 合并文件。\n"
+    make_skill(tmp_path, "alpha", "Helps with documents.", body)
+    make_skill(tmp_path, "beta", "Helps with documents.", "# Notes\n\nNothing about that here.\n")
+    index = SkillIndex.build(discover(tmp_path))
+    assert rank(index, "documents with qpdf", top_k=1)[0].skill.name == "alpha"
+
+
+def test_an_english_body_keeps_its_first_400_distinct_terms() -> None:
+    from skillshelf.select.docs import MAX_BODY_TERMS, _count
+    from skillshelf.select.tokenize import terms
+
+    text = " ".join(f"word{chr(97 + i % 26)}{chr(97 + i // 26 % 26)}" for i in range(MAX_BODY_TERMS + 50))
+    distinct = list(dict.fromkeys(terms(text)))
+    assert len(distinct) > MAX_BODY_TERMS
+    fields, _ = _count(("", text), "body")
+    assert list(fields[1]) == distinct[:MAX_BODY_TERMS]
+
+
 def test_warm_build_reuses_the_cache_and_ranks_identically(
     skill_root: Path, tmp_path: Path, discover: Callable[[Path], tuple[Skill, ...]]
 ) -> None:

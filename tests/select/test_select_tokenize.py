@@ -5,7 +5,16 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from skillshelf.select.tokenize import cap_bytes, char_grams, codex_terms, codex_words, stem, terms, words
+from skillshelf.select.tokenize import (
+    cap_bytes,
+    char_grams,
+    codex_terms,
+    codex_words,
+    is_cjk,
+    stem,
+    terms,
+    words,
+)
 
 
 def test_codex_words_are_unicode_alphanumeric_runs() -> None:
@@ -28,6 +37,11 @@ def test_a_cjk_run_gives_its_character_pairs_as_terms() -> None:
     # Latin pieces inside a run keep their own forms; a run of two characters is its own pair
     mixed = ["用unifiedsearch搜索", "用", "unifiedsearch", "unified", "search", "搜索"]
     assert words("用UnifiedSearch搜索") == mixed
+
+
+def test_cjk_terms_are_told_from_the_others() -> None:
+    assert all(is_cjk(t) for t in ("搜索", "新", "帮我搜索新闻", "강남", "エン", "用unifiedsearch搜索"))
+    assert not any(is_cjk(t) for t in ("search", "unified", "déjà", "2x", ""))
     assert words("搜索") == ["搜索"] and terms("云") == []
 
 

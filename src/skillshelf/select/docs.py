@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from skillshelf.select.tokenize import WORD_GRAMS, WORD_TERMS, raw_words
+from skillshelf.select.tokenize import WORD_GRAMS, WORD_TERMS, is_cjk, raw_words
 from skillshelf.skills.model import Skill
 
 __all__ = [
@@ -43,6 +43,13 @@ dev split and ``bench/data/authored-requests.jsonl``, default fusion, base insta
 12,000 / 800, 24,000 / 1,600 and the whole body moved success@5 by -0.014 to -0.020 on the dev
 split and by 0.000 to -0.006 on the authored requests, and MRR@10 by -0.004 to -0.009 and
 +0.007 to +0.014; no gain on both, so the caps stay."""
+CJK_TERM_SHARE = 0.25
+"""What a CJK term (a character pair, see :func:`~skillshelf.select.tokenize.word_forms`) counts
+against :data:`MAX_BODY_TERMS`. Each character of a Chinese or Japanese text starts a new pair, so
+as whole terms 400 cover a median of about 1,500 characters of the 7 corpus skills whose bodies
+reach the cap (13 of the 945 have more than 200 CJK characters), while no English body of the
+corpus reaches it within 6,000 characters. At a quarter each, none of the 13 reaches it either:
+a CJK body is read as far as an English one."""
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$", re.MULTILINE)
 _PATH_NOISE = frozenset(
     {"skill", "skills", "md", "src", "home", "users", "user", "plugins", "codex", "claude", "agents"}
@@ -241,10 +248,23 @@ def _count_words(
     for f, raw in enumerate(fields_words):
         counts: dict[str, int] = Counter(itertools.chain.from_iterable(map(analyse_word, raw)))
         if analyser == "body" and f == 1 and len(counts) > MAX_BODY_TERMS:
-            counts = dict(itertools.islice(counts.items(), MAX_BODY_TERMS))
+            counts = _first_terms(counts)
         lengths.append(float(sum(counts.values())))
         fields.append(counts)
     return tuple(fields), lengths
+
+
+def _first_terms(counts: dict[str, int]) -> dict[str, int]:
+    """The body's first distinct terms (first-occurrence order) up to :data:`MAX_BODY_TERMS`,
+    a CJK term counting :data:`CJK_TERM_SHARE` of one."""
+    kept: dict[str, int] = {}
+    used = 0.0
+    for term, n in counts.items():
+        used += CJK_TERM_SHARE if is_cjk(term) else 1.0
+        if used > MAX_BODY_TERMS:
+            break
+        kept[term] = n
+    return kept
 
 
 def analyse(doc: SkillDoc) -> Analysed:

@@ -32,6 +32,7 @@ __all__ = [
     "codex_terms",
     "codex_words",
     "cap_bytes",
+    "is_cjk",
     "raw_words",
     "stem",
     "terms",
@@ -120,6 +121,12 @@ def word_forms(raw: str) -> tuple[str, ...]:
         if len(parts) > 1:
             return (low, *parts)
     return (low,)
+
+
+def is_cjk(term: str) -> bool:
+    """Whether ``term`` starts with a CJK character: a character pair of a CJK run, a lone
+    character or the run itself."""
+    return bool(term) and not term.isascii() and _CJK.match(term) is not None
 
 
 def _cjk_forms(raw: str) -> tuple[str, ...]:
