@@ -59,15 +59,16 @@ def query_weights(query: str) -> dict[str, float]:
     every pair is rare, so common ones (``一下``, ``分析``, ``代码``) weigh like rare words and a
     long Chinese skill matches most Chinese requests. Tried and left out: each CJK term's weight
     times ``idf(N_cjk + M, df) / idf(N, df)``, its idf among the skills that hold CJK text
-    (N_cjk; M = 0, 5 or 20 of shrinkage). Among the 798 corpus skills (25 with CJK terms), of
-    the 7 CJK requests of the tuning data it took one right skill from second to first and a
-    ``none`` request's confidence from 0.65 to 0.15, but left unrelated Chinese requests ("design
-    a table schema", "is this code safe") on the long Chinese skill at 0.96. In small libraries (10, 40
-    or 150 English corpus skills and one or two Chinese ones, 6 draws) it only traded one error
-    for the other: the right Chinese skill suggested 79 of 90 times -> 27 / 60 / 72, a Chinese
-    skill suggested for an unrelated request 78 of 90 -> 20 / 60 / 78. Telling common from rare
-    Chinese words in a library with few Chinese skills needs a background frequency list of
-    the language, or a model that reads Chinese and English alike."""
+    (N_cjk; M = 0, 5 or 20 of shrinkage). Among the 798 corpus skills (25 with CJK terms; M = 0
+    or 5), of the 7 CJK requests of the tuning data it took one right skill from second to
+    first and a ``none`` request's confidence from 0.65 to 0.15, but left unrelated Chinese
+    requests ("design a table schema", "is this code safe") on the long Chinese skill at 0.96.
+    In small libraries (10, 40 or 150 English corpus skills and one or two Chinese ones, 6
+    draws) it only traded one error for the other: the right Chinese skill suggested 79 of 90
+    times -> 27 / 60 / 72, a Chinese skill suggested for an unrelated request 78 of 90 -> 20 /
+    60 / 78. Among few Chinese skills, telling common Chinese words from rare ones takes the
+    language's word frequencies (jieba's dictionary, MIT, has them; ``wordfreq`` is a 57 MB
+    wheel), and matching a Chinese request to an English skill takes a model that reads both."""
     counts = Counter(terms(query[:MAX_QUERY_CHARS]))
     return {t: 1.0 + math.log(n) for t, n in counts.items()}
 
