@@ -97,6 +97,9 @@ def test_dispatch_accepts_the_json_string_the_openai_api_returns(tools: SkillToo
         ("read_skill_file", {"name": "pdf-forms", "path": "../../secret.txt"}, "SS403"),
         ("read_skill_file", {"name": "pdf-forms", "path": "missing.md"}, "SV404"),
         ("list_skills", {"cursor": "abc"}, "SV400"),
+        ("list_skills", {"limit": float("inf")}, "SV400"),
+        ("list_skills", '{"limit": -Infinity}', "SV400"),
+        ("search_skills", {"query": "pdf", "top_k": float("nan")}, "SV400"),
         ("delete_everything", {}, "SV400"),
     ],
 )

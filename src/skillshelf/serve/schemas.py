@@ -174,7 +174,7 @@ def int_arg(args: Arguments, key: str, default: int) -> int:
         raise UsageError(f"argument {key!r} must be an integer", hint=f"pass {key} as a number", code="SV400")
     try:
         return int(value)
-    except ValueError:
+    except (ValueError, OverflowError):  # "abc", NaN; infinity
         raise UsageError(
             f"argument {key!r} must be an integer", hint=f"pass {key} as a number", code="SV400"
         ) from None
