@@ -164,6 +164,16 @@ def test_a_bare_repeat_inside_a_json_line_is_replaced_and_the_line_stays_json() 
     }
 
 
+def test_a_json_key_that_repeats_a_secret_of_the_line_is_scrubbed_too() -> None:
+    line = json.dumps({"cmd": f"curl -s -u admin:{PASSWORD} https://x", "rest": {PASSWORD: None, "n": 1}})
+    result = redact(line)
+    assert PASSWORD not in result.text
+    assert json.loads(result.text) == {
+        "cmd": f"curl -s -u admin:{REDACTED} https://x",
+        "rest": {REDACTED: None, "n": 1},
+    }
+
+
 @pytest.mark.parametrize(
     ("value", "distinct"),
     [
