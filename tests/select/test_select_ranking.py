@@ -12,13 +12,14 @@ from typing import Any
 import pytest
 
 from skillshelf.cli.main import main
-from skillshelf.errors import UsageError
+from skillshelf.errors import NotFoundError, UsageError
 from skillshelf.select import rank_docs
 from skillshelf.select.evaluate import load_queries
 from skillshelf.select.index import SkillIndex
 from skillshelf.select.ranking import Ranker, RankingSettings
 from skillshelf.skills.builtin import packaged_skills_dir
 from skillshelf.skills.discover import discover_in
+from testkit import missing
 
 UNRELATED = "thanks, that works now"
 
@@ -173,3 +174,53 @@ def test_a_skill_copied_into_three_folders_is_suggested_once(
     names = [r.doc.name for r in ranking.ranked]
     assert names[:5] == ["spreadsheet-helper"] + ["pdf-tools"] * 4  # search lists every folder
     assert [r.doc.name for r in ranking.suggested] == ["spreadsheet-helper", "pdf-tools"]
+
+
+def _broken(name: str) -> Callable[..., Any]:
+    def load(*_args: object) -> Any:
+        raise NotFoundError(f"{name}'s files cannot be read", hint=f"reinstall {name}", code="SE104")
+
+    return load
+
+
+def test_a_model_that_cannot_be_read_costs_its_signal_not_the_suggestions(
+    skill_root: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    from skillshelf.select import ranking, semantic, wordllama
+
+    if not wordllama.available():
+        missing("the wordllama package, a dependency of skillshelf, is not installed")
+    monkeypatch.setattr(semantic, "available", lambda: True)  # MiniLM counts as installed, and is broken
+    monkeypatch.setattr(ranking, "_minilm", _broken("MiniLM"))
+    monkeypatch.setattr(ranking, "_LAST", [])
+    ranker = ranking.shared_ranker(discover_in([skill_root]).skills)
+    assert ranker.semantic is not None and ranker.semantic.models == ("wordllama",)
+    assert ranker.rank("merge two pdf files into one").suggested[0].doc.name == "pdf-tools"
+    assert "warning SE104: ranking without MiniLM" in caplog.text and "fix: reinstall MiniLM" in caplog.text
+
+
+def test_a_model_asked_for_by_name_that_cannot_be_read_is_an_error(
+    skill_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from skillshelf.select import ranking, semantic
+
+    monkeypatch.setattr(semantic, "available", lambda: True)
+    monkeypatch.setattr(ranking, "_minilm", _broken("MiniLM"))
+    index = SkillIndex.build(discover_in([skill_root]).skills)
+    with pytest.raises(NotFoundError) as failed:
+        ranking.semantic_index(index, mode=True, cache_dir=None)
+    assert failed.value.code == "SE104"
+
+
+def test_with_every_model_broken_the_ranking_runs_without_models(
+    skill_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from skillshelf.select import ranking, semantic
+
+    monkeypatch.setattr(semantic, "available", lambda: True)
+    monkeypatch.setattr(ranking, "_minilm", _broken("MiniLM"))
+    monkeypatch.setattr(ranking, "_wordllama", _broken("WordLlama"))
+    index = SkillIndex.build(discover_in([skill_root]).skills)
+    assert ranking.semantic_index(index, mode=None, cache_dir=None) is None
+    ranker = Ranker(index, semantic=None)
+    assert ranker.rank("merge two pdf files into one").suggested[0].doc.name == "pdf-tools"

@@ -12,11 +12,12 @@ with ``skillshelf search`` is what the model is shown.
 from __future__ import annotations
 
 import functools
+import logging
 import threading
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from skillshelf.select.confidence import DEFAULT_MIN_CONFIDENCE, query_confidence
 from skillshelf.select.docs import SkillDoc, copy_key
@@ -38,6 +39,9 @@ __all__ = [
     "semantic_index",
     "shared_ranker",
 ]
+
+log = logging.getLogger(__name__)
+_Model = TypeVar("_Model")
 
 DEFAULT_MAX_SUGGESTIONS = 5
 MIN_RELATIVE_SCORE = 0.5
@@ -210,9 +214,32 @@ def semantic_index(index: SkillIndex, *, mode: bool | None, cache_dir: Path | No
         )
     from skillshelf.select import wordllama
 
-    encoder: MiniLM | bool = _minilm() if available() else False
-    words: WordLlama | bool = _wordllama(cache_dir) if wordllama.available() else False
+    encoder: MiniLM | bool = _loaded("MiniLM", _minilm, required=mode is True) if available() else False
+    words: WordLlama | bool = (
+        _loaded("WordLlama", lambda: _wordllama(cache_dir), required=False)
+        if wordllama.available()
+        else False
+    )
+    if encoder is False and words is False:
+        return None  # every installed model failed to load: the ranking without models
     return SemanticIndex.build(index, cache_dir=cache_dir, encoder=encoder, words=words)
+
+
+def _loaded(name: str, load: Callable[[], _Model], *, required: bool) -> _Model | bool:
+    """``load()``, or False when the model's files cannot be read and the caller did not ask
+    for this model by name: a broken install costs the ranking that model's signal (with a
+    warning naming the fix), not the suggestions, the search or the hook's other work."""
+    from skillshelf.errors import NotFoundError
+
+    try:
+        return load()
+    except NotFoundError as exc:
+        if required:
+            raise
+        log.warning(
+            "skillshelf: warning %s: ranking without %s: %s\n  fix: %s", exc.code, name, exc.message, exc.hint
+        )
+        return False
 
 
 @functools.cache
