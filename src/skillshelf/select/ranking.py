@@ -2,11 +2,12 @@
 ``search_skills`` tool, ``skillshelf search`` and ``skillshelf eval --selector default``.
 
 A :class:`Ranker` holds the search index of a set of skills, the vectors of every installed
-embedding model (MiniLM, WordLlama; none in the base install) and the :class:`RankingSettings`
-(the confidence threshold and how many skills to suggest). :meth:`Ranker.rank` returns a
-:class:`Ranking`: the ranked skills, the calibrated confidence of the query
-(:mod:`skillshelf.select.confidence`) and the ones that would be suggested. So what a user sees
-with ``skillshelf search`` is what the model is shown.
+embedding model (WordLlama in the base install, MiniLM with the extra; one whose files cannot be
+read is left out, with a warning) and the :class:`RankingSettings` (the confidence threshold
+and how many skills to suggest). :meth:`Ranker.rank` returns a :class:`Ranking`: the ranked
+skills, the calibrated confidence of the query (:mod:`skillshelf.select.confidence`) and the
+ones that would be suggested. So what a user sees with ``skillshelf search`` is what the model
+is shown.
 """
 
 from __future__ import annotations
