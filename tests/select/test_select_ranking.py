@@ -176,8 +176,10 @@ def test_a_skill_copied_into_three_folders_is_suggested_once(
     assert [r.doc.name for r in ranking.suggested] == ["spreadsheet-helper", "pdf-tools"]
 
 
-def _broken(name: str) -> Callable[..., Any]:
+def _broken(name: str, tries: list[str] | None = None) -> Callable[..., Any]:
     def load(*_args: object) -> Any:
+        if tries is not None:
+            tries.append(name)
         raise NotFoundError(f"{name}'s files cannot be read", hint=f"reinstall {name}", code="SE104")
 
     return load
@@ -190,13 +192,17 @@ def test_a_model_that_cannot_be_read_costs_its_signal_not_the_suggestions(
 
     if not wordllama.available():
         missing("the wordllama package, a dependency of skillshelf, is not installed")
+    tries: list[str] = []
     monkeypatch.setattr(semantic, "available", lambda: True)  # MiniLM counts as installed, and is broken
-    monkeypatch.setattr(ranking, "_minilm", _broken("MiniLM"))
+    monkeypatch.setattr(ranking, "_minilm", _broken("MiniLM", tries))
     monkeypatch.setattr(ranking, "_LAST", [])
-    ranker = ranking.shared_ranker(discover_in([skill_root]).skills)
+    skills = discover_in([skill_root]).skills
+    ranker = ranking.shared_ranker(skills)
     assert ranker.semantic is not None and ranker.semantic.models == ("wordllama",)
     assert ranker.rank("merge two pdf files into one").suggested[0].doc.name == "pdf-tools"
     assert "warning SE104: ranking without MiniLM" in caplog.text and "fix: reinstall MiniLM" in caplog.text
+    ranking.shared_ranker(skills)  # the next turn tries the model again: a reinstall counts at once
+    assert tries == ["MiniLM", "MiniLM"]
 
 
 def test_a_model_asked_for_by_name_that_cannot_be_read_is_an_error(

@@ -176,7 +176,9 @@ def shared_ranker(
     """:meth:`Ranker.open` with every installed model, for a caller that ranks turn after turn
     (the agent, the hook server): the index is built again each time, so edited skills count at
     once (it reuses the last one while no skill changed, see :mod:`skillshelf.select.index`),
-    and the models' document vectors are reused while the documents stay the same."""
+    and the models' document vectors are reused while the documents stay the same (and every
+    installed model loaded: one that failed is tried again at the next call, so a reinstall
+    counts without a restart)."""
     index = SkillIndex.build(skills, cache_dir=cache_dir)
     with _LAST_LOCK:
         last = _LAST[0] if _LAST else None
@@ -185,8 +187,19 @@ def shared_ranker(
             semantic: SemanticIndex | None = last
         else:
             semantic = semantic_index(index, mode=None, cache_dir=cache_dir)
-            _LAST[:] = [semantic] if semantic is not None else []
+            complete = semantic is not None and semantic.models == _installed_models()
+            _LAST[:] = [semantic] if semantic is not None and complete else []
     return Ranker(index, semantic=semantic, settings=settings)
+
+
+def _installed_models() -> tuple[str, ...]:
+    """The models :func:`semantic_index` loads when none fails, in ``SemanticIndex.models`` order."""
+    from skillshelf.select import wordllama
+    from skillshelf.select.semantic import available
+
+    return tuple(
+        name for name, found in (("minilm", available()), ("wordllama", wordllama.available())) if found
+    )
 
 
 def _same_docs(old: Sequence[SkillDoc], new: Sequence[SkillDoc]) -> bool:
