@@ -285,6 +285,26 @@ def test_memory_rejects_a_negative_or_non_numeric_call_budget(work: Path, tmp_pa
     assert not (tmp_path / "s.sqlite").exists()
 
 
+@pytest.mark.parametrize(
+    "setting",
+    [
+        "lease_seconds=inf",
+        "heartbeat_seconds=inf",
+        "retry_delay_seconds=inf",
+        "max_age_days=nan",
+        "concurrency=nan",
+    ],
+)
+def test_memory_rejects_an_infinite_or_nan_setting(work: Path, tmp_path: Path, setting: str) -> None:
+    # TOML writes inf and nan bare; a time in milliseconds cannot be infinite
+    result = run_cli(
+        ["memory", "run", "--dry-run", "-c", f"memory.{setting}", "--db", str(tmp_path / "s.sqlite")],
+        cwd=work,
+    )
+    assert_reported(result, exit_codes=(1, 2))
+    assert {"ME022", "ME027"} & set(result.codes), result.codes
+
+
 def test_memory_config_that_is_not_a_table(work: Path, tmp_path: Path) -> None:
     result = run_cli(
         ["memory", "run", "--dry-run", "-c", "memory=5", "--db", str(tmp_path / "s.sqlite")], cwd=work

@@ -7,6 +7,7 @@ budget on model calls per run, per-project scope by default and retry backoff th
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Any, Literal
@@ -53,9 +54,9 @@ def _check_minimum(key: str, value: object) -> None:
             code="ME022",
             hint=f"set memory.{key} to a number of at least {floor:g}",
         )
-    if value < floor or value != value:  # NaN compares false to everything
+    if not math.isfinite(value) or value < floor:  # TOML has inf and nan
         raise ConfigError(
-            f"memory setting {key} must be at least {floor:g}, not {value!r}",
+            f"memory setting {key} must be a number of at least {floor:g}, not {value!r}",
             code="ME027",
             hint=f"set memory.{key} to {floor:g} or more (or leave it out for the default)",
         )
@@ -115,7 +116,7 @@ class MemorySettings:
             if key in _MINIMUMS:
                 _check_minimum(key, value)
             if key in _CLAMPS:
-                if not isinstance(value, (int, float)) or isinstance(value, bool):
+                if not isinstance(value, (int, float)) or isinstance(value, bool) or value != value:
                     raise ConfigError(
                         f"memory setting {key} must be a number, not {value!r}",
                         code="ME022",
