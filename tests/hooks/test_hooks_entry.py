@@ -80,6 +80,31 @@ def test_help_and_usage_errors_are_clicks_own(
 
 
 @pytest.mark.parametrize(
+    "args",
+    [
+        ["hook", "UserPromptSubmit", "--nope"],
+        ["hook", "UserPromptSubmit", "--agent", "bogus"],
+        ["hook", "UserPromptSubmit", "Stop"],
+        ["hook"],
+    ],
+)
+def test_a_hook_command_line_that_cannot_be_read_still_exits_0(isolated_home: Any, args: list[str]) -> None:
+    # Claude Code reads exit 2 from UserPromptSubmit as "block this prompt"
+    code, out, err = _entry(args, isolated_home.home, b"{}")
+    assert code == 0 and not out and b"error SS002" in err
+
+
+@pytest.mark.parametrize("deadline", ["nan", "inf", "-1", "soon", "1e999"])
+def test_a_deadline_that_is_no_number_of_seconds_still_answers(isolated_home: Any, deadline: str) -> None:
+    env = make_project(isolated_home)
+    stdin = hook_input("UserPromptSubmit", env, prompt="write the release notes")
+    args = ["hook", "UserPromptSubmit", "--agent", "codex"]
+    code, out, err = _entry(args, env.cwd, stdin, SKILLSHELF_HOOK_DEADLINE=deadline)
+    assert code == 0 and "- release-notes: " in context_text(out)
+    assert b"warning SS002: the hook deadline" in err
+
+
+@pytest.mark.parametrize(
     ("args", "environ", "expected"),
     [
         (["UserPromptSubmit"], {}, ("UserPromptSubmit", "claude", None)),

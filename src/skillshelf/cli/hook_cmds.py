@@ -165,18 +165,44 @@ def _server_line(server: dict[str, Any]) -> str:
 @click.option("--agent", type=click.Choice(["codex", "claude"]), default="claude", show_default=True)
 @click.option(
     "--deadline",
-    type=click.FloatRange(min=0),
+    metavar="SECONDS",
     envvar="SKILLSHELF_HOOK_DEADLINE",
     default=None,
     help="Seconds before answering empty (0: none; default 5, 2 for Stop and SessionEnd). "
     "Kept under the agent's hook timeout (10 s as set up).",
 )
-def hook(event: str, agent: str, deadline: float | None) -> None:
+def hook(event: str, agent: str, deadline: str | None) -> None:
     """Answer one agent hook call: the agent's JSON on stdin, its answer on stdout.
 
     Written into the agents' configuration by `skillshelf setup`; whatever goes wrong, it
-    answers nothing and exits 0 (the problem goes to skillshelf's hook log).
+    answers nothing and exits 0 (the problem goes to skillshelf's hook log, a command line it
+    cannot read to stderr).
     """
     from skillshelf.cli.hook_answer import answer_hook
 
-    answer_hook(event, agent, deadline)
+    answer_hook(event, agent, _seconds(deadline))
+
+
+def _seconds(raw: str | None) -> float | None:
+    """``--deadline`` (or ``SKILLSHELF_HOOK_DEADLINE``) in seconds. A value that is not a number
+    of at least 0 is reported on stderr and the event's own deadline is used: a mistyped
+    variable in the agent's environment must not cost every prompt its answer."""
+    import math
+
+    if raw is None or not raw.strip():
+        return None
+    try:
+        seconds = float(raw)
+    except ValueError:
+        seconds = math.nan
+    if math.isfinite(seconds) and seconds >= 0:
+        return seconds
+    from skillshelf.cli.output import shown
+
+    click.echo(
+        f"skillshelf: warning SS002: the hook deadline {shown(raw)!r} is not a number of seconds; "
+        "the event's own deadline is used",
+        err=True,
+    )
+    click.echo("  fix: set --deadline or SKILLSHELF_HOOK_DEADLINE to seconds, such as 5 (0: none)", err=True)
+    return None

@@ -133,6 +133,13 @@ def _show_usage_error(exc: click.UsageError) -> None:
     click.echo(f"  fix: run `{command} --help` to see the arguments and options it takes", err=True)
 
 
+def _agent_hook(ctx: click.Context | None) -> bool:
+    """Whether the command line is ``skillshelf hook ...``, which an agent runs: it exits 0
+    whatever its arguments (Claude Code reads exit 2 from ``UserPromptSubmit`` as "block this
+    prompt", so a hook written by a newer skillshelf must not stop the user's every prompt)."""
+    return ctx is not None and ctx.command_path.split()[1:2] == ["hook"]
+
+
 def main(argv: list[str] | None = None) -> Any:
     """Console-script entry point: one place where errors become messages and exit codes."""
     try:
@@ -150,7 +157,7 @@ def main(argv: list[str] | None = None) -> Any:
         sys.exit(2)
     except click.UsageError as exc:
         _show_usage_error(exc)
-        sys.exit(2)
+        sys.exit(0 if _agent_hook(exc.ctx) else 2)
     except click.ClickException as exc:
         click.echo(
             f"skillshelf: error {_CLICK_CODES.get(type(exc), 'SS001')}: {_shown(exc.format_message())}",
