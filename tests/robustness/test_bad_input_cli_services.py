@@ -305,6 +305,21 @@ def test_memory_rejects_an_infinite_or_nan_setting(work: Path, tmp_path: Path, s
     assert {"ME022", "ME027"} & set(result.codes), result.codes
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["memory", "prune", "--max-unused-days", "nan"],
+        ["memory", "prune", "--max-unused-days", "inf"],
+        ["memory", "run", "--dry-run", "--sessions", ".", "--min-idle-hours", "nan"],
+        ["hook-server", "start", "--idle-minutes", "nan"],
+    ],
+)
+def test_an_infinite_or_nan_number_on_the_command_line_is_a_usage_error(work: Path, args: list[str]) -> None:
+    result = run_cli(args, cwd=work)
+    assert_reported(result, exit_codes=(2,))
+    assert "SS002" in result.codes and "finite number" in result.err, result.err
+
+
 def test_memory_config_that_is_not_a_table(work: Path, tmp_path: Path) -> None:
     result = run_cli(
         ["memory", "run", "--dry-run", "-c", "memory=5", "--db", str(tmp_path / "s.sqlite")], cwd=work

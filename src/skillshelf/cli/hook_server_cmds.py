@@ -11,6 +11,7 @@ from typing import Any
 
 import click
 
+from skillshelf.cli.output import FiniteFloat
 from skillshelf.env import Env
 
 __all__ = ["ask_server_status", "hook_server"]
@@ -30,7 +31,7 @@ def hook_server() -> None:
 @hook_server.command("start")
 @click.option(
     "--idle-minutes",
-    type=click.FloatRange(min=0, min_open=True),
+    type=FiniteFloat(min=0, min_open=True),
     default=None,
     help="Leave after this long without a hook (default: [hooks] server_idle_minutes, 30).",
 )

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from skillshelf.cli.memory_admin import db_option, json_option, recover, reset, status
-from skillshelf.cli.output import TEXT, echo_json, print_diagnostics, printable
+from skillshelf.cli.output import TEXT, FiniteFloat, echo_json, print_diagnostics, printable
 from skillshelf.env import Env
 
 if TYPE_CHECKING:
@@ -89,7 +89,7 @@ def _progress(enabled: bool) -> Iterator[Any]:
 )
 @click.option("--phase", type=click.Choice(["1", "2", "all"]), default="all", show_default=True)
 @click.option("--max-calls", type=click.IntRange(min=0), help="Budget: at most N model calls in this run.")
-@click.option("--min-idle-hours", type=click.FloatRange(min=0), help="Only sessions idle at least this long.")
+@click.option("--min-idle-hours", type=FiniteFloat(min=0), help="Only sessions idle at least this long.")
 @click.option(
     "--scope", type=click.Choice(["project", "global"]), help="Where memories go (default: project)."
 )
@@ -308,7 +308,7 @@ def forget(session_id: str, db: str | None, as_json: bool) -> None:
 
 
 @memory.command("prune")
-@click.option("--max-unused-days", type=click.FloatRange(min=0), default=30, show_default=True)
+@click.option("--max-unused-days", type=FiniteFloat(min=0), default=30, show_default=True)
 @_db_option
 @_json_option
 def prune(max_unused_days: float, db: str | None, as_json: bool) -> None:

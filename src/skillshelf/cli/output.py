@@ -16,6 +16,7 @@ from skillshelf.diagnostics import Diagnostic, Severity
 __all__ = [
     "MAX_MESSAGE_CHARS",
     "TEXT",
+    "FiniteFloat",
     "capped",
     "check_roots",
     "echo_json",
@@ -115,6 +116,17 @@ class _Text(click.ParamType[str, Any]):
 
 
 TEXT = _Text()
+
+
+class FiniteFloat(click.FloatRange):
+    """A :class:`click.FloatRange` that refuses ``nan`` and ``inf``, which click reads as
+    numbers (``nan`` passes every bound, since it compares false to everything)."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number.", param, ctx)
+        return number
 
 
 def echo_text(text: str) -> None:
