@@ -116,7 +116,7 @@ class MemorySettings:
             if key in _MINIMUMS:
                 _check_minimum(key, value)
             if key in _CLAMPS:
-                if not isinstance(value, (int, float)) or isinstance(value, bool) or value != value:
+                if not isinstance(value, (int, float)) or isinstance(value, bool) or math.isnan(value):
                     raise ConfigError(
                         f"memory setting {key} must be a number, not {value!r}",
                         code="ME022",

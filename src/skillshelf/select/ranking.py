@@ -179,6 +179,8 @@ def shared_ranker(
     and the models' document vectors are reused while the documents stay the same (and every
     installed model loaded: one that failed is tried again at the next call, so a reinstall
     counts without a restart)."""
+    from skillshelf.select.semantic import installed_models
+
     index = SkillIndex.build(skills, cache_dir=cache_dir)
     with _LAST_LOCK:
         last = _LAST[0] if _LAST else None
@@ -187,19 +189,9 @@ def shared_ranker(
             semantic: SemanticIndex | None = last
         else:
             semantic = semantic_index(index, mode=None, cache_dir=cache_dir)
-            complete = semantic is not None and semantic.models == _installed_models()
-            _LAST[:] = [semantic] if semantic is not None and complete else []
+            keep = semantic is not None and semantic.models == installed_models()  # every model loaded
+            _LAST[:] = [semantic] if keep and semantic is not None else []
     return Ranker(index, semantic=semantic, settings=settings)
-
-
-def _installed_models() -> tuple[str, ...]:
-    """The models :func:`semantic_index` loads when none fails, in ``SemanticIndex.models`` order."""
-    from skillshelf.select import wordllama
-    from skillshelf.select.semantic import available
-
-    return tuple(
-        name for name, found in (("minilm", available()), ("wordllama", wordllama.available())) if found
-    )
 
 
 def _same_docs(old: Sequence[SkillDoc], new: Sequence[SkillDoc]) -> bool:

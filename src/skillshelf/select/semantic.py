@@ -44,6 +44,7 @@ __all__ = [
     "available",
     "doc_text",
     "embedded_text",
+    "installed_models",
     "passages",
 ]
 
@@ -58,11 +59,18 @@ def available() -> bool:
     return all(importlib.util.find_spec(m) is not None for m in needed)
 
 
-def any_model_available() -> bool:
-    """Whether MiniLM or WordLlama (a dependency of the base install) is installed."""
+def installed_models() -> tuple[str, ...]:
+    """The embedding models installed, in :attr:`SemanticIndex.models` order (what an index
+    holds when every one of them loads)."""
     from skillshelf.select import wordllama
 
-    return available() or wordllama.available()
+    found = {"minilm": available(), "wordllama": wordllama.available()}
+    return tuple(name for name, here in found.items() if here)
+
+
+def any_model_available() -> bool:
+    """Whether MiniLM or WordLlama (a dependency of the base install) is installed."""
+    return bool(installed_models())
 
 
 REQUEST_FRAME = "A user asks for help with this. "
