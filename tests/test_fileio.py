@@ -8,7 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from skillshelf.fileio import NotRegularFile, atomic_file, file_identity, open_regular, write_atomic
+from skillshelf.fileio import (
+    FileTooLarge,
+    NotRegularFile,
+    atomic_file,
+    file_identity,
+    open_regular,
+    read_regular_text,
+    write_atomic,
+)
 
 
 def test_an_atomic_write_replaces_the_file_and_leaves_no_temporary_file(tmp_path: Path) -> None:
@@ -51,6 +59,21 @@ def test_a_regular_file_is_read_and_a_symlink_can_be_refused(tmp_path: Path) -> 
     with pytest.raises(OSError) as caught:
         open_regular(link, follow_symlinks=False)
     assert not isinstance(caught.value, NotRegularFile)
+
+
+def test_read_regular_text_reads_up_to_its_cap_and_refuses_past_it_or_a_fifo(tmp_path: Path) -> None:
+    text = tmp_path / "lock.json"
+    text.write_bytes("{}\n\xe9".encode("latin-1"))
+    with pytest.raises(UnicodeDecodeError):
+        read_regular_text(text, limit=100)
+    assert read_regular_text(text, limit=4, errors="replace") == "{}\n\ufffd"
+    with pytest.raises(FileTooLarge) as caught:
+        read_regular_text(text, limit=3)
+    assert "larger than 3 bytes" in str(caught.value)
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    with pytest.raises(NotRegularFile):
+        read_regular_text(fifo, limit=100)
 
 
 def test_keep_mode_keeps_an_existing_files_bits_and_gives_a_new_one_the_mode(tmp_path: Path) -> None:

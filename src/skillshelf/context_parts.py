@@ -98,10 +98,12 @@ def _tagged(skill: Skill) -> Skill:
 
 def _fragment(skill: Skill) -> str:
     from skillshelf.errors import FileAccessError
+    from skillshelf.fileio import read_regular_text
     from skillshelf.skills.load import skill_fragment, with_trust_note
+    from skillshelf.skills.model import MAX_SKILL_BYTES
 
     try:
-        contents = skill.path.read_text(encoding="utf-8", errors="replace")
+        contents = read_regular_text(skill.path, limit=MAX_SKILL_BYTES, errors="replace")
     except OSError as exc:  # changed since discovery (removed, replaced by a folder...)
         raise FileAccessError(
             f"cannot read {skill.path}: {exc.strerror or exc}",

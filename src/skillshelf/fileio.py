@@ -7,7 +7,9 @@
   otherwise: exact bits, or ``"umask"`` for what ``open`` would give it; ``keep_mode`` keeps an
   existing target's bits; ``sync`` puts the data on disk before the rename.
 * :func:`open_regular`: open a file for reading without blocking and refuse anything that is
-  not a regular file, so a FIFO or device named like the file cannot hang a read.
+  not a regular file, so a FIFO or device named like the file cannot hang a read;
+  :func:`read_regular_text` reads such a file as text up to a size cap (:class:`FileTooLarge`
+  past it), for every file a user or a project can name or plant.
 * :func:`file_identity`: what tells a file from its replacement or an edit of it, for what a
   process keeps in memory while a file stays the same.
 """
@@ -22,7 +24,16 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO, Literal
 
-__all__ = ["FileIdentity", "NotRegularFile", "atomic_file", "file_identity", "open_regular", "write_atomic"]
+__all__ = [
+    "FileIdentity",
+    "FileTooLarge",
+    "NotRegularFile",
+    "atomic_file",
+    "file_identity",
+    "open_regular",
+    "read_regular_text",
+    "write_atomic",
+]
 
 Mode = int | Literal["umask"] | None
 FileIdentity = tuple[int, int, int, int, int]
@@ -33,6 +44,10 @@ _TEMP_FLAGS = (
 
 class NotRegularFile(OSError):
     """The path is a folder, FIFO, socket or device: reading it could block or never end."""
+
+
+class FileTooLarge(OSError):
+    """The file is larger than the reader's cap (``errno.EFBIG``)."""
 
 
 def _temp_file(folder: Path, prefix: str, permissions: int) -> tuple[int, Path]:
@@ -113,6 +128,17 @@ def open_regular(path: Path | str, *, follow_symlinks: bool = True) -> BinaryIO:
         os.close(fd)
         raise NotRegularFile(errno.EINVAL, "not a regular file (a folder, FIFO, socket or device)", str(path))
     return os.fdopen(fd, "rb")
+
+
+def read_regular_text(path: Path | str, *, limit: int, errors: str = "strict") -> str:
+    """The text of the regular file ``path`` (UTF-8, decoded with ``errors``), read through
+    :func:`open_regular`; raises :class:`NotRegularFile`, :class:`FileTooLarge` past ``limit``
+    bytes, ``OSError`` and (with ``errors="strict"``) ``UnicodeDecodeError``."""
+    with open_regular(path) as handle:
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise FileTooLarge(errno.EFBIG, f"larger than {limit:,} bytes", str(path))
+    return data.decode("utf-8", errors=errors)
 
 
 def file_identity(info: os.stat_result) -> FileIdentity:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -120,6 +121,18 @@ def test_unlayered_module_unknown_entry_and_bad_files_are_reported(tmp_path: Pat
         ("AR302", "pyproject.toml"),
     ]
     assert all(d.fix for d in report.diagnostics)
+
+
+def test_a_fifo_module_and_a_too_deep_config_are_reported_without_a_hang_or_crash(tmp_path: Path) -> None:
+    pkg = make_project(tmp_path)
+    os.mkfifo(pkg / "core" / "pipe.py")  # no writer: a blocking read would never return
+    report = lint_path(None, cwd=tmp_path)
+    assert [(d.code, Path(d.path).name) for d in report.diagnostics] == [("AR002", "pipe.py")]
+    assert "not a regular file" in report.diagnostics[0].message
+    write(tmp_path / "pyproject.toml", CONFIG + "deep = " + "[" * 50_000 + "\n")
+    with pytest.raises(ConfigError) as caught:
+        lint_path(None, cwd=tmp_path)
+    assert caught.value.code == "AR010" and "nested too deeply" in caught.value.message
 
 
 def test_a_subfolder_is_linted_with_the_whole_package_known(tmp_path: Path) -> None:

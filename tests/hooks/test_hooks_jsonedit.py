@@ -100,3 +100,11 @@ def test_spans_and_duplicate_keys_are_read_like_a_json_reader_does() -> None:
 def test_text_that_is_not_one_json_value_is_refused(text: str) -> None:
     with pytest.raises(jsonedit.JsonEditError):
         jsonedit.parse(text)
+
+
+def test_json_nested_past_the_depth_cap_is_refused_not_recursed_into() -> None:
+    at_cap = "[" * (jsonedit.MAX_DEPTH + 1) + "]" * (jsonedit.MAX_DEPTH + 1)
+    assert jsonedit.parse(at_cap).plain() == json.loads(at_cap)
+    too_deep = '{"a":' * 50_000 + "1" + "}" * 50_000
+    with pytest.raises(jsonedit.JsonEditError, match="nested deeper than"):
+        jsonedit.parse(too_deep)

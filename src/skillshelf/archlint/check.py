@@ -22,10 +22,13 @@ from skillshelf.archlint.config import ArchConfig, Level
 from skillshelf.archlint.cycles import find_cycles
 from skillshelf.archlint.imports import ImportEdge, ParsedModule, module_name, parse_module
 from skillshelf.diagnostics import Diagnostic, Severity, diagnostic, sort_diagnostics
+from skillshelf.fileio import read_regular_text
 
 __all__ = ["ArchReport", "Layers", "lint_package"]
 
 _SEVERITY = {"error": Severity.ERROR, "warning": Severity.WARNING}
+#: A Python module of this size is generated data, not code to check; larger ones are refused.
+MAX_MODULE_BYTES = 16 * 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -222,23 +225,29 @@ def _python_files(folder: Path, package_root: Path, exclude: Sequence[str]) -> I
 
 def _read(path: Path, name: str, known: frozenset[str], out: list[Diagnostic]) -> ParsedModule | None:
     try:
-        source = path.read_text(encoding="utf-8")
+        source = read_regular_text(path, limit=MAX_MODULE_BYTES)
     except (OSError, UnicodeDecodeError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         out.append(
             diagnostic(
-                "AR002", Severity.ERROR, f"cannot read {name}: {exc}", "save the file as UTF-8 text", path
+                "AR002",
+                Severity.ERROR,
+                f"cannot read {name}: {why}",
+                "a module must be a regular UTF-8 text file",
+                path,
             )
         )
         return None
     try:
         return parse_module(path, name, source, known)
-    except (SyntaxError, ValueError) as exc:
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
         line = exc.lineno if isinstance(exc, SyntaxError) else None
+        why = str(exc) if isinstance(exc, (SyntaxError, ValueError)) else "nested too deeply to read"
         out.append(
             diagnostic(
                 "AR001",
                 Severity.ERROR,
-                f"syntax error: {exc}",
+                f"syntax error: {why}",
                 "fix the syntax so the imports can be read",
                 path,
                 line,

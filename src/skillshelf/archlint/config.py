@@ -30,11 +30,13 @@ from pathlib import Path
 from typing import Literal
 
 from skillshelf.errors import ConfigError
+from skillshelf.fileio import read_regular_text
 
 __all__ = ["Allowance", "ArchConfig", "Level", "find_config", "parse_config"]
 
 Level = Literal["error", "warning", "ignore"]
 _LEVELS = ("error", "warning", "ignore")
+MAX_PYPROJECT_BYTES = 16 * 1024 * 1024
 _KEYS = frozenset(
     {
         "root",
@@ -201,11 +203,14 @@ def _readers(raw: object, path: Path | None) -> tuple[str, ...] | None:
 
 def _load_toml(path: Path) -> dict[str, object]:
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(read_regular_text(path, limit=MAX_PYPROJECT_BYTES))
     except tomllib.TOMLDecodeError as exc:
         raise _bad(path, f"not valid TOML: {exc}", "fix the syntax at the line shown") from exc
+    except RecursionError as exc:
+        raise _bad(path, "not valid TOML: nested too deeply", "flatten the nested value") from exc
     except (OSError, UnicodeDecodeError) as exc:
-        raise _bad(path, f"cannot read: {exc}", "check the file exists and is UTF-8 text") from exc
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise _bad(path, f"cannot read: {why}", "check the file exists and is UTF-8 text") from exc
 
 
 def _table(path: Path) -> Mapping[str, object] | None:

@@ -122,6 +122,8 @@ def _print_status(env: Env, command: list[str], as_json: bool) -> None:
         name = "Codex" if row.agent == "codex" else "Claude Code"
         if not row.installed:
             click.echo(f"{name} ({row.scope}): not set up ({row.hooks_file})")
+            for reason in row.reasons:
+                click.echo(f"  - {reason}")
             continue
         runs = "runs" if row.runs else "does NOT run"
         current = "" if row.current or not row.events else " (out of date: run setup again)"

@@ -128,6 +128,14 @@ def parse_toml(text: str, path: Path | None) -> tuple[dict[str, object] | None, 
 
     try:
         return tomllib.loads(text), None
+    except RecursionError:
+        return None, diagnostic(
+            "CF100",
+            Severity.ERROR,
+            "TOML nested too deeply to read (arrays or inline tables inside one another); layer skipped",
+            "flatten the nested value: a config needs a few levels at most",
+            path,
+        )
     except tomllib.TOMLDecodeError as exc:
         message = str(exc)
         found = _AT_LINE.search(message)

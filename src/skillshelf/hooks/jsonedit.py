@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 __all__ = [
+    "MAX_DEPTH",
     "JsonEditError",
     "Member",
     "Node",
@@ -31,6 +32,8 @@ __all__ = [
     "render_new",
 ]
 
+#: An agent's settings file nests a handful of levels; deeper text is refused, not recursed into.
+MAX_DEPTH = 200
 _WS = " \t\r\n"
 _DECODER = json.JSONDecoder()
 _INDENT = re.compile(r"\n([ \t]+)\S")
@@ -98,6 +101,8 @@ def parse(text: str) -> Node:
 
 
 def _value(text: str, i: int, depth: int) -> tuple[Node, int]:
+    if depth > MAX_DEPTH:
+        raise JsonEditError(f"nested deeper than {MAX_DEPTH} levels", i)
     if i >= len(text):
         raise JsonEditError("the text ends where a value should be", i)
     if text[i] == "{":

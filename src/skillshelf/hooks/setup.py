@@ -25,8 +25,17 @@ from pathlib import Path
 
 from skillshelf.env import Env
 from skillshelf.errors import FileAccessError
+from skillshelf.fileio import read_regular_text
 from skillshelf.hooks import jsonfile, tomlblock
-from skillshelf.hooks.agents import MCP_NAME, Agent, AgentFiles, SetupScope, agent_files, hook_specs
+from skillshelf.hooks.agents import (
+    MAX_AGENT_FILE_BYTES,
+    MCP_NAME,
+    Agent,
+    AgentFiles,
+    SetupScope,
+    agent_files,
+    hook_specs,
+)
 from skillshelf.hooks.claude import trust_dialog_accepted
 from skillshelf.hooks.codex import codex_config, project_trusted, trust_hash, trust_key
 
@@ -144,12 +153,15 @@ def _containers(entry: Mapping[str, object]) -> tuple[tuple[str, ...], ...]:
 
 def _read(path: Path) -> str | None:
     try:
-        return path.read_text(encoding="utf-8")
+        return read_regular_text(path, limit=MAX_AGENT_FILE_BYTES)
     except FileNotFoundError:
         return None
     except (OSError, UnicodeDecodeError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise FileAccessError(
-            f"cannot read {path}: {exc}", hint="check the file's permissions and encoding", code="HK120"
+            f"cannot read {path}: {why}",
+            hint="an agent's settings file must be a regular UTF-8 file; fix or move it, then run again",
+            code="HK120",
         ) from exc
 
 
@@ -159,8 +171,8 @@ def record_path(state_dir: Path) -> Path:
 
 def _load_record(state_dir: Path) -> dict[str, dict[str, object]]:
     try:
-        data = json.loads(record_path(state_dir).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = json.loads(read_regular_text(record_path(state_dir), limit=MAX_AGENT_FILE_BYTES))
+    except (OSError, ValueError, RecursionError):
         return {}
     return {k: v for k, v in data.items() if isinstance(v, dict)} if isinstance(data, dict) else {}
 

@@ -8,8 +8,18 @@ from pathlib import Path
 
 from skillshelf.env import Env
 from skillshelf.errors import SkillshelfError
+from skillshelf.fileio import read_regular_text
 from skillshelf.hooks import jsonfile, tomlblock
-from skillshelf.hooks.agents import AGENTS, EVENTS, MCP_NAME, Agent, SetupScope, agent_files, hook_specs
+from skillshelf.hooks.agents import (
+    AGENTS,
+    EVENTS,
+    MAX_AGENT_FILE_BYTES,
+    MCP_NAME,
+    Agent,
+    SetupScope,
+    agent_files,
+    hook_specs,
+)
 from skillshelf.hooks.claude import MANAGED_DIR, hook_blockers, read_json
 from skillshelf.hooks.codex import codex_config, project_trusted, trust_hash, trust_key, trusted_hashes
 
@@ -57,11 +67,12 @@ def setup_status(env: Env, *, command: list[str], managed_dir: Path = MANAGED_DI
 
 def _ours(path: Path) -> tuple[list[jsonfile.OurHook], str | None]:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_regular_text(path, limit=MAX_AGENT_FILE_BYTES)
     except FileNotFoundError:
         return [], None
     except (OSError, UnicodeDecodeError) as exc:
-        return [], f"cannot read {path}: {exc}"
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        return [], f"cannot read {path}: {why}"
     try:
         return jsonfile.our_hooks(text, str(path)), None
     except SkillshelfError as exc:

@@ -64,7 +64,7 @@ def block_tables(text: str) -> dict[TablePath, dict[str, object]]:
     inside = text[span[0] : span[1]].split("\n", 2)[-1] if span[0] > 0 else text[: span[1]]
     try:
         data = tomllib.loads(inside)
-    except tomllib.TOMLDecodeError:
+    except (tomllib.TOMLDecodeError, RecursionError):
         return {}
     return _flatten(data)
 
@@ -117,9 +117,10 @@ def _render(tables: Tables) -> str:
 def _parse(text: str, where: str) -> dict[str, Any]:
     try:
         return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
+    except (tomllib.TOMLDecodeError, RecursionError) as exc:
+        why = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
         raise ConfigError(
-            f"{where} is not valid TOML ({exc})",
+            f"{where} is not valid TOML ({why})",
             hint="fix the TOML by hand (Codex cannot read it either), then run setup again",
             code="HK111",
         ) from exc

@@ -26,6 +26,8 @@ from typing import Literal
 from skillshelf.config.edit_text import appended, first_faithful, toml_string, tomlkit_document, write_config
 from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.errors import ConfigError, FileAccessError
+from skillshelf.fileio import read_regular_text
+from skillshelf.skills.codex_config import MAX_CODEX_FILE_BYTES
 from skillshelf.skills.model import Skill
 
 __all__ = [
@@ -182,14 +184,14 @@ def read_mcp_servers(
 ) -> tuple[tuple[ConfiguredServer, ...], tuple[Diagnostic, ...]]:
     """The ``[mcp_servers]`` of one TOML file; a broken file is a diagnostic, not an exception."""
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(read_regular_text(path, limit=MAX_CODEX_FILE_BYTES))
     except FileNotFoundError:
         return (), ()
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError) as exc:
         diag = Diagnostic(
             code="IS501",
             severity=Severity.WARNING,
-            message=f"cannot read MCP servers from this file: {exc}",
+            message=f"cannot read MCP servers from this file: {_why(exc)}",
             fix="fix the TOML syntax at the line shown; until then its [mcp_servers] are not counted",
             path=path,
             line=_error_line(exc),
@@ -208,6 +210,12 @@ def read_mcp_servers(
         return (), (diag,)
     servers = (_server_from(str(name), raw, where, path) for name, raw in table.items())
     return tuple(s for s in servers if s is not None), ()
+
+
+def _why(exc: Exception) -> str:
+    if isinstance(exc, RecursionError):
+        return "nested too deeply"
+    return (exc.strerror or str(exc)) if isinstance(exc, OSError) else str(exc)
 
 
 def _error_line(exc: Exception) -> int | None:
@@ -306,11 +314,11 @@ def _untrusted_skipped(dep: McpDependency) -> Diagnostic:
 def _read_config(path: Path) -> tuple[str | None, dict[str, object]]:
     """The config's text (None when there is no file) and data; errors say nothing was written."""
     try:
-        text = path.read_text(encoding="utf-8") if path.exists() else None
+        text = read_regular_text(path, limit=MAX_CODEX_FILE_BYTES) if path.exists() else None
         return text, tomllib.loads(text or "")
-    except tomllib.TOMLDecodeError as exc:
+    except (tomllib.TOMLDecodeError, RecursionError) as exc:
         raise ConfigError(
-            f"not valid TOML: {exc}",
+            f"not valid TOML: {_why(exc)}",
             path=path,
             line=_error_line(exc),
             hint="fix the file first; nothing was written",

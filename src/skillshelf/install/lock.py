@@ -28,7 +28,7 @@ from types import MappingProxyType
 
 from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.errors import InstallError
-from skillshelf.fileio import write_atomic
+from skillshelf.fileio import read_regular_text, write_atomic
 from skillshelf.install.files import sorted_listing
 
 __all__ = [
@@ -45,6 +45,8 @@ __all__ = [
 
 LOCK_FILE_NAME = ".skillshelf-lock.json"
 LOCK_VERSION = 1
+#: A lock lists a few hundred skills in some kilobytes; a bigger file is not one we wrote.
+MAX_LOCK_BYTES = 8 * 1024 * 1024
 _IGNORED_NAMES = frozenset({".git", "__pycache__", ".DS_Store"})
 #: A folder name ``install`` may create (and so the only lock key that is used).
 FOLDER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
@@ -219,11 +221,13 @@ def read_lock(skills_root: Path) -> Lock:
     """
     path = lock_path(skills_root)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_regular_text(path, limit=MAX_LOCK_BYTES)
     except FileNotFoundError:
         return Lock()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise _bad_lock(path, str(exc)) from exc
+    except UnicodeDecodeError as exc:
+        raise _bad_lock(path, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
+    except OSError as exc:
+        raise _bad_lock(path, exc.strerror or str(exc)) from exc
     try:
         data = json.loads(text)
     except (json.JSONDecodeError, RecursionError) as exc:

@@ -11,8 +11,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from skillshelf.errors import NotFoundError, UsageError
+from skillshelf.fileio import read_regular_text
 
-__all__ = ["EvalQuery", "load_queries", "load_tools"]
+__all__ = ["MAX_EVAL_FILE_BYTES", "EvalQuery", "load_queries", "load_tools"]
+
+#: Query and tool files hold hundreds or thousands of short lines; past this they are not one.
+MAX_EVAL_FILE_BYTES = 64 * 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -27,12 +31,13 @@ class EvalQuery:
 
 def _read_lines(path: Path, what: str) -> list[tuple[int, dict[str, object]]]:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_regular_text(path, limit=MAX_EVAL_FILE_BYTES)
     except FileNotFoundError as exc:
         raise NotFoundError(f"{what} file not found: {path}", hint="check the path", code="SE301") from exc
     except (OSError, UnicodeDecodeError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise UsageError(
-            f"cannot read {what} file {path}: {exc}", hint="give a UTF-8 JSON-lines file", code="SE302"
+            f"cannot read {what} file {path}: {why}", hint="give a UTF-8 JSON-lines file", code="SE302"
         ) from exc
     out = []
     for n, line in enumerate(text.splitlines(), start=1):
@@ -40,9 +45,10 @@ def _read_lines(path: Path, what: str) -> list[tuple[int, dict[str, object]]]:
             continue
         try:
             value = json.loads(line)
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:
+            why = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
             raise UsageError(
-                f"{path}:{n}: not valid JSON ({exc})", hint="write one JSON object per line", code="SE302"
+                f"{path}:{n}: not valid JSON ({why})", hint="write one JSON object per line", code="SE302"
             ) from exc
         if not isinstance(value, dict):
             raise UsageError(

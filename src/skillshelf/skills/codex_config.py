@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.env import Env
+from skillshelf.fileio import read_regular_text
 
 if TYPE_CHECKING:
     from skillshelf.skills.catalog.window import BudgetChoice, ModelInfo
@@ -26,6 +27,8 @@ if TYPE_CHECKING:
 __all__ = ["CodexSettings", "catalog_budget", "load_codex_toml", "read_codex_settings", "read_model_catalog"]
 
 CONFIG_NAME = "config.toml"
+#: Codex's config.toml and a model catalog are kilobytes; past this a file is not one of them.
+MAX_CODEX_FILE_BYTES = 16 * 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -65,9 +68,11 @@ def load_codex_toml(path: Path) -> tuple[dict[str, object], str | None]:
     import tomllib
 
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8")), None
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        return {}, str(exc)
+        return tomllib.loads(read_regular_text(path, limit=MAX_CODEX_FILE_BYTES)), None
+    except OSError as exc:
+        return {}, exc.strerror or str(exc)
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError) as exc:
+        return {}, "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
 
 
 def _parse(path: Path) -> CodexSettings:
@@ -127,8 +132,8 @@ def read_model_catalog(settings: CodexSettings) -> tuple[Path, tuple[ModelInfo, 
     try:
         import json
 
-        data = json.loads(path.read_bytes())
-    except (OSError, ValueError):
+        data = json.loads(read_regular_text(path, limit=MAX_CODEX_FILE_BYTES))
+    except (OSError, ValueError, RecursionError):
         return None
     models = data.get("models") if isinstance(data, dict) else None
     if not isinstance(models, list):
