@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -118,6 +119,20 @@ def test_bad_options_give_codes_not_tracebacks(
     blocker.write_text("x", encoding="utf-8")
     code, _, err = _run(capsys, "memory", "status", "--db", str(blocker / "state.sqlite"))
     assert code == 1 and "ME010" in err
+
+
+@pytest.mark.parametrize("dry_run", [False, True])
+def test_a_fifo_or_folder_in_place_of_the_database_is_me010_not_a_hang(
+    project: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path, dry_run: bool
+) -> None:
+    fifo, folder = tmp_path / "fifo.sqlite", tmp_path / "folder.sqlite"
+    os.mkfifo(fifo)  # SQLite opening it for reading would wait for a writer forever
+    folder.mkdir()
+    for db in (fifo, folder):
+        args = ["memory", "run", "--dry-run"] if dry_run else ["memory", "status"]
+        code, _, err = _run(capsys, *args, "--db", str(db))
+        assert code == 1 and "ME010" in err and "not a regular file" in err, err
+        assert "move it away" in err
 
 
 def test_memory_settings_come_from_the_config_file(

@@ -3,7 +3,10 @@
 
 from __future__ import annotations
 
+import errno
+import os
 import sqlite3
+import stat
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -12,6 +15,7 @@ from typing import Any
 
 from skillshelf.dirs import private_dir, private_file
 from skillshelf.errors import StoreError
+from skillshelf.fileio import NotRegularFile
 from skillshelf.memory.store.base import Row, Tx, storable
 from skillshelf.memory.store.consolidation import Store
 
@@ -42,6 +46,22 @@ def _scratch_copy(path: Path, timeout_s: float) -> sqlite3.Connection:
     return conn
 
 
+_DAMAGED_HINT = (
+    "the file is damaged or not skillshelf's: move it away (or pass --db with another location) "
+    "and run again; a new database is made, the memory folders' files are kept"
+)
+
+
+def _regular_or_missing(path: Path) -> None:
+    """Refuse a folder, FIFO or device at ``path`` (SQLite would fail late or block on it)."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return
+    if not stat.S_ISREG(mode):
+        raise NotRegularFile(errno.EINVAL, "not a regular file (a folder, FIFO, socket or device)", str(path))
+
+
 def _private_database(path: Path, *, own_folder: bool) -> None:
     """The database file 0600, its folder created 0700 (made 0700 when it is skillshelf's own).
     SQLite gives its -wal and -shm files the database's mode; ones left by an older version
@@ -69,6 +89,7 @@ class SqliteStore(Store):
         self.url = f"sqlite:///{path}"
         self._lock = threading.RLock()
         try:
+            _regular_or_missing(path)
             if scratch:
                 self._conn = _scratch_copy(path, timeout_s)
             else:
@@ -81,10 +102,14 @@ class SqliteStore(Store):
             self._conn.execute("PRAGMA synchronous=NORMAL")
             self._conn.execute(f"PRAGMA busy_timeout={int(timeout_s * 1000)}")
         except (OSError, sqlite3.Error) as exc:
+            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            damaged = isinstance(exc, (sqlite3.DatabaseError, NotRegularFile))
             raise StoreError(
-                f"cannot open the memory database {path}: {exc}",
+                f"cannot open the memory database {path}: {why}",
                 code="ME010",
-                hint="check that the folder is writable, or pass --db with another location",
+                hint=_DAMAGED_HINT
+                if damaged
+                else "check that the folder is writable, or pass --db with another location",
             ) from exc
 
     @contextmanager
@@ -105,7 +130,7 @@ class SqliteStore(Store):
                 raise StoreError(
                     f"memory database error: {exc}",
                     code="ME013",
-                    hint="run `skillshelf memory status`; if the file is damaged, move it away",
+                    hint=_DAMAGED_HINT,
                 ) from exc
             except BaseException:
                 self._conn.execute("ROLLBACK")
