@@ -12,7 +12,7 @@ import pytest
 from install_helpers import commit_all, init_repo, write_skill
 from install_helpers import run_cli as _run
 
-from testkit import IsolatedHome
+from testkit import IsolatedHome, zip_with
 
 OPENAI_YAML = """dependencies:
   tools:
@@ -58,6 +58,21 @@ def test_failed_validation_prints_diagnostics_and_exits_1(
     assert proc.returncode == 1
     assert "error IS320" in proc.stderr and "fix:" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_a_failed_archive_install_names_the_files_as_in_the_archive_not_the_staging_folder(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
+    text = b"---\nname: notes\ndescription: d\n---\n"
+    archive = zip_with(
+        tmp_path / "notes.zip", [("notes/SKILL.md", text, None), ("notes/skill.md", text, None)]
+    )
+    proc = _run(tmp_path, "install", str(archive), "--json")
+    assert proc.returncode == 1, proc.stderr
+    error = json.loads(proc.stdout)
+    assert error["code"] == "IS320" and "SK353" in error["message"]
+    assert error["fix"].startswith("rename it: mv skill.md SKILL.md")
+    assert ".skillshelf-tmp" not in proc.stdout + proc.stderr
 
 
 @pytest.mark.parametrize(

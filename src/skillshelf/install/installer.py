@@ -175,13 +175,22 @@ def find_skill_folder(folder: Path, source: Source) -> Path:
 
 
 def _relocate(diags: Sequence[Diagnostic], fetched: Path, shown: Path) -> tuple[Diagnostic, ...]:
+    """The findings with paths in the staging folder ``fetched`` (file fields and the paths
+    their message and fix name) shown as ``shown``, where the user can find them."""
     out = []
     for diag in diags:
         path = diag.path
         if path is not None and (path == fetched or fetched in path.parents):
             path = shown / path.relative_to(fetched)
-        out.append(dataclasses.replace(diag, path=path))
+        message, fix = (_shown_in(text, fetched, shown) for text in (diag.message, diag.fix))
+        out.append(dataclasses.replace(diag, path=path, message=message, fix=fix))
     return tuple(out)
+
+
+def _shown_in(text: str, fetched: Path, shown: Path) -> str:
+    if str(shown) == ".":
+        return text.replace(f"{fetched}/", "").replace(str(fetched), ".")
+    return text.replace(str(fetched), str(shown))
 
 
 def validate_skill_folder(
@@ -228,8 +237,7 @@ def _fetch_and_validate(
     try:
         skill, diags = validate_skill_folder(folder, root)
     except SkillValidationError as exc:
-        exc.diagnostics = _relocate(exc.diagnostics, folder, shown)
-        raise
+        raise SkillValidationError(_relocate(exc.diagnostics, folder, shown)) from None
     return folder, skill, _relocate(diags, folder, shown), fetched.commit
 
 
