@@ -73,8 +73,10 @@ def test_resources_and_prompts_page_with_cursors(tmp_path: Path) -> None:
         second = await client.session.list_prompts(
             params=types.PaginatedRequestParams(cursor=first.next_cursor)
         )
-        with pytest.raises(MCPError):
-            await client.session.list_resources(params=types.PaginatedRequestParams(cursor="not-a-cursor"))
+        for bad in ("not-a-cursor", "\u00b2", "9" * 5000):
+            with pytest.raises(MCPError) as caught:
+                await client.session.list_resources(params=types.PaginatedRequestParams(cursor=bad))
+            assert caught.value.code == types.INVALID_PARAMS, (bad[:10], caught.value.message)
         return uris, [p.name for p in first.prompts + second.prompts]
 
     uris, prompts = _run(server, body)

@@ -97,6 +97,8 @@ def test_dispatch_accepts_the_json_string_the_openai_api_returns(tools: SkillToo
         ("read_skill_file", {"name": "pdf-forms", "path": "../../secret.txt"}, "SS403"),
         ("read_skill_file", {"name": "pdf-forms", "path": "missing.md"}, "SV404"),
         ("list_skills", {"cursor": "abc"}, "SV400"),
+        ("list_skills", {"cursor": "\u00b2"}, "SV400"),  # a digit to str.isdigit, not to int()
+        ("list_skills", {"cursor": "9" * 5000}, "SV400"),  # past int()'s digit limit
         ("list_skills", {"limit": float("inf")}, "SV400"),
         ("list_skills", '{"limit": -Infinity}', "SV400"),
         ("search_skills", {"query": "pdf", "top_k": float("nan")}, "SV400"),

@@ -7,6 +7,7 @@ import json
 import socket
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
@@ -181,6 +182,8 @@ def test_bad_parameters_are_refused_with_a_fix(served: Served) -> None:
         ("/api/budget", {"profile": "vim"}),
         ("/api/budget", {"window": "-1"}),
         ("/api/budget", {"window": "1e9"}),
+        ("/api/budget", {"window": "\u00b2"}),
+        ("/api/budget", {"window": "9" * 5000}),
         ("/api/task", {"q": ""}),
         ("/api/task", {"q": "x" * 5000}),
         ("/api/task", {"q": "pdf", "top": "0"}),
@@ -191,6 +194,23 @@ def test_bad_parameters_are_refused_with_a_fix(served: Served) -> None:
         assert response.status_code == 400, (path, params)
         assert response.json()["error"] == "SV400" and response.json()["fix"]
     assert served.page.get("/api/nope").status_code == 404
+    host, port = urlsplit(served.page.base).hostname, urlsplit(served.page.base).port
+    for length in (b"\xb2", b"9" * 5000):  # "\xb2" is "²" in Latin-1, a digit to str.isdigit
+        request = (
+            b"POST /api/memory/forget HTTP/1.1\r\nHost: "
+            + f"{host}:{port}".encode()
+            + b"\r\nOrigin: "
+            + served.page.base.encode()
+            + b"\r\nX-Skillshelf-Token: "
+            + served.page.token.encode()
+            + b"\r\nContent-Type: application/json\r\nContent-Length: "
+            + length
+            + b"\r\nConnection: close\r\n\r\n{}"
+        )
+        with socket.create_connection((host, port), timeout=10) as conn:
+            conn.sendall(request)
+            answer = conn.makefile("rb").readline()
+        assert answer.split()[1] == b"411", (length[:10], answer)
 
 
 def test_json_answers_carry_an_etag_and_a_repeat_gets_304(served: Served) -> None:

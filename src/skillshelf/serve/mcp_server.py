@@ -33,7 +33,7 @@ from mcp.shared.exceptions import MCPError
 from skillshelf.errors import NotFoundError, SkillshelfError
 from skillshelf.serve.library import SkillLibrary
 from skillshelf.serve.notify import ChangeNotifier
-from skillshelf.serve.schemas import ToolSpec
+from skillshelf.serve.schemas import ToolSpec, whole_number
 from skillshelf.serve.skill_tools import SKILL_TOOLS, SkillTool, skill_tool
 from skillshelf.serve.tools import UNTRUSTED_NOTE
 from skillshelf.skills.model import Skill
@@ -106,8 +106,8 @@ def _mcp_tool(spec: ToolSpec) -> types.Tool:
 def _page(cursor: str | None, total: int, size: int) -> tuple[int, int, str | None]:
     if cursor in (None, ""):
         start = 0
-    elif cursor is not None and cursor.isdigit() and int(cursor) <= total:
-        start = int(cursor)
+    elif (number := whole_number(cursor)) is not None and number <= total:
+        start = number
     else:
         raise MCPError(types.INVALID_PARAMS, f"invalid cursor {cursor!r}")
     end = min(start + size, total)

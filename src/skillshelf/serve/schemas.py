@@ -29,6 +29,7 @@ __all__ = [
     "str_arg",
     "to_anthropic",
     "to_openai",
+    "whole_number",
     "with_name_enum",
 ]
 
@@ -163,6 +164,15 @@ def str_arg(args: Arguments, key: str) -> str:
             f"argument {key!r} is missing or not a string", hint=f"pass {key} as a string", code="SV400"
         )
     return value
+
+
+def whole_number(text: str | None) -> int | None:
+    """``text`` as a whole number when it is written in ASCII digits (at most 18 of them), else
+    None: what a cursor, a page's query parameter or a Content-Length may be. ``str.isdigit``
+    alone lets through "²" (which ``int`` refuses) and 5,000-digit strings (which it refuses too)."""
+    if text is None or not (0 < len(text) <= 18 and text.isascii() and text.isdigit()):
+        return None
+    return int(text)
 
 
 def int_arg(args: Arguments, key: str, default: int) -> int:

@@ -33,6 +33,7 @@ from skillshelf.serve.schemas import (
     parse_arguments,
     to_anthropic,
     to_openai,
+    whole_number,
     with_name_enum,
 )
 from skillshelf.serve.skill_tools import SKILL_TOOLS, SkillTool, model_tools
@@ -358,11 +359,11 @@ def _semantic_index(index: SkillIndex, cache_dir: Path | None) -> SemanticIndex 
 def _parse_cursor(cursor: str | None, total: int) -> int:
     if cursor in (None, ""):
         return 0
-    assert cursor is not None
-    if not cursor.isdigit() or int(cursor) > total:
+    number = whole_number(cursor)
+    if number is None or number > total:
         raise UsageError(
             f"invalid cursor {cursor!r}",
             hint="pass the next_cursor of the previous page, or none",
             code="SV400",
         )
-    return int(cursor)
+    return number

@@ -12,6 +12,7 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any, cast
 
 from skillshelf.errors import UsageError
+from skillshelf.serve.schemas import whole_number
 from skillshelf.serve.ui.state import UiState
 
 if TYPE_CHECKING:
@@ -50,11 +51,12 @@ def _int(params: Params, key: str, *, low: int, high: int, default: int | None) 
     raw = params.get(key, "")
     if raw == "":
         return default
-    if not raw.isdigit() or not low <= int(raw) <= high:
+    number = whole_number(raw)
+    if number is None or not low <= number <= high:
         raise UsageError(
             f"{key} must be a whole number from {low} to {high:,}", hint=f"pass {key}={low}", code="SV400"
         )
-    return int(raw)
+    return number
 
 
 def _text(params: Params, key: str, *, limit: int = MAX_QUERY_CHARS) -> str:

@@ -23,6 +23,7 @@ from urllib.parse import parse_qsl, urlsplit
 from skillshelf.env import Env
 from skillshelf.errors import NotFoundError, RequiredSkillError, SkillshelfError, UsageError
 from skillshelf.serve.http import bind_socket
+from skillshelf.serve.schemas import whole_number
 from skillshelf.serve.ui import guard, routes
 from skillshelf.serve.ui.state import UiOptions, UiState
 
@@ -199,11 +200,11 @@ class _Handler(BaseHTTPRequestHandler):
         return False
 
     def _body(self) -> Mapping[str, Any] | None:
-        length = self.headers.get("Content-Length", "")
-        if not length.isdigit() or int(length) > MAX_BODY:
-            self._error(411 if not length.isdigit() else 413, "SV434", "send a JSON body of at most 64 KiB")
+        length = whole_number(self.headers.get("Content-Length", ""))
+        if length is None or length > MAX_BODY:
+            self._error(411 if length is None else 413, "SV434", "send a JSON body of at most 64 KiB")
             return None
-        data = self.rfile.read(int(length))
+        data = self.rfile.read(length)
         self._body_read = True
         try:
             body = json.loads(data or b"{}")
