@@ -213,6 +213,30 @@ def test_citations_are_parsed_like_codex() -> None:
     assert legacy_ids[0] == "<first>" and "<second>" in legacy_ids
 
 
+def test_a_citation_with_line_numbers_that_are_not_ascii_digits_is_skipped() -> None:
+    from skillshelf.memory.read import parse_citations
+
+    reply = (
+        "<citation_entries>\nMEMORY.md:\u00b2-3|note=[superscript]\nMEMORY.md:1-"
+        + "9" * 5000
+        + "|note=[long]\nMEMORY.md:4-7|note=[kept]\n</citation_entries>"
+    )
+    entries, _ = parse_citations(reply)
+    assert entries == [("MEMORY.md", 4, 7, "kept")]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=200))
+def test_any_reply_text_parses_into_citations_without_an_error(inside: str) -> None:
+    from skillshelf.memory.read import parse_citations
+
+    entries, ids = parse_citations(
+        f"<citation_entries>\n{inside}\n</citation_entries><rollout_ids>{inside}</rollout_ids>"
+    )
+    assert all(isinstance(start, int) and isinstance(end, int) for _, start, end, _ in entries)
+    assert all(isinstance(i, str) for i in ids)
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.text(max_size=400), st.integers(min_value=0, max_value=120))
 def test_middle_truncation_keeps_head_and_tail_within_budget(text: str, limit: int) -> None:

@@ -192,6 +192,9 @@ _CITATION_BLOCK = re.compile(
 )
 
 
+_LINE_NUMBER = re.compile(r"[0-9]{1,9}")  # ASCII only: "²" passes str.isdigit, then fails int()
+
+
 def _section(text: str, tag: str) -> list[str]:
     match = re.search(rf"<{tag}>(.*?)</{tag}>", text, re.DOTALL)
     return [line.strip() for line in match.group(1).splitlines() if line.strip()] if match else []
@@ -207,7 +210,7 @@ def parse_citations(text: str) -> tuple[list[tuple[str, int, int, str]], list[st
         location, _, note = line.rpartition("|note=[")
         path, _, lines = location.rpartition(":")
         start, _, end = lines.partition("-")
-        if path and start.isdigit() and end.isdigit():
+        if path and _LINE_NUMBER.fullmatch(start) and _LINE_NUMBER.fullmatch(end):
             entries.append((path, int(start), int(end), note.removesuffix("]")))
     ids = _section(body, "rollout_ids") or _section(body, "thread_ids")
     return entries, list(dict.fromkeys(ids))
