@@ -205,3 +205,11 @@ def test_without_a_configured_check_a_failed_test_run_is_named_not_called_never_
     assert "`python3 test_calc.py` failed (exit code 1)" in event.detail
     assert "have not run" not in event.detail
     assert result.check.status == "failed" and result.check.command == "python3 test_calc.py"
+
+
+def test_tool_call_arguments_nested_too_deeply_reach_the_tool_as_raw_text() -> None:
+    from skillshelf.agent.providers import _json_object
+
+    deep = '{"path": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    assert _json_object(deep) == {"_raw": deep}
+    assert _json_object('{"path": "a.py"}') == {"path": "a.py"}

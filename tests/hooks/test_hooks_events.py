@@ -245,3 +245,10 @@ def test_memory_lines_given_to_the_model_count_as_a_use_of_their_session(isolate
     assert "pdftk" in events.memory_notes(env, PDF_PROMPT, token_cap=400)
     with open_store(None, data_dir=env.dirs.data) as store:
         assert [o.usage_count for o in store.outputs()] == [1]
+
+
+def test_hook_input_nested_too_deeply_is_a_hook_input_error() -> None:
+    from skillshelf.hooks.payload import HookInputError
+
+    with pytest.raises(HookInputError, match="nested too deeply"):
+        parse_input(b'{"prompt": ' + b"[" * 100_000, "UserPromptSubmit")

@@ -63,3 +63,6 @@ def test_unreachable_servers_and_budgets() -> None:
     assert [budget.take() for _ in range(3)] == [True, True, False] and budget.remaining == 0
     with pytest.raises(ModelCallError):
         parse_json_reply("no json here")
+    with pytest.raises(ModelCallError) as deep:  # a reply nested past json's recursion limit
+        parse_json_reply('{"a": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    assert deep.value.code == "ME033"

@@ -89,6 +89,7 @@ def test_dispatch_accepts_the_json_string_the_openai_api_returns(tools: SkillToo
     [
         ("load_skill", "{not json", "SV400"),
         ("load_skill", "[1, 2]", "SV400"),
+        ("load_skill", "[" * 100_000, "SV400"),  # nested past json's recursion limit
         ("load_skill", {}, "SV400"),
         ("load_skill", {"name": "pdf-form"}, "SK404"),
         ("search_skills", {"query": "   "}, "SV400"),

@@ -163,6 +163,12 @@ def test_forgetting_a_memory_needs_the_header_token_the_same_origin_and_json(ser
     assert page.post("/api/memory/forget", {"session_id": "sess-unknown"}).json()["error"] == "ME404"
     assert page.post("/api/memory/forget", {"session_id": ["x"]}).status_code == 400
     assert page.post("/api/memory/forget", ["not", "an", "object"]).status_code == 400
+    deep = page.http.post(  # 60,000 levels in under 64 KiB: past json's recursion limit
+        "/api/memory/forget",
+        content=b"[" * 60_000,
+        headers={"Origin": page.base, "Content-Type": "application/json", "X-Skillshelf-Token": page.token},
+    )
+    assert deep.status_code == 400 and deep.json()["error"] == "SV400"
 
 
 def test_every_answer_carries_a_strict_content_security_policy_and_no_referrer(served: Served) -> None:

@@ -204,6 +204,6 @@ def _json_object(text: str | None) -> dict[str, Any]:
         return {}
     try:
         value = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return {"_raw": text}
     return value if isinstance(value, dict) else {"_raw": text}

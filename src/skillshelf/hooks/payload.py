@@ -57,8 +57,9 @@ def parse_input(raw: bytes, event: str) -> HookInput:
         raise HookInputError(f"hook input of {len(raw)} bytes is over the {MAX_INPUT_BYTES} byte limit")
     try:
         data = json.loads(raw.decode("utf-8", errors="replace") or "null")
-    except ValueError as exc:
-        raise HookInputError(f"hook input is not JSON: {exc}") from exc
+    except (ValueError, RecursionError) as exc:
+        why = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+        raise HookInputError(f"hook input is not JSON: {why}") from exc
     if not isinstance(data, dict):
         raise HookInputError(f"hook input is a JSON {type(data).__name__}, not an object")
     named = data.get("hook_event_name")

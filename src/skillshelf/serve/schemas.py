@@ -146,9 +146,10 @@ def parse_arguments(arguments: Mapping[str, Any] | str | None) -> Arguments:
     if isinstance(arguments, str):
         try:
             parsed = json.loads(arguments)
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:
+            why = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
             raise UsageError(
-                f"the tool arguments are not valid JSON: {exc}", hint="send a JSON object", code="SV400"
+                f"the tool arguments are not valid JSON: {why}", hint="send a JSON object", code="SV400"
             ) from None
         arguments = parsed
     if not isinstance(arguments, Mapping):

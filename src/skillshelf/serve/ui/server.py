@@ -208,7 +208,7 @@ class _Handler(BaseHTTPRequestHandler):
         self._body_read = True
         try:
             body = json.loads(data or b"{}")
-        except ValueError:
+        except (ValueError, RecursionError):
             body = None
         if not isinstance(body, dict):
             self._error(400, "SV400", "the body must be a JSON object")
