@@ -153,7 +153,8 @@ def test_garbage_through_the_server_is_a_valid_empty_answer_and_the_server_lives
     assert "error" in _log_lines(env)[-1] and _log_lines(env)[-1].endswith("(server)")
     address = server_address(env.dirs.state, _environ())
     assert address is not None
-    for junk in (b"", b"{}\n", b'{"protocol": 99}\n', b"x" * 100_000, b'{"protocol": 1, "agent": 3}\n'):
+    junk_calls = (b"", b"{}\n", b'{"protocol": 99}\n', b"x" * 100_000, b'{"protocol": 1, "agent": 3}\n')
+    for junk in (*junk_calls, b"[" * 60_000 + b"\n"):
         with socket.socket(socket.AF_UNIX) as conn:
             conn.connect(str(address.socket))
             conn.sendall(junk)

@@ -53,6 +53,7 @@ def test_damaged_and_misfiled_entries_are_dropped_not_fatal(tmp_path: Path) -> N
     enqueue(tmp_path, QueuedSession(path=tmp_path / "good.jsonl"))
     folder = queue_dir(tmp_path)
     (folder / "broken.json").write_text("{not json", encoding="utf-8")
+    (folder / "deep.json").write_text("[" * 100_000, encoding="utf-8")
     (folder / "other.json").write_text(json.dumps({"path": str(tmp_path / "x.jsonl")}), encoding="utf-8")
     (folder / "nopath.json").write_text(json.dumps({"agent": "codex"}), encoding="utf-8")
     assert [e.path.name for e in queued(tmp_path)] == ["good.jsonl"]

@@ -39,7 +39,7 @@ def test_stats_report_each_selectors_hit_rate_over_real_loads(tmp_path: Path) ->
     store.record_load("/n5", turn="t2", now=2.5)
     store.record_load("/q", turn="unknown", now=3.0)  # no recorded turn: not scored
     with store.path.open("a", encoding="utf-8") as fh:
-        fh.write("{broken json\n")
+        fh.write("{broken json\n" + "[" * 100_000 + "\n")
     report = store.stats()
     assert (report.turns, report.loads, report.scored_loads) == (2, 4, 2)
     by = {s.selector: s for s in report.selectors}

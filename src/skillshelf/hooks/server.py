@@ -250,7 +250,7 @@ def _answer(conn: socket.socket, state: ServerState, state_dir: Path) -> None:
             conn.sendall(reply)
         if caller is not None and not _still_wanted(caller):
             state.stopping.set()
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return  # the hook gave up or sent garbage: it answers by itself
     finally:
         with state.lock:

@@ -90,7 +90,7 @@ def enqueue(state_dir: Path, session: QueuedSession) -> Path:
 def _read(path: Path) -> QueuedSession | None:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return None
     if not isinstance(data, dict) or not isinstance(data.get("path"), str) or not data["path"]:
         return None

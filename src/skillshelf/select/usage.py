@@ -165,7 +165,7 @@ class UsageStore:
         for line in text.splitlines():
             try:
                 event = json.loads(line)
-            except ValueError:
+            except (ValueError, RecursionError):
                 continue
             if isinstance(event, dict) and event.get("type") in ("turn", "load"):
                 yield event
