@@ -54,8 +54,21 @@ def corpus_requests(path: Path) -> list[Query]:
     ``corpora/``) made ``SKILL.md`` paths, as the index keys them."""
     queries = jsonl(path)
     for q in queries:
-        q["relevant"] = [str(SHARED / "corpora" / r / "SKILL.md") for r in q["relevant"]]
+        q["relevant"] = [label_key(r) for r in q.get("relevant") or ()]
     return queries
+
+
+def label_key(label: str) -> str:
+    """The index key of one ``relevant`` label: a skill folder relative to ``corpora/`` as the
+    format says, and also written as ``corpora/...``, ``.../SKILL.md``, with a trailing slash
+    or as an absolute path (other files in this format may label their skills that way)."""
+    text = label.strip().replace("\\", "/").rstrip("/")
+    text = text.removesuffix("/SKILL.md").removesuffix("/skill.md")
+    if not Path(text).is_absolute():
+        for prefix in ("shared/corpora/", "corpora/", "./"):
+            text = text.removeprefix(prefix)
+    folder = Path(text) if Path(text).is_absolute() else SHARED / "corpora" / text
+    return str(folder / "SKILL.md")
 
 
 def authored_requests() -> list[Query]:

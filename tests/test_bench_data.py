@@ -60,6 +60,8 @@ def test_a_held_out_file_is_read_without_its_dev_rows_and_labels_no_skill_has(
         {"id": "c", "query": "q", "relevant": [], "kind": "none"},
         {"id": "d", "query": "q", "relevant": ["c/one"], "kind": "direct", "split": "dev"},
         {"id": "e", "query": "q", "relevant": ["c/gone"], "kind": "paraphrase"},
+        {"id": "f", "query": "q", "relevant": ["corpora/c/one/SKILL.md"], "kind": "direct"},
+        {"id": "g", "query": "q", "relevant": [str(selection_sets.SHARED / "corpora" / "c" / "one") + "/"]},
     ]
     path = tmp_path / "held.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
@@ -68,6 +70,8 @@ def test_a_held_out_file_is_read_without_its_dev_rows_and_labels_no_skill_has(
         ("a", "direct", [key("c/one")]),
         ("b", "all", [key("c/one")]),
         ("c", "none", []),
+        ("f", "direct", [key("c/one")]),  # the same folder, written another way
+        ("g", "all", [key("c/one")]),
     ]
     assert "1 label(s) name no corpus skill" in capsys.readouterr().err
 
