@@ -39,6 +39,7 @@ __all__ = [
     "SkillshelfError",
     "StoreError",
     "UsageError",
+    "reason",
 ]
 
 
@@ -161,3 +162,14 @@ class FileAccessError(SkillshelfError):
     """A file or folder could not be read or written."""
 
     default_code = "SS005"
+
+
+def reason(exc: BaseException) -> str:
+    """What went wrong, in words for a message that names the file itself: an ``OSError``'s
+    text without its errno and path, "nested too deeply" for a parser's ``RecursionError``,
+    else the exception's own text."""
+    if isinstance(exc, RecursionError):
+        return "nested too deeply"
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    return str(exc)

@@ -22,6 +22,7 @@ from skillshelf.archlint.config import ArchConfig, Level
 from skillshelf.archlint.cycles import find_cycles
 from skillshelf.archlint.imports import ImportEdge, ParsedModule, module_name, parse_module
 from skillshelf.diagnostics import Diagnostic, Severity, diagnostic, sort_diagnostics
+from skillshelf.errors import reason
 from skillshelf.fileio import read_regular_text
 
 __all__ = ["ArchReport", "Layers", "lint_package"]
@@ -227,12 +228,11 @@ def _read(path: Path, name: str, known: frozenset[str], out: list[Diagnostic]) -
     try:
         source = read_regular_text(path, limit=MAX_MODULE_BYTES)
     except (OSError, UnicodeDecodeError) as exc:
-        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         out.append(
             diagnostic(
                 "AR002",
                 Severity.ERROR,
-                f"cannot read {name}: {why}",
+                f"cannot read {name}: {reason(exc)}",
                 "a module must be a regular UTF-8 text file",
                 path,
             )

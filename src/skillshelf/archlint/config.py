@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from skillshelf.errors import ConfigError
+from skillshelf.errors import ConfigError, reason
 from skillshelf.fileio import read_regular_text
 
 __all__ = ["Allowance", "ArchConfig", "Level", "find_config", "parse_config"]
@@ -209,8 +209,7 @@ def _load_toml(path: Path) -> dict[str, object]:
     except RecursionError as exc:
         raise _bad(path, "not valid TOML: nested too deeply", "flatten the nested value") from exc
     except (OSError, UnicodeDecodeError) as exc:
-        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise _bad(path, f"cannot read: {why}", "check the file exists and is UTF-8 text") from exc
+        raise _bad(path, f"cannot read: {reason(exc)}", "check the file exists and is UTF-8 text") from exc
 
 
 def _table(path: Path) -> Mapping[str, object] | None:

@@ -18,6 +18,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+from skillshelf.errors import reason
+
 __all__ = ["HookInput", "HookInputError", "MAX_INPUT_BYTES", "parse_input"]
 
 MAX_INPUT_BYTES = 32 * 1024 * 1024  # a tool's whole output can ride along on PostToolUse
@@ -58,8 +60,7 @@ def parse_input(raw: bytes, event: str) -> HookInput:
     try:
         data = json.loads(raw.decode("utf-8", errors="replace") or "null")
     except (ValueError, RecursionError) as exc:
-        why = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
-        raise HookInputError(f"hook input is not JSON: {why}") from exc
+        raise HookInputError(f"hook input is not JSON: {reason(exc)}") from exc
     if not isinstance(data, dict):
         raise HookInputError(f"hook input is a JSON {type(data).__name__}, not an object")
     named = data.get("hook_event_name")

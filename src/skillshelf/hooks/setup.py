@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from skillshelf.env import Env
-from skillshelf.errors import FileAccessError
+from skillshelf.errors import FileAccessError, reason
 from skillshelf.fileio import read_regular_text
 from skillshelf.hooks import jsonfile, tomlblock
 from skillshelf.hooks.agents import (
@@ -157,9 +157,8 @@ def _read(path: Path) -> str | None:
     except FileNotFoundError:
         return None
     except (OSError, UnicodeDecodeError) as exc:
-        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise FileAccessError(
-            f"cannot read {path}: {why}",
+            f"cannot read {path}: {reason(exc)}",
             hint="an agent's settings file must be a regular UTF-8 file; fix or move it, then run again",
             code="HK120",
         ) from exc

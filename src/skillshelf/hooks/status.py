@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from skillshelf.env import Env
-from skillshelf.errors import SkillshelfError
+from skillshelf.errors import SkillshelfError, reason
 from skillshelf.fileio import read_regular_text
 from skillshelf.hooks import jsonfile, tomlblock
 from skillshelf.hooks.agents import (
@@ -71,8 +71,7 @@ def _ours(path: Path) -> tuple[list[jsonfile.OurHook], str | None]:
     except FileNotFoundError:
         return [], None
     except (OSError, UnicodeDecodeError) as exc:
-        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        return [], f"cannot read {path}: {why}"
+        return [], f"cannot read {path}: {reason(exc)}"
     try:
         return jsonfile.our_hooks(text, str(path)), None
     except SkillshelfError as exc:

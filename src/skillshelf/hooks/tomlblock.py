@@ -24,7 +24,7 @@ import tomllib
 from collections.abc import Mapping
 from typing import Any
 
-from skillshelf.errors import ConfigError
+from skillshelf.errors import ConfigError, reason
 
 __all__ = ["BEGIN", "END", "TablePath", "block_tables", "lookup", "with_tables", "without_block"]
 
@@ -118,9 +118,8 @@ def _parse(text: str, where: str) -> dict[str, Any]:
     try:
         return tomllib.loads(text)
     except (tomllib.TOMLDecodeError, RecursionError) as exc:
-        why = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
         raise ConfigError(
-            f"{where} is not valid TOML ({why})",
+            f"{where} is not valid TOML ({reason(exc)})",
             hint="fix the TOML by hand (Codex cannot read it either), then run setup again",
             code="HK111",
         ) from exc

@@ -25,7 +25,7 @@ from typing import Literal
 
 from skillshelf.config.edit_text import appended, first_faithful, toml_string, tomlkit_document, write_config
 from skillshelf.diagnostics import Diagnostic, Severity
-from skillshelf.errors import ConfigError, FileAccessError
+from skillshelf.errors import ConfigError, FileAccessError, reason
 from skillshelf.fileio import read_regular_text
 from skillshelf.skills.codex_config import MAX_CODEX_FILE_BYTES
 from skillshelf.skills.model import Skill
@@ -191,7 +191,7 @@ def read_mcp_servers(
         diag = Diagnostic(
             code="IS501",
             severity=Severity.WARNING,
-            message=f"cannot read MCP servers from this file: {_why(exc)}",
+            message=f"cannot read MCP servers from this file: {reason(exc)}",
             fix="fix the TOML syntax at the line shown; until then its [mcp_servers] are not counted",
             path=path,
             line=_error_line(exc),
@@ -210,12 +210,6 @@ def read_mcp_servers(
         return (), (diag,)
     servers = (_server_from(str(name), raw, where, path) for name, raw in table.items())
     return tuple(s for s in servers if s is not None), ()
-
-
-def _why(exc: Exception) -> str:
-    if isinstance(exc, RecursionError):
-        return "nested too deeply"
-    return (exc.strerror or str(exc)) if isinstance(exc, OSError) else str(exc)
 
 
 def _error_line(exc: Exception) -> int | None:
@@ -318,7 +312,7 @@ def _read_config(path: Path) -> tuple[str | None, dict[str, object]]:
         return text, tomllib.loads(text or "")
     except (tomllib.TOMLDecodeError, RecursionError) as exc:
         raise ConfigError(
-            f"not valid TOML: {_why(exc)}",
+            f"not valid TOML: {reason(exc)}",
             path=path,
             line=_error_line(exc),
             hint="fix the file first; nothing was written",

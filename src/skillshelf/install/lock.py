@@ -27,7 +27,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 from skillshelf.diagnostics import Diagnostic, Severity
-from skillshelf.errors import InstallError
+from skillshelf.errors import InstallError, reason
 from skillshelf.fileio import read_regular_text, write_atomic
 from skillshelf.install.files import sorted_listing
 
@@ -227,13 +227,11 @@ def read_lock(skills_root: Path) -> Lock:
     except UnicodeDecodeError as exc:
         raise _bad_lock(path, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
     except OSError as exc:
-        raise _bad_lock(path, exc.strerror or str(exc)) from exc
+        raise _bad_lock(path, reason(exc)) from exc
     try:
         data = json.loads(text)
     except (json.JSONDecodeError, RecursionError) as exc:
-        where = (
-            f"line {exc.lineno}: {exc.msg}" if isinstance(exc, json.JSONDecodeError) else "nested too deeply"
-        )
+        where = f"line {exc.lineno}: {exc.msg}" if isinstance(exc, json.JSONDecodeError) else reason(exc)
         raise _bad_lock(path, where) from exc
     if not isinstance(data, dict) or not isinstance(data.get("skills"), dict):
         raise _bad_lock(path, "expected an object with a 'skills' object")

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from skillshelf.errors import NotFoundError, UsageError
+from skillshelf.errors import NotFoundError, UsageError, reason
 from skillshelf.fileio import read_regular_text
 
 __all__ = ["MAX_EVAL_FILE_BYTES", "EvalQuery", "load_queries", "load_tools"]
@@ -35,9 +35,10 @@ def _read_lines(path: Path, what: str) -> list[tuple[int, dict[str, object]]]:
     except FileNotFoundError as exc:
         raise NotFoundError(f"{what} file not found: {path}", hint="check the path", code="SE301") from exc
     except (OSError, UnicodeDecodeError) as exc:
-        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise UsageError(
-            f"cannot read {what} file {path}: {why}", hint="give a UTF-8 JSON-lines file", code="SE302"
+            f"cannot read {what} file {path}: {reason(exc)}",
+            hint="give a UTF-8 JSON-lines file",
+            code="SE302",
         ) from exc
     out = []
     for n, line in enumerate(text.splitlines(), start=1):
@@ -46,9 +47,10 @@ def _read_lines(path: Path, what: str) -> list[tuple[int, dict[str, object]]]:
         try:
             value = json.loads(line)
         except (ValueError, RecursionError) as exc:
-            why = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
             raise UsageError(
-                f"{path}:{n}: not valid JSON ({why})", hint="write one JSON object per line", code="SE302"
+                f"{path}:{n}: not valid JSON ({reason(exc)})",
+                hint="write one JSON object per line",
+                code="SE302",
             ) from exc
         if not isinstance(value, dict):
             raise UsageError(

@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeVar
 
-from skillshelf.errors import UsageError
+from skillshelf.errors import UsageError, reason
 
 __all__ = [
     "Arguments",
@@ -147,9 +147,10 @@ def parse_arguments(arguments: Mapping[str, Any] | str | None) -> Arguments:
         try:
             parsed = json.loads(arguments)
         except (ValueError, RecursionError) as exc:
-            why = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
             raise UsageError(
-                f"the tool arguments are not valid JSON: {why}", hint="send a JSON object", code="SV400"
+                f"the tool arguments are not valid JSON: {reason(exc)}",
+                hint="send a JSON object",
+                code="SV400",
             ) from None
         arguments = parsed
     if not isinstance(arguments, Mapping):

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.env import Env
+from skillshelf.errors import reason
 from skillshelf.fileio import read_regular_text
 
 if TYPE_CHECKING:
@@ -69,10 +70,8 @@ def load_codex_toml(path: Path) -> tuple[dict[str, object], str | None]:
 
     try:
         return tomllib.loads(read_regular_text(path, limit=MAX_CODEX_FILE_BYTES)), None
-    except OSError as exc:
-        return {}, exc.strerror or str(exc)
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError) as exc:
-        return {}, "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError) as exc:
+        return {}, reason(exc)
 
 
 def _parse(path: Path) -> CodexSettings:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from skillshelf.dirs import private_dir, private_file
-from skillshelf.errors import StoreError
+from skillshelf.errors import StoreError, reason
 from skillshelf.fileio import NotRegularFile
 from skillshelf.memory.store.base import Row, Tx, storable
 from skillshelf.memory.store.consolidation import Store
@@ -102,10 +102,9 @@ class SqliteStore(Store):
             self._conn.execute("PRAGMA synchronous=NORMAL")
             self._conn.execute(f"PRAGMA busy_timeout={int(timeout_s * 1000)}")
         except (OSError, sqlite3.Error) as exc:
-            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             damaged = isinstance(exc, (sqlite3.DatabaseError, NotRegularFile))
             raise StoreError(
-                f"cannot open the memory database {path}: {why}",
+                f"cannot open the memory database {path}: {reason(exc)}",
                 code="ME010",
                 hint=_DAMAGED_HINT
                 if damaged
