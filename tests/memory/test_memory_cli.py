@@ -114,11 +114,12 @@ def test_bad_options_give_codes_not_tracebacks(
     garbage.write_bytes(b"this is not a database" * 100)
     code, _, err = _run(capsys, "memory", "status", "--db", str(garbage))
     assert code == 1 and err.count("ME01") == 1 and "Traceback" not in err
+    assert "move it away" in err  # damaged, not a permissions problem
     assert garbage.read_bytes().startswith(b"this is not a database")  # never overwritten
     blocker = tmp_path / "file"
     blocker.write_text("x", encoding="utf-8")
     code, _, err = _run(capsys, "memory", "status", "--db", str(blocker / "state.sqlite"))
-    assert code == 1 and "ME010" in err
+    assert code == 1 and "ME010" in err and "writable" in err and "move it away" not in err
 
 
 @pytest.mark.parametrize("dry_run", [False, True])

@@ -102,7 +102,9 @@ class SqliteStore(Store):
             self._conn.execute("PRAGMA synchronous=NORMAL")
             self._conn.execute(f"PRAGMA busy_timeout={int(timeout_s * 1000)}")
         except (OSError, sqlite3.Error) as exc:
-            damaged = isinstance(exc, (sqlite3.DatabaseError, NotRegularFile))
+            damaged = isinstance(exc, NotRegularFile) or (  # "file is not a database"; not "unable to open"
+                isinstance(exc, sqlite3.DatabaseError) and not isinstance(exc, sqlite3.OperationalError)
+            )
             raise StoreError(
                 f"cannot open the memory database {path}: {reason(exc)}",
                 code="ME010",
