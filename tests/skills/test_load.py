@@ -8,7 +8,13 @@ from pathlib import Path
 import pytest
 
 from skillshelf.errors import SkillNotFoundError
-from skillshelf.skills.load import handle_load_skill, list_bundled_files, load_skill, skill_fragment
+from skillshelf.skills.load import (
+    MAX_WALK_ENTRIES,
+    handle_load_skill,
+    list_bundled_files,
+    load_skill,
+    skill_fragment,
+)
 from skillshelf.skills.model import RootOrigin, Scope, Skill, SkillPolicy
 
 TEXT = "---\nname: {name}\ndescription: Shapes release notes.\n---\n# Steps\n\nDo the thing.\n"
@@ -74,6 +80,17 @@ def test_file_list_is_capped_with_a_count_of_the_rest(tmp_path: Path) -> None:
     files, more = list_bundled_files(skill.folder, limit=5)
     assert files == tuple(f"references/r{i:02}.md" for i in range(5))
     assert more == 7
+
+
+def test_a_data_folder_past_the_walk_bound_does_not_hide_the_references(tmp_path: Path) -> None:
+    skill = write_skill(tmp_path, "big", files=("references/guide.md", "scripts/run.py"))
+    data = skill.folder / "data"  # sorts before "references": walked first, it used up the bound
+    data.mkdir()
+    for i in range(MAX_WALK_ENTRIES + 10):
+        (data / f"row{i:05}.csv").touch()
+    files, more = list_bundled_files(skill.folder, limit=3)
+    assert files[:2] == ("scripts/run.py", "references/guide.md")
+    assert more > 0
 
 
 def test_nested_skills_and_symlinks_leaving_the_folder_are_not_listed(tmp_path: Path) -> None:

@@ -29,6 +29,7 @@ from skillshelf.tokens import approx_tokens
 
 __all__ = [
     "DEFAULT_MAX_FILES",
+    "MAX_WALK_ENTRIES",
     "UNTRUSTED_NOTE",
     "UNTRUSTED_TAG",
     "LoadedSkill",
@@ -59,8 +60,9 @@ class LoadedSkill:
     """A skill as injected: its text, the ``<skill>`` fragment and the files it bundles.
 
     ``files`` are paths relative to the skill folder (POSIX separators, ``SKILL.md`` left out),
-    ``more_files`` how many more exist beyond the cap. ``shadowed`` lists other skills with the
-    same name that were not chosen.
+    ``more_files`` how many more exist beyond the cap (counted within the walk's bound of
+    :data:`MAX_WALK_ENTRIES` entries, so a lower bound for a folder bigger than that).
+    ``shadowed`` lists other skills with the same name that were not chosen.
     """
 
     skill: Skill
@@ -200,7 +202,9 @@ def _group(relative: str) -> tuple[int, str]:
 
 def _walk_files(folder: Path) -> list[str]:
     """Every regular file below ``folder`` (relative, POSIX), skipping hidden names, VCS and cache
-    folders and nested skills; bounded by :data:`MAX_WALK_ENTRIES` entries and cycle-safe."""
+    folders and nested skills; bounded by :data:`MAX_WALK_ENTRIES` entries and cycle-safe.
+    ``scripts/``, ``references/`` and ``assets/`` are walked first, so a big data folder beside
+    them cannot use up the bound before the files a skill points to are found."""
     found: list[str] = []
     seen: set[str] = set()
     queue: list[tuple[Path, str]] = [(folder, "")]
@@ -213,7 +217,7 @@ def _walk_files(folder: Path) -> list[str]:
             if real in seen or (real != base and not real.startswith(base + os.sep)):
                 continue  # a cycle, or a symlink that leaves the skill folder
             seen.add(real)
-            entries = sorted(os.scandir(current), key=lambda e: e.name)
+            entries = sorted(os.scandir(current), key=lambda e: _group(f"{prefix}{e.name}/"))
         except OSError:
             continue
         for entry in entries:
