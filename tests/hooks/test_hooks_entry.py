@@ -12,6 +12,7 @@ import pytest
 from hooks_helpers import context_text, hook_input, make_project, run_python
 
 from skillshelf.cli.entry import lean_hook_args
+from skillshelf.hooks.runner import log_path
 
 ENTRY = "import sys\nfrom skillshelf.cli.entry import main\nsys.exit(main())"
 CLICK_SEEN = (
@@ -169,3 +170,19 @@ def test_the_lean_hook_runs_blas_on_one_thread_unless_told_otherwise(isolated_ho
     assert done.stderr == b"1" and "- release-notes: " in context_text(done.stdout)
     _, _, err = _run(["-c", show], args, env.cwd, stdin, OPENBLAS_NUM_THREADS="2")
     assert err == b"2"
+
+
+def test_an_endless_stdin_is_refused_after_the_input_limit_and_answered_empty(isolated_home: Any) -> None:
+    env = make_project(isolated_home)
+    with open("/dev/zero", "rb") as endless:
+        done = subprocess.run(
+            [sys.executable, "-c", ENTRY, "hook", "UserPromptSubmit", "--deadline", "0"],
+            stdin=endless,
+            cwd=env.cwd,
+            capture_output=True,
+            timeout=60,  # read whole, /dev/zero never ends
+            check=False,
+        )
+    assert (done.returncode, done.stdout) == (0, b"")
+    log = log_path(env.dirs.state).read_text(encoding="utf-8")
+    assert "over the" in log.splitlines()[-1] and "byte limit" in log.splitlines()[-1]

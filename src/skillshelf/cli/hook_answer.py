@@ -26,9 +26,10 @@ def answer_hook(event: str, agent: str, deadline: float | None) -> None:
     from pathlib import Path
 
     from skillshelf.cli.hook_client import ask_server
+    from skillshelf.hooks.payload import MAX_INPUT_BYTES
 
-    try:
-        raw = sys.stdin.buffer.read() if event != "warm" else b""
+    try:  # one byte past the limit is enough to refuse it: an endless stdin is never read whole
+        raw = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1) if event != "warm" else b""
         cwd = Path.cwd()
     except Exception:  # no stdin, no folder to work in: answer nothing
         exit_now()
