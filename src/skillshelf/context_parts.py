@@ -97,7 +97,7 @@ def _tagged(skill: Skill) -> Skill:
 
 
 def _fragment(skill: Skill) -> str:
-    from skillshelf.errors import FileAccessError
+    from skillshelf.errors import FileAccessError, reason
     from skillshelf.fileio import read_regular_text
     from skillshelf.skills.load import skill_fragment, with_trust_note
     from skillshelf.skills.model import MAX_SKILL_BYTES
@@ -106,7 +106,7 @@ def _fragment(skill: Skill) -> str:
         contents = read_regular_text(skill.path, limit=MAX_SKILL_BYTES, errors="replace")
     except OSError as exc:  # changed since discovery (removed, replaced by a folder...)
         raise FileAccessError(
-            f"cannot read {skill.path}: {exc.strerror or exc}",
+            f"cannot read {skill.path}: {reason(exc)}",
             hint="check that the skill file still exists and is readable, then run again",
         ) from exc
     return with_trust_note(skill, skill_fragment(skill, contents))

@@ -9,7 +9,9 @@
 * :func:`open_regular`: open a file for reading without blocking and refuse anything that is
   not a regular file, so a FIFO or device named like the file cannot hang a read;
   :func:`read_regular_text` reads such a file as text up to a size cap (:class:`FileTooLarge`
-  past it), for every file a user or a project can name or plant.
+  past it; :data:`MAX_SETTINGS_BYTES` for config, settings and source files), for every file a
+  user or a project can name or plant; :func:`regular_or_missing` checks a path that another
+  library (SQLite) will open.
 * :func:`file_identity`: what tells a file from its replacement or an edit of it, for what a
   process keeps in memory while a file stays the same.
 """
@@ -25,6 +27,7 @@ from pathlib import Path
 from typing import BinaryIO, Literal
 
 __all__ = [
+    "MAX_SETTINGS_BYTES",
     "FileIdentity",
     "FileTooLarge",
     "NotRegularFile",
@@ -32,9 +35,12 @@ __all__ = [
     "file_identity",
     "open_regular",
     "read_regular_text",
+    "regular_or_missing",
     "write_atomic",
 ]
 
+#: A config, settings or source file is kilobytes; one past this is not what the reader expects.
+MAX_SETTINGS_BYTES = 16 * 1024 * 1024
 Mode = int | Literal["umask"] | None
 FileIdentity = tuple[int, int, int, int, int]
 _TEMP_FLAGS = (
@@ -126,8 +132,23 @@ def open_regular(path: Path | str, *, follow_symlinks: bool = True) -> BinaryIO:
         raise
     if not regular:
         os.close(fd)
-        raise NotRegularFile(errno.EINVAL, "not a regular file (a folder, FIFO, socket or device)", str(path))
+        raise _not_regular(path)
     return os.fdopen(fd, "rb")
+
+
+def regular_or_missing(path: Path | str) -> None:
+    """Raise :class:`NotRegularFile` when ``path`` (followed through links) exists and is not a
+    regular file: for a file another library opens itself, which could block on a FIFO."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return
+    if not stat.S_ISREG(mode):
+        raise _not_regular(path)
+
+
+def _not_regular(path: Path | str) -> NotRegularFile:
+    return NotRegularFile(errno.EINVAL, "not a regular file (a folder, FIFO, socket or device)", str(path))
 
 
 def read_regular_text(path: Path | str, *, limit: int, errors: str = "strict") -> str:

@@ -23,13 +23,11 @@ from skillshelf.archlint.cycles import find_cycles
 from skillshelf.archlint.imports import ImportEdge, ParsedModule, module_name, parse_module
 from skillshelf.diagnostics import Diagnostic, Severity, diagnostic, sort_diagnostics
 from skillshelf.errors import reason
-from skillshelf.fileio import read_regular_text
+from skillshelf.fileio import MAX_SETTINGS_BYTES, read_regular_text
 
 __all__ = ["ArchReport", "Layers", "lint_package"]
 
 _SEVERITY = {"error": Severity.ERROR, "warning": Severity.WARNING}
-#: A Python module of this size is generated data, not code to check; larger ones are refused.
-MAX_MODULE_BYTES = 16 * 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -226,7 +224,7 @@ def _python_files(folder: Path, package_root: Path, exclude: Sequence[str]) -> I
 
 def _read(path: Path, name: str, known: frozenset[str], out: list[Diagnostic]) -> ParsedModule | None:
     try:
-        source = read_regular_text(path, limit=MAX_MODULE_BYTES)
+        source = read_regular_text(path, limit=MAX_SETTINGS_BYTES)
     except (OSError, UnicodeDecodeError) as exc:
         out.append(
             diagnostic(

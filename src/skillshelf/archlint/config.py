@@ -30,13 +30,12 @@ from pathlib import Path
 from typing import Literal
 
 from skillshelf.errors import ConfigError, reason
-from skillshelf.fileio import read_regular_text
+from skillshelf.fileio import MAX_SETTINGS_BYTES, read_regular_text
 
 __all__ = ["Allowance", "ArchConfig", "Level", "find_config", "parse_config"]
 
 Level = Literal["error", "warning", "ignore"]
 _LEVELS = ("error", "warning", "ignore")
-MAX_PYPROJECT_BYTES = 16 * 1024 * 1024
 _KEYS = frozenset(
     {
         "root",
@@ -203,7 +202,7 @@ def _readers(raw: object, path: Path | None) -> tuple[str, ...] | None:
 
 def _load_toml(path: Path) -> dict[str, object]:
     try:
-        return tomllib.loads(read_regular_text(path, limit=MAX_PYPROJECT_BYTES))
+        return tomllib.loads(read_regular_text(path, limit=MAX_SETTINGS_BYTES))
     except tomllib.TOMLDecodeError as exc:
         raise _bad(path, f"not valid TOML: {exc}", "fix the syntax at the line shown") from exc
     except RecursionError as exc:

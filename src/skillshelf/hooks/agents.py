@@ -35,7 +35,6 @@ __all__ = [
     "EVENTS",
     "Agent",
     "AgentFiles",
-    "MAX_AGENT_FILE_BYTES",
     "HookSpec",
     "SetupScope",
     "agent_files",
@@ -51,9 +50,6 @@ SetupScope = Literal["project", "user"]
 AGENTS: tuple[Agent, ...] = ("codex", "claude")
 EVENTS = ("SessionStart", "UserPromptSubmit", "PostToolUse", "Stop", "SessionEnd")
 MCP_NAME = "skillshelf"
-#: An agent's settings or config file is kilobytes; a bigger one (or a FIFO or device) is
-#: refused when read, never read whole.
-MAX_AGENT_FILE_BYTES = 16 * 1024 * 1024
 
 #: PostToolUse matchers: Codex reports its shell tool as ``Bash``; Claude Code reads a SKILL.md
 #: with ``Read`` and runs a skill with ``Skill`` as well.

@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from skillshelf.env import Env
-from skillshelf.fileio import read_regular_text
-from skillshelf.hooks.agents import MAX_AGENT_FILE_BYTES, claude_state_file
+from skillshelf.fileio import MAX_SETTINGS_BYTES, read_regular_text
+from skillshelf.hooks.agents import claude_state_file
 from skillshelf.skills.roots import claude_user_dir
 
 __all__ = ["MANAGED_DIR", "hook_blockers", "read_json", "trust_dialog_accepted"]
@@ -39,7 +39,7 @@ MANAGED_DIR = {
 def read_json(path: Path) -> dict[str, Any]:
     """A JSON settings file as data; missing, unreadable or not an object reads as empty."""
     try:
-        data = json.loads(read_regular_text(path, limit=MAX_AGENT_FILE_BYTES))
+        data = json.loads(read_regular_text(path, limit=MAX_SETTINGS_BYTES))
     except (OSError, UnicodeDecodeError, ValueError, RecursionError):
         return {}
     return data if isinstance(data, dict) else {}

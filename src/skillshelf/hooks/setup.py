@@ -25,10 +25,9 @@ from pathlib import Path
 
 from skillshelf.env import Env
 from skillshelf.errors import FileAccessError, reason
-from skillshelf.fileio import read_regular_text
+from skillshelf.fileio import MAX_SETTINGS_BYTES, read_regular_text
 from skillshelf.hooks import jsonfile, tomlblock
 from skillshelf.hooks.agents import (
-    MAX_AGENT_FILE_BYTES,
     MCP_NAME,
     Agent,
     AgentFiles,
@@ -153,7 +152,7 @@ def _containers(entry: Mapping[str, object]) -> tuple[tuple[str, ...], ...]:
 
 def _read(path: Path) -> str | None:
     try:
-        return read_regular_text(path, limit=MAX_AGENT_FILE_BYTES)
+        return read_regular_text(path, limit=MAX_SETTINGS_BYTES)
     except FileNotFoundError:
         return None
     except (OSError, UnicodeDecodeError) as exc:
@@ -170,7 +169,7 @@ def record_path(state_dir: Path) -> Path:
 
 def _load_record(state_dir: Path) -> dict[str, dict[str, object]]:
     try:
-        data = json.loads(read_regular_text(record_path(state_dir), limit=MAX_AGENT_FILE_BYTES))
+        data = json.loads(read_regular_text(record_path(state_dir), limit=MAX_SETTINGS_BYTES))
     except (OSError, ValueError, RecursionError):
         return {}
     return {k: v for k, v in data.items() if isinstance(v, dict)} if isinstance(data, dict) else {}

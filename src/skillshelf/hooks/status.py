@@ -8,12 +8,11 @@ from pathlib import Path
 
 from skillshelf.env import Env
 from skillshelf.errors import SkillshelfError, reason
-from skillshelf.fileio import read_regular_text
+from skillshelf.fileio import MAX_SETTINGS_BYTES, read_regular_text
 from skillshelf.hooks import jsonfile, tomlblock
 from skillshelf.hooks.agents import (
     AGENTS,
     EVENTS,
-    MAX_AGENT_FILE_BYTES,
     MCP_NAME,
     Agent,
     SetupScope,
@@ -67,7 +66,7 @@ def setup_status(env: Env, *, command: list[str], managed_dir: Path = MANAGED_DI
 
 def _ours(path: Path) -> tuple[list[jsonfile.OurHook], str | None]:
     try:
-        text = read_regular_text(path, limit=MAX_AGENT_FILE_BYTES)
+        text = read_regular_text(path, limit=MAX_SETTINGS_BYTES)
     except FileNotFoundError:
         return [], None
     except (OSError, UnicodeDecodeError) as exc:

@@ -26,8 +26,7 @@ from typing import Literal
 from skillshelf.config.edit_text import appended, first_faithful, toml_string, tomlkit_document, write_config
 from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.errors import ConfigError, FileAccessError, reason
-from skillshelf.fileio import read_regular_text
-from skillshelf.skills.codex_config import MAX_CODEX_FILE_BYTES
+from skillshelf.fileio import MAX_SETTINGS_BYTES, read_regular_text
 from skillshelf.skills.model import Skill
 
 __all__ = [
@@ -184,7 +183,7 @@ def read_mcp_servers(
 ) -> tuple[tuple[ConfiguredServer, ...], tuple[Diagnostic, ...]]:
     """The ``[mcp_servers]`` of one TOML file; a broken file is a diagnostic, not an exception."""
     try:
-        data = tomllib.loads(read_regular_text(path, limit=MAX_CODEX_FILE_BYTES))
+        data = tomllib.loads(read_regular_text(path, limit=MAX_SETTINGS_BYTES))
     except FileNotFoundError:
         return (), ()
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError) as exc:
@@ -308,7 +307,7 @@ def _untrusted_skipped(dep: McpDependency) -> Diagnostic:
 def _read_config(path: Path) -> tuple[str | None, dict[str, object]]:
     """The config's text (None when there is no file) and data; errors say nothing was written."""
     try:
-        text = read_regular_text(path, limit=MAX_CODEX_FILE_BYTES) if path.exists() else None
+        text = read_regular_text(path, limit=MAX_SETTINGS_BYTES) if path.exists() else None
         return text, tomllib.loads(text or "")
     except (tomllib.TOMLDecodeError, RecursionError) as exc:
         raise ConfigError(

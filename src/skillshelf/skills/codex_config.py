@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.env import Env
 from skillshelf.errors import reason
-from skillshelf.fileio import read_regular_text
+from skillshelf.fileio import MAX_SETTINGS_BYTES, read_regular_text
 
 if TYPE_CHECKING:
     from skillshelf.skills.catalog.window import BudgetChoice, ModelInfo
@@ -28,8 +28,6 @@ if TYPE_CHECKING:
 __all__ = ["CodexSettings", "catalog_budget", "load_codex_toml", "read_codex_settings", "read_model_catalog"]
 
 CONFIG_NAME = "config.toml"
-#: Codex's config.toml and a model catalog are kilobytes; past this a file is not one of them.
-MAX_CODEX_FILE_BYTES = 16 * 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -69,7 +67,7 @@ def load_codex_toml(path: Path) -> tuple[dict[str, object], str | None]:
     import tomllib
 
     try:
-        return tomllib.loads(read_regular_text(path, limit=MAX_CODEX_FILE_BYTES)), None
+        return tomllib.loads(read_regular_text(path, limit=MAX_SETTINGS_BYTES)), None
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError) as exc:
         return {}, reason(exc)
 
@@ -131,7 +129,7 @@ def read_model_catalog(settings: CodexSettings) -> tuple[Path, tuple[ModelInfo, 
     try:
         import json
 
-        data = json.loads(read_regular_text(path, limit=MAX_CODEX_FILE_BYTES))
+        data = json.loads(read_regular_text(path, limit=MAX_SETTINGS_BYTES))
     except (OSError, ValueError, RecursionError):
         return None
     models = data.get("models") if isinstance(data, dict) else None

@@ -110,14 +110,14 @@ def discover_in(
 
 def read_skill_body(skill: Skill) -> str:
     """The markdown after the frontmatter of ``skill`` (read now, from disk)."""
-    from skillshelf.errors import FileAccessError
+    from skillshelf.errors import FileAccessError, reason
     from skillshelf.fileio import read_regular_text
 
     try:
         text = read_regular_text(skill.path, limit=MAX_SKILL_BYTES, errors="replace")
     except OSError as exc:
         raise FileAccessError(
-            f"cannot read {skill.path}: {exc.strerror or exc}",
+            f"cannot read {skill.path}: {reason(exc)}",
             hint="check that the skill still exists (run `skillshelf list`)",
         ) from exc
     from skillshelf.skills.parse import split_body

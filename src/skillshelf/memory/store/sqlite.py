@@ -3,10 +3,7 @@
 
 from __future__ import annotations
 
-import errno
-import os
 import sqlite3
-import stat
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -15,7 +12,7 @@ from typing import Any
 
 from skillshelf.dirs import private_dir, private_file
 from skillshelf.errors import StoreError, reason
-from skillshelf.fileio import NotRegularFile
+from skillshelf.fileio import NotRegularFile, regular_or_missing
 from skillshelf.memory.store.base import Row, Tx, storable
 from skillshelf.memory.store.consolidation import Store
 
@@ -52,16 +49,6 @@ _DAMAGED_HINT = (
 )
 
 
-def _regular_or_missing(path: Path) -> None:
-    """Refuse a folder, FIFO or device at ``path`` (SQLite would fail late or block on it)."""
-    try:
-        mode = os.stat(path).st_mode
-    except FileNotFoundError:
-        return
-    if not stat.S_ISREG(mode):
-        raise NotRegularFile(errno.EINVAL, "not a regular file (a folder, FIFO, socket or device)", str(path))
-
-
 def _private_database(path: Path, *, own_folder: bool) -> None:
     """The database file 0600, its folder created 0700 (made 0700 when it is skillshelf's own).
     SQLite gives its -wal and -shm files the database's mode; ones left by an older version
@@ -89,7 +76,7 @@ class SqliteStore(Store):
         self.url = f"sqlite:///{path}"
         self._lock = threading.RLock()
         try:
-            _regular_or_missing(path)
+            regular_or_missing(path)  # SQLite would block on a FIFO
             if scratch:
                 self._conn = _scratch_copy(path, timeout_s)
             else:
