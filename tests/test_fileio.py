@@ -1,18 +1,24 @@
-"""Atomic writes and non-blocking reads of regular files."""
+"""Atomic writes, non-blocking reads of regular files and the folder lock of read-change-write edits."""
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
+import threading
+import time
 from pathlib import Path
 
 import pytest
 
+from skillshelf import fileio
 from skillshelf.fileio import (
     FileTooLarge,
+    FolderBusy,
     NotRegularFile,
     atomic_file,
     file_identity,
+    folder_lock,
     open_regular,
     read_regular_text,
     write_atomic,
@@ -115,3 +121,49 @@ def test_a_file_renamed_into_place_has_another_identity(tmp_path: Path) -> None:
     write_atomic(target, b"same bytes")  # same size and content, a new file
     os.utime(target, ns=(before[3], before[3]))  # even with the old modification time
     assert file_identity(os.stat(target)) != before
+
+
+def test_a_folder_lock_keeps_a_second_holder_out_until_it_is_released(tmp_path: Path) -> None:
+    folder = tmp_path / "made" / "here"
+    with folder_lock(folder):  # a missing folder is created
+        assert folder.is_dir()
+        with pytest.raises(FolderBusy), folder_lock(folder, wait=0.1):
+            pass  # flock: another open of the folder conflicts, even in the same process
+    with folder_lock(folder, wait=0.1):
+        pass
+
+
+def test_a_waiting_holder_gets_the_lock_when_the_first_lets_go(tmp_path: Path) -> None:
+    order: list[str] = []
+
+    def second() -> None:
+        with folder_lock(tmp_path, wait=5):
+            order.append("second")
+
+    with folder_lock(tmp_path):
+        waiter = threading.Thread(target=second)
+        waiter.start()
+        time.sleep(0.2)
+        order.append("first")
+    waiter.join(5)
+    assert order == ["first", "second"]
+
+
+def test_a_file_system_without_flock_runs_the_block_unlocked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def refuse(fd: int, operation: int) -> None:
+        raise OSError(errno.ENOLCK, "No locks available")
+
+    monkeypatch.setattr(fileio.fcntl, "flock", refuse)
+    ran = False
+    with folder_lock(tmp_path, wait=1):
+        ran = True
+    assert ran
+
+
+def test_a_folder_lock_on_a_file_or_fifo_fails_without_blocking(tmp_path: Path) -> None:
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    with pytest.raises(OSError), folder_lock(fifo):
+        pass

@@ -14,6 +14,9 @@
   library (SQLite) will open.
 * :func:`file_identity`: what tells a file from its replacement or an edit of it, for what a
   process keeps in memory while a file stays the same.
+* :func:`folder_lock`: one process at a time reads, changes and writes a file of a folder (an
+  advisory ``flock`` on the folder itself, so no lock file is left behind), so two commands
+  editing one config file at once both keep their change instead of the last one winning.
 """
 
 from __future__ import annotations
@@ -21,18 +24,25 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO, Literal
 
+if sys.platform != "win32":
+    import fcntl
+
 __all__ = [
     "MAX_SETTINGS_BYTES",
     "FileIdentity",
     "FileTooLarge",
+    "FolderBusy",
     "NotRegularFile",
     "atomic_file",
     "file_identity",
+    "folder_lock",
     "open_regular",
     "read_regular_text",
     "regular_or_missing",
@@ -54,6 +64,10 @@ class NotRegularFile(OSError):
 
 class FileTooLarge(OSError):
     """The file is larger than the reader's cap (``errno.EFBIG``)."""
+
+
+class FolderBusy(OSError):
+    """Another process held the folder's lock for longer than the caller would wait."""
 
 
 def _temp_file(folder: Path, prefix: str, permissions: int) -> tuple[int, Path]:
@@ -166,3 +180,45 @@ def file_identity(info: os.stat_result) -> FileIdentity:
     """Device, inode, size, mtime and ctime (ns): a file renamed into place (every writer here)
     or edited in place gets another identity."""
     return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+
+
+@contextmanager
+def folder_lock(folder: Path, *, wait: float | None = None) -> Iterator[None]:
+    """Hold an exclusive advisory lock on ``folder`` (created when missing) for the block.
+
+    ``wait``: seconds to wait for another holder before raising :class:`FolderBusy` (``None``:
+    as long as it takes). Only processes that take the same lock are kept out. Where there is
+    no ``flock`` (Windows) or the file system refuses it (some network mounts) the block runs
+    unlocked: the writes stay atomic, only the read-change-write of two processes can meet.
+    """
+    folder.mkdir(parents=True, exist_ok=True)
+    if sys.platform == "win32":
+        yield
+        return
+    fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        locked = _flock(fd, folder, wait)
+        try:
+            yield
+        finally:
+            if locked:
+                fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
+
+
+def _flock(fd: int, folder: Path, wait: float | None) -> bool:
+    """Take the lock on ``fd``; False when the file system does not support it."""
+    deadline = None if wait is None else time.monotonic() + wait
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX if deadline is None else fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            if deadline is not None and time.monotonic() >= deadline:
+                raise FolderBusy(errno.EWOULDBLOCK, "another process holds its lock", str(folder)) from None
+            time.sleep(0.02)
+        except OSError as exc:
+            if exc.errno in (errno.ENOLCK, errno.EOPNOTSUPP, errno.EBADF, errno.EINVAL):
+                return False
+            raise

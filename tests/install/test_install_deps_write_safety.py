@@ -72,3 +72,19 @@ def test_an_untrusted_projects_server_is_left_out_unless_allowed(tmp_path: Path)
     allowed = write_missing(_report(config, trusted=False), allow_untrusted=True)
     assert allowed.written == ("helper",)
     assert "helper" in tomllib.loads(config.read_text(encoding="utf-8"))["mcp_servers"]
+
+
+def test_write_waits_for_another_edit_of_the_config_and_reports_cf113_past_the_wait(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from skillshelf.config import edit_text
+    from skillshelf.fileio import folder_lock
+
+    monkeypatch.setattr(edit_text, "EDIT_WAIT", 0.1)
+    config = tmp_path / "config.toml"
+    config.write_text("memory.enabled = false\n", encoding="utf-8")
+    with folder_lock(tmp_path), pytest.raises(ConfigError) as info:
+        write_missing(_report(config))
+    assert info.value.code == "CF113"
+    assert config.read_text(encoding="utf-8") == "memory.enabled = false\n"
+    assert write_missing(_report(config)).written == ("helper",)

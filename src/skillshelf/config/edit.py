@@ -14,7 +14,9 @@ last line, where it cannot take over any key.
 Codes raised here (``ConfigError``, nothing is written): ``CF100`` the file does not parse,
 ``CF110`` the path is not a regular file (a folder, FIFO, device, symlink loop), ``CF111`` the
 file parses but the table to edit has the wrong type (``skills = 5``), ``CF112`` no way was
-found to make the change without changing another key.
+found to make the change without changing another key, ``CF113`` another command kept the
+file's folder locked (:func:`~skillshelf.config.edit_text.editing`: one edit at a time, from
+the read to the write).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from typing import Any
 from skillshelf.config.edit_text import (
     Candidate,
     appended,
+    editing,
     first_faithful,
     symlink_loop,
     toml_string,
@@ -234,9 +237,14 @@ def set_skill_mode(path: Path, target: str, mode: SkillMode) -> EditResult:
         raise UsageError(
             "a skill name is required", hint="pass the skill's name, e.g. `skillshelf disable my-skill`"
         )
-    doc, original, data = _load(path)
     key, value = _selector(target)
     _encodable(value, f"the skill {key} {value!r}")
+    with editing(path):
+        return _edit_skill_mode(path, key, value, mode)
+
+
+def _edit_skill_mode(path: Path, key: str, value: str, mode: SkillMode) -> EditResult:
+    doc, original, data = _load(path)
     match = _last_match(_entries_of(path, data), key, value)
     previous = None if match is None else _entry_mode(match)
     in_place = copy.deepcopy(data)
@@ -292,9 +300,14 @@ def set_trust(path: Path, folder: Path, trusted: bool) -> EditResult:
 
     Every other key keeps its parsed value (checked before writing, ``CF112`` otherwise).
     """
-    doc, original, data = _load(path)
     level = "trusted" if trusted else "untrusted"
     key = _encodable(str(folder), f"the folder {str(folder)!r}")
+    with editing(path):
+        return _edit_trust(path, key, level)
+
+
+def _edit_trust(path: Path, key: str, level: str) -> EditResult:
+    doc, original, data = _load(path)
     projects = data.get("projects")
     if projects is not None and not isinstance(projects, dict):
         raise _wrong_type(path, "projects", "a table", projects, 'write `[projects."/path"]` tables')

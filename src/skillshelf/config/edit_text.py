@@ -7,10 +7,11 @@ the expected data, so no edit can move, drop or change another key.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import re
 import tomllib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ from skillshelf.errors import ConfigError, FileAccessError
 __all__ = [
     "Candidate",
     "appended",
+    "editing",
     "first_faithful",
     "same_newlines",
     "symlink_loop",
@@ -30,6 +32,40 @@ __all__ = [
 ]
 
 Candidate = Callable[[], str]
+
+#: Seconds an edit waits for another command editing a file of the same folder: edits take
+#: milliseconds, so a holder past this is stuck (a stopped process), not busy.
+EDIT_WAIT = 10.0
+
+
+@contextlib.contextmanager
+def editing(path: Path) -> Iterator[None]:
+    """Hold the lock of ``path``'s folder (:func:`skillshelf.fileio.folder_lock`) while the file
+    is read, changed and written, so two commands editing it at once both keep their change.
+
+    Raises:
+        ConfigError: another command kept the folder locked for :data:`EDIT_WAIT` seconds
+            (``CF113``); nothing was changed.
+        FileAccessError: the folder cannot be created or opened.
+    """
+    held = contextlib.ExitStack()
+    try:
+        held.enter_context(fileio.folder_lock(path.parent, wait=EDIT_WAIT))
+    except fileio.FolderBusy as exc:
+        raise ConfigError(
+            f"another command has been editing a file in {path.parent} for {EDIT_WAIT:.0f} s; "
+            "nothing was changed",
+            path=path,
+            code="CF113",
+            hint="wait for the other skillshelf command to end (or stop it), then run again",
+        ) from exc
+    except OSError as exc:
+        raise FileAccessError(
+            f"cannot open the folder {path.parent}: {exc.strerror or exc}",
+            hint="check that it is a folder you may write to",
+        ) from exc
+    with held:
+        yield
 
 
 def same_newlines(text: str, original: str | None) -> str:

@@ -17,15 +17,17 @@ each hook to ``$CODEX_HOME/config.toml`` (:mod:`.codex`), and ``--mcp`` adds
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from skillshelf.config.edit_text import EDIT_WAIT
 from skillshelf.env import Env
 from skillshelf.errors import FileAccessError, reason
-from skillshelf.fileio import MAX_SETTINGS_BYTES, read_regular_text
+from skillshelf.fileio import MAX_SETTINGS_BYTES, folder_lock, read_regular_text
 from skillshelf.hooks import jsonfile, tomlblock
 from skillshelf.hooks.agents import (
     MCP_NAME,
@@ -305,9 +307,38 @@ def _notes(env: Env, files: AgentFiles, remove: bool) -> list[str]:
 def apply_setup(plan: SetupPlan, *, state_dir: Path) -> tuple[FileChange, ...]:
     """Write the plan's changes; returns the files that changed.
 
+    One setup at a time writes (the lock of the record's folder), and only over files that
+    still hold the text the plan was made from: an agent that saved its settings in between
+    keeps its change and nothing is written.
+
     Raises:
-        FileAccessError: a file could not be written (the ones before it are written).
+        FileAccessError: a file changed since the plan was made (``HK122``, nothing written),
+            another setup kept the lock (``HK123``), or a file could not be written (the ones
+            before it are written).
     """
+    folder = record_path(state_dir).parent
+    held = contextlib.ExitStack()
+    try:
+        held.enter_context(folder_lock(folder, wait=EDIT_WAIT))
+    except OSError as exc:
+        raise FileAccessError(
+            f"cannot take the setup lock in {folder}: {reason(exc)}",
+            hint="wait for the other `skillshelf setup` to end (or stop it), then run again",
+            code="HK123",
+        ) from exc
+    with held:
+        for change in plan.changed:
+            if _read(change.path) != change.before:
+                raise FileAccessError(
+                    f"{change.path} changed since setup read it (another program saved it); "
+                    "nothing was written",
+                    hint="run the same setup command again: it plans from the file as it is now",
+                    code="HK122",
+                )
+        return _apply(plan, state_dir)
+
+
+def _apply(plan: SetupPlan, state_dir: Path) -> tuple[FileChange, ...]:
     record = _load_record(state_dir)
     emptied: list[Path] = []  # folders setup created for files it now deletes
     for change in plan.changed:

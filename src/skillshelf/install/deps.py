@@ -23,7 +23,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from skillshelf.config.edit_text import appended, first_faithful, toml_string, tomlkit_document, write_config
+from skillshelf.config.edit_text import (
+    appended,
+    editing,
+    first_faithful,
+    toml_string,
+    tomlkit_document,
+    write_config,
+)
 from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.errors import ConfigError, FileAccessError, reason
 from skillshelf.fileio import MAX_SETTINGS_BYTES, read_regular_text
@@ -335,9 +342,15 @@ def write_missing(report: DepsReport, *, allow_untrusted: bool = False) -> DepsR
     """Add every missing server to ``report.config_file``, keeping its comments; return the new report.
 
     A file that is not valid TOML is never touched (:class:`ConfigError` with file and line);
-    servers of untrusted projects' skills are left out unless ``allow_untrusted``.
+    servers of untrusted projects' skills are left out unless ``allow_untrusted``. The file is
+    read again under its folder's lock (:func:`~skillshelf.config.edit_text.editing`), so a
+    server another command added meanwhile is kept and not added twice.
     """
+    with editing(report.config_file):
+        return _write_missing(report, allow_untrusted)
 
+
+def _write_missing(report: DepsReport, allow_untrusted: bool) -> DepsReport:
     path = report.config_file
     original, data = _read_config(path)
     servers = data.get("mcp_servers", {})

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from skillshelf.errors import InstallError
+from skillshelf.fileio import folder_lock
 
 __all__ = [
     "TMP_DIR_NAME",
@@ -38,20 +39,10 @@ _UNSAFE_HINT = "keep every file of the skill inside its folder (copy shared file
 
 @contextlib.contextmanager
 def root_lock(root: Path) -> Iterator[None]:
-    """Hold an exclusive advisory lock on the skills root while installing / removing."""
-    root.mkdir(parents=True, exist_ok=True)
-    try:
-        import fcntl
-    except ImportError:  # not POSIX: no cross-process lock, the atomic renames still hold
+    """Hold an exclusive advisory lock on the skills root while installing / removing (waits for
+    another install into the same root to end)."""
+    with folder_lock(root):
         yield
-        return
-    fd = os.open(root, os.O_RDONLY)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        os.close(fd)
 
 
 @contextlib.contextmanager
