@@ -16,6 +16,7 @@ from skillshelf.cli.main import cli
 from skillshelf.env import Env
 from skillshelf.errors import InstallError, UsageError
 from skillshelf.install import install_skill, read_lock, remove_skill, update_skills
+from skillshelf.install.manage import link_diagnostics
 from skillshelf.install.targets import default_target
 from skillshelf.install.visibility import agents_seeing
 from skillshelf.skills.discover import discover_in
@@ -56,6 +57,53 @@ def test_project_installs_link_relatively_so_the_pair_can_be_committed(
     link = project / ".claude" / "skills" / "release"
     assert os.readlink(link) == os.path.join("..", "..", ".agents", "skills", "release")
     assert (link / "SKILL.md").is_file()
+
+
+def test_a_committed_project_lock_still_names_its_links_in_a_clone_at_another_path(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
+    project = tmp_path / "proj"
+    (project / ".git").mkdir(parents=True)
+    src = write_skill(tmp_path / "src" / "release", "release")
+    install_skill(
+        str(src), env=make_env(tmp_path, isolated_home.home, cwd=project), scope="project", target="all"
+    )
+    stored = json.loads(
+        (project / ".agents" / "skills" / ".skillshelf-lock.json").read_text(encoding="utf-8")
+    )
+    assert stored["skills"]["release"]["links"] == ["../../.claude/skills/release"]
+
+    clone = tmp_path / "elsewhere" / "proj"
+    clone.parent.mkdir()
+    project.rename(clone)
+    env = make_env(tmp_path, isolated_home.home, cwd=clone)
+    assert link_diagnostics(env) == ()
+    link = clone / ".claude" / "skills" / "release"
+    assert read_lock(clone / ".agents" / "skills").get("release").links == (str(link),)  # type: ignore[union-attr]
+    remove_skill("release", env=env, scope="project")
+    assert not link.is_symlink() and not (clone / ".agents" / "skills" / "release").exists()
+
+
+def test_an_older_lock_with_absolute_links_works_and_a_relative_one_cannot_leave_the_agents_folders(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
+    env = make_env(tmp_path, isolated_home.home)
+    src = write_skill(tmp_path / "src" / "notes", "notes")
+    install_skill(str(src), env=env, target="all")
+    root = isolated_home.home / ".agents" / "skills"
+    link = isolated_home.home / ".claude" / "skills" / "notes"
+    lock_file = root / ".skillshelf-lock.json"
+    data = json.loads(lock_file.read_text(encoding="utf-8"))
+    data["skills"]["notes"]["links"] = [str(link)]  # as skillshelf wrote it before
+    lock_file.write_text(json.dumps(data), encoding="utf-8")
+    assert read_lock(root).get("notes").links == (str(link),)  # type: ignore[union-attr]
+
+    outside = tmp_path / "victim"
+    outside.mkdir()
+    data["skills"]["notes"]["links"] = [os.path.relpath(outside, root)]
+    lock_file.write_text(json.dumps(data), encoding="utf-8")
+    remove_skill("notes", env=env)
+    assert outside.is_dir() and link.is_symlink()  # named by no lock: left to the user
 
 
 def test_for_claude_installs_one_level_deep_in_claude_codes_folder(

@@ -3,7 +3,9 @@
 ``<skills root>/.skillshelf-lock.json`` maps the installed folder name to a
 :class:`LockEntry` (source, requested ref, resolved commit, content hash). It sits beside the
 skills it describes, so a project's ``.agents/skills`` lock can be committed with the skills.
-Writes are atomic (temp file + rename) and the file round-trips exactly.
+Writes are atomic (temp file + rename) and the file round-trips exactly. Links to a skill in
+other agents' folders are stored relative to the lock file's folder, so the project's lock
+still names the project's links in a clone at another path.
 
 A lock file is content anyone can commit, so its keys are not trusted: a key is used only
 when it is a plain folder name (what ``install`` writes, :data:`FOLDER_NAME`) whose folder,
@@ -69,12 +71,14 @@ class LockEntry:
     agents: tuple[str, ...] = ()  # the agents it was installed for (`install --for`)
     links: tuple[str, ...] = ()  # links to it in other agents' skill folders
 
-    def to_dict(self) -> dict[str, object]:
+    def to_dict(self, *, root: Path | None = None) -> dict[str, object]:
+        """The entry as JSON; with ``root`` (the lock file's folder) as the file stores it, the
+        links relative to ``root`` (:func:`_stored_link`)."""
         extra: dict[str, object] = {}
         if self.agents:
             extra["agents"] = list(self.agents)
         if self.links:
-            extra["links"] = list(self.links)
+            extra["links"] = [_stored_link(link, root) for link in self.links] if root else list(self.links)
         return {
             "skill_name": self.skill_name,
             "source": self.source,
@@ -121,10 +125,29 @@ class Lock:
             diagnostics=tuple(d for d in self.diagnostics if d.field != exclude),
         )
 
-    def to_dict(self) -> dict[str, object]:
-        skills: dict[str, object] = {e.name: e.to_dict() for e in self}
+    def to_dict(self, *, root: Path | None = None) -> dict[str, object]:
+        """The lock as JSON (``root``: as the file in that folder stores it)."""
+        skills: dict[str, object] = {e.name: e.to_dict(root=root) for e in self}
         skills.update(self.ignored)
         return {"version": LOCK_VERSION, "skills": dict(sorted(skills.items()))}
+
+
+def _stored_link(link: str, root: Path) -> str:
+    """``link`` (absolute) as the lock file in ``root`` stores it: relative to ``root``
+    (``../../.claude/skills/NAME``), so a committed project lock still names the project's own
+    links in a clone at another path; absolute where no relative path exists (another drive)."""
+    try:
+        return Path(os.path.relpath(link, root)).as_posix()
+    except ValueError:
+        return link
+
+
+def _read_link(text: str, root: Path) -> str:
+    """A link as the lock file in ``root`` stores it, made absolute (a relative one against
+    ``root``, normalised); older lock files hold absolute links, used as they are."""
+    if os.path.isabs(text):
+        return text
+    return os.path.normpath(os.path.join(root, text))
 
 
 def lock_path(skills_root: Path) -> Path:
@@ -192,7 +215,7 @@ def _entry_problem(path: Path, name: str, raw: object) -> Diagnostic | None:
     return None
 
 
-def _entry_from(name: str, raw: dict[str, object]) -> LockEntry:
+def _entry_from(name: str, raw: dict[str, object], root: Path) -> LockEntry:
     return LockEntry(
         name=name,
         skill_name=_str_or_none(raw.get("skill_name")) or name,
@@ -205,7 +228,7 @@ def _entry_from(name: str, raw: dict[str, object]) -> LockEntry:
         content_hash=str(raw["content_hash"]),
         installed_at=str(raw["installed_at"]),
         agents=_strings(raw.get("agents")),
-        links=_strings(raw.get("links")),
+        links=tuple(_read_link(link, root) for link in _strings(raw.get("links"))),
     )
 
 
@@ -245,7 +268,7 @@ def read_lock(skills_root: Path) -> Lock:
     for name, raw in data["skills"].items():
         problem = _entry_problem(path, name, raw)
         if problem is None:
-            entries[name] = _entry_from(name, raw)
+            entries[name] = _entry_from(name, raw, skills_root)
         else:
             ignored[name] = raw
             diagnostics.append(problem)
@@ -262,7 +285,7 @@ def write_lock(skills_root: Path, lock: Lock) -> Path:
     if not lock.entries and not lock.ignored:
         path.unlink(missing_ok=True)
         return path
-    text = json.dumps(lock.to_dict(), indent=2, ensure_ascii=False, sort_keys=False) + "\n"
+    text = json.dumps(lock.to_dict(root=skills_root), indent=2, ensure_ascii=False, sort_keys=False) + "\n"
     skills_root.mkdir(parents=True, exist_ok=True)
     write_atomic(path, text, prefix=".skillshelf-lock.")
     return path
