@@ -266,10 +266,14 @@ def test_claude_code_sees_the_right_skill_feeds_memory_and_gets_its_files_back(
     (repo / ".claude").mkdir()
     settings = repo / ".claude" / "settings.json"
     settings.write_text('{\n  "permissions": {\n    "allow": ["Bash(ls:*)"]\n  }\n}\n', encoding="utf-8")
+    personal = repo / ".claude" / "settings.local.json"  # where the hooks go: the shared file stays as it is
     _user_config(isolated_home, '[hooks]\nmemory_run = "off"\n')
-    before = _snapshot(settings, repo / ".mcp.json", isolated_home.home / ".claude" / "settings.json")
+    before = _snapshot(
+        settings, personal, repo / ".mcp.json", isolated_home.home / ".claude" / "settings.json"
+    )
 
     _skillshelf("setup", "claude", "--scope", "project", cwd=repo)
+    assert settings.read_bytes() == before[settings] and personal.is_file()
     monkeypatch.setenv("SKILLSHELF_HOOK_SERVER", "1")  # as for a user: the first prompt starts it
     try:
         _claude(agent_clis.claude, repo, standin.url, f"Please help: {description}")
@@ -300,7 +304,7 @@ def test_claude_code_sees_the_right_skill_feeds_memory_and_gets_its_files_back(
     report = _memory_run(repo, memory.url)
     assert report["phase1"] == {"extracted": 2} and report["queue"] == {"queued": 2, "done": 2}
 
-    _hook_garbage(settings, "UserPromptSubmit", repo)
+    _hook_garbage(personal, "UserPromptSubmit", repo)
     _skillshelf("setup", "claude", "--scope", "project", "--remove", cwd=repo)
     assert _snapshot(*before) == before
 

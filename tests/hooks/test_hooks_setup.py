@@ -116,7 +116,7 @@ def test_claude_setup_then_remove_leaves_every_file_byte_identical(isolated_home
 
     _setup(env, isolated_home, "claude", scope, mcp=True)
     settings = (
-        repo / ".claude" / "settings.json"
+        repo / ".claude" / "settings.local.json"
         if scope == "project"
         else isolated_home.home / ".claude" / "settings.json"
     )
@@ -134,7 +134,7 @@ def test_claude_setup_then_remove_leaves_every_file_byte_identical(isolated_home
 def test_remove_keeps_what_the_user_added_to_a_file_setup_created(isolated_home: Any) -> None:
     repo, env = _project(isolated_home)
     _setup(env, isolated_home, "claude")
-    settings = repo / ".claude" / "settings.json"
+    settings = repo / ".claude" / "settings.local.json"
     data = json.loads(settings.read_text(encoding="utf-8"))
     data["permissions"] = {"allow": ["Bash(make:*)"]}
     settings.write_text(json.dumps(data, indent=2), encoding="utf-8")
@@ -149,7 +149,7 @@ def test_dry_run_writes_nothing_and_shows_the_diff(
     monkeypatch.chdir(repo)
     result = CliRunner().invoke(cli, ["setup", "claude", "--dry-run"])
     assert result.exit_code == 0, result.output
-    assert "+++ " + str(repo / ".claude" / "settings.json") in result.output
+    assert "+++ " + str(repo / ".claude" / "settings.local.json") in result.output
     assert '"UserPromptSubmit"' in result.output and "would set up" in result.output
     assert not (repo / ".claude").exists()
     again = CliRunner().invoke(cli, ["setup", "claude", "--json"])
@@ -162,12 +162,16 @@ def test_a_broken_settings_file_is_an_error_and_is_left_alone(
 ) -> None:
     repo, _ = _project(isolated_home)
     (repo / ".claude").mkdir()
-    (repo / ".claude" / "settings.json").write_text("{oops", encoding="utf-8")
+    (repo / ".claude" / "settings.local.json").write_text("{oops", encoding="utf-8")
+    (repo / ".claude" / "settings.json").write_text("{also broken", encoding="utf-8")
     monkeypatch.chdir(repo)
     result = CliRunner().invoke(cli, ["setup", "claude"])
     assert result.exit_code == 1 and isinstance(result.exception, Exception)
     assert getattr(result.exception, "code", None) == "HK101"
-    assert (repo / ".claude" / "settings.json").read_text(encoding="utf-8") == "{oops"
+    assert (repo / ".claude" / "settings.local.json").read_text(encoding="utf-8") == "{oops"
+    (repo / ".claude" / "settings.local.json").unlink()
+    assert CliRunner().invoke(cli, ["setup", "claude"]).exit_code == 0  # the shared file is not ours
+    assert (repo / ".claude" / "settings.json").read_text(encoding="utf-8") == "{also broken"
 
 
 def test_status_says_where_skillshelf_is_set_up_and_whether_codex_will_run_it(isolated_home: Any) -> None:
@@ -252,3 +256,45 @@ def test_a_settings_file_linked_from_dotfiles_is_edited_where_the_link_points(is
     assert link.is_symlink() and "UserPromptSubmit" in dotfiles.read_text(encoding="utf-8")
     _setup(env, isolated_home, "claude", "user", remove=True)
     assert link.is_symlink() and dotfiles.read_text(encoding="utf-8") == '{"model": "opus"}\n'
+
+
+def test_hooks_an_earlier_setup_put_in_the_shared_settings_move_to_the_personal_file(
+    isolated_home: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import dataclasses
+
+    from skillshelf.hooks import agents, setup
+
+    repo, env = _project(isolated_home)
+    (repo / ".claude").mkdir()
+    shared = repo / ".claude" / "settings.json"
+    shared.write_text('{\n  "permissions": {\n    "allow": []\n  }\n}', encoding="utf-8")
+    before, folders = _snapshot(isolated_home.home), _dirs(isolated_home.home)
+
+    def earlier_layout(agent: Any, scope: Any, env: Env) -> Any:
+        files = agents.agent_files(agent, scope, env)
+        return dataclasses.replace(files, hooks=shared, former_hooks=())
+
+    with monkeypatch.context() as patch:
+        patch.setattr(setup, "agent_files", earlier_layout)
+        _setup(env, isolated_home, "claude")
+    assert "hooks" in json.loads(shared.read_text(encoding="utf-8"))
+    row = setup_status(env, command=COMMAND, managed_dir=isolated_home.home / "none")[2]
+    assert not row.current and any("run `skillshelf setup claude` again" in r for r in row.reasons)
+
+    plan = _setup(env, isolated_home, "claude")
+    assert {c.path.name for c in plan.changed} == {"settings.json", "settings.local.json"}
+    assert shared.read_text(encoding="utf-8") == before[str(shared)].decode()
+    personal = json.loads((repo / ".claude" / "settings.local.json").read_text(encoding="utf-8"))
+    assert sorted(personal["hooks"]) == [
+        "PostToolUse",
+        "SessionEnd",
+        "SessionStart",
+        "Stop",
+        "UserPromptSubmit",
+    ]
+    assert setup_status(env, command=COMMAND, managed_dir=isolated_home.home / "none")[2].current
+
+    _setup(env, isolated_home, "claude", remove=True)
+    assert _snapshot(isolated_home.home) == before
+    assert _dirs(isolated_home.home) == folders

@@ -21,9 +21,9 @@ def _claude_project(box: Any) -> tuple[Path, Env]:
     repo = box.home / "repo"
     (repo / ".git").mkdir(parents=True)
     (repo / ".claude").mkdir()
-    (repo / ".claude" / "settings.json").write_text(SETTINGS, encoding="utf-8")
+    (repo / ".claude" / "settings.local.json").write_text(SETTINGS, encoding="utf-8")
     env = Env.for_test(cwd=repo, home=box.home, codex_home=box.codex_home)
-    return repo / ".claude" / "settings.json", env
+    return repo / ".claude" / "settings.local.json", env
 
 
 def test_a_settings_file_saved_after_the_plan_is_kept_and_nothing_is_written(isolated_home: Any) -> None:

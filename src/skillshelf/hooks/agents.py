@@ -6,8 +6,14 @@ Observed with the pinned CLIs (Codex 0.171.0 and Claude Code 2.1.197, driven off
 - Both read hooks in the same JSON shape, ``{"hooks": {EVENT: [{"matcher"?: ..., "hooks":
   [{"type": "command", "command": ..., "timeout": SECONDS}]}]}}``: Codex from
   ``<project>/.codex/hooks.json`` and ``$CODEX_HOME/hooks.json``, Claude Code from
-  ``<project>/.claude/settings.json`` and ``~/.claude/settings.json`` (``$CLAUDE_CONFIG_DIR``
-  moves the user folder).
+  ``<project>/.claude/settings.json``, ``<project>/.claude/settings.local.json`` and
+  ``~/.claude/settings.json`` (``$CLAUDE_CONFIG_DIR`` moves the user folder).
+- The hook command names this machine's skillshelf by absolute path. A project's
+  ``.claude/settings.json`` is shared (committed), and Claude Code runs its hooks for everyone
+  who trusts the folder, so for them the command would fail on every prompt: Claude Code's
+  project hooks go to ``settings.local.json``, the personal file (earlier setups wrote
+  ``settings.json``: setup moves them out). Codex runs a project hook only when the user's own
+  ``config.toml`` trusts that very command, so ``.codex/hooks.json`` cannot fail for others.
 - Both send ``SessionStart``, ``UserPromptSubmit``, ``PostToolUse`` (Codex names its shell tool
   ``Bash`` there too, with ``tool_input.command``), ``Stop`` and ``SessionEnd``; ``codex exec``
   sends no ``SessionEnd``, and Codex clamps a ``SessionEnd`` timeout to 3 s.
@@ -85,6 +91,7 @@ class AgentFiles:
     hooks: Path  # JSON with a "hooks" table
     mcp: Path  # Codex: TOML [mcp_servers]; Claude Code: JSON "mcpServers"
     trust: Path | None  # Codex: $CODEX_HOME/config.toml (hook trust); None for Claude Code
+    former_hooks: tuple[Path, ...] = ()  # where earlier setups put the hooks: moved out of them
 
 
 def claude_state_file(env: Env) -> Path:
@@ -109,9 +116,10 @@ def agent_files(agent: Agent, scope: SetupScope, env: Env) -> AgentFiles:
         return AgentFiles(
             agent=agent,
             scope=scope,
-            hooks=root / ".claude" / "settings.json",
+            hooks=root / ".claude" / "settings.local.json",
             mcp=root / ".mcp.json",
             trust=None,
+            former_hooks=(root / ".claude" / "settings.json",),
         )
     return AgentFiles(
         agent=agent,

@@ -11,23 +11,23 @@ ones setup made. Running setup twice changes nothing the second time.
 For Codex: the hooks go to ``hooks.json`` beside the config layer, the trust Codex asks for
 each hook to ``$CODEX_HOME/config.toml`` (:mod:`.codex`), and ``--mcp`` adds
 ``[mcp_servers.skillshelf]`` to the layer's ``config.toml``. For Claude Code: the hooks go to
-``settings.json``, ``--mcp`` adds ``mcpServers.skillshelf`` to ``.mcp.json`` (project) or
+``.claude/settings.local.json`` (project: the personal file, as the command is this machine's
+path; hooks earlier setups put in the shared ``settings.json`` are moved out of it) or
+``~/.claude/settings.json`` (user), ``--mcp`` adds ``mcpServers.skillshelf`` to ``.mcp.json`` (project) or
 ``~/.claude.json`` (user).
 """
 
 from __future__ import annotations
 
 import contextlib
-import difflib
 import json
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from skillshelf.config.edit_text import EDIT_WAIT
 from skillshelf.env import Env
-from skillshelf.errors import FileAccessError, reason
-from skillshelf.fileio import MAX_SETTINGS_BYTES, folder_lock, read_regular_text
+from skillshelf.errors import FileAccessError, SkillshelfError, reason
+from skillshelf.fileio import folder_lock
 from skillshelf.hooks import jsonfile, tomlblock
 from skillshelf.hooks.agents import (
     MCP_NAME,
@@ -39,142 +39,19 @@ from skillshelf.hooks.agents import (
 )
 from skillshelf.hooks.claude import trust_dialog_accepted
 from skillshelf.hooks.codex import codex_config, project_trusted, trust_hash, trust_key
+from skillshelf.hooks.setup_model import (
+    Edits,
+    FileChange,
+    SetupPlan,
+    containers,
+    load_record,
+    read_text,
+    record_path,
+)
 
 __all__ = ["FileChange", "SetupPlan", "apply_setup", "plan_setup", "record_path"]
 
 _EMPTY_JSON = "{}\n"
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class FileChange:
-    """One file's text before and after (``None``: the file does not exist / is deleted)."""
-
-    path: Path
-    before: str | None
-    after: str | None
-    what: tuple[str, ...]  # "hooks", "hook trust", "MCP server"
-    created: tuple[tuple[str, ...], ...] = ()  # JSON tables the change creates
-
-    @property
-    def changed(self) -> bool:
-        return self.before != self.after
-
-    def diff(self) -> str:
-        """A unified diff of the change (``/dev/null`` for a created or deleted file)."""
-        old = (self.before or "").splitlines(keepends=True)
-        new = (self.after or "").splitlines(keepends=True)
-        lines = difflib.unified_diff(
-            old,
-            new,
-            fromfile=str(self.path) if self.before is not None else "/dev/null",
-            tofile=str(self.path) if self.after is not None else "/dev/null",
-        )
-        return "".join(
-            line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines
-        )
-
-    def to_dict(self) -> dict[str, object]:
-        action = "create" if self.before is None else ("delete" if self.after is None else "edit")
-        return {"path": str(self.path), "action": action, "what": list(self.what), "diff": self.diff()}
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class SetupPlan:
-    """Everything one ``setup`` run would change, and what the user should know."""
-
-    agent: Agent
-    scope: SetupScope
-    remove: bool
-    changes: tuple[FileChange, ...]
-    notes: tuple[str, ...] = ()
-
-    @property
-    def changed(self) -> tuple[FileChange, ...]:
-        return tuple(c for c in self.changes if c.changed)
-
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "agent": self.agent,
-            "scope": self.scope,
-            "remove": self.remove,
-            "changes": [c.to_dict() for c in self.changed],
-            "notes": list(self.notes),
-        }
-
-
-@dataclass(slots=True)
-class _Edits:
-    """The new text of each file, built up edit by edit."""
-
-    record: Mapping[str, dict[str, object]]
-    texts: dict[Path, str | None] = field(default_factory=dict)
-    before: dict[Path, str | None] = field(default_factory=dict)
-    what: dict[Path, list[str]] = field(default_factory=dict)
-    created: dict[Path, list[tuple[str, ...]]] = field(default_factory=dict)
-
-    def text(self, path: Path) -> str | None:
-        if path not in self.texts:
-            self.before[path] = self.texts[path] = _read(path)
-        return self.texts[path]
-
-    def set(self, path: Path, text: str | None, what: str, created: Sequence[tuple[str, ...]] = ()) -> None:
-        if text != self.text(path):
-            self.what.setdefault(path, []).append(what)
-        self.texts[path] = text
-        self.created.setdefault(path, []).extend(created)
-
-    def made(self, path: Path) -> tuple[tuple[str, ...], ...] | None:
-        """The JSON tables setup created in ``path`` (None: no record of this file)."""
-        entry = self.record.get(str(path))
-        if entry is None:
-            return None
-        return _containers(entry)
-
-    def created_file(self, path: Path) -> bool:
-        return bool(self.record.get(str(path), {}).get("created_file"))
-
-    def changes(self) -> tuple[FileChange, ...]:
-        return tuple(
-            FileChange(
-                path=p,
-                before=self.before[p],
-                after=t,
-                what=tuple(self.what.get(p, ())),
-                created=tuple(self.created.get(p, ())),
-            )
-            for p, t in self.texts.items()
-        )
-
-
-def _containers(entry: Mapping[str, object]) -> tuple[tuple[str, ...], ...]:
-    found = entry.get("containers")
-    items = found if isinstance(found, list) else []
-    return tuple(tuple(str(k) for k in p) for p in items if isinstance(p, list))
-
-
-def _read(path: Path) -> str | None:
-    try:
-        return read_regular_text(path, limit=MAX_SETTINGS_BYTES)
-    except FileNotFoundError:
-        return None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise FileAccessError(
-            f"cannot read {path}: {reason(exc)}",
-            hint="an agent's settings file must be a regular UTF-8 file; fix or move it, then run again",
-            code="HK120",
-        ) from exc
-
-
-def record_path(state_dir: Path) -> Path:
-    return state_dir / "setup" / "record.json"
-
-
-def _load_record(state_dir: Path) -> dict[str, dict[str, object]]:
-    try:
-        data = json.loads(read_regular_text(record_path(state_dir), limit=MAX_SETTINGS_BYTES))
-    except (OSError, ValueError, RecursionError):
-        return {}
-    return {k: v for k, v in data.items() if isinstance(v, dict)} if isinstance(data, dict) else {}
 
 
 def plan_setup(
@@ -197,7 +74,7 @@ def plan_setup(
         FileAccessError: a file cannot be read.
     """
     files = agent_files(agent, scope, env)
-    edits = _Edits(record=_load_record(state_dir))
+    edits = Edits(record=load_record(state_dir))
     _hooks(edits, files, command, remove)
     if files.trust is not None:
         _trust(edits, files)
@@ -212,12 +89,14 @@ def plan_setup(
     )
 
 
-def _json_after(edits: _Edits, path: Path, text: str) -> str | None:
+def _json_after(edits: Edits, path: Path, text: str) -> str | None:
     """``None`` (delete) when taking out left an empty document in a file setup created."""
     return None if jsonfile.is_empty_document(text) and edits.created_file(path) else text
 
 
-def _hooks(edits: _Edits, files: AgentFiles, command: list[str], remove: bool) -> None:
+def _hooks(edits: Edits, files: AgentFiles, command: list[str], remove: bool) -> None:
+    for former in files.former_hooks:
+        _take_out_hooks(edits, former)
     path = files.hooks
     current = edits.text(path)
     if remove:
@@ -231,7 +110,20 @@ def _hooks(edits: _Edits, files: AgentFiles, command: list[str], remove: bool) -
     edits.set(path, text, "hooks", created)
 
 
-def _trust(edits: _Edits, files: AgentFiles) -> None:
+def _take_out_hooks(edits: Edits, path: Path) -> None:
+    """Our hooks out of a file earlier setups wrote them to; a file without them (or one we
+    cannot read as JSON: not ours to fix) is left alone."""
+    try:
+        current = edits.text(path)
+        if current is None or not jsonfile.our_hooks(current, str(path)):
+            return
+    except SkillshelfError:
+        return
+    after = jsonfile.remove_hooks(current, str(path), created=edits.made(path))
+    edits.set(path, _json_after(edits, path, after), "hooks (moved)")
+
+
+def _trust(edits: Edits, files: AgentFiles) -> None:
     """Codex: a trust entry for each of our hooks in the hooks file as it will be."""
     assert files.trust is not None
     hooks_text = edits.text(files.hooks)
@@ -249,7 +141,7 @@ def _trust(edits: _Edits, files: AgentFiles) -> None:
     )
 
 
-def _mcp(edits: _Edits, files: AgentFiles, command: list[str], remove: bool) -> None:
+def _mcp(edits: Edits, files: AgentFiles, command: list[str], remove: bool) -> None:
     server: dict[str, object] = {"command": command[0], "args": [*command[1:], "serve"]}
     if files.agent == "codex":
         wanted: dict[tomlblock.TablePath, Mapping[str, object]] = (
@@ -271,7 +163,7 @@ def _mcp(edits: _Edits, files: AgentFiles, command: list[str], remove: bool) -> 
 
 
 def _toml(
-    edits: _Edits,
+    edits: Edits,
     path: Path,
     ours: Callable[[tomlblock.TablePath], bool],
     wanted: Mapping[tomlblock.TablePath, Mapping[str, object]],
@@ -296,6 +188,11 @@ def _notes(env: Env, files: AgentFiles, remove: bool) -> list[str]:
                 f"Codex does not trust {env.project_root} yet, so it ignores the project's .codex folder "
                 "(these hooks included): accept Codex's trust prompt there, or run `codex exec --trust` once"
             )
+    if files.agent == "claude" and files.scope == "project":
+        notes.append(
+            f"the hooks are in {files.hooks.name}, your own Claude Code settings for this project: "
+            "they name this machine's skillshelf, so keep that file out of git"
+        )
     if files.agent == "claude" and files.scope == "project" and not trust_dialog_accepted(env):
         notes.append(
             "an interactive Claude Code session runs project hooks once the folder is trusted "
@@ -328,7 +225,7 @@ def apply_setup(plan: SetupPlan, *, state_dir: Path) -> tuple[FileChange, ...]:
         ) from exc
     with held:
         for change in plan.changed:
-            if _read(change.path) != change.before:
+            if read_text(change.path) != change.before:
                 raise FileAccessError(
                     f"{change.path} changed since setup read it (another program saved it); "
                     "nothing was written",
@@ -339,7 +236,7 @@ def apply_setup(plan: SetupPlan, *, state_dir: Path) -> tuple[FileChange, ...]:
 
 
 def _apply(plan: SetupPlan, state_dir: Path) -> tuple[FileChange, ...]:
-    record = _load_record(state_dir)
+    record = load_record(state_dir)
     emptied: list[Path] = []  # folders setup created for files it now deletes
     for change in plan.changed:
         entry = record.pop(str(change.path), {})
@@ -350,7 +247,7 @@ def _apply(plan: SetupPlan, state_dir: Path) -> tuple[FileChange, ...]:
         if change.before is None:
             entry = {"created_file": True, "created_dirs": [str(d) for d in _missing_dirs(change.path)]}
         _write(change.path, change.after)
-        made = set() if plan.remove else {*_containers(entry), *change.created}
+        made = set() if plan.remove else {*containers(entry), *change.created}
         record[str(change.path)] = {**entry, "containers": [list(p) for p in sorted(made)]}
     for folder in sorted(set(emptied), key=lambda d: len(d.parts), reverse=True):
         try:

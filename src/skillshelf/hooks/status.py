@@ -83,6 +83,15 @@ def _one(env: Env, agent: Agent, scope: SetupScope, command: list[str], managed_
     wanted = {(s.event, s.command, s.timeout, s.matcher) for s in hook_specs(agent, command)}
     have = {(h.event, h.command, h.timeout, h.matcher) for h in hooks}
     reasons = [problem] if problem else []
+    for former in files.former_hooks:
+        moved, _ = _ours(former)
+        if moved:
+            hooks += moved
+            have = set()  # not current until setup moves them
+            reasons.append(
+                f"the hooks are in {former}, which the project shares: run `skillshelf setup {agent}` "
+                f"again to move them to {files.hooks}"
+            )
     if agent == "codex":
         runs = _codex_runs(env, scope, files.hooks, files.trust or files.mcp, hooks, reasons)
         mcp = tomlblock.lookup(codex_config(files.mcp), ("mcp_servers", MCP_NAME)) is not None
