@@ -298,3 +298,15 @@ def test_hooks_an_earlier_setup_put_in_the_shared_settings_move_to_the_personal_
     _setup(env, isolated_home, "claude", remove=True)
     assert _snapshot(isolated_home.home) == before
     assert _dirs(isolated_home.home) == folders
+
+
+@pytest.mark.parametrize("agent", ["codex", "claude"])
+def test_a_project_mcp_entry_comes_with_a_note_that_it_names_this_machines_skillshelf(
+    isolated_home: Any, agent: str
+) -> None:
+    _, env = _project(isolated_home)
+    project = plan_setup(env, agent, "project", command=COMMAND, state_dir=env.dirs.state, mcp=True)  # type: ignore[arg-type]
+    assert any("--scope user" in n for n in project.notes)
+    user = plan_setup(env, agent, "user", command=COMMAND, state_dir=env.dirs.state, mcp=True)  # type: ignore[arg-type]
+    hooks_only = plan_setup(env, agent, "project", command=COMMAND, state_dir=env.dirs.state)  # type: ignore[arg-type]
+    assert not any("--scope user" in n for n in (*user.notes, *hooks_only.notes))

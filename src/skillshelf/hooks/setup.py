@@ -85,7 +85,7 @@ def plan_setup(
         scope=scope,
         remove=remove,
         changes=edits.changes(),
-        notes=tuple(_notes(env, files, remove)),
+        notes=tuple(_notes(env, files, remove, mcp)),
     )
 
 
@@ -177,10 +177,15 @@ def _toml(
     edits.set(path, None if not after and edits.created_file(path) else after, what)
 
 
-def _notes(env: Env, files: AgentFiles, remove: bool) -> list[str]:
+def _notes(env: Env, files: AgentFiles, remove: bool, mcp: bool) -> list[str]:
     if remove:
         return []
     notes: list[str] = []
+    if mcp and files.scope == "project":
+        notes.append(
+            f"{files.mcp} is shared with the project, and its skillshelf server names this machine's "
+            "skillshelf: for a repository others use, set the server up with --scope user instead"
+        )
     if files.agent == "codex" and files.scope == "project":
         trusted = project_trusted(codex_config(env.codex_home / "config.toml"), env.project_root)
         if not trusted:
