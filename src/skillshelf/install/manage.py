@@ -327,7 +327,13 @@ def _update_one(
         failure = io_failure(item.root, exc)
         return result("failed", f"{failure.code}: {failure.message} (fix: {failure.hint})")
     except SkillshelfError as exc:
-        return result("failed", f"{exc.code}: {exc.message} (fix: {exc.hint})")
+        hint = exc.hint
+        if exc.code == "IS103":  # the folder or archive it came from moved (or this is a clone)
+            hint = (
+                f"install it again from where it is now (`skillshelf install SOURCE --name {entry.name} "
+                f"--scope {item.scope} --force`), or `skillshelf remove {entry.name}`"
+            )
+        return result("failed", f"{exc.code}: {exc.message} (fix: {hint})")
     new = installed.entry
     if new.content_hash == entry.content_hash:
         return result("up-to-date", "no change in the skill's files", new.commit)
