@@ -58,6 +58,13 @@ def test_indented_delimiter_closes_a_block_scalar_early() -> None:
     assert split.closing_indented
 
 
+def test_trailing_whitespace_after_the_closing_delimiter_is_not_an_early_close() -> None:
+    split = split_frontmatter("--- \nname: a\n---  \t\nbody\n")
+    assert isinstance(split, FrontmatterSplit)
+    assert split.yaml_text == "name: a" and split.body == "body\n"
+    assert not split.closing_indented
+
+
 def test_whitespace_collapses_like_rust_split_whitespace() -> None:
     assert collapse_whitespace("  a\u00a0 b\n\tc\u3000d  ") == "a b c d"
     # U+001C is whitespace for Python's str.split() but not for Rust

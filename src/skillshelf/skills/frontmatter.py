@@ -60,7 +60,9 @@ class FrontmatterSplit:
 
     ``yaml_text`` is the lines between the delimiters joined with ``\\n``; ``first_line`` is the
     1-based file line of its first line; ``body`` is the text after the closing delimiter line.
-    ``closing_indented`` is true when the closing line was not exactly ``---``.
+    ``closing_indented`` is true when the closing line starts with whitespace (a ``---`` inside
+    an indented value, which closes the frontmatter early); trailing whitespace after a
+    closing ``---`` is only untidy.
     """
 
     yaml_text: str
@@ -99,7 +101,7 @@ def split_frontmatter(text: str) -> FrontmatterSplit | str:
                 body=body,
                 first_line=2,
                 closing_line=line_no,
-                closing_indented=line != "---",
+                closing_indented=not line.startswith("-"),
             )
         lines.append(line)
         if end < 0:
