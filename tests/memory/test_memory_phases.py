@@ -25,6 +25,9 @@ from skillshelf.memory.phase2 import (
     EMPTY_RAW,
     Consolidation,
     apply_consolidation,
+    build_consolidation_prompt,
+    keep_memory_whole,
+    memory_shown_whole,
     parse_consolidation_reply,
     render_selection,
     sync_artifacts,
@@ -248,3 +251,29 @@ def test_middle_truncation_keeps_head_and_tail_within_budget(text: str, limit: i
     assert text.startswith(head) and text.endswith(out.rsplit("truncated…", 1)[1])
     kept = len(head.encode("utf-8")) + len(out.rsplit("truncated…", 1)[1].encode("utf-8"))
     assert kept <= 4 * limit and "tokens truncated…" in out
+
+
+def test_memory_md_is_kept_from_a_rewrite_that_would_lose_what_the_prompt_cut_out() -> None:
+    reply = Consolidation(files={"MEMORY.md": "new", "memory_summary.md": "s"}, delete=())
+    assert keep_memory_whole(reply, shown_whole=True, direct=True) == (reply, ())
+    assert keep_memory_whole(reply, shown_whole=False, direct=False) == (reply, ())  # an agent reads it whole
+    kept, why = keep_memory_whole(reply, shown_whole=False, direct=True)
+    assert kept.files == {"memory_summary.md": "s"} and "shortened" in why[0]
+    deleted = Consolidation(files={}, delete=("MEMORY.md", "skills/old"))
+    assert keep_memory_whole(deleted, shown_whole=False, direct=True)[0].delete == ("skills/old",)
+    copied = Consolidation(files={"MEMORY.md": "head…1200 tokens truncated…tail"}, delete=())
+    kept, why = keep_memory_whole(copied, shown_whole=True, direct=False)
+    assert kept.files == {} and "copies the prompt's shortened view" in why[0]
+
+
+def test_the_prompt_says_when_memory_md_is_shown_shortened(tmp_path: Path) -> None:
+    selection = Selection(selected=(_row("A", 1),), retained_ids=frozenset(), previous=(), removed=())
+    (tmp_path / "MEMORY.md").write_text("# Task Group: x\n- short\n", encoding="utf-8")
+    assert memory_shown_whole(tmp_path, token_limit=1000)
+    assert (
+        "too long to show whole" not in build_consolidation_prompt(tmp_path, selection, token_limit=1000)[0]
+    )
+    (tmp_path / "MEMORY.md").write_text("- line\n" * 1000, encoding="utf-8")
+    assert not memory_shown_whole(tmp_path, token_limit=1000)
+    prompt, init = build_consolidation_prompt(tmp_path, selection, token_limit=1000)
+    assert "too long to show whole" in prompt and "tokens truncated" in prompt and not init

@@ -261,3 +261,35 @@ def test_a_memory_folder_that_is_a_file_fails_phase2_into_backoff(
     again = run_memory(env, _settings(scripted_model.url + "/v1"), RunOptions(sessions=(folder,), phase="2"))
     assert again.consolidation == []  # in backoff, not retried at once
     assert scripted_model.count("You maintain a folder of memories") == 0
+
+
+def test_a_memory_md_too_long_for_the_prompt_is_not_rewritten_by_a_direct_consolidation(
+    isolated_home: Any, scripted_model: ScriptedModel
+) -> None:
+    from skillshelf.memory.layout import project_scope, scope_dir
+
+    project = isolated_home.home / "p"
+    project.mkdir()
+    folder = isolated_home.state / "t"
+    write_skillshelf_transcript(
+        folder / "x.jsonl", session_id="m1", cwd=project, task="use make check", mtime=time.time() - 9 * 3600
+    )
+    env = Env.for_test(cwd=project, home=isolated_home.home, codex_home=isolated_home.codex_home)
+    settings = _settings(scripted_model.url + "/v1", consolidator="direct", context_window=2000)
+    assert run_memory(env, settings, RunOptions(sessions=(folder,), phase="1")).outcomes == {"extracted": 1}
+    memory_dir = scope_dir(Env.from_os().dirs.data, project_scope(project))
+    memory_dir.mkdir(parents=True)
+    filler = "".join(f"- note {i}: the deploy script reads DEPLOY_ENV\n" for i in range(60))
+    handbook = f"# Task Group: deploy\n{filler}- only here: staging runs on port 8443\n{filler}"
+    (memory_dir / "MEMORY.md").write_text(handbook, encoding="utf-8")
+
+    report = run_memory(env, settings, RunOptions(sessions=(folder,), phase="2"))
+
+    [outcome] = report.consolidation
+    assert outcome.status == "consolidated" and outcome.consolidator == "direct"
+    assert (memory_dir / "MEMORY.md").read_text(encoding="utf-8") == handbook
+    assert "tests run with make check" in (memory_dir / "memory_summary.md").read_text(encoding="utf-8")
+    assert outcome.kept and "MEMORY.md kept as it was" in outcome.kept[0]
+    assert outcome.to_dict()["kept"] == list(outcome.kept)
+    sent = json.dumps(scripted_model.requests[-1])
+    assert "too long to show whole" in sent and "only here: staging" not in sent

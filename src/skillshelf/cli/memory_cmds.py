@@ -214,6 +214,8 @@ def _print_report(data: dict[str, Any]) -> None:
         )
         for refused in item.get("refused") or ():
             echo(f"  refused tool call: {refused}")
+        for kept in item.get("kept") or ():
+            echo(f"  {kept}")
     budget = f" of {data['budget']}" if data["budget"] is not None else ""
     echo(f"model calls: {data['model_calls']}{budget}")
     _print_recovered_and_skipped(data)

@@ -37,6 +37,8 @@ __all__ = [
     "build_consolidation_prompt",
     "check_consolidation",
     "is_writable_memory_path",
+    "keep_memory_whole",
+    "memory_shown_whole",
     "parse_consolidation_reply",
     "remove_rollout_summaries",
     "render_selection",
@@ -45,6 +47,13 @@ __all__ = [
 ]
 
 EMPTY_RAW = "# Raw Memories\n\nNo raw memories yet.\n"
+#: The mark :func:`~skillshelf.memory.phase1.truncate_middle` leaves where it cut text out.
+_CUT = re.compile(r"…\d+ tokens truncated…")
+_SHORTENED = (
+    "(too long to show whole: its middle is cut out below. Do not rewrite MEMORY.md from this "
+    "view; with file tools, read it whole and edit it in place; without them, leave it out of "
+    "your reply, and it stays as it is)"
+)
 MAX_FILE_BYTES = 512 * 1024
 MAX_FILES = 64
 _SKILL_PATH = re.compile(r"^skills/[a-z0-9][a-z0-9-]{0,63}/[A-Za-z0-9_.-]+(?:/[A-Za-z0-9_.-]+)*$")
@@ -196,10 +205,40 @@ def _read(path: Path) -> str:
         return ""
 
 
+def memory_shown_whole(root: Path, *, token_limit: int) -> bool:
+    """Whether :func:`build_consolidation_prompt` shows ``MEMORY.md`` whole (it gets a quarter
+    of ``token_limit``; a longer one is shown with its middle cut out)."""
+    text = _read(root / "MEMORY.md")
+    return truncate_middle(text, token_limit // 4) == text
+
+
+def keep_memory_whole(
+    consolidation: Consolidation, *, shown_whole: bool, direct: bool
+) -> tuple[Consolidation, tuple[str, ...]]:
+    """``consolidation`` without a rewrite (or deletion) of ``MEMORY.md`` that would lose part of
+    it, and why each was left out: a new ``MEMORY.md`` holding the prompt's cut marker (the
+    shortened view copied back), or, when the prompt showed it shortened, any ``MEMORY.md`` from
+    a consolidator without tools (``direct``), which never saw the middle it would drop."""
+    new = consolidation.files.get("MEMORY.md")
+    why = None
+    if new is not None and _CUT.search(new):
+        why = "the new MEMORY.md copies the prompt's shortened view of it"
+    elif not shown_whole and direct and (new is not None or "MEMORY.md" in consolidation.delete):
+        why = "the prompt showed it shortened, and a consolidation without tools would drop its middle"
+    if why is None:
+        return consolidation, ()
+    files = {k: v for k, v in consolidation.files.items() if k != "MEMORY.md"}
+    delete = tuple(p for p in consolidation.delete if p != "MEMORY.md")
+    hint = "raise memory.context_window, shorten MEMORY.md, or use the agent consolidator"
+    return Consolidation(files=files, delete=delete), (f"MEMORY.md kept as it was: {why} ({hint})",)
+
+
 def build_consolidation_prompt(root: Path, selection: Selection, *, token_limit: int) -> tuple[str, bool]:
     """(user prompt, init): the diff, the raw memories and the folder's current files, and whether
     this is INIT mode (the folder has no ``MEMORY.md`` with content yet). The system prompt is the
-    consolidator's own (``CONSOLIDATION_SYSTEM`` for the direct call)."""
+    consolidator's own (``CONSOLIDATION_SYSTEM`` for the direct call). A ``MEMORY.md`` too long to
+    show whole is shown shortened, with a line saying not to rewrite it from that view
+    (:func:`keep_memory_whole` enforces it)."""
     memory_md, summary = _read(root / "MEMORY.md"), _read(root / "memory_summary.md")
     skills = (
         sorted(str(p.relative_to(root)) for p in (root / "skills").rglob("*") if p.is_file())
@@ -218,6 +257,7 @@ def build_consolidation_prompt(root: Path, selection: Selection, *, token_limit:
         truncate_middle(_read(root / "raw_memories.md"), token_limit // 2),
         "",
         "=== current MEMORY.md ===",
+        *(() if memory_shown_whole(root, token_limit=token_limit) else (_SHORTENED,)),
         truncate_middle(memory_md, token_limit // 4) or "(missing)",
         "",
         "=== current memory_summary.md ===",

@@ -7,7 +7,7 @@ import contextlib
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from types import TracebackType
 from typing import Self, TypeVar
@@ -235,22 +235,12 @@ class Phase2Outcome:
     consolidator: str | None = None
     model_calls: int = 0
     refused: tuple[str, ...] = ()
+    kept: tuple[str, ...] = ()  # files the consolidation would have changed, left as they were, and why
 
     def to_dict(self) -> dict[str, object]:
-        return {
-            "scope": self.scope,
-            "status": self.status,
-            "folder": str(self.folder),
-            "selected": self.selected,
-            "added": self.added,
-            "retained": self.retained,
-            "removed": self.removed,
-            "files": list(self.files),
-            "error": self.error,
-            "consolidator": self.consolidator,
-            "model_calls": self.model_calls,
-            "refused": list(self.refused),
-        }
+        data: dict[str, object] = {f.name: getattr(self, f.name) for f in fields(self)}
+        tuples = {k: list(v) for k, v in data.items() if isinstance(v, tuple)}
+        return {**data, "folder": str(self.folder), **tuples}
 
 
 def run_phase2_scope(
@@ -364,6 +354,7 @@ def _consolidate(
         return outcome("budget")
     phase2.sync_artifacts(folder, [*selection.selected, *selection.removed])
     consolidator = make()
+    shown_whole = phase2.memory_shown_whole(folder, token_limit=settings.stage1_token_limit)
     prompt, init = phase2.build_consolidation_prompt(
         folder, selection, token_limit=settings.stage1_token_limit
     )
@@ -379,7 +370,8 @@ def _consolidate(
         return replace(outcome("budget"), error=f"{exc.code}: {exc.message}")
     if not beat.beat():
         return outcome("lost_lease")
-    consolidation = done.consolidation
+    direct = done.consolidator == "direct"
+    consolidation, kept = phase2.keep_memory_whole(done.consolidation, shown_whole=shown_whole, direct=direct)
     if known:
         files = {path: known.scrub(text) for path, text in consolidation.files.items()}
         consolidation = replace(consolidation, files=files)
@@ -394,4 +386,5 @@ def _consolidate(
         consolidator=done.consolidator,
         model_calls=done.model_calls,
         refused=done.refused,
+        kept=kept,
     )
