@@ -14,6 +14,7 @@ from click.testing import CliRunner
 from memory_helpers import ScriptedModel, default_reply, write_skillshelf_transcript
 
 from skillshelf.env import Env
+from skillshelf.memory.layout import project_scope, scope_dir
 from skillshelf.memory.read import memory_skill_roots, memory_summary_for, search_memory
 from skillshelf.memory.service import RunOptions, run_memory
 from skillshelf.memory.settings import MemorySettings
@@ -238,20 +239,27 @@ def test_bad_model_reply_fails_the_job_with_backoff(
     assert again.claimed == 0  # in backoff
 
 
+def _one_session(box: Any, session_id: str) -> tuple[Path, Path, Env]:
+    """A project, a folder with one old session in it ("use make check"), and an Env there."""
+    project = box.home / "p"
+    project.mkdir()
+    folder = box.state / "t"
+    write_skillshelf_transcript(
+        folder / "x.jsonl",
+        session_id=session_id,
+        cwd=project,
+        task="use make check",
+        mtime=time.time() - 9 * 3600,
+    )
+    return project, folder, Env.for_test(cwd=project, home=box.home, codex_home=box.codex_home)
+
+
 def test_a_memory_folder_that_is_a_file_fails_phase2_into_backoff(
     isolated_home: Any, scripted_model: ScriptedModel
 ) -> None:
-    project = isolated_home.home / "p"
-    project.mkdir()
-    folder = isolated_home.state / "t"
-    write_skillshelf_transcript(
-        folder / "x.jsonl", session_id="f1", cwd=project, task="use make check", mtime=time.time() - 9 * 3600
-    )
-    env = Env.for_test(cwd=project, home=isolated_home.home, codex_home=isolated_home.codex_home)
+    project, folder, env = _one_session(isolated_home, "f1")
     first = run_memory(env, _settings(scripted_model.url + "/v1"), RunOptions(sessions=(folder,), phase="1"))
     assert first.outcomes == {"extracted": 1}
-    from skillshelf.memory.layout import project_scope, scope_dir
-
     target = scope_dir(Env.from_os().dirs.data, project_scope(project))
     target.parent.mkdir(parents=True)
     target.write_text("not a folder", encoding="utf-8")
@@ -266,15 +274,7 @@ def test_a_memory_folder_that_is_a_file_fails_phase2_into_backoff(
 def test_a_memory_md_too_long_for_the_prompt_is_not_rewritten_by_a_direct_consolidation(
     isolated_home: Any, scripted_model: ScriptedModel
 ) -> None:
-    from skillshelf.memory.layout import project_scope, scope_dir
-
-    project = isolated_home.home / "p"
-    project.mkdir()
-    folder = isolated_home.state / "t"
-    write_skillshelf_transcript(
-        folder / "x.jsonl", session_id="m1", cwd=project, task="use make check", mtime=time.time() - 9 * 3600
-    )
-    env = Env.for_test(cwd=project, home=isolated_home.home, codex_home=isolated_home.codex_home)
+    project, folder, env = _one_session(isolated_home, "m1")
     settings = _settings(scripted_model.url + "/v1", consolidator="direct", context_window=2000)
     assert run_memory(env, settings, RunOptions(sessions=(folder,), phase="1")).outcomes == {"extracted": 1}
     memory_dir = scope_dir(Env.from_os().dirs.data, project_scope(project))
