@@ -84,6 +84,30 @@ def test_a_committed_project_lock_still_names_its_links_in_a_clone_at_another_pa
     assert not link.is_symlink() and not (clone / ".agents" / "skills" / "release").exists()
 
 
+def test_an_older_lock_moved_with_its_project_names_the_links_where_the_project_is_now(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
+    project = tmp_path / "proj"
+    (project / ".git").mkdir(parents=True)
+    src = write_skill(tmp_path / "src" / "release", "release")
+    install_skill(
+        str(src), env=make_env(tmp_path, isolated_home.home, cwd=project), scope="project", target="all"
+    )
+    lock_file = project / ".agents" / "skills" / ".skillshelf-lock.json"
+    data = json.loads(lock_file.read_text(encoding="utf-8"))
+    data["skills"]["release"]["links"] = [
+        str(project / ".claude" / "skills" / "release")
+    ]  # as written before
+    lock_file.write_text(json.dumps(data), encoding="utf-8")
+
+    moved = tmp_path / "moved"
+    project.rename(moved)
+    env = make_env(tmp_path, isolated_home.home, cwd=moved)
+    assert link_diagnostics(env) == ()
+    remove_skill("release", env=env, scope="project")
+    assert not (moved / ".claude" / "skills" / "release").is_symlink()
+
+
 def test_an_older_lock_with_absolute_links_works_and_a_relative_one_cannot_leave_the_agents_folders(
     tmp_path: Path, isolated_home: IsolatedHome
 ) -> None:

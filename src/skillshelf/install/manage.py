@@ -156,12 +156,26 @@ def installed_roots(env: Env, scope: InstallScope | None = None) -> tuple[Path, 
 def _confined_links(entry: LockEntry, scope: InstallScope, env: Env) -> LockEntry:
     """``entry`` with only the links ``install`` could have made: ``<an agent's skills folder
     of the scope>/<the entry's folder name>``. A lock file may name any path; ``update`` would
-    create links there and ``remove`` delete them."""
+    create links there and ``remove`` delete them. An absolute link that older lock files
+    hold for the same agent folder elsewhere (the project cloned or moved) names that folder
+    here."""
+    allowed = _allowed_links(entry, scope, env)
+    kept = tuple(here for here in (_link_here(link, allowed) for link in entry.links) if here is not None)
+    return entry if kept == entry.links else dataclasses.replace(entry, links=kept)
+
+
+def _allowed_links(entry: LockEntry, scope: InstallScope, env: Env) -> dict[tuple[str, ...], str]:
+    """The links ``install`` could have made for ``entry``, by their last three parts
+    (``(".claude", "skills", NAME)``)."""
     from skillshelf.install.visibility import agent_roots
 
-    allowed = {str(root / entry.name) for root in agent_roots(scope, env).values()}
-    kept = tuple(link for link in entry.links if link in allowed)
-    return entry if kept == entry.links else dataclasses.replace(entry, links=kept)
+    links = (str(root / entry.name) for root in agent_roots(scope, env).values())
+    return {Path(link).parts[-3:]: link for link in links}
+
+
+def _link_here(link: str, allowed: dict[tuple[str, ...], str]) -> str | None:
+    """``link`` as one of ``allowed`` (itself, or the one for the same agent folder), else None."""
+    return allowed.get(Path(link).parts[-3:])
 
 
 def link_diagnostics(env: Env, scope: InstallScope | None = None) -> tuple[Diagnostic, ...]:
@@ -174,7 +188,7 @@ def link_diagnostics(env: Env, scope: InstallScope | None = None) -> tuple[Diagn
             except InstallError:
                 continue  # lock_diagnostics reports the file
             for entry in entries:
-                kept = set(_confined_links(entry, each, env).links)
+                allowed = _allowed_links(entry, each, env)
                 found.extend(
                     Diagnostic(
                         code="IS402",
@@ -186,7 +200,7 @@ def link_diagnostics(env: Env, scope: InstallScope | None = None) -> tuple[Diagn
                         field=entry.name,
                     )
                     for link in entry.links
-                    if link not in kept
+                    if _link_here(link, allowed) is None
                 )
     return tuple(found)
 
