@@ -310,3 +310,19 @@ def test_a_project_mcp_entry_comes_with_a_note_that_it_names_this_machines_skill
     user = plan_setup(env, agent, "user", command=COMMAND, state_dir=env.dirs.state, mcp=True)  # type: ignore[arg-type]
     hooks_only = plan_setup(env, agent, "project", command=COMMAND, state_dir=env.dirs.state)  # type: ignore[arg-type]
     assert not any("--scope user" in n for n in (*user.notes, *hooks_only.notes))
+
+
+def test_skillshelf_hooks_a_team_committed_to_the_shared_settings_are_left_there(isolated_home: Any) -> None:
+    from skillshelf.hooks.agents import hook_specs
+    from skillshelf.hooks.jsonfile import add_hooks
+
+    repo, env = _project(isolated_home)
+    (repo / ".claude").mkdir()
+    shared = repo / ".claude" / "settings.json"
+    team, _ = add_hooks("{}\n", hook_specs("claude", ["skillshelf"]), str(shared))  # on everyone's PATH
+    shared.write_text(team, encoding="utf-8")
+    plan = _setup(env, isolated_home, "claude")
+    assert [c.path.name for c in plan.changed] == ["settings.local.json"]
+    assert shared.read_text(encoding="utf-8") == team
+    row = setup_status(env, command=COMMAND, managed_dir=isolated_home.home / "none")[2]
+    assert row.current and not any("again to move them" in r for r in row.reasons)

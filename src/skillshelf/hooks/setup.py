@@ -111,8 +111,11 @@ def _hooks(edits: Edits, files: AgentFiles, command: list[str], remove: bool) ->
 
 
 def _take_out_hooks(edits: Edits, path: Path) -> None:
-    """Our hooks out of a file earlier setups wrote them to; a file without them (or one we
-    cannot read as JSON: not ours to fix) is left alone."""
+    """Our hooks out of a file earlier setups on this machine wrote them to (setup's record
+    names it); hooks someone else put there (a team's own entry), a file without them and one
+    we cannot read as JSON are left alone."""
+    if edits.made(path) is None:
+        return
     try:
         current = edits.text(path)
         if current is None or not jsonfile.our_hooks(current, str(path)):

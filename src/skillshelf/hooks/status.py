@@ -21,6 +21,7 @@ from skillshelf.hooks.agents import (
 )
 from skillshelf.hooks.claude import MANAGED_DIR, hook_blockers, read_json
 from skillshelf.hooks.codex import codex_config, project_trusted, trust_hash, trust_key, trusted_hashes
+from skillshelf.hooks.setup_model import load_record
 
 __all__ = ["HookStatus", "setup_status"]
 
@@ -83,10 +84,11 @@ def _one(env: Env, agent: Agent, scope: SetupScope, command: list[str], managed_
     wanted = {(s.event, s.command, s.timeout, s.matcher) for s in hook_specs(agent, command)}
     have = {(h.event, h.command, h.timeout, h.matcher) for h in hooks}
     reasons = [problem] if problem else []
+    made_here = load_record(env.dirs.state)
     for former in files.former_hooks:
-        moved, _ = _ours(former)
-        if moved:
-            hooks += moved
+        shared, _ = _ours(former)
+        hooks += shared  # they run, wherever they came from
+        if shared and str(former) in made_here:
             have = set()  # not current until setup moves them
             reasons.append(
                 f"the hooks are in {former}, which the project shares: run `skillshelf setup {agent}` "

@@ -8,7 +8,6 @@ inside the skills root); :func:`lock_diagnostics` reports the others, which stay
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -27,6 +26,7 @@ from skillshelf.install.installer import (
     skills_root_for,
     stage_and_swap,
 )
+from skillshelf.install.links import confined_links, stray_links
 from skillshelf.install.lock import LockEntry, content_hash, lock_path, read_lock, write_lock
 from skillshelf.install.sources import Source, fetch
 from skillshelf.install.targets import drop_links
@@ -153,31 +153,6 @@ def installed_roots(env: Env, scope: InstallScope | None = None) -> tuple[Path, 
     return tuple(root for each in ((scope,) if scope else _SCOPES) for root in install_roots(each, env))
 
 
-def _confined_links(entry: LockEntry, scope: InstallScope, env: Env) -> LockEntry:
-    """``entry`` with only the links ``install`` could have made: ``<an agent's skills folder
-    of the scope>/<the entry's folder name>``. A lock file may name any path; ``update`` would
-    create links there and ``remove`` delete them. An absolute link that older lock files
-    hold for the same agent folder elsewhere (the project cloned or moved) names that folder
-    here."""
-    allowed = _allowed_links(entry, scope, env)
-    kept = tuple(here for here in (_link_here(link, allowed) for link in entry.links) if here is not None)
-    return entry if kept == entry.links else dataclasses.replace(entry, links=kept)
-
-
-def _allowed_links(entry: LockEntry, scope: InstallScope, env: Env) -> dict[tuple[str, ...], str]:
-    """The links ``install`` could have made for ``entry``, by their last three parts
-    (``(".claude", "skills", NAME)``)."""
-    from skillshelf.install.visibility import agent_roots
-
-    links = (str(root / entry.name) for root in agent_roots(scope, env).values())
-    return {Path(link).parts[-3:]: link for link in links}
-
-
-def _link_here(link: str, allowed: dict[tuple[str, ...], str]) -> str | None:
-    """``link`` as one of ``allowed`` (itself, or the one for the same agent folder), else None."""
-    return allowed.get(Path(link).parts[-3:])
-
-
 def link_diagnostics(env: Env, scope: InstallScope | None = None) -> tuple[Diagnostic, ...]:
     """The links lock entries name outside the agents' skills folders (``IS402``; never used)."""
     found: list[Diagnostic] = []
@@ -188,7 +163,6 @@ def link_diagnostics(env: Env, scope: InstallScope | None = None) -> tuple[Diagn
             except InstallError:
                 continue  # lock_diagnostics reports the file
             for entry in entries:
-                allowed = _allowed_links(entry, each, env)
                 found.extend(
                     Diagnostic(
                         code="IS402",
@@ -199,8 +173,7 @@ def link_diagnostics(env: Env, scope: InstallScope | None = None) -> tuple[Diagn
                         path=lock_path(root),
                         field=entry.name,
                     )
-                    for link in entry.links
-                    if _link_here(link, allowed) is None
+                    for link in stray_links(entry, each, env)
                 )
     return tuple(found)
 
@@ -256,7 +229,7 @@ def list_installed(env: Env, *, scope: InstallScope | None = None) -> tuple[Inst
     for each in (scope,) if scope else _SCOPES:
         for root in install_roots(each, env):
             found.extend(
-                InstalledSkill(scope=each, root=root, entry=_confined_links(e, each, env))
+                InstalledSkill(scope=each, root=root, entry=confined_links(e, each, env))
                 for e in read_lock(root)
             )
     return tuple(found)
