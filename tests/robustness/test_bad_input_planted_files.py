@@ -92,17 +92,29 @@ def test_a_codex_config_nested_too_deeply_leaves_every_command_working(
     assert_reported(setup, code="HK111")
 
 
-@pytest.mark.parametrize(("planted", "code"), [("deep", "HK101"), ("fifo", "HK120")])
-def test_setup_reports_an_agent_settings_file_it_cannot_read(work: Path, planted: str, code: str) -> None:
-    settings = work / ".claude" / "settings.json"
-    settings.parent.mkdir()
+def _plant(settings: Path, planted: str) -> None:
+    settings.parent.mkdir(exist_ok=True)
     if planted == "fifo":
         os.mkfifo(settings)
     else:
         settings.write_text(DEEP_JSON, encoding="utf-8")
+
+
+@pytest.mark.parametrize(("planted", "code"), [("deep", "HK101"), ("fifo", "HK120")])
+def test_setup_reports_an_agent_settings_file_it_cannot_read(work: Path, planted: str, code: str) -> None:
+    settings = work / ".claude" / "settings.local.json"
+    _plant(settings, planted)
     rc, out, err = run_process(["setup", "claude", "--dry-run"], cwd=work)
     assert rc == 1, (rc, out, err)
     assert code.encode() in err and b"fix:" in err, err
     rc, out, err = run_process(["setup", "--status"], cwd=work)
     assert rc == 0, (rc, out, err)
     assert f"cannot read {settings}".encode() in out or b"nested deeper" in out, out
+
+
+@pytest.mark.parametrize("planted", ["deep", "fifo"])
+def test_a_shared_settings_file_setup_does_not_edit_cannot_stop_or_hang_it(work: Path, planted: str) -> None:
+    _plant(work / ".claude" / "settings.json", planted)
+    for argv in (["setup", "claude", "--dry-run"], ["setup", "--status"]):
+        rc, out, err = run_process(argv, cwd=work)
+        assert rc == 0 and b"Traceback" not in err, (argv, rc, out, err)
