@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from skillshelf.env import Env
-from skillshelf.errors import FileAccessError
+from skillshelf.errors import ConfigError, FileAccessError
 from skillshelf.fileio import folder_lock
 from skillshelf.hooks.setup import apply_setup, plan_setup, record_path
 
@@ -44,13 +44,13 @@ def test_a_settings_file_saved_after_the_plan_is_kept_and_nothing_is_written(iso
     assert written["permissions"]["allow"] == ["Bash(ls:*)"] and written["hooks"]
 
 
-def test_a_setup_lock_held_past_the_wait_is_hk123_and_nothing_is_written(
+def test_a_setup_lock_held_past_the_wait_is_cf113_and_nothing_is_written(
     isolated_home: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("skillshelf.hooks.setup.EDIT_WAIT", 0.1)
+    monkeypatch.setattr("skillshelf.config.edit_text.EDIT_WAIT", 0.1)
     settings, env = _claude_project(isolated_home)
     plan = plan_setup(env, "claude", "project", command=COMMAND, state_dir=env.dirs.state)
-    with folder_lock(record_path(env.dirs.state).parent), pytest.raises(FileAccessError) as info:
+    with folder_lock(record_path(env.dirs.state).parent), pytest.raises(ConfigError) as info:
         apply_setup(plan, state_dir=env.dirs.state)
-    assert info.value.code == "HK123" and info.value.hint
+    assert info.value.code == "CF113" and info.value.hint
     assert settings.read_text(encoding="utf-8") == SETTINGS

@@ -59,15 +59,21 @@ def test_project_installs_link_relatively_so_the_pair_can_be_committed(
     assert (link / "SKILL.md").is_file()
 
 
-def test_a_committed_project_lock_still_names_its_links_in_a_clone_at_another_path(
-    tmp_path: Path, isolated_home: IsolatedHome
-) -> None:
+def _project_with_release_for_all(tmp_path: Path, isolated_home: IsolatedHome) -> Path:
+    """A project with the skill ``release`` installed for every agent (one copy, one link)."""
     project = tmp_path / "proj"
     (project / ".git").mkdir(parents=True)
     src = write_skill(tmp_path / "src" / "release", "release")
     install_skill(
         str(src), env=make_env(tmp_path, isolated_home.home, cwd=project), scope="project", target="all"
     )
+    return project
+
+
+def test_a_committed_project_lock_still_names_its_links_in_a_clone_at_another_path(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
+    project = _project_with_release_for_all(tmp_path, isolated_home)
     stored = json.loads(
         (project / ".agents" / "skills" / ".skillshelf-lock.json").read_text(encoding="utf-8")
     )
@@ -87,12 +93,7 @@ def test_a_committed_project_lock_still_names_its_links_in_a_clone_at_another_pa
 def test_an_older_lock_moved_with_its_project_names_the_links_where_the_project_is_now(
     tmp_path: Path, isolated_home: IsolatedHome
 ) -> None:
-    project = tmp_path / "proj"
-    (project / ".git").mkdir(parents=True)
-    src = write_skill(tmp_path / "src" / "release", "release")
-    install_skill(
-        str(src), env=make_env(tmp_path, isolated_home.home, cwd=project), scope="project", target="all"
-    )
+    project = _project_with_release_for_all(tmp_path, isolated_home)
     lock_file = project / ".agents" / "skills" / ".skillshelf-lock.json"
     data = json.loads(lock_file.read_text(encoding="utf-8"))
     data["skills"]["release"]["links"] = [

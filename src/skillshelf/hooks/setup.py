@@ -19,15 +19,13 @@ path; hooks earlier setups put in the shared ``settings.json`` are moved out of 
 
 from __future__ import annotations
 
-import contextlib
 import json
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from skillshelf.config.edit_text import EDIT_WAIT
+from skillshelf.config.edit_text import editing
 from skillshelf.env import Env
-from skillshelf.errors import FileAccessError, SkillshelfError, reason
-from skillshelf.fileio import folder_lock
+from skillshelf.errors import FileAccessError, SkillshelfError
 from skillshelf.hooks import jsonfile, tomlblock
 from skillshelf.hooks.agents import (
     MCP_NAME,
@@ -218,20 +216,10 @@ def apply_setup(plan: SetupPlan, *, state_dir: Path) -> tuple[FileChange, ...]:
 
     Raises:
         FileAccessError: a file changed since the plan was made (``HK122``, nothing written),
-            another setup kept the lock (``HK123``), or a file could not be written (the ones
-            before it are written).
+            or a file could not be written (the ones before it are written).
+        ConfigError: another setup kept the lock (``CF113``, nothing written).
     """
-    folder = record_path(state_dir).parent
-    held = contextlib.ExitStack()
-    try:
-        held.enter_context(folder_lock(folder, wait=EDIT_WAIT))
-    except OSError as exc:
-        raise FileAccessError(
-            f"cannot take the setup lock in {folder}: {reason(exc)}",
-            hint="wait for the other `skillshelf setup` to end (or stop it), then run again",
-            code="HK123",
-        ) from exc
-    with held:
+    with editing(record_path(state_dir)):
         for change in plan.changed:
             if read_text(change.path) != change.before:
                 raise FileAccessError(
