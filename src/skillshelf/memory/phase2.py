@@ -246,6 +246,7 @@ def build_consolidation_prompt(root: Path, selection: Selection, *, token_limit:
         else []
     )
     init = not memory_md.strip()
+    shown = truncate_middle(memory_md, token_limit // 4)  # as memory_shown_whole measures it
     mode = "INIT" if init else "INCREMENTAL"
     sections = [
         f"Mode: {mode}",
@@ -257,8 +258,8 @@ def build_consolidation_prompt(root: Path, selection: Selection, *, token_limit:
         truncate_middle(_read(root / "raw_memories.md"), token_limit // 2),
         "",
         "=== current MEMORY.md ===",
-        *(() if memory_shown_whole(root, token_limit=token_limit) else (_SHORTENED,)),
-        truncate_middle(memory_md, token_limit // 4) or "(missing)",
+        *(() if shown == memory_md else (_SHORTENED,)),
+        shown or "(missing)",
         "",
         "=== current memory_summary.md ===",
         summary or "(missing)",
