@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from skillshelf import fileio
-from skillshelf.errors import ConfigError, FileAccessError
+from skillshelf.errors import ConfigError, FileAccessError, reason
 
 __all__ = [
     "Candidate",
@@ -61,7 +61,7 @@ def editing(path: Path) -> Iterator[None]:
         ) from exc
     except OSError as exc:
         raise FileAccessError(
-            f"cannot open the folder {path.parent}: {exc.strerror or exc}",
+            f"cannot open the folder {path.parent}: {reason(exc)}",
             hint="check that it is a folder you may write to",
         ) from exc
     with held:
