@@ -17,7 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-__all__ = ["APP", "UserDirs", "open_private", "private_dir", "private_file", "unwritable"]
+from skillshelf.fileio import folder_lock, write_atomic
+
+__all__ = ["APP", "UserDirs", "append_to_log", "open_private", "private_dir", "private_file", "unwritable"]
 
 APP = "skillshelf"
 PRIVATE_DIR = 0o700
@@ -144,3 +146,26 @@ def unwritable(folder: Path) -> Path | None:
     except OSError:
         return folder
     return None if os.access(folder, os.W_OK | os.X_OK) else folder
+
+
+def append_to_log(path: Path, line: str, *, max_bytes: int, wait: float, in_place: bool = False) -> None:
+    """Append ``line`` to the private log ``path``; past ``max_bytes`` the log first keeps only
+    its newer half. Raises ``OSError`` (:class:`~skillshelf.fileio.FolderBusy` after ``wait``
+    seconds).
+
+    The halving and the append hold the log folder's lock, so a line another process appends
+    meanwhile is never written to the file the halving replaces. The halved log replaces the
+    old one in one step, unless ``in_place``: then it is rewritten in the same file, for a log
+    that long-lived processes keep open as their error output."""
+    private_dir(path.parent)
+    with folder_lock(path.parent, wait=wait):
+        if path.exists() and path.stat().st_size > max_bytes:
+            lines = path.read_text(encoding="utf-8", errors="replace").splitlines(keepends=True)
+            newer_half = "".join(lines[len(lines) // 2 :])
+            if in_place:
+                with open_private(path, "w") as out:
+                    out.write(newer_half)
+            else:
+                write_atomic(path, newer_half, prefix=f".{path.name}.")
+        with open_private(path) as out:
+            out.write(line)

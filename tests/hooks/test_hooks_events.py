@@ -252,3 +252,14 @@ def test_hook_input_nested_too_deeply_is_a_hook_input_error() -> None:
 
     with pytest.raises(HookInputError, match="nested too deeply"):
         parse_input(b'{"prompt": ' + b"[" * 100_000, "UserPromptSubmit")
+
+
+def test_a_usage_log_that_cannot_be_written_keeps_the_answer_and_is_logged(isolated_home: Any) -> None:
+    env = make_project(isolated_home)
+    usage_log = UsageStore.in_state_dir(env.dirs.state).path
+    usage_log.mkdir(parents=True)  # a folder where the log should be: every append fails
+    run = _ask(env, "UserPromptSubmit", prompt=PDF_PROMPT)
+    assert run.status == "ok" and "pdf-forms" in context_text(run.answer)
+    assert _ask(env, "PostToolUse", tool_name="Skill", tool_input={"skill": "pdf-forms"}).status == "empty"
+    log = (env.dirs.state / "hooks" / "hooks.log").read_text(encoding="utf-8")
+    assert log.count("usage not recorded: SE201") == 2

@@ -116,3 +116,46 @@ def test_a_full_log_keeps_its_newer_half_private(tmp_path: Path, monkeypatch: py
     assert len(lines) < 12 and lines[-1].count("/s/11/") == 1 and "/s/0/" not in lines[0]
     assert store.path.stat().st_mode & 0o777 == 0o600
     assert [p.name for p in store.path.parent.iterdir()] == ["usage.jsonl"]
+
+
+def _append_loads(path: str, worker: int, count: int) -> None:
+    from skillshelf.select import usage
+
+    usage.MAX_LOG_BYTES = 4_000  # halved many times while the others append
+    store = UsageStore(Path(path))
+    for i in range(count):
+        store.record_load(f"/w{worker}/{i}", turn="t")
+
+
+def test_processes_appending_while_the_log_is_halved_lose_no_newer_event(tmp_path: Path) -> None:
+    import multiprocessing
+
+    log = tmp_path / "usage.jsonl"
+    workers = [
+        multiprocessing.get_context("spawn").Process(target=_append_loads, args=(str(log), w, 400))
+        for w in range(6)
+    ]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(60)
+    seen: dict[str, list[int]] = {}
+    for event in UsageStore(log).events():
+        _, worker_name, index = str(event["path"]).split("/")
+        seen.setdefault(worker_name, []).append(int(index))
+    # halving keeps a suffix of the log: each worker's events left are its last ones, none missing
+    assert seen and all(found == list(range(found[0], 400)) for found in seen.values())
+
+
+def test_a_log_another_process_keeps_locked_is_a_busy_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from skillshelf.errors import FileAccessError
+    from skillshelf.fileio import folder_lock
+    from skillshelf.select import usage
+
+    monkeypatch.setattr(usage, "LOG_WAIT", 0.1)
+    store = UsageStore(tmp_path / "select" / "usage.jsonl")
+    with folder_lock(store.path.parent), pytest.raises(FileAccessError) as caught:
+        store.record_load("/s/SKILL.md")
+    assert caught.value.code == "SE203" and "busy" in caught.value.message

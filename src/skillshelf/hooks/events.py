@@ -17,13 +17,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from skillshelf.env import Env
 from skillshelf.hooks.agents import Agent
 from skillshelf.hooks.answer import CONTEXT_TOKEN_LIMIT
+from skillshelf.hooks.hooklog import write_log_line
 from skillshelf.hooks.payload import HookInput
 from skillshelf.hooks.settings import HookSettings
 from skillshelf.tokens import approx_tokens
@@ -106,9 +108,22 @@ def _mention_bodies(agent: Agent, env: Env, mentioned: Sequence[Skill]) -> list[
 def _record_turn(env: Env, inp: HookInput, suggested: Sequence[str]) -> None:
     from skillshelf.select.usage import UsageStore
 
-    UsageStore.in_state_dir(env.dirs.state).record_turn(
-        _turn_key(inp), {SUGGESTED: list(suggested)}, project=str(env.project_root)
-    )
+    with _usage_problems_logged(env):
+        UsageStore.in_state_dir(env.dirs.state).record_turn(
+            _turn_key(inp), {SUGGESTED: list(suggested)}, project=str(env.project_root)
+        )
+
+
+@contextmanager
+def _usage_problems_logged(env: Env) -> Iterator[None]:
+    """Usage events are a ranking hint: one that cannot be recorded goes to the hook log
+    instead of costing the agent the hook's answer."""
+    from skillshelf.errors import FileAccessError
+
+    try:
+        yield
+    except FileAccessError as exc:
+        write_log_line(env.dirs.state, f"usage not recorded: {exc.code}: {exc.message}")
 
 
 def memory_notes(env: Env, prompt: str, *, token_cap: int, limit: int = 6) -> str:
@@ -266,8 +281,9 @@ def _record_loads(env: Env, inp: HookInput, used: Sequence[Skill], via: str) -> 
     from skillshelf.select.usage import UsageStore
 
     store = UsageStore.in_state_dir(env.dirs.state)
-    for skill in used:
-        store.record_load(str(skill.path), turn=_turn_key(inp), project=str(env.project_root), via=via)
+    with _usage_problems_logged(env):
+        for skill in used:
+            store.record_load(str(skill.path), turn=_turn_key(inp), project=str(env.project_root), via=via)
 
 
 HANDLERS: dict[str, Callable[[Agent, HookInput, Env, Spawn], str]] = {

@@ -4,7 +4,7 @@
 worker thread and waits at most the event's deadline. Whatever goes wrong (input that is not
 JSON or names another event, a broken config, a missing or damaged index, the model server
 gone, a bug), the answer is the empty one, the exit code 0, and one line goes to the hook log
-(``<state dir>/hooks/hooks.log``). Past the deadline the hook answers empty at once and
+(:mod:`.hooklog`). Past the deadline the hook answers empty at once and
 starts the same work detached (``hook warm``), so that the next prompt finds the index built,
 unless the cache folder cannot be written: a warm-up would build an index it cannot keep (the
 log line says so).
@@ -27,10 +27,10 @@ from skillshelf.env import Env
 from skillshelf.hooks.agents import Agent
 from skillshelf.hooks.answer import EMPTY, context_answer
 from skillshelf.hooks.deadlines import work_limit
+from skillshelf.hooks.hooklog import log_path, write_log_line
 
 __all__ = ["HookRun", "log_path", "run_hook", "spawn_detached"]
 
-MAX_LOG_BYTES = 1024 * 1024
 SPAWN_QUIET_SECONDS = 60.0  # one detached job of a kind per minute at most
 
 
@@ -43,10 +43,6 @@ class HookRun:
     seconds: float
     detail: str = ""
     timed_out: bool = False
-
-
-def log_path(state_dir: Path) -> Path:
-    return state_dir / "hooks" / "hooks.log"
 
 
 def run_hook(
@@ -130,21 +126,7 @@ def _describe(exc: BaseException) -> str:
 
 
 def _log(state_dir: Path, agent: str, event: str, run: HookRun) -> None:
-    """One line per call; the log keeps its newer half past 1 MB. A log that cannot be written
-    is given up silently (the hook's answer matters more)."""
-    path = log_path(state_dir)
-    stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime())
-    line = f"{stamp}Z {agent} {event} {run.status} {run.seconds * 1000:.0f}ms {run.detail}\n"
-    try:
-        private_dir(path.parent)
-        if path.exists() and path.stat().st_size > MAX_LOG_BYTES:
-            lines = path.read_text(encoding="utf-8", errors="replace").splitlines(keepends=True)
-            with open_private(path, "w") as out:
-                out.write("".join(lines[len(lines) // 2 :]))
-        with open_private(path) as out:
-            out.write(line)
-    except OSError:
-        return
+    write_log_line(state_dir, f"{agent} {event} {run.status} {run.seconds * 1000:.0f}ms {run.detail}")
 
 
 def _spawn(args: list[str], *, env: Env, state_dir: Path) -> None:

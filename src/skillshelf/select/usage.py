@@ -23,14 +23,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from skillshelf import dirs
-from skillshelf.errors import FileAccessError
-from skillshelf.fileio import write_atomic
+from skillshelf.errors import FileAccessError, reason
+from skillshelf.fileio import FolderBusy
 
 __all__ = ["SelectorStats", "ShadowRecorder", "UsageStats", "UsageStore", "record_shadow_turn"]
 
 MAX_CANDIDATES = 20
 HALF_LIFE_DAYS = 14.0
 MAX_LOG_BYTES = 8 * 1024 * 1024
+LOG_WAIT = 5.0  # seconds to wait for another process's append or halving of the log
 KS = (1, 5, 10)
 
 
@@ -92,21 +93,20 @@ class UsageStore:
     def _append(self, event: Mapping[str, object]) -> None:
         line = json.dumps(event, ensure_ascii=False, sort_keys=True) + "\n"
         try:
-            dirs.private_dir(self.path.parent)
-            if self.path.exists() and self.path.stat().st_size > MAX_LOG_BYTES:
-                self._compact()
-            with dirs.open_private(self.path) as fh:
-                fh.write(line)
+            dirs.append_to_log(self.path, line, max_bytes=MAX_LOG_BYTES, wait=LOG_WAIT)
+        except FolderBusy as exc:
+            raise FileAccessError(
+                f"the usage log {self.path} is busy: another process has held its folder's lock"
+                f" for {LOG_WAIT:g} s",
+                hint="the event was not recorded; find the skillshelf process that hangs and stop it",
+                code="SE203",
+            ) from exc
         except OSError as exc:
             raise FileAccessError(
-                f"cannot write the usage log {self.path}: {exc.strerror or exc}",
+                f"cannot write the usage log {self.path}: {reason(exc)}",
                 hint="check the permissions of the state folder or set SKILLSHELF_STATE_DIR",
                 code="SE201",
             ) from exc
-
-    def _compact(self) -> None:
-        lines = self.path.read_text(encoding="utf-8", errors="replace").splitlines(keepends=True)
-        write_atomic(self.path, "".join(lines[len(lines) // 2 :]), prefix=f".{self.path.name}.")  # 0600
 
     def record_turn(
         self,
@@ -158,7 +158,7 @@ class UsageStore:
             return
         except OSError as exc:
             raise FileAccessError(
-                f"cannot read the usage log {self.path}: {exc.strerror or exc}",
+                f"cannot read the usage log {self.path}: {reason(exc)}",
                 hint="check the permissions of the state folder",
                 code="SE202",
             ) from exc
