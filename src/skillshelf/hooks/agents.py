@@ -93,6 +93,11 @@ class AgentFiles:
     trust: Path | None  # Codex: $CODEX_HOME/config.toml (hook trust); None for Claude Code
     former_hooks: tuple[Path, ...] = ()  # where earlier setups put the hooks: moved out of them
 
+    @property
+    def personal_hooks(self) -> bool:
+        """The hooks go to a project's personal settings file, to be kept out of git."""
+        return self.agent == "claude" and self.scope == "project"
+
 
 def claude_state_file(env: Env) -> Path:
     """Claude Code's own state (user-scope MCP servers, folder trust): ``~/.claude.json``, or

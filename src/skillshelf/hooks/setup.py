@@ -12,7 +12,8 @@ For Codex: the hooks go to ``hooks.json`` beside the config layer, the trust Cod
 each hook to ``$CODEX_HOME/config.toml`` (:mod:`.codex`), and ``--mcp`` adds
 ``[mcp_servers.skillshelf]`` to the layer's ``config.toml``. For Claude Code: the hooks go to
 ``.claude/settings.local.json`` (project: the personal file, as the command is this machine's
-path; hooks earlier setups put in the shared ``settings.json`` are moved out of it) or
+path; hooks earlier setups put in the shared ``settings.json`` are moved out of it, and git
+is told to ignore the file in this clone, :mod:`.gitexclude`) or
 ``~/.claude/settings.json`` (user), ``--mcp`` adds ``mcpServers.skillshelf`` to ``.mcp.json`` (project) or
 ``~/.claude.json`` (user).
 """
@@ -37,6 +38,7 @@ from skillshelf.hooks.agents import (
 )
 from skillshelf.hooks.claude import trust_dialog_accepted
 from skillshelf.hooks.codex import codex_config, project_trusted, trust_hash, trust_key
+from skillshelf.hooks.gitexclude import GitStanding, git_standing, with_rule, without_rule
 from skillshelf.hooks.setup_model import (
     Edits,
     FileChange,
@@ -78,12 +80,15 @@ def plan_setup(
         _trust(edits, files)
     if mcp or remove:
         _mcp(edits, files, command, remove)
+    git = git_standing(files.hooks, env.environ) if files.personal_hooks else None
+    if git is not None:
+        _git_exclude(edits, git, remove)
     return SetupPlan(
         agent=agent,
         scope=scope,
         remove=remove,
         changes=edits.changes(),
-        notes=tuple(_notes(env, files, remove, mcp)),
+        notes=tuple(_notes(env, files, remove, mcp, git)),
     )
 
 
@@ -122,6 +127,19 @@ def _take_out_hooks(edits: Edits, path: Path) -> None:
         return
     after = jsonfile.remove_hooks(current, str(path), created=edits.made(path))
     edits.set(path, _json_after(edits, path, after), "hooks (moved)")
+
+
+def _git_exclude(edits: Edits, git: GitStanding, remove: bool) -> None:
+    """The personal hooks file ignored in this clone (see :mod:`.gitexclude`), or no longer."""
+    current = edits.text(git.exclude)
+    if remove:
+        if current is not None:
+            after = without_rule(current, git.rule)
+            edits.set(
+                git.exclude, None if not after and edits.created_file(git.exclude) else after, "git ignore"
+            )
+    elif not git.ignored and not git.tracked:
+        edits.set(git.exclude, with_rule(current, git.rule), "git ignore")
 
 
 def _trust(edits: Edits, files: AgentFiles) -> None:
@@ -178,7 +196,7 @@ def _toml(
     edits.set(path, None if not after and edits.created_file(path) else after, what)
 
 
-def _notes(env: Env, files: AgentFiles, remove: bool, mcp: bool) -> list[str]:
+def _notes(env: Env, files: AgentFiles, remove: bool, mcp: bool, git: GitStanding | None) -> list[str]:
     if remove:
         return []
     notes: list[str] = []
@@ -194,17 +212,31 @@ def _notes(env: Env, files: AgentFiles, remove: bool, mcp: bool) -> list[str]:
                 f"Codex does not trust {env.project_root} yet, so it ignores the project's .codex folder "
                 "(these hooks included): accept Codex's trust prompt there, or run `codex exec --trust` once"
             )
-    if files.agent == "claude" and files.scope == "project":
-        notes.append(
-            f"the hooks are in {files.hooks.name}, your own Claude Code settings for this project: "
-            "they name this machine's skillshelf, so keep that file out of git"
-        )
+    if files.personal_hooks:
+        notes.append(_personal_file_note(files.hooks, git))
     if files.agent == "claude" and files.scope == "project" and not trust_dialog_accepted(env):
         notes.append(
             "an interactive Claude Code session runs project hooks once the folder is trusted "
             "(its trust dialog); `claude -p` runs them at once"
         )
     return notes
+
+
+def _personal_file_note(hooks: Path, git: GitStanding | None) -> str:
+    where = (
+        f"the hooks are in {hooks.name}, your own Claude Code settings for this project: "
+        "they name this machine's skillshelf"
+    )
+    if git is None:
+        return f"{where}, so keep that file out of version control"
+    if git.tracked:
+        return (
+            f"{where}, but git tracks that file: run `git rm --cached {git.rule.lstrip('/')}` "
+            "so that it is not shared with the others who use the repository"
+        )
+    if git.ignored:
+        return f"{where}; git ignores that file"
+    return f"{where}; setup has git ignore that file in this clone ({git.exclude})"
 
 
 def apply_setup(plan: SetupPlan, *, state_dir: Path) -> tuple[FileChange, ...]:
