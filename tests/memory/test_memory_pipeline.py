@@ -293,3 +293,44 @@ def test_a_memory_md_too_long_for_the_prompt_is_not_rewritten_by_a_direct_consol
     assert outcome.to_dict()["kept"] == list(outcome.kept)
     sent = json.dumps(scripted_model.requests[-1])
     assert "too long to show whole" in sent and "only here: staging" not in sent
+
+
+def test_a_memory_file_edited_during_the_model_call_is_not_overwritten(
+    isolated_home: Any, scripted_model: ScriptedModel
+) -> None:
+    project = isolated_home.home / "proj"
+    project.mkdir()
+    folder = isolated_home.state / "t"
+    env = Env.for_test(cwd=project, home=isolated_home.home, codex_home=isolated_home.codex_home)
+    settings = _settings(scripted_model.url + "/v1")
+
+    def session(i: int) -> None:
+        write_skillshelf_transcript(
+            folder / f"{i}.jsonl",
+            session_id=f"s{i}",
+            cwd=project,
+            task=f"task {i}",
+            mtime=time.time() - 8 * 3600,
+        )
+
+    session(0)
+    memory = run_memory(env, settings, RunOptions(sessions=(folder,))).consolidation[0].folder / "MEMORY.md"
+    mended = memory.read_text(encoding="utf-8") + "- the staging host is db-2, not db-1 (mended by hand)\n"
+
+    def edit_while_consolidating(body: dict[str, Any], n: int) -> str:
+        if "You maintain a folder of memories" in json.dumps(body):
+            memory.write_text(mended, encoding="utf-8")  # the person saves while the model works
+        return default_reply(body, n)
+
+    scripted_model.reply = edit_while_consolidating
+    session(1)
+    second = run_memory(env, settings, RunOptions(sessions=(folder,))).consolidation[0]
+    assert (
+        second.status == "edited_meanwhile" and "MEMORY.md changed while the model worked" in second.kept[0]
+    )
+    assert memory.read_text(encoding="utf-8") == mended
+
+    scripted_model.reply = default_reply
+    third = run_memory(env, settings, RunOptions(sessions=(folder,))).consolidation[0]
+    assert (third.status, third.selected, third.added) == ("consolidated", 2, 1)
+    assert scripted_model.count("mended by hand") >= 1  # the next prompt was built from the edit

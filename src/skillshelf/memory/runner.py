@@ -14,7 +14,7 @@ from typing import Self, TypeVar
 
 from skillshelf.env import find_project_root
 from skillshelf.errors import SkillshelfError
-from skillshelf.memory import phase1, phase2
+from skillshelf.memory import outputs, phase1, phase2
 from skillshelf.memory.consolidator import BUDGET_SPENT, Consolidator, DirectConsolidator
 from skillshelf.memory.layout import GLOBAL_SCOPE, project_scope
 from skillshelf.memory.models import CallBudget, JsonModel
@@ -224,7 +224,9 @@ class Phase2Outcome:
     """What happened to one scope's consolidation."""
 
     scope: str
-    status: str  # consolidated | cleared | skipped_not_dirty | skipped_running | budget | failed | lost_lease
+    # consolidated | cleared | skipped_not_dirty | skipped_running | budget | failed | lost_lease
+    # | edited_meanwhile (a memory file changed during the model call: nothing written)
+    status: str
     folder: Path
     selected: int = 0
     added: int = 0
@@ -354,6 +356,7 @@ def _consolidate(
         return outcome("budget")
     phase2.sync_artifacts(folder, [*selection.selected, *selection.removed])
     consolidator = make()
+    before = outputs.snapshot(folder)
     shown_whole = phase2.memory_shown_whole(folder, token_limit=settings.stage1_token_limit)
     prompt, init = phase2.build_consolidation_prompt(
         folder, selection, token_limit=settings.stage1_token_limit
@@ -370,6 +373,10 @@ def _consolidate(
         return replace(outcome("budget"), error=f"{exc.code}: {exc.message}")
     if not beat.beat():
         return outcome("lost_lease")
+    edited = outputs.changed_since(folder, before)
+    if edited:
+        store.release(CONSOLIDATE, scope, token)
+        return replace(outcome("edited_meanwhile"), kept=(outputs.edited_note(edited),))
     direct = done.consolidator == "direct"
     consolidation, kept = phase2.keep_memory_whole(done.consolidation, shown_whole=shown_whole, direct=direct)
     if known:
