@@ -134,21 +134,26 @@ def test_context_command_shows_the_memory_summary(
         assert store.outputs()[0].usage_count >= 1
 
 
+def _project_sessions(box: Any) -> tuple[Path, Path, Env]:
+    """A project, a folder for its session transcripts, and the Env that works in it."""
+    project = box.home / "proj"
+    project.mkdir()
+    env = Env.for_test(cwd=project, home=box.home, codex_home=box.codex_home)
+    return project, box.state / "t", env
+
+
+def _session(folder: Path, project: Path, i: int, task: str) -> None:
+    write_skillshelf_transcript(
+        folder / f"{i}.jsonl", session_id=f"s{i}", cwd=project, task=task, mtime=time.time() - 8 * 3600
+    )
+
+
 def test_second_run_does_nothing_and_forget_removes_the_memory(
     isolated_home: Any, scripted_model: ScriptedModel
 ) -> None:
-    project = isolated_home.home / "proj"
-    project.mkdir()
-    folder = isolated_home.state / "t"
+    project, folder, env = _project_sessions(isolated_home)
     for i in range(3):
-        write_skillshelf_transcript(
-            folder / f"{i}.jsonl",
-            session_id=f"s{i}",
-            cwd=project,
-            task=f"task {i}: prefer make check",
-            mtime=time.time() - 8 * 3600,
-        )
-    env = Env.for_test(cwd=project, home=isolated_home.home, codex_home=isolated_home.codex_home)
+        _session(folder, project, i, f"task {i}: prefer make check")
     settings = _settings(scripted_model.url + "/v1")
     first = run_memory(env, settings, RunOptions(sessions=(folder,)))
     assert first.outcomes == {"extracted": 3} and first.model_calls == 4
@@ -298,22 +303,9 @@ def test_a_memory_md_too_long_for_the_prompt_is_not_rewritten_by_a_direct_consol
 def test_a_memory_file_edited_during_the_model_call_is_not_overwritten(
     isolated_home: Any, scripted_model: ScriptedModel
 ) -> None:
-    project = isolated_home.home / "proj"
-    project.mkdir()
-    folder = isolated_home.state / "t"
-    env = Env.for_test(cwd=project, home=isolated_home.home, codex_home=isolated_home.codex_home)
+    project, folder, env = _project_sessions(isolated_home)
     settings = _settings(scripted_model.url + "/v1")
-
-    def session(i: int) -> None:
-        write_skillshelf_transcript(
-            folder / f"{i}.jsonl",
-            session_id=f"s{i}",
-            cwd=project,
-            task=f"task {i}",
-            mtime=time.time() - 8 * 3600,
-        )
-
-    session(0)
+    _session(folder, project, 0, "task 0")
     memory = run_memory(env, settings, RunOptions(sessions=(folder,))).consolidation[0].folder / "MEMORY.md"
     mended = memory.read_text(encoding="utf-8") + "- the staging host is db-2, not db-1 (mended by hand)\n"
 
@@ -323,7 +315,7 @@ def test_a_memory_file_edited_during_the_model_call_is_not_overwritten(
         return default_reply(body, n)
 
     scripted_model.reply = edit_while_consolidating
-    session(1)
+    _session(folder, project, 1, "task 1")
     second = run_memory(env, settings, RunOptions(sessions=(folder,))).consolidation[0]
     assert (
         second.status == "edited_meanwhile" and "MEMORY.md changed while the model worked" in second.kept[0]

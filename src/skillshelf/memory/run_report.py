@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Literal
 
 from skillshelf.diagnostics import Diagnostic
-from skillshelf.memory.runner import Phase2Outcome
+from skillshelf.memory.consolidation_run import Phase2Outcome
 
 __all__ = ["Phase", "Progress", "RunOptions", "RunReport"]
 

@@ -1,5 +1,6 @@
-"""Running claimed jobs: one Phase-1 extraction, one Phase-2 consolidation, and the
-heartbeat that keeps a long job's lease alive (and notices when ownership is lost)."""
+"""Running claimed jobs: one Phase-1 extraction (Phase 2's run of one scope is
+:mod:`.consolidation_run`), and the heartbeat that keeps a long job's lease alive (and notices
+when ownership is lost)."""
 
 from __future__ import annotations
 
@@ -7,29 +8,28 @@ import contextlib
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 from typing import Self, TypeVar
 
 from skillshelf.env import find_project_root
 from skillshelf.errors import SkillshelfError
-from skillshelf.memory import outputs, phase1, phase2
-from skillshelf.memory.consolidator import BUDGET_SPENT, Consolidator, DirectConsolidator
+from skillshelf.memory import phase1
 from skillshelf.memory.layout import GLOBAL_SCOPE, project_scope
-from skillshelf.memory.models import CallBudget, JsonModel
+from skillshelf.memory.models import JsonModel
 from skillshelf.memory.redact import redact_secrets
 from skillshelf.memory.redact.echoes import NO_SECRETS, KnownSecrets
 from skillshelf.memory.settings import MemorySettings
-from skillshelf.memory.store import CONSOLIDATE, STAGE1, ClaimOutcome, LeaseHolder, Stage1Claim, Store
+from skillshelf.memory.store import STAGE1, Stage1Claim, Store
 from skillshelf.memory.transcripts import Session, read_transcript
 
 __all__ = [
+    "Clock",
     "Heartbeat",
     "LeaseKeeper",
-    "Phase2Outcome",
     "Stage1Outcome",
-    "run_phase2_scope",
+    "clock_ms",
     "run_stage1_job",
     "scope_for",
     "with_session",
@@ -39,7 +39,7 @@ Clock = Callable[[], float]
 T = TypeVar("T")
 
 
-def _ms(clock: Clock) -> int:
+def clock_ms(clock: Clock) -> int:
     return int(clock() * 1000)
 
 
@@ -90,7 +90,7 @@ class Heartbeat(_Ticker):
     def beat(self) -> bool:
         store, kind, key, token = self._args
         try:
-            ok = store.heartbeat(kind, key, token, now_ms=_ms(self._clock), lease_ms=self._lease_ms)
+            ok = store.heartbeat(kind, key, token, now_ms=clock_ms(self._clock), lease_ms=self._lease_ms)
         except SkillshelfError:
             ok = False
         self.lost = self.lost or not ok
@@ -131,7 +131,7 @@ class LeaseKeeper(_Ticker):
         for key, token in held:
             try:
                 if not self._store.heartbeat(
-                    STAGE1, key, token, now_ms=_ms(self._clock), lease_ms=self._lease_ms
+                    STAGE1, key, token, now_ms=clock_ms(self._clock), lease_ms=self._lease_ms
                 ):
                     self.done(key)
             except SkillshelfError:
@@ -199,11 +199,11 @@ def run_stage1_job(
             claim.session_id,
             claim.token,
             reason=reason,
-            now_ms=_ms(clock),
+            now_ms=clock_ms(clock),
             retry_base_ms=int(settings.retry_delay_seconds * 1000),
         )
         return Stage1Outcome(status="failed" if failed else "lost_lease", error=reason)
-    now = _ms(clock)
+    now = clock_ms(clock)
     if result is None:
         return Stage1Outcome(
             status="no_output" if store.mark_stage1_no_output(claim, now_ms=now) else "lost_lease"
@@ -217,181 +217,3 @@ def run_stage1_job(
         now_ms=now,
     )
     return Stage1Outcome(status="extracted" if ok else "lost_lease", known=result.known)
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Phase2Outcome:
-    """What happened to one scope's consolidation."""
-
-    scope: str
-    # consolidated | cleared | skipped_not_dirty | skipped_running | budget | failed | lost_lease
-    # | edited_meanwhile (a memory file changed during the model call: nothing written)
-    status: str
-    folder: Path
-    selected: int = 0
-    added: int = 0
-    retained: int = 0
-    removed: int = 0
-    files: tuple[str, ...] = ()
-    error: str | None = None
-    consolidator: str | None = None
-    model_calls: int = 0
-    refused: tuple[str, ...] = ()
-    kept: tuple[str, ...] = ()  # files the consolidation would have changed, left as they were, and why
-
-    def to_dict(self) -> dict[str, object]:
-        data: dict[str, object] = {f.name: getattr(self, f.name) for f in fields(self)}
-        tuples = {k: list(v) for k, v in data.items() if isinstance(v, tuple)}
-        return {**data, "folder": str(self.folder), **tuples}
-
-
-def run_phase2_scope(
-    scope: str,
-    folder: Path,
-    *,
-    store: Store,
-    model_factory: Callable[[], JsonModel],
-    settings: MemorySettings,
-    clock: Clock,
-    worker_id: str,
-    budget: CallBudget,
-    consolidator_factory: Callable[[], Consolidator] | None = None,
-    holder: LeaseHolder | None = None,
-    known: KnownSecrets = NO_SECRETS,
-) -> Phase2Outcome:
-    """Claim the scope's consolidation lock and, if dirty, rebuild its memory folder.
-
-    ``consolidator_factory`` makes what writes the files (default: one direct call to the model
-    from ``model_factory``). ``known``: secrets this run took out of transcripts; the prompt and
-    the files written are scrubbed of them."""
-    make = consolidator_factory or (lambda: DirectConsolidator(model_factory()))
-    lease_ms = int(settings.lease_seconds * 1000)
-    claim = store.claim_phase2(
-        scope, worker_id=worker_id, now_ms=_ms(clock), lease_ms=lease_ms, holder=holder
-    )
-    if claim.outcome is not ClaimOutcome.CLAIMED or claim.token is None:
-        return Phase2Outcome(scope=scope, status=claim.outcome.value, folder=folder)
-    token = claim.token
-    with Heartbeat(store, CONSOLIDATE, scope, token, settings=settings, clock=clock) as beat:
-        try:
-            return _consolidate(
-                scope,
-                folder,
-                token,
-                claim.watermark,
-                store=store,
-                make=make,
-                settings=settings,
-                clock=clock,
-                budget=budget,
-                beat=beat,
-                known=known,
-            )
-        except SkillshelfError as exc:
-            store.mark_failed(
-                CONSOLIDATE,
-                scope,
-                token,
-                reason=redact_secrets(f"{exc.code}: {exc.message}"),
-                now_ms=_ms(clock),
-                retry_base_ms=int(settings.retry_delay_seconds * 1000),
-            )
-            return Phase2Outcome(
-                scope=scope, status="failed", folder=folder, error=f"{exc.code}: {exc.message}"
-            )
-        except OSError as exc:
-            store.mark_failed(
-                CONSOLIDATE,
-                scope,
-                token,
-                reason=f"ME040: {exc}",
-                now_ms=_ms(clock),
-                retry_base_ms=int(settings.retry_delay_seconds * 1000),
-            )
-            return Phase2Outcome(scope=scope, status="failed", folder=folder, error=f"ME040: {exc}")
-
-
-def _consolidate(
-    scope: str,
-    folder: Path,
-    token: str,
-    watermark: int,
-    *,
-    store: Store,
-    make: Callable[[], Consolidator],
-    settings: MemorySettings,
-    clock: Clock,
-    budget: CallBudget,
-    beat: Heartbeat,
-    known: KnownSecrets,
-) -> Phase2Outcome:
-    selection = store.selection(
-        scope,
-        limit=settings.max_raw_memories,
-        max_unused_ms=int(settings.max_unused_days * 86_400_000),
-        now_ms=_ms(clock),
-    )
-
-    def outcome(status: str, files: tuple[str, ...] = ()) -> Phase2Outcome:
-        return Phase2Outcome(
-            scope=scope,
-            status=status,
-            folder=folder,
-            selected=len(selection.selected),
-            added=selection.added_count,
-            retained=len(selection.retained_ids),
-            removed=len(selection.removed),
-            files=files,
-        )
-
-    new_watermark = max([watermark, *(r.source_updated_at_ms for r in selection.selected)])
-    if not selection.selected:
-        phase2.sync_artifacts(folder, [])
-        ok = store.mark_phase2_succeeded(
-            scope, token, completed_watermark=new_watermark, selected=(), now_ms=_ms(clock)
-        )
-        return outcome("cleared" if ok else "lost_lease")
-    if budget.remaining == 0:
-        store.release(CONSOLIDATE, scope, token)
-        return outcome("budget")
-    phase2.sync_artifacts(folder, [*selection.selected, *selection.removed])
-    consolidator = make()
-    before = outputs.snapshot(folder)
-    shown_whole = phase2.memory_shown_whole(folder, token_limit=settings.stage1_token_limit)
-    prompt, init = phase2.build_consolidation_prompt(
-        folder, selection, token_limit=settings.stage1_token_limit
-    )
-    prompt = known.scrub(prompt)
-    try:  # every model call the consolidator makes takes one unit of the run's budget
-        done = consolidator.consolidate(
-            prompt, folder, init=init, effort=settings.consolidation_effort, budget=budget, known=known
-        )
-    except SkillshelfError as exc:
-        if exc.code != BUDGET_SPENT:
-            raise
-        store.release(CONSOLIDATE, scope, token)
-        return replace(outcome("budget"), error=f"{exc.code}: {exc.message}")
-    if not beat.beat():
-        return outcome("lost_lease")
-    edited = outputs.changed_since(folder, before)
-    if edited:
-        store.release(CONSOLIDATE, scope, token)
-        return replace(outcome("edited_meanwhile"), kept=(outputs.edited_note(edited),))
-    direct = done.consolidator == "direct"
-    consolidation, kept = phase2.keep_memory_whole(done.consolidation, shown_whole=shown_whole, direct=direct)
-    if known:
-        files = {path: known.scrub(text) for path, text in consolidation.files.items()}
-        consolidation = replace(consolidation, files=files)
-    changed = phase2.apply_consolidation(folder, consolidation)
-    phase2.remove_rollout_summaries(folder, selection.removed)
-    phase2.write_raw_memories(folder, selection.selected)
-    ok = store.mark_phase2_succeeded(
-        scope, token, completed_watermark=new_watermark, selected=selection.selected, now_ms=_ms(clock)
-    )
-    return replace(
-        outcome("consolidated" if ok else "lost_lease", tuple(changed)),
-        consolidator=done.consolidator,
-        model_calls=done.model_calls,
-        refused=done.refused,
-        kept=kept,
-    )

@@ -20,6 +20,7 @@ from pathlib import Path
 from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.env import Env
 from skillshelf.errors import SkillshelfError
+from skillshelf.memory.consolidation_run import run_phase2_scope
 from skillshelf.memory.consolidator import Consolidator
 from skillshelf.memory.dryrun import dry_run_prompts
 from skillshelf.memory.inspect import claim_limits, skipped_sessions
@@ -30,13 +31,7 @@ from skillshelf.memory.queue import phase1_passes, queued, settle_queue
 from skillshelf.memory.redact import redact_secrets
 from skillshelf.memory.redact.echoes import NO_SECRETS, KnownSecrets
 from skillshelf.memory.run_report import Progress, RunOptions, RunReport
-from skillshelf.memory.runner import (
-    LeaseKeeper,
-    Stage1Outcome,
-    project_of,
-    run_phase2_scope,
-    run_stage1_job,
-)
+from skillshelf.memory.runner import LeaseKeeper, Stage1Outcome, project_of, run_stage1_job
 from skillshelf.memory.settings import MemorySettings
 from skillshelf.memory.store import SessionRow, Stage1Claim, Store, open_store
 from skillshelf.memory.transcripts import default_transcript_roots, find_transcripts, read_transcript
