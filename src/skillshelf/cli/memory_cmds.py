@@ -334,19 +334,31 @@ def redact(report: bool, no_entropy: bool, as_json: bool) -> None:
     """Redact secrets: text on stdin, redacted text on stdout.
 
     Only text is changed: bytes that are not UTF-8 (binary, Latin-1) pass through as they are
-    (with --json, which cannot hold raw bytes, they are shown as U+FFFD).
+    (with --json, which cannot hold raw bytes, they are shown as U+FFFD). The input is read and
+    written 4 MB at a time, so a log of any size can be piped through; a secret is also replaced
+    where it is repeated bare later on.
     """
-    from skillshelf.memory.redact import redact as run_redact
+    from collections import Counter
 
-    data = sys.stdin.buffer.read().decode("utf-8", errors="surrogateescape")
-    result = run_redact(data, high_entropy=not no_entropy)
-    if as_json:
-        text = result.text.encode("utf-8", errors="surrogateescape").decode("utf-8", errors="replace")
-        echo_json({"text": text, "findings": [f.to_dict() for f in result.findings]})
-        return
+    from skillshelf.memory.redact.stream import redact_stream
+
+    counts: Counter[str] = Counter()
+    texts: list[str] = []
+    findings: list[dict[str, object]] = []
     sys.stdout.flush()
-    sys.stdout.buffer.write(result.text.encode("utf-8", errors="surrogateescape"))
+    for part in redact_stream(sys.stdin.buffer, high_entropy=not no_entropy):
+        counts.update(part.counts())
+        if as_json:
+            texts.append(
+                part.text.encode("utf-8", errors="surrogateescape").decode("utf-8", errors="replace")
+            )
+            findings += [f.to_dict() for f in part.findings]
+        else:
+            sys.stdout.buffer.write(part.text.encode("utf-8", errors="surrogateescape"))
+    if as_json:
+        echo_json({"text": "".join(texts), "findings": findings})
+        return
     sys.stdout.buffer.flush()
     if report:
-        for kind, count in sorted(result.counts().items()):
+        for kind, count in sorted(counts.items()):
             click.echo(f"{kind}: {count}", err=True)

@@ -86,6 +86,14 @@ class Finding:
     def to_dict(self) -> dict[str, object]:
         return {"kind": self.kind, "category": self.category, "start": self.start, "end": self.end}
 
+    def moved(self, offset: int) -> Finding:
+        """The same finding in a text ``offset`` characters longer in front."""
+        if not offset:
+            return self
+        return Finding(
+            kind=self.kind, category=self.category, start=self.start + offset, end=self.end + offset
+        )
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Redaction:
@@ -244,7 +252,7 @@ def _walk(
         if is_json_line(line):
             new, found = plain(text[block:pos])
             out.append(new)
-            findings += [_moved(f, block) for f in found]
+            findings += [f.moved(block) for f in found]
             new, changes = redact_json_line(line, redact_strings, secret_field)
             out.append(new)
             findings += [
@@ -255,16 +263,8 @@ def _walk(
         pos = end + 1
     new, found = plain(text[block:])
     out.append(new)
-    findings += [_moved(f, block) for f in found]
+    findings += [f.moved(block) for f in found]
     return "".join(out), findings
-
-
-def _moved(finding: Finding, offset: int) -> Finding:
-    if not offset:
-        return finding
-    return Finding(
-        kind=finding.kind, category=finding.category, start=finding.start + offset, end=finding.end + offset
-    )
 
 
 def redact(text: str, *, high_entropy: bool = True, known: KnownSecrets = NO_SECRETS) -> Redaction:
