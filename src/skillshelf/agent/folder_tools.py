@@ -20,6 +20,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from skillshelf.agent.tool_io import run_clipped, write_atomic
+from skillshelf.errors import reason
 from skillshelf.serve.schemas import ToolSpec
 
 __all__ = ["FOLDER_TOOLS", "FolderOutcome", "FolderTools"]
@@ -153,7 +154,7 @@ class FolderTools:
         except FolderError as exc:
             return FolderOutcome(text=f"error: {exc}", is_error=True)
         except OSError as exc:
-            return FolderOutcome(text=f"error: {exc.strerror or exc} ({exc.filename or ''})", is_error=True)
+            return FolderOutcome(text=f"error: {reason(exc)} ({exc.filename or ''})", is_error=True)
         except UnicodeDecodeError as exc:
             how = (
                 "use bash to change it" if "bash" in self.allowed else "it cannot be edited with these tools"

@@ -42,7 +42,7 @@ from skillshelf.config.edit_text import (
 )
 from skillshelf.config.layers import parse_toml
 from skillshelf.config.modes import SkillMode
-from skillshelf.errors import ConfigError, FileAccessError
+from skillshelf.errors import ConfigError, FileAccessError, reason
 
 __all__ = ["EditResult", "set_skill_mode", "set_trust", "write_user_file"]
 
@@ -81,7 +81,7 @@ def _is_regular_file(path: Path) -> bool:
         if exc.errno == errno.ELOOP:
             raise symlink_loop(path) from exc
         raise FileAccessError(
-            f"cannot read {path}: {exc.strerror or exc}", hint="check the path and its folders' permissions"
+            f"cannot read {path}: {reason(exc)}", hint="check the path and its folders' permissions"
         ) from exc
     if not stat.S_ISREG(info.st_mode):
         kind = "a folder" if stat.S_ISDIR(info.st_mode) else "not a regular file (a FIFO, socket or device)"

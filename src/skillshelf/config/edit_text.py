@@ -183,5 +183,5 @@ def write_user_file(path: Path, text: str) -> None:
         fileio.write_atomic(path, text, mode=0o644, keep_mode=True, prefix=f".{path.name}.")
     except OSError as exc:
         raise FileAccessError(
-            f"cannot write {path}: {exc.strerror or exc}", hint="check the folder's permissions"
+            f"cannot write {path}: {reason(exc)}", hint="check the folder's permissions"
         ) from exc

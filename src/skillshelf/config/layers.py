@@ -24,6 +24,7 @@ from types import MappingProxyType
 from skillshelf.config.modes import SkillRule, parse_rule
 from skillshelf.config.tomlmap import KeyPath, find_line, key_lines, parse_dotted_key
 from skillshelf.diagnostics import Diagnostic, Severity, diagnostic
+from skillshelf.errors import reason
 
 __all__ = ["ConfigLayer", "LayerKind", "read_layer", "runtime_layer"]
 
@@ -96,7 +97,7 @@ def _read_text(path: Path) -> tuple[str | None, Diagnostic | None]:
         return None, diagnostic(
             "CF101",
             Severity.ERROR,
-            f"cannot read config file: {exc.strerror or exc}; layer skipped",
+            f"cannot read config file: {reason(exc)}; layer skipped",
             "check the file's permissions (or remove it)",
             path,
         )
@@ -140,13 +141,13 @@ def parse_toml(text: str, path: Path | None) -> tuple[dict[str, object] | None, 
         message = str(exc)
         found = _AT_LINE.search(message)
         line = int(found.group(1)) if found else None
-        reason = _AT_LINE.sub("", message).strip()
+        problem = _AT_LINE.sub("", message).strip()
         fix = (
             "fix the TOML syntax on that line (strings need quotes, keys need `key = value`); "
             "the rest of this layer is skipped until then"
         )
         return None, diagnostic(
-            "CF100", Severity.ERROR, f"TOML syntax error: {reason}; layer skipped", fix, path, line
+            "CF100", Severity.ERROR, f"TOML syntax error: {problem}; layer skipped", fix, path, line
         )
 
 

@@ -43,7 +43,7 @@ from typing import Any
 
 from skillshelf.dirs import open_private, private_dir
 from skillshelf.env import Env
-from skillshelf.errors import UsageError
+from skillshelf.errors import UsageError, reason
 from skillshelf.hooks.address import PACKAGE_DIR, ServerAddress, code_id, server_address
 
 __all__ = ["MAX_HEADER_BYTES", "PROTOCOL", "ServerState", "serve", "source_stamp"]
@@ -149,7 +149,7 @@ def _take_lock(path: Path) -> int | None:
         fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | os.O_CLOEXEC, 0o600)
     except OSError as exc:
         raise UsageError(
-            f"the hook server's lock file {path} cannot be opened: {exc.strerror or exc}",
+            f"the hook server's lock file {path} cannot be opened: {reason(exc)}",
             hint="remove it (a link or a folder in its place); it is recreated",
             code="SV103",
         ) from exc
@@ -176,7 +176,7 @@ def _bind(path: Path) -> socket.socket:
     except OSError as exc:
         listener.close()
         raise UsageError(
-            f"the hook server cannot listen at {path}: {exc.strerror or exc}",
+            f"the hook server cannot listen at {path}: {reason(exc)}",
             hint="check that the folder is yours and writable",
             code="SV102",
         ) from exc

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from skillshelf.config.edit_text import editing
 from skillshelf.env import Env
-from skillshelf.errors import FileAccessError, SkillshelfError
+from skillshelf.errors import FileAccessError, SkillshelfError, reason
 from skillshelf.hooks import jsonfile, tomlblock
 from skillshelf.hooks.agents import (
     MCP_NAME,
@@ -306,7 +306,7 @@ def _delete(path: Path) -> None:
         path.unlink(missing_ok=True)
     except OSError as exc:
         raise FileAccessError(
-            f"cannot remove {path}: {exc.strerror or exc}",
+            f"cannot remove {path}: {reason(exc)}",
             hint="check the folder's permissions",
             code="HK121",
         ) from exc

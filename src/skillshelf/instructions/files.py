@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from skillshelf.diagnostics import Diagnostic, Severity
+from skillshelf.errors import reason
 
 __all__ = ["ReadResult", "read_bounded", "skipped_entry_diagnostic", "usable_file"]
 
@@ -112,7 +113,7 @@ def read_bounded(path: Path, limit: int | None = None) -> ReadResult:
         unreadable = Diagnostic(
             code="IN101",
             severity=Severity.WARNING,
-            message=f"cannot read instructions file: {exc.strerror or exc}",
+            message=f"cannot read instructions file: {reason(exc)}",
             fix="check the file's permissions, or remove it if it is not meant to be read",
             path=path,
         )

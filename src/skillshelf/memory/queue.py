@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from skillshelf.dirs import private_dir
-from skillshelf.errors import FileAccessError
+from skillshelf.errors import FileAccessError, reason
 from skillshelf.fileio import write_atomic
 
 if TYPE_CHECKING:
@@ -80,7 +80,7 @@ def enqueue(state_dir: Path, session: QueuedSession) -> Path:
         write_atomic(target, json.dumps(stamped.to_dict(), ensure_ascii=False), prefix=f".{target.name}.")
     except OSError as exc:
         raise FileAccessError(
-            f"cannot write the memory queue entry {target}: {exc.strerror or exc}",
+            f"cannot write the memory queue entry {target}: {reason(exc)}",
             hint="check the permissions of the state folder or set SKILLSHELF_STATE_DIR",
             code="ME120",
         ) from exc

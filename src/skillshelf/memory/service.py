@@ -19,7 +19,7 @@ from pathlib import Path
 
 from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.env import Env
-from skillshelf.errors import SkillshelfError
+from skillshelf.errors import SkillshelfError, reason
 from skillshelf.memory.consolidation_run import run_phase2_scope
 from skillshelf.memory.consolidator import Consolidator
 from skillshelf.memory.dryrun import dry_run_prompts
@@ -99,7 +99,7 @@ def register_transcripts(
                 report,
                 path,
                 "ME101",
-                f"cannot read the transcript: {exc.strerror or exc}",
+                f"cannot read the transcript: {reason(exc)}",
                 "check the file's permissions",
             )
             continue

@@ -22,7 +22,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from skillshelf.errors import FileAccessError, NotFoundError, PathEscapeError, UsageError
+from skillshelf.errors import FileAccessError, NotFoundError, PathEscapeError, UsageError, reason
 from skillshelf.skills.confined import open_beneath
 
 __all__ = [
@@ -105,7 +105,7 @@ def _open_inside(folder: Path, rel: PurePosixPath, original: str) -> int:
         ) from None
     except OSError as exc:  # symlink loops, permission problems
         raise FileAccessError(
-            f"cannot open {original!r}: {exc.strerror or exc}",
+            f"cannot open {original!r}: {reason(exc)}",
             hint="check the file's symlinks and permissions",
             code="SV405",
         ) from None

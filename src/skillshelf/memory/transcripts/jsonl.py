@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Protocol
 
-from skillshelf.errors import FileAccessError
+from skillshelf.errors import FileAccessError, reason
 from skillshelf.memory.transcripts.clip import LINE_LIMIT, LineClipper
 
 __all__ = ["MAX_DEPTH", "MAX_TRANSCRIPT_BYTES", "JsonlLines", "iter_lines", "parse_line", "read_jsonl"]
@@ -48,7 +48,7 @@ def too_big_error(path: Path, size: int) -> FileAccessError:
 
 def read_error(path: Path, exc: OSError) -> FileAccessError:
     return FileAccessError(
-        f"cannot read {path}: {exc.strerror or exc}", hint="check the file's permissions", code="ME101"
+        f"cannot read {path}: {reason(exc)}", hint="check the file's permissions", code="ME101"
     )
 
 
