@@ -1,5 +1,5 @@
-"""Names shared by tests: paths to ../shared, missing components, the isolated-home record and a
-raw zip writer.
+"""Names shared by tests: paths to ../shared, missing components, the isolated-home record and
+raw zip and tar writers.
 
 Import from here (``from testkit import CORPORA``), never from ``conftest``: with several
 conftest.py files in the tree, ``import conftest`` is ambiguous.
@@ -12,8 +12,11 @@ that names what is missing; under ``CI=true`` it fails, so a green CI has run ev
 from __future__ import annotations
 
 import importlib
+import io
 import json
 import os
+import stat
+import tarfile
 import warnings
 import zipfile
 from collections.abc import Mapping
@@ -115,6 +118,32 @@ def zip_with(path: Path, entries: list[tuple[str, bytes, int | None]]) -> Path:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # duplicate names are written on purpose
                 zf.writestr(info, data)
+    return path
+
+
+_TAR_TYPES = {
+    stat.S_IFDIR: tarfile.DIRTYPE,
+    stat.S_IFCHR: tarfile.CHRTYPE,
+    stat.S_IFBLK: tarfile.BLKTYPE,
+    stat.S_IFIFO: tarfile.FIFOTYPE,
+}
+
+
+def tar_with(path: Path, entries: list[tuple[str, bytes, int | None]], compression: str = "gz") -> Path:
+    """A tar (``compression`` "", "gz", "bz2" or "xz") of the entries of :func:`zip_with`, written
+    verbatim: a mode's file type picks the entry type (a symlink's data is its target), no mode is
+    a regular file (a folder if the name ends with '/')."""
+    with tarfile.open(path, f"w:{compression}") as tf:
+        for name, data, mode in entries:
+            info = tarfile.TarInfo(name)
+            kind = stat.S_IFMT(mode) if mode is not None else (stat.S_IFDIR if name.endswith("/") else 0)
+            info.mode = mode & 0o7777 if mode is not None else 0o644
+            if kind == stat.S_IFLNK:
+                info.type, info.linkname = tarfile.SYMTYPE, data.decode("utf-8")
+            info.type = _TAR_TYPES.get(kind, info.type)
+            if info.type == tarfile.REGTYPE:
+                info.size = len(data)
+            tf.addfile(info, io.BytesIO(data) if info.type == tarfile.REGTYPE else None)
     return path
 
 

@@ -1,16 +1,19 @@
-"""Helpers for the install tests: skill folders, local git repositories, hostile zips."""
+"""Helpers for the install tests: skill folders, local git repositories, hostile archives."""
 
 from __future__ import annotations
 
 import dataclasses
+import io
 import os
 import stat
 import subprocess
 import sys
+import tarfile
 from pathlib import Path
 from types import MappingProxyType
 
 from skillshelf.env import Env
+from testkit import tar_with, zip_with
 
 
 def write_skill(folder: Path, name: str, description: str = "", body: str = "", *, extra: str = "") -> Path:
@@ -96,3 +99,29 @@ def tree(folder: Path) -> list[str]:
     if not folder.exists():
         return []
     return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*"))
+
+
+_TAR_COMPRESSION = {".tar": "", ".tar.gz": "gz", ".tgz": "gz", ".tar.bz2": "bz2", ".tar.xz": "xz"}
+
+
+def archive_with(path: Path, entries: list[tuple[str, bytes, int | None]]) -> Path:
+    """A tar when ``path`` ends with a tar suffix (``.tar.gz``, ``.tgz``...), else a zip."""
+    for suffix, compression in _TAR_COMPRESSION.items():
+        if path.name.endswith(suffix):
+            return tar_with(path, entries, compression)
+    return zip_with(path, entries)
+
+
+def github_tarball(path: Path, top: str, files: dict[str, bytes]) -> Path:
+    """A .tar.gz shaped like GitHub's "Source code (tar.gz)" download (``git archive``): a pax
+    global header naming the commit, then one top folder holding ``files``."""
+    header = {"comment": "0123456789abcdef0123456789abcdef01234567"}
+    with tarfile.open(path, "w:gz", format=tarfile.PAX_FORMAT, pax_headers=header) as tf:
+        folder = tarfile.TarInfo(f"{top}/")
+        folder.type, folder.mode = tarfile.DIRTYPE, 0o775
+        tf.addfile(folder)
+        for name, data in files.items():
+            info = tarfile.TarInfo(f"{top}/{name}")
+            info.size, info.mode = len(data), 0o664
+            tf.addfile(info, io.BytesIO(data))
+    return path

@@ -1,4 +1,4 @@
-"""Archive extraction refuses every way out of the target folder and writes nothing then."""
+"""Archive extraction (zip and tar) refuses every way out of the target folder and writes nothing then."""
 
 from __future__ import annotations
 
@@ -8,11 +8,13 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from install_helpers import REGULAR, SKILL_MD, SYMLINK, tree
+from install_helpers import REGULAR, SKILL_MD, SYMLINK, archive_with, tree
 
 from skillshelf.errors import InstallError
 from skillshelf.install.archive import ArchiveLimits, check_archive, extract_archive
-from testkit import zip_with
+
+FORMATS = ["zip", "tar.gz"]
+ALL_SUFFIXES = ["zip", "skill", "tar", "tar.gz", "tgz", "tar.bz2", "tar.xz"]
 
 HOSTILE = [
     ("dotdot", [("SKILL.md", SKILL_MD, None), ("../evil.txt", b"x", None)], "IS201"),
@@ -38,11 +40,12 @@ HOSTILE = [
 ]
 
 
+@pytest.mark.parametrize("fmt", FORMATS)
 @pytest.mark.parametrize(("label", "entries", "code"), HOSTILE, ids=[h[0] for h in HOSTILE])
 def test_hostile_archive_is_refused_and_nothing_is_written(
-    tmp_path: Path, label: str, entries: list[tuple[str, bytes, int | None]], code: str
+    tmp_path: Path, fmt: str, label: str, entries: list[tuple[str, bytes, int | None]], code: str
 ) -> None:
-    archive = zip_with(tmp_path / f"{label}.zip", entries)
+    archive = archive_with(tmp_path / f"{label}.{fmt}", entries)
     target = tmp_path / "out" / "skill"
     target.parent.mkdir()
     with pytest.raises(InstallError) as caught:
@@ -54,9 +57,10 @@ def test_hostile_archive_is_refused_and_nothing_is_written(
     assert not (tmp_path / "evil.txt").exists()
 
 
-def test_symlink_that_stays_inside_is_extracted_as_a_symlink(tmp_path: Path) -> None:
-    archive = zip_with(
-        tmp_path / "ok.zip",
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_symlink_that_stays_inside_is_extracted_as_a_symlink(tmp_path: Path, fmt: str) -> None:
+    archive = archive_with(
+        tmp_path / f"ok.{fmt}",
         [
             ("skill/SKILL.md", SKILL_MD, REGULAR),
             ("skill/docs/guide.md", b"# guide", None),
@@ -70,17 +74,28 @@ def test_symlink_that_stays_inside_is_extracted_as_a_symlink(tmp_path: Path) -> 
     assert (target / "skill" / "GUIDE.md").read_text(encoding="utf-8") == "# guide"
 
 
-def test_executable_bit_survives_extraction(tmp_path: Path) -> None:
-    archive = zip_with(
-        tmp_path / "x.zip", [("SKILL.md", SKILL_MD, None), ("run.sh", b"#!/bin/sh\n", stat.S_IFREG | 0o755)]
+@pytest.mark.parametrize("suffix", ALL_SUFFIXES)
+def test_every_archive_kind_extracts_the_same_tree_with_executable_bits(tmp_path: Path, suffix: str) -> None:
+    archive = archive_with(
+        tmp_path / f"x.{suffix}",
+        [
+            ("x/", b"", None),
+            ("x/SKILL.md", SKILL_MD, None),
+            ("x/run.sh", b"#!/bin/sh\n", stat.S_IFREG | 0o755),
+            ("x/docs/a.md", b"a", REGULAR),
+        ],
     )
-    extract_archive(archive, tmp_path / "out")
-    assert (tmp_path / "out" / "run.sh").stat().st_mode & 0o100
+    assert extract_archive(archive, tmp_path / "out") == ("x/SKILL.md", "x/run.sh", "x/docs/a.md")
+    assert tree(tmp_path / "out") == ["x", "x/SKILL.md", "x/docs", "x/docs/a.md", "x/run.sh"]
+    assert (tmp_path / "out" / "x" / "SKILL.md").read_bytes() == SKILL_MD
+    assert (tmp_path / "out" / "x" / "run.sh").stat().st_mode & 0o100
+    assert not (tmp_path / "out" / "x" / "SKILL.md").stat().st_mode & 0o100
 
 
-def test_zip_bomb_is_refused_by_the_size_limit_before_writing(tmp_path: Path) -> None:
-    archive = zip_with(
-        tmp_path / "bomb.zip", [("SKILL.md", SKILL_MD, None), ("big.bin", b"\0" * 50_000, None)]
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_bomb_is_refused_by_the_size_limit_before_writing(tmp_path: Path, fmt: str) -> None:
+    archive = archive_with(
+        tmp_path / f"bomb.{fmt}", [("SKILL.md", SKILL_MD, None), ("big.bin", b"\0" * 50_000, None)]
     )
     with pytest.raises(InstallError) as caught:
         extract_archive(archive, tmp_path / "out", limits=ArchiveLimits(max_total_bytes=10_000))
@@ -88,25 +103,31 @@ def test_zip_bomb_is_refused_by_the_size_limit_before_writing(tmp_path: Path) ->
     assert not (tmp_path / "out").exists()
 
 
-def test_too_many_entries_is_refused(tmp_path: Path) -> None:
-    archive = zip_with(tmp_path / "many.zip", [(f"f{i}.txt", b"", None) for i in range(20)])
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_too_many_entries_is_refused(tmp_path: Path, fmt: str) -> None:
+    archive = archive_with(tmp_path / f"many.{fmt}", [(f"f{i}.txt", b"", None) for i in range(20)])
     with pytest.raises(InstallError) as caught:
         check_archive(archive, limits=ArchiveLimits(max_entries=10))
     assert caught.value.code == "IS205"
 
 
-def test_file_that_is_not_a_zip_gives_a_clear_error(tmp_path: Path) -> None:
-    fake = tmp_path / "fake.skill"
-    fake.write_text("not a zip at all", encoding="utf-8")
+@pytest.mark.parametrize("name", ["fake.skill", "fake.tar", "fake.tar.gz", "fake.tar.xz"])
+def test_file_that_is_not_an_archive_gives_a_clear_error(tmp_path: Path, name: str) -> None:
+    fake = tmp_path / name
+    fake.write_text("not an archive at all " * 40, encoding="utf-8")
     with pytest.raises(InstallError) as caught:
         extract_archive(fake, tmp_path / "out")
     assert caught.value.code == "IS200"
+    assert name in caught.value.message and "nothing was written" in caught.value.message
+    assert ("zip" if name.endswith("skill") else "tar") in caught.value.message
+    assert caught.value.hint
     assert not (tmp_path / "out").exists()
 
 
 _part = st.sampled_from(["a", "b", "..", ".", "", "SKILL.md", "x y", "ü"])
 
 
+@pytest.mark.parametrize("fmt", FORMATS)
 @settings(max_examples=80, deadline=None)
 @given(
     names=st.lists(
@@ -115,11 +136,11 @@ _part = st.sampled_from(["a", "b", "..", ".", "", "SKILL.md", "x y", "ü"])
     lead=st.booleans(),
 )
 def test_whatever_the_names_nothing_lands_outside_the_target(
-    tmp_path_factory: pytest.TempPathFactory, names: list[str], lead: bool
+    tmp_path_factory: pytest.TempPathFactory, fmt: str, names: list[str], lead: bool
 ) -> None:
     base = tmp_path_factory.mktemp("prop")
     entries = [(("/" if lead and i == 0 else "") + name, b"data", None) for i, name in enumerate(names)]
-    archive = zip_with(base / "a.zip", entries)
+    archive = archive_with(base / f"a.{fmt}", entries)
     target = base / "box" / "out"
     target.parent.mkdir()
     try:
@@ -131,4 +152,4 @@ def test_whatever_the_names_nothing_lands_outside_the_target(
         assert not any(".." in name.split("/") for name in names)
         for path in (base / "box").rglob("*"):
             assert target in path.parents or path == target
-    assert sorted(p.name for p in base.iterdir()) == ["a.zip", "box"]
+    assert sorted(p.name for p in base.iterdir()) == [f"a.{fmt}", "box"]

@@ -5,7 +5,16 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from install_helpers import REGULAR, SKILL_MD, SYMLINK, make_env, tree, write_skill
+from install_helpers import (
+    REGULAR,
+    SKILL_MD,
+    SYMLINK,
+    archive_with,
+    github_tarball,
+    make_env,
+    tree,
+    write_skill,
+)
 
 from skillshelf.errors import InstallError, UsageError
 from skillshelf.install import install_skill, read_lock
@@ -31,9 +40,10 @@ def test_folder_install_copies_everything_and_locks_it(tmp_path: Path, isolated_
     assert entry is not None and entry.kind == "folder" and entry.commit is None
 
 
-def test_archive_install_with_top_folder(tmp_path: Path, isolated_home: IsolatedHome) -> None:
-    archive = zip_with(
-        tmp_path / "zipped.skill", [("zipped/SKILL.md", SKILL_MD, REGULAR), ("zipped/notes.md", b"n", None)]
+@pytest.mark.parametrize("name", ["zipped.skill", "zipped.tgz"])
+def test_archive_install_with_top_folder(tmp_path: Path, isolated_home: IsolatedHome, name: str) -> None:
+    archive = archive_with(
+        tmp_path / name, [("zipped/SKILL.md", SKILL_MD, REGULAR), ("zipped/notes.md", b"n", None)]
     )
     result = install_skill(str(archive), env=make_env(tmp_path, isolated_home.home))
     assert result.path == _root() / "zipped"
@@ -138,14 +148,20 @@ def test_fifo_in_source_folder_is_refused(tmp_path: Path, isolated_home: Isolate
     assert tree(_root()) == []
 
 
-def test_archive_over_http_is_downloaded_and_installed(tmp_path: Path, isolated_home: IsolatedHome) -> None:
+@pytest.mark.parametrize("name", ["remote.skill", "v1.0.tar.gz"])
+def test_archive_over_http_is_downloaded_and_installed(
+    tmp_path: Path, isolated_home: IsolatedHome, name: str
+) -> None:
     import functools
     import http.server
     import threading
 
     served = tmp_path / "served"
     served.mkdir()
-    zip_with(served / "remote.skill", [("SKILL.md", SKILL_MD, None)])
+    if name.endswith(".skill"):
+        zip_with(served / name, [("SKILL.md", SKILL_MD, None), ("notes.md", b"n", None)])
+    else:  # GitHub's "Source code (tar.gz)": a pax global header and one top folder
+        github_tarball(served / name, "skills-1.0", {"SKILL.md": SKILL_MD, "notes.md": b"n"})
 
     class Quiet(http.server.SimpleHTTPRequestHandler):
         def log_message(self, format: str, *args: object) -> None:
@@ -158,9 +174,11 @@ def test_archive_over_http_is_downloaded_and_installed(tmp_path: Path, isolated_
     try:
         url = f"http://127.0.0.1:{server.server_address[1]}"
         env = make_env(tmp_path, isolated_home.home)
-        result = install_skill(f"{url}/remote.skill", env=env)
-        assert result.entry.kind == "archive" and result.entry.location == f"{url}/remote.skill"
+        result = install_skill(f"{url}/{name}", env=env)
+        assert result.entry.kind == "archive" and result.entry.location == f"{url}/{name}"
+        assert result.path == _root() / "zipped"
         assert (result.path / "SKILL.md").read_bytes() == SKILL_MD
+        assert tree(result.path) == ["SKILL.md", "notes.md"]
         with pytest.raises(InstallError) as caught:
             install_skill(f"{url}/missing.zip", env=env, name="other")
         assert caught.value.code == "IS105"

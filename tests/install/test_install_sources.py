@@ -62,6 +62,31 @@ def test_local_folder_and_archive_are_recognised_relative_to_cwd(tmp_path: Path)
     assert parse_source("mine/SKILL.md", cwd=tmp_path).location == str((tmp_path / "mine").resolve())
 
 
+@pytest.mark.parametrize("name", ["pack.tar", "pack.tar.gz", "pack.TGZ", "pack.tar.bz2", "pack.tar.xz"])
+def test_local_tar_archives_are_recognised_by_their_whole_suffix(tmp_path: Path, name: str) -> None:
+    (tmp_path / name).write_bytes(b"")
+    assert parse_source(f"{name}#inner", cwd=tmp_path) == Source(
+        kind="archive", location=str((tmp_path / name).resolve()), subdir="inner"
+    )
+
+
+@pytest.mark.parametrize("suffix", [".tar.gz", ".tgz", ".tar.xz", ".tar.bz2", ".tar", ".zip"])
+def test_archive_urls_are_archives_not_git(tmp_path: Path, suffix: str) -> None:
+    url = f"https://github.com/acme/skills/archive/refs/tags/v1.0{suffix}"
+    assert parse_source(f"{url}#skills/pdf", cwd=tmp_path) == Source(
+        kind="archive", location=url, subdir="skills/pdf"
+    )
+
+
+def test_a_file_that_is_no_archive_names_the_kinds_that_are(tmp_path: Path) -> None:
+    (tmp_path / "notes.gz").write_bytes(b"")
+    with pytest.raises(InstallError) as caught:
+        parse_source("notes.gz", cwd=tmp_path)
+    assert caught.value.code == "IS101"
+    assert ".tar.gz" in caught.value.message and ".zip" in caught.value.message
+    assert ".tgz" in caught.value.hint
+
+
 def test_local_git_repository_with_ref_becomes_a_file_url(tmp_path: Path) -> None:
     repo = init_repo(tmp_path / "repo")
     source = parse_source("repo@v1#skills/a", cwd=tmp_path)

@@ -78,8 +78,8 @@ def _progress(enabled: bool) -> Iterator[ProgressFn | None]:
 def install(
     source: str, scope: str, target: str | None, name: str | None, force: bool, as_json: bool
 ) -> None:
-    """Install a skill from SOURCE: a folder, a .zip/.skill archive, or a git URL[@ref][#subdir]
-    (gh:owner/repo for GitHub)."""
+    """Install a skill from SOURCE: a folder, a .zip/.skill or .tar/.tar.gz/.tgz/.tar.bz2/.tar.xz
+    archive (a path or an http(s) URL), or a git URL[@ref][#subdir] (gh:owner/repo for GitHub)."""
     from skillshelf.install.installer import SkillValidationError, install_skill
 
     try:

@@ -13,18 +13,18 @@ from pathlib import Path, PurePosixPath
 from typing import Literal
 
 from skillshelf.errors import InstallError
-from skillshelf.install.archive import extract_archive
+from skillshelf.install.archive import ARCHIVE_SUFFIXES, archive_suffix, extract_archive
 from skillshelf.install.git import GitRunner, ProgressFn
 
 __all__ = ["ARCHIVE_SUFFIXES", "Fetched", "ProgressFn", "Source", "SourceKind", "fetch", "parse_source"]
 
 SourceKind = Literal["folder", "git", "archive"]
-ARCHIVE_SUFFIXES = (".zip", ".skill")
 MAX_DOWNLOAD_BYTES = 200 * 1024 * 1024
 _SCHEMES = ("file://", "http://", "https://", "ssh://", "git://", "git+ssh://", "git+https://")
 _SCP_LIKE = re.compile(r"^[\w.+-]+@[\w.-]+:(?!//)")
+_ARCHIVE_KINDS = f"a zip or tar archive ({', '.join(ARCHIVE_SUFFIXES)})"
 _SOURCE_HINT = (
-    "give a skill folder, a .zip/.skill archive, or a git URL such as file:///path/repo.git#skills/x@v1"
+    f"give a skill folder, {_ARCHIVE_KINDS}, or a git URL such as file:///path/repo.git#skills/x@v1"
 )
 
 
@@ -104,13 +104,13 @@ def _local_source(path: Path, subdir: str | None, ref: str | None) -> Source | N
                 )
             return Source(kind="git", location=path.resolve().as_uri(), subdir=subdir, ref=ref)
         return Source(kind="folder", location=str(path.resolve()), subdir=subdir)
-    if path.is_file() and path.suffix.lower() in ARCHIVE_SUFFIXES:
+    if path.is_file() and archive_suffix(path.name) is not None:
         return Source(kind="archive", location=str(path.resolve()), subdir=subdir)
     if path.is_file() and path.name == "SKILL.md" and subdir is None:
         return Source(kind="folder", location=str(path.parent.resolve()))
     if path.exists():
         raise InstallError(
-            f"{path} is neither a folder nor a .zip/.skill archive", hint=_SOURCE_HINT, code="IS101"
+            f"{path} is neither a folder nor {_ARCHIVE_KINDS}", hint=_SOURCE_HINT, code="IS101"
         )
     return None
 
@@ -196,7 +196,7 @@ def _within(base: Path, subdir: str | None, source: Source) -> Path:
 def _download(url: str, dest: Path, progress: ProgressFn | None, timeout: float) -> Path:
     import httpx
 
-    target = dest / "download.zip"
+    target = dest / f"download{archive_suffix(url) or '.zip'}"  # the reader is chosen by the suffix
     try:
         with httpx.stream("GET", url, follow_redirects=True, timeout=timeout) as response:
             response.raise_for_status()
