@@ -231,3 +231,16 @@ def test_damaged_archive_gives_a_clear_error(tmp_path: Path, isolated_home: Isol
         install_skill(str(archive), env=make_env(tmp_path, isolated_home.home))
     assert caught.value.code == "IS200"
     assert tree(_root()) == []
+
+
+@pytest.mark.parametrize("subdir", ["skills/pdf", "repo-1.0/skills/pdf"])
+def test_a_subfolder_of_a_release_archive_is_found_with_or_without_its_top_folder(
+    tmp_path: Path, isolated_home: IsolatedHome, subdir: str
+) -> None:
+    files = {"README.md": b"# skills\n", "skills/pdf/SKILL.md": SKILL_MD, "skills/pdf/notes.md": b"n"}
+    archive = github_tarball(tmp_path / "repo-1.0.tar.gz", "repo-1.0", files)
+    result = install_skill(f"{archive}#{subdir}", env=make_env(tmp_path, isolated_home.home))
+    assert tree(result.path) == ["SKILL.md", "notes.md"] and result.entry.subdir == subdir
+    with pytest.raises(InstallError) as caught:
+        install_skill(f"{archive}#skills/none", env=make_env(tmp_path, isolated_home.home), name="other")
+    assert caught.value.code == "IS103"

@@ -193,6 +193,17 @@ def _within(base: Path, subdir: str | None, source: Source) -> Path:
     return folder
 
 
+def _archive_root(unpacked: Path, subdir: str | None) -> Path:
+    """Where ``#subdir`` starts in an unpacked archive: its root, or the one top folder a
+    release archive wraps everything in (GitHub's ``repo-1.0/``) when ``subdir`` is only there."""
+    if not subdir or unpacked.joinpath(*subdir.split("/")).exists():
+        return unpacked
+    tops = list(unpacked.iterdir())
+    if len(tops) == 1 and tops[0].is_dir() and not tops[0].is_symlink():
+        return tops[0] if tops[0].joinpath(*subdir.split("/")).is_dir() else unpacked
+    return unpacked
+
+
 def _download(url: str, dest: Path, progress: ProgressFn | None, timeout: float) -> Path:
     import httpx
 
@@ -246,7 +257,9 @@ def fetch(
         if progress is not None:
             progress("Unpacking", None)
         extract_archive(archive, workdir / "archive")
-        return Fetched(folder=_within(workdir / "archive", source.subdir, source))
+        return Fetched(
+            folder=_within(_archive_root(workdir / "archive", source.subdir), source.subdir, source)
+        )
     repo = workdir / "repo"
     commit = git.clone(source.location, repo, ref=source.ref, progress=progress, timeout=timeout)
     return Fetched(folder=_within(repo, source.subdir, source), commit=commit)
