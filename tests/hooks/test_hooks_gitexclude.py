@@ -26,7 +26,9 @@ pytestmark = pytest.mark.skipif(
 
 def _git(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
     identity = ["-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main"]
-    return subprocess.run(["git", *identity, *args], cwd=repo, capture_output=True, text=True, check=False)
+    return subprocess.run(
+        ["git", *identity, *args], cwd=repo, capture_output=True, encoding="utf-8", check=False
+    )
 
 
 def _repo(box: Any) -> tuple[Path, Env]:

@@ -83,7 +83,14 @@ def _git(cwd: Path, environ: Mapping[str, str], *args: str) -> tuple[int, str] |
         return None
     try:
         proc = subprocess.run(
-            [git, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=GIT_TIMEOUT, check=False
+            [git, *args],
+            cwd=cwd,
+            env=env,
+            capture_output=True,
+            encoding="utf-8",
+            errors="surrogateescape",
+            timeout=GIT_TIMEOUT,
+            check=False,
         )
     except (OSError, subprocess.SubprocessError):
         return None
