@@ -148,9 +148,11 @@ def test_fifo_in_source_folder_is_refused(tmp_path: Path, isolated_home: Isolate
     assert tree(_root()) == []
 
 
-@pytest.mark.parametrize("name", ["remote.skill", "v1.0.tar.gz"])
+@pytest.mark.parametrize(
+    ("name", "query"), [("remote.skill", ""), ("v1.0.tar.gz", ""), ("v1.0.tar.gz", "?token=ab12&expires=300")]
+)
 def test_archive_over_http_is_downloaded_and_installed(
-    tmp_path: Path, isolated_home: IsolatedHome, name: str
+    tmp_path: Path, isolated_home: IsolatedHome, name: str, query: str
 ) -> None:
     import functools
     import http.server
@@ -174,8 +176,8 @@ def test_archive_over_http_is_downloaded_and_installed(
     try:
         url = f"http://127.0.0.1:{server.server_address[1]}"
         env = make_env(tmp_path, isolated_home.home)
-        result = install_skill(f"{url}/{name}", env=env)
-        assert result.entry.kind == "archive" and result.entry.location == f"{url}/{name}"
+        result = install_skill(f"{url}/{name}{query}", env=env)  # a signed download's query kept
+        assert result.entry.kind == "archive" and result.entry.location == f"{url}/{name}{query}"
         assert result.path == _root() / "zipped"
         assert (result.path / "SKILL.md").read_bytes() == SKILL_MD
         assert tree(result.path) == ["SKILL.md", "notes.md"]

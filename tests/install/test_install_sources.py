@@ -70,9 +70,10 @@ def test_local_tar_archives_are_recognised_by_their_whole_suffix(tmp_path: Path,
     )
 
 
+@pytest.mark.parametrize("query", ["", "?X-Amz-Signature=ab12&X-Amz-Expires=300"])
 @pytest.mark.parametrize("suffix", [".tar.gz", ".tgz", ".tar.xz", ".tar.bz2", ".tar", ".zip"])
-def test_archive_urls_are_archives_not_git(tmp_path: Path, suffix: str) -> None:
-    url = f"https://github.com/acme/skills/archive/refs/tags/v1.0{suffix}"
+def test_archive_urls_are_archives_not_git(tmp_path: Path, suffix: str, query: str) -> None:
+    url = f"https://github.com/acme/skills/archive/refs/tags/v1.0{suffix}{query}"
     assert parse_source(f"{url}#skills/pdf", cwd=tmp_path) == Source(
         kind="archive", location=url, subdir="skills/pdf"
     )

@@ -151,7 +151,7 @@ def parse_source(text: str, *, cwd: Path) -> Source:
         fragment, _, tail = fragment.rpartition("@")
         frag_ref = tail.strip() or None
     subdir = _clean_subdir(fragment)
-    if base.lower().startswith(("http://", "https://")) and base.lower().endswith(ARCHIVE_SUFFIXES):
+    if base.lower().startswith(("http://", "https://")) and _url_suffix(base) is not None:
         return Source(kind="archive", location=base, subdir=subdir)
     location, ref = _split_ref(base)
     if frag_ref is not None:
@@ -204,10 +204,17 @@ def _archive_root(unpacked: Path, subdir: str | None) -> Path:
     return unpacked
 
 
+def _url_suffix(url: str) -> str | None:
+    """The archive suffix of ``url``'s path (a signed download's ``?query`` left aside)."""
+    from urllib.parse import urlsplit
+
+    return archive_suffix(urlsplit(url).path)
+
+
 def _download(url: str, dest: Path, progress: ProgressFn | None, timeout: float) -> Path:
     import httpx
 
-    target = dest / f"download{archive_suffix(url) or '.zip'}"  # the reader is chosen by the suffix
+    target = dest / f"download{_url_suffix(url) or '.zip'}"  # the reader is chosen by the suffix
     try:
         with httpx.stream("GET", url, follow_redirects=True, timeout=timeout) as response:
             response.raise_for_status()
