@@ -107,3 +107,13 @@ def test_the_rule_goes_in_and_out_leaving_the_rest_of_the_file(text: str | None)
     added = with_rule(text, "/x/y.json")
     assert added.endswith("\n/x/y.json\n") and added.startswith(text or "")
     assert without_rule(added, "/x/y.json").rstrip("\n") == (text or "").rstrip("\n")
+
+
+def test_an_exclude_file_that_cannot_be_read_leaves_the_hooks_set_up_and_a_note(isolated_home: Any) -> None:
+    repo, env = _repo(isolated_home)
+    exclude = repo / ".git" / "info" / "exclude"
+    exclude.unlink()
+    exclude.mkdir()  # a folder where git's exclude file should be
+    plan = _setup(env)
+    assert [c.path for c in plan.changed] == [repo / PERSONAL] and exclude.is_dir()
+    assert any("keep that file out of version control" in n for n in plan.notes)

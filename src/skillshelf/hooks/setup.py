@@ -82,7 +82,7 @@ def plan_setup(
         _mcp(edits, files, command, remove)
     git = git_standing(files.hooks, env.environ) if files.personal_hooks else None
     if git is not None:
-        _git_exclude(edits, git, remove)
+        git = _git_exclude(edits, git, remove)
     return SetupPlan(
         agent=agent,
         scope=scope,
@@ -129,9 +129,14 @@ def _take_out_hooks(edits: Edits, path: Path) -> None:
     edits.set(path, _json_after(edits, path, after), "hooks (moved)")
 
 
-def _git_exclude(edits: Edits, git: GitStanding, remove: bool) -> None:
-    """The personal hooks file ignored in this clone (see :mod:`.gitexclude`), or no longer."""
-    current = edits.text(git.exclude)
+def _git_exclude(edits: Edits, git: GitStanding, remove: bool) -> GitStanding | None:
+    """The personal hooks file ignored in this clone (see :mod:`.gitexclude`), or no longer;
+    None when the exclude file cannot be read (a folder or a FIFO in its place): the hooks are
+    set up all the same, and the note asks the user to keep the file out of git."""
+    try:
+        current = edits.text(git.exclude)
+    except FileAccessError:
+        return None
     if remove:
         if current is not None:
             after = without_rule(current, git.rule)
@@ -140,6 +145,7 @@ def _git_exclude(edits: Edits, git: GitStanding, remove: bool) -> None:
             )
     elif not git.ignored and not git.tracked:
         edits.set(git.exclude, with_rule(current, git.rule), "git ignore")
+    return git
 
 
 def _trust(edits: Edits, files: AgentFiles) -> None:
