@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Literal
+from urllib.parse import urlsplit
 
 from skillshelf.errors import InstallError
 from skillshelf.install.archive import ARCHIVE_SUFFIXES, archive_suffix, extract_archive
@@ -196,18 +197,16 @@ def _within(base: Path, subdir: str | None, source: Source) -> Path:
 def _archive_root(unpacked: Path, subdir: str | None) -> Path:
     """Where ``#subdir`` starts in an unpacked archive: its root, or the one top folder a
     release archive wraps everything in (GitHub's ``repo-1.0/``) when ``subdir`` is only there."""
-    if not subdir or unpacked.joinpath(*subdir.split("/")).exists():
+    parts = subdir.split("/") if subdir else []
+    if not parts or unpacked.joinpath(*parts).exists():
         return unpacked
     tops = list(unpacked.iterdir())
-    if len(tops) == 1 and tops[0].is_dir() and not tops[0].is_symlink():
-        return tops[0] if tops[0].joinpath(*subdir.split("/")).is_dir() else unpacked
-    return unpacked
+    top = tops[0] if len(tops) == 1 and tops[0].is_dir() and not tops[0].is_symlink() else None
+    return top if top is not None and top.joinpath(*parts).is_dir() else unpacked
 
 
 def _url_suffix(url: str) -> str | None:
     """The archive suffix of ``url``'s path (a signed download's ``?query`` left aside)."""
-    from urllib.parse import urlsplit
-
     return archive_suffix(urlsplit(url).path)
 
 
