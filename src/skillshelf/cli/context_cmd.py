@@ -14,11 +14,10 @@ from skillshelf.cli.output import (
     TEXT,
     echo_json,
     echo_text,
-    literal,
     print_run_findings,
     printable,
     root_options,
-    stderr_console,
+    shown,
     stdout_console,
 )
 from skillshelf.cli.progress import working
@@ -134,18 +133,22 @@ def _sources(sources: tuple[str, ...]) -> str:
 
 
 def _print_notes(result: ContextResult) -> bool:
-    """Warnings for the user (never for the model) go to stderr; True when a non-skill finding is an error."""
+    """Warnings for the user (never for the model) go to stderr, in plain click as ``catalog``
+    prints them: rich is not imported for a line or two. True when a non-skill finding is an
+    error."""
     if not result.warnings and not result.diagnostics:
         return False
-    console = stderr_console()
     for warning in result.warnings:
-        console.print(f"[yellow]warning:[/yellow] {literal(warning)}", highlight=False)
+        click.echo(f"{click.style('warning:', fg='yellow')} {shown(warning)}", err=True)
 
     def summarise(count: int, errors: int) -> None:
-        console.print(
-            f"[dim]{count} finding(s) in skill files ({errors} error(s)); "
-            "run `skillshelf validate` or `skillshelf list` for details[/dim]",
-            highlight=False,
+        click.echo(
+            click.style(
+                f"{count} finding(s) in skill files ({errors} error(s)); "
+                "run `skillshelf validate` or `skillshelf list` for details",
+                dim=True,
+            ),
+            err=True,
         )
 
     # config (-c included) and instruction findings are shown here in full: no other command shows them
