@@ -11,8 +11,10 @@ from typing import Any
 import pytest
 from hooks_helpers import context_text, hook_input, make_project, run_python
 
+from skillshelf.cli.blas import THREAD_VARIABLES
 from skillshelf.cli.entry import lean_hook_args
 from skillshelf.hooks.runner import log_path
+from testkit import missing
 
 ENTRY = "import sys\nfrom skillshelf.cli.entry import main\nsys.exit(main())"
 CLICK_SEEN = (
@@ -151,25 +153,36 @@ def test_the_console_script_is_the_lean_entry_point() -> None:
     assert scripts["skillshelf"] == "skillshelf.cli.entry:main"
 
 
-def test_the_lean_hook_runs_blas_on_one_thread_unless_told_otherwise(isolated_home: Any) -> None:
+BLAS_SEEN = (
+    "import os, sys\nfrom skillshelf.cli.entry import main\nmain()\n"
+    "from threadpoolctl import threadpool_info\n"
+    "threads = sorted({p['num_threads'] for p in threadpool_info() if p['user_api'] == 'blas'})\n"
+    "sys.stderr.write(f\"{threads} {os.environ.get('OPENBLAS_NUM_THREADS', '-')}\")"
+)
+
+
+def test_the_lean_hook_loads_blas_on_one_thread_and_leaves_the_environment_as_it_was(
+    isolated_home: Any,
+) -> None:
+    try:
+        import threadpoolctl  # noqa: F401
+    except ImportError:
+        missing("threadpoolctl (in the semantic extra) is not installed")
     env = make_project(isolated_home)
     stdin = hook_input("UserPromptSubmit", env, prompt="write the release notes")
-    show = ENTRY.replace(
-        "sys.exit(main())", "main()\nimport os\nsys.stderr.write(os.environ['OPENBLAS_NUM_THREADS'])"
-    )
     args = ["hook", "UserPromptSubmit", "--agent", "codex"]
-    environ = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    environ = {k: v for k, v in os.environ.items() if k not in THREAD_VARIABLES}
     done = subprocess.run(
-        [sys.executable, "-c", show, *args],
+        [sys.executable, "-c", BLAS_SEEN, *args],
         input=stdin,
         cwd=env.cwd,
         capture_output=True,
         env=environ,
         timeout=120,
     )
-    assert done.stderr == b"1" and "- release-notes: " in context_text(done.stdout)
-    _, _, err = _run(["-c", show], args, env.cwd, stdin, OPENBLAS_NUM_THREADS="2")
-    assert err == b"2"
+    assert done.stderr == b"[1] -" and "- release-notes: " in context_text(done.stdout)
+    _, _, err = _run(["-c", BLAS_SEEN], args, env.cwd, stdin, OPENBLAS_NUM_THREADS="2")
+    assert err == b"[2] 2"
 
 
 def test_an_endless_stdin_is_refused_after_the_input_limit_and_answered_empty(isolated_home: Any) -> None:

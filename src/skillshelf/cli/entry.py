@@ -53,15 +53,15 @@ def lean_hook_args(args: Sequence[str], environ: Mapping[str, str]) -> tuple[str
 
 def main() -> Any:
     """Console-script entry point (see the module docstring)."""
+    from skillshelf.cli.blas import one_blas_thread
+
+    one_blas_thread()
     argv = sys.argv[1:]
     lean = lean_hook_args(argv[1:], os.environ) if argv[:1] == ["hook"] else None
     if lean is None:
         from skillshelf.cli.main import main as click_main
 
         return click_main()
-    # The hook's products are small and run on one thread; an idle BLAS pool still busy-waits,
-    # a quarter of the process's CPU on two cores (set before numpy loads; a user's value stays).
-    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     from skillshelf.cli.hook_answer import answer_hook
 
     try:

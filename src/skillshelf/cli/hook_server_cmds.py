@@ -37,7 +37,6 @@ def hook_server() -> None:
 )
 def start(idle_minutes: float | None) -> None:
     """Serve hooks in the foreground until idle (the hooks start it detached themselves)."""
-    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # before numpy loads, as in the hook
     from skillshelf.config import load_config
     from skillshelf.hooks.server import serve
     from skillshelf.hooks.settings import HookSettings

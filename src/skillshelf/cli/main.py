@@ -15,6 +15,7 @@ from typing import Any
 
 import click
 
+from skillshelf.cli.blas import one_blas_thread
 from skillshelf.errors import SkillshelfError
 
 # name -> (module, attribute, one-line help shown by `skillshelf --help`)
@@ -142,6 +143,7 @@ def _agent_hook(ctx: click.Context | None) -> bool:
 
 def main(argv: list[str] | None = None) -> Any:
     """Console-script entry point: one place where errors become messages and exit codes."""
+    one_blas_thread()
     try:
         return cli.main(args=argv, prog_name="skillshelf", standalone_mode=False)
     except SkillshelfError as exc:

@@ -169,9 +169,10 @@ class MiniLM:
             return self._encode(texts, batch_size)
 
     def encode_many(self, texts: Sequence[str], *, batch_size: int = BATCH) -> Matrix:
-        """Unit vectors for ``texts``, every skill of an index: BLAS on as many threads as it is
-        set to use (every core unless ``OPENBLAS_NUM_THREADS`` or the like says otherwise). The
-        first build of a library is seconds of matrix products, which split well."""
+        """Unit vectors for ``texts``, every skill of an index: BLAS on the threads it was
+        loaded with. Under the ``skillshelf`` command that is one (:mod:`skillshelf.cli.blas`:
+        the products are a fifth of a build, so a pool saves a tenth of it on two cores and
+        spins for the rest); in a program that loaded numpy itself, what that program chose."""
         return self._encode(texts, batch_size)
 
     def _encode(self, texts: Sequence[str], batch_size: int) -> Matrix:
