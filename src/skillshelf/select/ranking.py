@@ -13,7 +13,6 @@ is shown.
 from __future__ import annotations
 
 import functools
-import logging
 import threading
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
@@ -41,7 +40,6 @@ __all__ = [
     "shared_ranker",
 ]
 
-log = logging.getLogger(__name__)
 _Model = TypeVar("_Model")
 
 DEFAULT_MAX_SUGGESTIONS = 5
@@ -242,7 +240,9 @@ def _loaded(name: str, load: Callable[[], _Model], *, required: bool) -> _Model 
     except NotFoundError as exc:
         if required:
             raise
-        log.warning(
+        import logging  # only here: a broken install is rare, and logging costs every start
+
+        logging.getLogger(__name__).warning(
             "skillshelf: warning %s: ranking without %s: %s\n  fix: %s", exc.code, name, exc.message, exc.hint
         )
         return False
