@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from skillshelf.select import wordllama
+from skillshelf.select import bpe, wordllama
 from skillshelf.select.bpe import SPACE, BytePairEncoder
 from testkit import SHARED, missing
 
@@ -26,7 +26,7 @@ def pair() -> tuple[BytePairEncoder, Any]:
     reference.no_padding()
     reference.no_truncation()
     model = json.loads((folder / wordllama.TOKENIZER).read_text(encoding="utf-8"))["model"]
-    return BytePairEncoder(model["vocab"], model["merges"]), reference
+    return BytePairEncoder.from_model(model["vocab"], model["merges"]), reference
 
 
 def _same(pair: tuple[BytePairEncoder, Any], text: str) -> None:
@@ -71,5 +71,20 @@ def test_ids_equal_the_tokenizers_package_on_real_skills(pair: tuple[BytePairEnc
 
 def test_a_character_outside_the_vocabulary_becomes_its_bytes() -> None:
     vocab = {"<0xC3>": 0, "<0xA9>": 1, SPACE: 2, "a": 3, f"{SPACE}a": 4}
-    enc = BytePairEncoder(vocab, [f"{SPACE} a"])
+    enc = BytePairEncoder.from_model(vocab, [f"{SPACE} a"])
     assert enc.ids("a é") == [4, 2, 0, 1]
+
+
+@pytest.mark.parametrize("dict_after", [0, 10**9])
+def test_pairs_by_bisection_and_by_dictionary_give_the_same_ids(
+    pair: tuple[BytePairEncoder, Any], dict_after: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = wordllama.package_dir()
+    assert folder is not None
+    model = json.loads((folder / wordllama.TOKENIZER).read_text(encoding="utf-8"))["model"]
+    monkeypatch.setattr(bpe, "DICT_AFTER", dict_after)
+    fresh = BytePairEncoder.from_model(model["vocab"], model["merges"])
+    texts = ["Merge two PDF files and rotate page 3", "résumé naïve 说明 tabs\tand\nnewlines 🚀", "x" * 300]
+    for text in texts:
+        assert fresh.ids(text) == pair[1].encode(text, add_special_tokens=False).ids
+    assert (fresh._pair_dict is not None) is (dict_after == 0)

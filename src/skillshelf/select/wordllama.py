@@ -138,9 +138,8 @@ def _mapped_table(path: Path) -> Any:
 
 
 def _tokenizer(path: Path, cache_dir: Path | None) -> BytePairEncoder:
-    """The BPE model of a ``tokenizers`` JSON file (vocabulary and ranked merges), kept parsed
-    under ``cache_dir`` when given (:mod:`skillshelf.select.modelcache`)."""
-    from skillshelf.select.modelcache import bpe_model
+    """The BPE model of a ``tokenizers`` JSON file (vocabulary and ranked merges), kept
+    compiled under ``cache_dir`` when given (:mod:`skillshelf.select.modelcache`)."""
+    from skillshelf.select.modelcache import bpe_tables
 
-    vocab, merges = bpe_model(path, cache_dir)
-    return BytePairEncoder(vocab, merges)
+    return BytePairEncoder(bpe_tables(path, cache_dir))
