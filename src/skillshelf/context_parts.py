@@ -15,6 +15,7 @@ from skillshelf.context_model import ContextOptions, ContextPart
 from skillshelf.diagnostics import Diagnostic
 from skillshelf.env import Env
 from skillshelf.skills.model import Skill
+from skillshelf.skills.slots import replaced
 from skillshelf.workspace import WorkspaceSkills as ContextSkills
 
 if TYPE_CHECKING:
@@ -81,7 +82,7 @@ def catalog_part(workspace: Workspace, options: ContextOptions) -> tuple[Context
 
 
 def _without_description(skill: Skill) -> Skill:
-    return dataclasses.replace(skill, description="", short_description=None)
+    return replaced(skill, description="", short_description=None)
 
 
 def _tagged(skill: Skill) -> Skill:
@@ -91,7 +92,7 @@ def _tagged(skill: Skill) -> Skill:
     if skill.trusted:
         return skill
     short = f"{UNTRUSTED_TAG} {skill.short_description}" if skill.short_description else None
-    return dataclasses.replace(
+    return replaced(
         skill, description=f"{UNTRUSTED_TAG} {skill.description}".strip(), short_description=short
     )
 
