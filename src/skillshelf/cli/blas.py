@@ -1,7 +1,7 @@
 """numpy loaded with its BLAS on one thread, without changing what the commands we run inherit.
 
-numpy's wheels bring OpenBLAS, which starts a thread per core when it loads, and each thread
-busy-waits for work for about a tenth of a second after every product. The products of a
+numpy's wheels bring OpenBLAS, which starts a thread per core when it loads, and the threads
+busy-wait for work, after loading and after every product. The products of a
 ranking are small (a query against a thousand skills), so the pool only burns CPU: measured on
 two cores with 979 skills, a warm ``skillshelf context`` took 640 ms of CPU and 530 ms of wall
 time with the pool, 480 ms and 480 ms without it; a cold build of the MiniLM index (the
@@ -17,11 +17,11 @@ variables BLAS libraries read keeps their choice.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
 import sys
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # importlib.abc would bring importlib.resources: 15 ms of every start
@@ -76,7 +76,8 @@ def _run_on_one_thread(spec: ModuleSpec) -> None:
             with _one_thread_environ():
                 run(module)
         finally:
-            vars(loader).pop("exec_module", None)
+            with contextlib.suppress(AttributeError):
+                delattr(loader, "exec_module")  # the class's method again
 
     try:
         setattr(loader, "exec_module", exec_module)  # noqa: B010 (mypy refuses a method assignment)
@@ -84,7 +85,7 @@ def _run_on_one_thread(spec: ModuleSpec) -> None:
         return
 
 
-@contextmanager
+@contextlib.contextmanager
 def _one_thread_environ() -> Iterator[None]:
     added = [name for name in _SET if name not in os.environ]
     for name in added:
