@@ -14,7 +14,7 @@ text's cost is a dictionary lookup per word once its words have been seen.
 The model is compiled to integers (:class:`BpeTables`): a merge is the pair of its pieces' ids,
 and the merging works on ids, so a process that encodes one request does not build a
 dictionary of 61,000 strings first. The pairs are two sorted arrays searched by bisection
-(loaded from the cache folder in well under a millisecond, see
+(read from the cache folder in about 2 ms, see
 :mod:`skillshelf.select.modelcache`); once :data:`DICT_AFTER` lookups were made (an index
 build), they become a dictionary.
 """
@@ -43,8 +43,8 @@ piece it makes are one too, ``rank << ID_BITS | id``. Vocabularies of up to 65,5
 
 DICT_AFTER = 10_000
 """Pair lookups by bisection before the pairs become a dictionary. Measured with WordLlama's
-61,249 merges: a lookup by bisection costs about 1 µs, building the dictionary about 10 ms, so
-encoding a request (a few hundred lookups) never builds it and an index build does at once."""
+61,249 merges: a lookup by bisection costs about 0.5-1 µs, building the dictionary about 9 ms,
+so encoding a request (a few hundred lookups) never builds it and an index build does at once."""
 
 _DEAD = -(1 << 22)
 """A merged-away slot (a character the vocabulary lacks is ``-1 - ord(char)``, above this)."""
