@@ -187,3 +187,20 @@ def test_copying_slices_and_gathering_rows_score_the_same(
     finally:
         postings_module.SLICE_ROWS, postings_module.SLICE_MIN_AVG = original
     assert results[0] == results[1]
+
+
+def test_the_first_query_derives_only_its_rows_and_the_second_every_row() -> None:
+    docs: list[list[dict[str, int]]] = [
+        [{"alpha": 2, "beta": 1}, {}, {"beta": 1}, {}],
+        [{"beta": 3}, {"gamma": 1}, {}, {"delta": 2}],
+        [{"delta": 1}, {"alpha": 1}, {"gamma": 1}, {}],
+    ]
+    lengths = [[float(sum(f.values())) for f in doc] for doc in docs]
+    lazy, fresh = Postings.build(META_MODEL, docs, lengths), Postings.build(META_MODEL, docs, lengths)
+    first = lazy.weighted({"beta": 1.0}).tolist()
+    assert 0 < int(lazy._ready.sum()) < len(lazy.df)  # the one term's rows, not the others
+    lazy.weighted({"gamma": 1.0})
+    assert bool(lazy._ready.all())
+    fresh.weighted({"alpha": 1.0})
+    fresh.weighted({"delta": 1.0})  # every row derived before the query below
+    assert first == fresh.weighted({"beta": 1.0}).tolist()
