@@ -82,13 +82,12 @@ def _read(path: Path) -> BpeTables | None:
         and len(pairs_raw) % 8 == 0
         and isinstance(joinable, str)
         and _ids(chars, byte_ids)
+        and _increasing(pairs_raw)
     ):
         return None
     pairs, merges = array("q"), array("q")
     pairs.frombytes(pairs_raw)
     merges.frombytes(merges_raw)
-    if not _increasing(pairs_raw):
-        return None
     return BpeTables(chars=chars, pairs=pairs, merges=merges, byte_ids=byte_ids, joinable=joinable)
 
 
