@@ -21,6 +21,7 @@ from skillshelf.fileio import (
     folder_lock,
     open_regular,
     read_regular_text,
+    resolve_path,
     write_atomic,
 )
 
@@ -167,3 +168,23 @@ def test_a_folder_lock_on_a_file_or_fifo_fails_without_blocking(tmp_path: Path) 
     os.mkfifo(fifo)
     with pytest.raises(OSError), folder_lock(fifo):
         pass
+
+
+@pytest.mark.parametrize("name", ["a", "a/inside", "through"])
+def test_a_loop_of_symlinks_is_an_eloop_error_on_every_python(tmp_path: Path, name: str) -> None:
+    (tmp_path / "a").symlink_to("b")
+    (tmp_path / "b").symlink_to("a")
+    (tmp_path / "through").symlink_to("missing/../a")
+    with pytest.raises(OSError) as caught:
+        resolve_path(tmp_path / name)
+    assert caught.value.errno == errno.ELOOP
+
+
+def test_resolving_follows_links_and_keeps_a_missing_end_as_written(tmp_path: Path) -> None:
+    (tmp_path / "real").mkdir()
+    (tmp_path / "link").symlink_to("real")
+    (tmp_path / "dangling").symlink_to("gone")
+    base = tmp_path.resolve()
+    assert resolve_path(tmp_path / "link" / "file.md") == base / "real" / "file.md"
+    assert resolve_path(tmp_path / "dangling") == base / "gone"
+    assert resolve_path(tmp_path / "no" / "such") == base / "no" / "such"

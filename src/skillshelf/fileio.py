@@ -14,6 +14,9 @@
   library (SQLite) will open.
 * :func:`file_identity`: what tells a file from its replacement or an edit of it, for what a
   process keeps in memory while a file stays the same.
+* :func:`resolve_path`: ``Path.resolve()`` that says so when a loop of symlinks stops it, with
+  the same ``OSError`` (``ELOOP``) on every Python (3.11 and 3.12 raise ``RuntimeError``; 3.13
+  returns the path where the loop begins as if it were resolved).
 * :func:`folder_lock`: one process at a time reads, changes and writes a file of a folder (an
   advisory ``flock`` on the folder itself, so no lock file is left behind), so two commands
   editing one config file at once both keep their change instead of the last one winning.
@@ -46,6 +49,7 @@ __all__ = [
     "open_regular",
     "read_regular_text",
     "regular_or_missing",
+    "resolve_path",
     "write_atomic",
 ]
 
@@ -174,6 +178,29 @@ def read_regular_text(path: Path | str, *, limit: int, errors: str = "strict") -
     if len(data) > limit:
         raise FileTooLarge(errno.EFBIG, f"larger than {limit:,} bytes", str(path))
     return data.decode("utf-8", errors=errors)
+
+
+def resolve_path(path: Path) -> Path:
+    """``path`` absolute, its symlinks followed; a missing end is kept as written, as
+    ``Path.resolve()`` keeps it. Raises ``OSError`` with ``errno.ELOOP`` when a loop of symlinks
+    stops the resolution."""
+    try:
+        resolved = path.resolve()
+    except RuntimeError as exc:  # Python 3.11 and 3.12: "Symlink loop from ..."
+        raise _loop(path) from exc
+    try:
+        info = os.lstat(resolved)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise _loop(path) from exc
+        return resolved  # a missing end (or one this process cannot see): as resolve() leaves it
+    if stat.S_ISLNK(info.st_mode):  # Python 3.13 stops at the loop and returns the link
+        raise _loop(path)
+    return resolved
+
+
+def _loop(path: Path) -> OSError:
+    return OSError(errno.ELOOP, os.strerror(errno.ELOOP), str(path))
 
 
 def file_identity(info: os.stat_result) -> FileIdentity:

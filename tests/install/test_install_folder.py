@@ -223,6 +223,17 @@ def test_symlink_loop_in_source_is_refused(tmp_path: Path, isolated_home: Isolat
     assert tree(_root()) == []
 
 
+def test_a_subdir_that_is_a_loop_of_symlinks_is_refused(tmp_path: Path, isolated_home: IsolatedHome) -> None:
+    src = tmp_path / "looped"
+    src.mkdir()
+    (src / "a").symlink_to("b")
+    (src / "b").symlink_to("a")
+    with pytest.raises(InstallError) as caught:
+        install_skill(f"{src}#a", env=make_env(tmp_path, isolated_home.home))
+    assert caught.value.code == "IS102"
+    assert tree(_root()) == []
+
+
 def test_damaged_archive_gives_a_clear_error(tmp_path: Path, isolated_home: IsolatedHome) -> None:
     archive = zip_with(tmp_path / "damaged.zip", [("SKILL.md", SKILL_MD * 20, None)])
     data = bytearray(archive.read_bytes())

@@ -116,6 +116,15 @@ def test_a_relative_skill_path_that_names_nothing_is_an_error(tmp_path: Path) ->
     assert err.value.code == "SE306" and "skills/typo" in str(err.value)
 
 
+def test_a_skill_path_through_a_loop_of_symlinks_is_an_error(tmp_path: Path) -> None:
+    (tmp_path / "a").symlink_to("b")
+    (tmp_path / "b").symlink_to("a")
+    queries = _queries(tmp_path / "q.jsonl", [{"query": "x", "relevant": ["a/skill"]}])
+    with pytest.raises(UsageError) as err:
+        load_queries(queries, tools=False)
+    assert err.value.code == "SE306"
+
+
 def test_the_built_in_trigger_example_passes(
     isolated_home: object, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -21,6 +21,7 @@ from typing import Any
 
 from skillshelf.agent.tool_io import run_clipped, write_atomic
 from skillshelf.errors import reason
+from skillshelf.fileio import resolve_path
 from skillshelf.serve.schemas import ToolSpec
 
 __all__ = ["FOLDER_TOOLS", "FolderOutcome", "FolderTools"]
@@ -172,8 +173,8 @@ class FolderTools:
         if "\0" in raw:
             raise FolderError("argument 'path' must not contain NUL characters")
         try:
-            candidate = (self.root / raw).resolve()
-        except RuntimeError as exc:  # a symlink loop (Python 3.11 raises RuntimeError for it)
+            candidate = resolve_path(self.root / raw)
+        except OSError as exc:  # a loop of symlinks
             raise FolderError(f"{raw!r} cannot be resolved: {exc}") from exc
         if candidate != self.root and self.root not in candidate.parents:
             raise FolderError(f"{raw!r} is outside the workspace {self.root}; use a path inside it")

@@ -175,8 +175,8 @@ def write_user_file(path: Path, text: str) -> None:
     """
     if path.is_symlink():
         try:
-            path = path.resolve()  # edit the file a dotfiles link points to; keep the link
-        except (OSError, RuntimeError) as exc:  # a loop made after the file was read
+            path = fileio.resolve_path(path)  # edit the file a dotfiles link points to; keep the link
+        except OSError as exc:  # a loop made after the file was read
             raise symlink_loop(path) from exc
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

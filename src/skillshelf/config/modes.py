@@ -25,6 +25,7 @@ from pathlib import Path
 
 from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.errors import RequiredSkillError, SkillDisabledError
+from skillshelf.fileio import resolve_path
 from skillshelf.skills.model import Skill
 
 __all__ = ["ModedSkills", "SkillMode", "SkillRule", "apply_skill_modes", "parse_rule"]
@@ -101,7 +102,7 @@ class SkillRule:
 
 def _canonical(path: Path) -> Path:
     try:
-        return path.resolve()
+        return resolve_path(path)
     except OSError:
         return path
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from skillshelf.config.layers import ConfigLayer, LayerKind
+from skillshelf.fileio import resolve_path
 
 __all__ = ["TrustDecision", "canonical", "decide_trust"]
 
@@ -44,7 +45,7 @@ class TrustDecision:
 def canonical(path: Path) -> Path:
     """An absolute path with symlinks resolved where possible."""
     try:
-        return path.expanduser().resolve()
+        return resolve_path(path.expanduser())
     except OSError:
         return path.expanduser().absolute()
 

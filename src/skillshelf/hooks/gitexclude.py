@@ -21,6 +21,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from skillshelf.fileio import resolve_path
+
 __all__ = ["EXCLUDE_NOTE", "GitStanding", "git_standing", "with_rule", "without_rule"]
 
 EXCLUDE_NOTE = "# skillshelf setup: personal Claude Code settings, they name this machine's skillshelf"
@@ -45,7 +47,7 @@ def git_standing(path: Path, environ: Mapping[str, str]) -> GitStanding | None:
         return None
     top, common = (Path(line) for line in found[1].splitlines())
     try:
-        relative = path.resolve().relative_to(top.resolve()).as_posix()
+        relative = resolve_path(path).relative_to(resolve_path(top)).as_posix()
     except (OSError, ValueError):
         return None
     ignored = _git(top, environ, "check-ignore", "-q", "--", relative)

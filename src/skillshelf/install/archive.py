@@ -26,6 +26,7 @@ from pathlib import Path, PurePosixPath
 from typing import IO, Literal, Protocol
 
 from skillshelf.errors import InstallError
+from skillshelf.fileio import resolve_path
 from skillshelf.install.archive_tar import TAR_ERRORS, TAR_SUFFIXES, TarStream
 from skillshelf.install.files import remove_tree
 
@@ -333,8 +334,8 @@ def _check_links_resolve_inside(archive: Path, members: tuple[ArchiveMember, ...
         if member.kind != "symlink":
             continue
         try:
-            resolved = target.joinpath(*member.name.split("/")).resolve()
-        except (OSError, RuntimeError):  # a loop of links
+            resolved = resolve_path(target.joinpath(*member.name.split("/")))
+        except OSError:  # a loop of links
             raise _refuse(archive, member.name, "symlink loop", "IS204") from None
         if resolved != real_target and real_target not in resolved.parents:
             raise _refuse(

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from skillshelf.errors import InstallError
-from skillshelf.fileio import folder_lock
+from skillshelf.fileio import folder_lock, resolve_path
 
 __all__ = [
     "TMP_DIR_NAME",
@@ -159,8 +159,8 @@ def _check_link(link: Path, src_root: Path) -> str:
     target = os.readlink(link)
     real_root = src_root.resolve()
     try:
-        resolved = link.resolve()
-    except (OSError, RuntimeError):
+        resolved = resolve_path(link)
+    except OSError:
         raise InstallError(f"{link}: symlink loop", hint=_UNSAFE_HINT, code="IS302") from None
     if resolved != real_root and real_root not in resolved.parents:
         raise InstallError(

@@ -14,6 +14,7 @@ from typing import Literal
 from urllib.parse import urlsplit
 
 from skillshelf.errors import InstallError
+from skillshelf.fileio import resolve_path
 from skillshelf.install.archive import ARCHIVE_SUFFIXES, archive_suffix, extract_archive
 from skillshelf.install.git import GitRunner, ProgressFn
 
@@ -177,8 +178,14 @@ def _within(base: Path, subdir: str | None, source: Source) -> Path:
     if not subdir:
         return base
     folder = base.joinpath(*subdir.split("/"))
-    real_base = base.resolve()
-    real = folder.resolve()
+    try:
+        real_base, real = resolve_path(base), resolve_path(folder)
+    except OSError:
+        raise InstallError(
+            f"#{subdir} of {source.location} is a loop of symlinks",
+            hint="point #subdir at a real folder inside the source",
+            code="IS102",
+        ) from None
     if real != real_base and real_base not in real.parents:
         raise InstallError(
             f"#{subdir} leaves {source.location} through a symlink",

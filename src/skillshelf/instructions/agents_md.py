@@ -26,6 +26,7 @@ from pathlib import Path
 
 from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.env import Env, find_project_root, folders_between
+from skillshelf.fileio import resolve_path
 from skillshelf.instructions.files import (
     HARD_READ_LIMIT,
     invalid_utf8_diagnostic,
@@ -281,6 +282,6 @@ def load_agents_md(
 
 def _canonical(path: Path) -> Path:
     try:
-        return path.resolve()
+        return resolve_path(path)
     except OSError:
         return path.absolute()

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from skillshelf.errors import NotFoundError, UsageError, reason
-from skillshelf.fileio import read_regular_text
+from skillshelf.fileio import read_regular_text, resolve_path
 
 __all__ = ["MAX_EVAL_FILE_BYTES", "EvalQuery", "load_queries", "load_tools"]
 
@@ -79,7 +79,7 @@ def _skill_key(entry: str, base: Path, where: str) -> str:
     if p.name.lower() == "skill.md":
         p = p.parent
     try:
-        p = p.resolve()
+        p = resolve_path(p)
     except OSError:
         p = p.absolute()
     if not (p / "SKILL.md").is_file():
