@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from skillshelf import dirs
-from skillshelf.dirs import append_to_log
+from skillshelf.dirs import append_to_log, open_output_log
 from skillshelf.fileio import FolderBusy, folder_lock
 
 
@@ -48,13 +48,27 @@ def test_a_line_appended_while_another_process_halves_the_log_is_kept(
     assert log.read_text(encoding="utf-8").splitlines()[-2:] == ["first", "second"]
 
 
-def test_a_log_rewritten_in_place_stays_the_file_an_open_writer_holds(tmp_path: Path) -> None:
-    log = tmp_path / "hooks.log"
-    log.write_text("x" * 300 + "\n" + "y" * 300 + "\n", encoding="utf-8")
-    with open(log, "a", encoding="utf-8") as server_errors:  # a long-lived process's error output
-        append_to_log(log, "call\n", max_bytes=500, wait=1, in_place=True)
-        server_errors.write("traceback\n")
-    assert log.read_text(encoding="utf-8") == "y" * 300 + "\ncall\ntraceback\n"
+def test_an_output_log_past_its_cap_moves_aside_and_an_open_writer_loses_nothing(tmp_path: Path) -> None:
+    log = tmp_path / "jobs.log"
+    with open_output_log(log, max_bytes=100, wait=1) as server_errors:  # a long-lived job's stderr
+        server_errors.write("x" * 150 + "\n")
+        server_errors.flush()
+        with open_output_log(log, max_bytes=100, wait=1) as next_job:
+            server_errors.write("traceback\n")
+            next_job.write("next job\n")
+    assert (tmp_path / "jobs.log.1").read_text(encoding="utf-8") == "x" * 150 + "\ntraceback\n"
+    assert log.read_text(encoding="utf-8") == "next job\n"
+    assert log.stat().st_mode & 0o777 == 0o600
+
+
+def test_an_output_log_keeps_at_most_two_files(tmp_path: Path) -> None:
+    log = tmp_path / "jobs.log"
+    for i in range(5):
+        with open_output_log(log, max_bytes=10, wait=1) as job:
+            job.write(f"job {i} " + "." * 20 + "\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["jobs.log", "jobs.log.1"]
+    assert log.read_text(encoding="utf-8").startswith("job 4")
+    assert (tmp_path / "jobs.log.1").read_text(encoding="utf-8").startswith("job 3")
 
 
 def test_a_log_whose_folder_stays_locked_is_busy_after_the_wait(tmp_path: Path) -> None:

@@ -19,7 +19,16 @@ from typing import IO
 
 from skillshelf.fileio import folder_lock, write_atomic
 
-__all__ = ["APP", "UserDirs", "append_to_log", "open_private", "private_dir", "private_file", "unwritable"]
+__all__ = [
+    "APP",
+    "UserDirs",
+    "append_to_log",
+    "open_output_log",
+    "open_private",
+    "private_dir",
+    "private_file",
+    "unwritable",
+]
 
 APP = "skillshelf"
 PRIVATE_DIR = 0o700
@@ -148,24 +157,35 @@ def unwritable(folder: Path) -> Path | None:
     return None if os.access(folder, os.W_OK | os.X_OK) else folder
 
 
-def append_to_log(path: Path, line: str, *, max_bytes: int, wait: float, in_place: bool = False) -> None:
+def append_to_log(path: Path, line: str, *, max_bytes: int, wait: float) -> None:
     """Append ``line`` to the private log ``path``; past ``max_bytes`` the log first keeps only
     its newer half. Raises ``OSError`` (:class:`~skillshelf.fileio.FolderBusy` after ``wait``
     seconds).
 
     The halving and the append hold the log folder's lock, so a line another process appends
-    meanwhile is never written to the file the halving replaces. The halved log replaces the
-    old one in one step, unless ``in_place``: then it is rewritten in the same file, for a log
-    that long-lived processes keep open as their error output."""
+    meanwhile is never written to the file the halving replaces (the halved log replaces the
+    old one in one step). Only writers that take the lock may share such a log: for a process's
+    own error output, see :func:`open_output_log`."""
     private_dir(path.parent)
     with folder_lock(path.parent, wait=wait):
         if path.exists() and path.stat().st_size > max_bytes:
             lines = path.read_text(encoding="utf-8", errors="replace").splitlines(keepends=True)
-            newer_half = "".join(lines[len(lines) // 2 :])
-            if in_place:
-                with open_private(path, "w") as out:
-                    out.write(newer_half)
-            else:
-                write_atomic(path, newer_half, prefix=f".{path.name}.")
+            write_atomic(path, "".join(lines[len(lines) // 2 :]), prefix=f".{path.name}.")
         with open_private(path) as out:
             out.write(line)
+
+
+def open_output_log(path: Path, *, max_bytes: int, wait: float) -> IO[str]:
+    """Open the private log ``path`` for appending, as the output of a process that keeps it
+    open and writes without the lock (a detached job's stderr). Past ``max_bytes`` the log is
+    first renamed to ``<name>.1`` (replacing the older one), so a process still writing to it
+    goes on writing to that file and nothing it writes is cut; at most two such files are kept.
+    Raises ``OSError`` (:class:`~skillshelf.fileio.FolderBusy` after ``wait`` seconds)."""
+    private_dir(path.parent)
+    with folder_lock(path.parent, wait=wait):
+        try:
+            if path.stat().st_size > max_bytes:
+                os.replace(path, path.with_name(f"{path.name}.1"))
+        except FileNotFoundError:
+            pass
+        return open_private(path)

@@ -7,6 +7,7 @@ import dataclasses
 import os
 import subprocess
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,8 @@ from hooks_helpers import context_text, hook_input, make_project, run_python
 
 from skillshelf.env import Env
 from skillshelf.hooks import events
-from skillshelf.hooks.runner import HookRun, log_path, run_hook
+from skillshelf.hooks.hooklog import jobs_log_path
+from skillshelf.hooks.runner import HookRun, log_path, run_hook, spawn_detached
 
 
 def _log_lines(state: Path) -> list[str]:
@@ -149,3 +151,20 @@ def test_deadlines_stay_under_the_agents_timeouts(event: str, asked: float | Non
     from skillshelf.hooks.deadlines import work_limit
 
     assert work_limit(event, asked) == limit
+
+
+def test_a_detached_job_writes_its_errors_to_the_jobs_log_and_the_hook_log_stays_the_hooks(
+    isolated_home: Any,
+) -> None:
+    env = make_project(isolated_home)
+    state = env.dirs.state
+    jobs = jobs_log_path(state)
+    jobs.parent.mkdir(parents=True, exist_ok=True)
+    jobs.write_text("earlier job\n" * 100_000, encoding="utf-8")  # past the 1 MB cap: moved aside
+    spawn_detached(["no-such-command"], env=env, state_dir=state)
+    deadline = time.monotonic() + 60
+    while "no-such-command" not in jobs.read_text(encoding="utf-8") and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert "skillshelf: error" in jobs.read_text(encoding="utf-8")
+    assert jobs.with_name("jobs.log.1").read_text(encoding="utf-8") == "earlier job\n" * 100_000
+    assert not log_path(state).exists()

@@ -22,12 +22,12 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from skillshelf.dirs import open_private, private_dir, unwritable
+from skillshelf.dirs import private_dir, unwritable
 from skillshelf.env import Env
 from skillshelf.hooks.agents import Agent
 from skillshelf.hooks.answer import EMPTY, context_answer
 from skillshelf.hooks.deadlines import work_limit
-from skillshelf.hooks.hooklog import log_path, write_log_line
+from skillshelf.hooks.hooklog import log_path, open_jobs_log, write_log_line
 
 __all__ = ["HookRun", "log_path", "run_hook", "spawn_detached"]
 
@@ -143,18 +143,17 @@ def _spawn(args: list[str], *, env: Env, state_dir: Path) -> None:
         marker.touch(mode=0o600)
     except OSError:
         return
-    spawn_detached(args, env=env, log=log_path(state_dir))
+    spawn_detached(args, env=env, state_dir=state_dir)
 
 
-def spawn_detached(args: list[str], *, env: Env, log: Path) -> None:
-    """Start ``skillshelf ARGS`` in ``env.cwd`` in its own session, output to ``log``; the hook
-    does not wait for it."""
+def spawn_detached(args: list[str], *, env: Env, state_dir: Path) -> None:
+    """Start ``skillshelf ARGS`` in ``env.cwd`` in its own session, its error output to the
+    jobs log (:func:`~skillshelf.hooks.hooklog.open_jobs_log`); the hook does not wait for it."""
     import subprocess
 
     command = [sys.executable, "-m", "skillshelf.cli.main", *args]
     try:
-        private_dir(log.parent)
-        with open_private(log) as err:
+        with open_jobs_log(state_dir) as err:
             subprocess.Popen(
                 command,
                 cwd=env.cwd,
