@@ -113,10 +113,11 @@ def _print_status(env: Env, command: list[str], as_json: bool) -> None:
 
     rows = setup_status(env, command=command)
     server = _server_status(env)
+    logs = _logs_status(env)
     if as_json:
         from skillshelf.cli.output import echo_json
 
-        echo_json({"status": [r.to_dict() for r in rows], "hook_server": server})
+        echo_json({"status": [r.to_dict() for r in rows], "hook_server": server, "logs": logs})
         return
     for row in rows:
         name = "Codex" if row.agent == "codex" else "Claude Code"
@@ -135,6 +136,34 @@ def _print_status(env: Env, command: list[str], as_json: bool) -> None:
         for reason in row.reasons:
             click.echo(f"  - {reason}")
     click.echo(_server_line(server))
+    for line in _logs_lines(logs):
+        click.echo(line)
+
+
+def _logs_status(env: Env) -> dict[str, Any]:
+    """Where the hook logs are, and the newest problem in each."""
+    from skillshelf.hooks.hooklog import jobs_log_path, last_problems, log_path
+
+    last = last_problems(env.dirs.state)
+    return {
+        "hooks": str(log_path(env.dirs.state)),
+        "jobs": str(jobs_log_path(env.dirs.state)),
+        "last_hook_problem": last.hook_call,
+        "last_job_output": last.job_output,
+    }
+
+
+def _logs_lines(logs: dict[str, Any]) -> list[str]:
+    from skillshelf.cli.output import printable
+
+    lines = [
+        f"logs: {printable(logs['hooks'])} (each hook call), {printable(logs['jobs'])} (background jobs)"
+    ]
+    if logs["last_hook_problem"]:
+        lines.append(f"  last hook problem: {printable(logs['last_hook_problem'][:300])}")
+    if logs["last_job_output"]:
+        lines.append(f"  last background-job output: {printable(logs['last_job_output'][:300])}")
+    return lines
 
 
 def _server_status(env: Env) -> dict[str, Any]:

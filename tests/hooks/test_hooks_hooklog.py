@@ -1,0 +1,30 @@
+"""The hook logs: the newest problem of each, read from the end of a long log."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from skillshelf.hooks.hooklog import TAIL_BYTES, jobs_log_path, last_problems, log_path
+
+OK = "2026-12-01T10:00:00Z codex UserPromptSubmit ok 40ms 812 bytes\n"
+
+
+def test_the_newest_problem_is_found_at_the_end_of_a_long_log_and_a_missing_log_has_none(
+    tmp_path: Path,
+) -> None:
+    log = log_path(tmp_path)
+    log.parent.mkdir(parents=True)
+    older = "2026-12-01T10:00:01Z codex SessionStart error 9ms SE001: the index is damaged\n"
+    newest = older.replace("10:00:01", "11:00:00")
+    log.write_text(older + OK * (2 * TAIL_BYTES // len(OK)) + newest + OK, encoding="utf-8")
+    last = last_problems(tmp_path)
+    assert last.hook_call == newest.strip()
+    assert last.job_output is None and not jobs_log_path(tmp_path).exists()
+
+
+def test_a_partial_first_line_of_the_tail_is_not_reported(tmp_path: Path) -> None:
+    log = log_path(tmp_path)
+    log.parent.mkdir(parents=True)
+    every_cut_a_problem = "timeout " * (TAIL_BYTES // 8)
+    log.write_text(every_cut_a_problem + "\n" + OK * 10, encoding="utf-8")
+    assert last_problems(tmp_path).hook_call is None
