@@ -231,7 +231,12 @@ def test_codex_sees_the_right_skill_feeds_memory_and_gets_its_files_back(
 # ---- Claude Code ----------------------------------------------------------------------------------
 
 
-def _claude(cli: Path, repo: Path, url: str, prompt: str, **extra: str) -> subprocess.CompletedProcess[str]:
+def _claude(
+    cli: Path, repo: Path, url: str, prompt: str, *, allowed: str = "", resume: bool = False, **extra: str
+) -> subprocess.CompletedProcess[str]:
+    """``claude -p PROMPT`` in ``repo`` (``allowed``: its ``--allowedTools``; ``resume``: go on with
+    the folder's latest session)."""
+    flags = [*(["--allowedTools", allowed] if allowed else []), *(["--continue"] if resume else [])]
     env = {
         **os.environ,
         "ANTHROPIC_BASE_URL": url,
@@ -242,7 +247,7 @@ def _claude(cli: Path, repo: Path, url: str, prompt: str, **extra: str) -> subpr
         **extra,
     }
     done = subprocess.run(
-        [str(cli), "-p", prompt],
+        [str(cli), "-p", prompt, *flags],
         cwd=repo,
         env=env,
         capture_output=True,
@@ -307,6 +312,39 @@ def test_claude_code_sees_the_right_skill_feeds_memory_and_gets_its_files_back(
     _hook_garbage(personal, "UserPromptSubmit", repo)
     _skillshelf("setup", "claude", "--scope", "project", "--remove", cwd=repo)
     assert _snapshot(*before) == before
+
+
+def test_claude_code_gets_the_skills_a_session_read_back_after_compact(
+    agent_clis: Any, isolated_home: Any, model_standin: Any
+) -> None:
+    """The model reads a skill; ``/compact`` starts the session again (``SessionStart``,
+    ``source: "compact"``) and the next request carries the skill's text once more."""
+    repo = (isolated_home.home / "small").resolve()
+    (repo / ".git").mkdir(parents=True)
+    skill = repo / ".claude" / "skills" / "gif-maker" / "SKILL.md"
+    skill.parent.mkdir(parents=True)
+    marker = "KEEP-GIFS-UNDER-2-MB"
+    skill.write_text(
+        f"---\nname: gif-maker\ndescription: Make GIFs for chat.\n---\n{marker}\n", encoding="utf-8"
+    )
+    standin = model_standin(
+        [
+            {"tool_call": {"name": "Read", "arguments": {"file_path": str(skill)}}},
+            {"text": "done"},
+            {"text": "Summary: the user wanted a GIF."},
+            {"text": "OK"},
+        ]
+    )
+    _skillshelf("setup", "claude", "--scope", "project", cwd=repo)
+    _claude(agent_clis.claude, repo, standin.url, "make me a gif", allowed="Read")
+    read = len(standin.requests())
+    _claude(agent_clis.claude, repo, standin.url, "/compact", resume=True)
+    _claude(agent_clis.claude, repo, standin.url, "go on", resume=True)
+    after = [s for r in standin.requests()[read:] for s in _strings(r["body"])]
+    assert any(
+        "SessionStart hook additional context: Skills loaded earlier in this session" in s and marker in s
+        for s in after
+    )
 
 
 def test_the_turn_goes_on_when_the_index_cannot_be_kept_and_the_memory_server_is_dead(

@@ -162,12 +162,19 @@ def session_start(agent: Agent, inp: HookInput, env: Env, spawn: Spawn) -> str:
     _maybe_drain(env, settings, spawn)
     _keep_server(env, settings, spawn)
     _warm_for_first_prompt(agent, env, settings, spawn)
-    if not _summary_wanted(agent, env, settings):
-        return ""
+    from skillshelf.hooks.reattach import reattach_text
+
+    cap = CONTEXT_TOKEN_LIMIT[agent]
+    reattached = reattach_text(inp, env, token_cap=cap) if settings.usage else ""
+    room = cap - approx_tokens(reattached) - approx_tokens(SUMMARY_INTRO) - 8
+    if room <= 0 or not _summary_wanted(agent, env, settings):
+        return reattached
     from skillshelf.memory.read import memory_summary_for
 
-    summary = memory_summary_for(env, token_cap=CONTEXT_TOKEN_LIMIT[agent] - approx_tokens(SUMMARY_INTRO) - 8)
-    return f"{SUMMARY_INTRO}\n\n{summary.text}" if summary is not None and summary.text.strip() else ""
+    summary = memory_summary_for(env, token_cap=room)
+    if summary is None or not summary.text.strip():
+        return reattached
+    return "\n\n".join(p for p in (reattached, f"{SUMMARY_INTRO}\n\n{summary.text}") if p)
 
 
 def _warm_for_first_prompt(agent: Agent, env: Env, settings: HookSettings, spawn: Spawn) -> None:

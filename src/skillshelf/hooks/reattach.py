@@ -1,0 +1,92 @@
+"""Skills loaded earlier in a session, put back after the agent compacts the conversation.
+
+When Claude Code compacts a conversation (``/compact``, or on its own near the context limit)
+it starts the session again with ``SessionStart`` and ``source: "compact"``, and the summary
+keeps at best a paraphrase of the skills the model had read: it then repeats the mistakes
+they prevent. The loads of the session are in the usage log (``PostToolUse`` records a
+``SKILL.md`` read, a ``Skill`` call or a skill's script run, keyed by the session id), so the
+compaction's ``SessionStart`` answer carries them again: the most recently loaded first, whole
+while they fit the answer's token cap, then by name and path with a line saying to read them
+again. A skill that is gone or disabled since is left out. Without usage recording
+(``[hooks] usage = false``) there is nothing to put back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+
+from skillshelf.env import Env
+from skillshelf.hooks.payload import HookInput
+from skillshelf.skills.model import Skill
+from skillshelf.tokens import approx_tokens
+
+__all__ = ["COMPACT_SOURCE", "REATTACH_INTRO", "loaded_in_session", "reattach_text"]
+
+COMPACT_SOURCE = "compact"
+REATTACH_INTRO = "Skills loaded earlier in this session, attached again after the conversation was compacted:"
+_LIST_INTRO = "Also loaded earlier (read each SKILL.md again before you use it):"
+
+
+def loaded_in_session(events: Iterable[Mapping[str, object]], session_id: str) -> list[str]:
+    """The ``SKILL.md`` paths loaded in ``session_id``, the most recent first, each once."""
+    newest_first: dict[str, None] = {}
+    for event in events:
+        turn, path = event.get("turn"), event.get("path")
+        if event.get("type") != "load" or not isinstance(turn, str) or not isinstance(path, str):
+            continue
+        if turn == session_id or turn.startswith(f"{session_id}:"):
+            newest_first.pop(path, None)
+            newest_first[path] = None
+    return list(reversed(newest_first))
+
+
+def reattach_text(inp: HookInput, env: Env, *, token_cap: int) -> str:
+    """The skills to put back for ``inp`` (empty unless it is a compaction's ``SessionStart``
+    with loads recorded), within ``token_cap`` tokens."""
+    if inp.source != COMPACT_SOURCE or not inp.session_id:
+        return ""
+    from skillshelf.select.usage import UsageStore
+
+    paths = loaded_in_session(UsageStore.in_state_dir(env.dirs.state).events(), inp.session_id)
+    if not paths:
+        return ""
+    from skillshelf.workspace import Workspace
+
+    by_path = {str(s.path): s for s in Workspace.open(env).skills.loadable}
+    return _render([by_path[p] for p in paths if p in by_path], token_cap)
+
+
+def _render(skills: Sequence[Skill], token_cap: int) -> str:
+    """Each skill whole while the text stays within ``token_cap``, else as a line of the list."""
+    whole: list[str] = []
+    listed: list[str] = []
+    for skill in skills:
+        fragment = _fragment(skill)
+        candidate = _join(whole + [fragment] if fragment else whole, listed)
+        if fragment and approx_tokens(candidate) <= token_cap:
+            whole.append(fragment)
+        elif approx_tokens(_join(whole, [*listed, _line(skill)])) <= token_cap:
+            listed.append(_line(skill))
+    return _join(whole, listed) if whole or listed else ""
+
+
+def _fragment(skill: Skill) -> str:
+    """The skill as a mention injects it; empty when its file cannot be read any more."""
+    from skillshelf.context_parts import mentioned_part
+    from skillshelf.errors import FileAccessError
+
+    try:
+        return "".join(part.text for part in mentioned_part([skill]))
+    except FileAccessError:
+        return ""
+
+
+def _line(skill: Skill) -> str:
+    return f"- {skill.name}: {skill.path}"
+
+
+def _join(whole: Sequence[str], listed: Sequence[str]) -> str:
+    pieces = [REATTACH_INTRO, *whole]
+    if listed:
+        pieces.append("\n".join([_LIST_INTRO, *listed]))
+    return "\n\n".join(pieces)
