@@ -29,15 +29,15 @@ _LIST_INTRO = "Also loaded earlier (read each SKILL.md again before you use it):
 
 def loaded_in_session(events: Iterable[Mapping[str, object]], session_id: str) -> list[str]:
     """The ``SKILL.md`` paths loaded in ``session_id``, the most recent first, each once."""
-    newest_first: dict[str, None] = {}
+    by_last_load: dict[str, None] = {}  # oldest last load first
     for event in events:
         turn, path = event.get("turn"), event.get("path")
         if event.get("type") != "load" or not isinstance(turn, str) or not isinstance(path, str):
             continue
         if turn == session_id or turn.startswith(f"{session_id}:"):
-            newest_first.pop(path, None)
-            newest_first[path] = None
-    return list(reversed(newest_first))
+            by_last_load.pop(path, None)
+            by_last_load[path] = None
+    return list(reversed(by_last_load))
 
 
 def reattach_text(inp: HookInput, env: Env, *, token_cap: int) -> str:
@@ -62,8 +62,7 @@ def _render(skills: Sequence[Skill], token_cap: int) -> str:
     listed: list[str] = []
     for skill in skills:
         fragment = _fragment(skill)
-        candidate = _join(whole + [fragment] if fragment else whole, listed)
-        if fragment and approx_tokens(candidate) <= token_cap:
+        if fragment and approx_tokens(_join([*whole, fragment], listed)) <= token_cap:
             whole.append(fragment)
         elif approx_tokens(_join(whole, [*listed, _line(skill)])) <= token_cap:
             listed.append(_line(skill))
