@@ -6,8 +6,9 @@ project``. The tests read what the model received: the suggestion fragment namin
 skill with its description for a prompt that fits one, nothing for a prompt that fits none.
 Then the finished sessions are in the memory queue and ``skillshelf memory run`` extracts them
 without being pointed at the files; the hooks stay harmless when things go wrong (garbage on
-stdin, no usable index cache, a memory model server that was killed); and ``setup --remove``
-gives the agent's configuration files back byte for byte.
+stdin, no usable index cache, a memory model server that was killed); ``setup --remove``
+gives the agent's configuration files back byte for byte; and after the agent compacts a
+session (in a small repository of one skill), the skill the model had read comes back.
 """
 
 from __future__ import annotations
@@ -149,10 +150,11 @@ def _codex_home(box: Any, url: str, repo: Path) -> Path:
     return config
 
 
-def _codex(cli: Path, repo: Path, prompt: str) -> subprocess.CompletedProcess[str]:
+def _codex(cli: Path, repo: Path, prompt: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """``codex exec [ARGS] PROMPT`` in ``repo`` (``ARGS``: options, then a subcommand)."""
     env = {**os.environ, "OPENAI_API_KEY": "sk-standin", "RUST_LOG": "error"}
     done = subprocess.run(
-        [str(cli), "exec", "--skip-git-repo-check", prompt],
+        [str(cli), "exec", "--skip-git-repo-check", *args, prompt],
         cwd=repo,
         env=env,
         capture_output=True,
@@ -226,6 +228,52 @@ def test_codex_sees_the_right_skill_feeds_memory_and_gets_its_files_back(
     _hook_garbage(repo / ".codex" / "hooks.json", "UserPromptSubmit", repo)
     _skillshelf("setup", "codex", "--scope", "project", "--remove", cwd=repo)
     assert _snapshot(*before) == before
+
+
+def _small_repo(box: Any, skills: str) -> tuple[Path, Path, str]:
+    """A repository holding one skill in ``skills`` (a folder under the repository): the
+    repository, the skill file and a line of its body."""
+    repo = (box.home / "small").resolve()
+    (repo / ".git").mkdir(parents=True)
+    skill = repo / skills / "gif-maker" / "SKILL.md"
+    skill.parent.mkdir(parents=True)
+    marker = "KEEP-GIFS-UNDER-2-MB"
+    skill.write_text(
+        f"---\nname: gif-maker\ndescription: Make GIFs for chat.\n---\n{marker}\n", encoding="utf-8"
+    )
+    return repo, skill, marker
+
+
+def _reattached(requests: list[dict[str, Any]], marker: str) -> bool:
+    return any(
+        "Skills loaded earlier in this session, attached again" in s and marker in s
+        for r in requests
+        for s in _strings(r["body"])
+    )
+
+
+def test_codex_gets_the_skills_a_session_read_back_after_it_compacts(
+    agent_clis: Any, isolated_home: Any, model_standin: Any
+) -> None:
+    """The model reads a skill through the shell; the resumed session compacts at once (a tiny
+    ``model_auto_compact_token_limit``), Codex starts it again (``SessionStart``, ``source:
+    "compact"``) and the next request carries the skill's text once more."""
+    repo, skill, marker = _small_repo(isolated_home, ".agents/skills")
+    standin = model_standin(
+        [
+            {"tool_call": {"name": "exec_command", "arguments": {"cmd": f"cat {skill}"}}},
+            {"text": "done"},
+            {"text": "Summary: the user wanted a GIF."},
+            {"text": "OK"},
+        ]
+    )
+    _codex_home(isolated_home, standin.url, repo)
+    _skillshelf("setup", "codex", "--scope", "project", cwd=repo)
+    _codex(agent_clis.codex, repo, "make me a gif")
+    read = len(standin.requests())
+    assert not _reattached(standin.requests(), marker)
+    _codex(agent_clis.codex, repo, "go on", "-c", "model_auto_compact_token_limit=5", "resume", "--last")
+    assert _reattached(standin.requests()[read:], marker)
 
 
 # ---- Claude Code ----------------------------------------------------------------------------------
@@ -319,14 +367,7 @@ def test_claude_code_gets_the_skills_a_session_read_back_after_compact(
 ) -> None:
     """The model reads a skill; ``/compact`` starts the session again (``SessionStart``,
     ``source: "compact"``) and the next request carries the skill's text once more."""
-    repo = (isolated_home.home / "small").resolve()
-    (repo / ".git").mkdir(parents=True)
-    skill = repo / ".claude" / "skills" / "gif-maker" / "SKILL.md"
-    skill.parent.mkdir(parents=True)
-    marker = "KEEP-GIFS-UNDER-2-MB"
-    skill.write_text(
-        f"---\nname: gif-maker\ndescription: Make GIFs for chat.\n---\n{marker}\n", encoding="utf-8"
-    )
+    repo, skill, marker = _small_repo(isolated_home, ".claude/skills")
     standin = model_standin(
         [
             {"tool_call": {"name": "Read", "arguments": {"file_path": str(skill)}}},
@@ -340,11 +381,7 @@ def test_claude_code_gets_the_skills_a_session_read_back_after_compact(
     read = len(standin.requests())
     _claude(agent_clis.claude, repo, standin.url, "/compact", resume=True)
     _claude(agent_clis.claude, repo, standin.url, "go on", resume=True)
-    after = [s for r in standin.requests()[read:] for s in _strings(r["body"])]
-    assert any(
-        "SessionStart hook additional context: Skills loaded earlier in this session" in s and marker in s
-        for s in after
-    )
+    assert _reattached(standin.requests()[read:], marker)
 
 
 def test_the_turn_goes_on_when_the_index_cannot_be_kept_and_the_memory_server_is_dead(

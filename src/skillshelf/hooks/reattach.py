@@ -1,14 +1,15 @@
 """Skills loaded earlier in a session, put back after the agent compacts the conversation.
 
-When Claude Code compacts a conversation (``/compact``, or on its own near the context limit)
-it starts the session again with ``SessionStart`` and ``source: "compact"``, and the summary
-keeps at best a paraphrase of the skills the model had read: it then repeats the mistakes
-they prevent. The loads of the session are in the usage log (``PostToolUse`` records a
-``SKILL.md`` read, a ``Skill`` call or a skill's script run, keyed by the session id), so the
-compaction's ``SessionStart`` answer carries them again: the most recently loaded first, whole
-while they fit the answer's token cap, then by name and path with a line saying to read them
-again. A skill that is gone or disabled since is left out. Without usage recording
-(``[hooks] usage = false``) there is nothing to put back.
+When Claude Code (2.1.197) or Codex (0.171.0) compacts a conversation (``/compact``, or on its
+own near the context limit) it starts the session again with ``SessionStart`` and ``source:
+"compact"`` (both checked with the real CLIs), and the summary keeps at best a paraphrase of
+the skills the model had read: it then repeats the mistakes they prevent. The loads of the
+session are in the usage log (``PostToolUse`` records a ``SKILL.md`` read, a ``Skill`` call or
+a skill's script run, keyed by the session id), so the compaction's ``SessionStart`` answer
+carries them again: the most recently loaded first, whole while they fit the answer's token
+cap, then by name and path with a line saying to read them again. A skill that is gone or
+disabled since is left out. Without usage recording (``[hooks] usage = false``) there is
+nothing to put back.
 """
 
 from __future__ import annotations
