@@ -142,7 +142,8 @@ def _print_status(env: Env, command: list[str], as_json: bool) -> None:
 
 def _logs_status(env: Env) -> dict[str, Any]:
     """Where the hook logs are, and the newest problem in each."""
-    from skillshelf.hooks.hooklog import jobs_log_path, last_problems, log_path
+    from skillshelf.hooks.hooklog import jobs_log_path, log_path
+    from skillshelf.hooks.status import last_problems
 
     last = last_problems(env.dirs.state)
     return {

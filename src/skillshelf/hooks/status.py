@@ -1,14 +1,16 @@
 """``skillshelf setup --status``: what is installed where, for both agents, and whether the
-agent will run it (Codex's project and hook trust, Claude Code's settings and policy)."""
+agent will run it (Codex's project and hook trust, Claude Code's settings and policy); and the
+newest problem in each hook log (:func:`last_problems`)."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from skillshelf.env import Env
 from skillshelf.errors import SkillshelfError, reason
-from skillshelf.fileio import MAX_SETTINGS_BYTES, read_regular_text
+from skillshelf.fileio import MAX_SETTINGS_BYTES, open_regular, read_regular_text
 from skillshelf.hooks import jsonfile, tomlblock
 from skillshelf.hooks.agents import (
     AGENTS,
@@ -21,9 +23,13 @@ from skillshelf.hooks.agents import (
 )
 from skillshelf.hooks.claude import MANAGED_DIR, hook_blockers, read_json
 from skillshelf.hooks.codex import codex_config, project_trusted, trust_hash, trust_key, trusted_hashes
+from skillshelf.hooks.hooklog import jobs_log_path, log_path
 from skillshelf.hooks.setup_model import load_record
 
-__all__ = ["HookStatus", "setup_status"]
+__all__ = ["HookStatus", "LastProblems", "last_problems", "setup_status"]
+
+TAIL_BYTES = 64 * 1024  # how much of a log's end last_problems reads
+_PROBLEMS = ("error", "timeout")  # a hook call's status words that are problems
 
 _SCOPES: tuple[SetupScope, ...] = ("project", "user")
 
@@ -139,3 +145,38 @@ def _codex_runs(
         )
         runs = False
     return runs
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LastProblems:
+    """The newest problem line of each hook log (``None``: none in its last 64 KB, or no log)."""
+
+    hook_call: str | None
+    job_output: str | None
+
+
+def last_problems(state_dir: Path) -> LastProblems:
+    """The newest hook call that failed or timed out, and the newest line a detached job wrote."""
+    calls = _tail_lines(log_path(state_dir))
+    return LastProblems(
+        hook_call=next((line for line in reversed(calls) if _is_problem(line)), None),
+        job_output=next((line for line in reversed(_tail_lines(jobs_log_path(state_dir))) if line), None),
+    )
+
+
+def _is_problem(line: str) -> bool:
+    words = line.split(maxsplit=4)  # stamp, agent, event, status, the rest
+    return len(words) >= 4 and words[3] in _PROBLEMS
+
+
+def _tail_lines(path: Path) -> list[str]:
+    """The whole lines of the last :data:`TAIL_BYTES` of ``path``, stripped; [] if unreadable."""
+    try:
+        with open_regular(path) as f:
+            size = os.fstat(f.fileno()).st_size
+            f.seek(max(0, size - TAIL_BYTES))
+            data = f.read(TAIL_BYTES)
+    except OSError:
+        return []
+    lines = data.decode("utf-8", errors="replace").splitlines()
+    return [line.strip() for line in (lines[1:] if size > TAIL_BYTES else lines)]

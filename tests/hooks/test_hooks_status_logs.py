@@ -1,10 +1,11 @@
-"""The hook logs: the newest problem of each, read from the end of a long log."""
+"""`setup --status` reads the hook logs: the newest problem of each, from the end of a long log."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from skillshelf.hooks.hooklog import TAIL_BYTES, jobs_log_path, last_problems, log_path
+from skillshelf.hooks.hooklog import jobs_log_path, log_path
+from skillshelf.hooks.status import TAIL_BYTES, last_problems
 
 OK = "2026-12-01T10:00:00Z codex UserPromptSubmit ok 40ms 812 bytes\n"
 
