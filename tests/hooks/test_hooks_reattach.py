@@ -76,3 +76,11 @@ def test_nothing_is_put_back_when_usage_is_not_recorded(isolated_home: Any) -> N
     write_config(env, "[hooks]\nusage = false\n")
     answer = run_hook("claude", "SessionStart", _compacted(env), env=env, state_dir=env.dirs.state).answer
     assert REATTACH_INTRO not in context_text(answer)
+
+
+def test_a_skill_the_prompt_mentioned_is_put_back_after_a_compaction(isolated_home: Any) -> None:
+    env = make_project(isolated_home)
+    prompt = hook_input("UserPromptSubmit", env, prompt="use $release-notes for v2")
+    run_hook("codex", "UserPromptSubmit", prompt, env=env, state_dir=env.dirs.state)
+    answer = run_hook("codex", "SessionStart", _compacted(env), env=env, state_dir=env.dirs.state).answer
+    assert "STEPS-OF-release-notes" in context_text(answer)

@@ -11,7 +11,7 @@ import pytest
 from skillshelf.cli.main import main
 from skillshelf.env import Env
 from skillshelf.select.index import SkillIndex
-from skillshelf.select.usage import UsageStore, record_shadow_turn
+from skillshelf.select.usage import MENTION, UsageStore, record_shadow_turn
 from skillshelf.skills.model import Skill
 
 DAY = 86400.0
@@ -46,6 +46,19 @@ def test_stats_report_each_selectors_hit_rate_over_real_loads(tmp_path: Path) ->
     assert by["x"].hits == {1: 1, 5: 1, 10: 2} and by["x"].mrr == pytest.approx((1 + 1 / 7) / 2)
     assert by["y"].hits == {1: 0, 5: 1, 10: 1}
     assert report.top_skills[0] == ("/a", 2)
+
+
+def test_a_skill_the_prompt_named_counts_as_used_but_not_as_found_by_a_ranking(tmp_path: Path) -> None:
+    store = UsageStore(tmp_path / "usage.jsonl")
+    store.record_turn("t1", {"suggested": ["/a", "/b"]}, now=1.0)
+    store.record_load("/a", turn="t1", via=MENTION, now=1.1)
+    store.record_load("/a", turn="t1", via="read", now=1.2)  # read after the mention: still asked for
+    store.record_load("/b", turn="t1", via="read", now=1.3)
+    report = store.stats()
+    assert (report.loads, report.scored_loads) == (3, 1)
+    assert report.selectors[0].hits == {1: 0, 5: 1, 10: 1}
+    assert report.top_skills[0] == ("/a", 2)
+    assert store.prior(now=1.3)["/a"] == 1.0
 
 
 def test_shadow_turn_records_every_selectors_candidates(

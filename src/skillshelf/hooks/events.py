@@ -4,7 +4,9 @@
 - ``UserPromptSubmit``: the suggestion fragment for the prompt (the ranking, threshold and
   budget of ``skillshelf context``), the bodies of mentioned skills the agent cannot load
   itself, and memory lines that match the prompt; nothing at all when nothing fits. The
-  turn's suggestions are recorded so ``skillshelf stats`` can tell how often they were used.
+  turn's suggestions are recorded so ``skillshelf stats`` can tell how often they were used,
+  and each mentioned skill as loaded (``via: "mention"``; the agent injected its body or the
+  hook did), so a compaction puts it back like a skill the model read.
 - ``SessionStart``: the project's memory summary (``hooks.session_memory``); transcripts
   queued by earlier sessions are extracted by a detached ``memory run --queued``; a detached
   ``hook warm`` builds the project's search index before the first prompt needs it.
@@ -75,6 +77,7 @@ def user_prompt_submit(agent: Agent, inp: HookInput, env: Env, spawn: Spawn) -> 
         pieces += [notes] if notes else []
     if settings.usage:
         _record_turn(env, inp, suggestions.sources if suggestions is not None else ())
+        _record_mentions(env, inp, turn.mentioned)
     _keep_server(env, settings, spawn)
     return "\n\n".join(pieces)
 
@@ -112,6 +115,13 @@ def _record_turn(env: Env, inp: HookInput, suggested: Sequence[str]) -> None:
         UsageStore.in_state_dir(env.dirs.state).record_turn(
             _turn_key(inp), {SUGGESTED: list(suggested)}, project=str(env.project_root)
         )
+
+
+def _record_mentions(env: Env, inp: HookInput, mentioned: Sequence[Skill]) -> None:
+    if mentioned:
+        from skillshelf.select.usage import MENTION
+
+        _record_loads(env, inp, mentioned, MENTION)
 
 
 @contextmanager

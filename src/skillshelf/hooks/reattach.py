@@ -5,7 +5,8 @@ own near the context limit) it starts the session again with ``SessionStart`` an
 "compact"`` (both checked with the real CLIs), and the summary keeps at best a paraphrase of
 the skills the model had read: it then repeats the mistakes they prevent. The loads of the
 session are in the usage log (``PostToolUse`` records a ``SKILL.md`` read, a ``Skill`` call or
-a skill's script run, keyed by the session id), so the compaction's ``SessionStart`` answer
+a skill's script run, ``UserPromptSubmit`` the skills a prompt mentions, keyed by the session
+id), so the compaction's ``SessionStart`` answer
 carries them again: the most recently loaded first, whole while they fit the answer's token
 cap, then by name and path with a line saying to read them again. A skill that is gone or
 disabled since is left out. Without usage recording (``[hooks] usage = false``) there is

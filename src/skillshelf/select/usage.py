@@ -5,12 +5,14 @@ of events:
 
 * ``turn``: for one turn, each selector's top candidates (skill paths), recorded by
   :func:`record_shadow_turn` when shadow metrics are on;
-* ``load``: the model loaded a skill in that turn (via ``load_skill`` or a command the
-  implicit-use detector recognised).
+* ``load``: the model loaded a skill in that turn (via ``load_skill``, a ``SKILL.md`` read, a
+  command the implicit-use detector recognised, or a ``$name`` mention in the prompt:
+  ``via: "mention"``).
 
 From them: :meth:`UsageStore.prior` (skills this user or project loads often or recently,
 a recency-decayed count in [0, 1]) and :meth:`UsageStore.stats` (per-selector hit@k over the
-loads that have a recorded turn). Damaged lines are skipped, never fatal.
+loads that have a recorded turn, but for mentions: the user named that skill, no ranking
+found it). Damaged lines are skipped, never fatal.
 """
 
 from __future__ import annotations
@@ -26,13 +28,14 @@ from skillshelf import dirs
 from skillshelf.errors import FileAccessError, reason
 from skillshelf.fileio import FolderBusy
 
-__all__ = ["SelectorStats", "ShadowRecorder", "UsageStats", "UsageStore", "record_shadow_turn"]
+__all__ = ["MENTION", "SelectorStats", "ShadowRecorder", "UsageStats", "UsageStore", "record_shadow_turn"]
 
 MAX_CANDIDATES = 20
 HALF_LIFE_DAYS = 14.0
 MAX_LOG_BYTES = 8 * 1024 * 1024
 LOG_WAIT = 5.0  # seconds to wait for another process's append or halving of the log
 KS = (1, 5, 10)
+MENTION = "mention"  # the ``via`` of a load the prompt asked for by name
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -188,9 +191,11 @@ class UsageStore:
         return {p: v / top for p, v in sorted(raw.items())} if top > 0 else {}
 
     def stats(self, *, ks: Sequence[int] = KS) -> UsageStats:
-        """Per-selector hit@k and MRR over the loads whose turn has recorded candidates."""
+        """Per-selector hit@k and MRR over the loads whose turn has recorded candidates, but
+        for the skills the turn's prompt mentioned."""
         turns: dict[str, dict[str, list[str]]] = {}
         loads: list[tuple[str, str]] = []
+        asked: set[tuple[str, str]] = set()  # (turn, path) the prompt mentioned
         for e in self.events():
             if e["type"] == "turn" and isinstance(e.get("candidates"), dict):
                 cands = e["candidates"]
@@ -200,11 +205,13 @@ class UsageStore:
                 }
             elif e["type"] == "load" and isinstance(e.get("path"), str):
                 loads.append((str(e.get("turn", "")), str(e["path"])))
+                if e.get("via") == MENTION:
+                    asked.add(loads[-1])
         per: dict[str, list[int | None]] = {}
         scored = 0
         seen: set[tuple[str, str]] = set()
         for turn, path in loads:
-            if turn not in turns or (turn, path) in seen:
+            if turn not in turns or (turn, path) in seen or (turn, path) in asked:
                 continue
             seen.add((turn, path))  # the first load of a skill in a turn counts, like Codex
             scored += 1
