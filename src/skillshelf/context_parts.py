@@ -28,6 +28,7 @@ __all__ = [
     "catalog_part",
     "instructions_part",
     "memory_part",
+    "mentioned_fragment",
     "mentioned_part",
     "pinned_part",
     "suggestions_part",
@@ -97,7 +98,12 @@ def _tagged(skill: Skill) -> Skill:
     )
 
 
-def _fragment(skill: Skill) -> str:
+def mentioned_fragment(skill: Skill) -> str:
+    """One mentioned skill as the model gets it (``<skill>`` with its body and trust note).
+
+    Raises:
+        FileAccessError: its file cannot be read any more.
+    """
     from skillshelf.errors import FileAccessError, reason
     from skillshelf.fileio import read_regular_text
     from skillshelf.skills.load import skill_fragment, with_trust_note
@@ -116,7 +122,7 @@ def _fragment(skill: Skill) -> str:
 def pinned_part(skills: ContextSkills) -> list[ContextPart]:
     if not skills.pinned:
         return []
-    text = "\n\n".join(_fragment(s) for s in skills.pinned)
+    text = "\n\n".join(mentioned_fragment(s) for s in skills.pinned)
     sources = tuple(str(s.path) for s in skills.pinned)
     return [ContextPart(name="pinned", title="Pinned skills", text=text, sources=sources)]
 
@@ -173,7 +179,7 @@ def suggestions_part(
 def mentioned_part(mentioned: Sequence[Skill]) -> list[ContextPart]:
     if not mentioned:
         return []
-    text = "\n\n".join(_fragment(s) for s in mentioned)
+    text = "\n\n".join(mentioned_fragment(s) for s in mentioned)
     return [
         ContextPart(
             name="mentioned",

@@ -68,6 +68,20 @@ def test_run_loads_a_skill_writes_a_transcript_and_feeds_the_shadow_metrics(
     assert default["hit@1"] == 1.0
 
 
+def test_a_skill_the_task_mentions_counts_as_used_but_not_as_found_by_the_ranking(
+    tmp_path: Path, isolated_home: Any, model_standin: Any, monkeypatch: Any
+) -> None:
+    monkeypatch.chdir(_project(tmp_path))
+    standin = model_standin([{"text": "Notes written."}])
+    model = ["--model", "openai:standin", "--base-url", standin.url + "/v1", "--no-builtin"]
+    result = CliRunner().invoke(cli, ["run", "use $release-notes for v2", *model, "--shadow-metrics"])
+    assert result.exit_code == 0, result.output
+    assert "Steps for release-notes." in json.dumps(standin.requests()[0]["body"])
+    stats = json.loads(CliRunner().invoke(cli, ["stats", "--json"]).output)
+    assert (stats["turns"], stats["loads"], stats["scored_loads"]) == (1, 1, 0)
+    assert stats["top_skills"][0]["path"].endswith("release-notes/SKILL.md")
+
+
 def test_run_without_a_model_is_a_usage_error(isolated_home: Any, monkeypatch: Any) -> None:
     monkeypatch.delenv("SKILLSHELF_MODEL", raising=False)
     result = CliRunner().invoke(cli, ["run", "anything"])

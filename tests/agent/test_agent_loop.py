@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +11,7 @@ import pytest
 
 from skillshelf.agent.folder_tools import FolderTools
 from skillshelf.agent.guards import GuardSettings
-from skillshelf.agent.loop import Agent, AgentSettings
+from skillshelf.agent.loop import Agent, AgentSettings, TurnContext
 from skillshelf.agent.providers import ModelSpec, make_provider
 from skillshelf.memory.transcripts.skillshelf import TranscriptWriter
 from skillshelf.serve.tools import SkillTools
@@ -33,6 +34,7 @@ def _agent(
     skills_root: Path | None = None,
     settings: AgentSettings | None = None,
     transcript: TranscriptWriter | None = None,
+    turn_context: Callable[[str], TurnContext] | None = None,
 ) -> Agent:
     base = standin.url + "/v1" if provider == "openai" else standin.url
     skills = discover_in([skills_root]).skills if skills_root else ()
@@ -43,6 +45,7 @@ def _agent(
         folder_tools=FolderTools(workspace),
         settings=settings or AgentSettings(),
         transcript=transcript,
+        turn_context=turn_context,
     )
 
 
@@ -168,6 +171,39 @@ def test_loaded_skills_are_reattached_after_compaction(
     assert compacted, "no request after compaction"
     assert "RELEASE-STEPS" in compacted[-1] and "attached again" in compacted[-1]
     assert "x" * 4000 not in compacted[-1].split("attached again")[0][:200]
+
+
+def test_a_skill_a_later_message_mentioned_is_reattached_after_compaction(
+    tmp_path: Path, model_standin: Any
+) -> None:
+    fragment = "<skill>MENTIONED-STEPS of release-notes</skill>"
+    used: list[tuple[str, str]] = []
+
+    def turn_context(text: str) -> TurnContext:
+        if "$release-notes" not in text:
+            return TurnContext()
+        return TurnContext(text=fragment, skills=(("release-notes", fragment),))
+
+    big = "x" * 4000
+    standin = model_standin(
+        [{"text": "hi"}, {"text": "noted"}, *[_call("bash", command=f"echo {big}")] * 4, {"text": "done"}]
+    )
+    agent = _agent(
+        standin,
+        "openai",
+        tmp_path,
+        settings=AgentSettings(compact_at_tokens=2500, keep_last_messages=2),
+        turn_context=turn_context,
+    )
+    agent.on_skill_used = lambda name, via: used.append((name, via))
+    agent.send("hello")
+    agent.send("use $release-notes for v2")
+    result = agent.send("now check the logs")
+    assert "compaction" in [e.kind for e in result.events]
+    compacted = [b for b in _bodies(standin) if "compacted" in b]
+    assert compacted and "MENTIONED-STEPS" in compacted[-1].split("attached again")[1]
+    assert "use $release-notes" not in compacted[-1]  # the message itself was compacted away
+    assert used == [("release-notes", "mention")]
 
 
 def test_transcript_is_written_in_the_skillshelf_format(tmp_path: Path, model_standin: Any) -> None:

@@ -94,6 +94,20 @@ def test_reattacher_keeps_the_latest_fragment_per_skill() -> None:
     assert note is not None and "new" in note and "old" not in note
 
 
+def test_reattached_skills_come_newest_first_and_those_past_the_cap_are_named() -> None:
+    reattacher = SkillReattacher(token_cap=60)
+    reattacher.on_loaded("old", "<skill>" + "o" * 300 + "</skill>")
+    reattacher.on_loaded("new", "<skill>NEW</skill>")
+    note = reattacher.reattach_note()
+    assert note is not None and reattacher.loaded == ("new", "old")
+    assert (
+        "<skill>NEW</skill>" in note
+        and "o" * 300 not in note
+        and note.endswith("again before you use one):\n- old")
+    )
+    assert SkillReattacher(token_cap=5).reattach_note() is None
+
+
 _messages = st.lists(
     st.one_of(
         st.builds(UserMessage, text=st.text(max_size=5)),

@@ -9,8 +9,9 @@ loop can use them:
 - :class:`CompletionGuard`: a final answer after an edit is sent back unless the project's
   checks ran (and passed) after the last edit (again after new work, a few times at most), and
   the task's :class:`CheckOutcome` says whether the work was verified;
-- :class:`SkillReattacher`: after the history is compacted, the skills loaded earlier in the
-  task are attached again, so their instructions are not lost.
+- :class:`SkillReattacher`: after the history is compacted, the skills loaded or mentioned
+  earlier in the task are attached again (within a token cap; the rest named), so their
+  instructions are not lost.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import Literal
 
 from skillshelf.agent.project_files import find_check_command
+from skillshelf.tokens import whole_or_listed
 
 __all__ = [
     "CheckOutcome",
@@ -31,6 +33,9 @@ __all__ = [
     "SkillReattacher",
     "find_check_command",
 ]
+
+REATTACH_INTRO = "Skills you loaded earlier in this task, attached again after the history was compacted:"
+REATTACH_LIST_INTRO = "Also loaded earlier (call load_skill again before you use one):"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -238,26 +243,34 @@ class CompletionGuard:
 
 
 class SkillReattacher:
-    """Remembers the skills loaded in a task, to put them back after compaction."""
+    """Remembers the skills a task loaded (``load_skill``) or whose text a message brought (a
+    mention), to put them back after compaction: the most recent first, whole while the note
+    stays within ``token_cap`` tokens, the others by name with a line asking to load them again,
+    so none is dropped without a word."""
 
-    def __init__(self) -> None:
-        self._loaded: dict[str, str] = {}
+    def __init__(self, token_cap: int = 20_000) -> None:
+        self.token_cap = token_cap
+        self._loaded: dict[str, str] = {}  # name -> its latest fragment, oldest load first
 
     @property
     def loaded(self) -> tuple[str, ...]:
-        return tuple(self._loaded)
+        """The skills' names, the most recently loaded first."""
+        return tuple(reversed(self._loaded))
 
     def on_loaded(self, name: str, fragment: str) -> None:
+        self._loaded.pop(name, None)
         self._loaded[name] = fragment
 
     def reattach_note(self) -> str | None:
-        if not self._loaded:
-            return None
-        body = "\n\n".join(self._loaded.values())
-        return (
-            "Skills you loaded earlier in this task, attached again after the history was compacted:"
-            f"\n\n{body}"
-        )
+        items = [(self._loaded[name], f"- {name}") for name in self.loaded]
+        return whole_or_listed(items, self.token_cap, _reattach_note) or None
+
+
+def _reattach_note(whole: list[str], listed: list[str]) -> str:
+    pieces = [REATTACH_INTRO, *whole]
+    if listed:
+        pieces.append("\n".join([REATTACH_LIST_INTRO, *listed]))
+    return "\n\n".join(pieces)
 
 
 def _short(text: str, limit: int = 120) -> str:

@@ -32,11 +32,12 @@ from skillshelf.agent.history import (
     history_tokens,
 )
 from skillshelf.agent.providers import Provider
+from skillshelf.select.usage import MENTION
 from skillshelf.serve.schemas import ToolSpec
 from skillshelf.serve.skill_tools import model_tools
 from skillshelf.serve.tools import SkillTools
 
-__all__ = ["Agent", "AgentEvent", "AgentResult", "AgentSettings"]
+__all__ = ["Agent", "AgentEvent", "AgentResult", "AgentSettings", "TurnContext"]
 
 SKILL_TOOLS: tuple[ToolSpec, ...] = model_tools()
 COMPACTION_NOTE = "[The earlier part of this task was compacted to save context.]"
@@ -47,7 +48,18 @@ class AgentSettings:
     max_turns: int = 40
     compact_at_tokens: int = 120_000
     keep_last_messages: int = 12
+    reattach_tokens: int = 20_000  # for the skills put back after a compaction (<= compact_at_tokens / 4)
     guards: GuardSettings = GuardSettings()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TurnContext:
+    """What goes in front of a user message (``text``), and the skills it brings whole
+    (``(name, fragment)``: the skills the message mentions), which a compaction puts back as
+    it does the ones the model loaded."""
+
+    text: str = ""
+    skills: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -98,7 +110,7 @@ class Agent:
         folder_tools: FolderTools,
         settings: AgentSettings = AgentSettings(),
         transcript: TranscriptSink | None = None,
-        turn_context: Callable[[str], str] | None = None,
+        turn_context: Callable[[str], TurnContext] | None = None,
         on_skill_used: Callable[[str, str], None] | None = None,
         on_answer: Callable[[str], None] | None = None,
     ) -> None:
@@ -118,7 +130,7 @@ class Agent:
             *folder_tools.specs(),
             *(SKILL_TOOLS if skill_tools is not None else ()),
         )
-        self.reattacher = SkillReattacher()
+        self.reattacher = SkillReattacher(min(settings.reattach_tokens, settings.compact_at_tokens // 4))
         self._detector = _implicit_detector(skill_tools) if skill_tools is not None else None
 
     def send(self, text: str) -> AgentResult:
@@ -136,8 +148,12 @@ class Agent:
         state = _TurnState()
         if self._detector is not None:
             self._detector.new_turn()
-        prefix = self.turn_context(text) if self.turn_context else ""
-        self._append_user(f"{prefix}\n\n{text}" if prefix else text, shown=text)
+        context = self.turn_context(text) if self.turn_context else TurnContext()
+        for name, fragment in context.skills:
+            self.reattacher.on_loaded(name, fragment)
+            if self.on_skill_used:
+                self.on_skill_used(name, MENTION)
+        self._append_user(f"{context.text}\n\n{text}" if context.text else text, shown=text)
         for _ in range(self.settings.max_turns):
             self._maybe_compact(state)
             reply = self.provider.complete(system=self.system_prompt, history=self.history, tools=self.tools)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Literal
 
 from skillshelf.agent.folder_tools import FolderTools
 from skillshelf.agent.guards import GuardSettings
-from skillshelf.agent.loop import Agent, AgentSettings
+from skillshelf.agent.loop import Agent, AgentSettings, TurnContext
 from skillshelf.agent.providers import Provider, make_provider, parse_model_spec
 from skillshelf.context import ContextOptions
 from skillshelf.env import Env
@@ -96,6 +96,7 @@ def open_agent(
         RequiredSkillError: a ``required`` skill is missing.
     """
     from skillshelf.context import prepare_context, turn_parts
+    from skillshelf.context_parts import mentioned_fragment
     from skillshelf.serve.tools import SkillTools
 
     spec = parse_model_spec(options.model)
@@ -117,11 +118,14 @@ def open_agent(
 
     usage = _usage(env, options, prepared.workspace)
 
-    def turn_context(text: str) -> str:
+    def turn_context(text: str) -> TurnContext:
         if usage is not None:
             usage.turn(text)
-        parts, _ = turn_parts(prepared, text)
-        return "\n\n".join(p.text for p in parts)
+        parts, mentioned = turn_parts(prepared, text)
+        return TurnContext(
+            text="\n\n".join(p.text for p in parts),
+            skills=tuple((s.name, mentioned_fragment(s)) for s in mentioned),
+        )
 
     return Agent(
         provider=provider or make_provider(spec, base_url=options.base_url, api_key=options.api_key),

@@ -56,7 +56,8 @@ class SkillUsage:
             return
 
     def used(self, name: str, via: str) -> None:
-        """The model loaded (``load_skill``) or implicitly used (``implicit``) skill ``name``."""
+        """The model loaded (``load_skill``) or implicitly used (``implicit``) skill ``name``, or
+        the user's message mentioned it (``mention``)."""
         path = self._paths.get(name)
         if path is None:
             return

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from skillshelf.env import Env
 from skillshelf.hooks.payload import HookInput
 from skillshelf.skills.model import Skill
-from skillshelf.tokens import approx_tokens
+from skillshelf.tokens import whole_or_listed
 
 __all__ = ["COMPACT_SOURCE", "REATTACH_INTRO", "loaded_in_session", "reattach_text"]
 
@@ -60,24 +60,16 @@ def reattach_text(inp: HookInput, env: Env, *, token_cap: int) -> str:
 
 def _render(skills: Sequence[Skill], token_cap: int) -> str:
     """Each skill whole while the text stays within ``token_cap``, else as a line of the list."""
-    whole: list[str] = []
-    listed: list[str] = []
-    for skill in skills:
-        fragment = _fragment(skill)
-        if fragment and approx_tokens(_join([*whole, fragment], listed)) <= token_cap:
-            whole.append(fragment)
-        elif approx_tokens(_join(whole, [*listed, _line(skill)])) <= token_cap:
-            listed.append(_line(skill))
-    return _join(whole, listed) if whole or listed else ""
+    return whole_or_listed([(_fragment(s), _line(s)) for s in skills], token_cap, _join)
 
 
 def _fragment(skill: Skill) -> str:
     """The skill as a mention injects it; empty when its file cannot be read any more."""
-    from skillshelf.context_parts import mentioned_part
+    from skillshelf.context_parts import mentioned_fragment
     from skillshelf.errors import FileAccessError
 
     try:
-        return "".join(part.text for part in mentioned_part([skill]))
+        return mentioned_fragment(skill)
     except FileAccessError:
         return ""
 
