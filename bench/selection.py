@@ -56,6 +56,7 @@ from selection_sets import (  # noqa: E402
     authored_requests,
     body_of,
     held_out_requests,
+    index_body_of,
     jsonl,
     load_corpus,
     metatool_split,
@@ -274,7 +275,7 @@ def latency(scale: int) -> dict[str, Any]:
     import statistics
 
     corpus = load_corpus()
-    bodies = {str(s.path): body_of(s) for s in corpus}
+    bodies = {str(s.path): index_body_of(s) for s in corpus}
     skills = []
     for i in range(scale):
         base, rep = corpus[i % len(corpus)], i // len(corpus)

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = Path(os.environ.get("SKILLSHELF_SHARED", REPO.parent / "shared"))
+# resolved, as discovery resolves the roots the index keys come from
+SHARED = Path(os.environ.get("SKILLSHELF_SHARED", REPO.parent / "shared")).resolve()
 sys.path.insert(0, str(REPO / "src"))
 
 from skillshelf.select.index import SkillIndex  # noqa: E402
@@ -49,6 +50,20 @@ def body_of(skill: Skill) -> str:
     return _BODIES[key]
 
 
+_INDEX_BODIES: dict[str, str] = {}
+
+
+def index_body_of(skill: Skill) -> str:
+    """What the product's index reads as ``skill``'s body (:func:`skillshelf.select.index.index_body`:
+    the ``SKILL.md`` body, then bundled markdown in the room left), read once per path."""
+    from skillshelf.select.index import index_body
+
+    key = str(skill.path)
+    if key not in _INDEX_BODIES:
+        _INDEX_BODIES[key] = index_body(skill) if skill.path.exists() else ""
+    return _INDEX_BODIES[key]
+
+
 def corpus_requests(path: Path) -> list[Query]:
     """Requests in the skill-requests format, their ``relevant`` skill folders (relative to
     ``corpora/``) made ``SKILL.md`` paths, as the index keys them."""
@@ -78,7 +93,7 @@ def authored_requests() -> list[Query]:
 
 def requests_set() -> tuple[SkillIndex, list[Query]]:
     """The corpus index and the skill-requests queries (``relevant``: ``SKILL.md`` paths)."""
-    index = SkillIndex.build(load_corpus(), cache_dir=CACHE / "requests", body_reader=body_of)
+    index = SkillIndex.build(load_corpus(), cache_dir=CACHE / "requests", body_reader=index_body_of)
     return index, corpus_requests(SHARED / "benchmarks" / "skill-requests" / "requests.jsonl")
 
 
@@ -135,7 +150,7 @@ def skillsbench_set() -> tuple[SkillIndex, list[Query]]:
         for t in tools
     ]
     distractors = [s for s in load_corpus() if s.name.lower() not in names]
-    index = SkillIndex.build(skills + distractors, cache_dir=CACHE / "sb", body_reader=body_of)
+    index = SkillIndex.build(skills + distractors, cache_dir=CACHE / "sb", body_reader=index_body_of)
     queries = jsonl(sb / "queries.jsonl")
     for q in queries:
         q["relevant"] = [str(root / r / "SKILL.md") for r in q["relevant"]]

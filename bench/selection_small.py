@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from selection import semantic_variants, shows_right
-from selection_sets import CACHE, Query, body_of, load_corpus
+from selection_sets import CACHE, Query, index_body_of, load_corpus
 
 from skillshelf.select.index import SkillIndex
 from skillshelf.select.ranking import Ranker, RankingSettings
@@ -49,7 +49,7 @@ class Libraries:
 
         corpus = load_corpus()
         builtins = list(discover_in([packaged_skills_dir()]).skills)
-        full = SkillIndex.build(corpus + builtins, cache_dir=CACHE / "small", body_reader=body_of)
+        full = SkillIndex.build(corpus + builtins, cache_dir=CACHE / "small", body_reader=index_body_of)
         return cls(corpus=corpus, builtins=builtins, full=full)
 
     def draws(self, queries: Sequence[Query], sizes: Sequence[int], rng: random.Random) -> Iterator[Draw]:
@@ -67,7 +67,7 @@ class Libraries:
                 others = [s for s in self.corpus if str(s.path) not in taken]
                 index = SkillIndex.build(
                     right + rng.sample(others, max(0, size - len(right))) + self.builtins,
-                    body_reader=body_of,
+                    body_reader=index_body_of,
                 )
                 names = {by_path[p].name for p in rel if p in by_path}
                 right_keys = set(rel) | {str(s.path) for s in self.builtins if s.name in names}

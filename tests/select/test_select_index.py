@@ -90,6 +90,22 @@ def test_body_text_is_indexed(
     assert rank(index, "documents with qpdf", top_k=1)[0].skill.name == "alpha"
 
 
+def test_a_short_skill_is_found_by_the_markdown_it_bundles_and_a_full_one_reads_only_its_own(
+    tmp_path: Path, make_skill: Callable[..., Path], discover: Callable[[Path], tuple[Skill, ...]]
+) -> None:
+    short = make_skill(tmp_path, "zulu", "Helps with documents.", "See references/forms.md.\n")
+    make_skill(tmp_path, "beta", "Helps with documents.", "Nothing about that here.\n")
+    full = make_skill(tmp_path, "gamma", "Helps with documents.", "word " * 1300)
+    for path in (short, full):
+        (path.parent / "references").mkdir()
+        forms = path.parent / "references" / "forms.md"
+        forms.write_text("# Forms\nFlatten with pdftk.\n", encoding="utf-8")
+    skills = discover(tmp_path)
+    index = SkillIndex.build(skills)
+    assert [r.skill.name for r in rank(index, "documents with pdftk", top_k=3)][:1] == ["zulu"]
+    assert index_module.index_body(next(s for s in skills if s.name == "gamma")).rstrip().endswith("word")
+
+
 def _chinese_filler(chars: int) -> str:
     """Varied Chinese text (a new character pair at almost every character), in sentences."""
     picked = [chr(0x4E00 + (i * 7919) % 20000) for i in range(chars)]

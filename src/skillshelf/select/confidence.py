@@ -126,13 +126,13 @@ class Calibration:
 MODELS: Mapping[tuple[str, ...], Calibration] = MappingProxyType(
     {
         (): Calibration(
-            coefficients=(1.221, 2.427, -0.004, -0.620, -1.982, -3.411, 0.904, -5.068), intercept=4.234
+            coefficients=(1.209, 2.515, -0.074, -0.559, -2.206, -3.297, 0.928, -5.113), intercept=4.222
         ),
         ("wordllama",): Calibration(
-            coefficients=(1.186, 1.222, -0.677, -1.753, -3.143, 0.876, -4.912, 2.929), intercept=3.882
+            coefficients=(1.321, 1.174, -0.965, -1.805, -3.229, 0.886, -4.974, 2.655), intercept=3.901
         ),
         ("minilm", "wordllama"): Calibration(
-            coefficients=(1.345, 0.967, -0.442, -2.150, -3.442, 0.901, -4.711, 0.758, 2.934), intercept=3.854
+            coefficients=(1.402, 1.017, -0.403, -2.128, -3.670, 0.928, -4.646, 0.725, 2.834), intercept=3.606
         ),
     }
 )
@@ -142,13 +142,13 @@ so that its fitted threshold falls at :data:`DEFAULT_MIN_CONFIDENCE`."""
 FEW_MODELS: Mapping[tuple[str, ...], Calibration] = MappingProxyType(
     {
         (): Calibration(
-            coefficients=(2.734, 3.749, 1.302, -0.678, -1.947, -3.600, 3.127, -5.391), intercept=-2.836
+            coefficients=(2.753, 3.987, 1.169, -0.552, -2.157, -3.399, 3.117, -5.280), intercept=-2.953
         ),
         ("wordllama",): Calibration(
-            coefficients=(2.084, 2.496, -0.872, -1.684, -3.265, 2.712, -5.393, 4.977), intercept=-2.189
+            coefficients=(2.234, 2.538, -1.123, -1.699, -3.318, 2.728, -5.290, 4.723), intercept=-2.209
         ),
         ("minilm", "wordllama"): Calibration(
-            coefficients=(2.434, 1.657, -0.633, -2.316, -3.631, 2.644, -4.950, 2.560, 4.712), intercept=-2.218
+            coefficients=(2.527, 1.731, -0.563, -2.275, -3.837, 2.646, -4.761, 2.475, 4.699), intercept=-2.338
         ),
     }
 )

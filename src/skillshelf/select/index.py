@@ -38,6 +38,7 @@ from typing import Any
 
 from skillshelf.lastkept import LastKept
 from skillshelf.select.docs import (
+    MAX_BODY_CHARS,
     SkillDoc,
     analyse,
     copy_key,
@@ -51,7 +52,7 @@ from skillshelf.select.indexcache import CachedIndex, FileIds, IndexCache, Reuse
 from skillshelf.select.postings import FieldModel, Postings
 from skillshelf.skills.model import Skill
 
-__all__ = ["CONTENT_MODEL", "GRAM_MODEL", "META_MODEL", "IndexStats", "SkillIndex"]
+__all__ = ["CONTENT_MODEL", "GRAM_MODEL", "META_MODEL", "IndexStats", "SkillIndex", "index_body"]
 
 META_MODEL = FieldModel(
     fields=("name", "short", "description", "path"),
@@ -151,8 +152,8 @@ class SkillIndex:
         cache_dir: Path | None = None,
         body_reader: BodyReader | None = None,
     ) -> SkillIndex:
-        """Index ``skills`` (duplicates by path are dropped). ``body_reader`` defaults to the
-        skills package's ``read_skill_body``; unreadable bodies index as empty."""
+        """Index ``skills`` (duplicates by path are dropped). ``body_reader`` defaults to
+        :func:`index_body`; unreadable bodies index as empty."""
         with _gc_paused():
             return cls._build(skills, cache_dir, body_reader or _default_body_reader())
 
@@ -364,9 +365,32 @@ def _s(path: Path | None) -> str | None:
 
 
 def _default_body_reader() -> BodyReader:
+    return index_body
+
+
+def index_body(skill: Skill) -> str:
+    """What the index reads as a skill's body: the ``SKILL.md`` body and, when that is shorter
+    than :data:`MAX_BODY_CHARS`, the markdown its folder bundles in the rest of the room
+    (:func:`~skillshelf.skills.bundled_text.bundled_prose`).
+
+    Chosen on tuning data (the skill-requests dev split and ``bench/data/authored-requests.jsonl``,
+    default fusion, base install / + MiniLM): MRR@10 0.866 / 0.870 -> 0.872 / 0.877 on the dev
+    split and 0.788 / 0.793 -> 0.793 / 0.802 on the authored requests; the requests that
+    describe a situation gained most (base install success@5 0.854 -> 0.878 and 0.764 -> 0.800).
+    Also tried there: the bundled files' names as headings (no change) and their headings as
+    headings, alone or beside the prose (dev MRR@10 + MiniLM 0.870 -> 0.865 and 0.870). The
+    confidence models were fitted again for it (``bench/fit_selection.py``). The rule fixed
+    before the held-out run (test split success@5 and MRR@10 of the base install, success@5 +
+    MiniLM and SkillsBench success@5 no lower) was met: test split base install success@5 0.878
+    -> 0.898, MRR@10 0.798 -> 0.815, + MiniLM success@5 0.912 -> 0.912; SkillsBench 0.851 and
+    0.920 unchanged. A cold build of the 798 corpus skills took 0.98 -> 1.03 s."""
+    from skillshelf.skills.bundled_text import bundled_prose
     from skillshelf.skills.discover import read_skill_body
 
-    return read_skill_body
+    body = read_skill_body(skill)
+    room = MAX_BODY_CHARS - len(body) - 2
+    prose = bundled_prose(skill.folder, limit=room) if room > 0 else ""
+    return f"{body}\n\n{prose}" if prose else body
 
 
 def _safe_read(reader: BodyReader, skill: Skill) -> str:
