@@ -6,11 +6,12 @@ own near the context limit) it starts the session again with ``SessionStart`` an
 the skills the model had read: it then repeats the mistakes they prevent. The loads of the
 session are in the usage log (``PostToolUse`` records a ``SKILL.md`` read, a ``Skill`` call or
 a skill's script run, ``UserPromptSubmit`` the skills a prompt mentions, keyed by the session
-id), so the compaction's ``SessionStart`` answer
-carries them again: the most recently loaded first, whole while they fit the answer's token
-cap, then by name and path with a line saying to read them again. A skill that is gone or
-disabled since is left out. Without usage recording (``[hooks] usage = false``) there is
-nothing to put back.
+id), so the compaction's ``SessionStart`` answer carries them again: the most recently loaded
+first, whole while they fit the answer's token cap, then by name and path with a line saying
+to read them again. A skill that is gone or disabled since is left out. Without usage
+recording (``[hooks] usage = false``) there is nothing to put back. The skill inventory itself
+needs no help: both agents list their skills again in the first request after a compaction
+(checked with the same CLIs).
 """
 
 from __future__ import annotations
