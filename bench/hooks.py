@@ -171,7 +171,10 @@ def _stop(repo: Path, env: dict[str, str], process: subprocess.Popen[bytes]) -> 
 def bench_scale(work: Path, scale: int, prompts: list[str], runs: int, cold_runs: int) -> None:
     repo = _repo(work, scale)
     warm_env = _env(work, f"cache-warm-{scale}", scale)
-    _hook(repo, warm_env, prompts[0])  # fills the caches (and Python's bytecode cache)
+    # fill the caches before anything is timed, in the foreground: a first prompt past its
+    # deadline would leave a detached `hook warm` building them while the warm rows run
+    _run([*_skillshelf(), "hook", "warm", "--agent", "claude"], cwd=repo, env=warm_env)
+    _hook(repo, warm_env, prompts[0])  # Python's bytecode cache
     found = _skills_found(repo, warm_env)
     served_env = _env(work, f"cache-warm-{scale}", scale, server=True)
     server = _server(repo, served_env)
