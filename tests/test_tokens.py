@@ -23,7 +23,7 @@ def test_a_token_is_four_utf8_bytes_rounded_up() -> None:
 def test_what_fits_stays_within_the_cap_in_order_and_a_text_that_fits_is_never_only_listed(
     items: list[tuple[str, str]], cap: int
 ) -> None:
-    out = whole_or_listed(items, cap, _render)
+    out = whole_or_listed(items, cap, intro="INTRO", list_intro="LIST")
     assert out == "" or approx_tokens(out) <= cap
     if out and items and items[0][0] and approx_tokens(_render([items[0][0]], [])) <= cap:
         assert out.startswith(f"INTRO\n\n{items[0][0]}")  # the first item whole when it fits alone
@@ -31,5 +31,7 @@ def test_what_fits_stays_within_the_cap_in_order_and_a_text_that_fits_is_never_o
 
 def test_an_item_past_the_cap_is_listed_and_one_that_fits_neither_way_is_left_out() -> None:
     items = [("A" * 40, "- a"), ("B" * 400, "- b"), ("C" * 8, "- " + "c" * 400)]
-    assert whole_or_listed(items, 30, _render) == _render(["A" * 40, "C" * 8], ["- b"])
-    assert whole_or_listed(items, 1, _render) == ""
+    assert whole_or_listed(items, 30, intro="INTRO", list_intro="LIST") == _render(
+        ["A" * 40, "C" * 8], ["- b"]
+    )
+    assert whole_or_listed(items, 1, intro="INTRO", list_intro="LIST") == ""

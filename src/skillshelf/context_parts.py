@@ -28,9 +28,9 @@ __all__ = [
     "catalog_part",
     "instructions_part",
     "memory_part",
-    "mentioned_fragment",
     "mentioned_part",
     "pinned_part",
+    "read_skill_fragment",
     "suggestions_part",
 ]
 
@@ -98,8 +98,9 @@ def _tagged(skill: Skill) -> Skill:
     )
 
 
-def mentioned_fragment(skill: Skill) -> str:
-    """One mentioned skill as the model gets it (``<skill>`` with its body and trust note).
+def read_skill_fragment(skill: Skill) -> str:
+    """One skill as the model gets it whole (``<skill>`` with its body and trust note), read
+    now: a mentioned or pinned skill, or one put back after a compaction.
 
     Raises:
         FileAccessError: its file cannot be read any more.
@@ -122,7 +123,7 @@ def mentioned_fragment(skill: Skill) -> str:
 def pinned_part(skills: ContextSkills) -> list[ContextPart]:
     if not skills.pinned:
         return []
-    text = "\n\n".join(mentioned_fragment(s) for s in skills.pinned)
+    text = "\n\n".join(read_skill_fragment(s) for s in skills.pinned)
     sources = tuple(str(s.path) for s in skills.pinned)
     return [ContextPart(name="pinned", title="Pinned skills", text=text, sources=sources)]
 
@@ -179,7 +180,7 @@ def suggestions_part(
 def mentioned_part(mentioned: Sequence[Skill]) -> list[ContextPart]:
     if not mentioned:
         return []
-    text = "\n\n".join(mentioned_fragment(s) for s in mentioned)
+    text = "\n\n".join(read_skill_fragment(s) for s in mentioned)
     return [
         ContextPart(
             name="mentioned",

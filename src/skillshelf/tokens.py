@@ -3,7 +3,7 @@ budgets line up with the reference agent."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 __all__ = ["BYTES_PER_TOKEN", "approx_tokens", "whole_or_listed"]
 
@@ -15,12 +15,14 @@ def approx_tokens(text: str) -> int:
     return -(-len(text.encode("utf-8")) // BYTES_PER_TOKEN)
 
 
-def whole_or_listed(
-    items: Sequence[tuple[str, str]], token_cap: int, render: Callable[[list[str], list[str]], str]
-) -> str:
-    """``render(whole, listed)`` for ``items`` (``(text, line)`` pairs, most wanted first): each
-    item's ``text`` while the rendering stays within ``token_cap`` tokens, else its ``line``
-    (an item that fits neither way is left out); ``""`` when nothing fits."""
+def whole_or_listed(items: Sequence[tuple[str, str]], token_cap: int, *, intro: str, list_intro: str) -> str:
+    """``intro``, then each item's ``text`` (``(text, line)`` pairs, most wanted first) while the
+    whole stays within ``token_cap`` tokens, then the ``line`` of each item past that under
+    ``list_intro`` (an item that fits neither way is left out); ``""`` when nothing fits."""
+
+    def render(whole: list[str], listed: list[str]) -> str:
+        return "\n\n".join([intro, *whole, *(["\n".join([list_intro, *listed])] if listed else [])])
+
     whole: list[str] = []
     listed: list[str] = []
     for text, line in items:

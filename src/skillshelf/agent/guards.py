@@ -263,14 +263,8 @@ class SkillReattacher:
 
     def reattach_note(self) -> str | None:
         items = [(self._loaded[name], f"- {name}") for name in self.loaded]
-        return whole_or_listed(items, self.token_cap, _reattach_note) or None
-
-
-def _reattach_note(whole: list[str], listed: list[str]) -> str:
-    pieces = [REATTACH_INTRO, *whole]
-    if listed:
-        pieces.append("\n".join([REATTACH_LIST_INTRO, *listed]))
-    return "\n\n".join(pieces)
+        note = whole_or_listed(items, self.token_cap, intro=REATTACH_INTRO, list_intro=REATTACH_LIST_INTRO)
+        return note or None
 
 
 def _short(text: str, limit: int = 120) -> str:

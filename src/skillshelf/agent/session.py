@@ -96,7 +96,7 @@ def open_agent(
         RequiredSkillError: a ``required`` skill is missing.
     """
     from skillshelf.context import prepare_context, turn_parts
-    from skillshelf.context_parts import mentioned_fragment
+    from skillshelf.context_parts import read_skill_fragment
     from skillshelf.serve.tools import SkillTools
 
     spec = parse_model_spec(options.model)
@@ -124,7 +124,7 @@ def open_agent(
         parts, mentioned = turn_parts(prepared, text)
         return TurnContext(
             text="\n\n".join(p.text for p in parts),
-            skills=tuple((s.name, mentioned_fragment(s)) for s in mentioned),
+            skills=tuple((s.name, read_skill_fragment(s)) for s in mentioned),
         )
 
     return Agent(

@@ -61,26 +61,20 @@ def reattach_text(inp: HookInput, env: Env, *, token_cap: int) -> str:
 
 def _render(skills: Sequence[Skill], token_cap: int) -> str:
     """Each skill whole while the text stays within ``token_cap``, else as a line of the list."""
-    return whole_or_listed([(_fragment(s), _line(s)) for s in skills], token_cap, _join)
+    items = [(_fragment(s), _line(s)) for s in skills]
+    return whole_or_listed(items, token_cap, intro=REATTACH_INTRO, list_intro=_LIST_INTRO)
 
 
 def _fragment(skill: Skill) -> str:
     """The skill as a mention injects it; empty when its file cannot be read any more."""
-    from skillshelf.context_parts import mentioned_fragment
+    from skillshelf.context_parts import read_skill_fragment
     from skillshelf.errors import FileAccessError
 
     try:
-        return mentioned_fragment(skill)
+        return read_skill_fragment(skill)
     except FileAccessError:
         return ""
 
 
 def _line(skill: Skill) -> str:
     return f"- {skill.name}: {skill.path}"
-
-
-def _join(whole: Sequence[str], listed: Sequence[str]) -> str:
-    pieces = [REATTACH_INTRO, *whole]
-    if listed:
-        pieces.append("\n".join([_LIST_INTRO, *listed]))
-    return "\n\n".join(pieces)

@@ -10,7 +10,7 @@ lines left out and whitespace collapsed. Words of :data:`LONG_TOKEN` characters 
 letters and digits (keys, tokens, hashes) are left out too: no request names one, and a key
 pasted into a bundled file would otherwise be kept in the index cache.
 
-Each file is opened beneath the skill folder (:func:`~skillshelf.skills.confined.open_beneath`:
+Each file is read beneath the skill folder (:func:`~skillshelf.skills.confined.read_beneath`:
 no symlink leads out of it), and read only when it is a regular file with one link (a hard link
 may be a file from elsewhere), at most :data:`MAX_FILE_BYTES`. A file that cannot be read is
 skipped: the index text is a ranking hint and never fails a build. A change to a bundled file
@@ -19,13 +19,11 @@ alone reaches the index when its ``SKILL.md`` changes or the index is built anew
 
 from __future__ import annotations
 
-import os
 import re
-import stat
 from pathlib import Path
 
 from skillshelf.errors import PathEscapeError
-from skillshelf.skills.confined import open_beneath
+from skillshelf.skills.confined import read_beneath
 from skillshelf.skills.load import list_bundled_files
 
 __all__ = ["LONG_TOKEN", "MAX_FILE_BYTES", "MAX_FILES", "bundled_prose"]
@@ -45,18 +43,19 @@ def bundled_prose(folder: Path, *, limit: int) -> str:
     files, _ = list_bundled_files(folder, limit=MAX_FILES)
     pieces: list[str] = []
     room = limit
-    for relative in files:
+    for relative in (f for f in files if f.lower().endswith(".md")):
         if room <= 0:
             break
-        if not relative.lower().endswith(".md"):
-            continue
-        words = " ".join(w for w in _HEADING_LINE.sub("", _read(folder, relative)).split() if _plain(w))[
-            :room
-        ]
+        words = _prose(_read(folder, relative))[:room]
         if words:
             pieces.append(words)
             room -= len(words) + 1
     return " ".join(pieces)
+
+
+def _prose(markdown: str) -> str:
+    """The words of ``markdown`` without its heading lines and key-like words, one space apart."""
+    return " ".join(w for w in _HEADING_LINE.sub("", markdown).split() if _plain(w))
 
 
 def _plain(word: str) -> bool:
@@ -65,19 +64,7 @@ def _plain(word: str) -> bool:
 
 def _read(folder: Path, relative: str) -> str:
     try:
-        fd = open_beneath(folder, relative.split("/"), relative)
+        data = read_beneath(folder, relative.split("/"), relative, max_bytes=MAX_FILE_BYTES, single_link=True)
     except (OSError, PathEscapeError):
         return ""
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_nlink > 1:
-            return ""
-        with os.fdopen(fd, "rb") as handle:
-            fd = -1
-            data = handle.read(MAX_FILE_BYTES)
-    except OSError:
-        return ""
-    finally:
-        if fd >= 0:
-            os.close(fd)
     return data.decode("utf-8", errors="replace")

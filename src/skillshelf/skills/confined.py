@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import errno
 import os
+import stat
 from collections.abc import Sequence
 from pathlib import Path
 
 from skillshelf.errors import PathEscapeError
 
-__all__ = ["MAX_HOPS", "open_beneath"]
+__all__ = ["MAX_HOPS", "open_beneath", "read_beneath"]
 
 MAX_HOPS = 40  # Linux's MAXSYMLINKS
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
@@ -98,3 +99,23 @@ def open_beneath(folder: Path, parts: Sequence[str], original: str) -> int:
     finally:
         for fd in stack:
             os.close(fd)
+
+
+def read_beneath(
+    folder: Path, parts: Sequence[str], original: str, *, max_bytes: int, single_link: bool = False
+) -> bytes:
+    """Up to ``max_bytes`` (-1: all) of the regular file ``folder/parts...``, opened by
+    :func:`open_beneath`. Raises what it raises, and ``IsADirectoryError`` for anything but a
+    regular file, ``OSError(EMLINK)`` for a hard-linked one when ``single_link``."""
+    fd = open_beneath(folder, parts, original)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise IsADirectoryError(errno.EISDIR, "not a regular file", original)
+        if single_link and info.st_nlink > 1:
+            raise OSError(errno.EMLINK, "hard-linked: its content may belong to a file elsewhere", original)
+    except BaseException:
+        os.close(fd)
+        raise
+    with os.fdopen(fd, "rb") as handle:
+        return handle.read(max_bytes)

@@ -14,15 +14,13 @@ Skills of a project the user has not trusted are marked wherever they are shown
 
 from __future__ import annotations
 
-import errno
 import os
-import stat
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from skillshelf.errors import FileAccessError, PathEscapeError, SkillNotFoundError, SkillshelfError
-from skillshelf.skills.confined import open_beneath
+from skillshelf.skills.confined import read_beneath
 from skillshelf.skills.model import Scope, Skill
 from skillshelf.skills.slots import replaced
 from skillshelf.tokens import approx_tokens
@@ -148,12 +146,8 @@ def _read_contents(skill: Skill, max_bytes: int | None) -> tuple[str, bool]:
     """The SKILL.md text, opened inside its folder (:func:`open_beneath`: a link swapped in
     since discovery cannot send the read elsewhere) and only if it is a regular file."""
     try:
-        fd = open_beneath(skill.path.parent, [skill.path.name], str(skill.path))
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            os.close(fd)
-            raise IsADirectoryError(errno.EISDIR, "not a regular file")
-        with os.fdopen(fd, "rb") as handle:
-            data = handle.read(max_bytes + 4 if max_bytes is not None else -1)
+        limit = max_bytes + 4 if max_bytes is not None else -1
+        data = read_beneath(skill.path.parent, [skill.path.name], str(skill.path), max_bytes=limit)
     except (OSError, PathEscapeError) as exc:
         why = exc.strerror if isinstance(exc, OSError) else exc.message
         raise FileAccessError(
