@@ -54,9 +54,9 @@ _INDEX_BODIES: dict[str, str] = {}
 
 
 def index_body_of(skill: Skill) -> str:
-    """What the product's index reads as ``skill``'s body (:func:`skillshelf.select.index.index_body`:
+    """What the product's index reads as ``skill``'s body (:func:`skillshelf.select.bodies.index_body`:
     the ``SKILL.md`` body, then bundled markdown in the room left), read once per path."""
-    from skillshelf.select.index import index_body
+    from skillshelf.select.bodies import index_body
 
     key = str(skill.path)
     if key not in _INDEX_BODIES:

@@ -13,7 +13,8 @@
   user or a project can name or plant; :func:`regular_or_missing` checks a path that another
   library (SQLite) will open.
 * :func:`file_identity`: what tells a file from its replacement or an edit of it, for what a
-  process keeps in memory while a file stays the same.
+  process keeps in memory while a file stays the same; :func:`stat_of`, the modification time
+  and size a cache stamp keeps for a file it read.
 * :func:`resolve_path`: ``Path.resolve()`` that says so when a loop of symlinks stops it, with
   the same ``OSError`` (``ELOOP``) on every Python (3.11 and 3.12 raise ``RuntimeError``; 3.13
   returns the path where the loop begins as if it were resolved).
@@ -50,6 +51,7 @@ __all__ = [
     "read_regular_text",
     "regular_or_missing",
     "resolve_path",
+    "stat_of",
     "write_atomic",
 ]
 
@@ -207,6 +209,15 @@ def file_identity(info: os.stat_result) -> FileIdentity:
     """Device, inode, size, mtime and ctime (ns): a file renamed into place (every writer here)
     or edited in place gets another identity."""
     return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+
+
+def stat_of(path: Path) -> tuple[int, int] | None:
+    """``(mtime_ns, size)`` of ``path`` (symlinks followed), ``None`` if it cannot be looked at."""
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return (info.st_mtime_ns, info.st_size)
 
 
 @contextmanager

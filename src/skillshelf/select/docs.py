@@ -10,14 +10,15 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import itertools
-import os
 import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from skillshelf.fileio import stat_of
 from skillshelf.select.tokenize import WORD_GRAMS, WORD_TERMS, is_cjk, raw_words
+from skillshelf.skills.bundled_text import BundledProse, bundled_stamp
 from skillshelf.skills.model import Skill
 
 __all__ = [
@@ -25,6 +26,7 @@ __all__ = [
     "Analysed",
     "SkillDoc",
     "analyse",
+    "carry_bundled",
     "copy_key",
     "doc_for_skill",
     "doc_for_tool",
@@ -32,6 +34,7 @@ __all__ = [
     "split_body",
     "stamp_of",
     "with_body",
+    "with_bundled",
 ]
 
 MAX_BODY_CHARS = 6000
@@ -127,16 +130,36 @@ def split_body(body: str) -> tuple[str, str]:
 
 
 def stamp_of(skill: Skill) -> str:
-    """Changes when what the index derives from ``skill`` may have: the ``SKILL.md`` mtime and
-    size, and a digest of the parsed name and descriptions and of the root (path words)."""
+    """Changes when what the index derives from ``skill``'s ``SKILL.md`` may have: its mtime and
+    size, and a digest of the parsed name and descriptions and of the root (path words). A
+    document whose body was filled with bundled markdown adds that part (:func:`with_bundled`)."""
     return _stamp(skill, stat_of(skill.path))
 
 
+def with_bundled(stamp: str, bundled: BundledProse | None) -> str:
+    """``stamp``'s ``SKILL.md`` part (:func:`stamp_of`) for a document whose body holds
+    ``bundled``: the bundled files' stamp and paths, one per line, after it."""
+    head = stamp.partition("\n")[0]
+    return head if bundled is None else "\n".join((head, bundled.stamp, *bundled.files))
+
+
 def restamp(stamp: str, skill: Skill) -> str:
-    """:func:`stamp_of` for ``skill`` whose fields made ``stamp`` (the digest is kept, only the
-    ``SKILL.md`` is looked at again)."""
+    """The stamp again for ``skill`` whose fields made ``stamp`` (the digest is kept, only the
+    files are looked at again)."""
+    head = stamp.partition("\n")[0]
     mtime, size = stat_of(skill.path) or (0, 0)
-    return f"{mtime}:{size}:{stamp.rpartition(':')[2]}"
+    return carry_bundled(f"{mtime}:{size}:{head.rpartition(':')[2]}", stamp, skill.folder)
+
+
+def carry_bundled(current: str, known: str, folder: Path) -> str:
+    """``current``, a stamp of a ``SKILL.md`` alone, with the bundled part of ``known`` (a stamp
+    of the same skill from an earlier build) taken again from ``folder``'s files, when both stamp
+    the same ``SKILL.md``: if those files are unchanged, the result is ``known``."""
+    head, sep, rest = known.partition("\n")
+    if not sep or head != current:
+        return current
+    files = rest.split("\n")[1:]
+    return "\n".join((current, bundled_stamp(folder, files), *files))
 
 
 def _stamp(skill: Skill, body_stat: tuple[int, int] | None) -> str:
@@ -154,15 +177,6 @@ def _display(skill: Skill) -> str:
     if iface is None:
         return ""
     return " ".join(x for x in (iface.display_name, iface.short_description) if x)
-
-
-def stat_of(path: Path) -> tuple[int, int] | None:
-    """``(mtime_ns, size)`` of a file, ``None`` if it cannot be read."""
-    try:
-        st = os.stat(path)
-    except (OSError, ValueError):
-        return None
-    return (st.st_mtime_ns, st.st_size)
 
 
 def _plain_absolute(path: str) -> bool:

@@ -28,6 +28,7 @@ walk it).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import gc
 import time
 from collections import Counter
@@ -37,22 +38,31 @@ from pathlib import Path
 from typing import Any
 
 from skillshelf.lastkept import LastKept
+from skillshelf.select.bodies import BodyReader, read_index_body, safe_read
 from skillshelf.select.docs import (
-    MAX_BODY_CHARS,
+    Analysed,
     SkillDoc,
     analyse,
+    carry_bundled,
     copy_key,
     doc_for_skill,
     doc_for_tool,
     restamp,
     stamp_of,
     with_body,
+    with_bundled,
 )
 from skillshelf.select.indexcache import CachedIndex, FileIds, IndexCache, Reuse
 from skillshelf.select.postings import FieldModel, Postings
 from skillshelf.skills.model import Skill
 
-__all__ = ["CONTENT_MODEL", "GRAM_MODEL", "META_MODEL", "IndexStats", "SkillIndex", "index_body"]
+__all__ = [
+    "CONTENT_MODEL",
+    "GRAM_MODEL",
+    "META_MODEL",
+    "IndexStats",
+    "SkillIndex",
+]
 
 META_MODEL = FieldModel(
     fields=("name", "short", "description", "path"),
@@ -83,7 +93,6 @@ GRAM_MODEL = FieldModel(
 )
 
 _MODELS = {"meta": META_MODEL, "content": CONTENT_MODEL, "grams": GRAM_MODEL}  # SkillIndex's parts
-BodyReader = Callable[[Skill], str]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -153,9 +162,9 @@ class SkillIndex:
         body_reader: BodyReader | None = None,
     ) -> SkillIndex:
         """Index ``skills`` (duplicates by path are dropped). ``body_reader`` defaults to
-        :func:`index_body`; unreadable bodies index as empty."""
+        :func:`~skillshelf.select.bodies.read_index_body`; unreadable bodies index as empty."""
         with _gc_paused():
-            return cls._build(skills, cache_dir, body_reader or _default_body_reader())
+            return cls._build(skills, cache_dir, body_reader or read_index_body)
 
     @classmethod
     def _build(cls, skills: Sequence[Skill], cache_dir: Path | None, reader: BodyReader) -> SkillIndex:
@@ -170,19 +179,22 @@ class SkillIndex:
             _keep_index(cache, again, keys, stamps)
             return again
         previous = cache.load() if cache else None
+        if previous is not None:
+            stamps = _carried(stamps, list(unique.values()), previous)
         reuse = Reuse.of(list(unique), stamps, previous) if previous is not None else None
         stubs = _stubs(list(unique.values()), stamps, previous, reuse)
 
         def fresh(doc: SkillDoc) -> SkillDoc:
             assert doc.skill is not None
-            return with_body(doc, _safe_read(reader, doc.skill))
+            body = safe_read(reader, doc.skill)
+            return dataclasses.replace(with_body(doc, body.text), stamp=with_bundled(doc.stamp, body.bundled))
 
         index = cls._assemble(stubs, previous, reuse, fresh, cache.path if cache else None, start)
         changed = previous is None or index.stats.analysed or len(previous.keys) != len(index)
         if cache is not None and changed:
             cache.save(index.docs, (index.meta, index.content, index.grams))
         if cache is not None:
-            _keep_index(cache, index, keys, stamps)
+            _keep_index(cache, index, keys, [d.stamp for d in index.docs])
         return index
 
     def _with_skills(self, skills: Sequence[Skill], start: float) -> SkillIndex:
@@ -231,7 +243,7 @@ class SkillIndex:
         n = len(docs)
         parts: tuple[Postings, Postings, Postings]
         if previous is None or reuse is None:
-            analysed = [analyse(fresh(d)) for d in docs]
+            docs, analysed = _read(docs, fresh)
             meta, content, grams = (
                 Postings.build(
                     model, [a.part(name)[0] for a in analysed], [a.part(name)[1] for a in analysed]
@@ -245,7 +257,7 @@ class SkillIndex:
                 0,
             )  # nothing changed: reuse as mapped
         else:
-            parts, done = _update(docs, previous, reuse, fresh)
+            parts, docs, done = _update(docs, previous, reuse, fresh)
         lean = tuple(d.lean() if d.body or d.headings else d for d in docs)
         stats = IndexStats(
             documents=n,
@@ -262,10 +274,24 @@ def _copy_depth(docs: Sequence[SkillDoc]) -> int:
     return max(counts.values(), default=1) - 1
 
 
+def _read(
+    docs: list[SkillDoc], fresh: Callable[[SkillDoc], SkillDoc]
+) -> tuple[list[SkillDoc], list[Analysed]]:
+    """``docs`` read (their bodies without the text, their stamps as read) and analysed."""
+    read: list[SkillDoc] = []
+    analysed: list[Analysed] = []
+    for doc in docs:
+        full = fresh(doc)
+        analysed.append(analyse(full))
+        read.append(full.lean() if full.body or full.headings else full)
+    return read, analysed
+
+
 def _update(
     docs: list[SkillDoc], previous: CachedIndex, reuse: Reuse, fresh: Callable[[SkillDoc], SkillDoc]
-) -> tuple[tuple[Postings, Postings, Postings], int]:
-    """Update the cached postings: drop removed and changed documents, add the (re)analysed ones."""
+) -> tuple[tuple[Postings, Postings, Postings], list[SkillDoc], int]:
+    """Update the cached postings: drop removed and changed documents, add the (re)analysed ones
+    (the documents come back with those read again in their places)."""
     old_to_new = [-1] * len(previous.keys)
     new_ids: list[int] = []
     todo: list[SkillDoc] = []
@@ -275,7 +301,10 @@ def _update(
         else:
             new_ids.append(i)
             todo.append(d)
-    analysed = [analyse(fresh(d)) for d in todo]
+    read, analysed = _read(todo, fresh)
+    docs = list(docs)
+    for i, doc in zip(new_ids, read, strict=True):
+        docs[i] = doc
     n = len(docs)
     parts = tuple(
         old.updated(
@@ -283,7 +312,7 @@ def _update(
         )
         for name, old in zip(_MODELS, (previous.meta, previous.content, previous.grams), strict=True)
     )
-    return (parts[0], parts[1], parts[2]), len(todo)
+    return (parts[0], parts[1], parts[2]), docs, len(todo)
 
 
 @contextlib.contextmanager
@@ -347,54 +376,36 @@ def _keep_index(cache: IndexCache, index: SkillIndex, keys: list[str], stamps: l
 
 
 def _stamps(skills: list[Skill], known: SkillIndex | None) -> list[str]:
-    """Every skill's :func:`stamp_of`; a skill that is the very object a document of ``known``
-    was made from keeps that document's digest (only its ``SKILL.md`` is looked at again)."""
+    """Every skill's stamp: :func:`stamp_of`, with the bundled part of its document in ``known``
+    looked at again (:func:`carry_bundled`); a skill that is the very object that document was
+    made from keeps its digest (only the files are looked at again)."""
     if known is None:
         return [stamp_of(s) for s in skills]
     by_key, docs = known.by_key, known.docs
     out = []
     for skill in skills:
         i = by_key.get(str(skill.path))
-        doc = docs[i] if i is not None else None
-        out.append(restamp(doc.stamp, skill) if doc is not None and doc.skill is skill else stamp_of(skill))
+        if i is None:
+            out.append(stamp_of(skill))
+        elif docs[i].skill is skill:
+            out.append(restamp(docs[i].stamp, skill))
+        else:
+            out.append(carry_bundled(stamp_of(skill), docs[i].stamp, skill.folder))
+    return out
+
+
+def _carried(stamps: list[str], skills: list[Skill], previous: CachedIndex) -> list[str]:
+    """``stamps`` with the bundled parts of the cached stamps carried over
+    (:func:`carry_bundled`) where a stamp has none yet."""
+    if stamps == previous.stamps:
+        return stamps
+    cached = dict(zip(previous.keys, previous.stamps, strict=True))
+    out = []
+    for stamp, skill in zip(stamps, skills, strict=True):
+        known = cached.get(str(skill.path)) if "\n" not in stamp else None
+        out.append(carry_bundled(stamp, known, skill.folder) if known is not None else stamp)
     return out
 
 
 def _s(path: Path | None) -> str | None:
     return str(path) if path is not None else None
-
-
-def _default_body_reader() -> BodyReader:
-    return index_body
-
-
-def index_body(skill: Skill) -> str:
-    """What the index reads as a skill's body: the ``SKILL.md`` body and, when that is shorter
-    than :data:`MAX_BODY_CHARS`, the markdown its folder bundles in the rest of the room
-    (:func:`~skillshelf.skills.bundled_text.bundled_prose`).
-
-    Chosen on tuning data (the skill-requests dev split and ``bench/data/authored-requests.jsonl``,
-    default fusion, base install / + MiniLM): MRR@10 0.866 / 0.870 -> 0.872 / 0.877 on the dev
-    split and 0.788 / 0.793 -> 0.793 / 0.802 on the authored requests; the requests that
-    describe a situation gained most (base install success@5 0.854 -> 0.878 and 0.764 -> 0.800).
-    Also tried there: the bundled files' names as headings (no change) and their headings as
-    headings, alone or beside the prose (dev MRR@10 + MiniLM 0.870 -> 0.865 and 0.870). The
-    confidence models were fitted again for it (``bench/fit_selection.py``). The rule fixed
-    before the held-out run (test split success@5 and MRR@10 of the base install, success@5 +
-    MiniLM and SkillsBench success@5 no lower) was met: test split base install success@5 0.878
-    -> 0.898, MRR@10 0.798 -> 0.815, + MiniLM success@5 0.912 -> 0.912; SkillsBench 0.851 and
-    0.920 unchanged. A cold build of the 798 corpus skills took 0.98 -> 1.03 s."""
-    from skillshelf.skills.bundled_text import bundled_prose
-    from skillshelf.skills.discover import read_skill_body
-
-    body = read_skill_body(skill)
-    room = MAX_BODY_CHARS - len(body) - 2
-    prose = bundled_prose(skill.folder, limit=room) if room > 0 else ""
-    return f"{body}\n\n{prose}" if prose else body
-
-
-def _safe_read(reader: BodyReader, skill: Skill) -> str:
-    try:
-        return reader(skill)
-    except Exception:  # an unreadable body indexes as empty; discovery reports the file itself
-        return ""

@@ -13,20 +13,30 @@ pasted into a bundled file would otherwise be kept in the index cache.
 Each file is read beneath the skill folder (:func:`~skillshelf.skills.confined.read_beneath`:
 no symlink leads out of it), and read only when it is a regular file with one link (a hard link
 may be a file from elsewhere), at most :data:`MAX_FILE_BYTES`. A file that cannot be read is
-skipped: the index text is a ranking hint and never fails a build. A change to a bundled file
-alone reaches the index when its ``SKILL.md`` changes or the index is built anew.
+skipped: the index text is a ranking hint and never fails a build.
+
+What was read comes with a stamp (:func:`bundled_stamp`): the modification times and sizes of
+the files read (each taken just before its read) and of the skill folder and the folders
+holding them. The index keeps it beside the ``SKILL.md`` stamp and reads the skill again when it
+changes: a bundled file edited, added beside one read, or a folder added to the skill. A
+markdown file added to a folder none of whose files was read (``scripts/notes.md``, say) counts
+once something else changes. Paths with a control character are not read (the stamp lists the
+paths one per line).
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 from skillshelf.errors import PathEscapeError
+from skillshelf.fileio import stat_of
 from skillshelf.skills.confined import read_beneath
 from skillshelf.skills.load import list_bundled_files
 
-__all__ = ["LONG_TOKEN", "MAX_FILE_BYTES", "MAX_FILES", "bundled_prose"]
+__all__ = ["LONG_TOKEN", "MAX_FILE_BYTES", "MAX_FILES", "BundledProse", "bundled_prose", "bundled_stamp"]
 
 MAX_FILES = 50  # files listed; the markdown among them is read until the room is full
 MAX_FILE_BYTES = 64 * 1024
@@ -36,21 +46,47 @@ _DIGIT = re.compile(r"\d")
 _LETTER = re.compile(r"[^\W\d_]")
 
 
-def bundled_prose(folder: Path, *, limit: int) -> str:
-    """At most ``limit`` characters of the markdown bundled in ``folder`` (``""`` for none)."""
+@dataclass(frozen=True, slots=True)
+class BundledProse:
+    """The prose read from a skill's bundled markdown, the files it was read from (relative,
+    POSIX, in reading order) and their :func:`bundled_stamp`."""
+
+    text: str = ""
+    files: tuple[str, ...] = ()
+    stamp: str = ""
+
+
+def bundled_prose(folder: Path, *, limit: int) -> BundledProse:
+    """At most ``limit`` characters of the markdown bundled in ``folder`` (no text for none)."""
     if limit <= 0:
-        return ""
-    files, _ = list_bundled_files(folder, limit=MAX_FILES)
+        return BundledProse()
+    listed, _ = list_bundled_files(folder, limit=MAX_FILES)
     pieces: list[str] = []
+    read: list[str] = []
+    stats: list[tuple[int, int] | None] = []
     room = limit
-    for relative in (f for f in files if f.lower().endswith(".md")):
+    for relative in (f for f in listed if f.lower().endswith(".md") and f.isprintable()):
         if room <= 0:
             break
+        read.append(relative)
+        stats.append(stat_of(folder / relative))
         words = _prose(_read(folder, relative))[:room]
         if words:
             pieces.append(words)
             room -= len(words) + 1
-    return " ".join(pieces)
+    return BundledProse(" ".join(pieces), tuple(read), _stamp(folder, read, stats))
+
+
+def bundled_stamp(folder: Path, files: tuple[str, ...] | list[str]) -> str:
+    """What changes when the prose read from ``files`` in ``folder`` may have: the ``(mtime,
+    size)`` of each file, of ``folder`` and of each folder holding one of them, as a digest."""
+    return _stamp(folder, files, [stat_of(folder / f) for f in files])
+
+
+def _stamp(folder: Path, files: tuple[str, ...] | list[str], stats: list[tuple[int, int] | None]) -> str:
+    folders = sorted({"", *(f.rpartition("/")[0] for f in files)})
+    seen = [stat_of(folder / d) for d in folders] + stats
+    return hashlib.sha1(repr(seen).encode()).hexdigest()[:16]
 
 
 def _prose(markdown: str) -> str:
