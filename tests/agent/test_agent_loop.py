@@ -206,6 +206,35 @@ def test_a_skill_a_later_message_mentioned_is_reattached_after_compaction(
     assert used == [("release-notes", "mention")]
 
 
+def test_a_skill_the_first_message_brought_is_not_attached_twice_after_compaction(
+    tmp_path: Path, model_standin: Any
+) -> None:
+    """Compaction keeps the first message, and with it the skill text it brought."""
+    fragment = "<skill>FIRST-STEPS of release-notes</skill>"
+
+    def turn_context(text: str) -> TurnContext:
+        if "$release-notes" not in text:
+            return TurnContext()
+        return TurnContext(text=fragment, skills=(("release-notes", fragment),))
+
+    big = "x" * 4000
+    calls = [_call("bash", command=f"echo {big}")] * 4
+    standin = model_standin([{"text": "noted"}, *calls, {"text": "done"}])
+    agent = _agent(
+        standin,
+        "openai",
+        tmp_path,
+        settings=AgentSettings(compact_at_tokens=2500, keep_last_messages=2),
+        turn_context=turn_context,
+    )
+    agent.send("use $release-notes for v2")
+    result = agent.send("now check the logs")
+    compaction = next(e for e in result.events if e.kind == "compaction")
+    assert compaction.detail.endswith("re-attached: none")
+    compacted = [b for b in _bodies(standin) if "compacted" in b]
+    assert compacted and compacted[-1].count("FIRST-STEPS") == 1
+
+
 def test_transcript_is_written_in_the_skillshelf_format(tmp_path: Path, model_standin: Any) -> None:
     standin = model_standin([_call("bash", command="echo hi"), {"text": "bye"}])
     path = tmp_path / "t.jsonl"

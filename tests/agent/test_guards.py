@@ -8,7 +8,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from skillshelf.agent.guards import CompletionGuard, DoomLoopGuard, SkillReattacher, find_check_command
-from skillshelf.agent.history import AssistantMessage, ToolOutput, ToolResults, UserMessage, compact_history
+from skillshelf.agent.history import (
+    AssistantMessage,
+    ToolOutput,
+    ToolResults,
+    UserMessage,
+    compact_history,
+    compaction_keeps,
+    message_text,
+)
 
 
 def test_doom_loop_fires_on_the_edit_after_the_limit_and_every_limit_edits_after() -> None:
@@ -108,6 +116,17 @@ def test_reattached_skills_come_newest_first_and_those_past_the_cap_are_named() 
     assert SkillReattacher(token_cap=5).reattach_note() is None
 
 
+def test_a_skill_whose_text_the_compaction_keeps_is_not_put_back() -> None:
+    reattacher = SkillReattacher()
+    reattacher.on_loaded("kept", "<skill>KEPT</skill>")
+    reattacher.on_loaded("gone", "<skill>GONE</skill>")
+    kept = "use $kept\n\n<skill>KEPT</skill>"
+    assert reattacher.to_reattach(kept) == ("gone",)
+    note = reattacher.reattach_note(kept)
+    assert note is not None and "GONE" in note and "KEPT" not in note
+    assert reattacher.reattach_note(kept + "<skill>GONE</skill>") is None
+
+
 _messages = st.lists(
     st.one_of(
         st.builds(UserMessage, text=st.text(max_size=5)),
@@ -129,6 +148,8 @@ def test_compaction_keeps_the_task_and_never_starts_the_tail_with_tool_results(
         assert not isinstance(compacted[1], ToolResults)
         assert not isinstance(compacted[2], ToolResults)
         assert len(compacted) <= keep + 3
+    text = "\n".join(message_text(m) for m in compacted)
+    assert all(message_text(m) in text for m in compaction_keeps(history, keep_last=keep))
 
 
 def test_an_unrecognised_command_after_the_edit_is_named_not_ignored(tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ loop can use them:
   the task's :class:`CheckOutcome` says whether the work was verified;
 - :class:`SkillReattacher`: after the history is compacted, the skills loaded or mentioned
   earlier in the task are attached again (within a token cap; the rest named), so their
-  instructions are not lost.
+  instructions are not lost; those whose text a kept message holds (the first one) are not.
 """
 
 from __future__ import annotations
@@ -261,8 +261,15 @@ class SkillReattacher:
         self._loaded.pop(name, None)
         self._loaded[name] = fragment
 
-    def reattach_note(self) -> str | None:
-        items = [(self._loaded[name], f"- {name}") for name in self.loaded]
+    def to_reattach(self, kept: str = "") -> tuple[str, ...]:
+        """The skills to put back, the most recent first: those whose latest fragment is not in
+        ``kept``, the text of the messages the compaction keeps (a skill the first message
+        brought is still there)."""
+        return tuple(name for name in self.loaded if self._loaded[name] not in kept)
+
+    def reattach_note(self, kept: str = "") -> str | None:
+        """The note that puts back :meth:`to_reattach` ``(kept)``; ``None`` for none."""
+        items = [(self._loaded[name], f"- {name}") for name in self.to_reattach(kept)]
         note = whole_or_listed(items, self.token_cap, intro=REATTACH_INTRO, list_intro=REATTACH_LIST_INTRO)
         return note or None
 

@@ -20,7 +20,9 @@ __all__ = [
     "ToolResults",
     "UserMessage",
     "compact_history",
+    "compaction_keeps",
     "history_tokens",
+    "message_text",
 ]
 
 
@@ -78,20 +80,32 @@ def history_tokens(history: Sequence[Message]) -> int:
 
 
 def compact_history(history: Sequence[Message], *, keep_last: int, note: str) -> list[Message]:
-    """Keep the first user message and the last ``keep_last`` messages, with ``note`` between.
+    """Keep the first user message and the last ``keep_last`` messages, with ``note`` between
+    (:func:`compaction_keeps`). Returns the history unchanged when there is nothing to drop."""
+    if len(history) <= keep_last + 1:
+        return list(history)
+    head, *tail = compaction_keeps(history, keep_last=keep_last)
+    if tail and isinstance(tail[0], UserMessage):
+        tail[0] = UserMessage(text=f"{note}\n\n{tail[0].text}")
+        return [head, AssistantMessage(text="(earlier work compacted)"), *tail]
+    return [head, AssistantMessage(text="(earlier work compacted)"), UserMessage(text=note), *tail]
 
-    The kept tail never starts with tool results (their calls would be gone), so it is moved
-    forward to the next assistant or user message. Returns the history unchanged when there
-    is nothing to drop.
-    """
+
+def compaction_keeps(history: Sequence[Message], *, keep_last: int) -> list[Message]:
+    """The messages a compaction keeps: the first and the last ``keep_last``, the tail moved
+    forward past tool results (their calls would be gone); every message when none is dropped."""
     if len(history) <= keep_last + 1:
         return list(history)
     start = len(history) - keep_last
     while start < len(history) and isinstance(history[start], ToolResults):
         start += 1
-    tail = list(history[start:])
-    head = history[0]
-    if tail and isinstance(tail[0], UserMessage):
-        tail[0] = UserMessage(text=f"{note}\n\n{tail[0].text}")
-        return [head, AssistantMessage(text="(earlier work compacted)"), *tail]
-    return [head, AssistantMessage(text="(earlier work compacted)"), UserMessage(text=note), *tail]
+    return [history[0], *history[start:]]
+
+
+def message_text(message: Message) -> str:
+    """The text of ``message`` that the model reads: its words, tool outputs and notes."""
+    if isinstance(message, UserMessage):
+        return message.text
+    if isinstance(message, AssistantMessage):
+        return message.text
+    return "\n".join([*(o.output for o in message.outputs), *message.notes])

@@ -29,7 +29,9 @@ from skillshelf.agent.history import (
     ToolResults,
     UserMessage,
     compact_history,
+    compaction_keeps,
     history_tokens,
+    message_text,
 )
 from skillshelf.agent.providers import Provider
 from skillshelf.select.usage import MENTION
@@ -236,17 +238,19 @@ class Agent:
     def _maybe_compact(self, state: _TurnState) -> None:
         if history_tokens(self.history) <= self.settings.compact_at_tokens:
             return
+        keep_last = self.settings.keep_last_messages
+        kept = "\n".join(message_text(m) for m in compaction_keeps(self.history, keep_last=keep_last))
         note = COMPACTION_NOTE
-        reattach = self.reattacher.reattach_note()
+        reattach = self.reattacher.reattach_note(kept)
         if reattach:
             note = f"{note}\n\n{reattach}"
         before = len(self.history)
-        self.history = compact_history(self.history, keep_last=self.settings.keep_last_messages, note=note)
+        self.history = compact_history(self.history, keep_last=keep_last, note=note)
         state.events.append(
             AgentEvent(
                 kind="compaction",
                 detail=f"{before} -> {len(self.history)} messages; "
-                f"re-attached: {', '.join(self.reattacher.loaded) or 'none'}",
+                f"re-attached: {', '.join(self.reattacher.to_reattach(kept)) or 'none'}",
             )
         )
         if self.transcript:
