@@ -173,28 +173,30 @@ def test_loaded_skills_are_reattached_after_compaction(
     assert "x" * 4000 not in compacted[-1].split("attached again")[0][:200]
 
 
-def test_a_skill_a_later_message_mentioned_is_reattached_after_compaction(
-    tmp_path: Path, model_standin: Any
-) -> None:
-    fragment = "<skill>MENTIONED-STEPS of release-notes</skill>"
-    used: list[tuple[str, str]] = []
+def _compacting_agent(
+    tmp_path: Path, model_standin: Any, fragment: str, first: list[dict[str, Any]]
+) -> tuple[Any, Any]:
+    """An agent whose history is compacted within a few turns, with ``fragment`` as the text a
+    message mentioning ``$release-notes`` brings; its model answers ``first`` replies, then runs
+    four big commands."""
 
     def turn_context(text: str) -> TurnContext:
         if "$release-notes" not in text:
             return TurnContext()
         return TurnContext(text=fragment, skills=(("release-notes", fragment),))
 
-    big = "x" * 4000
-    standin = model_standin(
-        [{"text": "hi"}, {"text": "noted"}, *[_call("bash", command=f"echo {big}")] * 4, {"text": "done"}]
-    )
-    agent = _agent(
-        standin,
-        "openai",
-        tmp_path,
-        settings=AgentSettings(compact_at_tokens=2500, keep_last_messages=2),
-        turn_context=turn_context,
-    )
+    calls = [_call("bash", command="echo " + "x" * 4000)] * 4
+    standin = model_standin([*first, *calls, {"text": "done"}])
+    settings = AgentSettings(compact_at_tokens=2500, keep_last_messages=2)
+    return standin, _agent(standin, "openai", tmp_path, settings=settings, turn_context=turn_context)
+
+
+def test_a_skill_a_later_message_mentioned_is_reattached_after_compaction(
+    tmp_path: Path, model_standin: Any
+) -> None:
+    used: list[tuple[str, str]] = []
+    fragment = "<skill>MENTIONED-STEPS of release-notes</skill>"
+    standin, agent = _compacting_agent(tmp_path, model_standin, fragment, [{"text": "hi"}, {"text": "noted"}])
     agent.on_skill_used = lambda name, via: used.append((name, via))
     agent.send("hello")
     agent.send("use $release-notes for v2")
@@ -211,22 +213,7 @@ def test_a_skill_the_first_message_brought_is_not_attached_twice_after_compactio
 ) -> None:
     """Compaction keeps the first message, and with it the skill text it brought."""
     fragment = "<skill>FIRST-STEPS of release-notes</skill>"
-
-    def turn_context(text: str) -> TurnContext:
-        if "$release-notes" not in text:
-            return TurnContext()
-        return TurnContext(text=fragment, skills=(("release-notes", fragment),))
-
-    big = "x" * 4000
-    calls = [_call("bash", command=f"echo {big}")] * 4
-    standin = model_standin([{"text": "noted"}, *calls, {"text": "done"}])
-    agent = _agent(
-        standin,
-        "openai",
-        tmp_path,
-        settings=AgentSettings(compact_at_tokens=2500, keep_last_messages=2),
-        turn_context=turn_context,
-    )
+    standin, agent = _compacting_agent(tmp_path, model_standin, fragment, [{"text": "noted"}])
     agent.send("use $release-notes for v2")
     result = agent.send("now check the logs")
     compaction = next(e for e in result.events if e.kind == "compaction")
