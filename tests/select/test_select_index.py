@@ -14,7 +14,6 @@ from hypothesis import strategies as st
 import skillshelf.select.index as index_module
 from skillshelf.lastkept import LastKept
 from skillshelf.select import rank, rank_docs
-from skillshelf.select.bodies import index_body
 from skillshelf.select.docs import doc_for_tool
 from skillshelf.select.index import SkillIndex
 from skillshelf.skills.model import Skill
@@ -89,22 +88,6 @@ def test_body_text_is_indexed(
     make_skill(tmp_path, "beta", "Helps with documents.", "# Notes\n\nNothing about that here.\n")
     index = SkillIndex.build(discover(tmp_path))
     assert rank(index, "documents with qpdf", top_k=1)[0].skill.name == "alpha"
-
-
-def test_a_short_skill_is_found_by_the_markdown_it_bundles_and_a_full_one_reads_only_its_own(
-    tmp_path: Path, make_skill: Callable[..., Path], discover: Callable[[Path], tuple[Skill, ...]]
-) -> None:
-    short = make_skill(tmp_path, "zulu", "Helps with documents.", "See references/forms.md.\n")
-    make_skill(tmp_path, "beta", "Helps with documents.", "Nothing about that here.\n")
-    full = make_skill(tmp_path, "gamma", "Helps with documents.", "word " * 1300)
-    for path in (short, full):
-        (path.parent / "references").mkdir()
-        forms = path.parent / "references" / "forms.md"
-        forms.write_text("# Forms\nFlatten with pdftk.\n", encoding="utf-8")
-    skills = discover(tmp_path)
-    index = SkillIndex.build(skills)
-    assert [r.skill.name for r in rank(index, "documents with pdftk", top_k=3)][:1] == ["zulu"]
-    assert index_body(next(s for s in skills if s.name == "gamma")).rstrip().endswith("word")
 
 
 def _chinese_filler(chars: int) -> str:
@@ -445,37 +428,3 @@ def test_a_reused_index_carries_the_skills_it_was_given(
     assert again.meta is kept.meta
     assert {d.key: d.skill for d in again.docs} == {str(s.path): s for s in untrusted}
     assert all(d.skill is not None and not d.skill.trusted for d in again.docs)
-
-
-@pytest.mark.parametrize("builds", ["same skill objects", "skills found again", "a new process"])
-def test_an_edit_to_a_bundled_file_the_body_read_is_indexed_again_and_nothing_else_is(
-    builds: str,
-    tmp_path: Path,
-    make_skill: Callable[..., Path],
-    discover: Callable[[Path], tuple[Skill, ...]],
-    new_process: None,
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    root, cache = tmp_path / "skills", tmp_path / "cache"
-    short = make_skill(root, "zulu", "Helps with documents.", "See references/forms.md.\n")
-    make_skill(root, "beta", "Helps with documents and pdftk.", "Nothing else here.\n")
-    forms = short.parent / "references" / "forms.md"
-    forms.parent.mkdir()
-    forms.write_text("Merge with qpdf.\n", encoding="utf-8")
-    skills = discover(root)
-
-    def build() -> SkillIndex:
-        if builds == "a new process":
-            monkeypatch.setattr(index_module, "_KEPT", LastKept())
-        return SkillIndex.build(skills if builds == "same skill objects" else discover(root), cache_dir=cache)
-
-    build()
-    assert build().stats.analysed == 0 and build().stats.analysed == 0
-    forms.write_text("Flatten forms with pdftk, then fill them again.\n", encoding="utf-8")
-    edited = build()
-    assert edited.stats.analysed == 1
-    assert rank(edited, "flatten forms", top_k=1)[0].skill.name == "zulu"
-    assert _rankings(edited) == _rankings(SkillIndex.build(discover(root)))
-    assert build().stats.analysed == 0
-    (forms.parent / "more.md").write_text("Also splits pages.\n", encoding="utf-8")
-    assert build().stats.analysed == 1 and build().stats.analysed == 0
