@@ -20,10 +20,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from skillshelf.context_model import ContextOptions, ContextPart, ContextResult
+from skillshelf.context_model import ContextOptions, ContextPart, ContextResult, MentionedSkill, TurnParts
 from skillshelf.context_parts import (
     catalog_part,
     instructions_part,
+    load_mentioned,
     memory_part,
     mentioned_part,
     pinned_part,
@@ -42,7 +43,9 @@ __all__ = [
     "ContextOptions",
     "ContextPart",
     "ContextResult",
+    "MentionedSkill",
     "PreparedContext",
+    "TurnParts",
     "build_context",
     "prepare_context",
     "turn_parts",
@@ -105,9 +108,13 @@ def prepare_context(
     )
 
 
-def turn_parts(prepared: PreparedContext, task: str) -> tuple[tuple[ContextPart, ...], tuple[Skill, ...]]:
+def turn_parts(prepared: PreparedContext, task: str) -> TurnParts:
     """The per-turn parts for ``task`` (suggestions, then the mentioned skills loaded), and the
-    skills it mentions."""
+    skills it mentions with their fragments, each file read once.
+
+    Raises:
+        FileAccessError: a mentioned skill's file cannot be read any more.
+    """
     mentioned = _mentioned_skills(prepared.skills.loadable, task)
     parts: list[ContextPart] = []
     if prepared.options.suggestions and task.strip():
@@ -119,8 +126,9 @@ def turn_parts(prepared: PreparedContext, task: str) -> tuple[tuple[ContextPart,
             cache_dir=prepared.workspace.index_cache_dir,
             config=prepared.config,
         )
-    parts += mentioned_part(mentioned)
-    return tuple(p for p in parts if p.text), mentioned
+    loaded = load_mentioned(mentioned)
+    parts += mentioned_part(loaded)
+    return TurnParts(parts=tuple(p for p in parts if p.text), loaded=loaded)
 
 
 def build_context(env: Env, task: str, options: ContextOptions = ContextOptions()) -> ContextResult:
@@ -130,15 +138,15 @@ def build_context(env: Env, task: str, options: ContextOptions = ContextOptions(
         RequiredSkillError: a skill configured as ``required`` is missing or invalid.
     """
     prepared = prepare_context(env, options)
-    per_turn, mentioned = turn_parts(prepared, task)
+    turn = turn_parts(prepared, task)
     warning = prepared.catalog_report.get("warning")
-    unloaded = _disabled_mentions(prepared, task, mentioned)
+    unloaded = _disabled_mentions(prepared, task, turn.mentioned)
     return ContextResult(
         task=task,
         cwd=env.cwd,
-        parts=prepared.stable + per_turn,
+        parts=prepared.stable + turn.parts,
         skills_total=len(prepared.discovery.skills),
-        mentioned=mentioned,
+        mentioned=turn.mentioned,
         catalog_report=prepared.catalog_report,
         warnings=((str(warning),) if warning else ()) + unloaded,
         diagnostics=prepared.diagnostics,

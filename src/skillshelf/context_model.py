@@ -1,5 +1,7 @@
 """The values of :mod:`skillshelf.context`: what to include (:class:`ContextOptions`), one
-block of the model's context (:class:`ContextPart`) and the assembled result (:class:`ContextResult`).
+block of the model's context (:class:`ContextPart`), the per-turn parts with the skills a task
+mentions read once (:class:`TurnParts`, :class:`MentionedSkill`) and the assembled result
+(:class:`ContextResult`).
 
 They sit below :mod:`skillshelf.context` and :mod:`skillshelf.context_parts`, which both use them.
 """
@@ -21,7 +23,9 @@ __all__ = [
     "ContextOptions",
     "ContextPart",
     "ContextResult",
+    "MentionedSkill",
     "PartName",
+    "TurnParts",
 ]
 
 PartName = Literal["instructions", "catalog", "pinned", "memory", "suggestions", "mentioned"]
@@ -93,6 +97,31 @@ class ContextPart:
             "sources": list(self.sources),
             "text": self.text,
         }
+
+
+@dataclass(frozen=True, slots=True)
+class MentionedSkill:
+    """A skill the task mentions and its ``<skill>`` fragment, read once for the turn: the
+    ``mentioned`` part, a hook's answer and the reference agent's messages all use this text."""
+
+    skill: Skill
+    fragment: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TurnParts:
+    """The per-turn parts for one task (``suggestions``, then ``mentioned``; empty ones left
+    out) and the skills it mentions, loaded."""
+
+    parts: tuple[ContextPart, ...] = ()
+    loaded: tuple[MentionedSkill, ...] = ()
+
+    @property
+    def mentioned(self) -> tuple[Skill, ...]:
+        return tuple(item.skill for item in self.loaded)
+
+    def part(self, name: PartName) -> ContextPart | None:
+        return next((p for p in self.parts if p.name == name), None)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

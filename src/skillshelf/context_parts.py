@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from skillshelf.context_model import ContextOptions, ContextPart
+from skillshelf.context_model import ContextOptions, ContextPart, MentionedSkill
 from skillshelf.diagnostics import Diagnostic
 from skillshelf.env import Env
 from skillshelf.skills.model import Skill
@@ -27,6 +27,7 @@ __all__ = [
     "ContextSkills",
     "catalog_part",
     "instructions_part",
+    "load_mentioned",
     "memory_part",
     "mentioned_part",
     "pinned_part",
@@ -177,15 +178,23 @@ def suggestions_part(
     ]
 
 
-def mentioned_part(mentioned: Sequence[Skill]) -> list[ContextPart]:
-    if not mentioned:
+def load_mentioned(mentioned: Sequence[Skill]) -> tuple[MentionedSkill, ...]:
+    """Each mentioned skill with its fragment, read now (:func:`read_skill_fragment`).
+
+    Raises:
+        FileAccessError: a skill's file cannot be read any more.
+    """
+    return tuple(MentionedSkill(skill, read_skill_fragment(skill)) for skill in mentioned)
+
+
+def mentioned_part(loaded: Sequence[MentionedSkill]) -> list[ContextPart]:
+    if not loaded:
         return []
-    text = "\n\n".join(read_skill_fragment(s) for s in mentioned)
     return [
         ContextPart(
             name="mentioned",
             title="Skills the task mentions",
-            text=text,
-            sources=tuple(str(s.path) for s in mentioned),
+            text="\n\n".join(item.fragment for item in loaded),
+            sources=tuple(str(item.skill.path) for item in loaded),
         )
     ]

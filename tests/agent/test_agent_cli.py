@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from skillshelf import context_parts
 from skillshelf.cli.main import cli
 from skillshelf.errors import UsageError
 
@@ -72,11 +73,15 @@ def test_a_skill_the_task_mentions_counts_as_used_but_not_as_found_by_the_rankin
     tmp_path: Path, isolated_home: Any, model_standin: Any, monkeypatch: Any
 ) -> None:
     monkeypatch.chdir(_project(tmp_path))
+    reads: list[str] = []
+    read = context_parts.read_skill_fragment
+    monkeypatch.setattr(context_parts, "read_skill_fragment", lambda s: reads.append(s.name) or read(s))
     standin = model_standin([{"text": "Notes written."}])
     model = ["--model", "openai:standin", "--base-url", standin.url + "/v1", "--no-builtin"]
     result = CliRunner().invoke(cli, ["run", "use $release-notes for v2", *model, "--shadow-metrics"])
     assert result.exit_code == 0, result.output
     assert "Steps for release-notes." in json.dumps(standin.requests()[0]["body"])
+    assert reads == ["release-notes"]  # the message and the turn's parts share one read
     stats = json.loads(CliRunner().invoke(cli, ["stats", "--json"]).output)
     assert (stats["turns"], stats["loads"], stats["scored_loads"]) == (1, 1, 0)
     assert stats["top_skills"][0]["path"].endswith("release-notes/SKILL.md")

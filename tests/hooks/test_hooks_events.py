@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from hooks_helpers import SKILLS, context_text, hook_input, make_project, write_config, write_skill
 
+from skillshelf import context_parts
 from skillshelf.context import ContextOptions, build_context
 from skillshelf.env import Env
 from skillshelf.hooks import events
@@ -67,6 +68,20 @@ def test_a_mentioned_skill_the_agent_cannot_load_itself_comes_with_its_body(isol
         text = context_text(_ask(env, "UserPromptSubmit", agent, prompt="use $release-notes for v2").answer)
         assert "- release-notes: " in text.splitlines()[2]
         assert ("STEPS-OF-release-notes" in text) is has_body
+
+
+def test_a_mentioned_skill_file_is_read_once_for_the_answer(isolated_home: Any, monkeypatch: Any) -> None:
+    env = make_project(isolated_home)
+    reads: list[str] = []
+    read = context_parts.read_skill_fragment
+
+    def counted(skill: Any) -> str:
+        reads.append(skill.name)
+        return read(skill)
+
+    monkeypatch.setattr(context_parts, "read_skill_fragment", counted)
+    text = context_text(_ask(env, "UserPromptSubmit", "claude", prompt="use $release-notes for v2").answer)
+    assert "STEPS-OF-release-notes" in text and reads == ["release-notes"]
 
 
 def test_memory_lines_that_match_the_prompt_are_added_and_others_are_not(isolated_home: Any) -> None:

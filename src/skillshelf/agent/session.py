@@ -96,7 +96,6 @@ def open_agent(
         RequiredSkillError: a ``required`` skill is missing.
     """
     from skillshelf.context import prepare_context, turn_parts
-    from skillshelf.context_parts import read_skill_fragment
     from skillshelf.serve.tools import SkillTools
 
     spec = parse_model_spec(options.model)
@@ -121,10 +120,10 @@ def open_agent(
     def turn_context(text: str) -> TurnContext:
         if usage is not None:
             usage.turn(text)
-        parts, mentioned = turn_parts(prepared, text)
+        turn = turn_parts(prepared, text)
         return TurnContext(
-            text="\n\n".join(p.text for p in parts),
-            skills=tuple((s.name, read_skill_fragment(s)) for s in mentioned),
+            text="\n\n".join(p.text for p in turn.parts),
+            skills=tuple((item.skill.name, item.fragment) for item in turn.loaded),
         )
 
     return Agent(

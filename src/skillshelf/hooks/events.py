@@ -34,6 +34,7 @@ from skillshelf.tokens import approx_tokens
 
 if TYPE_CHECKING:
     from skillshelf.config import Config
+    from skillshelf.context import MentionedSkill
     from skillshelf.skills.model import Skill
 
 __all__ = ["HANDLERS", "Spawn", "memory_notes"]
@@ -69,7 +70,7 @@ def user_prompt_submit(agent: Agent, inp: HookInput, env: Env, spawn: Spawn) -> 
     suggestions = turn.part("suggestions")
     if suggestions is not None:
         pieces.append(suggestions.text)
-    for body in _mention_bodies(agent, env, turn.mentioned):
+    for body in _mention_bodies(agent, env, turn.loaded):
         if _tokens(pieces) + approx_tokens(body) + settings.memory_tokens <= budget:
             pieces.append(body)
     if settings.memory:
@@ -95,17 +96,16 @@ def _tokens(pieces: Sequence[str]) -> int:
     return approx_tokens("\n\n".join(pieces))
 
 
-def _mention_bodies(agent: Agent, env: Env, mentioned: Sequence[Skill]) -> list[str]:
-    """Bodies of the mentioned skills the agent does not load by itself (the others it resolves
-    natively: Codex ``$name``, Claude Code ``/name``); each is also first in the suggestions."""
-    if not mentioned:
+def _mention_bodies(agent: Agent, env: Env, loaded: Sequence[MentionedSkill]) -> list[str]:
+    """Fragments of the mentioned skills the agent does not load by itself (the others it
+    resolves natively: Codex ``$name``, Claude Code ``/name``); each is also first in the
+    suggestions."""
+    if not loaded:
         return []
-    from skillshelf.context_parts import mentioned_part
     from skillshelf.install.visibility import Visibility
 
     visibility = Visibility(env)
-    foreign = [s for s in mentioned if agent not in visibility.agents(s)]
-    return [p.text for s in foreign for p in mentioned_part([s])]
+    return [item.fragment for item in loaded if agent not in visibility.agents(item.skill)]
 
 
 def _record_turn(env: Env, inp: HookInput, suggested: Sequence[str]) -> None:

@@ -16,7 +16,7 @@ from skillshelf.env import Env
 from skillshelf.hooks.settings import HookSettings
 
 if TYPE_CHECKING:
-    from skillshelf.context import ContextPart
+    from skillshelf.context import ContextPart, MentionedSkill, TurnParts
     from skillshelf.skills.model import Skill
 
 __all__ = ["PromptTurn", "prompt_turn", "warm_index"]
@@ -27,11 +27,18 @@ class PromptTurn:
     """The per-turn parts for one prompt and what they were made from."""
 
     settings: HookSettings  # the config's [hooks] table
-    parts: tuple[ContextPart, ...]  # "suggestions", then "mentioned"
-    mentioned: tuple[Skill, ...]
+    turn: TurnParts  # "suggestions", then "mentioned", and the mentioned skills loaded
 
     def part(self, name: str) -> ContextPart | None:
-        return next((p for p in self.parts if p.name == name), None)
+        return next((p for p in self.turn.parts if p.name == name), None)
+
+    @property
+    def mentioned(self) -> tuple[Skill, ...]:
+        return self.turn.mentioned
+
+    @property
+    def loaded(self) -> tuple[MentionedSkill, ...]:
+        return self.turn.loaded
 
 
 def prompt_turn(env: Env, prompt: str) -> PromptTurn:
@@ -51,8 +58,7 @@ def prompt_turn(env: Env, prompt: str) -> PromptTurn:
     prepared = PreparedContext(
         workspace=workspace, options=options, stable=(), catalog_report={}, diagnostics=()
     )
-    parts, mentioned = turn_parts(prepared, prompt)
-    return PromptTurn(settings=settings, parts=parts, mentioned=mentioned)
+    return PromptTurn(settings=settings, turn=turn_parts(prepared, prompt))
 
 
 def warm_index(env: Env) -> None:

@@ -70,10 +70,10 @@ def task_view(
     parts = contributions(index, query, keys, semantic=semantic)
     context = options.context_options(profile=profile, context_window=window)
     prepared = prepare_context(env, context, workspace=snapshot.workspace)
-    per_turn, mentioned = turn_parts(prepared, query)
-    suggestion = next((p for p in per_turn if p.name == "suggestions"), None)
+    turn = turn_parts(prepared, query)
+    suggestion = turn.part("suggestions")
     suggested = set(suggestion.sources) if suggestion else set()
-    mention_part = next((p for p in per_turn if p.name == "mentioned"), None)
+    mention_part = turn.part("mentioned")
     return {
         "query": query,
         "models": list(result.models),
@@ -94,7 +94,7 @@ def task_view(
         ],
         "suggestions": suggestion.to_dict() if suggestion else None,
         "mentioned": mention_part.to_dict() if mention_part else None,
-        "mentions": _mentions(query, snapshot.workspace.skills.loadable, mentioned),
+        "mentions": _mentions(query, snapshot.workspace.skills.loadable, turn.mentioned),
     }
 
 
