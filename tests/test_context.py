@@ -110,7 +110,8 @@ mode = "disabled"
     result = build_context(env, "rotate credentials with $secret-ops and fill a pdf form", OPTIONS)
     catalog = result.part("catalog").text  # type: ignore[union-attr]
     assert "- secret-ops" not in catalog and "pdf-forms" not in catalog
-    assert "- db-migrations: [untrusted project] (file:" in catalog  # name only; the project is not trusted
+    assert "- db-migrations: (file: r0/" in catalog  # name only
+    assert "` [untrusted project]: every skill under this root" in catalog  # the project is not trusted
     pinned = result.part("pinned").text  # type: ignore[union-attr]
     assert "STEPS-OF-style-guide" in pinned
     assert "STEPS-OF-secret-ops" in result.part("mentioned").text  # type: ignore[union-attr]

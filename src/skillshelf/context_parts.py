@@ -69,7 +69,7 @@ def catalog_part(workspace: Workspace, options: ContextOptions) -> tuple[Context
     from skillshelf.skills.catalog import DEFAULT_FORMAT, render_catalog
 
     skills = workspace.skills
-    shown = [_tagged(s) for s in (*skills.listed, *(_without_description(s) for s in skills.name_only))]
+    shown = [*skills.listed, *(_without_description(s) for s in skills.name_only)]
     choice = workspace.budget_choice(
         context_window=options.context_window,
         budget_tokens=options.budget_tokens,
@@ -85,18 +85,6 @@ def catalog_part(workspace: Workspace, options: ContextOptions) -> tuple[Context
 
 def _without_description(skill: Skill) -> Skill:
     return replaced(skill, description="", short_description=None)
-
-
-def _tagged(skill: Skill) -> Skill:
-    """An untrusted project's skill with :data:`UNTRUSTED_TAG` before its catalog description."""
-    from skillshelf.skills.load import UNTRUSTED_TAG
-
-    if skill.trusted:
-        return skill
-    short = f"{UNTRUSTED_TAG} {skill.short_description}" if skill.short_description else None
-    return replaced(
-        skill, description=f"{UNTRUSTED_TAG} {skill.description}".strip(), short_description=short
-    )
 
 
 def read_skill_fragment(skill: Skill) -> str:

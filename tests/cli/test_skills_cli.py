@@ -156,10 +156,9 @@ def test_catalog_prints_only_the_model_text_on_stdout(project: Path) -> None:
     result = run(["catalog", "--no-builtin", "--context-window", "400000"], cwd=project)
     assert result.exit_code == 0
     assert result.stdout.startswith("<skills_instructions>")
-    # the test project is not trusted: its skills carry the tag
-    assert (
-        "- release-notes: [untrusted project] Turns merged pull requests into release notes." in result.stdout
-    )
+    # the test project is not trusted: its root carries the tag
+    assert "- release-notes: Turns merged pull requests into release notes. (file: r0/" in result.stdout
+    assert "/.agents/skills` [untrusted project]: every skill under this root\n" in result.stdout
     assert "catalog:" not in result.stdout and "catalog: 2 of 2" in result.stderr
 
 

@@ -29,8 +29,11 @@ long_text = st.one_of(
 )
 
 
+ALWAYS_TRUSTED = st.just(True)
+
+
 @st.composite
-def skills(draw: st.DrawFn) -> Skill:
+def skills(draw: st.DrawFn, trusted: st.SearchStrategy[bool] = ALWAYS_TRUSTED) -> Skill:
     root, scope, origin = draw(st.sampled_from(ROOTS))
     folder = draw(st.lists(st.text("abcxyz-é", min_size=1, max_size=8), min_size=1, max_size=3))
     return Skill(
@@ -41,6 +44,7 @@ def skills(draw: st.DrawFn) -> Skill:
         scope=scope,
         origin=origin,
         policy=SkillPolicy(allow_implicit_invocation=draw(st.booleans())),
+        trusted=draw(trusted),
     )
 
 

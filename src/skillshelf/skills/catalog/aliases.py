@@ -1,7 +1,9 @@
 """Root aliases for the Codex format: ``r0``, ``r1``... stand for skill roots.
 
 The roots table lists, in root order, the roots of the skills the model may see (left-out
-skills included). A skill path under an aliased root is written ``rN/<relative path>``.
+skills included). A skill path under an aliased root is written ``rN/<relative path>``. A root
+whose skills all come from an untrusted project carries :data:`UNTRUSTED_ROOT` on its line, so
+its entries need no tag of their own (:meth:`AliasPlan.untrusted_aliases`).
 Skills from Codex's plugin cache (``.../plugins/cache/<marketplace>/<plugin>/<version>/...``)
 share one alias per plugin version when that version has several skills, else one per
 marketplace folder, as Codex does.
@@ -13,9 +15,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePath
 
+from skillshelf.skills.load import UNTRUSTED_TAG
 from skillshelf.skills.model import RootOrigin, Skill
 
-__all__ = ["AliasPlan", "build_alias_plan", "display_path", "root_sort_key"]
+__all__ = ["UNTRUSTED_ROOT", "AliasPlan", "build_alias_plan", "display_path", "root_sort_key"]
+
+UNTRUSTED_ROOT = f"{UNTRUSTED_TAG}: every skill under this root"
 
 # Codex's root order: project .codex/skills (nearest first), $CODEX_HOME/skills,
 # ~/.agents/skills, $CODEX_HOME/skills/.system, /etc/codex/skills, extra roots,
@@ -59,8 +64,23 @@ class AliasPlan:
 
     roots: tuple[str, ...]
 
-    def root_lines(self) -> tuple[str, ...]:
-        return tuple(f"- `r{i}` = `{root}`" for i, root in enumerate(self.roots))
+    def root_lines(self, untrusted: frozenset[str] = frozenset()) -> tuple[str, ...]:
+        """The table's lines; an alias in ``untrusted`` (``"r0"``...) is marked as such."""
+        return tuple(
+            f"- `r{i}` = `{root}`" + (f" {UNTRUSTED_ROOT}" if f"r{i}" in untrusted else "")
+            for i, root in enumerate(self.roots)
+        )
+
+    @staticmethod
+    def untrusted_aliases(skills: Sequence[Skill], short_paths: Sequence[str]) -> frozenset[str]:
+        """The aliases under which every skill is untrusted (``short_paths``: each skill's path
+        as :meth:`shorten_all` writes it)."""
+        verdicts: dict[str, bool] = {}
+        for skill, path in zip(skills, short_paths, strict=True):
+            alias, slash, _ = path.partition("/")
+            if slash and alias[:1] == "r" and alias[1:].isdigit():
+                verdicts[alias] = verdicts.get(alias, True) and not skill.trusted
+        return frozenset(alias for alias, untrusted in verdicts.items() if untrusted)
 
     def shorten(self, path: str) -> str:
         """``path`` relative to the longest aliased root holding it (the first of equally long

@@ -16,6 +16,10 @@ Rules, as measured against the real Codex with ``codex-oracle``:
 * only model-visible skills; order: scope (system, admin, repo, user), name, then the
   ``SKILL.md`` path with symlinks resolved (the path shown stays the walked one);
 * descriptions over 1,024 characters become their first 1,021 characters + ``...``;
+* a skill from an untrusted project (``trusted`` false) is tagged ``[untrusted project]``
+  before its description, or, in the aliased form, on its root's line when every skill of that
+  root is untrusted; the tag is charged like the name, so shortening never cuts into it
+  (skillshelf's addition: Codex has no such tag);
 * two renderings are fitted into the budget: with absolute paths, and with root aliases
   (whatever the roots table costs beyond what Codex's shorter intro saves is charged first;
   when that is the whole budget there is no aliased form). The aliased one is taken when it
@@ -34,6 +38,7 @@ from skillshelf.skills.catalog.aliases import AliasPlan, build_alias_plan, displ
 from skillshelf.skills.catalog.budget import Budget
 from skillshelf.skills.catalog.lines import Allocation, Entry, allocate, new_entry
 from skillshelf.skills.catalog.spec import CatalogFormatSpec, FormatRendering
+from skillshelf.skills.load import UNTRUSTED_TAG
 from skillshelf.skills.model import Skill
 
 __all__ = [
@@ -95,8 +100,13 @@ def catalog_order(skills: Sequence[Skill]) -> list[Skill]:
 
 
 def codex_entry(skill: Skill, path: str) -> Entry:
-    """``- name: description (file: path)``; minimum ``- name: (file: path)``."""
-    return _entry(f"- {skill.name}: ", cap_description(skill.description), path)
+    """``- name: description (file: path)``; minimum ``- name: (file: path)``; the untrusted
+    tag after the name when the skill is not trusted."""
+    return _entry(_head(skill, tagged=not skill.trusted), cap_description(skill.description), path)
+
+
+def _head(skill: Skill, *, tagged: bool) -> str:
+    return f"- {skill.name}: {UNTRUSTED_TAG} " if tagged else f"- {skill.name}: "
 
 
 def _entry(prefix: str, description: str, path: str) -> Entry:
@@ -135,19 +145,23 @@ def table_cost(budget: Budget, root_lines: Sequence[str]) -> int:
 
 def _aliased(
     skills: Sequence[Skill],
-    heads: Sequence[tuple[str, str]],
+    descriptions: Sequence[str],
     paths: Sequence[str],
     budget: Budget,
     plan: AliasPlan | None,
 ) -> CodexRendering | None:
     if plan is None:
         return None
-    root_lines = plan.root_lines()
+    short = plan.shorten_all(paths)
+    marked = plan.untrusted_aliases(skills, short) if not all(s.trusted for s in skills) else frozenset()
+    root_lines = plan.root_lines(marked)
     cost = table_cost(budget, root_lines)
     if cost >= budget.limit:
         return None
-    short = plan.shorten_all(paths)
-    entries = [_entry(prefix, text, path) for (prefix, text), path in zip(heads, short, strict=True)]
+    entries = [
+        _entry(_head(skill, tagged=not skill.trusted and path.partition("/")[0] not in marked), text, path)
+        for skill, text, path in zip(skills, descriptions, short, strict=True)
+    ]
     allocation = allocate(entries, budget.with_limit(budget.limit - cost))
     return CodexRendering(root_lines=root_lines, allocation=allocation, table_cost=cost, skills=tuple(skills))
 
@@ -166,17 +180,21 @@ def render_codex(
 ) -> CodexRendering:
     """Fit ``skills`` into ``budget`` the way Codex does; see the module docstring."""
     ordered, paths = ordered_with_paths(skills)
-    # Prefixes, capped descriptions and paths once, for both renderings.
-    heads = [(f"- {s.name}: ", cap_description(s.description)) for s in ordered]
+    # Capped descriptions and paths once, for both renderings.
+    descriptions = [cap_description(s.description) for s in ordered]
     absolute = CodexRendering(
         root_lines=(),
         allocation=allocate(
-            [_entry(prefix, text, path) for (prefix, text), path in zip(heads, paths, strict=True)], budget
+            [
+                _entry(_head(skill, tagged=not skill.trusted), text, path)
+                for skill, text, path in zip(ordered, descriptions, paths, strict=True)
+            ],
+            budget,
         ),
         table_cost=0,
         skills=tuple(ordered),
     )
-    aliased = _aliased(ordered, heads, paths, budget, build_alias_plan(ordered, roots))
+    aliased = _aliased(ordered, descriptions, paths, budget, build_alias_plan(ordered, roots))
     if aliased is not None and _better(aliased, absolute):
         return aliased
     return absolute

@@ -9,7 +9,9 @@
   character fits.
 
 Both use Codex's order, 1,024-character description cap and three degradation levels; each
-entry costs its text plus a newline. The short intro line is not charged.
+entry costs its text plus a newline. The short intro line is not charged. A skill from an
+untrusted project has ``[untrusted project]`` before its description, in its minimum form too;
+the tag is charged like the name, so shortening never cuts into it.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from skillshelf.skills.catalog.budget import Budget
 from skillshelf.skills.catalog.codex import cap_description, catalog_order
 from skillshelf.skills.catalog.lines import Entry, allocate
 from skillshelf.skills.catalog.spec import CatalogFormatSpec, FormatRendering
+from skillshelf.skills.load import UNTRUSTED_TAG
 from skillshelf.skills.model import Skill
 
 __all__ = [
@@ -53,21 +56,24 @@ def xml_entry(skill: Skill) -> Entry:
     location = escape(display_path(skill.path))
     head = f"<skill>\n<name>\n{name}\n</name>\n"
     tail = f"<location>\n{location}\n</location>\n</skill>"
+    tag = "" if skill.trusted else escape(UNTRUSTED_TAG)
     return Entry(
-        prefix=f"{head}<description>\n",
+        prefix=f"{head}<description>\n{tag}{' ' if tag else ''}",
         units=tuple(escape(ch) for ch in cap_description(skill.description)),
         suffix=f"\n</description>\n{tail}",
-        minimum=head + tail,
+        minimum=f"{head}<description>\n{tag}\n</description>\n{tail}" if tag else head + tail,
     )
 
 
 def markdown_entry(skill: Skill) -> Entry:
-    """``- name: description``; ``- name`` without description."""
+    """``- name: description``; ``- name`` without description (``- name: [untrusted project]``
+    for an untrusted skill)."""
+    tag = "" if skill.trusted else UNTRUSTED_TAG
     return Entry(
-        prefix=f"- {skill.name}: ",
+        prefix=f"- {skill.name}: {tag}{' ' if tag else ''}",
         units=cap_description(skill.description),
         suffix="",
-        minimum=f"- {skill.name}",
+        minimum=f"- {skill.name}: {tag}" if tag else f"- {skill.name}",
         single_chars=True,
     )
 
