@@ -68,3 +68,27 @@ def test_an_edit_to_a_bundled_file_the_body_read_is_indexed_again_and_nothing_el
     assert build().stats.analysed == 0
     (forms.parent / "more.md").write_text("Also splits pages.\n", encoding="utf-8")
     assert build().stats.analysed == 1 and build().stats.analysed == 0
+
+
+def test_markdown_added_to_a_folder_with_no_file_read_reaches_the_index(
+    tmp_path: Path,
+    make_skill: Callable[..., Path],
+    discover: Callable[[Path], tuple[Skill, ...]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    root, cache = tmp_path / "skills", tmp_path / "cache"
+    short = make_skill(root, "zulu", "Helps with documents.", "Run scripts/merge.py.\n")
+    make_skill(root, "beta", "Helps with documents.", "Nothing else here.\n")
+    (short.parent / "scripts").mkdir()
+    (short.parent / "scripts" / "merge.py").write_text("print('merge')\n", encoding="utf-8")
+    monkeypatch.setattr(index_module, "_KEPT", LastKept())
+    SkillIndex.build(discover(root), cache_dir=cache)
+    (short.parent / "scripts" / "notes.md").write_text("Flatten forms with pdftk.\n", encoding="utf-8")
+    for kept in (True, False):  # in this process, and in a new one from the disk cache
+        if not kept:
+            monkeypatch.setattr(index_module, "_KEPT", LastKept())
+            (short.parent / "scripts" / "notes.md").write_text("Split pages with qpdf.\n", encoding="utf-8")
+        index = SkillIndex.build(discover(root), cache_dir=cache)
+        assert index.stats.analysed == 1
+        query = "flatten forms with pdftk" if kept else "split pages with qpdf"
+        assert rank(index, query, top_k=1)[0].skill.name == "zulu"

@@ -72,9 +72,9 @@ def test_the_files_read_are_named_with_a_stamp_that_changes_with_them(tmp_path: 
     (folder / "references" / "ctrl\x01.md").write_text("CONTROL-WORDS", encoding="utf-8")
     read = bundled_prose(folder, limit=1000)
     assert read.files == ("references/forms.md",)
-    assert read.stamp == bundled_stamp(folder, read.files)
+    assert read.stamp == bundled_stamp(folder, read.watched)
     forms.write_text("Fill the form fields.", encoding="utf-8")
-    assert bundled_stamp(folder, read.files) != read.stamp
+    assert bundled_stamp(folder, read.watched) != read.stamp
 
 
 def test_a_file_added_beside_one_read_or_a_folder_added_changes_the_stamp(tmp_path: Path) -> None:
@@ -90,3 +90,15 @@ def test_a_file_added_beside_one_read_or_a_folder_added_changes_the_stamp(tmp_pa
     assert nothing.files == ()
     os.utime(empty, ns=(1, 1))
     assert bundled_stamp(empty, ()) != nothing.stamp
+
+
+def test_a_folder_that_holds_no_file_read_is_watched_too(tmp_path: Path) -> None:
+    folder = _skill_folder(tmp_path)
+    (folder / "references" / "forms.md").write_text("Fill the fields.", encoding="utf-8")
+    (folder / "scripts" / "deep").mkdir(parents=True)
+    (folder / "scripts" / "deep" / "run.py").write_text("print()", encoding="utf-8")
+    read = bundled_prose(folder, limit=1000)
+    assert read.files == ("references/forms.md",) and read.folders == ("scripts/deep/",)
+    assert bundled_stamp(folder, read.watched) == read.stamp
+    (folder / "scripts" / "deep" / "notes.md").write_text("Flatten forms.", encoding="utf-8")
+    assert bundled_stamp(folder, read.watched) != read.stamp

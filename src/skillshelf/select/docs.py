@@ -138,9 +138,10 @@ def stamp_of(skill: Skill) -> str:
 
 def with_bundled(stamp: str, bundled: BundledProse | None) -> str:
     """``stamp``'s ``SKILL.md`` part (:func:`stamp_of`) for a document whose body holds
-    ``bundled``: the bundled files' stamp and paths, one per line, after it."""
+    ``bundled``: the bundled part's stamp and what it watches (files read, folders), one per
+    line, after it."""
     head = stamp.partition("\n")[0]
-    return head if bundled is None else "\n".join((head, bundled.stamp, *bundled.files))
+    return head if bundled is None else "\n".join((head, bundled.stamp, *bundled.watched))
 
 
 def restamp(stamp: str, skill: Skill) -> str:
@@ -158,8 +159,8 @@ def carry_bundled(current: str, known: str, folder: Path) -> str:
     head, sep, rest = known.partition("\n")
     if not sep or head != current:
         return current
-    files = rest.split("\n")[1:]
-    return "\n".join((current, bundled_stamp(folder, files), *files))
+    watched = rest.split("\n")[1:]
+    return "\n".join((current, bundled_stamp(folder, watched), *watched))
 
 
 def _stamp(skill: Skill, body_stat: tuple[int, int] | None) -> str:

@@ -8,10 +8,10 @@ of the name and descriptions (typos, compound words). Documents are numbered in
 With ``cache_dir`` the raw postings are kept on disk (per set of roots, see
 :mod:`skillshelf.select.indexcache`) and memory-mapped by the next build, which re-reads and
 re-analyses only skills whose ``SKILL.md`` path, mtime or size (or parsed name/descriptions,
-or root) changed, or a bundled file their body read (:mod:`skillshelf.select.bodies`).
-Unchanged skills cost a ``stat`` (and one per bundled file read) and a small digest; changed
-ones go to the postings' delta segment (:mod:`skillshelf.select.segments`), so an update writes only the small
-file, never the base.
+or root) changed, or a bundled file their body read or a folder of bundled files
+(:mod:`skillshelf.select.bodies`). Unchanged skills cost a ``stat`` (and one per bundled file
+read or folder watched) and a small digest; changed ones go to the postings' delta segment
+(:mod:`skillshelf.select.segments`), so an update writes only the small file, never the base.
 Document frequencies and average lengths are always those of the whole current collection:
 an index updated any number of times ranks exactly as one built from scratch.
 

@@ -23,7 +23,7 @@ from skillshelf.skills.model import Skill
 
 __all__ = ["CACHE_VERSION", "CachedIndex", "FileIds", "IndexCache", "Reuse"]
 
-CACHE_VERSION = 9
+CACHE_VERSION = 10
 STALE_BASE_SECONDS = 3600
 DAMAGE = (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError)
 

@@ -16,12 +16,12 @@ may be a file from elsewhere), at most :data:`MAX_FILE_BYTES`. A file that canno
 skipped: the index text is a ranking hint and never fails a build.
 
 What was read comes with a stamp (:func:`bundled_stamp`): the modification times and sizes of
-the files read (each taken just before its read) and of the skill folder and the folders
-holding them. The index keeps it beside the ``SKILL.md`` stamp and reads the skill again when it
-changes: a bundled file edited, added beside one read, or a folder added to the skill. A
-markdown file added to a folder none of whose files was read (``scripts/notes.md``, say) counts
-once something else changes. Paths with a control character are not read (the stamp lists the
-paths one per line).
+the files read (each taken just before its read), of the skill folder and of every folder
+holding a listed file (:attr:`BundledProse.folders`). The index keeps it beside the
+``SKILL.md`` stamp and reads the skill again when it changes: a bundled file edited, a file
+added to or removed from one of those folders (``scripts/notes.md`` beside ``scripts/run.py``),
+or a folder added to the skill. Paths with a control character are not read (the stamp lists
+the paths one per line).
 """
 
 from __future__ import annotations
@@ -49,11 +49,18 @@ _LETTER = re.compile(r"[^\W\d_]")
 @dataclass(frozen=True, slots=True)
 class BundledProse:
     """The prose read from a skill's bundled markdown, the files it was read from (relative,
-    POSIX, in reading order) and their :func:`bundled_stamp`."""
+    POSIX, in reading order), the other folders that hold a listed file (``scripts/``: relative,
+    ending in ``/``, sorted) and the :func:`bundled_stamp` of both."""
 
     text: str = ""
     files: tuple[str, ...] = ()
     stamp: str = ""
+    folders: tuple[str, ...] = ()
+
+    @property
+    def watched(self) -> tuple[str, ...]:
+        """What :func:`bundled_stamp` takes again: the files read, then the other folders."""
+        return self.files + self.folders
 
 
 def bundled_prose(folder: Path, *, limit: int) -> BundledProse:
@@ -74,17 +81,29 @@ def bundled_prose(folder: Path, *, limit: int) -> BundledProse:
         if words:
             pieces.append(words)
             room -= len(words) + 1
-    return BundledProse(" ".join(pieces), tuple(read), _stamp(folder, read, stats))
+    held = {f.rpartition("/")[0] for f in read}
+    others = tuple(
+        sorted(f"{d}/" for d in {f.rpartition("/")[0] for f in listed if f.isprintable()} - held if d)
+    )
+    return BundledProse(" ".join(pieces), tuple(read), _stamp(folder, read, stats, others), others)
 
 
-def bundled_stamp(folder: Path, files: tuple[str, ...] | list[str]) -> str:
-    """What changes when the prose read from ``files`` in ``folder`` may have: the ``(mtime,
-    size)`` of each file, of ``folder`` and of each folder holding one of them, as a digest."""
-    return _stamp(folder, files, [stat_of(folder / f) for f in files])
+def bundled_stamp(folder: Path, watched: tuple[str, ...] | list[str]) -> str:
+    """What changes when the prose read in ``folder`` may have (``watched``: its
+    :attr:`BundledProse.watched`): the ``(mtime, size)`` of each file read, of ``folder``, of
+    each folder holding one of them and of each folder named (ending in ``/``), as a digest."""
+    files = [w for w in watched if not w.endswith("/")]
+    folders = [w for w in watched if w.endswith("/")]
+    return _stamp(folder, files, [stat_of(folder / f) for f in files], folders)
 
 
-def _stamp(folder: Path, files: tuple[str, ...] | list[str], stats: list[tuple[int, int] | None]) -> str:
-    folders = sorted({"", *(f.rpartition("/")[0] for f in files)})
+def _stamp(
+    folder: Path,
+    files: tuple[str, ...] | list[str],
+    stats: list[tuple[int, int] | None],
+    others: tuple[str, ...] | list[str],
+) -> str:
+    folders = sorted({"", *(f.rpartition("/")[0] for f in files), *(d.rstrip("/") for d in others)})
     seen = [stat_of(folder / d) for d in folders] + stats
     return hashlib.sha1(repr(seen).encode()).hexdigest()[:16]
 
