@@ -20,6 +20,19 @@ def _rankings(index: SkillIndex) -> list[list[tuple[str, float]]]:
     return [[(r.doc.key, r.score) for r in rank_docs(index, q, top_k=3)] for q in queries]
 
 
+def _zulu_bundling(
+    make_skill: Callable[..., Path], root: Path, bundled: str, text: str, beta: str = ""
+) -> Path:
+    """Skills zulu (a short body naming ``bundled``, which holds ``text``) and beta (documents
+    ``beta``) under ``root``; the bundled file."""
+    short = make_skill(root, "zulu", "Helps with documents.", f"See {bundled}.\n")
+    make_skill(root, "beta", f"Helps with documents {beta}".rstrip() + ".", "Nothing else here.\n")
+    path = short.parent / bundled
+    path.parent.mkdir()
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
 def test_a_short_skill_is_found_by_the_markdown_it_bundles_and_a_full_one_reads_only_its_own(
     tmp_path: Path, make_skill: Callable[..., Path], discover: Callable[[Path], tuple[Skill, ...]]
 ) -> None:
@@ -45,11 +58,7 @@ def test_an_edit_to_a_bundled_file_the_body_read_is_indexed_again_and_nothing_el
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     root, cache = tmp_path / "skills", tmp_path / "cache"
-    short = make_skill(root, "zulu", "Helps with documents.", "See references/forms.md.\n")
-    make_skill(root, "beta", "Helps with documents and pdftk.", "Nothing else here.\n")
-    forms = short.parent / "references" / "forms.md"
-    forms.parent.mkdir()
-    forms.write_text("Merge with qpdf.\n", encoding="utf-8")
+    forms = _zulu_bundling(make_skill, root, "references/forms.md", "Merge with qpdf.\n", beta="and pdftk")
     skills = discover(root)
 
     def build() -> SkillIndex:
@@ -77,17 +86,14 @@ def test_markdown_added_to_a_folder_with_no_file_read_reaches_the_index(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     root, cache = tmp_path / "skills", tmp_path / "cache"
-    short = make_skill(root, "zulu", "Helps with documents.", "Run scripts/merge.py.\n")
-    make_skill(root, "beta", "Helps with documents.", "Nothing else here.\n")
-    (short.parent / "scripts").mkdir()
-    (short.parent / "scripts" / "merge.py").write_text("print('merge')\n", encoding="utf-8")
+    notes = _zulu_bundling(make_skill, root, "scripts/merge.py", "print('merge')\n").parent / "notes.md"
     monkeypatch.setattr(index_module, "_KEPT", LastKept())
     SkillIndex.build(discover(root), cache_dir=cache)
-    (short.parent / "scripts" / "notes.md").write_text("Flatten forms with pdftk.\n", encoding="utf-8")
+    notes.write_text("Flatten forms with pdftk.\n", encoding="utf-8")
     for kept in (True, False):  # in this process, and in a new one from the disk cache
         if not kept:
             monkeypatch.setattr(index_module, "_KEPT", LastKept())
-            (short.parent / "scripts" / "notes.md").write_text("Split pages with qpdf.\n", encoding="utf-8")
+            notes.write_text("Split pages with qpdf.\n", encoding="utf-8")
         index = SkillIndex.build(discover(root), cache_dir=cache)
         assert index.stats.analysed == 1
         query = "flatten forms with pdftk" if kept else "split pages with qpdf"
