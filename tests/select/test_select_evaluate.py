@@ -11,6 +11,7 @@ import pytest
 
 from skillshelf.cli.main import main
 from skillshelf.errors import NotFoundError, UsageError
+from skillshelf.select.docs import SkillDoc
 from skillshelf.select.evaluate import load_queries, ndcg_at, recall_at, reciprocal_rank, run_eval
 from skillshelf.select.index import SkillIndex
 from skillshelf.select.service import evaluate_file
@@ -58,6 +59,21 @@ def test_run_eval_scores_each_selector_and_keeps_ranked_lists(tmp_path: Path) ->
     assert default.false_trigger_5 == 0.0
     assert default.ranked[0][0] == "pdf" and len(default.ranked) == 4
     assert [r.selector for r in report.results] == ["default", "codex_lexical"]
+
+
+@pytest.mark.parametrize(("confident", "rate"), [(True, 1.0), (False, 0.0)])
+def test_false_trigger_rate_counts_only_what_would_be_shown(
+    tmp_path: Path, confident: bool, rate: float
+) -> None:
+    queries_file = _write_jsonl(tmp_path / "q.jsonl", [{"query": "resize photos", "not_relevant": ["pdf"]}])
+    index = SkillIndex.from_tools([(t["id"], t["name"], t["description"]) for t in TOOLS])
+
+    def everything(ix: SkillIndex, q: str, depth: int, sel: str) -> tuple[list[SkillDoc], bool]:
+        return list(ix.docs), confident
+
+    report = run_eval(index, load_queries(queries_file, tools=True), ["default"], rank_fn=everything)
+    assert report.results[0].false_trigger_5 == rate
+    assert report.outcomes[0].passed is not confident
 
 
 def test_relevant_skill_folders_resolve_relative_to_the_query_file(skill_root: Path, tmp_path: Path) -> None:

@@ -98,6 +98,16 @@ def test_eval_fails_on_a_false_trigger_and_passes_when_none(
     assert "1 of 1 queries passed" in capsys.readouterr().out
 
 
+def test_eval_of_only_should_not_trigger_lines_leaves_recall_blank(
+    skill_root: Path, tmp_path: Path, isolated_home: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rows: list[dict[str, object]] = [{"query": UNRELATED, "not_relevant": [str(skill_root / "pdf-tools")]}]
+    queries = _queries(tmp_path / "q.jsonl", rows)
+    main(["eval", "--queries", str(queries), "--root", str(skill_root), "--selector", "bm25f"])
+    row = next(line for line in capsys.readouterr().out.splitlines() if "bm25f" in line)
+    assert [cell.strip() for cell in row.split("│")[2:6]] == ["-", "-", "-", "-"]
+
+
 def test_eval_counts_a_request_below_the_threshold_as_a_miss(
     skill_root: Path, tmp_path: Path, isolated_home: object, capsys: pytest.CaptureFixture[str]
 ) -> None:

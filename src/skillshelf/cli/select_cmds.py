@@ -160,12 +160,10 @@ def _print_eval(report: EvalReport) -> None:
         table.add_column(col, justify="left" if col == "selector" else "right")
     for r in report.results:
         false5 = "-" if r.false_trigger_5 is None else f"{r.false_trigger_5:.3f}"
+        ranked = [f"{v:.3f}" if r.queries else "-" for v in (r.recall_1, r.recall_5, r.mrr_10, r.ndcg_10)]
         table.add_row(
             literal(r.selector),
-            f"{r.recall_1:.3f}",
-            f"{r.recall_5:.3f}",
-            f"{r.mrr_10:.3f}",
-            f"{r.ndcg_10:.3f}",
+            *ranked,
             false5,
             f"{r.p50_ms:.2f}",
             f"{r.p99_ms:.2f}",

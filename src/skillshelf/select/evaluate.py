@@ -8,7 +8,8 @@ false triggers instead of recall.
 
 Metrics per selector: recall@1 and recall@5 (share of the relevant entries found in the top
 k), hit@5 (at least one found), MRR@10, nDCG@10 (binary gains), false-trigger rate@5 over the
-negative lines, and ranking latency p50/p99.
+negative lines (what would be shown: below the ``default`` selector's confidence threshold
+nothing triggers, as in the pass/fail judgement below), and ranking latency p50/p99.
 
 Each query also passes or fails (:class:`QueryOutcome`, judged on the first selector of the
 run, ``default`` with ``--selector all``): it fails when none of its ``relevant`` skills is
@@ -286,7 +287,8 @@ def run_eval(
                 mrr.append(reciprocal_rank(keys, q.relevant, 10))
                 ndcg.append(ndcg_at(keys, q.relevant, 10))
             if q.not_relevant:
-                false5.append(1.0 if set(keys[:5]) & set(q.not_relevant) else 0.0)
+                triggered = set(keys[:5]) if shown else set()
+                false5.append(1.0 if triggered & set(q.not_relevant) else 0.0)
         results.append(
             SelectorResult(
                 selector=sel,
