@@ -11,6 +11,7 @@ from skillshelf.cli.main import main
 from skillshelf.select import search_skills
 from skillshelf.select.index import SkillIndex
 from skillshelf.skills.discover import discover_in
+from testkit import IsolatedHome
 
 
 def test_search_json_ranks_the_root_skills(
@@ -125,3 +126,30 @@ def test_search_marks_a_copy_of_a_skill_ranked_above_it(
     rows = [line for line in capsys.readouterr().out.splitlines() if "video-editing" in line]
     assert len(rows) == 2 and "a copy of #1" not in rows[0] and "a copy of #1" in rows[1]
     assert "1*" in rows[0] and "2*" not in rows[1]
+
+
+def test_search_and_eval_report_a_select_setting_they_ignore(
+    skill_root: Path, tmp_path: Path, isolated_home: IsolatedHome, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = isolated_home.config / "skillshelf" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text("[select]\nmax_suggestions = -3\n", encoding="utf-8")
+    main(["search", "trim the video", "--root", str(skill_root), "--no-builtin", "--no-semantic"])
+    assert "CF102" in capsys.readouterr().err
+    queries = tmp_path / "q.jsonl"
+    line = {"query": "trim the video", "relevant": [str(skill_root / "video-editing")]}
+    queries.write_text(json.dumps(line), encoding="utf-8")
+    main(["eval", "--queries", str(queries), "--root", str(skill_root), "--selector", "bm25f"])
+    assert "CF102" in capsys.readouterr().err
+
+
+def test_search_exits_1_after_its_table_when_a_config_layer_is_skipped(
+    skill_root: Path, isolated_home: IsolatedHome, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = isolated_home.config / "skillshelf" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text("[select\n", encoding="utf-8")
+    with pytest.raises(SystemExit) as failed:
+        main(["search", "trim the video", "--root", str(skill_root), "--no-builtin", "--no-semantic"])
+    captured = capsys.readouterr()
+    assert failed.value.code == 1 and "video-editing" in captured.out and "error" in captured.err

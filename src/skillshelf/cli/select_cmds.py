@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,8 +24,10 @@ from skillshelf.cli.progress import working
 from skillshelf.env import Env
 
 if TYPE_CHECKING:
+    from skillshelf.diagnostics import Diagnostic
     from skillshelf.select.evaluate import EvalReport
     from skillshelf.select.ranking import RankingSettings
+    from skillshelf.select.service import SearchResult
     from skillshelf.skills.model import Skill
 
 __all__ = ["eval_cmd", "search", "stats"]
@@ -37,12 +40,31 @@ _SEMANTIC = click.option(
 )
 
 
-def _loadable_skills(
-    env: Env, roots: Sequence[Path], no_builtin: bool, no_cache: bool
-) -> tuple[tuple[Skill, ...], Path | None, RankingSettings]:
-    """Every skill visible from here that is not disabled by config, where the search index is
-    cached (the folder `context`, the agent and `serve` use; None with --no-cache), and the
-    ranking settings from config (`[select]`)."""
+@dataclass(frozen=True, slots=True)
+class _Ranked:
+    """What `search` and `eval` rank with: the skills (None for a tools file), where the search
+    index is cached (None: not cached), the ranking settings from config (`[select]`), and the
+    config layers' findings (a bad `[select]` value is ignored, so the user has to hear of it)."""
+
+    skills: tuple[Skill, ...] | None
+    cache_dir: Path | None
+    settings: RankingSettings
+    config_findings: tuple[Diagnostic, ...]
+
+    def report_config(self) -> None:
+        """Print the config findings (not the infos) on stderr; exit 1 after the output when a
+        layer was skipped, as `list` and `config show` do."""
+        from skillshelf.cli.output import print_diagnostics
+        from skillshelf.diagnostics import Severity, has_errors
+
+        print_diagnostics(d for d in self.config_findings if d.severity is not Severity.INFO)
+        if has_errors(self.config_findings):
+            raise SystemExit(1)
+
+
+def _loadable_skills(env: Env, roots: Sequence[Path], no_builtin: bool, no_cache: bool) -> _Ranked:
+    """Every skill visible from here that is not disabled by config, with the search index
+    cache `context`, the agent and `serve` use (none with --no-cache)."""
     from skillshelf.select.ranking import RankingSettings
     from skillshelf.workspace import Workspace, WorkspaceOptions
 
@@ -51,23 +73,23 @@ def _loadable_skills(
     )
     workspace = Workspace.open(env, options)
     settings = RankingSettings.from_config(workspace.config.get)
-    return workspace.skills.loadable, workspace.index_cache_dir, settings
+    return _Ranked(
+        workspace.skills.loadable, workspace.index_cache_dir, settings, workspace.config.diagnostics
+    )
 
 
-def _eval_skills(
-    env: Env, roots: Sequence[Path], tools: bool
-) -> tuple[tuple[Skill, ...] | None, Path | None, RankingSettings]:
+def _eval_skills(env: Env, roots: Sequence[Path], tools: bool) -> _Ranked:
     """What `eval` ranks: no skills for a tools file, the skills under ``roots``, or else every
-    skill `search` ranks here (with its index cache); the ranking settings from config."""
+    skill `search` ranks here (with its index cache)."""
     from skillshelf.config import load_config
     from skillshelf.select.ranking import RankingSettings
     from skillshelf.skills.discover import discover_in
 
     if not roots and not tools:
         return _loadable_skills(env, (), no_builtin=False, no_cache=False)
-    settings = RankingSettings.from_config(load_config(env).get)
+    config = load_config(env)
     skills = discover_in([r.absolute() for r in roots]).skills if roots else None
-    return skills, None, settings
+    return _Ranked(skills, None, RankingSettings.from_config(config.get), config.diagnostics)
 
 
 @click.command("search")
@@ -94,33 +116,39 @@ def search(
     The default ranking is the one `context`, the agent and the MCP server use, with the same
     models and threshold: skills marked `*` are the ones the model would be shown for QUERY
     (none when the confidence is below `[select] min_confidence`)."""
-    from skillshelf.select.docs import copy_key
     from skillshelf.select.service import search as run_search
-    from skillshelf.skills.load import UNTRUSTED_TAG
 
     env = Env.from_os()
     with working("Finding skills") as step:
-        skills, cache_dir, settings = _loadable_skills(env, roots, no_builtin, no_cache)
+        ranked = _loadable_skills(env, roots, no_builtin, no_cache)
+        skills = ranked.skills or ()
         step(f"Ranking {len(skills):,} skills (a first search builds their index)")
         result = run_search(
             skills,
             query,
             top=top,
             selector=selector,
-            cache_dir=cache_dir,
+            cache_dir=ranked.cache_dir,
             semantic=semantic,
-            settings=settings,
+            settings=ranked.settings,
         )
     if as_json:
         echo_json(result.to_dict())
-        return
-    if not result.ranked:
+    elif not result.ranked:
         click.echo(
             f"no skill matches {shown(repr(query))} ({result.index.documents} skill(s) searched)",
             err=True,
         )
-        return
+    else:
+        _print_search(result, env)
+    ranked.report_config()
+
+
+def _print_search(result: SearchResult, env: Env) -> None:
     from rich.table import Table
+
+    from skillshelf.select.docs import copy_key
+    from skillshelf.skills.load import UNTRUSTED_TAG
 
     confidence = ""
     if result.confidence is not None and result.min_confidence is not None:
@@ -131,7 +159,7 @@ def search(
         )
     table = Table(
         title=literal(
-            f"{selector}{''.join(f' + {m}' for m in result.models)}: {len(result.ranked)} of "
+            f"{result.selector}{''.join(f' + {m}' for m in result.models)}: {len(result.ranked)} of "
             f"{result.index.documents} skills{confidence}"
         ),
         title_justify="left",
@@ -269,23 +297,24 @@ def eval_cmd(
         )
     env = Env.from_os()
     with working("Reading the tools" if tools_file else "Finding skills") as step:
-        skills, cache_dir, settings = _eval_skills(env, roots, tools_file is not None)
+        ranked = _eval_skills(env, roots, tools_file is not None)
         step(f"Ranking every query with selector {selector!r}")
         report = evaluate_file(
             queries_file,
-            skills=skills,
+            skills=ranked.skills,
             tools_file=tools_file,
             selector=selector,
             top=top,
             k=k,
-            cache_dir=cache_dir,
+            cache_dir=ranked.cache_dir,
             semantic=semantic,
-            settings=settings,
+            settings=ranked.settings,
         )
     if as_json:
         echo_json(report.to_dict())
     else:
         _print_eval(report)
+    ranked.report_config()
     if report.failed:
         raise SystemExit(1)
 
