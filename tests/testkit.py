@@ -106,6 +106,13 @@ class IsolatedHome:
     config: Path
     state: Path
 
+    def write_user_config(self, text: str) -> Path:
+        """Write skillshelf's user config file (``$XDG_CONFIG_HOME/skillshelf/config.toml``)."""
+        path = self.config / "skillshelf" / "config.toml"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        return path
+
 
 def zip_with(path: Path, entries: list[tuple[str, bytes, int | None]]) -> Path:
     """A zip whose entries are (name, data, unix mode or None) written verbatim."""

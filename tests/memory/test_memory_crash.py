@@ -252,9 +252,7 @@ def test_ctrl_c_stops_a_run_at_once_and_gives_its_sessions_back(
 ) -> None:
     scripted_model.delay = lambda body: 120.0  # every call hangs far past the test
     sessions = _sessions(tmp_path / "transcripts", project, 6)
-    config = isolated_home.config / "skillshelf" / "config.toml"
-    config.parent.mkdir(parents=True, exist_ok=True)
-    config.write_text("[memory]\nconcurrency = 2\n", encoding="utf-8")
+    isolated_home.write_user_config("[memory]\nconcurrency = 2\n")
     args = f"memory run --phase 1 --model openai:small --base-url {scripted_model.url}/v1".split()
     command = [sys.executable, "-m", "skillshelf.cli.main", *args, "--sessions", str(sessions)]
     run = subprocess.Popen(command, cwd=project, stdout=subprocess.PIPE, stderr=subprocess.PIPE)

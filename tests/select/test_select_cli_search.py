@@ -131,9 +131,7 @@ def test_search_marks_a_copy_of_a_skill_ranked_above_it(
 def test_search_and_eval_report_a_select_setting_they_ignore(
     skill_root: Path, tmp_path: Path, isolated_home: IsolatedHome, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    config = isolated_home.config / "skillshelf" / "config.toml"
-    config.parent.mkdir(parents=True)
-    config.write_text("[select]\nmax_suggestions = -3\n", encoding="utf-8")
+    isolated_home.write_user_config("[select]\nmax_suggestions = -3\n")
     main(["search", "trim the video", "--root", str(skill_root), "--no-builtin", "--no-semantic"])
     assert "CF102" in capsys.readouterr().err
     queries = tmp_path / "q.jsonl"
@@ -146,9 +144,7 @@ def test_search_and_eval_report_a_select_setting_they_ignore(
 def test_search_exits_1_after_its_table_when_a_config_layer_is_skipped(
     skill_root: Path, isolated_home: IsolatedHome, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    config = isolated_home.config / "skillshelf" / "config.toml"
-    config.parent.mkdir(parents=True)
-    config.write_text("[select\n", encoding="utf-8")
+    isolated_home.write_user_config("[select\n")
     with pytest.raises(SystemExit) as failed:
         main(["search", "trim the video", "--root", str(skill_root), "--no-builtin", "--no-semantic"])
     captured = capsys.readouterr()

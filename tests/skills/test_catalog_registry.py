@@ -78,9 +78,7 @@ def test_a_registered_format_is_rendered_offered_and_accepted_by_config(
     )
     assert code == 0 and out.splitlines() == ["* alpha", "* beta"]
 
-    config = isolated_home.config / "skillshelf" / "config.toml"
-    config.parent.mkdir(parents=True)
-    config.write_text('[catalog]\nformat = "names-only"\n', encoding="utf-8")
+    isolated_home.write_user_config('[catalog]\nformat = "names-only"\n')
     assert not load_config(Env.from_os()).diagnostics
     code, out, _ = _run_in(tmp_path, ["catalog", "--no-builtin", "--root", root, "--json"], capsys)
     data = json.loads(out)
@@ -90,9 +88,7 @@ def test_a_registered_format_is_rendered_offered_and_accepted_by_config(
 def test_a_format_taken_out_of_the_registry_is_refused_everywhere(
     tmp_path: Path, isolated_home: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    config = isolated_home.config / "skillshelf" / "config.toml"
-    config.parent.mkdir(parents=True)
-    config.write_text('[catalog]\nformat = "names-only"\n', encoding="utf-8")
+    isolated_home.write_user_config('[catalog]\nformat = "names-only"\n')
     problems = load_config(Env.from_os()).diagnostics
     assert [d.code for d in problems] == ["CF102"] and "codex" in (problems[0].fix or "")
     code, _, err = _run_in(tmp_path, ["catalog", "--no-builtin", "--format", "names-only"], capsys)

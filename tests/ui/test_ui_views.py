@@ -56,13 +56,10 @@ def test_every_state_of_the_catalog_shows_with_its_reason(served: Served) -> Non
 def test_skill_modes_from_the_config_are_the_reason_given(
     served: Served, isolated_home: IsolatedHome
 ) -> None:
-    config = isolated_home.config / "skillshelf" / "config.toml"
-    config.parent.mkdir(parents=True, exist_ok=True)
-    config.write_text(
+    isolated_home.write_user_config(
         '[[skills.config]]\nname = "video-trim"\nmode = "name-only"\n'
         '[[skills.config]]\nname = "release-notes"\nmode = "manual"\n'
-        '[[skills.config]]\nname = "pdf-forms"\nmode = "pinned"\n',
-        encoding="utf-8",
+        '[[skills.config]]\nname = "pdf-forms"\nmode = "pinned"\n'
     )
     served.server.state.reload()
     rows = {r["name"]: r for r in served.page.json("/api/budget", window=272_000)["skills"]}
