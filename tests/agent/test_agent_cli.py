@@ -157,3 +157,18 @@ def test_a_checked_answer_exits_0_and_says_the_check_passed(
     result = CliRunner().invoke(cli, [*args, "--check", "python3 test_calc.py", "--no-builtin", "--json"])
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)["check"]["status"] == "passed"
+
+
+def test_run_tells_the_user_not_the_model_of_a_config_setting_it_ignores(
+    tmp_path: Path, isolated_home: Any, model_standin: Any, monkeypatch: Any
+) -> None:
+    project = _project(tmp_path)
+    monkeypatch.chdir(project)
+    isolated_home.write_user_config("[select]\nmax_suggestions = -3\n")
+    standin = model_standin([{"text": "Done."}])
+    args = ["run", "say done", "--model", "openai:standin", "--base-url", standin.url + "/v1", "--no-builtin"]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    assert "CF102" in result.stderr and "max_suggestions" in result.stderr
+    assert result.stdout.strip() == "Done."
+    assert "max_suggestions" not in json.dumps(standin.requests()[0]["body"])

@@ -63,6 +63,15 @@ def test_loading_a_disabled_skill_names_the_entry_and_how_to_enable_it(
     assert code == 0 and "<name>beta</name>" in out
 
 
+def test_load_says_why_a_mistyped_entry_did_not_disable_the_skill(
+    project: Path, isolated_home: IsolatedHome, capsys: pytest.CaptureFixture[str]
+) -> None:
+    isolated_home.write_user_config('[[skills.config]]\nname = "beta"\nmode = "disable"\n')
+    code, out, err = cli(["load", "beta", "--no-builtin"], capsys)
+    assert code == 0 and "<name>beta</name>" in out
+    assert "CF104" in err and 'did you mean mode = "disabled"' in err
+
+
 def test_a_project_entry_is_undone_with_enable_project(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

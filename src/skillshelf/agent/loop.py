@@ -34,6 +34,7 @@ from skillshelf.agent.history import (
     message_text,
 )
 from skillshelf.agent.providers import Provider
+from skillshelf.diagnostics import Diagnostic
 from skillshelf.select.usage import MENTION
 from skillshelf.serve.schemas import ToolSpec
 from skillshelf.serve.skill_tools import model_tools
@@ -115,9 +116,12 @@ class Agent:
         turn_context: Callable[[str], TurnContext] | None = None,
         on_skill_used: Callable[[str, str], None] | None = None,
         on_answer: Callable[[str], None] | None = None,
+        findings: Sequence[Diagnostic] = (),
     ) -> None:
         """``skill_tools=None`` offers no skill tools; the folder tools decide which of theirs
-        are offered. ``on_answer`` is called with every final answer the guards accept."""
+        are offered. ``on_answer`` is called with every final answer the guards accept.
+        ``findings``: what setting the agent up found (config layers, instruction files, skill
+        files), for the user, never the model."""
         self.provider = provider
         self.system_prompt = system_prompt
         self.skill_tools = skill_tools
@@ -127,6 +131,7 @@ class Agent:
         self.turn_context = turn_context
         self.on_skill_used = on_skill_used
         self.on_answer = on_answer
+        self.findings = tuple(findings)
         self.history: list[Message] = []
         self.tools: tuple[ToolSpec, ...] = (
             *folder_tools.specs(),

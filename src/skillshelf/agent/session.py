@@ -140,6 +140,7 @@ def open_agent(
         turn_context=turn_context,
         on_skill_used=usage.used if usage is not None else None,
         on_answer=_chain(hooks),
+        findings=prepared.diagnostics,
     )
 
 

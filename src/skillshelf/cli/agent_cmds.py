@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from skillshelf.cli.output import TEXT, echo_json, literal, root_options, stderr_console
+from skillshelf.cli.output import TEXT, echo_json, literal, print_run_findings, root_options, stderr_console
 from skillshelf.errors import UsageError
 from skillshelf.llm import KEY_VARIABLES
 
@@ -108,6 +108,7 @@ def run(task: str, as_json: bool, **values: Any) -> None:
 
     options = _options(origin="run", **values)
     agent = open_agent(Env.from_os(), options)
+    print_run_findings(agent.findings)
     result = agent.send(task)
     if as_json:
         echo_json(
@@ -155,6 +156,7 @@ def chat(**values: Any) -> None:
 
     options = _options(origin="chat", **values)
     agent = open_agent(Env.from_os(), options)
+    print_run_findings(agent.findings)
     while True:
         try:
             line = input("skillshelf >> ")

@@ -141,16 +141,4 @@ def _print_notes(result: ContextResult) -> bool:
     for warning in result.warnings:
         click.echo(f"{click.style('warning:', fg='yellow')} {shown(warning)}", err=True)
 
-    def summarise(count: int, errors: int) -> None:
-        click.echo(
-            click.style(
-                f"{count} finding(s) in skill files ({errors} error(s)); "
-                "run `skillshelf validate` or `skillshelf list` for details",
-                dim=True,
-            ),
-            err=True,
-        )
-
-    # config (-c included) and instruction findings are shown here in full: no other command shows them
-    # for this exact run; skill findings are summed up and left to `list` / `validate`
-    return print_run_findings(result.diagnostics, summarise)
+    return print_run_findings(result.diagnostics)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import os
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -179,18 +179,25 @@ def print_diagnostics(diagnostics: Iterable[Diagnostic], *, err: bool = True) ->
         click.echo(f"  fix: {shown(diag.fix)}", file=stream)
 
 
-def print_run_findings(
-    diagnostics: Sequence[Diagnostic], summarise_skills: Callable[[int, int], object]
-) -> bool:
-    """Findings of one run (``context``, ``catalog``): the non-skill ones (config layers, ``-c``,
-    instruction files) in full except infos, then the skill files' (``SK`` codes) only counted:
-    ``summarise_skills(findings, errors)`` prints the caller's summary line when there are any.
-    True when a non-skill finding is an error, so the output is not the one intended (exit 1)."""
+def print_run_findings(diagnostics: Sequence[Diagnostic]) -> bool:
+    """Findings of one run (``context``, ``catalog``, ``run``, ``chat``): the non-skill ones
+    (config layers, ``-c``, instruction files) in full except infos, since no other command
+    shows them for this exact run; the skill files' (``SK`` codes) in one dim line that leaves
+    them to ``list`` and ``validate``. True when a non-skill finding is an error, so the output
+    is not the one intended (exit 1)."""
     others = [d for d in diagnostics if not d.code.startswith("SK") and d.severity is not Severity.INFO]
     print_diagnostics(others)
     skills = [d for d in diagnostics if d.code.startswith("SK")]
     if skills:
-        summarise_skills(len(skills), sum(1 for d in skills if d.severity is Severity.ERROR))
+        errors = sum(1 for d in skills if d.severity is Severity.ERROR)
+        click.echo(
+            click.style(
+                f"{len(skills)} finding(s) in skill files ({errors} error(s)); "
+                "run `skillshelf validate` or `skillshelf list` for details",
+                dim=True,
+            ),
+            err=True,
+        )
     return any(d.severity is Severity.ERROR for d in others)
 
 

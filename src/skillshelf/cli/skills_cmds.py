@@ -299,15 +299,7 @@ def catalog(
     elif text:
         echo_text(text)
     _print_catalog_report(result.catalog_report, result.skills_total)
-
-    def summarise(count: int, errors: int) -> None:
-        click.echo(
-            f"{count} finding(s) while loading skills ({errors} error(s)); "
-            "run `skillshelf list` or `skillshelf validate [PATH]` for details",
-            err=True,
-        )
-
-    if print_run_findings(result.diagnostics, summarise):
+    if print_run_findings(result.diagnostics):
         sys.exit(1)  # a config layer was skipped: this is not the catalog the config asks for
 
 
@@ -362,6 +354,7 @@ def load(
     from skillshelf.skills.load import load_skill, with_trust_note
 
     workspace = _open(roots, no_builtin, no_cache)
+    print_run_findings(workspace.config.diagnostics)  # a bad [[skills.config]] entry changes what loads
     try:
         loaded = load_skill(workspace.skills.loadable, name, max_files=max_files)
     except SkillNotFoundError as exc:
