@@ -103,6 +103,8 @@ def test_locally_modified_skill_is_not_overwritten_without_force(
     (forced,) = update_skills(env=env, force=True)
     assert forced.status == "updated"
     assert "upstream two" in (installed.path / "SKILL.md").read_text(encoding="utf-8")
+    assert forced.kept is not None and str(forced.kept) in forced.message  # the edit is kept aside
+    assert "mine" in (forced.kept / "SKILL.md").read_text(encoding="utf-8")
 
 
 def test_update_of_a_folder_source_and_a_failing_source_reports_each(

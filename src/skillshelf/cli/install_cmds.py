@@ -73,7 +73,12 @@ def _progress(enabled: bool) -> Iterator[ProgressFn | None]:
     "agents found on this machine.",
 )
 @click.option("--name", help="Install under this folder name instead of the skill's name.")
-@click.option("--force", is_flag=True, help="Replace a skill of the same name that is already there.")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Replace a skill of the same name that is already there (one changed by hand, or not installed "
+    "by skillshelf, is kept in the data folder's replaced-skills).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def install(
     source: str, scope: str, target: str | None, name: str | None, force: bool, as_json: bool
@@ -113,6 +118,8 @@ def install(
     )
     for link in entry.links:
         click.echo(f"  -> {link} (link)")
+    if result.kept is not None:
+        click.echo(printable(f"  the folder it replaced is kept in {result.kept}"))
     seen = " and ".join({"codex": "Codex", "claude": "Claude Code"}[a] for a in entry.agents)
     click.echo(f"  read by {seen or 'skillshelf only (not by Codex or Claude Code)'}")
 
@@ -120,7 +127,12 @@ def install(
 @click.command("update")
 @click.argument("names", nargs=-1)
 @click.option("--scope", type=_SCOPE, default=None, help="Only skills installed in this scope.")
-@click.option("--force", is_flag=True, help="Also overwrite skills that were changed locally.")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Also update skills that were changed locally (the changed copy is kept in the data folder's "
+    "replaced-skills).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
 def update(names: tuple[str, ...], scope: str | None, force: bool, as_json: bool) -> None:
     """Update installed skills (all, or the NAMES given) from their sources."""
@@ -159,7 +171,12 @@ def _print_updates(results: Any) -> None:
 @click.command("remove")
 @click.argument("name")
 @click.option("--scope", type=_SCOPE, default=None, help="Where it is installed, when both scopes have it.")
-@click.option("--force", is_flag=True, help="Remove it even if it was changed locally.")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Remove it even if it was changed locally (the changed copy is kept in the data folder's "
+    "replaced-skills).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def remove(name: str, scope: str | None, force: bool, as_json: bool) -> None:
     """Remove a skill that `skillshelf install` installed."""
@@ -172,7 +189,9 @@ def remove(name: str, scope: str | None, force: bool, as_json: bool) -> None:
     if as_json:
         echo_json(result)
     else:
-        click.echo(f"Removed {result.name} ({result.scope}) from {result.path}")
+        click.echo(printable(f"Removed {result.name} ({result.scope}) from {result.path}"))
+        if result.kept is not None:
+            click.echo(printable(f"  your changed copy is kept in {result.kept}"))
 
 
 @click.command("deps")

@@ -14,26 +14,27 @@ skillshelf scans).
 from __future__ import annotations
 
 import dataclasses
-from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
-from skillshelf.diagnostics import Diagnostic, Severity, has_errors, sort_diagnostics
+from skillshelf.diagnostics import Diagnostic
 from skillshelf.env import Env
 from skillshelf.errors import InstallError, UsageError
 from skillshelf.install.files import check_skill_tree, copy_skill_tree, root_lock, swap_into_place, workspace
+from skillshelf.install.found import SkillValidationError, find_skill_folder, relocate, validate_skill_folder
 from skillshelf.install.git import GitRunner, ProgressFn
+from skillshelf.install.kept import kept_root, needs_keeping, set_aside
 from skillshelf.install.lock import FOLDER_NAME, LockEntry, content_hash, read_lock, write_lock
 from skillshelf.install.sources import Source, fetch, parse_source
 from skillshelf.install.targets import InstallTarget, check_links, default_target, make_links, placement
 from skillshelf.skills.model import RootOrigin, Scope, Skill, SkillRoot
-from skillshelf.skills.walk import ScanLimits
 
 __all__ = [
     "InstallResult",
+    "SkillValidationError",
     "InstallScope",
     "install_skill",
     "installed_skill_root",
@@ -42,7 +43,6 @@ __all__ = [
 
 InstallScope = Literal["user", "project"]
 CopyFn = Callable[[Path, Path], object]
-ValidationProfile = Literal["spec", "codex", "claude"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -56,6 +56,7 @@ class InstallResult:
     replaced: bool = False
     files: int = 0
     diagnostics: tuple[Diagnostic, ...] = ()
+    kept: Path | None = None  # where the replaced folder was kept (changed by hand, or not ours)
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -64,6 +65,7 @@ class InstallResult:
             "path": str(self.path),
             "scope": self.scope,
             "replaced": self.replaced,
+            "kept": None if self.kept is None else str(self.kept),
             "files": self.files,
             "lock": self.entry.to_dict(),
             "diagnostics": [d.to_dict() for d in self.diagnostics],
@@ -99,133 +101,6 @@ def _check_name(name: str) -> str:
     return name
 
 
-#: How far below a source folder a SKILL.md is looked for, and through how many folders:
-#: the defaults of discovery's :class:`~skillshelf.skills.walk.ScanLimits`.
-FIND_MAX_DEPTH = ScanLimits().max_depth
-FIND_MAX_DIRS = ScanLimits().max_dirs
-
-
-def _skill_folders_below(folder: Path) -> tuple[list[Path], bool]:
-    """Folders below ``folder`` holding a SKILL.md (breadth first, no symlinked folders, no .git),
-    and whether the search stopped at its depth or folder limit."""
-    import os
-
-    found: list[Path] = []
-    queue: deque[tuple[Path, int]] = deque([(folder, 0)])
-    visited = 0
-    cut = False
-    while queue:
-        current, depth = queue.popleft()
-        visited += 1
-        try:
-            entries = sorted(os.scandir(current), key=lambda e: e.name)
-        except OSError:
-            continue
-        for entry in entries:
-            try:
-                is_dir = entry.is_dir(follow_symlinks=False)
-            except OSError:
-                continue
-            if not is_dir or entry.name == ".git":
-                continue
-            child = Path(entry.path)
-            if (child / "SKILL.md").is_file():
-                found.append(child)
-            if depth + 1 >= FIND_MAX_DEPTH or visited + len(queue) >= FIND_MAX_DIRS:
-                cut = True
-                continue
-            queue.append((child, depth + 1))
-    return sorted(found), cut
-
-
-def find_skill_folder(folder: Path, source: Source) -> Path:
-    """The one skill folder in ``folder`` (itself, or the only folder below with a SKILL.md).
-
-    The search goes at most :data:`FIND_MAX_DEPTH` levels down and through :data:`FIND_MAX_DIRS`
-    folders, so a very deep or huge tree ends with ``IS312`` instead of running away.
-    """
-    if (folder / "SKILL.md").is_file():
-        return folder
-    found, cut = _skill_folders_below(folder)
-    if len(found) == 1:
-        return found[0]
-    if not found and cut:
-        raise InstallError(
-            f"{source.text} holds no SKILL.md within {FIND_MAX_DEPTH} folder levels "
-            f"(or the first {FIND_MAX_DIRS} folders); the search stopped there",
-            hint="point at the skill's own folder (the one with SKILL.md), or use #subdir for a folder "
-            "inside a repository or archive",
-            code="IS312",
-        )
-    if not found:
-        raise InstallError(
-            f"{source.text} holds no SKILL.md",
-            hint=(
-                "point at a folder with a SKILL.md (use #subdir for a folder inside a repository or archive)"
-            ),
-            code="IS310",
-        )
-    choices = ", ".join(f"#{p.relative_to(folder).as_posix()}" for p in found[:8])
-    more = f" and {len(found) - 8} more" if len(found) > 8 else ""
-    raise InstallError(
-        f"{source.text} holds {len(found)} skills; choose one",
-        hint=f"add the skill's folder to the source: {choices}{more}",
-        code="IS311",
-    )
-
-
-def _relocate(diags: Sequence[Diagnostic], fetched: Path, shown: Path) -> tuple[Diagnostic, ...]:
-    """The findings with paths in the staging folder ``fetched`` (file fields and the paths
-    their message and fix name) shown as ``shown``, where the user can find them."""
-    out = []
-    for diag in diags:
-        path = diag.path
-        if path is not None and (path == fetched or fetched in path.parents):
-            path = shown / path.relative_to(fetched)
-        message, fix = (_shown_in(text, fetched, shown) for text in (diag.message, diag.fix))
-        out.append(dataclasses.replace(diag, path=path, message=message, fix=fix))
-    return tuple(out)
-
-
-def _shown_in(text: str, fetched: Path, shown: Path) -> str:
-    if str(shown) == ".":
-        return text.replace(f"{fetched}/", "").replace(str(fetched), ".")
-    return text.replace(str(fetched), str(shown))
-
-
-def validate_skill_folder(
-    folder: Path, root: SkillRoot, *, profile: ValidationProfile = "codex"
-) -> tuple[Skill, tuple[Diagnostic, ...]]:
-    """Parse and validate ``folder``; return the skill and the findings (errors raise)."""
-    from skillshelf.skills.parse import read_skill
-    from skillshelf.skills.validate import validate_paths
-
-    parsed = read_skill(folder / "SKILL.md", root)
-    report = validate_paths([folder], profile=profile)
-    diags = tuple(sort_diagnostics({*parsed.diagnostics, *report.diagnostics}))
-    if parsed.skill is None or has_errors(diags):
-        raise SkillValidationError(diags)
-    return parsed.skill, diags
-
-
-class SkillValidationError(InstallError):
-    """The skill did not validate; ``diagnostics`` says why. Nothing was installed."""
-
-    default_code = "IS320"
-
-    def __init__(self, diagnostics: tuple[Diagnostic, ...]) -> None:
-        self.diagnostics = diagnostics
-        errors = [d for d in diagnostics if d.severity is Severity.ERROR]
-        first = errors[0] if errors else None
-        what = f"{first.code}: {first.message}" if first else "SKILL.md could not be read"
-        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-        super().__init__(
-            f"the skill does not validate, so nothing was installed: {what}{more}",
-            hint=(first.fix if first else "fix SKILL.md")
-            + "; `skillshelf validate PATH` lists every problem",
-        )
-
-
 def _fetch_and_validate(
     source: Source, work: Path, root: SkillRoot, git: GitRunner, progress: ProgressFn | None
 ) -> tuple[Path, Skill, tuple[Diagnostic, ...], str | None]:
@@ -237,8 +112,8 @@ def _fetch_and_validate(
     try:
         skill, diags = validate_skill_folder(folder, root)
     except SkillValidationError as exc:
-        raise SkillValidationError(_relocate(exc.diagnostics, folder, shown)) from None
-    return folder, skill, _relocate(diags, folder, shown), fetched.commit
+        raise SkillValidationError(relocate(exc.diagnostics, folder, shown)) from None
+    return folder, skill, relocate(diags, folder, shown), fetched.commit
 
 
 def _lock_entry(source: Source, name: str, skill: Skill, commit: str | None, staged: Path) -> LockEntry:
@@ -268,11 +143,13 @@ def stage_and_swap(
     copy_file: CopyFn | None = None,
     link_roots: Sequence[Path] = (),
     agents: Sequence[str] = (),
+    kept_root: Path | None = None,
 ) -> InstallResult:
     """The whole install of ``source`` into ``root``; caller holds :func:`root_lock`.
 
     Each of ``link_roots`` gets a link to the installed folder (``install --for all``); the
-    lock entry records them and ``agents``."""
+    lock entry records them and ``agents``. A folder it replaces that skillshelf could not
+    fetch again goes to ``kept_root`` (:mod:`skillshelf.install.kept`; None: deleted)."""
     with workspace(root) as work:
         folder, skill, diags, commit = _fetch_and_validate(
             source, work, _root_for(scope, root), git, progress
@@ -280,15 +157,9 @@ def stage_and_swap(
         target_name = _check_name(name) if name else _default_name(skill, folder)
         target = root / target_name
         replaced = target.exists() or target.is_symlink()
+        lock = read_lock(root)
         if replaced and not replace:
-            raise InstallError(
-                f"a skill named {target_name!r} is already installed at {target}",
-                hint=(
-                    "use `skillshelf update` to update it, --force to replace it, "
-                    "or --name to install beside it"
-                ),
-                code="IS305",
-            )
+            raise _name_taken(target, lock.get(target_name))
         links = [r / target_name for r in link_roots]
         check_links(links, target)
         if progress is not None:
@@ -301,14 +172,19 @@ def stage_and_swap(
             agents=tuple(agents),
             links=tuple(str(link) for link in links),
         )
-        lock = read_lock(root)
-        swap_into_place(
-            staged,
-            target,
-            work / "old",
-            replace=replace,
-            then=lambda: write_lock(root, lock.with_entry(entry)),
-        )
+        keep = kept_root is not None and needs_keeping(target, lock.get(target_name))
+        aside = set_aside(target, target_name, kept_root or work, work / "old", keep=keep)
+        try:
+            swap_into_place(
+                staged,
+                target,
+                aside.trash,
+                replace=replace,
+                then=lambda: write_lock(root, lock.with_entry(entry)),
+            )
+        except BaseException:
+            aside.drop_copy()
+            raise
     make_links(links, target, relative=scope == "project")
     return InstallResult(
         name=target_name,
@@ -318,6 +194,21 @@ def stage_and_swap(
         replaced=replaced,
         files=files,
         diagnostics=diags,
+        kept=aside.kept,
+    )
+
+
+def _name_taken(target: Path, entry: LockEntry | None) -> InstallError:
+    if entry is None:
+        return InstallError(
+            f"{target} already exists and skillshelf did not install it",
+            hint="pass --name to install beside it, or --force to replace it (the folder is kept aside)",
+            code="IS305",
+        )
+    return InstallError(
+        f"a skill named {target.name!r} is already installed at {target}",
+        hint="use `skillshelf update` to update it, --force to replace it, or --name to install beside it",
+        code="IS305",
     )
 
 
@@ -365,6 +256,7 @@ def install_skill(
                 copy_file=copy_file,
                 link_roots=place.link_roots,
                 agents=place.agents,
+                kept_root=kept_root(env),
             )
     except OSError as exc:
         _drop_empty(made)

@@ -8,6 +8,7 @@ inside the skills root); :func:`lock_diagnostics` reports the others, which stay
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -18,14 +19,15 @@ from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.env import Env
 from skillshelf.errors import InstallError, NotFoundError, SkillshelfError
 from skillshelf.install.files import remove_tree, root_lock, workspace
+from skillshelf.install.found import find_skill_folder
 from skillshelf.install.git import GitRunner, ProgressFn, is_commit_id
 from skillshelf.install.installer import (
     InstallScope,
-    find_skill_folder,
     io_failure,
     skills_root_for,
     stage_and_swap,
 )
+from skillshelf.install.kept import kept_root, needs_keeping, set_aside
 from skillshelf.install.links import confined_links, stray_links
 from skillshelf.install.lock import LockEntry, content_hash, lock_path, read_lock, write_lock
 from skillshelf.install.sources import Source, fetch
@@ -100,6 +102,7 @@ class UpdateResult:
     message: str
     old_commit: str | None = None
     new_commit: str | None = None
+    kept: Path | None = None  # where the locally changed copy went (``--force``)
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -109,6 +112,7 @@ class UpdateResult:
             "message": self.message,
             "old_commit": self.old_commit,
             "new_commit": self.new_commit,
+            "kept": None if self.kept is None else str(self.kept),
         }
 
 
@@ -120,9 +124,16 @@ class RemoveResult:
     scope: InstallScope
     path: Path
     source: str
+    kept: Path | None = None  # where the locally changed copy went (``--force``)
 
     def to_dict(self) -> dict[str, object]:
-        return {"name": self.name, "scope": self.scope, "path": str(self.path), "source": self.source}
+        return {
+            "name": self.name,
+            "scope": self.scope,
+            "path": str(self.path),
+            "source": self.source,
+            "kept": None if self.kept is None else str(self.kept),
+        }
 
 
 def _is_modified(path: Path, entry: LockEntry) -> bool:
@@ -274,7 +285,7 @@ def _unchanged_upstream(item: InstalledSkill, git: GitRunner, progress: Progress
 
 
 def _update_one(
-    item: InstalledSkill, *, force: bool, git: GitRunner, progress: ProgressFn | None
+    item: InstalledSkill, *, force: bool, git: GitRunner, progress: ProgressFn | None, kept: Path
 ) -> UpdateResult:
     entry = item.entry
 
@@ -295,7 +306,7 @@ def _update_one(
             missing = not item.path.is_dir()
             modified = not missing and _is_modified(item.path, entry)
             if modified and not force:
-                return result("skipped", "changed locally since install; --force overwrites the changes")
+                return result("skipped", "changed locally since install; --force updates it and keeps yours")
             reason = None if modified or missing else _unchanged_upstream(item, git, progress)
             if reason is not None:
                 return result("up-to-date", reason, entry.commit)
@@ -309,6 +320,7 @@ def _update_one(
                 progress=progress,
                 link_roots=[Path(link).parent for link in entry.links],
                 agents=entry.agents,
+                kept_root=kept,
             )
     except OSError as exc:
         failure = io_failure(item.root, exc)
@@ -325,7 +337,9 @@ def _update_one(
     if new.content_hash == entry.content_hash:
         return result("up-to-date", "no change in the skill's files", new.commit)
     moved = f"{(entry.commit or '')[:12]} -> {(new.commit or '')[:12]}" if new.commit else "new contents"
-    return result("updated", moved, new.commit)
+    if installed.kept is not None:
+        moved += f"; your changed copy is kept in {installed.kept}"
+    return dataclasses.replace(result("updated", moved, new.commit), kept=installed.kept)
 
 
 def update_skills(
@@ -343,14 +357,16 @@ def update_skills(
     """
     runner = git or GitRunner(environ=env.environ)
     return tuple(
-        _update_one(i, force=force, git=runner, progress=progress) for i in _select(env, names, scope)
+        _update_one(i, force=force, git=runner, progress=progress, kept=kept_root(env))
+        for i in _select(env, names, scope)
     )
 
 
 def remove_skill(
     name: str, *, env: Env, scope: InstallScope | None = None, force: bool = False
 ) -> RemoveResult:
-    """Remove an installed skill and its lock entry; refuses hand-edited skills unless ``force``."""
+    """Remove an installed skill and its lock entry; refuses hand-edited skills unless ``force``,
+    and then keeps them (:mod:`skillshelf.install.kept`)."""
     matches = _select(env, [name], scope)
     if len(matches) > 1:
         raise InstallError(
@@ -359,29 +375,35 @@ def remove_skill(
             code="IS406",
         )
     try:
-        return _remove(matches[0], force=force)
+        return _remove(matches[0], force=force, kept=kept_root(env))
     except OSError as exc:
         raise io_failure(matches[0].root, exc) from exc
 
 
-def _remove(item: InstalledSkill, *, force: bool) -> RemoveResult:
+def _remove(item: InstalledSkill, *, force: bool, kept: Path) -> RemoveResult:
     with root_lock(item.root):
-        if item.path.exists() and _is_modified(item.path, item.entry) and not force:
+        changed = needs_keeping(item.path, item.entry)
+        if changed and not force:
             raise InstallError(
                 f"{item.path} was changed since it was installed; removing it would lose those changes",
-                hint="copy your changes elsewhere, or pass --force to remove it anyway",
+                hint="copy your changes elsewhere, or pass --force (the changed copy is then kept aside)",
                 code="IS405",
             )
         with workspace(item.root) as work:
-            trash = work / "removed"
+            aside = set_aside(item.path, item.entry.name, kept, work / "removed", keep=changed)
+            trash = aside.trash
             if item.path.exists() or item.path.is_symlink():
                 os.rename(item.path, trash)
             try:
                 write_lock(item.root, read_lock(item.root).without(item.entry.name))
             except BaseException:
-                if trash.exists():
+                if trash.exists() or trash.is_symlink():
                     os.rename(trash, item.path)
+                aside.drop_copy()
                 raise
-            remove_tree(trash)
+            if not aside.trash_is_kept:
+                remove_tree(trash)
     drop_links(item.entry.links, item.path)
-    return RemoveResult(name=item.entry.name, scope=item.scope, path=item.path, source=item.entry.source)
+    return RemoveResult(
+        name=item.entry.name, scope=item.scope, path=item.path, source=item.entry.source, kept=aside.kept
+    )
