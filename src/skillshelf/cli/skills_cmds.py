@@ -178,7 +178,8 @@ def list_cmd(roots: tuple[Path, ...], no_builtin: bool, no_cache: bool, as_json:
     skill (`disabled` ones are listed, dim, but never reach the model). Problems found on the
     way are printed on stderr.
     """
-    from skillshelf.install.manage import installed_provenance, lock_diagnostics
+    from skillshelf.install.manage import lock_diagnostics
+    from skillshelf.install.provenance import installed_provenance
 
     workspace = _open(roots, no_builtin, no_cache)
     config, discovery, moded = workspace.config, workspace.discovery, workspace.modes

@@ -9,15 +9,8 @@
 
 from skillshelf.install.installer import InstallResult, install_skill, installed_skill_root, skills_root_for
 from skillshelf.install.lock import Lock, LockEntry, content_hash, read_lock, write_lock
-from skillshelf.install.manage import (
-    InstalledInfo,
-    RemoveResult,
-    UpdateResult,
-    installed_provenance,
-    list_installed,
-    remove_skill,
-    update_skills,
-)
+from skillshelf.install.manage import RemoveResult, UpdateResult, list_installed, remove_skill, update_skills
+from skillshelf.install.provenance import InstalledInfo, installed_provenance
 
 __all__ = [
     "InstallResult",

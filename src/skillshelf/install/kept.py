@@ -22,7 +22,8 @@ from pathlib import Path
 from skillshelf.env import Env
 from skillshelf.errors import InstallError
 from skillshelf.install.files import remove_tree
-from skillshelf.install.lock import LockEntry, content_hash
+from skillshelf.install.lock import LockEntry
+from skillshelf.install.provenance import locally_modified
 
 __all__ = ["SetAside", "kept_root", "needs_keeping", "set_aside"]
 
@@ -39,10 +40,10 @@ def needs_keeping(folder: Path, entry: LockEntry | None) -> bool:
         return True
     if not folder.exists():
         return False
-    if entry is None or not folder.is_dir():
+    if entry is None:
         return True
     try:
-        return content_hash(folder) != entry.content_hash
+        return locally_modified(folder, entry)
     except OSError:
         return True  # a part cannot be read: keep it rather than judge it unchanged
 

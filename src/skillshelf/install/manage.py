@@ -1,4 +1,5 @@
-"""Installed skills after the fact: ``update``, ``remove``, and provenance for ``list``.
+"""Installed skills after the fact: ``update``, ``remove``, and the lock files' problems
+(provenance for ``list`` is :mod:`skillshelf.install.provenance`).
 
 Nothing here overwrites or deletes a skill that was changed by hand since it was installed
 (its content hash no longer matches the lock) unless ``force`` is given. Only the entries
@@ -30,17 +31,15 @@ from skillshelf.install.installer import (
 from skillshelf.install.kept import kept_root, needs_keeping, set_aside
 from skillshelf.install.links import confined_links, stray_links
 from skillshelf.install.lock import LockEntry, content_hash, lock_path, read_lock, write_lock
+from skillshelf.install.provenance import locally_modified
 from skillshelf.install.sources import Source, fetch
 from skillshelf.install.targets import drop_links
-from skillshelf.skills.model import Skill
 
 __all__ = [
-    "InstalledInfo",
     "InstalledSkill",
     "RemoveResult",
     "UpdateResult",
     "install_roots",
-    "installed_provenance",
     "installed_roots",
     "link_diagnostics",
     "list_installed",
@@ -51,32 +50,6 @@ __all__ = [
 
 UpdateStatus = Literal["updated", "up-to-date", "skipped", "failed"]
 _SCOPES: tuple[InstallScope, ...] = ("project", "user")
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class InstalledInfo:
-    """Where an installed skill came from and whether it was edited since."""
-
-    name: str
-    source: str
-    ref: str | None
-    commit: str | None
-    locally_modified: bool
-    installed_at: str
-    lock_file: Path
-    agents: tuple[str, ...] = ()  # the agents that see it where it is (Codex, Claude Code)
-
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "name": self.name,
-            "source": self.source,
-            "ref": self.ref,
-            "commit": self.commit,
-            "locally_modified": self.locally_modified,
-            "installed_at": self.installed_at,
-            "lock_file": str(self.lock_file),
-            "agents": list(self.agents),
-        }
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -136,10 +109,6 @@ class RemoveResult:
         }
 
 
-def _is_modified(path: Path, entry: LockEntry) -> bool:
-    return not path.is_dir() or content_hash(path) != entry.content_hash
-
-
 def lock_diagnostics(roots: Iterable[Path]) -> tuple[Diagnostic, ...]:
     """The problems of the lock files in ``roots``: entries left out, files that cannot be read."""
     found: list[Diagnostic] = []
@@ -187,43 +156,6 @@ def link_diagnostics(env: Env, scope: InstallScope | None = None) -> tuple[Diagn
                     for link in stray_links(entry, each, env)
                 )
     return tuple(found)
-
-
-def installed_provenance(skills: Iterable[Skill], env: Env | None = None) -> dict[Path, InstalledInfo]:
-    """For ``list``: ``skill.path`` -> provenance, for the skills that ``install`` put there,
-    with the agents that see each (when ``env`` is given).
-
-    A skill counts as installed when the lock file of its root (the folder above the skill's
-    folder) has a usable entry for the skill's folder name. Unreadable lock files are skipped
-    (:func:`lock_diagnostics` reports them).
-    """
-    from skillshelf.install.visibility import Visibility
-
-    visibility = Visibility(env) if env is not None else None
-    locks: dict[Path, dict[str, LockEntry]] = {}
-    out: dict[Path, InstalledInfo] = {}
-    for skill in skills:
-        folder = skill.folder
-        root = folder.parent
-        if root not in locks:
-            try:
-                locks[root] = dict(read_lock(root).entries)
-            except InstallError:
-                locks[root] = {}
-        entry = locks[root].get(folder.name)
-        if entry is None:
-            continue
-        out[skill.path] = InstalledInfo(
-            name=entry.name,
-            source=entry.source,
-            ref=entry.ref,
-            commit=entry.commit,
-            locally_modified=_is_modified(folder, entry),
-            installed_at=entry.installed_at,
-            lock_file=root / ".skillshelf-lock.json",
-            agents=visibility.agents(skill) if visibility is not None else (),
-        )
-    return out
 
 
 def install_roots(scope: InstallScope, env: Env) -> tuple[Path, ...]:
@@ -304,7 +236,7 @@ def _update_one(
     try:
         with root_lock(item.root):
             missing = not item.path.is_dir()
-            modified = not missing and _is_modified(item.path, entry)
+            modified = not missing and locally_modified(item.path, entry)
             if modified and not force:
                 return result("skipped", "changed locally since install; --force updates it and keeps yours")
             reason = None if modified or missing else _unchanged_upstream(item, git, progress)

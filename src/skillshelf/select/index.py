@@ -44,16 +44,14 @@ from skillshelf.select.docs import (
     Analysed,
     SkillDoc,
     analyse,
-    carry_bundled,
     copy_key,
     doc_for_skill,
     doc_for_tool,
-    restamp,
-    stamp_of,
     with_body,
     with_bundled,
 )
 from skillshelf.select.indexcache import CachedIndex, FileIds, IndexCache, Reuse
+from skillshelf.select.indexstamps import carried_stamps, skill_stamps, stubs
 from skillshelf.select.postings import FieldModel, Postings
 from skillshelf.skills.model import Skill
 
@@ -174,23 +172,25 @@ class SkillIndex:
         cache = IndexCache(cache_dir, unique.values(), _MODELS) if cache_dir is not None else None
         kept = _kept_index(cache)
         keys = list(unique)
-        stamps = _stamps(list(unique.values()), kept.index if kept is not None else None)
+        stamps = skill_stamps(
+            list(unique.values()), (kept.index.by_key, kept.index.docs) if kept is not None else None
+        )
         if cache is not None and kept is not None and kept.keys == keys and kept.stamps == stamps:
             again = kept.index._with_skills(list(unique.values()), start)
             _keep_index(cache, again, keys, stamps)
             return again
         previous = cache.load() if cache else None
         if previous is not None:
-            stamps = _carried(stamps, list(unique.values()), previous)
+            stamps = carried_stamps(stamps, list(unique.values()), previous)
         reuse = Reuse.of(list(unique), stamps, previous) if previous is not None else None
-        stubs = _stubs(list(unique.values()), stamps, previous, reuse)
+        docs = stubs(list(unique.values()), stamps, previous, reuse)
 
         def fresh(doc: SkillDoc) -> SkillDoc:
             assert doc.skill is not None
             body = safe_read(reader, doc.skill)
             return dataclasses.replace(with_body(doc, body.text), stamp=with_bundled(doc.stamp, body.bundled))
 
-        index = cls._assemble(stubs, previous, reuse, fresh, cache.path if cache else None, start)
+        index = cls._assemble(docs, previous, reuse, fresh, cache.path if cache else None, start)
         changed = previous is None or index.stats.analysed or len(previous.keys) != len(index)
         if cache is not None and changed:
             cache.save(index.docs, (index.meta, index.content, index.grams))
@@ -329,21 +329,6 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _stubs(
-    skills: list[Skill], stamps: list[str], previous: CachedIndex | None, reuse: Reuse | None
-) -> list[SkillDoc]:
-    """Body-less documents; path words come from the cache for skills whose stamp is unchanged."""
-    known: list[str | None] = [None] * len(skills)
-    if previous is not None and reuse is not None:
-        if reuse.unchanged:
-            known = list(previous.path_words)
-        else:
-            known = [previous.path_words[j] if j >= 0 else None for j in reuse.old_rows]
-    return [
-        doc_for_skill(s, stamp=st, path_words=pw) for s, st, pw in zip(skills, stamps, known, strict=True)
-    ]
-
-
 @dataclass(frozen=True, slots=True, kw_only=True)
 class _KeptIndex:
     """The index a build returned, with the cache files as that build left them."""
@@ -374,38 +359,6 @@ def _keep_index(cache: IndexCache, index: SkillIndex, keys: list[str], stamps: l
     if cache.files is None:
         return  # nothing on disk it stays in step with (a read-only cache folder)
     _KEPT.keep(_KeptIndex(path=cache.path, files=cache.files, keys=keys, stamps=stamps, index=index))
-
-
-def _stamps(skills: list[Skill], known: SkillIndex | None) -> list[str]:
-    """Every skill's stamp: :func:`stamp_of`, with the bundled part of its document in ``known``
-    looked at again (:func:`carry_bundled`); a skill that is the very object that document was
-    made from keeps its digest (only the files are looked at again)."""
-    if known is None:
-        return [stamp_of(s) for s in skills]
-    by_key, docs = known.by_key, known.docs
-    out = []
-    for skill in skills:
-        i = by_key.get(str(skill.path))
-        if i is None:
-            out.append(stamp_of(skill))
-        elif docs[i].skill is skill:
-            out.append(restamp(docs[i].stamp, skill))
-        else:
-            out.append(carry_bundled(stamp_of(skill), docs[i].stamp, skill.folder))
-    return out
-
-
-def _carried(stamps: list[str], skills: list[Skill], previous: CachedIndex) -> list[str]:
-    """``stamps`` with the bundled parts of the cached stamps carried over
-    (:func:`carry_bundled`) where a stamp has none yet."""
-    if stamps == previous.stamps:
-        return stamps
-    cached = dict(zip(previous.keys, previous.stamps, strict=True))
-    out = []
-    for stamp, skill in zip(stamps, skills, strict=True):
-        known = cached.get(str(skill.path)) if "\n" not in stamp else None
-        out.append(carry_bundled(stamp, known, skill.folder) if known is not None else stamp)
-    return out
 
 
 def _s(path: Path | None) -> str | None:
