@@ -34,8 +34,8 @@ from skillshelf.skills.model import RootOrigin, Scope, Skill, SkillRoot
 
 __all__ = [
     "InstallResult",
-    "SkillValidationError",
     "InstallScope",
+    "SkillValidationError",
     "install_skill",
     "installed_skill_root",
     "skills_root_for",
