@@ -98,6 +98,15 @@ def test_stats_command_reads_the_state_folder(
     assert "default" in capsys.readouterr().out
 
 
+def test_stats_without_scored_loads_says_how_loads_get_recorded_and_draws_no_empty_table(
+    isolated_home: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    UsageStore.in_state_dir(Env.from_os().dirs.state).record_turn("t", {"default": ["/a"]})
+    main(["stats"])
+    captured = capsys.readouterr()
+    assert captured.out == "" and "skillshelf setup" in captured.err and "1 turn(s)" in captured.err
+
+
 def test_shadow_recorder_scores_the_first_load_of_each_turn(
     skill_root: Path, tmp_path: Path, discover: Callable[[Path], tuple[Skill, ...]]
 ) -> None:

@@ -331,10 +331,12 @@ def stats(as_json: bool) -> None:
         return
     if not report.scored_loads:
         click.echo(
-            f"no scored skill loads yet in {report.log} ({report.turns} turn(s), {report.loads} load(s)); "
-            "the agent records them per turn (skillshelf.select.usage.ShadowRecorder)",
+            f"no scored skill loads yet in {report.log} ({report.turns} turn(s), {report.loads} load(s)): "
+            "a load is recorded when the model reads a skill in `skillshelf run` or `chat`, or in Codex "
+            "or Claude Code set up with `skillshelf setup`",
             err=True,
         )
+        return
     from rich.table import Table
 
     table = Table(
