@@ -90,6 +90,15 @@ def test_a_worktree_shares_the_repositorys_exclude_file(isolated_home: Any) -> N
     assert (standing.rule, standing.ignored, standing.tracked) == ("/" + PERSONAL, False, False)
 
 
+def test_the_exclude_file_is_named_without_dot_dot(isolated_home: Any) -> None:
+    repo, _ = _repo(isolated_home)
+    (repo / ".claude").mkdir(exist_ok=True)
+    standing = git_standing(repo / PERSONAL, {"PATH": os.environ.get("PATH", os.defpath)})
+    assert standing is not None
+    assert ".." not in standing.exclude.parts
+    assert standing.exclude == (repo / ".git" / "info" / "exclude").resolve()
+
+
 def test_outside_a_repository_setup_only_writes_the_settings(isolated_home: Any) -> None:
     folder = isolated_home.home / "plain"
     folder.mkdir()

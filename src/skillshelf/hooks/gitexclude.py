@@ -55,11 +55,20 @@ def git_standing(path: Path, environ: Mapping[str, str]) -> GitStanding | None:
     if ignored is None or tracked is None:
         return None
     return GitStanding(
-        exclude=(folder / common if folder else common) / "info" / "exclude",
+        exclude=_physical(folder / common if folder else common) / "info" / "exclude",
         rule="/" + relative,
         ignored=ignored[0] == 0,
         tracked=tracked[0] == 0,
     )
+
+
+def _physical(path: Path) -> Path:
+    """``path`` without ``..`` (git names the common folder relative to the folder it ran in,
+    as ``../.git``), resolved as the file system does; as given when that fails."""
+    try:
+        return resolve_path(path)
+    except OSError:
+        return path
 
 
 def with_rule(text: str | None, rule: str) -> str:
