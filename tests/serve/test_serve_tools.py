@@ -157,6 +157,12 @@ def test_search_over_no_skills_says_so(isolated_home: object) -> None:
     assert not result.is_error and result.text.startswith("No skill matches")
 
 
+def test_a_long_query_is_not_echoed_back_to_the_model(isolated_home: object) -> None:
+    result = SkillTools([]).dispatch("search_skills", {"query": "grep " * 20_000})
+    assert len(result.text) < 300 and "..." in result.text
+    assert "grep grep" not in json.dumps(result.data)
+
+
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),

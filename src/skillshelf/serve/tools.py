@@ -57,6 +57,7 @@ DEFAULT_PREAMBLE = (
     "skill in the catalog fits but one might exist, call search_skills."
 )
 MAX_TOP_K = 50
+QUERY_ECHO_CHARS = 120  # a query quoted back in a "no match" answer, at most
 MAX_PAGE = 200
 LISTED_DESCRIPTION_CHARS = 200
 MAX_ENUM_NAMES = 200
@@ -217,14 +218,15 @@ class SkillTools:
             row["score"] = round(float(item.score), 4)
             rows.append(row)
         if not rows:
-            text = f"No skill matches {query!r} well enough. Try other words, or work without a skill."
+            shown = query if len(query) <= QUERY_ECHO_CHARS else query[: QUERY_ECHO_CHARS - 3] + "..."
+            text = f"No skill matches {shown!r} well enough. Try other words, or work without a skill."
         else:
             lines = [
                 f"{i}. {r['name']}: {r['description']}" + (f" {UNTRUSTED_TAG}" if "trusted" in r else "")
                 for i, r in enumerate(rows, 1)
             ]
             text = "Skills matching the query (call load_skill with a name to use one):\n" + "\n".join(lines)
-        data = {"query": query, "confidence": round(ranking.confidence, 4), "results": rows}
+        data = {"confidence": round(ranking.confidence, 4), "results": rows}
         return ToolResult(text=text, data=data)
 
     def read_skill_file(self, name: str, path: str) -> ToolResult:
