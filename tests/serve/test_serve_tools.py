@@ -163,6 +163,22 @@ def test_a_long_query_is_not_echoed_back_to_the_model(isolated_home: object) -> 
     assert "grep grep" not in json.dumps(result.data)
 
 
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("load_skill", {"name": "x" * 100_000}),
+        ("read_skill_file", {"name": "pdf-forms", "path": "a/" * 50_000}),
+        ("list_skills", {"cursor": "z" * 100_000}),
+    ],
+)
+def test_an_error_quotes_a_huge_argument_back_cut_short(
+    tools: SkillTools, tool: str, arguments: dict[str, str]
+) -> None:
+    result = tools.dispatch(tool, arguments)
+    assert result.is_error and len(result.text) < 1_500
+    assert len(json.dumps(result.data)) < 1_500 and result.data["code"]
+
+
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),

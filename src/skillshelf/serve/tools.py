@@ -58,6 +58,7 @@ DEFAULT_PREAMBLE = (
 )
 MAX_TOP_K = 50
 QUERY_ECHO_CHARS = 120  # a query quoted back in a "no match" answer, at most
+ERROR_MESSAGE_CHARS = 600  # an error's message (or fix) for the model, at most
 MAX_PAGE = 200
 LISTED_DESCRIPTION_CHARS = 200
 MAX_ENUM_NAMES = 200
@@ -84,10 +85,16 @@ def skill_summary(skill: Skill, *, max_description: int | None = None) -> dict[s
 
 
 def _error_result(exc: SkillshelfError) -> ToolResult:
-    text = f"error {exc.code}: {exc.message}"
-    if exc.hint:
-        text += f"\nfix: {exc.hint}"
-    return ToolResult(text=text, is_error=True, data=exc.to_dict())
+    """The error as the model gets it; a message that quotes a huge argument back is cut."""
+    message, fix = _clipped(exc.message, ERROR_MESSAGE_CHARS), _clipped(exc.hint, ERROR_MESSAGE_CHARS)
+    text = f"error {exc.code}: {message}"
+    if fix:
+        text += f"\nfix: {fix}"
+    return ToolResult(text=text, is_error=True, data={**exc.to_dict(), "message": message, "fix": fix})
+
+
+def _clipped(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _known_format(name: str) -> str:
@@ -218,7 +225,7 @@ class SkillTools:
             row["score"] = round(float(item.score), 4)
             rows.append(row)
         if not rows:
-            shown = query if len(query) <= QUERY_ECHO_CHARS else query[: QUERY_ECHO_CHARS - 3] + "..."
+            shown = _clipped(query, QUERY_ECHO_CHARS)
             text = f"No skill matches {shown!r} well enough. Try other words, or work without a skill."
         else:
             lines = [
