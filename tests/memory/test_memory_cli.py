@@ -152,3 +152,21 @@ def test_memory_settings_come_from_the_config_file(
     config.write_text("[memory]\nmax_rollouts = 3\n", encoding="utf-8")
     code, _, err = _run(capsys, "memory", "run", "--dry-run")
     assert code == 1 and "ME021" in err
+
+
+def test_a_run_without_an_api_key_stops_before_claiming_anything(
+    project: Path, isolated_home: Any, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for variable in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"):
+        monkeypatch.delenv(variable, raising=False)
+    sessions = isolated_home.home / "t"
+    write_skillshelf_transcript(
+        sessions / "a.jsonl", session_id="nokey", cwd=project, task="remember uv", mtime=time.time() - 3600
+    )
+    args = ("memory", "run", "--sessions", str(sessions), "--min-idle-hours", "0", "--model", "openai:small")
+    code, _, err = _run(capsys, *args)
+    assert code == 2 and "ME028" in err and "OPENAI_API_KEY is not set" in err
+    code, out, _ = _run(capsys, "memory", "status", "--json")
+    assert code == 0 and not json.loads(out)["recent_runs"]
+    code, out, err = _run(capsys, *args, "--dry-run")
+    assert code == 0 and "remember uv" in out, err

@@ -12,12 +12,12 @@ from __future__ import annotations
 import json
 import re
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from skillshelf.env import Env
-from skillshelf.errors import ModelCallError
+from skillshelf.errors import ModelCallError, UsageError
 from skillshelf.llm import BASE_URL_VARIABLES, KEY_VARIABLES, ErrorCodes, SdkClient
 from skillshelf.memory.settings import MemorySettings, ModelRef, parse_model_ref
 
@@ -28,6 +28,7 @@ __all__ = [
     "build_client",
     "model_endpoint",
     "model_factories",
+    "require_keys",
     "parse_json_reply",
 ]
 
@@ -182,6 +183,25 @@ def model_endpoint(env: Env, settings: MemorySettings, model: str) -> tuple[str 
     key_var = settings.api_key_env or KEY_VARIABLES[provider]
     base = settings.base_url or env.environ.get(BASE_URL_VARIABLES[provider]) or None
     return base, env.environ.get(key_var)
+
+
+def require_keys(env: Env, settings: MemorySettings, models: Iterable[str]) -> None:
+    """Refuse, before any job is claimed, a model on its provider's own API with no key set (each
+    call would fail, and each failed job wait out a backoff).
+
+    Raises:
+        UsageError: (ME028) naming the variable to set.
+    """
+    for model in dict.fromkeys(models):
+        base, key = model_endpoint(env, settings, model)
+        if key is None and base is None:
+            variable = settings.api_key_env or KEY_VARIABLES[parse_model_ref(model).provider]
+            raise UsageError(
+                f"{variable} is not set, so the memory model {model} cannot be called",
+                hint=f"export {variable}=..., or point --base-url (memory.base_url) at a server that needs "
+                "no key; --dry-run shows the prompts without a model",
+                code="ME028",
+            )
 
 
 def model_factories(

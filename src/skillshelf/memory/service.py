@@ -26,7 +26,7 @@ from skillshelf.memory.dryrun import dry_run_prompts
 from skillshelf.memory.inspect import claim_limits, skipped_sessions
 from skillshelf.memory.layout import scope_dir
 from skillshelf.memory.leases import free_leases, judge_leases, this_holder
-from skillshelf.memory.models import CallBudget, JsonModel, model_endpoint, model_factories
+from skillshelf.memory.models import CallBudget, JsonModel, model_endpoint, model_factories, require_keys
 from skillshelf.memory.queue import phase1_passes, queued, settle_queue
 from skillshelf.memory.redact import redact_secrets
 from skillshelf.memory.redact.echoes import NO_SECRETS, KnownSecrets
@@ -267,6 +267,10 @@ def run_memory(
 
     ``consolidator`` makes what writes Phase 2's files (for example the agent layer's
     ``AgentConsolidator``); by default one direct call to the consolidation model."""
+    if models is None and not options.dry_run:
+        phases = {"1": (settings.extract_model,), "2": (settings.consolidation_model,)}
+        wanted = phases.get(options.phase, (settings.extract_model, settings.consolidation_model))
+        require_keys(env, settings, wanted)
     own_store = store is None
     store = store or open_store(
         options.db, data_dir=env.dirs.data, scratch=options.dry_run
