@@ -252,6 +252,26 @@ def test_the_server_leaves_when_idle_and_when_its_socket_file_goes(isolated_home
             orphan.wait()
 
 
+def test_status_calls_neither_read_as_use_nor_keep_the_server_alive(isolated_home: Any) -> None:
+    env = make_project(isolated_home)
+    start = [sys.executable, "-m", "skillshelf.cli.main", "hook-server", "start", "--idle-minutes", "0.05"]
+    server = subprocess.Popen(start, cwd=env.cwd, env=_environ())
+    try:
+        _wait_for(_status)
+        time.sleep(1.0)
+        status = _status()
+        assert status is not None and status["idle_s"] >= 1.0  # its own call is not counted as busy
+        deadline = time.monotonic() + 30
+        while server.poll() is None and time.monotonic() < deadline:
+            _status()  # polling the status every 0.2 s must not hold it past its 3 s
+            time.sleep(0.2)
+        assert server.poll() == 0
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()
+
+
 def test_a_dead_servers_socket_file_is_passed_by_and_replaced(isolated_home: Any) -> None:
     env = make_project(isolated_home)
     address = server_address(env.dirs.state, _environ())

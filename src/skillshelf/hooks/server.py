@@ -14,11 +14,12 @@ when ``[hooks] server`` is on and ``SKILLSHELF_HOOK_SERVER`` is not ``0``).
 - **Only this user.** The socket's folder is 0700 (:mod:`.address`); on Linux the caller's uid
   is checked as well (``SO_PEERCRED``).
 - **One server per address**: its lock file is held (``flock``) for the server's whole life.
-- **It leaves** after ``[hooks] server_idle_minutes`` without a call, when its socket file is
-  removed or replaced or its state folder is gone, when the package's source files change (an
-  upgrade), after answering a hook whose config says ``[hooks] server = false``, after a call
-  that ran past its deadline (its work goes on in a thread that may hold locks; the next hook
-  starts a fresh server), on SIGTERM or SIGINT and on ``skillshelf hook-server stop``.
+- **It leaves** after ``[hooks] server_idle_minutes`` without a hook call (``status`` does not
+  count), when its socket file is removed or replaced or its state folder is gone, when the
+  package's source files change (an upgrade), after answering a hook whose config says
+  ``[hooks] server = false``, after a call that ran past its deadline (its work goes on in a
+  thread that may hold locks; the next hook starts a fresh server), on SIGTERM or SIGINT and on
+  ``skillshelf hook-server stop``.
 
 Wire format (protocol 1): the hook sends one JSON line (``protocol``, ``event``, ``agent``,
 ``deadline``, ``cwd``, ``environ``), then its stdin bytes, then shuts its side down; the server
@@ -70,8 +71,9 @@ class ServerState:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def status(self) -> dict[str, Any]:
+        """Answered while the status call itself counts as busy: another call makes it 0."""
         with self.lock:
-            idle = 0.0 if self.busy else time.monotonic() - self.last_call
+            idle = 0.0 if self.busy > 1 else time.monotonic() - self.last_call
             return {
                 "pid": os.getpid(),
                 "started": round(self.started, 3),
@@ -201,13 +203,15 @@ def _accept_loop(
 ) -> None:
     stamp = source_stamp()
     polls = 0
+    looked = time.monotonic()
     while not state.stopping.is_set():
+        if time.monotonic() - looked >= POLL_SECONDS:  # every second, however often calls come
+            looked, polls = time.monotonic(), polls + 1
+            if _time_to_leave(state, identity) or (polls % SOURCE_POLLS == 0 and source_stamp() != stamp):
+                return
         try:
             conn, _ = listener.accept()
         except TimeoutError:
-            polls += 1
-            if _time_to_leave(state, identity) or (polls % SOURCE_POLLS == 0 and source_stamp() != stamp):
-                return
             continue
         except OSError:
             if state.stopping.is_set():
@@ -241,6 +245,9 @@ def _remove_own_socket(listener: socket.socket, path: Path, identity: tuple[int,
 
 
 def _answer(conn: socket.socket, state: ServerState, state_dir: Path) -> None:
+    """Answer one call. Only a hook call counts as use: ``status`` and ``stop`` calls, and
+    calls it declines, leave the idle clock running (a status poll never keeps it alive)."""
+    caller: Env | None = None
     try:
         with conn:
             conn.settimeout(READ_SECONDS)
@@ -255,7 +262,8 @@ def _answer(conn: socket.socket, state: ServerState, state_dir: Path) -> None:
     finally:
         with state.lock:
             state.busy -= 1
-            state.last_call = time.monotonic()
+            if caller is not None:
+                state.last_call = time.monotonic()
 
 
 def _same_user(conn: socket.socket) -> bool:
