@@ -109,6 +109,14 @@ def test_list_takes_extra_roots(project: Path, tmp_path: Path) -> None:
     assert "shipping" in [r["name"] for r in json.loads(result.stdout)]
 
 
+def test_list_says_when_two_skills_share_a_name_after_the_errors(project: Path, tmp_path: Path) -> None:
+    write_skill(tmp_path / "extra" / "release-notes", "release-notes", "Another release notes skill.")
+    result = run(["list", "--no-builtin", "--root", str(tmp_path / "extra")], cwd=project)
+    assert "SK220" in result.stderr and "2 skills are named 'release-notes'" in result.stderr
+    assert result.stderr.index("SK101") < result.stderr.index("SK220")  # the worst first
+    assert "more finding(s)" not in result.stderr
+
+
 def test_validate_json_prints_exactly_checked_and_diagnostics_and_exits_1_on_errors(project: Path) -> None:
     result = run(["validate", "--json", str(project / ".agents" / "skills")])
     assert result.exit_code == 1

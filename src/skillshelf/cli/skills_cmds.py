@@ -62,7 +62,8 @@ def _open(roots: Sequence[Path], no_builtin: bool, no_cache: bool) -> Workspace:
 
 
 def _print_notes(diagnostics: Sequence[Diagnostic], discovery: Discovery | None = None) -> None:
-    """Discovery findings and cut scans on stderr, the worst first, at most MAX_NOTES of them."""
+    """Discovery findings (infos too: two skills of one name, say) and cut scans on stderr, the
+    worst first, at most MAX_NOTES of them."""
     if discovery is not None:
         for scan in discovery.truncated_scans:
             click.echo(
@@ -70,12 +71,13 @@ def _print_notes(diagnostics: Sequence[Diagnostic], discovery: Discovery | None 
                 f"{scan.unvisited_dirs:,} folder(s) were not visited",
                 err=True,
             )
-    notable = [d for d in sort_diagnostics(diagnostics) if d.severity is not Severity.INFO]
-    notable.sort(key=lambda d: d.severity.rank)
-    print_diagnostics(notable[:MAX_NOTES])
-    rest = len(diagnostics) - min(len(notable), MAX_NOTES)
-    if rest > 0:
-        click.echo(f"({rest} more finding(s); run `skillshelf validate [PATH]` for all of them)", err=True)
+    ordered = sorted(sort_diagnostics(diagnostics), key=lambda d: d.severity.rank)  # worst first, infos last
+    print_diagnostics(ordered[:MAX_NOTES])
+    if len(ordered) > MAX_NOTES:
+        click.echo(
+            f"({len(ordered) - MAX_NOTES} more finding(s); `skillshelf validate [PATH]` lists a folder's)",
+            err=True,
+        )
 
 
 def _exit_on_config_errors(config: Config) -> None:
