@@ -4,11 +4,13 @@ one problem is reported once, and `context` says when it suggests no skill."""
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
 import pytest
 
+from skillshelf.cli.output import STDIN_TEXT_BYTES
 from testkit import IsolatedHome
 from testkit import run_cli as cli
 
@@ -135,3 +137,24 @@ def test_context_says_when_no_skill_is_suggested_and_where_to_see_why(
     assert code == 0 and "Relevant skills for this task" in out and "no skill suggested" not in out
     code, out, _ = cli(["context", "--no-builtin", "--no-suggestions", "write me a haiku"], capsys)
     assert "no skill suggested" not in out
+
+
+def _stdin(monkeypatch: pytest.MonkeyPatch, data: bytes) -> None:
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"))
+
+
+def test_a_task_of_dash_is_read_from_stdin(
+    project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _stdin(monkeypatch, "a long issue text:\nalpha things go wrong \xe9\n".encode())
+    code, out, err = cli(["context", "-", "--json", "--no-builtin"], capsys)
+    assert code == 0, err
+    assert json.loads(out)["task"] == "a long issue text:\nalpha things go wrong \xe9"
+
+
+def test_a_task_on_stdin_over_a_megabyte_is_refused(
+    project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _stdin(monkeypatch, b"x" * (STDIN_TEXT_BYTES + 1))
+    code, _, err = cli(["search", "-", "--no-builtin"], capsys)
+    assert code == 2 and "over 1,048,576 bytes" in err

@@ -97,7 +97,8 @@ def _options(
 @agent_options
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def run(task: str, as_json: bool, **values: Any) -> None:
-    """Run the reference agent once on TASK in this folder and print its final answer.
+    """Run the reference agent once on TASK in this folder and print its final answer
+    (`-`: read TASK from stdin).
 
     Exit 1 when the agent changed files and the check (--check, or the one found in the
     project) did not pass after its last edit, whatever the final answer says; `--json`

@@ -61,7 +61,7 @@ def context(
     raw: bool,
     as_json: bool,
 ) -> None:
-    """Show what the model would get for TASK in this folder.
+    """Show what the model would get for TASK in this folder (`-`: read TASK from stdin).
 
     The parts come in context order: instructions, the skills catalog, pinned skills, the
     memory summary, skills suggested for TASK, and the skills TASK mentions ($name, /name),
@@ -119,7 +119,8 @@ def _print_for_people(result: ContextResult, *, suggestions: bool) -> None:
     for line in cut_summary(result.catalog_report):
         console.print(Text(printable(line), style="dim"))
     if suggestions and result.task.strip() and not any(p.name == "suggestions" for p in result.parts):
-        hint = f"skillshelf search {shlex.quote(result.task)}"
+        task = result.task if len(result.task) <= 200 and "\n" not in result.task else "-"  # long: stdin
+        hint = f"skillshelf search {shlex.quote(task)}"
         note = f"no skill suggested for this task: `{hint}` shows the ranking and its confidence"
         console.print(Text(printable(note), style="dim"))
 

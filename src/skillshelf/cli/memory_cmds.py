@@ -281,7 +281,7 @@ def show(session_id: str | None, db: str | None, as_json: bool) -> None:
 @_db_option
 @_json_option
 def search(query: str, limit: int, no_usage: bool, db: str | None, as_json: bool) -> None:
-    """The quick memory pass: search MEMORY.md and the session summaries."""
+    """The quick memory pass: search MEMORY.md and the session summaries (`-`: QUERY from stdin)."""
     from skillshelf.memory.read import search_memory
 
     hits = search_memory(Env.from_os(), query, limit=limit, record_usage=not no_usage, db=db)

@@ -106,13 +106,25 @@ def valid_text(text: str) -> str:
     return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
 
 
+STDIN_TEXT_BYTES = 1 << 20
+"""The most a task or query read from stdin (``-``) may hold."""
+
+
 class _Text(click.ParamType[str, Any]):
-    """A task or query typed on the command line, made valid Unicode (:func:`valid_text`)."""
+    """A task or query typed on the command line, or ``-`` to read it from stdin (at most
+    :data:`STDIN_TEXT_BYTES`, one trailing newline dropped), made valid Unicode
+    (:func:`valid_text`)."""
 
     name = "text"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
-        return valid_text(str(value))
+        if value != "-":
+            return valid_text(str(value))
+        data = sys.stdin.buffer.read(STDIN_TEXT_BYTES + 1)
+        if len(data) > STDIN_TEXT_BYTES:
+            self.fail(f"the text on stdin is over {STDIN_TEXT_BYTES:,} bytes; pass a shorter one", param, ctx)
+        text = data.decode("utf-8", errors="replace").removesuffix("\n").removesuffix("\r")
+        return valid_text(text)
 
 
 TEXT = _Text()

@@ -111,7 +111,7 @@ def search(
     no_builtin: bool,
     no_cache: bool,
 ) -> None:
-    """Rank the skills found here against QUERY (best first).
+    """Rank the skills found here against QUERY (best first; `-` reads QUERY from stdin).
 
     The default ranking is the one `context`, the agent and the MCP server use, with the same
     models and threshold: skills marked `*` are the ones the model would be shown for QUERY
