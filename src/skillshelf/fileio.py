@@ -171,6 +171,24 @@ def _not_regular(path: Path | str) -> NotRegularFile:
     return NotRegularFile(errno.EINVAL, "not a regular file (a folder, FIFO, socket or device)", str(path))
 
 
+BYTE_ORDER_MARK = "\ufeff"
+
+
+def read_toml_text(path: Path | str, *, limit: int = MAX_SETTINGS_BYTES) -> str:
+    """A TOML file's text (:func:`read_regular_text`) without the byte-order mark an editor may
+    have put first: Codex reads such a ``config.toml``, Python's ``tomllib`` refuses it."""
+    return read_regular_text(path, limit=limit).removeprefix(BYTE_ORDER_MARK)
+
+
+def had_byte_order_mark(path: Path) -> bool:
+    """Whether the file at ``path`` starts with a UTF-8 byte-order mark (False when unreadable)."""
+    try:
+        with open_regular(path) as handle:
+            return handle.read(3) == BYTE_ORDER_MARK.encode("utf-8")
+    except OSError:
+        return False
+
+
 def read_regular_text(path: Path | str, *, limit: int, errors: str = "strict") -> str:
     """The text of the regular file ``path`` (UTF-8, decoded with ``errors``), read through
     :func:`open_regular`; raises :class:`NotRegularFile`, :class:`FileTooLarge` past ``limit``

@@ -238,3 +238,12 @@ def test_cli_untrust_of_a_missing_folder_is_a_usage_error(
     result = CliRunner().invoke(cli, ["untrust", str(tmp_path / "typo")])
     assert result.exit_code == 2
     assert not (tmp_path / "cfg").exists()
+
+
+def test_a_file_with_a_byte_order_mark_is_read_and_edited_and_keeps_it(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_bytes('\ufeff# from Notepad\r\n[catalog]\r\nformat = "codex"\r\n'.encode())
+    set_skill_mode(path, "lint-fix", SkillMode.DISABLED)
+    text = path.read_bytes().decode("utf-8")
+    assert text.startswith('\ufeff# from Notepad\r\n[catalog]\r\nformat = "codex"\r\n')
+    assert tomllib.loads(text[1:])["skills"]["config"] == [{"name": "lint-fix", "mode": "disabled"}]

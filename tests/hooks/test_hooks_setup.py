@@ -102,6 +102,23 @@ def test_codex_setup_then_remove_leaves_every_file_byte_identical(
     assert not (env.dirs.state / "setup" / "record.json").exists()
 
 
+def test_codex_setup_reads_a_config_with_a_byte_order_mark_and_keeps_it(isolated_home: Any) -> None:
+    repo, env = _project(isolated_home)
+    codex = isolated_home.codex_home
+    codex.mkdir()
+    original = (
+        f'\ufeff# saved by Notepad\r\nmodel = "gpt-5"\r\n[projects."{repo}"]\r\ntrust_level = "trusted"\r\n'
+    )
+    (codex / "config.toml").write_bytes(original.encode("utf-8"))
+    _setup(env, isolated_home, "codex", "user")
+    text = (codex / "config.toml").read_bytes().decode("utf-8")
+    assert text.startswith("\ufeff# saved by Notepad") and "trusted_hash" in text
+    assert tomllib.loads(text.removeprefix("\ufeff"))["model"] == "gpt-5"
+    assert _status(env, isolated_home, "codex", "user").runs  # status reads it as Codex does
+    _setup(env, isolated_home, "codex", "user", remove=True)
+    assert (codex / "config.toml").read_bytes() == original.encode("utf-8")
+
+
 @pytest.mark.parametrize("scope", ["project", "user"])
 def test_claude_setup_then_remove_leaves_every_file_byte_identical(isolated_home: Any, scope: str) -> None:
     repo, env = _project(isolated_home)

@@ -253,14 +253,15 @@ def test_links_folders_and_dangling_files_match_codex(tmp_path: Path, codex_bloc
     assert str(base / "repo" / "a" / "b") in ours.text.splitlines()[0]
 
 
-def test_codex_config_toml_settings_are_read_like_codex(tmp_path: Path, codex_block: Any) -> None:
+@pytest.mark.parametrize("bom", ["", "\ufeff"], ids=["plain", "byte-order-mark"])
+def test_codex_config_toml_settings_are_read_like_codex(tmp_path: Path, codex_block: Any, bom: str) -> None:
     base = tmp_path / "cfg"
     (base / "home").mkdir(parents=True)
     _tree(
         base,
         {
-            "chome/config.toml": 'project_doc_max_bytes = 9\nproject_doc_fallback_filenames = ["NOTES.md"]\n'
-            'project_root_markers = [".hg"]\n',
+            "chome/config.toml": f"{bom}project_doc_max_bytes = 9\n"
+            'project_doc_fallback_filenames = ["NOTES.md"]\nproject_root_markers = [".hg"]\n',
             "repo/.git/HEAD": "x",
             "repo/AGENTS.md": "git root\n",
             "repo/a/.hg/x": "x",

@@ -43,6 +43,7 @@ from skillshelf.config.edit_text import (
 from skillshelf.config.layers import parse_toml
 from skillshelf.config.modes import SkillMode
 from skillshelf.errors import ConfigError, FileAccessError, reason
+from skillshelf.fileio import BYTE_ORDER_MARK
 
 __all__ = ["EditResult", "set_skill_mode", "set_trust", "write_user_file"]
 
@@ -101,7 +102,7 @@ def _load(path: Path) -> tuple[Any, str | None, dict[str, Any]]:
     if not _is_regular_file(path):
         return tomlkit.document(), None, {}
     try:
-        text = path.read_bytes().decode("utf-8")
+        text = path.read_bytes().decode("utf-8").removeprefix(BYTE_ORDER_MARK)  # kept by write_config
     except (OSError, UnicodeDecodeError) as exc:
         raise FileAccessError(
             f"cannot read {path}: {exc}", hint="check the file (it must be UTF-8 TOML)"

@@ -157,12 +157,14 @@ def symlink_loop(path: Path) -> ConfigError:
 
 
 def write_config(path: Path, text: str) -> None:
-    """Replace the TOML file ``path`` with ``text`` (checked to parse) through :func:`write_user_file`."""
+    """Replace the TOML file ``path`` with ``text`` (checked to parse) through :func:`write_user_file`,
+    keeping the byte-order mark the file started with (edits read the text without it)."""
     try:
         tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:  # pragma: no cover - every candidate was parsed
         raise ConfigError(f"refusing to write invalid TOML: {exc}", path=path) from exc
-    write_user_file(path, text)
+    bom = fileio.BYTE_ORDER_MARK if fileio.had_byte_order_mark(path) else ""
+    write_user_file(path, bom + text)
 
 
 def write_user_file(path: Path, text: str) -> None:

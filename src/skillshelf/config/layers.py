@@ -25,6 +25,7 @@ from skillshelf.config.modes import SkillRule, parse_rule
 from skillshelf.config.tomlmap import KeyPath, find_line, key_lines, parse_dotted_key
 from skillshelf.diagnostics import Diagnostic, Severity, diagnostic
 from skillshelf.errors import reason
+from skillshelf.fileio import BYTE_ORDER_MARK
 
 __all__ = ["ConfigLayer", "LayerKind", "read_layer", "runtime_layer"]
 
@@ -128,7 +129,7 @@ def parse_toml(text: str, path: Path | None) -> tuple[dict[str, object] | None, 
     import tomllib  # only when a layer exists: most runs have no config file at all
 
     try:
-        return tomllib.loads(text), None
+        return tomllib.loads(text.removeprefix(BYTE_ORDER_MARK)), None
     except RecursionError:
         return None, diagnostic(
             "CF100",

@@ -25,7 +25,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from skillshelf.fileio import MAX_SETTINGS_BYTES, read_regular_text
+from skillshelf.fileio import read_toml_text
 from skillshelf.hooks.jsonfile import OurHook
 
 __all__ = [
@@ -67,7 +67,7 @@ def trust_hash(hook: OurHook) -> str:
 def codex_config(path: Path) -> dict[str, Any]:
     """A Codex ``config.toml`` as data; a missing or unreadable file reads as empty."""
     try:
-        return tomllib.loads(read_regular_text(path, limit=MAX_SETTINGS_BYTES))
+        return tomllib.loads(read_toml_text(path))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
         return {}
 

@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from skillshelf.errors import ConfigError, reason
+from skillshelf.fileio import BYTE_ORDER_MARK
 
 __all__ = ["BEGIN", "END", "TablePath", "block_tables", "lookup", "with_tables", "without_block"]
 
@@ -135,7 +136,8 @@ def with_tables(text: str, tables: Tables, where: str = "config.toml") -> str:
         ConfigError: the file is not valid TOML, or a table cannot be added (the user wrote
             that part of the file as an inline table).
     """
-    outside = without_block(text)
+    bom = BYTE_ORDER_MARK if text.startswith(BYTE_ORDER_MARK) else ""  # Codex reads it; kept
+    outside = without_block(text.removeprefix(bom))
     existing = _parse(outside, where)
     own: dict[TablePath, Mapping[str, object]] = {}
     for path, table in tables.items():
@@ -154,7 +156,7 @@ def with_tables(text: str, tables: Tables, where: str = "config.toml") -> str:
             "write them as [tables], then run setup again",
             code="HK112",
         ) from exc
-    return result
+    return bom + result
 
 
 def _update_in_place(text: str, path: TablePath, table: Mapping[str, object]) -> str:

@@ -33,7 +33,7 @@ from skillshelf.config.edit_text import (
 )
 from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.errors import ConfigError, FileAccessError, reason
-from skillshelf.fileio import MAX_SETTINGS_BYTES, read_regular_text
+from skillshelf.fileio import read_toml_text
 from skillshelf.skills.model import Skill
 
 __all__ = [
@@ -190,7 +190,7 @@ def read_mcp_servers(
 ) -> tuple[tuple[ConfiguredServer, ...], tuple[Diagnostic, ...]]:
     """The ``[mcp_servers]`` of one TOML file; a broken file is a diagnostic, not an exception."""
     try:
-        data = tomllib.loads(read_regular_text(path, limit=MAX_SETTINGS_BYTES))
+        data = tomllib.loads(read_toml_text(path))
     except FileNotFoundError:
         return (), ()
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError) as exc:
@@ -314,7 +314,7 @@ def _untrusted_skipped(dep: McpDependency) -> Diagnostic:
 def _read_config(path: Path) -> tuple[str | None, dict[str, object]]:
     """The config's text (None when there is no file) and data; errors say nothing was written."""
     try:
-        text = read_regular_text(path, limit=MAX_SETTINGS_BYTES) if path.exists() else None
+        text = read_toml_text(path) if path.exists() else None
         return text, tomllib.loads(text or "")
     except (tomllib.TOMLDecodeError, RecursionError) as exc:
         raise ConfigError(

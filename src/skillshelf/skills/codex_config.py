@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.env import Env
 from skillshelf.errors import reason
-from skillshelf.fileio import MAX_SETTINGS_BYTES, read_regular_text
+from skillshelf.fileio import MAX_SETTINGS_BYTES, read_regular_text, read_toml_text
 
 if TYPE_CHECKING:
     from skillshelf.skills.catalog.window import BudgetChoice, ModelInfo
@@ -67,7 +67,7 @@ def load_codex_toml(path: Path) -> tuple[dict[str, object], str | None]:
     import tomllib
 
     try:
-        return tomllib.loads(read_regular_text(path, limit=MAX_SETTINGS_BYTES)), None
+        return tomllib.loads(read_toml_text(path)), None
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError) as exc:
         return {}, reason(exc)
 
