@@ -2,7 +2,8 @@
 (provenance for ``list`` is :mod:`skillshelf.install.provenance`).
 
 Nothing here overwrites or deletes a skill that was changed by hand since it was installed
-(its content hash no longer matches the lock) unless ``force`` is given. Only the entries
+(its content hash no longer matches the lock) unless ``force`` is given, and then the changed
+copy is moved aside (:mod:`skillshelf.install.kept`), never deleted. Only the entries
 :func:`~skillshelf.install.lock.read_lock` accepts are acted on (a plain folder name directly
 inside the skills root); :func:`lock_diagnostics` reports the others, which stay untouched.
 """
