@@ -119,6 +119,21 @@ def test_eval_counts_a_request_below_the_threshold_as_a_miss(
     assert failed.value.code == 1 and "no relevant skill in the top 5" in capsys.readouterr().out
 
 
+def test_eval_warns_when_a_relevant_skill_is_not_among_those_ranked(
+    skill_root: Path, tmp_path: Path, isolated_home: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    other = tmp_path / "elsewhere" / "pdf-tools"
+    other.mkdir(parents=True)
+    (other / "SKILL.md").write_text(
+        "---\nname: pdf-tools\ndescription: Merge PDF files.\n---\n", encoding="utf-8"
+    )
+    queries = _queries(tmp_path / "q.jsonl", [{"query": "merge two pdf files", "relevant": [str(other)]}])
+    with pytest.raises(SystemExit):
+        main(["eval", "--queries", str(queries), "--root", str(skill_root), "--selector", "bm25f"])
+    err = capsys.readouterr().err
+    assert "name no indexed skill" in err and str(other) in err and "--root FOLDER" in err
+
+
 def test_a_relative_skill_path_that_names_nothing_is_an_error(tmp_path: Path) -> None:
     queries = _queries(tmp_path / "q.jsonl", [{"query": "x", "not_relevant": ["skills/typo"]}])
     with pytest.raises(UsageError) as err:

@@ -210,7 +210,7 @@ def _print_eval(report: EvalReport) -> None:
         shown = printable(", ".join(report.unknown_relevant[:5]))
         click.echo(
             f"warning: {len(report.unknown_relevant)} relevant entr(y/ies) name no indexed skill or tool: "
-            f"{shown}",
+            f"{shown}\n  fix: they count as misses; rank the folder that holds them with --root FOLDER",
             err=True,
         )
 
