@@ -134,6 +134,22 @@ def test_eval_warns_when_a_relevant_skill_is_not_among_those_ranked(
     assert "name no indexed skill" in err and str(other) in err and "--root FOLDER" in err
 
 
+def test_eval_judges_an_installed_copy_by_the_labels_on_its_source_folder(
+    skill_root: Path, tmp_path: Path, isolated_home: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = tmp_path / "my-repo" / "skills" / "pdf-tools"
+    shutil.copytree(skill_root / "pdf-tools", source)
+    rows: list[dict[str, object]] = [
+        {"query": "merge two pdf files", "relevant": [".."]},
+        {"query": UNRELATED, "not_relevant": [".."]},
+    ]
+    (source / "evals").mkdir()
+    queries = _queries(source / "evals" / "triggers.jsonl", rows)
+    main(["eval", "--queries", str(queries), "--root", str(skill_root), "--selector", "default"])
+    captured = capsys.readouterr()
+    assert "2 of 2 queries passed" in captured.out and "name no indexed skill" not in captured.err
+
+
 def test_a_relative_skill_path_that_names_nothing_is_an_error(tmp_path: Path) -> None:
     queries = _queries(tmp_path / "q.jsonl", [{"query": "x", "not_relevant": ["skills/typo"]}])
     with pytest.raises(UsageError) as err:

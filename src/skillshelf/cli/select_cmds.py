@@ -268,7 +268,9 @@ def eval_cmd(
     Each line of the file is {"query": "...", "relevant": [...], "not_relevant": [...]}:
     requests that should pick one of the `relevant` skills (a miss fails) and must not pick
     the `not_relevant` ones (a false trigger fails). Skill paths are folders (or SKILL.md
-    files), absolute or relative to the query file; a path that names no skill is an error.
+    files), absolute or relative to the query file; a path that names no skill is an error, and
+    a folder with a copy of a skill ranked here (the same name and description, as the source
+    of an installed skill has) stands for that skill.
     The skills ranked are the ones `search` and `context` rank here (built-in skills and
     config included), or only those under --root. Example, beside a skill in skills/pdf-tools:
 

@@ -4,16 +4,18 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from skillshelf.errors import NotFoundError, UsageError, reason
 from skillshelf.fileio import read_regular_text, resolve_path
+from skillshelf.select.docs import copy_key
 
-__all__ = ["MAX_EVAL_FILE_BYTES", "EvalQuery", "load_queries", "load_tools"]
+__all__ = ["MAX_EVAL_FILE_BYTES", "EvalQuery", "load_queries", "load_tools", "on_ranked_copies"]
 
 #: Query and tool files hold hundreds or thousands of short lines; past this they are not one.
 MAX_EVAL_FILE_BYTES = 64 * 1024 * 1024
@@ -139,3 +141,44 @@ def load_tools(path: Path) -> list[tuple[str, str, str]]:
     if not tools:
         raise UsageError(f"{path} holds no tools", hint="add one tool per line", code="SE305")
     return tools
+
+
+def on_ranked_copies(
+    queries: Sequence[EvalQuery], ranked: Sequence[tuple[str, str, str]]
+) -> tuple[EvalQuery, ...]:
+    """``queries`` with each label that names a skill folder not among the ``ranked`` ones
+    (``(key, name, description)``) but holding a copy of one of them (the same name and
+    description, :func:`~skillshelf.select.docs.copy_key`: the source folder of an installed
+    skill, say) moved onto that one, so an author's file beside the source judges the copy."""
+    known = {key for key, _, _ in ranked}
+    labels = {label for q in queries for label in (*q.relevant, *q.not_relevant)} - known
+    if not labels:
+        return tuple(queries)
+    by_copy: dict[tuple[str, str], str] = {}
+    for key, name, description in ranked:
+        by_copy.setdefault(copy_key(name, description), key)
+    moved = {}
+    for label in labels:
+        found = _copy_key_of(Path(label))
+        if found is not None and found in by_copy:
+            moved[label] = by_copy[found]
+    if not moved:
+        return tuple(queries)
+    return tuple(
+        dataclasses.replace(
+            q,
+            relevant=tuple(dict.fromkeys(moved.get(r, r) for r in q.relevant)),
+            not_relevant=tuple(dict.fromkeys(moved.get(r, r) for r in q.not_relevant)),
+        )
+        for q in queries
+    )
+
+
+def _copy_key_of(folder: Path) -> tuple[str, str] | None:
+    """The name and description of the skill in ``folder`` (None when it does not parse)."""
+    from skillshelf.skills.model import RootOrigin, Scope, SkillRoot
+    from skillshelf.skills.parse import read_skill
+
+    root = SkillRoot(path=folder.parent, scope=Scope.USER, origin=RootOrigin.EXTRA)
+    parsed = read_skill(folder / "SKILL.md", root, probe_openai_yaml=False)
+    return None if parsed.skill is None else copy_key(parsed.skill.name, parsed.skill.description)

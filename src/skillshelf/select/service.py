@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 from skillshelf.errors import UsageError
 from skillshelf.select import DEFAULT_SELECTOR, RankedDoc, rank_docs
 from skillshelf.select.docs import SkillDoc
-from skillshelf.select.evaluate import EvalReport, load_queries, load_tools, run_eval
+from skillshelf.select.evalfile import on_ranked_copies
+from skillshelf.select.evaluate import EvalReport, doc_key, load_queries, load_tools, run_eval
 from skillshelf.select.index import IndexStats, SkillIndex
 from skillshelf.select.ranking import Ranker, RankingSettings, semantic_index
 from skillshelf.select.registry import SELECTORS
@@ -149,6 +150,8 @@ def evaluate_file(
     else:
         assert skills is not None
         index = SkillIndex.build(skills, cache_dir=cache_dir)
+        ranked = [(doc_key(d), d.name, d.description) for d in index.docs]
+        queries = on_ranked_copies(queries, ranked)
     if not len(index):
         raise UsageError(
             "no skills to evaluate against",
