@@ -51,6 +51,9 @@ def test_run_status_show_search_forget_prune_reset(
     status = json.loads(out)
     assert code == 0 and status["scopes"][0]["outputs"] == 2 and status["recent_runs"]
 
+    code, out, _ = _run(capsys, "memory", "status")
+    assert code == 0 and "memories" in out and "none yet" not in out
+
     code, out, _ = _run(capsys, "memory", "show")
     assert code == 0 and "tests run with make check" in out
     code, out, _ = _run(capsys, "memory", "show", "cli-0", "--json")
@@ -134,6 +137,27 @@ def test_a_fifo_or_folder_in_place_of_the_database_is_me010_not_a_hang(
         code, _, err = _run(capsys, *args, "--db", str(db))
         assert code == 1 and "ME010" in err and "not a regular file" in err, err
         assert "move it away" in err
+
+
+def test_status_of_a_fresh_store_says_there_are_no_memories_yet(
+    project: Path, isolated_home: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = _run(capsys, "memory", "status")
+    assert code == 0 and "sessions: none" in out
+    assert "memories: none yet" in out and "memory run" in out and "┏" not in out
+
+
+def test_a_run_that_finds_no_transcripts_says_where_it_looked(
+    project: Path, isolated_home: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = _run(capsys, "memory", "run", "--dry-run")
+    env = Env.from_os()
+    assert code == 0 and "no transcripts found" in err
+    assert str(env.codex_home / "sessions") in err and str(env.home / ".claude" / "projects") in err
+    code, out, err = _run(capsys, "memory", "run", "--dry-run", "--json")
+    assert str(env.home / ".claude" / "projects") in json.loads(out)["searched"]
+    code, out, err = _run(capsys, "memory", "run", "--dry-run", "--queued")
+    assert code == 0 and "hooks queued none" in err
 
 
 def test_memory_settings_come_from_the_config_file(

@@ -69,10 +69,13 @@ def _print_status(data: dict[str, Any]) -> None:
             table.add_row(literal(row["id"]), row["source"], row["state"], literal(row["reason"]))
         console.print(table)
     _print_leases(console, data)
-    scopes = Table("scope", "memories", "uses", "selected")
-    for row in data["scopes"]:
-        scopes.add_row(literal(row["scope"]), str(row["outputs"]), str(row["uses"]), str(row["selected"]))
-    console.print(scopes)
+    if data["scopes"]:
+        scopes = Table("scope", "memories", "uses", "selected")
+        for row in data["scopes"]:
+            scopes.add_row(literal(row["scope"]), str(row["outputs"]), str(row["uses"]), str(row["selected"]))
+        console.print(scopes)
+    else:
+        console.print("memories: none yet (`skillshelf memory run` distils finished sessions into them)")
     for job in data["jobs"]:
         console.print(
             f"jobs {job['kind']} {job['status']}: {job['count']} ({job['live_leases']} live leases)"

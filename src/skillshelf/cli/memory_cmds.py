@@ -187,6 +187,10 @@ def _consolidator(
 
 def _print_report(data: dict[str, Any]) -> None:
     echo = click.echo
+    if not data["files"] and data["searched"]:
+        echo(f"no transcripts found; looked in {', '.join(printable(p) for p in data['searched'])}", err=True)
+    elif not data["files"]:
+        echo("no transcripts found: the agents' hooks queued none (`skillshelf setup` adds them)", err=True)
     if data["dry_run"]:
         for item in data["dry_run"]:
             click.echo(f"===== {item['source']} {item['session_id']} -> {item['model']} =====")

@@ -35,6 +35,7 @@ class RunReport:
 
     worker_id: str
     db: str
+    searched: list[str] = field(default_factory=list)  # the folders and files looked in
     files: int = 0
     registered: int = 0
     unreadable: list[str] = field(default_factory=list)
@@ -62,6 +63,7 @@ class RunReport:
         return {
             "worker_id": self.worker_id,
             "db": self.db,
+            "searched": self.searched,
             "files": self.files,
             "registered": self.registered,
             "unreadable": self.unreadable,

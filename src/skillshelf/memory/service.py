@@ -284,6 +284,7 @@ def run_memory(
     try:
         roots = () if options.queued_only else default_transcript_roots(env, env.dirs.state)
         paths = options.sessions or (*roots, *(q.path for q in queue))
+        report.searched = [str(path) for path in paths]
         files = register_transcripts(store, tuple(paths), now_ms=started, report=report, progress=progress)
         only = store.session_ids_for_paths(files) if options.sessions else None
         make_extract, make_consolidate = models or model_factories(env, settings)
