@@ -70,6 +70,15 @@ def test_unknown_keys_are_kept_and_reported_with_a_suggestion(tmp_path: Path) ->
     assert config.get("zzzz.x") == 1
 
 
+def test_a_key_written_in_the_wrong_table_names_the_table_it_belongs_in(tmp_path: Path) -> None:
+    text = "budget_tokens = 9\n[skills]\nbudget = 5\n[catalog]\nmax_suggestions = 2\n[hooks]\nzzz = 1\n"
+    fixes = {d.field: d.fix for d in _load(tmp_path, text).diagnostics if d.code == "CF103"}
+    assert fixes["budget_tokens"] == "it belongs in another table: did you mean `catalog.budget_tokens`?"
+    assert "`catalog.budget_chars` or `catalog.budget_tokens`" in fixes["skills.budget"]
+    assert "`select.max_suggestions`" in fixes["catalog.max_suggestions"]
+    assert "known keys here" in fixes["hooks.zzz"]
+
+
 def test_unknown_mode_and_bad_skill_entries(tmp_path: Path) -> None:
     text = (
         '[[skills.config]]\nname = "a"\nmode = "name_only"\n\n'

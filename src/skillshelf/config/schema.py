@@ -1,9 +1,10 @@
 """The keys skillshelf's config knows, their types, and the check of one layer against them.
 
 Unknown keys are kept (another version or area may use them) and reported (``CF103``, with
-the closest known key). A value of the wrong type is dropped from its layer and reported
-(``CF102``). Path values are resolved against the folder of the file that holds them (``~``
-expands to the home folder). Every finding carries the file and line.
+the closest known key of its table, or the table where a key of that name belongs). A value of
+the wrong type is dropped from its layer and reported (``CF102``). Path values are resolved
+against the folder of the file that holds them (``~`` expands to the home folder). Every
+finding carries the file and line.
 """
 
 from __future__ import annotations
@@ -122,6 +123,39 @@ SCHEMA = _table(
     agent=OPEN,
 )
 
+
+def _dotted_keys(spec: Spec, path: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    """Every key the schema names below ``spec`` (free-keyed tables left out), as key paths."""
+    out: list[tuple[str, ...]] = []
+    for key, child in spec.children.items():
+        out.append((*path, key))
+        out += _dotted_keys(child, (*path, key))
+    return out
+
+
+def _unknown_key_fix(key: str, spec: Spec, path: KeyPath) -> str:
+    """The fix for an unknown ``key`` in the table ``spec`` at ``path``: a close key of this table,
+    else a key of that name (or starting with it) in another table, else this table's keys."""
+    import difflib  # only for an unknown key
+
+    close = difflib.get_close_matches(key, list(spec.children), n=1, cutoff=0.75)
+    if close:
+        return f"did you mean `{close[0]}`?"
+    lowered = key.lower().replace("-", "_")
+    elsewhere = [
+        _dotted(other)
+        for other in _dotted_keys(SCHEMA)
+        if other[:-1] != path
+        and (other[-1] == lowered or other[-1].startswith(lowered + "_") or other[-1].endswith("_" + lowered))
+    ]
+    if elsewhere:
+        return f"it belongs in another table: did you mean {' or '.join(f'`{k}`' for k in elsewhere[:3])}?"
+    close = difflib.get_close_matches(key, list(spec.children), n=1)
+    if close:
+        return f"did you mean `{close[0]}`?"
+    return f"remove it; known keys here: {', '.join(sorted(spec.children)) or '(none)'}"
+
+
 _EXAMPLES = {
     "bool": "write true or false (no quotes)",
     "int": "write a whole number without quotes, such as 8000",
@@ -161,14 +195,7 @@ class _Check:
         for key, value in data.items():
             child = spec.each if spec.each is not None else spec.children.get(key)
             if child is None:
-                import difflib  # only for an unknown key
-
-                close = difflib.get_close_matches(key, list(spec.children), n=1)
-                fix = (
-                    f"did you mean `{close[0]}`?"
-                    if close
-                    else f"remove it; known keys here: {', '.join(sorted(spec.children))}"
-                )
+                fix = _unknown_key_fix(key, spec, path)
                 self.report("CF103", (*path, key), f"unknown config key `{_dotted((*path, key))}`", fix)
                 out[key] = value
                 continue
