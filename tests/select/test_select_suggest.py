@@ -178,3 +178,13 @@ def test_the_fragment_lists_no_copy_of_a_mentioned_or_pinned_skill(
         fragment = suggestion_fragment(ranker, task, budget_tokens=2000, **kept)  # type: ignore[arg-type]
         names = [s.name for s in fragment.skills]
         assert names.count("pdf-tools") == len(kept.get("mentioned", ())), (kept, names)
+
+
+def test_a_mentioned_skill_still_sets_the_floor_for_the_ranked_ones(skills: tuple[Skill, ...]) -> None:
+    index = SkillIndex.build(skills)
+    pdf = _named(skills, "pdf-tools")
+    task = "merge two pdf files with pdf-tools"
+    alone = suggestion_fragment(_open(index), task, budget_tokens=1000)
+    assert alone.skills == (pdf,)  # nothing else reaches half its score
+    result = suggestion_fragment(_open(index), task, budget_tokens=1000, mentioned=[pdf])
+    assert result.skills == (pdf,)  # leaving it out of the ranking does not let a weaker one in

@@ -148,21 +148,25 @@ class Ranker:
         docs = self.index.docs
         kept = [(i, s) for i, s in hits if docs[i].key not in exclude]
         ranked = tuple(RankedDoc(doc=docs[i], score=s, rank=r) for r, (i, s) in enumerate(kept, start=1))
+        best = hits[0][1] if hits else 0.0  # an excluded entry's score still sets the floor
         return Ranking(
             query=query,
             ranked=ranked[:top_k],
             confidence=confidence,
-            suggested=self._suggested(ranked[: top_k * (1 + depth)], confidence),
+            suggested=self._suggested(ranked[: top_k * (1 + depth)], confidence, best),
             models=self.models,
             confident=confidence >= self.settings.min_confidence,
         )
 
-    def _suggested(self, ranked: tuple[RankedDoc, ...], confidence: float) -> tuple[RankedDoc, ...]:
-        """The skills to show: above the threshold, at least half the best score, one of each
-        set of copies (the best ranked), at most ``max_suggestions``."""
+    def _suggested(
+        self, ranked: tuple[RankedDoc, ...], confidence: float, best: float
+    ) -> tuple[RankedDoc, ...]:
+        """The skills to show: above the threshold, at least half the ``best`` score (of every
+        entry, excluded ones too: a skill the task mentions does not lift the others), one of
+        each set of copies (the best ranked), at most ``max_suggestions``."""
         if not ranked or confidence < self.settings.min_confidence:
             return ()
-        floor = ranked[0].score * MIN_RELATIVE_SCORE
+        floor = best * MIN_RELATIVE_SCORE
         shown: dict[tuple[str, str], RankedDoc] = {}
         for r in ranked:
             if r.score < floor or len(shown) == self.settings.max_suggestions:
