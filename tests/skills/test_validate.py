@@ -189,6 +189,23 @@ def test_a_single_skill_file_or_folder_can_be_validated(messy: Path) -> None:
     assert (by_folder.checked, codes(by_folder)) == (1, {"SK101"})
 
 
+def test_openai_yaml_keys_in_the_frontmatter_are_flagged_as_unread_by_codex(tmp_path: Path) -> None:
+    extra = "dependencies:\n  tools:\n    - type: mcp\n      value: github\npolicy:\n  products: [codex]\n"
+    path = write(tmp_path / "release-notes" / "SKILL.md", skill_text("release-notes", extra=extra))
+    report = validate_paths([path])
+    unread = sorted((d.field, d.severity) for d in report.diagnostics if d.code == "SK367")
+    assert unread == [("dependencies", Severity.WARNING), ("policy", Severity.WARNING)]
+    assert report.ok and check_of(report, path) == (True, True)  # Codex still loads it
+    assert all("agents/openai.yaml" in d.fix for d in report.diagnostics if d.code == "SK367")
+    spec = validate_paths([path], profile="spec")
+    assert {d.fix for d in spec.diagnostics if d.code == "SK324"} == {
+        "move `dependencies` to agents/openai.yaml, where Codex reads it",
+        "move `policy` to agents/openai.yaml, where Codex reads it",
+    }
+    clean = write(tmp_path / "plain" / "SKILL.md", skill_text("plain"))
+    assert "SK367" not in codes(validate_paths([clean]))
+
+
 def test_missing_paths_and_non_skill_files_are_errors_not_exceptions(tmp_path: Path) -> None:
     write(tmp_path / "notes.txt", "hello")
     (tmp_path / "empty").mkdir()

@@ -3,7 +3,8 @@
 - ``codex``: would Codex load it from a skills root, and if not, why: a file name other than
   exactly ``SKILL.md``, a hidden folder, more than six levels deep, a symlinked ``SKILL.md``
   file, what the parser rejects (no frontmatter, YAML broken beyond repair, name over 64
-  characters, no description), ``policy.products`` without ``codex``.
+  characters, no description), ``policy.products`` without ``codex``; and what it would not
+  read (``dependencies``, ``interface`` or ``policy`` in the frontmatter, not agents/openai.yaml).
 - ``claude``: would Claude Code list it (checked against the real CLI): only
   ``<skills folder>/<name>/SKILL.md`` (exact file name, one level, not inside another skill);
   the folder gives the name; broken or missing frontmatter does not stop it, the first line
@@ -21,6 +22,7 @@ from pathlib import Path
 
 from skillshelf.diagnostics import Diagnostic, Severity, diagnostic
 from skillshelf.skills.model import RootOrigin, Scope, Skill, SkillRoot
+from skillshelf.skills.validate_spec import OPENAI_YAML_KEYS
 from skillshelf.skills.validate_walk import Candidate
 
 __all__ = ["CODEX_MAX_DEPTH", "Judgement", "judge_claude", "judge_codex", "judge_spec"]
@@ -137,7 +139,18 @@ def judge_codex(cand: Candidate, discovered: Mapping[str, Skill]) -> Judgement:
 
 
 def _codex_skill_notes(cand: Candidate, skill: Skill) -> list[Diagnostic]:
-    out: list[Diagnostic] = []
+    out = [
+        diagnostic(
+            "SK367",
+            Severity.WARNING,
+            f"`{key}` in the frontmatter is not read: Codex takes it only from agents/openai.yaml",
+            f"move `{key}:` and what is under it to {cand.folder / 'agents' / 'openai.yaml'}",
+            cand.path,
+            field=key,
+        )
+        for key in OPENAI_YAML_KEYS
+        if key in skill.frontmatter
+    ]
     products = skill.policy.products
     if products and "codex" not in products:
         out.append(

@@ -27,9 +27,11 @@ from skillshelf.skills.frontmatter import (
 )
 from skillshelf.tokens import approx_tokens
 
-__all__ = ["ALLOWED_FIELDS", "spec_diagnostics"]
+__all__ = ["ALLOWED_FIELDS", "OPENAI_YAML_KEYS", "spec_diagnostics"]
 
 ALLOWED_FIELDS = ("allowed-tools", "compatibility", "description", "license", "metadata", "name")
+#: top-level keys of agents/openai.yaml, which a SKILL.md frontmatter sometimes holds instead
+OPENAI_YAML_KEYS = ("dependencies", "interface", "policy")
 MAX_NAME = 64
 MAX_DESCRIPTION = 1024
 MAX_COMPATIBILITY = 500
@@ -148,7 +150,9 @@ def _fields(out: _Out, pairs: _Pairs, split: FrontmatterSplit) -> None:
             out.add(
                 "SK324",
                 f"unexpected field `{key}`: the specification allows only {', '.join(ALLOWED_FIELDS)}",
-                f"move `{key}` under `metadata:` (as a string) or remove it",
+                f"move `{key}` to agents/openai.yaml, where Codex reads it"
+                if key in OPENAI_YAML_KEYS
+                else f"move `{key}` under `metadata:` (as a string) or remove it",
                 field=key,
                 line=_line(node, split),
             )
