@@ -93,6 +93,19 @@ def test_bad_input_gives_a_message_and_no_traceback(
         assert f"error {code}" in proc.stderr
 
 
+def test_removing_or_updating_a_skill_skillshelf_did_not_install_says_where_it_is(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
+    project = init_repo(tmp_path / "project")
+    folder = write_skill(project / ".agents" / "skills" / "tracker", "tracker")
+    removed = _run(project, "remove", "tracker")
+    assert removed.returncode == 1 and "error IS404" in removed.stderr
+    assert f"tracker is at {folder}" in removed.stderr and "skillshelf disable tracker" in removed.stderr
+    assert (folder / "SKILL.md").is_file()
+    updated = _run(project, "update", "writing-skills")
+    assert updated.returncode == 1 and "writing-skills is built into skillshelf" in updated.stderr
+
+
 def test_deps_lists_and_writes_missing_servers(tmp_path: Path, isolated_home: IsolatedHome) -> None:
     project = init_repo(tmp_path / "project")
     skill = write_skill(project / ".agents" / "skills" / "tracker", "tracker")

@@ -144,7 +144,7 @@ def update(names: tuple[str, ...], scope: str | None, force: bool, as_json: bool
         *link_diagnostics(env, scope),  # type: ignore[arg-type]
     )
     print_diagnostics(problems)
-    with _progress(not as_json) as progress:
+    with _progress(not as_json) as progress, _not_installed_explained(env, names):
         results = update_skills(names, env=env, scope=scope, force=force, progress=progress)  # type: ignore[arg-type]
     if as_json:
         echo_json({"results": [r.to_dict() for r in results], "diagnostics": [d.to_dict() for d in problems]})
@@ -154,6 +154,43 @@ def update(names: tuple[str, ...], scope: str | None, force: bool, as_json: bool
         _print_updates(results)
     if any(r.status == "failed" for r in results):
         sys.exit(1)
+
+
+@contextlib.contextmanager
+def _not_installed_explained(env: Env, names: tuple[str, ...]) -> Iterator[None]:
+    """An ``IS404`` for a name that is a skill here, but not one skillshelf installed, says where
+    that skill is and how to remove or hide it instead."""
+    from skillshelf.errors import NotFoundError
+
+    try:
+        yield
+    except NotFoundError as exc:
+        hint = _elsewhere_hint(env, names) if exc.code == "IS404" else None
+        if hint is None:
+            raise
+        raise NotFoundError(exc.message, hint=hint, code=exc.code) from None
+
+
+def _elsewhere_hint(env: Env, names: tuple[str, ...]) -> str | None:
+    from skillshelf.errors import SkillshelfError
+    from skillshelf.skills.model import RootOrigin
+    from skillshelf.workspace import Workspace
+
+    try:
+        found = [s for s in Workspace.open(env).discovery.skills if s.name in names]
+    except SkillshelfError:
+        return None  # the IS404 itself is the error to report
+    if not found:
+        return None
+    builtin = RootOrigin.BUILTIN
+    where = "; ".join(
+        f"{s.name} is built into skillshelf" if s.origin is builtin else f"{s.name} is at {s.folder}"
+        for s in found
+    )
+    return (
+        f"{where}; skillshelf updates and removes only the skills it installed. "
+        f"`skillshelf disable {found[0].name}` hides a skill without deleting it"
+    )
 
 
 def _print_updates(results: Any) -> None:
@@ -185,7 +222,8 @@ def remove(name: str, scope: str | None, force: bool, as_json: bool) -> None:
     env = Env.from_os()
     print_diagnostics(lock_diagnostics(installed_roots(env, scope)))  # type: ignore[arg-type]
     print_diagnostics(link_diagnostics(env, scope))  # type: ignore[arg-type]
-    result = remove_skill(name, env=env, scope=scope, force=force)  # type: ignore[arg-type]
+    with _not_installed_explained(env, (name,)):
+        result = remove_skill(name, env=env, scope=scope, force=force)  # type: ignore[arg-type]
     if as_json:
         echo_json(result)
     else:
