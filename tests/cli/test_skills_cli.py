@@ -199,6 +199,21 @@ def test_load_unknown_name_fails_with_close_matches(
     assert "SK404" in err and "did you mean 'code-review'" in err
 
 
+@pytest.mark.parametrize("path", ["../skills/code-review", "../skills/code-review/SKILL.md"])
+def test_load_takes_the_relative_path_of_a_skill_folder_or_file(project: Path, path: str) -> None:
+    here = project / ".agents" / "other"
+    here.mkdir()
+    data = json.loads(run(["load", path, "--json", "--no-builtin"], cwd=here).stdout)
+    assert data["name"] == "code-review" and data["files"] == ["scripts/lint.sh"]
+
+
+def test_load_of_a_path_that_is_no_skill_names_the_path_as_given(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert exit_code_of(["load", ".agents/skills/broken", "--no-builtin"], project) == 1
+    assert "no skill named '.agents/skills/broken'" in capsys.readouterr().err
+
+
 def test_validate_json_over_the_corpora_explains_every_skill_it_would_not_load() -> None:
     shared_path("corpora")
     from skillshelf.skills.discover import ScanLimits, discover_in

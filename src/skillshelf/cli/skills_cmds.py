@@ -350,18 +350,22 @@ def load(
 ) -> None:
     """Load the skill NAME as the model gets it: the <skill> fragment and its bundled files.
 
-    Skills hidden from the catalog load too; disabled ones do not (the error says which config
-    entry disabled it). Unknown names fail with the closest matches.
+    NAME may also be the path of a skill's folder or SKILL.md (relative to here). Skills hidden
+    from the catalog load too; disabled ones do not (the error says which config entry disabled
+    it). Unknown names fail with the closest matches.
     """
     from skillshelf.errors import SkillNotFoundError
     from skillshelf.skills.load import load_skill, with_trust_note
 
     workspace = _open(roots, no_builtin, no_cache)
     print_run_findings(workspace.config.diagnostics)  # a bad [[skills.config]] entry changes what loads
+    as_path = Path(name)
+    wanted = str(as_path.absolute()) if len(as_path.parts) > 1 and as_path.exists() else name
     try:
-        loaded = load_skill(workspace.skills.loadable, name, max_files=max_files)
+        loaded = load_skill(workspace.skills.loadable, wanted, max_files=max_files)
     except SkillNotFoundError as exc:
-        raise (workspace.modes.disabled_error(name) or exc) from None
+        mine = exc if wanted == name else SkillNotFoundError(name, available=exc.available, close=exc.close)
+        raise (workspace.modes.disabled_error(name) or mine) from None
     if as_json:
         echo_json(loaded.to_dict())
         return
