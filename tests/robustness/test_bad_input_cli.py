@@ -206,10 +206,12 @@ def test_list_prints_rich_markup_and_escape_sequences_in_skills_literally(work: 
     root = tmp_path / "skills[/]"
     write_skill(root / "markup", "markup", '"closes [/bold] and [/] and opens [red]"')
     write_skill(root / "escapes", "escapes", '"retitles \\e]0;pwned\\a and paints \\e[31mred"')
+    write_skill(root / "bidi", "bidi", '"reads \\u202eexe.txt backwards"')
     result = run_cli(["list", "--no-builtin", "--root", str(root)], cwd=work)
     assert_no_crash(result)
     assert result.code == 0
     assert "[/bold]" in result.out and "\x1b" not in result.out and "\x07" not in result.out
+    assert "\u202e" not in result.out and "reads \\u202eexe" in result.out
 
 
 def test_escape_sequences_in_paths_never_reach_the_terminal(work: Path, tmp_path: Path) -> None:

@@ -68,6 +68,8 @@ def echo_json(value: object) -> None:
 
 
 _CONTROL = {c: f"\\x{c:02x}" for c in (*range(0x00, 0x09), *range(0x0B, 0x20), *range(0x7F, 0xA0))}
+# bidirectional overrides and isolates: they reorder what a terminal shows ("Trojan Source")
+_CONTROL |= {c: f"\\u{c:04x}" for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A))}
 
 
 #: Longest message or fix line printed whole; past it the middle is cut (a 100 KB query or
@@ -90,7 +92,8 @@ def shown(text: str) -> str:
 
 
 def printable(text: str) -> str:
-    """``text`` safe for a terminal: control characters (ESC, BEL, CR...) shown as ``\\xNN``.
+    """``text`` safe for a terminal: control characters (ESC, BEL, CR...) shown as ``\\xNN``,
+    bidirectional overrides (U+202E...) as ``\\uNNNN``.
 
     Skill names, descriptions and paths come from files anyone can write; printed raw, an
     escape sequence in them could retitle the terminal or hide what follows.

@@ -32,6 +32,7 @@ from skillshelf.errors import UsageError
 
 if TYPE_CHECKING:
     from skillshelf.config import Config, ModedSkills
+    from skillshelf.skills.load import LoadedSkill
     from skillshelf.skills.model import Discovery, Skill
     from skillshelf.skills.validate import ValidationReport
     from skillshelf.workspace import Workspace
@@ -334,6 +335,20 @@ def _print_catalog_report(report: dict[str, object], found: int) -> None:
 # -- load --------------------------------------------------------------------------------------
 
 
+def _load_by_path(skills: Sequence[Skill], name: str, max_files: int) -> LoadedSkill | None:
+    """The skill whose folder or SKILL.md is at ``name``, a path relative to here (else None)."""
+    from skillshelf.errors import SkillNotFoundError
+    from skillshelf.skills.load import load_skill
+
+    path = Path(name)
+    if len(path.parts) < 2 or not path.exists():
+        return None
+    try:
+        return load_skill(skills, str(path.absolute()), max_files=max_files)
+    except SkillNotFoundError:
+        return None
+
+
 @click.command("load")
 @click.argument("name")
 @root_options
@@ -359,13 +374,14 @@ def load(
 
     workspace = _open(roots, no_builtin, no_cache)
     print_run_findings(workspace.config.diagnostics)  # a bad [[skills.config]] entry changes what loads
-    as_path = Path(name)
-    wanted = str(as_path.absolute()) if len(as_path.parts) > 1 and as_path.exists() else name
+    skills = workspace.skills.loadable
     try:
-        loaded = load_skill(workspace.skills.loadable, wanted, max_files=max_files)
+        loaded = load_skill(skills, name, max_files=max_files)
     except SkillNotFoundError as exc:
-        mine = exc if wanted == name else SkillNotFoundError(name, available=exc.available, close=exc.close)
-        raise (workspace.modes.disabled_error(name) or mine) from None
+        by_path = _load_by_path(skills, name, max_files)
+        if by_path is None:
+            raise (workspace.modes.disabled_error(name) or exc) from None
+        loaded = by_path
     if as_json:
         echo_json(loaded.to_dict())
         return
