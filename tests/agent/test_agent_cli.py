@@ -69,6 +69,19 @@ def test_run_loads_a_skill_writes_a_transcript_and_feeds_the_shadow_metrics(
     assert default["hit@1"] == 1.0
 
 
+def test_run_prints_the_transcript_path_whole_on_one_line(
+    tmp_path: Path, isolated_home: Any, model_standin: Any, monkeypatch: Any
+) -> None:
+    monkeypatch.chdir(_project(tmp_path))
+    standin = model_standin([{"text": "Done."}])
+    args = ["run", "say done", "--model", "openai:standin", "--base-url", standin.url + "/v1", "--no-builtin"]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    line = next(x for x in result.stderr.splitlines() if x.startswith("transcript: "))
+    path = Path(line.removeprefix("transcript: "))
+    assert len(str(path)) > 80 and path.is_file()  # longer than a terminal line, yet not wrapped
+
+
 def test_a_skill_the_task_mentions_counts_as_used_but_not_as_found_by_the_ranking(
     tmp_path: Path, isolated_home: Any, model_standin: Any, monkeypatch: Any
 ) -> None:

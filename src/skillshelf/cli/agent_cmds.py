@@ -133,7 +133,7 @@ def run(task: str, as_json: bool, **values: Any) -> None:
 def _report(result: Any) -> None:
     console = stderr_console()
     for event in result.events:
-        console.print(f"[dim]{event.kind}: {event.detail.splitlines()[0]}[/dim]", highlight=False)
+        console.print(f"[dim]{event.kind}: {literal(event.detail.splitlines()[0])}[/dim]")
     if result.stopped == "max_turns":
         console.print("[yellow]stopped: the turn limit was reached (raise --max-turns)[/yellow]")
     check = result.check
@@ -145,7 +145,7 @@ def _report(result: Any) -> None:
         )
         console.print(f"[yellow]not verified: `{literal(check.command)}` {how}[/yellow]", highlight=False)
     if result.transcript:
-        console.print(f"[dim]transcript: {result.transcript}[/dim]", highlight=False)
+        console.print(f"[dim]transcript: {literal(result.transcript)}[/dim]")
 
 
 @click.command("chat")

@@ -176,9 +176,11 @@ def stdout_console() -> Any:
 
 
 def stderr_console() -> Any:
+    """A console for messages and progress on stderr; lines are not wrapped, so a long path stays
+    whole (one line to copy)."""
     from rich.console import Console
 
-    return Console(stderr=True, soft_wrap=False, highlight=False)
+    return Console(stderr=True, soft_wrap=True, highlight=False)
 
 
 def print_diagnostics(diagnostics: Iterable[Diagnostic], *, err: bool = True) -> None:
