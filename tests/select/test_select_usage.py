@@ -107,6 +107,15 @@ def test_stats_without_scored_loads_says_how_loads_get_recorded_and_draws_no_emp
     assert captured.out == "" and "skillshelf setup" in captured.err and "1 turn(s)" in captured.err
 
 
+def test_stats_with_loads_but_no_recorded_turns_points_to_shadow_metrics(
+    isolated_home: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    UsageStore.in_state_dir(Env.from_os().dirs.state).record_load("/a", turn="t")
+    main(["stats"])
+    err = capsys.readouterr().err
+    assert "1 load(s)" in err and "--shadow-metrics" in err and "is recorded when" not in err
+
+
 def test_shadow_recorder_scores_the_first_load_of_each_turn(
     skill_root: Path, tmp_path: Path, discover: Callable[[Path], tuple[Skill, ...]]
 ) -> None:

@@ -332,10 +332,17 @@ def stats(as_json: bool) -> None:
         echo_json(report.to_dict())
         return
     if not report.scored_loads:
+        why = (
+            "a load is scored against its turn's candidates, which `skillshelf run` and `chat` record "
+            "with --shadow-metrics (or agent.shadow_metrics = true) and the hooks of `skillshelf setup` "
+            "always record"
+            if report.loads
+            else "a load is recorded when the model reads a skill in `skillshelf run` or `chat`, or in "
+            "Codex or Claude Code set up with `skillshelf setup`"
+        )
         click.echo(
             f"no scored skill loads yet in {report.log} ({report.turns} turn(s), {report.loads} load(s)): "
-            "a load is recorded when the model reads a skill in `skillshelf run` or `chat`, or in Codex "
-            "or Claude Code set up with `skillshelf setup`",
+            f"{why}",
             err=True,
         )
         return
