@@ -43,6 +43,12 @@ def test_install_update_remove_round_trip_with_json(tmp_path: Path, isolated_hom
     people = _run(tmp_path, "update")
     assert "up-to-date" in people.stdout
 
+    write_skill(repo / "triage", "triage", body="third")
+    commit_all(repo, "three")
+    checked = _run(tmp_path, "update", "--check")
+    assert checked.returncode == 0 and "available" in checked.stdout
+    assert "second" in (Path(data["path"]) / "SKILL.md").read_text(encoding="utf-8")
+
     removed = _run(tmp_path, "remove", "triage")
     assert removed.returncode == 0 and "Removed triage" in removed.stdout
     assert not Path(data["path"]).exists()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -64,6 +65,41 @@ def test_change_outside_the_subfolder_leaves_the_skill_up_to_date(
     commit_all(repo, "elsewhere")
     (result,) = update_skills(env=env)
     assert result.status == "up-to-date"
+
+
+def test_check_says_which_skills_have_an_update_and_changes_nothing(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
+    repo = _upstream(tmp_path)
+    env = make_env(tmp_path, isolated_home.home)
+    installed = install_skill(f"{repo.as_uri()}#skills/lint-fix", env=env)
+    local = tmp_path / "local" / "notes"
+    write_skill(local, "notes", body="first")
+    notes = install_skill(str(local), env=env)
+    assert {r.name: r.status for r in update_skills(env=env, check=True)} == {
+        "lint-fix": "up-to-date",
+        "notes": "up-to-date",
+    }
+    write_skill(repo / "skills" / "other", "other", body="changed elsewhere")
+    elsewhere = commit_all(repo, "elsewhere")
+    (result,) = update_skills(["lint-fix"], env=env, check=True)
+    assert result.status == "up-to-date" and "no change in the skill's files" in result.message
+    write_skill(repo / "skills" / "lint-fix", "lint-fix", body="rule two")
+    newer = commit_all(repo, "two")
+    write_skill(local, "notes", body="second")
+    (notes.path / "SKILL.md").write_text("edited here\n", encoding="utf-8")
+
+    def files() -> dict[Path, bytes]:
+        return {p: p.read_bytes() for p in installed.path.parent.rglob("*") if p.is_file()}
+
+    before = files()
+    by_name = {r.name: r for r in update_skills(env=env, check=True)}
+    assert (by_name["lint-fix"].status, by_name["lint-fix"].new_commit) == ("available", newer) != elsewhere
+    assert by_name["notes"].status == "available" and "changed locally" in by_name["notes"].message
+    assert files() == before  # the skills and the lock file are as they were
+    shutil.rmtree(installed.path)
+    (missing,) = update_skills(["lint-fix"], env=env, check=True)
+    assert missing.status == "available" and "missing" in missing.message and not installed.path.exists()
 
 
 def test_pinned_tag_follows_a_moved_tag_and_commit_pins_do_not_move(

@@ -133,9 +133,17 @@ def install(
     help="Also update skills that were changed locally (the changed copy is kept in the data folder's "
     "replaced-skills).",
 )
+@click.option(
+    "--check",
+    is_flag=True,
+    help="Only say which skills have an update (status `available`); change nothing.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
-def update(names: tuple[str, ...], scope: str | None, force: bool, as_json: bool) -> None:
-    """Update installed skills (all, or the NAMES given) from their sources."""
+def update(names: tuple[str, ...], scope: str | None, force: bool, check: bool, as_json: bool) -> None:
+    """Update installed skills (all, or the NAMES given) from their sources.
+
+    Exit 1 when a skill could not be checked or updated (the others still are).
+    """
     from skillshelf.install.manage import installed_roots, link_diagnostics, lock_diagnostics, update_skills
 
     env = Env.from_os()
@@ -145,7 +153,7 @@ def update(names: tuple[str, ...], scope: str | None, force: bool, as_json: bool
     )
     print_diagnostics(problems)
     with _progress(not as_json) as progress, _not_installed_explained(env, names):
-        results = update_skills(names, env=env, scope=scope, force=force, progress=progress)  # type: ignore[arg-type]
+        results = update_skills(names, env=env, scope=scope, force=force, check=check, progress=progress)  # type: ignore[arg-type]
     if as_json:
         echo_json({"results": [r.to_dict() for r in results], "diagnostics": [d.to_dict() for d in problems]})
     elif not results:
@@ -196,7 +204,13 @@ def _elsewhere_hint(env: Env, names: tuple[str, ...]) -> str | None:
 def _print_updates(results: Any) -> None:
     from rich.table import Table
 
-    colours = {"updated": "green", "up-to-date": "dim", "skipped": "yellow", "failed": "red"}
+    colours = {
+        "updated": "green",
+        "available": "cyan",
+        "up-to-date": "dim",
+        "skipped": "yellow",
+        "failed": "red",
+    }
     table = Table(show_header=True, header_style="bold")
     for column in ("skill", "scope", "status", "detail"):
         table.add_column(column)

@@ -1,5 +1,6 @@
-"""Installed skills after the fact: ``update``, ``remove``, and the lock files' problems
-(provenance for ``list`` is :mod:`skillshelf.install.provenance`).
+"""Installed skills after the fact: ``update`` (or, with ``check``, which have an update),
+``remove``, and the lock files' problems (provenance for ``list`` is
+:mod:`skillshelf.install.provenance`).
 
 Nothing here overwrites or deletes a skill that was changed by hand since it was installed
 (its content hash no longer matches the lock) unless ``force`` is given, and then the changed
@@ -49,7 +50,7 @@ __all__ = [
     "update_skills",
 ]
 
-UpdateStatus = Literal["updated", "up-to-date", "skipped", "failed"]
+UpdateStatus = Literal["updated", "available", "up-to-date", "skipped", "failed"]
 _SCOPES: tuple[InstallScope, ...] = ("project", "user")
 
 
@@ -217,8 +218,37 @@ def _unchanged_upstream(item: InstalledSkill, git: GitRunner, progress: Progress
     return None
 
 
+def _checked(
+    item: InstalledSkill, missing: bool, modified: bool, git: GitRunner, progress: ProgressFn | None
+) -> tuple[UpdateStatus, str, str | None]:
+    """What ``update`` would do to ``item`` (status, detail, the source's commit), found without
+    changing it: the source is fetched into a scratch folder when its contents must be compared."""
+    entry = item.entry
+    if missing:
+        return "available", "its folder is missing; update installs it again", entry.commit
+    local = "; changed locally, so update needs --force (which keeps your copy)" if modified else ""
+    reason = _unchanged_upstream(item, git, progress)
+    if reason is not None:
+        return "up-to-date", reason + local, entry.commit
+    if entry.kind != "git":  # _unchanged_upstream compared the fetched contents already
+        return "available", "new contents" + local, None
+    with workspace(item.root) as work:
+        fetched = fetch(_source_of(entry), work, git=git, progress=progress)
+        same = content_hash(find_skill_folder(fetched.folder, _source_of(entry))) == entry.content_hash
+    moved = f"{(entry.commit or '')[:12]} -> {(fetched.commit or '')[:12]}"
+    if same:
+        return "up-to-date", f"{moved}, with no change in the skill's files" + local, fetched.commit
+    return "available", moved + local, fetched.commit
+
+
 def _update_one(
-    item: InstalledSkill, *, force: bool, git: GitRunner, progress: ProgressFn | None, kept: Path
+    item: InstalledSkill,
+    *,
+    force: bool,
+    git: GitRunner,
+    progress: ProgressFn | None,
+    kept: Path,
+    check: bool = False,
 ) -> UpdateResult:
     entry = item.entry
 
@@ -238,6 +268,8 @@ def _update_one(
         with root_lock(item.root):
             missing = not item.path.is_dir()
             modified = not missing and locally_modified(item.path, entry)
+            if check:
+                return result(*_checked(item, missing, modified, git, progress))
             if modified and not force:
                 return result("skipped", "changed locally since install; --force updates it and keeps yours")
             reason = None if modified or missing else _unchanged_upstream(item, git, progress)
@@ -281,16 +313,18 @@ def update_skills(
     env: Env,
     scope: InstallScope | None = None,
     force: bool = False,
+    check: bool = False,
     progress: ProgressFn | None = None,
     git: GitRunner | None = None,
 ) -> tuple[UpdateResult, ...]:
-    """Update the named installed skills (all when ``names`` is empty) from their sources.
+    """Update the named installed skills (all when ``names`` is empty) from their sources; with
+    ``check``, only say which have an update (``available``) and change nothing.
 
     One failing skill does not stop the others; each result says what happened.
     """
     runner = git or GitRunner(environ=env.environ)
     return tuple(
-        _update_one(i, force=force, git=runner, progress=progress, kept=kept_root(env))
+        _update_one(i, force=force, git=runner, progress=progress, kept=kept_root(env), check=check)
         for i in _select(env, names, scope)
     )
 
