@@ -261,9 +261,12 @@ def test_claude_profile_lists_by_folder_and_tolerates_broken_frontmatter(tmp_pat
     write(root / "Caps" / "SKILL.md", skill_text("caps"))
     write(root / "group" / "member" / "SKILL.md", skill_text("member"))
     write(root / "quiet" / "SKILL.md", skill_text("quiet", extra="disable-model-invocation: true\n"))
+    write(root / "gated" / "SKILL.md", skill_text("gated", extra='paths: "**/*.tf"\n'))
     report = validate_paths([root], profile="claude")
     assert check_of(report, root / "plain" / "SKILL.md") == (True, True)
     assert check_of(report, root / "quiet" / "SKILL.md") == (True, False)
+    assert check_of(report, root / "gated" / "SKILL.md") == (True, False)
+    assert "SK368" in codes(report, root / "gated" / "SKILL.md")
     assert check_of(report, root / "group" / "member" / "SKILL.md") == (False, False)
     assert "SK358" in errors_for(report, root / "group" / "member" / "SKILL.md")
     assert next(c.name for c in report.skills if c.path == root / "Caps" / "SKILL.md") == "Caps"
@@ -282,6 +285,9 @@ CLAUDE_CASES: dict[str, str | bytes] = {
     "parent/child/SKILL.md": skill_text("child"),
     ".dotted/SKILL.md": skill_text("dotted"),
     "quiet/SKILL.md": skill_text("quiet", extra="disable-model-invocation: true\n"),
+    "gated/SKILL.md": skill_text("gated", extra='paths: "**/*.tf"\n'),
+    "gatedlist/SKILL.md": skill_text("gatedlist", extra='paths:\n  - "src/**/*.py"\n'),
+    "gated/main.tf": 'resource "null_resource" "x" {}\n',
     "wrongname/SKILL.md": skill_text("a-different-name"),
     "emptydesc/SKILL.md": '---\nname: emptydesc\ndescription: ""\n---\n',
 }

@@ -8,7 +8,8 @@
 - ``claude``: would Claude Code list it (checked against the real CLI): only
   ``<skills folder>/<name>/SKILL.md`` (exact file name, one level, not inside another skill);
   the folder gives the name; broken or missing frontmatter does not stop it, the first line
-  of the body becomes the description; hidden folders and symlinked files are fine.
+  of the body becomes the description; hidden folders and symlinked files are fine. A skill
+  with ``paths`` is left out of the listing until the session works on a matching file.
 - ``spec``: the Agent Skills specification's rules (:mod:`skillshelf.skills.validate_spec`).
 """
 
@@ -294,8 +295,25 @@ def judge_claude(cand: Candidate) -> Judgement:
                     cand.path,
                 )
             )
+    gated = skill is not None and bool(skill.claude.paths)
+    if gated and not hidden:
+        assert skill is not None
+        out.append(
+            diagnostic(
+                "SK368",
+                Severity.INFO,
+                f"paths ({', '.join(skill.claude.paths)}) keeps it out of Claude Code's listing until "
+                "the session works on a matching file",
+                "nothing to do if that is intended; remove `paths` to list it from the start",
+                cand.path,
+                field="paths",
+            )
+        )
     return Judgement(
-        name=cand.folder.name, loaded=loaded, listed=loaded and not hidden, diagnostics=tuple(out)
+        name=cand.folder.name,
+        loaded=loaded,
+        listed=loaded and not hidden and not gated,
+        diagnostics=tuple(out),
     )
 
 
