@@ -290,6 +290,8 @@ CLAUDE_CASES: dict[str, str | bytes] = {
     "gated/main.tf": 'resource "null_resource" "x" {}\n',
     "wrongname/SKILL.md": skill_text("a-different-name"),
     "emptydesc/SKILL.md": '---\nname: emptydesc\ndescription: ""\n---\n',
+    "twice/SKILL.md": "---\nname: twice\ndescription: one\ndescription: two\n---\nBody.\n",
+    "listdesc/SKILL.md": "---\nname: listdesc\ndescription:\n  - a\n---\nFirst body line.\n",
 }
 
 
@@ -318,7 +320,17 @@ def test_claude_profile_predicts_what_claude_code_lists(tmp_path: Path, claude_o
     folders = {p.name for p in root.iterdir()} | {"member", "child"}
     result = claude_oracle(project, home=tmp_path / "home")  # type: ignore[operator]
     assert _listed_names(result["skills_listing"], folders) == predicted
-    assert {"good", "nodesc", "nofront", "badyaml", "colon", "Upper", ".dotted", "linkedfile"} <= predicted
+    assert {
+        "good",
+        "nodesc",
+        "nofront",
+        "badyaml",
+        "colon",
+        "Upper",
+        ".dotted",
+        "linkedfile",
+        "twice",
+    } <= predicted
 
 
 CODEX_CASES: dict[str, str | bytes] = {

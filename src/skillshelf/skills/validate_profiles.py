@@ -250,6 +250,11 @@ def _claude_translate(diag: Diagnostic) -> Diagnostic:
         )
     elif diag.code == "SK115":
         message = f"{diag.message}; Claude Code reads it anyway, with replacement characters"
+    elif diag.code == "SK110":
+        message = (
+            f"{diag.message}; Claude Code still lists the skill (of a field written twice it takes the "
+            "last; a description that is not text gives way to the first line of the body), Codex does not"
+        )
     else:
         return diag
     return Diagnostic(
