@@ -229,7 +229,7 @@ def _checked(
     local = "; changed locally, so update needs --force (which keeps your copy)" if modified else ""
     reason = _unchanged_upstream(item, git, progress)
     if reason is not None:
-        return "up-to-date", reason + local, entry.commit
+        return "up-to-date", reason + ("; changed locally" if modified else ""), entry.commit
     if entry.kind != "git":  # _unchanged_upstream compared the fetched contents already
         return "available", "new contents" + local, None
     with workspace(item.root) as work:
@@ -237,7 +237,8 @@ def _checked(
         same = content_hash(find_skill_folder(fetched.folder, _source_of(entry))) == entry.content_hash
     moved = f"{(entry.commit or '')[:12]} -> {(fetched.commit or '')[:12]}"
     if same:
-        return "up-to-date", f"{moved}, with no change in the skill's files" + local, fetched.commit
+        kept = "; changed locally" if modified else ""
+        return "up-to-date", f"{moved}, with no change in the skill's files{kept}", fetched.commit
     return "available", moved + local, fetched.commit
 
 
