@@ -301,8 +301,7 @@ def judge_claude(cand: Candidate) -> Judgement:
                 )
             )
     gated = skill is not None and bool(skill.claude.paths)
-    if gated and not hidden:
-        assert skill is not None
+    if skill is not None and gated and not hidden:
         out.append(
             diagnostic(
                 "SK368",
