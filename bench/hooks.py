@@ -38,7 +38,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
-SHARED = Path(os.environ.get("SKILLSHELF_SHARED", REPO.parent / "shared"))
+SHARED = Path(os.environ.get("SKILLSHELF_SHARED", REPO.parent / "shared")).resolve()
 CORPORA = SHARED / "corpora"
 REQUESTS = SHARED / "benchmarks" / "skill-requests" / "requests.jsonl"
 TARGET_S = 0.3
@@ -176,6 +176,8 @@ def bench_scale(work: Path, scale: int, prompts: list[str], runs: int, cold_runs
     _run([*_skillshelf(), "hook", "warm", "--agent", "claude"], cwd=repo, env=warm_env)
     _hook(repo, warm_env, prompts[0])  # Python's bytecode cache
     found = _skills_found(repo, warm_env)
+    if found < scale // 2:  # the corpus links are broken or the corpora are elsewhere
+        raise SystemExit(f"error: only {found} of {scale:,} skills load from {CORPORA} (SKILLSHELF_SHARED)")
     served_env = _env(work, f"cache-warm-{scale}", scale, server=True)
     server = _server(repo, served_env)
     try:

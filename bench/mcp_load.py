@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
-CORPORA = Path(os.environ.get("SKILLSHELF_SHARED", REPO.parent / "shared")) / "corpora"
+CORPORA = Path(os.environ.get("SKILLSHELF_SHARED", REPO.parent / "shared")).resolve() / "corpora"
 SKILLZ = {"tools": 705, "bytes": 453_836, "startup_s": 5.8}
 SERVE = [sys.executable, "-m", "skillshelf.cli.main", "serve", "--no-builtin", "--no-watch"]
 

@@ -39,7 +39,7 @@ from skillshelf.memory.redact.echoes import KnownSecrets
 from skillshelf.memory.redact.matching import Views, rule_matches
 
 REPO = Path(__file__).resolve().parents[1]
-CORPORA = Path(os.environ.get("SKILLSHELF_SHARED", REPO.parent / "shared")) / "corpora"
+CORPORA = Path(os.environ.get("SKILLSHELF_SHARED", REPO.parent / "shared")).resolve() / "corpora"
 FIXTURES = REPO / "tests" / "fixtures" / "transcripts"
 _rng = random.Random(7)
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from skillshelf.memory.redact import redact
 
 REPO = Path(__file__).resolve().parents[1]
-CORPORA = Path(os.environ.get("SKILLSHELF_SHARED", REPO.parent / "shared")) / "corpora"
+CORPORA = Path(os.environ.get("SKILLSHELF_SHARED", REPO.parent / "shared")).resolve() / "corpora"
 MAX_BYTES = 2_000_000
 CONTEXT = 40
 

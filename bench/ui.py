@@ -31,7 +31,7 @@ from pathlib import Path
 import httpx
 
 REPO = Path(__file__).resolve().parents[1]
-CORPORA = Path(os.environ.get("SKILLSHELF_SHARED", REPO.parent / "shared")) / "corpora"
+CORPORA = Path(os.environ.get("SKILLSHELF_SHARED", REPO.parent / "shared")).resolve() / "corpora"
 TARGET_MS = 1000.0
 sys.path.insert(0, str(REPO / "tests" / "ui"))  # the browser driver the tests use
 
