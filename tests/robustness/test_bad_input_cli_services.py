@@ -343,7 +343,7 @@ def test_redact_passes_non_utf8_bytes_through_unchanged(work: Path) -> None:
 @pytest.mark.parametrize(
     ("lines", "code"),
     [
-        (b'{"query": "x", "relevant": ["a"]}\nnot json\n', "SE302"),
+        (b'{"query": "x", "relevant": ["skills/good"]}\nnot json\n', "SE302"),
         (b"\xff\xfe\x00\x01", "SE302"),
         (b"", "SE304"),
     ],

@@ -12,6 +12,7 @@ import pytest
 from skillshelf.cli.main import main
 from skillshelf.errors import NotFoundError, UsageError
 from skillshelf.select.docs import SkillDoc
+from skillshelf.select.evalfile import load_tools
 from skillshelf.select.evaluate import load_queries, ndcg_at, recall_at, reciprocal_rank, run_eval
 from skillshelf.select.index import SkillIndex
 from skillshelf.select.service import evaluate_file
@@ -112,6 +113,23 @@ def test_bad_query_files_are_usage_errors_with_codes(tmp_path: Path, content: st
     with pytest.raises(UsageError) as err:
         load_queries(path, tools=True)
     assert err.value.code == code
+
+
+def test_every_unusable_line_of_a_query_or_tools_file_is_reported_at_once(tmp_path: Path) -> None:
+    path = tmp_path / "q.jsonl"
+    lines = ['{"query": "fine", "relevant": ["a"]}', "not json", "[1]", '{"relevant": ["a"]}']
+    path.write_text("\n".join([*lines, *["oops"] * 30]) + "\n", encoding="utf-8")
+    with pytest.raises(UsageError) as err:
+        load_queries(path, tools=True)
+    message = err.value.message
+    assert message.startswith(f"33 lines of {path} cannot be used:")
+    assert all(f"{path}:{n}:" in message for n in (2, 3, 4)) and f"{path}:1:" not in message
+    assert "... and 13 more" in message and '{"query": "..."' in err.value.hint
+    tools = tmp_path / "tools.jsonl"
+    tools.write_text('{"id": 3}\nnot json\n', encoding="utf-8")
+    with pytest.raises(UsageError) as err:
+        load_tools(tools)
+    assert err.value.message.startswith("2 lines of") and err.value.code == "SE305"
 
 
 def test_missing_query_file_is_not_found(tmp_path: Path) -> None:

@@ -1,6 +1,6 @@
 """Query and tool files for ``skillshelf eval``: JSON lines read into :class:`EvalQuery` values
-(skill entries resolved to absolute folders) and tool records; every problem is a
-:class:`~skillshelf.errors.UsageError` with the file and line."""
+(skill entries resolved to absolute folders) and tool records. Every unusable line is reported
+at once, in one :class:`~skillshelf.errors.UsageError` naming the file and each line."""
 
 from __future__ import annotations
 
@@ -19,6 +19,8 @@ __all__ = ["MAX_EVAL_FILE_BYTES", "EvalQuery", "load_queries", "load_tools", "on
 
 #: Query and tool files hold hundreds or thousands of short lines; past this they are not one.
 MAX_EVAL_FILE_BYTES = 64 * 1024 * 1024
+#: Unusable lines listed one by one in the error; past this a count says how many more.
+MAX_LISTED_PROBLEMS = 20
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -31,7 +33,8 @@ class EvalQuery:
     not_relevant: tuple[str, ...] = ()
 
 
-def _read_lines(path: Path, what: str) -> list[tuple[int, dict[str, object]]]:
+def _read_lines(path: Path, what: str) -> list[tuple[int, dict[str, object] | UsageError]]:
+    """The file's lines as JSON objects, each unusable one as the error to report."""
     try:
         text = read_regular_text(path, limit=MAX_EVAL_FILE_BYTES)
     except FileNotFoundError as exc:
@@ -42,24 +45,37 @@ def _read_lines(path: Path, what: str) -> list[tuple[int, dict[str, object]]]:
             hint="give a UTF-8 JSON-lines file",
             code="SE302",
         ) from exc
-    out = []
+    out: list[tuple[int, dict[str, object] | UsageError]] = []
     for n, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         try:
             value = json.loads(line)
         except (ValueError, RecursionError) as exc:
-            raise UsageError(
+            value = UsageError(
                 f"{path}:{n}: not valid JSON ({reason(exc)})",
                 hint="write one JSON object per line",
                 code="SE302",
-            ) from exc
-        if not isinstance(value, dict):
-            raise UsageError(
+            )
+        if not isinstance(value, dict | UsageError):
+            value = UsageError(
                 f"{path}:{n}: expected a JSON object", hint="write one JSON object per line", code="SE302"
             )
         out.append((n, value))
     return out
+
+
+def _every_problem(path: Path, problems: list[UsageError]) -> UsageError:
+    """One error for the unusable lines of ``path``: the only one as it is, else all of them."""
+    if len(problems) == 1:
+        return problems[0]
+    fixes = "; ".join(dict.fromkeys(p.hint for p in problems if p.hint))
+    lines = "\n".join(f"  {p.message}" for p in problems[:MAX_LISTED_PROBLEMS])
+    more = len(problems) - MAX_LISTED_PROBLEMS
+    lines += f"\n  ... and {more} more" if more > 0 else ""
+    return UsageError(
+        f"{len(problems)} lines of {path} cannot be used:\n{lines}", hint=fixes, code=problems[0].code
+    )
 
 
 def _str_list(value: object, path: Path, line: int, key: str) -> list[str]:
@@ -95,28 +111,17 @@ def _skill_key(entry: str, base: Path, where: str) -> str:
 
 def load_queries(path: Path, *, tools: bool) -> tuple[EvalQuery, ...]:
     """Read a query file. With ``tools`` relevant entries are tool ids, else skill folders."""
-    queries = []
+    queries: list[EvalQuery] = []
+    problems: list[UsageError] = []
     for n, obj in _read_lines(path, "query"):
-        query = obj.get("query")
-        if not isinstance(query, str) or not query.strip():
-            raise UsageError(
-                f'{path}:{n}: missing "query" text',
-                hint='write {"query": "...", "relevant": [...]}',
-                code="SE303",
-            )
-        rel = _str_list(obj.get("relevant"), path, n, "relevant")
-        neg = _str_list(obj.get("not_relevant"), path, n, "not_relevant")
-        norm: Callable[[str], str] = (
-            (lambda s: s) if tools else functools.partial(_skill_key, base=path.parent, where=f"{path}:{n}")
-        )
-        queries.append(
-            EvalQuery(
-                line=n,
-                query=query,
-                relevant=tuple(dict.fromkeys(map(norm, rel))),
-                not_relevant=tuple(dict.fromkeys(map(norm, neg))),
-            )
-        )
+        try:
+            if isinstance(obj, UsageError):
+                raise obj
+            queries.append(_query(obj, path, n, tools=tools))
+        except UsageError as exc:
+            problems.append(exc)
+    if problems:
+        raise _every_problem(path, problems)
     if not queries:
         raise UsageError(
             f"{path} holds no queries",
@@ -126,18 +131,48 @@ def load_queries(path: Path, *, tools: bool) -> tuple[EvalQuery, ...]:
     return tuple(queries)
 
 
+def _query(obj: dict[str, object], path: Path, n: int, *, tools: bool) -> EvalQuery:
+    query = obj.get("query")
+    if not isinstance(query, str) or not query.strip():
+        raise UsageError(
+            f'{path}:{n}: missing "query" text',
+            hint='write {"query": "...", "relevant": [...]}',
+            code="SE303",
+        )
+    rel = _str_list(obj.get("relevant"), path, n, "relevant")
+    neg = _str_list(obj.get("not_relevant"), path, n, "not_relevant")
+    norm: Callable[[str], str] = (
+        (lambda s: s) if tools else functools.partial(_skill_key, base=path.parent, where=f"{path}:{n}")
+    )
+    return EvalQuery(
+        line=n,
+        query=query,
+        relevant=tuple(dict.fromkeys(map(norm, rel))),
+        not_relevant=tuple(dict.fromkeys(map(norm, neg))),
+    )
+
+
 def load_tools(path: Path) -> list[tuple[str, str, str]]:
     """Read a tools file: ``{"id", "name"?, "description"}`` per line."""
     tools = []
+    problems: list[UsageError] = []
     for n, obj in _read_lines(path, "tools"):
+        if isinstance(obj, UsageError):
+            problems.append(obj)
+            continue
         tid, name, desc = obj.get("id"), obj.get("name", obj.get("id")), obj.get("description", "")
         if not isinstance(tid, str) or not tid or not isinstance(name, str) or not isinstance(desc, str):
-            raise UsageError(
-                f'{path}:{n}: a tool needs string "id", "name" and "description"',
-                hint='write {"id": "...", "name": "...", "description": "..."}',
-                code="SE305",
+            problems.append(
+                UsageError(
+                    f'{path}:{n}: a tool needs string "id", "name" and "description"',
+                    hint='write {"id": "...", "name": "...", "description": "..."}',
+                    code="SE305",
+                )
             )
+            continue
         tools.append((tid, name, desc))
+    if problems:
+        raise _every_problem(path, problems)
     if not tools:
         raise UsageError(f"{path} holds no tools", hint="add one tool per line", code="SE305")
     return tools
