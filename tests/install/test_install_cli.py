@@ -127,6 +127,8 @@ def test_deps_lists_and_writes_missing_servers(tmp_path: Path, isolated_home: Is
     assert listed.returncode == 1, listed.stderr
     report = json.loads(listed.stdout)
     assert report["missing"] == ["issue-tracker", "wiki-search"]
+    shown = _run(project, "deps", "--no-builtin", "--no-cache").stdout
+    assert "2 missing" in shown and "1 from a project you have not trusted" in shown
     assert _run(project, "trust").returncode == 0  # the tracker skill is the project's own
     written = _run(project, "deps", "--write", "--no-builtin", "--no-cache")
     assert written.returncode == 0, written.stderr

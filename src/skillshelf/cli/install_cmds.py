@@ -318,6 +318,13 @@ def _print_deps(report: Any, *, write: bool) -> None:
     if report.written:
         click.echo(f"Added {', '.join(report.written)} to {report.config_file}")
     elif report.missing and not write:
+        untrusted = sum(1 for e in report.missing if not e.dependency.trusted)
+        how = (
+            f" ({untrusted} from a project you have not trusted: `skillshelf trust` it first, or add "
+            "--allow-untrusted)"
+            if untrusted
+            else ""
+        )
         click.echo(
-            f"{len(report.missing)} missing; `skillshelf deps --write` adds them to {report.config_file}"
+            f"{len(report.missing)} missing; `skillshelf deps --write` adds them to {report.config_file}{how}"
         )
