@@ -58,6 +58,10 @@ class SkillshelfError(Exception):
     def __str__(self) -> str:
         return f"{self.message}\n  fix: {self.hint}" if self.hint else self.message
 
+    def one_line(self) -> str:
+        """``CODE: message (fix: hint)``, for a list of failures where each keeps its own fix."""
+        return f"{self.code}: {self.message}" + (f" (fix: {self.hint})" if self.hint else "")
+
     def to_dict(self) -> dict[str, object]:
         return {"error": type(self).__name__, "code": self.code, "message": self.message, "fix": self.hint}
 

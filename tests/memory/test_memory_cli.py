@@ -139,6 +139,20 @@ def test_a_fifo_or_folder_in_place_of_the_database_is_me010_not_a_hang(
         assert "move it away" in err
 
 
+def test_a_failed_job_is_printed_with_its_own_fix(
+    project: Path, isolated_home: Any, scripted_model: ScriptedModel, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sessions = isolated_home.home / "t"
+    write_skillshelf_transcript(
+        sessions / "0.jsonl", session_id="bad-0", cwd=project, task="a task", mtime=time.time() - 3600
+    )
+    scripted_model.reply = lambda body, n: json.dumps({"unexpected": True})
+    model = ["--model", "openai:small", "--base-url", scripted_model.url + "/v1"]
+    code, _, err = _run(capsys, "memory", "run", "--sessions", str(sessions), "--min-idle-hours", "0", *model)
+    assert code == 1 and "failed bad-0: ME034" in err
+    assert "(fix: use a model that follows the JSON schema)" in err and "API key" not in err
+
+
 def test_status_of_a_fresh_store_says_there_are_no_memories_yet(
     project: Path, isolated_home: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:

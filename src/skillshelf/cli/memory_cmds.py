@@ -164,9 +164,7 @@ def run(
     if report.failed:
         for error in report.errors:
             click.echo(f"skillshelf: failed {error}", err=True)
-        click.echo(
-            "  fix: check --model / --base-url and the API key; failed jobs retry after a backoff", err=True
-        )
+        click.echo("  failed jobs are tried again after a backoff (`skillshelf memory status`)", err=True)
         sys.exit(1)
 
 

@@ -290,7 +290,7 @@ def _update_one(
             )
     except OSError as exc:
         failure = io_failure(item.root, exc)
-        return result("failed", f"{failure.code}: {failure.message} (fix: {failure.hint})")
+        return result("failed", failure.one_line())
     except SkillshelfError as exc:
         hint = exc.hint
         if exc.code == "IS103":  # the folder or archive it came from moved (or this is a clone)

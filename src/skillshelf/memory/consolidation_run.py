@@ -105,7 +105,7 @@ def run_phase2_scope(
                 retry_base_ms=int(settings.retry_delay_seconds * 1000),
             )
             return Phase2Outcome(
-                scope=scope, status="failed", folder=folder, error=f"{exc.code}: {exc.message}"
+                scope=scope, status="failed", folder=folder, error=redact_secrets(exc.one_line())
             )
         except OSError as exc:
             store.mark_failed(

@@ -202,7 +202,9 @@ def run_stage1_job(
             now_ms=clock_ms(clock),
             retry_base_ms=int(settings.retry_delay_seconds * 1000),
         )
-        return Stage1Outcome(status="failed" if failed else "lost_lease", error=reason)
+        return Stage1Outcome(
+            status="failed" if failed else "lost_lease", error=redact_secrets(exc.one_line())
+        )
     now = clock_ms(clock)
     if result is None:
         return Stage1Outcome(

@@ -116,7 +116,7 @@ def _page(cursor: str | None, total: int, size: int) -> tuple[int, int, str | No
 
 def _mcp_error(exc: SkillshelfError) -> MCPError:
     code = RESOURCE_NOT_FOUND if isinstance(exc, NotFoundError) else types.INVALID_PARAMS
-    text = f"{exc.code}: {exc.message}" + (f" (fix: {exc.hint})" if exc.hint else "")
+    text = exc.one_line()
     return MCPError(code, text, data=exc.to_dict())
 
 
