@@ -32,7 +32,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "Check skills against the spec, Codex or Claude Code.",
     ),
     "catalog": ("skillshelf.cli.skills_cmds", "catalog", "Print the budgeted skills catalog the model sees."),
-    "load": ("skillshelf.cli.skills_cmds", "load", "Load one skill as the model would get it."),
+    "load": ("skillshelf.cli.load_cmd", "load", "Load one skill as the model would get it."),
     "search": ("skillshelf.cli.select_cmds", "search", "Rank skills against a query."),
     "eval": ("skillshelf.cli.select_cmds", "eval_cmd", "Measure skill selection on a query file."),
     "stats": ("skillshelf.cli.select_cmds", "stats", "Per-selector hit rates over real usage."),
