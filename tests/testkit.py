@@ -31,10 +31,12 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def shared_folder(repo: Path, environ: Mapping[str, str]) -> Path:
-    """``$SKILLSHELF_SHARED``, else ``../shared`` beside the project; in a git worktree whose own
-    parent has none, the one beside the main checkout (the same project, checked out twice)."""
+    """``$SKILLSHELF_SHARED`` (a relative one taken from the folder pytest was started in, since
+    tests run commands in other folders), else ``../shared`` beside the project; in a git worktree
+    whose own parent has none, the one beside the main checkout (the same project, checked out
+    twice)."""
     if environ.get("SKILLSHELF_SHARED"):
-        return Path(environ["SKILLSHELF_SHARED"])
+        return Path(environ["SKILLSHELF_SHARED"]).resolve()
     beside = repo.parent / "shared"
     dot_git = repo / ".git"
     if beside.exists() or not dot_git.is_file():

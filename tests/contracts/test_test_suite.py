@@ -38,6 +38,7 @@ def test_shared_is_found_beside_the_project_or_beside_the_main_checkout_of_a_wor
     assert shared_folder(main, {}) == tmp_path / "shared"
     assert shared_folder(worktree, {}) == tmp_path / "shared"
     assert shared_folder(worktree, {"SKILLSHELF_SHARED": "/x/y"}) == Path("/x/y")
+    assert shared_folder(worktree, {"SKILLSHELF_SHARED": "../y"}) == (Path.cwd() / ".." / "y").resolve()
     (tmp_path / "wt" / "shared").mkdir()
     assert shared_folder(worktree, {}) == tmp_path / "wt" / "shared"
     clone = tmp_path / "clone"
