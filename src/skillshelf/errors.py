@@ -13,11 +13,14 @@ for misuse of the API or CLI and for I/O that cannot go on::
      ├── PathEscapeError            a path leaves the folder it is confined to
      ├── ConfigError                a config file that cannot be used (file, line)
      ├── InstallError               installing / updating / removing a skill failed
+     │    ├── SkillValidationError  the skill does not validate (carries the findings)
+     │    └── NameTakenError        a skill folder of that name is already there
      ├── StoreError                 the memory state database failed
      ├── ModelCallError             a model API call failed
      └── FileAccessError            reading or writing a file failed
 
-Every error has a stable ``code`` and a ``hint`` that says what to do about it.
+The two install errors live in :mod:`skillshelf.install`. Every error has a stable ``code`` and
+a ``hint`` that says what to do about it.
 """
 
 from __future__ import annotations

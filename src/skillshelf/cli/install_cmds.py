@@ -79,14 +79,39 @@ def _progress(enabled: bool) -> Iterator[ProgressFn | None]:
     help="Replace a skill of the same name that is already there (one changed by hand, or not installed "
     "by skillshelf, is kept in the data folder's replaced-skills).",
 )
+@click.option(
+    "--all",
+    "every",
+    is_flag=True,
+    help="Install every skill in SOURCE (a repository or folder that holds several), each on its own: "
+    "one that fails is reported and the others are installed.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def install(
-    source: str, scope: str, target: str | None, name: str | None, force: bool, as_json: bool
+    source: str, scope: str, target: str | None, name: str | None, force: bool, every: bool, as_json: bool
 ) -> None:
     """Install a skill from SOURCE: a folder, a .zip/.skill or .tar/.tar.gz/.tgz/.tar.bz2/.tar.xz
-    archive (a path or an http(s) URL), or a git URL[@ref][#subdir] (gh:owner/repo for GitHub)."""
+    archive (a path or an http(s) URL), or a git URL[@ref][#subdir] (gh:owner/repo for GitHub).
+
+    With --all, every skill in SOURCE; exit 1 when one of them could not be installed."""
     from skillshelf.install.installer import SkillValidationError, install_skill
 
+    if every:
+        if name is not None:
+            from skillshelf.errors import UsageError
+
+            raise UsageError(
+                "--name names one skill, so it cannot be used with --all",
+                hint="drop --name, or install one skill with SOURCE#subfolder --name NAME",
+                code="IS002",
+            )
+        from skillshelf.cli.install_all import install_every_skill
+
+        with _progress(not as_json) as progress:
+            install_every_skill(
+                source, scope=scope, target=target, force=force, as_json=as_json, progress=progress
+            )
+        return
     try:
         with _progress(not as_json) as progress:
             result = install_skill(

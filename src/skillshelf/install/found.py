@@ -26,6 +26,7 @@ __all__ = [
     "ValidationProfile",
     "find_skill_folder",
     "relocate",
+    "skill_folders",
     "validate_skill_folder",
 ]
 
@@ -39,7 +40,8 @@ FIND_MAX_DIRS = ScanLimits().max_dirs
 
 def _skill_folders_below(folder: Path) -> tuple[list[Path], bool]:
     """Folders below ``folder`` holding a SKILL.md (breadth first, no symlinked folders, no .git),
-    and whether the search stopped at its depth or folder limit."""
+    and whether the search stopped at its depth or folder limit. A SKILL.md inside a skill's
+    folder (a template, an example) belongs to that skill, so the search does not go into one."""
     import os
 
     found: list[Path] = []
@@ -63,11 +65,43 @@ def _skill_folders_below(folder: Path) -> tuple[list[Path], bool]:
             child = Path(entry.path)
             if (child / "SKILL.md").is_file():
                 found.append(child)
+                continue
             if depth + 1 >= FIND_MAX_DEPTH or visited + len(queue) >= FIND_MAX_DIRS:
                 cut = True
                 continue
             queue.append((child, depth + 1))
     return sorted(found), cut
+
+
+def skill_folders(folder: Path, source: Source) -> tuple[list[Path], bool]:
+    """Every skill folder in ``folder`` (itself when it holds a SKILL.md, else the outermost
+    folders below that do), and whether the search stopped at its limits.
+
+    Raises:
+        InstallError: (IS310, IS312) there is none.
+    """
+    if (folder / "SKILL.md").is_file():
+        return [folder], False
+    found, cut = _skill_folders_below(folder)
+    if not found:
+        raise _none_found(source, cut)
+    return found, cut
+
+
+def _none_found(source: Source, cut: bool) -> InstallError:
+    if cut:
+        return InstallError(
+            f"{source.text} holds no SKILL.md within {FIND_MAX_DEPTH} folder levels "
+            f"(or the first {FIND_MAX_DIRS} folders); the search stopped there",
+            hint="point at the skill's own folder (the one with SKILL.md), or use #subdir for a folder "
+            "inside a repository or archive",
+            code="IS312",
+        )
+    return InstallError(
+        f"{source.text} holds no SKILL.md",
+        hint="point at a folder with a SKILL.md (use #subdir for a folder inside a repository or archive)",
+        code="IS310",
+    )
 
 
 def find_skill_folder(folder: Path, source: Source) -> Path:
@@ -76,32 +110,14 @@ def find_skill_folder(folder: Path, source: Source) -> Path:
     The search goes at most :data:`FIND_MAX_DEPTH` levels down and through :data:`FIND_MAX_DIRS`
     folders, so a very deep or huge tree ends with ``IS312`` instead of running away.
     """
-    if (folder / "SKILL.md").is_file():
-        return folder
-    found, cut = _skill_folders_below(folder)
+    found, _ = skill_folders(folder, source)
     if len(found) == 1:
         return found[0]
-    if not found and cut:
-        raise InstallError(
-            f"{source.text} holds no SKILL.md within {FIND_MAX_DEPTH} folder levels "
-            f"(or the first {FIND_MAX_DIRS} folders); the search stopped there",
-            hint="point at the skill's own folder (the one with SKILL.md), or use #subdir for a folder "
-            "inside a repository or archive",
-            code="IS312",
-        )
-    if not found:
-        raise InstallError(
-            f"{source.text} holds no SKILL.md",
-            hint=(
-                "point at a folder with a SKILL.md (use #subdir for a folder inside a repository or archive)"
-            ),
-            code="IS310",
-        )
     choices = ", ".join(f"#{p.relative_to(folder).as_posix()}" for p in found[:8])
     more = f" and {len(found) - 8} more" if len(found) > 8 else ""
     raise InstallError(
         f"{source.text} holds {len(found)} skills; choose one",
-        hint=f"add the skill's folder to the source: {choices}{more}",
+        hint=f"add the skill's folder to the source ({choices}{more}), or pass --all to install every one",
         code="IS311",
     )
 

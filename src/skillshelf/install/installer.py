@@ -13,8 +13,9 @@ skillshelf scans).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -28,13 +29,15 @@ from skillshelf.install.found import SkillValidationError, find_skill_folder, re
 from skillshelf.install.git import GitRunner, ProgressFn
 from skillshelf.install.kept import kept_root, needs_keeping, set_aside
 from skillshelf.install.lock import FOLDER_NAME, LockEntry, content_hash, read_lock, write_lock
-from skillshelf.install.sources import Source, fetch, parse_source
+from skillshelf.install.sources import Fetched, Source, fetch_whole, narrow, parse_source
 from skillshelf.install.targets import InstallTarget, check_links, default_target, make_links, placement
 from skillshelf.skills.model import RootOrigin, Scope, Skill, SkillRoot
 
 __all__ = [
+    "Destination",
     "InstallResult",
     "InstallScope",
+    "NameTakenError",
     "SkillValidationError",
     "install_skill",
     "installed_skill_root",
@@ -101,19 +104,16 @@ def _check_name(name: str) -> str:
     return name
 
 
-def _fetch_and_validate(
-    source: Source, work: Path, root: SkillRoot, git: GitRunner, progress: ProgressFn | None
-) -> tuple[Path, Skill, tuple[Diagnostic, ...], str | None]:
-    """Fetch ``source`` into ``work``; return the skill folder, the skill, findings, commit."""
-    fetched = fetch(source, work, git=git, progress=progress)
-    folder = find_skill_folder(fetched.folder, source)
+def _validated(folder: Path, source: Source, root: SkillRoot) -> tuple[Skill, tuple[Diagnostic, ...]]:
+    """Check and validate the skill ``folder`` fetched from ``source``; the findings name paths
+    as the user sees them (the folder itself, or its place in the repository or archive)."""
     check_skill_tree(folder)
     shown = folder if source.kind == "folder" else Path(source.subdir or ".")
     try:
         skill, diags = validate_skill_folder(folder, root)
     except SkillValidationError as exc:
         raise SkillValidationError(relocate(exc.diagnostics, folder, shown)) from None
-    return folder, skill, relocate(diags, folder, shown), fetched.commit
+    return skill, relocate(diags, folder, shown)
 
 
 def _lock_entry(source: Source, name: str, skill: Skill, commit: str | None, staged: Path) -> LockEntry:
@@ -131,65 +131,73 @@ def _lock_entry(source: Source, name: str, skill: Skill, commit: str | None, sta
     )
 
 
-def stage_and_swap(
-    source: Source,
-    root: Path,
-    scope: InstallScope,
-    *,
-    name: str | None,
-    replace: bool,
-    git: GitRunner,
-    progress: ProgressFn | None,
-    copy_file: CopyFn | None = None,
-    link_roots: Sequence[Path] = (),
-    agents: Sequence[str] = (),
-    kept_root: Path | None = None,
-) -> InstallResult:
-    """The whole install of ``source`` into ``root``; caller holds :func:`root_lock`.
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Destination:
+    """Where and how skills are placed: the skills root and what goes with each skill there."""
 
-    Each of ``link_roots`` gets a link to the installed folder (``install --for all``); the
-    lock entry records them and ``agents``. A folder it replaces that skillshelf could not
-    fetch again goes to ``kept_root`` (:mod:`skillshelf.install.kept`; None: deleted)."""
-    with workspace(root) as work:
-        folder, skill, diags, commit = _fetch_and_validate(
-            source, work, _root_for(scope, root), git, progress
+    root: Path
+    scope: InstallScope
+    replace: bool = False
+    link_roots: Sequence[Path] = ()
+    agents: Sequence[str] = ()
+    kept_root: Path | None = None  # a replaced folder skillshelf could not fetch again goes here
+    copy_file: CopyFn | None = None
+
+
+def place_skill(
+    folder: Path,
+    source: Source,
+    commit: str | None,
+    work: Path,
+    dest: Destination,
+    *,
+    name: str | None = None,
+    progress: ProgressFn | None = None,
+) -> InstallResult:
+    """Validate the fetched skill ``folder`` (from ``source``) and swap it into ``dest.root``,
+    staging in the empty folder ``work``; caller holds :func:`root_lock`.
+
+    Each of ``dest.link_roots`` gets a link to the installed folder (``install --for all``); the
+    lock entry records them and ``dest.agents``. A folder it replaces that skillshelf could
+    not fetch again goes to ``dest.kept_root`` (:mod:`skillshelf.install.kept`; None: deleted)."""
+    skill, diags = _validated(folder, source, _root_for(dest.scope, dest.root))
+    target_name = _check_name(name) if name else _default_name(skill, folder)
+    target = dest.root / target_name
+    replaced = target.exists() or target.is_symlink()
+    lock = read_lock(dest.root)
+    if replaced and not dest.replace:
+        raise NameTakenError(target, lock.get(target_name))
+    links = [r / target_name for r in dest.link_roots]
+    check_links(links, target)
+    if progress is not None:
+        progress("Copying", None)
+    staged = work / "stage" / target_name
+    staged.parent.mkdir()
+    copy = {"copy_file": dest.copy_file} if dest.copy_file else {}
+    files = copy_skill_tree(folder, staged, **copy)
+    entry = dataclasses.replace(
+        _lock_entry(source, target_name, skill, commit, staged),
+        agents=tuple(dest.agents),
+        links=tuple(str(link) for link in links),
+    )
+    keep = dest.kept_root is not None and needs_keeping(target, lock.get(target_name))
+    aside = set_aside(target, target_name, dest.kept_root or work, work / "old", keep=keep)
+    try:
+        swap_into_place(
+            staged,
+            target,
+            aside.trash,
+            replace=dest.replace,
+            then=lambda: write_lock(dest.root, lock.with_entry(entry)),
         )
-        target_name = _check_name(name) if name else _default_name(skill, folder)
-        target = root / target_name
-        replaced = target.exists() or target.is_symlink()
-        lock = read_lock(root)
-        if replaced and not replace:
-            raise _name_taken(target, lock.get(target_name))
-        links = [r / target_name for r in link_roots]
-        check_links(links, target)
-        if progress is not None:
-            progress("Copying", None)
-        staged = work / "stage" / target_name
-        staged.parent.mkdir()
-        files = copy_skill_tree(folder, staged, **({"copy_file": copy_file} if copy_file else {}))
-        entry = dataclasses.replace(
-            _lock_entry(source, target_name, skill, commit, staged),
-            agents=tuple(agents),
-            links=tuple(str(link) for link in links),
-        )
-        keep = kept_root is not None and needs_keeping(target, lock.get(target_name))
-        aside = set_aside(target, target_name, kept_root or work, work / "old", keep=keep)
-        try:
-            swap_into_place(
-                staged,
-                target,
-                aside.trash,
-                replace=replace,
-                then=lambda: write_lock(root, lock.with_entry(entry)),
-            )
-        except BaseException:
-            aside.drop_copy()
-            raise
-    make_links(links, target, relative=scope == "project")
+    except BaseException:
+        aside.drop_copy()
+        raise
+    make_links(links, target, relative=dest.scope == "project")
     return InstallResult(
         name=target_name,
         path=target,
-        scope=scope,
+        scope=dest.scope,
         entry=entry,
         replaced=replaced,
         files=files,
@@ -198,18 +206,47 @@ def stage_and_swap(
     )
 
 
-def _name_taken(target: Path, entry: LockEntry | None) -> InstallError:
-    if entry is None:
-        return InstallError(
-            f"{target} already exists and skillshelf did not install it",
-            hint="pass --name to install beside it, or --force to replace it (the folder is kept aside)",
-            code="IS305",
+def stage_and_swap(
+    source: Source,
+    dest: Destination,
+    *,
+    name: str | None,
+    git: GitRunner,
+    progress: ProgressFn | None,
+    fetcher: Callable[[Source], Fetched] | None = None,
+) -> InstallResult:
+    """The whole install of the one skill in ``source``; caller holds :func:`root_lock`.
+
+    The files come from ``fetcher`` when given (already fetched, to be read only), else they
+    are fetched into the work folder with ``git``."""
+    with workspace(dest.root) as work:
+        fetched = (
+            fetcher(source)
+            if fetcher
+            else narrow(fetch_whole(source, work, git=git, progress=progress), source)
         )
-    return InstallError(
-        f"a skill named {target.name!r} is already installed at {target}",
-        hint="use `skillshelf update` to update it, --force to replace it, or --name to install beside it",
-        code="IS305",
-    )
+        folder = find_skill_folder(fetched.folder, source)
+        return place_skill(folder, source, fetched.commit, work, dest, name=name, progress=progress)
+
+
+class NameTakenError(InstallError):
+    """A skill folder of that name is already there (``entry``: its lock entry, if ours)."""
+
+    default_code = "IS305"
+
+    def __init__(self, target: Path, entry: LockEntry | None) -> None:
+        self.target, self.entry = target, entry
+        if entry is None:
+            super().__init__(
+                f"{target} already exists and skillshelf did not install it",
+                hint="pass --name to install beside it, or --force to replace it (the folder is kept aside)",
+            )
+        else:
+            super().__init__(
+                f"a skill named {target.name!r} is already installed at {target}",
+                hint="use `skillshelf update` to update it, --force to replace it, or --name to install "
+                "beside it",
+            )
 
 
 def _default_name(skill: Skill, folder: Path) -> str:
@@ -238,32 +275,47 @@ def install_skill(
     Raises :class:`InstallError` (nothing changed) when the source cannot be fetched, holds no
     or several skills, does not validate, is unsafe, or the name is taken and ``force`` is off.
     """
+    with install_session(source, env, scope, target, force=force, copy_file=copy_file) as (parsed, dest):
+        runner = git or GitRunner(environ=env.environ)
+        return stage_and_swap(parsed, dest, name=name, git=runner, progress=progress)
+
+
+@contextlib.contextmanager
+def install_session(
+    source: str,
+    env: Env,
+    scope: InstallScope,
+    target: InstallTarget | None,
+    *,
+    force: bool,
+    copy_file: CopyFn | None = None,
+) -> Iterator[tuple[Source, Destination]]:
+    """The parsed ``source`` and where its skills go, with the skills root locked throughout.
+
+    Folders made for a root that is still empty at the end are taken away again, and an
+    ``OSError`` becomes :func:`io_failure`."""
     parsed = parse_source(source, cwd=env.cwd)
     place = placement(scope, target or _configured_target(env), env)
     root = place.root
-    made = [d for d in (root, *root.parents) if not d.exists()]  # taken away again if nothing lands
-    runner = git or GitRunner(environ=env.environ)
+    made = [d for d in (root, *root.parents) if not d.exists()]
     try:
         with root_lock(root):
-            return stage_and_swap(
+            yield (
                 parsed,
-                root,
-                scope,
-                name=name,
-                replace=force,
-                git=runner,
-                progress=progress,
-                copy_file=copy_file,
-                link_roots=place.link_roots,
-                agents=place.agents,
-                kept_root=kept_root(env),
+                Destination(
+                    root=root,
+                    scope=scope,
+                    replace=force,
+                    link_roots=place.link_roots,
+                    agents=place.agents,
+                    kept_root=kept_root(env),
+                    copy_file=copy_file,
+                ),
             )
     except OSError as exc:
-        _drop_empty(made)
         raise io_failure(root, exc) from exc
-    except BaseException:
+    finally:
         _drop_empty(made)
-        raise
 
 
 def _drop_empty(folders: Sequence[Path]) -> None:

@@ -21,10 +21,12 @@ from typing import Literal
 from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.env import Env
 from skillshelf.errors import InstallError, NotFoundError, SkillshelfError
+from skillshelf.install.fetch_once import FetchOnce, fetch_once
 from skillshelf.install.files import remove_tree, root_lock, workspace
 from skillshelf.install.found import find_skill_folder
 from skillshelf.install.git import GitRunner, ProgressFn, is_commit_id
 from skillshelf.install.installer import (
+    Destination,
     InstallScope,
     io_failure,
     skills_root_for,
@@ -34,7 +36,7 @@ from skillshelf.install.kept import kept_root, needs_keeping, set_aside
 from skillshelf.install.links import confined_links, stray_links
 from skillshelf.install.lock import LockEntry, content_hash, lock_path, read_lock, write_lock
 from skillshelf.install.provenance import locally_modified
-from skillshelf.install.sources import Source, fetch
+from skillshelf.install.sources import Source
 from skillshelf.install.targets import drop_links
 
 __all__ = [
@@ -201,25 +203,24 @@ def _source_of(entry: LockEntry) -> Source:
     return Source(kind=kind, location=entry.location, subdir=entry.subdir, ref=entry.ref)  # type: ignore[arg-type]
 
 
-def _unchanged_upstream(item: InstalledSkill, git: GitRunner, progress: ProgressFn | None) -> str | None:
+def _unchanged_upstream(item: InstalledSkill, fetched: FetchOnce) -> str | None:
     """A reason to skip the fetch when the source did not move, else None."""
     entry = item.entry
     if entry.kind == "git":
         if is_commit_id(entry.ref):
             return f"pinned to commit {entry.ref}"
-        remote = git.remote_commit(entry.location, entry.ref)
+        remote = fetched.remote_commit(entry.location, entry.ref)
         if remote is not None and remote == entry.commit:
             return f"already at {remote[:12]}"
         return None
-    with workspace(item.root) as work:
-        fetched = fetch(_source_of(entry), work, git=git, progress=progress)
-        if content_hash(find_skill_folder(fetched.folder, _source_of(entry))) == entry.content_hash:
-            return "source unchanged"
+    source = _source_of(entry)
+    if content_hash(find_skill_folder(fetched(source).folder, source)) == entry.content_hash:
+        return "source unchanged"
     return None
 
 
 def _checked(
-    item: InstalledSkill, missing: bool, modified: bool, git: GitRunner, progress: ProgressFn | None
+    item: InstalledSkill, missing: bool, modified: bool, fetched: FetchOnce
 ) -> tuple[UpdateStatus, str, str | None]:
     """What ``update`` would do to ``item`` (status, detail, the source's commit), found without
     changing it: the source is fetched into a scratch folder when its contents must be compared."""
@@ -227,26 +228,26 @@ def _checked(
     if missing:
         return "available", "its folder is missing; update installs it again", entry.commit
     local = "; changed locally, so update needs --force (which keeps your copy)" if modified else ""
-    reason = _unchanged_upstream(item, git, progress)
+    reason = _unchanged_upstream(item, fetched)
     if reason is not None:
         return "up-to-date", reason + ("; changed locally" if modified else ""), entry.commit
     if entry.kind != "git":  # _unchanged_upstream compared the fetched contents already
         return "available", "new contents" + local, None
-    with workspace(item.root) as work:
-        fetched = fetch(_source_of(entry), work, git=git, progress=progress)
-        same = content_hash(find_skill_folder(fetched.folder, _source_of(entry))) == entry.content_hash
-    moved = f"{(entry.commit or '')[:12]} -> {(fetched.commit or '')[:12]}"
+    source = _source_of(entry)
+    new = fetched(source)
+    same = content_hash(find_skill_folder(new.folder, source)) == entry.content_hash
+    moved = f"{(entry.commit or '')[:12]} -> {(new.commit or '')[:12]}"
     if same:
         kept = "; changed locally" if modified else ""
-        return "up-to-date", f"{moved}, with no change in the skill's files{kept}", fetched.commit
-    return "available", moved + local, fetched.commit
+        return "up-to-date", f"{moved}, with no change in the skill's files{kept}", new.commit
+    return "available", moved + local, new.commit
 
 
 def _update_one(
     item: InstalledSkill,
     *,
     force: bool,
-    git: GitRunner,
+    fetched: FetchOnce,
     progress: ProgressFn | None,
     kept: Path,
     check: bool = False,
@@ -270,23 +271,22 @@ def _update_one(
             missing = not item.path.is_dir()
             modified = not missing and locally_modified(item.path, entry)
             if check:
-                return result(*_checked(item, missing, modified, git, progress))
+                return result(*_checked(item, missing, modified, fetched))
             if modified and not force:
                 return result("skipped", "changed locally since install; --force updates it and keeps yours")
-            reason = None if modified or missing else _unchanged_upstream(item, git, progress)
+            reason = None if modified or missing else _unchanged_upstream(item, fetched)
             if reason is not None:
                 return result("up-to-date", reason, entry.commit)
-            installed = stage_and_swap(
-                _source_of(entry),
-                item.root,
-                item.scope,
-                name=entry.name,
+            dest = Destination(
+                root=item.root,
+                scope=item.scope,
                 replace=True,
-                git=git,
-                progress=progress,
                 link_roots=[Path(link).parent for link in entry.links],
                 agents=entry.agents,
                 kept_root=kept,
+            )
+            installed = stage_and_swap(
+                _source_of(entry), dest, name=entry.name, git=fetched.git, progress=progress, fetcher=fetched
             )
     except OSError as exc:
         failure = io_failure(item.root, exc)
@@ -321,13 +321,15 @@ def update_skills(
     """Update the named installed skills (all when ``names`` is empty) from their sources; with
     ``check``, only say which have an update (``available``) and change nothing.
 
-    One failing skill does not stop the others; each result says what happened.
+    One failing skill does not stop the others; each result says what happened. Each source is
+    fetched once, however many of the skills come from it (:mod:`skillshelf.install.fetch_once`).
     """
-    runner = git or GitRunner(environ=env.environ)
-    return tuple(
-        _update_one(i, force=force, git=runner, progress=progress, kept=kept_root(env), check=check)
-        for i in _select(env, names, scope)
-    )
+    chosen = _select(env, names, scope)
+    with fetch_once(git or GitRunner(environ=env.environ), progress) as fetched:
+        return tuple(
+            _update_one(i, force=force, fetched=fetched, progress=progress, kept=kept_root(env), check=check)
+            for i in chosen
+        )
 
 
 def remove_skill(

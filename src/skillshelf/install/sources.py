@@ -1,8 +1,9 @@
 """Where a skill comes from: a local folder, a git URL (``#subdir``, ``@ref``), an archive.
 
 :func:`parse_source` turns what the user typed into a :class:`Source` (pure apart from
-checking which local paths exist); :func:`fetch` puts the source's files in a work folder the
-installer owns and says which commit that was. Git runs through the ``git`` command line.
+checking which local paths exist); :func:`fetch_whole` puts the source's files in a work folder
+the installer owns and says which commit that was, and :func:`narrow` applies its ``#subdir``.
+Git runs through the ``git`` command line.
 """
 
 from __future__ import annotations
@@ -18,7 +19,16 @@ from skillshelf.fileio import resolve_path
 from skillshelf.install.archive import ARCHIVE_SUFFIXES, archive_suffix, extract_archive
 from skillshelf.install.git import GitRunner, ProgressFn
 
-__all__ = ["ARCHIVE_SUFFIXES", "Fetched", "ProgressFn", "Source", "SourceKind", "fetch", "parse_source"]
+__all__ = [
+    "ARCHIVE_SUFFIXES",
+    "Fetched",
+    "ProgressFn",
+    "Source",
+    "SourceKind",
+    "fetch_whole",
+    "narrow",
+    "parse_source",
+]
 
 SourceKind = Literal["folder", "git", "archive"]
 MAX_DOWNLOAD_BYTES = 200 * 1024 * 1024
@@ -247,7 +257,7 @@ def _download(url: str, dest: Path, progress: ProgressFn | None, timeout: float)
     return target
 
 
-def fetch(
+def fetch_whole(
     source: Source,
     workdir: Path,
     *,
@@ -255,12 +265,13 @@ def fetch(
     progress: ProgressFn | None = None,
     timeout: float = 600.0,
 ) -> Fetched:
-    """Make the files of ``source`` available under ``workdir`` (which the caller deletes)."""
+    """The whole of ``source`` (its ``#subdir`` not applied yet: see :func:`narrow`) under
+    ``workdir``: a local folder as it is, an archive unpacked, a repository cloned."""
     if source.kind == "folder":
         base = Path(source.location)
         if not base.is_dir():
             raise InstallError(f"{base} does not exist any more", hint=_SOURCE_HINT, code="IS103")
-        return Fetched(folder=_within(base, source.subdir, source))
+        return Fetched(folder=base)
     if source.kind == "archive":
         archive = Path(source.location)
         if source.location.lower().startswith(("http://", "https://")):
@@ -270,9 +281,13 @@ def fetch(
         if progress is not None:
             progress("Unpacking", None)
         extract_archive(archive, workdir / "archive")
-        return Fetched(
-            folder=_within(_archive_root(workdir / "archive", source.subdir), source.subdir, source)
-        )
+        return Fetched(folder=workdir / "archive")
     repo = workdir / "repo"
     commit = git.clone(source.location, repo, ref=source.ref, progress=progress, timeout=timeout)
-    return Fetched(folder=_within(repo, source.subdir, source), commit=commit)
+    return Fetched(folder=repo, commit=commit)
+
+
+def narrow(whole: Fetched, source: Source) -> Fetched:
+    """``whole`` (from :func:`fetch_whole`) narrowed to the source's ``#subdir``."""
+    base = _archive_root(whole.folder, source.subdir) if source.kind == "archive" else whole.folder
+    return Fetched(folder=_within(base, source.subdir, source), commit=whole.commit)

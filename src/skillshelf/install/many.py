@@ -1,0 +1,204 @@
+"""``skillshelf install SOURCE --all``: every skill of a source that holds several, fetched once.
+
+Each skill is validated and swapped into place on its own (:func:`place_skill`), so one that does
+not validate, or whose name is taken, is reported and the others still land. Each gets its own
+lock entry whose ``#subdir`` points at its folder, so ``update`` and ``remove`` treat it like a
+skill installed alone. A skill already installed from that same place is left as it is
+(``present``), so running the command again after fixing a failure installs only what is missing.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Literal
+
+from skillshelf.diagnostics import Diagnostic, Severity
+from skillshelf.env import Env
+from skillshelf.errors import SkillshelfError
+from skillshelf.install.files import workspace
+from skillshelf.install.found import SkillValidationError, skill_folders
+from skillshelf.install.git import GitRunner, ProgressFn
+from skillshelf.install.installer import (
+    Destination,
+    InstallResult,
+    InstallScope,
+    NameTakenError,
+    install_session,
+    place_skill,
+)
+from skillshelf.install.lock import LockEntry
+from skillshelf.install.sources import Source, fetch_whole, narrow
+from skillshelf.install.targets import InstallTarget
+
+__all__ = ["InstallAllResult", "NotInstalled", "install_all"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NotInstalled:
+    """A skill of the source that was not installed: ``present`` (already installed from the
+    same place) or ``failed`` (``code``, ``message`` and ``fix`` say why)."""
+
+    folder: str  # its place in the source, e.g. "skills/pdf" ("." for the source itself)
+    name: str  # the installed folder it matches (present), else the skill folder's own name
+    status: Literal["present", "failed"]
+    code: str
+    message: str
+    fix: str
+    diagnostics: tuple[Diagnostic, ...] = ()
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "folder": self.folder,
+            "name": self.name,
+            "status": self.status,
+            "code": self.code,
+            "message": self.message,
+            "fix": self.fix,
+            "diagnostics": [d.to_dict() for d in self.diagnostics],
+        }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class InstallAllResult:
+    """What ``install --all`` did with each skill it found in ``source``."""
+
+    source: str
+    commit: str | None
+    installed: tuple[InstallResult, ...]
+    not_installed: tuple[NotInstalled, ...]
+    search_cut: bool  # the search for SKILL.md files stopped at its limits; some may be missing
+
+    @property
+    def failed(self) -> tuple[NotInstalled, ...]:
+        return tuple(item for item in self.not_installed if item.status == "failed")
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "source": self.source,
+            "commit": self.commit,
+            "installed": [result.to_dict() for result in self.installed],
+            "not_installed": [item.to_dict() for item in self.not_installed],
+            "search_cut": self.search_cut,
+        }
+
+
+def install_all(
+    source: str,
+    *,
+    env: Env,
+    scope: InstallScope = "user",
+    force: bool = False,
+    progress: ProgressFn | None = None,
+    git: GitRunner | None = None,
+    target: InstallTarget | None = None,
+) -> InstallAllResult:
+    """Install every skill in ``source`` (the outermost folders with a SKILL.md) where the
+    ``target`` agents read skills; see :func:`~skillshelf.install.installer.install_skill`.
+
+    Raises :class:`~skillshelf.errors.InstallError` when the source cannot be fetched or holds no
+    skill; a problem with one skill is reported in the result and the others go on.
+    """
+    with install_session(source, env, scope, target, force=force) as (parsed, dest):
+        return _install_found(parsed, dest, git or GitRunner(environ=env.environ), progress)
+
+
+def _install_found(
+    parsed: Source, dest: Destination, git: GitRunner, progress: ProgressFn | None
+) -> InstallAllResult:
+    with workspace(dest.root) as work:
+        fetched = narrow(fetch_whole(parsed, work, git=git, progress=progress), parsed)
+        folders, cut = skill_folders(fetched.folder, parsed)
+        outcomes: list[InstallResult | NotInstalled] = []
+        for number, folder in enumerate(folders, 1):
+            place = folder.relative_to(fetched.folder).as_posix()
+            if progress is not None:
+                progress(f"Installing {place} ({number}/{len(folders)})", None)
+            here = work / f"skill-{number}"
+            here.mkdir()
+            one = _sub_source(parsed, place)
+            outcomes.append(_install_one(folder, place, one, fetched.commit, here, dest))
+    return InstallAllResult(
+        source=parsed.text,
+        commit=fetched.commit,
+        installed=tuple(o for o in outcomes if isinstance(o, InstallResult)),
+        not_installed=tuple(o for o in outcomes if isinstance(o, NotInstalled)),
+        search_cut=cut,
+    )
+
+
+def _sub_source(source: Source, place: str) -> Source:
+    """``source`` narrowed to the skill folder at ``place`` inside it."""
+    if place == ".":
+        return source
+    return dataclasses.replace(source, subdir="/".join(p for p in (source.subdir, place) if p))
+
+
+def _install_one(
+    folder: Path, place: str, one: Source, commit: str | None, work: Path, dest: Destination
+) -> InstallResult | NotInstalled:
+    """Install the skill ``folder`` found at ``place`` in the source, or say why it was not."""
+    try:
+        return place_skill(folder, one, commit, work, dest)
+    except NameTakenError as exc:
+        if exc.entry is not None and _same_place(exc.entry, one):
+            return NotInstalled(
+                folder=place,
+                name=exc.target.name,
+                status="present",
+                code=exc.code,
+                message=f"already installed from here as {exc.target.name!r}",
+                fix=f"`skillshelf update {exc.target.name}` updates it",
+            )
+        return NotInstalled(
+            folder=place,
+            name=exc.target.name,
+            status="failed",
+            code=exc.code,
+            message=exc.message,
+            fix=f"`skillshelf install {one.text} --name OTHER-NAME` installs it beside that one; "
+            "--force replaces it",
+        )
+    except SkillValidationError as exc:
+        errors = [d for d in exc.diagnostics if d.severity is Severity.ERROR]
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        what = f"{errors[0].code}: {errors[0].message}{more}" if errors else "SKILL.md could not be read"
+        return dataclasses.replace(_failed(place, exc, exc.diagnostics), message=f"does not validate: {what}")
+    except OSError as exc:
+        return NotInstalled(
+            folder=place,
+            name=folder.name,
+            status="failed",
+            code="IS307",
+            message=f"cannot copy it into place: {exc}",
+            fix="check free disk space and the permissions of the skills folder",
+        )
+    except SkillshelfError as exc:
+        return _failed(place, exc)
+
+
+def _same_place(entry: LockEntry, one: Source) -> bool:
+    """Whether ``entry`` was installed from the folder ``one`` names, however it was spelled
+    (``repo#skills/pdf`` or ``repo/skills/pdf`` for a local folder)."""
+    if entry.kind != one.kind or entry.ref != one.ref:
+        return False
+    if one.kind != "folder":
+        return entry.location == one.location and (entry.subdir or None) == (one.subdir or None)
+    return _joined(entry.location, entry.subdir) == _joined(one.location, one.subdir)
+
+
+def _joined(location: str, subdir: str | None) -> Path:
+    return Path(location).joinpath(*(subdir.split("/") if subdir else ()))
+
+
+def _failed(place: str, exc: SkillshelfError, diagnostics: tuple[Diagnostic, ...] = ()) -> NotInstalled:
+    return NotInstalled(
+        folder=place,
+        name=PurePosixPath(place).name,
+        status="failed",
+        code=exc.code,
+        message=exc.message,
+        fix=exc.hint,
+        diagnostics=diagnostics,
+    )

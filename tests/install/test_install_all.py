@@ -1,0 +1,194 @@
+"""``install SOURCE --all``: every skill of a source, each on its own."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from install_helpers import commit_all, github_tarball, init_repo, make_env, run_cli, write_skill
+
+from skillshelf.errors import InstallError
+from skillshelf.install import install_skill, read_lock, update_skills
+from skillshelf.install.git import GitRunner
+from skillshelf.install.many import install_all
+from testkit import IsolatedHome
+
+
+def _shelf(repo: Path) -> Path:
+    """Two skills, and a third that carries a SKILL.md template among its own files."""
+    write_skill(repo / "skills" / "alpha", "alpha")
+    write_skill(repo / "skills" / "beta", "beta")
+    write_skill(repo / "skills" / "maker", "maker")
+    write_skill(repo / "skills" / "maker" / "templates" / "starter", "starter")
+    return repo
+
+
+def test_every_skill_of_a_repository_is_installed_with_its_own_lock_entry(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
+    repo = _shelf(init_repo(tmp_path / "up"))
+    commit = commit_all(repo, "one")
+    env = make_env(tmp_path, isolated_home.home)
+    result = install_all(repo.as_uri(), env=env)
+    assert [r.name for r in result.installed] == ["alpha", "beta", "maker"]
+    assert result.not_installed == () and result.commit == commit
+    root = result.installed[0].path.parent
+    assert (root / "maker" / "templates" / "starter" / "SKILL.md").is_file()  # part of maker
+    lock = read_lock(root)
+    entries = [lock.get(name) for name in ("alpha", "beta", "maker")]
+    assert [e.subdir for e in entries if e] == ["skills/alpha", "skills/beta", "skills/maker"]
+    assert {e.commit for e in entries if e} == {commit}
+
+    write_skill(repo / "skills" / "beta", "beta", body="changed")
+    commit_all(repo, "two")
+    statuses = {r.name: r.status for r in update_skills(env=env)}
+    assert statuses == {"alpha": "up-to-date", "beta": "updated", "maker": "up-to-date"}
+    assert "changed" in (root / "beta" / "SKILL.md").read_text(encoding="utf-8")
+
+
+def test_a_bad_skill_or_a_taken_name_is_reported_and_the_others_are_installed(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
+    source = tmp_path / "shelf"
+    write_skill(source / "alpha", "alpha")
+    write_skill(source / "second-alpha", "alpha")
+    (source / "broken").mkdir()
+    (source / "broken" / "SKILL.md").write_text("no frontmatter here\n", encoding="utf-8")
+    write_skill(source / "gamma", "gamma")
+    result = install_all(str(source), env=make_env(tmp_path, isolated_home.home))
+    assert [r.name for r in result.installed] == ["alpha", "gamma"]
+    failed = {item.folder: item for item in result.failed}
+    assert set(failed) == {"broken", "second-alpha"}
+    assert failed["broken"].code == "IS320" and "SK101" in failed["broken"].message
+    assert failed["broken"].diagnostics
+    assert failed["second-alpha"].code == "IS305"
+    assert f"{source}#second-alpha --name" in failed["second-alpha"].fix
+
+
+def test_running_it_again_leaves_what_is_installed_from_there_as_it_is(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
+    source = tmp_path / "shelf"
+    write_skill(source / "alpha", "alpha")
+    write_skill(source / "beta", "beta")
+    env = make_env(tmp_path, isolated_home.home)
+    install_skill(str(source / "alpha"), env=env)  # the same folder, spelled as a path
+    first = install_all(str(source), env=env)
+    assert [r.name for r in first.installed] == ["beta"]
+    again = install_all(str(source), env=env)
+    assert again.installed == () and again.failed == ()
+    assert [(n.name, n.status) for n in again.not_installed] == [("alpha", "present"), ("beta", "present")]
+
+
+def test_a_skill_of_the_same_name_from_elsewhere_is_not_replaced_without_force(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
+    env = make_env(tmp_path, isolated_home.home)
+    mine = install_skill(str(write_skill(tmp_path / "mine" / "alpha", "alpha", body="mine")), env=env)
+    source = tmp_path / "shelf"
+    write_skill(source / "alpha", "alpha", body="theirs")
+    (taken,) = install_all(str(source), env=env).failed
+    assert taken.code == "IS305" and "mine" in (mine.path / "SKILL.md").read_text(encoding="utf-8")
+    (replaced,) = install_all(str(source), env=env, force=True).installed
+    assert replaced.replaced and "theirs" in (mine.path / "SKILL.md").read_text(encoding="utf-8")
+
+
+def test_an_archive_with_a_top_folder_installs_each_skill_so_that_update_finds_it_again(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
+    files = {
+        "skills/alpha/SKILL.md": b"---\nname: alpha\ndescription: Alpha things for the tests here.\n---\nA\n",
+        "skills/beta/SKILL.md": b"---\nname: beta\ndescription: Beta things for the tests here.\n---\nB\n",
+    }
+    archive = github_tarball(tmp_path / "release.tar.gz", "shelf-1.0", files)
+    env = make_env(tmp_path, isolated_home.home)
+    result = install_all(f"{archive}#skills", env=env)
+    assert [r.entry.subdir for r in result.installed] == ["skills/alpha", "skills/beta"]
+    assert [r.status for r in update_skills(env=env)] == ["up-to-date", "up-to-date"]
+
+
+def test_a_source_without_any_skill_is_an_error_and_leaves_no_folder(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
+    (tmp_path / "empty" / "docs").mkdir(parents=True)
+    env = make_env(tmp_path, isolated_home.home)
+    with pytest.raises(InstallError) as caught:
+        install_all(str(tmp_path / "empty"), env=env)
+    assert caught.value.code == "IS310"
+    assert not (isolated_home.home / ".agents" / "skills").exists()
+
+
+def test_a_skill_with_a_template_skill_md_inside_installs_as_one_skill(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
+    repo = _shelf(tmp_path / "up")
+    result = install_skill(str(repo / "skills" / "maker"), env=make_env(tmp_path, isolated_home.home))
+    assert result.name == "maker"
+    lone = tmp_path / "wrapper"
+    write_skill(lone / "only" / "maker", "maker")
+    write_skill(lone / "only" / "maker" / "templates" / "starter", "starter")
+    result = install_skill(str(lone), env=make_env(tmp_path, isolated_home.home), force=True)
+    assert result.name == "maker" and result.entry.subdir is None
+
+
+def test_the_cli_lists_what_it_installed_and_what_failed_and_exits_1(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
+    source = tmp_path / "shelf"
+    write_skill(source / "alpha", "alpha")
+    (source / "broken").mkdir()
+    (source / "broken" / "SKILL.md").write_text("no frontmatter here\n", encoding="utf-8")
+    one = run_cli(tmp_path, "install", str(source))
+    assert one.returncode == 1 and "IS311" in one.stderr and "--all" in one.stderr
+    proc = run_cli(tmp_path, "install", str(source), "--all")
+    assert proc.returncode == 1, proc.stderr
+    assert "Installed 1 skill from" in proc.stdout and "alpha ->" in proc.stdout
+    assert "Not installed (1):" in proc.stderr and "broken: error IS320" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    again = run_cli(tmp_path, "install", str(source / "alpha"), "--all", "--json")
+    data = json.loads(again.stdout)
+    assert again.returncode == 0 and data["installed"] == []
+    assert [(n["name"], n["status"]) for n in data["not_installed"]] == [("alpha", "present")]
+    named = run_cli(tmp_path, "install", str(source), "--all", "--name", "x")
+    assert named.returncode == 2 and "IS002" in named.stderr
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class _CountingGit(GitRunner):
+    calls: list[str] = dataclasses.field(default_factory=list)
+
+    def clone(self, url: str, dest: Path, **kwargs: Any) -> str:
+        self.calls.append("clone")
+        return GitRunner.clone(self, url, dest, **kwargs)
+
+    def remote_commit(self, url: str, ref: str | None) -> str | None:
+        self.calls.append("ls-remote")
+        return GitRunner.remote_commit(self, url, ref)
+
+
+def test_update_fetches_a_repository_once_for_all_the_skills_installed_from_it(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
+    repo = _shelf(init_repo(tmp_path / "up"))
+    commit_all(repo, "one")
+    env = make_env(tmp_path, isolated_home.home)
+    install_all(repo.as_uri(), env=env)
+    write_skill(repo / "skills" / "alpha", "alpha", body="changed")
+    commit_all(repo, "two")
+    counting = _CountingGit(environ=env.environ)
+    checked = update_skills(env=env, check=True, git=counting)
+    assert [r.status for r in checked] == ["available", "up-to-date", "up-to-date"]
+    assert counting.calls == ["ls-remote", "clone"]
+    counting.calls.clear()
+    assert [r.status for r in update_skills(env=env, git=counting)] == ["updated", "up-to-date", "up-to-date"]
+    assert counting.calls == ["ls-remote", "clone"]
+
+    shutil.rmtree(repo)
+    counting.calls.clear()
+    failed = update_skills(env=env, git=counting)
+    assert [r.status for r in failed] == ["failed"] * 3 and counting.calls == ["ls-remote"]
+    assert all("IS112" in r.message for r in failed)
