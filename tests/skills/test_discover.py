@@ -58,6 +58,30 @@ def test_same_names_at_different_paths_are_kept_and_reported(
     assert [d.code for d in found.diagnostics] == ["SK220"]
 
 
+def test_a_builtin_skill_steps_aside_for_a_skill_of_the_same_name(
+    repo: Path, env: Env, isolated_home: IsolatedHome, tmp_path: Path
+) -> None:
+    builtin = tmp_path / "builtin"
+    write_skill(builtin / "writing-skills", "writing-skills", "skillshelf's own")
+    write_skill(builtin / "using-skillshelf", "using-skillshelf", "skillshelf's other one")
+    write_skill(isolated_home.home / ".agents/skills/writing-skills", "writing-skills", "the user's")
+    options = dataclasses.replace(CODEX_ONLY, include_builtin=True, builtin_dir=builtin)
+    found = discover_skills(env, options)
+    assert sorted((s.name, s.description) for s in found.skills) == [
+        ("using-skillshelf", "skillshelf's other one"),
+        ("writing-skills", "the user's"),
+    ]
+    (note,) = found.diagnostics
+    assert note.code == "SK221" and note.path == isolated_home.home / ".agents/skills/writing-skills/SKILL.md"
+    write_skill(repo / ".agents/skills/again", "writing-skills", "the project's")
+    found = discover_skills(env, options)
+    assert [d.code for d in found.diagnostics] == ["SK221", "SK220"]  # two of the user's own remain
+    assert {s.description for s in found.skills if s.name == "writing-skills"} == {
+        "the user's",
+        "the project's",
+    }
+
+
 def test_order_is_scope_then_name_then_path(repo: Path, env: Env, isolated_home: IsolatedHome) -> None:
     write_skill(isolated_home.codex_home / "skills/z", "alpha")
     write_skill(repo / ".agents/skills/b", "beta")

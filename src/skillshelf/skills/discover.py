@@ -32,6 +32,7 @@ from skillshelf.skills.codex_config import read_codex_settings
 from skillshelf.skills.model import MAX_SKILL_BYTES, Discovery, RootOrigin, RootScan, Skill, SkillRoot
 from skillshelf.skills.namespace import NamespaceResolver
 from skillshelf.skills.roots import extra_roots, is_claude_root, skill_roots
+from skillshelf.skills.same_names import duplicate_names, without_shadowed_builtins
 from skillshelf.skills.slots import replaced
 from skillshelf.skills.walk import FoundFile, ScanLimits, WalkResult, walk_claude_root, walk_root
 from skillshelf.skills.walk_cache import restore_walk, snapshot_walk
@@ -152,7 +153,8 @@ class _Discoverer:
                 gc.enable()
         if self.cache is not None:
             self.cache.save()
-        self.diagnostics.extend(_duplicate_names(self.skills))
+        self.skills, shadowed = without_shadowed_builtins(self.skills)
+        self.diagnostics.extend((*shadowed, *duplicate_names(self.skills)))
         return Discovery(
             skills=tuple(self.skills),
             roots=tuple(self.roots),
@@ -348,25 +350,3 @@ def _single_file(path: str) -> WalkResult:
     has_agents = os.path.isdir(os.path.join(os.path.dirname(path), "agents"))
     result.files.append(FoundFile(path, path, has_agents, st.st_size, st.st_mtime_ns))
     return result
-
-
-def _duplicate_names(skills: Sequence[Skill]) -> list[Diagnostic]:
-    by_name: dict[str, list[Skill]] = {}
-    for skill in skills:  # one pass: a scan of every skill per shared name is quadratic at scale
-        by_name.setdefault(skill.name, []).append(skill)
-    out: list[Diagnostic] = []
-    for name, paths in sorted(by_name.items()):
-        if len(paths) < 2:
-            continue
-        where = ", ".join(f"{s.path} ({s.scope.value})" for s in paths)
-        out.append(
-            diagnostic(
-                "SK220",
-                Severity.INFO,
-                f"{len(paths)} skills are named {name!r}: {where}; all are kept, "
-                f"and `${name}` selects none of them",
-                "rename one of them, or disable the one you do not want",
-                paths[0].path,
-            )
-        )
-    return out

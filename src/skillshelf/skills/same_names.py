@@ -1,0 +1,66 @@
+"""Skills that share a name.
+
+Codex keeps every skill of a name: its catalog lists each one, and a ``$name`` mention then
+selects none of them (``SK220`` says so). skillshelf's built-in skills are not Codex's: they are
+there for when nothing of the kind is installed. A built-in whose name a skill of the user's,
+the project's or an installed one also has is therefore left out (``SK221``), so the name
+keeps pointing at the skill the user chose and ``$name`` still selects it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from skillshelf.diagnostics import Diagnostic, Severity, diagnostic
+from skillshelf.skills.model import RootOrigin, Skill
+
+__all__ = ["duplicate_names", "without_shadowed_builtins"]
+
+
+def without_shadowed_builtins(skills: Sequence[Skill]) -> tuple[list[Skill], list[Diagnostic]]:
+    """``skills`` without the built-ins another skill shares a name with, and a note for each."""
+    own: dict[str, Skill] = {}
+    for skill in skills:
+        if skill.origin is not RootOrigin.BUILTIN:
+            own.setdefault(skill.name, skill)
+    kept: list[Skill] = []
+    notes: list[Diagnostic] = []
+    for skill in skills:
+        mine = own.get(skill.name) if skill.origin is RootOrigin.BUILTIN else None
+        if mine is None:
+            kept.append(skill)
+            continue
+        notes.append(
+            diagnostic(
+                "SK221",
+                Severity.INFO,
+                f"skillshelf's built-in skill {skill.name!r} is left out: this skill has its name",
+                f"nothing to do if this is the one you want; rename it to have skillshelf's "
+                f"{skill.name!r} as well",
+                mine.path,
+            )
+        )
+    return kept, notes
+
+
+def duplicate_names(skills: Sequence[Skill]) -> list[Diagnostic]:
+    """An ``SK220`` note for each name that more than one of ``skills`` has."""
+    by_name: dict[str, list[Skill]] = {}
+    for skill in skills:  # one pass: a scan of every skill per shared name is quadratic at scale
+        by_name.setdefault(skill.name, []).append(skill)
+    out: list[Diagnostic] = []
+    for name, paths in sorted(by_name.items()):
+        if len(paths) < 2:
+            continue
+        where = ", ".join(f"{s.path} ({s.scope.value})" for s in paths)
+        out.append(
+            diagnostic(
+                "SK220",
+                Severity.INFO,
+                f"{len(paths)} skills are named {name!r}: {where}; all are kept, "
+                f"and `${name}` selects none of them",
+                "rename one of them, or disable the one you do not want",
+                paths[0].path,
+            )
+        )
+    return out
