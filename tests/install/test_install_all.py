@@ -192,3 +192,17 @@ def test_update_fetches_a_repository_once_for_all_the_skills_installed_from_it(
     failed = update_skills(env=env, git=counting)
     assert [r.status for r in failed] == ["failed"] * 3 and counting.calls == ["ls-remote"]
     assert all("IS112" in r.message for r in failed)
+
+
+def test_update_counts_the_many_skills_that_are_up_to_date_instead_of_a_row_each(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
+    source = tmp_path / "shelf"
+    for number in range(12):
+        write_skill(source / f"skill-{number:02d}", f"skill-{number:02d}")
+    assert run_cli(tmp_path, "install", str(source), "--all").returncode == 0
+    write_skill(source / "skill-03", "skill-03", body="changed")
+    proc = run_cli(tmp_path, "update")
+    assert proc.returncode == 0, proc.stderr
+    assert "11 skills are up to date" in proc.stdout
+    assert "skill-03" in proc.stdout and "skill-04" not in proc.stdout

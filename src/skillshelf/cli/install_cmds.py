@@ -226,7 +226,12 @@ def _elsewhere_hint(env: Env, names: tuple[str, ...]) -> str | None:
     )
 
 
+#: Up to this many up-to-date skills are rows of the ``update`` table; more are one summary line.
+UP_TO_DATE_ROWS = 10
+
+
 def _print_updates(results: Any) -> None:
+    """A row per skill; when many are up to date, those are a count below the others' rows."""
     from rich.table import Table
 
     colours = {
@@ -236,12 +241,18 @@ def _print_updates(results: Any) -> None:
         "skipped": "yellow",
         "failed": "red",
     }
-    table = Table(show_header=True, header_style="bold")
-    for column in ("skill", "scope", "status", "detail"):
-        table.add_column(column)
-    for r in results:
-        table.add_row(literal(r.name), r.scope, f"[{colours[r.status]}]{r.status}[/]", literal(r.message))
-    stdout_console().print(table)
+    quiet = [r for r in results if r.status == "up-to-date"]
+    folded = len(quiet) > UP_TO_DATE_ROWS
+    rows = [r for r in results if not (folded and r.status == "up-to-date")]
+    if rows:
+        table = Table(show_header=True, header_style="bold")
+        for column in ("skill", "scope", "status", "detail"):
+            table.add_column(column)
+        for r in rows:
+            table.add_row(literal(r.name), r.scope, f"[{colours[r.status]}]{r.status}[/]", literal(r.message))
+        stdout_console().print(table)
+    if folded:
+        click.echo(f"{len(quiet)} skills are up to date (--json lists each one)")
 
 
 @click.command("remove")
