@@ -206,3 +206,21 @@ def test_update_counts_the_many_skills_that_are_up_to_date_instead_of_a_row_each
     assert proc.returncode == 0, proc.stderr
     assert "11 skills are up to date" in proc.stdout
     assert "skill-03" in proc.stdout and "skill-04" not in proc.stdout
+
+
+def test_remove_takes_several_names_and_removes_each_it_can(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
+    source = tmp_path / "shelf"
+    for name in ("alpha", "beta", "gamma"):
+        write_skill(source / name, name)
+    installed = json.loads(run_cli(tmp_path, "install", str(source), "--all", "--json").stdout)["installed"]
+    root = Path(installed[0]["path"]).parent
+    proc = run_cli(tmp_path, "remove", "alpha", "nope", "gamma")
+    assert proc.returncode == 1
+    assert "Removed alpha" in proc.stdout and "Removed gamma" in proc.stdout
+    assert "nope: error IS404" in proc.stderr and "Traceback" not in proc.stderr
+    assert sorted(p.name for p in root.iterdir() if not p.name.startswith(".")) == ["beta"]
+    data = json.loads(run_cli(tmp_path, "remove", "beta", "alpha", "--json").stdout)
+    assert [r["name"] for r in data["removed"]] == ["beta"]
+    assert [(f["name"], f["code"]) for f in data["failed"]] == [("alpha", "IS404")]

@@ -144,7 +144,8 @@ def test_deps_lists_and_writes_missing_servers(tmp_path: Path, isolated_home: Is
 
 def test_importing_the_install_and_archlint_commands_loads_no_heavy_dependency() -> None:
     code = (
-        "import sys, skillshelf.cli.install_cmds, skillshelf.cli.archlint_cmd, skillshelf.install.deps;"
+        "import sys, skillshelf.cli.install_cmds, skillshelf.cli.manage_cmds, skillshelf.cli.archlint_cmd, "
+        "skillshelf.install.deps;"
         "print(','.join(m for m in ('rich', 'httpx', 'tomlkit', 'mcp') if m in sys.modules))"
     )
     proc = subprocess.run(

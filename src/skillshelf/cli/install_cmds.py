@@ -1,4 +1,4 @@
-"""``skillshelf install | update | remove | deps``: thin commands over :mod:`skillshelf.install`."""
+"""``skillshelf install | deps``: thin commands over :mod:`skillshelf.install`."""
 
 from __future__ import annotations
 
@@ -21,13 +21,13 @@ from skillshelf.cli.output import (
 from skillshelf.env import Env
 from skillshelf.install.git import ProgressFn
 
-__all__ = ["deps", "install", "remove", "update"]
+__all__ = ["deps", "install", "install_progress"]
 
 _SCOPE = click.Choice(["user", "project"])
 
 
 @contextlib.contextmanager
-def _progress(enabled: bool) -> Iterator[ProgressFn | None]:
+def install_progress(enabled: bool) -> Iterator[ProgressFn | None]:
     """A rich progress bar on stderr driven by ``(stage, fraction)`` callbacks."""
     if not enabled or not sys.stderr.isatty():
         yield None
@@ -107,13 +107,13 @@ def install(
             )
         from skillshelf.cli.install_all import install_every_skill
 
-        with _progress(not as_json) as progress:
+        with install_progress(not as_json) as progress:
             install_every_skill(
                 source, scope=scope, target=target, force=force, as_json=as_json, progress=progress
             )
         return
     try:
-        with _progress(not as_json) as progress:
+        with install_progress(not as_json) as progress:
             result = install_skill(
                 source,
                 env=Env.from_os(),
@@ -147,139 +147,6 @@ def install(
         click.echo(printable(f"  the folder it replaced is kept in {result.kept}"))
     seen = " and ".join({"codex": "Codex", "claude": "Claude Code"}[a] for a in entry.agents)
     click.echo(f"  read by {seen or 'skillshelf only (not by Codex or Claude Code)'}")
-
-
-@click.command("update")
-@click.argument("names", nargs=-1)
-@click.option("--scope", type=_SCOPE, default=None, help="Only skills installed in this scope.")
-@click.option(
-    "--force",
-    is_flag=True,
-    help="Also update skills that were changed locally (the changed copy is kept in the data folder's "
-    "replaced-skills).",
-)
-@click.option(
-    "--check",
-    is_flag=True,
-    help="Only say which skills have an update (status `available`); change nothing.",
-)
-@click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
-def update(names: tuple[str, ...], scope: str | None, force: bool, check: bool, as_json: bool) -> None:
-    """Update installed skills (all, or the NAMES given) from their sources.
-
-    Exit 1 when a skill could not be checked or updated (the others still are).
-    """
-    from skillshelf.install.manage import installed_roots, link_diagnostics, lock_diagnostics, update_skills
-
-    env = Env.from_os()
-    problems = (
-        *lock_diagnostics(installed_roots(env, scope)),  # type: ignore[arg-type]
-        *link_diagnostics(env, scope),  # type: ignore[arg-type]
-    )
-    print_diagnostics(problems)
-    with _progress(not as_json) as progress, _not_installed_explained(env, names):
-        results = update_skills(names, env=env, scope=scope, force=force, check=check, progress=progress)  # type: ignore[arg-type]
-    if as_json:
-        echo_json({"results": [r.to_dict() for r in results], "diagnostics": [d.to_dict() for d in problems]})
-    elif not results:
-        click.echo("No skills installed by skillshelf.")
-    else:
-        _print_updates(results)
-    if any(r.status == "failed" for r in results):
-        sys.exit(1)
-
-
-@contextlib.contextmanager
-def _not_installed_explained(env: Env, names: tuple[str, ...]) -> Iterator[None]:
-    """An ``IS404`` for a name that is a skill here, but not one skillshelf installed, says where
-    that skill is and how to remove or hide it instead."""
-    from skillshelf.errors import NotFoundError
-
-    try:
-        yield
-    except NotFoundError as exc:
-        hint = _elsewhere_hint(env, names) if exc.code == "IS404" else None
-        if hint is None:
-            raise
-        raise NotFoundError(exc.message, hint=hint, code=exc.code) from None
-
-
-def _elsewhere_hint(env: Env, names: tuple[str, ...]) -> str | None:
-    from skillshelf.errors import SkillshelfError
-    from skillshelf.skills.model import RootOrigin
-    from skillshelf.workspace import Workspace
-
-    try:
-        found = [s for s in Workspace.open(env).discovery.skills if s.name in names]
-    except SkillshelfError:
-        return None  # the IS404 itself is the error to report
-    if not found:
-        return None
-    builtin = RootOrigin.BUILTIN
-    where = "; ".join(
-        f"{s.name} is built into skillshelf" if s.origin is builtin else f"{s.name} is at {s.folder}"
-        for s in found
-    )
-    return (
-        f"{where}; skillshelf updates and removes only the skills it installed. "
-        f"`skillshelf disable {found[0].name}` hides a skill without deleting it"
-    )
-
-
-#: Up to this many up-to-date skills are rows of the ``update`` table; more are one summary line.
-UP_TO_DATE_ROWS = 10
-
-
-def _print_updates(results: Any) -> None:
-    """A row per skill; when many are up to date, those are a count below the others' rows."""
-    from rich.table import Table
-
-    colours = {
-        "updated": "green",
-        "available": "cyan",
-        "up-to-date": "dim",
-        "skipped": "yellow",
-        "failed": "red",
-    }
-    quiet = [r for r in results if r.status == "up-to-date"]
-    folded = len(quiet) > UP_TO_DATE_ROWS
-    rows = [r for r in results if not (folded and r.status == "up-to-date")]
-    if rows:
-        table = Table(show_header=True, header_style="bold")
-        for column in ("skill", "scope", "status", "detail"):
-            table.add_column(column)
-        for r in rows:
-            table.add_row(literal(r.name), r.scope, f"[{colours[r.status]}]{r.status}[/]", literal(r.message))
-        stdout_console().print(table)
-    if folded:
-        click.echo(f"{len(quiet)} skills are up to date (--json lists each one)")
-
-
-@click.command("remove")
-@click.argument("name")
-@click.option("--scope", type=_SCOPE, default=None, help="Where it is installed, when both scopes have it.")
-@click.option(
-    "--force",
-    is_flag=True,
-    help="Remove it even if it was changed locally (the changed copy is kept in the data folder's "
-    "replaced-skills).",
-)
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-def remove(name: str, scope: str | None, force: bool, as_json: bool) -> None:
-    """Remove a skill that `skillshelf install` installed."""
-    from skillshelf.install.manage import installed_roots, link_diagnostics, lock_diagnostics, remove_skill
-
-    env = Env.from_os()
-    print_diagnostics(lock_diagnostics(installed_roots(env, scope)))  # type: ignore[arg-type]
-    print_diagnostics(link_diagnostics(env, scope))  # type: ignore[arg-type]
-    with _not_installed_explained(env, (name,)):
-        result = remove_skill(name, env=env, scope=scope, force=force)  # type: ignore[arg-type]
-    if as_json:
-        echo_json(result)
-    else:
-        click.echo(printable(f"Removed {result.name} ({result.scope}) from {result.path}"))
-        if result.kept is not None:
-            click.echo(printable(f"  your changed copy is kept in {result.kept}"))
 
 
 @click.command("deps")

@@ -45,10 +45,10 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "install": (
         "skillshelf.cli.install_cmds",
         "install",
-        "Install a skill from a folder, git URL or archive.",
+        "Install skills from a folder, git URL or archive.",
     ),
-    "update": ("skillshelf.cli.install_cmds", "update", "Update installed skills from their sources."),
-    "remove": ("skillshelf.cli.install_cmds", "remove", "Remove an installed skill."),
+    "update": ("skillshelf.cli.manage_cmds", "update", "Update installed skills from their sources."),
+    "remove": ("skillshelf.cli.manage_cmds", "remove", "Remove installed skills."),
     "deps": ("skillshelf.cli.install_cmds", "deps", "MCP servers that skills declare."),
     "serve": ("skillshelf.cli.serve_cmds", "serve", "Run the MCP server."),
     "ui": ("skillshelf.cli.ui_cmd", "ui", "A local page: what the model sees, what was cut and why."),

@@ -1,0 +1,185 @@
+"""``skillshelf update | remove``: thin commands over the lock-driven part of
+:mod:`skillshelf.install`."""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import click
+
+from skillshelf.cli.install_cmds import install_progress
+from skillshelf.cli.output import echo_json, literal, print_diagnostics, printable, stdout_console
+from skillshelf.env import Env
+from skillshelf.errors import SkillshelfError
+
+__all__ = ["remove", "update"]
+
+_SCOPE = click.Choice(["user", "project"])
+
+
+@click.command("update")
+@click.argument("names", nargs=-1)
+@click.option("--scope", type=_SCOPE, default=None, help="Only skills installed in this scope.")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Also update skills that were changed locally (the changed copy is kept in the data folder's "
+    "replaced-skills).",
+)
+@click.option(
+    "--check",
+    is_flag=True,
+    help="Only say which skills have an update (status `available`); change nothing.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
+def update(names: tuple[str, ...], scope: str | None, force: bool, check: bool, as_json: bool) -> None:
+    """Update installed skills (all, or the NAMES given) from their sources.
+
+    Exit 1 when a skill could not be checked or updated (the others still are).
+    """
+    from skillshelf.install.manage import installed_roots, link_diagnostics, lock_diagnostics, update_skills
+
+    env = Env.from_os()
+    problems = (
+        *lock_diagnostics(installed_roots(env, scope)),  # type: ignore[arg-type]
+        *link_diagnostics(env, scope),  # type: ignore[arg-type]
+    )
+    print_diagnostics(problems)
+    with install_progress(not as_json) as progress, _not_installed_explained(env, names):
+        results = update_skills(names, env=env, scope=scope, force=force, check=check, progress=progress)  # type: ignore[arg-type]
+    if as_json:
+        echo_json({"results": [r.to_dict() for r in results], "diagnostics": [d.to_dict() for d in problems]})
+    elif not results:
+        click.echo("No skills installed by skillshelf.")
+    else:
+        _print_updates(results)
+    if any(r.status == "failed" for r in results):
+        sys.exit(1)
+
+
+@contextlib.contextmanager
+def _not_installed_explained(env: Env, names: tuple[str, ...]) -> Iterator[None]:
+    """An ``IS404`` for a name that is a skill here, but not one skillshelf installed, says where
+    that skill is and how to remove or hide it instead."""
+    from skillshelf.errors import NotFoundError
+
+    try:
+        yield
+    except NotFoundError as exc:
+        hint = _elsewhere_hint(env, names) if exc.code == "IS404" else None
+        if hint is None:
+            raise
+        raise NotFoundError(exc.message, hint=hint, code=exc.code) from None
+
+
+def _elsewhere_hint(env: Env, names: tuple[str, ...]) -> str | None:
+    from skillshelf.errors import SkillshelfError
+    from skillshelf.skills.model import RootOrigin
+    from skillshelf.workspace import Workspace
+
+    try:
+        found = [s for s in Workspace.open(env).discovery.skills if s.name in names]
+    except SkillshelfError:
+        return None  # the IS404 itself is the error to report
+    if not found:
+        return None
+    builtin = RootOrigin.BUILTIN
+    where = "; ".join(
+        f"{s.name} is built into skillshelf" if s.origin is builtin else f"{s.name} is at {s.folder}"
+        for s in found
+    )
+    return (
+        f"{where}; skillshelf updates and removes only the skills it installed. "
+        f"`skillshelf disable {found[0].name}` hides a skill without deleting it"
+    )
+
+
+#: Up to this many up-to-date skills are rows of the ``update`` table; more are one summary line.
+UP_TO_DATE_ROWS = 10
+
+
+def _print_updates(results: Any) -> None:
+    """A row per skill; when many are up to date, those are a count below the others' rows."""
+    from rich.table import Table
+
+    colours = {
+        "updated": "green",
+        "available": "cyan",
+        "up-to-date": "dim",
+        "skipped": "yellow",
+        "failed": "red",
+    }
+    quiet = [r for r in results if r.status == "up-to-date"]
+    folded = len(quiet) > UP_TO_DATE_ROWS
+    rows = [r for r in results if not (folded and r.status == "up-to-date")]
+    if rows:
+        table = Table(show_header=True, header_style="bold")
+        for column in ("skill", "scope", "status", "detail"):
+            table.add_column(column)
+        for r in rows:
+            table.add_row(literal(r.name), r.scope, f"[{colours[r.status]}]{r.status}[/]", literal(r.message))
+        stdout_console().print(table)
+    if folded:
+        click.echo(f"{len(quiet)} skills are up to date (--json lists each one)")
+
+
+@click.command("remove")
+@click.argument("names", nargs=-1, required=True)
+@click.option("--scope", type=_SCOPE, default=None, help="Where it is installed, when both scopes have it.")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Remove it even if it was changed locally (the changed copy is kept in the data folder's "
+    "replaced-skills).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+def remove(names: tuple[str, ...], scope: str | None, force: bool, as_json: bool) -> None:
+    """Remove skills that `skillshelf install` installed (NAMES: one or more).
+
+    With several names, each is removed on its own: exit 1 when one could not be (the others
+    still are); --json then prints {"removed": [...], "failed": [...]}."""
+    from skillshelf.install.manage import installed_roots, link_diagnostics, lock_diagnostics
+
+    env = Env.from_os()
+    print_diagnostics(lock_diagnostics(installed_roots(env, scope)))  # type: ignore[arg-type]
+    print_diagnostics(link_diagnostics(env, scope))  # type: ignore[arg-type]
+    if len(names) == 1:
+        result = _remove_one(env, names[0], scope, force)
+        if as_json:
+            echo_json(result)
+        else:
+            _print_removed(result)
+        return
+    removed: list[Any] = []
+    failed: list[dict[str, object]] = []
+    for name in names:
+        try:
+            removed.append(_remove_one(env, name, scope, force))
+        except SkillshelfError as exc:
+            failed.append({"name": name, **exc.to_dict()})
+            if not as_json:
+                click.echo(printable(f"skillshelf: {name}: error {exc.code}: {exc.message}"), err=True)
+                click.echo(printable(f"  fix: {exc.hint}"), err=True)
+            continue
+        if not as_json:
+            _print_removed(removed[-1])
+    if as_json:
+        echo_json({"removed": removed, "failed": failed})
+    if failed:
+        sys.exit(1)
+
+
+def _remove_one(env: Env, name: str, scope: str | None, force: bool) -> Any:
+    from skillshelf.install.manage import remove_skill
+
+    with _not_installed_explained(env, (name,)):
+        return remove_skill(name, env=env, scope=scope, force=force)  # type: ignore[arg-type]
+
+
+def _print_removed(result: Any) -> None:
+    click.echo(printable(f"Removed {result.name} ({result.scope}) from {result.path}"))
+    if result.kept is not None:
+        click.echo(printable(f"  your changed copy is kept in {result.kept}"))
