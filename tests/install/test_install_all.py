@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -224,3 +225,20 @@ def test_remove_takes_several_names_and_removes_each_it_can(
     data = json.loads(run_cli(tmp_path, "remove", "beta", "alpha", "--json").stdout)
     assert [r["name"] for r in data["removed"]] == ["beta"]
     assert [(f["name"], f["code"]) for f in data["failed"]] == [("alpha", "IS404")]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_unsafe_skill_folders_are_refused_one_by_one(tmp_path: Path, isolated_home: IsolatedHome) -> None:
+    source = tmp_path / "shelf"
+    write_skill(source / "piped", "piped")
+    os.mkfifo(source / "piped" / "fifo")
+    write_skill(source / "leaky", "leaky")
+    (source / "leaky" / "outside").symlink_to(tmp_path)
+    (source / "loop").symlink_to(source)  # a link back up is not followed
+    write_skill(source / "plain", "plain")
+    proc = run_cli(tmp_path, "install", str(source), "--all")
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert "Installed 1 skill from" in proc.stdout and "plain ->" in proc.stdout
+    assert "piped: error IS303" in proc.stderr and "leaky: error IS302" in proc.stderr
+    assert "nothing was installed" not in proc.stderr
+    assert "the others were installed" in proc.stderr

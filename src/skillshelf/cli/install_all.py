@@ -72,7 +72,8 @@ def _report(result: InstallAllResult) -> None:
             click.echo(printable(f"  {failed.folder}: error {failed.code}: {failed.message}"), err=True)
             if failed.fix:
                 click.echo(printable(f"    fix: {failed.fix}"), err=True)
-        click.echo("  the others were installed; fix these and run the same command again", err=True)
+        done = "the others were installed" if result.installed else "nothing was installed"
+        click.echo(f"  {done}; fix these and run the same command again", err=True)
     if result.search_cut:
         click.echo(
             "warning: the search for SKILL.md files stopped at its depth or folder limit, so skills "

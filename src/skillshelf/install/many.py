@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Literal
 
 from skillshelf.diagnostics import Diagnostic, Severity
@@ -164,7 +164,9 @@ def _install_one(
         errors = [d for d in exc.diagnostics if d.severity is Severity.ERROR]
         more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
         what = f"{errors[0].code}: {errors[0].message}{more}" if errors else "SKILL.md could not be read"
-        return dataclasses.replace(_failed(place, exc, exc.diagnostics), message=f"does not validate: {what}")
+        return dataclasses.replace(
+            _failed(place, folder, exc, exc.diagnostics), message=f"does not validate: {what}"
+        )
     except OSError as exc:
         return NotInstalled(
             folder=place,
@@ -175,7 +177,7 @@ def _install_one(
             fix="check free disk space and the permissions of the skills folder",
         )
     except SkillshelfError as exc:
-        return _failed(place, exc)
+        return _failed(place, folder, exc)
 
 
 def _same_place(entry: LockEntry, one: Source) -> bool:
@@ -192,13 +194,17 @@ def _joined(location: str, subdir: str | None) -> Path:
     return Path(location).joinpath(*(subdir.split("/") if subdir else ()))
 
 
-def _failed(place: str, exc: SkillshelfError, diagnostics: tuple[Diagnostic, ...] = ()) -> NotInstalled:
+def _failed(
+    place: str, folder: Path, exc: SkillshelfError, diagnostics: tuple[Diagnostic, ...] = ()
+) -> NotInstalled:
+    # "nothing was installed" speaks of a lone install; here the other skills go on
+    message = exc.message.removesuffix("; nothing was installed").removesuffix("; nothing was changed")
     return NotInstalled(
         folder=place,
-        name=PurePosixPath(place).name,
+        name=folder.name,
         status="failed",
         code=exc.code,
-        message=exc.message,
+        message=message,
         fix=exc.hint,
         diagnostics=diagnostics,
     )
