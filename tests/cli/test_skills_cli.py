@@ -117,6 +117,18 @@ def test_list_says_when_two_skills_share_a_name_after_the_errors(project: Path, 
     assert "more finding(s)" not in result.stderr
 
 
+def test_context_counts_the_problems_in_skill_files_but_not_their_notes(
+    project: Path, tmp_path: Path
+) -> None:
+    write_skill(tmp_path / "extra" / "release-notes", "release-notes", "Another release notes skill.")
+    extra = ["--no-builtin", "--root", str(tmp_path / "extra")]
+    broken = run(["context", "write release notes", *extra], cwd=project)
+    assert "1 problem(s) in skill files (1 error(s))" in broken.stderr  # SK101; SK220 is a note
+    (project / ".agents" / "skills" / "broken" / "SKILL.md").unlink()
+    quiet = run(["context", "write release notes", *extra], cwd=project)
+    assert "in skill files" not in quiet.stderr
+
+
 def test_validate_json_prints_exactly_checked_and_diagnostics_and_exits_1_on_errors(project: Path) -> None:
     result = run(["validate", "--json", str(project / ".agents" / "skills")])
     assert result.exit_code == 1

@@ -72,10 +72,10 @@ def test_a_builtin_skill_steps_aside_for_a_skill_of_the_same_name(
         ("writing-skills", "the user's"),
     ]
     (note,) = found.diagnostics
-    assert note.code == "SK221" and note.path == isolated_home.home / ".agents/skills/writing-skills/SKILL.md"
+    assert note.code == "SK222" and note.path == isolated_home.home / ".agents/skills/writing-skills/SKILL.md"
     write_skill(repo / ".agents/skills/again", "writing-skills", "the project's")
     found = discover_skills(env, options)
-    assert [d.code for d in found.diagnostics] == ["SK221", "SK220"]  # two of the user's own remain
+    assert [d.code for d in found.diagnostics] == ["SK222", "SK220"]  # two of the user's own remain
     assert {s.description for s in found.skills if s.name == "writing-skills"} == {
         "the user's",
         "the project's",

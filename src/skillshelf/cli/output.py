@@ -199,17 +199,18 @@ def print_diagnostics(diagnostics: Iterable[Diagnostic], *, err: bool = True) ->
 def print_run_findings(diagnostics: Sequence[Diagnostic]) -> bool:
     """Findings of one run (``context``, ``catalog``, ``run``, ``chat``): the non-skill ones
     (config layers, ``-c``, instruction files) in full except infos, since no other command
-    shows them for this exact run; the skill files' (``SK`` codes) in one dim line that leaves
-    them to ``list`` and ``validate``. True when a non-skill finding is an error, so the output
-    is not the one intended (exit 1)."""
+    shows them for this exact run; the skill files' errors and warnings (``SK`` codes) counted
+    in one dim line that leaves them to ``list`` and ``validate`` (their infos, such as a
+    built-in stepping aside for the user's skill of its name, are not news on every run). True
+    when a non-skill finding is an error, so the output is not the one intended (exit 1)."""
     others = [d for d in diagnostics if not d.code.startswith("SK") and d.severity is not Severity.INFO]
     print_diagnostics(others)
-    skills = [d for d in diagnostics if d.code.startswith("SK")]
+    skills = [d for d in diagnostics if d.code.startswith("SK") and d.severity is not Severity.INFO]
     if skills:
         errors = sum(1 for d in skills if d.severity is Severity.ERROR)
         click.echo(
             click.style(
-                f"{len(skills)} finding(s) in skill files ({errors} error(s)); "
+                f"{len(skills)} problem(s) in skill files ({errors} error(s)); "
                 "run `skillshelf validate` or `skillshelf list` for details",
                 dim=True,
             ),

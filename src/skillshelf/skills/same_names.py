@@ -3,7 +3,7 @@
 Codex keeps every skill of a name: its catalog lists each one, and a ``$name`` mention then
 selects none of them (``SK220`` says so). skillshelf's built-in skills are not Codex's: they are
 there for when nothing of the kind is installed. A built-in whose name a skill of the user's,
-the project's or an installed one also has is therefore left out (``SK221``), so the name
+the project's or an installed one also has is therefore left out (``SK222``), so the name
 keeps pointing at the skill the user chose and ``$name`` still selects it.
 """
 
@@ -32,7 +32,7 @@ def without_shadowed_builtins(skills: Sequence[Skill]) -> tuple[list[Skill], lis
             continue
         notes.append(
             diagnostic(
-                "SK221",
+                "SK222",
                 Severity.INFO,
                 f"skillshelf's built-in skill {skill.name!r} is left out: this skill has its name",
                 f"nothing to do if this is the one you want; rename it to have skillshelf's "
