@@ -43,6 +43,32 @@ from skillshelf.install.sources import Source, parse_source
         ("ssh://git@host:2222/r.git@dev", "ssh://git@host:2222/r.git", "dev", None),
         ("gh:acme/skills@v1#skills/pdf", "https://github.com/acme/skills.git", "v1", "skills/pdf"),
         ("github:acme/skills.git", "https://github.com/acme/skills.git", None, None),
+        (
+            "https://github.com/acme/skills/tree/main/skills/pdf",
+            "https://github.com/acme/skills.git",
+            "main",
+            "skills/pdf",
+        ),
+        (
+            "https://github.com/acme/skills/blob/v1.0/skills/pdf/SKILL.md?plain=1",
+            "https://github.com/acme/skills.git",
+            "v1.0",
+            "skills/pdf",
+        ),
+        ("https://github.com/acme/skills/tree/dev/", "https://github.com/acme/skills.git", "dev", None),
+        (
+            "https://github.com/acme/skills/tree/main/my%20skills/pdf/",
+            "https://github.com/acme/skills.git",
+            "main",
+            "my skills/pdf",
+        ),
+        (
+            "https://gitlab.com/acme/tools/skills/-/tree/main/skills/pdf",
+            "https://gitlab.com/acme/tools/skills.git",
+            "main",
+            "skills/pdf",
+        ),
+        ("https://github.com/acme/skills", "https://github.com/acme/skills", None, None),
     ],
 )
 def test_git_urls_split_into_location_ref_and_subdir(

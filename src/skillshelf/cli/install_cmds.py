@@ -91,7 +91,8 @@ def install(
     source: str, scope: str, target: str | None, name: str | None, force: bool, every: bool, as_json: bool
 ) -> None:
     """Install a skill from SOURCE: a folder, a .zip/.skill or .tar/.tar.gz/.tgz/.tar.bz2/.tar.xz
-    archive (a path or an http(s) URL), or a git URL[@ref][#subdir] (gh:owner/repo for GitHub).
+    archive (a path or an http(s) URL), or a git URL[@ref][#subdir] (gh:owner/repo for GitHub;
+    a folder's page on GitHub or GitLab works too).
 
     With --all, every skill in SOURCE; exit 1 when one of them could not be installed."""
     from skillshelf.install.installer import SkillValidationError, install_skill

@@ -141,15 +141,42 @@ def _expand_github(text: str) -> str:
     return text
 
 
+# A folder's page in the browser: github.com/OWNER/REPO/tree|blob/REF[/PATH] and GitLab's
+# HOST/GROUP/.../REPO/-/tree|blob/REF[/PATH]. The ref is the first segment after tree/blob, as
+# the page URL cannot show where a branch name with a slash ends (write URL@ref#subdir for one).
+_WEB_PAGE = (
+    re.compile(r"^(https://github\.com/[\w.-]+/[\w.-]+?)(?:\.git)?/(tree|blob)/([^/?#]+)/?([^?#]*)"),
+    re.compile(r"^(https://[^/?#]+/[^?#]+?)(?:\.git)?/-/(tree|blob)/([^/?#]+)/?([^?#]*)"),
+)
+
+
+def _expand_web_page(text: str) -> str:
+    """A repository folder's web page (as copied from the browser) -> ``URL.git@ref#subdir``."""
+    from urllib.parse import unquote
+
+    for pattern in _WEB_PAGE:
+        match = pattern.match(text)
+        if match is None:
+            continue
+        repo, kind, ref, path = match.groups()
+        parts = [unquote(p) for p in path.split("/") if p]
+        if kind == "blob":  # a file's page: its folder
+            parts = parts[:-1]
+        sub = f"#{'/'.join(parts)}" if parts else ""
+        return f"{repo}.git@{unquote(ref)}{sub}"
+    return text
+
+
 def parse_source(text: str, *, cwd: Path) -> Source:
     """Read ``SOURCE`` as typed on the command line.
 
     ``URL[@ref][#subdir]`` (``#subdir@ref`` works too) for git; a local folder or archive,
     relative to ``cwd``, optionally with ``#subdir``. ``gh:owner/repo`` is short for the GitHub
-    URL. ``path@ref`` of a local git repository clones it at that ref. An existing path is
-    always taken literally first.
+    URL, and a folder's (or file's) page on GitHub or GitLab is read as the repository at that
+    ref and folder. ``path@ref`` of a local git repository clones it at that ref. An existing
+    path is always taken literally first.
     """
-    raw = _expand_github(text.strip())
+    raw = _expand_web_page(_expand_github(text.strip()))
     if not raw:
         raise InstallError("empty install source", hint=_SOURCE_HINT, code="IS101")
     is_url = raw.startswith(_SCHEMES) or bool(_SCP_LIKE.match(raw))
