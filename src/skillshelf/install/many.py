@@ -114,7 +114,7 @@ def _install_found(
         for number, folder in enumerate(folders, 1):
             place = folder.relative_to(fetched.folder).as_posix()
             if progress is not None:
-                progress(f"Installing {place} ({number}/{len(folders)})", None)
+                progress(f"Installing {place} ({number}/{len(folders)})", (number - 1) / len(folders))
             here = work / f"skill-{number}"
             here.mkdir()
             one = _sub_source(parsed, place)
