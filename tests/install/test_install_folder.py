@@ -176,14 +176,18 @@ def test_archive_over_http_is_downloaded_and_installed(
     try:
         url = f"http://127.0.0.1:{server.server_address[1]}"
         env = make_env(tmp_path, isolated_home.home)
-        result = install_skill(f"{url}/{name}{query}", env=env)  # a signed download's query kept
-        assert result.entry.kind == "archive" and result.entry.location == f"{url}/{name}{query}"
+        result = install_skill(f"{url}/{name}{query}", env=env)  # a signed download's token left out
+        recorded = query.replace("ab12", "[REDACTED_SECRET]")
+        assert result.entry.kind == "archive" and result.entry.location == f"{url}/{name}{recorded}"
+        assert ("IS130" in [d.code for d in result.diagnostics]) == bool(query)
+        assert "ab12" not in (result.path.parent / ".skillshelf-lock.json").read_text(encoding="utf-8")
         assert result.path == _root() / "zipped"
         assert (result.path / "SKILL.md").read_bytes() == SKILL_MD
         assert tree(result.path) == ["SKILL.md", "notes.md"]
         with pytest.raises(InstallError) as caught:
-            install_skill(f"{url}/missing.zip", env=env, name="other")
-        assert caught.value.code == "IS105"
+            install_skill(f"{url}/missing.zip?token=sekrit-9876", env=env, name="other")
+        assert caught.value.code == "IS105" and "missing.zip" in caught.value.message
+        assert "sekrit" not in str(caught.value)
     finally:
         server.shutdown()
         server.server_close()

@@ -39,8 +39,7 @@ def install_every_skill(
 
 
 def _report(result: InstallAllResult) -> None:
-    for item in result.installed:
-        print_diagnostics(item.diagnostics)
+    print_diagnostics(dict.fromkeys(d for item in result.installed for d in item.diagnostics))
     at = f" at {result.commit[:12]}" if result.commit else ""
     count = len(result.installed)
     if count:

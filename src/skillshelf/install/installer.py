@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
-from skillshelf.diagnostics import Diagnostic
+from skillshelf.diagnostics import Diagnostic, Severity, diagnostic
 from skillshelf.env import Env
 from skillshelf.errors import InstallError, UsageError
 from skillshelf.install.files import check_skill_tree, copy_skill_tree, root_lock, swap_into_place, workspace
@@ -131,6 +131,17 @@ def _lock_entry(source: Source, name: str, skill: Skill, commit: str | None, sta
     )
 
 
+#: The note for a source URL that held a password or token (see :mod:`.url_secrets`).
+SECRET_NOT_RECORDED = diagnostic(
+    "IS130",
+    Severity.WARNING,
+    "the source URL holds a password or token: it was used for this fetch only, and the lock "
+    "file records the URL without it",
+    "for `skillshelf update`, let git find the credentials itself (a credential helper such as "
+    "`gh auth setup-git`, or an SSH URL)",
+)
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Destination:
     """Where and how skills are placed: the skills root and what goes with each skill there."""
@@ -161,6 +172,8 @@ def place_skill(
     lock entry records them and ``dest.agents``. A folder it replaces that skillshelf could
     not fetch again goes to ``dest.kept_root`` (:mod:`skillshelf.install.kept`; None: deleted)."""
     skill, diags = _validated(folder, source, _root_for(dest.scope, dest.root))
+    if source.secret_location is not None:
+        diags = (*diags, SECRET_NOT_RECORDED)
     target_name = _check_name(name) if name else _default_name(skill, folder)
     target = dest.root / target_name
     replaced = target.exists() or target.is_symlink()

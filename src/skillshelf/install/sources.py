@@ -8,8 +8,10 @@ Git runs through the ``git`` command line.
 
 from __future__ import annotations
 
+import contextlib
 import re
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Literal
 from urllib.parse import urlsplit
@@ -18,6 +20,7 @@ from skillshelf.errors import InstallError
 from skillshelf.fileio import resolve_path
 from skillshelf.install.archive import ARCHIVE_SUFFIXES, archive_suffix, extract_archive
 from skillshelf.install.git import GitRunner, ProgressFn
+from skillshelf.install.url_secrets import scrubbed, without_secrets
 
 __all__ = [
     "ARCHIVE_SUFFIXES",
@@ -42,12 +45,20 @@ _SOURCE_HINT = (
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Source:
-    """A parsed install source. ``location`` is an absolute path or a URL."""
+    """A parsed install source. ``location`` is an absolute path or a URL, never with a secret
+    in it; ``secret_location`` is the URL as typed when that held one (a token in the user
+    part or the query: :mod:`skillshelf.install.url_secrets`), used to fetch and nothing else."""
 
     kind: SourceKind
     location: str
     subdir: str | None = None
     ref: str | None = None
+    secret_location: str | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def fetch_location(self) -> str:
+        """Where the files are fetched from (with the secret, if one was typed)."""
+        return self.secret_location or self.location
 
     @property
     def text(self) -> str:
@@ -191,7 +202,7 @@ def parse_source(text: str, *, cwd: Path) -> Source:
         frag_ref = tail.strip() or None
     subdir = _clean_subdir(fragment)
     if base.lower().startswith(("http://", "https://")) and _url_suffix(base) is not None:
-        return Source(kind="archive", location=base, subdir=subdir)
+        return _secret_kept_apart(Source(kind="archive", location=base, subdir=subdir))
     location, ref = _split_ref(base)
     if frag_ref is not None:
         if ref is not None:
@@ -205,10 +216,17 @@ def parse_source(text: str, *, cwd: Path) -> Source:
             if found is not None:
                 return found
     if _looks_like_git(location):
-        return Source(kind="git", location=location.rstrip("/"), subdir=subdir, ref=ref)
+        return _secret_kept_apart(Source(kind="git", location=location.rstrip("/"), subdir=subdir, ref=ref))
     raise InstallError(
         f"cannot find {text!r}: no such folder or archive, and not a git URL", hint=_SOURCE_HINT, code="IS101"
     )
+
+
+def _secret_kept_apart(source: Source) -> Source:
+    safe = without_secrets(source.location)
+    if safe == source.location:
+        return source
+    return replace(source, location=safe, secret_location=source.location)
 
 
 def _within(base: Path, subdir: str | None, source: Source) -> Path:
@@ -302,7 +320,8 @@ def fetch_whole(
     if source.kind == "archive":
         archive = Path(source.location)
         if source.location.lower().startswith(("http://", "https://")):
-            archive = _download(source.location, workdir, progress, timeout)
+            with _secret_out_of_errors(source):
+                archive = _download(source.fetch_location, workdir, progress, timeout)
         elif not archive.is_file():
             raise InstallError(f"{archive} does not exist any more", hint=_SOURCE_HINT, code="IS103")
         if progress is not None:
@@ -310,8 +329,21 @@ def fetch_whole(
         extract_archive(archive, workdir / "archive")
         return Fetched(folder=workdir / "archive")
     repo = workdir / "repo"
-    commit = git.clone(source.location, repo, ref=source.ref, progress=progress, timeout=timeout)
+    with _secret_out_of_errors(source):
+        commit = git.clone(source.fetch_location, repo, ref=source.ref, progress=progress, timeout=timeout)
     return Fetched(folder=repo, commit=commit)
+
+
+@contextlib.contextmanager
+def _secret_out_of_errors(source: Source) -> Iterator[None]:
+    """An error quoting the URL as typed quotes it without its secret."""
+    try:
+        yield
+    except InstallError as exc:
+        if source.secret_location is None:
+            raise
+        message = scrubbed(exc.message, source.secret_location)
+        raise InstallError(message, hint=exc.hint, code=exc.code) from None
 
 
 def narrow(whole: Fetched, source: Source) -> Fetched:

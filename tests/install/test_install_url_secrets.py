@@ -1,0 +1,66 @@
+"""A token typed into a source URL is used for the fetch and never recorded or shown."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from install_helpers import make_env, run_cli
+
+from skillshelf.errors import InstallError
+from skillshelf.install import install_skill
+from skillshelf.install.sources import parse_source
+from skillshelf.install.url_secrets import scrubbed, without_secrets
+from testkit import IsolatedHome
+
+TOKEN = "ghp_" + "a1B2c3D4" * 4 + "zzzz"  # a GitHub token's shape: ghp_ and 36 characters
+
+
+@pytest.mark.parametrize(
+    ("typed", "recorded"),
+    [
+        (f"https://x-access-token:{TOKEN}@github.com/o/r.git", "https://x-access-token@github.com/o/r.git"),
+        ("ssh://git:hunter22@host:2222/r.git", "ssh://git@host:2222/r.git"),
+        ("https://h/a.zip?token=abc123&v=2", "https://h/a.zip?token=[REDACTED_SECRET]&v=2"),
+        (
+            "https://b.s3.amazonaws.com/a.zip?X-Amz-Credential=AKIAXX%2F1&X-Amz-Signature=00ff",
+            "https://b.s3.amazonaws.com/a.zip?X-Amz-Credential=[REDACTED_SECRET]"
+            "&X-Amz-Signature=[REDACTED_SECRET]",
+        ),
+        (f"https://h/a.zip?ref={TOKEN}", "https://h/a.zip?ref=[REDACTED_SECRET]"),
+        ("https://user@github.com/o/r.git", "https://user@github.com/o/r.git"),
+        ("https://github.com/o/r.git?x=1", "https://github.com/o/r.git?x=1"),
+        ("git@github.com:o/r.git", "git@github.com:o/r.git"),
+    ],
+)
+def test_the_recorded_url_keeps_everything_but_the_secret(typed: str, recorded: str) -> None:
+    assert without_secrets(typed) == recorded
+
+
+def test_a_parsed_source_shows_and_records_only_the_url_without_its_token(tmp_path: Path) -> None:
+    source = parse_source(f"https://x-access-token:{TOKEN}@github.com/o/r.git@v1#skills/pdf", cwd=tmp_path)
+    assert source.location == "https://x-access-token@github.com/o/r.git"
+    assert source.fetch_location == f"https://x-access-token:{TOKEN}@github.com/o/r.git"
+    assert TOKEN not in source.text and TOKEN not in repr(source)
+    assert (source.ref, source.subdir) == ("v1", "skills/pdf")
+
+
+@given(st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789-_.~", min_size=4, max_size=40))
+def test_no_password_survives_in_the_recorded_url_or_an_error_quoting_it(password: str) -> None:
+    typed = f"https://someone:{password}@git.example.com/team/repo.git"
+    assert without_secrets(typed) == "https://someone@git.example.com/team/repo.git"
+    message = f"git clone failed: fatal: unable to access '{typed}/': could not resolve host"
+    assert f":{password}@" not in scrubbed(message, typed)
+
+
+def test_a_failed_clone_does_not_print_the_token(tmp_path: Path, isolated_home: IsolatedHome) -> None:
+    url = f"https://someone:{TOKEN}@127.0.0.1:9/team/repo.git"
+    env = make_env(tmp_path, isolated_home.home)
+    with pytest.raises(InstallError) as caught:
+        install_skill(url, env=env)
+    assert caught.value.code in {"IS111", "IS112"} and TOKEN not in str(caught.value)
+    proc = run_cli(tmp_path, "install", url, "--all")
+    assert proc.returncode == 1 and "IS112" in proc.stderr
+    assert TOKEN not in proc.stderr + proc.stdout
