@@ -65,9 +65,11 @@ class FetchOnce:
 
 
 @contextlib.contextmanager
-def fetch_once(git: GitRunner, progress: ProgressFn | None) -> Iterator[FetchOnce]:
-    """A :class:`FetchOnce` whose scratch folder is removed afterwards."""
-    folder = Path(tempfile.mkdtemp(prefix="skillshelf-fetch-"))
+def fetch_once(parent: Path, git: GitRunner, progress: ProgressFn | None) -> Iterator[FetchOnce]:
+    """A :class:`FetchOnce` whose scratch folder, made in ``parent`` (on disk, not a small
+    ``/tmp``: a clone can be large), is removed afterwards."""
+    parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    folder = Path(tempfile.mkdtemp(prefix="fetch-", dir=parent))
     try:
         yield FetchOnce(folder, git, progress)
     finally:

@@ -325,7 +325,7 @@ def update_skills(
     fetched once, however many of the skills come from it (:mod:`skillshelf.install.fetch_once`).
     """
     chosen = _select(env, names, scope)
-    with fetch_once(git or GitRunner(environ=env.environ), progress) as fetched:
+    with fetch_once(env.dirs.cache / "update", git or GitRunner(environ=env.environ), progress) as fetched:
         return tuple(
             _update_one(i, force=force, fetched=fetched, progress=progress, kept=kept_root(env), check=check)
             for i in chosen
