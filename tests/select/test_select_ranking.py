@@ -280,3 +280,28 @@ def test_with_every_model_broken_the_ranking_runs_without_models(
     assert ranking.semantic_index(index, mode=None, cache_dir=None) is None
     ranker = Ranker(index, semantic=None)
     assert ranker.rank("merge two pdf files into one").suggested[0].doc.name == "pdf-tools"
+
+
+def test_the_explained_parts_of_a_score_add_up_to_it(skill_root: Path, tmp_path: Path) -> None:
+    ranker = _ranker(skill_root)
+    ranking = ranker.rank("merge two pdf files into one", top_k=3)
+    parts = ranker.explain(ranking.query, {r.doc.key for r in ranking.ranked})
+    assert set(parts) == {r.doc.key for r in ranking.ranked}
+    for r in ranking.ranked:
+        assert sum(parts[r.doc.key].values()) == pytest.approx(r.score, abs=1e-4)
+    assert {"bm25f", "name"} <= set(parts[ranking.ranked[0].doc.key])
+    assert ranker.explain("   ", {ranking.ranked[0].doc.key}) == {}
+
+
+def test_search_explain_shows_the_parts_and_refuses_other_selectors(
+    skill_root: Path, isolated_home: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["search", "merge two pdf files", "--root", str(skill_root), "--no-builtin", "--no-semantic"]
+    main([*argv, "--explain", "--json", "--top", "2"])
+    results = json.loads(capsys.readouterr().out)["results"]
+    assert all(sum(r["parts"].values()) == pytest.approx(r["score"], abs=1e-3) for r in results)
+    main([*argv, "--explain", "--top", "1"])
+    assert "bm25f " in capsys.readouterr().out
+    with pytest.raises(SystemExit) as caught:
+        main([*argv, "--explain", "--selector", "bm25f"])
+    assert caught.value.code == 2 and "SE009" in capsys.readouterr().err

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -99,6 +99,12 @@ def _eval_skills(env: Env, roots: Sequence[Path], tools: bool) -> _Ranked:
 )
 @selector_option(default="default", with_all=False)
 @click.option("--json", "as_json", is_flag=True, help="Print the ranked skills as JSON.")
+@click.option(
+    "--explain",
+    is_flag=True,
+    help="Show what each part of the default ranking (bm25f, ngram, wordllama, minilm, static, name) "
+    "added to each skill's score.",
+)
 @_SEMANTIC
 @root_options
 def search(
@@ -106,6 +112,7 @@ def search(
     top: int,
     selector: str,
     as_json: bool,
+    explain: bool,
     semantic: bool | None,
     roots: tuple[Path, ...],
     no_builtin: bool,
@@ -131,6 +138,7 @@ def search(
             cache_dir=ranked.cache_dir,
             semantic=semantic,
             settings=ranked.settings,
+            explain=explain,
         )
     if as_json:
         echo_json(result.to_dict())
@@ -164,7 +172,8 @@ def _print_search(result: SearchResult, env: Env) -> None:
         ),
         title_justify="left",
     )
-    for col in ("#", "skill", "score", "description", "path"):
+    columns = ("#", "skill", "score", "why" if result.parts else "description", "path")
+    for col in columns:
         table.add_column(col, overflow="fold", no_wrap=col in ("#", "score"))
     first_of: dict[tuple[str, str], int] = {}
     for r in result.ranked:
@@ -176,8 +185,16 @@ def _print_search(result: SearchResult, env: Env) -> None:
             desc = f"{UNTRUSTED_TAG} {desc}"
         mark = "*" if r.doc.key in result.suggested else ""
         where = short_path(r.doc.skill.path, env.cwd, env.home) if r.doc.skill is not None else r.doc.key
+        if result.parts:
+            desc = _why(result.parts.get(r.doc.key, {}))
         table.add_row(f"{r.rank}{mark}", literal(r.doc.name), f"{r.score:.3f}", literal(desc), literal(where))
     stdout_console().print(table)
+
+
+def _why(parts: Mapping[str, float]) -> str:
+    """The parts of a score, largest first: ``bm25f 2.10 + wordllama 0.31 + name 0.10``."""
+    shown = sorted(((v, k) for k, v in parts.items() if abs(v) >= 0.0005), reverse=True)
+    return " + ".join(f"{name} {value:.3f}" for value, name in shown).replace("+ -", "- ") or "0"
 
 
 def _print_eval(report: EvalReport) -> None:

@@ -5,8 +5,8 @@ Each takes already-discovered skills (or tool records) and returns a value the C
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -38,6 +38,7 @@ class SearchResult:
     confidence: float | None = None  # the default ranking's calibrated confidence
     suggested: tuple[str, ...] = ()  # keys of the entries the model would be shown
     min_confidence: float | None = None
+    parts: Mapping[str, Mapping[str, float]] = field(default_factory=dict)  # key -> part -> score (explain)
 
     @property
     def semantic(self) -> bool:
@@ -52,9 +53,15 @@ class SearchResult:
             "models": list(self.models),
             "confidence": None if self.confidence is None else round(self.confidence, 4),
             "min_confidence": self.min_confidence,
-            "results": [r.to_dict() | {"suggested": r.doc.key in self.suggested} for r in self.ranked],
+            "results": [self._result(r) for r in self.ranked],
             "index": self.index.to_dict(),
         }
+
+    def _result(self, ranked: RankedDoc) -> dict[str, object]:
+        out = ranked.to_dict() | {"suggested": ranked.doc.key in self.suggested}
+        if ranked.doc.key in self.parts:
+            out["parts"] = {name: round(v, 4) for name, v in self.parts[ranked.doc.key].items()}
+        return out
 
 
 def semantic_for(index: SkillIndex, *, mode: bool | None, cache_dir: Path | None) -> SemanticIndex | None:
@@ -72,10 +79,12 @@ def search(
     cache_dir: Path | None = None,
     semantic: bool | None = None,
     settings: RankingSettings | None = None,
+    explain: bool = False,
 ) -> SearchResult:
     """Index ``skills`` (cached under ``cache_dir``) and rank them against ``query``. The
     ``default`` selector is the :class:`Ranker` that the context, the agent and the MCP server
-    use (same models, same threshold): ``suggested`` marks what the model would be shown."""
+    use (same models, same threshold): ``suggested`` marks what the model would be shown, and
+    ``explain`` fills ``parts``, what each part of the ranking added to each score."""
     if not query.strip():
         raise UsageError(
             "the query is empty",
@@ -84,6 +93,12 @@ def search(
         )
     if top < 1:
         raise UsageError("--top must be at least 1", hint="use e.g. --top 10", code="SE004")
+    if explain and selector != DEFAULT_SELECTOR:
+        raise UsageError(
+            f"--explain takes the default ranking apart; {selector!r} has no parts to show",
+            hint="drop --selector, or --explain",
+            code="SE009",
+        )
     if selector == DEFAULT_SELECTOR:
         ranker = Ranker.open(skills, cache_dir=cache_dir, models=semantic, settings=settings)
         ranking = ranker.rank(query, top_k=top)
@@ -96,6 +111,7 @@ def search(
             confidence=ranking.confidence,
             suggested=tuple(r.doc.key for r in ranking.suggested),
             min_confidence=ranker.settings.min_confidence,
+            parts=ranker.explain(query, {r.doc.key for r in ranking.ranked}) if explain else {},
         )
     spec = SELECTORS.get(selector)
     index = SkillIndex.build(skills, cache_dir=cache_dir)
