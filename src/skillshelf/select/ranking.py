@@ -160,18 +160,13 @@ class Ranker:
 
     def explain(self, query: str, keys: Collection[str]) -> dict[str, dict[str, float]]:
         """For the entries whose key is in ``keys``: what each part of the ranking added to
-        their score for ``query`` (``bm25f``, ``ngram``, ``wordllama``, ``minilm``, ``static``,
-        ``name``: those that took part; they sum to the score :meth:`rank` gives)."""
-        from skillshelf.select.selectors import default_parts
+        their score for ``query`` (:data:`~skillshelf.select.explain.SIGNALS`: those that added
+        anything; they sum to the score :meth:`rank` gives)."""
+        from skillshelf.select.explain import contributions
 
         if not query.strip() or not len(self.index):
             return {}
-        terms = default_parts(self.index, query, self.semantic).terms
-        return {
-            doc.key: {name: float(values[i]) for name, values in terms.items()}
-            for i, doc in enumerate(self.index.docs)
-            if doc.key in keys
-        }
+        return contributions(self.index, query, list(keys), semantic=self.semantic)
 
     def _suggested(
         self, ranked: tuple[RankedDoc, ...], confidence: float, best: float

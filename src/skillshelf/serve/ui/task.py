@@ -11,13 +11,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from skillshelf.context import prepare_context, turn_parts
 from skillshelf.env import Env
 from skillshelf.errors import SkillshelfError
+from skillshelf.select.explain import SIGNALS
 from skillshelf.serve.ui.budget import Profile
-from skillshelf.serve.ui.signals import SIGNALS, contributions
 from skillshelf.serve.ui.state import Snapshot, UiOptions, UiState
 from skillshelf.skills.model import Skill
 from skillshelf.tokens import approx_tokens
@@ -31,7 +31,7 @@ MAX_TOP = 50
 
 
 def _search(snapshot: Snapshot, options: UiOptions, query: str, top: int) -> SearchResult:
-    """What `skillshelf search QUERY --top TOP` ranks here."""
+    """What `skillshelf search QUERY --top TOP --explain` ranks here."""
     from skillshelf.select.service import search
 
     workspace = snapshot.workspace
@@ -41,22 +41,8 @@ def _search(snapshot: Snapshot, options: UiOptions, query: str, top: int) -> Sea
         top=top,
         cache_dir=workspace.index_cache_dir,
         semantic=options.semantic,
+        explain=True,
     )
-
-
-def _ranking_index(snapshot: Snapshot, options: UiOptions) -> tuple[Any, Any]:
-    """The search index and the models' vectors over the loadable skills (once per snapshot)."""
-    from skillshelf.select.index import SkillIndex
-    from skillshelf.select.service import semantic_for
-
-    workspace = snapshot.workspace
-    index = SkillIndex.build(workspace.skills.loadable, cache_dir=workspace.index_cache_dir)
-    semantic = (
-        semantic_for(index, mode=options.semantic, cache_dir=workspace.index_cache_dir)
-        if len(index)
-        else None
-    )
-    return index, semantic
 
 
 def task_view(
@@ -65,9 +51,7 @@ def task_view(
     """The task view's data for ``query``."""
     snapshot, options = state.snapshot, state.options
     result = _search(snapshot, options, query, max(1, min(top, MAX_TOP)))
-    index, semantic = state.memo("ranking-index", lambda s: _ranking_index(s, options))
-    keys = [r.doc.key for r in result.ranked]
-    parts = contributions(index, query, keys, semantic=semantic)
+    parts = result.parts
     context = options.context_options(profile=profile, context_window=window)
     prepared = prepare_context(env, context, workspace=snapshot.workspace)
     turn = turn_parts(prepared, query)

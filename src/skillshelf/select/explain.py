@@ -1,11 +1,12 @@
-"""What each signal of the default ranking adds to a skill's score, for the task view.
+"""What each signal of the default ranking adds to a skill's score (``search --explain``, the
+page's task view).
 
 The default ranking (:func:`skillshelf.select.selectors.default_parts`) sums weighted signals:
 BM25F over the body and the metadata, character n-grams and the static word vectors for
 short requests (or the installed embedding models instead), and the squared coverage of the
 skill's name. ``default_parts`` keeps each weighted term beside the total, so
 :func:`contributions` reads them from the ranking itself; they add up to the score
-:func:`skillshelf.select.service.search` reports (the tests check it).
+:meth:`skillshelf.select.ranking.Ranker.rank` gives (the tests check it).
 """
 
 from __future__ import annotations
