@@ -242,3 +242,25 @@ def test_unsafe_skill_folders_are_refused_one_by_one(tmp_path: Path, isolated_ho
     assert "piped: error IS303" in proc.stderr and "leaky: error IS302" in proc.stderr
     assert "nothing was installed" not in proc.stderr
     assert "the others were installed" in proc.stderr
+
+
+def test_a_dry_run_checks_every_skill_and_writes_nothing(tmp_path: Path, isolated_home: IsolatedHome) -> None:
+    source = tmp_path / "shelf"
+    write_skill(source / "alpha", "alpha")
+    write_skill(source / "second-alpha", "alpha")
+    (source / "broken").mkdir()
+    (source / "broken" / "SKILL.md").write_text("no frontmatter here\n", encoding="utf-8")
+    env = make_env(tmp_path, isolated_home.home)
+    planned = install_all(str(source), env=env, dry_run=True)
+    assert planned.dry_run and [r.name for r in planned.installed] == ["alpha"]
+    assert all(r.dry_run for r in planned.installed)
+    assert {n.folder: n.code for n in planned.failed} == {"broken": "IS320", "second-alpha": "IS305"}
+    one = install_skill(str(source / "alpha"), env=env, dry_run=True)
+    assert one.dry_run and one.entry.content_hash and not one.path.exists()
+    assert not (isolated_home.home / ".agents").exists()
+    proc = run_cli(tmp_path, "install", str(source), "--all", "--dry-run")
+    assert proc.returncode == 1 and "Would install 1 skill from" in proc.stdout
+    assert "the others would be installed" in proc.stderr and "nothing was written" in proc.stdout
+    single = run_cli(tmp_path, "install", str(source / "alpha"), "--dry-run", "--json")
+    assert single.returncode == 0 and json.loads(single.stdout)["dry_run"] is True
+    assert not (isolated_home.home / ".agents").exists()

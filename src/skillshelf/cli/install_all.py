@@ -16,7 +16,14 @@ _AGENTS = {"codex": "Codex", "claude": "Claude Code"}
 
 
 def install_every_skill(
-    source: str, *, scope: str, target: str | None, force: bool, as_json: bool, progress: ProgressFn | None
+    source: str,
+    *,
+    scope: str,
+    target: str | None,
+    force: bool,
+    as_json: bool,
+    progress: ProgressFn | None,
+    dry_run: bool = False,
 ) -> None:
     """Install every skill in ``source`` and report each; exit 1 when one failed (the others
     are still installed)."""
@@ -29,6 +36,7 @@ def install_every_skill(
         force=force,
         progress=progress,
         target=target,  # type: ignore[arg-type]
+        dry_run=dry_run,
     )
     if as_json:
         echo_json(result)
@@ -42,11 +50,12 @@ def _report(result: InstallAllResult) -> None:
     print_diagnostics(dict.fromkeys(d for item in result.installed for d in item.diagnostics))
     at = f" at {result.commit[:12]}" if result.commit else ""
     count = len(result.installed)
+    verb = "Would install" if result.dry_run else "Installed"
     if count:
-        click.echo(printable(f"Installed {count} skill{'s' if count != 1 else ''} from {result.source}{at}"))
+        click.echo(printable(f"{verb} {count} skill{'s' if count != 1 else ''} from {result.source}{at}"))
     for item in result.installed:
-        verb = " (replaced)" if item.replaced else ""
-        click.echo(printable(f"  {item.entry.skill_name}{verb} -> {item.path}"))
+        replaces = " (replaces the one there)" if item.replaced else ""
+        click.echo(printable(f"  {item.entry.skill_name}{replaces} -> {item.path}"))
         if item.kept is not None:
             click.echo(printable(f"    the folder it replaced is kept in {item.kept}"))
     if result.installed:
@@ -72,7 +81,11 @@ def _report(result: InstallAllResult) -> None:
             if failed.fix:
                 click.echo(printable(f"    fix: {failed.fix}"), err=True)
         done = "the others were installed" if result.installed else "nothing was installed"
+        if result.dry_run:
+            done = "the others would be installed" if result.installed else "nothing would be installed"
         click.echo(f"  {done}; fix these and run the same command again", err=True)
+    if result.dry_run:
+        click.echo("(a dry run: nothing was written)")
     if result.search_cut:
         click.echo(
             "warning: the search for SKILL.md files stopped at its depth or folder limit, so skills "

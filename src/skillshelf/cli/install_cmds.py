@@ -86,9 +86,21 @@ def install_progress(enabled: bool) -> Iterator[ProgressFn | None]:
     help="Install every skill in SOURCE (a repository or folder that holds several), each on its own: "
     "one that fails is reported and the others are installed.",
 )
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Fetch and check everything, say what would be installed where, and write nothing.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def install(
-    source: str, scope: str, target: str | None, name: str | None, force: bool, every: bool, as_json: bool
+    source: str,
+    scope: str,
+    target: str | None,
+    name: str | None,
+    force: bool,
+    every: bool,
+    dry_run: bool,
+    as_json: bool,
 ) -> None:
     """Install a skill from SOURCE: a folder, a .zip/.skill or .tar/.tar.gz/.tgz/.tar.bz2/.tar.xz
     archive (a path or an http(s) URL), or a git URL[@ref][#subdir] (gh:owner/repo for GitHub;
@@ -110,7 +122,13 @@ def install(
 
         with install_progress(not as_json) as progress:
             install_every_skill(
-                source, scope=scope, target=target, force=force, as_json=as_json, progress=progress
+                source,
+                scope=scope,
+                target=target,
+                force=force,
+                as_json=as_json,
+                progress=progress,
+                dry_run=dry_run,
             )
         return
     try:
@@ -123,6 +141,7 @@ def install(
                 force=force,
                 progress=progress,
                 target=target,  # type: ignore[arg-type]
+                dry_run=dry_run,
             )
     except SkillValidationError as exc:
         if as_json:
@@ -137,17 +156,18 @@ def install(
     entry = result.entry
     at = f" at {entry.commit[:12]}" if entry.commit else ""
     verb = "Replaced" if result.replaced else "Installed"
-    click.echo(
-        printable(
-            f"{verb} {entry.skill_name} ({result.files} files) from {entry.source}{at}\n  -> {result.path}"
-        )
-    )
+    files = f" ({result.files} files)"
+    if result.dry_run:
+        verb, files = "Would replace" if result.replaced else "Would install", ""
+    click.echo(printable(f"{verb} {entry.skill_name}{files} from {entry.source}{at}\n  -> {result.path}"))
     for link in entry.links:
         click.echo(f"  -> {link} (link)")
     if result.kept is not None:
         click.echo(printable(f"  the folder it replaced is kept in {result.kept}"))
     seen = " and ".join({"codex": "Codex", "claude": "Claude Code"}[a] for a in entry.agents)
     click.echo(f"  read by {seen or 'skillshelf only (not by Codex or Claude Code)'}")
+    if result.dry_run:
+        click.echo("  (a dry run: nothing was written)")
 
 
 @click.command("deps")

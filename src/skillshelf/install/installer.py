@@ -60,10 +60,12 @@ class InstallResult:
     files: int = 0
     diagnostics: tuple[Diagnostic, ...] = ()
     kept: Path | None = None  # where the replaced folder was kept (changed by hand, or not ours)
+    dry_run: bool = False  # what the install would do; nothing was written
 
     def to_dict(self) -> dict[str, object]:
         return {
             "name": self.name,
+            "dry_run": self.dry_run,
             "skill_name": self.entry.skill_name,
             "path": str(self.path),
             "scope": self.scope,
@@ -153,6 +155,7 @@ class Destination:
     agents: Sequence[str] = ()
     kept_root: Path | None = None  # a replaced folder skillshelf could not fetch again goes here
     copy_file: CopyFn | None = None
+    dry_run: bool = False  # check everything, write nothing
 
 
 def place_skill(
@@ -182,17 +185,33 @@ def place_skill(
         raise NameTakenError(target, lock.get(target_name))
     links = [r / target_name for r in dest.link_roots]
     check_links(links, target)
+
+    def entry_of(files_at: Path) -> LockEntry:
+        entry = _lock_entry(source, target_name, skill, commit, files_at)
+        return dataclasses.replace(entry, agents=tuple(dest.agents), links=tuple(map(str, links)))
+
+    def result(entry: LockEntry, files: int = 0, kept: Path | None = None) -> InstallResult:
+        return InstallResult(
+            name=target_name,
+            path=target,
+            scope=dest.scope,
+            entry=entry,
+            replaced=replaced,
+            files=files,
+            diagnostics=diags,
+            kept=kept,
+            dry_run=dest.dry_run,
+        )
+
+    if dest.dry_run:
+        return result(entry_of(folder))
     if progress is not None:
         progress("Copying", None)
     staged = work / "stage" / target_name
     staged.parent.mkdir()
     copy = {"copy_file": dest.copy_file} if dest.copy_file else {}
     files = copy_skill_tree(folder, staged, **copy)
-    entry = dataclasses.replace(
-        _lock_entry(source, target_name, skill, commit, staged),
-        agents=tuple(dest.agents),
-        links=tuple(str(link) for link in links),
-    )
+    entry = entry_of(staged)
     keep = dest.kept_root is not None and needs_keeping(target, lock.get(target_name))
     aside = set_aside(target, target_name, dest.kept_root or work, work / "old", keep=keep)
     try:
@@ -207,16 +226,7 @@ def place_skill(
         aside.drop_copy()
         raise
     make_links(links, target, relative=dest.scope == "project")
-    return InstallResult(
-        name=target_name,
-        path=target,
-        scope=dest.scope,
-        entry=entry,
-        replaced=replaced,
-        files=files,
-        diagnostics=diags,
-        kept=aside.kept,
-    )
+    return result(entry, files, aside.kept)
 
 
 def stage_and_swap(
@@ -280,6 +290,7 @@ def install_skill(
     git: GitRunner | None = None,
     copy_file: CopyFn | None = None,
     target: InstallTarget | None = None,
+    dry_run: bool = False,
 ) -> InstallResult:
     """Install the skill at ``source`` (folder, git URL ``[@ref][#subdir]``, ``.zip``/``.skill``)
     where the ``target`` agents read skills (:mod:`skillshelf.install.targets`; ``None``: the
@@ -287,8 +298,10 @@ def install_skill(
 
     Raises :class:`InstallError` (nothing changed) when the source cannot be fetched, holds no
     or several skills, does not validate, is unsafe, or the name is taken and ``force`` is off.
+    With ``dry_run`` every check is made and nothing is written: the result says what would be.
     """
-    with install_session(source, env, scope, target, force=force, copy_file=copy_file) as (parsed, dest):
+    session = install_session(source, env, scope, target, force=force, copy_file=copy_file, dry_run=dry_run)
+    with session as (parsed, dest):
         runner = git or GitRunner(environ=env.environ)
         return stage_and_swap(parsed, dest, name=name, git=runner, progress=progress)
 
@@ -302,6 +315,7 @@ def install_session(
     *,
     force: bool,
     copy_file: CopyFn | None = None,
+    dry_run: bool = False,
 ) -> Iterator[tuple[Source, Destination]]:
     """The parsed ``source`` and where its skills go, with the skills root locked throughout.
 
@@ -323,6 +337,7 @@ def install_session(
                     agents=place.agents,
                     kept_root=kept_root(env),
                     copy_file=copy_file,
+                    dry_run=dry_run,
                 ),
             )
     except OSError as exc:

@@ -69,6 +69,7 @@ class InstallAllResult:
     installed: tuple[InstallResult, ...]
     not_installed: tuple[NotInstalled, ...]
     search_cut: bool  # the search for SKILL.md files stopped at its limits; some may be missing
+    dry_run: bool = False  # ``installed`` is what would be; nothing was written
 
     @property
     def failed(self) -> tuple[NotInstalled, ...]:
@@ -81,6 +82,7 @@ class InstallAllResult:
             "installed": [result.to_dict() for result in self.installed],
             "not_installed": [item.to_dict() for item in self.not_installed],
             "search_cut": self.search_cut,
+            "dry_run": self.dry_run,
         }
 
 
@@ -93,14 +95,16 @@ def install_all(
     progress: ProgressFn | None = None,
     git: GitRunner | None = None,
     target: InstallTarget | None = None,
+    dry_run: bool = False,
 ) -> InstallAllResult:
     """Install every skill in ``source`` (the outermost folders with a SKILL.md) where the
     ``target`` agents read skills; see :func:`~skillshelf.install.installer.install_skill`.
 
     Raises :class:`~skillshelf.errors.InstallError` when the source cannot be fetched or holds no
-    skill; a problem with one skill is reported in the result and the others go on.
+    skill; a problem with one skill is reported in the result and the others go on. With
+    ``dry_run`` nothing is written: ``installed`` holds what would be installed.
     """
-    with install_session(source, env, scope, target, force=force) as (parsed, dest):
+    with install_session(source, env, scope, target, force=force, dry_run=dry_run) as (parsed, dest):
         return _install_found(parsed, dest, git or GitRunner(environ=env.environ), progress)
 
 
@@ -118,13 +122,37 @@ def _install_found(
             here = work / f"skill-{number}"
             here.mkdir()
             one = _sub_source(parsed, place)
-            outcomes.append(_install_one(folder, place, one, fetched.commit, here, dest))
+            outcome = _install_one(folder, place, one, fetched.commit, here, dest)
+            outcomes.append(_planned_twice(outcome, outcomes, place, one) if dest.dry_run else outcome)
     return InstallAllResult(
         source=parsed.text,
         commit=fetched.commit,
         installed=tuple(o for o in outcomes if isinstance(o, InstallResult)),
         not_installed=tuple(o for o in outcomes if isinstance(o, NotInstalled)),
         search_cut=cut,
+        dry_run=dest.dry_run,
+    )
+
+
+def _planned_twice(
+    outcome: InstallResult | NotInstalled,
+    earlier: list[InstallResult | NotInstalled],
+    place: str,
+    one: Source,
+) -> InstallResult | NotInstalled:
+    """In a dry run nothing lands, so a second skill of one name would seem free: it is not."""
+    if not isinstance(outcome, InstallResult):
+        return outcome
+    if not any(isinstance(e, InstallResult) and e.name == outcome.name for e in earlier):
+        return outcome
+    taken = NameTakenError(outcome.path, None)
+    return NotInstalled(
+        folder=place,
+        name=outcome.name,
+        status="failed",
+        code=taken.code,
+        message=f"another skill of this source would already be installed as {outcome.name!r}",
+        fix=f"`skillshelf install {one.text} --name OTHER-NAME` installs it beside that one",
     )
 
 
