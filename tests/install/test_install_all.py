@@ -6,6 +6,7 @@ import dataclasses
 import json
 import os
 import shutil
+import time
 from pathlib import Path
 from typing import Any
 
@@ -264,3 +265,20 @@ def test_a_dry_run_checks_every_skill_and_writes_nothing(tmp_path: Path, isolate
     single = run_cli(tmp_path, "install", str(source / "alpha"), "--dry-run", "--json")
     assert single.returncode == 0 and json.loads(single.stdout)["dry_run"] is True
     assert not (isolated_home.home / ".agents").exists()
+
+
+def test_update_clears_the_scratch_clone_a_killed_update_left_a_day_ago(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
+    from skillshelf.install.fetch_once import STALE_AFTER_S
+
+    env = make_env(tmp_path, isolated_home.home)
+    install_all(str(write_skill(tmp_path / "shelf" / "alpha", "alpha").parent), env=env)
+    scratch = env.dirs.cache / "update"
+    old, recent = scratch / "fetch-old", scratch / "fetch-recent"
+    for folder in (old, recent):
+        (folder / "repo").mkdir(parents=True)
+    past = time.time() - STALE_AFTER_S - 60
+    os.utime(old, (past, past))
+    assert [r.status for r in update_skills(env=env)] == ["up-to-date"]
+    assert not old.exists() and recent.is_dir()  # another update may be using it

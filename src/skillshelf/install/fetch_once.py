@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -69,8 +70,22 @@ def fetch_once(parent: Path, git: GitRunner, progress: ProgressFn | None) -> Ite
     """A :class:`FetchOnce` whose scratch folder, made in ``parent`` (on disk, not a small
     ``/tmp``: a clone can be large), is removed afterwards."""
     parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    _clear_stale(parent)
     folder = Path(tempfile.mkdtemp(prefix="fetch-", dir=parent))
     try:
         yield FetchOnce(folder, git, progress)
     finally:
         remove_tree(folder)
+
+
+#: A scratch folder older than this was left by an ``update`` that was killed (no run lasts a
+#: day), so the next run removes it; a younger one may belong to an ``update`` running now.
+STALE_AFTER_S = 24 * 3600
+
+
+def _clear_stale(parent: Path) -> None:
+    now = time.time()
+    for old in parent.glob("fetch-*"):
+        with contextlib.suppress(OSError):
+            if now - old.lstat().st_mtime > STALE_AFTER_S:
+                remove_tree(old)
