@@ -21,9 +21,9 @@ from skillshelf.cli.output import (
 from skillshelf.env import Env
 from skillshelf.install.git import ProgressFn
 
-__all__ = ["deps", "install", "install_progress"]
+__all__ = ["SCOPE", "deps", "install", "install_progress"]
 
-_SCOPE = click.Choice(["user", "project"])
+SCOPE = click.Choice(["user", "project"])  # where a skill is installed
 
 
 @contextlib.contextmanager
@@ -58,7 +58,7 @@ def install_progress(enabled: bool) -> Iterator[ProgressFn | None]:
 @click.argument("source")
 @click.option(
     "--scope",
-    type=_SCOPE,
+    type=SCOPE,
     default="user",
     show_default=True,
     help="user: your own agent folders (~/.agents/skills, ~/.claude/skills); project: this repository's.",

@@ -10,19 +10,17 @@ from typing import Any
 
 import click
 
-from skillshelf.cli.install_cmds import install_progress
+from skillshelf.cli.install_cmds import SCOPE, install_progress
 from skillshelf.cli.output import echo_json, literal, print_diagnostics, printable, stdout_console
 from skillshelf.env import Env
 from skillshelf.errors import SkillshelfError
 
 __all__ = ["remove", "update"]
 
-_SCOPE = click.Choice(["user", "project"])
-
 
 @click.command("update")
 @click.argument("names", nargs=-1)
-@click.option("--scope", type=_SCOPE, default=None, help="Only skills installed in this scope.")
+@click.option("--scope", type=SCOPE, default=None, help="Only skills installed in this scope.")
 @click.option(
     "--force",
     is_flag=True,
@@ -128,7 +126,7 @@ def _print_updates(results: Any) -> None:
 
 @click.command("remove")
 @click.argument("names", nargs=-1, required=True)
-@click.option("--scope", type=_SCOPE, default=None, help="Where it is installed, when both scopes have it.")
+@click.option("--scope", type=SCOPE, default=None, help="Where it is installed, when both scopes have it.")
 @click.option(
     "--force",
     is_flag=True,

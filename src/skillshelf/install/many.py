@@ -145,12 +145,11 @@ def _planned_twice(
         return outcome
     if not any(isinstance(e, InstallResult) and e.name == outcome.name for e in earlier):
         return outcome
-    taken = NameTakenError(outcome.path, None)
     return NotInstalled(
         folder=place,
         name=outcome.name,
         status="failed",
-        code=taken.code,
+        code=NameTakenError.default_code,
         message=f"another skill of this source would already be installed as {outcome.name!r}",
         fix=f"`skillshelf install {one.text} --name OTHER-NAME` installs it beside that one",
     )

@@ -114,9 +114,10 @@ def load_queries(path: Path, *, tools: bool) -> tuple[EvalQuery, ...]:
     queries: list[EvalQuery] = []
     problems: list[UsageError] = []
     for n, obj in _read_lines(path, "query"):
+        if isinstance(obj, UsageError):
+            problems.append(obj)
+            continue
         try:
-            if isinstance(obj, UsageError):
-                raise obj
             queries.append(_query(obj, path, n, tools=tools))
         except UsageError as exc:
             problems.append(exc)
