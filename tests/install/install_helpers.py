@@ -11,8 +11,10 @@ import sys
 import tarfile
 from pathlib import Path
 from types import MappingProxyType
+from typing import Any
 
 from skillshelf.env import Env
+from skillshelf.install.git import GitRunner
 from testkit import tar_with, zip_with
 
 
@@ -125,3 +127,18 @@ def github_tarball(path: Path, top: str, files: dict[str, bytes]) -> Path:
             info.size, info.mode = len(data), 0o664
             tf.addfile(info, io.BytesIO(data))
     return path
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class CountingGit(GitRunner):
+    """A GitRunner that notes each clone and ``ls-remote`` it makes."""
+
+    calls: list[str] = dataclasses.field(default_factory=list)
+
+    def clone(self, url: str, dest: Path, **kwargs: Any) -> str:
+        self.calls.append("clone")
+        return GitRunner.clone(self, url, dest, **kwargs)
+
+    def remote_commit(self, url: str, ref: str | None) -> str | None:
+        self.calls.append("ls-remote")
+        return GitRunner.remote_commit(self, url, ref)

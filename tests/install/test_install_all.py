@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import shutil
 import time
 from pathlib import Path
-from typing import Any
 
 import pytest
-from install_helpers import commit_all, github_tarball, init_repo, make_env, run_cli, write_skill
+from install_helpers import CountingGit, commit_all, github_tarball, init_repo, make_env, run_cli, write_skill
 
 from skillshelf.errors import InstallError
 from skillshelf.install import install_skill, read_lock, update_skills
-from skillshelf.install.git import GitRunner
 from skillshelf.install.many import install_all
 from testkit import IsolatedHome
 
@@ -159,19 +156,6 @@ def test_the_cli_lists_what_it_installed_and_what_failed_and_exits_1(
     assert named.returncode == 2 and "IS002" in named.stderr
 
 
-@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
-class _CountingGit(GitRunner):
-    calls: list[str] = dataclasses.field(default_factory=list)
-
-    def clone(self, url: str, dest: Path, **kwargs: Any) -> str:
-        self.calls.append("clone")
-        return GitRunner.clone(self, url, dest, **kwargs)
-
-    def remote_commit(self, url: str, ref: str | None) -> str | None:
-        self.calls.append("ls-remote")
-        return GitRunner.remote_commit(self, url, ref)
-
-
 def test_update_fetches_a_repository_once_for_all_the_skills_installed_from_it(
     tmp_path: Path, isolated_home: IsolatedHome
 ) -> None:
@@ -181,7 +165,7 @@ def test_update_fetches_a_repository_once_for_all_the_skills_installed_from_it(
     install_all(repo.as_uri(), env=env)
     write_skill(repo / "skills" / "alpha", "alpha", body="changed")
     commit_all(repo, "two")
-    counting = _CountingGit(environ=env.environ)
+    counting = CountingGit(environ=env.environ)
     checked = update_skills(env=env, check=True, git=counting)
     assert [r.status for r in checked] == ["available", "up-to-date", "up-to-date"]
     assert counting.calls == ["ls-remote", "clone"]

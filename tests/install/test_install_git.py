@@ -120,6 +120,16 @@ def test_missing_repository_gives_git_error_with_a_hint(tmp_path: Path, isolated
     assert "URL" in caught.value.hint
 
 
+def test_a_repository_without_commits_is_said_to_be_empty(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
+    env = make_env(tmp_path, isolated_home.home)
+    with pytest.raises(InstallError) as caught:
+        install_skill(init_repo(tmp_path / "empty").as_uri(), env=env)
+    assert caught.value.code == "IS113" and "no commits" in caught.value.message
+    assert tree(Path.home() / ".agents") in ([], ["skills"])
+
+
 def test_symlink_in_repository_pointing_outside_is_refused(
     tmp_path: Path, isolated_home: IsolatedHome
 ) -> None:

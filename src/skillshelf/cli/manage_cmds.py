@@ -30,13 +30,16 @@ __all__ = ["remove", "update"]
 @click.option(
     "--check",
     is_flag=True,
-    help="Only say which skills have an update (status `available`); change nothing.",
+    help="Only say which skills have an update (status `available`) and which skills their packs "
+    "gained (`new`); change nothing.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
 def update(names: tuple[str, ...], scope: str | None, force: bool, check: bool, as_json: bool) -> None:
     """Update installed skills (all, or the NAMES given) from their sources.
 
-    Exit 1 when a skill could not be checked or updated (the others still are).
+    Updating all also installs the skills a pack gained since `install SOURCE --all` (a skill
+    you removed does not come back); a skill its pack dropped is left as it is. Exit 1 when a
+    skill could not be checked or updated (the others still are).
     """
     from skillshelf.install.manage import installed_roots, link_diagnostics, lock_diagnostics, update_skills
 
@@ -105,7 +108,9 @@ def _print_updates(results: Any) -> None:
 
     colours = {
         "updated": "green",
+        "added": "green",
         "available": "cyan",
+        "new": "cyan",
         "up-to-date": "dim",
         "skipped": "yellow",
         "failed": "red",

@@ -95,7 +95,7 @@ class GitRunner:
                 self._clone_streaming(
                     ["clone", "--depth", "1", *branch, "--", url, str(dest)], progress, timeout
                 )
-                return self.run(["rev-parse", "HEAD^{commit}"], cwd=dest).strip()
+                return self._head(url, dest)
             except InstallError:
                 if ref is None:
                     raise
@@ -110,6 +110,19 @@ class GitRunner:
                 code="IS104",
             ) from exc
         return self.run(["rev-parse", "HEAD^{commit}"], cwd=dest).strip()
+
+    def _head(self, url: str, dest: Path) -> str:
+        """The commit checked out in the clone ``dest`` of ``url``."""
+        try:
+            return self.run(["rev-parse", "HEAD^{commit}"], cwd=dest).strip()
+        except InstallError:
+            if self.run(["rev-list", "-n", "1", "--all"], cwd=dest).strip():
+                raise
+            raise InstallError(
+                f"{url} has no commits yet, so there is nothing to install",
+                hint="push a commit that holds the skill, or check the URL",
+                code="IS113",
+            ) from None
 
     def remote_commit(self, url: str, ref: str | None) -> str | None:
         """The commit ``ref`` (or the default branch) points at on the remote; None if unknown."""

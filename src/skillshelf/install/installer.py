@@ -156,6 +156,7 @@ class Destination:
     kept_root: Path | None = None  # a replaced folder skillshelf could not fetch again goes here
     copy_file: CopyFn | None = None
     dry_run: bool = False  # check everything, write nothing
+    pack: str | None = None  # the pack the skills placed here belong to (``install --all``)
 
 
 def place_skill(
@@ -188,7 +189,9 @@ def place_skill(
 
     def entry_of(files_at: Path) -> LockEntry:
         entry = _lock_entry(source, target_name, skill, commit, files_at)
-        return dataclasses.replace(entry, agents=tuple(dest.agents), links=tuple(map(str, links)))
+        return dataclasses.replace(
+            entry, agents=tuple(dest.agents), links=tuple(map(str, links)), pack=dest.pack
+        )
 
     def result(entry: LockEntry, files: int = 0, kept: Path | None = None) -> InstallResult:
         return InstallResult(

@@ -13,11 +13,13 @@ if present, is a real folder directly inside the skills root (not a symlink). An
 entry, or one that is not an object with the required fields, is left out of
 :attr:`Lock.entries` and reported in :attr:`Lock.diagnostics` (``IS402`` / ``IS403``);
 ``update``, ``remove`` and ``list`` never act on it, the other entries still work, and a
-rewrite of the file keeps it as it was.
+rewrite of the file keeps it as it was. The ``packs`` object records the sources installed
+whole with ``install --all`` (:mod:`skillshelf.install.lock_packs`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -32,6 +34,7 @@ from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.errors import InstallError, reason
 from skillshelf.fileio import read_regular_text, write_atomic
 from skillshelf.install.files import sorted_listing
+from skillshelf.install.lock_packs import PackRecord, read_packs
 
 __all__ = [
     "FOLDER_NAME",
@@ -39,6 +42,7 @@ __all__ = [
     "LOCK_VERSION",
     "Lock",
     "LockEntry",
+    "PackRecord",
     "content_hash",
     "lock_path",
     "read_lock",
@@ -70,6 +74,7 @@ class LockEntry:
     installed_at: str
     agents: tuple[str, ...] = ()  # the agents it was installed for (`install --for`)
     links: tuple[str, ...] = ()  # links to it in other agents' skill folders
+    pack: str | None = None  # the key of the pack it was installed with (``install --all``)
 
     def to_dict(self, *, root: Path | None = None) -> dict[str, object]:
         """The entry as JSON; with ``root`` (the lock file's folder) as the file stores it, the
@@ -79,6 +84,8 @@ class LockEntry:
             extra["agents"] = list(self.agents)
         if self.links:
             extra["links"] = [_stored_link(link, root) for link in self.links] if root else list(self.links)
+        if self.pack:
+            extra["pack"] = self.pack
         return {
             "skill_name": self.skill_name,
             "source": self.source,
@@ -95,15 +102,17 @@ class LockEntry:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Lock:
-    """Every usable entry of one lock file, by folder name.
+    """Every usable entry of one lock file, by folder name, and the packs they came in.
 
-    ``ignored`` holds the raw entries that were not used (kept so a rewrite loses nothing);
-    ``diagnostics`` says why each was left out.
+    ``ignored`` and ``ignored_packs`` hold the raw entries and records that were not used (kept
+    so a rewrite loses nothing); ``diagnostics`` says why each was left out.
     """
 
     entries: Mapping[str, LockEntry] = field(default_factory=lambda: MappingProxyType({}))
     ignored: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))
     diagnostics: tuple[Diagnostic, ...] = ()
+    packs: Mapping[str, PackRecord] = field(default_factory=lambda: MappingProxyType({}))
+    ignored_packs: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))
 
     def __iter__(self) -> Iterator[LockEntry]:
         return iter(self.entries[name] for name in sorted(self.entries))
@@ -117,19 +126,38 @@ class Lock:
     def without(self, name: str) -> Lock:
         return self._replace({k: v for k, v in self.entries.items() if k != name}, exclude=name)
 
+    def with_pack(self, record: PackRecord) -> Lock:
+        """This lock with ``record`` in place of any record of the same key."""
+        return dataclasses.replace(
+            self,
+            packs=MappingProxyType({**self.packs, record.key: record}),
+            ignored_packs=MappingProxyType({k: v for k, v in self.ignored_packs.items() if k != record.key}),
+        )
+
+    def members(self, key: str) -> tuple[LockEntry, ...]:
+        """The installed skills of the pack ``key``."""
+        return tuple(entry for entry in self if entry.pack == key)
+
     def _replace(self, entries: dict[str, LockEntry], *, exclude: str) -> Lock:
         ignored = {k: v for k, v in self.ignored.items() if k != exclude}
-        return Lock(
+        return dataclasses.replace(
+            self,
             entries=MappingProxyType(entries),
             ignored=MappingProxyType(ignored),
             diagnostics=tuple(d for d in self.diagnostics if d.field != exclude),
         )
 
     def to_dict(self, *, root: Path | None = None) -> dict[str, object]:
-        """The lock as JSON (``root``: as the file in that folder stores it)."""
+        """The lock as JSON (``root``: as the file in that folder stores it). A pack none of
+        whose skills is installed any longer is left out."""
         skills: dict[str, object] = {e.name: e.to_dict(root=root) for e in self}
         skills.update(self.ignored)
-        return {"version": LOCK_VERSION, "skills": dict(sorted(skills.items()))}
+        data: dict[str, object] = {"version": LOCK_VERSION, "skills": dict(sorted(skills.items()))}
+        kept = {key: record.to_dict() for key, record in self.packs.items() if self.members(key)}
+        packs = {**kept, **self.ignored_packs}
+        if packs:
+            data["packs"] = dict(sorted(packs.items()))
+        return data
 
 
 def _stored_link(link: str, root: Path) -> str:
@@ -229,6 +257,7 @@ def _entry_from(name: str, raw: dict[str, object], root: Path) -> LockEntry:
         installed_at=str(raw["installed_at"]),
         agents=_strings(raw.get("agents")),
         links=tuple(_read_link(link, root) for link in _strings(raw.get("links"))),
+        pack=_str_or_none(raw.get("pack")),
     )
 
 
@@ -258,6 +287,8 @@ def read_lock(skills_root: Path) -> Lock:
         raise _bad_lock(path, where) from exc
     if not isinstance(data, dict) or not isinstance(data.get("skills"), dict):
         raise _bad_lock(path, "expected an object with a 'skills' object")
+    if not isinstance(data.get("packs", {}), dict):
+        raise _bad_lock(path, "'packs' is not an object")
     if data.get("version") != LOCK_VERSION:
         raise _bad_lock(
             path, f"unknown version {data.get('version')!r} (this skillshelf writes {LOCK_VERSION})"
@@ -272,17 +303,20 @@ def read_lock(skills_root: Path) -> Lock:
         else:
             ignored[name] = raw
             diagnostics.append(problem)
+    packs, ignored_packs, pack_problems = read_packs(path, data.get("packs", {}))
     return Lock(
         entries=MappingProxyType(entries),
         ignored=MappingProxyType(ignored),
-        diagnostics=tuple(diagnostics),
+        diagnostics=(*diagnostics, *pack_problems),
+        packs=MappingProxyType(packs),
+        ignored_packs=MappingProxyType(ignored_packs),
     )
 
 
 def write_lock(skills_root: Path, lock: Lock) -> Path:
     """Write ``lock`` atomically (ignored entries as they were); an empty lock removes the file."""
     path = lock_path(skills_root)
-    if not lock.entries and not lock.ignored:
+    if not lock.entries and not lock.ignored and not lock.ignored_packs:
         path.unlink(missing_ok=True)
         return path
     text = json.dumps(lock.to_dict(root=skills_root), indent=2, ensure_ascii=False, sort_keys=False) + "\n"

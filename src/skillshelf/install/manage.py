@@ -16,7 +16,6 @@ import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
 from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.env import Env
@@ -25,6 +24,7 @@ from skillshelf.install.fetch_once import FetchOnce, fetch_once
 from skillshelf.install.files import remove_tree, root_lock, workspace
 from skillshelf.install.found import find_skill_folder
 from skillshelf.install.git import GitRunner, ProgressFn, is_commit_id
+from skillshelf.install.installed import InstalledSkill, UpdateResult, UpdateStatus
 from skillshelf.install.installer import (
     Destination,
     InstallScope,
@@ -35,6 +35,7 @@ from skillshelf.install.installer import (
 from skillshelf.install.kept import kept_root, needs_keeping, set_aside
 from skillshelf.install.links import confined_links, stray_links
 from skillshelf.install.lock import LockEntry, content_hash, lock_path, read_lock, write_lock
+from skillshelf.install.pack_update import add_gained_skills, gone_from_pack, survey_packs
 from skillshelf.install.provenance import locally_modified
 from skillshelf.install.sources import Source
 from skillshelf.install.targets import drop_links
@@ -52,45 +53,7 @@ __all__ = [
     "update_skills",
 ]
 
-UpdateStatus = Literal["updated", "available", "up-to-date", "skipped", "failed"]
 _SCOPES: tuple[InstallScope, ...] = ("project", "user")
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class InstalledSkill:
-    """One lock entry with its scope and folder."""
-
-    scope: InstallScope
-    root: Path
-    entry: LockEntry
-
-    @property
-    def path(self) -> Path:
-        return self.root / self.entry.name
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class UpdateResult:
-    """What ``update`` did to one skill."""
-
-    name: str
-    scope: InstallScope
-    status: UpdateStatus
-    message: str
-    old_commit: str | None = None
-    new_commit: str | None = None
-    kept: Path | None = None  # where the locally changed copy went (``--force``)
-
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "name": self.name,
-            "scope": self.scope,
-            "status": self.status,
-            "message": self.message,
-            "old_commit": self.old_commit,
-            "new_commit": self.new_commit,
-            "kept": None if self.kept is None else str(self.kept),
-        }
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -284,6 +247,7 @@ def _update_one(
                 link_roots=[Path(link).parent for link in entry.links],
                 agents=entry.agents,
                 kept_root=kept,
+                pack=entry.pack,
             )
             installed = stage_and_swap(
                 _source_of(entry), dest, name=entry.name, git=fetched.git, progress=progress, fetcher=fetched
@@ -323,13 +287,21 @@ def update_skills(
 
     One failing skill does not stop the others; each result says what happened. Each source is
     fetched once, however many of the skills come from it (:mod:`skillshelf.install.fetch_once`).
+    Updating all skills also installs the skills their packs gained (``added``; with ``check``:
+    ``new``); a skill its pack dropped is left as it is (:mod:`skillshelf.install.pack_update`).
     """
     chosen = _select(env, names, scope)
+    kept = kept_root(env)
     with fetch_once(env.dirs.cache / "update", git or GitRunner(environ=env.environ), progress) as fetched:
-        return tuple(
-            _update_one(i, force=force, fetched=fetched, progress=progress, kept=kept_root(env), check=check)
+        packs = survey_packs(chosen, fetched)
+        results = [
+            gone_from_pack(i, packs)
+            or _update_one(i, force=force, fetched=fetched, progress=progress, kept=kept, check=check)
             for i in chosen
-        )
+        ]
+        if not names:
+            results += add_gained_skills(packs, fetched, check=check, kept=kept, progress=progress)
+        return tuple(results)
 
 
 def remove_skill(

@@ -5,12 +5,15 @@ not validate, or whose name is taken, is reported and the others still land. Eac
 lock entry whose ``#subdir`` points at its folder, so ``update`` and ``remove`` treat it like a
 skill installed alone. A skill already installed from that same place is left as it is
 (``present``), so running the command again after fixing a failure installs only what is missing.
+The lock records the source as a pack (:mod:`skillshelf.install.lock_packs`) with the skill
+folders it held, so ``update`` can install the skills it gains later.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
@@ -28,7 +31,7 @@ from skillshelf.install.installer import (
     install_session,
     place_skill,
 )
-from skillshelf.install.lock import LockEntry
+from skillshelf.install.lock import LockEntry, PackRecord, read_lock, write_lock
 from skillshelf.install.sources import Source, fetch_whole, narrow
 from skillshelf.install.targets import InstallTarget
 
@@ -111,19 +114,19 @@ def install_all(
 def _install_found(
     parsed: Source, dest: Destination, git: GitRunner, progress: ProgressFn | None
 ) -> InstallAllResult:
+    dest = dataclasses.replace(dest, pack=parsed.text)
     with workspace(dest.root) as work:
         fetched = narrow(fetch_whole(parsed, work, git=git, progress=progress), parsed)
         folders, cut = skill_folders(fetched.folder, parsed)
+        places = [folder.relative_to(fetched.folder).as_posix() for folder in folders]
         outcomes: list[InstallResult | NotInstalled] = []
-        for number, folder in enumerate(folders, 1):
-            place = folder.relative_to(fetched.folder).as_posix()
+        for number, (folder, place) in enumerate(zip(folders, places, strict=True), 1):
             if progress is not None:
                 progress(f"Installing {place} ({number}/{len(folders)})", (number - 1) / len(folders))
-            here = work / f"skill-{number}"
-            here.mkdir()
-            one = _sub_source(parsed, place)
-            outcome = _install_one(folder, place, one, fetched.commit, here, dest)
-            outcomes.append(_planned_twice(outcome, outcomes, place, one) if dest.dry_run else outcome)
+            outcome = install_in_pack(folder, place, parsed, fetched.commit, work / f"skill-{number}", dest)
+            outcomes.append(_planned_twice(outcome, outcomes, place, parsed) if dest.dry_run else outcome)
+    if not dest.dry_run:
+        record_pack(dest.root, parsed, fetched.commit, places, outcomes)
     return InstallAllResult(
         source=parsed.text,
         commit=fetched.commit,
@@ -134,11 +137,47 @@ def _install_found(
     )
 
 
+def install_in_pack(
+    folder: Path, place: str, pack: Source, commit: str | None, work: Path, dest: Destination
+) -> InstallResult | NotInstalled:
+    """Install the skill ``folder`` found at ``place`` in ``pack`` (staging in ``work``, made
+    here), or say why it was not; the caller holds the root's lock."""
+    work.mkdir()
+    return _install_one(folder, place, _sub_source(pack, place), commit, work, dest)
+
+
+def record_pack(
+    root: Path,
+    pack: Source,
+    commit: str | None,
+    places: list[str],
+    outcomes: list[InstallResult | NotInstalled],
+) -> None:
+    """Record ``pack`` with the skill folders it holds now in the lock of ``root``; a skill it
+    holds that was already installed from the same place becomes one of its skills."""
+    lock = read_lock(root)
+    for item in outcomes:
+        entry = lock.get(item.name) if isinstance(item, NotInstalled) and item.status == "present" else None
+        if entry is not None and entry.pack is None:
+            lock = lock.with_entry(dataclasses.replace(entry, pack=pack.text))
+    record = PackRecord(
+        key=pack.text,
+        kind=pack.kind,
+        location=pack.location,
+        subdir=pack.subdir,
+        ref=pack.ref,
+        commit=commit,
+        places=tuple(places),
+        checked_at=datetime.now(UTC).isoformat(timespec="seconds"),
+    )
+    write_lock(root, lock.with_pack(record))
+
+
 def _planned_twice(
     outcome: InstallResult | NotInstalled,
     earlier: list[InstallResult | NotInstalled],
     place: str,
-    one: Source,
+    pack: Source,
 ) -> InstallResult | NotInstalled:
     """In a dry run nothing lands, so a second skill of one name would seem free: it is not."""
     if not isinstance(outcome, InstallResult):
@@ -151,7 +190,8 @@ def _planned_twice(
         status="failed",
         code=NameTakenError.default_code,
         message=f"another skill of this source would already be installed as {outcome.name!r}",
-        fix=f"`skillshelf install {one.text} --name OTHER-NAME` installs it beside that one",
+        fix=f"`skillshelf install {_sub_source(pack, place).text} --name OTHER-NAME` installs it "
+        "beside that one",
     )
 
 

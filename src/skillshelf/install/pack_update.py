@@ -1,0 +1,204 @@
+"""``update`` and packs: the skills a pack gained since it was installed, and those it dropped.
+
+A pack is a source installed whole with ``install SOURCE --all``; its record in the lock lists
+the skill folders it held then (:mod:`skillshelf.install.lock_packs`). ``update`` looks at each
+pack of the skills it updates once (:func:`survey_packs`), through the same fetch as the skills:
+
+- a folder the record does not list is a skill the pack gained: ``update`` installs it where the
+  pack's other skills are, for the same agents (``update --check`` lists it as ``new``); one that
+  was removed with ``skillshelf remove`` stays listed, so it does not come back;
+- an installed skill whose folder the pack no longer has is left as it is and said to be gone
+  (``skipped``), instead of failing to fetch;
+- a git pack whose commit is the one its record was read at is not fetched again: it cannot
+  have changed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from skillshelf.errors import SkillshelfError
+from skillshelf.install.fetch_once import FetchOnce
+from skillshelf.install.files import root_lock, workspace
+from skillshelf.install.found import skill_folders
+from skillshelf.install.git import ProgressFn, is_commit_id
+from skillshelf.install.installed import InstalledSkill, UpdateResult
+from skillshelf.install.installer import Destination, InstallResult, InstallScope
+from skillshelf.install.lock import LockEntry, PackRecord, read_lock
+from skillshelf.install.many import NotInstalled, install_in_pack, record_pack
+from skillshelf.install.sources import Source
+
+__all__ = ["PackNow", "add_gained_skills", "gone_from_pack", "survey_packs"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PackNow:
+    """A pack as it is now. ``folders`` maps each skill folder it holds to where the fetch put
+    it; None when the pack was not fetched (its commit did not move)."""
+
+    scope: InstallScope
+    root: Path
+    record: PackRecord
+    members: tuple[LockEntry, ...]
+    commit: str | None
+    folders: dict[str, Path] | None
+
+    @property
+    def source(self) -> Source:
+        return _source_of(self.record)
+
+    @property
+    def places(self) -> tuple[str, ...]:
+        return self.record.places if self.folders is None else tuple(self.folders)
+
+    def gained(self) -> list[str]:
+        """The skill folders that are new since the record was written, and not installed."""
+        if self.folders is None:
+            return []
+        installed = {self.record.place_of(m.subdir) for m in self.members}
+        return [p for p in self.folders if p not in self.record.places and p not in installed]
+
+
+def _source_of(record: PackRecord) -> Source:
+    kind = record.kind if record.kind in ("folder", "git", "archive") else "folder"
+    return Source(kind=kind, location=record.location, subdir=record.subdir, ref=record.ref)  # type: ignore[arg-type]
+
+
+def survey_packs(items: Sequence[InstalledSkill], fetched: FetchOnce) -> list[PackNow]:
+    """Each pack one of ``items`` belongs to, read as it is now; a pack that cannot be fetched
+    is left out (its skills' own updates report why)."""
+    found: list[PackNow] = []
+    seen: set[tuple[Path, str]] = set()
+    for item in items:
+        key = item.entry.pack
+        if key is None or (item.root, key) in seen:
+            continue
+        seen.add((item.root, key))
+        lock = read_lock(item.root)
+        record = lock.packs.get(key)
+        if record is None:
+            continue
+        with contextlib.suppress(SkillshelfError):
+            found.append(_pack_now(item.scope, item.root, record, lock.members(key), fetched))
+    return found
+
+
+def _pack_now(
+    scope: InstallScope, root: Path, record: PackRecord, members: tuple[LockEntry, ...], fetched: FetchOnce
+) -> PackNow:
+    commit = _unmoved_commit(record, fetched)
+    if commit is not None:
+        return PackNow(scope=scope, root=root, record=record, members=members, commit=commit, folders=None)
+    source = _source_of(record)
+    pack = fetched(source)
+    folders, _ = skill_folders(pack.folder, source)
+    places = {folder.relative_to(pack.folder).as_posix(): folder for folder in folders}
+    return PackNow(scope=scope, root=root, record=record, members=members, commit=pack.commit, folders=places)
+
+
+def _unmoved_commit(record: PackRecord, fetched: FetchOnce) -> str | None:
+    """The pack's commit when it is the one its record was read at, else None."""
+    if record.kind != "git" or record.commit is None:
+        return None
+    if is_commit_id(record.ref):
+        return record.commit
+    remote = fetched.remote_commit(record.location, record.ref)
+    return record.commit if remote == record.commit else None
+
+
+def gone_from_pack(item: InstalledSkill, packs: Iterable[PackNow]) -> UpdateResult | None:
+    """``skipped`` for a skill whose pack no longer holds its folder, else None."""
+    for pack in packs:
+        if pack.root != item.root or pack.record.key != item.entry.pack:
+            continue
+        place = pack.record.place_of(item.entry.subdir)
+        if place is None or place in pack.places:
+            return None
+        return UpdateResult(
+            name=item.entry.name,
+            scope=item.scope,
+            status="skipped",
+            message=f"no longer in {pack.record.key} (its folder {place} is gone); left as it is, "
+            f"`skillshelf remove {item.entry.name}` removes it",
+            old_commit=item.entry.commit,
+            new_commit=pack.commit,
+        )
+    return None
+
+
+def add_gained_skills(
+    packs: Sequence[PackNow], fetched: FetchOnce, *, check: bool, kept: Path, progress: ProgressFn | None
+) -> list[UpdateResult]:
+    """Install the skills each pack gained (with ``check``, only list them as ``new``), and
+    record what each fetched pack holds now."""
+    results: list[UpdateResult] = []
+    for pack in packs:
+        gained = pack.gained()
+        if check:
+            results.extend(_listed_new(pack, place) for place in gained)
+        elif pack.folders is not None:
+            results.extend(_install_gained(pack, gained, kept, progress))
+    return results
+
+
+def _listed_new(pack: PackNow, place: str) -> UpdateResult:
+    return UpdateResult(
+        name=PurePosixPath(place).name or place,
+        scope=pack.scope,
+        status="new",
+        message=f"new in {pack.record.key} (folder {place}); `skillshelf update` installs it",
+        new_commit=pack.commit,
+    )
+
+
+def _install_gained(
+    pack: PackNow, gained: list[str], kept: Path, progress: ProgressFn | None
+) -> list[UpdateResult]:
+    """Install ``gained`` beside the pack's other skills and rewrite its record."""
+    assert pack.folders is not None
+    sibling = pack.members[0] if pack.members else None
+    dest = Destination(
+        root=pack.root,
+        scope=pack.scope,
+        link_roots=[Path(link).parent for link in sibling.links] if sibling else [],
+        agents=sibling.agents if sibling else (),
+        kept_root=kept,
+        pack=pack.record.key,
+    )
+    outcomes: list[InstallResult | NotInstalled] = []
+    with root_lock(pack.root), workspace(pack.root) as work:
+        for number, place in enumerate(gained, 1):
+            if progress is not None:
+                progress(f"Installing {place}, new in {pack.record.key}", None)
+            folder = pack.folders[place]
+            outcomes.append(
+                install_in_pack(folder, place, pack.source, pack.commit, work / str(number), dest)
+            )
+        record_pack(pack.root, pack.source, pack.commit, list(pack.folders), outcomes)
+    return [_result_of(pack, outcome) for outcome in outcomes if not _present(outcome)]
+
+
+def _present(outcome: InstallResult | NotInstalled) -> bool:
+    return isinstance(outcome, NotInstalled) and outcome.status == "present"
+
+
+def _result_of(pack: PackNow, outcome: InstallResult | NotInstalled) -> UpdateResult:
+    if isinstance(outcome, InstallResult):
+        return UpdateResult(
+            name=outcome.name,
+            scope=pack.scope,
+            status="added",
+            message=f"new in {pack.record.key}; installed",
+            new_commit=pack.commit,
+        )
+    return UpdateResult(
+        name=outcome.name,
+        scope=pack.scope,
+        status="failed",
+        message=f"new in {pack.record.key} (folder {outcome.folder}), not installed: {outcome.code}: "
+        f"{outcome.message} (fix: {outcome.fix})",
+        new_commit=pack.commit,
+    )
