@@ -208,3 +208,19 @@ def test_a_run_without_an_api_key_stops_before_claiming_anything(
     assert code == 0 and not json.loads(out)["recent_runs"]
     code, out, err = _run(capsys, *args, "--dry-run")
     assert code == 0 and "remember uv" in out, err
+
+
+def test_a_run_with_nothing_to_do_needs_no_api_key(
+    project: Path, isolated_home: Any, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for variable in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"):
+        monkeypatch.delenv(variable, raising=False)
+    code, _, err = _run(capsys, "memory", "run")
+    assert code == 0 and "ME028" not in err and "no transcripts found" in err
+    sessions = isolated_home.home / "t"
+    write_skillshelf_transcript(sessions / "a.jsonl", session_id="busy", cwd=project, task="remember uv")
+    code, out, err = _run(capsys, "memory", "run", "--sessions", str(sessions), "--json")
+    assert code == 0 and "ME028" not in err, err  # still active: nothing is due yet
+    assert json.loads(out)["claimed"] == 0
+    code, _, err = _run(capsys, "memory", "run", "--sessions", str(sessions), "--min-idle-hours", "0")
+    assert code == 2 and "ME028" in err

@@ -233,6 +233,26 @@ def _phase2(
             progress("consolidate", n, len(scopes))
 
 
+def _models_wanted(
+    store: Store,
+    settings: MemorySettings,
+    phase: str,
+    passes: list[tuple[MemorySettings, list[str] | None]],
+    *,
+    now_ms: int,
+) -> list[str]:
+    """The models this run will call: the extraction model when a session can be claimed, the
+    consolidation model when a scope is (or will be) due. A run with nothing to do needs no key."""
+    extract = any(
+        store.stage1_candidates(now_ms=now_ms, limits=claim_limits(each), limit=1, only=ids)
+        for each, ids in passes
+    )
+    wanted = [settings.extract_model] if extract else []
+    if phase in ("2", "all") and (extract or store.dirty_scopes(now_ms=now_ms)):
+        wanted.append(settings.consolidation_model)
+    return wanted
+
+
 def _skipped(
     store: Store, settings: MemorySettings, now_ms: int, only: list[str] | None
 ) -> list[dict[str, object]]:
@@ -267,10 +287,6 @@ def run_memory(
 
     ``consolidator`` makes what writes Phase 2's files (for example the agent layer's
     ``AgentConsolidator``); by default one direct call to the consolidation model."""
-    if models is None and not options.dry_run:
-        phases = {"1": (settings.extract_model,), "2": (settings.consolidation_model,)}
-        wanted = phases.get(options.phase, (settings.extract_model, settings.consolidation_model))
-        require_keys(env, settings, wanted)
     own_store = store is None
     store = store or open_store(
         options.db, data_dir=env.dirs.data, scratch=options.dry_run
@@ -294,12 +310,19 @@ def run_memory(
             report.problems += problems
             report.skipped = _skipped(store, settings, started, only)
             return report
+        passes = (
+            phase1_passes(store, settings, queue, only, options.queued_only) if options.phase != "2" else []
+        )
+        if models is None:
+            require_keys(
+                env, settings, _models_wanted(store, settings, options.phase, passes, now_ms=started)
+            )
         freed = free_leases(store, judge_leases(store, settings, now_ms=started), now_ms=started)
         report.recovered = [v.to_dict(started) for v in freed]
         report.pruned = store.prune(max_unused_ms=int(settings.max_unused_days * 86_400_000), now_ms=started)
         known = NO_SECRETS  # never stored: it scrubs this run's consolidation
         if options.phase in ("1", "all"):
-            for pass_settings, pass_only in phase1_passes(store, settings, queue, only, options.queued_only):
+            for pass_settings, pass_only in passes:
                 known |= _phase1(
                     store,
                     pass_settings,
