@@ -177,3 +177,31 @@ def test_the_pack_record_goes_with_its_last_skill_and_a_hostile_one_is_kept_as_i
     path.write_text(json.dumps(data), encoding="utf-8")
     proc = run_cli(tmp_path, "update")
     assert proc.returncode == 1 and "IS401" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_remove_pack_takes_away_every_skill_of_the_pack_and_nothing_else(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
+    source = tmp_path / "shelf"
+    for name in ("alpha", "beta"):
+        write_skill(source / name, name)
+    other = tmp_path / "other"
+    write_skill(other, "solo")
+    env = make_env(tmp_path, isolated_home.home)
+    root = _installed(env, str(source))
+    assert run_cli(tmp_path, "install", str(other)).returncode == 0
+    (root / "beta" / "notes.md").write_text("mine\n", encoding="utf-8")
+
+    proc = run_cli(tmp_path, "remove", "--pack", "shelf")
+    assert proc.returncode == 1 and "Removed alpha" in proc.stdout
+    assert "beta: error IS405" in proc.stderr and "Traceback" not in proc.stderr
+    shutil.rmtree(source)  # the pack's folder is gone: its path still names it
+    data = json.loads(run_cli(tmp_path, "remove", "--pack", str(source), "--force", "--json").stdout)
+    assert [r["name"] for r in data["removed"]] == ["beta"] and data["removed"][0]["kept"]
+    assert sorted(p.name for p in root.iterdir() if not p.name.startswith(".")) == ["solo"]
+    assert read_lock(root).packs == {}
+
+    proc = run_cli(tmp_path, "remove", "--pack", str(source))
+    assert proc.returncode == 1 and "IS407" in proc.stderr and "no pack is installed" in proc.stderr
+    proc = run_cli(tmp_path, "remove")
+    assert proc.returncode == 2 and "--pack" in proc.stderr

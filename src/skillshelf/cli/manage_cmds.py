@@ -130,7 +130,15 @@ def _print_updates(results: Any) -> None:
 
 
 @click.command("remove")
-@click.argument("names", nargs=-1, required=True)
+@click.argument("names", nargs=-1)
+@click.option(
+    "--pack",
+    "pack",
+    metavar="SOURCE",
+    default=None,
+    help="Remove every skill installed with `install SOURCE --all` (SOURCE as you typed it then, "
+    "or as `update` shows it).",
+)
 @click.option("--scope", type=SCOPE, default=None, help="Where it is installed, when both scopes have it.")
 @click.option(
     "--force",
@@ -139,18 +147,21 @@ def _print_updates(results: Any) -> None:
     "replaced-skills).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-def remove(names: tuple[str, ...], scope: str | None, force: bool, as_json: bool) -> None:
-    """Remove skills that `skillshelf install` installed (NAMES: one or more).
+def remove(names: tuple[str, ...], pack: str | None, scope: str | None, force: bool, as_json: bool) -> None:
+    """Remove skills that `skillshelf install` installed (NAMES: one or more, or --pack SOURCE).
 
-    With several names, each is removed on its own: exit 1 when one could not be (the others
+    With several skills, each is removed on its own: exit 1 when one could not be (the others
     still are); --json then prints {"removed": [...], "failed": [...]}."""
     from skillshelf.install.manage import installed_roots, link_diagnostics, lock_diagnostics
 
+    if not names and pack is None:
+        raise click.UsageError("name the skills to remove, or give --pack SOURCE")
     env = Env.from_os()
     print_diagnostics(lock_diagnostics(installed_roots(env, scope)))  # type: ignore[arg-type]
     print_diagnostics(link_diagnostics(env, scope))  # type: ignore[arg-type]
-    if len(names) == 1:
-        result = _remove_one(env, names[0], scope, force)
+    targets = [(name, scope) for name in names] + _pack_targets(env, pack, scope)
+    if len(targets) == 1 and pack is None:
+        result = _remove_one(env, *targets[0], force)
         if as_json:
             echo_json(result)
         else:
@@ -158,9 +169,9 @@ def remove(names: tuple[str, ...], scope: str | None, force: bool, as_json: bool
         return
     removed: list[Any] = []
     failed: list[dict[str, object]] = []
-    for name in names:
+    for name, where in targets:
         try:
-            removed.append(_remove_one(env, name, scope, force))
+            removed.append(_remove_one(env, name, where, force))
         except SkillshelfError as exc:
             failed.append({"name": name, **exc.to_dict()})
             if not as_json:
@@ -173,6 +184,16 @@ def remove(names: tuple[str, ...], scope: str | None, force: bool, as_json: bool
         echo_json({"removed": removed, "failed": failed})
     if failed:
         sys.exit(1)
+
+
+def _pack_targets(env: Env, pack: str | None, scope: str | None) -> list[tuple[str, str | None]]:
+    """(name, scope) of each skill of ``pack`` (none without one)."""
+    if pack is None:
+        return []
+    from skillshelf.install.packs import pack_members
+
+    members = pack_members(pack, env=env, scope=scope)  # type: ignore[arg-type]
+    return [(item.entry.name, item.scope) for item in members]
 
 
 def _remove_one(env: Env, name: str, scope: str | None, force: bool) -> Any:
