@@ -192,6 +192,12 @@ def test_remove_pack_takes_away_every_skill_of_the_pack_and_nothing_else(
     assert run_cli(tmp_path, "install", str(other)).returncode == 0
     (root / "beta" / "notes.md").write_text("mine\n", encoding="utf-8")
 
+    listed = json.loads(run_cli(tmp_path, "list", "--json").stdout)
+    assert {s["name"]: s["installed"]["pack"] for s in listed if s["installed"]} == {
+        "alpha": str(source),
+        "beta": str(source),
+        "solo": None,
+    }
     proc = run_cli(tmp_path, "remove", "--pack", "shelf")
     assert proc.returncode == 1 and "Removed alpha" in proc.stdout
     assert "beta: error IS405" in proc.stderr and "Traceback" not in proc.stderr

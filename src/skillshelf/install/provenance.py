@@ -27,6 +27,7 @@ class InstalledInfo:
     installed_at: str
     lock_file: Path
     agents: tuple[str, ...] = ()  # the agents that see it where it is (Codex, Claude Code)
+    pack: str | None = None  # the pack it came with (``install SOURCE --all``), for ``remove --pack``
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -38,6 +39,7 @@ class InstalledInfo:
             "installed_at": self.installed_at,
             "lock_file": str(self.lock_file),
             "agents": list(self.agents),
+            "pack": self.pack,
         }
 
 
@@ -79,5 +81,6 @@ def installed_provenance(skills: Iterable[Skill], env: Env | None = None) -> dic
             installed_at=entry.installed_at,
             lock_file=root / ".skillshelf-lock.json",
             agents=visibility.agents(skill) if visibility is not None else (),
+            pack=entry.pack,
         )
     return out
