@@ -7,6 +7,7 @@ for programs; what the model would get goes to stdout, notes for the user go to 
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -244,12 +245,35 @@ def validate(ctx: click.Context, paths: tuple[Path, ...], profile: str, as_json:
         click.echo(f"no skill folders here: {profile} would load no skills from {env.cwd}", err=True)
         return
     report = validate_paths(chosen, profile=profile, env=env)  # type: ignore[arg-type]
+    listing = _claude_listing(env) if profile == "claude" and not paths else None
+    if listing is not None:
+        from skillshelf.skills.claude_view import listing_note
+
+        note = listing_note(listing, env.cwd)
+        report = dataclasses.replace(report, diagnostics=(*report.diagnostics, *([note] if note else [])))
     if as_json:
         echo_json(report.to_dict())
     else:
         _print_report(report)
+        if listing is not None:
+            plan = listing.plan
+            click.echo(
+                f"Claude Code's skill listing: {plan.width:,} of {plan.budget:,} characters "
+                f"({listing.budget_source})"
+            )
     if not report.ok:
         ctx.exit(1)
+
+
+def _claude_listing(env: Env) -> Any:
+    """What Claude Code's listing shows here; None when it cannot be worked out."""
+    from skillshelf.errors import SkillshelfError
+    from skillshelf.skills.claude_view import claude_listing
+
+    try:
+        return claude_listing(env)
+    except SkillshelfError:
+        return None
 
 
 # -- catalog -----------------------------------------------------------------------------------

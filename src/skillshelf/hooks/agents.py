@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Literal
 
 from skillshelf.env import Env
+from skillshelf.skills.claude_settings import claude_state_file
 from skillshelf.skills.roots import claude_user_dir
 
 __all__ = [
@@ -97,13 +98,6 @@ class AgentFiles:
     def personal_hooks(self) -> bool:
         """The hooks go to a project's personal settings file, to be kept out of git."""
         return self.agent == "claude" and self.scope == "project"
-
-
-def claude_state_file(env: Env) -> Path:
-    """Claude Code's own state (user-scope MCP servers, folder trust): ``~/.claude.json``, or
-    ``$CLAUDE_CONFIG_DIR/.claude.json``."""
-    value = env.environ.get("CLAUDE_CONFIG_DIR")
-    return Path(value).expanduser() / ".claude.json" if value else env.home / ".claude.json"
 
 
 def agent_files(agent: Agent, scope: SetupScope, env: Env) -> AgentFiles:

@@ -17,55 +17,23 @@ Read from the pinned CLI's own settings code:
 
 from __future__ import annotations
 
-import json
-import sys
-from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
 from skillshelf.env import Env
-from skillshelf.fileio import MAX_SETTINGS_BYTES, read_regular_text
-from skillshelf.hooks.agents import claude_state_file
-from skillshelf.skills.roots import claude_user_dir
+from skillshelf.skills.claude_settings import (
+    MANAGED_DIR,
+    claude_state_file,
+    managed_settings,
+    read_json,
+    settings_layers,
+)
 
 __all__ = ["MANAGED_DIR", "hook_blockers", "read_json", "trust_dialog_accepted"]
-
-MANAGED_DIR = {
-    "darwin": Path("/Library/Application Support/ClaudeCode"),
-    "win32": Path("C:/Program Files/ClaudeCode"),
-}.get(sys.platform, Path("/etc/claude-code"))
-
-
-def read_json(path: Path) -> dict[str, Any]:
-    """A JSON settings file as data; missing, unreadable or not an object reads as empty."""
-    try:
-        data = json.loads(read_regular_text(path, limit=MAX_SETTINGS_BYTES))
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def _policy(managed_dir: Path) -> dict[str, Any]:
-    merged = read_json(managed_dir / "managed-settings.json")
-    try:
-        extra = sorted((managed_dir / "managed-settings.d").glob("*.json"))
-    except OSError:
-        extra = []
-    for path in extra:
-        merged |= read_json(path)
-    return merged
-
-
-def _layers(env: Env) -> Iterable[tuple[str, dict[str, Any]]]:
-    root = env.project_root / ".claude"
-    yield "user", read_json(claude_user_dir(env) / "settings.json")
-    yield "project", read_json(root / "settings.json")
-    yield "local", read_json(root / "settings.local.json")
 
 
 def hook_blockers(env: Env, *, managed_dir: Path = MANAGED_DIR) -> list[str]:
     """Why Claude Code would not run skillshelf's hooks here (empty: it will run them)."""
-    policy = _policy(managed_dir)
+    policy = managed_settings(managed_dir)
     where = managed_dir / "managed-settings.json"
     if policy.get("disableAllHooks") is True:
         return [f"managed policy ({where}) sets disableAllHooks: no hook runs"]
@@ -78,7 +46,7 @@ def hook_blockers(env: Env, *, managed_dir: Path = MANAGED_DIR) -> list[str]:
     ):
         reasons.append(f"managed policy ({where}) allows managed hooks only")
     disabled = None
-    for name, settings in _layers(env):
+    for name, settings in settings_layers(env):
         if isinstance(settings.get("disableAllHooks"), bool):
             disabled = (name, settings["disableAllHooks"])
     if disabled is not None and disabled[1]:

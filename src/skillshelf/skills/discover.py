@@ -31,7 +31,7 @@ from skillshelf.skills.cache import CACHE_FILE, SkillCache, skill_path
 from skillshelf.skills.codex_config import read_codex_settings
 from skillshelf.skills.model import MAX_SKILL_BYTES, Discovery, RootOrigin, RootScan, Skill, SkillRoot
 from skillshelf.skills.namespace import NamespaceResolver
-from skillshelf.skills.roots import extra_roots, is_claude_root, skill_roots
+from skillshelf.skills.roots import claude_roots, extra_roots, is_claude_root, skill_roots
 from skillshelf.skills.same_names import duplicate_names, without_shadowed_builtins
 from skillshelf.skills.slots import replaced
 from skillshelf.skills.walk import FoundFile, ScanLimits, WalkResult, walk_claude_root, walk_root
@@ -42,6 +42,7 @@ __all__ = [
     "MAX_SKILL_BYTES",
     "DiscoveryOptions",
     "ScanLimits",
+    "discover_claude",
     "discover_in",
     "discover_skills",
     "read_skill_body",
@@ -107,6 +108,16 @@ def discover_in(
     """Find skills in arbitrary folders, skill folders or ``SKILL.md`` files (user scope, origin
     extra); ``cache`` is the parsed-skill cache file to use, if any."""
     return _Discoverer(limits, cache, MAX_SKILL_BYTES).run(extra_roots(paths))
+
+
+def discover_claude(env: Env, *, use_cache: bool = True) -> Discovery:
+    """The skills of Claude Code's own roots alone (:func:`~skillshelf.skills.roots.claude_roots`),
+    as Claude Code sees them: a skill linked into both Codex's and Claude Code's folders is here
+    too."""
+    limits, notes = limits_from_environ(env.environ, ScanLimits())
+    cache = env.dirs.cache / CACHE_FILE if use_cache else None
+    found = _Discoverer(limits, cache, MAX_SKILL_BYTES).run(claude_roots(env))
+    return replace(found, diagnostics=(*notes, *found.diagnostics)) if notes else found
 
 
 def read_skill_body(skill: Skill) -> str:

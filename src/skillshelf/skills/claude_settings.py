@@ -1,0 +1,85 @@
+"""Claude Code's settings files and its state file, as Claude Code 2.1.197 reads them.
+
+- Settings layers, lowest first: user (``~/.claude/settings.json``, or ``$CLAUDE_CONFIG_DIR``),
+  project (``.claude/settings.json``), local (``.claude/settings.local.json``), the command
+  line, and managed policy (``/etc/claude-code/managed-settings.json`` plus
+  ``managed-settings.d/*.json`` on Linux). A key set in a higher layer wins.
+- Its own state (user-scope MCP servers, folder trust, how often each skill was used):
+  ``~/.claude.json``, or ``$CLAUDE_CONFIG_DIR/.claude.json``.
+
+Every file is read as untrusted data: missing, unreadable, too big or not a JSON object reads as
+empty.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from skillshelf.env import Env
+from skillshelf.fileio import MAX_SETTINGS_BYTES, read_regular_text
+from skillshelf.skills.roots import claude_user_dir
+
+__all__ = [
+    "MANAGED_DIR",
+    "claude_state_file",
+    "managed_settings",
+    "merged_settings",
+    "read_json",
+    "settings_layers",
+]
+
+MANAGED_DIR = {
+    "darwin": Path("/Library/Application Support/ClaudeCode"),
+    "win32": Path("C:/Program Files/ClaudeCode"),
+}.get(sys.platform, Path("/etc/claude-code"))
+
+
+def read_json(path: Path) -> dict[str, Any]:
+    """A JSON settings file as data; missing, unreadable or not an object reads as empty."""
+    try:
+        data = json.loads(read_regular_text(path, limit=MAX_SETTINGS_BYTES))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def claude_state_file(env: Env) -> Path:
+    """Claude Code's own state (user-scope MCP servers, folder trust): ``~/.claude.json``, or
+    ``$CLAUDE_CONFIG_DIR/.claude.json``."""
+    value = env.environ.get("CLAUDE_CONFIG_DIR")
+    return Path(value).expanduser() / ".claude.json" if value else env.home / ".claude.json"
+
+
+def settings_layers(env: Env) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(layer, settings) of the user, project and local settings files, lowest first."""
+    root = env.project_root / ".claude"
+    yield "user", read_json(claude_user_dir(env) / "settings.json")
+    yield "project", read_json(root / "settings.json")
+    yield "local", read_json(root / "settings.local.json")
+
+
+def managed_settings(managed_dir: Path = MANAGED_DIR) -> dict[str, Any]:
+    """The managed policy: ``managed-settings.json``, then each ``managed-settings.d/*.json``."""
+    merged = read_json(managed_dir / "managed-settings.json")
+    try:
+        extra = sorted((managed_dir / "managed-settings.d").glob("*.json"))
+    except OSError:
+        extra = []
+    for path in extra:
+        merged |= read_json(path)
+    return merged
+
+
+def merged_settings(env: Env, *, managed_dir: Path = MANAGED_DIR) -> dict[str, Any]:
+    """Every layer's keys, the highest layer's value for each (objects merged key by key)."""
+    merged: dict[str, Any] = {}
+    layers = [settings for _, settings in settings_layers(env)] + [managed_settings(managed_dir)]
+    for settings in layers:
+        for key, value in settings.items():
+            below = merged.get(key)
+            merged[key] = below | value if isinstance(below, dict) and isinstance(value, dict) else value
+    return merged

@@ -1,0 +1,135 @@
+"""Claude Code's listing of the skills seen from here: :mod:`skillshelf.skills.claude_listing`
+applied to this machine's Claude Code folders, settings and usage counts.
+
+``validate --profile claude`` reports with it which skills Claude Code lists by name alone
+(``SK369``) when the listing is over its budget.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from skillshelf.diagnostics import Diagnostic, Severity
+from skillshelf.env import Env
+from skillshelf.skills.claude_listing import (
+    DEFAULT_CHARS_PER_TOKEN,
+    DEFAULT_FRACTION,
+    DEFAULT_WINDOW_TOKENS,
+    ENTRY_CAP,
+    ListingEntry,
+    ListingPlan,
+    entry_text,
+    plan_listing,
+    usage_priority,
+)
+from skillshelf.skills.claude_settings import claude_state_file, merged_settings, read_json
+from skillshelf.skills.discover import discover_claude
+from skillshelf.skills.model import Skill
+from skillshelf.skills.roots import claude_roots
+
+__all__ = ["ClaudeListing", "claude_listing", "listing_note"]
+
+#: Names shown in an ``SK369`` message before "and N more".
+SHOWN_NAMES = 12
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ClaudeListing:
+    """The plan, and in words where its budget came from."""
+
+    plan: ListingPlan
+    budget_source: str
+
+
+def claude_listing(env: Env, *, now_ms: float | None = None, use_cache: bool = True) -> ClaudeListing:
+    """What Claude Code's listing shows of the skills it sees from ``env.cwd``."""
+    settings = merged_settings(env)
+    budget, source = _budget(env, settings)
+    cap = _positive_int(settings.get("skillListingMaxDescChars")) or ENTRY_CAP
+    overrides = settings.get("skillOverrides")
+    overrides = overrides if isinstance(overrides, Mapping) else {}
+    usage = read_json(claude_state_file(env)).get("skillUsage")
+    usage = usage if isinstance(usage, Mapping) else {}
+    now = time.time() * 1000 if now_ms is None else now_ms
+    entries = [
+        ListingEntry(
+            name=skill.name,
+            text=entry_text(skill.description, skill.claude.when_to_use, cap),
+            priority=usage_priority(usage.get(skill.name), now_ms=now),
+            name_only=overrides.get(skill.name) == "name-only",
+        )
+        for skill in _listed(env, overrides, use_cache=use_cache)
+    ]
+    return ClaudeListing(plan=plan_listing(entries, budget=budget), budget_source=source)
+
+
+def _listed(env: Env, overrides: Mapping[str, Any], *, use_cache: bool) -> list[Skill]:
+    """The skills in Claude Code's listing, in its order: the user's first, then each project
+    folder's from the cwd up, each folder's by name."""
+    roots = [root.path for root in claude_roots(env)]
+    order = {_resolved(path): rank for rank, path in enumerate([roots[-1], *roots[:-1]])}
+    skills = [
+        skill
+        for skill in discover_claude(env, use_cache=use_cache).skills
+        if not skill.claude.disable_model_invocation
+        and not skill.claude.paths
+        and overrides.get(skill.name) not in ("off", "user-invocable-only")
+    ]
+    return sorted(skills, key=lambda s: (order.get(_resolved(s.root), len(order)), s.name.casefold()))
+
+
+def _resolved(path: Path) -> Path:
+    try:
+        return path.resolve()
+    except OSError:
+        return path
+
+
+def _budget(env: Env, settings: Mapping[str, Any]) -> tuple[int, str]:
+    raw = env.environ.get("SLASH_COMMAND_TOOL_CHAR_BUDGET", "")
+    try:
+        fixed = float(raw)
+    except ValueError:
+        fixed = 0.0
+    if fixed > 0:
+        return int(fixed), "SLASH_COMMAND_TOOL_CHAR_BUDGET"
+    fraction = settings.get("skillListingBudgetFraction")
+    valid = isinstance(fraction, int | float) and not isinstance(fraction, bool) and 0 < fraction <= 1
+    share = float(fraction) if valid else DEFAULT_FRACTION  # type: ignore[arg-type]
+    budget = max(1, int(DEFAULT_WINDOW_TOKENS * DEFAULT_CHARS_PER_TOKEN * share))
+    where = "skillListingBudgetFraction: " if valid else ""
+    return budget, (
+        f"{where}{share * 100:g}% of the {DEFAULT_WINDOW_TOKENS:,}-token window of Claude Code's default "
+        f"model, at {DEFAULT_CHARS_PER_TOKEN} characters a token"
+    )
+
+
+def _positive_int(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
+def listing_note(listing: ClaudeListing, path: Path | None = None) -> Diagnostic | None:
+    """``SK369`` when the listing is over budget and some skills lose their descriptions."""
+    plan = listing.plan
+    if not plan.names_only:
+        return None
+    shown = ", ".join(plan.names_only[:SHOWN_NAMES])
+    more = len(plan.names_only) - SHOWN_NAMES
+    listed = len(plan.described) + len(plan.names_only)
+    return Diagnostic(
+        code="SK369",
+        severity=Severity.WARNING,
+        message=f"Claude Code's skill listing needs {plan.width:,} characters of its {plan.budget:,} "
+        f"({listing.budget_source}): {len(plan.names_only)} of your {listed} skills are listed by "
+        f"name alone, without their descriptions: {shown}"
+        + (f" and {more} more" if more > 0 else "")
+        + "; the most used keep theirs",
+        fix="shorten the longest descriptions, set `disable-model-invocation: true` on skills only you "
+        "start, raise skillListingBudgetFraction in ~/.claude/settings.json, or `skillshelf setup claude` "
+        "so each turn names the skills that fit the task",
+        path=path,
+    )

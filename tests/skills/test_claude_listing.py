@@ -1,0 +1,133 @@
+"""Claude Code's listing budget: which skills keep their descriptions (the rule itself is
+checked against the real CLI in test_claude_listing_oracle.py)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from skill_tree_helpers import write, write_skill
+
+from skillshelf.skills.claude_listing import (
+    OWN_KEPT_COUNT,
+    OWN_KEPT_WIDTH,
+    OWN_TRAILING,
+    ListingEntry,
+    display_width,
+    entry_text,
+    plan_listing,
+    usage_priority,
+)
+
+
+def _entries(count: int, length: int = 300) -> list[ListingEntry]:
+    return [ListingEntry(name=f"s-{n:03d}", text="x" * length) for n in range(count)]
+
+
+def test_a_listing_that_fits_keeps_every_description() -> None:
+    plan = plan_listing(_entries(10), budget=30_000)
+    assert not plan.over and len(plan.described) == 10 and plan.names_only == ()
+
+
+def test_over_budget_the_first_in_order_keep_theirs_unless_others_were_used_more() -> None:
+    entries = _entries(150)
+    plan = plan_listing(entries, budget=30_000)
+    assert plan.over and plan.described == tuple(e.name for e in entries[: len(plan.described)])
+    assert plan.names_only[-1] == "s-149"
+    used = [*entries[:149], ListingEntry(name="s-149", text="x" * 300, priority=3.0)]
+    replanned = plan_listing(used, budget=30_000)
+    assert "s-149" in replanned.described and plan.described[-1] in replanned.names_only
+
+
+def test_a_name_only_override_is_neither_described_nor_cut() -> None:
+    entries = [*_entries(150), ListingEntry(name="quiet", text="y" * 300, name_only=True)]
+    plan = plan_listing(entries, budget=30_000)
+    assert "quiet" not in plan.described + plan.names_only
+
+
+def test_the_entry_text_joins_when_to_use_and_is_cut_with_an_ellipsis() -> None:
+    assert entry_text("Does a thing", "when asked") == "Does a thing - when asked"
+    cut = entry_text("a" * 2000, None)
+    assert len(cut) == 1536 and cut.endswith("\u2026")
+    assert entry_text("a" * 30, None, cap=10) == "a" * 9 + "\u2026"
+
+
+def test_display_width_counts_wide_characters_twice_and_marks_not_at_all() -> None:
+    assert display_width("abc") == 3
+    assert display_width("表示") == 4
+    assert display_width("e\u0301") == 1
+
+
+def test_usage_priority_halves_each_week_and_keeps_a_tenth() -> None:
+    now = 1_000 * 86_400_000
+    assert usage_priority({"usageCount": 4, "lastUsedAt": now}, now_ms=now) == 4
+    assert usage_priority({"usageCount": 4, "lastUsedAt": now - 7 * 86_400_000}, now_ms=now) == 2
+    assert usage_priority({"usageCount": 4, "lastUsedAt": 0}, now_ms=now) == 0.4
+    assert usage_priority({"usageCount": "many"}, now_ms=now) == 0
+    assert usage_priority(None) == 0
+
+
+def _shown_width(entries: list[ListingEntry], described: set[str]) -> int:
+    trailing_bare = sum(len(name) + 2 for name, _ in OWN_TRAILING)
+    shown = sum(e.whole if e.name in described or e.name_only else e.bare for e in entries)
+    return OWN_KEPT_WIDTH + shown + trailing_bare + OWN_KEPT_COUNT + len(entries) + len(OWN_TRAILING) - 1
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    lengths=st.lists(st.integers(min_value=0, max_value=1600), max_size=120),
+    budget=st.integers(min_value=1, max_value=80_000),
+    used=st.lists(st.floats(min_value=0, max_value=50), max_size=120),
+)
+def test_an_over_budget_listing_keeps_within_its_budget_whatever_the_skills(
+    lengths: list[int], budget: int, used: list[float]
+) -> None:
+    entries = [
+        ListingEntry(name=f"s{n}", text="z" * length, priority=used[n] if n < len(used) else 0.0)
+        for n, length in enumerate(lengths)
+    ]
+    plan = plan_listing(entries, budget=budget)
+    assert sorted(plan.described + plan.names_only) == sorted(e.name for e in entries)
+    minimum = _shown_width(entries, set())
+    if plan.over and minimum <= budget:
+        assert _shown_width(entries, set(plan.described)) <= budget
+
+
+def _validate(home: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    environ = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "SLASH_COMMAND"))}
+    return subprocess.run(
+        [sys.executable, "-m", "skillshelf.cli.main", "validate", "--profile", "claude", *args],
+        cwd=cwd,
+        env={**environ, "HOME": str(home)},
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        check=False,
+    )
+
+
+def test_validate_says_which_skills_claude_code_lists_by_name_alone(tmp_path: Path) -> None:
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    for n in range(120):
+        write_skill(home / ".claude/skills" / f"s-{n:03d}", f"s-{n:03d}", "does a thing " * 25)
+    proc = _validate(home, project)
+    assert proc.returncode == 0, proc.stderr
+    assert "warning SK369" in proc.stdout and "listed by name alone" in proc.stdout
+    assert re.search(r"without their descriptions: s-\d{3}, .* and \d+ more", proc.stdout)
+    assert "Claude Code's skill listing:" in proc.stdout and "of 30,000 characters" in proc.stdout
+    data = json.loads(_validate(home, project, "--json").stdout)
+    assert [d["code"] for d in data["diagnostics"]] == ["SK369"]
+
+    write(home / ".claude/settings.json", json.dumps({"skillListingBudgetFraction": 0.05}))
+    proc = _validate(home, project)
+    assert "SK369" not in proc.stdout and "of 150,000 characters" in proc.stdout
+    assert "skillListingBudgetFraction" in proc.stdout
+    proc = _validate(home, project, str(home / ".claude/skills"))
+    assert "Claude Code's skill listing" not in proc.stdout

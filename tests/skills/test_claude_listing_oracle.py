@@ -1,0 +1,82 @@
+"""Differential test: which skills Claude Code (2.1.197) lists with their descriptions when its
+listing is over budget, against :func:`skillshelf.skills.claude_view.claude_listing`.
+
+The skills differ in description length (some with ``when_to_use``, some past the 1,536-character
+cap, some with wide characters), sit in the user's folder, the cwd's and the project root's, and
+some are used lately (``skillUsage`` in ``~/.claude.json``) or set ``name-only`` / ``off`` in
+``skillOverrides``. Only the skills the test makes (``my-``) are compared.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from skill_tree_helpers import git_init, write, write_skill
+
+from skillshelf.env import Env
+from skillshelf.skills.claude_view import claude_listing
+
+pytestmark = pytest.mark.oracle
+
+_ENTRY = re.compile(r"^- (?P<name>my-[^:\s]+)(?P<described>: .*)?$")
+
+
+def _listed(result: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """(described, by name alone) of the test's skills in the oracle's listing."""
+    described, bare = [], []
+    for line in (result["skills_listing"] or "").splitlines():
+        if m := _ENTRY.match(line):
+            (described if m.group("described") else bare).append(m.group("name"))
+    return described, bare
+
+
+def _library(tmp_path: Path) -> tuple[Path, Path]:
+    rng = random.Random(7)
+    home, repo = tmp_path / "home", git_init(tmp_path / "repo")
+    cwd = repo / "app"
+    roots = [home / ".claude/skills", cwd / ".claude/skills", repo / ".claude/skills"]
+    words = ["parse", "render", "deploy", "audit", "migrate", "profile", "index", "cache", "retry", "stream"]
+    for number in range(160):
+        name = f"my-{number:03d}"
+        description = " ".join(rng.choice(words) for _ in range(rng.randint(3, 70)))
+        extra = f"when_to_use: when the {rng.choice(words)} step fails" if number % 7 == 0 else ""
+        if number % 29 == 0:
+            description = "long " * 400
+        if number % 31 == 0:
+            description = "表示 " * 40 + description
+        write_skill(roots[rng.randrange(3)] / name, name, description, extra)
+    write_skill(roots[0] / "my-hidden", "x", "never listed", "disable-model-invocation: true")
+    settings = {"skillOverrides": {"my-001": "name-only", "my-002": "off"}}
+    write(home / ".claude/settings.json", json.dumps(settings))
+    now = time.time() * 1000
+    usage = {
+        "my-150": {"usageCount": 9, "lastUsedAt": now},
+        "my-155": {"usageCount": 2, "lastUsedAt": now - 20 * 86_400_000},
+    }
+    write(home / ".claude.json", json.dumps({"skillUsage": usage}))
+    return home, cwd
+
+
+@pytest.mark.parametrize("fraction", [None, 0.013])
+def test_claude_code_drops_the_descriptions_skillshelf_says_it_drops(
+    tmp_path: Path, claude_oracle: Any, fraction: float | None
+) -> None:
+    home, cwd = _library(tmp_path)
+    if fraction is not None:
+        settings = json.loads((home / ".claude/settings.json").read_text(encoding="utf-8"))
+        settings["skillListingBudgetFraction"] = fraction
+        write(home / ".claude/settings.json", json.dumps(settings))
+
+    described, bare = _listed(claude_oracle(cwd, home=home))
+    ours = claude_listing(Env.for_test(cwd=cwd, home=home), use_cache=False).plan
+
+    assert "my-150" in described and "my-002" not in described + bare and "my-001" in bare
+    assert list(ours.described) == described
+    assert sorted(ours.names_only) == sorted(set(bare) - {"my-001"})
+    assert ours.over and ours.names_only
