@@ -233,6 +233,16 @@ def _phase2(
             progress("consolidate", n, len(scopes))
 
 
+def _dry_run(
+    store: Store, settings: MemorySettings, report: RunReport, *, only: list[str] | None, now_ms: int
+) -> RunReport:
+    """The prompts the run would send, and the sessions it would skip; nothing is claimed."""
+    report.dry_run, problems = dry_run_prompts(store, settings, only=only, now_ms=now_ms)
+    report.problems += problems
+    report.skipped = _skipped(store, settings, now_ms, only)
+    return report
+
+
 def _models_wanted(
     store: Store,
     settings: MemorySettings,
@@ -306,10 +316,7 @@ def run_memory(
         make_extract, make_consolidate = models or model_factories(env, settings)
         budget = CallBudget(settings.max_model_calls)
         if options.dry_run:
-            report.dry_run, problems = dry_run_prompts(store, settings, only=only, now_ms=started)
-            report.problems += problems
-            report.skipped = _skipped(store, settings, started, only)
-            return report
+            return _dry_run(store, settings, report, only=only, now_ms=started)
         passes = (
             phase1_passes(store, settings, queue, only, options.queued_only) if options.phase != "2" else []
         )
