@@ -130,6 +130,26 @@ def test_a_repository_without_commits_is_said_to_be_empty(
     assert tree(Path.home() / ".agents") in ([], ["skills"])
 
 
+def test_a_page_url_of_a_branch_with_a_slash_installs_from_that_branch(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
+    repo = init_repo(tmp_path / "up")
+    write_skill(repo / "skills" / "pdf", "pdf", body="from main")
+    commit_all(repo, "main")
+    git(repo, "tag", "feature")  # a shorter ref the path also starts with
+    git(repo, "checkout", "--quiet", "-b", "feature/pdf")
+    write_skill(repo / "skills" / "pdf", "pdf", body="from the feature branch")
+    commit_all(repo, "feature")
+    (isolated_home.home / ".gitconfig").write_text(
+        f'[url "{repo.as_uri()}"]\n\tinsteadOf = https://github.com/acme/skills.git\n', encoding="utf-8"
+    )
+    env = make_env(tmp_path, isolated_home.home)
+    result = install_skill("https://github.com/acme/skills/tree/feature/pdf/skills/pdf", env=env)
+    assert (result.entry.ref, result.entry.subdir) == ("feature/pdf", "skills/pdf")
+    assert "from the feature branch" in (result.path / "SKILL.md").read_text(encoding="utf-8")
+    assert result.entry.source == "https://github.com/acme/skills.git@feature/pdf#skills/pdf"
+
+
 def test_symlink_in_repository_pointing_outside_is_refused(
     tmp_path: Path, isolated_home: IsolatedHome
 ) -> None:

@@ -124,6 +124,16 @@ class GitRunner:
                 code="IS113",
             ) from None
 
+    def remote_refs(self, url: str) -> frozenset[str]:
+        """The branch and tag names of the remote (``feature/x``, ``v1``)."""
+        out = self.run(["ls-remote", "--heads", "--tags", "--", url], timeout=120.0)
+        names = (line.partition("\t")[2].removesuffix("^{}") for line in out.splitlines())
+        return frozenset(
+            name.removeprefix("refs/heads/").removeprefix("refs/tags/")
+            for name in names
+            if name.startswith(("refs/heads/", "refs/tags/"))
+        )
+
     def remote_commit(self, url: str, ref: str | None) -> str | None:
         """The commit ``ref`` (or the default branch) points at on the remote; None if unknown."""
         if is_commit_id(ref):

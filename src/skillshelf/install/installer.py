@@ -29,6 +29,7 @@ from skillshelf.install.found import SkillValidationError, find_skill_folder, re
 from skillshelf.install.git import GitRunner, ProgressFn
 from skillshelf.install.kept import kept_root, needs_keeping, set_aside
 from skillshelf.install.lock import FOLDER_NAME, LockEntry, content_hash, read_lock, write_lock
+from skillshelf.install.page_refs import settle_page_ref
 from skillshelf.install.sources import Fetched, Source, fetch_whole, narrow, parse_source
 from skillshelf.install.targets import InstallTarget, check_links, default_target, make_links, placement
 from skillshelf.skills.model import RootOrigin, Scope, Skill, SkillRoot
@@ -306,7 +307,8 @@ def install_skill(
     session = install_session(source, env, scope, target, force=force, copy_file=copy_file, dry_run=dry_run)
     with session as (parsed, dest):
         runner = git or GitRunner(environ=env.environ)
-        return stage_and_swap(parsed, dest, name=name, git=runner, progress=progress)
+        settled = settle_page_ref(parsed, runner)
+        return stage_and_swap(settled, dest, name=name, git=runner, progress=progress)
 
 
 @contextlib.contextmanager

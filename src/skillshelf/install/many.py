@@ -32,6 +32,7 @@ from skillshelf.install.installer import (
     place_skill,
 )
 from skillshelf.install.lock import LockEntry, PackRecord, read_lock, write_lock
+from skillshelf.install.page_refs import settle_page_ref
 from skillshelf.install.sources import Source, fetch_whole, narrow
 from skillshelf.install.targets import InstallTarget
 
@@ -108,7 +109,8 @@ def install_all(
     ``dry_run`` nothing is written: ``installed`` holds what would be installed.
     """
     with install_session(source, env, scope, target, force=force, dry_run=dry_run) as (parsed, dest):
-        return _install_found(parsed, dest, git or GitRunner(environ=env.environ), progress)
+        runner = git or GitRunner(environ=env.environ)
+        return _install_found(settle_page_ref(parsed, runner), dest, runner, progress)
 
 
 def _install_found(

@@ -54,6 +54,9 @@ class Source:
     subdir: str | None = None
     ref: str | None = None
     secret_location: str | None = field(default=None, compare=False, repr=False)
+    #: Read from a web page's URL, where the ref ends at the first slash only by guess (a branch
+    #: such as ``feature/x`` goes on into ``subdir``): :mod:`.page_refs` settles it.
+    page_ref: bool = field(default=False, compare=False, repr=False)
 
     @property
     def fetch_location(self) -> str:
@@ -187,7 +190,8 @@ def parse_source(text: str, *, cwd: Path) -> Source:
     ref and folder. ``path@ref`` of a local git repository clones it at that ref. An existing
     path is always taken literally first.
     """
-    raw = _expand_web_page(_expand_github(text.strip()))
+    short = _expand_github(text.strip())
+    raw = _expand_web_page(short)
     if not raw:
         raise InstallError("empty install source", hint=_SOURCE_HINT, code="IS101")
     is_url = raw.startswith(_SCHEMES) or bool(_SCP_LIKE.match(raw))
@@ -216,7 +220,9 @@ def parse_source(text: str, *, cwd: Path) -> Source:
             if found is not None:
                 return found
     if _looks_like_git(location):
-        return _secret_kept_apart(Source(kind="git", location=location.rstrip("/"), subdir=subdir, ref=ref))
+        page = raw != short and subdir is not None
+        found = Source(kind="git", location=location.rstrip("/"), subdir=subdir, ref=ref, page_ref=page)
+        return _secret_kept_apart(found)
     raise InstallError(
         f"cannot find {text!r}: no such folder or archive, and not a git URL", hint=_SOURCE_HINT, code="IS101"
     )
