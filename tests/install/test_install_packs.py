@@ -211,3 +211,27 @@ def test_remove_pack_takes_away_every_skill_of_the_pack_and_nothing_else(
     assert proc.returncode == 1 and "IS407" in proc.stderr and "no pack is installed" in proc.stderr
     proc = run_cli(tmp_path, "remove")
     assert proc.returncode == 2 and "--pack" in proc.stderr
+
+
+def test_in_an_untrusted_project_a_pack_folder_outside_it_only_lists_its_new_skills(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
+    project = init_repo(tmp_path / "project")
+    outside, inside = tmp_path / "outside", project / "vendor" / "skills"
+    for folder in (outside, inside):
+        write_skill(folder / "alpha", f"alpha-{folder.name}")
+    for folder in (outside, inside):
+        proc = run_cli(project, "install", str(folder), "--all", "--scope", "project")
+        assert proc.returncode == 0, proc.stderr
+    write_skill(outside / "beta", "beta-outside")
+    write_skill(inside / "beta", "beta-skills")
+
+    proc = run_cli(project, "update", "--json")
+    results = {r["name"]: r for r in json.loads(proc.stdout)["results"]}
+    assert results["beta-skills"]["status"] == "added"
+    assert results["beta"]["status"] == "new" and "not trusted" in results["beta"]["message"]
+    assert not (project / ".agents" / "skills" / "beta-outside").exists()
+
+    assert run_cli(project, "trust").returncode == 0
+    results = {r["name"]: r for r in json.loads(run_cli(project, "update", "--json").stdout)["results"]}
+    assert results["beta-outside"]["status"] == "added"

@@ -300,7 +300,7 @@ def update_skills(
             for i in chosen
         ]
         if not names:
-            results += add_gained_skills(packs, fetched, check=check, kept=kept, progress=progress)
+            results += add_gained_skills(packs, fetched, env=env, check=check, kept=kept, progress=progress)
         return tuple(results)
 
 

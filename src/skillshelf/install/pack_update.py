@@ -20,6 +20,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from skillshelf.config.trust import canonical
+from skillshelf.env import Env
 from skillshelf.errors import SkillshelfError
 from skillshelf.install.fetch_once import FetchOnce
 from skillshelf.install.files import root_lock, workspace
@@ -130,26 +132,58 @@ def gone_from_pack(item: InstalledSkill, packs: Iterable[PackNow]) -> UpdateResu
 
 
 def add_gained_skills(
-    packs: Sequence[PackNow], fetched: FetchOnce, *, check: bool, kept: Path, progress: ProgressFn | None
+    packs: Sequence[PackNow],
+    fetched: FetchOnce,
+    *,
+    env: Env,
+    check: bool,
+    kept: Path,
+    progress: ProgressFn | None,
 ) -> list[UpdateResult]:
     """Install the skills each pack gained (with ``check``, only list them as ``new``), and
-    record what each fetched pack holds now."""
+    record what each fetched pack holds now.
+
+    A project's lock is content anyone can commit: a pack it names in a folder on this machine
+    outside the project (``/``, a home folder) would copy whatever skills are found there into
+    the project. So in a project that is not trusted, such a pack's new skills are only listed.
+    """
     results: list[UpdateResult] = []
     for pack in packs:
         gained = pack.gained()
         if check:
             results.extend(_listed_new(pack, place) for place in gained)
+        elif gained and _foreign_local(pack, env):
+            results.extend(_listed_new(pack, place, _UNTRUSTED) for place in gained)
         elif pack.folders is not None:
             results.extend(_install_gained(pack, gained, kept, progress))
     return results
 
 
-def _listed_new(pack: PackNow, place: str) -> UpdateResult:
+_UNTRUSTED = (
+    "not added: the pack is a folder outside this project, which is not trusted; `skillshelf trust` "
+    "the project, then `skillshelf update`"
+)
+
+
+def _foreign_local(pack: PackNow, env: Env) -> bool:
+    """A project's pack on this machine's disk outside the project, in a project not trusted."""
+    if pack.scope != "project" or pack.record.kind == "git" or "://" in pack.record.location:
+        return False
+    project = canonical(env.project_root)
+    place = canonical(Path(pack.record.location))
+    if place == project or project in place.parents:
+        return False
+    from skillshelf.config.loader import load_config
+
+    return not load_config(env).trusted
+
+
+def _listed_new(pack: PackNow, place: str, why: str = "`skillshelf update` installs it") -> UpdateResult:
     return UpdateResult(
         name=PurePosixPath(place).name or place,
         scope=pack.scope,
         status="new",
-        message=f"new in {pack.record.key} (folder {place}); `skillshelf update` installs it",
+        message=f"new in {pack.record.key} (folder {place}); {why}",
         new_commit=pack.commit,
     )
 
