@@ -266,3 +266,22 @@ def test_update_clears_the_scratch_clone_a_killed_update_left_a_day_ago(
     os.utime(old, (past, past))
     assert [r.status for r in update_skills(env=env)] == ["up-to-date"]
     assert not old.exists() and recent.is_dir()  # another update may be using it
+
+
+def test_a_big_pack_is_reported_in_a_few_lines_and_like_failures_together(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
+    source = tmp_path / "shelf"
+    for number in range(25):
+        write_skill(source / f"skill-{number:02d}", f"skill-{number:02d}", f"Deploy: fast, number {number}")
+    for number in range(3):
+        (source / f"plain-{number}").mkdir()
+        (source / f"plain-{number}" / "SKILL.md").write_text("# no frontmatter\n", encoding="utf-8")
+    proc = run_cli(tmp_path, "install", str(source), "--all")
+    assert proc.returncode == 1
+    out = proc.stdout.splitlines()
+    assert out[0].startswith("Installed 25 skills") and len(out) == 3
+    assert out[1].startswith("  into ") and "skill-00, skill-01" in out[1] and "skill-24" in out[1]
+    assert "25 findings in the installed skills (warning SK105 x25)" in proc.stderr
+    assert "  3 skills: error IS320" in proc.stderr
+    assert "plain-0, plain-1, plain-2" in proc.stderr and proc.stderr.count("fix: start the file") == 1

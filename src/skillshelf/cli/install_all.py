@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import sys
+from collections import Counter
 
 import click
 
 from skillshelf.cli.output import echo_json, print_diagnostics, printable
+from skillshelf.diagnostics import Diagnostic
 from skillshelf.install.git import ProgressFn
 from skillshelf.install.many import InstallAllResult, install_all
 
@@ -46,22 +48,19 @@ def install_every_skill(
         sys.exit(1)
 
 
+#: Up to this many installed skills (or findings about them) are a line each; more are folded
+#: into a list of names (or a count per code), since a pack can hold hundreds.
+FOLD_OVER = 20
+
+
 def _report(result: InstallAllResult) -> None:
-    print_diagnostics(dict.fromkeys(d for item in result.installed for d in item.diagnostics))
+    _print_findings([d for item in result.installed for d in item.diagnostics])
     at = f" at {result.commit[:12]}" if result.commit else ""
     count = len(result.installed)
     verb = "Would install" if result.dry_run else "Installed"
     if count:
         click.echo(printable(f"{verb} {count} skill{'s' if count != 1 else ''} from {result.source}{at}"))
-    for item in result.installed:
-        replaces = " (replaces the one there)" if item.replaced else ""
-        click.echo(printable(f"  {item.entry.skill_name}{replaces} -> {item.path}"))
-        if item.kept is not None:
-            click.echo(printable(f"    the folder it replaced is kept in {item.kept}"))
-    if result.installed:
-        agents = result.installed[0].entry.agents
-        seen = " and ".join(_AGENTS[a] for a in agents)
-        click.echo(f"  read by {seen or 'skillshelf only (not by Codex or Claude Code)'}")
+    _print_installed(result)
     present = [item.name for item in result.not_installed if item.status == "present"]
     if present:
         lead = (
@@ -75,15 +74,7 @@ def _report(result: InstallAllResult) -> None:
             )
         )
     if result.failed:
-        click.echo(f"Not installed ({len(result.failed)}):", err=True)
-        for failed in result.failed:  # each one's findings are in --json; `validate` lists them
-            click.echo(printable(f"  {failed.folder}: error {failed.code}: {failed.message}"), err=True)
-            if failed.fix:
-                click.echo(printable(f"    fix: {failed.fix}"), err=True)
-        done = "the others were installed" if result.installed else "nothing was installed"
-        if result.dry_run:
-            done = "the others would be installed" if result.installed else "nothing would be installed"
-        click.echo(f"  {done}; fix these and run the same command again", err=True)
+        _print_failed(result)
     if result.dry_run:
         click.echo("(a dry run: nothing was written)")
     if result.search_cut:
@@ -92,3 +83,60 @@ def _report(result: InstallAllResult) -> None:
             "deeper in the source were not looked at; install those with SOURCE#subfolder",
             err=True,
         )
+
+
+def _print_findings(findings: list[Diagnostic]) -> None:
+    """Each finding about the installed skills, or past :data:`FOLD_OVER` a count per code."""
+    unique = list(dict.fromkeys(findings))
+    if len(unique) <= FOLD_OVER:
+        print_diagnostics(unique)
+        return
+    counts = Counter(f"{d.severity.value} {d.code}" for d in unique)
+    listed = ", ".join(f"{what} x{n}" for what, n in counts.most_common())
+    click.echo(
+        f"{len(unique)} findings in the installed skills ({listed}); `skillshelf validate` lists each "
+        "with its fix",
+        err=True,
+    )
+
+
+def _print_installed(result: InstallAllResult) -> None:
+    """A line per skill, or past :data:`FOLD_OVER` their names on one line; a skill that replaced
+    another, and where the replaced folder was kept, always on its own."""
+    installed = result.installed
+    folded = len(installed) > FOLD_OVER
+    for item in installed:
+        if folded and not item.replaced:
+            continue
+        replaces = " (replaces the one there)" if item.replaced else ""
+        click.echo(printable(f"  {item.entry.skill_name}{replaces} -> {item.path}"))
+        if item.kept is not None:
+            click.echo(printable(f"    the folder it replaced is kept in {item.kept}"))
+    if folded:
+        roots = ", ".join(dict.fromkeys(str(item.path.parent) for item in installed))
+        names = ", ".join(item.entry.skill_name for item in installed if not item.replaced)
+        click.echo(printable(f"  into {roots}: {names}"))
+    if installed:
+        agents = installed[0].entry.agents
+        seen = " and ".join(_AGENTS[a] for a in agents)
+        click.echo(f"  read by {seen or 'skillshelf only (not by Codex or Claude Code)'}")
+
+
+def _print_failed(result: InstallAllResult) -> None:
+    """Each skill that failed; those failing with the same words are one entry with their folders."""
+    click.echo(f"Not installed ({len(result.failed)}):", err=True)
+    same: dict[tuple[str, str, str], list[str]] = {}
+    for failed in result.failed:  # each one's findings are in --json; `validate` lists them
+        same.setdefault((failed.code, failed.message, failed.fix), []).append(failed.folder)
+    for (code, message, fix), folders in same.items():
+        if len(folders) == 1:
+            click.echo(printable(f"  {folders[0]}: error {code}: {message}"), err=True)
+        else:
+            click.echo(printable(f"  {len(folders)} skills: error {code}: {message}"), err=True)
+            click.echo(printable(f"    {', '.join(folders)}"), err=True)
+        if fix:
+            click.echo(printable(f"    fix: {fix}"), err=True)
+    done = "the others were installed" if result.installed else "nothing was installed"
+    if result.dry_run:
+        done = "the others would be installed" if result.installed else "nothing would be installed"
+    click.echo(f"  {done}; fix these and run the same command again", err=True)
