@@ -150,3 +150,10 @@ def test_splitting_and_loading_never_raise(text: str) -> None:
     if isinstance(split, FrontmatterSplit):
         load_yaml(split.yaml_text)
         repair_frontmatter(split.yaml_text)
+
+
+def test_a_control_character_is_named_with_its_line_in_one_line() -> None:
+    failure = load_yaml("name: a\ndescription: b\x80c\n")
+    assert isinstance(failure, YamlFailure)
+    assert failure.message == "character U+0080 at line 2: control characters are not allowed"
+    assert failure.line == 1

@@ -291,10 +291,14 @@ def load_yaml(text: str) -> YamlDocument | YamlFailure:
         problem = exc.problem or exc.context or "invalid YAML"
         where = f" at line {mark.line + 1} column {mark.column + 1}" if mark is not None else ""
         return YamlFailure(message=f"{problem}{where}", line=mark.line if mark is not None else None)
+    except yaml.reader.ReaderError as exc:  # a character YAML does not allow (control characters)
+        line = text.count("\n", 0, exc.position)
+        code = exc.character if isinstance(exc.character, int) else ord(exc.character)
+        return YamlFailure(message=f"character U+{code:04X} at line {line + 1}: {exc.reason}", line=line)
     except RecursionError:
         return YamlFailure(message="the YAML is nested too deeply", line=None)
     except Exception as exc:  # constructor errors (unhashable keys, bad numbers...)
-        return YamlFailure(message=str(exc) or type(exc).__name__, line=None)
+        return YamlFailure(message=" ".join(str(exc).split()) or type(exc).__name__, line=None)
     finally:
         loader.dispose()
     return YamlDocument(value=value, node=node)
