@@ -106,7 +106,9 @@ def install(
     archive (a path or an http(s) URL), or a git URL[@ref][#subdir] (gh:owner/repo for GitHub;
     a folder's page on GitHub or GitLab works too).
 
-    With --all, every skill in SOURCE; exit 1 when one of them could not be installed."""
+    With --all, every skill in SOURCE; exit 1 when one of them could not be installed. The
+    source is then a pack: `update` installs the skills it gains, `remove --pack SOURCE` removes
+    them all."""
     from skillshelf.install.installer import SkillValidationError, install_skill
 
     if every:
