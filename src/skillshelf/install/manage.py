@@ -37,7 +37,7 @@ from skillshelf.install.links import confined_links, stray_links
 from skillshelf.install.lock import LockEntry, content_hash, lock_path, read_lock, write_lock
 from skillshelf.install.pack_update import add_gained_skills, gone_from_pack, survey_packs
 from skillshelf.install.provenance import locally_modified
-from skillshelf.install.sources import Source
+from skillshelf.install.sources import Source, recorded_source
 from skillshelf.install.targets import drop_links
 
 __all__ = [
@@ -162,8 +162,7 @@ def _select(env: Env, names: Sequence[str], scope: InstallScope | None) -> list[
 
 
 def _source_of(entry: LockEntry) -> Source:
-    kind = entry.kind if entry.kind in ("folder", "git", "archive") else "folder"
-    return Source(kind=kind, location=entry.location, subdir=entry.subdir, ref=entry.ref)  # type: ignore[arg-type]
+    return recorded_source(entry.kind, entry.location, entry.subdir, entry.ref)
 
 
 def _unchanged_upstream(item: InstalledSkill, fetched: FetchOnce) -> str | None:

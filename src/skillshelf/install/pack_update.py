@@ -31,7 +31,7 @@ from skillshelf.install.installed import InstalledSkill, UpdateResult
 from skillshelf.install.installer import Destination, InstallResult, InstallScope
 from skillshelf.install.lock import LockEntry, PackRecord, read_lock
 from skillshelf.install.many import NotInstalled, install_in_pack, record_pack
-from skillshelf.install.sources import Source
+from skillshelf.install.sources import Source, recorded_source
 
 __all__ = ["PackNow", "add_gained_skills", "gone_from_pack", "survey_packs"]
 
@@ -50,7 +50,8 @@ class PackNow:
 
     @property
     def source(self) -> Source:
-        return _source_of(self.record)
+        record = self.record
+        return recorded_source(record.kind, record.location, record.subdir, record.ref)
 
     @property
     def places(self) -> tuple[str, ...]:
@@ -62,11 +63,6 @@ class PackNow:
             return []
         installed = {self.record.place_of(m.subdir) for m in self.members}
         return [p for p in self.folders if p not in self.record.places and p not in installed]
-
-
-def _source_of(record: PackRecord) -> Source:
-    kind = record.kind if record.kind in ("folder", "git", "archive") else "folder"
-    return Source(kind=kind, location=record.location, subdir=record.subdir, ref=record.ref)  # type: ignore[arg-type]
 
 
 def survey_packs(items: Sequence[InstalledSkill], fetched: FetchOnce) -> list[PackNow]:
@@ -94,7 +90,7 @@ def _pack_now(
     commit = _unmoved_commit(record, fetched)
     if commit is not None:
         return PackNow(scope=scope, root=root, record=record, members=members, commit=commit, folders=None)
-    source = _source_of(record)
+    source = recorded_source(record.kind, record.location, record.subdir, record.ref)
     pack = fetched(source)
     folders, _ = skill_folders(pack.folder, source)
     places = {folder.relative_to(pack.folder).as_posix(): folder for folder in folders}

@@ -31,6 +31,7 @@ __all__ = [
     "fetch_whole",
     "narrow",
     "parse_source",
+    "recorded_source",
 ]
 
 SourceKind = Literal["folder", "git", "archive"]
@@ -77,6 +78,12 @@ class Fetched:
 
     folder: Path
     commit: str | None = None
+
+
+def recorded_source(kind: str, location: str, subdir: str | None, ref: str | None) -> Source:
+    """A source as a lock file records it (a kind this version does not know read as a folder)."""
+    known: SourceKind = kind if kind in ("git", "archive") else "folder"  # type: ignore[assignment]
+    return Source(kind=known, location=location, subdir=subdir, ref=ref)
 
 
 def _clean_subdir(raw: str) -> str | None:
