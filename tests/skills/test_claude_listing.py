@@ -131,3 +131,17 @@ def test_validate_says_which_skills_claude_code_lists_by_name_alone(tmp_path: Pa
     assert "skillListingBudgetFraction" in proc.stdout
     proc = _validate(home, project, str(home / ".claude/skills"))
     assert "Claude Code's skill listing" not in proc.stdout
+
+
+def test_command_files_take_room_in_the_listing_and_are_named_when_cut(tmp_path: Path) -> None:
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    for n in range(60):
+        write_skill(home / ".claude/skills" / f"s-{n:03d}", f"s-{n:03d}", "does a thing " * 25)
+    assert "SK369" not in _validate(home, project).stdout
+    for n in range(40):
+        text = f"---\ndescription: {'runs a step ' * 30}\n---\n"
+        write(project / ".claude/commands" / f"c-{n:03d}.md", text)
+    proc = _validate(home, project)
+    assert "warning SK369" in proc.stdout
+    assert "of your 100 skills and commands (40 in .claude/commands)" in proc.stdout

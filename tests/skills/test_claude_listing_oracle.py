@@ -4,7 +4,9 @@ listing is over budget, against :func:`skillshelf.skills.claude_view.claude_list
 The skills differ in description length (some with ``when_to_use``, some past the 1,536-character
 cap, some with wide characters), sit in the user's folder, the cwd's and the project root's, and
 some are used lately (``skillUsage`` in ``~/.claude.json``) or set ``name-only`` / ``off`` in
-``skillOverrides``. Only the skills the test makes (``my-``) are compared.
+``skillOverrides``. ``.claude/commands`` files of the user and of both project folders (nested,
+described by frontmatter or by their first line, one a ``SKILL.md`` folder) share the listing.
+Only the entries the test makes (``my-``) are compared.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from skillshelf.skills.claude_view import claude_listing
 
 pytestmark = pytest.mark.oracle
 
-_ENTRY = re.compile(r"^- (?P<name>my-[^:\s]+)(?P<described>: .*)?$")
+_ENTRY = re.compile(r"^- (?P<name>my-\S+?)(?P<described>: .*)?$")
 
 
 def _listed(result: dict[str, Any]) -> tuple[list[str], list[str]]:
@@ -52,6 +54,7 @@ def _library(tmp_path: Path) -> tuple[Path, Path]:
             description = "表示 " * 40 + description
         write_skill(roots[rng.randrange(3)] / name, name, description, extra)
     write_skill(roots[0] / "my-hidden", "x", "never listed", "disable-model-invocation: true")
+    _commands(rng, [home / ".claude/commands", cwd / ".claude/commands", repo / ".claude/commands"], words)
     settings = {"skillOverrides": {"my-001": "name-only", "my-002": "off"}}
     write(home / ".claude/settings.json", json.dumps(settings))
     now = time.time() * 1000
@@ -61,6 +64,19 @@ def _library(tmp_path: Path) -> tuple[Path, Path]:
     }
     write(home / ".claude.json", json.dumps({"skillUsage": usage}))
     return home, cwd
+
+
+def _commands(rng: random.Random, folders: list[Path], words: list[str]) -> None:
+    for number in range(40):
+        folder = folders[rng.randrange(3)] / ("my-group" if number % 5 == 0 else "")
+        text = " ".join(rng.choice(words) for _ in range(rng.randint(3, 120)))
+        if number % 3 == 0:
+            text = f"---\ndescription: {text}\n---\nbody\n"
+        elif number % 4 == 0:
+            text = f"# {text}\nbody\n"
+        write(folder / f"my-c{number:03d}.md", text)
+    write(folders[1] / "my-packaged/SKILL.md", "---\ndescription: " + "packaged " * 60 + "\n---\n")
+    write(folders[2] / "my-quiet.md", "---\ndescription: quiet\ndisable-model-invocation: true\n---\n")
 
 
 @pytest.mark.parametrize("fraction", [None, 0.013])
@@ -77,6 +93,8 @@ def test_claude_code_drops_the_descriptions_skillshelf_says_it_drops(
     ours = claude_listing(Env.for_test(cwd=cwd, home=home), use_cache=False).plan
 
     assert "my-150" in described and "my-002" not in described + bare and "my-001" in bare
+    assert "my-quiet" not in described + bare and "my-group:my-c005" in described + bare
+    assert "my-packaged" in described + bare
     assert list(ours.described) == described
     assert sorted(ours.names_only) == sorted(set(bare) - {"my-001"})
     assert ours.over and ours.names_only

@@ -14,14 +14,15 @@ keeps the listing within a budget. Read from the pinned CLI's code and checked a
   The default model of the pinned release has a 1,000,000-token window at 3 characters per
   token: :data:`DEFAULT_BUDGET`.
 - The entries go in this order: the user's skills, then each ``.claude/skills`` from the cwd
-  up to the project root, each folder's by name; then Claude Code's own.
+  up to the project root, each folder's by name; then the ``.claude/commands`` files
+  (:mod:`skillshelf.skills.claude_commands`), all by name; then Claude Code's own.
 - When every entry fits whole (entries joined by newlines), all are shown whole. Otherwise
   Claude Code's own skills keep their text and the others start as names alone; then, the
   most used first (``skillUsage`` in ``~/.claude.json``: uses × ``max(0.5 ** (days since the
   last / 7), 0.1)``; ties in listing order), each gets its text back if it still fits.
 
-Plugins' skills and ``.claude/commands`` files are listed too and take room; they are not
-counted here, so with them the listing runs out sooner than this says.
+Plugins' skills are listed too and take room; they are not counted here, so with them the
+listing runs out sooner than this says.
 """
 
 from __future__ import annotations

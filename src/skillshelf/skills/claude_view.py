@@ -1,5 +1,6 @@
 """Claude Code's listing of the skills seen from here: :mod:`skillshelf.skills.claude_listing`
-applied to this machine's Claude Code folders, settings and usage counts.
+applied to this machine's Claude Code folders (skills and ``.claude/commands`` files), settings
+and usage counts.
 
 ``validate --profile claude`` reports with it which skills Claude Code lists by name alone
 (``SK369``) when the listing is over its budget.
@@ -15,6 +16,7 @@ from typing import Any
 
 from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.env import Env
+from skillshelf.skills.claude_commands import claude_commands, listing_key, resolved
 from skillshelf.skills.claude_listing import (
     DEFAULT_CHARS_PER_TOKEN,
     DEFAULT_FRACTION,
@@ -43,6 +45,7 @@ class ClaudeListing:
 
     plan: ListingPlan
     budget_source: str
+    commands: int = 0  # how many of the entries are ``.claude/commands`` files
 
 
 def claude_listing(env: Env, *, now_ms: float | None = None, use_cache: bool = True) -> ClaudeListing:
@@ -55,23 +58,33 @@ def claude_listing(env: Env, *, now_ms: float | None = None, use_cache: bool = T
     usage = read_json(claude_state_file(env)).get("skillUsage")
     usage = usage if isinstance(usage, Mapping) else {}
     now = time.time() * 1000 if now_ms is None else now_ms
-    entries = [
-        ListingEntry(
-            name=skill.name,
-            text=entry_text(skill.description, skill.claude.when_to_use, cap),
-            priority=usage_priority(usage.get(skill.name), now_ms=now),
-            name_only=overrides.get(skill.name) == "name-only",
-        )
+    listed = [
+        (skill.name, skill.description, skill.claude.when_to_use)
         for skill in _listed(env, overrides, use_cache=use_cache)
     ]
-    return ClaudeListing(plan=plan_listing(entries, budget=budget), budget_source=source)
+    commands = [
+        (command.name, command.description, command.when_to_use)
+        for command in claude_commands(env)
+        if not command.hidden and overrides.get(command.name) not in ("off", "user-invocable-only")
+    ]
+    entries = [
+        ListingEntry(
+            name=name,
+            text=entry_text(description, when_to_use, cap),
+            priority=usage_priority(usage.get(name), now_ms=now),
+            name_only=overrides.get(name) == "name-only",
+        )
+        for name, description, when_to_use in [*listed, *commands]
+    ]
+    plan = plan_listing(entries, budget=budget)
+    return ClaudeListing(plan=plan, budget_source=source, commands=len(commands))
 
 
 def _listed(env: Env, overrides: Mapping[str, Any], *, use_cache: bool) -> list[Skill]:
     """The skills in Claude Code's listing, in its order: the user's first, then each project
     folder's from the cwd up, each folder's by name."""
     roots = [root.path for root in claude_roots(env)]
-    order = {_resolved(path): rank for rank, path in enumerate([roots[-1], *roots[:-1]])}
+    order = {resolved(path): rank for rank, path in enumerate([roots[-1], *roots[:-1]])}
     skills = [
         skill
         for skill in discover_claude(env, use_cache=use_cache).skills
@@ -79,14 +92,7 @@ def _listed(env: Env, overrides: Mapping[str, Any], *, use_cache: bool) -> list[
         and not skill.claude.paths
         and overrides.get(skill.name) not in ("off", "user-invocable-only")
     ]
-    return sorted(skills, key=lambda s: (order.get(_resolved(s.root), len(order)), s.name.casefold()))
-
-
-def _resolved(path: Path) -> Path:
-    try:
-        return path.resolve()
-    except OSError:
-        return path
+    return sorted(skills, key=lambda s: (order.get(resolved(s.root), len(order)), listing_key(s.name)))
 
 
 def _budget(env: Env, settings: Mapping[str, Any]) -> tuple[int, str]:
@@ -120,11 +126,12 @@ def listing_note(listing: ClaudeListing, path: Path | None = None) -> Diagnostic
     shown = ", ".join(plan.names_only[:SHOWN_NAMES])
     more = len(plan.names_only) - SHOWN_NAMES
     listed = len(plan.described) + len(plan.names_only)
+    kinds = f"skills and commands ({listing.commands} in .claude/commands)" if listing.commands else "skills"
     return Diagnostic(
         code="SK369",
         severity=Severity.WARNING,
         message=f"Claude Code's skill listing needs {plan.width:,} characters of its {plan.budget:,} "
-        f"({listing.budget_source}): {len(plan.names_only)} of your {listed} skills are listed by "
+        f"({listing.budget_source}): {len(plan.names_only)} of your {listed} {kinds} are listed by "
         f"name alone, without their descriptions: {shown}"
         + (f" and {more} more" if more > 0 else "")
         + "; the most used keep theirs",

@@ -1,0 +1,201 @@
+"""The ``.claude/commands`` files Claude Code lists beside its skills.
+
+Claude Code 2.1.197 reads every ``*.md`` file under ``~/.claude/commands`` and under each
+``.claude/commands`` from the cwd up to the project root (not the home folder's own), and lists
+each as a skill, after the skills and before its own. Read from the pinned CLI's code and
+checked against it with ``claude-oracle`` (``tests/skills/test_claude_listing_oracle.py``):
+
+- A file's name is its path below its ``commands`` folder, ``:`` between the parts and
+  ``.md`` left off (``frontend/component.md`` is ``frontend:component``). A folder holding a
+  ``SKILL.md`` is one command named by the folder; its other files are not read.
+- Its text is the frontmatter ``description`` (and ``when_to_use``), or else the body's first
+  line that is not blank (a heading without its ``#``), cut to 97 characters and ``...`` past
+  100, or else ``Custom command``. One with ``disable-model-invocation`` is not listed.
+- Files over 1 MiB are left out. Every command is sorted by name the way Claude Code's
+  ``localeCompare`` sorts (:func:`listing_key`), user and project ones together.
+
+The walk follows links, as Claude Code's does, once per folder, and stops at
+:data:`MAX_COMMAND_FILES` files or :data:`MAX_DEPTH` folders down.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from skillshelf.env import Env
+from skillshelf.skills.frontmatter import FrontmatterSplit, load_yaml, split_frontmatter
+from skillshelf.skills.roots import claude_user_dir
+
+__all__ = [
+    "MAX_COMMAND_FILES",
+    "ClaudeCommand",
+    "claude_commands",
+    "command_from_text",
+    "command_name",
+    "listing_key",
+    "resolved",
+]
+
+MAX_COMMAND_BYTES = 1024 * 1024
+MAX_COMMAND_FILES = 2000
+MAX_DEPTH = 16
+FIRST_LINE_CAP = 100
+NO_DESCRIPTION = "Custom command"
+
+# CLDR root collation: spaces, then punctuation and symbols in this order, then digits, then letters
+_SYMBOL_ORDER = " _-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$"
+_SYMBOL_RANK = {char: rank for rank, char in enumerate(_SYMBOL_ORDER)}
+_HEADING = re.compile(r"^#+\s+(.+)$")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ClaudeCommand:
+    """One command as Claude Code lists it; ``hidden``: set ``disable-model-invocation``."""
+
+    name: str
+    description: str
+    when_to_use: str | None = None
+    hidden: bool = False
+    path: Path | None = None
+
+
+def listing_key(name: str) -> tuple[tuple[tuple[int, int | str], ...], tuple[int, ...]]:
+    """A sort key that orders names as ICU's root collation does (Claude Code sorts with
+    ``localeCompare``): symbols before digits before letters, letters case-blind first, and at a
+    tie lower case before upper case (``A``, ``a_b``, ``a1``, ``ab``, ``aB``, ``Ab``)."""
+    primary: list[tuple[int, int | str]] = []
+    for char in name:
+        if char in _SYMBOL_RANK:
+            primary.append((0, _SYMBOL_RANK[char]))
+        elif char.isdigit():
+            primary.append((1, int(char) if char.isascii() else ord(char)))
+        else:
+            primary.append((2, char.casefold()))
+    return tuple(primary), tuple(int(char.isupper()) for char in name)
+
+
+def command_name(path: Path, base: Path) -> str:
+    """A command file's name: its path below ``base`` joined with ``:``, without ``.md``; a
+    ``SKILL.md`` is named by its folder."""
+    if path.name.lower() == "skill.md":
+        path = path.parent
+        parts = path.relative_to(base).parts if path != base else (base.name,)
+        return ":".join(parts)
+    return ":".join((*path.parent.relative_to(base).parts, path.name.removesuffix(".md")))
+
+
+def command_from_text(name: str, text: str, path: Path | None = None) -> ClaudeCommand:
+    """A command from its file's text (pure): frontmatter fields, else the body's first line."""
+    split = split_frontmatter(text)
+    fields: dict[object, object] = {}
+    body = text
+    if isinstance(split, FrontmatterSplit):
+        body = split.body
+        loaded = load_yaml(split.yaml_text)
+        value = getattr(loaded, "value", None)
+        fields = value if isinstance(value, dict) else {}
+    return ClaudeCommand(
+        name=name,
+        description=_scalar_text(fields.get("description")) or _first_line(body),
+        when_to_use=_scalar_text(fields.get("when_to_use", fields.get("when-to-use"))),
+        hidden=fields.get("disable-model-invocation") in (True, "true"),
+        path=path,
+    )
+
+
+def _scalar_text(value: object) -> str | None:
+    if isinstance(value, str):
+        return value.strip() or None
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return str(value)
+    return None
+
+
+def _first_line(body: str) -> str:
+    for line in body.split("\n"):
+        stripped = line.strip()
+        if stripped:
+            text = m.group(1) if (m := _HEADING.match(stripped)) else stripped
+            return text[: FIRST_LINE_CAP - 3] + "..." if len(text) > FIRST_LINE_CAP else text
+    return NO_DESCRIPTION
+
+
+def command_folders(env: Env) -> list[Path]:
+    """The ``commands`` folders Claude Code reads: the user's, then each project folder's from
+    the cwd up (the home folder's own ``.claude`` is the user's, read once)."""
+    home = resolved(env.home)
+    project = [
+        folder / ".claude" / "commands"
+        for folder in reversed(env.folders_root_to_cwd())
+        if resolved(folder) != home
+    ]
+    return [claude_user_dir(env) / "commands", *project]
+
+
+def claude_commands(env: Env) -> list[ClaudeCommand]:
+    """Every command Claude Code lists from ``env.cwd`` (those it hides too), in listing order."""
+    files = ((base, path) for base in command_folders(env) for path in _command_files(base))
+    found = [
+        command_from_text(command_name(path, base), text, path)
+        for base, path in itertools.islice(files, MAX_COMMAND_FILES)
+        if (text := _read(path)) is not None
+    ]
+    return sorted(found, key=lambda c: listing_key(c.name))
+
+
+def _command_files(base: Path) -> Iterator[Path]:
+    """The command files below ``base``: in a folder with a ``SKILL.md``, that file alone."""
+    if not base.is_dir():
+        return
+    for folder, files in _walk(base, set(), 0):
+        markdown = sorted(name for name in files if name.endswith(".md"))
+        skill = [name for name in markdown if name.lower() == "skill.md"]
+        for name in skill[:1] or markdown:
+            yield folder / name
+
+
+def _walk(folder: Path, seen: set[tuple[int, int]], depth: int) -> Iterator[tuple[Path, list[str]]]:
+    """``(folder, its file names)`` for ``folder`` and each folder below it, links followed,
+    each real folder once."""
+    try:
+        stat = folder.stat()
+        if (stat.st_dev, stat.st_ino) in seen or depth > MAX_DEPTH:
+            return
+        seen.add((stat.st_dev, stat.st_ino))
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    subfolders: list[str] = []
+    files: list[str] = []
+    for entry in entries:
+        try:
+            (subfolders if entry.is_dir() else files if entry.is_file() else []).append(entry.name)
+        except OSError:
+            continue
+    yield folder, files
+    for name in sorted(subfolders):
+        yield from _walk(folder / name, seen, depth + 1)
+
+
+def _read(path: Path) -> str | None:
+    try:
+        if path.stat().st_size > MAX_COMMAND_BYTES:
+            return None
+        return path.read_bytes().decode("utf-8", "replace")
+    except OSError:
+        return None
+
+
+def resolved(path: Path) -> Path:
+    """``path`` with its links resolved, or as it is when that fails (a loop, no permission)."""
+    try:
+        return path.resolve()
+    except OSError:
+        return path
