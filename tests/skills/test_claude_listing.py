@@ -100,7 +100,8 @@ def test_an_over_budget_listing_keeps_within_its_budget_whatever_the_skills(
 
 
 def _validate(home: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    environ = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "SLASH_COMMAND"))}
+    ours = ("CLAUDE", "SLASH_COMMAND", "ANTHROPIC", "DISABLE_COMPACT")
+    environ = {k: v for k, v in os.environ.items() if not k.startswith(ours)}
     return subprocess.run(
         [sys.executable, "-m", "skillshelf.cli.main", "validate", "--profile", "claude", *args],
         cwd=cwd,
@@ -112,11 +113,17 @@ def _validate(home: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess[
     )
 
 
-def test_validate_says_which_skills_claude_code_lists_by_name_alone(tmp_path: Path) -> None:
+def _user_skills(tmp_path: Path, count: int) -> tuple[Path, Path]:
+    """A home with ``count`` user skills of 325-character descriptions, and an empty project."""
     home, project = tmp_path / "home", tmp_path / "project"
     project.mkdir()
-    for n in range(120):
+    for n in range(count):
         write_skill(home / ".claude/skills" / f"s-{n:03d}", f"s-{n:03d}", "does a thing " * 25)
+    return home, project
+
+
+def test_validate_says_which_skills_claude_code_lists_by_name_alone(tmp_path: Path) -> None:
+    home, project = _user_skills(tmp_path, 120)
     proc = _validate(home, project)
     assert proc.returncode == 0, proc.stderr
     assert "warning SK369" in proc.stdout and "listed by name alone" in proc.stdout
@@ -133,11 +140,21 @@ def test_validate_says_which_skills_claude_code_lists_by_name_alone(tmp_path: Pa
     assert "Claude Code's skill listing" not in proc.stdout
 
 
+def test_the_budget_follows_the_model_claude_code_runs(tmp_path: Path) -> None:
+    home, project = _user_skills(tmp_path, 30)
+    assert "SK369" not in _validate(home, project).stdout
+    write(home / ".claude/settings.json", json.dumps({"model": "claude-sonnet-4-5"}))
+    proc = _validate(home, project)
+    assert "warning SK369" in proc.stdout and "of 8,000 characters" in proc.stdout
+    assert "of the 200,000-token window of claude-sonnet-4-5, at 4 characters a token" in proc.stdout
+    write(home / ".claude/settings.json", json.dumps({"model": "sonnet"}))
+    assert "of 30,000 characters (1% of the 1,000,000-token window of claude-sonnet-5 (model 'sonnet')" in (
+        _validate(home, project).stdout
+    )
+
+
 def test_command_files_take_room_in_the_listing_and_are_named_when_cut(tmp_path: Path) -> None:
-    home, project = tmp_path / "home", tmp_path / "project"
-    project.mkdir()
-    for n in range(60):
-        write_skill(home / ".claude/skills" / f"s-{n:03d}", f"s-{n:03d}", "does a thing " * 25)
+    home, project = _user_skills(tmp_path, 60)
     assert "SK369" not in _validate(home, project).stdout
     for n in range(40):
         text = f"---\ndescription: {'runs a step ' * 30}\n---\n"

@@ -4,13 +4,15 @@ listing is over budget, against :func:`skillshelf.skills.claude_view.claude_list
 The skills differ in description length (some with ``when_to_use``, some past the 1,536-character
 cap, some with wide characters), sit in the user's folder, the cwd's and the project root's, and
 some are used lately (``skillUsage`` in ``~/.claude.json``) or set ``name-only`` / ``off`` in
-``skillOverrides``. ``.claude/commands`` files of the user and of both project folders (nested,
-described by frontmatter or by their first line, one a ``SKILL.md`` folder) share the listing.
+``skillOverrides``; the settings name models of different windows and characters per token.
+``.claude/commands`` files of the user and of both project folders (nested, described by
+frontmatter or by their first line, one a ``SKILL.md`` folder) share the listing.
 Only the entries the test makes (``my-``) are compared.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 import re
@@ -79,20 +81,37 @@ def _commands(rng: random.Random, folders: list[Path], words: list[str]) -> None
     write(folders[2] / "my-quiet.md", "---\ndescription: quiet\ndisable-model-invocation: true\n---\n")
 
 
-@pytest.mark.parametrize("fraction", [None, 0.013])
+@pytest.mark.parametrize(
+    ("fraction", "model"),
+    [
+        (None, None),
+        (0.013, None),
+        (None, "claude-sonnet-4-5"),
+        (None, "haiku"),
+        (None, "claude-sonnet-4-5[1m]"),
+        (None, "sonnet[1m]"),
+        (None, "sonnet"),
+    ],
+)
 def test_claude_code_drops_the_descriptions_skillshelf_says_it_drops(
-    tmp_path: Path, claude_oracle: Any, fraction: float | None
+    tmp_path: Path, claude_oracle: Any, fraction: float | None, model: str | None
 ) -> None:
     home, cwd = _library(tmp_path)
+    settings = json.loads((home / ".claude/settings.json").read_text(encoding="utf-8"))
     if fraction is not None:
-        settings = json.loads((home / ".claude/settings.json").read_text(encoding="utf-8"))
         settings["skillListingBudgetFraction"] = fraction
-        write(home / ".claude/settings.json", json.dumps(settings))
+    if model is not None:
+        settings["model"] = model
+    write(home / ".claude/settings.json", json.dumps(settings))
 
     described, bare = _listed(claude_oracle(cwd, home=home))
-    ours = claude_listing(Env.for_test(cwd=cwd, home=home), use_cache=False).plan
+    # the oracle's Claude Code talks to a stand-in on loopback, not to Anthropic's API
+    env = Env.for_test(cwd=cwd, home=home)
+    env = dataclasses.replace(env, environ={**env.environ, "ANTHROPIC_BASE_URL": "http://127.0.0.1:9"})
+    ours = claude_listing(env, use_cache=False).plan
 
-    assert "my-150" in described and "my-002" not in described + bare and "my-001" in bare
+    assert "my-002" not in described + bare and "my-001" in bare
+    assert ("my-150" in described) == (ours.budget > 6_000)  # below, every name is bare
     assert "my-quiet" not in described + bare and "my-group:my-c005" in described + bare
     assert "my-packaged" in described + bare
     assert list(ours.described) == described

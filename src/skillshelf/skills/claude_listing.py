@@ -10,9 +10,9 @@ keeps the listing within a budget. Read from the pinned CLI's code and checked a
   ``skillOverrides`` (settings) sets ``off`` or ``user-invocable-only``; ``name-only`` ones are
   a name alone.
 - The budget, in display columns: ``SLASH_COMMAND_TOOL_CHAR_BUDGET`` when set, else
-  ``skillListingBudgetFraction`` (default 0.01) of the model's context window in characters.
-  The default model of the pinned release has a 1,000,000-token window at 3 characters per
-  token: :data:`DEFAULT_BUDGET`.
+  ``skillListingBudgetFraction`` (default 0.01) of the model's context window in characters
+  (:mod:`skillshelf.skills.claude_models`). The default model of the pinned release has a
+  1,000,000-token window at 3 characters per token: :data:`DEFAULT_BUDGET`.
 - The entries go in this order: the user's skills, then each ``.claude/skills`` from the cwd
   up to the project root, each folder's by name; then the ``.claude/commands`` files
   (:mod:`skillshelf.skills.claude_commands`), all by name; then Claude Code's own.

@@ -18,9 +18,7 @@ from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.env import Env
 from skillshelf.skills.claude_commands import claude_commands, listing_key, resolved
 from skillshelf.skills.claude_listing import (
-    DEFAULT_CHARS_PER_TOKEN,
     DEFAULT_FRACTION,
-    DEFAULT_WINDOW_TOKENS,
     ENTRY_CAP,
     ListingEntry,
     ListingPlan,
@@ -28,6 +26,7 @@ from skillshelf.skills.claude_listing import (
     plan_listing,
     usage_priority,
 )
+from skillshelf.skills.claude_models import model_room
 from skillshelf.skills.claude_settings import claude_state_file, merged_settings, read_json
 from skillshelf.skills.discover import discover_claude
 from skillshelf.skills.model import Skill
@@ -106,11 +105,17 @@ def _budget(env: Env, settings: Mapping[str, Any]) -> tuple[int, str]:
     fraction = settings.get("skillListingBudgetFraction")
     valid = isinstance(fraction, int | float) and not isinstance(fraction, bool) and 0 < fraction <= 1
     share = float(fraction) if valid else DEFAULT_FRACTION  # type: ignore[arg-type]
-    budget = max(1, int(DEFAULT_WINDOW_TOKENS * DEFAULT_CHARS_PER_TOKEN * share))
+    named = settings.get("model")
+    room = model_room(named if isinstance(named, str) else None, env.environ)
+    budget = max(1, int(room.window * room.chars_per_token * share))
     where = "skillListingBudgetFraction: " if valid else ""
+    if room.named is None:
+        model = "Claude Code's default model"
+    else:
+        model = room.model if room.named.lower() == room.model else f"{room.model} (model {room.named!r})"
     return budget, (
-        f"{where}{share * 100:g}% of the {DEFAULT_WINDOW_TOKENS:,}-token window of Claude Code's default "
-        f"model, at {DEFAULT_CHARS_PER_TOKEN} characters a token"
+        f"{where}{share * 100:g}% of the {room.window:,}-token window of {model}, "
+        f"at {room.chars_per_token} characters a token"
     )
 
 
