@@ -1,4 +1,4 @@
-"""The ``.claude/commands`` files Claude Code lists beside its skills.
+"""The ``.claude/commands`` files (and plugins' commands) Claude Code lists beside its skills.
 
 Claude Code 2.1.197 reads every ``*.md`` file under ``~/.claude/commands`` and under each
 ``.claude/commands`` from the cwd up to the project root (not the home folder's own), and lists
@@ -14,22 +14,27 @@ checked against it with ``claude-oracle`` (``tests/skills/test_claude_listing_or
 - Files over 1 MiB are left out. Every command is sorted by name the way Claude Code's
   ``localeCompare`` sorts (:func:`listing_key`), user and project ones together.
 
+A plugin's commands (:func:`plugin_commands`) are read the same way, named ``PLUGIN:NAME``,
+and listed only with a frontmatter ``description`` or ``when_to_use``.
+
 The walk follows links, as Claude Code's does, once per folder, and stops at
 :data:`MAX_COMMAND_FILES` files or :data:`MAX_DEPTH` folders down.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from skillshelf.env import Env
+from skillshelf.skills.claude_settings import claude_user_dir
 from skillshelf.skills.frontmatter import FrontmatterSplit, load_yaml, split_frontmatter
-from skillshelf.skills.roots import claude_user_dir
+from skillshelf.skills.plugins import ClaudePlugin, resolved
 
 __all__ = [
     "MAX_COMMAND_FILES",
@@ -38,7 +43,7 @@ __all__ = [
     "command_from_text",
     "command_name",
     "listing_key",
-    "resolved",
+    "plugin_commands",
 ]
 
 MAX_COMMAND_BYTES = 1024 * 1024
@@ -55,12 +60,15 @@ _HEADING = re.compile(r"^#+\s+(.+)$")
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ClaudeCommand:
-    """One command as Claude Code lists it; ``hidden``: set ``disable-model-invocation``."""
+    """One command as Claude Code lists it; ``hidden``: set ``disable-model-invocation``;
+    ``described``: its frontmatter sets ``description`` (a plugin's command is listed only then,
+    or with ``when_to_use``)."""
 
     name: str
     description: str
     when_to_use: str | None = None
     hidden: bool = False
+    described: bool = False
     path: Path | None = None
 
 
@@ -99,11 +107,13 @@ def command_from_text(name: str, text: str, path: Path | None = None) -> ClaudeC
         loaded = load_yaml(split.yaml_text)
         value = getattr(loaded, "value", None)
         fields = value if isinstance(value, dict) else {}
+    described = _scalar_text(fields.get("description"))
     return ClaudeCommand(
         name=name,
-        description=_scalar_text(fields.get("description")) or _first_line(body),
+        description=described or _first_line(body),
         when_to_use=_scalar_text(fields.get("when_to_use", fields.get("when-to-use"))),
         hidden=fields.get("disable-model-invocation") in (True, "true"),
+        described=described is not None,
         path=path,
     )
 
@@ -141,13 +151,31 @@ def command_folders(env: Env) -> list[Path]:
 
 def claude_commands(env: Env) -> list[ClaudeCommand]:
     """Every command Claude Code lists from ``env.cwd`` (those it hides too), in listing order."""
-    files = ((base, path) for base in command_folders(env) for path in _command_files(base))
-    found = [
+    return sorted(_read_commands(command_folders(env)), key=lambda c: listing_key(c.name))
+
+
+def plugin_commands(plugins: Sequence[ClaudePlugin]) -> list[ClaudeCommand]:
+    """The commands of Claude Code plugins, named ``PLUGIN:NAME``, in plugin order; only those
+    with a ``description`` or ``when_to_use`` (others are not listed). Claude Code lists a
+    plugin's commands in the order its folders happen to list them; here they go by name."""
+    found: list[ClaudeCommand] = []
+    for plugin in plugins:
+        own = [
+            dataclasses.replace(command, name=f"{plugin.name}:{command.name}")
+            for command in _read_commands(plugin.command_folders)
+            if command.described or command.when_to_use
+        ]
+        found += sorted(own, key=lambda c: listing_key(c.name))
+    return found
+
+
+def _read_commands(folders: Sequence[Path]) -> list[ClaudeCommand]:
+    files = ((base, path) for base in folders for path in _command_files(base))
+    return [
         command_from_text(command_name(path, base), text, path)
         for base, path in itertools.islice(files, MAX_COMMAND_FILES)
         if (text := _read(path)) is not None
     ]
-    return sorted(found, key=lambda c: listing_key(c.name))
 
 
 def _command_files(base: Path) -> Iterator[Path]:
@@ -191,11 +219,3 @@ def _read(path: Path) -> str | None:
         return path.read_bytes().decode("utf-8", "replace")
     except OSError:
         return None
-
-
-def resolved(path: Path) -> Path:
-    """``path`` with its links resolved, or as it is when that fails (a loop, no permission)."""
-    try:
-        return path.resolve()
-    except OSError:
-        return path

@@ -21,11 +21,11 @@ from typing import Any
 
 from skillshelf.env import Env
 from skillshelf.fileio import MAX_SETTINGS_BYTES, read_regular_text
-from skillshelf.skills.roots import claude_user_dir
 
 __all__ = [
     "MANAGED_DIR",
     "claude_state_file",
+    "claude_user_dir",
     "managed_settings",
     "merged_settings",
     "read_json",
@@ -52,6 +52,12 @@ def claude_state_file(env: Env) -> Path:
     ``$CLAUDE_CONFIG_DIR/.claude.json``."""
     value = env.environ.get("CLAUDE_CONFIG_DIR")
     return Path(value).expanduser() / ".claude.json" if value else env.home / ".claude.json"
+
+
+def claude_user_dir(env: Env) -> Path:
+    """Claude Code's user folder: ``$CLAUDE_CONFIG_DIR``, else ``~/.claude``."""
+    value = env.environ.get("CLAUDE_CONFIG_DIR")
+    return Path(value).expanduser() if value else env.home / ".claude"
 
 
 def settings_layers(env: Env) -> Iterator[tuple[str, dict[str, Any]]]:

@@ -9,14 +9,14 @@ and usage counts.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.env import Env
-from skillshelf.skills.claude_commands import claude_commands, listing_key, resolved
+from skillshelf.skills.claude_commands import claude_commands, listing_key, plugin_commands
 from skillshelf.skills.claude_listing import (
     DEFAULT_FRACTION,
     ENTRY_CAP,
@@ -29,8 +29,9 @@ from skillshelf.skills.claude_listing import (
 from skillshelf.skills.claude_models import model_room
 from skillshelf.skills.claude_settings import claude_state_file, merged_settings, read_json
 from skillshelf.skills.discover import discover_claude
-from skillshelf.skills.model import Skill
-from skillshelf.skills.roots import claude_roots
+from skillshelf.skills.model import RootOrigin, Skill
+from skillshelf.skills.plugins import ClaudePlugin, resolved
+from skillshelf.skills.roots import claude_roots, enabled_claude_plugins
 
 __all__ = ["ClaudeListing", "claude_listing", "listing_note"]
 
@@ -57,14 +58,19 @@ def claude_listing(env: Env, *, now_ms: float | None = None, use_cache: bool = T
     usage = read_json(claude_state_file(env)).get("skillUsage")
     usage = usage if isinstance(usage, Mapping) else {}
     now = time.time() * 1000 if now_ms is None else now_ms
-    listed = [
-        (skill.name, skill.description, skill.claude.when_to_use)
-        for skill in _listed(env, overrides, use_cache=use_cache)
-    ]
+    skills = _listed(env, overrides, use_cache=use_cache)
+    plugins = enabled_claude_plugins(env)
     commands = [
-        (command.name, command.description, command.when_to_use)
-        for command in claude_commands(env)
+        command
+        for command in [*claude_commands(env), *plugin_commands(plugins)]
         if not command.hidden and overrides.get(command.name) not in ("off", "user-invocable-only")
+    ]
+    plugin_skills = [s for s in skills if s.origin is RootOrigin.CLAUDE_PLUGIN]
+    own_commands = [c for c in commands if c.path is None or not _in_plugin(c.path, plugins)]
+    ordered = [
+        *((s.name, s.description, s.claude.when_to_use) for s in skills if s not in plugin_skills),
+        *((c.name, c.description, c.when_to_use) for c in commands),
+        *((s.name, s.description, s.claude.when_to_use) for s in plugin_skills if _described(s)),
     ]
     entries = [
         ListingEntry(
@@ -73,17 +79,23 @@ def claude_listing(env: Env, *, now_ms: float | None = None, use_cache: bool = T
             priority=usage_priority(usage.get(name), now_ms=now),
             name_only=overrides.get(name) == "name-only",
         )
-        for name, description, when_to_use in [*listed, *commands]
+        for name, description, when_to_use in ordered
     ]
     plan = plan_listing(entries, budget=budget)
-    return ClaudeListing(plan=plan, budget_source=source, commands=len(commands))
+    return ClaudeListing(plan=plan, budget_source=source, commands=len(own_commands))
 
 
 def _listed(env: Env, overrides: Mapping[str, Any], *, use_cache: bool) -> list[Skill]:
     """The skills in Claude Code's listing, in its order: the user's first, then each project
-    folder's from the cwd up, each folder's by name."""
-    roots = [root.path for root in claude_roots(env)]
-    order = {resolved(path): rank for rank, path in enumerate([roots[-1], *roots[:-1]])}
+    folder's from the cwd up, each folder's by name; then the plugins' skills, plugin by plugin."""
+    roots = claude_roots(env)
+    user = [i for i, root in enumerate(roots) if root.origin is RootOrigin.CLAUDE_USER]
+    ranked = [roots[i] for i in user] + [root for i, root in enumerate(roots) if i not in user]
+    # a SKILL.md a plugin's manifest names is a root of its own; its skill's root is its folder
+    order = {
+        resolved(root.path.parent if root.path.name == "SKILL.md" else root.path): rank
+        for rank, root in enumerate(ranked)
+    }
     skills = [
         skill
         for skill in discover_claude(env, use_cache=use_cache).skills
@@ -92,6 +104,17 @@ def _listed(env: Env, overrides: Mapping[str, Any], *, use_cache: bool) -> list[
         and overrides.get(skill.name) not in ("off", "user-invocable-only")
     ]
     return sorted(skills, key=lambda s: (order.get(resolved(s.root), len(order)), listing_key(s.name)))
+
+
+def _described(skill: Skill) -> bool:
+    """A plugin's skill is listed only with a ``description`` or ``when_to_use`` of its own."""
+    value = skill.frontmatter.get("description")
+    own = value.strip() if isinstance(value, str) else isinstance(value, int | float)
+    return bool(own) or bool(skill.claude.when_to_use)
+
+
+def _in_plugin(path: Path, plugins: Sequence[ClaudePlugin]) -> bool:
+    return any(path.is_relative_to(folder) for plugin in plugins for folder in plugin.command_folders)
 
 
 def _budget(env: Env, settings: Mapping[str, Any]) -> tuple[int, str]:

@@ -40,6 +40,7 @@ class CodexSettings:
     model_context_window: int | None = None
     model_catalog_json: Path | None = None
     skills_max_context_tokens: int | None = None
+    plugins: tuple[str, ...] = ()  # ``[plugins."NAME@MARKETPLACE"]`` tables not set ``enabled = false``
     diagnostics: tuple[Diagnostic, ...] = ()
 
 
@@ -94,6 +95,19 @@ def _parse(path: Path) -> CodexSettings:
         skills_max_context_tokens=_whole(skills.get("max_context_tokens"), 1)
         if isinstance(skills, dict)
         else None,
+        plugins=_enabled_plugins(data.get("plugins")),
+    )
+
+
+def _enabled_plugins(table: object) -> tuple[str, ...]:
+    if not isinstance(table, dict):
+        return ()
+    return tuple(
+        sorted(
+            key
+            for key, value in table.items()
+            if isinstance(value, dict) and value.get("enabled", True) is not False
+        )
     )
 
 

@@ -197,7 +197,7 @@ class _Discoverer:
             )
             return self._unscanned(root)
         real = os.path.realpath(path)
-        if explicit and os.path.isfile(real):
+        if (explicit or root.origin is RootOrigin.CLAUDE_PLUGIN) and os.path.isfile(real):
             return real, True
         if not os.path.isdir(real):
             self._note(
@@ -246,7 +246,7 @@ class _Discoverer:
                 continue
             self.seen_files.add(item.canonical)
             if claude:
-                namespace: str | None | object = None
+                namespace: str | None | object = root.namespace
             elif walk.has_plugin_markers or item.canonical != item.path:
                 namespace = _LOOKUP
             else:

@@ -65,9 +65,11 @@ class RootOrigin(StrEnum):
     AGENTS_USER = "agents-user"  # ~/.agents/skills
     CODEX_SYSTEM = "codex-system"  # $CODEX_HOME/skills/.system
     CODEX_ADMIN = "codex-admin"  # /etc/codex/skills
+    CODEX_PLUGIN = "codex-plugin"  # an enabled plugin's skill folders in $CODEX_HOME/plugins/cache
     AGENTS_REPO = "agents-repo"  # <dir>/.agents/skills, project root .. cwd
     CLAUDE_PROJECT = "claude-project"  # <dir>/.claude/skills, project root .. cwd
     CLAUDE_USER = "claude-user"  # ~/.claude/skills
+    CLAUDE_PLUGIN = "claude-plugin"  # an enabled Claude Code plugin's skill folders
     EXTRA = "extra"  # --root DIR / config
     BUILTIN = "builtin"  # skillshelf's own skills
     INSTALLED = "installed"  # skills installed by `skillshelf install`
@@ -86,6 +88,7 @@ _CODEX_ORIGINS = frozenset(
         RootOrigin.AGENTS_USER,
         RootOrigin.CODEX_SYSTEM,
         RootOrigin.CODEX_ADMIN,
+        RootOrigin.CODEX_PLUGIN,
         RootOrigin.AGENTS_REPO,
     }
 )
@@ -100,6 +103,7 @@ class SkillRoot:
     origin: RootOrigin
     follow_symlinks: bool = True
     trusted: bool = True
+    namespace: str | None = None  # the ``NAME:`` of a Claude Code plugin's skills
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -29,7 +29,7 @@ from skillshelf.skills.frontmatter import (
     repair_frontmatter,
     split_frontmatter,
 )
-from skillshelf.skills.model import MAX_SKILL_BYTES, Skill, SkillRoot
+from skillshelf.skills.model import MAX_SKILL_BYTES, RootOrigin, Skill, SkillRoot
 from skillshelf.skills.openai_yaml import OpenAIMetadata, parse_openai_yaml
 from skillshelf.skills.parse_fields import KnownFields, known_fields, to_plain
 from skillshelf.skills.parse_identity import MAX_NAME_CHARS, skill_description, skill_name
@@ -245,7 +245,8 @@ def _build(
     out.extend(fields.diagnostics)
     if fields.fatal:
         return ParsedSkill(skill=None, body=body, diagnostics=tuple(out))
-    name = skill_name(fields.name, path=path, claude=claude, out=out)
+    self_named = root.origin is RootOrigin.CLAUDE_PLUGIN and path.parent == root.path
+    name = skill_name(fields.name, path=path, claude=claude, out=out, self_named=self_named)
     description = skill_description(fields.description, body, path=path, claude=claude, out=out)
     if name is None or description is None:
         return ParsedSkill(skill=None, body=body, diagnostics=tuple(out))

@@ -15,10 +15,15 @@ __all__ = ["MAX_NAME_CHARS", "skill_description", "skill_name"]
 MAX_NAME_CHARS = 64
 
 
-def skill_name(declared: str | None, *, path: Path, claude: bool, out: list[Diagnostic]) -> str | None:
+def skill_name(
+    declared: str | None, *, path: Path, claude: bool, out: list[Diagnostic], self_named: bool = False
+) -> str | None:
     """The name the agent gives the skill at ``path`` (its ``SKILL.md``); None when it does not
-    load (SK108: too long for Codex)."""
+    load (SK108: too long for Codex). ``self_named``: a skill Claude Code names by its ``name``
+    (a plugin's skill folder that its manifest names), else by its folder."""
     name = collapse_whitespace(declared or "")
+    if claude and self_named:
+        return name or path.parent.name
     if claude:
         if name and name != path.parent.name:
             out.append(

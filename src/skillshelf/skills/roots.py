@@ -13,15 +13,18 @@ pins each rule), scans in this order:
    ``.codex`` folder that *is* ``$CODEX_HOME`` is the user's, not a project layer.
 2. ``$CODEX_HOME/skills`` (user), ``~/.agents/skills`` (user),
    ``$CODEX_HOME/skills/.system`` (system, symlinks not followed), ``/etc/codex/skills`` (admin).
-3. Extra roots (user), as Codex's runtime extra roots.
+3. The skill folders of the plugins Codex has enabled (user;
+   :func:`skillshelf.skills.plugins.codex_plugin_folders`), then extra roots (user), as
+   Codex's runtime extra roots.
 4. ``<dir>/.agents/skills`` for every folder from the *project root* down to the cwd (repo).
    Here any marker that exists counts, an empty ``.git`` folder too, as for AGENTS.md.
 
 ``project_root_markers`` is read from Codex's ``config.toml`` by discovery
 (:mod:`skillshelf.skills.codex_config`) and reaches this module through ``Env``. Then Claude
-Code's roots (``.claude/skills`` from the project root down to the cwd, then
-``~/.claude/skills``) and skillshelf's built-in skills (system scope). Discovery keeps the first
-root that yields a given ``SKILL.md``, so Codex's roots win over the others.
+Code's roots (``.claude/skills`` from the project root down to the cwd, ``~/.claude/skills``,
+then the skill folders of its enabled plugins) and skillshelf's built-in skills (system
+scope). Discovery keeps the first root that yields a given ``SKILL.md``, so Codex's roots win
+over the others.
 """
 
 from __future__ import annotations
@@ -31,7 +34,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from skillshelf.env import Env, find_project_root
+from skillshelf.skills.claude_settings import claude_user_dir, merged_settings
 from skillshelf.skills.model import RootOrigin, Scope, SkillRoot
+from skillshelf.skills.plugins import ClaudePlugin, claude_plugins, codex_plugin_folders
 
 __all__ = [
     "builtin_root",
@@ -39,12 +44,13 @@ __all__ = [
     "claude_user_dir",
     "codex_config_folders",
     "codex_roots",
+    "enabled_claude_plugins",
     "extra_roots",
     "is_claude_root",
     "skill_roots",
 ]
 
-_CLAUDE = frozenset({RootOrigin.CLAUDE_PROJECT, RootOrigin.CLAUDE_USER})
+_CLAUDE = frozenset({RootOrigin.CLAUDE_PROJECT, RootOrigin.CLAUDE_USER, RootOrigin.CLAUDE_PLUGIN})
 
 
 def is_claude_root(root: SkillRoot) -> bool:
@@ -119,6 +125,7 @@ def codex_roots(env: Env, *, extra: Sequence[Path] = ()) -> list[SkillRoot]:
         _root(env.codex_home / "skills" / ".system", Scope.SYSTEM, RootOrigin.CODEX_SYSTEM, follow=False),
         _root(env.admin_skills_dir, Scope.ADMIN, RootOrigin.CODEX_ADMIN),
     ]
+    roots += [_root(folder, Scope.USER, RootOrigin.CODEX_PLUGIN) for folder in codex_plugin_folders(env)]
     roots += extra_roots(extra)
     roots += [
         _root(folder / ".agents" / "skills", Scope.REPO, RootOrigin.AGENTS_REPO)
@@ -127,19 +134,30 @@ def codex_roots(env: Env, *, extra: Sequence[Path] = ()) -> list[SkillRoot]:
     return roots
 
 
-def claude_user_dir(env: Env) -> Path:
-    """Claude Code's user folder: ``$CLAUDE_CONFIG_DIR``, else ``~/.claude``."""
-    value = env.environ.get("CLAUDE_CONFIG_DIR")
-    return Path(value).expanduser() if value else env.home / ".claude"
-
-
 def claude_roots(env: Env) -> list[SkillRoot]:
-    """Claude Code's roots: ``.claude/skills`` from the cwd up to the project root, then the user's."""
+    """Claude Code's roots: ``.claude/skills`` from the cwd up to the project root, the user's,
+    then the skill folders of each enabled plugin (their skills named ``PLUGIN:NAME``)."""
     project = [
         _root(folder / ".claude" / "skills", Scope.REPO, RootOrigin.CLAUDE_PROJECT)
         for folder in reversed(env.folders_root_to_cwd())
     ]
-    return [*project, _root(claude_user_dir(env) / "skills", Scope.USER, RootOrigin.CLAUDE_USER)]
+    return [
+        *project,
+        _root(claude_user_dir(env) / "skills", Scope.USER, RootOrigin.CLAUDE_USER),
+        *(
+            SkillRoot(path=folder, scope=Scope.USER, origin=RootOrigin.CLAUDE_PLUGIN, namespace=plugin.name)
+            for plugin in enabled_claude_plugins(env)
+            for folder in plugin.skill_folders
+        ),
+    ]
+
+
+def enabled_claude_plugins(env: Env) -> list[ClaudePlugin]:
+    """Claude Code's enabled and installed plugins (:func:`skillshelf.skills.plugins.claude_plugins`)."""
+    enabled = merged_settings(env).get("enabledPlugins")
+    if not isinstance(enabled, dict):
+        return []
+    return claude_plugins(env, enabled, claude_user_dir(env) / "plugins")
 
 
 def extra_roots(paths: Sequence[Path]) -> list[SkillRoot]:

@@ -23,7 +23,7 @@ __all__ = ["UNTRUSTED_ROOT", "AliasPlan", "build_alias_plan", "display_path", "r
 UNTRUSTED_ROOT = f"{UNTRUSTED_TAG}: every skill under this root"
 
 # Codex's root order: project .codex/skills (nearest first), $CODEX_HOME/skills,
-# ~/.agents/skills, $CODEX_HOME/skills/.system, /etc/codex/skills, extra roots,
+# ~/.agents/skills, $CODEX_HOME/skills/.system, /etc/codex/skills, plugins, extra roots,
 # then .agents/skills from the project root down to the cwd. Others follow.
 _ORIGIN_RANK: dict[RootOrigin, int] = {
     RootOrigin.CODEX_PROJECT: 0,
@@ -31,13 +31,15 @@ _ORIGIN_RANK: dict[RootOrigin, int] = {
     RootOrigin.AGENTS_USER: 2,
     RootOrigin.CODEX_SYSTEM: 3,
     RootOrigin.CODEX_ADMIN: 4,
-    RootOrigin.EXTRA: 5,
-    RootOrigin.AGENTS_REPO: 6,
-    RootOrigin.CLAUDE_PROJECT: 7,
-    RootOrigin.CLAUDE_USER: 8,
-    RootOrigin.INSTALLED: 9,
-    RootOrigin.MEMORY: 10,
-    RootOrigin.BUILTIN: 11,
+    RootOrigin.CODEX_PLUGIN: 5,
+    RootOrigin.EXTRA: 6,
+    RootOrigin.AGENTS_REPO: 7,
+    RootOrigin.CLAUDE_PROJECT: 8,
+    RootOrigin.CLAUDE_USER: 9,
+    RootOrigin.CLAUDE_PLUGIN: 10,
+    RootOrigin.INSTALLED: 11,
+    RootOrigin.MEMORY: 12,
+    RootOrigin.BUILTIN: 13,
 }
 
 

@@ -1,0 +1,227 @@
+"""Skills that Codex and Claude Code load from their installed plugins.
+
+**Codex** 0.171.0 (checked with ``codex-oracle``, ``tests/skills/test_plugins_oracle.py``): a plugin
+counts when ``$CODEX_HOME/config.toml`` has a ``[plugins."NAME@MARKETPLACE"]`` table whose
+``enabled`` is not ``false``. Its files are in ``$CODEX_HOME/plugins/cache/MARKETPLACE/NAME/V``,
+where ``V`` is ``local`` when there is one, else the newest version (:func:`newest_version`).
+Its skills are under each folder the manifest's ``skills`` names (a path or a list of them,
+inside the plugin), else under ``skills/``, and under ``.codex-plugin/migrated-command-skills``
+(Codex's own copies of the plugin's commands). They are roots like any other Codex root, scanned
+after the admin root; the manifest gives them their ``NAME:`` prefix
+(:mod:`skillshelf.skills.namespace`).
+
+**Claude Code** 2.1.197 (checked with ``claude-oracle``): a plugin counts when a settings file
+sets ``enabledPlugins["NAME@MARKETPLACE"]`` to ``true`` and
+``~/.claude/plugins/installed_plugins.json`` has it installed for the user, or for this project
+(``projectPath``). Its folder is the ``installPath`` recorded there; for a marketplace added
+from a local folder, it is the plugin's folder in that marketplace, read live. Its skills are
+the skill folders in ``skills/`` and in each folder the manifest's ``skills`` names, one level
+deep (a named folder may also be a skill itself); its commands are the ``*.md`` files in
+``commands/`` and the manifest's ``commands``. Each is named ``PLUGIN:NAME`` (the manifest's
+``name``, else the plugin's).
+
+Every file read here is small JSON; one that is missing, too big or malformed leaves its plugin
+(or only that part) out, never the rest.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from skillshelf.env import Env
+from skillshelf.skills.codex_config import read_codex_settings
+from skillshelf.skills.namespace import MANIFESTS
+
+__all__ = [
+    "ClaudePlugin",
+    "claude_plugins",
+    "codex_plugin_folders",
+    "newest_version",
+    "plugin_manifest",
+    "resolved",
+]
+
+MAX_JSON_BYTES = 4 * 1024 * 1024
+MAX_PLUGINS = 500
+_SEGMENT = re.compile(r"^[^/\\\x00]+$")
+_VERSION = re.compile(r"^v?(\d+(?:\.\d+)*)(?:[-+](.*))?$")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ClaudePlugin:
+    """An enabled Claude Code plugin: its name, folder, skill folders (or a ``SKILL.md`` the
+    manifest names as a skill of its own) and command folders."""
+
+    name: str
+    root: Path
+    skill_folders: tuple[Path, ...]
+    command_folders: tuple[Path, ...]
+
+
+def read_json(path: Path) -> object:
+    """A small JSON file's value; ``None`` when it is missing, too big or not JSON."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_JSON_BYTES + 1)
+        return json.loads(data) if len(data) <= MAX_JSON_BYTES else None
+    except (OSError, ValueError, RecursionError):
+        return None
+
+
+def plugin_manifest(folder: Path) -> Mapping[str, object]:
+    """The first manifest of a plugin folder (``.codex-plugin``, ``.claude-plugin``,
+    ``.cursor-plugin``), or ``{}``."""
+    for marker in MANIFESTS:
+        path = folder / marker / "plugin.json"
+        if path.is_file():
+            value = read_json(path)
+            return value if isinstance(value, dict) else {}
+    return {}
+
+
+def manifest_folders(root: Path, value: object, default: str) -> list[Path]:
+    """The folders a manifest field names (a path or a list), inside ``root`` only; ``default``
+    when the field is not set."""
+    named = [value] if isinstance(value, str) else value if isinstance(value, list) else None
+    if named is None:
+        named = [default]
+    folders = []
+    for item in named:
+        if not isinstance(item, str) or not item.strip() or "\x00" in item:
+            continue
+        relative = PurePosixPath(item.replace("\\", "/"))
+        if relative.is_absolute() or ".." in relative.parts:
+            continue
+        folders.append(root.joinpath(*relative.parts))
+    return folders
+
+
+def newest_version(names: Sequence[str]) -> str | None:
+    """The version folder Codex reads: ``local``, else the newest. Versions compare by their
+    numbers (``10.0.0`` after ``9.1``, a release after its pre-releases); a name that is not a
+    version comes after every version, and such names compare as text."""
+
+    def key(name: str) -> tuple[int, tuple[int, ...], int, str]:
+        match = _VERSION.match(name)
+        if match is None:
+            return (1, (), 0, name)
+        numbers = tuple(int(part) for part in match.group(1).split("."))
+        return (0, numbers, 0 if match.group(2) else 1, name)
+
+    if "local" in names:
+        return "local"
+    return max(names, key=key) if names else None
+
+
+def codex_plugin_folders(env: Env) -> list[Path]:
+    """The folders whose skills Codex loads from its enabled plugins (see the module docstring)."""
+    cache = env.codex_home / "plugins" / "cache"
+    folders: list[Path] = []
+    for plugin_id in read_codex_settings(env.codex_home).plugins[:MAX_PLUGINS]:
+        parts = _plugin_id(plugin_id)
+        if parts is None:
+            continue
+        root = _codex_version_folder(cache / parts[1] / parts[0])
+        if root is None:
+            continue
+        manifest = plugin_manifest(root)
+        folders.append(root / ".codex-plugin" / "migrated-command-skills")
+        folders += manifest_folders(root, manifest.get("skills"), "skills")
+    return folders
+
+
+def _codex_version_folder(plugin: Path) -> Path | None:
+    try:
+        names = [entry.name for entry in os.scandir(plugin) if entry.is_dir()]
+    except OSError:
+        return None
+    chosen = newest_version(names)
+    return plugin / chosen if chosen is not None else None
+
+
+def _plugin_id(plugin_id: object) -> tuple[str, str] | None:
+    """``(name, marketplace)`` of ``NAME@MARKETPLACE``, each a plain folder name."""
+    if not isinstance(plugin_id, str):
+        return None
+    name, at, marketplace = plugin_id.rpartition("@")
+    if not at or not all(_SEGMENT.match(p) and p not in (".", "..") for p in (name, marketplace)):
+        return None
+    return name, marketplace
+
+
+def claude_plugins(env: Env, enabled: Mapping[str, object], plugins_dir: Path) -> list[ClaudePlugin]:
+    """The Claude Code plugins ``enabled`` (the merged ``enabledPlugins``) turns on that are
+    installed for the user or this project (``plugins_dir``: ``~/.claude/plugins``)."""
+    installed = read_json(plugins_dir / "installed_plugins.json")
+    records = installed.get("plugins") if isinstance(installed, dict) else None
+    if not isinstance(records, dict):
+        return []
+    marketplaces = read_json(plugins_dir / "known_marketplaces.json")
+    marketplaces = marketplaces if isinstance(marketplaces, dict) else {}
+    here = {resolved(env.project_root), resolved(env.cwd)}
+    found: list[ClaudePlugin] = []
+    for plugin_id, on in list(enabled.items())[:MAX_PLUGINS]:
+        parts = _plugin_id(plugin_id)
+        if on is not True or parts is None:
+            continue
+        install = _installation(records.get(plugin_id), here)
+        root = _live_folder(marketplaces.get(parts[1]), parts[0]) or install
+        if root is None or not root.is_dir():
+            continue
+        manifest = plugin_manifest(root)
+        name = manifest.get("name")
+        extra_skills = [
+            folder / "SKILL.md" if (folder / "SKILL.md").is_file() else folder
+            for folder in manifest_folders(root, manifest.get("skills"), "")
+        ]
+        found.append(
+            ClaudePlugin(
+                name=name if isinstance(name, str) and name.strip() else parts[0],
+                root=root,
+                skill_folders=(root / "skills", *extra_skills),
+                command_folders=tuple(manifest_folders(root, manifest.get("commands"), "commands")),
+            )
+        )
+    return found
+
+
+def _installation(records: object, here: set[Path]) -> Path | None:
+    """The ``installPath`` of the installation for the user, or for this project."""
+    if not isinstance(records, list):
+        return None
+    for record in records:
+        if not isinstance(record, dict) or not isinstance(record.get("installPath"), str):
+            continue
+        scope, project = record.get("scope"), record.get("projectPath")
+        if scope == "user" or (isinstance(project, str) and resolved(Path(project)) in here):
+            return Path(record["installPath"])
+    return None
+
+
+def _live_folder(marketplace: object, name: str) -> Path | None:
+    """For a marketplace added from a local folder, the plugin's folder there."""
+    if not isinstance(marketplace, dict):
+        return None
+    source, location = marketplace.get("source"), marketplace.get("installLocation")
+    if not isinstance(source, dict) or source.get("source") != "directory" or not isinstance(location, str):
+        return None
+    listing = read_json(Path(location) / ".claude-plugin" / "marketplace.json")
+    entries = listing.get("plugins") if isinstance(listing, dict) else None
+    for entry in entries if isinstance(entries, list) else []:
+        if isinstance(entry, dict) and entry.get("name") == name and isinstance(entry.get("source"), str):
+            folders = manifest_folders(Path(location), entry["source"], "")
+            return folders[0] if folders else None
+    return None
+
+
+def resolved(path: Path) -> Path:
+    """``path`` with its links resolved, or as it is when that fails (a loop, no permission)."""
+    try:
+        return path.resolve()
+    except OSError:
+        return path

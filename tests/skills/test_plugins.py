@@ -1,0 +1,117 @@
+"""Skills from Codex's and Claude Code's installed plugins (checked against the real CLIs in
+test_plugins_oracle.py): the rules, and plugin state files that are broken or hostile."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from skill_tree_helpers import git_init, write, write_skill
+
+from skillshelf.env import Env
+from skillshelf.skills.discover import DiscoveryOptions, discover_skills
+from skillshelf.skills.plugins import claude_plugins, codex_plugin_folders, manifest_folders, newest_version
+
+
+def test_codex_reads_the_local_version_else_the_newest() -> None:
+    assert newest_version(["1.0.0", "local", "zzz"]) == "local"
+    assert newest_version(["9.1.0", "10.0.0", "10.0.0-beta", "1.2"]) == "10.0.0"
+    assert newest_version(["10.0.0-beta", "9.9"]) == "10.0.0-beta"
+    assert newest_version(["2.0.0", "abc123"]) == "abc123"
+    assert newest_version([]) is None
+
+
+def test_a_manifest_names_folders_inside_its_plugin_only(tmp_path: Path) -> None:
+    root = tmp_path / "plugin"
+    assert manifest_folders(root, None, "skills") == [root / "skills"]
+    assert manifest_folders(root, "./extra/", "skills") == [root / "extra"]
+    hostile = ["../outside", "/etc", "a/../../b", "", 7, "ok\x00no", "fine"]
+    assert manifest_folders(root, hostile, "skills") == [root / "fine"]
+    assert manifest_folders(root, {"not": "a list"}, "skills") == [root / "skills"]
+
+
+def _claude_home(tmp_path: Path, installed: object, enabled: object) -> tuple[Env, Path]:
+    home, project = tmp_path / "home", git_init(tmp_path / "project")
+    plugins = home / ".claude/plugins"
+    text = installed if isinstance(installed, str) else json.dumps(installed)
+    write(plugins / "installed_plugins.json", text)
+    write(home / ".claude/settings.json", json.dumps({"enabledPlugins": enabled}))
+    return Env.for_test(cwd=project, home=home), plugins
+
+
+def _record(path: Path, **extra: str) -> list[dict[str, str]]:
+    return [{"scope": "user", "installPath": str(path), **extra}]
+
+
+@pytest.mark.parametrize(
+    "installed",
+    ["not json {", "[]", {"plugins": []}, {"plugins": {"kit@m": "nope"}}, {"plugins": {"kit@m": [7, None]}}],
+)
+def test_a_broken_installed_plugins_file_means_no_plugins(tmp_path: Path, installed: object) -> None:
+    env, plugins = _claude_home(tmp_path, installed, {"kit@m": True})
+    assert claude_plugins(env, {"kit@m": True}, plugins) == []
+
+
+def test_only_plugins_enabled_true_installed_here_and_with_a_plain_id_count(tmp_path: Path) -> None:
+    folder = tmp_path / "kit"
+    write_skill(folder / "skills/one", "one", "a plugin skill")
+    records = {
+        "kit@m": _record(folder),
+        "off@m": _record(folder),
+        "../up@m": _record(folder),
+        "kit@../m": _record(folder),
+        "gone@m": _record(tmp_path / "missing"),
+        "other@m": [
+            {"scope": "project", "projectPath": str(tmp_path / "elsewhere"), "installPath": str(folder)}
+        ],
+    }
+    enabled = dict.fromkeys(records, True) | {"off@m": "true"}
+    env, plugins = _claude_home(tmp_path, {"version": 2, "plugins": records}, enabled)
+    found = claude_plugins(env, enabled, plugins)
+    assert [(p.name, p.root) for p in found] == [("kit", folder)]
+    assert found[0].skill_folders == (folder / "skills",)
+    assert found[0].command_folders == (folder / "commands",)
+
+
+def test_a_project_install_counts_in_its_project(tmp_path: Path) -> None:
+    folder = tmp_path / "kit"
+    write(folder / ".claude-plugin/plugin.json", json.dumps({"name": "renamed", "commands": "./cmds"}))
+    env, plugins = _claude_home(tmp_path, {}, {})
+    record = [{"scope": "project", "projectPath": str(env.project_root), "installPath": str(folder)}]
+    write(plugins / "installed_plugins.json", json.dumps({"plugins": {"kit@m": record}}))
+    found = claude_plugins(env, {"kit@m": True}, plugins)
+    assert [(p.name, p.command_folders) for p in found] == [("renamed", (folder / "cmds",))]
+
+
+def test_plugin_skills_are_named_by_plugin_and_a_broken_one_stops_nothing(tmp_path: Path) -> None:
+    folder = tmp_path / "kit"
+    write_skill(folder / "skills/good", "good", "a plugin skill")
+    write(folder / "skills/broken/SKILL.md", "---\nname: [unclosed\ndescription: x\n---\n")
+    write_skill(folder / "skills/also-good", "also-good", "another")
+    env, _ = _claude_home(tmp_path, {"plugins": {"kit@m": _record(folder)}}, {"kit@m": True})
+    found = discover_skills(env, DiscoveryOptions(include_builtin=False, use_cache=False))
+    names = sorted(s.name for s in found.skills if s.origin.value == "claude-plugin")
+    assert names == ["kit:also-good", "kit:broken", "kit:good"]  # Claude Code too keeps it, YAML ignored
+    assert any("broken" in str(d.path) for d in found.diagnostics)
+
+
+def test_codex_plugins_need_a_table_and_a_cached_version(tmp_path: Path) -> None:
+    codex_home = tmp_path / "codex-home"
+    cache = codex_home / "plugins/cache"
+    write_skill(cache / "m/kit/1.0.0/skills/one", "one", "a plugin skill")
+    write(
+        codex_home / "config.toml",
+        '[plugins."kit@m"]\n[plugins."uncached@m"]\n[plugins."../up@m"]\n[plugins."off@m"]\nenabled = false\n'
+        '[plugins."plain"]\n',
+    )
+    env = Env.for_test(cwd=tmp_path, home=tmp_path / "home", codex_home=codex_home)
+    root = cache / "m/kit/1.0.0"
+    assert codex_plugin_folders(env) == [root / ".codex-plugin/migrated-command-skills", root / "skills"]
+
+
+def test_a_broken_codex_config_means_no_plugins(tmp_path: Path) -> None:
+    codex_home = tmp_path / "codex-home"
+    write(codex_home / "config.toml", '[plugins."kit@m"\n')
+    env = Env.for_test(cwd=tmp_path, home=tmp_path / "home", codex_home=codex_home)
+    assert codex_plugin_folders(env) == []
