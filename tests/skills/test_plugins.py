@@ -3,6 +3,7 @@ test_plugins_oracle.py): the rules, and plugin state files that are broken or ho
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -115,3 +116,34 @@ def test_a_broken_codex_config_means_no_plugins(tmp_path: Path) -> None:
     write(codex_home / "config.toml", '[plugins."kit@m"\n')
     env = Env.for_test(cwd=tmp_path, home=tmp_path / "home", codex_home=codex_home)
     assert codex_plugin_folders(env) == []
+
+
+def test_a_plugin_installed_in_both_agents_is_listed_once_as_codexs(tmp_path: Path) -> None:
+    codex_home = tmp_path / "home/.codex"
+    cached = codex_home / "plugins/cache/m/kit/1.0.0"
+    write(codex_home / "config.toml", '[plugins."kit@m"]\n')
+    live = tmp_path / "kit"
+    for folder in (cached, live):
+        write_skill(folder / "skills/one", "one", "the same skill")
+        write(folder / ".claude-plugin/plugin.json", json.dumps({"name": "kit"}))
+    write_skill(live / "skills/changed", "changed", "Claude Code's copy differs")
+    write_skill(cached / "skills/changed", "changed", "Codex's copy")
+    env, _ = _claude_home(tmp_path, {"plugins": {"kit@m": _record(live)}}, {"kit@m": True})
+    env = dataclasses.replace(env, codex_home=codex_home)
+    found = discover_skills(env, DiscoveryOptions(include_builtin=False, use_cache=False))
+    assert sorted((s.name, s.origin.value) for s in found.skills) == [
+        ("kit:changed", "claude-plugin"),
+        ("kit:changed", "codex-plugin"),
+        ("kit:one", "codex-plugin"),
+    ]
+    assert {d.code for d in found.diagnostics} == {"SK220"}  # the copies that differ share a name
+
+
+def test_a_skill_copied_into_both_agents_folders_is_listed_once_with_a_note(tmp_path: Path) -> None:
+    env, _ = _claude_home(tmp_path, {}, {})
+    for folder in (env.home / ".agents/skills/tidy", env.home / ".claude/skills/tidy"):
+        write_skill(folder, "tidy", "one skill, two copies")
+    found = discover_skills(env, DiscoveryOptions(include_builtin=False, use_cache=False))
+    assert [(s.name, s.origin.value) for s in found.skills] == [("tidy", "agents-user")]
+    (note,) = found.diagnostics
+    assert note.code == "SK223" and note.path == env.home / ".claude/skills/tidy/SKILL.md"

@@ -5,16 +5,24 @@ selects none of them (``SK220`` says so). skillshelf's built-in skills are not C
 there for when nothing of the kind is installed. A built-in whose name a skill of the user's,
 the project's or an installed one also has is therefore left out (``SK222``), so the name
 keeps pointing at the skill the user chose and ``$name`` still selects it.
+
+A skill Claude Code reads that is a copy of one Codex reads (same name, same ``SKILL.md``
+bytes: one plugin installed in both agents, or one skill copied into both folders) is the same
+skill; it is listed once, as Codex's (a copied folder with an ``SK223`` note).
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
+from pathlib import Path
 
 from skillshelf.diagnostics import Diagnostic, Severity, diagnostic
-from skillshelf.skills.model import RootOrigin, Skill
+from skillshelf.skills.model import MAX_SKILL_BYTES, RootOrigin, Skill
 
-__all__ = ["duplicate_names", "without_shadowed_builtins"]
+__all__ = ["duplicate_names", "without_claude_copies", "without_shadowed_builtins"]
+
+_CLAUDE_ORIGINS = frozenset({RootOrigin.CLAUDE_PROJECT, RootOrigin.CLAUDE_USER, RootOrigin.CLAUDE_PLUGIN})
 
 
 def without_shadowed_builtins(skills: Sequence[Skill]) -> tuple[list[Skill], list[Diagnostic]]:
@@ -41,6 +49,45 @@ def without_shadowed_builtins(skills: Sequence[Skill]) -> tuple[list[Skill], lis
             )
         )
     return kept, notes
+
+
+def without_claude_copies(skills: Sequence[Skill]) -> tuple[list[Skill], list[Diagnostic]]:
+    """``skills`` without those of Claude Code's roots that copy one of another root (same name,
+    same ``SKILL.md`` bytes), and a note for each."""
+    others: dict[str, list[Skill]] = {}
+    for skill in skills:
+        if skill.origin not in _CLAUDE_ORIGINS:
+            others.setdefault(skill.name, []).append(skill)
+    kept: list[Skill] = []
+    notes: list[Diagnostic] = []
+    for skill in skills:
+        twins = others.get(skill.name, []) if skill.origin in _CLAUDE_ORIGINS else []
+        original = next((other for other in twins if _same_bytes(skill.path, other.path)), None)
+        if original is None:
+            kept.append(skill)
+            continue
+        if skill.origin is RootOrigin.CLAUDE_PLUGIN and original.origin is RootOrigin.CODEX_PLUGIN:
+            continue  # one plugin installed in both agents: each keeps its copy, nothing to say
+        notes.append(
+            diagnostic(
+                "SK223",
+                Severity.INFO,
+                f"the same skill as {original.path} (the same name and text); listed once, as that one",
+                "nothing to do; link the two folders instead of copying to keep them in step",
+                skill.path,
+            )
+        )
+    return kept, notes
+
+
+def _same_bytes(one: Path, other: Path) -> bool:
+    try:
+        if os.path.getsize(one) != os.path.getsize(other):
+            return False
+        with open(one, "rb") as first, open(other, "rb") as second:
+            return first.read(MAX_SKILL_BYTES + 1) == second.read(MAX_SKILL_BYTES + 1)
+    except OSError:
+        return False
 
 
 def duplicate_names(skills: Sequence[Skill]) -> list[Diagnostic]:
