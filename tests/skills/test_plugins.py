@@ -54,8 +54,11 @@ def test_a_broken_installed_plugins_file_means_no_plugins(tmp_path: Path, instal
     assert claude_plugins(env, {"kit@m": True}, plugins) == []
 
 
-def test_only_plugins_enabled_true_installed_here_and_with_a_plain_id_count(tmp_path: Path) -> None:
+def test_only_plugins_enabled_true_installed_here_and_with_a_plain_id_count(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     folder = tmp_path / "kit"
+    monkeypatch.chdir(tmp_path)  # a relative installPath would find the plugin from here
     write_skill(folder / "skills/one", "one", "a plugin skill")
     records = {
         "kit@m": _record(folder),
@@ -63,6 +66,9 @@ def test_only_plugins_enabled_true_installed_here_and_with_a_plain_id_count(tmp_
         "../up@m": _record(folder),
         "kit@../m": _record(folder),
         "gone@m": _record(tmp_path / "missing"),
+        "relative@m": [{"scope": "user", "installPath": "kit"}],
+        "nul@m": [{"scope": "user", "installPath": f"{folder}\x00x"}],
+        "nul-project@m": [{"scope": "project", "projectPath": "/\x00", "installPath": str(folder)}],
         "other@m": [
             {"scope": "project", "projectPath": str(tmp_path / "elsewhere"), "installPath": str(folder)}
         ],

@@ -195,11 +195,14 @@ def _installation(records: object, here: set[Path]) -> Path | None:
     if not isinstance(records, list):
         return None
     for record in records:
-        if not isinstance(record, dict) or not isinstance(record.get("installPath"), str):
+        path = record.get("installPath") if isinstance(record, dict) else None
+        if not isinstance(path, str) or not os.path.isabs(path) or "\x00" in path:
             continue
         scope, project = record.get("scope"), record.get("projectPath")
-        if scope == "user" or (isinstance(project, str) and resolved(Path(project)) in here):
-            return Path(record["installPath"])
+        if scope == "user" or (
+            isinstance(project, str) and "\x00" not in project and resolved(Path(project)) in here
+        ):
+            return Path(path)
     return None
 
 
@@ -209,6 +212,8 @@ def _live_folder(marketplace: object, name: str) -> Path | None:
         return None
     source, location = marketplace.get("source"), marketplace.get("installLocation")
     if not isinstance(source, dict) or source.get("source") != "directory" or not isinstance(location, str):
+        return None
+    if not os.path.isabs(location) or "\x00" in location:
         return None
     listing = read_json(Path(location) / ".claude-plugin" / "marketplace.json")
     entries = listing.get("plugins") if isinstance(listing, dict) else None
