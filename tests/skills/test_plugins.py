@@ -12,7 +12,13 @@ from skill_tree_helpers import git_init, write, write_skill
 
 from skillshelf.env import Env
 from skillshelf.skills.discover import DiscoveryOptions, discover_skills
-from skillshelf.skills.plugins import claude_plugins, codex_plugin_folders, manifest_folders, newest_version
+from skillshelf.skills.plugins import (
+    claude_plugins,
+    codex_plugin_folders,
+    manifest_folders,
+    newest_version,
+    skills_dir_plugins,
+)
 
 
 def test_codex_reads_the_local_version_else_the_newest() -> None:
@@ -153,3 +159,17 @@ def test_a_skill_copied_into_both_agents_folders_is_listed_once_with_a_note(tmp_
     assert [(s.name, s.origin.value) for s in found.skills] == [("tidy", "agents-user")]
     (note,) = found.diagnostics
     assert note.code == "SK223" and note.path == env.home / ".claude/skills/tidy/SKILL.md"
+
+
+def test_a_plugin_folder_in_the_users_skills_is_loaded_without_install(tmp_path: Path) -> None:
+    skills = tmp_path / "home/.claude/skills"
+    write(skills / "named/.claude-plugin/plugin.json", json.dumps({"name": "renamed", "skills": "./solo"}))
+    write_skill(skills / "named/solo", "solo", "a manifest folder that is a skill")
+    write(skills / "broken/.claude-plugin/plugin.json", "not json")
+    (skills / "not-a-file/.claude-plugin/plugin.json").mkdir(parents=True)
+    write_skill(skills / "plain", "plain", "an ordinary skill")
+    write(skills / "stray.md", "a file")
+    found = skills_dir_plugins(skills)
+    assert [(p.name, p.root.name) for p in found] == [("broken", "broken"), ("renamed", "named")]
+    assert found[1].skill_folders == (skills / "named/skills", skills / "named/solo/SKILL.md")
+    assert skills_dir_plugins(tmp_path / "missing") == []

@@ -61,6 +61,13 @@ def _claude_plugins(home: Path, base: Path, project: Path) -> None:
     beta = market / "beta"
     write(beta / ".claude-plugin/plugin.json", json.dumps({"name": "beta-kit"}))
     write_skill(beta / "skills/beta-one", "beta-one", "beta's skill")
+    in_skills = home / ".claude/skills/delta-kit"
+    write(in_skills / ".claude-plugin/plugin.json", json.dumps({"name": "delta-kit"}))
+    write_skill(in_skills / "skills/delta-one", "delta-one", "a plugin in the user's skills folder")
+    write(in_skills / "commands/delta-cmd.md", "---\ndescription: its command\n---\n")
+    in_project = project / ".claude/skills/epsilon-kit"
+    write(in_project / ".claude-plugin/plugin.json", json.dumps({"name": "epsilon-kit"}))
+    write_skill(in_project / "skills/epsilon-one", "epsilon-one", "a project's skills folder has no plugins")
     cached = plugins / "cache/remote-mkt/gamma-kit/abc123"
     write(cached / ".claude-plugin/plugin.json", json.dumps({"name": "gamma-kit"}))
     write_skill(cached / "skills/gamma-one", "gamma-one", "from the install cache")
@@ -146,18 +153,19 @@ def test_claude_code_lists_the_plugin_skills_and_commands_skillshelf_finds(
     env = dataclasses.replace(env, environ={**env.environ, "ANTHROPIC_BASE_URL": "http://127.0.0.1:9"})
     plan = claude_listing(env, use_cache=False).plan
     commands = {"alpha-kit:plan", "alpha-kit:when", "alpha-kit:group:deep"}
-    # a plugin's commands come first, in the order the file system lists them; then its skills
+    # commands first, plugin by plugin (each's in the order the file system lists them), then skills
     mine = [name for name in plan.described if ":" in name]
     assert set(theirs[:3]) == commands == set(mine[:3]) and mine[3:] == theirs[3:]
+    assert theirs[3] == "delta-kit:delta-cmd" and theirs[-1] == "delta-kit:delta-one"
     assert "alpha-kit:solo-by-name" in theirs and "alpha-kit:group:deep" in theirs
     assert "beta-kit:beta-one" in theirs and "gamma-kit:gamma-one" in theirs
-    assert not any(name.startswith(("off-kit", "elsewhere-kit")) or "bare" in name for name in theirs)
+    assert not any(
+        name.startswith(("off-kit", "elsewhere-kit", "epsilon")) or "bare" in name for name in theirs
+    )
 
     found = discover_skills(env, DiscoveryOptions(include_builtin=False, use_cache=False)).skills
     plugin_skills = {s.name for s in found if s.origin.value == "claude-plugin"}
-    listed_skills = {
-        name for name in theirs if name.count(":") == 1 and "plan" not in name and "when" not in name
-    }
+    listed_skills = set(theirs) - commands - {"delta-kit:delta-cmd"}
     assert plugin_skills == listed_skills | {"alpha-kit:no-description"}
 
 

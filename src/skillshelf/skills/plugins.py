@@ -18,7 +18,9 @@ from a local folder, it is the plugin's folder in that marketplace, read live. I
 the skill folders in ``skills/`` and in each folder the manifest's ``skills`` names, one level
 deep (a named folder may also be a skill itself); its commands are the ``*.md`` files in
 ``commands/`` and the manifest's ``commands``. Each is named ``PLUGIN:NAME`` (the manifest's
-``name``, else the plugin's).
+``name``, else the plugin's). A folder of ``~/.claude/skills`` holding
+``.claude-plugin/plugin.json`` is a plugin too, with no install (:func:`skills_dir_plugins`);
+a project's ``.claude/skills`` gets no such plugins.
 
 Every file read here is small JSON; one that is missing, too big or malformed leaves its plugin
 (or only that part) out, never the rest.
@@ -44,6 +46,7 @@ __all__ = [
     "newest_version",
     "plugin_manifest",
     "resolved",
+    "skills_dir_plugins",
 ]
 
 MAX_JSON_BYTES = 4 * 1024 * 1024
@@ -171,23 +174,39 @@ def claude_plugins(env: Env, enabled: Mapping[str, object], plugins_dir: Path) -
             continue
         install = _installation(records.get(plugin_id), here)
         root = _live_folder(marketplaces.get(parts[1]), parts[0]) or install
-        if root is None or not root.is_dir():
-            continue
-        manifest = plugin_manifest(root)
-        name = manifest.get("name")
-        extra_skills = [
-            folder / "SKILL.md" if (folder / "SKILL.md").is_file() else folder
-            for folder in manifest_folders(root, manifest.get("skills"), "")
-        ]
-        found.append(
-            ClaudePlugin(
-                name=name if isinstance(name, str) and name.strip() else parts[0],
-                root=root,
-                skill_folders=(root / "skills", *extra_skills),
-                command_folders=tuple(manifest_folders(root, manifest.get("commands"), "commands")),
-            )
-        )
+        if root is not None and root.is_dir():
+            found.append(_claude_plugin(root, parts[0]))
     return found
+
+
+def skills_dir_plugins(user_skills: Path) -> list[ClaudePlugin]:
+    """The plugins Claude Code finds in the user's skills folder: each subfolder holding
+    ``.claude-plugin/plugin.json`` is loaded as a plugin without being installed."""
+    try:
+        folders = sorted(entry.name for entry in os.scandir(user_skills) if entry.is_dir())
+    except OSError:
+        return []
+    found = []
+    for folder in folders[:MAX_PLUGINS]:
+        root = user_skills / folder
+        if (root / ".claude-plugin" / "plugin.json").is_file():
+            found.append(_claude_plugin(root, folder))
+    return found
+
+
+def _claude_plugin(root: Path, fallback_name: str) -> ClaudePlugin:
+    manifest = plugin_manifest(root)
+    name = manifest.get("name")
+    extra_skills = [
+        folder / "SKILL.md" if (folder / "SKILL.md").is_file() else folder
+        for folder in manifest_folders(root, manifest.get("skills"), "")
+    ]
+    return ClaudePlugin(
+        name=name if isinstance(name, str) and name.strip() else fallback_name,
+        root=root,
+        skill_folders=(root / "skills", *extra_skills),
+        command_folders=tuple(manifest_folders(root, manifest.get("commands"), "commands")),
+    )
 
 
 def _installation(records: object, here: set[Path]) -> Path | None:

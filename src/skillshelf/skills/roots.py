@@ -36,7 +36,7 @@ from pathlib import Path
 from skillshelf.env import Env, find_project_root
 from skillshelf.skills.claude_settings import claude_user_dir, merged_settings
 from skillshelf.skills.model import RootOrigin, Scope, SkillRoot
-from skillshelf.skills.plugins import ClaudePlugin, claude_plugins, codex_plugin_folders
+from skillshelf.skills.plugins import ClaudePlugin, claude_plugins, codex_plugin_folders, skills_dir_plugins
 
 __all__ = [
     "builtin_root",
@@ -153,11 +153,13 @@ def claude_roots(env: Env) -> list[SkillRoot]:
 
 
 def enabled_claude_plugins(env: Env) -> list[ClaudePlugin]:
-    """Claude Code's enabled and installed plugins (:func:`skillshelf.skills.plugins.claude_plugins`)."""
+    """Claude Code's plugins, in its order: the enabled and installed ones, then those in the
+    user's skills folder (:mod:`skillshelf.skills.plugins`)."""
     enabled = merged_settings(env).get("enabledPlugins")
-    if not isinstance(enabled, dict):
-        return []
-    return claude_plugins(env, enabled, claude_user_dir(env) / "plugins")
+    installed = (
+        claude_plugins(env, enabled, claude_user_dir(env) / "plugins") if isinstance(enabled, dict) else []
+    )
+    return [*installed, *skills_dir_plugins(claude_user_dir(env) / "skills")]
 
 
 def extra_roots(paths: Sequence[Path]) -> list[SkillRoot]:
