@@ -40,6 +40,7 @@ def _claude_plugins(home: Path, base: Path, project: Path) -> None:
                 "plugins": [
                     {"name": "alpha-kit", "source": "./alpha"},
                     {"name": "beta-kit", "source": "./beta"},
+                    {"name": "other-kit", "source": "./beta"},
                 ],
             }
         ),
@@ -121,6 +122,7 @@ def _claude_plugins(home: Path, base: Path, project: Path) -> None:
                     "gamma-kit@remote-mkt": record(cached),
                     "off-kit@remote-mkt": record(cached),
                     "elsewhere-kit@remote-mkt": record(cached, "project", base / "another-project"),
+                    "other-kit@local-mkt": record(cached, "project", base / "another-project"),
                 },
             }
         ),
@@ -135,6 +137,7 @@ def _claude_plugins(home: Path, base: Path, project: Path) -> None:
                     "gamma-kit@remote-mkt": True,
                     "off-kit@remote-mkt": False,
                     "elsewhere-kit@remote-mkt": True,
+                    "other-kit@local-mkt": True,
                 }
             }
         ),
@@ -159,9 +162,8 @@ def test_claude_code_lists_the_plugin_skills_and_commands_skillshelf_finds(
     assert theirs[3] == "delta-kit:delta-cmd" and theirs[-1] == "delta-kit:delta-one"
     assert "alpha-kit:solo-by-name" in theirs and "alpha-kit:group:deep" in theirs
     assert "beta-kit:beta-one" in theirs and "gamma-kit:gamma-one" in theirs
-    assert not any(
-        name.startswith(("off-kit", "elsewhere-kit", "epsilon")) or "bare" in name for name in theirs
-    )
+    unlisted = ("off-kit", "elsewhere-kit", "other-kit", "epsilon")
+    assert not any(name.startswith(unlisted) or "bare" in name for name in theirs)
 
     found = discover_skills(env, DiscoveryOptions(include_builtin=False, use_cache=False)).skills
     plugin_skills = {s.name for s in found if s.origin.value == "claude-plugin"}

@@ -173,8 +173,10 @@ def claude_plugins(env: Env, enabled: Mapping[str, object], plugins_dir: Path) -
         if on is not True or parts is None:
             continue
         install = _installation(records.get(plugin_id), here)
+        if install is None:
+            continue
         root = _live_folder(marketplaces.get(parts[1]), parts[0]) or install
-        if root is not None and root.is_dir():
+        if root.is_dir():
             found.append(_claude_plugin(root, parts[0]))
     return found
 
