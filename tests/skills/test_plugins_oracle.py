@@ -241,3 +241,31 @@ def test_codex_loads_the_plugin_skills_skillshelf_finds(tmp_path: Path, codex_or
         "default-kit:local-one",
         "versions-kit:newest",
     }
+
+
+@pytest.mark.parametrize("trusted", [True, False])
+def test_a_trusted_projects_codex_config_turns_plugins_on_and_off(
+    tmp_path: Path, codex_oracle: Any, trusted: bool
+) -> None:
+    home, codex_home, repo = tmp_path / "home", tmp_path / "codex-home", git_init(tmp_path / "repo")
+    for name in ("user-kit", "project-kit"):
+        root = _codex_plugin(codex_home, "mkt", name, "1.0.0", {})
+        write_skill(root / f"skills/{name}-one", f"{name}-one", f"a skill of {name}")
+    trust = f'[projects."{repo}"]\ntrust_level = "trusted"\n' if trusted else ""
+    write(codex_home / "config.toml", f'{trust}[plugins."user-kit@mkt"]\n')
+    write(repo / ".codex/config.toml", '[plugins."user-kit@mkt"]\nenabled = false\n')
+    write(repo / "sub/.codex/config.toml", '[plugins."project-kit@mkt"]\n')
+    cwd = repo / "sub"
+
+    env = dataclasses.replace(
+        Env.for_test(cwd=cwd, home=home, codex_home=codex_home), admin_skills_dir=Path("/etc/codex/skills")
+    )
+    options = DiscoveryOptions(
+        include_builtin=False, include_claude=False, include_installed=False, use_cache=False
+    )
+    ours = {(s.name, str(s.path)) for s in discover_skills(env, options).skills if s.scope.value != "system"}
+    theirs = codex_listing(codex_oracle(cwd, home=home, codex_home=codex_home, config=ORACLE_CONFIG))
+    assert ours == theirs
+    assert {name for name, _ in theirs} == (
+        {"project-kit:project-kit-one"} if trusted else {"user-kit:user-kit-one"}
+    )

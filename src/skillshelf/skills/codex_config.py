@@ -40,7 +40,8 @@ class CodexSettings:
     model_context_window: int | None = None
     model_catalog_json: Path | None = None
     skills_max_context_tokens: int | None = None
-    plugins: tuple[str, ...] = ()  # ``[plugins."NAME@MARKETPLACE"]`` tables not set ``enabled = false``
+    plugins: tuple[tuple[str, bool], ...] = ()  # ``[plugins."NAME@MARKETPLACE"]``: (id, enabled)
+    trusted_projects: tuple[str, ...] = ()  # ``[projects."PATH"]`` set ``trust_level = "trusted"``
     diagnostics: tuple[Diagnostic, ...] = ()
 
 
@@ -95,19 +96,29 @@ def _parse(path: Path) -> CodexSettings:
         skills_max_context_tokens=_whole(skills.get("max_context_tokens"), 1)
         if isinstance(skills, dict)
         else None,
-        plugins=_enabled_plugins(data.get("plugins")),
+        plugins=_plugin_states(data.get("plugins")),
+        trusted_projects=_trusted_projects(data.get("projects")),
     )
 
 
-def _enabled_plugins(table: object) -> tuple[str, ...]:
+def _plugin_states(table: object) -> tuple[tuple[str, bool], ...]:
+    """Each plugin table's id and whether it is on (a table without ``enabled = false`` is)."""
     if not isinstance(table, dict):
         return ()
     return tuple(
-        sorted(
-            key
-            for key, value in table.items()
-            if isinstance(value, dict) and value.get("enabled", True) is not False
-        )
+        (key, value.get("enabled", True) is not False)
+        for key, value in sorted(table.items())
+        if isinstance(value, dict)
+    )
+
+
+def _trusted_projects(table: object) -> tuple[str, ...]:
+    if not isinstance(table, dict):
+        return ()
+    return tuple(
+        key
+        for key, value in table.items()
+        if isinstance(value, dict) and value.get("trust_level") == "trusted"
     )
 
 

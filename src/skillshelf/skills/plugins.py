@@ -2,7 +2,8 @@
 
 **Codex** 0.171.0 (checked with ``codex-oracle``, ``tests/skills/test_plugins_oracle.py``): a plugin
 counts when ``$CODEX_HOME/config.toml`` has a ``[plugins."NAME@MARKETPLACE"]`` table whose
-``enabled`` is not ``false``. Its files are in ``$CODEX_HOME/plugins/cache/MARKETPLACE/NAME/V``,
+``enabled`` is not ``false``; a trusted project's ``.codex/config.toml`` can turn one on or
+off (:func:`codex_enabled_plugins`). Its files are in ``$CODEX_HOME/plugins/cache/MARKETPLACE/NAME/V``,
 where ``V`` is ``local`` when there is one, else the newest version (:func:`newest_version`).
 Its skills are under each folder the manifest's ``skills`` names (a path or a list of them,
 inside the plugin), else under ``skills/``, and under ``.codex-plugin/migrated-command-skills``
@@ -42,6 +43,7 @@ from skillshelf.skills.namespace import MANIFESTS
 __all__ = [
     "ClaudePlugin",
     "claude_plugins",
+    "codex_enabled_plugins",
     "codex_plugin_folders",
     "newest_version",
     "plugin_manifest",
@@ -121,11 +123,13 @@ def newest_version(names: Sequence[str]) -> str | None:
     return max(names, key=key) if names else None
 
 
-def codex_plugin_folders(env: Env) -> list[Path]:
-    """The folders whose skills Codex loads from its enabled plugins (see the module docstring)."""
+def codex_plugin_folders(env: Env, project_folders: Sequence[Path] = ()) -> list[Path]:
+    """The folders whose skills Codex loads from its enabled plugins (see the module docstring).
+    ``project_folders``: the folders whose ``.codex/config.toml`` Codex reads, nearest first,
+    the project's root last (:func:`skillshelf.skills.roots.codex_config_folders`)."""
     cache = env.codex_home / "plugins" / "cache"
     folders: list[Path] = []
-    for plugin_id in read_codex_settings(env.codex_home).plugins[:MAX_PLUGINS]:
+    for plugin_id in codex_enabled_plugins(env, project_folders)[:MAX_PLUGINS]:
         parts = _plugin_id(plugin_id)
         if parts is None:
             continue
@@ -136,6 +140,25 @@ def codex_plugin_folders(env: Env) -> list[Path]:
         folders.append(root / ".codex-plugin" / "migrated-command-skills")
         folders += manifest_folders(root, manifest.get("skills"), "skills")
     return folders
+
+
+def codex_enabled_plugins(env: Env, project_folders: Sequence[Path] = ()) -> list[str]:
+    """The ids of the plugins Codex has on: the user's ``config.toml``, then, in a project
+    whose root the user trusts (``[projects."ROOT"] trust_level = "trusted"``), each project
+    layer from the root down to the cwd."""
+    user = read_codex_settings(env.codex_home)
+    states = dict(user.plugins)
+    if project_folders and _trusted(project_folders[-1], user.trusted_projects):
+        own = resolved(env.codex_home)
+        for folder in reversed(project_folders):
+            if resolved(folder / ".codex") != own:
+                states.update(read_codex_settings(folder / ".codex").plugins)
+    return sorted(plugin_id for plugin_id, on in states.items() if on)
+
+
+def _trusted(root: Path, trusted: Sequence[str]) -> bool:
+    real = resolved(root)
+    return any("\x00" not in path and resolved(Path(path)) == real for path in trusted)
 
 
 def _codex_version_folder(plugin: Path) -> Path | None:

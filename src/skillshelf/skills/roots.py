@@ -114,9 +114,10 @@ def _project_folders(env: Env) -> list[Path]:
 def codex_roots(env: Env, *, extra: Sequence[Path] = ()) -> list[SkillRoot]:
     """The roots Codex scans for ``env``, in Codex's order (extra roots at Codex's position)."""
     user_config = os.path.realpath(env.codex_home)
+    config_folders = codex_config_folders(env)
     roots = [
         _root(folder / ".codex" / "skills", Scope.REPO, RootOrigin.CODEX_PROJECT)
-        for folder in codex_config_folders(env)
+        for folder in config_folders
         if os.path.realpath(folder / ".codex") != user_config
     ]
     roots += [
@@ -125,7 +126,8 @@ def codex_roots(env: Env, *, extra: Sequence[Path] = ()) -> list[SkillRoot]:
         _root(env.codex_home / "skills" / ".system", Scope.SYSTEM, RootOrigin.CODEX_SYSTEM, follow=False),
         _root(env.admin_skills_dir, Scope.ADMIN, RootOrigin.CODEX_ADMIN),
     ]
-    roots += [_root(folder, Scope.USER, RootOrigin.CODEX_PLUGIN) for folder in codex_plugin_folders(env)]
+    plugins = codex_plugin_folders(env, config_folders)
+    roots += [_root(folder, Scope.USER, RootOrigin.CODEX_PLUGIN) for folder in plugins]
     roots += extra_roots(extra)
     roots += [
         _root(folder / ".agents" / "skills", Scope.REPO, RootOrigin.AGENTS_REPO)
