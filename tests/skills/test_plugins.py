@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 from pathlib import Path
 
 import pytest
 from skill_tree_helpers import git_init, write, write_skill
 
 from skillshelf.env import Env
+from skillshelf.skills.claude_commands import claude_commands
 from skillshelf.skills.discover import DiscoveryOptions, discover_skills
 from skillshelf.skills.plugins import (
     claude_plugins,
@@ -173,3 +175,21 @@ def test_a_plugin_folder_in_the_users_skills_is_loaded_without_install(tmp_path:
     assert [(p.name, p.root.name) for p in found] == [("broken", "broken"), ("renamed", "named")]
     assert found[1].skill_folders == (skills / "named/skills", skills / "named/solo/SKILL.md")
     assert skills_dir_plugins(tmp_path / "missing") == []
+
+
+def test_fifos_in_plugin_state_and_command_folders_are_skipped_without_hanging(tmp_path: Path) -> None:
+    env, plugins = _claude_home(tmp_path, {}, {"kit@m": True})
+    (plugins / "installed_plugins.json").unlink()
+    os.mkfifo(plugins / "installed_plugins.json")
+    assert claude_plugins(env, {"kit@m": True}, plugins) == []
+    commands = env.project_root / ".claude/commands"
+    commands.mkdir(parents=True)
+    os.mkfifo(commands / "pipe.md")
+    write(commands / "fine.md", "A fine command\n")
+    assert [c.name for c in claude_commands(env)] == ["fine"]
+    skill = env.project_root / ".agents/skills/odd"
+    write_skill(skill, "odd", "a skill beside a FIFO manifest")
+    (skill / ".codex-plugin").mkdir()
+    os.mkfifo(skill / ".codex-plugin/plugin.json")
+    found = discover_skills(env, DiscoveryOptions(include_builtin=False, use_cache=False))
+    assert [s.name for s in found.skills] == ["odd"]

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from skillshelf.env import Env
+from skillshelf.fileio import read_regular_text
 from skillshelf.skills.claude_settings import claude_user_dir
 from skillshelf.skills.frontmatter import FrontmatterSplit, load_yaml, split_frontmatter
 from skillshelf.skills.plugins import ClaudePlugin, resolved
@@ -213,9 +214,7 @@ def _walk(folder: Path, seen: set[tuple[int, int]], depth: int) -> Iterator[tupl
 
 
 def _read(path: Path) -> str | None:
-    try:
-        if path.stat().st_size > MAX_COMMAND_BYTES:
-            return None
-        return path.read_bytes().decode("utf-8", "replace")
+    try:  # a FIFO or device is not read (no hang), nor a file over the limit
+        return read_regular_text(path, limit=MAX_COMMAND_BYTES, errors="replace")
     except OSError:
         return None

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import os
 
+from skillshelf.fileio import open_regular
+
 __all__ = ["MANIFESTS", "NamespaceResolver"]
 
 MANIFESTS = (".codex-plugin", ".claude-plugin", ".cursor-plugin")
@@ -30,7 +32,7 @@ def _read_manifest(folder: str) -> str | None | object:
     for marker in MANIFESTS:
         path = os.path.join(folder, marker, "plugin.json")
         try:
-            with open(path, "rb") as handle:
+            with open_regular(path) as handle:  # a FIFO named plugin.json must not hang discovery
                 data = handle.read(_MAX_MANIFEST_BYTES + 1)
         except OSError:
             continue

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from skillshelf.env import Env
+from skillshelf.fileio import read_regular_text
 from skillshelf.skills.codex_config import read_codex_settings
 from skillshelf.skills.namespace import MANIFESTS
 
@@ -71,10 +72,8 @@ class ClaudePlugin:
 def read_json(path: Path) -> object:
     """A small JSON file's value; ``None`` when it is missing, too big or not JSON."""
     try:
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_JSON_BYTES + 1)
-        return json.loads(data) if len(data) <= MAX_JSON_BYTES else None
-    except (OSError, ValueError, RecursionError):
+        return json.loads(read_regular_text(path, limit=MAX_JSON_BYTES))
+    except (OSError, ValueError, RecursionError):  # a FIFO or device is not read: no hang
         return None
 
 
