@@ -9,14 +9,14 @@ and usage counts.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.env import Env
-from skillshelf.skills.claude_commands import claude_commands, listing_key, plugin_commands
+from skillshelf.skills.claude_commands import ClaudeCommand, claude_commands, listing_key, plugin_commands
 from skillshelf.skills.claude_listing import (
     DEFAULT_FRACTION,
     ENTRY_CAP,
@@ -30,7 +30,7 @@ from skillshelf.skills.claude_models import model_room
 from skillshelf.skills.claude_settings import claude_state_file, merged_settings, read_json
 from skillshelf.skills.discover import discover_claude
 from skillshelf.skills.model import RootOrigin, Skill
-from skillshelf.skills.plugins import ClaudePlugin, resolved
+from skillshelf.skills.plugins import resolved
 from skillshelf.skills.roots import claude_roots, enabled_claude_plugins
 
 __all__ = ["ClaudeListing", "claude_listing", "listing_note"]
@@ -59,18 +59,14 @@ def claude_listing(env: Env, *, now_ms: float | None = None, use_cache: bool = T
     usage = usage if isinstance(usage, Mapping) else {}
     now = time.time() * 1000 if now_ms is None else now_ms
     skills = _listed(env, overrides, use_cache=use_cache)
-    plugins = enabled_claude_plugins(env)
-    commands = [
-        command
-        for command in [*claude_commands(env), *plugin_commands(plugins)]
-        if not command.hidden and overrides.get(command.name) not in ("off", "user-invocable-only")
-    ]
-    plugin_skills = [s for s in skills if s.origin is RootOrigin.CLAUDE_PLUGIN]
-    own_commands = [c for c in commands if c.path is None or not _in_plugin(c.path, plugins)]
+    own_commands = [c for c in claude_commands(env) if _shown(c, overrides)]
+    plugin_commands_shown = [c for c in plugin_commands(enabled_claude_plugins(env)) if _shown(c, overrides)]
+    regular = [s for s in skills if s.origin is not RootOrigin.CLAUDE_PLUGIN]
+    from_plugins = [s for s in skills if s.origin is RootOrigin.CLAUDE_PLUGIN and _described(s)]
     ordered = [
-        *((s.name, s.description, s.claude.when_to_use) for s in skills if s not in plugin_skills),
-        *((c.name, c.description, c.when_to_use) for c in commands),
-        *((s.name, s.description, s.claude.when_to_use) for s in plugin_skills if _described(s)),
+        *((s.name, s.description, s.claude.when_to_use) for s in regular),
+        *((c.name, c.description, c.when_to_use) for c in [*own_commands, *plugin_commands_shown]),
+        *((s.name, s.description, s.claude.when_to_use) for s in from_plugins),
     ]
     entries = [
         ListingEntry(
@@ -113,8 +109,8 @@ def _described(skill: Skill) -> bool:
     return bool(own) or bool(skill.claude.when_to_use)
 
 
-def _in_plugin(path: Path, plugins: Sequence[ClaudePlugin]) -> bool:
-    return any(path.is_relative_to(folder) for plugin in plugins for folder in plugin.command_folders)
+def _shown(command: ClaudeCommand, overrides: Mapping[str, Any]) -> bool:
+    return not command.hidden and overrides.get(command.name) not in ("off", "user-invocable-only")
 
 
 def _budget(env: Env, settings: Mapping[str, Any]) -> tuple[int, str]:
