@@ -1,10 +1,11 @@
 """Skills that Codex and Claude Code load from their installed plugins.
 
-**Codex** 0.171.0 (checked with ``codex-oracle``, ``tests/skills/test_plugins_oracle.py``): a plugin
-counts when ``$CODEX_HOME/config.toml`` has a ``[plugins."NAME@MARKETPLACE"]`` table whose
-``enabled`` is not ``false``; a trusted project's ``.codex/config.toml`` can turn one on or
-off (:func:`codex_enabled_plugins`). Its files are in ``$CODEX_HOME/plugins/cache/MARKETPLACE/NAME/V``,
-where ``V`` is ``local`` when there is one, else the newest version (:func:`newest_version`).
+**Codex** 0.171.0 (checked with ``codex-oracle``, ``tests/skills/test_plugins_oracle.py``): a
+plugin counts when ``$CODEX_HOME/config.toml`` has a ``[plugins."NAME@MARKETPLACE"]`` table
+whose ``enabled`` is not ``false``; a trusted project's ``.codex/config.toml`` can turn one on
+or off (:func:`codex_enabled_plugins`). Its files are in
+``$CODEX_HOME/plugins/cache/MARKETPLACE/NAME/V``, where ``V`` is ``local`` when there is one,
+else the newest version (:func:`newest_version`).
 Its skills are under each folder the manifest's ``skills`` names (a path or a list of them,
 inside the plugin), else under ``skills/``, and under ``.codex-plugin/migrated-command-skills``
 (Codex's own copies of the plugin's commands). They are roots like any other Codex root, scanned
@@ -23,8 +24,8 @@ deep (a named folder may also be a skill itself); its commands are the ``*.md`` 
 ``.claude-plugin/plugin.json`` is a plugin too, with no install (:func:`skills_dir_plugins`);
 a project's ``.claude/skills`` gets no such plugins.
 
-Every file read here is small JSON; one that is missing, too big or malformed leaves its plugin
-(or only that part) out, never the rest.
+Every file read here is small JSON, read only when it is a regular file; one that is missing,
+too big or malformed leaves its plugin (or only that part) out, never the rest.
 """
 
 from __future__ import annotations
