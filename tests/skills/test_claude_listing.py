@@ -162,3 +162,14 @@ def test_command_files_take_room_in_the_listing_and_are_named_when_cut(tmp_path:
     proc = _validate(home, project)
     assert "warning SK369" in proc.stdout
     assert "of your 100 skills and commands (40 in .claude/commands)" in proc.stdout
+
+
+def test_plugin_skills_take_room_too_and_the_fix_names_plugins(tmp_path: Path) -> None:
+    home, project = _user_skills(tmp_path, 60)
+    kit = home / ".claude/skills/big-kit"
+    write(kit / ".claude-plugin/plugin.json", json.dumps({"name": "big-kit"}))
+    for n in range(40):
+        write_skill(kit / f"skills/k-{n:03d}", f"k-{n:03d}", "runs a step " * 30)
+    proc = _validate(home, project)
+    assert "of your 100 skills and commands (40 from plugins)" in proc.stdout
+    assert "turn off the plugins you do not use" in proc.stdout and "error SK" not in proc.stdout

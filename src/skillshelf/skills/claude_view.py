@@ -46,6 +46,7 @@ class ClaudeListing:
     plan: ListingPlan
     budget_source: str
     commands: int = 0  # how many of the entries are ``.claude/commands`` files
+    from_plugins: int = 0  # how many are plugins' skills and commands
 
 
 def claude_listing(env: Env, *, now_ms: float | None = None, use_cache: bool = True) -> ClaudeListing:
@@ -78,7 +79,12 @@ def claude_listing(env: Env, *, now_ms: float | None = None, use_cache: bool = T
         for name, description, when_to_use in ordered
     ]
     plan = plan_listing(entries, budget=budget)
-    return ClaudeListing(plan=plan, budget_source=source, commands=len(own_commands))
+    return ClaudeListing(
+        plan=plan,
+        budget_source=source,
+        commands=len(own_commands),
+        from_plugins=len(plugin_commands_shown) + len(from_plugins),
+    )
 
 
 def _listed(env: Env, overrides: Mapping[str, Any], *, use_cache: bool) -> list[Skill]:
@@ -150,7 +156,9 @@ def listing_note(listing: ClaudeListing, path: Path | None = None) -> Diagnostic
     shown = ", ".join(plan.names_only[:SHOWN_NAMES])
     more = len(plan.names_only) - SHOWN_NAMES
     listed = len(plan.described) + len(plan.names_only)
-    kinds = f"skills and commands ({listing.commands} in .claude/commands)" if listing.commands else "skills"
+    parts = [f"{listing.commands} in .claude/commands"] if listing.commands else []
+    parts += [f"{listing.from_plugins} from plugins"] if listing.from_plugins else []
+    kinds = "skills" + (f" and commands ({', '.join(parts)})" if parts else "")
     return Diagnostic(
         code="SK369",
         severity=Severity.WARNING,
@@ -160,7 +168,9 @@ def listing_note(listing: ClaudeListing, path: Path | None = None) -> Diagnostic
         + (f" and {more} more" if more > 0 else "")
         + "; the most used keep theirs",
         fix="shorten the longest descriptions, set `disable-model-invocation: true` on skills only you "
-        "start, raise skillListingBudgetFraction in ~/.claude/settings.json, or `skillshelf setup claude` "
+        "start, "
+        + ("turn off the plugins you do not use (/plugin), " if listing.from_plugins else "")
+        + "raise skillListingBudgetFraction in ~/.claude/settings.json, or `skillshelf setup claude` "
         "so each turn names the skills that fit the task",
         path=path,
     )

@@ -36,7 +36,7 @@ from skillshelf.diagnostics import Diagnostic, Severity, has_errors, sort_diagno
 from skillshelf.env import Env
 from skillshelf.errors import UsageError
 from skillshelf.skills.model import Skill
-from skillshelf.skills.roots import claude_roots, codex_roots
+from skillshelf.skills.roots import claude_roots, claude_user_dir, codex_roots, enabled_claude_plugins
 from skillshelf.skills.validate_inventory import inventory_of, path_problem
 from skillshelf.skills.validate_profiles import (
     CODEX_MAX_DEPTH,
@@ -48,6 +48,7 @@ from skillshelf.skills.validate_profiles import (
 from skillshelf.skills.validate_walk import (
     CLAUDE_ROOT_OWNERS,
     CODEX_ROOT_OWNERS,
+    SKILL_FILE,
     Candidate,
     Inventory,
     WalkLimits,
@@ -211,8 +212,13 @@ def _inside(path: str, folder: str) -> bool:
 def _user_roots(env: Env | None, profile: Profile) -> list[Path]:
     if env is None or profile == "spec":
         return []
-    if profile == "claude":
-        return [env.home / ".claude" / "skills"]
+    if profile == "claude":  # the user's skills folder, and the skill folders of Claude Code's plugins
+        plugins = [
+            folder.parent if folder.name == SKILL_FILE else folder
+            for plugin in enabled_claude_plugins(env)
+            for folder in plugin.skill_folders
+        ]
+        return [claude_user_dir(env) / "skills", *plugins]
     skills = env.codex_home / "skills"
     return [skills, skills / ".system", env.home / ".agents" / "skills", env.admin_skills_dir]
 
