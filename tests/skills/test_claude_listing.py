@@ -173,3 +173,12 @@ def test_plugin_skills_take_room_too_and_the_fix_names_plugins(tmp_path: Path) -
     proc = _validate(home, project)
     assert "of your 100 skills and commands (40 from plugins)" in proc.stdout
     assert "turn off the plugins you do not use" in proc.stdout and "error SK" not in proc.stdout
+
+
+def test_a_plugin_skill_shares_no_name_with_a_users_skill_of_the_same_folder_name(tmp_path: Path) -> None:
+    home, project = _user_skills(tmp_path, 1)
+    kit = home / ".claude/skills/kit"
+    write(kit / ".claude-plugin/plugin.json", json.dumps({"name": "kit"}))
+    write_skill(kit / "skills/s-000", "s-000", "the plugin's own s-000")
+    proc = _validate(home, project)
+    assert "SK362" not in proc.stdout and "2 Claude Code lists" in proc.stdout

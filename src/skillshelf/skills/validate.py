@@ -213,14 +213,21 @@ def _user_roots(env: Env | None, profile: Profile) -> list[Path]:
     if env is None or profile == "spec":
         return []
     if profile == "claude":  # the user's skills folder, and the skill folders of Claude Code's plugins
-        plugins = [
-            folder.parent if folder.name == SKILL_FILE else folder
-            for plugin in enabled_claude_plugins(env)
-            for folder in plugin.skill_folders
-        ]
-        return [claude_user_dir(env) / "skills", *plugins]
+        return [claude_user_dir(env) / "skills", *_claude_plugin_folders(env)]
     skills = env.codex_home / "skills"
     return [skills, skills / ".system", env.home / ".agents" / "skills", env.admin_skills_dir]
+
+
+def _claude_plugin_folders(env: Env | None) -> dict[Path, str]:
+    """The skill folders of Claude Code's plugins, each with its plugin's name (its skills'
+    ``NAME:`` prefix)."""
+    if env is None:
+        return {}
+    return {
+        folder.parent if folder.name == SKILL_FILE else folder: plugin.name
+        for plugin in enabled_claude_plugins(env)
+        for folder in plugin.skill_folders
+    }
 
 
 def _roots_below(base: Path, roots: Sequence[Path]) -> frozenset[Path]:
@@ -270,6 +277,11 @@ def validate_paths(
         )
     limits = limits or WalkLimits()
     user_roots = _user_roots(env, profile)
+    plugin_names = (
+        {os.path.realpath(k): v for k, v in _claude_plugin_folders(env).items()}
+        if profile == "claude"
+        else {}
+    )
     out: list[Diagnostic] = []
     checks: list[SkillCheck] = []
     done: set[str] = set()
@@ -288,17 +300,17 @@ def validate_paths(
                 loaded.update(found)
                 for key, diags in found_notes.items():
                     notes.setdefault(key, []).extend(diags)
-        for cand, _ in placed:
+        for cand, skills_root in placed:
             key = os.path.realpath(cand.path)
             if key in done:
                 continue
             done.add(key)
             judgement = _judge(cand, profile, loaded, notes)
             out += judgement.diagnostics
+            plugin = plugin_names.get(os.path.realpath(skills_root or path))
+            name = f"{plugin}:{judgement.name}" if plugin and judgement.name else judgement.name
             checks.append(
-                SkillCheck(
-                    path=cand.path, name=judgement.name, loaded=judgement.loaded, listed=judgement.listed
-                )
+                SkillCheck(path=cand.path, name=name, loaded=judgement.loaded, listed=judgement.listed)
             )
     out += _same_names(checks, profile)
     return ValidationReport(
