@@ -21,6 +21,7 @@ from skillshelf.skills.plugins import (
     newest_version,
     skills_dir_plugins,
 )
+from skillshelf.skills.validate import validate_paths
 
 
 def test_codex_reads_the_local_version_else_the_newest() -> None:
@@ -132,7 +133,9 @@ def test_a_broken_codex_config_means_no_plugins(tmp_path: Path) -> None:
     assert codex_plugin_folders(env) == []
 
 
-def test_a_plugin_installed_in_both_agents_is_listed_once_as_codexs(tmp_path: Path) -> None:
+def _kit_in_both_agents(tmp_path: Path) -> tuple[Env, Path, Path]:
+    """Plugin ``kit`` with skill ``one`` installed in Codex (its cache) and in Claude Code (a live
+    folder), the two copies byte for byte the same: ``(env, Codex's copy, Claude Code's)``."""
     codex_home = tmp_path / "home/.codex"
     cached = codex_home / "plugins/cache/m/kit/1.0.0"
     write(codex_home / "config.toml", '[plugins."kit@m"]\n')
@@ -140,10 +143,14 @@ def test_a_plugin_installed_in_both_agents_is_listed_once_as_codexs(tmp_path: Pa
     for folder in (cached, live):
         write_skill(folder / "skills/one", "one", "the same skill")
         write(folder / ".claude-plugin/plugin.json", json.dumps({"name": "kit"}))
+    env, _ = _claude_home(tmp_path, {"plugins": {"kit@m": _record(live)}}, {"kit@m": True})
+    return dataclasses.replace(env, codex_home=codex_home), cached, live
+
+
+def test_a_plugin_installed_in_both_agents_is_listed_once_as_codexs(tmp_path: Path) -> None:
+    env, cached, live = _kit_in_both_agents(tmp_path)
     write_skill(live / "skills/changed", "changed", "Claude Code's copy differs")
     write_skill(cached / "skills/changed", "changed", "Codex's copy")
-    env, _ = _claude_home(tmp_path, {"plugins": {"kit@m": _record(live)}}, {"kit@m": True})
-    env = dataclasses.replace(env, codex_home=codex_home)
     found = discover_skills(env, DiscoveryOptions(include_builtin=False, use_cache=False))
     assert sorted((s.name, s.origin.value) for s in found.skills) == [
         ("kit:changed", "claude-plugin"),
@@ -193,3 +200,15 @@ def test_fifos_in_plugin_state_and_command_folders_are_skipped_without_hanging(t
     os.mkfifo(skill / ".codex-plugin/plugin.json")
     found = discover_skills(env, DiscoveryOptions(include_builtin=False, use_cache=False))
     assert [s.name for s in found.skills] == ["odd"]
+
+
+def test_validating_every_root_names_plugin_skills_and_lets_copies_in_both_agents_be(tmp_path: Path) -> None:
+    env, cached, live = _kit_in_both_agents(tmp_path)
+    report = validate_paths([cached / "skills", live / "skills"], profile="codex", env=env)
+    assert [check.name for check in report.skills] == ["kit:one", "kit:one"]
+    assert not [d for d in report.diagnostics if d.code == "SK362"]
+    other = tmp_path / "other-plugin"  # the same copy in a root that is not Claude Code's still clashes
+    write(other / ".claude-plugin/plugin.json", json.dumps({"name": "kit"}))
+    write(other / "skills/one/SKILL.md", (cached / "skills/one/SKILL.md").read_text(encoding="utf-8"))
+    report = validate_paths([cached / "skills", other / "skills"], profile="codex", env=env)
+    assert [d.code for d in report.diagnostics if d.code == "SK362"] == ["SK362", "SK362"]

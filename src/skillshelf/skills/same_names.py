@@ -20,7 +20,7 @@ from pathlib import Path
 from skillshelf.diagnostics import Diagnostic, Severity, diagnostic
 from skillshelf.skills.model import MAX_SKILL_BYTES, RootOrigin, Skill
 
-__all__ = ["duplicate_names", "without_claude_copies", "without_shadowed_builtins"]
+__all__ = ["duplicate_names", "same_bytes", "without_claude_copies", "without_shadowed_builtins"]
 
 _CLAUDE_ORIGINS = frozenset({RootOrigin.CLAUDE_PROJECT, RootOrigin.CLAUDE_USER, RootOrigin.CLAUDE_PLUGIN})
 
@@ -62,7 +62,7 @@ def without_claude_copies(skills: Sequence[Skill]) -> tuple[list[Skill], list[Di
     notes: list[Diagnostic] = []
     for skill in skills:
         twins = others.get(skill.name, []) if skill.origin in _CLAUDE_ORIGINS else []
-        original = next((other for other in twins if _same_bytes(skill.path, other.path)), None)
+        original = next((other for other in twins if same_bytes(skill.path, other.path)), None)
         if original is None:
             kept.append(skill)
             continue
@@ -80,7 +80,8 @@ def without_claude_copies(skills: Sequence[Skill]) -> tuple[list[Skill], list[Di
     return kept, notes
 
 
-def _same_bytes(one: Path, other: Path) -> bool:
+def same_bytes(one: Path, other: Path) -> bool:
+    """Whether two skill files hold the same bytes (``False`` when either cannot be read)."""
     try:
         if os.path.getsize(one) != os.path.getsize(other):
             return False

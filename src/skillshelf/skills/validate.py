@@ -37,6 +37,7 @@ from skillshelf.env import Env
 from skillshelf.errors import UsageError
 from skillshelf.skills.model import Skill
 from skillshelf.skills.roots import claude_roots, claude_user_dir, codex_roots, enabled_claude_plugins
+from skillshelf.skills.same_names import same_bytes
 from skillshelf.skills.validate_inventory import inventory_of, path_problem
 from skillshelf.skills.validate_profiles import (
     CODEX_MAX_DEPTH,
@@ -152,7 +153,21 @@ def _judge(
     )
 
 
-def _same_names(checks: Sequence[SkillCheck], profile: Profile) -> list[Diagnostic]:
+def _without_claude_copies(group: Sequence[SkillCheck], claude_homes: Sequence[str]) -> list[SkillCheck]:
+    """``group`` without the skills of Claude Code's roots that copy one of another root byte for
+    byte (one plugin installed in both agents): discovery lists those once."""
+
+    def claude_side(check: SkillCheck) -> bool:
+        real = os.path.realpath(check.path)
+        return any(_inside(real, home) for home in claude_homes)
+
+    others = [c for c in group if not claude_side(c)]
+    return [c for c in group if not claude_side(c) or not any(same_bytes(c.path, o.path) for o in others)]
+
+
+def _same_names(
+    checks: Sequence[SkillCheck], profile: Profile, claude_homes: Sequence[str] = ()
+) -> list[Diagnostic]:
     if profile == "spec":
         return []
     by_name: dict[str, list[SkillCheck]] = {}
@@ -160,7 +175,8 @@ def _same_names(checks: Sequence[SkillCheck], profile: Profile) -> list[Diagnost
         if check.loaded and check.name:
             by_name.setdefault(check.name, []).append(check)
     out: list[Diagnostic] = []
-    for name, group in by_name.items():
+    for name, named in by_name.items():
+        group = _without_claude_copies(named, claude_homes)
         if len(group) < 2:
             continue
         others = ", ".join(str(c.path) for c in group)
@@ -312,7 +328,8 @@ def validate_paths(
             checks.append(
                 SkillCheck(path=cand.path, name=name, loaded=judgement.loaded, listed=judgement.listed)
             )
-    out += _same_names(checks, profile)
+    claude_homes = [os.path.realpath(root.path) for root in claude_roots(env)] if env is not None else []
+    out += _same_names(checks, profile, claude_homes)
     return ValidationReport(
         checked=len(checks), diagnostics=tuple(sort_diagnostics(out)), profile=profile, skills=tuple(checks)
     )

@@ -136,7 +136,8 @@ def judge_codex(cand: Candidate, discovered: Mapping[str, Skill]) -> Judgement:
             )
         )
     listed = loaded and skill is not None and skill.policy.allow_implicit_invocation
-    return Judgement(name=skill.name if skill else None, loaded=loaded, listed=listed, diagnostics=tuple(out))
+    name = found.name if found is not None else skill.name if skill else None  # found: with a plugin's prefix
+    return Judgement(name=name, loaded=loaded, listed=listed, diagnostics=tuple(out))
 
 
 def _codex_skill_notes(cand: Candidate, skill: Skill) -> list[Diagnostic]:

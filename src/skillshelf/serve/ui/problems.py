@@ -23,7 +23,7 @@ _MAX_DEPTH = 4  # a finding about agents/openai.yaml or references/x.md sits thi
 def validate_roots(snapshot: Snapshot, profile: ValidateProfile) -> ValidationReport | None:
     """``validate --profile`` over every existing root of the snapshot; None without a root."""
     roots = [root for root in snapshot.workspace.roots if root.is_dir()]
-    return validate_paths(roots, profile=profile) if roots else None
+    return validate_paths(roots, profile=profile, env=snapshot.workspace.env) if roots else None
 
 
 def problems_view(
