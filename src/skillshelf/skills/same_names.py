@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from skillshelf.diagnostics import Diagnostic, Severity, diagnostic
+from skillshelf.fileio import open_regular
 from skillshelf.skills.model import MAX_SKILL_BYTES, RootOrigin, Skill
 
 __all__ = ["duplicate_names", "same_bytes", "without_claude_copies", "without_shadowed_builtins"]
@@ -85,7 +86,7 @@ def same_bytes(one: Path, other: Path) -> bool:
     try:
         if os.path.getsize(one) != os.path.getsize(other):
             return False
-        with open(one, "rb") as first, open(other, "rb") as second:
+        with open_regular(one) as first, open_regular(other) as second:
             return first.read(MAX_SKILL_BYTES + 1) == second.read(MAX_SKILL_BYTES + 1)
     except OSError:
         return False
