@@ -20,15 +20,16 @@ import os
 
 from skillshelf.fileio import open_regular
 
-__all__ = ["MANIFESTS", "NamespaceResolver"]
+__all__ = ["MANIFESTS", "MISSING", "NamespaceResolver", "first_manifest"]
 
 MANIFESTS = (".codex-plugin", ".claude-plugin", ".cursor-plugin")
 _MAX_MANIFEST_BYTES = 256 * 1024
-_MISSING = object()
+MISSING = object()
 
 
-def _read_manifest(folder: str) -> str | None | object:
-    """The namespace a folder's manifest gives, ``None`` for an invalid one, ``_MISSING`` for none."""
+def first_manifest(folder: str) -> object:
+    """The parsed JSON of a folder's first manifest (``None`` when it is not JSON or too big),
+    ``MISSING`` when it has none."""
     for marker in MANIFESTS:
         path = os.path.join(folder, marker, "plugin.json")
         try:
@@ -39,16 +40,21 @@ def _read_manifest(folder: str) -> str | None | object:
         import json  # only when a manifest exists
 
         try:
-            manifest = json.loads(data) if len(data) <= _MAX_MANIFEST_BYTES else None
+            return json.loads(data) if len(data) <= _MAX_MANIFEST_BYTES else None
         except (ValueError, RecursionError):
             return None
-        if not isinstance(manifest, dict):
-            return None
-        name = manifest.get("name", "")
-        if not isinstance(name, str):
-            return None
-        return name if name.strip() else os.path.basename(folder)
-    return _MISSING
+    return MISSING
+
+
+def _read_manifest(folder: str) -> str | None | object:
+    """The namespace a folder's manifest gives, ``None`` for an invalid one, ``MISSING`` for none."""
+    manifest = first_manifest(folder)
+    if manifest is MISSING:
+        return MISSING
+    name = manifest.get("name", "") if isinstance(manifest, dict) else None
+    if not isinstance(name, str):
+        return None
+    return name if name.strip() else os.path.basename(folder)
 
 
 class NamespaceResolver:
@@ -64,7 +70,7 @@ class NamespaceResolver:
 
     def _own(self, folder: str) -> str | None | object:
         if folder in self.known_plain:
-            return _MISSING
+            return MISSING
         return _read_manifest(folder)
 
     def namespace(self, canonical_folder: str) -> str | None:

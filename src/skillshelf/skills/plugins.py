@@ -30,7 +30,6 @@ too big or malformed leaves its plugin (or only that part) out, never the rest.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Mapping, Sequence
@@ -38,9 +37,9 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from skillshelf.env import Env
-from skillshelf.fileio import read_regular_text
+from skillshelf.skills.claude_settings import read_json
 from skillshelf.skills.codex_config import read_codex_settings
-from skillshelf.skills.namespace import MANIFESTS
+from skillshelf.skills.namespace import first_manifest
 
 __all__ = [
     "ClaudePlugin",
@@ -53,7 +52,6 @@ __all__ = [
     "skills_dir_plugins",
 ]
 
-MAX_JSON_BYTES = 4 * 1024 * 1024
 MAX_PLUGINS = 500
 _SEGMENT = re.compile(r"^[^/\\\x00]+$")
 _VERSION = re.compile(r"^v?(\d+(?:\.\d+)*)(?:[-+](.*))?$")
@@ -70,23 +68,11 @@ class ClaudePlugin:
     command_folders: tuple[Path, ...]
 
 
-def read_json(path: Path) -> object:
-    """A small JSON file's value; ``None`` when it is missing, too big or not JSON."""
-    try:
-        return json.loads(read_regular_text(path, limit=MAX_JSON_BYTES))
-    except (OSError, ValueError, RecursionError):  # a FIFO or device is not read: no hang
-        return None
-
-
 def plugin_manifest(folder: Path) -> Mapping[str, object]:
     """The first manifest of a plugin folder (``.codex-plugin``, ``.claude-plugin``,
     ``.cursor-plugin``), or ``{}``."""
-    for marker in MANIFESTS:
-        path = folder / marker / "plugin.json"
-        if path.is_file():
-            value = read_json(path)
-            return value if isinstance(value, dict) else {}
-    return {}
+    value = first_manifest(str(folder))
+    return value if isinstance(value, dict) else {}
 
 
 def manifest_folders(root: Path, value: object, default: str) -> list[Path]:
@@ -183,12 +169,10 @@ def _plugin_id(plugin_id: object) -> tuple[str, str] | None:
 def claude_plugins(env: Env, enabled: Mapping[str, object], plugins_dir: Path) -> list[ClaudePlugin]:
     """The Claude Code plugins ``enabled`` (the merged ``enabledPlugins``) turns on that are
     installed for the user or this project (``plugins_dir``: ``~/.claude/plugins``)."""
-    installed = read_json(plugins_dir / "installed_plugins.json")
-    records = installed.get("plugins") if isinstance(installed, dict) else None
+    records = read_json(plugins_dir / "installed_plugins.json").get("plugins")
     if not isinstance(records, dict):
         return []
     marketplaces = read_json(plugins_dir / "known_marketplaces.json")
-    marketplaces = marketplaces if isinstance(marketplaces, dict) else {}
     here = {resolved(env.project_root), resolved(env.cwd)}
     found: list[ClaudePlugin] = []
     for plugin_id, on in list(enabled.items())[:MAX_PLUGINS]:
@@ -259,8 +243,7 @@ def _live_folder(marketplace: object, name: str) -> Path | None:
         return None
     if not os.path.isabs(location) or "\x00" in location:
         return None
-    listing = read_json(Path(location) / ".claude-plugin" / "marketplace.json")
-    entries = listing.get("plugins") if isinstance(listing, dict) else None
+    entries = read_json(Path(location) / ".claude-plugin" / "marketplace.json").get("plugins")
     for entry in entries if isinstance(entries, list) else []:
         if isinstance(entry, dict) and entry.get("name") == name and isinstance(entry.get("source"), str):
             folders = manifest_folders(Path(location), entry["source"], "")
