@@ -30,8 +30,7 @@ from skillshelf.skills.claude_models import model_room
 from skillshelf.skills.claude_settings import claude_state_file, merged_settings, read_json
 from skillshelf.skills.discover import discover_claude
 from skillshelf.skills.model import RootOrigin, Skill
-from skillshelf.skills.plugins import resolved
-from skillshelf.skills.roots import claude_roots, enabled_claude_plugins
+from skillshelf.skills.roots import enabled_claude_plugins
 
 __all__ = ["ClaudeListing", "claude_listing", "listing_note"]
 
@@ -90,22 +89,20 @@ def claude_listing(env: Env, *, now_ms: float | None = None, use_cache: bool = T
 def _listed(env: Env, overrides: Mapping[str, Any], *, use_cache: bool) -> list[Skill]:
     """The skills in Claude Code's listing, in its order: the user's first, then each project
     folder's from the cwd up, each folder's by name; then the plugins' skills, plugin by plugin."""
-    roots = claude_roots(env)
-    user = [i for i, root in enumerate(roots) if root.origin is RootOrigin.CLAUDE_USER]
-    ranked = [roots[i] for i in user] + [root for i, root in enumerate(roots) if i not in user]
-    # a SKILL.md a plugin's manifest names is a root of its own; its skill's root is its folder
-    order = {
-        resolved(root.path.parent if root.path.name == "SKILL.md" else root.path): rank
-        for rank, root in enumerate(ranked)
-    }
+    found = discover_claude(env, use_cache=use_cache)
+    # the roots as scanned (a skill's ``root`` is one of them): resolved, a SKILL.md a plugin's
+    # manifest names as its folder
+    user = [root for root in found.roots if root.origin is RootOrigin.CLAUDE_USER]
+    ranked = [*user, *(root for root in found.roots if root.origin is not RootOrigin.CLAUDE_USER)]
+    order = {root.path: rank for rank, root in enumerate(ranked)}
     skills = [
         skill
-        for skill in discover_claude(env, use_cache=use_cache).skills
+        for skill in found.skills
         if not skill.claude.disable_model_invocation
         and not skill.claude.paths
         and overrides.get(skill.name) not in ("off", "user-invocable-only")
     ]
-    return sorted(skills, key=lambda s: (order.get(resolved(s.root), len(order)), listing_key(s.name)))
+    return sorted(skills, key=lambda s: (order.get(s.root, len(order)), listing_key(s.name)))
 
 
 def _described(skill: Skill) -> bool:
