@@ -21,7 +21,13 @@ from skillshelf.diagnostics import Diagnostic, Severity, diagnostic
 from skillshelf.fileio import open_regular
 from skillshelf.skills.model import MAX_SKILL_BYTES, RootOrigin, Skill
 
-__all__ = ["duplicate_names", "same_bytes", "without_claude_copies", "without_shadowed_builtins"]
+__all__ = [
+    "copied_from",
+    "duplicate_names",
+    "same_bytes",
+    "without_claude_copies",
+    "without_shadowed_builtins",
+]
 
 _CLAUDE_ORIGINS = frozenset({RootOrigin.CLAUDE_PROJECT, RootOrigin.CLAUDE_USER, RootOrigin.CLAUDE_PLUGIN})
 
@@ -52,21 +58,31 @@ def without_shadowed_builtins(skills: Sequence[Skill]) -> tuple[list[Skill], lis
     return kept, notes
 
 
+def copied_from(entries: Sequence[tuple[str, Path, bool]]) -> list[int | None]:
+    """For each ``(name, SKILL.md path, read by Claude Code)``, the index of the entry of another
+    agent's root it copies (same name, same bytes), else ``None``: Claude Code's copies of
+    skills that Codex or skillshelf also read."""
+    others: dict[str, list[int]] = {}
+    for index, (name, _path, claude) in enumerate(entries):
+        if not claude:
+            others.setdefault(name, []).append(index)
+    return [
+        next((i for i in others.get(name, []) if same_bytes(path, entries[i][1])), None) if claude else None
+        for name, path, claude in entries
+    ]
+
+
 def without_claude_copies(skills: Sequence[Skill]) -> tuple[list[Skill], list[Diagnostic]]:
     """``skills`` without those of Claude Code's roots that copy one of another root (same name,
     same ``SKILL.md`` bytes), and a note for each."""
-    others: dict[str, list[Skill]] = {}
-    for skill in skills:
-        if skill.origin not in _CLAUDE_ORIGINS:
-            others.setdefault(skill.name, []).append(skill)
+    originals = copied_from([(s.name, s.path, s.origin in _CLAUDE_ORIGINS) for s in skills])
     kept: list[Skill] = []
     notes: list[Diagnostic] = []
-    for skill in skills:
-        twins = others.get(skill.name, []) if skill.origin in _CLAUDE_ORIGINS else []
-        original = next((other for other in twins if same_bytes(skill.path, other.path)), None)
-        if original is None:
+    for skill, index in zip(skills, originals, strict=True):
+        if index is None:
             kept.append(skill)
             continue
+        original = skills[index]
         if skill.origin is RootOrigin.CLAUDE_PLUGIN and original.origin is RootOrigin.CODEX_PLUGIN:
             continue  # one plugin installed in both agents: each keeps its copy, nothing to say
         notes.append(

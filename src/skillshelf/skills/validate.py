@@ -37,7 +37,7 @@ from skillshelf.env import Env
 from skillshelf.errors import UsageError
 from skillshelf.skills.model import Skill
 from skillshelf.skills.roots import claude_roots, claude_user_dir, codex_roots, enabled_claude_plugins
-from skillshelf.skills.same_names import same_bytes
+from skillshelf.skills.same_names import copied_from
 from skillshelf.skills.validate_inventory import inventory_of, path_problem
 from skillshelf.skills.validate_profiles import (
     CODEX_MAX_DEPTH,
@@ -156,13 +156,11 @@ def _judge(
 def _without_claude_copies(group: Sequence[SkillCheck], claude_homes: Sequence[str]) -> list[SkillCheck]:
     """``group`` without the skills of Claude Code's roots that copy one of another root byte for
     byte (one plugin installed in both agents): discovery lists those once."""
-
-    def claude_side(check: SkillCheck) -> bool:
-        real = os.path.realpath(check.path)
-        return any(_inside(real, home) for home in claude_homes)
-
-    others = [c for c in group if not claude_side(c)]
-    return [c for c in group if not claude_side(c) or not any(same_bytes(c.path, o.path) for o in others)]
+    entries = [
+        (c.name or "", c.path, any(_inside(os.path.realpath(c.path), home) for home in claude_homes))
+        for c in group
+    ]
+    return [c for c, original in zip(group, copied_from(entries), strict=True) if original is None]
 
 
 def _same_names(
