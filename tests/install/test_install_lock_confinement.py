@@ -99,7 +99,9 @@ def test_bad_entries_are_reported_kept_in_the_file_and_never_stop_the_good_ones(
 ) -> None:
     victim = _victim(tmp_path)
     env, root = _project(tmp_path, isolated_home.home)
-    good = install_skill(str(write_skill(tmp_path / "src" / "good", "good")), env=env, scope="project")
+    good = install_skill(
+        str(write_skill(env.project_root / "vendor" / "good", "good")), env=env, scope="project"
+    )
     hostile = {
         **_hostile_keys(tmp_path, victim, root),
         "usr": _entry("usr", victim) | {"content_hash": 5},  # type: ignore[dict-item]
@@ -132,7 +134,7 @@ def test_update_does_not_read_a_folder_named_by_an_absolute_key(
 ) -> None:
     victim = _victim(tmp_path)
     env, root = _project(tmp_path, isolated_home.home)
-    install_skill(str(write_skill(tmp_path / "src" / "good", "good")), env=env, scope="project")
+    install_skill(str(write_skill(env.project_root / "vendor" / "good", "good")), env=env, scope="project")
     _add_entries(root, {str(victim): _entry("tidy", victim)})
     hashed: list[Path] = []
     import skillshelf.install.manage as manage
@@ -173,7 +175,9 @@ def test_links_a_lock_entry_names_outside_the_agents_folders_are_neither_made_no
     from skillshelf.install.manage import link_diagnostics
 
     env, root = _project(tmp_path, isolated_home.home)
-    good = install_skill(str(write_skill(tmp_path / "src" / "good", "good")), env=env, scope="project")
+    good = install_skill(
+        str(write_skill(env.project_root / "vendor" / "good", "good")), env=env, scope="project"
+    )
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     dangling = elsewhere / "good"
@@ -182,7 +186,7 @@ def test_links_a_lock_entry_names_outside_the_agents_folders_are_neither_made_no
     lock["skills"]["good"]["links"] = [str(dangling), str(tmp_path / "made-by-update" / "good")]
     (root / LOCK_FILE_NAME).write_text(json.dumps(lock), encoding="utf-8")
     assert [d.code for d in link_diagnostics(env, "project")] == ["IS402", "IS402"]
-    write_skill(tmp_path / "src" / "good", "good", body="changed upstream")
+    write_skill(env.project_root / "vendor" / "good", "good", body="changed upstream")
     (result,) = update_skills(env=env, scope="project")
     assert result.status == "updated"
     assert not (tmp_path / "made-by-update").exists()

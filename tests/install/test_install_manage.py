@@ -8,6 +8,9 @@ from pathlib import Path
 import pytest
 from install_helpers import commit_all, git, init_repo, make_env, tree, write_skill
 
+from skillshelf.config.edit import set_trust
+from skillshelf.config.loader import CONFIG_NAME
+from skillshelf.env import Env
 from skillshelf.errors import InstallError, NotFoundError
 from skillshelf.install import install_skill, installed_provenance, read_lock, remove_skill, update_skills
 from skillshelf.skills.model import RootOrigin, Scope, Skill
@@ -211,3 +214,50 @@ def test_provenance_covers_installed_skills_only(tmp_path: Path, isolated_home: 
         git(repo, "rev-parse", "HEAD"),
         False,
     )
+
+
+def _project_with_skill_from(tmp_path: Path, home: Path, source: str) -> tuple[Env, Path]:
+    """A project (a git repository) with one skill installed from ``source``; (env, the skill)."""
+    project = init_repo(tmp_path / "project")
+    env = make_env(tmp_path, home, cwd=project)
+    installed = install_skill(source, env=env, scope="project")
+    return env, installed.path
+
+
+@pytest.mark.parametrize("as_git", [False, True], ids=["folder", "local-git"])
+def test_an_untrusted_projects_lock_cannot_copy_a_folder_from_outside_the_project(
+    tmp_path: Path, isolated_home: IsolatedHome, as_git: bool
+) -> None:
+    private = write_skill(tmp_path / "mine" / "private", "private", body="my own notes")
+    source = str(private)
+    if as_git:
+        init_repo(private)
+        commit_all(private, "one")
+        source = private.as_uri() + "@main"
+    env, copy = _project_with_skill_from(tmp_path, isolated_home.home, source)
+    shutil.rmtree(copy)  # a clone: the lock is committed, the folder is not
+    for check in (True, False):
+        (result,) = update_skills(env=env, check=check)
+        assert result.status == "skipped" and "not trusted" in result.message
+        assert "skillshelf trust" in result.message
+    assert not copy.exists()
+
+    set_trust(env.dirs.config / CONFIG_NAME, env.project_root, True)
+    (result,) = update_skills(env=env)
+    assert result.status == "updated" and "installed it again" in result.message
+    assert "my own notes" in (copy / "SKILL.md").read_text(encoding="utf-8")
+
+
+def test_an_untrusted_project_updates_a_skill_from_a_folder_inside_it(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
+    vendored = write_skill(tmp_path / "project" / "vendor" / "tool", "tool", body="v1")
+    env, copy = _project_with_skill_from(tmp_path, isolated_home.home, str(vendored))
+    write_skill(vendored, "tool", body="v2")
+    (result,) = update_skills(env=env)
+    assert result.status == "updated"
+    assert "v2" in (copy / "SKILL.md").read_text(encoding="utf-8")
+    shutil.rmtree(copy)
+    (result,) = update_skills(env=env)
+    assert (result.status, result.message) == ("updated", "its folder was missing; installed it again")
+    assert copy.is_dir()

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from install_helpers import init_repo, write_skill
 
 from skillshelf.errors import InstallError
-from skillshelf.install.sources import Source, parse_source
+from skillshelf.install.sources import Source, local_place, parse_source
 
 
 @pytest.mark.parametrize(
@@ -154,3 +154,19 @@ _segment = st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789-_", min_size=1
 def test_canonical_text_reads_back_to_the_same_source(repo: str, ref: str | None, subdir: str | None) -> None:
     source = Source(kind="git", location=f"https://example.com/acme/{repo}.git", ref=ref, subdir=subdir)
     assert parse_source(source.text, cwd=Path("/nonexistent-cwd")) == source
+
+
+@pytest.mark.parametrize(
+    ("location", "expected"),
+    [
+        ("/home/me/skills/pdf", "/home/me/skills/pdf"),
+        ("file:///home/me/repo%20one", "/home/me/repo one"),
+        ("FILE:///srv/repo", "/srv/repo"),
+        ("https://github.com/o/r.git", None),
+        ("ssh://git@host/o/r", None),
+        ("git@github.com:o/r.git", None),
+    ],
+)
+def test_local_place_finds_the_disk_path_of_a_recorded_source(location: str, expected: str | None) -> None:
+    place = local_place(location)
+    assert (None if place is None else place.as_posix()) == expected

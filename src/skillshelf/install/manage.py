@@ -7,6 +7,9 @@ Nothing here overwrites or deletes a skill that was changed by hand since it was
 copy is moved aside (:mod:`skillshelf.install.kept`), never deleted. Only the entries
 :func:`~skillshelf.install.lock.read_lock` accepts are acted on (a plain folder name directly
 inside the skills root); :func:`lock_diagnostics` reports the others, which stay untouched.
+In a project the user has not trusted, ``update`` copies nothing from a source on this machine
+outside the project (:func:`~skillshelf.install.pack_update.foreign_local`): the entry is
+``skipped`` until the project is trusted.
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ from skillshelf.install.installer import (
 from skillshelf.install.kept import kept_root, needs_keeping, set_aside
 from skillshelf.install.links import confined_links, stray_links
 from skillshelf.install.lock import LockEntry, content_hash, lock_path, read_lock, write_lock
-from skillshelf.install.pack_update import add_gained_skills, gone_from_pack, survey_packs
+from skillshelf.install.pack_update import add_gained_skills, foreign_local, gone_from_pack, survey_packs
 from skillshelf.install.provenance import locally_modified
 from skillshelf.install.sources import Source, recorded_source
 from skillshelf.install.targets import drop_links
@@ -205,9 +208,17 @@ def _checked(
     return "available", moved + local, new.commit
 
 
+_FOREIGN = (
+    "not updated: its source is a folder outside this project, which is not trusted (a committed lock "
+    "file can name any folder of yours); read the lock entry, `skillshelf trust` the project, then "
+    "`skillshelf update`"
+)
+
+
 def _update_one(
     item: InstalledSkill,
     *,
+    env: Env,
     force: bool,
     fetched: FetchOnce,
     progress: ProgressFn | None,
@@ -226,6 +237,8 @@ def _update_one(
             new_commit=new_commit,
         )
 
+    if foreign_local(item.scope, entry.location, env):
+        return result("skipped", _FOREIGN)
     if progress is not None:
         progress(f"Checking {entry.name}", None)
     try:
@@ -263,6 +276,8 @@ def _update_one(
             )
         return result("failed", f"{exc.code}: {exc.message} (fix: {hint})")
     new = installed.entry
+    if missing:
+        return result("updated", "its folder was missing; installed it again", new.commit)
     if new.content_hash == entry.content_hash:
         return result("up-to-date", "no change in the skill's files", new.commit)
     moved = f"{(entry.commit or '')[:12]} -> {(new.commit or '')[:12]}" if new.commit else "new contents"
@@ -295,7 +310,9 @@ def update_skills(
         packs = survey_packs(chosen, fetched)
         results = [
             gone_from_pack(i, packs)
-            or _update_one(i, force=force, fetched=fetched, progress=progress, kept=kept, check=check)
+            or _update_one(
+                i, env=env, force=force, fetched=fetched, progress=progress, kept=kept, check=check
+            )
             for i in chosen
         ]
         if not names:

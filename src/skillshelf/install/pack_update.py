@@ -31,9 +31,9 @@ from skillshelf.install.installed import InstalledSkill, UpdateResult
 from skillshelf.install.installer import Destination, InstallResult, InstallScope
 from skillshelf.install.lock import LockEntry, PackRecord, read_lock
 from skillshelf.install.many import NotInstalled, install_in_pack, record_pack
-from skillshelf.install.sources import Source, recorded_source
+from skillshelf.install.sources import Source, local_place, recorded_source
 
-__all__ = ["PackNow", "add_gained_skills", "gone_from_pack", "survey_packs"]
+__all__ = ["PackNow", "add_gained_skills", "foreign_local", "gone_from_pack", "survey_packs"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -148,7 +148,7 @@ def add_gained_skills(
         gained = pack.gained()
         if check:
             results.extend(_listed_new(pack, place) for place in gained)
-        elif gained and _foreign_local(pack, env):
+        elif gained and foreign_local(pack.scope, pack.record.location, env):
             results.extend(_listed_new(pack, place, _UNTRUSTED) for place in gained)
         elif pack.folders is not None:
             results.extend(_install_gained(pack, gained, kept, progress))
@@ -161,13 +161,19 @@ _UNTRUSTED = (
 )
 
 
-def _foreign_local(pack: PackNow, env: Env) -> bool:
-    """A project's pack on this machine's disk outside the project, in a project not trusted."""
-    if pack.scope != "project" or pack.record.kind == "git" or "://" in pack.record.location:
+def foreign_local(scope: InstallScope, location: str, env: Env) -> bool:
+    """Whether a project's lock names a source on this machine's disk outside the project, in a
+    project the user has not trusted: ``update`` must not copy from it. A lock is content anyone
+    can commit, and such a source (a folder, an archive, a local git repository) could be any
+    folder of the user's (``~/.agents/skills/private``) that holds a ``SKILL.md``."""
+    if scope != "project":
+        return False
+    place = local_place(location)
+    if place is None:
         return False
     project = canonical(env.project_root)
-    place = canonical(Path(pack.record.location))
-    if place == project or project in place.parents:
+    where = canonical(place)
+    if where == project or project in where.parents:
         return False
     from skillshelf.config.loader import load_config
 

@@ -29,6 +29,7 @@ __all__ = [
     "Source",
     "SourceKind",
     "fetch_whole",
+    "local_place",
     "narrow",
     "parse_source",
     "recorded_source",
@@ -84,6 +85,18 @@ def recorded_source(kind: str, location: str, subdir: str | None, ref: str | Non
     """A source as a lock file records it (a kind this version does not know read as a folder)."""
     known: SourceKind = kind if kind in ("git", "archive") else "folder"  # type: ignore[assignment]
     return Source(kind=known, location=location, subdir=subdir, ref=ref)
+
+
+def local_place(location: str) -> Path | None:
+    """Where a recorded source's location is on this machine's disk (a path or a ``file:`` URL);
+    None for a remote one (a URL of another scheme, or git's ``user@host:path``)."""
+    if location.lower().startswith("file:"):
+        from urllib.request import url2pathname  # loads http.client: only when it is needed
+
+        return Path(url2pathname(urlsplit(location).path))
+    if "://" in location or _SCP_LIKE.match(location):
+        return None
+    return Path(location)
 
 
 def _clean_subdir(raw: str) -> str | None:
