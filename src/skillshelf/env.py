@@ -9,6 +9,7 @@ Nothing below the CLI reads them directly (``skillshelf lint-arch`` checks it, A
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,9 +17,15 @@ from types import MappingProxyType
 
 from skillshelf.dirs import UserDirs
 
-__all__ = ["Env", "find_project_root", "folders_between"]
+__all__ = ["CLAUDE_MANAGED_DIR", "Env", "find_project_root", "folders_between"]
 
 DEFAULT_PROJECT_ROOT_MARKERS: tuple[str, ...] = (".git",)
+
+CLAUDE_MANAGED_DIR = {
+    "darwin": Path("/Library/Application Support/ClaudeCode"),
+    "win32": Path("C:/Program Files/ClaudeCode"),
+}.get(sys.platform, Path("/etc/claude-code"))
+"""Where Claude Code reads its managed (policy) settings and skills on this platform."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -31,6 +38,7 @@ class Env:
     dirs: UserDirs
     environ: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     admin_skills_dir: Path = Path("/etc/codex/skills")
+    claude_managed_dir: Path = CLAUDE_MANAGED_DIR
     system_config_dir: Path = Path("/etc/skillshelf")
     project_root_markers: tuple[str, ...] = DEFAULT_PROJECT_ROOT_MARKERS
 
@@ -68,6 +76,7 @@ class Env:
             dirs=dirs or UserDirs.under(home),
             environ=MappingProxyType({"HOME": str(home), "SKILLSHELF_HOOK_SERVER": "0"}),
             admin_skills_dir=home / ".no-admin-skills",
+            claude_managed_dir=home / ".no-claude-managed",
             system_config_dir=home / ".no-system-config",
         )
 

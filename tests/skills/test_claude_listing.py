@@ -3,6 +3,7 @@ checked against the real CLI in test_claude_listing_oracle.py)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -14,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from skill_tree_helpers import write, write_skill
 
+from skillshelf.env import Env
 from skillshelf.skills.claude_listing import (
     OWN_KEPT_COUNT,
     OWN_KEPT_WIDTH,
@@ -24,6 +26,7 @@ from skillshelf.skills.claude_listing import (
     plan_listing,
     usage_priority,
 )
+from skillshelf.skills.claude_view import claude_listing
 
 
 def _entries(count: int, length: int = 300) -> list[ListingEntry]:
@@ -182,3 +185,23 @@ def test_a_plugin_skill_shares_no_name_with_a_users_skill_of_the_same_folder_nam
     write_skill(kit / "skills/s-000", "s-000", "the plugin's own s-000")
     proc = _validate(home, project)
     assert "SK362" not in proc.stdout and "2 Claude Code lists" in proc.stdout
+
+
+def test_managed_skills_come_first_and_managed_settings_set_the_budget(tmp_path: Path) -> None:
+    """Claude Code 2.1.197 lists the managed policy's skills, then the user's, then the
+    project's, every same-named one included (checked once with ``claude-oracle`` and
+    ``/etc/claude-code/.claude/skills``; a test cannot write there)."""
+    home, project = tmp_path / "home", tmp_path / "project"
+    managed = tmp_path / "managed"
+    (project / ".git").mkdir(parents=True)
+    for root, names in ((managed, ["dup", "mgd"]), (home, ["dup", "usr"]), (project, ["dup", "proj"])):
+        for name in names:
+            write_skill(root / ".claude/skills" / name, name, f"from {root.name}")
+    env = dataclasses.replace(Env.for_test(cwd=project, home=home), claude_managed_dir=managed)
+    listing = claude_listing(env, use_cache=False)
+    assert listing.plan.described == ("dup", "mgd", "dup", "usr", "dup", "proj")
+    assert listing.plan.budget == 30_000
+
+    write(managed / "managed-settings.json", json.dumps({"skillListingBudgetFraction": 0.02}))
+    listing = claude_listing(env, use_cache=False)
+    assert listing.plan.budget == 60_000 and "skillListingBudgetFraction" in listing.budget_source

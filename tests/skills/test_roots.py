@@ -50,14 +50,18 @@ def test_without_a_marker_the_cwd_is_the_project_root(tmp_path: Path) -> None:
     assert agents == [cwd / ".agents/skills"]
 
 
-def test_claude_roots_go_from_cwd_to_project_root_then_home(tmp_path: Path) -> None:
+def test_claude_roots_go_from_cwd_to_project_root_then_home_then_the_managed_policy(tmp_path: Path) -> None:
     env, repo = make_env(tmp_path)
-    assert [r.path for r in claude_roots(env)] == [
+    roots = claude_roots(env)
+    assert [r.path for r in roots] == [
         repo / "a/b/.claude/skills",
         repo / "a/.claude/skills",
         repo / ".claude/skills",
         env.home / ".claude/skills",
+        env.claude_managed_dir / ".claude/skills",
     ]
+    assert (roots[-1].scope, roots[-1].origin) == (Scope.ADMIN, RootOrigin.CLAUDE_MANAGED)
+    assert all(r.origin.is_claude for r in roots)
 
 
 def test_builtin_and_claude_roots_are_optional(tmp_path: Path) -> None:

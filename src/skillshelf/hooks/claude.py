@@ -21,18 +21,19 @@ from pathlib import Path
 
 from skillshelf.env import Env
 from skillshelf.skills.claude_settings import (
-    MANAGED_DIR,
     claude_state_file,
     managed_settings,
     read_json,
     settings_layers,
 )
 
-__all__ = ["MANAGED_DIR", "hook_blockers", "read_json", "trust_dialog_accepted"]
+__all__ = ["hook_blockers", "read_json", "trust_dialog_accepted"]
 
 
-def hook_blockers(env: Env, *, managed_dir: Path = MANAGED_DIR) -> list[str]:
-    """Why Claude Code would not run skillshelf's hooks here (empty: it will run them)."""
+def hook_blockers(env: Env, *, managed_dir: Path | None = None) -> list[str]:
+    """Why Claude Code would not run skillshelf's hooks here (empty: it will run them);
+    ``managed_dir``: where the managed policy is (by default ``env.claude_managed_dir``)."""
+    managed_dir = env.claude_managed_dir if managed_dir is None else managed_dir
     policy = managed_settings(managed_dir)
     where = managed_dir / "managed-settings.json"
     if policy.get("disableAllHooks") is True:

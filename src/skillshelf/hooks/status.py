@@ -21,7 +21,7 @@ from skillshelf.hooks.agents import (
     agent_files,
     hook_specs,
 )
-from skillshelf.hooks.claude import MANAGED_DIR, hook_blockers, read_json
+from skillshelf.hooks.claude import hook_blockers, read_json
 from skillshelf.hooks.codex import codex_config, project_trusted, trust_hash, trust_key, trusted_hashes
 from skillshelf.hooks.hooklog import jobs_log_path, log_path
 from skillshelf.hooks.setup_model import load_record
@@ -66,7 +66,7 @@ class HookStatus:
         }
 
 
-def setup_status(env: Env, *, command: list[str], managed_dir: Path = MANAGED_DIR) -> tuple[HookStatus, ...]:
+def setup_status(env: Env, *, command: list[str], managed_dir: Path | None = None) -> tuple[HookStatus, ...]:
     """The state of every agent and scope (project first)."""
     return tuple(_one(env, agent, scope, command, managed_dir) for agent in AGENTS for scope in _SCOPES)
 
@@ -84,7 +84,9 @@ def _ours(path: Path) -> tuple[list[jsonfile.OurHook], str | None]:
         return [], exc.message
 
 
-def _one(env: Env, agent: Agent, scope: SetupScope, command: list[str], managed_dir: Path) -> HookStatus:
+def _one(
+    env: Env, agent: Agent, scope: SetupScope, command: list[str], managed_dir: Path | None
+) -> HookStatus:
     files = agent_files(agent, scope, env)
     hooks, problem = _ours(files.hooks)
     wanted = {(s.event, s.command, s.timeout, s.matcher) for s in hook_specs(agent, command)}

@@ -14,12 +14,11 @@ empty.
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from skillshelf.env import Env
+from skillshelf.env import CLAUDE_MANAGED_DIR, Env
 from skillshelf.fileio import MAX_SETTINGS_BYTES, read_regular_text
 
 __all__ = [
@@ -32,10 +31,7 @@ __all__ = [
     "settings_layers",
 ]
 
-MANAGED_DIR = {
-    "darwin": Path("/Library/Application Support/ClaudeCode"),
-    "win32": Path("C:/Program Files/ClaudeCode"),
-}.get(sys.platform, Path("/etc/claude-code"))
+MANAGED_DIR = CLAUDE_MANAGED_DIR
 
 
 def read_json(path: Path) -> dict[str, Any]:
@@ -80,10 +76,12 @@ def managed_settings(managed_dir: Path = MANAGED_DIR) -> dict[str, Any]:
     return merged
 
 
-def merged_settings(env: Env, *, managed_dir: Path = MANAGED_DIR) -> dict[str, Any]:
-    """Every layer's keys, the highest layer's value for each (objects merged key by key)."""
+def merged_settings(env: Env, *, managed_dir: Path | None = None) -> dict[str, Any]:
+    """Every layer's keys, the highest layer's value for each (objects merged key by key);
+    the managed policy is read from ``managed_dir``, by default ``env.claude_managed_dir``."""
     merged: dict[str, Any] = {}
-    layers = [settings for _, settings in settings_layers(env)] + [managed_settings(managed_dir)]
+    policy = managed_settings(env.claude_managed_dir if managed_dir is None else managed_dir)
+    layers = [settings for _, settings in settings_layers(env)] + [policy]
     for settings in layers:
         for key, value in settings.items():
             below = merged.get(key)

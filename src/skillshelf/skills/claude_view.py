@@ -87,13 +87,14 @@ def claude_listing(env: Env, *, now_ms: float | None = None, use_cache: bool = T
 
 
 def _listed(env: Env, overrides: Mapping[str, Any], *, use_cache: bool) -> list[Skill]:
-    """The skills in Claude Code's listing, in its order: the user's first, then each project
-    folder's from the cwd up, each folder's by name; then the plugins' skills, plugin by plugin."""
+    """The skills in Claude Code's listing, in its order: the managed policy's first, the
+    user's, then each project folder's from the cwd up, each folder's by name; then the plugins'
+    skills, plugin by plugin."""
     found = discover_claude(env, use_cache=use_cache)
     # the roots as scanned (a skill's ``root`` is one of them): resolved, a SKILL.md a plugin's
     # manifest names as its folder
-    user = [root for root in found.roots if root.origin is RootOrigin.CLAUDE_USER]
-    ranked = [*user, *(root for root in found.roots if root.origin is not RootOrigin.CLAUDE_USER)]
+    first = (RootOrigin.CLAUDE_MANAGED, RootOrigin.CLAUDE_USER)
+    ranked = sorted(found.roots, key=lambda r: first.index(r.origin) if r.origin in first else len(first))
     order = {root.path: rank for rank, root in enumerate(ranked)}
     skills = [
         skill

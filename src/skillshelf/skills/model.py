@@ -70,6 +70,7 @@ class RootOrigin(StrEnum):
     CLAUDE_PROJECT = "claude-project"  # <dir>/.claude/skills, project root .. cwd
     CLAUDE_USER = "claude-user"  # ~/.claude/skills
     CLAUDE_PLUGIN = "claude-plugin"  # an enabled Claude Code plugin's skill folders
+    CLAUDE_MANAGED = "claude-managed"  # /etc/claude-code/.claude/skills (managed policy)
     EXTRA = "extra"  # --root DIR / config
     BUILTIN = "builtin"  # skillshelf's own skills
     INSTALLED = "installed"  # skills installed by `skillshelf install`
@@ -79,6 +80,11 @@ class RootOrigin(StrEnum):
     def is_codex(self) -> bool:
         """Roots Codex itself scans (used by the `codex` profile and differential tests)."""
         return self in _CODEX_ORIGINS
+
+    @property
+    def is_claude(self) -> bool:
+        """Roots Claude Code itself scans (one level down; the folder names the skill)."""
+        return self in _CLAUDE_ORIGINS
 
 
 _CODEX_ORIGINS = frozenset(
@@ -91,6 +97,9 @@ _CODEX_ORIGINS = frozenset(
         RootOrigin.CODEX_PLUGIN,
         RootOrigin.AGENTS_REPO,
     }
+)
+_CLAUDE_ORIGINS = frozenset(
+    {RootOrigin.CLAUDE_PROJECT, RootOrigin.CLAUDE_USER, RootOrigin.CLAUDE_MANAGED, RootOrigin.CLAUDE_PLUGIN}
 )
 
 

@@ -50,12 +50,10 @@ __all__ = [
     "skill_roots",
 ]
 
-_CLAUDE = frozenset({RootOrigin.CLAUDE_PROJECT, RootOrigin.CLAUDE_USER, RootOrigin.CLAUDE_PLUGIN})
-
 
 def is_claude_root(root: SkillRoot) -> bool:
     """Roots read with Claude Code's rules (one level; folder name = skill name)."""
-    return root.origin in _CLAUDE
+    return root.origin.is_claude
 
 
 def _root(path: Path, scope: Scope, origin: RootOrigin, *, follow: bool = True) -> SkillRoot:
@@ -138,7 +136,8 @@ def codex_roots(env: Env, *, extra: Sequence[Path] = ()) -> list[SkillRoot]:
 
 def claude_roots(env: Env) -> list[SkillRoot]:
     """Claude Code's roots: ``.claude/skills`` from the cwd up to the project root, the user's,
-    then the skill folders of each enabled plugin (their skills named ``PLUGIN:NAME``)."""
+    the managed policy's (``/etc/claude-code/.claude/skills`` on Linux), then the skill folders
+    of each enabled plugin (their skills named ``PLUGIN:NAME``)."""
     project = [
         _root(folder / ".claude" / "skills", Scope.REPO, RootOrigin.CLAUDE_PROJECT)
         for folder in reversed(env.folders_root_to_cwd())
@@ -146,6 +145,7 @@ def claude_roots(env: Env) -> list[SkillRoot]:
     return [
         *project,
         _root(claude_user_dir(env) / "skills", Scope.USER, RootOrigin.CLAUDE_USER),
+        _root(env.claude_managed_dir / ".claude" / "skills", Scope.ADMIN, RootOrigin.CLAUDE_MANAGED),
         *(
             SkillRoot(path=folder, scope=Scope.USER, origin=RootOrigin.CLAUDE_PLUGIN, namespace=plugin.name)
             for plugin in enabled_claude_plugins(env)

@@ -29,8 +29,6 @@ __all__ = [
     "without_shadowed_builtins",
 ]
 
-_CLAUDE_ORIGINS = frozenset({RootOrigin.CLAUDE_PROJECT, RootOrigin.CLAUDE_USER, RootOrigin.CLAUDE_PLUGIN})
-
 
 def without_shadowed_builtins(skills: Sequence[Skill]) -> tuple[list[Skill], list[Diagnostic]]:
     """``skills`` without the built-ins another skill shares a name with, and a note for each."""
@@ -75,7 +73,7 @@ def copied_from(entries: Sequence[tuple[str, Path, bool]]) -> list[int | None]:
 def without_claude_copies(skills: Sequence[Skill]) -> tuple[list[Skill], list[Diagnostic]]:
     """``skills`` without those of Claude Code's roots that copy one of another root (same name,
     same ``SKILL.md`` bytes), and a note for each."""
-    originals = copied_from([(s.name, s.path, s.origin in _CLAUDE_ORIGINS) for s in skills])
+    originals = copied_from([(s.name, s.path, s.origin.is_claude) for s in skills])
     kept: list[Skill] = []
     notes: list[Diagnostic] = []
     for skill, index in zip(skills, originals, strict=True):

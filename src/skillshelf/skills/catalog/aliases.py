@@ -36,10 +36,11 @@ _ORIGIN_RANK: dict[RootOrigin, int] = {
     RootOrigin.AGENTS_REPO: 7,
     RootOrigin.CLAUDE_PROJECT: 8,
     RootOrigin.CLAUDE_USER: 9,
-    RootOrigin.CLAUDE_PLUGIN: 10,
-    RootOrigin.INSTALLED: 11,
-    RootOrigin.MEMORY: 12,
-    RootOrigin.BUILTIN: 13,
+    RootOrigin.CLAUDE_MANAGED: 10,
+    RootOrigin.CLAUDE_PLUGIN: 11,
+    RootOrigin.INSTALLED: 12,
+    RootOrigin.MEMORY: 13,
+    RootOrigin.BUILTIN: 14,
 }
 
 
