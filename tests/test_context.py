@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -63,6 +64,35 @@ def test_suggestions_rank_the_skill_that_fits_the_task(tmp_path: Path, isolated_
     suggestions = result.part("suggestions")
     assert suggestions is not None
     assert suggestions.sources[0].endswith("pdf-forms/SKILL.md")
+
+
+def test_for_claude_code_the_skills_it_lists_are_named_for_its_skill_tool(
+    tmp_path: Path, isolated_home
+) -> None:  # type: ignore[no-untyped-def]
+    env = _project(tmp_path, isolated_home.home)
+    claude = env.cwd / ".claude" / "skills"
+    claude.mkdir(parents=True)
+    (claude / "pdf-forms").symlink_to(env.cwd / ".agents" / "skills" / "pdf-forms", target_is_directory=True)
+    task = "fill in the fields of this PDF form"
+    claude_options = dataclasses.replace(OPTIONS, skill_tool=True)
+
+    def suggestions(options: ContextOptions) -> str:
+        part = build_context(env, task, options).part("suggestions")
+        assert part is not None and part.sources[0].endswith("pdf-forms/SKILL.md")
+        return part.text
+
+    assert "- pdf-forms: [untrusted project] Fill, flatten" in suggestions(OPTIONS)
+    assert "(file: " + str(env.cwd / ".agents/skills/pdf-forms/SKILL.md") in suggestions(OPTIONS)
+    named = suggestions(claude_options)
+    assert "call the Skill tool with its name" in named and "pdf-forms/SKILL.md" not in named
+    settings = env.cwd / ".claude" / "settings.json"
+    for hidden in ('{"skillOverrides": {"pdf-forms": "off"}}', "{}"):
+        settings.write_text(hidden, encoding="utf-8")
+        if hidden == "{}":  # a skill Claude Code lists only for matching files is not in its list
+            skill_md = env.cwd / ".agents" / "skills" / "pdf-forms" / "SKILL.md"
+            text = skill_md.read_text(encoding="utf-8")
+            skill_md.write_text(text.replace("---\n#", "paths: ['*.pdf']\n---\n#", 1), encoding="utf-8")
+        assert "pdf-forms/SKILL.md" in suggestions(claude_options)
 
 
 def test_a_skill_hidden_from_implicit_use_is_never_suggested_but_loads_by_mention(

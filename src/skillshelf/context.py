@@ -125,6 +125,7 @@ def turn_parts(prepared: PreparedContext, task: str) -> TurnParts:
             prepared.options,
             cache_dir=prepared.workspace.index_cache_dir,
             config=prepared.config,
+            env=prepared.workspace.env if prepared.options.skill_tool else None,
         )
     loaded = load_mentioned(mentioned)
     parts += mentioned_part(loaded)

@@ -49,6 +49,7 @@ class ContextOptions:
     instructions: bool = True
     suggestions: bool = True
     suggestion_tokens: int = DEFAULT_SUGGESTION_TOKENS
+    skill_tool: bool = False  # suggest the skills Claude Code lists by name, for its Skill tool
     memory: bool = True
     memory_tokens: int = DEFAULT_MEMORY_TOKENS
 

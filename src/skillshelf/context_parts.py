@@ -7,7 +7,7 @@ composition and its order live in :mod:`skillshelf.context`.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ContextSkills",
     "catalog_part",
+    "claude_tool_names",
     "instructions_part",
     "load_mentioned",
     "memory_part",
@@ -136,12 +137,15 @@ def suggestions_part(
     *,
     cache_dir: Path | None = None,
     config: Config | None = None,
+    env: Env | None = None,
 ) -> list[ContextPart]:
     """Per-turn: the skills the ranking suggests for ``task`` (never manual or already pinned, nor
     hidden from implicit use by the skill itself: ``allow_implicit_invocation: false`` or
     ``disable-model-invocation``),
     the same ranking as `skillshelf search` (:func:`skillshelf.select.ranking.shared_ranker`);
-    the index is cached under ``cache_dir`` (``Workspace.index_cache_dir``)."""
+    the index is cached under ``cache_dir`` (``Workspace.index_cache_dir``). With ``env``
+    (``options.skill_tool``), the skills Claude Code lists there are named for its Skill tool
+    (:func:`claude_tool_names`)."""
     from skillshelf.select.ranking import RankingSettings, shared_ranker
     from skillshelf.select.suggest import suggestion_fragment
 
@@ -154,7 +158,11 @@ def suggestions_part(
     settings = RankingSettings.from_config(config.get) if config is not None else RankingSettings()
     ranker = shared_ranker(candidates, cache_dir=cache_dir, settings=settings)
     suggestions = suggestion_fragment(
-        ranker, task, budget_tokens=options.suggestion_tokens, mentioned=mentioned
+        ranker,
+        task,
+        budget_tokens=options.suggestion_tokens,
+        mentioned=mentioned,
+        tool_name=None if env is None else claude_tool_names(env),
     )
     if not suggestions.text:
         return []
@@ -164,6 +172,24 @@ def suggestions_part(
             name="suggestions", title="Relevant skills for this task", text=suggestions.text, sources=sources
         )
     ]
+
+
+def claude_tool_names(env: Env) -> Callable[[Skill], str | None]:
+    """The name Claude Code's Skill tool takes for a skill it lists here (seen in one of its
+    roots, without ``paths`` and not turned off by ``skillOverrides``), else None."""
+    from skillshelf.install.visibility import Visibility
+    from skillshelf.skills.claude_settings import merged_settings
+
+    visibility = Visibility(env)
+    overrides = merged_settings(env).get("skillOverrides")
+    overrides = overrides if isinstance(overrides, dict) else {}
+    hidden = {name for name, mode in overrides.items() if mode in ("off", "user-invocable-only")}
+
+    def tool_name(skill: Skill) -> str | None:
+        name = None if skill.claude.paths else visibility.claude_name(skill)
+        return None if name in hidden else name
+
+    return tool_name
 
 
 def load_mentioned(mentioned: Sequence[Skill]) -> tuple[MentionedSkill, ...]:

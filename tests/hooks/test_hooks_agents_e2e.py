@@ -384,6 +384,25 @@ def test_claude_code_gets_the_skills_a_session_read_back_after_compact(
     assert _reattached(standin.requests()[read:], marker)
 
 
+def test_claude_code_is_pointed_at_its_skill_tool_for_the_skills_it_lists(
+    agent_clis: Any, isolated_home: Any, model_standin: Any
+) -> None:
+    """A skill Claude Code lists is suggested by name, with no path, and the Skill tool loads it
+    by that name (the scripted model calls it as the suggestion says)."""
+    repo, _skill_file, marker = _small_repo(isolated_home, ".claude/skills")
+    standin = model_standin(
+        [{"tool_call": {"name": "Skill", "arguments": {"skill": "gif-maker"}}}, {"text": "done"}]
+    )
+    _skillshelf("setup", "claude", "--scope", "project", cwd=repo)
+    _claude(agent_clis.claude, repo, standin.url, "make me a gif for the team chat", allowed="Skill")
+    requests = standin.requests()
+    fragment = _fragments(requests)[0]
+    assert "call the Skill tool with its name" in fragment
+    assert "- gif-maker: [untrusted project] Make GIFs for chat." in fragment and "(file:" not in fragment
+    loaded = [s for r in requests[1:] for s in _strings(r["body"]) if marker in s]
+    assert loaded, "the Skill tool did not load the skill by the suggested name"
+
+
 def test_the_turn_goes_on_when_the_index_cannot_be_kept_and_the_memory_server_is_dead(
     agent_clis: Any, isolated_home: Any, model_standin: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -18,7 +18,7 @@ from skillshelf.errors import InstallError, UsageError
 from skillshelf.install import install_skill, read_lock, remove_skill, update_skills
 from skillshelf.install.manage import link_diagnostics
 from skillshelf.install.targets import default_target
-from skillshelf.install.visibility import agents_seeing
+from skillshelf.install.visibility import Visibility, agents_seeing
 from skillshelf.skills.discover import discover_in
 from testkit import IsolatedHome
 
@@ -206,6 +206,29 @@ def test_which_agents_see_a_skill_follows_their_reading_rules(
     ).skills
     seen = {s.name: agents for s, agents in zip(skills, agents_seeing(env, skills).values(), strict=True)}
     assert seen == {"both": ("codex", "claude"), "mine": ("claude",), "nested": (), "extra": ()}
+
+
+def test_the_name_claude_code_knows_a_skill_by_is_its_folder_or_plugin_folder(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
+    project = tmp_path / "proj"
+    (project / ".git").mkdir(parents=True)
+    env = Env.for_test(cwd=project, home=isolated_home.home)
+    linked = write_skill(project / ".agents" / "skills" / "linked", "linked")
+    (project / ".claude" / "skills").mkdir(parents=True)
+    (project / ".claude" / "skills" / "linked").symlink_to(linked, target_is_directory=True)
+    codex_only = write_skill(project / ".agents" / "skills" / "codex-only", "codex-only")
+    kit = isolated_home.home / ".claude" / "skills" / "kit"
+    (kit / ".claude-plugin").mkdir(parents=True)
+    (kit / ".claude-plugin" / "plugin.json").write_text('{"name": "kit"}', encoding="utf-8")
+    write_skill(kit / "skills" / "tool", "tool")
+    skills = {
+        s.path.parent.name: s for s in discover_in([project / ".agents" / "skills", kit / "skills"]).skills
+    }
+    visibility = Visibility(env)
+    assert visibility.claude_name(skills["linked"]) == "linked"
+    assert visibility.claude_name(skills["tool"]) == "kit:tool"
+    assert visibility.claude_name(skills["codex-only"]) is None and codex_only.is_dir()
 
 
 def test_install_and_list_say_which_agents_read_the_skill(

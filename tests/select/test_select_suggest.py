@@ -87,6 +87,27 @@ def test_fragment_lists_the_best_skill_with_its_full_description_and_path(skills
     assert result.text.startswith("<skill_suggestions>") and result.text.endswith("</skill_suggestions>")
 
 
+def test_a_skill_the_agent_lists_is_suggested_by_its_tool_name_without_a_path(
+    skills: tuple[Skill, ...],
+) -> None:
+    index = SkillIndex.build(skills)
+    pdf, git = _named(skills, "pdf-tools"), _named(skills, "git-release")
+    task = "merge two pdf files into one"
+    result = suggestion_fragment(
+        _open(index),
+        task,
+        budget_tokens=1000,
+        mentioned=[git],
+        tool_name=lambda s: "kit:pdf-tools" if s == pdf else None,
+    )
+    assert result.skills == (git, pdf) and "call the Skill tool with its name" in result.text
+    assert f"- kit:pdf-tools: {pdf.description}\n" in result.text
+    assert f"- git-release: {git.description} (file: {git.path})" in result.text
+    untouched = suggestion_fragment(_open(index), task, budget_tokens=1000, tool_name=lambda s: None)
+    assert untouched.text == suggestion_fragment(_open(index), task, budget_tokens=1000).text
+    assert "read its SKILL.md at the path given" in untouched.text
+
+
 def test_mentions_come_first_then_ranked_skills_without_repeats(skills: tuple[Skill, ...]) -> None:
     index = SkillIndex.build(skills)
     git = _named(skills, "git-release")

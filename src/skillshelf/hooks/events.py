@@ -63,7 +63,7 @@ def user_prompt_submit(agent: Agent, inp: HookInput, env: Env, spawn: Spawn) -> 
         return ""
     from skillshelf.hooks.turn import prompt_turn
 
-    turn = prompt_turn(env, inp.prompt)
+    turn = prompt_turn(env, inp.prompt, skill_tool=agent == "claude")
     settings = turn.settings
     budget = CONTEXT_TOKEN_LIMIT[agent]
     pieces: list[str] = []

@@ -41,9 +41,10 @@ class PromptTurn:
         return self.turn.loaded
 
 
-def prompt_turn(env: Env, prompt: str) -> PromptTurn:
+def prompt_turn(env: Env, prompt: str, *, skill_tool: bool = False) -> PromptTurn:
     """What ``skillshelf context`` would add for ``prompt`` this turn (the suggestions with the
-    ``[hooks]`` budget, or none when ``hooks.suggestions`` is off).
+    ``[hooks]`` budget, or none when ``hooks.suggestions`` is off). ``skill_tool``: for Claude
+    Code, whose Skill tool loads the skills it lists by name (``context --profile claude``).
 
     Raises:
         RequiredSkillError: a skill configured as ``required`` is missing or invalid.
@@ -54,7 +55,12 @@ def prompt_turn(env: Env, prompt: str) -> PromptTurn:
     options = ContextOptions(instructions=False)
     workspace = Workspace.open(env, options.workspace_options()).check_required()
     settings = HookSettings.from_config(workspace.config)
-    options = replace(options, suggestions=settings.suggestions, suggestion_tokens=settings.suggestion_tokens)
+    options = replace(
+        options,
+        suggestions=settings.suggestions,
+        suggestion_tokens=settings.suggestion_tokens,
+        skill_tool=skill_tool,
+    )
     prepared = PreparedContext(
         workspace=workspace, options=options, stable=(), catalog_report={}, diagnostics=()
     )

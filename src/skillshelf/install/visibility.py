@@ -45,17 +45,25 @@ class Visibility:
 
     def __init__(self, env: Env) -> None:
         self._codex = [_real(r.path) for r in codex_roots(env)]
-        self._claude = [r.path for r in claude_roots(env)]
+        self._claude = claude_roots(env)
 
     def agents(self, skill: Skill) -> tuple[AgentName, ...]:
         """The agents that list ``skill`` as it is installed now."""
         seen: list[AgentName] = []
-        real = _real(skill.path)
-        if skill.origin.is_codex or any(_under(real, root) for root in self._codex):
+        if skill.origin.is_codex or any(_under(_real(skill.path), root) for root in self._codex):
             seen.append("codex")
-        if any(_same(root / skill.folder.name / "SKILL.md", real) for root in self._claude):
+        if self.claude_name(skill) is not None:
             seen.append("claude")
         return tuple(seen)
+
+    def claude_name(self, skill: Skill) -> str | None:
+        """The name Claude Code knows ``skill`` by (its folder's name in one of Claude Code's
+        roots, ``PLUGIN:FOLDER`` in a plugin's), or None when Claude Code does not see it."""
+        real = _real(skill.path)
+        for root in self._claude:
+            if _same(root.path / skill.folder.name / "SKILL.md", real):
+                return f"{root.namespace}:{skill.folder.name}" if root.namespace else skill.folder.name
+        return None
 
 
 def agents_seeing(env: Env, skills: Sequence[Skill]) -> dict[Path, tuple[AgentName, ...]]:

@@ -10,12 +10,17 @@ Two parts, as Codex's world state does for its catalog:
   token budget. Explicit mentions come first, then ranked skills. Skills in ``manual`` mode
   are suggested only when mentioned, ``pinned`` ones are already in full in the catalog and
   are not repeated, ``disabled`` ones never appear.
+
+For an agent with a skill tool of its own (Claude Code's ``Skill``), a skill it lists is
+suggested by the name that tool takes, without a path: loaded through the tool, the skill gets
+what the agent gives its skills (arguments, ``!`command``` output, ``allowed-tools``, the
+re-attachment after compaction), which reading the file by hand skips.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -48,6 +53,14 @@ INTRO = (
     "Skills that look relevant to the current task, best match first. They are suggestions: "
     "use one only if it fits; to use it, read its SKILL.md at the path given."
 )
+SKILL_TOOL_INTRO = (
+    "Skills that look relevant to the current task, best match first. They are suggestions: "
+    "use one only if it fits. To use one, call the Skill tool with its name; for one given with "
+    "a file, read that SKILL.md instead."
+)
+
+ToolName = Callable[[Skill], "str | None"]
+"""The name an agent's own skill tool takes for a skill, None when the agent does not list it."""
 
 
 # ---- the stable catalog ---------------------------------------------------------------------
@@ -123,25 +136,27 @@ def default_suggestion_budget(context_window: int | None) -> int:
     return max(300, min(4000, context_window // 100))
 
 
-def _line(skill: Skill, max_desc: int | None = None) -> str:
+def _line(skill: Skill, tool_name: str | None, max_desc: int | None = None) -> str:
     desc = cap_description(" ".join(skill.description.split()))
     if max_desc is not None and len(desc) > max_desc:
         desc = desc[: max(0, max_desc - 3)].rstrip() + "..."
     tag = "" if skill.trusted else f"{UNTRUSTED_TAG} "
+    if tool_name is not None:
+        return f"- {tool_name}: {tag}{desc}"
     return f"- {skill.name}: {tag}{desc} (file: {display_path(skill.path)})"
 
 
-def _fit(skill: Skill, remaining: int) -> str | None:
-    line = _line(skill)
+def _fit(skill: Skill, tool_name: str | None, remaining: int) -> str | None:
+    line = _line(skill, tool_name)
     if approx_tokens(line + "\n") <= remaining:
         return line
-    spare = remaining * 4 - len(_line(skill, 0).encode("utf-8")) - 4
+    spare = remaining * 4 - len(_line(skill, tool_name, 0).encode("utf-8")) - 4
     if spare < 80:
         return None
-    line = _line(skill, spare)
+    line = _line(skill, tool_name, spare)
     while line and approx_tokens(line + "\n") > remaining and spare > 80:
         spare -= 16
-        line = _line(skill, spare)
+        line = _line(skill, tool_name, spare)
     return line if approx_tokens(line + "\n") <= remaining else None
 
 
@@ -154,6 +169,7 @@ def suggestion_fragment(
     pinned: Sequence[Skill] = (),
     manual: Sequence[Skill] = (),
     disabled: Sequence[Skill] = (),
+    tool_name: ToolName | None = None,
 ) -> Suggestions:
     """The skills most relevant to ``task``, with full descriptions and paths.
 
@@ -162,7 +178,8 @@ def suggestion_fragment(
     threshold, at most ``max_suggestions``) but for copies of a skill already listed or pinned
     (:func:`~skillshelf.select.docs.copy_key`). Lines are added while they fit ``budget_tokens``
     (counting the wrapper); a long description is shortened rather than the skill dropped when
-    at least 80 characters of it fit."""
+    at least 80 characters of it fit. With ``tool_name``, a skill it names is suggested by that
+    name for the agent's skill tool, without its path."""
     gone = {str(s.path) for s in disabled}
     ranked_out = gone | {str(s.path) for s in pinned} | {str(s.path) for s in manual}
     chosen: list[Skill] = []
@@ -180,7 +197,7 @@ def suggestion_fragment(
         if ranked is not None and same not in shown:
             shown.add(same)
             chosen.append(ranked)
-    return _render(chosen, n_mentioned, budget_tokens)
+    return _render(chosen, n_mentioned, budget_tokens, tool_name)
 
 
 def suggested(ranker: Ranker, task: str, *, exclude: Collection[str] = ()) -> tuple[RankedDoc, ...]:
@@ -191,15 +208,19 @@ def suggested(ranker: Ranker, task: str, *, exclude: Collection[str] = ()) -> tu
     return ranker.rank(task, top_k=ranker.settings.max_suggestions, exclude=exclude).suggested
 
 
-def _render(chosen: list[Skill], n_mentioned: int, budget_tokens: int) -> Suggestions:
+def _render(
+    chosen: list[Skill], n_mentioned: int, budget_tokens: int, tool_name: ToolName | None
+) -> Suggestions:
     if not chosen:
         return Suggestions(text="", skills=())
-    header = f"{OPEN_TAG}\n{INTRO}\n"
+    names = [None if tool_name is None else tool_name(skill) for skill in chosen]
+    intro = SKILL_TOOL_INTRO if any(name is not None for name in names) else INTRO
+    header = f"{OPEN_TAG}\n{intro}\n"
     remaining = budget_tokens - approx_tokens(header + CLOSE_TAG + "\n")
     lines: list[str] = []
     listed: list[Skill] = []
-    for skill in chosen:
-        line = _fit(skill, remaining) if remaining > 0 else None
+    for skill, name in zip(chosen, names, strict=True):
+        line = _fit(skill, name, remaining) if remaining > 0 else None
         if line is None:
             continue
         lines.append(line)
