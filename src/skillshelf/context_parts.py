@@ -176,7 +176,8 @@ def suggestions_part(
 
 def claude_tool_names(env: Env) -> Callable[[Skill], str | None]:
     """The name Claude Code's Skill tool takes for a skill it lists here (seen in one of its
-    roots, without ``paths`` and not turned off by ``skillOverrides``), else None."""
+    roots, or a copy of it is, without ``paths`` and not turned off by ``skillOverrides``),
+    else None."""
     from skillshelf.install.visibility import Visibility
     from skillshelf.skills.claude_settings import merged_settings
 
@@ -186,7 +187,7 @@ def claude_tool_names(env: Env) -> Callable[[Skill], str | None]:
     hidden = {name for name, mode in overrides.items() if mode in ("off", "user-invocable-only")}
 
     def tool_name(skill: Skill) -> str | None:
-        name = None if skill.claude.paths else visibility.claude_name(skill)
+        name = None if skill.claude.paths else visibility.claude_name(skill, copies=True)
         return None if name in hidden else name
 
     return tool_name

@@ -230,6 +230,17 @@ def test_the_name_claude_code_knows_a_skill_by_is_its_folder_or_plugin_folder(
     assert visibility.claude_name(skills["tool"]) == "kit:tool"
     assert visibility.claude_name(skills["codex-only"]) is None and codex_only.is_dir()
 
+    # a plugin installed in both agents: discovery keeps the other agent's copy, which Claude
+    # Code lists by the same name with the same bytes
+    twin = write_skill(tmp_path / "codex-cache" / "kit" / "skills" / "tool", "tool")
+    (twin / "SKILL.md").write_bytes((kit / "skills" / "tool" / "SKILL.md").read_bytes())
+    (copy,) = discover_in([twin.parent]).skills
+    copy = dataclasses.replace(copy, name="kit:tool")
+    assert visibility.claude_name(copy) is None
+    assert visibility.claude_name(copy, copies=True) == "kit:tool"
+    (twin / "SKILL.md").write_text("---\nname: tool\ndescription: another tool\n---\n", encoding="utf-8")
+    assert visibility.claude_name(copy, copies=True) is None
+
 
 def test_install_and_list_say_which_agents_read_the_skill(
     tmp_path: Path, isolated_home: IsolatedHome, monkeypatch: pytest.MonkeyPatch

@@ -21,6 +21,7 @@ from typing import Literal
 from skillshelf.env import Env
 from skillshelf.skills.model import Skill
 from skillshelf.skills.roots import claude_roots, claude_user_dir, codex_roots
+from skillshelf.skills.same_names import same_bytes
 
 __all__ = ["AGENT_NAMES", "AgentName", "Visibility", "agent_roots", "agents_seeing"]
 
@@ -56,13 +57,20 @@ class Visibility:
             seen.append("claude")
         return tuple(seen)
 
-    def claude_name(self, skill: Skill) -> str | None:
+    def claude_name(self, skill: Skill, *, copies: bool = False) -> str | None:
         """The name Claude Code knows ``skill`` by (its folder's name in one of Claude Code's
-        roots, ``PLUGIN:FOLDER`` in a plugin's), or None when Claude Code does not see it."""
+        roots, ``PLUGIN:FOLDER`` in a plugin's), or None when Claude Code does not see it. With
+        ``copies``, a copy Claude Code lists counts too: same name, same bytes, as discovery
+        keeps the original for it (a plugin installed in both agents,
+        :func:`~skillshelf.skills.same_names.copied_from`)."""
         real = _real(skill.path)
         for root in self._claude:
-            if _same(root.path / skill.folder.name / "SKILL.md", real):
-                return f"{root.namespace}:{skill.folder.name}" if root.namespace else skill.folder.name
+            candidate = root.path / skill.folder.name / "SKILL.md"
+            name = f"{root.namespace}:{skill.folder.name}" if root.namespace else skill.folder.name
+            if _same(candidate, real):
+                return name
+            if copies and name == skill.name and same_bytes(candidate, skill.path):
+                return name
         return None
 
 
