@@ -33,7 +33,8 @@ from skillshelf.env import Env
     type=click.Choice(["codex", "claude"]),
     default=None,
     help="Whose instruction files to load: AGENTS.md (codex) or CLAUDE.md (claude); "
-    "default: `instructions.profile` from config, else codex.",
+    "default: `instructions.profile` from config, else codex. With claude, the suggestions "
+    "name the skills Claude Code lists for its Skill tool, as its hook does.",
 )
 @catalog_options
 @click.option(
