@@ -95,6 +95,25 @@ def test_for_claude_code_the_skills_it_lists_are_named_for_its_skill_tool(
         assert "pdf-forms/SKILL.md" in suggestions(claude_options)
 
 
+def test_the_context_command_names_skills_for_claude_codes_tool_when_the_profile_is_claude(
+    tmp_path: Path, isolated_home, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    env = _project(tmp_path, isolated_home.home, config='[instructions]\nprofile = "claude"\n')
+    claude = env.cwd / ".claude" / "skills"
+    claude.mkdir(parents=True)
+    (claude / "pdf-forms").symlink_to(env.cwd / ".agents" / "skills" / "pdf-forms", target_is_directory=True)
+    monkeypatch.chdir(env.cwd)
+
+    def fragment(*args: str) -> str:
+        task = "fill in the fields of this PDF form"
+        out = CliRunner().invoke(cli, ["context", task, "--no-builtin", "--json", *args]).output
+        return next(p["text"] for p in json.loads(out)["parts"] if p["name"] == "suggestions")
+
+    assert "call the Skill tool" in fragment() and "pdf-forms/SKILL.md" not in fragment()
+    assert "pdf-forms/SKILL.md" in fragment("--profile", "codex")
+    assert "call the Skill tool" in fragment("--profile", "claude")
+
+
 def test_a_skill_hidden_from_implicit_use_is_never_suggested_but_loads_by_mention(
     tmp_path: Path, isolated_home
 ) -> None:  # type: ignore[no-untyped-def]

@@ -125,11 +125,18 @@ def turn_parts(prepared: PreparedContext, task: str) -> TurnParts:
             prepared.options,
             cache_dir=prepared.workspace.index_cache_dir,
             config=prepared.config,
-            env=prepared.workspace.env if prepared.options.skill_tool else None,
+            env=prepared.workspace.env if _for_skill_tool(prepared) else None,
         )
     loaded = load_mentioned(mentioned)
     parts += mentioned_part(loaded)
     return TurnParts(parts=tuple(p for p in parts if p.text), loaded=loaded)
+
+
+def _for_skill_tool(prepared: PreparedContext) -> bool:
+    wanted = prepared.options.skill_tool
+    if wanted is None:
+        return (prepared.options.profile or prepared.config.instructions_profile) == "claude"
+    return wanted
 
 
 def build_context(env: Env, task: str, options: ContextOptions = ContextOptions()) -> ContextResult:

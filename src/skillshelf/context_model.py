@@ -49,7 +49,9 @@ class ContextOptions:
     instructions: bool = True
     suggestions: bool = True
     suggestion_tokens: int = DEFAULT_SUGGESTION_TOKENS
-    skill_tool: bool = False  # suggest the skills Claude Code lists by name, for its Skill tool
+    # suggest the skills Claude Code lists by name, for its Skill tool (None: when the profile,
+    # else the config's instructions.profile, is claude)
+    skill_tool: bool | None = False
     memory: bool = True
     memory_tokens: int = DEFAULT_MEMORY_TOKENS
 

@@ -73,7 +73,7 @@ def context(
         include_builtin=not no_builtin,
         use_cache=not no_cache,
         profile=profile,  # type: ignore[arg-type]
-        skill_tool=profile == "claude",
+        skill_tool=None,  # as the profile says
         catalog_format=catalog_format,
         context_window=context_window,
         budget_tokens=budget_tokens,
