@@ -68,6 +68,13 @@ def test_a_mentioned_skill_the_agent_cannot_load_itself_comes_with_its_body(isol
         text = context_text(_ask(env, "UserPromptSubmit", agent, prompt="use $release-notes for v2").answer)
         assert "- release-notes: " in text.splitlines()[2]
         assert ("STEPS-OF-release-notes" in text) is has_body
+    # a copy of it where Claude Code reads skills (same name, same bytes): Claude Code loads it
+    original = env.cwd / ".agents" / "skills" / "release-notes" / "SKILL.md"
+    copy = env.cwd / ".claude" / "skills" / "release-notes" / "SKILL.md"
+    copy.parent.mkdir(parents=True)
+    copy.write_bytes(original.read_bytes())
+    text = context_text(_ask(env, "UserPromptSubmit", "claude", prompt="use $release-notes for v2").answer)
+    assert "- release-notes: " in text.splitlines()[2] and "STEPS-OF-release-notes" not in text
 
 
 def test_a_mentioned_skill_file_is_read_once_for_the_answer(isolated_home: Any, monkeypatch: Any) -> None:

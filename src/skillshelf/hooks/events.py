@@ -98,14 +98,21 @@ def _tokens(pieces: Sequence[str]) -> int:
 
 def _mention_bodies(agent: Agent, env: Env, loaded: Sequence[MentionedSkill]) -> list[str]:
     """Fragments of the mentioned skills the agent does not load by itself (the others it
-    resolves natively: Codex ``$name``, Claude Code ``/name``); each is also first in the
+    resolves natively: Codex ``$name``, Claude Code ``/name``, also when Claude Code has its own
+    copy of the skill, as for a plugin installed in both agents); each is also first in the
     suggestions."""
     if not loaded:
         return []
     from skillshelf.install.visibility import Visibility
 
     visibility = Visibility(env)
-    return [item.fragment for item in loaded if agent not in visibility.agents(item.skill)]
+
+    def native(skill: Skill) -> bool:
+        if agent == "claude":
+            return visibility.claude_name(skill, copies=True) is not None
+        return agent in visibility.agents(skill)
+
+    return [item.fragment for item in loaded if not native(item.skill)]
 
 
 def _record_turn(env: Env, inp: HookInput, suggested: Sequence[str]) -> None:
