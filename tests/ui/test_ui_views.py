@@ -142,6 +142,18 @@ def test_the_task_view_shows_the_suggestions_and_what_load_skill_injects(served:
     assert missing.status_code == 404 and "pdf-forms" in missing.json()["fix"] + missing.json()["message"]
 
 
+def test_for_claude_code_the_task_view_names_the_skills_it_lists_for_its_skill_tool(served: Served) -> None:
+    claude = served.project / ".claude" / "skills"
+    claude.mkdir(parents=True)
+    (claude / "pdf-forms").symlink_to(served.root / "pdf-forms", target_is_directory=True)
+    path = str(served.root / "pdf-forms" / "SKILL.md")
+    codex = served.page.json("/api/task", q="fill a pdf form", profile="codex")["suggestions"]
+    named = served.page.json("/api/task", q="fill a pdf form", profile="claude")["suggestions"]
+    assert f"(file: {path})" in codex["text"]
+    assert "call the Skill tool" in named["text"] and path not in named["text"]
+    assert named["sources"] == codex["sources"]
+
+
 def test_mentions_are_resolved_or_the_page_says_why_not(served: Served) -> None:
     data = served.page.json("/api/task", q="use $pdf-forms, $helper and $nothing-here for this")
     rows = {m["mention"]: m for m in data["mentions"]}

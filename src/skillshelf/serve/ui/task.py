@@ -3,7 +3,8 @@
 * the ranking ``skillshelf search`` prints (:func:`skillshelf.select.service.search`, the same
   skills, installed models and threshold), each skill's score split by signal;
 * the per-turn parts ``skillshelf context TASK`` adds (:func:`skillshelf.context.turn_parts`):
-  the suggestion fragment and the skills the request mentions, loaded;
+  the suggestion fragment (for the ``claude`` profile as Claude Code's hook gives it, naming
+  the skills Claude Code lists for its Skill tool) and the skills the request mentions, loaded;
 * each mention (``$name``, ``[$name](path)``, ``/name``) and what it resolved to;
 * what the ``load_skill`` tool would inject for each ranked skill, and its size in tokens.
 """
@@ -52,7 +53,7 @@ def task_view(
     snapshot, options = state.snapshot, state.options
     result = _search(snapshot, options, query, max(1, min(top, MAX_TOP)))
     parts = result.parts
-    context = options.context_options(profile=profile, context_window=window)
+    context = options.context_options(profile=profile, context_window=window, skill_tool=None)
     prepared = prepare_context(env, context, workspace=snapshot.workspace)
     turn = turn_parts(prepared, query)
     suggestion = turn.part("suggestions")
