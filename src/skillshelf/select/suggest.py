@@ -13,8 +13,9 @@ Two parts, as Codex's world state does for its catalog:
 
 For an agent with a skill tool of its own (Claude Code's ``Skill``), a skill it lists is
 suggested by the name that tool takes, without a path: loaded through the tool, the skill gets
-what the agent gives its skills (arguments, ``!`command``` output, ``allowed-tools``, the
-re-attachment after compaction), which reading the file by hand skips.
+what the agent gives its skills (``$ARGUMENTS`` filled in and ``!`command``` lines run, both
+checked with Claude Code 2.1.197, and its ``allowed-tools``), which reading the file by hand
+skips.
 """
 
 from __future__ import annotations
