@@ -143,6 +143,22 @@ def test_skill_use_through_each_tool_is_recorded(
     ]
 
 
+def test_a_skill_tool_call_by_the_name_claude_code_knows_is_recorded_for_the_skill(
+    isolated_home: Any,
+) -> None:
+    """A folder named otherwise than its skill: Claude Code calls it by the folder's name."""
+    env = make_project(isolated_home)
+    skill = write_skill(env.cwd / ".agents" / "skills", "deploy-helper", "Deploy the app.")
+    skill.parent.rename(skill.parent.with_name("deploy-kit"))
+    (env.cwd / ".claude" / "skills").mkdir(parents=True)
+    (env.cwd / ".claude" / "skills" / "deploy-kit").symlink_to(
+        env.cwd / ".agents" / "skills" / "deploy-kit", target_is_directory=True
+    )
+    _ask(env, "PostToolUse", "claude", tool_name="Skill", tool_input={"skill": "deploy-kit"})
+    loads = [e for e in UsageStore.in_state_dir(env.dirs.state).events() if e["type"] == "load"]
+    assert [(Path(str(e["path"])).parent.name, e["via"]) for e in loads] == [("deploy-kit", "skill")]
+
+
 def test_commands_that_use_no_skill_record_nothing(isolated_home: Any) -> None:
     env = make_project(isolated_home)
     for command in ("ls -la", "cat README.md", "python scripts/other.py"):

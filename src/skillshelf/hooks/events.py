@@ -278,7 +278,7 @@ def post_tool_use(agent: Agent, inp: HookInput, env: Env, spawn: Spawn) -> str:
         used = _skills_run(env, lambda skills: [s for s in skills if s.path == Path(path)])
         _record_loads(env, inp, used, "read")
     elif inp.tool_name == "Skill" and isinstance(name, str) and name:
-        used = _skills_run(env, lambda skills: [s for s in skills if s.name == name][:1])
+        used = _skills_run(env, lambda skills: _called(skills, name, env))
         _record_loads(env, inp, used, "skill")
     return ""
 
@@ -290,6 +290,23 @@ def _skills_run(env: Env, pick: Callable[[tuple[Skill, ...]], Sequence[Skill]]) 
     if not HookSettings.from_config(workspace.config).usage:
         return ()
     return pick(workspace.discovery.skills)
+
+
+def _called(skills: Sequence[Skill], name: str, env: Env) -> Sequence[Skill]:
+    """The skill Claude Code's ``Skill`` tool ran as ``name``: the one of that name, else the one
+    Claude Code knows by it (a folder named otherwise than its skill, Claude Code's copy of a
+    skill discovery keeps in another agent's root)."""
+    same = [s for s in skills if s.name == name]
+    if same:
+        return same[:1]
+    from skillshelf.install.visibility import Visibility
+
+    folder = name.rpartition(":")[2]
+    visibility = Visibility(env)
+    return next(
+        ([s] for s in skills if s.folder.name == folder and visibility.claude_name(s, copies=True) == name),
+        [],
+    )
 
 
 def _detected(skills: Sequence[Skill], command: str, inp: HookInput, env: Env) -> Sequence[Skill]:
