@@ -3,6 +3,7 @@ every file back byte for byte, and what `--status` reports."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import tomllib
@@ -195,10 +196,7 @@ def test_status_says_where_skillshelf_is_set_up_and_whether_codex_will_run_it(is
     repo, env = _project(isolated_home)
     _setup(env, isolated_home, "codex")
     _setup(env, isolated_home, "claude", "user")
-    rows = {
-        (r.agent, r.scope): r
-        for r in setup_status(env, command=COMMAND, managed_dir=isolated_home.home / "none")
-    }
+    rows = {(r.agent, r.scope): r for r in setup_status(env, command=COMMAND)}
     codex = rows["codex", "project"]
     assert codex.events and codex.current and not codex.runs
     assert any("does not trust" in r for r in codex.reasons)  # the project itself is not trusted yet
@@ -212,7 +210,7 @@ def test_status_says_where_skillshelf_is_set_up_and_whether_codex_will_run_it(is
     )
     assert _status(env, isolated_home, "codex", "project").runs
     other = ["/elsewhere/skillshelf"]
-    assert not setup_status(env, command=other, managed_dir=isolated_home.home / "none")[0].current
+    assert not setup_status(env, command=other)[0].current
 
     hooks_file = repo / ".codex" / "hooks.json"
     hooks_file.write_text(
@@ -223,7 +221,7 @@ def test_status_says_where_skillshelf_is_set_up_and_whether_codex_will_run_it(is
 
 
 def _status(env: Env, box: Any, agent: str, scope: str) -> Any:
-    rows = setup_status(env, command=COMMAND, managed_dir=box.home / "none")
+    rows = setup_status(env, command=COMMAND)
     return next(r for r in rows if (r.agent, r.scope) == (agent, scope))
 
 
@@ -232,12 +230,13 @@ def test_status_names_the_claude_settings_that_turn_hooks_off(isolated_home: Any
     _setup(env, isolated_home, "claude")
     managed = isolated_home.home / "managed"
     managed.mkdir()
+    env = dataclasses.replace(env, claude_managed_dir=managed)
     (repo / ".claude" / "settings.local.json").write_text('{"disableAllHooks": true}', encoding="utf-8")
-    row = setup_status(env, command=COMMAND, managed_dir=managed)[2]
+    row = setup_status(env, command=COMMAND)[2]
     assert not row.runs and row.reasons == ("disableAllHooks is set in the local settings",)
     (managed / "managed-settings.json").write_text('{"allowManagedHooksOnly": true}', encoding="utf-8")
     (repo / ".claude" / "settings.local.json").write_text('{"disableAllHooks": false}', encoding="utf-8")
-    row = setup_status(env, command=COMMAND, managed_dir=managed)[2]
+    row = setup_status(env, command=COMMAND)[2]
     assert not row.runs and "allows managed hooks only" in row.reasons[0]
 
 
@@ -322,7 +321,7 @@ def test_hooks_an_earlier_setup_put_in_the_shared_settings_move_to_the_personal_
         patch.setattr(setup, "agent_files", earlier_layout)
         _setup(env, isolated_home, "claude")
     assert "hooks" in json.loads(shared.read_text(encoding="utf-8"))
-    row = setup_status(env, command=COMMAND, managed_dir=isolated_home.home / "none")[2]
+    row = setup_status(env, command=COMMAND)[2]
     assert not row.current and any("run `skillshelf setup claude` again" in r for r in row.reasons)
 
     plan = _setup(env, isolated_home, "claude")
@@ -336,7 +335,7 @@ def test_hooks_an_earlier_setup_put_in_the_shared_settings_move_to_the_personal_
         "Stop",
         "UserPromptSubmit",
     ]
-    assert setup_status(env, command=COMMAND, managed_dir=isolated_home.home / "none")[2].current
+    assert setup_status(env, command=COMMAND)[2].current
 
     _setup(env, isolated_home, "claude", remove=True)
     assert _snapshot(isolated_home.home) == before
@@ -367,5 +366,5 @@ def test_skillshelf_hooks_a_team_committed_to_the_shared_settings_are_left_there
     plan = _setup(env, isolated_home, "claude")
     assert [c.path.name for c in plan.changed] == ["settings.local.json"]
     assert shared.read_text(encoding="utf-8") == team
-    row = setup_status(env, command=COMMAND, managed_dir=isolated_home.home / "none")[2]
+    row = setup_status(env, command=COMMAND)[2]
     assert row.current and not any("again to move them" in r for r in row.reasons)

@@ -187,15 +187,20 @@ def test_install_uses_install_agents_from_the_config(tmp_path: Path, isolated_ho
     assert result.path.parent == isolated_home.home / ".claude" / "skills"
 
 
+def _project_with_a_linked_skill(tmp_path: Path, home: Path, name: str) -> tuple[Path, Env]:
+    """A project whose ``.agents/skills/NAME`` is linked into its ``.claude/skills``."""
+    project = tmp_path / "proj"
+    (project / ".git").mkdir(parents=True)
+    skill = write_skill(project / ".agents" / "skills" / name, name)
+    (project / ".claude" / "skills").mkdir(parents=True)
+    (project / ".claude" / "skills" / name).symlink_to(skill, target_is_directory=True)
+    return project, Env.for_test(cwd=project, home=home)
+
+
 def test_which_agents_see_a_skill_follows_their_reading_rules(
     tmp_path: Path, isolated_home: IsolatedHome
 ) -> None:
-    project = tmp_path / "proj"
-    (project / ".git").mkdir(parents=True)
-    env = Env.for_test(cwd=project, home=isolated_home.home)
-    both = write_skill(project / ".agents" / "skills" / "both", "both")
-    (project / ".claude" / "skills").mkdir(parents=True)
-    (project / ".claude" / "skills" / "both").symlink_to(both, target_is_directory=True)
+    project, env = _project_with_a_linked_skill(tmp_path, isolated_home.home, "both")
     write_skill(project / ".claude" / "skills" / "mine", "mine")
     write_skill(
         project / ".claude" / "skills" / "group" / "nested", "nested"
@@ -211,12 +216,7 @@ def test_which_agents_see_a_skill_follows_their_reading_rules(
 def test_the_name_claude_code_knows_a_skill_by_is_its_folder_or_plugin_folder(
     tmp_path: Path, isolated_home: IsolatedHome
 ) -> None:
-    project = tmp_path / "proj"
-    (project / ".git").mkdir(parents=True)
-    env = Env.for_test(cwd=project, home=isolated_home.home)
-    linked = write_skill(project / ".agents" / "skills" / "linked", "linked")
-    (project / ".claude" / "skills").mkdir(parents=True)
-    (project / ".claude" / "skills" / "linked").symlink_to(linked, target_is_directory=True)
+    project, env = _project_with_a_linked_skill(tmp_path, isolated_home.home, "linked")
     codex_only = write_skill(project / ".agents" / "skills" / "codex-only", "codex-only")
     kit = isolated_home.home / ".claude" / "skills" / "kit"
     (kit / ".claude-plugin").mkdir(parents=True)

@@ -17,8 +17,6 @@ Read from the pinned CLI's own settings code:
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from skillshelf.env import Env
 from skillshelf.skills.claude_settings import (
     claude_state_file,
@@ -30,12 +28,11 @@ from skillshelf.skills.claude_settings import (
 __all__ = ["hook_blockers", "read_json", "trust_dialog_accepted"]
 
 
-def hook_blockers(env: Env, *, managed_dir: Path | None = None) -> list[str]:
-    """Why Claude Code would not run skillshelf's hooks here (empty: it will run them);
-    ``managed_dir``: where the managed policy is (by default ``env.claude_managed_dir``)."""
-    managed_dir = env.claude_managed_dir if managed_dir is None else managed_dir
-    policy = managed_settings(managed_dir)
-    where = managed_dir / "managed-settings.json"
+def hook_blockers(env: Env) -> list[str]:
+    """Why Claude Code would not run skillshelf's hooks here (empty: it will run them); the
+    managed policy is the one in ``env.claude_managed_dir``."""
+    policy = managed_settings(env.claude_managed_dir)
+    where = env.claude_managed_dir / "managed-settings.json"
     if policy.get("disableAllHooks") is True:
         return [f"managed policy ({where}) sets disableAllHooks: no hook runs"]
     reasons = []

@@ -66,9 +66,9 @@ class HookStatus:
         }
 
 
-def setup_status(env: Env, *, command: list[str], managed_dir: Path | None = None) -> tuple[HookStatus, ...]:
+def setup_status(env: Env, *, command: list[str]) -> tuple[HookStatus, ...]:
     """The state of every agent and scope (project first)."""
-    return tuple(_one(env, agent, scope, command, managed_dir) for agent in AGENTS for scope in _SCOPES)
+    return tuple(_one(env, agent, scope, command) for agent in AGENTS for scope in _SCOPES)
 
 
 def _ours(path: Path) -> tuple[list[jsonfile.OurHook], str | None]:
@@ -84,9 +84,7 @@ def _ours(path: Path) -> tuple[list[jsonfile.OurHook], str | None]:
         return [], exc.message
 
 
-def _one(
-    env: Env, agent: Agent, scope: SetupScope, command: list[str], managed_dir: Path | None
-) -> HookStatus:
+def _one(env: Env, agent: Agent, scope: SetupScope, command: list[str]) -> HookStatus:
     files = agent_files(agent, scope, env)
     hooks, problem = _ours(files.hooks)
     wanted = {(s.event, s.command, s.timeout, s.matcher) for s in hook_specs(agent, command)}
@@ -106,7 +104,7 @@ def _one(
         runs = _codex_runs(env, scope, files.hooks, files.trust or files.mcp, hooks, reasons)
         mcp = tomlblock.lookup(codex_config(files.mcp), ("mcp_servers", MCP_NAME)) is not None
     else:
-        blockers = hook_blockers(env, managed_dir=managed_dir)
+        blockers = hook_blockers(env)
         reasons += blockers
         runs = not blockers
         servers = read_json(files.mcp).get("mcpServers")

@@ -18,11 +18,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from skillshelf.env import CLAUDE_MANAGED_DIR, Env
+from skillshelf.env import Env
 from skillshelf.fileio import MAX_SETTINGS_BYTES, read_regular_text
 
 __all__ = [
-    "MANAGED_DIR",
     "claude_state_file",
     "claude_user_dir",
     "managed_settings",
@@ -30,8 +29,6 @@ __all__ = [
     "read_json",
     "settings_layers",
 ]
-
-MANAGED_DIR = CLAUDE_MANAGED_DIR
 
 
 def read_json(path: Path) -> dict[str, Any]:
@@ -64,7 +61,7 @@ def settings_layers(env: Env) -> Iterator[tuple[str, dict[str, Any]]]:
     yield "local", read_json(root / "settings.local.json")
 
 
-def managed_settings(managed_dir: Path = MANAGED_DIR) -> dict[str, Any]:
+def managed_settings(managed_dir: Path) -> dict[str, Any]:
     """The managed policy: ``managed-settings.json``, then each ``managed-settings.d/*.json``."""
     merged = read_json(managed_dir / "managed-settings.json")
     try:
@@ -76,12 +73,11 @@ def managed_settings(managed_dir: Path = MANAGED_DIR) -> dict[str, Any]:
     return merged
 
 
-def merged_settings(env: Env, *, managed_dir: Path | None = None) -> dict[str, Any]:
+def merged_settings(env: Env) -> dict[str, Any]:
     """Every layer's keys, the highest layer's value for each (objects merged key by key);
-    the managed policy is read from ``managed_dir``, by default ``env.claude_managed_dir``."""
+    the managed policy is the one in ``env.claude_managed_dir``."""
     merged: dict[str, Any] = {}
-    policy = managed_settings(env.claude_managed_dir if managed_dir is None else managed_dir)
-    layers = [settings for _, settings in settings_layers(env)] + [policy]
+    layers = [settings for _, settings in settings_layers(env)] + [managed_settings(env.claude_managed_dir)]
     for settings in layers:
         for key, value in settings.items():
             below = merged.get(key)
