@@ -329,9 +329,28 @@ def latency(scale: int) -> dict[str, Any]:
     return out
 
 
+SETS = ("requests", "metatool", "skillsbench", "latency")
+
+
+def _set_names(text: str) -> set[str]:
+    """``--sets``: the named sets; an unknown name is an error, not a run that reports nothing."""
+    names = {name.strip() for name in text.split(",") if name.strip()}
+    unknown = sorted(names - set(SETS))
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(
+            f"unknown set(s) {', '.join(unknown) or '(none given)'}; choose from {', '.join(SETS)}"
+        )
+    return names
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sets", default="requests,metatool,skillsbench,latency")
+    parser.add_argument(
+        "--sets",
+        type=_set_names,
+        default=",".join(SETS),
+        help=f"comma-separated, of: {', '.join(SETS)}",
+    )
     parser.add_argument("--metatool-queries", type=int, default=3000, help="held-out sample (0: all)")
     parser.add_argument("--show-dev", action="store_true", help="also print the dev rows (tuned on)")
     parser.add_argument("--no-semantic", action="store_true", help="base install rows only")
@@ -342,7 +361,9 @@ def main() -> None:
         "--requests", type=Path, help="a held-out file in the skill-requests format, reported instead of test"
     )
     args = parser.parse_args()
-    sets = set(args.sets.split(","))
+    sets = args.sets
+    if args.requests and "requests" not in sets:
+        parser.error("--requests is reported by the requests set: add it to --sets")
     results: dict[str, Any] = {}
     if "requests" in sets:
         index, queries = requests_set()

@@ -3,6 +3,7 @@ how the benchmark (``bench/selection_sets.py``) reads a held-out file in the sam
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from collections import Counter
@@ -96,3 +97,16 @@ def test_a_right_skill_shown_as_its_copy_is_not_counted_as_held_back() -> None:
     query = {"id": "q", "query": "merge two pdf files", "relevant": ["/b/pdf/SKILL.md"]}
     assert [r.doc.key for r in ranker.rank("merge two pdf files").suggested] == ["/a/pdf/SKILL.md"]
     assert selection.abstention(ranker, [query])["right_skill_held_back"] == 0.0
+
+
+def test_the_benchmark_refuses_a_set_name_it_does_not_know() -> None:
+    sys.path.insert(0, str(REPO / "bench"))
+    try:
+        import selection
+    finally:
+        sys.path.remove(str(REPO / "bench"))
+    assert selection._set_names("requests, latency") == {"requests", "latency"}
+    choices = "choose from requests, metatool, skillsbench, latency"
+    for wrong in ("skill-requests", "requests,metatol", ","):
+        with pytest.raises(argparse.ArgumentTypeError, match=choices):
+            selection._set_names(wrong)
