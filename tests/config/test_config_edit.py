@@ -247,3 +247,20 @@ def test_a_file_with_a_byte_order_mark_is_read_and_edited_and_keeps_it(tmp_path:
     text = path.read_bytes().decode("utf-8")
     assert text.startswith('\ufeff# from Notepad\r\n[catalog]\r\nformat = "codex"\r\n')
     assert tomllib.loads(text[1:])["skills"]["config"] == [{"name": "lint-fix", "mode": "disabled"}]
+
+
+def test_config_without_a_command_shows_the_merged_configuration(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    user = tmp_path / "cfg"
+    user.mkdir()
+    (user / "config.toml").write_text('[catalog]\nformat = "xml"\n', encoding="utf-8")
+    monkeypatch.setenv("SKILLSHELF_CONFIG_DIR", str(user))
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / ".codex"))
+    monkeypatch.setenv("SKILLSHELF_SYSTEM_CONFIG_DIR", str(tmp_path / "no-system"))
+    monkeypatch.chdir(tmp_path)
+    bare = CliRunner().invoke(cli, ["config"])
+    assert bare.exit_code == 0, bare.output
+    assert bare.stdout == CliRunner().invoke(cli, ["config", "show"]).stdout
+    assert "xml" in bare.stdout

@@ -133,9 +133,13 @@ def _print_instructions(result: Any, env: Env) -> None:
         echo_text(result.text)
 
 
-@click.group("config")
-def config() -> None:
-    """skillshelf's layered configuration (system, Codex, user, project, -c)."""
+@click.group("config", invoke_without_command=True)
+@click.pass_context
+def config(ctx: click.Context) -> None:
+    """skillshelf's layered configuration (system, Codex, user, project, -c). Without a
+    command, as `config show`."""
+    if ctx.invoked_subcommand is None:
+        ctx.invoke(show)
 
 
 @config.command("show")
