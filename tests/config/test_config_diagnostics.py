@@ -116,15 +116,10 @@ def test_key_lines_follow_tables_arrays_and_quoted_keys() -> None:
 
 
 def test_config_show_prints_problems_without_traceback_and_exits_1(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli_config_dir: Path
 ) -> None:
-    user = tmp_path / "cfg"
-    user.mkdir()
+    user = cli_config_dir
     (user / "config.toml").write_text("[catalog\nbudget_tokens = 1\n", encoding="utf-8")
-    monkeypatch.setenv("SKILLSHELF_CONFIG_DIR", str(user))
-    monkeypatch.setenv("HOME", str(tmp_path))
-    monkeypatch.setenv("CODEX_HOME", str(tmp_path / ".codex"))
-    monkeypatch.setenv("SKILLSHELF_SYSTEM_CONFIG_DIR", str(tmp_path / "no-system"))
     monkeypatch.chdir(tmp_path)
     result = CliRunner().invoke(cli, ["config", "show", "--json"])
     assert result.exit_code == 1

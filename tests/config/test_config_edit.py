@@ -118,14 +118,11 @@ def test_trust_then_untrust_edits_one_entry(tmp_path: Path) -> None:
     assert path.read_text(encoding="utf-8") == trusted.replace('"trusted"', '"untrusted"')
 
 
-def test_cli_enable_disable_trust_round_trip(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cli_enable_disable_trust_round_trip(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli_config_dir: Path
+) -> None:
     repo = tmp_path / "repo"
     (repo / ".git").mkdir(parents=True)
-    user = tmp_path / "cfg"
-    monkeypatch.setenv("SKILLSHELF_CONFIG_DIR", str(user))
-    monkeypatch.setenv("HOME", str(tmp_path))
-    monkeypatch.setenv("CODEX_HOME", str(tmp_path / ".codex"))
-    monkeypatch.setenv("SKILLSHELF_SYSTEM_CONFIG_DIR", str(tmp_path / "no-system"))
     monkeypatch.chdir(repo)
     runner = CliRunner()
     assert runner.invoke(cli, ["disable", "alpha"]).exit_code == 0
@@ -250,15 +247,9 @@ def test_a_file_with_a_byte_order_mark_is_read_and_edited_and_keeps_it(tmp_path:
 
 
 def test_config_without_a_command_shows_the_merged_configuration(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli_config_dir: Path
 ) -> None:
-    user = tmp_path / "cfg"
-    user.mkdir()
-    (user / "config.toml").write_text('[catalog]\nformat = "xml"\n', encoding="utf-8")
-    monkeypatch.setenv("SKILLSHELF_CONFIG_DIR", str(user))
-    monkeypatch.setenv("HOME", str(tmp_path))
-    monkeypatch.setenv("CODEX_HOME", str(tmp_path / ".codex"))
-    monkeypatch.setenv("SKILLSHELF_SYSTEM_CONFIG_DIR", str(tmp_path / "no-system"))
+    (cli_config_dir / "config.toml").write_text('[catalog]\nformat = "xml"\n', encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     bare = CliRunner().invoke(cli, ["config"])
     assert bare.exit_code == 0, bare.output
