@@ -37,6 +37,31 @@ def test_odd_project_files_name_no_check_command_and_never_raise(
     assert find_check_command(tmp_path) == expected
 
 
+@pytest.mark.parametrize(
+    ("files", "expected"),
+    [
+        (["calc.py", "test_calc.py"], "python -m pytest"),
+        (["calc.py", "calc_test.py"], "python -m pytest"),
+        (["conftest.py"], "python -m pytest"),
+        (["test/"], "python -m pytest"),
+        (["tox.ini=[tox]\n[pytest]\naddopts = -q\n"], "python -m pytest"),
+        (["setup.cfg=[metadata]\nname = x\n[tool:pytest]\n"], "python -m pytest"),
+        (["calc.py", "testing.py", "test_data.txt", "test_dir.py/"], None),
+        (["setup.cfg=[metadata]\nname = x\n", "tox.ini=[tox]\nenvlist = py3\n"], None),
+    ],
+)
+def test_python_tests_are_found_where_pytest_would_collect_them(
+    tmp_path: Path, files: list[str], expected: str | None
+) -> None:
+    for spec in files:
+        name, _, text = spec.partition("=")
+        if name.endswith("/"):
+            (tmp_path / name).mkdir()
+        else:
+            (tmp_path / name).write_text(text, encoding="utf-8")
+    assert find_check_command(tmp_path) == expected
+
+
 def test_a_huge_manifest_is_read_only_up_to_the_cap(tmp_path: Path) -> None:
     with open(tmp_path / "package.json", "wb") as handle:
         handle.write(b'{"scripts": {"test": "x"}, "pad": "')

@@ -69,10 +69,27 @@ def _npm_has_test(package_json: Path) -> bool:
     return isinstance(scripts, dict) and "test" in scripts
 
 
+#: pytest's own config sections in ``tox.ini`` and ``setup.cfg``.
+_PYTEST_SECTION = re.compile(r"^\[(?:tool:)?pytest\]", re.M)
+#: Top-level entries looked at for test files; a folder with more is not a small script project.
+MAX_TOP_LEVEL_ENTRIES = 2000
+
+
 def _has_python_tests(workspace: Path) -> bool:
-    if (workspace / "pytest.ini").is_file() or (workspace / "tests").is_dir():
+    """pytest is configured, or there is something it collects: a ``tests`` or ``test``
+    folder, a ``conftest.py``, or a ``test_*.py`` / ``*_test.py`` file at the top level (a small
+    project with ``calc.py`` and ``test_calc.py``)."""
+    if (workspace / "pytest.ini").is_file() or any((workspace / name).is_dir() for name in ("tests", "test")):
         return True
-    text = read_project_file(workspace / "pyproject.toml")
+    if any(_PYTEST_SECTION.search(read_project_file(workspace / name)) for name in ("tox.ini", "setup.cfg")):
+        return True
+    if _pyproject_configures_pytest(workspace / "pyproject.toml"):
+        return True
+    return _has_top_level_test_file(workspace)
+
+
+def _pyproject_configures_pytest(path: Path) -> bool:
+    text = read_project_file(path)
     if not text:
         return False
     try:
@@ -81,3 +98,20 @@ def _has_python_tests(workspace: Path) -> bool:
         return False
     tool = pyproject.get("tool")
     return isinstance(tool, dict) and "pytest" in tool
+
+
+def _has_top_level_test_file(workspace: Path) -> bool:
+    try:
+        with os.scandir(workspace) as entries:
+            for seen, entry in enumerate(entries):
+                if seen >= MAX_TOP_LEVEL_ENTRIES:
+                    return False
+                name = entry.name
+                is_test = name == "conftest.py" or (
+                    name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))
+                )
+                if is_test and entry.is_file():
+                    return True
+    except OSError:
+        return False
+    return False
