@@ -126,13 +126,13 @@ class Calibration:
 MODELS: Mapping[tuple[str, ...], Calibration] = MappingProxyType(
     {
         (): Calibration(
-            coefficients=(1.209, 2.515, -0.074, -0.559, -2.206, -3.297, 0.928, -5.113), intercept=4.222
+            coefficients=(1.220, 2.518, -0.088, -0.583, -2.172, -3.322, 0.933, -5.119), intercept=4.231
         ),
         ("wordllama",): Calibration(
-            coefficients=(1.321, 1.174, -0.965, -1.805, -3.229, 0.886, -4.974, 2.655), intercept=3.901
+            coefficients=(1.303, 1.170, -1.041, -1.780, -3.270, 0.896, -4.973, 2.702), intercept=3.880
         ),
         ("minilm", "wordllama"): Calibration(
-            coefficients=(1.402, 1.017, -0.403, -2.128, -3.670, 0.928, -4.646, 0.725, 2.834), intercept=3.606
+            coefficients=(1.403, 1.040, -0.430, -2.123, -3.683, 0.937, -4.648, 0.737, 2.815), intercept=3.621
         ),
     }
 )
@@ -142,13 +142,13 @@ so that its fitted threshold falls at :data:`DEFAULT_MIN_CONFIDENCE`."""
 FEW_MODELS: Mapping[tuple[str, ...], Calibration] = MappingProxyType(
     {
         (): Calibration(
-            coefficients=(2.753, 3.987, 1.169, -0.552, -2.157, -3.399, 3.117, -5.280), intercept=-2.953
+            coefficients=(2.741, 3.991, 1.162, -0.570, -2.115, -3.417, 3.121, -5.268), intercept=-2.964
         ),
         ("wordllama",): Calibration(
-            coefficients=(2.234, 2.538, -1.123, -1.699, -3.318, 2.728, -5.290, 4.723), intercept=-2.209
+            coefficients=(2.203, 2.528, -1.212, -1.668, -3.361, 2.730, -5.261, 4.823), intercept=-2.167
         ),
         ("minilm", "wordllama"): Calibration(
-            coefficients=(2.527, 1.731, -0.563, -2.275, -3.837, 2.646, -4.761, 2.475, 4.699), intercept=-2.338
+            coefficients=(2.524, 1.743, -0.599, -2.259, -3.850, 2.654, -4.754, 2.501, 4.717), intercept=-2.333
         ),
     }
 )
@@ -172,19 +172,19 @@ full-library models'. ``unknown`` is 0
 here: a handful of skills knows too few words for one they lack to mark a topic they miss
 (counted in part, by the library's reach, it held back more right skills for as many quiet
 ``none`` requests). Cross-validated at 5 / 7 / 12 / 22 / 42 skills, ``none`` requests with no
-suggestion and right skills held back: base install 86 / 89 / 92 / 85 / 84 % and 0.8 / 2.7 /
-3.9 / 4.5 / 2.5 %; + MiniLM 93 / 95 / 92 / 88 / 82 % and 0.8 / 1.5 / 3.7 / 4.1 / 3.1 %; no model
-76 / 84 / 91 / 83 / 79 % and 0.7 / 2.6 / 3.2 / 4.2 / 2.7 % (with 3 %, base install: 91 / 92 /
-92 / 89 / 86 % and 2.1 / 3.8 / 4.8 / 5.5 / 3.4 %).
+suggestion and right skills held back: base install 92 / 93 / 92 / 92 / 91 % and 1.2 / 3.0 /
+3.4 / 4.4 / 2.1 %; + MiniLM 98 / 95 / 92 / 90 / 87 % and 0.9 / 2.0 / 3.4 / 3.9 / 3.3 %; no model
+89 / 89 / 89 / 88 / 87 % and 0.5 / 2.3 / 3.5 / 4.1 / 2.7 % (when ``MAX_LOST_FEW`` was chosen, with
+3 %, base install: 91 / 92 / 92 / 89 / 86 % and 2.1 / 3.8 / 4.8 / 5.5 / 3.4 %).
 Tried and left out: ``body`` and ``meta`` over the idf mass of the words some skill has, not of
 every word, below :data:`MIN_COMPETING` skills. A pack of generic skills (obra's superpowers,
 with or without Anthropic's) meets requests full of words none of its skills has: "fix the
 failing login test" gets 0.69 to 0.73 there and no suggestion. Refitted and cross-validated as
-above (base install; the baseline refitted in the same run), ``none`` requests with no
-suggestion went 92 / 93 / 92 / 92 / 90 % -> 72 / 82 / 93 / 94 / 97 % and right skills held back
-1.2 / 3.0 / 3.4 / 4.4 / 2.1 % -> 0.5 / 1.1 / 3.7 / 4.7 / 3.1 %; in those packs the dev requests
-a pack skill serves got it suggested more often (77 -> 92 % with superpowers alone) and the
-requests no pack skill serves got a suggestion more often too (27 -> 50 %).
+above (base install), ``none`` requests with no suggestion went 92 / 93 / 92 / 92 / 91 % -> 72 /
+82 / 93 / 94 / 97 % and right skills held back 1.2 / 3.0 / 3.4 / 4.4 / 2.1 % -> 0.5 / 1.1 / 3.7
+/ 4.7 / 3.1 %; in those packs the dev requests a pack skill serves got it suggested more often
+(77 -> 92 % with superpowers alone) and the requests no pack skill serves got a suggestion more
+often too (27 -> 50 %).
 Libraries of :data:`MIN_COMPETING` skills or more (every full-library figure) keep
 :data:`MODELS`: refitting those with the small-library rows (weight 0.07) held back more
 MetaTool queries (dev half, 10,351 queries, as ``bench/selection.py`` counts them: 8.1 ->
@@ -204,13 +204,14 @@ DEFAULT_MIN_CONFIDENCE = 0.88
 """Below this probability nothing is suggested (``[select] min_confidence``, in percent). Each
 model's threshold is the largest at which at most 3 % of the tuning skill requests with a
 right skill in the top five (dev split and authored) and at most 3 % of the MetaTool dev
-queries with a right tool in the top five fall below it (0.434 for the base install: WordLlama,
-0.439 with MiniLM, 0.510 with no model: the static vectors; one default serves all three by
-shifting each intercept, by +2.258 / +2.238 / +1.951). Cross-validated (5 folds x 10), base /
-+ MiniLM / no model: 70 / 64 / 77 % of the dev ``none`` requests and 73 / 71 / 75 % of the
-authored ones get no suggestion, while the suggestions lose the right skill of 2.4 / 3.2 / 2.7 %
-of the dev requests with one in the top five and 4.4 / 3.4 / 3.4 % of the authored ones, and
-0.8 / 0.0 / 0.3 % of MetaTool queries are held back."""
+queries with a right tool in the top five fall below it (0.530 for the base install: WordLlama,
+0.498 with MiniLM, 0.518 with no model: the static vectors; one default serves all three by
+shifting each intercept, by +1.874 / +1.998 / +1.919). Cross-validated (5 folds x 10), base /
++ MiniLM / no model: 69 / 69 / 85 % of the dev ``none`` requests and 76 / 74 / 77 % of the
+authored ones get no suggestion, while the suggestions lose the right skill of 2.9 / 3.0 / 3.2 %
+of the dev requests with one in the top five and 3.7 / 3.9 / 3.5 % of the authored ones, and
+0.9 / 0.0 / 0.3 % of MetaTool queries are held back (``bench/fit_selection.py`` on the features
+as they are now, the index reading a skill's bundled markdown)."""
 
 
 MIN_COMPETING = 50
