@@ -240,23 +240,35 @@ def test_the_turn_limit_stops_a_model_that_never_answers(tmp_path: Path, model_s
     assert result.stopped == "max_turns" and result.model_calls == 3
 
 
-def test_without_a_configured_check_a_failed_test_run_is_named_not_called_never_run(
-    tmp_path: Path, model_standin: Any
+@pytest.mark.parametrize(
+    ("test_file", "sent_back"),
+    [
+        # below the top level the project names no check of its own: the run that failed is named
+        ("checks/test_calc.py", "Run `python3 checks/test_calc.py` now"),
+        # at the top pytest collects it: what failed is named, the project's check is asked for
+        ("test_calc.py", "Run `python -m pytest` now"),
+    ],
+)
+def test_a_failed_test_run_is_named_as_it_ran_not_called_never_run(
+    tmp_path: Path, model_standin: Any, test_file: str, sent_back: str
 ) -> None:
-    (tmp_path / "test_calc.py").write_text("import calc\nassert calc.add(2, 3) == 5\n", encoding="utf-8")
+    (tmp_path / test_file).parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / test_file).write_text(
+        "import sys\nsys.path.insert(0, '.')\nimport calc\nassert calc.add(2, 3) == 5\n", encoding="utf-8"
+    )
     standin = model_standin(
         [
             _call("write_file", path="calc.py", content="def add(a, b):\n    return a - b\n"),
-            _call("bash", command="python3 test_calc.py"),
+            _call("bash", command=f"python3 {test_file}"),
             {"text": "Done."},
             {"text": "Done, trust me."},
         ]
     )
     result = _agent(standin, "openai", tmp_path).send("fix calc")
     [event] = result.events
-    assert "`python3 test_calc.py` failed (exit code 1)" in event.detail
-    assert "have not run" not in event.detail
-    assert result.check.status == "failed" and result.check.command == "python3 test_calc.py"
+    assert f"the last run of `python3 {test_file}` failed (exit code 1)" in event.detail
+    assert sent_back in event.detail and "have not run" not in event.detail
+    assert result.check.status == "failed" and result.check.command == f"python3 {test_file}"
 
 
 def test_tool_call_arguments_nested_too_deeply_reach_the_tool_as_raw_text() -> None:

@@ -121,8 +121,9 @@ CheckStatus = Literal["passed", "failed", "not_run", "no_edits", "no_checks"]
 class CheckOutcome:
     """Whether a task's work was verified: the state of its checks after the last edit.
 
-    ``passed`` / ``failed``: the last check run after the last edit, with its exit code;
-    ``not_run``: files changed after the last check run (or none ran); ``no_edits``: nothing
+    ``passed`` / ``failed``: the last check run after the last edit, with its exit code (and
+    ``command`` as it ran: ``python3 test_calc.py`` where the project's check is ``python -m
+    pytest``); ``not_run``: files changed after the last check run (or none ran); ``no_edits``: nothing
     to verify; ``no_checks``: files changed but no check is known for this project and no
     command that looks like one ran. ``unverified`` (failed or not run) is what a caller
     reports as a failure when the checks were ``required``.
@@ -201,10 +202,9 @@ class CompletionGuard:
         if not self._edited:
             status: CheckStatus = "no_edits"
         elif not self._dirty and self._last_check is not None:
-            status = "passed" if self._last_check[1] == 0 else "failed"
-            return CheckOutcome(
-                status=status, command=command, exit_code=self._last_check[1], required=self.required
-            )
+            ran, exit_code = self._last_check  # what ran, which may not be the project's command
+            status = "passed" if exit_code == 0 else "failed"
+            return CheckOutcome(status=status, command=ran, exit_code=exit_code, required=self.required)
         else:
             status = "not_run" if command else "no_checks"
         return CheckOutcome(status=status, command=command, required=self.required)
