@@ -75,7 +75,9 @@ FIND = (
 )
 
 
-@pytest.mark.parametrize("name", ["pyproject.toml", "package.json", "Makefile"])
+@pytest.mark.parametrize(
+    "name", ["pyproject.toml", "package.json", "Makefile", "tox.ini", "setup.cfg", "test_x.py"]
+)
 def test_a_fifo_named_like_a_project_file_does_not_block(tmp_path: Path, name: str) -> None:
     os.mkfifo(tmp_path / name)
     proc = subprocess.run(
