@@ -179,16 +179,14 @@ def claude_tool_names(env: Env) -> Callable[[Skill], str | None]:
     roots, or a copy of it is, without ``paths`` and not turned off by ``skillOverrides``),
     else None."""
     from skillshelf.install.visibility import Visibility
-    from skillshelf.skills.claude_settings import merged_settings
+    from skillshelf.skills.claude_settings import merged_settings, skill_overrides, unlisted_by_override
 
     visibility = Visibility(env)
-    overrides = merged_settings(env).get("skillOverrides")
-    overrides = overrides if isinstance(overrides, dict) else {}
-    hidden = {name for name, mode in overrides.items() if mode in ("off", "user-invocable-only")}
+    overrides = skill_overrides(merged_settings(env))
 
     def tool_name(skill: Skill) -> str | None:
         name = None if skill.claude.paths else visibility.claude_name(skill, copies=True)
-        return None if name in hidden else name
+        return None if name is None or unlisted_by_override(overrides, name) else name
 
     return tool_name
 

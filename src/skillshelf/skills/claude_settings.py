@@ -14,7 +14,7 @@ empty.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,8 @@ __all__ = [
     "merged_settings",
     "read_json",
     "settings_layers",
+    "skill_overrides",
+    "unlisted_by_override",
 ]
 
 
@@ -83,3 +85,15 @@ def merged_settings(env: Env) -> dict[str, Any]:
             below = merged.get(key)
             merged[key] = below | value if isinstance(below, dict) and isinstance(value, dict) else value
     return merged
+
+
+def skill_overrides(settings: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The ``skillOverrides`` of (merged) ``settings``, name -> mode; empty when malformed."""
+    overrides = settings.get("skillOverrides")
+    return overrides if isinstance(overrides, Mapping) else {}
+
+
+def unlisted_by_override(overrides: Mapping[str, Any], name: str) -> bool:
+    """Whether ``skillOverrides`` keeps ``name`` out of Claude Code's listing (``off`` or
+    ``user-invocable-only``; ``name-only`` keeps it in, by name alone)."""
+    return overrides.get(name) in ("off", "user-invocable-only")

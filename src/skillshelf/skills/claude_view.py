@@ -27,7 +27,13 @@ from skillshelf.skills.claude_listing import (
     usage_priority,
 )
 from skillshelf.skills.claude_models import model_room
-from skillshelf.skills.claude_settings import claude_state_file, merged_settings, read_json
+from skillshelf.skills.claude_settings import (
+    claude_state_file,
+    merged_settings,
+    read_json,
+    skill_overrides,
+    unlisted_by_override,
+)
 from skillshelf.skills.discover import discover_claude
 from skillshelf.skills.model import RootOrigin, Skill
 from skillshelf.skills.roots import enabled_claude_plugins
@@ -53,8 +59,7 @@ def claude_listing(env: Env, *, now_ms: float | None = None, use_cache: bool = T
     settings = merged_settings(env)
     budget, source = _budget(env, settings)
     cap = _positive_int(settings.get("skillListingMaxDescChars")) or ENTRY_CAP
-    overrides = settings.get("skillOverrides")
-    overrides = overrides if isinstance(overrides, Mapping) else {}
+    overrides = skill_overrides(settings)
     usage = read_json(claude_state_file(env)).get("skillUsage")
     usage = usage if isinstance(usage, Mapping) else {}
     now = time.time() * 1000 if now_ms is None else now_ms
@@ -101,7 +106,7 @@ def _listed(env: Env, overrides: Mapping[str, Any], *, use_cache: bool) -> list[
         for skill in found.skills
         if not skill.claude.disable_model_invocation
         and not skill.claude.paths
-        and overrides.get(skill.name) not in ("off", "user-invocable-only")
+        and not unlisted_by_override(overrides, skill.name)
     ]
     return sorted(skills, key=lambda s: (order.get(s.root, len(order)), listing_key(s.name)))
 
@@ -114,7 +119,7 @@ def _described(skill: Skill) -> bool:
 
 
 def _shown(command: ClaudeCommand, overrides: Mapping[str, Any]) -> bool:
-    return not command.hidden and overrides.get(command.name) not in ("off", "user-invocable-only")
+    return not command.hidden and not unlisted_by_override(overrides, command.name)
 
 
 def _budget(env: Env, settings: Mapping[str, Any]) -> tuple[int, str]:
