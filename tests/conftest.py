@@ -15,12 +15,13 @@ Ctrl-C would, take SIGINT as they do in a terminal.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -105,13 +106,22 @@ def codex_oracle() -> OracleRunner:
 
 @pytest.fixture(scope="session")
 def claude_oracle() -> OracleRunner:
-    """``claude_oracle(cwd, home=...)`` -> the oracle's JSON (skills_listing, claude_md, transcript)."""
+    """``claude_oracle(cwd, home=..., environ=...)`` -> the oracle's JSON (skills_listing,
+    claude_md, transcript); ``environ``: variables added to Claude Code's environment."""
     tool = _tool("claude-oracle")
 
-    def run(cwd: Path, *, home: Path, prompt: str = ".") -> dict[str, Any]:
+    def run(
+        cwd: Path, *, home: Path, prompt: str = ".", environ: Mapping[str, str] | None = None
+    ) -> dict[str, Any]:
         args = [str(tool), "--cwd", str(cwd), "--home", str(home), "--prompt", prompt]
         proc = subprocess.run(
-            args, capture_output=True, text=True, encoding="utf-8", timeout=300, check=False
+            args,
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            timeout=300,
+            check=False,
+            env={**os.environ, **(environ or {})},
         )
         if proc.returncode == 3:
             missing("claude-oracle could not install Claude Code with npm")

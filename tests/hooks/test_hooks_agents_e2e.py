@@ -276,6 +276,24 @@ def test_codex_gets_the_skills_a_session_read_back_after_it_compacts(
     assert _reattached(standin.requests()[read:], marker)
 
 
+def test_codex_started_in_a_subfolder_runs_the_hooks_set_up_at_the_project_root(
+    agent_clis: Any, isolated_home: Any, model_standin: Any
+) -> None:
+    """Codex reads the ``.codex`` folders from the project root down to its cwd: hooks set up at
+    the root answer a session started in ``repo/app`` (a real repository: Codex finds the root
+    whose trust counts with git)."""
+    repo, _skill_file, _marker = _small_repo(isolated_home, ".agents/skills")
+    (repo / ".git").rmdir()
+    subprocess.run(["git", "init", "-q", str(repo)], check=True, timeout=60)
+    app = repo / "app"
+    app.mkdir()
+    standin = model_standin([{"text": "OK"}])
+    _codex_home(isolated_home, standin.url, repo)
+    _skillshelf("setup", "codex", "--scope", "project", cwd=repo)
+    _codex(agent_clis.codex, app, "make me a gif for the team chat")
+    assert "gif-maker" in _fragments(standin.requests())[0]
+
+
 # ---- Claude Code ----------------------------------------------------------------------------------
 
 
@@ -401,6 +419,23 @@ def test_claude_code_is_pointed_at_its_skill_tool_for_the_skills_it_lists(
     assert "- gif-maker: [untrusted project] Make GIFs for chat." in fragment and "(file:" not in fragment
     loaded = [s for r in requests[1:] for s in _strings(r["body"]) if marker in s]
     assert loaded, "the Skill tool did not load the skill by the suggested name"
+
+
+def test_claude_code_started_in_a_subfolder_runs_the_hooks_set_up_there(
+    agent_clis: Any, isolated_home: Any, model_standin: Any
+) -> None:
+    """Claude Code reads the ``.claude`` settings of the folder it starts in, not the repository
+    root's: set up from ``repo/app``, the hooks land where Claude Code started there runs them."""
+    repo, _skill_file, _marker = _small_repo(isolated_home, ".claude/skills")
+    app = repo / "app"
+    app.mkdir()
+    standin = model_standin([{"text": "OK"}])
+    done = _skillshelf("setup", "claude", "--scope", "project", cwd=app)
+    assert b"only in the folder it starts in" in done.stdout + done.stderr
+    assert (app / ".claude" / "settings.local.json").is_file()
+    assert not (repo / ".claude" / "settings.local.json").exists()
+    _claude(agent_clis.claude, app, standin.url, "make me a gif for the team chat")
+    assert "- gif-maker: [untrusted project] Make GIFs for chat." in _fragments(standin.requests())[0]
 
 
 def test_the_turn_goes_on_when_the_index_cannot_be_kept_and_the_memory_server_is_dead(

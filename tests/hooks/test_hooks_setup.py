@@ -368,3 +368,27 @@ def test_skillshelf_hooks_a_team_committed_to_the_shared_settings_are_left_there
     assert shared.read_text(encoding="utf-8") == team
     row = setup_status(env, command=COMMAND)[2]
     assert row.current and not any("again to move them" in r for r in row.reasons)
+
+
+def test_status_in_a_subfolder_says_the_root_folders_claude_hooks_do_not_run_there(
+    isolated_home: Any,
+) -> None:
+    """Claude Code reads the ``.claude`` settings of the folder it starts in only: hooks set up at
+    the repository root are not set up for a session started in ``repo/app``."""
+    repo, env = _project(isolated_home)
+    _setup(env, isolated_home, "claude")
+    app = repo / "app"
+    app.mkdir()
+    in_app = Env.for_test(cwd=app, home=isolated_home.home, codex_home=isolated_home.codex_home)
+    row = setup_status(in_app, command=COMMAND)[2]
+    assert row.hooks_file == app / ".claude" / "settings.local.json"
+    assert not row.events and not row.runs
+    assert any(
+        f"{repo / '.claude' / 'settings.local.json'} run only when Claude Code starts in {repo}" in r
+        for r in row.reasons
+    )
+    assert setup_status(env, command=COMMAND)[2].runs
+
+    plan = _setup(in_app, isolated_home, "claude")
+    assert any("only in the folder it starts in" in note for note in plan.notes)
+    assert setup_status(in_app, command=COMMAND)[2].runs

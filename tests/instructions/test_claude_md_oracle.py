@@ -5,6 +5,7 @@ words, so the comparison is file by file: ``(path, scope, text)``.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 from typing import Any
@@ -152,6 +153,26 @@ CASES: dict[str, tuple[dict[str, bytes | str], str]] = {
         },
         "repo",
     ),
+    "claude_md_excludes_of_the_user_and_the_cwd_settings": (
+        {
+            "home/.claude/CLAUDE.md": "USER\n@~/notes/kept.md\n@~/notes/skipped.md\n",
+            "home/notes/kept.md": "KEPT IMPORT\n",
+            "home/notes/skipped.md": "SKIPPED IMPORT\n",
+            "home/.claude/settings.json": (
+                '{"claudeMdExcludes": ["**/notes/skipped.md", "{BASE}/repo/CLAUDE.md"]}'
+            ),
+            "repo/.git/HEAD": "x",
+            "repo/CLAUDE.md": "ROOT\n",
+            "repo/.claude/settings.json": '{"claudeMdExcludes": ["**/app/.claude/CLAUDE.md"]}',
+            "repo/.claude/rules/kept.md": "ROOT RULE\n",
+            "repo/.claude/rules/skip-me.md": "SKIPPED RULE\n",
+            "repo/app/CLAUDE.md": "APP\n",
+            "repo/app/.claude/CLAUDE.md": "APP DOT\n",
+            "repo/app/.claude/settings.local.json": '{"claudeMdExcludes": ["**/rules/skip-*.md", 7]}',
+            "repo/app/CLAUDE.local.md": "APP LOCAL\n",
+        },
+        "repo/app",
+    ),
     "cwd_under_home_does_not_repeat_user_file": (
         {
             "home/.claude/CLAUDE.md": "USER\n",
@@ -170,7 +191,11 @@ def test_claude_md_files_match_claude_code(case: str, tmp_path: Path, claude_ora
     files, cwd_rel = CASES[case]
     base = tmp_path / "case"
     files = {
-        k: (v.replace("{EXT2}", str(base / "ext" / "e2.md")) if isinstance(v, str) else v)
+        k: (
+            v.replace("{EXT2}", str(base / "ext" / "e2.md")).replace("{BASE}", str(base))
+            if isinstance(v, str)
+            else v
+        )
         for k, v in files.items()
     }
     _write(base, files)
@@ -179,3 +204,48 @@ def test_claude_md_files_match_claude_code(case: str, tmp_path: Path, claude_ora
     theirs = _sections(claude_oracle(cwd, home=base / "home")["claude_md"])
     assert theirs, "the oracle showed no CLAUDE.md block"
     assert _ours(cwd, base / "home") == theirs
+
+
+def _layout(base: Path) -> tuple[Path, Path]:
+    _write(
+        base,
+        {
+            "home/.claude/CLAUDE.md": "HOME USER\n",
+            "config/CLAUDE.md": "CONFIG DIR USER\n",
+            "config/rules/r.md": "CONFIG DIR RULE\n",
+            "repo/.git/HEAD": "x",
+            "repo/CLAUDE.md": "ROOT\n",
+            "repo/app/CLAUDE.md": "APP\n",
+        },
+    )
+    (base / "linked").symlink_to(base / "repo", target_is_directory=True)
+    return base / "home", base / "repo" / "app"
+
+
+@pytest.mark.parametrize(
+    ("environ", "settings"),
+    [
+        ({"CLAUDE_CONFIG_DIR": "{BASE}/config"}, None),
+        ({"CLAUDE_CODE_DISABLE_CLAUDE_MDS": "1"}, None),
+        ({"CLAUDE_CODE_DISABLE_CLAUDE_MDS": "0"}, None),
+        ({}, '{"claudeMdExcludes": ["{BASE}/linked/app/CLAUDE.md"]}'),
+    ],
+    ids=["config-dir", "disabled", "not-disabled-by-0", "excluded-through-a-link"],
+)
+def test_claude_md_environment_and_linked_excludes_match_claude_code(
+    tmp_path: Path, claude_oracle: Any, environ: dict[str, str], settings: str | None
+) -> None:
+    """``$CLAUDE_CONFIG_DIR`` moves the user's CLAUDE.md and rules; ``CLAUDE_CODE_DISABLE_CLAUDE_MDS``
+    turns every file off; an absolute ``claudeMdExcludes`` path through a symbolic link to a
+    folder also leaves out the file at the folder the link points to."""
+    base = tmp_path / "case"
+    home, cwd = _layout(base)
+    environ = {k: v.replace("{BASE}", str(base)) for k, v in environ.items()}
+    if settings is not None:
+        _write(base, {"home/.claude/settings.json": settings.replace("{BASE}", str(base))})
+    theirs = _sections(claude_oracle(cwd, home=home, environ=environ)["claude_md"])
+    env = Env.for_test(cwd=cwd, home=home)
+    env = dataclasses.replace(env, environ={**env.environ, **environ})
+    ours = _sections(load_instructions(env, profile="claude").text)
+    assert ours == theirs
+    assert bool(theirs) == (environ.get("CLAUDE_CODE_DISABLE_CLAUDE_MDS") != "1")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -34,7 +35,46 @@ def _env(cwd: Path, tmp_path: Path) -> Env:
 
 
 def test_scopes_are_ordered_from_widest_to_narrowest() -> None:
-    assert InstructionScope.USER < InstructionScope.PROJECT < InstructionScope.FOLDER < InstructionScope.LOCAL
+    assert InstructionScope.MANAGED < InstructionScope.USER < InstructionScope.PROJECT
+    assert InstructionScope.PROJECT < InstructionScope.FOLDER < InstructionScope.LOCAL
+
+
+def test_claude_managed_policy_comes_first_and_claude_md_excludes_cannot_leave_it_out(
+    repo: Path, tmp_path: Path
+) -> None:
+    """As Claude Code 2.1.197 reads ``/etc/claude-code`` (seen with ``claude-oracle`` run as
+    root; a test cannot write there): the policy's CLAUDE.md (its imports from outside the cwd
+    not loaded), the ``claudeMd`` text of its managed settings, then its rules; its own
+    ``claudeMdExcludes`` leaves out project files but no file of the policy."""
+    managed = tmp_path / "managed"
+    _write(managed / "CLAUDE.md", "MANAGED @../outside.md\n")
+    _write(tmp_path / "outside.md", "OUTSIDE\n")
+    _write(managed / ".claude" / "rules" / "m.md", "MANAGED RULE\n")
+    excludes = ["**/a/CLAUDE.md", f"{managed}/**"]
+    _write(
+        managed / "managed-settings.json",
+        json.dumps({"claudeMd": "  POLICY TEXT\n", "claudeMdExcludes": excludes}),
+    )
+    _write(tmp_path / "home" / ".claude" / "CLAUDE.md", "USER\n")
+    _write(repo / "CLAUDE.md", "ROOT\n")
+    _write(repo / "a" / "CLAUDE.md", "A\n")
+    env = dataclasses.replace(_env(repo / "a", tmp_path), claude_managed_dir=managed)
+
+    result = load_instructions(env, profile="claude")
+
+    included = [(layer.scope, layer.kind, layer.text) for layer in result.included]
+    assert included == [
+        (InstructionScope.MANAGED, LayerKind.CLAUDE, "MANAGED @../outside.md"),
+        (InstructionScope.MANAGED, LayerKind.POLICY, "POLICY TEXT"),
+        (InstructionScope.MANAGED, LayerKind.RULE, "MANAGED RULE"),
+        (InstructionScope.USER, LayerKind.CLAUDE, "USER"),
+        (InstructionScope.PROJECT, LayerKind.CLAUDE, "ROOT"),
+    ]
+    left_out = [layer for layer in result.layers if not layer.included]
+    assert [(layer.path, layer.reason) for layer in left_out] == [
+        (repo / "a" / "CLAUDE.md", "named by claudeMdExcludes in the settings")
+    ]
+    assert "Contents of " + str(managed / "managed-settings.json") in result.text
 
 
 def test_each_agents_layer_records_file_scope_and_bytes_cut(repo: Path, tmp_path: Path) -> None:

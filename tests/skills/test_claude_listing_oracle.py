@@ -117,3 +117,26 @@ def test_claude_code_drops_the_descriptions_skillshelf_says_it_drops(
     assert list(ours.described) == described
     assert sorted(ours.names_only) == sorted(set(bare) - {"my-001"})
     assert ours.over and ours.names_only
+
+
+def test_claude_code_reads_the_skill_overrides_of_the_folder_it_starts_in(
+    tmp_path: Path, claude_oracle: Any
+) -> None:
+    """Started in ``repo/app``, Claude Code takes ``skillOverrides`` from ``app/.claude`` and not
+    from the repository root's ``.claude`` (whose skills it still lists)."""
+    home, repo = tmp_path / "home", git_init(tmp_path / "repo")
+    app = repo / "app"
+    for name in ("my-root-off", "my-app-off", "my-kept"):
+        write_skill(repo / ".claude/skills" / name, name, f"{name} helps")
+    write(repo / ".claude/settings.json", json.dumps({"skillOverrides": {"my-root-off": "off"}}))
+    write(app / ".claude/settings.local.json", json.dumps({"skillOverrides": {"my-app-off": "off"}}))
+
+    described, bare = _listed(claude_oracle(app, home=home))
+    env = Env.for_test(cwd=app, home=home)
+    env = dataclasses.replace(env, environ={**env.environ, "ANTHROPIC_BASE_URL": "http://127.0.0.1:9"})
+    ours = claude_listing(env, use_cache=False).plan
+
+    assert sorted(described + bare) == ["my-kept", "my-root-off"]
+    assert sorted(n for n in (*ours.described, *ours.names_only) if n.startswith("my-")) == sorted(
+        described + bare
+    )

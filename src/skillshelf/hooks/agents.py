@@ -6,8 +6,10 @@ Observed with the pinned CLIs (Codex 0.171.0 and Claude Code 2.1.197, driven off
 - Both read hooks in the same JSON shape, ``{"hooks": {EVENT: [{"matcher"?: ..., "hooks":
   [{"type": "command", "command": ..., "timeout": SECONDS}]}]}}``: Codex from
   ``<project>/.codex/hooks.json`` and ``$CODEX_HOME/hooks.json``, Claude Code from
-  ``<project>/.claude/settings.json``, ``<project>/.claude/settings.local.json`` and
-  ``~/.claude/settings.json`` (``$CLAUDE_CONFIG_DIR`` moves the user folder).
+  ``.claude/settings.json``, ``.claude/settings.local.json`` and ``~/.claude/settings.json``
+  (``$CLAUDE_CONFIG_DIR`` moves the user folder). Claude Code's ``.claude`` is that of the
+  folder it starts in, not the repository root's: started in ``repo/app`` it runs no hook of
+  ``repo/.claude/settings.local.json``, so setup writes the cwd's.
 - The hook command names this machine's skillshelf by absolute path. A project's
   ``.claude/settings.json`` is shared (committed), and Claude Code runs its hooks for everyone
   who trusts the folder, so for them the command would fail on every prompt: Claude Code's
@@ -21,7 +23,8 @@ Observed with the pinned CLIs (Codex 0.171.0 and Claude Code 2.1.197, driven off
   <handler>"] trusted_hash`` in ``$CODEX_HOME/config.toml``, see :mod:`.codex`); Claude Code
   has no such step.
 - MCP servers: Codex ``[mcp_servers.NAME]`` in ``config.toml`` (project ``.codex/`` or
-  ``$CODEX_HOME``); Claude Code ``mcpServers`` in ``<project>/.mcp.json`` or ``~/.claude.json``.
+  ``$CODEX_HOME``); Claude Code ``mcpServers`` in ``<project>/.mcp.json`` (read in every folder
+  from the cwd up) or ``~/.claude.json``.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ from pathlib import Path
 from typing import Literal
 
 from skillshelf.env import Env
-from skillshelf.skills.claude_settings import claude_state_file
+from skillshelf.skills.claude_settings import claude_state_file, project_settings_dir
 from skillshelf.skills.roots import claude_user_dir
 
 __all__ = [
@@ -112,13 +115,14 @@ def agent_files(agent: Agent, scope: SetupScope, env: Env) -> AgentFiles:
             trust=env.codex_home / "config.toml",
         )
     if scope == "project":
+        settings = project_settings_dir(env)
         return AgentFiles(
             agent=agent,
             scope=scope,
-            hooks=root / ".claude" / "settings.local.json",
+            hooks=settings / "settings.local.json",
             mcp=root / ".mcp.json",
             trust=None,
-            former_hooks=(root / ".claude" / "settings.json",),
+            former_hooks=(settings / "settings.json",),
         )
     return AgentFiles(
         agent=agent,

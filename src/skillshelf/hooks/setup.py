@@ -220,6 +220,12 @@ def _notes(env: Env, files: AgentFiles, remove: bool, mcp: bool, git: GitStandin
             )
     if files.personal_hooks:
         notes.append(_personal_file_note(files.hooks, git))
+        if env.cwd != env.project_root:
+            notes.append(
+                "Claude Code reads a project's .claude settings only in the folder it starts in: "
+                f"these hooks run when it starts in {env.cwd}, not in {env.project_root} (run setup "
+                "there for that, or use --scope user for every folder)"
+            )
     if files.agent == "claude" and files.scope == "project" and not trust_dialog_accepted(env):
         notes.append(
             "an interactive Claude Code session runs project hooks once the folder is trusted "

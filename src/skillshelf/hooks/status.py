@@ -106,6 +106,8 @@ def _one(env: Env, agent: Agent, scope: SetupScope, command: list[str]) -> HookS
     else:
         blockers = hook_blockers(env)
         reasons += blockers
+        if scope == "project":
+            reasons += _claude_hooks_of_other_folders(env, files.hooks.parent)
         runs = not blockers
         servers = read_json(files.mcp).get("mcpServers")
         mcp = isinstance(servers, dict) and MCP_NAME in servers
@@ -121,6 +123,19 @@ def _one(env: Env, agent: Agent, scope: SetupScope, command: list[str]) -> HookS
         runs=runs and bool(events),
         reasons=tuple(reasons),
     )
+
+
+def _claude_hooks_of_other_folders(env: Env, settings_dir: Path) -> list[str]:
+    """skillshelf's hooks in the ``.claude`` settings of the folders from the project root down
+    to the cwd's parent, which Claude Code started here does not read."""
+    folders = [f for f in env.folders_root_to_cwd() if f / ".claude" != settings_dir]
+    return [
+        f"skillshelf's hooks in {path} run only when Claude Code starts in {folder}, "
+        "not here: run `skillshelf setup claude` here, or use --scope user"
+        for folder in folders
+        for path in (folder / ".claude" / "settings.local.json", folder / ".claude" / "settings.json")
+        if _ours(path)[0]
+    ]
 
 
 def _codex_runs(

@@ -2,9 +2,15 @@
 
 Order of the files the model gets:
 
-1. ``~/.claude/CLAUDE.md`` then ``~/.claude/rules/**/*.md`` (user scope).
-2. For every folder from the filesystem root down to the canonical cwd: ``CLAUDE.md``,
+1. The managed policy (``/etc/claude-code`` on Linux): its ``CLAUDE.md``, the ``claudeMd`` text
+   of its managed settings, then its ``.claude/rules/**/*.md``.
+2. ``~/.claude/CLAUDE.md`` then ``~/.claude/rules/**/*.md`` (user scope; ``$CLAUDE_CONFIG_DIR``
+   moves the folder).
+3. For every folder from the filesystem root down to the canonical cwd: ``CLAUDE.md``,
    ``.claude/CLAUDE.md``, ``.claude/rules/**/*.md``, then ``CLAUDE.local.md``.
+
+Files that ``claudeMdExcludes`` names in the settings are left out (:mod:`.claude_excludes`);
+``CLAUDE_CODE_DISABLE_CLAUDE_MDS`` (1, true, yes or on) leaves out every one.
 
 Rules files are taken in directory order (as Claude Code does), sub-folders where they occur;
 a rule whose front matter has ``paths`` applies only to matching files and is left out here.
@@ -24,6 +30,7 @@ from pathlib import Path
 
 from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.env import Env, find_project_root
+from skillshelf.instructions.claude_excludes import ClaudeMdExcludes
 from skillshelf.instructions.files import (
     invalid_utf8_diagnostic,
     is_regular_file,
@@ -38,6 +45,7 @@ from skillshelf.instructions.imports import (
     strip_front_matter,
 )
 from skillshelf.instructions.model import InstructionLayer, Instructions, InstructionScope, LayerKind
+from skillshelf.skills.claude_settings import claude_user_dir, every_layer, managed_settings
 
 __all__ = ["MAX_IMPORT_DEPTH", "load_claude_md", "render_claude_md"]
 
@@ -47,6 +55,13 @@ JS_WHITE_SPACE = (
     + "".join(map(chr, range(0x2000, 0x200B)))
     + "\u2028\u2029\u202f\u205f\u3000"
 )
+_TRUE = ("1", "true", "yes", "on")
+_DISABLED = Diagnostic(
+    code="IN115",
+    severity=Severity.INFO,
+    message="CLAUDE_CODE_DISABLE_CLAUDE_MDS is set, so Claude Code reads no CLAUDE.md file",
+    fix="unset CLAUDE_CODE_DISABLE_CLAUDE_MDS for Claude Code to read them",
+)
 MAX_IMPORT_DEPTH = 5
 MAX_RULE_FILES = 500
 HEADER = "# claudeMd"
@@ -55,6 +70,7 @@ INTRO = (
     "precedence over default behaviour: follow them as written."
 )
 LABELS = {
+    InstructionScope.MANAGED: "organisation policy for every project",
     InstructionScope.USER: "user instructions for every project",
     InstructionScope.PROJECT: "project instructions, shared with the repository",
     InstructionScope.FOLDER: "project instructions, shared with the repository",
@@ -68,6 +84,7 @@ class _Walk:
 
     cwd: Path
     home: Path
+    excludes: ClaudeMdExcludes = field(default_factory=ClaudeMdExcludes)
     layers: list[InstructionLayer] = field(default_factory=list)
     diags: list[Diagnostic] = field(default_factory=list)
     seen: set[str] = field(default_factory=set)
@@ -85,6 +102,10 @@ class _Walk:
     ) -> None:
         key = _key(path)
         if key in self.seen or depth >= MAX_IMPORT_DEPTH:
+            return
+        if scope is not InstructionScope.MANAGED and self.excludes.excludes(path):
+            size = _size(path)
+            self._skip(path, scope, kind, size, "named by claudeMdExcludes in the settings", importer, depth)
             return
         self.seen.add(key)
         result = read_bounded(path)
@@ -116,6 +137,17 @@ class _Walk:
         )
         for raw in extract_imports(text):
             self._add_import(raw, path, scope, external_ok=external_ok, depth=depth + 1)
+
+    def add_policy_text(self, path: Path, text: str) -> None:
+        """The ``claudeMd`` of the managed settings in ``path``: a layer of its own, read as is."""
+        stripped = text.strip(JS_WHITE_SPACE)
+        if stripped:
+            size = len(text.encode("utf-8", "surrogatepass"))
+            self.layers.append(
+                InstructionLayer(
+                    path=path, scope=InstructionScope.MANAGED, kind=LayerKind.POLICY, text=stripped, size=size
+                )
+            )
 
     def _has_paths(self, front: str, path: Path) -> bool:
         """Whether a rule's front matter limits it to ``paths``; broken YAML is noted (IN114)."""
@@ -205,6 +237,13 @@ def _key(path: Path) -> str:
         return str(path)
 
 
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except (OSError, ValueError):
+        return 0
+
+
 def _inside(path: Path, folder: Path) -> bool:
     return Path(_key(path)).is_relative_to(folder) or path.is_relative_to(folder)
 
@@ -248,8 +287,11 @@ def _folders_from_top(cwd: Path) -> list[Path]:
 def load_claude_md(env: Env) -> Instructions:
     """Claude Code's CLAUDE.md files for ``env.cwd``, in the order the model reads them."""
     cwd = Path(_key(env.cwd))
-    walk = _Walk(cwd=cwd, home=env.home)
-    user_dir = env.home / ".claude"
+    if env.environ.get("CLAUDE_CODE_DISABLE_CLAUDE_MDS", "").strip().lower() in _TRUE:
+        return Instructions(profile="claude", cwd=cwd, layers=(), text="", diagnostics=(_DISABLED,))
+    walk = _Walk(cwd=cwd, home=env.home, excludes=ClaudeMdExcludes.from_layers(every_layer(env)))
+    _add_managed(walk, env.claude_managed_dir)
+    user_dir = claude_user_dir(env)
     # usable_file notes why a CLAUDE.md that is there (a folder, a broken link) is not read.
     if usable_file(user_dir / "CLAUDE.md", walk.diags):
         walk.add_file(user_dir / "CLAUDE.md", InstructionScope.USER, LayerKind.CLAUDE, external_ok=True)
@@ -274,6 +316,17 @@ def load_claude_md(env: Env) -> Instructions:
     return Instructions(
         profile="claude", cwd=cwd, layers=layers, text=render_claude_md(layers), diagnostics=tuple(walk.diags)
     )
+
+
+def _add_managed(walk: _Walk, managed: Path) -> None:
+    """The managed policy's CLAUDE.md, its settings' ``claudeMd`` text and its rules."""
+    if usable_file(managed / "CLAUDE.md", walk.diags):
+        walk.add_file(managed / "CLAUDE.md", InstructionScope.MANAGED, LayerKind.CLAUDE, external_ok=False)
+    text = managed_settings(managed).get("claudeMd")
+    if isinstance(text, str):
+        walk.add_policy_text(managed / "managed-settings.json", text)
+    for rule in _rule_files(managed / ".claude" / "rules"):
+        walk.add_file(rule, InstructionScope.MANAGED, LayerKind.RULE, external_ok=False, rule=True)
 
 
 def render_claude_md(layers: tuple[InstructionLayer, ...]) -> str:

@@ -20,8 +20,9 @@ Profile = Literal["codex", "claude"]
 
 
 class InstructionScope(IntEnum):
-    """How wide a file applies, from widest to narrowest (ordered: ``USER < PROJECT < ...``)."""
+    """How wide a file applies, from widest to narrowest (ordered: ``MANAGED < USER < PROJECT < ...``)."""
 
+    MANAGED = -1  # Claude Code's managed policy: its folder's CLAUDE.md and rules, its claudeMd
     USER = 0  # $CODEX_HOME/AGENTS.md, ~/.claude/CLAUDE.md and ~/.claude/rules
     PROJECT = 1  # the project root (and, for Claude Code, the folders above it)
     FOLDER = 2  # a folder between the project root (exclusive) and the cwd (inclusive)
@@ -42,6 +43,7 @@ class LayerKind(StrEnum):
     CLAUDE_LOCAL = "claude-local"  # CLAUDE.local.md
     RULE = "rule"  # .claude/rules/**/*.md
     IMPORT = "import"  # pulled in by an @path line
+    POLICY = "policy"  # claudeMd of Claude Code's managed settings (text, not a file)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -4,6 +4,10 @@
   project (``.claude/settings.json``), local (``.claude/settings.local.json``), the command
   line, and managed policy (``/etc/claude-code/managed-settings.json`` plus
   ``managed-settings.d/*.json`` on Linux). A key set in a higher layer wins.
+- The project and local files are those of the folder Claude Code starts in, not of the
+  repository's root: started in ``repo/app``, it reads neither the skill overrides nor the hooks
+  of ``repo/.claude/settings.json`` (checked with ``claude-oracle``; its ``.mcp.json`` files, by
+  contrast, are read from every folder up to the root).
 - Its own state (user-scope MCP servers, folder trust, how often each skill was used):
   ``~/.claude.json``, or ``$CLAUDE_CONFIG_DIR/.claude.json``.
 
@@ -24,8 +28,10 @@ from skillshelf.fileio import MAX_SETTINGS_BYTES, read_regular_text
 __all__ = [
     "claude_state_file",
     "claude_user_dir",
+    "every_layer",
     "managed_settings",
     "merged_settings",
+    "project_settings_dir",
     "read_json",
     "settings_layers",
     "skill_overrides",
@@ -56,11 +62,18 @@ def claude_user_dir(env: Env) -> Path:
 
 
 def settings_layers(env: Env) -> Iterator[tuple[str, dict[str, Any]]]:
-    """(layer, settings) of the user, project and local settings files, lowest first."""
-    root = env.project_root / ".claude"
+    """(layer, settings) of the user, project and local settings files, lowest first; the
+    project and local files are the cwd's (:func:`project_settings_dir`)."""
+    root = project_settings_dir(env)
     yield "user", read_json(claude_user_dir(env) / "settings.json")
     yield "project", read_json(root / "settings.json")
     yield "local", read_json(root / "settings.local.json")
+
+
+def project_settings_dir(env: Env) -> Path:
+    """The ``.claude`` folder whose ``settings.json`` and ``settings.local.json`` Claude Code
+    started in ``env.cwd`` reads: the cwd's own, never a parent's."""
+    return env.cwd / ".claude"
 
 
 def managed_settings(managed_dir: Path) -> dict[str, Any]:
@@ -75,16 +88,35 @@ def managed_settings(managed_dir: Path) -> dict[str, Any]:
     return merged
 
 
+def every_layer(env: Env) -> list[dict[str, Any]]:
+    """The settings of every layer, lowest first, the managed policy (``env.claude_managed_dir``)
+    last."""
+    return [settings for _, settings in settings_layers(env)] + [managed_settings(env.claude_managed_dir)]
+
+
 def merged_settings(env: Env) -> dict[str, Any]:
-    """Every layer's keys, the highest layer's value for each (objects merged key by key);
-    the managed policy is the one in ``env.claude_managed_dir``."""
+    """Every layer's keys, the highest layer's value for each (objects merged key by key, lists
+    joined without repeats, as Claude Code does for ``claudeMdExcludes``); the managed policy is
+    the one in ``env.claude_managed_dir``."""
     merged: dict[str, Any] = {}
-    layers = [settings for _, settings in settings_layers(env)] + [managed_settings(env.claude_managed_dir)]
-    for settings in layers:
+    for settings in every_layer(env):
         for key, value in settings.items():
-            below = merged.get(key)
-            merged[key] = below | value if isinstance(below, dict) and isinstance(value, dict) else value
+            merged[key] = _merged_value(merged.get(key), value)
     return merged
+
+
+def _merged_value(below: Any, value: Any) -> Any:
+    if isinstance(below, dict) and isinstance(value, dict):
+        return below | value
+    if isinstance(below, list) and isinstance(value, list):
+        joined, seen = [], set()
+        for item in [*below, *value]:
+            key = json.dumps(item, sort_keys=True)
+            if key not in seen:
+                seen.add(key)
+                joined.append(item)
+        return joined
+    return value
 
 
 def skill_overrides(settings: Mapping[str, Any]) -> Mapping[str, Any]:
