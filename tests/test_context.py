@@ -86,13 +86,21 @@ def test_for_claude_code_the_skills_it_lists_are_named_for_its_skill_tool(
     named = suggestions(claude_options)
     assert "call the Skill tool with its name" in named and "pdf-forms/SKILL.md" not in named
     settings = env.cwd / ".claude" / "settings.json"
-    for hidden in ('{"skillOverrides": {"pdf-forms": "off"}}', "{}"):
-        settings.write_text(hidden, encoding="utf-8")
-        if hidden == "{}":  # a skill Claude Code lists only for matching files is not in its list
-            skill_md = env.cwd / ".agents" / "skills" / "pdf-forms" / "SKILL.md"
-            text = skill_md.read_text(encoding="utf-8")
-            skill_md.write_text(text.replace("---\n#", "paths: ['*.pdf']\n---\n#", 1), encoding="utf-8")
-        assert "pdf-forms/SKILL.md" in suggestions(claude_options)
+    for withheld in ("off", "user-invocable-only"):  # the user keeps it from the model in Claude Code
+        settings.write_text(json.dumps({"skillOverrides": {"pdf-forms": withheld}}), encoding="utf-8")
+        assert build_context(env, task, claude_options).part("suggestions") is None
+        assert "pdf-forms/SKILL.md" in suggestions(OPTIONS)  # Codex is not told of Claude's settings
+        assert (
+            "- pdf-forms:"
+            in build_context(env, f"$pdf-forms {task}", claude_options).part("suggestions").text
+        )
+    settings.write_text(json.dumps({"skillOverrides": {"pdf-forms": "name-only"}}), encoding="utf-8")
+    assert "call the Skill tool with its name" in suggestions(claude_options)
+    settings.write_text("{}", encoding="utf-8")
+    skill_md = env.cwd / ".agents" / "skills" / "pdf-forms" / "SKILL.md"  # Claude Code lists it only for
+    text = skill_md.read_text(encoding="utf-8")  # matching files: the model is given its path
+    skill_md.write_text(text.replace("---\n#", "paths: ['*.pdf']\n---\n#", 1), encoding="utf-8")
+    assert "pdf-forms/SKILL.md" in suggestions(claude_options)
 
 
 def test_the_context_command_names_skills_for_claude_codes_tool_when_the_profile_is_claude(

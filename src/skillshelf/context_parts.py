@@ -7,7 +7,7 @@ composition and its order live in :mod:`skillshelf.context`.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -24,9 +24,9 @@ if TYPE_CHECKING:
     from skillshelf.workspace import Workspace
 
 __all__ = [
+    "ClaudeNames",
     "ContextSkills",
     "catalog_part",
-    "claude_tool_names",
     "instructions_part",
     "load_mentioned",
     "memory_part",
@@ -144,8 +144,8 @@ def suggestions_part(
     ``disable-model-invocation``),
     the same ranking as `skillshelf search` (:func:`skillshelf.select.ranking.shared_ranker`);
     the index is cached under ``cache_dir`` (``Workspace.index_cache_dir``). With ``env``
-    (``options.skill_tool``), the skills Claude Code lists there are named for its Skill tool
-    (:func:`claude_tool_names`)."""
+    (``options.skill_tool``), the skills Claude Code lists there are named for its Skill tool,
+    and those its ``skillOverrides`` keep from the model are not suggested (:class:`ClaudeNames`)."""
     from skillshelf.select.ranking import RankingSettings, shared_ranker
     from skillshelf.select.suggest import suggestion_fragment
 
@@ -155,6 +155,7 @@ def suggestions_part(
     ]
     if not candidates:
         return []
+    names = None if env is None else ClaudeNames(env)
     settings = RankingSettings.from_config(config.get) if config is not None else RankingSettings()
     ranker = shared_ranker(candidates, cache_dir=cache_dir, settings=settings)
     suggestions = suggestion_fragment(
@@ -162,7 +163,8 @@ def suggestions_part(
         task,
         budget_tokens=options.suggestion_tokens,
         mentioned=mentioned,
-        tool_name=None if env is None else claude_tool_names(env),
+        manual=() if names is None else names.withheld(candidates),
+        tool_name=None if names is None else names.tool_name,
     )
     if not suggestions.text:
         return []
@@ -174,21 +176,43 @@ def suggestions_part(
     ]
 
 
-def claude_tool_names(env: Env) -> Callable[[Skill], str | None]:
-    """The name Claude Code's Skill tool takes for a skill it lists here (seen in one of its
-    roots, or a copy of it is, without ``paths`` and not turned off by ``skillOverrides``),
-    else None."""
-    from skillshelf.install.visibility import Visibility
-    from skillshelf.skills.claude_settings import merged_settings, skill_overrides, unlisted_by_override
+class ClaudeNames:
+    """What Claude Code here makes of skills: the name its Skill tool takes for one it lists
+    (seen in one of its roots, or a copy of it is, without ``paths`` and not turned off by
+    ``skillOverrides``), and which ones ``skillOverrides`` keeps from the model (``off`` or
+    ``user-invocable-only``: the user turned them off in Claude Code, so no suggestion points
+    the model at their files either)."""
 
-    visibility = Visibility(env)
-    overrides = skill_overrides(merged_settings(env))
+    def __init__(self, env: Env) -> None:
+        from skillshelf.install.visibility import Visibility
+        from skillshelf.skills.claude_settings import merged_settings, skill_overrides
 
-    def tool_name(skill: Skill) -> str | None:
-        name = None if skill.claude.paths else visibility.claude_name(skill, copies=True)
-        return None if name is None or unlisted_by_override(overrides, name) else name
+        self._visibility = Visibility(env)
+        self._overrides = skill_overrides(merged_settings(env))
 
-    return tool_name
+    def tool_name(self, skill: Skill) -> str | None:
+        """The Skill tool's name for ``skill``, else None (suggest it by its path)."""
+        from skillshelf.skills.claude_settings import unlisted_by_override
+
+        name = None if skill.claude.paths else self._visibility.claude_name(skill, copies=True)
+        return None if name is None or unlisted_by_override(self._overrides, name) else name
+
+    def withheld(self, skills: Sequence[Skill]) -> tuple[Skill, ...]:
+        """Those of ``skills`` that Claude Code sees and ``skillOverrides`` keeps from the model."""
+        from skillshelf.skills.claude_settings import unlisted_by_override
+
+        off = {
+            str(key).rpartition(":")[2]
+            for key in self._overrides
+            if unlisted_by_override(self._overrides, key)
+        }
+        return tuple(
+            skill
+            for skill in skills
+            if skill.folder.name in off
+            and (name := self._visibility.claude_name(skill, copies=True)) is not None
+            and unlisted_by_override(self._overrides, name)
+        )
 
 
 def load_mentioned(mentioned: Sequence[Skill]) -> tuple[MentionedSkill, ...]:
