@@ -301,3 +301,31 @@ def test_a_usage_log_that_cannot_be_written_keeps_the_answer_and_is_logged(isola
     assert _ask(env, "PostToolUse", tool_name="Skill", tool_input={"skill": "pdf-forms"}).status == "empty"
     log = (env.dirs.state / "hooks" / "hooks.log").read_text(encoding="utf-8")
     assert log.count("usage not recorded: SE201") == 2
+
+
+def test_claude_codes_prompts_see_its_project_folder_after_the_model_moved_to_a_subfolder(
+    isolated_home: Any,
+) -> None:
+    """The model's ``cd`` moves the ``cwd`` of Claude Code's later hook calls, not the folder whose
+    skills and settings Claude Code has (``$CLAUDE_PROJECT_DIR``): a skill turned off in that
+    folder's settings stays unsuggested."""
+    env = make_project(isolated_home)
+    (env.cwd / ".claude" / "skills").mkdir(parents=True)
+    (env.cwd / ".claude" / "skills" / "pdf-forms").symlink_to(
+        env.cwd / ".agents" / "skills" / "pdf-forms", target_is_directory=True
+    )
+    off = '{"skillOverrides": {"pdf-forms": "off"}}'
+    (env.cwd / ".claude" / "settings.json").write_text(off, encoding="utf-8")
+    sub = env.cwd / "sub"
+    sub.mkdir()
+    in_sub = dataclasses.replace(env, cwd=sub)
+    assert "- pdf-forms:" in context_text(_ask(in_sub, "UserPromptSubmit", prompt=PDF_PROMPT).answer)
+
+    project = dataclasses.replace(in_sub, environ={**in_sub.environ, "CLAUDE_PROJECT_DIR": str(env.cwd)})
+    assert "- pdf-forms:" not in context_text(_ask(project, "UserPromptSubmit", prompt=PDF_PROMPT).answer)
+    codex = _ask(project, "UserPromptSubmit", "codex", prompt=PDF_PROMPT)  # Codex has no such variable
+    assert "- pdf-forms:" in context_text(codex.answer)
+    gone = dataclasses.replace(
+        project, environ={**project.environ, "CLAUDE_PROJECT_DIR": str(env.cwd / "gone")}
+    )
+    assert "- pdf-forms:" in context_text(_ask(gone, "UserPromptSubmit", prompt=PDF_PROMPT).answer)

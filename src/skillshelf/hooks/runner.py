@@ -103,14 +103,27 @@ def _handle(agent: Agent, event: str, raw: bytes, env: Env, state_dir: Path, *, 
     if handler is None:
         raise HookInputError(f"skillshelf has no hook for the event {event!r}")
     inp = parse_input(raw, event) if event != "warm" else parse_input(b"{}", event)
-    folder = Path(inp.cwd) if inp.cwd else None
-    here = dataclasses.replace(env, cwd=folder.absolute()) if folder is not None and folder.is_dir() else env
+    folder = _session_folder(agent, inp.cwd, env)
+    here = dataclasses.replace(env, cwd=folder.absolute()) if folder is not None else env
 
     def spawn(args: list[str]) -> None:
         if not (served and args[:1] == ["hook-server"]):
             _spawn(args, env=here, state_dir=state_dir)
 
     return handler(agent, inp, here, spawn)
+
+
+def _session_folder(agent: Agent, cwd: str, env: Env) -> Path | None:
+    """The folder whose skills, settings and instructions the agent's session has: Claude Code's
+    ``$CLAUDE_PROJECT_DIR`` (where it started; the model's ``cd`` moves the hook's ``cwd``
+    but not what Claude Code lists or reads), else the hook's ``cwd``. A ``PostToolUse`` command
+    is still read from the ``cwd`` it ran in (``HookInput.cwd``)."""
+    project = env.environ.get("CLAUDE_PROJECT_DIR", "") if agent == "claude" else ""
+    for given in (project, cwd):
+        folder = Path(given) if given and "\x00" not in given else None
+        if folder is not None and (given == cwd or folder.is_absolute()) and folder.is_dir():
+            return folder
+    return None
 
 
 def _describe(exc: BaseException) -> str:
