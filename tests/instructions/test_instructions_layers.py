@@ -223,3 +223,23 @@ def test_cut_by_the_read_limit_names_that_limit_not_project_doc_max_bytes(repo: 
     assert "read limit" in beyond.message and "project_doc_max_bytes" not in beyond.message.split(";")[0]
     [within] = [d for d in load_instructions(env, max_bytes=1000).diagnostics if d.code == "IN105"]
     assert "project_doc_max_bytes (1000)" in within.message
+
+
+def test_a_claude_md_excludes_pattern_that_cannot_be_compiled_is_reported_and_the_others_apply(
+    repo: Path, tmp_path: Path
+) -> None:
+    """A project's own settings are untrusted: a pattern of 4,096 brace alternatives is a
+    warning (IN116), not a traceback, and the other patterns still leave their files out."""
+    _write(repo / "CLAUDE.md", "ROOT\n")
+    _write(repo / "a" / "CLAUDE.md", "A\n")
+    bomb = "{a,b}" * 12
+    _write(
+        repo / "a" / ".claude" / "settings.json",
+        json.dumps({"claudeMdExcludes": [bomb, "**/repo/CLAUDE.md"]}),
+    )
+
+    result = load_instructions(_env(repo / "a", tmp_path), profile="claude")
+
+    assert [layer.text for layer in result.included] == ["A"]
+    (problem,) = [d for d in result.diagnostics if d.code == "IN116"]
+    assert bomb in problem.message and problem.fix

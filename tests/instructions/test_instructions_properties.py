@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from skillshelf.env import Env
 from skillshelf.instructions import InstructionScope, load_instructions
 from skillshelf.instructions.agents_md import rust_trim
+from skillshelf.instructions.claude_excludes import ClaudeMdExcludes
 from skillshelf.instructions.imports import clean_text, extract_imports, strip_front_matter
 
 
@@ -48,3 +49,27 @@ def test_import_parser_accepts_anything_and_returns_usable_paths(text: str) -> N
     for path in extract_imports(clean_text(body)):
         assert path and not path.startswith("@") and "#" not in path
         assert not any(ch.isspace() and ch != " " for ch in path)
+
+
+_GLOB_TEXT = st.lists(st.sampled_from([*"ab/*?{},[]!.-\\", "**", "{a,b}", "{a,b,c,d}" * 3]), max_size=20).map(
+    "".join
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(_GLOB_TEXT, max_size=5),
+    st.lists(st.text(alphabet="ab.-", min_size=1, max_size=6), min_size=1, max_size=6),
+)
+def test_any_claude_md_excludes_pattern_gives_an_answer_or_a_problem_never_an_error(
+    patterns: list[str], parts: list[str]
+) -> None:
+    """``claudeMdExcludes`` comes from files a project can plant: every list of strings is either
+    compiled or named among the problems, and matching never raises."""
+    excludes = ClaudeMdExcludes.from_layers([{"claudeMdExcludes": patterns}])
+    assert len(excludes.matchers) + len(excludes.problems) == len(excludes.patterns)
+    path = Path("/" + "/".join(parts))
+    assert excludes.excludes(path) in (True, False)
+    assert excludes.excludes(path) == any(m.match(str(path)) for m in excludes.matchers)
+    if "**" in patterns and not excludes.problems:
+        assert excludes.excludes(path)

@@ -25,9 +25,13 @@ _GLOB_CHAR = re.compile(r"[*?{\[]")
 
 @dataclass(frozen=True, slots=True)
 class ClaudeMdExcludes:
-    """The patterns of ``claudeMdExcludes`` (with their link-resolved variants)."""
+    """The patterns of ``claudeMdExcludes`` (with their link-resolved variants), compiled, and
+    the patterns that could not be (too many ``{a,b}`` alternatives: left out, named in
+    ``problems``)."""
 
     patterns: tuple[str, ...] = ()
+    matchers: tuple[Any, ...] = ()
+    problems: tuple[str, ...] = ()
 
     @classmethod
     def from_layers(cls, layers: Iterable[Mapping[str, Any]]) -> ClaudeMdExcludes:
@@ -38,16 +42,27 @@ class ClaudeMdExcludes:
             value = settings.get("claudeMdExcludes")
             if isinstance(value, list) and all(isinstance(p, str) for p in value):
                 given += [p.replace("\\", "/") for p in value if p and "\x00" not in p]
-        return cls(tuple(dict.fromkeys([*given, *(v for p in given if (v := _resolved_variant(p)))])))
+        if not given:
+            return cls()
+        patterns = tuple(dict.fromkeys([*given, *(v for p in given if (v := _resolved_variant(p)))]))
+        matchers, problems = [], []
+        for pattern in patterns:
+            try:
+                matchers.append(_compiled(pattern))
+            except Exception as exc:  # wcmatch's limit errors derive from Exception alone
+                problems.append(f"{pattern[:200]!r}: {str(exc)[:200]}")
+        return cls(patterns, tuple(matchers), tuple(problems))
 
     def excludes(self, path: Path) -> bool:
         """Whether ``path`` (absolute, as found) matches a pattern."""
-        if not self.patterns:
-            return False
-        from wcmatch import glob
+        text = str(path).replace("\\", "/")
+        return any(matcher.match(text) for matcher in self.matchers)
 
-        flags = glob.GLOBSTAR | glob.BRACE | glob.DOTGLOB | glob.FORCEUNIX
-        return bool(glob.globmatch(str(path).replace("\\", "/"), list(self.patterns), flags=flags))
+
+def _compiled(pattern: str) -> Any:
+    from wcmatch import glob
+
+    return glob.compile([pattern], flags=glob.GLOBSTAR | glob.BRACE | glob.DOTGLOB | glob.FORCEUNIX)
 
 
 def _resolved_variant(pattern: str) -> str | None:

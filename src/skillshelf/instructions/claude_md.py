@@ -289,7 +289,9 @@ def load_claude_md(env: Env) -> Instructions:
     cwd = Path(_key(env.cwd))
     if env.environ.get("CLAUDE_CODE_DISABLE_CLAUDE_MDS", "").strip().lower() in _TRUE:
         return Instructions(profile="claude", cwd=cwd, layers=(), text="", diagnostics=(_DISABLED,))
-    walk = _Walk(cwd=cwd, home=env.home, excludes=ClaudeMdExcludes.from_layers(every_layer(env)))
+    excludes = ClaudeMdExcludes.from_layers(every_layer(env))
+    walk = _Walk(cwd=cwd, home=env.home, excludes=excludes)
+    walk.diags += [_excludes_diag(problem) for problem in excludes.problems]
     _add_managed(walk, env.claude_managed_dir)
     user_dir = claude_user_dir(env)
     # usable_file notes why a CLAUDE.md that is there (a folder, a broken link) is not read.
@@ -315,6 +317,15 @@ def load_claude_md(env: Env) -> Instructions:
     layers = tuple(walk.layers)
     return Instructions(
         profile="claude", cwd=cwd, layers=layers, text=render_claude_md(layers), diagnostics=tuple(walk.diags)
+    )
+
+
+def _excludes_diag(problem: str) -> Diagnostic:
+    return Diagnostic(
+        code="IN116",
+        severity=Severity.WARNING,
+        message=f"a claudeMdExcludes pattern cannot be used, so it leaves out nothing: {problem}",
+        fix="write the pattern with fewer {a,b} alternatives, or name the files one by one",
     )
 
 
