@@ -5,7 +5,8 @@ Read from the pinned CLI's own settings code:
 - Settings layers, lowest first: user (``~/.claude/settings.json``, or ``$CLAUDE_CONFIG_DIR``),
   project (``.claude/settings.json``), local (``.claude/settings.local.json``), the command
   line, and managed policy (``/etc/claude-code/managed-settings.json`` plus
-  ``managed-settings.d/*.json`` on Linux). Hooks of every layer are combined.
+  ``managed-settings.d/*.json`` on Linux). Hooks of every layer are combined. The project and
+  local files are those of the folder Claude Code starts in, never of a folder above it.
 - ``disableAllHooks: true`` in managed policy turns every hook off; in any other layer (the
   highest that sets the key wins) it turns off all hooks but managed ones. Managed
   ``allowManagedHooksOnly: true`` (or ``strictPluginOnlyCustomization`` naming ``hooks``) keeps
