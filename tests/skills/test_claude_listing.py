@@ -189,8 +189,8 @@ def test_a_plugin_skill_shares_no_name_with_a_users_skill_of_the_same_folder_nam
 
 def test_managed_skills_come_first_and_managed_settings_set_the_budget(tmp_path: Path) -> None:
     """Claude Code 2.1.197 lists the managed policy's skills, then the user's, then the
-    project's, every same-named one included (checked once with ``claude-oracle`` and
-    ``/etc/claude-code/.claude/skills``; a test cannot write there)."""
+    project's, every same-named one included, and the policy's ``.claude/commands`` (checked
+    once with ``claude-oracle`` and ``/etc/claude-code``; a test cannot write there)."""
     home, project = tmp_path / "home", tmp_path / "project"
     managed = tmp_path / "managed"
     (project / ".git").mkdir(parents=True)
@@ -201,6 +201,10 @@ def test_managed_skills_come_first_and_managed_settings_set_the_budget(tmp_path:
     listing = claude_listing(env, use_cache=False)
     assert listing.plan.described == ("dup", "mgd", "dup", "usr", "dup", "proj")
     assert listing.plan.budget == 30_000
+
+    write(managed / ".claude/commands/mgd-cmd.md", "---\ndescription: the policy's command\n---\n")
+    listing = claude_listing(env, use_cache=False)  # listed too (seen the same way)
+    assert "mgd-cmd" in listing.plan.described and listing.commands == 1
 
     write(managed / "managed-settings.json", json.dumps({"skillListingBudgetFraction": 0.02}))
     listing = claude_listing(env, use_cache=False)

@@ -140,3 +140,41 @@ def test_claude_code_reads_the_skill_overrides_of_the_folder_it_starts_in(
     assert sorted(n for n in (*ours.described, *ours.names_only) if n.startswith("my-")) == sorted(
         described + bare
     )
+
+
+@pytest.mark.parametrize(
+    ("tree", "cwd", "home", "listed"),
+    [
+        (("outer", "outer/mid", "outer/mid/app"), "outer/mid/app", "home", 3),
+        (("", "h/w", "h/w/app"), "h/w/app", "h", 2),
+        (("outer", "outer/repo", "outer/repo/app"), "outer/repo/app", "home", 2),
+    ],
+    ids=["no-repository", "no-repository-under-home", "empty-git-folder-is-the-root"],
+)
+def test_claude_code_reads_project_skills_and_commands_from_the_cwd_up_as_skillshelf_says(
+    tmp_path: Path, claude_oracle: Any, tree: tuple[str, ...], cwd: str, home: str, listed: int
+) -> None:
+    """Claude Code walks from the cwd up to the nearest folder holding ``.git`` (an empty folder
+    counts), without one up to the filesystem root, and never into the home folder or above it:
+    ``listed`` of the ``tree``'s folders, nearest first, have their skill and command listed."""
+    base = tmp_path / "case"
+    for folder in tree:
+        name = "my-" + (folder.replace("/", "-") or "top")
+        write_skill(base / folder / ".claude/skills" / name, name, f"{name} helps")
+        write(
+            base / folder / ".claude/commands" / f"{name}-cmd.md", f"---\ndescription: {name} command\n---\n"
+        )
+    if "repo" in cwd:
+        (base / "outer/repo/.git").mkdir(parents=True)
+    (base / home).mkdir(parents=True, exist_ok=True)
+
+    described, bare = _listed(claude_oracle(base / cwd, home=base / home))
+    env = Env.for_test(cwd=base / cwd, home=base / home)
+    env = dataclasses.replace(env, environ={**env.environ, "ANTHROPIC_BASE_URL": "http://127.0.0.1:9"})
+    ours = claude_listing(env, use_cache=False).plan
+
+    names = {"my-" + (folder.replace("/", "-") or "top") for folder in tree[len(tree) - listed :]}
+    assert sorted(described + bare) == sorted([*names, *(f"{n}-cmd" for n in names)])
+    assert sorted(n for n in (*ours.described, *ours.names_only) if n.startswith("my-")) == sorted(
+        described + bare
+    )

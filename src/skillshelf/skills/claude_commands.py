@@ -1,8 +1,9 @@
 """The ``.claude/commands`` files (and plugins' commands) Claude Code lists beside its skills.
 
-Claude Code 2.1.197 reads every ``*.md`` file under ``~/.claude/commands`` and under each
-``.claude/commands`` from the cwd up to the project root (not the home folder's own), and lists
-each as a skill, after the skills and before its own. Read from the pinned CLI's code and
+Claude Code 2.1.197 reads every ``*.md`` file under the managed policy's ``.claude/commands``,
+``~/.claude/commands`` and each ``.claude/commands`` from the cwd up to the repository root (not
+the home folder's own; :func:`~skillshelf.skills.claude_settings.claude_project_folders`), and
+lists each as a skill, after the skills and before its own. Read from the pinned CLI's code and
 checked against it with ``claude-oracle`` (``tests/skills/test_claude_listing_oracle.py``):
 
 - A file's name is its path below its ``commands`` folder, ``:`` between the parts and
@@ -33,9 +34,9 @@ from pathlib import Path
 
 from skillshelf.env import Env
 from skillshelf.fileio import read_regular_text
-from skillshelf.skills.claude_settings import claude_user_dir
+from skillshelf.skills.claude_settings import claude_project_folders, claude_user_dir
 from skillshelf.skills.frontmatter import FrontmatterSplit, load_yaml, split_frontmatter
-from skillshelf.skills.plugins import ClaudePlugin, resolved
+from skillshelf.skills.plugins import ClaudePlugin
 
 __all__ = [
     "MAX_COMMAND_FILES",
@@ -139,15 +140,10 @@ def _first_line(body: str) -> str:
 
 
 def command_folders(env: Env) -> list[Path]:
-    """The ``commands`` folders Claude Code reads: the user's, then each project folder's from
-    the cwd up (the home folder's own ``.claude`` is the user's, read once)."""
-    home = resolved(env.home)
-    project = [
-        folder / ".claude" / "commands"
-        for folder in reversed(env.folders_root_to_cwd())
-        if resolved(folder) != home
-    ]
-    return [claude_user_dir(env) / "commands", *project]
+    """The ``commands`` folders Claude Code reads: the managed policy's, the user's, then each
+    :func:`~skillshelf.skills.claude_settings.claude_project_folders` one's."""
+    project = [folder / ".claude" / "commands" for folder in claude_project_folders(env)]
+    return [env.claude_managed_dir / ".claude" / "commands", claude_user_dir(env) / "commands", *project]
 
 
 def claude_commands(env: Env) -> list[ClaudeCommand]:

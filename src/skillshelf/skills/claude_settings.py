@@ -18,6 +18,7 @@ empty.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,7 @@ from skillshelf.fileio import MAX_SETTINGS_BYTES, read_regular_text
 
 __all__ = [
     "claude_state_file",
+    "claude_project_folders",
     "claude_user_dir",
     "every_layer",
     "managed_settings",
@@ -74,6 +76,35 @@ def project_settings_dir(env: Env) -> Path:
     """The ``.claude`` folder whose ``settings.json`` and ``settings.local.json`` Claude Code
     started in ``env.cwd`` reads: the cwd's own, never a parent's."""
     return env.cwd / ".claude"
+
+
+def claude_project_folders(env: Env) -> list[Path]:
+    """The folders whose ``.claude/skills`` and ``.claude/commands`` Claude Code reads, nearest
+    first: from the cwd up to the repository root (the nearest folder holding a ``.git`` file or
+    folder, whatever it holds; Codex's ``project_root_markers`` play no part), else up to the
+    filesystem root; a walk that reaches the home folder stops before it (its ``.claude`` is
+    the user's). Checked with ``claude-oracle``: outside a repository, ``.claude/skills`` of
+    every folder above the cwd up to the home folder (or ``/``) are listed."""
+    home = os.path.abspath(env.home)
+    folder = Path(os.path.abspath(env.cwd))
+    root = _git_root(folder)
+    chain: list[Path] = []
+    while str(folder) != home:
+        chain.append(folder)
+        if folder == root or folder.parent == folder:
+            break
+        folder = folder.parent
+    return chain
+
+
+def _git_root(folder: Path) -> Path | None:
+    for candidate in (folder, *folder.parents):
+        try:
+            os.stat(candidate / ".git")
+        except (OSError, ValueError):
+            continue
+        return candidate
+    return None
 
 
 def managed_settings(managed_dir: Path) -> dict[str, Any]:

@@ -21,7 +21,7 @@ pins each rule), scans in this order:
 
 ``project_root_markers`` is read from Codex's ``config.toml`` by discovery
 (:mod:`skillshelf.skills.codex_config`) and reaches this module through ``Env``. Then Claude
-Code's roots (``.claude/skills`` from the project root down to the cwd, ``~/.claude/skills``,
+Code's roots (``.claude/skills`` from the cwd up to the repository root, ``~/.claude/skills``,
 then the skill folders of its enabled plugins) and skillshelf's built-in skills (system
 scope). Discovery keeps the first root that yields a given ``SKILL.md``, so Codex's roots win
 over the others.
@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from skillshelf.env import Env, find_project_root
-from skillshelf.skills.claude_settings import claude_user_dir, merged_settings
+from skillshelf.skills.claude_settings import claude_project_folders, claude_user_dir, merged_settings
 from skillshelf.skills.model import RootOrigin, Scope, SkillRoot
 from skillshelf.skills.plugins import ClaudePlugin, claude_plugins, codex_plugin_folders, skills_dir_plugins
 
@@ -135,12 +135,12 @@ def codex_roots(env: Env, *, extra: Sequence[Path] = ()) -> list[SkillRoot]:
 
 
 def claude_roots(env: Env) -> list[SkillRoot]:
-    """Claude Code's roots: ``.claude/skills`` from the cwd up to the project root, the user's,
+    """Claude Code's roots: ``.claude/skills`` of each :func:`claude_project_folders`, the user's,
     the managed policy's (``/etc/claude-code/.claude/skills`` on Linux), then the skill folders
     of each enabled plugin (their skills named ``PLUGIN:NAME``)."""
     project = [
         _root(folder / ".claude" / "skills", Scope.REPO, RootOrigin.CLAUDE_PROJECT)
-        for folder in reversed(env.folders_root_to_cwd())
+        for folder in claude_project_folders(env)
     ]
     return [
         *project,
