@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -249,3 +250,36 @@ def test_claude_md_environment_and_linked_excludes_match_claude_code(
     ours = _sections(load_instructions(env, profile="claude").text)
     assert ours == theirs
     assert bool(theirs) == (environ.get("CLAUDE_CODE_DISABLE_CLAUDE_MDS") != "1")
+
+
+def _git(*args: str, cwd: Path) -> None:
+    identity = ["-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main"]
+    subprocess.run(["git", *identity, *args], cwd=cwd, check=True, capture_output=True, timeout=60)
+
+
+def test_claude_md_in_a_worktree_nested_in_its_main_checkout_matches_claude_code(
+    tmp_path: Path, claude_oracle: Any
+) -> None:
+    """A worktree in ``.claude/worktrees`` (where Claude Code makes its own): the main checkout's
+    shared files above it are the worktree's own, so only the worktree's are read;
+    ``CLAUDE.local.md`` is read in both."""
+    main, home = tmp_path / "main", tmp_path / "home"
+    _write(
+        main, {"CLAUDE.md": "SHARED\n", ".claude/rules/r.md": "SHARED RULE\n", "CLAUDE.local.md": "MINE\n"}
+    )
+    _git("init", "-q", str(main), cwd=tmp_path)
+    _git("add", "CLAUDE.md", ".claude/rules", cwd=main)
+    _git("commit", "-qm", "init", cwd=main)
+    _git("worktree", "add", "-q", ".claude/worktrees/x", cwd=main)
+    home.mkdir()
+    cwd = main / ".claude" / "worktrees" / "x"
+
+    theirs = _sections(claude_oracle(cwd, home=home)["claude_md"])
+    assert [text for _, _, text in theirs] == ["MINE", "SHARED", "SHARED RULE"]
+    assert _ours(cwd, home) == theirs
+    left_out = [
+        layer
+        for layer in load_instructions(Env.for_test(cwd=cwd, home=home), profile="claude").layers
+        if not layer.included
+    ]
+    assert {layer.path for layer in left_out} == {main / "CLAUDE.md", main / ".claude" / "rules" / "r.md"}

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from skill_tree_helpers import git_init, write, write_skill
+from skill_tree_helpers import git, git_init, write, write_skill
 
 from skillshelf.env import Env
 from skillshelf.skills.claude_view import claude_listing
@@ -178,3 +178,26 @@ def test_claude_code_reads_project_skills_and_commands_from_the_cwd_up_as_skills
     assert sorted(n for n in (*ours.described, *ours.names_only) if n.startswith("my-")) == sorted(
         described + bare
     )
+
+
+def test_in_a_worktree_without_commands_claude_code_lists_the_main_checkouts(
+    tmp_path: Path, claude_oracle: Any
+) -> None:
+    """A linked worktree with no ``.claude/commands`` of its own gets the main checkout's (they
+    are often not committed); the main checkout's skills it does not get."""
+    home, main = tmp_path / "home", git_init(tmp_path / "main")
+    write(main / "README.md", "x\n")
+    git("add", "README.md", cwd=main)
+    git("commit", "-qm", "init", cwd=main)
+    git("worktree", "add", "-q", str(tmp_path / "wt"), cwd=main)
+    write(main / ".claude/commands/my-main-cmd.md", "---\ndescription: the main checkout's command\n---\n")
+    write_skill(main / ".claude/skills/my-main-skill", "my-main-skill", "the main checkout's skill")
+    home.mkdir()
+
+    described, bare = _listed(claude_oracle(tmp_path / "wt", home=home))
+    env = Env.for_test(cwd=tmp_path / "wt", home=home)
+    env = dataclasses.replace(env, environ={**env.environ, "ANTHROPIC_BASE_URL": "http://127.0.0.1:9"})
+    ours = claude_listing(env, use_cache=False).plan
+
+    assert described + bare == ["my-main-cmd"]
+    assert [n for n in (*ours.described, *ours.names_only) if n.startswith("my-")] == ["my-main-cmd"]

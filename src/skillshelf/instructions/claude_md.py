@@ -45,7 +45,13 @@ from skillshelf.instructions.imports import (
     strip_front_matter,
 )
 from skillshelf.instructions.model import InstructionLayer, Instructions, InstructionScope, LayerKind
-from skillshelf.skills.claude_settings import claude_user_dir, every_layer, managed_settings
+from skillshelf.skills.claude_settings import (
+    claude_user_dir,
+    every_layer,
+    git_root,
+    main_checkout,
+    managed_settings,
+)
 
 __all__ = ["MAX_IMPORT_DEPTH", "load_claude_md", "render_claude_md"]
 
@@ -56,6 +62,7 @@ JS_WHITE_SPACE = (
     + "\u2028\u2029\u202f\u205f\u3000"
 )
 _TRUE = ("1", "true", "yes", "on")
+_WORKTREE_REASON = "the main checkout's copy, above this worktree: Claude Code reads the worktree's own"
 _DISABLED = Diagnostic(
     code="IN115",
     severity=Severity.INFO,
@@ -137,6 +144,10 @@ class _Walk:
         )
         for raw in extract_imports(text):
             self._add_import(raw, path, scope, external_ok=external_ok, depth=depth + 1)
+
+    def skip_file(self, path: Path, scope: InstructionScope, kind: LayerKind, reason: str) -> None:
+        """A file found and left out before it is read."""
+        self._skip(path, scope, kind, _size(path), reason, None, 0)
 
     def add_policy_text(self, path: Path, text: str) -> None:
         """The ``claudeMd`` of the managed settings in ``path``: a layer of its own, read as is."""
@@ -300,17 +311,23 @@ def load_claude_md(env: Env) -> Instructions:
     for rule in _rule_files(user_dir / "rules"):
         walk.add_file(rule, InstructionScope.USER, LayerKind.RULE, external_ok=True, rule=True)
     root = find_project_root(cwd, env.project_root_markers)
+    main_only = _main_checkout_folders(cwd)
     for folder in _folders_from_top(cwd):
         scope = (
             InstructionScope.FOLDER
             if folder.is_relative_to(root) and folder != root
             else InstructionScope.PROJECT
         )
-        for path in (folder / "CLAUDE.md", folder / ".claude" / "CLAUDE.md"):
-            if usable_file(path, walk.diags):
-                walk.add_file(path, scope, LayerKind.CLAUDE, external_ok=False)
-        for rule in _rule_files(folder / ".claude" / "rules"):
-            walk.add_file(rule, scope, LayerKind.RULE, external_ok=False, rule=True)
+        shared = [
+            p for p in (folder / "CLAUDE.md", folder / ".claude" / "CLAUDE.md") if usable_file(p, walk.diags)
+        ]
+        rules = list(_rule_files(folder / ".claude" / "rules"))
+        for path in [*shared, *rules]:
+            kind = LayerKind.RULE if path in rules else LayerKind.CLAUDE
+            if folder in main_only:
+                walk.skip_file(path, scope, kind, _WORKTREE_REASON)
+            else:
+                walk.add_file(path, scope, kind, external_ok=False, rule=kind is LayerKind.RULE)
         local = folder / "CLAUDE.local.md"
         if usable_file(local, walk.diags):
             walk.add_file(local, InstructionScope.LOCAL, LayerKind.CLAUDE_LOCAL, external_ok=False)
@@ -318,6 +335,21 @@ def load_claude_md(env: Env) -> Instructions:
     return Instructions(
         profile="claude", cwd=cwd, layers=layers, text=render_claude_md(layers), diagnostics=tuple(walk.diags)
     )
+
+
+def _main_checkout_folders(cwd: Path) -> set[Path]:
+    """The folders of the main checkout above a worktree nested in it (Claude Code's own are in
+    ``.claude/worktrees``): their shared files are the worktree's own in an older version, so
+    Claude Code reads only the worktree's (``CLAUDE.local.md`` is read everywhere)."""
+    root = git_root(cwd)
+    main = main_checkout(root) if root is not None else None
+    if root is None or main is None or main == root or not root.is_relative_to(main):
+        return set()
+    return {
+        folder
+        for folder in _folders_from_top(cwd)
+        if folder.is_relative_to(main) and not folder.is_relative_to(root)
+    }
 
 
 def _excludes_diag(problem: str) -> Diagnostic:

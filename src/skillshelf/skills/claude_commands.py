@@ -34,7 +34,7 @@ from pathlib import Path
 
 from skillshelf.env import Env
 from skillshelf.fileio import read_regular_text
-from skillshelf.skills.claude_settings import claude_project_folders, claude_user_dir
+from skillshelf.skills.claude_settings import claude_project_folders, claude_user_dir, git_root, main_checkout
 from skillshelf.skills.frontmatter import FrontmatterSplit, load_yaml, split_frontmatter
 from skillshelf.skills.plugins import ClaudePlugin
 
@@ -141,8 +141,18 @@ def _first_line(body: str) -> str:
 
 def command_folders(env: Env) -> list[Path]:
     """The ``commands`` folders Claude Code reads: the managed policy's, the user's, then each
-    :func:`~skillshelf.skills.claude_settings.claude_project_folders` one's."""
+    :func:`~skillshelf.skills.claude_settings.claude_project_folders` one's; in a linked
+    worktree without a ``.claude/commands`` of its own, the main checkout's after them."""
     project = [folder / ".claude" / "commands" for folder in claude_project_folders(env)]
+    root = git_root(Path(os.path.abspath(env.cwd)))
+    main = main_checkout(root) if root is not None else None
+    if (
+        root is not None
+        and main is not None
+        and main != root
+        and not (root / ".claude" / "commands").is_dir()
+    ):
+        project.append(main / ".claude" / "commands")
     return [env.claude_managed_dir / ".claude" / "commands", claude_user_dir(env) / "commands", *project]
 
 

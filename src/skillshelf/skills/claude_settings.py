@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,8 @@ __all__ = [
     "claude_project_folders",
     "claude_user_dir",
     "every_layer",
+    "git_root",
+    "main_checkout",
     "managed_settings",
     "merged_settings",
     "project_settings_dir",
@@ -39,6 +42,9 @@ __all__ = [
     "skill_overrides",
     "unlisted_by_override",
 ]
+
+
+_GIT_LINK_BYTES = 4096  # a worktree's .git, gitdir or commondir file: one path
 
 
 def read_json(path: Path) -> dict[str, Any]:
@@ -87,7 +93,7 @@ def claude_project_folders(env: Env) -> list[Path]:
     every folder above the cwd up to the home folder (or ``/``) are listed."""
     home = os.path.abspath(env.home)
     folder = Path(os.path.abspath(env.cwd))
-    root = _git_root(folder)
+    root = git_root(folder)
     chain: list[Path] = []
     while str(folder) != home:
         chain.append(folder)
@@ -97,14 +103,42 @@ def claude_project_folders(env: Env) -> list[Path]:
     return chain
 
 
-def _git_root(folder: Path) -> Path | None:
+def git_root(folder: Path) -> Path | None:
+    """Claude Code's repository root for ``folder``: the nearest folder (itself included)
+    holding a ``.git`` file or folder, whatever it holds."""
     for candidate in (folder, *folder.parents):
         try:
-            os.stat(candidate / ".git")
+            mode = os.stat(candidate / ".git").st_mode
         except (OSError, ValueError):
             continue
-        return candidate
+        if stat.S_ISDIR(mode) or stat.S_ISREG(mode):
+            return candidate
     return None
+
+
+def main_checkout(root: Path) -> Path:
+    """The main checkout of the repository whose root is ``root`` when ``root`` is a linked
+    worktree (its ``.git`` file names ``<main>/.git/worktrees/<name>``, which names it back),
+    else ``root``; read as Claude Code reads it (a bare repository's folder for a worktree of
+    one)."""
+    try:
+        link = read_regular_text(root / ".git", limit=_GIT_LINK_BYTES).strip()
+        if not link.startswith("gitdir:"):
+            return root
+        git_dir = Path(os.path.normpath(root / link[len("gitdir:") :].strip()))
+        common = Path(
+            os.path.normpath(
+                git_dir / read_regular_text(git_dir / "commondir", limit=_GIT_LINK_BYTES).strip()
+            )
+        )
+        if git_dir.parent != common / "worktrees":
+            return root
+        back = read_regular_text(git_dir / "gitdir", limit=_GIT_LINK_BYTES).strip()
+        if os.path.realpath(back) != os.path.join(os.path.realpath(root), ".git"):
+            return root
+    except (OSError, UnicodeDecodeError, ValueError):
+        return root
+    return Path(os.path.realpath(common if common.name != ".git" else common.parent))
 
 
 def managed_settings(managed_dir: Path) -> dict[str, Any]:
