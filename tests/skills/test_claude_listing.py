@@ -202,6 +202,11 @@ def test_managed_skills_come_first_and_managed_settings_set_the_budget(tmp_path:
     assert listing.plan.described == ("dup", "mgd", "dup", "usr", "dup", "proj")
     assert listing.plan.budget == 30_000
 
+    policy_off = dataclasses.replace(
+        env, environ={**env.environ, "CLAUDE_CODE_DISABLE_POLICY_SKILLS": " Yes"}
+    )
+    assert claude_listing(policy_off, use_cache=False).plan.described == ("dup", "usr", "dup", "proj")
+
     write(managed / ".claude/commands/mgd-cmd.md", "---\ndescription: the policy's command\n---\n")
     listing = claude_listing(env, use_cache=False)  # listed too (seen the same way)
     assert "mgd-cmd" in listing.plan.described and listing.commands == 1

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from skillshelf.env import Env
 from skillshelf.skills.claude_settings import (
+    claude_flag,
     claude_state_file,
     managed_settings,
     read_json,
@@ -50,7 +51,7 @@ def hook_blockers(env: Env) -> list[str]:
             disabled = (name, settings["disableAllHooks"])
     if disabled is not None and disabled[1]:
         reasons.append(f"disableAllHooks is set in the {disabled[0]} settings")
-    if env.environ.get("CLAUDE_CODE_SAFE_MODE", "").lower() in {"1", "true", "yes", "on"}:
+    if claude_flag(env.environ, "CLAUDE_CODE_SAFE_MODE"):
         reasons.append("CLAUDE_CODE_SAFE_MODE is set: only managed hooks run")
     return reasons
 

@@ -46,6 +46,7 @@ from skillshelf.instructions.imports import (
 )
 from skillshelf.instructions.model import InstructionLayer, Instructions, InstructionScope, LayerKind
 from skillshelf.skills.claude_settings import (
+    claude_flag,
     claude_user_dir,
     every_layer,
     git_root,
@@ -61,7 +62,6 @@ JS_WHITE_SPACE = (
     + "".join(map(chr, range(0x2000, 0x200B)))
     + "\u2028\u2029\u202f\u205f\u3000"
 )
-_TRUE = ("1", "true", "yes", "on")
 _WORKTREE_REASON = "the main checkout's copy, above this worktree: Claude Code reads the worktree's own"
 _DISABLED = Diagnostic(
     code="IN115",
@@ -298,7 +298,7 @@ def _folders_from_top(cwd: Path) -> list[Path]:
 def load_claude_md(env: Env) -> Instructions:
     """Claude Code's CLAUDE.md files for ``env.cwd``, in the order the model reads them."""
     cwd = Path(_key(env.cwd))
-    if env.environ.get("CLAUDE_CODE_DISABLE_CLAUDE_MDS", "").strip().lower() in _TRUE:
+    if claude_flag(env.environ, "CLAUDE_CODE_DISABLE_CLAUDE_MDS"):
         return Instructions(profile="claude", cwd=cwd, layers=(), text="", diagnostics=(_DISABLED,))
     excludes = ClaudeMdExcludes.from_layers(every_layer(env))
     walk = _Walk(cwd=cwd, home=env.home, excludes=excludes)

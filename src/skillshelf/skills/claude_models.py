@@ -28,6 +28,8 @@ import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from skillshelf.skills.claude_settings import claude_flag
+
 __all__ = ["ALIASES", "DEFAULT_MODEL", "ModelRoom", "canonical_model", "model_room"]
 
 DEFAULT_MODEL = "claude-opus-4-8[1m]"
@@ -68,7 +70,6 @@ _FAMILIES: tuple[tuple[str, str], ...] = (
     ),
 )
 _ONE_M = re.compile(r"\[1m\]", re.IGNORECASE)
-_TRUE = ("1", "true", "yes", "on")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -119,7 +120,7 @@ def _window(model: str, family: str, environ: Mapping[str, str]) -> int:
     if limit and environ.get("DISABLE_COMPACT"):
         return limit
     one_m = _ONE_M.search(model) is not None or (family in NATIVE_1M and _anthropic_api(environ))
-    if one_m and not _flag(environ.get("CLAUDE_CODE_DISABLE_1M_CONTEXT")):
+    if one_m and not claude_flag(environ, "CLAUDE_CODE_DISABLE_1M_CONTEXT"):
         return WINDOW_1M
     if limit and not family.startswith("claude-"):
         return limit
@@ -143,7 +144,3 @@ def _positive(value: str | None) -> int | None:
     except ValueError:
         return None
     return number if number > 0 else None
-
-
-def _flag(value: str | None) -> bool:
-    return (value or "").strip().lower() in _TRUE

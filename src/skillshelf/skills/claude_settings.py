@@ -28,6 +28,7 @@ from skillshelf.env import Env
 from skillshelf.fileio import MAX_SETTINGS_BYTES, read_regular_text
 
 __all__ = [
+    "claude_flag",
     "claude_state_file",
     "claude_project_folders",
     "claude_user_dir",
@@ -54,6 +55,12 @@ def read_json(path: Path) -> dict[str, Any]:
     except (OSError, UnicodeDecodeError, ValueError, RecursionError):
         return {}
     return data if isinstance(data, dict) else {}
+
+
+def claude_flag(environ: Mapping[str, str], name: str) -> bool:
+    """Whether the variable ``name`` is on as Claude Code reads a yes/no variable: 1, true, yes
+    or on, in any case, spaces around ignored (0, false, anything else: off)."""
+    return environ.get(name, "").strip().lower() in ("1", "true", "yes", "on")
 
 
 def claude_state_file(env: Env) -> Path:

@@ -34,7 +34,12 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from skillshelf.env import Env, find_project_root
-from skillshelf.skills.claude_settings import claude_project_folders, claude_user_dir, merged_settings
+from skillshelf.skills.claude_settings import (
+    claude_flag,
+    claude_project_folders,
+    claude_user_dir,
+    merged_settings,
+)
 from skillshelf.skills.model import RootOrigin, Scope, SkillRoot
 from skillshelf.skills.plugins import ClaudePlugin, claude_plugins, codex_plugin_folders, skills_dir_plugins
 
@@ -136,16 +141,19 @@ def codex_roots(env: Env, *, extra: Sequence[Path] = ()) -> list[SkillRoot]:
 
 def claude_roots(env: Env) -> list[SkillRoot]:
     """Claude Code's roots: ``.claude/skills`` of each :func:`claude_project_folders`, the user's,
-    the managed policy's (``/etc/claude-code/.claude/skills`` on Linux), then the skill folders
-    of each enabled plugin (their skills named ``PLUGIN:NAME``)."""
+    the managed policy's (``/etc/claude-code/.claude/skills`` on Linux; not with
+    ``CLAUDE_CODE_DISABLE_POLICY_SKILLS`` set to 1, true, yes or on), then the skill folders of
+    each enabled plugin (their skills named ``PLUGIN:NAME``)."""
     project = [
         _root(folder / ".claude" / "skills", Scope.REPO, RootOrigin.CLAUDE_PROJECT)
         for folder in claude_project_folders(env)
     ]
+    policy_off = claude_flag(env.environ, "CLAUDE_CODE_DISABLE_POLICY_SKILLS")
+    managed = [] if policy_off else [env.claude_managed_dir / ".claude" / "skills"]
     return [
         *project,
         _root(claude_user_dir(env) / "skills", Scope.USER, RootOrigin.CLAUDE_USER),
-        _root(env.claude_managed_dir / ".claude" / "skills", Scope.ADMIN, RootOrigin.CLAUDE_MANAGED),
+        *(_root(folder, Scope.ADMIN, RootOrigin.CLAUDE_MANAGED) for folder in managed),
         *(
             SkillRoot(path=folder, scope=Scope.USER, origin=RootOrigin.CLAUDE_PLUGIN, namespace=plugin.name)
             for plugin in enabled_claude_plugins(env)
