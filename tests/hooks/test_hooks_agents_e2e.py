@@ -294,6 +294,37 @@ def test_codex_started_in_a_subfolder_runs_the_hooks_set_up_at_the_project_root(
     assert "gif-maker" in _fragments(standin.requests())[0]
 
 
+def test_codex_in_a_git_worktree_runs_the_hooks_set_up_there(
+    agent_clis: Any, isolated_home: Any, model_standin: Any
+) -> None:
+    """In a linked worktree Codex runs the main checkout's project hooks, and only when the
+    worktree has a ``.codex`` folder: set up from the worktree, the hooks go to both, Codex
+    answers the worktree's prompts, and ``--remove`` takes both out again."""
+    repo, _skill_file, _marker = _small_repo(isolated_home, ".agents/skills")
+    (repo / ".git").rmdir()
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    for args in (
+        ["init", "-q", str(repo)],
+        ["-C", str(repo), "add", "."],
+        ["-C", str(repo), "commit", "-qm", "x"],
+    ):
+        subprocess.run([*git, *args], check=True, timeout=60, capture_output=True)
+    worktree = repo.parent / "small-wt"
+    subprocess.run([*git, "-C", str(repo), "worktree", "add", "-q", str(worktree)], check=True, timeout=60)
+    standin = model_standin([{"text": "OK"}])
+    config = _codex_home(isolated_home, standin.url, repo)
+    before = config.read_bytes()
+    done = _skillshelf("setup", "codex", "--scope", "project", cwd=worktree)
+    assert b"is a git worktree of" in done.stdout + done.stderr
+    assert (repo / ".codex" / "hooks.json").is_file() and (worktree / ".codex" / "hooks.json").is_file()
+    _codex(agent_clis.codex, worktree, "make me a gif for the team chat")
+    assert "gif-maker" in _fragments(standin.requests())[0]
+
+    _skillshelf("setup", "codex", "--scope", "project", "--remove", cwd=worktree)
+    assert not (repo / ".codex").exists() and not (worktree / ".codex").exists()
+    assert config.read_bytes() == before
+
+
 # ---- Claude Code ----------------------------------------------------------------------------------
 
 

@@ -392,3 +392,46 @@ def test_status_in_a_subfolder_says_the_root_folders_claude_hooks_do_not_run_the
     plan = _setup(in_app, isolated_home, "claude")
     assert any("only in the folder it starts in" in note for note in plan.notes)
     assert setup_status(in_app, command=COMMAND)[2].runs
+
+
+def test_in_a_git_worktree_codex_hooks_go_to_the_main_checkout_and_the_worktrees_folder(
+    isolated_home: Any,
+) -> None:
+    """Codex 0.171.0 runs a worktree's project hooks from the main checkout's ``.codex``, and
+    only when the worktree has a ``.codex`` folder of its own; the main checkout's trust counts."""
+    import subprocess
+
+    main = isolated_home.home / "main"
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    (main / "a.txt").parent.mkdir(parents=True)
+    (main / "a.txt").write_text("a\n", encoding="utf-8")
+    for args in (
+        ["init", "-q", str(main)],
+        ["-C", str(main), "add", "."],
+        ["-C", str(main), "commit", "-qm", "a"],
+    ):
+        subprocess.run([*git, *args], check=True, capture_output=True, timeout=60)
+    worktree = isolated_home.home / "wt"
+    subprocess.run(
+        [*git, "-C", str(main), "worktree", "add", "-q", str(worktree)], check=True, capture_output=True
+    )
+    env = Env.for_test(cwd=worktree, home=isolated_home.home, codex_home=isolated_home.codex_home)
+    isolated_home.codex_home.mkdir(parents=True, exist_ok=True)
+    (isolated_home.codex_home / "config.toml").write_text(
+        f'[projects."{main.resolve()}"]\ntrust_level = "trusted"\n', encoding="utf-8"
+    )
+
+    plan = _setup(env, isolated_home, "codex")
+    assert {c.path for c in plan.changed} >= {
+        main.resolve() / ".codex/hooks.json",
+        worktree / ".codex/hooks.json",
+    }
+    assert not any("does not trust" in note for note in plan.notes)
+    row = setup_status(env, command=COMMAND)[0]
+    assert row.hooks_file == main.resolve() / ".codex" / "hooks.json" and row.runs and row.current
+
+    in_main = Env.for_test(cwd=main, home=isolated_home.home, codex_home=isolated_home.codex_home)
+    _setup(env, isolated_home, "codex", remove=True)
+    _setup(in_main, isolated_home, "codex")  # set up in the main checkout only: no .codex in the worktree
+    row = setup_status(env, command=COMMAND)[0]
+    assert not row.runs and any("only once the worktree has a .codex folder" in r for r in row.reasons)

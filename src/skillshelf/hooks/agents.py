@@ -5,7 +5,8 @@ Observed with the pinned CLIs (Codex 0.171.0 and Claude Code 2.1.197, driven off
 
 - Both read hooks in the same JSON shape, ``{"hooks": {EVENT: [{"matcher"?: ..., "hooks":
   [{"type": "command", "command": ..., "timeout": SECONDS}]}]}}``: Codex from
-  ``<project>/.codex/hooks.json`` and ``$CODEX_HOME/hooks.json``, Claude Code from
+  ``<project>/.codex/hooks.json`` (in a linked worktree, the main checkout's) and
+  ``$CODEX_HOME/hooks.json``, Claude Code from
   ``.claude/settings.json``, ``.claude/settings.local.json`` and ``~/.claude/settings.json``
   (``$CLAUDE_CONFIG_DIR`` moves the user folder). Claude Code's ``.claude`` is that of the
   folder it starts in, not the repository root's: started in ``repo/app`` it runs no hook of
@@ -37,6 +38,7 @@ from pathlib import Path
 from typing import Literal
 
 from skillshelf.env import Env
+from skillshelf.gitrepo import main_checkout
 from skillshelf.skills.claude_settings import claude_state_file, project_settings_dir
 from skillshelf.skills.roots import claude_user_dir
 
@@ -48,6 +50,7 @@ __all__ = [
     "HookSpec",
     "SetupScope",
     "agent_files",
+    "codex_hooks_root",
     "claude_state_file",
     "hook_command",
     "hook_specs",
@@ -96,6 +99,9 @@ class AgentFiles:
     mcp: Path  # Codex: TOML [mcp_servers]; Claude Code: JSON "mcpServers"
     trust: Path | None  # Codex: $CODEX_HOME/config.toml (hook trust); None for Claude Code
     former_hooks: tuple[Path, ...] = ()  # where earlier setups put the hooks: moved out of them
+    # the same hooks again: a Codex worktree's own .codex/hooks.json, which Codex 0.171.0 does
+    # not run but whose folder makes it run the main checkout's (``hooks``)
+    mirror_hooks: tuple[Path, ...] = ()
 
     @property
     def personal_hooks(self) -> bool:
@@ -103,16 +109,27 @@ class AgentFiles:
         return self.agent == "claude" and self.scope == "project"
 
 
+def codex_hooks_root(env: Env) -> Path:
+    """The folder whose ``.codex/hooks.json`` Codex runs and whose trust it asks for: the project
+    root, or in a linked git worktree the main checkout (seen with Codex 0.171.0: from a
+    worktree that has a ``.codex`` folder it runs the main checkout's hooks, never the
+    worktree's own, though it reads the worktree's skills and AGENTS.md; without that folder,
+    none)."""
+    return main_checkout(env.project_root)
+
+
 def agent_files(agent: Agent, scope: SetupScope, env: Env) -> AgentFiles:
     root = env.project_root
     if agent == "codex":
-        folder = root / ".codex" if scope == "project" else env.codex_home
+        folder = codex_hooks_root(env) / ".codex" if scope == "project" else env.codex_home
+        own = root / ".codex" / "hooks.json"
         return AgentFiles(
             agent=agent,
             scope=scope,
             hooks=folder / "hooks.json",
             mcp=folder / "config.toml",
             trust=env.codex_home / "config.toml",
+            mirror_hooks=(own,) if scope == "project" and own.parent != folder else (),
         )
     if scope == "project":
         settings = project_settings_dir(env)

@@ -34,6 +34,7 @@ from skillshelf.hooks.agents import (
     AgentFiles,
     SetupScope,
     agent_files,
+    codex_hooks_root,
     hook_specs,
 )
 from skillshelf.hooks.claude import trust_dialog_accepted
@@ -100,17 +101,17 @@ def _json_after(edits: Edits, path: Path, text: str) -> str | None:
 def _hooks(edits: Edits, files: AgentFiles, command: list[str], remove: bool) -> None:
     for former in files.former_hooks:
         _take_out_hooks(edits, former)
-    path = files.hooks
-    current = edits.text(path)
-    if remove:
-        if current is not None:
-            after = jsonfile.remove_hooks(current, str(path), created=edits.made(path))
-            edits.set(path, _json_after(edits, path, after), "hooks")
-        return
-    text, created = jsonfile.add_hooks(
-        current if current is not None else _EMPTY_JSON, hook_specs(files.agent, command), str(path)
-    )
-    edits.set(path, text, "hooks", created)
+    for path in (files.hooks, *files.mirror_hooks):
+        current = edits.text(path)
+        if remove:
+            if current is not None:
+                after = jsonfile.remove_hooks(current, str(path), created=edits.made(path))
+                edits.set(path, _json_after(edits, path, after), "hooks")
+            continue
+        text, created = jsonfile.add_hooks(
+            current if current is not None else _EMPTY_JSON, hook_specs(files.agent, command), str(path)
+        )
+        edits.set(path, text, "hooks", created)
 
 
 def _take_out_hooks(edits: Edits, path: Path) -> None:
@@ -151,16 +152,19 @@ def _git_exclude(edits: Edits, git: GitStanding, remove: bool) -> GitStanding | 
 def _trust(edits: Edits, files: AgentFiles) -> None:
     """Codex: a trust entry for each of our hooks in the hooks file as it will be."""
     assert files.trust is not None
-    hooks_text = edits.text(files.hooks)
-    prefix = f"{files.hooks}:"
-    wanted: dict[tomlblock.TablePath, Mapping[str, object]] = {
-        ("hooks", "state", trust_key(files.hooks, h)): {"trusted_hash": trust_hash(h)}
-        for h in (jsonfile.our_hooks(hooks_text, str(files.hooks)) if hooks_text else ())
-    }
+    hook_files = (files.hooks, *files.mirror_hooks)
+    wanted: dict[tomlblock.TablePath, Mapping[str, object]] = {}
+    for hooks_file in hook_files:
+        hooks_text = edits.text(hooks_file)
+        wanted |= {
+            ("hooks", "state", trust_key(hooks_file, h)): {"trusted_hash": trust_hash(h)}
+            for h in (jsonfile.our_hooks(hooks_text, str(hooks_file)) if hooks_text else ())
+        }
+    prefixes = tuple(f"{hooks_file}:" for hooks_file in hook_files)
     _toml(
         edits,
         files.trust,
-        lambda path: path[:2] == ("hooks", "state") and path[2].startswith(prefix),
+        lambda path: path[:2] == ("hooks", "state") and path[2].startswith(prefixes),
         wanted,
         "hook trust",
     )
@@ -212,10 +216,15 @@ def _notes(env: Env, files: AgentFiles, remove: bool, mcp: bool, git: GitStandin
             "skillshelf: for a repository others use, set the server up with --scope user instead"
         )
     if files.agent == "codex" and files.scope == "project":
-        trusted = project_trusted(codex_config(env.codex_home / "config.toml"), env.project_root)
-        if not trusted:
+        root = codex_hooks_root(env)
+        if root != env.project_root:
             notes.append(
-                f"Codex does not trust {env.project_root} yet, so it ignores the project's .codex folder "
+                f"{env.project_root} is a git worktree of {root}: Codex runs the main checkout's "
+                "project hooks there, so they went to its .codex folder and serve each of its worktrees"
+            )
+        if not project_trusted(codex_config(env.codex_home / "config.toml"), root):
+            notes.append(
+                f"Codex does not trust {root} yet, so it ignores the project's .codex folder "
                 "(these hooks included): accept Codex's trust prompt there, or run `codex exec --trust` once"
             )
     if files.personal_hooks:

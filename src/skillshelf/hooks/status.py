@@ -19,6 +19,7 @@ from skillshelf.hooks.agents import (
     Agent,
     SetupScope,
     agent_files,
+    codex_hooks_root,
     hook_specs,
 )
 from skillshelf.hooks.claude import hook_blockers, read_json
@@ -148,8 +149,20 @@ def _codex_runs(
 ) -> bool:
     config = codex_config(trust_file)
     runs = True
-    if scope == "project" and hooks and not project_trusted(config, env.project_root):
-        reasons.append(f"Codex does not trust {env.project_root}: it ignores the project's .codex folder")
+    root = codex_hooks_root(env)
+    if scope == "project" and hooks and not project_trusted(config, root):
+        reasons.append(f"Codex does not trust {root}: it ignores the project's .codex folder")
+        runs = False
+    if (
+        scope == "project"
+        and hooks
+        and root != env.project_root
+        and not (env.project_root / ".codex").is_dir()
+    ):
+        reasons.append(
+            f"in this worktree Codex runs {root}'s hooks only once the worktree has a .codex folder: "
+            "run `skillshelf setup codex` here"
+        )
         runs = False
     trusted = trusted_hashes(config)
     untrusted = [h.event for h in hooks if trusted.get(trust_key(hooks_file, h)) != trust_hash(h)]

@@ -30,6 +30,7 @@ from pathlib import Path
 
 from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.env import Env, find_project_root
+from skillshelf.gitrepo import git_root, main_checkout
 from skillshelf.instructions.claude_excludes import ClaudeMdExcludes
 from skillshelf.instructions.files import (
     invalid_utf8_diagnostic,
@@ -49,8 +50,6 @@ from skillshelf.skills.claude_settings import (
     claude_flag,
     claude_user_dir,
     every_layer,
-    git_root,
-    main_checkout,
     managed_settings,
 )
 

@@ -34,7 +34,8 @@ from pathlib import Path
 
 from skillshelf.env import Env
 from skillshelf.fileio import read_regular_text
-from skillshelf.skills.claude_settings import claude_project_folders, claude_user_dir, git_root, main_checkout
+from skillshelf.gitrepo import git_root, main_checkout
+from skillshelf.skills.claude_settings import claude_project_folders, claude_user_dir
 from skillshelf.skills.frontmatter import FrontmatterSplit, load_yaml, split_frontmatter
 from skillshelf.skills.plugins import ClaudePlugin
 

@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from skillshelf.env import Env
 from skillshelf.fileio import MAX_SETTINGS_BYTES, read_regular_text
+from skillshelf.gitrepo import git_root
 
 __all__ = [
     "claude_flag",
@@ -33,8 +33,6 @@ __all__ = [
     "claude_project_folders",
     "claude_user_dir",
     "every_layer",
-    "git_root",
-    "main_checkout",
     "managed_settings",
     "merged_settings",
     "project_settings_dir",
@@ -43,9 +41,6 @@ __all__ = [
     "skill_overrides",
     "unlisted_by_override",
 ]
-
-
-_GIT_LINK_BYTES = 4096  # a worktree's .git, gitdir or commondir file: one path
 
 
 def read_json(path: Path) -> dict[str, Any]:
@@ -108,44 +103,6 @@ def claude_project_folders(env: Env) -> list[Path]:
             break
         folder = folder.parent
     return chain
-
-
-def git_root(folder: Path) -> Path | None:
-    """Claude Code's repository root for ``folder``: the nearest folder (itself included)
-    holding a ``.git`` file or folder, whatever it holds."""
-    for candidate in (folder, *folder.parents):
-        try:
-            mode = os.stat(candidate / ".git").st_mode
-        except (OSError, ValueError):
-            continue
-        if stat.S_ISDIR(mode) or stat.S_ISREG(mode):
-            return candidate
-    return None
-
-
-def main_checkout(root: Path) -> Path:
-    """The main checkout of the repository whose root is ``root`` when ``root`` is a linked
-    worktree (its ``.git`` file names ``<main>/.git/worktrees/<name>``, which names it back),
-    else ``root``; read as Claude Code reads it (a bare repository's folder for a worktree of
-    one)."""
-    try:
-        link = read_regular_text(root / ".git", limit=_GIT_LINK_BYTES).strip()
-        if not link.startswith("gitdir:"):
-            return root
-        git_dir = Path(os.path.normpath(root / link[len("gitdir:") :].strip()))
-        common = Path(
-            os.path.normpath(
-                git_dir / read_regular_text(git_dir / "commondir", limit=_GIT_LINK_BYTES).strip()
-            )
-        )
-        if git_dir.parent != common / "worktrees":
-            return root
-        back = read_regular_text(git_dir / "gitdir", limit=_GIT_LINK_BYTES).strip()
-        if os.path.realpath(back) != os.path.join(os.path.realpath(root), ".git"):
-            return root
-    except (OSError, UnicodeDecodeError, ValueError):
-        return root
-    return Path(os.path.realpath(common if common.name != ".git" else common.parent))
 
 
 def managed_settings(managed_dir: Path) -> dict[str, Any]:
