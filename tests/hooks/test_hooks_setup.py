@@ -430,6 +430,11 @@ def test_in_a_git_worktree_codex_hooks_go_to_the_main_checkout_and_the_worktrees
     row = setup_status(env, command=COMMAND)[0]
     assert row.hooks_file == main.resolve() / ".codex" / "hooks.json" and row.runs and row.current
 
+    with_mcp = plan_setup(env, "codex", "project", command=COMMAND, state_dir=env.dirs.state, mcp=True)
+    config_files = {c.path for c in with_mcp.changed if c.path.name == "config.toml"}
+    assert worktree / ".codex" / "config.toml" in config_files  # Codex reads the worktree's own
+    assert main.resolve() / ".codex" / "config.toml" not in config_files
+
     in_main = Env.for_test(cwd=main, home=isolated_home.home, codex_home=isolated_home.codex_home)
     _setup(env, isolated_home, "codex", remove=True)
     _setup(in_main, isolated_home, "codex")  # set up in the main checkout only: no .codex in the worktree

@@ -121,15 +121,15 @@ def codex_hooks_root(env: Env) -> Path:
 def agent_files(agent: Agent, scope: SetupScope, env: Env) -> AgentFiles:
     root = env.project_root
     if agent == "codex":
-        folder = codex_hooks_root(env) / ".codex" if scope == "project" else env.codex_home
-        own = root / ".codex" / "hooks.json"
+        config = root / ".codex" if scope == "project" else env.codex_home
+        hooks = codex_hooks_root(env) / ".codex" if scope == "project" else env.codex_home
         return AgentFiles(
             agent=agent,
             scope=scope,
-            hooks=folder / "hooks.json",
-            mcp=folder / "config.toml",
+            hooks=hooks / "hooks.json",
+            mcp=config / "config.toml",  # a worktree's own: Codex reads its config.toml (seen)
             trust=env.codex_home / "config.toml",
-            mirror_hooks=(own,) if scope == "project" and own.parent != folder else (),
+            mirror_hooks=(config / "hooks.json",) if config != hooks else (),
         )
     if scope == "project":
         settings = project_settings_dir(env)
