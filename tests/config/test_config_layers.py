@@ -266,3 +266,32 @@ def test_runtime_flag_can_turn_project_config_off_but_not_on(tree: Tree) -> None
     config = tree.load("requirements.allow_project_config=true")
     assert config.get("catalog.budget_tokens") is None
     assert config.requirements["allow_project_config"] is False
+
+
+def test_a_git_worktree_is_trusted_by_its_main_checkouts_entry_unless_it_has_its_own(tree: Tree) -> None:
+    """As Codex trusts a worktree by its main checkout: the worktrees agents make for each task
+    need no ``skillshelf trust`` of their own; an entry for the worktree itself still decides."""
+    import subprocess
+
+    main, worktree = tree.base / "main", tree.base / "wt"
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    tree.project(main, "[catalog]\nbudget_tokens = 999\n")
+    for args in (
+        ["init", "-q", str(main)],
+        ["-C", str(main), "add", "."],
+        ["-C", str(main), "commit", "-qm", "x"],
+    ):
+        subprocess.run([*git, *args], check=True, capture_output=True, timeout=60)
+    subprocess.run(
+        [*git, "-C", str(main), "worktree", "add", "-q", str(worktree)], check=True, capture_output=True
+    )
+    assert not tree.load(cwd=worktree).trusted
+
+    tree.write(tree.user / "config.toml", f'[projects."{main.resolve()}"]\ntrust_level = "trusted"\n')
+    config = tree.load(cwd=worktree)
+    assert config.trusted and config.get("catalog.budget_tokens") == 999
+    assert "main checkout" in config.trust.reason
+
+    with (tree.user / "config.toml").open("a", encoding="utf-8") as handle:
+        handle.write(f'[projects."{worktree.resolve()}"]\ntrust_level = "untrusted"\n')
+    assert not tree.load(cwd=worktree).trusted

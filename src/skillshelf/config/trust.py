@@ -5,7 +5,9 @@ Trust is written by ``skillshelf trust`` in the user layer, Codex style::
     [projects."/home/me/src/app"]
     trust_level = "trusted"      # or "untrusted"
 
-The entry for the project root, or the nearest of its ancestors that has one, decides. Only
+The entry for the project root, or the nearest of its ancestors that has one, decides; in a
+linked git worktree without one, the main checkout's (or its nearest ancestor's) decides, as
+Codex trusts a worktree by its main checkout (agents make worktrees for every task). Only
 the system and user layers are read for trust: a project cannot trust itself, so a
 ``[projects]`` table in a project or ``-c`` layer is reported and ignored.
 """
@@ -18,6 +20,7 @@ from pathlib import Path
 
 from skillshelf.config.layers import ConfigLayer, LayerKind
 from skillshelf.fileio import resolve_path
+from skillshelf.gitrepo import main_checkout
 
 __all__ = ["TrustDecision", "canonical", "decide_trust"]
 
@@ -65,14 +68,25 @@ def _entries(layers: Sequence[ConfigLayer]) -> dict[Path, tuple[str, str]]:
     return found
 
 
+def _entry_for(folder: Path, root: Path, main: Path) -> str:
+    """Where the deciding entry is, said after the layer's name ("" for the root's own)."""
+    if folder == root:
+        return ""
+    if root.is_relative_to(folder):
+        return f" (entry for its parent {folder})"
+    return f" (entry for {folder}: this worktree's main checkout is {main})"
+
+
 def decide_trust(root: Path, layers: Sequence[ConfigLayer]) -> TrustDecision:
     """Trust for the project at ``root`` from the system and user layers."""
     root = canonical(root)
     entries = _entries(layers)
-    for folder in (root, *root.parents):
+    main = main_checkout(root)
+    chain = [root, *root.parents, *((main, *main.parents) if main != root else ())]
+    for folder in chain:
         if folder in entries:
             level, label = entries[folder]
-            where = "" if folder == root else f" (entry for its parent {folder})"
+            where = _entry_for(folder, root, main)
             if level == "trusted":
                 return TrustDecision(
                     root=root, trusted=True, reason=f"trusted in the {label} layer{where}", entry=folder
