@@ -326,3 +326,54 @@ def test_a_memory_file_edited_during_the_model_call_is_not_overwritten(
     third = run_memory(env, settings, RunOptions(sessions=(folder,))).consolidation[0]
     assert (third.status, third.selected, third.added) == ("consolidated", 2, 1)
     assert scripted_model.count("mended by hand") >= 1  # the next prompt was built from the edit
+
+
+def test_sessions_in_git_worktrees_share_their_projects_memories(
+    isolated_home: Any, scripted_model: ScriptedModel
+) -> None:
+    """Agents make a worktree for each task: what a session in one taught is in the memory
+    summary of the main checkout and of every other worktree, and a reset from a worktree
+    clears the project's."""
+    import subprocess
+
+    main, folder = isolated_home.home / "proj", isolated_home.state / "t"
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    (main / "a.txt").parent.mkdir(parents=True)
+    (main / "a.txt").write_text("a\n", encoding="utf-8")
+    for args in (
+        ["init", "-q", str(main)],
+        ["-C", str(main), "add", "."],
+        ["-C", str(main), "commit", "-qm", "a"],
+    ):
+        subprocess.run([*git, *args], check=True, capture_output=True, timeout=60)
+    worktrees = [isolated_home.home / "wt1", main / ".claude" / "worktrees" / "wt2"]
+    for worktree in worktrees:
+        subprocess.run(
+            [*git, "-C", str(main), "worktree", "add", "-q", str(worktree)], check=True, capture_output=True
+        )
+    for i, worktree in enumerate(worktrees):
+        _session(folder, worktree, i, f"task {i}: prefer make check")
+    env = Env.for_test(cwd=worktrees[0], home=isolated_home.home, codex_home=isolated_home.codex_home)
+
+    report = run_memory(env, _settings(scripted_model.url + "/v1"), RunOptions(sessions=(folder,)))
+
+    assert report.outcomes == {"extracted": 2}
+    assert [c.folder for c in report.consolidation] == [
+        scope_dir(env.dirs.data, project_scope(main.resolve()))
+    ]
+    for cwd in (main, *worktrees):
+        here = Env.for_test(cwd=cwd, home=isolated_home.home, codex_home=isolated_home.codex_home)
+        summary = memory_summary_for(here)
+        assert summary is not None and summary.path.parent == report.consolidation[0].folder
+
+    from skillshelf.memory.control import reset_memories
+
+    reset_memories(
+        Env.for_test(cwd=worktrees[1], home=isolated_home.home, codex_home=isolated_home.codex_home)
+    )
+    assert (
+        memory_summary_for(
+            Env.for_test(cwd=main, home=isolated_home.home, codex_home=isolated_home.codex_home)
+        )
+        is None
+    )

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from skillshelf.env import Env
 from skillshelf.errors import NotFoundError, PathEscapeError
-from skillshelf.memory.layout import memories_root, project_scope, scope_dir
+from skillshelf.memory.layout import memories_root, memory_project, project_scope, scope_dir
 from skillshelf.memory.leases import LeaseVerdict, free_leases, judge_leases
 from skillshelf.memory.settings import MemorySettings
 from skillshelf.memory.store import open_store
@@ -102,12 +102,13 @@ def reset_memories(env: Env, *, db: str | None = None, all_scopes: bool = False)
     """Delete this project's memories (or every scope's): database rows, jobs (those of the
     project's sessions too, stuck ones included, so they start afresh) and folders."""
     data = env.dirs.data
-    scope = project_scope(env.project_root)
+    project = memory_project(env.project_root)
+    scope = project_scope(project)
     jobs = 0
     with open_store(db, data_dir=data) as store:
         rows = store.reset(scope=None if all_scopes else scope)
         if not all_scopes:
-            jobs = store.drop_stage1_jobs(store.project_session_ids(str(env.project_root)))
+            jobs = store.drop_stage1_jobs(store.project_session_ids(str(project)))
     if all_scopes:
         root = memories_root(data)
         folders = [p for p in sorted(root.iterdir()) if p.is_dir()] if root.is_dir() else []

@@ -1,7 +1,9 @@
 """Where memories live and how their files are named.
 
 Memories are scoped per project by default: ``<user data dir>/memories/<name>-<hash>/`` for
-the project root of a session's cwd; the opt-in global scope is ``<user data dir>/memories/global``.
+the project root of a session's cwd (:func:`memory_project`: a git worktree's main checkout, so
+the worktrees agents make for each task share their project's memories); the opt-in global
+scope is ``<user data dir>/memories/global``.
 Each folder holds ``memory_summary.md``, ``MEMORY.md``, ``raw_memories.md``,
 ``rollout_summaries/`` and ``skills/`` (a skillshelf skill root).
 """
@@ -14,7 +16,16 @@ import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 
-__all__ = ["GLOBAL_SCOPE", "memories_root", "project_scope", "scope_dir", "summary_file_stem"]
+from skillshelf.gitrepo import main_checkout
+
+__all__ = [
+    "GLOBAL_SCOPE",
+    "memories_root",
+    "memory_project",
+    "project_scope",
+    "scope_dir",
+    "summary_file_stem",
+]
 
 GLOBAL_SCOPE = "global"
 _BASE62 = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -22,6 +33,12 @@ _BASE62 = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 def memories_root(data_dir: Path) -> Path:
     return data_dir / "memories"
+
+
+def memory_project(project_root: Path) -> Path:
+    """The project whose memories a session at ``project_root`` has: the main checkout of a
+    linked git worktree, else ``project_root`` itself."""
+    return main_checkout(project_root)
 
 
 def project_scope(project_root: Path | str) -> str:

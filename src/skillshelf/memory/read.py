@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from skillshelf.env import Env
-from skillshelf.memory.layout import GLOBAL_SCOPE, project_scope, scope_dir
+from skillshelf.memory.layout import GLOBAL_SCOPE, memory_project, project_scope, scope_dir
 from skillshelf.tokens import approx_tokens
 
 __all__ = [
@@ -80,7 +80,7 @@ class MemoryHit:
 def memory_folders_for(env: Env) -> list[tuple[str, Path]]:
     """(scope, folder) candidates for ``env``: the project's first, then the global one."""
     data = env.dirs.data
-    scope = project_scope(env.project_root)
+    scope = project_scope(memory_project(env.project_root))
     return [(scope, scope_dir(data, scope)), (GLOBAL_SCOPE, scope_dir(data, GLOBAL_SCOPE))]
 
 

@@ -16,7 +16,7 @@ from typing import Self, TypeVar
 from skillshelf.env import find_project_root
 from skillshelf.errors import SkillshelfError
 from skillshelf.memory import phase1
-from skillshelf.memory.layout import GLOBAL_SCOPE, project_scope
+from skillshelf.memory.layout import GLOBAL_SCOPE, memory_project, project_scope
 from skillshelf.memory.models import JsonModel
 from skillshelf.memory.redact import redact_secrets
 from skillshelf.memory.redact.echoes import NO_SECRETS, KnownSecrets
@@ -148,7 +148,7 @@ def scope_for(settings: MemorySettings, project: str, cwd: str) -> str:
 def project_of(cwd: Path | None) -> str:
     if cwd is None:
         return ""
-    return str(find_project_root(cwd)) if cwd.is_dir() else str(cwd)
+    return str(memory_project(find_project_root(cwd))) if cwd.is_dir() else str(cwd)
 
 
 def with_session(path: str, work: Callable[[Session], T]) -> T:

@@ -13,7 +13,7 @@ from pathlib import Path
 from skillshelf.env import Env
 from skillshelf.errors import NotFoundError, SkillshelfError, UsageError
 from skillshelf.memory.control import forget_session
-from skillshelf.memory.layout import GLOBAL_SCOPE, project_scope, scope_dir
+from skillshelf.memory.layout import GLOBAL_SCOPE, memory_project, project_scope, scope_dir
 from skillshelf.memory.read import memory_summary_for
 from skillshelf.memory.store import OutputRow, default_db_path, open_store
 from skillshelf.serve.files import read_confined_file
@@ -30,7 +30,7 @@ def memory_view(env: Env) -> dict[str, object]:
     """The memory view's data: the current project first, then the global scope, then the rest."""
     data = env.dirs.data
     db = default_db_path(data)
-    current = project_scope(env.project_root)
+    current = project_scope(memory_project(env.project_root))
     outputs: list[OutputRow] = []
     sources: dict[str, str] = {}
     if db.is_file():
