@@ -4,18 +4,12 @@ files and FIFOs included."""
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from skillshelf.gitrepo import git_root, main_checkout
-
-GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main"]
-
-
-def git(*args: str, cwd: Path) -> None:
-    subprocess.run([*GIT, *args], cwd=cwd, check=True, capture_output=True, timeout=60)
+from testkit import git_worktrees
 
 
 def write(path: Path, text: str) -> None:
@@ -24,12 +18,7 @@ def write(path: Path, text: str) -> None:
 
 
 def test_a_worktree_names_its_main_checkout_and_a_plain_repository_itself(tmp_path: Path) -> None:
-    main = tmp_path / "main"
-    git("init", "-q", str(main), cwd=tmp_path)
-    write(main / "a.txt", "a\n")
-    git("add", "a.txt", cwd=main)
-    git("commit", "-qm", "a", cwd=main)
-    git("worktree", "add", "-q", str(tmp_path / "wt"), cwd=main)
+    main = git_worktrees(tmp_path / "main", tmp_path / "wt")
     assert git_root(tmp_path / "wt") == tmp_path / "wt"
     assert main_checkout(tmp_path / "wt") == Path(os.path.realpath(main))
     assert main_checkout(main) == main

@@ -16,6 +16,7 @@ import io
 import json
 import os
 import stat
+import subprocess
 import tarfile
 import warnings
 import zipfile
@@ -184,3 +185,28 @@ def count_walks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     monkeypatch.setattr(discover_module, "walk_root", counting)
     monkeypatch.setattr(walk_cache, "_RACY_NS", 0)
     return calls
+
+
+GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main"]
+
+
+def git_worktrees(main: Path, *worktrees: Path) -> Path:
+    """A real repository at ``main`` holding one commit of whatever is there (a file is added
+    when there is nothing), with each of ``worktrees`` added as a linked worktree; ``main``."""
+    main.mkdir(parents=True, exist_ok=True)
+    if not any(main.iterdir()):
+        (main / "README.md").write_text("x\n", encoding="utf-8")
+    for args in (
+        ["init", "-q", str(main)],
+        ["-C", str(main), "add", "."],
+        ["-C", str(main), "commit", "-qm", "x"],
+    ):
+        subprocess.run([*GIT, *args], check=True, capture_output=True, timeout=60)
+    for worktree in worktrees:
+        subprocess.run(
+            [*GIT, "-C", str(main), "worktree", "add", "-q", str(worktree)],
+            check=True,
+            capture_output=True,
+            timeout=60,
+        )
+    return main

@@ -9,6 +9,7 @@ import pytest
 from skillshelf.config import LayerKind, SkillMode, load_config
 from skillshelf.config.layers import parse_override
 from skillshelf.env import Env
+from testkit import git_worktrees
 
 
 class Tree:
@@ -271,20 +272,9 @@ def test_runtime_flag_can_turn_project_config_off_but_not_on(tree: Tree) -> None
 def test_a_git_worktree_is_trusted_by_its_main_checkouts_entry_unless_it_has_its_own(tree: Tree) -> None:
     """As Codex trusts a worktree by its main checkout: the worktrees agents make for each task
     need no ``skillshelf trust`` of their own; an entry for the worktree itself still decides."""
-    import subprocess
-
     main, worktree = tree.base / "main", tree.base / "wt"
-    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com"]
     tree.project(main, "[catalog]\nbudget_tokens = 999\n")
-    for args in (
-        ["init", "-q", str(main)],
-        ["-C", str(main), "add", "."],
-        ["-C", str(main), "commit", "-qm", "x"],
-    ):
-        subprocess.run([*git, *args], check=True, capture_output=True, timeout=60)
-    subprocess.run(
-        [*git, "-C", str(main), "worktree", "add", "-q", str(worktree)], check=True, capture_output=True
-    )
+    git_worktrees(main, worktree)
     assert not tree.load(cwd=worktree).trusted
 
     tree.write(tree.user / "config.toml", f'[projects."{main.resolve()}"]\ntrust_level = "trusted"\n')

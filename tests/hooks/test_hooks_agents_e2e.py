@@ -27,6 +27,7 @@ import pytest
 import yaml
 
 from skillshelf.memory.queue import queued
+from testkit import git_worktrees
 
 pytestmark = [pytest.mark.oracle, pytest.mark.slow, pytest.mark.timeout(900)]
 
@@ -302,15 +303,8 @@ def test_codex_in_a_git_worktree_runs_the_hooks_set_up_there(
     answers the worktree's prompts, and ``--remove`` takes both out again."""
     repo, _skill_file, _marker = _small_repo(isolated_home, ".agents/skills")
     (repo / ".git").rmdir()
-    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com"]
-    for args in (
-        ["init", "-q", str(repo)],
-        ["-C", str(repo), "add", "."],
-        ["-C", str(repo), "commit", "-qm", "x"],
-    ):
-        subprocess.run([*git, *args], check=True, timeout=60, capture_output=True)
     worktree = repo.parent / "small-wt"
-    subprocess.run([*git, "-C", str(repo), "worktree", "add", "-q", str(worktree)], check=True, timeout=60)
+    git_worktrees(repo, worktree)
     standin = model_standin([{"text": "OK"}])
     config = _codex_home(isolated_home, standin.url, repo)
     before = config.read_bytes()

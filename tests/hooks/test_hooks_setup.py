@@ -19,6 +19,7 @@ from skillshelf.hooks.codex import trust_hash, trust_key
 from skillshelf.hooks.jsonfile import our_hooks
 from skillshelf.hooks.setup import apply_setup, plan_setup
 from skillshelf.hooks.status import setup_status
+from testkit import git_worktrees
 
 COMMAND = ["/opt/venv/bin/skillshelf"]
 
@@ -399,22 +400,8 @@ def test_in_a_git_worktree_codex_hooks_go_to_the_main_checkout_and_the_worktrees
 ) -> None:
     """Codex 0.171.0 runs a worktree's project hooks from the main checkout's ``.codex``, and
     only when the worktree has a ``.codex`` folder of its own; the main checkout's trust counts."""
-    import subprocess
-
-    main = isolated_home.home / "main"
-    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com"]
-    (main / "a.txt").parent.mkdir(parents=True)
-    (main / "a.txt").write_text("a\n", encoding="utf-8")
-    for args in (
-        ["init", "-q", str(main)],
-        ["-C", str(main), "add", "."],
-        ["-C", str(main), "commit", "-qm", "a"],
-    ):
-        subprocess.run([*git, *args], check=True, capture_output=True, timeout=60)
-    worktree = isolated_home.home / "wt"
-    subprocess.run(
-        [*git, "-C", str(main), "worktree", "add", "-q", str(worktree)], check=True, capture_output=True
-    )
+    main, worktree = isolated_home.home / "main", isolated_home.home / "wt"
+    git_worktrees(main, worktree)
     env = Env.for_test(cwd=worktree, home=isolated_home.home, codex_home=isolated_home.codex_home)
     isolated_home.codex_home.mkdir(parents=True, exist_ok=True)
     (isolated_home.codex_home / "config.toml").write_text(

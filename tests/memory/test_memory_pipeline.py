@@ -19,6 +19,7 @@ from skillshelf.memory.read import memory_skill_roots, memory_summary_for, searc
 from skillshelf.memory.service import RunOptions, run_memory
 from skillshelf.memory.settings import MemorySettings
 from skillshelf.memory.store import open_store
+from testkit import git_worktrees
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts"
 FAKE_TOKEN_PREFIX = "ghp_R8x2Lq9"
@@ -334,23 +335,9 @@ def test_sessions_in_git_worktrees_share_their_projects_memories(
     """Agents make a worktree for each task: what a session in one taught is in the memory
     summary of the main checkout and of every other worktree, and a reset from a worktree
     clears the project's."""
-    import subprocess
-
     main, folder = isolated_home.home / "proj", isolated_home.state / "t"
-    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com"]
-    (main / "a.txt").parent.mkdir(parents=True)
-    (main / "a.txt").write_text("a\n", encoding="utf-8")
-    for args in (
-        ["init", "-q", str(main)],
-        ["-C", str(main), "add", "."],
-        ["-C", str(main), "commit", "-qm", "a"],
-    ):
-        subprocess.run([*git, *args], check=True, capture_output=True, timeout=60)
     worktrees = [isolated_home.home / "wt1", main / ".claude" / "worktrees" / "wt2"]
-    for worktree in worktrees:
-        subprocess.run(
-            [*git, "-C", str(main), "worktree", "add", "-q", str(worktree)], check=True, capture_output=True
-        )
+    git_worktrees(main, *worktrees)
     for i, worktree in enumerate(worktrees):
         _session(folder, worktree, i, f"task {i}: prefer make check")
     env = Env.for_test(cwd=worktrees[0], home=isolated_home.home, codex_home=isolated_home.codex_home)
