@@ -174,6 +174,19 @@ CASES: dict[str, tuple[dict[str, bytes | str], str]] = {
         },
         "repo/app",
     ),
+    "external_imports_approved_for_the_repository": (
+        {
+            "home/.claude.json": (
+                '{"projects": {"{BASE}/repo": {"hasClaudeMdExternalIncludesApproved": true}}}'
+            ),
+            "repo/.git/HEAD": "x",
+            "repo/CLAUDE.md": "ROOT\n@../out/shared.md\n",
+            "repo/app/CLAUDE.local.md": "LOCAL\n@../../out/local.md\n",
+            "out/shared.md": "SHARED OUTSIDE\n",
+            "out/local.md": "LOCAL OUTSIDE\n",
+        },
+        "repo/app",
+    ),
     "cwd_under_home_does_not_repeat_user_file": (
         {
             "home/.claude/CLAUDE.md": "USER\n",

@@ -17,8 +17,9 @@ a rule whose front matter has ``paths`` applies only to matching files and is le
 Front matter and HTML comment blocks are removed and the text trimmed; a blank file is left
 out. Each file is followed by its ``@path`` imports, depth first, up to depth 4 (the importing
 chain may be five files long); a file already included is never included again, which also
-stops cycles. Imports from project files may not leave the cwd (Claude Code asks first);
-imports from user files may go anywhere. An import carries its importer's scope.
+stops cycles. Imports from project files may not leave the cwd (Claude Code asks first) unless
+the user approved that for the project (``~/.claude.json``); imports from user files may go
+anywhere. An import carries its importer's scope.
 """
 
 from __future__ import annotations
@@ -48,9 +49,11 @@ from skillshelf.instructions.imports import (
 from skillshelf.instructions.model import InstructionLayer, Instructions, InstructionScope, LayerKind
 from skillshelf.skills.claude_settings import (
     claude_flag,
+    claude_state_file,
     claude_user_dir,
     every_layer,
     managed_settings,
+    read_json,
 )
 
 __all__ = ["MAX_IMPORT_DEPTH", "load_claude_md", "render_claude_md"]
@@ -302,7 +305,8 @@ def load_claude_md(env: Env) -> Instructions:
     excludes = ClaudeMdExcludes.from_layers(every_layer(env))
     walk = _Walk(cwd=cwd, home=env.home, excludes=excludes)
     walk.diags += [_excludes_diag(problem) for problem in excludes.problems]
-    _add_managed(walk, env.claude_managed_dir)
+    approved = _external_imports_approved(env, cwd)
+    _add_managed(walk, env.claude_managed_dir, approved)
     user_dir = claude_user_dir(env)
     # usable_file notes why a CLAUDE.md that is there (a folder, a broken link) is not read.
     if usable_file(user_dir / "CLAUDE.md", walk.diags):
@@ -326,10 +330,10 @@ def load_claude_md(env: Env) -> Instructions:
             if folder in main_only:
                 walk.skip_file(path, scope, kind, _WORKTREE_REASON)
             else:
-                walk.add_file(path, scope, kind, external_ok=False, rule=kind is LayerKind.RULE)
+                walk.add_file(path, scope, kind, external_ok=approved, rule=kind is LayerKind.RULE)
         local = folder / "CLAUDE.local.md"
         if usable_file(local, walk.diags):
-            walk.add_file(local, InstructionScope.LOCAL, LayerKind.CLAUDE_LOCAL, external_ok=False)
+            walk.add_file(local, InstructionScope.LOCAL, LayerKind.CLAUDE_LOCAL, external_ok=approved)
     layers = tuple(walk.layers)
     return Instructions(
         profile="claude", cwd=cwd, layers=layers, text=render_claude_md(layers), diagnostics=tuple(walk.diags)
@@ -360,15 +364,26 @@ def _excludes_diag(problem: str) -> Diagnostic:
     )
 
 
-def _add_managed(walk: _Walk, managed: Path) -> None:
+def _add_managed(walk: _Walk, managed: Path, approved: bool) -> None:
     """The managed policy's CLAUDE.md, its settings' ``claudeMd`` text and its rules."""
     if usable_file(managed / "CLAUDE.md", walk.diags):
-        walk.add_file(managed / "CLAUDE.md", InstructionScope.MANAGED, LayerKind.CLAUDE, external_ok=False)
+        walk.add_file(managed / "CLAUDE.md", InstructionScope.MANAGED, LayerKind.CLAUDE, external_ok=approved)
     text = managed_settings(managed).get("claudeMd")
     if isinstance(text, str):
         walk.add_policy_text(managed / "managed-settings.json", text)
     for rule in _rule_files(managed / ".claude" / "rules"):
-        walk.add_file(rule, InstructionScope.MANAGED, LayerKind.RULE, external_ok=False, rule=True)
+        walk.add_file(rule, InstructionScope.MANAGED, LayerKind.RULE, external_ok=approved, rule=True)
+
+
+def _external_imports_approved(env: Env, cwd: Path) -> bool:
+    """Whether the user let Claude Code load this project's imports from outside the cwd: the
+    ``hasClaudeMdExternalIncludesApproved`` of its ``~/.claude.json`` entry, which is keyed by
+    the repository root (a worktree's main checkout), else by the cwd."""
+    root = git_root(cwd)
+    key = str(main_checkout(root)) if root is not None else str(cwd)
+    projects = read_json(claude_state_file(env)).get("projects")
+    entry = projects.get(key) if isinstance(projects, dict) else None
+    return isinstance(entry, dict) and entry.get("hasClaudeMdExternalIncludesApproved") is True
 
 
 def render_claude_md(layers: tuple[InstructionLayer, ...]) -> str:
