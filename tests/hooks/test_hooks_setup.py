@@ -427,3 +427,38 @@ def test_in_a_git_worktree_codex_hooks_go_to_the_main_checkout_and_the_worktrees
     _setup(in_main, isolated_home, "codex")  # set up in the main checkout only: no .codex in the worktree
     row = setup_status(env, command=COMMAND)[0]
     assert not row.runs and any("only once the worktree has a .codex folder" in r for r in row.reasons)
+
+
+def test_claude_codes_trust_dialog_counts_for_the_folder_its_parents_and_a_worktrees_main_checkout(
+    isolated_home: Any,
+) -> None:
+    """As Claude Code 2.1.197 decides it: an accepted entry in ``~/.claude.json`` for the cwd, a
+    parent, or the project (a worktree's main checkout), or a sandboxed session; setup's note
+    about the trust dialog is left out then."""
+    from skillshelf.hooks.claude import trust_dialog_accepted
+
+    main, worktree = isolated_home.home / "main", isolated_home.home / "wt"
+    git_worktrees(main, worktree)
+    (worktree / "app").mkdir()
+    env = Env.for_test(cwd=worktree / "app", home=isolated_home.home, codex_home=isolated_home.codex_home)
+    state = isolated_home.home / ".claude.json"
+
+    def accepted(folder: Path) -> bool:
+        state.write_text(
+            json.dumps({"projects": {str(folder): {"hasTrustDialogAccepted": True}}}), encoding="utf-8"
+        )
+        return trust_dialog_accepted(env)
+
+    assert not trust_dialog_accepted(env)
+    assert any(
+        "trust dialog" in note
+        for note in plan_setup(env, "claude", "project", command=COMMAND, state_dir=env.dirs.state).notes
+    )
+    assert accepted(worktree) and accepted(main.resolve()) and not accepted(isolated_home.home / "other")
+    sandboxed = dataclasses.replace(env, environ={**env.environ, "CLAUDE_CODE_SANDBOXED": "true"})
+    assert trust_dialog_accepted(sandboxed)
+    assert accepted(main.resolve())
+    assert not any(
+        "trust dialog" in note
+        for note in plan_setup(env, "claude", "project", command=COMMAND, state_dir=env.dirs.state).notes
+    )

@@ -21,6 +21,7 @@ from __future__ import annotations
 from skillshelf.env import Env
 from skillshelf.skills.claude_settings import (
     claude_flag,
+    claude_project_key,
     claude_state_file,
     managed_settings,
     read_json,
@@ -57,14 +58,18 @@ def hook_blockers(env: Env) -> list[str]:
 
 
 def trust_dialog_accepted(env: Env) -> bool:
-    """Whether an interactive Claude Code session here already trusts the folder (or a parent)."""
+    """Whether an interactive Claude Code session here already trusts the folder: its project's
+    entry (the repository root, a worktree's main checkout) or the cwd's or a parent's accepts
+    it, or ``CLAUDE_CODE_SANDBOXED`` says the session runs in a sandbox."""
+    if claude_flag(env.environ, "CLAUDE_CODE_SANDBOXED"):
+        return True
     state = read_json(claude_state_file(env))
     projects = state.get("projects")
     if not isinstance(projects, dict):
         return False
     folder = env.cwd
-    for candidate in (folder, *folder.parents):
-        entry = projects.get(str(candidate))
+    for candidate in (claude_project_key(folder), *map(str, (folder, *folder.parents))):
+        entry = projects.get(candidate)
         if isinstance(entry, dict) and entry.get("hasTrustDialogAccepted") is True:
             return True
     return False

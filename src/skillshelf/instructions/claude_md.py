@@ -49,6 +49,7 @@ from skillshelf.instructions.imports import (
 from skillshelf.instructions.model import InstructionLayer, Instructions, InstructionScope, LayerKind
 from skillshelf.skills.claude_settings import (
     claude_flag,
+    claude_project_key,
     claude_state_file,
     claude_user_dir,
     every_layer,
@@ -379,10 +380,8 @@ def _external_imports_approved(env: Env, cwd: Path) -> bool:
     """Whether the user let Claude Code load this project's imports from outside the cwd: the
     ``hasClaudeMdExternalIncludesApproved`` of its ``~/.claude.json`` entry, which is keyed by
     the repository root (a worktree's main checkout), else by the cwd."""
-    root = git_root(cwd)
-    key = str(main_checkout(root)) if root is not None else str(cwd)
     projects = read_json(claude_state_file(env)).get("projects")
-    entry = projects.get(key) if isinstance(projects, dict) else None
+    entry = projects.get(claude_project_key(cwd)) if isinstance(projects, dict) else None
     return isinstance(entry, dict) and entry.get("hasClaudeMdExternalIncludesApproved") is True
 
 

@@ -25,12 +25,13 @@ from typing import Any
 
 from skillshelf.env import Env
 from skillshelf.fileio import MAX_SETTINGS_BYTES, read_regular_text
-from skillshelf.gitrepo import git_root
+from skillshelf.gitrepo import git_root, main_checkout
 
 __all__ = [
     "claude_flag",
     "claude_state_file",
     "claude_project_folders",
+    "claude_project_key",
     "claude_user_dir",
     "every_layer",
     "managed_settings",
@@ -63,6 +64,13 @@ def claude_state_file(env: Env) -> Path:
     ``$CLAUDE_CONFIG_DIR/.claude.json``."""
     value = env.environ.get("CLAUDE_CONFIG_DIR")
     return Path(value).expanduser() / ".claude.json" if value else env.home / ".claude.json"
+
+
+def claude_project_key(cwd: Path) -> str:
+    """The key of the project at ``cwd`` among the ``projects`` of Claude Code's state file: the
+    repository root (a worktree's main checkout), else ``cwd`` itself."""
+    root = git_root(cwd)
+    return str(main_checkout(root)) if root is not None else str(cwd)
 
 
 def claude_user_dir(env: Env) -> Path:
