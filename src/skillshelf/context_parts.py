@@ -206,6 +206,8 @@ class ClaudeNames:
             for key in self._overrides
             if unlisted_by_override(self._overrides, key)
         }
+        if not off:  # the usual case: no candidate is looked at
+            return ()
         return tuple(
             skill
             for skill in skills

@@ -94,3 +94,15 @@ def run_python(
         env={**os.environ, **env},
         check=False,
     )
+
+
+COMMAND = ["/opt/venv/bin/skillshelf"]  # the skillshelf the setup tests' hooks name
+
+
+def set_up(env: Env, box: Any, agent: str, scope: str = "project", **kw: Any) -> Any:
+    """``plan_setup`` with :data:`COMMAND`, applied; the plan."""
+    from skillshelf.hooks.setup import apply_setup, plan_setup
+
+    plan = plan_setup(env, agent, scope, command=COMMAND, state_dir=env.dirs.state, **kw)  # type: ignore[arg-type]
+    apply_setup(plan, state_dir=env.dirs.state)
+    return plan
