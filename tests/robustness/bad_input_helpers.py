@@ -151,7 +151,7 @@ BROKEN_SKILLS: dict[str, tuple[bytes, str]] = {
     "yaml-list": (b"---\n- a\n- b\n---\n", "SK106"),
     "python-tag": (
         b'---\nname: python-tag\ndescription: !!python/object/apply:os.system ["echo pwned"]\n---\n',
-        "SK104",
+        "SK110",  # a tag builds no object: the value is the list it is written as
     ),
     "wrong-types": (b"---\nname: wrong-types\ndescription: {a: 1}\nmetadata: 5\n---\n", "SK110"),
     "laughs": (billion_laughs(), "SK110"),

@@ -126,3 +126,35 @@ def test_edits_of_configs_with_odd_tables_succeed(
     result = run_cli(command, cwd=work)
     assert_no_crash(result)
     assert result.code == 0, result.text[-2000:]
+
+
+def test_a_skill_folder_whose_name_is_not_utf8_is_skipped_by_every_command(work: Path) -> None:
+    skills = work / ".agents" / "skills"
+    write_skill(skills / "release-notes", "release-notes")
+    for name in (b"bad\xffname", b"bad2\xfe"):
+        write_skill(Path(os.fsdecode(os.fsencode(skills) + b"/" + name)), "named")
+    commands = [
+        ["catalog"],
+        ["catalog", "--format", "xml"],
+        ["context", "--raw", "write the release notes"],
+        ["list", "--json"],
+        ["load", "release-notes"],
+        ["search", "release notes"],
+        ["validate"],
+    ]
+    for args in commands:
+        result = run_cli(args, cwd=work)
+        assert_no_crash(result)
+        assert result.code in (0, 1) and "named" not in result.out, (args, result.text[-2000:])
+    assert "SK214" in run_cli(["list"], cwd=work).codes
+    assert "SK370" in run_cli(["validate"], cwd=work).codes
+    prompt = json.dumps(
+        {
+            "session_id": "s",
+            "cwd": str(work),
+            "hook_event_name": "UserPromptSubmit",
+            "prompt": "release notes",
+        }
+    )
+    code, out, _err = run_process(["hook", "UserPromptSubmit"], cwd=work, stdin=prompt.encode(), timeout=120)
+    assert code == 0 and b"release-notes" in out

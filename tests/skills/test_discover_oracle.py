@@ -32,7 +32,7 @@ def codex_listing(result: dict[str, Any]) -> set[tuple[str, str]]:
     text = result["skills_instructions"] or ""
     aliases: dict[str, str] = {}
     found: set[tuple[str, str]] = set()
-    for line in text.splitlines():
+    for line in text.split("\n"):  # not splitlines(): a path may hold U+0085 or U+2028
         if m := _ROOT_LINE.match(line):
             aliases[m.group(1)] = m.group(2)
         elif m := _ENTRY.match(line):
@@ -270,3 +270,56 @@ def test_plugin_namespaces_match_codex(tmp_path: Path, codex_oracle: Any) -> Non
         "linkedplain",
         "target:linkedplug",
     }
+
+
+def test_folder_names_codex_skips_match_codex(tmp_path: Path, codex_oracle: Any) -> None:
+    tree = Tree(tmp_path)
+    r = tree.repo / ".agents/skills"
+    write_skill(r / "plain", "plain")
+    for i, char in enumerate(["\n", "\r", "\t", "\x01", "\x1b", "\x7f", "\x85", "\u2028", "\u202e"]):
+        write_skill(r / f"leaf{char}{i}", f"leaf-{i}")
+        write_skill(r / f"outer{char}{i}" / "inner", f"inner-{i}")
+    for name in (b"bad\xffname", b"outer\xfe/inner"):
+        write_skill(Path(os.fsdecode(os.fsencode(r) + b"/" + name)), f"bytes-{len(name)}")
+    target = Path(os.fsdecode(os.fsencode(tree.base) + b"/target\xff"))
+    write_skill(target, "link-to-bad-target")
+    os.symlink(target, r / "link-ok")
+    write_skill(tree.base / "plain-target", "bad-link-name")
+    os.symlink(tree.base / "plain-target", r / "link\nname")
+    listed = tree.compare(codex_oracle)
+    assert {name for name, _ in listed} >= {"plain", "leaf-3", "inner-8", "link-to-bad-target"}
+
+
+def test_tagged_frontmatter_and_quoted_policies_match_codex(tmp_path: Path, codex_oracle: Any) -> None:
+    tree = Tree(tmp_path)
+    r = tree.repo / ".agents/skills"
+    values = [
+        "description: !custom a tagged description",
+        "description: d\nallowed-tools: !tools Bash Read",
+        "description: d\nmetadata: !meta\n  short-description: short",
+        "description: d\nx: !!python/object:os.system ls",
+        "description: !<tag:example.com,2000:x> v",
+        "description: d\nx: !!set {a, b}",
+        "description: d\nx: !!int abc",
+        "description: !!int abc",
+        "description: !!bool ~",
+        "description: !custom |\n  block text\n  more",
+        "description: !custom {a: b}",
+        "description: {a: b}",
+        "description: !!null abc",
+        "description: !!null 'abc'",
+        "description: d\nmetadata:\n  short-description: !!null abc",
+        "description: !c [a, b]",
+        'description: !!python/object/apply:os.system ["echo"]',
+    ]
+    for i, value in enumerate(values):
+        write(r / f"tag{i}/SKILL.md", f"---\nname: tag-{i}\n{value}\n---\nbody\n")
+    policies = ["'false'", '"false"', "'True'", "!!bool 'false'", ">-\n    false", "!custom false", "false"]
+    for i, value in enumerate(policies):
+        write_skill(r / f"policy{i}", f"policy-{i}")
+        write(
+            r / f"policy{i}/agents/openai.yaml",
+            f"policy:\n  products: [chatgpt]\n  allow_implicit_invocation: {value}\n",
+        )
+    listed = tree.compare(codex_oracle)
+    assert {"tag-0", "tag-10", "policy-0"} <= {name for name, _ in listed}

@@ -13,6 +13,9 @@ from skillshelf.skills.frontmatter import (
     YamlFailure,
     collapse_whitespace,
     load_yaml,
+    mapping_pairs,
+    null_mismatch,
+    raw_scalar,
     repair_frontmatter,
     split_frontmatter,
 )
@@ -157,3 +160,68 @@ def test_a_control_character_is_named_with_its_line_in_one_line() -> None:
     assert isinstance(failure, YamlFailure)
     assert failure.message == "character U+0080 at line 2: control characters are not allowed"
     assert failure.line == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("x: !custom text", "text"),
+        ("x: !<tag:example.com,2000:x> v", "v"),
+        ("x: !!python/object:os.system ls", "ls"),
+        ("x: !!python/object/apply:os.system [echo]", ["echo"]),
+        ("x: !!python/name:os.system", ""),
+        ("x: !!int abc", "abc"),
+        ("x: !!bool maybe", "maybe"),
+        ("x: !!float abc", "abc"),
+        ("x: !!binary '###'", "###"),
+        ("x: !!set {a, b}", {"a": None, "b": None}),
+        ("x: !!set [a, b]", ["a", "b"]),
+        ("x: !!omap [a: 1]", [{"a": 1}]),
+        ("x: !!pairs [a]", ["a"]),
+        ("x: !!map [a]", ["a"]),
+        ("x: !!seq {a: b}", {"a": "b"}),
+        ("x: !!str [a]", ["a"]),
+        ("x: !meta\n  short-description: s", {"short-description": "s"}),
+        ("x: &a !c v\ny: *a", "v"),
+    ],
+)
+def test_tags_never_fail_a_document_and_give_the_value_by_its_kind(text: str, value: object) -> None:
+    doc = load_yaml(text)
+    assert isinstance(doc, YamlDocument), doc
+    assert isinstance(doc.value, dict) and doc.value["x"] == value
+
+
+def test_standard_tags_that_fit_their_value_still_convert_it() -> None:
+    doc = load_yaml("a: !!int 12\nb: !!float 1.5\nc: !!bool yes\nd: !!str 12\ne: !!null x\n")
+    assert isinstance(doc, YamlDocument)
+    assert doc.value == {"a": 12, "b": 1.5, "c": True, "d": "12", "e": None}
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("x: ~", None),
+        ("x: !!null ~", None),
+        ("x: !!null 'abc'", "abc"),
+        ("x: !custom ~", "~"),
+        ("x: !!bool ~", "~"),
+        ("x: !!int null", "null"),
+        ("x: !!str ~", "~"),
+        ("x: '~'", "~"),
+    ],
+)
+def test_a_plain_null_is_absent_unless_another_tag_makes_it_text(text: str, value: str | None) -> None:
+    doc = load_yaml(text)
+    assert isinstance(doc, YamlDocument)
+    ((_, node),) = mapping_pairs(doc.node)
+    assert raw_scalar(node) == value
+
+
+@pytest.mark.parametrize(
+    ("text", "refused"), [("x: !!null abc", True), ("x: !!null ~", False), ("x: abc", False)]
+)
+def test_a_null_tag_on_text_is_told_apart(text: str, refused: bool) -> None:
+    doc = load_yaml(text)
+    assert isinstance(doc, YamlDocument)
+    ((_, node),) = mapping_pairs(doc.node)
+    assert null_mismatch(node) is refused

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from skillshelf.skills.model import SkillInterface, ToolDependency
-from skillshelf.skills.openai_yaml import parse_openai_yaml
+from skillshelf.skills.openai_yaml import OpenAIMetadata, parse_openai_yaml
 
 SKILL_DIR = Path("/s/demo")
 
@@ -110,3 +112,35 @@ def test_alias_bombs_are_refused() -> None:
     )
     meta, notes = read(bomb)
     assert [n.code for n in notes] == ["SK117"] and meta.interface is None
+
+
+@pytest.mark.parametrize(
+    "value", ["'false'", '"false"', "'False'", "'true'", "!!bool 'false'", "|\n    false", ">-\n    false"]
+)
+def test_a_quoted_or_block_boolean_makes_the_whole_file_ignored(value: str) -> None:
+    meta, notes = read(
+        "interface:\n  display_name: Shown\npolicy:\n  products: [chatgpt]\n"
+        f"  allow_implicit_invocation: {value}\n"
+    )
+    assert meta == OpenAIMetadata() and [n.code for n in notes] == ["SK117"]
+
+
+@pytest.mark.parametrize(
+    ("value", "allowed"), [("false", False), ("FALSE", False), ("!!str false", False), ("true", True)]
+)
+def test_a_plain_boolean_is_read_whatever_its_tag(value: str, allowed: bool) -> None:
+    meta, notes = read(f"policy:\n  allow_implicit_invocation: {value}\n")
+    assert meta.policy.allow_implicit_invocation is allowed and notes == ()
+
+
+def test_quoted_text_fields_are_kept_as_plain_strings() -> None:
+    meta, _ = read(
+        "interface:\n  display_name: 'Shown'\n  default_prompt: \"go\"\n"
+        "policy:\n  products: ['codex']\n"
+        "dependencies:\n  tools:\n    - {type: 'cli', value: 'gh', description: 'd'}\n"
+    )
+    assert meta.interface is not None and meta.policy.products == ("codex",)
+    values = [meta.interface.display_name, meta.interface.default_prompt, *meta.policy.products]
+    values += [meta.dependencies[0].type, meta.dependencies[0].value, meta.dependencies[0].description]
+    assert values == ["Shown", "go", "codex", "cli", "gh", "d"]
+    assert all(type(v) is str for v in values)  # the parsed-skill cache stores exact strings

@@ -252,3 +252,52 @@ frontmatter_like = st.one_of(
 def test_parse_skill_text_never_raises(text: str, claude: bool) -> None:
     parsed = parse(text, root=CLAUDE if claude else ROOT)
     assert (parsed.skill is None) == any(d.severity is Severity.ERROR for d in parsed.diagnostics)
+
+
+@pytest.mark.parametrize(
+    ("frontmatter", "description"),
+    [
+        ("description: !custom a tagged description", "a tagged description"),
+        ("description: plain\nallowed-tools: !tools Bash Read", "plain"),
+        ("description: plain\nmetadata: !meta\n  short-description: short", "plain"),
+        ("description: plain\nx: !!python/object:os.system ls", "plain"),
+        ("description: !<tag:example.com,2000:x> v", "v"),
+        ("description: plain\nx: !!set {a, b}", "plain"),
+        ("description: plain\nx: !!int abc", "plain"),
+        ("description: !!int abc", "abc"),
+        ("description: !!bool xyz", "xyz"),
+        ("description: !custom 'quoted text'", "quoted text"),
+        ("description: !custom |\n  block text\n  more", "block text more"),
+        ("description: !custom ~", "~"),
+        ("description: !!null 'abc'", "abc"),
+        ("description: !custom {a: b}", "!custom {a: b}"),
+        ("description: {a: b}", "{a: b}"),
+    ],
+)
+def test_tagged_frontmatter_loads_with_the_description_codex_lists(
+    frontmatter: str, description: str
+) -> None:
+    parsed = parse(f"---\nname: tagged\n{frontmatter}\n---\nbody\n")
+    assert parsed.skill is not None, parsed.diagnostics
+    assert parsed.skill.description == description
+    assert not any(d.severity is Severity.ERROR for d in parsed.diagnostics)
+
+
+@pytest.mark.parametrize(
+    "frontmatter",
+    [
+        "name: t\ndescription: !!null abc",
+        "name: !!null abc\ndescription: d",
+        "name: t\ndescription: d\nmetadata:\n  short-description: !!null abc",
+        "name: t\ndescription: !custom [a, b]",
+    ],
+)
+def test_a_field_codex_cannot_read_as_text_drops_the_skill(frontmatter: str) -> None:
+    parsed = parse(f"---\n{frontmatter}\n---\nbody\n")
+    assert parsed.skill is None and codes(parsed) == ["SK110"]
+
+
+def test_a_mapping_description_repaired_by_quoting_is_noted() -> None:
+    parsed = parse("---\nname: m\ndescription: {a: b}\n---\n")
+    assert parsed.skill is not None and codes(parsed) == ["SK105"]
+    assert parse("---\nname: m\ndescription: {a: b}\nmetadata: 5\n---\n").skill is None

@@ -153,3 +153,65 @@ def test_folders_reached_through_a_link_are_noted_plain_under_their_real_path(tm
     assert {str(real), str(real / "group"), str(real / "group/a"), str(real / "kit/b")} <= result.plain_dirs
     assert str(real / "kit") not in result.plain_dirs and result.has_plugin_markers
     assert not any(p.startswith(str(root / "linked")) for p in result.plain_dirs)
+
+
+def bad_utf8(root: Path, name: bytes) -> Path:
+    """A folder under ``root`` whose name holds bytes that are not UTF-8."""
+    folder = Path(os.fsdecode(os.fsencode(root) + b"/" + name))
+    folder.mkdir(parents=True)
+    return folder
+
+
+def test_folders_whose_name_is_not_utf8_are_skipped_with_a_warning(tmp_path: Path) -> None:
+    write_skill(tmp_path / "ok", "ok")
+    write_skill(bad_utf8(tmp_path, b"bad\xffname"), "leaf")
+    write_skill(bad_utf8(tmp_path, b"outer\xfe") / "inner", "below")
+    result = walk_root(str(tmp_path), follow_symlinks=True)
+    assert [os.path.relpath(f.path, tmp_path) for f in result.files] == ["ok/SKILL.md"]
+    notes = [(d.code, d.severity.value, d.path, d.message.split("`")[1]) for d in result.diagnostics]
+    assert notes == [
+        ("SK214", "warning", tmp_path, "bad\\xffname"),
+        ("SK214", "warning", tmp_path, "outer\\xfe"),
+    ]
+    assert all(d.fix and "not valid UTF-8" in d.message for d in result.diagnostics)
+
+
+@pytest.mark.parametrize("char", ["\n", "\r", "\t"], ids=["newline", "carriage-return", "tab"])
+def test_folders_whose_name_holds_a_line_break_or_tab_are_skipped(tmp_path: Path, char: str) -> None:
+    write_skill(tmp_path / "ok", "ok")
+    write_skill(tmp_path / f"x{char}- forged: line (file: r0/forged", "forged")
+    write_skill(tmp_path / f"outer{char}x" / "inner", "below")
+    write_skill(tmp_path / "elsewhere", "linked")
+    os.symlink(tmp_path / "elsewhere", tmp_path / f"link{char}x")
+    result = walk_root(str(tmp_path), follow_symlinks=True)
+    assert found(tmp_path) == ["elsewhere/SKILL.md", "ok/SKILL.md"]
+    assert [d.code for d in result.diagnostics] == ["SK214"] * 3
+    assert all("\n" not in d.message and "\r" not in d.message for d in result.diagnostics)
+
+
+def test_other_control_characters_and_a_badly_named_link_target_are_listed(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    for name in ("a\x01b", "c\x1bd", "e\x7ff", "g\x85h", "i\u2028j", "k\u202el"):
+        write_skill(root / name, "fine")
+    write_skill(bad_utf8(tmp_path, b"target\xff"), "target")
+    os.symlink(os.fsdecode(os.fsencode(tmp_path) + b"/target\xff"), root / "link")
+    result = walk_root(str(root), follow_symlinks=True)
+    assert len(result.files) == 7 and result.diagnostics == []
+
+
+def test_badly_named_folders_codex_would_not_enter_anyway_are_not_noted(tmp_path: Path) -> None:
+    write_skill(tmp_path / ".hidden\nx", "hidden")
+    write_skill(tmp_path / "d0/d1/d2/d3/d4/d5/d6\nx", "too-deep")
+    (tmp_path / "file\nname").write_text("not a folder", encoding="utf-8")
+    result = walk_root(str(tmp_path), follow_symlinks=True)
+    assert result.files == [] and [d.code for d in result.diagnostics] == []
+
+
+def test_claude_roots_skip_folders_whose_name_is_not_utf8_or_holds_a_line_break(tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    write_skill(root / "flat", "flat")
+    write_skill(root / "two\nlines", "forged")
+    write_skill(bad_utf8(root, b"bad\xff"), "bad")
+    result = walk_claude_root(str(root))
+    assert [os.path.relpath(f.path, root) for f in result.files] == ["flat/SKILL.md"]
+    assert [d.code for d in result.diagnostics] == ["SK214", "SK214"]

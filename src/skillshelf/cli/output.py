@@ -64,7 +64,7 @@ def echo_json(value: object) -> None:
     except ValueError:
         plain = json.loads(json.dumps(value, ensure_ascii=False, default=_default))
         text = json.dumps(_finite(plain), indent=2, ensure_ascii=False, allow_nan=False)
-    click.echo(text)
+    click.echo(valid_text(text))  # a path that is not UTF-8 would stop a strict stdout
 
 
 _CONTROL = {c: f"\\x{c:02x}" for c in (*range(0x00, 0x09), *range(0x0B, 0x20), *range(0x7F, 0xA0))}
@@ -188,7 +188,8 @@ def print_diagnostics(diagnostics: Iterable[Diagnostic], *, err: bool = True) ->
     colours = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
     stream = sys.stderr if err else sys.stdout
     for diag in diagnostics:
-        where = shown(str(diag.path)) if diag.path is not None else "<input>"
+        # a path is one line of valid text: a folder name may hold a line break or a byte that is not UTF-8
+        where = shown(valid_text(str(diag.path))).replace("\n", "\\n") if diag.path is not None else "<input>"
         if diag.line is not None:
             where += f":{diag.line}"
         sev = click.style(diag.severity.value, fg=colours[diag.severity], bold=True)

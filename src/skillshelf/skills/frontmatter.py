@@ -16,7 +16,7 @@ library is a port of libyaml, so both accept and reject the same documents).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,6 +28,8 @@ __all__ = [
     "YamlFailure",
     "collapse_whitespace",
     "load_yaml",
+    "mapping_pairs",
+    "null_mismatch",
     "raw_scalar",
     "repair_frontmatter",
     "rust_trim",
@@ -42,6 +44,7 @@ _WS_CHARS = (
 )
 _WS_SPLIT = re.compile(f"[{re.escape(_WS_CHARS)}]+")
 _NULL_PLAIN = frozenset({"", "~", "null", "Null", "NULL"})
+_NULL_TAG = "tag:yaml.org,2002:null"
 
 
 def rust_trim(text: str) -> str:
@@ -194,14 +197,31 @@ _CParser: Any = getattr(getattr(yaml, "cyaml", None), "CParser", None)  # None w
 _BaseLoader: Any = getattr(yaml, "CBaseLoader", yaml.BaseLoader)
 
 
+_SCALAR_TAGS = ("null", "bool", "int", "float", "str", "timestamp", "binary", "merge")
+_COLLECTION_TAGS = ("map", "seq", "set", "omap", "pairs")
+_Construct = Callable[[Any, yaml.Node], Any]
+
+
 class _Constructor(yaml.constructor.SafeConstructor):
     """Safe constructor whose dates, times and binaries stay the text they were written as.
 
     Codex reads every scalar as text; keeping them as strings also keeps the parsed
-    frontmatter JSON-friendly for the cache.
+    frontmatter JSON-friendly for the cache. Codex's YAML library ignores tags it does not
+    need, so a tag never fails a document here either: an unknown tag (``!custom``,
+    ``!!python/object:...``, ``!<tag:...>``) or one that does not fit its value (``!!int abc``,
+    ``!!set [a]``) gives the value by its node's kind (text, mapping or list); no other type
+    and no Python object is ever built.
     """
 
     def construct_raw(self, node: yaml.Node) -> Any:
+        return self.construct_scalar(node)  # type: ignore[arg-type]
+
+    def construct_by_kind(self, node: yaml.Node) -> Any:
+        """Text for a scalar, a dict for a mapping, a list for a sequence, whatever the tag."""
+        if isinstance(node, yaml.MappingNode):
+            return self.construct_yaml_map(node)
+        if isinstance(node, yaml.SequenceNode):
+            return self.construct_yaml_seq(node)
         return self.construct_scalar(node)  # type: ignore[arg-type]
 
     def flatten_mapping(self, node: yaml.MappingNode) -> None:
@@ -223,12 +243,31 @@ class _Constructor(yaml.constructor.SafeConstructor):
         return mapping
 
 
+def _scalar_or_by_kind(construct: _Construct) -> _Construct:
+    """``construct`` for a scalar it can read; else the value by its node's kind."""
+
+    def constructor(self: _Constructor, node: yaml.Node) -> Any:
+        if not isinstance(node, yaml.ScalarNode):
+            return self.construct_by_kind(node)
+        try:
+            return construct(self, node)
+        except (ValueError, KeyError, yaml.constructor.ConstructorError):  # `!!int abc`, `!!bool maybe`
+            return self.construct_scalar(node)
+
+    return constructor
+
+
+_SAFE: dict[Any, _Construct] = yaml.constructor.SafeConstructor.yaml_constructors
+_RAW = frozenset({"timestamp", "binary", "merge"})
 _Constructor.yaml_constructors = {
-    **yaml.constructor.SafeConstructor.yaml_constructors,
-    "tag:yaml.org,2002:timestamp": _Constructor.construct_raw,
-    "tag:yaml.org,2002:binary": _Constructor.construct_raw,
-    "tag:yaml.org,2002:merge": _Constructor.construct_raw,
-    "tag:yaml.org,2002:set": yaml.constructor.SafeConstructor.construct_yaml_seq,
+    **{
+        f"tag:yaml.org,2002:{kind}": _scalar_or_by_kind(
+            _Constructor.construct_raw if kind in _RAW else _SAFE[f"tag:yaml.org,2002:{kind}"]
+        )
+        for kind in _SCALAR_TAGS
+    },
+    **{f"tag:yaml.org,2002:{kind}": _Constructor.construct_by_kind for kind in _COLLECTION_TAGS},
+    None: _Constructor.construct_by_kind,
 }
 
 if _CParser is not None:
@@ -304,6 +343,21 @@ def load_yaml(text: str) -> YamlDocument | YamlFailure:
     return YamlDocument(value=value, node=node)
 
 
+def _is_plain(node: yaml.ScalarNode) -> bool:
+    return not node.style  # the C parser gives "" for plain scalars, the Python one None
+
+
+def null_mismatch(node: yaml.Node) -> bool:
+    """Whether ``node`` is a plain scalar tagged ``!!null`` whose text is not a null
+    (``!!null abc``): Codex's serde refuses it where it reads an ``Option<String>``."""
+    return (
+        isinstance(node, yaml.ScalarNode)
+        and _is_plain(node)
+        and node.tag == _NULL_TAG
+        and node.value not in _NULL_PLAIN
+    )
+
+
 def mapping_pairs(node: yaml.Node | None) -> list[tuple[str, yaml.Node]]:
     """The (key, value node) pairs of a mapping node with scalar keys, in order."""
     if not isinstance(node, yaml.MappingNode):
@@ -315,12 +369,12 @@ def raw_scalar(node: yaml.Node) -> str | None | type[Mapping[str, Any]] | type[l
     """A value node as Codex's serde reads an ``Option<String>``.
 
     A scalar gives its text as written (``1.50`` stays ``"1.50"``); a plain null (``~``,
-    ``null``, empty) gives ``None``; a mapping or sequence gives the type ``dict``/``list``
-    so the caller can report a type error.
+    ``null``, empty, untagged or tagged ``!!null``) gives ``None``, while any other tag keeps
+    it text (``!custom ~`` is ``"~"``, as in Codex); a mapping or sequence gives the type
+    ``dict``/``list`` so the caller can report a type error.
     """
     if isinstance(node, yaml.ScalarNode):
-        plain = not node.style  # the C parser gives "" for plain scalars, the Python one None
-        if plain and node.value in _NULL_PLAIN and node.tag != "tag:yaml.org,2002:str":
+        if _is_plain(node) and node.value in _NULL_PLAIN and node.tag == _NULL_TAG:
             return None
         return str(node.value)
     if isinstance(node, yaml.MappingNode):

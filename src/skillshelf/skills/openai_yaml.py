@@ -3,6 +3,11 @@
 The rules follow Codex: a file that cannot be used at all (invalid YAML, wrong shapes, an
 unknown product) is ignored as a whole and the skill still loads; single interface fields that
 are empty, too long or invalid are dropped one by one. Each case yields a diagnostic.
+
+``policy.allow_implicit_invocation`` is a boolean only when written as a plain scalar
+(``false``, ``False``, ``FALSE``, any tag): quoted (``'false'``) or as a block scalar it is text,
+and Codex 0.171.0 then ignores the whole file, its ``products`` and interface included
+(checked with the oracle).
 """
 
 from __future__ import annotations
@@ -40,6 +45,12 @@ class _Unusable(Exception):
     """The file as a whole cannot be used (Codex ignores it)."""
 
 
+class _Written(str):
+    """A scalar written quoted or as a block: text, never a boolean."""
+
+    __slots__ = ()
+
+
 Raw = str | None | dict[str, "Raw"] | list["Raw"]
 
 
@@ -59,6 +70,8 @@ def _raw(node: yaml.Node, budget: list[int], depth: int = 0) -> Raw:
     if isinstance(node, yaml.SequenceNode):
         return [_raw(item, budget, depth + 1) for item in node.value]
     scalar = raw_scalar(node)
+    if isinstance(scalar, str) and isinstance(node, yaml.ScalarNode) and node.style:
+        return _Written(scalar)
     return scalar if isinstance(scalar, str) or scalar is None else None
 
 
@@ -144,8 +157,8 @@ class _Reader:
     def policy(self, raw: Raw) -> SkillPolicy:
         data = _mapping(raw, "policy")
         allow_raw = _text(data.get("allow_implicit_invocation"), "policy.allow_implicit_invocation")
-        if allow_raw is not None and allow_raw not in _TRUE | _FALSE:
-            raise _Unusable("`policy.allow_implicit_invocation` must be true or false")
+        if allow_raw is not None and (isinstance(allow_raw, _Written) or allow_raw not in _TRUE | _FALSE):
+            raise _Unusable("`policy.allow_implicit_invocation` must be true or false, unquoted")
         products_raw = data.get("products")
         if products_raw is not None and not isinstance(products_raw, list):
             raise _Unusable("`policy.products` must be a list")

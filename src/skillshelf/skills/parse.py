@@ -24,6 +24,7 @@ from skillshelf.skills.fastyaml import simple_frontmatter
 from skillshelf.skills.frontmatter import (
     FrontmatterSplit,
     YamlDocument,
+    YamlFailure,
     collapse_whitespace,
     load_yaml,
     repair_frontmatter,
@@ -89,14 +90,25 @@ def split_body(text: str) -> str:
     return split.body if isinstance(split, FrontmatterSplit) else text
 
 
-def _load_with_repair(split: FrontmatterSplit, path: Path, out: list[Diagnostic]) -> YamlDocument | None:
-    first = load_yaml(split.yaml_text)
-    if isinstance(first, YamlDocument):
+def _typed(loaded: YamlDocument | YamlFailure, path: Path) -> tuple[YamlDocument, KnownFields] | None:
+    """The document and Codex's fields read from it; ``None`` when the YAML failed."""
+    return (loaded, known_fields(loaded.node, path=path)) if isinstance(loaded, YamlDocument) else None
+
+
+def _load_with_repair(
+    split: FrontmatterSplit, path: Path, out: list[Diagnostic]
+) -> tuple[YamlDocument, KnownFields] | None:
+    """The document and Codex's fields, repaired when the YAML or the types of those fields
+    fail (Codex repairs after any error of its one typed read); when the repair does not help,
+    the first error stands."""
+    first_yaml = load_yaml(split.yaml_text)
+    first = _typed(first_yaml, path)
+    if first is not None and not first[1].fatal:
         return first
     repaired = repair_frontmatter(split.yaml_text)
     if repaired is not None:
-        second = load_yaml(repaired[0])
-        if isinstance(second, YamlDocument):
+        second = _typed(load_yaml(repaired[0]), path)
+        if second is not None and not second[1].fatal:
             lines = [split.first_line + i for i in repaired[1]]
             out.append(
                 diagnostic(
@@ -111,11 +123,13 @@ def _load_with_repair(split: FrontmatterSplit, path: Path, out: list[Diagnostic]
                 )
             )
             return second
-    line = split.first_line + first.line if first.line is not None else None
+    if not isinstance(first_yaml, YamlFailure):
+        return first  # the YAML parsed: the fields' own errors are reported with the skill
+    line = split.first_line + first_yaml.line if first_yaml.line is not None else None
     out.append(
         _error(
             "SK104",
-            f"invalid YAML: {first.message}",
+            f"invalid YAML: {first_yaml.message}",
             "fix the YAML between the `---` lines; quote values that contain `: ` or "
             "start with `[`, `{`, `@`",
             path,
@@ -166,9 +180,10 @@ def parse_skill_text(
     if simple is not None:
         _check_body(split.body, path, out)
         return build(mapping=simple[0], doc=None, fields=simple[1], body=split.body)
-    doc = _load_with_repair(split, path, out)
-    if doc is None:
+    loaded = _load_with_repair(split, path, out)
+    if loaded is None:
         return ParsedSkill(skill=None, body=split.body, diagnostics=tuple(out))
+    doc, fields = loaded
     if doc.value is not None and not isinstance(doc.value, dict):
         out.append(
             _error(
@@ -181,7 +196,7 @@ def parse_skill_text(
         )
         return ParsedSkill(skill=None, body=split.body, diagnostics=tuple(out))
     _check_body(split.body, path, out)
-    return build(mapping=doc.value or {}, doc=doc, body=split.body)
+    return build(mapping=doc.value or {}, doc=doc, fields=fields, body=split.body)
 
 
 def _readable_text(text: str, *, path: Path, claude: bool, out: list[Diagnostic]) -> str | None:

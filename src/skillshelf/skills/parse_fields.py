@@ -13,7 +13,7 @@ from pathlib import Path
 import yaml
 
 from skillshelf.diagnostics import Diagnostic, Severity
-from skillshelf.skills.frontmatter import mapping_pairs, raw_scalar
+from skillshelf.skills.frontmatter import mapping_pairs, null_mismatch, raw_scalar
 
 __all__ = ["KnownFields", "known_fields", "to_plain"]
 
@@ -60,6 +60,17 @@ def _string(
     node: yaml.Node | None, where: str, path: Path, out: list[Diagnostic], *, mapping_ok: bool = False
 ) -> str | None:
     if node is None:
+        return None
+    if null_mismatch(node):
+        out.append(
+            _bad(
+                f"invalid value: `{where}` is tagged `!!null` but holds text",
+                f"remove the `!!null` tag from `{where}`",
+                path,
+                where,
+                _line(node),
+            )
+        )
         return None
     value = raw_scalar(node)
     if value is None or isinstance(value, str):

@@ -25,6 +25,7 @@ from skillshelf.diagnostics import Diagnostic, Severity, diagnostic
 from skillshelf.skills.model import RootOrigin, Scope, Skill, SkillRoot
 from skillshelf.skills.validate_spec import OPENAI_YAML_KEYS
 from skillshelf.skills.validate_walk import Candidate
+from skillshelf.skills.walk import shown_name, unlisted_name, unlisted_reason
 
 __all__ = ["CODEX_MAX_DEPTH", "Judgement", "judge_claude", "judge_codex", "judge_spec"]
 
@@ -62,6 +63,14 @@ def _read(cand: Candidate, origin: RootOrigin, scope: Scope) -> tuple[Skill | No
     return parsed.skill, parsed.diagnostics
 
 
+def _folders_below_root(cand: Candidate) -> tuple[str, ...]:
+    """The names of the folders from ``cand``'s skills root (excluded) to its own folder."""
+    try:
+        return cand.folder.relative_to(cand.base).parts
+    except ValueError:
+        return ()
+
+
 def _structure_codex(cand: Candidate) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     if not cand.exact_name:
@@ -75,6 +84,18 @@ def _structure_codex(cand: Candidate) -> list[Diagnostic]:
                 "name starts with `.` below a skills root",
                 "move the skill to a folder without a leading `.`, or give that hidden folder itself to "
                 "Codex as a skills root",
+                cand.path,
+            )
+        )
+    unlisted = next((part for part in _folders_below_root(cand) if unlisted_name(part)), None)
+    if unlisted is not None:
+        out.append(
+            diagnostic(
+                "SK370",
+                Severity.ERROR,
+                f"it sits under the folder `{shown_name(unlisted)}`: {unlisted_reason(unlisted)}, and "
+                "Codex lists no skill under such a folder",
+                "rename the folder to valid UTF-8 text without line breaks or tabs",
                 cand.path,
             )
         )

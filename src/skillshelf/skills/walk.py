@@ -7,11 +7,19 @@ folders (root included) and ``max_entries`` entries are examined per root. A sym
 ``SKILL.md`` file is ignored, like Codex does; directory symlinks are followed when the root
 allows it. Codex only logs when it hits a limit; here the result says which limit, how much was
 left, and carries a diagnostic whose fix names the option that raises it.
+
+A folder (or folder link) whose name is not valid UTF-8 or holds a line feed, carriage return or
+tab is skipped with everything below it (``SK214``): Codex 0.171.0 lists no skill under such a
+name (other control characters, U+0085, U+2028 and bidirectional marks it lists as they are;
+checked with the oracle). Claude Code's roots skip them too: Claude Code lists no folder whose
+name is not UTF-8, and a line break in a listed name would let a folder write its own lines
+into the model's skills section.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,10 +28,23 @@ from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.skills.namespace import MANIFESTS
 from skillshelf.skills.slots import slot_setters
 
-__all__ = ["FoundFile", "ScanLimits", "WalkResult", "found_file", "walk_claude_root", "walk_root"]
+__all__ = [
+    "FoundFile",
+    "ScanLimits",
+    "WalkResult",
+    "found_file",
+    "shown_name",
+    "unlisted_name",
+    "unlisted_reason",
+    "walk_claude_root",
+    "walk_root",
+]
 
 SKILL_FILE = "SKILL.md"
 PLUGIN_MARKERS = frozenset(MANIFESTS)  # a folder listing one of these may be a plugin
+# An undecodable byte of a file name is a lone surrogate (U+DC80..U+DCFF) in Python's str.
+_UNLISTED_NAME = re.compile("[\t\n\r\udc80-\udcff]")
+_SHOWN = str.maketrans({"\t": "\\t", "\n": "\\n", "\r": "\\r"})
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -118,6 +139,41 @@ def _list(folder: str, result: WalkResult) -> list[os.DirEntry[str]] | None:
     return entries
 
 
+def unlisted_name(name: str) -> bool:
+    """Whether a folder named ``name`` is skipped: not valid UTF-8, or a line feed, carriage
+    return or tab in it."""
+    return _UNLISTED_NAME.search(name) is not None
+
+
+def unlisted_reason(name: str) -> str:
+    """Why :func:`unlisted_name` refuses ``name``, as a clause."""
+    if any("\udc80" <= char <= "\udcff" for char in name):
+        return "its name is not valid UTF-8"
+    return "its name holds a line break or tab"
+
+
+def shown_name(name: str) -> str:
+    """``name`` as printable, valid text: undecodable bytes as ``\\xNN``, ``\\n``, ``\\r``, ``\\t``."""
+    return os.fsencode(name).decode("utf-8", "backslashreplace").translate(_SHOWN)
+
+
+def _skip_unlisted(entry: os.DirEntry[str], result: WalkResult) -> None:
+    """Note that the folder ``entry`` (a name :func:`unlisted_name` refuses) is not scanned.
+
+    The note points at the folder holding it and shows the name escaped: a path that is not
+    valid Unicode cannot be printed or sent as JSON as it is.
+    """
+    _note(
+        result,
+        "SK214",
+        Severity.WARNING,
+        f"the folder `{shown_name(entry.name)}` here is skipped with every skill in it: "
+        f"{unlisted_reason(entry.name)} (Codex lists no skill under such a name)",
+        "rename the folder to valid UTF-8 text without line breaks or tabs",
+        os.path.dirname(entry.path),
+    )
+
+
 def _skill_file(entry: os.DirEntry[str], via_link: bool, has_agents: bool, result: WalkResult) -> None:
     try:
         st = entry.stat(follow_symlinks=False)
@@ -202,6 +258,15 @@ class _Walker:
             )
         self.enter(entry.path, depth, True, real)
 
+    def would_enter(self, entry: os.DirEntry[str], depth: int) -> bool:
+        """Whether the walk would enter ``entry`` if its name were allowed."""
+        if entry.name.startswith(".") or depth >= self.limits.max_depth:
+            return False
+        try:
+            return entry.is_dir() if self.follow or not entry.is_symlink() else False
+        except OSError:
+            return False
+
     def folder(self, path: str, depth: int, via_link: bool, canonical: str) -> bool:
         """List one folder; False when the entry budget ran out. A folder without a plugin
         manifest folder is noted as plain under its canonical path (the one namespaces are
@@ -228,6 +293,10 @@ class _Walker:
                 self.result.stopped_in = path
                 return False
             self.result.entries_seen += 1
+            if unlisted_name(entry.name):
+                if self.would_enter(entry, depth):
+                    _skip_unlisted(entry, self.result)
+                continue
             if entry.is_symlink():
                 self.link(entry, depth)
             elif entry.is_dir(follow_symlinks=False):
@@ -280,6 +349,9 @@ def walk_claude_root(root: str, *, limits: ScanLimits = ScanLimits()) -> WalkRes
         result.entries_seen += 1
         try:
             if not entry.is_dir():
+                continue
+            if unlisted_name(entry.name):
+                _skip_unlisted(entry, result)
                 continue
             candidate = os.path.join(entry.path, SKILL_FILE)
             st = os.stat(candidate)
