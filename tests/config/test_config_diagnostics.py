@@ -74,9 +74,17 @@ def test_a_key_written_in_the_wrong_table_names_the_table_it_belongs_in(tmp_path
     text = "budget_tokens = 9\n[skills]\nbudget = 5\n[catalog]\nmax_suggestions = 2\n[hooks]\nzzz = 1\n"
     fixes = {d.field: d.fix for d in _load(tmp_path, text).diagnostics if d.code == "CF103"}
     assert fixes["budget_tokens"] == "it belongs in another table: did you mean `catalog.budget_tokens`?"
-    assert "`catalog.budget_chars` or `catalog.budget_tokens`" in fixes["skills.budget"]
+    assert fixes["skills.budget"] == "it belongs in another table: did you mean `catalog.budget_tokens`?"
     assert "`select.max_suggestions`" in fixes["catalog.max_suggestions"]
     assert "known keys here" in fixes["hooks.zzz"]
+
+
+def test_catalog_keys_that_nothing_reads_are_reported_as_unknown(tmp_path: Path) -> None:
+    config = _load(tmp_path, "[catalog]\nbudget_chars = 50\nmax_context_tokens = 10\nbudget_tokens = 7\n")
+    fixes = {d.field: d.fix for d in config.diagnostics if d.code == "CF103"}
+    assert set(fixes) == {"catalog.budget_chars", "catalog.max_context_tokens"}
+    assert "`skills.max_context_tokens`" in fixes["catalog.max_context_tokens"]
+    assert config.skills_max_context_tokens == 7
 
 
 def test_unknown_mode_and_bad_skill_entries(tmp_path: Path) -> None:

@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from skillshelf.config import LayerKind, SkillMode, load_config
+from skillshelf.config import LayerKind, SkillMode, apply_skill_modes, load_config
 from skillshelf.config.layers import parse_override
 from skillshelf.env import Env
+from skillshelf.skills.model import RootOrigin, Scope, Skill
 from testkit import git_worktrees
 
 
@@ -201,6 +202,61 @@ def test_catalog_budget_never_exceeds_the_requirement(tree: Tree) -> None:
     assert tree.load("catalog.budget_tokens=9000").skills_max_context_tokens == 500
     assert tree.load("catalog.budget_tokens=100").skills_max_context_tokens == 100
     assert tree.load("catalog.context_window=64000").context_window == 64000
+
+
+def _requirement_modes(config) -> dict[str, SkillMode]:  # type: ignore[no-untyped-def]
+    """The mode the config's rules give a skill of each name its requirements list."""
+    names = {r.name for r in config.skill_rules if r.source.startswith("requirements.") and r.name}
+    skills = [
+        Skill(
+            name=name,
+            description="d",
+            path=Path("/skills", name, "SKILL.md"),
+            root=Path("/skills"),
+            scope=Scope.USER,
+            origin=RootOrigin.CODEX_USER,
+        )
+        for name in sorted(names)
+    ]
+    moded = apply_skill_modes(skills, config.skill_rules)
+    return {skill.name: moded.mode_of(skill) for skill in skills}
+
+
+def _refusals(config) -> list[str]:  # type: ignore[no-untyped-def]
+    return [d.message for d in config.diagnostics if d.code == "CF106"]
+
+
+def test_a_later_layer_cannot_disable_a_skill_an_earlier_one_requires(tree: Tree) -> None:
+    tree.write(tree.system / "config.toml", '[requirements]\nrequired_skills = ["sec-review"]\n')
+    project = tree.project(tree.repo, '[requirements]\ndisabled_skills = ["sec-review", "other"]\n')
+    tree.trust()
+    for config in (tree.load(), tree.load('requirements.disabled_skills=["sec-review"]')):
+        assert config.requirements["required_skills"] == ["sec-review"]
+        assert "sec-review" not in config.requirements["disabled_skills"]
+        assert _requirement_modes(config)["sec-review"] is SkillMode.REQUIRED
+        assert all("sec-review" in m and "layer system lists it" in m for m in _refusals(config))
+    refused = next(d for d in tree.load().diagnostics if d.code == "CF106")
+    assert refused.path == project and refused.line == 2
+    assert tree.load().requirements["disabled_skills"] == ["other"], "the rest of the list stays"
+
+
+def test_a_later_layer_cannot_require_a_skill_an_earlier_one_disables(tree: Tree) -> None:
+    tree.write(tree.system / "config.toml", '[requirements]\ndisabled_skills = ["risky"]\n')
+    tree.write(tree.user / "config.toml", '[requirements]\nrequired_skills = ["risky"]\n')
+    config = tree.load('requirements.required_skills=["risky"]')
+    assert config.requirements["disabled_skills"] == ["risky"] and not config.requirements["required_skills"]
+    assert _requirement_modes(config) == {"risky": SkillMode.DISABLED}
+    assert len(_refusals(config)) == 2
+    assert all("requirements.required_skills" in m and "layer system" in m for m in _refusals(config))
+
+
+def test_a_layer_that_both_requires_and_disables_a_skill_disables_it_with_a_warning(tree: Tree) -> None:
+    tree.write(
+        tree.user / "config.toml", '[requirements]\nrequired_skills = ["x"]\ndisabled_skills = ["x"]\n'
+    )
+    config = tree.load()
+    assert _requirement_modes(config) == {"x": SkillMode.DISABLED}
+    assert len(_refusals(config)) == 1
 
 
 def test_cwd_outside_a_repo_reads_only_its_own_project_layer(tree: Tree) -> None:

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from skillshelf.config import load_config
 from skillshelf.config.merge import merge_requirements, merge_values
-from skillshelf.config.requirements import REQUIREMENTS, RequirementKind
+from skillshelf.config.requirements import EXCLUSIVE, REQUIREMENTS, RequirementKind
 from skillshelf.env import Env
 
 NAMES = st.sampled_from(["a", "b", "c", "d", "e"])
@@ -38,6 +38,17 @@ def _at_least_as_strict(kind: RequirementKind, new: Any, old: Any) -> bool:
     return bool(new <= old)
 
 
+def _first_listing_decides(tables: list[dict[str, Any]]) -> dict[str, set[str]]:
+    """What required_skills / disabled_skills must hold: each name where the first layer that
+    lists it puts it (disabled when that layer lists it in both)."""
+    decided: dict[str, str] = {}
+    for table in tables:
+        for key in ("disabled_skills", "required_skills"):
+            for name in table.get(key, []):
+                decided.setdefault(name, key)
+    return {key: {n for n, k in decided.items() if k == key} for key in EXCLUSIVE}
+
+
 def _merge(tables: list[dict[str, Any]]) -> dict[str, Any]:
     values, _, _ = merge_requirements((f"layer{i}", table) for i, table in enumerate(tables))
     return values
@@ -52,15 +63,20 @@ def test_no_later_layer_can_loosen_a_requirement(tables: list[dict[str, Any]]) -
         for key, old in previous.items():
             assert _at_least_as_strict(REQUIREMENTS[key], current[key], old), (key, old, current[key])
         previous = current
+    decided = _first_listing_decides(tables)
+    assert {key: set(previous.get(key, [])) for key in EXCLUSIVE} == decided
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(REQUIREMENT_TABLE, min_size=2, max_size=6))
 def test_loosening_attempts_are_reported_with_the_kept_layer(tables: list[dict[str, Any]]) -> None:
     _, _, refused = merge_requirements((f"layer{i}", t) for i, t in enumerate(tables))
-    for key, tried, _what, kept in refused:
-        assert int(tried.removeprefix("layer")) > int(kept.removeprefix("layer"))
-        assert key in tables[int(tried.removeprefix("layer"))]
+    for refusal in refused:
+        tried, kept = int(refusal.tried.removeprefix("layer")), int(refusal.kept.removeprefix("layer"))
+        assert tried > kept or (tried == kept and refusal.kept_key == "disabled_skills"), refusal
+        assert refusal.key in tables[tried]
+        if refusal.kept_key is not None:
+            assert refusal.name in tables[kept][refusal.kept_key], "the kept layer is the one listing it"
 
 
 @settings(max_examples=300, deadline=None)
@@ -169,8 +185,13 @@ def test_every_layer_on_disk_is_respected_by_the_final_requirements(tables: list
         config = load_config(env, overrides=overrides, user_dir=base / "user", system_dir=base / "sys")
         assert config.trusted
         project_off = any(t.get("allow_project_config") is False for t in (system, user, runtime))
-        for table in (system, user, runtime) if project_off else tables:
+        in_effect = [system, user, runtime] if project_off else tables
+        decided = _first_listing_decides(in_effect)
+        assert {key: set(config.requirements.get(key, [])) for key in EXCLUSIVE} == decided
+        for table in in_effect:
             for key, value in table.items():
+                if key in EXCLUSIVE:
+                    continue
                 kind = REQUIREMENTS[key]
                 assert _at_least_as_strict(kind, config.requirements[key], value), (
                     key,

@@ -1,6 +1,8 @@
 """Merging layers: tables merge key by key, recursively; any other value from a later layer
-replaces the earlier one. ``[requirements]`` is merged by :func:`tighten` instead, so a later
-layer can only make it stricter. Every leaf remembers which layer set it (``--explain``).
+replaces the earlier one. ``[requirements]`` is merged by ``requirements.tighten`` instead, so a
+later layer can only make it stricter, and by ``requirements.separate``, so a skill that the first
+layer naming it requires (or disables) cannot be disabled (or required) by a later one. Every leaf
+remembers which layer set it (``--explain``).
 
 The merge is associative (``(a+b)+c == a+(b+c)``) as long as each key keeps one kind, table
 or value, across layers; the schema makes that so for every known key (a wrong-kind value is
@@ -13,12 +15,13 @@ from __future__ import annotations
 import copy
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from skillshelf.config.layers import ConfigLayer
 from skillshelf.config.tomlmap import KeyPath
 from skillshelf.diagnostics import Diagnostic, Severity
 
-__all__ = ["Merged", "Provenance", "merge_layers", "merge_requirements", "merge_values"]
+__all__ = ["Merged", "Provenance", "Refusal", "merge_layers", "merge_requirements", "merge_values"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -72,40 +75,65 @@ def _dotted(path: KeyPath) -> str:
     return ".".join(str(p) for p in path)
 
 
+class Refusal(NamedTuple):
+    """A later layer's attempt to loosen ``requirements.key``, refused.
+
+    ``what`` says what ``tried`` (a layer label) attempted; ``kept`` is the layer whose value
+    stayed. ``kept_key`` is set when the value that stayed is in another key: ``name`` listed
+    in ``requirements.kept_key`` (see :data:`~skillshelf.config.requirements.EXCLUSIVE`).
+    """
+
+    key: str
+    tried: str
+    what: str
+    kept: str
+    kept_key: str | None = None
+    name: object = None
+
+
 def merge_requirements(
     layers: Iterable[tuple[str, Mapping[str, object]]],
-) -> tuple[dict[str, object], dict[str, str], list[tuple[str, str, str, str]]]:
+) -> tuple[dict[str, object], dict[str, str], list[Refusal]]:
     """Combine ``[requirements]`` tables in order.
 
-    Returns the values, the layer that last shaped each key, and the refusals as
-    ``(key, layer that tried, what it tried, layer whose value was kept)``.
+    Returns the values, the layer that last shaped each key, and the refusals.
     """
     values: dict[str, object] = {}
     owner: dict[str, str] = {}
-    refused: list[tuple[str, str, str, str]] = []
+    first_listed: dict[tuple[str, object], str] = {}  # (exclusive key, name) -> layer that added it
+    refused: list[Refusal] = []
     for label, table in layers:
         if not table:
             continue
-        from skillshelf.config.requirements import REQUIREMENTS, tighten  # only with requirements
+        from skillshelf.config.requirements import EXCLUSIVE, REQUIREMENTS, separate, tighten
 
+        table, clashes = separate(table, values)
+        for clash in clashes:
+            kept = first_listed.get((clash.kept_key, clash.name), label)
+            what = f"tried to add {clash.name!r}"
+            refused.append(Refusal(clash.key, label, what, kept, clash.kept_key, clash.name))
         for key, new in table.items():
             kind = REQUIREMENTS.get(key)
             if kind is None:
                 if key not in values:
                     values[key], owner[key] = new, label
                 elif values[key] != new:
-                    refused.append((key, label, f"tried to change it to {new!r}", owner[key]))
+                    refused.append(Refusal(key, label, f"tried to change it to {new!r}", owner[key]))
                 continue
             if key not in values:
                 values[key] = _dedupe(new)
                 owner[key] = label
-                continue
-            result = tighten(kind, values[key], new)
-            if result.refused:
-                refused.append((key, label, result.refused, owner[key]))
-            if result.value != values[key]:
-                owner[key] = label
-            values[key] = result.value
+            else:
+                result = tighten(kind, values[key], new)
+                if result.refused:
+                    refused.append(Refusal(key, label, result.refused, owner[key]))
+                if result.value != values[key]:
+                    owner[key] = label
+                values[key] = result.value
+            listed = values[key]
+            if key in EXCLUSIVE and isinstance(listed, list):
+                for name in listed:
+                    first_listed.setdefault((key, name), label)
     return values, owner, refused
 
 
@@ -143,9 +171,7 @@ def merge_layers(layers: Iterable[ConfigLayer]) -> Merged:
         values = merge_values(values, plain)
     req_values, owner, refused = merge_requirements(requirement_tables)
     by_label = {layer.label: layer for layer in active}
-    diagnostics = [
-        _refusal(key, tried, what, kept, by_label, req_values) for key, tried, what, kept in refused
-    ]
+    diagnostics = [_refusal(refusal, by_label, req_values) for refusal in refused]
     if req_values:
         values["requirements"] = req_values
         for key, label in owner.items():
@@ -158,22 +184,39 @@ def merge_layers(layers: Iterable[ConfigLayer]) -> Merged:
     return Merged(values=values, provenance=provenance, diagnostics=tuple(diagnostics))
 
 
-def _refusal(
-    key: str,
-    tried: str,
-    what: str,
-    kept: str,
-    layers: Mapping[str, ConfigLayer],
-    values: Mapping[str, object],
-) -> Diagnostic:
+def _refusal(refusal: Refusal, layers: Mapping[str, ConfigLayer], values: Mapping[str, object]) -> Diagnostic:
+    key, tried, kept = refusal.key, refusal.tried, refusal.kept
     layer = layers[tried]
+    where: KeyPath = ("requirements", key)
+    if refusal.kept_key is None:
+        message = (
+            f"layer {tried} {refusal.what} for requirements.{key}; requirements cannot be loosened, "
+            f"kept {values.get(key)!r} (set by layer {kept})"
+        )
+        fix = f"remove requirements.{key} from this file, or change it in layer {kept}"
+    else:
+        listed = _listed(layer, key)
+        where = (*where, listed.index(refusal.name)) if refusal.name in listed else where
+        message = (
+            f"layer {tried} {refusal.what} to requirements.{key}, but layer {kept} lists it in "
+            f"requirements.{refusal.kept_key}; requirements cannot be loosened, kept it there"
+        )
+        fix = (
+            f"remove {refusal.name!r} from requirements.{key} in this file, or from "
+            f"requirements.{refusal.kept_key} in layer {kept}"
+        )
     return Diagnostic(
         code="CF106",
         severity=Severity.WARNING,
-        message=f"layer {tried} {what} for requirements.{key}; requirements cannot be loosened, "
-        f"kept {values.get(key)!r} (set by layer {kept})",
-        fix=f"remove requirements.{key} from this file, or change it in layer {kept}",
+        message=message,
+        fix=fix,
         path=layer.path,
-        line=layer.line_of(("requirements", key)),
+        line=layer.line_of(where),
         field=f"requirements.{key}",
     )
+
+
+def _listed(layer: ConfigLayer, key: str) -> list[object]:
+    requirements = layer.values.get("requirements")
+    value = requirements.get(key) if isinstance(requirements, dict) else None
+    return value if isinstance(value, list) else []

@@ -61,9 +61,16 @@ class SkillRule:
         return f"name {self.name!r}" if self.name is not None else f"path {self.path}"
 
     def matches(self, skill: Skill) -> bool:
+        """By name, or by path: the skill's SKILL.md or folder as walked, or with every symlink
+        resolved (``path`` is kept resolved, so a link's path and its target's both select it)."""
         if self.name is not None:
             return skill.name == self.name
-        return self.path is not None and self.path in {skill.path, skill.folder}
+        if self.path is None:
+            return False
+        if self.path in {skill.path, skill.folder}:
+            return True
+        real = skill.real_path
+        return real is not None and self.path in {real, real.parent}
 
     @property
     def where(self) -> str:

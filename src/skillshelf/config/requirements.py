@@ -13,9 +13,14 @@ key                                   kind          a later layer may...
 ``allowed_install_sources = [globs]`` allow-list    drop patterns; adding a pattern is refused
 ====================================  ============  =============================================
 
+``required_skills`` and ``disabled_skills`` exclude each other: the first layer that lists a name
+in either key decides what happens to that skill, and a later layer that lists it in the other
+key is refused (a later layer cannot disable a required skill, nor require a disabled one). A
+layer that lists a name in both keys itself keeps it disabled.
+
 A layer that tries to loosen a value gets a ``CF106`` warning naming the layer that set the
-value that was kept. Each combination (ordered union, AND, min, ordered intersection) is
-associative, so the result does not depend on how layers are grouped.
+value that was kept. Each combination (ordered union, AND, min, ordered intersection, first
+listing of a name) is associative, so the result does not depend on how layers are grouped.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
-__all__ = ["REQUIREMENTS", "RequirementKind", "Tightened", "tighten"]
+__all__ = ["EXCLUSIVE", "REQUIREMENTS", "Clash", "RequirementKind", "Tightened", "separate", "tighten"]
 
 
 class RequirementKind(StrEnum):
@@ -44,6 +49,18 @@ REQUIREMENTS: Mapping[str, RequirementKind] = {
     "max_catalog_tokens": RequirementKind.UPPER_BOUND,
     "allowed_install_sources": RequirementKind.ALLOW_LIST,
 }
+
+
+EXCLUSIVE: Mapping[str, str] = {"required_skills": "disabled_skills", "disabled_skills": "required_skills"}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Clash:
+    """A name refused from ``key`` because ``kept_key`` already lists it."""
+
+    key: str
+    name: object
+    kept_key: str
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -79,3 +96,26 @@ def _items(value: object) -> list[object]:
         if item not in seen:
             seen.append(item)
     return seen
+
+
+def separate(
+    table: Mapping[str, object], kept: Mapping[str, object]
+) -> tuple[dict[str, object], tuple[Clash, ...]]:
+    """``table`` (one layer's ``[requirements]``) without the names that conflict across the
+    :data:`EXCLUSIVE` keys: a name ``kept`` (the earlier layers' values) lists in the other key
+    stays there, and a name ``table`` itself lists in both keys stays disabled."""
+    out = dict(table)
+    clashes: list[Clash] = []
+    for key, other in EXCLUSIVE.items():
+        earlier = _items(kept.get(other))
+        if isinstance(out.get(key), list) and earlier:
+            clashes += [Clash(key=key, name=x, kept_key=other) for x in _items(out[key]) if x in earlier]
+            out[key] = [x for x in _items(out[key]) if x not in earlier]
+    disabled = _items(out.get("disabled_skills"))
+    if isinstance(out.get("required_skills"), list) and disabled:
+        listed = _items(out["required_skills"])
+        clashes += [
+            Clash(key="required_skills", name=x, kept_key="disabled_skills") for x in listed if x in disabled
+        ]
+        out["required_skills"] = [x for x in listed if x not in disabled]
+    return out, tuple(clashes)

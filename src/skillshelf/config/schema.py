@@ -88,10 +88,8 @@ SCHEMA = _table(
     ),
     catalog=_table(
         format=Spec(kind="str", choices_of=_catalog_formats),
-        budget_chars=_int(0),
         budget_tokens=_int(0),
         context_window=_int(1),
-        max_context_tokens=_int(0),
     ),
     instructions=_table(profile=_choice("codex", "claude"), max_bytes=_int(0), fallback_filenames=STR_LIST),
     select=_table(
