@@ -5,13 +5,17 @@ from __future__ import annotations
 import datetime
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from skillshelf.cli.output import echo_json, echo_text, literal, print_diagnostics, short_path, stdout_console
 from skillshelf.diagnostics import Diagnostic, has_errors
 from skillshelf.env import Env
+
+if TYPE_CHECKING:
+    from skillshelf.config.modes import SkillMode
+    from skillshelf.skills.model import Skill
 
 __all__ = ["config", "disable", "enable", "instructions", "trust", "untrust"]
 
@@ -205,11 +209,12 @@ def _print_config(loaded: Any, *, explain: bool) -> None:
 
 
 def _project_root(directory: Path | None) -> Path:
-    from skillshelf.config.trust import canonical
-    from skillshelf.env import find_project_root
+    """The project root of ``directory`` (default: the cwd) as the config loader finds it: with
+    the ``project_root_markers`` of the system and user config, so that `trust` trusts and
+    `--project` writes the project whose config is then read."""
+    from skillshelf.config import load_config
 
-    start = canonical(directory) if directory is not None else canonical(Env.from_os().cwd)
-    return canonical(find_project_root(start))
+    return load_config(Env.from_os(cwd=directory)).project_root
 
 
 def _user_config_file() -> Path:
@@ -257,18 +262,21 @@ def untrust(directory: Path | None, as_json: bool) -> None:
     _set_trust(directory, False, as_json)
 
 
-def _unmatched_warning(target: str) -> str | None:
+def _unmatched_warning(target: str, skills: tuple[Skill, ...]) -> str | None:
     """A warning when no skill visible from here answers to ``target`` (with the closest names)."""
     from skillshelf.skills.load import close_matches
-    from skillshelf.workspace import Workspace
 
-    discovery = Workspace.open(Env.from_os()).discovery
-    wanted = {target, str(Path(target).expanduser().absolute())}
-    if any(wanted & {s.name, str(s.path), str(s.folder)} for s in discovery.skills):
+    if _selected(target, skills):
         return None
-    close = close_matches(target, [s.name for s in discovery.skills], limit=3)
+    close = close_matches(target, [s.name for s in skills], limit=3)
     guess = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
     return f"no skill named {target!r} is visible from here{guess} (the entry applies wherever one appears)"
+
+
+def _selected(target: str, skills: tuple[Skill, ...]) -> tuple[Skill, ...]:
+    """The skills ``target`` (a name, or a path to a skill's folder or SKILL.md) answers to."""
+    wanted = {target, str(Path(target).expanduser().absolute())}
+    return tuple(s for s in skills if wanted & {s.name, str(s.path), str(s.folder)})
 
 
 def _edit_mode(name: str, mode: str, project: bool, as_json: bool) -> None:
@@ -278,7 +286,7 @@ def _edit_mode(name: str, mode: str, project: bool, as_json: bool) -> None:
 
     path = _project_root(None) / PROJECT_DIR / CONFIG_NAME if project else _user_config_file()
     result = set_skill_mode(path, name, SkillMode(mode))
-    warnings = [w for w in (_unmatched_warning(name), _untrusted_note(project)) if w]
+    warnings = _warnings(name, SkillMode(mode), result.path)
     if as_json:
         echo_json({"skill": name, **result.to_dict(), "warnings": warnings})
     else:
@@ -288,14 +296,31 @@ def _edit_mode(name: str, mode: str, project: bool, as_json: bool) -> None:
         click.echo(f"warning: {warning}", err=True)
 
 
-def _untrusted_note(project: bool) -> str | None:
-    if not project:
-        return None
-    from skillshelf.config import load_config
+def _warnings(name: str, mode: SkillMode, written: Path) -> list[str]:
+    """What the config read again says about the entry just written: no skill answers to
+    ``name``, its file is not in effect, or another entry or a requirement still decides."""
+    import shlex
 
-    if load_config(Env.from_os()).trusted:
-        return None
-    return "this project is not trusted, so its config is not in effect; run `skillshelf trust` to apply it"
+    from skillshelf.config.mode_check import mode_warnings
+    from skillshelf.config.modes import SkillMode
+    from skillshelf.workspace import Workspace
+
+    workspace = Workspace.open(Env.from_os())
+    skills = workspace.discovery.skills
+    if mode is SkillMode.DISABLED:
+        command = "disable"
+    else:
+        command = "enable" if mode is SkillMode.ENABLED else f"enable --mode {mode.value}"
+    found = mode_warnings(
+        target=name,
+        wanted=mode,
+        skills=_selected(name, skills),
+        moded=workspace.modes,
+        written=written,
+        layers=workspace.config.layers,
+        command=f"{command} {shlex.quote(name)}",
+    )
+    return [w for w in (_unmatched_warning(name, skills), *found) if w]
 
 
 _MODES = ["enabled", "name-only", "manual", "pinned", "required"]

@@ -8,8 +8,10 @@ half a file.
 Every edit is checked before it is written: the new text must parse to the old data with
 exactly the one change (tomlkit alone can put a new ``[[skills.config]]`` or ``[projects..]``
 header above dotted keys such as ``memory.enabled = false``, which then silently belong to the
-new table). When tomlkit's edit does not pass, the entry is appended as a new table after the
-last line, where it cannot take over any key.
+new table). A new table goes above the comment lines written over the next table's header, so
+they keep heading it (:func:`~skillshelf.config.edit_text.below_comments`). When tomlkit's edit
+does not pass, the entry is appended as a new table after the last line, where it cannot take
+over any key.
 
 Codes raised here (``ConfigError``, nothing is written): ``CF100`` the file does not parse,
 ``CF110`` the path is not a regular file (a folder, FIFO, device, symlink loop), ``CF111`` the
@@ -32,6 +34,7 @@ from typing import Any
 from skillshelf.config.edit_text import (
     Candidate,
     appended,
+    comments_kept_below,
     editing,
     first_faithful,
     symlink_loop,
@@ -258,9 +261,8 @@ def _edit_skill_mode(path: Path, key: str, value: str, mode: SkillMode) -> EditR
     if match is not None:  # the file may already say so: then it stays as it is
         candidates.append((lambda: original or "", in_place))
     if doc is not None:
-        candidates.append(
-            (lambda: _tomlkit_mode_edit(doc, key, value, mode), in_place if match else with_new)
-        )
+        made = comments_kept_below(original, lambda: _tomlkit_mode_edit(doc, key, value, mode))
+        candidates += [(make, in_place if match else with_new) for make in made]
     candidates.append((lambda: appended(original, block), with_new))
     text = first_faithful(path, candidates, original, block.replace("\n", " "))
     return _finish(path, text, original, previous, mode.value)
@@ -323,7 +325,8 @@ def _edit_trust(path: Path, key: str, level: str) -> EditResult:
     block = f"[projects.{toml_string(key)}]\ntrust_level = {toml_string(level)}\n"
     candidates: list[tuple[Candidate, dict[str, Any]]] = [(lambda: original or "", expected)]
     if doc is not None:
-        candidates.append((lambda: _tomlkit_trust_edit(doc, key, level), expected))
+        made = comments_kept_below(original, lambda: _tomlkit_trust_edit(doc, key, level))
+        candidates += [(make, expected) for make in made]
     if entry is None:
         candidates.append((lambda: appended(original, block), expected))
     text = first_faithful(path, candidates, original, block.replace("\n", " "))

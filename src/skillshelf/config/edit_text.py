@@ -1,7 +1,8 @@
 """Text-level helpers of the config edits (:mod:`skillshelf.config.edit`).
 
-An edit is offered as one or more candidate texts (tomlkit's in-place edit, then the entry
-appended after the last line); :func:`first_faithful` keeps the first that parses to exactly
+An edit is offered as one or more candidate texts (tomlkit's in-place edit with a new table
+moved above the comments of the next header, tomlkit's edit as it is, then the entry appended
+after the last line); :func:`first_faithful` keeps the first that parses to exactly
 the expected data, so no edit can move, drop or change another key.
 """
 
@@ -21,6 +22,7 @@ from skillshelf.errors import ConfigError, FileAccessError, reason
 __all__ = [
     "Candidate",
     "appended",
+    "comments_kept_below",
     "editing",
     "first_faithful",
     "same_newlines",
@@ -108,6 +110,91 @@ def appended(original: str | None, block: str) -> str:
     if text and not text.endswith("\n"):
         text += "\n"
     return text + ("\n" if text.strip() else "") + block
+
+
+def comments_kept_below(original: str | None, make: Candidate) -> tuple[Candidate, Candidate]:
+    """Two candidates from ``make`` (run once): its text with :func:`below_comments` applied, then
+    its text as it is (for a file where moving the comment lines would change a value)."""
+    made: list[str | BaseException] = []
+
+    def as_made() -> str:
+        if not made:
+            try:
+                made.append(make())
+            except Exception as exc:  # tomlkit raises assorted errors: each candidate re-raises it
+                made.append(exc)
+        if isinstance(made[0], BaseException):
+            raise made[0]
+        return made[0]
+
+    return (lambda: below_comments(original, as_made())), as_made
+
+
+def below_comments(original: str | None, edited: str) -> str:
+    """``edited`` (``original`` with a table inserted, as tomlkit does) with that table moved above
+    the comment lines that head the next table, so they keep heading it.
+
+    tomlkit inserts a new table after the whole body of the table before it, whose last lines
+    are the comments written above the next header. The table goes instead after the last key
+    of the table before it and the comment lines directly under that key (up to the first blank
+    line); comments after a blank line, or all of them when no blank line parts them from the
+    key, stay above the next header. At the end of the file the table stays last, a blank line
+    above it. Any other edit is returned as it is.
+    """
+    if not original:
+        return edited
+    old = (original if original.endswith("\n") else original + "\n").splitlines(keepends=True)
+    new = edited.splitlines(keepends=True)
+    found = _inserted(old, new)
+    if found is None:
+        return edited
+    at, block = found
+    top = at
+    while top > 0 and _trivia(old[top - 1]):
+        top -= 1
+    split = at if at == len(old) else _comment_block_start(old, top, at)
+    if split == at and not (at == len(old) and at > 0 and old[at - 1].strip()):
+        return edited  # no comment heads the next table, and no comment line is glued above the table
+    before = ["\n"] if split > 0 and old[split - 1].strip() else []
+    after = ["\n"] if split < len(old) and old[split].strip() else []
+    return "".join([*old[:split], *before, *block, *after, *old[split:]])
+
+
+def _trivia(line: str) -> bool:
+    """A blank or comment line; one with a triple quote may end a multi-line string, so it is not."""
+    stripped = line.strip()
+    return not stripped or (stripped.startswith("#") and '"""' not in stripped and "'''" not in stripped)
+
+
+def _comment_block_start(lines: Sequence[str], top: int, at: int) -> int:
+    """Where the comments above the header at ``at`` start (``at`` when there are none): after
+    the comment lines glued under the last key (``lines[top:at]`` are blank or comment lines)."""
+    if not lines[at].lstrip().startswith("[") or not any(line.strip() for line in lines[top:at]):
+        return at
+    blanks = [i for i in range(top, at) if not lines[i].strip()]
+    return blanks[0] if blanks else top
+
+
+def _inserted(old: Sequence[str], new: Sequence[str]) -> tuple[int, list[str]] | None:
+    """``(line, block)`` when ``new`` is ``old`` with the lines of ``block`` (a table: its header
+    first, blank lines around it left out) inserted before ``old[line]``; else None."""
+    if len(new) <= len(old):
+        return None
+    same = [a.rstrip("\r\n") == b.rstrip("\r\n") for a, b in zip(old, new, strict=False)]
+    at = same.index(False) if False in same else len(old)
+    tail = len(old) - at
+    ends = zip(old[at:], new[len(new) - tail :], strict=True)
+    if any(a.rstrip("\r\n") != b.rstrip("\r\n") for a, b in ends):
+        return None
+    block = list(new[at : len(new) - tail])
+    while block and not block[0].strip():
+        block.pop(0)
+    while block and not block[-1].strip():
+        block.pop()
+    if not block or not block[0].lstrip().startswith("["):
+        return None
+    block[-1] = block[-1] if block[-1].endswith("\n") else block[-1] + "\n"
+    return at, block
 
 
 def _normal(value: Any) -> Any:
