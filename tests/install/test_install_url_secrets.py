@@ -31,6 +31,9 @@ TOKEN = "ghp_" + "a1B2c3D4" * 4 + "zzzz"  # a GitHub token's shape: ghp_ and 36 
         ),
         (f"https://h/a.zip?ref={TOKEN}", "https://h/a.zip?ref=[REDACTED_SECRET]"),
         ("https://user@github.com/o/r.git", "https://user@github.com/o/r.git"),
+        (f"https://{TOKEN}@github.com/o/r.git", "https://github.com/o/r.git"),
+        (f"https://{TOKEN}:x-oauth-basic@github.com/o/r.git", "https://github.com/o/r.git"),
+        ("https://glpat-" + "Ab12Cd34Ef56Gh78Ij90" + "@gitlab.com/o/r.git", "https://gitlab.com/o/r.git"),
         ("https://github.com/o/r.git?x=1", "https://github.com/o/r.git?x=1"),
         ("git@github.com:o/r.git", "git@github.com:o/r.git"),
     ],
@@ -64,3 +67,16 @@ def test_a_failed_clone_does_not_print_the_token(tmp_path: Path, isolated_home: 
     proc = run_cli(tmp_path, "install", url, "--all")
     assert proc.returncode == 1 and "IS112" in proc.stderr
     assert TOKEN not in proc.stderr + proc.stdout
+
+
+def test_a_token_typed_as_the_user_name_is_neither_recorded_nor_shown(tmp_path: Path) -> None:
+    typed = f"https://{TOKEN}@github.com/o/r.git"
+    source = parse_source(typed, cwd=tmp_path)
+    assert source.location == "https://github.com/o/r.git"
+    assert source.fetch_location == typed
+    assert TOKEN not in source.text and TOKEN not in repr(source)
+    assert TOKEN not in scrubbed(f"fatal: unable to access '{typed}'", typed)
+    assert (
+        scrubbed("cloning https://alice@example.com/r.git", "https://alice@example.com/r.git").count("alice")
+        == 1
+    )

@@ -24,6 +24,7 @@ from typing import Literal
 from skillshelf.diagnostics import Diagnostic, Severity, diagnostic
 from skillshelf.env import Env
 from skillshelf.errors import InstallError, UsageError
+from skillshelf.install.allowed import SourcePolicy
 from skillshelf.install.files import check_skill_tree, copy_skill_tree, root_lock, swap_into_place, workspace
 from skillshelf.install.found import SkillValidationError, find_skill_folder, relocate, validate_skill_folder
 from skillshelf.install.git import GitRunner, ProgressFn
@@ -321,13 +322,23 @@ def install_session(
     force: bool,
     copy_file: CopyFn | None = None,
     dry_run: bool = False,
+    policy: SourcePolicy | None = None,
 ) -> Iterator[tuple[Source, Destination]]:
     """The parsed ``source`` and where its skills go, with the skills root locked throughout.
 
-    Folders made for a root that is still empty at the end are taken away again, and an
-    ``OSError`` becomes :func:`io_failure`."""
+    A source the ``policy`` does not allow (None: the configuration's
+    ``requirements.allowed_install_sources``) is refused before anything is fetched. Folders
+    made for a root that is still empty at the end are taken away again, and an ``OSError``
+    becomes :func:`io_failure`."""
     parsed = parse_source(source, cwd=env.cwd)
-    place = placement(scope, target or _configured_target(env), env)
+    if policy is None or target is None:
+        from skillshelf.config import load_config
+
+        config = load_config(env)
+        policy = policy or SourcePolicy.from_config(config)
+        target = target or default_target(env, config.get("install.agents"))
+    policy.check(parsed)
+    place = placement(scope, target, env)
     root = place.root
     made = [d for d in (root, *root.parents) if not d.exists()]
     try:
@@ -358,12 +369,6 @@ def _drop_empty(folders: Sequence[Path]) -> None:
             folder.rmdir()
         except OSError:
             return
-
-
-def _configured_target(env: Env) -> InstallTarget:
-    from skillshelf.config import load_config
-
-    return default_target(env, load_config(env).get("install.agents"))
 
 
 def io_failure(root: Path, exc: OSError) -> InstallError:

@@ -23,6 +23,7 @@ from pathlib import Path
 from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.env import Env
 from skillshelf.errors import InstallError, NotFoundError, SkillshelfError
+from skillshelf.install.allowed import SourcePolicy, configured_policy
 from skillshelf.install.fetch_once import FetchOnce, fetch_once
 from skillshelf.install.files import remove_tree, root_lock, workspace
 from skillshelf.install.found import find_skill_folder
@@ -223,6 +224,7 @@ def _update_one(
     fetched: FetchOnce,
     progress: ProgressFn | None,
     kept: Path,
+    policy: SourcePolicy,
     check: bool = False,
 ) -> UpdateResult:
     entry = item.entry
@@ -239,6 +241,9 @@ def _update_one(
 
     if foreign_local(item.scope, entry.location, env):
         return result("skipped", _FOREIGN)
+    refused = policy.refusal(_source_of(entry))
+    if refused is not None:
+        return result("failed", f"{refused.one_line()}; `skillshelf remove {entry.name}` takes it away")
     if progress is not None:
         progress(f"Checking {entry.name}", None)
     try:
@@ -295,9 +300,14 @@ def update_skills(
     check: bool = False,
     progress: ProgressFn | None = None,
     git: GitRunner | None = None,
+    policy: SourcePolicy | None = None,
 ) -> tuple[UpdateResult, ...]:
     """Update the named installed skills (all when ``names`` is empty) from their sources; with
     ``check``, only say which have an update (``available``) and change nothing.
+
+    A skill whose source the ``policy`` (None: the configuration's
+    ``requirements.allowed_install_sources``, :mod:`skillshelf.install.allowed`) does not allow
+    is ``failed`` without being fetched, and a pack whose source it does not allow gains nothing.
 
     One failing skill does not stop the others; each result says what happened. Each source is
     fetched once, however many of the skills come from it (:mod:`skillshelf.install.fetch_once`).
@@ -306,12 +316,20 @@ def update_skills(
     """
     chosen = _select(env, names, scope)
     kept = kept_root(env)
+    allowed = policy or configured_policy(env)
     with fetch_once(env.dirs.cache / "update", git or GitRunner(environ=env.environ), progress) as fetched:
-        packs = survey_packs(chosen, fetched)
+        packs = survey_packs(chosen, fetched, allowed)
         results = [
             gone_from_pack(i, packs)
             or _update_one(
-                i, env=env, force=force, fetched=fetched, progress=progress, kept=kept, check=check
+                i,
+                env=env,
+                force=force,
+                fetched=fetched,
+                progress=progress,
+                kept=kept,
+                policy=allowed,
+                check=check,
             )
             for i in chosen
         ]

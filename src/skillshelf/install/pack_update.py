@@ -23,6 +23,7 @@ from pathlib import Path, PurePosixPath
 from skillshelf.config.trust import canonical
 from skillshelf.env import Env
 from skillshelf.errors import SkillshelfError
+from skillshelf.install.allowed import SourcePolicy
 from skillshelf.install.fetch_once import FetchOnce
 from skillshelf.install.files import root_lock, workspace
 from skillshelf.install.found import skill_folders
@@ -65,9 +66,9 @@ class PackNow:
         return [p for p in self.folders if p not in self.record.places and p not in installed]
 
 
-def survey_packs(items: Sequence[InstalledSkill], fetched: FetchOnce) -> list[PackNow]:
-    """Each pack one of ``items`` belongs to, read as it is now; a pack that cannot be fetched
-    is left out (its skills' own updates report why)."""
+def survey_packs(items: Sequence[InstalledSkill], fetched: FetchOnce, policy: SourcePolicy) -> list[PackNow]:
+    """Each pack one of ``items`` belongs to, read as it is now; a pack that cannot be fetched,
+    or whose source ``policy`` does not allow, is left out (its skills' own updates report why)."""
     found: list[PackNow] = []
     seen: set[tuple[Path, str]] = set()
     for item in items:
@@ -78,6 +79,9 @@ def survey_packs(items: Sequence[InstalledSkill], fetched: FetchOnce) -> list[Pa
         lock = read_lock(item.root)
         record = lock.packs.get(key)
         if record is None:
+            continue
+        source = recorded_source(record.kind, record.location, record.subdir, record.ref)
+        if not policy.allows(source):
             continue
         with contextlib.suppress(SkillshelfError):
             found.append(_pack_now(item.scope, item.root, record, lock.members(key), fetched))

@@ -3,7 +3,8 @@
 A token pasted into the URL (``https://x-access-token:TOKEN@github.com/o/r.git``), a
 ``?token=...`` or a signed download's signature is used for the one fetch it was typed for.
 What is recorded (the lock file, which a project commits) and shown is the URL without it:
-the password of the user part dropped, secret query values replaced with ``[REDACTED_SECRET]``.
+the password of the user part dropped (the whole user part when it is itself a token the
+redactor knows), secret query values replaced with ``[REDACTED_SECRET]``.
 ``update`` then fetches through git's own credentials (a credential helper, SSH).
 """
 
@@ -33,13 +34,25 @@ def without_secrets(url: str) -> str:
     if not parts.scheme or not parts.netloc:
         return url
     netloc = parts.netloc
-    if parts.password is not None:
-        user, _, host = netloc.rpartition("@")
-        netloc = f"{user.partition(':')[0]}@{host}"
+    user, at, host = netloc.rpartition("@")
+    if at:
+        name = user.partition(":")[0]
+        netloc = host if _is_token(name) else f"{name}@{host}"
     query = _safe_query(parts.query)
     if netloc == parts.netloc and query == parts.query:
         return url
     return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+def _is_token(user_name: str) -> bool:
+    """Whether a URL's user name is a credential (``https://ghp_...@github.com/...``: GitHub
+    and GitLab take a token there): one the redactor's rules know."""
+    from urllib.parse import unquote
+
+    from skillshelf.memory.redact import redact_secrets
+
+    name = unquote(user_name)
+    return bool(name) and redact_secrets(name) != name
 
 
 def _safe_query(query: str) -> str:
@@ -62,6 +75,8 @@ def scrubbed(text: str, secret_url: str) -> str:
 
     parts = urlsplit(secret_url)
     secrets = [parts.password or ""]
+    if parts.username and _is_token(parts.username):
+        secrets.append(parts.username)
     secrets += [value for name, value in parse_qsl(parts.query) if value and _SECRET_PARAM.search(name)]
     for secret in sorted((s for s in secrets if len(s) >= 4), key=len, reverse=True):
         for form in {secret, quote(secret, safe=""), quote(secret)}:
