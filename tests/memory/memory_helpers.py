@@ -153,3 +153,24 @@ def user_session(folder: Path, text: str) -> Session:
         ended_at=None,
         items=(Item(kind="message", role="user", parts=(text,)),),
     )
+
+
+def write_claude_transcript(
+    path: Path, *, session_id: str, cwd: Path | str, turns: list[str], sidechain: bool = False
+) -> Path:
+    """A Claude Code session file: ``turns`` alternate user and assistant messages; ``sidechain``
+    marks them as a sub-agent's, as Claude Code does in ``<sid>/subagents/agent-*.jsonl``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = [
+        {
+            "type": role,
+            "isSidechain": sidechain,
+            "sessionId": session_id,
+            "cwd": str(cwd),
+            "timestamp": f"2026-01-01T00:00:{n:02d}Z",
+            "message": {"role": role, "content": text},
+        }
+        for n, (role, text) in enumerate(zip(("user", "assistant") * len(turns), turns, strict=False))
+    ]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    return path

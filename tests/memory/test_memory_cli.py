@@ -9,9 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from memory_helpers import ScriptedModel, run_cli, write_skillshelf_transcript
+from memory_helpers import ScriptedModel, run_cli, write_claude_transcript, write_skillshelf_transcript
 
 from skillshelf.env import Env
+from skillshelf.memory.store import SessionRow, open_store
 
 _run = run_cli
 
@@ -224,3 +225,42 @@ def test_a_run_with_nothing_to_do_needs_no_api_key(
     assert json.loads(out)["claimed"] == 0
     code, _, err = _run(capsys, "memory", "run", "--sessions", str(sessions), "--min-idle-hours", "0")
     assert code == 2 and "ME028" in err
+
+
+def test_a_transcripts_terminal_escapes_are_shown_not_sent_by_dry_run_and_show(
+    project: Path, isolated_home: Any, scripted_model: ScriptedModel, capsys: pytest.CaptureFixture[str]
+) -> None:
+    hostile = "evil\x1b]0;PWNED\x07\x1b[2J"
+    path = write_claude_transcript(
+        isolated_home.home / "t" / "s.jsonl", session_id=hostile, cwd=project, turns=["remember pnpm"]
+    )
+    os.utime(path, (time.time() - 7 * 3600,) * 2)
+    code, out, err = _run(
+        capsys,
+        "memory",
+        "run",
+        "--sessions",
+        str(path),
+        "--dry-run",
+        "--base-url",
+        scripted_model.url + "/v1",
+    )
+    assert code == 0, err
+    assert "\x1b" not in out and "\x07" not in out and "evil\\x1b]0;PWNED\\x07" in out
+    with open_store(None, data_dir=Env.from_os().dirs.data) as store:
+        store.register_sessions(
+            [
+                SessionRow(
+                    id=hostile, source="claude", path=str(path), cwd="/p", project="/p", updated_at_ms=1
+                )
+            ],
+            1,
+        )
+        store.execute_for_tests(
+            "INSERT INTO stage1_outputs (session_id, scope, source_updated_at_ms, raw_memory, "
+            "rollout_summary, generated_at_ms) VALUES (?, ?, 1, 'm', 's', 1)",
+            (hostile, f"project:/p/{hostile}"),
+        )
+    code, out, err = _run(capsys, "memory", "show", hostile)
+    assert code == 0, err
+    assert "\x1b" not in out and "\x07" not in out and out.startswith("# evil\\x1b]0;PWNED")

@@ -14,6 +14,7 @@ from click.testing import CliRunner
 from memory_helpers import ScriptedModel, default_reply, write_skillshelf_transcript
 
 from skillshelf.env import Env
+from skillshelf.memory.inspect import memory_status
 from skillshelf.memory.layout import project_scope, scope_dir
 from skillshelf.memory.read import memory_skill_roots, memory_summary_for, search_memory
 from skillshelf.memory.service import RunOptions, run_memory
@@ -364,3 +365,25 @@ def test_sessions_in_git_worktrees_share_their_projects_memories(
         )
         is None
     )
+
+
+def test_a_transcript_deleted_after_it_was_found_is_closed_without_a_failure_or_a_model_call(
+    isolated_home: Any, scripted_model: ScriptedModel
+) -> None:
+    project = isolated_home.home / "proj"
+    project.mkdir()
+    env = Env.for_test(cwd=project, home=isolated_home.home, codex_home=isolated_home.codex_home)
+    path = write_skillshelf_transcript(
+        env.dirs.state / "transcripts" / "gone.jsonl", session_id="gone", cwd=project, task="make check"
+    )
+    settings = _settings(scripted_model.url + "/v1")
+    assert run_memory(env, settings, RunOptions(phase="1")).claimed == 0  # found, not idle yet
+    path.unlink()
+    eager = settings.with_overrides(min_idle_hours=0, retry_delay_seconds=0, max_model_calls=1)
+    report = run_memory(env, eager, RunOptions(phase="1"))
+    assert report.outcomes == {"gone": 1} and not report.failed and report.errors == []
+    assert report.model_calls == 0 and scripted_model.requests == []
+    assert run_memory(env, eager, RunOptions(phase="1")).claimed == 0  # closed for good
+    with open_store(None, data_dir=env.dirs.data) as store:
+        status = memory_status(store, eager, now_ms=int(time.time() * 1000))
+    assert [(s["id"], s["state"]) for s in status["session_list"]] == [("gone", "gone")]

@@ -3,17 +3,22 @@
 from __future__ import annotations
 
 import json
+import subprocess
 import time
 from pathlib import Path
 from typing import Any
 
-from memory_helpers import ScriptedModel, write_skillshelf_transcript
+from memory_helpers import ScriptedModel, write_claude_transcript, write_skillshelf_transcript
 
 from skillshelf.env import Env
+from skillshelf.hooks import events
+from skillshelf.hooks.payload import HookInput
 from skillshelf.memory.queue import QueuedSession, dequeue, enqueue, queue_dir, queued
+from skillshelf.memory.runner import project_of
 from skillshelf.memory.service import RunOptions, run_memory
 from skillshelf.memory.settings import MemorySettings
 from skillshelf.memory.store import open_store
+from testkit import git_worktrees
 
 
 def _settings(url: str) -> MemorySettings:
@@ -125,3 +130,52 @@ def test_memory_run_with_queued_only_leaves_the_usual_folders_alone(
     assert report.files == 0 and report.claimed == 0
     full = run_memory(env, _settings(scripted_model.url + "/v1"), RunOptions(phase="1"))
     assert full.outcomes == {"extracted": 1}
+
+
+def test_a_queued_claude_session_that_spawned_a_subagent_is_extracted_before_it_leaves_the_queue(
+    isolated_home: Any, scripted_model: ScriptedModel
+) -> None:
+    project, env = _project(isolated_home)
+    sid = "11111111-2222-3333-4444-555555555555"
+    folder = env.home / ".claude" / "projects" / "-proj"
+    write_claude_transcript(
+        folder / sid / "subagents" / "agent-abc.jsonl",
+        session_id=sid,
+        cwd=project,
+        turns=["subagent task: list files", "files listed"],
+        sidechain=True,
+    )
+    parent = write_claude_transcript(
+        folder / f"{sid}.jsonl", session_id=sid, cwd=project, turns=["remember: run make check", "ok"]
+    )
+    enqueue(env.dirs.state, QueuedSession(path=parent, agent="claude", session_id=sid, ended=True))
+    report = run_memory(env, _settings(scripted_model.url + "/v1"), RunOptions(phase="1"))
+    assert report.outcomes == {"extracted": 1} and queued(env.dirs.state) == []
+    with open_store(None, data_dir=env.dirs.data) as store:
+        assert [o.session_id for o in store.outputs()] == [sid]
+        again = run_memory(env, _settings(scripted_model.url + "/v1"), RunOptions(phase="1"))
+        assert again.registered == 0  # each file keeps its own row: nothing flips between them
+        row = store.session(sid)
+        assert row is not None and row.path == str(parent)
+
+
+def test_a_session_queued_in_a_worktree_counts_for_its_main_checkout_after_the_worktree_is_removed(
+    isolated_home: Any, scripted_model: ScriptedModel
+) -> None:
+    main, worktree = isolated_home.home / "repo", isolated_home.home / "repo-task"
+    git_worktrees(main, worktree)
+    env = Env.for_test(cwd=main, home=isolated_home.home, codex_home=isolated_home.codex_home)
+    transcript = write_claude_transcript(
+        env.home / ".claude" / "projects" / "-repo-task" / "s1.jsonl",
+        session_id="s1",
+        cwd=worktree,
+        turns=["remember: run make check", "ok"],
+    )
+    stop_hook = HookInput(event="Stop", session_id="s1", transcript_path=str(transcript), cwd=str(worktree))
+    events.stop("claude", stop_hook, env, lambda *args: None)
+    subprocess.run(["git", "-C", str(main), "worktree", "remove", str(worktree)], check=True, timeout=60)
+    report = run_memory(env, _settings(scripted_model.url + "/v1"), RunOptions(phase="1"))
+    assert report.outcomes == {"extracted": 1}
+    with open_store(None, data_dir=env.dirs.data) as store:
+        row = store.session("s1")
+        assert row is not None and row.project == project_of(main)

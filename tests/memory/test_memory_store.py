@@ -17,7 +17,7 @@ from skillshelf.memory.store import (
     Store,
     open_store,
 )
-from skillshelf.memory.store.base import ClaimLimits
+from skillshelf.memory.store.base import MAX_BACKOFF_MS, ClaimLimits
 from skillshelf.memory.store.schema import SCHEMA_VERSION
 
 H = 3_600_000
@@ -260,3 +260,32 @@ def test_sqlite_store_lives_in_the_user_data_folder_in_wal_mode(isolated_home: o
     with open_store(None, data_dir=Env.from_os().dirs.data) as store:
         assert store.url.endswith("/memory/state.sqlite") and str(Env.from_os().dirs.data) in store.url
         assert store.execute_for_tests("PRAGMA journal_mode") == [("wal",)]
+
+
+def test_a_subagent_row_never_replaces_the_session_of_another_file(store: Store) -> None:
+    def row(path: str, subagent: bool, updated: int) -> SessionRow:
+        return SessionRow(
+            id="sid",
+            source="claude",
+            path=path,
+            cwd="/w",
+            project="/w",
+            updated_at_ms=updated,
+            first_user_message="task",
+            subagent=subagent,
+        )
+
+    assert store.register_sessions([row("/p/sid.jsonl", False, 100)], NOW) == 1
+    assert store.register_sessions([row("/p/sid/subagents/agent-a.jsonl", True, 200)], NOW) == 0
+    kept = store.session("sid")
+    assert kept is not None and (kept.path, kept.subagent, kept.updated_at_ms) == ("/p/sid.jsonl", False, 100)
+    assert store.register_sessions([row("/p/sid.jsonl", False, 300)], NOW) == 1  # its own file still updates
+    assert [c.session_id for c in _claim(store)] == ["sid"]
+
+
+def test_the_backoff_of_a_failed_job_is_capped_however_long_the_retry_delay(store: Store) -> None:
+    _add(store, ("t", 100))
+    (claim,) = _claim(store)
+    assert store.mark_failed(STAGE1, "t", claim.token, reason="boom", now_ms=NOW, retry_base_ms=10**17)
+    job = store.job(STAGE1, "t")
+    assert job and job["status"] == "error" and job["retry_at_ms"] == NOW + MAX_BACKOFF_MS

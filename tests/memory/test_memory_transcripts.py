@@ -8,6 +8,7 @@ from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from memory_helpers import write_claude_transcript
 
 from skillshelf.env import Env
 from skillshelf.memory.transcripts import (
@@ -162,3 +163,31 @@ def test_a_rollout_without_its_meta_line_is_still_read_as_codex(tmp_path: Path) 
     path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
     session = read_transcript(path)
     assert session is not None and session.source == "codex" and session.first_user_message == "fix it"
+
+
+def test_a_claude_subagent_file_is_keyed_apart_from_its_parent_session(tmp_path: Path) -> None:
+    sid = "11111111-2222-3333-4444-555555555555"
+    folder = tmp_path / ".claude" / "projects" / "-work"
+    parent = write_claude_transcript(
+        folder / f"{sid}.jsonl", session_id=sid, cwd=tmp_path, turns=["remember make check", "ok"]
+    )
+    child = write_claude_transcript(
+        folder / sid / "subagents" / "agent-abc.jsonl",
+        session_id=sid,  # Claude Code repeats the parent's id in a sub-agent's lines
+        cwd=tmp_path,
+        turns=["list files", "done"],
+        sidechain=True,
+    )
+    main, sub = read_transcript(parent), read_transcript(child)
+    assert main is not None and (main.id, main.subagent) == (sid, False)
+    assert sub is not None and (sub.id, sub.subagent) == (f"{sid}/agent-abc", True)
+
+
+def test_a_lone_surrogate_in_a_tool_argument_is_written_as_an_escape_and_read_back(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    with TranscriptWriter(path, session_id="abc", cwd=tmp_path) as writer:
+        writer.tool_call("c1", "read_skill_file", {"name": "pdf", "path": "refs/\ud800.md"})
+        writer.tool_result("c1", "error SV400: not valid Unicode", is_error=True)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert json.loads(lines[1])["arguments"]["path"] == "refs/\ud800.md"
+    assert json.loads(lines[2])["is_error"] is True

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from skillshelf.cli.memory_admin import db_option, json_option, recover, reset, status
-from skillshelf.cli.output import TEXT, FiniteFloat, echo_json, print_diagnostics, printable
+from skillshelf.cli.output import TEXT, FiniteFloat, echo_json, echo_text, print_diagnostics, printable
 from skillshelf.env import Env
 
 if TYPE_CHECKING:
@@ -163,7 +163,7 @@ def run(
     print_diagnostics(report.problems)
     if report.failed:
         for error in report.errors:
-            click.echo(f"skillshelf: failed {error}", err=True)
+            click.echo(f"skillshelf: failed {printable(error)}", err=True)
         click.echo("  failed jobs are tried again after a backoff (`skillshelf memory status`)", err=True)
         sys.exit(1)
 
@@ -191,8 +191,9 @@ def _print_report(data: dict[str, Any]) -> None:
         echo("no transcripts found: the agents' hooks queued none (`skillshelf setup` adds them)", err=True)
     if data["dry_run"]:
         for item in data["dry_run"]:
-            click.echo(f"===== {item['source']} {item['session_id']} -> {item['model']} =====")
-            click.echo(item["prompt"])
+            head = " ".join(printable(str(item[k])) for k in ("source", "session_id"))
+            click.echo(f"===== {head} -> {printable(str(item['model']))} =====")
+            echo_text(str(item["prompt"]))
         click.echo(f"dry run: {len(data['dry_run'])} prompt(s) would be sent; nothing was claimed or called")
         _print_recovered_and_skipped(data)
         return
@@ -208,16 +209,18 @@ def _print_report(data: dict[str, Any]) -> None:
         f"{phase1.get('no_output', 0)} with nothing to keep, {phase1.get('failed', 0)} failed, "
         f"{phase1.get('lost_lease', 0)} lost to another worker; {data['pruned']} pruned"
     )
+    if phase1.get("gone"):
+        echo(f"phase 1: {phase1['gone']} transcript(s) deleted since they were found, closed unread")
     for item in data["phase2"]:
         by = f" by the {item['consolidator']} consolidator" if item.get("consolidator") else ""
         echo(
-            f"phase 2: {item['scope']}: {item['status']}{by} (selected {item['selected']}, added "
+            f"phase 2: {printable(item['scope'])}: {item['status']}{by} (selected {item['selected']}, added "
             f"{item['added']}, retained {item['retained']}, removed {item['removed']}) -> {item['folder']}"
         )
         for refused in item.get("refused") or ():
-            echo(f"  refused tool call: {refused}")
+            echo(f"  refused tool call: {printable(str(refused))}")
         for kept in item.get("kept") or ():
-            echo(f"  {kept}")
+            echo(f"  {printable(str(kept))}")
     budget = f" of {data['budget']}" if data["budget"] is not None else ""
     echo(f"model calls: {data['model_calls']}{budget}")
     _print_recovered_and_skipped(data)
@@ -227,7 +230,8 @@ def _print_recovered_and_skipped(data: dict[str, Any]) -> None:
     for lease in data["recovered"]:
         click.echo(f"recovered {lease['kind']} {printable(str(lease['key']))}: {lease['reason']}")
     for item in data["skipped"][:10]:
-        click.echo(f"skipped {printable(item['id'])} ({item['state'].replace('_', ' ')}): {item['reason']}")
+        state = item["state"].replace("_", " ")
+        click.echo(f"skipped {printable(item['id'])} ({state}): {printable(str(item['reason']))}")
     if len(data["skipped"]) > 10:
         click.echo(
             f"... and {len(data['skipped']) - 10} more skipped (`skillshelf memory status` lists them)"
@@ -256,9 +260,8 @@ def show(session_id: str | None, db: str | None, as_json: bool) -> None:
         if as_json:
             echo_json(rows[0].to_dict())
             return
-        click.echo(
-            f"# {rows[0].session_id} ({rows[0].scope})\n\n{rows[0].rollout_summary}\n\n{rows[0].raw_memory}"
-        )
+        click.echo(f"# {printable(rows[0].session_id)} ({printable(rows[0].scope)})\n")
+        echo_text(f"{rows[0].rollout_summary}\n\n{rows[0].raw_memory}")
         return
     from skillshelf.memory.read import memory_folders_for, memory_summary_for
 
@@ -273,7 +276,7 @@ def show(session_id: str | None, db: str | None, as_json: bool) -> None:
     if as_json:
         echo_json(summary.to_dict())
         return
-    click.echo(summary.text)
+    echo_text(summary.text)
 
 
 @memory.command("search")
@@ -291,7 +294,7 @@ def search(query: str, limit: int, no_usage: bool, db: str | None, as_json: bool
         echo_json([h.to_dict() for h in hits])
         return
     for hit in hits:
-        click.echo(f"{hit.path}:{hit.line}: {hit.text}")
+        click.echo(printable(f"{hit.path}:{hit.line}: {hit.text}"))
     if not hits:
         click.echo("no memory matches", err=True)
 

@@ -234,12 +234,31 @@ def stop(agent: Agent, inp: HookInput, env: Env, spawn: Spawn) -> str:
 
     ended = inp.event == "SessionEnd"
     session = QueuedSession(
-        path=Path(inp.transcript_path), agent=agent, session_id=inp.session_id, cwd=inp.cwd, ended=ended
+        path=Path(inp.transcript_path),
+        agent=agent,
+        session_id=inp.session_id,
+        cwd=inp.cwd,
+        ended=ended,
+        project=_memory_project(inp.cwd),
     )
     enqueue(env.dirs.state, session)
     if ended:
         _maybe_drain(env, HookSettings.from_config(_load_config(env)), spawn)
     return ""
+
+
+def _memory_project(cwd: str) -> str:
+    """The memory project of the session's folder, recorded while the folder exists ("" when
+    it cannot be told): the run may come after a worktree is removed."""
+    from skillshelf.memory.runner import project_of
+
+    if not cwd or "\x00" in cwd or not Path(cwd).is_absolute():
+        return ""
+    try:
+        folder = Path(cwd)
+        return project_of(folder) if folder.is_dir() else ""
+    except OSError:
+        return ""
 
 
 def _maybe_drain(env: Env, settings: HookSettings, spawn: Spawn) -> None:

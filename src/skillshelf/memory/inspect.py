@@ -3,11 +3,12 @@
 :func:`session_verdict` is pure: a session's facts from the store, the time, the eligibility
 windows and its lease's verdict in, one state with a reason out:
 
-``extracted``, ``nothing_to_keep``, ``running``, ``stuck`` (its worker died on this machine),
-``stale`` (its worker stopped heartbeating or its lease expired), ``failed`` (waiting for a
-retry), ``gave_up`` (no retries left for this version of the transcript), ``too_recent`` (not
-idle for ``min_idle_hours`` yet), ``too_old`` (outside ``max_age_days``), ``pending`` (the next
-run takes it), ``forgotten``, ``subagent`` and ``no_user_message`` (never extracted).
+``extracted``, ``nothing_to_keep``, ``gone`` (its transcript was deleted first), ``running``,
+``stuck`` (its worker died on this machine), ``stale`` (its worker stopped heartbeating or its
+lease expired), ``failed`` (waiting for a retry), ``gave_up`` (no retries left for this version
+of the transcript), ``too_recent`` (not idle for ``min_idle_hours`` yet), ``too_old`` (outside
+``max_age_days``), ``pending`` (the next run takes it), ``forgotten``, ``subagent`` and
+``no_user_message`` (never extracted).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Any
 from skillshelf.memory.leases import LeaseVerdict, judge_leases
 from skillshelf.memory.settings import MemorySettings
 from skillshelf.memory.store import STAGE1, SessionFacts, Store
-from skillshelf.memory.store.base import ClaimLimits
+from skillshelf.memory.store.base import GONE, ClaimLimits
 
 __all__ = ["SessionVerdict", "claim_limits", "memory_status", "session_verdict", "skipped_sessions"]
 
@@ -109,6 +110,8 @@ def _state(
     if (facts.output_watermark or -1) >= facts.updated_at_ms:
         return "extracted", "its memory is up to date"
     if (facts.success_watermark or -1) >= facts.updated_at_ms:
+        if facts.last_error == GONE:
+            return "gone", f"{GONE}; never tried again unless the file comes back"
         return "nothing_to_keep", "the model found nothing in it worth keeping"
     decided = _job_state(facts, now_ms, lease)
     if decided is not None:

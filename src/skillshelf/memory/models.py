@@ -59,6 +59,11 @@ class CallBudget:
             self.used += 1
             return True
 
+    def give_back(self) -> None:
+        """Return one call taken for a job that made none."""
+        with self._lock:
+            self.used = max(0, self.used - 1)
+
     @property
     def remaining(self) -> int | None:
         return None if self.limit is None else max(0, self.limit - self.used)

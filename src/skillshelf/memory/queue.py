@@ -46,6 +46,9 @@ class QueuedSession:
     cwd: str = ""
     ended: bool = False  # SessionEnd (the session is over), not only a turn's Stop
     queued_at: float = 0.0
+    # the memory project of ``cwd`` while it existed: a git worktree removed before the run
+    # still counts for its main checkout's project
+    project: str = ""
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -55,6 +58,7 @@ class QueuedSession:
             "cwd": self.cwd,
             "ended": self.ended,
             "queued_at": self.queued_at,
+            "project": self.project,
         }
 
 
@@ -102,6 +106,7 @@ def _read(path: Path) -> QueuedSession | None:
         cwd=str(data.get("cwd") or ""),
         ended=data.get("ended") is True,
         queued_at=float(queued_at) if isinstance(queued_at, int | float) else 0.0,
+        project=data["project"] if isinstance(data.get("project"), str) else "",
     )
 
 

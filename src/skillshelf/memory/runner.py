@@ -5,6 +5,7 @@ when ownership is lost)."""
 from __future__ import annotations
 
 import contextlib
+import os
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
@@ -172,27 +173,37 @@ def with_session(path: str, work: Callable[[Session], T]) -> T:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Stage1Outcome:
-    """What happened to one claimed session: ``status`` is extracted, no_output, failed or
-    lost_lease; ``known`` holds the secrets redaction took out of its prompt (in memory only,
-    for scrubbing this run's consolidation)."""
+    """What happened to one claimed session: ``status`` is extracted, no_output, failed, gone
+    (its transcript was deleted: the job is closed, nothing called) or lost_lease; ``called``
+    says whether the model was called; ``known`` holds the secrets redaction took out of its
+    prompt (in memory only, for scrubbing this run's consolidation)."""
 
     status: str
     error: str | None = None
+    called: bool = True
     known: KnownSecrets = field(default=NO_SECRETS, repr=False)
 
 
 def run_stage1_job(
     claim: Stage1Claim, *, store: Store, model: JsonModel, settings: MemorySettings, clock: Clock
 ) -> Stage1Outcome:
-    """Extract one claimed session. The caller keeps the lease alive (:class:`LeaseKeeper`)."""
-    try:
-        result = with_session(
-            claim.path,
-            lambda session: phase1.extract(
-                model, session, token_limit=settings.stage1_token_limit, effort=settings.extract_effort
-            ),
+    """Extract one claimed session. The caller keeps the lease alive (:class:`LeaseKeeper`).
+    A transcript deleted since it was registered closes its job: there is nothing to extract."""
+    called = False
+
+    def extract(session: Session) -> phase1.Stage1Result | None:
+        nonlocal called
+        called = True
+        return phase1.extract(
+            model, session, token_limit=settings.stage1_token_limit, effort=settings.extract_effort
         )
+
+    try:
+        result = with_session(claim.path, extract)
     except SkillshelfError as exc:
+        if not called and not os.path.lexists(claim.path):
+            closed = store.mark_stage1_gone(claim, now_ms=clock_ms(clock))
+            return Stage1Outcome(status="gone" if closed else "lost_lease", called=False)
         reason = redact_secrets(f"{exc.code}: {exc.message}")
         failed = store.mark_failed(
             STAGE1,
@@ -203,7 +214,7 @@ def run_stage1_job(
             retry_base_ms=int(settings.retry_delay_seconds * 1000),
         )
         return Stage1Outcome(
-            status="failed" if failed else "lost_lease", error=redact_secrets(exc.one_line())
+            status="failed" if failed else "lost_lease", error=redact_secrets(exc.one_line()), called=called
         )
     now = clock_ms(clock)
     if result is None:

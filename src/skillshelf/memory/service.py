@@ -13,7 +13,7 @@ import socket
 import time
 import uuid
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
@@ -27,7 +27,7 @@ from skillshelf.memory.inspect import claim_limits, skipped_sessions
 from skillshelf.memory.layout import scope_dir
 from skillshelf.memory.leases import free_leases, judge_leases, this_holder
 from skillshelf.memory.models import CallBudget, JsonModel, model_endpoint, model_factories, require_keys
-from skillshelf.memory.queue import phase1_passes, queued, settle_queue
+from skillshelf.memory.queue import QueuedSession, phase1_passes, queued, settle_queue
 from skillshelf.memory.redact import redact_secrets
 from skillshelf.memory.redact.echoes import NO_SECRETS, KnownSecrets
 from skillshelf.memory.run_report import Progress, RunOptions, RunReport
@@ -51,16 +51,17 @@ def _default_worker() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
 
 
-def _session_row(path: Path, stat: os.stat_result) -> tuple[SessionRow | None, int]:
+def _session_row(path: Path, stat: os.stat_result, queued_project: str = "") -> tuple[SessionRow | None, int]:
     session = read_transcript(path)
     if session is None:
         return None, 0
+    gone = session.cwd is not None and not session.cwd.is_dir()
     return SessionRow(
         id=f"{session.id}",
         source=session.source,
         path=str(path),
         cwd=str(session.cwd or ""),
-        project=project_of(session.cwd),
+        project=queued_project if gone and queued_project else project_of(session.cwd),
         updated_at_ms=stat.st_mtime_ns // 1_000_000,
         # redacted before the cut, which could otherwise leave half a secret no rule knows
         first_user_message=redact_secrets(session.first_user_message[:4000])[:2000],
@@ -81,9 +82,17 @@ def _skip_file(report: RunReport, path: Path, code: str, message: str, fix: str)
 
 
 def register_transcripts(
-    store: Store, paths: tuple[Path, ...], *, now_ms: int, report: RunReport, progress: Progress | None = None
+    store: Store,
+    paths: tuple[Path, ...],
+    *,
+    now_ms: int,
+    report: RunReport,
+    progress: Progress | None = None,
+    projects: Mapping[str, str] | None = None,
 ) -> list[str]:
-    """Read new or changed transcript files into the store; returns their paths."""
+    """Read new or changed transcript files into the store; returns their paths. ``projects``:
+    the memory project the hook queue recorded for a transcript path, used when the session's
+    folder no longer exists."""
     files = find_transcripts(paths)
     report.files = len(files)
     known = store.known_files()
@@ -93,7 +102,7 @@ def register_transcripts(
             stat = path.stat()
             if known.get(str(path)) == (stat.st_size, stat.st_mtime_ns):
                 continue
-            row, skipped = _session_row(path, stat)
+            row, skipped = _session_row(path, stat, (projects or {}).get(str(path), ""))
         except OSError as exc:
             _skip_file(
                 report,
@@ -168,7 +177,7 @@ def _phase1(
         return known
     outcomes: Counter[str] = Counter(report.outcomes)
     for _ in claims:
-        budget.take()
+        budget.take()  # reserved now (the calls run at once), given back for a job that makes none
 
     def job(claim: Stage1Claim) -> Stage1Outcome:
         try:
@@ -184,6 +193,8 @@ def _phase1(
             for n, future in enumerate(as_completed(futures), 1):
                 done = future.result()
                 outcomes[done.status] += 1
+                if not done.called:
+                    budget.give_back()
                 known |= done.known
                 if done.error:
                     report.errors.append(f"{futures[future].session_id}: {done.error}")
@@ -282,6 +293,27 @@ def _finish(store: Store, report: RunReport, *, started_ms: int, finished_ms: in
     return report
 
 
+def _register(
+    env: Env,
+    store: Store,
+    options: RunOptions,
+    queue: Sequence[QueuedSession],
+    *,
+    now_ms: int,
+    report: RunReport,
+    progress: Progress | None,
+) -> list[str]:
+    """Register the run's transcripts: the ones named, else the agents' folders' and the
+    queued ones (each with the memory project its hook recorded)."""
+    roots = () if options.queued_only else default_transcript_roots(env, env.dirs.state)
+    paths = options.sessions or (*roots, *(q.path for q in queue))
+    report.searched = [str(path) for path in paths]
+    projects = {str(q.path): q.project for q in queue if q.project}
+    return register_transcripts(
+        store, tuple(paths), now_ms=now_ms, report=report, progress=progress, projects=projects
+    )
+
+
 def run_memory(
     env: Env,
     settings: MemorySettings,
@@ -308,10 +340,7 @@ def run_memory(
     queue = [] if options.sessions or options.dry_run else queued(env.dirs.state)
     report.queued = len(queue)
     try:
-        roots = () if options.queued_only else default_transcript_roots(env, env.dirs.state)
-        paths = options.sessions or (*roots, *(q.path for q in queue))
-        report.searched = [str(path) for path in paths]
-        files = register_transcripts(store, tuple(paths), now_ms=started, report=report, progress=progress)
+        files = _register(env, store, options, queue, now_ms=started, report=report, progress=progress)
         only = store.session_ids_for_paths(files) if options.sessions else None
         make_extract, make_consolidate = models or model_factories(env, settings)
         budget = CallBudget(settings.max_model_calls)

@@ -32,8 +32,8 @@ _CLAMPS: dict[str, tuple[float, float]] = {
 }
 
 
-#: Settings with a floor but no ceiling: a value below the floor is refused (``ME027``), not clamped,
-#: since a negative budget or timeout is a typo, not a wish.
+#: Settings with a floor: a value below it is refused (``ME027``), not clamped, since a negative
+#: budget or timeout is a typo, not a wish (durations also have a ceiling, ``_CEILINGS``).
 _MINIMUMS: dict[str, float] = {
     "max_model_calls": 0,
     "context_window": 1,
@@ -44,6 +44,45 @@ _MINIMUMS: dict[str, float] = {
     "heartbeat_seconds": 0.001,
     "retry_delay_seconds": 0,
 }
+
+
+#: Durations with a ceiling (seconds): a longer one is clamped to it. Past these, a lease or a retry
+#: time in milliseconds would no longer fit the store's 64-bit integers, nor a timeout a thread's wait.
+_CEILINGS: dict[str, float] = {
+    "request_timeout_s": 86_400.0,
+    "lease_seconds": 30 * 86_400.0,
+    "heartbeat_seconds": 86_400.0,
+    "retry_delay_seconds": 30 * 86_400.0,
+}
+
+#: Counts: a fractional value is refused (``ME029``); a whole one written as a float (``3.0``) is taken.
+_INTEGERS = frozenset(
+    {
+        "context_window",
+        "effective_context_percent",
+        "max_output_tokens",
+        "max_rollouts_per_run",
+        "max_running_jobs",
+        "max_raw_memories",
+        "concurrency",
+        "max_model_calls",
+        "summary_token_cap",
+        "consolidation_max_turns",
+    }
+)
+
+
+def _whole(key: str, value: object) -> object:
+    """``value`` as an ``int`` when ``key`` counts something; a fraction is a ConfigError."""
+    if key not in _INTEGERS or not isinstance(value, float):
+        return value
+    if not value.is_integer():  # finite here: the floor and range checks came first
+        raise ConfigError(
+            f"memory setting {key} must be a whole number, not {value!r}",
+            code="ME029",
+            hint=f"set memory.{key} to a whole number, such as {max(1, math.floor(value))}",
+        )
+    return int(value)
 
 
 def _check_minimum(key: str, value: object) -> None:
@@ -60,6 +99,28 @@ def _check_minimum(key: str, value: object) -> None:
             code="ME027",
             hint=f"set memory.{key} to {floor:g} or more (or leave it out for the default)",
         )
+
+
+def _clamped(key: str, value: object) -> float:
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or math.isnan(value):
+        raise ConfigError(
+            f"memory setting {key} must be a number, not {value!r}",
+            code="ME022",
+            hint=f"use a number between {_CLAMPS[key][0]:g} and {_CLAMPS[key][1]:g}",
+        )
+    low, high = _CLAMPS[key]
+    return type(value)(min(max(value, low), high))
+
+
+def _checked(key: str, value: Any) -> Any:
+    """``value`` for setting ``key``: refused below its floor or when a count is fractional,
+    clamped to its range or ceiling."""
+    if key in _MINIMUMS:
+        _check_minimum(key, value)
+        value = min(value, _CEILINGS.get(key, math.inf))
+    if key in _CLAMPS:
+        value = _clamped(key, value)
+    return _whole(key, value)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -111,19 +172,7 @@ class MemorySettings:
 
     def with_overrides(self, **values: Any) -> MemorySettings:
         """A copy with ``values`` set (None values are ignored), clamped to sane ranges."""
-        clean = {k: v for k, v in values.items() if v is not None}
-        for key, value in clean.items():
-            if key in _MINIMUMS:
-                _check_minimum(key, value)
-            if key in _CLAMPS:
-                if not isinstance(value, (int, float)) or isinstance(value, bool) or math.isnan(value):
-                    raise ConfigError(
-                        f"memory setting {key} must be a number, not {value!r}",
-                        code="ME022",
-                        hint=f"use a number between {_CLAMPS[key][0]:g} and {_CLAMPS[key][1]:g}",
-                    )
-                low, high = _CLAMPS[key]
-                clean[key] = type(value)(min(max(value, low), high))
+        clean = {k: _checked(k, v) for k, v in values.items() if v is not None}
         if clean.get("json_mode", self.json_mode) not in ("schema", "object", "off"):
             raise ConfigError(
                 f"memory json_mode must be schema, object or off, not {clean['json_mode']!r}",

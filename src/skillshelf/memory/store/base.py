@@ -21,11 +21,14 @@ from typing import Any, Self
 from skillshelf.errors import StoreError
 from skillshelf.memory.store.records import STAGE1, ClaimLimits, LeaseHolder, SessionRow, Stage1Claim
 from skillshelf.memory.store.schema import MIGRATIONS, SCHEMA_VERSION
-from skillshelf.memory.store.session_rows import SESSION_COLUMNS, session_row
+from skillshelf.memory.store.session_rows import SESSION_COLUMNS, session_params, session_row
 
 __all__ = ["ClaimLimits", "Tx", "BaseStore", "storable"]
 
 Row = tuple[Any, ...]
+GONE = "transcript deleted before it was extracted"
+MAX_BACKOFF_MS = 365 * 86_400_000
+"""The longest wait before a failed job is tried again (a year): a retry time always fits 64 bits."""
 _UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 
 
@@ -98,7 +101,8 @@ class BaseStore(ABC):
 
     @abstractmethod
     def transaction(self, *, claim: bool = False) -> AbstractContextManager[Tx]:
-        """A transaction; ``claim=True`` takes the write lock up front (SQLite) / is used with row locks."""
+        """A transaction; ``claim=True`` takes the write lock up front (SQLite; claims and every
+        transaction that reads before it writes) / is used with row locks."""
 
     @abstractmethod
     def close(self) -> None:
@@ -156,37 +160,25 @@ class BaseStore(ABC):
             }
 
     def register_sessions(self, rows: Sequence[SessionRow], now_ms: int) -> int:
-        """Insert or refresh sessions (``memory_mode`` is kept); return how many were written."""
+        """Insert or refresh sessions (``memory_mode`` is kept); return how many were written.
+
+        A sub-agent's row never replaces the row of another file that is not a sub-agent's
+        (a sub-agent's transcript may repeat its parent's session id)."""
         sql = (
             f"INSERT INTO sessions ({SESSION_COLUMNS}, registered_at_ms) VALUES "
             "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET "
             "source = excluded.source, path = excluded.path, cwd = excluded.cwd, project = excluded.project, "
             "git_branch = excluded.git_branch, origin = excluded.origin, subagent = excluded.subagent, "
             "first_user_message = excluded.first_user_message, updated_at_ms = excluded.updated_at_ms, "
-            "file_size = excluded.file_size, file_mtime_ns = excluded.file_mtime_ns"
+            "file_size = excluded.file_size, file_mtime_ns = excluded.file_mtime_ns "
+            "WHERE excluded.subagent = 0 OR sessions.subagent <> 0 OR sessions.path = excluded.path "
+            "RETURNING id"
         )
+        written = 0
         with self.transaction() as tx:
             for r in rows:
-                tx.execute(
-                    sql,
-                    (
-                        r.id,
-                        r.source,
-                        r.path,
-                        r.cwd,
-                        r.project,
-                        r.git_branch,
-                        r.origin,
-                        int(r.subagent),
-                        r.first_user_message[:2000],
-                        r.updated_at_ms,
-                        r.file_size,
-                        r.file_mtime_ns,
-                        r.memory_mode,
-                        now_ms,
-                    ),
-                )
-        return len(rows)
+                written += len(tx.execute(sql, session_params(r, now_ms)))
+        return written
 
     def session(self, session_id: str) -> SessionRow | None:
         with self.transaction() as tx:
@@ -301,12 +293,14 @@ class BaseStore(ABC):
             ),
         )
 
-    def _finish_owned(self, tx: Tx, kind: str, key: str, token: str, now_ms: int) -> int | None:
+    def _finish_owned(
+        self, tx: Tx, kind: str, key: str, token: str, now_ms: int, note: str | None = None
+    ) -> int | None:
         rows = tx.execute(
-            "UPDATE jobs SET status = 'done', finished_at_ms = ?, lease_until_ms = NULL, last_error = NULL, "
+            "UPDATE jobs SET status = 'done', finished_at_ms = ?, lease_until_ms = NULL, last_error = ?, "
             "last_success_watermark = input_watermark WHERE kind = ? AND job_key = ? AND status = 'running' "
             "AND ownership_token = ? RETURNING input_watermark",
-            (now_ms, kind, key, token),
+            (now_ms, note, kind, key, token),
         )
         return int(rows[0][0]) if rows else None
 
@@ -353,11 +347,17 @@ class BaseStore(ABC):
                 self.enqueue_consolidation(tx, str(deleted[0][0]), watermark)
         return True
 
+    def mark_stage1_gone(self, claim: Stage1Claim, *, now_ms: int) -> bool:
+        """Finish an owned job whose transcript was deleted (older output kept), noted as ``GONE``."""
+        with self.transaction() as tx:
+            return self._finish_owned(tx, STAGE1, claim.session_id, claim.token, now_ms, GONE) is not None
+
     def mark_failed(
         self, kind: str, key: str, token: str, *, reason: str, now_ms: int, retry_base_ms: int
     ) -> bool:
-        """Put an owned job into backoff: ``retry_base * 2**(attempts so far)``."""
-        with self.transaction() as tx:
+        """Put an owned job into backoff: ``retry_base * 2**(attempts so far)``, at most
+        :data:`MAX_BACKOFF_MS`."""
+        with self.transaction(claim=True) as tx:  # reads, then writes
             rows = tx.execute(
                 "SELECT retry_remaining FROM jobs WHERE kind = ? AND job_key = ? AND status = 'running' "
                 "AND (ownership_token = ? OR ownership_token IS NULL)",
@@ -365,12 +365,13 @@ class BaseStore(ABC):
             )
             if not rows:
                 return False
-            used = max(0, self.retries - int(rows[0][0]))
+            used = min(max(0, self.retries - int(rows[0][0])), 32)
+            backoff = min(max(0, retry_base_ms) * 2**used, MAX_BACKOFF_MS)
             tx.execute(
                 "UPDATE jobs SET status = 'error', finished_at_ms = ?, lease_until_ms = NULL, "
                 "retry_at_ms = ?, retry_remaining = retry_remaining - 1, last_error = ? WHERE kind = ? "
                 "AND job_key = ? AND status = 'running' AND (ownership_token = ? OR ownership_token IS NULL)",
-                (now_ms, now_ms + retry_base_ms * (2**used), reason[:2000], kind, key, token),
+                (now_ms, now_ms + backoff, reason[:2000], kind, key, token),
             )
         return True
 

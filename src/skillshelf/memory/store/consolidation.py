@@ -206,7 +206,7 @@ class Store(LeaseStore):
 
     def prune(self, *, max_unused_ms: int, now_ms: int, limit: int = 200) -> int:
         """Delete stale unselected outputs (and forgotten ones no longer selected); jobs stay."""
-        with self.transaction() as tx:
+        with self.transaction(claim=True) as tx:  # reads, then writes
             rows = tx.execute(
                 "SELECT o.session_id FROM stage1_outputs o JOIN sessions s ON s.id = o.session_id "
                 "WHERE o.selected_for_phase2 = 0 AND (COALESCE(o.last_usage_ms, o.source_updated_at_ms) < ? "

@@ -49,6 +49,29 @@ _DAMAGED_HINT = (
 )
 
 
+_BUSY = (5, 6)  # SQLITE_BUSY, SQLITE_LOCKED (primary codes)
+_NOT_DAMAGE = (3, 8, 10, 13, 14)  # SQLITE_PERM, _READONLY, _IOERR, _FULL, _CANTOPEN
+
+
+def _store_error(path: Path, exc: sqlite3.Error) -> StoreError:
+    """``exc`` as a StoreError: another process holding the database is ``ME012`` (try again),
+    not a damaged file; a full disk or a read-only folder is said as such."""
+    code = (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF
+    if code in _BUSY:
+        return StoreError(
+            f"memory database {path} is unavailable: {exc}",
+            code="ME012",
+            hint="another process may hold it locked; try again",
+        )
+    return StoreError(
+        f"memory database error: {exc}",
+        code="ME013",
+        hint="check the disk's free space and that the folder is writable"
+        if code in _NOT_DAMAGE
+        else _DAMAGED_HINT,
+    )
+
+
 def _private_database(path: Path, *, own_folder: bool) -> None:
     """The database file 0600, its folder created 0700 (made 0700 when it is skillshelf's own).
     SQLite gives its -wal and -shm files the database's mode; ones left by an older version
@@ -102,29 +125,27 @@ class SqliteStore(Store):
 
     @contextmanager
     def transaction(self, *, claim: bool = False) -> Iterator[Tx]:
+        """A transaction; ``claim=True`` (claims, and every transaction that reads before it
+        writes) takes the write lock at ``BEGIN``, waiting up to the busy timeout. A deferred one
+        that read first could not take it later once another process had written in between."""
         with self._lock:
             try:
                 self._conn.execute("BEGIN IMMEDIATE" if claim else "BEGIN")
             except sqlite3.Error as exc:
-                raise StoreError(
-                    f"memory database {self.path} is unavailable: {exc}",
-                    code="ME012",
-                    hint="another process may hold it locked; try again",
-                ) from exc
+                raise _store_error(self.path, exc) from exc
             try:
                 yield _SqliteTx(self._conn)
-            except sqlite3.Error as exc:
-                self._conn.execute("ROLLBACK")
-                raise StoreError(
-                    f"memory database error: {exc}",
-                    code="ME013",
-                    hint=_DAMAGED_HINT,
-                ) from exc
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
-            else:
                 self._conn.execute("COMMIT")
+            except sqlite3.Error as exc:
+                self._rollback()
+                raise _store_error(self.path, exc) from exc
+            except BaseException:
+                self._rollback()
+                raise
+
+    def _rollback(self) -> None:
+        if self._conn.in_transaction:  # some errors (a full disk) have rolled it back already
+            self._conn.execute("ROLLBACK")
 
     def close(self) -> None:
         with self._lock:

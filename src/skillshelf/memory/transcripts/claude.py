@@ -4,6 +4,9 @@ Lines with ``type`` ``user`` or ``assistant`` carry ``message`` (Anthropic Messa
 text, ``tool_use``, ``tool_result``, thinking), ``cwd``, ``gitBranch``, ``sessionId`` and a
 timestamp. Attachments, queue operations, summaries, meta messages and side chains (sub-agents)
 are left out; thinking and images are dropped.
+
+A sub-agent's transcript (``<session-id>/subagents/agent-<id>.jsonl``) repeats its parent's
+``sessionId``; it is keyed ``<session-id>/agent-<id>`` so that it never stands for its parent.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from pathlib import Path
 from skillshelf.memory.transcripts.jsonl import read_jsonl
 from skillshelf.memory.transcripts.model import Item, Session, folder_field, parse_time, text_field
 
-__all__ = ["looks_like_claude", "read_claude"]
+__all__ = ["looks_like_claude", "read_claude", "session_key"]
 
 
 def looks_like_claude(first: dict[str, object]) -> bool:
@@ -72,6 +75,15 @@ def _blocks(role: str, content: object) -> list[Item]:
     return items
 
 
+def session_key(session_id: str, path: Path, *, subagent: bool) -> str:
+    """The key of the session in ``path``: its ``sessionId`` (else the file's name), and for a
+    sub-agent's file, whose lines carry its parent's id, that id and the file's name."""
+    if not subagent:
+        return session_id or path.stem
+    parent = session_id or (path.parent.parent.name if path.parent.name == "subagents" else "")
+    return f"{parent}/{path.stem}" if parent and parent != path.stem else path.stem
+
+
 def read_claude(path: Path) -> Session:
     """Read one Claude Code session file into a :class:`Session`."""
     lines = read_jsonl(path)
@@ -100,8 +112,9 @@ def read_claude(path: Path) -> Session:
         if obj.get("isMeta") or not isinstance(message, dict):
             continue
         items += _blocks(text_field(message.get("role")) or str(kind), message.get("content"))
+    subagent = "subagents" in path.parts or (saw_turns and sidechain_only)
     return Session(
-        id=session_id or path.stem,
+        id=session_key(session_id, path, subagent=subagent),
         source="claude",
         path=path,
         cwd=cwd,
@@ -110,6 +123,6 @@ def read_claude(path: Path) -> Session:
         items=tuple(items),
         git_branch=branch if branch and branch != "HEAD" else None,
         origin=entry,
-        subagent="subagents" in path.parts or (saw_turns and sidechain_only),
+        subagent=subagent,
         skipped_lines=lines.skipped,
     )

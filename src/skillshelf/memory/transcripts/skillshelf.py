@@ -85,7 +85,9 @@ class TranscriptWriter:
 
     def _write(self, record: dict[str, Any]) -> None:
         line = {"type": record.pop("type"), "ts": _now(), "cwd": self._cwd, **record}
-        redaction = redact(json.dumps(line, ensure_ascii=False), known=self._known)
+        # a lone surrogate (a model may send "\ud800" in a tool argument) stays a JSON escape
+        text = json.dumps(line, ensure_ascii=False).encode("utf-8", "backslashreplace").decode("utf-8")
+        redaction = redact(text, known=self._known)
         self._known |= KnownSecrets.of(redaction.removed)
         self._file.write(redaction.text + "\n")
         self._file.flush()

@@ -1,0 +1,76 @@
+"""The ``[memory]`` settings: counts are whole numbers, durations have a ceiling."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+from memory_helpers import ScriptedModel, run_cli, write_skillshelf_transcript
+
+from skillshelf.env import Env
+from skillshelf.errors import ConfigError
+from skillshelf.memory.service import RunOptions, run_memory
+from skillshelf.memory.settings import MemorySettings
+from skillshelf.memory.store import STAGE1, open_store
+
+
+@pytest.mark.parametrize(
+    "key", ["max_rollouts_per_run", "max_raw_memories", "concurrency", "max_model_calls", "max_output_tokens"]
+)
+def test_a_fractional_count_is_a_config_error_naming_the_setting(key: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        MemorySettings.from_mapping({key: 2.5})
+    assert info.value.code == "ME029" and f"memory.{key}" in (info.value.hint or "")
+
+
+def test_a_whole_count_written_as_a_float_is_taken_as_that_integer() -> None:
+    settings = MemorySettings.from_mapping({"max_rollouts_per_run": 3.0, "max_raw_memories": 1e3})
+    assert (settings.max_rollouts_per_run, settings.max_raw_memories) == (3, 1000)
+    assert type(settings.max_rollouts_per_run) is int and type(settings.max_raw_memories) is int
+
+
+def test_huge_durations_are_held_to_a_ceiling_that_fits_the_store() -> None:
+    settings = MemorySettings().with_overrides(
+        lease_seconds=1e17, retry_delay_seconds=1e16, heartbeat_seconds=1e300, request_timeout_s=1e300
+    )
+    assert settings.lease_seconds <= 31 * 86_400 and settings.retry_delay_seconds <= 31 * 86_400
+    assert settings.heartbeat_seconds <= 86_400 and settings.request_timeout_s <= 86_400
+    assert MemorySettings().with_overrides(lease_seconds=7200).lease_seconds == 7200
+
+
+def test_a_fractional_count_in_the_config_stops_the_run_with_a_config_code_not_a_database_one(
+    isolated_home: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = Env.from_os().dirs.config / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text("[memory]\nmax_rollouts_per_run = 2.5\n", encoding="utf-8")
+    code, _, err = run_cli(capsys, "memory", "run", "--phase", "1", "--model", "openai:m")
+    assert code != 0 and "ME029" in err and "ME013" not in err and "damaged" not in err
+
+
+def test_a_run_with_huge_durations_extracts_and_leaves_no_lease_behind(
+    isolated_home: Any, scripted_model: ScriptedModel
+) -> None:
+    project = isolated_home.home / "proj"
+    project.mkdir()
+    env = Env.for_test(cwd=project, home=isolated_home.home, codex_home=isolated_home.codex_home)
+    path = write_skillshelf_transcript(
+        isolated_home.home / "t" / "s.jsonl",
+        session_id="s",
+        cwd=project,
+        task="tests run with make check",
+        mtime=time.time() - 3600,
+    )
+    settings = MemorySettings().with_overrides(
+        extract_model="openai:m",
+        base_url=scripted_model.url + "/v1",
+        min_idle_hours=0,
+        lease_seconds=1e17,
+        retry_delay_seconds=1e16,
+    )
+    report = run_memory(env, settings, RunOptions(sessions=(path,), phase="1"))
+    assert report.outcomes == {"extracted": 1}
+    with open_store(None, data_dir=env.dirs.data) as store:
+        job = store.job(STAGE1, "s")
+        assert job and job["status"] == "done" and store.running_leases() == []
