@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import os
+import re
+import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -16,6 +19,9 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from serve_helpers import ESCAPES, make_skill_tree, serve_args, start_http, stop, write_skill
+
+from skillshelf.serve.http import normalise_host, url_host
+from testkit import missing
 
 pytestmark = pytest.mark.usefixtures("isolated_home")
 
@@ -136,3 +142,68 @@ def test_non_loopback_bind_without_token_warns(root: Path, tmp_path: Path) -> No
     stop(proc)
     assert url.startswith("http://0.0.0.0:")
     assert any("SV420" in line and "--token" in line for line in log)
+
+
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "t", "version": "0"},
+    },
+}
+
+
+def _initialize_status(url: str, headers: dict[str, str]) -> int:
+    accept = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+    body = json.dumps(INITIALIZE)
+    with httpx.stream("POST", url, content=body, headers={**accept, **headers}, timeout=10) as response:
+        return response.status_code
+
+
+def _bindable(address: str) -> None:
+    family = socket.AF_INET6 if ":" in address else socket.AF_INET
+    try:
+        with socket.socket(family) as probe:
+            probe.bind((address, 0))
+    except OSError:
+        missing(f"a loopback address {address} to bind")
+
+
+@pytest.mark.parametrize(
+    ("host", "shown"),
+    [
+        ("[::1]", "[::1]"),
+        ("0:0:0:0:0:0:0:1", "[::1]"),
+        ("127.0.0.2", "127.0.0.2"),
+        ("LocalHost", "localhost"),
+    ],
+)
+def test_every_spelling_of_a_loopback_host_is_guarded_against_dns_rebinding(
+    root: Path, tmp_path: Path, host: str, shown: str
+) -> None:
+    _bindable(normalise_host(host))
+    proc, url, log = start_http(root, tmp_path, "--no-watch", "--host", host)
+    try:
+        assert re.fullmatch(rf"http://{re.escape(shown)}:\d+/mcp", url), url
+        assert not any("SV420" in line for line in log)
+        port = url.rsplit(":", 1)[1].split("/")[0]
+        assert _initialize_status(url, {}) == 200
+        as_given = f"{url_host(host.strip('[]'))}:{port}"  # the address as the user wrote it
+        assert _initialize_status(url, {"Host": as_given}) == 200
+        assert _initialize_status(url, {"Host": f"evil.example:{port}"}) == 421
+        assert _initialize_status(url, {"Origin": "http://evil.example"}) == 403
+        assert _initialize_status(url, {"Origin": f"http://{shown}:{port}"}) == 200
+    finally:
+        stop(proc)
+
+
+@pytest.mark.parametrize(
+    ("host", "bound"),
+    [("[::1]", "::1"), ("0:0:0:0:0:0:0:1", "::1"), ("127.0.0.2", "127.0.0.2"), ("LOCALHOST", "localhost")],
+)
+def test_a_host_is_bound_and_shown_in_one_canonical_spelling(host: str, bound: str) -> None:
+    assert normalise_host(host) == bound
+    assert url_host(bound) == (f"[{bound}]" if ":" in bound else bound)

@@ -141,3 +141,16 @@ def test_any_path_either_stays_inside_or_is_refused(skill_folder: Path, path: st
     real = (skill_folder / file.path).resolve()
     assert real.is_relative_to(skill_folder.resolve())
     assert file.text != "top secret"
+
+
+@pytest.mark.parametrize("path", ["references/\ud800.md", "\udcff", "guide\udfff"])
+def test_a_path_that_cannot_be_encoded_is_refused_with_a_code_before_any_open(
+    skill_folder: Path, path: str
+) -> None:
+    with pytest.raises(SkillshelfError) as info:
+        check_relative_path(path)
+    assert info.value.code == "SV400"
+    str(info.value).encode("utf-8")  # the message quotes the character escaped
+    with pytest.raises(SkillshelfError) as read:
+        read_confined_file(skill_folder, path, skill="demo")
+    assert read.value.code == "SV400"

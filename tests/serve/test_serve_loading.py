@@ -87,3 +87,37 @@ def test_search_skills_follows_the_select_settings_of_the_config(tmp_path: Path,
     assert found() == []  # nothing is that certain: the served search suggests what context would
     _user_config(isolated_home, "[select]\nmin_confidence = 0\n")
     assert found()[:1] == ["pdf-merge"]
+
+
+def test_search_and_list_offer_only_what_the_catalog_lists_manual_skills_load_by_name(
+    tmp_path: Path, isolated_home: Any
+) -> None:
+    extra = tmp_path / "extra"
+    for name, text in (
+        ("secret-ops", "Rotate production database credentials and kubernetes secrets."),
+        ("vault-notes", "Rotate vault secrets and database passwords on a schedule."),
+        ("table-format", "Format markdown tables."),
+        ("gone", "Rotate kubernetes secrets and database credentials by hand."),
+    ):
+        write_skill(extra, name, text, f"# {name}\n\n{text}\n")
+    _user_config(
+        isolated_home,
+        "[select]\nmin_confidence = 0\n"
+        + "".join(
+            f'[[skills.config]]\nname = "{name}"\nmode = "{mode}"\n'
+            for name, mode in (("secret-ops", "manual"), ("vault-notes", "name-only"), ("gone", "disabled"))
+        ),
+    )
+    env = Env.for_test(cwd=_project(tmp_path), home=isolated_home.home)
+    options = WorkspaceOptions(extra_roots=(extra,), include_builtin=False, use_cache=False)
+    tools = open_library(env, options).tools
+
+    found = tools.dispatch("search_skills", {"query": "rotate database credentials kubernetes secrets"})
+    names = [row["name"] for row in found.data["results"]]
+    assert names[:1] == ["vault-notes"] and "secret-ops" not in names and "gone" not in names
+    assert "secret-ops" not in found.text
+    listed = tools.dispatch("list_skills", {})
+    assert [row["name"] for row in listed.data["skills"]] == ["project-deploy", "table-format", "vault-notes"]
+    assert listed.data["total"] == 3 and "secret-ops" not in listed.text
+    assert "\n- vault-notes\n" in listed.text + "\n"  # name-only: listed as the catalog lists it
+    assert "Rotate production" in tools.dispatch("load_skill", {"name": "secret-ops"}).text

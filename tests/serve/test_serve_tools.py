@@ -115,6 +115,50 @@ def test_bad_calls_come_back_as_error_text_with_a_code_and_a_fix(
     assert result.data["code"] == code
 
 
+@pytest.mark.parametrize(
+    ("name", "arguments"),
+    [
+        ("read_skill_file", '{"name": "pdf-forms", "path": "references/\\ud800.md"}'),  # valid JSON
+        ("read_skill_file", {"name": "pdf-forms", "path": "\udcff"}),
+        ("load_skill", {"name": "pdf-forms\ud800"}),
+        ("read_skill_file", {"name": "\ud800", "path": "SKILL.md"}),
+        ("search_skills", {"query": "\ud800 fill pdf forms"}),
+    ],
+)
+def test_a_lone_surrogate_in_any_argument_is_an_sv400_result_never_an_exception(
+    tools: SkillTools, name: str, arguments: Any
+) -> None:
+    result = tools.dispatch(name, arguments)
+    assert result.is_error and result.data["code"] == "SV400"
+    assert "lone surrogate" in result.text
+    json.dumps(result.to_dict(), ensure_ascii=False).encode("utf-8")  # the answer itself encodes
+
+
+def _fail(_host: Any, _args: Any) -> ToolResult:
+    raise RuntimeError("a bug in the tool")
+
+
+BROKEN = Tool(
+    name="broken",
+    description="Always fails.",
+    parameters={"type": "object", "properties": {}, "additionalProperties": False},
+    handler=_fail,
+)
+
+
+def test_a_tool_that_fails_unexpectedly_is_an_sv500_result_and_is_logged(
+    tools: SkillTools, caplog: pytest.LogCaptureFixture
+) -> None:
+    broken = SkillTools(tools.skills, tools=(*SKILL_TOOLS, BROKEN))
+    with caplog.at_level("ERROR", logger="skillshelf.serve.tools"):
+        result = broken.dispatch("broken", {})
+    assert result.is_error and result.data["code"] == "SV500"
+    assert result.text.startswith("error SV500: internal error in 'broken': RuntimeError")
+    assert "\nfix: " in result.text and "a bug in the tool" not in result.text
+    logged = [r for r in caplog.records if r.name == "skillshelf.serve.tools"]
+    assert logged and logged[0].exc_info is not None and "broken" in logged[0].getMessage()
+
+
 def test_unknown_skill_error_names_the_close_match(tools: SkillTools) -> None:
     result = tools.dispatch("load_skill", {"name": "pdf-form"})
     assert "did you mean 'pdf-forms'" in result.text

@@ -131,6 +131,7 @@ def open_agent(
         system_prompt=system,
         skill_tools=SkillTools(
             prepared.skills.loadable,
+            listed=prepared.skills.catalog,
             ranking=RankingSettings.from_config(prepared.workspace.config.get),
             why_unavailable=prepared.workspace.modes.disabled_error,
         ),

@@ -1,8 +1,9 @@
 """Reading the files bundled with a skill, confined to the skill's folder.
 
 Every path a model or an MCP client names is checked before anything is opened: it must be
-relative and must not use ``..`` or backslashes. It is then opened one component at a time,
-each with ``O_NOFOLLOW`` relative to the folder before it
+relative, must not use ``..`` or backslashes, and must encode as UTF-8 (JSON can carry a lone
+surrogate such as ``"\\ud800"``, which is no character: :func:`check_text`). It is then opened
+one component at a time, each with ``O_NOFOLLOW`` relative to the folder before it
 (:func:`~skillshelf.skills.confined.open_beneath`): symlinks inside the skill folder are
 followed by hand, one out of it is refused, and a folder swapped for a symlink during the
 read cannot redirect it. What was opened is checked with ``fstat``: only a regular file with a
@@ -29,6 +30,7 @@ __all__ = [
     "DEFAULT_MAX_FILE_BYTES",
     "SkillFile",
     "check_relative_path",
+    "check_text",
     "read_confined_file",
     "stays_inside",
 ]
@@ -66,14 +68,32 @@ class SkillFile:
         return out
 
 
+def check_text(text: str, *, what: str) -> str:
+    """``text`` when it encodes as UTF-8; else ``UsageError`` (SV400) naming the first character
+    that does not (a lone surrogate), escaped so the message itself always encodes."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        bad = ascii(text[exc.start : exc.end])
+        raise UsageError(
+            f"the {what} holds {bad} at position {exc.start}, which is not a Unicode character "
+            "(a lone surrogate)",
+            hint=f"send the {what} as valid UTF-8 text",
+            code="SV400",
+        ) from None
+    return text
+
+
 def check_relative_path(path: str) -> PurePosixPath:
-    """Refuse a path that is empty, absolute, uses ``..``/backslashes or holds NUL; return it parsed."""
+    """Refuse a path that is empty, absolute, uses ``..``/backslashes, holds NUL or cannot be
+    encoded as UTF-8; return it parsed."""
     if not isinstance(path, str) or not path.strip():
         raise UsageError(
             "the file path is empty",
             hint="name a file inside the skill folder, e.g. 'SKILL.md'",
             code="SV400",
         )
+    check_text(path, what="file path")
     if "\x00" in path:
         raise PathEscapeError("the path contains a NUL byte", path=path.replace("\x00", "\\0"))
     if "\\" in path:

@@ -4,6 +4,13 @@ With a token, every HTTP request must carry ``Authorization: Bearer TOKEN``; any
 gets ``401`` with a ``WWW-Authenticate`` header and never reaches the MCP layer. The token is
 compared in constant time. Binding another address than loopback without a token prints a
 warning, since anyone who can reach the port could then read every skill.
+
+On a loopback address, however it is spelt (``127.0.0.2``, ``[::1]``, ``0:0:0:0:0:0:0:1``),
+requests are checked against DNS rebinding: a ``Host`` header that is not a loopback name
+gets ``421`` and an ``Origin`` that is not a loopback page gets ``403``
+(:func:`loopback_security`). The SDK turns this on by itself only for the exact strings
+``127.0.0.1``, ``localhost`` and ``::1``, so the host is normalised and the settings are always
+passed.
 """
 
 from __future__ import annotations
@@ -19,7 +26,15 @@ from typing import Any
 
 from skillshelf.errors import UsageError
 
-__all__ = ["BearerTokenMiddleware", "bind_socket", "is_loopback", "run_http"]
+__all__ = [
+    "BearerTokenMiddleware",
+    "bind_socket",
+    "is_loopback",
+    "loopback_security",
+    "normalise_host",
+    "run_http",
+    "url_host",
+]
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -28,6 +43,7 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 MCP_PATH = "/mcp"
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")  # what the SDK accepts for its loopback hosts
 
 
 class BearerTokenMiddleware:
@@ -64,14 +80,47 @@ class BearerTokenMiddleware:
         return False
 
 
+def _unbracketed(host: str) -> str:
+    bare = host.strip()
+    return bare[1:-1] if bare.startswith("[") and bare.endswith("]") else bare
+
+
+def normalise_host(host: str) -> str:
+    """``host`` as it is bound: one pair of brackets taken off, an IP address in its canonical
+    form (``0:0:0:0:0:0:0:1`` is ``::1``), a name in lower case."""
+    bare = _unbracketed(host)
+    try:
+        return str(ipaddress.ip_address(bare))
+    except ValueError:
+        return bare.lower()
+
+
+def url_host(host: str) -> str:
+    """``host`` (normalised) as a URL or a Host header writes it: an IPv6 address in brackets."""
+    return f"[{host}]" if ":" in host else host
+
+
 def is_loopback(host: str) -> bool:
     """Whether ``host`` only accepts connections from this machine."""
-    if host == "localhost":
+    bare = normalise_host(host)
+    if bare == "localhost":
         return True
     try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
+        return ipaddress.ip_address(bare).is_loopback
     except ValueError:
         return False
+
+
+def loopback_security(host: str, port: int) -> tuple[list[str], list[str]]:
+    """The ``Host`` and ``Origin`` values a server on loopback ``host:port`` accepts: its address
+    as given and in canonical form, and the names the SDK accepts on loopback, on any port (a
+    tunnel may forward another); without a port too when ``port`` is 80, where clients leave
+    it out."""
+    given = (url_host(_unbracketed(host)), url_host(normalise_host(host)))
+    names = list(dict.fromkeys((*given, *LOOPBACK_NAMES)))
+    hosts = [f"{name}:*" for name in names] + (names if port == 80 else [])
+    origins = [f"http://{name}" for name in hosts]
+    return hosts, origins
 
 
 def bind_socket(host: str, port: int) -> socket.socket:
@@ -108,20 +157,30 @@ def run_http(
     """Serve ``server`` (an SDK ``Server``) over streamable HTTP until interrupted."""
     import anyio
     import uvicorn
+    from mcp.server.transport_security import TransportSecuritySettings
 
-    if not is_loopback(host) and not token:
+    given, host = host, normalise_host(host)
+    loopback = is_loopback(host)
+    if not loopback and not token:
         print(
             f"skillshelf: warning SV420: serving on {host} without --token: anyone who can reach this "
             "port can read every skill",
             file=sys.stderr,
         )
-    app: ASGIApp = server.streamable_http_app(streamable_http_path=MCP_PATH, host=host)
-    if token:
-        app = BearerTokenMiddleware(app, token)
     sock = bind_socket(host, port)
     bound_port = sock.getsockname()[1]
-    shown = f"[{host}]" if ":" in host else host
-    url = f"http://{shown}:{bound_port}{MCP_PATH}"
+    security = None
+    if loopback:
+        hosts, origins = loopback_security(given, bound_port)
+        security = TransportSecuritySettings(
+            enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
+        )
+    app: ASGIApp = server.streamable_http_app(
+        streamable_http_path=MCP_PATH, host=host, transport_security=security
+    )
+    if token:
+        app = BearerTokenMiddleware(app, token)
+    url = f"http://{url_host(host)}:{bound_port}{MCP_PATH}"
     if announce is not None:
         announce(url)
     config = uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=2)

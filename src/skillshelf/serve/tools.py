@@ -4,7 +4,7 @@
 (``load_skill``, ``search_skills``, ``read_skill_file``, ``list_skills``), their definitions in
 each API's tool format, the system-prompt text with the budgeted catalog, and
 :meth:`SkillTools.dispatch`, which runs a call and turns every failure into an error text the
-model can act on (never an exception)::
+model can act on (never an exception; a bug in a tool is logged and answered as ``SV500``)::
 
     tools = SkillTools(discover_skills(Env.from_os()).skills)
     response = client.responses.create(model=..., instructions=tools.system_prompt(),
@@ -25,7 +25,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skillshelf.errors import SkillNotFoundError, SkillshelfError, UsageError
-from skillshelf.serve.files import DEFAULT_MAX_FILE_BYTES, SkillFile, read_confined_file, stays_inside
+from skillshelf.serve.files import (
+    DEFAULT_MAX_FILE_BYTES,
+    SkillFile,
+    check_text,
+    read_confined_file,
+    stays_inside,
+)
 from skillshelf.serve.schemas import (
     OpenAIFormat,
     ToolResult,
@@ -107,8 +113,9 @@ def _known_format(name: str) -> str:
 class SkillTools:
     """The library dispatcher over one set of skills (see the module docstring).
 
-    ``skills`` are the skills that can be loaded; ``listed`` those the catalog shows (default:
-    the model-visible ones; pass the result of the config's skill modes to honour them).
+    ``skills`` are the skills that can be loaded; ``listed`` those the catalog shows and search
+    and list_skills offer (default: the model-visible ones; pass the catalog of the config's
+    skill modes to honour them: a ``manual`` skill then loads by name but is never offered).
     ``why_unavailable(name)`` may explain a name that is not among ``skills`` (a skill the
     config disables: :meth:`skillshelf.config.ModedSkills.disabled_error`). ``tools`` are the
     tools offered and dispatched (default: the registry,
@@ -142,9 +149,13 @@ class SkillTools:
         self._by_name: dict[str, Skill] = {}
         for skill in self.skills:
             self._by_name.setdefault(skill.name, skill)
-        self.semantic = (
-            semantic  # rank with the installed embedding models (WordLlama; MiniLM with skillshelf[semantic])
-        )
+        self._offered: dict[str, Skill] = {}  # the listed skills by name, each name once
+        for skill in self.listed:
+            self._offered.setdefault(skill.name, skill)
+        shown = {str(skill.path) for skill in self.listed}
+        self._unoffered = frozenset(str(s.path) for s in self.skills if str(s.path) not in shown)
+        # rank with the installed embedding models (WordLlama; MiniLM with skillshelf[semantic])
+        self.semantic = semantic
         self.ranking = ranking  # the threshold and count of suggestions (config [select]); None: defaults
         self._index: SkillIndex | None = None
         self._semantic_index: SemanticIndex | None = None
@@ -160,6 +171,7 @@ class SkillTools:
         """The skill called ``name`` (the first in load order); SkillNotFoundError with close matches."""
         if not isinstance(name, str) or not name.strip():
             raise UsageError("the skill name is empty", hint="pass a name from the catalog", code="SV400")
+        check_text(name, what="skill name")
         skill = self._by_name.get(name) or self._by_name.get(name.strip().lstrip("$/"))
         if skill is None:
             from skillshelf.skills.load import close_matches
@@ -206,12 +218,13 @@ class SkillTools:
             raise UsageError(
                 "the search query is empty", hint="describe the task in a few words", code="SV400"
             )
+        check_text(query, what="search query")
         top_k = max(1, min(int(top_k), MAX_TOP_K))
         index = self.ensure_index()
         from skillshelf.select.ranking import Ranker  # the one ranking, threshold included
 
         ranker = Ranker(index, semantic=self._semantic_index, settings=self.ranking)
-        ranking = ranker.rank(query, top_k=top_k * 2)
+        ranking = ranker.rank(query, top_k=top_k * 2, exclude=self._unoffered)
         rows: list[dict[str, Any]] = []
         for item in ranking.ranked if ranking.confident else ():
             skill = item.doc.skill
@@ -255,10 +268,10 @@ class SkillTools:
         return read_confined_file(skill.folder, path, skill=skill.name, max_bytes=self.max_file_bytes)
 
     def list_page(self, cursor: str | None = None, limit: int = 50) -> SkillPage:
-        """One page of skills in load order; ``cursor`` is the opaque ``next_cursor`` of the last page."""
-        start = _parse_cursor(cursor, len(self._by_name))
+        """One page of the listed skills in load order; ``cursor``: the ``next_cursor`` of the last page."""
+        start = _parse_cursor(cursor, len(self._offered))
         limit = max(1, min(int(limit), MAX_PAGE))
-        unique = list(self._by_name.values())
+        unique = list(self._offered.values())
         page = tuple(unique[start : start + limit])
         end = start + len(page)
         return SkillPage(skills=page, total=len(unique), next_cursor=str(end) if end < len(unique) else None)
@@ -267,7 +280,7 @@ class SkillTools:
         """:meth:`list_page` as a tool result."""
         page = self.list_page(cursor, limit)
         rows = [skill_summary(s, max_description=LISTED_DESCRIPTION_CHARS) for s in page.skills]
-        lines = [f"- {r['name']}: {r['description']}" for r in rows]
+        lines = [f"- {r['name']}: {r['description']}" if r["description"] else f"- {r['name']}" for r in rows]
         text = f"{len(rows)} of {page.total} skills:\n" + "\n".join(lines)
         if page.next_cursor:
             text += f"\n(more: call list_skills with cursor={page.next_cursor!r})"
@@ -334,6 +347,11 @@ class SkillTools:
             return tool.handler(self, args)
         except SkillshelfError as exc:
             return _error_result(exc)
+        except Exception as exc:  # a bug in a tool: logged and answered, never raised into the loop
+            log.exception("the skill tool %r failed", name)
+            internal = f"internal error in {_clipped(ascii(name), QUERY_ECHO_CHARS)}: {type(exc).__name__}"
+            hint = "try other arguments, or go on without this tool (the server's log has the details)"
+            return _error_result(SkillshelfError(internal, hint=hint, code="SV500"))
 
     @property
     def models(self) -> tuple[str, ...]:
