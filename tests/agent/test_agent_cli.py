@@ -116,10 +116,15 @@ _RUN_CHECK = {"tool_call": {"name": "bash", "arguments": {"command": "python3 te
 
 
 @pytest.mark.parametrize(
-    ("script", "status", "exit_code"),
+    ("script", "status", "exit_code", "reason"),
     [
-        ([_BREAK, {"text": "Done."}, {"text": "Done, trust me."}], "not_run", None),
-        ([_BREAK, _RUN_CHECK, {"text": "Done."}, {"text": "Done, trust me."}], "failed", 1),
+        (
+            [_BREAK, {"text": "Done."}, {"text": "Done, trust me."}],
+            "not_run",
+            None,
+            "no check ran after the last edit",
+        ),
+        ([_BREAK, _RUN_CHECK, {"text": "Done."}, {"text": "Done, trust me."}], "failed", 1, None),
     ],
     ids=["never-checked", "checked-and-failed"],
 )
@@ -131,6 +136,7 @@ def test_a_final_answer_that_talks_past_a_failing_check_is_recorded_and_exits_1(
     script: list[dict[str, Any]],
     status: str,
     exit_code: int | None,
+    reason: str | None,
 ) -> None:
     project = tmp_path / "calc"
     project.mkdir()
@@ -147,6 +153,7 @@ def test_a_final_answer_that_talks_past_a_failing_check_is_recorded_and_exits_1(
         "command": "python3 test_calc.py",
         "exit_code": exit_code,
         "required": True,
+        "reason": reason,
     }
     assert result.exit_code == 1
     assert [e["kind"] for e in outcome["events"]] == ["send_back"]

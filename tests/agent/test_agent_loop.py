@@ -277,3 +277,59 @@ def test_tool_call_arguments_nested_too_deeply_reach_the_tool_as_raw_text() -> N
     deep = '{"path": ' + "[" * 100_000 + "]" * 100_000 + "}"
     assert _json_object(deep) == {"_raw": deep}
     assert _json_object('{"path": "a.py"}') == {"path": "a.py"}
+
+
+def _calc_project(root: Path) -> None:
+    (root / "calc.py").write_text("def add(a, b):\n    return a + b\n", encoding="utf-8")
+    (root / "test_calc.py").write_text(
+        "from calc import add\nassert add(2, 2) == 4, 'add is broken'\nprint('ok')\n", encoding="utf-8"
+    )
+
+
+_BREAK_CALC = _call("write_file", path="calc.py", content="def add(a, b):\n    return a - b\n")
+
+
+@pytest.mark.parametrize(
+    ("line", "why"),
+    [
+        ("python3 test_calc.py 2>&1 | tail -3", "a pipeline (`|`)"),
+        ("python3 test_calc.py || true", "an `||` list"),
+    ],
+)
+def test_a_check_whose_exit_code_a_pipe_or_or_true_hides_does_not_verify_the_answer(
+    tmp_path: Path, model_standin: Any, line: str, why: str
+) -> None:
+    _calc_project(tmp_path)
+    standin = model_standin([_BREAK_CALC, _call("bash", command=line), {"text": "All tests pass."}])
+    settings = AgentSettings(guards=GuardSettings(check_command="python3 test_calc.py"))
+    result = _agent(standin, "openai", tmp_path, settings=settings).send("fix calc")
+    [event] = result.events
+    assert event.kind == "send_back" and f"`{line}` (exit code 0) does not count" in event.detail
+    assert result.check.status == "not_run" and result.check.unverified
+    assert result.check.reason is not None and why in result.check.reason
+
+
+def test_a_file_changed_through_bash_is_an_edit_the_checks_must_follow(
+    tmp_path: Path, model_standin: Any
+) -> None:
+    _calc_project(tmp_path)
+    rewrite = "printf 'def add(a, b):\\n    return a - b - 0\\n' > calc.py && cat calc.py"
+    standin = model_standin(
+        [
+            _call("bash", command=rewrite),
+            {"text": "Fixed add()."},
+            _call("bash", command="python3 test_calc.py > run.log 2>&1"),
+            {"text": "Checked: it fails."},
+            {"text": "It fails."},
+        ]
+    )
+    result = _agent(standin, "openai", tmp_path).send("fix calc")
+    first, second = result.events
+    assert (
+        first.kind == "send_back"
+        and "(`printf 'def add" in first.detail
+        and "changed calc.py" in first.detail
+    )
+    assert "have not run `python -m pytest`" in first.detail
+    assert "the last run of `python3 test_calc.py > run.log 2>&1` failed (exit code 1)" in second.detail
+    assert (result.check.status, result.check.exit_code) == ("failed", 1)  # its log is no edit

@@ -192,3 +192,41 @@ def test_test_files_run_directly_count_as_checks(tmp_path: Path) -> None:
     for command in ("python3 test_calc.py", "python tests/calc_test.py", "node calc.test.js", "npx jest"):
         assert guard.is_check(command), command
     assert not guard.is_check("python3 calc.py")
+
+
+def test_a_check_run_in_a_pipeline_or_with_or_true_leaves_the_check_not_run(tmp_path: Path) -> None:
+    guard = CompletionGuard(tmp_path, check_command="python3 test_calc.py")
+    guard.on_edit()
+    guard.on_command("python3 test_calc.py 2>&1 | tail -3", 0)
+    outcome = guard.outcome()
+    assert (outcome.status, outcome.exit_code) == ("not_run", None) and outcome.unverified
+    assert outcome.reason is not None and "a pipeline (`|`)" in outcome.reason
+    guard.on_command("python3 test_calc.py || true", 0)
+    assert guard.outcome().status == "not_run"
+    reason = guard.review_final()
+    assert reason is not None and "`python3 test_calc.py || true` (exit code 0) does not count" in reason
+    assert "on a line of their own" in reason
+    guard.on_command("python3 test_calc.py 2>&1", 1)
+    outcome = guard.outcome()
+    assert (outcome.status, outcome.exit_code, outcome.reason) == ("failed", 1, None)
+
+
+def test_files_a_command_changed_are_an_edit_that_needs_the_checks_again(tmp_path: Path) -> None:
+    guard = CompletionGuard(tmp_path, check_command="python3 test_calc.py")
+    guard.on_command("sed -i 's/a - b/a + b/' calc.py", 0, changed=("calc.py",))
+    outcome = guard.outcome()
+    assert outcome.status == "not_run" and outcome.reason is not None
+    assert "`sed -i 's/a - b/a + b/' calc.py` changed calc.py" in outcome.reason
+    reason = guard.review_final()
+    assert reason is not None and "have not run `python3 test_calc.py` since your last edit" in reason
+    guard.on_command("python3 test_calc.py > run.log", 0, changed=("run.log",))  # the check's own file
+    assert guard.outcome().status == "passed"
+    guard.on_command("git apply fix.patch", 0, changed=("a.py", "b.py", "c.py", "d.py"))
+    reason = guard.outcome().reason
+    assert guard.outcome().status == "not_run" and reason is not None and "c.py and 1 more" in reason
+
+
+def test_a_command_that_changed_nothing_is_no_edit(tmp_path: Path) -> None:
+    guard = CompletionGuard(tmp_path, check_command="make check")
+    guard.on_command("sed -n 1p calc.py", 0, changed=())
+    assert guard.outcome().status == "no_edits" and guard.review_final() is None

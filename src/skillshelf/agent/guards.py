@@ -8,7 +8,9 @@ loop can use them:
   again and again, gets a note telling the model to step back and change approach;
 - :class:`CompletionGuard`: a final answer after an edit is sent back unless the project's
   checks ran (and passed) after the last edit (again after new work, a few times at most), and
-  the task's :class:`CheckOutcome` says whether the work was verified;
+  the task's :class:`CheckOutcome` says whether the work was verified; a command line counts as
+  a run of the checks only when its exit status is theirs (:func:`~skillshelf.agent.
+  shell_effects.check_run`: ``pytest | tail`` or ``pytest || true`` do not);
 - :class:`SkillReattacher`: after the history is compacted, the skills loaded or mentioned
   earlier in the task are attached again (within a token cap; the rest named), so their
   instructions are not lost; those whose text a kept message holds (the first one) are not.
@@ -16,13 +18,14 @@ loop can use them:
 
 from __future__ import annotations
 
-import re
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from skillshelf.agent.project_files import find_check_command
+from skillshelf.agent.shell_effects import check_run
 from skillshelf.tokens import whole_or_listed
 
 __all__ = [
@@ -92,28 +95,6 @@ class DoomLoopGuard:
         )
 
 
-_CHECK_PATTERNS = (
-    r"\bpytest\b",
-    r"\bpython3? -m (pytest|unittest)\b",
-    r"\b(npm|pnpm|yarn|bun)( run)? test\b",
-    r"\bcargo test\b",
-    r"\bgo test\b",
-    r"\bmake (test|check)\b",
-    r"\btox\b",
-    r"\bnox\b",
-    r"(^|\s|/)\.ci/run\b",
-    r"\bctest\b",
-    r"\bmvn (test|verify)\b",
-    r"\bgradle(w)? test\b",
-    r"\bdotnet test\b",
-    r"\bmix test\b",
-    r"\brspec\b",
-    r"\b(jest|vitest|mocha|phpunit|unittest)\b",
-    r"(^|[\s/])(test_[\w.-]+|[\w.-]+_test)\.(py|sh|rb|js|ts|go)\b",
-    r"(^|[\s/])[\w.-]+\.(test|spec)\.(js|ts|jsx|tsx|mjs|cjs)\b",
-)
-
-
 CheckStatus = Literal["passed", "failed", "not_run", "no_edits", "no_checks"]
 
 
@@ -126,13 +107,15 @@ class CheckOutcome:
     pytest``); ``not_run``: files changed after the last check run (or none ran); ``no_edits``: nothing
     to verify; ``no_checks``: files changed but no check is known for this project and no
     command that looks like one ran. ``unverified`` (failed or not run) is what a caller
-    reports as a failure when the checks were ``required``.
+    reports as a failure when the checks were ``required``. ``reason`` says why the checks
+    count as not run (``pytest | tail -3`` ran them in a pipeline; a command changed files).
     """
 
     status: CheckStatus
     command: str | None = None
     exit_code: int | None = None
     required: bool = True
+    reason: str | None = None
 
     @property
     def unverified(self) -> bool:
@@ -144,6 +127,7 @@ class CheckOutcome:
             "command": self.command,
             "exit_code": self.exit_code,
             "required": self.required,
+            "reason": self.reason,
         }
 
 
@@ -171,25 +155,41 @@ class CompletionGuard:
         self._dirty = False
         self._last_check: tuple[str, int] | None = None  # the last check run (command, exit code)
         self._last_command: tuple[str, int] | None = None  # the last command after the last edit
+        self._miss: str | None = None  # why a line after the last edit that ran the checks does not count
+        self._edit_cause: str | None = None  # what made the last edit, when it was not a file tool
         self._send_backs = 0
         self._armed = True
 
     def is_check(self, command: str) -> bool:
-        text = _normalise(command)
-        if self.check_command and _normalise(self.check_command) in text:
-            return True
-        return any(re.search(pattern, text) for pattern in _CHECK_PATTERNS)
+        """Whether ``command`` is a run of the checks whose exit status is theirs (see
+        :func:`~skillshelf.agent.shell_effects.check_run`)."""
+        return check_run(command, self.check_command).counts
 
-    def on_edit(self) -> None:
+    def on_edit(self, cause: str | None = None) -> None:
+        """Files changed; ``cause`` says how, when not through a file tool (a shell command)."""
         self._edited = self._dirty = self._armed = True
-        self._last_command = None
+        self._last_command = self._miss = None
+        self._edit_cause = cause
 
-    def on_command(self, command: str, exit_code: int) -> None:
-        self._last_command = (_short(_normalise(command)), exit_code)
+    def on_command(self, command: str, exit_code: int, changed: Sequence[str] = ()) -> None:
+        """A command ran; ``changed``: the project files it changed, an edit unless the command is
+        a run of the checks (whose own files, a log or a cache, are not edits)."""
+        line = _short(_normalise(command))
+        run = check_run(command, self.check_command)
         self._armed = True
-        if self.is_check(command):
+        if changed and not run.counts:
+            self.on_edit(_changed_by(line, changed))
+        else:
+            self._last_command = (line, exit_code)
+        if run.counts:
             self._dirty = False
-            self._last_check = self._last_command
+            self._last_check = (line, exit_code)
+            self._miss = None
+        elif run.mentions and self._dirty:
+            self._miss = (
+                f"`{line}` (exit code {exit_code}) does not count as a run of the checks, "
+                f"as the line has {run.why}"
+            )
 
     def _known_check(self) -> str | None:
         if self.check_command:
@@ -200,14 +200,18 @@ class CompletionGuard:
         """The state of the checks now (see :class:`CheckOutcome`)."""
         command = self._known_check()
         if not self._edited:
-            status: CheckStatus = "no_edits"
-        elif not self._dirty and self._last_check is not None:
+            return CheckOutcome(status="no_edits", command=command, required=self.required)
+        if not self._dirty and self._last_check is not None:
             ran, exit_code = self._last_check  # what ran, which may not be the project's command
-            status = "passed" if exit_code == 0 else "failed"
+            status: CheckStatus = "passed" if exit_code == 0 else "failed"
             return CheckOutcome(status=status, command=ran, exit_code=exit_code, required=self.required)
-        else:
-            status = "not_run" if command else "no_checks"
-        return CheckOutcome(status=status, command=command, required=self.required)
+        edit = f"the last edit ({self._edit_cause})" if self._edit_cause else "the last edit"
+        return CheckOutcome(
+            status="not_run" if command else "no_checks",
+            command=command,
+            required=self.required,
+            reason=self._miss or f"no check ran after {edit}",
+        )
 
     def review_final(self) -> str | None:
         """A reason to send the answer back, or ``None`` to accept it."""
@@ -230,16 +234,22 @@ class CompletionGuard:
             return f"the last run of `{outcome.command}` failed (exit code {outcome.exit_code})"
         if outcome.status not in ("not_run", "no_checks"):
             return None
+        changed = f"you changed files ({self._edit_cause})" if self._edit_cause else "you changed files"
+        if self._miss:
+            return (
+                f"{changed}, and no check ran after your last edit: {self._miss}; run the checks on a "
+                "line of their own (output redirections such as `2>&1` or `> log` are fine)"
+            )
         ran = self._last_command
         if ran is not None:  # something ran after the edit, just nothing recognised as the checks
             command, code = ran
             return (
-                "you changed files, and no check ran after your last edit: the last command, "
+                f"{changed}, and no check ran after your last edit: the last command, "
                 f"`{command}` (exit code {code}), does not look like the project's checks"
             )
         if outcome.command:
-            return f"you changed files but have not run `{outcome.command}` since your last edit"
-        return "you changed files but have not run the project's tests or checks since your last edit"
+            return f"{changed} but have not run `{outcome.command}` since your last edit"
+        return f"{changed} but have not run the project's tests or checks since your last edit"
 
 
 class SkillReattacher:
@@ -272,6 +282,12 @@ class SkillReattacher:
         items = [(self._loaded[name], f"- {name}") for name in self.to_reattach(kept)]
         note = whole_or_listed(items, self.token_cap, intro=REATTACH_INTRO, list_intro=REATTACH_LIST_INTRO)
         return note or None
+
+
+def _changed_by(line: str, paths: Sequence[str], shown: int = 3) -> str:
+    """``"`sed -i ... calc.py` changed calc.py"``: what a command edited, for the reasons given."""
+    names = ", ".join(paths[:shown]) + (f" and {len(paths) - shown} more" if len(paths) > shown else "")
+    return f"`{_short(line, 80)}` changed {names}"
 
 
 def _short(text: str, limit: int = 120) -> str:

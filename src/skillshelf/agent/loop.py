@@ -34,6 +34,7 @@ from skillshelf.agent.history import (
     message_text,
 )
 from skillshelf.agent.providers import Provider
+from skillshelf.agent.shell_effects import TreeWatch
 from skillshelf.diagnostics import Diagnostic
 from skillshelf.select.usage import MENTION
 from skillshelf.serve.schemas import ToolSpec
@@ -139,6 +140,7 @@ class Agent:
         )
         self.reattacher = SkillReattacher(min(settings.reattach_tokens, settings.compact_at_tokens // 4))
         self._detector = _implicit_detector(skill_tools) if skill_tools is not None else None
+        self._tree = TreeWatch(folder_tools.root)  # notices edits made through bash
 
     def send(self, text: str) -> AgentResult:
         """One user message; runs until a final answer the guards accept, or ``max_turns``."""
@@ -203,13 +205,15 @@ class Agent:
         self, call: ToolCall, doom: DoomLoopGuard, completion: CompletionGuard, state: _TurnState
     ) -> tuple[ToolOutput, str | None]:
         if call.name in self.folder_tools.names():
+            before = self._tree.snapshot() if call.name == "bash" else None
             outcome = self.folder_tools.execute(call.name, call.arguments)
             note = None
             if outcome.edited is not None:
                 completion.on_edit()
                 note = doom.on_edit(outcome.edited)
             if outcome.command is not None and outcome.exit_code is not None:
-                completion.on_command(outcome.command, outcome.exit_code)
+                changed = self._tree.changed_since(before)
+                completion.on_command(outcome.command, outcome.exit_code, changed)
                 note = doom.on_command(outcome.command, outcome.exit_code)
                 self._notice_implicit(outcome.command, state)
             return ToolOutput(

@@ -1,0 +1,127 @@
+"""What a bash call did: whether its line is a run of the check whose exit status is the check's,
+and which project files it changed."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from skillshelf.agent.shell_effects import TreeWatch, changed_paths, check_run
+
+
+@pytest.mark.parametrize(
+    ("line", "check"),
+    [
+        ("python3 test_calc.py", None),
+        ("python3 test_calc.py 2>&1", None),
+        ("python3 test_calc.py > run.log 2>&1", None),
+        ("pytest -q < /dev/null", None),
+        ("cd src && tox -e lint", "tox -e lint"),
+        ("cd src && CI=1 timeout 60 tox -e lint -- -x", "tox -e lint"),
+        ("source .venv/bin/activate && env PYTHONHASHSEED=0 python -m pytest -q", None),
+        ("time -p uv run python -m pytest tests/test_x.py", None),
+        ("python3 -c 'import a'", "python3 -c 'import a'"),
+        ("make check  # all of it", "make check"),
+        ("npx jest", None),
+        ("bash .ci/run", None),
+        ("python3 test_calc.py | cat", "python3 test_calc.py | cat"),  # the configured line as given
+    ],
+)
+def test_a_line_whose_exit_status_is_the_checks_own_counts(line: str, check: str | None) -> None:
+    assert check_run(line, check).counts
+
+
+@pytest.mark.parametrize(
+    ("line", "why"),
+    [
+        ("python3 test_calc.py 2>&1 | tail -3", "a pipeline (`|`)"),
+        ("python3 test_calc.py |& tee log", "a pipeline (`|&`)"),
+        ("python3 test_calc.py || true", "an `||` list"),
+        ("python3 test_calc.py||true", "an `||` list"),
+        ("python3 test_calc.py; echo done", "a `;` list"),
+        ("python3 test_calc.py\necho done", "several lines"),
+        ("python3 test_calc.py &", "a background job"),
+        ("(python3 test_calc.py)", "a subshell"),
+        ("! python3 test_calc.py", "a negation"),
+        ("echo $(python3 test_calc.py)", "a command substitution"),
+        ('echo "`python3 test_calc.py`"', "a command substitution"),
+        ("python3 test_calc.py && echo ok", "joined to it by `&&`"),
+        ("sed -i s/-/+/ calc.py && python3 test_calc.py", "joined to it by `&&`"),
+        ("python3 test_calc.py <<EOF\nx\nEOF", "a here-document"),
+        ("python3 test_calc.py " + "-q " * 4000, "more than 10000 characters"),
+    ],
+)
+def test_a_line_that_runs_the_check_inside_something_else_does_not_count_and_says_why(
+    line: str, why: str
+) -> None:
+    run = check_run(line, "python3 test_calc.py")
+    assert not run.counts and run.mentions
+    assert run.why is not None and why in run.why
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["cat test_calc.py", "echo pytest", "bash -c 'pytest || true'", "python3 calc.py", "grep -r pytest ."],
+)
+def test_commands_that_only_name_a_test_are_not_runs_of_it(line: str) -> None:
+    assert not check_run(line, None).counts
+
+
+def test_a_configured_check_counts_with_more_arguments_but_not_as_another_word() -> None:
+    assert check_run("make check V=1", "make check").counts
+    assert not check_run("make check-nothing", "make check").counts
+    assert not check_run("make", "make check").counts
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def test_the_watch_sees_files_changed_added_and_removed(tmp_path: Path) -> None:
+    _write(tmp_path / "calc.py", "a - b\n")
+    _write(tmp_path / "pkg" / "old.py", "x\n")
+    watch = TreeWatch(tmp_path)
+    before = watch.snapshot()
+    _write(tmp_path / "calc.py", "a + b\n")  # the same size: the time stamp tells
+    stamp = os.stat(tmp_path / "calc.py").st_mtime_ns
+    os.utime(tmp_path / "calc.py", ns=(stamp + 10**9, stamp + 10**9))
+    (tmp_path / "pkg" / "old.py").unlink()
+    _write(tmp_path / "pkg" / "new.py", "y\n")
+    assert watch.changed_since(before) == ("calc.py", "pkg/new.py", "pkg/old.py")
+    assert watch.changed_since(watch.snapshot()) == ()
+
+
+def test_caches_and_hidden_folders_a_run_writes_are_not_watched(tmp_path: Path) -> None:
+    _write(tmp_path / "calc.py", "a\n")
+    watch = TreeWatch(tmp_path)
+    before = watch.snapshot()
+    for name in (".pytest_cache/v/x", "__pycache__/calc.pyc", "node_modules/m/i.js", ".git/index", "c.pyc"):
+        _write(tmp_path / name, "generated\n")
+    assert watch.changed_since(before) == ()
+
+
+def test_a_tree_past_the_cap_turns_the_watch_off_instead_of_guessing(tmp_path: Path) -> None:
+    for i in range(5):
+        _write(tmp_path / f"f{i}.py", "x\n")
+    watch = TreeWatch(tmp_path, max_entries=3)
+    assert watch.snapshot() is None and watch.off
+    assert watch.changed_since(None) == ()
+    assert TreeWatch(tmp_path, max_entries=5).snapshot() is not None
+
+
+def test_a_walk_out_of_time_turns_the_watch_off(tmp_path: Path) -> None:
+    for i in range(300):
+        _write(tmp_path / f"f{i}.py", "x\n")
+    ticks = iter(range(1_000_000))
+    watch = TreeWatch(tmp_path, max_seconds=0.5, clock=lambda: float(next(ticks)))
+    assert watch.snapshot() is None and watch.off
+
+
+def test_changed_paths_compares_two_snapshots() -> None:
+    before = {"a": (1, 1, 1), "b": (1, 1, 1)}
+    after = {"a": (1, 2, 1), "c": (1, 1, 1)}
+    assert changed_paths(before, after) == ("a", "b", "c")
+    assert changed_paths(before, dict(before)) == ()
