@@ -274,3 +274,79 @@ def test_codex_config_toml_settings_are_read_like_codex(tmp_path: Path, codex_bl
     ours = load_instructions(env, profile="codex")
     assert ours.text == codex_block(cwd, base / "home", base / "chome", {})
     assert [layer.path.name for layer in ours.layers] == ["NOTES.md", "AGENTS.md"]
+
+
+@pytest.mark.parametrize("trust", ["trusted", None], ids=["trusted", "no-trust-entry"])
+def test_a_trusted_projects_codex_config_layers_apply_like_codex(
+    tmp_path: Path, codex_block: Any, trust: str | None
+) -> None:
+    """In a trusted project, each ``.codex/config.toml`` from the root down to the cwd overrides
+    the user's ``project_doc_*`` key by key, the nearest last; its ``project_root_markers`` do
+    not move the root. Without a trust entry for the project its files are ignored."""
+    base = tmp_path / "layers"
+    (base / "home").mkdir(parents=True)
+    entry = f'[projects."{base / "repo"}"]\ntrust_level = "{trust}"\n' if trust else ""
+    _tree(
+        base,
+        {
+            "chome/config.toml": f'project_doc_fallback_filenames = ["USER.md"]\n{entry}',
+            "repo/.git/HEAD": "x",
+            "repo/.codex/config.toml": 'project_doc_fallback_filenames = ["NOTES.md"]\n'
+            'project_root_markers = [".marker"]\n',
+            "repo/a/.codex/config.toml": "project_doc_max_bytes = 20\n",
+            "repo/a/b/.codex/config.toml": "project_doc_max_bytes = 25\n",
+            "repo/AGENTS.md": "root agents\n",
+            "repo/a/.marker": "",
+            "repo/a/NOTES.md": "a notes, long enough to be cut\n",
+            "repo/a/b/USER.md": "user fallback\n",
+        },
+    )
+    cwd = base / "repo" / "a" / "b"
+    env = Env.for_test(cwd=cwd, home=base / "home", codex_home=base / "chome")
+    ours = load_instructions(env, profile="codex")
+    assert ours.text == codex_block(cwd, base / "home", base / "chome", {})
+    expected = ["AGENTS.md", "NOTES.md"] if trust == "trusted" else ["AGENTS.md", "USER.md"]
+    assert [layer.path.name for layer in ours.included] == expected
+
+
+TRUST_CASES = {
+    "root-untrusted": {"repo": "untrusted"},
+    "cwd-untrusted-root-trusted": {"repo": "trusted", "repo/sub": "untrusted"},
+    "cwd-trusted-root-untrusted": {"repo": "untrusted", "repo/sub": "trusted"},
+    "cwd-trusted-root-without-entry": {"repo/sub": "trusted"},
+    "parent-of-root-untrusted": {"": "untrusted"},
+}
+
+
+@pytest.mark.parametrize("entries", TRUST_CASES.values(), ids=TRUST_CASES.keys())
+def test_trust_entries_decide_per_folder_like_codex(
+    tmp_path: Path, codex_block: Any, entries: dict[str, str]
+) -> None:
+    """A folder's own ``[projects]`` entry decides its trust, else the root's: a cwd marked
+    untrusted gets only the global AGENTS.md, and only trusted folders' ``.codex`` layers apply."""
+    base = tmp_path / "trust"
+    (base / "home").mkdir(parents=True)
+    table = "".join(
+        f'[projects."{base / folder if folder else base}"]\ntrust_level = "{level}"\n'
+        for folder, level in entries.items()
+    )
+    _tree(
+        base,
+        {
+            "chome/config.toml": table,
+            "chome/AGENTS.md": "global agents\n",
+            "repo/.git/HEAD": "x",
+            "repo/.codex/config.toml": 'project_doc_fallback_filenames = ["ROOT.md"]\n',
+            "repo/sub/.codex/config.toml": 'project_doc_fallback_filenames = ["SUB.md"]\n',
+            "repo/ROOT.md": "root notes\n",
+            "repo/SUB.md": "sub notes at the root\n",
+            "repo/sub/SUB.md": "sub notes\n",
+            "repo/sub/ROOT.md": "root notes in sub\n",
+        },
+    )
+    cwd = base / "repo" / "sub"
+    env = Env.for_test(cwd=cwd, home=base / "home", codex_home=base / "chome")
+    ours = load_instructions(env, profile="codex")
+    assert ours.text == codex_block(cwd, base / "home", base / "chome", {})
+    untrusted_here = entries.get("repo/sub", entries.get("repo")) == "untrusted"
+    assert ("IN107" in {d.code for d in ours.diagnostics}) is untrusted_here

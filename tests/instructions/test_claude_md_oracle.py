@@ -55,6 +55,12 @@ def _write(base: Path, files: dict[str, bytes | str]) -> None:
         path.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
 
 
+#: Files imported one per line: Claude Code follows those with no extension or a text one.
+_EXTENSION_NAMES = (
+    *("x.py", "x.txt", "x.json", "x.toml", "x.Md", "x.YAML", ".env", "notes", "..x.md", "x.makefile"),
+    *("x.foo", "x.qqq", "x.svg", "x.bak", "x.tmp", "x.d", "x.1", "x.md~", "x.png", "p.md.", "q.md,"),
+)
+
 CASES: dict[str, tuple[dict[str, bytes | str], str]] = {
     "user_project_folders_local_and_dot_claude": (
         {
@@ -132,6 +138,21 @@ CASES: dict[str, tuple[dict[str, bytes | str], str]] = {
             "repo/.claude/CLAUDE.md": b"bad \xff byte\n",
             "repo/.claude/rules/cond.md": '---\npaths: "*.py"\n---\nCOND\n',
             "repo/.claude/rules/fm.md": "---\ndescription: d\n---\nFM RULE\n",
+        },
+        "repo",
+    ),
+    "imports_only_of_text_or_extensionless_files_with_punctuation_kept": (
+        {
+            "repo/.git/HEAD": "x",
+            "repo/CLAUDE.md": "ROOT\n"
+            + "".join(f"- @{name}\n" for name in _EXTENSION_NAMES)
+            + "see @Makefile, and @p5.md) or (@p7.md) @p6.md: @p8. @p9.md\n",
+            **{f"repo/{name}": f"FILE[{name}]\n" for name in _EXTENSION_NAMES},
+            **{f"repo/{name}": f"FILE[{name}]\n" for name in ("Makefile", "Makefile,", "p5.md", "p6.md")},
+            **{f"repo/{name}": f"FILE[{name}]\n" for name in ("p5.md)", "p6.md:", "p7.md", "p8", "p8.")},
+            "repo/p9.md": "P9 @../repo/q.md. @./r.MD\n",
+            "repo/q.md": "Q\n",
+            "repo/r.MD": "R\n",
         },
         "repo",
     ),

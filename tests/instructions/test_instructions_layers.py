@@ -119,6 +119,20 @@ def test_broken_codex_config_falls_back_to_defaults_with_a_warning(repo: Path, t
     assert [d.code for d in result.diagnostics] == ["IN104"]
 
 
+def test_a_broken_project_codex_config_is_reported_and_the_other_layers_still_apply(
+    repo: Path, tmp_path: Path
+) -> None:
+    _write(repo / ".git" / "HEAD", "ref: refs/heads/main\n")
+    _write(tmp_path / "home" / ".codex" / "config.toml", f'[projects."{repo}"]\ntrust_level = "trusted"\n')
+    _write(repo / ".codex" / "config.toml", 'project_doc_fallback_filenames = ["NOTES.md"]\n')
+    _write(repo / "a" / ".codex" / "config.toml", "project_doc_max_bytes = = 3\n")
+    _write(repo / "a" / "NOTES.md", "fallback notes\n")
+    result = load_instructions(_env(repo / "a", tmp_path))
+    assert "fallback notes" in result.text
+    [broken] = result.diagnostics
+    assert broken.code == "IN104" and broken.path == repo / "a" / ".codex" / "config.toml"
+
+
 def test_names_with_a_nul_in_codex_config_are_skipped_not_a_crash(repo: Path, tmp_path: Path) -> None:
     _write(
         tmp_path / "home" / ".codex" / "config.toml",

@@ -13,6 +13,12 @@ Rules (each one pinned by a differential test):
   root first; a file is cut at the byte cap (a cut inside a UTF-8 sequence gives U+FFFD). A part
   that is blank after reading is dropped and costs nothing; once the budget is spent the
   remaining files are left out. ``0`` turns project files off.
+* Trust: a folder's ``[projects."PATH"]`` entry in ``$CODEX_HOME/config.toml`` decides for it,
+  else the project root's (:func:`~skillshelf.skills.plugins.codex_trust`). A cwd marked
+  ``untrusted`` gets no project file at all, only the global one (IN107); no entry is no bar.
+* Settings: ``$CODEX_HOME/config.toml``; each ``.codex/config.toml`` from the root down to the
+  cwd whose folder is trusted overrides its ``project_doc_*`` keys, the nearest winning key by
+  key (a project's ``project_root_markers`` are not read).
 * Rendering: project parts joined with a blank line (untrimmed); the global text, if any,
   comes first, followed by ``--- project-doc ---``; the header names the cwd only when a
   project file contributed.
@@ -21,7 +27,7 @@ Rules (each one pinned by a differential test):
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from skillshelf.diagnostics import Diagnostic, Severity
@@ -35,7 +41,9 @@ from skillshelf.instructions.files import (
     usable_file,
 )
 from skillshelf.instructions.model import InstructionLayer, Instructions, InstructionScope, LayerKind
-from skillshelf.skills.codex_config import load_codex_toml
+from skillshelf.skills.codex_config import load_codex_toml, read_codex_settings
+from skillshelf.skills.plugins import codex_project_layers, codex_trust
+from skillshelf.skills.roots import codex_config_folders
 
 __all__ = [
     "DEFAULT_PROJECT_DOC_MAX_BYTES",
@@ -46,6 +54,8 @@ __all__ = [
 ]
 
 DEFAULT_PROJECT_DOC_MAX_BYTES = 32 * 1024
+#: The keys a trusted project's ``.codex/config.toml`` may set for the AGENTS.md block.
+_DOC_KEYS = frozenset({"project_doc_max_bytes", "project_doc_fallback_filenames"})
 AGENTS_MD = "AGENTS.md"
 OVERRIDE_MD = "AGENTS.override.md"
 PROJECT_DOC_SEPARATOR = "\n\n--- project-doc ---\n\n"
@@ -72,37 +82,52 @@ class CodexDocSettings:
 
 
 def codex_doc_settings(env: Env) -> tuple[CodexDocSettings, tuple[Diagnostic, ...]]:
-    """Read ``project_doc_*`` and ``project_root_markers`` from ``$CODEX_HOME/config.toml``."""
-    path = env.codex_home / "config.toml"
-    if not is_regular_file(path):
-        return CodexDocSettings(), ()
-    data, problem = load_codex_toml(path)
-    if problem is not None:
-        diag = Diagnostic(
-            code="IN104",
-            severity=Severity.WARNING,
-            message=f"cannot read Codex's config for AGENTS.md settings ({problem}); using defaults",
-            fix="fix the TOML syntax of Codex's config.toml",
-            path=path,
-        )
-        return CodexDocSettings(), (diag,)
-    max_bytes = data.get("project_doc_max_bytes", DEFAULT_PROJECT_DOC_MAX_BYTES)
-    names = data.get("project_doc_fallback_filenames", [])
-    markers = data.get("project_root_markers")
-    return (
-        CodexDocSettings(
-            max_bytes=max_bytes
-            if isinstance(max_bytes, int) and max_bytes >= 0
-            else DEFAULT_PROJECT_DOC_MAX_BYTES,
-            fallback_filenames=tuple(n for n in names if isinstance(n, str))
-            if isinstance(names, list)
-            else (),
-            project_root_markers=tuple(m for m in markers if isinstance(m, str))
-            if isinstance(markers, list)
-            else None,
-        ),
-        (),
+    """``project_doc_*`` and ``project_root_markers`` from ``$CODEX_HOME/config.toml``; the
+    ``project_doc_*`` of each trusted folder's ``.codex/config.toml`` from the root down to the
+    cwd override them, the nearest last
+    (:func:`~skillshelf.skills.plugins.codex_project_layers`, as for plugins). A project's
+    ``project_root_markers`` play no part: they would move the root they are read from."""
+    user, diags = _config_layer(env.codex_home / "config.toml", project=False)
+    markers = user.get("project_root_markers")
+    root_markers = tuple(m for m in markers if isinstance(m, str)) if isinstance(markers, list) else None
+    doc = {key: value for key, value in user.items() if key in _DOC_KEYS}
+    folders = codex_config_folders(
+        env if root_markers is None else replace(env, project_root_markers=root_markers)
     )
+    for dot_codex in codex_project_layers(env, folders, read_codex_settings(env.codex_home)):
+        data, problems = _config_layer(dot_codex / "config.toml", project=True)
+        doc.update((key, value) for key, value in data.items() if key in _DOC_KEYS)
+        diags += problems
+    max_bytes = doc.get("project_doc_max_bytes", DEFAULT_PROJECT_DOC_MAX_BYTES)
+    names = doc.get("project_doc_fallback_filenames", [])
+    settings = CodexDocSettings(
+        max_bytes=max_bytes
+        if isinstance(max_bytes, int) and max_bytes >= 0
+        else DEFAULT_PROJECT_DOC_MAX_BYTES,
+        fallback_filenames=tuple(n for n in names if isinstance(n, str)) if isinstance(names, list) else (),
+        project_root_markers=root_markers,
+    )
+    return settings, tuple(diags)
+
+
+def _config_layer(path: Path, *, project: bool) -> tuple[dict[str, object], list[Diagnostic]]:
+    """The keys of one Codex ``config.toml`` (none when it is missing); IN104 when it cannot be read."""
+    if not is_regular_file(path):
+        return {}, []
+    data, problem = load_codex_toml(path)
+    if problem is None:
+        return dict(data), []
+    consequence = (
+        "Codex stops with an error on it; its settings are left out here" if project else "using the defaults"
+    )
+    diag = Diagnostic(
+        code="IN104",
+        severity=Severity.WARNING,
+        message=f"cannot read Codex's config for AGENTS.md settings ({problem}); {consequence}",
+        fix="fix the TOML syntax of this config.toml",
+        path=path,
+    )
+    return {}, [diag]
 
 
 def candidate_names(fallback_filenames: Sequence[str]) -> tuple[tuple[str, LayerKind], ...]:
@@ -270,13 +295,29 @@ def load_agents_md(
     global_layer = _global_layer(env.codex_home, diags)
     if global_layer is not None:
         layers.append(global_layer)
-    layers.extend(_project_layers(folders, root, settings, diags))
+    if codex_trust(read_codex_settings(env.codex_home), cwd, root) is False:
+        diags.append(_untrusted(cwd, root))
+    else:
+        layers.extend(_project_layers(folders, root, settings, diags))
     return Instructions(
         profile="codex",
         cwd=cwd,
         layers=tuple(layers),
         text=render_agents_md(cwd, layers),
         diagnostics=tuple(diags),
+    )
+
+
+def _untrusted(cwd: Path, root: Path) -> Diagnostic:
+    """Codex marks a project untrusted and then reads none of its AGENTS.md files, only the
+    global one (its skills it still lists)."""
+    where = cwd if cwd == root else f"{cwd} (project {root})"
+    return Diagnostic(
+        code="IN107",
+        severity=Severity.INFO,
+        message=f"Codex reads no project AGENTS.md here: {where} is marked untrusted in Codex's config.toml",
+        fix='set trust_level = "trusted" for the project under [projects] in $CODEX_HOME/config.toml '
+        "(or answer Codex's trust prompt) to have its AGENTS.md read",
     )
 
 

@@ -40,11 +40,12 @@ from skillshelf.instructions.files import (
     usable_file,
 )
 from skillshelf.instructions.imports import (
-    BINARY_EXTENSIONS,
     clean_text,
     extract_imports,
+    missing_import,
     resolve_import,
     strip_front_matter,
+    unfollowed_import,
 )
 from skillshelf.instructions.model import InstructionLayer, Instructions, InstructionScope, LayerKind
 from skillshelf.skills.claude_settings import (
@@ -184,16 +185,13 @@ class _Walk:
         self, raw: str, importer: Path, scope: InstructionScope, *, external_ok: bool, depth: int
     ) -> None:
         target = resolve_import(raw, importer=importer, home=self.home)
-        if target.suffix.lower() in BINARY_EXTENSIONS or not is_regular_file(target):
-            if not is_regular_file(target) and _key(target) not in self.seen:
-                self.diags.append(
-                    _import_diag(
-                        "IN111",
-                        f"import @{raw} names no readable file",
-                        importer,
-                        "fix the path (relative to this file) or remove the @ line",
-                    )
-                )
+        unfollowed = unfollowed_import(raw, target, importer)
+        if unfollowed is not None:
+            self.diags.append(unfollowed)
+            return
+        if not is_regular_file(target):
+            if _key(target) not in self.seen:
+                self.diags.append(missing_import(raw, importer))
             return
         if not external_ok and not _inside(target, self.cwd):
             self.diags.append(

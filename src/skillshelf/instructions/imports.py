@@ -4,8 +4,13 @@ What counts as an import (checked against ``claude-oracle``): ``@`` at the start
 after whitespace (or directly inside ``*``/``_`` emphasis), outside fenced/indented code, inline
 code spans and HTML comments; the path runs to the next whitespace (``\\ `` escapes a space);
 a ``#fragment`` is dropped. Paths start with ``./``, ``~/``, ``/`` or a letter, digit, ``.``,
-``_`` or ``-``; relative paths resolve against the importing file's folder. Punctuation right
-after a path is part of it (so ``@a.md,`` names a file ``a.md,``).
+``_`` or ``-``; relative paths resolve against the importing file's folder.
+
+Nothing is stripped from the end of a path: punctuation right after it is part of it. Claude
+Code 2.1.197 then follows an import only to a file with no extension or a known text extension
+(:func:`follows_import`), so ``@a.md,``, ``@a.md.`` and ``@a.md)`` load neither ``a.md`` nor
+anything else (their extensions are ``.md,``, ``.`` and ``.md)``), while ``@Makefile,`` names a
+file ``Makefile,``.
 """
 
 from __future__ import annotations
@@ -14,7 +19,19 @@ import os
 import re
 from pathlib import Path
 
-__all__ = ["BINARY_EXTENSIONS", "clean_text", "extract_imports", "resolve_import", "strip_front_matter"]
+from skillshelf.diagnostics import Diagnostic, Severity
+
+__all__ = [
+    "TEXT_EXTENSIONS",
+    "clean_text",
+    "extract_imports",
+    "follows_import",
+    "missing_import",
+    "node_extname",
+    "resolve_import",
+    "strip_front_matter",
+    "unfollowed_import",
+]
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _IMPORT = re.compile(r"(?:^|(?<=\s))([*_]*)@((?:[^\s\\]|\\ )+)")
@@ -24,62 +41,64 @@ _CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
 _COMMENT_START = re.compile(r"^ {0,3}<!--")
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
 
-#: Imports of files with these extensions are skipped: they are not text.
-BINARY_EXTENSIONS = frozenset(
-    {
-        ".png",
-        ".jpg",
-        ".jpeg",
-        ".gif",
-        ".webp",
-        ".bmp",
-        ".ico",
-        ".tiff",
-        ".svgz",
-        ".pdf",
-        ".zip",
-        ".gz",
-        ".tgz",
-        ".bz2",
-        ".xz",
-        ".7z",
-        ".rar",
-        ".tar",
-        ".jar",
-        ".class",
-        ".exe",
-        ".dll",
-        ".so",
-        ".dylib",
-        ".o",
-        ".a",
-        ".bin",
-        ".dat",
-        ".db",
-        ".sqlite",
-        ".sqlite3",
-        ".wasm",
-        ".pyc",
-        ".mp3",
-        ".mp4",
-        ".wav",
-        ".ogg",
-        ".flac",
-        ".mov",
-        ".avi",
-        ".mkv",
-        ".webm",
-        ".woff",
-        ".woff2",
-        ".ttf",
-        ".otf",
-        ".eot",
-        ".psd",
-        ".ai",
-        ".sketch",
-        ".heic",
-    }
+#: The extensions (lower case, without the dot) of the files Claude Code 2.1.197 follows an import
+#: to; it skips any other (``Skipping non-text file in @include``). A plain data list, as its
+#: bundled CLI has it (``.R`` there is covered by ``.r``: the extension is lower-cased first).
+TEXT_EXTENSIONS = frozenset(
+    """
+    md txt text json yaml yml toml xml csv html htm css scss sass less js ts tsx jsx mjs cjs mts cts
+    py pyi pyw rb erb rake go rs java kt kts scala c cpp cc cxx h hpp hxx cs swift sh bash zsh fish
+    ps1 bat cmd env ini cfg conf config properties sql graphql gql proto vue svelte astro ejs hbs
+    pug jade php pl pm lua r dart ex exs erl hrl clj cljs cljc edn hs lhs elm ml mli f f90 f95 for
+    cmake make makefile gradle sbt rst adoc asciidoc org tex latex lock log diff patch
+    """.split()  # noqa: SIM905 (a plain word list)
 )
+
+
+def node_extname(path: str) -> str:
+    """Node's ``path.extname`` (POSIX): the last ``.`` of the last name and what follows it,
+    ``""`` when that name has no dot or only a leading one (``.env``, ``..``). A name ending in a
+    dot has the extension ``"."`` (Python's ``Path.suffix`` says ``""`` there)."""
+    name = path.rstrip("/").rsplit("/", 1)[-1]
+    dot = name.rfind(".")
+    if dot <= 0 or name == "..":
+        return ""
+    return name[dot:]
+
+
+def follows_import(path: Path) -> bool:
+    """Whether Claude Code 2.1.197 follows an import to ``path``: it has no extension, or one of
+    :data:`TEXT_EXTENSIONS` in any case (``x.Md`` yes; ``x.svg``, ``x.md~``, ``x.md,`` no)."""
+    extension = node_extname(str(path)).lower()
+    return not extension or extension[1:] in TEXT_EXTENSIONS
+
+
+def missing_import(raw: str, importer: Path) -> Diagnostic:
+    """IN111: ``@raw`` names no regular file that can be read."""
+    return Diagnostic(
+        code="IN111",
+        severity=Severity.WARNING,
+        message=f"import @{raw} names no readable file",
+        fix="fix the path (relative to this file) or remove the @ line",
+        path=importer,
+    )
+
+
+def unfollowed_import(raw: str, target: Path, importer: Path) -> Diagnostic | None:
+    """IN117 when Claude Code would not follow ``@raw`` to ``target`` (:func:`follows_import`)."""
+    if follows_import(target):
+        return None
+    return Diagnostic(
+        code="IN117",
+        severity=Severity.INFO,
+        message=(
+            f"import @{raw} is not followed: Claude Code imports only files with no extension or a "
+            f"text one (.md, .txt, .json, .py, ...), not {node_extname(str(target))!r}"
+        ),
+        fix="the path runs to the next space: end it before any punctuation (@a.md, names 'a.md,'), "
+        "or give the file a text extension",
+        path=importer,
+    )
 
 
 def strip_front_matter(text: str) -> tuple[str, str | None]:

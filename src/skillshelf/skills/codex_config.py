@@ -42,6 +42,7 @@ class CodexSettings:
     skills_max_context_tokens: int | None = None
     plugins: tuple[tuple[str, bool], ...] = ()  # ``[plugins."NAME@MARKETPLACE"]``: (id, enabled)
     trusted_projects: tuple[str, ...] = ()  # ``[projects."PATH"]`` set ``trust_level = "trusted"``
+    untrusted_projects: tuple[str, ...] = ()  # ... and ``trust_level = "untrusted"``
     diagnostics: tuple[Diagnostic, ...] = ()
 
 
@@ -97,7 +98,8 @@ def _parse(path: Path) -> CodexSettings:
         if isinstance(skills, dict)
         else None,
         plugins=_plugin_states(data.get("plugins")),
-        trusted_projects=_trusted_projects(data.get("projects")),
+        trusted_projects=_projects_at(data.get("projects"), "trusted"),
+        untrusted_projects=_projects_at(data.get("projects"), "untrusted"),
     )
 
 
@@ -112,13 +114,11 @@ def _plugin_states(table: object) -> tuple[tuple[str, bool], ...]:
     )
 
 
-def _trusted_projects(table: object) -> tuple[str, ...]:
+def _projects_at(table: object, level: str) -> tuple[str, ...]:
     if not isinstance(table, dict):
         return ()
     return tuple(
-        key
-        for key, value in table.items()
-        if isinstance(value, dict) and value.get("trust_level") == "trusted"
+        key for key, value in table.items() if isinstance(value, dict) and value.get("trust_level") == level
     )
 
 

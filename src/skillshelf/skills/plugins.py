@@ -38,7 +38,7 @@ from pathlib import Path, PurePosixPath
 
 from skillshelf.env import Env
 from skillshelf.skills.claude_settings import read_json
-from skillshelf.skills.codex_config import read_codex_settings
+from skillshelf.skills.codex_config import CodexSettings, read_codex_settings
 from skillshelf.skills.namespace import first_manifest
 
 __all__ = [
@@ -46,6 +46,8 @@ __all__ = [
     "claude_plugins",
     "codex_enabled_plugins",
     "codex_plugin_folders",
+    "codex_project_layers",
+    "codex_trust",
     "newest_version",
     "plugin_manifest",
     "resolved",
@@ -134,17 +136,43 @@ def codex_enabled_plugins(env: Env, project_folders: Sequence[Path] = ()) -> lis
     layer from the root down to the cwd."""
     user = read_codex_settings(env.codex_home)
     states = dict(user.plugins)
-    if project_folders and _trusted(project_folders[-1], user.trusted_projects):
-        own = resolved(env.codex_home)
-        for folder in reversed(project_folders):
-            if resolved(folder / ".codex") != own:
-                states.update(read_codex_settings(folder / ".codex").plugins)
+    for dot_codex in codex_project_layers(env, project_folders, user):
+        states.update(read_codex_settings(dot_codex).plugins)
     return sorted(plugin_id for plugin_id, on in states.items() if on)
 
 
-def _trusted(root: Path, trusted: Sequence[str]) -> bool:
-    real = resolved(root)
-    return any("\x00" not in path and resolved(Path(path)) == real for path in trusted)
+def codex_project_layers(env: Env, project_folders: Sequence[Path], user: CodexSettings) -> list[Path]:
+    """The project ``.codex`` folders whose ``config.toml`` Codex layers over the user's, the
+    root's first (the nearest wins): each of ``project_folders`` (nearest first, root last)
+    that :func:`codex_trust` finds trusted. A ``.codex`` that is ``$CODEX_HOME`` is the user's
+    own, not a project layer."""
+    if not project_folders:
+        return []
+    own = resolved(env.codex_home)
+    root = project_folders[-1]
+    return [
+        folder / ".codex"
+        for folder in reversed(project_folders)
+        if codex_trust(user, folder, root) is True and resolved(folder / ".codex") != own
+    ]
+
+
+def codex_trust(user: CodexSettings, folder: Path, root: Path) -> bool | None:
+    """Whether Codex trusts ``folder`` of the project at ``root``, as Codex 0.171 decides it
+    (checked with codex-oracle): the ``[projects."PATH"]`` entry of the folder itself, else
+    the root's; ``None`` when neither has one. True for ``trust_level = "trusted"``, False
+    for ``"untrusted"``."""
+    for candidate in (folder, root):
+        real = resolved(candidate)
+        if _listed(real, user.trusted_projects):
+            return True
+        if _listed(real, user.untrusted_projects):
+            return False
+    return None
+
+
+def _listed(real: Path, paths: Sequence[str]) -> bool:
+    return any("\x00" not in path and resolved(Path(path)) == real for path in paths)
 
 
 def _codex_version_folder(plugin: Path) -> Path | None:

@@ -1,0 +1,64 @@
+"""Which ``@path`` imports Claude Code follows: text or extensionless files, the path taken whole."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from skillshelf.env import Env
+from skillshelf.instructions import load_instructions
+from skillshelf.instructions.imports import follows_import, node_extname
+
+
+@pytest.mark.parametrize(
+    ("path", "extension"),
+    [
+        ("/r/x.md", ".md"),
+        ("/r/x.tar.gz", ".gz"),
+        ("/r/notes", ""),
+        ("/r/.env", ""),
+        ("/r/..", ""),
+        ("/r/..x.md", ".md"),
+        ("/r/p.md.", "."),
+        ("/r/...", "."),
+        ("/r/q.md,", ".md,"),
+        ("/r/d.x/notes", ""),
+        ("/r/x.md/", ".md"),
+    ],
+)
+def test_extension_is_read_as_node_path_extname_reads_it(path: str, extension: str) -> None:
+    assert node_extname(path) == extension
+
+
+@pytest.mark.parametrize(
+    "name", ["x.md", "x.Md", "x.YAML", "x.py", "x.R", "x.makefile", ".env", "Makefile", "Makefile,"]
+)
+def test_text_and_extensionless_files_are_followed(name: str) -> None:
+    assert follows_import(Path("/r") / name)
+
+
+@pytest.mark.parametrize(
+    "name", ["x.foo", "x.svg", "x.bak", "x.tmp", "x.d", "x.1", "x.md~", "x.png", "p.md.", "q.md,", "p.md)"]
+)
+def test_other_extensions_and_trailing_punctuation_are_not_followed(name: str) -> None:
+    assert not follows_import(Path("/r") / name)
+
+
+def test_an_import_ending_in_punctuation_loads_nothing_and_says_why(tmp_path: Path) -> None:
+    """``@a.md,`` names ``a.md,``: neither it (its extension is ``.md,``) nor ``a.md`` is read,
+    and the note (IN117, not "no readable file") says the path runs to the next space."""
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "CLAUDE.md").write_text("ROOT see @a.md, and @b.svg then @c.txt\n")
+    for name in ("a.md", "a.md,", "b.svg", "c.txt"):
+        (repo / name).write_text(f"FILE {name}\n")
+
+    result = load_instructions(Env.for_test(cwd=repo, home=tmp_path / "home"), profile="claude")
+
+    assert [layer.path.name for layer in result.included] == ["CLAUDE.md", "c.txt"]
+    notes = {d.message.split()[1]: d for d in result.diagnostics if d.code == "IN117"}
+    assert set(notes) == {"@a.md,", "@b.svg"}
+    assert "'.md,'" in notes["@a.md,"].message and "next space" in (notes["@a.md,"].fix or "")
+    assert all(d.path == repo / "CLAUDE.md" for d in notes.values())
+    assert not [d for d in result.diagnostics if d.code == "IN111"]
