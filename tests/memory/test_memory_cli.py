@@ -264,3 +264,37 @@ def test_a_transcripts_terminal_escapes_are_shown_not_sent_by_dry_run_and_show(
     code, out, err = _run(capsys, "memory", "show", hostile)
     assert code == 0, err
     assert "\x1b" not in out and "\x07" not in out and out.startswith("# evil\\x1b]0;PWNED")
+
+
+def test_prune_keeps_memories_for_the_configured_number_of_days(
+    isolated_home: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from skillshelf.memory.store.records import ClaimLimits
+
+    day_ms = 86_400_000
+    now_ms = int(time.time() * 1000)
+    with open_store(None, data_dir=Env.from_os().dirs.data) as store:
+        store.register_sessions(
+            [
+                SessionRow(
+                    id="old",
+                    source="codex",
+                    path="/t/old.jsonl",
+                    cwd="/w",
+                    project="/w",
+                    updated_at_ms=now_ms - 45 * day_ms,
+                    first_user_message="task",
+                )
+            ],
+            now_ms=now_ms,
+        )
+        limits = ClaimLimits(min_idle_ms=0, max_age_ms=10_000 * day_ms, running_cap=10)
+        (claim,) = store.claim_stage1(worker_id="w", now_ms=now_ms, lease_ms=60_000, limits=limits, limit=1)
+        store.mark_stage1_succeeded(
+            claim, scope="/w", raw_memory="raw", rollout_summary="sum", rollout_slug="s", now_ms=now_ms
+        )
+    isolated_home.write_user_config("[memory]\nmax_unused_days = 60\n")
+    code, out, _ = _run(capsys, "memory", "prune", "--json")
+    assert code == 0 and json.loads(out) == {"pruned": 0}  # 45 days unused, 60 allowed
+    code, out, _ = _run(capsys, "memory", "prune", "--max-unused-days", "30", "--json")
+    assert code == 0 and json.loads(out) == {"pruned": 1}

@@ -315,16 +315,25 @@ def forget(session_id: str, db: str | None, as_json: bool) -> None:
 
 
 @memory.command("prune")
-@click.option("--max-unused-days", type=FiniteFloat(min=0), default=30, show_default=True)
+@click.option(
+    "--max-unused-days",
+    type=FiniteFloat(min=0),
+    default=None,
+    help="Days a memory may go unused (default: memory.max_unused_days from the config, 30).",
+)
 @_db_option
 @_json_option
-def prune(max_unused_days: float, db: str | None, as_json: bool) -> None:
+def prune(max_unused_days: float | None, db: str | None, as_json: bool) -> None:
     """Delete memories unused for N days that the memory folder no longer uses."""
     import time
 
+    from skillshelf.memory.settings import load_memory_settings
     from skillshelf.memory.store import open_store
 
-    with open_store(db, data_dir=Env.from_os().dirs.data) as store:
+    env = Env.from_os()
+    if max_unused_days is None:
+        max_unused_days = load_memory_settings(env).max_unused_days
+    with open_store(db, data_dir=env.dirs.data) as store:
         count = store.prune(
             max_unused_ms=int(max_unused_days * 86_400_000), now_ms=int(time.time() * 1000), limit=100_000
         )
