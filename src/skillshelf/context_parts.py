@@ -31,8 +31,10 @@ __all__ = [
     "load_mentioned",
     "memory_part",
     "mentioned_part",
+    "never_suggested",
     "pinned_part",
     "read_skill_fragment",
+    "suggestion_candidates",
     "suggestions_part",
 ]
 
@@ -129,6 +131,37 @@ def memory_part(env: Env, options: ContextOptions) -> list[ContextPart]:
     ]
 
 
+MANUAL_WHY = "manual: loads when mentioned"
+PINNED_WHY = "pinned: always in the context whole"
+
+
+def never_suggested(skills: ContextSkills) -> dict[str, str]:
+    """Each loadable skill the per-turn ranking never suggests (by its path as text, the key the
+    search index gives it), with why: its mode (``manual``: only a mention loads it; ``pinned``:
+    its body is in the context already) or the skill itself (hidden from implicit use:
+    ``allow_implicit_invocation: false`` or ``disable-model-invocation``)."""
+    why = {str(s.path): MANUAL_WHY for s in skills.manual}
+    why.update((str(s.path), PINNED_WHY) for s in skills.pinned if str(s.path) not in why)
+    for skill in (*skills.listed, *skills.name_only):
+        if not skill.model_visible and str(skill.path) not in why:
+            why[str(skill.path)] = _hidden_why(skill)
+    return why
+
+
+def _hidden_why(skill: Skill) -> str:
+    if not skill.policy.allow_implicit_invocation:
+        return "hidden from the model by agents/openai.yaml: allow_implicit_invocation: false"
+    return "hidden from the model by disable-model-invocation: true"
+
+
+def suggestion_candidates(skills: ContextSkills) -> tuple[Skill, ...]:
+    """The skills the per-turn ranking chooses suggestions among, in the order it indexes them
+    (listed, then name-only): every listed one but those :func:`never_suggested` names. The
+    context, `skillshelf search` and `skillshelf eval` rank these for what the model is shown."""
+    why = never_suggested(skills)
+    return tuple(s for s in (*skills.listed, *skills.name_only) if str(s.path) not in why)
+
+
 def suggestions_part(
     skills: ContextSkills,
     task: str,
@@ -149,10 +182,7 @@ def suggestions_part(
     from skillshelf.select.ranking import RankingSettings, shared_ranker
     from skillshelf.select.suggest import suggestion_fragment
 
-    excluded = {s.path for s in (*skills.manual, *skills.pinned)}
-    candidates = [
-        s for s in (*skills.listed, *skills.name_only) if s.path not in excluded and s.model_visible
-    ]
+    candidates = suggestion_candidates(skills)
     if not candidates:
         return []
     names = None if env is None else ClaudeNames(env)

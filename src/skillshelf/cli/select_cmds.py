@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from skillshelf.select.ranking import RankingSettings
     from skillshelf.select.service import SearchResult
     from skillshelf.skills.model import Skill
+    from skillshelf.workspace import WorkspaceSkills
 
 __all__ = ["eval_cmd", "search", "stats"]
 
@@ -43,13 +44,15 @@ _SEMANTIC = click.option(
 @dataclass(frozen=True, slots=True)
 class _Ranked:
     """What `search` and `eval` rank with: the skills (None for a tools file), where the search
-    index is cached (None: not cached), the ranking settings from config (`[select]`), and the
-    config layers' findings (a bad `[select]` value is ignored, so the user has to hear of it)."""
+    index is cached (None: not cached), the ranking settings from config (`[select]`), the
+    config layers' findings (a bad `[select]` value is ignored, so the user has to hear of it),
+    and the skills sorted by mode, which say what may be suggested (None for a tools file)."""
 
     skills: tuple[Skill, ...] | None
     cache_dir: Path | None
     settings: RankingSettings
     config_findings: tuple[Diagnostic, ...]
+    moded: WorkspaceSkills | None = None
 
     def report_config(self) -> None:
         """Print the config findings (not the infos) on stderr; exit 1 after the output when a
@@ -73,23 +76,25 @@ def _loadable_skills(env: Env, roots: Sequence[Path], no_builtin: bool, no_cache
     )
     workspace = Workspace.open(env, options)
     settings = RankingSettings.from_config(workspace.config.get)
-    return _Ranked(
-        workspace.skills.loadable, workspace.index_cache_dir, settings, workspace.config.diagnostics
-    )
+    found = workspace.config.diagnostics
+    return _Ranked(workspace.skills.loadable, workspace.index_cache_dir, settings, found, workspace.skills)
 
 
 def _eval_skills(env: Env, roots: Sequence[Path], tools: bool) -> _Ranked:
-    """What `eval` ranks: no skills for a tools file, the skills under ``roots``, or else every
+    """What `eval` ranks: no skills for a tools file, the skills under ``roots`` (config modes
+    left aside: a skill hidden from the model is never suggested all the same), or else every
     skill `search` ranks here (with its index cache)."""
-    from skillshelf.config import load_config
+    from skillshelf.config import apply_skill_modes, load_config
     from skillshelf.select.ranking import RankingSettings
     from skillshelf.skills.discover import discover_in
+    from skillshelf.workspace import WorkspaceSkills
 
     if not roots and not tools:
         return _loadable_skills(env, (), no_builtin=False, no_cache=False)
     config = load_config(env)
     skills = discover_in([r.absolute() for r in roots]).skills if roots else None
-    return _Ranked(skills, None, RankingSettings.from_config(config.get), config.diagnostics)
+    moded = None if skills is None else WorkspaceSkills.of(apply_skill_modes(skills, ()))
+    return _Ranked(skills, None, RankingSettings.from_config(config.get), config.diagnostics, moded)
 
 
 @click.command("search")
@@ -123,12 +128,13 @@ def search(
     The default ranking is the one `context`, the agent and the MCP server use, with the same
     models and threshold: skills marked `*` are the ones the model would be shown for QUERY
     (none when the confidence is below `[select] min_confidence`)."""
+    from skillshelf.context_parts import never_suggested, suggestion_candidates
     from skillshelf.select.service import search as run_search
 
     env = Env.from_os()
     with working("Finding skills") as step:
         ranked = _loadable_skills(env, roots, no_builtin, no_cache)
-        skills = ranked.skills or ()
+        skills, moded = ranked.skills or (), ranked.moded
         step(f"Ranking {len(skills):,} skills (a first search builds their index)")
         result = run_search(
             skills,
@@ -139,6 +145,8 @@ def search(
             semantic=semantic,
             settings=ranked.settings,
             explain=explain,
+            candidates=None if moded is None else suggestion_candidates(moded),
+            never_suggested=None if moded is None else never_suggested(moded),
         )
     if as_json:
         echo_json(result.to_dict())
@@ -187,6 +195,8 @@ def _print_search(result: SearchResult, env: Env) -> None:
         where = short_path(r.doc.skill.path, env.cwd, env.home) if r.doc.skill is not None else r.doc.key
         if result.parts:
             desc = _why(result.parts.get(r.doc.key, {}))
+        if r.doc.key in result.never_suggested:
+            desc = f"(never suggested; {result.never_suggested[r.doc.key]}) {desc}"
         table.add_row(f"{r.rank}{mark}", literal(r.doc.name), f"{r.score:.3f}", literal(desc), literal(where))
     stdout_console().print(table)
 
@@ -197,7 +207,7 @@ def _why(parts: Mapping[str, float]) -> str:
     return " + ".join(f"{name} {value:.3f}" for value, name in shown).replace("+ -", "- ") or "0"
 
 
-def _print_eval(report: EvalReport) -> None:
+def _print_eval(report: EvalReport, notes: Mapping[int, Sequence[str]]) -> None:
     from rich.table import Table
 
     table = Table(title=f"{len(report.queries)} queries, {report.documents} candidates", title_justify="left")
@@ -219,6 +229,7 @@ def _print_eval(report: EvalReport) -> None:
         why = [f"rank {o.rank}"] if o.rank else []
         if o.missed:
             why.append(f"no relevant skill in the top {report.k}")
+        why += notes.get(o.line, ())
         why += [f"should not trigger: {t}" for t in o.false_triggers]
         text = o.query if len(o.query) <= 70 else o.query[:67] + "..."
         click.echo(f"{status} line {o.line}: {printable(text)}" + (f" ({'; '.join(why)})" if why else ""))
@@ -300,8 +311,9 @@ def eval_cmd(
     model would be shown no suggestion; `[select]` in config sets the threshold). Prints
     recall@1/5, MRR@10, nDCG@10 and latency per selector, then each query and a summary line.
     Exit status 1 when any query fails."""
+    from skillshelf.context_parts import never_suggested, suggestion_candidates
     from skillshelf.errors import UsageError
-    from skillshelf.select.service import evaluate_file
+    from skillshelf.select.service import evaluate_file, never_suggested_misses
 
     if roots and tools_file is not None:
         raise UsageError(
@@ -317,6 +329,7 @@ def eval_cmd(
     env = Env.from_os()
     with working("Reading the tools" if tools_file else "Finding skills") as step:
         ranked = _eval_skills(env, roots, tools_file is not None)
+        moded = ranked.moded
         step(f"Ranking every query with selector {selector!r}")
         report = evaluate_file(
             queries_file,
@@ -328,11 +341,14 @@ def eval_cmd(
             cache_dir=ranked.cache_dir,
             semantic=semantic,
             settings=ranked.settings,
+            candidates=None if moded is None else suggestion_candidates(moded),
         )
+    notes = never_suggested_misses(report, {} if moded is None else never_suggested(moded))
     if as_json:
-        echo_json(report.to_dict())
+        outcomes = [o.to_dict() | {"never_suggested": list(notes.get(o.line, ()))} for o in report.outcomes]
+        echo_json(report.to_dict() | {"outcomes": outcomes})
     else:
-        _print_eval(report)
+        _print_eval(report, notes)
     ranked.report_config()
     if report.failed:
         raise SystemExit(1)

@@ -16,14 +16,21 @@ from skillshelf.select.docs import SkillDoc
 from skillshelf.select.evalfile import on_ranked_copies
 from skillshelf.select.evaluate import EvalReport, doc_key, load_queries, load_tools, run_eval
 from skillshelf.select.index import IndexStats, SkillIndex
-from skillshelf.select.ranking import Ranker, RankingSettings, semantic_index
+from skillshelf.select.ranking import Ranker, Ranking, RankingSettings, semantic_index
 from skillshelf.select.registry import SELECTORS
 from skillshelf.skills.model import Skill
 
 if TYPE_CHECKING:
     from skillshelf.select.semantic import SemanticIndex
 
-__all__ = ["SearchResult", "evaluate_file", "resolve_selectors", "search", "semantic_for"]
+__all__ = [
+    "SearchResult",
+    "evaluate_file",
+    "never_suggested_misses",
+    "resolve_selectors",
+    "search",
+    "semantic_for",
+]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -39,6 +46,7 @@ class SearchResult:
     suggested: tuple[str, ...] = ()  # keys of the entries the model would be shown
     min_confidence: float | None = None
     parts: Mapping[str, Mapping[str, float]] = field(default_factory=dict)  # key -> part -> score (explain)
+    never_suggested: Mapping[str, str] = field(default_factory=dict)  # key -> why, of the ranked entries
 
     @property
     def semantic(self) -> bool:
@@ -58,7 +66,10 @@ class SearchResult:
         }
 
     def _result(self, ranked: RankedDoc) -> dict[str, object]:
-        out = ranked.to_dict() | {"suggested": ranked.doc.key in self.suggested}
+        out = ranked.to_dict() | {
+            "suggested": ranked.doc.key in self.suggested,
+            "never_suggested": self.never_suggested.get(ranked.doc.key),
+        }
         if ranked.doc.key in self.parts:
             out["parts"] = {name: round(v, 4) for name, v in self.parts[ranked.doc.key].items()}
         return out
@@ -80,11 +91,18 @@ def search(
     semantic: bool | None = None,
     settings: RankingSettings | None = None,
     explain: bool = False,
+    candidates: Sequence[Skill] | None = None,
+    never_suggested: Mapping[str, str] | None = None,
 ) -> SearchResult:
     """Index ``skills`` (cached under ``cache_dir``) and rank them against ``query``. The
     ``default`` selector is the :class:`Ranker` that the context, the agent and the MCP server
     use (same models, same threshold): ``suggested`` marks what the model would be shown, and
-    ``explain`` fills ``parts``, what each part of the ranking added to each score."""
+    ``explain`` fills ``parts``, what each part of the ranking added to each score.
+
+    ``candidates`` (None: all of ``skills``) are the skills the per-turn suggestions choose
+    among, in the order they index them; the suggestions and their confidence come from ranking
+    them alone, as the context does. ``never_suggested`` (key -> why) says why the others are
+    left out (their mode, or hidden from the model), for the ranked entries among them."""
     if not query.strip():
         raise UsageError(
             "the query is empty",
@@ -100,18 +118,23 @@ def search(
             code="SE009",
         )
     if selector == DEFAULT_SELECTOR:
+        held = never_suggested or {}
         ranker = Ranker.open(skills, cache_dir=cache_dir, models=semantic, settings=settings)
         ranking = ranker.rank(query, top_k=top)
+        chosen = _suggestions(
+            ranking, ranker, query, candidates=candidates, top=top, cache_dir=cache_dir, semantic=semantic
+        )
         return SearchResult(
             query=query,
             selector=selector,
             ranked=ranking.ranked,
             index=ranker.index.stats,
             models=ranking.models,
-            confidence=ranking.confidence,
-            suggested=tuple(r.doc.key for r in ranking.suggested),
+            confidence=chosen.confidence,
+            suggested=tuple(r.doc.key for r in chosen.suggested),
             min_confidence=ranker.settings.min_confidence,
             parts=ranker.explain(query, {r.doc.key for r in ranking.ranked}) if explain else {},
+            never_suggested={r.doc.key: held[r.doc.key] for r in ranking.ranked if r.doc.key in held},
         )
     spec = SELECTORS.get(selector)
     index = SkillIndex.build(skills, cache_dir=cache_dir)
@@ -120,6 +143,35 @@ def search(
     ranked = rank_docs(index, query, top_k=top, selector=selector, semantic=sem)
     return SearchResult(
         query=query, selector=selector, ranked=ranked, index=index.stats, models=sem.models if sem else ()
+    )
+
+
+def _suggestions(
+    ranking: Ranking,
+    ranker: Ranker,
+    query: str,
+    *,
+    candidates: Sequence[Skill] | None,
+    top: int,
+    cache_dir: Path | None,
+    semantic: bool | None,
+) -> Ranking:
+    """The ranking whose ``suggested`` the model would be shown for ``query``: the
+    ``candidates`` ranked on their own (the scores and the confidence depend on what else is
+    indexed) for ``max_suggestions``, as the per-turn fragment ranks them
+    (:func:`skillshelf.select.suggest.suggested`); ``ranking`` itself when every skill is a
+    candidate and it ranked as many."""
+    wanted = ranker.settings.max_suggestions
+    if candidates is None or _same_skills(candidates, ranker):
+        return ranking if top >= wanted else ranker.rank(query, top_k=wanted)
+    alone = Ranker.open(candidates, cache_dir=cache_dir, models=semantic, settings=ranker.settings)
+    return alone.rank(query, top_k=wanted)
+
+
+def _same_skills(candidates: Sequence[Skill], ranker: Ranker) -> bool:
+    docs = ranker.index.docs
+    return len(candidates) == len(docs) and all(
+        str(s.path) == d.key for s, d in zip(candidates, docs, strict=True)
     )
 
 
@@ -148,10 +200,13 @@ def evaluate_file(
     cache_dir: Path | None = None,
     semantic: bool | None = None,
     settings: RankingSettings | None = None,
+    candidates: Sequence[Skill] | None = None,
 ) -> EvalReport:
     """Run the harness: a query file against skills (``--root``) or tool records (``--tools``).
     The ``default`` selector is the :class:`Ranker` (its threshold decides whether anything
-    triggers); the others rank with the same models."""
+    triggers) over the ``candidates`` alone when given (the skills the per-turn suggestions
+    choose among: a label on any other one is never shown), as the context ranks them; the
+    others rank every skill with the same models."""
     if (skills is None) == (tools_file is None):
         raise UsageError(
             "give either skill roots or a tools file",
@@ -182,6 +237,9 @@ def evaluate_file(
     )
     names = resolve_selectors(selector, semantic=sem)
     ranker = Ranker(index, semantic=sem, settings=settings)
+    if candidates is not None and DEFAULT_SELECTOR in names and not _same_skills(candidates, ranker):
+        mode = semantic if semantic is not None else (True if needs_minilm else None)
+        ranker = Ranker.open(candidates, cache_dir=cache_dir, models=mode, settings=settings)
 
     def rank_fn(ix: SkillIndex, q: str, depth: int, sel: str) -> tuple[list[SkillDoc], bool]:
         if sel == DEFAULT_SELECTOR:
@@ -190,3 +248,23 @@ def evaluate_file(
         return [r.doc for r in rank_docs(ix, q, top_k=depth, selector=sel, semantic=sem)], True
 
     return run_eval(index, queries, names, top=top, k=k, rank_fn=rank_fn)
+
+
+def never_suggested_misses(
+    report: EvalReport, never_suggested: Mapping[str, str]
+) -> dict[int, tuple[str, ...]]:
+    """Why a query the ``default`` ranking judged missed can never pass: for its line, each of
+    its ``relevant`` skills that are never suggested (``never_suggested``: SKILL.md path -> why,
+    their mode or hidden from the model), as ``name is never suggested (why)``."""
+    if report.judged != DEFAULT_SELECTOR or not never_suggested:
+        return {}
+    by_folder = {str(Path(key).parent): why for key, why in never_suggested.items()}
+    missed = {o.line for o in report.outcomes if o.missed}
+    notes: dict[int, tuple[str, ...]] = {}
+    for q in report.queries:
+        found = tuple(
+            f"{Path(r).name} is never suggested ({by_folder[r]})" for r in q.relevant if r in by_folder
+        )
+        if q.line in missed and found:
+            notes[q.line] = found
+    return notes
