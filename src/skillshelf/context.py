@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from skillshelf.context_model import ContextOptions, ContextPart, ContextResult, MentionedSkill, TurnParts
@@ -110,12 +111,16 @@ def prepare_context(
 
 def turn_parts(prepared: PreparedContext, task: str) -> TurnParts:
     """The per-turn parts for ``task`` (suggestions, then the mentioned skills loaded), and the
-    skills it mentions with their fragments, each file read once.
+    skills it mentions with their fragments, each file read once. A mentioned skill whose body
+    the prepared stable parts hold whole (a pinned one) is neither loaded nor listed again.
 
     Raises:
         FileAccessError: a mentioned skill's file cannot be read any more.
     """
-    mentioned = _mentioned_skills(prepared.skills.loadable, task)
+    whole = _whole_in_context(prepared)
+    selected = _mentioned_skills(prepared.skills.loadable, task)
+    in_context = tuple(s for s in selected if s.path in whole)
+    mentioned = tuple(s for s in selected if s.path not in whole)
     parts: list[ContextPart] = []
     if prepared.options.suggestions and task.strip():
         parts += suggestions_part(
@@ -129,7 +134,15 @@ def turn_parts(prepared: PreparedContext, task: str) -> TurnParts:
         )
     loaded = load_mentioned(mentioned)
     parts += mentioned_part(loaded)
-    return TurnParts(parts=tuple(p for p in parts if p.text), loaded=loaded)
+    return TurnParts(parts=tuple(p for p in parts if p.text), loaded=loaded, in_context=in_context)
+
+
+def _whole_in_context(prepared: PreparedContext) -> frozenset[Path]:
+    """The skills whose whole body is in the stable parts: the pinned ones, when the pinned part
+    is there (a hook's prepared context has no stable parts: the agent has only its own)."""
+    if not any(part.name == "pinned" for part in prepared.stable):
+        return frozenset()
+    return frozenset(skill.path for skill in prepared.skills.pinned)
 
 
 def _for_skill_tool(prepared: PreparedContext) -> bool:

@@ -114,14 +114,16 @@ class MentionedSkill:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TurnParts:
     """The per-turn parts for one task (``suggestions``, then ``mentioned``; empty ones left
-    out) and the skills it mentions, loaded."""
+    out) and the skills it mentions: ``loaded`` (read for this turn) and ``in_context`` (whole
+    in the stable parts already, as pinned skills are: nothing more is loaded for them)."""
 
     parts: tuple[ContextPart, ...] = ()
     loaded: tuple[MentionedSkill, ...] = ()
+    in_context: tuple[Skill, ...] = ()
 
     @property
     def mentioned(self) -> tuple[Skill, ...]:
-        return tuple(item.skill for item in self.loaded)
+        return (*(item.skill for item in self.loaded), *self.in_context)
 
     def part(self, name: PartName) -> ContextPart | None:
         return next((p for p in self.parts if p.name == name), None)

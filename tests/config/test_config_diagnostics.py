@@ -32,13 +32,13 @@ def _only(diags: tuple[Diagnostic, ...], code: str) -> Diagnostic:
 
 
 def test_toml_syntax_error_gives_file_line_fix_and_skips_only_that_layer(tmp_path: Path) -> None:
-    config = _load(tmp_path, "[catalog]\nbudget_tokens = 5\nformat = xml\n", "select.top_k=4")
+    config = _load(tmp_path, "[catalog]\nbudget_tokens = 5\nformat = xml\n", "select.max_suggestions=4")
     diag = _only(config.diagnostics, "CF100")
     assert diag.path == tmp_path / "user" / "config.toml" and diag.line == 3
     assert "quotes" in diag.fix and "skipped" in diag.message
     user = next(layer for layer in config.layers if layer.kind is LayerKind.USER)
     assert not user.loaded and not user.active
-    assert config.get("catalog") is None and config.get("select.top_k") == 4
+    assert config.get("catalog") is None and config.get("select.max_suggestions") == 4
 
 
 def test_wrong_types_are_dropped_with_line_and_example(tmp_path: Path) -> None:
@@ -85,6 +85,54 @@ def test_catalog_keys_that_nothing_reads_are_reported_as_unknown(tmp_path: Path)
     assert set(fixes) == {"catalog.budget_chars", "catalog.max_context_tokens"}
     assert "`skills.max_context_tokens`" in fixes["catalog.max_context_tokens"]
     assert config.skills_max_context_tokens == 7
+
+
+@pytest.mark.parametrize(
+    ("table", "key"),
+    [("catalog", "budget_tokens"), ("skills", "max_context_tokens"), ("requirements", "max_catalog_tokens")],
+)
+def test_a_catalog_budget_of_zero_is_refused_with_its_line_and_the_default_applies(
+    tmp_path: Path, table: str, key: str
+) -> None:
+    config = _load(tmp_path, f"[{table}]\n{key} = 0\n")
+    diag = _only(config.diagnostics, "CF102")
+    assert (diag.field, diag.path, diag.line) == (f"{table}.{key}", tmp_path / "user" / "config.toml", 2)
+    assert diag.fix == "set it to 1 or more"
+    assert config.get(f"{table}.{key}") is None
+    assert config.skills_max_context_tokens is None and config.max_catalog_tokens is None
+
+
+def test_a_system_catalog_cap_of_zero_leaves_the_users_budget_in_force(tmp_path: Path) -> None:
+    system = tmp_path / "sys"
+    system.mkdir()
+    (system / "config.toml").write_text("[requirements]\nmax_catalog_tokens = 0\n", encoding="utf-8")
+    (tmp_path / "home").mkdir()
+    (tmp_path / "user").mkdir()
+    (tmp_path / "user" / "config.toml").write_text("[catalog]\nbudget_tokens = 4000\n", encoding="utf-8")
+    env = Env.for_test(cwd=tmp_path, home=tmp_path / "home")
+    config = load_config(env, user_dir=tmp_path / "user", system_dir=system)
+    diag = _only(config.diagnostics, "CF102")
+    assert diag.path == system / "config.toml" and diag.line == 2
+    assert config.max_catalog_tokens is None and config.skills_max_context_tokens == 4000
+
+
+@pytest.mark.parametrize("command", [["context", "write a skill"], ["catalog"]])
+def test_commands_keep_working_with_a_zero_budget_in_config(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli_config_dir: Path, command: list[str]
+) -> None:
+    (cli_config_dir / "config.toml").write_text("[skills]\nmax_context_tokens = 0\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, command)
+    assert result.exit_code == 0, result.output
+    assert f"{cli_config_dir / 'config.toml'}:2: warning CF102" in result.stderr
+
+
+@pytest.mark.parametrize("key", ["top_k", "selector", "suggest_tokens", "cache_dir"])
+def test_select_keys_that_nothing_reads_are_reported_as_unknown(tmp_path: Path, key: str) -> None:
+    config = _load(tmp_path, f'[select]\n{key} = "2"\nmin_confidence = 50\nmax_suggestions = 2\n')
+    diag = _only(config.diagnostics, "CF103")
+    assert diag.field == f"select.{key}" and diag.line == 2
+    assert config.get("select.min_confidence") == 50 and config.get("select.max_suggestions") == 2
 
 
 def test_unknown_mode_and_bad_skill_entries(tmp_path: Path) -> None:

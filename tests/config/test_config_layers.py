@@ -50,7 +50,8 @@ def tree(tmp_path: Path) -> Tree:
 
 def test_later_layers_win_and_tables_merge_recursively(tree: Tree) -> None:
     tree.write(
-        tree.system / "config.toml", '[catalog]\nformat = "xml"\nbudget_tokens = 100\n[select]\ntop_k = 3\n'
+        tree.system / "config.toml",
+        '[catalog]\nformat = "xml"\nbudget_tokens = 100\n[select]\nmax_suggestions = 3\n',
     )
     tree.write(tree.user / "config.toml", "[catalog]\nbudget_tokens = 200\n")
     tree.project(tree.repo, "[catalog]\nbudget_tokens = 300\ncontext_window = 1000\n")
@@ -58,7 +59,7 @@ def test_later_layers_win_and_tables_merge_recursively(tree: Tree) -> None:
     tree.trust()
     config = tree.load("catalog.context_window=5000")
     assert config.get("catalog") == {"format": "xml", "budget_tokens": 400, "context_window": 5000}
-    assert config.get("select.top_k") == 3
+    assert config.get("select.max_suggestions") == 3
     prov = config.provenance["catalog.budget_tokens"]
     assert prov.layer == f"project:{tree.repo.resolve() / 'a'}" and prov.line == 2
     assert prov.overridden == ("system", "user", f"project:{tree.repo.resolve()}")
@@ -292,13 +293,13 @@ def test_system_folder_comes_from_the_environment_when_not_given(tree: Tree) -> 
     import dataclasses
     from types import MappingProxyType
 
-    tree.write(tree.system / "config.toml", "[select]\ntop_k = 2\n")
+    tree.write(tree.system / "config.toml", "[select]\nmax_suggestions = 2\n")
     env = Env.for_test(cwd=tree.cwd, home=tree.home)
-    assert load_config(env, user_dir=tree.user).get("select.top_k") is None
+    assert load_config(env, user_dir=tree.user).get("select.max_suggestions") is None
     env = dataclasses.replace(
         env, environ=MappingProxyType({"SKILLSHELF_SYSTEM_CONFIG_DIR": str(tree.system)})
     )
-    assert load_config(env, user_dir=tree.user).get("select.top_k") == 2
+    assert load_config(env, user_dir=tree.user).get("select.max_suggestions") == 2
 
 
 def test_instruction_settings_are_exposed_for_the_context(tree: Tree) -> None:

@@ -13,8 +13,6 @@ import pytest
 
 from skillshelf.cli import select_cmds  # imported before any test registers a selector
 from skillshelf.cli.main import main
-from skillshelf.config import load_config
-from skillshelf.env import Env
 from skillshelf.errors import UsageError
 from skillshelf.select import DEFAULT_SELECTOR, rank_docs
 from skillshelf.select.index import SkillIndex
@@ -40,12 +38,6 @@ def shortest() -> Iterator[SelectorSpec]:
         yield spec
 
 
-def _write_config(isolated_home: Any, text: str) -> None:
-    path = isolated_home.config / "skillshelf" / "config.toml"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-
-
 def test_a_registered_selector_ranks_and_takes_part_everywhere(
     tmp_path: Path, isolated_home: Any, shortest: SelectorSpec, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -59,8 +51,6 @@ def test_a_registered_selector_ranks_and_takes_part_everywhere(
     recorded = record_shadow_turn(UsageStore(tmp_path / "usage.jsonl"), index, "letters", turn="t1", now=1.0)
     assert recorded["shortest-name"] == ["tool:b", "tool:c", "tool:a"]
 
-    _write_config(isolated_home, '[select]\nselector = "shortest-name"\n')
-    assert not load_config(Env.from_os()).diagnostics
     tools = tmp_path / "tools.jsonl"
     tools.write_text(
         "".join(json.dumps({"id": i, "name": n, "description": d}) + "\n" for i, n, d in TOOLS),
@@ -93,8 +83,6 @@ def test_a_selector_out_of_the_registry_is_refused(tmp_path: Path, isolated_home
     with pytest.raises(UsageError) as resolved:
         resolve_selectors("shortest-name", semantic=None)
     assert resolved.value.code == "SE001"
-    _write_config(isolated_home, '[select]\nselector = "shortest-name"\n')
-    assert [d.code for d in load_config(Env.from_os()).diagnostics] == ["CF102"]
 
 
 def test_selectors_needing_a_model_or_ignoring_the_query_are_left_out_of_all() -> None:

@@ -219,6 +219,22 @@ def test_bad_parameters_are_refused_with_a_fix(served: Served) -> None:
         assert answer.split()[1] == b"411", (length[:10], answer)
 
 
+def test_a_query_with_too_many_fields_gets_400_after_the_host_check(
+    served: Served, capfd: pytest.CaptureFixture[str]
+) -> None:
+    port, token = served.server.port, served.server.token
+    crowded = "&".join(f"a{i}=1" for i in range(21))
+    status, body = raw_get(port, f"/api/budget?{crowded}", host=f"evil.example:{port}")
+    assert status == 403 and json.loads(body)["error"] == "SV430"
+    status, body = raw_get(port, f"/api/budget?token={token}&{crowded}")
+    assert status == 400
+    answer = json.loads(body)
+    assert answer["error"] == "SV400" and answer["fix"] and "pdf-forms" not in body.decode()
+    status, _ = raw_get(port, f"/api/budget?token={token}")  # the server still answers
+    assert status == 200
+    assert "Traceback" not in capfd.readouterr().err
+
+
 def test_json_answers_carry_an_etag_and_a_repeat_gets_304(served: Served) -> None:
     first = served.page.get("/api/budget")
     etag = first.headers["etag"]

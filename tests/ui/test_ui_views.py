@@ -257,3 +257,20 @@ def test_the_agent_profile_picks_whose_instruction_files_fill_the_context(
     expected = served.cli(capsys, "context", "--profile", "claude", "--no-suggestions")
     tokens = {p["name"]: p["tokens"] for p in expected["parts"]}
     assert {name: p["tokens"] for name, p in parts["claude"].items() if not p["reserved"]} == tokens
+
+
+def test_a_zero_catalog_cap_in_config_is_a_finding_and_the_views_still_answer(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
+    config = isolated_home.write_user_config("[requirements]\nmax_catalog_tokens = 0\n")
+    box = Served(tmp_path)
+    try:
+        budget = box.page.json("/api/budget")
+        assert budget["catalog"]["included"] > 0
+        assert box.page.json("/api/task", q="fill a pdf form")["query"] == "fill a pdf form"
+        findings = [d for d in box.server.state.snapshot.workspace.diagnostics if d.code == "CF102"]
+        assert [(d.path, d.line, d.field) for d in findings] == [
+            (config, 2, "requirements.max_catalog_tokens")
+        ]
+    finally:
+        box.close()

@@ -2,7 +2,8 @@
 
 Unknown keys are kept (another version or area may use them) and reported (``CF103``, with
 the closest known key of its table, or the table where a key of that name belongs). A value of
-the wrong type is dropped from its layer and reported (``CF102``). Path values are resolved
+the wrong type, or a number below its key's minimum (a token budget of 0), is dropped from its
+layer and reported (``CF102``), so the default applies. Path values are resolved
 against the folder of the file that holds them (``~`` expands to the home folder). Every
 finding carries the file and line.
 """
@@ -58,12 +59,6 @@ def _catalog_formats() -> tuple[str, ...]:
     return CATALOG_FORMATS.names()
 
 
-def _selectors() -> tuple[str, ...]:
-    from skillshelf.select.registry import SELECTORS  # only when a config names a selector
-
-    return SELECTORS.names()
-
-
 def _table(**children: Spec) -> Spec:
     return Spec(kind="table", children=children)
 
@@ -72,7 +67,7 @@ _REQUIREMENT_SPECS = {
     RequirementKind.SET_UNION: STR_LIST,
     RequirementKind.ALLOW_LIST: STR_LIST,
     RequirementKind.FLAG_OFF: BOOL,
-    RequirementKind.UPPER_BOUND: _int(0),
+    RequirementKind.UPPER_BOUND: _int(1),  # a catalog cap of 0 would leave no catalog at all
 }
 
 SCHEMA = _table(
@@ -84,22 +79,15 @@ SCHEMA = _table(
         roots=PATH_LIST,
         config=Spec(kind="rules"),
         bundled=_table(enabled=BOOL),
-        max_context_tokens=_int(0),
+        max_context_tokens=_int(1),  # Codex refuses 0 too
     ),
     catalog=_table(
         format=Spec(kind="str", choices_of=_catalog_formats),
-        budget_tokens=_int(0),
+        budget_tokens=_int(1),
         context_window=_int(1),
     ),
     instructions=_table(profile=_choice("codex", "claude"), max_bytes=_int(0), fallback_filenames=STR_LIST),
-    select=_table(
-        selector=Spec(kind="str", choices_of=_selectors),
-        top_k=_int(1),
-        suggest_tokens=_int(0),
-        cache_dir=PATH,
-        min_confidence=_int(0),
-        max_suggestions=_int(0),
-    ),
+    select=_table(min_confidence=_int(0), max_suggestions=_int(0)),
     install=_table(dir=PATH, scope=_choice("user", "project"), agents=_choice("codex", "claude", "all")),
     hooks=_table(
         suggestions=BOOL,

@@ -1,7 +1,7 @@
 """The selectors: :data:`SELECTORS`, one :class:`SelectorSpec` per name (its ranking function,
 the embedding model it needs, one line of help). ``rank_docs``, ``search``/``evaluate_file``
-(``all``), the shadow log of :mod:`skillshelf.select.usage`, the CLI's ``--selector`` help and
-the config check of ``select.selector`` all read this registry.
+(``all``), the shadow log of :mod:`skillshelf.select.usage` and the CLI's ``--selector`` help all
+read this registry.
 
 A new selector is a function ``(index, query, limit, extras) -> [(doc, score), ...]`` (see
 :mod:`skillshelf.select.selectors`) and one entry in :data:`BUILTIN_SELECTORS`; a program that

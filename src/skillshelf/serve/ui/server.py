@@ -1,7 +1,8 @@
 """The page's HTTP server: the standard library's threading server on 127.0.0.1 only.
 
 Each request passes :mod:`skillshelf.serve.ui.guard` (loopback ``Host``, the token, and for a
-POST the same-origin checks) before a route runs; every answer carries a strict
+POST the same-origin checks) before a route runs; a GET's query is read only after the ``Host``
+check, and one of more than :data:`MAX_QUERY_FIELDS` fields gets a 400; every answer carries a strict
 Content-Security-Policy (only the page's own script and style), ``no-referrer`` (the token is
 in the URL) and ``no-store``. JSON answers have an ``ETag`` (``If-None-Match`` gives 304).
 ``/api/events`` is a server-sent event stream that says when the skills changed; the watcher
@@ -33,6 +34,7 @@ log = logging.getLogger(__name__)
 
 HOST = "127.0.0.1"
 MAX_BODY = 64 * 1024
+MAX_QUERY_FIELDS = 20
 EVENT_PING_S = 15.0
 _SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; "
@@ -123,6 +125,15 @@ class UiServer:
         self._watcher = (portal.start_task_soon(watch_folders, self.state, reload), portal_cm)
 
 
+def _query(query: str) -> dict[str, str] | None:
+    """A GET's query fields (the last of a repeated name wins), or None past
+    :data:`MAX_QUERY_FIELDS`."""
+    try:
+        return dict(parse_qsl(query, keep_blank_values=True, max_num_fields=MAX_QUERY_FIELDS))
+    except ValueError:
+        return None
+
+
 class _Http(ThreadingHTTPServer):
     daemon_threads = True
     block_on_close = False
@@ -150,8 +161,16 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         self._body_read = False
         url = urlsplit(self.path)
-        params = dict(parse_qsl(url.query, keep_blank_values=True, max_num_fields=20))
-        if self._refused(params.get("token") or self.headers.get(guard.TOKEN_HEADER)):
+        if self._wrong_host():
+            return
+        params = _query(url.query)
+        if params is None:
+            message = f"the query has more than {MAX_QUERY_FIELDS} fields"
+            self._json(
+                400, {"error": "SV400", "message": message, "fix": "send only the fields the API reads"}
+            )
+            return
+        if self._wrong_token(params.get("token") or self.headers.get(guard.TOKEN_HEADER)):
             return
         ui = self.server.ui
         if url.path in routes.STATIC:
@@ -170,7 +189,7 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         self._body_read = False
         url = urlsplit(self.path)
-        if self._refused(self.headers.get(guard.TOKEN_HEADER)):
+        if self._wrong_host() or self._wrong_token(self.headers.get(guard.TOKEN_HEADER)):
             return
         denial = guard.check_same_origin(
             host=self.headers.get("Host", ""),
@@ -190,10 +209,17 @@ class _Handler(BaseHTTPRequestHandler):
             self._json_call(lambda: handler(self.server.ui.state, body))
 
     # -- checks ----------------------------------------------------------------------------
-    def _refused(self, token: str | None) -> bool:
-        """Send a 403 and say so when the Host or the token is wrong."""
-        ui = self.server.ui
-        denial = guard.check_host(self.headers.get("Host"), ui.port) or guard.check_token(token, ui.token)
+    def _wrong_host(self) -> bool:
+        """Send a 403 and say so when the Host is not this server's loopback address."""
+        denial = guard.check_host(self.headers.get("Host"), self.server.ui.port)
+        if denial is not None:
+            self._denied(denial)
+            return True
+        return False
+
+    def _wrong_token(self, token: str | None) -> bool:
+        """Send a 403 and say so when the token is wrong."""
+        denial = guard.check_token(token, self.server.ui.token)
         if denial is not None:
             self._denied(denial)
             return True
