@@ -8,9 +8,13 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from typing import TYPE_CHECKING, NoReturn, cast
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from skillshelf.env import Env
     from skillshelf.hooks.agents import Agent
 
 __all__ = ["EVENTS", "answer_hook"]
@@ -18,16 +22,20 @@ __all__ = ["EVENTS", "answer_hook"]
 EVENTS = ("SessionStart", "UserPromptSubmit", "PostToolUse", "Stop", "SessionEnd", "warm")
 
 
-def answer_hook(event: str, agent: str, deadline: float | None) -> None:
+def answer_hook(
+    event: str, agent: str, deadline: float | None, *, clock: Callable[[], float] = time.monotonic
+) -> None:
     """Answer one agent hook call: the agent's JSON on stdin, its answer on stdout. The hook
     server answers when one is running (:mod:`skillshelf.cli.hook_client`); otherwise the work
-    is done here. Whatever goes wrong, it answers nothing and exits 0 (the problem goes to
+    is done here, within what is left of the deadline (a server that left while it had the
+    call took some). Whatever goes wrong, it answers nothing and exits 0 (the problem goes to
     skillshelf's hook log)."""
     from pathlib import Path
 
-    from skillshelf.cli.hook_client import ask_server
+    from skillshelf.cli.hook_client import ask_server, time_left
     from skillshelf.hooks.payload import MAX_INPUT_BYTES
 
+    started = clock()
     try:  # one byte past the limit is enough to refuse it: an endless stdin is never read whole
         raw = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1) if event != "warm" else b""
         cwd = Path.cwd()
@@ -45,10 +53,22 @@ def answer_hook(event: str, agent: str, deadline: float | None) -> None:
     except Exception:  # no state folder: answer nothing
         exit_now()
     who = cast("Agent", agent)  # codex or claude: the caller checked it
-    run = run_hook(who, event, raw, env=env, state_dir=env.dirs.state, deadline=deadline)
+    left = time_left(event, deadline, clock() - started)
+    if left is None:
+        _log_late(env, who, event, clock() - started)
+        return
+    run = run_hook(who, event, raw, env=env, state_dir=env.dirs.state, deadline=left)
     _write(run.answer)
     if run.timed_out:
         exit_now()
+
+
+def _log_late(env: Env, agent: Agent, event: str, seconds: float) -> None:
+    """The hook log's line for a call whose deadline passed before it could be answered here."""
+    from skillshelf.hooks.hooklog import write_log_line
+
+    detail = "no time left to answer without the hook server"
+    write_log_line(env.dirs.state, f"{agent} {event} timeout {seconds * 1000:.0f}ms {detail}")
 
 
 def _write(answer: bytes) -> None:

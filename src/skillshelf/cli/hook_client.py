@@ -6,8 +6,9 @@ all the hook process loads besides the interpreter.
 
 :func:`ask_server` returns the answer, or None when the hook must answer by itself: no server
 is listening (none started yet, it left, it is turned off), it declined the call, or the
-connection broke before any time was lost. A server that takes longer than the event's deadline
-gets the answer a late hook gives anyway: the empty one.
+connection broke. A server that takes longer than the event's deadline gets the answer a late
+hook gives anyway: the empty one. A hook that answers by itself after asking has only the time
+left of its deadline (:func:`time_left`), so the agent never waits for two deadlines.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from pathlib import Path
 from skillshelf.hooks.address import server_address, server_off
 from skillshelf.hooks.deadlines import work_limit
 
-__all__ = ["CONNECT_SECONDS", "ask_server", "server_call"]
+__all__ = ["CONNECT_SECONDS", "ask_server", "server_call", "time_left"]
 
 CONNECT_SECONDS = 0.5
 SLACK_SECONDS = 1.0  # beyond the event's deadline, for the hand-over itself
@@ -49,6 +50,17 @@ def ask_server(
         return EMPTY if reply == TIMED_OUT else None
     status, _, answer = reply.partition(b"\n")
     return answer if status == b"ok" else None
+
+
+def time_left(event: str, deadline: float | None, elapsed: float) -> float | None:
+    """The deadline a hook that answers by itself ``elapsed`` seconds after it started passes
+    on: what is left of the event's (0: as long as the work takes, as asked), None when nothing
+    is left (the hook then answers empty)."""
+    limit = work_limit(event, deadline)
+    if not limit:
+        return 0.0
+    left = limit - max(elapsed, 0.0)
+    return left if left > 0 else None
 
 
 def server_call(

@@ -16,6 +16,8 @@ configuration, so the agent never has to kill the hook.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import os
 import sys
 import threading
 import time
@@ -31,7 +33,9 @@ from skillshelf.hooks.hooklog import log_path, open_jobs_log, write_log_line
 
 __all__ = ["HookRun", "log_path", "run_hook", "spawn_detached"]
 
-SPAWN_QUIET_SECONDS = 60.0  # one detached job of a kind per minute at most
+SPAWN_QUIET_SECONDS = 60.0  # one detached job of a kind per minute at most (a warm-up: per folder)
+WARM_MARKERS = "spawned-warm-ups"  # one marker per folder warmed, under the state folder's hooks/
+MAX_WARM_MARKERS = 64
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -78,7 +82,11 @@ def run_hook(
         if event == "UserPromptSubmit":
             unusable = unwritable(env.dirs.cache / "index")
             if unusable is None:
-                _spawn(["hook", "warm", "--agent", agent], env=env, state_dir=state_dir)
+                _spawn(
+                    ["hook", "warm", "--agent", agent],
+                    env=_in_session_folder(agent, env),
+                    state_dir=state_dir,
+                )
             else:
                 detail += f"; no warm-up: the cache folder {unusable} cannot be written"
         run = HookRun(answer=EMPTY, status="timeout", seconds=seconds, detail=detail, timed_out=True)
@@ -103,14 +111,20 @@ def _handle(agent: Agent, event: str, raw: bytes, env: Env, state_dir: Path, *, 
     if handler is None:
         raise HookInputError(f"skillshelf has no hook for the event {event!r}")
     inp = parse_input(raw, event) if event != "warm" else parse_input(b"{}", event)
-    folder = _session_folder(agent, inp.cwd, env)
-    here = dataclasses.replace(env, cwd=folder.absolute()) if folder is not None else env
+    here = _in_session_folder(agent, env, inp.cwd)
 
     def spawn(args: list[str]) -> None:
         if not (served and args[:1] == ["hook-server"]):
             _spawn(args, env=here, state_dir=state_dir)
 
     return handler(agent, inp, here, spawn)
+
+
+def _in_session_folder(agent: Agent, env: Env, cwd: str | None = None) -> Env:
+    """``env`` moved to the session's folder (:func:`_session_folder`; ``cwd``: the hook
+    input's, by default the process's): where a warm-up started with it builds its index."""
+    folder = _session_folder(agent, str(env.cwd) if cwd is None else cwd, env)
+    return dataclasses.replace(env, cwd=folder.absolute()) if folder is not None else env
 
 
 def _session_folder(agent: Agent, cwd: str, env: Env) -> Path | None:
@@ -144,8 +158,10 @@ def _log(state_dir: Path, agent: str, event: str, run: HookRun) -> None:
 
 def _spawn(args: list[str], *, env: Env, state_dir: Path) -> None:
     """``spawn_detached`` at most once a minute per kind of job (the first word after ``hook``
-    or ``memory``), so a burst of sessions starts one warm-up, not one each."""
-    marker = state_dir / "hooks" / f"spawned-{'-'.join(args[:2])}"
+    or ``memory``), so a burst of sessions starts one job, not one each. The hook server and a
+    memory run serve the whole state folder; a warm-up builds one folder's index, so its
+    minute is counted per folder and agent (:func:`_marker`)."""
+    marker = _marker(args, env, state_dir)
     try:
         if time.time() - marker.stat().st_mtime < SPAWN_QUIET_SECONDS:
             return
@@ -156,7 +172,43 @@ def _spawn(args: list[str], *, env: Env, state_dir: Path) -> None:
         marker.touch(mode=0o600)
     except OSError:
         return
+    if args[:2] == ["hook", "warm"]:
+        _prune_markers(marker.parent, keep=marker)
     spawn_detached(args, env=env, state_dir=state_dir)
+
+
+def _marker(args: list[str], env: Env, state_dir: Path) -> Path:
+    """The file whose time says when a job like ``args`` was last started: one per kind, and
+    for a warm-up one per folder it runs in (with the agent, whose skills it indexes)."""
+    hooks = state_dir / "hooks"
+    if args[:2] != ["hook", "warm"]:
+        return hooks / f"spawned-{'-'.join(args[:2])}"
+    job = "\0".join([*args, str(env.cwd.absolute())])
+    tag = hashlib.sha256(job.encode("utf-8", "surrogateescape")).hexdigest()[:24]
+    return hooks / WARM_MARKERS / tag
+
+
+def _prune_markers(folder: Path, *, keep: Path) -> None:
+    """Remove the markers that throttle nothing any more, and the oldest past
+    :data:`MAX_WARM_MARKERS`: the folder holds no more than that, however many projects."""
+    entries: list[tuple[float, Path]] = []
+    try:
+        with os.scandir(folder) as found:
+            for entry in found:
+                try:
+                    entries.append((entry.stat(follow_symlinks=False).st_mtime, Path(entry.path)))
+                except OSError:
+                    continue
+    except OSError:
+        return
+    now = time.time()
+    entries.sort(key=lambda found: (found[1] == keep, found[0]), reverse=True)  # newest first
+    for rank, (mtime, path) in enumerate(entries):
+        if path != keep and (rank >= MAX_WARM_MARKERS or now - mtime >= SPAWN_QUIET_SECONDS):
+            try:
+                path.unlink()
+            except OSError:
+                continue
 
 
 def spawn_detached(args: list[str], *, env: Env, state_dir: Path) -> None:

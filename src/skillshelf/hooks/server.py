@@ -20,6 +20,9 @@ when ``[hooks] server`` is on and ``SKILLSHELF_HOOK_SERVER`` is not ``0``).
   ``[hooks] server = false``, after a call that ran past its deadline (its work goes on in a
   thread that may hold locks; the next hook starts a fresh server), on SIGTERM or SIGINT and on
   ``skillshelf hook-server stop``.
+- **It finishes what it took.** Leaving, it stops listening and gives up its address at once (a
+  new server may start), then answers the calls in flight before it exits (each is over by its
+  own deadline; :data:`DRAIN_SECONDS` at most): a hook never loses its time to a server that left.
 
 Wire format (protocol 1): the hook sends one JSON line (``protocol``, ``event``, ``agent``,
 ``deadline``, ``cwd``, ``environ``), then its stdin bytes, then shuts its side down; the server
@@ -46,8 +49,9 @@ from skillshelf.dirs import open_private, private_dir
 from skillshelf.env import Env
 from skillshelf.errors import UsageError, reason
 from skillshelf.hooks.address import PACKAGE_DIR, ServerAddress, code_id, server_address
+from skillshelf.hooks.deadlines import MAX_DEADLINE
 
-__all__ = ["MAX_HEADER_BYTES", "PROTOCOL", "ServerState", "serve", "source_stamp"]
+__all__ = ["DRAIN_SECONDS", "MAX_HEADER_BYTES", "PROTOCOL", "ServerState", "serve", "source_stamp"]
 
 PROTOCOL = 1
 MAX_HEADER_BYTES = 1024 * 1024
@@ -55,6 +59,9 @@ POLL_SECONDS = 1.0
 SOURCE_POLLS = 10  # the package's files are looked at every tenth poll
 READ_SECONDS = 10.0  # a caller that sends nothing for this long is dropped
 AGENTS = ("codex", "claude")
+#: How long a leaving server waits for its calls in flight: no hook waits longer for its answer
+#: (the longest deadline, and the hand-over's second beyond it).
+DRAIN_SECONDS = MAX_DEADLINE + 1.0
 
 
 @dataclass(slots=True)
@@ -69,6 +76,24 @@ class ServerState:
     busy: int = 0
     stopping: threading.Event = field(default_factory=threading.Event)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    drained: threading.Condition = field(init=False)  # on ``lock``: notified when ``busy`` drops to 0
+
+    def __post_init__(self) -> None:
+        self.drained = threading.Condition(self.lock)
+
+    def call_done(self, *, hook_call: bool) -> None:
+        """One call in flight fewer; a hook call counts as use (resets the idle clock)."""
+        with self.drained:
+            self.busy -= 1
+            if hook_call:
+                self.last_call = time.monotonic()
+            if not self.busy:
+                self.drained.notify_all()
+
+    def drain(self, seconds: float) -> bool:
+        """Wait until no call is in flight, ``seconds`` at most; whether none is."""
+        with self.drained:
+            return self.drained.wait_for(lambda: not self.busy, timeout=seconds)
 
     def status(self) -> dict[str, Any]:
         """Answered while the status call itself counts as busy: another call makes it 0."""
@@ -106,21 +131,34 @@ def serve(env: Env, *, idle_seconds: float, on_ready: Callable[[ServerState], No
     if held is None:
         return False
     try:
-        listener = _bind(address.socket)
-        identity = _socket_identity(address.socket)
-        state = ServerState(address=address, idle_seconds=idle_seconds)
-        _write_info(state)
-        try:
-            _stop_on_signals(state)
-            if on_ready is not None:
-                on_ready(state)
-            _accept_loop(listener, state, env.dirs.state, identity)
-        finally:
-            _remove_own_socket(listener, address.socket, identity)
-            address.info.unlink(missing_ok=True)
+        state = _listen(address, env.dirs.state, idle_seconds, on_ready)
     finally:
-        os.close(held)
+        os.close(held)  # the address is free: a new server may start while these calls finish
+    state.drain(DRAIN_SECONDS)
     return True
+
+
+def _listen(
+    address: ServerAddress,
+    state_dir: Path,
+    idle_seconds: float,
+    on_ready: Callable[[ServerState], None] | None,
+) -> ServerState:
+    """Take calls at ``address`` until a reason to leave; its socket and info file are gone
+    when this returns, and the calls it took may still be in flight."""
+    listener = _bind(address.socket)
+    identity = _socket_identity(address.socket)
+    state = ServerState(address=address, idle_seconds=idle_seconds)
+    try:
+        _write_info(state)
+        _stop_on_signals(state)
+        if on_ready is not None:
+            on_ready(state)
+        _accept_loop(listener, state, state_dir, identity)
+    finally:
+        _remove_own_socket(listener, address.socket, identity)
+        address.info.unlink(missing_ok=True)
+    return state
 
 
 def source_stamp(package: Path = PACKAGE_DIR) -> int:
@@ -260,10 +298,7 @@ def _answer(conn: socket.socket, state: ServerState, state_dir: Path) -> None:
     except (OSError, ValueError, RecursionError):
         return  # the hook gave up or sent garbage: it answers by itself
     finally:
-        with state.lock:
-            state.busy -= 1
-            if caller is not None:
-                state.last_call = time.monotonic()
+        state.call_done(hook_call=caller is not None)
 
 
 def _same_user(conn: socket.socket) -> bool:
