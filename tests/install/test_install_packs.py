@@ -112,7 +112,7 @@ def test_an_unmoved_git_pack_is_not_fetched_again(tmp_path: Path, isolated_home:
     assert counting.calls == ["ls-remote", "clone"]
 
 
-def test_a_gained_skill_that_does_not_validate_fails_once_and_the_others_are_added(
+def test_a_gained_skill_that_does_not_validate_fails_until_fixed_and_the_others_are_added(
     tmp_path: Path, isolated_home: IsolatedHome
 ) -> None:
     source = tmp_path / "shelf"
@@ -128,7 +128,14 @@ def test_a_gained_skill_that_does_not_validate_fails_once_and_the_others_are_add
     assert "added" in proc.stdout and "broken" in proc.stdout and "Traceback" not in proc.stderr
     assert (root / "gamma").is_dir() and not (root / "broken").exists()
     again = json.loads(run_cli(tmp_path, "update", "--json").stdout)["results"]
-    assert {r["name"]: r["status"] for r in again} == {"alpha": "up-to-date", "gamma": "up-to-date"}
+    assert {r["name"]: r["status"] for r in again} == {
+        "alpha": "up-to-date",
+        "gamma": "up-to-date",
+        "broken": "failed",
+    }
+    write_skill(source / "broken", "broken")
+    fixed = json.loads(run_cli(tmp_path, "update", "--json").stdout)["results"]
+    assert {r["name"]: r["status"] for r in fixed}["broken"] == "added"
 
 
 def test_update_gives_gained_skills_the_agents_and_links_of_their_pack(

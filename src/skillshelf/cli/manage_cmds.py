@@ -141,13 +141,29 @@ def _print_updates(results: Any) -> None:
 )
 @click.option("--scope", type=SCOPE, default=None, help="Where it is installed, when both scopes have it.")
 @click.option(
+    "--for",
+    "folder",
+    type=click.Choice(["codex", "claude", "all", "skillshelf"]),
+    default=None,
+    help="The skills folder to remove it from, when one name is installed in several (as `install "
+    "--for` put it there): codex (.agents/skills), claude (.claude/skills), all (the copy in "
+    ".agents/skills and its .claude/skills link), skillshelf (its own data folder).",
+)
+@click.option(
     "--force",
     is_flag=True,
     help="Remove it even if it was changed locally (the changed copy is kept in the data folder's "
     "replaced-skills).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-def remove(names: tuple[str, ...], pack: str | None, scope: str | None, force: bool, as_json: bool) -> None:
+def remove(
+    names: tuple[str, ...],
+    pack: str | None,
+    scope: str | None,
+    folder: str | None,
+    force: bool,
+    as_json: bool,
+) -> None:
     """Remove skills that `skillshelf install` installed (NAMES: one or more, or --pack SOURCE).
 
     With several skills, each is removed on its own: exit 1 when one could not be (the others
@@ -161,7 +177,7 @@ def remove(names: tuple[str, ...], pack: str | None, scope: str | None, force: b
     print_diagnostics(link_diagnostics(env, scope))  # type: ignore[arg-type]
     targets = [(name, scope) for name in names] + _pack_targets(env, pack, scope)
     if len(targets) == 1 and pack is None:
-        result = _remove_one(env, *targets[0], force)
+        result = _remove_one(env, *targets[0], force, folder)
         if as_json:
             echo_json(result)
         else:
@@ -171,7 +187,7 @@ def remove(names: tuple[str, ...], pack: str | None, scope: str | None, force: b
     failed: list[dict[str, object]] = []
     for name, where in targets:
         try:
-            removed.append(_remove_one(env, name, where, force))
+            removed.append(_remove_one(env, name, where, force, folder))
         except SkillshelfError as exc:
             failed.append({"name": name, **exc.to_dict()})
             if not as_json:
@@ -196,11 +212,12 @@ def _pack_targets(env: Env, pack: str | None, scope: str | None) -> list[tuple[s
     return [(item.entry.name, item.scope) for item in members]
 
 
-def _remove_one(env: Env, name: str, scope: str | None, force: bool) -> Any:
+def _remove_one(env: Env, name: str, scope: str | None, force: bool, folder: str | None = None) -> Any:
     from skillshelf.install.manage import remove_skill
 
+    owner = "codex" if folder == "all" else folder  # --for all installs the copy in .agents/skills
     with _not_installed_explained(env, (name,)):
-        return remove_skill(name, env=env, scope=scope, force=force)  # type: ignore[arg-type]
+        return remove_skill(name, env=env, scope=scope, force=force, folder=owner)  # type: ignore[arg-type]
 
 
 def _print_removed(result: Any) -> None:

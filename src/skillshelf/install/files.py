@@ -53,10 +53,8 @@ def workspace(root: Path) -> Iterator[Path]:
     install can be using them. A leftover that cannot be removed is left alone: the new work
     folder has its own name, so it never blocks an install.
     """
-    parent = root.parent / TMP_DIR_NAME
-    with contextlib.suppress(OSError):
-        for stale in list(parent.iterdir()):
-            remove_tree(stale)
+    parent = _work_parent(root)
+    _clear_stale(parent)
     parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix="install-", dir=parent))
     try:
@@ -68,6 +66,55 @@ def workspace(root: Path) -> Iterator[Path]:
 
 
 _DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)
+
+
+def _work_parent(root: Path) -> Path:
+    """``<parent of root>/.skillshelf-tmp``, never through a symlink.
+
+    A project can commit a symlink of that name (to any folder of the user's); clearing
+    leftovers through it would delete what it points to. Such a link is removed, never what it
+    points to; any other entry of that name that is not a folder is refused.
+    """
+    parent = root.parent / TMP_DIR_NAME
+    try:
+        mode = os.lstat(parent).st_mode
+    except OSError:
+        return parent
+    if stat.S_ISLNK(mode):
+        try:
+            os.unlink(parent)
+        except OSError as exc:
+            raise InstallError(
+                f"{parent} is a symlink, not the work folder, and cannot be removed: {exc}; "
+                "nothing was changed",
+                hint=f"delete the symlink {parent} (never what it points to), then try again",
+                code="IS313",
+            ) from exc
+    elif not stat.S_ISDIR(mode):
+        raise InstallError(
+            f"{parent} is not a folder; nothing was changed",
+            hint=f"move {parent} away (skillshelf keeps its work folder under that name), then try again",
+            code="IS313",
+        )
+    return parent
+
+
+def _clear_stale(parent: Path) -> None:
+    """Remove the leftovers in the work folder ``parent``: opened without following a symlink,
+    each entry removed through that open folder (links removed, never followed)."""
+    try:
+        folder = os.open(parent, _DIR_FLAGS)
+    except OSError:
+        return
+    try:
+        with os.scandir(folder) as entries:
+            names = [entry.name for entry in entries]
+        for name in names:
+            _remove_entry(folder, name)
+    except OSError:
+        pass
+    finally:
+        os.close(folder)
 
 
 def remove_tree(path: Path) -> None:

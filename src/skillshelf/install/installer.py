@@ -32,7 +32,16 @@ from skillshelf.install.kept import kept_root, needs_keeping, set_aside
 from skillshelf.install.lock import FOLDER_NAME, LockEntry, content_hash, read_lock, write_lock
 from skillshelf.install.page_refs import settle_page_ref
 from skillshelf.install.sources import Fetched, Source, fetch_whole, narrow, parse_source
-from skillshelf.install.targets import InstallTarget, check_links, default_target, make_links, placement
+from skillshelf.install.taken import NameTakenError, PlacedTwiceError
+from skillshelf.install.targets import (
+    InstallTarget,
+    check_links,
+    default_target,
+    links_not_kept,
+    make_links,
+    placement,
+    unlink_links,
+)
 from skillshelf.skills.model import RootOrigin, Scope, Skill, SkillRoot
 
 __all__ = [
@@ -159,6 +168,7 @@ class Destination:
     copy_file: CopyFn | None = None
     dry_run: bool = False  # check everything, write nothing
     pack: str | None = None  # the pack the skills placed here belong to (``install --all``)
+    placed: frozenset[str] = frozenset()  # names other skills of this run took: never replaced
 
 
 def place_skill(
@@ -182,6 +192,8 @@ def place_skill(
         diags = (*diags, SECRET_NOT_RECORDED)
     target_name = _check_name(name) if name else _default_name(skill, folder)
     target = dest.root / target_name
+    if target_name in dest.placed:
+        raise PlacedTwiceError(target)
     replaced = target.exists() or target.is_symlink()
     lock = read_lock(dest.root)
     if replaced and not dest.replace:
@@ -219,18 +231,24 @@ def place_skill(
     entry = entry_of(staged)
     keep = dest.kept_root is not None and needs_keeping(target, lock.get(target_name))
     aside = set_aside(target, target_name, dest.kept_root or work, work / "old", keep=keep)
+    old = lock.get(target_name)
+
+    def link_and_record() -> None:
+        made = [link for link in links if not (link.exists() or link.is_symlink())]
+        try:
+            make_links(links, target, relative=dest.scope == "project")
+            write_lock(dest.root, lock.with_entry(entry))
+        except BaseException:
+            unlink_links(made)
+            raise
+
     try:
-        swap_into_place(
-            staged,
-            target,
-            aside.trash,
-            replace=dest.replace,
-            then=lambda: write_lock(dest.root, lock.with_entry(entry)),
-        )
+        swap_into_place(staged, target, aside.trash, replace=dest.replace, then=link_and_record)
     except BaseException:
         aside.drop_copy()
         raise
-    make_links(links, target, relative=dest.scope == "project")
+    if old is not None:
+        unlink_links(links_not_kept(old.links, links, dest.root, target))
     return result(entry, files, aside.kept)
 
 
@@ -255,26 +273,6 @@ def stage_and_swap(
         )
         folder = find_skill_folder(fetched.folder, source)
         return place_skill(folder, source, fetched.commit, work, dest, name=name, progress=progress)
-
-
-class NameTakenError(InstallError):
-    """A skill folder of that name is already there (``entry``: its lock entry, if ours)."""
-
-    default_code = "IS305"
-
-    def __init__(self, target: Path, entry: LockEntry | None) -> None:
-        self.target, self.entry = target, entry
-        if entry is None:
-            super().__init__(
-                f"{target} already exists and skillshelf did not install it",
-                hint="pass --name to install beside it, or --force to replace it (the folder is kept aside)",
-            )
-        else:
-            super().__init__(
-                f"a skill named {target.name!r} is already installed at {target}",
-                hint="use `skillshelf update` to update it, --force to replace it, or --name to install "
-                "beside it",
-            )
 
 
 def _default_name(skill: Skill, folder: Path) -> str:

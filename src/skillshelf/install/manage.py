@@ -28,7 +28,13 @@ from skillshelf.install.fetch_once import FetchOnce, fetch_once
 from skillshelf.install.files import remove_tree, root_lock, workspace
 from skillshelf.install.found import find_skill_folder
 from skillshelf.install.git import GitRunner, ProgressFn, is_commit_id
-from skillshelf.install.installed import InstalledSkill, UpdateResult, UpdateStatus
+from skillshelf.install.installed import (
+    InstalledSkill,
+    UpdateResult,
+    UpdateStatus,
+    installed_in_several,
+    owner_of,
+)
 from skillshelf.install.installer import (
     Destination,
     InstallScope,
@@ -43,6 +49,7 @@ from skillshelf.install.pack_update import add_gained_skills, foreign_local, gon
 from skillshelf.install.provenance import locally_modified
 from skillshelf.install.sources import Source, recorded_source
 from skillshelf.install.targets import drop_links
+from skillshelf.install.visibility import FolderOwner, agent_roots
 
 __all__ = [
     "InstalledSkill",
@@ -131,8 +138,6 @@ def link_diagnostics(env: Env, scope: InstallScope | None = None) -> tuple[Diagn
 
 def install_roots(scope: InstallScope, env: Env) -> tuple[Path, ...]:
     """Every folder ``install`` can put a skill in for ``scope`` (the agents' and skillshelf's)."""
-    from skillshelf.install.visibility import agent_roots
-
     own = (skills_root_for(scope, env),)
     return tuple(dict.fromkeys((*own, *agent_roots(scope, env).values())))
 
@@ -339,17 +344,27 @@ def update_skills(
 
 
 def remove_skill(
-    name: str, *, env: Env, scope: InstallScope | None = None, force: bool = False
+    name: str,
+    *,
+    env: Env,
+    scope: InstallScope | None = None,
+    force: bool = False,
+    folder: FolderOwner | None = None,
 ) -> RemoveResult:
     """Remove an installed skill and its lock entry; refuses hand-edited skills unless ``force``,
-    and then keeps them (:mod:`skillshelf.install.kept`)."""
-    matches = _select(env, [name], scope)
-    if len(matches) > 1:
-        raise InstallError(
-            f"{name!r} is installed in both the project and the user scope",
-            hint="pass --scope project or --scope user",
-            code="IS406",
+    and then keeps them (:mod:`skillshelf.install.kept`).
+
+    ``folder`` (``install --for``'s word) picks one of several skills folders holding ``name``;
+    a name in several places, not narrowed to one, is refused (``IS406``)."""
+    matches = [m for m in _select(env, [name], scope) if folder is None or owner_of(m, env) == folder]
+    if not matches:
+        raise NotFoundError(
+            f"{name!r} is not installed in the {folder} skills folder",
+            hint=f"`skillshelf remove {name}` without --for removes it where it is installed",
+            code="IS408",
         )
+    if len(matches) > 1:
+        raise installed_in_several(name, matches, env)
     try:
         return _remove(matches[0], force=force, kept=kept_root(env))
     except OSError as exc:

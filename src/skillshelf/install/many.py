@@ -27,13 +27,13 @@ from skillshelf.install.installer import (
     Destination,
     InstallResult,
     InstallScope,
-    NameTakenError,
     install_session,
     place_skill,
 )
 from skillshelf.install.lock import LockEntry, PackRecord, read_lock, write_lock
 from skillshelf.install.page_refs import settle_page_ref
 from skillshelf.install.sources import Source, fetch_whole, narrow
+from skillshelf.install.taken import NameTakenError, PlacedTwiceError
 from skillshelf.install.targets import InstallTarget
 
 __all__ = ["InstallAllResult", "NotInstalled", "install_all"]
@@ -125,8 +125,12 @@ def _install_found(
         for number, (folder, place) in enumerate(zip(folders, places, strict=True), 1):
             if progress is not None:
                 progress(f"Installing {place} ({number}/{len(folders)})", (number - 1) / len(folders))
-            outcome = install_in_pack(folder, place, parsed, fetched.commit, work / f"skill-{number}", dest)
-            outcomes.append(_planned_twice(outcome, outcomes, place, parsed) if dest.dry_run else outcome)
+            # a name an earlier skill of the source took is never replaced, with --force too
+            placed = frozenset(o.name for o in outcomes if isinstance(o, InstallResult))
+            here = dataclasses.replace(dest, placed=placed)
+            outcomes.append(
+                install_in_pack(folder, place, parsed, fetched.commit, work / f"skill-{number}", here)
+            )
     if not dest.dry_run:
         record_pack(dest.root, parsed, fetched.commit, places, outcomes)
     return InstallAllResult(
@@ -175,28 +179,6 @@ def record_pack(
     write_lock(root, lock.with_pack(record))
 
 
-def _planned_twice(
-    outcome: InstallResult | NotInstalled,
-    earlier: list[InstallResult | NotInstalled],
-    place: str,
-    pack: Source,
-) -> InstallResult | NotInstalled:
-    """In a dry run nothing lands, so a second skill of one name would seem free: it is not."""
-    if not isinstance(outcome, InstallResult):
-        return outcome
-    if not any(isinstance(e, InstallResult) and e.name == outcome.name for e in earlier):
-        return outcome
-    return NotInstalled(
-        folder=place,
-        name=outcome.name,
-        status="failed",
-        code=NameTakenError.default_code,
-        message=f"another skill of this source would already be installed as {outcome.name!r}",
-        fix=f"`skillshelf install {_sub_source(pack, place).text} --name OTHER-NAME` installs it "
-        "beside that one",
-    )
-
-
 def _sub_source(source: Source, place: str) -> Source:
     """``source`` narrowed to the skill folder at ``place`` inside it."""
     if place == ".":
@@ -210,6 +192,15 @@ def _install_one(
     """Install the skill ``folder`` found at ``place`` in the source, or say why it was not."""
     try:
         return place_skill(folder, one, commit, work, dest)
+    except PlacedTwiceError as exc:
+        return NotInstalled(
+            folder=place,
+            name=exc.target.name,
+            status="failed",
+            code=exc.code,
+            message=exc.message,
+            fix=f"`skillshelf install {one.text} --name OTHER-NAME` installs it beside that one",
+        )
     except NameTakenError as exc:
         if exc.entry is not None and _same_place(exc.entry, one):
             return NotInstalled(

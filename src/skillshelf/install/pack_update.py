@@ -30,6 +30,7 @@ from skillshelf.install.found import skill_folders
 from skillshelf.install.git import ProgressFn, is_commit_id
 from skillshelf.install.installed import InstalledSkill, UpdateResult
 from skillshelf.install.installer import Destination, InstallResult, InstallScope
+from skillshelf.install.links import confined_links
 from skillshelf.install.lock import LockEntry, PackRecord, read_lock
 from skillshelf.install.many import NotInstalled, install_in_pack, record_pack
 from skillshelf.install.sources import Source, local_place, recorded_source
@@ -155,7 +156,7 @@ def add_gained_skills(
         elif gained and foreign_local(pack.scope, pack.record.location, env):
             results.extend(_listed_new(pack, place, _UNTRUSTED) for place in gained)
         elif pack.folders is not None:
-            results.extend(_install_gained(pack, gained, kept, progress))
+            results.extend(_install_gained(pack, gained, kept, progress, env))
     return results
 
 
@@ -195,11 +196,15 @@ def _listed_new(pack: PackNow, place: str, why: str = "`skillshelf update` insta
 
 
 def _install_gained(
-    pack: PackNow, gained: list[str], kept: Path, progress: ProgressFn | None
+    pack: PackNow, gained: list[str], kept: Path, progress: ProgressFn | None, env: Env
 ) -> list[UpdateResult]:
-    """Install ``gained`` beside the pack's other skills and rewrite its record."""
+    """Install ``gained`` beside the pack's other skills and rewrite its record.
+
+    The new skills get the links of a sibling, confined to the agents' own skills folders of
+    the scope: a committed lock's links name any place, and a new link would be made there.
+    """
     assert pack.folders is not None
-    sibling = pack.members[0] if pack.members else None
+    sibling = confined_links(pack.members[0], pack.scope, env) if pack.members else None
     dest = Destination(
         root=pack.root,
         scope=pack.scope,
@@ -217,8 +222,17 @@ def _install_gained(
             outcomes.append(
                 install_in_pack(folder, place, pack.source, pack.commit, work / str(number), dest)
             )
-        record_pack(pack.root, pack.source, pack.commit, list(pack.folders), outcomes)
+        failed = {place for place, o in zip(gained, outcomes, strict=True) if _failed(o)}
+        # with a skill left out, the commit is not recorded either, so the pack is fetched again
+        commit = None if failed else pack.commit
+        record_pack(pack.root, pack.source, commit, [p for p in pack.folders if p not in failed], outcomes)
     return [_result_of(pack, outcome) for outcome in outcomes if not _present(outcome)]
+
+
+def _failed(outcome: InstallResult | NotInstalled) -> bool:
+    """Whether ``outcome`` is a skill that was not installed: its place is left out of the pack's
+    record, so the next ``update`` (and ``update --check``) sees it as new again."""
+    return isinstance(outcome, NotInstalled) and outcome.status == "failed"
 
 
 def _present(outcome: InstallResult | NotInstalled) -> bool:

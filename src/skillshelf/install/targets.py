@@ -18,6 +18,7 @@ shared ``.agents/skills`` folder). The choice is recorded in the lock entry (``a
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 from collections.abc import Sequence
@@ -29,7 +30,17 @@ from skillshelf.env import Env
 from skillshelf.errors import InstallError, UsageError
 from skillshelf.install.visibility import agent_roots
 
-__all__ = ["TARGETS", "InstallTarget", "Placement", "default_target", "drop_links", "make_links", "placement"]
+__all__ = [
+    "TARGETS",
+    "InstallTarget",
+    "Placement",
+    "default_target",
+    "drop_links",
+    "links_not_kept",
+    "make_links",
+    "placement",
+    "unlink_links",
+]
 
 InstallTarget = Literal["codex", "claude", "all", "skillshelf"]
 TARGETS: tuple[InstallTarget, ...] = ("codex", "claude", "all", "skillshelf")
@@ -100,3 +111,20 @@ def drop_links(links: Sequence[str], target: Path) -> None:
     for link in map(Path, links):
         if _points_to(link, target) or (link.is_symlink() and not link.exists()):
             link.unlink()
+
+
+def links_not_kept(old: Sequence[str], links: Sequence[Path], root: Path, target: Path) -> list[Path]:
+    """The links ``old`` (a replaced lock entry's) that ``links`` no longer has: only symlinks
+    that lead to ``target`` (a lock names any path; nothing else is ever taken away). A
+    relative one is read from ``root``."""
+    kept = {str(link) for link in links}
+    places = (root / link for link in old)  # an absolute link stays as it is
+    return [place for place in places if str(place) not in kept and _points_to(place, target)]
+
+
+def unlink_links(links: Sequence[Path]) -> None:
+    """Take away each of ``links`` that is a symlink (what cannot be removed is left)."""
+    for link in links:
+        with contextlib.suppress(OSError):
+            if link.is_symlink():
+                link.unlink()

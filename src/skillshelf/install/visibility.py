@@ -23,7 +23,15 @@ from skillshelf.skills.model import Skill
 from skillshelf.skills.roots import claude_roots, claude_user_dir, codex_roots
 from skillshelf.skills.same_names import same_bytes
 
-__all__ = ["AGENT_NAMES", "AgentName", "Visibility", "agent_roots", "agents_seeing"]
+__all__ = [
+    "AGENT_NAMES",
+    "AgentName",
+    "FolderOwner",
+    "Visibility",
+    "agent_roots",
+    "agents_seeing",
+    "folder_owner",
+]
 
 AgentName = Literal["codex", "claude"]
 AGENT_NAMES: tuple[AgentName, ...] = ("codex", "claude")
@@ -35,6 +43,16 @@ def agent_roots(scope: Literal["user", "project"], env: Env) -> dict[AgentName, 
         return {"codex": env.home / ".agents" / "skills", "claude": claude_user_dir(env) / "skills"}
     root = env.project_root
     return {"codex": root / ".agents" / "skills", "claude": root / ".claude" / "skills"}
+
+
+FolderOwner = Literal["codex", "claude", "skillshelf"]
+
+
+def folder_owner(scope: Literal["user", "project"], root: Path, env: Env) -> FolderOwner:
+    """Whose skills folder ``root`` is (``install --for``'s word for it): an agent's, else
+    skillshelf's own."""
+    owners: dict[Path, FolderOwner] = {path: agent for agent, path in agent_roots(scope, env).items()}
+    return owners.get(root, "skillshelf")
 
 
 def _real(path: Path) -> str:
