@@ -22,17 +22,23 @@ import hashlib
 import json
 import re
 import tomllib
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from skillshelf.fileio import read_toml_text
-from skillshelf.hooks.jsonfile import OurHook
+from skillshelf.fileio import BYTE_ORDER_MARK, read_toml_text
+from skillshelf.hooks.agents import HookSpec
+from skillshelf.hooks.jsonfile import OurHook, Position, handler_positions, moved_handlers, our_hooks
 
 __all__ = [
+    "TrustChange",
     "codex_config",
     "codex_memories_on",
+    "parse_config",
     "project_trusted",
     "snake_event",
+    "trust_change",
     "trust_hash",
     "trust_key",
     "trusted_hashes",
@@ -46,11 +52,12 @@ def snake_event(event: str) -> str:
     return re.sub(r"(?<!^)([A-Z])", r"_\1", event).lower()
 
 
-def trust_key(hooks_file: Path, hook: OurHook) -> str:
+def trust_key(hooks_file: Path, hook: OurHook | Position) -> str:
+    """``<hooks file>:<event in snake case>:<group index>:<handler index>``."""
     return f"{hooks_file}:{snake_event(hook.event)}:{hook.group}:{hook.handler}"
 
 
-def trust_hash(hook: OurHook) -> str:
+def trust_hash(hook: OurHook | HookSpec) -> str:
     handler = {
         "type": "command",
         "command": hook.command,
@@ -64,11 +71,70 @@ def trust_hash(hook: OurHook) -> str:
     return "sha256:" + hashlib.sha256(compact.encode("utf-8")).hexdigest()
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TrustChange:
+    """How setup changes the ``hooks.state`` entries of one hooks file (keys as Codex writes them)."""
+
+    wanted: dict[str, str]  # key -> hash, for each of our handlers in the file as it will be
+    ours: frozenset[str]  # entries that are ours: to update, or take out when not wanted
+    renames: dict[str, str]  # the user's own entries whose handler moved: old key -> new key
+    users: frozenset[str]  # the keys of the user's own handlers in the file as it will be
+
+
+def trust_change(
+    hooks_file: Path,
+    before: str | None,
+    after: str | None,
+    specs: Sequence[HookSpec],
+    *,
+    ours_if_hash: Mapping[str, object],
+    present: Collection[str],
+) -> TrustChange:
+    """The trust entries to write, take out and move when ``hooks_file`` goes from ``before`` to
+    ``after`` (None: no file).
+
+    Ours are the entries keyed by a position one of our handlers held before, and those of
+    ``ours_if_hash`` (setup's own block) whose hash is one of our handlers' (a position we no
+    longer hold). The user's own handlers keep their trust: an entry of ``present`` whose
+    handler moved is renamed to its new key.
+
+    Raises:
+        ConfigError: ``before`` or ``after`` is not a hooks file setup can read.
+    """
+    where = str(hooks_file)
+    mine = our_hooks(after, where) if after else []
+    had = our_hooks(before, where) if before else []
+    places = handler_positions(before, where) if before else {}
+    hashes = {trust_hash(s) for s in specs} | {trust_hash(h) for h in had}
+    ours = {trust_key(hooks_file, p) for p, is_ours in places.items() if is_ours}
+    ours |= {k for k, h in ours_if_hash.items() if k.startswith(f"{where}:") and h in hashes}
+    moves = moved_handlers(before, after, where) if before and after else {}
+    users = handler_positions(after, where) if after else {}
+    return TrustChange(
+        wanted={trust_key(hooks_file, h): trust_hash(h) for h in mine},
+        ours=frozenset(ours),
+        renames={
+            trust_key(hooks_file, old): trust_key(hooks_file, new)
+            for old, new in moves.items()
+            if trust_key(hooks_file, old) in present
+        },
+        users=frozenset(trust_key(hooks_file, p) for p, is_ours in users.items() if not is_ours),
+    )
+
+
 def codex_config(path: Path) -> dict[str, Any]:
     """A Codex ``config.toml`` as data; a missing or unreadable file reads as empty."""
     try:
-        return tomllib.loads(read_toml_text(path))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
+        return parse_config(read_toml_text(path))
+    except (OSError, UnicodeDecodeError):
+        return {}
+
+
+def parse_config(text: str) -> dict[str, Any]:
+    """The text of a Codex ``config.toml`` as data; text that is not TOML reads as empty."""
+    try:
+        return tomllib.loads(text.removeprefix(BYTE_ORDER_MARK))
+    except (tomllib.TOMLDecodeError, RecursionError):
         return {}
 
 

@@ -5,7 +5,9 @@ machine's skillshelf, so a commit of that file breaks every prompt of everyone e
 the project. Claude Code, when it first writes that file itself, adds an ignore rule for it to
 the user's global git ignore file. ``setup`` adds one to the repository's own
 ``info/exclude`` instead (this clone only, never committed, nothing global touched), and only
-when git does not ignore the file yet; ``setup --remove`` takes that rule out again.
+when git does not ignore the file yet; ``setup --remove`` takes that rule out again, unless
+another work tree of the repository (they share ``info/exclude``) still has skillshelf's hooks
+in the file the same rule ignores there.
 
 :func:`git_standing` asks git itself (``rev-parse``, ``check-ignore``, ``ls-files``), so every
 ignore file, worktree and ``core.excludesFile`` counts. Without git, or outside a repository,
@@ -21,9 +23,19 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from skillshelf.fileio import resolve_path
+from skillshelf.errors import SkillshelfError
+from skillshelf.fileio import MAX_SETTINGS_BYTES, read_regular_text, resolve_path
+from skillshelf.hooks.jsonfile import our_hooks
 
-__all__ = ["EXCLUDE_NOTE", "GitStanding", "git_standing", "with_rule", "without_rule"]
+__all__ = [
+    "EXCLUDE_NOTE",
+    "GitStanding",
+    "git_standing",
+    "needed_elsewhere",
+    "other_worktrees",
+    "with_rule",
+    "without_rule",
+]
 
 EXCLUDE_NOTE = "# skillshelf setup: personal Claude Code settings, they name this machine's skillshelf"
 GIT_TIMEOUT = 5.0
@@ -35,6 +47,7 @@ class GitStanding:
 
     exclude: Path  # the repository's info/exclude (shared by its worktrees)
     rule: str  # the ignore line for the file, anchored at the top of the work tree
+    top: Path  # the top of the work tree the file is in
     ignored: bool
     tracked: bool
 
@@ -57,9 +70,42 @@ def git_standing(path: Path, environ: Mapping[str, str]) -> GitStanding | None:
     return GitStanding(
         exclude=_physical(folder / common if folder else common) / "info" / "exclude",
         rule="/" + relative,
+        top=top,
         ignored=ignored[0] == 0,
         tracked=tracked[0] == 0,
     )
+
+
+def other_worktrees(git: GitStanding, environ: Mapping[str, str]) -> list[Path] | None:
+    """The tops of the repository's other work trees (its main checkout and linked worktrees,
+    which share its exclude file), from ``git worktree list``; None when git cannot say."""
+    found = _git(git.top, environ, "worktree", "list", "--porcelain")
+    if found is None or found[0] != 0:
+        return None
+    tops = [
+        Path(line.removeprefix("worktree ")) for line in found[1].splitlines() if line.startswith("worktree ")
+    ]
+    here = _physical(git.top)
+    return [top for top in tops if _physical(top) != here]
+
+
+def needed_elsewhere(git: GitStanding, environ: Mapping[str, str]) -> bool:
+    """Whether another work tree of the repository (sharing the exclude file) has skillshelf's
+    hooks in the file ``git.rule`` ignores there; when git or that file cannot say, True (the
+    rule is kept)."""
+    tops = other_worktrees(git, environ)
+    if tops is None:
+        return True
+    for top in tops:
+        try:
+            text = read_regular_text(top / git.rule.lstrip("/"), limit=MAX_SETTINGS_BYTES)
+            if our_hooks(text):
+                return True
+        except FileNotFoundError:
+            continue
+        except (OSError, UnicodeDecodeError, SkillshelfError):
+            return True
+    return False
 
 
 def _physical(path: Path) -> Path:

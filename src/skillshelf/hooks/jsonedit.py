@@ -30,6 +30,7 @@ __all__ = [
     "remove_item",
     "remove_member",
     "render_new",
+    "replace_item",
 ]
 
 #: An agent's settings file nests a handful of levels; deeper text is refused, not recursed into.
@@ -213,6 +214,14 @@ def append_item(text: str, array: Node, value: object) -> str:
     style = _style(text, array)
     piece = _render(value, style, array.depth + 1)
     return _insert(text, array, piece, array.items[-1].end if array.items else None)
+
+
+def replace_item(text: str, array: Node, index: int, value: object) -> str:
+    """``text`` with item ``index`` of ``array`` replaced by ``value``, written as
+    :func:`append_item` writes an item (so :func:`remove_item` takes it out exactly)."""
+    style = _style(text, array)
+    item = array.items[index]
+    return text[: item.start] + _render(value, style, array.depth + 1) + text[item.end :]
 
 
 def add_member(text: str, obj: Node, key: str, value: object) -> str:

@@ -11,7 +11,7 @@ created).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from skillshelf.errors import ConfigError
@@ -20,13 +20,26 @@ from skillshelf.hooks.agents import HookSpec, is_our_command
 
 __all__ = [
     "OurHook",
+    "Position",
     "add_hooks",
+    "handler_positions",
     "is_empty_document",
+    "moved_handlers",
     "our_hooks",
     "remove_hooks",
     "remove_server",
     "set_server",
 ]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Position:
+    """Where a handler is in a hooks file: its event, group index and handler index (the
+    parts of Codex's trust key)."""
+
+    event: str
+    group: int
+    handler: int
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -73,31 +86,70 @@ def _handlers(group: jsonedit.Node) -> Sequence[jsonedit.Node]:
     return member.node.items if member is not None and member.node.kind == "array" else ()
 
 
-def our_hooks(text: str, where: str = "the hooks file") -> list[OurHook]:
-    """Every skillshelf handler in ``text``, in file order."""
+def _walk(text: str, where: str) -> Iterator[tuple[int, str, int, jsonedit.Node, int, jsonedit.Node]]:
+    """Every handler of ``text``: its event's member index and name, its group's index and
+    node, its own index and node (Codex counts every group and handler in its trust key)."""
     hooks = _table(_member_node(_root(text, where), "hooks"), where, "hooks")
-    found: list[OurHook] = []
     for m, event in enumerate(hooks.members if hooks is not None else ()):
         for g, group in enumerate(event.node.items if event.node.kind == "array" else ()):
+            for h, handler in enumerate(_handlers(group)):
+                yield m, event.key, g, group, h, handler
+
+
+def our_hooks(text: str, where: str = "the hooks file") -> list[OurHook]:
+    """Every skillshelf handler in ``text``, in file order."""
+    found: list[OurHook] = []
+    for m, event, g, group, h, handler in _walk(text, where):
+        data = handler.plain()
+        if isinstance(data, dict) and is_our_command(data.get("command")):
             plain = group.plain()
             matcher = plain.get("matcher") if isinstance(plain, dict) else None
-            for h, handler in enumerate(_handlers(group)):
-                data = handler.plain()
-                if isinstance(data, dict) and is_our_command(data.get("command")):
-                    timeout = data.get("timeout")
-                    found.append(
-                        OurHook(
-                            event=event.key,
-                            group=g,
-                            handler=h,
-                            member=m,
-                            command=str(data["command"]),
-                            timeout=timeout
-                            if isinstance(timeout, int) and not isinstance(timeout, bool)
-                            else None,
-                            matcher=matcher if isinstance(matcher, str) else None,
-                        )
-                    )
+            timeout = data.get("timeout")
+            found.append(
+                OurHook(
+                    event=event,
+                    group=g,
+                    handler=h,
+                    member=m,
+                    command=str(data["command"]),
+                    timeout=timeout if isinstance(timeout, int) and not isinstance(timeout, bool) else None,
+                    matcher=matcher if isinstance(matcher, str) else None,
+                )
+            )
+    return found
+
+
+def handler_positions(text: str, where: str = "the hooks file") -> dict[Position, bool]:
+    """The position of every handler in ``text``, and whether it is skillshelf's."""
+    return {
+        Position(event=event, group=g, handler=h): _is_ours(handler)
+        for _m, event, g, _group, h, handler in _walk(text, where)
+    }
+
+
+def _is_ours(handler: jsonedit.Node) -> bool:
+    data = handler.plain()
+    return isinstance(data, dict) and is_our_command(data.get("command"))
+
+
+def moved_handlers(before: str, after: str, where: str = "the hooks file") -> dict[Position, Position]:
+    """Where the user's own handlers of ``before`` are in ``after``, for those whose position
+    changed. Setup only takes out, replaces and appends its own handlers, so the user's keep
+    their order within each event: the n-th of an event before is its n-th after."""
+    old, new = _users_by_event(before, where), _users_by_event(after, where)
+    return {
+        a: b
+        for event, places in old.items()
+        for a, b in zip(places, new.get(event, []), strict=False)
+        if a != b
+    }
+
+
+def _users_by_event(text: str, where: str) -> dict[str, list[Position]]:
+    found: dict[str, list[Position]] = {}
+    for position, ours in handler_positions(text, where).items():
+        if not ours:
+            found.setdefault(position.event, []).append(position)
     return found
 
 
@@ -119,11 +171,23 @@ Created = tuple[tuple[str, ...], ...]  # JSON paths of the containers an edit cr
 
 
 def add_hooks(text: str, specs: Sequence[HookSpec], where: str = "the hooks file") -> tuple[str, Created]:
-    """``text`` with a group for every spec (stale skillshelf entries replaced), and the
-    containers (``("hooks",)``, ``("hooks", EVENT)``) that had to be created for them."""
+    """``text`` with a group for every spec, and the containers (``("hooks",)``,
+    ``("hooks", EVENT)``) that had to be created for them.
+
+    A stale skillshelf entry of the same event (an older command path, a changed timeout) is
+    replaced where it is, so every other handler keeps its position (Codex's trust key); one
+    that cannot be (it shares a group of the user's under another matcher) is taken out and
+    a new group appended."""
     present = our_hooks(text, where)
     wanted = [s for s in specs if not any(_matches(h, s) for h in present)]
     stale = [h for h in present if not any(_matches(h, s) for s in specs)]
+    for spec in list(wanted):
+        hook = next((h for h in stale if h.event == spec.event), None)
+        replaced = _replace(text, hook, spec, where) if hook is not None else None
+        if hook is not None and replaced is not None:
+            text = replaced
+            stale.remove(hook)
+            wanted.remove(spec)
     if stale:
         text = _remove(text, where, keep=lambda hook: hook not in stale, drop=lambda path: False)
     created: list[tuple[str, ...]] = []
@@ -131,6 +195,24 @@ def add_hooks(text: str, specs: Sequence[HookSpec], where: str = "the hooks file
         text, made = _add_group(text, spec, where)
         created += made
     return text, tuple(created)
+
+
+def _replace(text: str, hook: OurHook, spec: HookSpec, where: str) -> str | None:
+    """``text`` with ``hook`` rewritten as ``spec`` at the same position: its whole group when
+    the group holds nothing else, else the handler alone when the matcher is the same; None
+    when neither can be."""
+    hooks = _member_node(_root(text, where), "hooks")
+    assert hooks is not None  # the hook was found in it
+    event = hooks.members[hook.member].node
+    group = event.items[hook.group]
+    handlers = group.member("hooks")
+    assert handlers is not None
+    if len(handlers.node.items) == 1:
+        return jsonedit.replace_item(text, event, hook.group, spec.group())
+    if hook.matcher != spec.matcher:
+        return None
+    handler = {"type": "command", "command": spec.command, "timeout": spec.timeout}
+    return jsonedit.replace_item(text, handlers.node, hook.handler, handler)
 
 
 def _add_group(text: str, spec: HookSpec, where: str) -> tuple[str, Created]:

@@ -21,7 +21,7 @@ is told to ignore the file in this clone, :mod:`.gitexclude`) or
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 
 from skillshelf.config.edit_text import editing
@@ -32,14 +32,20 @@ from skillshelf.hooks.agents import (
     MCP_NAME,
     Agent,
     AgentFiles,
+    HookSpec,
     SetupScope,
     agent_files,
     codex_hooks_root,
     hook_specs,
 )
 from skillshelf.hooks.claude import trust_dialog_accepted
-from skillshelf.hooks.codex import codex_config, project_trusted, trust_hash, trust_key
-from skillshelf.hooks.gitexclude import GitStanding, git_standing, with_rule, without_rule
+from skillshelf.hooks.codex import (
+    codex_config,
+    parse_config,
+    project_trusted,
+    trust_change,
+)
+from skillshelf.hooks.gitexclude import GitStanding, git_standing, needed_elsewhere, with_rule, without_rule
 from skillshelf.hooks.setup_model import (
     Edits,
     FileChange,
@@ -78,12 +84,12 @@ def plan_setup(
     edits = Edits(record=load_record(state_dir))
     _hooks(edits, files, command, remove)
     if files.trust is not None:
-        _trust(edits, files)
+        _trust(edits, files, hook_specs(files.agent, command))
     if mcp or remove:
         _mcp(edits, files, command, remove)
     git = git_standing(files.hooks, env.environ) if files.personal_hooks else None
     if git is not None:
-        git = _git_exclude(edits, git, remove)
+        git = _git_exclude(edits, git, remove, env.environ)
     return SetupPlan(
         agent=agent,
         scope=scope,
@@ -130,7 +136,9 @@ def _take_out_hooks(edits: Edits, path: Path) -> None:
     edits.set(path, _json_after(edits, path, after), "hooks (moved)")
 
 
-def _git_exclude(edits: Edits, git: GitStanding, remove: bool) -> GitStanding | None:
+def _git_exclude(
+    edits: Edits, git: GitStanding, remove: bool, environ: Mapping[str, str]
+) -> GitStanding | None:
     """The personal hooks file ignored in this clone (see :mod:`.gitexclude`), or no longer;
     None when the exclude file cannot be read (a folder or a FIFO in its place): the hooks are
     set up all the same, and the note asks the user to keep the file out of git."""
@@ -139,7 +147,7 @@ def _git_exclude(edits: Edits, git: GitStanding, remove: bool) -> GitStanding | 
     except FileAccessError:
         return None
     if remove:
-        if current is not None:
+        if current is not None and not needed_elsewhere(git, environ):
             after = without_rule(current, git.rule)
             edits.set(
                 git.exclude, None if not after and edits.created_file(git.exclude) else after, "git ignore"
@@ -149,25 +157,40 @@ def _git_exclude(edits: Edits, git: GitStanding, remove: bool) -> GitStanding | 
     return git
 
 
-def _trust(edits: Edits, files: AgentFiles) -> None:
-    """Codex: a trust entry for each of our hooks in the hooks file as it will be."""
+def _trust(edits: Edits, files: AgentFiles, specs: Sequence[HookSpec]) -> None:
+    """Codex: a trust entry for each of our hooks in the hooks file as it will be; only our
+    handlers' entries are added, updated or taken out, the user's own moved along with their
+    handlers (:func:`.codex.trust_change`), wherever in the file they are."""
     assert files.trust is not None
-    hook_files = (files.hooks, *files.mirror_hooks)
+    current = edits.text(files.trust) or ""
+    state = tomlblock.lookup(parse_config(current), ("hooks", "state"))
+    block = {
+        p[2]: t.get("trusted_hash") for p, t in tomlblock.block_tables(current).items() if p[:2] == _STATE
+    }
     wanted: dict[tomlblock.TablePath, Mapping[str, object]] = {}
-    for hooks_file in hook_files:
-        hooks_text = edits.text(hooks_file)
-        wanted |= {
-            ("hooks", "state", trust_key(hooks_file, h)): {"trusted_hash": trust_hash(h)}
-            for h in (jsonfile.our_hooks(hooks_text, str(hooks_file)) if hooks_text else ())
-        }
-    prefixes = tuple(f"{hooks_file}:" for hooks_file in hook_files)
+    ours: set[tomlblock.TablePath] = set()
+    renames: dict[tomlblock.TablePath, tomlblock.TablePath] = {}
+    users: set[tomlblock.TablePath] = set()
+    for hooks_file in (files.hooks, *files.mirror_hooks):
+        change = trust_change(
+            hooks_file,
+            edits.original(hooks_file),
+            edits.text(hooks_file),
+            specs,
+            ours_if_hash=block,
+            present=state.keys() if isinstance(state, dict) else (),
+        )
+        wanted |= {(*_STATE, k): {"trusted_hash": h} for k, h in change.wanted.items()}
+        ours |= {(*_STATE, k) for k in change.ours}
+        renames |= {(*_STATE, k): (*_STATE, n) for k, n in change.renames.items()}
+        users |= {(*_STATE, k) for k in change.users}
+    drop = ours - wanted.keys()
     _toml(
-        edits,
-        files.trust,
-        lambda path: path[:2] == ("hooks", "state") and path[2].startswith(prefixes),
-        wanted,
-        "hook trust",
+        edits, files.trust, ours.__contains__, wanted, "hook trust", drop=drop, renames=renames, users=users
     )
+
+
+_STATE = ("hooks", "state")
 
 
 def _mcp(edits: Edits, files: AgentFiles, command: list[str], remove: bool) -> None:
@@ -197,12 +220,28 @@ def _toml(
     ours: Callable[[tomlblock.TablePath], bool],
     wanted: Mapping[tomlblock.TablePath, Mapping[str, object]],
     what: str,
+    *,
+    drop: Collection[tomlblock.TablePath] = (),
+    renames: Mapping[tomlblock.TablePath, tomlblock.TablePath] | None = None,
+    users: Collection[tomlblock.TablePath] = (),
 ) -> None:
+    """Our block in ``path`` holding ``wanted`` and what else is in it that is not ``ours``
+    (moved by ``renames``), each where it was; outside it, ``drop`` taken out and ``renames``
+    moved. A block left holding only ``users`` (the trust of the user's own hooks, which Codex
+    wrote into it) is written without its marker lines."""
     current = edits.text(path)
     if current is None and not wanted:
         return
-    tables = {p: t for p, t in tomlblock.block_tables(current or "").items() if not ours(p)}
-    after = tomlblock.with_tables(current or "", {**tables, **wanted}, str(path))
+    moves = renames or {}
+    tables: dict[tomlblock.TablePath, Mapping[str, object]] = {}
+    for key, table in tomlblock.block_tables(current or "").items():
+        if key in wanted:
+            tables[key] = wanted[key]
+        elif not ours(key) and (key in moves or key not in moves.values()):
+            tables[moves.get(key, key)] = table
+    after = tomlblock.with_tables(
+        current or "", {**tables, **wanted}, str(path), drop=drop, renames=moves, foreign=users
+    )
     edits.set(path, None if not after and edits.created_file(path) else after, what)
 
 
@@ -285,25 +324,31 @@ def apply_setup(plan: SetupPlan, *, state_dir: Path) -> tuple[FileChange, ...]:
 
 
 def _apply(plan: SetupPlan, state_dir: Path) -> tuple[FileChange, ...]:
+    """Write the changes, the record kept in step with every file written or deleted (saved
+    when a write fails too), so that ``--remove`` can give back whatever was written."""
     record = load_record(state_dir)
     emptied: list[Path] = []  # folders setup created for files it now deletes
-    for change in plan.changed:
-        entry = record.pop(str(change.path), {})
-        if change.after is None:
-            _delete(change.path)
-            emptied += [Path(str(d)) for d in entry.get("created_dirs", []) or []]  # type: ignore[attr-defined]
-            continue
-        if change.before is None:
-            entry = {"created_file": True, "created_dirs": [str(d) for d in _missing_dirs(change.path)]}
-        _write(change.path, change.after)
-        made = set() if plan.remove else {*containers(entry), *change.created}
-        record[str(change.path)] = {**entry, "containers": [list(p) for p in sorted(made)]}
+    try:
+        for change in plan.changed:
+            entry = record.get(str(change.path), {})
+            if change.after is None:
+                _delete(change.path)
+                record.pop(str(change.path), None)
+                emptied += [Path(str(d)) for d in entry.get("created_dirs", []) or []]  # type: ignore[attr-defined]
+                continue
+            if change.before is None:
+                entry = {"created_file": True, "created_dirs": [str(d) for d in _missing_dirs(change.path)]}
+            _write(change.path, change.after)
+            made = set() if plan.remove else {*containers(entry), *change.created}
+            record[str(change.path)] = {**entry, "containers": [list(p) for p in sorted(made)]}
+    finally:
+        kept = {k: v for k, v in record.items() if v.get("created_file") or v.get("containers")}
+        _save_record(state_dir, kept)
     for folder in sorted(set(emptied), key=lambda d: len(d.parts), reverse=True):
         try:
             folder.rmdir()  # only when empty: the user may have put things there since
         except OSError:
             continue
-    _save_record(state_dir, {k: v for k, v in record.items() if v.get("created_file") or v.get("containers")})
     return plan.changed
 
 

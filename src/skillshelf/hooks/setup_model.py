@@ -90,6 +90,11 @@ class Edits:
             self.before[path] = self.texts[path] = read_text(path)
         return self.texts[path]
 
+    def original(self, path: Path) -> str | None:
+        """The file's text as it was read, before any edit of this plan."""
+        self.text(path)
+        return self.before[path]
+
     def set(self, path: Path, text: str | None, what: str, created: Sequence[tuple[str, ...]] = ()) -> None:
         if text != self.text(path):
             self.what.setdefault(path, []).append(what)

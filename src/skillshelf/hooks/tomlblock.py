@@ -14,14 +14,19 @@ table is added and removed). The result is checked with :mod:`tomllib`: a table 
 already wrote outside the block (a hook they trusted in Codex's TUI, their own
 ``[mcp_servers.skillshelf]``) is not written twice; a stale trust hash there is updated in
 place (:func:`with_tables`).
+
+Outside the block, setup can also take tables out and move them to another key (the trust of a
+hook whose position in its hooks file changed): each by its ``[header]`` line, so every other
+byte stays, and the result is checked against the same edit made on the parsed data.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from skillshelf.errors import ConfigError, reason
@@ -106,13 +111,14 @@ def _value(value: object) -> str:
     raise TypeError(f"cannot write {type(value).__name__} to TOML here")
 
 
-def _render(tables: Tables) -> str:
+def _render(tables: Tables, *, marked: bool = True) -> str:
     chunks = []
     for path, table in tables.items():
         lines = ["[" + ".".join(_key(p) for p in path) + "]"]
         lines += [f"{_key(k)} = {_value(v)}" for k, v in table.items()]
         chunks.append("\n".join(lines))
-    return BEGIN + "\n" + "\n\n".join(chunks) + "\n" + END + "\n"
+    body = "\n\n".join(chunks) + "\n"
+    return BEGIN + "\n" + body + END + "\n" if marked else body
 
 
 def _parse(text: str, where: str) -> dict[str, Any]:
@@ -126,19 +132,35 @@ def _parse(text: str, where: str) -> dict[str, Any]:
         ) from exc
 
 
-def with_tables(text: str, tables: Tables, where: str = "config.toml") -> str:
-    """``text`` whose block, at the end, holds exactly ``tables`` (no block when there are none).
+def with_tables(
+    text: str,
+    tables: Tables,
+    where: str = "config.toml",
+    *,
+    drop: Collection[TablePath] = (),
+    renames: Mapping[TablePath, TablePath] | None = None,
+    foreign: Collection[TablePath] = (),
+) -> str:
+    """``text`` whose block, at the end, holds exactly ``tables`` (no block when there are none;
+    when all it would hold are ``foreign`` tables, the ones Codex wrote into the block, they
+    are written at the end without the marker lines).
 
-    A table already written outside the block is left there: kept as it is when it holds the
-    same values, else (a stale trust hash) updated in place with tomlkit.
+    Outside the block, first the tables in ``drop`` are taken out and those in ``renames`` moved
+    to their new key (a table already at a new key, and not moved itself, is replaced). Then a
+    table of ``tables`` already written outside the block is left there: kept as it is when it
+    holds the same values, else (a stale trust hash) updated in place with tomlkit.
 
     Raises:
-        ConfigError: the file is not valid TOML, or a table cannot be added (the user wrote
-            that part of the file as an inline table).
+        ConfigError: the file is not valid TOML, a table cannot be added (the user wrote that
+            part of the file as an inline table), or one to take out or move is not written as
+            a ``[table]`` of its own.
     """
     bom = BYTE_ORDER_MARK if text.startswith(BYTE_ORDER_MARK) else ""  # Codex reads it; kept
     outside = without_block(text.removeprefix(bom))
     existing = _parse(outside, where)
+    if _present(existing, drop) or _present(existing, renames or {}):
+        outside = _retitled(outside, existing, set(drop), dict(renames or {}), where)
+        existing = _parse(outside, where)
     own: dict[TablePath, Mapping[str, object]] = {}
     for path, table in tables.items():
         there = lookup(existing, path)
@@ -146,7 +168,8 @@ def with_tables(text: str, tables: Tables, where: str = "config.toml") -> str:
             own[path] = table
         elif there != dict(table):
             outside = _update_in_place(outside, path, table)
-    result = outside + ("\n" if outside else "") + _render(own) if own else outside
+    body = _render(own, marked=not set(own) <= set(foreign))
+    result = outside + ("\n" if outside else "") + body if own else outside
     try:
         tomllib.loads(result)
     except tomllib.TOMLDecodeError as exc:
@@ -169,3 +192,103 @@ def _update_in_place(text: str, path: TablePath, table: Mapping[str, object]) ->
     for key, value in table.items():
         node[key] = value
     return tomlkit.dumps(doc)
+
+
+# ---- taking out and moving tables outside the block ------------------------------------------
+
+
+def _present(data: Mapping[str, Any], paths: Collection[TablePath]) -> bool:
+    return any(lookup(data, p) is not None for p in paths)
+
+
+def _retitled(
+    text: str, data: Mapping[str, Any], drop: set[TablePath], renames: dict[TablePath, TablePath], where: str
+) -> str:
+    """``text`` with the ``[header]`` of each table to move rewritten and each table to take
+    out (header to the next header) cut; checked against the same edit of ``data``."""
+    cuts = drop | {new for new in renames.values() if new not in renames}  # as in _moved
+    edits: list[tuple[int, int, str]] = []
+    headers = _headers(text)
+    for i, (start, end, path) in enumerate(headers):
+        if path in renames:
+            edits.append((start, end, "[" + ".".join(_key(p) for p in renames[path]) + "]"))
+        elif path in cuts:
+            stop = headers[i + 1][0] if i + 1 < len(headers) else len(text)
+            if stop == len(text):
+                while text.endswith("\n\n", 0, start):
+                    start -= 1
+            edits.append((start, stop, ""))
+    for start, end, piece in sorted(edits, reverse=True):
+        text = text[:start] + piece + text[end:]
+    edited = _loads(text)
+    if edited is None or _pruned(edited) != _pruned(_moved(data, drop, renames)):
+        raise ConfigError(
+            f"cannot move or take out hook trust entries in {where}: they are not written as "
+            '[hooks.state."KEY"] tables of their own',
+            hint='write each hooks.state entry as a [hooks.state."KEY"] table, then run setup again',
+            code="HK113",
+        )
+    return text
+
+
+def _headers(text: str) -> list[tuple[int, int, TablePath | None]]:
+    """Each ``[table]`` / ``[[array]]`` header line: its span and (for a table) its key path."""
+    found: list[tuple[int, int, TablePath | None]] = []
+    for match in _HEADER.finditer(text):
+        line = match.group(0).rstrip("\r")
+        path = None if line.lstrip().startswith("[[") else _header_path(line)
+        found.append((match.start(), match.start() + len(line), path))
+    return found
+
+
+_HEADER = re.compile(r"^[ \t]*\[.*$", re.MULTILINE)
+
+
+def _header_path(line: str) -> TablePath | None:
+    try:
+        node: object = tomllib.loads(line)
+    except (tomllib.TOMLDecodeError, RecursionError):
+        return None  # a line of a multi-line value, say
+    path: list[str] = []
+    while isinstance(node, dict) and len(node) == 1:
+        key, node = next(iter(node.items()))
+        path.append(key)
+    return tuple(path) if node == {} and path else None
+
+
+def _loads(text: str) -> dict[str, Any] | None:
+    try:
+        return tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, RecursionError):
+        return None
+
+
+def _moved(
+    data: Mapping[str, Any], drop: set[TablePath], renames: dict[TablePath, TablePath]
+) -> dict[str, Any]:
+    """``data`` with the tables of ``drop`` and those at a new key of ``renames`` taken out,
+    then those of ``renames`` moved."""
+    moved: dict[str, Any] = copy.deepcopy(dict(data))
+    values = {old: _pop(moved, old) for old in renames}
+    for path in drop | {new for new in renames.values() if new not in renames}:
+        _pop(moved, path)
+    for old, new in renames.items():
+        parent = moved
+        for key in new[:-1]:
+            parent = parent.setdefault(key, {})
+        if values[old] is not None:
+            parent[new[-1]] = values[old]
+    return moved
+
+
+def _pop(data: dict[str, Any], path: TablePath) -> object:
+    parent = lookup(data, path[:-1])
+    return parent.pop(path[-1], None) if isinstance(parent, dict) else None
+
+
+def _pruned(data: object) -> object:
+    """``data`` without empty tables (taking out a table's last one leaves none in the text)."""
+    if not isinstance(data, dict):
+        return data
+    kept = {k: _pruned(v) for k, v in data.items()}
+    return {k: v for k, v in kept.items() if v != {}}
