@@ -21,7 +21,7 @@ VALUE_FOR_KIND = {
     RequirementKind.SET_UNION: st.lists(NAMES, max_size=4),
     RequirementKind.ALLOW_LIST: st.lists(NAMES, max_size=4),
     RequirementKind.FLAG_OFF: st.booleans(),
-    RequirementKind.UPPER_BOUND: st.integers(min_value=0, max_value=10_000),
+    RequirementKind.UPPER_BOUND: st.integers(min_value=1, max_value=10_000),  # the schema refuses 0
 }
 REQUIREMENT_TABLE = st.fixed_dictionaries(
     {}, optional={key: VALUE_FOR_KIND[kind] for key, kind in REQUIREMENTS.items()}

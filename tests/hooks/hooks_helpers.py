@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -106,3 +107,14 @@ def set_up(env: Env, box: Any, agent: str, scope: str = "project", **kw: Any) ->
     plan = plan_setup(env, agent, scope, command=COMMAND, state_dir=env.dirs.state, **kw)  # type: ignore[arg-type]
     apply_setup(plan, state_dir=env.dirs.state)
     return plan
+
+
+def wait_for(check: Any, seconds: float = 60, step: float = 0.05) -> Any:
+    """``check()``'s first true value, tried every ``step`` seconds for up to ``seconds``."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        found = check()
+        if found:
+            return found
+        time.sleep(step)
+    raise AssertionError("waited in vain")

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hooks_helpers import context_text, hook_input, make_project, run_python, write_skill
+from hooks_helpers import context_text, hook_input, make_project, run_python, wait_for, write_skill
 
 from skillshelf.cli.hook_client import PROTOCOL, TIMED_OUT, ask_server, server_call
 from skillshelf.hooks.address import MAX_SOCKET_PATH, server_address
@@ -45,16 +45,6 @@ def _hook(cwd: Path, stdin: bytes, **extra: str) -> tuple[int, bytes]:
 def _status(**extra: str) -> dict[str, Any] | None:
     reply = server_call({"protocol": PROTOCOL, "command": "status"}, b"", environ=_environ(**extra), wait=5)
     return None if reply in (None, TIMED_OUT) else json.loads(reply or b"{}")
-
-
-def _wait_for(check: Any, seconds: float = 60) -> Any:
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        found = check()
-        if found:
-            return found
-        time.sleep(0.1)
-    raise AssertionError("waited in vain")
 
 
 def _log_lines(env: Any) -> list[str]:
@@ -91,7 +81,7 @@ def server(isolated_home: Any) -> Iterator[Any]:
         stderr=subprocess.PIPE,
     )
     try:
-        _wait_for(_status)
+        wait_for(_status)
         yield env, process
     finally:
         _stop()
@@ -216,7 +206,7 @@ def test_a_hook_without_a_server_answers_itself_and_starts_one(isolated_home: An
         code, out = _hook(env.cwd, stdin)
         assert code == 0 and "- release-notes: " in context_text(out)
         assert not _log_lines(env)[-1].endswith("(server)")
-        _wait_for(_status)
+        wait_for(_status)
         assert _hook(env.cwd, stdin) == (0, out)
         assert _log_lines(env)[-1].endswith("(server)")
     finally:
@@ -243,7 +233,7 @@ def test_the_server_leaves_when_idle_and_when_its_socket_file_goes(isolated_home
     assert address is not None and not address.socket.exists()
     orphan = subprocess.Popen(start, cwd=env.cwd, env=_environ())
     try:
-        _wait_for(_status)
+        wait_for(_status)
         address.socket.unlink()
         assert orphan.wait(timeout=30) == 0
     finally:
@@ -257,7 +247,7 @@ def test_status_calls_neither_read_as_use_nor_keep_the_server_alive(isolated_hom
     start = [sys.executable, "-m", "skillshelf.cli.main", "hook-server", "start", "--idle-minutes", "0.05"]
     server = subprocess.Popen(start, cwd=env.cwd, env=_environ())
     try:
-        _wait_for(_status)
+        wait_for(_status)
         time.sleep(1.0)
         status = _status()
         assert status is not None and status["idle_s"] >= 1.0  # its own call is not counted as busy
@@ -283,7 +273,7 @@ def test_a_dead_servers_socket_file_is_passed_by_and_replaced(isolated_home: Any
     try:
         code, out = _hook(env.cwd, stdin)
         assert code == 0 and "- pdf-forms: " in context_text(out)
-        assert _wait_for(_status)["pid"] > 0
+        assert wait_for(_status)["pid"] > 0
     finally:
         _stop()
 

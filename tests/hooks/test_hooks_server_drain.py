@@ -14,14 +14,13 @@ import os
 import signal
 import subprocess
 import sys
-import time
 import types
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from hooks_helpers import hook_input, make_project
+from hooks_helpers import hook_input, make_project, wait_for
 
 from skillshelf.cli import hook_answer
 from skillshelf.cli.hook_client import PROTOCOL, TIMED_OUT, server_call, time_left
@@ -58,16 +57,6 @@ def _status() -> dict[str, Any] | None:
 
 def _stop() -> None:
     server_call({"protocol": PROTOCOL, "command": "stop"}, b"", environ=_environ(), wait=5)
-
-
-def _wait_for(check: Any, seconds: float = 60) -> Any:
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        found = check()
-        if found:
-            return found
-        time.sleep(0.02)
-    raise AssertionError("waited in vain")
 
 
 def _popen(args: list[str], cwd: Path, *, stdin: bool = False) -> subprocess.Popen[bytes]:
@@ -119,7 +108,7 @@ def gated(isolated_home: Any, tmp_path: Path) -> Iterator[tuple[Any, Path, subpr
     gate.mkdir()
     server = _popen(["-c", GATED_SERVER, str(gate), "hook-server", "start"], env.cwd)
     try:
-        _wait_for(_status)
+        wait_for(_status)
         yield env, gate, server
     finally:
         for prompt in ("A", "B"):
@@ -149,12 +138,12 @@ def test_a_call_in_flight_when_the_server_leaves_gets_the_servers_answer(gated: 
     assert address is not None
     first_pid = _status()["pid"]  # type: ignore[index]
     waiting = _ask(env, "B", "0")  # no deadline of its own: the server's leaving is all it meets
-    _wait_for(lambda: (gate / "started-B").exists())
+    wait_for(lambda: (gate / "started-B").exists())
     leave(env, gate, server)
-    _wait_for(lambda: not address.socket.exists())  # no longer listening, B still in flight
+    wait_for(lambda: not address.socket.exists())  # no longer listening, B still in flight
     successor = _popen(["-m", "skillshelf.cli.main", "hook-server", "start"], env.cwd)
     try:
-        assert _wait_for(lambda: (_status() or {}).get("pid") not in (None, first_pid))  # address free
+        assert wait_for(lambda: (_status() or {}).get("pid") not in (None, first_pid))  # address free
         (gate / "release-B").touch()
         assert b"ANSWER-B" in _output(waiting)
         assert _finish(server) == 0
