@@ -223,3 +223,10 @@ def test_a_copy_of_a_skill_is_judged_by_the_label_on_the_skill(
     ranked = report.results[0].ranked[0]
     assert ranked[0] == str(original) and str(copy) not in ranked  # one place for the two copies
     assert report.results[0].recall_1 == 1.0
+
+
+def test_a_query_file_that_starts_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
+    path = tmp_path / "q.jsonl"
+    path.write_text('\ufeff{"query": "fill the form", "relevant": ["pdf"]}\n', encoding="utf-8")
+    (query,) = load_queries(path, tools=True)
+    assert query.query == "fill the form" and query.relevant == ("pdf",)

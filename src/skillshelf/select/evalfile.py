@@ -36,7 +36,8 @@ class EvalQuery:
 def _read_lines(path: Path, what: str) -> list[tuple[int, dict[str, object] | UsageError]]:
     """The file's lines as JSON objects, each unusable one as the error to report."""
     try:
-        text = read_regular_text(path, limit=MAX_EVAL_FILE_BYTES)
+        # a leading byte-order mark (editors on Windows write one) is not part of the first line
+        text = read_regular_text(path, limit=MAX_EVAL_FILE_BYTES).removeprefix("\ufeff")
     except FileNotFoundError as exc:
         raise NotFoundError(f"{what} file not found: {path}", hint="check the path", code="SE301") from exc
     except (OSError, UnicodeDecodeError) as exc:
