@@ -61,9 +61,11 @@ def test_comment_lines_glued_between_a_key_and_the_next_header_go_with_the_heade
 
 def test_trust_leaves_the_comment_above_the_next_table_in_place(tmp_path: Path) -> None:
     path = tmp_path / "config.toml"
-    path.write_text('[projects."/a"]\ntrust_level = "trusted"\n\n# Memory\n[memory]\nenabled = false\n')
+    path.write_text(
+        '[projects."/a"]\ntrust_level = "trusted"\n\n# Memory\n[memory]\nenabled = false\n', encoding="utf-8"
+    )
     set_trust(path, Path("/b"), True)
-    assert path.read_text() == (
+    assert path.read_text(encoding="utf-8") == (
         '[projects."/a"]\ntrust_level = "trusted"\n\n[projects."/b"]\ntrust_level = "trusted"\n\n'
         "# Memory\n[memory]\nenabled = false\n"
     )

@@ -50,9 +50,9 @@ def test_an_import_ending_in_punctuation_loads_nothing_and_says_why(tmp_path: Pa
     and the note (IN117, not "no readable file") says the path runs to the next space."""
     repo = tmp_path / "repo"
     (repo / ".git").mkdir(parents=True)
-    (repo / "CLAUDE.md").write_text("ROOT see @a.md, and @b.svg then @c.txt\n")
+    (repo / "CLAUDE.md").write_text("ROOT see @a.md, and @b.svg then @c.txt\n", encoding="utf-8")
     for name in ("a.md", "a.md,", "b.svg", "c.txt"):
-        (repo / name).write_text(f"FILE {name}\n")
+        (repo / name).write_text(f"FILE {name}\n", encoding="utf-8")
 
     result = load_instructions(Env.for_test(cwd=repo, home=tmp_path / "home"), profile="claude")
 
