@@ -21,9 +21,10 @@ from skillshelf.cli.output import (
 from skillshelf.env import Env
 from skillshelf.install.git import ProgressFn
 
-__all__ = ["SCOPE", "deps", "install", "install_progress"]
+__all__ = ["AGENTS", "SCOPE", "deps", "install", "install_progress"]
 
 SCOPE = click.Choice(["user", "project"])  # where a skill is installed
+AGENTS = click.Choice(["codex", "claude", "all", "skillshelf"])  # whose skills folder (`--for`)
 
 
 @contextlib.contextmanager
@@ -66,7 +67,7 @@ def install_progress(enabled: bool) -> Iterator[ProgressFn | None]:
 @click.option(
     "--for",
     "target",
-    type=click.Choice(["codex", "claude", "all", "skillshelf"]),
+    type=AGENTS,
     default=None,
     help="Which agents read it: codex (.agents/skills), claude (.claude/skills), all (both, one copy "
     "linked), skillshelf (its own data folder). Default: install.agents in the config, else the "

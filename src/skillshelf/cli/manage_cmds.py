@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from skillshelf.cli.install_cmds import SCOPE, install_progress
+from skillshelf.cli.install_cmds import AGENTS, SCOPE, install_progress
 from skillshelf.cli.output import echo_json, literal, print_diagnostics, printable, stdout_console
 from skillshelf.env import Env
 from skillshelf.errors import SkillshelfError
@@ -143,7 +143,7 @@ def _print_updates(results: Any) -> None:
 @click.option(
     "--for",
     "folder",
-    type=click.Choice(["codex", "claude", "all", "skillshelf"]),
+    type=AGENTS,
     default=None,
     help="The skills folder to remove it from, when one name is installed in several (as `install "
     "--for` put it there): codex (.agents/skills), claude (.claude/skills), all (the copy in "
