@@ -76,6 +76,7 @@ def _print_status(data: dict[str, Any]) -> None:
         console.print(scopes)
     else:
         console.print("memories: none yet (`skillshelf memory run` distils finished sessions into them)")
+    _print_other_scopes(console, data)
     for job in data["jobs"]:
         console.print(
             f"jobs {job['kind']} {job['status']}: {job['count']} ({job['live_leases']} live leases)"
@@ -88,6 +89,21 @@ def _print_status(data: dict[str, Any]) -> None:
             f"{error}",
             markup=False,
         )
+
+
+def _print_other_scopes(console: Any, data: dict[str, Any]) -> None:
+    """The scopes left from before a switch of ``memory.scope``, and how to remove them."""
+    other = data["other_scopes"]
+    if not other:
+        return
+    count = sum(int(row["outputs"]) for row in other)
+    names = ", ".join(str(row["scope"]) for row in other)
+    console.print(
+        f"other scopes: {count} memories in {len(other)} scope(s) that memory.scope = "
+        f"{data['scope_setting']!r} does not write ({names}); kept, and agents may still read their folders",
+        markup=False,
+    )
+    console.print("  fix: `skillshelf memory prune --other-scopes` deletes them and empties their folders")
 
 
 def _print_leases(console: Any, data: dict[str, Any]) -> None:

@@ -321,23 +321,41 @@ def forget(session_id: str, db: str | None, as_json: bool) -> None:
     default=None,
     help="Days a memory may go unused (default: memory.max_unused_days from the config, 30).",
 )
+@click.option(
+    "--other-scopes",
+    is_flag=True,
+    help="Also delete the memories of the scopes memory.scope does not write (left from before a "
+    "switch between project and global; `memory status` lists them) and empty their folders.",
+)
 @_db_option
 @_json_option
-def prune(max_unused_days: float | None, db: str | None, as_json: bool) -> None:
+def prune(max_unused_days: float | None, other_scopes: bool, db: str | None, as_json: bool) -> None:
     """Delete memories unused for N days that the memory folder no longer uses."""
     import time
 
+    from skillshelf.memory.control import prune_other_scopes
     from skillshelf.memory.settings import load_memory_settings
     from skillshelf.memory.store import open_store
 
     env = Env.from_os()
-    if max_unused_days is None:
-        max_unused_days = load_memory_settings(env).max_unused_days
+    days, scope = max_unused_days, ""
+    if days is None or other_scopes:  # the config is read only when needed
+        settings = load_memory_settings(env)
+        days, scope = settings.max_unused_days if days is None else days, settings.scope
     with open_store(db, data_dir=env.dirs.data) as store:
         count = store.prune(
-            max_unused_ms=int(max_unused_days * 86_400_000), now_ms=int(time.time() * 1000), limit=100_000
+            max_unused_ms=int(days * 86_400_000), now_ms=int(time.time() * 1000), limit=100_000
         )
-    echo_json({"pruned": count}) if as_json else click.echo(f"pruned {count} memory row(s)")
+    other = prune_other_scopes(env, scope, db=db) if other_scopes else None
+    if as_json:
+        echo_json({"pruned": count, **({"other_scopes": other.to_dict()} if other else {})})
+        return
+    click.echo(f"pruned {count} memory row(s)")
+    if other:
+        click.echo(
+            f"other scopes ({printable(other.scope) or 'none'}): removed {other.rows} memory row(s), "
+            f"emptied {len(other.folders)} folder(s)"
+        )
 
 
 @click.command("redact")

@@ -22,7 +22,7 @@ from skillshelf.memory.redact import redact_secrets
 from skillshelf.memory.redact.echoes import NO_SECRETS, KnownSecrets
 from skillshelf.memory.runner import Clock, Heartbeat, clock_ms
 from skillshelf.memory.settings import MemorySettings
-from skillshelf.memory.store import CONSOLIDATE, ClaimOutcome, LeaseHolder, Store
+from skillshelf.memory.store import CONSOLIDATE, ClaimOutcome, LeaseHolder, OutputRow, Selection, Store
 
 __all__ = ["Phase2Outcome", "run_phase2_scope"]
 
@@ -32,7 +32,8 @@ class Phase2Outcome:
     """What happened to one scope's consolidation."""
 
     scope: str
-    # consolidated | cleared | skipped_not_dirty | skipped_running | budget | failed | lost_lease
+    # consolidated | cleared | no_input (nothing selected, the files kept until a later run
+    # confirms it) | skipped_not_dirty | skipped_running | budget | failed | lost_lease
     # | edited_meanwhile (a memory file changed during the model call: nothing written)
     status: str
     folder: Path
@@ -154,11 +155,8 @@ def _consolidate(
 
     new_watermark = max([watermark, *(r.source_updated_at_ms for r in selection.selected)])
     if not selection.selected:
-        phase2.sync_artifacts(folder, [])
-        ok = store.mark_phase2_succeeded(
-            scope, token, completed_watermark=new_watermark, selected=(), now_ms=clock_ms(clock)
-        )
-        return outcome("cleared" if ok else "lost_lease")
+        status = _nothing_selected(scope, folder, token, selection, new_watermark, store, beat, clock)
+        return replace(outcome(status), kept=(_KEPT_NOTE,) if status == "no_input" else ())
     if budget.remaining == 0:
         store.release(CONSOLIDATE, scope, token)
         return outcome("budget")
@@ -199,6 +197,50 @@ def _consolidate(
         refused=done.refused,
         kept=kept,
     )
+
+
+_KEPT_NOTE = (
+    "nothing selected: MEMORY.md, memory_summary.md and skills/ kept; a later run that selects "
+    "nothing again removes them"
+)
+
+
+def _nothing_selected(
+    scope: str,
+    folder: Path,
+    token: str,
+    selection: Selection,
+    watermark: int,
+    store: Store,
+    beat: Heartbeat,
+    clock: Clock,
+) -> str:
+    """Finish a consolidation that selected nothing: ``no_input`` (files kept, see
+    :func:`_still_held`), ``cleared``, or ``lost_lease`` (nothing removed)."""
+    if not beat.beat():
+        return "lost_lease"
+    held = _still_held(selection)
+    if held:
+        phase2.sync_artifacts(folder, held)
+    if not store.mark_phase2_succeeded(
+        scope, token, completed_watermark=watermark, selected=(), now_ms=clock_ms(clock)
+    ):
+        return "lost_lease"
+    if not held:  # the flags were cleared by an earlier run (or the text forgotten): confirmed
+        phase2.sync_artifacts(folder, [])
+    return "no_input" if held else "cleared"
+
+
+def _still_held(selection: Selection) -> list[OutputRow]:
+    """The last consolidation's inputs that still have text when nothing is selected now.
+
+    Like Codex, a run that selects nothing keeps the consolidated files and the previous
+    inputs' summaries and raw memories, and clears the selection flags; only a later run that
+    finds both the selection and the previous selection empty removes ``MEMORY.md``,
+    ``memory_summary.md`` and ``skills/``. One run that selects nothing (a clock or setting
+    that ages every memory out for a moment) so never wipes a scope's memory. A forgotten
+    session's text is already gone from its row and is not kept."""
+    return [r for r in selection.removed if r.raw_memory.strip() or r.rollout_summary.strip()]
 
 
 def _to_write(

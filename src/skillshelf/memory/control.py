@@ -1,6 +1,8 @@
 """Control: forget one session's memory, reset (delete extracted memories, this project's jobs,
-and empty memory folders, never through a symlink) and recover (free the leases of workers that
-are gone)."""
+and empty memory folders, never through a symlink), recover (free the leases of workers that
+are gone) and prune the scopes ``memory.scope`` no longer writes (after a switch between
+``project`` and ``global``, the other kind's memories are kept until ``memory prune
+--other-scopes`` deletes them)."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ from pathlib import Path
 
 from skillshelf.env import Env
 from skillshelf.errors import NotFoundError, PathEscapeError
-from skillshelf.memory.layout import memories_root, memory_project, project_scope, scope_dir
+from skillshelf.memory.layout import is_other_scope, memories_root, memory_project, project_scope, scope_dir
 from skillshelf.memory.leases import LeaseVerdict, free_leases, judge_leases
 from skillshelf.memory.settings import MemorySettings
 from skillshelf.memory.store import open_store
@@ -21,6 +23,7 @@ __all__ = [
     "ResetResult",
     "clear_folder",
     "forget_session",
+    "prune_other_scopes",
     "recover_leases",
     "reset_memories",
 ]
@@ -116,3 +119,14 @@ def reset_memories(env: Env, *, db: str | None = None, all_scopes: bool = False)
         folders = [scope_dir(data, scope)]
     cleared = tuple(str(f) for f in folders if clear_folder(f))
     return ResetResult(rows=rows, folders=cleared, scope="all" if all_scopes else scope, jobs=jobs)
+
+
+def prune_other_scopes(env: Env, setting: str, *, db: str | None = None) -> ResetResult:
+    """Delete the memories, consolidation jobs and folder contents of every scope that
+    ``memory.scope = setting`` does not write (see :func:`is_other_scope`)."""
+    data = env.dirs.data
+    with open_store(db, data_dir=data) as store:
+        scopes = [s for s in store.scopes() if is_other_scope(s, setting)]
+        rows = sum(store.reset(scope=s) for s in scopes)
+    cleared = tuple(str(scope_dir(data, s)) for s in scopes if clear_folder(scope_dir(data, s)))
+    return ResetResult(rows=rows, folders=cleared, scope=", ".join(scopes))

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from skillshelf.memory.layout import is_other_scope
 from skillshelf.memory.leases import LeaseVerdict, judge_leases
 from skillshelf.memory.settings import MemorySettings
 from skillshelf.memory.store import STAGE1, SessionFacts, Store
@@ -157,14 +158,29 @@ def skipped_sessions(
     return [v for v in found if v.state in SKIP_STATES]
 
 
+def _other_scopes(counts: dict[str, Any], setting: str) -> list[dict[str, Any]]:
+    """The scopes ``memory.scope`` no longer writes, with their memory counts (kept until
+    ``memory prune --other-scopes``)."""
+    outputs = {str(row["scope"]): int(row["outputs"]) for row in counts["scopes"]}
+    jobs = {str(row["scope"]) for row in counts["consolidation"]}
+    return [
+        {"scope": scope, "outputs": outputs.get(scope, 0)}
+        for scope in sorted(outputs.keys() | jobs)
+        if is_other_scope(scope, setting)
+    ]
+
+
 def memory_status(store: Store, settings: MemorySettings, *, now_ms: int, limit: int = 50) -> dict[str, Any]:
     """Counts, every running job's lease judged from this host, and the newest ``limit``
     sessions with their states (``session_states`` counts all of them)."""
     leases = judge_leases(store, settings, now_ms=now_ms)
     sessions = _verdicts(store, settings, leases, now_ms=now_ms, limit=1_000_000, only=None)
     states = Counter(v.state for v in sessions)
+    counts = store.status(now_ms=now_ms)
     return {
-        **store.status(now_ms=now_ms),
+        **counts,
+        "scope_setting": settings.scope,
+        "other_scopes": _other_scopes(counts, settings.scope),
         "leases": [v.to_dict(now_ms) for v in leases],
         "stuck_leases": sum(v.state == "stuck" for v in leases),
         "stale_leases": sum(v.state in ("expired", "silent") for v in leases),

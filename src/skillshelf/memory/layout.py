@@ -20,6 +20,7 @@ from skillshelf.gitrepo import main_checkout
 
 __all__ = [
     "GLOBAL_SCOPE",
+    "is_other_scope",
     "memories_root",
     "memory_project",
     "project_scope",
@@ -44,6 +45,12 @@ def memory_project(project_root: Path) -> Path:
 def project_scope(project_root: Path | str) -> str:
     """The scope key of a project: ``project:<absolute root>``."""
     return f"project:{project_root}"
+
+
+def is_other_scope(scope: str, setting: str) -> bool:
+    """Whether ``scope`` is of the kind ``memory.scope = setting`` does not write: a project's
+    under ``global``, the global one under ``project`` (left from before a switch)."""
+    return (scope == GLOBAL_SCOPE) != (setting == "global")
 
 
 def scope_dir(data_dir: Path, scope: str) -> Path:

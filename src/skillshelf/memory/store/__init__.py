@@ -57,8 +57,9 @@ def open_store(
     """Open the store at ``url`` (``sqlite:///path``, a plain path, ``postgresql://...``);
     ``None`` means the default SQLite file of the user data folder ``data_dir``.
 
-    ``scratch=True`` (dry runs): a SQLite store is an in-memory copy of the file, so nothing is
-    created or written on disk; PostgreSQL has no such copy and is opened as usual."""
+    ``scratch=True`` (dry runs): the store is an in-memory SQLite copy of the database (of the
+    file, or of a PostgreSQL database's rows read in one read-only snapshot), so nothing is
+    created or written on disk or on the server."""
     store: Store
     if url is None or url == "":
         from skillshelf.memory.store.sqlite import SqliteStore
@@ -70,6 +71,10 @@ def open_store(
                 hint="pass a database URL, or data_dir=env.dirs.data for the default SQLite file",
             )
         store = SqliteStore(default_db_path(data_dir), scratch=scratch, own_folder=True)
+    elif url.startswith(("postgresql://", "postgres://")) and scratch:
+        from skillshelf.memory.store.scratch import postgres_scratch
+
+        return postgres_scratch(url)  # at the current schema already
     elif url.startswith(("postgresql://", "postgres://")):
         from skillshelf.memory.store.postgres import PostgresStore
 

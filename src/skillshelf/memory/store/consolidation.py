@@ -235,6 +235,15 @@ class Store(LeaseStore):
                 return str(rows[0][0])
         return "" if found else None
 
+    def scopes(self) -> list[str]:
+        """Every scope with memories or a consolidation job."""
+        with self.transaction() as tx:
+            rows = tx.execute(
+                "SELECT scope FROM stage1_outputs UNION SELECT job_key FROM jobs WHERE kind = ?",
+                (CONSOLIDATE,),
+            )
+        return sorted(str(r[0]) for r in rows)
+
     def reset(self, *, scope: str | None = None) -> int:
         """Delete outputs and memory jobs (of one scope, or all); sessions' modes are kept."""
         with self.transaction() as tx:

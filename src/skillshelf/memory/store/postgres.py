@@ -76,6 +76,13 @@ class PostgresStore(Store):
                     hint="check the PostgreSQL server and run `skillshelf memory status`",
                 ) from exc
 
+    @contextmanager
+    def snapshot(self) -> Iterator[Tx]:
+        """A read-only transaction that sees one moment of the database (repeatable read)."""
+        with self.transaction() as tx:
+            tx.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+            yield tx
+
     def _lock_for_migration(self, tx: Tx) -> None:
         tx.execute("SELECT pg_advisory_xact_lock(?)", (_MIGRATION_LOCK,))
 

@@ -27,10 +27,11 @@ class _SqliteTx(Tx):
         return [tuple(r) for r in self.conn.execute(sql, storable(params)).fetchall()]
 
 
-def _scratch_copy(path: Path, timeout_s: float) -> sqlite3.Connection:
-    """An in-memory database holding a copy of ``path`` (empty when there is no file yet)."""
+def _scratch_copy(path: Path | None, timeout_s: float) -> sqlite3.Connection:
+    """An in-memory database holding a copy of ``path`` (empty when there is no file yet, or no
+    path)."""
     conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
-    if path.exists():
+    if path is not None and path.exists():
         # no -wal file: every row is in the main file, read it as immutable so not even a -shm file
         # is made; with one, a read-only open is needed to see what the log holds
         wal = path.with_name(path.name + "-wal").exists()
@@ -90,17 +91,32 @@ class SqliteStore(Store):
     ``scratch=True`` (dry runs) works on an in-memory copy of the file instead: the file is
     only read (not at all when it does not exist), and nothing is created or changed on disk.
     The file is private (0600); ``own_folder``: its folder is skillshelf's and is made 0700.
+    :meth:`blank` is an empty in-memory store standing for another database.
     """
 
     def __init__(
         self, path: Path, *, timeout_s: float = 30.0, scratch: bool = False, own_folder: bool = False
     ) -> None:
-        self.path = path
-        self.url = f"sqlite:///{path}"
+        self._open(path, url=f"sqlite:///{path}", timeout_s=timeout_s, scratch=scratch, own_folder=own_folder)
+
+    @classmethod
+    def blank(cls, url: str, *, timeout_s: float = 30.0) -> SqliteStore:
+        """An empty in-memory store whose ``url`` names the database it stands for (a dry run's
+        copy of a PostgreSQL database); it touches no file."""
+        store = cls.__new__(cls)
+        store._open(None, url=url, timeout_s=timeout_s, scratch=True, own_folder=False)
+        return store
+
+    def _open(
+        self, path: Path | None, *, url: str, timeout_s: float, scratch: bool, own_folder: bool
+    ) -> None:
+        self.path = path or Path(":memory:")
+        self.url = url
         self._lock = threading.RLock()
         try:
-            regular_or_missing(path)  # SQLite would block on a FIFO
-            if scratch:
+            if path is not None:
+                regular_or_missing(path)  # SQLite would block on a FIFO
+            if scratch or path is None:
                 self._conn = _scratch_copy(path, timeout_s)
             else:
                 _private_database(path, own_folder=own_folder)
