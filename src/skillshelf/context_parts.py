@@ -7,7 +7,8 @@ composition and its order live in :mod:`skillshelf.context`.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,16 +27,19 @@ if TYPE_CHECKING:
 __all__ = [
     "ClaudeNames",
     "ContextSkills",
+    "TurnCandidates",
     "catalog_part",
     "instructions_part",
     "load_mentioned",
     "memory_part",
+    "mentioned_in",
     "mentioned_part",
     "never_suggested",
     "pinned_part",
     "read_skill_fragment",
     "suggestion_candidates",
     "suggestions_part",
+    "turn_candidates",
 ]
 
 
@@ -133,6 +137,8 @@ def memory_part(env: Env, options: ContextOptions) -> list[ContextPart]:
 
 MANUAL_WHY = "manual: loads when mentioned"
 PINNED_WHY = "pinned: always in the context whole"
+MENTIONED_WHY = "mentioned: the task loads it whole"
+OVERRIDE_WHY = "kept from the model by skillOverrides in Claude Code's settings"
 
 
 def never_suggested(skills: ContextSkills) -> dict[str, str]:
@@ -160,6 +166,48 @@ def suggestion_candidates(skills: ContextSkills) -> tuple[Skill, ...]:
     context, `skillshelf search` and `skillshelf eval` rank these for what the model is shown."""
     why = never_suggested(skills)
     return tuple(s for s in (*skills.listed, *skills.name_only) if str(s.path) not in why)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TurnCandidates:
+    """What the per-turn ranking does with one task's skills: ``candidates`` are indexed (and
+    set the confidence), ``never_suggested`` (SKILL.md path -> why) are never among the
+    suggestions, and ``mentioned`` (but pinned ones, whole in the context already) head the
+    fragment, so a copy of one (the same name and description) is not suggested either."""
+
+    candidates: tuple[Skill, ...]
+    never_suggested: Mapping[str, str]
+    mentioned: tuple[Skill, ...]
+
+
+def turn_candidates(skills: ContextSkills, task: str, *, claude: ClaudeNames | None = None) -> TurnCandidates:
+    """The rule :func:`suggestions_part` follows for ``task`` (given the mentions
+    :func:`mentioned_in` finds), for `skillshelf search` and the page to show:
+    :func:`suggestion_candidates`, with :func:`never_suggested` and, for this task, the skills
+    it mentions (``$name``, ``[$name](path)``, ``/name``: loaded, not suggested) and, for Claude
+    Code (``claude``), those its ``skillOverrides`` keep from the model."""
+    candidates = suggestion_candidates(skills)
+    why = never_suggested(skills)
+    mentioned = mentioned_in(skills, task)
+    for skill in mentioned:
+        why.setdefault(str(skill.path), MENTIONED_WHY)
+    for skill in () if claude is None else claude.withheld(candidates):
+        why.setdefault(str(skill.path), OVERRIDE_WHY)
+    pinned = {skill.path for skill in skills.pinned}
+    return TurnCandidates(
+        candidates=candidates,
+        never_suggested=why,
+        mentioned=tuple(s for s in mentioned if s.path not in pinned),
+    )
+
+
+def mentioned_in(skills: ContextSkills, task: str) -> tuple[Skill, ...]:
+    """The loadable skills ``task`` mentions, in the order the context loads them."""
+    if "$" not in task and not task.lstrip().startswith("/"):
+        return ()  # no sigil, no mention (as select_mentioned says): skip importing it
+    from skillshelf.skills.mentions import select_mentioned
+
+    return select_mentioned(skills.loadable, [task])
 
 
 def suggestions_part(

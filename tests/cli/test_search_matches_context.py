@@ -157,3 +157,67 @@ def test_eval_json_says_which_relevant_skill_is_never_suggested(
     assert code == 1 and not outcomes[1]["passed"] and outcomes[2]["passed"]
     assert outcomes[1]["never_suggested"] == ["pdf-forms is never suggested (manual: loads when mentioned)"]
     assert outcomes[2]["never_suggested"] == []
+
+
+def test_search_never_suggests_a_skill_the_task_mentions_as_context_loads_it_instead(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    skill_md = str(project / ".agents" / "skills" / "pdf-forms" / "SKILL.md")
+    task = f"use $pdf-forms and {TASK}"
+    code, out, err = cli(["context", "--json", task], capsys)
+    parts = {p["name"]: p for p in json.loads(out)["parts"]}
+    assert code == 0 and parts["mentioned"]["sources"] == [skill_md]
+    ranked_by_context = set(parts.get("suggestions", {}).get("sources", ())) - {skill_md}
+
+    code, out, err = cli(["search", "--json", task], capsys)
+    rows = {str(row["name"]): row for row in json.loads(out)["results"]}
+    why = "mentioned: the task loads it whole"
+    assert code == 0 and rows["pdf-forms"]["never_suggested"] == why and not rows["pdf-forms"]["suggested"]
+    assert _search_suggested(rows) == ranked_by_context
+    code, out, _ = cli(["search", task], capsys)
+    row = next(line for line in out.splitlines() if "pdf-forms" in line)
+    assert code == 0 and f"(never suggested; {why})" in row
+
+
+@pytest.mark.parametrize("withheld", ["off", "user-invocable-only"])
+def test_search_for_claude_code_never_suggests_a_skill_its_skill_overrides_keep_from_the_model(
+    project: Path, isolated_home: IsolatedHome, capsys: pytest.CaptureFixture[str], withheld: str
+) -> None:
+    skill_md = str(project / ".agents" / "skills" / "pdf-forms" / "SKILL.md")
+    claude = project / ".claude" / "skills"
+    claude.mkdir(parents=True)
+    (claude / "pdf-forms").symlink_to(project / ".agents" / "skills" / "pdf-forms", target_is_directory=True)
+    settings = {"skillOverrides": {"pdf-forms": withheld}}
+    (project / ".claude" / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
+    why = "kept from the model by skillOverrides in Claude Code's settings"
+
+    assert skill_md not in _context_suggested(capsys, "--profile", "claude")
+    rows = _search_rows(capsys, "--profile", "claude")
+    assert rows["pdf-forms"]["never_suggested"] == why and not _search_suggested(rows) & {skill_md}
+    # for Codex, Claude Code's settings change nothing
+    assert skill_md in _context_suggested(capsys, "--profile", "codex")
+    assert skill_md in _search_suggested(_search_rows(capsys, "--profile", "codex"))
+    # the agent named in config is the default, as for `context`
+    config = isolated_home.config / "skillshelf" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text('[instructions]\nprofile = "claude"\n', encoding="utf-8")
+    assert skill_md not in _context_suggested(capsys)
+    assert _search_rows(capsys)["pdf-forms"]["never_suggested"] == why
+
+
+def test_search_never_suggests_a_copy_of_a_skill_the_task_mentions(
+    project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    copy = str(_skill(tmp_path / "other", "pdf-forms", PDF_FORMS) / "SKILL.md")
+    task = f"use [$pdf-forms]({copy}) and {TASK}"
+    roots = ("--root", str(tmp_path / "other"))
+    code, out, err = cli(["context", "--json", *roots, task], capsys)
+    parts = {p["name"]: p for p in json.loads(out)["parts"]}
+    assert code == 0 and parts["mentioned"]["sources"] == [copy]
+    assert parts["suggestions"]["sources"] == [copy]  # the mentioned skill first, and not its copy
+
+    code, out, err = cli(["search", "--json", *roots, task], capsys)
+    rows = {str(row["path"]): row for row in json.loads(out)["results"]}
+    project_copy = str(project / ".agents" / "skills" / "pdf-forms" / "SKILL.md")
+    assert code == 0 and rows[copy]["never_suggested"] == "mentioned: the task loads it whole"
+    assert project_copy in rows and not any(row["suggested"] for row in rows.values())

@@ -121,3 +121,44 @@ def test_search_and_list_offer_only_what_the_catalog_lists_manual_skills_load_by
     assert listed.data["total"] == 3 and "secret-ops" not in listed.text
     assert "\n- vault-notes\n" in listed.text + "\n"  # name-only: listed as the catalog lists it
     assert "Rotate production" in tools.dispatch("load_skill", {"name": "secret-ops"}).text
+
+
+def test_a_manual_skill_is_not_in_the_resource_list_a_model_browses_but_reads_by_uri_and_is_a_prompt(
+    tmp_path: Path, isolated_home: Any
+) -> None:
+    import anyio
+    import mcp.types as types
+    from mcp import Client
+
+    from skillshelf.serve.mcp_server import ServeOptions, build_server
+
+    extra = tmp_path / "extra"
+    for name in ("kept", "quiet", "terse"):
+        write_skill(extra, name, f"The {name} skill does {name} things.", f"# {name}\n")
+    _user_config(
+        isolated_home,
+        '[[skills.config]]\nname = "quiet"\nmode = "manual"\n'
+        '[[skills.config]]\nname = "terse"\nmode = "name-only"\n',
+    )
+    env = Env.for_test(cwd=_project(tmp_path), home=isolated_home.home)
+    library = open_library(
+        env, WorkspaceOptions(extra_roots=(extra,), include_builtin=False, use_cache=False)
+    )
+
+    async def body(client: Client) -> tuple[list[str], str, list[str]]:
+        listed = [str(r.uri) for r in (await client.list_resources()).resources]
+        read = (await client.read_resource("skill://quiet/SKILL.md")).contents[0]
+        assert isinstance(read, types.TextResourceContents)
+        prompts = [p.name for p in (await client.list_prompts()).prompts]
+        return listed, read.text, prompts
+
+    async def main() -> tuple[list[str], str, list[str]]:
+        with anyio.fail_after(60):
+            async with Client(build_server(library, ServeOptions(watch=False)), mode="legacy") as client:
+                return await body(client)
+
+    listed, text, prompts = anyio.run(main)
+    assert "skill://kept/SKILL.md" in listed and "skill://terse/SKILL.md" in listed
+    assert not any(uri.startswith("skill://quiet/") for uri in listed)  # a model browses this list
+    assert "The quiet skill does quiet things." in text  # still read by URI, as load_skill loads it
+    assert "quiet" in prompts  # a prompt is the user's to invoke: a manual skill is one

@@ -214,6 +214,28 @@ def test_a_task_typed_in_the_page_shows_the_top_skills_of_skillshelf_search(
     browser.screenshot(site.shots / f"task-{query.split()[0]}.png")
 
 
+def test_a_skill_the_task_mentions_shows_why_it_is_never_suggested_as_skillshelf_search_says(
+    site: Site, browser: Browser
+) -> None:
+    query = "use $local-notes and keep notes about this project in NOTES.md"
+    _show(browser, site, "task")
+    browser.type("#task-input", query)
+    browser.click("#task-run")
+    shown = browser.wait(  # each ranked row: its name and what the "model sees" cell says
+        "const rows = [...document.querySelectorAll('#ranked-table tr.ranked')]; "
+        "if (!rows.some((r) => r.dataset.name === 'local-notes')) return null; "
+        "return rows.map((r) => [r.dataset.name, r.querySelector('.never-suggested')?.textContent ?? null]);",
+        timeout=180,
+    )
+    results = site.cli("search", query, "--no-semantic")["results"]
+    assert isinstance(results, list)
+    expected = [
+        [r["name"], r["never_suggested"] and f"never suggested ({r['never_suggested']})"] for r in results
+    ]
+    assert shown == expected
+    assert ["local-notes", "never suggested (mentioned: the task loads it whole)"] in shown
+
+
 def test_forgetting_a_memory_asks_first_then_forgets_it(site: Site, browser: Browser) -> None:
     def memories() -> dict[str, bool]:
         scope = site.api("/api/memory")["scopes"][0]  # type: ignore[index]

@@ -274,3 +274,26 @@ def test_a_zero_catalog_cap_in_config_is_a_finding_and_the_views_still_answer(
         ]
     finally:
         box.close()
+
+
+def test_the_task_view_says_why_a_skill_is_never_suggested_as_skillshelf_search_does(
+    served: Served, isolated_home: IsolatedHome, capsys: pytest.CaptureFixture[str]
+) -> None:
+    isolated_home.write_user_config('[[skills.config]]\nname = "release-notes"\nmode = "manual"\n')
+    served.server.state.reload()
+    claude = served.project / ".claude"
+    (claude / "skills").mkdir(parents=True)
+    (claude / "skills" / "video-trim").symlink_to(served.root / "video-trim", target_is_directory=True)
+    (claude / "settings.json").write_text('{"skillOverrides": {"video-trim": "off"}}', encoding="utf-8")
+    query = "use $pdf-forms to fill the form, write release notes and trim the video clip"
+    for profile in ("codex", "claude"):
+        expected = served.cli(capsys, "search", query, "--no-semantic", "--profile", profile)
+        data = served.page.json("/api/task", q=query, profile=profile, top=10)
+        why = {r["path"]: r["never_suggested"] for r in data["ranked"]}
+        assert why == {r["path"]: r["never_suggested"] for r in expected["results"]}
+        assert why[str(served.root / "pdf-forms" / "SKILL.md")] == "mentioned: the task loads it whole"
+        assert why[str(served.root / "release-notes" / "SKILL.md")] == "manual: loads when mentioned"
+    trim = why[str(served.root / "video-trim" / "SKILL.md")]
+    assert trim == "kept from the model by skillOverrides in Claude Code's settings"
+    codex = served.page.json("/api/task", q=query, profile="codex", top=10)["ranked"]
+    assert next(r for r in codex if r["name"] == "video-trim")["never_suggested"] is None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -14,20 +14,17 @@ from skillshelf.cli.output import (
     TEXT,
     echo_json,
     literal,
-    printable,
     root_options,
-    short_path,
     shown,
     stdout_console,
 )
 from skillshelf.cli.progress import working
+from skillshelf.cli.select_print import print_eval, print_search
 from skillshelf.env import Env
 
 if TYPE_CHECKING:
     from skillshelf.diagnostics import Diagnostic
-    from skillshelf.select.evaluate import EvalReport
     from skillshelf.select.ranking import RankingSettings
-    from skillshelf.select.service import SearchResult
     from skillshelf.skills.model import Skill
     from skillshelf.workspace import WorkspaceSkills
 
@@ -46,13 +43,15 @@ class _Ranked:
     """What `search` and `eval` rank with: the skills (None for a tools file), where the search
     index is cached (None: not cached), the ranking settings from config (`[select]`), the
     config layers' findings (a bad `[select]` value is ignored, so the user has to hear of it),
-    and the skills sorted by mode, which say what may be suggested (None for a tools file)."""
+    the skills sorted by mode, which say what may be suggested (None for a tools file), and the
+    agent the config names (`instructions.profile`)."""
 
     skills: tuple[Skill, ...] | None
     cache_dir: Path | None
     settings: RankingSettings
     config_findings: tuple[Diagnostic, ...]
     moded: WorkspaceSkills | None = None
+    profile: str = "codex"
 
     def report_config(self) -> None:
         """Print the config findings (not the infos) on stderr; exit 1 after the output when a
@@ -77,7 +76,10 @@ def _loadable_skills(env: Env, roots: Sequence[Path], no_builtin: bool, no_cache
     workspace = Workspace.open(env, options)
     settings = RankingSettings.from_config(workspace.config.get)
     found = workspace.config.diagnostics
-    return _Ranked(workspace.skills.loadable, workspace.index_cache_dir, settings, found, workspace.skills)
+    profile = workspace.config.instructions_profile
+    return _Ranked(
+        workspace.skills.loadable, workspace.index_cache_dir, settings, found, workspace.skills, profile
+    )
 
 
 def _eval_skills(env: Env, roots: Sequence[Path], tools: bool) -> _Ranked:
@@ -110,6 +112,14 @@ def _eval_skills(env: Env, roots: Sequence[Path], tools: bool) -> _Ranked:
     help="Show what each part of the default ranking (bm25f, ngram, wordllama, minilm, static, name) "
     "added to each skill's score.",
 )
+@click.option(
+    "--profile",
+    type=click.Choice(["codex", "claude"]),
+    default=None,
+    help="The agent the suggestions are for, as `context --profile` (default: `instructions.profile` "
+    "from config, else codex). With claude, the skills Claude Code's `skillOverrides` keep from the "
+    "model are never suggested.",
+)
 @_SEMANTIC
 @root_options
 def search(
@@ -118,6 +128,7 @@ def search(
     selector: str,
     as_json: bool,
     explain: bool,
+    profile: str | None,
     semantic: bool | None,
     roots: tuple[Path, ...],
     no_builtin: bool,
@@ -127,14 +138,18 @@ def search(
 
     The default ranking is the one `context`, the agent and the MCP server use, with the same
     models and threshold: skills marked `*` are the ones the model would be shown for QUERY
-    (none when the confidence is below `[select] min_confidence`)."""
-    from skillshelf.context_parts import never_suggested, suggestion_candidates
+    (none when the confidence is below `[select] min_confidence`). A skill the suggestions
+    leave out says why: its mode, hidden from the model, mentioned by QUERY ($name: loaded
+    whole instead), or kept from the model by Claude Code's `skillOverrides` (--profile claude)."""
+    from skillshelf.context_parts import ClaudeNames, turn_candidates
     from skillshelf.select.service import search as run_search
 
     env = Env.from_os()
     with working("Finding skills") as step:
         ranked = _loadable_skills(env, roots, no_builtin, no_cache)
         skills, moded = ranked.skills or (), ranked.moded
+        claude = ClaudeNames(env) if (profile or ranked.profile) == "claude" else None
+        turn = None if moded is None else turn_candidates(moded, query, claude=claude)
         step(f"Ranking {len(skills):,} skills (a first search builds their index)")
         result = run_search(
             skills,
@@ -145,8 +160,9 @@ def search(
             semantic=semantic,
             settings=ranked.settings,
             explain=explain,
-            candidates=None if moded is None else suggestion_candidates(moded),
-            never_suggested=None if moded is None else never_suggested(moded),
+            candidates=None if turn is None else turn.candidates,
+            never_suggested=None if turn is None else turn.never_suggested,
+            mentioned=() if turn is None else turn.mentioned,
         )
     if as_json:
         echo_json(result.to_dict())
@@ -156,91 +172,8 @@ def search(
             err=True,
         )
     else:
-        _print_search(result, env)
+        print_search(result, env)
     ranked.report_config()
-
-
-def _print_search(result: SearchResult, env: Env) -> None:
-    from rich.table import Table
-
-    from skillshelf.select.docs import copy_key
-    from skillshelf.skills.load import UNTRUSTED_TAG
-
-    confidence = ""
-    if result.confidence is not None and result.min_confidence is not None:
-        confidence = f"; confidence {result.confidence:.2f} (threshold {result.min_confidence:.2f}): " + (
-            f"* = suggested to the model ({len(result.suggested)})"
-            if result.suggested
-            else "nothing suggested"
-        )
-    table = Table(
-        title=literal(
-            f"{result.selector}{''.join(f' + {m}' for m in result.models)}: {len(result.ranked)} of "
-            f"{result.index.documents} skills{confidence}"
-        ),
-        title_justify="left",
-    )
-    columns = ("#", "skill", "score", "why" if result.parts else "description", "path")
-    for col in columns:
-        table.add_column(col, overflow="fold", no_wrap=col in ("#", "score"))
-    first_of: dict[tuple[str, str], int] = {}
-    for r in result.ranked:
-        first = first_of.setdefault(copy_key(r.doc.name, r.doc.description), r.rank)
-        desc = r.doc.description if len(r.doc.description) <= 160 else r.doc.description[:157] + "..."
-        if first != r.rank:
-            desc = f"(a copy of #{first}: the same name and description)"
-        if r.doc.skill is not None and not r.doc.skill.trusted:
-            desc = f"{UNTRUSTED_TAG} {desc}"
-        mark = "*" if r.doc.key in result.suggested else ""
-        where = short_path(r.doc.skill.path, env.cwd, env.home) if r.doc.skill is not None else r.doc.key
-        if result.parts:
-            desc = _why(result.parts.get(r.doc.key, {}))
-        if r.doc.key in result.never_suggested:
-            desc = f"(never suggested; {result.never_suggested[r.doc.key]}) {desc}"
-        table.add_row(f"{r.rank}{mark}", literal(r.doc.name), f"{r.score:.3f}", literal(desc), literal(where))
-    stdout_console().print(table)
-
-
-def _why(parts: Mapping[str, float]) -> str:
-    """The parts of a score, largest first: ``bm25f 2.10 + wordllama 0.31 + name 0.10``."""
-    shown = sorted(((v, k) for k, v in parts.items() if abs(v) >= 0.0005), reverse=True)
-    return " + ".join(f"{name} {value:.3f}" for value, name in shown).replace("+ -", "- ") or "0"
-
-
-def _print_eval(report: EvalReport, notes: Mapping[int, Sequence[str]]) -> None:
-    from rich.table import Table
-
-    table = Table(title=f"{len(report.queries)} queries, {report.documents} candidates", title_justify="left")
-    for col in ("selector", "recall@1", "recall@5", "MRR@10", "nDCG@10", "false@5", "p50 ms", "p99 ms"):
-        table.add_column(col, justify="left" if col == "selector" else "right")
-    for r in report.results:
-        false5 = "-" if r.false_trigger_5 is None else f"{r.false_trigger_5:.3f}"
-        ranked = [f"{v:.3f}" if r.queries else "-" for v in (r.recall_1, r.recall_5, r.mrr_10, r.ndcg_10)]
-        table.add_row(
-            literal(r.selector),
-            *ranked,
-            false5,
-            f"{r.p50_ms:.2f}",
-            f"{r.p99_ms:.2f}",
-        )
-    stdout_console().print(table)
-    for o in report.outcomes:
-        status = "PASS" if o.passed else "FAIL"
-        why = [f"rank {o.rank}"] if o.rank else []
-        if o.missed:
-            why.append(f"no relevant skill in the top {report.k}")
-        why += notes.get(o.line, ())
-        why += [f"should not trigger: {t}" for t in o.false_triggers]
-        text = o.query if len(o.query) <= 70 else o.query[:67] + "..."
-        click.echo(f"{status} line {o.line}: {printable(text)}" + (f" ({'; '.join(why)})" if why else ""))
-    click.echo(report.summary())
-    if report.unknown_relevant:
-        shown = printable(", ".join(report.unknown_relevant[:5]))
-        click.echo(
-            f"warning: {len(report.unknown_relevant)} relevant entr(y/ies) name no indexed skill or tool: "
-            f"{shown}\n  fix: they count as misses; rank the folder that holds them with --root FOLDER",
-            err=True,
-        )
 
 
 @click.command("eval")
@@ -348,7 +281,7 @@ def eval_cmd(
         outcomes = [o.to_dict() | {"never_suggested": list(notes.get(o.line, ()))} for o in report.outcomes]
         echo_json(report.to_dict() | {"outcomes": outcomes})
     else:
-        _print_eval(report, notes)
+        print_eval(report, notes)
     ranked.report_config()
     if report.failed:
         raise SystemExit(1)

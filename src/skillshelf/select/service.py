@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from skillshelf.errors import UsageError
 from skillshelf.select import DEFAULT_SELECTOR, RankedDoc, rank_docs
-from skillshelf.select.docs import SkillDoc
+from skillshelf.select.docs import SkillDoc, copy_key
 from skillshelf.select.evalfile import on_ranked_copies
 from skillshelf.select.evaluate import EvalReport, doc_key, load_queries, load_tools, run_eval
 from skillshelf.select.index import IndexStats, SkillIndex
@@ -93,6 +93,7 @@ def search(
     explain: bool = False,
     candidates: Sequence[Skill] | None = None,
     never_suggested: Mapping[str, str] | None = None,
+    mentioned: Sequence[Skill] = (),
 ) -> SearchResult:
     """Index ``skills`` (cached under ``cache_dir``) and rank them against ``query``. The
     ``default`` selector is the :class:`Ranker` that the context, the agent and the MCP server
@@ -102,7 +103,10 @@ def search(
     ``candidates`` (None: all of ``skills``) are the skills the per-turn suggestions choose
     among, in the order they index them; the suggestions and their confidence come from ranking
     them alone, as the context does. ``never_suggested`` (key -> why) says why the others are
-    left out (their mode, or hidden from the model), for the ranked entries among them."""
+    left out (their mode, hidden from the model, mentioned by the query...), for the ranked
+    entries among them: a candidate it names is left out of the suggestions as the context
+    leaves it out (still indexed, its score still sets the floor), and so is a copy (the same
+    name and description) of a skill the query ``mentioned`` (the fragment lists those first)."""
     if not query.strip():
         raise UsageError(
             "the query is empty",
@@ -122,8 +126,16 @@ def search(
         ranker = Ranker.open(skills, cache_dir=cache_dir, models=semantic, settings=settings)
         ranking = ranker.rank(query, top_k=top)
         chosen = _suggestions(
-            ranking, ranker, query, candidates=candidates, top=top, cache_dir=cache_dir, semantic=semantic
+            ranking,
+            ranker,
+            query,
+            candidates=candidates,
+            exclude=frozenset(held),
+            top=top,
+            cache_dir=cache_dir,
+            semantic=semantic,
         )
+        listed = {copy_key(s.name, s.description) for s in mentioned}
         return SearchResult(
             query=query,
             selector=selector,
@@ -131,7 +143,9 @@ def search(
             index=ranker.index.stats,
             models=ranking.models,
             confidence=chosen.confidence,
-            suggested=tuple(r.doc.key for r in chosen.suggested),
+            suggested=tuple(
+                r.doc.key for r in chosen.suggested if copy_key(r.doc.name, r.doc.description) not in listed
+            ),
             min_confidence=ranker.settings.min_confidence,
             parts=ranker.explain(query, {r.doc.key for r in ranking.ranked}) if explain else {},
             never_suggested={r.doc.key: held[r.doc.key] for r in ranking.ranked if r.doc.key in held},
@@ -152,20 +166,24 @@ def _suggestions(
     query: str,
     *,
     candidates: Sequence[Skill] | None,
+    exclude: frozenset[str],
     top: int,
     cache_dir: Path | None,
     semantic: bool | None,
 ) -> Ranking:
     """The ranking whose ``suggested`` the model would be shown for ``query``: the
     ``candidates`` ranked on their own (the scores and the confidence depend on what else is
-    indexed) for ``max_suggestions``, as the per-turn fragment ranks them
-    (:func:`skillshelf.select.suggest.suggested`); ``ranking`` itself when every skill is a
-    candidate and it ranked as many."""
+    indexed) for ``max_suggestions``, those in ``exclude`` left out, as the per-turn fragment
+    ranks them (:func:`skillshelf.select.suggest.suggested`); ``ranking`` itself when every
+    skill is a candidate, none is left out and it ranked as many."""
     wanted = ranker.settings.max_suggestions
-    if candidates is None or _same_skills(candidates, ranker):
-        return ranking if top >= wanted else ranker.rank(query, top_k=wanted)
-    alone = Ranker.open(candidates, cache_dir=cache_dir, models=semantic, settings=ranker.settings)
-    return alone.rank(query, top_k=wanted)
+    alone = candidates is not None and not _same_skills(candidates, ranker)
+    if alone:
+        ranker = Ranker.open(candidates or (), cache_dir=cache_dir, models=semantic, settings=ranker.settings)
+    left_out = exclude & {d.key for d in ranker.index.docs} if exclude else frozenset()
+    if not alone and not left_out and top >= wanted:
+        return ranking
+    return ranker.rank(query, top_k=wanted, exclude=left_out)
 
 
 def _same_skills(candidates: Sequence[Skill], ranker: Ranker) -> bool:

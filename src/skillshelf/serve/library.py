@@ -103,13 +103,17 @@ class SkillLibrary:
         return cached
 
     def all_files(self) -> tuple[tuple[Skill, str], ...]:
-        """Every (skill, relative path) pair served as a resource, in a stable order."""
+        """Every (skill, relative path) pair the resource list offers, in a stable order: the
+        files of the skills the catalog lists (``list_skills``' skills). A model may browse that
+        list (Codex and Claude Code give it tools to), so a skill the catalog leaves out
+        (``manual``: loaded when mentioned) is not offered there; its files are still read by
+        URI, as ``load_skill`` still loads it by name."""
         snapshot = self._files_snapshot
         if snapshot is None:
             tools = self.tools
-            snapshot = tuple(
-                (tools.get(name), rel) for name in tools.names() for rel in self.files_of(tools.get(name))
-            )
+            listed = {skill.path for skill in tools.listed}
+            offered = [skill for skill in map(tools.get, tools.names()) if skill.path in listed]
+            snapshot = tuple((skill, rel) for skill in offered for rel in self.files_of(skill))
             self._files_snapshot = snapshot
         return snapshot
 

@@ -4,7 +4,8 @@
   whatever the number of skills, so ``tools/list`` stays a few kilobytes);
 - instructions: the budgeted catalog, so clients that hand them to the model give it the
   first layer without a call;
-- resources: every file of every skill as ``skill://NAME/PATH`` (paged list + a template);
+- resources: every file of every skill the catalog lists as ``skill://NAME/PATH`` (paged list;
+  a ``manual`` skill's files are read by URI, not listed) + a template;
 - prompts: one per user-invocable skill, so ``/name`` works in clients with prompt support;
 - ``list_changed`` notifications when skills change on disk (watchfiles, background task).
 

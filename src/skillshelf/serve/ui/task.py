@@ -1,7 +1,8 @@
 """The "try a task" view: for one request, what the model would be given and why.
 
 * the ranking ``skillshelf search`` prints (:func:`skillshelf.select.service.search`, the same
-  skills, installed models and threshold), each skill's score split by signal;
+  skills, installed models and threshold), each skill's score split by signal, and for a skill
+  the suggestions leave out, why (:func:`skillshelf.context_parts.turn_candidates`);
 * the per-turn parts ``skillshelf context TASK`` adds (:func:`skillshelf.context.turn_parts`):
   the suggestion fragment (for the ``claude`` profile as Claude Code's hook gives it, naming
   the skills Claude Code lists for its Skill tool) and the skills the request mentions, loaded;
@@ -31,18 +32,26 @@ __all__ = ["load_view", "task_view"]
 MAX_TOP = 50
 
 
-def _search(snapshot: Snapshot, options: UiOptions, query: str, top: int) -> SearchResult:
-    """What `skillshelf search QUERY --top TOP --explain` ranks here."""
+def _search(snapshot: Snapshot, options: UiOptions, query: str, top: int, *, claude: bool) -> SearchResult:
+    """What `skillshelf search QUERY --top TOP --explain` ranks here (``--profile claude`` when
+    ``claude``): the same settings from config and the same rule for what may be suggested."""
+    from skillshelf.context_parts import ClaudeNames, turn_candidates
+    from skillshelf.select.ranking import RankingSettings
     from skillshelf.select.service import search
 
     workspace = snapshot.workspace
+    turn = turn_candidates(workspace.skills, query, claude=ClaudeNames(workspace.env) if claude else None)
     return search(
         workspace.skills.loadable,
         query,
         top=top,
         cache_dir=workspace.index_cache_dir,
         semantic=options.semantic,
+        settings=RankingSettings.from_config(workspace.config.get),
         explain=True,
+        candidates=turn.candidates,
+        never_suggested=turn.never_suggested,
+        mentioned=turn.mentioned,
     )
 
 
@@ -51,10 +60,11 @@ def task_view(
 ) -> dict[str, object]:
     """The task view's data for ``query``."""
     snapshot, options = state.snapshot, state.options
-    result = _search(snapshot, options, query, max(1, min(top, MAX_TOP)))
-    parts = result.parts
     context = options.context_options(profile=profile, context_window=window, skill_tool=None)
     prepared = prepare_context(env, context, workspace=snapshot.workspace)
+    claude = (context.profile or prepared.config.instructions_profile) == "claude"
+    result = _search(snapshot, options, query, max(1, min(top, MAX_TOP)), claude=claude)
+    parts = result.parts
     turn = turn_parts(prepared, query)
     suggestion = turn.part("suggestions")
     suggested = set(suggestion.sources) if suggestion else set()
@@ -73,6 +83,7 @@ def task_view(
                 "score": round(r.score, 6),
                 "signals": parts.get(r.doc.key, {}),
                 "suggested": r.doc.key in suggested,
+                "never_suggested": result.never_suggested.get(r.doc.key),
                 "load": _load_summary(snapshot, r.doc.name, r.doc.key),
             }
             for r in result.ranked

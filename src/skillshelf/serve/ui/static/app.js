@@ -276,7 +276,8 @@ function rankedPanel(data) {
       h("td", { class: "name" }, h("span", { text: r.name }), h("div", { class: "desc", text: r.description })),
       h("td", { class: "num", text: r.score.toFixed(3) }),
       h("td", { class: "sigcell" }, bar, h("div", { class: "sigtext", text: names.filter((n) => Math.abs(r.signals[n] || 0) >= 0.005).map((n) => `${n} ${r.signals[n] > 0 ? "+" : ""}${r.signals[n].toFixed(2)}`).join(" · ") })),
-      h("td", {}, r.suggested ? h("span", { class: "badge state-full", text: "suggested" }) : h("span", { class: "muted", text: "–" })),
+      h("td", {}, r.suggested ? h("span", { class: "badge state-full", text: "suggested" }) : r.never_suggested ? null : h("span", { class: "muted", text: "–" }),
+        r.never_suggested ? h("div", { class: "muted never-suggested", text: `never suggested (${r.never_suggested})` }) : null),
       h("td", { class: "num", text: r.load.tokens !== undefined ? `${fmt(r.load.tokens)} tok` : r.load.error }));
     return [row, detail];
   });

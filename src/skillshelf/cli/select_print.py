@@ -1,0 +1,104 @@
+"""What `skillshelf search` and `eval` print for people: the ranked table, the per-query listing."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+import click
+
+from skillshelf.cli.output import literal, printable, short_path, stdout_console
+from skillshelf.env import Env
+
+if TYPE_CHECKING:
+    from skillshelf.select.evaluate import EvalReport
+    from skillshelf.select.service import SearchResult
+
+__all__ = ["print_eval", "print_search"]
+
+
+def print_search(result: SearchResult, env: Env) -> None:
+    """The ranked skills as a table: ``*`` marks the ones the model would be shown, and a skill
+    the suggestions leave out says why."""
+    from rich.table import Table
+
+    from skillshelf.select.docs import copy_key
+    from skillshelf.skills.load import UNTRUSTED_TAG
+
+    confidence = ""
+    if result.confidence is not None and result.min_confidence is not None:
+        confidence = f"; confidence {result.confidence:.2f} (threshold {result.min_confidence:.2f}): " + (
+            f"* = suggested to the model ({len(result.suggested)})"
+            if result.suggested
+            else "nothing suggested"
+        )
+    table = Table(
+        title=literal(
+            f"{result.selector}{''.join(f' + {m}' for m in result.models)}: {len(result.ranked)} of "
+            f"{result.index.documents} skills{confidence}"
+        ),
+        title_justify="left",
+    )
+    columns = ("#", "skill", "score", "why" if result.parts else "description", "path")
+    for col in columns:
+        table.add_column(col, overflow="fold", no_wrap=col in ("#", "score"))
+    first_of: dict[tuple[str, str], int] = {}
+    for r in result.ranked:
+        first = first_of.setdefault(copy_key(r.doc.name, r.doc.description), r.rank)
+        desc = r.doc.description if len(r.doc.description) <= 160 else r.doc.description[:157] + "..."
+        if first != r.rank:
+            desc = f"(a copy of #{first}: the same name and description)"
+        if r.doc.skill is not None and not r.doc.skill.trusted:
+            desc = f"{UNTRUSTED_TAG} {desc}"
+        mark = "*" if r.doc.key in result.suggested else ""
+        where = short_path(r.doc.skill.path, env.cwd, env.home) if r.doc.skill is not None else r.doc.key
+        if result.parts:
+            desc = _why(result.parts.get(r.doc.key, {}))
+        if r.doc.key in result.never_suggested:
+            desc = f"(never suggested; {result.never_suggested[r.doc.key]}) {desc}"
+        table.add_row(f"{r.rank}{mark}", literal(r.doc.name), f"{r.score:.3f}", literal(desc), literal(where))
+    stdout_console().print(table)
+
+
+def _why(parts: Mapping[str, float]) -> str:
+    """The parts of a score, largest first: ``bm25f 2.10 + wordllama 0.31 + name 0.10``."""
+    shown = sorted(((v, k) for k, v in parts.items() if abs(v) >= 0.0005), reverse=True)
+    return " + ".join(f"{name} {value:.3f}" for value, name in shown).replace("+ -", "- ") or "0"
+
+
+def print_eval(report: EvalReport, notes: Mapping[int, Sequence[str]]) -> None:
+    """The metrics per selector, then each query as PASS or FAIL (with ``notes`` by line), then
+    the summary line."""
+    from rich.table import Table
+
+    table = Table(title=f"{len(report.queries)} queries, {report.documents} candidates", title_justify="left")
+    for col in ("selector", "recall@1", "recall@5", "MRR@10", "nDCG@10", "false@5", "p50 ms", "p99 ms"):
+        table.add_column(col, justify="left" if col == "selector" else "right")
+    for r in report.results:
+        false5 = "-" if r.false_trigger_5 is None else f"{r.false_trigger_5:.3f}"
+        ranked = [f"{v:.3f}" if r.queries else "-" for v in (r.recall_1, r.recall_5, r.mrr_10, r.ndcg_10)]
+        table.add_row(
+            literal(r.selector),
+            *ranked,
+            false5,
+            f"{r.p50_ms:.2f}",
+            f"{r.p99_ms:.2f}",
+        )
+    stdout_console().print(table)
+    for o in report.outcomes:
+        status = "PASS" if o.passed else "FAIL"
+        why = [f"rank {o.rank}"] if o.rank else []
+        if o.missed:
+            why.append(f"no relevant skill in the top {report.k}")
+        why += notes.get(o.line, ())
+        why += [f"should not trigger: {t}" for t in o.false_triggers]
+        text = o.query if len(o.query) <= 70 else o.query[:67] + "..."
+        click.echo(f"{status} line {o.line}: {printable(text)}" + (f" ({'; '.join(why)})" if why else ""))
+    click.echo(report.summary())
+    if report.unknown_relevant:
+        shown = printable(", ".join(report.unknown_relevant[:5]))
+        click.echo(
+            f"warning: {len(report.unknown_relevant)} relevant entr(y/ies) name no indexed skill or tool: "
+            f"{shown}\n  fix: they count as misses; rank the folder that holds them with --root FOLDER",
+            err=True,
+        )
