@@ -333,3 +333,18 @@ def test_a_file_changed_through_bash_is_an_edit_the_checks_must_follow(
     assert "have not run `python -m pytest`" in first.detail
     assert "the last run of `python3 test_calc.py > run.log 2>&1` failed (exit code 1)" in second.detail
     assert (result.check.status, result.check.exit_code) == ("failed", 1)  # its log is no edit
+
+
+@pytest.mark.parametrize(
+    "line", ["python3 test_calc.py && echo ok", "cd . && python3 test_calc.py 2>&1 && echo done"]
+)
+def test_a_check_run_among_commands_joined_by_and_verifies_the_answer_without_a_send_back(
+    tmp_path: Path, model_standin: Any, line: str
+) -> None:
+    _calc_project(tmp_path)
+    fix = _call("write_file", path="calc.py", content="def add(a, b):\n    return b + a\n")
+    standin = model_standin([fix, _call("bash", command=line), {"text": "Fixed; the tests pass."}])
+    settings = AgentSettings(guards=GuardSettings(check_command="python3 test_calc.py"))
+    result = _agent(standin, "openai", tmp_path, settings=settings).send("fix calc")
+    assert result.final_text == "Fixed; the tests pass." and not result.events
+    assert (result.check.status, result.check.exit_code) == ("passed", 0)

@@ -230,3 +230,34 @@ def test_a_command_that_changed_nothing_is_no_edit(tmp_path: Path) -> None:
     guard = CompletionGuard(tmp_path, check_command="make check")
     guard.on_command("sed -n 1p calc.py", 0, changed=())
     assert guard.outcome().status == "no_edits" and guard.review_final() is None
+
+
+def test_a_check_run_among_other_commands_joined_by_and_verifies_the_edit(tmp_path: Path) -> None:
+    for line in ("pytest && echo ok", "cd . && python -m pytest -q && echo ok", "cd .; pytest"):
+        guard = CompletionGuard(tmp_path, check_command="python -m pytest")
+        guard.on_edit()
+        guard.on_command(line, 0)
+        assert guard.outcome().status == "passed" and guard.review_final() is None, line
+        guard.on_edit()
+        guard.on_command(line, 1)
+        assert (guard.outcome().status, guard.outcome().exit_code) == ("failed", 1)
+
+
+def test_a_check_whose_exit_code_a_later_command_decides_is_still_not_a_run(tmp_path: Path) -> None:
+    guard = CompletionGuard(tmp_path, check_command="python -m pytest")
+    guard.on_edit()
+    guard.on_command("pytest; echo $?", 0)
+    reason = guard.review_final()
+    assert reason is not None and "`pytest; echo $?` (exit code 0) does not count" in reason
+    assert "a `;` list" in reason
+
+
+def test_files_changed_on_a_check_line_are_an_edit_before_or_after_the_check(tmp_path: Path) -> None:
+    guard = CompletionGuard(tmp_path, check_command="python3 test_calc.py")
+    guard.on_command("sed -i s/-/+/ calc.py && python3 test_calc.py", 0, changed=("calc.py",))
+    assert guard.outcome().status == "passed" and guard.review_final() is None
+    guard.on_command("python3 test_calc.py && sed -i s/+/-/ calc.py", 0, changed=("calc.py",))
+    outcome = guard.outcome()
+    assert outcome.status == "not_run" and outcome.reason is not None and "changed calc.py" in outcome.reason
+    guard.on_command("python3 test_calc.py > run.log && echo ok", 0, changed=("run.log",))  # its own log
+    assert guard.outcome().status == "passed"

@@ -1,5 +1,5 @@
-"""What a bash call did: whether its line is a run of the check whose exit status is the check's,
-and which project files it changed."""
+"""What a bash call did: whether its line is a run of the check whose exit status stands for the
+check's, and which project files it changed."""
 
 from __future__ import annotations
 
@@ -27,9 +27,18 @@ from skillshelf.agent.shell_effects import TreeWatch, changed_paths, check_run
         ("npx jest", None),
         ("bash .ci/run", None),
         ("python3 test_calc.py | cat", "python3 test_calc.py | cat"),  # the configured line as given
+        ("python3 test_calc.py && echo ok", None),
+        ("pytest && echo ok", "python -m pytest"),
+        ("cd x && pytest", "python -m pytest"),
+        ("cd x; pytest", "python -m pytest"),
+        ("pip install -e . && python -m pytest -q && echo ok", "python -m pytest"),
+        ("sed -i s/-/+/ calc.py && python3 test_calc.py", None),
+        ("pytest tests/a; pytest tests/b", None),
+        ("make check;", "make check"),
+        ("cd src &&\n  tox -e lint", "tox -e lint"),
     ],
 )
-def test_a_line_whose_exit_status_is_the_checks_own_counts(line: str, check: str | None) -> None:
+def test_a_line_whose_exit_status_stands_for_the_checks_counts(line: str, check: str | None) -> None:
     assert check_run(line, check).counts
 
 
@@ -41,14 +50,17 @@ def test_a_line_whose_exit_status_is_the_checks_own_counts(line: str, check: str
         ("python3 test_calc.py || true", "an `||` list"),
         ("python3 test_calc.py||true", "an `||` list"),
         ("python3 test_calc.py; echo done", "a `;` list"),
+        ("python3 test_calc.py; echo $?", "a `;` list"),
+        ("cd x && python3 test_calc.py && echo ok; echo $?", "a `;` list"),
         ("python3 test_calc.py\necho done", "several lines"),
         ("python3 test_calc.py &", "a background job"),
         ("(python3 test_calc.py)", "a subshell"),
         ("! python3 test_calc.py", "a negation"),
         ("echo $(python3 test_calc.py)", "a command substitution"),
         ('echo "`python3 test_calc.py`"', "a command substitution"),
-        ("python3 test_calc.py && echo ok", "joined to it by `&&`"),
-        ("sed -i s/-/+/ calc.py && python3 test_calc.py", "joined to it by `&&`"),
+        ("python3 test_calc.py &&", "no command after `&&`"),
+        ("&& python3 test_calc.py", "no command before `&&`"),
+        ("! python3 test_calc.py && echo ok", "a negation"),
         ("python3 test_calc.py <<EOF\nx\nEOF", "a here-document"),
         ("python3 test_calc.py " + "-q " * 4000, "more than 10000 characters"),
     ],
@@ -63,10 +75,38 @@ def test_a_line_that_runs_the_check_inside_something_else_does_not_count_and_say
 
 @pytest.mark.parametrize(
     "line",
-    ["cat test_calc.py", "echo pytest", "bash -c 'pytest || true'", "python3 calc.py", "grep -r pytest ."],
+    [
+        "cat test_calc.py",
+        "echo pytest",
+        "bash -c 'pytest || true'",
+        "python3 calc.py",
+        "grep -r pytest .",
+        "echo pytest && ls",
+        "cd tests && grep -n pytest conftest.py; echo done",
+        "echo 'pytest && echo ok' > notes.txt && cat notes.txt",
+    ],
 )
 def test_commands_that_only_name_a_test_are_not_runs_of_it(line: str) -> None:
-    assert not check_run(line, None).counts
+    run = check_run(line, "python -m pytest")
+    assert not run.counts and not check_run(line, None).counts
+
+
+@pytest.mark.parametrize(
+    ("line", "before", "after"),
+    [
+        ("cd x && CI=1 pytest 2>&1 > run.log && echo ok", False, False),
+        ("source .venv/bin/activate && pytest; pytest -x && cat run.log", False, False),
+        ("sed -i s/-/+/ calc.py && pytest", True, False),
+        ("pytest && git apply fix.patch", False, True),
+        ("pytest && echo ok > notes.txt", False, True),
+        ("pytest && echo ok > /dev/null", False, False),
+    ],
+)
+def test_a_counted_line_says_whether_its_other_commands_may_have_changed_files(
+    line: str, before: bool, after: bool
+) -> None:
+    run = check_run(line, None)
+    assert run.counts and (run.edits_before, run.edits_after) == (before, after)
 
 
 def test_a_configured_check_counts_with_more_arguments_but_not_as_another_word() -> None:

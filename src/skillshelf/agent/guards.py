@@ -9,8 +9,9 @@ loop can use them:
 - :class:`CompletionGuard`: a final answer after an edit is sent back unless the project's
   checks ran (and passed) after the last edit (again after new work, a few times at most), and
   the task's :class:`CheckOutcome` says whether the work was verified; a command line counts as
-  a run of the checks only when its exit status is theirs (:func:`~skillshelf.agent.
-  shell_effects.check_run`: ``pytest | tail`` or ``pytest || true`` do not);
+  a run of the checks only when its exit status stands for theirs (:func:`~skillshelf.agent.
+  shell_effects.check_run`: ``cd x && pytest && echo ok`` does, ``pytest | tail``, ``pytest ||
+  true`` or ``pytest; echo $?`` do not);
 - :class:`SkillReattacher`: after the history is compacted, the skills loaded or mentioned
   earlier in the task are attached again (within a token cap; the rest named), so their
   instructions are not lost; those whose text a kept message holds (the first one) are not.
@@ -161,7 +162,7 @@ class CompletionGuard:
         self._armed = True
 
     def is_check(self, command: str) -> bool:
-        """Whether ``command`` is a run of the checks whose exit status is theirs (see
+        """Whether ``command`` is a run of the checks whose exit status stands for theirs (see
         :func:`~skillshelf.agent.shell_effects.check_run`)."""
         return check_run(command, self.check_command).counts
 
@@ -172,19 +173,24 @@ class CompletionGuard:
         self._edit_cause = cause
 
     def on_command(self, command: str, exit_code: int, changed: Sequence[str] = ()) -> None:
-        """A command ran; ``changed``: the project files it changed, an edit unless the command is
-        a run of the checks (whose own files, a log or a cache, are not edits)."""
+        """A command ran; ``changed``: the project files it changed, an edit unless the line is a
+        run of the checks (whose own files, a log or a cache, are not edits). On a line that runs
+        the checks among other commands, files changed are an edit the checks verified when only
+        commands before them could change files, and an edit after them when a later one could."""
         line = _short(_normalise(command))
         run = check_run(command, self.check_command)
         self._armed = True
-        if changed and not run.counts:
-            self.on_edit(_changed_by(line, changed))
-        else:
+        edit = _changed_by(line, changed) if changed else None
+        if edit and (not run.counts or run.edits_before):
+            self.on_edit(edit)
+        if not edit or run.counts:
             self._last_command = (line, exit_code)
         if run.counts:
             self._dirty = False
             self._last_check = (line, exit_code)
             self._miss = None
+            if edit and run.edits_after:
+                self.on_edit(edit)
         elif run.mentions and self._dirty:
             self._miss = (
                 f"`{line}` (exit code {exit_code}) does not count as a run of the checks, "

@@ -1,20 +1,26 @@
-"""What a bash call did, as the completion guard sees it: did its line run the project's check on
-its own (so that the line's exit status is the check's), and which project files did it change?
+"""What a bash call did, as the completion guard sees it: did its line run the project's check
+(so that the line's exit status stands for the check's), and which project files did it change?
 
-:func:`check_run` reads a shell line without running it. A line counts as a run of the check only
-when its exit status is the check's own: the command itself (a configured check, the front of it
-followed by more arguments, or a command that looks like a test run: ``pytest``, ``npm test``,
-``python3 test_calc.py``...), with nothing around it but harmless wrappers:
+:func:`check_run` reads a shell line without running it. A line is a list of simple commands
+joined by ``&&``, ``;`` or newlines; it counts as a run of the check when one of them is the
+check (a configured check, the front of it followed by more arguments, or a command that looks
+like a test run: ``pytest``, ``npm test``, ``python3 test_calc.py``...; a command that only
+names one, ``echo pytest`` or ``grep pytest f``, is not) and nothing after it but ``&&``: the
+line then exits 0 only when the check passed (``cd x && pytest``, ``pip install -e . && pytest
+&& echo ok``; a failure elsewhere on it reads as a failed check, which is the safe side). Around
+each command:
 
-- leading ``cd DIR &&``, ``export NAME=VALUE &&``, ``source .venv/bin/activate &&``;
 - variable assignments (``CI=1 pytest``), ``env NAME=VALUE``, ``timeout DURATION``, ``time``;
 - redirections (``2>&1``, ``> log``, ``< /dev/null``).
 
-A pipeline (``| tail -3``: the status is the last command's), ``||`` (``|| true``), ``;``, a
-background ``&``, a subshell, a negation (``!``), a command or process substitution, a
-here-document or other commands joined by ``&&`` make the line not count, as does a line of more
-than :data:`MAX_LINE_CHARS` characters (a script, not a run of the check); :class:`CheckRun`
-says so (``mentions``, ``why``) when the line looked like it ran the check.
+A check followed by ``;`` or a newline (``pytest; echo $?``: the status is the last command's),
+a pipeline (``| tail -3``), ``||`` (``|| true``), a background ``&``, a subshell, a negation
+(``!``), a command or process substitution or a here-document make the line not count, as does a
+line of more than :data:`MAX_LINE_CHARS` characters (a script, not a run of the check);
+:class:`CheckRun` says so (``mentions``, ``why``) when the line looked like it ran the check, and
+whether other commands on a counted line may have changed files before or after the check
+(``edits_before``, ``edits_after``: not ``cd``, ``export``, ``source .venv/bin/activate``,
+assignments, nor ``echo``, ``cat`` and the like without an output redirection).
 
 :class:`TreeWatch` notices edits made through the shell (``sed -i``, ``git apply``, a script) by
 comparing a snapshot of the project's files before and after a call: (size, mtime_ns, inode) of
@@ -35,6 +41,8 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from skillshelf.agent.shell_line import WHY_OPERATOR, Command, simple_commands
 
 __all__ = [
     "MAX_LINE_CHARS",
@@ -75,205 +83,88 @@ _RUNNER_PAIR_RE = re.compile(
 #: Runner options whose next word is code, not a file to run (``bash -c "pytest || true"``).
 _CODE_OPTIONS = frozenset({"-c", "-e", "--eval", "-p", "--print"})
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
-_REDIRECT = re.compile(r"&>>?|>>|>\||>&(?:[0-9]+-?|-)?|<&(?:[0-9]+-?|-)?|<<<|<<-?|<>|>|<")
-_OPERATORS = ("&&", "||", "|&", ";;", "|", ";", "&", "(", ")", "\n")
-_WHY_OPERATOR = {
-    "|": "a pipeline (`|`), whose exit code is its last command's",
-    "|&": "a pipeline (`|&`), whose exit code is its last command's",
-    "||": "an `||` list, which turns a failure into the other command's exit code",
-    ";": "a `;` list, whose exit code is its last command's",
-    "\n": "a list of several lines, whose exit code is the last one's",
-    ";;": "a `case` item",
-    "&": "a background job (`&`), whose exit code is not waited for",
-    "(": "a subshell",
-    ")": "a subshell",
-}
-_PLAIN_RUN = re.compile(r"[^\s'\"\\`$<>&|;()]+")  # characters that are a word's and nothing else
 MAX_LINE_CHARS = 10_000  # a longer line (a script, a here-document) is not read as a run of the check
+
+
+#: Commands that change no file unless redirected into one (``echo ok``, ``cat log``).
+_INERT = frozenset({"echo", "printf", "true", ":", "pwd", "ls", "cat", "head", "tail", "wc", "date", "sleep"})
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CheckRun:
-    """How a shell line relates to the project's check: ``counts`` when its exit status is the
-    check's own; else ``mentions`` when the check shows up in a line that is not one plain command,
-    and ``why``: what the line has that the check does not (``a pipeline (`|`)...``)."""
+    """How a shell line relates to the project's check: ``counts`` when its exit status stands for
+    the check's; else ``mentions`` when the check shows up in a line that does not run it so, and
+    ``why``: what the line has that stops it (``a pipeline (`|`)...``). On a counted line,
+    ``edits_before`` / ``edits_after``: other commands before / after the (last) check may have
+    changed files."""
 
     counts: bool
     mentions: bool = False
     why: str | None = None
+    edits_before: bool = False
+    edits_after: bool = False
 
 
 def check_run(line: str, check_command: str | None = None) -> CheckRun:
     """Whether ``line`` is a run of ``check_command`` (or of anything that looks like a project's
-    tests) whose exit status is the check's own; see the module docstring."""
+    tests) whose exit status stands for the check's; see the module docstring."""
     text, check = _normalise(line), _normalise(check_command or "")
     if check and text == check:  # the configured check exactly as given, whatever its shape
         return CheckRun(counts=True)
-    check_words = _core(_split(check_command)) if check_command else None
-    core = _core(_split(line)) if len(line) <= MAX_LINE_CHARS else f"more than {MAX_LINE_CHARS} characters"
-    if isinstance(core, list) and core:
-        if (isinstance(check_words, list) and check_words and core[: len(check_words)] == check_words) or (
-            _looks_like_check(core)
-        ):
-            return CheckRun(counts=True)
-        return CheckRun(counts=False)
+    check_words = _one_command(simple_commands(check_command)) if check_command else None
+    commands = (
+        simple_commands(line) if len(line) <= MAX_LINE_CHARS else f"more than {MAX_LINE_CHARS} characters"
+    )
+    if isinstance(commands, list):
+        runs = [i for i, (_, words, _) in enumerate(commands) if _is_run(words, check_words)]
+        if runs:
+            return _run_in_list(commands, runs)
+        if not any(words[:1] == ["!"] and _is_run(words[1:], check_words) for _, words, _ in commands):
+            return CheckRun(counts=False)
+        commands = "a negation (`!`), which inverts its exit code"
     mentions = bool(check and check in text) or _mentions_check(text[:MAX_LINE_CHARS])
-    why = core if isinstance(core, str) else None
-    return CheckRun(counts=False, mentions=mentions, why=why if mentions else None)
+    return CheckRun(counts=False, mentions=mentions, why=commands if mentions else None)
+
+
+def _is_run(words: list[str], check_words: list[str] | None) -> bool:
+    words = _unwrapped(words)
+    if check_words and words[: len(check_words)] == check_words:
+        return True
+    return bool(words) and _looks_like_check(words)
+
+
+def _run_in_list(commands: list[Command], runs: list[int]) -> CheckRun:
+    """A list whose commands ``runs`` are checks: counted when only ``&&`` follows the last one."""
+    last = runs[-1]
+    after = commands[last + 1 :]
+    ended = next((op for op, _, _ in after if op != "&&"), None)
+    if ended is not None:
+        return CheckRun(counts=False, mentions=True, why=WHY_OPERATOR[ended])
+    before = [command for i, command in enumerate(commands[:last]) if i not in runs]
+    return CheckRun(
+        counts=True,
+        edits_before=not all(map(_inert, before)),
+        edits_after=not all(map(_inert, after)),
+    )
 
 
 def _normalise(command: str) -> str:
     return " ".join(command.split())
 
 
-# -- reading a line --------------------------------------------------------------------------------
-# A token is ("word", text without its quotes), ("op", operator) or ("redirect", operator).
-_Token = tuple[str, str]
+def _one_command(commands: list[Command] | str) -> list[str] | None:
+    """The words of a configured check that is one command, maybe after ``cd DIR &&`` and the like."""
+    if not isinstance(commands, list) or not commands:
+        return None
+    *prefixes, (_, words, _) = commands
+    return _unwrapped(words) if all(_harmless_prefix(w) for _, w, _ in prefixes) else None
 
 
-class _Word:
-    """The word being read: its text, and whether any of it was quoted."""
-
-    def __init__(self) -> None:
-        self.parts: list[str] = []
-        self.started = self.quoted = False
-
-    def add(self, text: str, *, quoted: bool = False) -> None:
-        self.parts.append(text)
-        self.started = True
-        self.quoted = self.quoted or quoted
-
-    def is_fd(self) -> bool:
-        """An unquoted number right before ``>``: the file descriptor of a redirection."""
-        text = "".join(self.parts)
-        return self.started and not self.quoted and text.isascii() and text.isdigit()
-
-    def end(self, tokens: list[_Token]) -> None:
-        if self.started:
-            tokens.append(("word", "".join(self.parts)))
-        self.parts.clear()
-        self.started = self.quoted = False
-
-
-def _split(line: str) -> list[_Token] | str:
-    """The line's tokens, or (a string) the construct that makes it not a plain command."""
-    tokens: list[_Token] = []
-    word = _Word()
-    i = 0
-    while i < len(line):
-        quoted = _quoted(line, i)
-        if isinstance(quoted, str):
-            return quoted
-        if quoted is not None:
-            word.add(quoted[0], quoted=True)
-            i = quoted[1]
-            continue
-        if line[i] == "`" or line.startswith("$(", i):
-            return "a command substitution, whose exit code is not the line's"
-        if line[i] in "<>" and line.startswith("(", i + 1):
-            return "a process substitution"
-        if line[i] == "#" and not word.started:
-            newline = line.find("\n", i)
-            i = len(line) if newline < 0 else newline
-        elif line[i] in "<>" or line.startswith("&>", i):
-            match = _REDIRECT.match(line, i)
-            assert match is not None
-            if match.group().startswith("<<"):
-                return "a here-document"
-            if word.is_fd():
-                word = _Word()
-            word.end(tokens)
-            tokens.append(("redirect", match.group()))
-            i = match.end()
-        else:
-            i = _plain(line, i, word, tokens)
-    word.end(tokens)
-    return tokens
-
-
-def _quoted(line: str, i: int) -> tuple[str, int] | str | None:
-    """A backslash escape or a quoted string at ``i``: its text and the index past it; ``None``
-    for none; a string for a quote left open or a substitution inside double quotes."""
-    char = line[i]
-    if char == "\\":
-        return ("", i + 2) if line.startswith("\n", i + 1) else (line[i + 1 : i + 2], i + 2)
-    if char == "'":
-        close = line.find("'", i + 1)
-        return "an unclosed quote" if close < 0 else (line[i + 1 : close], close + 1)
-    if char == '"':
-        return _double_quoted(line, i + 1)
-    return None
-
-
-def _plain(line: str, i: int, word: _Word, tokens: list[_Token]) -> int:
-    """Reads a blank, an operator or a character of a word at ``i``; the index past it."""
-    char = line[i]
-    if char.isspace() and char != "\n":
-        word.end(tokens)
-        return i + 1
-    run = _PLAIN_RUN.match(line, i)
-    if run is not None:
-        word.add(run.group())
-        return run.end()
-    operator = next((op for op in _OPERATORS if line.startswith(op, i)), None)
-    if operator is None:
-        word.add(char)
-        return i + 1
-    word.end(tokens)
-    tokens.append(("op", operator))
-    return i + len(operator)
-
-
-def _double_quoted(line: str, start: int) -> tuple[str, int] | str:
-    """The text of a double-quoted string opened before ``start`` and the index past it."""
-    out: list[str] = []
-    i = start
-    while i < len(line):
-        char = line[i]
-        if char == '"':
-            return "".join(out), i + 1
-        if char == "`" or line.startswith("$(", i):
-            return "a command substitution, whose exit code is not the line's"
-        if char == "\\" and i + 1 < len(line) and line[i + 1] in '"\\$`\n':
-            if line[i + 1] != "\n":
-                out.append(line[i + 1])
-            i += 2
-            continue
-        out.append(char)
-        i += 1
-    return "an unclosed quote"
-
-
-def _core(tokens: list[_Token] | str) -> list[str] | str:
-    """The words of the one command a line runs, wrappers and redirections taken off; or why the
-    line is not one command with nothing but harmless wrappers around it."""
-    if isinstance(tokens, str):
-        return tokens
-    while tokens and tokens[-1] == ("op", "\n"):
-        tokens = tokens[:-1]
-    while tokens and tokens[0] == ("op", "\n"):
-        tokens = tokens[1:]
-    commands: list[list[str]] = [[]]
-    pending_target = False
-    for kind, text in tokens:
-        if kind == "op":
-            if text != "&&":
-                return _WHY_OPERATOR[text]
-            commands.append([])
-        elif kind == "redirect":
-            pending_target = not re.search(r"&(?:[0-9]+-?|-)$", text)
-        elif pending_target:
-            pending_target = False  # the redirection's file
-        else:
-            commands[-1].append(text)
-    if pending_target:
-        return "a redirection without a target"
-    *prefixes, last = commands
-    if not all(_harmless_prefix(words) for words in prefixes):
-        return "other commands joined to it by `&&`"
-    if last[:1] == ["!"]:
-        return "a negation (`!`), which inverts its exit code"
-    return _unwrapped(last)
+def _inert(command: Command) -> bool:
+    """Whether a command changes no file: a harmless prefix, or ``echo`` and the like not redirected."""
+    _, words, writes = command
+    words = _unwrapped(words) or words
+    return _harmless_prefix(words) or (not writes and os.path.basename(words[0]) in _INERT)
 
 
 def _harmless_prefix(words: Sequence[str]) -> bool:
