@@ -127,6 +127,8 @@ class Workspace:
         marked = mark_untrusted(discovery.skills, trusted_project=config.trusted)
         discovery = replace(discovery, skills=marked)
         moded = apply_skill_modes(discovery.skills, config.skill_rules)
+        if moded.diagnostics:  # path entries a requirement overrules: found once skills are known
+            config = replace(config, diagnostics=(*config.diagnostics, *moded.diagnostics))
         skills = WorkspaceSkills.of(moded)
         cache_dir = env.dirs.cache / "index" if options.use_cache else None
         return cls(

@@ -11,6 +11,7 @@ from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.env import Env
 from skillshelf.errors import RequiredSkillError
 from skillshelf.skills.model import RootOrigin, Scope, Skill
+from skillshelf.workspace import Workspace, WorkspaceOptions
 
 
 def _skill(name: str, folder: str = "") -> Skill:
@@ -159,3 +160,56 @@ def test_a_requirement_names_the_file_and_line_that_disabled_the_skill(tmp_path:
     error = apply_skill_modes(SKILLS, config.skill_rules).disabled_error("alpha")
     assert error is not None and error.disabled_by == f"{user / 'config.toml'}:4"
     assert "requirements.disabled_skills" in error.hint
+
+
+def _required_by(mode: str, name: str) -> SkillRule:
+    key = "required_skills" if mode == "required" else "disabled_skills"
+    return SkillRule(mode=SkillMode(mode), name=name, source=f"requirements.{key}")
+
+
+@pytest.mark.parametrize(
+    ("kept", "entry"), [("required", "disabled"), ("disabled", "pinned"), ("disabled", "enabled")]
+)
+def test_a_path_entry_a_requirement_overrules_is_refused_with_a_warning(kept: str, entry: str) -> None:
+    by_path = SkillRule(
+        mode=SkillMode(entry), path=Path("/skills/gamma"), file=Path("/cfg/config.toml"), line=7
+    )
+    moded = apply_skill_modes(SKILLS, [by_path, _required_by(kept, "gamma")])
+    assert moded.mode_of(SKILLS[2]) is SkillMode(kept)
+    (refused,) = moded.diagnostics
+    assert refused.code == "CF106" and refused.severity is Severity.WARNING
+    assert (refused.path, refused.line) == (Path("/cfg/config.toml"), 7)
+    assert f"requirements.{kept}_skills keeps it {kept}" in refused.message and "'gamma'" in refused.message
+
+
+def test_a_path_entry_that_agrees_with_the_requirements_or_misses_the_skill_gives_no_warning() -> None:
+    rules = [
+        _rule("pinned", path="/skills/gamma"),
+        _rule("disabled", path="/skills/alpha"),
+        _rule("disabled", path="/skills/delta"),
+        _required_by("required", "gamma"),
+        _required_by("disabled", "delta"),
+    ]
+    moded = apply_skill_modes(SKILLS, rules)
+    assert moded.diagnostics == ()
+    assert [s.name for s in moded.disabled] == ["alpha", "delta"]
+
+
+def test_a_codex_path_entry_that_disables_a_required_skill_warns_in_the_workspace(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    skill = home / ".codex" / "skills" / "pdf"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: pdf\ndescription: Merge PDF files.\n---\nbody\n", "utf-8")
+    (home / ".codex" / "config.toml").write_text(
+        f'[[skills.config]]\npath = "{skill / "SKILL.md"}"\nenabled = false\n', encoding="utf-8"
+    )
+    user = home / ".config" / "skillshelf"
+    user.mkdir(parents=True)
+    (user / "config.toml").write_text('[requirements]\nrequired_skills = ["pdf"]\n', encoding="utf-8")
+    (tmp_path / "work").mkdir()
+    env = Env.for_test(cwd=tmp_path / "work", home=home)
+    workspace = Workspace.open(env, WorkspaceOptions(include_builtin=False, use_cache=False))
+    assert [s.name for s in workspace.modes.required] == ["pdf"]
+    refused = [d for d in workspace.config.diagnostics if d.code == "CF106"]
+    assert len(refused) == 1 and refused[0].path == home / ".codex" / "config.toml" and refused[0].line == 1
+    assert refused[0] in workspace.diagnostics

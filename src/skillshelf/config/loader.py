@@ -195,13 +195,13 @@ def _requirement_rules(
 ) -> tuple[list[SkillRule], list[Diagnostic]]:
     required, disabled = _names(requirements, "required_skills"), _names(requirements, "disabled_skills")
     diags = []
-    for rule in rules:
-        if rule.name in disabled and rule.mode is not SkillMode.DISABLED:
-            diags.append(_rule_refused(rule, "requirements.disabled_skills", "disabled"))
-        elif rule.name in required and rule.mode is SkillMode.DISABLED:
-            diags.append(_rule_refused(rule, "requirements.required_skills", "required"))
     extra = [_requirement_rule(SkillMode.REQUIRED, n, "required_skills", layers) for n in required]
     extra += [_requirement_rule(SkillMode.DISABLED, n, "disabled_skills", layers) for n in disabled]
+    by_name = {rule.name: rule for rule in extra}
+    for rule in rules:
+        kept = by_name.get(rule.name) if rule.name is not None else None
+        if kept is not None and (rule.mode is SkillMode.DISABLED) is (kept.mode is SkillMode.REQUIRED):
+            diags.append(rule.refused_by(kept))
     return extra, diags
 
 
@@ -219,18 +219,6 @@ def _requirement_rule(mode: SkillMode, name: str, key: str, layers: Sequence[Con
 def _names(requirements: Mapping[str, object], key: str) -> list[str]:
     value = requirements.get(key)
     return [n for n in value if isinstance(n, str)] if isinstance(value, list) else []
-
-
-def _rule_refused(rule: SkillRule, key: str, kept: str) -> Diagnostic:
-    return Diagnostic(
-        code="CF106",
-        severity=Severity.WARNING,
-        message=f"[[skills.config]] sets {rule.selector} to {rule.mode.value}, but {key} keeps it {kept}",
-        fix=f"remove this entry, or change {key} where it is set",
-        path=rule.file,
-        line=rule.line,
-        field="skills.config",
-    )
 
 
 def system_config_dir(env: Env, explicit: Path | None = None) -> Path:

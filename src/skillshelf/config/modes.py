@@ -79,6 +79,20 @@ class SkillRule:
             return f"{self.file}:{self.line}" if self.line else str(self.file)
         return "a -c override on the command line" if self.source == "runtime" else self.source
 
+    def refused_by(self, requirement: SkillRule) -> Diagnostic:
+        """The ``CF106`` warning for this entry, whose mode ``requirement`` overrules."""
+        key, kept = requirement.source, requirement.mode.value
+        what = self.selector if self.path is None else f"{self.selector} (skill {requirement.name!r})"
+        return Diagnostic(
+            code="CF106",
+            severity=Severity.WARNING,
+            message=f"[[skills.config]] sets {what} to {self.mode.value}, but {key} keeps it {kept}",
+            fix=f"remove this entry, or change {key} where it is set",
+            path=self.file,
+            line=self.line,
+            field="skills.config",
+        )
+
     def enable_hint(self) -> str:
         """How to undo this entry's mode: the ``skillshelf enable`` command, or where to edit."""
         if self.source.startswith("requirements."):
@@ -218,6 +232,7 @@ class ModedSkills:
     modes: Mapping[Path, SkillMode]
     all_skills: tuple[Skill, ...] = ()
     decided_by: Mapping[Path, SkillRule] = field(default_factory=dict)  # the last matching entry
+    diagnostics: tuple[Diagnostic, ...] = ()  # path entries a requirement overrules (CF106)
 
     @property
     def loadable(self) -> tuple[Skill, ...]:
@@ -325,10 +340,12 @@ def apply_skill_modes(skills: Sequence[Skill], rules: Sequence[SkillRule]) -> Mo
             all_skills=everything,
         )
     decided: dict[Path, SkillRule] = {}
+    overruled: dict[SkillRule, Diagnostic] = {}
     for skill in skills:
-        for rule in rules:
-            if rule.matches(skill):
-                decided[skill.path] = rule
+        matching = [rule for rule in rules if rule.matches(skill)]
+        if matching:
+            decided[skill.path] = matching[-1]
+            overruled |= _overruled_paths(matching)
     modes = {path: rule.mode for path, rule in decided.items()}
     buckets: dict[SkillMode, list[Skill]] = {mode: [] for mode in SkillMode}
     for skill in skills:
@@ -346,7 +363,25 @@ def apply_skill_modes(skills: Sequence[Skill], rules: Sequence[SkillRule]) -> Mo
         modes=modes,
         all_skills=tuple(skills),
         decided_by=decided,
+        diagnostics=tuple(overruled.values()),
     )
+
+
+def _overruled_paths(matching: Sequence[SkillRule]) -> dict[SkillRule, Diagnostic]:
+    """The ``path`` entries among the rules ``matching`` one skill that its requirement rule (the
+    last, when a requirement names the skill) overrules: a disabling entry on a required skill,
+    any other mode on a disabled one. Entries by ``name`` are checked as the config loads."""
+    last = matching[-1]
+    if not last.source.startswith("requirements."):
+        return {}
+    required = last.mode is SkillMode.REQUIRED
+    return {
+        rule: rule.refused_by(last)
+        for rule in matching[:-1]
+        if rule.path is not None
+        and not rule.source.startswith("requirements.")
+        and (rule.mode is SkillMode.DISABLED) is required
+    }
 
 
 def _missing_required(skills: Sequence[Skill], rules: Sequence[SkillRule]) -> tuple[SkillRule, ...]:

@@ -16,7 +16,11 @@ key                                   kind          a later layer may...
 ``required_skills`` and ``disabled_skills`` exclude each other: the first layer that lists a name
 in either key decides what happens to that skill, and a later layer that lists it in the other
 key is refused (a later layer cannot disable a required skill, nor require a disabled one). A
-layer that lists a name in both keys itself keeps it disabled.
+layer that lists a name in both keys itself keeps it disabled. Both lists also overrule every
+``[[skills.config]]`` entry, by ``name`` or by ``path``, that gives such a skill another mode (a
+disabling entry on a required skill, any other mode on a disabled one), each with a ``CF106``
+warning: entries by name as the config loads, entries by path once the skills they select are
+found (:attr:`~skillshelf.config.modes.ModedSkills.diagnostics`).
 
 A layer that tries to loosen a value gets a ``CF106`` warning naming the layer that set the
 value that was kept. Each combination (ordered union, AND, min, ordered intersection, first
