@@ -208,6 +208,19 @@ CASES: dict[str, tuple[dict[str, bytes | str], str]] = {
         },
         "repo/app",
     ),
+    "network_import_paths_are_skipped": (
+        {
+            "home/.claude/CLAUDE.md": "USER\n@/{BASE}/ext/unc.md\n@/net/host/../..{BASE}/ext/net.md\n"
+            "@/tmp/../NET/h/../..{BASE}/ext/net2.md\n@{BASE}/ext/plain.md\n",
+            "ext/unc.md": "UNC\n",
+            "ext/net.md": "NET\n",
+            "ext/net2.md": "NET2\n",
+            "ext/plain.md": "PLAIN\n",
+            "repo/.git/HEAD": "x",
+            "repo/CLAUDE.md": "ROOT\n",
+        },
+        "repo",
+    ),
     "cwd_under_home_does_not_repeat_user_file": (
         {
             "home/.claude/CLAUDE.md": "USER\n",

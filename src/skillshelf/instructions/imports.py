@@ -11,6 +11,12 @@ Code 2.1.197 then follows an import only to a file with no extension or a known 
 (:func:`follows_import`), so ``@a.md,``, ``@a.md.`` and ``@a.md)`` load neither ``a.md`` nor
 anything else (their extensions are ``.md,``, ``.`` and ``.md)``), while ``@Makefile,`` names a
 file ``Makefile,``.
+
+It also skips, without a word, an import whose path (as written, before it is resolved) is a
+network path (:func:`network_path`): a UNC path (``@//server/share/x.md``; ``//wsl$/`` and
+``//wsl.localhost/`` are let through) or one under ``/net/HOST`` (any case, after ``.`` and
+``..``: ``@/tmp/../NET/host/x.md`` too), the automounter's folder. A path that does resolve
+starts with one slash, as Node's ``path.resolve`` gives it (``//wsl$/d/x.md`` is ``/wsl$/d/x.md``).
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ __all__ = [
     "extract_imports",
     "follows_import",
     "missing_import",
+    "network_path",
     "node_extname",
     "resolve_import",
     "strip_front_matter",
@@ -40,6 +47,8 @@ _SPECIAL_START = re.compile(r"^[#%^&*()]+")
 _CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
 _COMMENT_START = re.compile(r"^ {0,3}<!--")
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
+_UNC = re.compile(r"^[\\/]{2}")
+_WSL = re.compile(r"^[\\/]{2}wsl(?:\$|\.localhost)[\\/]", re.I)
 
 #: The extensions (lower case, without the dot) of the files Claude Code 2.1.197 follows an import
 #: to; it skips any other (``Skipping non-text file in @include``). A plain data list, as its
@@ -84,8 +93,38 @@ def missing_import(raw: str, importer: Path) -> Diagnostic:
     )
 
 
+def network_path(raw: str) -> bool:
+    """Whether Claude Code 2.1.197 refuses the import path ``raw`` as a network path: it starts
+    with two slashes (UNC) other than ``//wsl$/`` or ``//wsl.localhost/``, or it is absolute and,
+    read name by name (``.`` skipped, ``..`` dropping the name before), it is ever two names deep
+    with ``net`` (any case) first: ``/net/HOST``, ``/tmp/../NET/HOST/x``, ``/net/h/../../tmp/x``."""
+    if _UNC.match(raw):
+        return not _WSL.match(raw)
+    if not raw.startswith("/"):
+        return False
+    names: list[str] = []
+    for name in raw.split("/"):
+        if name == "..":
+            names = names[:-1]
+        elif name not in ("", "."):
+            names.append(name)
+            if len(names) == 2 and names[0].lower() == "net":
+                return True
+    return False
+
+
 def unfollowed_import(raw: str, target: Path, importer: Path) -> Diagnostic | None:
-    """IN117 when Claude Code would not follow ``@raw`` to ``target`` (:func:`follows_import`)."""
+    """Why Claude Code would not follow ``@raw`` to ``target``: IN118 for a network path
+    (:func:`network_path`), IN117 for a file that is not text (:func:`follows_import`)."""
+    if network_path(raw):
+        return Diagnostic(
+            code="IN118",
+            severity=Severity.INFO,
+            message=f"import @{raw} is not followed: Claude Code does not import from network paths "
+            "(a UNC path //server/share/..., or /net/HOST/...)",
+            fix="copy the file into the project or your home folder and import it from there",
+            path=importer,
+        )
     if follows_import(target):
         return None
     return Diagnostic(
@@ -197,4 +236,5 @@ def resolve_import(raw: str, *, importer: Path, home: Path) -> Path:
         target = Path(raw)
     else:
         target = importer.parent / raw
-    return Path(os.path.normpath(target))
+    normal = os.path.normpath(target)  # POSIX keeps two leading slashes; Node's resolve keeps one
+    return Path(normal[1:] if normal.startswith("//") else normal)
