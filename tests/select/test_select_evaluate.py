@@ -115,6 +115,29 @@ def test_bad_query_files_are_usage_errors_with_codes(tmp_path: Path, content: st
     assert err.value.code == code
 
 
+@pytest.mark.parametrize("labels", [{}, {"relevant": []}, {"relevant": None, "not_relevant": []}])
+def test_a_query_line_that_names_no_skill_is_an_error(tmp_path: Path, labels: dict[str, object]) -> None:
+    path = _write_jsonl(
+        tmp_path / "q.jsonl", [{"query": "fine", "relevant": ["a"]}, {"query": "x", **labels}]
+    )
+    with pytest.raises(UsageError) as err:
+        load_queries(path, tools=True)
+    assert err.value.code == "SE307" and err.value.message.startswith(f"{path}:2:")
+    assert '"relevant"' in err.value.hint and '"not_relevant"' in err.value.hint
+
+
+def test_eval_fails_on_a_query_line_that_tests_nothing(
+    skill_root: Path, tmp_path: Path, isolated_home: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rows = [{"query": "trim the video", "relevant": [str(skill_root / "video-editing")]}, {"query": "x"}]
+    queries = _write_jsonl(tmp_path / "q.jsonl", rows)
+    with pytest.raises(SystemExit) as code:
+        main(["eval", "--queries", str(queries), "--root", str(skill_root), "--selector", "bm25f"])
+    assert code.value.code != 0
+    err = capsys.readouterr().err
+    assert "SE307" in err and "q.jsonl:2:" in err and "fix:" in err
+
+
 def test_every_unusable_line_of_a_query_or_tools_file_is_reported_at_once(tmp_path: Path) -> None:
     path = tmp_path / "q.jsonl"
     lines = ['{"query": "fine", "relevant": ["a"]}', "not json", "[1]", '{"relevant": ["a"]}']

@@ -1,5 +1,6 @@
 """Query and tool files for ``skillshelf eval``: JSON lines read into :class:`EvalQuery` values
-(skill entries resolved to absolute folders) and tool records. Every unusable line is reported
+(skill entries resolved to absolute folders) and tool records. A query line must name at least
+one ``relevant`` or ``not_relevant`` entry (else it tests nothing). Every unusable line is reported
 at once, in one :class:`~skillshelf.errors.UsageError` naming the file and each line."""
 
 from __future__ import annotations
@@ -143,6 +144,14 @@ def _query(obj: dict[str, object], path: Path, n: int, *, tools: bool) -> EvalQu
         )
     rel = _str_list(obj.get("relevant"), path, n, "relevant")
     neg = _str_list(obj.get("not_relevant"), path, n, "not_relevant")
+    if not rel and not neg:
+        what = "tool" if tools else "skill"
+        raise UsageError(
+            f'{path}:{n}: the query names no "relevant" or "not_relevant" {what}, so it tests nothing',
+            hint=f'add "relevant": [...] ({what}s it should pick) or "not_relevant": [...] '
+            f"({what}s it must not pick)",
+            code="SE307",
+        )
     norm: Callable[[str], str] = (
         (lambda s: s) if tools else functools.partial(_skill_key, base=path.parent, where=f"{path}:{n}")
     )

@@ -4,7 +4,7 @@ A query file is JSON lines ``{"query": "...", "relevant": [...]}``. Relevant ent
 folders (absolute, or relative to the query file; a path to the ``SKILL.md`` works too) or,
 with a tools file, tool ids. A line may also carry ``"not_relevant": [...]``: requests that
 should *not* pick those skills (a skill author's should-not-trigger set); they are scored as
-false triggers instead of recall.
+false triggers instead of recall. A line with neither tests nothing and is an error (SE307).
 
 Metrics per selector: recall@1 and recall@5 (share of the relevant entries found in the top
 k), hit@5 (at least one found), MRR@10, nDCG@10 (binary gains), false-trigger rate@5 over the
