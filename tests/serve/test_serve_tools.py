@@ -359,3 +359,24 @@ def test_search_leaves_out_skills_hidden_from_the_model_which_still_load_by_name
     found = tools.dispatch("search_skills", {"query": "fill in pdf forms"})
     assert [r["name"] for r in found.data["results"]] == ["pdf-forms"]
     assert not tools.dispatch("load_skill", {"name": "pdf-secrets"}).is_error
+
+
+def test_search_ranks_the_listed_skills_alone_as_the_per_turn_suggestions_do(
+    tmp_path: Path, isolated_home: object
+) -> None:
+    from skillshelf.select.ranking import Ranker
+
+    lib = tmp_path / "lib"
+    write_skill(lib, "csv-report", "Build a CSV report from sales data.", "# Report\nGroup sales rows.\n")
+    write_skill(lib, "pdf-merge", "Merge PDF files into one document.", "# Merge\nUse pypdf.\n")
+    write_skill(lib, "sales-sheets", "Sales spreadsheets: pivot sales figures by region.", "# Sales\nsales\n")
+    skills = discover_in([lib]).skills
+    listed = [s for s in skills if s.name != "sales-sheets"]  # say, set to `manual`
+    library = SkillTools(skills, listed=listed)
+    query = "a report of this quarter's sales"
+    found = library.dispatch("search_skills", {"query": query, "top_k": 3})
+    alone = Ranker.open(listed).rank(query, top_k=6)
+    assert found.data["confidence"] == round(alone.confidence, 4)
+    assert [r["score"] for r in found.data["results"]] == [
+        round(float(r.score), 4) for r in alone.ranked if alone.confident
+    ][:3]

@@ -152,8 +152,6 @@ class SkillTools:
         self._offered: dict[str, Skill] = {}  # the listed skills by name, each name once
         for skill in self.listed:
             self._offered.setdefault(skill.name, skill)
-        shown = {str(skill.path) for skill in self.listed}
-        self._unoffered = frozenset(str(s.path) for s in self.skills if str(s.path) not in shown)
         # rank with the installed embedding models (WordLlama; MiniLM with skillshelf[semantic])
         self.semantic = semantic
         self.ranking = ranking  # the threshold and count of suggestions (config [select]); None: defaults
@@ -224,7 +222,7 @@ class SkillTools:
         from skillshelf.select.ranking import Ranker  # the one ranking, threshold included
 
         ranker = Ranker(index, semantic=self._semantic_index, settings=self.ranking)
-        ranking = ranker.rank(query, top_k=top_k * 2, exclude=self._unoffered)
+        ranking = ranker.rank(query, top_k=top_k * 2)
         rows: list[dict[str, Any]] = []
         for item in ranking.ranked if ranking.confident else ():
             skill = item.doc.skill
@@ -359,13 +357,15 @@ class SkillTools:
         return () if self._semantic_index is None else tuple(self._semantic_index.models)
 
     def ensure_index(self) -> SkillIndex:
-        """The search index, built (or read from ``index_cache_dir``) on first use, with the
-        embedding models' vectors when ``semantic`` is set; thread-safe."""
+        """The search index of the listed skills (those the catalog offers; the others are
+        never found, nor weigh on the scores and the confidence, as in the per-turn
+        suggestions), built (or read from ``index_cache_dir``) on first use, with the embedding
+        models' vectors when ``semantic`` is set; thread-safe."""
         with self._index_lock:
             if self._index is None:
                 from skillshelf.select.index import SkillIndex
 
-                index = SkillIndex.build(self.skills, cache_dir=self.index_cache_dir)
+                index = SkillIndex.build(self.listed, cache_dir=self.index_cache_dir)
                 self._semantic_index = _semantic_index(index, self.index_cache_dir) if self.semantic else None
                 self._index = index
             return self._index
