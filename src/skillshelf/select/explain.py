@@ -27,6 +27,7 @@ SIGNALS: Mapping[str, str] = {
     "wordllama": "WordLlama embedding (short requests)",
     "static": "static word vectors (short requests, base install)",
     "name": "words of the skill's name in the request",
+    "rerank": "the learned reorder of the best skills (with MiniLM)",
 }
 """Every signal, with a line the page shows for it."""
 

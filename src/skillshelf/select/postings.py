@@ -43,7 +43,7 @@ else:
     IntArray = Any
     RowArray = Any
 
-__all__ = ["GENERIC_DF_SHARE", "FieldModel", "Postings", "bm25_idf"]
+__all__ = ["GENERIC_DF_SHARE", "FieldModel", "Postings", "bm25_idf", "row_ranges"]
 
 GENERIC_DF_SHARE = 0.05
 """A term in more than this share of documents is too generic for name coverage."""
@@ -209,7 +209,7 @@ class Postings:
 
         starts, ends = seg.indptr[todo], seg.indptr[todo + 1]
         every = len(todo) == len(self.df) and bool((todo == np.arange(len(todo))).all())  # rows 0..n
-        rows = None if every else _ranges(starts, ends)
+        rows = None if every else row_ranges(starts, ends)
         if (seg.rows if rows is None else len(rows)) == 0:
             return
         idf = np.repeat(self._idf_all[todo], ends - starts)
@@ -259,7 +259,7 @@ class Postings:
                 slots.append(np.concatenate([d for d, _ in pairs]))
                 vals.append(np.concatenate([v for _, v in pairs]))
             else:
-                rows = _ranges(starts, ends)
+                rows = row_ranges(starts, ends)
                 slots.append(seg.doc_ids[rows])
                 vals.append(values[rows])
             if qw is not None:
@@ -356,7 +356,7 @@ class Postings:
         return out | {"order": self.order, "slot_lengths": self.slot_lengths, "df": self.df}
 
 
-def _ranges(starts: RowArray, ends: RowArray) -> RowArray:
+def row_ranges(starts: RowArray, ends: RowArray) -> RowArray:
     """The concatenation of ``range(s, e)`` for each pair."""
     import numpy as np
 

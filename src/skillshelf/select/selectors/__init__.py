@@ -9,12 +9,13 @@ project loads often or recently) and a semantic encoder (the ``semantic`` extra)
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from skillshelf.select.fusion import centred, normalised, quantile, rrf
 from skillshelf.select.index import SkillIndex
+from skillshelf.select.rerank import reordered
 from skillshelf.select.selectors.sparse import (
     bm25f,
     bm25f_scores,
@@ -196,12 +197,16 @@ class DefaultScores:
     weights: Mapping[str, float] = field(default_factory=dict)  # the analysed query terms (query_weights)
 
 
-def default_parts(index: SkillIndex, query: str, semantic: SemanticIndex | None = None) -> DefaultScores:
+def default_parts(
+    index: SkillIndex, query: str, semantic: SemanticIndex | None = None, *, reorder: bool = True
+) -> DefaultScores:
     """The default ranking of every document (no usage prior): BM25F of body and metadata,
     plus for short requests character n-grams and static vectors (or the embedding models when
     installed; MiniLM reads a long task passage by passage, WordLlama one of up to
     :data:`WORDLLAMA_MAX_WORDS` words), plus the squared name coverage, weighted by
-    :data:`WEIGHTS` (a long task without MiniLM: :data:`LONG_WEIGHTS`)."""
+    :data:`WEIGHTS` (a long task without MiniLM: :data:`LONG_WEIGHTS`); then, with ``reorder``,
+    the best skills reordered by :func:`skillshelf.select.rerank.reordered` (its ``rerank`` term
+    what that moved)."""
     import numpy as np
 
     models = semantic.models if semantic is not None else ()
@@ -237,7 +242,7 @@ def default_parts(index: SkillIndex, query: str, semantic: SemanticIndex | None 
     if "static" in terms:
         total = total + terms["static"]
     total = (total + terms["name"]).astype(np.float32)
-    return DefaultScores(
+    parts = DefaultScores(
         total=total,
         meta=meta,
         body=body,
@@ -247,6 +252,11 @@ def default_parts(index: SkillIndex, query: str, semantic: SemanticIndex | None 
         terms=terms,
         weights=weights,
     )
+    ranked = reordered(index, parts, weights, short, models) if reorder else total
+    if ranked is total:
+        return parts
+    terms["rerank"] = ranked - total  # explained as a part of its own: the parts still add up
+    return replace(parts, total=ranked)
 
 
 def default_scores(index: SkillIndex, query: str, semantic: SemanticIndex | None = None) -> Any:
