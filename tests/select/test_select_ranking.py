@@ -305,3 +305,19 @@ def test_search_explain_shows_the_parts_and_refuses_other_selectors(
     with pytest.raises(SystemExit) as caught:
         main([*argv, "--explain", "--selector", "bm25f"])
     assert caught.value.code == 2 and "SE009" in capsys.readouterr().err
+
+
+def test_the_path_of_a_mention_link_is_not_read_as_words_of_the_request(
+    tmp_path: Path, make_skill: Callable[..., Path]
+) -> None:
+    make_skill(tmp_path, "pdf-forms", "Fill in PDF forms.", "# Forms\nUse pypdf.\n")
+    make_skill(
+        tmp_path, "writing-skills", "Write a new agent skill (SKILL.md).", "# Skills\nmarkdown skill\n"
+    )
+    ranker = _ranker(tmp_path)
+    linked = ranker.rank("use [$pdf-forms](/home/u/.agents/skills/pdf-forms/SKILL.md) on invoice.pdf")
+    plain = ranker.rank("use $pdf-forms on invoice.pdf")
+    assert [(r.doc.name, r.score) for r in linked.ranked] == [(r.doc.name, r.score) for r in plain.ranked]
+    assert linked.confidence == plain.confidence
+    keys = {r.doc.key for r in plain.ranked}
+    assert ranker.explain("see [$pdf-forms](a/SKILL.md)", keys) == ranker.explain("see $pdf-forms", keys)

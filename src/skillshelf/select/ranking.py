@@ -13,6 +13,7 @@ is shown.
 from __future__ import annotations
 
 import functools
+import re
 import threading
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
@@ -36,11 +37,22 @@ __all__ = [
     "Ranker",
     "Ranking",
     "RankingSettings",
+    "ranked_text",
     "semantic_index",
     "shared_ranker",
 ]
 
 _Model = TypeVar("_Model")
+
+_MENTION_LINK = re.compile(r"\[(\$[^\]\n]{1,200})\]\([^)\n]{0,4096}\)")
+
+
+def ranked_text(query: str) -> str:
+    """``query`` as the ranking reads it: a mention link (``[$name](path/to/SKILL.md)``, as
+    Codex writes a skill picked from its list) keeps its ``$name``; the path's words
+    (``skills``, ``SKILL``, ``md``, folder names) say nothing about the task."""
+    return _MENTION_LINK.sub(r"\1", query)
+
 
 DEFAULT_MAX_SUGGESTIONS = 5
 MIN_RELATIVE_SCORE = 0.5
@@ -140,7 +152,7 @@ class Ranker:
 
         if top_k <= 0 or not query.strip() or not len(self.index):
             return Ranking(query=query, ranked=(), confidence=0.0, suggested=(), models=self.models)
-        parts = default_parts(self.index, query, self.semantic)
+        parts = default_parts(self.index, ranked_text(query), self.semantic)
         confidence = query_confidence(self.index, parts, parts.weights, self.models)
         # copies of one skill take a place each in ``ranked`` but one in ``suggested``
         depth = self.index.copy_depth()
@@ -166,7 +178,7 @@ class Ranker:
 
         if not query.strip() or not len(self.index):
             return {}
-        return contributions(self.index, query, list(keys), semantic=self.semantic)
+        return contributions(self.index, ranked_text(query), list(keys), semantic=self.semantic)
 
     def _suggested(
         self, ranked: tuple[RankedDoc, ...], confidence: float, best: float
