@@ -109,7 +109,7 @@ def _eval_skills(env: Env, roots: Sequence[Path], tools: bool) -> _Ranked:
 @click.option(
     "--explain",
     is_flag=True,
-    help="Show what each part of the default ranking (bm25f, ngram, wordllama, minilm, static, name) "
+    help="Show what each part of the default ranking (bm25f, ngram, wordllama, minilm, static, name, rerank) "
     "added to each skill's score.",
 )
 @click.option(
