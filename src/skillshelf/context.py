@@ -27,6 +27,7 @@ from skillshelf.context_parts import (
     instructions_part,
     load_mentioned,
     memory_part,
+    mentioned_in,
     mentioned_part,
     pinned_part,
     suggestions_part,
@@ -118,7 +119,7 @@ def turn_parts(prepared: PreparedContext, task: str) -> TurnParts:
         FileAccessError: a mentioned skill's file cannot be read any more.
     """
     whole = _whole_in_context(prepared)
-    selected = _mentioned_skills(prepared.skills.loadable, task)
+    selected = mentioned_in(prepared.skills, task)
     in_context = tuple(s for s in selected if s.path in whole)
     mentioned = tuple(s for s in selected if s.path not in whole)
     parts: list[ContextPart] = []
@@ -172,14 +173,6 @@ def build_context(env: Env, task: str, options: ContextOptions = ContextOptions(
         warnings=((str(warning),) if warning else ()) + unloaded,
         diagnostics=prepared.diagnostics,
     )
-
-
-def _mentioned_skills(skills: Sequence[Skill], task: str) -> tuple[Skill, ...]:
-    if "$" not in task and not task.lstrip().startswith("/"):
-        return ()  # no sigil, no mention (as select_mentioned says): skip importing it
-    from skillshelf.skills.mentions import select_mentioned
-
-    return select_mentioned(skills, [task])
 
 
 def _disabled_mentions(prepared: PreparedContext, task: str, loaded: Sequence[Skill]) -> tuple[str, ...]:
