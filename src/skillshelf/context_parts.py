@@ -7,8 +7,7 @@ composition and its order live in :mod:`skillshelf.context`.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,13 +20,13 @@ from skillshelf.workspace import WorkspaceSkills as ContextSkills
 
 if TYPE_CHECKING:
     from skillshelf.config import Config
+    from skillshelf.select.service import TurnCandidates
     from skillshelf.skills.catalog import RenderedCatalog
     from skillshelf.workspace import Workspace
 
 __all__ = [
     "ClaudeNames",
     "ContextSkills",
-    "TurnCandidates",
     "catalog_part",
     "instructions_part",
     "load_mentioned",
@@ -168,24 +167,14 @@ def suggestion_candidates(skills: ContextSkills) -> tuple[Skill, ...]:
     return tuple(s for s in (*skills.listed, *skills.name_only) if str(s.path) not in why)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class TurnCandidates:
-    """What the per-turn ranking does with one task's skills: ``candidates`` are indexed (and
-    set the confidence), ``never_suggested`` (SKILL.md path -> why) are never among the
-    suggestions, and ``mentioned`` (but pinned ones, whole in the context already) head the
-    fragment, so a copy of one (the same name and description) is not suggested either."""
-
-    candidates: tuple[Skill, ...]
-    never_suggested: Mapping[str, str]
-    mentioned: tuple[Skill, ...]
-
-
 def turn_candidates(skills: ContextSkills, task: str, *, claude: ClaudeNames | None = None) -> TurnCandidates:
     """The rule :func:`suggestions_part` follows for ``task`` (given the mentions
     :func:`mentioned_in` finds), for `skillshelf search` and the page to show:
     :func:`suggestion_candidates`, with :func:`never_suggested` and, for this task, the skills
     it mentions (``$name``, ``[$name](path)``, ``/name``: loaded, not suggested) and, for Claude
     Code (``claude``), those its ``skillOverrides`` keep from the model."""
+    from skillshelf.select.service import TurnCandidates
+
     candidates = suggestion_candidates(skills)
     why = never_suggested(skills)
     mentioned = mentioned_in(skills, task)

@@ -160,9 +160,7 @@ def search(
             semantic=semantic,
             settings=ranked.settings,
             explain=explain,
-            candidates=None if turn is None else turn.candidates,
-            never_suggested=None if turn is None else turn.never_suggested,
-            mentioned=() if turn is None else turn.mentioned,
+            turn=turn,
         )
     if as_json:
         echo_json(result.to_dict())

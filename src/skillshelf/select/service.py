@@ -25,12 +25,26 @@ if TYPE_CHECKING:
 
 __all__ = [
     "SearchResult",
+    "TurnCandidates",
     "evaluate_file",
     "never_suggested_misses",
     "resolve_selectors",
     "search",
     "semantic_for",
 ]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TurnCandidates:
+    """What the per-turn ranking does with one task's skills
+    (:func:`skillshelf.context_parts.turn_candidates` finds them): ``candidates`` are indexed
+    (and set the confidence), ``never_suggested`` (SKILL.md path -> why) are never among the
+    suggestions, and ``mentioned`` (but pinned ones, whole in the context already) head the
+    fragment, so a copy of one (the same name and description) is not suggested either."""
+
+    candidates: tuple[Skill, ...]
+    never_suggested: Mapping[str, str]
+    mentioned: tuple[Skill, ...] = ()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -91,22 +105,21 @@ def search(
     semantic: bool | None = None,
     settings: RankingSettings | None = None,
     explain: bool = False,
-    candidates: Sequence[Skill] | None = None,
-    never_suggested: Mapping[str, str] | None = None,
-    mentioned: Sequence[Skill] = (),
+    turn: TurnCandidates | None = None,
 ) -> SearchResult:
     """Index ``skills`` (cached under ``cache_dir``) and rank them against ``query``. The
     ``default`` selector is the :class:`Ranker` that the context, the agent and the MCP server
     use (same models, same threshold): ``suggested`` marks what the model would be shown, and
     ``explain`` fills ``parts``, what each part of the ranking added to each score.
 
-    ``candidates`` (None: all of ``skills``) are the skills the per-turn suggestions choose
-    among, in the order they index them; the suggestions and their confidence come from ranking
-    them alone, as the context does. ``never_suggested`` (key -> why) says why the others are
-    left out (their mode, hidden from the model, mentioned by the query...), for the ranked
-    entries among them: a candidate it names is left out of the suggestions as the context
-    leaves it out (still indexed, its score still sets the floor), and so is a copy (the same
-    name and description) of a skill the query ``mentioned`` (the fragment lists those first)."""
+    ``turn`` (None: every skill a candidate, none left out) is the per-turn rule: its
+    ``candidates`` are the skills the suggestions choose among, in the order they index them;
+    the suggestions and their confidence come from ranking them alone, as the context does. Its
+    ``never_suggested`` (key -> why) says why the others are left out (their mode, hidden from
+    the model, mentioned by the query...), for the ranked entries among them: a candidate it
+    names is left out of the suggestions as the context leaves it out (still indexed, its score
+    still sets the floor), and so is a copy (the same name and description) of a skill the query
+    ``mentioned`` (the fragment lists those first)."""
     if not query.strip():
         raise UsageError(
             "the query is empty",
@@ -122,20 +135,20 @@ def search(
             code="SE009",
         )
     if selector == DEFAULT_SELECTOR:
-        held = never_suggested or {}
+        held = {} if turn is None else turn.never_suggested
         ranker = Ranker.open(skills, cache_dir=cache_dir, models=semantic, settings=settings)
         ranking = ranker.rank(query, top_k=top)
         chosen = _suggestions(
             ranking,
             ranker,
             query,
-            candidates=candidates,
+            candidates=None if turn is None else turn.candidates,
             exclude=frozenset(held),
             top=top,
             cache_dir=cache_dir,
             semantic=semantic,
         )
-        listed = {copy_key(s.name, s.description) for s in mentioned}
+        listed = {copy_key(s.name, s.description) for s in (() if turn is None else turn.mentioned)}
         return SearchResult(
             query=query,
             selector=selector,

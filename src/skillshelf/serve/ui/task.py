@@ -49,9 +49,7 @@ def _search(snapshot: Snapshot, options: UiOptions, query: str, top: int, *, cla
         semantic=options.semantic,
         settings=RankingSettings.from_config(workspace.config.get),
         explain=True,
-        candidates=turn.candidates,
-        never_suggested=turn.never_suggested,
-        mentioned=turn.mentioned,
+        turn=turn,
     )
 
 
