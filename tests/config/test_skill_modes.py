@@ -213,3 +213,28 @@ def test_a_codex_path_entry_that_disables_a_required_skill_warns_in_the_workspac
     refused = [d for d in workspace.config.diagnostics if d.code == "CF106"]
     assert len(refused) == 1 and refused[0].path == home / ".codex" / "config.toml" and refused[0].line == 1
     assert refused[0] in workspace.diagnostics
+
+
+@pytest.mark.parametrize(
+    ("requirements", "to_check"),
+    [
+        ('required_skills = ["x"]', [("/s/off", "disabled")]),
+        ('disabled_skills = ["x"]', [("/s/pin", "pinned"), ("/s/on", "enabled")]),
+        ("max_catalog_tokens = 100", []),
+    ],
+)
+def test_the_config_names_the_path_entries_a_requirement_may_overrule(
+    tmp_path: Path, requirements: str, to_check: list[tuple[str, str]]
+) -> None:
+    user = tmp_path / "user"
+    user.mkdir()
+    entries = [("path", "/s/off", "disabled"), ("path", "/s/pin", "pinned"), ("name", "x", "disabled")]
+    entries += [("path", "/s/on", "enabled")]
+    (user / "config.toml").write_text(
+        f"[requirements]\n{requirements}\n"
+        + "".join(f'[[skills.config]]\n{key} = "{value}"\nmode = "{mode}"\n' for key, value, mode in entries),
+        encoding="utf-8",
+    )
+    config = load_config(Env.for_test(cwd=tmp_path, home=tmp_path), user_dir=user)
+    checked = [(str(rule.path), rule.mode.value) for rule in config.path_rules_to_check]
+    assert checked == to_check

@@ -14,6 +14,7 @@ from skillshelf.diagnostics import Diagnostic, has_errors
 from skillshelf.env import Env
 
 if TYPE_CHECKING:
+    from skillshelf.config import Config
     from skillshelf.config.modes import SkillMode
     from skillshelf.skills.model import Skill
 
@@ -152,15 +153,30 @@ def config(ctx: click.Context) -> None:
 @override_option
 @click.pass_context
 def show(ctx: click.Context, explain: bool, as_json: bool, overrides: tuple[str, ...]) -> None:
-    """Print the merged configuration and the layers it came from."""
-    from skillshelf.config import load_config
+    """Print the merged configuration, the layers it came from and every problem in them.
 
-    loaded = load_config(Env.from_os(), overrides=overrides)
+    A [[skills.config]] path entry that a requirement overrules (CF106) is found among the
+    skills, as `list` finds them.
+    """
+    loaded = _checked_config(Env.from_os(), overrides)
     if as_json:
         echo_json(_jsonable(loaded.to_dict(explain=explain)))
     else:
         _print_config(loaded, explain=explain)
     _finish(ctx, loaded.diagnostics)
+
+
+def _checked_config(env: Env, overrides: tuple[str, ...]) -> Config:
+    """The config with every finding: read alone, or, when a requirement may overrule a path
+    entry, as the workspace reports it (its skills tell whether one does: CF106)."""
+    from skillshelf.config import load_config
+
+    loaded = load_config(env, overrides=overrides)
+    if not loaded.path_rules_to_check:
+        return loaded
+    from skillshelf.workspace import Workspace, WorkspaceOptions
+
+    return Workspace.open(env, WorkspaceOptions(config_overrides=overrides)).config
 
 
 def _print_config(loaded: Any, *, explain: bool) -> None:

@@ -114,6 +114,21 @@ class Config:
         return tuple(Path(p) for p in roots) if isinstance(roots, list) else ()
 
     @property
+    def path_rules_to_check(self) -> tuple[SkillRule, ...]:
+        """The ``path`` entries a requirement may overrule (``CF106``): a disabling one while a
+        skill is required, any other while one is disabled. Whether it does depends on the skill
+        the entry selects, so the warning comes once the skills are found (a ``Workspace``'s
+        ``config.diagnostics``); entries by ``name`` are checked as the config loads."""
+        kept = {rule.mode is SkillMode.REQUIRED for rule in self.skill_rules if _is_requirement(rule)}
+        return tuple(
+            rule
+            for rule in self.skill_rules
+            if rule.path is not None
+            and not _is_requirement(rule)
+            and (rule.mode is SkillMode.DISABLED) in kept
+        )
+
+    @property
     def max_catalog_tokens(self) -> int | None:
         value = self.requirements.get("max_catalog_tokens")
         return value if isinstance(value, int) else None
@@ -130,6 +145,10 @@ class Config:
         if explain:
             out["provenance"] = {key: prov.to_dict() for key, prov in sorted(self.provenance.items())}
         return out
+
+
+def _is_requirement(rule: SkillRule) -> bool:
+    return rule.source.startswith("requirements.")
 
 
 def _drop_projects(layer: ConfigLayer) -> tuple[ConfigLayer, list[Diagnostic]]:
