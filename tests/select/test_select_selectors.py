@@ -5,7 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from skillshelf.errors import UsageError
 from skillshelf.select import rank_docs
@@ -13,6 +16,7 @@ from skillshelf.select.docs import SkillDoc, doc_for_tool
 from skillshelf.select.index import SkillIndex
 from skillshelf.select.registry import SELECTORS
 from skillshelf.select.selectors.codex import codex_bm25, codex_lexical, codex_ngram, split_views
+from skillshelf.select.selectors.sparse import top_hits
 from skillshelf.skills.discover import discover_in
 
 
@@ -176,3 +180,21 @@ def test_among_a_few_skills_one_body_word_does_not_outrank_a_description_that_ma
     lexical = {r.doc.name: r.score for r in rank_docs(index, query, selector="bm25f")}
     assert list(lexical) == ["csv-dedupe", "release-notes"]
     assert [r.doc.name for r in rank_docs(index, query)] == ["csv-dedupe", "release-notes"]
+
+
+_TIE_SCORES = st.lists(st.sampled_from([-1.0, -0.25, 0.0, 0.25, 0.5, 1.0, 2.0, 3.5]), min_size=1, max_size=40)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_TIE_SCORES, st.integers(-1, 45))
+def test_top_hits_are_the_best_positive_entries_ties_by_name_then_path(
+    values: list[float], limit: int
+) -> None:
+    # names repeat (every fifth entry shares one), so ties by score fall to the name, then the path
+    index = SkillIndex.from_tools([(f"t{i}", f"tool-{i % 5}", "a tool") for i in range(len(values))])
+    scores = np.array(values, np.float32)
+    docs = index.docs
+    expected = sorted(
+        (i for i, v in enumerate(values) if v > 0), key=lambda i: (-values[i], docs[i].name, docs[i].key)
+    )[: max(limit, 0)]
+    assert top_hits(index, scores, limit) == [(i, values[i]) for i in expected]

@@ -189,13 +189,14 @@ def top_hits(index: SkillIndex, scores: Scores, limit: int) -> list[Hit]:
     """The ``limit`` best documents with a positive score, ties by name then path."""
     import numpy as np
 
-    positive = np.nonzero(scores > 0)[0]
-    if len(positive) == 0 or limit <= 0:
+    if limit <= 0 or len(scores) == 0:
         return []
-    if len(positive) > limit:
-        part = positive[np.argpartition(-scores[positive], limit - 1)[:limit]]
-        floor = scores[part].min()
-        positive = positive[scores[positive] >= floor]  # every tie at the boundary competes
+    floor = scores[np.argpartition(-scores, limit - 1)[:limit]].min() if len(scores) > limit else 0
+    # the limit-th best is positive: every entry at least that good competes (ties at the
+    # boundary too); else fewer than ``limit`` are positive and each of them competes
+    positive = np.nonzero(scores >= floor if floor > 0 else scores > 0)[0]
+    if len(positive) == 0:
+        return []
     docs = index.docs
     ordered = sorted(positive.tolist(), key=lambda i: (-float(scores[i]), docs[i].name, docs[i].key))
     return [(i, float(scores[i])) for i in ordered[:limit]]
