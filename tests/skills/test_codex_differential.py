@@ -384,6 +384,36 @@ def test_plugin_namespaces_and_repaired_metadata_match_codex(
     assert not problems, "\n".join(problems)
 
 
+NONSPECIFIC_TAGGED = [
+    "name: null-text\ndescription: ! ~",
+    "name: null-word\ndescription: ! null",
+    "name: ! ~\ndescription: a name that is a tilde",
+    "name: ! 12\ndescription: a number name",
+    "name: int-text\ndescription: ! 0x1F",
+    "name: bool-text\ndescription: ! true",
+    "name: quoted-text\ndescription: ! '123'",
+    "name: verbatim\ndescription: !<!> ~",
+    "name: anchored\ndescription: &a ! ~",
+    "name: aliased\nx: &a ! ~\ndescription: *a",
+    "name: block-text\ndescription: ! |\n  ~\n  more",
+    "name: flow-map\ndescription: ! {a: 1}",
+    "name: flow-seq\ndescription: ! [a]",
+    "name: empty-text\ndescription: !",
+    "! name: key-tagged\n! description: keys tagged\nmetadata: !\n  short-description: ! ~",
+]
+
+
+def test_nonspecific_tags_match_codex(tmp_path: Path, codex_oracle: Oracle, system_marker: str) -> None:
+    """``!`` makes a scalar text (``! ~`` is ``"~"``) and leaves a collection as it is."""
+    tree = new_tree(tmp_path, system_marker)
+    for i, frontmatter in enumerate(NONSPECIFIC_TAGGED):
+        write_skill(tree.repo / ".agents" / "skills" / f"bang{i:02d}", frontmatter + "\n")
+    skills, roots = discovered(tree)
+    problems = compare(tree, codex_oracle, skills, roots, {"model_context_window": 0})
+    assert not problems, "\n".join(problems)
+    assert {"null-text", "~", "12", "key-tagged"} <= {skill.name for skill in skills}
+
+
 def corpus_tree(tmp_path: Path, marker: str) -> Tree:
     """A repo whose ``.agents/skills`` links every corpus (same walked paths as the corpora)."""
     shared_path("corpora")

@@ -311,10 +311,22 @@ def test_tagged_frontmatter_and_quoted_policies_match_codex(tmp_path: Path, code
         "description: d\nmetadata:\n  short-description: !!null abc",
         "description: !c [a, b]",
         'description: !!python/object/apply:os.system ["echo"]',
+        "description: ! ~",
+        "description: ! [a]",
     ]
     for i, value in enumerate(values):
         write(r / f"tag{i}/SKILL.md", f"---\nname: tag-{i}\n{value}\n---\nbody\n")
-    policies = ["'false'", '"false"', "'True'", "!!bool 'false'", ">-\n    false", "!custom false", "false"]
+    policies = [
+        "'false'",
+        '"false"',
+        "'True'",
+        "!!bool 'false'",
+        ">-\n    false",
+        "!custom false",
+        "false",
+        "! false",
+        "! ~",
+    ]
     for i, value in enumerate(policies):
         write_skill(r / f"policy{i}", f"policy-{i}")
         write(
@@ -322,4 +334,4 @@ def test_tagged_frontmatter_and_quoted_policies_match_codex(tmp_path: Path, code
             f"policy:\n  products: [chatgpt]\n  allow_implicit_invocation: {value}\n",
         )
     listed = tree.compare(codex_oracle)
-    assert {"tag-0", "tag-10", "policy-0"} <= {name for name, _ in listed}
+    assert {"tag-0", "tag-10", "tag-17", "policy-0"} <= {name for name, _ in listed}

@@ -204,6 +204,8 @@ def test_standard_tags_that_fit_their_value_still_convert_it() -> None:
         ("x: !!null ~", None),
         ("x: !!null 'abc'", "abc"),
         ("x: !custom ~", "~"),
+        ("x: ! ~", "~"),
+        ("x: ! null", "null"),
         ("x: !!bool ~", "~"),
         ("x: !!int null", "null"),
         ("x: !!str ~", "~"),

@@ -272,6 +272,13 @@ def test_parse_skill_text_never_raises(text: str, claude: bool) -> None:
         ("description: !!null 'abc'", "abc"),
         ("description: !custom {a: b}", "!custom {a: b}"),
         ("description: {a: b}", "{a: b}"),
+        ("description: ! ~", "~"),
+        ("description: ! null", "null"),
+        ("description: ! 123", "123"),
+        ("description: ! true", "true"),
+        ("description: ! 'quoted'", "quoted"),
+        ("description: ! |\n  block text\n  more", "block text more"),
+        ("description: ! {a: 1}", "! {a: 1}"),
     ],
 )
 def test_tagged_frontmatter_loads_with_the_description_codex_lists(
@@ -290,6 +297,7 @@ def test_tagged_frontmatter_loads_with_the_description_codex_lists(
         "name: !!null abc\ndescription: d",
         "name: t\ndescription: d\nmetadata:\n  short-description: !!null abc",
         "name: t\ndescription: !custom [a, b]",
+        "name: t\ndescription: ! [a]",
     ],
 )
 def test_a_field_codex_cannot_read_as_text_drops_the_skill(frontmatter: str) -> None:
@@ -301,3 +309,12 @@ def test_a_mapping_description_repaired_by_quoting_is_noted() -> None:
     parsed = parse("---\nname: m\ndescription: {a: b}\n---\n")
     assert parsed.skill is not None and codes(parsed) == ["SK105"]
     assert parse("---\nname: m\ndescription: {a: b}\nmetadata: 5\n---\n").skill is None
+
+
+@pytest.mark.parametrize(
+    ("name", "listed"), [("! ~", "~"), ("! 12", "12"), ("! null", "null"), ("!", "demo")]
+)
+def test_a_nonspecific_tag_keeps_a_name_that_looks_like_null_or_a_number(name: str, listed: str) -> None:
+    parsed = parse(f"---\nname: {name}\ndescription: d\n---\nbody\n")
+    assert parsed.skill is not None, parsed.diagnostics
+    assert parsed.skill.name == listed

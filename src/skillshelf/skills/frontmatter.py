@@ -22,6 +22,8 @@ from typing import Any
 
 import yaml
 
+from skillshelf.skills.yaml_tags import mark_nonspecific_scalars
+
 __all__ = [
     "FrontmatterSplit",
     "YamlDocument",
@@ -314,7 +316,7 @@ class YamlFailure:
 
 
 def load_yaml(text: str) -> YamlDocument | YamlFailure:
-    """Parse one YAML document; never raises."""
+    """Parse one YAML document; never raises. A scalar tagged ``!`` is its text (``yaml_tags``)."""
     try:
         loader = _Loader(text)
     except yaml.YAMLError as exc:
@@ -324,6 +326,8 @@ def load_yaml(text: str) -> YamlDocument | YamlFailure:
         return YamlFailure(message=f"a lone surrogate code point at line {line + 1}", line=line)
     try:
         node = loader.get_single_node()
+        if node is not None:
+            mark_nonspecific_scalars(text, node)
         value = loader.construct_document(node) if node is not None else None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
