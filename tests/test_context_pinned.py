@@ -57,9 +57,11 @@ def test_the_turn_loads_nothing_for_a_pinned_mention_when_the_pinned_part_is_the
     assert [s.name for s in turn.mentioned] == ["release-notes"]
 
 
-def test_a_hook_turn_still_loads_a_mentioned_pinned_skill(
+def test_a_turn_without_an_agent_s_session_answer_loads_a_mentioned_pinned_skill(
     tmp_path: Path, isolated_home: IsolatedHome
 ) -> None:
+    """No agent named: no ``SessionStart`` answer carried the pinned skills (a hook names its
+    agent: tests/hooks/test_hooks_pinned.py)."""
     turn = prompt_turn(_project(tmp_path, isolated_home.home), "$release-notes for v2.0")
     assert [item.skill.name for item in turn.loaded] == ["release-notes"]
     assert "STEPS-OF-release-notes" in turn.loaded[0].fragment

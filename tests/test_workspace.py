@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from skillshelf.cli.main import cli
 from skillshelf.dirs import UserDirs
 from skillshelf.env import Env
-from skillshelf.memory.read import memory_folders_for
+from skillshelf.memory.layout import GLOBAL_SCOPE, memory_project, project_scope, scope_dir
 from skillshelf.serve.loading import open_library
 from skillshelf.serve.tools import SkillTools
 from skillshelf.workspace import Workspace, WorkspaceOptions
@@ -28,13 +28,15 @@ def _skill(root: Path, name: str) -> None:
 
 @pytest.fixture
 def project(isolated_home: IsolatedHome, monkeypatch: pytest.MonkeyPatch) -> Env:
-    """A project with one skill of its own and one the memory pipeline wrote for each scope."""
+    """A project with one skill of its own and one the memory pipeline wrote for each scope (only
+    the project's is read under the default memory.scope)."""
     folder = isolated_home.home / "proj"
     (folder / ".git").mkdir(parents=True)
     _skill(folder / ".agents" / "skills", "deploy")
     monkeypatch.chdir(folder)
     env = Env.from_os()
-    (project_memory, _), (global_memory, _) = [(f, s) for s, f in memory_folders_for(env)]
+    project_memory = scope_dir(env.dirs.data, project_scope(memory_project(env.project_root)))
+    global_memory = scope_dir(env.dirs.data, GLOBAL_SCOPE)
     _skill(project_memory / "skills", "remembered-release")
     _skill(global_memory / "skills", "remembered-style")
     return env
@@ -56,7 +58,7 @@ def test_serve_and_context_list_the_same_skills_memory_written_ones_included(pro
     catalog = next(p for p in json.loads(result.stdout)["parts"] if p["name"] == "catalog")
     in_context = set(re.findall(r"^- ([\w:-]+): ", catalog["text"], re.M))
     served = open_library(project, WorkspaceOptions(include_builtin=False)).tools
-    assert in_context == {"deploy", "remembered-release", "remembered-style"}
+    assert in_context == {"deploy", "remembered-release"}
     assert _served_names(served) == in_context
     assert (
         set(re.findall(r"^- ([\w:-]+): ", served.catalog(), re.M)) == in_context
@@ -65,8 +67,8 @@ def test_serve_and_context_list_the_same_skills_memory_written_ones_included(pro
 
 def test_the_memory_switch_decides_whether_memory_written_skills_are_in(project: Env) -> None:
     opened = Workspace.open(project, WorkspaceOptions(include_builtin=False, use_cache=False))
-    assert {s.name for s in opened.skills.loadable} == {"deploy", "remembered-release", "remembered-style"}
-    assert set(opened.memory_roots) <= set(opened.roots) and len(opened.memory_roots) == 2
+    assert {s.name for s in opened.skills.loadable} == {"deploy", "remembered-release"}
+    assert set(opened.memory_roots) <= set(opened.roots) and len(opened.memory_roots) == 1
     without = Workspace.open(project, WorkspaceOptions(include_builtin=False, use_cache=False, memory=False))
     assert {s.name for s in without.skills.loadable} == {"deploy"} and without.memory_roots == ()
 

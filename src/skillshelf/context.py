@@ -99,7 +99,7 @@ def prepare_context(
     parts.append(catalog)
     parts += pinned_part(workspace.skills)
     if options.memory:
-        parts += memory_part(env, options)
+        parts += memory_part(env, options, workspace.config)
     return PreparedContext(
         workspace=workspace,
         options=options,
@@ -139,11 +139,11 @@ def turn_parts(prepared: PreparedContext, task: str) -> TurnParts:
 
 
 def _whole_in_context(prepared: PreparedContext) -> frozenset[Path]:
-    """The skills whose whole body is in the stable parts: the pinned ones, when the pinned part
-    is there (a hook's prepared context has no stable parts: the agent has only its own)."""
-    if not any(part.name == "pinned" for part in prepared.stable):
-        return frozenset()
-    return frozenset(skill.path for skill in prepared.skills.pinned)
+    """The skills whose whole body is in the stable parts: the sources of the pinned part (every
+    pinned skill in ``context``; in a hook, those the ``SessionStart`` answer carried whole)."""
+    return frozenset(
+        Path(source) for part in prepared.stable if part.name == "pinned" for source in part.sources
+    )
 
 
 def _for_skill_tool(prepared: PreparedContext) -> bool:

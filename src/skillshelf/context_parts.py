@@ -123,10 +123,11 @@ def pinned_part(skills: ContextSkills) -> list[ContextPart]:
     return [ContextPart(name="pinned", title="Pinned skills", text=text, sources=sources)]
 
 
-def memory_part(env: Env, options: ContextOptions) -> list[ContextPart]:
-    from skillshelf.memory.read import memory_summary_for
+def memory_part(env: Env, options: ContextOptions, config: Config) -> list[ContextPart]:
+    """The memory summary of the scope ``memory.scope`` (in ``config``) writes, if any."""
+    from skillshelf.memory.read import memory_summary_for, scope_setting
 
-    summary = memory_summary_for(env, token_cap=options.memory_tokens)
+    summary = memory_summary_for(env, setting=scope_setting(config), token_cap=options.memory_tokens)
     if summary is None or not summary.text.strip():
         return []
     return [

@@ -113,7 +113,7 @@ class Workspace:
 
         config = load_config(env, overrides=options.config_overrides)
         builtin = options.include_builtin and config.include_builtin
-        memory_roots = _memory_roots(env) if options.memory else ()
+        memory_roots = _memory_roots(env, config) if options.memory else ()
         discovery = discover_skills(
             env,
             DiscoveryOptions(
@@ -225,8 +225,9 @@ def _installed_builtin(env: Env) -> Path:
     return ensure_builtin_skills(env.dirs.data)
 
 
-def _memory_roots(env: Env) -> tuple[Path, ...]:
-    """The ``skills/`` folders the memory pipeline wrote for this project (and the global scope)."""
-    from skillshelf.memory.read import memory_skill_roots
+def _memory_roots(env: Env, config: Config) -> tuple[Path, ...]:
+    """The ``skills/`` folders the memory pipeline wrote for this project, of the scope
+    ``memory.scope`` writes (this project's, or the global one)."""
+    from skillshelf.memory.read import memory_skill_roots, scope_setting
 
-    return memory_skill_roots(env)
+    return memory_skill_roots(env, setting=scope_setting(config))

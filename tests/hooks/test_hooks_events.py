@@ -105,7 +105,7 @@ def test_memory_lines_that_match_the_prompt_are_added_and_others_are_not(isolate
         f"{events.MEMORY_INTRO}\n- PDF form fields here are filled with pdftk, never by hand (MEMORY.md:2)"
     )
     assert "Fridays" not in text
-    assert events.memory_notes(env, "zqxv wqpl", token_cap=400) == ""
+    assert events.memory_notes(env, "zqxv wqpl", token_cap=400, setting="project") == ""
 
 
 def test_each_prompt_records_its_suggestions_and_a_skill_read_in_the_shell_counts_as_used(
@@ -280,7 +280,7 @@ def test_memory_lines_given_to_the_model_count_as_a_use_of_their_session(isolate
             "INSERT INTO stage1_outputs (session_id, scope, source_updated_at_ms, raw_memory, "
             "rollout_summary, generated_at_ms) VALUES ('sess-42', 's', 1, 'r', 's', 1)"
         )
-    assert "pdftk" in events.memory_notes(env, PDF_PROMPT, token_cap=400)
+    assert "pdftk" in events.memory_notes(env, PDF_PROMPT, token_cap=400, setting="project")
     with open_store(None, data_dir=env.dirs.data) as store:
         assert [o.usage_count for o in store.outputs()] == [1]
 

@@ -108,9 +108,9 @@ def test_agent_consolidation_writes_the_memory_folder_and_its_transcript_is_neve
     assert (folder / "skills" / "run-tests" / "SKILL.md").read_text(encoding="utf-8") == SKILL
     assert len(list((folder / "rollout_summaries").glob("*.md"))) == 1
     assert not (folder.parent / "escape.md").exists()
-    summary = memory_summary_for(env)
+    summary = memory_summary_for(env, setting="project")
     assert summary is not None and "make check runs the tests" in summary.text
-    assert memory_skill_roots(env) == (folder / "skills",)
+    assert memory_skill_roots(env, setting="project") == (folder / "skills",)
     requests = standin.requests()
     assert all(
         r["path"].endswith("/messages" if provider == "anthropic" else "/chat/completions") for r in requests
@@ -213,7 +213,7 @@ def test_memory_citations_in_final_answers_count_as_uses(
     )
     agent = open_agent(env, options, on_answer=seen.append)
     assert "<oai-mem-citation>" in agent.system_prompt and "make check runs the tests" in agent.system_prompt
-    summary = memory_summary_for(env)
+    summary = memory_summary_for(env, setting="project")
     assert summary is not None and f"Memory folder: {summary.folder} " in agent.system_prompt
 
     agent.send("how do I run the tests?")

@@ -89,7 +89,7 @@ def test_real_transcripts_become_a_memory_summary_in_context(
     assert "Deploy preview with token" in sent  # the real task text reached the model...
     assert FAKE_TOKEN_PREFIX not in sent  # ...but its GitHub token did not
     assert "skills_instructions" not in sent  # developer messages are left out
-    summary = memory_summary_for(env)
+    summary = memory_summary_for(env, setting=settings.scope)  # "global": written and read
     assert summary is not None and "make check runs the tests" in summary.text
     folder = summary.folder
     assert len(list((folder / "rollout_summaries").glob("*.md"))) == 4
@@ -116,7 +116,10 @@ def test_context_command_shows_the_memory_summary(
     env = Env.for_test(cwd=project, home=isolated_home.home, codex_home=isolated_home.codex_home)
     report = run_memory(env, _settings(scripted_model.url + "/v1"), RunOptions())
     assert report.outcomes == {"extracted": 1} and report.consolidation[0].status == "consolidated"
-    assert memory_skill_roots(env) and (memory_skill_roots(env)[0] / "run-tests" / "SKILL.md").is_file()
+    assert (
+        memory_skill_roots(env, setting="project")
+        and (memory_skill_roots(env, setting="project")[0] / "run-tests" / "SKILL.md").is_file()
+    )
 
     from skillshelf.cli.main import cli
 
@@ -128,9 +131,11 @@ def test_context_command_shows_the_memory_summary(
     assert "tests run with make check" in result.output
 
     other = Env.for_test(cwd=isolated_home.home, home=isolated_home.home, codex_home=isolated_home.codex_home)
-    assert memory_summary_for(other) is None  # scoped to the project: nothing leaks elsewhere
+    assert (
+        memory_summary_for(other, setting="project") is None
+    )  # scoped to the project: nothing leaks elsewhere
 
-    hits = search_memory(env, "make check")
+    hits = search_memory(env, "make check", setting="project")
     assert hits and hits[0].path.name in ("MEMORY.md", "memory_summary.md") or hits[0].session_id
     with open_store(None, data_dir=Env.from_os().dirs.data) as store:
         assert store.outputs()[0].usage_count >= 1
@@ -168,7 +173,7 @@ def test_second_run_does_nothing_and_forget_removes_the_memory(
         "done.\n<oai-mem-citation>\n<citation_entries>\nMEMORY.md:1-2|note=[tests]\n</citation_entries>\n"
         "<rollout_ids>\ns2\ns2\nunknown\n</rollout_ids>\n</oai-mem-citation>"
     )
-    assert record_citations(reply, data_dir=Env.from_os().dirs.data) == ["s2", "unknown"]
+    assert record_citations(reply, data_dir=Env.from_os().dirs.data, setting="project") == ["s2", "unknown"]
     with open_store(None, data_dir=Env.from_os().dirs.data) as store:
         assert {r.session_id: r.usage_count for r in store.outputs()} == {"s0": 0, "s1": 0, "s2": 1}
         assert store.forget("s1", now_ms=int(time.time() * 1000))
@@ -351,7 +356,7 @@ def test_sessions_in_git_worktrees_share_their_projects_memories(
     ]
     for cwd in (main, *worktrees):
         here = Env.for_test(cwd=cwd, home=isolated_home.home, codex_home=isolated_home.codex_home)
-        summary = memory_summary_for(here)
+        summary = memory_summary_for(here, setting="project")
         assert summary is not None and summary.path.parent == report.consolidation[0].folder
 
     from skillshelf.memory.control import reset_memories
@@ -361,7 +366,8 @@ def test_sessions_in_git_worktrees_share_their_projects_memories(
     )
     assert (
         memory_summary_for(
-            Env.for_test(cwd=main, home=isolated_home.home, codex_home=isolated_home.codex_home)
+            Env.for_test(cwd=main, home=isolated_home.home, codex_home=isolated_home.codex_home),
+            setting="project",
         )
         is None
     )

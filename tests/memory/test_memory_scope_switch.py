@@ -79,6 +79,7 @@ def test_status_names_the_scopes_left_from_before_the_switch(
 
     code, out, _ = run_cli(capsys, "memory", "status")
     assert code == 0 and "other scopes: 1 memories" in out and "memory prune --other-scopes" in out
+    assert "agents do not read them until memory.scope is switched back" in " ".join(out.split())
 
     code, out, _ = run_cli(capsys, "memory", "status", "-c", "memory.scope=project", "--json")
     assert json.loads(out)["other_scopes"] == [{"scope": GLOBAL_SCOPE, "outputs": 1}]

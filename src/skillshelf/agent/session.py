@@ -62,16 +62,17 @@ class AgentOptions:
     shadow_metrics: bool = False  # also record every selector's candidates per turn (`skillshelf stats`)
 
 
-def memory_citation_hook(data_dir: Path, db: str | None = None) -> Callable[[str], None]:
-    """An ``on_answer`` hook: every session a final answer cites gets a use counted (in ``db``,
-    default: the database in the user data folder ``data_dir``)."""
+def memory_citation_hook(data_dir: Path, db: str | None = None, *, setting: str) -> Callable[[str], None]:
+    """An ``on_answer`` hook: every session a final answer cites whose memory is of a scope
+    ``memory.scope = setting`` writes gets a use counted (in ``db``, default: the database in
+    the user data folder ``data_dir``)."""
 
     def record(text: str) -> None:
         from skillshelf.errors import SkillshelfError
         from skillshelf.memory.read import record_citations
 
         try:
-            record_citations(text, data_dir=data_dir, db=db)
+            record_citations(text, data_dir=data_dir, setting=setting, db=db)
         except (SkillshelfError, OSError):
             return  # usage counts are a ranking hint: never lose the answer over them
 
@@ -96,6 +97,7 @@ def open_agent(
         RequiredSkillError: a ``required`` skill is missing.
     """
     from skillshelf.context import prepare_context, turn_parts
+    from skillshelf.memory.read import scope_setting
     from skillshelf.serve.tools import SkillTools
 
     spec = parse_model_spec(options.model)
@@ -111,7 +113,11 @@ def open_agent(
         ]
     )
     hooks = [
-        *([memory_citation_hook(env.dirs.data, options.memory_db)] if count_uses else []),
+        *(
+            [memory_citation_hook(env.dirs.data, options.memory_db, setting=scope_setting(prepared.config))]
+            if count_uses
+            else []
+        ),
         *([on_answer] if on_answer else []),
     ]
 

@@ -100,7 +100,8 @@ def _print_other_scopes(console: Any, data: dict[str, Any]) -> None:
     names = ", ".join(str(row["scope"]) for row in other)
     console.print(
         f"other scopes: {count} memories in {len(other)} scope(s) that memory.scope = "
-        f"{data['scope_setting']!r} does not write ({names}); kept, and agents may still read their folders",
+        f"{data['scope_setting']!r} does not write ({names}); kept on disk, but agents do not read them "
+        "until memory.scope is switched back",
         markup=False,
     )
     console.print("  fix: `skillshelf memory prune --other-scopes` deletes them and empties their folders")

@@ -14,6 +14,7 @@ import click
 from skillshelf.cli.memory_admin import db_option, json_option, recover, reset, status
 from skillshelf.cli.output import TEXT, FiniteFloat, echo_json, echo_text, print_diagnostics, printable
 from skillshelf.env import Env
+from skillshelf.memory.settings import load_memory_settings
 
 if TYPE_CHECKING:
     from skillshelf.memory.consolidator import Consolidator
@@ -133,7 +134,6 @@ def run(
     consolidation failed (it is retried after a backoff); 2 means bad arguments or settings.
     """
     from skillshelf.memory.service import RunOptions, run_memory
-    from skillshelf.memory.settings import load_memory_settings
 
     env = Env.from_os()
     settings = load_memory_settings(env, overrides=overrides).with_overrides(
@@ -265,9 +265,11 @@ def show(session_id: str | None, db: str | None, as_json: bool) -> None:
         return
     from skillshelf.memory.read import memory_folders_for, memory_summary_for
 
-    summary = memory_summary_for(Env.from_os())
+    env = Env.from_os()
+    setting = load_memory_settings(env).scope
+    summary = memory_summary_for(env, setting=setting)
     if summary is None:
-        folders = ", ".join(str(f) for _, f in memory_folders_for(Env.from_os()))
+        folders = ", ".join(str(f) for _, f in memory_folders_for(env, setting=setting))
         raise NotFoundError(
             "no memory summary for this project yet",
             code="ME405",
@@ -289,7 +291,9 @@ def search(query: str, limit: int, no_usage: bool, db: str | None, as_json: bool
     """The quick memory pass: search MEMORY.md and the session summaries (`-`: QUERY from stdin)."""
     from skillshelf.memory.read import search_memory
 
-    hits = search_memory(Env.from_os(), query, limit=limit, record_usage=not no_usage, db=db)
+    env = Env.from_os()
+    setting = load_memory_settings(env).scope
+    hits = search_memory(env, query, setting=setting, limit=limit, record_usage=not no_usage, db=db)
     if as_json:
         echo_json([h.to_dict() for h in hits])
         return
@@ -334,7 +338,6 @@ def prune(max_unused_days: float | None, other_scopes: bool, db: str | None, as_
     import time
 
     from skillshelf.memory.control import prune_other_scopes
-    from skillshelf.memory.settings import load_memory_settings
     from skillshelf.memory.store import open_store
 
     env = Env.from_os()

@@ -6,8 +6,11 @@
   itself, and memory lines that match the prompt; nothing at all when nothing fits. The
   turn's suggestions are recorded so ``skillshelf stats`` can tell how often they were used,
   and each mentioned skill as loaded (``via: "mention"``; the agent injected its body or the
-  hook did), so a compaction puts it back like a skill the model read.
-- ``SessionStart``: the project's memory summary (``hooks.session_memory``); transcripts
+  hook did), so a compaction puts it back like a skill the model read. A pinned skill the
+  session's ``SessionStart`` answer holds whole is neither loaded nor recorded again.
+- ``SessionStart``: the pinned skills (:mod:`.pinned`; not on a resume), after a compaction the
+  skills the session loaded (:mod:`.reattach`), then in the room left the project's memory
+  summary (``hooks.session_memory``); transcripts
   queued by earlier sessions are extracted by a detached ``memory run --queued``; a detached
   ``hook warm`` builds the project's search index before the first prompt needs it.
 - ``Stop`` / ``SessionEnd``: the transcript queued for the memory pipeline (a file write);
@@ -63,7 +66,7 @@ def user_prompt_submit(agent: Agent, inp: HookInput, env: Env, spawn: Spawn) -> 
         return ""
     from skillshelf.hooks.turn import prompt_turn
 
-    turn = prompt_turn(env, inp.prompt, skill_tool=agent == "claude")
+    turn = prompt_turn(env, inp.prompt, skill_tool=agent == "claude", agent=agent)
     settings = turn.settings
     budget = CONTEXT_TOKEN_LIMIT[agent]
     pieces: list[str] = []
@@ -74,11 +77,12 @@ def user_prompt_submit(agent: Agent, inp: HookInput, env: Env, spawn: Spawn) -> 
         if _tokens(pieces) + approx_tokens(body) + settings.memory_tokens <= budget:
             pieces.append(body)
     if settings.memory:
-        notes = memory_notes(env, inp.prompt, token_cap=min(settings.memory_tokens, budget - _tokens(pieces)))
+        cap = min(settings.memory_tokens, budget - _tokens(pieces))
+        notes = memory_notes(env, inp.prompt, token_cap=cap, setting=turn.memory_scope)
         pieces += [notes] if notes else []
     if settings.usage:
         _record_turn(env, inp, suggestions.sources if suggestions is not None else ())
-        _record_mentions(env, inp, turn.mentioned)
+        _record_mentions(env, inp, [item.skill for item in turn.loaded])
     _keep_server(env, settings, spawn)
     return "\n\n".join(pieces)
 
@@ -143,9 +147,10 @@ def _usage_problems_logged(env: Env) -> Iterator[None]:
         write_log_line(env.dirs.state, f"usage not recorded: {exc.code}: {exc.message}")
 
 
-def memory_notes(env: Env, prompt: str, *, token_cap: int, limit: int = 6) -> str:
-    """Lines of this project's memory that share at least two content words with ``prompt``
-    (one when the prompt has only one), best first, within ``token_cap``; ``""`` when none."""
+def memory_notes(env: Env, prompt: str, *, token_cap: int, setting: str, limit: int = 6) -> str:
+    """Lines of this project's memory (of the scope ``memory.scope = setting`` writes) that share
+    at least two content words with ``prompt`` (one when the prompt has only one), best first,
+    within ``token_cap``; ``""`` when none."""
     from skillshelf.select.tokenize import terms
 
     wanted = set(terms(prompt))
@@ -156,7 +161,7 @@ def memory_notes(env: Env, prompt: str, *, token_cap: int, limit: int = 6) -> st
     need = min(2, len(wanted))
     lines: list[str] = []
     used: list[str] = []
-    for hit in search_memory(env, prompt, limit=50, record_usage=False):
+    for hit in search_memory(env, prompt, setting=setting, limit=50, record_usage=False):
         if len(wanted & set(terms(hit.text))) < need or hit.text.startswith("#"):
             continue
         line = f"- {hit.text.lstrip('-*+ ').strip()} ({hit.path.name}:{hit.line})"
@@ -179,19 +184,23 @@ def session_start(agent: Agent, inp: HookInput, env: Env, spawn: Spawn) -> str:
     _maybe_drain(env, settings, spawn)
     _keep_server(env, settings, spawn)
     _warm_for_first_prompt(agent, env, settings, spawn)
+    from skillshelf.hooks.pinned import session_pinned
     from skillshelf.hooks.reattach import reattach_text
 
     cap = CONTEXT_TOKEN_LIMIT[agent]
-    reattached = reattach_text(inp, env, token_cap=cap) if settings.usage else ""
-    room = cap - approx_tokens(reattached) - approx_tokens(SUMMARY_INTRO) - 8
+    pinned, named = session_pinned(agent, inp, env, config)
+    left = cap - approx_tokens(pinned) - 1  # a "\n\n" between the parts is at most one token
+    reattached = reattach_text(inp, env, token_cap=left, leave_out=named) if settings.usage else ""
+    skills = "\n\n".join(p for p in (pinned, reattached) if p)
+    room = cap - approx_tokens(skills) - approx_tokens(SUMMARY_INTRO) - 8
     if room <= 0 or not _summary_wanted(agent, env, settings):
-        return reattached
-    from skillshelf.memory.read import memory_summary_for
+        return skills
+    from skillshelf.memory.read import memory_summary_for, scope_setting
 
-    summary = memory_summary_for(env, token_cap=room)
+    summary = memory_summary_for(env, setting=scope_setting(config), token_cap=room)
     if summary is None or not summary.text.strip():
-        return reattached
-    return "\n\n".join(p for p in (reattached, f"{SUMMARY_INTRO}\n\n{summary.text}") if p)
+        return skills
+    return "\n\n".join(p for p in (skills, f"{SUMMARY_INTRO}\n\n{summary.text}") if p)
 
 
 def _warm_for_first_prompt(agent: Agent, env: Env, settings: HookSettings, spawn: Spawn) -> None:

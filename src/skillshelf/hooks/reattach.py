@@ -16,14 +16,22 @@ needs no help: both agents list their skills again in the first request after a 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from pathlib import Path
 
 from skillshelf.env import Env
 from skillshelf.hooks.payload import HookInput
 from skillshelf.skills.model import Skill
 from skillshelf.tokens import whole_or_listed
 
-__all__ = ["COMPACT_SOURCE", "REATTACH_INTRO", "loaded_in_session", "reattach_text"]
+__all__ = [
+    "COMPACT_SOURCE",
+    "REATTACH_INTRO",
+    "loaded_in_session",
+    "readable_fragment",
+    "reattach_text",
+    "skill_line",
+]
 
 COMPACT_SOURCE = "compact"
 REATTACH_INTRO = "Skills loaded earlier in this session, attached again after the conversation was compacted:"
@@ -43,9 +51,10 @@ def loaded_in_session(events: Iterable[Mapping[str, object]], session_id: str) -
     return list(reversed(by_last_load))
 
 
-def reattach_text(inp: HookInput, env: Env, *, token_cap: int) -> str:
+def reattach_text(inp: HookInput, env: Env, *, token_cap: int, leave_out: Collection[Path] = ()) -> str:
     """The skills to put back for ``inp`` (empty unless it is a compaction's ``SessionStart``
-    with loads recorded), within ``token_cap`` tokens."""
+    with loads recorded), within ``token_cap`` tokens; not those in ``leave_out`` (the pinned
+    ones, which the answer carries already)."""
     if inp.source != COMPACT_SOURCE or not inp.session_id:
         return ""
     from skillshelf.select.usage import UsageStore
@@ -56,16 +65,17 @@ def reattach_text(inp: HookInput, env: Env, *, token_cap: int) -> str:
     from skillshelf.workspace import Workspace
 
     by_path = {str(s.path): s for s in Workspace.open(env).skills.loadable}
-    return _render([by_path[p] for p in paths if p in by_path], token_cap)
+    skipped = {str(path) for path in leave_out}
+    return _render([by_path[p] for p in paths if p in by_path and p not in skipped], token_cap)
 
 
 def _render(skills: Sequence[Skill], token_cap: int) -> str:
     """Each skill whole while the text stays within ``token_cap``, else as a line of the list."""
-    items = [(_fragment(s), _line(s)) for s in skills]
+    items = [(readable_fragment(s), skill_line(s)) for s in skills]
     return whole_or_listed(items, token_cap, intro=REATTACH_INTRO, list_intro=_LIST_INTRO)
 
 
-def _fragment(skill: Skill) -> str:
+def readable_fragment(skill: Skill) -> str:
     """The skill as a mention injects it; empty when its file cannot be read any more."""
     from skillshelf.context_parts import read_skill_fragment
     from skillshelf.errors import FileAccessError
@@ -76,5 +86,6 @@ def _fragment(skill: Skill) -> str:
         return ""
 
 
-def _line(skill: Skill) -> str:
+def skill_line(skill: Skill) -> str:
+    """The skill as a line of a list: its name and the path to read it at."""
     return f"- {skill.name}: {skill.path}"

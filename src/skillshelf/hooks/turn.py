@@ -4,7 +4,9 @@
 and asks the context pipeline for the per-turn parts exactly as ``skillshelf context`` builds
 them (:func:`skillshelf.context.turn_parts`: the ranked suggestion fragment with its threshold
 and budget, then the skills the prompt mentions). It skips the parts that stay the same across
-turns (instructions, catalog, memory summary): the agent already has its own.
+turns (instructions, catalog, memory summary): the agent already has its own. Its one stable
+part is the block of pinned skills the agent's ``SessionStart`` answer carried
+(:mod:`skillshelf.hooks.pinned`).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from skillshelf.env import Env
+from skillshelf.hooks.agents import Agent
 from skillshelf.hooks.settings import HookSettings
 
 if TYPE_CHECKING:
@@ -28,6 +31,7 @@ class PromptTurn:
 
     settings: HookSettings  # the config's [hooks] table
     turn: TurnParts  # "suggestions", then "mentioned", and the mentioned skills loaded
+    memory_scope: str  # the config's memory.scope: the memory the turn's memory lines come from
 
     def part(self, name: str) -> ContextPart | None:
         return next((p for p in self.turn.parts if p.name == name), None)
@@ -41,10 +45,13 @@ class PromptTurn:
         return self.turn.loaded
 
 
-def prompt_turn(env: Env, prompt: str, *, skill_tool: bool = False) -> PromptTurn:
+def prompt_turn(env: Env, prompt: str, *, skill_tool: bool = False, agent: Agent | None = None) -> PromptTurn:
     """What ``skillshelf context`` would add for ``prompt`` this turn (the suggestions with the
     ``[hooks]`` budget, or none when ``hooks.suggestions`` is off). ``skill_tool``: for Claude
     Code, whose Skill tool loads the skills it lists by name (``context --profile claude``).
+    ``agent``: the agent whose ``SessionStart`` answer carried the pinned skills; those it holds
+    whole (:func:`~skillshelf.hooks.pinned.pinned_block`) are the stable ``pinned`` part, so a
+    prompt that mentions one loads nothing more for it.
 
     Raises:
         RequiredSkillError: a skill configured as ``required`` is missing or invalid.
@@ -62,9 +69,26 @@ def prompt_turn(env: Env, prompt: str, *, skill_tool: bool = False) -> PromptTur
         skill_tool=skill_tool,
     )
     prepared = PreparedContext(
-        workspace=workspace, options=options, stable=(), catalog_report={}, diagnostics=()
+        workspace=workspace,
+        options=options,
+        stable=_session_parts(workspace.skills.pinned, agent),
+        catalog_report={},
+        diagnostics=(),
     )
-    return PromptTurn(settings=settings, turn=turn_parts(prepared, prompt))
+    from skillshelf.memory.read import scope_setting
+
+    return PromptTurn(
+        settings=settings, turn=turn_parts(prepared, prompt), memory_scope=scope_setting(workspace.config)
+    )
+
+
+def _session_parts(pinned: tuple[Skill, ...], agent: Agent | None) -> tuple[ContextPart, ...]:
+    """The stable parts the agent's ``SessionStart`` answer gave the session: the pinned block."""
+    if agent is None or not pinned:
+        return ()
+    from skillshelf.hooks.pinned import pinned_block
+
+    return (pinned_block(pinned, agent).part(),)
 
 
 def warm_index(env: Env) -> None:

@@ -159,8 +159,9 @@ def skipped_sessions(
 
 
 def _other_scopes(counts: dict[str, Any], setting: str) -> list[dict[str, Any]]:
-    """The scopes ``memory.scope`` no longer writes, with their memory counts (kept until
-    ``memory prune --other-scopes``)."""
+    """The scopes ``memory.scope`` no longer writes, with their memory counts: kept on disk but
+    not read by agents (see ``memory.read``) until the setting is switched back, or deleted by
+    ``memory prune --other-scopes``."""
     outputs = {str(row["scope"]): int(row["outputs"]) for row in counts["scopes"]}
     jobs = {str(row["scope"]) for row in counts["consolidation"]}
     return [

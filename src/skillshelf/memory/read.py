@@ -1,13 +1,20 @@
 """The read path: what the next session gets from memory.
 
-- :func:`memory_summary_for` gives ``memory_summary.md`` of the project's memory folder (or of
-  the global folder when there is no project memory), trimmed and cut in the middle to a token
-  cap; ``skillshelf context`` puts it in the model's context.
+Agents read only the scope ``memory.scope`` writes now (:func:`memory_folders_for`): the
+project's memory folder under ``project`` (the default), the global one under ``global``. After
+a switch the other kind's folders stay on disk, unread, until the setting is switched back or
+``memory prune --other-scopes`` deletes them. Codex reads its one global memory folder alone,
+whatever the cwd. The setting comes in as a value (``setting``: the ``memory.scope`` text), read
+from the config by the caller (:func:`scope_setting` for a loaded config).
+
+- :func:`memory_summary_for` gives ``memory_summary.md`` of that folder, trimmed and cut in the
+  middle to a token cap; ``skillshelf context`` puts it in the model's context.
 - :func:`search_memory` is the "quick memory pass": keyword search over ``MEMORY.md`` and the
   rollout summaries; the sessions whose memories it returns get a use counted, which ranks
   them higher (and keeps them from expiring) in the next consolidation.
 - :func:`record_citations` counts a use for each session an agent's reply cites
-  (``<oai-mem-citation>`` blocks, as Codex's read path asks agents to write).
+  (``<oai-mem-citation>`` blocks, as Codex's read path asks agents to write), when its memory
+  is of a scope the setting writes.
 - :func:`memory_skill_roots` lists the ``skills/`` folders consolidation wrote (skill roots).
 """
 
@@ -17,10 +24,15 @@ import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from skillshelf.env import Env
-from skillshelf.memory.layout import GLOBAL_SCOPE, memory_project, project_scope, scope_dir
+from skillshelf.memory.layout import GLOBAL_SCOPE, is_other_scope, memory_project, project_scope, scope_dir
+from skillshelf.memory.settings import MemorySettings
 from skillshelf.tokens import approx_tokens
+
+if TYPE_CHECKING:
+    from skillshelf.config import Config
 
 __all__ = [
     "MemoryHit",
@@ -31,6 +43,7 @@ __all__ = [
     "parse_citations",
     "record_citations",
     "record_memory_use",
+    "scope_setting",
     "search_memory",
 ]
 
@@ -77,16 +90,30 @@ class MemoryHit:
         }
 
 
-def memory_folders_for(env: Env) -> list[tuple[str, Path]]:
-    """(scope, folder) candidates for ``env``: the project's first, then the global one."""
-    data = env.dirs.data
-    scope = project_scope(memory_project(env.project_root))
-    return [(scope, scope_dir(data, scope)), (GLOBAL_SCOPE, scope_dir(data, GLOBAL_SCOPE))]
+def scope_setting(config: Config) -> str:
+    """``memory.scope`` of a loaded config (the table ``load_memory_settings`` reads), as
+    written; the default when it is unset, ``""`` when it is not text."""
+    value = config.get("memory.scope", MemorySettings().scope)
+    return value if isinstance(value, str) else ""
 
 
-def memory_summary_for(env: Env, *, token_cap: int = 5000) -> MemorySummary | None:
-    """The capped memory summary for ``env``'s project; None when there is none."""
-    for scope, folder in memory_folders_for(env):
+def memory_folders_for(env: Env, *, setting: str) -> list[tuple[str, Path]]:
+    """(scope, folder) that agents read for ``env`` under ``memory.scope = setting``: the scope
+    that setting writes (``env``'s project's, or the global one); none for a setting ``memory
+    run`` refuses, since nothing is written under it."""
+    if setting == "global":
+        scope = GLOBAL_SCOPE
+    elif setting == "project":
+        scope = project_scope(memory_project(env.project_root))
+    else:
+        return []
+    return [(scope, scope_dir(env.dirs.data, scope))]
+
+
+def memory_summary_for(env: Env, *, setting: str, token_cap: int = 5000) -> MemorySummary | None:
+    """The capped memory summary agents in ``env`` read under ``memory.scope = setting``; None
+    when there is none."""
+    for scope, folder in memory_folders_for(env, setting=setting):
         path = folder / "memory_summary.md"
         try:
             if folder.is_symlink() or not path.is_file():
@@ -110,9 +137,11 @@ def memory_summary_for(env: Env, *, token_cap: int = 5000) -> MemorySummary | No
     return None
 
 
-def memory_skill_roots(env: Env) -> tuple[Path, ...]:
-    """``skills/`` folders written by consolidation for ``env`` (project first, then global)."""
-    return tuple(folder / "skills" for _, folder in memory_folders_for(env) if (folder / "skills").is_dir())
+def memory_skill_roots(env: Env, *, setting: str) -> tuple[Path, ...]:
+    """``skills/`` folders consolidation wrote that agents in ``env`` read under ``memory.scope =
+    setting``."""
+    folders = memory_folders_for(env, setting=setting)
+    return tuple(folder / "skills" for _, folder in folders if (folder / "skills").is_dir())
 
 
 _THREAD = re.compile(r"thread_id[=:]\s*`?([A-Za-z0-9_.:-]+)")
@@ -137,14 +166,21 @@ def _nearest_thread(lines: list[str], index: int) -> str | None:
 
 
 def search_memory(
-    env: Env, query: str, *, limit: int = 20, record_usage: bool = True, db: str | None = None
+    env: Env,
+    query: str,
+    *,
+    setting: str,
+    limit: int = 20,
+    record_usage: bool = True,
+    db: str | None = None,
 ) -> list[MemoryHit]:
-    """Lines of ``MEMORY.md`` and rollout summaries matching the query's words, best first."""
+    """Lines of ``MEMORY.md`` and rollout summaries matching the query's words, best first, in
+    the folders agents in ``env`` read under ``memory.scope = setting``."""
     words = {w.lower() for w in _WORD.findall(query)}
     if not words:
         return []
     hits: list[MemoryHit] = []
-    for _, folder in memory_folders_for(env):
+    for _, folder in memory_folders_for(env, setting=setting):
         files = [folder / "MEMORY.md", *sorted((folder / "rollout_summaries").glob("*.md"))]
         for path in files:
             try:
@@ -176,12 +212,22 @@ def record_memory_use(session_ids: list[str], *, data_dir: Path, db: str | None 
         _record_usage(list(dict.fromkeys(session_ids)), db, data_dir)
 
 
-def _record_usage(session_ids: list[str], db: str | None, data_dir: Path) -> None:
+def _record_usage(
+    session_ids: list[str], db: str | None, data_dir: Path, *, setting: str | None = None
+) -> None:
+    """Count the uses; with ``setting``, only of sessions whose memory is of a scope
+    ``memory.scope = setting`` writes (agents read no other)."""
     from skillshelf.errors import SkillshelfError
     from skillshelf.memory.store import open_store
 
     try:
         with open_store(db, data_dir=data_dir) as store:
+            if setting is not None:
+                session_ids = [
+                    s
+                    for s in session_ids
+                    if any(not is_other_scope(row.scope, setting) for row in store.outputs(session_id=s))
+                ]
             store.record_usage(session_ids, now_ms=int(time.time() * 1000))
     except SkillshelfError:
         return  # usage counts are a ranking hint; a missing database must not break search
@@ -216,10 +262,11 @@ def parse_citations(text: str) -> tuple[list[tuple[str, int, int, str]], list[st
     return entries, list(dict.fromkeys(ids))
 
 
-def record_citations(text: str, *, data_dir: Path, db: str | None = None) -> list[str]:
-    """Count a use for every session a reply cites (feeds Phase 2's ranking) in the database
-    ``db`` (default: the one in the user data folder ``data_dir``); returns the ids."""
+def record_citations(text: str, *, data_dir: Path, setting: str, db: str | None = None) -> list[str]:
+    """Count a use for every session a reply cites (feeds Phase 2's ranking) whose memory is of
+    a scope ``memory.scope = setting`` writes, in the database ``db`` (default: the one in the
+    user data folder ``data_dir``); returns the cited ids."""
     _, ids = parse_citations(text)
     if ids:
-        _record_usage(ids, db, data_dir)
+        _record_usage(ids, db, data_dir, setting=setting)
     return ids

@@ -9,15 +9,19 @@ is :meth:`Store.forget <skillshelf.memory.store.Store.forget>`, as ``skillshelf 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from skillshelf.env import Env
 from skillshelf.errors import NotFoundError, SkillshelfError, UsageError
 from skillshelf.memory.control import forget_session
 from skillshelf.memory.layout import GLOBAL_SCOPE, memory_project, project_scope, scope_dir
-from skillshelf.memory.read import memory_summary_for
+from skillshelf.memory.read import memory_summary_for, scope_setting
 from skillshelf.memory.store import OutputRow, default_db_path, open_store
 from skillshelf.serve.files import read_confined_file
 from skillshelf.tokens import approx_tokens
+
+if TYPE_CHECKING:
+    from skillshelf.config import Config
 
 __all__ = ["forget_memory", "memory_view"]
 
@@ -26,8 +30,9 @@ MAX_MEMORY_CHARS = 4000
 MAX_SESSION_ID = 200
 
 
-def memory_view(env: Env) -> dict[str, object]:
-    """The memory view's data: the current project first, then the global scope, then the rest."""
+def memory_view(env: Env, config: Config) -> dict[str, object]:
+    """The memory view's data: the current project first, then the global scope, then the rest;
+    ``in_context`` is the summary of the scope ``memory.scope`` (in ``config``) writes."""
     data = env.dirs.data
     db = default_db_path(data)
     current = project_scope(memory_project(env.project_root))
@@ -39,7 +44,7 @@ def memory_view(env: Env) -> dict[str, object]:
             for row in outputs:
                 session = store.session(row.session_id)
                 sources[row.session_id] = session.source if session else ""
-    in_context = memory_summary_for(env)
+    in_context = memory_summary_for(env, setting=scope_setting(config))
     scopes = list(dict.fromkeys([current, GLOBAL_SCOPE, *sorted(r.scope for r in outputs)]))
     views = []
     for scope in scopes:

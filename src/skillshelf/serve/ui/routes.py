@@ -136,7 +136,7 @@ def problems(state: UiState, params: Params) -> dict[str, object]:
 def memory(state: UiState, params: Params) -> dict[str, object]:
     from skillshelf.serve.ui.memory_view import memory_view
 
-    return memory_view(state.env)
+    return memory_view(state.env, state.snapshot.workspace.config)
 
 
 def usage(state: UiState, params: Params) -> dict[str, object]:
