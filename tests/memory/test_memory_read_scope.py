@@ -126,6 +126,17 @@ def test_after_a_switch_back_to_project_the_global_summary_is_no_fallback(
     assert to_project.files() == before
 
 
+def test_memory_show_names_the_global_scope_when_it_has_no_summary_yet(
+    to_global: Scopes, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (to_global.global_ / "memory_summary.md").unlink()
+
+    code, _, err = run_cli(capsys, "memory", "show")
+
+    assert code != 0 and "ME405" in err and "no global memory summary yet" in err
+    assert str(to_global.global_) in err and str(to_global.project) not in err
+
+
 def test_memory_search_finds_only_the_lines_of_the_scope_written(
     to_global: Scopes, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -243,7 +243,8 @@ def _print_recovered_and_skipped(data: dict[str, Any]) -> None:
 @_db_option
 @_json_option
 def show(session_id: str | None, db: str | None, as_json: bool) -> None:
-    """Show this project's memory summary, or the memory extracted from SESSION_ID."""
+    """Show the memory summary agents read here (this project's, or the global one when
+    memory.scope is "global"), or the memory extracted from SESSION_ID."""
     from skillshelf.errors import NotFoundError
 
     if session_id:
@@ -271,7 +272,9 @@ def show(session_id: str | None, db: str | None, as_json: bool) -> None:
     if summary is None:
         folders = ", ".join(str(f) for _, f in memory_folders_for(env, setting=setting))
         raise NotFoundError(
-            "no memory summary for this project yet",
+            "no global memory summary yet"
+            if setting == "global"
+            else "no memory summary for this project yet",
             code="ME405",
             hint=f"run `skillshelf memory run` (looked in {folders})",
         )
