@@ -1,0 +1,80 @@
+"""`skillshelf memory show | search`: what agents read from memory here (the scope
+``memory.scope`` writes)."""
+
+from __future__ import annotations
+
+import click
+
+from skillshelf.cli.memory_admin import db_option, json_option
+from skillshelf.cli.output import TEXT, echo_json, echo_text, printable
+from skillshelf.env import Env
+from skillshelf.memory.settings import load_memory_settings
+
+__all__ = ["search", "show"]
+
+
+@click.command("show")
+@click.argument("session_id", required=False)
+@db_option
+@json_option
+def show(session_id: str | None, db: str | None, as_json: bool) -> None:
+    """Show the memory summary agents read here (this project's, or the global one), or the
+    memory extracted from SESSION_ID."""
+    from skillshelf.errors import NotFoundError
+
+    if session_id:
+        from skillshelf.memory.store import open_store
+
+        with open_store(db, data_dir=Env.from_os().dirs.data) as store:
+            rows = store.outputs(session_id=session_id)
+        if not rows:
+            raise NotFoundError(
+                f"no memory for session {session_id!r}",
+                code="ME404",
+                hint="run `skillshelf memory status`, or `memory run` to extract it",
+            )
+        if as_json:
+            echo_json(rows[0].to_dict())
+            return
+        click.echo(f"# {printable(rows[0].session_id)} ({printable(rows[0].scope)})\n")
+        echo_text(f"{rows[0].rollout_summary}\n\n{rows[0].raw_memory}")
+        return
+    from skillshelf.memory.read import memory_folders_for, memory_summary_for
+
+    env = Env.from_os()
+    setting = load_memory_settings(env).scope
+    summary = memory_summary_for(env, setting=setting)
+    if summary is None:
+        folders = ", ".join(str(f) for _, f in memory_folders_for(env, setting=setting))
+        whose = "global memory summary" if setting == "global" else "memory summary for this project"
+        raise NotFoundError(
+            f"no {whose} yet",
+            code="ME405",
+            hint=f"run `skillshelf memory run` (looked in {folders})",
+        )
+    if as_json:
+        echo_json(summary.to_dict())
+        return
+    echo_text(summary.text)
+
+
+@click.command("search")
+@click.argument("query", type=TEXT)
+@click.option("--limit", type=click.IntRange(min=1), default=20, show_default=True)
+@click.option("--no-usage", is_flag=True, help="Do not count this search as a use of the memories it finds.")
+@db_option
+@json_option
+def search(query: str, limit: int, no_usage: bool, db: str | None, as_json: bool) -> None:
+    """The quick memory pass: search MEMORY.md and the session summaries (`-`: QUERY from stdin)."""
+    from skillshelf.memory.read import search_memory
+
+    env = Env.from_os()
+    setting = load_memory_settings(env).scope
+    hits = search_memory(env, query, setting=setting, limit=limit, record_usage=not no_usage, db=db)
+    if as_json:
+        echo_json([h.to_dict() for h in hits])
+        return
+    for hit in hits:
+        click.echo(printable(f"{hit.path}:{hit.line}: {hit.text}"))
+    if not hits:
+        click.echo("no memory matches", err=True)
