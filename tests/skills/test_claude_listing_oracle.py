@@ -7,7 +7,8 @@ some are used lately (``skillUsage`` in ``~/.claude.json``) or set ``name-only``
 ``skillOverrides``; the settings name models of different windows and characters per token.
 ``.claude/commands`` files of the user and of both project folders (nested, described by
 frontmatter or by their first line, one a ``SKILL.md`` folder) share the listing.
-Only the entries the test makes (``my-``) are compared.
+Only the entries the test makes (``my-``) are compared. The text of each entry is compared
+too, for descriptions Claude Code does not read as Codex does (collections, numbers, nulls).
 """
 
 from __future__ import annotations
@@ -24,7 +25,9 @@ import pytest
 from skill_tree_helpers import git, git_init, write, write_skill
 
 from skillshelf.env import Env
+from skillshelf.skills.claude_listing import entry_text
 from skillshelf.skills.claude_view import claude_listing
+from skillshelf.skills.discover import discover_claude
 
 pytestmark = pytest.mark.oracle
 
@@ -201,3 +204,64 @@ def test_in_a_worktree_without_commands_claude_code_lists_the_main_checkouts(
 
     assert described + bare == ["my-main-cmd"]
     assert [n for n in (*ours.described, *ours.names_only) if n.startswith("my-")] == ["my-main-cmd"]
+
+
+#: Frontmatter lines (or None: no frontmatter) and body of skills whose description Claude Code
+#: reads otherwise than Codex: collections, numbers, booleans, nulls, tags, the body's first line.
+_DESCRIBED: dict[str, tuple[str | None, str]] = {
+    "seq": ("description: [a]", "body line\n"),
+    "seq-tagged": ("description: ! [a]", "body line\n"),
+    "map": ("description: {a: 1}", "body line\n"),
+    "map-tagged": ("description: ! {a: 1}", "body line\n"),
+    "block-seq": ("description:\n  - first item\n  - second item", "\n\n# Usage notes\nmore\n"),
+    "nested-map": ("description:\n  what: x\n  when:\n    - y", "```bash\nrun\n```\n"),
+    "seq-of-maps": ("description:\n  - a: 1\n    b: 2", "#tag line\n"),
+    "seq-wtu": ("description:\n  - a\nwhen_to_use: Use when deploying", "Deploy the app.\n"),
+    "seq-empty-body": ("description: [a]\nwhen_to_use: when x", "  \n"),
+    "seq-long-line": ("description: [a]", "word " * 30 + "\n"),
+    "dup-last": ("description: text\ndescription: [a]", "## Title ##\n"),
+    "number": ("description: 1.50\nwhen_to_use: when testing", "body line\n"),
+    "numbers": ("description: 0x1F", "body line\n"),
+    "exponent": ("description: 1e3", "body line\n"),
+    "huge": ("description: 12345678901234567890", "body line\n"),
+    "bool": ("description: TRUE", "body line\n"),
+    "yes": ("description: yes", "body line\n"),
+    "null": ("description: ~", "\n#\tTabbed heading\n"),
+    "empty": ("description:", "first\r\nsecond\r\n"),
+    "date": ("description: 2024-01-01", "body line\n"),
+    "tagged-number": ("description: ! 1.50", "body line\n"),
+    "null-tag-text": ("description: !!null abc", "body line\n"),
+    "meta-text": ("description: ok\nmetadata: text", "body line\n"),
+    "no-frontmatter": (None, "\n# Plain heading\n"),
+}
+
+
+def _texts(result: dict[str, Any]) -> dict[str, str]:
+    """Each of the test's entries in the oracle's listing, by name: the text after ``: ``."""
+    entries = (result["skills_listing"] or "").split("\n- ")
+    return {
+        name: text
+        for name, _, text in (e.removeprefix("- ").partition(": ") for e in entries)
+        if name[:3] == "my-"
+    }
+
+
+def test_claude_code_shows_the_description_skillshelf_reads_as_claude_codes(
+    tmp_path: Path, claude_oracle: Any
+) -> None:
+    """A ``description`` Claude Code's YAML does not read as text (a sequence or mapping, null,
+    empty) lists the skill with the body's first line; a number or boolean as JavaScript prints
+    it. Codex drops or repairs some of these; Claude Code lists them all."""
+    home, repo = tmp_path / "home", git_init(tmp_path / "repo")
+    for key, (frontmatter, body) in _DESCRIBED.items():
+        head = "" if frontmatter is None else f"---\n{frontmatter}\n---\n"
+        write(repo / ".claude/skills" / f"my-{key}/SKILL.md", head + body)
+    home.mkdir()
+
+    theirs = _texts(claude_oracle(repo, home=home))
+    found = discover_claude(Env.for_test(cwd=repo, home=home), use_cache=False).skills
+    ours = {s.name: entry_text(s.description, s.claude.when_to_use) for s in found if s.name[:3] == "my-"}
+
+    assert sorted(theirs) == sorted(f"my-{key}" for key in _DESCRIBED)
+    assert ours == theirs
+    assert theirs["my-seq"] == "body line" and theirs["my-number"] == "1.5 - when testing"

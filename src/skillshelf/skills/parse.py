@@ -33,7 +33,14 @@ from skillshelf.skills.frontmatter import (
 from skillshelf.skills.model import MAX_SKILL_BYTES, RootOrigin, Skill, SkillRoot
 from skillshelf.skills.openai_yaml import OpenAIMetadata, parse_openai_yaml
 from skillshelf.skills.parse_fields import KnownFields, known_fields, to_plain
-from skillshelf.skills.parse_identity import MAX_NAME_CHARS, skill_description, skill_name
+from skillshelf.skills.parse_identity import (
+    MAX_NAME_CHARS,
+    claude_description,
+    claude_field_notes,
+    declared_values,
+    skill_description,
+    skill_name,
+)
 from skillshelf.skills.roots import is_claude_root
 from skillshelf.skills.skill_files import decode_text, file_size, read_limited, read_openai_yaml
 
@@ -96,19 +103,19 @@ def _typed(loaded: YamlDocument | YamlFailure, path: Path) -> tuple[YamlDocument
 
 
 def _load_with_repair(
-    split: FrontmatterSplit, path: Path, out: list[Diagnostic]
+    split: FrontmatterSplit, path: Path, out: list[Diagnostic], *, claude: bool
 ) -> tuple[YamlDocument, KnownFields] | None:
     """The document and Codex's fields, repaired when the YAML or the types of those fields
-    fail (Codex repairs after any error of its one typed read); when the repair does not help,
-    the first error stands."""
+    fail (Codex repairs after any error of its one typed read; Claude Code, which types
+    nothing, only when the YAML fails); when the repair does not help, the first error stands."""
     first_yaml = load_yaml(split.yaml_text)
     first = _typed(first_yaml, path)
-    if first is not None and not first[1].fatal:
+    if first is not None and (claude or not first[1].fatal):
         return first
     repaired = repair_frontmatter(split.yaml_text)
     if repaired is not None:
         second = _typed(load_yaml(repaired[0]), path)
-        if second is not None and not second[1].fatal:
+        if second is not None and (claude or not second[1].fatal):
             lines = [split.first_line + i for i in repaired[1]]
             out.append(
                 diagnostic(
@@ -180,7 +187,7 @@ def parse_skill_text(
     if simple is not None:
         _check_body(split.body, path, out)
         return build(mapping=simple[0], doc=None, fields=simple[1], body=split.body)
-    loaded = _load_with_repair(split, path, out)
+    loaded = _load_with_repair(split, path, out, claude=claude)
     if loaded is None:
         return ParsedSkill(skill=None, body=split.body, diagnostics=tuple(out))
     doc, fields = loaded
@@ -257,12 +264,19 @@ def _build(
     claude = is_claude_root(root)
     if fields is None:
         fields = known_fields(doc.node if doc else None, path=path)
-    out.extend(fields.diagnostics)
-    if fields.fatal:
-        return ParsedSkill(skill=None, body=body, diagnostics=tuple(out))
+    if claude:  # Claude Code types no field: what stops Codex only warns
+        out.extend(claude_field_notes(fields.diagnostics))
+    else:
+        out.extend(fields.diagnostics)
+        if fields.fatal:
+            return ParsedSkill(skill=None, body=body, diagnostics=tuple(out))
     self_named = root.origin is RootOrigin.CLAUDE_PLUGIN and path.parent == root.path
     name = skill_name(fields.name, path=path, claude=claude, out=out, self_named=self_named)
-    description = skill_description(fields.description, body, path=path, claude=claude, out=out)
+    if claude:
+        declared = declared_values(doc.node if doc else None, mapping, "description")
+        description: str | None = claude_description(declared, body, path=path, out=out)
+    else:
+        description = skill_description(fields.description, path=path, out=out)
     if name is None or description is None:
         return ParsedSkill(skill=None, body=body, diagnostics=tuple(out))
     plain = to_plain(mapping, path=path, out=out)  # type: ignore[arg-type]

@@ -1,18 +1,62 @@
 """A skill's name and description from its frontmatter fields, by the reader's rules: Codex
 falls back to the folder name, refuses names over :data:`MAX_NAME_CHARS` characters and
-requires a description; Claude Code names a skill after its folder and takes a missing
-description from the first line of the body. Pure; every finding is a diagnostic."""
+requires a description; Claude Code names a skill after its folder and shows what its own YAML
+reading of ``description`` gives. Pure; every finding is a diagnostic.
+
+Claude Code 2.1.197 (measured with ``claude-oracle``) reads YAML by the 1.2 core schema and
+shows a value as JavaScript's ``String()`` would: ``description: 1.50`` is ``1.5``, ``1e3`` is
+``1000``, ``0x1F`` and ``+0x1F`` are ``31`` (hexadecimal and ``0o`` octal up to 64 bits, else
+text), ``TRUE`` is ``true``; ``yes``, ``1_000``, ``0b1`` and dates stay as written. A tag
+(``!!str``, ``!``, ``!custom``, ``!!timestamp``) keeps a scalar's text, except ``!!int``,
+``!!float``, ``!!bool`` and ``!!null``, which read it as if untagged. Null, empty or blank
+text, a sequence or a mapping (tagged or not, however nested) gives way to the body's first
+line that is not blank, trimmed, a heading's leading ``#``s and the space after them left off
+(``#tag`` stays), cut to 97 UTF-16 units and ``...`` past 100; an empty body gives ``Skill``.
+Of a field written twice the last counts; ``when_to_use`` is appended either way. Codex reads
+none of these: it drops such a skill, or repairs what it cannot type (``parse_fields``).
+"""
 
 from __future__ import annotations
 
+import math
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from decimal import Decimal
 from pathlib import Path
+from typing import Any
+
+import yaml
 
 from skillshelf.diagnostics import Diagnostic, Severity, diagnostic
-from skillshelf.skills.frontmatter import collapse_whitespace
+from skillshelf.skills.frontmatter import collapse_whitespace, mapping_pairs
 
-__all__ = ["MAX_NAME_CHARS", "skill_description", "skill_name"]
+__all__ = [
+    "MAX_NAME_CHARS",
+    "claude_description",
+    "claude_field_notes",
+    "claude_first_line",
+    "declared_values",
+    "skill_description",
+    "skill_name",
+]
 
 MAX_NAME_CHARS = 64
+#: What Claude Code shows for a skill with neither a description nor a body.
+CLAUDE_PLACEHOLDER = "Skill"
+FIRST_LINE_CAP = 100
+
+_YAML = "tag:yaml.org,2002:"
+_UNTAGGED_READING = frozenset(f"{_YAML}{kind}" for kind in ("null", "bool", "int", "float"))
+_NULL = frozenset({"", "~", "null", "Null", "NULL"})
+_BOOL = {"true": "true", "True": "true", "TRUE": "true", "false": "false", "False": "false", "FALSE": "false"}
+_DECIMAL = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?")
+_RADIX = re.compile(r"([-+]?)0(?:x([0-9a-fA-F]+)|o([0-7]+))")
+_INFINITY = re.compile(r"([-+]?)\.(?:inf|Inf|INF)")
+_NAN = re.compile(r"\.(?:nan|NaN|NAN)")
+# JavaScript's String.prototype.trim and \s
+_JS_SPACE = "\t\n\x0b\x0c\r \xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+_JS_TRIM = re.compile(f"^[{_JS_SPACE}]+|[{_JS_SPACE}]+$")
+_HEADING = re.compile(f"#+[{_JS_SPACE}]+")
 
 
 def skill_name(
@@ -64,24 +108,9 @@ def skill_name(
     return name
 
 
-def skill_description(
-    declared: str | None, body: str, *, path: Path, claude: bool, out: list[Diagnostic]
-) -> str | None:
-    """The description the agent shows; None when there is none (SK107)."""
+def skill_description(declared: str | None, *, path: Path, out: list[Diagnostic]) -> str | None:
+    """The description Codex shows; None when there is none (SK107)."""
     description = collapse_whitespace(declared or "")
-    if not description and claude:
-        description = _first_line(body)
-        if description:
-            out.append(
-                diagnostic(
-                    "SK125",
-                    Severity.WARNING,
-                    "no `description`; Claude Code uses the first line of the body",
-                    "add a `description:` that says what the skill does and when to use it",
-                    path,
-                    field="description",
-                )
-            )
     if description:
         return description
     out.append(
@@ -97,9 +126,203 @@ def skill_description(
     return None
 
 
-def _first_line(body: str) -> str:
-    for line in body.splitlines():
-        text = collapse_whitespace(line.lstrip("#"))
+def declared_values(node: yaml.Node | None, mapping: Mapping[Any, object], key: str) -> list[yaml.Node | str]:
+    """Every value written for ``key``, in order: the document's nodes, else (a frontmatter the
+    fast path read, whose values are untagged plain text) the mapping's value."""
+    if node is not None:
+        return [value for name, value in mapping_pairs(node) if name == key]
+    value = mapping.get(key)
+    return [value] if isinstance(value, str) else []
+
+
+def claude_field_notes(found: Iterable[Diagnostic]) -> list[Diagnostic]:
+    """Codex's typing findings (SK110) as Claude Code sees them: a field it cannot read stops
+    Codex, never Claude Code, so they are warnings; ``description``'s are left to
+    :func:`claude_description`, which says what Claude Code shows instead."""
+    notes = []
+    for diag in found:
+        if diag.code != "SK110" or diag.severity is not Severity.ERROR:
+            notes.append(diag)
+        elif diag.field != "description":
+            message = f"{diag.message}; Claude Code lists the skill anyway (Codex does not load it)"
+            notes.append(
+                diagnostic("SK110", Severity.WARNING, message, diag.fix, diag.path, diag.line, diag.field)
+            )
+    return notes
+
+
+def claude_description(
+    values: Sequence[yaml.Node | str], body: str, *, path: Path, out: list[Diagnostic]
+) -> str:
+    """The description Claude Code shows: the last ``description`` value as its YAML reads it,
+    else the body's first line (:func:`claude_first_line`), else ``Skill``."""
+    value = values[-1] if values else None
+    kind, text = _claude_reading(value)
+    declared = collapse_whitespace(text or "")
+    first = claude_first_line(body)
+    shown = declared or first or CLAUDE_PLACEHOLDER
+    line = _line(value)
+    if len(values) > 1:
+        out.append(
+            diagnostic(
+                "SK110",
+                Severity.WARNING,
+                f"duplicate field `description`; Claude Code shows the last one ({shown!r}), Codex does "
+                "not load the skill",
+                "keep one `description:` line",
+                path,
+                line,
+                "description",
+            )
+        )
+    if declared:
+        written = _as_written(value)
+        if kind != "text" and written is not None and declared != collapse_whitespace(written):
+            out.append(
+                diagnostic(
+                    "SK128",
+                    Severity.INFO,
+                    f"`description: {written}` is read as a {kind}: Claude Code shows {declared!r} "
+                    f"(Codex shows {written!r})",
+                    f'quote it to keep the text: description: "{written}"',
+                    path,
+                    line,
+                    "description",
+                )
+            )
+        return declared
+    instead = (
+        f"the first line of the body ({shown!r})"
+        if first
+        else f"the placeholder {shown!r} (the body is empty too)"
+    )
+    if kind in ("sequence", "mapping"):
+        out.append(
+            diagnostic(
+                "SK127",
+                Severity.WARNING,
+                f"`description` is a {kind}, not text: Claude Code shows {instead} instead",
+                "write `description:` as one line of text saying what the skill does and when to use "
+                "it (quote it if it starts with `[`, `{`, `!` or `-`)",
+                path,
+                line,
+                "description",
+            )
+        )
+    else:
+        out.append(
+            diagnostic(
+                "SK125",
+                Severity.WARNING,
+                f"no `description`: Claude Code shows {instead}, and Codex does not load the skill",
+                "add a `description:` that says what the skill does and when to use it",
+                path,
+                line,
+                "description",
+            )
+        )
+    return shown
+
+
+def claude_first_line(body: str) -> str | None:
+    """The body's first line that is not blank, as Claude Code shows it for a skill without a
+    description; None when every line is blank."""
+    for line in body.split("\n"):
+        text = _JS_TRIM.sub("", line)
         if text:
-            return text
-    return ""
+            heading = _HEADING.match(text)
+            return _cut(text[heading.end() :] if heading else text)
+    return None
+
+
+def _cut(text: str) -> str:
+    """``text`` cut as JavaScript's ``slice(0, 97) + "..."`` past 100 UTF-16 units (half of a
+    surrogate pair left at the cut becomes U+FFFD, as it does on its way to the model)."""
+    units = text.encode("utf-16-le", "surrogatepass")
+    if len(units) <= 2 * FIRST_LINE_CAP:
+        return text
+    head = units[: 2 * (FIRST_LINE_CAP - 3)].decode("utf-16-le", "replace")
+    return head + "..."
+
+
+def _line(value: yaml.Node | str | None) -> int | None:
+    mark = getattr(value, "start_mark", None)
+    return None if mark is None else mark.line + 2
+
+
+def _as_written(value: yaml.Node | str | None) -> str | None:
+    if isinstance(value, yaml.ScalarNode):
+        return str(value.value)
+    return value if isinstance(value, str) else None
+
+
+def _claude_reading(value: yaml.Node | str | None) -> tuple[str, str | None]:
+    """(kind, text) of a frontmatter value as Claude Code reads it: its kind (``text``,
+    ``number``, ``boolean``, ``null``, ``sequence``, ``mapping``) and the text it shows for it
+    (None for null and collections)."""
+    if value is None:
+        return "null", None
+    if isinstance(value, str):
+        return _core_scalar(value)
+    if isinstance(value, yaml.SequenceNode):
+        return "sequence", None
+    if not isinstance(value, yaml.ScalarNode):
+        return "mapping", None
+    text = str(value.value)
+    if value.style:  # quoted or a block scalar
+        return "text", text
+    # A tag (or an anchor, or a line break) widens a plain scalar's node past its text: PyYAML
+    # resolves by YAML 1.1, so ``!!str 1e3`` and an untagged ``1e3`` are both tagged ``str``.
+    marked = value.end_mark.index - value.start_mark.index != len(text)
+    if marked and value.tag not in _UNTAGGED_READING:
+        return "text", text
+    return _core_scalar(text)
+
+
+def _core_scalar(text: str) -> tuple[str, str | None]:
+    """An untagged plain scalar by YAML 1.2's core schema, shown as JavaScript's ``String()``."""
+    if text in _NULL:
+        return "null", None
+    if text in _BOOL:
+        return "boolean", _BOOL[text]
+    number = _core_number(text)
+    return ("text", text) if number is None else ("number", _js_number(number))
+
+
+def _core_number(text: str) -> float | None:
+    if _DECIMAL.fullmatch(text):
+        return float(text)
+    if radix := _RADIX.fullmatch(text):
+        sign, hexadecimal, octal = radix.groups()
+        magnitude = int(hexadecimal, 16) if hexadecimal else int(octal, 8)
+        return None if magnitude >= 1 << 64 else float(-magnitude if sign == "-" else magnitude)
+    if infinity := _INFINITY.fullmatch(text):
+        return -math.inf if infinity.group(1) == "-" else math.inf
+    return math.nan if _NAN.fullmatch(text) else None
+
+
+def _js_number(number: float) -> str:
+    """ECMAScript's Number::toString: the shortest digits that read back as ``number``, in
+    plain notation from 1e-6 up to 1e21, else with an exponent."""
+    if math.isnan(number):
+        return "NaN"
+    if math.isinf(number):
+        return "Infinity" if number > 0 else "-Infinity"
+    if number == 0:
+        return "0"
+    sign = "-" if number < 0 else ""
+    _, written, exponent = Decimal(repr(abs(number))).as_tuple()
+    assert isinstance(exponent, int)
+    point = exponent + len(written)  # the decimal point's place after the leading digit's
+    digits = "".join(map(str, written)).rstrip("0")
+    k = len(digits)
+    if k <= point <= 21:
+        plain = digits + "0" * (point - k)
+    elif 0 < point <= 21:
+        plain = f"{digits[:point]}.{digits[point:]}"
+    elif -6 < point <= 0:
+        plain = "0." + "0" * -point + digits
+    else:
+        mantissa = digits if k == 1 else f"{digits[0]}.{digits[1:]}"
+        plain = f"{mantissa}e{'+' if point > 0 else '-'}{abs(point - 1)}"
+    return sign + plain
