@@ -348,3 +348,32 @@ def test_a_check_run_among_commands_joined_by_and_verifies_the_answer_without_a_
     result = _agent(standin, "openai", tmp_path, settings=settings).send("fix calc")
     assert result.final_text == "Fixed; the tests pass." and not result.events
     assert (result.check.status, result.check.exit_code) == ("passed", 0)
+
+
+@pytest.mark.parametrize(
+    "line", ['python3 test_calc.py; echo "exit: $?"', "python3 test_calc.py 2>&1; echo $?"]
+)
+def test_a_check_whose_status_an_echo_prints_is_judged_by_that_status(
+    tmp_path: Path, model_standin: Any, line: str
+) -> None:
+    _calc_project(tmp_path)
+    fix = _call("write_file", path="calc.py", content="def add(a, b):\n    return b + a\n")
+    run = _call("bash", command=line)
+    standin = model_standin([_BREAK_CALC, run, {"text": "All tests pass."}, fix, run, {"text": "Fixed."}])
+    settings = AgentSettings(guards=GuardSettings(check_command="python3 test_calc.py"))
+    result = _agent(standin, "openai", tmp_path, settings=settings).send("fix calc")
+    [event] = result.events
+    assert event.kind == "send_back" and f"the last run of `{line}` failed (exit code 1)" in event.detail
+    assert result.final_text == "Fixed." and (result.check.status, result.check.exit_code) == ("passed", 0)
+
+
+def test_a_hidden_file_changed_through_bash_is_an_edit_the_checks_must_follow(
+    tmp_path: Path, model_standin: Any
+) -> None:
+    _calc_project(tmp_path)
+    line = "mkdir -p .github/workflows && echo 'on: push' > .github/workflows/ci.yml"
+    standin = model_standin([_call("bash", command=line), {"text": "Added CI."}, {"text": "Added CI."}])
+    result = _agent(standin, "openai", tmp_path).send("add CI")
+    [event] = result.events
+    assert event.kind == "send_back" and "changed .github/workflows/ci.yml" in event.detail
+    assert result.check.status == "not_run"

@@ -246,9 +246,9 @@ def test_a_check_run_among_other_commands_joined_by_and_verifies_the_edit(tmp_pa
 def test_a_check_whose_exit_code_a_later_command_decides_is_still_not_a_run(tmp_path: Path) -> None:
     guard = CompletionGuard(tmp_path, check_command="python -m pytest")
     guard.on_edit()
-    guard.on_command("pytest; echo $?", 0)
+    guard.on_command("pytest; echo done", 0, output="exit code 0\n1 failed\ndone")
     reason = guard.review_final()
-    assert reason is not None and "`pytest; echo $?` (exit code 0) does not count" in reason
+    assert reason is not None and "`pytest; echo done` (exit code 0) does not count" in reason
     assert "a `;` list" in reason
 
 
@@ -261,3 +261,33 @@ def test_files_changed_on_a_check_line_are_an_edit_before_or_after_the_check(tmp
     assert outcome.status == "not_run" and outcome.reason is not None and "changed calc.py" in outcome.reason
     guard.on_command("python3 test_calc.py > run.log && echo ok", 0, changed=("run.log",))  # its own log
     assert guard.outcome().status == "passed"
+
+
+def test_a_check_whose_status_an_echo_prints_is_judged_by_that_status(tmp_path: Path) -> None:
+    guard = CompletionGuard(tmp_path, check_command="python -m pytest")
+    line = 'pytest -q; echo "exit: $?"'
+    guard.on_edit()
+    guard.on_command(line, 0, output="exit code 0\n3 passed\nexit: 0")
+    assert guard.outcome().status == "passed" and guard.review_final() is None
+    guard.on_edit()
+    guard.on_command(line, 0, output="exit code 0\n1 failed\nexit: 1")
+    outcome = guard.outcome()
+    assert (outcome.status, outcome.exit_code, outcome.reason) == ("failed", 1, None)
+    reason = guard.review_final()
+    assert reason is not None and f"the last run of `{line}` failed (exit code 1)" in reason
+
+
+def test_an_echoed_status_that_cannot_be_read_is_a_failed_run_with_the_reason(tmp_path: Path) -> None:
+    guard = CompletionGuard(tmp_path, check_command="python -m pytest")
+    guard.on_edit()
+    guard.on_command("pytest; echo $?", 0)  # no output handed over
+    outcome = guard.outcome()
+    assert (outcome.status, outcome.exit_code) == ("failed", None) and outcome.unverified
+    assert outcome.reason is not None and "no output was handed over" in outcome.reason
+    reason = guard.review_final()
+    assert (
+        reason is not None
+        and "the last run of `pytest; echo $?` counts as failed: no output was handed" in reason
+    )
+    guard.on_command("pytest; echo $?", 0, output="exit code 0\n1 passed0")  # the echo's line is not its own
+    assert (guard.outcome().status, guard.outcome().exit_code) == ("failed", None)

@@ -4,9 +4,13 @@ check's, and which project files it changed."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from skillshelf.agent.shell_effects import TreeWatch, changed_paths, check_run
 
@@ -50,8 +54,8 @@ def test_a_line_whose_exit_status_stands_for_the_checks_counts(line: str, check:
         ("python3 test_calc.py || true", "an `||` list"),
         ("python3 test_calc.py||true", "an `||` list"),
         ("python3 test_calc.py; echo done", "a `;` list"),
-        ("python3 test_calc.py; echo $?", "a `;` list"),
-        ("cd x && python3 test_calc.py && echo ok; echo $?", "a `;` list"),
+        ("python3 test_calc.py; echo $?; echo done", "a `;` list"),
+        ("cd x && python3 test_calc.py; ls; echo $?", "a `;` list"),
         ("python3 test_calc.py\necho done", "several lines"),
         ("python3 test_calc.py &", "a background job"),
         ("(python3 test_calc.py)", "a subshell"),
@@ -109,6 +113,108 @@ def test_a_counted_line_says_whether_its_other_commands_may_have_changed_files(
     assert run.counts and (run.edits_before, run.edits_after) == (before, after)
 
 
+@pytest.mark.parametrize(
+    ("line", "output", "exit_code"),
+    [
+        ("pytest; echo $?", "exit code 0\n===== 3 passed =====\n0", 0),
+        ("pytest; echo $?", "exit code 0\n===== 1 failed =====\n1", 1),
+        ('pytest -q; echo "exit: $?"', "exit code 0\n1 failed\nexit: 1", 1),
+        ("npm test; echo EXIT=$?", "exit code 0\n> vitest\nEXIT=0", 0),
+        ("python -m pytest 2>&1; echo $?", "exit code 0\n5", 5),
+        ("cd x && pytest; echo $?", "exit code 0\n0", 0),
+        ("cd x && pytest && echo ok; echo $?", "exit code 0\nok\n0", 0),
+        ("pytest\necho $?\n", "exit code 0\n2", 2),
+        ("pytest; printf 'exit=%d\\n' \"$?\"", "exit code 0\nexit=0", 0),
+        ("python3 test_calc.py > run.log 2>&1; echo 'status:' $?;", "exit code 0\nstatus: 1", 1),
+    ],
+)
+def test_a_check_followed_by_an_echo_of_its_status_counts_with_the_status_it_printed(
+    line: str, output: str, exit_code: int
+) -> None:
+    assert check_run(line, "python3 test_calc.py").counts
+    run = check_run(line, "python3 test_calc.py", exit_code=0, output=output)
+    assert run.counts and (run.exit_code, run.why) == (exit_code, None)
+
+
+def test_a_plain_check_line_takes_the_line_status_as_the_checks() -> None:
+    run = check_run("pytest -x", None, exit_code=3, output="exit code 3\n0")
+    assert run.counts and (run.exit_code, run.why) == (3, None)
+
+
+@pytest.mark.parametrize(
+    ("exit_code", "output", "why"),
+    [
+        (0, "exit code 0\n1 passed exit: 0", "not its echo's `exit: <status>`"),
+        (0, "exit code 0\nexit: 0x", "not its echo's"),
+        (0, None, "no output was handed over"),
+        (124, "error: timed out after 120 s\nexit: 0", "the line exited 124"),
+        (0, "exit code 0\nexit: 0\n... [900 bytes of output cut] ...\nexit: 0", "the output was cut"),
+    ],
+)
+def test_an_echoed_status_that_cannot_be_read_is_a_failed_check_that_says_why(
+    exit_code: int, output: str | None, why: str
+) -> None:
+    run = check_run('pytest; echo "exit: $?"', None, exit_code=exit_code, output=output)
+    assert run.counts and run.exit_code is None
+    assert run.why is not None and why in run.why
+
+
+@pytest.mark.parametrize(
+    ("line", "why"),
+    [
+        ("pytest | tail -3; echo $?", "a pipeline (`|`)"),
+        ("pytest || true; echo $?", "an `||` list"),
+        ("pytest &\necho $?", "a background job"),
+        ("(pytest); echo $?", "a subshell"),
+        ("! pytest; echo $?", "a negation"),
+        ("pytest; echo $?; echo done", "a `;` list"),
+        ("pytest; echo $? > status.txt", "a `;` list"),
+        ("pytest; echo $? $?", "a `;` list"),
+        ('pytest; echo "$HOME $?"', "a `;` list"),
+        ("pytest; echo '$?'", "a `;` list"),
+        ("pytest; echo done", "a `;` list"),
+        ("pytest && echo $? || true", "an `||` list"),
+    ],
+)
+def test_a_status_echo_does_not_make_other_lines_count(line: str, why: str) -> None:
+    run = check_run(line, None, exit_code=0, output="exit code 0\n0")
+    assert not run.counts and run.mentions and run.exit_code is None
+    assert run.why is not None and why in run.why
+
+
+_COMMANDS = st.sampled_from(
+    [
+        "pytest",
+        "python -m pytest -q 2>&1",
+        "npm test",
+        "python3 test_calc.py > log",
+        "echo $?",
+        'echo "exit: $?"',
+        "printf '%d\\n' $?",
+        "cd x",
+        "echo ok",
+        "tail -3",
+    ]
+)
+_JOINS = st.sampled_from(["&&", ";", "\n", "|", "||", "|&"])
+
+
+@given(
+    commands=st.lists(_COMMANDS, min_size=2, max_size=6),
+    joins=st.lists(_JOINS, min_size=5, max_size=5),
+    bad=st.sampled_from(["|", "||", "|&"]),
+    at=st.integers(min_value=0, max_value=4),
+)
+def test_no_line_with_a_pipeline_or_an_or_list_counts(
+    commands: list[str], joins: list[str], bad: str, at: int
+) -> None:
+    joins = joins[: len(commands) - 1]
+    joins[at % len(joins)] = bad
+    line = commands[0] + "".join(f" {op} {command}" for op, command in zip(joins, commands[1:], strict=True))
+    for check in (None, "python -m pytest"):
+        assert not check_run(line, check, exit_code=0, output="exit code 0\nexit: 0\n0").counts, line
+
+
 def test_a_configured_check_counts_with_more_arguments_but_not_as_another_word() -> None:
     assert check_run("make check V=1", "make check").counts
     assert not check_run("make check-nothing", "make check").counts
@@ -134,13 +240,36 @@ def test_the_watch_sees_files_changed_added_and_removed(tmp_path: Path) -> None:
     assert watch.changed_since(watch.snapshot()) == ()
 
 
-def test_caches_and_hidden_folders_a_run_writes_are_not_watched(tmp_path: Path) -> None:
+def test_caches_and_tool_state_a_run_writes_are_not_watched(tmp_path: Path) -> None:
     _write(tmp_path / "calc.py", "a\n")
+    _write(tmp_path / "venv" / "pyvenv.cfg", "home = /usr/bin\n")  # a virtual environment by its marker
     watch = TreeWatch(tmp_path)
     before = watch.snapshot()
-    for name in (".pytest_cache/v/x", "__pycache__/calc.pyc", "node_modules/m/i.js", ".git/index", "c.pyc"):
+    for name in (
+        *(".pytest_cache/v/x", "__pycache__/calc.pyc", "node_modules/m/i.js", ".git/index", "c.pyc"),
+        *(".mypy_cache/3.12/calc.json", ".ruff_cache/0.6/x", ".hypothesis/examples/x", ".tox/py/log"),
+        *(".coverage", ".coverage.host.12.34", ".eslintcache", ".venv/lib/site.py", ".idea/workspace.xml"),
+        *("src/.pytest_cache/v/x", "venv/lib/python3.12/site-packages/m.py", "env/.cache/x"),
+    ):
         _write(tmp_path / name, "generated\n")
     assert watch.changed_since(before) == ()
+
+
+def test_hidden_project_files_are_watched_but_not_what_a_test_run_writes(tmp_path: Path) -> None:
+    _write(tmp_path / "calc.py", "def add(a, b):\n    return a + b\n")
+    _write(tmp_path / "test_calc.py", "from calc import add\n\ndef test_add():\n    assert add(2, 2) == 4\n")
+    watch = TreeWatch(tmp_path)
+    before = watch.snapshot()
+    run = [sys.executable, "-m", "pytest", "-q", "-p", "cacheprovider", "test_calc.py"]
+    subprocess.run(
+        run, cwd=tmp_path, capture_output=True, check=True, env={**os.environ, "PYTHONDONTWRITEBYTECODE": ""}
+    )
+    assert (tmp_path / ".pytest_cache").is_dir()
+    assert watch.changed_since(before) == ()
+    hidden = (".github/workflows/ci.yml", ".eslintrc.json", ".env.example", "src/.config.py", ".coveragerc")
+    for name in (*hidden, ".vscode/settings.json"):
+        _write(tmp_path / name, "edited\n")
+    assert watch.changed_since(before) == tuple(sorted((*hidden, ".vscode/settings.json")))
 
 
 def test_a_tree_past_the_cap_turns_the_watch_off_instead_of_guessing(tmp_path: Path) -> None:

@@ -11,7 +11,9 @@ loop can use them:
   the task's :class:`CheckOutcome` says whether the work was verified; a command line counts as
   a run of the checks only when its exit status stands for theirs (:func:`~skillshelf.agent.
   shell_effects.check_run`: ``cd x && pytest && echo ok`` does, ``pytest | tail``, ``pytest ||
-  true`` or ``pytest; echo $?`` do not);
+  true`` or ``pytest; echo done`` do not), or when it ends with ``; echo $?`` and the status is
+  read from the last line of its output (``pytest; echo "exit: $?"``; a status that cannot be
+  read is a failed run, with the reason);
 - :class:`SkillReattacher`: after the history is compacted, the skills loaded or mentioned
   earlier in the task are attached again (within a token cap; the rest named), so their
   instructions are not lost; those whose text a kept message holds (the first one) are not.
@@ -109,7 +111,8 @@ class CheckOutcome:
     to verify; ``no_checks``: files changed but no check is known for this project and no
     command that looks like one ran. ``unverified`` (failed or not run) is what a caller
     reports as a failure when the checks were ``required``. ``reason`` says why the checks
-    count as not run (``pytest | tail -3`` ran them in a pipeline; a command changed files).
+    count as not run (``pytest | tail -3`` ran them in a pipeline; a command changed files), or
+    as failed without an exit code (``pytest; echo $?`` whose printed status could not be read).
     """
 
     status: CheckStatus
@@ -154,7 +157,8 @@ class CompletionGuard:
         self.max_send_backs = max_send_backs
         self._edited = False
         self._dirty = False
-        self._last_check: tuple[str, int] | None = None  # the last check run (command, exit code)
+        # the last check run: command, exit code (None: its echoed status could not be read), why
+        self._last_check: tuple[str, int | None, str | None] | None = None
         self._last_command: tuple[str, int] | None = None  # the last command after the last edit
         self._miss: str | None = None  # why a line after the last edit that ran the checks does not count
         self._edit_cause: str | None = None  # what made the last edit, when it was not a file tool
@@ -172,13 +176,17 @@ class CompletionGuard:
         self._last_command = self._miss = None
         self._edit_cause = cause
 
-    def on_command(self, command: str, exit_code: int, changed: Sequence[str] = ()) -> None:
+    def on_command(
+        self, command: str, exit_code: int, changed: Sequence[str] = (), output: str | None = None
+    ) -> None:
         """A command ran; ``changed``: the project files it changed, an edit unless the line is a
         run of the checks (whose own files, a log or a cache, are not edits). On a line that runs
         the checks among other commands, files changed are an edit the checks verified when only
-        commands before them could change files, and an edit after them when a later one could."""
+        commands before them could change files, and an edit after them when a later one could.
+        ``output``: what it printed (its end kept when clipped), where a line ending in ``; echo
+        $?`` has the checks' status; without it such a line is a failed run of the checks."""
         line = _short(_normalise(command))
-        run = check_run(command, self.check_command)
+        run = check_run(command, self.check_command, exit_code=exit_code, output=output)
         self._armed = True
         edit = _changed_by(line, changed) if changed else None
         if edit and (not run.counts or run.edits_before):
@@ -187,7 +195,7 @@ class CompletionGuard:
             self._last_command = (line, exit_code)
         if run.counts:
             self._dirty = False
-            self._last_check = (line, exit_code)
+            self._last_check = (line, run.exit_code, run.why)
             self._miss = None
             if edit and run.edits_after:
                 self.on_edit(edit)
@@ -208,9 +216,11 @@ class CompletionGuard:
         if not self._edited:
             return CheckOutcome(status="no_edits", command=command, required=self.required)
         if not self._dirty and self._last_check is not None:
-            ran, exit_code = self._last_check  # what ran, which may not be the project's command
+            ran, exit_code, why = self._last_check  # what ran, which may not be the project's command
             status: CheckStatus = "passed" if exit_code == 0 else "failed"
-            return CheckOutcome(status=status, command=ran, exit_code=exit_code, required=self.required)
+            return CheckOutcome(
+                status=status, command=ran, exit_code=exit_code, required=self.required, reason=why
+            )
         edit = f"the last edit ({self._edit_cause})" if self._edit_cause else "the last edit"
         return CheckOutcome(
             status="not_run" if command else "no_checks",
@@ -236,6 +246,8 @@ class CompletionGuard:
 
     def _reason(self) -> str | None:
         outcome = self.outcome()
+        if outcome.status == "failed" and outcome.exit_code is None:
+            return f"the last run of `{outcome.command}` counts as failed: {outcome.reason}"
         if outcome.status == "failed":
             return f"the last run of `{outcome.command}` failed (exit code {outcome.exit_code})"
         if outcome.status not in ("not_run", "no_checks"):

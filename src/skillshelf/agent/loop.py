@@ -213,7 +213,7 @@ class Agent:
                 note = doom.on_edit(outcome.edited)
             if outcome.command is not None and outcome.exit_code is not None:
                 changed = self._tree.changed_since(before)
-                completion.on_command(outcome.command, outcome.exit_code, changed)
+                completion.on_command(outcome.command, outcome.exit_code, changed, output=outcome.text)
                 note = doom.on_command(outcome.command, outcome.exit_code)
                 self._notice_implicit(outcome.command, state)
             return ToolOutput(

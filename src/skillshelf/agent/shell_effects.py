@@ -1,5 +1,6 @@
 """What a bash call did, as the completion guard sees it: did its line run the project's check
-(so that the line's exit status stands for the check's), and which project files did it change?
+(so that the line's exit status, or the status it prints, stands for the check's), and which
+project files did it change?
 
 :func:`check_run` reads a shell line without running it. A line is a list of simple commands
 joined by ``&&``, ``;`` or newlines; it counts as a run of the check when one of them is the
@@ -13,10 +14,19 @@ each command:
 - variable assignments (``CI=1 pytest``), ``env NAME=VALUE``, ``timeout DURATION``, ``time``;
 - redirections (``2>&1``, ``> log``, ``< /dev/null``).
 
-A check followed by ``;`` or a newline (``pytest; echo $?``: the status is the last command's),
-a pipeline (``| tail -3``), ``||`` (``|| true``), a background ``&``, a subshell, a negation
-(``!``), a command or process substitution or a here-document make the line not count, as does a
-line of more than :data:`MAX_LINE_CHARS` characters (a script, not a run of the check);
+Such a line may end with ``;`` (or a newline) and one ``echo`` or ``printf`` that prints the
+status of what came before it, ``$?``, among literal text and nothing else (``pytest; echo $?``,
+``npm test; echo "exit: $?"``, ``cd x && pytest 2>&1; echo EXIT=$?``; the forms are
+:mod:`~skillshelf.agent.status_echo`'s). The line's own status is then the echo's, so the check's
+is read from the last line of the call's output, which must be the echo's text around a number,
+exactly (:attr:`CheckRun.exit_code`); when it cannot be read (the line did not exit 0, the output
+was cut before that line, the line is something else) the run counts as a failed check and
+:attr:`CheckRun.why` says why.
+
+Otherwise a check followed by ``;`` or a newline (``pytest; echo done``: the status is the last
+command's), a pipeline (``| tail -3``), ``||`` (``|| true``), a background ``&``, a subshell, a
+negation (``!``), a command or process substitution or a here-document make the line not count,
+as does a line of more than :data:`MAX_LINE_CHARS` characters (a script, not a run of the check);
 :class:`CheckRun` says so (``mentions``, ``why``) when the line looked like it ran the check, and
 whether other commands on a counted line may have changed files before or after the check
 (``edits_before``, ``edits_after``: not ``cd``, ``export``, ``source .venv/bin/activate``,
@@ -24,13 +34,20 @@ assignments, nor ``echo``, ``cat`` and the like without an output redirection).
 
 :class:`TreeWatch` notices edits made through the shell (``sed -i``, ``git apply``, a script) by
 comparing a snapshot of the project's files before and after a call: (size, mtime_ns, inode) of
-every file and symlink beneath the root, without following symlinks. Hidden entries (``.git``,
-``.venv``, ``.pytest_cache``) and the usual generated folders (``__pycache__``, ``node_modules``,
-``target``, ``build``, ``dist``) are not looked at, so caches a run writes are not edits. A walk
-stops after ``max_entries`` entries or ``max_seconds`` seconds, so a huge tree cannot stall the
-loop; a walk that stops is incomplete, cannot be compared, and turns the watch off for good (one
-capped walk per call is paid at most once). A file rewritten within the file system's timestamp
-granularity with the same size and inode is not seen.
+every file and symlink beneath the root, without following symlinks. Hidden files and folders
+are the project's too (``.github/workflows/ci.yml``, ``.eslintrc.json``, ``.env.example``); not
+looked at are the folders of version control, virtual environments (``.venv``, or any folder
+holding ``pyvenv.cfg``), tool caches and state a run writes (:data:`SKIPPED_FOLDERS`:
+``.pytest_cache``, ``.mypy_cache``, ``.tox``, ``.hypothesis``, ``.cache``, ``.idea``'s IDE
+state...; ``.vscode`` and ``.github`` hold settings a project commits, and are looked at), the
+usual generated folders (``__pycache__``, ``node_modules``, ``target``, ``build``, ``dist``,
+``*.egg-info``), and the data and cache files a run leaves (:data:`SKIPPED_FILES`:
+``.coverage`` and ``.coverage.*``, ``.eslintcache``, ``*.pyc``...; ``.coveragerc`` is looked at),
+so what a check writes as it runs is not an edit. A walk stops after ``max_entries`` entries or
+``max_seconds`` seconds, so a huge tree cannot stall the loop; a walk that stops is incomplete,
+cannot be compared, and turns the watch off for good (one capped walk per call is paid at most
+once). A file rewritten within the file system's timestamp granularity with the same size and
+inode is not seen.
 """
 
 from __future__ import annotations
@@ -39,10 +56,11 @@ import os
 import re
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from skillshelf.agent.shell_line import WHY_OPERATOR, Command, simple_commands
+from skillshelf.agent.status_echo import StatusEcho, read_status, status_echo
 
 __all__ = [
     "MAX_LINE_CHARS",
@@ -56,7 +74,26 @@ __all__ = [
 
 MAX_WATCH_ENTRIES = 20_000
 MAX_WATCH_SECONDS = 0.5
-SKIPPED_FOLDERS = frozenset({"__pycache__", "node_modules", "target", "build", "dist"})
+#: Folders whose files are tool state, caches or generated, never the project's own: version
+#: control, virtual environments, what test runners, linters and builds write as they run.
+SKIPPED_FOLDERS = frozenset(
+    {
+        *("__pycache__", "node_modules", "target", "build", "dist"),
+        *(".git", ".hg", ".svn", ".bzr", ".jj", ".venv", ".direnv", ".idea"),
+        *(".tox", ".nox", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".pytype", ".pyre", ".hypothesis"),
+        *(".benchmarks", ".ipynb_checkpoints", ".eggs", ".cache", ".gradle", ".nyc_output"),
+        *(".next", ".nuxt", ".turbo", ".parcel-cache", ".svelte-kit", ".angular", ".terraform"),
+    }
+)
+#: Files a run writes beside the project's own: coverage data (also ``.coverage.HOST.PID...``),
+#: linters' and test runners' caches, the mypy daemon's state, Finder's.
+SKIPPED_FILES = frozenset(
+    {
+        *(".coverage", ".eslintcache", ".stylelintcache", ".phpunit.result.cache", ".rspec_status"),
+        *(".testmondata", ".noseids", ".dmypy.json", ".DS_Store", ".git"),
+    }
+)
+VENV_MARKER = "pyvenv.cfg"  # a folder holding it is a virtual environment, whatever its name
 
 #: Commands that look like a project's tests, matched at the start of the command (after a runner).
 _CHECK_RE = re.compile(
@@ -92,22 +129,41 @@ _INERT = frozenset({"echo", "printf", "true", ":", "pwd", "ls", "cat", "head", "
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CheckRun:
-    """How a shell line relates to the project's check: ``counts`` when its exit status stands for
-    the check's; else ``mentions`` when the check shows up in a line that does not run it so, and
-    ``why``: what the line has that stops it (``a pipeline (`|`)...``). On a counted line,
-    ``edits_before`` / ``edits_after``: other commands before / after the (last) check may have
-    changed files."""
+    """How a shell line relates to the project's check: ``counts`` when its exit status (or the
+    status printed by its trailing ``echo $?``, ``echo``) stands for the check's; else
+    ``mentions`` when the check shows up in a line that does not run it so, and ``why``: what the
+    line has that stops it (``a pipeline (`|`)...``). On a counted line, ``edits_before`` /
+    ``edits_after``: other commands before / after the (last) check may have changed files;
+    ``exit_code``, when :func:`check_run` was given the line's: the check's status, ``None`` when
+    the echo's could not be read (``why`` says why), a failed check."""
 
     counts: bool
     mentions: bool = False
     why: str | None = None
     edits_before: bool = False
     edits_after: bool = False
+    echo: StatusEcho | None = None
+    exit_code: int | None = None
 
 
-def check_run(line: str, check_command: str | None = None) -> CheckRun:
+def check_run(
+    line: str, check_command: str | None = None, *, exit_code: int | None = None, output: str | None = None
+) -> CheckRun:
     """Whether ``line`` is a run of ``check_command`` (or of anything that looks like a project's
-    tests) whose exit status stands for the check's; see the module docstring."""
+    tests) whose exit status stands for the check's; see the module docstring. Given the line's
+    ``exit_code`` (and its ``output``), a counted run has the check's ``exit_code``: the line's,
+    or the one a trailing ``echo $?`` printed; ``None`` when that cannot be read (``why`` says
+    why), which is a failed check."""
+    run = _line_run(line, check_command)
+    if exit_code is None or not run.counts:
+        return run
+    if run.echo is None:
+        return replace(run, exit_code=exit_code)
+    status, why = read_status(run.echo, exit_code, output)
+    return replace(run, exit_code=status, why=why)
+
+
+def _line_run(line: str, check_command: str | None) -> CheckRun:
     text, check = _normalise(line), _normalise(check_command or "")
     if check and text == check:  # the configured check exactly as given, whatever its shape
         return CheckRun(counts=True)
@@ -116,28 +172,31 @@ def check_run(line: str, check_command: str | None = None) -> CheckRun:
         simple_commands(line) if len(line) <= MAX_LINE_CHARS else f"more than {MAX_LINE_CHARS} characters"
     )
     if isinstance(commands, list):
-        runs = [i for i, (_, words, _) in enumerate(commands) if _is_run(words, check_words)]
+        echo = status_echo(commands[-1]) if len(commands) > 1 and commands[-1].op in (";", "\n") else None
+        listed = commands[:-1] if echo else commands
+        runs = [i for i, command in enumerate(listed) if _is_run(command.words, check_words)]
         if runs:
-            return _run_in_list(commands, runs)
-        if not any(words[:1] == ["!"] and _is_run(words[1:], check_words) for _, words, _ in commands):
+            return _run_in_list(listed, runs, echo)
+        if not any(c.words[:1] == ("!",) and _is_run(c.words[1:], check_words) for c in commands):
             return CheckRun(counts=False)
         commands = "a negation (`!`), which inverts its exit code"
     mentions = bool(check and check in text) or _mentions_check(text[:MAX_LINE_CHARS])
     return CheckRun(counts=False, mentions=mentions, why=commands if mentions else None)
 
 
-def _is_run(words: list[str], check_words: list[str] | None) -> bool:
+def _is_run(words: Sequence[str], check_words: tuple[str, ...] | None) -> bool:
     words = _unwrapped(words)
     if check_words and words[: len(check_words)] == check_words:
         return True
     return bool(words) and _looks_like_check(words)
 
 
-def _run_in_list(commands: list[Command], runs: list[int]) -> CheckRun:
-    """A list whose commands ``runs`` are checks: counted when only ``&&`` follows the last one."""
+def _run_in_list(commands: list[Command], runs: list[int], echo: StatusEcho | None) -> CheckRun:
+    """A list whose commands ``runs`` are checks: counted when only ``&&`` follows the last one
+    (``echo``: then a trailing ``; echo $?`` prints the list's status)."""
     last = runs[-1]
     after = commands[last + 1 :]
-    ended = next((op for op, _, _ in after if op != "&&"), None)
+    ended = next((command.op for command in after if command.op != "&&"), None)
     if ended is not None:
         return CheckRun(counts=False, mentions=True, why=WHY_OPERATOR[ended])
     before = [command for i, command in enumerate(commands[:last]) if i not in runs]
@@ -145,6 +204,7 @@ def _run_in_list(commands: list[Command], runs: list[int]) -> CheckRun:
         counts=True,
         edits_before=not all(map(_inert, before)),
         edits_after=not all(map(_inert, after)),
+        echo=echo,
     )
 
 
@@ -152,19 +212,18 @@ def _normalise(command: str) -> str:
     return " ".join(command.split())
 
 
-def _one_command(commands: list[Command] | str) -> list[str] | None:
+def _one_command(commands: list[Command] | str) -> tuple[str, ...] | None:
     """The words of a configured check that is one command, maybe after ``cd DIR &&`` and the like."""
     if not isinstance(commands, list) or not commands:
         return None
-    *prefixes, (_, words, _) = commands
-    return _unwrapped(words) if all(_harmless_prefix(w) for _, w, _ in prefixes) else None
+    *prefixes, last = commands
+    return _unwrapped(last.words) if all(_harmless_prefix(c.words) for c in prefixes) else None
 
 
 def _inert(command: Command) -> bool:
     """Whether a command changes no file: a harmless prefix, or ``echo`` and the like not redirected."""
-    _, words, writes = command
-    words = _unwrapped(words) or words
-    return _harmless_prefix(words) or (not writes and os.path.basename(words[0]) in _INERT)
+    words = _unwrapped(command.words) or command.words
+    return _harmless_prefix(words) or (not command.writes and os.path.basename(words[0]) in _INERT)
 
 
 def _harmless_prefix(words: Sequence[str]) -> bool:
@@ -181,7 +240,7 @@ def _harmless_prefix(words: Sequence[str]) -> bool:
     return all(_ASSIGNMENT.match(word) for word in words)
 
 
-def _unwrapped(words: list[str]) -> list[str]:
+def _unwrapped(words: Sequence[str]) -> tuple[str, ...]:
     """``words`` without leading assignments, ``env``, ``time [-p]`` and ``timeout DURATION``."""
     i = 0
     while i < len(words):
@@ -189,7 +248,7 @@ def _unwrapped(words: list[str]) -> list[str]:
         if _ASSIGNMENT.match(word) or word == "env":
             i += 1
         elif word == "time":
-            i += 2 if words[i + 1 : i + 2] == ["-p"] else 1
+            i += 2 if tuple(words[i + 1 : i + 2]) == ("-p",) else 1
         elif word == "timeout":
             i += 1
             while i < len(words) and words[i].startswith("-"):
@@ -197,7 +256,7 @@ def _unwrapped(words: list[str]) -> list[str]:
             i += 1  # the duration
         else:
             break
-    return words[i:]
+    return tuple(words[i:])
 
 
 def _looks_like_check(words: Sequence[str]) -> bool:
@@ -261,25 +320,30 @@ class TreeWatch:
         while stack:
             folder, prefix = stack.pop()
             try:
-                with os.scandir(folder) as entries:
-                    for entry in entries:
+                with os.scandir(folder) as listing:
+                    entries = []
+                    for entry in listing:
                         seen += 1
                         if seen > self.max_entries or (seen % 256 == 0 and self.clock() > deadline):
                             self.off = True
                             return None
-                        if entry.name.startswith(".") or entry.name.endswith((".pyc", ".pyo")):
-                            continue
-                        if entry.is_dir(follow_symlinks=False):
-                            if entry.name not in SKIPPED_FOLDERS and not entry.name.endswith(".egg-info"):
-                                stack.append((entry.path, f"{prefix}{entry.name}/"))
-                            continue
-                        try:
-                            info = entry.stat(follow_symlinks=False)
-                        except OSError:
-                            continue  # removed meanwhile
-                        files[prefix + entry.name] = (info.st_size, info.st_mtime_ns, info.st_ino)
+                        entries.append(entry)
             except OSError:
                 continue  # an unreadable folder is left out of both walks
+            if prefix and any(entry.name == VENV_MARKER for entry in entries):
+                continue
+            for entry in entries:
+                if _skipped_file(entry.name):
+                    continue
+                if entry.is_dir(follow_symlinks=False):
+                    if entry.name not in SKIPPED_FOLDERS and not entry.name.endswith(".egg-info"):
+                        stack.append((entry.path, f"{prefix}{entry.name}/"))
+                    continue
+                try:
+                    info = entry.stat(follow_symlinks=False)
+                except OSError:
+                    continue  # removed meanwhile
+                files[prefix + entry.name] = (info.st_size, info.st_mtime_ns, info.st_ino)
         return files
 
     def changed_since(self, before: Snapshot | None) -> tuple[str, ...]:
@@ -288,3 +352,8 @@ class TreeWatch:
             return ()
         after = self.snapshot()
         return () if after is None else changed_paths(before, after)
+
+
+def _skipped_file(name: str) -> bool:
+    """Compiled Python and the files of :data:`SKIPPED_FILES` (``.coveragerc`` is the project's)."""
+    return name.endswith((".pyc", ".pyo")) or name in SKIPPED_FILES or name.startswith(".coverage.")

@@ -1,11 +1,13 @@
 """Reading a bash line without running it: its tokens (words without their quotes, operators,
 redirections) and the simple commands of a list joined by ``&&``, ``;`` and newlines
-(:func:`simple_commands`), or, as a string, the construct that makes it something else (a
-pipeline, ``||``, a subshell, a substitution, a here-document...: :data:`WHY_OPERATOR`)."""
+(:func:`simple_commands`: each :class:`Command` with its words as read and as written), or, as a
+string, the construct that makes it something else (a pipeline, ``||``, a subshell, a
+substitution, a here-document...: :data:`WHY_OPERATOR`)."""
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 __all__ = ["WHY_OPERATOR", "Command", "simple_commands"]
 
@@ -25,19 +27,26 @@ WHY_OPERATOR = {
 _PLAIN_RUN = re.compile(r"[^\s'\"\\`$<>&|;()]+")  # characters that are a word's and nothing else
 
 
-# A token is ("word", text without its quotes), ("op", operator) or ("redirect", operator).
-_Token = tuple[str, str]
+# A token is ("word", text without its quotes, the word as written), ("op", operator, operator) or
+# ("redirect", operator, operator).
+_Token = tuple[str, str, str]
 
 
 class _Word:
-    """The word being read: its text, and whether any of it was quoted."""
+    """The word being read: its text, whether any of it was quoted, and where it stands in the line."""
 
-    def __init__(self) -> None:
+    def __init__(self, line: str) -> None:
+        self.line = line
         self.parts: list[str] = []
         self.started = self.quoted = False
+        self.start = self.stop = 0
 
-    def add(self, text: str, *, quoted: bool = False) -> None:
+    def add(self, text: str, start: int, stop: int, *, quoted: bool = False) -> None:
+        """Adds ``text``, read from ``line[start:stop]``."""
+        if not self.started:
+            self.start = start
         self.parts.append(text)
+        self.stop = stop
         self.started = True
         self.quoted = self.quoted or quoted
 
@@ -48,7 +57,7 @@ class _Word:
 
     def end(self, tokens: list[_Token]) -> None:
         if self.started:
-            tokens.append(("word", "".join(self.parts)))
+            tokens.append(("word", "".join(self.parts), self.line[self.start : self.stop]))
         self.parts.clear()
         self.started = self.quoted = False
 
@@ -56,14 +65,14 @@ class _Word:
 def _split(line: str) -> list[_Token] | str:
     """The line's tokens, or (a string) the construct that makes it not a plain command."""
     tokens: list[_Token] = []
-    word = _Word()
+    word = _Word(line)
     i = 0
     while i < len(line):
         quoted = _quoted(line, i)
         if isinstance(quoted, str):
             return quoted
         if quoted is not None:
-            word.add(quoted[0], quoted=True)
+            word.add(quoted[0], i, quoted[1], quoted=True)
             i = quoted[1]
             continue
         if line[i] == "`" or line.startswith("$(", i):
@@ -79,9 +88,9 @@ def _split(line: str) -> list[_Token] | str:
             if match.group().startswith("<<"):
                 return "a here-document"
             if word.is_fd():
-                word = _Word()
+                word = _Word(line)
             word.end(tokens)
-            tokens.append(("redirect", match.group()))
+            tokens.append(("redirect", match.group(), match.group()))
             i = match.end()
         else:
             i = _plain(line, i, word, tokens)
@@ -111,14 +120,14 @@ def _plain(line: str, i: int, word: _Word, tokens: list[_Token]) -> int:
         return i + 1
     run = _PLAIN_RUN.match(line, i)
     if run is not None:
-        word.add(run.group())
+        word.add(run.group(), i, run.end())
         return run.end()
     operator = next((op for op in _OPERATORS if line.startswith(op, i)), None)
     if operator is None:
-        word.add(char)
+        word.add(char, i, i + 1)
         return i + 1
     word.end(tokens)
-    tokens.append(("op", operator))
+    tokens.append(("op", operator, operator))
     return i + len(operator)
 
 
@@ -142,8 +151,17 @@ def _double_quoted(line: str, start: int) -> tuple[str, int] | str:
     return "an unclosed quote"
 
 
-#: A simple command of a list: the operator before it ("" first), its words, whether it writes a file.
-Command = tuple[str, list[str], bool]
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Command:
+    """A simple command of a list: ``op``, the operator before it (``""`` first); ``words``
+    without their quotes; ``raw``, the same words as written (``"exit: $?"``); ``writes``: a
+    redirection writes a file (not a device); ``redirected``: it has any redirection."""
+
+    op: str
+    words: tuple[str, ...]
+    raw: tuple[str, ...]
+    writes: bool = False
+    redirected: bool = False
 
 
 def simple_commands(line: str) -> list[Command] | str:
@@ -153,26 +171,37 @@ def simple_commands(line: str) -> list[Command] | str:
     if isinstance(tokens, str):
         return tokens
     commands: list[Command] = []
-    words: list[str] = []
-    op, writes, target = "", False, None
-    for kind, text in tokens:
+    words: list[tuple[str, str]] = []
+    op, writes, redirected, target = "", False, False, None
+    for kind, text, raw in tokens:
         if target is not None:  # the redirection's file: written to unless it is a device
             writes, target = writes or (">" in target and not text.startswith("/dev/")), None
         elif kind == "redirect":
             target = None if re.search(r"&(?:[0-9]+-?|-)$", text) else text
+            redirected = True
         elif kind == "word":
-            words.append(text)
+            words.append((text, raw))
         elif text not in ("&&", ";", "\n"):
             return WHY_OPERATOR[text]
         elif words:
-            commands.append((op, words, writes))
-            words, writes, op = [], False, text
+            commands.append(_command(op, words, writes, redirected))
+            words, writes, redirected, op = [], False, False, text
         elif text != "\n":  # a blank line is no command; `&&` or `;` needs one before it
             return f"no command before `{text}`"
     if target is not None:
         return "a redirection without a target"
     if words:
-        commands.append((op, words, writes))
+        commands.append(_command(op, words, writes, redirected))
     elif op == "&&":
         return "no command after `&&`"
     return commands
+
+
+def _command(op: str, words: list[tuple[str, str]], writes: bool, redirected: bool) -> Command:
+    return Command(
+        op=op,
+        words=tuple(text for text, _ in words),
+        raw=tuple(raw for _, raw in words),
+        writes=writes,
+        redirected=redirected,
+    )
