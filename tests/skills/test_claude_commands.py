@@ -18,6 +18,7 @@ from skillshelf.skills.claude_commands import (
     command_name,
     listing_key,
 )
+from skillshelf.skills.claude_reading import js_trim
 
 
 def test_a_command_is_named_by_its_path_below_the_commands_folder(tmp_path: Path) -> None:
@@ -36,6 +37,13 @@ def test_the_description_comes_from_frontmatter_else_the_first_line() -> None:
     assert command_from_text("a", " \n\t\n").description == "Custom command"
     long = command_from_text("a", "L" * 150).description
     assert long == "L" * 97 + "..." and command_from_text("a", "L" * 100).description == "L" * 100
+
+
+def test_a_commands_first_line_is_read_by_the_rule_of_a_skills() -> None:
+    assert command_from_text("a", "# a\rb\n").description == "# a\rb"
+    assert command_from_text("a", "\u00a0 # nb heading\n").description == "nb heading"
+    assert command_from_text("a", "\x85x\n").description == "\x85x"
+    assert command_from_text("a", "\U0001f600" * 60).description == "\U0001f600" * 48 + "\ufffd..."
 
 
 def test_broken_frontmatter_falls_back_to_the_body_and_hides_nothing() -> None:
@@ -100,6 +108,6 @@ def test_names_sort_as_claude_codes_locale_compare() -> None:
 @given(st.text(max_size=300))
 def test_any_text_makes_a_command_with_a_description(text: str) -> None:
     command = command_from_text("a", text)
-    assert command.description.strip()
+    assert js_trim(command.description)  # JavaScript's trim: "\x1f" stays
     if not text.startswith("---"):
         assert len(command.description) <= 100

@@ -26,7 +26,8 @@ from skillshelf.skills.claude_listing import (
     plan_listing,
     usage_priority,
 )
-from skillshelf.skills.claude_view import claude_listing
+from skillshelf.skills.claude_view import claude_listing, listed_description
+from skillshelf.skills.discover import discover_claude
 
 
 def _entries(count: int, length: int = 300) -> list[ListingEntry]:
@@ -214,3 +215,41 @@ def test_managed_skills_come_first_and_managed_settings_set_the_budget(tmp_path:
     write(managed / "managed-settings.json", json.dumps({"skillListingBudgetFraction": 0.02}))
     listing = claude_listing(env, use_cache=False)
     assert listing.plan.budget == 60_000 and "skillListingBudgetFraction" in listing.budget_source
+
+
+def test_a_plugin_skill_is_listed_by_a_description_javascript_does_not_trim_away(tmp_path: Path) -> None:
+    """Claude Code lists a plugin's skill whose description is text its ``trim`` leaves (a NEL
+    stays), a number or a boolean, or whose ``when_to_use`` prints as text (``[]`` does not)."""
+    home, project = _user_skills(tmp_path, 0)
+    kit = home / ".claude/skills/kit"
+    write(kit / ".claude-plugin/plugin.json", json.dumps({"name": "kit"}))
+    cases = {
+        "nel": 'description: "\\N"',
+        "yes": "description: yes",
+        "number": "description: 1.50",
+        "when": "when_to_use: [a]",
+        "blank": 'description: "  "',
+        "null": "description: ~",
+        "empty-when": "when_to_use: []",
+        "broken": 'description: "x',
+    }
+    for name, frontmatter in cases.items():
+        write(kit / f"skills/{name}/SKILL.md", f"---\n{frontmatter}\n---\nBody\n")
+    plan = claude_listing(Env.for_test(cwd=project, home=home), use_cache=False).plan
+    assert sorted(plan.described) == ["kit:nel", "kit:number", "kit:when", "kit:yes"]
+
+
+def test_the_listing_shows_a_descriptions_inner_whitespace_as_claude_code_does(tmp_path: Path) -> None:
+    home, project = _user_skills(tmp_path, 0)
+    cases = {
+        "double": ('description: "a  b"', "a  b"),
+        "newline": ('description: "l1\\nl2"', "l1\nl2"),
+        "block": ("description: |\n  line one\n  line two", "line one\nline two"),
+        "folded": ("description: >\n  f1\n  f2\n\n  f3", "f1 f2\nf3"),
+        "number": ("description: 1e3", "1000"),
+        "sequence": ("description: [a  b]", "Body  text"),
+    }
+    for name, (frontmatter, _) in cases.items():
+        write(home / f".claude/skills/{name}/SKILL.md", f"---\n{frontmatter}\n---\nBody  text\n")
+    found = discover_claude(Env.for_test(cwd=project, home=home), use_cache=False).skills
+    assert {s.name: listed_description(s) for s in found} == {k: v for k, (_, v) in cases.items()}

@@ -25,8 +25,9 @@ import pytest
 from skill_tree_helpers import git, git_init, write, write_skill
 
 from skillshelf.env import Env
+from skillshelf.skills.claude_commands import claude_commands
 from skillshelf.skills.claude_listing import entry_text
-from skillshelf.skills.claude_view import claude_listing
+from skillshelf.skills.claude_view import claude_listing, listed_description
 from skillshelf.skills.discover import discover_claude
 
 pytestmark = pytest.mark.oracle
@@ -233,6 +234,45 @@ _DESCRIBED: dict[str, tuple[str | None, str]] = {
     "null-tag-text": ("description: !!null abc", "body line\n"),
     "meta-text": ("description: ok\nmetadata: text", "body line\n"),
     "no-frontmatter": (None, "\n# Plain heading\n"),
+    # YAML Claude Code cannot read even after its repair: the frontmatter is ignored whole
+    "broken-dash": ("description: -\nwhen_to_use: when dash", "Body dash line\n"),
+    "broken-quote": ('description: "unbalanced\ndisable-model-invocation: true', "Body\n"),
+    "broken-indent": ("description: good desc\n  bad: indent", "## Body heading\n"),
+    "broken-tabs": ("description:\tfoo bar\n\tx: y", "Body tab\n"),
+    "broken-codex-repairs": ("description: fine\nk2: a: b", "Body\n"),
+    "broken-crlf": ("description: a: b\r", "Body crlf\r\n"),
+    "broken-empty-body": ('description: "x', ""),
+    "not-a-mapping": ("- a\n- b", "Body list\n"),
+    "scalar-frontmatter": ("42", "Body number\n"),
+    # Claude Code's own repair
+    "repair-tab": ("\tdescription: tabbed", "Body\n"),
+    "repair-alias": ("description: *missing", "Body\n"),
+    "repair-flow": ("description: [a, b\nwhen_to_use: x: y", "Body\n"),
+    "repair-escapes": ('description: a\\b: c "q"', "Body\n"),
+    # when_to_use as JavaScript prints it
+    "wtu-list": ("description: d\nwhen_to_use: [a, b]", "Body\n"),
+    "wtu-number": ("description: d\nwhen_to_use: 1.50", "Body\n"),
+    "wtu-mapping": ("description: d\nwhen_to_use: {a: 1}", "Body\n"),
+    "wtu-nested": ("description: d\nwhen_to_use: [[a, b], c, 0x1F, ~, {k: v}]", "Body\n"),
+    "wtu-null": ("description: d\nwhen_to_use: ~", "Body\n"),
+    "wtu-empty-list": ("description: d\nwhen_to_use: []", "Body\n"),
+    "wtu-bool": ("description: d\nwhen_to_use: true", "Body\n"),
+    "wtu-spaces": ('description: d\nwhen_to_use: "  x  y  "', "Body\n"),
+    "wtu-hyphen": ("description: d\nwhen-to-use: hyphen", "Body\n"),
+    # a description's inner whitespace and line breaks
+    "ws-double": ('description: "a  b"', "Body\n"),
+    "ws-newline": ('description: "l1\\nl2"', "Body\n"),
+    "ws-block": ("description: |\n  line one\n  line two", "Body\n"),
+    "ws-folded": ("description: >\n  f1\n  f2\n\n  f3", "Body\n"),
+}
+
+#: ``.claude/commands`` files whose first line is the text: one rule with a skill's.
+_COMMANDS = {
+    "my-cmd-cr": "# a\rb\n",
+    "my-cmd-nbsp": "\u00a0 # nb heading\n",
+    "my-cmd-nel": "\x85x\n",
+    "my-cmd-wide": "\U0001f600" * 60 + "\n",
+    "my-cmd-tab": "\n#\tTabbed heading\n",
 }
 
 
@@ -251,17 +291,62 @@ def test_claude_code_shows_the_description_skillshelf_reads_as_claude_codes(
 ) -> None:
     """A ``description`` Claude Code's YAML does not read as text (a sequence or mapping, null,
     empty) lists the skill with the body's first line; a number or boolean as JavaScript prints
-    it. Codex drops or repairs some of these; Claude Code lists them all."""
+    it; so is ``when_to_use``. A frontmatter its YAML cannot read even after its own repair, or
+    that is not a mapping, is ignored whole. Codex drops or repairs some of these; Claude Code
+    lists them all. Commands take their first line by the same rule."""
     home, repo = tmp_path / "home", git_init(tmp_path / "repo")
     for key, (frontmatter, body) in _DESCRIBED.items():
         head = "" if frontmatter is None else f"---\n{frontmatter}\n---\n"
         write(repo / ".claude/skills" / f"my-{key}/SKILL.md", head + body)
+    for name, text in _COMMANDS.items():
+        write(repo / ".claude/commands" / f"{name}.md", text)
     home.mkdir()
 
     theirs = _texts(claude_oracle(repo, home=home))
-    found = discover_claude(Env.for_test(cwd=repo, home=home), use_cache=False).skills
-    ours = {s.name: entry_text(s.description, s.claude.when_to_use) for s in found if s.name[:3] == "my-"}
+    env = Env.for_test(cwd=repo, home=home)
+    found = discover_claude(env, use_cache=False).skills
+    ours = {
+        s.name: entry_text(listed_description(s), s.claude.when_to_use) for s in found if s.name[:3] == "my-"
+    }
+    ours |= {c.name: entry_text(c.description, c.when_to_use) for c in claude_commands(env)}
 
-    assert sorted(theirs) == sorted(f"my-{key}" for key in _DESCRIBED)
+    assert sorted(theirs) == sorted([*(f"my-{key}" for key in _DESCRIBED), *_COMMANDS])
     assert ours == theirs
     assert theirs["my-seq"] == "body line" and theirs["my-number"] == "1.5 - when testing"
+    assert theirs["my-broken-dash"] == "Body dash line" and theirs["my-wtu-list"] == "d - a,b"
+
+
+def test_claude_code_lists_the_plugin_skills_skillshelf_says_are_described(
+    tmp_path: Path, claude_oracle: Any
+) -> None:
+    """A plugin's skill is listed only with a description (text JavaScript's ``trim`` leaves, a
+    number, a boolean) or a ``when_to_use`` that prints as text."""
+    home, repo = tmp_path / "home", git_init(tmp_path / "repo")
+    kit = home / ".claude/skills/my-kit"
+    write(kit / ".claude-plugin/plugin.json", json.dumps({"name": "my-kit"}))
+    cases = {
+        "nel": 'description: "\\N"',
+        "yes": "description: yes",
+        "number": "description: 1.50",
+        "true": "description: TRUE",
+        "date": "description: 2024-01-01",
+        "when": "when_to_use: [a]",
+        "blank": 'description: "  "',
+        "null": "description: ~",
+        "empty": 'description: ""',
+        "list": "description: [a]",
+        "empty-when": "when_to_use: []",
+        "broken": 'description: "x',
+        "not-a-mapping": "- a",
+    }
+    for name, frontmatter in cases.items():
+        write(kit / f"skills/{name}/SKILL.md", f"---\n{frontmatter}\n---\nBody\n")
+
+    listing = claude_oracle(repo, home=home)["skills_listing"] or ""
+    theirs = sorted(e.partition(":")[2].partition(":")[0] for e in listing.split("\n- ") if "my-kit:" in e)
+    env = Env.for_test(cwd=repo, home=home)
+    env = dataclasses.replace(env, environ={**env.environ, "ANTHROPIC_BASE_URL": "http://127.0.0.1:9"})
+    ours = sorted(n.removeprefix("my-kit:") for n in claude_listing(env, use_cache=False).plan.described)
+
+    assert theirs == ["date", "nel", "number", "true", "when", "yes"]
+    assert [n for n in ours if n in cases] == theirs

@@ -10,8 +10,9 @@ checked against it with ``claude-oracle`` (``tests/skills/test_claude_listing_or
   ``.md`` left off (``frontend/component.md`` is ``frontend:component``). A folder holding a
   ``SKILL.md`` is one command named by the folder; its other files are not read.
 - Its text is the frontmatter ``description`` (and ``when_to_use``), or else the body's first
-  line that is not blank (a heading without its ``#``), cut to 97 characters and ``...`` past
-  100, or else ``Custom command``. One with ``disable-model-invocation`` is not listed.
+  line that is not blank, read as a skill's (one rule in both:
+  :func:`~skillshelf.skills.parse_identity.claude_first_line`), or else ``Custom command``.
+  One with ``disable-model-invocation`` is not listed.
 - Files over 1 MiB are left out. Every command is sorted by name the way Claude Code's
   ``localeCompare`` sorts (:func:`listing_key`), user and project ones together.
 
@@ -27,7 +28,6 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import os
-import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +37,7 @@ from skillshelf.fileio import read_regular_text
 from skillshelf.gitrepo import git_root, main_checkout
 from skillshelf.skills.claude_settings import claude_project_folders, claude_user_dir
 from skillshelf.skills.frontmatter import FrontmatterSplit, load_yaml, split_frontmatter
+from skillshelf.skills.parse_identity import claude_first_line
 from skillshelf.skills.plugins import ClaudePlugin
 
 __all__ = [
@@ -52,13 +53,11 @@ __all__ = [
 MAX_COMMAND_BYTES = 1024 * 1024
 MAX_COMMAND_FILES = 2000
 MAX_DEPTH = 16
-FIRST_LINE_CAP = 100
 NO_DESCRIPTION = "Custom command"
 
 # CLDR root collation: spaces, then punctuation and symbols in this order, then digits, then letters
 _SYMBOL_ORDER = " _-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$"
 _SYMBOL_RANK = {char: rank for rank, char in enumerate(_SYMBOL_ORDER)}
-_HEADING = re.compile(r"^#+\s+(.+)$")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -113,7 +112,7 @@ def command_from_text(name: str, text: str, path: Path | None = None) -> ClaudeC
     described = _scalar_text(fields.get("description"))
     return ClaudeCommand(
         name=name,
-        description=described or _first_line(body),
+        description=described or claude_first_line(body) or NO_DESCRIPTION,
         when_to_use=_scalar_text(fields.get("when_to_use", fields.get("when-to-use"))),
         hidden=fields.get("disable-model-invocation") in (True, "true"),
         described=described is not None,
@@ -129,15 +128,6 @@ def _scalar_text(value: object) -> str | None:
     if isinstance(value, int | float):
         return str(value)
     return None
-
-
-def _first_line(body: str) -> str:
-    for line in body.split("\n"):
-        stripped = line.strip()
-        if stripped:
-            text = m.group(1) if (m := _HEADING.match(stripped)) else stripped
-            return text[: FIRST_LINE_CAP - 3] + "..." if len(text) > FIRST_LINE_CAP else text
-    return NO_DESCRIPTION
 
 
 def command_folders(env: Env) -> list[Path]:

@@ -27,6 +27,7 @@ from skillshelf.skills.claude_listing import (
     usage_priority,
 )
 from skillshelf.skills.claude_models import model_room
+from skillshelf.skills.claude_reading import js_trim
 from skillshelf.skills.claude_settings import (
     claude_state_file,
     merged_settings,
@@ -35,10 +36,11 @@ from skillshelf.skills.claude_settings import (
     unlisted_by_override,
 )
 from skillshelf.skills.discover import discover_claude
+from skillshelf.skills.frontmatter import collapse_whitespace
 from skillshelf.skills.model import RootOrigin, Skill
 from skillshelf.skills.roots import enabled_claude_plugins
 
-__all__ = ["ClaudeListing", "claude_listing", "listing_note"]
+__all__ = ["ClaudeListing", "claude_listing", "listed_description", "listing_note"]
 
 #: Names shown in an ``SK369`` message before "and N more".
 SHOWN_NAMES = 12
@@ -69,9 +71,9 @@ def claude_listing(env: Env, *, now_ms: float | None = None, use_cache: bool = T
     regular = [s for s in skills if s.origin is not RootOrigin.CLAUDE_PLUGIN]
     from_plugins = [s for s in skills if s.origin is RootOrigin.CLAUDE_PLUGIN and _described(s)]
     ordered = [
-        *((s.name, s.description, s.claude.when_to_use) for s in regular),
+        *((s.name, listed_description(s), s.claude.when_to_use) for s in regular),
         *((c.name, c.description, c.when_to_use) for c in [*own_commands, *plugin_commands_shown]),
-        *((s.name, s.description, s.claude.when_to_use) for s in from_plugins),
+        *((s.name, listed_description(s), s.claude.when_to_use) for s in from_plugins),
     ]
     entries = [
         ListingEntry(
@@ -111,11 +113,22 @@ def _listed(env: Env, overrides: Mapping[str, Any], *, use_cache: bool) -> list[
     return sorted(skills, key=lambda s: (order.get(s.root, len(order)), listing_key(s.name)))
 
 
-def _described(skill: Skill) -> bool:
-    """A plugin's skill is listed only with a ``description`` or ``when_to_use`` of its own."""
+def listed_description(skill: Skill) -> str:
+    """The description as Claude Code's listing shows it: a description written as text keeps its
+    inner whitespace and line breaks (JavaScript's ``trim`` alone), which ``skill.description``
+    collapses."""
     value = skill.frontmatter.get("description")
-    own = value.strip() if isinstance(value, str) else isinstance(value, int | float)
-    return bool(own) or bool(skill.claude.when_to_use)
+    if isinstance(value, str) and collapse_whitespace(value) == skill.description:
+        return js_trim(value)
+    return skill.description
+
+
+def _described(skill: Skill) -> bool:
+    """A plugin's skill is listed only with a ``description`` or ``when_to_use`` of its own:
+    text that JavaScript's ``trim`` leaves non-empty, a number or a boolean."""
+    value = skill.frontmatter.get("description")
+    own = bool(js_trim(value)) if isinstance(value, str) else isinstance(value, int | float)
+    return own or bool(skill.claude.when_to_use)
 
 
 def _shown(command: ClaudeCommand, overrides: Mapping[str, Any]) -> bool:

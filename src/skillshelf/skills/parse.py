@@ -7,12 +7,16 @@ repaired or questionable file yields a :class:`~skillshelf.diagnostics.Diagnosti
 Profiles: roots Codex scans, extra roots and the built-in skills are read the way Codex reads
 them (the name may fall back to the folder, a description is required, a byte-order mark makes
 the file unreadable). Claude Code's roots are read the way Claude Code reads them: the folder
-name is the skill's name and a missing description falls back to the first line of the body.
+name is the skill's name, a missing description falls back to the first line of the body, YAML
+that fails gets Claude Code's repair, and a frontmatter that still fails or is not a mapping is
+ignored (a warning; :mod:`skillshelf.skills.claude_reading`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
@@ -20,6 +24,13 @@ from types import MappingProxyType
 from skillshelf.diagnostics import Diagnostic, Severity, diagnostic
 from skillshelf.fileio import NotRegularFile
 from skillshelf.skills.claude_fields import parse_claude_fields
+from skillshelf.skills.claude_reading import (
+    Ignored,
+    claude_when_to_use,
+    ignored_frontmatter,
+    load_claude,
+    repaired_note,
+)
 from skillshelf.skills.fastyaml import simple_frontmatter
 from skillshelf.skills.frontmatter import (
     FrontmatterSplit,
@@ -103,32 +114,20 @@ def _typed(loaded: YamlDocument | YamlFailure, path: Path) -> tuple[YamlDocument
 
 
 def _load_with_repair(
-    split: FrontmatterSplit, path: Path, out: list[Diagnostic], *, claude: bool
+    split: FrontmatterSplit, path: Path, out: list[Diagnostic]
 ) -> tuple[YamlDocument, KnownFields] | None:
     """The document and Codex's fields, repaired when the YAML or the types of those fields
-    fail (Codex repairs after any error of its one typed read; Claude Code, which types
-    nothing, only when the YAML fails); when the repair does not help, the first error stands."""
+    fail (Codex repairs after any error of its one typed read); when the repair does not help,
+    the first error stands."""
     first_yaml = load_yaml(split.yaml_text)
     first = _typed(first_yaml, path)
-    if first is not None and (claude or not first[1].fatal):
+    if first is not None and not first[1].fatal:
         return first
     repaired = repair_frontmatter(split.yaml_text)
     if repaired is not None:
         second = _typed(load_yaml(repaired[0]), path)
-        if second is not None and (claude or not second[1].fatal):
-            lines = [split.first_line + i for i in repaired[1]]
-            out.append(
-                diagnostic(
-                    "SK105",
-                    Severity.WARNING,
-                    f"invalid YAML repaired by quoting the value on line(s) {', '.join(map(str, lines))} "
-                    "(Codex repairs it the same way)",
-                    'quote values that contain `: ` (e.g. `description: "Deploy: fast"`) so '
-                    "strict parsers accept them",
-                    path,
-                    lines[0],
-                )
-            )
+        if second is not None and not second[1].fatal:
+            out.append(repaired_note(path, [split.first_line + i for i in repaired[1]], "Codex"))
             return second
     if not isinstance(first_yaml, YamlFailure):
         return first  # the YAML parsed: the fields' own errors are reported with the skill
@@ -187,23 +186,43 @@ def parse_skill_text(
     if simple is not None:
         _check_body(split.body, path, out)
         return build(mapping=simple[0], doc=None, fields=simple[1], body=split.body)
-    loaded = _load_with_repair(split, path, out, claude=claude)
+    loaded = load_claude(split, text, path, out) if claude else _load_with_repair(split, path, out)
     if loaded is None:
         return ParsedSkill(skill=None, body=split.body, diagnostics=tuple(out))
+    if isinstance(loaded, Ignored):
+        return _ignored(build, loaded, body=split.body, path=path, root=root, out=out)
     doc, fields = loaded
     if doc.value is not None and not isinstance(doc.value, dict):
-        out.append(
-            _error(
-                "SK106",
-                f"the frontmatter is a YAML {type(doc.value).__name__}, not a mapping",
-                "write `key: value` lines between the `---` lines",
-                path,
-                split.first_line,
-            )
-        )
+        problem = f"the frontmatter is a YAML {type(doc.value).__name__}, not a mapping"
+        if claude:
+            why = Ignored(code="SK106", problem=problem, line=split.first_line)
+            return _ignored(build, why, body=split.body, path=path, root=root, out=out)
+        fix = "write `key: value` lines between the `---` lines"
+        out.append(_error("SK106", problem, fix, path, split.first_line))
         return ParsedSkill(skill=None, body=split.body, diagnostics=tuple(out))
     _check_body(split.body, path, out)
     return build(mapping=doc.value or {}, doc=doc, fields=fields, body=split.body)
+
+
+def _ignored(
+    build: Callable[..., ParsedSkill],
+    why: Ignored,
+    *,
+    body: str,
+    path: Path,
+    root: SkillRoot,
+    out: list[Diagnostic],
+) -> ParsedSkill:
+    """A skill whose frontmatter Claude Code ignores, read as if it had none: the warning says
+    so in place of the missing description's."""
+    _check_body(body, path, out)
+    parsed = build(mapping={}, doc=None, body=body)
+    skill = parsed.skill
+    name, shown = (skill.name, skill.description) if skill is not None else (path.parent.name, "")
+    notes = [d for d in parsed.diagnostics if d.code != "SK125"]
+    plugin = root.origin is RootOrigin.CLAUDE_PLUGIN
+    note = ignored_frontmatter(why, name=name, shown=shown, plugin=plugin, path=path)
+    return ParsedSkill(skill=skill, body=body, diagnostics=(*notes, note))
 
 
 def _readable_text(text: str, *, path: Path, claude: bool, out: list[Diagnostic]) -> str | None:
@@ -272,8 +291,9 @@ def _build(
             return ParsedSkill(skill=None, body=body, diagnostics=tuple(out))
     self_named = root.origin is RootOrigin.CLAUDE_PLUGIN and path.parent == root.path
     name = skill_name(fields.name, path=path, claude=claude, out=out, self_named=self_named)
+    node = doc.node if doc else None
     if claude:
-        declared = declared_values(doc.node if doc else None, mapping, "description")
+        declared = declared_values(node, mapping, "description")
         description: str | None = claude_description(declared, body, path=path, out=out)
     else:
         description = skill_description(fields.description, path=path, out=out)
@@ -281,6 +301,10 @@ def _build(
         return ParsedSkill(skill=None, body=body, diagnostics=tuple(out))
     plain = to_plain(mapping, path=path, out=out)  # type: ignore[arg-type]
     claude_fields, notes = parse_claude_fields(plain, path=path)
+    if claude:  # Claude Code reads `when_to_use` alone, as JavaScript prints its value
+        when, when_notes = claude_when_to_use(declared_values(node, mapping, "when_to_use"), path=path)
+        claude_fields = dataclasses.replace(claude_fields, when_to_use=when)
+        notes = (*(n for n in notes if n.field != "when_to_use"), *when_notes)
     out.extend(notes)
     meta = OpenAIMetadata()
     if openai[0] is not None:

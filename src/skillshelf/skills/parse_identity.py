@@ -11,7 +11,8 @@ text), ``TRUE`` is ``true``; ``yes``, ``1_000``, ``0b1`` and dates stay as writt
 ``!!float``, ``!!bool`` and ``!!null``, which read it as if untagged. Null, empty or blank
 text, a sequence or a mapping (tagged or not, however nested) gives way to the body's first
 line that is not blank, trimmed, a heading's leading ``#``s and the space after them left off
-(``#tag`` stays), cut to 97 UTF-16 units and ``...`` past 100; an empty body gives ``Skill``.
+(``#tag`` stays; so does the ``#`` of a heading whose text holds a carriage return), cut to 97
+UTF-16 units and ``...`` past 100; an empty body gives ``Skill`` (a command ``Custom command``).
 Of a field written twice the last counts; ``when_to_use`` is appended either way. Codex reads
 none of these: it drops such a skill, or repairs what it cannot type (``parse_fields``).
 """
@@ -31,10 +32,12 @@ from skillshelf.diagnostics import Diagnostic, Severity, diagnostic
 from skillshelf.skills.frontmatter import collapse_whitespace, mapping_pairs
 
 __all__ = [
+    "JS_SPACE",
     "MAX_NAME_CHARS",
     "claude_description",
     "claude_field_notes",
     "claude_first_line",
+    "claude_reading",
     "declared_values",
     "skill_description",
     "skill_name",
@@ -54,9 +57,10 @@ _RADIX = re.compile(r"([-+]?)0(?:x([0-9a-fA-F]+)|o([0-7]+))")
 _INFINITY = re.compile(r"([-+]?)\.(?:inf|Inf|INF)")
 _NAN = re.compile(r"\.(?:nan|NaN|NAN)")
 # JavaScript's String.prototype.trim and \s
-_JS_SPACE = "\t\n\x0b\x0c\r \xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
-_JS_TRIM = re.compile(f"^[{_JS_SPACE}]+|[{_JS_SPACE}]+$")
-_HEADING = re.compile(f"#+[{_JS_SPACE}]+")
+JS_SPACE = "\t\n\x0b\x0c\r \xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+_JS_TRIM = re.compile(f"^[{JS_SPACE}]+|[{JS_SPACE}]+$")
+# a heading's text runs to the end of the line, with no line terminator in it (JavaScript's `.+$`)
+_HEADING = re.compile(f"#+[{JS_SPACE}]+([^\\n\\r\u2028\u2029]+)")
 
 
 def skill_name(
@@ -157,7 +161,7 @@ def claude_description(
     """The description Claude Code shows: the last ``description`` value as its YAML reads it,
     else the body's first line (:func:`claude_first_line`), else ``Skill``."""
     value = values[-1] if values else None
-    kind, text = _claude_reading(value)
+    kind, text = claude_reading(value)
     declared = collapse_whitespace(text or "")
     first = claude_first_line(body)
     shown = declared or first or CLAUDE_PLACEHOLDER
@@ -230,8 +234,8 @@ def claude_first_line(body: str) -> str | None:
     for line in body.split("\n"):
         text = _JS_TRIM.sub("", line)
         if text:
-            heading = _HEADING.match(text)
-            return _cut(text[heading.end() :] if heading else text)
+            heading = _HEADING.fullmatch(text)
+            return _cut(heading.group(1) if heading else text)
     return None
 
 
@@ -256,7 +260,7 @@ def _as_written(value: yaml.Node | str | None) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _claude_reading(value: yaml.Node | str | None) -> tuple[str, str | None]:
+def claude_reading(value: yaml.Node | str | None) -> tuple[str, str | None]:
     """(kind, text) of a frontmatter value as Claude Code reads it: its kind (``text``,
     ``number``, ``boolean``, ``null``, ``sequence``, ``mapping``) and the text it shows for it
     (None for null and collections)."""

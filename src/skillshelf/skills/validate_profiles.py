@@ -33,7 +33,6 @@ CODEX_MAX_DEPTH = 6
 CLAUDE_LISTING_CAP = 1536
 CATALOG_DESCRIPTION_CAP = 1024
 _IO_CODES = frozenset({"SK113", "SK114", "SK115", "SK116"})
-_CLAUDE_IGNORES_FRONTMATTER = frozenset({"SK104", "SK106"})
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -260,29 +259,12 @@ def _claude_translate(diag: Diagnostic) -> Diagnostic:
     """Parser errors that Claude Code shrugs off become warnings that say what it does instead."""
     if diag.severity is not Severity.ERROR:
         return diag
-    if diag.code in _CLAUDE_IGNORES_FRONTMATTER:
-        message = (
-            f"{diag.message}; Claude Code still lists the skill but ignores the whole frontmatter "
-            "(disable-model-invocation included) and uses the first line of the body as its description"
-        )
-    elif diag.code == "SK107":
-        message = (
-            "no description and an empty body; "
-            "Claude Code lists the skill with the placeholder description 'Skill'"
-        )
-    elif diag.code == "SK115":
-        message = f"{diag.message}; Claude Code reads it anyway, with replacement characters"
-    elif diag.code == "SK110":
-        message = (
-            f"{diag.message}; Claude Code still lists the skill (of a field written twice it takes the "
-            "last; a description that is not text gives way to the first line of the body), Codex does not"
-        )
-    else:
+    if diag.code != "SK115":  # the Claude view reports the frontmatter it reads past as warnings
         return diag
     return Diagnostic(
         code="SK365",
         severity=Severity.WARNING,
-        message=message,
+        message=f"{diag.message}; Claude Code reads it anyway, with replacement characters",
         fix=diag.fix,
         path=diag.path,
         line=diag.line,

@@ -1,0 +1,173 @@
+"""Claude Code's own reading of a frontmatter where it differs from Codex's (pure).
+
+Claude Code 2.1.197 (read from the pinned CLI and measured with ``claude-oracle``):
+
+- When its YAML fails, it repairs the text once (:func:`claude_repair`): a line
+  ``key: value`` (the key of ASCII letters, ``_`` and ``-`` only, at the start of the line, and
+  no carriage return in the line) whose value is not quoted at both ends, nor a ``[...]`` that
+  reads as a list, and holds one of ``{}[]*&#!|>%@``` or ``": "``, has its value put in double
+  quotes (``\\`` and ``"`` escaped); then tabs at the start of a line become two spaces each.
+  A frontmatter that still fails, or is not a mapping, is ignored whole: the skill is listed,
+  named after its folder, with the body's first line (no field is salvaged, ``when_to_use`` and
+  ``disable-model-invocation`` included).
+- ``when_to_use`` (not ``when-to-use``) is shown as JavaScript's ``String()`` shows the value
+  (:func:`claude_when_to_use`): ``[a, b]`` is ``a,b``, a mapping ``[object Object]``, ``1.50``
+  ``1.5``, a null in a list the empty text; null is no ``when_to_use``. Whitespace is kept.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from skillshelf.diagnostics import Diagnostic, Severity, diagnostic
+from skillshelf.skills.frontmatter import FrontmatterSplit, YamlDocument, load_yaml
+from skillshelf.skills.parse_fields import KnownFields, known_fields
+from skillshelf.skills.parse_identity import JS_SPACE, claude_reading
+
+__all__ = [
+    "Ignored",
+    "claude_repair",
+    "claude_when_to_use",
+    "ignored_frontmatter",
+    "js_string",
+    "js_trim",
+    "load_claude",
+    "repaired_note",
+]
+
+# `key:`, JavaScript's \s+, and its `.+` (which stops at line terminators)
+_LINE = re.compile(f"([a-zA-Z_-]+):[{JS_SPACE}]+([^\n\r\u2028\u2029]+)")
+_JS_TRIM = re.compile(f"^[{JS_SPACE}]+|[{JS_SPACE}]+$")
+_NEEDS_QUOTES = re.compile(r"[{}\[\]*&#!|>%@`]|: ")
+_LEADING_TABS = re.compile(r"^\t+")
+_OBJECT = "[object Object]"
+
+
+def _repair_line(line: str) -> str:
+    match = _LINE.fullmatch(line)
+    if match is None:
+        return line
+    key, value = match.groups()
+    if value[0] == value[-1] and value[0] in "\"'":
+        return line
+    if value.startswith("[") and value.endswith("]"):
+        loaded = load_yaml(value)
+        if isinstance(loaded, YamlDocument) and isinstance(loaded.value, list):
+            return line
+    if not _NEEDS_QUOTES.search(value):
+        return line
+    escaped = value.replace("\\", "\\\\").replace('"', '\\"')
+    return f'{key}: "{escaped}"'
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Ignored:
+    """Why Claude Code ignores a frontmatter: a ``code`` (SK104, SK106), the ``problem``, its line."""
+
+    code: str
+    problem: str
+    line: int | None
+
+
+def claude_repair(raw_yaml: str) -> tuple[str, tuple[int, ...]]:
+    """Claude Code's repair of frontmatter text that failed to parse (``raw_yaml``: its lines as
+    in the file, carriage returns kept): the text to parse again and the 0-based indexes of the
+    lines it changed."""
+    lines = raw_yaml.split("\n")
+    repaired = [_LEADING_TABS.sub(lambda m: "  " * len(m.group()), _repair_line(line)) for line in lines]
+    changed = tuple(i for i, (old, new) in enumerate(zip(lines, repaired, strict=True)) if old != new)
+    return "\n".join(repaired), changed
+
+
+def js_string(value: yaml.Node | str | None) -> str | None:
+    """A frontmatter value as JavaScript's ``String()`` shows Claude Code's YAML reading of it;
+    None for null."""
+    if isinstance(value, yaml.SequenceNode):
+        return ",".join(js_string(item) or "" for item in value.value)
+    if isinstance(value, yaml.MappingNode):
+        return _OBJECT
+    return claude_reading(value)[1]
+
+
+def js_trim(text: str) -> str:
+    """``text`` trimmed as JavaScript's ``String.prototype.trim`` trims it."""
+    return _JS_TRIM.sub("", text)
+
+
+def claude_when_to_use(
+    values: Sequence[yaml.Node | str], *, path: Path
+) -> tuple[str | None, list[Diagnostic]]:
+    """The ``when_to_use`` Claude Code shows (the last one written), as :func:`js_string`, and a
+    warning (SK120) when it is a list or a mapping."""
+    value = values[-1] if values else None
+    shown = js_string(value)
+    if not isinstance(value, yaml.CollectionNode):
+        return shown, []
+    kind = "list" if isinstance(value, yaml.SequenceNode) else "mapping"
+    note = diagnostic(
+        "SK120",
+        Severity.WARNING,
+        f"`when_to_use` is a {kind}, not text: Claude Code shows it as {shown!r}",
+        "write `when_to_use:` as one line of text saying when to use the skill",
+        path,
+        value.start_mark.line + 2,
+        "when_to_use",
+    )
+    return shown, [note]
+
+
+def repaired_note(path: Path, lines: list[int], agent: str) -> Diagnostic:
+    """SK105: ``agent`` repaired the YAML by quoting the values on ``lines``."""
+    return diagnostic(
+        "SK105",
+        Severity.WARNING,
+        f"invalid YAML repaired by quoting the value on line(s) {', '.join(map(str, lines))} "
+        f"({agent} repairs it the same way)",
+        'quote values that contain `: ` (e.g. `description: "Deploy: fast"`) so strict parsers accept them',
+        path,
+        lines[0],
+    )
+
+
+def load_claude(
+    split: FrontmatterSplit, text: str, path: Path, out: list[Diagnostic]
+) -> tuple[YamlDocument, KnownFields] | Ignored:
+    """The document and Codex's fields, read as Claude Code reads them (its own repair when the
+    YAML fails); else why it ignores the frontmatter, and the line."""
+    first = load_yaml(split.yaml_text)
+    if isinstance(first, YamlDocument):
+        return first, known_fields(first.node, path=path)
+    raw = "\n".join(text.split("\n")[1 : split.closing_line - 1])  # carriage returns kept
+    repaired, changed = claude_repair(raw)
+    second = load_yaml(repaired) if changed else first
+    if isinstance(second, YamlDocument):
+        out.append(repaired_note(path, [split.first_line + i for i in changed], "Claude Code"))
+        return second, known_fields(second.node, path=path)
+    line = split.first_line + first.line if first.line is not None else None
+    return Ignored(code="SK104", problem=f"invalid YAML: {first.message}", line=line)
+
+
+def ignored_frontmatter(why: Ignored, *, name: str, shown: str, plugin: bool, path: Path) -> Diagnostic:
+    """The warning for a frontmatter Claude Code ignores whole: the skill ``name`` is listed as
+    ``shown``; a ``plugin``'s skill, with no description, is not."""
+    listed = (
+        f"does not list this plugin's skill {name!r} (it has no description then)"
+        if plugin
+        else f"lists the skill as {name!r} (its folder) with {shown!r}"
+    )
+    return diagnostic(
+        why.code,
+        Severity.WARNING,
+        f"{why.problem}; Claude Code ignores the whole frontmatter (when_to_use and disable-model-invocation "
+        f"included) and {listed}; Codex does not load it",
+        "fix the YAML between the `---` lines so it is a mapping of `key: value` lines; quote values that "
+        'contain `: ` or start with `[`, `{`, `*`, `&`, `!`, `|`, `>`, `%`, `@` or `"`, and indent with '
+        "spaces, not tabs",
+        path,
+        why.line,
+    )

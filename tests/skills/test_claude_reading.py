@@ -1,0 +1,142 @@
+"""Claude Code's own reading of a frontmatter: its repair of YAML that fails, the frontmatter it
+ignores whole (and lists the skill anyway), and ``when_to_use`` as JavaScript prints it. What
+Claude Code 2.1.197 shows was measured with ``claude-oracle``; ``test_claude_listing_oracle.py``
+checks these cases against it. Codex's reading stays as it was."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from skill_tree_helpers import repo_root
+
+from skillshelf.diagnostics import Severity
+from skillshelf.skills.claude_reading import claude_repair
+from skillshelf.skills.model import RootOrigin
+from skillshelf.skills.parse import ParsedSkill, parse_skill_text
+
+CODEX = repo_root(Path("/r/skills"))
+CLAUDE = repo_root(Path("/r/.claude/skills"), origin=RootOrigin.CLAUDE_PROJECT)
+PLUGIN = repo_root(Path("/r/kit/skills"), origin=RootOrigin.CLAUDE_PLUGIN)
+
+
+def parse(text: str, *, claude: bool = True) -> ParsedSkill:
+    return parse_skill_text(text, path=Path("/r/skills/demo/SKILL.md"), root=CLAUDE if claude else CODEX)
+
+
+@pytest.mark.parametrize(
+    ("frontmatter", "body", "shown", "code"),
+    [
+        ("description: -", "Body dash line\n", "Body dash line", "SK104"),
+        ("name: x\ndescription: -\nwhen_to_use: when dash", "Body\n", "Body", "SK104"),
+        ('description: "unbalanced', "Body\n", "Body", "SK104"),
+        ('description: ok text\ntitle: "unbalanced', "Body\n", "Body", "SK104"),
+        ("description: good desc\n  bad: indent", "Body\n", "Body", "SK104"),
+        ("description:\tfoo bar\n\tx: y", "Body\n", "Body", "SK104"),
+        ('description: "a" b', "Body\n", "Body", "SK104"),
+        ("- a\n- b", "Body list\n", "Body list", "SK106"),
+        ("just text", "Body scalar\n", "Body scalar", "SK106"),
+        ("42", "\n## Heading here\n", "Heading here", "SK106"),
+        ('description: "x', "", "Skill", "SK104"),
+    ],
+)
+def test_claude_code_lists_a_skill_whose_frontmatter_it_cannot_read_with_the_first_line_of_the_body(
+    frontmatter: str, body: str, shown: str, code: str
+) -> None:
+    parsed = parse(f"---\n{frontmatter}\n---\n{body}")
+    assert parsed.skill is not None and parsed.skill.name == "demo"
+    assert parsed.skill.description == shown and parsed.skill.claude.when_to_use is None
+    (note,) = [d for d in parsed.diagnostics if d.code == code]
+    assert note.severity is Severity.WARNING and not any(d.code == "SK125" for d in parsed.diagnostics)
+    assert f"lists the skill as 'demo' (its folder) with {shown!r}" in note.message
+    assert "ignores the whole frontmatter" in note.message and "quote values" in note.fix
+    assert not any(d.severity is Severity.ERROR for d in parsed.diagnostics)
+    codex = parse(f"---\n{frontmatter}\n---\n{body}", claude=False)
+    assert codex.skill is None and [d.severity for d in codex.diagnostics if d.code == code] == [
+        Severity.ERROR
+    ]
+
+
+def test_a_frontmatter_claude_code_ignores_takes_disable_model_invocation_with_it() -> None:
+    parsed = parse('---\ndescription: "x\ndisable-model-invocation: true\n---\nBody\n')
+    assert parsed.skill is not None and not parsed.skill.claude.disable_model_invocation
+
+
+def test_a_plugins_skill_whose_frontmatter_claude_code_ignores_is_said_to_be_unlisted() -> None:
+    parsed = parse_skill_text(
+        '---\ndescription: "x\n---\nBody\n', path=Path("/r/kit/skills/demo/SKILL.md"), root=PLUGIN
+    )
+    (note,) = [d for d in parsed.diagnostics if d.code == "SK104"]
+    assert "does not list this plugin's skill 'demo'" in note.message
+
+
+@pytest.mark.parametrize(
+    ("frontmatter", "shown", "when_to_use"),
+    [
+        ("\tdescription: tabbed", "tabbed", None),
+        ("description: *missing", "*missing", None),
+        ("description: [a, b", "[a, b", None),
+        ('description: a\\b: c "q"', 'a\\b: c "q"', None),
+        ("description:\ta: b", "a: b", None),
+        ("description: [a, b]\nwhen_to_use: x: y", "Body", "x: y"),
+        ("description: ok: fine\nwhen_to_use: when: now", "ok: fine", "when: now"),
+    ],
+)
+def test_claude_code_repairs_yaml_its_own_way(frontmatter: str, shown: str, when_to_use: str | None) -> None:
+    parsed = parse(f"---\n{frontmatter}\n---\nBody\n")
+    assert parsed.skill is not None and parsed.skill.description == shown
+    assert parsed.skill.claude.when_to_use == when_to_use
+    repaired = [d for d in parsed.diagnostics if d.code == "SK105"]
+    assert len(repaired) == 1 and "Claude Code repairs it" in repaired[0].message
+
+
+@pytest.mark.parametrize(
+    "frontmatter", ["description: fine\nk2: a: b", "description: fine\nmeta:\n  x: a: b"]
+)
+def test_a_value_only_codex_repairs_makes_claude_code_ignore_the_frontmatter(frontmatter: str) -> None:
+    parsed = parse(f"---\n{frontmatter}\n---\nBody\n")
+    assert parsed.skill is not None and parsed.skill.description == "Body"
+    assert [d.severity for d in parsed.diagnostics if d.code == "SK104"] == [Severity.WARNING]
+    codex = parse(f"---\n{frontmatter}\n---\nBody\n", claude=False)
+    assert codex.skill is not None and codex.skill.description == "fine"
+
+
+def test_a_line_with_a_carriage_return_is_not_repaired_by_claude_code() -> None:
+    parsed = parse("---\r\ndescription: a: b\r\n---\r\nBody crlf\r\n")
+    assert parsed.skill is not None and parsed.skill.description == "Body crlf"
+    assert claude_repair("description: a: b\r")[1] == ()
+    assert claude_repair("description: a: b") == ('description: "a: b"', (0,))
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("[a]", "a"),
+        ("[a, b]", "a,b"),
+        ("1.50", "1.5"),
+        ("{a: 1}", "[object Object]"),
+        ("~", None),
+        ("true", "true"),
+        ("yes", "yes"),
+        ("2024-01-01", "2024-01-01"),
+        ("[[a, b], c, 0x1F, ~, {k: v}]", "a,b,c,31,,[object Object]"),
+        ("[1e3, -0.0, .inf]", "1000,0,Infinity"),
+        ("[]", ""),
+        ('"  x  y  "', "  x  y  "),
+        ("\n  - first\n  - second", "first,second"),
+    ],
+)
+def test_claude_code_shows_when_to_use_as_javascript_prints_it(value: str, expected: str | None) -> None:
+    parsed = parse(f"---\ndescription: d\nwhen_to_use: {value}\n---\nBody\n")
+    assert parsed.skill is not None and parsed.skill.claude.when_to_use == expected
+    notes = [d for d in parsed.diagnostics if d.field == "when_to_use"]
+    collection = value.lstrip()[:1] in "[{-"
+    assert [d.code for d in notes] == (["SK120"] if collection else [])
+    assert all(f"Claude Code shows it as {expected!r}" in d.message for d in notes)
+
+
+def test_claude_code_reads_when_to_use_and_not_when_hyphen_to_use() -> None:
+    parsed = parse("---\ndescription: d\nwhen-to-use: hyphen\n---\nBody\n")
+    assert parsed.skill is not None and parsed.skill.claude.when_to_use is None
+    codex = parse("---\ndescription: d\nwhen-to-use: hyphen\n---\nBody\n", claude=False)
+    assert codex.skill is not None and codex.skill.claude.when_to_use == "hyphen"
