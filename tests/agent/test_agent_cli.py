@@ -192,3 +192,22 @@ def test_run_tells_the_user_not_the_model_of_a_config_setting_it_ignores(
     assert "CF102" in result.stderr and "max_suggestions" in result.stderr
     assert result.stdout.strip() == "Done."
     assert "max_suggestions" not in json.dumps(standin.requests()[0]["body"])
+
+
+def test_a_check_whose_echoed_status_cannot_be_read_is_reported_with_why(
+    tmp_path: Path, isolated_home: Any, model_standin: Any, monkeypatch: Any
+) -> None:
+    project = tmp_path / "calc"
+    project.mkdir()
+    (project / "calc.py").write_text(_CALC, encoding="utf-8")
+    (project / "test_calc.py").write_text("import time\n\ntime.sleep(30)\n", encoding="utf-8")
+    monkeypatch.chdir(project)
+    slow = {
+        "tool_call": {"name": "bash", "arguments": {"command": "python3 test_calc.py; echo $?", "timeout": 1}}
+    }
+    standin = model_standin([_BREAK, slow, {"text": "Done."}, {"text": "Done, trust me."}])
+    args = ["run", "fix calc", "--model", "openai:standin", "--base-url", standin.url + "/v1"]
+    text = CliRunner().invoke(cli, [*args, "--check", "python3 test_calc.py", "--no-builtin"])
+    assert text.exit_code == 1
+    assert "not verified: `python3 test_calc.py; echo $?` counts as failed: " in text.output
+    assert "exit code None" not in text.output

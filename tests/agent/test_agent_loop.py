@@ -377,3 +377,32 @@ def test_a_hidden_file_changed_through_bash_is_an_edit_the_checks_must_follow(
     [event] = result.events
     assert event.kind == "send_back" and "changed .github/workflows/ci.yml" in event.detail
     assert result.check.status == "not_run"
+
+
+def test_a_check_failing_by_its_echoed_status_again_and_again_injects_a_doom_loop_note(
+    tmp_path: Path, model_standin: Any
+) -> None:
+    _calc_project(tmp_path)
+    check = "python3 -c 'import test_calc'"  # the project's check, which only its setting makes one
+    line = f"{check} 2>&1; echo $?"
+    run = _call("bash", command=line)
+    standin = model_standin([_BREAK_CALC, run, run, run, {"text": "Stuck."}, {"text": "Stuck."}])
+    settings = AgentSettings(guards=GuardSettings(check_command=check))
+    result = _agent(standin, "openai", tmp_path, settings=settings).send("fix calc")
+    assert [e.kind for e in result.events] == ["doom_loop", "send_back"]
+    assert f"`{line}` has now failed 3 times in a row" in _bodies(standin)[4]
+    assert (result.check.status, result.check.exit_code) == ("failed", 1)
+
+
+def test_a_check_line_that_does_not_count_is_sent_back_with_the_forms_that_do(
+    tmp_path: Path, model_standin: Any
+) -> None:
+    _calc_project(tmp_path)
+    line = "python3 test_calc.py 2>&1 | tail -3"
+    standin = model_standin([_BREAK_CALC, _call("bash", command=line), {"text": "Done."}, {"text": "Done."}])
+    settings = AgentSettings(guards=GuardSettings(check_command="python3 test_calc.py"))
+    result = _agent(standin, "openai", tmp_path, settings=settings).send("fix calc")
+    [event] = result.events
+    assert event.kind == "send_back" and "`python3 test_calc.py; echo $?`" in event.detail
+    assert "`cd DIR && python3 test_calc.py`" in event.detail
+    assert "followed by `; echo $?` alone" in _bodies(standin)[3]

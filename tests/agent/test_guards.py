@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -41,6 +42,27 @@ def test_a_success_resets_the_failure_count_of_that_command() -> None:
     assert guard.on_command("pytest -x", 1) is None
     note = guard.on_command("pytest -x", 1)
     assert note is not None and "failed 3 times" in note
+
+
+def test_a_check_failing_by_the_status_its_echo_prints_again_and_again_gets_a_note() -> None:
+    guard = DoomLoopGuard(max_repeated_failures=2)
+    failed = "exit code 0\n1 failed\n1"
+    assert guard.on_command("pytest; echo $?", 0, output=failed) is None
+    assert guard.on_command("pytest; echo $?", 0, output=failed) is None
+    note = guard.on_command("pytest; echo $?", 0, output=failed)
+    assert note is not None and "`pytest; echo $?` has now failed 3 times" in note
+    assert guard.on_command("pytest; echo $?", 0, output="exit code 0\n1 passed\n0") is None  # a pass resets
+    assert guard.on_command("pytest; echo $?", 0, output=failed) is None
+
+
+def test_the_doom_loop_guard_reads_the_echoed_status_of_the_configured_check_and_unreadable_fails() -> None:
+    guard = DoomLoopGuard(max_repeated_failures=1, check_command="./run-checks")
+    assert guard.on_command('./run-checks; echo "exit: $?"', 0, output="exit code 0\nexit: 4") is None
+    assert guard.on_command('./run-checks; echo "exit: $?"', 0, output="exit code 0\nexit: 4") is not None
+    assert guard.on_command("pytest; echo $?", 0) is None  # no output: its status cannot be read
+    assert guard.on_command("pytest; echo $?", 0) is not None
+    assert guard.on_command("ls; echo done", 0, output="done") is None  # not a check: the line's status
+    assert guard.on_command("ls; echo done", 0, output="done") is None
 
 
 def test_completion_guard_accepts_answers_when_nothing_was_edited(tmp_path: Path) -> None:
@@ -209,6 +231,38 @@ def test_a_check_run_in_a_pipeline_or_with_or_true_leaves_the_check_not_run(tmp_
     guard.on_command("python3 test_calc.py 2>&1", 1)
     outcome = guard.outcome()
     assert (outcome.status, outcome.exit_code, outcome.reason) == ("failed", 1, None)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "python3 test_calc.py 2>&1 | tail -3",
+        "python3 test_calc.py || true",
+        "python3 test_calc.py; echo done",
+    ],
+)
+def test_a_check_line_that_does_not_count_is_sent_back_naming_the_forms_that_do(
+    tmp_path: Path, line: str
+) -> None:
+    guard = CompletionGuard(tmp_path, check_command="python3 test_calc.py")
+    guard.on_edit()
+    guard.on_command(line, 0, output="exit code 0\nok\ndone")
+    reason = guard.review_final()
+    assert reason is not None and f"`{line}` (exit code 0) does not count" in reason
+    assert "on a line of their own (`python3 test_calc.py`;" in reason
+    assert "`cd DIR && python3 test_calc.py`" in reason
+    assert "followed by `; echo $?` alone (`python3 test_calc.py; echo $?`" in reason
+    for form in ("python3 test_calc.py", "cd DIR && python3 test_calc.py", "python3 test_calc.py; echo $?"):
+        assert guard.is_check(form), form
+
+
+def test_the_forms_named_are_only_those_that_count_for_the_check(tmp_path: Path) -> None:
+    guard = CompletionGuard(tmp_path, check_command="make lint | tee lint.log")
+    guard.on_edit()
+    guard.on_command("make lint | tee lint.log | tail -3", 0)
+    reason = guard.review_final()
+    assert reason is not None and "on a line of their own (`make lint | tee lint.log`;" in reason
+    assert "echo $?" not in reason and "cd DIR" not in reason
 
 
 def test_files_a_command_changed_are_an_edit_that_needs_the_checks_again(tmp_path: Path) -> None:

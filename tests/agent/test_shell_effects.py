@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from skillshelf.agent.shell_effects import TreeWatch, changed_paths, check_run
+from skillshelf.agent.shell_effects import TreeWatch, changed_paths, check_run, reported_status
 
 
 @pytest.mark.parametrize(
@@ -180,6 +180,24 @@ def test_a_status_echo_does_not_make_other_lines_count(line: str, why: str) -> N
     run = check_run(line, None, exit_code=0, output="exit code 0\n0")
     assert not run.counts and run.mentions and run.exit_code is None
     assert run.why is not None and why in run.why
+
+
+@pytest.mark.parametrize(
+    ("line", "line_status", "output", "reported"),
+    [
+        ('pytest; echo "exit: $?"', 0, "exit code 0\n1 failed\nexit: 1", 1),
+        ('pytest; echo "exit: $?"', 0, "exit code 0\n3 passed\nexit: 0", 0),
+        ('pytest; echo "exit: $?"', 0, "exit code 0\n1 passed", None),  # unreadable: a failed check
+        ("pytest -x", 2, "exit code 2\n0", 2),
+        ("pytest; echo done", 0, "exit code 0\n1 failed\ndone", 0),  # not counted: the line's own
+        ("ls missing; echo $?", 0, "exit code 0\n2", 0),  # no check on the line
+    ],
+)
+def test_the_reported_status_is_the_echoed_one_on_a_check_line_that_prints_it_else_the_lines(
+    line: str, line_status: int, output: str, reported: int | None
+) -> None:
+    run = check_run(line, "python -m pytest", exit_code=line_status, output=output)
+    assert reported_status(run, line_status) == reported
 
 
 _COMMANDS = st.sampled_from(

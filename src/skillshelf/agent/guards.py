@@ -5,7 +5,9 @@ message for the model (or ``None``). They depend on nothing but their inputs, so
 loop can use them:
 
 - :class:`DoomLoopGuard`: the same file edited more than N times, or the same command failing
-  again and again, gets a note telling the model to step back and change approach;
+  again and again, gets a note telling the model to step back and change approach (a run of the
+  checks fails by the status it reports for them, :func:`~skillshelf.agent.shell_effects.
+  reported_status`: ``pytest; echo $?`` by the status its echo printed, not the echo's own);
 - :class:`CompletionGuard`: a final answer after an edit is sent back unless the project's
   checks ran (and passed) after the last edit (again after new work, a few times at most), and
   the task's :class:`CheckOutcome` says whether the work was verified; a command line counts as
@@ -13,7 +15,8 @@ loop can use them:
   shell_effects.check_run`: ``cd x && pytest && echo ok`` does, ``pytest | tail``, ``pytest ||
   true`` or ``pytest; echo done`` do not), or when it ends with ``; echo $?`` and the status is
   read from the last line of its output (``pytest; echo "exit: $?"``; a status that cannot be
-  read is a failed run, with the reason);
+  read is a failed run, with the reason); an answer sent back because a line that ran the checks
+  did not count names the forms that do;
 - :class:`SkillReattacher`: after the history is compacted, the skills loaded or mentioned
   earlier in the task are attached again (within a token cap; the rest named), so their
   instructions are not lost; those whose text a kept message holds (the first one) are not.
@@ -28,7 +31,7 @@ from pathlib import Path
 from typing import Literal
 
 from skillshelf.agent.project_files import find_check_command
-from skillshelf.agent.shell_effects import check_run
+from skillshelf.agent.shell_effects import check_run, reported_status
 from skillshelf.tokens import whole_or_listed
 
 __all__ = [
@@ -60,11 +63,16 @@ def _normalise(command: str) -> str:
 
 
 class DoomLoopGuard:
-    """Notices edit loops and repeated failing commands within one task."""
+    """Notices edit loops and repeated failing commands within one task. ``check_command``: the
+    project's check, as the completion guard knows it, so that a line that runs it fails or
+    passes by the status it reports for it."""
 
-    def __init__(self, *, max_edits_per_file: int = 5, max_repeated_failures: int = 2) -> None:
+    def __init__(
+        self, *, max_edits_per_file: int = 5, max_repeated_failures: int = 2, check_command: str | None = None
+    ) -> None:
         self.max_edits_per_file = max_edits_per_file
         self.max_repeated_failures = max_repeated_failures
+        self.check_command = check_command
         self._edits: Counter[Path] = Counter()
         self._failures: Counter[str] = Counter()
 
@@ -81,10 +89,14 @@ class DoomLoopGuard:
             "and why the last edits did not fix it, then change your approach."
         )
 
-    def on_command(self, command: str, exit_code: int) -> str | None:
-        """Count failures of the same command; a success resets its count."""
+    def on_command(self, command: str, exit_code: int, output: str | None = None) -> str | None:
+        """Count failures of the same command; a success resets its count. A line that runs the
+        checks fails by the status it reports for them (:func:`~skillshelf.agent.shell_effects.
+        reported_status`: on ``pytest; echo $?`` the one read from ``output``, what it printed; a
+        status that cannot be read is a failure)."""
         key = _normalise(command)
-        if exit_code == 0:
+        run = check_run(command, self.check_command, exit_code=exit_code, output=output)
+        if reported_status(run, exit_code) == 0:
             self._failures.pop(key, None)
             return None
         self._failures[key] += 1
@@ -195,7 +207,7 @@ class CompletionGuard:
             self._last_command = (line, exit_code)
         if run.counts:
             self._dirty = False
-            self._last_check = (line, run.exit_code, run.why)
+            self._last_check = (line, reported_status(run, exit_code), run.why)
             self._miss = None
             if edit and run.edits_after:
                 self.on_edit(edit)
@@ -254,10 +266,8 @@ class CompletionGuard:
             return None
         changed = f"you changed files ({self._edit_cause})" if self._edit_cause else "you changed files"
         if self._miss:
-            return (
-                f"{changed}, and no check ran after your last edit: {self._miss}; run the checks on a "
-                "line of their own (output redirections such as `2>&1` or `> log` are fine)"
-            )
+            advice = _counted_forms(self.check_command)
+            return f"{changed}, and no check ran after your last edit: {self._miss}; {advice}"
         ran = self._last_command
         if ran is not None:  # something ran after the edit, just nothing recognised as the checks
             command, code = ran
@@ -300,6 +310,27 @@ class SkillReattacher:
         items = [(self._loaded[name], f"- {name}") for name in self.to_reattach(kept)]
         note = whole_or_listed(items, self.token_cap, intro=REATTACH_INTRO, list_intro=REATTACH_LIST_INTRO)
         return note or None
+
+
+def _counted_forms(check_command: str | None) -> str:
+    """Advice naming the ways to run the checks that count, each shown with the project's check
+    (``CHECK`` when none is known), and left out when :func:`check_run` would not count it for
+    that check (a configured check that is itself a pipeline)."""
+    check = check_command or "CHECK"
+    forms = (
+        (
+            check,
+            f"on a line of their own (`{check}`; output redirections such as `2>&1` or `> log` are fine)",
+        ),
+        (f"cd DIR && {check}", f"after commands joined by `&&` (`cd DIR && {check}`)"),
+        (
+            f"{check}; echo $?",
+            f"followed by `; echo $?` alone (`{check}; echo $?`: the status it prints is read from the "
+            "last line of the output)",
+        ),
+    )
+    kept = [text for line, text in forms if check_run(line, check).counts]
+    return "run the checks " + (", ".join(kept[:-1]) + f", or {kept[-1]}" if len(kept) > 1 else kept[0])
 
 
 def _changed_by(line: str, paths: Sequence[str], shown: int = 3) -> str:

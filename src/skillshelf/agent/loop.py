@@ -145,14 +145,16 @@ class Agent:
     def send(self, text: str) -> AgentResult:
         """One user message; runs until a final answer the guards accept, or ``max_turns``."""
         guards = self.settings.guards
-        doom = DoomLoopGuard(
-            max_edits_per_file=guards.max_edits_per_file, max_repeated_failures=guards.max_repeated_failures
-        )
         completion = CompletionGuard(
             self.folder_tools.root,
             check_command=guards.check_command,
             required=guards.require_checks,
             max_send_backs=guards.max_send_backs,
+        )
+        doom = DoomLoopGuard(
+            max_edits_per_file=guards.max_edits_per_file,
+            max_repeated_failures=guards.max_repeated_failures,
+            check_command=completion.check_command,
         )
         state = _TurnState()
         if self._detector is not None:
@@ -214,7 +216,7 @@ class Agent:
             if outcome.command is not None and outcome.exit_code is not None:
                 changed = self._tree.changed_since(before)
                 completion.on_command(outcome.command, outcome.exit_code, changed, output=outcome.text)
-                note = doom.on_command(outcome.command, outcome.exit_code)
+                note = doom.on_command(outcome.command, outcome.exit_code, output=outcome.text)
                 self._notice_implicit(outcome.command, state)
             return ToolOutput(
                 call_id=call.id, name=call.name, output=outcome.text, is_error=outcome.is_error

@@ -70,6 +70,7 @@ __all__ = [
     "TreeWatch",
     "changed_paths",
     "check_run",
+    "reported_status",
 ]
 
 MAX_WATCH_ENTRIES = 20_000
@@ -161,6 +162,15 @@ def check_run(
         return replace(run, exit_code=exit_code)
     status, why = read_status(run.echo, exit_code, output)
     return replace(run, exit_code=status, why=why)
+
+
+def reported_status(run: CheckRun, line_status: int) -> int | None:
+    """The status a line reports for the check, which every guard that reads a bash call's status
+    reads: on a line that ends in a status echo (``pytest; echo $?``), the check's status it
+    printed (``None`` when that could not be read: a failed check; ``run`` is then
+    :func:`check_run`'s answer given ``line_status`` and the output), else the line's own
+    ``line_status`` (which on a counted line is the check's)."""
+    return run.exit_code if run.counts and run.echo is not None else line_status
 
 
 def _line_run(line: str, check_command: str | None) -> CheckRun:

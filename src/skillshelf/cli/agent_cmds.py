@@ -138,11 +138,12 @@ def _report(result: Any) -> None:
         console.print("[yellow]stopped: the turn limit was reached (raise --max-turns)[/yellow]")
     check = result.check
     if check.required and check.unverified:
-        how = (
-            f"failed (exit code {check.exit_code})"
-            if check.status == "failed"
-            else "was not run after the last edit"
-        )
+        if check.status != "failed":
+            how = "was not run after the last edit"
+        elif check.exit_code is None:
+            how = f"counts as failed: {check.reason}" if check.reason else "failed"
+        else:
+            how = f"failed (exit code {check.exit_code})"
         console.print(f"[yellow]not verified: `{literal(check.command)}` {how}[/yellow]", highlight=False)
     if result.transcript:
         console.print(f"[dim]transcript: {literal(result.transcript)}[/dim]")
