@@ -13,7 +13,14 @@ from skillshelf.cli.main import main
 from skillshelf.errors import NotFoundError, UsageError
 from skillshelf.select.docs import SkillDoc
 from skillshelf.select.evalfile import load_tools
-from skillshelf.select.evaluate import load_queries, ndcg_at, recall_at, reciprocal_rank, run_eval
+from skillshelf.select.evaluate import (
+    QueryTurn,
+    load_queries,
+    ndcg_at,
+    recall_at,
+    reciprocal_rank,
+    run_eval,
+)
 from skillshelf.select.index import SkillIndex
 from skillshelf.select.service import evaluate_file
 from skillshelf.skills.discover import discover_in
@@ -253,3 +260,48 @@ def test_a_query_file_that_starts_with_a_byte_order_mark_is_read(tmp_path: Path)
     path.write_text('\ufeff{"query": "fill the form", "relevant": ["pdf"]}\n', encoding="utf-8")
     (query,) = load_queries(path, tools=True)
     assert query.query == "fill the form" and query.relevant == ("pdf",)
+
+
+def test_a_skill_the_query_mentions_is_in_the_context_whatever_the_ranking_shows(
+    skill_root: Path, tmp_path: Path
+) -> None:
+    skills = discover_in([skill_root]).skills
+    release = next(s for s in skills if s.name == "git-release")
+    folder = str(skill_root / "git-release")
+    task = "resize these photos, then $git-release"
+    rows: list[dict[str, object]] = [
+        {"query": task, "relevant": [folder]},
+        {"query": task, "not_relevant": [folder]},
+    ]
+    queries = load_queries(_write_jsonl(tmp_path / "q.jsonl", rows), tools=False)
+
+    def nothing_confident(ix: SkillIndex, q: str, depth: int, sel: str) -> tuple[list[SkillDoc], bool]:
+        return list(ix.docs), False  # no suggestion is shown: only the mention enters the context
+
+    turn = QueryTurn(mentioned=(release,), left_out=frozenset({str(release.path)}))
+    report = run_eval(
+        SkillIndex.build(skills), queries, ["default"], k=1, rank_fn=nothing_confident, turn=lambda q: turn
+    )
+    passing, failing = report.outcomes
+    assert passing.passed and passing.rank is None and passing.mentioned == (folder,)
+    assert not failing.passed and failing.false_triggers == (folder,) and failing.mentioned == (folder,)
+    result = report.results[0]
+    assert result.recall_1 == 1.0 and result.false_trigger_5 == 1.0
+    assert result.ranked[0][0] == folder and result.ranked[0].count(folder) == 1
+
+
+def test_a_mentioned_copy_of_a_skill_passes_the_label_on_the_skill(skill_root: Path, tmp_path: Path) -> None:
+    original = skill_root / "video-editing"
+    copy = tmp_path / "claude" / "video-editing"
+    copy.mkdir(parents=True)
+    copy.joinpath("SKILL.md").write_bytes((original / "SKILL.md").read_bytes())
+    skills = discover_in([skill_root, copy.parent]).skills
+    mentioned = next(s for s in skills if s.path.parent == copy)
+    row: dict[str, object] = {"query": "tag a release with $video-editing", "relevant": [str(original)]}
+    queries = load_queries(_write_jsonl(tmp_path / "q.jsonl", [row]), tools=False)
+    turn = QueryTurn(mentioned=(mentioned,), left_out=frozenset({str(mentioned.path)}))
+    report = run_eval(SkillIndex.build(skills), queries, ["default"], k=1, turn=lambda q: turn)
+    (judged,) = report.outcomes
+    assert judged.passed and judged.mentioned == (str(original),)
+    ranked = report.results[0].ranked[0]
+    assert ranked[0] == str(original) and str(copy) not in ranked  # the copy is not ranked again

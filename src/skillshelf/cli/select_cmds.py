@@ -23,7 +23,9 @@ from skillshelf.cli.select_print import print_eval, print_search
 from skillshelf.env import Env
 
 if TYPE_CHECKING:
+    from skillshelf.context_parts import ClaudeNames
     from skillshelf.diagnostics import Diagnostic
+    from skillshelf.select.evaluate import TurnFn
     from skillshelf.select.ranking import RankingSettings
     from skillshelf.skills.model import Skill
     from skillshelf.workspace import WorkspaceSkills
@@ -96,7 +98,24 @@ def _eval_skills(env: Env, roots: Sequence[Path], tools: bool) -> _Ranked:
     config = load_config(env)
     skills = discover_in([r.absolute() for r in roots]).skills if roots else None
     moded = None if skills is None else WorkspaceSkills.of(apply_skill_modes(skills, ()))
-    return _Ranked(skills, None, RankingSettings.from_config(config.get), config.diagnostics, moded)
+    settings = RankingSettings.from_config(config.get)
+    return _Ranked(skills, None, settings, config.diagnostics, moded, config.instructions_profile)
+
+
+def _turn_rule(moded: WorkspaceSkills, claude: ClaudeNames | None) -> TurnFn:
+    """The per-turn rule `context` follows, for `eval` to judge each query under: the skills the
+    query mentions (loaded whole) and the candidates the suggestions leave out for it."""
+    from skillshelf.context_parts import mentioned_in, suggestion_candidates, turn_candidates
+    from skillshelf.select.evaluate import QueryTurn
+
+    ranked = {str(s.path) for s in suggestion_candidates(moded)}
+
+    def rule(query: str) -> QueryTurn:
+        turn = turn_candidates(moded, query, claude=claude)
+        left_out = frozenset(key for key in turn.never_suggested if key in ranked)
+        return QueryTurn(mentioned=mentioned_in(moded, query), left_out=left_out)
+
+    return rule
 
 
 @click.command("search")
@@ -211,6 +230,14 @@ def search(
 @click.option(
     "--json", "as_json", is_flag=True, help="Print the metrics and every query's ranked list as JSON."
 )
+@click.option(
+    "--profile",
+    type=click.Choice(["codex", "claude"]),
+    default=None,
+    help="The agent the suggestions are for, as `search --profile` (default: `instructions.profile` "
+    "from config, else codex). With claude, the skills Claude Code's `skillOverrides` keep from the "
+    "model are never suggested.",
+)
 @_SEMANTIC
 def eval_cmd(
     queries_file: Path,
@@ -220,6 +247,7 @@ def eval_cmd(
     top: int,
     k: int,
     as_json: bool,
+    profile: str | None,
     semantic: bool | None,
 ) -> None:
     """Check when skills trigger: run a query file and list each query as PASS or FAIL.
@@ -239,10 +267,15 @@ def eval_cmd(
       skillshelf eval --queries skills/evals.jsonl --root skills --selector default
 
     With `--selector default` a query below the confidence threshold triggers nothing (the
-    model would be shown no suggestion; `[select]` in config sets the threshold). Prints
-    recall@1/5, MRR@10, nDCG@10 and latency per selector, then each query and a summary line.
-    Exit status 1 when any query fails."""
-    from skillshelf.context_parts import never_suggested, suggestion_candidates
+    model would be shown no suggestion; `[select]` in config sets the threshold), and a skill
+    the query mentions ($name, [$name](path) or a leading /name, as `context` reads them) is
+    loaded whole whatever its rank or mode: a relevant one passes the query ("mentioned:
+    loaded whole"), a not_relevant one fails it (it enters the context), and the other skills
+    are ranked with the mentioned ones left out (a relevant one must make the top K of the
+    rest). The metrics count the mentioned skills first, as the suggestions list them.
+    Prints recall@1/5, MRR@10, nDCG@10 and latency per selector, then each query and a summary
+    line. Exit status 1 when any query fails."""
+    from skillshelf.context_parts import ClaudeNames, suggestion_candidates, turn_candidates
     from skillshelf.errors import UsageError
     from skillshelf.select.service import evaluate_file, never_suggested_misses
 
@@ -261,6 +294,7 @@ def eval_cmd(
     with working("Reading the tools" if tools_file else "Finding skills") as step:
         ranked = _eval_skills(env, roots, tools_file is not None)
         moded = ranked.moded
+        claude = ClaudeNames(env) if moded is not None and (profile or ranked.profile) == "claude" else None
         step(f"Ranking every query with selector {selector!r}")
         report = evaluate_file(
             queries_file,
@@ -273,13 +307,15 @@ def eval_cmd(
             semantic=semantic,
             settings=ranked.settings,
             candidates=None if moded is None else suggestion_candidates(moded),
+            turn=None if moded is None else _turn_rule(moded, claude),
         )
-    notes = never_suggested_misses(report, {} if moded is None else never_suggested(moded))
+    always = {} if moded is None else turn_candidates(moded, "", claude=claude).never_suggested
+    notes = never_suggested_misses(report, always)
     if as_json:
         outcomes = [o.to_dict() | {"never_suggested": list(notes.get(o.line, ()))} for o in report.outcomes]
         echo_json(report.to_dict() | {"outcomes": outcomes})
     else:
-        print_eval(report, notes)
+        print_eval(report, {o.line: (*o.mention_notes(), *notes.get(o.line, ())) for o in report.outcomes})
     ranked.report_config()
     if report.failed:
         raise SystemExit(1)

@@ -17,6 +17,14 @@ among the first ``k`` (a miss) or one of its ``not_relevant`` skills is (a false
 For the ``default`` selector a request below the confidence threshold triggers nothing, as the
 model is then shown no suggestion. Copies of one skill (the same name and description in two
 folders) count as one, at the best rank of any of them: a label on one copy judges them all.
+
+The ``default`` selector also follows the per-turn rule of the context (``turn``, a
+:data:`TurnFn`): a skill the query mentions (``$name``, ``[$name](path)``, ``/name``) is loaded
+whole, whatever its rank, so a ``relevant`` one passes the query (``mentioned``, not a rank)
+and a ``not_relevant`` one fails it (a false trigger: it enters the context); the other skills
+are ranked with the mentioned ones (and their copies) left out, and those ranked in the first
+``k`` of the rest count. The metrics read the list the model is shown: the mentioned skills
+first (as the suggestions list them), then the rest.
 """
 
 from __future__ import annotations
@@ -28,16 +36,21 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from skillshelf.select import DEFAULT_SELECTOR
 from skillshelf.select.docs import SkillDoc, copy_key
 from skillshelf.select.evalfile import EvalQuery, load_queries, load_tools
 from skillshelf.select.index import SkillIndex
+from skillshelf.skills.model import Skill
 
 __all__ = [
+    "MENTIONED_WHY",
     "EvalQuery",
     "EvalReport",
     "QueryOutcome",
+    "QueryTurn",
     "RankFn",
     "SelectorResult",
+    "TurnFn",
     "doc_key",
     "load_queries",
     "load_tools",
@@ -114,20 +127,30 @@ class SelectorResult:
         return out
 
 
+MENTIONED_WHY = "mentioned: loaded whole"
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class QueryOutcome:
-    """Whether one query passed: a ``relevant`` skill in the first ``k`` (``rank`` is the best
-    one's, None when missed) and no ``not_relevant`` one there (``false_triggers``)."""
+    """Whether one query passed: a ``relevant`` skill it mentions or one in the first ``k`` of
+    the rest (``rank`` is the best one's there, None when none is), and no ``not_relevant`` one
+    mentioned or there (``false_triggers``). ``mentioned``: the labelled skills the query
+    mentions, whole in the context whatever their rank."""
 
     line: int
     query: str
     rank: int | None
     missed: bool
     false_triggers: tuple[str, ...] = ()
+    mentioned: tuple[str, ...] = ()
 
     @property
     def passed(self) -> bool:
         return not self.missed and not self.false_triggers
+
+    def mention_notes(self) -> tuple[str, ...]:
+        """``NAME mentioned: loaded whole`` for each labelled skill the query mentions."""
+        return tuple(f"{Path(key).name} {MENTIONED_WHY}" for key in self.mentioned)
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -137,19 +160,27 @@ class QueryOutcome:
             "rank": self.rank,
             "missed": self.missed,
             "false_triggers": list(self.false_triggers),
+            "mentioned": [{"skill": key, "why": MENTIONED_WHY} for key in self.mentioned],
         }
 
 
-def outcome(q: EvalQuery, keys: Sequence[str], k: int, triggered: bool) -> QueryOutcome:
-    """Judge one query on its ranked ``keys``; ``triggered`` False: nothing would be shown."""
+def outcome(
+    q: EvalQuery, keys: Sequence[str], k: int, triggered: bool, *, mentioned: Sequence[str] = ()
+) -> QueryOutcome:
+    """Judge one query on its ranked ``keys`` (those it mentions left out); ``triggered``
+    False: nothing ranked would be shown. The ``mentioned`` skills are in the context whatever
+    their rank: a relevant one passes the query, a not_relevant one is a false trigger."""
     shown = list(keys[:k]) if triggered else []
-    rank = next((i + 1 for i, key in enumerate(shown) if key in set(q.relevant)), None)
+    relevant, negative = set(q.relevant), set(q.not_relevant)
+    rank = next((i + 1 for i, key in enumerate(shown) if key in relevant), None)
+    said = tuple(dict.fromkeys(key for key in mentioned if key in relevant or key in negative))
     return QueryOutcome(
         line=q.line,
         query=q.query,
         rank=rank,
-        missed=bool(q.relevant) and rank is None,
-        false_triggers=tuple(key for key in shown if key in set(q.not_relevant)),
+        missed=bool(q.relevant) and rank is None and not relevant.intersection(said),
+        false_triggers=tuple(dict.fromkeys(key for key in (*said, *shown) if key in negative)),
+        mentioned=said,
     )
 
 
@@ -244,6 +275,47 @@ RankFn = Callable[[SkillIndex, str, int, str], tuple[list[SkillDoc], bool]]
 """``(index, query, depth, selector) -> (ranked documents, whether anything would be shown)``."""
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class QueryTurn:
+    """What the per-turn rule does with one query
+    (:func:`skillshelf.context_parts.turn_candidates` decides it): the skills it ``mentioned``
+    (loaded whole, whatever their rank) and the keys (SKILL.md paths) the suggestions leave
+    ``left_out`` for it (those mentioned, those Claude Code's ``skillOverrides`` withhold)."""
+
+    mentioned: tuple[Skill, ...] = ()
+    left_out: frozenset[str] = frozenset()
+
+
+TurnFn = Callable[[str], QueryTurn]
+"""``query -> QueryTurn``: the per-turn rule the ``default`` selector is judged under."""
+
+_NO_TURN = QueryTurn()
+
+
+def _as_shown(
+    docs: Sequence[SkillDoc], asked: EvalQuery, turn: QueryTurn, copies: dict[str, str]
+) -> tuple[tuple[str, ...], tuple[str, ...], EvalQuery]:
+    """The keys of the skills ``asked`` mentions, the ranked keys of the rest (``turn``'s
+    left-out ones and every copy of a mentioned one taken out), and the query's labels, the
+    copies of one skill counted once in each (:func:`_one_per_skill`)."""
+    if not turn.mentioned and not turn.left_out:
+        keys, q = _one_per_skill(tuple(doc_key(d) for d in docs), asked, copies)
+        return (), keys, q
+    gone = {copy_key(s.name, s.description) for s in turn.mentioned}
+    rest = tuple(
+        doc_key(d) for d in docs if d.key not in turn.left_out and copy_key(d.name, d.description) not in gone
+    )
+    said, _ = _one_per_skill(tuple(dict.fromkeys(str(s.path.parent) for s in turn.mentioned)), asked, copies)
+    keys, q = _one_per_skill(rest, asked, copies)
+    return said, keys, q
+
+
+def _in_context(said: Sequence[str], rest: Sequence[str], n: int) -> tuple[str, ...]:
+    """What the model is shown at depth ``n``: the skills the query mentions, then the best
+    ``n`` of the rest."""
+    return (*said, *rest[:n])
+
+
 def run_eval(
     index: SkillIndex,
     queries: Sequence[EvalQuery],
@@ -252,9 +324,11 @@ def run_eval(
     top: int = 10,
     k: int = 5,
     rank_fn: RankFn | None = None,
+    turn: TurnFn | None = None,
 ) -> EvalReport:
     """Rank every query with every selector, compute the metrics, and judge each query on the
-    first selector (see the module docstring)."""
+    first selector (see the module docstring); ``turn`` is the per-turn rule the ``default``
+    selector follows (None: no query mentions a skill, none is left out)."""
     from skillshelf.select import rank_docs
 
     def default_rank(ix: SkillIndex, q: str, depth: int, sel: str) -> tuple[list[SkillDoc], bool]:
@@ -272,22 +346,26 @@ def run_eval(
         times: list[float] = []
         r1, r5, h5, mrr, ndcg, false5 = [], [], [], [], [], []
         for asked in queries:
+            rule = turn(asked.query) if turn is not None and sel == DEFAULT_SELECTOR else _NO_TURN
+            wanted = depth + len(rule.left_out) + len(rule.mentioned)
             start = time.perf_counter()
-            docs, shown = ranker(index, asked.query, depth * (1 + index.copy_depth()), sel)
+            docs, shown = ranker(index, asked.query, wanted * (1 + index.copy_depth()), sel)
             times.append((time.perf_counter() - start) * 1000)
-            keys, q = _one_per_skill(tuple(doc_key(d) for d in docs), asked, copies)
+            said, keys, q = _as_shown(docs, asked, rule, copies)
             keys = keys[:depth]
-            ranked_all.append(keys[:top])
+            listed = tuple(dict.fromkeys((*said, *keys)))
+            ranked_all.append(listed[:top])
             if n == 0:
-                outcomes.append(outcome(q, keys, k, shown))
+                outcomes.append(outcome(q, keys, k, shown, mentioned=said))
             if q.relevant:
-                r1.append(recall_at(keys, q.relevant, 1))
-                r5.append(recall_at(keys, q.relevant, 5))
-                h5.append(1.0 if set(keys[:5]) & set(q.relevant) else 0.0)
-                mrr.append(reciprocal_rank(keys, q.relevant, 10))
-                ndcg.append(ndcg_at(keys, q.relevant, 10))
+                first, five = _in_context(said, keys, 1), _in_context(said, keys, 5)
+                r1.append(recall_at(first, q.relevant, len(first)))
+                r5.append(recall_at(five, q.relevant, len(five)))
+                h5.append(1.0 if set(five) & set(q.relevant) else 0.0)
+                mrr.append(reciprocal_rank(listed, q.relevant, 10))
+                ndcg.append(ndcg_at(listed, q.relevant, 10))
             if q.not_relevant:
-                triggered = set(keys[:5]) if shown else set()
+                triggered = set(_in_context(said, keys, 5 if shown else 0))
                 false5.append(1.0 if triggered & set(q.not_relevant) else 0.0)
         results.append(
             SelectorResult(

@@ -14,7 +14,7 @@ from skillshelf.errors import UsageError
 from skillshelf.select import DEFAULT_SELECTOR, RankedDoc, rank_docs
 from skillshelf.select.docs import SkillDoc, copy_key
 from skillshelf.select.evalfile import on_ranked_copies
-from skillshelf.select.evaluate import EvalReport, doc_key, load_queries, load_tools, run_eval
+from skillshelf.select.evaluate import EvalReport, TurnFn, doc_key, load_queries, load_tools, run_eval
 from skillshelf.select.index import IndexStats, SkillIndex
 from skillshelf.select.ranking import Ranker, Ranking, RankingSettings, semantic_index
 from skillshelf.select.registry import SELECTORS
@@ -232,12 +232,14 @@ def evaluate_file(
     semantic: bool | None = None,
     settings: RankingSettings | None = None,
     candidates: Sequence[Skill] | None = None,
+    turn: TurnFn | None = None,
 ) -> EvalReport:
     """Run the harness: a query file against skills (``--root``) or tool records (``--tools``).
     The ``default`` selector is the :class:`Ranker` (its threshold decides whether anything
     triggers) over the ``candidates`` alone when given (the skills the per-turn suggestions
-    choose among: a label on any other one is never shown), as the context ranks them; the
-    others rank every skill with the same models."""
+    choose among: a label on any other one is never shown), as the context ranks them, under
+    the per-turn rule ``turn`` (the skills a query mentions; :func:`run_eval`); the others rank
+    every skill with the same models."""
     if (skills is None) == (tools_file is None):
         raise UsageError(
             "give either skill roots or a tools file",
@@ -278,7 +280,7 @@ def evaluate_file(
             return [r.doc for r in ranking.ranked], ranking.confident
         return [r.doc for r in rank_docs(ix, q, top_k=depth, selector=sel, semantic=sem)], True
 
-    return run_eval(index, queries, names, top=top, k=k, rank_fn=rank_fn)
+    return run_eval(index, queries, names, top=top, k=k, rank_fn=rank_fn, turn=turn)
 
 
 def never_suggested_misses(
