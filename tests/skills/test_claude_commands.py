@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from skill_tree_helpers import git_init, write
@@ -47,8 +48,54 @@ def test_a_commands_first_line_is_read_by_the_rule_of_a_skills() -> None:
 
 
 def test_broken_frontmatter_falls_back_to_the_body_and_hides_nothing() -> None:
+    text = '---\ndescription: "unbalanced\ndisable-model-invocation: true\n---\nThe body line\n'
+    command = command_from_text("a", text)
+    assert command.description == "The body line" and not command.hidden and not command.described
+
+
+def test_yaml_that_fails_gets_claude_codes_repair_as_a_skills_does() -> None:
     command = command_from_text("a", "---\ndescription: [unclosed\n---\nThe body line\n")
-    assert command.description == "The body line" and not command.hidden
+    assert command.description == "[unclosed" and command.described
+
+
+@pytest.mark.parametrize(
+    ("frontmatter", "shown", "when_to_use"),
+    [
+        ("description: 1.50", "1.5", None),
+        ("description: 0x1F", "31", None),
+        ("description: 1e3", "1000", None),
+        ("description: yes", "yes", None),
+        ("description: TRUE", "true", None),
+        ("description: 2024-01-01", "2024-01-01", None),
+        ("description: !!str 1.50", "1.50", None),
+        ("description: null", None, None),
+        ("description: [a, b]", None, None),
+        ("description: {a: 1}", None, None),
+        ('description: "  a  b  "', "a  b", None),
+        ("description: |\n  l1\n  l2", "l1\nl2", None),
+        ("description: one\ndescription: two", "two", None),
+        ("description: a---b", "a", None),
+        ("description: d\nwhen_to_use: [a, b]", "d", "a,b"),
+        ("description: d\nwhen_to_use: 1.50", "d", "1.5"),
+        ("description: d\nwhen-to-use: hyphen", "d", None),
+    ],
+)
+def test_a_commands_frontmatter_is_read_as_a_skills_by_claude_codes_yaml(
+    frontmatter: str, shown: str | None, when_to_use: str | None
+) -> None:
+    command = command_from_text("a", f"---\n{frontmatter}\n---\nBody line\n")
+    assert command.description == (shown or "Body line") and command.described is (shown is not None)
+    assert command.when_to_use == when_to_use
+
+
+@pytest.mark.parametrize(
+    ("value", "hidden"), [("true", True), ("True", True), ('"true"', True), ("yes", False)]
+)
+def test_disable_model_invocation_hides_a_command_when_claude_code_reads_true(
+    value: str, hidden: bool
+) -> None:
+    text = f"---\ndescription: d\ndisable-model-invocation: {value}\n---\n"
+    assert command_from_text("a", text).hidden is hidden
 
 
 def test_when_to_use_and_disable_model_invocation_are_read() -> None:

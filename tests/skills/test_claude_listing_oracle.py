@@ -264,6 +264,17 @@ _DESCRIBED: dict[str, tuple[str | None, str]] = {
     "ws-newline": ('description: "l1\\nl2"', "Body\n"),
     "ws-block": ("description: |\n  line one\n  line two", "Body\n"),
     "ws-folded": ("description: >\n  f1\n  f2\n\n  f3", "Body\n"),
+    # the frontmatter ends at the first `---` anywhere; the rest of its line starts the body
+    "dash-mid": ("description: use --- as a separator", "Body\n"),
+    "dash-word": ("description: a---b", "Body\n"),
+    "dash-quoted": ('description: "use --- here"', "Body\n"),
+    "dash-block": ("description: |\n  one --- two\n  three", "Body\n"),
+    "dash-wtu": ("description: d\nwhen_to_use: a --- b", "Body\n"),
+    "dash-line-start": ("description: d\n---x: y", "Body\n"),
+    "dash-crlf": ("description: a---b\r", "Body\r\n"),
+    "dash-unclosed": (None, "---\ndescription: d\n\nbody with a---b dash\n"),
+    "dash-empty": (None, "---\n---\n\n  Body after blanks\n"),
+    "dash-indented-open": (None, " ---\ndescription: ok\n---\nBody\n"),
 }
 
 #: ``.claude/commands`` files whose first line is the text: one rule with a skill's.
@@ -273,6 +284,15 @@ _COMMANDS = {
     "my-cmd-nel": "\x85x\n",
     "my-cmd-wide": "\U0001f600" * 60 + "\n",
     "my-cmd-tab": "\n#\tTabbed heading\n",
+    # the frontmatter read as a skill's: YAML 1.2 values as JavaScript prints them, its own split
+    "my-cmd-number": "---\ndescription: 1.50\nwhen_to_use: 0x1F\n---\nBody\n",
+    "my-cmd-yes": "---\ndescription: yes\ndisable-model-invocation: yes\n---\nBody\n",
+    "my-cmd-null": "---\ndescription: null\n---\nBody null\n",
+    "my-cmd-list": "---\ndescription: [a, b]\nwhen_to_use: [c, d]\n---\nBody list\n",
+    "my-cmd-hyphen": "---\ndescription: d\nwhen-to-use: hyphen\n---\nBody\n",
+    "my-cmd-spaces": '---\ndescription: "  a  b  "\n---\nBody\n',
+    "my-cmd-repaired": "---\ndescription: [unclosed\n---\nBody\n",
+    "my-cmd-dash": "---\ndescription: a---b\n---\nBody\n",
 }
 
 
@@ -314,13 +334,15 @@ def test_claude_code_shows_the_description_skillshelf_reads_as_claude_codes(
     assert ours == theirs
     assert theirs["my-seq"] == "body line" and theirs["my-number"] == "1.5 - when testing"
     assert theirs["my-broken-dash"] == "Body dash line" and theirs["my-wtu-list"] == "d - a,b"
+    assert theirs["my-dash-mid"] == "use" and theirs["my-dash-quoted"] == 'here"'
+    assert theirs["my-cmd-number"] == "1.5 - 31" and theirs["my-cmd-hyphen"] == "d"
 
 
 def test_claude_code_lists_the_plugin_skills_skillshelf_says_are_described(
     tmp_path: Path, claude_oracle: Any
 ) -> None:
-    """A plugin's skill is listed only with a description (text JavaScript's ``trim`` leaves, a
-    number, a boolean) or a ``when_to_use`` that prints as text."""
+    """A plugin's skill or command is listed only with a description (text JavaScript's ``trim``
+    leaves, a number, a boolean) or a ``when_to_use`` that prints as text."""
     home, repo = tmp_path / "home", git_init(tmp_path / "repo")
     kit = home / ".claude/skills/my-kit"
     write(kit / ".claude-plugin/plugin.json", json.dumps({"name": "my-kit"}))
@@ -341,6 +363,19 @@ def test_claude_code_lists_the_plugin_skills_skillshelf_says_are_described(
     }
     for name, frontmatter in cases.items():
         write(kit / f"skills/{name}/SKILL.md", f"---\n{frontmatter}\n---\nBody\n")
+    commands = {
+        "c-number": "description: 1.50",
+        "c-yes": "description: yes",
+        "c-dash": "description: a---b",
+        "c-when": "when_to_use: w",
+        "c-list": "description: [a]",
+        "c-null": "description: ~",
+        "c-blank": 'description: "  "',
+        "c-hyphen": "when-to-use: w",
+        "c-empty-when": "when_to_use: []",
+    }
+    for name, frontmatter in commands.items():
+        write(kit / f"commands/{name}.md", f"---\n{frontmatter}\n---\nBody\n")
 
     listing = claude_oracle(repo, home=home)["skills_listing"] or ""
     theirs = sorted(e.partition(":")[2].partition(":")[0] for e in listing.split("\n- ") if "my-kit:" in e)
@@ -348,5 +383,5 @@ def test_claude_code_lists_the_plugin_skills_skillshelf_says_are_described(
     env = dataclasses.replace(env, environ={**env.environ, "ANTHROPIC_BASE_URL": "http://127.0.0.1:9"})
     ours = sorted(n.removeprefix("my-kit:") for n in claude_listing(env, use_cache=False).plan.described)
 
-    assert theirs == ["date", "nel", "number", "true", "when", "yes"]
-    assert [n for n in ours if n in cases] == theirs
+    assert theirs == ["c-dash", "c-number", "c-when", "c-yes", "date", "nel", "number", "true", "when", "yes"]
+    assert [n for n in ours if n in cases or n in commands] == theirs

@@ -5,15 +5,19 @@ checks these cases against it. Codex's reading stays as it was."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from skill_tree_helpers import repo_root
 
 from skillshelf.diagnostics import Severity
-from skillshelf.skills.claude_reading import claude_repair
+from skillshelf.skills.claude_reading import claude_repair, claude_split
 from skillshelf.skills.model import RootOrigin
 from skillshelf.skills.parse import ParsedSkill, parse_skill_text
+from skillshelf.skills.parse_identity import JS_SPACE
 
 CODEX = repo_root(Path("/r/skills"))
 CLAUDE = repo_root(Path("/r/.claude/skills"), origin=RootOrigin.CLAUDE_PROJECT)
@@ -140,3 +144,113 @@ def test_claude_code_reads_when_to_use_and_not_when_hyphen_to_use() -> None:
     assert parsed.skill is not None and parsed.skill.claude.when_to_use is None
     codex = parse("---\ndescription: d\nwhen-to-use: hyphen\n---\nBody\n", claude=False)
     assert codex.skill is not None and codex.skill.claude.when_to_use == "hyphen"
+
+
+@pytest.mark.parametrize(
+    ("text", "shown", "when_to_use", "body", "line"),
+    [
+        (
+            "---\ndescription: use --- as a separator\n---\nBody\n",
+            "use",
+            None,
+            "as a separator\n---\nBody\n",
+            2,
+        ),
+        ("---\ndescription: a---b\n---\nBody\n", "a", None, "b\n---\nBody\n", 2),
+        ('---\ndescription: "use --- here"\n---\nBody\n', 'here"', None, 'here"\n---\nBody\n', 2),
+        (
+            "---\ndescription: |\n  one --- two\n  three\n---\nBody\n",
+            "one",
+            None,
+            "two\n  three\n---\nBody\n",
+            3,
+        ),
+        ("---\ndescription: d\nwhen_to_use: a --- b\n---\nBody\n", "d", "a", "b\n---\nBody\n", 3),
+        ("---\ndescription: d\n---x: y\n---\nBody\n", "d", None, "x: y\n---\nBody\n", 3),
+        ("---\r\ndescription: a---b\r\n---\r\nBody\r\n", "a", None, "b\r\n---\r\nBody\r\n", 2),
+        ("---\ndescription: d\n\nbody with a---b dash\n", "b dash", None, "b dash\n", 4),
+    ],
+    ids=["mid-line", "in-a-word", "quoted", "block", "when-to-use", "line-start", "crlf", "unclosed"],
+)
+def test_claude_code_ends_the_frontmatter_at_the_first_dashes_anywhere(
+    text: str, shown: str, when_to_use: str | None, body: str, line: int
+) -> None:
+    parsed = parse(text)
+    assert parsed.skill is not None and parsed.skill.description == shown and parsed.body == body
+    assert parsed.skill.claude.when_to_use == when_to_use
+    (note,) = [d for d in parsed.diagnostics if d.code == "SK129"]
+    assert note.severity is Severity.WARNING and note.line == line
+    assert f"at the `---` inside line {line}" in note.message and "quoting it" in note.fix
+    codex = parse(text, claude=False)  # Codex reads on to a `---` line
+    assert codex.body != body and not any(d.code == "SK129" for d in codex.diagnostics)
+
+
+def test_claude_code_finds_no_frontmatter_that_does_not_start_the_file() -> None:
+    parsed = parse(" ---\ndescription: ok\n---\nBody\n")
+    assert parsed.skill is not None and parsed.skill.description == "---"
+    (note,) = [d for d in parsed.diagnostics if d.code == "SK129"]
+    assert note.line == 1 and "finds no frontmatter" in note.message
+    codex = parse(" ---\ndescription: ok\n---\nBody\n", claude=False)
+    assert codex.skill is not None and codex.skill.description == "ok"
+
+
+@pytest.mark.parametrize(
+    ("text", "shown", "body"),
+    [
+        ("---\n---\nBody line\n", "Body line", "Body line\n"),
+        ("---\ndescription: ok\n---   \n\n\n  Body\n", "ok", "Body\n"),
+        ("---\ndescription: ok\n  ---\nBody\n", "ok", "Body\n"),
+    ],
+    ids=["empty", "blank-lines-after", "indented-closing"],
+)
+def test_a_frontmatter_both_agents_end_at_a_dashes_line_gets_no_split_warning(
+    text: str, shown: str, body: str
+) -> None:
+    parsed = parse(text)
+    assert parsed.skill is not None and parsed.skill.description == shown and parsed.body == body
+    assert not any(d.code == "SK129" for d in parsed.diagnostics)
+
+
+def test_claude_split_keeps_the_files_text_for_the_repair_and_its_lines() -> None:
+    split = claude_split("---\n\n\r\nk: a: b\r\nx: 1---\r\nBody")  # blank lines open it too
+    assert split is not None and (split.first_line, split.closing_line, split.own_line) == (4, 5, False)
+    assert split.raw_yaml == "k: a: b\r\nx: 1" and split.yaml_text == "k: a: b\nx: 1"
+    assert split.body == "Body" and claude_split("---x\n---\n") is None
+
+
+@pytest.mark.parametrize(
+    ("frontmatter", "code", "listed"),
+    [
+        ("name: demo", "SK125", False),
+        ("description: [a]", "SK127", False),
+        ("description: ~\nwhen_to_use: when x", "SK125", True),
+        ("description: [a]\nwhen_to_use: when x", "SK127", True),
+    ],
+)
+def test_a_plugins_skill_without_a_description_is_said_to_be_unlisted_unless_it_has_when_to_use(
+    frontmatter: str, code: str, listed: bool
+) -> None:
+    parsed = parse_skill_text(
+        f"---\n{frontmatter}\n---\nBody\n", path=Path("/r/kit/skills/demo/SKILL.md"), root=PLUGIN
+    )
+    (note,) = [d for d in parsed.diagnostics if d.code == code]
+    unlisted = "does not list this plugin's skill" in note.message
+    assert unlisted is not listed and ("first line of the body ('Body')" in note.message) is listed
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.booleans(), st.text(alphabet="-\n\r \ta:\u2028", max_size=30))
+def test_claude_split_finds_what_claude_codes_regex_finds(opened: bool, rest: str) -> None:
+    text = "---" * opened + rest
+    reference = re.match(f"---[{JS_SPACE}]*\n([\\s\\S]*?)---[{JS_SPACE}]*\n?", text)
+    split = claude_split(text)
+    assert (split is None) == (reference is None)
+    if split is not None and reference is not None:
+        assert split.body == text[reference.end() :]
+        assert split.raw_yaml in (reference.group(1), reference.group(1).rpartition("\n")[0])
+
+
+def test_claude_split_is_linear_in_a_long_run_of_blank_lines() -> None:
+    assert claude_split("---" + "\n" * 400_000 + "x") is None
+    split = claude_split("---" + " \n" * 400_000 + "k: v\n---\n")
+    assert split is not None and split.yaml_text == "k: v"

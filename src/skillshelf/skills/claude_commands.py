@@ -12,7 +12,11 @@ checked against it with ``claude-oracle`` (``tests/skills/test_claude_listing_or
 - Its text is the frontmatter ``description`` (and ``when_to_use``), or else the body's first
   line that is not blank, read as a skill's (one rule in both:
   :func:`~skillshelf.skills.parse_identity.claude_first_line`), or else ``Custom command``.
-  One with ``disable-model-invocation`` is not listed.
+  The frontmatter is split, repaired and read as a skill's
+  (:mod:`~skillshelf.skills.claude_reading`): YAML 1.2 values shown as JavaScript prints them
+  (``1.50`` is ``1.5``, ``yes`` stays ``yes``; a list, a mapping or a null gives the first
+  line), JavaScript's ``trim`` alone, ``when-to-use`` not read. One whose
+  ``disable-model-invocation`` is ``true`` (or the text ``"true"``; ``yes`` is not) is not listed.
 - Files over 1 MiB are left out. Every command is sorted by name the way Claude Code's
   ``localeCompare`` sorts (:func:`listing_key`), user and project ones together.
 
@@ -35,9 +39,9 @@ from pathlib import Path
 from skillshelf.env import Env
 from skillshelf.fileio import read_regular_text
 from skillshelf.gitrepo import git_root, main_checkout
+from skillshelf.skills.claude_reading import Ignored, claude_split, claude_when_to_use, js_trim, load_claude
 from skillshelf.skills.claude_settings import claude_project_folders, claude_user_dir
-from skillshelf.skills.frontmatter import FrontmatterSplit, load_yaml, split_frontmatter
-from skillshelf.skills.parse_identity import claude_first_line
+from skillshelf.skills.parse_identity import claude_first_line, claude_reading, declared_values
 from skillshelf.skills.plugins import ClaudePlugin
 
 __all__ = [
@@ -100,34 +104,27 @@ def command_name(path: Path, base: Path) -> str:
 
 
 def command_from_text(name: str, text: str, path: Path | None = None) -> ClaudeCommand:
-    """A command from its file's text (pure): frontmatter fields, else the body's first line."""
-    split = split_frontmatter(text)
-    fields: dict[object, object] = {}
-    body = text
-    if isinstance(split, FrontmatterSplit):
+    """A command from its file's text (pure): frontmatter fields, else the body's first line;
+    the frontmatter split, repaired and read as a skill's (one rule in both)."""
+    split = claude_split(text)
+    body, node = text, None
+    if split is not None:
         body = split.body
-        loaded = load_yaml(split.yaml_text)
-        value = getattr(loaded, "value", None)
-        fields = value if isinstance(value, dict) else {}
-    described = _scalar_text(fields.get("description"))
+        loaded = load_claude(split, path or Path(name), [])
+        if not isinstance(loaded, Ignored) and isinstance(loaded[0].value, dict):
+            node = loaded[0].node
+    descriptions = declared_values(node, {}, "description")
+    described = js_trim(claude_reading(descriptions[-1])[1] or "") if descriptions else ""
+    when, _ = claude_when_to_use(declared_values(node, {}, "when_to_use"), path=path or Path(name))
+    hiding = declared_values(node, {}, "disable-model-invocation")
     return ClaudeCommand(
         name=name,
         description=described or claude_first_line(body) or NO_DESCRIPTION,
-        when_to_use=_scalar_text(fields.get("when_to_use", fields.get("when-to-use"))),
-        hidden=fields.get("disable-model-invocation") in (True, "true"),
-        described=described is not None,
+        when_to_use=when,
+        hidden=bool(hiding) and claude_reading(hiding[-1]) in (("boolean", "true"), ("text", "true")),
+        described=bool(described),
         path=path,
     )
-
-
-def _scalar_text(value: object) -> str | None:
-    if isinstance(value, str):
-        return value.strip() or None
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return str(value)
-    return None
 
 
 def command_folders(env: Env) -> list[Path]:

@@ -13,6 +13,11 @@ Claude Code 2.1.197 (read from the pinned CLI and measured with ``claude-oracle`
 - ``when_to_use`` (not ``when-to-use``) is shown as JavaScript's ``String()`` shows the value
   (:func:`claude_when_to_use`): ``[a, b]`` is ``a,b``, a mapping ``[object Object]``, ``1.50``
   ``1.5``, a null in a list the empty text; null is no ``when_to_use``. Whitespace is kept.
+- The frontmatter is what its regex ``^---\\s*\\n([\\s\\S]*?)---\\s*\\n?`` finds
+  (:func:`claude_split`): it opens with ``---`` at the very start of the file and ends at the
+  next ``---`` anywhere, inside a line or a quoted value too (``description: a---b`` reads
+  ``a``); the rest of that line, after the whitespace that follows the ``---`` (blank lines
+  included), starts the body. Without a match the whole file is the body.
 """
 
 from __future__ import annotations
@@ -25,19 +30,23 @@ from pathlib import Path
 import yaml
 
 from skillshelf.diagnostics import Diagnostic, Severity, diagnostic
-from skillshelf.skills.frontmatter import FrontmatterSplit, YamlDocument, load_yaml
+from skillshelf.skills.frontmatter import FrontmatterSplit, YamlDocument, load_yaml, rust_trim
 from skillshelf.skills.parse_fields import KnownFields, known_fields
 from skillshelf.skills.parse_identity import JS_SPACE, claude_reading
 
 __all__ = [
+    "ClaudeSplit",
     "Ignored",
+    "claude_frontmatter",
     "claude_repair",
+    "claude_split",
     "claude_when_to_use",
     "ignored_frontmatter",
     "js_string",
     "js_trim",
     "load_claude",
     "repaired_note",
+    "split_note",
 ]
 
 # `key:`, JavaScript's \s+, and its `.+` (which stops at line terminators)
@@ -46,6 +55,7 @@ _JS_TRIM = re.compile(f"^[{JS_SPACE}]+|[{JS_SPACE}]+$")
 _NEEDS_QUOTES = re.compile(r"[{}\[\]*&#!|>%@`]|: ")
 _LEADING_TABS = re.compile(r"^\t+")
 _OBJECT = "[object Object]"
+_SPACES = re.compile(f"[{JS_SPACE}]*")
 
 
 def _repair_line(line: str) -> str:
@@ -72,6 +82,101 @@ class Ignored:
     code: str
     problem: str
     line: int | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ClaudeSplit:
+    """Where Claude Code's frontmatter regex puts the frontmatter and the body.
+
+    ``raw_yaml`` is the frontmatter as in the file, ``yaml_text`` the same without each line's
+    carriage return (a :class:`FrontmatterSplit`'s, when the two splits agree); ``first_line``
+    is its first line in the file, ``closing_line`` the line of the ``---`` that ends it, and
+    ``own_line`` whether that line trims to ``---`` (where Codex's split ends it too)."""
+
+    yaml_text: str
+    raw_yaml: str
+    body: str
+    first_line: int
+    closing_line: int
+    own_line: bool
+
+
+def claude_split(text: str) -> ClaudeSplit | None:
+    """The frontmatter and body of ``text`` as Claude Code splits them; None when its regex finds
+    no frontmatter (the whole text is the body)."""
+    # The regex without its backtracking (quadratic on a long run of blank lines): the
+    # frontmatter starts after the last line break of the whitespace after the opening `---`
+    # (no `---` can start inside that run) and ends at the next `---`.
+    if not text.startswith("---"):
+        return None
+    start = text.rfind("\n", 3, _past_spaces(text, 3)) + 1
+    end = text.find("---", start) if start else -1
+    if end < 0:
+        return None
+    line_start = text.rfind("\n", 0, end) + 1
+    line_end = text.find("\n", end)
+    closing = text[line_start : len(text) if line_end < 0 else line_end]
+    own_line = rust_trim(closing.removesuffix("\r")) == "---"
+    lines = text[start:end].split("\n")
+    raw = lines[:-1] if own_line else lines  # the closing line's part before a lone `---`
+    return ClaudeSplit(
+        yaml_text="\n".join(line.removesuffix("\r") for line in raw),
+        raw_yaml="\n".join(raw),
+        body=text[_past_spaces(text, end + 3) :],
+        first_line=text.count("\n", 0, start) + 1,
+        closing_line=text.count("\n", 0, end) + 1,
+        own_line=own_line,
+    )
+
+
+def _past_spaces(text: str, index: int) -> int:
+    """Where the run of JavaScript's whitespace from ``index`` ends."""
+    run = _SPACES.match(text, index)
+    return index if run is None else run.end()
+
+
+def claude_frontmatter(
+    text: str, codex: FrontmatterSplit | str, path: Path, out: list[Diagnostic]
+) -> ClaudeSplit | None:
+    """:func:`claude_split` of ``text``, with :func:`split_note` in ``out`` when it is not
+    ``codex``'s split."""
+    split = claude_split(text)
+    note = split_note(codex, split, path)
+    if note is not None:
+        out.append(note)
+    return split
+
+
+def split_note(codex: FrontmatterSplit | str, claude: ClaudeSplit | None, path: Path) -> Diagnostic | None:
+    """SK129 when Claude Code's frontmatter is not Codex's: it ends at a ``---`` inside a line,
+    or Claude Code finds none where Codex finds one."""
+    if claude is None and isinstance(codex, FrontmatterSplit):
+        return diagnostic(
+            "SK129",
+            Severity.WARNING,
+            "Claude Code finds no frontmatter: the file does not start with `---` at the start of its "
+            "first line, so it reads the whole file as the body (Codex reads the frontmatter)",
+            "start the file with a line that is `---` alone, with nothing before it",
+            path,
+            1,
+        )
+    if claude is None or claude.own_line:
+        return None
+    codex_end = (
+        f"Codex reads on to line {codex.closing_line}"
+        if isinstance(codex, FrontmatterSplit)
+        else "Codex finds no `---` line to end it"
+    )
+    return diagnostic(
+        "SK129",
+        Severity.WARNING,
+        f"Claude Code ends the frontmatter at the `---` inside line {claude.closing_line} ({codex_end}): "
+        "it reads the fields only up to that `---`, and the rest of the line and what follows as the body",
+        "do not write `---` inside a frontmatter value (quoting it or a block scalar does not help: "
+        "Claude Code ends the frontmatter at the first `---` anywhere); write `--` or `—` instead",
+        path,
+        claude.closing_line,
+    )
 
 
 def claude_repair(raw_yaml: str) -> tuple[str, tuple[int, ...]]:
@@ -135,15 +240,14 @@ def repaired_note(path: Path, lines: list[int], agent: str) -> Diagnostic:
 
 
 def load_claude(
-    split: FrontmatterSplit, text: str, path: Path, out: list[Diagnostic]
+    split: ClaudeSplit, path: Path, out: list[Diagnostic]
 ) -> tuple[YamlDocument, KnownFields] | Ignored:
     """The document and Codex's fields, read as Claude Code reads them (its own repair when the
     YAML fails); else why it ignores the frontmatter, and the line."""
     first = load_yaml(split.yaml_text)
     if isinstance(first, YamlDocument):
         return first, known_fields(first.node, path=path)
-    raw = "\n".join(text.split("\n")[1 : split.closing_line - 1])  # carriage returns kept
-    repaired, changed = claude_repair(raw)
+    repaired, changed = claude_repair(split.raw_yaml)  # carriage returns kept
     second = load_yaml(repaired) if changed else first
     if isinstance(second, YamlDocument):
         out.append(repaired_note(path, [split.first_line + i for i in changed], "Claude Code"))

@@ -7,9 +7,10 @@ repaired or questionable file yields a :class:`~skillshelf.diagnostics.Diagnosti
 Profiles: roots Codex scans, extra roots and the built-in skills are read the way Codex reads
 them (the name may fall back to the folder, a description is required, a byte-order mark makes
 the file unreadable). Claude Code's roots are read the way Claude Code reads them: the folder
-name is the skill's name, a missing description falls back to the first line of the body, YAML
-that fails gets Claude Code's repair, and a frontmatter that still fails or is not a mapping is
-ignored (a warning; :mod:`skillshelf.skills.claude_reading`).
+name is the skill's name, the frontmatter ends at the first ``---`` even inside a line, a
+missing description falls back to the first line of the body, YAML that fails gets Claude Code's
+repair, and a frontmatter that still fails or is not a mapping is ignored (a warning;
+:mod:`skillshelf.skills.claude_reading`).
 """
 
 from __future__ import annotations
@@ -25,7 +26,9 @@ from skillshelf.diagnostics import Diagnostic, Severity, diagnostic
 from skillshelf.fileio import NotRegularFile
 from skillshelf.skills.claude_fields import parse_claude_fields
 from skillshelf.skills.claude_reading import (
+    ClaudeSplit,
     Ignored,
+    claude_frontmatter,
     claude_when_to_use,
     ignored_frontmatter,
     load_claude,
@@ -161,32 +164,42 @@ def parse_skill_text(
         return ParsedSkill(skill=None, body=text, diagnostics=tuple(out))
     text = readable
     build = functools.partial(_build, path=path, root=root, out=out, openai=(openai_yaml, openai_yaml_path))
-    split = split_frontmatter(text)
-    if isinstance(split, str):
-        code, message, fix = _SPLIT_FAILURES[split]
+    codex = split_frontmatter(text)
+    if isinstance(codex, str):
+        code, message, fix = _SPLIT_FAILURES[codex]
         if not claude:
             return ParsedSkill(skill=None, body=text, diagnostics=(*out, _error(code, message, fix, path, 1)))
         out.append(
             diagnostic(code, Severity.WARNING, f"{message} (Claude Code reads it anyway)", fix, path, 1)
         )
+    split = claude_frontmatter(text, codex, path, out) if claude else codex  # Claude Code's own split
+    if split is None or isinstance(split, str):
         return build(mapping={}, doc=None, body=text)
-    if split.closing_indented:
+    if (
+        isinstance(codex, FrontmatterSplit)
+        and codex.closing_indented
+        and split.closing_line == codex.closing_line
+    ):
         out.append(
             diagnostic(
                 "SK123",
                 Severity.WARNING,
-                f"line {split.closing_line} closes the frontmatter because it trims to `---`; anything "
+                f"line {codex.closing_line} closes the frontmatter because it trims to `---`; anything "
                 "meant after it is body",
                 "do not put a line that is only `---` inside a frontmatter value",
                 path,
-                split.closing_line,
+                codex.closing_line,
             )
         )
     simple = simple_frontmatter(split.yaml_text)
     if simple is not None:
         _check_body(split.body, path, out)
         return build(mapping=simple[0], doc=None, fields=simple[1], body=split.body)
-    loaded = load_claude(split, text, path, out) if claude else _load_with_repair(split, path, out)
+    loaded = (
+        load_claude(split, path, out)
+        if isinstance(split, ClaudeSplit)
+        else _load_with_repair(split, path, out)
+    )
     if loaded is None:
         return ParsedSkill(skill=None, body=split.body, diagnostics=tuple(out))
     if isinstance(loaded, Ignored):
@@ -289,20 +302,23 @@ def _build(
         out.extend(fields.diagnostics)
         if fields.fatal:
             return ParsedSkill(skill=None, body=body, diagnostics=tuple(out))
-    self_named = root.origin is RootOrigin.CLAUDE_PLUGIN and path.parent == root.path
-    name = skill_name(fields.name, path=path, claude=claude, out=out, self_named=self_named)
+    plugin = root.origin is RootOrigin.CLAUDE_PLUGIN
+    name = skill_name(
+        fields.name, path=path, claude=claude, out=out, self_named=plugin and path.parent == root.path
+    )
     node = doc.node if doc else None
-    if claude:
+    if claude:  # `when_to_use` alone, as JavaScript prints it; a plugin's skill listed only with one
+        when, when_notes = claude_when_to_use(declared_values(node, mapping, "when_to_use"), path=path)
         declared = declared_values(node, mapping, "description")
-        description: str | None = claude_description(declared, body, path=path, out=out)
+        listed = not plugin or bool(when)
+        description: str | None = claude_description(declared, body, path=path, out=out, listed=listed)
     else:
         description = skill_description(fields.description, path=path, out=out)
     if name is None or description is None:
         return ParsedSkill(skill=None, body=body, diagnostics=tuple(out))
     plain = to_plain(mapping, path=path, out=out)  # type: ignore[arg-type]
     claude_fields, notes = parse_claude_fields(plain, path=path)
-    if claude:  # Claude Code reads `when_to_use` alone, as JavaScript prints its value
-        when, when_notes = claude_when_to_use(declared_values(node, mapping, "when_to_use"), path=path)
+    if claude:
         claude_fields = dataclasses.replace(claude_fields, when_to_use=when)
         notes = (*(n for n in notes if n.field != "when_to_use"), *when_notes)
     out.extend(notes)
@@ -341,32 +357,16 @@ def read_skill(
     try:
         data = read_limited(path, max_bytes)
     except NotRegularFile as exc:
-        return ParsedSkill(
-            skill=None,
-            body="",
-            diagnostics=(
-                _error(
-                    "SK116",
-                    f"failed to read file: {exc.strerror}",
-                    "replace it with a regular SKILL.md file",
-                    path,
-                ),
-            ),
+        note = _error(
+            "SK116", f"failed to read file: {exc.strerror}", "replace it with a regular SKILL.md file", path
         )
+        return ParsedSkill(skill=None, body="", diagnostics=(note,))
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__
-        return ParsedSkill(
-            skill=None,
-            body="",
-            diagnostics=(
-                _error(
-                    "SK116",
-                    f"failed to read file: {reason}",
-                    "check that the file exists and is readable",
-                    path,
-                ),
-            ),
+        note = _error(
+            "SK116", f"failed to read file: {reason}", "check that the file exists and is readable", path
         )
+        return ParsedSkill(skill=None, body="", diagnostics=(note,))
     if len(data) > max_bytes:
         size = file_size(path)
         out.append(

@@ -156,10 +156,12 @@ def claude_field_notes(found: Iterable[Diagnostic]) -> list[Diagnostic]:
 
 
 def claude_description(
-    values: Sequence[yaml.Node | str], body: str, *, path: Path, out: list[Diagnostic]
+    values: Sequence[yaml.Node | str], body: str, *, path: Path, out: list[Diagnostic], listed: bool = True
 ) -> str:
     """The description Claude Code shows: the last ``description`` value as its YAML reads it,
-    else the body's first line (:func:`claude_first_line`), else ``Skill``."""
+    else the body's first line (:func:`claude_first_line`), else ``Skill``. Not ``listed``: Claude
+    Code does not list the skill without a description (a plugin's, without ``when_to_use``),
+    and the warning says so."""
     value = values[-1] if values else None
     kind, text = claude_reading(value)
     declared = collapse_whitespace(text or "")
@@ -200,12 +202,17 @@ def claude_description(
         if first
         else f"the placeholder {shown!r} (the body is empty too)"
     )
+    shows = (
+        f"Claude Code shows {instead}"
+        if listed
+        else "Claude Code does not list this plugin's skill (it has no `when_to_use` either)"
+    )
     if kind in ("sequence", "mapping"):
         out.append(
             diagnostic(
                 "SK127",
                 Severity.WARNING,
-                f"`description` is a {kind}, not text: Claude Code shows {instead} instead",
+                f"`description` is a {kind}, not text: {shows}" + (" instead" if listed else ""),
                 "write `description:` as one line of text saying what the skill does and when to use "
                 "it (quote it if it starts with `[`, `{`, `!` or `-`)",
                 path,
@@ -218,7 +225,7 @@ def claude_description(
             diagnostic(
                 "SK125",
                 Severity.WARNING,
-                f"no `description`: Claude Code shows {instead}, and Codex does not load the skill",
+                f"no `description`: {shows}, and Codex does not load the skill",
                 "add a `description:` that says what the skill does and when to use it",
                 path,
                 line,
