@@ -385,3 +385,31 @@ def test_claude_code_lists_the_plugin_skills_skillshelf_says_are_described(
 
     assert theirs == ["c-dash", "c-number", "c-when", "c-yes", "date", "nel", "number", "true", "when", "yes"]
     assert [n for n in ours if n in cases or n in commands] == theirs
+
+
+#: ``disable-model-invocation`` values: Claude Code hides a skill for ``true`` or ``"true"`` alone.
+_HIDING = {
+    "yes": "yes",
+    "on": "on",
+    "one": "1",
+    "true": "true",
+    "cap": "True",
+    "quoted": '"true"',
+    "no": "false",
+}
+
+
+def test_claude_code_hides_the_skills_skillshelf_says_it_hides(tmp_path: Path, claude_oracle: Any) -> None:
+    home, repo = tmp_path / "home", git_init(tmp_path / "repo")
+    for key, value in _HIDING.items():
+        write(
+            repo / ".claude/skills" / f"my-hide-{key}/SKILL.md",
+            f"---\ndescription: Probe {key}\ndisable-model-invocation: {value}\n---\nbody\n",
+        )
+    home.mkdir()
+
+    theirs = sorted(_texts(claude_oracle(repo, home=home)))
+    plan = claude_listing(Env.for_test(cwd=repo, home=home), use_cache=False).plan
+    ours = sorted(n for n in [*plan.described, *plan.names_only] if n.startswith("my-"))
+
+    assert ours == theirs == ["my-hide-no", "my-hide-on", "my-hide-one", "my-hide-yes"]

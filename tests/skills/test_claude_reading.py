@@ -254,3 +254,24 @@ def test_claude_split_is_linear_in_a_long_run_of_blank_lines() -> None:
     assert claude_split("---" + "\n" * 400_000 + "x") is None
     split = claude_split("---" + " \n" * 400_000 + "k: v\n---\n")
     assert split is not None and split.yaml_text == "k: v"
+
+
+@pytest.mark.parametrize(
+    ("value", "hidden", "warned"),
+    [
+        ("true", True, False),
+        ("True", True, False),
+        ('"true"', True, False),
+        ("yes", False, True),
+        ("on", False, True),
+        ("1", False, False),
+        ("false", False, False),
+        ('"yes"', False, True),
+    ],
+)
+def test_claude_code_hides_a_skill_for_true_alone(value: str, hidden: bool, warned: bool) -> None:
+    parsed = parse(f"---\ndescription: d\ndisable-model-invocation: {value}\n---\nBody\n")
+    assert parsed.skill is not None and parsed.skill.claude.disable_model_invocation is hidden
+    notes = [d for d in parsed.diagnostics if "does not hide the skill in Claude Code" in d.message]
+    assert bool(notes) is warned
+    assert all(d.code == "SK120" and d.line == 3 and d.severity is Severity.WARNING for d in notes)

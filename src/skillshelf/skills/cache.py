@@ -47,7 +47,7 @@ Entry = tuple[Skill | None, tuple[Diagnostic, ...]]
 
 
 # Bump when parsing or walking rules change, so results of the old rules are not reused.
-PARSE_RULES = 6
+PARSE_RULES = 7
 
 
 def _rules_stamp() -> str:

@@ -38,6 +38,7 @@ __all__ = [
     "ClaudeSplit",
     "Ignored",
     "claude_frontmatter",
+    "claude_hides",
     "claude_repair",
     "claude_split",
     "claude_when_to_use",
@@ -224,6 +225,29 @@ def claude_when_to_use(
         "when_to_use",
     )
     return shown, [note]
+
+
+def claude_hides(values: Sequence[yaml.Node | str], *, path: Path) -> tuple[bool, list[Diagnostic]]:
+    """Whether ``disable-model-invocation`` (the last one written) keeps the skill from the model
+    in Claude Code, which hides it only for a YAML 1.2 ``true`` or the text ``"true"``
+    (``=== true || === "true"``); a warning (SK120) when YAML 1.1 reads the value as true
+    (``yes``, ``on``), as Codex and skillshelf's other views do, but Claude Code does not."""
+    value = values[-1] if values else None
+    kind, text = claude_reading(value)
+    hides = kind in ("boolean", "text") and text == "true"
+    written = value.value if isinstance(value, yaml.ScalarNode) else value
+    if hides or not isinstance(written, str) or written.strip().lower() not in ("yes", "on", "y"):
+        return hides, []
+    note = diagnostic(
+        "SK120",
+        Severity.WARNING,
+        f"`disable-model-invocation: {written}` does not hide the skill in Claude Code (only `true` does)",
+        "write `disable-model-invocation: true`",
+        path,
+        value.start_mark.line + 2 if isinstance(value, yaml.Node) else None,
+        "disable-model-invocation",
+    )
+    return hides, [note]
 
 
 def repaired_note(path: Path, lines: list[int], agent: str) -> Diagnostic:

@@ -29,6 +29,7 @@ from skillshelf.skills.claude_reading import (
     ClaudeSplit,
     Ignored,
     claude_frontmatter,
+    claude_hides,
     claude_when_to_use,
     ignored_frontmatter,
     load_claude,
@@ -319,8 +320,11 @@ def _build(
     plain = to_plain(mapping, path=path, out=out)  # type: ignore[arg-type]
     claude_fields, notes = parse_claude_fields(plain, path=path)
     if claude:
-        claude_fields = dataclasses.replace(claude_fields, when_to_use=when)
-        notes = (*(n for n in notes if n.field != "when_to_use"), *when_notes)
+        hides, hide_notes = claude_hides(
+            declared_values(node, mapping, "disable-model-invocation"), path=path
+        )
+        claude_fields = dataclasses.replace(claude_fields, when_to_use=when, disable_model_invocation=hides)
+        notes = (*(n for n in notes if n.field != "when_to_use"), *when_notes, *hide_notes)
     out.extend(notes)
     meta = OpenAIMetadata()
     if openai[0] is not None:
