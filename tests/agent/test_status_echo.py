@@ -50,7 +50,9 @@ def test_an_echo_whose_only_expansion_is_the_status_prints_it_between_known_text
 
 @_PRINTING
 def test_bash_prints_the_status_between_that_text(command: str, before: str, after: str) -> None:
-    run = subprocess.run(["bash", "-c", f"(exit 7); {command}"], capture_output=True, text=True, check=True)
+    run = subprocess.run(
+        ["bash", "-c", f"(exit 7); {command}"], capture_output=True, text=True, encoding="utf-8", check=True
+    )
     assert run.stdout.rstrip("\n") == f"{before}7{after}"
 
 

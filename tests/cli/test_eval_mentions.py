@@ -150,7 +150,9 @@ def test_eval_for_claude_code_never_counts_a_skill_its_skill_overrides_keep_from
     (repo / ".claude" / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
     monkeypatch.chdir(repo)
     queries = tmp_path / "evals.jsonl"
-    queries.write_text(json.dumps({"query": PDF_TASK, "relevant": [str(skills / "pdf-forms")]}) + "\n")
+    queries.write_text(
+        json.dumps({"query": PDF_TASK, "relevant": [str(skills / "pdf-forms")]}) + "\n", encoding="utf-8"
+    )
     argv = ["eval", "--queries", str(queries), "--selector", "default", "--no-semantic"]
 
     code, out, _ = cli([*argv, "--profile", "codex"], capsys)
