@@ -39,6 +39,15 @@ _SEMANTIC = click.option(
     "skillshelf, MiniLM with `skillshelf[semantic]`); --semantic requires MiniLM.",
 )
 
+_PROFILE = click.option(
+    "--profile",
+    type=click.Choice(["codex", "claude"]),
+    default=None,
+    help="The agent the suggestions are for, as `context --profile` (default: `instructions.profile` "
+    "from config, else codex). With claude, the skills Claude Code's `skillOverrides` keep from the "
+    "model are never suggested.",
+)
+
 
 @dataclass(frozen=True, slots=True)
 class _Ranked:
@@ -131,14 +140,7 @@ def _turn_rule(moded: WorkspaceSkills, claude: ClaudeNames | None) -> TurnFn:
     help="Show what each part of the default ranking (bm25f, ngram, wordllama, minilm, static, name, rerank) "
     "added to each skill's score.",
 )
-@click.option(
-    "--profile",
-    type=click.Choice(["codex", "claude"]),
-    default=None,
-    help="The agent the suggestions are for, as `context --profile` (default: `instructions.profile` "
-    "from config, else codex). With claude, the skills Claude Code's `skillOverrides` keep from the "
-    "model are never suggested.",
-)
+@_PROFILE
 @_SEMANTIC
 @root_options
 def search(
@@ -230,14 +232,7 @@ def search(
 @click.option(
     "--json", "as_json", is_flag=True, help="Print the metrics and every query's ranked list as JSON."
 )
-@click.option(
-    "--profile",
-    type=click.Choice(["codex", "claude"]),
-    default=None,
-    help="The agent the suggestions are for, as `search --profile` (default: `instructions.profile` "
-    "from config, else codex). With claude, the skills Claude Code's `skillOverrides` keep from the "
-    "model are never suggested.",
-)
+@_PROFILE
 @_SEMANTIC
 def eval_cmd(
     queries_file: Path,
