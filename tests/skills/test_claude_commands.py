@@ -19,7 +19,7 @@ from skillshelf.skills.claude_commands import (
     command_name,
     listing_key,
 )
-from skillshelf.skills.claude_reading import js_trim
+from skillshelf.skills.parse_identity import js_trim
 
 
 def test_a_command_is_named_by_its_path_below_the_commands_folder(tmp_path: Path) -> None:

@@ -39,9 +39,15 @@ from pathlib import Path
 from skillshelf.env import Env
 from skillshelf.fileio import read_regular_text
 from skillshelf.gitrepo import git_root, main_checkout
-from skillshelf.skills.claude_reading import Ignored, claude_split, claude_when_to_use, js_trim, load_claude
+from skillshelf.skills.claude_reading import (
+    Ignored,
+    claude_hides,
+    claude_split,
+    claude_when_to_use,
+    load_claude,
+)
 from skillshelf.skills.claude_settings import claude_project_folders, claude_user_dir
-from skillshelf.skills.parse_identity import claude_first_line, claude_reading, declared_values
+from skillshelf.skills.parse_identity import claude_first_line, claude_reading, declared_values, js_trim
 from skillshelf.skills.plugins import ClaudePlugin
 
 __all__ = [
@@ -106,22 +112,23 @@ def command_name(path: Path, base: Path) -> str:
 def command_from_text(name: str, text: str, path: Path | None = None) -> ClaudeCommand:
     """A command from its file's text (pure): frontmatter fields, else the body's first line;
     the frontmatter split, repaired and read as a skill's (one rule in both)."""
+    where = path or Path(name)
     split = claude_split(text)
     body, node = text, None
     if split is not None:
         body = split.body
-        loaded = load_claude(split, path or Path(name), [])
+        loaded = load_claude(split, where, [])
         if not isinstance(loaded, Ignored) and isinstance(loaded[0].value, dict):
             node = loaded[0].node
     descriptions = declared_values(node, {}, "description")
     described = js_trim(claude_reading(descriptions[-1])[1] or "") if descriptions else ""
-    when, _ = claude_when_to_use(declared_values(node, {}, "when_to_use"), path=path or Path(name))
-    hiding = declared_values(node, {}, "disable-model-invocation")
+    when, _ = claude_when_to_use(declared_values(node, {}, "when_to_use"), path=where)
+    hidden, _ = claude_hides(declared_values(node, {}, "disable-model-invocation"), path=where)
     return ClaudeCommand(
         name=name,
         description=described or claude_first_line(body) or NO_DESCRIPTION,
         when_to_use=when,
-        hidden=bool(hiding) and claude_reading(hiding[-1]) in (("boolean", "true"), ("text", "true")),
+        hidden=hidden,
         described=bool(described),
         path=path,
     )

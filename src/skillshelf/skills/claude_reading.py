@@ -44,7 +44,6 @@ __all__ = [
     "claude_when_to_use",
     "ignored_frontmatter",
     "js_string",
-    "js_trim",
     "load_claude",
     "repaired_note",
     "split_note",
@@ -52,7 +51,6 @@ __all__ = [
 
 # `key:`, JavaScript's \s+, and its `.+` (which stops at line terminators)
 _LINE = re.compile(f"([a-zA-Z_-]+):[{JS_SPACE}]+([^\n\r\u2028\u2029]+)")
-_JS_TRIM = re.compile(f"^[{JS_SPACE}]+|[{JS_SPACE}]+$")
 _NEEDS_QUOTES = re.compile(r"[{}\[\]*&#!|>%@`]|: ")
 _LEADING_TABS = re.compile(r"^\t+")
 _OBJECT = "[object Object]"
@@ -198,11 +196,6 @@ def js_string(value: yaml.Node | str | None) -> str | None:
     if isinstance(value, yaml.MappingNode):
         return _OBJECT
     return claude_reading(value)[1]
-
-
-def js_trim(text: str) -> str:
-    """``text`` trimmed as JavaScript's ``String.prototype.trim`` trims it."""
-    return _JS_TRIM.sub("", text)
 
 
 def claude_when_to_use(

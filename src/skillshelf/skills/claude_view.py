@@ -27,7 +27,6 @@ from skillshelf.skills.claude_listing import (
     usage_priority,
 )
 from skillshelf.skills.claude_models import model_room
-from skillshelf.skills.claude_reading import js_trim
 from skillshelf.skills.claude_settings import (
     claude_state_file,
     merged_settings,
@@ -38,6 +37,7 @@ from skillshelf.skills.claude_settings import (
 from skillshelf.skills.discover import discover_claude
 from skillshelf.skills.frontmatter import collapse_whitespace
 from skillshelf.skills.model import RootOrigin, Skill
+from skillshelf.skills.parse_identity import js_trim
 from skillshelf.skills.roots import enabled_claude_plugins
 
 __all__ = ["ClaudeListing", "claude_listing", "listed_description", "listing_note"]

@@ -39,6 +39,7 @@ __all__ = [
     "claude_first_line",
     "claude_reading",
     "declared_values",
+    "js_trim",
     "skill_description",
     "skill_name",
 ]
@@ -235,11 +236,16 @@ def claude_description(
     return shown
 
 
+def js_trim(text: str) -> str:
+    """``text`` trimmed as JavaScript's ``String.prototype.trim`` trims it."""
+    return _JS_TRIM.sub("", text)
+
+
 def claude_first_line(body: str) -> str | None:
     """The body's first line that is not blank, as Claude Code shows it for a skill without a
     description; None when every line is blank."""
     for line in body.split("\n"):
-        text = _JS_TRIM.sub("", line)
+        text = js_trim(line)
         if text:
             heading = _HEADING.fullmatch(text)
             return _cut(heading.group(1) if heading else text)
