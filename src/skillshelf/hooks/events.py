@@ -22,6 +22,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
     from skillshelf.config import Config
     from skillshelf.context import MentionedSkill
     from skillshelf.skills.model import Skill
+    from skillshelf.workspace import WorkspaceSkills
 
 __all__ = ["HANDLERS", "Spawn", "memory_notes"]
 
@@ -187,10 +189,20 @@ def session_start(agent: Agent, inp: HookInput, env: Env, spawn: Spawn) -> str:
     from skillshelf.hooks.pinned import session_pinned
     from skillshelf.hooks.reattach import reattach_text
 
+    @functools.cache
+    def workspace_skills() -> WorkspaceSkills:  # the workspace opened once, and only when a part needs it
+        from skillshelf.workspace import Workspace
+
+        return Workspace.open(env).skills
+
     cap = CONTEXT_TOKEN_LIMIT[agent]
-    pinned, named = session_pinned(agent, inp, env, config)
+    pinned, named = session_pinned(agent, inp, config, workspace_skills)
     left = cap - approx_tokens(pinned) - 1  # a "\n\n" between the parts is at most one token
-    reattached = reattach_text(inp, env, token_cap=left, leave_out=named) if settings.usage else ""
+    reattached = (
+        reattach_text(inp, env, token_cap=left, leave_out=named, skills=workspace_skills)
+        if settings.usage
+        else ""
+    )
     skills = "\n\n".join(p for p in (pinned, reattached) if p)
     room = cap - approx_tokens(skills) - approx_tokens(SUMMARY_INTRO) - 8
     if room <= 0 or not _summary_wanted(agent, env, settings):

@@ -23,12 +23,11 @@ answer holds whole, and a prompt that mentions one of them loads nothing more fo
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from skillshelf.env import Env
 from skillshelf.hooks.agents import Agent
 from skillshelf.hooks.answer import CONTEXT_TOKEN_LIMIT
 from skillshelf.hooks.payload import HookInput
@@ -39,6 +38,7 @@ from skillshelf.tokens import whole_or_listed
 if TYPE_CHECKING:
     from skillshelf.config import Config
     from skillshelf.context import ContextPart
+    from skillshelf.workspace import WorkspaceSkills
 
 __all__ = [
     "PINNED_INTRO",
@@ -97,12 +97,13 @@ def pinned_block(pinned: Sequence[Skill], agent: Agent) -> PinnedBlock:
     return PinnedBlock(text=text, whole=whole)
 
 
-def session_pinned(agent: Agent, inp: HookInput, env: Env, config: Config) -> tuple[str, tuple[Path, ...]]:
+def session_pinned(
+    agent: Agent, inp: HookInput, config: Config, skills: Callable[[], WorkspaceSkills]
+) -> tuple[str, tuple[Path, ...]]:
     """The pinned block of the ``SessionStart`` answer for ``inp`` (``""`` on a resume, or with no
-    skill pinned) and the path of every pinned skill it names, whole or by line."""
+    skill pinned) and the path of every pinned skill it names, whole or by line; ``skills`` finds
+    the workspace's skills (called only when a skill is pinned)."""
     if not carries_pinned(inp) or not any_pinned(config):
         return "", ()
-    from skillshelf.workspace import Workspace
-
-    pinned = Workspace.open(env).skills.pinned
+    pinned = skills().pinned
     return pinned_block(pinned, agent).text, tuple(skill.path for skill in pinned)

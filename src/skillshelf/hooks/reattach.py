@@ -16,13 +16,17 @@ needs no help: both agents list their skills again in the first request after a 
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from skillshelf.env import Env
 from skillshelf.hooks.payload import HookInput
 from skillshelf.skills.model import Skill
 from skillshelf.tokens import whole_or_listed
+
+if TYPE_CHECKING:
+    from skillshelf.workspace import WorkspaceSkills
 
 __all__ = [
     "COMPACT_SOURCE",
@@ -51,10 +55,18 @@ def loaded_in_session(events: Iterable[Mapping[str, object]], session_id: str) -
     return list(reversed(by_last_load))
 
 
-def reattach_text(inp: HookInput, env: Env, *, token_cap: int, leave_out: Collection[Path] = ()) -> str:
+def reattach_text(
+    inp: HookInput,
+    env: Env,
+    *,
+    token_cap: int,
+    leave_out: Collection[Path] = (),
+    skills: Callable[[], WorkspaceSkills] | None = None,
+) -> str:
     """The skills to put back for ``inp`` (empty unless it is a compaction's ``SessionStart``
     with loads recorded), within ``token_cap`` tokens; not those in ``leave_out`` (the pinned
-    ones, which the answer carries already)."""
+    ones, which the answer carries already). ``skills`` finds the workspace's skills (default:
+    open the workspace of ``env``)."""
     if inp.source != COMPACT_SOURCE or not inp.session_id:
         return ""
     from skillshelf.select.usage import UsageStore
@@ -62,9 +74,13 @@ def reattach_text(inp: HookInput, env: Env, *, token_cap: int, leave_out: Collec
     paths = loaded_in_session(UsageStore.in_state_dir(env.dirs.state).events(), inp.session_id)
     if not paths:
         return ""
-    from skillshelf.workspace import Workspace
+    if skills is None:
+        from skillshelf.workspace import Workspace
 
-    by_path = {str(s.path): s for s in Workspace.open(env).skills.loadable}
+        found = Workspace.open(env).skills
+    else:
+        found = skills()
+    by_path = {str(s.path): s for s in found.loadable}
     skipped = {str(path) for path in leave_out}
     return _render([by_path[p] for p in paths if p in by_path and p not in skipped], token_cap)
 
