@@ -65,6 +65,27 @@ def test_the_doom_loop_guard_reads_the_echoed_status_of_the_configured_check_and
     assert guard.on_command("ls; echo done", 0, output="done") is None
 
 
+def test_a_build_failing_by_the_status_its_echo_prints_again_and_again_gets_a_note() -> None:
+    guard = DoomLoopGuard(max_repeated_failures=2, check_command="python -m pytest")
+    failed = "exit code 0\nmake: *** [Makefile:3: build] Error 2\n2"
+    assert guard.on_command("make build; echo $?", 0, output=failed) is None
+    assert guard.on_command("make build; echo $?", 0, output=failed) is None
+    note = guard.on_command("make build; echo $?", 0, output=failed)
+    assert note is not None and "`make build; echo $?` has now failed 3 times" in note
+    assert guard.on_command("make build; echo $?", 0, output="exit code 0\nok\n0") is None  # a pass resets
+    assert guard.on_command("make build; echo $?", 0, output=failed) is None
+
+
+def test_a_status_echoed_after_a_background_job_neither_fails_nor_resets_another_command() -> None:
+    guard = DoomLoopGuard(max_repeated_failures=1)
+    for _ in range(3):
+        assert guard.on_command("python -m http.server & echo $?", 0, output="exit code 0\n0") is None
+    failed = "exit code 0\nError 2\n2"
+    assert guard.on_command("make build; echo $?", 0, output=failed) is None
+    assert guard.on_command("make build & echo $?", 0, output="exit code 0\n0") is None
+    assert guard.on_command("make build; echo $?", 0, output=failed) is not None
+
+
 def test_completion_guard_accepts_answers_when_nothing_was_edited(tmp_path: Path) -> None:
     assert CompletionGuard(tmp_path).review_final() is None
 
@@ -181,6 +202,19 @@ def test_an_unrecognised_command_after_the_edit_is_named_not_ignored(tmp_path: P
     reason = guard.review_final()
     assert reason is not None and "`./check-everything`" in reason and "exit code 3" in reason
     assert guard.outcome().status == "no_checks"
+
+
+def test_an_unrecognised_command_after_the_edit_is_named_with_the_status_its_echo_printed(
+    tmp_path: Path,
+) -> None:
+    guard = CompletionGuard(tmp_path, check_command="python -m pytest")
+    guard.on_edit()
+    guard.on_command("make build; echo $?", 0, output="exit code 0\nError 2\n2")
+    reason = guard.review_final()
+    assert reason is not None and "`make build; echo $?` (status 2 as its echo printed)" in reason
+    guard.on_command("pytest & echo $?", 0, output="exit code 0\n0")
+    reason = guard.outcome().reason
+    assert reason is not None and "`pytest & echo $?` (its echoed status unknown) does not count" in reason
 
 
 def test_the_send_back_is_rearmed_by_new_work_up_to_a_limit(tmp_path: Path) -> None:

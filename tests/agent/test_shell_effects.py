@@ -160,25 +160,25 @@ def test_an_echoed_status_that_cannot_be_read_is_a_failed_check_that_says_why(
 
 
 @pytest.mark.parametrize(
-    ("line", "why"),
+    ("line", "why", "reported"),
     [
-        ("pytest | tail -3; echo $?", "a pipeline (`|`)"),
-        ("pytest || true; echo $?", "an `||` list"),
-        ("pytest &\necho $?", "a background job"),
-        ("(pytest); echo $?", "a subshell"),
-        ("! pytest; echo $?", "a negation"),
-        ("pytest; echo $?; echo done", "a `;` list"),
-        ("pytest; echo $? > status.txt", "a `;` list"),
-        ("pytest; echo $? $?", "a `;` list"),
-        ('pytest; echo "$HOME $?"', "a `;` list"),
-        ("pytest; echo '$?'", "a `;` list"),
-        ("pytest; echo done", "a `;` list"),
-        ("pytest && echo $? || true", "an `||` list"),
+        ("pytest | tail -3; echo $?", "a pipeline (`|`)", 3),  # the line's status, not the check's
+        ("pytest || true; echo $?", "an `||` list", 3),
+        ("pytest &\necho $?", "a background job", None),
+        ("(pytest); echo $?", "a subshell", 3),
+        ("! pytest; echo $?", "a negation", 3),
+        ("pytest; echo $?; echo done", "a `;` list", 0),
+        ("pytest; echo $? > status.txt", "a `;` list", 0),
+        ("pytest; echo $? $?", "a `;` list", 0),
+        ('pytest; echo "$HOME $?"', "a `;` list", 0),
+        ("pytest; echo '$?'", "a `;` list", 0),
+        ("pytest; echo done", "a `;` list", 0),
+        ("pytest && echo $? || true", "an `||` list", 0),
     ],
 )
-def test_a_status_echo_does_not_make_other_lines_count(line: str, why: str) -> None:
-    run = check_run(line, None, exit_code=0, output="exit code 0\n0")
-    assert not run.counts and run.mentions and run.exit_code is None
+def test_a_status_echo_does_not_make_other_lines_count(line: str, why: str, reported: int | None) -> None:
+    run = check_run(line, None, exit_code=0, output="exit code 0\n3")
+    assert not run.counts and run.mentions and run.exit_code == reported
     assert run.why is not None and why in run.why
 
 
@@ -190,10 +190,22 @@ def test_a_status_echo_does_not_make_other_lines_count(line: str, why: str) -> N
         ('pytest; echo "exit: $?"', 0, "exit code 0\n1 passed", None),  # unreadable: a failed check
         ("pytest -x", 2, "exit code 2\n0", 2),
         ("pytest; echo done", 0, "exit code 0\n1 failed\ndone", 0),  # not counted: the line's own
-        ("ls missing; echo $?", 0, "exit code 0\n2", 0),  # no check on the line
+        ("ls missing; echo $?", 0, "exit code 0\n2", 2),  # no check on the line: what it printed
+        ("make build; echo $?", 0, "exit code 0\nmake: *** [build] Error 2\n2", 2),
+        ("make build; echo $?", 0, "exit code 0\nok\n0", 0),
+        ('cargo build 2>&1 | tail -5; echo "exit: $?"', 0, "exit code 0\nerror[E0308]\nexit: 101", 101),
+        ("make build\necho $?\n", 0, "exit code 0\n2", 2),
+        ("make build; echo $?", 0, "exit code 0\nmake: *** [build] Error 2", None),  # unreadable
+        ("make build; echo $?", 124, "error: timed out after 120 s", None),
+        ("make build && echo $?", 2, "exit code 2\nmake: *** [build] Error 2", 2),  # the line's own
+        ("make build & echo $?", 0, "exit code 0\n0", None),  # `$?` of a background job says nothing
+        ("make build &\necho $?", 0, "exit code 0\n0", None),
+        ("pytest &\necho $?", 0, "exit code 0\n0", None),
+        ("sleep 1 & ; echo $?", 2, "exit code 2\nbash: syntax error near unexpected token `;'", None),
+        ("make & wait $!; echo $?", 0, "exit code 0\n2", 2),  # `wait` hands the job's status over
     ],
 )
-def test_the_reported_status_is_the_echoed_one_on_a_check_line_that_prints_it_else_the_lines(
+def test_the_reported_status_is_the_echoed_one_on_a_line_that_prints_it_else_the_lines(
     line: str, line_status: int, output: str, reported: int | None
 ) -> None:
     run = check_run(line, "python -m pytest", exit_code=line_status, output=output)

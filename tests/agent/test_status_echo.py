@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from skillshelf.agent.shell_line import simple_commands
-from skillshelf.agent.status_echo import StatusEcho, read_status, status_echo
+from skillshelf.agent.status_echo import StatusEcho, read_status, status_echo, trailing_echo
 from skillshelf.agent.tool_io import run_clipped
 
 
@@ -143,3 +143,72 @@ def test_a_last_line_the_output_clip_cut_into_is_not_read(tmp_path: Path) -> Non
     assert run.exit_code == 0 and run.output.rstrip().endswith("10")
     status, why = read_status(_BARE, 0, run.output)
     assert status is None and why is not None and "cut right before its last line" in why
+
+
+@pytest.mark.parametrize(
+    ("line", "echo"),
+    [
+        ("make build; echo $?", _BARE),
+        ('cargo build 2>&1 | tail -5; echo "exit: $?"', _EXIT),
+        ("make || true\necho $?\n", _BARE),
+        ("(make); echo $?;", _BARE),
+        ("make & wait $!; echo $?", _BARE),
+        ("tsc --noEmit  # types\n\necho $?", _BARE),
+    ],
+)
+def test_an_echo_ending_any_line_after_a_separator_is_its_trailing_echo(line: str, echo: StatusEcho) -> None:
+    assert trailing_echo(line) == echo
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "echo $?",  # nothing before it
+        "make && echo $?",  # runs only when make passed
+        "make || echo $?",
+        "make | echo $?",
+        "make; echo $? > status.txt",
+        "make; echo $? &",
+        "make; echo done",
+        "make; (echo $?)",
+        "echo $(make); echo $?",  # a line not read into tokens
+    ],
+)
+def test_lines_that_do_not_end_in_a_status_echo_after_a_separator_have_none(line: str) -> None:
+    assert trailing_echo(line) is None
+
+
+@pytest.mark.parametrize("line", ["make build & echo $?", "make build &\necho $?", "sleep 1 & ; echo $?"])
+def test_an_echo_after_a_background_job_is_marked_and_no_status_is_read_from_it(line: str) -> None:
+    echo = trailing_echo(line)
+    assert echo == StatusEcho(before="", after="", background=True)
+    status, why = read_status(echo, 0, "exit code 0\n0")
+    assert status is None and why is not None and "follows a background job" in why
+
+
+@pytest.mark.parametrize(
+    ("before", "echo"),
+    [
+        ("(exit 3) | (exit 4); ", "echo $?"),
+        ("(exit 3) || (exit 5); ", "echo $?"),
+        ("(exit 2); ", 'echo "exit: $?"'),
+        ("(exit 3) && true\n", "echo EXIT=$?"),
+        ("{ (exit 6); }; ", "printf 'status %d\\n' $?"),
+        ("(exit 7) & wait $!; ", "echo $?"),
+    ],
+)
+def test_a_trailing_echo_prints_the_status_bash_gives_the_line_without_it(before: str, echo: str) -> None:
+    found = trailing_echo(before + echo)
+    assert found is not None
+    expected = subprocess.run(["bash", "-c", before], capture_output=True, check=False).returncode
+    run = subprocess.run(
+        ["bash", "-c", before + echo], capture_output=True, text=True, encoding="utf-8", check=True
+    )
+    assert read_status(found, run.returncode, run.stdout) == (expected, None)
+
+
+def test_bash_prints_0_after_a_background_job_whatever_it_does() -> None:
+    run = subprocess.run(
+        ["bash", "-c", "(exit 3) & echo $?"], capture_output=True, text=True, encoding="utf-8", check=True
+    )
+    assert run.stdout.strip() == "0"

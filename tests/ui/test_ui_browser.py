@@ -243,6 +243,8 @@ def test_forgetting_a_memory_asks_first_then_forgets_it(site: Site, browser: Bro
 
     assert memories() == {"sess-one": False, "sess-two": False}
     _show(browser, site, "memory")
+    title = site.api("/api/memory")["scopes"][0]["title"]  # type: ignore[index]
+    assert title == "This project" and browser.text("section.scope h2").startswith(title)
     browser.click("button[data-forget='sess-one']")
     assert browser.wait("return document.getElementById('confirm').open")
     browser.screenshot(site.shots / "memory-confirm.png", full=False)

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from ui_helpers import BODY, Served, seed_memory, seed_usage, write_skill
 
+from skillshelf.serve.ui.memory_view import scope_title
 from skillshelf.tokens import approx_tokens
 from skillshelf.workspace import WorkspaceOptions
 from testkit import IsolatedHome, installed
@@ -201,6 +202,48 @@ def test_the_memory_view_shows_each_memory_with_its_session_and_citations(served
     assert memories["sess-one"]["citations"] == 1 and memories["sess-two"]["citations"] == 2
     assert memories["sess-one"]["transcript"] == "/transcripts/sess-one.jsonl"
     assert memories["sess-one"]["source"] == "codex" and "make check" in memories["sess-one"]["memory"]
+
+
+def test_under_a_global_memory_scope_the_cards_say_which_folder_is_used(
+    served: Served, isolated_home: IsolatedHome
+) -> None:
+    seed_memory(served.env)
+    isolated_home.write_user_config('[memory]\nscope = "global"\n')
+    served.server.state.reload()
+    data = served.page.json("/api/memory")
+    assert data["setting"] == "global"
+    cards = {s["scope"]: s for s in data["scopes"]}
+    project = next(s for s in data["scopes"] if s["current"])
+    assert project["title"] == 'This project (not used: memory.scope = "global")' and not project["used"]
+    assert not project["in_context"] and project["memories"]  # what it holds, not what agents read
+    assert (
+        cards["global"]["title"] == 'Global (used here: memory.scope = "global")' and cards["global"]["used"]
+    )
+
+
+def test_under_the_default_memory_scope_the_project_card_is_this_project(served: Served) -> None:
+    seed_memory(served.env)
+    data = served.page.json("/api/memory")
+    assert data["setting"] == "project"
+    assert [(s["title"], s["used"]) for s in data["scopes"]] == [("This project", True)]
+
+
+@pytest.mark.parametrize(
+    ("scope", "current", "used", "setting", "title"),
+    [
+        ("project:/p", True, True, "project", "This project"),
+        ("project:/p", True, False, "global", 'This project (not used: memory.scope = "global")'),
+        ("project:/p", True, False, "team", 'This project (not used: memory.scope = "team")'),
+        ("project:/p", True, False, "", "This project (not used: memory.scope is not text)"),
+        ("global", False, True, "global", 'Global (used here: memory.scope = "global")'),
+        ("global", False, False, "project", "Global"),
+        ("project:/other", False, False, "global", "/other"),
+    ],
+)
+def test_a_memory_card_is_titled_by_what_it_holds_and_whether_the_setting_uses_it(
+    scope: str, current: bool, used: bool, setting: str, title: str
+) -> None:
+    assert scope_title(scope, current=current, used=used, setting=setting) == title
 
 
 def test_the_usage_view_has_the_figures_of_skillshelf_stats(

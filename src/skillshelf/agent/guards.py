@@ -5,9 +5,11 @@ message for the model (or ``None``). They depend on nothing but their inputs, so
 loop can use them:
 
 - :class:`DoomLoopGuard`: the same file edited more than N times, or the same command failing
-  again and again, gets a note telling the model to step back and change approach (a run of the
-  checks fails by the status it reports for them, :func:`~skillshelf.agent.shell_effects.
-  reported_status`: ``pytest; echo $?`` by the status its echo printed, not the echo's own);
+  again and again, gets a note telling the model to step back and change approach (a command
+  fails by the status its line reports, :func:`~skillshelf.agent.shell_effects.reported_status`:
+  ``pytest; echo $?`` or ``make build; echo $?`` by the status its echo printed, not the echo's
+  own; a status that cannot be read fails a run of the checks and is not counted for another
+  line, such as one echoed after a background job);
 - :class:`CompletionGuard`: a final answer after an edit is sent back unless the project's
   checks ran (and passed) after the last edit (again after new work, a few times at most), and
   the task's :class:`CheckOutcome` says whether the work was verified; a command line counts as
@@ -31,7 +33,7 @@ from pathlib import Path
 from typing import Literal
 
 from skillshelf.agent.project_files import find_check_command
-from skillshelf.agent.shell_effects import check_run, reported_status
+from skillshelf.agent.shell_effects import CheckRun, check_run, reported_status
 from skillshelf.tokens import whole_or_listed
 
 __all__ = [
@@ -65,7 +67,7 @@ def _normalise(command: str) -> str:
 class DoomLoopGuard:
     """Notices edit loops and repeated failing commands within one task. ``check_command``: the
     project's check, as the completion guard knows it, so that a line that runs it fails or
-    passes by the status it reports for it."""
+    passes by the status it reports for it (as any other line does)."""
 
     def __init__(
         self, *, max_edits_per_file: int = 5, max_repeated_failures: int = 2, check_command: str | None = None
@@ -90,13 +92,17 @@ class DoomLoopGuard:
         )
 
     def on_command(self, command: str, exit_code: int, output: str | None = None) -> str | None:
-        """Count failures of the same command; a success resets its count. A line that runs the
-        checks fails by the status it reports for them (:func:`~skillshelf.agent.shell_effects.
-        reported_status`: on ``pytest; echo $?`` the one read from ``output``, what it printed; a
-        status that cannot be read is a failure)."""
+        """Count failures of the same command; a success resets its count. A line fails by the
+        status it reports (:func:`~skillshelf.agent.shell_effects.reported_status`: on ``pytest;
+        echo $?`` or ``make build; echo $?`` the one read from ``output``, what it printed; a
+        status that cannot be read is a failure for a run of the checks and says nothing for any
+        other line: ``server & echo $?`` neither counts nor resets)."""
         key = _normalise(command)
         run = check_run(command, self.check_command, exit_code=exit_code, output=output)
-        if reported_status(run, exit_code) == 0:
+        status = reported_status(run, exit_code)
+        if status is None and not run.counts:
+            return None
+        if status == 0:
             self._failures.pop(key, None)
             return None
         self._failures[key] += 1
@@ -171,7 +177,7 @@ class CompletionGuard:
         self._dirty = False
         # the last check run: command, exit code (None: its echoed status could not be read), why
         self._last_check: tuple[str, int | None, str | None] | None = None
-        self._last_command: tuple[str, int] | None = None  # the last command after the last edit
+        self._last_command: tuple[str, str] | None = None  # the last command after the last edit, its status
         self._miss: str | None = None  # why a line after the last edit that ran the checks does not count
         self._edit_cause: str | None = None  # what made the last edit, when it was not a file tool
         self._send_backs = 0
@@ -204,7 +210,7 @@ class CompletionGuard:
         if edit and (not run.counts or run.edits_before):
             self.on_edit(edit)
         if not edit or run.counts:
-            self._last_command = (line, exit_code)
+            self._last_command = (line, _shown_status(run, exit_code))
         if run.counts:
             self._dirty = False
             self._last_check = (line, reported_status(run, exit_code), run.why)
@@ -213,7 +219,7 @@ class CompletionGuard:
                 self.on_edit(edit)
         elif run.mentions and self._dirty:
             self._miss = (
-                f"`{line}` (exit code {exit_code}) does not count as a run of the checks, "
+                f"`{line}` ({_shown_status(run, exit_code)}) does not count as a run of the checks, "
                 f"as the line has {run.why}"
             )
 
@@ -270,10 +276,10 @@ class CompletionGuard:
             return f"{changed}, and no check ran after your last edit: {self._miss}; {advice}"
         ran = self._last_command
         if ran is not None:  # something ran after the edit, just nothing recognised as the checks
-            command, code = ran
+            command, status = ran
             return (
                 f"{changed}, and no check ran after your last edit: the last command, "
-                f"`{command}` (exit code {code}), does not look like the project's checks"
+                f"`{command}` ({status}), does not look like the project's checks"
             )
         if outcome.command:
             return f"{changed} but have not run `{outcome.command}` since your last edit"
@@ -331,6 +337,15 @@ def _counted_forms(check_command: str | None) -> str:
     )
     kept = [text for line, text in forms if check_run(line, check).counts]
     return "run the checks " + (", ".join(kept[:-1]) + f", or {kept[-1]}" if len(kept) > 1 else kept[0])
+
+
+def _shown_status(run: CheckRun, line_status: int) -> str:
+    """``exit code 2``, or on a line that ends in a status echo ``status 2 as its echo printed``
+    (``its echoed status unknown`` when it could not be read); ``run`` is given ``line_status``."""
+    if run.echo is None:
+        return f"exit code {line_status}"
+    status = reported_status(run, line_status)
+    return "its echoed status unknown" if status is None else f"status {status} as its echo printed"
 
 
 def _changed_by(line: str, paths: Sequence[str], shown: int = 3) -> str:

@@ -23,6 +23,12 @@ exactly (:attr:`CheckRun.exit_code`); when it cannot be read (the line did not e
 was cut before that line, the line is something else) the run counts as a failed check and
 :attr:`CheckRun.why` says why.
 
+Any other line that ends in such an echo after ``;`` or a newline reports the status it printed
+too, whatever it ran (``make build; echo $?``, ``cargo build 2>&1 | tail -5; echo $?``: the
+status the line would have exited with without the echo), or an unknown one (``None``) when it
+cannot be read, or when the echo follows a background job (``make build & echo $?``, whose
+``$?`` is 0 whatever the build does): :attr:`CheckRun.exit_code`, :func:`reported_status`.
+
 Otherwise a check followed by ``;`` or a newline (``pytest; echo done``: the status is the last
 command's), a pipeline (``| tail -3``), ``||`` (``|| true``), a background ``&``, a subshell, a
 negation (``!``), a command or process substitution or a here-document make the line not count,
@@ -60,7 +66,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from skillshelf.agent.shell_line import WHY_OPERATOR, Command, simple_commands
-from skillshelf.agent.status_echo import StatusEcho, read_status, status_echo
+from skillshelf.agent.status_echo import StatusEcho, read_status, status_echo, trailing_echo
 
 __all__ = [
     "MAX_LINE_CHARS",
@@ -134,9 +140,12 @@ class CheckRun:
     status printed by its trailing ``echo $?``, ``echo``) stands for the check's; else
     ``mentions`` when the check shows up in a line that does not run it so, and ``why``: what the
     line has that stops it (``a pipeline (`|`)...``). On a counted line, ``edits_before`` /
-    ``edits_after``: other commands before / after the (last) check may have changed files;
-    ``exit_code``, when :func:`check_run` was given the line's: the check's status, ``None`` when
-    the echo's could not be read (``why`` says why), a failed check."""
+    ``edits_after``: other commands before / after the (last) check may have changed files.
+    ``echo``: the status echo that ends the line, counted or not (``make build; echo $?``);
+    ``exit_code``, when :func:`check_run` was given the line's: the status the line reports, the
+    one its echo printed or else the line's own; on a counted line the check's, ``None`` when the
+    echo's could not be read (``why`` says why), a failed check; on another line ``None`` when the
+    echo's could not be read or follows a background job (``why`` stays what stops it counting)."""
 
     counts: bool
     mentions: bool = False
@@ -152,25 +161,28 @@ def check_run(
 ) -> CheckRun:
     """Whether ``line`` is a run of ``check_command`` (or of anything that looks like a project's
     tests) whose exit status stands for the check's; see the module docstring. Given the line's
-    ``exit_code`` (and its ``output``), a counted run has the check's ``exit_code``: the line's,
-    or the one a trailing ``echo $?`` printed; ``None`` when that cannot be read (``why`` says
-    why), which is a failed check."""
+    ``exit_code`` (and its ``output``), the run has the ``exit_code`` the line reports: the
+    line's, or the one a trailing ``echo $?`` printed; ``None`` when that cannot be read (on a
+    counted line ``why`` says why: a failed check)."""
     run = _line_run(line, check_command)
-    if exit_code is None or not run.counts:
+    if not run.counts and len(line) <= MAX_LINE_CHARS:
+        run = replace(run, echo=trailing_echo(line))
+    if exit_code is None:
         return run
     if run.echo is None:
         return replace(run, exit_code=exit_code)
     status, why = read_status(run.echo, exit_code, output)
-    return replace(run, exit_code=status, why=why)
+    return replace(run, exit_code=status, why=why if run.counts else run.why)
 
 
 def reported_status(run: CheckRun, line_status: int) -> int | None:
-    """The status a line reports for the check, which every guard that reads a bash call's status
-    reads: on a line that ends in a status echo (``pytest; echo $?``), the check's status it
-    printed (``None`` when that could not be read: a failed check; ``run`` is then
-    :func:`check_run`'s answer given ``line_status`` and the output), else the line's own
-    ``line_status`` (which on a counted line is the check's)."""
-    return run.exit_code if run.counts and run.echo is not None else line_status
+    """The status a line reports for what it ran, which every guard that reads a bash call's
+    status reads: on a line that ends in a status echo (``pytest; echo $?``, ``make build; echo
+    $?``), the status it printed (``None`` when that could not be read, or the echo follows a
+    background job; on a counted line a failed check; ``run`` is then :func:`check_run`'s answer
+    given ``line_status`` and the output), else the line's own ``line_status`` (which on a counted
+    line is the check's)."""
+    return run.exit_code if run.echo is not None else line_status
 
 
 def _line_run(line: str, check_command: str | None) -> CheckRun:

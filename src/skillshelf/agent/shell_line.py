@@ -2,14 +2,15 @@
 redirections) and the simple commands of a list joined by ``&&``, ``;`` and newlines
 (:func:`simple_commands`: each :class:`Command` with its words as read and as written), or, as a
 string, the construct that makes it something else (a pipeline, ``||``, a subshell, a
-substitution, a here-document...: :data:`WHY_OPERATOR`)."""
+substitution, a here-document...: :data:`WHY_OPERATOR`); and the command that ends any line that
+reads into tokens, with the operators before it (:func:`last_command`: ``make | tail; echo $?``)."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 
-__all__ = ["WHY_OPERATOR", "Command", "simple_commands"]
+__all__ = ["WHY_OPERATOR", "Command", "last_command", "simple_commands"]
 
 _REDIRECT = re.compile(r"&>>?|>>|>\||>&(?:[0-9]+-?|-)?|<&(?:[0-9]+-?|-)?|<<<|<<-?|<>|>|<")
 _OPERATORS = ("&&", "||", "|&", ";;", "|", ";", "&", "(", ")", "\n")
@@ -168,8 +169,34 @@ def simple_commands(line: str) -> list[Command] | str:
     """The simple commands of a list joined by ``&&``, ``;`` and newlines, redirections taken off;
     or why the line is not such a list."""
     tokens = _split(line)
+    return tokens if isinstance(tokens, str) else _commands(tokens)
+
+
+def last_command(line: str) -> tuple[tuple[str, ...], Command] | None:
+    """The simple command that ends ``line`` (a final ``;`` or newline aside), whatever comes
+    before it, and the operators right before it, in order (``(";",)`` in ``make; echo $?``,
+    ``("&", "\\n")`` in ``make &`` and ``echo $?`` on the next line, ``()`` when it is the line's
+    only command); ``None`` when the line cannot be read into tokens (a substitution, a
+    here-document, an unclosed quote) or does not end in a simple command (``make &``, ``(make)``)."""
+    tokens = _split(line)
     if isinstance(tokens, str):
-        return tokens
+        return None
+    while tokens and tokens[-1][0] == "op" and tokens[-1][1] in (";", "\n"):
+        tokens.pop()
+    start = len(tokens)
+    while start and tokens[start - 1][0] != "op":
+        start -= 1
+    tail = _commands(tokens[start:])
+    if not isinstance(tail, list) or len(tail) != 1:
+        return None
+    first = start
+    while first and tokens[first - 1][0] == "op":
+        first -= 1
+    return tuple(text for _, text, _ in tokens[first:start]), tail[0]
+
+
+def _commands(tokens: list[_Token]) -> list[Command] | str:
+    """The simple commands of tokens joined by ``&&``, ``;`` and newlines; or why they are not."""
     commands: list[Command] = []
     words: list[tuple[str, str]] = []
     op, writes, redirected, target = "", False, False, None

@@ -16,27 +16,33 @@ with no redirection, no other expansion (``$HOME``), no backslash (but a printf 
 ``\\n``s), no newline, and no unquoted ``* ? [ ] { } ~`` (globs, braces, a tilde) in its literal
 text, so what it prints is known but for the number.
 
+:func:`trailing_echo` finds such a command at the end of a whole line, after ``;`` or a newline,
+whatever comes before (``make build; echo $?``, ``make | tail -3; echo $?``: what it prints is
+the status the line would have exited with without it). After a background job (``make & echo
+$?``, ``make &`` and ``echo $?`` on the next line) ``$?`` is 0 whatever the job does: such an
+echo is marked ``background`` and no status is read from it.
+
 :func:`read_status` reads the status from the last line of the call's output, which must be
 the echo's text around a number from 0 to 255 written plainly (``0``, ``17``; not ``017``),
 exactly: the check's own output cannot pass for it, as the echo runs last and its line is the
 last one. Trailing blanks are not compared (the tool output is right-stripped). The status is
-unknown (``None``, with why) when the line's own status is not 0 (the echo did not run or
-failed: a timeout), when the output was cut right before its last line (the line may be the
-end of a longer one; :func:`~skillshelf.agent.tool_io.run_clipped` keeps the output's end, and
-marks a cut with a line ``... [N bytes of output cut] ...``), or when the last line is not the
-echo's text around such a number. The output must end as the command's did (a clip keeps the
-end, as :mod:`~skillshelf.agent.tool_io` does).
+unknown (``None``, with why) when the echo follows a background job, when the line's own status
+is not 0 (the echo did not run or failed: a timeout), when the output was cut right before its
+last line (the line may be the end of a longer one; :func:`~skillshelf.agent.tool_io.run_clipped`
+keeps the output's end, and marks a cut with a line ``... [N bytes of output cut] ...``), or when
+the last line is not the echo's text around such a number. The output must end as the command's
+did (a clip keeps the end, as :mod:`~skillshelf.agent.tool_io` does).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from skillshelf.agent.shell_line import Command
+from skillshelf.agent.shell_line import Command, last_command
 
-__all__ = ["StatusEcho", "read_status", "status_echo"]
+__all__ = ["StatusEcho", "read_status", "status_echo", "trailing_echo"]
 
 _EXPANSIONS = ("${?}", "$?")
 _UNQUOTED_SPECIAL = frozenset("$\\*?[]{}~\n")
@@ -44,6 +50,9 @@ _ECHO_FLAGS = re.compile(r"-[neE]+")
 _CONVERSION = re.compile(r"%[disu]")
 _STATUS = r"(0|[1-9][0-9]{0,2})"
 _CUT_LINE = re.compile(r"\.\.\. \[[0-9]+ bytes of output cut\] \.\.\.")
+#: What may stand between the commands before a trailing echo and the echo: list and background
+#: separators, the end of a subshell (``(make); echo $?``).
+_BEFORE_ECHO = frozenset({";", "\n", "&", ")"})
 
 # A word as written, read as its literal text and the status expansion (None) in order.
 _Parts = list[str | None]
@@ -52,10 +61,12 @@ _Parts = list[str | None]
 @dataclass(frozen=True, slots=True, kw_only=True)
 class StatusEcho:
     """A command that prints the status of the commands before it: ``before`` the number, then
-    the number, then ``after`` (``echo "exit: $?"``: ``"exit: "`` and ``""``)."""
+    the number, then ``after`` (``echo "exit: $?"``: ``"exit: "`` and ``""``). ``background``: the
+    commands before it end in ``&``, so the ``$?`` it prints is 0 and says nothing of them."""
 
     before: str
     after: str
+    background: bool = False
 
     def describe(self) -> str:
         return f"{self.before}<status>{self.after}".strip() or "<status>"
@@ -71,6 +82,20 @@ def status_echo(command: Command) -> StatusEcho | None:
     if head == "printf":
         return _printf(args)
     return None
+
+
+def trailing_echo(line: str) -> StatusEcho | None:
+    """The status echo that ends ``line`` after ``;``, a newline or a background ``&``, whatever
+    comes before it (see the module docstring); ``None`` when the line does not end in one, or
+    cannot be read into tokens (a command substitution, a here-document)."""
+    found = last_command(line)
+    if found is None:
+        return None
+    operators, command = found
+    echo = status_echo(command)
+    if echo is None or not operators or not _BEFORE_ECHO.issuperset(operators) or operators == (")",):
+        return None
+    return replace(echo, background="&" in operators)
 
 
 def _echo(args: Sequence[str], words: Sequence[str]) -> StatusEcho | None:
@@ -175,6 +200,8 @@ def read_status(echo: StatusEcho, line_status: int, output: str | None) -> tuple
     """The status ``echo`` printed on the last line of ``output``, or ``None`` and why it cannot be
     read (see the module docstring)."""
     shown = f"`{echo.describe()}`"
+    if echo.background:
+        return None, f"its echo {shown} follows a background job (`&`), whose status `$?` does not hold"
     if line_status != 0:
         return (
             None,

@@ -15,7 +15,7 @@ from skillshelf.env import Env
 from skillshelf.errors import NotFoundError, SkillshelfError, UsageError
 from skillshelf.memory.control import forget_session
 from skillshelf.memory.layout import GLOBAL_SCOPE, memory_project, project_scope, scope_dir
-from skillshelf.memory.read import memory_summary_for, scope_setting
+from skillshelf.memory.read import memory_folders_for, memory_summary_for, scope_setting
 from skillshelf.memory.store import OutputRow, default_db_path, open_store
 from skillshelf.serve.files import read_confined_file
 from skillshelf.tokens import approx_tokens
@@ -23,7 +23,7 @@ from skillshelf.tokens import approx_tokens
 if TYPE_CHECKING:
     from skillshelf.config import Config
 
-__all__ = ["forget_memory", "memory_view"]
+__all__ = ["forget_memory", "memory_view", "scope_title"]
 
 MAX_FILE_BYTES = 256 * 1024
 MAX_MEMORY_CHARS = 4000
@@ -31,8 +31,11 @@ MAX_SESSION_ID = 200
 
 
 def memory_view(env: Env, config: Config) -> dict[str, object]:
-    """The memory view's data: the current project first, then the global scope, then the rest;
-    ``in_context`` is the summary of the scope ``memory.scope`` (in ``config``) writes."""
+    """The memory view's data: the current project first, then the global scope, then the rest
+    (the current project's card always, the global one when it exists or ``memory.scope`` uses it,
+    the others when they exist); ``in_context`` is the summary of the scope ``memory.scope`` (in
+    ``config``) writes; ``used``: the scope that setting reads and writes here; ``title``: each
+    card's (:func:`scope_title`)."""
     data = env.dirs.data
     db = default_db_path(data)
     current = project_scope(memory_project(env.project_root))
@@ -44,18 +47,22 @@ def memory_view(env: Env, config: Config) -> dict[str, object]:
             for row in outputs:
                 session = store.session(row.session_id)
                 sources[row.session_id] = session.source if session else ""
-    in_context = memory_summary_for(env, setting=scope_setting(config))
+    setting = scope_setting(config)
+    in_context = memory_summary_for(env, setting=setting)
+    used = {scope for scope, _ in memory_folders_for(env, setting=setting)}
     scopes = list(dict.fromkeys([current, GLOBAL_SCOPE, *sorted(r.scope for r in outputs)]))
     views = []
     for scope in scopes:
         rows = [r for r in outputs if r.scope == scope]
         folder = scope_dir(data, scope)
-        if scope != current and not rows and not folder.is_dir():
+        if scope != current and scope not in used and not rows and not folder.is_dir():
             continue
         views.append(
             {
                 "scope": scope,
+                "title": scope_title(scope, current=scope == current, used=scope in used, setting=setting),
                 "current": scope == current,
+                "used": scope in used,
                 "folder": str(folder),
                 "in_context": in_context is not None and in_context.folder == folder,
                 "summary": _read(folder, "memory_summary.md"),
@@ -66,9 +73,22 @@ def memory_view(env: Env, config: Config) -> dict[str, object]:
     return {
         "db": str(db) if db.is_file() else None,
         "project": str(env.project_root),
+        "setting": setting,
         "in_context": in_context.to_dict() if in_context else None,
         "scopes": views,
     }
+
+
+def scope_title(scope: str, *, current: bool, used: bool, setting: str) -> str:
+    """A memory card's title: what the folder holds, and whether ``memory.scope = setting``
+    reads and writes it here when that is not what its name says (``This project (not used:
+    memory.scope = "global")``, ``Global (used here: memory.scope = "global")``)."""
+    shown = f'memory.scope = "{setting}"' if setting else "memory.scope is not text"
+    if current:
+        return "This project" if used else f"This project (not used: {shown})"
+    if scope == GLOBAL_SCOPE:
+        return f"Global (used here: {shown})" if used else "Global"
+    return scope.removeprefix("project:")
 
 
 def _read(folder: Path, name: str) -> dict[str, object] | None:

@@ -372,7 +372,7 @@ async function showProblems(main) {
 async function showMemory(main) {
   const data = await api("/api/memory");
   const scopes = data.scopes.map((s) => h("section", { class: "panel scope", dataset: { scope: s.scope } },
-    h("h2", {}, s.current ? "This project" : s.scope === "global" ? "Global" : s.scope.replace(/^project:/, ""),
+    h("h2", {}, s.title,
       s.in_context ? h("span", { class: "badge state-full", text: "in the context" }) : null),
     h("div", { class: "path", text: s.folder }),
     fileBlock("Memory summary", s.summary, true),
