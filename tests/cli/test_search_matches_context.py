@@ -1,7 +1,8 @@
 """`search` and `eval --selector default` judge suggestions as `context` makes them: a skill the
 per-turn suggestions leave out (mode ``manual`` or ``pinned``, or hidden from the model by
 ``disable-model-invocation``) is still ranked and listed by `search`, never marked `*`, and a
-query that needs it fails in `eval`, saying why."""
+query that needs it fails in `eval`, saying why; but for a pinned one, in the context of every
+session: a query that needs it passes, one that must not pick it fails."""
 
 from __future__ import annotations
 
@@ -107,6 +108,11 @@ def test_search_and_eval_never_suggest_a_skill_whose_mode_keeps_it_out_of_sugges
     assert "suggested to the model" not in out or f"({len(context)})" in out
 
     code, lines = _eval_lines(capsys, "--queries", str(queries))
+    if mode == "pinned":
+        assert code == 1 and lines[1].startswith("PASS line 1")
+        assert "pdf-forms pinned: always in context" in lines[1] and "never suggested" not in lines[1]
+        assert lines[2].startswith("FAIL line 2") and f"should not trigger: {folder}" in lines[2]
+        return
     assert code == 1 and lines[1].startswith("FAIL line 1")
     assert f"pdf-forms is never suggested ({why})" in lines[1]
     assert lines[2].startswith("PASS line 2")

@@ -305,3 +305,42 @@ def test_a_mentioned_copy_of_a_skill_passes_the_label_on_the_skill(skill_root: P
     assert judged.passed and judged.mentioned == (str(original),)
     ranked = report.results[0].ranked[0]
     assert ranked[0] == str(original) and str(copy) not in ranked  # the copy is not ranked again
+
+
+def test_a_pinned_skill_is_in_the_context_of_every_query_the_default_selector_judges(
+    skill_root: Path, tmp_path: Path
+) -> None:
+    skills = discover_in([skill_root]).skills
+    pinned = next(s for s in skills if s.name == "git-release")
+    folder, images = str(skill_root / "git-release"), str(skill_root / "image-resize")
+    rows: list[dict[str, object]] = [
+        {"query": "resize these photos", "relevant": [folder]},
+        {"query": "resize these photos", "relevant": [images], "not_relevant": [folder]},
+        {"query": "resize these photos", "relevant": [images]},
+    ]
+    queries = load_queries(_write_jsonl(tmp_path / "q.jsonl", rows), tools=False)
+
+    def nothing_confident(ix: SkillIndex, q: str, depth: int, sel: str) -> tuple[list[SkillDoc], bool]:
+        return list(ix.docs), sel != "default"  # the default ranking would show no suggestion
+
+    turn = QueryTurn(pinned=(pinned,))
+    index = SkillIndex.build(skills)
+    report = run_eval(
+        index,
+        queries,
+        ["default", "bm25f"],
+        k=1,
+        rank_fn=nothing_confident,
+        turn=lambda q: turn,
+    )
+    needed, refused, unlabelled = report.outcomes
+    assert needed.passed and needed.pinned == (folder,) and needed.rank is None
+    assert not refused.passed and refused.false_triggers == (folder,)
+    assert not unlabelled.passed and unlabelled.pinned == ()  # nothing shown, images missed
+    assert report.summary() == "default: 1 of 3 queries passed (top 1); 2 missed, 1 false trigger(s)"
+    default, bm25f = report.results
+    assert default.ranked[0][0] == folder and default.ranked[0].count(folder) == 1
+    assert folder not in default.ranked[2]  # an unlabelled pinned skill is not ranked
+    assert default.recall_1 == 1 / 3 and default.false_trigger_5 == 1.0
+    in_order = tuple(str(Path(d.key).parent) for d in index.docs)
+    assert all(ranked == in_order for ranked in bm25f.ranked)  # the ranking alone, pinned or not

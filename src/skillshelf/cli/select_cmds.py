@@ -25,7 +25,7 @@ from skillshelf.env import Env
 if TYPE_CHECKING:
     from skillshelf.context_parts import ClaudeNames
     from skillshelf.diagnostics import Diagnostic
-    from skillshelf.select.evaluate import TurnFn
+    from skillshelf.select.evaluate import EvalReport, TurnFn
     from skillshelf.select.ranking import RankingSettings
     from skillshelf.skills.model import Skill
     from skillshelf.workspace import WorkspaceSkills
@@ -112,9 +112,10 @@ def _eval_skills(env: Env, roots: Sequence[Path], tools: bool) -> _Ranked:
 
 
 def _turn_rule(moded: WorkspaceSkills, claude: ClaudeNames | None) -> TurnFn:
-    """The per-turn rule `context` follows, for `eval` to judge each query under: the skills the
-    query mentions (loaded whole) and the candidates the suggestions leave out for it."""
-    from skillshelf.context_parts import mentioned_in, suggestion_candidates, turn_candidates
+    """The per-turn rule `context` follows, for `eval` to judge each query under: the pinned
+    skills (in every session), the skills the query mentions (loaded whole) and the candidates
+    the suggestions leave out for it."""
+    from skillshelf.context_parts import suggestion_candidates, turn_candidates
     from skillshelf.select.evaluate import QueryTurn
 
     ranked = {str(s.path) for s in suggestion_candidates(moded)}
@@ -122,7 +123,7 @@ def _turn_rule(moded: WorkspaceSkills, claude: ClaudeNames | None) -> TurnFn:
     def rule(query: str) -> QueryTurn:
         turn = turn_candidates(moded, query, claude=claude)
         left_out = frozenset(key for key in turn.never_suggested if key in ranked)
-        return QueryTurn(mentioned=mentioned_in(moded, query), left_out=left_out)
+        return QueryTurn(mentioned=turn.mentioned, left_out=left_out, pinned=moded.pinned)
 
     return rule
 
@@ -268,11 +269,17 @@ def eval_cmd(
     loaded whole"), a not_relevant one fails it (it enters the context), and the other skills
     are ranked with the mentioned ones left out (a relevant one must make the top K of the
     rest). The metrics count the mentioned skills first, as the suggestions list them.
+
+    A skill pinned in config (`mode = "pinned"`; the skills under --root rank without config
+    modes) is in every session the agents start, never suggested per turn: with `--selector
+    default` a relevant one passes the query ("pinned: always in context"), a not_relevant one
+    fails it. Other selectors (bm25f...) judge their ranking alone, mentions and pins aside.
+
     Prints recall@1/5, MRR@10, nDCG@10 and latency per selector, then each query and a summary
     line. Exit status 1 when any query fails."""
-    from skillshelf.context_parts import ClaudeNames, suggestion_candidates, turn_candidates
+    from skillshelf.context_parts import ClaudeNames, suggestion_candidates
     from skillshelf.errors import UsageError
-    from skillshelf.select.service import evaluate_file, never_suggested_misses
+    from skillshelf.select.service import evaluate_file
 
     if roots and tools_file is not None:
         raise UsageError(
@@ -304,16 +311,27 @@ def eval_cmd(
             candidates=None if moded is None else suggestion_candidates(moded),
             turn=None if moded is None else _turn_rule(moded, claude),
         )
+    _show_eval(report, moded, claude, as_json)
+    ranked.report_config()
+    if report.failed:
+        raise SystemExit(1)
+
+
+def _show_eval(
+    report: EvalReport, moded: WorkspaceSkills | None, claude: ClaudeNames | None, as_json: bool
+) -> None:
+    """Print ``report``: each query with why a labelled skill is in the context whatever its rank
+    (pinned, mentioned) and, for a miss, why a relevant one is never suggested."""
+    from skillshelf.context_parts import turn_candidates
+    from skillshelf.select.service import never_suggested_misses
+
     always = {} if moded is None else turn_candidates(moded, "", claude=claude).never_suggested
     notes = never_suggested_misses(report, always)
     if as_json:
         outcomes = [o.to_dict() | {"never_suggested": list(notes.get(o.line, ()))} for o in report.outcomes]
         echo_json(report.to_dict() | {"outcomes": outcomes})
     else:
-        print_eval(report, {o.line: (*o.mention_notes(), *notes.get(o.line, ())) for o in report.outcomes})
-    ranked.report_config()
-    if report.failed:
-        raise SystemExit(1)
+        print_eval(report, {o.line: (*o.context_notes(), *notes.get(o.line, ())) for o in report.outcomes})
 
 
 @click.command("stats")

@@ -12,19 +12,21 @@ negative lines (what would be shown: below the ``default`` selector's confidence
 nothing triggers, as in the pass/fail judgement below), and ranking latency p50/p99.
 
 Each query also passes or fails (:class:`QueryOutcome`, judged on the first selector of the
-run, ``default`` with ``--selector all``): it fails when none of its ``relevant`` skills is
-among the first ``k`` (a miss) or one of its ``not_relevant`` skills is (a false trigger).
-For the ``default`` selector a request below the confidence threshold triggers nothing, as the
-model is then shown no suggestion. Copies of one skill (the same name and description in two
-folders) count as one, at the best rank of any of them: a label on one copy judges them all.
+run, ``default`` with ``--selector all``; :mod:`skillshelf.select.evaljudge` judges it): it fails
+when none of its ``relevant`` skills is in the context (a miss) or one of its ``not_relevant``
+skills is (a false trigger). Ranked, the first ``k`` are; for the ``default`` selector a request
+below the confidence threshold triggers nothing, as the model is then shown no suggestion.
+Copies of one skill (the same name and description in two folders) count as one, at the best
+rank of any of them: a label on one copy judges them all.
 
 The ``default`` selector also follows the per-turn rule of the context (``turn``, a
-:data:`TurnFn`): a skill the query mentions (``$name``, ``[$name](path)``, ``/name``) is loaded
-whole, whatever its rank, so a ``relevant`` one passes the query (``mentioned``, not a rank)
-and a ``not_relevant`` one fails it (a false trigger: it enters the context); the other skills
-are ranked with the mentioned ones (and their copies) left out, and those ranked in the first
-``k`` of the rest count. The metrics read the list the model is shown: the mentioned skills
-first (as the suggestions list them), then the rest.
+:data:`TurnFn`): a skill pinned in config is in every session and a skill the query mentions
+(``$name``, ``[$name](path)``, ``/name``) is loaded whole, whatever their rank, so a
+``relevant`` one passes the query (``pinned``/``mentioned``, not a rank) and a ``not_relevant``
+one fails it (a false trigger: it is in the context); the other skills are ranked with those
+(and their copies) left out, and those ranked in the first ``k`` of the rest count. The metrics
+read what the model has: the labelled pinned skills, the mentioned ones (as the suggestions list
+them), then the rest. The other selectors judge their ranking alone.
 """
 
 from __future__ import annotations
@@ -34,16 +36,27 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from skillshelf.select import DEFAULT_SELECTOR
-from skillshelf.select.docs import SkillDoc, copy_key
+from skillshelf.select.docs import SkillDoc
 from skillshelf.select.evalfile import EvalQuery, load_queries, load_tools
+from skillshelf.select.evaljudge import (
+    MENTIONED_WHY,
+    NO_TURN,
+    PINNED_WHY,
+    QueryOutcome,
+    QueryTurn,
+    TurnFn,
+    as_shown,
+    copy_sets,
+    doc_key,
+    outcome,
+)
 from skillshelf.select.index import SkillIndex
-from skillshelf.skills.model import Skill
 
 __all__ = [
     "MENTIONED_WHY",
+    "PINNED_WHY",
     "EvalQuery",
     "EvalReport",
     "QueryOutcome",
@@ -60,11 +73,6 @@ __all__ = [
     "reciprocal_rank",
     "run_eval",
 ]
-
-
-def doc_key(doc: SkillDoc) -> str:
-    """What a query file names: the tool id, or the absolute skill folder."""
-    return doc.tool_id if doc.tool_id is not None else str(Path(doc.key).parent)
 
 
 # ---- metrics (pure) --------------------------------------------------------------------------
@@ -127,63 +135,6 @@ class SelectorResult:
         return out
 
 
-MENTIONED_WHY = "mentioned: loaded whole"
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class QueryOutcome:
-    """Whether one query passed: a ``relevant`` skill it mentions or one in the first ``k`` of
-    the rest (``rank`` is the best one's there, None when none is), and no ``not_relevant`` one
-    mentioned or there (``false_triggers``). ``mentioned``: the labelled skills the query
-    mentions, whole in the context whatever their rank."""
-
-    line: int
-    query: str
-    rank: int | None
-    missed: bool
-    false_triggers: tuple[str, ...] = ()
-    mentioned: tuple[str, ...] = ()
-
-    @property
-    def passed(self) -> bool:
-        return not self.missed and not self.false_triggers
-
-    def mention_notes(self) -> tuple[str, ...]:
-        """``NAME mentioned: loaded whole`` for each labelled skill the query mentions."""
-        return tuple(f"{Path(key).name} {MENTIONED_WHY}" for key in self.mentioned)
-
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "line": self.line,
-            "query": self.query,
-            "passed": self.passed,
-            "rank": self.rank,
-            "missed": self.missed,
-            "false_triggers": list(self.false_triggers),
-            "mentioned": [{"skill": key, "why": MENTIONED_WHY} for key in self.mentioned],
-        }
-
-
-def outcome(
-    q: EvalQuery, keys: Sequence[str], k: int, triggered: bool, *, mentioned: Sequence[str] = ()
-) -> QueryOutcome:
-    """Judge one query on its ranked ``keys`` (those it mentions left out); ``triggered``
-    False: nothing ranked would be shown. The ``mentioned`` skills are in the context whatever
-    their rank: a relevant one passes the query, a not_relevant one is a false trigger."""
-    shown = list(keys[:k]) if triggered else []
-    relevant, negative = set(q.relevant), set(q.not_relevant)
-    rank = next((i + 1 for i, key in enumerate(shown) if key in relevant), None)
-    said = tuple(dict.fromkeys(key for key in mentioned if key in relevant or key in negative))
-    return QueryOutcome(
-        line=q.line,
-        query=q.query,
-        rank=rank,
-        missed=bool(q.relevant) and rank is None and not relevant.intersection(said),
-        false_triggers=tuple(dict.fromkeys(key for key in (*said, *shown) if key in negative)),
-        mentioned=said,
-    )
-
-
 @dataclass(frozen=True, slots=True, kw_only=True)
 class EvalReport:
     """Every selector's result, plus the queries (for per-query output) and the index size."""
@@ -241,79 +192,8 @@ def _mean(values: list[float]) -> float:
     return sum(values) / len(values) if values else 0.0
 
 
-def _copy_sets(index: SkillIndex) -> dict[str, str]:
-    """Each entry's key -> the key of the first of its copies (the same name and description,
-    :func:`~skillshelf.select.docs.copy_key`); empty when no entry has a copy."""
-    if not index.copy_depth():
-        return {}
-    first: dict[tuple[str, str], str] = {}
-    return {doc_key(d): first.setdefault(copy_key(d.name, d.description), doc_key(d)) for d in index.docs}
-
-
-def _one_per_skill(
-    keys: tuple[str, ...], q: EvalQuery, copies: dict[str, str]
-) -> tuple[tuple[str, ...], EvalQuery]:
-    """The ranked ``keys`` and the query's labels with the copies of one skill counted once, as
-    the model is shown them: the set stands at its best rank, under the key a label gives it
-    (else the best-ranked copy's). A label on one copy judges them all."""
-    if not copies:
-        return keys, q
-    named = {copies.get(key, key): key for key in (*q.relevant, *q.not_relevant)}
-
-    def once(entries: Sequence[str]) -> tuple[str, ...]:
-        kept: dict[str, str] = {}
-        for key in entries:
-            group = copies.get(key, key)
-            kept.setdefault(group, named.get(group, key))
-        return tuple(kept.values())
-
-    labels = dataclasses.replace(q, relevant=once(q.relevant), not_relevant=once(q.not_relevant))
-    return once(keys), labels
-
-
 RankFn = Callable[[SkillIndex, str, int, str], tuple[list[SkillDoc], bool]]
 """``(index, query, depth, selector) -> (ranked documents, whether anything would be shown)``."""
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class QueryTurn:
-    """What the per-turn rule does with one query
-    (:func:`skillshelf.context_parts.turn_candidates` decides it): the skills it ``mentioned``
-    (loaded whole, whatever their rank) and the keys (SKILL.md paths) the suggestions leave
-    ``left_out`` for it (those mentioned, those Claude Code's ``skillOverrides`` withhold)."""
-
-    mentioned: tuple[Skill, ...] = ()
-    left_out: frozenset[str] = frozenset()
-
-
-TurnFn = Callable[[str], QueryTurn]
-"""``query -> QueryTurn``: the per-turn rule the ``default`` selector is judged under."""
-
-_NO_TURN = QueryTurn()
-
-
-def _as_shown(
-    docs: Sequence[SkillDoc], asked: EvalQuery, turn: QueryTurn, copies: dict[str, str]
-) -> tuple[tuple[str, ...], tuple[str, ...], EvalQuery]:
-    """The keys of the skills ``asked`` mentions, the ranked keys of the rest (``turn``'s
-    left-out ones and every copy of a mentioned one taken out), and the query's labels, the
-    copies of one skill counted once in each (:func:`_one_per_skill`)."""
-    if not turn.mentioned and not turn.left_out:
-        keys, q = _one_per_skill(tuple(doc_key(d) for d in docs), asked, copies)
-        return (), keys, q
-    gone = {copy_key(s.name, s.description) for s in turn.mentioned}
-    rest = tuple(
-        doc_key(d) for d in docs if d.key not in turn.left_out and copy_key(d.name, d.description) not in gone
-    )
-    said, _ = _one_per_skill(tuple(dict.fromkeys(str(s.path.parent) for s in turn.mentioned)), asked, copies)
-    keys, q = _one_per_skill(rest, asked, copies)
-    return said, keys, q
-
-
-def _in_context(said: Sequence[str], rest: Sequence[str], n: int) -> tuple[str, ...]:
-    """What the model is shown at depth ``n``: the skills the query mentions, then the best
-    ``n`` of the rest."""
-    return (*said, *rest[:n])
 
 
 def run_eval(
@@ -328,7 +208,7 @@ def run_eval(
 ) -> EvalReport:
     """Rank every query with every selector, compute the metrics, and judge each query on the
     first selector (see the module docstring); ``turn`` is the per-turn rule the ``default``
-    selector follows (None: no query mentions a skill, none is left out)."""
+    selector follows (None: no skill is pinned, no query mentions one, none is left out)."""
     from skillshelf.select import rank_docs
 
     def default_rank(ix: SkillIndex, q: str, depth: int, sel: str) -> tuple[list[SkillDoc], bool]:
@@ -337,7 +217,7 @@ def run_eval(
     ranker = rank_fn or default_rank
     known = {doc_key(d) for d in index.docs}
     unknown = sorted({r for q in queries for r in (*q.relevant, *q.not_relevant) if r not in known})
-    copies = _copy_sets(index)
+    copies = copy_sets(index)
     depth = max(top, 10, k)
     results = []
     outcomes: list[QueryOutcome] = []
@@ -346,26 +226,28 @@ def run_eval(
         times: list[float] = []
         r1, r5, h5, mrr, ndcg, false5 = [], [], [], [], [], []
         for asked in queries:
-            rule = turn(asked.query) if turn is not None and sel == DEFAULT_SELECTOR else _NO_TURN
-            wanted = depth + len(rule.left_out) + len(rule.mentioned)
+            rule = turn(asked.query) if turn is not None and sel == DEFAULT_SELECTOR else NO_TURN
+            wanted = depth + len(rule.left_out) + len(rule.mentioned) + len(rule.pinned)
             start = time.perf_counter()
             docs, shown = ranker(index, asked.query, wanted * (1 + index.copy_depth()), sel)
             times.append((time.perf_counter() - start) * 1000)
-            said, keys, q = _as_shown(docs, asked, rule, copies)
-            keys = keys[:depth]
-            listed = tuple(dict.fromkeys((*said, *keys)))
+            view = as_shown(docs, asked, rule, copies)
+            view = dataclasses.replace(view, ranked=view.ranked[:depth])
+            q, listed = view.labels, tuple(dict.fromkeys(view.in_context(depth)))
             ranked_all.append(listed[:top])
             if n == 0:
-                outcomes.append(outcome(q, keys, k, shown, mentioned=said))
+                outcomes.append(
+                    outcome(q, view.ranked, k, shown, mentioned=view.mentioned, pinned=view.pinned)
+                )
             if q.relevant:
-                first, five = _in_context(said, keys, 1), _in_context(said, keys, 5)
+                first, five = view.in_context(1), view.in_context(5)
                 r1.append(recall_at(first, q.relevant, len(first)))
                 r5.append(recall_at(five, q.relevant, len(five)))
                 h5.append(1.0 if set(five) & set(q.relevant) else 0.0)
                 mrr.append(reciprocal_rank(listed, q.relevant, 10))
                 ndcg.append(ndcg_at(listed, q.relevant, 10))
             if q.not_relevant:
-                triggered = set(_in_context(said, keys, 5 if shown else 0))
+                triggered = set(view.in_context(5 if shown else 0))
                 false5.append(1.0 if triggered & set(q.not_relevant) else 0.0)
         results.append(
             SelectorResult(
