@@ -65,7 +65,9 @@ def test_a_session_start_carries_the_pinned_skills_body(isolated_home: Any, agen
 
 
 def test_a_resumed_session_gets_no_second_copy(isolated_home: Any) -> None:
-    """The resumed conversation holds the first answer's copy already."""
+    """The resumed conversation may hold the first answer's copy already: a resume whose
+    transcript cannot be read (none was written here) adds nothing (test_hooks_pinned_resume.py
+    reads the transcripts)."""
     env = make_project(isolated_home, config=PIN_RELEASE_NOTES)
     for agent in ("codex", "claude"):
         assert "STEPS-OF-release-notes" in _start(env, agent, "startup")

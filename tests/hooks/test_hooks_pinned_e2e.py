@@ -1,7 +1,8 @@
 """A pinned skill reaches the model inside the real Codex 0.171.0 and Claude Code 2.1.197, offline
 against ``model-standin``: its body is in every request of the session once, from the first
 one on, after a resume (the old conversation holds it) and after a compaction (the compaction's
-``SessionStart`` answer brings it back)."""
+``SessionStart`` answer brings it back). A session that started before the skill was pinned
+gets it from its resume on, once."""
 
 from __future__ import annotations
 
@@ -68,3 +69,36 @@ def test_codex_has_a_pinned_skill_once_in_every_request(
     requests = standin.requests()
     assert len(requests) > started + 1
     assert _copies(requests, marker) == [1] * len(requests)
+
+
+def test_claude_code_resumed_after_a_pin_has_the_skill_once_from_then_on(
+    agent_clis: Any, isolated_home: Any, model_standin: Any
+) -> None:
+    repo, _skill, marker = small_repo(isolated_home, ".agents/skills")  # nothing pinned yet
+    standin = model_standin([{"text": "OK"}] * 3)
+    run_skillshelf("setup", "claude", "--scope", "project", cwd=repo)
+    run_claude(agent_clis.claude, repo, standin.url, "make me a gif")
+    before = len(standin.requests())
+    run_skillshelf("enable", "gif-maker", "--mode", "pinned", cwd=repo)
+    run_claude(agent_clis.claude, repo, standin.url, "go on", resume=True)
+    run_claude(agent_clis.claude, repo, standin.url, "and once more", resume=True)
+    requests = standin.requests()
+    assert len(requests) > before + 1
+    assert _copies(requests, marker) == [0] * before + [1] * (len(requests) - before)
+
+
+def test_codex_resumed_after_a_pin_has_the_skill_once_from_then_on(
+    agent_clis: Any, isolated_home: Any, model_standin: Any
+) -> None:
+    repo, _skill, marker = small_repo(isolated_home, ".agents/skills")  # nothing pinned yet
+    standin = model_standin([{"text": "OK"}] * 3)
+    standin_codex_home(isolated_home, standin.url, repo)
+    run_skillshelf("setup", "codex", "--scope", "project", cwd=repo)
+    run_codex(agent_clis.codex, repo, "make me a gif")
+    before = len(standin.requests())
+    run_skillshelf("enable", "gif-maker", "--mode", "pinned", cwd=repo)
+    run_codex(agent_clis.codex, repo, "go on", "resume", "--last")
+    run_codex(agent_clis.codex, repo, "and once more", "resume", "--last")
+    requests = standin.requests()
+    assert len(requests) > before + 1
+    assert _copies(requests, marker) == [0] * before + [1] * (len(requests) - before)

@@ -8,7 +8,8 @@
   and each mentioned skill as loaded (``via: "mention"``; the agent injected its body or the
   hook did), so a compaction puts it back like a skill the model read. A pinned skill the
   session's ``SessionStart`` answer holds whole is neither loaded nor recorded again.
-- ``SessionStart``: the pinned skills (:mod:`.pinned`; not on a resume), after a compaction the
+- ``SessionStart``: the pinned skills (:mod:`.pinned`; on a resume only those the transcript does
+  not hold yet), after a compaction the
   skills the session loaded (:mod:`.reattach`), then in the room left the project's memory
   summary (``hooks.session_memory``); transcripts
   queued by earlier sessions are extracted by a detached ``memory run --queued``; a detached
