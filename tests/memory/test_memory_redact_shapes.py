@@ -9,8 +9,11 @@ import json
 import string
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from redact_cases import r
 
+from skillshelf.memory.phase1 import parse_stage1_reply
 from skillshelf.memory.redact import REDACTED, redact
 from skillshelf.memory.redact.jsonl import is_secret_key
 
@@ -267,3 +270,106 @@ def test_a_password_with_spaces_on_a_config_line_is_redacted_whole() -> None:
 def test_a_quoted_secret_in_a_sentence_is_redacted_to_its_closing_quote() -> None:
     said = f"I set the password to '{r(8)} {r(4)}!' for the demo"
     assert redact(said).text == f"I set the password to '{REDACTED}' for the demo"
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "The password {} works for the db.",
+        "use password {} for the db",
+        "logged in with password {}",
+        "the password for the staging db: {}",
+        "Passphrase '{}' unlocks the key",
+        "the api key `{}` goes in the header",
+        "rotate the token {}, it leaked",
+        "DB_PASSWORD {} (from the vault)",
+        "pwd {}!",
+    ],
+)
+def test_a_credential_right_after_the_name_of_a_secret_is_redacted(sentence: str) -> None:
+    secret = r(14)
+    out = redact(sentence.format(secret))
+    assert out.text == sentence.format(REDACTED)
+    assert [f.kind for f in out.findings] == ["prose-secret"]
+
+
+def test_a_phase1_reply_that_names_a_password_in_prose_is_stored_redacted() -> None:
+    secret = r(15)
+    said = f"The password {secret} works for the db."
+    reply = json.dumps({"raw_memory": f"### Task 1\n- {said}", "rollout_summary": said, "rollout_slug": "db"})
+
+    result = parse_stage1_reply(reply)
+
+    assert result is not None and secret not in repr(result)
+    assert result.raw_memory == f"### Task 1\n- The password {REDACTED} works for the db."
+
+
+@pytest.mark.parametrize("secret", ["hunter2!" + r(4, string.ascii_lowercase), "Summer#2024", "S3cr3t#pw"])
+def test_a_credential_with_a_symbol_after_a_password_is_redacted(secret: str) -> None:
+    assert redact(f"log in with password {secret} now").text == f"log in with password {REDACTED} now"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the password field",
+        "password reset flow",
+        "enter your password",
+        "password123 is a bad example",
+        "the password password123 is a bad example",
+        "a password Summer2024 is guessed first",
+        "kubectl get secret my-secret-v2 -o yaml",
+        "open the Password Manager2 app",
+        "Token *oauth2.Token",
+        "password VARCHAR(255) NOT NULL",
+        "the api key ANTHROPIC_API_KEY",
+        "the token o200k_base",
+        "token v1alpha1 and secret v1beta1",
+        "token 0x" + r(40, "0123456789abcdefABCDEF") + " on mainnet",
+        "send the token ${GITHUB_TOKEN} along",
+        "password $DB_PASSWORD",
+        "cd $(pwd)/build2 && pwd -P",
+        "- **Token Efficiency**: never load it twice",
+        "**API Key Required:** Get one from the console",
+        "pass v2Config to it",
+        "the password <your-Password1>",
+    ],
+)
+def test_a_word_after_the_name_of_a_secret_that_is_no_credential_stays(text: str) -> None:
+    assert redact(text).text == text
+
+
+def test_an_option_named_token_stays_the_command_lines_finding() -> None:
+    token = r(20)
+    assert [f.kind for f in redact(f"tool list --page-token {token}").findings] == ["cli-password-option"]
+
+
+_CREDENTIAL = st.tuples(
+    st.text(string.ascii_lowercase, min_size=3, max_size=8),
+    st.text(string.ascii_uppercase, min_size=1, max_size=4),
+    st.text(string.digits, min_size=1, max_size=4),
+    st.text("!@#$%^&+=~", max_size=2),
+).map(lambda parts: parts[1] + parts[0] + parts[2] + parts[3] + parts[0][::-1])
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.sampled_from(["password", "Passwd", "passphrase", "secret", "secret key", "API key", "token"]),
+    _CREDENTIAL,
+)
+def test_any_credential_after_its_name_is_redacted(name: str, secret: str) -> None:
+    assert redact(f"I used the {name} {secret} for it.").text == f"I used the {name} {REDACTED} for it."
+
+
+_PROSE_WORD = st.text(string.ascii_letters, min_size=1, max_size=14) | st.builds(
+    lambda word, n: word + str(n),
+    st.text(string.ascii_lowercase, min_size=1, max_size=10),
+    st.integers(0, 9999),
+)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.sampled_from(["password", "secret", "token", "api key", "pwd"]), st.lists(_PROSE_WORD, max_size=6))
+def test_words_and_numbered_names_after_the_name_of_a_secret_stay(name: str, words: list[str]) -> None:
+    text = " ".join(["the", name, *words, "works."])
+    assert redact(text).text == text

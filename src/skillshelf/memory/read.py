@@ -16,6 +16,11 @@ from the config by the caller (:func:`scope_setting` for a loaded config).
   (``<oai-mem-citation>`` blocks, as Codex's read path asks agents to write), when its memory
   is of a scope the setting writes.
 - :func:`memory_skill_roots` lists the ``skills/`` folders consolidation wrote (skill roots).
+
+The summary and the lines come out redacted (:mod:`.read_redacted`: a file edited by hand, or
+written by an older redactor, may hold a secret), whoever asks: the hooks and ``context`` for a
+model, ``memory show`` and ``memory search`` for the user, who see what the model gets (the
+files themselves are there to read as they are).
 """
 
 from __future__ import annotations
@@ -27,7 +32,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from skillshelf.env import Env
+from skillshelf.fileio import read_regular_text
 from skillshelf.memory.layout import GLOBAL_SCOPE, is_other_scope, memory_project, project_scope, scope_dir
+from skillshelf.memory.read_redacted import MAX_MEMORY_FILE_BYTES, redacted_file
 from skillshelf.memory.settings import MemorySettings
 from skillshelf.tokens import approx_tokens
 
@@ -111,16 +118,16 @@ def memory_folders_for(env: Env, *, setting: str) -> list[tuple[str, Path]]:
 
 
 def memory_summary_for(env: Env, *, setting: str, token_cap: int = 5000) -> MemorySummary | None:
-    """The capped memory summary agents in ``env`` read under ``memory.scope = setting``; None
-    when there is none."""
+    """The capped memory summary agents in ``env`` read under ``memory.scope = setting``,
+    redacted; None when there is none."""
     for scope, folder in memory_folders_for(env, setting=setting):
         path = folder / "memory_summary.md"
         try:
             if folder.is_symlink() or not path.is_file():
                 continue
-            raw = path.read_text(encoding="utf-8", errors="replace").strip()
         except OSError:
             continue
+        raw = (redacted_file(path, cache=env.dirs.cache) or "").strip()
         if not raw:
             continue
         from skillshelf.memory.phase1 import truncate_middle  # only with a summary to cut
@@ -165,6 +172,34 @@ def _nearest_thread(lines: list[str], index: int) -> str | None:
     return None
 
 
+def _scores(lines: list[str], words: set[str]) -> list[int]:
+    return [sum(line.lower().count(w) for w in words) for line in lines]
+
+
+def _file_hits(path: Path, words: set[str], cache: Path) -> list[MemoryHit]:
+    """The lines of ``path`` holding any of ``words``, scored on the redacted text (read
+    redacted only when the file as it is holds one)."""
+    try:
+        lines = read_regular_text(path, limit=MAX_MEMORY_FILE_BYTES, errors="replace").splitlines()
+    except OSError:
+        return []
+    if not any(_scores(lines, words)) or (text := redacted_file(path, cache=cache)) is None:
+        return []
+    shown = text.splitlines()
+    if len(shown) != len(lines):  # changed between the two reads: its session ids are the new text's
+        lines = shown
+    owner = _file_session(path, lines)
+    hits = []
+    for n, score in enumerate(_scores(shown, words)):
+        if score:
+            session = owner or (_nearest_thread(lines, n) if path.name == "MEMORY.md" else None)
+            hit = MemoryHit(
+                path=path, line=n + 1, text=shown[n].strip()[:300], score=score, session_id=session
+            )
+            hits.append(hit)
+    return hits
+
+
 def search_memory(
     env: Env,
     query: str,
@@ -175,7 +210,7 @@ def search_memory(
     db: str | None = None,
 ) -> list[MemoryHit]:
     """Lines of ``MEMORY.md`` and rollout summaries matching the query's words, best first, in
-    the folders agents in ``env`` read under ``memory.scope = setting``."""
+    the folders agents in ``env`` read under ``memory.scope = setting``, redacted."""
     words = {w.lower() for w in _WORD.findall(query)}
     if not words:
         return []
@@ -183,21 +218,7 @@ def search_memory(
     for _, folder in memory_folders_for(env, setting=setting):
         files = [folder / "MEMORY.md", *sorted((folder / "rollout_summaries").glob("*.md"))]
         for path in files:
-            try:
-                lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-            except OSError:
-                continue
-            owner = _file_session(path, lines)
-            for n, line in enumerate(lines):
-                lowered = line.lower()
-                score = sum(lowered.count(w) for w in words)
-                if score:
-                    session = owner or (_nearest_thread(lines, n) if path.name == "MEMORY.md" else None)
-                    hits.append(
-                        MemoryHit(
-                            path=path, line=n + 1, text=line.strip()[:300], score=score, session_id=session
-                        )
-                    )
+            hits += _file_hits(path, words, env.dirs.cache)
     hits.sort(key=lambda h: (-h.score, str(h.path), h.line))
     hits = hits[:limit]
     used = list(dict.fromkeys(h.session_id for h in hits if h.session_id))

@@ -49,6 +49,7 @@ from skillshelf.memory.redact.values import (
     is_code_like,
     is_named_stand_in,
     is_placeholder,
+    looks_like_credential,
     pem_tail_spans,
 )
 
@@ -148,6 +149,8 @@ def _vetted(rule: Rule, text: str, start: int, end: int) -> tuple[int, int] | No
     if rule.group and is_code_like(value, paths=rule.category in ("assignment", "connection-string")):
         return None
     if rule.vet == "argument" and is_named_stand_in(value):
+        return None
+    if rule.vet == "credential" and not looks_like_credential(value):
         return None
     return start, end
 

@@ -22,8 +22,9 @@ class Rule:
     """One secret format. ``group`` names the part that is secret (0: the whole match; a tuple:
     alternatives, the first that took part in the match). ``vet`` says how a found value is
     checked before it counts: ``value`` (placeholders, and code for group rules), ``argument``
-    (those, and a name in capitals standing for the value: ``-p PASSWORD``, ``echo "API_TOKEN" |``)
-    or ``key`` (a key body: only emptiness; key bodies hold runs like ``AAAAAAAA``); shorter than
+    (those, and a name in capitals standing for the value: ``-p PASSWORD``, ``echo "API_TOKEN" |``),
+    ``key`` (a key body: only emptiness; key bodies hold runs like ``AAAAAAAA``) or ``credential``
+    (a word after the name of a secret in prose: :func:`~.values.looks_like_credential`); shorter than
     ``min_len`` chars, it does not count. ``each``: every group that took part is a secret, not
     only the first (a command that takes several: ``--from-literal=a=X --from-literal=b=Y``).
 
@@ -41,7 +42,7 @@ class Rule:
     anchors: tuple[str, ...] = ()
     back: tuple[int, int] = (0, 0)
     needles: tuple[str, ...] = ()
-    vet: Literal["value", "argument", "key"] = "value"
+    vet: Literal["value", "argument", "key", "credential"] = "value"
     min_len: int = 1
     each: bool = False
 

@@ -82,6 +82,15 @@ _PAIR_VALUE = (
     r"(?:(?P<q>[\"'`])(?P<qv>(?=[^\"'`\r\n]*?" + _SAID_SHAPE + r")[^\"'`\r\n]{1,200}?)(?P=q)"
     r"|(?P<v>(?=[^\s\"'`/]*?" + _SAID_SHAPE + r")[^\s\"'`/]*?[^\s\"'`.,;:!?)\]/])(?=[.,;:!?)\]]*(?:\s|$)))"
 )
+# A credential-shaped word right after the name of a secret ("login with password X"): vetted by
+# ``looks_like_credential`` (values.py), markdown emphasis after it left out ("**Token Sprawl**:");
+# ``pass`` alone is not such a name ("pass v2Config to it"), an option (``--page-token X``) is
+# :mod:`.rules_shell`'s
+_NAMED_SECRET = r"(?:password|passwd|passphrase|pwd|secret(?:[ _-]?key)?|api[ _-]?key|apikey|token)"
+_NAMED_VALUE = (
+    r"(?:(?P<q>[\"'`])(?P<qv>[^\s\"'`]{8,128})(?P=q)"
+    r"|(?P<v>[^\s\"'`]{7,127}[^\s\"'`.,;:!?)\]*~])(?=[.,;:!?)\]*~]*(?:\s|$)))"
+)
 # A token said after its name and a colon: token characters with a digit, no URL, no markup
 _TOKEN_SAID = r"(?=[\w+/=.-]*\d)[\w+/=.-]*[\w+/=]"
 # A lower-case word said to be a password ("the password is swordfish."): quoted, or alone at the
@@ -309,6 +318,16 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
             r"\buser(?:name)?[ \t]*[:=]?[ \t]+" + _SAID_USER + r"[ \t]*[,;]?[ \t]+(?:and[ \t]+)?"
             r"(?:pass(?:word)?|passwd|pw|pwd)[ \t]*[:=]?[ \t]*" + _PAIR_VALUE
         ),
+    ),
+    Rule(  # "the password Hunter2Secret99 works", "log in with password X", "the password for the db: X"
+        kind="prose-secret",
+        category="assignment",
+        group=("qv", "v"),
+        flags=re.IGNORECASE,
+        min_len=8,
+        vet="credential",
+        anchors=("pass", "pwd", "secret", "token", "api"),
+        pattern=r"(?<![A-Za-z0-9-])" + _NAMED_SECRET + r"(?:" + _SAID_FOR + r"[ \t]*:)?[ \t]+" + _NAMED_VALUE,
     ),
     Rule(  # "the password is swordfish.": a lower-case word alone, at the end of a sentence
         kind="prose-secret",

@@ -1,5 +1,7 @@
 """What counts as a secret value, and the finders regular expressions cannot express well.
 
+- :func:`looks_like_credential`: a word that reads as a password or key, not as prose or code
+  (``Hunter2Secret99``, not ``Manager2``, ``my-secret-v2`` or ``*oauth2.Token``).
 - :func:`is_placeholder`, :func:`is_code_like`: values that are not secrets (``${TOKEN}``,
   ``<your-key>``, ``sk-xxxx``, ``get_password()``). A ``$`` followed by a name is a variable
   reference only when the name reads like one (``$DB_PASSWORD``, ``$db_pass``, ``$dbPass``):
@@ -35,6 +37,7 @@ __all__ = [
     "is_code_like",
     "is_named_stand_in",
     "is_placeholder",
+    "looks_like_credential",
     "looks_random",
     "pem_tail_spans",
 ]
@@ -107,6 +110,31 @@ def is_named_stand_in(value: str) -> bool:
     commands and code are shown in documentation. Capitals with a digit (``HUNTER22``) are a
     value; so is anything beside an assignment's key, where ``SECRET=ABCDEFGHIJKL`` may be one."""
     return _NAMED_STAND_IN.fullmatch(value) is not None
+
+
+_CREDENTIAL_CLASSES = (re.compile(r"[a-z]"), re.compile(r"[A-Z]"), re.compile(r"[0-9]"))
+#: ASCII punctuation but ``_``, ``-`` and ``.``, which identifiers, names and versions hold
+_SYMBOL = re.compile(r"[!-,/:-@\[\\\]^`{-~]")
+#: What a word of prose or code is not: a path, a URL, a call or subscript, a list, markup
+_NOT_IN_CREDENTIAL = re.compile(r"[/\\()\[\]{}<>|,;]")
+_WORD_AND_NUMBER = re.compile(r"[A-Za-z][a-z]+[0-9]+|[0-9]+[A-Za-z][a-z]+|0[xX][0-9A-Fa-f]+")
+
+
+def looks_like_credential(value: str) -> bool:
+    """A word that reads as a password or a key where a sentence names one (``the password
+    Hunter2Secret99 works``), not prose or code: 8 to 128 chars, three of lower case, capitals,
+    digits and symbols (``_``, ``-`` and ``.`` are no symbols: ``my-secret-v2``, ``o200k_base``
+    and ``v1.2.3`` stay), none of ``/\\()[]{}<>|,;`` (paths, URLs, calls, types, lists, markup),
+    not opening with ``-``, ``=``, ``*`` or ``&`` (an option, an operator, a pointer type), not one
+    word and a number (``Manager2``, ``Summer2024``; ``Summer#2024`` counts) nor a ``0x`` number,
+    and no placeholder or expression. Lower case and digits alone (``s3cr3tpass``) are not
+    enough: kebab and snake names with versions have that shape too."""
+    if not 8 <= len(value) <= 128 or value[0] in "-=*&" or _NOT_IN_CREDENTIAL.search(value):
+        return False
+    classes = sum(bool(c.search(value)) for c in _CREDENTIAL_CLASSES) + bool(_SYMBOL.search(value))
+    if classes < 3 or _WORD_AND_NUMBER.fullmatch(value):
+        return False
+    return not is_placeholder(value) and not is_code_like(value, paths=True)
 
 
 def _entropy(value: str) -> float:
