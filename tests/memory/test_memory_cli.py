@@ -107,7 +107,7 @@ def test_bad_options_give_codes_not_tracebacks(
     project: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     code, _, err = _run(capsys, "memory", "run", "--model", "mistral:large", "--phase", "1")
-    assert code == 1 and "ME020" in err and "Traceback" not in err
+    assert code == 2 and "ME020" in err and "Traceback" not in err
     code, _, err = _run(capsys, "memory", "run", "--sessions", str(tmp_path / "missing"))
     assert code == 2 and "does not exist" in err
     code, _, err = _run(capsys, "memory", "status", "--db", "mysql://x@y/z")
@@ -190,7 +190,7 @@ def test_memory_settings_come_from_the_config_file(
     assert [d["model"] for d in json.loads(out)["dry_run"]] == ["anthropic:claude-haiku-x"]
     config.write_text("[memory]\nmax_rollouts = 3\n", encoding="utf-8")
     code, _, err = _run(capsys, "memory", "run", "--dry-run")
-    assert code == 1 and "ME021" in err
+    assert code == 2 and "ME021" in err
 
 
 def test_a_run_without_an_api_key_stops_before_claiming_anything(

@@ -13,6 +13,7 @@ from memory_helpers import ScriptedModel, write_claude_transcript, write_skillsh
 from skillshelf.env import Env
 from skillshelf.hooks import events
 from skillshelf.hooks.payload import HookInput
+from skillshelf.memory.inspect import memory_status
 from skillshelf.memory.queue import QueuedSession, dequeue, enqueue, queue_dir, queued
 from skillshelf.memory.runner import project_of
 from skillshelf.memory.service import RunOptions, run_memory
@@ -179,3 +180,40 @@ def test_a_session_queued_in_a_worktree_counts_for_its_main_checkout_after_the_w
     with open_store(None, data_dir=env.dirs.data) as store:
         row = store.session("s1")
         assert row is not None and row.project == project_of(main)
+
+
+def test_a_dry_run_shows_the_queued_sessions_the_run_would_take_and_leaves_the_queue_as_it_is(
+    isolated_home: Any,
+) -> None:
+    project, env = _project(isolated_home)
+    state = env.dirs.state
+    path = _fresh_transcript(isolated_home.state, project, "ended")
+    enqueue(state, QueuedSession(path=path, agent="claude", session_id="ended", ended=True))
+    (queue_dir(state) / "broken.json").write_text("{not json", encoding="utf-8")
+    settings = _settings("http://127.0.0.1:9/v1")  # never called
+    entries = sorted(p.name for p in queue_dir(state).iterdir())
+
+    only_queued = run_memory(env, settings, RunOptions(phase="1", dry_run=True, queued_only=True))
+    assert [d["session_id"] for d in only_queued.dry_run] == ["ended"] and only_queued.queued == 1
+    usual = run_memory(env, settings, RunOptions(phase="1", dry_run=True))
+    assert [d["session_id"] for d in usual.dry_run] == ["ended"]
+    assert usual.skipped == []  # not "too recent": its agent said the session ended
+    assert sorted(p.name for p in queue_dir(state).iterdir()) == entries
+    assert not (env.dirs.data / "memory").exists()  # a dry run writes no database either
+
+
+def test_status_shows_a_queued_session_as_queued_for_the_next_run_not_as_too_recent(
+    isolated_home: Any,
+) -> None:
+    project, env = _project(isolated_home)
+    state = env.dirs.state
+    path = _fresh_transcript(isolated_home.state, project, "ended")
+    run_memory(env, _settings("http://127.0.0.1:9/v1"), RunOptions(sessions=(path,), phase="1"))
+    with open_store(None, data_dir=env.dirs.data) as store:
+        before = memory_status(store, MemorySettings(), now_ms=int(time.time() * 1000), queue=queued(state))
+        assert before["session_states"] == {"too_recent": 1} and before["queued"] == 0
+        enqueue(state, QueuedSession(path=path, agent="claude", session_id="ended", ended=True))
+        after = memory_status(store, MemorySettings(), now_ms=int(time.time() * 1000), queue=queued(state))
+    assert after["session_states"] == {"queued": 1} and after["queued"] == 1
+    [row] = after["session_list"]
+    assert row["state"] == "queued" and "next run extracts it" in row["reason"]

@@ -9,17 +9,17 @@ import pytest
 from memory_helpers import ScriptedModel, run_cli, write_skillshelf_transcript
 
 from skillshelf.env import Env
-from skillshelf.errors import ConfigError
+from skillshelf.errors import UsageError
 from skillshelf.memory.service import RunOptions, run_memory
-from skillshelf.memory.settings import MemorySettings
+from skillshelf.memory.settings import MemorySettings, read_memory_settings
 from skillshelf.memory.store import STAGE1, open_store
 
 
 @pytest.mark.parametrize(
     "key", ["max_rollouts_per_run", "max_raw_memories", "concurrency", "max_model_calls", "max_output_tokens"]
 )
-def test_a_fractional_count_is_a_config_error_naming_the_setting(key: str) -> None:
-    with pytest.raises(ConfigError) as info:
+def test_a_fractional_count_is_a_usage_error_naming_the_setting(key: str) -> None:
+    with pytest.raises(UsageError) as info:
         MemorySettings.from_mapping({key: 2.5})
     assert info.value.code == "ME029" and f"memory.{key}" in (info.value.hint or "")
 
@@ -74,3 +74,38 @@ def test_a_run_with_huge_durations_extracts_and_leaves_no_lease_behind(
     with open_store(None, data_dir=env.dirs.data) as store:
         job = store.job(STAGE1, "s")
         assert job and job["status"] == "done" and store.running_leases() == []
+
+
+@pytest.mark.parametrize(
+    ("values", "code"),
+    [
+        ({"extract_model": "foo:bar"}, "ME020"),
+        ({"scope": "bogus"}, "ME023"),
+        ({"min_idle_hours": "abc"}, "ME022"),
+        ({"json_mode": "yaml"}, "ME025"),
+    ],
+)
+def test_a_setting_that_cannot_be_used_is_a_usage_error_exit_2(values: dict[str, Any], code: str) -> None:
+    with pytest.raises(UsageError) as info:
+        MemorySettings().with_overrides(**values)
+    assert info.value.code == code and info.value.exit_code == 2
+
+
+def test_an_unknown_key_is_a_usage_error_exit_2() -> None:
+    with pytest.raises(UsageError) as info:
+        MemorySettings.from_mapping({"nosuchkey": 1})
+    assert info.value.code == "ME021" and info.value.exit_code == 2
+
+
+def test_the_settings_come_with_the_config_findings_of_a_skipped_layer_and_override(
+    isolated_home: Any,
+) -> None:
+    env = Env.from_os()
+    config = env.dirs.config / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text('[memory]\nscope = "global"\n\n[hooks]\nmemory_tokens = 20O\n', encoding="utf-8")
+    settings, findings = read_memory_settings(env, overrides=("notakv",))
+    assert settings.scope == "project"  # the layer asking for global was skipped...
+    codes = {d.code: d for d in findings}
+    assert codes["CF100"].path == config and codes["CF100"].line == 5  # ...and says so
+    assert "CF108" in codes

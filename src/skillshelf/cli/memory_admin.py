@@ -4,15 +4,29 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from skillshelf.cli.output import echo_json, literal, printable, stdout_console
+from skillshelf.cli.output import echo_json, literal, print_run_findings, printable, stdout_console
 from skillshelf.env import Env
 from skillshelf.errors import UsageError
 
-__all__ = ["db_option", "json_option", "recover", "reset", "status"]
+if TYPE_CHECKING:
+    from skillshelf.diagnostics import Diagnostic
+    from skillshelf.memory.settings import MemorySettings
+
+__all__ = [
+    "db_option",
+    "exit_if_skipped",
+    "json_option",
+    "memory_settings",
+    "overrides_option",
+    "recover",
+    "reset",
+    "status",
+]
 
 db_option = click.option(
     "--db",
@@ -30,6 +44,28 @@ def _now_ms() -> int:
     return int(time.time() * 1000)
 
 
+def memory_settings(env: Env, overrides: Sequence[str] = ()) -> tuple[MemorySettings, tuple[Diagnostic, ...]]:
+    """The ``[memory]`` settings, and the config's findings a user must hear of (a layer or a
+    ``-c`` skipped, whose values the settings lack), printed at once on stderr as ``context``
+    prints them; ``--json`` output carries them too, as ``problems``."""
+    from skillshelf.diagnostics import Severity
+    from skillshelf.memory.settings import read_memory_settings
+
+    settings, found = read_memory_settings(env, overrides=overrides)
+    findings = tuple(d for d in found if d.severity is not Severity.INFO)
+    print_run_findings(findings)
+    return settings, findings
+
+
+def exit_if_skipped(findings: Sequence[Diagnostic]) -> None:
+    """Exit 1 after the output when a config layer or a ``-c`` was skipped: the output is not
+    the one the user's config asked for (as ``context`` does)."""
+    from skillshelf.diagnostics import has_errors
+
+    if has_errors(findings):
+        raise SystemExit(1)
+
+
 @click.command("status")
 @db_option
 @overrides_option
@@ -40,20 +76,25 @@ def status(db: str | None, overrides: tuple[str, ...], limit: int, as_json: bool
 
     A stuck lease is held by a worker on this machine that is gone; a stale one has had no
     heartbeat for longer than memory.lease_seconds, or has expired. `memory recover` (and the
-    next `memory run`) frees both.
+    next `memory run`) frees both. A session whose transcript an agent's hook queued is queued:
+    the next run extracts it without waiting for memory.min_idle_hours.
+
+    Exit 1 when a config layer or a -c could not be read (it is reported, and left out).
     """
     from skillshelf.memory.inspect import memory_status
-    from skillshelf.memory.settings import load_memory_settings
+    from skillshelf.memory.queue import queued
     from skillshelf.memory.store import open_store
 
     env = Env.from_os()
-    settings = load_memory_settings(env, overrides=overrides)
+    settings, findings = memory_settings(env, overrides)
+    queue = queued(env.dirs.state, tidy=False)
     with open_store(db, data_dir=env.dirs.data) as store:
-        data = memory_status(store, settings, now_ms=_now_ms(), limit=limit)
+        data = memory_status(store, settings, now_ms=_now_ms(), limit=limit, queue=queue)
     if as_json:
-        echo_json(data)
-        return
-    _print_status(data)
+        echo_json({**data, "problems": [d.to_dict() for d in findings]})
+    else:
+        _print_status(data)
+    exit_if_skipped(findings)
 
 
 def _print_status(data: dict[str, Any]) -> None:
@@ -63,6 +104,8 @@ def _print_status(data: dict[str, Any]) -> None:
     console.print(f"database: {literal(data['db'])}")
     states = ", ".join(f"{n} {state.replace('_', ' ')}" for state, n in data["session_states"].items())
     console.print(f"sessions: {states or 'none'}")
+    if data["queued"]:
+        console.print(f"queued by the agents' hooks: {data['queued']} transcript(s), taken by the next run")
     if data["session_list"]:
         table = Table("session", "source", "state", "why")
         for row in data["session_list"]:
@@ -130,17 +173,18 @@ def recover(db: str | None, overrides: tuple[str, ...], as_json: bool) -> None:
     interval) or past their expiry (stale). Each freed job uses one of its retries.
     """
     from skillshelf.memory.control import recover_leases
-    from skillshelf.memory.settings import load_memory_settings
 
     env = Env.from_os()
-    settings = load_memory_settings(env, overrides=overrides)
+    settings, findings = memory_settings(env, overrides)
     result = recover_leases(env, settings, db=db, now_ms=_now_ms())
     if as_json:
-        echo_json(result.to_dict())
-        return
-    click.echo(f"freed {len(result.freed)} lease(s); {len(result.live)} held by live workers")
-    for verdict in result.freed:
-        click.echo(f"  {verdict.state} {verdict.lease.kind} {printable(verdict.lease.key)}: {verdict.reason}")
+        echo_json({**result.to_dict(), "problems": [d.to_dict() for d in findings]})
+    else:
+        click.echo(f"freed {len(result.freed)} lease(s); {len(result.live)} held by live workers")
+        for verdict in result.freed:
+            lease = verdict.lease
+            click.echo(f"  {verdict.state} {lease.kind} {printable(lease.key)}: {verdict.reason}")
+    exit_if_skipped(findings)
 
 
 @click.command("reset")

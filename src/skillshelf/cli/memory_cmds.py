@@ -11,13 +11,22 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from skillshelf.cli.memory_admin import db_option, json_option, recover, reset, status
+from skillshelf.cli.memory_admin import (
+    db_option,
+    exit_if_skipped,
+    json_option,
+    memory_settings,
+    overrides_option,
+    recover,
+    reset,
+    status,
+)
 from skillshelf.cli.memory_read_cmds import search, show
 from skillshelf.cli.output import FiniteFloat, echo_json, echo_text, print_diagnostics, printable
 from skillshelf.env import Env
-from skillshelf.memory.settings import load_memory_settings
 
 if TYPE_CHECKING:
+    from skillshelf.diagnostics import Diagnostic
     from skillshelf.memory.consolidator import Consolidator
     from skillshelf.memory.service import RunOptions
     from skillshelf.memory.settings import MemorySettings
@@ -105,9 +114,7 @@ def _progress(enabled: bool) -> Iterator[Any]:
     "folder, or one direct model call returning JSON (default: memory.consolidator, else auto = "
     "the agent when the model's SDK is installed).",
 )
-@click.option(
-    "-c", "--config", "overrides", multiple=True, metavar="KEY=VALUE", help="Override a config value."
-)
+@overrides_option
 @_json_option
 def run(
     sessions: tuple[Path, ...],
@@ -132,12 +139,15 @@ def run(
     A transcript that cannot be used (unreadable, not a known format, a FIFO...) is skipped
     with a coded warning on stderr and the run goes on with the others; such warnings alone
     leave the exit code at 0, since the run did all it could. Exit 1 means a model call or
-    consolidation failed (it is retried after a backoff); 2 means bad arguments or settings.
+    consolidation failed (it is retried after a backoff), or a config layer or a -c could not be
+    read (it is reported, and the run used the rest, as `context` does); 2 means bad arguments or
+    settings.
     """
     from skillshelf.memory.service import RunOptions, run_memory
 
     env = Env.from_os()
-    settings = load_memory_settings(env, overrides=overrides).with_overrides(
+    loaded, findings = memory_settings(env, overrides)
+    settings = loaded.with_overrides(
         extract_model=model,
         consolidation_model=model,
         base_url=base_url,
@@ -157,16 +167,18 @@ def run(
         report = run_memory(
             env, settings, options, progress=progress, consolidator=_consolidator(env, settings, options)
         )
+    data = report.to_dict()
     if as_json:
-        echo_json(report.to_dict())
+        echo_json({**data, "problems": [d.to_dict() for d in (*findings, *report.problems)]})
     else:
-        _print_report(report.to_dict())
+        _print_report(data, dry_run=dry_run)
     print_diagnostics(report.problems)
     if report.failed:
         for error in report.errors:
             click.echo(f"skillshelf: failed {printable(error)}", err=True)
         click.echo("  failed jobs are tried again after a backoff (`skillshelf memory status`)", err=True)
         sys.exit(1)
+    exit_if_skipped(findings)
 
 
 def _consolidator(
@@ -184,13 +196,15 @@ def _consolidator(
     return choose_consolidator(env, settings)
 
 
-def _print_report(data: dict[str, Any]) -> None:
+def _print_report(data: dict[str, Any], *, dry_run: bool) -> None:
     echo = click.echo
     if not data["files"] and data["searched"]:
         echo(f"no transcripts found; looked in {', '.join(printable(p) for p in data['searched'])}", err=True)
     elif not data["files"]:
         echo("no transcripts found: the agents' hooks queued none (`skillshelf setup` adds them)", err=True)
-    if data["dry_run"]:
+    if dry_run:
+        if data["queue"]["queued"]:
+            echo(f"queued by hooks: {data['queue']['queued']} (taken without waiting for the idle window)")
         for item in data["dry_run"]:
             head = " ".join(printable(str(item[k])) for k in ("source", "session_id"))
             click.echo(f"===== {head} -> {printable(str(item['model']))} =====")
@@ -278,8 +292,9 @@ def prune(max_unused_days: float | None, other_scopes: bool, db: str | None, as_
 
     env = Env.from_os()
     days, scope = max_unused_days, ""
+    findings: tuple[Diagnostic, ...] = ()
     if days is None or other_scopes:  # the config is read only when needed
-        settings = load_memory_settings(env)
+        settings, findings = memory_settings(env)
         days, scope = settings.max_unused_days if days is None else days, settings.scope
     with open_store(db, data_dir=env.dirs.data) as store:
         count = store.prune(
@@ -288,13 +303,14 @@ def prune(max_unused_days: float | None, other_scopes: bool, db: str | None, as_
     other = prune_other_scopes(env, scope, db=db) if other_scopes else None
     if as_json:
         echo_json({"pruned": count, **({"other_scopes": other.to_dict()} if other else {})})
-        return
-    click.echo(f"pruned {count} memory row(s)")
-    if other:
-        click.echo(
-            f"other scopes ({printable(other.scope) or 'none'}): removed {other.rows} memory row(s), "
-            f"emptied {len(other.folders)} folder(s)"
-        )
+    else:
+        click.echo(f"pruned {count} memory row(s)")
+        if other:
+            click.echo(
+                f"other scopes ({printable(other.scope) or 'none'}): removed {other.rows} memory row(s), "
+                f"emptied {len(other.folders)} folder(s)"
+            )
+    exit_if_skipped(findings)
 
 
 @click.command("redact")

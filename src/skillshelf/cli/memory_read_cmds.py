@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import click
 
-from skillshelf.cli.memory_admin import db_option, json_option
+from skillshelf.cli.memory_admin import db_option, exit_if_skipped, json_option, memory_settings
 from skillshelf.cli.output import TEXT, echo_json, echo_text, printable
 from skillshelf.env import Env
-from skillshelf.memory.settings import load_memory_settings
 
 __all__ = ["search", "show"]
 
@@ -42,7 +41,8 @@ def show(session_id: str | None, db: str | None, as_json: bool) -> None:
     from skillshelf.memory.read import memory_folders_for, memory_summary_for
 
     env = Env.from_os()
-    setting = load_memory_settings(env).scope
+    settings, findings = memory_settings(env)
+    setting = settings.scope
     summary = memory_summary_for(env, setting=setting)
     if summary is None:
         folders = ", ".join(str(f) for _, f in memory_folders_for(env, setting=setting))
@@ -54,8 +54,9 @@ def show(session_id: str | None, db: str | None, as_json: bool) -> None:
         )
     if as_json:
         echo_json(summary.to_dict())
-        return
-    echo_text(summary.text)
+    else:
+        echo_text(summary.text)
+    exit_if_skipped(findings)
 
 
 @click.command("search")
@@ -66,15 +67,23 @@ def show(session_id: str | None, db: str | None, as_json: bool) -> None:
 @json_option
 def search(query: str, limit: int, no_usage: bool, db: str | None, as_json: bool) -> None:
     """The quick memory pass: search MEMORY.md and the session summaries (`-`: QUERY from stdin)."""
+    from skillshelf.errors import UsageError
     from skillshelf.memory.read import search_memory
 
+    if not query.strip():
+        raise UsageError(
+            "the query is empty",
+            hint='give words to look for, e.g. skillshelf memory search "test command"',
+            code="ME018",
+        )
     env = Env.from_os()
-    setting = load_memory_settings(env).scope
-    hits = search_memory(env, query, setting=setting, limit=limit, record_usage=not no_usage, db=db)
+    settings, findings = memory_settings(env)
+    hits = search_memory(env, query, setting=settings.scope, limit=limit, record_usage=not no_usage, db=db)
     if as_json:
         echo_json([h.to_dict() for h in hits])
-        return
-    for hit in hits:
-        click.echo(printable(f"{hit.path}:{hit.line}: {hit.text}"))
-    if not hits:
-        click.echo("no memory matches", err=True)
+    else:
+        for hit in hits:
+            click.echo(printable(f"{hit.path}:{hit.line}: {hit.text}"))
+        if not hits:
+            click.echo("no memory matches", err=True)
+    exit_if_skipped(findings)

@@ -7,24 +7,33 @@ windows and its lease's verdict in, one state with a reason out:
 ``stuck`` (its worker died on this machine), ``stale`` (its worker stopped heartbeating or its
 lease expired), ``failed`` (waiting for a retry), ``gave_up`` (no retries left for this version
 of the transcript), ``too_recent`` (not idle for ``min_idle_hours`` yet), ``too_old`` (outside
-``max_age_days``), ``pending`` (the next run takes it), ``forgotten``, ``subagent`` and
-``no_user_message`` (never extracted).
+``max_age_days``), ``pending`` (the next run takes it), ``queued`` (an agent's hook queued its
+transcript: the next run takes it without waiting for the idle window), ``forgotten``,
+``subagent`` and ``no_user_message`` (never extracted).
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 from skillshelf.memory.layout import is_other_scope
 from skillshelf.memory.leases import LeaseVerdict, judge_leases
+from skillshelf.memory.queue import QueuedSession
 from skillshelf.memory.settings import MemorySettings
 from skillshelf.memory.store import STAGE1, SessionFacts, Store
 from skillshelf.memory.store.base import GONE, ClaimLimits
 
-__all__ = ["SessionVerdict", "claim_limits", "memory_status", "session_verdict", "skipped_sessions"]
+__all__ = [
+    "SessionVerdict",
+    "claim_limits",
+    "memory_status",
+    "queued_ids",
+    "session_verdict",
+    "skipped_sessions",
+]
 
 SKIP_STATES = ("too_recent", "too_old")
 
@@ -84,11 +93,25 @@ def _job_state(facts: SessionFacts, now_ms: int, lease: LeaseVerdict | None) -> 
     return None
 
 
+def queued_ids(store: Store, queue: Sequence[QueuedSession]) -> frozenset[str]:
+    """The sessions of the store whose transcripts are in the hook queue."""
+    return frozenset(store.session_ids_for_paths([str(q.path) for q in queue]) if queue else ())
+
+
 def session_verdict(
-    facts: SessionFacts, *, now_ms: int, limits: ClaimLimits, lease: LeaseVerdict | None = None
+    facts: SessionFacts,
+    *,
+    now_ms: int,
+    limits: ClaimLimits,
+    lease: LeaseVerdict | None = None,
+    queued: bool = False,
 ) -> SessionVerdict:
-    """One session's state and why (see the module docstring)."""
-    state, reason = _state(facts, now_ms, limits, lease)
+    """One session's state and why (see the module docstring). A ``queued`` session (its
+    transcript is in the hook queue) has no idle window to wait for, as in a run."""
+    state, reason = _state(facts, now_ms, replace(limits, min_idle_ms=0) if queued else limits, lease)
+    if queued and state == "pending":
+        then = f"retries it ({facts.last_error})" if facts.last_error else "extracts it"
+        state, reason = "queued", f"queued by its agent's hook: the next run {then}, idle or not"
     return SessionVerdict(
         id=facts.id,
         source=facts.source,
@@ -141,20 +164,30 @@ def _verdicts(
     now_ms: int,
     limit: int,
     only: Sequence[str] | None,
+    queued: Collection[str] = (),
 ) -> list[SessionVerdict]:
     by_key = {v.lease.key: v for v in leases if v.lease.kind == STAGE1}
     limits = claim_limits(settings)
     return [
-        session_verdict(facts, now_ms=now_ms, limits=limits, lease=by_key.get(facts.id))
+        session_verdict(
+            facts, now_ms=now_ms, limits=limits, lease=by_key.get(facts.id), queued=facts.id in queued
+        )
         for facts in store.session_facts(limit=limit, only=only)
     ]
 
 
 def skipped_sessions(
-    store: Store, settings: MemorySettings, *, now_ms: int, only: list[str] | None, limit: int = 1000
+    store: Store,
+    settings: MemorySettings,
+    *,
+    now_ms: int,
+    only: list[str] | None,
+    limit: int = 1000,
+    queued: Collection[str] = (),
 ) -> list[SessionVerdict]:
-    """Sessions (of ``only``, else all) a run leaves alone because of the time windows."""
-    found = _verdicts(store, settings, [], now_ms=now_ms, limit=limit, only=only)
+    """Sessions (of ``only``, else all) a run leaves alone because of the time windows; the
+    ``queued`` ones (in the hook queue) have no idle window."""
+    found = _verdicts(store, settings, [], now_ms=now_ms, limit=limit, only=only, queued=queued)
     return [v for v in found if v.state in SKIP_STATES]
 
 
@@ -171,15 +204,25 @@ def _other_scopes(counts: dict[str, Any], setting: str) -> list[dict[str, Any]]:
     ]
 
 
-def memory_status(store: Store, settings: MemorySettings, *, now_ms: int, limit: int = 50) -> dict[str, Any]:
-    """Counts, every running job's lease judged from this host, and the newest ``limit``
-    sessions with their states (``session_states`` counts all of them)."""
+def memory_status(
+    store: Store,
+    settings: MemorySettings,
+    *,
+    now_ms: int,
+    limit: int = 50,
+    queue: Sequence[QueuedSession] = (),
+) -> dict[str, Any]:
+    """Counts, every running job's lease judged from this host, the newest ``limit`` sessions
+    with their states (``session_states`` counts all of them; a session of ``queue``, the hook
+    queue, is ``queued`` while the next run would take it) and how many transcripts are queued."""
     leases = judge_leases(store, settings, now_ms=now_ms)
-    sessions = _verdicts(store, settings, leases, now_ms=now_ms, limit=1_000_000, only=None)
+    waiting = queued_ids(store, queue)
+    sessions = _verdicts(store, settings, leases, now_ms=now_ms, limit=1_000_000, only=None, queued=waiting)
     states = Counter(v.state for v in sessions)
     counts = store.status(now_ms=now_ms)
     return {
         **counts,
+        "queued": len(queue),
         "scope_setting": settings.scope,
         "other_scopes": _other_scopes(counts, settings.scope),
         "leases": [v.to_dict(now_ms) for v in leases],

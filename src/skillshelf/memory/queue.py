@@ -110,9 +110,10 @@ def _read(path: Path) -> QueuedSession | None:
     )
 
 
-def queued(state_dir: Path) -> list[QueuedSession]:
+def queued(state_dir: Path, *, tidy: bool = True) -> list[QueuedSession]:
     """Every queued transcript, oldest first; damaged entries and the oldest beyond
-    :data:`MAX_ENTRIES` are removed."""
+    :data:`MAX_ENTRIES` are left out, and removed when ``tidy`` (``False``: the queue is only
+    read, as a dry run and ``memory status`` do)."""
     folder = queue_dir(state_dir)
     try:
         files = [p for p in folder.iterdir() if p.suffix == ".json" and not p.name.startswith(".")]
@@ -121,12 +122,12 @@ def queued(state_dir: Path) -> list[QueuedSession]:
     entries: list[QueuedSession] = []
     for file in files:
         entry = _read(file)
-        if entry is None or _entry_file(state_dir, entry.path) != file:
-            file.unlink(missing_ok=True)
-        else:
+        if entry is not None and _entry_file(state_dir, entry.path) == file:
             entries.append(entry)
+        elif tidy:
+            file.unlink(missing_ok=True)
     entries.sort(key=lambda e: (e.queued_at, str(e.path)))
-    for old in entries[:-MAX_ENTRIES]:
+    for old in entries[:-MAX_ENTRIES] if tidy else ():
         _entry_file(state_dir, old.path).unlink(missing_ok=True)
     return entries[-MAX_ENTRIES:]
 

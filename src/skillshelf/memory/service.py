@@ -22,8 +22,8 @@ from skillshelf.env import Env
 from skillshelf.errors import SkillshelfError, reason
 from skillshelf.memory.consolidation_run import run_phase2_scope
 from skillshelf.memory.consolidator import Consolidator
-from skillshelf.memory.dryrun import dry_run_prompts
-from skillshelf.memory.inspect import claim_limits, skipped_sessions
+from skillshelf.memory.dryrun import dry_run_report
+from skillshelf.memory.inspect import claim_limits, queued_ids, skipped_sessions
 from skillshelf.memory.layout import scope_dir
 from skillshelf.memory.leases import free_leases, judge_leases, this_holder
 from skillshelf.memory.models import CallBudget, JsonModel, model_endpoint, model_factories, require_keys
@@ -244,16 +244,6 @@ def _phase2(
             progress("consolidate", n, len(scopes))
 
 
-def _dry_run(
-    store: Store, settings: MemorySettings, report: RunReport, *, only: list[str] | None, now_ms: int
-) -> RunReport:
-    """The prompts the run would send, and the sessions it would skip; nothing is claimed."""
-    report.dry_run, problems = dry_run_prompts(store, settings, only=only, now_ms=now_ms)
-    report.problems += problems
-    report.skipped = _skipped(store, settings, now_ms, only)
-    return report
-
-
 def _models_wanted(
     store: Store,
     settings: MemorySettings,
@@ -275,9 +265,10 @@ def _models_wanted(
 
 
 def _skipped(
-    store: Store, settings: MemorySettings, now_ms: int, only: list[str] | None
+    store: Store, settings: MemorySettings, now_ms: int, only: list[str] | None, queued: frozenset[str]
 ) -> list[dict[str, object]]:
-    return [v.to_dict() for v in skipped_sessions(store, settings, now_ms=now_ms, only=only)]
+    found = skipped_sessions(store, settings, now_ms=now_ms, only=only, queued=queued)
+    return [v.to_dict() for v in found]
 
 
 def _finish(store: Store, report: RunReport, *, started_ms: int, finished_ms: int) -> RunReport:
@@ -337,18 +328,19 @@ def run_memory(
         worker_id=options.worker_id or _default_worker(), db=store.url, budget=settings.max_model_calls
     )
     started = int(clock() * 1000)
-    queue = [] if options.sessions or options.dry_run else queued(env.dirs.state)
+    # a dry run reads the queue and leaves it as it is
+    queue = [] if options.sessions else queued(env.dirs.state, tidy=not options.dry_run)
     report.queued = len(queue)
     try:
         files = _register(env, store, options, queue, now_ms=started, report=report, progress=progress)
         only = store.session_ids_for_paths(files) if options.sessions else None
         make_extract, make_consolidate = models or model_factories(env, settings)
         budget = CallBudget(settings.max_model_calls)
-        if options.dry_run:
-            return _dry_run(store, settings, report, only=only, now_ms=started)
         passes = (
             phase1_passes(store, settings, queue, only, options.queued_only) if options.phase != "2" else []
         )
+        if options.dry_run:
+            return dry_run_report(store, settings, report, passes, queue, options.phase, only, now_ms=started)
         if models is None:
             require_keys(
                 env, settings, _models_wanted(store, settings, options.phase, passes, now_ms=started)
@@ -385,7 +377,7 @@ def run_memory(
                 known=known,
             )
         report.model_calls = budget.used
-        report.skipped = _skipped(store, settings, int(clock() * 1000), only)
+        report.skipped = _skipped(store, settings, int(clock() * 1000), only, queued_ids(store, queue))
         return _finish(store, report, started_ms=started, finished_ms=int(clock() * 1000))
     finally:
         if own_store:

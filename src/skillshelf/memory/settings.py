@@ -3,6 +3,13 @@
 Defaults follow Codex (idle 6 h, age 30 days, 16 sessions per run, concurrency 8, leases of an
 hour, heartbeats every 90 s, 3 retries) except where its users asked for more control: a
 budget on model calls per run, per-project scope by default and retry backoff that doubles.
+
+A setting that cannot be used (an unknown key, a value of the wrong type or range, a model that is
+not ``PROVIDER:NAME``) is a :class:`~skillshelf.errors.UsageError` (exit 2), whether it came from a
+config file, ``-c memory.KEY=VALUE`` or a command-line option: nothing runs on settings it cannot
+honour. A config layer or ``-c`` that cannot be read at all is a finding of the config instead
+(``CF100``, ``CF108``: the rest is used), which :func:`read_memory_settings` returns beside the
+settings for the commands to report.
 """
 
 from __future__ import annotations
@@ -12,11 +19,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Any, Literal
 
+from skillshelf.diagnostics import Diagnostic
 from skillshelf.env import Env
-from skillshelf.errors import ConfigError
+from skillshelf.errors import ConfigError, UsageError
 from skillshelf.llm import ModelRef, parse_model_ref
 
-__all__ = ["MemorySettings", "ModelRef", "load_memory_settings", "parse_model_ref"]
+__all__ = ["MemorySettings", "ModelRef", "load_memory_settings", "parse_model_ref", "read_memory_settings"]
 
 
 _CLAMPS: dict[str, tuple[float, float]] = {
@@ -73,11 +81,11 @@ _INTEGERS = frozenset(
 
 
 def _whole(key: str, value: object) -> object:
-    """``value`` as an ``int`` when ``key`` counts something; a fraction is a ConfigError."""
+    """``value`` as an ``int`` when ``key`` counts something; a fraction is a UsageError."""
     if key not in _INTEGERS or not isinstance(value, float):
         return value
     if not value.is_integer():  # finite here: the floor and range checks came first
-        raise ConfigError(
+        raise UsageError(
             f"memory setting {key} must be a whole number, not {value!r}",
             code="ME029",
             hint=f"set memory.{key} to a whole number, such as {max(1, math.floor(value))}",
@@ -88,13 +96,13 @@ def _whole(key: str, value: object) -> object:
 def _check_minimum(key: str, value: object) -> None:
     floor = _MINIMUMS[key]
     if not isinstance(value, (int, float)) or isinstance(value, bool):
-        raise ConfigError(
+        raise UsageError(
             f"memory setting {key} must be a number, not {value!r}",
             code="ME022",
             hint=f"set memory.{key} to a number of at least {floor:g}",
         )
     if not math.isfinite(value) or value < floor:  # TOML has inf and nan
-        raise ConfigError(
+        raise UsageError(
             f"memory setting {key} must be a number of at least {floor:g}, not {value!r}",
             code="ME027",
             hint=f"set memory.{key} to {floor:g} or more (or leave it out for the default)",
@@ -103,7 +111,7 @@ def _check_minimum(key: str, value: object) -> None:
 
 def _clamped(key: str, value: object) -> float:
     if not isinstance(value, (int, float)) or isinstance(value, bool) or math.isnan(value):
-        raise ConfigError(
+        raise UsageError(
             f"memory setting {key} must be a number, not {value!r}",
             code="ME022",
             hint=f"use a number between {_CLAMPS[key][0]:g} and {_CLAMPS[key][1]:g}",
@@ -121,6 +129,14 @@ def _checked(key: str, value: Any) -> Any:
     if key in _CLAMPS:
         value = _clamped(key, value)
     return _whole(key, value)
+
+
+def _check_model(text: str) -> None:
+    """A model setting that is not ``PROVIDER:NAME`` is a setting that cannot be used (``ME020``)."""
+    try:
+        parse_model_ref(text)
+    except ConfigError as exc:
+        raise UsageError(exc.message, code=exc.code, hint=exc.hint) from exc
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -156,13 +172,13 @@ class MemorySettings:
 
     @classmethod
     def from_mapping(cls, values: Mapping[str, Any]) -> MemorySettings:
-        """Settings from a ``[memory]`` table; unknown keys and bad types are ConfigErrors."""
+        """Settings from a ``[memory]`` table; unknown keys and bad types are UsageErrors."""
         known = {f.name: f for f in fields(cls)}
         kwargs: dict[str, Any] = {}
         for key, value in values.items():
             name = key.replace("-", "_")
             if name not in known:
-                raise ConfigError(
+                raise UsageError(
                     f"unknown memory setting {key!r}",
                     code="ME021",
                     hint=f"known settings: {', '.join(sorted(known))}",
@@ -174,26 +190,26 @@ class MemorySettings:
         """A copy with ``values`` set (None values are ignored), clamped to sane ranges."""
         clean = {k: _checked(k, v) for k, v in values.items() if v is not None}
         if clean.get("json_mode", self.json_mode) not in ("schema", "object", "off"):
-            raise ConfigError(
+            raise UsageError(
                 f"memory json_mode must be schema, object or off, not {clean['json_mode']!r}",
                 code="ME025",
                 hint='use "object" for servers without JSON-schema output',
             )
         if clean.get("consolidator", self.consolidator) not in ("auto", "agent", "direct"):
-            raise ConfigError(
+            raise UsageError(
                 f"memory consolidator must be auto, agent or direct, not {clean['consolidator']!r}",
                 code="ME026",
                 hint='set memory.consolidator = "agent", "direct" or "auto"',
             )
         if clean.get("scope", self.scope) not in ("project", "global"):
-            raise ConfigError(
+            raise UsageError(
                 f"memory scope must be 'project' or 'global', not {clean['scope']!r}",
                 code="ME023",
                 hint='set memory.scope = "project" (default) or "global"',
             )
         result = replace(self, **clean)
-        parse_model_ref(result.extract_model)
-        parse_model_ref(result.consolidation_model)
+        _check_model(result.extract_model)
+        _check_model(result.consolidation_model)
         return result
 
     @property
@@ -212,13 +228,27 @@ class MemorySettings:
 
 def load_memory_settings(env: Env, *, overrides: Sequence[str] = ()) -> MemorySettings:
     """The ``[memory]`` table of skillshelf's merged config (``-c memory.KEY=VALUE`` too)."""
+    return read_memory_settings(env, overrides=overrides)[0]
+
+
+def read_memory_settings(
+    env: Env, *, overrides: Sequence[str] = ()
+) -> tuple[MemorySettings, tuple[Diagnostic, ...]]:
+    """:func:`load_memory_settings` with the config's findings (a layer skipped, ``CF100``; a
+    ``-c`` that cannot be read, ``CF108``; ...): the values they left out, ``[memory]`` ones
+    included, are not in the settings, so a command reports them as ``context`` does.
+
+    Raises:
+        UsageError: a ``[memory]`` setting that cannot be used (an ``ME02x`` code).
+    """
     from skillshelf.config import load_config
 
-    table = load_config(env, overrides=overrides).get("memory", {})
+    config = load_config(env, overrides=overrides)
+    table = config.get("memory", {})
     if not isinstance(table, Mapping):
-        raise ConfigError(
+        raise UsageError(
             "[memory] in the config must be a table",
             code="ME024",
             hint="write it as a [memory] section with key = value lines",
         )
-    return MemorySettings.from_mapping(table)
+    return MemorySettings.from_mapping(table), config.diagnostics
