@@ -211,3 +211,51 @@ def test_a_check_whose_echoed_status_cannot_be_read_is_reported_with_why(
     assert text.exit_code == 1
     assert "not verified: `python3 test_calc.py; echo $?` counts as failed: " in text.output
     assert "exit code None" not in text.output
+
+
+_LS = {"tool_call": {"name": "bash", "arguments": {"command": "ls"}}}
+
+
+@pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])
+def test_run_stopped_by_the_turn_limit_before_an_answer_exits_1(
+    tmp_path: Path, isolated_home: Any, model_standin: Any, monkeypatch: Any, as_json: bool
+) -> None:
+    monkeypatch.chdir(_project(tmp_path))
+    standin = model_standin([_LS])  # the last reply repeats: a tool call every turn
+    args = ["run", "list files", "--max-turns", "3", "--model", "openai:standin"]
+    args += ["--base-url", standin.url + "/v1", "--no-builtin", *(["--json"] if as_json else [])]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 1, result.output
+    if as_json:
+        assert json.loads(result.stdout)["stopped"] == "max_turns"
+    else:
+        assert "stopped: the turn limit was reached" in result.stderr
+
+
+@pytest.mark.parametrize(("task", "stdin"), [("-", ""), ("-", "\n"), ("   ", None), ("\t\n", None)], ids=repr)
+def test_an_empty_task_is_a_usage_error_and_calls_no_model(
+    tmp_path: Path, isolated_home: Any, model_standin: Any, monkeypatch: Any, task: str, stdin: str | None
+) -> None:
+    monkeypatch.chdir(_project(tmp_path))
+    standin = model_standin([{"text": "Done."}])
+    args = ["run", task, "--model", "openai:standin", "--base-url", standin.url + "/v1", "--no-builtin"]
+    result = CliRunner().invoke(cli, args, input=stdin)
+    assert isinstance(result.exception, UsageError) and result.exception.code == "AG006"
+    assert result.exception.exit_code == 2 and result.exception.hint
+    assert standin.requests() == []
+    assert not any(isolated_home.state.rglob("*.jsonl"))  # no transcript was opened
+
+
+def test_chat_exits_1_when_its_last_message_was_stopped_by_the_turn_limit(
+    tmp_path: Path, isolated_home: Any, model_standin: Any, monkeypatch: Any
+) -> None:
+    monkeypatch.chdir(_project(tmp_path))
+    model = ["--model", "openai:standin", "--no-builtin", "--max-turns", "2"]
+    stuck = model_standin([_LS])
+    result = CliRunner().invoke(cli, ["chat", *model, "--base-url", stuck.url + "/v1"], input="list files\n")
+    assert result.exit_code == 1, result.output
+    answered = model_standin([{"text": "Here they are."}])
+    result = CliRunner().invoke(
+        cli, ["chat", *model, "--base-url", answered.url + "/v1"], input="list files\n"
+    )
+    assert result.exit_code == 0, result.output

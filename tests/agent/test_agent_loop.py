@@ -13,6 +13,7 @@ from skillshelf.agent.folder_tools import FolderTools
 from skillshelf.agent.guards import GuardSettings
 from skillshelf.agent.loop import Agent, AgentSettings, TurnContext
 from skillshelf.agent.providers import ModelSpec, make_provider
+from skillshelf.errors import UsageError
 from skillshelf.memory.transcripts.skillshelf import TranscriptWriter
 from skillshelf.serve.tools import SkillTools
 from skillshelf.skills.discover import discover_in
@@ -238,6 +239,17 @@ def test_the_turn_limit_stops_a_model_that_never_answers(tmp_path: Path, model_s
     standin = model_standin([_call("bash", command="true")])
     result = _agent(standin, "openai", tmp_path, settings=AgentSettings(max_turns=3)).send("loop forever")
     assert result.stopped == "max_turns" and result.model_calls == 3
+
+
+@pytest.mark.parametrize("text", ["", "   ", "\n\t"])
+def test_an_empty_message_is_a_usage_error_before_any_model_call(
+    tmp_path: Path, model_standin: Any, text: str
+) -> None:
+    standin = model_standin([{"text": "done"}])
+    agent = _agent(standin, "openai", tmp_path)
+    with pytest.raises(UsageError) as raised:
+        agent.send(text)
+    assert raised.value.code == "AG006" and standin.requests() == [] and agent.history == []
 
 
 @pytest.mark.parametrize(

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -13,7 +15,7 @@ import mcp.types as types
 import pytest
 from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
-from serve_helpers import ESCAPES, make_skill_tree, serve_args, write_skill
+from serve_helpers import ESCAPES, make_skill_tree, serve_args, stop, write_skill
 
 pytestmark = pytest.mark.usefixtures("isolated_home")
 
@@ -91,6 +93,87 @@ def test_search_load_and_read_work_through_the_tools(root: Path, tmp_path: Path)
         assert len(rest.structured_content["skills"]) == 1 and rest.structured_content["next_cursor"] is None
 
     _run(_params(root, tmp_path, "--no-watch"), body)
+
+
+_OUT_OF_SCHEMA = [
+    (0, "must be at least 1"),
+    (-3, "must be at least 1"),
+    (2.5, "must be an integer, not a number"),
+    ("5", "must be an integer, not a string"),
+    (1000, "must be at most 50"),
+    (1e308, "must be at most 50"),
+    (True, "must be an integer, not a boolean"),
+    ("\u00b2", "must be an integer, not a string"),
+]
+
+
+def test_every_advertised_tool_refuses_what_its_schema_does_not_allow(root: Path, tmp_path: Path) -> None:
+    async def body(client: Client) -> None:
+        for top_k, rule in _OUT_OF_SCHEMA:
+            result = await client.call_tool("search_skills", {"query": "pdf form", "top_k": top_k})
+            assert result.is_error and _text(result).startswith(f"error SV400: argument 'top_k' {rule}")
+            assert "fix: search_skills takes query" in _text(result)
+        empty = await client.call_tool("search_skills", {"query": ""})
+        assert empty.is_error and _text(empty).startswith("error SV400: argument 'query' is empty")
+        tools = (await client.list_tools()).tools
+        assert {t.name for t in tools} == EXPECTED_TOOLS
+        for tool in tools:
+            schema = tool.input_schema
+            assert schema["additionalProperties"] is False
+            valid = {k: 1 if p["type"] == "integer" else "pdf-forms" for k, p in schema["properties"].items()}
+            extra = await client.call_tool(tool.name, {**valid, "extra": 1})
+            assert extra.is_error and "argument 'extra' is not one this tool takes" in _text(extra), tool.name
+            for key, prop in schema["properties"].items():
+                wrong = await client.call_tool(
+                    tool.name, {**valid, key: [] if prop["type"] == "string" else "1"}
+                )
+                assert wrong.is_error and f"SV400: argument {key!r} must be " in _text(wrong), (
+                    tool.name,
+                    key,
+                )
+
+    _run(_params(root, tmp_path, "--no-watch"), body)
+
+
+def test_numbers_the_sdk_client_cannot_send_are_refused_as_they_arrive_on_the_wire(
+    root: Path, tmp_path: Path
+) -> None:
+    # the SDK client sends NaN and the infinities as null (left out): a client that writes the
+    # literals JSON has no number for, and floats, is driven by hand
+    proc = subprocess.Popen(
+        [sys.executable, *serve_args(root, "--no-watch")],
+        cwd=tmp_path,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        encoding="utf-8",
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    hello = {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "0"},
+    }
+    try:
+        proc.stdin.write(
+            json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": hello}) + "\n"
+        )
+        proc.stdin.write('{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
+        proc.stdin.flush()
+        assert json.loads(proc.stdout.readline())["id"] == 0
+        wire = [("NaN", "an integer, not NaN"), ("-Infinity", "an integer, not Infinity")]
+        wire += [("1e400", "an integer, not Infinity"), ("1e308", "at most 50"), ("0.0", "at least 1")]
+        for n, (literal, rule) in enumerate(wire, 1):
+            params = {"name": "search_skills", "arguments": {"query": "pdf form", "top_k": "TOP_K"}}
+            call = json.dumps({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": params})
+            proc.stdin.write(call.replace('"TOP_K"', literal) + "\n")
+            proc.stdin.flush()
+            answer = json.loads(proc.stdout.readline())
+            assert answer["id"] == n and answer["result"]["isError"] is True, literal
+            assert f"SV400: argument 'top_k' must be {rule}\n" in answer["result"]["content"][0]["text"]
+    finally:
+        stop(proc)
 
 
 def test_skill_files_are_resources_and_user_invocable_skills_are_prompts(root: Path, tmp_path: Path) -> None:

@@ -56,6 +56,17 @@ def test_openai_strict_tools_require_every_property_and_make_optional_ones_nulla
     assert "default" in tools.openai_tools()[1]["parameters"]["properties"]["top_k"]  # specs are not mutated
 
 
+def test_openai_strict_tools_state_the_bounds_they_leave_out_and_take_null_for_left_out(
+    tools: SkillTools,
+) -> None:
+    top_k = tools.openai_tools(strict=True)[1]["parameters"]["properties"]["top_k"]
+    assert "minimum" not in top_k and "maximum" not in top_k
+    assert top_k["description"].endswith("Takes an integer from 1 to 50. Pass null for the default (5).")
+    found = tools.dispatch("search_skills", {"query": "write release notes", "top_k": None})
+    assert not found.is_error and found.data["results"][0]["name"] == "release-notes"
+    assert tools.dispatch("search_skills", {"query": "release notes", "top_k": 51}).data["code"] == "SV400"
+
+
 def test_anthropic_tools_use_input_schema(tools: SkillTools) -> None:
     defs = tools.anthropic_tools()
     assert [set(d) for d in defs] == [{"name", "description", "input_schema"}] * 3
@@ -67,6 +78,11 @@ def test_system_prompt_holds_the_instructions_and_the_catalog(tools: SkillTools)
     assert "load_skill" in prompt and "search_skills" in prompt
     assert "pdf-forms" in prompt and "release-notes" in prompt
     assert SkillTools([]).system_prompt().endswith("(No skills are installed here.)")
+    assert (
+        SkillTools(tools.skills, listed=())
+        .system_prompt()
+        .endswith("(No skills are listed here; `load_skill` loads one by its name.)")
+    )
 
 
 def test_load_skill_gives_the_fragment_and_the_bundled_files(tools: SkillTools) -> None:
@@ -79,7 +95,7 @@ def test_load_skill_gives_the_fragment_and_the_bundled_files(tools: SkillTools) 
 
 
 def test_dispatch_accepts_the_json_string_the_openai_api_returns(tools: SkillTools) -> None:
-    result = tools.dispatch("search_skills", json.dumps({"query": "write release notes", "top_k": "2"}))
+    result = tools.dispatch("search_skills", json.dumps({"query": "write release notes", "top_k": 2}))
     assert not result.is_error and result.data["results"][0]["name"] == "release-notes"
     assert len(result.data["results"]) <= 2
 
@@ -95,6 +111,8 @@ def test_dispatch_accepts_the_json_string_the_openai_api_returns(tools: SkillToo
         ("search_skills", {"query": "   "}, "SV400"),
         ("search_skills", {"query": "pdf", "top_k": True}, "SV400"),
         ("search_skills", {"query": "pdf", "top_k": "many"}, "SV400"),
+        ("search_skills", {"query": "pdf", "top_k": "2"}, "SV400"),  # a string, not an integer
+        ("search_skills", {"query": "pdf", "extra": 1}, "SV400"),
         ("read_skill_file", {"name": "pdf-forms", "path": "../../secret.txt"}, "SS403"),
         ("read_skill_file", {"name": "pdf-forms", "path": "missing.md"}, "SV404"),
         ("list_skills", {"cursor": "abc"}, "SV400"),

@@ -36,15 +36,28 @@ from skillshelf.agent.history import (
 from skillshelf.agent.providers import Provider
 from skillshelf.agent.shell_effects import TreeWatch
 from skillshelf.diagnostics import Diagnostic
+from skillshelf.errors import UsageError
 from skillshelf.select.usage import MENTION
 from skillshelf.serve.schemas import ToolSpec
 from skillshelf.serve.skill_tools import model_tools
 from skillshelf.serve.tools import SkillTools
 
-__all__ = ["Agent", "AgentEvent", "AgentResult", "AgentSettings", "TurnContext"]
+__all__ = ["Agent", "AgentEvent", "AgentResult", "AgentSettings", "TurnContext", "require_task"]
 
 SKILL_TOOLS: tuple[ToolSpec, ...] = model_tools()
 COMPACTION_NOTE = "[The earlier part of this task was compacted to save context.]"
+
+
+def require_task(text: str) -> str:
+    """``text`` when it holds something to do; a ``UsageError`` (AG006) when it is empty or
+    only whitespace, which would cost a model call for nothing."""
+    if not text.strip():
+        raise UsageError(
+            "the task is empty",
+            hint='say what to do, e.g. skillshelf run "fix the failing test"',
+            code="AG006",
+        )
+    return text
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -143,7 +156,12 @@ class Agent:
         self._tree = TreeWatch(folder_tools.root)  # notices edits made through bash
 
     def send(self, text: str) -> AgentResult:
-        """One user message; runs until a final answer the guards accept, or ``max_turns``."""
+        """One user message; runs until a final answer the guards accept, or ``max_turns``.
+
+        Raises:
+            UsageError: ``text`` is empty or only whitespace (no model call is made).
+        """
+        require_task(text)
         guards = self.settings.guards
         completion = CompletionGuard(
             self.folder_tools.root,

@@ -100,13 +100,22 @@ def run(task: str, as_json: bool, **values: Any) -> None:
     """Run the reference agent once on TASK in this folder and print its final answer
     (`-`: read TASK from stdin).
 
-    Exit 1 when the agent changed files and the check (--check, or the one found in the
-    project) did not pass after its last edit, whatever the final answer says; `--json`
-    gives the check's state under "check".
+    \b
+    Exit status:
+      0  the agent gave a final answer ("stopped": "answer"), and the check passed or
+         no check was needed
+      1  the agent did not finish: the turn limit stopped it before a final answer
+         ("stopped": "max_turns"; raise --max-turns), or the model call failed
+      1  the agent changed files and the check (--check, or the one found in the
+         project) did not pass after its last edit, whatever the final answer says
+         (`--json` gives the check's state under "check")
+      2  usage: an empty TASK, no --model, no API key
     """
+    from skillshelf.agent.loop import require_task
     from skillshelf.agent.session import open_agent
     from skillshelf.env import Env
 
+    require_task(task)
     options = _options(origin="run", **values)
     agent = open_agent(Env.from_os(), options)
     print_run_findings(agent.findings)
@@ -126,8 +135,15 @@ def run(task: str, as_json: bool, **values: Any) -> None:
     else:
         click.echo(result.final_text)
         _report(result)
-    if result.check.required and result.check.unverified:
-        sys.exit(1)
+    sys.exit(exit_status(result))
+
+
+def exit_status(result: Any) -> int:
+    """0 for a final answer the check (if one was needed) stands behind; 1 for every other
+    stop (the turn limit, or a check that did not pass after the last edit)."""
+    if result.stopped != "answer":
+        return 1
+    return 1 if result.check.required and result.check.unverified else 0
 
 
 def _report(result: Any) -> None:
@@ -152,23 +168,31 @@ def _report(result: Any) -> None:
 @click.command("chat")
 @agent_options
 def chat(**values: Any) -> None:
-    """Chat with the reference agent (type `exit` or press Ctrl-D to leave)."""
+    """Chat with the reference agent (type `exit` or press Ctrl-D to leave).
+
+    The exit status is that of the last message, as for `skillshelf run`: 1 when the turn
+    limit stopped it before a final answer, or when the check did not pass after the
+    agent's last edit; 0 otherwise (also when no message was sent).
+    """
     from skillshelf.agent.session import open_agent
     from skillshelf.env import Env
 
     options = _options(origin="chat", **values)
     agent = open_agent(Env.from_os(), options)
     print_run_findings(agent.findings)
+    status = 0
     while True:
         try:
             line = input("skillshelf >> ")
         except EOFError:
             click.echo()
-            return
+            break
         if line.strip().lower() in {"exit", "quit", "q"}:
-            return
+            break
         if not line.strip():
             continue
         result = agent.send(line)
         click.echo(result.final_text)
         _report(result)
+        status = exit_status(result)
+    sys.exit(status)

@@ -4,7 +4,8 @@ A :class:`ToolSpec` is what a model sees of a tool (name, description, JSON Sche
 arguments); a :class:`Tool` is a spec that carries its handler, so a registry of tools (the
 skill tools: :data:`skillshelf.serve.skill_tools.SKILL_TOOLS`) is both what is offered and what
 runs. The ``to_*`` functions only change the envelope, so every surface describes the tools with
-the same words. ``str_arg``/``int_arg`` read a call's arguments, raising ``UsageError`` (SV400).
+the same words. ``str_arg``/``int_arg`` read a call's arguments (which the dispatch has checked
+against the tool's schema: :mod:`skillshelf.serve.arguments`), raising ``UsageError`` (SV400).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeVar
 
 from skillshelf.errors import UsageError, reason
+from skillshelf.serve.arguments import is_integer, rule_text
 
 __all__ = [
     "Arguments",
@@ -126,17 +128,29 @@ def to_anthropic(specs: Sequence[ToolSpec]) -> list[dict[str, Any]]:
 
 
 def _strict_schema(schema: dict[str, Any]) -> dict[str, Any]:
-    """OpenAI strict mode: every property required, optional ones nullable, no defaults/bounds."""
+    """OpenAI strict mode: every property required, optional ones nullable, no defaults/bounds
+    (which the property's description then states, since the dispatch still enforces them)."""
     props: dict[str, Any] = schema.get("properties", {})
     required = set(schema.get("required", []))
     for name, prop in props.items():
+        words = _strict_words(prop, optional=name not in required)
         for key in ("default", "minimum", "maximum"):
             prop.pop(key, None)
+        if words:
+            prop["description"] = f"{prop.get('description', '')} {words}".strip()
         if name not in required:
             prop["type"] = [prop["type"], "null"]
     schema["required"] = list(props)
     schema["additionalProperties"] = False
     return schema
+
+
+def _strict_words(prop: Mapping[str, Any], *, optional: bool) -> str:
+    """The bounds and default of a property, in words, for a schema that cannot carry them."""
+    words = f"Takes {rule_text(prop)}." if "minimum" in prop or "maximum" in prop else ""
+    if optional and "default" in prop:
+        words += f" Pass null for the default ({prop['default']!r})."
+    return words.strip()
 
 
 def parse_arguments(arguments: Mapping[str, Any] | str | None) -> Arguments:
@@ -161,10 +175,12 @@ def parse_arguments(arguments: Mapping[str, Any] | str | None) -> Arguments:
 def str_arg(args: Arguments, key: str) -> str:
     """A required, non-empty string argument."""
     value = args.get(key)
-    if not isinstance(value, str) or not value:
-        raise UsageError(
-            f"argument {key!r} is missing or not a string", hint=f"pass {key} as a string", code="SV400"
-        )
+    if value is None:
+        raise UsageError(f"argument {key!r} is missing", hint=f"pass {key} as a string", code="SV400")
+    if not isinstance(value, str):
+        raise UsageError(f"argument {key!r} must be a string", hint=f"pass {key} as a string", code="SV400")
+    if not value:
+        raise UsageError(f"argument {key!r} is empty", hint=f"pass {key} as a non-empty string", code="SV400")
     return value
 
 
@@ -178,15 +194,13 @@ def whole_number(text: str | None) -> int | None:
 
 
 def int_arg(args: Arguments, key: str, default: int) -> int:
-    """An optional integer argument (a number or a numeric string)."""
-    value = args.get(key, default)
+    """An optional integer argument: an int or a whole, finite float, as JSON Schema's
+    ``integer`` (:func:`skillshelf.serve.arguments.is_integer`); null or left out: ``default``."""
+    value = args.get(key)
     if value is None:
         return default
-    if isinstance(value, bool) or not isinstance(value, int | float | str):
-        raise UsageError(f"argument {key!r} must be an integer", hint=f"pass {key} as a number", code="SV400")
-    try:
-        return int(value)
-    except (ValueError, OverflowError):  # "abc", NaN; infinity
+    if not is_integer(value):
         raise UsageError(
-            f"argument {key!r} must be an integer", hint=f"pass {key} as a number", code="SV400"
-        ) from None
+            f"argument {key!r} must be an integer", hint=f"pass {key} as a whole number", code="SV400"
+        )
+    return int(value)

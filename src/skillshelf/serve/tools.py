@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skillshelf.errors import SkillNotFoundError, SkillshelfError, UsageError
+from skillshelf.serve.arguments import check_arguments
 from skillshelf.serve.files import (
     DEFAULT_MAX_FILE_BYTES,
     SkillFile,
@@ -330,19 +331,22 @@ class SkillTools:
         """The system-prompt text: how to use the skill tools, then the catalog."""
         catalog = self.catalog()
         if not catalog:
-            return preamble + "\n\n(No skills are installed here.)"
+            if not self.skills:
+                return preamble + "\n\n(No skills are installed here.)"
+            return preamble + "\n\n(No skills are listed here; `load_skill` loads one by its name.)"
         return f"{preamble}\n\n{catalog}"
 
     # -- dispatch --------------------------------------------------------------------------
     def dispatch(self, name: str, arguments: Mapping[str, Any] | str | None = None) -> ToolResult:
-        """Run one tool call; failures come back as ``ToolResult(is_error=True)`` with a fix line."""
+        """Run one tool call; failures come back as ``ToolResult(is_error=True)`` with a fix line.
+        Arguments that do not fit the tool's schema are an SV400 result (``check_arguments``)."""
         try:
             args = parse_arguments(arguments)
             tool = self.registry.get(name)
             if tool is None:
                 known = ", ".join(self.registry)
                 raise UsageError(f"unknown tool {name!r}", hint=f"the skill tools are: {known}", code="SV400")
-            return tool.handler(self, args)
+            return tool.handler(self, check_arguments(tool.name, tool.parameters, args))
         except SkillshelfError as exc:
             return _error_result(exc)
         except Exception as exc:  # a bug in a tool: logged and answered, never raised into the loop
