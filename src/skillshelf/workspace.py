@@ -191,8 +191,7 @@ class Workspace:
         chars = None if budget_chars is None else (budget_chars, "--budget-chars")
         tokens = None if budget_tokens is None else (budget_tokens, "--budget-tokens")
         if tokens is None and config.skills_max_context_tokens is not None:
-            where = _config_source(config, "catalog.budget_tokens", "skills.max_context_tokens")
-            tokens = (config.skills_max_context_tokens, where)
+            tokens = (config.skills_max_context_tokens, _tokens_source(config))
         window = None if context_window is None else (context_window, "--context-window")
         if window is None and config.context_window is not None:
             window = (config.context_window, _config_source(config, "catalog.context_window"))
@@ -207,6 +206,16 @@ class Workspace:
         return replace(
             choice, budget=budget, source=f"{choice.source}, cut to requirements.max_catalog_tokens"
         )
+
+
+def _tokens_source(config: Config) -> str:
+    """Where the config's token budget comes from: the requirement when it caps the budget
+    (or is the only one set), else the key that set it."""
+    own = config.get("catalog.budget_tokens", config.get("skills.max_context_tokens"))
+    cap = config.max_catalog_tokens
+    if cap is not None and (not isinstance(own, int) or own > cap):
+        return _config_source(config, "requirements.max_catalog_tokens")
+    return _config_source(config, "catalog.budget_tokens", "skills.max_context_tokens")
 
 
 def _config_source(config: Config, *keys: str) -> str:

@@ -76,3 +76,20 @@ def test_context_reports_the_budget_and_the_cut_skills(crowded: Path) -> None:
     people = run([*args, "--budget-chars", "1000"], crowded)
     assert "catalog budget: 1,000 characters (--budget-chars)" in people.stdout
     assert "listed by name only" in people.stdout
+
+
+@pytest.mark.parametrize(
+    ("own", "credited"),
+    [
+        ("", "requirements.max_catalog_tokens in"),
+        ("[catalog]\nbudget_tokens = 500\n", "requirements.max_catalog_tokens in"),
+        ("[catalog]\nbudget_tokens = 50\n", "catalog.budget_tokens in"),
+    ],
+)
+def test_a_budget_the_requirement_caps_credits_the_requirement(
+    crowded: Path, isolated_home: IsolatedHome, own: str, credited: str
+) -> None:
+    config = isolated_home.write_user_config(f"{own}[requirements]\nmax_catalog_tokens = 100\n")
+    out = run(["catalog", "--no-builtin"], crowded)
+    source = next(line for line in out.stderr.splitlines() if line.startswith("catalog budget:"))
+    assert credited in source and str(config) in source

@@ -140,6 +140,9 @@ def test_deps_lists_and_writes_missing_servers(tmp_path: Path, isolated_home: Is
     again = _run(project, "deps", "tracker", "--json", "--no-builtin", "--no-cache")
     assert again.returncode == 0
     assert json.loads(again.stdout)["servers"][0]["status"] == "configured"
+    typo = _run(project, "deps", "trackr", "--no-builtin", "--no-cache")
+    assert typo.returncode == 1 and "SK404: no skill named 'trackr'" in typo.stderr
+    assert "did you mean 'tracker'" in typo.stderr
 
 
 def test_importing_the_install_and_archlint_commands_loads_no_heavy_dependency() -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from skillshelf.errors import ConfigError
+from skillshelf.errors import ConfigError, SkillNotFoundError
 from skillshelf.install.deps import deps_report, write_missing
 from skillshelf.skills.model import RootOrigin, Scope, Skill, ToolDependency
 
@@ -127,3 +127,13 @@ def test_codex_style_whole_command_counts_as_configured_and_one_server_per_endpo
     assert written.written == ("search-a",)
     assert [e.status for e in written.entries] == ["configured"] * 3
     assert list(tomllib.loads(user.read_text(encoding="utf-8"))["mcp_servers"]) == ["search-a"]
+
+
+def test_a_name_no_skill_or_server_has_is_not_found_with_the_closest_names(tmp_path: Path) -> None:
+    skills = [_skill("writer", HTTP), _skill("plain")]
+    kwargs = {"user_config": tmp_path / "none.toml", "codex_config": tmp_path / "none2.toml"}
+    with pytest.raises(SkillNotFoundError) as caught:
+        deps_report(skills, name="writter", **kwargs)
+    assert caught.value.code == "SK404" and caught.value.close == ("writer",)
+    assert deps_report(skills, name="plain", **kwargs).entries == ()  # a skill that declares none
+    assert [e.dependency.skill for e in deps_report(skills, name="docs", **kwargs).entries] == ["writer"]

@@ -177,7 +177,7 @@ def test_archive_over_http_is_downloaded_and_installed(
         url = f"http://127.0.0.1:{server.server_address[1]}"
         env = make_env(tmp_path, isolated_home.home)
         result = install_skill(f"{url}/{name}{query}", env=env)  # a signed download's token left out
-        recorded = query.replace("ab12", "[REDACTED_SECRET]")
+        recorded = query.replace("token=ab12&", "")
         assert result.entry.kind == "archive" and result.entry.location == f"{url}/{name}{recorded}"
         assert ("IS130" in [d.code for d in result.diagnostics]) == bool(query)
         assert "ab12" not in (result.path.parent / ".skillshelf-lock.json").read_text(encoding="utf-8")

@@ -233,10 +233,17 @@ def test_in_an_untrusted_project_a_pack_folder_outside_it_only_lists_its_new_ski
     write_skill(outside / "beta", "beta-outside")
     write_skill(inside / "beta", "beta-skills")
 
+    checked = run_cli(project, "update", "--check", "--json")
+    planned = [r for r in json.loads(checked.stdout)["results"] if r["status"] == "new"]
     proc = run_cli(project, "update", "--json")
     results = {r["name"]: r for r in json.loads(proc.stdout)["results"]}
     assert results["beta-skills"]["status"] == "added"
     assert results["beta"]["status"] == "new" and "not trusted" in results["beta"]["message"]
+    outside_new = [r for r in planned if "not trusted" in r["message"]]
+    assert outside_new == [results["beta"]]  # --check says what update then does
+    assert [r["message"] for r in planned if r not in outside_new] == [
+        f"new in {inside} (folder beta); `skillshelf update` installs it"
+    ]
     assert not (project / ".agents" / "skills" / "beta-outside").exists()
 
     assert run_cli(project, "trust").returncode == 0

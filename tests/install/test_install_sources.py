@@ -101,7 +101,7 @@ def test_local_tar_archives_are_recognised_by_their_whole_suffix(tmp_path: Path,
 def test_archive_urls_are_archives_not_git(tmp_path: Path, suffix: str, query: str) -> None:
     url = f"https://github.com/acme/skills/archive/refs/tags/v1.0{suffix}"
     source = parse_source(f"{url}{query}#skills/pdf", cwd=tmp_path)
-    recorded = query.replace("ab12", "[REDACTED_SECRET]")  # the signature is fetched with, not kept
+    recorded = query.replace("X-Amz-Signature=ab12&", "")  # the signature is fetched with, not kept
     assert source == Source(kind="archive", location=f"{url}{recorded}", subdir="skills/pdf")
     assert source.fetch_location == f"{url}{query}"
 

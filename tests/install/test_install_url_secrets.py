@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import functools
+import http.server
+import threading
+import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -10,9 +15,10 @@ from hypothesis import strategies as st
 from install_helpers import make_env, run_cli
 
 from skillshelf.errors import InstallError
-from skillshelf.install import install_skill
+from skillshelf.install import install_skill, update_skills
+from skillshelf.install.many import install_all
 from skillshelf.install.sources import parse_source
-from skillshelf.install.url_secrets import scrubbed, without_secrets
+from skillshelf.install.url_secrets import scrubbed, secret_parts, without_secrets
 from testkit import IsolatedHome
 
 TOKEN = "ghp_" + "a1B2c3D4" * 4 + "zzzz"  # a GitHub token's shape: ghp_ and 36 characters
@@ -23,13 +29,12 @@ TOKEN = "ghp_" + "a1B2c3D4" * 4 + "zzzz"  # a GitHub token's shape: ghp_ and 36 
     [
         (f"https://x-access-token:{TOKEN}@github.com/o/r.git", "https://x-access-token@github.com/o/r.git"),
         ("ssh://git:hunter22@host:2222/r.git", "ssh://git@host:2222/r.git"),
-        ("https://h/a.zip?token=abc123&v=2", "https://h/a.zip?token=[REDACTED_SECRET]&v=2"),
+        ("https://h/a.zip?token=abc123&v=2", "https://h/a.zip?v=2"),
         (
             "https://b.s3.amazonaws.com/a.zip?X-Amz-Credential=AKIAXX%2F1&X-Amz-Signature=00ff",
-            "https://b.s3.amazonaws.com/a.zip?X-Amz-Credential=[REDACTED_SECRET]"
-            "&X-Amz-Signature=[REDACTED_SECRET]",
+            "https://b.s3.amazonaws.com/a.zip",
         ),
-        (f"https://h/a.zip?ref={TOKEN}", "https://h/a.zip?ref=[REDACTED_SECRET]"),
+        (f"https://h/a.zip?ref={TOKEN}&v=1", "https://h/a.zip?v=1"),
         ("https://user@github.com/o/r.git", "https://user@github.com/o/r.git"),
         (f"https://{TOKEN}@github.com/o/r.git", "https://github.com/o/r.git"),
         (f"https://{TOKEN}:x-oauth-basic@github.com/o/r.git", "https://github.com/o/r.git"),
@@ -80,3 +85,60 @@ def test_a_token_typed_as_the_user_name_is_neither_recorded_nor_shown(tmp_path: 
         scrubbed("cloning https://alice@example.com/r.git", "https://alice@example.com/r.git").count("alice")
         == 1
     )
+
+
+@pytest.mark.parametrize(
+    ("typed", "left_out"),
+    [
+        ("https://h/a.zip?token=abc&v=1", ("token",)),
+        ("https://u:pw@h/a.zip?sig=1", ("password", "sig")),
+        (f"https://{TOKEN}@github.com/o/r.git", ("token in the user part",)),
+        ("https://u@h/a.zip?v=1", ()),
+    ],
+)
+def test_secret_parts_names_what_the_recorded_url_leaves_out(typed: str, left_out: tuple[str, ...]) -> None:
+    assert secret_parts(typed) == left_out
+
+
+@pytest.fixture
+def served_zip(tmp_path: Path) -> Iterator[tuple[str, list[str]]]:
+    """A local HTTP server of ``ok.zip`` (the skill ``zipskill``): its URL, the paths asked for."""
+    with zipfile.ZipFile(tmp_path / "ok.zip", "w") as archive:
+        archive.writestr("zipskill/SKILL.md", "---\nname: zipskill\ndescription: z\n---\n")
+    asked: list[str] = []
+
+    class Recording(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, format: str, *args: object) -> None:
+            asked.append(self.path)
+
+    handler = functools.partial(Recording, directory=str(tmp_path))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", asked
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.mark.parametrize("whole", [False, True])
+def test_a_download_installed_with_a_token_is_not_fetched_by_update_without_it(
+    tmp_path: Path, isolated_home: IsolatedHome, served_zip: tuple[str, list[str]], whole: bool
+) -> None:
+    url, asked = served_zip
+    env = make_env(tmp_path, isolated_home.home)
+    typed = f"{url}/ok.zip?token=abc123&v=2"
+    if whole:
+        installed = install_all(typed, env=env, target="skillshelf").installed[0]
+    else:
+        installed = install_skill(typed, env=env, target="skillshelf")
+    lock = (installed.path.parent / ".skillshelf-lock.json").read_text(encoding="utf-8")
+    assert "token" not in lock.replace('"credentials": [\n        "token"', "") and "abc123" not in lock
+    assert installed.entry.location == f"{url}/ok.zip?v=2" and installed.entry.credentials == ("token",)
+    assert asked == ["/ok.zip?token=abc123&v=2"]
+
+    for check in (True, False):
+        (result,) = update_skills(env=env, check=check)
+        assert result.status == "failed" and result.message.startswith("IS131: ")
+        assert "--name zipskill --scope user --force" in result.message
+    assert asked == ["/ok.zip?token=abc123&v=2"]  # no fetch without the token, none with a stand-in

@@ -300,8 +300,9 @@ def _edit_mode(name: str, mode: str, project: bool, as_json: bool) -> None:
     from skillshelf.config.loader import CONFIG_NAME, PROJECT_DIR
     from skillshelf.config.modes import SkillMode
 
-    path = _project_root(None) / PROJECT_DIR / CONFIG_NAME if project else _user_config_file()
-    result = set_skill_mode(path, name, SkillMode(mode))
+    root = _project_root(None) if project else None
+    path = root / PROJECT_DIR / CONFIG_NAME if root else _user_config_file()
+    result = set_skill_mode(path, name, SkillMode(mode), within=root)
     warnings = _warnings(name, SkillMode(mode), result.path)
     if as_json:
         echo_json({"skill": name, **result.to_dict(), "warnings": warnings})

@@ -216,14 +216,16 @@ def deps(
         echo_json(report)
     else:
         print_diagnostics(report.diagnostics)
-        _print_deps(report, write=write)
+        _print_deps(report, write=write, name=name)
     if report.missing or any(e.status in ("conflict", "invalid") for e in report.entries):
         sys.exit(1)
 
 
-def _print_deps(report: Any, *, write: bool) -> None:
+def _print_deps(report: Any, *, write: bool, name: str | None) -> None:
     if not report.entries:
-        click.echo("No skill declares an MCP server.")
+        click.echo(
+            printable(f"{name} declares no MCP server.") if name else "No skill declares an MCP server."
+        )
         return
     from rich.table import Table
 

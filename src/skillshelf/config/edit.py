@@ -37,6 +37,7 @@ from skillshelf.config.edit_text import (
     comments_kept_below,
     editing,
     first_faithful,
+    inside,
     symlink_loop,
     toml_string,
     tomlkit_document,
@@ -227,13 +228,17 @@ def _tomlkit_mode_edit(doc: Any, key: str, value: str, mode: SkillMode) -> str:
     return str(doc.as_string())
 
 
-def set_skill_mode(path: Path, target: str, mode: SkillMode) -> EditResult:
+def set_skill_mode(path: Path, target: str, mode: SkillMode, *, within: Path | None = None) -> EditResult:
     """Give the skill ``target`` (a name or a path) ``mode`` in the config file ``path``.
 
     The last ``[[skills.config]]`` entry for the same selector is updated (Codex-style
     ``enabled = ...`` entries keep that style when the mode is enabled/disabled); without one,
     a new entry is added after the existing ones, or at the end of the file. Every other key
     keeps its parsed value (checked before writing, ``CF112`` when that cannot be done).
+
+    ``within``: the project a project's config file belongs to; a file (or folder) there that is a
+    symlink leading out of it is neither read nor written (``CF114``). A user's config may be a
+    link (dotfiles): it is edited where it points.
     """
     if not target.strip():
         from skillshelf.errors import UsageError
@@ -243,11 +248,13 @@ def set_skill_mode(path: Path, target: str, mode: SkillMode) -> EditResult:
         )
     key, value = _selector(target)
     _encodable(value, f"the skill {key} {value!r}")
+    if within is not None:
+        inside(path, within)  # before the folder lock, which would create a folder where a link points
     with editing(path):
-        return _edit_skill_mode(path, key, value, mode)
+        return _edit_skill_mode(path, key, value, mode, within)
 
 
-def _edit_skill_mode(path: Path, key: str, value: str, mode: SkillMode) -> EditResult:
+def _edit_skill_mode(path: Path, key: str, value: str, mode: SkillMode, within: Path | None) -> EditResult:
     doc, original, data = _load(path)
     match = _last_match(_entries_of(path, data), key, value)
     previous = None if match is None else _entry_mode(match)
@@ -265,13 +272,20 @@ def _edit_skill_mode(path: Path, key: str, value: str, mode: SkillMode) -> EditR
         candidates += [(make, in_place if match else with_new) for make in made]
     candidates.append((lambda: appended(original, block), with_new))
     text = first_faithful(path, candidates, original, block.replace("\n", " "))
-    return _finish(path, text, original, previous, mode.value)
+    return _finish(path, text, original, previous, mode.value, within)
 
 
-def _finish(path: Path, text: str, original: str | None, previous: str | None, current: str) -> EditResult:
+def _finish(
+    path: Path,
+    text: str,
+    original: str | None,
+    previous: str | None,
+    current: str,
+    within: Path | None = None,
+) -> EditResult:
     changed = text != original
     if changed:
-        write_config(path, text)
+        write_config(path, text, within=within)
     return EditResult(
         path=path, created=original is None, changed=changed, previous=previous, current=current
     )

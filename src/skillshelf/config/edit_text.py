@@ -25,6 +25,8 @@ __all__ = [
     "comments_kept_below",
     "editing",
     "first_faithful",
+    "inside",
+    "outside_of",
     "same_newlines",
     "symlink_loop",
     "toml_string",
@@ -243,7 +245,38 @@ def symlink_loop(path: Path) -> ConfigError:
     )
 
 
-def write_config(path: Path, text: str) -> None:
+def outside_of(path: Path, root: Path) -> Path | None:
+    """Where ``path`` really is when a symlink (the file itself, or a folder on the way to it) leads
+    out of ``root``; None when it stays inside (or a symlink loop stops the walk: nothing can be
+    written through a loop). A project's files are written only where this is None: a cloned
+    repository can commit a link to any file of the user's."""
+    try:
+        real, base = fileio.resolve_path(path), fileio.resolve_path(root)
+    except OSError:
+        return None
+    return None if real == base or base in real.parents else real
+
+
+def inside(path: Path, root: Path) -> Path:
+    """``path``, after checking with :func:`outside_of` that writing it stays inside ``root``.
+
+    Raises:
+        ConfigError: a symlink leads out of ``root`` (``CF114``); nothing was read or written.
+    """
+    real = outside_of(path, root)
+    if real is None:
+        return path
+    raise ConfigError(
+        f"this project file is a symlink (or lies in a symlinked folder) that leads out of the project, "
+        f"to {real}; nothing was changed",
+        path=path,
+        code="CF114",
+        hint=f"a project's files are written only inside {root}: remove the link (never what it points "
+        f"to), or edit {real} yourself if that file is the one you meant",
+    )
+
+
+def write_config(path: Path, text: str, *, within: Path | None = None) -> None:
     """Replace the TOML file ``path`` with ``text`` (checked to parse) through :func:`write_user_file`,
     keeping the byte-order mark the file started with (edits read the text without it)."""
     try:
@@ -251,17 +284,20 @@ def write_config(path: Path, text: str) -> None:
     except tomllib.TOMLDecodeError as exc:  # pragma: no cover - every candidate was parsed
         raise ConfigError(f"refusing to write invalid TOML: {exc}", path=path) from exc
     bom = fileio.BYTE_ORDER_MARK if fileio.had_byte_order_mark(path) else ""
-    write_user_file(path, bom + text)
+    write_user_file(path, bom + text, within=within)
 
 
-def write_user_file(path: Path, text: str) -> None:
+def write_user_file(path: Path, text: str, *, within: Path | None = None) -> None:
     """Write ``text`` to ``path`` in one step (a temporary file beside it, then a rename), keeping
     the file's permissions; a symlinked file is written where the link points, the link kept.
+    With ``within`` (a project's folder) that place must be inside it (:func:`inside`).
 
     Raises:
-        ConfigError: ``path`` is a symlink loop (``CF110``).
+        ConfigError: ``path`` is a symlink loop (``CF110``), or leads out of ``within`` (``CF114``).
         FileAccessError: the file cannot be written.
     """
+    if within is not None:
+        inside(path, within)
     if path.is_symlink():
         try:
             path = fileio.resolve_path(path)  # edit the file a dotfiles link points to; keep the link

@@ -24,7 +24,7 @@ import json
 from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 
-from skillshelf.config.edit_text import editing
+from skillshelf.config.edit_text import editing, inside
 from skillshelf.env import Env
 from skillshelf.errors import FileAccessError, SkillshelfError, reason
 from skillshelf.hooks import jsonfile, tomlblock
@@ -81,6 +81,7 @@ def plan_setup(
         FileAccessError: a file cannot be read.
     """
     files = agent_files(agent, scope, env)
+    _inside_their_project(files)
     edits = Edits(record=load_record(state_dir))
     _hooks(edits, files, command, remove)
     if files.trust is not None:
@@ -97,6 +98,16 @@ def plan_setup(
         changes=edits.changes(),
         notes=tuple(_notes(env, files, remove, mcp, git)),
     )
+
+
+def _inside_their_project(files: AgentFiles) -> None:
+    """A project's files are written only inside its folder: a cloned repository can commit
+    ``.claude/settings.local.json`` (or ``.codex``, ``.mcp.json``) as a link to a file of the
+    user's (``CF114``, nothing changed)."""
+    if files.scope != "project":
+        return
+    for path in (files.hooks, files.mcp, *files.mirror_hooks, *files.former_hooks):
+        inside(path, path.parent.parent if path.parent.name in (".codex", ".claude") else path.parent)
 
 
 def _json_after(edits: Edits, path: Path, text: str) -> str | None:

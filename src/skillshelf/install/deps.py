@@ -15,7 +15,6 @@ and the report marks it ``trusted: false``.
 
 from __future__ import annotations
 
-import re
 import shlex
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
@@ -32,8 +31,10 @@ from skillshelf.config.edit_text import (
     write_config,
 )
 from skillshelf.diagnostics import Diagnostic, Severity
-from skillshelf.errors import ConfigError, FileAccessError, reason
+from skillshelf.errors import ConfigError, SkillNotFoundError, reason
 from skillshelf.fileio import read_toml_text
+from skillshelf.install.deps_config import error_line, read_config
+from skillshelf.skills.load import close_matches
 from skillshelf.skills.model import Skill
 
 __all__ = [
@@ -200,7 +201,7 @@ def read_mcp_servers(
             message=f"cannot read MCP servers from this file: {reason(exc)}",
             fix="fix the TOML syntax at the line shown; until then its [mcp_servers] are not counted",
             path=path,
-            line=_error_line(exc),
+            line=error_line(exc),
         )
         return (), (diag,)
     table = data.get("mcp_servers", {})
@@ -216,11 +217,6 @@ def read_mcp_servers(
         return (), (diag,)
     servers = (_server_from(str(name), raw, where, path) for name, raw in table.items())
     return tuple(s for s in servers if s is not None), ()
-
-
-def _error_line(exc: Exception) -> int | None:
-    found = re.search(r"at line (\d+)", str(exc))
-    return int(found.group(1)) if found else getattr(exc, "lineno", None)
 
 
 def _status(dep: McpDependency, servers: Sequence[ConfiguredServer]) -> DepStatus:
@@ -249,7 +245,12 @@ def _status(dep: McpDependency, servers: Sequence[ConfiguredServer]) -> DepStatu
 def deps_report(
     skills: Iterable[Skill], *, user_config: Path, codex_config: Path, name: str | None = None
 ) -> DepsReport:
-    """Declared MCP servers of ``skills`` (only skill or server ``name`` if given) and their status."""
+    """Declared MCP servers of ``skills`` (only skill or server ``name`` if given) and their status;
+    a ``name`` no skill or server has raises ``SK404`` with the closest names, as ``load`` does."""
+    skills = tuple(skills)
+    known = [*dict.fromkeys(n for s in skills for n in (s.name, *(d.name for d in declared_dependencies(s))))]
+    if name is not None and name not in known:
+        raise SkillNotFoundError(name, available=tuple(known), close=close_matches(name, known))
     ours, diags_ours = read_mcp_servers(user_config, "skillshelf")
     codex, diags_codex = read_mcp_servers(codex_config, "codex")
     servers = (*ours, *codex)
@@ -311,33 +312,6 @@ def _untrusted_skipped(dep: McpDependency) -> Diagnostic:
     )
 
 
-def _read_config(path: Path) -> tuple[str | None, dict[str, object]]:
-    """The config's text (None when there is no file) and data; errors say nothing was written."""
-    try:
-        text = read_toml_text(path) if path.exists() else None
-        return text, tomllib.loads(text or "")
-    except (tomllib.TOMLDecodeError, RecursionError) as exc:
-        raise ConfigError(
-            f"not valid TOML: {reason(exc)}",
-            path=path,
-            line=_error_line(exc),
-            hint="fix the file first; nothing was written",
-            code="IS503",
-        ) from exc
-    except UnicodeDecodeError as exc:
-        raise FileAccessError(
-            f"{path}: cannot read: not valid UTF-8 ({exc.reason} at byte {exc.start})",
-            hint="re-save the file as UTF-8 (TOML files must be UTF-8); nothing was written",
-            code="IS504",
-        ) from exc
-    except OSError as exc:
-        raise FileAccessError(
-            f"{path}: cannot read: {exc.strerror or exc}",
-            hint="check the file's permissions; nothing was written",
-            code="IS504",
-        ) from exc
-
-
 def write_missing(report: DepsReport, *, allow_untrusted: bool = False) -> DepsReport:
     """Add every missing server to ``report.config_file``, keeping its comments; return the new report.
 
@@ -352,7 +326,7 @@ def write_missing(report: DepsReport, *, allow_untrusted: bool = False) -> DepsR
 
 def _write_missing(report: DepsReport, allow_untrusted: bool) -> DepsReport:
     path = report.config_file
-    original, data = _read_config(path)
+    original, data = read_config(path)
     servers = data.get("mcp_servers", {})
     if not isinstance(servers, Mapping):
         raise ConfigError(

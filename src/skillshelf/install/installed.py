@@ -14,7 +14,17 @@ from skillshelf.install.installer import InstallScope
 from skillshelf.install.lock import LockEntry
 from skillshelf.install.visibility import FolderOwner, folder_owner
 
-__all__ = ["InstalledSkill", "UpdateResult", "UpdateStatus", "installed_in_several", "owner_of"]
+__all__ = [
+    "FOREIGN",
+    "InstalledSkill",
+    "RemoveResult",
+    "UpdateResult",
+    "UpdateStatus",
+    "credentials_needed",
+    "folders_of",
+    "installed_in_several",
+    "owner_of",
+]
 
 UpdateStatus = Literal["updated", "available", "up-to-date", "skipped", "failed", "added", "new"]
 """``added``: a skill a pack gained, installed by ``update``; ``new``: one ``update --check``
@@ -79,3 +89,47 @@ def installed_in_several(name: str, matches: Sequence[InstalledSkill], env: Env)
         hint=f"pass {', and '.join(asked)} to name the one to remove",
         code="IS406",
     )
+
+
+FOREIGN = (
+    "not updated: its source is a folder outside this project, which is not trusted (a committed lock "
+    "file can name any folder of yours); read the lock entry, `skillshelf trust` the project, then "
+    "`skillshelf update`"
+)
+
+
+def credentials_needed(entry: LockEntry, scope: InstallScope) -> InstallError:
+    """``IS131``: the download of ``entry`` needs the token its URL held at install."""
+    held = ", ".join(entry.credentials)
+    return InstallError(
+        f"{entry.source} was downloaded with a token in its URL ({held}), which the lock file does not "
+        "keep; it is not downloaded without it",
+        hint="install it again with the URL that holds the token: `skillshelf install 'URL' --name "
+        f"{entry.name} --scope {scope} --force`",
+        code="IS131",
+    )
+
+
+def folders_of(item: InstalledSkill) -> tuple[Path, ...]:
+    """The folders a change to ``item`` writes in: its skills root and those of its links."""
+    return (item.root, *(Path(link).parent for link in item.entry.links))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RemoveResult:
+    """The skill ``remove`` took away."""
+
+    name: str
+    scope: InstallScope
+    path: Path
+    source: str
+    kept: Path | None = None  # where the locally changed copy went (``--force``)
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "name": self.name,
+            "scope": self.scope,
+            "path": str(self.path),
+            "source": self.source,
+            "kept": None if self.kept is None else str(self.kept),
+        }

@@ -37,11 +37,13 @@ from skillshelf.install.targets import (
     InstallTarget,
     check_links,
     default_target,
+    inside_project,
     links_not_kept,
     make_links,
     placement,
     unlink_links,
 )
+from skillshelf.install.url_secrets import secret_parts
 from skillshelf.skills.model import RootOrigin, Scope, Skill, SkillRoot
 
 __all__ = [
@@ -141,6 +143,7 @@ def _lock_entry(source: Source, name: str, skill: Skill, commit: str | None, sta
         commit=commit,
         content_hash=content_hash(staged),
         installed_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        credentials=secret_parts(source.secret_location) if source.secret_location else (),
     )
 
 
@@ -151,7 +154,8 @@ SECRET_NOT_RECORDED = diagnostic(
     "the source URL holds a password or token: it was used for this fetch only, and the lock "
     "file records the URL without it",
     "for `skillshelf update`, let git find the credentials itself (a credential helper such as "
-    "`gh auth setup-git`, or an SSH URL)",
+    "`gh auth setup-git`, or an SSH URL); a download is updated by installing it again with "
+    "the URL that holds the token (--force)",
 )
 
 
@@ -337,6 +341,7 @@ def install_session(
         target = target or default_target(env, config.get("install.agents"))
     policy.check(parsed)
     place = placement(scope, target, env)
+    inside_project(scope, env, (place.root, *place.link_roots))
     root = place.root
     made = [d for d in (root, *root.parents) if not d.exists()]
     try:

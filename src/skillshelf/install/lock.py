@@ -75,6 +75,16 @@ class LockEntry:
     agents: tuple[str, ...] = ()  # the agents it was installed for (`install --for`)
     links: tuple[str, ...] = ()  # links to it in other agents' skill folders
     pack: str | None = None  # the key of the pack it was installed with (``install --all``)
+    #: What the source URL held that the lock does not keep (``url_secrets.secret_parts``: a
+    #: password, ``token``...): a download needs it again to be updated.
+    credentials: tuple[str, ...] = ()
+
+    @property
+    def needs_credentials(self) -> bool:
+        """A download whose URL held a token the lock does not keep: fetched without it, the server
+        refuses or sends another file, so ``update`` asks for it. A git source is fetched with
+        git's own credentials (a credential helper, SSH)."""
+        return bool(self.credentials) and self.kind == "archive"
 
     def to_dict(self, *, root: Path | None = None) -> dict[str, object]:
         """The entry as JSON; with ``root`` (the lock file's folder) as the file stores it, the
@@ -86,6 +96,8 @@ class LockEntry:
             extra["links"] = [_stored_link(link, root) for link in self.links] if root else list(self.links)
         if self.pack:
             extra["pack"] = self.pack
+        if self.credentials:
+            extra["credentials"] = list(self.credentials)
         return {
             "skill_name": self.skill_name,
             "source": self.source,
@@ -258,6 +270,7 @@ def _entry_from(name: str, raw: dict[str, object], root: Path) -> LockEntry:
         agents=_strings(raw.get("agents")),
         links=tuple(_read_link(link, root) for link in _strings(raw.get("links"))),
         pack=_str_or_none(raw.get("pack")),
+        credentials=_strings(raw.get("credentials")),
     )
 
 

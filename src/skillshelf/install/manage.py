@@ -17,7 +17,6 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from skillshelf.diagnostics import Diagnostic, Severity
@@ -29,9 +28,13 @@ from skillshelf.install.files import remove_tree, root_lock, workspace
 from skillshelf.install.found import find_skill_folder
 from skillshelf.install.git import GitRunner, ProgressFn, is_commit_id
 from skillshelf.install.installed import (
+    FOREIGN,
     InstalledSkill,
+    RemoveResult,
     UpdateResult,
     UpdateStatus,
+    credentials_needed,
+    folders_of,
     installed_in_several,
     owner_of,
 )
@@ -48,7 +51,7 @@ from skillshelf.install.lock import LockEntry, content_hash, lock_path, read_loc
 from skillshelf.install.pack_update import add_gained_skills, foreign_local, gone_from_pack, survey_packs
 from skillshelf.install.provenance import locally_modified
 from skillshelf.install.sources import Source, recorded_source
-from skillshelf.install.targets import drop_links
+from skillshelf.install.targets import drop_links, inside_project
 from skillshelf.install.visibility import FolderOwner, agent_roots
 
 __all__ = [
@@ -65,26 +68,6 @@ __all__ = [
 ]
 
 _SCOPES: tuple[InstallScope, ...] = ("project", "user")
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class RemoveResult:
-    """The skill ``remove`` took away."""
-
-    name: str
-    scope: InstallScope
-    path: Path
-    source: str
-    kept: Path | None = None  # where the locally changed copy went (``--force``)
-
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "name": self.name,
-            "scope": self.scope,
-            "path": str(self.path),
-            "source": self.source,
-            "kept": None if self.kept is None else str(self.kept),
-        }
 
 
 def lock_diagnostics(roots: Iterable[Path]) -> tuple[Diagnostic, ...]:
@@ -214,11 +197,17 @@ def _checked(
     return "available", moved + local, new.commit
 
 
-_FOREIGN = (
-    "not updated: its source is a folder outside this project, which is not trusted (a committed lock "
-    "file can name any folder of yours); read the lock entry, `skillshelf trust` the project, then "
-    "`skillshelf update`"
-)
+def _held_back(item: InstalledSkill, env: Env, policy: SourcePolicy) -> tuple[UpdateStatus, str] | None:
+    """Why ``update`` (and ``--check``) does not fetch ``item``'s source at all, or None."""
+    entry = item.entry
+    if foreign_local(item.scope, entry.location, env):
+        return "skipped", FOREIGN
+    if entry.needs_credentials:
+        return "failed", credentials_needed(entry, item.scope).one_line()
+    refused = policy.refusal(_source_of(entry))
+    if refused is not None:
+        return "failed", f"{refused.one_line()}; `skillshelf remove {entry.name}` takes it away"
+    return None
 
 
 def _update_one(
@@ -244,14 +233,13 @@ def _update_one(
             new_commit=new_commit,
         )
 
-    if foreign_local(item.scope, entry.location, env):
-        return result("skipped", _FOREIGN)
-    refused = policy.refusal(_source_of(entry))
-    if refused is not None:
-        return result("failed", f"{refused.one_line()}; `skillshelf remove {entry.name}` takes it away")
+    held = _held_back(item, env, policy)
+    if held is not None:
+        return result(*held)
     if progress is not None:
         progress(f"Checking {entry.name}", None)
     try:
+        inside_project(item.scope, env, folders_of(item))
         with root_lock(item.root):
             missing = not item.path.is_dir()
             modified = not missing and locally_modified(item.path, entry)
@@ -365,6 +353,7 @@ def remove_skill(
         )
     if len(matches) > 1:
         raise installed_in_several(name, matches, env)
+    inside_project(matches[0].scope, env, folders_of(matches[0]))
     try:
         return _remove(matches[0], force=force, kept=kept_root(env))
     except OSError as exc:

@@ -22,18 +22,19 @@ from pathlib import Path, PurePosixPath
 
 from skillshelf.config.trust import canonical
 from skillshelf.env import Env
-from skillshelf.errors import SkillshelfError
+from skillshelf.errors import InstallError, SkillshelfError
 from skillshelf.install.allowed import SourcePolicy
 from skillshelf.install.fetch_once import FetchOnce
 from skillshelf.install.files import root_lock, workspace
 from skillshelf.install.found import skill_folders
 from skillshelf.install.git import ProgressFn, is_commit_id
-from skillshelf.install.installed import InstalledSkill, UpdateResult
+from skillshelf.install.installed import InstalledSkill, UpdateResult, UpdateStatus
 from skillshelf.install.installer import Destination, InstallResult, InstallScope
 from skillshelf.install.links import confined_links
 from skillshelf.install.lock import LockEntry, PackRecord, read_lock
 from skillshelf.install.many import NotInstalled, install_in_pack, record_pack
 from skillshelf.install.sources import Source, local_place, recorded_source
+from skillshelf.install.targets import inside_project
 
 __all__ = ["PackNow", "add_gained_skills", "foreign_local", "gone_from_pack", "survey_packs"]
 
@@ -82,8 +83,8 @@ def survey_packs(items: Sequence[InstalledSkill], fetched: FetchOnce, policy: So
         if record is None:
             continue
         source = recorded_source(record.kind, record.location, record.subdir, record.ref)
-        if not policy.allows(source):
-            continue
+        if not policy.allows(source) or any(m.needs_credentials for m in lock.members(key)):
+            continue  # a download that needs its token again: its skills' own updates say so
         with contextlib.suppress(SkillshelfError):
             found.append(_pack_now(item.scope, item.root, record, lock.members(key), fetched))
     return found
@@ -149,20 +150,23 @@ def add_gained_skills(
     the project. So in a project that is not trusted, such a pack's new skills are only listed.
     """
     results: list[UpdateResult] = []
-    for pack in packs:
+    for pack in packs:  # check or not, one rule decides whether update installs a new skill
         gained = pack.gained()
-        if check:
-            results.extend(_listed_new(pack, place) for place in gained)
+        escaped = _escaped(pack, env) if gained else None
+        if escaped is not None:
+            results.extend(_listed_new(pack, place, escaped.one_line(), status="failed") for place in gained)
         elif gained and foreign_local(pack.scope, pack.record.location, env):
             results.extend(_listed_new(pack, place, _UNTRUSTED) for place in gained)
+        elif check:
+            results.extend(_listed_new(pack, place) for place in gained)
         elif pack.folders is not None:
             results.extend(_install_gained(pack, gained, kept, progress, env))
     return results
 
 
 _UNTRUSTED = (
-    "not added: the pack is a folder outside this project, which is not trusted; `skillshelf trust` "
-    "the project, then `skillshelf update`"
+    "not added by `skillshelf update`: the pack is a folder outside this project, which is not trusted; "
+    "`skillshelf trust` the project, then `skillshelf update`"
 )
 
 
@@ -185,11 +189,30 @@ def foreign_local(scope: InstallScope, location: str, env: Env) -> bool:
     return not load_config(env).trusted
 
 
-def _listed_new(pack: PackNow, place: str, why: str = "`skillshelf update` installs it") -> UpdateResult:
+def _escaped(pack: PackNow, env: Env) -> InstallError | None:
+    """Why the pack's new skills cannot be placed: its project folder (or its links' folder)
+    leads out of the project through a symlink (``IS314``); else None."""
+    try:
+        inside_project(pack.scope, env, (pack.root, *_link_roots(pack, env)))
+    except InstallError as exc:
+        return exc
+    return None
+
+
+def _link_roots(pack: PackNow, env: Env) -> list[Path]:
+    """The folders a new skill of ``pack`` gets links in: those of a sibling, confined to the
+    agents' own skills folders of the scope."""
+    sibling = confined_links(pack.members[0], pack.scope, env) if pack.members else None
+    return [Path(link).parent for link in sibling.links] if sibling else []
+
+
+def _listed_new(
+    pack: PackNow, place: str, why: str = "`skillshelf update` installs it", *, status: UpdateStatus = "new"
+) -> UpdateResult:
     return UpdateResult(
         name=PurePosixPath(place).name or place,
         scope=pack.scope,
-        status="new",
+        status=status,
         message=f"new in {pack.record.key} (folder {place}); {why}",
         new_commit=pack.commit,
     )
@@ -204,12 +227,11 @@ def _install_gained(
     the scope: a committed lock's links name any place, and a new link would be made there.
     """
     assert pack.folders is not None
-    sibling = confined_links(pack.members[0], pack.scope, env) if pack.members else None
     dest = Destination(
         root=pack.root,
         scope=pack.scope,
-        link_roots=[Path(link).parent for link in sibling.links] if sibling else [],
-        agents=sibling.agents if sibling else (),
+        link_roots=_link_roots(pack, env),
+        agents=pack.members[0].agents if pack.members else (),
         kept_root=kept,
         pack=pack.record.key,
     )

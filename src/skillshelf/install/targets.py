@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from skillshelf.config.edit_text import outside_of
 from skillshelf.env import Env
 from skillshelf.errors import InstallError, UsageError
 from skillshelf.install.visibility import agent_roots
@@ -36,6 +37,7 @@ __all__ = [
     "Placement",
     "default_target",
     "drop_links",
+    "inside_project",
     "links_not_kept",
     "make_links",
     "placement",
@@ -67,6 +69,27 @@ def placement(scope: Literal["user", "project"], target: InstallTarget, env: Env
     if target == "all":
         return Placement(root=roots["codex"], link_roots=(roots["claude"],), agents=("codex", "claude"))
     return Placement(root=roots[target], agents=(target,))
+
+
+def inside_project(scope: Literal["user", "project"], env: Env, folders: Sequence[Path]) -> None:
+    """Refuse, before anything is written, a project's skills folder (or links folder) that a
+    symlink leads out of the project: a cloned repository can commit ``.claude -> ~/.claude``,
+    and skills, links and the lock file would land in the user's own folders.
+
+    Raises:
+        InstallError: ``IS314``, naming the folder and where it really is.
+    """
+    if scope != "project":
+        return
+    for folder in folders:
+        real = outside_of(folder, env.project_root)
+        if real is not None:
+            raise InstallError(
+                f"{folder} leads out of the project through a symlink, to {real}; nothing was changed",
+                hint=f"remove the symlink in {folder} (never what it points to) so the project's own "
+                f"folder is used, or install with --scope user",
+                code="IS314",
+            )
 
 
 def default_target(env: Env, configured: object = None) -> InstallTarget:

@@ -4,8 +4,10 @@ A token pasted into the URL (``https://x-access-token:TOKEN@github.com/o/r.git``
 ``?token=...`` or a signed download's signature is used for the one fetch it was typed for.
 What is recorded (the lock file, which a project commits) and shown is the URL without it:
 the password of the user part dropped (the whole user part when it is itself a token the
-redactor knows), secret query values replaced with ``[REDACTED_SECRET]``.
-``update`` then fetches through git's own credentials (a credential helper, SSH).
+redactor knows), and every query parameter that carries a secret left out (a placeholder in its
+place would be sent to the server as if it were the credential). :func:`secret_parts` names
+what was left out, which the lock records: ``update`` fetches a git source through git's own
+credentials (a credential helper, SSH), and says that a download needs its token again.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from __future__ import annotations
 import re
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-__all__ = ["REDACTED", "scrubbed", "without_secrets"]
+__all__ = ["REDACTED", "scrubbed", "secret_parts", "without_secrets"]
 
 REDACTED = "[REDACTED_SECRET]"
 # query parameters that carry a credential whatever their value looks like (signed URLs of
@@ -25,23 +27,35 @@ _SECRET_PARAM = re.compile(
 
 
 def without_secrets(url: str) -> str:
-    """``url`` without the password of its user part and with secret query values redacted;
+    """``url`` without the password of its user part and without its secret query parameters;
     ``url`` itself when it holds none (and for what is not a URL with a scheme)."""
+    return _split(url)[0]
+
+
+def secret_parts(url: str) -> tuple[str, ...]:
+    """What :func:`without_secrets` leaves out of ``url``: the user part's ``password`` (or its
+    ``token in the user part``), then the name of each secret query parameter."""
+    return _split(url)[1]
+
+
+def _split(url: str) -> tuple[str, tuple[str, ...]]:
     try:
         parts = urlsplit(url)
     except ValueError:
-        return url
+        return url, ()
     if not parts.scheme or not parts.netloc:
-        return url
-    netloc = parts.netloc
+        return url, ()
+    netloc, dropped = parts.netloc, tuple[str, ...]()
     user, at, host = netloc.rpartition("@")
     if at:
         name = user.partition(":")[0]
-        netloc = host if _is_token(name) else f"{name}@{host}"
-    query = _safe_query(parts.query)
-    if netloc == parts.netloc and query == parts.query:
-        return url
-    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+        token = _is_token(name)
+        netloc = host if token else f"{name}@{host}"
+        dropped = ("token in the user part",) if token else ("password",) if netloc != parts.netloc else ()
+    query, left_out = _safe_query(parts.query)
+    if not dropped and not left_out:
+        return url, ()
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment)), (*dropped, *left_out)
 
 
 def _is_token(user_name: str) -> bool:
@@ -55,17 +69,23 @@ def _is_token(user_name: str) -> bool:
     return bool(name) and redact_secrets(name) != name
 
 
-def _safe_query(query: str) -> str:
+def _safe_query(query: str) -> tuple[str, tuple[str, ...]]:
+    """``query`` without its secret parameters (a secret name, or a value the redactor knows),
+    and their names."""
     if not query:
-        return query
+        return query, ()
     from skillshelf.memory.redact import redact_secrets
 
     pairs = parse_qsl(query, keep_blank_values=True)
-    safe = [
-        (name, REDACTED if value and _SECRET_PARAM.search(name) else redact_secrets(value))
+    secret = [
+        bool(value) and (bool(_SECRET_PARAM.search(name)) or redact_secrets(value) != value)
         for name, value in pairs
     ]
-    return query if safe == pairs else urlencode(safe, safe="[]")
+    if not any(secret):
+        return query, ()
+    kept = [pair for pair, hidden in zip(pairs, secret, strict=True) if not hidden]
+    left_out = tuple(dict.fromkeys(name for (name, _), hidden in zip(pairs, secret, strict=True) if hidden))
+    return urlencode(kept), left_out
 
 
 def scrubbed(text: str, secret_url: str) -> str:
