@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -35,3 +37,8 @@ def test_an_item_past_the_cap_is_listed_and_one_that_fits_neither_way_is_left_ou
         ["A" * 40, "C" * 8], ["- b"]
     )
     assert whole_or_listed(items, 1, intro="INTRO", list_intro="LIST") == ""
+
+
+def test_an_undecodable_byte_of_a_path_counts_as_the_replacement_character_codex_writes() -> None:
+    path = os.fsdecode(b"/srv/bad\xffdir/SKILL.md")
+    assert approx_tokens(path) == approx_tokens(path.replace("\udcff", "\ufffd"))

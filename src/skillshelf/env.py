@@ -16,8 +16,9 @@ from pathlib import Path
 from types import MappingProxyType
 
 from skillshelf.dirs import UserDirs
+from skillshelf.errors import FileAccessError, reason
 
-__all__ = ["CLAUDE_MANAGED_DIR", "Env", "find_project_root", "folders_between"]
+__all__ = ["CLAUDE_MANAGED_DIR", "Env", "current_folder", "find_project_root", "folders_between"]
 
 DEFAULT_PROJECT_ROOT_MARKERS: tuple[str, ...] = (".git",)
 
@@ -44,7 +45,9 @@ class Env:
 
     @classmethod
     def from_os(cls, *, cwd: Path | None = None) -> Env:
-        return cls.from_environ(dict(os.environ), cwd=cwd or Path.cwd())
+        """This process's environment; raises ``FileAccessError`` (``SS006``) when the current
+        folder cannot be had (deleted, or no longer reachable)."""
+        return cls.from_environ(dict(os.environ), cwd=cwd or current_folder())
 
     @classmethod
     def from_environ(cls, environ: Mapping[str, str], *, cwd: Path) -> Env:
@@ -87,6 +90,22 @@ class Env:
     def folders_root_to_cwd(self) -> list[Path]:
         """Every folder from the project root down to the cwd, root first."""
         return folders_between(self.project_root, self.cwd if self.cwd.is_dir() else self.cwd.parent)
+
+
+def current_folder() -> Path:
+    """The process's current folder (raises ``FileAccessError`` when it is gone)."""
+    try:
+        return Path.cwd()
+    except OSError as exc:
+        shell = os.environ.get("PWD", "")
+        named = f" ({shell})" if shell else ""
+        if isinstance(exc, FileNotFoundError):
+            message = f"the current folder{named} no longer exists"
+        else:
+            message = f"the current folder{named} cannot be read: {reason(exc)}"
+        raise FileAccessError(
+            message, hint="cd to another folder and run the command again", code="SS006"
+        ) from exc
 
 
 def folders_between(root: Path, cwd: Path) -> list[Path]:

@@ -11,8 +11,9 @@ BYTES_PER_TOKEN = 4
 
 
 def approx_tokens(text: str) -> int:
-    """``ceil(utf8_bytes / 4)``: Codex's ``approx_token_count``."""
-    return -(-len(text.encode("utf-8")) // BYTES_PER_TOKEN)
+    """``ceil(utf8_bytes / 4)``: Codex's ``approx_token_count`` (a lone surrogate, an undecodable
+    byte of a path, counts the 3 bytes of the U+FFFD Codex writes for it)."""
+    return -(-len(text.encode("utf-8", "surrogatepass")) // BYTES_PER_TOKEN)
 
 
 def whole_or_listed(items: Sequence[tuple[str, str]], token_cap: int, *, intro: str, list_intro: str) -> str:

@@ -38,8 +38,8 @@ def test_validate_reports_each_broken_skill_file_with_its_code(work: Path, tmp_p
     assert_reported(result, exit_codes=(1,), code=code)
 
 
-def test_validate_refuses_a_50_mb_skill_file_at_the_size_cap(work: Path, tmp_path: Path) -> None:
-    sparse_skill(tmp_path / "skills" / "huge" / "SKILL.md", 50 * 1024 * 1024)
+def test_validate_refuses_a_skill_file_larger_than_codex_lists(work: Path, tmp_path: Path) -> None:
+    sparse_skill(tmp_path / "skills" / "huge" / "SKILL.md", 10 * 1024**3)
     result = run_cli(["validate", str(tmp_path / "skills" / "huge")], cwd=work)
     assert_reported(result, exit_codes=(1,), code="SK113")
 
@@ -48,7 +48,7 @@ def test_list_keeps_good_skills_and_reports_every_broken_one(work: Path, tmp_pat
     root = tmp_path / "skills"
     for kind, (data, _) in BROKEN_SKILLS.items():
         write_bytes_skill(root, kind, data)
-    sparse_skill(root / "huge" / "SKILL.md", 50 * 1024 * 1024)
+    sparse_skill(root / "huge" / "SKILL.md", 10 * 1024**3)
     write_bytes_skill(
         root, "crlf", b"---\r\nname: crlf\r\ndescription: written on Windows\r\n---\r\nbody\r\n"
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -28,6 +29,17 @@ def test_prior_decays_with_age_and_favours_the_current_project(tmp_path: Path) -
     assert prior["/s/b/SKILL.md"] == pytest.approx(0.5)
     assert prior["/s/c/SKILL.md"] == pytest.approx(0.5)
     assert UsageStore(tmp_path / "none.jsonl").prior() == {}
+
+
+def test_paths_that_are_not_utf8_are_recorded_and_read_back_as_the_same_paths(tmp_path: Path) -> None:
+    store = UsageStore(tmp_path / "usage.jsonl")
+    odd = os.fsdecode(b"/srv/bad\xffdir/.agents/skills/a/SKILL.md")
+    store.record_turn("t1", {"x": [odd]}, project=os.fsdecode(b"/srv/bad\xffdir"), now=1.0)
+    store.record_load(odd, turn="t1", project=os.fsdecode(b"/srv/bad\xffdir"), now=1.5)
+    store.record_load("/srv/café/SKILL.md", turn="t1", now=1.6)
+    assert [e.get("path") for e in store.events() if e["type"] == "load"] == [odd, "/srv/café/SKILL.md"]
+    assert "café" in store.path.read_text(encoding="utf-8")  # valid text stays as it was written
+    assert store.stats().selectors[0].hits[1] == 1
 
 
 def test_stats_report_each_selectors_hit_rate_over_real_loads(tmp_path: Path) -> None:

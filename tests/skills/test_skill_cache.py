@@ -5,8 +5,12 @@ from __future__ import annotations
 import dataclasses
 import marshal
 import os
+import shutil
+import subprocess
+import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from skill_tree_helpers import repo_env, write, write_skill
@@ -14,10 +18,11 @@ from skill_tree_helpers import repo_env, write, write_skill
 import skillshelf.skills.cache as cache_module
 import skillshelf.skills.cache_file as cache_file_module
 import skillshelf.skills.parse as parse_module
+import skillshelf.skills.skill_files as skill_files_module
 from skillshelf.lastkept import LastKept
 from skillshelf.skills.cache import CACHE_FILE
 from skillshelf.skills.discover import DiscoveryOptions, discover_skills
-from testkit import IsolatedHome
+from testkit import IsolatedHome, count_walks, missing
 
 CACHED = DiscoveryOptions(include_builtin=False, include_claude=False, use_cache=True)
 
@@ -228,3 +233,65 @@ def test_the_cache_kept_in_memory_is_dropped_when_its_file_changes(
     assert discover_skills(env, CACHED).skills[0].description == "written by another process"
     assert discover_skills(env, CACHED).skills[0].description == "written by another process"
     assert len(loads) == 1 and len(counted) == 1  # read once, and nothing parsed again
+
+
+def _unreadable_without_dac_override(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Opening a file without read permission fails, as it does for a user without root's
+    override of file modes (the tests may run as root)."""
+    real = skill_files_module.open_regular
+
+    def open_regular(path: Path | str, *args: Any, **kw: Any) -> Any:
+        if not os.stat(path).st_mode & 0o444:
+            raise PermissionError(13, "Permission denied", str(path))
+        return real(path, *args, **kw)
+
+    monkeypatch.setattr(skill_files_module, "open_regular", open_regular)
+
+
+@pytest.mark.parametrize("walk_kept", [False, True], ids=["walked-again", "walk-reused"])
+def test_a_skill_made_unreadable_is_read_again_and_left_out(
+    tmp_path: Path, isolated_home: IsolatedHome, monkeypatch: pytest.MonkeyPatch, walk_kept: bool
+) -> None:
+    _unreadable_without_dac_override(monkeypatch)
+    walks = count_walks(monkeypatch) if walk_kept else None  # fresh folders' walks are kept too
+    env = repo_env(tmp_path, isolated_home)
+    path = write_skill(env.cwd / ".agents/skills/locked", "locked")
+    write_skill(env.cwd / ".agents/skills/open", "open")
+    time.sleep(0.01)  # a clock tick between the write and the chmod, as between two commands
+    assert {s.name for s in discover_skills(env, CACHED).skills} == {"locked", "open"}
+    before = path.stat()
+    path.chmod(0)  # size and mtime stay; only the change time moves
+    assert (path.stat().st_size, path.stat().st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+    found = discover_skills(env, CACHED)
+    assert walks is None or len(walks) == 1  # the chmod left the folders' listing unchanged
+    assert [s.name for s in found.skills] == ["open"]
+    assert [d.code for d in found.diagnostics if d.path == path] == ["SK116"]
+    path.chmod(0o644)
+    assert {s.name for s in discover_skills(env, CACHED).skills} == {"locked", "open"}
+
+
+def test_the_catalog_never_offers_a_skill_its_user_cannot_read(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
+    """As a process that file modes bind (root without its override capabilities)."""
+    bound: list[str] = []
+    if os.geteuid() == 0:
+        setpriv = shutil.which("setpriv")
+        if setpriv is None:
+            missing("setpriv (util-linux), to drop root's override of file modes")
+        bound = [setpriv, "--bounding-set=-dac_override,-dac_read_search"]
+    script = str(Path(sys.executable).parent / "skillshelf")
+    env = repo_env(tmp_path, isolated_home)
+    path = write_skill(env.cwd / ".agents/skills/locked", "locked")
+
+    def catalog() -> str:
+        done = subprocess.run(
+            [*bound, script, "catalog"], cwd=env.cwd, capture_output=True, text=True, timeout=120, check=False
+        )
+        return done.stdout
+
+    assert "- locked:" in catalog()
+    path.chmod(0)
+    assert "- locked:" not in catalog()
+    path.chmod(0o644)
+    assert "- locked:" in catalog()

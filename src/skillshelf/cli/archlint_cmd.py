@@ -34,8 +34,9 @@ def lint_arch(
 ) -> None:
     """Check that imports only go down the declared layers, and files and functions stay small."""
     from skillshelf.archlint import lint_path
+    from skillshelf.env import current_folder
 
-    report = lint_path(path, cwd=Path.cwd(), config_file=config_file, lazy_imports=lazy_imports)  # type: ignore[arg-type]
+    report = lint_path(path, cwd=current_folder(), config_file=config_file, lazy_imports=lazy_imports)  # type: ignore[arg-type]
     if as_json:
         echo_json(report)
     else:

@@ -96,9 +96,10 @@ def printable(text: str) -> str:
     bidirectional overrides (U+202E...) as ``\\uNNNN``.
 
     Skill names, descriptions and paths come from files anyone can write; printed raw, an
-    escape sequence in them could retitle the terminal or hide what follows.
+    escape sequence in them could retitle the terminal or hide what follows. A byte of a path
+    that is not UTF-8 becomes U+FFFD (:func:`valid_text`), which every stdout can encode.
     """
-    return text.translate(_CONTROL)
+    return valid_text(text.translate(_CONTROL))
 
 
 def valid_text(text: str) -> str:
@@ -150,9 +151,13 @@ def echo_text(text: str) -> None:
     When stdout is a terminal a person reads it, so control characters are made visible
     (:func:`printable`): an ESC sequence in a SKILL.md or AGENTS.md could retitle the window,
     clear the screen or hide what follows. When stdout is not a terminal (a pipe or a file),
-    a program reads it and gets the text exactly as the model would.
+    a program reads it and gets the text exactly as the model would: escape sequences
+    included, which ``click.echo`` would strip from a pipe unless told ``color=True``.
     """
-    click.echo(printable(text) if sys.stdout.isatty() else text)
+    if sys.stdout.isatty():
+        click.echo(printable(text))
+    else:
+        click.echo(text, color=True)
 
 
 def literal(value: object) -> str:

@@ -42,6 +42,7 @@ from skillshelf.instructions.files import (
 )
 from skillshelf.instructions.model import InstructionLayer, Instructions, InstructionScope, LayerKind
 from skillshelf.skills.codex_config import load_codex_toml, read_codex_settings
+from skillshelf.skills.load import path_text
 from skillshelf.skills.plugins import codex_project_layers, codex_trust
 from skillshelf.skills.roots import codex_config_folders
 
@@ -258,7 +259,7 @@ def render_agents_md(cwd: Path, layers: Sequence[InstructionLayer]) -> str:
         body = f"{user}{PROJECT_DOC_SEPARATOR}{project}"
     else:
         body = user if user is not None else project
-    header = f"# AGENTS.md instructions for {cwd}" if project else "# AGENTS.md instructions"
+    header = f"# AGENTS.md instructions for {path_text(cwd)}" if project else "# AGENTS.md instructions"
     return f"{header}\n\n<INSTRUCTIONS>\n{body}\n</INSTRUCTIONS>"
 
 

@@ -59,8 +59,17 @@ def scope_dir(data_dir: Path, scope: str) -> Path:
         return memories_root(data_dir) / GLOBAL_SCOPE
     root = scope.removeprefix("project:")
     name = re.sub(r"[^a-z0-9_-]+", "-", Path(root).name.lower()).strip("-")[:40] or "root"
-    digest = hashlib.sha256(root.encode("utf-8")).hexdigest()[:10]
+    digest = hashlib.sha256(_path_bytes(root)).hexdigest()[:10]
     return memories_root(data_dir) / f"{name}-{digest}"
+
+
+def _path_bytes(text: str) -> bytes:
+    """A path's bytes as the file system names it: UTF-8, with the undecodable bytes that
+    Python keeps as lone surrogates (``surrogateescape``) written back as those bytes."""
+    try:
+        return text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogatepass")
 
 
 def _stem_time(session_id: str, fallback_ms: int) -> tuple[datetime, int]:

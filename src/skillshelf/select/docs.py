@@ -167,7 +167,7 @@ def _stamp(skill: Skill, body_stat: tuple[int, int] | None) -> str:
     digest = hashlib.sha1(
         "\0".join(
             [skill.name, skill.description, skill.short_description or "", _display(skill), str(skill.root)]
-        ).encode()
+        ).encode("utf-8", "surrogatepass")
     ).hexdigest()[:16]
     mtime, size = body_stat or (0, 0)
     return f"{mtime}:{size}:{digest}"

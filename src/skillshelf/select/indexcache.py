@@ -73,7 +73,7 @@ class IndexCache:
     def __init__(self, cache_dir: Path, skills: Iterable[Skill], models: Mapping[str, FieldModel]) -> None:
         self.models = models  # part name -> its field model, in the order of SkillIndex's parts
         roots = sorted({str(s.root) for s in skills})
-        self.digest = hashlib.sha1("\0".join(roots).encode()).hexdigest()[:20]
+        self.digest = hashlib.sha1("\0".join(roots).encode("utf-8", "surrogatepass")).hexdigest()[:20]
         self.folder = cache_dir / "select"
         self.path = self.folder / f"index-{self.digest}.bin"
         self.loaded: CachedIndex | None = None

@@ -32,7 +32,7 @@ def write_file(path: Path, version: int, arrays: dict[str, Any], texts: dict[str
 
     blobs: dict[str, Any] = {name: np.ascontiguousarray(a) for name, a in arrays.items()}
     for name, items in texts.items():
-        blobs[f"text:{name}"] = np.frombuffer("\0".join(items).encode("utf-8"), np.uint8)
+        blobs[f"text:{name}"] = np.frombuffer("\0".join(items).encode("utf-8", "surrogatepass"), np.uint8)
     header: dict[str, Any] = {
         "version": version,
         "arrays": {},
@@ -80,7 +80,7 @@ def read_file(path: Path, version: int) -> tuple[dict[str, Any], dict[str, list[
         arrays[name] = np.frombuffer(data, dt, count, start + offset).reshape(shape)
     texts: dict[str, list[str]] = {}
     for name, count in header["counts"].items():
-        raw = arrays.pop(f"text:{name}").tobytes().decode("utf-8")
+        raw = arrays.pop(f"text:{name}").tobytes().decode("utf-8", "surrogatepass")
         items = raw.split("\0") if count else []
         if len(items) != count:
             raise ValueError(f"text list {name} has {len(items)} items, not {count}")

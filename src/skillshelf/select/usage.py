@@ -95,6 +95,9 @@ class UsageStore:
 
     def _append(self, event: Mapping[str, object]) -> None:
         line = json.dumps(event, ensure_ascii=False, sort_keys=True) + "\n"
+        if not line.isascii() and not _encodable(line):
+            # a path that is not UTF-8: escaped (``\udcff``), it reads back as the same path
+            line = json.dumps(event, sort_keys=True) + "\n"
         try:
             dirs.append_to_log(self.path, line, max_bytes=MAX_LOG_BYTES, wait=LOG_WAIT)
         except FolderBusy as exc:
@@ -300,3 +303,12 @@ class ShadowRecorder:
             return
         self.loaded_now.add(path)
         self.store.record_load(path, turn=self.current, project=self.project, via=via, now=now)
+
+
+def _encodable(text: str) -> bool:
+    """Whether ``text`` is valid UTF-8 once encoded (no lone surrogate)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True

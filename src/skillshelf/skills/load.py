@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePath
 
 from skillshelf.errors import FileAccessError, PathEscapeError, SkillNotFoundError, SkillshelfError
 from skillshelf.skills.confined import read_beneath
@@ -36,6 +36,7 @@ __all__ = [
     "list_bundled_files",
     "load_skill",
     "mark_untrusted",
+    "path_text",
     "skill_fragment",
     "with_trust_note",
 ]
@@ -93,9 +94,20 @@ class LoadedSkill:
         }
 
 
+def path_text(path: PurePath | str) -> str:
+    """A path as text for the model: each byte that is not UTF-8 (kept by Python as a lone
+    surrogate) written U+FFFD, as Codex writes such a path."""
+    text = str(path)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    return text
+
+
 def skill_fragment(skill: Skill, contents: str) -> str:
     """Codex's injection text: ``<skill>\\n<name>N</name>\\n<path>P</path>\\nCONTENTS\\n</skill>``."""
-    return f"<skill>\n<name>{skill.name}</name>\n<path>{skill.path}</path>\n{contents}\n</skill>"
+    return f"<skill>\n<name>{skill.name}</name>\n<path>{path_text(skill.path)}</path>\n{contents}\n</skill>"
 
 
 def mark_untrusted(skills: Sequence[Skill], *, trusted_project: bool) -> tuple[Skill, ...]:

@@ -61,6 +61,8 @@ class FoundFile:
     """A ``SKILL.md`` as reached by the walk: ``path`` under the root, ``canonical`` resolved.
 
     ``has_agents`` says whether the skill folder lists an ``agents`` entry (saves a probe).
+    ``size``, ``mtime_ns`` and ``ctime_ns`` key the parsed-skill cache: the change time moves
+    on a change of mode or owner too, which can make the file unreadable.
     """
 
     path: str
@@ -68,22 +70,25 @@ class FoundFile:
     has_agents: bool
     size: int
     mtime_ns: int
+    ctime_ns: int
 
 
-_FOUND_SETTERS = slot_setters(FoundFile, ("path", "canonical", "has_agents", "size", "mtime_ns"))
+_FOUND_SETTERS = slot_setters(FoundFile, ("path", "canonical", "has_agents", "size", "mtime_ns", "ctime_ns"))
 
 
-def found_file(path: str, canonical: str, has_agents: bool, size: int, mtime_ns: int) -> FoundFile:
-    """``FoundFile(...)`` without the frozen ``__init__`` (a warm run restores thousands)."""
+def found_file(path: str, canonical: str, has_agents: bool, st: os.stat_result) -> FoundFile:
+    """``FoundFile(...)`` with the size and times of ``st``, without the frozen ``__init__`` (a
+    warm run restores thousands)."""
     if _FOUND_SETTERS is None:
-        return FoundFile(path, canonical, has_agents, size, mtime_ns)
+        return FoundFile(path, canonical, has_agents, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
     found = object.__new__(FoundFile)
-    set_path, set_canonical, set_agents, set_size, set_mtime = _FOUND_SETTERS
+    set_path, set_canonical, set_agents, set_size, set_mtime, set_ctime = _FOUND_SETTERS
     set_path(found, path)
     set_canonical(found, canonical)
     set_agents(found, has_agents)
-    set_size(found, size)
-    set_mtime(found, mtime_ns)
+    set_size(found, st.st_size)
+    set_mtime(found, st.st_mtime_ns)
+    set_ctime(found, st.st_ctime_ns)
     return found
 
 
@@ -180,7 +185,7 @@ def _skill_file(entry: os.DirEntry[str], via_link: bool, has_agents: bool, resul
     except OSError:
         return
     canonical = os.path.realpath(entry.path) if via_link else entry.path
-    result.files.append(FoundFile(entry.path, canonical, has_agents, st.st_size, st.st_mtime_ns))
+    result.files.append(found_file(entry.path, canonical, has_agents, st))
 
 
 class _Walker:
@@ -360,5 +365,5 @@ def walk_claude_root(root: str, *, limits: ScanLimits = ScanLimits()) -> WalkRes
         result.dirs_visited += 1
         canonical = os.path.realpath(candidate)
         has_agents = os.path.isdir(os.path.join(entry.path, "agents"))
-        result.files.append(FoundFile(candidate, canonical, has_agents, st.st_size, st.st_mtime_ns))
+        result.files.append(found_file(candidate, canonical, has_agents, st))
     return result

@@ -3,9 +3,9 @@
 A folder's change time (``st_ctime_ns``) moves whenever an entry is added, removed or renamed in
 it, and on permission changes. So if every folder the walk listed still has the change time it
 had when it was listed, the walk would find the same files; only the files' own sizes and times
-need a fresh look (they key the parsed-skill cache). Walks that saw a broken symlink (its target
-may appear without any listed folder changing) or folders changed in the last two seconds (too
-close to trust a timestamp) are not kept.
+(modification and change) need a fresh look (they key the parsed-skill cache). Walks that saw a
+broken symlink (its target may appear without any listed folder changing) or folders changed in
+the last two seconds (too close to trust a timestamp) are not kept.
 """
 
 from __future__ import annotations
@@ -63,8 +63,7 @@ def restore_walk(data: Any) -> WalkResult | None:
         files: list[FoundFile] = []
         lstat = os.lstat
         for path, canonical, has_agents in data["files"]:
-            st = lstat(path)
-            files.append(found_file(path, canonical, has_agents is True, st.st_size, st.st_mtime_ns))
+            files.append(found_file(path, canonical, has_agents is True, lstat(path)))
         visited, entries, truncated, limit, unvisited, pruned, stopped, markers = data["counts"]
         diags = [_diag_from(r) for r in data["diags"]]
     except (OSError, KeyError, TypeError, ValueError):

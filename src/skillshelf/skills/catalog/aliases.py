@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePath
 
-from skillshelf.skills.load import UNTRUSTED_TAG
+from skillshelf.skills.load import UNTRUSTED_TAG, path_text
 from skillshelf.skills.model import RootOrigin, Skill
 
 __all__ = ["UNTRUSTED_ROOT", "AliasPlan", "build_alias_plan", "display_path", "root_sort_key"]
@@ -45,9 +45,10 @@ _ORIGIN_RANK: dict[RootOrigin, int] = {
 
 
 def display_path(path: PurePath | str) -> str:
-    """A path as the catalog writes it: forward slashes only."""
+    """A path as the catalog writes it: forward slashes only, bytes that are not UTF-8 as
+    U+FFFD (:func:`~skillshelf.skills.load.path_text`)."""
     text = str(path)
-    return text.replace("\\", "/") if "\\" in text else text
+    return path_text(text.replace("\\", "/") if "\\" in text else text)
 
 
 def root_sort_key(origin: RootOrigin, root: PurePath) -> tuple[int, int]:
