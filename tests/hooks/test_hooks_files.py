@@ -164,3 +164,20 @@ def test_toml_files_setup_cannot_edit_are_refused_with_a_code(text: str, code: s
     with pytest.raises(ConfigError) as caught:
         tomlblock.with_tables(text, TRUST)
     assert caught.value.code == code
+
+
+def test_a_block_with_the_users_tables_after_it_stays_where_it_is() -> None:
+    users = '\n[model_providers.x]\nname = "x"\n'
+    text = tomlblock.with_tables('model = "x"\n', TRUST) + users
+    assert tomlblock.with_tables(text, TRUST) == text
+    newer = {path: {"trusted_hash": "sha256:cd"} for path in TRUST}
+    updated = tomlblock.with_tables(text, newer)
+    assert updated == text.replace("sha256:ab", "sha256:cd")
+    assert tomlblock.with_tables(text, {}) == 'model = "x"\n' + users
+
+
+def test_a_block_that_would_take_the_users_keys_after_it_moves_to_the_end() -> None:
+    text = tomlblock.with_tables('model = "x"\n', TRUST) + "effort = 1\n"
+    moved = tomlblock.with_tables(text, TRUST)
+    assert moved == tomlblock.with_tables('model = "x"\neffort = 1\n', TRUST)
+    assert tomllib.loads(moved)["effort"] == 1

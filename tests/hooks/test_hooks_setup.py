@@ -97,6 +97,22 @@ def test_codex_setup_then_remove_leaves_every_file_byte_identical(
     assert not (env.dirs.state / "setup" / "record.json").exists()
 
 
+def test_codex_setup_run_again_leaves_the_users_tables_after_its_block_byte_for_byte(
+    isolated_home: Any,
+) -> None:
+    repo, env = _project(isolated_home)
+    config = isolated_home.codex_home / "config.toml"
+    isolated_home.codex_home.mkdir()
+    config.write_text('model = "gpt-5"\n', encoding="utf-8")
+    _setup(env, isolated_home, "codex", "project")
+    with config.open("a", encoding="utf-8") as handle:
+        handle.write('\n[model_providers.x]\nname = "x"\n')
+    again = plan_setup(env, "codex", "project", command=COMMAND, state_dir=env.dirs.state)
+    assert again.changed == ()
+    _setup(env, isolated_home, "codex", "project", remove=True)
+    assert config.read_text(encoding="utf-8") == 'model = "gpt-5"\n\n[model_providers.x]\nname = "x"\n'
+
+
 def test_codex_setup_reads_a_config_with_a_byte_order_mark_and_keeps_it(isolated_home: Any) -> None:
     repo, env = _project(isolated_home)
     codex = isolated_home.codex_home

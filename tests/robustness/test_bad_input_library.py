@@ -43,9 +43,23 @@ def test_read_skill_returns_the_code_for_each_broken_file(tmp_path: Path, kind: 
     assert_coded(parsed.diagnostics)
 
 
-def test_read_skill_caps_a_50_mb_file_without_reading_it(tmp_path: Path) -> None:
-    parsed = read_skill(sparse_skill(tmp_path / "huge" / "SKILL.md", 50 * 1024 * 1024), ROOT)
+def test_read_skill_lists_a_50_mb_file_from_its_head_and_skips_a_10_gb_one_unread(tmp_path: Path) -> None:
+    parsed = read_skill(sparse_skill(tmp_path / "big" / "SKILL.md", 50 * 1024 * 1024), ROOT)
+    assert parsed.skill is not None and "SK119" in codes(parsed.diagnostics)
+    assert len(parsed.body) < 1024 * 1024
+    parsed = read_skill(sparse_skill(tmp_path / "huge" / "SKILL.md", 10 * 1024**3), ROOT)
     assert parsed.skill is None and codes(parsed.diagnostics) == ["SK113"]
+
+
+def test_a_50_mb_skill_is_mentioned_and_indexed_from_its_head(tmp_path: Path) -> None:
+    from skillshelf.context_parts import read_skill_fragment
+    from skillshelf.skills.discover import read_skill_body
+
+    skill = read_skill(sparse_skill(tmp_path / "big" / "SKILL.md", 50 * 1024 * 1024), ROOT).skill
+    assert skill is not None
+    assert len(read_skill_body(skill)) < 1024 * 1024
+    fragment = read_skill_fragment(skill)
+    assert "cut to its first 1,048,576 of 52,428,800 bytes" in fragment and len(fragment) < 1024 * 1024 + 500
 
 
 @pytest.mark.parametrize("shape", ["missing", "folder", "dangling-link", "device"])

@@ -123,6 +123,40 @@ def test_claude_code_drops_the_descriptions_skillshelf_says_it_drops(
     assert ours.over and ours.names_only
 
 
+def test_own_skills_give_way_to_the_users_of_the_same_name(tmp_path: Path, claude_oracle: Any) -> None:
+    """A skill named like one of Claude Code's own (claude-api, loop) is listed in its place:
+    the room the own one took is the others'; one Claude Code does not list leaves it there."""
+    home, cwd = _library(tmp_path)
+    for name, extra in (("claude-api", ""), ("loop", ""), ("verify", "disable-model-invocation: true")):
+        write_skill(home / ".claude/skills" / name, name, f"the user's own {name}", extra)
+    described, bare = _listed(claude_oracle(cwd, home=home))
+    env = Env.for_test(cwd=cwd, home=home)
+    env = dataclasses.replace(env, environ={**env.environ, "ANTHROPIC_BASE_URL": "http://127.0.0.1:9"})
+    ours = claude_listing(env, use_cache=False).plan
+    assert [n for n in ours.described if n.startswith("my-")] == described
+    assert sorted(ours.names_only) == sorted(set(bare) - {"my-001"})
+
+
+def test_the_widest_listing_skillshelf_measures_is_shown_whole(tmp_path: Path, claude_oracle: Any) -> None:
+    """At a budget of exactly the width skillshelf gives the listing every entry keeps its text;
+    one column less and one loses it (Claude Code's own entries, line breaks in them, counted)."""
+    home, cwd = tmp_path / "home", git_init(tmp_path / "repo")
+    for name in ("my-alpha", "my-beta", "my-gamma"):
+        write_skill(cwd / ".claude/skills" / name, name, f"the {name} skill does {name} things well")
+    env = Env.for_test(cwd=cwd, home=home)
+    env = dataclasses.replace(env, environ={**env.environ, "ANTHROPIC_BASE_URL": "http://127.0.0.1:9"})
+    width = claude_listing(env, use_cache=False).plan.width
+    for budget, whole in ((width, True), (width - 1, False)):
+        fixed = {"SLASH_COMMAND_TOOL_CHAR_BUDGET": str(budget)}
+        result = claude_oracle(cwd, home=home, environ=fixed)
+        bare = [x for x in (result["skills_listing"] or "").split("\n") if x[:2] == "- " and ": " not in x]
+        ours = claude_listing(
+            dataclasses.replace(env, environ={**env.environ, **fixed}), use_cache=False
+        ).plan
+        assert (bare == [], ours.over) == (whole, not whole), budget
+        assert sorted(ours.described) == sorted(_listed(result)[0])
+
+
 def test_claude_code_reads_the_skill_overrides_of_the_folder_it_starts_in(
     tmp_path: Path, claude_oracle: Any
 ) -> None:

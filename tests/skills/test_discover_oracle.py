@@ -148,8 +148,12 @@ def test_parsing_cases_match_codex(tmp_path: Path, codex_oracle: Any) -> None:
     }.items():
         write_skill(r / folder, folder)
         write(r / folder / "agents/openai.yaml", yaml_text)
+    for folder, size in {"big": 2 * 1024 * 1024, "over-codex-cap": 512 * 1024 * 1024 + 1}.items():
+        with write(r / folder / "SKILL.md", skill_text(folder)).open("r+b") as handle:
+            handle.truncate(size)  # a hole after the frontmatter: no disk, and Codex reads NULs as text
     listed = tree.compare(codex_oracle)
     assert ("repaired", str(r / "repaired/SKILL.md")) in listed
+    assert ("big", str(r / "big/SKILL.md")) in listed
 
 
 def test_traversal_cases_match_codex(tmp_path: Path, codex_oracle: Any) -> None:

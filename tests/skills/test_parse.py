@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from skill_tree_helpers import present, repo_root, vector_params, write
 
 from skillshelf.diagnostics import Severity
-from skillshelf.skills.model import RootOrigin, Scope
+from skillshelf.skills.model import RootOrigin, Scope, SkillRoot
 from skillshelf.skills.parse import parse_skill_text, read_skill, split_body
 
 ROOT = repo_root(Path("/r/skills"))
@@ -180,11 +180,34 @@ def test_openai_yaml_is_merged_into_the_skill() -> None:
     assert not parsed.skill.policy.allow_implicit_invocation and parsed.skill.policy.products == ("codex",)
 
 
-def test_read_skill_caps_huge_files(tmp_path: Path) -> None:
-    path = write(tmp_path / "big" / "SKILL.md", "---\nname: big\ndescription: d\n---\n" + "x" * 2000)
+def test_a_file_over_the_cap_is_listed_from_its_frontmatter_with_its_body_cut(tmp_path: Path) -> None:
+    path = write(tmp_path / "big" / "SKILL.md", "---\nname: big\ndescription: d\n---\n" + "é" * 1000)
+    parsed = read_skill(path, ROOT, max_bytes=1000)
+    assert parsed.skill is not None and parsed.skill.description == "d"
+    assert codes(parsed) == ["SK119"] and "2,033 bytes" in parsed.diagnostics[0].message
+    assert parsed.body == "é" * 483  # the first 1,000 bytes, the character cut in two left out
+    assert codes(read_skill(path, ROOT)) == []
+
+
+def test_a_file_over_the_cap_whose_frontmatter_does_not_end_within_it_is_skipped(tmp_path: Path) -> None:
+    path = write(tmp_path / "big" / "SKILL.md", "---\nname: big\ndescription: " + "d" * 2000 + "\n---\n")
     parsed = read_skill(path, ROOT, max_bytes=1000)
     assert parsed.skill is None and codes(parsed) == ["SK113"]
-    assert read_skill(path, ROOT).skill is not None
+
+
+def test_a_file_larger_than_its_agent_lists_is_skipped_unread(tmp_path: Path) -> None:
+    codex = tmp_path / "codex" / "SKILL.md"
+    codex.parent.mkdir()
+    with codex.open("wb") as handle:
+        handle.write(b"---\nname: big\ndescription: d\n---\n")
+        handle.truncate(512 * 1024 * 1024 + 1)
+    assert codes(read_skill(codex, ROOT)) == ["SK113"]
+    claude = write(tmp_path / "claude" / "SKILL.md", "---\nname: big\ndescription: d\n---\n")
+    claude_root = SkillRoot(path=tmp_path, scope=Scope.REPO, origin=RootOrigin.CLAUDE_PROJECT)
+    for size, listed in [(1_000_000, True), (1_000_001, False)]:
+        with claude.open("r+b") as handle:
+            handle.truncate(size)
+        assert (read_skill(claude, claude_root).skill is not None) is listed, size
 
 
 def test_read_skill_rejects_binary_and_undecodable_files(tmp_path: Path) -> None:

@@ -10,10 +10,12 @@ and, on request, ``[mcp_servers.skillshelf]``. They go between two comment lines
 
 The block goes at the end of the file after one line break and is taken out with exactly that
 line break, so the rest of the file keeps every byte (tomlkit alone moves blank lines when a
-table is added and removed). The result is checked with :mod:`tomllib`: a table the user
-already wrote outside the block (a hook they trusted in Codex's TUI, their own
-``[mcp_servers.skillshelf]``) is not written twice; a stale trust hash there is updated in
-place (:func:`with_tables`).
+table is added and removed). A block already in the file stays where it is (the user's tables
+appended after it stay after it) as long as the file reads the same there as with the block at
+the end: a re-run that changes nothing leaves every byte. The result is checked with
+:mod:`tomllib`: a table the user already wrote outside the block (a hook they trusted in
+Codex's TUI, their own ``[mcp_servers.skillshelf]``) is not written twice; a stale trust hash
+there is updated in place (:func:`with_tables`).
 
 Outside the block, setup can also take tables out and move them to another key (the trust of a
 hook whose position in its hooks file changed): each by its ``[header]`` line, so every other
@@ -156,7 +158,7 @@ def with_tables(
             a ``[table]`` of its own.
     """
     bom = BYTE_ORDER_MARK if text.startswith(BYTE_ORDER_MARK) else ""  # Codex reads it; kept
-    outside = without_block(text.removeprefix(bom))
+    outside, spot = _marked_spot(text.removeprefix(bom))
     existing = _parse(outside, where)
     if _present(existing, drop) or _present(existing, renames or {}):
         outside = _retitled(outside, existing, set(drop), dict(renames or {}), where)
@@ -168,8 +170,8 @@ def with_tables(
             own[path] = table
         elif there != dict(table):
             outside = _update_in_place(outside, path, table)
-    body = _render(own, marked=not set(own) <= set(foreign))
-    result = outside + ("\n" if outside else "") + body if own else outside
+    body = _render(own, marked=not set(own) <= set(foreign)) if own else ""
+    outside, result = _placed(outside, spot, body)
     try:
         tomllib.loads(result)
     except tomllib.TOMLDecodeError as exc:
@@ -180,6 +182,34 @@ def with_tables(
             code="HK112",
         ) from exc
     return bom + result
+
+
+def _marked_spot(text: str) -> tuple[str, str]:
+    """``text`` with its block (if any) replaced by a comment line only this call writes (with
+    the line break before the block), and that line ("" when there is no block): the edits
+    outside the block keep a comment, so the block can go back where it was (:func:`_placed`)."""
+    span = _span(text)
+    if span is None:
+        return text, ""
+    spot = "# skillshelf setup block"
+    while spot in text:
+        spot += "+"
+    spot = ("" if text.startswith(BEGIN) else "\n") + spot + "\n"
+    return text[: span[0]] + spot + text[span[1] :], spot
+
+
+def _placed(marked: str, spot: str, body: str) -> tuple[str, str]:
+    """The text outside the block, and the whole text with ``body`` where the block was when
+    the file reads the same there as with it at the end (else at the end)."""
+    cut = marked.find(spot) if spot else -1
+    before, after = (marked, "") if cut < 0 else (marked[:cut], marked[cut + len(spot) :])
+    outside = before + after
+    at_end = outside + ("\n" if outside else "") + body if body else outside
+    if cut < 0 or not body:
+        return outside, at_end
+    in_place = before + ("\n" if spot.startswith("\n") else "") + body + after
+    same = _loads(in_place)
+    return outside, in_place if same is not None and same == _loads(at_end) else at_end
 
 
 def _update_in_place(text: str, path: TablePath, table: Mapping[str, object]) -> str:

@@ -16,6 +16,8 @@ keeps the listing within a budget. Read from the pinned CLI's code and checked a
 - The entries go in this order: the user's skills, then each ``.claude/skills`` from the cwd
   up to the project root, each folder's by name; then the ``.claude/commands`` files
   (:mod:`skillshelf.skills.claude_commands`), all by name; then Claude Code's own.
+- Claude Code's own skills (:data:`OWN_KEPT`) come last, but for one that a skill or command of
+  the listing shares its name with: that one is left out.
 - When every entry fits whole (entries joined by newlines), all are shown whole. Otherwise
   Claude Code's own skills keep their text and the others start as names alone; then, the
   most used first (``skillUsage`` in ``~/.claude.json``: uses × ``max(0.5 ** (days since the
@@ -36,6 +38,7 @@ from dataclasses import dataclass
 __all__ = [
     "DEFAULT_BUDGET",
     "ENTRY_CAP",
+    "OWN_KEPT",
     "ListingEntry",
     "ListingPlan",
     "display_width",
@@ -50,10 +53,24 @@ DEFAULT_WINDOW_TOKENS = 1_000_000
 DEFAULT_CHARS_PER_TOKEN = 3
 DEFAULT_BUDGET = math.floor(DEFAULT_WINDOW_TOKENS * DEFAULT_CHARS_PER_TOKEN * DEFAULT_FRACTION)
 
-OWN_KEPT_WIDTH = 4206
-"""The display width of the entries of Claude Code's own skills that always keep their text
-(10 of them in 2.1.197: deep-research, update-config, ... run), measured with claude-oracle."""
-OWN_KEPT_COUNT = 10
+OWN_KEPT: tuple[tuple[str, int], ...] = (
+    ("deep-research", 487),
+    ("update-config", 707),
+    ("keybindings-help", 248),
+    ("verify", 260),
+    ("code-review", 361),
+    ("simplify", 188),
+    ("fewer-permission-prompts", 191),
+    ("loop", 314),
+    ("claude-api", 1080),
+    ("run", 368),
+)
+"""Claude Code's own skills that always keep their text (name, whole entry's width), measured
+with claude-oracle. One the listing holds a skill or command of the same name for is left out
+of it (the user's entry is listed in its place); a skill that is not listed (one with
+``disable-model-invocation`` or ``paths``) leaves it in."""
+OWN_KEPT_WIDTH = sum(width for _, width in OWN_KEPT)
+OWN_KEPT_COUNT = len(OWN_KEPT)
 OWN_TRAILING: tuple[tuple[str, int], ...] = (("init", 67), ("review", 78), ("security-review", 90))
 """Claude Code's own commands listed after every skill, like a skill (name, whole entry's
 width): they too lose their text first when the listing is over budget."""
@@ -134,13 +151,15 @@ def plan_listing(entries: Sequence[ListingEntry], *, budget: int = DEFAULT_BUDGE
     """Which of ``entries`` (the user's skills, in listing order) keep their text."""
     trailing = [ListingEntry(name=name, text="x" * (width - len(name) - 4)) for name, width in OWN_TRAILING]
     every = [*entries, *trailing]
-    count = OWN_KEPT_COUNT + len(every)
-    width = OWN_KEPT_WIDTH + sum(e.whole for e in every) + count - 1
+    names = {e.name for e in entries}
+    own = [width for name, width in OWN_KEPT if name not in names]
+    count = len(own) + len(every)
+    width = sum(own) + sum(e.whole for e in every) + count - 1
     if width <= budget:
         described = tuple(e.name for e in entries if not e.name_only)
         return ListingPlan(budget=budget, width=width, described=described, names_only=())
     pinned = sum(e.whole for e in every if e.name_only)
-    room = budget - (OWN_KEPT_WIDTH + pinned + sum(e.bare for e in every if not e.name_only) + count - 1)
+    room = budget - (sum(own) + pinned + sum(e.bare for e in every if not e.name_only) + count - 1)
     kept: set[int] = set()
     by_use = sorted((i for i, e in enumerate(every) if not e.name_only), key=lambda i: -every[i].priority)
     for i in by_use:

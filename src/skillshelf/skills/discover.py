@@ -34,7 +34,7 @@ from skillshelf.skills.namespace import NamespaceResolver
 from skillshelf.skills.roots import claude_roots, extra_roots, is_claude_root, skill_roots
 from skillshelf.skills.same_names import duplicate_names, without_claude_copies, without_shadowed_builtins
 from skillshelf.skills.slots import replaced
-from skillshelf.skills.walk import FoundFile, ScanLimits, WalkResult, walk_claude_root, walk_root
+from skillshelf.skills.walk import FoundFile, ScanLimits, WalkResult, found_file, walk_claude_root, walk_root
 from skillshelf.skills.walk_cache import restore_walk, snapshot_walk
 from skillshelf.skills.walk_limits import limit_diagnostics, limits_from_environ
 
@@ -121,12 +121,13 @@ def discover_claude(env: Env, *, use_cache: bool = True) -> Discovery:
 
 
 def read_skill_body(skill: Skill) -> str:
-    """The markdown after the frontmatter of ``skill`` (read now, from disk)."""
+    """The markdown after the frontmatter of ``skill`` (read now, from disk; of a file over
+    :data:`MAX_SKILL_BYTES`, what its first ones hold)."""
     from skillshelf.errors import FileAccessError, reason
-    from skillshelf.fileio import read_regular_text
+    from skillshelf.skills.skill_files import read_head_text
 
     try:
-        text = read_regular_text(skill.path, limit=MAX_SKILL_BYTES, errors="replace")
+        text, _ = read_head_text(skill.path, MAX_SKILL_BYTES)
     except OSError as exc:
         raise FileAccessError(
             f"cannot read {skill.path}: {reason(exc)}",
@@ -288,6 +289,7 @@ class _Discoverer:
         signature: list[object] = [
             item.size,
             item.mtime_ns,
+            item.ctime_ns,
             _openai_signature(item) if item.has_agents else None,
             claude,
             self.max_bytes,
@@ -350,7 +352,7 @@ def _openai_signature(item: FoundFile) -> list[int] | None:
         st = os.stat(os.path.join(os.path.dirname(item.path), "agents", "openai.yaml"))
     except OSError:
         return None
-    return [st.st_size, st.st_mtime_ns]
+    return [st.st_size, st.st_mtime_ns, st.st_ctime_ns]
 
 
 def _single_file(path: str) -> WalkResult:
@@ -360,5 +362,5 @@ def _single_file(path: str) -> WalkResult:
     except OSError:
         return result
     has_agents = os.path.isdir(os.path.join(os.path.dirname(path), "agents"))
-    result.files.append(FoundFile(path, path, has_agents, st.st_size, st.st_mtime_ns))
+    result.files.append(found_file(path, path, has_agents, st))
     return result

@@ -57,7 +57,14 @@ from skillshelf.skills.parse_identity import (
     skill_name,
 )
 from skillshelf.skills.roots import is_claude_root
-from skillshelf.skills.skill_files import decode_text, file_size, read_limited, read_openai_yaml
+from skillshelf.skills.skill_files import (
+    cut_note,
+    decode_text,
+    over_agent_cap,
+    read_head,
+    read_openai_yaml,
+    whole_characters,
+)
 
 __all__ = [
     "MAX_NAME_CHARS",
@@ -354,12 +361,14 @@ def read_skill(
 ) -> ParsedSkill:
     """Read and parse the ``SKILL.md`` at ``path`` (as found under ``root``); never raises.
 
-    ``probe_openai_yaml=False`` skips looking for ``agents/openai.yaml`` (the walk already knows
-    the skill folder has no ``agents`` entry).
+    A file over ``max_bytes`` is read from its first ``max_bytes`` only: listed from its
+    frontmatter when that ends there (a warning says the body is cut), skipped when it does not;
+    one larger than its agent lists at all (:func:`over_agent_cap`) is skipped unread.
+    ``probe_openai_yaml=False``: no look for ``agents/openai.yaml`` (the walk saw no ``agents``).
     """
     out: list[Diagnostic] = []
     try:
-        data = read_limited(path, max_bytes)
+        data, size = read_head(path, max_bytes)
     except NotRegularFile as exc:
         note = _error(
             "SK116", f"failed to read file: {exc.strerror}", "replace it with a regular SKILL.md file", path
@@ -371,19 +380,14 @@ def read_skill(
             "SK116", f"failed to read file: {reason}", "check that the file exists and is readable", path
         )
         return ParsedSkill(skill=None, body="", diagnostics=(note,))
-    if len(data) > max_bytes:
-        size = file_size(path)
-        out.append(
-            _error(
-                "SK113",
-                f"the file is larger than the {max_bytes:,}-byte cap ({size:,} bytes); skipped",
-                "move long material into references/ files, or raise the cap (max_skill_bytes)",
-                path,
-            )
-        )
-        return ParsedSkill(skill=None, body="", diagnostics=tuple(out))
-    text = decode_text(data, path, out)
-    if text is None:
+    too_big = over_agent_cap(path, size, claude=is_claude_root(root))
+    if too_big is not None:
+        return ParsedSkill(skill=None, body="", diagnostics=(too_big,))
+    cut = len(data) > max_bytes
+    text = decode_text(whole_characters(data[:max_bytes]) if cut else data, path, out)
+    if text is not None and cut:
+        out.append(cut_note(text, path, size, max_bytes))
+    if text is None or any(d.severity is Severity.ERROR for d in out):
         return ParsedSkill(skill=None, body="", diagnostics=tuple(out))
     openai_path = path.parent / "agents" / "openai.yaml" if probe_openai_yaml else None
     openai_text = read_openai_yaml(openai_path, out) if openai_path is not None else None

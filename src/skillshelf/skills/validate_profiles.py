@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from skillshelf.diagnostics import Diagnostic, Severity, diagnostic
-from skillshelf.skills.model import RootOrigin, Scope, Skill, SkillRoot
+from skillshelf.skills.model import MAX_SKILL_BYTES, RootOrigin, Scope, Skill, SkillRoot
 from skillshelf.skills.validate_spec import OPENAI_YAML_KEYS
 from skillshelf.skills.validate_walk import Candidate
 from skillshelf.skills.walk import shown_name, unlisted_name, unlisted_reason
@@ -348,6 +348,7 @@ def judge_spec(cand: Candidate) -> Judgement:
     if io_problems:
         out += io_problems
     else:
+        out += [d for d in parsed if d.code == "SK119"]  # checked from the file's head only
         text = _text_of(cand.path)
         if text is not None:
             out += spec_diagnostics(text, path=cand.path)
@@ -356,7 +357,13 @@ def judge_spec(cand: Candidate) -> Judgement:
 
 
 def _text_of(path: Path) -> str | None:
+    """The file's text, line breaks as ``\\n`` (as ``Path.read_text`` gives them); of a file over
+    :data:`MAX_SKILL_BYTES`, its first ones (as parse reads it)."""
+    from skillshelf.skills.skill_files import read_head, whole_characters
+
     try:
-        return path.read_text(encoding="utf-8")
+        data, _ = read_head(path, MAX_SKILL_BYTES)
+        text = whole_characters(data[:MAX_SKILL_BYTES]).decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return None
+    return text.replace("\r\n", "\n").replace("\r", "\n")
