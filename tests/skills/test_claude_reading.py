@@ -14,7 +14,9 @@ from hypothesis import strategies as st
 from skill_tree_helpers import repo_root
 
 from skillshelf.diagnostics import Severity
-from skillshelf.skills.claude_reading import claude_repair, claude_split
+from skillshelf.skills.claude_reading import claude_repair, claude_split, claude_yaml
+from skillshelf.skills.claude_view import listed_description
+from skillshelf.skills.frontmatter import YamlDocument, YamlFailure
 from skillshelf.skills.model import RootOrigin
 from skillshelf.skills.parse import ParsedSkill, parse_skill_text
 from skillshelf.skills.parse_identity import JS_SPACE
@@ -275,3 +277,108 @@ def test_claude_code_hides_a_skill_for_true_alone(value: str, hidden: bool, warn
     notes = [d for d in parsed.diagnostics if "does not hide the skill in Claude Code" in d.message]
     assert bool(notes) is warned
     assert all(d.code == "SK120" and d.line == 3 and d.severity is Severity.WARNING for d in notes)
+
+
+@pytest.mark.parametrize(
+    ("frontmatter", "shown", "when_to_use"),
+    [
+        ("description: , it might predict", ", it might predict", None),
+        ("description: ,", ",", None),
+        ("description: ,x # c", ",x", None),
+        ("description: , #c", ",", None),
+        ("description: , c\nwhen_to_use: , w", ", c", ", w"),
+        ("description: d\n,k: v", "d", None),
+        ("description: ! , x", ", x", None),
+        ("description: [a, b]\nwhen_to_use: , w", "Body", ", w"),
+        ("description:\n  - , a\n  - b", "Body", None),
+    ],
+)
+def test_a_comma_outside_a_flow_collection_starts_a_plain_value_for_claude_code(
+    frontmatter: str, shown: str, when_to_use: str | None
+) -> None:
+    parsed = parse(f"---\n{frontmatter}\n---\nBody\n")
+    assert parsed.skill is not None and parsed.skill.description == shown
+    assert parsed.skill.claude.when_to_use == when_to_use
+    assert not any(d.code in ("SK104", "SK105") for d in parsed.diagnostics)
+    assert parse(f"---\n{frontmatter}\n---\nBody\n", claude=False).skill is None  # Codex: invalid YAML
+
+
+def test_claude_code_repairs_a_frontmatter_whose_other_line_fails_and_reads_a_leading_comma() -> None:
+    parsed = parse("---\ndescription: , a\nwhen_to_use: x: y\n---\nBody\n")
+    assert parsed.skill is not None and parsed.skill.description == ", a"
+    assert parsed.skill.claude.when_to_use == "x: y"
+    assert [d.line for d in parsed.diagnostics if d.code == "SK105"] == [3]
+
+
+@pytest.mark.parametrize(
+    ("frontmatter", "listed", "when_to_use"),
+    [
+        ("description: a\x80b", "a\x80b", None),
+        ("description: \x80ab", "\x80ab", None),
+        ("description: a\x9fb", "a\x9fb", None),
+        ("description: a\x01b", "a\x01b", None),
+        ("description: a\x0bb", "a\x0bb", None),
+        ("description: \x7f", "\x7f", None),
+        ("description: 1\x80", "1\x80", None),
+        ('description: "a\ufffeb"', "a\ufffeb", None),
+        ("description: 'a\x8db'", "a\x8db", None),
+        ('description: "\x01"', "\x01", None),
+        ("description: |\n  a\x80b", "a\x80b", None),
+        ("description: a \x85 b", "a \x85 b", None),
+        ("description: ab\x85", "ab\x85", None),
+        ('description: "a\x85b"', "a\x85b", None),
+        ("description:\n  a\n  \x85b", "a \x85b", None),
+        ("description:\n  a\n  \u2028b", "a \u2028b", None),
+        ("description: d # x\x85when_to_use: w", "d", None),
+        ("description: d\nk\x01: v\nwhen_to_use: w\x80", "d", "w\x80"),
+        ("description: a\x80 [b\nwhen_to_use: w", "a\x80 [b", "w"),
+        ("description: [a\x80]\nwhen_to_use: x: y", "Body", "x: y"),
+    ],
+)
+def test_claude_code_reads_control_characters_as_characters_and_nel_as_no_line_break(
+    frontmatter: str, listed: str, when_to_use: str | None
+) -> None:
+    parsed = parse(f"---\n{frontmatter}\n---\nBody\n")
+    assert parsed.skill is not None and listed_description(parsed.skill) == listed
+    assert parsed.skill.claude.when_to_use == when_to_use
+    assert not any(d.code == "SK104" for d in parsed.diagnostics)
+
+
+@pytest.mark.parametrize(
+    ("frontmatter", "shown", "when_to_use", "hidden"),
+    [
+        ("description: a\x00b\nwhen_to_use: w", "a", None, False),
+        ("when_to_use: w\x00x\ndescription: d", "Body", "w", False),
+        ("description: d\x00\ndisable-model-invocation: true", "d", None, False),
+        ('description: "a\x00b"\nwhen_to_use: w', "Body", None, False),
+        ("description: a: b\x00\nwhen_to_use: w", "Body", None, False),
+    ],
+)
+def test_claude_code_reads_the_frontmatter_up_to_its_first_nul(
+    frontmatter: str, shown: str, when_to_use: str | None, hidden: bool
+) -> None:
+    parsed = parse(f"---\n{frontmatter}\n---\nBody\n")
+    assert parsed.skill is not None and parsed.skill.description == shown
+    assert parsed.skill.claude.when_to_use == when_to_use
+    assert parsed.skill.claude.disable_model_invocation is hidden
+
+
+def test_codex_still_refuses_a_control_character_claude_code_reads() -> None:
+    codex = parse("---\ndescription: a\x80b\n---\nBody\n", claude=False)
+    assert codex.skill is None and [d.code for d in codex.diagnostics] == ["SK104"]
+    nel = parse('---\ndescription: "a\x85b"\n---\nBody\n', claude=False)
+    assert nel.skill is not None and nel.skill.description == "a b"
+
+
+def test_claude_yaml_gives_back_control_characters_in_keys_anchored_and_recursive_values() -> None:
+    loaded = claude_yaml("k\x01: &x [a\x80, *x]\nj: *x")
+    assert isinstance(loaded, YamlDocument) and isinstance(loaded.value, dict)
+    items = loaded.value["k\x01"]
+    assert items[0] == "a\x80" and items[1] is items and loaded.value["j"] is items
+    assert isinstance(claude_yaml("k: \U000f0080\x80"), YamlFailure)  # a stand-in already
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=",[]{}:#!&*-? \n\tab\x00\x01\x80\x85\u2028\ufeff\U000f0085", max_size=40))
+def test_claude_yaml_never_raises(text: str) -> None:
+    claude_yaml(text)

@@ -135,9 +135,16 @@ def test_a_number_claude_code_prints_otherwise_than_it_is_written_is_noted_with_
     assert not [d for d in parse("---\ndescription: 42\n---\n").diagnostics if d.code == "SK128"]
 
 
-@pytest.mark.parametrize("value", ["", "~", "null", "NULL", "!!null ~", "''", "'   '"])
+@pytest.mark.parametrize(
+    "value", ["", "~", "null", "NULL", "!!null ~", "''", "'   '", '"\ufeff"', '" \ufeff "']
+)
 def test_a_null_or_blank_description_gives_way_to_the_body(value: str) -> None:
     assert shown(f"description: {value}") == "body line"
+
+
+@pytest.mark.parametrize("value", ['"\x85"', "\x85", '" \x85 "'])
+def test_a_description_of_whitespace_javascript_does_not_trim_is_shown(value: str) -> None:
+    assert shown(f"description: {value}") == "\x85"
 
 
 @pytest.mark.parametrize(

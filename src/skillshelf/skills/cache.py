@@ -2,7 +2,8 @@
 
 One file in the user cache folder (``Env.dirs.cache``, so ``XDG_CACHE_HOME`` or
 ``SKILLSHELF_CACHE_DIR`` move it). An entry is keyed by the path of the ``SKILL.md`` as found
-and is valid while the file's size and ``mtime_ns``, those of its ``agents/openai.yaml`` and the
+and is valid while the file's size, ``mtime_ns`` and ``ctime_ns`` (which a chmod or chown moves:
+a file made unreadable is read again, and left out), those of its ``agents/openai.yaml`` and the
 way it was read (profile, size cap) are unchanged. A broken cache file is ignored and rewritten;
 writes are atomic (temporary file + rename), so parallel runs never see half a file. A
 long-lived process keeps the file's content in memory while the file is unchanged
@@ -47,7 +48,7 @@ Entry = tuple[Skill | None, tuple[Diagnostic, ...]]
 
 
 # Bump when parsing or walking rules change, so results of the old rules are not reused.
-PARSE_RULES = 7
+PARSE_RULES = 8
 
 
 def _rules_stamp() -> str:

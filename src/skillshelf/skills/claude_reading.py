@@ -18,6 +18,14 @@ Claude Code 2.1.197 (read from the pinned CLI and measured with ``claude-oracle`
   next ``---`` anywhere, inside a line or a quoted value too (``description: a---b`` reads
   ``a``); the rest of that line, after the whitespace that follows the ``---`` (blank lines
   included), starts the body. Without a match the whole file is the body.
+- Its YAML (:func:`claude_yaml`) reads the text up to its first NUL (what follows is not read;
+  the repair, though, sees the whole text). A C0 or C1 control character, DEL, U+FFFE or U+FFFF
+  is a character like any other (PyYAML refuses them), and NEL, LS and PS break no line (PyYAML
+  breaks lines at them): ``description: a\x80b`` is ``a\x80b``, and so in quotes, in a block
+  scalar, a key or a comment. A ``,`` outside a flow collection may start a plain scalar
+  (``description: , it might`` is ``, it might``, ``,x # c`` is ``,x``); ``[``, ``]``, ``{``,
+  ``}``, ``%``, ``@`` and a backtick do not start one, so their lines are repaired (quoted,
+  comment and all: ``]x # c`` is ``]x # c``).
 """
 
 from __future__ import annotations
@@ -30,7 +38,14 @@ from pathlib import Path
 import yaml
 
 from skillshelf.diagnostics import Diagnostic, Severity, diagnostic
-from skillshelf.skills.frontmatter import FrontmatterSplit, YamlDocument, load_yaml, rust_trim
+from skillshelf.skills.frontmatter import (
+    FrontmatterSplit,
+    PythonLoader,
+    YamlDocument,
+    YamlFailure,
+    load_yaml,
+    rust_trim,
+)
 from skillshelf.skills.parse_fields import KnownFields, known_fields
 from skillshelf.skills.parse_identity import JS_SPACE, claude_reading
 
@@ -42,6 +57,7 @@ __all__ = [
     "claude_repair",
     "claude_split",
     "claude_when_to_use",
+    "claude_yaml",
     "ignored_frontmatter",
     "js_string",
     "load_claude",
@@ -55,6 +71,82 @@ _NEEDS_QUOTES = re.compile(r"[{}\[\]*&#!|>%@`]|: ")
 _LEADING_TABS = re.compile(r"^\t+")
 _OBJECT = "[object Object]"
 _SPACES = re.compile(f"[{JS_SPACE}]*")
+# What Claude Code's YAML reads as ordinary characters where PyYAML refuses them or breaks a line:
+# parsed as stand-ins from plane 15 (private use), then given back
+_ODD = re.compile("[\x01-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\ufffe\uffff]")
+_STAND_IN = 0xF0000
+_STAND_INS = re.compile("[\U000f0001-\U000f009f\U000f2028\U000f2029\U000ffffe\U000fffff]")
+_ODD_CODES = (
+    *range(0x01, 0x09),
+    0x0B,
+    0x0C,
+    *range(0x0E, 0x20),
+    *range(0x7F, 0xA0),
+    0x2028,
+    0x2029,
+    0xFFFE,
+    0xFFFF,
+)
+_GIVEN_BACK = {_STAND_IN + code: code for code in _ODD_CODES}
+
+
+class _ClaudeLoader(PythonLoader):
+    """PyYAML's reading, but a ``,`` outside a flow collection starts a plain scalar."""
+
+    def fetch_flow_entry(self) -> None:
+        if self.flow_level:
+            super().fetch_flow_entry()
+        else:
+            self.fetch_plain()
+
+
+def claude_yaml(text: str) -> YamlDocument | YamlFailure:
+    """``text`` read as Claude Code's YAML reads it (see the module's docstring). A text already
+    holding one of the stand-ins is read as PyYAML reads it."""
+    text = text.partition("\0")[0]
+    odd = _ODD.search(text) is not None and _STAND_INS.search(text) is None
+    if odd:
+        text = _ODD.sub(lambda m: chr(_STAND_IN + ord(m.group())), text)
+    loaded = load_yaml(text)
+    if isinstance(loaded, YamlFailure) and "," in text:
+        lenient = load_yaml(text, loader_class=_ClaudeLoader)
+        loaded = lenient if isinstance(lenient, YamlDocument) else loaded
+    if not odd or not isinstance(loaded, YamlDocument):
+        return loaded
+    _nodes_given_back(loaded.node)
+    return YamlDocument(value=_given_back(loaded.value, set()), node=loaded.node)
+
+
+def _nodes_given_back(root: yaml.Node | None) -> None:
+    seen: set[int] = set()
+    stack = [] if root is None else [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.ScalarNode):
+            node.value = node.value.translate(_GIVEN_BACK)
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+        elif isinstance(node, yaml.MappingNode):
+            stack.extend(item for pair in node.value for item in pair)
+
+
+def _given_back(value: object, seen: set[int]) -> object:
+    """``value`` with the stand-ins in its text given back (its lists and dicts changed in place)."""
+    if isinstance(value, str):
+        return value.translate(_GIVEN_BACK)
+    if not isinstance(value, list | dict) or id(value) in seen:
+        return value
+    seen.add(id(value))
+    if isinstance(value, list):
+        value[:] = [_given_back(item, seen) for item in value]
+    else:
+        items = [(_given_back(key, seen), _given_back(item, seen)) for key, item in value.items()]
+        value.clear()
+        value.update(items)
+    return value
 
 
 def _repair_line(line: str) -> str:
@@ -65,7 +157,7 @@ def _repair_line(line: str) -> str:
     if value[0] == value[-1] and value[0] in "\"'":
         return line
     if value.startswith("[") and value.endswith("]"):
-        loaded = load_yaml(value)
+        loaded = claude_yaml(value)
         if isinstance(loaded, YamlDocument) and isinstance(loaded.value, list):
             return line
     if not _NEEDS_QUOTES.search(value):
@@ -261,11 +353,11 @@ def load_claude(
 ) -> tuple[YamlDocument, KnownFields] | Ignored:
     """The document and Codex's fields, read as Claude Code reads them (its own repair when the
     YAML fails); else why it ignores the frontmatter, and the line."""
-    first = load_yaml(split.yaml_text)
+    first = claude_yaml(split.yaml_text)
     if isinstance(first, YamlDocument):
         return first, known_fields(first.node, path=path)
     repaired, changed = claude_repair(split.raw_yaml)  # carriage returns kept
-    second = load_yaml(repaired) if changed else first
+    second = claude_yaml(repaired) if changed else first
     if isinstance(second, YamlDocument):
         out.append(repaired_note(path, [split.first_line + i for i in changed], "Claude Code"))
         return second, known_fields(second.node, path=path)

@@ -26,6 +26,7 @@ from skillshelf.skills.yaml_tags import mark_nonspecific_scalars
 
 __all__ = [
     "FrontmatterSplit",
+    "PythonLoader",
     "YamlDocument",
     "YamlFailure",
     "collapse_whitespace",
@@ -272,6 +273,26 @@ _Constructor.yaml_constructors = {
     None: _Constructor.construct_by_kind,
 }
 
+
+class PythonLoader(
+    yaml.reader.Reader,
+    yaml.scanner.Scanner,
+    yaml.parser.Parser,
+    yaml.composer.Composer,
+    _Constructor,
+    yaml.resolver.Resolver,
+):
+    """The loader of :func:`load_yaml` in pure Python (for a reading that changes its scanner)."""
+
+    def __init__(self, stream: str) -> None:
+        yaml.reader.Reader.__init__(self, stream)
+        yaml.scanner.Scanner.__init__(self)
+        yaml.parser.Parser.__init__(self)
+        yaml.composer.Composer.__init__(self)
+        _Constructor.__init__(self)
+        yaml.resolver.Resolver.__init__(self)
+
+
 if _CParser is not None:
 
     class _Loader(_CParser, _Constructor, yaml.resolver.Resolver):  # type: ignore[misc]
@@ -281,22 +302,7 @@ if _CParser is not None:
             yaml.resolver.Resolver.__init__(self)
 
 else:  # pragma: no cover - PyYAML without libyaml
-
-    class _Loader(  # type: ignore[no-redef]
-        yaml.reader.Reader,
-        yaml.scanner.Scanner,
-        yaml.parser.Parser,
-        yaml.composer.Composer,
-        _Constructor,
-        yaml.resolver.Resolver,
-    ):
-        def __init__(self, stream: str) -> None:
-            yaml.reader.Reader.__init__(self, stream)
-            yaml.scanner.Scanner.__init__(self)
-            yaml.parser.Parser.__init__(self)
-            yaml.composer.Composer.__init__(self)
-            _Constructor.__init__(self)
-            yaml.resolver.Resolver.__init__(self)
+    _Loader = PythonLoader  # type: ignore[misc,assignment]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -315,10 +321,11 @@ class YamlFailure:
     line: int | None
 
 
-def load_yaml(text: str) -> YamlDocument | YamlFailure:
-    """Parse one YAML document; never raises. A scalar tagged ``!`` is its text (``yaml_tags``)."""
+def load_yaml(text: str, *, loader_class: type[Any] = _Loader) -> YamlDocument | YamlFailure:
+    """Parse one YAML document (with ``loader_class``, a :class:`PythonLoader` or libyaml's
+    equivalent); never raises. A scalar tagged ``!`` is its text (``yaml_tags``)."""
     try:
-        loader = _Loader(text)
+        loader = loader_class(text)
     except yaml.YAMLError as exc:
         return YamlFailure(message=str(exc).splitlines()[0], line=None)
     except UnicodeEncodeError as exc:  # libyaml reads UTF-8: a lone surrogate cannot be encoded
@@ -327,7 +334,7 @@ def load_yaml(text: str) -> YamlDocument | YamlFailure:
     try:
         node = loader.get_single_node()
         if node is not None:
-            mark_nonspecific_scalars(text, node)
+            mark_nonspecific_scalars(text, node, events=None if loader_class is _Loader else loader_class)
         value = loader.construct_document(node) if node is not None else None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark

@@ -9,10 +9,11 @@ shows a value as JavaScript's ``String()`` would: ``description: 1.50`` is ``1.5
 text), ``TRUE`` is ``true``; ``yes``, ``1_000``, ``0b1`` and dates stay as written. A tag
 (``!!str``, ``!``, ``!custom``, ``!!timestamp``) keeps a scalar's text, except ``!!int``,
 ``!!float``, ``!!bool`` and ``!!null``, which read it as if untagged. Null, empty or blank
-text, a sequence or a mapping (tagged or not, however nested) gives way to the body's first
-line that is not blank, trimmed, a heading's leading ``#``s and the space after them left off
-(``#tag`` stays; so does the ``#`` of a heading whose text holds a carriage return), cut to 97
-UTF-16 units and ``...`` past 100; an empty body gives ``Skill`` (a command ``Custom command``).
+text (blank as JavaScript's ``trim`` sees it: U+FEFF is blank, NEL is not), a sequence or a
+mapping (tagged or not, however nested) gives way to the body's first line that is not blank,
+trimmed, a heading's leading ``#``s and the space after them left off (``#tag`` stays; so does
+the ``#`` of a heading whose text holds a carriage return), cut to 97 UTF-16 units and ``...``
+past 100; an empty body gives ``Skill`` (a command ``Custom command``).
 Of a field written twice the last counts; ``when_to_use`` is appended either way. Codex reads
 none of these: it drops such a skill, or repairs what it cannot type (``parse_fields``).
 """
@@ -165,7 +166,8 @@ def claude_description(
     and the warning says so."""
     value = values[-1] if values else None
     kind, text = claude_reading(value)
-    declared = collapse_whitespace(text or "")
+    trimmed = js_trim(text or "")  # blank as JavaScript's trim sees it: U+FEFF goes, NEL stays
+    declared = (collapse_whitespace(text or "") or trimmed) if trimmed else ""
     first = claude_first_line(body)
     shown = declared or first or CLAUDE_PLACEHOLDER
     line = _line(value)

@@ -28,12 +28,12 @@ def _span(mark: Any, end: Any) -> tuple[int, int] | None:
     return None if mark is None or end is None else (mark.index, end.index)
 
 
-def _nonspecific_spans(text: str) -> frozenset[tuple[int, int]]:
+def _nonspecific_spans(text: str, events: type[Any]) -> frozenset[tuple[int, int]]:
     """Where the scalars tagged ``!`` start and end (their marks' indexes, as the composer sets
     them). The span is never empty (the tag is in it), so an empty scalar the parser places at
     the tag (``? a`` with no value, before ``! b: c``) is not taken for one."""
     spans: set[tuple[int, int]] = set()
-    for event in yaml.parse(text, Loader=_EventLoader):
+    for event in yaml.parse(text, Loader=events):
         if isinstance(event, yaml.ScalarEvent) and event.tag == "!":
             span = _span(event.start_mark, event.end_mark)
             if span is not None:
@@ -41,11 +41,12 @@ def _nonspecific_spans(text: str) -> frozenset[tuple[int, int]]:
     return frozenset(spans)
 
 
-def mark_nonspecific_scalars(text: str, root: yaml.Node) -> None:
-    """Tag ``!!str`` every scalar node of ``root`` (composed from ``text``) written with ``!``."""
+def mark_nonspecific_scalars(text: str, root: yaml.Node, *, events: type[Any] | None = None) -> None:
+    """Tag ``!!str`` every scalar node of ``root`` (composed from ``text``) written with ``!``;
+    ``events``: the loader that composed it, when not PyYAML's own (its events are read)."""
     if _MAY_HOLD.search(text) is None:
         return
-    spans = _nonspecific_spans(text)
+    spans = _nonspecific_spans(text, _EventLoader if events is None else events)
     if not spans:
         return
     seen: set[int] = set()
