@@ -90,10 +90,9 @@ def test_for_claude_code_the_skills_it_lists_are_named_for_its_skill_tool(
         settings.write_text(json.dumps({"skillOverrides": {"pdf-forms": withheld}}), encoding="utf-8")
         assert build_context(env, task, claude_options).part("suggestions") is None
         assert "pdf-forms/SKILL.md" in suggestions(OPTIONS)  # Codex is not told of Claude's settings
-        assert (
-            "- pdf-forms:"
-            in build_context(env, f"$pdf-forms {task}", claude_options).part("suggestions").text
-        )
+        mentioned = build_context(env, f"$pdf-forms {task}", claude_options)
+        assert mentioned.part("suggestions") is None  # a mention loads it whole instead
+        assert [s.name for s in mentioned.mentioned] == ["pdf-forms"]
     settings.write_text(json.dumps({"skillOverrides": {"pdf-forms": "name-only"}}), encoding="utf-8")
     assert "call the Skill tool with its name" in suggestions(claude_options)
     settings.write_text("{}", encoding="utf-8")

@@ -127,7 +127,6 @@ def turn_parts(prepared: PreparedContext, task: str) -> TurnParts:
         parts += suggestions_part(
             prepared.skills,
             task,
-            mentioned,
             prepared.options,
             cache_dir=prepared.workspace.index_cache_dir,
             config=prepared.config,

@@ -101,17 +101,19 @@ def read_skill_fragment(skill: Skill) -> str:
         FileAccessError: its file cannot be read any more.
     """
     from skillshelf.errors import FileAccessError, reason
-    from skillshelf.fileio import read_regular_text
     from skillshelf.skills.load import skill_fragment, with_trust_note
     from skillshelf.skills.model import MAX_SKILL_BYTES
+    from skillshelf.skills.skill_files import read_head_text
 
     try:
-        contents = read_regular_text(skill.path, limit=MAX_SKILL_BYTES, errors="replace")
+        contents, size = read_head_text(skill.path, MAX_SKILL_BYTES)
     except OSError as exc:  # changed since discovery (removed, replaced by a folder...)
         raise FileAccessError(
             f"cannot read {skill.path}: {reason(exc)}",
             hint="check that the skill file still exists and is readable, then run again",
         ) from exc
+    if size > MAX_SKILL_BYTES:  # listed from its frontmatter (SK119): its first bytes only
+        contents += f"\n\n(The text was cut to its first {MAX_SKILL_BYTES:,} of {size:,} bytes.)"
     return with_trust_note(skill, skill_fragment(skill, contents))
 
 
@@ -188,6 +190,7 @@ def turn_candidates(skills: ContextSkills, task: str, *, claude: ClaudeNames | N
         candidates=candidates,
         never_suggested=why,
         mentioned=tuple(s for s in mentioned if s.path not in pinned),
+        pinned=skills.pinned,
     )
 
 
@@ -203,35 +206,35 @@ def mentioned_in(skills: ContextSkills, task: str) -> tuple[Skill, ...]:
 def suggestions_part(
     skills: ContextSkills,
     task: str,
-    mentioned: Sequence[Skill],
     options: ContextOptions,
     *,
     cache_dir: Path | None = None,
     config: Config | None = None,
     env: Env | None = None,
 ) -> list[ContextPart]:
-    """Per-turn: the skills the ranking suggests for ``task`` (never manual or already pinned, nor
-    hidden from implicit use by the skill itself: ``allow_implicit_invocation: false`` or
-    ``disable-model-invocation``),
-    the same ranking as `skillshelf search` (:func:`skillshelf.select.ranking.shared_ranker`);
-    the index is cached under ``cache_dir`` (``Workspace.index_cache_dir``). With ``env``
-    (``options.skill_tool``), the skills Claude Code lists there are named for its Skill tool,
-    and those its ``skillOverrides`` keep from the model are not suggested (:class:`ClaudeNames`)."""
+    """Per-turn: the skills the ranking suggests for ``task`` under the rule of
+    :func:`turn_candidates`, the one `skillshelf search` marks its suggestions by (never manual
+    or pinned, nor hidden from implicit use by the skill itself: ``allow_implicit_invocation:
+    false`` or ``disable-model-invocation``, nor one the task mentions, loaded whole instead,
+    nor a copy of a mentioned or pinned one), with the same ranking
+    (:func:`skillshelf.select.ranking.shared_ranker`); the index is cached under ``cache_dir``
+    (``Workspace.index_cache_dir``). With ``env`` (``options.skill_tool``), the skills Claude
+    Code lists there are named for its Skill tool, and those its ``skillOverrides`` keep from the
+    model are not suggested (:class:`ClaudeNames`)."""
     from skillshelf.select.ranking import RankingSettings, shared_ranker
     from skillshelf.select.suggest import suggestion_fragment
 
-    candidates = suggestion_candidates(skills)
-    if not candidates:
-        return []
     names = None if env is None else ClaudeNames(env)
+    turn = turn_candidates(skills, task, claude=names)
+    if not turn.candidates:
+        return []
     settings = RankingSettings.from_config(config.get) if config is not None else RankingSettings()
-    ranker = shared_ranker(candidates, cache_dir=cache_dir, settings=settings)
+    ranker = shared_ranker(turn.candidates, cache_dir=cache_dir, settings=settings)
     suggestions = suggestion_fragment(
         ranker,
         task,
         budget_tokens=options.suggestion_tokens,
-        mentioned=mentioned,
-        manual=() if names is None else names.withheld(candidates),
+        turn=turn,
         tool_name=None if names is None else names.tool_name,
     )
     if not suggestions.text:

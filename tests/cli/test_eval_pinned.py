@@ -128,3 +128,16 @@ def test_eval_help_says_which_selectors_count_pinned_skills(capsys: pytest.Captu
     text = " ".join(out.split())
     assert code == 0 and '"pinned: always in context"' in text
     assert "Other selectors (bm25f...) judge their ranking alone, mentions and pins aside" in text
+
+
+def test_eval_without_root_leaves_the_built_in_skills_out_with_no_builtin(
+    skills: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    queries = tmp_path / "evals.jsonl"
+    row = {"query": PNG_TASK, "relevant": [str(skills / "image-resize")]}
+    queries.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    counts = []
+    for extra in ((), ("--no-builtin", "--no-cache")):
+        code, out, _ = cli(["eval", "--queries", str(queries), "--no-semantic", "--json", *extra], capsys)
+        counts.append(json.loads(out)["documents"])
+    assert counts[0] > counts[1] == len(SKILLS)

@@ -52,9 +52,18 @@ def _context_suggested(capsys: pytest.CaptureFixture[str], *args: str) -> set[st
 
 
 def _search_rows(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, dict[str, object]]:
+    return {str(row["name"]): row for row in _search_json(capsys, *args)}
+
+
+def _search_paths(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, dict[str, object]]:
+    """The rows of `search --json` by path (copies of a skill share its name)."""
+    return {str(row["path"]): row for row in _search_json(capsys, *args)}
+
+
+def _search_json(capsys: pytest.CaptureFixture[str], *args: str) -> list[dict[str, object]]:
     code, out, err = cli(["search", "--json", *args, TASK], capsys)
     assert code == 0, err
-    return {str(row["name"]): row for row in json.loads(out)["results"]}
+    return list(json.loads(out)["results"])
 
 
 def _search_suggested(rows: dict[str, dict[str, object]]) -> set[str]:
@@ -173,7 +182,8 @@ def test_search_never_suggests_a_skill_the_task_mentions_as_context_loads_it_ins
     code, out, err = cli(["context", "--json", task], capsys)
     parts = {p["name"]: p for p in json.loads(out)["parts"]}
     assert code == 0 and parts["mentioned"]["sources"] == [skill_md]
-    ranked_by_context = set(parts.get("suggestions", {}).get("sources", ())) - {skill_md}
+    ranked_by_context = set(parts.get("suggestions", {}).get("sources", ()))
+    assert skill_md not in ranked_by_context  # loaded whole, not suggested as well
 
     code, out, err = cli(["search", "--json", task], capsys)
     rows = {str(row["name"]): row for row in json.loads(out)["results"]}
@@ -220,10 +230,41 @@ def test_search_never_suggests_a_copy_of_a_skill_the_task_mentions(
     code, out, err = cli(["context", "--json", *roots, task], capsys)
     parts = {p["name"]: p for p in json.loads(out)["parts"]}
     assert code == 0 and parts["mentioned"]["sources"] == [copy]
-    assert parts["suggestions"]["sources"] == [copy]  # the mentioned skill first, and not its copy
+    assert "suggestions" not in parts  # neither the mentioned skill nor its copy is suggested
 
     code, out, err = cli(["search", "--json", *roots, task], capsys)
     rows = {str(row["path"]): row for row in json.loads(out)["results"]}
     project_copy = str(project / ".agents" / "skills" / "pdf-forms" / "SKILL.md")
     assert code == 0 and rows[copy]["never_suggested"] == "mentioned: the task loads it whole"
     assert project_copy in rows and not any(row["suggested"] for row in rows.values())
+
+
+def test_context_suggests_neither_a_skill_the_task_mentions_nor_a_copy_of_it_as_search_marks(
+    project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    skill_md = str(project / ".agents" / "skills" / "pdf-forms" / "SKILL.md")
+    copy = str(_skill(tmp_path / "other", "pdf-forms", PDF_FORMS) / "SKILL.md")
+    roots = ("--root", str(tmp_path / "other"))
+    assert {skill_md, copy} & _context_suggested(capsys, *roots)  # unmentioned, one of them is suggested
+    task = f"[$pdf-forms]({skill_md}) {TASK}"
+    code, out, err = cli(["context", "--json", *roots, task], capsys)
+    parts = {p["name"]: p for p in json.loads(out)["parts"]}
+    assert code == 0 and parts["mentioned"]["sources"] == [skill_md], err
+    suggested = set(parts.get("suggestions", {}).get("sources", ()))
+    assert not suggested & {skill_md, copy}
+    code, out, err = cli(["search", "--json", *roots, task], capsys)
+    assert code == 0 and _search_suggested({r["path"]: r for r in json.loads(out)["results"]}) == suggested
+
+
+def test_context_and_search_suggest_no_copy_of_a_pinned_skill(
+    project: Path, isolated_home: IsolatedHome, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = project / ".agents" / "skills" / "pdf-forms"
+    copy = _skill(isolated_home.home / ".agents" / "skills", "pdf-forms", PDF_FORMS) / "SKILL.md"
+    assert str(copy) in _context_suggested(capsys) == _search_suggested(_search_paths(capsys))
+    config = isolated_home.config / "skillshelf" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(f'[[skills.config]]\npath = "{folder}"\nmode = "pinned"\n', encoding="utf-8")
+    context = _context_suggested(capsys)
+    assert str(copy) not in context and str(folder / "SKILL.md") not in context
+    assert _search_suggested(_search_paths(capsys)) == context

@@ -183,3 +183,24 @@ def test_config_show_prints_problems_without_traceback_and_exits_1(
     data = json.loads(result.stdout)
     assert data["diagnostics"][0]["code"] == "CF100" and data["diagnostics"][0]["line"] == 1
     assert f"{user / 'config.toml'}:1: error CF100" in result.stderr
+
+
+@pytest.mark.parametrize("value", ["101", "8000", "-1"])
+def test_a_min_confidence_outside_0_to_100_is_refused_and_the_default_applies(
+    tmp_path: Path, value: str
+) -> None:
+    from skillshelf.select.ranking import RankingSettings
+
+    config = _load(tmp_path, f"[select]\nmin_confidence = {value}\n")
+    diag = _only(config.diagnostics, "CF102")
+    assert (diag.field, diag.line) == ("select.min_confidence", 2)
+    assert diag.message == f"`select.min_confidence` must be from 0 to 100, not {value}"
+    assert "from 0 to 100" in diag.fix and "88 (the default)" in diag.fix
+    assert config.get("select.min_confidence") is None
+    assert RankingSettings.from_config(config.get) == RankingSettings()
+    assert not _load(tmp_path, "[select]\nmin_confidence = 100\n").diagnostics
+
+
+def test_a_min_confidence_of_the_wrong_type_is_told_the_range_and_the_default(tmp_path: Path) -> None:
+    diag = _only(_load(tmp_path, '[select]\nmin_confidence = "high"\n').diagnostics, "CF102")
+    assert diag.fix == "write a whole number from 0 to 100 without quotes, such as 88 (the default)"

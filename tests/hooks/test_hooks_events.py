@@ -66,15 +66,29 @@ def test_a_mentioned_skill_the_agent_cannot_load_itself_comes_with_its_body(isol
         ("claude", True),
     ):  # .agents/skills is Codex's, not Claude Code's
         text = context_text(_ask(env, "UserPromptSubmit", agent, prompt="use $release-notes for v2").answer)
-        assert "- release-notes: " in text.splitlines()[2]
+        assert "- release-notes: " not in text  # loaded whole (by the agent or here), never suggested
         assert ("STEPS-OF-release-notes" in text) is has_body
     # a copy of it where Claude Code reads skills (same name, same bytes): Claude Code loads it
+    # for a leading /release-notes, and does nothing with a $release-notes
     original = env.cwd / ".agents" / "skills" / "release-notes" / "SKILL.md"
     copy = env.cwd / ".claude" / "skills" / "release-notes" / "SKILL.md"
     copy.parent.mkdir(parents=True)
     copy.write_bytes(original.read_bytes())
+    text = context_text(_ask(env, "UserPromptSubmit", "claude", prompt="/release-notes v2").answer)
+    assert "- release-notes: " not in text and "STEPS-OF-release-notes" not in text
     text = context_text(_ask(env, "UserPromptSubmit", "claude", prompt="use $release-notes for v2").answer)
-    assert "- release-notes: " in text.splitlines()[2] and "STEPS-OF-release-notes" not in text
+    assert "- release-notes: " not in text and text.count("STEPS-OF-release-notes") == 1
+
+
+@pytest.mark.parametrize("agent", ["codex", "claude"])
+def test_a_prompt_that_mentions_the_skill_it_fits_gets_no_suggestion_of_it(
+    isolated_home: Any, agent: str
+) -> None:
+    env = make_project(isolated_home)
+    assert "- pdf-forms: " in context_text(_ask(env, "UserPromptSubmit", agent, prompt=PDF_PROMPT).answer)
+    text = context_text(_ask(env, "UserPromptSubmit", agent, prompt=f"$pdf-forms {PDF_PROMPT}").answer)
+    assert "- pdf-forms: " not in text
+    assert ("<name>pdf-forms</name>" in text) is (agent == "claude")  # Codex loads a $name itself
 
 
 def test_a_mentioned_skill_file_is_read_once_for_the_answer(isolated_home: Any, monkeypatch: Any) -> None:

@@ -58,7 +58,9 @@ def test_load_and_context_put_the_note_before_untrusted_text(work: Path, evil: P
     context = run_cli(["context", "--raw", "use $evil for this"], cwd=work).out
     before_fragment = context.split("<skill>\n<name>evil</name>")[0]
     assert before_fragment.rstrip().endswith("without the user's approval.") and NOTE in before_fragment
-    assert "- evil: [untrusted project] From an untrusted repo." in context
+    # the catalog's root carries the tag; the mentioned skill is loaded, not suggested
+    assert "/.agents/skills` [untrusted project]: every skill under this root" in context
+    assert "- evil: " not in context.split("<skill>")[0].split("</skills_instructions>")[-1]
 
 
 def test_the_agents_load_skill_adds_the_note(work: Path, evil: Path, isolated_home: Any) -> None:

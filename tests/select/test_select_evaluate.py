@@ -344,3 +344,56 @@ def test_a_pinned_skill_is_in_the_context_of_every_query_the_default_selector_ju
     assert default.recall_1 == 1 / 3 and default.false_trigger_5 == 1.0
     in_order = tuple(str(Path(d.key).parent) for d in index.docs)
     assert all(ranked == in_order for ranked in bm25f.ranked)  # the ranking alone, pinned or not
+
+
+def test_a_tool_id_given_twice_is_an_error_naming_both_lines(
+    tmp_path: Path, isolated_home: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rows = [*TOOLS, {"id": "pdf", "name": "dup", "description": "Another tool under the same id."}]
+    tools = _write_jsonl(tmp_path / "tools.jsonl", rows)  # type: ignore[arg-type]
+    with pytest.raises(UsageError) as err:
+        load_tools(tools)
+    assert err.value.code == "SE308" and f"{tools}:4:" in err.value.message and "line 1" in err.value.message
+    assert "id" in err.value.hint
+    queries = _write_jsonl(tmp_path / "q.jsonl", [{"query": "merge two pdfs", "relevant": ["pdf"]}])
+    with pytest.raises(SystemExit) as code:
+        main(["eval", "--queries", str(queries), "--tools", str(tools), "--selector", "default"])
+    assert code.value.code == 2 and "SE308" in capsys.readouterr().err
+
+
+def test_the_default_metrics_count_nothing_ranked_when_the_confidence_is_below_the_threshold(
+    tmp_path: Path,
+) -> None:
+    rows: list[dict[str, object]] = [{"query": "merge two pdfs", "relevant": ["pdf"]}]
+    queries = load_queries(_write_jsonl(tmp_path / "q.jsonl", rows), tools=True)
+    index = SkillIndex.from_tools([(t["id"], t["name"], t["description"]) for t in TOOLS])
+
+    def quiet(ix: SkillIndex, q: str, depth: int, sel: str) -> tuple[list[SkillDoc], bool]:
+        return list(ix.docs), sel != "default"  # the default ranking would show no suggestion
+
+    report = run_eval(index, queries, ["default", "bm25f"], rank_fn=quiet)
+    (judged,) = report.outcomes
+    assert not judged.passed and judged.missed and judged.quiet and judged.to_dict()["below_threshold"]
+    default, bm25f = report.results
+    assert (default.recall_1, default.recall_5, default.mrr_10, default.ndcg_10) == (0.0, 0.0, 0.0, 0.0)
+    assert bm25f.recall_5 == 1.0  # the others judge their ranking alone
+    assert "pdf" in default.ranked[0]  # the ranked list is still the ranking
+
+
+def test_eval_warns_about_unknown_ids_naming_the_list_they_are_in(
+    tmp_path: Path, isolated_home: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tools = _write_jsonl(tmp_path / "tools.jsonl", TOOLS)  # type: ignore[arg-type]
+    rows: list[dict[str, object]] = [
+        {"query": "merge two pdfs", "relevant": ["pdf", "gone"]},
+        {"query": "resize a png", "relevant": ["img"], "not_relevant": ["t9"]},
+    ]
+    queries = _write_jsonl(tmp_path / "q.jsonl", rows)
+    main(["eval", "--queries", str(queries), "--tools", str(tools), "--selector", "bm25f"])
+    err = capsys.readouterr().err
+    assert "warning: 1 relevant entr(y/ies) name no indexed skill or tool: gone\n" in err
+    assert "warning: 1 not_relevant entr(y/ies) name no indexed skill or tool: t9\n" in err
+    assert "can never trigger" in err and "--root" not in err  # tools are fixed in the tools file
+    main(["eval", "--queries", str(queries), "--tools", str(tools), "--selector", "bm25f", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert (out["unknown_relevant"], out["unknown_not_relevant"]) == (["gone"], ["t9"])

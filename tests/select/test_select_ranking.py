@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -57,6 +58,45 @@ def test_threshold_and_maximum_come_from_the_settings(skill_root: Path) -> None:
     config = {"select.min_confidence": 40, "select.max_suggestions": 2}
     assert RankingSettings.from_config(config.get) == RankingSettings(min_confidence=0.4, max_suggestions=2)
     assert RankingSettings.from_config({"select.min_confidence": "high"}.get) == RankingSettings()
+
+
+def test_a_printed_confidence_reaches_the_printed_threshold_exactly_when_skills_are_suggested() -> None:
+    at_most = RankingSettings(min_confidence=1.0)
+    assert (
+        not at_most.reached(0.99996)
+        and at_most.shown(0.99996, 2) == 0.99
+        and at_most.shown(0.99996, 4) == 0.9999
+    )
+    default = RankingSettings(min_confidence=0.88)
+    assert default.reached(0.88) and default.shown(0.88, 2) == 0.88  # equal reaches it
+    assert not default.reached(0.8799) and default.shown(0.8799, 2) == 0.87
+    assert default.shown(0.8861, 2) == 0.88 and default.shown(0.999, 2) == 0.99
+    for percent in range(101):
+        settings = RankingSettings(min_confidence=percent / 100)
+        for confidence in (percent / 100, percent / 100 - 1e-9, percent / 100 + 1e-9):
+            if 0 <= confidence <= 1:
+                shown = settings.shown(confidence, 2)
+                assert (shown >= round(settings.min_confidence, 2)) is settings.reached(confidence)
+
+
+def test_search_at_the_highest_threshold_prints_a_confidence_below_it(
+    skill_root: Path, isolated_home: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    isolated_home.write_user_config("[select]\nmin_confidence = 100\n")
+    task = "merge two pdf files with pdf-tools"
+    main(["search", task, "--root", str(skill_root), "--json"])
+    found = json.loads(capsys.readouterr().out)
+    assert found["min_confidence"] == 1.0 and found["confidence"] < 1.0
+    assert not any(r["suggested"] for r in found["results"])
+    main(["search", task, "--root", str(skill_root)])
+    out, err = capsys.readouterr()
+    printed = re.search(r"confidence (\d\.\d\d)\s+\(threshold\s+1\.00\):\s+nothing\s+suggested", out)
+    assert printed is not None and float(printed[1]) < 1.0 and "CF102" not in err
+    isolated_home.write_user_config("[select]\nmin_confidence = 101\n")
+    main(["search", task, "--root", str(skill_root)])
+    out, err = capsys.readouterr()
+    assert re.search(r"\(threshold\s+0\.88\):\s+\*\s+=\s+suggested", out)
+    assert "CF102" in err and "from 0 to 100" in " ".join(err.split())
 
 
 def test_context_suggests_what_search_marks_as_suggested(
@@ -116,7 +156,8 @@ def test_eval_counts_a_request_below_the_threshold_as_a_miss(
     )
     with pytest.raises(SystemExit) as failed:
         main(["eval", "--queries", str(queries), "--root", str(skill_root), "--selector", "default"])
-    assert failed.value.code == 1 and "no relevant skill in the top 5" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert failed.value.code == 1 and "nothing suggested: the confidence is below the threshold" in out
 
 
 def test_eval_warns_when_a_relevant_skill_is_not_among_those_ranked(

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from skillshelf.select.docs import SkillDoc
 from skillshelf.select.index import SkillIndex
 from skillshelf.select.ranking import Ranker, RankingSettings
+from skillshelf.select.service import TurnCandidates
 from skillshelf.select.suggest import (
     CatalogState,
     catalog_update,
@@ -91,51 +92,48 @@ def test_a_skill_the_agent_lists_is_suggested_by_its_tool_name_without_a_path(
     skills: tuple[Skill, ...],
 ) -> None:
     index = SkillIndex.build(skills)
-    pdf, git = _named(skills, "pdf-tools"), _named(skills, "git-release")
-    task = "merge two pdf files into one"
+    pdf, video = _named(skills, "pdf-tools"), _named(skills, "video-editing")
+    task = "merge pdf files, trim the video, fix flaky pytest tests"
     result = suggestion_fragment(
-        _open(index),
-        task,
-        budget_tokens=1000,
-        mentioned=[git],
-        tool_name=lambda s: "kit:pdf-tools" if s == pdf else None,
+        _open(index), task, budget_tokens=2000, tool_name=lambda s: "kit:pdf-tools" if s == pdf else None
     )
-    assert result.skills == (git, pdf) and "call the Skill tool with its name" in result.text
+    assert (
+        pdf in result.skills and video in result.skills and "call the Skill tool with its name" in result.text
+    )
     assert f"- kit:pdf-tools: {pdf.description}\n" in result.text
-    assert f"- git-release: {git.description} (file: {git.path})" in result.text
+    assert f"- video-editing: {video.description} (file: {video.path})" in result.text
     untouched = suggestion_fragment(_open(index), task, budget_tokens=1000, tool_name=lambda s: None)
     assert untouched.text == suggestion_fragment(_open(index), task, budget_tokens=1000).text
     assert "read its SKILL.md at the path given" in untouched.text
 
 
-def test_mentions_come_first_then_ranked_skills_without_repeats(skills: tuple[Skill, ...]) -> None:
+def _turn(
+    skills: tuple[Skill, ...], *, left_out: tuple[Skill, ...] = (), **held: tuple[Skill, ...]
+) -> TurnCandidates:
+    """The per-turn rule over ``skills``: ``left_out`` never suggested, ``held`` (``mentioned``,
+    ``pinned``) whole in the context."""
+    why = {str(s.path): "left out" for s in (*left_out, *held.get("mentioned", ()), *held.get("pinned", ()))}
+    return TurnCandidates(candidates=skills, never_suggested=why, **held)
+
+
+def test_a_mentioned_skill_is_not_suggested_and_the_others_still_rank(skills: tuple[Skill, ...]) -> None:
     index = SkillIndex.build(skills)
-    git = _named(skills, "git-release")
-    result = suggestion_fragment(
-        _open(index), "merge two pdf files", budget_tokens=1000, mentioned=[git, git]
-    )
-    assert result.skills[0] == git and result.mentioned == 1
-    assert result.skills[1].name == "pdf-tools"
+    pdf, video = _named(skills, "pdf-tools"), _named(skills, "video-editing")
+    task = "merge pdf files, trim the video, fix flaky pytest tests"
+    unmentioned = suggestion_fragment(_open(index), task, budget_tokens=2000).skills
+    assert pdf in unmentioned and video in unmentioned
+    result = suggestion_fragment(_open(index), task, budget_tokens=2000, turn=_turn(skills, mentioned=(pdf,)))
+    assert pdf not in result.skills and video in result.skills
     assert len({s.path for s in result.skills}) == len(result.skills)
 
 
-def test_manual_skills_only_when_mentioned_pinned_never_repeated_disabled_never(
-    skills: tuple[Skill, ...],
-) -> None:
+def test_skills_the_turn_leaves_out_are_never_suggested(skills: tuple[Skill, ...]) -> None:
     index = SkillIndex.build(skills)
     pdf, video, flaky = (_named(skills, n) for n in ("pdf-tools", "video-editing", "flaky-tests"))
     task = "merge pdf files, trim the video, fix flaky pytest tests"
-    result = suggestion_fragment(
-        _open(index), task, budget_tokens=2000, manual=[pdf], pinned=[video], disabled=[flaky]
-    )
-    names = {s.name for s in result.skills}
+    turn = _turn(skills, left_out=(pdf, flaky), pinned=(video,))
+    names = {s.name for s in suggestion_fragment(_open(index), task, budget_tokens=2000, turn=turn).skills}
     assert names.isdisjoint({"pdf-tools", "video-editing", "flaky-tests"})
-    mentioned = suggestion_fragment(
-        _open(index), task, budget_tokens=2000, manual=[pdf], mentioned=[pdf], disabled=[pdf]
-    )
-    assert pdf not in mentioned.skills  # disabled wins over a mention
-    allowed = suggestion_fragment(_open(index), task, budget_tokens=2000, manual=[pdf], mentioned=[pdf])
-    assert allowed.skills[0] == pdf
 
 
 def test_nothing_to_suggest_gives_empty_text(skills: tuple[Skill, ...]) -> None:
@@ -195,10 +193,9 @@ def test_the_fragment_lists_no_copy_of_a_mentioned_or_pinned_skill(
     task = "merge two pdf files"
     unmentioned = suggestion_fragment(ranker, task, budget_tokens=2000)
     assert [s.name for s in unmentioned.skills].count("pdf-tools") == 1
-    for kept in ({"mentioned": (copy,)}, {"pinned": (pdf,)}):
-        fragment = suggestion_fragment(ranker, task, budget_tokens=2000, **kept)  # type: ignore[arg-type]
-        names = [s.name for s in fragment.skills]
-        assert names.count("pdf-tools") == len(kept.get("mentioned", ())), (kept, names)
+    for held in ({"mentioned": (copy,)}, {"pinned": (pdf,)}):
+        fragment = suggestion_fragment(ranker, task, budget_tokens=2000, turn=_turn(skills, **held))
+        assert "pdf-tools" not in [s.name for s in fragment.skills], held
 
 
 def test_a_mentioned_skill_still_sets_the_floor_for_the_ranked_ones(skills: tuple[Skill, ...]) -> None:
@@ -207,5 +204,5 @@ def test_a_mentioned_skill_still_sets_the_floor_for_the_ranked_ones(skills: tupl
     task = "merge two pdf files with pdf-tools"
     alone = suggestion_fragment(_open(index), task, budget_tokens=1000)
     assert alone.skills == (pdf,)  # nothing else reaches half its score
-    result = suggestion_fragment(_open(index), task, budget_tokens=1000, mentioned=[pdf])
-    assert result.skills == (pdf,)  # leaving it out of the ranking does not let a weaker one in
+    result = suggestion_fragment(_open(index), task, budget_tokens=1000, turn=_turn(skills, mentioned=(pdf,)))
+    assert result.skills == ()  # leaving it out of the ranking does not let a weaker one in

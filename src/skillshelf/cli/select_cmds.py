@@ -93,17 +93,18 @@ def _loadable_skills(env: Env, roots: Sequence[Path], no_builtin: bool, no_cache
     )
 
 
-def _eval_skills(env: Env, roots: Sequence[Path], tools: bool) -> _Ranked:
+def _eval_skills(env: Env, roots: Sequence[Path], tools: bool, no_builtin: bool, no_cache: bool) -> _Ranked:
     """What `eval` ranks: no skills for a tools file, the skills under ``roots`` (config modes
     left aside: a skill hidden from the model is never suggested all the same), or else every
-    skill `search` ranks here (with its index cache)."""
+    skill `search` ranks here (with its caches unless ``no_cache``, the built-in skills unless
+    ``no_builtin``)."""
     from skillshelf.config import apply_skill_modes, load_config
     from skillshelf.select.ranking import RankingSettings
     from skillshelf.skills.discover import discover_in
     from skillshelf.workspace import WorkspaceSkills
 
     if not roots and not tools:
-        return _loadable_skills(env, (), no_builtin=False, no_cache=False)
+        return _loadable_skills(env, (), no_builtin=no_builtin, no_cache=no_cache)
     config = load_config(env)
     skills = discover_in([r.absolute() for r in roots]).skills if roots else None
     moded = None if skills is None else WorkspaceSkills.of(apply_skill_modes(skills, ()))
@@ -212,6 +213,10 @@ def search(
     type=click.Path(path_type=Path, file_okay=False),
     help="Rank only the skills in this folder (repeatable); default: every skill found here.",
 )
+@click.option("--no-builtin", is_flag=True, help="Leave skillshelf's built-in skills out (without --root).")
+@click.option(
+    "--no-cache", is_flag=True, help="Do not read or write the parsed-skill cache (without --root)."
+)
 @click.option(
     "--tools",
     "tools_file",
@@ -238,6 +243,8 @@ def search(
 def eval_cmd(
     queries_file: Path,
     roots: tuple[Path, ...],
+    no_builtin: bool,
+    no_cache: bool,
     tools_file: Path | None,
     selector: str,
     top: int,
@@ -268,7 +275,7 @@ def eval_cmd(
     loaded whole whatever its rank or mode: a relevant one passes the query ("mentioned:
     loaded whole"), a not_relevant one fails it (it enters the context), and the other skills
     are ranked with the mentioned ones left out (a relevant one must make the top K of the
-    rest). The metrics count the mentioned skills first, as the suggestions list them.
+    rest). The metrics count the mentioned skills first, and nothing ranked below the threshold.
 
     A skill pinned in config (`mode = "pinned"`; the skills under --root rank without config
     modes) is in every session the agents start, never suggested per turn: with `--selector
@@ -278,23 +285,12 @@ def eval_cmd(
     Prints recall@1/5, MRR@10, nDCG@10 and latency per selector, then each query and a summary
     line. Exit status 1 when any query fails."""
     from skillshelf.context_parts import ClaudeNames, suggestion_candidates
-    from skillshelf.errors import UsageError
     from skillshelf.select.service import evaluate_file
 
-    if roots and tools_file is not None:
-        raise UsageError(
-            "give --root DIR... or --tools FILE.jsonl, not both",
-            hint="skills come from --root (default: the ones found here), tools from --tools",
-            code="SE005",
-        )
-    missing = [r for r in roots if not r.is_dir()]
-    if missing:
-        raise UsageError(
-            f"no such folder: {missing[0]}", hint="give existing skill folders to --root", code="SE007"
-        )
+    _check_eval_sources(roots, tools_file)
     env = Env.from_os()
     with working("Reading the tools" if tools_file else "Finding skills") as step:
-        ranked = _eval_skills(env, roots, tools_file is not None)
+        ranked = _eval_skills(env, roots, tools_file is not None, no_builtin, no_cache)
         moded = ranked.moded
         claude = ClaudeNames(env) if moded is not None and (profile or ranked.profile) == "claude" else None
         step(f"Ranking every query with selector {selector!r}")
@@ -315,6 +311,23 @@ def eval_cmd(
     ranked.report_config()
     if report.failed:
         raise SystemExit(1)
+
+
+def _check_eval_sources(roots: Sequence[Path], tools_file: Path | None) -> None:
+    """Raise when `eval` is given both skills and tools, or a --root that is not a folder."""
+    from skillshelf.errors import UsageError
+
+    if roots and tools_file is not None:
+        raise UsageError(
+            "give --root DIR... or --tools FILE.jsonl, not both",
+            hint="skills come from --root (default: the ones found here), tools from --tools",
+            code="SE005",
+        )
+    missing = [r for r in roots if not r.is_dir()]
+    if missing:
+        raise UsageError(
+            f"no such folder: {missing[0]}", hint="give existing skill folders to --root", code="SE007"
+        )
 
 
 def _show_eval(

@@ -27,7 +27,8 @@ def print_search(result: SearchResult, env: Env) -> None:
 
     confidence = ""
     if result.confidence is not None and result.min_confidence is not None:
-        confidence = f"; confidence {result.confidence:.2f} (threshold {result.min_confidence:.2f}): " + (
+        shown = f"{result.shown_confidence(2):.2f} (threshold {result.min_confidence:.2f})"
+        confidence = f"; confidence {shown}: " + (
             f"* = suggested to the model ({len(result.suggested)})"
             if result.suggested
             else "nothing suggested"
@@ -89,16 +90,20 @@ def print_eval(report: EvalReport, notes: Mapping[int, Sequence[str]]) -> None:
         status = "PASS" if o.passed else "FAIL"
         why = [f"rank {o.rank}"] if o.rank else []
         if o.missed:
-            why.append(f"no relevant skill in the top {report.k}")
+            why.append(
+                "nothing suggested: the confidence is below the threshold"
+                if o.quiet
+                else f"no relevant skill in the top {report.k}"
+            )
         why += notes.get(o.line, ())
         why += [f"should not trigger: {t}" for t in o.false_triggers]
         text = o.query if len(o.query) <= 70 else o.query[:67] + "..."
         click.echo(f"{status} line {o.line}: {printable(text)}" + (f" ({'; '.join(why)})" if why else ""))
     click.echo(report.summary())
-    if report.unknown_relevant:
-        shown = printable(", ".join(report.unknown_relevant[:5]))
+    for where, labels, fix in report.unknown_labels():
+        shown = printable(", ".join(labels[:5]))
         click.echo(
-            f"warning: {len(report.unknown_relevant)} relevant entr(y/ies) name no indexed skill or tool: "
-            f"{shown}\n  fix: they count as misses; rank the folder that holds them with --root FOLDER",
+            f"warning: {len(labels)} {where} entr(y/ies) name no indexed skill or tool: {shown}\n"
+            f"  fix: {fix}",
             err=True,
         )

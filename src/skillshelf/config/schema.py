@@ -2,8 +2,9 @@
 
 Unknown keys are kept (another version or area may use them) and reported (``CF103``, with
 the closest known key of its table, or the table where a key of that name belongs). A value of
-the wrong type, or a number below its key's minimum (a token budget of 0), is dropped from its
-layer and reported (``CF102``), so the default applies. Path values are resolved
+the wrong type, or a number outside its key's bounds (a token budget of 0, a percent above
+100), is dropped from its layer and reported (``CF102``, the fix naming the bounds and, where
+the schema knows it, the default), so the default applies. Path values are resolved
 against the folder of the file that holds them (``~`` expands to the home folder). Every
 finding carries the file and line.
 """
@@ -34,19 +35,52 @@ class Spec:
     choices: tuple[str, ...] = ()
     choices_of: Callable[[], tuple[str, ...]] | None = None  # a registry's names, read at each check
     minimum: int | None = None
+    maximum: int | None = None
+    default_of: Callable[[], int] | None = None  # the value that applies without one, read for a finding
     each: Spec | None = None  # for ``table`` specs whose keys are free (e.g. projects)
 
     def allowed(self) -> tuple[str, ...]:
         """The values a ``str`` key may take (empty: any)."""
         return self.choices_of() if self.choices_of is not None else self.choices
 
+    def holds(self, number: int) -> bool:
+        """Whether an ``int`` key may be ``number`` (within its minimum and maximum)."""
+        return (self.minimum is None or number >= self.minimum) and (
+            self.maximum is None or number <= self.maximum
+        )
+
+    def bounds(self) -> str:
+        """The numbers an ``int`` key may be, as words: ``at least 1``, ``from 0 to 100``."""
+        if self.maximum is None:
+            return f"at least {self.minimum}"
+        return f"from {self.minimum or 0} to {self.maximum}"
+
+    def number_fix(self) -> str:
+        """The fix for an ``int`` key set to the wrong thing: its bounds and its default."""
+        if self.maximum is None and self.default_of is None:
+            return _EXAMPLES["int"]
+        default = "" if self.default_of is None else f", such as {self.default_of()} (the default)"
+        return f"write a whole number {self.bounds()} without quotes{default}"
+
 
 BOOL, STR, PATH = Spec(kind="bool"), Spec(kind="str"), Spec(kind="path")
 STR_LIST, PATH_LIST, OPEN = Spec(kind="str_list"), Spec(kind="path_list"), Spec(kind="open")
 
 
-def _int(minimum: int = 0) -> Spec:
-    return Spec(kind="int", minimum=minimum)
+def _int(minimum: int = 0, maximum: int | None = None, default_of: Callable[[], int] | None = None) -> Spec:
+    return Spec(kind="int", minimum=minimum, maximum=maximum, default_of=default_of)
+
+
+def _default_min_confidence() -> int:
+    from skillshelf.select.ranking import RankingSettings  # only for a finding
+
+    return round(RankingSettings().min_confidence * 100)
+
+
+def _default_max_suggestions() -> int:
+    from skillshelf.select.ranking import RankingSettings  # only for a finding
+
+    return RankingSettings().max_suggestions
 
 
 def _choice(*choices: str) -> Spec:
@@ -87,7 +121,10 @@ SCHEMA = _table(
         context_window=_int(1),
     ),
     instructions=_table(profile=_choice("codex", "claude"), max_bytes=_int(0), fallback_filenames=STR_LIST),
-    select=_table(min_confidence=_int(0), max_suggestions=_int(0)),
+    select=_table(
+        min_confidence=_int(0, 100, _default_min_confidence),  # a percent
+        max_suggestions=_int(0, default_of=_default_max_suggestions),
+    ),
     install=_table(dir=PATH, scope=_choice("user", "project"), agents=_choice("codex", "claude", "all")),
     hooks=_table(
         suggestions=BOOL,
@@ -204,13 +241,9 @@ class _Check:
         if kind == "int":
             if not isinstance(value, int) or isinstance(value, bool):
                 return self.wrong(value, spec, path)
-            if spec.minimum is not None and value < spec.minimum:
-                self.report(
-                    "CF102",
-                    path,
-                    f"`{_dotted(path)}` must be at least {spec.minimum}, not {value}",
-                    f"set it to {spec.minimum} or more",
-                )
+            if not spec.holds(value):
+                fix = f"set it to {spec.minimum} or more" if spec.maximum is None else spec.number_fix()
+                self.report("CF102", path, f"`{_dotted(path)}` must be {spec.bounds()}, not {value}", fix)
                 return _DROP
             return value
         if kind in {"str", "path"}:
@@ -239,7 +272,7 @@ class _Check:
             "CF102",
             path,
             f"`{_dotted(path)}` must be {_type_name(spec)}, not {_toml_type(value)}",
-            _EXAMPLES[spec.kind],
+            spec.number_fix() if spec.kind == "int" else _EXAMPLES[spec.kind],
         )
         return _DROP
 

@@ -76,7 +76,7 @@ def user_prompt_submit(agent: Agent, inp: HookInput, env: Env, spawn: Spawn) -> 
     suggestions = turn.part("suggestions")
     if suggestions is not None:
         pieces.append(suggestions.text)
-    for body in _mention_bodies(agent, env, turn.loaded):
+    for body in _mention_bodies(agent, env, turn.loaded, inp.prompt):
         if _tokens(pieces) + approx_tokens(body) + settings.memory_tokens <= budget:
             pieces.append(body)
     if settings.memory:
@@ -103,20 +103,25 @@ def _tokens(pieces: Sequence[str]) -> int:
     return approx_tokens("\n\n".join(pieces))
 
 
-def _mention_bodies(agent: Agent, env: Env, loaded: Sequence[MentionedSkill]) -> list[str]:
-    """Fragments of the mentioned skills the agent does not load by itself (the others it
-    resolves natively: Codex ``$name``, Claude Code ``/name``, also when Claude Code has its own
-    copy of the skill, as for a plugin installed in both agents); each is also first in the
-    suggestions."""
+def _mention_bodies(agent: Agent, env: Env, loaded: Sequence[MentionedSkill], prompt: str) -> list[str]:
+    """Fragments of the mentioned skills the agent does not load by itself; none of them is
+    suggested as well. The agents load on their own a ``$name`` of a skill Codex lists, and the
+    prompt's leading ``/name`` of a skill Claude Code lists (also its own copy of the skill, as
+    for a plugin installed in both agents). Claude Code does nothing with a ``$name`` (measured
+    with Claude Code 2.1.197 against ``model-standin``: ``/release-notes v2`` puts the body in
+    the request, ``use $release-notes for v2`` does not), so that skill's body is sent."""
     if not loaded:
         return []
     from skillshelf.install.visibility import Visibility
+    from skillshelf.skills.mentions import extract_mentions
 
     visibility = Visibility(env)
+    slash = extract_mentions(prompt).slash_command if agent == "claude" else None
 
     def native(skill: Skill) -> bool:
         if agent == "claude":
-            return visibility.claude_name(skill, copies=True) is not None
+            name = visibility.claude_name(skill, copies=True)
+            return name is not None and slash is not None and slash.name == name
         return agent in visibility.agents(skill)
 
     return [item.fragment for item in loaded if not native(item.skill)]

@@ -164,8 +164,12 @@ def _query(obj: dict[str, object], path: Path, n: int, *, tools: bool) -> EvalQu
 
 
 def load_tools(path: Path) -> list[tuple[str, str, str]]:
-    """Read a tools file: ``{"id", "name"?, "description"}`` per line."""
+    """Read a tools file: ``{"id", "name"?, "description"}`` per line. An id that an earlier
+    line already gave is an error (SE308), like any other unusable line: query lines name tools
+    by id, so a label on it could not say which of the two it means (and the index keeps one
+    entry per id)."""
     tools = []
+    first: dict[str, int] = {}
     problems: list[UsageError] = []
     for n, obj in _read_lines(path, "tools"):
         if isinstance(obj, UsageError):
@@ -181,6 +185,16 @@ def load_tools(path: Path) -> list[tuple[str, str, str]]:
                 )
             )
             continue
+        if tid in first:
+            problems.append(
+                UsageError(
+                    f"{path}:{n}: the tool id {tid!r} is already the id of line {first[tid]}",
+                    hint='give each tool an "id" of its own: query lines name tools by id',
+                    code="SE308",
+                )
+            )
+            continue
+        first[tid] = n
         tools.append((tid, name, desc))
     if problems:
         raise _every_problem(path, problems)

@@ -60,7 +60,8 @@ class QueryOutcome:
     or in the first ``k`` of the rest: ``rank`` is the best one's there, None when none is), and
     no ``not_relevant`` one there (``false_triggers``). ``pinned`` and ``mentioned``: the
     labelled skills in the context whatever their rank, because config pins them or the query
-    mentions them."""
+    mentions them; ``quiet``: nothing ranked was shown (the ``default`` ranking's confidence is
+    below its threshold), so a miss is no matter of rank."""
 
     line: int
     query: str
@@ -69,6 +70,7 @@ class QueryOutcome:
     false_triggers: tuple[str, ...] = ()
     mentioned: tuple[str, ...] = ()
     pinned: tuple[str, ...] = ()
+    quiet: bool = False  # nothing ranked was shown: the default ranking's confidence is too low
 
     @property
     def passed(self) -> bool:
@@ -90,6 +92,7 @@ class QueryOutcome:
             "passed": self.passed,
             "rank": self.rank,
             "missed": self.missed,
+            "below_threshold": self.quiet,
             "false_triggers": list(self.false_triggers),
             "mentioned": [{"skill": key, "why": MENTIONED_WHY} for key in self.mentioned],
             "pinned": [{"skill": key, "why": PINNED_WHY} for key in self.pinned],
@@ -123,6 +126,7 @@ def outcome(
         false_triggers=tuple(dict.fromkeys(key for key in (*held, *said, *shown) if key in negative)),
         mentioned=said,
         pinned=held,
+        quiet=not triggered,
     )
 
 

@@ -8,8 +8,9 @@ false triggers instead of recall. A line with neither tests nothing and is an er
 
 Metrics per selector: recall@1 and recall@5 (share of the relevant entries found in the top
 k), hit@5 (at least one found), MRR@10, nDCG@10 (binary gains), false-trigger rate@5 over the
-negative lines (what would be shown: below the ``default`` selector's confidence threshold
-nothing triggers, as in the pass/fail judgement below), and ranking latency p50/p99.
+negative lines, and ranking latency p50/p99. Each reads what would be shown: below the
+``default`` selector's confidence threshold no ranked entry is, as in the pass/fail judgement
+below, so a query that fails as a miss adds no recall.
 
 Each query also passes or fails (:class:`QueryOutcome`, judged on the first selector of the
 run, ``default`` with ``--selector all``; :mod:`skillshelf.select.evaljudge` judges it): it fails
@@ -25,8 +26,9 @@ The ``default`` selector also follows the per-turn rule of the context (``turn``
 ``relevant`` one passes the query (``pinned``/``mentioned``, not a rank) and a ``not_relevant``
 one fails it (a false trigger: it is in the context); the other skills are ranked with those
 (and their copies) left out, and those ranked in the first ``k`` of the rest count. The metrics
-read what the model has: the labelled pinned skills, the mentioned ones (as the suggestions list
-them), then the rest. The other selectors judge their ranking alone.
+read what the model has: the labelled pinned skills, the mentioned ones (both whole in the
+context), then the rest, of which the ``default`` ranking shows nothing below its confidence
+threshold (as for the pass/fail judgement). The other selectors judge their ranking alone.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from skillshelf.select import DEFAULT_SELECTOR
@@ -46,6 +48,7 @@ from skillshelf.select.evaljudge import (
     PINNED_WHY,
     QueryOutcome,
     QueryTurn,
+    Shown,
     TurnFn,
     as_shown,
     copy_sets,
@@ -142,7 +145,9 @@ class EvalReport:
     results: tuple[SelectorResult, ...]
     queries: tuple[EvalQuery, ...]
     documents: int
-    unknown_relevant: tuple[str, ...] = ()
+    unknown_relevant: tuple[str, ...] = ()  # relevant labels that name no indexed entry
+    unknown_not_relevant: tuple[str, ...] = ()  # not_relevant labels that name none
+    tools: bool = False  # the entries are tool records, not skills
     outcomes: tuple[QueryOutcome, ...] = ()
     judged: str = ""  # the selector the outcomes are of
     k: int = 5
@@ -158,6 +163,24 @@ class EvalReport:
             f"{self.judged}: {len(self.outcomes) - len(self.failed)} of {len(self.outcomes)} queries passed "
             f"(top {self.k}); {missed} missed, {false} false trigger(s)"
         )
+
+    def unknown_labels(self) -> tuple[tuple[str, tuple[str, ...], str], ...]:
+        """For each list with labels that name no indexed skill or tool: ``(list, labels, fix)``
+        (``relevant`` ones count as misses, ``not_relevant`` ones can never trigger)."""
+        where = (
+            "add the tool to the tools file, or correct the id"
+            if self.tools
+            else "rank the folder that holds them with --root FOLDER, or correct the path"
+        )
+        found = (
+            ("relevant", self.unknown_relevant, f"they count as misses; {where}"),
+            (
+                "not_relevant",
+                self.unknown_not_relevant,
+                f"they can never trigger, so they test nothing; {where}",
+            ),
+        )
+        return tuple(entry for entry in found if entry[1])
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -177,6 +200,7 @@ class EvalReport:
                 for q in self.queries
             ],
             "unknown_relevant": list(self.unknown_relevant),
+            "unknown_not_relevant": list(self.unknown_not_relevant),
             "selectors": [r.to_dict() for r in self.results],
         }
 
@@ -190,6 +214,24 @@ def _percentile(values: list[float], q: float) -> float:
 
 def _mean(values: list[float]) -> float:
     return sum(values) / len(values) if values else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class _Had:
+    """What the model has of one query's ``view`` at a depth, as the pass/fail judgement reads it:
+    the labelled pinned and mentioned skills, then the ranked ones only when ``shown`` (the
+    ``default`` ranking below its confidence threshold shows none)."""
+
+    view: Shown
+    shown: bool
+
+    def __call__(self, depth: int) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(self.view.in_context(depth if self.shown else 0)))
+
+
+def _unknown(labels: Iterable[str], known: set[str]) -> tuple[str, ...]:
+    """The ``labels`` that name no indexed entry, sorted, once each."""
+    return tuple(sorted(set(labels) - known))
 
 
 RankFn = Callable[[SkillIndex, str, int, str], tuple[list[SkillDoc], bool]]
@@ -216,7 +258,6 @@ def run_eval(
 
     ranker = rank_fn or default_rank
     known = {doc_key(d) for d in index.docs}
-    unknown = sorted({r for q in queries for r in (*q.relevant, *q.not_relevant) if r not in known})
     copies = copy_sets(index)
     depth = max(top, 10, k)
     results = []
@@ -239,16 +280,16 @@ def run_eval(
                 outcomes.append(
                     outcome(q, view.ranked, k, shown, mentioned=view.mentioned, pinned=view.pinned)
                 )
+            had = _Had(view, shown)
             if q.relevant:
-                first, five = view.in_context(1), view.in_context(5)
+                first, five, ten = had(1), had(5), had(10)
                 r1.append(recall_at(first, q.relevant, len(first)))
                 r5.append(recall_at(five, q.relevant, len(five)))
                 h5.append(1.0 if set(five) & set(q.relevant) else 0.0)
-                mrr.append(reciprocal_rank(listed, q.relevant, 10))
-                ndcg.append(ndcg_at(listed, q.relevant, 10))
+                mrr.append(reciprocal_rank(ten, q.relevant, 10))
+                ndcg.append(ndcg_at(ten, q.relevant, 10))
             if q.not_relevant:
-                triggered = set(view.in_context(5 if shown else 0))
-                false5.append(1.0 if triggered & set(q.not_relevant) else 0.0)
+                false5.append(1.0 if set(had(5)) & set(q.not_relevant) else 0.0)
         results.append(
             SelectorResult(
                 selector=sel,
@@ -269,7 +310,9 @@ def run_eval(
         results=tuple(results),
         queries=tuple(queries),
         documents=len(index),
-        unknown_relevant=tuple(unknown),
+        unknown_relevant=_unknown((r for q in queries for r in q.relevant), known),
+        unknown_not_relevant=_unknown((r for q in queries for r in q.not_relevant), known),
+        tools=any(d.tool_id is not None for d in index.docs),
         outcomes=tuple(outcomes),
         judged=selectors[0] if selectors else "",
         k=k,

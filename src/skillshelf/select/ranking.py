@@ -13,10 +13,12 @@ is shown.
 from __future__ import annotations
 
 import functools
+import math
 import re
 import threading
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
@@ -71,10 +73,26 @@ often a built-in skill is suggested for a request it does not fit from 0.094 / 0
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RankingSettings:
     """``min_confidence``: the probability below which nothing is suggested (0 suggests
-    whatever ranks); ``max_suggestions``: at most this many ranked skills are suggested."""
+    whatever ranks; a confidence equal to it reaches it, :meth:`reached`); ``max_suggestions``:
+    at most this many ranked skills are suggested."""
 
     min_confidence: float = DEFAULT_MIN_CONFIDENCE
     max_suggestions: int = DEFAULT_MAX_SUGGESTIONS
+
+    def reached(self, confidence: float) -> bool:
+        """Whether a query's ``confidence`` lets skills be suggested: at or above the threshold."""
+        return confidence >= self.min_confidence
+
+    def shown(self, confidence: float, places: int) -> float:
+        """``confidence`` to ``places`` decimals as :meth:`reached` reads it: rounded down, so
+        one below the threshold never prints as reaching it (``0.9996`` at ``1.00`` is
+        ``0.99``), and one that reaches it never prints below the threshold (to as many places)."""
+        step: int = 10**places
+        floored = math.floor(Fraction(confidence) * step) / step
+        level = round(self.min_confidence, places)
+        if self.reached(confidence):
+            return max(floored, level)
+        return floored if floored < level else round(level - 1 / step, places)
 
     @classmethod
     def from_config(cls, get: Callable[[str], object]) -> RankingSettings:
@@ -167,7 +185,7 @@ class Ranker:
             confidence=confidence,
             suggested=self._suggested(ranked[: top_k * (1 + depth)], confidence, best),
             models=self.models,
-            confident=confidence >= self.settings.min_confidence,
+            confident=self.settings.reached(confidence),
         )
 
     def explain(self, query: str, keys: Collection[str]) -> dict[str, dict[str, float]]:
@@ -186,7 +204,7 @@ class Ranker:
         """The skills to show: above the threshold, at least half the ``best`` score (of every
         entry, excluded ones too: a skill the task mentions does not lift the others), one of
         each set of copies (the best ranked), at most ``max_suggestions``."""
-        if not ranked or confidence < self.settings.min_confidence:
+        if not ranked or not self.settings.reached(confidence):
             return ()
         floor = best * MIN_RELATIVE_SCORE
         shown: dict[tuple[str, str], RankedDoc] = {}

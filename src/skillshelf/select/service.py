@@ -5,7 +5,7 @@ Each takes already-discovered skills (or tool records) and returns a value the C
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -39,12 +39,25 @@ class TurnCandidates:
     """What the per-turn ranking does with one task's skills
     (:func:`skillshelf.context_parts.turn_candidates` finds them): ``candidates`` are indexed
     (and set the confidence), ``never_suggested`` (SKILL.md path -> why) are never among the
-    suggestions, and ``mentioned`` (but pinned ones, whole in the context already) head the
-    fragment, so a copy of one (the same name and description) is not suggested either."""
+    suggestions, and no copy (the same name and description) of a skill the task ``mentioned``
+    (but pinned ones) or config ``pinned`` is either: those are in the context whole already.
+    The context's fragment, `skillshelf search`, the page and the hooks all follow this one rule
+    (:meth:`left_out`, :meth:`shown`)."""
 
     candidates: tuple[Skill, ...]
     never_suggested: Mapping[str, str]
     mentioned: tuple[Skill, ...] = ()
+    pinned: tuple[Skill, ...] = ()
+
+    def left_out(self, keys: Iterable[str]) -> frozenset[str]:
+        """Those of ``keys`` (an index's entries) the ranking leaves out of the suggestions."""
+        return frozenset(self.never_suggested).intersection(keys)
+
+    def shown(self, suggested: Sequence[RankedDoc]) -> tuple[RankedDoc, ...]:
+        """``suggested`` (a ranking's, with :meth:`left_out` left out) as the model is shown it:
+        without a copy of a mentioned or pinned skill."""
+        held = {copy_key(s.name, s.description) for s in (*self.mentioned, *self.pinned)}
+        return tuple(r for r in suggested if copy_key(r.doc.name, r.doc.description) not in held)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -58,7 +71,7 @@ class SearchResult:
     models: tuple[str, ...] = ()  # the embedding models that took part ("minilm", "wordllama")
     confidence: float | None = None  # the default ranking's calibrated confidence
     suggested: tuple[str, ...] = ()  # keys of the entries the model would be shown
-    min_confidence: float | None = None
+    min_confidence: float | None = None  # the threshold: ``confidence`` reaches it or nothing is suggested
     parts: Mapping[str, Mapping[str, float]] = field(default_factory=dict)  # key -> part -> score (explain)
     never_suggested: Mapping[str, str] = field(default_factory=dict)  # key -> why, of the ranked entries
 
@@ -67,13 +80,23 @@ class SearchResult:
         """Whether an embedding model took part."""
         return bool(self.models)
 
+    def shown_confidence(self, places: int) -> float | None:
+        """The confidence to ``places`` decimals, rounded as the threshold rule reads it
+        (:meth:`RankingSettings.shown`): at or above ``min_confidence`` as printed exactly when
+        skills may be suggested."""
+        if self.confidence is None:
+            return None
+        if self.min_confidence is None:
+            return round(self.confidence, places)
+        return RankingSettings(min_confidence=self.min_confidence).shown(self.confidence, places)
+
     def to_dict(self) -> dict[str, object]:
         return {
             "query": self.query,
             "selector": self.selector,
             "semantic": self.semantic,
             "models": list(self.models),
-            "confidence": None if self.confidence is None else round(self.confidence, 4),
+            "confidence": self.shown_confidence(4),
             "min_confidence": self.min_confidence,
             "results": [self._result(r) for r in self.ranked],
             "index": self.index.to_dict(),
@@ -119,7 +142,7 @@ def search(
     the model, mentioned by the query...), for the ranked entries among them: a candidate it
     names is left out of the suggestions as the context leaves it out (still indexed, its score
     still sets the floor), and so is a copy (the same name and description) of a skill the query
-    ``mentioned`` (the fragment lists those first)."""
+    ``mentioned`` or config ``pinned`` (:meth:`TurnCandidates.shown`), as in the fragment."""
     if not query.strip():
         raise UsageError(
             "the query is empty",
@@ -139,16 +162,9 @@ def search(
         ranker = Ranker.open(skills, cache_dir=cache_dir, models=semantic, settings=settings)
         ranking = ranker.rank(query, top_k=top)
         chosen = _suggestions(
-            ranking,
-            ranker,
-            query,
-            candidates=None if turn is None else turn.candidates,
-            exclude=frozenset(held),
-            top=top,
-            cache_dir=cache_dir,
-            semantic=semantic,
+            ranking, ranker, query, turn=turn, top=top, cache_dir=cache_dir, semantic=semantic
         )
-        listed = {copy_key(s.name, s.description) for s in (() if turn is None else turn.mentioned)}
+        shown = chosen.suggested if turn is None else turn.shown(chosen.suggested)
         return SearchResult(
             query=query,
             selector=selector,
@@ -156,9 +172,7 @@ def search(
             index=ranker.index.stats,
             models=ranking.models,
             confidence=chosen.confidence,
-            suggested=tuple(
-                r.doc.key for r in chosen.suggested if copy_key(r.doc.name, r.doc.description) not in listed
-            ),
+            suggested=tuple(r.doc.key for r in shown),
             min_confidence=ranker.settings.min_confidence,
             parts=ranker.explain(query, {r.doc.key for r in ranking.ranked}) if explain else {},
             never_suggested={r.doc.key: held[r.doc.key] for r in ranking.ranked if r.doc.key in held},
@@ -178,22 +192,22 @@ def _suggestions(
     ranker: Ranker,
     query: str,
     *,
-    candidates: Sequence[Skill] | None,
-    exclude: frozenset[str],
+    turn: TurnCandidates | None,
     top: int,
     cache_dir: Path | None,
     semantic: bool | None,
 ) -> Ranking:
-    """The ranking whose ``suggested`` the model would be shown for ``query``: the
-    ``candidates`` ranked on their own (the scores and the confidence depend on what else is
-    indexed) for ``max_suggestions``, those in ``exclude`` left out, as the per-turn fragment
-    ranks them (:func:`skillshelf.select.suggest.suggested`); ``ranking`` itself when every
-    skill is a candidate, none is left out and it ranked as many."""
+    """The ranking whose ``suggested`` the model would be shown for ``query`` (before
+    :meth:`TurnCandidates.shown`): ``turn``'s candidates ranked on their own (the scores and the
+    confidence depend on what else is indexed) for ``max_suggestions``, those it leaves out left
+    out, as the per-turn fragment ranks them (:func:`skillshelf.select.suggest.suggested`);
+    ``ranking`` itself when every skill is a candidate, none is left out and it ranked as many."""
     wanted = ranker.settings.max_suggestions
-    alone = candidates is not None and not _same_skills(candidates, ranker)
+    alone = turn is not None and not _same_skills(turn.candidates, ranker)
     if alone:
-        ranker = Ranker.open(candidates or (), cache_dir=cache_dir, models=semantic, settings=ranker.settings)
-    left_out = exclude & {d.key for d in ranker.index.docs} if exclude else frozenset()
+        assert turn is not None
+        ranker = Ranker.open(turn.candidates, cache_dir=cache_dir, models=semantic, settings=ranker.settings)
+    left_out = frozenset() if turn is None else turn.left_out(d.key for d in ranker.index.docs)
     if not alone and not left_out and top >= wanted:
         return ranking
     return ranker.rank(query, top_k=wanted, exclude=left_out)

@@ -7,9 +7,11 @@ Two parts, as Codex's world state does for its catalog:
   a caller re-emits it only when the skills change, never because the task did;
 * the **per-turn fragment** (:func:`suggestion_fragment`), placed low in the context: the
   skills most relevant to the current task, with full descriptions and paths, within its own
-  token budget. Explicit mentions come first, then ranked skills. Skills in ``manual`` mode
-  are suggested only when mentioned, ``pinned`` ones are already in full in the catalog and
-  are not repeated, ``disabled`` ones never appear.
+  token budget, under the per-turn rule of :class:`~skillshelf.select.service.TurnCandidates`:
+  a skill the task mentions is loaded whole instead (the context's ``mentioned`` part), those in
+  ``manual`` mode load only when mentioned, ``pinned`` ones are already whole in the context,
+  ``disabled`` ones never appear; none of these, nor a copy of a mentioned or pinned one, is
+  suggested.
 
 For an agent with a skill tool of its own (Claude Code's ``Skill``), a skill it lists is
 suggested by the name that tool takes, without a path: loaded through the tool, the skill gets
@@ -21,11 +23,10 @@ skips.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from skillshelf.select.docs import copy_key
 from skillshelf.skills.catalog.aliases import display_path
 from skillshelf.skills.catalog.codex import cap_description
 from skillshelf.skills.load import UNTRUSTED_TAG
@@ -35,6 +36,7 @@ from skillshelf.tokens import approx_tokens
 if TYPE_CHECKING:
     from skillshelf.select import RankedDoc
     from skillshelf.select.ranking import Ranker
+    from skillshelf.select.service import TurnCandidates
     from skillshelf.skills.catalog import Budget, RenderedCatalog
 
 __all__ = [
@@ -115,7 +117,6 @@ class Suggestions:
 
     text: str
     skills: tuple[Skill, ...]
-    mentioned: int = 0
     omitted: int = 0
     tokens: int = 0
 
@@ -123,7 +124,6 @@ class Suggestions:
         return {
             "text": self.text,
             "skills": [{"name": s.name, "path": str(s.path)} for s in self.skills],
-            "mentioned": self.mentioned,
             "omitted": self.omitted,
             "tokens": self.tokens,
         }
@@ -166,52 +166,36 @@ def suggestion_fragment(
     task: str,
     *,
     budget_tokens: int,
-    mentioned: Sequence[Skill] = (),
-    pinned: Sequence[Skill] = (),
-    manual: Sequence[Skill] = (),
-    disabled: Sequence[Skill] = (),
+    turn: TurnCandidates | None = None,
     tool_name: ToolName | None = None,
 ) -> Suggestions:
-    """The skills most relevant to ``task``, with full descriptions and paths.
-
-    Mentioned skills first (they are being used), then the skills the ranking suggests
-    (:class:`~skillshelf.select.ranking.Ranking`: none when its confidence is below the
-    threshold, at most ``max_suggestions``) but for copies of a skill already listed or pinned
-    (:func:`~skillshelf.select.docs.copy_key`). Lines are added while they fit ``budget_tokens``
-    (counting the wrapper); a long description is shortened rather than the skill dropped when
-    at least 80 characters of it fit. With ``tool_name``, a skill it names is suggested by that
-    name for the agent's skill tool, without its path."""
-    gone = {str(s.path) for s in disabled}
-    ranked_out = gone | {str(s.path) for s in pinned} | {str(s.path) for s in manual}
-    chosen: list[Skill] = []
-    seen: set[str] = set()
-    for skill in mentioned:
-        key = str(skill.path)
-        if key not in gone and key not in seen:
-            seen.add(key)
-            chosen.append(skill)
-    n_mentioned = len(chosen)
-    shown = {copy_key(s.name, s.description) for s in (*chosen, *pinned)}
-    for r in suggested(ranker, task, exclude=ranked_out | seen):
-        ranked = r.doc.skill
-        same = copy_key(r.doc.name, r.doc.description)
-        if ranked is not None and same not in shown:
-            shown.add(same)
-            chosen.append(ranked)
-    return _render(chosen, n_mentioned, budget_tokens, tool_name)
+    """The skills most relevant to ``task``, with full descriptions and paths: those the ranking
+    suggests (:func:`suggested`: none when its confidence is below the threshold, at most
+    ``max_suggestions``) under the per-turn rule ``turn`` (None: none left out), which leaves
+    out the skills it never suggests (``manual``, ``pinned``, hidden from the model, those the
+    task mentions, which the context loads whole instead) and the copies of a mentioned or pinned
+    one. Lines are added while they fit ``budget_tokens`` (counting the wrapper); a long
+    description is shortened rather than the skill dropped when at least 80 characters of it
+    fit. With ``tool_name``, a skill it names is suggested by that name for the agent's skill
+    tool, without its path."""
+    chosen = [r.doc.skill for r in suggested(ranker, task, turn=turn) if r.doc.skill is not None]
+    return _render(chosen, budget_tokens, tool_name)
 
 
-def suggested(ranker: Ranker, task: str, *, exclude: Collection[str] = ()) -> tuple[RankedDoc, ...]:
+def suggested(ranker: Ranker, task: str, *, turn: TurnCandidates | None = None) -> tuple[RankedDoc, ...]:
     """The ranked entries the per-turn fragment offers for ``task`` (none below the confidence
-    threshold, at most ``max_suggestions``; keys in ``exclude`` left out)."""
+    threshold, at most ``max_suggestions``), under the per-turn rule ``turn``
+    (:meth:`TurnCandidates.left_out <skillshelf.select.service.TurnCandidates.left_out>` left out
+    of the ranking, then :meth:`~skillshelf.select.service.TurnCandidates.shown`), the rule
+    `skillshelf search` marks its suggestions by."""
     if not task.strip():
         return ()
-    return ranker.rank(task, top_k=ranker.settings.max_suggestions, exclude=exclude).suggested
+    left_out = () if turn is None else turn.left_out(d.key for d in ranker.index.docs)
+    ranking = ranker.rank(task, top_k=ranker.settings.max_suggestions, exclude=left_out)
+    return ranking.suggested if turn is None else turn.shown(ranking.suggested)
 
 
-def _render(
-    chosen: list[Skill], n_mentioned: int, budget_tokens: int, tool_name: ToolName | None
-) -> Suggestions:
+def _render(chosen: list[Skill], budget_tokens: int, tool_name: ToolName | None) -> Suggestions:
     if not chosen:
         return Suggestions(text="", skills=())
     names = [None if tool_name is None else tool_name(skill) for skill in chosen]
@@ -233,7 +217,6 @@ def _render(
     return Suggestions(
         text=text,
         skills=tuple(listed),
-        mentioned=sum(1 for s in listed[:n_mentioned] if s in chosen[:n_mentioned]),
         omitted=len(chosen) - len(listed),
         tokens=approx_tokens(text),
     )
