@@ -51,6 +51,8 @@ _EXPORTS: dict[str, str] = {
     "SkillMode": "skillshelf.config",
     "SkillPage": "skillshelf.serve.tools",
     "SkillRoot": "skillshelf.skills.model",
+    "Scope": "skillshelf.skills.model",
+    "RootOrigin": "skillshelf.skills.model",
     "SkillTools": "skillshelf.serve.tools",
     "TokenBudget": "skillshelf.skills.catalog",
     "ToolResult": "skillshelf.serve.tools",
@@ -141,6 +143,8 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from skillshelf.skills.mentions import extract_mentions as extract_mentions
     from skillshelf.skills.mentions import select_mentioned as select_mentioned
     from skillshelf.skills.model import Discovery as Discovery
+    from skillshelf.skills.model import RootOrigin as RootOrigin
+    from skillshelf.skills.model import Scope as Scope
     from skillshelf.skills.model import Skill as Skill
     from skillshelf.skills.model import SkillRoot as SkillRoot
     from skillshelf.skills.parse import ParsedSkill as ParsedSkill

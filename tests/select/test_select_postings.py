@@ -204,3 +204,25 @@ def test_the_first_query_derives_only_its_rows_and_the_second_every_row() -> Non
     fresh.weighted({"alpha": 1.0})
     fresh.weighted({"delta": 1.0})  # every row derived before the query below
     assert first == fresh.weighted({"beta": 1.0}).tolist()
+
+
+class _Watched(Postings):
+    """Postings that check, as the lazy impacts are published, what a thread reading them
+    without the lock (``_ensure``'s fast path) would find."""
+
+    seen: list[str]
+
+    def __setattr__(self, name: str, value: object) -> None:
+        super().__setattr__(name, value)
+        if name == "_impacts" and value is not None:
+            self.seen.append("ready" if self._ready is not None and self._idf_all is not None else "torn")
+
+
+def test_a_thread_that_sees_the_impacts_sees_what_they_need() -> None:
+    docs: list[list[dict[str, int]]] = [[{"alpha": 2}, {}, {"beta": 1}, {}], [{"beta": 3}, {}, {}, {}]]
+    lengths = [[float(sum(f.values())) for f in doc] for doc in docs]
+    built = Postings.build(META_MODEL, docs, lengths)
+    watched = _Watched(built.model, built.vocab, built.base, built.slot_lengths)
+    watched.seen = []
+    assert watched.weighted({"beta": 1.0}).tolist() == built.weighted({"beta": 1.0}).tolist()
+    assert watched.seen == ["ready"]

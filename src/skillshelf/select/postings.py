@@ -189,10 +189,10 @@ class Postings:
         if impacts is not None and bool(self._ready[tids].all()):
             return impacts
         with self._lock:
-            if self._impacts is None:
-                self._impacts = [np.empty(seg.rows, np.float32) for seg in (self.base, self.delta)]
+            if self._impacts is None:  # published last: a reader that sees it sees the rest
                 self._ready = np.zeros(len(self.df), bool)
                 self._idf_all = self._idf()
+                self._impacts = [np.empty(seg.rows, np.float32) for seg in (self.base, self.delta)]
             self._derivations += 1
             if self._derivations >= EAGER_FROM and self.base.rows + self.delta.rows <= EAGER_ROWS:
                 tids = np.arange(len(self.df), dtype=np.int64)

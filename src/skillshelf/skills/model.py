@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 from types import MappingProxyType
+from typing import TypeVar
 
 from skillshelf.diagnostics import Diagnostic
 
@@ -105,7 +106,9 @@ _CLAUDE_ORIGINS = frozenset(
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SkillRoot:
-    """A folder that is scanned for ``SKILL.md`` files."""
+    """A folder that is scanned for ``SKILL.md`` files. ``scope`` and ``origin`` may be given
+    as their values (``"repo"``, ``"agents-repo"``); anything else is a
+    :class:`~skillshelf.errors.UsageError` naming the values there are."""
 
     path: Path
     scope: Scope
@@ -113,6 +116,29 @@ class SkillRoot:
     follow_symlinks: bool = True
     trusted: bool = True
     namespace: str | None = None  # the ``NAME:`` of a Claude Code plugin's skills
+
+    def __post_init__(self) -> None:
+        if type(self.scope) is not Scope:
+            object.__setattr__(self, "scope", _member(Scope, self.scope, "scope"))
+        if type(self.origin) is not RootOrigin:
+            object.__setattr__(self, "origin", _member(RootOrigin, self.origin, "origin"))
+
+
+_E = TypeVar("_E", bound=StrEnum)
+
+
+def _member(kind: type[_E], value: object, field_name: str) -> _E:
+    """``kind(value)``, or a UsageError listing the values ``kind`` has."""
+    try:
+        return kind(value)  # type: ignore[arg-type]  # any value may come in; a wrong one raises
+    except ValueError:
+        from skillshelf.errors import UsageError
+
+        names = ", ".join(repr(m.value) for m in kind)
+        raise UsageError(
+            f"SkillRoot {field_name} {value!r} is not a {kind.__name__}",
+            hint=f"pass skillshelf.{kind.__name__} or one of its values: {names}",
+        ) from None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
