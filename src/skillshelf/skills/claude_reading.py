@@ -48,6 +48,7 @@ from skillshelf.skills.frontmatter import (
 )
 from skillshelf.skills.parse_fields import KnownFields, known_fields
 from skillshelf.skills.parse_identity import JS_SPACE, claude_reading
+from skillshelf.skills.yaml_tags import scalar_nodes
 
 __all__ = [
     "ClaudeSplit",
@@ -118,19 +119,8 @@ def claude_yaml(text: str) -> YamlDocument | YamlFailure:
 
 
 def _nodes_given_back(root: yaml.Node | None) -> None:
-    seen: set[int] = set()
-    stack = [] if root is None else [root]
-    while stack:
-        node = stack.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        if isinstance(node, yaml.ScalarNode):
-            node.value = node.value.translate(_GIVEN_BACK)
-        elif isinstance(node, yaml.SequenceNode):
-            stack.extend(node.value)
-        elif isinstance(node, yaml.MappingNode):
-            stack.extend(item for pair in node.value for item in pair)
+    for node in scalar_nodes(root):
+        node.value = node.value.translate(_GIVEN_BACK)
 
 
 def _given_back(value: object, seen: set[int]) -> object:

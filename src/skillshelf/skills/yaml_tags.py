@@ -13,11 +13,12 @@ whitespace, a ``,``, the end, or a verbatim ``!<...>``) is parsed for its events
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Any
 
 import yaml
 
-__all__ = ["mark_nonspecific_scalars"]
+__all__ = ["mark_nonspecific_scalars", "scalar_nodes"]
 
 _STR = "tag:yaml.org,2002:str"
 _MAY_HOLD = re.compile(r"!(?:[\s,<]|\Z)")
@@ -49,16 +50,22 @@ def mark_nonspecific_scalars(text: str, root: yaml.Node, *, events: type[Any] | 
     spans = _nonspecific_spans(text, _EventLoader if events is None else events)
     if not spans:
         return
+    for node in scalar_nodes(root):
+        if _span(node.start_mark, node.end_mark) in spans:
+            node.tag = _STR
+
+
+def scalar_nodes(root: yaml.Node | None) -> Iterator[yaml.ScalarNode]:
+    """Every scalar node under ``root`` once (an alias's node is shared, and may loop)."""
     seen: set[int] = set()
-    stack: list[yaml.Node] = [root]
+    stack: list[yaml.Node] = [] if root is None else [root]
     while stack:
         node = stack.pop()
         if id(node) in seen:
             continue
         seen.add(id(node))
         if isinstance(node, yaml.ScalarNode):
-            if _span(node.start_mark, node.end_mark) in spans:
-                node.tag = _STR
+            yield node
         elif isinstance(node, yaml.SequenceNode):
             stack.extend(node.value)
         elif isinstance(node, yaml.MappingNode):
