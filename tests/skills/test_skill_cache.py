@@ -286,7 +286,13 @@ def test_the_catalog_never_offers_a_skill_its_user_cannot_read(
 
     def catalog() -> str:
         done = subprocess.run(
-            [*bound, script, "catalog"], cwd=env.cwd, capture_output=True, text=True, timeout=120, check=False
+            [*bound, script, "catalog"],
+            cwd=env.cwd,
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            timeout=120,
+            check=False,
         )
         return done.stdout
 
