@@ -203,9 +203,9 @@ def _suggestions(
     out, as the per-turn fragment ranks them (:func:`skillshelf.select.suggest.suggested`);
     ``ranking`` itself when every skill is a candidate, none is left out and it ranked as many."""
     wanted = ranker.settings.max_suggestions
-    alone = turn is not None and not _same_skills(turn.candidates, ranker)
-    if alone:
-        assert turn is not None
+    alone = False
+    if turn is not None and not _same_skills(turn.candidates, ranker):
+        alone = True
         ranker = Ranker.open(turn.candidates, cache_dir=cache_dir, models=semantic, settings=ranker.settings)
     left_out = frozenset() if turn is None else turn.left_out(d.key for d in ranker.index.docs)
     if not alone and not left_out and top >= wanted:
