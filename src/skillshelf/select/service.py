@@ -13,14 +13,13 @@ from typing import TYPE_CHECKING
 from skillshelf.errors import UsageError
 from skillshelf.select import DEFAULT_SELECTOR, RankedDoc, rank_docs
 from skillshelf.select.docs import SkillDoc, copy_key
-from skillshelf.select.evalfile import on_ranked_copies
-from skillshelf.select.evaluate import EvalReport, TurnFn, doc_key, load_queries, load_tools, run_eval
 from skillshelf.select.index import IndexStats, SkillIndex
 from skillshelf.select.ranking import Ranker, Ranking, RankingSettings, semantic_index
 from skillshelf.select.registry import SELECTORS
 from skillshelf.skills.model import Skill
 
 if TYPE_CHECKING:
+    from skillshelf.select.evaluate import EvalReport, TurnFn
     from skillshelf.select.semantic import SemanticIndex
 
 __all__ = [
@@ -262,6 +261,9 @@ def evaluate_file(
         )
     if top < 1 or k < 1:
         raise UsageError("--top and --k must be at least 1", hint="use e.g. --top 10 --k 5", code="SE004")
+    from skillshelf.select.evalfile import on_ranked_copies
+    from skillshelf.select.evaluate import doc_key, load_queries, load_tools, run_eval
+
     queries = load_queries(queries_file, tools=tools_file is not None)
     if tools_file is not None:
         index = SkillIndex.from_tools(load_tools(tools_file))
