@@ -28,6 +28,7 @@ __all__ = [
     "root_options",
     "short_path",
     "shown",
+    "source_options",
     "stderr_console",
     "stdout_console",
     "valid_text",
@@ -268,10 +269,15 @@ def short_path(path: Path, base: Path, home: Path) -> str:
     return str(path)
 
 
+def source_options(func: Any) -> Any:
+    """``--no-builtin`` and ``--no-cache``: which skills a command reads, and through what."""
+    func = click.option("--no-cache", is_flag=True, help="Do not read or write the parsed-skill cache.")(func)
+    return click.option("--no-builtin", is_flag=True, help="Leave skillshelf's built-in skills out.")(func)
+
+
 def root_options(func: Any) -> Any:
     """The options every skill-reading command shares: extra roots, built-ins, cache."""
-    func = click.option("--no-cache", is_flag=True, help="Do not read or write the parsed-skill cache.")(func)
-    func = click.option("--no-builtin", is_flag=True, help="Leave skillshelf's built-in skills out.")(func)
+    func = source_options(func)
     func = click.option(
         "--root",
         "roots",

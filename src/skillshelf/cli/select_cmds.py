@@ -16,6 +16,7 @@ from skillshelf.cli.output import (
     literal,
     root_options,
     shown,
+    source_options,
     stdout_console,
 )
 from skillshelf.cli.progress import working
@@ -213,10 +214,7 @@ def search(
     type=click.Path(path_type=Path, file_okay=False),
     help="Rank only the skills in this folder (repeatable); default: every skill found here.",
 )
-@click.option("--no-builtin", is_flag=True, help="Leave skillshelf's built-in skills out (without --root).")
-@click.option(
-    "--no-cache", is_flag=True, help="Do not read or write the parsed-skill cache (without --root)."
-)
+@source_options
 @click.option(
     "--tools",
     "tools_file",
@@ -262,7 +260,8 @@ def eval_cmd(
     a folder with a copy of a skill ranked here (the same name and description, as the source
     of an installed skill has) stands for that skill.
     The skills ranked are the ones `search` and `context` rank here (built-in skills and
-    config included), or only those under --root. Example, beside a skill in skills/pdf-tools:
+    config included; --no-builtin and --no-cache as for them), or only those under --root.
+    Example, beside a skill in skills/pdf-tools:
 
     \b
       {"query": "merge these two PDFs", "relevant": ["pdf-tools"]}

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from skillshelf.cli.output import check_roots
+from skillshelf.cli.output import check_roots, source_options
 
 __all__ = ["serve"]
 
@@ -36,8 +36,7 @@ __all__ = ["serve"]
     callback=check_roots,
     help="An extra folder to scan for skills (repeatable; a missing one is an error, SK202).",
 )
-@click.option("--no-builtin", is_flag=True, help="Leave skillshelf's built-in skills out.")
-@click.option("--no-cache", is_flag=True, help="Do not read or write the parsed-skill cache.")
+@source_options
 @click.option("--no-watch", is_flag=True, help="Do not watch skill folders for changes.")
 @click.option(
     "--token",
