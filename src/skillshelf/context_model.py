@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Literal
 
 from skillshelf.diagnostics import Diagnostic
+from skillshelf.errors import UsageError
 from skillshelf.skills.model import Skill
 from skillshelf.tokens import approx_tokens
 from skillshelf.workspace import WorkspaceOptions
@@ -54,6 +55,20 @@ class ContextOptions:
     skill_tool: bool | None = False
     memory: bool = True
     memory_tokens: int = DEFAULT_MEMORY_TOKENS
+
+    def __post_init__(self) -> None:
+        if self.profile not in (None, "codex", "claude"):
+            raise UsageError(
+                f"unknown profile {self.profile!r}",
+                hint="give profile='codex' or profile='claude', or None to follow instructions.profile",
+            )
+        for name in ("suggestion_tokens", "memory_tokens"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise UsageError(
+                    f"{name} must be a whole number of tokens, 0 or more (got {value!r})",
+                    hint=f"give {name} as an int; 0 leaves the part out",
+                )
 
     @classmethod
     def over(cls, workspace: WorkspaceOptions, **values: object) -> ContextOptions:
@@ -138,7 +153,7 @@ class ContextResult:
     parts: tuple[ContextPart, ...]
     skills_total: int
     mentioned: tuple[Skill, ...] = ()
-    catalog_report: dict[str, object] = field(default_factory=dict)
+    catalog_report: dict[str, object] = field(default_factory=dict, hash=False)
     warnings: tuple[str, ...] = ()
     diagnostics: tuple[Diagnostic, ...] = ()
 

@@ -37,7 +37,7 @@ class Env:
     home: Path
     codex_home: Path
     dirs: UserDirs
-    environ: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    environ: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}), hash=False)
     admin_skills_dir: Path = Path("/etc/codex/skills")
     claude_managed_dir: Path = CLAUDE_MANAGED_DIR
     system_config_dir: Path = Path("/etc/skillshelf")

@@ -54,9 +54,9 @@ class ConfigLayer:
     kind: LayerKind
     path: Path | None
     folder: Path
-    values: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))
+    values: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}), hash=False)
     rules: tuple[SkillRule, ...] = ()
-    lines: Mapping[KeyPath, int] = field(default_factory=lambda: MappingProxyType({}))
+    lines: Mapping[KeyPath, int] = field(default_factory=lambda: MappingProxyType({}), hash=False)
     exists: bool = True
     loaded: bool = True
     enabled: bool = True

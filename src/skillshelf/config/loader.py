@@ -28,15 +28,15 @@ class Config:
     ``layers`` holds every layer found, active or not, with the reason it is off.
     """
 
-    values: Mapping[str, object]
+    values: Mapping[str, object] = field(hash=False)
     layers: tuple[ConfigLayer, ...]
-    provenance: Mapping[str, Provenance]
+    provenance: Mapping[str, Provenance] = field(hash=False)
     diagnostics: tuple[Diagnostic, ...]
     skill_rules: tuple[SkillRule, ...]
     trust: TrustDecision
     user_config: Path
     project_root: Path
-    requirements: Mapping[str, object] = field(default_factory=dict)
+    requirements: Mapping[str, object] = field(default_factory=dict, hash=False)
 
     @property
     def trusted(self) -> bool:

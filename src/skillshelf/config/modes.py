@@ -229,9 +229,9 @@ class ModedSkills:
     required: tuple[Skill, ...]
     disabled: tuple[Skill, ...]
     missing_required: tuple[SkillRule, ...]
-    modes: Mapping[Path, SkillMode]
+    modes: Mapping[Path, SkillMode] = field(hash=False)
     all_skills: tuple[Skill, ...] = ()
-    decided_by: Mapping[Path, SkillRule] = field(default_factory=dict)  # the last matching entry
+    decided_by: Mapping[Path, SkillRule] = field(default_factory=dict, hash=False)  # the last matching entry
     diagnostics: tuple[Diagnostic, ...] = ()  # path entries a requirement overrules (CF106)
 
     @property

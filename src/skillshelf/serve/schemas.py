@@ -47,7 +47,7 @@ class ToolSpec:
 
     name: str
     description: str
-    parameters: Mapping[str, Any]
+    parameters: Mapping[str, Any] = field(hash=False)
     read_only: bool = True
 
     def schema(self) -> dict[str, Any]:
@@ -75,7 +75,7 @@ class ToolResult:
 
     text: str
     is_error: bool = False
-    data: Mapping[str, Any] = field(default_factory=dict)
+    data: Mapping[str, Any] = field(default_factory=dict, hash=False)
 
     def to_dict(self) -> dict[str, Any]:
         return {"text": self.text, "is_error": self.is_error, "data": dict(self.data)}
@@ -95,6 +95,8 @@ def to_openai(
     specs: Sequence[ToolSpec], *, api: OpenAIFormat = "responses", strict: bool = False
 ) -> list[dict[str, Any]]:
     """Function tools for the OpenAI Responses API (flat) or Chat Completions (nested ``function``)."""
+    if api not in ("responses", "chat"):
+        raise UsageError(f"unknown OpenAI API format {api!r}", hint="give api='responses' or api='chat'")
     tools: list[dict[str, Any]] = []
     for spec in specs:
         schema = spec.schema()

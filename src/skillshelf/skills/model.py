@@ -209,7 +209,7 @@ class Skill:
     policy: SkillPolicy = SkillPolicy()
     dependencies: tuple[ToolDependency, ...] = ()
     claude: ClaudeFields = ClaudeFields()
-    frontmatter: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))
+    frontmatter: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}), hash=False)
     trusted: bool = True
     real_path: Path | None = None
 
