@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import re
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -99,3 +101,23 @@ def test_env_for_test_isolates_every_folder_under_its_home(
     opened = Workspace.open(env)
     assert opened.index_cache_dir == env.dirs.cache / "index"
     assert (env.dirs.data / "builtin-skills").is_dir() and not any(isolated_home.data.iterdir())
+
+
+def test_threads_that_ask_for_the_index_at_once_share_one_build(
+    project: Env, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from skillshelf.select.index import SkillIndex
+
+    built: list[int] = []
+    build = SkillIndex.build
+
+    def slow_build(*args: object, **kwargs: object) -> SkillIndex:
+        built.append(1)
+        time.sleep(0.2)  # every thread reaches get() before the first build ends
+        return build(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(SkillIndex, "build", staticmethod(slow_build))
+    handle = Workspace.open(project, WorkspaceOptions(include_builtin=False)).index
+    with ThreadPoolExecutor(4) as pool:
+        indexes = list(pool.map(lambda _: handle.get(), range(4)))
+    assert len(built) == 1 and all(index is indexes[0] for index in indexes)

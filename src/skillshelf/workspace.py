@@ -21,6 +21,7 @@ and :meth:`Workspace.budget_choice` also says where the budget came from;
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -73,21 +74,26 @@ class WorkspaceSkills:
 
 
 class IndexHandle:
-    """The search index over some skills, built (or read from ``cache_dir``) on first :meth:`get`."""
+    """The search index over some skills, built (or read from ``cache_dir``) on first :meth:`get`;
+    threads that ask at once wait for the one build."""
 
-    __slots__ = ("_index", "cache_dir", "skills")
+    __slots__ = ("_building", "_index", "cache_dir", "skills")
 
     def __init__(self, skills: tuple[Skill, ...], cache_dir: Path | None) -> None:
         self.skills = skills
         self.cache_dir = cache_dir
         self._index: SkillIndex | None = None
+        self._building = threading.Lock()
 
     def get(self) -> SkillIndex:
-        if self._index is None:
-            from skillshelf.select.index import SkillIndex
+        if self._index is not None:
+            return self._index
+        with self._building:
+            if self._index is None:
+                from skillshelf.select.index import SkillIndex
 
-            self._index = SkillIndex.build(self.skills, cache_dir=self.cache_dir)
-        return self._index
+                self._index = SkillIndex.build(self.skills, cache_dir=self.cache_dir)
+            return self._index
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
