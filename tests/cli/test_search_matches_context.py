@@ -237,6 +237,9 @@ def test_search_never_suggests_a_copy_of_a_skill_the_task_mentions(
     project_copy = str(project / ".agents" / "skills" / "pdf-forms" / "SKILL.md")
     assert code == 0 and rows[copy]["never_suggested"] == "mentioned: the task loads it whole"
     assert project_copy in rows and not any(row["suggested"] for row in rows.values())
+    assert rows[project_copy]["never_suggested"] == (
+        f"a copy of {copy}, which the task mentions: its body is in the context"
+    )
 
 
 def test_context_suggests_neither_a_skill_the_task_mentions_nor_a_copy_of_it_as_search_marks(
@@ -267,4 +270,7 @@ def test_context_and_search_suggest_no_copy_of_a_pinned_skill(
     config.write_text(f'[[skills.config]]\npath = "{folder}"\nmode = "pinned"\n', encoding="utf-8")
     context = _context_suggested(capsys)
     assert str(copy) not in context and str(folder / "SKILL.md") not in context
-    assert _search_suggested(_search_paths(capsys)) == context
+    rows = _search_paths(capsys)
+    assert _search_suggested(rows) == context
+    why = f"a copy of {folder / 'SKILL.md'}, which is pinned: its body is in the context"
+    assert rows[str(copy)]["never_suggested"] == why

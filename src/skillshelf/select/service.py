@@ -55,8 +55,22 @@ class TurnCandidates:
     def shown(self, suggested: Sequence[RankedDoc]) -> tuple[RankedDoc, ...]:
         """``suggested`` (a ranking's, with :meth:`left_out` left out) as the model is shown it:
         without a copy of a mentioned or pinned skill."""
-        held = {copy_key(s.name, s.description) for s in (*self.mentioned, *self.pinned)}
-        return tuple(r for r in suggested if copy_key(r.doc.name, r.doc.description) not in held)
+        return tuple(r for r in suggested if self.copy_why(r.doc) is None)
+
+    def copy_why(self, doc: SkillDoc) -> str | None:
+        """Why ``doc`` is not shown as a copy of a mentioned or pinned skill (None: it is no copy)."""
+        key = copy_key(doc.name, doc.description)
+        for skill in self.mentioned:
+            if copy_key(skill.name, skill.description) == key:
+                return f"a copy of {skill.path}, which the task mentions: its body is in the context"
+        for skill in self.pinned:
+            if copy_key(skill.name, skill.description) == key:
+                return f"a copy of {skill.path}, which is pinned: its body is in the context"
+        return None
+
+    def why_not_suggested(self, doc: SkillDoc) -> str | None:
+        """Why the per-turn ranking never shows ``doc`` (None: it may)."""
+        return self.never_suggested.get(doc.key) or self.copy_why(doc)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -157,7 +171,6 @@ def search(
             code="SE009",
         )
     if selector == DEFAULT_SELECTOR:
-        held = {} if turn is None else turn.never_suggested
         ranker = Ranker.open(skills, cache_dir=cache_dir, models=semantic, settings=settings)
         ranking = ranker.rank(query, top_k=top)
         chosen = _suggestions(
@@ -174,7 +187,7 @@ def search(
             suggested=tuple(r.doc.key for r in shown),
             min_confidence=ranker.settings.min_confidence,
             parts=ranker.explain(query, {r.doc.key for r in ranking.ranked}) if explain else {},
-            never_suggested={r.doc.key: held[r.doc.key] for r in ranking.ranked if r.doc.key in held},
+            never_suggested=_never_suggested(ranking.ranked, turn),
         )
     spec = SELECTORS.get(selector)
     index = SkillIndex.build(skills, cache_dir=cache_dir)
@@ -184,6 +197,14 @@ def search(
     return SearchResult(
         query=query, selector=selector, ranked=ranked, index=index.stats, models=sem.models if sem else ()
     )
+
+
+def _never_suggested(ranked: Sequence[RankedDoc], turn: TurnCandidates | None) -> dict[str, str]:
+    """Why each of ``ranked`` the per-turn ranking never shows is left out (key -> why)."""
+    if turn is None:
+        return {}
+    whys = ((r.doc.key, turn.why_not_suggested(r.doc)) for r in ranked)
+    return {key: why for key, why in whys if why is not None}
 
 
 def _suggestions(
