@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -382,7 +383,7 @@ def test_search_leaves_out_skills_hidden_from_the_model_which_still_load_by_name
 def test_search_ranks_the_listed_skills_alone_as_the_per_turn_suggestions_do(
     tmp_path: Path, isolated_home: object
 ) -> None:
-    from skillshelf.select.ranking import Ranker
+    from skillshelf.select.ranking import Ranker, RankingSettings
 
     lib = tmp_path / "lib"
     write_skill(lib, "csv-report", "Build a CSV report from sales data.", "# Report\nGroup sales rows.\n")
@@ -394,7 +395,29 @@ def test_search_ranks_the_listed_skills_alone_as_the_per_turn_suggestions_do(
     query = "a report of this quarter's sales"
     found = library.dispatch("search_skills", {"query": query, "top_k": 3})
     alone = Ranker.open(listed).rank(query, top_k=6)
-    assert found.data["confidence"] == round(alone.confidence, 4)
+    assert found.data["confidence"] == RankingSettings().shown(alone.confidence, 4)
     assert [r["score"] for r in found.data["results"]] == [
         round(float(r.score), 4) for r in alone.ranked if alone.confident
     ][:3]
+
+
+def test_search_gives_its_threshold_and_a_confidence_under_it_never_reads_as_reaching_it(
+    tmp_path: Path, isolated_home: object
+) -> None:
+    from skillshelf.select.ranking import Ranker, RankingSettings
+
+    lib = tmp_path / "lib"
+    write_skill(lib, "csv-report", "Build a CSV report from sales data.", "# Report\nGroup sales rows.\n")
+    write_skill(lib, "pdf-merge", "Merge PDF files into one document.", "# Merge\nUse pypdf.\n")
+    skills = discover_in([lib]).skills
+    query = "a report of this quarter's sales"
+    confidence = Ranker.open(skills).rank(query, top_k=4).confidence
+    just_over = RankingSettings(min_confidence=math.nextafter(confidence, 1.0))
+    found = SkillTools(skills, ranking=just_over).dispatch("search_skills", {"query": query})
+    assert found.data["results"] == [] and "No skill matches" in found.text
+    assert found.data["min_confidence"] == just_over.min_confidence
+    assert found.data["confidence"] < found.data["min_confidence"]
+    at = SkillTools(skills, ranking=RankingSettings(min_confidence=confidence)).dispatch(
+        "search_skills", {"query": query}
+    )
+    assert at.data["results"] and at.data["confidence"] >= round(confidence, 4) - 1e-4

@@ -104,13 +104,6 @@ def _clipped(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _known_format(name: str) -> str:
-    """``name`` when it is a registered catalog format; else a ``UsageError`` listing them."""
-    from skillshelf.skills.catalog import CATALOG_FORMATS
-
-    return CATALOG_FORMATS.get(name).name
-
-
 class SkillTools:
     """The library dispatcher over one set of skills (see the module docstring).
 
@@ -144,7 +137,9 @@ class SkillTools:
             tuple(s for s in skills if s.model_visible) if listed is None else tuple(listed)
         )
         self.budget = budget
-        self.catalog_format = _known_format(catalog_format)
+        from skillshelf.skills.catalog import CATALOG_FORMATS
+
+        self.catalog_format = CATALOG_FORMATS.get(catalog_format).name  # else a UsageError listing them
         self.index_cache_dir = index_cache_dir
         self.max_file_bytes = max_file_bytes
         self._by_name: dict[str, Skill] = {}
@@ -220,10 +215,10 @@ class SkillTools:
         check_text(query, what="search query")
         top_k = max(1, min(int(top_k), MAX_TOP_K))
         index = self.ensure_index()
-        from skillshelf.select.ranking import Ranker  # the one ranking, threshold included
+        from skillshelf.select.ranking import Ranker, RankingSettings  # the one ranking, threshold included
 
-        ranker = Ranker(index, semantic=self._semantic_index, settings=self.ranking)
-        ranking = ranker.rank(query, top_k=top_k * 2)
+        settings = self.ranking or RankingSettings()
+        ranking = Ranker(index, semantic=self._semantic_index, settings=settings).rank(query, top_k=top_k * 2)
         rows: list[dict[str, Any]] = []
         for item in ranking.ranked if ranking.confident else ():
             skill = item.doc.skill
@@ -245,7 +240,8 @@ class SkillTools:
                 for i, r in enumerate(rows, 1)
             ]
             text = "Skills matching the query (call load_skill with a name to use one):\n" + "\n".join(lines)
-        data = {"confidence": round(ranking.confidence, 4), "results": rows}
+        confidence = settings.shown(ranking.confidence, 4)  # rounded down: under the threshold reads under it
+        data = {"confidence": confidence, "min_confidence": settings.min_confidence, "results": rows}
         return ToolResult(text=text, data=data)
 
     def read_skill_file(self, name: str, path: str) -> ToolResult:
