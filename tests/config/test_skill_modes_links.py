@@ -108,3 +108,20 @@ def test_codex_disables_a_linked_skill_by_either_path_as_we_do(
     listing = result["skills_instructions"] or ""
     assert "- plain: " in listing and "via-link" not in listing
     assert linked.modes()["via-link"] is SkillMode.DISABLED
+
+
+@pytest.mark.parametrize("which", ["link", "target"])
+def test_codex_config_naming_a_linked_skills_folder_leaves_it_enabled(linked: LinkedTree, which: str) -> None:
+    linked.codex_config(linked.link.parent if which == "link" else linked.target)
+    assert linked.modes() == {"plain": SkillMode.ENABLED, "via-link": SkillMode.ENABLED}
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("which", ["link", "target"])
+def test_codex_ignores_an_entry_naming_a_skill_folder_as_we_do(
+    linked: LinkedTree, codex_oracle: Any, which: str
+) -> None:
+    linked.codex_config(linked.link.parent if which == "link" else linked.target)
+    result = codex_oracle(linked.repo, home=linked.home.home, codex_home=linked.home.codex_home)
+    assert "- via-link: " in (result["skills_instructions"] or "")
+    assert linked.modes()["via-link"] is SkillMode.ENABLED

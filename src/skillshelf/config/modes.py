@@ -1,8 +1,10 @@
 """Per-skill controls: ``[[skills.config]]`` entries and what they do to a list of skills.
 
 An entry selects skills by ``name`` (every skill with that name) or ``path`` (one SKILL.md or
-its folder) and gives a ``mode``; Codex's ``enabled = true|false`` is read as ``enabled`` /
-``disabled``. Entries are applied in layer order; the last one that matches a skill wins.
+its folder; in Codex's own config.toml the SKILL.md only, as Codex reads it: see
+:mod:`.entry_checks`) and gives a ``mode``; Codex's ``enabled = true|false`` is read as
+``enabled`` / ``disabled``. Entries are applied in layer order; the last one that matches a skill
+wins.
 
 =============  ==============================================================
 ``enabled``    listed in the catalog with its description (the default)
@@ -23,6 +25,15 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
+from skillshelf.config.entry_checks import (
+    NOT_A_TABLE,
+    Problem,
+    codex_enable_hint,
+    codex_folder_path,
+    codex_refusal,
+    is_codex_source,
+    selector_problem,
+)
 from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.errors import RequiredSkillError, SkillDisabledError
 from skillshelf.fileio import resolve_path
@@ -61,16 +72,21 @@ class SkillRule:
         return f"name {self.name!r}" if self.name is not None else f"path {self.path}"
 
     def matches(self, skill: Skill) -> bool:
-        """By name, or by path: the skill's SKILL.md or folder as walked, or with every symlink
-        resolved (``path`` is kept resolved, so a link's path and its target's both select it)."""
+        """By name, or by path: the skill's SKILL.md or (outside Codex's config.toml) folder as
+        walked, or with every symlink resolved (``path`` is kept resolved, so a link's path and
+        its target's both select it)."""
         if self.name is not None:
             return skill.name == self.name
         if self.path is None:
             return False
-        if self.path in {skill.path, skill.folder}:
-            return True
         real = skill.real_path
-        return real is not None and self.path in {real, real.parent}
+        files = {skill.path} if real is None else {skill.path, real}
+        return self.path in (files if self.in_codex_config else files | {p.parent for p in files})
+
+    @property
+    def in_codex_config(self) -> bool:
+        """Whether the entry is in Codex's own ``config.toml``, which Codex reads too."""
+        return is_codex_source(self.source)
 
     @property
     def where(self) -> str:
@@ -103,6 +119,8 @@ class SkillRule:
         if self.source == "runtime":
             return "drop the -c option that disables it"
         target = self.name if self.name is not None else str(self.path)
+        if self.in_codex_config:
+            return codex_enable_hint(target, self.where)
         project = " --project" if self.source.startswith("project") else ""
         return f"run `skillshelf enable{project} {target}`, or edit the entry at {self.where}"
 
@@ -131,10 +149,13 @@ def _canonical(path: Path) -> Path:
 def parse_rule(
     entry: object, *, base: Path, source: str, file: Path | None, line: int | None
 ) -> tuple[SkillRule | None, Diagnostic | None]:
-    """Read one ``[[skills.config]]`` table; a bad entry gives ``(None, diagnostic)``."""
+    """Read one ``[[skills.config]]`` table; a bad entry gives ``(None, diagnostic)``. An entry of
+    Codex's ``config.toml`` that Codex refuses or matches to no skill, but skillshelf can read,
+    gives ``(rule, warning)``."""
 
-    def bad(message: str, fix: str, code: str = "CF105") -> tuple[None, Diagnostic]:
-        return None, Diagnostic(
+    def bad(problem: Problem) -> Diagnostic:
+        message, fix, code = problem
+        return Diagnostic(
             code=code,
             severity=Severity.WARNING,
             message=message,
@@ -144,34 +165,19 @@ def parse_rule(
             field="skills.config",
         )
 
-    if not isinstance(entry, Mapping):
-        return bad(
-            "a [[skills.config]] entry must be a table",
-            'write it as [[skills.config]] with name = "..." and mode = "..."',
-        )
-    name, path = entry.get("name"), entry.get("path")
-    if (name is None) == (path is None):
-        return bad(
-            "a [[skills.config]] entry needs exactly one of `name` or `path`",
-            'keep one selector: name = "my-skill" or path = "/abs/path/to/SKILL.md"',
-        )
-    if name is not None and (not isinstance(name, str) or not name.strip()):
-        return bad(
-            "`name` in [[skills.config]] must be a non-empty string", 'write name = "my-skill"', "CF102"
-        )
-    if path is not None and (not isinstance(path, str) or not path.strip()):
-        return bad(
-            "`path` in [[skills.config]] must be a non-empty string",
-            'write path = "/abs/path/to/SKILL.md"',
-            "CF102",
-        )
-    mode, diag = _mode(entry, bad)
-    if mode is None:
-        return None, diag
-    selected_path = None
+    problem = selector_problem(entry)
+    if problem is not None or not isinstance(entry, Mapping):
+        return None, bad(problem or NOT_A_TABLE)
+    codex = is_codex_source(source)
+    problem = codex_refusal(entry) if codex else None
+    mode = _mode(entry)
+    if not isinstance(mode, SkillMode):
+        return None, bad(problem or mode)
+    name, path, selected_path = entry.get("name"), entry.get("path"), None
     if isinstance(path, str):
         raw = Path(path).expanduser()
         selected_path = _canonical(raw if raw.is_absolute() else base / raw)
+        problem = problem or (codex_folder_path(path, selected_path) if codex else None)
     rule = SkillRule(
         mode=mode,
         name=name.strip() if isinstance(name, str) else None,
@@ -180,37 +186,33 @@ def parse_rule(
         file=file,
         line=line,
     )
-    return rule, None
+    return rule, bad(problem) if problem else None
 
 
-def _mode(entry: Mapping[str, object], bad: object) -> tuple[SkillMode | None, Diagnostic | None]:
-    assert callable(bad)
+def _mode(entry: Mapping[str, object]) -> SkillMode | Problem:
+    """The entry's mode (``mode``, else Codex's ``enabled``), or why it has none."""
     mode, enabled = entry.get("mode"), entry.get("enabled")
     if mode is None and enabled is None:
-        result: tuple[None, Diagnostic] = bad(
+        return (
             "a [[skills.config]] entry needs `mode` (or Codex's `enabled`)",
             'add mode = "disabled" (or enabled, name-only, manual, pinned, required)',
+            "CF105",
         )
-        return result
     if mode is not None:
-        if not isinstance(mode, str) or mode not in MODE_NAMES:
-            import difflib  # only for a misspelt mode
+        if isinstance(mode, str) and mode in MODE_NAMES:
+            return SkillMode(mode)
+        import difflib  # only for a misspelt mode
 
-            close = difflib.get_close_matches(str(mode).replace("_", "-"), MODE_NAMES, n=1)
-            hint = f'did you mean mode = "{close[0]}"? ' if close else ""
-            result = bad(
-                f"unknown skill mode {mode!r}", f"{hint}use one of: {', '.join(MODE_NAMES)}", "CF104"
-            )
-            return result
-        return SkillMode(mode), None
+        close = difflib.get_close_matches(str(mode).replace("_", "-"), MODE_NAMES, n=1)
+        hint = f'did you mean mode = "{close[0]}"? ' if close else ""
+        return f"unknown skill mode {mode!r}", f"{hint}use one of: {', '.join(MODE_NAMES)}", "CF104"
     if not isinstance(enabled, bool):
-        result = bad(
+        return (
             "`enabled` in [[skills.config]] must be true or false",
             "write enabled = false (no quotes)",
             "CF102",
         )
-        return result
-    return (SkillMode.ENABLED if enabled else SkillMode.DISABLED), None
+    return SkillMode.ENABLED if enabled else SkillMode.DISABLED
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
