@@ -8,9 +8,10 @@ import os
 from pathlib import Path
 from typing import Any
 
+import pytest
 from install_helpers import commit_all, init_repo, make_env, write_skill
 
-from skillshelf.install import read_lock, update_skills
+from skillshelf.install import install_skill, read_lock, update_skills
 from skillshelf.install.lock import LOCK_FILE_NAME
 from skillshelf.install.many import install_all
 from testkit import IsolatedHome
@@ -84,3 +85,29 @@ def test_a_git_pack_whose_gained_skill_failed_is_fetched_again_though_its_commit
 
     assert _statuses(update_skills(env=env))["b"] == "added"
     assert read_lock(root).get("b") is not None
+
+
+@pytest.mark.parametrize("subdir", ["../../secretdir", "/etc/secretdir", "a/../../secretdir"])
+@pytest.mark.parametrize("pack", [True, False])
+def test_a_recorded_subdir_that_leaves_the_source_is_refused_as_such(
+    tmp_path: Path, isolated_home: IsolatedHome, subdir: str, pack: bool
+) -> None:
+    repo = init_repo(tmp_path / "pack")
+    write_skill(repo / "a", "a")
+    write_skill(repo / "b", "b")
+    commit_all(repo, "first")
+    write_skill(tmp_path / "secretdir", "secret")
+    env = make_env(tmp_path, isolated_home.home)
+    if pack:
+        root = install_all(repo.as_uri(), env=env, target="codex").installed[0].path.parent
+    else:
+        root = install_skill(f"{repo.as_uri()}#a", env=env, target="codex").path.parent
+    lock_path = root / LOCK_FILE_NAME
+    data = json.loads(lock_path.read_text(encoding="utf-8"))
+    data["skills"]["a"]["subdir"] = subdir
+    lock_path.write_text(json.dumps(data), encoding="utf-8")
+
+    for check in (True, False):
+        result = {r.name: r for r in update_skills(env=env, check=check)}["a"]
+        assert result.status == "failed" and "leaves the repository" in result.message, result.message
+    assert (root / "a" / "SKILL.md").read_text(encoding="utf-8").startswith("---\nname: a\n")

@@ -1,4 +1,5 @@
-"""File-system steps of an install: the work folder, copying a skill, the atomic swap.
+"""File-system steps of an install: the work folder, copying a skill, the atomic swap, the
+content hash a lock records.
 
 Everything is staged in ``<parent of the skills root>/.skillshelf-tmp/`` (same file system, so
 ``os.rename`` is atomic) and moved into place in one rename: a reader of the skills root sees
@@ -9,6 +10,7 @@ serialised with an advisory lock on the root folder.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import shutil
 import stat
@@ -22,6 +24,7 @@ from skillshelf.fileio import folder_lock, resolve_path
 __all__ = [
     "TMP_DIR_NAME",
     "check_skill_tree",
+    "content_hash",
     "copy_skill_tree",
     "remove_tree",
     "root_lock",
@@ -33,7 +36,10 @@ __all__ = [
 TMP_DIR_NAME = ".skillshelf-tmp"
 MAX_TREE_BYTES = 200 * 1024 * 1024
 MAX_TREE_FILES = 10_000
-_SKIPPED = frozenset({".git"})
+_GIT = ".git"
+_SKIPPED = frozenset({_GIT})
+#: Left out of a skill's content hash (what ``install`` does not copy, and system clutter).
+_IGNORED_NAMES = frozenset({_GIT, "__pycache__", ".DS_Store"})
 _UNSAFE_HINT = "keep every file of the skill inside its folder (copy shared files in instead of linking them)"
 
 
@@ -325,3 +331,53 @@ def swap_into_place(
         if had_old:
             os.rename(trash, target)
         raise
+
+
+def _walk(folder: Path, *, with_git: bool = False) -> Iterator[tuple[str, Path]]:
+    """Every non-folder entry below ``folder`` as (relative path, path), depth first by name;
+    with ``with_git``, each ``.git`` too (as one entry, never entered).
+
+    A stack of sorted listings instead of recursion, so a tree thousands of folders deep
+    cannot overflow Python's stack; the order (and so every stored hash) is what the
+    recursive walk gave.
+    """
+    skip = _IGNORED_NAMES - {_GIT} if with_git else _IGNORED_NAMES
+    stack: list[tuple[Iterator[os.DirEntry[str]], str]] = [(sorted_listing(folder, skip), "")]
+    while stack:
+        entries, rel = stack[-1]
+        entry = next(entries, None)
+        if entry is None:
+            stack.pop()
+        elif entry.is_dir(follow_symlinks=False) and entry.name != _GIT:
+            stack.append((sorted_listing(Path(entry.path), skip), f"{rel}{entry.name}/"))
+        else:
+            yield f"{rel}{entry.name}", Path(entry.path)
+
+
+def content_hash(folder: Path, *, with_git: bool = False) -> str:
+    """``sha256:<hex>`` over every file's relative path, kind, executable bit and bytes.
+
+    Symlinks count by their target text, not what they point to; ``.git`` is left out, as
+    ``install`` leaves it out of the copy. ``with_git`` (for an installed folder, which
+    ``install`` never gives a ``.git``): each ``.git`` file or folder counts by its place
+    alone, so a repository made in the folder is a change while the hash of a folder without
+    one stays what ``install`` recorded, and the repository's own files are not read.
+    """
+    digest = hashlib.sha256()
+    for rel, path in _walk(folder, with_git=with_git):
+        if path.name == _GIT:
+            digest.update(f"G {rel}\n".encode())
+            continue
+        info = path.lstat()
+        if stat.S_ISLNK(info.st_mode):
+            digest.update(f"L {rel}\0{os.readlink(path)}\n".encode())
+        elif not stat.S_ISREG(info.st_mode):
+            digest.update(f"O {rel}\0{stat.S_IFMT(info.st_mode)}\n".encode())
+        else:
+            file_digest = hashlib.sha256()
+            with open(path, "rb") as handle:
+                while chunk := handle.read(1 << 16):
+                    file_digest.update(chunk)
+            mode = "x" if info.st_mode & 0o100 else "f"
+            digest.update(f"F {rel}\0{mode}{file_digest.hexdigest()}\n".encode())
+    return f"sha256:{digest.hexdigest()}"

@@ -13,19 +13,18 @@ if present, is a real folder directly inside the skills root (not a symlink). An
 entry, or one that is not an object with the required fields, is left out of
 :attr:`Lock.entries` and reported in :attr:`Lock.diagnostics` (``IS402`` / ``IS403``);
 ``update``, ``remove`` and ``list`` never act on it, the other entries still work, and a
-rewrite of the file keeps it as it was. The ``packs`` object records the sources installed
+rewrite of the file keeps it as it was. A key an object repeats is read as ``json`` reads it
+(the last one wins) and reported (``IS409``). The ``packs`` object records the sources installed
 whole with ``install --all`` (:mod:`skillshelf.install.lock_packs`).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import os
 import re
-import stat
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -33,7 +32,7 @@ from types import MappingProxyType
 from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.errors import InstallError, reason
 from skillshelf.fileio import read_regular_text, write_atomic
-from skillshelf.install.files import sorted_listing
+from skillshelf.install.files import content_hash
 from skillshelf.install.lock_packs import PackRecord, read_packs
 
 __all__ = [
@@ -44,6 +43,7 @@ __all__ = [
     "LockEntry",
     "PackRecord",
     "content_hash",
+    "lock_diagnostics",
     "lock_path",
     "read_lock",
     "write_lock",
@@ -53,7 +53,6 @@ LOCK_FILE_NAME = ".skillshelf-lock.json"
 LOCK_VERSION = 1
 #: A lock lists a few hundred skills in some kilobytes; a bigger file is not one we wrote.
 MAX_LOCK_BYTES = 8 * 1024 * 1024
-_IGNORED_NAMES = frozenset({".git", "__pycache__", ".DS_Store"})
 #: A folder name ``install`` may create (and so the only lock key that is used).
 FOLDER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 
@@ -239,20 +238,27 @@ def _entry_problem(path: Path, name: str, raw: object) -> Diagnostic | None:
         )
     if not isinstance(raw, dict):
         return _ignored(path, name, "IS403", "it is not an object", "remove the entry, or install again")
-    missing = [
-        k
-        for k in ("source", "kind", "location", "content_hash", "installed_at")
-        if not isinstance(raw.get(k), str)
-    ]
+    required = ("source", "kind", "location", "content_hash", "installed_at")
+    missing = [k for k in required if k not in raw]
     if missing:
-        return _ignored(
-            path,
-            name,
-            "IS403",
-            f"it lacks {', '.join(missing)}",
-            "remove the entry, or install the skill again",
-        )
+        why = f"it lacks {', '.join(missing)}"
+    else:
+        wrong = [f"{k} is {_json_kind(raw[k])}" for k in required if not isinstance(raw[k], str)]
+        why = f"{', '.join(wrong)}, not text" if wrong else ""
+    if why:
+        return _ignored(path, name, "IS403", why, "remove the entry, or install the skill again")
     return None
+
+
+def _json_kind(value: object) -> str:
+    """What a JSON value is, in words (for a field of the wrong type)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    return "a list" if isinstance(value, list) else "an object"
 
 
 def _entry_from(name: str, raw: dict[str, object], root: Path) -> LockEntry:
@@ -293,8 +299,9 @@ def read_lock(skills_root: Path) -> Lock:
         raise _bad_lock(path, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
     except OSError as exc:
         raise _bad_lock(path, reason(exc)) from exc
+    repeated: dict[str, None] = {}
     try:
-        data = json.loads(text)
+        data = json.loads(text, object_pairs_hook=_noting_repeats(repeated))
     except (json.JSONDecodeError, RecursionError) as exc:
         where = f"line {exc.lineno}: {exc.msg}" if isinstance(exc, json.JSONDecodeError) else reason(exc)
         raise _bad_lock(path, where) from exc
@@ -320,10 +327,63 @@ def read_lock(skills_root: Path) -> Lock:
     return Lock(
         entries=MappingProxyType(entries),
         ignored=MappingProxyType(ignored),
-        diagnostics=(*diagnostics, *pack_problems),
+        diagnostics=(
+            *([_repeated_keys(path, list(repeated))] if repeated else []),
+            *diagnostics,
+            *pack_problems,
+        ),
         packs=MappingProxyType(packs),
         ignored_packs=MappingProxyType(ignored_packs),
     )
+
+
+def _noting_repeats(repeated: dict[str, None]) -> Callable[[list[tuple[str, object]]], dict[str, object]]:
+    """A ``json`` object hook that builds each object as ``json`` does (the last of a repeated
+    key wins) and notes each key an object repeats in ``repeated`` (in order, once)."""
+
+    def build(pairs: list[tuple[str, object]]) -> dict[str, object]:
+        data = dict(pairs)
+        if len(data) != len(pairs):
+            seen: set[str] = set()
+            for key, _ in pairs:
+                if key in seen:
+                    repeated[key] = None
+                seen.add(key)
+        return data
+
+    return build
+
+
+def _repeated_keys(path: Path, keys: Sequence[str]) -> Diagnostic:
+    named = ", ".join(repr(key[:200]) for key in keys[:5]) + (
+        f" and {len(keys) - 5} more" if len(keys) > 5 else ""
+    )
+    return Diagnostic(
+        code="IS409",
+        severity=Severity.WARNING,
+        message=f"keys repeated in the lock file: {named}; where an object repeats a key, the last is used",
+        fix="remove the copies you do not mean from the lock file (install writes each key once)",
+        path=path,
+    )
+
+
+def lock_diagnostics(roots: Iterable[Path]) -> tuple[Diagnostic, ...]:
+    """The problems of the lock files in ``roots``: entries left out, files that cannot be read."""
+    found: list[Diagnostic] = []
+    for root in dict.fromkeys(roots):
+        try:
+            found.extend(read_lock(root).diagnostics)
+        except InstallError as exc:
+            found.append(
+                Diagnostic(
+                    code=exc.code,
+                    severity=Severity.ERROR,
+                    message=exc.message.removeprefix(f"{lock_path(root)}: "),
+                    fix=exc.hint,
+                    path=lock_path(root),
+                )
+            )
+    return tuple(found)
 
 
 def write_lock(skills_root: Path, lock: Lock) -> Path:
@@ -336,44 +396,3 @@ def write_lock(skills_root: Path, lock: Lock) -> Path:
     skills_root.mkdir(parents=True, exist_ok=True)
     write_atomic(path, text, prefix=".skillshelf-lock.")
     return path
-
-
-def _walk(folder: Path) -> Iterator[tuple[str, Path]]:
-    """Every non-folder entry below ``folder`` as (relative path, path), depth first by name.
-
-    A stack of sorted listings instead of recursion, so a tree thousands of folders deep
-    cannot overflow Python's stack; the order (and so every stored hash) is what the
-    recursive walk gave.
-    """
-    stack: list[tuple[Iterator[os.DirEntry[str]], str]] = [(sorted_listing(folder, _IGNORED_NAMES), "")]
-    while stack:
-        entries, rel = stack[-1]
-        entry = next(entries, None)
-        if entry is None:
-            stack.pop()
-        elif entry.is_dir(follow_symlinks=False):
-            stack.append((sorted_listing(Path(entry.path), _IGNORED_NAMES), f"{rel}{entry.name}/"))
-        else:
-            yield f"{rel}{entry.name}", Path(entry.path)
-
-
-def content_hash(folder: Path) -> str:
-    """``sha256:<hex>`` over every file's relative path, kind, executable bit and bytes.
-
-    Symlinks count by their target text, not what they point to; ``.git`` is left out.
-    """
-    digest = hashlib.sha256()
-    for rel, path in _walk(folder):
-        info = path.lstat()
-        if stat.S_ISLNK(info.st_mode):
-            digest.update(f"L {rel}\0{os.readlink(path)}\n".encode())
-        elif not stat.S_ISREG(info.st_mode):
-            digest.update(f"O {rel}\0{stat.S_IFMT(info.st_mode)}\n".encode())
-        else:
-            file_digest = hashlib.sha256()
-            with open(path, "rb") as handle:
-                while chunk := handle.read(1 << 16):
-                    file_digest.update(chunk)
-            mode = "x" if info.st_mode & 0o100 else "f"
-            digest.update(f"F {rel}\0{mode}{file_digest.hexdigest()}\n".encode())
-    return f"sha256:{digest.hexdigest()}"

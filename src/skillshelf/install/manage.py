@@ -9,14 +9,15 @@ copy is moved aside (:mod:`skillshelf.install.kept`), never deleted. Only the en
 inside the skills root); :func:`lock_diagnostics` reports the others, which stay untouched.
 In a project the user has not trusted, ``update`` copies nothing from a source on this machine
 outside the project (:func:`~skillshelf.install.pack_update.foreign_local`): the entry is
-``skipped`` until the project is trusted.
+``skipped`` until the project is trusted. Each skill's lock entry is read again under the root's
+lock when its turn comes: one removed meanwhile is ``skipped``, never installed again.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from skillshelf.diagnostics import Diagnostic, Severity
@@ -47,8 +48,21 @@ from skillshelf.install.installer import (
 )
 from skillshelf.install.kept import kept_root, needs_keeping, set_aside
 from skillshelf.install.links import confined_links, stray_links
-from skillshelf.install.lock import LockEntry, content_hash, lock_path, read_lock, write_lock
-from skillshelf.install.pack_update import add_gained_skills, foreign_local, gone_from_pack, survey_packs
+from skillshelf.install.lock import (
+    LockEntry,
+    content_hash,
+    lock_diagnostics,
+    lock_path,
+    read_lock,
+    write_lock,
+)
+from skillshelf.install.pack_update import (
+    add_gained_skills,
+    foreign_local,
+    gone_from_pack,
+    subdir_refusal,
+    survey_packs,
+)
 from skillshelf.install.provenance import locally_modified
 from skillshelf.install.sources import Source, recorded_source
 from skillshelf.install.targets import drop_links, inside_project
@@ -67,55 +81,45 @@ __all__ = [
     "update_skills",
 ]
 
-_SCOPES: tuple[InstallScope, ...] = ("project", "user")
 
-
-def lock_diagnostics(roots: Iterable[Path]) -> tuple[Diagnostic, ...]:
-    """The problems of the lock files in ``roots``: entries left out, files that cannot be read."""
-    found: list[Diagnostic] = []
-    for root in dict.fromkeys(roots):
-        try:
-            found.extend(read_lock(root).diagnostics)
-        except InstallError as exc:
-            found.append(
-                Diagnostic(
-                    code=exc.code,
-                    severity=Severity.ERROR,
-                    message=exc.message,
-                    fix=exc.hint,
-                    path=lock_path(root),
-                )
-            )
-    return tuple(found)
+def _scoped_roots(env: Env, scope: InstallScope | None = None) -> tuple[tuple[InstallScope, Path], ...]:
+    """Each skills root ``install`` writes to (both scopes, or ``scope``'s) with its scope, once: a
+    folder both scopes name (the project is the home folder, or in a home that is a repository) is
+    the user's, as ``install`` and ``list`` call it; asked for by ``scope``, it is that scope's."""
+    if scope is not None:
+        return tuple((scope, root) for root in install_roots(scope, env))
+    user = install_roots("user", env)
+    own = {os.path.realpath(root) for root in user}
+    project = (root for root in install_roots("project", env) if os.path.realpath(root) not in own)
+    return (*(("project", root) for root in project), *(("user", root) for root in user))
 
 
 def installed_roots(env: Env, scope: InstallScope | None = None) -> tuple[Path, ...]:
     """The skills roots ``install`` writes to (both scopes, or ``scope``'s)."""
-    return tuple(root for each in ((scope,) if scope else _SCOPES) for root in install_roots(each, env))
+    return tuple(root for _, root in _scoped_roots(env, scope))
 
 
 def link_diagnostics(env: Env, scope: InstallScope | None = None) -> tuple[Diagnostic, ...]:
     """The links lock entries name outside the agents' skills folders (``IS402``; never used)."""
     found: list[Diagnostic] = []
-    for each in (scope,) if scope else _SCOPES:
-        for root in install_roots(each, env):
-            try:
-                entries = tuple(read_lock(root))
-            except InstallError:
-                continue  # lock_diagnostics reports the file
-            for entry in entries:
-                found.extend(
-                    Diagnostic(
-                        code="IS402",
-                        severity=Severity.WARNING,
-                        message=f"lock entry {entry.name!r}: link {link[:200]!r} ignored: it is not in an "
-                        "agent's skills folder",
-                        fix="remove the link from the entry; `skillshelf install --for ...` makes the links",
-                        path=lock_path(root),
-                        field=entry.name,
-                    )
-                    for link in stray_links(entry, each, env)
+    for each, root in _scoped_roots(env, scope):
+        try:
+            entries = tuple(read_lock(root))
+        except InstallError:
+            continue  # lock_diagnostics reports the file
+        for entry in entries:
+            found.extend(
+                Diagnostic(
+                    code="IS402",
+                    severity=Severity.WARNING,
+                    message=f"lock entry {entry.name!r}: link {link[:200]!r} ignored: it is not in an "
+                    "agent's skills folder",
+                    fix="remove the link from the entry; `skillshelf install --for ...` makes the links",
+                    path=lock_path(root),
+                    field=entry.name,
                 )
+                for link in stray_links(entry, each, env)
+            )
     return tuple(found)
 
 
@@ -127,14 +131,11 @@ def install_roots(scope: InstallScope, env: Env) -> tuple[Path, ...]:
 
 def list_installed(env: Env, *, scope: InstallScope | None = None) -> tuple[InstalledSkill, ...]:
     """Every skill in the lock files of the project and user install roots."""
-    found: list[InstalledSkill] = []
-    for each in (scope,) if scope else _SCOPES:
-        for root in install_roots(each, env):
-            found.extend(
-                InstalledSkill(scope=each, root=root, entry=confined_links(e, each, env))
-                for e in read_lock(root)
-            )
-    return tuple(found)
+    return tuple(
+        InstalledSkill(scope=each, root=root, entry=confined_links(e, each, env))
+        for each, root in _scoped_roots(env, scope)
+        for e in read_lock(root)
+    )
 
 
 def _select(env: Env, names: Sequence[str], scope: InstallScope | None) -> list[InstalledSkill]:
@@ -200,6 +201,8 @@ def _checked(
 def _held_back(item: InstalledSkill, env: Env, policy: SourcePolicy) -> tuple[UpdateStatus, str] | None:
     """Why ``update`` (and ``--check``) does not fetch ``item``'s source at all, or None."""
     entry = item.entry
+    if (subdir := subdir_refusal(entry)) is not None:
+        return "failed", subdir
     if foreign_local(item.scope, entry.location, env):
         return "skipped", FOREIGN
     if entry.needs_credentials:
@@ -208,6 +211,10 @@ def _held_back(item: InstalledSkill, env: Env, policy: SourcePolicy) -> tuple[Up
     if refused is not None:
         return "failed", f"{refused.one_line()}; `skillshelf remove {entry.name}` takes it away"
     return None
+
+
+_REMOVED = "removed while update ran; not installed again"
+_REPLACED = "installed again or updated by another command while update ran; run `skillshelf update` again"
 
 
 def _update_one(
@@ -241,6 +248,9 @@ def _update_one(
     try:
         inside_project(item.scope, env, folders_of(item))
         with root_lock(item.root):
+            now = read_lock(item.root).get(entry.name)
+            if now is None or confined_links(now, item.scope, env) != entry:
+                return result("skipped", _REMOVED if now is None else _REPLACED)
             missing = not item.path.is_dir()
             modified = not missing and locally_modified(item.path, entry)
             if check:

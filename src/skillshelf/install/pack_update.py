@@ -36,7 +36,14 @@ from skillshelf.install.many import NotInstalled, install_in_pack, record_pack
 from skillshelf.install.sources import Source, local_place, recorded_source
 from skillshelf.install.targets import inside_project
 
-__all__ = ["PackNow", "add_gained_skills", "foreign_local", "gone_from_pack", "survey_packs"]
+__all__ = [
+    "PackNow",
+    "add_gained_skills",
+    "foreign_local",
+    "gone_from_pack",
+    "subdir_refusal",
+    "survey_packs",
+]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -113,8 +120,27 @@ def _unmoved_commit(record: PackRecord, fetched: FetchOnce) -> str | None:
     return record.commit if remote == record.commit else None
 
 
+def subdir_refusal(entry: LockEntry) -> str | None:
+    """Why ``update`` refuses the entry's ``subdir`` (absolute, or with a ``..`` part: it leaves
+    the repository or folder it names), else None. ``install`` never records one; a lock is
+    content anyone can commit."""
+    subdir = entry.subdir
+    if not subdir:
+        return None
+    parts = PurePosixPath(subdir.replace("\\", "/")).parts
+    if not subdir.startswith(("/", "\\")) and ".." not in parts and not any(":" in p for p in parts[:1]):
+        return None
+    return (
+        f"refused: the lock entry's subdir {subdir[:200]!r} leaves the repository or folder "
+        f"{entry.location[:200]}; `skillshelf remove {entry.name}`, then install it again as SOURCE#FOLDER"
+    )
+
+
 def gone_from_pack(item: InstalledSkill, packs: Iterable[PackNow]) -> UpdateResult | None:
-    """``skipped`` for a skill whose pack no longer holds its folder, else None."""
+    """``skipped`` for a skill whose pack no longer holds its folder, else None (and for a
+    subdir that leaves the pack's source: :func:`subdir_refusal` answers for it)."""
+    if subdir_refusal(item.entry) is not None:
+        return None
     for pack in packs:
         if pack.root != item.root or pack.record.key != item.entry.pack:
             continue

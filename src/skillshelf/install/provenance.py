@@ -44,8 +44,10 @@ class InstalledInfo:
 
 
 def locally_modified(path: Path, entry: LockEntry) -> bool:
-    """Whether the installed folder at ``path`` differs from what its lock ``entry`` recorded."""
-    return not path.is_dir() or content_hash(path) != entry.content_hash
+    """Whether the installed folder at ``path`` differs from what its lock ``entry`` recorded. A
+    ``.git`` in it counts as a change (``install`` copies none): a repository made there holds
+    history that neither the source nor the recorded hash has."""
+    return not path.is_dir() or content_hash(path, with_git=True) != entry.content_hash
 
 
 def installed_provenance(skills: Iterable[Skill], env: Env | None = None) -> dict[Path, InstalledInfo]:
