@@ -13,7 +13,7 @@ from skillshelf.cli.main import cli
 from skillshelf.env import Env
 from skillshelf.errors import UsageError
 from skillshelf.instructions import InstructionScope, LayerKind, load_instructions
-from skillshelf.instructions.imports import extract_imports
+from skillshelf.instructions.imports import clean_text, extract_imports
 
 
 def _write(path: Path, data: bytes | str) -> Path:
@@ -92,7 +92,7 @@ def test_each_agents_layer_records_file_scope_and_bytes_cut(repo: Path, tmp_path
         ("AGENTS.md", InstructionScope.FOLDER, LayerKind.AGENTS, True, 7),
         ("AGENTS.md", InstructionScope.FOLDER, LayerKind.AGENTS, False, 11),
     ]
-    assert result.layers[-1].reason == "project_doc_max_bytes already spent"
+    assert result.layers[-1].reason == "skillshelf's max_bytes already spent"
     assert "IN105" in {d.code for d in result.diagnostics}
     assert result.text.endswith("\n\n\nabcd\n</INSTRUCTIONS>")
 
@@ -176,10 +176,59 @@ def test_claude_import_cycle_includes_each_file_once(tmp_path: Path, repo: Path)
         ("**@bold.md** _@it.md_", ["bold.md", "it.md"]),
         ("@frag.md#part @sp\\ ace.md @#only @/ @@x", ["frag.md", "sp ace.md"]),
         ("\n    @indented-code.md\n", []),
+        ("@twice.md and @twice.md", ["twice.md"]),
+        (
+            "**see @in-bold.md** *and @in-em.md*, **a** @not-closed.md**",
+            ["in-bold.md", "in-em.md", "not-closed.md**"],
+        ),
+        (
+            "**@p.md**. (**see @q.md**) **see @r.md**x _see @s.md_x my_@t.md_",
+            ["p.md", "q.md", "r.md", "s.md_x"],
+        ),
+        ("[see @link.md](u) ![@image.md](i) [@text.md]", ["link.md"]),
     ],
 )
 def test_import_syntax(text: str, expected: list[str]) -> None:
     assert extract_imports(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("- see **@x.md** and @y.md", ["y.md", "x.md"]),
+        ("1. _@x.md_ @y.md", ["y.md", "x.md"]),
+        ("- @x.md @y.md", ["x.md", "y.md"]),
+        ("- top\n  - [@x.md](u) @y.md", ["y.md", "x.md"]),
+        ("- **@x.md** first\n  second @y.md", ["y.md", "x.md"]),
+        ("> - *see @x.md* @y.md", ["y.md", "x.md"]),
+        ("- a <!-- @x.md --> `b @y.md c` `@z.md`", ["x.md", "y.md"]),
+        ("- **see @x.md**. and @y.md", ["y.md", "x.md"]),
+        ("- item\n\n  loose **see @x.md** @y.md\n\nsee **@a.md** @b.md", ["y.md", "x.md", "a.md", "b.md"]),
+    ],
+)
+def test_a_list_items_text_is_read_whole_before_its_pieces(text: str, expected: list[str]) -> None:
+    """As Claude Code reads a list item: an ``@`` after whitespace anywhere in its text first
+    (inside inline code and comments too), then the emphasis and link pieces."""
+    assert extract_imports(text) == expected
+
+
+def test_carriage_returns_are_kept_unless_a_comment_makes_the_text_be_rebuilt() -> None:
+    assert clean_text("one\r\ntwo\rthree\r\n") == "one\r\ntwo\rthree\r\n"
+    assert clean_text("one\r\n<!-- c -->\r\ntwo\rthree\r\n") == "one\ntwo\nthree\n"
+    assert extract_imports("one\r\n@a.md\r\n- **@b.md** @c.md\r\n```\r\n@d.md\r\n```\r\n") == [
+        "a.md",
+        "c.md",
+        "b.md",
+    ]
+
+
+def test_claude_md_with_crlf_keeps_it_in_every_file(tmp_path: Path, repo: Path) -> None:
+    (repo / "CLAUDE.md").write_bytes(b"one\r\ntwo @imp.md\r\n")
+    (repo / "imp.md").write_bytes(b"IMP\r\nline\r\n")
+    (repo / ".claude" / "rules").mkdir(parents=True)
+    (repo / ".claude" / "rules" / "r.md").write_bytes(b"---\r\ndescription: d\r\n---\r\nRULE\r\nr2\r\n")
+    result = load_instructions(_env(repo, tmp_path), profile="claude")
+    assert [layer.text for layer in result.included] == ["one\r\ntwo @imp.md", "IMP\r\nline", "RULE\r\nr2"]
 
 
 def test_instructions_command_prints_json_and_block(
@@ -236,7 +285,7 @@ def test_cut_by_the_read_limit_names_that_limit_not_project_doc_max_bytes(repo: 
     ]
     assert "read limit" in beyond.message and "project_doc_max_bytes" not in beyond.message.split(";")[0]
     [within] = [d for d in load_instructions(env, max_bytes=1000).diagnostics if d.code == "IN105"]
-    assert "project_doc_max_bytes (1000)" in within.message
+    assert "skillshelf's max_bytes (1000)" in within.message
 
 
 def test_a_claude_md_excludes_pattern_that_cannot_be_compiled_is_reported_and_the_others_apply(

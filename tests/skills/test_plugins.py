@@ -16,7 +16,9 @@ from skillshelf.skills.claude_commands import claude_commands
 from skillshelf.skills.discover import DiscoveryOptions, discover_skills
 from skillshelf.skills.plugins import (
     claude_plugins,
+    codex_manifest_skill_folders,
     codex_plugin_folders,
+    codex_trust_root,
     manifest_folders,
     newest_version,
     skills_dir_plugins,
@@ -39,6 +41,33 @@ def test_a_manifest_names_folders_inside_its_plugin_only(tmp_path: Path) -> None
     hostile = ["../outside", "/etc", "a/../../b", "", 7, "ok\x00no", "fine"]
     assert manifest_folders(root, hostile, "skills") == [root / "fine"]
     assert manifest_folders(root, {"not": "a list"}, "skills") == [root / "skills"]
+
+
+def test_codex_reads_manifest_skill_paths_starting_with_dot_slash_sorted_by_path(tmp_path: Path) -> None:
+    root = tmp_path / "plugin"
+    assert codex_manifest_skill_folders(root, ["./zz", "./more/", "./aa", "././more"]) == [
+        root / "aa",
+        root / "more",
+        root / "zz",
+    ]
+    assert codex_manifest_skill_folders(root, ["./more", "extra/", 7]) == [root / "more"]
+    for ignored in ("more", ["extra/"], [], "./", "./a/../b", "/etc", "./a\x00b", None, {"a": 1}):
+        assert codex_manifest_skill_folders(root, ignored) == [root / "skills"], ignored
+
+
+def test_codex_trust_root_is_the_repository_or_a_worktrees_main_checkout(tmp_path: Path) -> None:
+    write(tmp_path / "main/.git/HEAD", "ref: refs/heads/main\n")
+    write(tmp_path / "main/.git/worktrees/wt/gitdir", f"{tmp_path / 'wt/.git'}\n")
+    write(tmp_path / "main/.git/worktrees/wt/commondir", "../..\n")
+    write(tmp_path / "wt/.git", f"gitdir: {tmp_path / 'main/.git/worktrees/wt'}\n")
+    write(tmp_path / "main/.git/modules/lib/HEAD", "ref: refs/heads/main\n")
+    write(tmp_path / "main/lib/.git", "gitdir: ../.git/modules/lib\n")
+    for folder in ("main/a", "wt/a", "main/lib/a", "outside"):
+        (tmp_path / folder).mkdir(parents=True)
+    assert codex_trust_root(tmp_path / "main/a") == tmp_path / "main"
+    assert codex_trust_root(tmp_path / "wt/a") == tmp_path / "main"
+    assert codex_trust_root(tmp_path / "main/lib/a") is None  # a submodule has no trust root
+    assert codex_trust_root(tmp_path / "outside") is None
 
 
 def _claude_home(tmp_path: Path, installed: object, enabled: object) -> tuple[Env, Path]:

@@ -269,3 +269,39 @@ def test_a_trusted_projects_codex_config_turns_plugins_on_and_off(
     assert {name for name, _ in theirs} == (
         {"project-kit:project-kit-one"} if trusted else {"user-kit:user-kit-one"}
     )
+
+
+def test_codex_reads_manifest_skill_paths_with_dot_slash_in_path_order(
+    tmp_path: Path, codex_oracle: Any
+) -> None:
+    """Only ``./`` paths count (else the plugin's ``skills/``), and the roots are taken in the
+    order of their paths, which decides the ``rN`` aliases of the catalog."""
+    home, codex_home, repo = tmp_path / "home", tmp_path / "codex-home", git_init(tmp_path / "repo")
+    manifests: dict[str, object] = {
+        "ordered-kit": ["./zz", "extra/", "./more", "./aa"],
+        "bare-kit": "more",
+    }
+    for name, skills in manifests.items():
+        root = _codex_plugin(codex_home, "mkt", name, "1.0.0", {"skills": skills})
+        for folder in ("skills", "more", "extra", "aa", "zz"):
+            write_skill(root / folder / f"{name}-{folder}", f"{name}-{folder}", f"in {folder}/")
+    write(codex_home / "config.toml", '[plugins."ordered-kit@mkt"]\n[plugins."bare-kit@mkt"]\n')
+
+    env = dataclasses.replace(
+        Env.for_test(cwd=repo, home=home, codex_home=codex_home), admin_skills_dir=Path("/etc/codex/skills")
+    )
+    options = DiscoveryOptions(
+        include_builtin=False, include_claude=False, include_installed=False, use_cache=False
+    )
+    found = discover_skills(env, options)
+    result = codex_oracle(repo, home=home, codex_home=codex_home, config=ORACLE_CONFIG)
+    assert {(s.name, str(s.path)) for s in found.skills if s.scope.value != "system"} == codex_listing(result)
+    skills = [s for s in found.skills if s.scope.value != "system"]
+    rendered = render_catalog(skills, CharBudget(100_000), roots=[r.path for r in found.roots])
+    assert (list(rendered.root_lines), list(rendered.entries)) == split_catalog(result["skills_instructions"])
+    assert {name for name, _ in codex_listing(result)} == {
+        "ordered-kit:ordered-kit-aa",
+        "ordered-kit:ordered-kit-more",
+        "ordered-kit:ordered-kit-zz",
+        "bare-kit:bare-kit-skills",
+    }

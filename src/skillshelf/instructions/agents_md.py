@@ -8,17 +8,25 @@ Rules (each one pinned by a differential test):
   ``project_root_markers`` entry, default ``.git``; the cwd itself when none) down to the cwd.
   In each folder the first *existing file* among ``AGENTS.override.md``, ``AGENTS.md`` and the
   ``project_doc_fallback_filenames`` (trimmed, blank names and names with a path separator
-  ignored) is the folder's file, even when it is blank.
+  ignored) is the folder's file, even when it is blank. A name there that is a symbolic link
+  loop (ELOOP) stops Codex's search: it then gives the model no project file at all (IN108);
+  a link to nothing is passed over.
 * ``project_doc_max_bytes`` (default 32 KiB) is one budget shared by all project files, read
   root first; a file is cut at the byte cap (a cut inside a UTF-8 sequence gives U+FFFD). A part
   that is blank after reading is dropped and costs nothing; once the budget is spent the
   remaining files are left out. ``0`` turns project files off.
-* Trust: a folder's ``[projects."PATH"]`` entry in ``$CODEX_HOME/config.toml`` decides for it,
-  else the project root's (:func:`~skillshelf.skills.plugins.codex_trust`). A cwd marked
-  ``untrusted`` gets no project file at all, only the global one (IN107); no entry is no bar.
+* Trust: the cwd's ``[projects."PATH"]`` entry in ``$CODEX_HOME/config.toml``, else its git
+  trust root's: the repository root, a linked worktree's main checkout, none for a submodule or
+  outside git (:func:`~skillshelf.skills.plugins.codex_trust_root`); the root found by
+  ``project_root_markers`` plays no part. A cwd so marked ``untrusted`` gets no project file at
+  all, only the global one (IN107); no entry is no bar.
 * Settings: ``$CODEX_HOME/config.toml``; each ``.codex/config.toml`` from the root down to the
-  cwd whose folder is trusted overrides its ``project_doc_*`` keys, the nearest winning key by
-  key (a project's ``project_root_markers`` are not read).
+  cwd whose folder is trusted (its own entry, else the project root's, else the git trust
+  root's: :func:`~skillshelf.skills.plugins.codex_project_layers`) overrides its
+  ``project_doc_*`` keys, the nearest winning key by key (a project's ``project_root_markers``
+  are not read). A value of the wrong type (a negative or non-integer ``project_doc_max_bytes``,
+  fallback names not a list of strings), unreadable TOML, or a user ``profile = "..."`` (legacy)
+  makes Codex refuse to start (IN104, IN109).
 * Rendering: project parts joined with a blank line (untrimmed); the global text, if any,
   comes first, followed by ``--- project-doc ---``; the header names the cwd only when a
   project file contributed.
@@ -26,9 +34,10 @@ Rules (each one pinned by a differential test):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TypeGuard
 
 from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.env import Env, find_project_root, folders_between
@@ -37,13 +46,14 @@ from skillshelf.instructions.files import (
     HARD_READ_LIMIT,
     invalid_utf8_diagnostic,
     is_regular_file,
+    link_loops,
     read_bounded,
     usable_file,
 )
 from skillshelf.instructions.model import InstructionLayer, Instructions, InstructionScope, LayerKind
 from skillshelf.skills.codex_config import load_codex_toml, read_codex_settings
 from skillshelf.skills.load import path_text
-from skillshelf.skills.plugins import codex_project_layers, codex_trust
+from skillshelf.skills.plugins import codex_project_layers, codex_trust, codex_trust_root
 from skillshelf.skills.roots import codex_config_folders
 
 __all__ = [
@@ -55,6 +65,8 @@ __all__ = [
 ]
 
 DEFAULT_PROJECT_DOC_MAX_BYTES = 32 * 1024
+#: skillshelf's own cap (``[instructions] max_bytes``, ``--max-bytes``), in place of Codex's when set.
+SKILLSHELF_MAX_BYTES = "skillshelf's max_bytes"
 #: The keys a trusted project's ``.codex/config.toml`` may set for the AGENTS.md block.
 _DOC_KEYS = frozenset({"project_doc_max_bytes", "project_doc_fallback_filenames"})
 AGENTS_MD = "AGENTS.md"
@@ -80,6 +92,8 @@ class CodexDocSettings:
     max_bytes: int = DEFAULT_PROJECT_DOC_MAX_BYTES
     fallback_filenames: tuple[str, ...] = ()
     project_root_markers: tuple[str, ...] | None = None
+    #: The setting ``max_bytes`` comes from: Codex's, or skillshelf's own (:data:`SKILLSHELF_MAX_BYTES`).
+    max_bytes_setting: str = "project_doc_max_bytes"
 
 
 def codex_doc_settings(env: Env) -> tuple[CodexDocSettings, tuple[Diagnostic, ...]]:
@@ -88,7 +102,7 @@ def codex_doc_settings(env: Env) -> tuple[CodexDocSettings, tuple[Diagnostic, ..
     cwd override them, the nearest last
     (:func:`~skillshelf.skills.plugins.codex_project_layers`, as for plugins). A project's
     ``project_root_markers`` play no part: they would move the root they are read from."""
-    user, diags = _config_layer(env.codex_home / "config.toml", project=False)
+    user, diags = _config_layer(env.codex_home / "config.toml", user=True)
     markers = user.get("project_root_markers")
     root_markers = tuple(m for m in markers if isinstance(m, str)) if isinstance(markers, list) else None
     doc = {key: value for key, value in user.items() if key in _DOC_KEYS}
@@ -96,39 +110,75 @@ def codex_doc_settings(env: Env) -> tuple[CodexDocSettings, tuple[Diagnostic, ..
         env if root_markers is None else replace(env, project_root_markers=root_markers)
     )
     for dot_codex in codex_project_layers(env, folders, read_codex_settings(env.codex_home)):
-        data, problems = _config_layer(dot_codex / "config.toml", project=True)
+        data, problems = _config_layer(dot_codex / "config.toml", user=False)
         doc.update((key, value) for key, value in data.items() if key in _DOC_KEYS)
         diags += problems
     max_bytes = doc.get("project_doc_max_bytes", DEFAULT_PROJECT_DOC_MAX_BYTES)
     names = doc.get("project_doc_fallback_filenames", [])
     settings = CodexDocSettings(
-        max_bytes=max_bytes
-        if isinstance(max_bytes, int) and max_bytes >= 0
-        else DEFAULT_PROJECT_DOC_MAX_BYTES,
+        max_bytes=max_bytes if _whole_bytes(max_bytes) else DEFAULT_PROJECT_DOC_MAX_BYTES,
         fallback_filenames=tuple(n for n in names if isinstance(n, str)) if isinstance(names, list) else (),
         project_root_markers=root_markers,
     )
     return settings, tuple(diags)
 
 
-def _config_layer(path: Path, *, project: bool) -> tuple[dict[str, object], list[Diagnostic]]:
-    """The keys of one Codex ``config.toml`` (none when it is missing); IN104 when it cannot be read."""
+def _config_layer(path: Path, *, user: bool) -> tuple[dict[str, object], list[Diagnostic]]:
+    """The keys of one Codex ``config.toml`` (none when it is missing); IN104 when it cannot be
+    read, IN109 for each value that makes Codex refuse to start."""
     if not is_regular_file(path):
         return {}, []
     data, problem = load_codex_toml(path)
-    if problem is None:
-        return dict(data), []
-    consequence = (
-        "Codex stops with an error on it; its settings are left out here" if project else "using the defaults"
-    )
-    diag = Diagnostic(
-        code="IN104",
+    if problem is not None:
+        diag = Diagnostic(
+            code="IN104",
+            severity=Severity.WARNING,
+            message=f"cannot read Codex's config ({problem}); Codex refuses to start with it, and "
+            "skillshelf leaves its AGENTS.md settings out",
+            fix="fix the TOML syntax of this config.toml",
+            path=path,
+        )
+        return {}, [diag]
+    return dict(data), [_refused(path, key, fix) for key, fix in _bad_values(data, user=user)]
+
+
+def _whole_bytes(value: object) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**63
+
+
+def _strings(value: object) -> bool:
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
+
+
+#: (key, read in the user's config only, valid value, fix): what Codex 0.171 refuses to start with.
+_CHECKS: tuple[tuple[str, bool, Callable[[object], bool], str], ...] = (
+    ("project_doc_max_bytes", False, _whole_bytes, "set it to a whole number of bytes (0 or more)"),
+    ("project_doc_fallback_filenames", False, _strings, 'make it a list of file names: ["NOTES.md"]'),
+    ("project_root_markers", True, _strings, 'make it a list of names: [".git"]'),
+    ("profile", True, lambda _: False, "remove it and start Codex with --profile NAME (NAME.config.toml)"),
+)
+
+
+def _bad_values(data: Mapping[str, object], *, user: bool) -> list[tuple[str, str]]:
+    """``(setting, fix)`` for each setting of one config.toml Codex refuses to start with."""
+    return [
+        (key, fix)
+        for key, user_only, valid, fix in _CHECKS
+        if key in data and (user or not user_only) and not valid(data[key])
+    ]
+
+
+def _refused(path: Path, key: str, fix: str) -> Diagnostic:
+    what = "the legacy profile setting" if key == "profile" else f"this {key} value"
+    then = "" if key == "profile" else "; skillshelf uses the default here"
+    return Diagnostic(
+        code="IN109",
         severity=Severity.WARNING,
-        message=f"cannot read Codex's config for AGENTS.md settings ({problem}); {consequence}",
-        fix="fix the TOML syntax of this config.toml",
+        message=f"Codex refuses to start with {what} in its config.toml{then}",
+        fix=fix,
         path=path,
+        field=key,
     )
-    return {}, [diag]
 
 
 def candidate_names(fallback_filenames: Sequence[str]) -> tuple[tuple[str, LayerKind], ...]:
@@ -165,35 +215,40 @@ def _global_layer(codex_home: Path, diags: list[Diagnostic]) -> InstructionLayer
     return None
 
 
-def _folder_file(
-    folder: Path, names: Sequence[tuple[str, LayerKind]], diags: list[Diagnostic]
-) -> tuple[Path, LayerKind] | None:
-    for name, kind in names:
-        path = folder / name
-        if usable_file(path, diags):
-            return path, kind
-    return None
+def _project_files(
+    folders: Sequence[Path], root: Path, settings: CodexDocSettings, diags: list[Diagnostic]
+) -> list[tuple[Path, InstructionScope, LayerKind]] | Path:
+    """Each folder's first existing file, root first; instead the path of a name that is a
+    symbolic link loop, where Codex stops looking (and reads none of them)."""
+    names = candidate_names(settings.fallback_filenames)
+    found: list[tuple[Path, InstructionScope, LayerKind]] = []
+    for folder in folders:
+        for name, kind in names:
+            path = folder / name
+            if link_loops(path):
+                return path
+            if usable_file(path, diags):
+                scope = InstructionScope.PROJECT if folder == root else InstructionScope.FOLDER
+                found.append((path, scope, kind))
+                break
+    return found
 
 
 def _project_layers(
     folders: Sequence[Path], root: Path, settings: CodexDocSettings, diags: list[Diagnostic]
 ) -> list[InstructionLayer]:
-    names = candidate_names(settings.fallback_filenames)
+    found = _project_files(folders, root, settings, diags)
+    if isinstance(found, Path):
+        if settings.max_bytes > 0:  # with 0 Codex does not look for project files at all
+            diags.append(_link_loop(found))
+        return []
     remaining = settings.max_bytes
     layers: list[InstructionLayer] = []
-    for folder in folders:
-        found = _folder_file(folder, names, diags)
-        if found is None:
-            continue
-        path, kind = found
-        scope = InstructionScope.PROJECT if folder == root else InstructionScope.FOLDER
+    for path, scope, kind in found:
         if remaining <= 0:
             size = _size(path)
-            reason = (
-                "project_doc_max_bytes is 0"
-                if settings.max_bytes == 0
-                else "project_doc_max_bytes already spent"
-            )
+            spent = "is 0" if settings.max_bytes == 0 else "already spent"
+            reason = f"{settings.max_bytes_setting} {spent}"
             layers.append(
                 InstructionLayer.left_out(path, scope, kind, size=size, bytes_cut=size, reason=reason)
             )
@@ -211,7 +266,7 @@ def _project_layers(
             )
             continue
         if cut:
-            diags.append(_truncated(path, result.size, settings.max_bytes, remaining))
+            diags.append(_truncated(path, result.size, settings, remaining))
         layers.append(
             InstructionLayer(
                 path=path, scope=scope, kind=kind, text=result.text, size=result.size, bytes_cut=cut
@@ -221,6 +276,19 @@ def _project_layers(
     return layers
 
 
+def _link_loop(path: Path) -> Diagnostic:
+    """Codex stops looking for project files at a name that is a symbolic link loop, and the
+    model then gets none of them (only the global AGENTS.md)."""
+    return Diagnostic(
+        code="IN108",
+        severity=Severity.WARNING,
+        message="this instructions name is a symbolic link loop; Codex stops at it and reads no project "
+        "AGENTS.md at all (only the global one)",
+        fix="remove the link or point it at an existing file",
+        path=path,
+    )
+
+
 def _size(path: Path) -> int:
     try:
         return path.stat().st_size
@@ -228,8 +296,9 @@ def _size(path: Path) -> int:
         return 0
 
 
-def _truncated(path: Path, size: int, max_bytes: int, remaining: int) -> Diagnostic:
-    """IN105 naming the limit that made the cut: the budget left, or skillshelf's own read cap."""
+def _truncated(path: Path, size: int, settings: CodexDocSettings, remaining: int) -> Diagnostic:
+    """IN105 naming the limit that made the cut: the budget left (the setting in force), or
+    skillshelf's own read cap."""
     if remaining > HARD_READ_LIMIT:
         message = (
             f"this {size}-byte file is larger than skillshelf's read limit ({HARD_READ_LIMIT} bytes per "
@@ -237,14 +306,19 @@ def _truncated(path: Path, size: int, max_bytes: int, remaining: int) -> Diagnos
         )
         fix = (
             "shorten the file (a file this size also swamps the model's context); raising "
-            "project_doc_max_bytes does not lift this limit"
+            f"{settings.max_bytes_setting} does not lift this limit"
         )
     else:
         message = (
-            f"AGENTS.md files here total more than project_doc_max_bytes ({max_bytes}); "
+            f"AGENTS.md files here total more than {settings.max_bytes_setting} ({settings.max_bytes}); "
             f"this {size}-byte file was cut"
         )
-        fix = "shorten the file or raise project_doc_max_bytes in Codex's config.toml"
+        fix = "shorten the file or " + (
+            "raise max_bytes under [instructions] in skillshelf's config.toml (or --max-bytes): "
+            "it replaces Codex's project_doc_max_bytes here"
+            if settings.max_bytes_setting == SKILLSHELF_MAX_BYTES
+            else "raise project_doc_max_bytes in Codex's config.toml"
+        )
     return Diagnostic(code="IN105", severity=Severity.WARNING, message=message, fix=fix, path=path)
 
 
@@ -273,17 +347,9 @@ def load_agents_md(
     settings, read_diags = codex_doc_settings(env)
     diags = list(read_diags)
     if max_bytes is not None:
-        settings = CodexDocSettings(
-            max_bytes=max_bytes,
-            fallback_filenames=settings.fallback_filenames,
-            project_root_markers=settings.project_root_markers,
-        )
+        settings = replace(settings, max_bytes=max_bytes, max_bytes_setting=SKILLSHELF_MAX_BYTES)
     if fallback_filenames is not None:
-        settings = CodexDocSettings(
-            max_bytes=settings.max_bytes,
-            fallback_filenames=tuple(fallback_filenames),
-            project_root_markers=settings.project_root_markers,
-        )
+        settings = replace(settings, fallback_filenames=tuple(fallback_filenames))
     cwd = _canonical(env.cwd)
     markers = (
         settings.project_root_markers
@@ -296,8 +362,10 @@ def load_agents_md(
     global_layer = _global_layer(env.codex_home, diags)
     if global_layer is not None:
         layers.append(global_layer)
-    if codex_trust(read_codex_settings(env.codex_home), cwd, root) is False:
-        diags.append(_untrusted(cwd, root))
+    user = read_codex_settings(env.codex_home)
+    trust_root = codex_trust_root(cwd)
+    if codex_trust(user, cwd, trust_root) is False:
+        diags.append(_untrusted(cwd, None if codex_trust(user, cwd) is False else trust_root))
     else:
         layers.extend(_project_layers(folders, root, settings, diags))
     return Instructions(
@@ -309,10 +377,11 @@ def load_agents_md(
     )
 
 
-def _untrusted(cwd: Path, root: Path) -> Diagnostic:
+def _untrusted(cwd: Path, trust_root: Path | None) -> Diagnostic:
     """Codex marks a project untrusted and then reads none of its AGENTS.md files, only the
-    global one (its skills it still lists)."""
-    where = cwd if cwd == root else f"{cwd} (project {root})"
+    global one (its skills it still lists). ``trust_root``: the repository whose entry decided,
+    ``None`` when the cwd's own did."""
+    where = cwd if trust_root is None or trust_root == cwd else f"{cwd} (repository {trust_root})"
     return Diagnostic(
         code="IN107",
         severity=Severity.INFO,

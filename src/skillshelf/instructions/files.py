@@ -6,6 +6,7 @@ Invalid UTF-8 becomes U+FFFD per maximal invalid sequence, which is what Rust's
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from dataclasses import dataclass
@@ -14,7 +15,7 @@ from pathlib import Path
 from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.errors import reason
 
-__all__ = ["ReadResult", "read_bounded", "skipped_entry_diagnostic", "usable_file"]
+__all__ = ["ReadResult", "link_loops", "read_bounded", "skipped_entry_diagnostic", "usable_file"]
 
 #: Files bigger than this are never read whole, even where the agent has no cap of its own.
 HARD_READ_LIMIT = 4 * 1024 * 1024
@@ -52,16 +53,18 @@ def _entry_status(path: Path) -> tuple[bool, Diagnostic | None]:
     if stat.S_ISREG(mode):
         return True, None
     if stat.S_ISLNK(mode):
+        looped = False
         try:
             if stat.S_ISREG(path.stat().st_mode):
                 return True, None
-        except OSError:
-            pass
+        except OSError as exc:
+            looped = exc.errno == errno.ELOOP
         try:
             target: Path | str = path.readlink()
         except OSError:
             target = "?"
-        what, severity = f"a broken symbolic link (to {target})", Severity.WARNING
+        kind = "a symbolic link that loops" if looped else "a broken symbolic link"
+        what, severity = f"{kind} (to {target})", Severity.WARNING
         fix = "point the link at an existing file, or remove it"
     elif stat.S_ISDIR(mode):
         what, severity = "a folder, not a file", Severity.INFO
@@ -88,6 +91,15 @@ def skipped_entry_diagnostic(path: Path) -> Diagnostic | None:
     that is gone, a FIFO); the rendered block stays the same, this only says why it is missing.
     """
     return _entry_status(path)[1]
+
+
+def link_loops(path: Path) -> bool:
+    """Whether ``path`` is a symbolic link that never reaches a file: following it loops (ELOOP)."""
+    try:
+        path.stat()
+    except OSError as exc:
+        return exc.errno == errno.ELOOP
+    return False
 
 
 def usable_file(path: Path, diags: list[Diagnostic]) -> bool:

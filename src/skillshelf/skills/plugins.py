@@ -7,10 +7,11 @@ or off (:func:`codex_enabled_plugins`). Its files are in
 ``$CODEX_HOME/plugins/cache/MARKETPLACE/NAME/V``, where ``V`` is ``local`` when there is one,
 else the newest version (:func:`newest_version`).
 Its skills are under each folder the manifest's ``skills`` names (a path or a list of them,
-inside the plugin), else under ``skills/``, and under ``.codex-plugin/migrated-command-skills``
-(Codex's own copies of the plugin's commands). They are roots like any other Codex root, scanned
-after the admin root; the manifest gives them their ``NAME:`` prefix
-(:mod:`skillshelf.skills.namespace`).
+each starting with ``./`` and staying inside the plugin; the others are ignored), in the order
+of their paths, else under ``skills/``, and under ``.codex-plugin/migrated-command-skills``
+(Codex's own copies of the plugin's commands) (:func:`codex_manifest_skill_folders`). They
+are roots like any other Codex root, scanned after the admin root; the manifest gives them
+their ``NAME:`` prefix (:mod:`skillshelf.skills.namespace`).
 
 **Claude Code** 2.1.197 (checked with ``claude-oracle``): a plugin counts when a settings file
 sets ``enabledPlugins["NAME@MARKETPLACE"]`` to ``true`` and
@@ -37,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from skillshelf.env import Env
+from skillshelf.gitrepo import git_root, main_checkout
 from skillshelf.skills.claude_settings import read_json
 from skillshelf.skills.codex_config import CodexSettings, read_codex_settings
 from skillshelf.skills.namespace import first_manifest
@@ -45,9 +47,11 @@ __all__ = [
     "ClaudePlugin",
     "claude_plugins",
     "codex_enabled_plugins",
+    "codex_manifest_skill_folders",
     "codex_plugin_folders",
     "codex_project_layers",
     "codex_trust",
+    "codex_trust_root",
     "newest_version",
     "plugin_manifest",
     "resolved",
@@ -126,14 +130,28 @@ def codex_plugin_folders(env: Env, project_folders: Sequence[Path] = ()) -> list
             continue
         manifest = plugin_manifest(root)
         folders.append(root / ".codex-plugin" / "migrated-command-skills")
-        folders += manifest_folders(root, manifest.get("skills"), "skills")
+        folders += codex_manifest_skill_folders(root, manifest.get("skills"))
     return folders
 
 
+def codex_manifest_skill_folders(root: Path, value: object) -> list[Path]:
+    """The skill folders a Codex plugin manifest's ``skills`` names (a path or a list), as
+    Codex 0.171 reads them: only a path starting with ``./`` that names a folder inside
+    ``root`` counts, the folders sorted by path, each once; ``skills/`` when none counts."""
+    named = [value] if isinstance(value, str) else value if isinstance(value, list) else []
+    folders: set[Path] = set()
+    for item in named:
+        if not isinstance(item, str) or not item.startswith("./") or "\x00" in item:
+            continue
+        parts = [part for part in PurePosixPath(item[2:]).parts if part != "."]
+        if parts and not PurePosixPath(item[2:]).is_absolute() and ".." not in parts:
+            folders.add(root.joinpath(*parts))
+    return sorted(folders) if folders else [root / "skills"]
+
+
 def codex_enabled_plugins(env: Env, project_folders: Sequence[Path] = ()) -> list[str]:
-    """The ids of the plugins Codex has on: the user's ``config.toml``, then, in a project
-    whose root the user trusts (``[projects."ROOT"] trust_level = "trusted"``), each project
-    layer from the root down to the cwd."""
+    """The ids of the plugins Codex has on: the user's ``config.toml``, then each trusted
+    project layer from the root down to the cwd (:func:`codex_project_layers`)."""
     user = read_codex_settings(env.codex_home)
     states = dict(user.plugins)
     for dot_codex in codex_project_layers(env, project_folders, user):
@@ -143,32 +161,49 @@ def codex_enabled_plugins(env: Env, project_folders: Sequence[Path] = ()) -> lis
 
 def codex_project_layers(env: Env, project_folders: Sequence[Path], user: CodexSettings) -> list[Path]:
     """The project ``.codex`` folders whose ``config.toml`` Codex layers over the user's, the
-    root's first (the nearest wins): each of ``project_folders`` (nearest first, root last)
-    that :func:`codex_trust` finds trusted. A ``.codex`` that is ``$CODEX_HOME`` is the user's
-    own, not a project layer."""
+    root's first (the nearest wins): each of ``project_folders`` (nearest first, the project
+    root by ``project_root_markers`` last) that Codex trusts: its own ``[projects]`` entry,
+    else the project root's, else the git trust root's (:func:`codex_trust_root` of the cwd).
+    A ``.codex`` that is ``$CODEX_HOME`` is the user's own, not a project layer."""
     if not project_folders:
         return []
     own = resolved(env.codex_home)
-    root = project_folders[-1]
+    roots = (project_folders[-1], codex_trust_root(project_folders[0]))
     return [
         folder / ".codex"
         for folder in reversed(project_folders)
-        if codex_trust(user, folder, root) is True and resolved(folder / ".codex") != own
+        if codex_trust(user, folder, *roots) is True and resolved(folder / ".codex") != own
     ]
 
 
-def codex_trust(user: CodexSettings, folder: Path, root: Path) -> bool | None:
-    """Whether Codex trusts ``folder`` of the project at ``root``, as Codex 0.171 decides it
-    (checked with codex-oracle): the ``[projects."PATH"]`` entry of the folder itself, else
-    the root's; ``None`` when neither has one. True for ``trust_level = "trusted"``, False
-    for ``"untrusted"``."""
-    for candidate in (folder, root):
+def codex_trust(user: CodexSettings, folder: Path, *roots: Path | None) -> bool | None:
+    """Whether Codex trusts ``folder``, as Codex 0.171 decides it (checked with codex-oracle):
+    the ``[projects."PATH"]`` entry of the folder itself, else the first of ``roots`` (``None``
+    skipped) that has one; ``None`` when none has one. True for ``trust_level = "trusted"``,
+    False for ``"untrusted"``. Whether a cwd's project AGENTS.md is read asks the cwd, then its
+    :func:`codex_trust_root`; a project ``.codex`` layer also asks the project root between."""
+    for candidate in (folder, *roots):
+        if candidate is None:
+            continue
         real = resolved(candidate)
         if _listed(real, user.trusted_projects):
             return True
         if _listed(real, user.untrusted_projects):
             return False
     return None
+
+
+def codex_trust_root(folder: Path) -> Path | None:
+    """The folder whose ``[projects]`` entry Codex 0.171 reads for the repository holding
+    ``folder``: the repository's root (the nearest ``.git``), the main checkout for a linked
+    worktree; ``None`` outside git and for any other ``.git`` file (a submodule's)."""
+    root = git_root(folder)
+    if root is None:
+        return None
+    if (root / ".git").is_dir():
+        return root
+    main = main_checkout(root)
+    return main if main != root and (main / ".git").is_dir() else None
 
 
 def _listed(real: Path, paths: Sequence[str]) -> bool:
