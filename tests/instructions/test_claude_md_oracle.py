@@ -61,6 +61,14 @@ _EXTENSION_NAMES = (
     *("x.foo", "x.qqq", "x.svg", "x.bak", "x.tmp", "x.d", "x.1", "x.md~", "x.png", "p.md.", "q.md,"),
 )
 
+#: Front matter ``paths`` values of rules, some that load the rule at start and some that do not.
+_RULE_PATHS = (
+    *("null", "[]", "0", "1", "false", "{}", '""', '" "', '", "', "true", "[[]]", "[null, '**']"),
+    *('"**"', '"**/**"', '"/**"', '"{**,}"', '"{,**}/**"', '"  **  "', '[""]', "[1, 2]", "True"),
+    *('"*"', '["*"]', '"**/*"', '"src/**"', '"**/"', '"./**"', '"**/**/**"', '"{}"', "yes", '"0"'),
+    *("!!str 1", '"{**,src}"', '["**", "src/**"]', "|\n  src/**,\n  **", "[**]"),
+)
+
 CASES: dict[str, tuple[dict[str, bytes | str], str]] = {
     "user_project_folders_local_and_dot_claude": (
         {
@@ -218,6 +226,43 @@ CASES: dict[str, tuple[dict[str, bytes | str], str]] = {
             "ext/plain.md": "PLAIN\n",
             "repo/.git/HEAD": "x",
             "repo/CLAUDE.md": "ROOT\n",
+        },
+        "repo",
+    ),
+    "rules_whose_paths_match_everything_or_nothing_load_at_start": (
+        {
+            "repo/.git/HEAD": "x",
+            "repo/CLAUDE.md": "ROOT\n",
+            **{
+                f"repo/.claude/rules/r{i:02}.md": f"---\npaths: {value}\n---\nRULE {i} {value}\n"
+                for i, value in enumerate(_RULE_PATHS)
+            },
+            "repo/.claude/rules/twice.md": '---\npaths: "**"\npaths: src/**\n---\nTWICE\n',
+            "repo/.claude/rules/block.md": "---\npaths:\n  - '**'\n  - ''\n---\nBLOCK LIST\n",
+            "repo/.claude/rules/crlf.md": "---\r\npaths: src/**\r\n---\r\nCRLF\r\n",
+        },
+        "repo",
+    ),
+    "imports_of_list_items_whole_text_first_then_piece_by_piece": (
+        {
+            "repo/.git/HEAD": "x",
+            "repo/CLAUDE.md": "# list\n\n- see **@a1.md** and @a2.md\n\npara\n\n1. _@b1.md_ @b2.md\n\n"
+            "para\n\n- top\n  - [@c1.md](u) @c2.md\n\n**see @d1.md** and @d2.md\n\n"
+            "- **@e1.md** first\n  second @e2.md\n\npara\n\n- a <!-- @f1.md --> b\n\n"
+            "> - *see @g1.md* @g2.md\n\npara\n\n- `a @h1.md b` and `@h2.md`\n\n"
+            "**@i1.md**. (**see @i2.md**) **see @j1.md**x _see @j2.md_x *k @k1.md*, [see @k2.md](u)\n",
+            **{f"repo/{n}{i}.md": f"{n.upper()}{i}\n" for n in "abcdefghijk" for i in (1, 2)},
+        },
+        "repo",
+    ),
+    "carriage_returns_kept_unless_the_file_has_a_comment": (
+        {
+            "repo/.git/HEAD": "x",
+            "repo/CLAUDE.md": "one\r\n@imp.md\r\ntwo\rlone\r\n- **@sub/x.md** @sub/y.md\r\n",
+            "repo/imp.md": "IMP\r\nline\r\n",
+            "repo/sub/x.md": "X\r\n<!-- c -->\r\nafter\rlone\r\n",
+            "repo/sub/y.md": "Y\r\n",
+            "repo/.claude/rules/r.md": "---\r\ndescription: d\r\n---\r\nRULE\r\nr2\r\n",
         },
         "repo",
     ),

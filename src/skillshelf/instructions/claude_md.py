@@ -13,7 +13,8 @@ Files that ``claudeMdExcludes`` names in the settings are left out (:mod:`.claud
 ``CLAUDE_CODE_DISABLE_CLAUDE_MDS`` (1, true, yes or on) leaves out every one.
 
 Rules files are taken in directory order (as Claude Code does), sub-folders where they occur;
-a rule whose front matter has ``paths`` applies only to matching files and is left out here.
+a rule whose front matter ``paths`` names globs other than ``**`` applies only to matching files
+and is left out here (:mod:`.claude_rules`: ``paths: "**"``, ``[]`` or ``true`` load it).
 Front matter and HTML comment blocks are removed and the text trimmed; a blank file is left
 out. Each file is followed by its ``@path`` imports, depth first, up to depth 4 (the importing
 chain may be five files long); a file already included is never included again, which also
@@ -124,8 +125,8 @@ class _Walk:
             self.diags.append(result.diagnostic)
         if result.invalid_utf8:
             self.diags.append(invalid_utf8_diagnostic(path))
-        body, front = strip_front_matter(result.text)
-        if rule and front is not None and self._has_paths(front, path):
+        body, _ = strip_front_matter(result.text)
+        if rule and self._conditional(result.text, path):
             self._skip(
                 path, scope, kind, result.size, "conditional rule (front matter `paths`)", importer, depth
             )
@@ -164,22 +165,23 @@ class _Walk:
                 )
             )
 
-    def _has_paths(self, front: str, path: Path) -> bool:
-        """Whether a rule's front matter limits it to ``paths``; broken YAML is noted (IN114)."""
-        from skillshelf.skills.frontmatter import YamlFailure, load_yaml
+    def _conditional(self, text: str, path: Path) -> bool:
+        """Whether a rule applies only to the files its front matter ``paths`` match
+        (:mod:`.claude_rules`); front matter that is not YAML is noted (IN114)."""
+        from skillshelf.instructions.claude_rules import rule_paths  # YAML only for rules
 
-        doc = load_yaml(front)
-        if isinstance(doc, YamlFailure):
+        paths = rule_paths(text)
+        if paths.yaml_problem is not None:
             self.diags.append(
                 _import_diag(
                     "IN114",
-                    f"the rule's front matter is not valid YAML ({doc.message}); it is read as always on",
+                    f"the rule's front matter is not valid YAML ({paths.yaml_problem}); "
+                    "it is read as always on",
                     path,
                     "fix the front matter (paths: a list of globs) or remove it",
                 )
             )
-            return False
-        return isinstance(doc.value, dict) and bool(doc.value.get("paths"))
+        return paths.conditional
 
     def _add_import(
         self, raw: str, importer: Path, scope: InstructionScope, *, external_ok: bool, depth: int

@@ -1,10 +1,15 @@
 """Claude Code's ``@path`` imports and the text clean-up done before a CLAUDE.md reaches the model.
 
 What counts as an import (checked against ``claude-oracle``): ``@`` at the start of a line or
-after whitespace (or directly inside ``*``/``_`` emphasis), outside fenced/indented code, inline
-code spans and HTML comments; the path runs to the next whitespace (``\\ `` escapes a space);
-a ``#fragment`` is dropped. Paths start with ``./``, ``~/``, ``/`` or a letter, digit, ``.``,
-``_`` or ``-``; relative paths resolve against the importing file's folder.
+after whitespace (or directly inside ``*``/``_`` emphasis or a link's text), outside
+fenced/indented code, inline code spans and HTML comments; the path runs to the next whitespace
+(``\\ `` escapes a space) or to the delimiter run that closes an emphasis around it
+(``**see @a.md**.``); a ``#fragment`` is dropped. Paths start with ``./``, ``~/``, ``/`` or a
+letter, digit, ``.``, ``_`` or ``-``; relative paths resolve against the importing file's folder.
+Each path counts once, where it is first found; in a list item, what its whole text gives comes
+first, inline code and comments included (:func:`extract_imports`). Line breaks are read as
+markdown reads them (``\\r\\n`` and ``\\r`` too); the text the model gets keeps its carriage
+returns unless it holds an HTML comment (:func:`clean_text`).
 
 Nothing is stripped from the end of a path: punctuation right after it is part of it. Claude
 Code 2.1.197 then follows an import only to a file with no extension or a known text extension
@@ -23,6 +28,7 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from skillshelf.diagnostics import Diagnostic, Severity
@@ -42,11 +48,18 @@ __all__ = [
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _IMPORT = re.compile(r"(?:^|(?<=\s))([*_]*)@((?:[^\s\\]|\\ )+)")
+_PLAIN_IMPORT = re.compile(r"(?:^|(?<=\s))@((?:[^\s\\]|\\ )+)")
+# a list item's line, in a blockquote too: a bullet, or a number and `.` or `)`, then a space
+_LIST_ITEM = re.compile(r"(?:[ \t]*>)*[ \t]*(?:[-+*]|[0-9]{1,9}[.)])(?:[ \t]|$)")
+_LEFT_TO_PIECES = re.compile(r"[`\]*]|_(?![0-9A-Za-z])")
+_DELIMITER_RUN = re.compile(r"[*_]+")
 _VALID_BARE = re.compile(r"^[a-zA-Z0-9._-]")
 _SPECIAL_START = re.compile(r"^[#%^&*()]+")
 _CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
+_LINK = re.compile(r"(!?)\[([^\[\]]*)\]\([^()]*\)")
 _COMMENT_START = re.compile(r"^ {0,3}<!--")
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
+_LINE_BREAK = re.compile(r"\r\n?")
 _UNC = re.compile(r"^[\\/]{2}")
 _WSL = re.compile(r"^[\\/]{2}wsl(?:\$|\.localhost)[\\/]", re.I)
 
@@ -152,10 +165,14 @@ def strip_front_matter(text: str) -> tuple[str, str | None]:
 
 
 def clean_text(text: str) -> str:
-    """Normalise line endings and drop HTML comments that open a block (Claude Code hides
-    them from the model): ``<!-- x --> rest`` keeps `` rest``, a comment-only block goes."""
+    """Drop HTML comments that open a block (Claude Code hides them from the model):
+    ``<!-- x --> rest`` keeps `` rest``, a comment-only block goes. A text with no ``<!--`` is
+    kept as it is, carriage returns included; one with a ``<!--`` anywhere is rebuilt from its
+    markdown reading, so each ``\\r\\n`` and lone ``\\r`` there becomes ``\\n``."""
+    if "<!--" not in text:
+        return text
     out: list[str] = []
-    lines = text.replace("\r\n", "\n").split("\n")
+    lines = _LINE_BREAK.sub("\n", text).split("\n")
     index = 0
     in_fence: str | None = None
     while index < len(lines):
@@ -181,45 +198,148 @@ def clean_text(text: str) -> str:
     return "\n".join(out)
 
 
-def _prose_lines(text: str) -> list[str]:
-    """Lines outside code blocks, with inline code spans blanked."""
-    prose: list[str] = []
+@dataclass(frozen=True, slots=True)
+class _Block:
+    """Consecutive prose lines: a list item's text (``in_list``) or a paragraph's. ``raw`` keeps
+    each line as written, ``prose`` has its inline code spans and HTML comments blanked."""
+
+    in_list: bool
+    raw: list[str] = field(default_factory=list)
+    prose: list[str] = field(default_factory=list)
+
+
+def _prose_blocks(text: str) -> list[_Block]:
+    """The text outside code blocks, in blocks broken at blank lines, code and list items. A
+    line that is not an item belongs to the list when it continues an item's line, or when it
+    is indented and follows one after blank lines."""
+    blocks: list[_Block] = []
+    current: _Block | None = None
+    in_list = False
+    for line in _prose_lines(text):
+        if line is None or not line.strip():
+            current = None
+            continue
+        if _LIST_ITEM.match(line):
+            current = _Block(in_list=True)
+            blocks.append(current)
+            in_list = True
+        elif current is None:
+            in_list = in_list and line.startswith((" ", "\t"))
+            current = _Block(in_list=in_list)
+            blocks.append(current)
+        current.raw.append(line)
+        current.prose.append(_LINK.sub(_link_text, _COMMENT.sub(" ", _CODE_SPAN.sub(" ", line))))
+    return blocks
+
+
+def _link_text(link: re.Match[str]) -> str:
+    """A link's text, read on its own (``[see @a.md](u)`` imports ``a.md``); an image's none."""
+    return " " if link.group(1) else f" {link.group(2)} "
+
+
+def _prose_lines(text: str) -> list[str | None]:
+    """The lines of ``text``, None for each line of a fenced or indented code block."""
+    lines: list[str | None] = []
     fence: str | None = None
     previous_blank = True
     in_indented = False
-    for line in text.split("\n"):
+    for line in _LINE_BREAK.sub("\n", text).split("\n"):
         match = _FENCE.match(line)
         if fence is not None:
             if match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence):
                 fence = None
+            lines.append(None)
             continue
         if match:
             fence = match.group(1)
+            lines.append(None)
             continue
         blank = not line.strip()
         indented = line.startswith(("    ", "\t")) and not blank
         in_indented = indented and (previous_blank or in_indented)
-        if not in_indented:
-            prose.append(_COMMENT.sub(" ", _CODE_SPAN.sub(" ", line)))
+        lines.append(None if in_indented else line)
         previous_blank = blank
-    return prose
+    return lines
 
 
 def extract_imports(text: str) -> list[str]:
-    """The raw import paths in ``text``, in order of appearance (duplicates kept)."""
-    found: list[str] = []
-    for line in _prose_lines(text):
-        for match in _IMPORT.finditer(line):
-            emphasis, path = match.group(1), match.group(2)
-            if emphasis:
-                closing = emphasis[::-1]
-                if not path.endswith(closing):
-                    continue
-                path = path[: -len(closing)]
-            path = path.split("#", 1)[0].replace("\\ ", " ")
-            if path and _valid(path):
-                found.append(path)
-    return found
+    """The raw import paths in ``text``, each once, in the order Claude Code follows them.
+
+    Claude Code reads a paragraph's inline pieces in order (``see **@a.md** and @b.md``: a, b),
+    but a list item's text first whole, where only an ``@`` after whitespace counts (inline code
+    and comments included), then piece by piece: ``- see **@a.md** and @b.md`` gives b, then a.
+    A link's text is a piece of its own (``[see @a.md](u)``), an image's none. A whole-text path
+    that holds a ``*``, a backtick, a ``]`` or a ``_`` not before a letter or digit is left to
+    the pieces (:func:`_inline_path`)."""
+    found: dict[str, None] = {}
+    for block in _prose_blocks(text):
+        if block.in_list:
+            for line in block.raw:
+                for match in _PLAIN_IMPORT.finditer(line):
+                    written = match.group(1)
+                    if not _LEFT_TO_PIECES.search(written):
+                        _add_path(found, written)
+        for line in block.prose:
+            for match in _IMPORT.finditer(line):
+                path = _inline_path(match.group(1), match.group(2), line[: match.start()])
+                if path is not None:
+                    _add_path(found, path)
+    return list(found)
+
+
+def _inline_path(emphasis: str, written: str, before: str) -> str | None:
+    """The path of an import as a piece of its line reads it, where an emphasis may end it.
+    With ``emphasis`` right before the ``@`` (``**@a.md**.``), the path ends at the run that
+    closes it, and there is no import without one. Otherwise the first run that closes an
+    emphasis opened earlier on the line (``before``) ends it (``**see @a.md**x``). A ``_`` run
+    followed by a letter or digit closes nothing (``_see @a.md_x``)."""
+    closing = emphasis[::-1]
+    for run in _DELIMITER_RUN.finditer(written):
+        after = written[run.end() : run.end() + 1]
+        if run.start() == 0 or (run.group()[-1] == "_" and after.isalnum()):
+            continue
+        if emphasis and run.group() == closing:
+            return written[: run.start()]
+        if not emphasis and _opened(run.group(), before):
+            return written[: run.start()]
+    return None if emphasis else written
+
+
+def _opened(delimiter: str, before: str) -> bool:
+    """Whether an emphasis of runs of exactly ``delimiter`` is open at the end of ``before``:
+    each run closes an open one when it can, else opens one when it can, by CommonMark's
+    flanking rules (:func:`_flanking`)."""
+    depth = 0
+    for run in re.finditer(rf"(?<![*_]){re.escape(delimiter)}(?![*_])", before):
+        can_open, can_close = _flanking(
+            delimiter, before[run.start() - 1 : run.start()], before[run.end() :][:1]
+        )
+        if can_close and depth:
+            depth -= 1
+        elif can_open:
+            depth += 1
+    return depth > 0
+
+
+def _flanking(delimiter: str, previous: str, following: str) -> tuple[bool, bool]:
+    """Whether a delimiter run between ``previous`` and ``following`` (a character each, ``""``
+    at the line's ends) can open and close an emphasis (CommonMark)."""
+    previous_space = not previous.strip()
+    following_space = not following.strip()
+    previous_punct = not previous_space and not previous.isalnum()
+    following_punct = not following_space and not following.isalnum()
+    left = not following_space and (not following_punct or previous_space or previous_punct)
+    right = not previous_space and (not previous_punct or following_space or following_punct)
+    if delimiter[0] == "*":
+        return left, right
+    return left and (not right or previous_punct), right and (not left or following_punct)
+
+
+def _add_path(found: dict[str, None], written: str) -> None:
+    """Add the path an import writes (its ``#fragment`` dropped, ``\\ `` a space) when valid."""
+    path = written.split("#", 1)[0].replace("\\ ", " ")
+    if path and _valid(path):
+        found.setdefault(path)
 
 
 def _valid(path: str) -> bool:
