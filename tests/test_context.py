@@ -204,3 +204,33 @@ def test_builtin_skills_are_what_an_empty_machine_shows(tmp_path: Path, isolated
     result = build_context(env, "how do I write a skill", ContextOptions(use_cache=False))
     assert result.skills_total >= 2
     assert result.part("suggestions") is not None
+
+
+def test_for_claude_code_the_skill_its_leading_slash_command_loads_is_not_sent_again(
+    tmp_path: Path, isolated_home
+) -> None:  # type: ignore[no-untyped-def]
+    """Claude Code loads the skill a prompt's leading ``/name`` names itself (as the prompt hook
+    leaves it out); a ``$name`` it does nothing with, and Codex's context is as before."""
+    env = _project(tmp_path, isolated_home.home)
+    claude = env.cwd / ".claude" / "skills"
+    claude.mkdir(parents=True)
+    (claude / "pdf-forms").symlink_to(env.cwd / ".agents" / "skills" / "pdf-forms", target_is_directory=True)
+    claude_options = dataclasses.replace(OPTIONS, skill_tool=True, suggestions=False)
+
+    def sent(task: str, options: ContextOptions) -> list[str]:
+        result = build_context(env, task, options)
+        assert len(result.mentioned) == 1
+        part = result.part("mentioned")
+        return [] if part is None else [Path(source).parent.name for source in part.sources]
+
+    assert sent("/pdf-forms fill this in", claude_options) == []
+    assert (
+        sent(
+            "/pdf-forms fill this in", dataclasses.replace(claude_options, profile="claude", skill_tool=None)
+        )
+        == []
+    )
+    assert sent("use $pdf-forms here", claude_options) == ["pdf-forms"]
+    assert sent("/release-notes v2", claude_options) == ["release-notes"]  # not where Claude Code looks
+    codex = dataclasses.replace(claude_options, profile="codex", skill_tool=None)
+    assert sent("/pdf-forms fill this in", codex) == ["pdf-forms"]

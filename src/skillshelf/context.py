@@ -9,14 +9,15 @@ context, stable parts first so a prompt-prefix cache keeps working across turns:
 3. ``pinned``: the bodies of skills configured as ``pinned``;
 4. ``memory``: the capped memory summary of this project;
 5. ``suggestions``: the per-turn list of skills ranked against the task (changes every turn);
-6. ``mentioned``: the skills the task names (``$name``, ``[$name](path)``, ``/name``), loaded.
+6. ``mentioned``: the skills the task names (``$name``, ``[$name](path)``, ``/name``), loaded;
+   for Claude Code, not the one its leading ``/name`` loads by itself (:func:`loaded_by_agent`).
 
 Each part carries its token count (Codex's 4-bytes-per-token estimate).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -39,6 +40,7 @@ from skillshelf.workspace import Workspace, WorkspaceSkills
 
 if TYPE_CHECKING:
     from skillshelf.config import Config
+    from skillshelf.install.visibility import AgentName
     from skillshelf.skills.catalog import RenderedCatalog
 
 __all__ = [
@@ -49,6 +51,7 @@ __all__ = [
     "PreparedContext",
     "TurnParts",
     "build_context",
+    "loaded_by_agent",
     "prepare_context",
     "turn_parts",
 ]
@@ -133,8 +136,33 @@ def turn_parts(prepared: PreparedContext, task: str) -> TurnParts:
             env=prepared.workspace.env if _for_skill_tool(prepared) else None,
         )
     loaded = load_mentioned(mentioned)
-    parts += mentioned_part(loaded)
+    sent = loaded
+    if loaded and _for_skill_tool(prepared):  # for Claude Code, which loads a leading /name itself
+        native = loaded_by_agent("claude", prepared.workspace.env, task)
+        sent = tuple(item for item in loaded if not native(item.skill))
+    parts += mentioned_part(sent)
     return TurnParts(parts=tuple(p for p in parts if p.text), loaded=loaded, in_context=in_context)
+
+
+def loaded_by_agent(agent: AgentName, env: Env, task: str) -> Callable[[Skill], bool]:
+    """Whether ``agent`` loads a skill that ``task`` mentions by itself, so nothing else need
+    send its body: Codex a ``$name`` of a skill it lists; Claude Code only the task's leading
+    ``/name`` of a skill it lists (also its own copy of the skill, as for a plugin installed in
+    both agents). Claude Code does nothing with a ``$name`` (measured with Claude Code 2.1.197
+    against ``model-standin``: ``/release-notes v2`` puts the body in the request, ``use
+    $release-notes for v2`` does not)."""
+    from skillshelf.install.visibility import Visibility
+
+    if agent == "codex":
+        codex = Visibility(env)
+        return lambda skill: agent in codex.agents(skill)
+    from skillshelf.skills.mentions import extract_mentions
+
+    slash = extract_mentions(task).slash_command
+    if slash is None:
+        return lambda skill: False
+    claude = Visibility(env)
+    return lambda skill: claude.claude_name(skill, copies=True) == slash.name
 
 
 def _whole_in_context(prepared: PreparedContext) -> frozenset[Path]:
@@ -146,6 +174,8 @@ def _whole_in_context(prepared: PreparedContext) -> frozenset[Path]:
 
 
 def _for_skill_tool(prepared: PreparedContext) -> bool:
+    """Whether the context is for Claude Code (its Skill tool): ``options.skill_tool``, else the
+    profile's (or the config's ``instructions.profile``) being ``claude``."""
     wanted = prepared.options.skill_tool
     if wanted is None:
         return (prepared.options.profile or prepared.config.instructions_profile) == "claude"
