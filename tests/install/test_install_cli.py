@@ -99,6 +99,15 @@ def test_bad_input_gives_a_message_and_no_traceback(
         assert f"error {code}" in proc.stderr
 
 
+def test_an_empty_name_is_a_usage_error_not_the_default_name(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
+    source = write_skill(tmp_path / "src" / "pdf", "pdf")
+    proc = _run(tmp_path, "install", str(source), "--for", "codex", "--name", "")
+    assert proc.returncode == 2 and "error IS003: --name is empty" in proc.stderr
+    assert not (isolated_home.home / ".agents" / "skills").exists()
+
+
 def test_removing_or_updating_a_skill_skillshelf_did_not_install_says_where_it_is(
     tmp_path: Path, isolated_home: IsolatedHome
 ) -> None:

@@ -162,3 +162,17 @@ def test_symlink_in_repository_pointing_outside_is_refused(
         install_skill(repo.as_uri(), env=env)
     assert caught.value.code == "IS302"
     assert not (Path.home() / ".agents" / "skills" / "sneaky").exists()
+
+
+def test_a_refused_symlink_is_named_by_the_source_and_its_path_there_not_the_work_folder(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
+    repo = init_repo(tmp_path / "sneaky")
+    write_skill(repo / "skills" / "sneaky", "sneaky")
+    (repo / "skills" / "sneaky" / "passwd").symlink_to("/etc/passwd")
+    commit_all(repo, "link out")
+    env = make_env(tmp_path, isolated_home.home)
+    with pytest.raises(InstallError) as caught:
+        install_skill(f"{repo.as_uri()}#skills/sneaky", env=env)
+    assert caught.value.code == "IS302" and ".skillshelf-tmp" not in caught.value.message
+    assert caught.value.message.startswith(f"{repo.as_uri()}#skills/sneaky: skills/sneaky/passwd: symlink")

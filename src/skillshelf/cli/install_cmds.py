@@ -18,6 +18,7 @@ from skillshelf.cli.output import (
     root_options,
     stdout_console,
 )
+from skillshelf.diagnostics import Diagnostic
 from skillshelf.env import Env
 from skillshelf.install.git import ProgressFn
 
@@ -77,8 +78,9 @@ def install_progress(enabled: bool) -> Iterator[ProgressFn | None]:
 @click.option(
     "--force",
     is_flag=True,
-    help="Replace a skill of the same name that is already there (one changed by hand, or not installed "
-    "by skillshelf, is kept in the data folder's replaced-skills).",
+    help="Replace a skill of the same name that is already there, and with --for all a folder in the place "
+    "of its Claude Code link (one changed by hand, or not installed by skillshelf, is kept in the data "
+    "folder's replaced-skills).",
 )
 @click.option(
     "--all",
@@ -112,15 +114,10 @@ def install(
     them all."""
     from skillshelf.install.installer import SkillValidationError, install_skill
 
+    _check_name_option(name, every=every)
+    env = Env.from_os()
+    print_diagnostics(_unread_config_files(env))
     if every:
-        if name is not None:
-            from skillshelf.errors import UsageError
-
-            raise UsageError(
-                "--name names one skill, so it cannot be used with --all",
-                hint="drop --name, or install one skill with SOURCE#subfolder --name NAME",
-                code="IS002",
-            )
         from skillshelf.cli.install_all import install_every_skill
 
         with install_progress(not as_json) as progress:
@@ -138,7 +135,7 @@ def install(
         with install_progress(not as_json) as progress:
             result = install_skill(
                 source,
-                env=Env.from_os(),
+                env=env,
                 scope=scope,  # type: ignore[arg-type]
                 name=name,
                 force=force,
@@ -171,6 +168,32 @@ def install(
     click.echo(f"  read by {seen or 'skillshelf only (not by Codex or Claude Code)'}")
     if result.dry_run:
         click.echo("  (a dry run: nothing was written)")
+
+
+def _check_name_option(name: str | None, *, every: bool) -> None:
+    """Refuse an empty ``--name`` (``IS003``) and ``--name`` with ``--all`` (``IS002``)."""
+    from skillshelf.errors import UsageError
+
+    if name == "":
+        raise UsageError(
+            "--name is empty", hint="give the folder name to install under, or leave --name out", code="IS003"
+        )
+    if every and name is not None:
+        raise UsageError(
+            "--name names one skill, so it cannot be used with --all",
+            hint="drop --name, or install one skill with SOURCE#subfolder --name NAME",
+            code="IS002",
+        )
+
+
+def _unread_config_files(env: Env) -> list[Diagnostic]:
+    """The findings of the config files skipped because they cannot be read or parsed (``CF100``,
+    ``CF101``): install reads its requirements and its default ``--for`` from them."""
+    from skillshelf.config import load_config
+
+    return [
+        d for layer in load_config(env).layers if layer.exists and not layer.loaded for d in layer.diagnostics
+    ]
 
 
 @click.command("deps")

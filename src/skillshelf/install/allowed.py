@@ -2,9 +2,13 @@
 
 The key absent: every source is allowed. Present: a source must match one of its patterns, and
 an empty list allows none. Later configuration layers can only drop patterns
-(:mod:`skillshelf.config.requirements`). ``install`` (one skill or ``--all``) is refused before
-anything is fetched; ``update`` refuses a lock entry whose source no longer matches (``failed``)
-and does not look at a pack whose source does not match, so that pack gains no skill.
+(:mod:`skillshelf.config.requirements`). It fails closed: a value that is not a list of strings,
+or a layer that may set requirements (system, user, a trusted project's) whose file exists but
+cannot be read (``CF101``), or cannot be parsed (``CF100``) and names the key, allows no source
+until the file is fixed.
+``install`` (one skill or ``--all``) is refused before anything is fetched; ``update`` refuses a
+lock entry whose source no longer matches (``failed``) and does not look at a pack whose source
+does not match, so that pack gains no skill.
 
 What a pattern is matched against (:func:`matched_text`): the source's location after
 :func:`~skillshelf.install.sources.parse_source` (``gh:owner/repo`` and a folder's web page
@@ -72,11 +76,16 @@ class SourcePolicy:
     file: str | None = None
     line: int | None = None
     unreadable: str | None = None  # why a layer's value was left out: then nothing is allowed
+    skipped: str | None = None  # why the whole layer was left out (its file cannot be read or parsed)
 
     @classmethod
     def from_config(cls, config: Config) -> SourcePolicy:
         """The policy of ``config``. A value a layer in effect sets but the schema left out (not
-        a list of strings) allows nothing, rather than everything, until it is fixed."""
+        a list of strings) allows nothing, rather than everything, until it is fixed; so does a
+        layer that may set requirements but was skipped because its file cannot be read."""
+        skipped = _skipped_requirements_layer(config)
+        if skipped is not None:
+            return skipped
         for layer in config.layers:
             for found in layer.diagnostics if layer.active else ():
                 if found.field == KEY:
@@ -115,6 +124,12 @@ class SourcePolicy:
             return None
         add = f"a pattern for it must be added to {KEY} in {self.set_in}, as a later layer cannot add one"
         shown = text or source.location  # as matched: a URL without its user part
+        if self.skipped is not None:
+            return SourceNotAllowedError(
+                f"{shown} is not an allowed install source: {self.set_in} cannot be read ({self.skipped}), "
+                f"and that layer may set {KEY}, so no source is allowed until it is fixed",
+                hint=f"{self.unreadable}; install and update refuse every source while it cannot be read",
+            )
         if self.unreadable is not None:
             return SourceNotAllowedError(
                 f"{shown} is not an allowed install source: {KEY} in {self.set_in} cannot be read, so no "
@@ -148,6 +163,45 @@ def configured_policy(env: Env) -> SourcePolicy:
     from skillshelf.config import load_config
 
     return SourcePolicy.from_config(load_config(env))
+
+
+def _skipped_requirements_layer(config: Config) -> SourcePolicy | None:
+    """The policy that allows nothing, naming the first layer whose file exists but was skipped
+    (unreadable, not UTF-8, a TOML syntax error) although it could set requirements: the system
+    and user layers, and a project layer that takes effect (a trusted project whose config is
+    allowed). None when there is no such layer. Codex's own config is read for its skill rules
+    only, and ``-c`` overrides are never skipped."""
+    from skillshelf.config.layers import LayerKind
+
+    projects = config.trusted and config.requirements.get("allow_project_config") is not False
+    for layer in config.layers:
+        if not layer.exists or layer.loaded or layer.path is None:
+            continue
+        if layer.kind in (LayerKind.SYSTEM, LayerKind.USER) or (layer.kind is LayerKind.PROJECT and projects):
+            problem = layer.diagnostics[0] if layer.diagnostics else None
+            if problem is not None and problem.code == "CF100" and not _names_key(layer.path):
+                continue  # a syntax error in a file that never names the key cannot set it
+            return SourcePolicy(
+                patterns=(),
+                layer=layer.label,
+                file=str(layer.path),
+                line=None if problem is None else problem.line,
+                unreadable="check the file's permissions" if problem is None else problem.fix,
+                skipped="it cannot be read" if problem is None else f"{problem.code}: {problem.message}",
+            )
+    return None
+
+
+def _names_key(path: Path) -> bool:
+    """Whether the text of the config file ``path`` names :data:`KEY`'s last part anywhere (True when it
+    cannot be read now: then it may)."""
+    from skillshelf.config.layers import MAX_CONFIG_BYTES
+    from skillshelf.fileio import read_regular_text
+
+    try:
+        return KEY.rpartition(".")[2] in read_regular_text(path, limit=MAX_CONFIG_BYTES, errors="replace")
+    except (OSError, ValueError):
+        return True
 
 
 def matched_text(source: Source) -> str | None:

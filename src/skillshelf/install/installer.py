@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -39,7 +40,8 @@ from skillshelf.install.targets import (
     default_target,
     inside_project,
     links_not_kept,
-    make_links,
+    own_link,
+    place_links,
     placement,
     unlink_links,
 )
@@ -122,13 +124,27 @@ def _check_name(name: str) -> str:
 def _validated(folder: Path, source: Source, root: SkillRoot) -> tuple[Skill, tuple[Diagnostic, ...]]:
     """Check and validate the skill ``folder`` fetched from ``source``; the findings name paths
     as the user sees them (the folder itself, or its place in the repository or archive)."""
-    check_skill_tree(folder)
     shown = folder if source.kind == "folder" else Path(source.subdir or ".")
+    try:
+        check_skill_tree(folder)
+    except InstallError as exc:
+        raise _in_source(exc, folder, source) from None
     try:
         skill, diags = validate_skill_folder(folder, root)
     except SkillValidationError as exc:
         raise SkillValidationError(relocate(exc.diagnostics, folder, shown)) from None
     return skill, relocate(diags, folder, shown)
+
+
+def _in_source(exc: InstallError, work: Path, source: Source) -> InstallError:
+    """``exc`` (about the skill fetched to ``work``) naming ``source`` and the path in it instead:
+    ``gh:acme/tools#skills/pdf: skills/pdf/link: ...``; a local folder is named as it is."""
+    if source.kind == "folder":
+        return exc
+    inside = str(Path(source.subdir or "."))
+    below = "" if inside == "." else f"{inside}/"
+    message, hint = (t.replace(f"{work}/", below).replace(str(work), inside) for t in (exc.message, exc.hint))
+    return InstallError(f"{source.text}: {message}", hint=hint, code=exc.code)
 
 
 def _lock_entry(source: Source, name: str, skill: Skill, commit: str | None, staged: Path) -> LockEntry:
@@ -173,6 +189,7 @@ class Destination:
     dry_run: bool = False  # check everything, write nothing
     pack: str | None = None  # the pack the skills placed here belong to (``install --all``)
     placed: frozenset[str] = frozenset()  # names other skills of this run took: never replaced
+    force_links: bool = False  # what holds a link's place, not installed there, goes to kept_root
 
 
 def place_skill(
@@ -201,9 +218,10 @@ def place_skill(
     replaced = target.exists() or target.is_symlink()
     lock = read_lock(dest.root)
     if replaced and not dest.replace:
-        raise NameTakenError(target, lock.get(target_name))
+        raise NameTakenError(target, lock.get(target_name), linked_to=own_link(target))
     links = [r / target_name for r in dest.link_roots]
-    check_links(links, target)
+    force = dest.force_links and dest.kept_root is not None  # never without a place to keep them
+    in_the_way = check_links(links, target, force=force, scope=dest.scope)
 
     def entry_of(files_at: Path) -> LockEntry:
         entry = _lock_entry(source, target_name, skill, commit, files_at)
@@ -219,7 +237,7 @@ def place_skill(
             entry=entry,
             replaced=replaced,
             files=files,
-            diagnostics=diags,
+            diagnostics=(*diags, *in_the_way.notes(target)),
             kept=kept,
             dry_run=dest.dry_run,
         )
@@ -233,23 +251,21 @@ def place_skill(
     copy = {"copy_file": dest.copy_file} if dest.copy_file else {}
     files = copy_skill_tree(folder, staged, **copy)
     entry = entry_of(staged)
-    keep = dest.kept_root is not None and needs_keeping(target, lock.get(target_name))
+    mine = own_link(target) is not None  # a link skillshelf made for another install: nothing to keep
+    keep = dest.kept_root is not None and not mine and needs_keeping(target, lock.get(target_name))
     aside = set_aside(target, target_name, dest.kept_root or work, work / "old", keep=keep)
     old = lock.get(target_name)
 
     def link_and_record() -> None:
-        made = [link for link in links if not (link.exists() or link.is_symlink())]
-        try:
-            make_links(links, target, relative=dest.scope == "project")
-            write_lock(dest.root, lock.with_entry(entry))
-        except BaseException:
-            unlink_links(made)
-            raise
+        record = functools.partial(write_lock, dest.root, lock.with_entry(entry))
+        place_links(links, target, in_the_way, relative=dest.scope == "project", then=record)
 
     try:
+        in_the_way = in_the_way.keep(dest.kept_root or work, work)
         swap_into_place(staged, target, aside.trash, replace=dest.replace, then=link_and_record)
     except BaseException:
         aside.drop_copy()
+        in_the_way.drop_copies()
         raise
     if old is not None:
         unlink_links(links_not_kept(old.links, links, dest.root, target))
@@ -352,6 +368,7 @@ def install_session(
                     root=root,
                     scope=scope,
                     replace=force,
+                    force_links=force,
                     link_roots=place.link_roots,
                     agents=place.agents,
                     kept_root=kept_root(env),

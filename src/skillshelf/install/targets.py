@@ -6,7 +6,10 @@
   ``.claude/skills``, one level deep as Claude Code reads them;
 - ``all``: the skill goes in the Codex folder and Claude Code's folder gets a symbolic link
   to it (relative inside a project, so the pair can be committed); Claude Code 2.1.197 lists a
-  linked skill folder like any other (checked with the pinned CLI);
+  linked skill folder like any other (checked with the pinned CLI). Something else in the
+  link's place is refused (``IS308``); with ``--force``, what skillshelf did not install there
+  is moved to ``replaced-skills`` (``IS315`` says where), while a skill it installed there
+  must be removed first;
 - ``skillshelf``: skillshelf's own data folder (user scope only), which no agent reads.
 
 Without ``--for``, ``install.agents`` in the config decides; else the agents found on this
@@ -21,18 +24,23 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from skillshelf.config.edit_text import outside_of
+from skillshelf.diagnostics import Diagnostic, Severity, diagnostic
 from skillshelf.env import Env
 from skillshelf.errors import InstallError, UsageError
+from skillshelf.fileio import resolve_path
+from skillshelf.install.kept import SetAside, set_aside
+from skillshelf.install.lock import read_lock
 from skillshelf.install.visibility import agent_roots
 
 __all__ = [
     "TARGETS",
+    "InTheWay",
     "InstallTarget",
     "Placement",
     "default_target",
@@ -40,7 +48,9 @@ __all__ = [
     "inside_project",
     "links_not_kept",
     "make_links",
+    "own_link",
     "placement",
+    "place_links",
     "unlink_links",
 ]
 
@@ -108,15 +118,126 @@ def _points_to(link: Path, target: Path) -> bool:
     return link.is_symlink() and os.path.realpath(link) == os.path.realpath(target)
 
 
-def check_links(links: Sequence[Path], target: Path) -> None:
-    """Refuse before anything changes when a link's place holds something else."""
+@dataclass(frozen=True, slots=True, kw_only=True)
+class InTheWay:
+    """What holds the places of a skill's links although skillshelf did not install it there,
+    kept aside for them by ``install --force`` (``asides``: where each goes, once planned)."""
+
+    places: tuple[Path, ...] = ()
+    asides: tuple[SetAside, ...] = ()
+
+    def keep(self, kept_root: Path, work: Path) -> InTheWay:
+        """Plan where each place is kept: a fresh folder under ``kept_root``
+        (:func:`~skillshelf.install.kept.set_aside` copies it there now across file systems)."""
+        planned: list[SetAside] = []
+        try:
+            for number, place in enumerate(self.places):
+                planned.append(set_aside(place, place.name, kept_root, work / f"link-{number}", keep=True))
+        except BaseException:
+            InTheWay(asides=tuple(planned)).drop_copies()
+            raise
+        return InTheWay(places=self.places, asides=tuple(planned))
+
+    def drop_copies(self) -> None:
+        """Remove the copies made across file systems (the change failed, the originals stay)."""
+        for aside in self.asides:
+            aside.drop_copy()
+
+    def notes(self, target: Path) -> tuple[Diagnostic, ...]:
+        """``IS315`` for each place: where it is kept (not yet planned: a dry run, where it would go)."""
+        kept: list[Path | None] = [aside.kept for aside in self.asides] or [None] * len(self.places)
+        return tuple(
+            diagnostic(
+                "IS315",
+                Severity.INFO,
+                f"{place} was not installed by skillshelf: "
+                + (f"it is kept in {at}, and" if at else "--force moves it to replaced-skills/ so that")
+                + f" the link to {target} takes its place",
+                f"delete {at} once you no longer need it" if at else "nothing is moved in a dry run",
+                place,
+            )
+            for place, at in zip(self.places, kept, strict=True)
+        )
+
+
+def place_links(
+    links: Sequence[Path], target: Path, in_the_way: InTheWay, *, relative: bool, then: Callable[[], object]
+) -> None:
+    """Move what is in the way aside, link each of ``links`` to ``target`` and run ``then`` (the
+    lock's write); when a step fails, the links made are taken away and the places put back."""
+    moved: list[tuple[Path, Path]] = []
+    made: list[Path] = []
+    try:
+        for place, aside in zip(in_the_way.places, in_the_way.asides, strict=True):
+            os.rename(place, aside.trash)
+            moved.append((place, aside.trash))
+        made = [link for link in links if not (link.exists() or link.is_symlink())]
+        make_links(links, target, relative=relative)
+        then()
+    except BaseException:
+        unlink_links(made)
+        for place, trash in reversed(moved):
+            with contextlib.suppress(OSError):
+                os.rename(trash, place)
+        raise
+
+
+def check_links(links: Sequence[Path], target: Path, *, force: bool = False, scope: str = "user") -> InTheWay:
+    """Refuse before anything changes when a link's place holds something else; with ``force``,
+    return instead the places that hold what skillshelf did not install there (the caller keeps
+    them aside). A skill skillshelf installed in a link's place is refused even then: its own
+    lock entry would be left naming a link.
+
+    Raises:
+        InstallError: ``IS308``, naming the place and what to do.
+    """
+    blocked: list[Path] = []
     for link in links:
-        if (link.exists() or link.is_symlink()) and not _points_to(link, target):
+        if not (link.exists() or link.is_symlink()) or _points_to(link, target):
+            continue
+        if _installed_in(link):
+            where = " --scope project" if scope == "project" else ""
             raise InstallError(
-                f"{link} already exists and is not a link to {target}",
-                hint="move it away (it may be another skill of the same name), or install with --name",
+                f"{link} holds the skill {link.name!r} that skillshelf installed there, so the link to "
+                f"{target} cannot take its place",
+                hint=f"remove that one first (`skillshelf remove {link.name} --for claude{where}`), or "
+                "install with --name",
                 code="IS308",
             )
+        if not force:
+            raise InstallError(
+                f"{link} already exists and is not a link to {target}",
+                hint="move it away (it may be another skill of the same name), install with --name, or pass "
+                "--force to move it to replaced-skills/ in skillshelf's data folder",
+                code="IS308",
+            )
+        blocked.append(link)
+    return InTheWay(places=tuple(blocked))
+
+
+def _installed_in(place: Path) -> bool:
+    """Whether the lock of the folder holding ``place`` has an entry for it."""
+    try:
+        return read_lock(place.parent).get(place.name) is not None
+    except (InstallError, OSError):
+        return False
+
+
+def own_link(place: Path) -> Path | None:
+    """The installed folder ``place`` leads to when ``place`` is a link skillshelf made to it
+    (``install --for all``: that folder's lock entry lists the link), else None."""
+    if not place.is_symlink():
+        return None
+    try:
+        real = resolve_path(place)
+        entry = read_lock(real.parent).get(real.name)
+    except (InstallError, OSError):
+        return None
+    here = os.path.realpath(place.parent)
+    ours = entry is not None and any(
+        Path(link).name == place.name and os.path.realpath(Path(link).parent) == here for link in entry.links
+    )
+    return real if ours else None
 
 
 def make_links(links: Sequence[Path], target: Path, *, relative: bool) -> None:
