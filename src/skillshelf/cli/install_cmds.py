@@ -22,7 +22,7 @@ from skillshelf.diagnostics import Diagnostic
 from skillshelf.env import Env
 from skillshelf.install.git import ProgressFn
 
-__all__ = ["AGENTS", "SCOPE", "deps", "install", "install_progress"]
+__all__ = ["AGENTS", "SCOPE", "deps", "install", "install_progress", "unread_config_files"]
 
 SCOPE = click.Choice(["user", "project"])  # where a skill is installed
 AGENTS = click.Choice(["codex", "claude", "all", "skillshelf"])  # whose skills folder (`--for`)
@@ -116,7 +116,7 @@ def install(
 
     _check_name_option(name, every=every)
     env = Env.from_os()
-    print_diagnostics(_unread_config_files(env))
+    print_diagnostics(unread_config_files(env))
     if every:
         from skillshelf.cli.install_all import install_every_skill
 
@@ -186,7 +186,7 @@ def _check_name_option(name: str | None, *, every: bool) -> None:
         )
 
 
-def _unread_config_files(env: Env) -> list[Diagnostic]:
+def unread_config_files(env: Env) -> list[Diagnostic]:
     """The findings of the config files skipped because they cannot be read or parsed (``CF100``,
     ``CF101``): install reads its requirements and its default ``--for`` from them."""
     from skillshelf.config import load_config

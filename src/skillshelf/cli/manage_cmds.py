@@ -5,15 +5,18 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from skillshelf.cli.install_cmds import AGENTS, SCOPE, install_progress
+from skillshelf.cli.install_cmds import AGENTS, SCOPE, install_progress, unread_config_files
 from skillshelf.cli.output import echo_json, literal, print_diagnostics, printable, stdout_console
 from skillshelf.env import Env
 from skillshelf.errors import SkillshelfError
+
+if TYPE_CHECKING:
+    from skillshelf.diagnostics import Diagnostic
 
 __all__ = ["remove", "update"]
 
@@ -45,11 +48,16 @@ def update(names: tuple[str, ...], scope: str | None, force: bool, check: bool, 
 
     env = Env.from_os()
     problems = (
+        *unread_config_files(env),
         *lock_diagnostics(installed_roots(env, scope)),  # type: ignore[arg-type]
         *link_diagnostics(env, scope),  # type: ignore[arg-type]
     )
     print_diagnostics(problems)
-    with install_progress(not as_json) as progress, _not_installed_explained(env, names):
+    with (
+        install_progress(not as_json) as progress,
+        _not_installed_explained(env, names),
+        _said_above(problems, not as_json),
+    ):
         results = update_skills(names, env=env, scope=scope, force=force, check=check, progress=progress)  # type: ignore[arg-type]
     if as_json:
         echo_json({"results": [r.to_dict() for r in results], "diagnostics": [d.to_dict() for d in problems]})
@@ -59,6 +67,18 @@ def update(names: tuple[str, ...], scope: str | None, force: bool, check: bool, 
         _print_updates(results)
     if any(r.status == "failed" for r in results):
         sys.exit(1)
+
+
+@contextlib.contextmanager
+def _said_above(problems: Sequence[Diagnostic], quiet: bool) -> Iterator[None]:
+    """With ``quiet``, an error one of the findings printed above already names (an unreadable
+    lock file: its code and file) ends the command with exit 1 without being printed again."""
+    try:
+        yield
+    except SkillshelfError as exc:
+        if quiet and any(d.code == exc.code and d.path and str(d.path) in exc.message for d in problems):
+            sys.exit(1)
+        raise
 
 
 @contextlib.contextmanager
@@ -77,7 +97,6 @@ def _not_installed_explained(env: Env, names: tuple[str, ...]) -> Iterator[None]
 
 
 def _elsewhere_hint(env: Env, names: tuple[str, ...]) -> str | None:
-    from skillshelf.errors import SkillshelfError
     from skillshelf.skills.model import RootOrigin
     from skillshelf.workspace import Workspace
 
@@ -173,11 +192,12 @@ def remove(
     if not names and pack is None:
         raise click.UsageError("name the skills to remove, or give --pack SOURCE")
     env = Env.from_os()
-    print_diagnostics(lock_diagnostics(installed_roots(env, scope)))  # type: ignore[arg-type]
-    print_diagnostics(link_diagnostics(env, scope))  # type: ignore[arg-type]
+    problems = (*lock_diagnostics(installed_roots(env, scope)), *link_diagnostics(env, scope))  # type: ignore[arg-type]
+    print_diagnostics(problems)
     targets = [(name, scope) for name in names] + _pack_targets(env, pack, scope)
     if len(targets) == 1 and pack is None:
-        result = _remove_one(env, *targets[0], force, folder)
+        with _said_above(problems, not as_json):
+            result = _remove_one(env, *targets[0], force, folder)
         if as_json:
             echo_json(result)
         else:
