@@ -256,6 +256,25 @@ def test_codex_gets_no_summary_while_its_own_memories_are_on_unless_asked(isolat
     assert events.session_start("codex", inp, env, lambda args: None).startswith(events.SUMMARY_INTRO)
 
 
+@pytest.mark.parametrize("trust", ["", "trusted", "untrusted"])
+def test_codex_memories_turned_on_in_a_project_count_only_where_codex_trusts_the_project(
+    isolated_home: Any, trust: str
+) -> None:
+    env = make_project(isolated_home)
+    _memory_summary(isolated_home, env)
+    (env.project_root / ".codex").mkdir()
+    (env.project_root / ".codex" / "config.toml").write_text(
+        "[features]\nmemories = true\n", encoding="utf-8"
+    )
+    isolated_home.codex_home.mkdir()
+    entry = f'[projects."{env.project_root}"]\ntrust_level = "{trust}"\n' if trust else ""
+    (isolated_home.codex_home / "config.toml").write_text(entry, encoding="utf-8")
+    inp = parse_input(hook_input("SessionStart", env, source="startup"), "SessionStart")
+    given = events.session_start("codex", inp, env, lambda args: None)
+    # Codex reads a project's .codex/config.toml only once the project is trusted
+    assert given.startswith(events.SUMMARY_INTRO) is (trust != "trusted")
+
+
 def test_a_queue_with_a_callable_memory_model_starts_a_detached_run(isolated_home: Any) -> None:
     env = make_project(isolated_home, config='[memory]\nbase_url = "http://127.0.0.1:9/v1"\n')
     spawned: list[list[str]] = []

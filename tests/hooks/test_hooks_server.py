@@ -25,6 +25,7 @@ from hooks_helpers import context_text, hook_input, make_project, run_python, wa
 
 from skillshelf.cli.hook_client import PROTOCOL, TIMED_OUT, ask_server, server_call
 from skillshelf.hooks.address import MAX_SOCKET_PATH, server_address
+from skillshelf.memory.queue import queued
 
 ENTRY = "import sys\nfrom skillshelf.cli.entry import main\nsys.exit(main())"
 HOOK = ["hook", "UserPromptSubmit", "--agent", "codex"]
@@ -184,6 +185,19 @@ def test_a_call_past_its_deadline_gets_the_empty_answer_and_the_server_leaves(se
     assert (done.returncode, done.stdout) == (0, b"")
     assert " timeout " in _log_lines(env)[-1] and _log_lines(env)[-1].endswith("(server)")
     assert process.wait(timeout=30) == 0
+
+
+def test_a_session_end_the_server_answers_past_its_deadline_still_queues_the_session(server: Any) -> None:
+    env, _ = server
+    stdin = hook_input("SessionEnd", env, session_id="served-late", reason="exit")
+    done = run_python(
+        ["-c", ENTRY, "hook", "SessionEnd", "--agent", "claude", "--deadline", "0.001"],
+        env.cwd,
+        stdin,
+        **{SERVER_ON: "1"},
+    )
+    assert (done.returncode, done.stdout) == (0, b"") and _log_lines(env)[-1].endswith("(server)")
+    assert [q.session_id for q in queued(env.dirs.state)] == ["served-late"]
 
 
 def test_a_second_server_steps_aside_and_stop_ends_the_first(server: Any) -> None:

@@ -28,11 +28,13 @@ def answer_hook(
     """Answer one agent hook call: the agent's JSON on stdin, its answer on stdout. The hook
     server answers when one is running (:mod:`skillshelf.cli.hook_client`); otherwise the work
     is done here, within what is left of the deadline (a server that left while it had the
-    call took some). Whatever goes wrong, it answers nothing and exits 0 (the problem goes to
-    skillshelf's hook log)."""
+    call took some). When nothing is left, only the event's essential step runs (the memory
+    queue's entry of ``Stop`` / ``SessionEnd``, within ``deadlines.ESSENTIAL_SECONDS``). Whatever
+    goes wrong, it answers nothing and exits 0 (the problem goes to skillshelf's hook log)."""
     from pathlib import Path
 
     from skillshelf.cli.hook_client import ask_server, time_left
+    from skillshelf.hooks.deadlines import ESSENTIAL_SECONDS
     from skillshelf.hooks.payload import MAX_INPUT_BYTES
 
     started = clock()
@@ -54,10 +56,10 @@ def answer_hook(
         exit_now()
     who = cast("Agent", agent)  # codex or claude: the caller checked it
     left = time_left(event, deadline, clock() - started)
-    if left is None:
+    if left is None and event not in ESSENTIAL_SECONDS:
         _log_late(env, who, event, clock() - started)
         return
-    run = run_hook(who, event, raw, env=env, state_dir=env.dirs.state, deadline=left)
+    run = run_hook(who, event, raw, env=env, state_dir=env.dirs.state, deadline=left, late=left is None)
     _write(run.answer)
     if run.timed_out:
         exit_now()

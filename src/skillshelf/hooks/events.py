@@ -14,7 +14,8 @@
   summary (``hooks.session_memory``); transcripts
   queued by earlier sessions are extracted by a detached ``memory run --queued``; a detached
   ``hook warm`` builds the project's search index before the first prompt needs it.
-- ``Stop`` / ``SessionEnd``: the transcript queued for the memory pipeline (a file write);
+- ``Stop`` / ``SessionEnd``: the transcript queued for the memory pipeline (a file write: the
+  event's essential step, :data:`ESSENTIAL`, which the runner waits for past the deadline); then
   after ``SessionEnd`` a detached ``memory run --queued`` may start (``hooks.memory_run``).
 - ``PostToolUse``: a skill used through the shell (its ``SKILL.md`` read or a script run, as
   Codex's detector tells), Claude Code's ``Read`` of a ``SKILL.md`` or its ``Skill`` tool is
@@ -43,7 +44,7 @@ if TYPE_CHECKING:
     from skillshelf.skills.model import Skill
     from skillshelf.workspace import WorkspaceSkills
 
-__all__ = ["HANDLERS", "Spawn", "memory_notes"]
+__all__ = ["ESSENTIAL", "HANDLERS", "Spawn", "memory_notes", "queue_session"]
 
 Spawn = Callable[[list[str]], None]  # starts `skillshelf ARGS...` detached (see runner)
 SUGGESTED = "suggested"  # the name the turn's suggestions are recorded under for `stats`
@@ -104,26 +105,13 @@ def _tokens(pieces: Sequence[str]) -> int:
 
 
 def _mention_bodies(agent: Agent, env: Env, loaded: Sequence[MentionedSkill], prompt: str) -> list[str]:
-    """Fragments of the mentioned skills the agent does not load by itself; none of them is
-    suggested as well. The agents load on their own a ``$name`` of a skill Codex lists, and the
-    prompt's leading ``/name`` of a skill Claude Code lists (also its own copy of the skill, as
-    for a plugin installed in both agents). Claude Code does nothing with a ``$name`` (measured
-    with Claude Code 2.1.197 against ``model-standin``: ``/release-notes v2`` puts the body in
-    the request, ``use $release-notes for v2`` does not), so that skill's body is sent."""
+    """Fragments of the mentioned skills the agent does not load by itself
+    (:func:`skillshelf.context.loaded_by_agent`); none of them is suggested as well."""
     if not loaded:
         return []
-    from skillshelf.install.visibility import Visibility
-    from skillshelf.skills.mentions import extract_mentions
+    from skillshelf.context import loaded_by_agent
 
-    visibility = Visibility(env)
-    slash = extract_mentions(prompt).slash_command if agent == "claude" else None
-
-    def native(skill: Skill) -> bool:
-        if agent == "claude":
-            name = visibility.claude_name(skill, copies=True)
-            return name is not None and slash is not None and slash.name == name
-        return agent in visibility.agents(skill)
-
+    native = loaded_by_agent(agent, env, prompt)
     return [item.fragment for item in loaded if not native(item.skill)]
 
 
@@ -239,8 +227,18 @@ def _summary_wanted(agent: Agent, env: Env, settings: HookSettings) -> bool:
     from skillshelf.hooks.codex import codex_config, codex_memories_on
 
     user = codex_config(env.codex_home / "config.toml")
-    project = codex_config(env.project_root / ".codex" / "config.toml")
-    return not codex_memories_on(user, project)
+    projects = [codex_config(dot_codex / "config.toml") for dot_codex in _codex_project_layers(env)]
+    return not codex_memories_on(user, *projects)
+
+
+def _codex_project_layers(env: Env) -> list[Path]:
+    """The project ``.codex`` folders whose ``config.toml`` Codex layers over the user's, the
+    root's first: only those of folders Codex trusts (it ignores an untrusted clone's)."""
+    from skillshelf.skills.codex_config import read_codex_settings
+    from skillshelf.skills.plugins import codex_project_layers
+    from skillshelf.skills.roots import codex_config_folders
+
+    return codex_project_layers(env, codex_config_folders(env), read_codex_settings(env.codex_home))
 
 
 def warm(agent: Agent, inp: HookInput, env: Env, spawn: Spawn) -> str:
@@ -255,35 +253,49 @@ def warm(agent: Agent, inp: HookInput, env: Env, spawn: Spawn) -> str:
 
 
 def stop(agent: Agent, inp: HookInput, env: Env, spawn: Spawn) -> str:
+    """The whole ``Stop`` / ``SessionEnd``, which the runner runs apart (:data:`ESSENTIAL`)."""
+    queue_session(agent, inp, env)
+    return after_stop(agent, inp, env, spawn)
+
+
+def queue_session(agent: Agent, inp: HookInput, env: Env) -> None:
+    """Queue the transcript for the memory pipeline: the session's durable record, one small
+    file write with light imports, done even when the rest of the hook is past its deadline."""
     if not inp.transcript_path:
-        return ""
+        return
     from skillshelf.memory.queue import QueuedSession, enqueue
 
-    ended = inp.event == "SessionEnd"
     session = QueuedSession(
         path=Path(inp.transcript_path),
         agent=agent,
         session_id=inp.session_id,
         cwd=inp.cwd,
-        ended=ended,
+        ended=inp.event == "SessionEnd",
         project=_memory_project(inp.cwd),
     )
     enqueue(env.dirs.state, session)
-    if ended:
+
+
+def after_stop(agent: Agent, inp: HookInput, env: Env, spawn: Spawn) -> str:
+    """What follows the queue entry: after ``SessionEnd``, a detached run may start (skipped
+    when the deadline passes first; the next ``SessionStart`` starts one)."""
+    if inp.transcript_path and inp.event == "SessionEnd":
         _maybe_drain(env, HookSettings.from_config(_load_config(env)), spawn)
     return ""
 
 
 def _memory_project(cwd: str) -> str:
     """The memory project of the session's folder, recorded while the folder exists ("" when
-    it cannot be told): the run may come after a worktree is removed."""
-    from skillshelf.memory.runner import project_of
+    it cannot be told): the run may come after a worktree is removed. The same as
+    :func:`skillshelf.memory.runner.project_of`, without loading the extraction code."""
+    from skillshelf.env import find_project_root
+    from skillshelf.memory.layout import memory_project
 
     if not cwd or "\x00" in cwd or not Path(cwd).is_absolute():
         return ""
     try:
         folder = Path(cwd)
-        return project_of(folder) if folder.is_dir() else ""
+        return str(memory_project(find_project_root(folder))) if folder.is_dir() else ""
     except OSError:
         return ""
 
@@ -376,8 +388,13 @@ def _record_loads(env: Env, inp: HookInput, used: Sequence[Skill], via: str) -> 
 HANDLERS: dict[str, Callable[[Agent, HookInput, Env, Spawn], str]] = {
     "UserPromptSubmit": user_prompt_submit,
     "SessionStart": session_start,
-    "Stop": stop,
-    "SessionEnd": stop,
+    "Stop": after_stop,
+    "SessionEnd": after_stop,
     "PostToolUse": post_tool_use,
     "warm": warm,
+}
+#: The work of an event never skipped: run before its handler, waited for past the deadline.
+ESSENTIAL: dict[str, Callable[[Agent, HookInput, Env], None]] = {
+    "Stop": queue_session,
+    "SessionEnd": queue_session,
 }

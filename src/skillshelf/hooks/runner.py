@@ -4,10 +4,15 @@
 worker thread and waits at most the event's deadline. Whatever goes wrong (input that is not
 JSON or names another event, a broken config, a missing or damaged index, the model server
 gone, a bug), the answer is the empty one, the exit code 0, and one line goes to the hook log
-(:mod:`.hooklog`). Past the deadline the hook answers empty at once and
+(:mod:`.hooklog`). Past the deadline the hook answers empty at once; a prompt's hook
 starts the same work detached (``hook warm``), so that the next prompt finds the index built,
 unless the cache folder cannot be written: a warm-up would build an index it cannot keep (the
 log line says so).
+
+An event's essential step (``events.ESSENTIAL``: the memory queue's entry of ``Stop`` /
+``SessionEnd``) runs first and is never given up at the deadline: the hook waits for it
+``deadlines.ESSENTIAL_SECONDS`` longer, and runs it even when no time was left at all
+(``late``); only the rest of the work is abandoned with the worker.
 
 Deadlines (:mod:`.deadlines`) stay well under the timeouts ``setup`` writes into the agents'
 configuration, so the agent never has to kill the hook.
@@ -28,7 +33,7 @@ from skillshelf.dirs import private_dir, unwritable
 from skillshelf.env import Env
 from skillshelf.hooks.agents import Agent
 from skillshelf.hooks.answer import EMPTY, context_answer
-from skillshelf.hooks.deadlines import work_limit
+from skillshelf.hooks.deadlines import ESSENTIAL_SECONDS, work_limit
 from skillshelf.hooks.hooklog import log_path, open_jobs_log, write_log_line
 
 __all__ = ["HookRun", "log_path", "run_hook", "spawn_detached"]
@@ -58,28 +63,39 @@ def run_hook(
     state_dir: Path,
     deadline: float | None = None,
     served: bool = False,
+    late: bool = False,
 ) -> HookRun:
     """Answer one hook call; never raises (see the module docstring). ``deadline`` overrides the
     event's (kept under the agent's timeout); 0 waits as long as the work takes (warm-ups).
-    ``served``: the hook server answers (it starts no other server; the log says so)."""
+    ``served``: the hook server answers (it starts no other server; the log says so). ``late``:
+    no time is left (the hook's start took it): only the essential step runs, the answer is empty."""
     start = time.perf_counter()
     limit = work_limit(event, deadline)
+    grace = ESSENTIAL_SECONDS.get(event, 0.0)
     text: list[str] = []
     failed: list[BaseException] = []
+    settled = threading.Event()  # the essential step is over, or the work ended before it
 
     def work() -> None:
         try:
-            text.append(_handle(agent, event, raw, env, state_dir, served=served))
+            text.append(_handle(agent, event, raw, env, state_dir, served=served, settled=settled, late=late))
         except BaseException as exc:  # a hook reports every failure and answers empty
             failed.append(exc)
+        finally:
+            settled.set()
 
     worker = threading.Thread(target=work, name=f"hook-{event}", daemon=True)
     worker.start()
-    worker.join(limit or None)
+    _wait(worker, settled, limit=limit, grace=grace, late=late)
     seconds = time.perf_counter() - start
-    if worker.is_alive():
-        detail = f"over {limit:g} s"
-        if event == "UserPromptSubmit":
+    if failed:
+        run = HookRun(answer=EMPTY, status="error", seconds=seconds, detail=_describe(failed[0]))
+    elif worker.is_alive() or late:
+        detail = "no time left for the work" if late else f"over {limit:g} s"
+        if grace:
+            done = settled.is_set()
+            detail += "; essential step done" if done else f"; essential step unfinished {grace:g} s past it"
+        if event == "UserPromptSubmit" and not late:
             unusable = unwritable(env.dirs.cache / "index")
             if unusable is None:
                 _spawn(
@@ -89,9 +105,8 @@ def run_hook(
                 )
             else:
                 detail += f"; no warm-up: the cache folder {unusable} cannot be written"
-        run = HookRun(answer=EMPTY, status="timeout", seconds=seconds, detail=detail, timed_out=True)
-    elif failed:
-        run = HookRun(answer=EMPTY, status="error", seconds=seconds, detail=_describe(failed[0]))
+        timed_out = worker.is_alive()
+        run = HookRun(answer=EMPTY, status="timeout", seconds=seconds, detail=detail, timed_out=timed_out)
     else:
         answer = context_answer(agent, event, text[0] if text else "")
         run = HookRun(
@@ -103,8 +118,32 @@ def run_hook(
     return run
 
 
-def _handle(agent: Agent, event: str, raw: bytes, env: Env, state_dir: Path, *, served: bool) -> str:
-    from skillshelf.hooks.events import HANDLERS
+def _wait(
+    worker: threading.Thread, settled: threading.Event, *, limit: float, grace: float, late: bool
+) -> None:
+    """Wait for the work until ``limit`` (0: its end), then while its essential step is not
+    over up to ``grace`` more; ``late``: for the essential step alone (the work ends there)."""
+    if late:
+        worker.join(grace)
+        return
+    worker.join(limit or None)
+    if worker.is_alive():
+        settled.wait(grace)
+
+
+def _handle(
+    agent: Agent,
+    event: str,
+    raw: bytes,
+    env: Env,
+    state_dir: Path,
+    *,
+    served: bool,
+    settled: threading.Event,
+    late: bool,
+) -> str:
+    """The event's essential step (then ``settled`` is set), then, unless ``late``, its handler."""
+    from skillshelf.hooks.events import ESSENTIAL, HANDLERS
     from skillshelf.hooks.payload import HookInputError, parse_input
 
     handler = HANDLERS.get(event)
@@ -112,6 +151,12 @@ def _handle(agent: Agent, event: str, raw: bytes, env: Env, state_dir: Path, *, 
         raise HookInputError(f"skillshelf has no hook for the event {event!r}")
     inp = parse_input(raw, event) if event != "warm" else parse_input(b"{}", event)
     here = _in_session_folder(agent, env, inp.cwd)
+    essential = ESSENTIAL.get(event)
+    if essential is not None:
+        essential(agent, inp, here)
+    settled.set()
+    if late:
+        return ""
 
     def spawn(args: list[str]) -> None:
         if not (served and args[:1] == ["hook-server"]):
