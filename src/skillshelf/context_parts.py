@@ -72,7 +72,7 @@ def catalog_part(workspace: Workspace, options: ContextOptions) -> tuple[Context
     """The stable catalog: listed skills in full, name-only skills without description, in the
     format and budget the options (else the config, else Codex's) ask for; and the rendering (its
     report says which budget, its placements what became of each skill)."""
-    from skillshelf.skills.catalog import DEFAULT_FORMAT, render_catalog
+    from skillshelf.skills.catalog import DEFAULT_FORMAT, render_catalog, withheld_catalog
 
     skills = workspace.skills
     shown = [*skills.listed, *(_without_description(s) for s in skills.name_only)]
@@ -83,6 +83,9 @@ def catalog_part(workspace: Workspace, options: ContextOptions) -> tuple[Context
     )
     chosen = options.catalog_format or workspace.config.catalog_format or DEFAULT_FORMAT
     rendered = render_catalog(shown, choice.budget, chosen, roots=list(workspace.roots))
+    listing = workspace.config.skills_instructions
+    if not listing.on:  # skills.include_instructions = false (skillshelf's config, else Codex's)
+        rendered = withheld_catalog(rendered, listing.source or "skills.include_instructions = false")
     used_roots = tuple(dict.fromkeys(str(s.root) for s in shown))
     part = ContextPart(name="catalog", title="Skills catalog", text=rendered.text, sources=used_roots)
     report = dataclasses.replace(rendered.report, budget_source=choice.source)

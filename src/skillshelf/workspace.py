@@ -128,6 +128,7 @@ class Workspace:
                 builtin_dir=_installed_builtin(env) if builtin else None,
                 include_claude=config.include_claude,
                 use_cache=options.use_cache,
+                bundled=config.bundled_skills.on,
             ),
         )
         marked = mark_untrusted(discovery.skills, trusted_project=config.trusted)

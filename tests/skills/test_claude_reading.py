@@ -96,6 +96,15 @@ def test_claude_code_repairs_yaml_its_own_way(frontmatter: str, shown: str, when
     assert len(repaired) == 1 and "Claude Code repairs it" in repaired[0].message
 
 
+def test_claude_code_s_repair_hint_fits_the_value_it_quoted() -> None:
+    indicator = parse("---\nname: demo\ntitle: x: y\ndescription: @handle start\n---\nBody\n")
+    (note,) = [d for d in indicator.diagnostics if d.code == "SK105"]
+    assert note.fix.startswith(
+        'quote values that start with a YAML indicator (`@`), e.g. `description: "@handle'
+    )
+    assert "and values that contain `: `" in note.fix
+
+
 @pytest.mark.parametrize(
     "frontmatter", ["description: fine\nk2: a: b", "description: fine\nmeta:\n  x: a: b"]
 )

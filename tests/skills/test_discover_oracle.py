@@ -255,6 +255,12 @@ def test_plugin_namespaces_match_codex(tmp_path: Path, codex_oracle: Any) -> Non
     write_skill(r / "numeric/s", "numns")
     manifest(r / "long", ".claude-plugin", '{"name": "' + "p" * 64 + '"}')
     write_skill(r / "long/s", "s" * 64)
+    # namespace and name of at most 128 characters together load (characters, not UTF-8 bytes
+    # or UTF-16 units); longer ones are dropped
+    for plugin, length in (("q" * 65, 64), ("\u00e9" * 70, 58), ("\u00e9" * 70, 59), ("\U0001f600" * 65, 63)):
+        folder = r / f"long-{ord(plugin[0])}-{len(plugin)}-{length}"
+        manifest(folder, ".claude-plugin", '{"name": "' + plugin + '"}')
+        write_skill(folder / "s", "s" * length)
     manifest(tree.cwd, ".claude-plugin", '{"name": "above"}')
     write_skill(tree.cwd / ".agents/skills/a", "abovens")
     write_skill(tree.base / "plain/p", "linkedplain")
@@ -273,7 +279,10 @@ def test_plugin_namespaces_match_codex(tmp_path: Path, codex_oracle: Any) -> Non
         "above:abovens",
         "linkedplain",
         "target:linkedplug",
+        "\u00e9" * 70 + ":" + "s" * 58,
+        "\U0001f600" * 65 + ":" + "s" * 63,  # 129 characters, though 194 UTF-16 units
     }
+    assert not [name for name, _ in listed if len(name) > 129]
 
 
 def test_folder_names_codex_skips_match_codex(tmp_path: Path, codex_oracle: Any) -> None:

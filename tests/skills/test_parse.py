@@ -31,7 +31,8 @@ def _expand(text: str) -> str:
 
 
 # Vectors with a plugin namespace are left out here: namespaces are applied by discovery
-# (test_skill_namespace.py), and Codex 0.171.0 has no 128-character qualified-name limit.
+# (test_skill_namespace.py), and Codex 0.171.0 loads a qualified name of 129 characters (its cap
+# counts namespace and name without the colon), which those vectors reject.
 PARSER_VECTORS = [
     v
     for v in vector_params("parser")
@@ -341,3 +342,37 @@ def test_a_nonspecific_tag_keeps_a_name_that_looks_like_null_or_a_number(name: s
     parsed = parse(f"---\nname: {name}\ndescription: d\n---\nbody\n")
     assert parsed.skill is not None, parsed.diagnostics
     assert parsed.skill.name == listed
+
+
+def test_an_empty_name_hint_says_to_fill_in_the_line_so_following_it_adds_no_duplicate() -> None:
+    for written in ('name: ""', "name:", "name: ~"):
+        text = f"---\n{written}\ndescription: d\n---\n"
+        (note,) = [d for d in parse(text, folder="e").diagnostics if d.code == "SK109"]
+        assert note.message.startswith("`name` is empty") and "existing `name:` line" in note.fix
+        followed = parse(text.replace(written, "name: e"), folder="e")  # the line filled in
+        assert followed.skill is not None and codes(followed) == []
+    (absent,) = [d for d in parse("---\ndescription: d\n---\n", folder="e").diagnostics if d.code == "SK109"]
+    assert absent.fix == "add `name: e` to the frontmatter"
+
+
+@pytest.mark.parametrize("root", [ROOT, CLAUDE])
+def test_a_yaml_error_names_the_same_file_line_as_the_diagnostic(root: SkillRoot) -> None:
+    parsed = parse("---\nname: q\ndescription: 'unterminated\n---\n", root=root)
+    (error,) = [d for d in parsed.diagnostics if d.code == "SK104"]
+    assert error.line == 3 and "at line 3 column 27" in error.message
+
+
+@pytest.mark.parametrize(
+    ("value", "sign", "example"),
+    [
+        ("@handle start", "`@`", '`description: "@handle start"`'),
+        ("`x", "a backtick", 'description: "`x"'),
+        ("{a: b}", "`{`", '`description: "{a: b}"`'),
+    ],
+)
+def test_a_repair_of_a_value_starting_with_an_indicator_says_to_quote_it(
+    value: str, sign: str, example: str
+) -> None:
+    parsed = parse(f"---\nname: a\ndescription: {value}\n---\n")
+    (repair,) = [d for d in parsed.diagnostics if d.code == "SK105"]
+    assert f"start with a YAML indicator ({sign}), e.g. {example}" in repair.fix and ": `" not in repair.fix

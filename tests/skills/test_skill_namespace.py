@@ -8,8 +8,10 @@ from pathlib import Path
 import pytest
 from skill_tree_helpers import write, write_skill
 
+from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.skills.discover import discover_in
-from skillshelf.skills.namespace import NamespaceResolver
+from skillshelf.skills.namespace import NamespaceResolver, qualified_name
+from skillshelf.skills.validate import validate_paths
 
 
 def names(*roots: Path) -> list[str]:
@@ -82,3 +84,41 @@ def test_skills_linked_into_a_root_cost_no_manifest_probes_below_the_link(
     assert names(tmp_path / "root") == [f"s{i}" for i in range(5)]
     corpus = str(tmp_path.resolve() / "corpus")
     assert probed and not [p for p in probed if p.startswith(corpus)]  # only the folders above it
+
+
+@pytest.mark.parametrize(
+    ("namespace", "name", "loads"),
+    [
+        ("p" * 100, "s" * 28, True),  # 129 characters with the colon
+        ("p" * 100, "s" * 29, False),
+        ("p" * 64, "s" * 64, True),
+        ("p" * 65, "s" * 64, False),
+        ("\u00e9" * 70, "s" * 58, True),  # characters, not UTF-8 bytes
+        ("\U0001f600" * 64, "s" * 64, True),  # nor UTF-16 units
+        ("\U0001f600" * 65, "s" * 64, False),
+    ],
+)
+def test_codex_drops_a_qualified_name_over_128_characters_without_its_colon(
+    namespace: str, name: str, loads: bool
+) -> None:
+    out: list[Diagnostic] = []
+    got = qualified_name(namespace, name, path="x/SKILL.md", out=out)
+    assert (got == f"{namespace}:{name}", [d.code for d in out]) == (loads, [] if loads else ["SK130"])
+    assert all(d.severity is Severity.ERROR and "shorten" in d.fix for d in out)
+
+
+def test_a_plugin_skill_with_a_too_long_qualified_name_is_dropped_and_validate_says_why(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for length in (28, 29):
+        write(tmp_path / f"pl{length}/.claude-plugin/plugin.json", '{"name": "' + "p" * 100 + '"}')
+        write_skill(tmp_path / f"pl{length}/s", "s" * length)
+    found = discover_in([tmp_path])
+    assert [len(s.name) for s in found.skills] == [129]
+    (dropped,) = [d for d in found.diagnostics if d.code == "SK130"]
+    assert dropped.path == tmp_path / "pl29/s/SKILL.md" and "by 1 character" in dropped.fix
+    monkeypatch.chdir(tmp_path)  # the finding names the file as the PATH given does
+    report = validate_paths([Path(".")], profile="codex")
+    checks = [(str(c.path), c.loaded) for c in report.skills]
+    assert checks == [("pl28/s/SKILL.md", True), ("pl29/s/SKILL.md", False)]
+    assert [(d.code, d.path) for d in report.diagnostics] == [("SK130", Path("pl29/s/SKILL.md"))]

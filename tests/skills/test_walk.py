@@ -6,9 +6,11 @@ import os
 from pathlib import Path
 
 import pytest
-from skill_tree_helpers import write_skill
+from skill_tree_helpers import repo_root, write_skill
 
 from skillshelf.skills.walk import ScanLimits, walk_claude_root, walk_root
+from skillshelf.skills.walk_cache import snapshot_walk
+from skillshelf.skills.walk_limits import limit_diagnostics
 
 
 def found(root: Path, **kw: object) -> list[str]:
@@ -24,6 +26,33 @@ def test_skills_six_levels_deep_are_found_and_seven_are_not(tmp_path: Path) -> N
     assert result.depth_pruned == 1 and not result.truncated
     (too_deep,) = result.diagnostics
     assert too_deep.code == "SK210" and too_deep.path == tmp_path / "e0/e1/e2/e3/e4/e5/e6/SKILL.md"
+
+
+def test_the_depth_fix_moves_the_skill_up_as_codex_never_follows_skillshelf_s_depth(tmp_path: Path) -> None:
+    write_skill(tmp_path / "e0/e1/e2/e3/e4/e5/e6", "too-deep")
+    result = walk_root(str(tmp_path), follow_symlinks=True)
+    (too_deep,) = result.diagnostics
+    (pruned,) = limit_diagnostics(repo_root(tmp_path), result, ScanLimits())
+    for diag in (too_deep, pruned):
+        assert "move" in diag.fix and "Codex does not follow it" in diag.fix
+        assert "raise the depth" not in diag.fix
+    assert "Codex does not load it" in too_deep.message
+
+
+def test_a_skill_listed_only_under_a_raised_depth_says_codex_does_not_load_it(tmp_path: Path) -> None:
+    write_skill(tmp_path / "e0/e1/e2/e3/e4/e5/e6", "too-deep")
+    result = walk_root(str(tmp_path), follow_symlinks=True, limits=ScanLimits(max_depth=7))
+    assert [os.path.relpath(f.path, tmp_path) for f in result.files] == ["e0/e1/e2/e3/e4/e5/e6/SKILL.md"]
+    (note,) = result.diagnostics
+    assert note.code == "SK210" and note.path == tmp_path / "e0/e1/e2/e3/e4/e5/e6/SKILL.md"
+    assert "7 folders below the root, deeper than the 6 levels Codex scans" in note.message
+    assert "lists it only because SKILLSHELF_SCAN_MAX_DEPTH=7" in note.message
+
+
+def test_a_skill_left_out_by_a_lowered_depth_says_codex_loads_it(tmp_path: Path) -> None:
+    write_skill(tmp_path / "d0/d1/d2", "within")
+    (note,) = walk_root(str(tmp_path), follow_symlinks=True, limits=ScanLimits(max_depth=2)).diagnostics
+    assert note.code == "SK210" and "Codex, which scans 6 levels, loads it" in note.message
 
 
 def test_a_skill_file_in_the_root_itself_is_found(tmp_path: Path) -> None:
@@ -81,6 +110,22 @@ def test_symlinked_skill_files_are_ignored_with_a_warning(tmp_path: Path) -> Non
     result = walk_root(str(root), follow_symlinks=True)
     assert result.files == []
     assert {d.code for d in result.diagnostics} == {"SK206", "SK205"}
+
+
+def test_a_link_to_itself_is_a_loop_not_a_broken_link_and_the_walk_is_not_reused(tmp_path: Path) -> None:
+    write_skill(tmp_path / "ok", "ok")
+    os.symlink("selfloop", tmp_path / "selfloop")
+    os.symlink("b", tmp_path / "a")
+    os.symlink("a", tmp_path / "b")
+    result = walk_root(str(tmp_path), follow_symlinks=True, record=True)
+    assert found(tmp_path) == ["ok/SKILL.md"]
+    assert sorted((d.code, d.path.name) for d in result.diagnostics) == [
+        ("SK204", "a"),
+        ("SK204", "b"),
+        ("SK204", "selfloop"),
+    ]
+    assert all("symlink loop" in d.message for d in result.diagnostics)
+    assert snapshot_walk(result) is None  # the loop may be undone outside the walked folders
 
 
 def test_a_visible_alias_reaches_a_hidden_folder(tmp_path: Path) -> None:

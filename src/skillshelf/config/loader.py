@@ -8,16 +8,24 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from skillshelf.config.layers import ConfigLayer, LayerKind, read_layer, runtime_layer
-from skillshelf.config.merge import Provenance, merge_layers
+from skillshelf.config.merge import Merged, Provenance, merge_layers
 from skillshelf.config.modes import SkillMode, SkillRule
 from skillshelf.config.trust import TrustDecision, canonical, decide_trust
 from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.env import Env, find_project_root, folders_between
 
-__all__ = ["Config", "load_config"]
+__all__ = ["Config", "Switch", "load_config"]
 
 CONFIG_NAME = "config.toml"
 PROJECT_DIR = ".skillshelf"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Switch:
+    """An on/off setting and what decided it (``None``: nothing set it, its default)."""
+
+    on: bool = True
+    source: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -26,6 +34,8 @@ class Config:
 
     ``values`` holds only active layers (an untrusted project's values never reach it);
     ``layers`` holds every layer found, active or not, with the reason it is off.
+    ``bundled_skills`` and ``skills_instructions`` are Codex's two skills switches as they apply
+    here: skillshelf's own config when it sets them, else Codex's config.
     """
 
     values: Mapping[str, object] = field(hash=False)
@@ -37,6 +47,8 @@ class Config:
     user_config: Path
     project_root: Path
     requirements: Mapping[str, object] = field(default_factory=dict, hash=False)
+    bundled_skills: Switch = Switch()  # ``[skills.bundled] enabled``: Codex's system skills
+    skills_instructions: Switch = Switch()  # ``skills.include_instructions``: the skills list
 
     @property
     def trusted(self) -> bool:
@@ -169,6 +181,25 @@ def _drop_projects(layer: ConfigLayer) -> tuple[ConfigLayer, list[Diagnostic]]:
     return dataclasses.replace(layer, values=values), [diag]
 
 
+def _drop_root_markers(layer: ConfigLayer) -> tuple[ConfigLayer, list[Diagnostic]]:
+    """A project layer cannot move the root it was found from: report and remove its
+    ``project_root_markers``."""
+    if "project_root_markers" not in layer.values:
+        return layer, []
+    values = {k: v for k, v in layer.values.items() if k != "project_root_markers"}
+    diag = Diagnostic(
+        code="CF116",
+        severity=Severity.WARNING,
+        message="`project_root_markers` in the project layer is ignored: a project cannot move its own root",
+        fix="remove it here and set project_root_markers in the user config (or pass "
+        "-c project_root_markers=[...] for one run)",
+        path=layer.path,
+        line=layer.line_of(("project_root_markers",)),
+        field="project_root_markers",
+    )
+    return dataclasses.replace(layer, values=values), [diag]
+
+
 def _project_layers(env: Env, root: Path, user_file: Path) -> list[ConfigLayer]:
     layers = []
     cwd = canonical(env.cwd)
@@ -249,8 +280,8 @@ def system_config_dir(env: Env, explicit: Path | None = None) -> Path:
 
 
 def project_root(env: Env, layers: Sequence[ConfigLayer]) -> Path:
-    """The project root for ``env.cwd``: ``project_root_markers`` from the system or user
-    layer (the later one wins) if set there, else ``Env.project_root_markers``."""
+    """The project root for ``env.cwd``: ``project_root_markers`` from the system, user or
+    ``-c`` layer (the later one wins) if set there, else ``Env.project_root_markers``."""
     markers: tuple[str, ...] = env.project_root_markers
     for layer in layers:
         value = layer.values.get("project_root_markers") if layer.active else None
@@ -267,15 +298,14 @@ def load_config(
     system = read_layer(LayerKind.SYSTEM, system_config_dir(env, system_dir) / CONFIG_NAME, home=env.home)
     codex = read_layer(LayerKind.CODEX, env.codex_home / CONFIG_NAME, home=env.home, only_rules=True)
     user = read_layer(LayerKind.USER, user_file, home=env.home)
-    root = project_root(env, [system, user])
-    diags: list[Diagnostic] = []
+    runtime, diags = _drop_projects(runtime_layer(overrides, cwd=env.cwd, home=env.home))
+    root = project_root(env, [system, user, runtime])
     projects = []
     for layer in _project_layers(env, root, user_file):
         layer, found = _drop_projects(layer)
+        layer, moved = _drop_root_markers(layer)
         projects.append(layer)
-        diags += found
-    runtime, found = _drop_projects(runtime_layer(overrides, cwd=env.cwd, home=env.home))
-    diags += found
+        diags += found + moved
     trust = decide_trust(root, [system, user])
     projects, found = _gate_projects(projects, trust, [system, codex, user, runtime])
     diags += found
@@ -296,4 +326,38 @@ def load_config(
         user_config=user_file,
         project_root=root,
         requirements=requirements,
+        **_switches(env, merged),
     )
+
+
+_SWITCH_KEYS = {
+    "bundled_skills": "skills.bundled.enabled",
+    "skills_instructions": "skills.include_instructions",
+}
+
+
+def _switches(env: Env, merged: Merged) -> dict[str, Switch]:
+    """``[skills.bundled] enabled`` and ``skills.include_instructions``: skillshelf's own config
+    when a layer sets them, else Codex's (:func:`~skillshelf.skills.roots.codex_skill_switches`)."""
+    found = {name: _own_switch(merged, key) for name, key in _SWITCH_KEYS.items()}
+    if None in found.values():
+        from skillshelf.skills.roots import codex_skill_switches  # Codex's config and its trusted projects
+
+        codex = codex_skill_switches(env)
+        for name, switch in (("bundled_skills", codex.bundled), ("skills_instructions", codex.instructions)):
+            if found[name] is None and switch.file is not None:
+                source = f"{_SWITCH_KEYS[name]} = {str(switch.on).lower()} in {switch.file}"
+                found[name] = Switch(on=switch.on, source=source)
+    return {name: switch for name, switch in found.items() if switch is not None}
+
+
+def _own_switch(merged: Merged, key: str) -> Switch | None:
+    """The switch at ``key`` when a layer of skillshelf's config sets it."""
+    node: object = merged.values
+    for part in key.split("."):
+        node = node.get(part) if isinstance(node, Mapping) else None
+    prov = merged.provenance.get(key)
+    if not isinstance(node, bool) or prov is None:
+        return None
+    where = f"in {prov.file}" if prov.file else "(-c)" if prov.layer == "runtime" else f"({prov.layer})"
+    return Switch(on=node, source=f"{key} = {str(node).lower()} {where}")

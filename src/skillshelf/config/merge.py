@@ -188,12 +188,15 @@ def _refusal(refusal: Refusal, layers: Mapping[str, ConfigLayer], values: Mappin
     key, tried, kept = refusal.key, refusal.tried, refusal.kept
     layer = layers[tried]
     where: KeyPath = ("requirements", key)
+    here = "this file" if layer.path is not None else "the -c overrides"
     if refusal.kept_key is None:
+        import json  # only for a refusal: the kept value in TOML's spelling (false, ["a"])
+
         message = (
             f"layer {tried} {refusal.what} for requirements.{key}; requirements cannot be loosened, "
-            f"kept {values.get(key)!r} (set by layer {kept})"
+            f"kept {json.dumps(values.get(key), ensure_ascii=False)} (set by layer {kept})"
         )
-        fix = f"remove requirements.{key} from this file, or change it in layer {kept}"
+        fix = f"remove requirements.{key} from {here}, or change it in layer {kept}"
     else:
         listed = _listed(layer, key)
         where = (*where, listed.index(refusal.name)) if refusal.name in listed else where
@@ -202,7 +205,7 @@ def _refusal(refusal: Refusal, layers: Mapping[str, ConfigLayer], values: Mappin
             f"requirements.{refusal.kept_key}; requirements cannot be loosened, kept it there"
         )
         fix = (
-            f"remove {refusal.name!r} from requirements.{key} in this file, or from "
+            f"remove {refusal.name!r} from requirements.{key} in {here}, or from "
             f"requirements.{refusal.kept_key} in layer {kept}"
         )
     return Diagnostic(

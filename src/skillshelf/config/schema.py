@@ -6,7 +6,7 @@ the wrong type, or a number outside its key's bounds (a token budget of 0, a per
 100), is dropped from its layer and reported (``CF102``, the fix naming the bounds and, where
 the schema knows it, the default), so the default applies. Path values are resolved
 against the folder of the file that holds them (``~`` expands to the home folder). Every
-finding carries the file and line.
+finding carries the file and line (one about a ``-c`` override says it was given with ``-c``).
 """
 
 from __future__ import annotations
@@ -156,11 +156,23 @@ def _dotted_keys(spec: Spec, path: tuple[str, ...] = ()) -> list[tuple[str, ...]
     return out
 
 
+#: Codex's ``config.toml`` keys whose setting skillshelf's config names otherwise (skillshelf reads
+#: Codex's own keys from Codex's file; its config takes them under these names).
+CODEX_KEYS = {
+    "project_doc_max_bytes": "instructions.max_bytes",
+    "project_doc_fallback_filenames": "instructions.fallback_filenames",
+    "model_context_window": "catalog.context_window",
+}
+
+
 def _unknown_key_fix(key: str, spec: Spec, path: KeyPath) -> str:
-    """The fix for an unknown ``key`` in the table ``spec`` at ``path``: a close key of this table,
-    else a key of that name (or starting with it) in another table, else this table's keys."""
+    """The fix for an unknown ``key`` in the table ``spec`` at ``path``: skillshelf's name for a
+    key of Codex's, else a close key of this table, else a key of that name (or starting with it)
+    in another table, else this table's keys."""
     import difflib  # only for an unknown key
 
+    if key in CODEX_KEYS:
+        return f"did you mean `{CODEX_KEYS[key]}`? (`{key}` is Codex's name, read from Codex's config.toml)"
     close = difflib.get_close_matches(key, list(spec.children), n=1, cutoff=0.75)
     if close:
         return f"did you mean `{close[0]}`?"
@@ -201,11 +213,12 @@ class _Check:
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
     def report(self, code: str, path: KeyPath, message: str, fix: str) -> None:
+        """One finding; one about the ``-c`` overrides (no file) says so, as it has no file to name."""
         self.diagnostics.append(
             Diagnostic(
                 code=code,
                 severity=Severity.WARNING,
-                message=message,
+                message=message if self.file is not None else f"{message} (given with -c)",
                 fix=fix,
                 path=self.file,
                 line=find_line(self.lines, path),

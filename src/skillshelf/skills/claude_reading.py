@@ -69,6 +69,7 @@ __all__ = [
 # `key:`, JavaScript's \s+, and its `.+` (which stops at line terminators)
 _LINE = re.compile(f"([a-zA-Z_-]+):[{JS_SPACE}]+([^\n\r\u2028\u2029]+)")
 _NEEDS_QUOTES = re.compile(r"[{}\[\]*&#!|>%@`]|: ")
+_INDICATORS = frozenset("{}[]*&#!|>%@`")  # a value that starts with one is not plain text in YAML
 _LEADING_TABS = re.compile(r"^\t+")
 _OBJECT = "[object Object]"
 _SPACES = re.compile(f"[{JS_SPACE}]*")
@@ -101,16 +102,16 @@ class _ClaudeLoader(PythonLoader):
             self.fetch_plain()
 
 
-def claude_yaml(text: str) -> YamlDocument | YamlFailure:
+def claude_yaml(text: str, first_line: int = 1) -> YamlDocument | YamlFailure:
     """``text`` read as Claude Code's YAML reads it (see the module's docstring). A text already
-    holding one of the stand-ins is read as PyYAML reads it."""
+    holding one of the stand-ins is read as PyYAML reads it. ``first_line``: as ``load_yaml``'s."""
     text = text.partition("\0")[0]
     odd = _ODD.search(text) is not None and _STAND_INS.search(text) is None
     if odd:
         text = _ODD.sub(lambda m: chr(_STAND_IN + ord(m.group())), text)
-    loaded = load_yaml(text)
+    loaded = load_yaml(text, first_line=first_line)
     if isinstance(loaded, YamlFailure) and "," in text:
-        lenient = load_yaml(text, loader_class=_ClaudeLoader)
+        lenient = load_yaml(text, loader_class=_ClaudeLoader, first_line=first_line)
         loaded = lenient if isinstance(lenient, YamlDocument) else loaded
     if not odd or not isinstance(loaded, YamlDocument):
         return loaded
@@ -325,16 +326,37 @@ def claude_hides(values: Sequence[yaml.Node | str], *, path: Path) -> tuple[bool
     return hides, [note]
 
 
-def repaired_note(path: Path, lines: list[int], agent: str) -> Diagnostic:
-    """SK105: ``agent`` repaired the YAML by quoting the values on ``lines``."""
+def repaired_note(path: Path, first_line: int, changed: Sequence[int], agent: str, text: str) -> Diagnostic:
+    """SK105: ``agent`` repaired the YAML ``text`` (from file line ``first_line`` on) by quoting the
+    values on its ``changed`` lines (0-based); the fix follows what those values hold."""
+    written = text.split("\n")
+    lines = [first_line + i for i in changed]
     return diagnostic(
         "SK105",
         Severity.WARNING,
         f"invalid YAML repaired by quoting the value on line(s) {', '.join(map(str, lines))} "
         f"({agent} repairs it the same way)",
-        'quote values that contain `: ` (e.g. `description: "Deploy: fast"`) so strict parsers accept them',
+        _repair_fix([written[i] for i in changed]),
         path,
         lines[0],
+    )
+
+
+def _repair_fix(texts: Sequence[str]) -> str:
+    """What to quote: values that start with a YAML indicator, values holding ``: ``, or both."""
+    pairs = [(key.strip(), value.strip()) for key, _, value in (text.partition(":") for text in texts)]
+    starts = [(key, value) for key, value in pairs if value[:1] in _INDICATORS]
+    colon = 'values that contain `: ` (e.g. `description: "Deploy: fast"`)'
+    if not starts:
+        return f"quote {colon} so strict parsers accept them"
+    signs = ", ".join(sorted({f"`{value[0]}`" if value[0] != "`" else "a backtick" for _, value in starts}))
+    key, value = starts[0]
+    escaped = value.replace("\\", "\\\\").replace('"', '\\"')
+    example = f'{key}: "{escaped}"' if "`" in value else f'`{key}: "{escaped}"`'
+    also = f", and {colon}" if len(starts) < len(pairs) else ""
+    return (
+        f"quote values that start with a YAML indicator ({signs}), e.g. {example}{also}, "
+        "so strict parsers accept them"
     )
 
 
@@ -343,13 +365,13 @@ def load_claude(
 ) -> tuple[YamlDocument, KnownFields] | Ignored:
     """The document and Codex's fields, read as Claude Code reads them (its own repair when the
     YAML fails); else why it ignores the frontmatter, and the line."""
-    first = claude_yaml(split.yaml_text)
+    first = claude_yaml(split.yaml_text, split.first_line)
     if isinstance(first, YamlDocument):
         return first, known_fields(first.node, path=path)
     repaired, changed = claude_repair(split.raw_yaml)  # carriage returns kept
     second = claude_yaml(repaired) if changed else first
     if isinstance(second, YamlDocument):
-        out.append(repaired_note(path, [split.first_line + i for i in changed], "Claude Code"))
+        out.append(repaired_note(path, split.first_line, changed, "Claude Code", split.raw_yaml))
         return second, known_fields(second.node, path=path)
     line = split.first_line + first.line if first.line is not None else None
     return Ignored(code="SK104", problem=f"invalid YAML: {first.message}", line=line)

@@ -3,8 +3,11 @@
 Codex reads them, so skillshelf reads them too, to find the same roots and size the catalog the
 same way: ``project_root_markers`` (which folders are projects), ``model``,
 ``model_context_window``, ``model_catalog_json`` and ``skills.max_context_tokens`` (the catalog
-budget, see :mod:`skillshelf.skills.catalog.window`), plus the model catalog a
-``model_catalog_json`` setting points to.
+budget, see :mod:`skillshelf.skills.catalog.window`), ``[skills.bundled] enabled`` (``false``: no
+system skills from ``$CODEX_HOME/skills/.system``) and ``skills.include_instructions``
+(``false``: no skills list for the model at all), plus the model catalog a
+``model_catalog_json`` setting points to. A trusted project's ``.codex/config.toml`` can set the
+two ``skills`` switches too (:func:`skillshelf.skills.roots.codex_skill_switches`).
 
 A missing file gives the defaults; an unreadable one gives the defaults and a diagnostic. The
 file is parsed once per process while its size and mtime stay the same.
@@ -40,6 +43,8 @@ class CodexSettings:
     model_context_window: int | None = None
     model_catalog_json: Path | None = None
     skills_max_context_tokens: int | None = None
+    bundled_skills: bool | None = None  # ``[skills.bundled] enabled``
+    skills_instructions: bool | None = None  # ``skills.include_instructions``
     plugins: tuple[tuple[str, bool], ...] = ()  # ``[plugins."NAME@MARKETPLACE"]``: (id, enabled)
     trusted_projects: tuple[str, ...] = ()  # ``[projects."PATH"]`` set ``trust_level = "trusted"``
     untrusted_projects: tuple[str, ...] = ()  # ... and ``trust_level = "untrusted"``
@@ -87,6 +92,8 @@ def _parse(path: Path) -> CodexSettings:
         )
         return CodexSettings(path=path, diagnostics=(diag,))
     skills = data.get("skills")
+    skills = skills if isinstance(skills, dict) else {}
+    bundled = skills.get("bundled")
     catalog = data.get("model_catalog_json")
     return CodexSettings(
         path=path,
@@ -94,9 +101,9 @@ def _parse(path: Path) -> CodexSettings:
         model=_text(data.get("model")),
         model_context_window=_whole(data.get("model_context_window")),
         model_catalog_json=_path(catalog, path.parent) if isinstance(catalog, str) and catalog else None,
-        skills_max_context_tokens=_whole(skills.get("max_context_tokens"), 1)
-        if isinstance(skills, dict)
-        else None,
+        skills_max_context_tokens=_whole(skills.get("max_context_tokens"), 1),
+        bundled_skills=_flag(bundled.get("enabled")) if isinstance(bundled, dict) else None,
+        skills_instructions=_flag(skills.get("include_instructions")),
         plugins=_plugin_states(data.get("plugins")),
         trusted_projects=_projects_at(data.get("projects"), "trusted"),
         untrusted_projects=_projects_at(data.get("projects"), "untrusted"),
@@ -126,6 +133,10 @@ def _strings(value: object) -> tuple[str, ...] | None:
     if not isinstance(value, list):
         return None
     return tuple(v for v in value if isinstance(v, str))
+
+
+def _flag(value: object) -> bool | None:
+    return value if isinstance(value, bool) else None
 
 
 def _text(value: object) -> str | None:

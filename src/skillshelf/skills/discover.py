@@ -30,7 +30,7 @@ from skillshelf.env import Env
 from skillshelf.skills.cache import CACHE_FILE, SkillCache, skill_path
 from skillshelf.skills.codex_config import read_codex_settings
 from skillshelf.skills.model import MAX_SKILL_BYTES, Discovery, RootOrigin, RootScan, Skill, SkillRoot
-from skillshelf.skills.namespace import NamespaceResolver
+from skillshelf.skills.namespace import NamespaceResolver, qualified_name
 from skillshelf.skills.roots import claude_roots, extra_roots, is_claude_root, skill_roots
 from skillshelf.skills.same_names import duplicate_names, without_claude_copies, without_shadowed_builtins
 from skillshelf.skills.slots import replaced
@@ -69,6 +69,7 @@ class DiscoveryOptions:
     use_cache: bool = True
     limits: ScanLimits = field(default_factory=ScanLimits)
     max_skill_bytes: int = MAX_SKILL_BYTES
+    bundled: bool | None = None  # Codex's system skills (``.system``); None: as Codex's config says
 
 
 def discover_skills(env: Env, options: DiscoveryOptions = DiscoveryOptions()) -> Discovery:
@@ -90,6 +91,7 @@ def discover_skills(env: Env, options: DiscoveryOptions = DiscoveryOptions()) ->
         include_claude=options.include_claude,
         builtin=builtin,
         installed=installed,
+        bundled=options.bundled,
     )
     limits, notes = limits_from_environ(env.environ, options.limits)
     notes += codex.diagnostics
@@ -324,7 +326,14 @@ class _Discoverer:
             namespace = self.namespaces.namespace(os.path.dirname(item.canonical))
         changes: dict[str, object] = {}
         if isinstance(namespace, str):
-            changes["name"] = f"{namespace}:{skill.name}"
+            name = (
+                f"{namespace}:{skill.name}"
+                if claude
+                else qualified_name(namespace, skill.name, path=skill.path, out=self.diagnostics)
+            )
+            if name is None:  # too long for Codex (SK130)
+                return None
+            changes["name"] = name
         if item.canonical != item.path:
             changes["real_path"] = skill_path(item.canonical)
         if changes:

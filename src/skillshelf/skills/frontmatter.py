@@ -321,16 +321,19 @@ class YamlFailure:
     line: int | None
 
 
-def load_yaml(text: str, *, loader_class: type[Any] = _Loader) -> YamlDocument | YamlFailure:
+def load_yaml(
+    text: str, *, loader_class: type[Any] = _Loader, first_line: int = 1
+) -> YamlDocument | YamlFailure:
     """Parse one YAML document (with ``loader_class``, a :class:`PythonLoader` or libyaml's
-    equivalent); never raises. A scalar tagged ``!`` is its text (``yaml_tags``)."""
+    equivalent); never raises. A scalar tagged ``!`` is its text (``yaml_tags``). A failure's
+    message counts lines from ``first_line`` (the file line the text starts on)."""
     try:
         loader = loader_class(text)
     except yaml.YAMLError as exc:
         return YamlFailure(message=str(exc).splitlines()[0], line=None)
     except UnicodeEncodeError as exc:  # libyaml reads UTF-8: a lone surrogate cannot be encoded
         line = text.count("\n", 0, exc.start)
-        return YamlFailure(message=f"a lone surrogate code point at line {line + 1}", line=line)
+        return YamlFailure(message=f"a lone surrogate code point at line {line + first_line}", line=line)
     try:
         node = loader.get_single_node()
         if node is not None:
@@ -339,12 +342,13 @@ def load_yaml(text: str, *, loader_class: type[Any] = _Loader) -> YamlDocument |
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         problem = exc.problem or exc.context or "invalid YAML"
-        where = f" at line {mark.line + 1} column {mark.column + 1}" if mark is not None else ""
+        where = f" at line {mark.line + first_line} column {mark.column + 1}" if mark is not None else ""
         return YamlFailure(message=f"{problem}{where}", line=mark.line if mark is not None else None)
     except yaml.reader.ReaderError as exc:  # a character YAML does not allow (control characters)
         line = text.count("\n", 0, exc.position)
         code = exc.character if isinstance(exc.character, int) else ord(exc.character)
-        return YamlFailure(message=f"character U+{code:04X} at line {line + 1}: {exc.reason}", line=line)
+        message = f"character U+{code:04X} at line {line + first_line}: {exc.reason}"
+        return YamlFailure(message=message, line=line)
     except RecursionError:
         return YamlFailure(message="the YAML is nested too deeply", line=None)
     except Exception as exc:  # constructor errors (unhashable keys, bad numbers...)

@@ -9,7 +9,11 @@ Rules of Codex 0.171.0, checked with the oracle:
   counts as no manifest;
 * a skill takes the namespace of the nearest plugin folder at or above its own folder, following
   its real (symlink-resolved) location: a plain folder linked into a plugin stays plain, a plugin
-  linked into a root keeps its name, a manifest above the scanned root applies to it.
+  linked into a root keeps its name, a manifest above the scanned root applies to it;
+* Codex drops a skill whose namespace and name together run over
+  :data:`MAX_QUALIFIED_CHARS` characters (Unicode scalars, the colon not counted: a qualified
+  name of 129 characters loads, one of 130 does not, whatever the split or the characters'
+  UTF-8 or UTF-16 sizes): :func:`qualified_name` gives ``None`` and an SK130 error.
 
 Only the manifests are read (small JSON files), once per folder.
 """
@@ -17,14 +21,25 @@ Only the manifests are read (small JSON files), once per folder.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
+from skillshelf.diagnostics import Diagnostic, Severity, diagnostic
 from skillshelf.fileio import open_regular
 
-__all__ = ["MANIFESTS", "MISSING", "NamespaceResolver", "first_manifest"]
+__all__ = [
+    "MANIFESTS",
+    "MAX_QUALIFIED_CHARS",
+    "MISSING",
+    "NamespaceResolver",
+    "first_manifest",
+    "qualified_name",
+]
 
 MANIFESTS = (".codex-plugin", ".claude-plugin", ".cursor-plugin")
 _MAX_MANIFEST_BYTES = 256 * 1024
 MISSING = object()
+#: Codex's cap on a plugin skill's namespace and name together (its ``:`` not counted).
+MAX_QUALIFIED_CHARS = 128
 
 
 def first_manifest(folder: str) -> object:
@@ -94,3 +109,26 @@ class NamespaceResolver:
         for seen in chain:
             self._memo[seen] = result
         return result
+
+
+def qualified_name(namespace: str, name: str, *, path: Path | str, out: list[Diagnostic]) -> str | None:
+    """``<namespace>:<name>`` as Codex names a plugin's skill at ``path``; ``None`` (and an SK130
+    error in ``out``) when the two together are too long for Codex, which then skips the skill."""
+    qualified = f"{namespace}:{name}"
+    over = len(namespace) + len(name) - MAX_QUALIFIED_CHARS
+    if over <= 0:
+        return qualified
+    out.append(
+        diagnostic(
+            "SK130",
+            Severity.ERROR,
+            f"invalid qualified name {qualified!r}: plugin name and skill name together exceed Codex's "
+            f"maximum of {MAX_QUALIFIED_CHARS} characters ({len(namespace)} + {len(name)}); Codex skips "
+            "the skill",
+            f"shorten the skill's `name` or the plugin's `name` in its plugin.json by {over} character"
+            f"{'s' if over > 1 else ''}",
+            path,
+            field="name",
+        )
+    )
+    return None

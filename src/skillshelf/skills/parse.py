@@ -130,7 +130,7 @@ def _load_with_repair(
     """The document and Codex's fields, repaired when the YAML or the types of those fields
     fail (Codex repairs after any error of its one typed read); when the repair does not help,
     the first error stands."""
-    first_yaml = load_yaml(split.yaml_text)
+    first_yaml = load_yaml(split.yaml_text, first_line=split.first_line)
     first = _typed(first_yaml, path)
     if first is not None and not first[1].fatal:
         return first
@@ -138,7 +138,7 @@ def _load_with_repair(
     if repaired is not None:
         second = _typed(load_yaml(repaired[0]), path)
         if second is not None and not second[1].fatal:
-            out.append(repaired_note(path, [split.first_line + i for i in repaired[1]], "Codex"))
+            out.append(repaired_note(path, split.first_line, repaired[1], "Codex", split.yaml_text))
             return second
     if not isinstance(first_yaml, YamlFailure):
         return first  # the YAML parsed: the fields' own errors are reported with the skill
@@ -311,8 +311,9 @@ def _build(
         if fields.fatal:
             return ParsedSkill(skill=None, body=body, diagnostics=tuple(out))
     plugin = root.origin is RootOrigin.CLAUDE_PLUGIN
+    named = "" if fields.name is None and "name" in mapping else fields.name  # "": written, empty
     name = skill_name(
-        fields.name, path=path, claude=claude, out=out, self_named=plugin and path.parent == root.path
+        named, path=path, claude=claude, out=out, self_named=plugin and path.parent == root.path
     )
     node = doc.node if doc else None
     if claude:  # `when_to_use` alone, as JavaScript prints it; a plugin's skill listed only with one

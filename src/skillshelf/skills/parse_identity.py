@@ -70,7 +70,8 @@ def skill_name(
 ) -> str | None:
     """The name the agent gives the skill at ``path`` (its ``SKILL.md``); None when it does not
     load (SK108: too long for Codex). ``self_named``: a skill Claude Code names by its ``name``
-    (a plugin's skill folder that its manifest names), else by its folder."""
+    (a plugin's skill folder that its manifest names), else by its folder. ``declared`` is
+    ``""`` for a ``name`` line written empty or null, which the fix then says to fill in."""
     name = collapse_whitespace(declared or "")
     if claude and self_named:
         return name or path.parent.name
@@ -89,12 +90,15 @@ def skill_name(
         return path.parent.name
     if not name:
         name = collapse_whitespace(path.parent.name) or "skill"
+        empty = declared is not None
         out.append(
             diagnostic(
                 "SK109",
                 Severity.INFO,
-                f"no `name`; the folder name {name!r} is used",
-                f"add `name: {name}` to the frontmatter",
+                f"{'`name` is empty' if empty else 'no `name`'}; the folder name {name!r} is used",
+                f"fill in the existing `name:` line: `name: {name}`"
+                if empty
+                else f"add `name: {name}` to the frontmatter",
                 path,
                 field="name",
             )

@@ -12,7 +12,9 @@ pins each rule), scans in this order:
    no config root, or ``project_root_markers = []``, only the cwd's ``.codex`` is read. A
    ``.codex`` folder that *is* ``$CODEX_HOME`` is the user's, not a project layer.
 2. ``$CODEX_HOME/skills`` (user), ``~/.agents/skills`` (user),
-   ``$CODEX_HOME/skills/.system`` (system, symlinks not followed), ``/etc/codex/skills`` (admin).
+   ``$CODEX_HOME/skills/.system`` (system, symlinks not followed; not with ``[skills.bundled]
+   enabled = false`` in Codex's config, the user's or a trusted project's, see
+   :func:`codex_skill_switches`), ``/etc/codex/skills`` (admin).
 3. The skill folders of the plugins Codex has enabled (user;
    :func:`skillshelf.skills.plugins.codex_plugin_folders`), then extra roots (user), as
    Codex's runtime extra roots.
@@ -30,7 +32,8 @@ over the others.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from skillshelf.env import Env, find_project_root
@@ -40,15 +43,25 @@ from skillshelf.skills.claude_settings import (
     claude_user_dir,
     merged_settings,
 )
+from skillshelf.skills.codex_config import CodexSettings, read_codex_settings
 from skillshelf.skills.model import RootOrigin, Scope, SkillRoot
-from skillshelf.skills.plugins import ClaudePlugin, claude_plugins, codex_plugin_folders, skills_dir_plugins
+from skillshelf.skills.plugins import (
+    ClaudePlugin,
+    claude_plugins,
+    codex_plugin_folders,
+    codex_project_layers,
+    skills_dir_plugins,
+)
 
 __all__ = [
+    "CodexSwitch",
+    "CodexSwitches",
     "builtin_root",
     "claude_roots",
     "claude_user_dir",
     "codex_config_folders",
     "codex_roots",
+    "codex_skill_switches",
     "enabled_claude_plugins",
     "extra_roots",
     "is_claude_root",
@@ -114,19 +127,74 @@ def _project_folders(env: Env) -> list[Path]:
     return list(reversed(chain))
 
 
-def codex_roots(env: Env, *, extra: Sequence[Path] = ()) -> list[SkillRoot]:
-    """The roots Codex scans for ``env``, in Codex's order (extra roots at Codex's position)."""
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CodexSwitch:
+    """One on/off setting of Codex's skills and the ``config.toml`` that set it (``None``: no
+    file sets it, Codex's default, on)."""
+
+    on: bool = True
+    file: Path | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CodexSwitches:
+    """``[skills.bundled] enabled`` (the system skills of ``$CODEX_HOME/skills/.system``) and
+    ``skills.include_instructions`` (the skills list the model gets), as Codex decides them."""
+
+    bundled: CodexSwitch = CodexSwitch()
+    instructions: CodexSwitch = CodexSwitch()
+
+
+def _switch(layers: Sequence[CodexSettings], value: Callable[[CodexSettings], bool | None]) -> CodexSwitch:
+    found = CodexSwitch()
+    for layer in layers:
+        setting = value(layer)
+        if setting is not None:
+            found = CodexSwitch(on=setting, file=layer.path)
+    return found
+
+
+def codex_skill_switches(env: Env, config_folders: Sequence[Path] | None = None) -> CodexSwitches:
+    """Codex's two skills switches here: the user's ``config.toml``, overridden by each trusted
+    project layer from the project's root down to the cwd (measured with codex-oracle: a trusted
+    project's ``.codex/config.toml`` turns either off too). ``config_folders`` are
+    :func:`codex_config_folders` (nearest first); without them, they are found here with the
+    ``project_root_markers`` of Codex's config."""
+    user = read_codex_settings(env.codex_home)
+    if config_folders is None:
+        markers = user.project_root_markers
+        config_folders = codex_config_folders(
+            env if markers is None else replace(env, project_root_markers=markers)
+        )
+    projects = [
+        read_codex_settings(dot_codex) for dot_codex in codex_project_layers(env, config_folders, user)
+    ]
+    layers = [user, *projects]
+    return CodexSwitches(
+        bundled=_switch(layers, lambda layer: layer.bundled_skills),
+        instructions=_switch(layers, lambda layer: layer.skills_instructions),
+    )
+
+
+def codex_roots(env: Env, *, extra: Sequence[Path] = (), bundled: bool | None = None) -> list[SkillRoot]:
+    """The roots Codex scans for ``env``, in Codex's order (extra roots at Codex's position).
+
+    ``bundled`` says whether Codex's system skills (``$CODEX_HOME/skills/.system``) are scanned;
+    ``None``: as Codex's config says (:func:`codex_skill_switches`)."""
     user_config = os.path.realpath(env.codex_home)
     config_folders = codex_config_folders(env)
+    if bundled is None:
+        bundled = codex_skill_switches(env, config_folders).bundled.on
     roots = [
         _root(folder / ".codex" / "skills", Scope.REPO, RootOrigin.CODEX_PROJECT)
         for folder in config_folders
         if os.path.realpath(folder / ".codex") != user_config
     ]
+    system = env.codex_home / "skills" / ".system"
     roots += [
         _root(env.codex_home / "skills", Scope.USER, RootOrigin.CODEX_USER),
         _root(env.home / ".agents" / "skills", Scope.USER, RootOrigin.AGENTS_USER),
-        _root(env.codex_home / "skills" / ".system", Scope.SYSTEM, RootOrigin.CODEX_SYSTEM, follow=False),
+        *([_root(system, Scope.SYSTEM, RootOrigin.CODEX_SYSTEM, follow=False)] if bundled else []),
         _root(env.admin_skills_dir, Scope.ADMIN, RootOrigin.CODEX_ADMIN),
     ]
     plugins = codex_plugin_folders(env, config_folders)
@@ -194,10 +262,11 @@ def skill_roots(
     include_claude: bool = True,
     builtin: Path | None = None,
     installed: Path | None = None,
+    bundled: bool | None = None,
 ) -> list[SkillRoot]:
-    """Every root to scan, in precedence order: Codex's, skillshelf's installed skills, Claude
-    Code's, then the built-in skills."""
-    roots = codex_roots(env, extra=extra)
+    """Every root to scan, in precedence order: Codex's (``bundled``: see :func:`codex_roots`),
+    skillshelf's installed skills, Claude Code's, then the built-in skills."""
+    roots = codex_roots(env, extra=extra, bundled=bundled)
     if installed is not None:
         roots.append(installed_root(installed))
     if include_claude:

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal, get_args
 
@@ -36,7 +36,13 @@ from skillshelf.diagnostics import Diagnostic, Severity, has_errors, sort_diagno
 from skillshelf.env import Env
 from skillshelf.errors import UsageError
 from skillshelf.skills.model import Skill
-from skillshelf.skills.roots import claude_roots, claude_user_dir, codex_roots, enabled_claude_plugins
+from skillshelf.skills.roots import (
+    claude_roots,
+    claude_user_dir,
+    codex_roots,
+    codex_skill_switches,
+    enabled_claude_plugins,
+)
 from skillshelf.skills.same_names import copied_from
 from skillshelf.skills.validate_inventory import inventory_of, path_problem
 from skillshelf.skills.validate_profiles import (
@@ -143,8 +149,12 @@ def _judge(
         return judge_claude(cand)
     if profile == "spec":
         return judge_spec(cand)
-    scan_notes = tuple(notes.get(os.path.realpath(cand.path), ()))
+    scan_notes = tuple(replace(d, path=cand.path) for d in notes.get(os.path.realpath(cand.path), ()))
     judgement = judge_codex(cand, loaded)
+    if has_errors(scan_notes):  # the scan says why it did not load the file: no SK366 guess
+        judgement = replace(
+            judgement, diagnostics=tuple(d for d in judgement.diagnostics if d.code != "SK366")
+        )
     return Judgement(
         name=judgement.name,
         loaded=judgement.loaded,
@@ -232,6 +242,37 @@ def _user_roots(env: Env | None, profile: Profile) -> list[Path]:
     return [skills, skills / ".system", env.home / ".agents" / "skills", env.admin_skills_dir]
 
 
+def _system_off(env: Env | None, profile: Profile) -> tuple[str, Path] | None:
+    """Codex's system skills folder (real path) and the config that turns it off
+    (``[skills.bundled] enabled = false``), when it is off for ``profile``."""
+    if env is None or profile != "codex":
+        return None
+    switch = codex_skill_switches(env).bundled
+    if switch.on or switch.file is None:
+        return None
+    return os.path.realpath(env.codex_home / "skills" / ".system"), switch.file
+
+
+def _without_system(
+    placed: list[tuple[Candidate, Path | None]], off: tuple[str, Path], out: list[Diagnostic]
+) -> list[tuple[Candidate, Path | None]]:
+    """``placed`` without the skills of a system folder Codex does not load, and one note for them."""
+    folder, config = off
+    kept = [(cand, root) for cand, root in placed if not _inside(os.path.realpath(cand.path), folder)]
+    if len(kept) < len(placed):
+        out.append(
+            Diagnostic(
+                code="SK375",
+                severity=Severity.INFO,
+                message=f"Codex loads none of the {len(placed) - len(kept)} system skill(s) here: "
+                f"[skills.bundled] enabled = false in {config}",
+                fix="nothing to do if that is intended; remove that setting to have them loaded",
+                path=Path(folder),
+            )
+        )
+    return kept
+
+
 def _claude_plugin_folders(env: Env | None) -> dict[Path, str]:
     """The skill folders of Claude Code's plugins, each with its plugin's name (its skills'
     ``NAME:`` prefix)."""
@@ -291,6 +332,7 @@ def validate_paths(
         )
     limits = limits or WalkLimits()
     user_roots = _user_roots(env, profile)
+    system_off = _system_off(env, profile)
     plugin_names = (
         {os.path.realpath(k): v for k, v in _claude_plugin_folders(env).items()}
         if profile == "claude"
@@ -304,6 +346,8 @@ def validate_paths(
         if inventory is None or not inventory.candidates:
             continue
         placed = _placed(inventory, profile, _roots_below(Path(path), user_roots))
+        if system_off is not None:
+            placed = _without_system(placed, system_off, out)
         loaded: dict[str, Skill] = {}
         notes: dict[str, list[Diagnostic]] = {}
         if profile == "codex":

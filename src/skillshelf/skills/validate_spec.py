@@ -76,7 +76,7 @@ def spec_diagnostics(text: str, *, path: Path) -> tuple[Diagnostic, ...]:
     if isinstance(split, str):
         _split_failure(out, split, text)
         return tuple(out.items)
-    loaded = load_yaml(split.yaml_text)
+    loaded = load_yaml(split.yaml_text, first_line=split.first_line)
     if not isinstance(loaded, YamlDocument):
         line = split.first_line + loaded.line if loaded.line is not None else None
         repaired = repair_frontmatter(split.yaml_text)
@@ -205,7 +205,7 @@ def _name(out: _Out, pairs: _Pairs, split: FrontmatterSplit, folder: str) -> Non
         out.add(
             "SK328",
             f"`name` {name!r} must be lowercase",
-            f"use `{name.lower()}` (and rename the folder to match)",
+            f"use `{_suggest(name)}` (and rename the folder to match)",
             field="name",
             line=line,
         )
@@ -214,10 +214,19 @@ def _name(out: _Out, pairs: _Pairs, split: FrontmatterSplit, folder: str) -> Non
         out.add(
             "SK332",
             f"`name` {name!r} must equal the folder's name {folder!r}",
-            f"rename the folder to `{name}` or set `name: {folder}`",
+            _same_name_fix(name, folder),
             field="name",
             line=line,
         )
+
+
+def _same_name_fix(name: str, folder: str) -> str:
+    """How to make ``name`` and ``folder`` equal, suggesting only names that pass every name rule."""
+    fixes = [f"rename the folder to `{name}`"] if _valid(name) else []
+    fixes += [f"set `name: {folder}`"] if _valid(folder) else []
+    if fixes:
+        return " or ".join(fixes)
+    return f"rename the folder and set `name:` to the same valid name, e.g. `{_suggest(name)}`"
 
 
 def _name_characters(out: _Out, name: str, line: int) -> None:
@@ -245,7 +254,7 @@ def _name_characters(out: _Out, name: str, line: int) -> None:
         out.add(
             "SK330",
             f"`name` {name!r} must not start or end with a hyphen",
-            f"use `{name.strip('-')}`",
+            f"use `{_suggest(name)}`",
             field="name",
             line=line,
         )
@@ -260,9 +269,16 @@ def _name_characters(out: _Out, name: str, line: int) -> None:
 
 
 def _suggest(text: str) -> str:
+    """A name like ``text`` that passes every name rule: a-z, 0-9 and single inner hyphens, at
+    most :data:`MAX_NAME` characters."""
     chars = [c.lower() if c.isalnum() and c.isascii() else "-" for c in text]
     slug = "-".join(part for part in "".join(chars).split("-") if part)
-    return slug[:MAX_NAME] or "my-skill"
+    return slug[:MAX_NAME].rstrip("-") or "my-skill"
+
+
+def _valid(name: str) -> bool:
+    """Whether ``name`` passes every name rule (without the non-ASCII letters they warn about)."""
+    return _suggest(name) == name
 
 
 def _description(out: _Out, pairs: _Pairs, split: FrontmatterSplit) -> None:

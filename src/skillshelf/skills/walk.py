@@ -18,6 +18,7 @@ into the model's skills section.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 from collections import deque
@@ -29,6 +30,7 @@ from skillshelf.skills.namespace import MANIFESTS
 from skillshelf.skills.slots import slot_setters
 
 __all__ = [
+    "CODEX_MAX_DEPTH",
     "FoundFile",
     "ScanLimits",
     "WalkResult",
@@ -41,6 +43,8 @@ __all__ = [
 ]
 
 SKILL_FILE = "SKILL.md"
+#: How many folder levels below a root Codex scans, whatever skillshelf's own limit is.
+CODEX_MAX_DEPTH = 6
 PLUGIN_MARKERS = frozenset(MANIFESTS)  # a folder listing one of these may be a plugin
 # An undecodable byte of a file name is a lone surrogate (U+DC80..U+DCFF) in Python's str.
 _UNLISTED_NAME = re.compile("[\t\n\r\udc80-\udcff]")
@@ -51,7 +55,7 @@ _SHOWN = str.maketrans({"\t": "\\t", "\n": "\\n", "\r": "\\r"})
 class ScanLimits:
     """Per-root traversal limits (Codex: depth 6, 2,000 folders, 20,000 entries)."""
 
-    max_depth: int = 6
+    max_depth: int = CODEX_MAX_DEPTH
     max_dirs: int = 2000
     max_entries: int = 20000
 
@@ -202,16 +206,7 @@ class _Walker:
     def enter(self, path: str, depth: int, via_link: bool, identity: str) -> None:
         if depth >= self.limits.max_depth:
             self.result.depth_pruned += 1
-            if os.path.isfile(os.path.join(path, SKILL_FILE)):
-                _note(
-                    self.result,
-                    "SK210",
-                    Severity.WARNING,
-                    f"this skill is {depth + 1} folders below the root, deeper than the "
-                    f"{self.limits.max_depth} levels Codex scans; it is not loaded",
-                    "move the skill folder higher up, or raise the depth (SKILLSHELF_SCAN_MAX_DEPTH)",
-                    os.path.join(path, SKILL_FILE),
-                )
+            self.too_deep(path, depth + 1, pruned=True)
             return
         if identity in self.seen:
             return
@@ -220,9 +215,46 @@ class _Walker:
             self.result.limit = self.result.limit or "max_dirs"
             self.result.unvisited_dirs += 1
             return
+        if depth >= CODEX_MAX_DEPTH:  # skillshelf's depth was raised past Codex's
+            self.too_deep(path, depth + 1, pruned=False)
         self.seen.add(identity)
         self.dirs += 1
         self.queue.append((path, depth + 1, via_link, identity))
+
+    def too_deep(self, folder: str, levels: int, *, pruned: bool) -> None:
+        """SK210 when ``folder``, ``levels`` below the root, holds a skill past Codex's depth, or
+        past a lowered depth of skillshelf's own scan (``pruned``: the walk does not enter it)."""
+        skill_file, limit = os.path.join(folder, SKILL_FILE), self.limits.max_depth
+        if not os.path.isfile(skill_file):
+            return
+        where = f"this skill is {levels} folders below the root, deeper than the"
+        if levels <= CODEX_MAX_DEPTH:
+            message = f"{where} {limit} levels SKILLSHELF_SCAN_MAX_DEPTH lets skillshelf scan; it is not "
+            message += f"listed (Codex, which scans {CODEX_MAX_DEPTH} levels, loads it)"
+            fix = f"unset SKILLSHELF_SCAN_MAX_DEPTH, or set it to at least {levels}"
+        else:
+            listed = "" if pruned else f"; skillshelf lists it only because SKILLSHELF_SCAN_MAX_DEPTH={limit}"
+            message = f"{where} {CODEX_MAX_DEPTH} levels Codex scans; Codex does not load it{listed}"
+            fix = (
+                f"move the skill folder up, at most {CODEX_MAX_DEPTH} levels below the root "
+                "(SKILLSHELF_SCAN_MAX_DEPTH changes only skillshelf's own scan; Codex does not follow it)"
+            )
+        _note(self.result, "SK210", Severity.WARNING, message, fix, skill_file)
+
+    def dead_link(self, path: str) -> None:
+        """SK204 for a link in a loop, SK205 for one to nothing (a loop may be undone outside the
+        walked folders, so that walk is not reused)."""
+        try:
+            os.stat(path)
+            return
+        except OSError as exc:
+            loop = exc.errno == errno.ELOOP
+        message = "symlink loop (it leads back to itself); not followed" if loop else "broken symlink skipped"
+        fix = "remove the link or point it at a folder that exists"
+        _note(self.result, "SK204" if loop else "SK205", Severity.INFO, message, fix, path)
+        if loop:
+            self.record = False
+            self.result.dir_stamps.clear()
 
     def link(self, entry: os.DirEntry[str], depth: int) -> None:
         try:
@@ -239,15 +271,8 @@ class _Walker:
                     "symlink the skill's folder instead of its SKILL.md",
                     entry.path,
                 )
-            elif not os.path.exists(entry.path):
-                _note(
-                    self.result,
-                    "SK205",
-                    Severity.INFO,
-                    "broken symlink skipped",
-                    "remove the link or point it at a folder that exists",
-                    entry.path,
-                )
+            else:
+                self.dead_link(entry.path)
             return
         if not self.follow or entry.name.startswith("."):
             return

@@ -1,7 +1,8 @@
 """Scan limits from the environment, and the findings of a walk that hit one.
 
-``SKILLSHELF_SCAN_MAX_DEPTH`` / ``_DIRS`` / ``_ENTRIES`` raise (or lower) Codex's limits; a walk
-cut short by a limit, or with folders deeper than the depth limit, says so with a fix.
+``SKILLSHELF_SCAN_MAX_DEPTH`` / ``_DIRS`` / ``_ENTRIES`` raise (or lower) skillshelf's own scan
+limits (Codex's by default; Codex itself never reads them); a walk cut short by a limit, or with
+folders deeper than the depth limit, says so with a fix.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from dataclasses import replace
 
 from skillshelf.diagnostics import Diagnostic, Severity, diagnostic
 from skillshelf.skills.model import SkillRoot
-from skillshelf.skills.walk import ScanLimits, WalkResult
+from skillshelf.skills.walk import CODEX_MAX_DEPTH, ScanLimits, WalkResult
 
 __all__ = ["LIMIT_VARIABLES", "limit_diagnostics", "limits_from_environ"]
 
@@ -85,8 +86,9 @@ def limit_diagnostics(root: SkillRoot, walk: WalkResult, limits: ScanLimits) -> 
                 Severity.INFO,
                 f"{walk.depth_pruned:,} folder(s) sit deeper than {limits.max_depth} levels below this root "
                 "and were not scanned",
-                f"keep skills at most {limits.max_depth} levels below the root, or raise the depth: set "
-                "SKILLSHELF_SCAN_MAX_DEPTH=N (library: ScanLimits(max_depth=N))",
+                f"keep skills at most {CODEX_MAX_DEPTH} levels below the root: Codex does not load a skill "
+                "deeper, so move any skill there up (SKILLSHELF_SCAN_MAX_DEPTH=N, or ScanLimits(max_depth=N) "
+                "in the library, makes only skillshelf's own scan go deeper; Codex does not follow it)",
                 root.path,
             )
         )

@@ -12,7 +12,7 @@ reads a file. Only model-visible skills are listed; hidden ones stay loadable by
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from skillshelf.errors import UsageError
@@ -37,6 +37,7 @@ __all__ = [
     "TokenBudget",
     "default_budget",
     "render_catalog",
+    "withheld_catalog",
 ]
 
 
@@ -148,3 +149,23 @@ def render_catalog(
         skills=rendering.included,
         placements=placed,
     )
+
+
+def withheld_catalog(rendered: RenderedCatalog, reason: str) -> RenderedCatalog:
+    """``rendered`` as an agent that is set to send no skills list sends it (Codex with
+    ``skills.include_instructions = false``: measured with codex-oracle, no skills block at all):
+    no text, every skill it would list left out, and ``reason`` (the setting, where it is set)
+    as the report's warning."""
+    report = replace(
+        rendered.report,
+        included=0,
+        omitted=rendered.report.total,
+        truncated_chars=0,
+        truncated_count=0,
+        used=0,
+        aliased=False,
+        omitted_skills=tuple(p.skill.name for p in rendered.placements),
+        name_only_skills=(),
+        warning=f"no skills catalog: {reason}, so the model gets no list of skills",
+    )
+    return RenderedCatalog(text="", report=report, format=rendered.format)
