@@ -50,8 +50,8 @@ class Diagnostic:
         }
 
     def format(self) -> str:
-        where = str(self.path) if self.path is not None else "<input>"
-        if self.line is not None:
+        where = "skillshelf" if self.path is None else str(self.path)  # no file: the program's own
+        if self.line is not None and self.path is not None:
             where += f":{self.line}"
         return f"{where}: {self.severity.value} {self.code}: {self.message}\n  fix: {self.fix}"
 

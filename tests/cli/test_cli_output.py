@@ -91,3 +91,13 @@ def test_piped_catalog_line_and_agents_block_are_codexs_bytes(
     want = [line for line in codex["skills_instructions"].split("\n") if line.startswith("- esc:")]
     assert want and want == [line for line in ours.split("\n") if line.startswith("- esc:")]
     assert piped(["instructions", "--raw"], escapes) == codex["agents_md"] + "\n"
+
+
+def test_a_finding_without_a_file_is_printed_as_the_programs_own(capsys: pytest.CaptureFixture[str]) -> None:
+    from skillshelf.cli.output import print_diagnostics
+    from skillshelf.diagnostics import Diagnostic, Severity
+
+    found = Diagnostic(code="CF108", severity=Severity.WARNING, message="bad -c value", fix="fix it", line=3)
+    print_diagnostics([found])
+    assert capsys.readouterr().err.splitlines()[0] == "skillshelf: warning CF108: bad -c value"
+    assert found.format().splitlines()[0] == "skillshelf: warning CF108: bad -c value"

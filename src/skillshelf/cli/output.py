@@ -195,8 +195,9 @@ def print_diagnostics(diagnostics: Iterable[Diagnostic], *, err: bool = True) ->
     stream = sys.stderr if err else sys.stdout
     for diag in diagnostics:
         # a path is one line of valid text: a folder name may hold a line break or a byte that is not UTF-8
-        where = shown(valid_text(str(diag.path))).replace("\n", "\\n") if diag.path is not None else "<input>"
-        if diag.line is not None:
+        # no file (a -c value, a setting read from the environment): the program's own finding
+        where = "skillshelf" if diag.path is None else shown(valid_text(str(diag.path))).replace("\n", "\\n")
+        if diag.line is not None and diag.path is not None:
             where += f":{diag.line}"
         sev = click.style(diag.severity.value, fg=colours[diag.severity], bold=True)
         click.echo(f"{where}: {sev} {diag.code}: {shown(diag.message)}", file=stream)
