@@ -89,6 +89,7 @@ def test_a_refused_requirement_is_spelled_as_toml_and_points_to_the_override(tre
         (False, True),
     ]
     assert all("the -c overrides" in d.fix and "this file" not in d.fix for d in findings)
+    assert 'tried to allow "b"' in findings[1].message
 
 
 def test_the_skills_switches_come_from_codex_unless_skillshelf_sets_them(tree: Tree) -> None:

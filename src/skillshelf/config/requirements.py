@@ -29,6 +29,7 @@ listing of a name) is associative, so the result does not depend on how layers a
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
@@ -84,7 +85,8 @@ def tighten(kind: RequirementKind, kept: object, new: object) -> Tightened:
         old = list(kept) if isinstance(kept, list) else []
         incoming = _items(new)
         extra = [x for x in incoming if x not in old]
-        refused = f"tried to allow {', '.join(map(repr, extra))}" if extra else None
+        shown = (json.dumps(x, ensure_ascii=False) for x in extra)  # as TOML writes them: "b"
+        refused = f"tried to allow {', '.join(shown)}" if extra else None
         return Tightened(value=[x for x in old if x in incoming], refused=refused)
     if kind is RequirementKind.FLAG_OFF:
         refused = "tried to turn it back on" if kept is False and new is True else None
