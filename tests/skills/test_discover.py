@@ -143,6 +143,7 @@ def test_hitting_a_limit_is_never_silent(repo: Path, env: Env) -> None:
     assert scan.root.path == repo / ".agents/skills" and scan.limit == "max_dirs" and scan.unvisited_dirs == 3
     warning = next(d for d in found.diagnostics if d.code == "SK212")
     assert "SKILLSHELF_SCAN_MAX_DIRS" in warning.fix and warning.path == repo / ".agents/skills"
+    assert "Codex reads no more of it" in warning.fix and "Codex does not follow" in warning.fix
 
 
 def test_scan_limits_can_be_raised_from_the_environment(repo: Path, env: Env) -> None:

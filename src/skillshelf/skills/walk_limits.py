@@ -73,9 +73,10 @@ def limit_diagnostics(root: SkillRoot, walk: WalkResult, limits: ScanLimits) -> 
                 f"scan stopped at the limit of {value:,} {what} for this root; {walk.unvisited_dirs:,} "
                 f"folder(s) were left unscanned{partial}, so skills in them are missing (Codex "
                 "stops here too, silently)",
-                f"raise the limit: set {option}=N (library: "
-                f"DiscoveryOptions(limits=ScanLimits({field_name}=N))), or use a narrower root "
-                "that holds only skills",
+                "keep this root to skill folders (move other files out of it, or point at a narrower "
+                f"folder that holds only skills): Codex reads no more of it; {option}=N (library: "
+                f"DiscoveryOptions(limits=ScanLimits({field_name}=N))) raises only skillshelf's own "
+                "scan, which Codex does not follow",
                 root.path,
             )
         )
