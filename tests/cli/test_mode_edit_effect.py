@@ -109,3 +109,17 @@ def test_disable_project_in_an_untrusted_project_says_how_to_trust_it(
     code, _, err = cli(["disable", "--project", "foo"], capsys)
     assert code == 0 and "is not in effect: project not trusted" in err
     assert f"skillshelf trust {project}" in err
+
+
+def test_enable_says_codex_itself_keeps_a_skill_its_own_config_disables(
+    project: Path, isolated_home: IsolatedHome, capsys: pytest.CaptureFixture[str]
+) -> None:
+    codex = isolated_home.codex_home / "config.toml"
+    codex.parent.mkdir(parents=True, exist_ok=True)
+    codex.write_text('[[skills.config]]\nname = "foo"\nenabled = false\n', encoding="utf-8")
+    code, out, err = cli(["enable", "foo"], capsys)
+    assert code == 0 and _mode_of("foo", capsys) == "enabled"
+    assert f"Codex itself still keeps foo disabled: the entry at {codex}:1" in " ".join(err.split())
+    assert "`enabled = true` there" in err
+    code, out, err = cli(["disable", "bar"], capsys)
+    assert code == 0 and "Codex itself" not in err

@@ -5,7 +5,8 @@ wins: a ``path`` entry below a ``name`` one, a trusted project's entry, or a req
 (``requirements.required_skills`` / ``disabled_skills``, applied after every entry) can still
 decide, and an entry in a layer that is off (an untrusted project) decides nothing.
 :func:`mode_warnings` gives the warnings the command prints then, each naming the file that
-decides, its line, and how to change it.
+decides, its line, and how to change it; also when an entry of Codex's own ``config.toml``
+still disables a skill being turned on (skillshelf's entry decides for skillshelf only).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from skillshelf.config.layers import ConfigLayer
+from skillshelf.config.layers import ConfigLayer, LayerKind
 from skillshelf.config.modes import ModedSkills, SkillMode, SkillRule
 from skillshelf.config.trust import canonical
 from skillshelf.skills.model import Skill
@@ -54,7 +55,26 @@ def mode_warnings(
             warning = f"{what} is still {mode.value}: {_decides(rule)}; {_fix(rule, written, command)}"
         if warning not in warnings:
             warnings.append(warning)
+    for skill in skills:
+        codex = _codex_mode(layers, skill)
+        if codex is not None and codex.mode is SkillMode.DISABLED and wanted is not SkillMode.DISABLED:
+            what = f"{target} ({skill.path})" if several else target
+            warning = (
+                f"Codex itself still keeps {what} disabled: the entry at {codex.where} in its own "
+                "config.toml decides for Codex; set `enabled = true` there (or remove it)"
+            )
+            if warning not in warnings:
+                warnings.append(warning)
     return tuple(warnings)
+
+
+def _codex_mode(layers: Sequence[ConfigLayer], skill: Skill) -> SkillRule | None:
+    """The last entry of Codex's own config.toml that matches ``skill`` (Codex reads it itself)."""
+    found = None
+    for layer in layers:
+        if layer.kind is LayerKind.CODEX and layer.active:
+            found = next((rule for rule in reversed(layer.rules) if rule.matches(skill)), found)
+    return found
 
 
 def _layer_off(layers: Sequence[ConfigLayer], written: Path) -> str | None:
