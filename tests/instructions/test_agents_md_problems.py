@@ -120,3 +120,11 @@ def test_a_link_loop_is_not_called_a_broken_link(tmp_path: Path) -> None:
     looped, broken = skipped_entry_diagnostic(tmp_path / "a"), skipped_entry_diagnostic(tmp_path / "gone")
     assert looped is not None and "loops" in looped.message and "broken" not in looped.message
     assert broken is not None and "broken symbolic link" in broken.message
+
+
+def test_the_untrusted_note_names_the_projects_entry_that_decides(repo: Path, tmp_path: Path) -> None:
+    _write(tmp_path / "home" / ".codex" / "config.toml", f'[projects."{repo}"]\ntrust_level = "untrusted"\n')
+    below = repo / "src"
+    below.mkdir()
+    (note,) = load_instructions(_env(below, tmp_path), profile="codex").diagnostics
+    assert note.code == "IN107" and f'[projects."{repo}"]' in note.fix

@@ -386,8 +386,8 @@ def _untrusted(cwd: Path, trust_root: Path | None) -> Diagnostic:
         code="IN107",
         severity=Severity.INFO,
         message=f"Codex reads no project AGENTS.md here: {where} is marked untrusted in Codex's config.toml",
-        fix='set trust_level = "trusted" for the project under [projects] in $CODEX_HOME/config.toml '
-        "(or answer Codex's trust prompt) to have its AGENTS.md read",
+        fix=f'set trust_level = "trusted" under [projects."{trust_root or cwd}"] in $CODEX_HOME/config.toml '
+        "(the entry that decides here), or answer Codex's trust prompt, to have its AGENTS.md read",
     )
 
 
