@@ -79,6 +79,7 @@ class ErrorCodes:
     failed: str
     extra: str | None = None  # None: the provider's own extra
     hint: str = "check the base URL, the API key variable and the model name"
+    timeout_hint: str = "the server did not answer in time: try again later, or allow it longer"
 
 
 class SdkClient:
@@ -124,8 +125,9 @@ class SdkClient:
     def failed(self, exc: Exception) -> ModelCallError:
         """``exc``, raised while calling or reading the reply, as this caller's failed call."""
         detail = str(exc)[:MAX_ERROR_CHARS]
+        timeout = type(exc).__name__ == "APITimeoutError"  # both SDKs' name, after their own retries
         return ModelCallError(
             f"the call to {self.ref} failed: {type(exc).__name__}: {detail}",
-            hint=self.codes.hint,
+            hint=self.codes.timeout_hint if timeout else self.codes.hint,
             code=self.codes.failed,
         )

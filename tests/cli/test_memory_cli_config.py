@@ -87,6 +87,9 @@ def test_a_dry_run_with_nothing_to_send_prints_no_run_figures(capsys: pytest.Cap
         (["-c", "memory.nosuchkey=1"], "ME021"),
         (["-c", "memory.min_idle_hours=abc"], "ME022"),
         (["--db", "mysql://x"], "ME015"),
+        (["-c", "memory.consolidation_model=true"], "ME020"),
+        (["-c", "memory.base_url=12"], "ME019"),
+        (["--base-url", "ftp://x"], "ME042"),
     ],
 )
 def test_memory_run_exits_2_for_bad_arguments_or_settings(
@@ -99,10 +102,16 @@ def test_memory_run_exits_2_for_bad_arguments_or_settings(
 def test_a_setting_in_the_config_file_that_cannot_be_used_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
     config = Env.from_os().dirs.config / "config.toml"
     config.parent.mkdir(parents=True, exist_ok=True)
-    config.write_text('[memory]\nscope = "everywhere"\n', encoding="utf-8")
-    for argv in (["memory", "run", "--dry-run"], ["memory", "status"]):
-        code, _, err = cli(argv, capsys)
-        assert code == 2 and "error ME023:" in err, err
+    for table, error in (
+        ('scope = "everywhere"', "ME023"),
+        ("extract_model = 12", "ME020"),
+        ("base_url = 12", "ME019"),
+        ('base_url = "not a url"', "ME042"),
+    ):
+        config.write_text(f"[memory]\n{table}\n", encoding="utf-8")
+        for argv in (["memory", "run", "--dry-run"], ["memory", "status"]):
+            code, _, err = cli(argv, capsys)
+            assert code == 2 and f"error {error}:" in err, (table, err)
 
 
 @pytest.mark.parametrize("query", ["", "   ", "\n\t"])

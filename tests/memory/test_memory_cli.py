@@ -122,8 +122,29 @@ def test_bad_options_give_codes_not_tracebacks(
     assert garbage.read_bytes().startswith(b"this is not a database")  # never overwritten
     blocker = tmp_path / "file"
     blocker.write_text("x", encoding="utf-8")
-    code, _, err = _run(capsys, "memory", "status", "--db", str(blocker / "state.sqlite"))
+    code, _, err = _run(capsys, "memory", "recover", "--db", str(blocker / "state.sqlite"))
     assert code == 1 and "ME010" in err and "writable" in err and "move it away" not in err
+
+
+@pytest.mark.parametrize(
+    "argv", [["status"], ["show", "some-session"], ["search", "make check"]], ids=lambda a: a[0]
+)
+def test_a_read_only_command_names_a_missing_database_and_makes_nothing(
+    project: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path, argv: list[str]
+) -> None:
+    typo = tmp_path / "typo" / "path.sqlite"
+    code, out, err = _run(capsys, "memory", *argv, "--db", str(typo))
+    assert code == 1 and f"error ME043: memory database {typo} does not exist" in err, err
+    assert "fix: check the --db path" in err and "sessions:" not in out
+    assert not typo.parent.exists()
+
+
+def test_read_only_commands_make_no_default_database(
+    project: Path, isolated_home: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for argv in (["status"], ["search", "make check"], ["show", "some-session"]):
+        _run(capsys, "memory", *argv)
+    assert not (Env.from_os().dirs.data / "memory").exists()
 
 
 @pytest.mark.parametrize("dry_run", [False, True])
@@ -298,3 +319,33 @@ def test_prune_keeps_memories_for_the_configured_number_of_days(
     assert code == 0 and json.loads(out) == {"pruned": 0}  # 45 days unused, 60 allowed
     code, out, _ = _run(capsys, "memory", "prune", "--max-unused-days", "30", "--json")
     assert code == 0 and json.loads(out) == {"pruned": 1}
+
+
+@pytest.mark.parametrize(
+    ("retry_base_ms", "failures", "said"),
+    [(3_600_000, 1, "waiting out the backoff"), (0, 3, "no retries left"), (0, 1, None)],
+)
+def test_a_phase_2_run_prints_no_phase_1_line_and_says_a_consolidation_held_back(
+    project: Path,
+    isolated_home: Any,
+    scripted_model: ScriptedModel,
+    capsys: pytest.CaptureFixture[str],
+    retry_base_ms: int,
+    failures: int,
+    said: str | None,
+) -> None:
+    from skillshelf.memory.store import CONSOLIDATE
+
+    with open_store(None, data_dir=Env.from_os().dirs.data) as store:
+        store.enqueue("/w", 5)
+        for _ in range(failures):
+            now = int(time.time() * 1000) - 1000  # with no delay, the retry time has passed
+            claim = store.claim_phase2("/w", worker_id="w", now_ms=now, lease_ms=60_000)
+            assert claim.token is not None
+            store.mark_failed(
+                CONSOLIDATE, "/w", claim.token, reason="boom", now_ms=now, retry_base_ms=retry_base_ms
+            )
+    model = ["--model", "openai:small", "--base-url", scripted_model.url + "/v1"]
+    code, out, err = _run(capsys, "memory", "run", "--phase", "2", *model)
+    assert code == 0 and "phase 1:" not in out and "phase 2: /w: " in out, (out, err)
+    assert ("not run" not in out) if said is None else (f"phase 2: /w: not run: {said}" in out)

@@ -247,8 +247,14 @@ def test_eight_workers_on_postgres_process_200_sessions_exactly_once(
     ]
 
 
-def test_ctrl_c_stops_a_run_at_once_and_gives_its_sessions_back(
-    project: Path, isolated_home: Any, tmp_path: Path, scripted_model: ScriptedModel
+@pytest.mark.parametrize(("stop", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_ctrl_c_or_sigterm_stops_a_run_at_once_and_gives_its_sessions_back(
+    project: Path,
+    isolated_home: Any,
+    tmp_path: Path,
+    scripted_model: ScriptedModel,
+    stop: signal.Signals,
+    code: int,
 ) -> None:
     scripted_model.delay = lambda body: 120.0  # every call hangs far past the test
     sessions = _sessions(tmp_path / "transcripts", project, 6)
@@ -258,11 +264,11 @@ def test_ctrl_c_stops_a_run_at_once_and_gives_its_sessions_back(
     run = subprocess.Popen(command, cwd=project, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         scripted_model.wait_for(PHASE1, 2)
-        run.send_signal(signal.SIGINT)
+        run.send_signal(stop)
         run.communicate(timeout=30)  # not 120 s: the calls in flight are not waited for
     finally:
         run.kill()
-    assert run.returncode == 130
+    assert run.returncode == code
     env = Env.from_os()
     with open_store(data_dir=env.dirs.data) as store:
         jobs = [store.job(STAGE1, f"sess-{i:03d}") for i in range(6)]

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
 import pytest
 from memory_helpers import ScriptedModel
 
@@ -66,3 +70,55 @@ def test_unreachable_servers_and_budgets() -> None:
     with pytest.raises(ModelCallError) as deep:  # a reply nested past json's recursion limit
         parse_json_reply('{"a": ' + "[" * 100_000 + "]" * 100_000 + "}")
     assert deep.value.code == "ME033"
+
+
+@pytest.fixture
+def html_server() -> Iterator[str]:
+    """A server that answers every request 200 with an HTML page, as a proxy's error page does."""
+
+    class Page(BaseHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            pass
+
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("content-length", 0)))
+            body = b"<html>bad gateway</html>"
+            self.send_response(200)
+            self.send_header("content-type", "text/html")
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Page)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.mark.parametrize("model", ["openai:x", "anthropic:x"])
+def test_a_reply_that_is_not_the_apis_json_says_so(html_server: str, model: str) -> None:
+    client = build_client(model, base_url=html_server + "/v1", api_key="k", max_output_tokens=5, timeout_s=5)
+    with pytest.raises(ModelCallError) as info:
+        client.complete(system="s", user="u", schema=None, effort=None)
+    assert info.value.code == "ME044" and "not the API's JSON" in info.value.message
+    assert "bad gateway" in info.value.message and "--base-url" in (info.value.hint or "")
+
+
+def test_a_timeout_has_its_own_hint(scripted_model: ScriptedModel) -> None:
+    scripted_model.delay = lambda body: 1.0
+    client = build_client(
+        "openai:x",
+        base_url=scripted_model.url + "/v1",
+        api_key="k",
+        max_output_tokens=5,
+        timeout_s=0.2,
+        max_retries=0,
+    )
+    with pytest.raises(ModelCallError) as info:
+        client.complete(system="s", user="u", schema=None, effort=None)
+    assert info.value.code == "ME030" and "APITimeoutError" in info.value.message
+    assert "memory.request_timeout_s" in (info.value.hint or "")

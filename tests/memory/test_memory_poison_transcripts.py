@@ -73,6 +73,32 @@ def test_a_file_in_no_known_shape_is_a_diagnostic_and_the_run_goes_on(
     assert problem.code == "ME104" and problem.fix and problem.path == bad
 
 
+def test_two_files_of_one_session_use_the_newer_and_name_the_other_each_run(
+    project: Path, tmp_path: Path, scripted_model: ScriptedModel, store_url: str
+) -> None:
+    folder = tmp_path / "sessions"
+    older = write_skillshelf_transcript(
+        folder / "a.jsonl", session_id="same", cwd=project, task="old", mtime=OLD
+    )
+    newer = write_skillshelf_transcript(folder / "b.jsonl", session_id="same", cwd=project, task="new")
+    import os
+
+    os.utime(newer, (OLD + 60, OLD + 60))
+    env = Env.for_test(cwd=project, home=project.parent)
+    registered = []
+    for _ in range(2):  # the second run: nothing new, the same copy named
+        report = run_memory(
+            env, _settings(scripted_model), RunOptions(sessions=(folder,), db=store_url, phase="1")
+        )
+        registered.append(report.registered)
+        assert [(p.code, p.path) for p in report.problems] == [("ME107", older)]
+        assert str(newer) in report.problems[0].message and not report.unreadable
+    assert registered == [1, 0]
+    with open_store(store_url) as store:
+        kept = store.session("same")
+    assert kept is not None and kept.path == str(newer)
+
+
 def test_the_dry_run_over_poison_files_reports_them_and_exits_0(
     project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

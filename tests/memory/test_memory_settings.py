@@ -83,6 +83,16 @@ def test_a_run_with_huge_durations_extracts_and_leaves_no_lease_behind(
         ({"scope": "bogus"}, "ME023"),
         ({"min_idle_hours": "abc"}, "ME022"),
         ({"json_mode": "yaml"}, "ME025"),
+        ({"extract_model": 12}, "ME020"),
+        ({"consolidation_model": True}, "ME020"),
+        ({"base_url": 12}, "ME019"),
+        ({"api_key_env": 3}, "ME019"),
+        ({"api_key_env": "A=B"}, "ME019"),
+        ({"extract_effort": ["low"]}, "ME019"),
+        ({"base_url": "not a url"}, "ME042"),
+        ({"base_url": "ftp://x"}, "ME042"),
+        ({"base_url": "http://"}, "ME042"),
+        ({"base_url": "http://[x"}, "ME042"),
     ],
 )
 def test_a_setting_that_cannot_be_used_is_a_usage_error_exit_2(values: dict[str, Any], code: str) -> None:
@@ -109,3 +119,8 @@ def test_the_settings_come_with_the_config_findings_of_a_skipped_layer_and_overr
     codes = {d.code: d for d in findings}
     assert codes["CF100"].path == config and codes["CF100"].line == 5  # ...and says so
     assert "CF108" in codes
+
+
+@pytest.mark.parametrize("url", ["http://127.0.0.1:8000/v1", "HTTPS://api.example.com", "http://[::1]:9/v1"])
+def test_an_http_or_https_base_url_with_a_host_is_taken(url: str) -> None:
+    assert MemorySettings().with_overrides(base_url=url).base_url == url

@@ -283,9 +283,73 @@ def test_a_subagent_row_never_replaces_the_session_of_another_file(store: Store)
     assert [c.session_id for c in _claim(store)] == ["sid"]
 
 
+def _copy(path: str, mtime_ns: int, size: int) -> SessionRow:
+    return SessionRow(
+        id="dup",
+        source="claude",
+        path=path,
+        cwd="/w",
+        project="/w",
+        updated_at_ms=mtime_ns // 1_000_000,
+        first_user_message="task",
+        file_size=size,
+        file_mtime_ns=mtime_ns,
+    )
+
+
+@pytest.mark.parametrize("newer_first", [True, False])
+def test_two_files_of_one_session_keep_the_newer_whatever_the_order(store: Store, newer_first: bool) -> None:
+    old, new = _copy("/t/old.jsonl", 100 * H, 900), _copy("/t/new.jsonl", 200 * H, 300)
+    store.register_sessions([new, old] if newer_first else [old, new], NOW)
+    for _ in range(2):  # a later run reads the copy not kept again: nothing changes
+        assert store.register_sessions([old], NOW) == 0
+        kept = store.session("dup")
+        assert kept is not None and kept.path == "/t/new.jsonl"
+    assert [(row.path, path) for row, path in store.id_clashes([old, new])] == [
+        ("/t/old.jsonl", "/t/new.jsonl")
+    ]
+
+
+def test_of_two_equally_new_copies_the_longer_wins_and_a_tie_keeps_the_row(store: Store) -> None:
+    short, long = _copy("/t/short.jsonl", 100 * H, 10), _copy("/t/long.jsonl", 100 * H, 20)
+    store.register_sessions([short], NOW)
+    assert store.register_sessions([long], NOW) == 1
+    assert store.register_sessions([short], NOW) == 0
+    twin = _copy("/t/twin.jsonl", 100 * H, 20)
+    assert store.register_sessions([twin], NOW) == 0
+    kept = store.session("dup")
+    assert kept is not None and kept.path == "/t/long.jsonl"
+
+
+def test_a_subagent_sharing_its_parents_id_is_no_clash(store: Store) -> None:
+    parent = _copy("/p/dup.jsonl", 100 * H, 10)
+    child = SessionRow(**{**_fields(_copy("/p/dup/subagents/a.jsonl", 200 * H, 10)), "subagent": True})
+    store.register_sessions([parent, child], NOW)
+    assert store.id_clashes([parent, child]) == []
+
+
+def _fields(row: SessionRow) -> dict[str, object]:
+    return {name: getattr(row, name) for name in SessionRow.__dataclass_fields__}
+
+
 def test_the_backoff_of_a_failed_job_is_capped_however_long_the_retry_delay(store: Store) -> None:
     _add(store, ("t", 100))
     (claim,) = _claim(store)
     assert store.mark_failed(STAGE1, "t", claim.token, reason="boom", now_ms=NOW, retry_base_ms=10**17)
     job = store.job(STAGE1, "t")
     assert job and job["status"] == "error" and job["retry_at_ms"] == NOW + MAX_BACKOFF_MS
+
+
+def test_a_consolidation_in_backoff_or_out_of_retries_is_named_as_held_back(store: Store) -> None:
+    store.enqueue("/w", 5)
+    assert store.held_back_scopes(now_ms=NOW) == []
+    for n in range(3):
+        claim = store.claim_phase2("/w", worker_id="w", now_ms=NOW + n * DAY, lease_ms=H)
+        assert claim.token is not None
+        store.mark_failed(
+            CONSOLIDATE, "/w", claim.token, reason="boom", now_ms=NOW + n * DAY, retry_base_ms=H
+        )
+        if n == 0:
+            assert store.held_back_scopes(now_ms=NOW + 1) == [("/w", "backoff")]
+            assert store.held_back_scopes(now_ms=NOW + DAY) == []  # due again
+    assert store.held_back_scopes(now_ms=NOW + 10 * DAY) == [("/w", "gave_up")]

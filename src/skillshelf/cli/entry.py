@@ -54,6 +54,7 @@ def lean_hook_args(args: Sequence[str], environ: Mapping[str, str]) -> tuple[str
 def main() -> Any:
     """Console-script entry point (see the module docstring)."""
     from skillshelf.cli.blas import one_blas_thread
+    from skillshelf.cli.interrupt import exit_code_of, sigterm_as_interrupt
 
     one_blas_thread()
     argv = sys.argv[1:]
@@ -65,9 +66,10 @@ def main() -> Any:
     from skillshelf.cli.hook_answer import answer_hook
 
     try:
-        answer_hook(*lean)
-    except KeyboardInterrupt:
-        sys.exit(130)
+        with sigterm_as_interrupt():
+            answer_hook(*lean)
+    except KeyboardInterrupt as stop:
+        sys.exit(exit_code_of(stop))
     except BrokenPipeError:
         sys.exit(0)
     except Exception as exc:  # a bug: reported as the click path reports it

@@ -16,6 +16,7 @@ from typing import Any
 import click
 
 from skillshelf.cli.blas import one_blas_thread
+from skillshelf.cli.interrupt import exit_code_of, sigterm_as_interrupt
 from skillshelf.errors import SkillshelfError
 
 # name -> (module, attribute, one-line help shown by `skillshelf --help`)
@@ -145,15 +146,16 @@ def main(argv: list[str] | None = None) -> Any:
     """Console-script entry point: one place where errors become messages and exit codes."""
     one_blas_thread()
     try:
-        return cli.main(args=argv, prog_name="skillshelf", standalone_mode=False)
+        with sigterm_as_interrupt():  # SIGTERM takes Ctrl-C's way out (exit 143)
+            return cli.main(args=argv, prog_name="skillshelf", standalone_mode=False)
     except SkillshelfError as exc:
         click.echo(f"skillshelf: error {exc.code}: {_shown(exc.message)}", err=True)
         if exc.hint:
             click.echo(f"  fix: {_shown(exc.hint)}", err=True)
         sys.exit(exc.exit_code)
-    except click.exceptions.Abort:  # click's word for Ctrl-C (and EOF at a prompt)
+    except click.exceptions.Abort as exc:  # click's word for Ctrl-C or SIGTERM (and EOF at a prompt)
         click.echo("Aborted.", err=True)
-        _leave_interrupted()
+        _leave_interrupted(exit_code_of(exc.__cause__ or exc))
     except click.exceptions.NoArgsIsHelpError as exc:
         exc.show()
         sys.exit(2)
@@ -171,16 +173,16 @@ def main(argv: list[str] | None = None) -> Any:
         sys.exit(exc.exit_code)
     except BrokenPipeError:
         sys.exit(0)
-    except KeyboardInterrupt:
-        _leave_interrupted()
+    except KeyboardInterrupt as exc:
+        _leave_interrupted(exit_code_of(exc))
     except Exception as exc:  # a bug: say so plainly; the traceback is one variable away
         report_internal_error(exc)
 
 
-def _leave_interrupted() -> None:
-    """Exit 130 at once on Ctrl-C. Worker threads still in a call (a memory run's model calls)
-    would hold the interpreter's exit until their calls end; their work has been handed back
-    (``memory.service``), so the process leaves without them."""
+def _leave_interrupted(code: int) -> None:
+    """Exit ``code`` at once on Ctrl-C (130) or SIGTERM (143). Worker threads still in a call
+    (a memory run's model calls) would hold the interpreter's exit until their calls end; their
+    work has been handed back (``memory.service``), so the process leaves without them."""
     import threading
 
     busy = [t for t in threading.enumerate() if t is not threading.main_thread() and not t.daemon]
@@ -190,8 +192,8 @@ def _leave_interrupted() -> None:
                 stream.flush()
             except (OSError, ValueError):  # a closed pipe or stream: nothing more to say
                 pass
-        os._exit(130)
-    sys.exit(130)
+        os._exit(code)
+    sys.exit(code)
 
 
 def report_internal_error(exc: Exception) -> None:

@@ -88,7 +88,7 @@ def status(db: str | None, overrides: tuple[str, ...], limit: int, as_json: bool
     env = Env.from_os()
     settings, findings = memory_settings(env, overrides)
     queue = queued(env.dirs.state, tidy=False)
-    with open_store(db, data_dir=env.dirs.data) as store:
+    with open_store(db, data_dir=env.dirs.data, create=False) as store:
         data = memory_status(store, settings, now_ms=_now_ms(), limit=limit, queue=queue)
     if as_json:
         echo_json({**data, "problems": [d.to_dict() for d in findings]})
@@ -170,7 +170,10 @@ def recover(db: str | None, overrides: tuple[str, ...], as_json: bool) -> None:
 
     Freed: leases held by a process of this machine that has ended (stuck), and leases with no
     heartbeat for longer than memory.lease_seconds (at least twice the holder's heartbeat
-    interval) or past their expiry (stale). Each freed job uses one of its retries.
+    interval) or past their expiry (stale). Each freed job uses one of its retries: a worker
+    that died (killed, out of memory) may have died of its transcript, and one that kills every
+    worker must not be retried forever. A run stopped by Ctrl-C or SIGTERM hands its jobs back
+    itself and uses none; a changed transcript gets its retries back.
     """
     from skillshelf.memory.control import recover_leases
 

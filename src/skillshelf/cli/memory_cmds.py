@@ -171,7 +171,7 @@ def run(
     if as_json:
         echo_json({**data, "problems": [d.to_dict() for d in (*findings, *report.problems)]})
     else:
-        _print_report(data, dry_run=dry_run)
+        _print_report(data, dry_run=dry_run, phase=phase)
     print_diagnostics(report.problems)
     if report.failed:
         for error in report.errors:
@@ -196,7 +196,15 @@ def _consolidator(
     return choose_consolidator(env, settings)
 
 
-def _print_report(data: dict[str, Any], *, dry_run: bool) -> None:
+_HELD_BACK = {
+    "backoff": "not run: waiting out the backoff after a failed consolidation "
+    "(`skillshelf memory status` shows the error)",
+    "gave_up": "not run: no retries left after failed consolidations, until a new memory arrives "
+    "(`skillshelf memory status` shows the error)",
+}
+
+
+def _print_report(data: dict[str, Any], *, dry_run: bool, phase: str) -> None:
     echo = click.echo
     if not data["files"] and data["searched"]:
         echo(f"no transcripts found; looked in {', '.join(printable(p) for p in data['searched'])}", err=True)
@@ -219,14 +227,20 @@ def _print_report(data: dict[str, Any], *, dry_run: bool) -> None:
         f"transcripts: {data['files']} found, {data['registered']} new or changed, "
         f"{len(data['unreadable'])} unreadable, {data['skipped_lines']} broken line(s) skipped"
     )
-    echo(
-        f"phase 1: {data['claimed']} claimed, {phase1.get('extracted', 0)} extracted, "
-        f"{phase1.get('no_output', 0)} with nothing to keep, {phase1.get('failed', 0)} failed, "
-        f"{phase1.get('lost_lease', 0)} lost to another worker; {data['pruned']} pruned"
-    )
+    if phase != "2":
+        echo(
+            f"phase 1: {data['claimed']} claimed, {phase1.get('extracted', 0)} extracted, "
+            f"{phase1.get('no_output', 0)} with nothing to keep, {phase1.get('failed', 0)} failed, "
+            f"{phase1.get('lost_lease', 0)} lost to another worker; {data['pruned']} pruned"
+        )
+    elif data["pruned"]:
+        echo(f"pruned {data['pruned']} unused memory row(s)")
     if phase1.get("gone"):
         echo(f"phase 1: {phase1['gone']} transcript(s) deleted since they were found, closed unread")
     for item in data["phase2"]:
+        if item["status"] in _HELD_BACK:
+            echo(f"phase 2: {printable(item['scope'])}: {_HELD_BACK[item['status']]}")
+            continue
         by = f" by the {item['consolidator']} consolidator" if item.get("consolidator") else ""
         echo(
             f"phase 2: {printable(item['scope'])}: {item['status']}{by} (selected {item['selected']}, added "

@@ -24,7 +24,7 @@ def show(session_id: str | None, db: str | None, as_json: bool) -> None:
     if session_id:
         from skillshelf.memory.store import open_store
 
-        with open_store(db, data_dir=Env.from_os().dirs.data) as store:
+        with open_store(db, data_dir=Env.from_os().dirs.data, create=False) as store:
             rows = store.outputs(session_id=session_id)
         if not rows:
             raise NotFoundError(
@@ -78,6 +78,10 @@ def search(query: str, limit: int, no_usage: bool, db: str | None, as_json: bool
         )
     env = Env.from_os()
     settings, findings = memory_settings(env)
+    if db and not no_usage:  # a named database that is missing is said, not made
+        from skillshelf.memory.store import open_store
+
+        open_store(db, create=False, migrate=False).close()
     hits = search_memory(env, query, setting=settings.scope, limit=limit, record_usage=not no_usage, db=db)
     if as_json:
         echo_json([h.to_dict() for h in hits])

@@ -18,7 +18,10 @@ lease waits for its silence. Two containers sharing a host name but not a pid na
 take each other's holders for gone: give them distinct host names.
 
 Freeing a lease (:func:`free_leases`) costs the job one retry: a holder that died may have
-died of its input, and a transcript that kills every worker must not be retried forever.
+died of its input, and a transcript that kills every worker must not be retried forever. (Codex
+takes over an expired lease without lowering ``retry_remaining``, so such a transcript loops
+there.) A holder stopped by Ctrl-C or SIGTERM hands its leases back first and costs nothing
+(``cli/interrupt.py``); only a hard death (SIGKILL, out of memory, a lost machine) is counted.
 """
 
 from __future__ import annotations

@@ -70,7 +70,11 @@ class CallBudget:
 
 
 CODES = ErrorCodes(
-    missing="ME032", failed="ME030", hint="check --base-url, the API key variable and the model name"
+    missing="ME032",
+    failed="ME030",
+    hint="check --base-url, the API key variable and the model name",
+    timeout_hint="the server did not answer within memory.request_timeout_s (a limit on each attempt; "
+    "the SDK makes up to 3): try again later, or raise it (-c memory.request_timeout_s=SECONDS)",
 )
 
 
@@ -121,6 +125,14 @@ class ModelClient:
         return request
 
     def _reply_text(self, response: Any) -> str:
+        if not hasattr(response, "content" if self.ref.provider == "anthropic" else "choices"):
+            raise ModelCallError(  # the SDK hands back the body as text when it is not JSON
+                f"the server for {self.ref} answered with something that is not the API's JSON: "
+                f"{str(response)[:120]!r}",
+                code="ME044",
+                hint="check --base-url (memory.base_url): it must be the API root of the model server "
+                "(for OpenAI-compatible servers often ending in /v1), not a web page or a proxy's error page",
+            )
         if self.ref.provider == "anthropic":
             return "".join(getattr(block, "text", "") for block in response.content if block.type == "text")
         if not response.choices:

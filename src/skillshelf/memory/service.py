@@ -20,7 +20,7 @@ from pathlib import Path
 from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.env import Env
 from skillshelf.errors import SkillshelfError, reason
-from skillshelf.memory.consolidation_run import run_phase2_scope
+from skillshelf.memory.consolidation_run import Phase2Outcome, run_phase2_scope
 from skillshelf.memory.consolidator import Consolidator
 from skillshelf.memory.dryrun import dry_run_report
 from skillshelf.memory.inspect import claim_limits, queued_ids, skipped_sessions
@@ -139,6 +139,17 @@ def register_transcripts(
         if progress:
             progress("scan", n, len(files))
     report.registered = store.register_sessions(rows, now_ms)
+    report.problems += [  # two files of one session: the newer is used
+        Diagnostic(
+            code="ME107",
+            severity=Severity.WARNING,
+            message=f"session {row.id} is also in {kept}, which is newer (or as new and longer): "
+            "that copy is used, this one is not",
+            fix="delete or move the copy not used; each transcript file should hold its own session",
+            path=Path(row.path),
+        )
+        for row, kept in store.id_clashes(rows)
+    ]
     return [str(p) for p in files]
 
 
@@ -223,6 +234,8 @@ def _phase2(
     known: KnownSecrets,
 ) -> None:
     scopes = store.dirty_scopes(now_ms=int(clock() * 1000))
+    for scope, why in store.held_back_scopes(now_ms=int(clock() * 1000)):  # said, not run
+        report.consolidation.append(Phase2Outcome(scope=scope, status=why, folder=scope_dir(data_dir, scope)))
     for n, scope in enumerate(scopes, 1):
         outcome = run_phase2_scope(
             scope,

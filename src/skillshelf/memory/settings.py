@@ -5,11 +5,11 @@ hour, heartbeats every 90 s, 3 retries) except where its users asked for more co
 budget on model calls per run, per-project scope by default and retry backoff that doubles.
 
 A setting that cannot be used (an unknown key, a value of the wrong type or range, a model that is
-not ``PROVIDER:NAME``) is a :class:`~skillshelf.errors.UsageError` (exit 2), whether it came from a
-config file, ``-c memory.KEY=VALUE`` or a command-line option: nothing runs on settings it cannot
-honour. A config layer or ``-c`` that cannot be read at all is a finding of the config instead
-(``CF100``, ``CF108``: the rest is used), which :func:`read_memory_settings` returns beside the
-settings for the commands to report.
+not ``PROVIDER:NAME``, a base URL that is not http(s)) is a :class:`~skillshelf.errors.UsageError`
+(exit 2), whether it came from a config file, ``-c memory.KEY=VALUE`` or a command-line option:
+nothing runs on settings it cannot honour. A config layer or ``-c`` that cannot be read at all
+is a finding of the config instead (``CF100``, ``CF108``: the rest is used), which
+:func:`read_memory_settings` returns beside the settings for the commands to report.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from skillshelf.diagnostics import Diagnostic
 from skillshelf.env import Env
@@ -128,15 +129,63 @@ def _checked(key: str, value: Any) -> Any:
         value = min(value, _CEILINGS.get(key, math.inf))
     if key in _CLAMPS:
         value = _clamped(key, value)
+    if key in _TEXTS:
+        _check_text(key, value)
+    if key in ("extract_model", "consolidation_model"):
+        _check_model(key, value)
     return _whole(key, value)
 
 
-def _check_model(text: str) -> None:
-    """A model setting that is not ``PROVIDER:NAME`` is a setting that cannot be used (``ME020``)."""
+def _check_model(key: str, value: object) -> None:
+    """A model setting that is not ``PROVIDER:NAME`` text is one that cannot be used (``ME020``)."""
+    if not isinstance(value, str):
+        raise UsageError(
+            f"memory setting {key} must be PROVIDER:NAME text, not {value!r}",
+            code="ME020",
+            hint=f'quote it: memory.{key} = "openai:MODEL" (or "anthropic:MODEL")',
+        )
     try:
-        parse_model_ref(text)
+        parse_model_ref(value)
     except ConfigError as exc:
         raise UsageError(exc.message, code=exc.code, hint=exc.hint) from exc
+
+
+#: Settings that are text (or unset): another type is refused (``ME019``).
+_TEXTS = frozenset({"extract_effort", "consolidation_effort", "base_url", "api_key_env"})
+
+
+def _check_text(key: str, value: object) -> None:
+    if not isinstance(value, str):
+        raise UsageError(
+            f"memory setting {key} must be text, not {value!r}",
+            code="ME019",
+            hint=f'quote the value: memory.{key} = "..." (or leave it out for the default)',
+        )
+    if key == "api_key_env" and (not value or "=" in value or "\0" in value):
+        raise UsageError(
+            f"memory setting api_key_env must name an environment variable, not {value!r}",
+            code="ME019",
+            hint='set memory.api_key_env to a variable name, such as "OPENAI_API_KEY"',
+        )
+    if key == "base_url":
+        _check_url(value)
+
+
+def _check_url(value: str) -> None:
+    """An API base URL is ``http://`` or ``https://`` with a host (``ME042``): anything else
+    would only fail at the first model call, after a session was claimed."""
+    try:
+        parts = urlsplit(value)
+        ok = parts.scheme.lower() in ("http", "https") and bool(parts.hostname)
+    except ValueError:  # a bad port or bracketed host
+        ok = False
+    if not ok:
+        raise UsageError(
+            f"memory setting base_url must be an http:// or https:// URL with a host, not {value!r}",
+            code="ME042",
+            hint="use the server's API root, such as http://127.0.0.1:8000/v1 (--base-url or "
+            "memory.base_url)",
+        )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -154,7 +203,7 @@ class MemorySettings:
     effective_context_percent: int = 95
     max_output_tokens: int = 8000
     json_mode: Literal["schema", "object", "off"] = "schema"
-    request_timeout_s: float = 600.0
+    request_timeout_s: float = 600.0  # per attempt: the SDK makes up to 3, with short pauses between
     max_rollouts_per_run: int = 16
     max_running_jobs: int | None = None
     min_idle_hours: float = 6.0
@@ -207,10 +256,7 @@ class MemorySettings:
                 code="ME023",
                 hint='set memory.scope = "project" (default) or "global"',
             )
-        result = replace(self, **clean)
-        _check_model(result.extract_model)
-        _check_model(result.consolidation_model)
-        return result
+        return replace(self, **clean)
 
     @property
     def beat_seconds(self) -> float:

@@ -52,10 +52,18 @@ def default_db_path(data_dir: Path) -> Path:
 
 
 def open_store(
-    url: str | None = None, *, data_dir: Path | None = None, migrate: bool = True, scratch: bool = False
+    url: str | None = None,
+    *,
+    data_dir: Path | None = None,
+    migrate: bool = True,
+    scratch: bool = False,
+    create: bool = True,
 ) -> Store:
     """Open the store at ``url`` (``sqlite:///path``, a plain path, ``postgresql://...``);
     ``None`` means the default SQLite file of the user data folder ``data_dir``.
+
+    ``create=False`` (commands that only read): a SQLite file that does not exist is not made;
+    a named one is a NotFoundError (``ME043``), the default one reads as an empty store.
 
     ``scratch=True`` (dry runs): the store is an in-memory SQLite copy of the database (of the
     file, or of a PostgreSQL database's rows read in one read-only snapshot), so nothing is
@@ -70,7 +78,8 @@ def open_store(
                 code="ME016",
                 hint="pass a database URL, or data_dir=env.dirs.data for the default SQLite file",
             )
-        store = SqliteStore(default_db_path(data_dir), scratch=scratch, own_folder=True)
+        path = default_db_path(data_dir)
+        store = SqliteStore(path, scratch=scratch or not (create or path.exists()), own_folder=True)
     elif url.startswith(("postgresql://", "postgres://")) and scratch:
         from skillshelf.memory.store.scratch import postgres_scratch
 
@@ -83,7 +92,7 @@ def open_store(
         from skillshelf.memory.store.sqlite import SqliteStore
 
         path = Path(url.removeprefix("sqlite:///") if url.startswith("sqlite:///") else url).expanduser()
-        store = SqliteStore(path, scratch=scratch)
+        store = SqliteStore(path, scratch=scratch, create=create)
     else:
         raise UsageError(
             f"unsupported database URL {url.split('://')[0]}://...",

@@ -162,8 +162,11 @@ class BaseStore(ABC):
     def register_sessions(self, rows: Sequence[SessionRow], now_ms: int) -> int:
         """Insert or refresh sessions (``memory_mode`` is kept); return how many were written.
 
-        A sub-agent's row never replaces the row of another file that is not a sub-agent's
-        (a sub-agent's transcript may repeat its parent's session id)."""
+        A row's own file always refreshes it. Another file with the same session id replaces it
+        only when it is newer (file mtime, then size; a tie keeps the row), so two copies of a
+        session give the same row whatever order they are read in (``LeaseStore.id_clashes`` names the
+        copy not used); and a sub-agent's file never replaces a file that is not a sub-agent's
+        (a sub-agent's transcript may repeat its parent's session id), which always replaces it."""
         sql = (
             f"INSERT INTO sessions ({SESSION_COLUMNS}, registered_at_ms) VALUES "
             "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET "
@@ -171,12 +174,15 @@ class BaseStore(ABC):
             "git_branch = excluded.git_branch, origin = excluded.origin, subagent = excluded.subagent, "
             "first_user_message = excluded.first_user_message, updated_at_ms = excluded.updated_at_ms, "
             "file_size = excluded.file_size, file_mtime_ns = excluded.file_mtime_ns "
-            "WHERE excluded.subagent = 0 OR sessions.subagent <> 0 OR sessions.path = excluded.path "
+            "WHERE sessions.path = excluded.path OR (excluded.subagent = 0 AND sessions.subagent <> 0) "
+            "OR ((excluded.subagent = 0) = (sessions.subagent = 0) "
+            "AND (excluded.file_mtime_ns > sessions.file_mtime_ns OR (excluded.file_mtime_ns = "
+            "sessions.file_mtime_ns AND excluded.file_size > sessions.file_size))) "
             "RETURNING id"
         )
         written = 0
-        with self.transaction() as tx:
-            for r in rows:
+        with self.transaction() as tx:  # newest first: an older copy read in the same run writes nothing
+            for r in sorted(rows, key=lambda r: (r.file_mtime_ns, r.file_size), reverse=True):
                 written += len(tx.execute(sql, session_params(r, now_ms)))
         return written
 

@@ -1,5 +1,6 @@
 """Leases and what the store can say about each session: heartbeats, giving a job back,
-freeing a lease whose holder is gone, and one row per session for ``memory status``.
+freeing a lease whose holder is gone, one row per session for ``memory status``, and the
+transcripts that repeat another's session id.
 
 Which leases are free is decided outside the store (:mod:`skillshelf.memory.leases` looks at
 processes); the store only frees a lease that is still the one that was judged (same ownership
@@ -11,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from skillshelf.memory.store.base import BaseStore, Row, chunks
-from skillshelf.memory.store.records import STAGE1, LeaseHolder, LeaseRow, SessionFacts
+from skillshelf.memory.store.records import STAGE1, LeaseHolder, LeaseRow, SessionFacts, SessionRow
 
 __all__ = ["LeaseStore"]
 
@@ -124,6 +125,37 @@ class LeaseStore(BaseStore):
             )
             for r in rows
         ]
+
+    def id_clashes(self, rows: Sequence[SessionRow]) -> list[tuple[SessionRow, str]]:
+        """``(row, path kept)`` for each of ``rows`` (not a sub-agent's) whose session id the store
+        holds for another file that is not a sub-agent's either: two copies of one session, of
+        which :meth:`register_sessions` keeps the newer."""
+        mains = [r for r in rows if not r.subagent]
+        held: dict[str, tuple[str, bool]] = {}
+        with self.transaction() as tx:
+            for chunk in chunks([r.id for r in mains]):
+                marks = ", ".join("?" * len(chunk))
+                for sid, path, subagent in tx.execute(
+                    f"SELECT id, path, subagent FROM sessions WHERE id IN ({marks})", chunk
+                ):
+                    held[str(sid)] = (str(path), bool(subagent))
+        return [
+            (r, held[r.id][0])
+            for r in mains
+            if r.id in held and held[r.id][0] != r.path and not held[r.id][1]
+        ]
+
+    def held_back_scopes(self, *, now_ms: int) -> list[tuple[str, str]]:
+        """``(scope, why)`` for each consolidation with new input that may not run now: ``backoff``
+        (a failure's retry time is ahead) or ``gave_up`` (no retries left until new input)."""
+        with self.transaction() as tx:
+            rows = tx.execute(
+                "SELECT job_key, retry_remaining FROM jobs WHERE kind = 'memory_consolidate' "
+                "AND COALESCE(input_watermark, 0) > COALESCE(last_success_watermark, 0) "
+                "AND (retry_remaining <= 0 OR retry_at_ms > ?) ORDER BY job_key",
+                (now_ms,),
+            )
+        return [(str(scope), "gave_up" if int(left) <= 0 else "backoff") for scope, left in rows]
 
     def project_session_ids(self, project: str) -> list[str]:
         """Sessions whose project (or, without one, cwd) is ``project``: what a project's reset covers."""

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from skillshelf.dirs import private_dir, private_file
-from skillshelf.errors import StoreError, reason
+from skillshelf.errors import NotFoundError, StoreError, reason
 from skillshelf.fileio import NotRegularFile, regular_or_missing
 from skillshelf.memory.store.base import Row, Tx, storable
 from skillshelf.memory.store.consolidation import Store
@@ -86,7 +86,8 @@ def _private_database(path: Path, *, own_folder: bool) -> None:
 
 
 class SqliteStore(Store):
-    """The memory store in a SQLite file (created with its folder on first use).
+    """The memory store in a SQLite file (created with its folder on first use; with
+    ``create=False``, a missing file is a NotFoundError, ``ME043``, and nothing is made).
 
     ``scratch=True`` (dry runs) works on an in-memory copy of the file instead: the file is
     only read (not at all when it does not exist), and nothing is created or changed on disk.
@@ -95,8 +96,21 @@ class SqliteStore(Store):
     """
 
     def __init__(
-        self, path: Path, *, timeout_s: float = 30.0, scratch: bool = False, own_folder: bool = False
+        self,
+        path: Path,
+        *,
+        timeout_s: float = 30.0,
+        scratch: bool = False,
+        own_folder: bool = False,
+        create: bool = True,
     ) -> None:
+        if not create and not scratch and not path.exists():
+            raise NotFoundError(
+                f"memory database {path} does not exist",
+                code="ME043",
+                hint="check the --db path (`skillshelf memory run` makes the database); "
+                "without --db the default one in the user data folder is read",
+            )
         self._open(path, url=f"sqlite:///{path}", timeout_s=timeout_s, scratch=scratch, own_folder=own_folder)
 
     @classmethod
