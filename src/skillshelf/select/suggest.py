@@ -23,6 +23,7 @@ skips.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -137,14 +138,27 @@ def default_suggestion_budget(context_window: int | None) -> int:
     return max(300, min(4000, context_window // 100))
 
 
+#: Control characters (C0 but the whitespace the line is joined over, DEL, C1) and bidirectional
+#: formatting characters: nothing a skill's text needs in one line, and a way to hide or reorder it
+_UNSEEN = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def inert(text: str) -> str:
+    """``text`` as a line of the fragment can hold it: without control or bidirectional
+    formatting characters, and with ``<`` and ``>`` written ``&lt;`` and ``&gt;``, so a skill's
+    name, description or path cannot close the fragment or open a tag of its own (the fragment
+    is skillshelf's format: Codex's catalog keeps a description as written)."""
+    return _UNSEEN.sub("", text).replace("<", "&lt;").replace(">", "&gt;")
+
+
 def _line(skill: Skill, tool_name: str | None, max_desc: int | None = None) -> str:
-    desc = cap_description(" ".join(skill.description.split()))
+    desc = cap_description(" ".join(inert(skill.description).split()))
     if max_desc is not None and len(desc) > max_desc:
         desc = desc[: max(0, max_desc - 3)].rstrip() + "..."
     tag = "" if skill.trusted else f"{UNTRUSTED_TAG} "
     if tool_name is not None:
-        return f"- {tool_name}: {tag}{desc}"
-    return f"- {skill.name}: {tag}{desc} (file: {display_path(skill.path)})"
+        return f"- {inert(tool_name)}: {tag}{desc}"
+    return f"- {inert(skill.name)}: {tag}{desc} (file: {inert(display_path(skill.path))})"
 
 
 def _fit(skill: Skill, tool_name: str | None, remaining: int) -> str | None:
