@@ -44,7 +44,7 @@ from skillshelf.serve.schemas import (
     with_name_enum,
 )
 from skillshelf.serve.skill_tools import SKILL_TOOLS, SkillTool, model_tools
-from skillshelf.skills.load import UNTRUSTED_NOTE, UNTRUSTED_TAG
+from skillshelf.skills.load import UNTRUSTED_NOTE, UNTRUSTED_TAG, first_by_name
 from skillshelf.skills.model import Skill
 
 if TYPE_CHECKING:
@@ -142,12 +142,8 @@ class SkillTools:
         self.catalog_format = CATALOG_FORMATS.get(catalog_format).name  # else a UsageError listing them
         self.index_cache_dir = index_cache_dir
         self.max_file_bytes = max_file_bytes
-        self._by_name: dict[str, Skill] = {}
-        for skill in self.skills:
-            self._by_name.setdefault(skill.name, skill)
-        self._offered: dict[str, Skill] = {}  # the listed skills by name, each name once
-        for skill in self.listed:
-            self._offered.setdefault(skill.name, skill)
+        self._by_name = first_by_name(self.skills)
+        self._offered = first_by_name(self.listed)  # the listed skills by name, each name once
         # rank with the installed embedding models (WordLlama; MiniLM with skillshelf[semantic])
         self.semantic = semantic
         self.ranking = ranking  # the threshold and count of suggestions (config [select]); None: defaults
@@ -193,6 +189,8 @@ class SkillTools:
                 f"Files bundled with {skill.name} (read one with read_skill_file when the "
                 f"instructions call for it):\n{listing}{more}"
             )
+        if loaded.shadowed:
+            parts.append(f"(Also named {skill.name}, not loaded: {', '.join(map(str, loaded.shadowed))}.)")
         if not skill.trusted:
             parts.insert(0, UNTRUSTED_NOTE)
         data = {

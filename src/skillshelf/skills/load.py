@@ -32,6 +32,7 @@ __all__ = [
     "UNTRUSTED_TAG",
     "LoadedSkill",
     "close_matches",
+    "first_by_name",
     "handle_load_skill",
     "list_bundled_files",
     "load_skill",
@@ -138,6 +139,16 @@ def close_matches(name: str, names: Sequence[str], *, limit: int = 5) -> tuple[s
     return tuple(dict.fromkeys(out))[:limit]
 
 
+def first_by_name(skills: Sequence[Skill]) -> dict[str, Skill]:
+    """Each name once, in load order, with the skill a name loads (:func:`load_skill`'s rule):
+    its first skill, a trusted one before an untrusted project's copy (a clone cannot shadow
+    the user's own skill)."""
+    chosen: dict[str, Skill] = {}
+    for skill in sorted(skills, key=lambda s: not s.trusted):
+        chosen.setdefault(skill.name, skill)
+    return {s.name: chosen[s.name] for s in skills}
+
+
 def _find(skills: Sequence[Skill], name: str) -> tuple[Skill, tuple[Path, ...]]:
     wanted = name.strip()
     matches = [s for s in skills if s.name == wanted]
@@ -151,6 +162,7 @@ def _find(skills: Sequence[Skill], name: str) -> tuple[Skill, tuple[Path, ...]]:
         raise SkillNotFoundError(
             name, available=tuple(dict.fromkeys(names)), close=close_matches(name, names)
         )
+    matches.sort(key=lambda s: not s.trusted)  # an untrusted project's copy never shadows a trusted one
     return matches[0], tuple(s.path for s in matches[1:])
 
 
@@ -176,7 +188,8 @@ def _read_contents(skill: Skill, max_bytes: int | None) -> tuple[str, bool]:
 def load_skill(
     skills: Sequence[Skill], name: str, *, max_bytes: int | None = None, max_files: int = DEFAULT_MAX_FILES
 ) -> LoadedSkill:
-    """Load the skill called ``name`` (first in load order; a SKILL.md or folder path works too).
+    """Load the skill called ``name`` (first in load order, a trusted one before an untrusted
+    project's copy; a SKILL.md or folder path works too).
 
     Hidden skills (``model_visible`` false) load like any other. ``max_bytes`` cuts the text at a
     character boundary (None: the whole file, as Codex's core does).
