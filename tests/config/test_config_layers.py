@@ -342,3 +342,17 @@ def test_a_git_worktree_is_trusted_by_its_main_checkouts_entry_unless_it_has_its
     with (tree.user / "config.toml").open("a", encoding="utf-8") as handle:
         handle.write(f'[projects."{worktree.resolve()}"]\ntrust_level = "untrusted"\n')
     assert not tree.load(cwd=worktree).trusted
+
+
+def test_the_trust_command_a_finding_offers_is_one_shell_word_whatever_the_folder_name(
+    tmp_path: Path,
+) -> None:
+    import shlex
+
+    from skillshelf.config.trust import decide_trust
+
+    root = tmp_path / "my proj $(touch PASTED)"
+    (root / ".git").mkdir(parents=True)
+    reason = decide_trust(root, ()).reason
+    command = reason.split("`")[1]
+    assert shlex.split(command) == ["skillshelf", "trust", str(root.resolve())]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -230,7 +231,7 @@ def _gate_projects(
                     code="CF109",
                     severity=Severity.INFO,
                     message=f"project config is not in effect: {reason}",
-                    fix=f"run `skillshelf trust {trust.root}` if you trust this project"
+                    fix=f"run `skillshelf trust {shlex.quote(str(trust.root))}` if you trust this project"
                     if not trust.trusted
                     else "ask whoever manages the system or user config to allow project config",
                     path=layer.path,

@@ -14,6 +14,7 @@ the system and user layers are read for trust: a project cannot trust itself, so
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -95,10 +96,16 @@ def decide_trust(root: Path, layers: Sequence[ConfigLayer]) -> TrustDecision:
                 root=root,
                 trusted=False,
                 entry=folder,
-                reason=f"marked untrusted in the {label} layer{where}; run `skillshelf trust {root}`",
+                reason=f"marked untrusted in the {label} layer{where}; "
+                f"run `skillshelf trust {_quoted(root)}`",
             )
     return TrustDecision(
         root=root,
         trusted=False,
-        reason=f"project not trusted; run `skillshelf trust {root}` to let its config take effect",
+        reason=f"project not trusted; run `skillshelf trust {_quoted(root)}` to let its config take effect",
     )
+
+
+def _quoted(path: Path) -> str:
+    """``path`` as a shell word: a command shown for pasting runs nothing hidden in a folder name."""
+    return shlex.quote(str(path))

@@ -12,6 +12,7 @@ folders it held, so ``update`` can install the skills it gains later.
 from __future__ import annotations
 
 import dataclasses
+import shlex
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -199,7 +200,7 @@ def _install_one(
             status="failed",
             code=exc.code,
             message=exc.message,
-            fix=f"`skillshelf install {one.text} --name OTHER-NAME` installs it beside that one",
+            fix=f"`skillshelf install {shlex.quote(one.text)} --name OTHER-NAME` installs it beside that one",
         )
     except NameTakenError as exc:
         if exc.entry is not None and _same_place(exc.entry, one):
@@ -217,8 +218,8 @@ def _install_one(
             status="failed",
             code=exc.code,
             message=exc.message,
-            fix=f"`skillshelf install {one.text} --name OTHER-NAME` installs it beside that one; "
-            "--force replaces it",
+            fix=f"`skillshelf install {shlex.quote(one.text)} --name OTHER-NAME` installs it beside that "
+            "one; --force replaces it",
         )
     except SkillValidationError as exc:
         errors = [d for d in exc.diagnostics if d.severity is Severity.ERROR]
