@@ -186,16 +186,21 @@ def hook_specs(agent: Agent, prefix: list[str]) -> tuple[HookSpec, ...]:
 
 
 def is_our_command(command: object) -> bool:
-    """Whether a hook command runs ``skillshelf hook`` (whichever install or path)."""
+    """Whether a hook command is one :func:`hook_command` writes: ``skillshelf hook ...`` by any
+    path to the script, or ``PYTHON -m skillshelf.cli.main hook ...``, and nothing else (no
+    other command before or after it through ``;``, ``&&``, ``|`` or the like)."""
     if not isinstance(command, str):
         return False
     import shlex
 
+    lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
     try:
-        words = shlex.split(command)
+        words = list(lexer)
     except ValueError:
         return False
-    if "hook" not in words:
+    if "hook" not in words or any(w and set(w) <= set(lexer.punctuation_chars) for w in words):
         return False
     before = words[: words.index("hook")]
-    return any(Path(w).name == "skillshelf" or w == "skillshelf.cli.main" for w in before)
+    script = len(before) == 1 and Path(before[0]).name == "skillshelf"
+    return script or (len(before) == 3 and before[1:] == ["-m", "skillshelf.cli.main"])
