@@ -101,3 +101,21 @@ def test_a_finding_without_a_file_is_printed_as_the_programs_own(capsys: pytest.
     print_diagnostics([found])
     assert capsys.readouterr().err.splitlines()[0] == "skillshelf: warning CF108: bad -c value"
     assert found.format().splitlines()[0] == "skillshelf: warning CF108: bad -c value"
+
+
+def test_json_on_a_terminal_escapes_what_would_reorder_or_drive_it(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+
+    from skillshelf.cli.output import echo_json
+
+    value = {"description": "safe\u202egnp.exe \x85 \x9b31m \x1b[2J"}
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    echo_json(value)
+    out = capsys.readouterr().out
+    assert not any(c in out for c in "\u202e\x85\x9b\x1b") and "\\u202e" in out
+    assert json.loads(out) == value
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: False)
+    echo_json(value)
+    assert "\u202e" in capsys.readouterr().out  # a program reading a pipe gets the characters

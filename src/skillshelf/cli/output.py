@@ -65,12 +65,17 @@ def echo_json(value: object) -> None:
     except ValueError:
         plain = json.loads(json.dumps(value, ensure_ascii=False, default=_default))
         text = json.dumps(_finite(plain), indent=2, ensure_ascii=False, allow_nan=False)
+    if sys.stdout.isatty():  # the characters json leaves as they are but a terminal acts on
+        text = text.translate(_JSON_ESCAPES)
     click.echo(valid_text(text))  # a path that is not UTF-8 would stop a strict stdout
 
 
 _CONTROL = {c: f"\\x{c:02x}" for c in (*range(0x00, 0x09), *range(0x0B, 0x20), *range(0x7F, 0xA0))}
 # bidirectional overrides and isolates: they reorder what a terminal shows ("Trojan Source")
 _CONTROL |= {c: f"\\u{c:04x}" for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A))}
+#: The same for JSON on a terminal, as JSON writes them (json itself escapes C0 only): DEL, C1
+#: and the bidirectional ones; valid JSON, as these only occur inside strings
+_JSON_ESCAPES = {c: f"\\u{c:04x}" for c in _CONTROL if c >= 0x7F}
 
 
 #: Longest message or fix line printed whole; past it the middle is cut (a 100 KB query or
