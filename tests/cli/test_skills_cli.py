@@ -223,7 +223,41 @@ def test_load_of_a_path_that_is_no_skill_names_the_path_as_given(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert exit_code_of(["load", ".agents/skills/broken", "--no-builtin"], project) == 1
-    assert "no skill named '.agents/skills/broken'" in capsys.readouterr().err
+    assert "SK407: cannot load '.agents/skills/broken'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("path", ["./pdf-forms", "pdf-forms/SKILL.md", "drafts/../pdf-forms"])
+def test_load_reads_a_skill_folder_outside_the_scanned_roots_by_its_path(project: Path, path: str) -> None:
+    write_skill(project / "pdf-forms", "pdf-forms", "Fills PDF forms.")
+    (project / "drafts").mkdir()
+
+    data = json.loads(run(["load", path, "--json", "--no-builtin"], cwd=project).stdout)
+
+    assert (data["name"], data["path"]) == ("pdf-forms", str(project / "pdf-forms" / "SKILL.md"))
+    assert (data["scope"], data["trusted"]) == ("repo", False)  # the untrusted project's own
+
+
+def test_load_by_path_outside_the_project_is_the_users_own(project: Path, tmp_path: Path) -> None:
+    write_skill(tmp_path / "elsewhere" / "pdf-forms", "pdf-forms", "Fills PDF forms.")
+
+    result = run(["load", str(tmp_path / "elsewhere" / "pdf-forms"), "--no-builtin"], cwd=project)
+
+    assert result.exit_code == 0 and result.stdout.startswith("<skill>\n<name>pdf-forms</name>")
+
+
+@pytest.mark.parametrize(
+    ("path", "why"),
+    [("./nowhere", "nothing is there"), ("empty", "holds no SKILL.md"), ("notes.txt", "it is a file")],
+)
+def test_load_of_a_path_that_is_not_a_skill_says_why(
+    project: Path, capsys: pytest.CaptureFixture[str], path: str, why: str
+) -> None:
+    (project / "empty").mkdir()
+    (project / "notes.txt").write_text("hi\n", encoding="utf-8")
+
+    assert exit_code_of(["load", path, "--no-builtin"], project) == 1
+    err = capsys.readouterr().err
+    assert f"SK404: no skill at the path {path!r}" in err and why in err
 
 
 def test_validate_json_over_the_corpora_explains_every_skill_it_would_not_load() -> None:

@@ -259,8 +259,9 @@ def test_setup_status_command_prints_both_agents(isolated_home: Any, monkeypatch
     lines = result.output.splitlines()
     assert lines[0].startswith("Codex (project): hooks SessionStart") and "does NOT run" in lines[0]
     assert any(line.startswith("Claude Code (user): not set up") for line in lines)
-    assert lines[-2].startswith("hook server: off")  # isolated_home turns it off
-    assert lines[-1].startswith("logs: ") and lines[-1].endswith("jobs.log (background jobs)")
+    assert lines[-4].startswith("hook server: off")  # isolated_home turns it off
+    assert lines[-3].startswith("logs: ") and lines[-3].endswith("jobs.log (background jobs)")
+    assert lines[-2:] == ["  last hook problem: none", "  last background-job error: none"]
     data = json.loads(CliRunner().invoke(cli, ["setup", "--status", "--json"]).output)
     assert [(r["agent"], r["scope"]) for r in data["status"]] == [
         ("codex", "project"),
@@ -285,15 +286,16 @@ def test_setup_status_shows_the_newest_problem_of_each_hook_log(
         encoding="utf-8",
     )
     (hooks / "jobs.log").write_text(
-        "Traceback (most recent call last):\nOSError: \x1b]0;x\n\n", encoding="utf-8"
+        "Traceback (most recent call last):\nOSError: \x1b]0;x\n\nhook server 7 listening at /s\n",
+        encoding="utf-8",
     )
     lines = CliRunner().invoke(cli, ["setup", "--status"]).output.splitlines()
     assert lines[-2:] == [
         "  last hook problem: 2026-12-01T10:01:00Z claude UserPromptSubmit timeout 5001ms over 5 s",
-        "  last background-job output: OSError: \\x1b]0;x",
+        "  last background-job error: OSError: \\x1b]0;x",
     ]
     logs = json.loads(CliRunner().invoke(cli, ["setup", "--status", "--json"]).output)["logs"]
-    assert logs["last_hook_problem"].endswith("over 5 s") and logs["last_job_output"] == "OSError: \x1b]0;x"
+    assert logs["last_hook_problem"].endswith("over 5 s") and logs["last_job_error"] == "OSError: \x1b]0;x"
 
 
 def test_a_settings_file_linked_from_dotfiles_is_edited_where_the_link_points(isolated_home: Any) -> None:

@@ -140,5 +140,20 @@ def test_a_download_installed_with_a_token_is_not_fetched_by_update_without_it(
     for check in (True, False):
         (result,) = update_skills(env=env, check=check)
         assert result.status == "failed" and result.message.startswith("IS131: ")
-        assert "--name zipskill --scope user --force" in result.message
+        assert "--for skillshelf --name zipskill --scope user --force" in result.message
     assert asked == ["/ok.zip?token=abc123&v=2"]  # no fetch without the token, none with a stand-in
+
+
+@pytest.mark.parametrize(
+    ("target", "scope"), [("skillshelf", "user"), ("all", "user"), ("claude", "user"), ("codex", "project")]
+)
+def test_the_hint_to_reinstall_a_download_with_a_token_keeps_its_for_and_scope(
+    tmp_path: Path, isolated_home: IsolatedHome, served_zip: tuple[str, list[str]], target: str, scope: str
+) -> None:
+    url, _ = served_zip
+    env = make_env(tmp_path, isolated_home.home)
+    install_skill(f"{url}/ok.zip?token=abc123", env=env, target=target, scope=scope, name="tok")  # type: ignore[arg-type]
+
+    (result,) = update_skills(env=env, check=True)
+
+    assert f"--for {target} --name tok --scope {scope} --force" in result.message

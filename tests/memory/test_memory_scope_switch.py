@@ -1,6 +1,8 @@
 """After `memory.scope` switches between project and global, the other kind's memories are kept:
 `memory status` names them and says how to remove them, a plain `memory prune` leaves them, and
-`memory prune --other-scopes` deletes them and empties their folders, the current scope's kept."""
+`memory prune --other-scopes` deletes them and empties their folders, the current scope's kept;
+`memory reset` deletes the scope the setting writes, and with a config it cannot read (a skipped
+layer, an unusable setting) `reset` and `forget` say so and `reset` deletes nothing."""
 
 from __future__ import annotations
 
@@ -102,3 +104,39 @@ def test_prune_keeps_them_unless_asked_and_then_removes_only_them(
     assert (scope_dir(switched, GLOBAL_SCOPE) / "MEMORY.md").is_file()
     code, out, _ = run_cli(capsys, "memory", "status", "--json")
     assert json.loads(out)["other_scopes"] == []
+
+
+def test_reset_deletes_the_scope_memory_scope_writes(
+    switched: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run_cli(capsys, "memory", "reset", "--yes", "--json")
+
+    assert code == 0 and json.loads(out)["scope"] == GLOBAL_SCOPE
+    assert _outputs(switched) == [OLD]
+    assert not (scope_dir(switched, GLOBAL_SCOPE) / "MEMORY.md").exists()
+    assert (scope_dir(switched, OLD) / "MEMORY.md").is_file()
+
+
+@pytest.mark.parametrize("command", [("reset", "--yes"), ("forget", "old")])
+def test_reset_and_forget_report_a_skipped_config_layer_and_reset_deletes_nothing(
+    switched: Path, isolated_home: Any, capsys: pytest.CaptureFixture[str], command: tuple[str, ...]
+) -> None:
+    isolated_home.write_user_config("bad = [\n")
+
+    code, _, err = run_cli(capsys, "memory", *command)
+
+    assert code == 1 and "CF100" in err
+    if command[0] == "reset":
+        assert "nothing deleted" in err and _outputs(switched) == [GLOBAL_SCOPE, OLD]
+
+
+@pytest.mark.parametrize("command", [("reset", "--yes"), ("forget", "old")])
+def test_reset_and_forget_refuse_an_unusable_memory_setting(
+    switched: Path, isolated_home: Any, capsys: pytest.CaptureFixture[str], command: tuple[str, ...]
+) -> None:
+    isolated_home.write_user_config('[memory]\nscope = "bogus"\n')
+
+    code, _, err = run_cli(capsys, "memory", *command)
+
+    assert code == 2 and "ME023" in err
+    assert _outputs(switched) == [GLOBAL_SCOPE, OLD]

@@ -150,7 +150,7 @@ def _logs_status(env: Env) -> dict[str, Any]:
         "hooks": str(log_path(env.dirs.state)),
         "jobs": str(jobs_log_path(env.dirs.state)),
         "last_hook_problem": last.hook_call,
-        "last_job_output": last.job_output,
+        "last_job_error": last.job_error,
     }
 
 
@@ -160,10 +160,11 @@ def _logs_lines(logs: dict[str, Any]) -> list[str]:
     lines = [
         f"logs: {printable(logs['hooks'])} (each hook call), {printable(logs['jobs'])} (background jobs)"
     ]
-    if logs["last_hook_problem"]:
-        lines.append(f"  last hook problem: {printable(logs['last_hook_problem'][:300])}")
-    if logs["last_job_output"]:
-        lines.append(f"  last background-job output: {printable(logs['last_job_output'][:300])}")
+    for key, what in (
+        ("last_hook_problem", "last hook problem"),
+        ("last_job_error", "last background-job error"),
+    ):
+        lines.append(f"  {what}: {printable(logs[key][:300]) if logs[key] else 'none'}")
     return lines
 
 

@@ -2,34 +2,111 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+import stat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
-from skillshelf.cli.output import echo_json, echo_text, print_run_findings, printable, root_options
+from skillshelf.cli.output import (
+    echo_json,
+    echo_text,
+    print_diagnostics,
+    print_run_findings,
+    printable,
+    root_options,
+)
 from skillshelf.cli.skills_cmds import open_workspace
+from skillshelf.env import Env
 
 if TYPE_CHECKING:
     from skillshelf.skills.load import LoadedSkill
-    from skillshelf.skills.model import Skill
+    from skillshelf.workspace import Workspace
 
 __all__ = ["load"]
 
 
-def _load_by_path(skills: Sequence[Skill], name: str, max_files: int) -> LoadedSkill | None:
-    """The skill whose folder or SKILL.md is at ``name``, a path relative to here (else None)."""
-    from skillshelf.errors import SkillNotFoundError
-    from skillshelf.skills.load import load_skill
-
-    path = Path(name)
-    if len(path.parts) < 2 or not path.exists():
-        return None
+def _kind(path: Path) -> str | None:
+    """``dir``, ``file`` or ``other`` for what is at ``path``; None for nothing (or no access)."""
     try:
-        return load_skill(skills, str(path.absolute()), max_files=max_files)
-    except SkillNotFoundError:
+        mode = path.stat().st_mode
+    except (OSError, ValueError):  # a name too long, a NUL byte: nothing a skill can be at
         return None
+    return "dir" if stat.S_ISDIR(mode) else "file" if stat.S_ISREG(mode) else "other"
+
+
+def _looks_like_path(name: str) -> bool:
+    """Whether ``name`` names a path: it has a separator, or a folder or file of that name is here."""
+    if not name.strip():
+        return False
+    seps = {os.sep, os.altsep or os.sep}
+    return any(sep in name for sep in seps) or _kind(Path(name)) is not None
+
+
+def _skill_file(name: str) -> Path:
+    """The SKILL.md that ``name`` (a folder or the file, relative to here) names.
+
+    Raises:
+        NotFoundError: nothing is there, or it is neither a skill folder nor a SKILL.md (SK404).
+    """
+    from skillshelf.errors import NotFoundError
+
+    path = Path(os.path.abspath(Path(name).expanduser()))
+    kind = _kind(path)
+    file = path / "SKILL.md" if kind == "dir" else path
+    if file.name == "SKILL.md" and _kind(file) == "file":
+        return file
+    why = {
+        None: "nothing is there",
+        "dir": "that folder holds no SKILL.md",
+    }.get(kind, "it is a file, not a skill folder or a SKILL.md")
+    raise NotFoundError(
+        f"no skill at the path {name!r}: {why}",
+        code="SK404",
+        hint="give a skill's name, or the path of a folder holding a SKILL.md (or of the SKILL.md)",
+    )
+
+
+def _read_by_path(name: str, workspace: Workspace, max_files: int) -> LoadedSkill:
+    """The skill at the path ``name``: one discovery found (its marks kept), else read and
+    parsed as discovery reads one; under the project it is a project skill, untrusted unless
+    the project is trusted, elsewhere the user's own (as a ``--root`` folder's).
+
+    Raises:
+        NotFoundError: the path is not a skill (SK404), or its SKILL.md does not parse (SK407).
+        SkillDisabledError: a config entry disabled the skill there.
+    """
+    from skillshelf.diagnostics import Severity
+    from skillshelf.errors import NotFoundError, SkillNotFoundError
+    from skillshelf.fileio import resolve_path
+    from skillshelf.skills.load import load_skill, mark_untrusted
+    from skillshelf.skills.model import RootOrigin, Scope, SkillRoot
+    from skillshelf.skills.parse import read_skill
+
+    file = _skill_file(name)
+    disabled = workspace.modes.disabled_error(str(file))
+    if disabled is not None:
+        raise disabled
+    try:
+        return load_skill(workspace.skills.loadable, str(file), max_files=max_files)
+    except SkillNotFoundError:
+        pass
+    project = resolve_path(Env.from_os().project_root)
+    in_project = resolve_path(file).is_relative_to(project)
+    root = SkillRoot(
+        path=file.parent.parent, scope=Scope.REPO if in_project else Scope.USER, origin=RootOrigin.EXTRA
+    )
+    parsed = read_skill(file, root)
+    print_diagnostics([d for d in parsed.diagnostics if d.severity is not Severity.INFO])
+    if parsed.skill is None:
+        raise NotFoundError(
+            f"cannot load {name!r}: its SKILL.md does not parse as a skill",
+            code="SK407",
+            hint=f"`skillshelf validate {name}` shows every problem",
+        )
+    (skill,) = mark_untrusted([parsed.skill], trusted_project=workspace.config.trusted)
+    return load_skill([skill], str(skill.path), max_files=max_files)
 
 
 @click.command("load")
@@ -61,10 +138,9 @@ def load(
     try:
         loaded = load_skill(skills, name, max_files=max_files)
     except SkillNotFoundError as exc:
-        by_path = _load_by_path(skills, name, max_files)
-        if by_path is None:
+        if not _looks_like_path(name):
             raise (workspace.modes.disabled_error(name) or exc) from None
-        loaded = by_path
+        loaded = _read_by_path(name, workspace, max_files)
     if as_json:
         echo_json(loaded.to_dict())
         return

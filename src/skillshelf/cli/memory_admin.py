@@ -191,14 +191,28 @@ def recover(db: str | None, overrides: tuple[str, ...], as_json: bool) -> None:
 
 
 @click.command("reset")
-@click.option("--all-projects", is_flag=True, help="Reset every scope, not only this project's.")
+@click.option(
+    "--all-projects", is_flag=True, help="Reset every scope, not only the one memory.scope writes here."
+)
 @click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
 @db_option
+@overrides_option
 @json_option
-def reset(all_projects: bool, yes: bool, db: str | None, as_json: bool) -> None:
-    """Delete extracted memories, their jobs (stuck ones too) and memory folders (this project's, or all)."""
+def reset(all_projects: bool, yes: bool, db: str | None, overrides: tuple[str, ...], as_json: bool) -> None:
+    """Delete extracted memories, their jobs (stuck ones too) and memory folders: those of the
+    scope memory.scope writes here (this project's, or the global one), or all.
+
+    Exit 1, deleting nothing, when a config layer or a -c could not be read (it is reported):
+    the scope it would name is not known.
+    """
+    from skillshelf.diagnostics import has_errors
     from skillshelf.memory.control import reset_memories
 
+    env = Env.from_os()
+    settings, findings = memory_settings(env, overrides)
+    if has_errors(findings):
+        click.echo("memory reset: nothing deleted; fix the config first (see above)", err=True)
+        raise SystemExit(1)
     if not yes:
         if not sys.stdin.isatty():
             raise UsageError(
@@ -206,15 +220,17 @@ def reset(all_projects: bool, yes: bool, db: str | None, as_json: bool) -> None:
                 code="ME017",
                 hint="use --yes to confirm without a question",
             )
-        click.confirm(
-            "Delete the memories" + (" of every project" if all_projects else " of this project") + "?",
-            abort=True,
-        )
-    result = reset_memories(Env.from_os(), db=db, all_scopes=all_projects)
+        what = "of every scope" if all_projects else _scope_words(settings.scope)
+        click.confirm(f"Delete the memories {what}?", abort=True)
+    result = reset_memories(env, db=db, all_scopes=all_projects, setting=settings.scope)
     if as_json:
-        echo_json(result.to_dict())
+        echo_json({**result.to_dict(), "problems": [d.to_dict() for d in findings]})
     else:
         click.echo(
             f"removed {result.rows} memory row(s) and {result.jobs} pending job(s), "
             f"emptied {len(result.folders)} folder(s)"
         )
+
+
+def _scope_words(setting: str) -> str:
+    return "of the global scope (every project's)" if setting == "global" else "of this project"

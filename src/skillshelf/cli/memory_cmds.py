@@ -270,16 +270,25 @@ def _print_recovered_and_skipped(data: dict[str, Any]) -> None:
 @memory.command("forget")
 @click.argument("session_id")
 @_db_option
+@overrides_option
 @_json_option
-def forget(session_id: str, db: str | None, as_json: bool) -> None:
-    """Forget one session: scrub its memory now; the next run removes it from the folder."""
+def forget(session_id: str, db: str | None, overrides: tuple[str, ...], as_json: bool) -> None:
+    """Forget one session: scrub its memory now; the next run removes it from the folder.
+
+    Exit 1 when a config layer or a -c could not be read (it is reported, and left out).
+    """
     from skillshelf.memory.control import forget_session
 
-    scope = forget_session(Env.from_os(), session_id, db=db)
+    env = Env.from_os()
+    _, findings = memory_settings(env, overrides)
+    scope = forget_session(env, session_id, db=db)
     if as_json:
-        echo_json({"forgotten": session_id, "scope": scope or None})
+        echo_json(
+            {"forgotten": session_id, "scope": scope or None, "problems": [d.to_dict() for d in findings]}
+        )
     else:
         click.echo(f"forgot {session_id}; run `skillshelf memory run --phase 2` to update the memory folder")
+    exit_if_skipped(findings)
 
 
 @memory.command("prune")

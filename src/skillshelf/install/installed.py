@@ -22,6 +22,7 @@ __all__ = [
     "UpdateStatus",
     "credentials_needed",
     "folders_of",
+    "install_target",
     "installed_in_several",
     "owner_of",
 ]
@@ -98,14 +99,23 @@ FOREIGN = (
 )
 
 
-def credentials_needed(entry: LockEntry, scope: InstallScope) -> InstallError:
-    """``IS131``: the download of ``entry`` needs the token its URL held at install."""
+def install_target(item: InstalledSkill, env: Env) -> str:
+    """The ``install --for`` that put ``item`` where it is: its folder's owner, or ``all`` for a
+    copy in Codex's folder linked into Claude Code's."""
+    owner = owner_of(item, env)
+    return "all" if owner == "codex" and item.entry.links else owner
+
+
+def credentials_needed(item: InstalledSkill, env: Env) -> InstallError:
+    """``IS131``: the download of ``item`` needs the token its URL held at install; the hint
+    installs it again where it is (its ``--for`` and ``--scope``)."""
+    entry = item.entry
     held = ", ".join(entry.credentials)
     return InstallError(
         f"{entry.source} was downloaded with a token in its URL ({held}), which the lock file does not "
         "keep; it is not downloaded without it",
-        hint="install it again with the URL that holds the token: `skillshelf install 'URL' --name "
-        f"{entry.name} --scope {scope} --force`",
+        hint="install it again with the URL that holds the token: `skillshelf install 'URL' "
+        f"--for {install_target(item, env)} --name {entry.name} --scope {item.scope} --force`",
         code="IS131",
     )
 

@@ -206,7 +206,7 @@ def _held_back(item: InstalledSkill, env: Env, policy: SourcePolicy) -> tuple[Up
     if foreign_local(item.scope, entry.location, env):
         return "skipped", FOREIGN
     if entry.needs_credentials:
-        return "failed", credentials_needed(entry, item.scope).one_line()
+        return "failed", credentials_needed(item, env).one_line()
     refused = policy.refusal(_source_of(entry))
     if refused is not None:
         return "failed", f"{refused.one_line()}; `skillshelf remove {entry.name}` takes it away"

@@ -13,7 +13,14 @@ from pathlib import Path
 
 from skillshelf.env import Env
 from skillshelf.errors import NotFoundError, PathEscapeError
-from skillshelf.memory.layout import is_other_scope, memories_root, memory_project, project_scope, scope_dir
+from skillshelf.memory.layout import (
+    GLOBAL_SCOPE,
+    is_other_scope,
+    memories_root,
+    memory_project,
+    project_scope,
+    scope_dir,
+)
 from skillshelf.memory.leases import LeaseVerdict, free_leases, judge_leases
 from skillshelf.memory.settings import MemorySettings
 from skillshelf.memory.store import open_store
@@ -101,12 +108,15 @@ def clear_folder(folder: Path) -> bool:
     return True
 
 
-def reset_memories(env: Env, *, db: str | None = None, all_scopes: bool = False) -> ResetResult:
-    """Delete this project's memories (or every scope's): database rows, jobs (those of the
-    project's sessions too, stuck ones included, so they start afresh) and folders."""
+def reset_memories(
+    env: Env, *, db: str | None = None, all_scopes: bool = False, setting: str = "project"
+) -> ResetResult:
+    """Delete the memories of the scope ``memory.scope = setting`` writes here (this project's,
+    or the global one), or every scope's: database rows, jobs (those of the project's sessions
+    too, stuck ones included, so they start afresh) and folders."""
     data = env.dirs.data
     project = memory_project(env.project_root)
-    scope = project_scope(project)
+    scope = GLOBAL_SCOPE if setting == "global" else project_scope(project)
     jobs = 0
     with open_store(db, data_dir=data) as store:
         rows = store.reset(scope=None if all_scopes else scope)
