@@ -142,3 +142,27 @@ def test_skillshelfs_own_config_still_selects_a_skill_by_its_folder(tmp_path: Pa
     assert [d.code for d in workspace.config.diagnostics] == []
     user = next(layer for layer in workspace.config.layers if layer.kind is LayerKind.USER)
     assert user.rules[0].path == folder
+
+
+def test_a_misspelt_key_in_an_entry_is_reported_with_the_key_it_likely_means(tmp_path: Path) -> None:
+    config = _config(tmp_path, user='[[skills.config]]\nname = "foo"\nmode = "manual"\nenabeld = false\n')
+    diag = _only(config.diagnostics, "CF103")
+    assert "`enabeld`" in diag.message and "Codex" not in diag.message
+    assert "did you mean `enabled`" in diag.fix
+    assert diag.line == 1 and [r.mode for r in config.skill_rules] == [SkillMode.MANUAL]
+
+
+def test_a_misspelt_selector_names_its_likely_key_in_the_entrys_finding(tmp_path: Path) -> None:
+    config = _config(tmp_path, user='[[skills.config]]\nnmae = "foo"\nmode = "disabled"\n')
+    diag = _only(config.diagnostics, "CF105")
+    assert "`nmae`" in diag.message and diag.fix.startswith("did you mean `name` for `nmae`?")
+    assert config.skill_rules == ()
+
+
+def test_an_unknown_key_in_a_codex_entry_says_codex_ignores_it_without_refusing_the_file(
+    tmp_path: Path,
+) -> None:
+    config = _config(tmp_path, codex='[[skills.config]]\nname = "foo"\nenabled = false\nmodee = "manual"\n')
+    diag = _only(config.diagnostics, "CF103")
+    assert "by Codex (Codex does not refuse the file)" in diag.message and "did you mean `mode`" in diag.fix
+    assert [r.mode for r in config.skill_rules] == [SkillMode.DISABLED]

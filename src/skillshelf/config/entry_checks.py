@@ -12,6 +12,9 @@ and says where Codex differs from skillshelf's own config (checked with codex-or
   a path that names the skill's folder selects nothing in Codex.
 * Codex reads the entry whatever skillshelf's own config says, so ``skillshelf enable`` (an entry
   in skillshelf's config, a later layer) changes skillshelf's view only.
+* Codex ignores a key it does not know (no ``deny_unknown_fields``): an entry with ``modee`` or
+  ``nmae`` starts, and an entry left without a selector selects nothing. skillshelf ignores such
+  a key too and reports it (``CF103``, with the closest key of an entry).
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ __all__ = [
     "codex_refusal",
     "is_codex_source",
     "selector_problem",
+    "with_unknown_keys",
 ]
 
 Problem = tuple[str, str, str]  # (message, fix, code)
@@ -40,6 +44,31 @@ NOT_A_TABLE: Problem = (
 )
 
 _REFUSES = "Codex refuses to start with this config.toml"
+
+#: The keys of an entry: its selector (``name`` or ``path``), skillshelf's ``mode``, Codex's ``enabled``.
+ENTRY_KEYS = ("name", "path", "mode", "enabled")
+
+
+def with_unknown_keys(entry: object, problem: Problem | None, *, codex: bool) -> Problem | None:
+    """``problem`` with the keys of ``entry`` no reader knows as its likely cause (each with the
+    closest key of an entry) in front of its fix; without a problem, the ``CF103`` warning for
+    those keys; ``problem`` itself when there are none."""
+    unknown = [str(key) for key in entry if key not in ENTRY_KEYS] if isinstance(entry, Mapping) else []
+    if not unknown or not isinstance(entry, Mapping):
+        return problem
+    import difflib  # only for an unknown key
+
+    hints = []
+    for key in unknown:
+        close = difflib.get_close_matches(key.lower().replace("-", "_"), ENTRY_KEYS, n=1, cutoff=0.6)
+        if close and close[0] not in entry:
+            hints.append(f"did you mean `{close[0]}` for `{key}`?")
+    fix = " ".join([*hints, f"an entry's keys are {', '.join(ENTRY_KEYS)}"])
+    named = f"unknown key{'s' if len(unknown) > 1 else ''} {', '.join(f'`{key}`' for key in unknown)}"
+    if problem is not None:
+        return f"{problem[0]} ({named}, ignored)", f"{fix}; else {problem[1]}", problem[2]
+    ignored = "ignored here and by Codex (Codex does not refuse the file)" if codex else "ignored"
+    return f"{named} in a [[skills.config]] entry: {ignored}", fix, "CF103"
 
 
 def selector_problem(entry: object) -> Problem | None:

@@ -33,6 +33,7 @@ from skillshelf.config.entry_checks import (
     codex_refusal,
     is_codex_source,
     selector_problem,
+    with_unknown_keys,
 )
 from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.errors import RequiredSkillError, SkillDisabledError
@@ -165,27 +166,22 @@ def parse_rule(
             field="skills.config",
         )
 
+    codex = is_codex_source(source)
     problem = selector_problem(entry)
     if problem is not None or not isinstance(entry, Mapping):
-        return None, bad(problem or NOT_A_TABLE)
-    codex = is_codex_source(source)
+        return None, bad(with_unknown_keys(entry, problem, codex=codex) or NOT_A_TABLE)
     problem = codex_refusal(entry) if codex else None
     mode = _mode(entry)
     if not isinstance(mode, SkillMode):
-        return None, bad(problem or mode)
+        return None, bad(with_unknown_keys(entry, problem or mode, codex=codex) or mode)
     name, path, selected_path = entry.get("name"), entry.get("path"), None
     if isinstance(path, str):
         raw = Path(path).expanduser()
         selected_path = _canonical(raw if raw.is_absolute() else base / raw)
         problem = problem or (codex_folder_path(path, selected_path) if codex else None)
-    rule = SkillRule(
-        mode=mode,
-        name=name.strip() if isinstance(name, str) else None,
-        path=selected_path,
-        source=source,
-        file=file,
-        line=line,
-    )
+    stripped = name.strip() if isinstance(name, str) else None
+    rule = SkillRule(mode=mode, name=stripped, path=selected_path, source=source, file=file, line=line)
+    problem = with_unknown_keys(entry, problem, codex=codex)
     return rule, bad(problem) if problem else None
 
 

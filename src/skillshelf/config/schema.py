@@ -11,12 +11,14 @@ finding carries the file and line (one about a ``-c`` override says it was given
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from skillshelf.config.reference import REFERENCE
 from skillshelf.config.requirements import REQUIREMENTS, RequirementKind
 from skillshelf.config.tomlmap import KeyPath, find_line
 from skillshelf.diagnostics import Diagnostic, Severity
@@ -38,6 +40,9 @@ class Spec:
     maximum: int | None = None
     default_of: Callable[[], int] | None = None  # the value that applies without one, read for a finding
     each: Spec | None = None  # for ``table`` specs whose keys are free (e.g. projects)
+    help: str = ""  # what the key does; with ``default`` and ``read_by``, the reference (docs/config.md)
+    default: str = ""  # the value that applies when no layer sets it, as the reference shows it
+    read_by: str = ""  # the commands that read it
 
     def allowed(self) -> tuple[str, ...]:
         """The values a ``str`` key may take (empty: any)."""
@@ -143,8 +148,21 @@ SCHEMA = _table(
     memory=OPEN,
     model=OPEN,
     serve=OPEN,
-    agent=OPEN,
+    agent=Spec(kind="open", children={"shadow_metrics": BOOL}),  # not checked: listed for the reference
 )
+
+
+def _documented(spec: Spec, path: str = "") -> Spec:
+    """``spec`` and its children with their reference (``REFERENCE``); the check does not read it."""
+    children = {key: _documented(child, f"{path}.{key}".lstrip(".")) for key, child in spec.children.items()}
+    each = None if spec.each is None else _documented(spec.each, f"{path}.*")
+    text, default, read_by = REFERENCE.get(path, ("", "", ""))
+    return dataclasses.replace(
+        spec, children=children, each=each, help=text, default=default, read_by=read_by
+    )
+
+
+SCHEMA = _documented(SCHEMA)
 
 
 def _dotted_keys(spec: Spec, path: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
