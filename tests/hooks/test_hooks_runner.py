@@ -28,7 +28,9 @@ def _log_lines(state: Path) -> list[str]:
     ("raw", "why"),
     [
         (b"garbage", "not JSON"),
-        (b"", "is a JSON NoneType"),
+        (b"", "hook input is empty: the agent wrote no JSON on stdin"),
+        (b" \r\n", "hook input is empty"),
+        (b"null", "is a JSON NoneType"),
         (b"[1, 2]", "is a JSON list"),
         (b'{"hook_event_name": "Stop", "prompt": "x"}', "is for 'Stop'"),
         (b"\xff\xfe{", "not JSON"),

@@ -137,6 +137,30 @@ def test_port_in_use_gives_a_clear_error(root: Path, tmp_path: Path) -> None:
         stop(proc)
 
 
+@pytest.mark.parametrize(
+    ("args", "variable"),
+    [(("--token", ""), None), (("--token", "  "), None), ((), ""), ((), " "), (("--token", ""), "set")],
+)
+def test_an_empty_token_is_a_usage_error_not_a_server_without_authentication(
+    root: Path, tmp_path: Path, args: tuple[str, ...], variable: str | None
+) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "SKILLSHELF_MCP_TOKEN"}
+    if variable is not None:
+        env["SKILLSHELF_MCP_TOKEN"] = variable
+    run = subprocess.run(
+        [sys.executable, *serve_args(root, "--transport", "http", "--port", "0", "--host", "0.0.0.0", *args)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=60,
+    )
+    assert run.returncode == 2, run.stderr
+    assert "error SV400: the bearer token is empty" in run.stderr
+    assert "serving" not in run.stderr and "Traceback" not in run.stderr
+
+
 def test_non_loopback_bind_without_token_warns(root: Path, tmp_path: Path) -> None:
     proc, url, log = start_http(root, tmp_path, "--no-watch", "--host", "0.0.0.0")
     stop(proc)

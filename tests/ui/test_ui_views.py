@@ -340,3 +340,15 @@ def test_the_task_view_says_why_a_skill_is_never_suggested_as_skillshelf_search_
     assert trim == "kept from the model by skillOverrides in Claude Code's settings"
     codex = served.page.json("/api/task", q=query, profile="codex", top=10)["ranked"]
     assert next(r for r in codex if r["name"] == "video-trim")["never_suggested"] is None
+
+
+@pytest.mark.parametrize("window", [0, 5_000])
+def test_the_budget_source_names_the_pages_window_not_a_command_line_flag(
+    served: Served, window: int
+) -> None:
+    source = served.page.json("/api/budget", window=window)["budget"]["source"]
+    assert "--context-window" not in source
+    if window == 0:
+        assert "the context window is unknown (0 tokens chosen on this page: pick a window" in source
+    else:
+        assert source.endswith("5,000-token context window (chosen on this page)")

@@ -2,14 +2,32 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
 import click
 
 from skillshelf.cli.output import check_roots, source_options
+from skillshelf.errors import UsageError
 
 __all__ = ["serve"]
+
+TOKEN_VARIABLE = "SKILLSHELF_MCP_TOKEN"
+
+
+def _check_token(token: str | None) -> None:
+    """Refuse a token given empty (``--token ""``, ``SKILLSHELF_MCP_TOKEN=``, often a variable
+    that was never set), which would otherwise serve without authentication."""
+    # click reads an empty variable as no value at all, so the variable is looked at here
+    given = token if token is not None else os.environ.get(TOKEN_VARIABLE)
+    if given is not None and not given.strip():
+        raise UsageError(
+            f"the bearer token is empty (--token or {TOKEN_VARIABLE})",
+            hint=f"pass a non-empty --token, or leave out --token and unset {TOKEN_VARIABLE} to serve "
+            "without authentication",
+            code="SV400",
+        )
 
 
 @click.command("serve")
@@ -40,7 +58,7 @@ __all__ = ["serve"]
 @click.option("--no-watch", is_flag=True, help="Do not watch skill folders for changes.")
 @click.option(
     "--token",
-    envvar="SKILLSHELF_MCP_TOKEN",
+    envvar=TOKEN_VARIABLE,
     default=None,
     help="Require 'Authorization: Bearer TOKEN' on every HTTP request (env SKILLSHELF_MCP_TOKEN).",
 )
@@ -68,6 +86,8 @@ def serve(
     from skillshelf.serve.loading import open_library
     from skillshelf.workspace import WorkspaceOptions
 
+    if transport == "http":
+        _check_token(token)
     env = Env.from_os()
     with ThreadPoolExecutor(max_workers=1) as pool:
         # discovery runs while the MCP SDK is being imported (the two dominate start-up)
@@ -99,4 +119,4 @@ def serve(
         click.echo(f"skillshelf: serving {count} skills over MCP at {url}", err=True)
         sys.stderr.flush()
 
-    run_http(server, host=host, port=port, token=token or None, announce=announce)
+    run_http(server, host=host, port=port, token=token, announce=announce)

@@ -53,12 +53,15 @@ def parse_input(raw: bytes, event: str) -> HookInput:
     """Read the hook JSON for ``event``.
 
     Raises:
-        HookInputError: not JSON, not an object, too big, or named another event.
+        HookInputError: empty, not JSON, not an object, too big, or named another event.
     """
     if len(raw) > MAX_INPUT_BYTES:
         raise HookInputError(f"hook input of {len(raw)} bytes is over the {MAX_INPUT_BYTES} byte limit")
+    text = raw.decode("utf-8", errors="replace")
+    if not text.strip():
+        raise HookInputError("hook input is empty: the agent wrote no JSON on stdin")
     try:
-        data = json.loads(raw.decode("utf-8", errors="replace") or "null")
+        data = json.loads(text)
     except (ValueError, RecursionError) as exc:
         raise HookInputError(f"hook input is not JSON: {reason(exc)}") from exc
     if not isinstance(data, dict):

@@ -36,6 +36,7 @@ from skillshelf.serve.library import SkillLibrary
 from skillshelf.serve.notify import ChangeNotifier
 from skillshelf.serve.schemas import ToolSpec, whole_number
 from skillshelf.serve.skill_tools import SKILL_TOOLS, SkillTool, skill_tool
+from skillshelf.serve.stdio import run_stdio
 from skillshelf.serve.tools import UNTRUSTED_NOTE
 from skillshelf.skills.model import Skill
 
@@ -371,14 +372,3 @@ def _version() -> str:
         return version("skillshelf")
     except PackageNotFoundError:
         return "0"
-
-
-def run_stdio(server: Server[Any]) -> None:
-    """Serve ``server`` on stdin/stdout until the client closes the pipe."""
-    from mcp.server.stdio import stdio_server
-
-    async def main() -> None:
-        async with stdio_server() as (read_stream, write_stream):
-            await server.run(read_stream, write_stream, server.create_initialization_options())
-
-    anyio.run(main)

@@ -23,6 +23,7 @@ __all__ = ["Profile", "budget_view", "duplicate_groups"]
 
 Profile = Literal["codex", "claude"]
 
+_WINDOW_FLAG = "--context-window"  # how Workspace.budget_choice names a window given to it
 _ALIAS_LINE = re.compile(r"^- `(r\d+)` = `(.*)`$")
 _NOT_LISTED = {
     SkillMode.DISABLED: "disabled in [[skills.config]]: not listed, not loadable",
@@ -52,7 +53,7 @@ def budget_view(
             "limit": budget.limit,
             "unit": budget.unit,
             "text": budget.describe(),
-            "source": choice.source,
+            "source": _page_source(choice.source, window),
         },
         "parts": _parts(prepared),
         "catalog": prepared.catalog_report,
@@ -62,6 +63,19 @@ def budget_view(
         "duplicates": duplicate_groups(workspace.discovery.skills, prepared),
         "found": len(workspace.discovery.skills),
     }
+
+
+def _page_source(source: str, window: int | None) -> str:
+    """Where the budget came from in the page's words: a window picked on the page is named as
+    such, not as the command line's flag the workspace names it by."""
+    if window is None:
+        return source
+    picked = (
+        "chosen on this page"
+        if window > 0
+        else "0 tokens chosen on this page: pick a window, or the config's, for a budget in tokens"
+    )
+    return source.replace(f"({_WINDOW_FLAG})", f"({picked})")
 
 
 def _parts(prepared: PreparedContext) -> list[dict[str, object]]:

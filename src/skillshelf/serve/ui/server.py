@@ -5,6 +5,9 @@ POST the same-origin checks) before a route runs; a GET's query is read only aft
 check, and one of more than :data:`MAX_QUERY_FIELDS` fields gets a 400; every answer carries a strict
 Content-Security-Policy (only the page's own script and style), ``no-referrer`` (the token is
 in the URL) and ``no-store``. JSON answers have an ``ETag`` (``If-None-Match`` gives 304).
+``HEAD`` is a GET without the body; PUT, DELETE and the other methods HTTP defines get 405 with
+``Allow``, a method it does not define 501, and a request the standard library cannot read its
+status: all as JSON with the same headers.
 ``/api/events`` is a server-sent event stream that says when the skills changed; the watcher
 (:func:`skillshelf.serve.watch.watch_folders`, the MCP server's) runs in its own thread.
 """
@@ -186,6 +189,10 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._error(404, "SV404", f"no page or API at {url.path!r}")
 
+    def do_HEAD(self) -> None:
+        """GET's answer without its body (for the event stream: its headers only)."""
+        self.do_GET()
+
     def do_POST(self) -> None:
         self._body_read = False
         url = urlsplit(self.path)
@@ -207,6 +214,30 @@ class _Handler(BaseHTTPRequestHandler):
         body = self._body()
         if body is not None:
             self._json_call(lambda: handler(self.server.ui.state, body))
+
+    def _not_allowed(self) -> None:
+        """405 with the methods the path answers, after the Host check."""
+        self._body_read = False
+        if self._wrong_host():
+            return
+        path = urlsplit(self.path).path
+        allow = "POST" if path in routes.POST_ROUTES else "GET, HEAD"
+        data = {
+            "error": "SV435",
+            "message": f"{self.command} is not a method {path!r} answers",
+            "fix": f"send {allow.replace(', ', ' or ')}",
+        }
+        self._json(405, data, {"Allow": allow})
+
+    do_PUT = do_DELETE = do_PATCH = do_OPTIONS = do_TRACE = do_CONNECT = _not_allowed
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """What the standard library refuses itself (a request it cannot read, a method no
+        ``do_`` answers) as JSON with the security headers, not its HTML page; the connection
+        closes."""
+        phrase = self.responses.get(code, ("error",))[0]
+        data = {"error": "SV435" if code == 501 else "SV400", "message": message or phrase}
+        self._json(code, data, {"Connection": "close"})
 
     # -- checks ----------------------------------------------------------------------------
     def _wrong_host(self) -> bool:
@@ -255,13 +286,13 @@ class _Handler(BaseHTTPRequestHandler):
             return
         self._json(200, data)
 
-    def _json(self, status: int, data: object) -> None:
+    def _json(self, status: int, data: object, headers: Mapping[str, str] = {}) -> None:
         body = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
         etag = '"' + hashlib.blake2b(body, digest_size=12).hexdigest() + '"'
         if status == 200 and self.headers.get("If-None-Match") == etag:
             self._send(304, b"", None, {"ETag": etag})
             return
-        self._send(status, body, "application/json; charset=utf-8", {"ETag": etag})
+        self._send(status, body, "application/json; charset=utf-8", {**headers, "ETag": etag})
 
     def _error(self, status: int, code: str, message: str) -> None:
         self._json(status, {"error": code, "message": message})
@@ -273,7 +304,9 @@ class _Handler(BaseHTTPRequestHandler):
         self, status: int, body: bytes, content_type: str | None, headers: Mapping[str, str] = {}
     ) -> None:
         self.send_response(status)
-        if self.headers.get("Content-Length", "0") != "0" and not self._body_read:
+        request = getattr(self, "headers", None)  # None when the request line could not be read
+        unread = request is not None and request.get("Content-Length", "0") != "0" and not self._body_read
+        if unread and "Connection" not in headers:
             self.send_header("Connection", "close")  # an unread body would be taken for the next request
         if content_type:
             self.send_header("Content-Type", content_type)
@@ -281,7 +314,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header(key, value)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
-        if body:
+        if body and self.command != "HEAD":
             self.wfile.write(body)
 
     def _events(self, params: Mapping[str, str]) -> None:
@@ -293,6 +326,8 @@ class _Handler(BaseHTTPRequestHandler):
         for key, value in _SECURITY_HEADERS.items():
             self.send_header(key, value)
         self.end_headers()
+        if self.command == "HEAD":
+            return
         version = state.snapshot.version
         try:
             self._event(f"retry: 2000\nevent: hello\ndata: {version}\n\n")
