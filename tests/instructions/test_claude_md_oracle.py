@@ -240,6 +240,7 @@ CASES: dict[str, tuple[dict[str, bytes | str], str]] = {
             "repo/.claude/rules/twice.md": '---\npaths: "**"\npaths: src/**\n---\nTWICE\n',
             "repo/.claude/rules/block.md": "---\npaths:\n  - '**'\n  - ''\n---\nBLOCK LIST\n",
             "repo/.claude/rules/crlf.md": "---\r\npaths: src/**\r\n---\r\nCRLF\r\n",
+            "repo/.claude/rules/deep.md": f"---\npaths: {'[' * 2000}{']' * 2000}\n---\nDEEP LISTS\n",
         },
         "repo",
     ),

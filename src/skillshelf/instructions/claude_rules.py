@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import yaml
 
 from skillshelf.skills.claude_reading import claude_repair, claude_split, claude_yaml
-from skillshelf.skills.frontmatter import YamlDocument, mapping_pairs
+from skillshelf.skills.frontmatter import YamlDocument, YamlFailure, mapping_pairs
 from skillshelf.skills.parse_identity import claude_reading, js_trim
 
 __all__ = ["MAX_EXPANDED_GLOBS", "RulePaths", "rule_paths", "split_globs"]
@@ -62,6 +62,10 @@ def rule_paths(text: str) -> RulePaths:
     if split is None:
         return RulePaths()
     document = claude_yaml(split.yaml_text)
+    if isinstance(document, YamlFailure) and "nest" in document.message:
+        # deeper than our parser goes (Claude Code's reads it): unread, so loaded, as it does
+        # with nested lists that hold no glob
+        return RulePaths(yaml_problem=document.message)
     if not isinstance(document, YamlDocument):
         repaired, changed = claude_repair(split.raw_yaml)
         second = claude_yaml(repaired) if changed else document
