@@ -257,7 +257,7 @@ def test_memory_dry_run_creates_no_folder_and_no_database(work: Path, tmp_path: 
 
 def test_memory_dry_run_leaves_an_existing_database_byte_for_byte(work: Path, tmp_path: Path) -> None:
     db = tmp_path / "s.sqlite"
-    assert run_cli(["memory", "status", "--db", str(db)], cwd=work).code == 0
+    assert run_cli(["memory", "recover", "--db", str(db)], cwd=work).code == 0  # makes the database
     before = {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.name.startswith("s.sqlite")}
     sessions = tmp_path / "rollout.jsonl"
     sessions.write_bytes(b'{"type":"session_meta","payload":{"id":"x","cwd":"/tmp"}}\n')
