@@ -259,6 +259,7 @@ def test_memory_dry_run_leaves_an_existing_database_byte_for_byte(work: Path, tm
     db = tmp_path / "s.sqlite"
     assert run_cli(["memory", "recover", "--db", str(db)], cwd=work).code == 0  # makes the database
     before = {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.name.startswith("s.sqlite")}
+    assert before  # the database is there to be left alone
     sessions = tmp_path / "rollout.jsonl"
     sessions.write_bytes(b'{"type":"session_meta","payload":{"id":"x","cwd":"/tmp"}}\n')
     result = run_cli(["memory", "run", "--dry-run", "--sessions", str(sessions), "--db", str(db)], cwd=work)
