@@ -166,37 +166,44 @@ def _is_requirement(rule: SkillRule) -> bool:
 
 def _drop_projects(layer: ConfigLayer) -> tuple[ConfigLayer, list[Diagnostic]]:
     """Project and runtime layers cannot set trust: report and remove their ``[projects]``."""
-    if "projects" not in layer.values:
-        return layer, []
-    values = {k: v for k, v in layer.values.items() if k != "projects"}
-    diag = Diagnostic(
-        code="CF107",
-        severity=Severity.WARNING,
-        message=f"`projects` (trust) in the {layer.kind.label} layer is ignored: "
+    return _dropped(
+        layer,
+        "projects",
+        "CF107",
+        f"`projects` (trust) in the {layer.kind.label} layer is ignored: "
         "only the user layer can trust a project",
-        fix="remove the [projects] table here and run `skillshelf trust DIR` instead",
-        path=layer.path,
-        line=layer.line_of(("projects",)),
-        field="projects",
+        "remove the [projects] table here and run `skillshelf trust DIR` instead",
     )
-    return dataclasses.replace(layer, values=values), [diag]
 
 
 def _drop_root_markers(layer: ConfigLayer) -> tuple[ConfigLayer, list[Diagnostic]]:
     """A project layer cannot move the root it was found from: report and remove its
     ``project_root_markers``."""
-    if "project_root_markers" not in layer.values:
-        return layer, []
-    values = {k: v for k, v in layer.values.items() if k != "project_root_markers"}
-    diag = Diagnostic(
-        code="CF116",
-        severity=Severity.WARNING,
-        message="`project_root_markers` in the project layer is ignored: a project cannot move its own root",
-        fix="remove it here and set project_root_markers in the user config (or pass "
+    return _dropped(
+        layer,
+        "project_root_markers",
+        "CF116",
+        "`project_root_markers` in the project layer is ignored: a project cannot move its own root",
+        "remove it here and set project_root_markers in the user config (or pass "
         "-c project_root_markers=[...] for one run)",
+    )
+
+
+def _dropped(
+    layer: ConfigLayer, key: str, code: str, message: str, fix: str
+) -> tuple[ConfigLayer, list[Diagnostic]]:
+    """``layer`` without its top-level ``key``, and the warning that says so (none without it)."""
+    if key not in layer.values:
+        return layer, []
+    values = {k: v for k, v in layer.values.items() if k != key}
+    diag = Diagnostic(
+        code=code,
+        severity=Severity.WARNING,
+        message=message,
+        fix=fix,
         path=layer.path,
-        line=layer.line_of(("project_root_markers",)),
-        field="project_root_markers",
+        line=layer.line_of((key,)),
+        field=key,
     )
     return dataclasses.replace(layer, values=values), [diag]
 
