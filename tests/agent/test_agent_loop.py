@@ -418,3 +418,22 @@ def test_a_check_line_that_does_not_count_is_sent_back_with_the_forms_that_do(
     assert event.kind == "send_back" and "`python3 test_calc.py; echo $?`" in event.detail
     assert "`cd DIR && python3 test_calc.py`" in event.detail
     assert "followed by `; echo $?` alone" in _bodies(standin)[3]
+
+
+@pytest.mark.parametrize("oversized", ["task", "argument"])
+def test_a_message_over_the_threshold_is_clipped_once_not_reported_compacted_every_turn(
+    tmp_path: Path, model_standin: Any, oversized: str
+) -> None:
+    big = "q" * 40_000
+    true = _call("bash", command="true")
+    first = _call("write_file", path="big.txt", content=big) if oversized == "argument" else true
+    standin = model_standin([first, true, true, {"text": "done"}])
+    settings = AgentSettings(compact_at_tokens=5000, keep_last_messages=12)
+    task = big if oversized == "task" else "write big.txt"
+    result = _agent(standin, "openai", tmp_path, settings=settings).send(task)
+    compactions = [e.detail for e in result.events if e.kind == "compaction"]
+    messages = 3 if oversized == "argument" else 1  # the history when it first passed the threshold
+    assert compactions == [f"{messages} -> {messages} messages; 1 clipped; re-attached: none"]
+    later = _bodies(standin)[-1]
+    assert big not in later and "characters cut from this message to fit the context" in later
+    assert len(later) < 25_000

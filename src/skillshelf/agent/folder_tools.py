@@ -4,7 +4,11 @@
 Every call returns a :class:`FolderOutcome` (text for the model, error flag, and what the
 guards need: which file was edited, which command ran with which exit code). Nothing raises
 to the loop: a bad path, an argument out of range (a timeout of 10**12 s, a NUL in a command)
-or a failing command is an error *result* the model can act on.
+or a failing command is an error *result* the model can act on. Arguments are checked against
+the tool's own schema first (:func:`~skillshelf.serve.arguments.check_arguments`, as the skill
+tools are), and arguments that were no JSON object (``{"_raw": text}`` from the providers) are
+reported as such. A file larger than ``MAX_READ_BYTES`` is shown by its real first and last
+bytes, with its size and the count of bytes left out.
 
 A command's output is streamed and clipped as it arrives (:func:`~skillshelf.agent.tool_io.
 run_clipped`), and writes encode the content first, then replace the file in one rename
@@ -14,20 +18,23 @@ surrogate from a ``"\\ud800"`` JSON escape) is refused and the file keeps its co
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from skillshelf.agent.tool_io import run_clipped, write_atomic
-from skillshelf.errors import reason
+from skillshelf.errors import UsageError, reason
 from skillshelf.fileio import resolve_path
+from skillshelf.serve.arguments import check_arguments
 from skillshelf.serve.schemas import ToolSpec
 
 __all__ = ["FOLDER_TOOLS", "FolderOutcome", "FolderTools"]
 
 MAX_OUTPUT_CHARS = 30_000
 MAX_READ_BYTES = 2_000_000
+MAX_RAW_SHOWN = 200  # characters of arguments that are not JSON, quoted back to the model
 MAX_TIMEOUT = 3600  # seconds; the schema's maximum
 
 BASH = ToolSpec(
@@ -151,6 +158,7 @@ class FolderTools:
                 is_error=True,
             )
         try:
+            _check(name, arguments)
             return handlers[name](arguments)
         except FolderError as exc:
             return FolderOutcome(text=f"error: {exc}", is_error=True)
@@ -231,10 +239,15 @@ class FolderTools:
         if not path.is_file():
             raise FolderError(f"{arguments.get('path')!r} is not a file")
         with open(path, "rb") as handle:
-            data = handle.read(MAX_READ_BYTES)
-        if b"\0" in data[:8192]:
-            raise FolderError(f"{arguments.get('path')!r} is a binary file")
-        return FolderOutcome(text=_clip(data.decode("utf-8", errors="replace")))
+            data = handle.read(MAX_READ_BYTES + 1)
+            if b"\0" in data[:8192]:
+                raise FolderError(f"{arguments.get('path')!r} is a binary file")
+            if len(data) <= MAX_READ_BYTES:
+                return FolderOutcome(text=_clip(data.decode("utf-8", errors="replace")))
+            size = max(os.fstat(handle.fileno()).st_size, len(data))
+            handle.seek(max(0, size - MAX_OUTPUT_CHARS // 2))
+            tail = handle.read(MAX_OUTPUT_CHARS // 2)
+        return FolderOutcome(text=_ends(data[: MAX_OUTPUT_CHARS // 2], tail, size))
 
     def _write(self, arguments: Mapping[str, Any]) -> FolderOutcome:
         path = self._write_path(arguments)
@@ -266,6 +279,31 @@ class FolderTools:
         return FolderOutcome(text=f"edited {path.relative_to(self.root)}", edited=path)
 
 
+def _check(name: str, arguments: Mapping[str, Any]) -> None:
+    """A ``FolderError`` unless ``arguments`` are a JSON object that fits the tool's schema
+    (``{"_raw": text}`` is what a provider hands on for arguments that were not one)."""
+    raw = arguments.get("_raw")
+    if isinstance(raw, str) and set(arguments) == {"_raw"}:
+        shown = raw if len(raw) <= MAX_RAW_SHOWN else raw[:MAX_RAW_SHOWN] + f"... ({len(raw)} characters)"
+        raise FolderError(
+            f"the arguments were not valid JSON: {shown!r}; send one JSON object, e.g. "
+            f"{_EXAMPLES.get(name, '{}')}"
+        )
+    spec = next(spec for spec in FOLDER_TOOLS if spec.name == name)
+    try:
+        check_arguments(name, spec.parameters, arguments)
+    except UsageError as exc:
+        raise FolderError(f"{exc.message} ({exc.hint})") from None
+
+
+_EXAMPLES = {
+    "bash": '{"command": "ls"}',
+    "read_file": '{"path": "README.md"}',
+    "write_file": '{"path": "notes.txt", "content": "text"}',
+    "edit_file": '{"path": "notes.txt", "old_text": "old", "new_text": "new"}',
+}
+
+
 def _text(arguments: Mapping[str, Any], key: str, *, allow_empty: bool = False) -> str:
     value = arguments.get(key)
     if not isinstance(value, str) or (not allow_empty and not value):
@@ -282,6 +320,16 @@ def _encoded(text: str, key: str) -> bytes:
             f"argument {key!r} holds {text[exc.start]!r} at index {exc.start}, a lone surrogate that "
             "cannot be written as UTF-8; nothing was written (send the character itself, or a pair)"
         ) from None
+
+
+def _ends(head: bytes, tail: bytes, size: int) -> str:
+    """A large file as its first and last bytes, with what lies between counted in bytes."""
+    cut = size - len(head) - len(tail)
+    return (
+        f"{head.decode('utf-8', errors='replace')}\n... [{cut} bytes cut: the file is {size} bytes; "
+        f"shown are its first {len(head)} and last {len(tail)} bytes; use bash (grep, sed -n, head, "
+        f"tail) to read the rest] ...\n{tail.decode('utf-8', errors='replace')}"
+    )
 
 
 def _clip(text: str) -> str:

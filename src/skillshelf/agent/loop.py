@@ -28,10 +28,12 @@ from skillshelf.agent.history import (
     ToolOutput,
     ToolResults,
     UserMessage,
+    clip_to_budget,
     compact_history,
     compaction_keeps,
     history_tokens,
     message_text,
+    with_note,
 )
 from skillshelf.agent.providers import Provider
 from skillshelf.agent.shell_effects import TreeWatch
@@ -46,6 +48,7 @@ __all__ = ["Agent", "AgentEvent", "AgentResult", "AgentSettings", "TurnContext",
 
 SKILL_TOOLS: tuple[ToolSpec, ...] = model_tools()
 COMPACTION_NOTE = "[The earlier part of this task was compacted to save context.]"
+CLIPPED_NOTE = "[Oversized messages of this task were clipped to save context.]"
 
 
 def require_task(text: str) -> str:
@@ -265,21 +268,35 @@ class Agent:
 
     # -- history ----------------------------------------------------------------------------
     def _maybe_compact(self, state: _TurnState) -> None:
-        if history_tokens(self.history) <= self.settings.compact_at_tokens:
+        """Past the threshold: drop the middle of the history; when what is kept is still over
+        it, clip its largest messages to half of it. Nothing dropped or clipped: no event."""
+        threshold = self.settings.compact_at_tokens
+        if history_tokens(self.history) <= threshold:
             return
         keep_last = self.settings.keep_last_messages
-        kept = "\n".join(message_text(m) for m in compaction_keeps(self.history, keep_last=keep_last))
-        note = COMPACTION_NOTE
+        keeps = compaction_keeps(self.history, keep_last=keep_last)
+        clipped = 0
+        if history_tokens(keeps) > threshold:
+            keeps, clipped = clip_to_budget(keeps, threshold // 2)
+        if len(keeps) == len(self.history) and not clipped:
+            return
+        kept = "\n".join(message_text(m) for m in keeps)
         reattach = self.reattacher.reattach_note(kept)
+        dropped = len(keeps) < len(self.history)
+        note = COMPACTION_NOTE if dropped else CLIPPED_NOTE
         if reattach:
             note = f"{note}\n\n{reattach}"
         before = len(self.history)
-        self.history = compact_history(self.history, keep_last=keep_last, note=note)
+        if dropped:
+            self.history = compact_history(self.history, keep_last=keep_last, note=note, kept=keeps)
+        else:
+            self.history = with_note(keeps, note) if reattach else keeps
+        reattached = ", ".join(self.reattacher.to_reattach(kept)) or "none"
+        clip_detail = f"{clipped} clipped; " if clipped else ""
         state.events.append(
             AgentEvent(
                 kind="compaction",
-                detail=f"{before} -> {len(self.history)} messages; "
-                f"re-attached: {', '.join(self.reattacher.to_reattach(kept)) or 'none'}",
+                detail=f"{before} -> {len(self.history)} messages; {clip_detail}re-attached: {reattached}",
             )
         )
         if self.transcript:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from skillshelf.agent.history import AssistantMessage, Message, ToolCall, ToolResults, UserMessage
-from skillshelf.errors import ConfigError, UsageError
+from skillshelf.errors import ConfigError, ModelCallError, UsageError
 from skillshelf.llm import PROVIDERS, ErrorCodes, ModelRef, SdkClient, parse_model_ref
 from skillshelf.serve.schemas import ToolSpec, to_anthropic, to_openai
 
@@ -102,7 +102,12 @@ class OpenAIChatProvider:
         if tools:
             kwargs["tools"] = to_openai(tools, api="chat")
         response = self._client.create(**kwargs)
-        message = response.choices[0].message
+        choices = getattr(response, "choices", None)
+        message = getattr(choices[0], "message", None) if isinstance(choices, list) and choices else None
+        if message is None:
+            raise _malformed(
+                self._client, "it holds no choice with a message (`choices` is empty or missing)"
+            )
         calls = tuple(
             ToolCall(id=c.id, name=c.function.name, arguments=_json_object(c.function.arguments))
             for c in (message.tool_calls or ())
@@ -158,11 +163,14 @@ class AnthropicProvider:
         if tools:
             kwargs["tools"] = to_anthropic(tools)
         response = self._client.create(**kwargs)
-        texts = [b.text for b in response.content if b.type == "text"]
+        content = getattr(response, "content", None)
+        if not isinstance(content, list):
+            raise _malformed(self._client, "its `content` is not a list of blocks")
+        texts = [b.text for b in content if getattr(b, "type", None) == "text"]
         calls = tuple(
             ToolCall(id=b.id, name=b.name, arguments=dict(b.input) if isinstance(b.input, dict) else {})
-            for b in response.content
-            if b.type == "tool_use"
+            for b in content
+            if getattr(b, "type", None) == "tool_use"
         )
         return AssistantMessage(text="\n".join(texts), tool_calls=calls)
 
@@ -196,6 +204,17 @@ class AnthropicProvider:
                 results += [{"type": "text", "text": note} for note in message.notes]
                 out.append({"role": "user", "content": results})
         return out
+
+
+def _malformed(client: SdkClient, problem: str) -> ModelCallError:
+    """A reply the SDK accepted but that carries no assistant message: a failed call, as an HTTP
+    error or a body that is not JSON is."""
+    return ModelCallError(
+        f"the call to {client.ref} returned a reply the agent cannot use: {problem}",
+        hint="the server answered without a message (a content filter, or a server error it "
+        "reported as a reply): try again, or " + CODES.hint,
+        code=CODES.failed,
+    )
 
 
 def _json_object(text: str | None) -> dict[str, Any]:

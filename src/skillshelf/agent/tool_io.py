@@ -5,7 +5,9 @@
   printing 400 MB holds about ``limit`` bytes here (it held the whole output, then 1.19 GB of
   resident memory, when it was buffered before clipping). On timeout the whole group is
   killed; a child left running in the background (holding the pipe open) no longer keeps
-  the agent waiting once bash itself has exited.
+  the agent waiting once bash itself has exited. An exception while it runs (Ctrl-C, the
+  CLI's SIGTERM as a ``KeyboardInterrupt``) kills the group too before it propagates: the
+  command runs in its own session, so Ctrl-C at the terminal never reaches it.
 * :func:`write_atomic` writes bytes that were already encoded (an encoding failure can no
   longer leave an emptied file) to a temporary file beside the target, then renames it into
   place, keeping the target's permission bits. The rename gives the path a new inode: hard
@@ -106,6 +108,9 @@ def run_clipped(command: str, *, cwd: Path, timeout: float, limit: int) -> Comma
                 if not chunk:
                     break
                 clip.feed(chunk)
+    except BaseException:  # Ctrl-C, SIGTERM (a KeyboardInterrupt) or an error: the command goes too
+        _kill_group(proc)
+        raise
     finally:
         if timed_out:
             _kill_group(proc)
