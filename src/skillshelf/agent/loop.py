@@ -243,7 +243,9 @@ class Agent:
                 call_id=call.id, name=call.name, output=outcome.text, is_error=outcome.is_error
             ), note
         if self.skill_tools is not None and call.name in {spec.name for spec in SKILL_TOOLS}:
-            result = self.skill_tools.dispatch(call.name, dict(call.arguments))
+            raw = call.arguments.get("_raw")  # arguments that were no JSON object: as sent, to report
+            sent = raw if isinstance(raw, str) and set(call.arguments) == {"_raw"} else dict(call.arguments)
+            result = self.skill_tools.dispatch(call.name, sent)
             if call.name == "load_skill" and not result.is_error:
                 name = str(call.arguments.get("name", ""))
                 self.reattacher.on_loaded(name, result.text)
