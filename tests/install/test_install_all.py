@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import time
 from pathlib import Path
@@ -65,7 +66,7 @@ def test_a_bad_skill_or_a_taken_name_is_reported_and_the_others_are_installed(
     assert failed["broken"].code == "IS320" and "SK101" in failed["broken"].message
     assert failed["broken"].diagnostics
     assert failed["second-alpha"].code == "IS305"
-    assert f"{source}#second-alpha --name" in failed["second-alpha"].fix
+    assert f"{shlex.quote(f'{source}#second-alpha')} --name" in failed["second-alpha"].fix
 
 
 def test_running_it_again_leaves_what_is_installed_from_there_as_it_is(
