@@ -17,6 +17,7 @@ import json
 import os
 import stat
 import subprocess
+import sys
 import tarfile
 import warnings
 import zipfile
@@ -155,6 +156,21 @@ def tar_with(path: Path, entries: list[tuple[str, bytes, int | None]], compressi
                 info.size = len(data)
             tf.addfile(info, io.BytesIO(data) if info.type == tarfile.REGTYPE else None)
     return path
+
+
+def run_skillshelf(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``skillshelf ARGS`` run from ``cwd`` as its own process of this interpreter, as a user
+    runs it (the errors printed by its entry point, the environment as the test set it)."""
+    return subprocess.run(
+        [sys.executable, "-m", "skillshelf.cli.main", *args],
+        cwd=cwd,
+        env=dict(os.environ),
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=120,
+        check=False,
+    )
 
 
 def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:

@@ -2,28 +2,11 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from testkit import IsolatedHome
-
-
-def _skillshelf(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """The command as a user runs it: its own process, the errors printed by its entry point."""
-    return subprocess.run(
-        [sys.executable, "-m", "skillshelf.cli.main", *args],
-        cwd=cwd,
-        env=dict(os.environ),
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=120,
-        check=False,
-    )
+from testkit import IsolatedHome, run_skillshelf
 
 
 def _unreadable_lock(home: Path) -> Path:
@@ -40,13 +23,13 @@ def test_an_unreadable_lock_is_reported_once_and_the_command_fails(
     args: list[str], isolated_home: IsolatedHome
 ) -> None:
     lock = _unreadable_lock(isolated_home.home)
-    result = _skillshelf(isolated_home.home, *args)
+    result = run_skillshelf(isolated_home.home, *args)
     assert result.returncode == 1
     assert result.stderr.count("IS401") == 1 and str(lock) in result.stderr
 
 
 def test_update_names_a_config_file_it_cannot_parse(isolated_home: IsolatedHome) -> None:
     config = isolated_home.write_user_config("[ui\n")
-    result = _skillshelf(isolated_home.home, "update")
+    result = run_skillshelf(isolated_home.home, "update")
     assert result.returncode == 0, result.stderr
     assert "CF100" in result.stderr and str(config) in result.stderr

@@ -7,7 +7,6 @@ import io
 import os
 import stat
 import subprocess
-import sys
 import tarfile
 from pathlib import Path
 from types import MappingProxyType
@@ -15,7 +14,7 @@ from typing import Any
 
 from skillshelf.env import Env
 from skillshelf.install.git import GitRunner
-from testkit import tar_with, zip_with
+from testkit import run_skillshelf, tar_with, zip_with
 
 
 def write_skill(folder: Path, name: str, description: str = "", body: str = "", *, extra: str = "") -> Path:
@@ -68,18 +67,7 @@ def commit_all(repo: Path, message: str) -> str:
     return git(repo, "rev-parse", "HEAD")
 
 
-def run_cli(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """``skillshelf ARGS`` run from ``cwd`` as a process of this interpreter."""
-    return subprocess.run(
-        [sys.executable, "-m", "skillshelf.cli.main", *args],
-        cwd=cwd,
-        env=dict(os.environ),
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=120,
-        check=False,
-    )
+run_cli = run_skillshelf  # ``skillshelf ARGS`` from ``cwd`` as its own process
 
 
 def make_env(tmp_path: Path, home: Path, *, cwd: Path | None = None) -> Env:
