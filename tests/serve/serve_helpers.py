@@ -76,6 +76,20 @@ def serve_args(root: Path, *extra: str) -> list[str]:
     return ["-m", "skillshelf.cli.main", "serve", "--root", str(root), "--no-builtin", *extra]
 
 
+def stdio_server(root: Path, cwd: Path) -> subprocess.Popen[str]:
+    """``skillshelf serve`` over stdio for the skills under ``root``, driven by hand (text pipes;
+    stderr dropped)."""
+    return subprocess.Popen(
+        [sys.executable, *serve_args(root, "--no-watch")],
+        cwd=cwd,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        encoding="utf-8",
+    )
+
+
 def _drain(stream: Any) -> None:
     for _line in stream:
         pass

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -15,7 +14,7 @@ import mcp.types as types
 import pytest
 from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
-from serve_helpers import ESCAPES, make_skill_tree, serve_args, stop, write_skill
+from serve_helpers import ESCAPES, make_skill_tree, serve_args, stdio_server, stop, write_skill
 
 pytestmark = pytest.mark.usefixtures("isolated_home")
 
@@ -140,15 +139,7 @@ def test_numbers_the_sdk_client_cannot_send_are_refused_as_they_arrive_on_the_wi
 ) -> None:
     # the SDK client sends NaN and the infinities as null (left out): a client that writes the
     # literals JSON has no number for, and floats, is driven by hand
-    proc = subprocess.Popen(
-        [sys.executable, *serve_args(root, "--no-watch")],
-        cwd=tmp_path,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        encoding="utf-8",
-    )
+    proc = stdio_server(root, tmp_path)
     assert proc.stdin is not None and proc.stdout is not None
     hello = {
         "protocolVersion": "2025-06-18",

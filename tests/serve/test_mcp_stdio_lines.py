@@ -5,14 +5,13 @@ from __future__ import annotations
 import json
 import queue
 import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from serve_helpers import make_skill_tree, serve_args, stop
+from serve_helpers import make_skill_tree, stdio_server, stop
 
 from skillshelf.serve.stdio import line_error
 
@@ -53,15 +52,7 @@ class _Wire:
 @pytest.fixture
 def wire(tmp_path: Path, isolated_home: object) -> Iterator[_Wire]:
     root = make_skill_tree(tmp_path)
-    proc = subprocess.Popen(
-        [sys.executable, *serve_args(root, "--no-watch")],
-        cwd=tmp_path,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        encoding="utf-8",
-    )
+    proc = stdio_server(root, tmp_path)
     client = _Wire(proc)
     hello = {
         "protocolVersion": "2025-06-18",
