@@ -33,7 +33,7 @@ def test_a_redirection_of_the_last_command_is_kept_on_it() -> None:
 
 @pytest.mark.parametrize(
     "line",
-    ["make &", "(make)", "make &&", "", "echo $(make); echo $?", "cat <<EOF\nx\nEOF\necho $?", "echo 'open"],
+    ["make &", "(make)", "make &&", "", "echo $(make); echo $?", "cat <<EOF\nx\necho $?", "echo 'open"],
 )
 def test_a_line_that_ends_in_no_simple_command_or_cannot_be_read_has_none(line: str) -> None:
     assert last_command(line) is None

@@ -165,7 +165,6 @@ def test_an_echo_ending_any_line_after_a_separator_is_its_trailing_echo(line: st
     [
         "echo $?",  # nothing before it
         "make && echo $?",  # runs only when make passed
-        "make || echo $?",
         "make | echo $?",
         "make; echo $? > status.txt",
         "make; echo $? &",

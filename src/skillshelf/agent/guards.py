@@ -7,18 +7,21 @@ loop can use them:
 - :class:`DoomLoopGuard`: the same file edited more than N times, or the same command failing
   again and again, gets a note telling the model to step back and change approach (a command
   fails by the status its line reports, :func:`~skillshelf.agent.shell_effects.reported_status`:
-  ``pytest; echo $?`` or ``make build; echo $?`` by the status its echo printed, not the echo's
-  own; a status that cannot be read fails a run of the checks and is not counted for another
-  line, such as one echoed after a background job);
+  ``pytest; echo $?``, ``make build; echo $?`` or ``make build || echo $?`` by the status its
+  echo printed, not the echo's own; a status that cannot be read fails a run of the checks
+  and is not counted for another line, such as one echoed after a background job);
 - :class:`CompletionGuard`: a final answer after an edit is sent back unless the project's
   checks ran (and passed) after the last edit (again after new work, a few times at most), and
   the task's :class:`CheckOutcome` says whether the work was verified; a command line counts as
   a run of the checks only when its exit status stands for theirs (:func:`~skillshelf.agent.
   shell_effects.check_run`: ``cd x && pytest && echo ok`` does, ``pytest | tail``, ``pytest ||
-  true`` or ``pytest; echo done`` do not), or when it ends with ``; echo $?`` and the status is
-  read from the last line of its output (``pytest; echo "exit: $?"``; a status that cannot be
-  read is a failed run, with the reason); an answer sent back because a line that ran the checks
-  did not count names the forms that do;
+  true`` or ``pytest; echo done`` do not), or when it ends with ``; echo $?`` (or ``|| echo
+  $?``) and the status is read from the last line of its output (``pytest; echo "exit: $?"``; a
+  status that cannot be read is a failed run, with the reason; after ``||`` an output that does
+  not end in the echo's text is a pass, the echo not run); a line is read with its
+  here-documents' bodies as data (``cat > calc.py <<'EOF' ... EOF`` then the checks: an edit the
+  checks verify); an answer sent back because a line that ran the checks did not count names the
+  forms that do;
 - :class:`SkillReattacher`: after the history is compacted, the skills loaded or mentioned
   earlier in the task are attached again (within a token cap; the rest named), so their
   instructions are not lost; those whose text a kept message holds (the first one) are not.
@@ -345,7 +348,11 @@ def _shown_status(run: CheckRun, line_status: int) -> str:
     if run.echo is None:
         return f"exit code {line_status}"
     status = reported_status(run, line_status)
-    return "its echoed status unknown" if status is None else f"status {status} as its echo printed"
+    if status is None:
+        return "its echoed status unknown"
+    if status == 0 and run.echo.on_failure:
+        return "status 0, its `||` echo not run"
+    return f"status {status} as its echo printed"
 
 
 def _changed_by(line: str, paths: Sequence[str], shown: int = 3) -> str:

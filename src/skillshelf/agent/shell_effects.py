@@ -21,7 +21,14 @@ status of what came before it, ``$?``, among literal text and nothing else (``py
 is read from the last line of the call's output, which must be the echo's text around a number,
 exactly (:attr:`CheckRun.exit_code`); when it cannot be read (the line did not exit 0, the output
 was cut before that line, the line is something else) the run counts as a failed check and
-:attr:`CheckRun.why` says why.
+:attr:`CheckRun.why` says why. The echo may also follow ``||`` (``pytest || echo $?``): it runs
+only when the check failed, so an output whose last line is not its text around a failure's
+status is a pass (a passing check whose own last line looks like the echo's reads as a failure,
+the safe side).
+
+A here-document's body is data (``cat > calc.py <<'EOF'`` writes a file; one bash would run a
+substitution in, or that does not end, leaves the line unread); a redirection into ``/dev``
+writes a file unless it names a device (:mod:`~skillshelf.agent.shell_line`).
 
 Any other line that ends in such an echo after ``;`` or a newline reports the status it printed
 too, whatever it ran (``make build; echo $?``, ``cargo build 2>&1 | tail -5; echo $?``: the
@@ -31,7 +38,8 @@ cannot be read, or when the echo follows a background job (``make build & echo $
 
 Otherwise a check followed by ``;`` or a newline (``pytest; echo done``: the status is the last
 command's), a pipeline (``| tail -3``), ``||`` (``|| true``), a background ``&``, a subshell, a
-negation (``!``), a command or process substitution or a here-document make the line not count,
+negation (``!``), a command or process substitution (in a here-document's body too) make the
+line not count,
 as does a line of more than :data:`MAX_LINE_CHARS` characters (a script, not a run of the check);
 :class:`CheckRun` says so (``mentions``, ``why``) when the line looked like it ran the check, and
 whether other commands on a counted line may have changed files before or after the check
@@ -190,11 +198,13 @@ def _line_run(line: str, check_command: str | None) -> CheckRun:
     if check and text == check:  # the configured check exactly as given, whatever its shape
         return CheckRun(counts=True)
     check_words = _one_command(simple_commands(check_command)) if check_command else None
-    commands = (
-        simple_commands(line) if len(line) <= MAX_LINE_CHARS else f"more than {MAX_LINE_CHARS} characters"
-    )
+    too_long = f"more than {MAX_LINE_CHARS} characters"
+    commands = simple_commands(line, or_last=True) if len(line) <= MAX_LINE_CHARS else too_long
     if isinstance(commands, list):
-        echo = status_echo(commands[-1]) if len(commands) > 1 and commands[-1].op in (";", "\n") else None
+        echo = _ending_echo(commands)
+        if echo is None and commands[-1].op == "||":
+            commands = WHY_OPERATOR["||"]
+    if isinstance(commands, list):
         listed = commands[:-1] if echo else commands
         runs = [i for i, command in enumerate(listed) if _is_run(command.words, check_words)]
         if runs:
@@ -204,6 +214,13 @@ def _line_run(line: str, check_command: str | None) -> CheckRun:
         commands = "a negation (`!`), which inverts its exit code"
     mentions = bool(check and check in text) or _mentions_check(text[:MAX_LINE_CHARS])
     return CheckRun(counts=False, mentions=mentions, why=commands if mentions else None)
+
+
+def _ending_echo(commands: list[Command]) -> StatusEcho | None:
+    """The status echo that ends a list after ``;``, a newline or ``||`` (marked ``on_failure``)."""
+    last = commands[-1]
+    echo = status_echo(last) if len(commands) > 1 and last.op in (";", "\n", "||") else None
+    return replace(echo, on_failure=True) if echo is not None and last.op == "||" else echo
 
 
 def _is_run(words: Sequence[str], check_words: tuple[str, ...] | None) -> bool:

@@ -20,7 +20,11 @@ text, so what it prints is known but for the number.
 whatever comes before (``make build; echo $?``, ``make | tail -3; echo $?``: what it prints is
 the status the line would have exited with without it). After a background job (``make & echo
 $?``, ``make &`` and ``echo $?`` on the next line) ``$?`` is 0 whatever the job does: such an
-echo is marked ``background`` and no status is read from it.
+echo is marked ``background`` and no status is read from it. After ``||`` (``make || echo $?``)
+the echo runs only when what came before it failed, and the line then exits 0 either way: such
+an echo is marked ``on_failure``, and the status is the one it printed, or 0 when the output's
+last line is not its text around a number from 1 to 255 (it did not run); unknown when that line
+only ends with such a text (a failure's output left without a final newline, the echo after it).
 
 :func:`read_status` reads the status from the last line of the call's output, which must be
 the echo's text around a number from 0 to 255 written plainly (``0``, ``17``; not ``017``),
@@ -62,11 +66,13 @@ _Parts = list[str | None]
 class StatusEcho:
     """A command that prints the status of the commands before it: ``before`` the number, then
     the number, then ``after`` (``echo "exit: $?"``: ``"exit: "`` and ``""``). ``background``: the
-    commands before it end in ``&``, so the ``$?`` it prints is 0 and says nothing of them."""
+    commands before it end in ``&``, so the ``$?`` it prints is 0 and says nothing of them.
+    ``on_failure``: it follows ``||``, and runs only when they failed."""
 
     before: str
     after: str
     background: bool = False
+    on_failure: bool = False
 
     def describe(self) -> str:
         return f"{self.before}<status>{self.after}".strip() or "<status>"
@@ -85,14 +91,16 @@ def status_echo(command: Command) -> StatusEcho | None:
 
 
 def trailing_echo(line: str) -> StatusEcho | None:
-    """The status echo that ends ``line`` after ``;``, a newline or a background ``&``, whatever
-    comes before it (see the module docstring); ``None`` when the line does not end in one, or
+    """The status echo that ends ``line`` after ``;``, a newline, a background ``&`` or ``||``,
+    whatever comes before it (see the module docstring); ``None`` when the line does not end in one, or
     cannot be read into tokens (a command substitution, a here-document)."""
     found = last_command(line)
     if found is None:
         return None
     operators, command = found
     echo = status_echo(command)
+    if echo is not None and operators in (("||",), (")", "||")):
+        return replace(echo, on_failure=True)
     if echo is None or not operators or not _BEFORE_ECHO.issuperset(operators) or operators == (")",):
         return None
     return replace(echo, background="&" in operators)
@@ -214,6 +222,15 @@ def read_status(echo: StatusEcho, line_status: int, output: str | None) -> tuple
         return None, f"the output was cut right before its last line, so {shown} cannot be read whole"
     pattern = re.escape(echo.before) + _STATUS + re.escape(echo.after.rstrip())
     found = re.fullmatch(pattern, lines[-1])
+    if echo.on_failure:  # it printed a failure's status, or did not run: what came before passed
+        if found is not None and 0 < int(found.group(1)) <= 255:
+            return int(found.group(1)), None
+        tail = re.search(
+            re.escape(echo.before) + "([0-9]+)" + re.escape(echo.after.rstrip()) + "$", lines[-1]
+        )
+        if tail is not None and int(tail.group(1)):  # the echo's text after output left without a newline
+            return None, f"the last line of the output ends as its echo's {shown} but holds more"
+        return 0, None
     if found is None or int(found.group(1)) > 255:
         return None, f"the last line of the output is not its echo's {shown} with a status from 0 to 255"
     return int(found.group(1)), None
