@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from pathlib import Path
@@ -112,6 +113,9 @@ def serve(
     if transport == "stdio":
         click.echo(f"skillshelf: serving {count} skills over MCP on stdio", err=True)
         run_stdio(server)
+        # the process ends here: its objects go with it, and freezing them spares the interpreter's
+        # collections at exit (over a second for the MCP SDK's models)
+        gc.freeze()
         return
     from skillshelf.serve.http import run_http
 

@@ -11,6 +11,9 @@ gets ``421`` and an ``Origin`` that is not a loopback page gets ``403``
 (:func:`loopback_security`). The SDK turns this on by itself only for the exact strings
 ``127.0.0.1``, ``localhost`` and ``::1``, so the host is normalised and the settings are always
 passed.
+
+A POST body the SDK's validation refuses (not JSON, a lone surrogate, no JSON-RPC message) gets
+``400`` with the JSON-RPC error stdio answers the same line with (:mod:`.http_bodies`).
 """
 
 from __future__ import annotations
@@ -159,6 +162,8 @@ def run_http(
     import uvicorn
     from mcp.server.transport_security import TransportSecuritySettings
 
+    from skillshelf.serve.http_bodies import checked_bodies
+
     given, host = host, normalise_host(host)
     loopback = is_loopback(host)
     if not loopback and not token:
@@ -178,6 +183,7 @@ def run_http(
     app: ASGIApp = server.streamable_http_app(
         streamable_http_path=MCP_PATH, host=host, transport_security=security
     )
+    app = checked_bodies(app, path=MCP_PATH, security=security)
     if token:
         app = BearerTokenMiddleware(app, token)
     url = f"http://{url_host(host)}:{bound_port}{MCP_PATH}"

@@ -107,11 +107,12 @@ class SkillLibrary:
         files of the skills the catalog lists (``list_skills``' skills). A model may browse that
         list (Codex and Claude Code give it tools to), so a skill the catalog leaves out
         (``manual``: loaded when mentioned) is not offered there; its files are still read by
-        URI, as ``load_skill`` still loads it by name."""
+        URI, as ``load_skill`` still loads it by name. None while the skills list is switched
+        off (``list_skills`` lists none either)."""
         snapshot = self._files_snapshot
         if snapshot is None:
             tools = self.tools
-            listed = {skill.path for skill in tools.listed}
+            listed = set() if tools.withheld else {skill.path for skill in tools.listed}
             offered = [skill for skill in map(tools.get, tools.names()) if skill.path in listed]
             snapshot = tuple((skill, rel) for skill in offered for rel in self.files_of(skill))
             self._files_snapshot = snapshot

@@ -2,7 +2,8 @@
 
 The same workspace as ``skillshelf context``: the config decides extra roots, built-ins, per-skill
 modes (disabled skills are not served at all, ``manual`` ones are loadable but not listed,
-``name-only`` ones are listed without description) and the catalog budget; the skill folders the
+``name-only`` ones are listed without description), the catalog budget and whether the model gets
+a skills list at all (``skills.include_instructions``, :mod:`.unlisted`); the skill folders the
 memory pipeline wrote are served too. When the project is not trusted, its skills come out of
 the workspace marked ``trusted=False`` (as for every other command).
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 from skillshelf.env import Env
 from skillshelf.serve.library import SkillLibrary
 from skillshelf.serve.tools import SkillTools
+from skillshelf.serve.unlisted import withheld_reason
 from skillshelf.skills.model import Discovery
 from skillshelf.workspace import Workspace, WorkspaceOptions
 
@@ -22,7 +24,7 @@ def workspace_tools(workspace: Workspace, *, semantic: bool = False) -> SkillToo
     """The tools a server offers over ``workspace``: every loadable skill (a project's marked
     untrusted by the workspace unless the project is trusted), the catalog's skills listed, the
     config's budget, catalog format (else markdown) and ``[select]`` threshold (search_skills
-    suggests what ``context`` would)."""
+    suggests what ``context`` would); no skills list when the config switches it off."""
     from skillshelf.select.ranking import RankingSettings
 
     return SkillTools(
@@ -34,6 +36,7 @@ def workspace_tools(workspace: Workspace, *, semantic: bool = False) -> SkillToo
         semantic=semantic,
         ranking=RankingSettings.from_config(workspace.config.get),
         why_unavailable=workspace.modes.disabled_error,
+        withheld=withheld_reason(workspace.config),
     )
 
 

@@ -3,7 +3,7 @@
 - tools: ``search_skills``, ``load_skill``, ``read_skill_file``, ``list_skills`` (always four,
   whatever the number of skills, so ``tools/list`` stays a few kilobytes);
 - instructions: the budgeted catalog, so clients that hand them to the model give it the
-  first layer without a call;
+  first layer without a call (none with ``skills.include_instructions = false``: :mod:`.unlisted`);
 - resources: every file of every skill the catalog lists as ``skill://NAME/PATH`` (paged list;
   a ``manual`` skill's files are read by URI, not listed) + a template;
 - prompts: one per user-invocable skill, so ``/name`` works in clients with prompt support;
@@ -38,6 +38,7 @@ from skillshelf.serve.schemas import ToolSpec, whole_number
 from skillshelf.serve.skill_tools import SKILL_TOOLS, SkillTool, skill_tool
 from skillshelf.serve.stdio import run_stdio
 from skillshelf.serve.tools import UNTRUSTED_NOTE
+from skillshelf.serve.unlisted import SETTING
 from skillshelf.skills.model import Skill
 
 __all__ = [
@@ -60,6 +61,12 @@ INSTRUCTIONS_HEAD = (
     "specific tasks. When a task matches a skill below, call load_skill with its name first and "
     "follow it; read the files it lists with read_skill_file. If none fits, search_skills ranks "
     "every skill against a few words about the task; list_skills pages through all of them."
+)
+UNLISTED_HEAD = (
+    "This server holds a library of skills: folders of instructions, scripts and references for "
+    f"specific tasks. No list of them is given here ({SETTING}): "
+    "search_skills ranks the skills against a few words about a task, and when one fits, call "
+    "load_skill with its name first and follow it; read the files it lists with read_skill_file."
 )
 
 
@@ -268,7 +275,10 @@ class _Handlers:
 
 
 def server_instructions(library: SkillLibrary) -> str:
-    """The server's instructions: how to use the tools, then the budgeted catalog."""
+    """The server's instructions: how to use the tools, then the budgeted catalog (no catalog
+    while the skills list is switched off)."""
+    if library.tools.withheld and library.tools.skills:
+        return UNLISTED_HEAD
     catalog = library.tools.catalog()
     return (
         f"{INSTRUCTIONS_HEAD}\n\n{catalog}"

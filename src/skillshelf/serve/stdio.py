@@ -2,13 +2,9 @@
 
 The SDK's reader drops a line its validation refuses without a word, so a client waiting for
 the answer to it waits forever. Each line is checked before the SDK reads it
-(:func:`line_error`), and one the SDK would drop while a client waits gets a JSON-RPC error,
-written by the SDK's own writer (one whole line per message):
-
-- not JSON: ``-32700`` with ``id: null``;
-- JSON holding a lone surrogate (``"\\ud800"``: JSON allows it, it is not Unicode, and the
-  SDK's parser refuses it): a request gets ``-32602`` with its id, ``SV400`` naming where;
-- JSON that is no JSON-RPC message: ``-32600``, with its id when it has a usable one.
+(:func:`line_error`), and one the SDK would drop while a client waits gets the JSON-RPC error
+of :mod:`skillshelf.serve.jsonrpc_check` (the HTTP transport's too), written by the SDK's own
+writer (one whole line per message).
 
 Notifications, responses and blank lines are never answered (JSON-RPC answers neither), so
 those still go to the SDK, which ignores them. While serving, fd 0 points at the null device
@@ -18,7 +14,6 @@ those still go to the SDK, which ignores them. While serving, fd 0 points at the
 from __future__ import annotations
 
 import io
-import json
 import os
 import sys
 from collections.abc import AsyncIterator, Iterator
@@ -30,55 +25,10 @@ import mcp.types as types
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.server.lowlevel.server import Server
 from mcp.shared.message import SessionMessage
-from pydantic import ValidationError
 
-from skillshelf.errors import UsageError, reason
-from skillshelf.serve.files import check_text
+from skillshelf.serve.jsonrpc_check import refusal
 
 __all__ = ["CheckedLines", "line_error", "run_stdio"]
-
-
-def _reply(request_id: Any, code: int, message: str, data: Any = None) -> types.JSONRPCError:
-    error = types.ErrorData(code=code, message=message, **({} if data is None else {"data": data}))
-    return types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
-
-
-def _usable_id(message: dict[str, Any]) -> str | int | None:
-    """The request's id when it can be sent back: a string of Unicode text or an integer."""
-    value = message.get("id")
-    if isinstance(value, bool) or not isinstance(value, (str, int)):
-        return None
-    if isinstance(value, str):
-        try:
-            check_text(value, what="id")
-        except UsageError:
-            return None
-    return value
-
-
-def _lone_surrogate(value: object) -> tuple[str, UsageError] | None:
-    """Where the first string (a key or a value) in ``value`` holding a lone surrogate is
-    (``params.arguments.name``) and SV400 naming it, else None. Walked with a stack."""
-    stack: list[tuple[str, object]] = [("", value)]
-    while stack:
-        where, item = stack.pop()
-        texts: list[tuple[str, str]] = []
-        children: list[tuple[str, object]] = []
-        if isinstance(item, dict):
-            texts = [(where, key) for key in item]
-            children = [(f"{where}.{key}" if where else str(key), v) for key, v in item.items()]
-        elif isinstance(item, list):
-            children = [(f"{where}[{n}]", v) for n, v in enumerate(item)]
-        elif isinstance(item, str):
-            texts = [(where, item)]
-        for place, text in texts:
-            what = f"key at {place or 'the top'}" if text is not item else f"value at {place}"
-            try:
-                check_text(text, what=ascii(what)[1:-1])  # the path may hold the surrogate too
-            except UsageError as exc:
-                return place, exc
-        stack.extend(reversed(children))
-    return None
 
 
 def line_error(line: str) -> types.JSONRPCError | None:
@@ -86,27 +36,8 @@ def line_error(line: str) -> types.JSONRPCError | None:
     line goes to the SDK as it is (valid, or a message JSON-RPC never answers)."""
     if not line.strip():
         return None
-    try:
-        types.jsonrpc_message_adapter.validate_json(line, by_name=False)
-        return None
-    except ValidationError:
-        pass
-    try:
-        message = json.loads(line)
-    except (ValueError, RecursionError) as exc:
-        return _reply(None, types.PARSE_ERROR, f"Parse error: {reason(exc)}")
-    if isinstance(message, dict) and "method" not in message and ("result" in message or "error" in message):
-        return None  # a response: nobody waits for an answer to it
-    if isinstance(message, dict) and "id" not in message and isinstance(message.get("method"), str):
-        return None  # a notification
-    request_id = _usable_id(message) if isinstance(message, dict) else None
-    surrogate = _lone_surrogate(message)
-    if surrogate is not None and request_id is not None:
-        place, refusal = surrogate
-        code = types.INVALID_PARAMS if place.startswith("params") else types.INVALID_REQUEST
-        return _reply(request_id, code, refusal.one_line(), refusal.to_dict())
-    detail = "a lone surrogate is no Unicode text" if surrogate else "not a JSON-RPC 2.0 request"
-    return _reply(request_id, types.INVALID_REQUEST, f"Invalid Request: {detail}")
+    refused = refusal(line)
+    return refused.error if refused is not None and refused.awaited else None
 
 
 class CheckedLines(anyio.AsyncFile[str]):

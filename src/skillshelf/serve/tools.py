@@ -44,6 +44,7 @@ from skillshelf.serve.schemas import (
     with_name_enum,
 )
 from skillshelf.serve.skill_tools import SKILL_TOOLS, SkillTool, model_tools
+from skillshelf.serve.unlisted import UNLISTED_NOTE, unlisted_error
 from skillshelf.skills.load import UNTRUSTED_NOTE, UNTRUSTED_TAG, first_by_name
 from skillshelf.skills.model import Skill
 
@@ -112,8 +113,8 @@ class SkillTools:
     skill modes to honour them: a ``manual`` skill then loads by name but is never offered).
     ``why_unavailable(name)`` may explain a name that is not among ``skills`` (a skill the
     config disables: :meth:`skillshelf.config.ModedSkills.disabled_error`). ``tools`` are the
-    tools offered and dispatched (default: the registry,
-    :data:`~skillshelf.serve.skill_tools.SKILL_TOOLS`).
+    tools offered and dispatched (default: the registry, :data:`.skill_tools.SKILL_TOOLS`).
+    ``withheld``: why the model gets no skills list (:mod:`.unlisted`), None when it gets one.
     """
 
     def __init__(
@@ -129,10 +130,12 @@ class SkillTools:
         ranking: RankingSettings | None = None,
         why_unavailable: Callable[[str], SkillNotFoundError | None] | None = None,
         tools: Sequence[SkillTool] = SKILL_TOOLS,
+        withheld: str | None = None,
     ) -> None:
         self.registry: dict[str, SkillTool] = {tool.name: tool for tool in tools}
         self.skills: tuple[Skill, ...] = tuple(skills)
         self.why_unavailable = why_unavailable
+        self.withheld = withheld
         self.listed: tuple[Skill, ...] = (
             tuple(s for s in skills if s.model_visible) if listed is None else tuple(listed)
         )
@@ -270,7 +273,9 @@ class SkillTools:
         return SkillPage(skills=page, total=len(unique), next_cursor=str(end) if end < len(unique) else None)
 
     def list_skills(self, cursor: str | None = None, limit: int = 50) -> ToolResult:
-        """:meth:`list_page` as a tool result."""
+        """:meth:`list_page` as a tool result (SV406 while the skills list is switched off)."""
+        if self.withheld:
+            return _error_result(unlisted_error(self.withheld))
         page = self.list_page(cursor, limit)
         rows = [skill_summary(s, max_description=LISTED_DESCRIPTION_CHARS) for s in page.skills]
         lines = [f"- {r['name']}: {r['description']}" if r["description"] else f"- {r['name']}" for r in rows]
@@ -311,19 +316,20 @@ class SkillTools:
         return to_anthropic(self.tool_specs(name_enum=name_enum))
 
     def catalog(self) -> str:
-        """The budgeted catalog of model-visible skills (skills/catalog's renderer), cached."""
+        """The budgeted catalog of the listed skills (skills/catalog's renderer; none if withheld), cached."""
         if self._catalog is None:
             from skillshelf.skills.catalog import default_budget, render_catalog
 
             budget = self.budget or default_budget(None)
-            self._catalog = (
-                render_catalog(self.listed, budget, self.catalog_format).text if self.listed else ""
-            )
+            shown = self.listed and not self.withheld
+            self._catalog = render_catalog(self.listed, budget, self.catalog_format).text if shown else ""
         return self._catalog
 
     def system_prompt(self, preamble: str = DEFAULT_PREAMBLE) -> str:
         """The system-prompt text: how to use the skill tools, then the catalog."""
         catalog = self.catalog()
+        if self.withheld and self.skills:
+            return f"{preamble}\n\n{UNLISTED_NOTE}"
         if not catalog:
             if not self.skills:
                 return preamble + "\n\n(No skills are installed here.)"

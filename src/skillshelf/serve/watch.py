@@ -28,6 +28,10 @@ __all__ = ["Watched", "pending_parents", "pending_roots", "watch_folders", "watc
 log = logging.getLogger(__name__)
 
 Reload = Callable[[], Awaitable[None]]
+STEP_MS = 50
+"""How often a watch thread looks at its stop event. watchfiles' thread cannot be cancelled: it
+only returns on a change, on its stop event or after its 5 s timeout, so a watch ends by
+setting the event (cancelling alone would hold up the server's exit by up to 5 s)."""
 
 
 def watched_folders(discovery: Discovery | None, extra: Iterable[Path] = ()) -> tuple[Path, ...]:
@@ -73,11 +77,17 @@ class Watched(Protocol):
 
 
 async def _watch_roots(
-    target: Watched, reload: Reload, paths: tuple[Path, ...], debounce_ms: int, restart: anyio.Event
+    target: Watched,
+    reload: Reload,
+    paths: tuple[Path, ...],
+    debounce_ms: int,
+    restart: anyio.Event,
+    stop: anyio.Event,
 ) -> None:
     import watchfiles
 
-    async for _changes in watchfiles.awatch(*paths, debounce=debounce_ms, step=50, recursive=True):
+    changes = watchfiles.awatch(*paths, debounce=debounce_ms, step=STEP_MS, recursive=True, stop_event=stop)
+    async for _changes in changes:
         await reload()
         if target.watch_paths() != paths:
             restart.set()
@@ -91,11 +101,15 @@ async def _watch_pending(
     parents: tuple[Path, ...],
     debounce_ms: int,
     restart: anyio.Event,
+    stop: anyio.Event,
 ) -> None:
     import watchfiles
 
     pending = target.pending_roots()
-    async for _changes in watchfiles.awatch(*parents, debounce=debounce_ms, step=50, recursive=False):
+    changes = watchfiles.awatch(
+        *parents, debounce=debounce_ms, step=STEP_MS, recursive=False, stop_event=stop
+    )
+    async for _changes in changes:
         if any(root.is_dir() for root in pending):
             await reload()
         if target.pending_parents() != parents or target.watch_paths() != paths:
@@ -122,13 +136,16 @@ async def watch_folders(target: Watched, reload: Reload, debounce_ms: int = 400)
         if not paths and not parents:
             log.info("no skill folder to watch")
             return
-        restart = anyio.Event()
+        restart, stop = anyio.Event(), anyio.Event()
         async with anyio.create_task_group() as group:
             if paths:
-                group.start_soon(_guarded, _watch_roots, target, reload, paths, debounce_ms, restart)
+                group.start_soon(_guarded, _watch_roots, target, reload, paths, debounce_ms, restart, stop)
             if parents:
                 group.start_soon(
-                    _guarded, _watch_pending, target, reload, paths, parents, debounce_ms, restart
+                    _guarded, _watch_pending, target, reload, paths, parents, debounce_ms, restart, stop
                 )
-            await restart.wait()
+            try:
+                await restart.wait()
+            finally:
+                stop.set()  # cancelled too (serving ends): the watch threads end within a step
             group.cancel_scope.cancel()
