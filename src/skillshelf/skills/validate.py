@@ -10,8 +10,10 @@ skill-like file gets a verdict, and every problem comes with a fix, all at once:
 - ``spec``: the Agent Skills specification's rules.
 
 For ``codex`` the set of loaded files comes from skillshelf's own discovery of the PATH as a
-skills root (:func:`skillshelf.skills.discover.discover_in`), with Codex's depth but without its
-folder and entry limits; a PATH that is over those limits gets a warning of its own.
+skills root (:func:`skillshelf.skills.discover.discover_in`), with Codex's depth but the walk's
+folder and entry limits (:class:`WalkLimits`, five times Codex's) instead of Codex's; a PATH that
+is over Codex's limits gets a warning of its own. That scan's notes on links it could not follow
+(broken or refused: SK205) are reported as they are.
 
 Skills roots below a PATH are judged as the roots they are: a skill under ``<dir>/.agents/skills``
 or ``<dir>/.codex/skills`` (Codex) or ``<dir>/.claude/skills`` (Claude Code), or under one of the
@@ -60,6 +62,7 @@ from skillshelf.skills.validate_walk import (
     Inventory,
     WalkLimits,
     nested_root,
+    real_path,
     rebase,
 )
 
@@ -72,6 +75,9 @@ CODEX_MAX_ENTRIES = 20_000
 # discovery notes that validation says better itself: same names (SK362), symlinked SKILL.md (SK356),
 # a skill below Codex's depth (SK355)
 _SUPERSEDED = frozenset({"SK220", "SK206", "SK210"})
+# discovery notes on a link in a skill's tree (never on a SKILL.md), reported where they are:
+# a link that cannot be followed (SK205: to nothing, or refused, as /proc/1/cwd is)
+_LINK_NOTES = frozenset({"SK205"})
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -119,21 +125,25 @@ def _codex_limits_note(inventory: Inventory) -> Diagnostic | None:
     )
 
 
-def _discover(path: Path, out: list[Diagnostic]) -> tuple[dict[str, Skill], dict[str, list[Diagnostic]]]:
-    """Canonical SKILL.md path -> skill as skillshelf's scan of ``path`` loads it (Codex's depth)."""
+def _discover(
+    path: Path, walk: WalkLimits, out: dict[Diagnostic, None]
+) -> tuple[dict[str, Skill], dict[str, list[Diagnostic]]]:
+    """Canonical SKILL.md path -> skill as skillshelf's scan of ``path`` loads it (Codex's depth,
+    no further than the inventory walk goes); notes not about one SKILL.md go to ``out`` (once:
+    a root nested in a PATH is scanned with it too)."""
     from skillshelf.skills.discover import ScanLimits, discover_in
 
-    limits = ScanLimits(max_depth=CODEX_MAX_DEPTH, max_dirs=1_000_000, max_entries=10_000_000)
+    limits = ScanLimits(max_depth=CODEX_MAX_DEPTH, max_dirs=walk.max_dirs, max_entries=walk.max_entries)
     discovery = discover_in([path], limits=limits)
-    loaded = {os.path.realpath(s.path): s for s in discovery.skills}
+    loaded = {real_path(s.path): s for s in discovery.skills}
     by_path: dict[str, list[Diagnostic]] = {}
     for diag in discovery.diagnostics:
         if diag.code in _SUPERSEDED:
             continue
-        if diag.path is None:
-            out.append(diag)
+        if diag.path is None or diag.code in _LINK_NOTES:
+            out[diag] = None
         else:
-            by_path.setdefault(os.path.realpath(diag.path), []).append(diag)
+            by_path.setdefault(real_path(diag.path), []).append(diag)
     return loaded, by_path
 
 
@@ -149,7 +159,7 @@ def _judge(
         return judge_claude(cand)
     if profile == "spec":
         return judge_spec(cand)
-    scan_notes = tuple(replace(d, path=cand.path) for d in notes.get(os.path.realpath(cand.path), ()))
+    scan_notes = tuple(replace(d, path=cand.path) for d in notes.get(real_path(cand.path), ()))
     judgement = judge_codex(cand, loaded)
     if has_errors(scan_notes):  # the scan says why it did not load the file: no SK366 guess
         judgement = replace(
@@ -167,8 +177,7 @@ def _without_claude_copies(group: Sequence[SkillCheck], claude_homes: Sequence[s
     """``group`` without the skills of Claude Code's roots that copy one of another root byte for
     byte (one plugin installed in both agents): discovery lists those once."""
     entries = [
-        (c.name or "", c.path, any(_inside(os.path.realpath(c.path), home) for home in claude_homes))
-        for c in group
+        (c.name or "", c.path, any(_inside(real_path(c.path), home) for home in claude_homes)) for c in group
     ]
     return [c for c, original in zip(group, copied_from(entries), strict=True) if original is None]
 
@@ -214,7 +223,7 @@ def roots_here(env: Env, profile: Profile) -> list[Path]:
     roots += [] if profile == "codex" else claude_roots(env)
     chosen: dict[str, Path] = {}  # real path -> the root as the agent names it
     for root in roots:
-        real = os.path.realpath(root.path)
+        real = real_path(root.path)
         if real not in chosen and _has_entries(real):
             chosen[real] = root.path
     return [path for real, path in chosen.items() if not any(_inside(real, other) for other in chosen)]
@@ -250,7 +259,7 @@ def _system_off(env: Env | None, profile: Profile) -> tuple[str, Path] | None:
     switch = codex_skill_switches(env).bundled
     if switch.on or switch.file is None:
         return None
-    return os.path.realpath(env.codex_home / "skills" / ".system"), switch.file
+    return real_path(env.codex_home / "skills" / ".system"), switch.file
 
 
 def _without_system(
@@ -258,7 +267,7 @@ def _without_system(
 ) -> list[tuple[Candidate, Path | None]]:
     """``placed`` without the skills of a system folder Codex does not load, and one note for them."""
     folder, config = off
-    kept = [(cand, root) for cand, root in placed if not _inside(os.path.realpath(cand.path), folder)]
+    kept = [(cand, root) for cand, root in placed if not _inside(real_path(cand.path), folder)]
     if len(kept) < len(placed):
         out.append(
             Diagnostic(
@@ -287,10 +296,10 @@ def _claude_plugin_folders(env: Env | None) -> dict[Path, str]:
 
 def _roots_below(base: Path, roots: Sequence[Path]) -> frozenset[Path]:
     """``roots`` that lie below ``base``, written as the walk of ``base`` reaches them."""
-    real_base = os.path.realpath(base)
+    real_base = real_path(base)
     out: set[Path] = set()
     for root in roots:
-        rel = os.path.relpath(os.path.realpath(root), real_base)
+        rel = os.path.relpath(real_path(root), real_base)
         if rel != "." and not rel.startswith(".."):
             out.add(base / rel)
     return frozenset(out)
@@ -334,11 +343,10 @@ def validate_paths(
     user_roots = _user_roots(env, profile)
     system_off = _system_off(env, profile)
     plugin_names = (
-        {os.path.realpath(k): v for k, v in _claude_plugin_folders(env).items()}
-        if profile == "claude"
-        else {}
+        {real_path(k): v for k, v in _claude_plugin_folders(env).items()} if profile == "claude" else {}
     )
     out: list[Diagnostic] = []
+    scan_notes: dict[Diagnostic, None] = {}
     checks: list[SkillCheck] = []
     done: set[str] = set()
     for path in paths:
@@ -354,23 +362,24 @@ def validate_paths(
             note = _codex_limits_note(inventory)
             out += [note] if note else []
             for root in dict.fromkeys(root or Path(path) for _, root in placed):
-                found, found_notes = _discover(root, out)
+                found, found_notes = _discover(root, limits, scan_notes)
                 loaded.update(found)
                 for key, diags in found_notes.items():
                     notes.setdefault(key, []).extend(diags)
         for cand, skills_root in placed:
-            key = os.path.realpath(cand.path)
+            key = real_path(cand.path)
             if key in done:
                 continue
             done.add(key)
             judgement = _judge(cand, profile, loaded, notes)
             out += judgement.diagnostics
-            plugin = plugin_names.get(os.path.realpath(skills_root or path))
+            plugin = plugin_names.get(real_path(skills_root or path))
             name = f"{plugin}:{judgement.name}" if plugin and judgement.name else judgement.name
             checks.append(
                 SkillCheck(path=cand.path, name=name, loaded=judgement.loaded, listed=judgement.listed)
             )
-    claude_homes = [os.path.realpath(root.path) for root in claude_roots(env)] if env is not None else []
+    out += scan_notes
+    claude_homes = [real_path(root.path) for root in claude_roots(env)] if env is not None else []
     out += _same_names(checks, profile, claude_homes)
     return ValidationReport(
         checked=len(checks), diagnostics=tuple(sort_diagnostics(out)), profile=profile, skills=tuple(checks)

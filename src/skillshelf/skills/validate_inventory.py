@@ -71,6 +71,28 @@ def _unreadable(path: Path, out: list[Diagnostic]) -> bool:
     return False
 
 
+def _unreadable_folder(folder: Path, code: int) -> Diagnostic:
+    """SK359 for a folder the walk could not list, with the reason the system gave (``code``: its
+    errno, 0 when not known) and the fix for that reason."""
+    reason = f" ({os.strerror(code)})" if code else ""
+    if code == errno.ENAMETOOLONG:
+        fix = (
+            "shorten the path: move the skill folder up or give the folders on the way shorter "
+            "names (agents cannot read it either)"
+        )
+    elif code in (errno.EACCES, errno.EPERM, 0):
+        fix = "check its permissions (agents cannot read it either)"
+    else:
+        fix = "check the folder (agents cannot read it either)"
+    return path_problem(
+        folder,
+        "SK359",
+        f"this folder cannot be read{reason}, so skills in it were not checked",
+        fix,
+        Severity.WARNING,
+    )
+
+
 def inventory_of(path: Path, limits: WalkLimits, out: list[Diagnostic]) -> Inventory | None:
     """The skill-like files at ``path`` (a folder or one file), or None with a diagnostic."""
     if _unreadable(path, out):
@@ -127,16 +149,7 @@ def inventory_of(path: Path, limits: WalkLimits, out: list[Diagnostic]) -> Inven
                 Severity.WARNING,
             )
         )
-    out += [
-        path_problem(
-            folder,
-            "SK359",
-            "this folder cannot be read, so skills in it were not checked",
-            "check its permissions (agents cannot read it either)",
-            Severity.WARNING,
-        )
-        for folder in inventory.unreadable
-    ]
+    out += [_unreadable_folder(folder, code) for folder, code in inventory.unreadable]
     out += [_unreadable_skill_file(special) for special in inventory.special]
     if not inventory.candidates and not inventory.special:
         out.append(

@@ -3,7 +3,9 @@
 Unlike discovery, this walk does not stop where Codex stops: it enters hidden folders, goes
 deeper than Codex's six levels and looks at ``skill.md`` / ``Skill.md`` / ``SKILL.MD`` too, so
 that validation can explain every skill an agent would *not* load. It is bounded (folders,
-entries, depth) and cycle-safe; what it could not visit is reported.
+entries, depth: five times Codex's per-root limits, so a link to ``/`` in a skills root costs
+seconds, not minutes) and cycle-safe (a folder is entered once, by device and inode); what it
+could not visit is reported, with the reason the system gave.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ __all__ = [
     "Candidate",
     "Inventory",
     "WalkLimits",
+    "real_path",
     "rebase",
     "take_inventory",
 ]
@@ -34,11 +37,13 @@ _SKIPPED = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".ve
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class WalkLimits:
-    """Bounds of the inventory walk (generous: validation is asked for explicitly)."""
+    """Bounds of the inventory walk: generous (validation is asked for explicitly, and looks past
+    Codex's depth and into hidden folders), yet five times Codex's 2,000 folders and 20,000 entries
+    per root at most, so a skills root that links to ``/`` is reported in seconds."""
 
     max_depth: int = 16
-    max_dirs: int = 100_000
-    max_entries: int = 1_000_000
+    max_dirs: int = 10_000
+    max_entries: int = 100_000
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -75,7 +80,7 @@ class Inventory:
     dirs: int = 0
     entries: int = 0
     truncated: str | None = None
-    unreadable: tuple[Path, ...] = ()
+    unreadable: tuple[tuple[Path, int], ...] = ()  # folder, errno of its listing (0: not known)
     special: tuple[
         Path, ...
     ] = ()  # named skill.md but neither a file nor a folder (FIFO, device, broken link)
@@ -87,6 +92,35 @@ class _Dir:
     depth: int
     hidden: str | None
     parent_skill: Path | None
+    identity: tuple[int, int] | None  # device and inode (None: not known, the folder is listed anyway)
+
+
+def real_path(path: Path | str) -> str:
+    """``os.path.realpath(path)``, or the absolute path as written when a link on the way cannot
+    be read (``readlink`` of ``/proc/1/cwd`` is refused without privileges): a key, never a crash."""
+    try:
+        return os.path.realpath(path)
+    except OSError:
+        return os.path.abspath(path)
+
+
+def _identity(info: os.stat_result) -> tuple[int, int]:
+    return (info.st_dev, info.st_ino)
+
+
+def _entry_identity(entry: os.DirEntry[str]) -> tuple[int, int] | None:
+    """The folder ``entry`` leads to (links followed; the stat ``is_dir()`` made is reused)."""
+    try:
+        return _identity(entry.stat())
+    except OSError:
+        return None
+
+
+def _base_identity(base: Path) -> tuple[int, int] | None:
+    try:
+        return _identity(os.stat(base))
+    except OSError:
+        return None
 
 
 def _skill_files(entries: list[os.DirEntry[str]]) -> list[os.DirEntry[str]]:
@@ -114,37 +148,38 @@ def _is_dir(entry: os.DirEntry[str]) -> bool:
         return False
 
 
-def _list(path: Path) -> list[os.DirEntry[str]] | None:
+def _list(path: Path) -> list[os.DirEntry[str]] | OSError | None:
+    """The sorted entries of ``path``, or the error that refused them."""
     try:
         with os.scandir(path) as iterator:
             return sorted(iterator, key=lambda e: e.name)
-    except OSError:
-        return None
+    except OSError as exc:
+        return exc
 
 
 def take_inventory(base: Path, limits: WalkLimits | None = None) -> Inventory:
     """Walk ``base`` (a folder) breadth-first, sorted, and list every skill-like file."""
     limits = limits or WalkLimits()
     found: list[Candidate] = []
-    seen: set[str] = set()
-    queue: deque[_Dir] = deque([_Dir(base, 0, None, None)])
+    seen: set[tuple[int, int]] = set()
+    queue: deque[_Dir] = deque([_Dir(base, 0, None, None, _base_identity(base))])
     dirs = entries = 0
     truncated: str | None = None
-    unreadable: list[Path] = []
+    unreadable: list[tuple[Path, int]] = []
     special: list[Path] = []
     while queue:
         current = queue.popleft()
-        real = os.path.realpath(current.path)
-        if real in seen:
-            continue
-        seen.add(real)
+        if current.identity is not None:
+            if current.identity in seen:
+                continue
+            seen.add(current.identity)
         if dirs >= limits.max_dirs:
             truncated = f"the {limits.max_dirs:,}-folder limit"
             break
         dirs += 1
         listing = _list(current.path)
-        if listing is None:
-            unreadable.append(current.path)
+        if not isinstance(listing, list):
+            unreadable.append((current.path, (listing.errno or 0) if listing is not None else 0))
             continue
         entries += len(listing)
         if entries > limits.max_entries:
@@ -173,7 +208,8 @@ def take_inventory(base: Path, limits: WalkLimits | None = None) -> Inventory:
                 truncated = truncated or f"the depth limit of {limits.max_depth}"
                 continue
             hidden = current.hidden or (entry.name if entry.name.startswith(".") else None)
-            queue.append(_Dir(Path(entry.path), current.depth + 1, hidden, inner_parent))
+            identity = _entry_identity(entry)
+            queue.append(_Dir(Path(entry.path), current.depth + 1, hidden, inner_parent, identity))
     return Inventory(
         base=base,
         candidates=tuple(found),
