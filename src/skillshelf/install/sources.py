@@ -99,8 +99,9 @@ def local_place(location: str) -> Path | None:
     return Path(location)
 
 
-def _clean_subdir(raw: str) -> str | None:
-    text = raw.strip().strip("/")
+def _clean_subdir(raw: str, *, literal: bool = False) -> str | None:
+    """``#subdir`` as a relative path; spaces around it dropped unless ``literal`` (a local folder's)."""
+    text = (raw if literal else raw.strip()).strip("/")
     if not text:
         return None
     parts = PurePosixPath(text.replace("\\", "/")).parts
@@ -210,6 +211,10 @@ def parse_source(text: str, *, cwd: Path) -> Source:
     ref and folder. ``path@ref`` of a local git repository clones it at that ref. An existing
     path is always taken literally first.
     """
+    if text != text.strip():  # a pasted command keeps its spaces, a folder's name may end in one
+        found = _literal_local(text, cwd)
+        if found is not None:
+            return found
     short = _expand_github(text.strip())
     raw = _expand_web_page(short)
     if not raw:
@@ -246,6 +251,22 @@ def parse_source(text: str, *, cwd: Path) -> Source:
     raise InstallError(
         f"cannot find {text!r}: no such folder or archive, and not a git URL", hint=_SOURCE_HINT, code="IS101"
     )
+
+
+def _literal_local(text: str, cwd: Path) -> Source | None:
+    """``text`` exactly as given, when it names a local path (``tool ``), or a local folder and a
+    subfolder in it (``src#tool ``); None when it names nothing on disk."""
+    if text.startswith(_SCHEMES) or _SCP_LIKE.match(text):
+        return None
+    whole = _local(text, cwd)
+    if whole.exists():
+        return _local_source(whole, None, None)
+    base, hash_sign, fragment = text.partition("#")
+    folder = _local(base, cwd) if base and hash_sign and "@" not in fragment else None
+    subdir = _clean_subdir(fragment, literal=True) if folder is not None and folder.is_dir() else None
+    if folder is None or subdir is None or not folder.joinpath(*subdir.split("/")).is_dir():
+        return None
+    return _local_source(folder, subdir, None)
 
 
 def _secret_kept_apart(source: Source) -> Source:
