@@ -29,7 +29,14 @@ from typing import Any
 
 from skillshelf.fileio import BYTE_ORDER_MARK, read_toml_text
 from skillshelf.hooks.agents import HookSpec
-from skillshelf.hooks.jsonfile import OurHook, Position, handler_positions, moved_handlers, our_hooks
+from skillshelf.hooks.jsonfile import (
+    OurHook,
+    Position,
+    Recorded,
+    handler_positions,
+    moved_handlers,
+    our_hooks,
+)
 
 __all__ = [
     "TrustChange",
@@ -89,27 +96,30 @@ def trust_change(
     *,
     ours_if_hash: Mapping[str, object],
     present: Collection[str],
+    recorded: tuple[Recorded, Recorded] = (None, None),
 ) -> TrustChange:
     """The trust entries to write, take out and move when ``hooks_file`` goes from ``before`` to
     ``after`` (None: no file).
 
     Ours are the entries keyed by a position one of our handlers held before, and those of
     ``ours_if_hash`` (setup's own block) whose hash is one of our handlers' (a position we no
-    longer hold). The user's own handlers keep their trust: an entry of ``present`` whose
-    handler moved is renamed to its new key.
+    longer hold). The user's own handlers (one running skillshelf that setup did not write
+    counts: ``recorded`` before and after, see :func:`.jsonfile.our_hooks`) keep their trust:
+    an entry of ``present`` whose handler moved is renamed to its new key.
 
     Raises:
         ConfigError: ``before`` or ``after`` is not a hooks file setup can read.
     """
     where = str(hooks_file)
-    mine = our_hooks(after, where) if after else []
-    had = our_hooks(before, where) if before else []
-    places = handler_positions(before, where) if before else {}
+    old, new = recorded
+    mine = our_hooks(after, where, new) if after else []
+    had = our_hooks(before, where, old) if before else []
+    places = handler_positions(before, where, old) if before else {}
     hashes = {trust_hash(s) for s in specs} | {trust_hash(h) for h in had}
     ours = {trust_key(hooks_file, p) for p, is_ours in places.items() if is_ours}
     ours |= {k for k, h in ours_if_hash.items() if k.startswith(f"{where}:") and h in hashes}
-    moves = moved_handlers(before, after, where) if before and after else {}
-    users = handler_positions(after, where) if after else {}
+    moves = moved_handlers(before, after, where, recorded) if before and after else {}
+    users = handler_positions(after, where, new) if after else {}
     return TrustChange(
         wanted={trust_key(hooks_file, h): trust_hash(h) for h in mine},
         ours=frozenset(ours),

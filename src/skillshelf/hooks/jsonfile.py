@@ -7,11 +7,17 @@ changed timeout) is replaced. Taking out removes skillshelf's groups (or its han
 group the user shares with their own), then any ``EVENT`` list and ``hooks`` table that this
 emptied, and reports whether the document is left empty (the caller may delete a file it
 created).
+
+Which ``skillshelf hook`` handlers are skillshelf's own is decided by ``recorded``: the handlers
+setup wrote (:data:`HookValue`, from setup's record; ``None``: every one is). The others, a
+handler the user wrote by hand that runs skillshelf, are the user's: never changed or taken
+out, and an event that has one gets no second one from setup (:func:`users_hooks`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections import Counter
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
 
 from skillshelf.errors import ConfigError
@@ -19,8 +25,10 @@ from skillshelf.hooks import jsonedit
 from skillshelf.hooks.agents import HookSpec, is_our_command
 
 __all__ = [
+    "HookValue",
     "OurHook",
     "Position",
+    "Recorded",
     "add_hooks",
     "handler_positions",
     "is_empty_document",
@@ -29,7 +37,13 @@ __all__ = [
     "remove_hooks",
     "remove_server",
     "set_server",
+    "skillshelf_values",
+    "users_hooks",
 ]
+
+#: A handler by value: event, command, timeout and matcher (how setup's record names its own).
+HookValue = tuple[str, str, int | None, str | None]
+Recorded = Collection[HookValue] | None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -53,6 +67,10 @@ class OurHook:
     command: str
     timeout: int | None
     matcher: str | None
+
+    @property
+    def value(self) -> HookValue:
+        return (self.event, self.command, self.timeout, self.matcher)
 
 
 def _root(text: str, where: str) -> jsonedit.Node:
@@ -96,8 +114,43 @@ def _walk(text: str, where: str) -> Iterator[tuple[int, str, int, jsonedit.Node,
                 yield m, event.key, g, group, h, handler
 
 
-def our_hooks(text: str, where: str = "the hooks file") -> list[OurHook]:
-    """Every skillshelf handler in ``text``, in file order."""
+def our_hooks(text: str, where: str = "the hooks file", recorded: Recorded = None) -> list[OurHook]:
+    """skillshelf's own handlers in ``text``, in file order: of the handlers that run skillshelf,
+    those ``recorded`` names (each recorded value once, the first in the file), or all of
+    them when ``recorded`` is None."""
+    found = _skillshelf_hooks(text, where)
+    if recorded is None:
+        return found
+    left = Counter(recorded)
+    mine: list[OurHook] = []
+    for hook in found:
+        if left[hook.value] > 0:
+            left[hook.value] -= 1
+            mine.append(hook)
+    return mine
+
+
+def users_hooks(text: str, where: str = "the hooks file", recorded: Recorded = None) -> list[OurHook]:
+    """The handlers in ``text`` that run skillshelf but that setup did not write (the user's)."""
+    mine = our_hooks(text, where, recorded)
+    return [h for h in _skillshelf_hooks(text, where) if h not in mine]
+
+
+def skillshelf_values(text: str, where: str, users: Sequence[OurHook]) -> list[HookValue]:
+    """What setup's record keeps of ``text`` (a hooks file as setup leaves it): the handlers
+    running skillshelf that are not ``users``, which are the user's."""
+    left = Counter(h.value for h in users)
+    values: list[HookValue] = []
+    for hook in _skillshelf_hooks(text, where):
+        if left[hook.value] > 0:
+            left[hook.value] -= 1
+        else:
+            values.append(hook.value)
+    return values
+
+
+def _skillshelf_hooks(text: str, where: str) -> list[OurHook]:
+    """Every handler in ``text`` whose command runs ``skillshelf hook``, in file order."""
     found: list[OurHook] = []
     for m, event, g, group, h, handler in _walk(text, where):
         data = handler.plain()
@@ -119,24 +172,28 @@ def our_hooks(text: str, where: str = "the hooks file") -> list[OurHook]:
     return found
 
 
-def handler_positions(text: str, where: str = "the hooks file") -> dict[Position, bool]:
-    """The position of every handler in ``text``, and whether it is skillshelf's."""
+def handler_positions(
+    text: str, where: str = "the hooks file", recorded: Recorded = None
+) -> dict[Position, bool]:
+    """The position of every handler in ``text``, and whether it is skillshelf's own."""
+    mine = {
+        Position(event=h.event, group=h.group, handler=h.handler) for h in our_hooks(text, where, recorded)
+    }
     return {
-        Position(event=event, group=g, handler=h): _is_ours(handler)
-        for _m, event, g, _group, h, handler in _walk(text, where)
+        Position(event=event, group=g, handler=h): Position(event=event, group=g, handler=h) in mine
+        for _m, event, g, _group, h, _handler in _walk(text, where)
     }
 
 
-def _is_ours(handler: jsonedit.Node) -> bool:
-    data = handler.plain()
-    return isinstance(data, dict) and is_our_command(data.get("command"))
-
-
-def moved_handlers(before: str, after: str, where: str = "the hooks file") -> dict[Position, Position]:
+def moved_handlers(
+    before: str, after: str, where: str = "the hooks file", recorded: tuple[Recorded, Recorded] = (None, None)
+) -> dict[Position, Position]:
     """Where the user's own handlers of ``before`` are in ``after``, for those whose position
-    changed. Setup only takes out, replaces and appends its own handlers, so the user's keep
-    their order within each event: the n-th of an event before is its n-th after."""
-    old, new = _users_by_event(before, where), _users_by_event(after, where)
+    changed (``recorded``: skillshelf's own in each, see :func:`our_hooks`). Setup only takes
+    out, replaces and appends its own handlers, so the user's keep their order within each
+    event: the n-th of an event before is its n-th after."""
+    old = _users_by_event(before, where, recorded[0])
+    new = _users_by_event(after, where, recorded[1])
     return {
         a: b
         for event, places in old.items()
@@ -145,9 +202,9 @@ def moved_handlers(before: str, after: str, where: str = "the hooks file") -> di
     }
 
 
-def _users_by_event(text: str, where: str) -> dict[str, list[Position]]:
+def _users_by_event(text: str, where: str, recorded: Recorded) -> dict[str, list[Position]]:
     found: dict[str, list[Position]] = {}
-    for position, ours in handler_positions(text, where).items():
+    for position, ours in handler_positions(text, where, recorded).items():
         if not ours:
             found.setdefault(position.event, []).append(position)
     return found
@@ -170,15 +227,21 @@ def _matches(hook: OurHook, spec: HookSpec) -> bool:
 Created = tuple[tuple[str, ...], ...]  # JSON paths of the containers an edit created
 
 
-def add_hooks(text: str, specs: Sequence[HookSpec], where: str = "the hooks file") -> tuple[str, Created]:
+def add_hooks(
+    text: str, specs: Sequence[HookSpec], where: str = "the hooks file", recorded: Recorded = None
+) -> tuple[str, Created]:
     """``text`` with a group for every spec, and the containers (``("hooks",)``,
     ``("hooks", EVENT)``) that had to be created for them.
 
     A stale skillshelf entry of the same event (an older command path, a changed timeout) is
     replaced where it is, so every other handler keeps its position (Codex's trust key); one
     that cannot be (it shares a group of the user's under another matcher) is taken out and
-    a new group appended."""
-    present = our_hooks(text, where)
+    a new group appended. An event that has a handler of the user's running skillshelf
+    (:func:`users_hooks`) keeps that one alone: no spec of it is added, and setup's own there
+    is taken out."""
+    present = our_hooks(text, where, recorded)
+    covered = {h.event for h in users_hooks(text, where, recorded)}
+    specs = [s for s in specs if s.event not in covered]
     wanted = [s for s in specs if not any(_matches(h, s) for h in present)]
     stale = [h for h in present if not any(_matches(h, s) for s in specs)]
     for spec in list(wanted):
@@ -189,7 +252,7 @@ def add_hooks(text: str, specs: Sequence[HookSpec], where: str = "the hooks file
             stale.remove(hook)
             wanted.remove(spec)
     if stale:
-        text = _remove(text, where, keep=lambda hook: hook not in stale, drop=lambda path: False)
+        text = _remove(text, stale, where, drop=lambda path: False)
     created: list[tuple[str, ...]] = []
     for spec in wanted:
         text, made = _add_group(text, spec, where)
@@ -233,21 +296,23 @@ def _add_group(text: str, spec: HookSpec, where: str) -> tuple[str, Created]:
     return jsonedit.append_item(text, event.node, spec.group()), ()
 
 
-def remove_hooks(text: str, where: str = "the hooks file", *, created: Created | None = None) -> str:
-    """``text`` without skillshelf's handlers. An event list or ``hooks`` table this empties is
-    taken out too when ``created`` says setup made it (or, with no record, always)."""
+def remove_hooks(
+    text: str, where: str = "the hooks file", *, created: Created | None = None, recorded: Recorded = None
+) -> str:
+    """``text`` without skillshelf's own handlers (``recorded``, see :func:`our_hooks`). An
+    event list or ``hooks`` table this empties is taken out too when ``created`` says setup
+    made it (or, with no record, always)."""
     made = set(created) if created is not None else None
-    return _remove(text, where, keep=lambda hook: False, drop=lambda path: made is None or path in made)
+    hooks = our_hooks(text, where, recorded)
+    return _remove(text, hooks, where, drop=lambda path: made is None or path in made)
 
 
 def _remove(
-    text: str, where: str, *, keep: Callable[[OurHook], bool], drop: Callable[[tuple[str, ...]], bool]
+    text: str, ours: Sequence[OurHook], where: str, *, drop: Callable[[tuple[str, ...]], bool]
 ) -> str:
-    """Take out our handlers (last first, so earlier offsets stay valid), their groups, and the
-    containers that emptied which ``drop`` allows."""
-    for hook in reversed(our_hooks(text, where)):
-        if keep(hook):
-            continue
+    """Take out ``ours`` (found in ``text``; last first, so earlier offsets stay valid), their
+    groups, and the containers that emptied which ``drop`` allows."""
+    for hook in sorted(ours, key=lambda h: (h.member, h.group, h.handler), reverse=True):
         root = _root(text, where)
         hooks_at = max(i for i, m in enumerate(root.members) if m.key == "hooks")
         hooks = root.members[hooks_at].node

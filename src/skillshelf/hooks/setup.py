@@ -5,8 +5,11 @@ own configuration files, changing nothing else in them.
 file it would touch (:class:`FileChange`, with a unified diff) and notes for the user;
 :func:`apply_setup` writes them (atomically, keeping each file's permissions) and keeps a
 small record in skillshelf's state folder of what setup created (files, folders, JSON tables),
-so that ``--remove`` gives back the files exactly as they were, byte for byte, or deletes the
-ones setup made. Running setup twice changes nothing the second time.
+which hooks it wrote and which of the user's tables it overwrote (:mod:`.setup_model`), so that
+``--remove`` gives back the files exactly as they were, byte for byte, or deletes the ones
+setup made. A hook running skillshelf that the user wrote by hand stays theirs: setup adds
+none beside it and ``--remove`` leaves it. Running setup twice changes nothing the second
+time. A setup whose writing fails partway puts back the files it wrote before (all or nothing).
 
 For Codex: the hooks go to ``hooks.json`` beside the config layer, the trust Codex asks for
 each hook to ``$CODEX_HOME/config.toml`` (:mod:`.codex`), and ``--mcp`` adds
@@ -20,13 +23,12 @@ is told to ignore the file in this clone, :mod:`.gitexclude`) or
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 
-from skillshelf.config.edit_text import editing, inside
+from skillshelf.config.edit_text import inside
 from skillshelf.env import Env
-from skillshelf.errors import FileAccessError, SkillshelfError, reason
+from skillshelf.errors import FileAccessError, SkillshelfError
 from skillshelf.hooks import jsonfile, tomlblock
 from skillshelf.hooks.agents import (
     MCP_NAME,
@@ -35,26 +37,14 @@ from skillshelf.hooks.agents import (
     HookSpec,
     SetupScope,
     agent_files,
-    codex_hooks_root,
     hook_specs,
 )
-from skillshelf.hooks.claude import trust_dialog_accepted
-from skillshelf.hooks.codex import (
-    codex_config,
-    parse_config,
-    project_trusted,
-    trust_change,
-)
+from skillshelf.hooks.codex import parse_config, trust_change, trust_hash, trust_key, trusted_hashes
 from skillshelf.hooks.gitexclude import GitStanding, git_standing, needed_elsewhere, with_rule, without_rule
-from skillshelf.hooks.setup_model import (
-    Edits,
-    FileChange,
-    SetupPlan,
-    containers,
-    load_record,
-    read_text,
-    record_path,
-)
+from skillshelf.hooks.jsonfile import HookValue
+from skillshelf.hooks.setup_apply import apply_setup
+from skillshelf.hooks.setup_model import Edits, FileChange, SetupPlan, load_record, record_path
+from skillshelf.hooks.setup_notes import notes, other_scope, users_note
 
 __all__ = ["FileChange", "SetupPlan", "apply_setup", "plan_setup", "record_path"]
 
@@ -85,18 +75,25 @@ def plan_setup(
     edits = Edits(record=load_record(state_dir))
     _hooks(edits, files, command, remove)
     if files.trust is not None:
-        _trust(edits, files, hook_specs(files.agent, command))
+        _trust(edits, files, hook_specs(files.agent, command), remove)
     if mcp or remove:
         _mcp(edits, files, command, remove)
     git = git_standing(files.hooks, env.environ) if files.personal_hooks else None
     if git is not None:
         git = _git_exclude(edits, git, remove, env.environ)
+    twice = None if remove else other_scope(env, files, hook_specs(files.agent, command))
+    found = (twice,) if twice is not None else ()
     return SetupPlan(
         agent=agent,
         scope=scope,
         remove=remove,
         changes=edits.changes(),
-        notes=tuple(_notes(env, files, remove, mcp, git)),
+        notes=(
+            *edits.notes,
+            *notes(env, files, remove, mcp, git),
+            *(f"{d.message} ({d.code}; fix: {d.fix})" for d in found),
+        ),
+        diagnostics=found,
     )
 
 
@@ -120,15 +117,28 @@ def _hooks(edits: Edits, files: AgentFiles, command: list[str], remove: bool) ->
         _take_out_hooks(edits, former)
     for path in (files.hooks, *files.mirror_hooks):
         current = edits.text(path)
+        recorded = edits.recorded_hooks(path, remove=remove)
         if remove:
             if current is not None:
-                after = jsonfile.remove_hooks(current, str(path), created=edits.made(path))
+                after = jsonfile.remove_hooks(current, str(path), created=edits.made(path), recorded=recorded)
                 edits.set(path, _json_after(edits, path, after), "hooks")
+            edits.keep(path, "hooks", None)
             continue
-        text, created = jsonfile.add_hooks(
-            current if current is not None else _EMPTY_JSON, hook_specs(files.agent, command), str(path)
-        )
+        text = current if current is not None else _EMPTY_JSON
+        users = jsonfile.users_hooks(text, str(path), recorded)
+        text, created = jsonfile.add_hooks(text, hook_specs(files.agent, command), str(path), recorded)
         edits.set(path, text, "hooks", created)
+        edits.keep(path, "hooks", [list(v) for v in jsonfile.skillshelf_values(text, str(path), users)])
+        if users and path == files.hooks:
+            edits.notes.append(users_note(path, users, untrusted=_untrusted(edits, files, users)))
+
+
+def _untrusted(edits: Edits, files: AgentFiles, users: Sequence[jsonfile.OurHook]) -> bool:
+    """Codex: whether one of the user's own hooks running skillshelf is not trusted yet."""
+    if files.trust is None:
+        return False
+    trusted = trusted_hashes(parse_config(edits.text(files.trust) or ""))
+    return any(trusted.get(trust_key(files.hooks, h)) != trust_hash(h) for h in users)
 
 
 def _take_out_hooks(edits: Edits, path: Path) -> None:
@@ -137,14 +147,16 @@ def _take_out_hooks(edits: Edits, path: Path) -> None:
     we cannot read as JSON are left alone."""
     if edits.made(path) is None:
         return
+    recorded = edits.recorded_hooks(path, remove=True)
     try:
         current = edits.text(path)
-        if current is None or not jsonfile.our_hooks(current, str(path)):
+        if current is None or not jsonfile.our_hooks(current, str(path), recorded):
             return
     except SkillshelfError:
         return
-    after = jsonfile.remove_hooks(current, str(path), created=edits.made(path))
+    after = jsonfile.remove_hooks(current, str(path), created=edits.made(path), recorded=recorded)
     edits.set(path, _json_after(edits, path, after), "hooks (moved)")
+    edits.keep(path, "hooks", None)
 
 
 def _git_exclude(
@@ -168,10 +180,12 @@ def _git_exclude(
     return git
 
 
-def _trust(edits: Edits, files: AgentFiles, specs: Sequence[HookSpec]) -> None:
+def _trust(edits: Edits, files: AgentFiles, specs: Sequence[HookSpec], remove: bool) -> None:
     """Codex: a trust entry for each of our hooks in the hooks file as it will be; only our
     handlers' entries are added, updated or taken out, the user's own moved along with their
-    handlers (:func:`.codex.trust_change`), wherever in the file they are."""
+    handlers (:func:`.codex.trust_change`), wherever in the file they are. A table of the
+    user's at a key our trust needs is updated in place, its values recorded, and given back
+    when our trust there goes (:func:`_replaced`)."""
     assert files.trust is not None
     current = edits.text(files.trust) or ""
     state = tomlblock.lookup(parse_config(current), ("hooks", "state"))
@@ -190,18 +204,61 @@ def _trust(edits: Edits, files: AgentFiles, specs: Sequence[HookSpec]) -> None:
             specs,
             ours_if_hash=block,
             present=state.keys() if isinstance(state, dict) else (),
+            recorded=(edits.recorded_hooks(hooks_file, remove=remove), _kept_hooks(edits, hooks_file)),
         )
         wanted |= {(*_STATE, k): {"trusted_hash": h} for k, h in change.wanted.items()}
         ours |= {(*_STATE, k) for k in change.ours}
         renames |= {(*_STATE, k): (*_STATE, n) for k, n in change.renames.items()}
         users |= {(*_STATE, k) for k in change.users}
     drop = ours - wanted.keys()
+    restore = _replaced(edits, files.trust, wanted, ours, drop - set(renames.values()))
     _toml(
-        edits, files.trust, ours.__contains__, wanted, "hook trust", drop=drop, renames=renames, users=users
+        edits,
+        files.trust,
+        ours.__contains__,
+        wanted,
+        "hook trust",
+        drop=drop - restore.keys(),
+        renames=renames,
+        users=users,
+        restore=restore,
     )
 
 
 _STATE = ("hooks", "state")
+
+
+def _kept_hooks(edits: Edits, path: Path) -> tuple[HookValue, ...]:
+    """The handlers setup's record will name as its own in ``path`` once the plan is applied."""
+    found = edits.records.get(path, {}).get("hooks")
+    return tuple((str(e), str(c), t, m) for e, c, t, m in found) if isinstance(found, list) else ()
+
+
+def _replaced(
+    edits: Edits,
+    path: Path,
+    wanted: Mapping[tomlblock.TablePath, Mapping[str, object]],
+    ours: Collection[tomlblock.TablePath],
+    going: Collection[tomlblock.TablePath],
+) -> dict[tomlblock.TablePath, Mapping[str, str | None]]:
+    """The user's trust tables (outside the block, at a key not ours) that ``wanted`` updates
+    are recorded with their values' text; those of the record whose key our trust leaves
+    (``going``) are returned, to be given back instead of taken out."""
+    replaced = edits.replaced(path)
+    current = edits.text(path) or ""
+    for key, table in wanted.items():
+        name = key[-1]
+        if key in ours or name in replaced:
+            continue
+        raw = tomlblock.raw_values(current, key)
+        if raw is not None:
+            replaced[name] = {**dict.fromkeys(table), **raw}
+    restore: dict[tomlblock.TablePath, Mapping[str, str | None]] = {
+        (*_STATE, k): v for k, v in replaced.items() if (*_STATE, k) in going
+    }
+    left = {k: v for k, v in replaced.items() if (*_STATE, k) not in restore}
+    edits.keep(path, "replaced", left or None)
+    return restore
 
 
 def _mcp(edits: Edits, files: AgentFiles, command: list[str], remove: bool) -> None:
@@ -235,11 +292,13 @@ def _toml(
     drop: Collection[tomlblock.TablePath] = (),
     renames: Mapping[tomlblock.TablePath, tomlblock.TablePath] | None = None,
     users: Collection[tomlblock.TablePath] = (),
+    restore: Mapping[tomlblock.TablePath, Mapping[str, str | None]] | None = None,
 ) -> None:
     """Our block in ``path`` holding ``wanted`` and what else is in it that is not ``ours``
     (moved by ``renames``), each where it was; outside it, ``drop`` taken out and ``renames``
     moved. A block left holding only ``users`` (the trust of the user's own hooks, which Codex
-    wrote into it) is written without its marker lines."""
+    wrote into it) is written without its marker lines; ``restore``: tables outside it given
+    back their values' text."""
     current = edits.text(path)
     if current is None and not wanted:
         return
@@ -251,147 +310,12 @@ def _toml(
         elif not ours(key) and (key in moves or key not in moves.values()):
             tables[moves.get(key, key)] = table
     after = tomlblock.with_tables(
-        current or "", {**tables, **wanted}, str(path), drop=drop, renames=moves, foreign=users
+        current or "",
+        {**tables, **wanted},
+        str(path),
+        drop=drop,
+        renames=moves,
+        foreign=users,
+        restore=restore,
     )
     edits.set(path, None if not after and edits.created_file(path) else after, what)
-
-
-def _notes(env: Env, files: AgentFiles, remove: bool, mcp: bool, git: GitStanding | None) -> list[str]:
-    if remove:
-        return []
-    notes: list[str] = []
-    if mcp and files.scope == "project":
-        notes.append(
-            f"{files.mcp} is shared with the project, and its skillshelf server names this machine's "
-            "skillshelf: for a repository others use, set the server up with --scope user instead"
-        )
-    if files.agent == "codex" and files.scope == "project":
-        root = codex_hooks_root(env)
-        if root != env.project_root:
-            notes.append(
-                f"{env.project_root} is a git worktree of {root}: Codex runs the main checkout's "
-                "project hooks there, so they went to its .codex folder and serve each of its worktrees"
-            )
-        if not project_trusted(codex_config(env.codex_home / "config.toml"), root):
-            notes.append(
-                f"Codex does not trust {root} yet, so it ignores the project's .codex folder "
-                "(these hooks included): accept Codex's trust prompt there, or run `codex exec --trust` once"
-            )
-    if files.personal_hooks:
-        notes.append(_personal_file_note(files.hooks, git))
-        if env.cwd != env.project_root:
-            notes.append(
-                "Claude Code reads a project's .claude settings only in the folder it starts in: "
-                f"these hooks run when it starts in {env.cwd}, not in {env.project_root} (run setup "
-                "there for that, or use --scope user for every folder)"
-            )
-    if files.agent == "claude" and files.scope == "project" and not trust_dialog_accepted(env):
-        notes.append(
-            "an interactive Claude Code session runs project hooks once the folder is trusted "
-            "(its trust dialog); `claude -p` runs them at once"
-        )
-    return notes
-
-
-def _personal_file_note(hooks: Path, git: GitStanding | None) -> str:
-    where = (
-        f"the hooks are in {hooks.name}, your own Claude Code settings for this project: "
-        "they name this machine's skillshelf"
-    )
-    if git is None:
-        return f"{where}, so keep that file out of version control"
-    if git.tracked:
-        return (
-            f"{where}, but git tracks that file: run `git rm --cached {git.rule.lstrip('/')}` "
-            "so that it is not shared with the others who use the repository"
-        )
-    if git.ignored:
-        return f"{where}; git ignores that file"
-    return f"{where}; setup has git ignore that file in this clone ({git.exclude})"
-
-
-def apply_setup(plan: SetupPlan, *, state_dir: Path) -> tuple[FileChange, ...]:
-    """Write the plan's changes; returns the files that changed.
-
-    One setup at a time writes (the lock of the record's folder), and only over files that
-    still hold the text the plan was made from: an agent that saved its settings in between
-    keeps its change and nothing is written.
-
-    Raises:
-        FileAccessError: a file changed since the plan was made (``HK122``, nothing written),
-            or a file could not be written (the ones before it are written).
-        ConfigError: another setup kept the lock (``CF113``, nothing written).
-    """
-    with editing(record_path(state_dir)):
-        for change in plan.changed:
-            if read_text(change.path) != change.before:
-                raise FileAccessError(
-                    f"{change.path} changed since setup read it (another program saved it); "
-                    "nothing was written",
-                    hint="run the same setup command again: it plans from the file as it is now",
-                    code="HK122",
-                )
-        return _apply(plan, state_dir)
-
-
-def _apply(plan: SetupPlan, state_dir: Path) -> tuple[FileChange, ...]:
-    """Write the changes, the record kept in step with every file written or deleted (saved
-    when a write fails too), so that ``--remove`` can give back whatever was written."""
-    record = load_record(state_dir)
-    emptied: list[Path] = []  # folders setup created for files it now deletes
-    try:
-        for change in plan.changed:
-            entry = record.get(str(change.path), {})
-            if change.after is None:
-                _delete(change.path)
-                record.pop(str(change.path), None)
-                emptied += [Path(str(d)) for d in entry.get("created_dirs", []) or []]  # type: ignore[attr-defined]
-                continue
-            if change.before is None:
-                entry = {"created_file": True, "created_dirs": [str(d) for d in _missing_dirs(change.path)]}
-            _write(change.path, change.after)
-            made = set() if plan.remove else {*containers(entry), *change.created}
-            record[str(change.path)] = {**entry, "containers": [list(p) for p in sorted(made)]}
-    finally:
-        kept = {k: v for k, v in record.items() if v.get("created_file") or v.get("containers")}
-        _save_record(state_dir, kept)
-    for folder in sorted(set(emptied), key=lambda d: len(d.parts), reverse=True):
-        try:
-            folder.rmdir()  # only when empty: the user may have put things there since
-        except OSError:
-            continue
-    return plan.changed
-
-
-def _missing_dirs(path: Path) -> list[Path]:
-    missing = []
-    for folder in path.parents:
-        if folder.exists():
-            break
-        missing.append(folder)
-    return missing
-
-
-def _write(path: Path, text: str) -> None:
-    from skillshelf.config.edit import write_user_file
-
-    write_user_file(path, text)
-
-
-def _delete(path: Path) -> None:
-    try:
-        path.unlink(missing_ok=True)
-    except OSError as exc:
-        raise FileAccessError(
-            f"cannot remove {path}: {reason(exc)}",
-            hint="check the folder's permissions",
-            code="HK121",
-        ) from exc
-
-
-def _save_record(state_dir: Path, record: Mapping[str, object]) -> None:
-    path = record_path(state_dir)
-    if not record:
-        path.unlink(missing_ok=True)
-        return
-    _write(path, json.dumps(record, indent=2, sort_keys=True) + "\n")

@@ -1,6 +1,12 @@
 """What ``setup`` plans, as data: each file's text before and after (:class:`FileChange`), the
 whole plan (:class:`SetupPlan`), the edits being built up file by file (:class:`Edits`), and
 setup's record of what it created (``<state>/setup/record.json``).
+
+The record holds, per file: ``created_file`` and ``created_dirs`` (what a delete gives back),
+``containers`` (JSON tables setup created), ``hooks`` (the handlers setup wrote, by value:
+any other handler running skillshelf is the user's, see :mod:`.jsonfile`) and ``replaced``
+(trust tables of the user's that setup's trust overwrote, with their values' original TOML
+text, put back by ``--remove``).
 """
 
 from __future__ import annotations
@@ -11,11 +17,23 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from skillshelf.diagnostics import Diagnostic
 from skillshelf.errors import FileAccessError, reason
 from skillshelf.fileio import MAX_SETTINGS_BYTES, read_regular_text
 from skillshelf.hooks.agents import Agent, SetupScope
+from skillshelf.hooks.jsonfile import HookValue
 
-__all__ = ["Edits", "FileChange", "SetupPlan", "containers", "load_record", "read_text", "record_path"]
+__all__ = [
+    "Edits",
+    "FileChange",
+    "SetupPlan",
+    "containers",
+    "load_record",
+    "read_text",
+    "record_path",
+    "updated_entry",
+    "worth_keeping",
+]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -27,6 +45,8 @@ class FileChange:
     after: str | None
     what: tuple[str, ...]  # "hooks", "hook trust", "MCP server"
     created: tuple[tuple[str, ...], ...] = ()  # JSON tables the change creates
+    # fields of setup's record of this file to set (None: to take out), see the module docstring
+    record: Mapping[str, object] = field(default_factory=dict)
 
     @property
     def changed(self) -> bool:
@@ -60,6 +80,7 @@ class SetupPlan:
     remove: bool
     changes: tuple[FileChange, ...]
     notes: tuple[str, ...] = ()
+    diagnostics: tuple[Diagnostic, ...] = ()  # problems setup does not fix; each also a note
 
     @property
     def changed(self) -> tuple[FileChange, ...]:
@@ -72,6 +93,7 @@ class SetupPlan:
             "remove": self.remove,
             "changes": [c.to_dict() for c in self.changed],
             "notes": list(self.notes),
+            "diagnostics": [d.to_dict() for d in self.diagnostics],
         }
 
 
@@ -84,6 +106,8 @@ class Edits:
     before: dict[Path, str | None] = field(default_factory=dict)
     what: dict[Path, list[str]] = field(default_factory=dict)
     created: dict[Path, list[tuple[str, ...]]] = field(default_factory=dict)
+    records: dict[Path, dict[str, object]] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
 
     def text(self, path: Path) -> str | None:
         if path not in self.texts:
@@ -111,6 +135,36 @@ class Edits:
     def created_file(self, path: Path) -> bool:
         return bool(self.record.get(str(path), {}).get("created_file"))
 
+    def recorded_hooks(self, path: Path, *, remove: bool) -> tuple[HookValue, ...] | None:
+        """The handlers setup wrote to ``path`` (see :func:`.jsonfile.our_hooks`); None: every
+        handler running skillshelf is setup's (a record from before setup kept this; or
+        ``--remove`` with no record of the file). A file setup has not written has none."""
+        entry = self.record.get(str(path))
+        if entry is None:
+            return None if remove else ()
+        found = entry.get("hooks")
+        if not isinstance(found, list):
+            return None
+        return tuple(_hook_value(v) for v in found if isinstance(v, list) and len(v) == 4)
+
+    def replaced(self, path: Path) -> dict[str, dict[str, str | None]]:
+        """The user's tables setup's trust overwrote in ``path``: key -> value name -> its
+        original TOML text (None: the table did not have it)."""
+        found = self.record.get(str(path), {}).get("replaced")
+        if not isinstance(found, dict):
+            return {}
+        return {
+            str(k): {str(n): t if isinstance(t, str) else None for n, t in v.items()}
+            for k, v in found.items()
+            if isinstance(v, dict)
+        }
+
+    def keep(self, path: Path, name: str, value: object) -> None:
+        """``name`` of setup's record of ``path`` set to ``value`` (None: taken out) when the
+        plan is applied."""
+        self.text(path)
+        self.records.setdefault(path, {})[name] = value
+
     def changes(self) -> tuple[FileChange, ...]:
         return tuple(
             FileChange(
@@ -119,6 +173,7 @@ class Edits:
                 after=t,
                 what=tuple(self.what.get(p, ())),
                 created=tuple(self.created.get(p, ())),
+                record=dict(self.records.get(p, {})),
             )
             for p, t in self.texts.items()
         )
@@ -128,6 +183,29 @@ def containers(entry: Mapping[str, object]) -> tuple[tuple[str, ...], ...]:
     found = entry.get("containers")
     items = found if isinstance(found, list) else []
     return tuple(tuple(str(k) for k in p) for p in items if isinstance(p, list))
+
+
+def _hook_value(found: list[object]) -> HookValue:
+    event, command, timeout, matcher = found
+    return (
+        str(event),
+        str(command),
+        timeout if isinstance(timeout, int) and not isinstance(timeout, bool) else None,
+        matcher if isinstance(matcher, str) else None,
+    )
+
+
+def updated_entry(entry: Mapping[str, object], fields: Mapping[str, object]) -> dict[str, object]:
+    """A file's record ``entry`` with ``fields`` set (a None value taking the field out)."""
+    merged = {**entry, **fields}
+    return {k: v for k, v in merged.items() if v is not None}
+
+
+def worth_keeping(entry: Mapping[str, object]) -> bool:
+    """Whether a file's record entry still says something."""
+    return bool(
+        entry.get("created_file") or entry.get("containers") or "hooks" in entry or entry.get("replaced")
+    )
 
 
 def read_text(path: Path) -> str | None:

@@ -19,7 +19,9 @@ there is updated in place (:func:`with_tables`).
 
 Outside the block, setup can also take tables out and move them to another key (the trust of a
 hook whose position in its hooks file changed): each by its ``[header]`` line, so every other
-byte stays, and the result is checked against the same edit made on the parsed data.
+byte stays, and the result is checked against the same edit made on the parsed data. A table
+of the user's that setup updated in place gets its values back as the TOML text they were
+written in (:func:`raw_values`, ``restore``).
 """
 
 from __future__ import annotations
@@ -34,7 +36,16 @@ from typing import Any
 from skillshelf.errors import ConfigError, reason
 from skillshelf.fileio import BYTE_ORDER_MARK
 
-__all__ = ["BEGIN", "END", "TablePath", "block_tables", "lookup", "with_tables", "without_block"]
+__all__ = [
+    "BEGIN",
+    "END",
+    "TablePath",
+    "block_tables",
+    "lookup",
+    "raw_values",
+    "with_tables",
+    "without_block",
+]
 
 BEGIN = "# >>> skillshelf setup (managed; `skillshelf setup codex --remove` takes it out) >>>"
 END = "# <<< skillshelf setup <<<"
@@ -142,6 +153,7 @@ def with_tables(
     drop: Collection[TablePath] = (),
     renames: Mapping[TablePath, TablePath] | None = None,
     foreign: Collection[TablePath] = (),
+    restore: Mapping[TablePath, Mapping[str, str | None]] | None = None,
 ) -> str:
     """``text`` whose block, at the end, holds exactly ``tables`` (no block when there are none;
     when all it would hold are ``foreign`` tables, the ones Codex wrote into the block, they
@@ -150,7 +162,9 @@ def with_tables(
     Outside the block, first the tables in ``drop`` are taken out and those in ``renames`` moved
     to their new key (a table already at a new key, and not moved itself, is replaced). Then a
     table of ``tables`` already written outside the block is left there: kept as it is when it
-    holds the same values, else (a stale trust hash) updated in place with tomlkit.
+    holds the same values, else (a stale trust hash) updated in place with tomlkit. A table of
+    ``restore`` outside the block gets the values of :func:`raw_values` back (a None one taken
+    out); one no longer there is not written again.
 
     Raises:
         ConfigError: the file is not valid TOML, a table cannot be added (the user wrote that
@@ -163,6 +177,10 @@ def with_tables(
     if _present(existing, drop) or _present(existing, renames or {}):
         outside = _retitled(outside, existing, set(drop), dict(renames or {}), where)
         existing = _parse(outside, where)
+    for path, values in (restore or {}).items():
+        if isinstance(lookup(existing, path), dict):
+            outside = _update_in_place(outside, path, values, raw=True)
+    existing = _parse(outside, where) if restore else existing
     own: dict[TablePath, Mapping[str, object]] = {}
     for path, table in tables.items():
         there = lookup(existing, path)
@@ -212,7 +230,9 @@ def _placed(marked: str, spot: str, body: str) -> tuple[str, str]:
     return outside, in_place if same is not None and same == _loads(at_end) else at_end
 
 
-def _update_in_place(text: str, path: TablePath, table: Mapping[str, object]) -> str:
+def _update_in_place(text: str, path: TablePath, table: Mapping[str, object], *, raw: bool = False) -> str:
+    """``text`` with the values of ``table`` set in the table at ``path`` (with ``raw``: as TOML
+    text, a None one taken out)."""
     import tomlkit
 
     doc = tomlkit.parse(text)
@@ -220,8 +240,32 @@ def _update_in_place(text: str, path: TablePath, table: Mapping[str, object]) ->
     for key in path:
         node = node[key]
     for key, value in table.items():
-        node[key] = value
+        if not raw:
+            node[key] = value
+        elif value is None:
+            node.pop(key, None)
+        elif isinstance(value, str):
+            node[key] = tomlkit.value(value)
     return tomlkit.dumps(doc)
+
+
+def raw_values(text: str, path: TablePath) -> dict[str, str] | None:
+    """The TOML text of each value of the table at ``path`` outside the block (None: there is
+    no such table there), for ``restore``."""
+    import tomlkit
+    from tomlkit.exceptions import TOMLKitError
+
+    try:
+        node: Any = tomlkit.parse(without_block(text.removeprefix(BYTE_ORDER_MARK)))
+    except (TOMLKitError, RecursionError):
+        return None
+    for key in path:
+        if not isinstance(node, dict) or key not in node:
+            return None
+        node = node[key]
+    if not isinstance(node, dict):
+        return None
+    return {str(k): v.as_string() for k, v in node.items() if not isinstance(v, dict)}
 
 
 # ---- taking out and moving tables outside the block ------------------------------------------

@@ -1,0 +1,160 @@
+"""Writing a setup plan (:func:`apply_setup`): every file's new text, all or nothing, and
+setup's record (:mod:`.setup_model`) kept in step with what was written."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from skillshelf.config.edit_text import editing
+from skillshelf.errors import FileAccessError, SkillshelfError, reason
+from skillshelf.hooks.setup_model import (
+    FileChange,
+    SetupPlan,
+    containers,
+    load_record,
+    read_text,
+    record_path,
+    updated_entry,
+    worth_keeping,
+)
+
+__all__ = ["apply_setup"]
+
+
+def apply_setup(plan: SetupPlan, *, state_dir: Path) -> tuple[FileChange, ...]:
+    """Write the plan's changes; returns the files that changed.
+
+    One setup at a time writes (the lock of the record's folder), and only over files that
+    still hold the text the plan was made from: an agent that saved its settings in between
+    keeps its change and nothing is written. All or nothing: when a file cannot be written,
+    the ones written before it get their former text back (byte for byte; a created file is
+    deleted again).
+
+    Raises:
+        FileAccessError: a file changed since the plan was made (``HK122``, nothing written),
+            or a file could not be written (``HK123``, the files written before it put back).
+        ConfigError: another setup kept the lock (``CF113``, nothing written).
+    """
+    with editing(record_path(state_dir)):
+        for change in plan.changed:
+            if read_text(change.path) != change.before:
+                raise FileAccessError(
+                    f"{change.path} changed since setup read it (another program saved it); "
+                    "nothing was written",
+                    hint="run the same setup command again: it plans from the file as it is now",
+                    code="HK122",
+                )
+        return _apply(plan, state_dir)
+
+
+def _apply(plan: SetupPlan, state_dir: Path) -> tuple[FileChange, ...]:
+    """Write the changes and the record; on a failure, :func:`_roll_back` what was written (the
+    record is saved only when a file could not be put back, so that ``--remove`` can)."""
+    record = load_record(state_dir)
+    emptied: list[Path] = []  # folders setup created for files it now deletes
+    done: list[tuple[FileChange, list[Path]]] = []  # written so far, with the folders made for each
+    try:
+        for change in plan.changed:
+            entry = record.get(str(change.path), {})
+            if change.after is None:
+                _delete(change.path)
+                done.append((change, []))
+                record.pop(str(change.path), None)
+                emptied += [Path(str(d)) for d in entry.get("created_dirs", []) or []]  # type: ignore[attr-defined]
+                continue
+            made_dirs = _missing_dirs(change.path) if change.before is None else []
+            if change.before is None:
+                entry = {"created_file": True, "created_dirs": [str(d) for d in made_dirs]}
+            _write(change.path, change.after)
+            done.append((change, made_dirs))
+            made = set() if plan.remove else {*containers(entry), *change.created}
+            entry = {**entry, "containers": [list(p) for p in sorted(made)]}
+            record[str(change.path)] = updated_entry(entry, change.record)
+    except SkillshelfError as exc:
+        left = _roll_back(done)
+        if left:
+            _save_record(state_dir, {k: v for k, v in record.items() if worth_keeping(v)})
+        raise _failed(exc, change.path, [c.path for c, _ in done], left) from exc
+    for change in plan.changes:
+        if not change.changed and change.record and (str(change.path) in record or not plan.remove):
+            record[str(change.path)] = updated_entry(record.get(str(change.path), {}), change.record)
+    _save_record(state_dir, {k: v for k, v in record.items() if worth_keeping(v)})
+    for folder in sorted(set(emptied), key=lambda d: len(d.parts), reverse=True):
+        try:
+            folder.rmdir()  # only when empty: the user may have put things there since
+        except OSError:
+            continue
+    return plan.changed
+
+
+def _roll_back(done: Sequence[tuple[FileChange, list[Path]]]) -> list[Path]:
+    """Each written file's former text back (a file setup created deleted, with the folders
+    made for it), last first; returns the files that could not be put back."""
+    left: list[Path] = []
+    for change, made_dirs in reversed(done):
+        try:
+            if change.before is None:
+                _delete(change.path)
+                for folder in made_dirs:
+                    folder.rmdir()
+            else:
+                _write(change.path, change.before)
+        except (SkillshelfError, OSError):
+            left.append(change.path)
+    return left
+
+
+def _failed(
+    exc: SkillshelfError, path: Path, written: Sequence[Path], left: Sequence[Path]
+) -> SkillshelfError:
+    """The error to report for a write that failed: naming the file, and what became of the
+    files written before it."""
+    if not isinstance(exc, FileAccessError):
+        return exc
+    if left:
+        state = "these files stay changed, as setup could not put them back: " + ", ".join(map(str, left))
+        state += "; `--remove` takes skillshelf's entries out of them"
+    else:
+        state = "nothing was changed" + (" (the files written before it were put back)" if written else "")
+    return FileAccessError(
+        f"{exc.message}; {state}",
+        hint=f"make {path} writable (its permissions, its folder's, or an immutable attribute: "
+        "see `lsattr`), then run setup again",
+        code="HK123",
+    )
+
+
+def _missing_dirs(path: Path) -> list[Path]:
+    missing = []
+    for folder in path.parents:
+        if folder.exists():
+            break
+        missing.append(folder)
+    return missing
+
+
+def _write(path: Path, text: str) -> None:
+    from skillshelf.config.edit import write_user_file
+
+    write_user_file(path, text)
+
+
+def _delete(path: Path) -> None:
+    try:
+        path.unlink(missing_ok=True)
+    except OSError as exc:
+        raise FileAccessError(
+            f"cannot remove {path}: {reason(exc)}",
+            hint="check the folder's permissions",
+            code="HK121",
+        ) from exc
+
+
+def _save_record(state_dir: Path, record: Mapping[str, object]) -> None:
+    path = record_path(state_dir)
+    if not record:
+        path.unlink(missing_ok=True)
+        return
+    _write(path, json.dumps(record, indent=2, sort_keys=True) + "\n")

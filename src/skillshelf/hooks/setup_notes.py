@@ -1,0 +1,119 @@
+"""What ``setup`` tells the user beside its changes: notes on where the hooks went and when
+the agent runs them, and :func:`other_scope`, the finding that skillshelf is set up at the
+agent's other scope as well."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from skillshelf.diagnostics import Diagnostic, Severity, diagnostic
+from skillshelf.env import Env
+from skillshelf.errors import SkillshelfError
+from skillshelf.hooks import jsonfile
+from skillshelf.hooks.agents import AgentFiles, HookSpec, SetupScope, agent_files, codex_hooks_root
+from skillshelf.hooks.claude import trust_dialog_accepted
+from skillshelf.hooks.codex import codex_config, project_trusted
+from skillshelf.hooks.gitexclude import GitStanding
+from skillshelf.hooks.setup_model import read_text
+
+__all__ = ["notes", "other_scope", "users_note"]
+
+_NAMES = {"codex": "Codex", "claude": "Claude Code"}
+
+
+def other_scope(env: Env, files: AgentFiles, specs: Sequence[HookSpec]) -> Diagnostic | None:
+    """``HK130`` when the agent's other scope (user for project, project for user) already has
+    hooks running skillshelf that the agent would run beside these: Codex runs every hook of
+    both, so each prompt would get skillshelf's context twice. Claude Code runs an identical
+    command once, so there only another command (another install, another path) counts."""
+    other: SetupScope = "user" if files.scope == "project" else "project"
+    there = agent_files(files.agent, other, env).hooks
+    try:
+        text = read_text(there)
+        found = jsonfile.our_hooks(text, str(there)) if text else []
+    except SkillshelfError:
+        return None
+    commands = {s.command for s in specs}
+    twice = [h for h in found if files.agent == "codex" or h.command not in commands]
+    if not twice:
+        return None
+    agent = files.agent
+    where = "in this project" if other == "project" else "for your user"
+    undo = f"`skillshelf setup {agent}" + (" --scope user" if other == "user" else "") + " --remove`"
+    if other == "project":
+        undo += f" in {env.project_root}"
+    keep = f"skillshelf setup {agent}" + (" --scope user" if files.scope == "user" else "") + " --remove"
+    events = ", ".join(dict.fromkeys(h.event for h in twice))
+    return diagnostic(
+        "HK130",
+        Severity.WARNING,
+        f"skillshelf is set up in {_NAMES[agent]} {where} too ({there}): {_NAMES[agent]} runs the hooks "
+        f"of both, so skillshelf would answer {events} twice",
+        f"keep one: run {undo} (or `{keep}` to take this one out again)",
+        path=there,
+    )
+
+
+def users_note(path: Path, users: Sequence[jsonfile.OurHook], *, untrusted: bool) -> str:
+    """The note for hooks of the user's own that run skillshelf, which setup leaves alone."""
+    events = ", ".join(dict.fromkeys(h.event for h in users))
+    note = (
+        f"{path} already runs skillshelf for {events} with a hook of your own: setup leaves it as "
+        "it is, adds none beside it, and `--remove` leaves it too"
+    )
+    return note + (" (Codex runs it once you trust it in its /hooks)" if untrusted else "")
+
+
+def notes(env: Env, files: AgentFiles, remove: bool, mcp: bool, git: GitStanding | None) -> list[str]:
+    if remove:
+        return []
+    notes: list[str] = []
+    if mcp and files.scope == "project":
+        notes.append(
+            f"{files.mcp} is shared with the project, and its skillshelf server names this machine's "
+            "skillshelf: for a repository others use, set the server up with --scope user instead"
+        )
+    if files.agent == "codex" and files.scope == "project":
+        root = codex_hooks_root(env)
+        if root != env.project_root:
+            notes.append(
+                f"{env.project_root} is a git worktree of {root}: Codex runs the main checkout's "
+                "project hooks there, so they went to its .codex folder and serve each of its worktrees"
+            )
+        if not project_trusted(codex_config(env.codex_home / "config.toml"), root):
+            notes.append(
+                f"Codex does not trust {root} yet, so it ignores the project's .codex folder "
+                "(these hooks included): accept Codex's trust prompt there, or run `codex exec --trust` once"
+            )
+    if files.personal_hooks:
+        notes.append(_personal_file_note(files.hooks, git))
+        if env.cwd != env.project_root:
+            notes.append(
+                "Claude Code reads a project's .claude settings only in the folder it starts in: "
+                f"these hooks run when it starts in {env.cwd}, not in {env.project_root} (run setup "
+                "there for that, or use --scope user for every folder)"
+            )
+    if files.agent == "claude" and files.scope == "project" and not trust_dialog_accepted(env):
+        notes.append(
+            "an interactive Claude Code session runs project hooks once the folder is trusted "
+            "(its trust dialog); `claude -p` runs them at once"
+        )
+    return notes
+
+
+def _personal_file_note(hooks: Path, git: GitStanding | None) -> str:
+    where = (
+        f"the hooks are in {hooks.name}, your own Claude Code settings for this project: "
+        "they name this machine's skillshelf"
+    )
+    if git is None:
+        return f"{where}, so keep that file out of version control"
+    if git.tracked:
+        return (
+            f"{where}, but git tracks that file: run `git rm --cached {git.rule.lstrip('/')}` "
+            "so that it is not shared with the others who use the repository"
+        )
+    if git.ignored:
+        return f"{where}; git ignores that file"
+    return f"{where}; setup has git ignore that file in this clone ({git.exclude})"
