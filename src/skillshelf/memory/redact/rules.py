@@ -76,11 +76,12 @@ _SAID_VALUE = (  # quoted (to its closing quote) or bare (sentence punctuation a
     r"|(?P<v>(?=[^\s\"'`]*?" + _SAID_SHAPE + r")[^\s\"'`]*?[^\s\"'`.,;:!?)\]])(?=[.,;:!?)\]]*(?:\s|$)))"
 )
 # A user name said beside a password, and the password: one word, no "/" (``login: src/app/Login2.tsx``
-# is a path)
+# is a path); a ``!`` at its end is the password's (``user bob pass Hunter2!``), other punctuation the
+# sentence's
 _SAID_USER = r"[\"'`]?[\w.@+-]{1,64}[\"'`]?"
 _PAIR_VALUE = (
     r"(?:(?P<q>[\"'`])(?P<qv>(?=[^\"'`\r\n]*?" + _SAID_SHAPE + r")[^\"'`\r\n]{1,200}?)(?P=q)"
-    r"|(?P<v>(?=[^\s\"'`/]*?" + _SAID_SHAPE + r")[^\s\"'`/]*?[^\s\"'`.,;:!?)\]/])(?=[.,;:!?)\]]*(?:\s|$)))"
+    r"|(?P<v>(?=[^\s\"'`/]*?" + _SAID_SHAPE + r")[^\s\"'`/]*[^\s\"'`.,;:?)\]/])(?=[.,;:?)\]]*(?:\s|$)))"
 )
 # A credential-shaped word right after the name of a secret ("login with password X"): vetted by
 # ``looks_like_credential`` (values.py), markdown emphasis after it left out ("**Token Sprawl**:");
@@ -215,7 +216,7 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
         anchors=KEY_WORD_STARTS,
         pattern=r"(?:"
         + KEY_WORDS
-        + r")\b(?:\\?[\"']\]?)?[ \t]*(?::|=|:=|=>)[ \t]*"
+        + r")\b(?:\\?[\"']\]?)?[ \t]*(?::=|=>|:|=)[ \t]*"
         + _ASSIGNED,  # env["KEY"] = X
     ),
     Rule(  # MAPBOX_KEY=X: an environment name ending in _KEY, a value of letters in both cases and digits
@@ -224,18 +225,27 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
         group="v",
         anchors=("_KEY",),
         pattern=(
-            r"(?<=[A-Z0-9])_KEY[\"']?[ \t]*[:=][ \t]*[\"']?"
-            r"(?P<v>(?=[\w+/=-]{0,200}[a-z])(?=[\w+/=-]{0,200}[A-Z])(?=[\w+/=-]{0,200}\d)[\w+/=-]{12,256})"
-            r"(?![\w+/=.:-])"
+            r"(?<=[A-Z0-9])_KEY[\"']?[ \t]*(?::=|[:=])[ \t]*[\"']?"
+            r"(?P<v>(?=[\w+/=-]{0,200}[a-z])(?=[\w+/=-]{0,200}[A-Z])(?=[\w+/=-]{0,200}\d)[\w+/=-]{12,256}!*)"
+            r"(?![\w+/=.:!-])"
         ),
     ),
-    Rule(  # a bare ``pass`` key (``auth: {user, pass: "..."}``) only with a quoted value: "pass: 3 of 5"
-        kind="key-value-secret",
+    Rule(  # a bare ``pass`` key: after ``=`` any value (``?user=bob&pass=X``), after ``:`` a quoted one
+        kind="key-value-secret",  # (``auth: {user, pass: "..."}``); "pass: 3 of 5" is no secret
         category="assignment",
-        group=("dq", "sq", "eq"),
+        group=("dq", "sq", "eq", "v"),
         flags=re.IGNORECASE,
         anchors=("pass",),
-        pattern=r"(?<![\w.-])pass(?:\\?[\"'])?[ \t]*(?::|=|:=|=>)[ \t]*(?:" + _QUOTED + r")",
+        pattern=r"(?<![\w.-])pass(?:\\?[\"'])?[ \t]*(?::=|=>|=|:(?=[ \t]*\\?[\"']))[ \t]*" + _ASSIGNED,
+    ),
+    Rule(  # ... or after ``:`` only a credential: "pass: 3 of 5", "first pass: tokenization"
+        kind="key-value-secret",
+        category="assignment",
+        group="v",
+        flags=re.IGNORECASE,
+        vet="credential",
+        anchors=("pass",),
+        pattern=r"(?<![\w.-])pass[ \t]*:[ \t]*(?P<v>[^\s\"'`,;)}\]]{8,128})(?=$|[\s,;\"'`)}\]])",
     ),
     Rule(  # base64 of user:password under an ``auth`` key (~/.docker/config.json, .npmrc ``_auth``)
         kind="basic-auth",

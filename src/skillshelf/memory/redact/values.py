@@ -35,6 +35,7 @@ __all__ = [
     "config_line_spans",
     "high_entropy_spans",
     "is_code_like",
+    "is_file_path",
     "is_named_stand_in",
     "is_placeholder",
     "looks_like_credential",
@@ -72,6 +73,13 @@ _CODE_LIKE = re.compile(
     r"""|^[A-Za-z_]\w*\[["']"""  # a subscript: config['db_password']
 )
 _PATH_LIKE = re.compile(r"^(?:~|\.{1,2})?/[^\s]*$")
+#: What no file path a secret's key names holds: an empty segment, base64 padding, a password's symbols
+_NOT_IN_PATH = re.compile(r"//|[=!#]")
+#: A run of capitals, lower case or digits: a piece of a file name (``My``, ``Project``, ``2024``)
+_NAME_PIECE = re.compile(r"[A-Z]+[a-z]*|[a-z]+|[0-9]+")
+_NAME_PIECE_CHARS = 4  # a file name's pieces are this long on average; a random token's about 2
+_PATH_SEPARATORS = re.compile(r"[/._-]")
+_SECRET_PART_CHARS = 6
 
 
 def is_placeholder(value: str) -> bool:
@@ -98,8 +106,35 @@ def is_placeholder(value: str) -> bool:
 
 def is_code_like(value: str, *, paths: bool = False) -> bool:
     """An expression (``os.environ[...]``, ``get_password()``), or with ``paths`` a file path
-    (``/run/secrets/db``, ``~/.pgpass``: what ``PWD=`` and ``token_file:`` hold)."""
-    return bool(_CODE_LIKE.search(value) or (paths and _PATH_LIKE.match(value)))
+    (``/run/secrets/db``, ``~/.pgpass``: what ``PWD=`` and ``token_file:`` hold; see
+    :func:`is_file_path`)."""
+    return bool(_CODE_LIKE.search(value) or (paths and is_file_path(value)))
+
+
+def is_file_path(value: str) -> bool:
+    """A file path (``/run/secrets/db``, ``~/.pgpass``, ``/home/me/MyProject2024``), not a secret
+    that opens with ``/``: a base64 key (``/QUl2Z94FHmk/TLSaYxTN0I``, ``/7qkFZ+jP6ODZ==``) or a
+    password (``/Hx#K9...``). A path has no ``//``, ``=``, ``!`` or ``#``, and no part of a name
+    (between ``/``, ``.``, ``_`` and ``-``) of 6 chars or more mixes three of lower case,
+    capitals, digits and symbols unless it is made of words and numbers (pieces of 4 characters
+    on average: ``MyProject2024``, ``DirectX12Agility``; random letters and digits average about
+    2). Short names that mix them (``Qt5Core``, ``MyApp2``) count as secrets under a secret's key."""
+    if not _PATH_LIKE.match(value) or _NOT_IN_PATH.search(value):
+        return False
+    parts = _PATH_SEPARATORS.split(value.rstrip(")]}"))  # a bracket around the value is no part of it
+    return not any(_secret_part(part) for part in parts if part)
+
+
+def _secret_part(part: str) -> bool:
+    """A part of a file name (between ``/``, ``-``, ``_`` and ``.``) that reads as a credential:
+    6 chars or more, three of lower case, capitals, digits and symbols, not made of words and
+    numbers."""
+    if len(part) < _SECRET_PART_CHARS or _NOT_IN_CREDENTIAL.search(part):
+        return False
+    if sum(bool(c.search(part)) for c in _CREDENTIAL_CLASSES) + bool(_SYMBOL.search(part)) < 3:
+        return False
+    pieces = _NAME_PIECE.findall(part)
+    return not pieces or sum(map(len, pieces)) < _NAME_PIECE_CHARS * len(pieces)
 
 
 _NAMED_STAND_IN = re.compile(r"[A-Z]{2,}(?:_[A-Z]{2,})*")
