@@ -139,16 +139,16 @@ def register_transcripts(
         if progress:
             progress("scan", n, len(files))
     report.registered = store.register_sessions(rows, now_ms)
-    report.problems += [  # two files of one session: the newer is used
+    report.problems += [  # two files of one session: the newer is used; said once for each copy
         Diagnostic(
             code="ME107",
             severity=Severity.WARNING,
             message=f"session {row.id} is also in {kept}, which is newer (or as new and longer): "
-            "that copy is used, this one is not",
+            "that copy is used, this one is not (said once for this copy)",
             fix="delete or move the copy not used; each transcript file should hold its own session",
             path=Path(row.path),
         )
-        for row, kept in store.id_clashes(rows)
+        for row, kept in store.new_id_clashes(rows, now_ms)
     ]
     return [str(p) for p in files]
 

@@ -1,6 +1,8 @@
 """The memory state store: one schema, two backends.
 
-- SQLite (the default): ``<user data dir>/memory/state.sqlite``, WAL, immediate transactions.
+- SQLite (the default): ``<user data dir>/memory/state.sqlite``, WAL, immediate transactions;
+  ``--db`` names another file by its path or a URL in SQLAlchemy's form: ``sqlite:///relative/path``
+  (three slashes) and ``sqlite:////absolute/path`` (four) (:func:`sqlite_path`).
 - PostgreSQL: ``--db postgresql://...`` (needs the ``postgres`` extra), row locks with
   ``SKIP LOCKED``.
 
@@ -41,14 +43,56 @@ __all__ = [
     "SessionRow",
     "Stage1Claim",
     "Store",
+    "check_relative_sqlite_url",
     "default_db_path",
     "open_store",
+    "sqlite_path",
 ]
+
+_SQLITE = "sqlite:///"
+_FORMS_HINT = (
+    "write sqlite:////ABSOLUTE/PATH (four slashes), sqlite:///RELATIVE/PATH (three) or the file's path itself"
+)
 
 
 def default_db_path(data_dir: Path) -> Path:
     """The default SQLite file in the user data folder ``data_dir`` (``Env.dirs.data``)."""
     return data_dir / "memory" / "state.sqlite"
+
+
+def sqlite_path(url: str) -> Path | None:
+    """The SQLite file ``url`` names (``~`` expanded), or None for a URL of another scheme: a
+    plain path, or SQLAlchemy's ``sqlite:///relative/path`` and ``sqlite:////absolute/path``.
+    Another ``sqlite:`` shape (``sqlite://host/x``, ``sqlite:/x``, no path) is a UsageError."""
+    if not url.lower().startswith("sqlite:"):
+        return None if "://" in url else Path(url).expanduser()
+    if not url.lower().startswith(_SQLITE) or len(url) == len(_SQLITE):
+        raise UsageError(
+            f"{url} is no SQLite URL skillshelf reads: after sqlite: come three slashes and a path",
+            code="ME045",
+            hint=_FORMS_HINT,
+        )
+    return Path(url[len(_SQLITE) :]).expanduser()
+
+
+def check_relative_sqlite_url(url: str, cwd: Path) -> None:
+    """Refuse ``sqlite:///tmp/x`` when it looks meant as ``/tmp/x``: its path is relative (read
+    from ``cwd``, as SQLAlchemy reads it), its first folder is not in ``cwd`` and is at the root.
+    A path that opens with ``./`` is relative on purpose."""
+    path = sqlite_path(url)
+    written = url[len(_SQLITE) :]
+    if path is None or not url.lower().startswith(_SQLITE) or path.is_absolute() or len(path.parts) < 2:
+        return
+    first = path.parts[0]
+    if written.startswith(("./", "../")) or (cwd / first).exists() or not (Path("/") / first).is_dir():
+        return
+    raise UsageError(
+        f"{url} names {path} under the current folder (SQLite URLs follow SQLAlchemy: three slashes "
+        f"and a relative path, four and an absolute one), but there is no {first} here; /{first} exists",
+        code="ME046",
+        hint=f"for /{path} write sqlite:////{path} or /{path}; for a path under the current folder "
+        f"write sqlite:///./{path}",
+    )
 
 
 def open_store(
@@ -59,7 +103,8 @@ def open_store(
     scratch: bool = False,
     create: bool = True,
 ) -> Store:
-    """Open the store at ``url`` (``sqlite:///path``, a plain path, ``postgresql://...``);
+    """Open the store at ``url`` (a plain path, ``sqlite:///relative/path``,
+    ``sqlite:////absolute/path``, ``postgresql://...``: see :func:`sqlite_path`);
     ``None`` means the default SQLite file of the user data folder ``data_dir``.
 
     ``create=False`` (commands that only read): a SQLite file that does not exist is not made;
@@ -88,16 +133,15 @@ def open_store(
         from skillshelf.memory.store.postgres import PostgresStore
 
         store = PostgresStore(url)
-    elif url.startswith("sqlite:///") or "://" not in url:
+    elif (file := sqlite_path(url)) is not None:
         from skillshelf.memory.store.sqlite import SqliteStore
 
-        path = Path(url.removeprefix("sqlite:///") if url.startswith("sqlite:///") else url).expanduser()
-        store = SqliteStore(path, scratch=scratch, create=create)
+        store = SqliteStore(file, scratch=scratch, create=create)
     else:
         raise UsageError(
             f"unsupported database URL {url.split('://')[0]}://...",
             code="ME015",
-            hint="use sqlite:///PATH, a file path, or postgresql://USER@HOST/DB",
+            hint="use a file path, sqlite:///RELATIVE/PATH, sqlite:////ABSOLUTE/PATH or postgresql://USER@HOST/DB",
         )
     if migrate:
         try:

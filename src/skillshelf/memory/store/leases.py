@@ -1,6 +1,6 @@
 """Leases and what the store can say about each session: heartbeats, giving a job back,
 freeing a lease whose holder is gone, one row per session for ``memory status``, and the
-transcripts that repeat another's session id.
+transcripts that repeat another's session id (``skipped_copies`` remembers those reported).
 
 Which leases are free is decided outside the store (:mod:`skillshelf.memory.leases` looks at
 processes); the store only frees a lease that is still the one that was judged (same ownership
@@ -32,6 +32,13 @@ LEFT JOIN jobs j ON j.kind = 'memory_stage1' AND j.job_key = s.id
 {where}
 ORDER BY s.updated_at_ms DESC, s.id DESC
 LIMIT ?"""
+
+_NOTE_SKIPPED = """
+INSERT INTO skipped_copies (path, session_id, kept_path, reported_at_ms) VALUES (?, ?, ?, ?)
+ON CONFLICT (path) DO UPDATE SET session_id = excluded.session_id, kept_path = excluded.kept_path,
+  reported_at_ms = excluded.reported_at_ms
+WHERE skipped_copies.kept_path <> excluded.kept_path OR skipped_copies.session_id <> excluded.session_id
+RETURNING path"""
 
 
 def _lease(r: Row) -> LeaseRow:
@@ -144,6 +151,23 @@ class LeaseStore(BaseStore):
             for r in mains
             if r.id in held and held[r.id][0] != r.path and not held[r.id][1]
         ]
+
+    def new_id_clashes(self, rows: Sequence[SessionRow], now_ms: int) -> list[tuple[SessionRow, str]]:
+        """:meth:`id_clashes` of ``rows`` not reported before: each skipped copy is recorded with
+        the file kept in its place, and returned again only when another file is kept. A file of
+        ``rows`` that clashes no more (it is used now, or its session id changed) is forgotten, so
+        a later clash of it is new."""
+        clashes = self.id_clashes(rows)
+        skipped = {row.path for row, _ in clashes}
+        fresh: list[tuple[SessionRow, str]] = []
+        with self.transaction() as tx:
+            for chunk in chunks([r.path for r in rows if r.path not in skipped]):
+                marks = ", ".join("?" * len(chunk))
+                tx.execute(f"DELETE FROM skipped_copies WHERE path IN ({marks})", chunk)
+            for row, kept in clashes:
+                if tx.execute(_NOTE_SKIPPED, (row.path, row.id, kept, now_ms)):
+                    fresh.append((row, kept))
+        return fresh
 
     def held_back_scopes(self, *, now_ms: int) -> list[tuple[str, str]]:
         """``(scope, why)`` for each consolidation with new input that may not run now: ``backoff``

@@ -95,6 +95,17 @@ MIGRATIONS: tuple[Migration, ...] = (
             "ALTER TABLE jobs ADD COLUMN beat_at_ms BIGINT",
         ),
     ),
+    Migration(
+        version=4,
+        name="transcript copies skipped for another file of their session, each reported once",
+        statements=(
+            """CREATE TABLE skipped_copies (
+            path TEXT PRIMARY KEY,
+            session_id TEXT NOT NULL,
+            kept_path TEXT NOT NULL,
+            reported_at_ms BIGINT NOT NULL)""",
+        ),
+    ),
 )
 
 SCHEMA_VERSION = MIGRATIONS[-1].version

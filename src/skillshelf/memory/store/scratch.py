@@ -18,7 +18,7 @@ from skillshelf.memory.store.sqlite import SqliteStore
 
 __all__ = ["COPIED_TABLES", "postgres_scratch"]
 
-COPIED_TABLES = ("sessions", "stage1_outputs", "jobs")
+COPIED_TABLES = ("sessions", "stage1_outputs", "jobs", "skipped_copies")
 """What a dry run reads, parents before children (the run log is not needed)."""
 
 
@@ -48,6 +48,8 @@ def _columns(tx: Tx, table: str) -> list[str]:
 def _copy_rows(source: Tx, target: Tx, table: str, known: list[str]) -> int:
     """Copy ``table``'s rows, in the columns both databases have; returns how many."""
     columns = [c for c in _columns(source, table) if c in known]
+    if not columns:  # a table of a later migration than the database's
+        return 0
     names = ", ".join(columns)
     marks = ", ".join("?" * len(columns))
     rows = source.execute(f"SELECT {names} FROM {table}")
