@@ -28,11 +28,24 @@ __all__ = [
     "status",
 ]
 
+
+def _checked_db(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """``--db`` as given, refused when a ``sqlite:///`` URL's relative path looks meant as absolute."""
+    if value:
+        from pathlib import Path
+
+        from skillshelf.memory.store import check_relative_sqlite_url
+
+        check_relative_sqlite_url(value, Path.cwd())
+    return value
+
+
 db_option = click.option(
     "--db",
     metavar="URL",
-    help="State database: a SQLite path or postgresql://... "
-    "(default: the SQLite file in the user data folder).",
+    callback=_checked_db,
+    help="State database: a SQLite file's path, sqlite:///RELATIVE/PATH, sqlite:////ABSOLUTE/PATH "
+    "or postgresql://... (default: the SQLite file in the user data folder).",
 )
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
 overrides_option = click.option(
