@@ -70,10 +70,19 @@ def test_list_json_is_a_list_of_skills_and_problems_go_to_stderr(project: Path) 
     assert "SK101" in result.stderr
 
 
-def test_list_table_shows_name_scope_origin_and_path(project: Path) -> None:
+def _on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``list`` run as if stdout were a terminal (click's runner gives it a pipe)."""
+    from skillshelf.cli import skills_cmds
+
+    monkeypatch.setattr(skills_cmds, "stdout_is_terminal", lambda: True)
+
+
+def test_list_table_shows_name_scope_origin_and_path(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _on_a_terminal(monkeypatch)
     result = run(["list", "--no-builtin"], cwd=project, env={"COLUMNS": "160"})
     assert result.exit_code == 0
     assert "release-notes" in result.stdout and "agents-repo" in result.stdout and "SKILL.md" in result.stdout
+    assert "┃ name" in result.stdout
 
 
 def _deep_skills(project: Path) -> list[str]:
@@ -90,13 +99,16 @@ def _table_rows(stdout: str) -> list[str]:
 def test_list_piped_prints_each_skill_on_one_line(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     names = _deep_skills(project)
     monkeypatch.delenv("COLUMNS", raising=False)
-    rows = _table_rows(run(["list", "--no-builtin"], cwd=project).stdout)
-    for name in names:  # `skillshelf list | grep NAME` finds its whole row
-        [row] = [r for r in rows if name in r]
-        assert f"{name}/SKILL.md" in row
+    lines = run(["list", "--no-builtin"], cwd=project).stdout.splitlines()
+    for name in names:  # `skillshelf list | grep NAME` finds its whole line
+        [line] = [r for r in lines if name in r]
+        assert line.split("\t")[5].endswith(f"{name}/SKILL.md")
 
 
-def test_list_in_an_80_column_terminal_crops_nothing_and_keeps_rows_short(project: Path) -> None:
+def test_list_in_an_80_column_terminal_crops_nothing_and_keeps_rows_short(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _on_a_terminal(monkeypatch)
     names = _deep_skills(project)
     rows = _table_rows(run(["list", "--no-builtin"], cwd=project, env={"COLUMNS": "80"}).stdout)
     assert rows and all(len(r) <= 80 and r.endswith("│") for r in rows)

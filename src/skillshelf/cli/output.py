@@ -20,6 +20,7 @@ __all__ = [
     "capped",
     "check_roots",
     "echo_json",
+    "echo_rows",
     "echo_text",
     "literal",
     "print_diagnostics",
@@ -31,6 +32,7 @@ __all__ = [
     "source_options",
     "stderr_console",
     "stdout_console",
+    "stdout_is_terminal",
     "valid_text",
 ]
 
@@ -184,6 +186,24 @@ def stdout_console() -> Any:
 
     piped = not sys.stdout.isatty() and not os.environ.get("COLUMNS")
     return Console(soft_wrap=False, highlight=False, width=PIPE_WIDTH if piped else None)
+
+
+def stdout_is_terminal() -> bool:
+    """Whether a person reads stdout (a terminal), rather than a program (a pipe or a file)."""
+    return sys.stdout.isatty()
+
+
+_FIELD_BREAKS = str.maketrans({"\t": "\\t", "\n": "\\n"})
+
+
+def echo_rows(rows: Iterable[Sequence[str]]) -> None:
+    """Rows for a program on stdout: one line each, its fields separated by tabs (``cut -f``,
+    ``grep``), never wrapped. Each field is :func:`printable`, its tabs and line breaks written
+    ``\\t`` and ``\\n``, so a field never spills into the next one or onto a line of its own."""
+    lines = ("\t".join(printable(field).translate(_FIELD_BREAKS) for field in row) for row in rows)
+    text = "\n".join(lines)
+    if text:
+        click.echo(text)
 
 
 def stderr_console() -> Any:

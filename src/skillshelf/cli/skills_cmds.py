@@ -19,6 +19,7 @@ from skillshelf.cli.choices import catalog_options
 from skillshelf.cli.config_cmds import override_option
 from skillshelf.cli.output import (
     echo_json,
+    echo_rows,
     echo_text,
     print_diagnostics,
     print_run_findings,
@@ -26,6 +27,7 @@ from skillshelf.cli.output import (
     root_options,
     short_path,
     stdout_console,
+    stdout_is_terminal,
 )
 from skillshelf.cli.progress import working
 from skillshelf.diagnostics import Diagnostic, Severity, sort_diagnostics
@@ -149,15 +151,47 @@ def _skills_table(
 
 
 def _provenance(info: Any) -> Any:
-    """``source@ref``, and whether the installed copy was changed by hand since."""
+    """Where an installed skill came from (:func:`_installed_from`), and whether its copy was
+    changed by hand since."""
     if info is None:
         return ""
-    text = _cell(str(info.source) + (f"@{info.ref}" if info.ref else ""))
+    text = _cell(_installed_from(info))
     if info.locally_modified:
         text.append(" (modified locally)", style="yellow")
-    seen = ", ".join({"codex": "Codex", "claude": "Claude Code"}[a] for a in info.agents)
-    text.append(f"; seen by {seen}" if seen else "; no agent sees it (skillshelf only)", style="dim")
+    text.append(_seen_by(info), style="dim")
     return text
+
+
+def _installed_from(info: Any) -> str:
+    """The source as the lock records it, which holds the ``@ref`` asked for; a git source taken
+    from its default branch (no ref) with the commit it was at."""
+    if info.ref is None and info.commit:
+        return f"{info.source} at {info.commit[:12]}"
+    return str(info.source)
+
+
+def _seen_by(info: Any) -> str:
+    seen = ", ".join({"codex": "Codex", "claude": "Claude Code"}[a] for a in info.agents)
+    return f"; seen by {seen}" if seen else "; no agent sees it (skillshelf only)"
+
+
+def _skill_line(skill: Skill, installed: dict[Path, Any], moded: ModedSkills) -> tuple[str, ...]:
+    """One skill as a line of ``list`` into a pipe: the wide table's columns, whole (the full
+    description and path), the last one empty for a skill skillshelf did not install."""
+    info = installed.get(skill.path)
+    source = ""
+    if info is not None:
+        source = _installed_from(info) + (" (modified locally)" if info.locally_modified else "")
+        source += _seen_by(info)
+    return (
+        skill.name,
+        moded.mode_of(skill).value,
+        skill.scope.value if skill.trusted else f"{skill.scope.value}!",
+        skill.origin.value,
+        skill.description,
+        str(skill.path),
+        source,
+    )
 
 
 def _skill_json(skill: Skill, installed: dict[Path, Any], moded: ModedSkills) -> dict[str, object]:
@@ -177,6 +211,8 @@ def _skill_json(skill: Skill, installed: dict[Path, Any], moded: ModedSkills) ->
 def list_cmd(roots: tuple[Path, ...], no_builtin: bool, no_cache: bool, as_json: bool) -> None:
     """List the skills found here, in Codex's load order.
 
+    On a terminal, a table; into a pipe or a file, one line per skill, its fields separated by
+    tabs: name, mode, scope, origin, description, path, and where skillshelf installed it from.
     Looks where Codex and Claude Code look (project, user, system and admin roots) plus every
     --root DIR. The mode column is what the config's [[skills.config]] entries make of each
     skill (`disabled` ones are listed, dim, but never reach the model). Problems found on the
@@ -191,6 +227,8 @@ def list_cmd(roots: tuple[Path, ...], no_builtin: bool, no_cache: bool, as_json:
     locks = lock_diagnostics(s.folder.parent for s in discovery.skills)
     if as_json:
         echo_json([_skill_json(skill, installed, moded) for skill in discovery.skills])
+    elif discovery.skills and not stdout_is_terminal():  # for a program: one line per skill
+        echo_rows(_skill_line(skill, installed, moded) for skill in discovery.skills)
     elif discovery.skills:
         console = stdout_console()
         console.print(_skills_table(discovery.skills, workspace.env, installed, moded, width=console.width))
