@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import stat
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -22,6 +24,7 @@ from skillshelf.env import Env
 
 if TYPE_CHECKING:
     from skillshelf.skills.load import LoadedSkill
+    from skillshelf.skills.model import Skill
     from skillshelf.workspace import Workspace
 
 __all__ = ["load"]
@@ -68,6 +71,37 @@ def _skill_file(name: str) -> Path:
     )
 
 
+def _load(skills: Sequence[Skill], name: str, max_files: int) -> LoadedSkill:
+    """The skill ``name`` of ``skills`` as the model gets it: its text cut at
+    :data:`~skillshelf.skills.model.MAX_SKILL_BYTES`, as ``context`` and ``validate`` (SK119) cut
+    it, with the same closing note inside its fragment when it was cut."""
+    from skillshelf.skills.load import load_skill, skill_fragment
+    from skillshelf.skills.model import MAX_SKILL_BYTES
+
+    loaded = load_skill(skills, name, max_bytes=MAX_SKILL_BYTES, max_files=max_files)
+    if not loaded.truncated:
+        return loaded
+    note = f"\n\n(The text was cut to its first {MAX_SKILL_BYTES:,} of {_size(loaded.skill.path):,} bytes.)"
+    return dataclasses.replace(loaded, fragment=skill_fragment(loaded.skill, loaded.contents + note))
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def _cut_note(loaded: LoadedSkill) -> str:
+    """Where the text was cut and where the whole of it is (on stderr)."""
+    from skillshelf.skills.model import MAX_SKILL_BYTES
+
+    return (
+        f"note: the text was cut, as for the model, to the first {MAX_SKILL_BYTES:,} of the "
+        f"{_size(loaded.skill.path):,} bytes of {printable(str(loaded.skill.path))} (the whole file)"
+    )
+
+
 def _read_by_path(name: str, workspace: Workspace, max_files: int) -> LoadedSkill:
     """The skill at the path ``name``: one discovery found (its marks kept), else read and
     parsed as discovery reads one; under the project it is a project skill, untrusted unless
@@ -80,7 +114,7 @@ def _read_by_path(name: str, workspace: Workspace, max_files: int) -> LoadedSkil
     from skillshelf.diagnostics import Severity
     from skillshelf.errors import NotFoundError, SkillNotFoundError
     from skillshelf.fileio import resolve_path
-    from skillshelf.skills.load import load_skill, mark_untrusted
+    from skillshelf.skills.load import mark_untrusted
     from skillshelf.skills.model import RootOrigin, Scope, SkillRoot
     from skillshelf.skills.parse import read_skill
 
@@ -89,7 +123,7 @@ def _read_by_path(name: str, workspace: Workspace, max_files: int) -> LoadedSkil
     if disabled is not None:
         raise disabled
     try:
-        return load_skill(workspace.skills.loadable, str(file), max_files=max_files)
+        return _load(workspace.skills.loadable, str(file), max_files)
     except SkillNotFoundError:
         pass
     project = resolve_path(Env.from_os().project_root)
@@ -106,7 +140,7 @@ def _read_by_path(name: str, workspace: Workspace, max_files: int) -> LoadedSkil
             hint=f"`skillshelf validate {name}` shows every problem",
         )
     (skill,) = mark_untrusted([parsed.skill], trusted_project=workspace.config.trusted)
-    return load_skill([skill], str(skill.path), max_files=max_files)
+    return _load([skill], str(skill.path), max_files)
 
 
 @click.command("load")
@@ -125,18 +159,21 @@ def load(
 ) -> None:
     """Load the skill NAME as the model gets it: the <skill> fragment and its bundled files.
 
+    A SKILL.md over 1 MiB is cut there, as for the model (`truncated` in the JSON; a note on
+    stderr names the whole file).
+
     NAME may also be the path of a skill's folder or SKILL.md (relative to here). Skills hidden
     from the catalog load too; disabled ones do not (the error says which config entry disabled
     it). Unknown names fail with the closest matches.
     """
     from skillshelf.errors import SkillNotFoundError
-    from skillshelf.skills.load import load_skill, with_trust_note
+    from skillshelf.skills.load import with_trust_note
 
     workspace = open_workspace(roots, no_builtin, no_cache)
     print_run_findings(workspace.config.diagnostics)  # a bad [[skills.config]] entry changes what loads
     skills = workspace.skills.loadable
     try:
-        loaded = load_skill(skills, name, max_files=max_files)
+        loaded = _load(skills, name, max_files)
     except SkillNotFoundError as exc:
         if not _looks_like_path(name):
             raise (workspace.modes.disabled_error(name) or exc) from None
@@ -161,4 +198,6 @@ def load(
             f"{printable(repr(loaded.skill.name))}: " + printable(", ".join(str(p) for p in loaded.shadowed)),
             err=True,
         )
+    if loaded.truncated:
+        click.echo(_cut_note(loaded), err=True)
     click.echo(f"({loaded.tokens:,} tokens)", err=True)
