@@ -113,6 +113,7 @@ def install(
     source is then a pack: `update` installs the skills it gains, `remove --pack SOURCE` removes
     them all."""
     from skillshelf.install.installer import SkillValidationError, install_skill
+    from skillshelf.install.taken import AlreadyInstalledError
 
     _check_name_option(name, every=every)
     env = Env.from_os()
@@ -149,6 +150,9 @@ def install(
         else:
             print_diagnostics(exc.diagnostics)
         raise
+    except AlreadyInstalledError as exc:  # the same skill, from the same place: nothing to do
+        _print_already_installed(exc, as_json=as_json)
+        return
     if as_json:
         echo_json(result)
         return
@@ -168,6 +172,23 @@ def install(
     click.echo(f"  read by {seen or 'skillshelf only (not by Codex or Claude Code)'}")
     if result.dry_run:
         click.echo("  (a dry run: nothing was written)")
+
+
+def _print_already_installed(exc: Any, *, as_json: bool) -> None:
+    """Say that the skill is installed already, from this same source (an ``AlreadyInstalledError``)."""
+    if as_json:
+        echo_json(
+            {
+                "name": exc.target.name,
+                "already_installed": True,
+                "source_changed": exc.source_changed,
+                "skill_name": exc.entry.skill_name,
+                "path": str(exc.target),
+                "lock": exc.entry.to_dict(),
+            }
+        )
+        return
+    click.echo(printable(f"{exc.message}\n  ({exc.hint})"))
 
 
 def _check_name_option(name: str | None, *, every: bool) -> None:

@@ -33,7 +33,7 @@ from skillshelf.install.kept import kept_root, needs_keeping, set_aside
 from skillshelf.install.lock import FOLDER_NAME, LockEntry, content_hash, read_lock, write_lock
 from skillshelf.install.page_refs import settle_page_ref
 from skillshelf.install.sources import Fetched, Source, fetch_whole, narrow, parse_source
-from skillshelf.install.taken import NameTakenError, PlacedTwiceError
+from skillshelf.install.taken import NameTakenError, PlacedTwiceError, name_taken
 from skillshelf.install.targets import (
     InstallTarget,
     check_links,
@@ -217,9 +217,9 @@ def place_skill(
         raise PlacedTwiceError(target)
     replaced = target.exists() or target.is_symlink()
     lock = read_lock(dest.root)
-    if replaced and not dest.replace:
-        raise NameTakenError(target, lock.get(target_name), linked_to=own_link(target))
     links = [r / target_name for r in dest.link_roots]
+    if replaced and not dest.replace:
+        raise name_taken(target, lock.get(target_name), source, folder, links=links, agents=dest.agents)
     force = dest.force_links and dest.kept_root is not None  # never without a place to keep them
     in_the_way = check_links(links, target, force=force, scope=dest.scope)
 
