@@ -15,6 +15,7 @@ import importlib
 import io
 import json
 import os
+import shutil
 import stat
 import subprocess
 import sys
@@ -226,3 +227,33 @@ def git_worktrees(main: Path, *worktrees: Path) -> Path:
             timeout=60,
         )
     return main
+
+
+_REAL_HOME = Path(os.environ.get("HOME") or Path.home())
+_AGENT_CLIS = {
+    "claude": ("CLAUDE_ORACLE_CACHE", "claude-oracle", "2.1.197", "@anthropic-ai/claude-code"),
+    "codex": ("CODEX_ORACLE_CACHE", "codex-oracle", "0.171.0", "@openai/codex"),
+}
+
+
+def agent_cli(name: str) -> Path:
+    """The pinned CLI the oracles use (installed with npm into their cache on first use)."""
+    env_var, folder, version, package = _AGENT_CLIS[name]
+    cache = Path(os.environ.get(env_var) or _REAL_HOME / ".cache" / folder / version)
+    binary = cache / "node_modules" / ".bin" / name
+    if not binary.exists():
+        if shutil.which("npm") is None:
+            missing("npm is not available, so the reference CLIs cannot be installed")
+        cache.mkdir(parents=True, exist_ok=True)
+        proc = subprocess.run(
+            ["npm", "install", "--silent", "--no-audit", "--no-fund", f"{package}@{version}"],
+            cwd=cache,
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            timeout=600,
+            check=False,
+        )
+        if proc.returncode != 0 or not binary.exists():
+            missing(f"could not install {package}@{version} with npm: {proc.stderr.strip()[-300:]}")
+    return binary

@@ -33,7 +33,7 @@ from skillshelf.context_parts import (
     pinned_part,
     suggestions_part,
 )
-from skillshelf.diagnostics import Diagnostic
+from skillshelf.diagnostics import Diagnostic, Severity, diagnostic
 from skillshelf.env import Env
 from skillshelf.skills.model import Discovery, Skill
 from skillshelf.workspace import Workspace, WorkspaceSkills
@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from skillshelf.config import Config
     from skillshelf.install.visibility import AgentName
     from skillshelf.skills.catalog import RenderedCatalog
+    from skillshelf.skills.mentions import Agent
 
 __all__ = [
     "ContextOptions",
@@ -50,8 +51,10 @@ __all__ = [
     "MentionedSkill",
     "PreparedContext",
     "TurnParts",
+    "MENTION_NOTE_CODES",
     "build_context",
     "loaded_by_agent",
+    "mention_notes",
     "prepare_context",
     "turn_parts",
 ]
@@ -122,7 +125,7 @@ def turn_parts(prepared: PreparedContext, task: str) -> TurnParts:
         FileAccessError: a mentioned skill's file cannot be read any more.
     """
     whole = _whole_in_context(prepared)
-    selected = mentioned_in(prepared.skills, task)
+    selected = mentioned_in(prepared.skills, task, agent=_agent(prepared))
     in_context = tuple(s for s in selected if s.path in whole)
     mentioned = tuple(s for s in selected if s.path not in whole)
     parts: list[ContextPart] = []
@@ -182,6 +185,13 @@ def _for_skill_tool(prepared: PreparedContext) -> bool:
     return wanted
 
 
+def _agent(prepared: PreparedContext) -> Agent:
+    """The agent the context is for, whose skills a ``$name`` is counted over: Claude Code when
+    the context is for its Skill tool (:func:`_for_skill_tool`: its hook, ``--profile claude``),
+    else Codex."""
+    return "claude" if _for_skill_tool(prepared) else "codex"
+
+
 def build_context(env: Env, task: str, options: ContextOptions = ContextOptions()) -> ContextResult:
     """Assemble what the model would get for ``task`` in ``env.cwd``.
 
@@ -191,7 +201,7 @@ def build_context(env: Env, task: str, options: ContextOptions = ContextOptions(
     prepared = prepare_context(env, options)
     turn = turn_parts(prepared, task)
     warning = prepared.catalog_report.get("warning")
-    unloaded = _disabled_mentions(prepared, task, turn.mentioned)
+    notes = mention_notes(prepared, task, turn.mentioned)
     return ContextResult(
         task=task,
         cwd=env.cwd,
@@ -199,18 +209,71 @@ def build_context(env: Env, task: str, options: ContextOptions = ContextOptions(
         skills_total=len(prepared.discovery.skills),
         mentioned=turn.mentioned,
         catalog_report=prepared.catalog_report,
-        warnings=((str(warning),) if warning else ()) + unloaded,
-        diagnostics=prepared.diagnostics,
+        warnings=((str(warning),) if warning else ()) + tuple(f"{d.message}; {d.fix}" for d in notes),
+        diagnostics=prepared.diagnostics + notes,
     )
 
 
-def _disabled_mentions(prepared: PreparedContext, task: str, loaded: Sequence[Skill]) -> tuple[str, ...]:
-    """A warning for each skill the task mentions that config disables (it is not loaded)."""
-    if not prepared.workspace.modes.disabled or ("$" not in task and not task.lstrip().startswith("/")):
+MENTION_NOTE_CODES = frozenset({"SK405", "SK420", "SK421", "SK422", "SK423"})
+"""The codes of :func:`mention_notes` (a ``context`` prints them as its warnings)."""
+
+
+def mention_notes(prepared: PreparedContext, task: str, loaded: Sequence[Skill]) -> tuple[Diagnostic, ...]:
+    """A warning for each ``$name``, ``[$name](path)`` or ``/name`` of ``task`` that loads no
+    skill: one config disables (:func:`_disabled_notes`), and those of
+    :func:`~skillshelf.skills.mentions.unselected_mentions` (an unknown, shared or
+    environment-variable name; a link to no ``SKILL.md`` path)."""
+    if "$" not in task and not task.lstrip().startswith("/"):
         return ()
-    from skillshelf.skills.mentions import extract_mentions
+    from skillshelf.skills.mentions import extract_mentions, unselected_mentions
 
     names = {skill.name for skill in loaded}
-    why = prepared.workspace.modes.disabled_error
-    errors = [(name, why(name)) for name in extract_mentions(task).names if name not in names]
-    return tuple(f"the task mentions ${n}, but {e.message}; {e.hint}" for n, e in errors if e is not None)
+    disabled = _disabled_notes(prepared, [n for n in extract_mentions(task).names if n not in names])
+    others = unselected_mentions(
+        prepared.skills.loadable,
+        task,
+        loaded,
+        agent=_agent(prepared),
+        cwd=prepared.workspace.env.cwd,
+        skip={name for name, _ in disabled},
+    )
+    return tuple(note for _, note in disabled) + tuple(others)
+
+
+def _disabled_notes(prepared: PreparedContext, names: Sequence[str]) -> list[tuple[str, Diagnostic]]:
+    """For each of ``names`` that config disables: the name and a warning naming the entry that
+    does and how to enable it. For Codex, when the entry is skillshelf's and Codex reads the
+    skill itself, the warning says that Codex still loads it."""
+    modes = prepared.workspace.modes
+    if not modes.disabled:
+        return []
+    found: list[tuple[str, Diagnostic]] = []
+    for name in names:
+        error = modes.disabled_error(name)
+        if error is None:
+            continue
+        fix = error.hint
+        skill = next((s for s in modes.disabled if s.name == name), None)
+        if skill is not None and _agent(prepared) == "codex" and _codex_still_loads(prepared, skill):
+            config = prepared.workspace.env.codex_home / "config.toml"
+            fix += (
+                f"; Codex itself still loads it on `${name}`, as skillshelf's config is not Codex's: to "
+                f'turn it off in Codex too, add [[skills.config]] path = "{skill.path}" enabled = false '
+                f"to {config} (no skillshelf command writes Codex's config)"
+            )
+        message = f"the task mentions ${name}, but {error.message}"
+        found.append(
+            (name, diagnostic(error.code, Severity.WARNING, message, fix, skill.path if skill else None))
+        )
+    return found
+
+
+def _codex_still_loads(prepared: PreparedContext, skill: Skill) -> bool:
+    """Whether Codex reads ``skill`` itself and its own ``config.toml`` files (the last of their
+    ``[[skills.config]]`` entries that matches it) do not disable it."""
+    if not skill.origin.is_codex:
+        return False
+    from skillshelf.config import SkillMode
+
+    codex = [rule for rule in prepared.config.skill_rules if rule.in_codex_config and rule.matches(skill)]
+    return not codex or codex[-1].mode is not SkillMode.DISABLED

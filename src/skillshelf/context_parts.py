@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from skillshelf.config import Config
     from skillshelf.select.service import TurnCandidates
     from skillshelf.skills.catalog import RenderedCatalog
+    from skillshelf.skills.mentions import Agent
     from skillshelf.workspace import Workspace
 
 __all__ = [
@@ -183,7 +184,7 @@ def turn_candidates(skills: ContextSkills, task: str, *, claude: ClaudeNames | N
 
     candidates = suggestion_candidates(skills)
     why = never_suggested(skills)
-    mentioned = mentioned_in(skills, task)
+    mentioned = mentioned_in(skills, task, agent="codex" if claude is None else "claude")
     for skill in mentioned:
         why.setdefault(str(skill.path), MENTIONED_WHY)
     for skill in () if claude is None else claude.withheld(candidates):
@@ -197,13 +198,15 @@ def turn_candidates(skills: ContextSkills, task: str, *, claude: ClaudeNames | N
     )
 
 
-def mentioned_in(skills: ContextSkills, task: str) -> tuple[Skill, ...]:
-    """The loadable skills ``task`` mentions, in the order the context loads them."""
+def mentioned_in(skills: ContextSkills, task: str, *, agent: Agent = "codex") -> tuple[Skill, ...]:
+    """The loadable skills ``task`` mentions, in the order the context loads them, for ``agent``:
+    a ``$name`` is counted over the skills that agent reads itself first
+    (:func:`skillshelf.skills.mentions.named_choice`)."""
     if "$" not in task and not task.lstrip().startswith("/"):
         return ()  # no sigil, no mention (as select_mentioned says): skip importing it
     from skillshelf.skills.mentions import select_mentioned
 
-    return select_mentioned(skills.loadable, [task])
+    return select_mentioned(skills.loadable, [task], agent=agent)
 
 
 def suggestions_part(

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -15,15 +14,10 @@ from typing import Any
 import pytest
 from serve_helpers import make_skill_tree, serve_args
 
-from testkit import missing
+from testkit import agent_cli
 
 pytestmark = [pytest.mark.oracle, pytest.mark.usefixtures("isolated_home")]
 
-REAL_HOME = Path(os.environ.get("HOME") or Path.home())
-CLIS = {
-    "claude": ("CLAUDE_ORACLE_CACHE", "claude-oracle", "2.1.197", "@anthropic-ai/claude-code"),
-    "codex": ("CODEX_ORACLE_CACHE", "codex-oracle", "0.171.0", "@openai/codex"),
-}
 QUIET = {
     "DISABLE_TELEMETRY": "1",
     "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
@@ -32,29 +26,6 @@ QUIET = {
     "MCP_CONNECTION_NONBLOCKING": "false",
     "MCP_TIMEOUT": "60000",
 }
-
-
-def agent_cli(name: str) -> Path:
-    """The pinned CLI the oracles use (installed with npm into their cache on first use)."""
-    env_var, folder, version, package = CLIS[name]
-    cache = Path(os.environ.get(env_var) or REAL_HOME / ".cache" / folder / version)
-    binary = cache / "node_modules" / ".bin" / name
-    if not binary.exists():
-        if shutil.which("npm") is None:
-            missing("npm is not available, so the reference CLIs cannot be installed")
-        cache.mkdir(parents=True, exist_ok=True)
-        proc = subprocess.run(
-            ["npm", "install", "--silent", "--no-audit", "--no-fund", f"{package}@{version}"],
-            cwd=cache,
-            capture_output=True,
-            text=True,
-            encoding="utf-8",
-            timeout=600,
-            check=False,
-        )
-        if proc.returncode != 0 or not binary.exists():
-            missing(f"could not install {package}@{version} with npm: {proc.stderr.strip()[-300:]}")
-    return binary
 
 
 def _server_entry(root: Path) -> dict[str, Any]:

@@ -104,6 +104,17 @@ def test_nested_skills_and_symlinks_leaving_the_folder_are_not_listed(tmp_path: 
     assert load_skill([skill], "outer").files == ("scripts/a.sh",)
 
 
+def test_file_symlinks_leading_out_of_the_folder_are_not_listed_but_those_inside_are(tmp_path: Path) -> None:
+    skill = write_skill(tmp_path, "outer", files=("references/real.md",))
+    outside = tmp_path / "outside.md"
+    outside.write_text("secret", encoding="utf-8")
+    os.symlink(outside, skill.folder / "references" / "passwd.md")
+    os.symlink("real.md", skill.folder / "references" / "alias.md")
+    os.symlink(tmp_path / "gone.md", skill.folder / "references" / "dangling.md")
+    assert load_skill([skill], "outer").files == ("references/alias.md", "references/real.md")
+    assert list_bundled_files(skill.folder) == (("references/alias.md", "references/real.md"), 0)
+
+
 def test_hidden_skills_load_by_name(tmp_path: Path) -> None:
     skill = write_skill(tmp_path, "quiet", hidden=True)
     assert load_skill([skill], "quiet").skill is skill

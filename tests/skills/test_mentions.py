@@ -13,14 +13,21 @@ from skillshelf.skills.mentions import extract_mentions, select_mentioned
 from skillshelf.skills.model import ClaudeFields, RootOrigin, Scope, Skill, SkillPolicy
 
 
-def make_skill(name: str, path: str, *, invocable: bool = True, hidden: bool = False) -> Skill:
+def make_skill(
+    name: str,
+    path: str,
+    *,
+    invocable: bool = True,
+    hidden: bool = False,
+    origin: RootOrigin = RootOrigin.EXTRA,
+) -> Skill:
     return Skill(
         name=name,
         description=f"{name} does things",
         path=Path(path),
         root=Path("/tmp"),
         scope=Scope.USER,
-        origin=RootOrigin.EXTRA,
+        origin=origin,
         claude=ClaudeFields(user_invocable=invocable),
         policy=SkillPolicy(allow_implicit_invocation=not hidden),
     )
@@ -145,10 +152,26 @@ def test_a_link_to_an_unknown_path_selects_nothing_and_never_falls_back_to_the_n
     assert select_mentioned(skills, ["use [$demo](/tmp/missing)"]) == ()
 
 
-def test_a_link_may_name_the_skill_folder_and_the_same_link_twice_selects_once() -> None:
+def test_the_same_link_twice_and_the_name_again_select_once() -> None:
     skills = [make_skill("alpha", "/tmp/alpha/SKILL.md")]
-    chosen = select_mentioned(skills, ["[$alpha](/tmp/alpha) and [$alpha](/tmp/alpha/SKILL.md)", "$alpha"])
+    chosen = select_mentioned(
+        skills, ["[$alpha](/tmp/alpha/SKILL.md) and [$alpha](/tmp/alpha/SKILL.md)", "$alpha"]
+    )
     assert [s.name for s in chosen] == ["alpha"]
+
+
+@pytest.mark.parametrize("link", ["/tmp/alpha", "/tmp/alpha/", "/tmp/./alpha", "alpha/SKILL.md"])
+def test_a_link_to_the_skill_folder_or_a_relative_one_selects_nothing_as_in_codex(link: str) -> None:
+    skills = [make_skill("alpha", "/tmp/alpha/SKILL.md")]
+    assert select_mentioned(skills, [f"use [$alpha]({link})"]) == ()
+
+
+@pytest.mark.parametrize(
+    "link", ["/tmp/alpha/./SKILL.md", "/tmp//alpha/SKILL.md", "/tmp/x/../alpha/SKILL.md"]
+)
+def test_a_link_to_the_skill_md_path_is_normalised_as_in_codex(link: str) -> None:
+    skills = [make_skill("alpha", "/tmp/alpha/SKILL.md")]
+    assert [s.name for s in select_mentioned(skills, [f"use [$alpha]({link})"])] == ["alpha"]
 
 
 def test_relative_links_are_joined_to_the_cwd_when_given() -> None:
@@ -220,3 +243,32 @@ def test_codex_selection_vectors_for_text_inputs_hold() -> None:
         assert [s.name for s in chosen] == expected, vector["description"]
         checked += 1
     assert checked >= 3
+
+
+LINT_CODEX = make_skill("lint", "/p/.agents/skills/lint/SKILL.md", origin=RootOrigin.AGENTS_REPO)
+LINT_CLAUDE = make_skill("lint", "/p/.claude/skills/lint/SKILL.md", origin=RootOrigin.CLAUDE_PROJECT)
+
+
+def test_a_plain_name_is_counted_over_the_skills_the_agent_reads() -> None:
+    skills = [LINT_CODEX, LINT_CLAUDE]
+    assert select_mentioned(skills, ["use $lint now"], agent="codex") == (LINT_CODEX,)
+    assert select_mentioned(skills, ["use $lint now"], agent="claude") == (LINT_CLAUDE,)
+    assert select_mentioned(skills, ["use $lint now"]) == ()  # no agent: every skill counts
+
+
+def test_a_name_the_agent_has_no_skill_of_is_counted_over_the_others() -> None:
+    only_claude = [LINT_CLAUDE, make_skill("docs", "/x/docs/SKILL.md")]
+    assert select_mentioned(only_claude, ["use $lint"], agent="codex") == (LINT_CLAUDE,)
+    two_others = [LINT_CLAUDE, make_skill("lint", "/x/lint/SKILL.md")]
+    assert select_mentioned(two_others, ["use $lint"], agent="codex") == ()
+    two_own = [
+        LINT_CODEX,
+        make_skill("lint", "/q/.agents/skills/lint/SKILL.md", origin=RootOrigin.AGENTS_USER),
+    ]
+    assert select_mentioned([*two_own, LINT_CLAUDE], ["use $lint"], agent="codex") == ()
+
+
+def test_a_slash_command_selects_the_skill_the_agent_reads_first() -> None:
+    skills = [LINT_CODEX, LINT_CLAUDE]
+    assert select_mentioned(skills, ["/lint now"], agent="claude") == (LINT_CLAUDE,)
+    assert select_mentioned(skills, ["/lint now"], agent="codex") == (LINT_CODEX,)

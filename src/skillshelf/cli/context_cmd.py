@@ -21,7 +21,7 @@ from skillshelf.cli.output import (
     stdout_console,
 )
 from skillshelf.cli.progress import working
-from skillshelf.context import ContextOptions, ContextResult, build_context
+from skillshelf.context import MENTION_NOTE_CODES, ContextOptions, ContextResult, build_context
 from skillshelf.env import Env
 
 
@@ -105,7 +105,7 @@ def _print_for_people(result: ContextResult, *, suggestions: bool) -> None:
     for part in result.parts:
         console.print(Rule(Text(f"{part.title}  ({part.tokens:,} tokens)", style="bold cyan"), align="left"))
         console.print(Text(printable(part.text)), soft_wrap=True)
-    title = Text(printable(f"Context for {result.task!r}" if result.task else "Context"))
+    title = Text(printable(f"Context for {_title_task(result.task)!r}" if result.task else "Context"))
     table: Any = Table(title=title, title_justify="left")
     table.add_column("part")
     table.add_column("tokens", justify="right")
@@ -127,6 +127,17 @@ def _print_for_people(result: ContextResult, *, suggestions: bool) -> None:
         console.print(Text(printable(note), style="dim"))
 
 
+TITLE_TASK_CHARS = 80
+
+
+def _title_task(task: str) -> str:
+    """The task as the table's title shows it: its first line, cut to :data:`TITLE_TASK_CHARS`
+    characters with an ellipsis (a task read from stdin can be a whole file)."""
+    line = task.strip().split("\n", 1)[0]
+    cut = len(line) > TITLE_TASK_CHARS or line != task.strip()
+    return line[:TITLE_TASK_CHARS].rstrip() + "…" if cut else line
+
+
 def _sources(sources: tuple[str, ...]) -> str:
     if not sources:
         return ""
@@ -144,4 +155,4 @@ def _print_notes(result: ContextResult) -> bool:
     for warning in result.warnings:
         click.echo(f"{click.style('warning:', fg='yellow')} {shown(warning)}", err=True)
 
-    return print_run_findings(result.diagnostics)
+    return print_run_findings([d for d in result.diagnostics if d.code not in MENTION_NOTE_CODES])

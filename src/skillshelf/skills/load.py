@@ -275,7 +275,8 @@ def _group(relative: str) -> tuple[int, str]:
 
 def _walk_files(folder: Path) -> list[str]:
     """Every regular file below ``folder`` (relative, POSIX), skipping hidden names, VCS and cache
-    folders and nested skills; bounded by :data:`MAX_WALK_ENTRIES` entries and cycle-safe.
+    folders, nested skills and symlinks that lead out of ``folder`` (to a folder or a file);
+    bounded by :data:`MAX_WALK_ENTRIES` entries and cycle-safe.
     ``scripts/``, ``references/`` and ``assets/`` are walked first, so a big data folder beside
     them cannot use up the bound before the files a skill points to are found."""
     found: list[str] = []
@@ -304,11 +305,20 @@ def _walk_files(folder: Path) -> list[str]:
                 if entry.is_dir():
                     if entry.name not in _SKIPPED_DIRS and not (Path(entry.path) / "SKILL.md").is_file():
                         queue.append((Path(entry.path), relative + "/"))
-                elif entry.is_file() and relative != "SKILL.md":
+                elif entry.is_file() and relative != "SKILL.md" and _inside(entry, base):
                     found.append(relative)
             except OSError:
                 continue
     return found
+
+
+def _inside(entry: os.DirEntry[str], base: str) -> bool:
+    """Whether a file entry is in the skill folder ``base`` (real path): a symlink to a file
+    elsewhere (``references/x.md -> /etc/passwd``) is not the skill's to list."""
+    if not entry.is_symlink():
+        return True
+    real = os.path.realpath(entry.path)
+    return real.startswith(base + os.sep)
 
 
 def list_bundled_files(folder: Path, *, limit: int = DEFAULT_MAX_FILES) -> tuple[tuple[str, ...], int]:

@@ -1,10 +1,14 @@
 """Skills that share a name.
 
 Codex keeps every skill of a name: its catalog lists each one, and a ``$name`` mention then
-selects none of them (``SK220`` says so). skillshelf's built-in skills are not Codex's: they are
-there for when nothing of the kind is installed. A built-in whose name a skill of the user's,
-the project's or an installed one also has is therefore left out (``SK222``), so the name
-keeps pointing at the skill the user chose and ``$name`` still selects it.
+selects none of those it reads; a skill of the name that only Claude Code reads (in
+``.claude/skills``) does not count for Codex, nor one of Codex's for Claude Code (``SK220`` says
+what ``$name`` selects for each, :func:`~skillshelf.skills.mentions.named_choice`).
+
+skillshelf's built-in skills are not Codex's: they are there for when nothing of the kind is
+installed. A built-in whose name a skill of the user's, the project's or an installed one also
+has is therefore left out (``SK222``), so the name keeps pointing at the skill the user chose
+and ``$name`` still selects it.
 
 A skill Claude Code reads that is a copy of one Codex reads (same name, same ``SKILL.md``
 bytes: one plugin installed in both agents, or one skill copied into both folders) is the same
@@ -19,6 +23,7 @@ from pathlib import Path
 
 from skillshelf.diagnostics import Diagnostic, Severity, diagnostic
 from skillshelf.fileio import open_regular
+from skillshelf.skills.mentions import named_choice
 from skillshelf.skills.model import MAX_SKILL_BYTES, RootOrigin, Skill
 
 __all__ = [
@@ -120,10 +125,21 @@ def duplicate_names(skills: Sequence[Skill]) -> list[Diagnostic]:
             diagnostic(
                 "SK220",
                 Severity.INFO,
-                f"{len(paths)} skills are named {name!r}: {where}; all are kept, "
-                f"and `${name}` selects none of them",
-                "rename one of them, or disable the one you do not want",
+                f"{len(paths)} skills are named {name!r}: {where}; all are kept, and {_selects(name, paths)}",
+                "rename one of them, or disable the one you do not want; a link to its SKILL.md, "
+                f"[${name}](path/to/SKILL.md), selects one",
                 paths[0].path,
             )
         )
     return out
+
+
+def _selects(name: str, same_name: Sequence[Skill]) -> str:
+    """What ``$name`` selects among ``same_name`` for Codex and for Claude Code (through
+    skillshelf's hook)."""
+    codex, claude = named_choice(same_name, "codex"), named_choice(same_name, "claude")
+    if codex is None and claude is None:
+        return f"`${name}` selects none of them"
+    for_codex = "none of them" if codex is None else str(codex.path)
+    for_claude = "none of them" if claude is None else str(claude.path)
+    return f"`${name}` selects {for_codex} for Codex and {for_claude} for Claude Code"
