@@ -105,7 +105,7 @@ def read_skill_fragment(skill: Skill) -> str:
         FileAccessError: its file cannot be read any more.
     """
     from skillshelf.errors import FileAccessError, reason
-    from skillshelf.skills.load import skill_fragment, with_trust_note
+    from skillshelf.skills.load import cut_note, skill_fragment, with_trust_note
     from skillshelf.skills.model import MAX_SKILL_BYTES
     from skillshelf.skills.skill_files import read_head_text
 
@@ -117,7 +117,7 @@ def read_skill_fragment(skill: Skill) -> str:
             hint="check that the skill file still exists and is readable, then run again",
         ) from exc
     if size > MAX_SKILL_BYTES:  # listed from its frontmatter (SK119): its first bytes only
-        contents += f"\n\n(The text was cut to its first {MAX_SKILL_BYTES:,} of {size:,} bytes.)"
+        contents += cut_note(size)
     return with_trust_note(skill, skill_fragment(skill, contents))
 
 

@@ -75,13 +75,13 @@ def _load(skills: Sequence[Skill], name: str, max_files: int) -> LoadedSkill:
     """The skill ``name`` of ``skills`` as the model gets it: its text cut at
     :data:`~skillshelf.skills.model.MAX_SKILL_BYTES`, as ``context`` and ``validate`` (SK119) cut
     it, with the same closing note inside its fragment when it was cut."""
-    from skillshelf.skills.load import load_skill, skill_fragment
+    from skillshelf.skills.load import cut_note, load_skill, skill_fragment
     from skillshelf.skills.model import MAX_SKILL_BYTES
 
     loaded = load_skill(skills, name, max_bytes=MAX_SKILL_BYTES, max_files=max_files)
     if not loaded.truncated:
         return loaded
-    note = f"\n\n(The text was cut to its first {MAX_SKILL_BYTES:,} of {_size(loaded.skill.path):,} bytes.)"
+    note = cut_note(_size(loaded.skill.path))
     return dataclasses.replace(loaded, fragment=skill_fragment(loaded.skill, loaded.contents + note))
 
 

@@ -27,7 +27,7 @@ from pathlib import Path, PurePath
 
 from skillshelf.errors import FileAccessError, PathEscapeError, SkillNotFoundError, SkillshelfError
 from skillshelf.skills.confined import read_beneath
-from skillshelf.skills.model import Scope, Skill
+from skillshelf.skills.model import MAX_SKILL_BYTES, Scope, Skill
 from skillshelf.skills.slots import replaced
 from skillshelf.tokens import approx_tokens
 
@@ -38,6 +38,7 @@ __all__ = [
     "UNTRUSTED_TAG",
     "LoadedSkill",
     "close_matches",
+    "cut_note",
     "defused",
     "first_by_name",
     "handle_load_skill",
@@ -152,6 +153,12 @@ def defused(text: str) -> str:
     return _TAG_START.sub(
         lambda match: match[0] + "\\" if _closes_skill(text, match.end()) else match[0], text
     )
+
+
+def cut_note(size: int) -> str:
+    """The line after a skill's text cut at :data:`~skillshelf.skills.model.MAX_SKILL_BYTES`
+    (``size``: the whole file's bytes), as ``context`` and ``load`` give it to the model."""
+    return f"\n\n(The text was cut to its first {MAX_SKILL_BYTES:,} of {size:,} bytes.)"
 
 
 def skill_fragment(skill: Skill, contents: str) -> str:
