@@ -29,6 +29,7 @@ from skillshelf.skills.model import MAX_SKILL_BYTES, RootOrigin, Skill
 __all__ = [
     "copied_from",
     "duplicate_names",
+    "mention_selects",
     "same_bytes",
     "without_claude_copies",
     "without_shadowed_builtins",
@@ -121,11 +122,12 @@ def duplicate_names(skills: Sequence[Skill]) -> list[Diagnostic]:
         if len(paths) < 2:
             continue
         where = ", ".join(f"{s.path} ({s.scope.value})" for s in paths)
+        selects = mention_selects(name, paths)
         out.append(
             diagnostic(
                 "SK220",
                 Severity.INFO,
-                f"{len(paths)} skills are named {name!r}: {where}; all are kept, and {_selects(name, paths)}",
+                f"{len(paths)} skills are named {name!r}: {where}; all are kept, and {selects}",
                 "rename one of them, or disable the one you do not want; a link to its SKILL.md, "
                 f"[${name}](path/to/SKILL.md), selects one",
                 paths[0].path,
@@ -134,7 +136,7 @@ def duplicate_names(skills: Sequence[Skill]) -> list[Diagnostic]:
     return out
 
 
-def _selects(name: str, same_name: Sequence[Skill]) -> str:
+def mention_selects(name: str, same_name: Sequence[Skill]) -> str:
     """What ``$name`` selects among ``same_name`` for Codex and for Claude Code (through
     skillshelf's hook)."""
     codex, claude = named_choice(same_name, "codex"), named_choice(same_name, "claude")

@@ -18,6 +18,7 @@ from skillshelf.env import Env
 from skillshelf.serve.ui.state import Snapshot, UiOptions
 from skillshelf.skills.catalog import CatalogPlacement
 from skillshelf.skills.model import Skill
+from skillshelf.skills.same_names import mention_selects
 
 __all__ = ["Profile", "budget_view", "duplicate_groups"]
 
@@ -185,7 +186,7 @@ def duplicate_groups(skills: Sequence[Skill], prepared: PreparedContext) -> list
                 "name": name,
                 "winner": str(winner.path) if winner else None,
                 "why": _why_first(winner, copies) if winner else "every copy is disabled",
-                "mention": f"`${name}` selects none of them: a plain mention must name exactly one skill",
+                "mention": mention_selects(name, [s for s in copies if s.path in loadable]),
                 "copies": [
                     {
                         "path": str(s.path),
