@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import subprocess
@@ -59,16 +60,26 @@ def write_config(env: Env, text: str) -> None:
     (env.dirs.config / "config.toml").write_text(text, encoding="utf-8")
 
 
+_TURNS: dict[str, int] = {}  # the prompts asked so far under each test's home
+_TOOL_CALLS = itertools.count(1)
+
+
 def hook_input(event: str, env: Env, **fields: Any) -> bytes:
     """What Claude Code writes on a hook's stdin (Codex's carries ``turn_id`` instead of
-    ``prompt_id`` and a few more fields)."""
+    ``prompt_id`` and a few more fields). As in a session, each ``UserPromptSubmit`` starts a
+    new turn (``turn-1``, ``turn-2``... under ``env``'s home), the other events belong to the
+    latest one, and each ``PostToolUse`` names its own tool call: a hook answers a call once."""
+    home = str(env.home)
+    if event == "UserPromptSubmit":
+        _TURNS[home] = _TURNS.get(home, 0) + 1
     data = {
         "session_id": "sess-1",
         "transcript_path": str(env.home / ".claude" / "projects" / "p" / "sess-1.jsonl"),
         "cwd": str(env.cwd),
-        "prompt_id": "turn-1",
+        "prompt_id": f"turn-{_TURNS.get(home, 1)}",
         "permission_mode": "default",
         "hook_event_name": event,
+        **({"tool_use_id": f"toolu_{next(_TOOL_CALLS)}"} if event == "PostToolUse" else {}),
         **fields,
     }
     return json.dumps(data).encode()

@@ -50,10 +50,10 @@ def test_a_plain_hook_call_is_answered_without_loading_click(isolated_home: Any)
 
 def test_the_lean_answer_is_the_click_commands_answer(isolated_home: Any) -> None:
     env = make_project(isolated_home)
-    stdin = hook_input("UserPromptSubmit", env, prompt="plan a database schema migration")
+    prompt = "plan a database schema migration"
     args = ["hook", "UserPromptSubmit", "--agent=codex", "--deadline", "0"]
-    lean = _entry(args, env.cwd, stdin)
-    assert lean == _click(args, env.cwd, stdin)
+    lean = _entry(args, env.cwd, hook_input("UserPromptSubmit", env, prompt=prompt))
+    assert lean == _click(args, env.cwd, hook_input("UserPromptSubmit", env, prompt=prompt))
     assert lean[0] == 0 and "- db-migrations: " in context_text(lean[1])
 
 
@@ -181,6 +181,7 @@ def test_the_lean_hook_loads_blas_on_one_thread_and_leaves_the_environment_as_it
         timeout=120,
     )
     assert done.stderr == b"[1] -" and "- release-notes: " in context_text(done.stdout)
+    stdin = hook_input("UserPromptSubmit", env, prompt="write the release notes")  # the next turn
     _, _, err = _run(["-c", BLAS_SEEN], args, env.cwd, stdin, OPENBLAS_NUM_THREADS="2")
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     assert err == f"[{min(2, cores)}] 2".encode()  # OpenBLAS takes no more threads than cores

@@ -105,6 +105,7 @@ def test_a_damaged_index_cache_is_rebuilt_and_the_answer_still_comes(isolated_ho
     assert first.status == "ok" and caches
     for cache in caches:
         cache.write_bytes(os.urandom(512))
+    raw = hook_input("UserPromptSubmit", env, prompt="fill in the PDF form fields")  # the next turn
     again = run_hook("claude", "UserPromptSubmit", raw, env=env, state_dir=env.dirs.state)
     assert again.answer == first.answer
 

@@ -103,6 +103,7 @@ def test_a_hook_hands_its_call_to_the_server_and_prints_the_answer_it_would_give
     assert _status()["calls"] == 1  # type: ignore[index]
     assert _setup_status(env.cwd)["hook_server"]["state"] == "running"
     assert _setup_status(env.cwd, SKILLSHELF_HOOK_SERVER="0")["hook_server"] == {"state": "off"}
+    stdin = hook_input("UserPromptSubmit", env, prompt="write the release notes for the tag")
     code, alone = _hook(env.cwd, stdin, SKILLSHELF_HOOK_SERVER="0")
     assert (code, alone) == (0, served)
     assert not _log_lines(env)[-1].endswith("(server)")
@@ -133,6 +134,7 @@ def test_a_skill_added_while_the_server_runs_counts_at_the_next_prompt(server: A
     write_skill(
         env.cwd / ".agents" / "skills", "cert-rotation", "Rotate TLS certificates of ingress controllers."
     )
+    stdin = hook_input("UserPromptSubmit", env, prompt="rotate the tls certificates of the ingress")
     code, out = _hook(env.cwd, stdin)
     assert code == 0 and "- cert-rotation: " in context_text(out)
     assert _log_lines(env)[-1].endswith("(server)")
@@ -221,6 +223,7 @@ def test_a_hook_without_a_server_answers_itself_and_starts_one(isolated_home: An
         assert code == 0 and "- release-notes: " in context_text(out)
         assert not _log_lines(env)[-1].endswith("(server)")
         wait_for(_status)
+        stdin = hook_input("UserPromptSubmit", env, prompt="write the release notes for the tag")
         assert _hook(env.cwd, stdin) == (0, out)
         assert _log_lines(env)[-1].endswith("(server)")
     finally:

@@ -5,6 +5,7 @@ which serve the whole state folder, stay one a minute; the warm-ups' markers sta
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import os
 import threading
 import time
@@ -39,8 +40,11 @@ def _two_projects(box: Any) -> tuple[Env, Env]:
     return first, dataclasses.replace(first, cwd=other)
 
 
+_SESSIONS = itertools.count(1)  # each start is a session of its own
+
+
 def _session_start(env: Env, agent: str = "claude") -> None:
-    raw = hook_input("SessionStart", env, source="startup")
+    raw = hook_input("SessionStart", env, source="startup", session_id=f"sess-{next(_SESSIONS)}")
     run = run_hook(agent, "SessionStart", raw, env=env, state_dir=env.dirs.state)  # type: ignore[arg-type]
     assert run.status in ("ok", "empty"), run.detail
 

@@ -42,6 +42,15 @@ def setup(
     from skillshelf.errors import UsageError
     from skillshelf.hooks.agents import skillshelf_command
 
+    changing = [
+        name for name, given in (("--remove", remove), ("--dry-run", dry_run), ("--mcp", mcp)) if given
+    ]
+    if status and changing:
+        raise UsageError(
+            f"--status only shows what is set up; it cannot be used with {', '.join(changing)}",
+            hint="run `skillshelf setup --status` alone, then the change without --status",
+            code="HK140",
+        )
     env = Env.from_os()
     if status:
         _print_status(env, skillshelf_command(env), as_json)

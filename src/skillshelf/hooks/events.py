@@ -3,10 +3,11 @@
 
 - ``UserPromptSubmit``: the suggestion fragment for the prompt (the ranking, threshold and
   budget of ``skillshelf context``), the bodies of mentioned skills the agent cannot load
-  itself, and memory lines that match the prompt; nothing at all when nothing fits. The
+  itself (one too long for the answer by name and path, to be read), and memory lines that
+  match the prompt; nothing at all when nothing fits. The
   turn's suggestions are recorded so ``skillshelf stats`` can tell how often they were used,
-  and each mentioned skill as loaded (``via: "mention"``; the agent injected its body or the
-  hook did), so a compaction puts it back like a skill the model read. A pinned skill the
+  and each mentioned skill whose body came as loaded (``via: "mention"``; the agent injected
+  its body or the hook did), so a compaction puts it back like a skill the model read. A pinned skill the
   session's ``SessionStart`` answer holds whole is neither loaded nor recorded again.
 - ``SessionStart``: the pinned skills (:mod:`.pinned`; on a resume only those the transcript does
   not hold yet), after a compaction the
@@ -40,7 +41,6 @@ from skillshelf.tokens import approx_tokens
 
 if TYPE_CHECKING:
     from skillshelf.config import Config
-    from skillshelf.context import MentionedSkill
     from skillshelf.skills.model import Skill
     from skillshelf.workspace import WorkspaceSkills
 
@@ -68,7 +68,7 @@ def _turn_key(inp: HookInput) -> str:
 def user_prompt_submit(agent: Agent, inp: HookInput, env: Env, spawn: Spawn) -> str:
     if not inp.prompt.strip():
         return ""
-    from skillshelf.hooks.turn import prompt_turn
+    from skillshelf.hooks.turn import given_mentions, prompt_turn
 
     turn = prompt_turn(env, inp.prompt, skill_tool=agent == "claude", agent=agent)
     settings = turn.settings
@@ -77,16 +77,17 @@ def user_prompt_submit(agent: Agent, inp: HookInput, env: Env, spawn: Spawn) -> 
     suggestions = turn.part("suggestions")
     if suggestions is not None:
         pieces.append(suggestions.text)
-    for body in _mention_bodies(agent, env, turn.loaded, inp.prompt):
-        if _tokens(pieces) + approx_tokens(body) + settings.memory_tokens <= budget:
-            pieces.append(body)
+    given = given_mentions(
+        agent, env, turn.loaded, inp.prompt, before=pieces, budget=budget, keep=settings.memory_tokens
+    )
+    pieces += given.pieces
     if settings.memory:
         cap = min(settings.memory_tokens, budget - _tokens(pieces))
         notes = memory_notes(env, inp.prompt, token_cap=cap, setting=turn.memory_scope)
         pieces += [notes] if notes else []
     if settings.usage:
         _record_turn(env, inp, suggestions.sources if suggestions is not None else ())
-        _record_mentions(env, inp, [item.skill for item in turn.loaded])
+        _record_mentions(env, inp, [item.skill for item in turn.loaded if item.skill not in given.listed])
     _keep_server(env, settings, spawn)
     return "\n\n".join(pieces)
 
@@ -102,17 +103,6 @@ def _keep_server(env: Env, settings: HookSettings, spawn: Spawn) -> None:
 
 def _tokens(pieces: Sequence[str]) -> int:
     return approx_tokens("\n\n".join(pieces))
-
-
-def _mention_bodies(agent: Agent, env: Env, loaded: Sequence[MentionedSkill], prompt: str) -> list[str]:
-    """Fragments of the mentioned skills the agent does not load by itself
-    (:func:`skillshelf.context.loaded_by_agent`); none of them is suggested as well."""
-    if not loaded:
-        return []
-    from skillshelf.context import loaded_by_agent
-
-    native = loaded_by_agent(agent, env, prompt)
-    return [item.fragment for item in loaded if not native(item.skill)]
 
 
 def _record_turn(env: Env, inp: HookInput, suggested: Sequence[str]) -> None:

@@ -16,10 +16,21 @@ An event's essential step (``events.ESSENTIAL``: the memory queue's entry of ``S
 
 Deadlines (:mod:`.deadlines`) stay well under the timeouts ``setup`` writes into the agents'
 configuration, so the agent never has to kill the hook.
+
+A call is answered once (:func:`_first_call`): Codex runs every hook set that names the event
+(skillshelf set up at both project and user scope: two), at the same time, each on the same
+input byte for byte (0.171.0, measured). The first process to claim the call in the state
+folder's ``hooks/claims/`` answers it; another with the same input within
+:data:`CLAIM_SECONDS` answers empty and does nothing else (no second queue entry, no usage
+counted twice; the log says ``duplicate``). The input names its session and, where one call
+differs from the next, its turn (``turn_id`` / ``prompt_id``), prompt and tool call
+(``tool_use_id``), so two different calls never share a claim. A call without a session id,
+or a claim that cannot be written, is answered as if it were the only one.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import os
@@ -41,6 +52,11 @@ __all__ = ["HookRun", "log_path", "run_hook", "spawn_detached"]
 SPAWN_QUIET_SECONDS = 60.0  # one detached job of a kind per minute at most (a warm-up: per folder)
 WARM_MARKERS = "spawned-warm-ups"  # one marker per folder warmed, under the state folder's hooks/
 MAX_WARM_MARKERS = 64
+CLAIMS = "claims"  # one file per hook call answered lately, under the state folder's hooks/
+#: How long a claim holds: both hook sets start within the agents' 10 s hook timeout of each
+#: other; an input seen again after this (a session resumed twice) is a new call.
+CLAIM_SECONDS = 60.0
+MAX_CLAIMS = 512
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -48,7 +64,7 @@ class HookRun:
     """The answer to print (always valid) and what happened, for the log."""
 
     answer: bytes
-    status: str  # ok | empty | error | timeout
+    status: str  # ok | empty | error | timeout | duplicate (another process answers the same call)
     seconds: float
     detail: str = ""
     timed_out: bool = False
@@ -72,7 +88,7 @@ def run_hook(
     start = time.perf_counter()
     limit = work_limit(event, deadline)
     grace = ESSENTIAL_SECONDS.get(event, 0.0)
-    text: list[str] = []
+    text: list[str | None] = []  # None: another hook process answers this call
     failed: list[BaseException] = []
     settled = threading.Event()  # the essential step is over, or the work ended before it
 
@@ -90,6 +106,9 @@ def run_hook(
     seconds = time.perf_counter() - start
     if failed:
         run = HookRun(answer=EMPTY, status="error", seconds=seconds, detail=_describe(failed[0]))
+    elif text == [None]:
+        detail = "the same call is answered by another hook process (skillshelf is set up twice)"
+        run = HookRun(answer=EMPTY, status="duplicate", seconds=seconds, detail=detail)
     elif worker.is_alive() or late:
         detail = "no time left for the work" if late else f"over {limit:g} s"
         if grace:
@@ -108,7 +127,7 @@ def run_hook(
         timed_out = worker.is_alive()
         run = HookRun(answer=EMPTY, status="timeout", seconds=seconds, detail=detail, timed_out=timed_out)
     else:
-        answer = context_answer(agent, event, text[0] if text else "")
+        answer = context_answer(agent, event, (text[0] or "") if text else "")
         run = HookRun(
             answer=answer, status="ok" if answer else "empty", seconds=seconds, detail=f"{len(answer)} bytes"
         )
@@ -141,8 +160,9 @@ def _handle(
     served: bool,
     settled: threading.Event,
     late: bool,
-) -> str:
-    """The event's essential step (then ``settled`` is set), then, unless ``late``, its handler."""
+) -> str | None:
+    """The event's essential step (then ``settled`` is set), then, unless ``late``, its handler;
+    ``None`` when another hook process has the call (:func:`_first_call`)."""
     from skillshelf.hooks.events import ESSENTIAL, HANDLERS
     from skillshelf.hooks.payload import HookInputError, parse_input
 
@@ -150,6 +170,8 @@ def _handle(
     if handler is None:
         raise HookInputError(f"skillshelf has no hook for the event {event!r}")
     inp = parse_input(raw, event) if event != "warm" else parse_input(b"{}", event)
+    if inp.session_id and not _first_call(agent, event, raw, state_dir, served=served):
+        return None
     here = _in_session_folder(agent, env, inp.cwd)
     essential = ESSENTIAL.get(event)
     if essential is not None:
@@ -185,6 +207,62 @@ def _session_folder(agent: Agent, cwd: str, env: Env) -> Path | None:
     return None
 
 
+def _first_call(agent: Agent, event: str, raw: bytes, state_dir: Path, *, served: bool) -> bool:
+    """Whether this process is the first to take the hook call ``raw`` (an input naming a
+    session): its claim file made with ``O_EXCL`` (a hook server's names its pid); one older than
+    :data:`CLAIM_SECONDS`, or left by a hook server that is gone (stopped while it had the call,
+    which the hook then answers itself), is replaced. A hook process's claim holds even after
+    it ended: the agent may run the second hook set after the first. ``True`` too when the
+    claim cannot be written: the call is answered as if alone."""
+    key = b"\0".join([agent.encode(), event.encode(), raw.strip()])
+    folder = state_dir / "hooks" / CLAIMS
+    claim = folder / hashlib.sha256(key).hexdigest()[:40]
+    try:
+        private_dir(folder)
+    except OSError:
+        return True
+    for _ in range(2):
+        try:
+            handle = os.open(claim, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            if _held(claim):
+                return False
+            with contextlib.suppress(OSError):
+                claim.unlink()
+            continue
+        except OSError:
+            return True
+        with contextlib.suppress(OSError):
+            os.write(handle, f"server {os.getpid()}".encode("ascii") if served else b"hook")
+        os.close(handle)
+        _prune(folder, keep=claim, max_age=CLAIM_SECONDS, max_count=MAX_CLAIMS)
+        return True
+    return True
+
+
+def _held(claim: Path) -> bool:
+    """Whether ``claim`` still holds its call: younger than :data:`CLAIM_SECONDS`, and when a
+    hook server made it, that server alive (a claim not written yet holds)."""
+    try:
+        age = time.time() - claim.stat().st_mtime
+        text = claim.read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return False
+    if not -CLAIM_SECONDS < age < CLAIM_SECONDS:
+        return False
+    number = text.removeprefix("server ")
+    pid = int(number) if number != text and number.isascii() and number.isdigit() else 0
+    if pid <= 0 or pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # alive, another user's (a pid taken again)
+    return True
+
+
 def _describe(exc: BaseException) -> str:
     from skillshelf.errors import SkillshelfError
 
@@ -218,7 +296,7 @@ def _spawn(args: list[str], *, env: Env, state_dir: Path) -> None:
     except OSError:
         return
     if args[:2] == ["hook", "warm"]:
-        _prune_markers(marker.parent, keep=marker)
+        _prune(marker.parent, keep=marker, max_age=SPAWN_QUIET_SECONDS, max_count=MAX_WARM_MARKERS)
     spawn_detached(args, env=env, state_dir=state_dir)
 
 
@@ -233,9 +311,10 @@ def _marker(args: list[str], env: Env, state_dir: Path) -> Path:
     return hooks / WARM_MARKERS / tag
 
 
-def _prune_markers(folder: Path, *, keep: Path) -> None:
-    """Remove the markers that throttle nothing any more, and the oldest past
-    :data:`MAX_WARM_MARKERS`: the folder holds no more than that, however many projects."""
+def _prune(folder: Path, *, keep: Path, max_age: float, max_count: int) -> None:
+    """Remove the files of ``folder`` (warm-up markers, claims) that hold nothing any more
+    (``max_age`` seconds old), and the oldest past ``max_count``: the folder holds no more than
+    that, however many projects or calls."""
     entries: list[tuple[float, Path]] = []
     try:
         with os.scandir(folder) as found:
@@ -249,7 +328,7 @@ def _prune_markers(folder: Path, *, keep: Path) -> None:
     now = time.time()
     entries.sort(key=lambda found: (found[1] == keep, found[0]), reverse=True)  # newest first
     for rank, (mtime, path) in enumerate(entries):
-        if path != keep and (rank >= MAX_WARM_MARKERS or now - mtime >= SPAWN_QUIET_SECONDS):
+        if path != keep and (rank >= max_count or now - mtime >= max_age):
             try:
                 path.unlink()
             except OSError:

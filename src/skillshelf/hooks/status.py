@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import os
 import re
+import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
 from skillshelf.env import Env
 from skillshelf.errors import SkillshelfError, reason
-from skillshelf.fileio import MAX_SETTINGS_BYTES, open_regular, read_regular_text
+from skillshelf.fileio import MAX_SETTINGS_BYTES, open_regular, read_regular_text, read_toml_text
 from skillshelf.hooks import jsonfile, tomlblock
 from skillshelf.hooks.agents import (
     AGENTS,
@@ -103,7 +104,9 @@ def _one(env: Env, agent: Agent, scope: SetupScope, command: list[str]) -> HookS
                 f"again to move them to {files.hooks}"
             )
     if agent == "codex":
-        runs = _codex_runs(env, scope, files.hooks, files.trust or files.mcp, hooks, reasons)
+        broken = _codex_config_problems(files.trust or files.mcp, files.mcp)
+        reasons += broken
+        runs = _codex_runs(env, scope, files.hooks, files.trust or files.mcp, hooks, reasons) and not broken
         mcp = tomlblock.lookup(codex_config(files.mcp), ("mcp_servers", MCP_NAME)) is not None
     else:
         blockers = hook_blockers(env)
@@ -138,6 +141,25 @@ def _claude_hooks_of_other_folders(env: Env, settings_dir: Path) -> list[str]:
         for path in (folder / ".claude" / "settings.local.json", folder / ".claude" / "settings.json")
         if _ours(path)[0]
     ]
+
+
+def _codex_config_problems(*paths: Path) -> list[str]:
+    """Why Codex cannot start with the ``config.toml`` files at ``paths`` (the user's; the
+    project's): one that is not TOML stops Codex 0.171.0 at start ("Error loading config.toml"),
+    hooks and all. A missing file is none."""
+    problems: list[str] = []
+    for path in dict.fromkeys(paths):
+        try:
+            tomllib.loads(read_toml_text(path))
+        except FileNotFoundError:
+            continue
+        except (OSError, UnicodeDecodeError) as exc:
+            problems.append(f"cannot read {path}: {reason(exc)}")
+        except (tomllib.TOMLDecodeError, RecursionError) as exc:
+            problems.append(
+                f"{path} is not valid TOML ({reason(exc)}): Codex stops at start until it is fixed"
+            )
+    return problems
 
 
 def _codex_runs(

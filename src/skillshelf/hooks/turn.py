@@ -6,23 +6,31 @@ them (:func:`skillshelf.context.turn_parts`: the ranked suggestion fragment with
 and budget, then the skills the prompt mentions). It skips the parts that stay the same across
 turns (instructions, catalog, memory summary): the agent already has its own. Its one stable
 part is the block of pinned skills the agent's ``SessionStart`` answer carried
-(:mod:`skillshelf.hooks.pinned`).
+(:mod:`skillshelf.hooks.pinned`). :func:`given_mentions` fits the mentioned skills into the
+hook's answer: whole while they fit, then by name and path.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from skillshelf.env import Env
 from skillshelf.hooks.agents import Agent
 from skillshelf.hooks.settings import HookSettings
+from skillshelf.tokens import approx_tokens
 
 if TYPE_CHECKING:
     from skillshelf.context import ContextPart, MentionedSkill, TurnParts
     from skillshelf.skills.model import Skill
 
-__all__ = ["PromptTurn", "prompt_turn", "warm_index"]
+__all__ = ["MENTION_LIST_INTRO", "GivenMentions", "PromptTurn", "given_mentions", "prompt_turn", "warm_index"]
+
+MENTION_LIST_INTRO = (
+    "Skills the prompt mentions, too long to include here: read each SKILL.md at the path given "
+    "and follow it before you go on:"
+)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -89,6 +97,52 @@ def _session_parts(pinned: tuple[Skill, ...], agent: Agent | None) -> tuple[Cont
     from skillshelf.hooks.pinned import pinned_block
 
     return (pinned_block(pinned, agent).part(),)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GivenMentions:
+    """What a prompt's answer holds of the mentioned skills the agent does not load itself."""
+
+    pieces: tuple[str, ...]  # the fragments that fit, then the block naming the others
+    listed: tuple[Skill, ...]  # the skills too long to include, named by path
+
+
+def given_mentions(
+    agent: Agent,
+    env: Env,
+    loaded: Sequence[MentionedSkill],
+    prompt: str,
+    *,
+    before: Sequence[str],
+    budget: int,
+    keep: int,
+) -> GivenMentions:
+    """The mentioned skills the agent does not load by itself
+    (:func:`skillshelf.context.loaded_by_agent`; none of them is suggested as well): each whole,
+    in the prompt's order, while the answer (``before``, then these) leaves ``keep`` of its
+    ``budget`` tokens; those too long for that by name and path under
+    :data:`MENTION_LIST_INTRO` (within the whole ``budget``), as the ``SessionStart`` answer
+    names a pinned skill that does not fit. A skill the prompt names with ``$name`` is nothing
+    to Claude Code (2.1.197, against ``model-standin``), so the line is all it gets of one."""
+    if not loaded:
+        return GivenMentions(pieces=(), listed=())
+    from skillshelf.context import loaded_by_agent
+    from skillshelf.hooks.reattach import skill_line
+
+    native = loaded_by_agent(agent, env, prompt)
+    bodies: list[str] = []
+    listed: list[Skill] = []
+    for item in loaded:
+        if native(item.skill):
+            continue
+        if approx_tokens("\n\n".join([*before, *bodies, item.fragment])) <= budget - keep:
+            bodies.append(item.fragment)
+        else:
+            listed.append(item.skill)
+    block = "\n".join([MENTION_LIST_INTRO, *(skill_line(skill) for skill in listed)])
+    if listed and approx_tokens("\n\n".join([*before, *bodies, block])) <= budget:
+        bodies.append(block)
+    return GivenMentions(pieces=tuple(bodies), listed=tuple(listed))
 
 
 def warm_index(env: Env) -> None:
