@@ -31,6 +31,7 @@ _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _NOFOLLOW | _CLOEXEC
 _FILE_FLAGS = os.O_RDONLY | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0) | _CLOEXEC
+_PATH_ONLY = getattr(os, "O_PATH", 0)
 
 
 def _escape(original: str) -> PathEscapeError:
@@ -48,12 +49,26 @@ def _link_parts(target: str, base_real: str, original: str) -> tuple[bool, list[
     return True, [] if rest == "." else rest.split(os.sep)
 
 
+def _open_file(name: str, dir_fd: int) -> int:
+    """``name`` in ``dir_fd`` opened to read, or, when it cannot be (``ENXIO``: a Unix socket, a
+    device file without its device), an ``O_PATH`` descriptor that reads nothing, for the
+    caller's ``fstat`` to refuse as the special file it is (the error where there is no
+    ``O_PATH``)."""
+    try:
+        return os.open(name, _FILE_FLAGS, dir_fd=dir_fd)
+    except OSError as exc:
+        if exc.errno != errno.ENXIO or not _PATH_ONLY:
+            raise
+    return os.open(name, _PATH_ONLY | _NOFOLLOW | _CLOEXEC, dir_fd=dir_fd)
+
+
 def open_beneath(folder: Path, parts: Sequence[str], original: str) -> int:
     """An ``O_RDONLY | O_NONBLOCK`` descriptor for ``folder/parts...``, never leaving ``folder``.
 
     ``folder`` itself is opened as it is (symlinks to it followed: discovery chose it). The
-    caller owns the descriptor and checks what it is (``fstat``): a folder, FIFO or device can
-    come back. Raises :class:`PathEscapeError` for a way out, ``FileNotFoundError`` /
+    caller owns the descriptor and checks what it is (``fstat``): a folder, FIFO, device or
+    socket can come back (a socket, or a device without its device, as an ``O_PATH`` descriptor
+    that reads nothing). Raises :class:`PathEscapeError` for a way out, ``FileNotFoundError`` /
     ``NotADirectoryError`` for a missing part, ``OSError(ELOOP)`` for a loop.
     """
     if os.open not in os.supports_dir_fd:  # pragma: no cover - not POSIX
@@ -74,7 +89,7 @@ def open_beneath(folder: Path, parts: Sequence[str], original: str) -> int:
                 continue
             last = not todo
             try:
-                fd = os.open(name, _FILE_FLAGS if last else _DIR_FLAGS, dir_fd=stack[-1])
+                fd = _open_file(name, stack[-1]) if last else os.open(name, _DIR_FLAGS, dir_fd=stack[-1])
             except OSError as exc:
                 if exc.errno not in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
                     raise
