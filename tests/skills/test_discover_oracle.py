@@ -348,3 +348,21 @@ def test_tagged_frontmatter_and_quoted_policies_match_codex(tmp_path: Path, code
         )
     listed = tree.compare(codex_oracle)
     assert {"tag-0", "tag-10", "tag-17", "policy-0"} <= {name for name, _ in listed}
+
+
+def test_an_entry_limit_reached_in_bundled_files_matches_codex(tmp_path: Path, codex_oracle: Any) -> None:
+    tree = Tree(tmp_path)
+    roots = {"files-only": tree.home / ".agents/skills", "nested": tree.repo / ".agents/skills"}
+    for kind, root in roots.items():
+        for name in ("aa", "many", "zz"):
+            write_skill(root / name, f"{kind}-{name}")
+        references = root / "many/references"
+        references.mkdir()
+        for i in range(20_100):  # past Codex's 20,000 entries per root
+            (references / f"f{i:05d}.md").touch()
+    write_skill(roots["nested"] / "many/references/zzz", "nested-after-the-cut")
+    listed = {name for name, _ in tree.compare(codex_oracle)}
+    assert "nested-after-the-cut" not in listed and "files-only-zz" in listed and "nested-zz" in listed
+    found = discover_skills(tree.env(), DiscoveryOptions(include_builtin=False, use_cache=False))
+    notes = {(d.code, d.path) for d in found.diagnostics if d.code in ("SK213", "SK215")}
+    assert notes == {("SK215", roots["files-only"]), ("SK213", roots["nested"])}

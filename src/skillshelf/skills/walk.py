@@ -124,25 +124,11 @@ def _list(folder: str, result: WalkResult) -> list[os.DirEntry[str]] | None:
     try:
         with os.scandir(folder) as it:
             entries = list(it)
-    except PermissionError:
-        _note(
-            result,
-            "SK203",
-            Severity.WARNING,
-            "folder cannot be read (permission denied); skills in it are not found",
-            "fix its permissions (chmod u+rx)",
-            folder,
-        )
-        return None
     except OSError as exc:
-        _note(
-            result,
-            "SK203",
-            Severity.WARNING,
-            f"folder cannot be read: {exc.strerror}",
-            "check the folder",
-            folder,
-        )
+        denied = isinstance(exc, PermissionError)
+        why = " (permission denied); skills in it are not found" if denied else f": {exc.strerror}"
+        fix = "fix its permissions (chmod u+rx)" if denied else "check the folder"
+        _note(result, "SK203", Severity.WARNING, f"folder cannot be read{why}", fix, folder)
         return None
     entries.sort(key=lambda e: e.name)
     return entries
@@ -297,6 +283,15 @@ class _Walker:
         except OSError:
             return False
 
+    def cut(self, path: str, depth: int, unread: list[os.DirEntry[str]]) -> None:
+        """The entry budget ran out listing ``path``: the folders of ``unread`` the walk would enter
+        are left unscanned, and ``path`` when its SKILL.md is unread (bundled files hide no skill)."""
+        result = self.result
+        result.truncated, result.limit, result.stopped_in = True, "max_entries", path
+        folders = sum(1 for e in unread if not unlisted_name(e.name) and self.would_enter(e, depth))
+        own_skill = any(e.name == SKILL_FILE and e.is_file(follow_symlinks=False) for e in unread)
+        result.unvisited_dirs += folders + own_skill
+
     def folder(self, path: str, depth: int, via_link: bool, canonical: str) -> bool:
         """List one folder; False when the entry budget ran out. A folder without a plugin
         manifest folder is noted as plain under its canonical path (the one namespaces are
@@ -316,11 +311,9 @@ class _Walker:
             self.result.plain_dirs.add(canonical)
         else:
             self.result.has_plugin_markers = True
-        for entry in entries:
+        for index, entry in enumerate(entries):
             if self.result.entries_seen >= self.limits.max_entries:
-                self.result.truncated = True
-                self.result.limit = "max_entries"
-                self.result.stopped_in = path
+                self.cut(path, depth, entries[index:])
                 return False
             self.result.entries_seen += 1
             if unlisted_name(entry.name):
@@ -371,10 +364,11 @@ def walk_root(
 def walk_claude_root(root: str, *, limits: ScanLimits = ScanLimits()) -> WalkResult:
     """Claude Code's layout: only ``<root>/<name>/SKILL.md``; hidden folders and links included."""
     result = WalkResult(dirs_visited=1)
-    entries = _list(root, result)
-    for entry in entries or []:
+    entries = _list(root, result) or []
+    for index, entry in enumerate(entries):
         if result.entries_seen >= limits.max_entries:
-            result.truncated, result.limit = True, "max_entries"
+            result.truncated, result.limit, result.stopped_in = True, "max_entries", root
+            result.unvisited_dirs = sum(1 for e in entries[index:] if os.path.isdir(e.path))
             break
         result.entries_seen += 1
         try:

@@ -2,7 +2,8 @@
 
 ``SKILLSHELF_SCAN_MAX_DEPTH`` / ``_DIRS`` / ``_ENTRIES`` raise (or lower) skillshelf's own scan
 limits (Codex's by default; Codex itself never reads them); a walk cut short by a limit, or with
-folders deeper than the depth limit, says so with a fix.
+folders deeper than the depth limit, says so with a fix. Only a cut that left folders unscanned
+claims that skills are missing: a listing cut in a skill's bundled files hides none.
 """
 
 from __future__ import annotations
@@ -58,9 +59,29 @@ def limits_from_environ(
 _LIMIT_TEXT = {"max_dirs": ("SK212", "folders"), "max_entries": ("SK213", "entries")}
 
 
+def _nothing_left(root: SkillRoot, walk: WalkResult, limits: ScanLimits) -> Diagnostic:
+    """SK215: the entry budget ran out on bundled files alone; no folder, so no skill, was left."""
+    where = walk.stopped_in or root.path
+    return diagnostic(
+        "SK215",
+        Severity.INFO,
+        f"scan reached the limit of {limits.max_entries:,} entries for this root while listing {where}; "
+        "only files that hold no skill were left unread, so no skill is missing (Codex stops at the "
+        "same point)",
+        f"nothing to do now; a skill folder added inside {where}, or below a folder listed after it, "
+        "would not be found (by Codex either): keep large sets of bundled files out of skill roots, "
+        f"or set {LIMIT_VARIABLES['max_entries']}=N for skillshelf's own scan",
+        root.path,
+    )
+
+
 def limit_diagnostics(root: SkillRoot, walk: WalkResult, limits: ScanLimits) -> list[Diagnostic]:
+    """The findings of a walk cut short by a limit (SK212/SK213: folders, so skills, left
+    unscanned; SK215: only files left) or with folders past the depth limit (SK211)."""
     out: list[Diagnostic] = []
-    if walk.truncated and walk.limit in _LIMIT_TEXT:
+    if walk.truncated and walk.limit == "max_entries" and not walk.unvisited_dirs:
+        out.append(_nothing_left(root, walk, limits))
+    elif walk.truncated and walk.limit in _LIMIT_TEXT:
         field_name = walk.limit
         code, what = _LIMIT_TEXT[field_name]
         option = LIMIT_VARIABLES[field_name]
