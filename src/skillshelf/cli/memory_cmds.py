@@ -145,28 +145,29 @@ def run(
     """
     from skillshelf.memory.service import RunOptions, run_memory
 
-    env = Env.from_os()
-    loaded, findings = memory_settings(env, overrides)
-    settings = loaded.with_overrides(
-        extract_model=model,
-        consolidation_model=model,
-        base_url=base_url,
-        max_model_calls=max_calls,
-        min_idle_hours=min_idle_hours,
-        scope=scope,
-        consolidator=consolidator,
-    )
-    options = RunOptions(
-        sessions=tuple(p.absolute() for p in sessions),
-        db=db,
-        phase=phase,  # type: ignore[arg-type]
-        dry_run=dry_run,
-        queued_only=queued_only,
-    )
-    with _progress(not as_json and sys.stderr.isatty()) as progress:
-        report = run_memory(
-            env, settings, options, progress=progress, consolidator=_consolidator(env, settings, options)
+    with _errors_as_json(as_json):
+        env = Env.from_os()
+        loaded, findings = memory_settings(env, overrides)
+        settings = loaded.with_overrides(
+            extract_model=model,
+            consolidation_model=model,
+            base_url=base_url,
+            max_model_calls=max_calls,
+            min_idle_hours=min_idle_hours,
+            scope=scope,
+            consolidator=consolidator,
         )
+        options = RunOptions(
+            sessions=tuple(p.absolute() for p in sessions),
+            db=db,
+            phase=phase,  # type: ignore[arg-type]
+            dry_run=dry_run,
+            queued_only=queued_only,
+        )
+        with _progress(not as_json and sys.stderr.isatty()) as progress:
+            report = run_memory(
+                env, settings, options, progress=progress, consolidator=_consolidator(env, settings, options)
+            )
     data = report.to_dict()
     if as_json:
         echo_json({**data, "problems": [d.to_dict() for d in (*findings, *report.problems)]})
@@ -179,6 +180,21 @@ def run(
         click.echo("  failed jobs are tried again after a backoff (`skillshelf memory status`)", err=True)
         sys.exit(1)
     exit_if_skipped(findings)
+
+
+@contextmanager
+def _errors_as_json(as_json: bool) -> Iterator[None]:
+    """With ``--json``, a fatal error is also printed on stdout as a JSON object (its ``code``,
+    ``message`` and ``fix``), so a program reading stdout sees why the run stopped; it still goes
+    to stderr and sets the exit code as everywhere else."""
+    from skillshelf.errors import SkillshelfError
+
+    try:
+        yield
+    except SkillshelfError as exc:
+        if as_json:
+            echo_json(exc.to_dict())
+        raise
 
 
 def _consolidator(

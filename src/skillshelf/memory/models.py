@@ -93,12 +93,21 @@ class ModelClient:
     def complete(
         self, *, system: str, user: str, schema: Mapping[str, Any] | None, effort: str | None
     ) -> str:
-        if self.ref.provider == "anthropic":
-            response = self._client.create(
-                system=system, max_tokens=self.max_output_tokens, messages=[{"role": "user", "content": user}]
-            )
-        else:
-            response = self._client.create(**self._openai_request(system, user, schema, effort))
+        try:
+            if self.ref.provider == "anthropic":
+                response = self._client.create(
+                    system=system,
+                    max_tokens=self.max_output_tokens,
+                    messages=[{"role": "user", "content": user}],
+                )
+            else:
+                response = self._client.create(**self._openai_request(system, user, schema, effort))
+        except ModelCallError as exc:
+            if isinstance(exc.__cause__, json.JSONDecodeError):  # a body cut off or garbled on its way
+                raise self._not_api_json(
+                    f"{type(exc.__cause__).__name__}: {exc.__cause__}", cut_off=True
+                ) from exc.__cause__
+            raise
         try:
             return self._reply_text(response)
         except ModelCallError:
@@ -124,15 +133,26 @@ class ModelClient:
             request["reasoning_effort"] = effort
         return request
 
+    def _not_api_json(self, detail: str, *, cut_off: bool) -> ModelCallError:
+        """ME044: a body that is not the API's JSON (``cut_off``: JSON that broke off, as a dropped
+        connection or a proxy leaves it, rather than some other text)."""
+        base_url_hint = (
+            "check --base-url (memory.base_url): it must be the API root of the model server "
+            "(for OpenAI-compatible servers often ending in /v1), not a web page or a proxy's error page"
+        )
+        return ModelCallError(
+            f"the server for {self.ref} answered with something that is not the API's JSON: {detail}",
+            code="ME044",
+            hint=f"the answer broke off on its way: try again later (a failed job is retried after "
+            f"its backoff); if it keeps happening, {base_url_hint}"
+            if cut_off
+            else base_url_hint,
+        )
+
     def _reply_text(self, response: Any) -> str:
         if not hasattr(response, "content" if self.ref.provider == "anthropic" else "choices"):
-            raise ModelCallError(  # the SDK hands back the body as text when it is not JSON
-                f"the server for {self.ref} answered with something that is not the API's JSON: "
-                f"{str(response)[:120]!r}",
-                code="ME044",
-                hint="check --base-url (memory.base_url): it must be the API root of the model server "
-                "(for OpenAI-compatible servers often ending in /v1), not a web page or a proxy's error page",
-            )
+            # the SDK hands back the body as text when it is not JSON
+            raise self._not_api_json(repr(str(response)[:120]), cut_off=False)
         if self.ref.provider == "anthropic":
             return "".join(getattr(block, "text", "") for block in response.content if block.type == "text")
         if not response.choices:

@@ -31,6 +31,7 @@ __all__ = [
     "extract",
     "filter_items",
     "is_injected_fragment",
+    "max_reply_bytes",
     "parse_stage1_reply",
     "serialize_items",
     "stage1_prompt",
@@ -177,9 +178,44 @@ def build_stage1_prompt(session: Session, *, token_limit: int) -> tuple[str, str
     return prompt.system, prompt.user
 
 
-def parse_stage1_reply(text: str, known: KnownSecrets = NO_SECRETS) -> Stage1Result | None:
+REPLY_BYTES_PER_TOKEN = 16
+
+
+def max_reply_bytes(max_output_tokens: int) -> int:
+    """The most UTF-8 bytes a Phase-1 answer may have when the model may write
+    ``max_output_tokens`` tokens (``memory.max_output_tokens``).
+
+    A token is about 4 bytes of text (Codex's count); ``REPLY_BYTES_PER_TOKEN`` (16) allows four
+    times that, for JSON escapes (``\\uXXXX`` is 6 bytes), multi-byte scripts and long tokens of
+    repeated characters. A longer answer cannot have come from a server that kept the cap: it
+    is refused before it is parsed, so it is never redacted, stored in ``stage1_outputs`` nor
+    copied into ``raw_memories.md`` (8000 tokens: 128,000 bytes).
+    """
+    return max(1, max_output_tokens) * REPLY_BYTES_PER_TOKEN
+
+
+def _check_reply_size(text: str, max_output_tokens: int | None) -> None:
+    if max_output_tokens is None:
+        return
+    limit = max_reply_bytes(max_output_tokens)
+    if len(text) > limit or len(text.encode("utf-8")) > limit:
+        raise ModelCallError(
+            f"the model's answer is not text under {limit} bytes "
+            f"({REPLY_BYTES_PER_TOKEN} per token of memory.max_output_tokens={max_output_tokens})",
+            code="ME047",
+            hint="the model server ignored the output cap (max_completion_tokens / max_tokens): "
+            "the job is retried later; use a server that honours it, or another extract model "
+            "(-c memory.extract_model=PROVIDER:NAME)",
+        )
+
+
+def parse_stage1_reply(
+    text: str, known: KnownSecrets = NO_SECRETS, *, max_output_tokens: int | None = None
+) -> Stage1Result | None:
     """The model's answer, redacted and scrubbed of ``known``; None when the gate said "nothing
-    to keep". Invalid answers raise."""
+    to keep". Invalid answers raise: an answer over :func:`max_reply_bytes` of
+    ``max_output_tokens`` (None: no bound) is refused unread, ME047."""
+    _check_reply_size(text, max_output_tokens)
     value = parse_json_reply(text)
     raw, summary, slug = value.get("raw_memory"), value.get("rollout_summary"), value.get("rollout_slug")
     if (
@@ -208,9 +244,15 @@ def parse_stage1_reply(text: str, known: KnownSecrets = NO_SECRETS) -> Stage1Res
 
 
 def extract(
-    model: JsonModel, session: Session, *, token_limit: int, effort: str | None
+    model: JsonModel,
+    session: Session,
+    *,
+    token_limit: int,
+    effort: str | None,
+    max_output_tokens: int | None = None,
 ) -> Stage1Result | None:
-    """One Phase-1 model call for ``session``."""
+    """One Phase-1 model call for ``session`` (an answer longer than ``max_output_tokens`` allows
+    raises ME047, see :func:`max_reply_bytes`)."""
     prompt = stage1_prompt(session, token_limit=token_limit)
     reply = model.complete(system=prompt.system, user=prompt.user, schema=STAGE1_SCHEMA, effort=effort)
-    return parse_stage1_reply(reply, prompt.known)
+    return parse_stage1_reply(reply, prompt.known, max_output_tokens=max_output_tokens)

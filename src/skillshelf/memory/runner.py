@@ -195,7 +195,11 @@ def run_stage1_job(
         nonlocal called
         called = True
         return phase1.extract(
-            model, session, token_limit=settings.stage1_token_limit, effort=settings.extract_effort
+            model,
+            session,
+            token_limit=settings.stage1_token_limit,
+            effort=settings.extract_effort,
+            max_output_tokens=settings.max_output_tokens,
         )
 
     try:
