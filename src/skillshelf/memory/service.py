@@ -211,9 +211,10 @@ def _phase1(
                     report.errors.append(f"{futures[future].session_id}: {done.error}")
                 if progress:
                     progress("extract", n, len(claims))
-        except BaseException:  # Ctrl-C: queued jobs never start, running calls are not waited for
+        except BaseException:  # Ctrl-C, a store error: queued jobs never start, calls not waited for
             pool.shutdown(wait=False, cancel_futures=True)
-            keeper.give_back(c for f, c in futures.items() if not f.done() or f.cancelled())
+            # not run, still running, or ended by an error (its outcome's unit was rolled back)
+            keeper.give_back(c for f, c in futures.items() if not f.done() or f.cancelled() or f.exception())
             raise
         pool.shutdown()
     report.outcomes = dict(outcomes)

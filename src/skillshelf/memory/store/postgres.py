@@ -3,13 +3,20 @@
 Claims lock candidate rows with ``FOR UPDATE OF s SKIP LOCKED``, so concurrent workers take
 disjoint sessions without waiting on each other; the job upsert's guard is the second line of
 defence. Migrations run under a transaction-scoped advisory lock.
+
+A connection the server ended (a restart, ``pg_terminate_backend``, a dropped network) is opened
+again, a bounded number of times with a growing pause. When it is found gone at a unit's
+``BEGIN``, nothing of the unit has run, so the unit goes on over the new connection; when it is
+lost inside a unit, the server rolled the unit back whole: the store reconnects for the next
+unit and raises ME013 (the caller gives that job up and frees its lease).
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
 from typing import Any
 
 from skillshelf.errors import StoreError
@@ -43,17 +50,34 @@ class PostgresStore(Store):
 
     skip_locked = " FOR UPDATE OF s SKIP LOCKED"
 
-    def __init__(self, url: str, *, connect_timeout_s: int = 10) -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        connect_timeout_s: int = 10,
+        reconnects: int = 5,
+        reconnect_delay_s: float = 0.25,
+    ) -> None:
+        """``reconnects`` tries to open a lost connection again, the first after
+        ``reconnect_delay_s``, each pause twice the one before (5 and 0.25 s: under 8 s in all,
+        enough for a server's restart)."""
         self.url = _redacted_url(url)
         self._lock = threading.RLock()
+        self._reconnects = reconnects
+        self._reconnect_delay_s = reconnect_delay_s
         try:
             import psycopg
         except ImportError as exc:
             raise StoreError(
                 "PostgreSQL support needs psycopg", code="ME014", hint="pip install 'skillshelf[postgres]'"
             ) from exc
+
+        def connect() -> Any:
+            return psycopg.connect(url, autocommit=True, connect_timeout=connect_timeout_s)
+
+        self._connect: Callable[[], Any] = connect
         try:
-            self._conn = psycopg.connect(url, autocommit=True, connect_timeout=connect_timeout_s)
+            self._conn = connect()
         except psycopg.Error as exc:
             raise StoreError(
                 f"cannot connect to {self.url}: {str(exc).strip()}",
@@ -67,14 +91,57 @@ class PostgresStore(Store):
 
         with self._lock:
             try:
-                with self._conn.transaction(), self._conn.cursor() as cursor:
-                    yield _PgTx(cursor)
+                with ExitStack() as stack:
+                    cursor = self._begin(stack)
+                    try:
+                        yield _PgTx(cursor)
+                    except psycopg.Error:
+                        if self._lost():
+                            self._reconnect()  # for the next unit; this one was rolled back whole
+                        raise
             except psycopg.Error as exc:
                 raise StoreError(
                     f"memory database error: {str(exc).strip()}",
                     code="ME013",
                     hint="check the PostgreSQL server and run `skillshelf memory status`",
                 ) from exc
+
+    def _begin(self, stack: ExitStack) -> Any:
+        """A cursor in a new transaction on ``stack``; a connection found lost at ``BEGIN`` (no
+        statement of the unit has run) is opened again first."""
+        import psycopg
+
+        try:
+            stack.enter_context(self._conn.transaction())
+        except psycopg.OperationalError:
+            if not self._lost():
+                raise
+            self._reconnect()
+            stack.enter_context(self._conn.transaction())
+        return stack.enter_context(self._conn.cursor())
+
+    def _lost(self) -> bool:
+        """Whether the connection is gone (not a statement's own error)."""
+        return bool(self._conn.closed or self._conn.broken)
+
+    def _reconnect(self) -> None:
+        """Open the connection again, up to ``reconnects`` times with a growing pause; the last
+        failure's psycopg error when none works."""
+        import psycopg
+
+        delay = self._reconnect_delay_s
+        for attempt in range(self._reconnects):
+            time.sleep(delay)
+            delay *= 2
+            try:
+                fresh = self._connect()
+            except psycopg.OperationalError:
+                if attempt == self._reconnects - 1:
+                    raise
+                continue
+            self._conn.close()
+            self._conn = fresh
+            return
 
     @contextmanager
     def snapshot(self) -> Iterator[Tx]:
