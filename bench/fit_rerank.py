@@ -9,8 +9,8 @@ shuffled with seed 0, see ``bench/selection_sets.py``), each ranked by the defau
 WordLlama and MiniLM (the ``semantic`` extra) before any reorder; per request the best
 :data:`~skillshelf.select.rerank.DEPTH` skills and their
 :data:`~skillshelf.select.rerank.MINILM_FEATURES`. The model: a linear score, ``OFFSET`` times the
-default's score plus one coefficient per feature and, for a skill with a body, a second set
-added to it, fitted by a listwise softmax loss (the right skills of a request share the target)
+default's score plus one coefficient per feature and, for a skill file (not a tool record), a
+second set added to it, fitted by a listwise softmax loss (the right skills of a request share the target)
 with an L2 penalty of :data:`L2` on the standardised coefficients; each source weighs the same.
 Requests whose best skills hold no right skill (or only right ones) say nothing and are left out.
 Paste the printed constants into ``MODELS`` of ``src/skillshelf/select/rerank.py``.
@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from selection import semantic_variants
 from selection_sets import authored_requests, metatool_split, requests_set
 
-from skillshelf.select.rerank import DEPTH, FEATURES, candidate_features
+from skillshelf.select.rerank import DEPTH, candidate_features, skill_files
 from skillshelf.select.selectors import default_parts
 from skillshelf.select.selectors.sparse import is_short
 
@@ -39,11 +39,12 @@ OFFSET = 10.0
 L2 = 1.0
 FOLDS = 5
 SOURCES = ("skill-requests dev", "authored", "MetaTool dev half")
-Item = tuple[int, Any, Any]  # source, features (DEPTH x F), right (DEPTH)
+Item = tuple[int, Any, Any, Any]  # source, features (DEPTH x F), right (DEPTH), skill files (DEPTH)
 
 
 def items() -> list[Item]:
-    """Per tuning request with a right skill: its source, its candidates' features and labels."""
+    """Per tuning request with a right skill: its source, its candidates' features, labels and
+    which of them are skill files."""
     sr_index, sr_queries = requests_set()
     mt_index, mt_dev, _ = metatool_split()
     make = dict(semantic_variants("all"))["+ minilm (semantic)"]
@@ -60,25 +61,25 @@ def items() -> list[Item]:
             top = np.argsort(-parts.total, kind="stable")[:DEPTH]
             x = candidate_features(index, parts, parts.weights, top, is_short(q["query"]))
             right = set(q["relevant"])
-            found.append((source, x, np.array([index.docs[i].key in right for i in top])))
+            labels = np.array([index.docs[i].key in right for i in top])
+            found.append((source, x, labels, skill_files(index, top)))
     return found
 
 
-def expand(x: Any) -> Any:
-    body = (x[:, FEATURES.index("log_blen")] > 0)[:, None]
-    return np.hstack([x, x * body])
+def expand(x: Any, files: Any) -> Any:
+    return np.hstack([x, x * files[:, None]])
 
 
 def fit(data: list[Item]) -> tuple[Any, Any]:
-    """``(without body, with body)`` coefficients over the raw features."""
-    counts = np.bincount([s for s, _, _ in data], minlength=len(SOURCES))
-    usable = [(s, expand(x), y / y.sum()) for s, x, y in data if y.any() and not y.all()]
-    stacked = np.vstack([x for _, x, _ in usable])
+    """``(tool record, skill file)`` coefficients over the raw features."""
+    counts = np.bincount([s for s, _, _, _ in data], minlength=len(SOURCES))
+    usable = [(s, expand(x, m), x, y / y.sum()) for s, x, y, m in data if y.any() and not y.all()]
+    stacked = np.vstack([x for _, x, _, _ in usable])
     mu, sd = stacked.mean(0), stacked.std(0) + 1e-6
-    xs = [(x - mu) / sd for _, x, _ in usable]
-    ys = [y for _, _, y in usable]
-    offs = [OFFSET * x[:, 0] for _, x, _ in usable]
-    wts = np.array([1.0 / counts[s] for s, _, _ in usable])
+    xs = [(x - mu) / sd for _, x, _, _ in usable]
+    ys = [y for _, _, _, y in usable]
+    offs = [OFFSET * raw[:, 0] for _, _, raw, _ in usable]
+    wts = np.array([1.0 / counts[s] for s, _, _, _ in usable])
     wts /= wts.mean()
     w = np.zeros(stacked.shape[1])
 
@@ -114,9 +115,8 @@ def fit(data: list[Item]) -> tuple[Any, Any]:
     return raw[:f], raw[:f] + raw[f:]
 
 
-def reorder(x: Any, model: tuple[Any, Any]) -> Any:
-    body = x[:, FEATURES.index("log_blen")] > 0
-    coef = np.where(body[:, None], model[1], model[0])
+def reorder(x: Any, files: Any, model: tuple[Any, Any]) -> Any:
+    coef = np.where(files[:, None], model[1], model[0])
     return np.argsort(-(OFFSET * x[:, 0] + (x * coef).sum(axis=1)), kind="stable")
 
 
@@ -130,7 +130,7 @@ def cross_validate(data: list[Item], seeds: tuple[int, ...] = (0, 1)) -> None:
     """Grouped 5-fold (one request a group, stratified by source), before and after."""
     before: dict[int, list[list[float]]] = {}
     after: dict[int, list[list[float]]] = {}
-    for s, _, y in data:
+    for s, _, y, _ in data:
         before.setdefault(s, []).append(figures(y))
     for seed in seeds:
         rng = np.random.default_rng(seed)
@@ -140,9 +140,9 @@ def cross_validate(data: list[Item], seeds: tuple[int, ...] = (0, 1)) -> None:
             fold[rng.permutation(at)] = np.arange(len(at)) % FOLDS
         for k in range(FOLDS):
             model = fit([d for d, f in zip(data, fold, strict=True) if f != k])
-            for (s, x, y), f in zip(data, fold, strict=True):
+            for (s, x, y, m), f in zip(data, fold, strict=True):
                 if f == k:
-                    after.setdefault(s, []).append(figures(y[reorder(x, model)]))
+                    after.setdefault(s, []).append(figures(y[reorder(x, m, model)]))
     for label, table in (("before", before), ("after (CV)", after)):
         means = {s: np.mean(v, axis=0) for s, v in table.items()}
         print(

@@ -7,8 +7,16 @@ from typing import Any
 import numpy as np
 import pytest
 
+from skillshelf.select.docs import SkillDoc, doc_for_tool
 from skillshelf.select.index import SkillIndex
-from skillshelf.select.rerank import DEPTH, MINILM_FEATURES, MODELS, candidate_features, reordered
+from skillshelf.select.rerank import (
+    DEPTH,
+    MINILM_FEATURES,
+    MODELS,
+    candidate_features,
+    reordered,
+    skill_files,
+)
 from skillshelf.select.selectors import DefaultScores, default_parts
 
 BOTH = ("minilm", "wordllama")
@@ -92,6 +100,21 @@ class _Semantic:
         return np.full(len(index), 0.5, np.float32)
 
 
+class _Graded:
+    """Both models' cosines per skill name, made up."""
+
+    models = BOTH
+    encoder = words = object()
+
+    def __init__(self, cosines: dict[str, float]) -> None:
+        self.cosines = cosines
+
+    def scores(self, index: SkillIndex, query: str) -> Any:
+        return np.array([self.cosines[d.name] for d in index.docs], np.float32)
+
+    word_scores = scores
+
+
 def _first(index: SkillIndex, scores: Any) -> str:
     return index.docs[int(np.argmax(scores))].name
 
@@ -123,3 +146,46 @@ def test_the_explained_parts_of_a_reordered_ranking_add_up_to_its_scores() -> No
     assert len(index) <= DEPTH
     assert "rerank" in parts.terms
     assert sum(parts.terms.values()).tolist() == pytest.approx(parts.total.tolist(), abs=1e-6)
+
+
+def _skill_doc(name: str, description: str, body: str) -> SkillDoc:
+    return SkillDoc(
+        key=f"/skills/{name}/SKILL.md",
+        name=name,
+        description=description,
+        path_words=f"skills {name}",
+        body=body,
+    )
+
+
+def test_skill_files_are_told_from_tool_records_whatever_their_body() -> None:
+    index = SkillIndex.from_docs(
+        [
+            doc_for_tool("t", "tool-a", "A tool record"),
+            _skill_doc("bodiless", "No body.", ""),
+            _skill_doc("full", "Full.", "Steps here"),
+        ]
+    )
+    assert dict(
+        zip([d.name for d in index.docs], skill_files(index, np.arange(len(index))).tolist(), strict=True)
+    ) == {
+        "bodiless": True,
+        "full": True,
+        "tool-a": False,
+    }
+
+
+def test_a_skill_without_a_body_stays_first_when_the_request_names_it() -> None:
+    docs = [
+        _skill_doc("omega", "Omega.", "O"),  # a body that tokenises to nothing
+        _skill_doc("beta", "Beta release notes helper.", "Write beta release notes from the changelog."),
+        _skill_doc(
+            "eps2", "Epsilon two numeric tolerance checks.", "Check floating point tolerances in tests."
+        ),
+        _skill_doc("gamma", "Gamma ray plots.", "Plot gamma spectra with matplotlib."),
+    ]
+    index = SkillIndex.from_docs(docs)
+    assert index.content.lengths[index.by_key["/skills/omega/SKILL.md"]].sum() == 0
+    semantic: Any = _Graded({"omega": 0.5, "beta": 0.45, "eps2": 0.4, "gamma": 0.35})
+    parts = default_parts(index, "omega", semantic)
+    assert _first(index, parts.total) == "omega"

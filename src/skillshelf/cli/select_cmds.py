@@ -140,8 +140,8 @@ def _turn_rule(moded: WorkspaceSkills, claude: ClaudeNames | None) -> TurnFn:
 @click.option(
     "--explain",
     is_flag=True,
-    help="Show what each part of the default ranking (bm25f, ngram, wordllama, minilm, static, name, rerank) "
-    "added to each skill's score.",
+    help="Show what each part of the default ranking (bm25f, ngram, wordllama, minilm, static, name, rerank, "
+    "named) added to each skill's score.",
 )
 @_PROFILE
 @_SEMANTIC

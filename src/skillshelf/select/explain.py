@@ -28,6 +28,7 @@ SIGNALS: Mapping[str, str] = {
     "static": "static word vectors (short requests, base install)",
     "name": "words of the skill's name in the request",
     "rerank": "the learned reorder of the best skills (with MiniLM)",
+    "named": "the request is only this skill's name: it goes first",
 }
 """Every signal, with a line the page shows for it."""
 

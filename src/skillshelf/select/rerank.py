@@ -4,8 +4,8 @@ The fused score ranks every skill with a few weights; among its best :data:`DEPT
 anything, a linear model over richer evidence (:data:`MINILM_FEATURES`: each part's score, its
 place and its gap to the best candidate's, the share of the request's idf mass that each field
 holds, the lengths) puts them in a new order: ``offset`` times the fused score plus one
-coefficient per feature, a second set for a skill with a body (a tool record or a
-frontmatter-only skill reads its evidence differently). The skills keep the scores of the
+coefficient per feature, a second set for a skill file (:func:`skill_files`; a tool record, a
+name and a description only, reads its evidence differently). The skills keep the scores of the
 places they take (the best-scored place goes to the first of the new order), so the scale the
 confidence model, the suggestion floor and the usage prior read stays as it was; the difference
 is the ``rerank`` part of :func:`~skillshelf.select.explain.contributions`.
@@ -13,15 +13,21 @@ is the ``rerank`` part of :func:`~skillshelf.select.explain.contributions`.
 Fitted by ``bench/fit_rerank.py`` on tuning data only: the skill-requests **dev** split, the
 requests of ``bench/data/authored-requests.jsonl`` and 1,500 MetaTool dev-half queries (id hash
 even), each source weighing the same, by a listwise softmax loss. ``DEPTH`` (10, 20, 30), the
-offset (0, 5, 10, 20), the L2 penalty (1, 10, 100; 1,000 for requests alone) and whether a body
-splits the coefficients were chosen by grouped 5-fold cross-validation (whole requests, 2
-repeats) at the best mean MRR@10 of the three sources. With MiniLM (30, 10, 1, split), before ->
-after, success@1 / success@5 / MRR@10: dev split 0.818 / 0.953 / 0.877 -> 0.834 / 0.963 /
-0.887, authored 0.733 / 0.889 / 0.802 -> 0.769 / 0.906 / 0.830, MetaTool dev half 0.540 / 0.745
-/ 0.631 -> 0.604 / 0.817 / 0.695. On the held-out sets (``bench/selection.py``, run once with
-these constants), + MiniLM success@5 / MRR@10: skill-requests test split 0.912 / 0.799 -> 0.932 /
-0.818, MetaTool held-out half 0.766 / 0.630 -> 0.826 / 0.700, SkillsBench 0.920 / 0.817 ->
-0.943 / 0.868; the threshold left 83 % of the test split's ``none`` requests quiet (as before)
+offset (0, 5, 10, 20), the L2 penalty (1, 10, 100; 1,000 for requests alone) and whether a second
+set of coefficients helps were chosen by grouped 5-fold cross-validation (whole requests, 2
+repeats) at the best mean MRR@10 of the three sources. The second set first went to skills with
+a body, which put the few frontmatter-only skills with the tool records: their ``q_path``
+coefficient was then fitted on two rows (tool records have no path) and sank a body-less skill
+the request names. Set by the kind of record instead, the cross-validated mean MRR@10 is the
+same (0.8040 either way, both computed on the same items), so the kind of record splits them.
+With MiniLM (30, 10, 1, split), before -> after, success@1 / success@5 / MRR@10: dev split 0.818
+/ 0.953 / 0.877 -> 0.834 / 0.963 / 0.887, authored 0.733 / 0.889 / 0.802 -> 0.769 / 0.903 /
+0.829, MetaTool dev half 0.540 / 0.745 / 0.631 -> 0.606 / 0.817 / 0.696. On the held-out sets
+(``bench/selection.py``, run once with these constants), + MiniLM success@5 / MRR@10:
+skill-requests test split 0.912 / 0.799 -> 0.932 / 0.818, MetaTool held-out half 0.766 / 0.630
+-> 0.827 / 0.699, SkillsBench 0.920 / 0.817 -> 0.931 / 0.852 (the split by body had given 0.932
+/ 0.818, 0.826 / 0.700 and 0.943 / 0.868: one SkillsBench task fewer in the first five); the
+threshold left 83 % of the test split's ``none`` requests quiet (as before)
 and held back 4.4 % of the right skills (3.7 % before), so the confidence models stay as fitted.
 
 The base install (WordLlama, :data:`FEATURES` without the MiniLM ones) keeps the fused order:
@@ -49,7 +55,16 @@ if TYPE_CHECKING:
     from skillshelf.select.index import SkillIndex
     from skillshelf.select.postings import Postings
 
-__all__ = ["DEPTH", "FEATURES", "MINILM_FEATURES", "MODELS", "Reorder", "candidate_features", "reordered"]
+__all__ = [
+    "DEPTH",
+    "FEATURES",
+    "MINILM_FEATURES",
+    "MODELS",
+    "Reorder",
+    "candidate_features",
+    "reordered",
+    "skill_files",
+]
 
 DEPTH = 30
 """Candidates reordered: the best this many of the fused ranking that score anything."""
@@ -214,76 +229,86 @@ MODELS: Mapping[tuple[str, ...], Reorder] = MappingProxyType(
         ("minilm", "wordllama"): Reorder(
             offset=10.0,
             coefficients=(
-                -2.9997,
-                0.0174,
-                -0.1891,
-                -3.7445,
-                -3.8285,
-                0.3092,
-                -2.3514,
-                -1.3051,
-                2.1394,
-                1.0490,
-                -0.1199,
-                -5.4127,
-                -2.6570,
+                -3.1601,
+                0.2399,
+                -0.2383,
+                -4.1507,
+                -3.1556,
+                2.0024,
+                -2.2574,
+                -1.2537,
+                2.1296,
+                1.0442,
+                -0.1123,
+                -5.0294,
+                -2.7593,
                 0.0000,
-                3.6578,
-                -17.9176,
-                -2.6449,
-                0.0570,
-                -1.2416,
-                3.8235,
-                -0.3916,
-                0.8331,
-                -0.0177,
-                0.1147,
+                3.6609,
+                5.4112,
+                -2.7264,
+                0.0401,
+                -1.2665,
+                3.7722,
+                -0.3790,
+                0.8435,
+                -0.0106,
+                0.1866,
                 0.0000,
-                -5.4848,
-                0.6887,
-                2.9659,
-                1.7194,
-                0.0290,
-                -2.6603,
+                -5.3256,
+                0.6930,
+                2.8298,
+                1.6406,
+                0.0579,
+                -2.3133,
             ),
             body=(
-                -3.0030,
-                1.1379,
-                -0.4302,
-                -2.9379,
-                -0.1212,
-                0.6184,
-                3.5931,
-                -2.6102,
-                -2.4801,
-                -3.9517,
-                -0.0612,
-                -3.6095,
-                -4.5542,
+                -3.7297,
+                0.8845,
+                -0.4385,
+                -5.5635,
+                0.9031,
+                4.0048,
+                3.5670,
+                -2.5073,
+                -2.4694,
+                -3.9342,
+                -0.0693,
+                -3.0337,
+                -4.3751,
                 0.0000,
-                -0.2154,
-                10.8495,
-                -9.7697,
-                0.1140,
-                -2.4832,
-                9.0978,
-                -0.7833,
-                0.1494,
-                0.1604,
-                0.2650,
-                -0.0000,
-                -0.7637,
-                -1.2059,
-                5.7251,
-                -3.8941,
-                0.0371,
-                -5.4836,
+                -0.2938,
+                10.8224,
+                -9.7077,
+                0.0801,
+                -2.5330,
+                9.0554,
+                -0.7580,
+                0.1433,
+                0.1507,
+                0.2591,
+                0.0000,
+                -0.0384,
+                -1.2055,
+                1.6528,
+                0.3283,
+                0.0255,
+                -4.8076,
             ),
         ),
     }
 )
 """Per installed models (``SemanticIndex.models``): the fitted reorder, printed by
 ``bench/fit_rerank.py`` (none for the base install: see the module docstring)."""
+
+
+def skill_files(index: SkillIndex, top: Any) -> Any:
+    """Per candidate ``top`` (document positions), whether it is a skill file (read with the
+    ``body`` coefficients, its body empty or not) rather than a tool record (name and
+    description only)."""
+    import numpy as np
+
+    files = index.memo("skill_files", lambda: np.array([d.tool_id is None for d in index.docs], bool))
+    return files[top]
 
 
 def reordered(
@@ -304,8 +329,7 @@ def reordered(
     if len(top) < 2:
         return total
     x = candidate_features(index, parts, weights, top, short)
-    has_body = x[:, FEATURES.index("log_blen")] > 0
-    coef = np.where(has_body[:, None], np.array(model.body), np.array(model.coefficients))
+    coef = np.where(skill_files(index, top)[:, None], np.array(model.body), np.array(model.coefficients))
     score = model.offset * x[:, 0] + (x * coef).sum(axis=1)
     new = top[np.argsort(-score, kind="stable")]
     out = total.copy()

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from skillshelf.select.fusion import centred, normalised, quantile, rrf
 from skillshelf.select.index import SkillIndex
+from skillshelf.select.named import named_first
 from skillshelf.select.rerank import reordered
 from skillshelf.select.selectors.sparse import (
     bm25f,
@@ -206,7 +207,8 @@ def default_parts(
     :data:`WORDLLAMA_MAX_WORDS` words), plus the squared name coverage, weighted by
     :data:`WEIGHTS` (a long task without MiniLM: :data:`LONG_WEIGHTS`); then, with ``reorder``,
     the best skills reordered by :func:`skillshelf.select.rerank.reordered` (its ``rerank`` term
-    what that moved)."""
+    what that moved); last, a request that is only a skill's name puts that skill first
+    (:func:`skillshelf.select.named.named_first`, its ``named`` term)."""
     import numpy as np
 
     models = semantic.models if semantic is not None else ()
@@ -253,10 +255,12 @@ def default_parts(
         weights=weights,
     )
     ranked = reordered(index, parts, weights, short, models) if reorder else total
-    if ranked is total:
-        return parts
-    terms["rerank"] = ranked - total  # explained as a part of its own: the parts still add up
-    return replace(parts, total=ranked)
+    if ranked is not total:
+        terms["rerank"] = ranked - total  # explained as a part of its own: the parts still add up
+    first = named_first(index, query, ranked)
+    if first is not ranked:
+        terms["named"] = first - ranked
+    return parts if first is total else replace(parts, total=first)
 
 
 def default_scores(index: SkillIndex, query: str, semantic: SemanticIndex | None = None) -> Any:
