@@ -101,7 +101,11 @@ def serve(
         from skillshelf.serve.mcp_server import ServeOptions, build_server, run_stdio
 
         library = pending.result()
-    server = build_server(library, ServeOptions(watch=not no_watch))
+    from skillshelf.skills.walk import ScanLimits
+    from skillshelf.skills.walk_limits import limits_from_environ
+
+    limits, _ = limits_from_environ(env.environ, ScanLimits())  # discovery's, for the watcher
+    server = build_server(library, ServeOptions(watch=not no_watch, scan_limits=limits))
     problems = len(library.discovery.diagnostics) if library.discovery else 0
     if problems:
         click.echo(

@@ -66,10 +66,13 @@ def open_workspace(roots: Sequence[Path], no_builtin: bool, no_cache: bool) -> W
 
 
 def _print_notes(diagnostics: Sequence[Diagnostic], discovery: Discovery | None = None) -> None:
-    """Discovery findings (infos too: two skills of one name, say) and cut scans on stderr, the
-    worst first, at most MAX_NOTES of them."""
+    """Discovery findings (infos too: two skills of one name, say) and scans cut with folders left
+    unvisited on stderr, the worst first, at most MAX_NOTES of them (a scan cut inside one skill's
+    bundled files left none: its SK215 says so)."""
     if discovery is not None:
         for scan in discovery.truncated_scans:
+            if scan.unvisited_dirs <= 0:
+                continue
             click.echo(
                 f"warning: the scan of {scan.root.path} stopped at its {scan.limit or 'scan'} limit; "
                 f"{scan.unvisited_dirs:,} folder(s) were not visited",

@@ -79,7 +79,9 @@ class SkillLibrary:
         return self.tools.skills
 
     def watch_paths(self) -> tuple[Path, ...]:
-        """Existing folders to watch: the discovery roots plus any extra paths, nested ones dropped."""
+        """Existing folders whose trees to watch: the discovery roots plus any extra paths,
+        resolved, each once, outermost first; a root inside another is kept (the outer one's walk
+        may not reach it, as a hidden ``.system`` root inside ``$CODEX_HOME/skills``)."""
         return watched_folders(self.discovery, self._extra_watch)
 
     def pending_roots(self) -> tuple[Path, ...]:

@@ -18,7 +18,8 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 from urllib.parse import quote, unquote
 
@@ -40,6 +41,7 @@ from skillshelf.serve.stdio import run_stdio
 from skillshelf.serve.tools import UNTRUSTED_NOTE
 from skillshelf.serve.unlisted import SETTING
 from skillshelf.skills.model import Skill
+from skillshelf.skills.walk import ScanLimits
 
 __all__ = [
     "SERVER_TOOLS",
@@ -80,6 +82,9 @@ class ServeOptions:
     debounce_ms: int = 400
     resource_page: int = 500
     prompt_page: int = 500
+    scan_limits: ScanLimits = field(default_factory=ScanLimits)
+    """The limits the watcher walks the roots within: discovery's (``limits_from_environ(env.environ,
+    ScanLimits())``, so a root whose limits ``SKILLSHELF_SCAN_MAX_*`` raised is watched as deep)."""
 
 
 def skill_uri(name: str, path: str) -> str:
@@ -329,7 +334,10 @@ def build_server(library: SkillLibrary | Sequence[Skill], options: ServeOptions 
                 async def reload() -> None:
                     await reload_skills(server, prebuild=options.prebuild_index)
 
-                group.start_soon(watch_folders, lib, reload, options.debounce_ms)
+                watching = partial(
+                    watch_folders, lib, reload, options.debounce_ms, limits=options.scan_limits
+                )
+                group.start_soon(watching)
             if options.prebuild_index:
                 group.start_soon(prebuild_index, lib)
             yield {"library": lib}

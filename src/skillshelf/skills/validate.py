@@ -12,7 +12,8 @@ skill-like file gets a verdict, and every problem comes with a fix, all at once:
 For ``codex`` the set of loaded files comes from skillshelf's own discovery of the PATH as a
 skills root (:func:`skillshelf.skills.discover.discover_in`), with Codex's depth but the walk's
 folder and entry limits (:class:`WalkLimits`, five times Codex's) instead of Codex's; a PATH that
-is over Codex's limits gets a warning of its own. That scan's notes on links it could not follow
+is over Codex's limits is scanned with them too (:mod:`skillshelf.skills.validate_limits`). That
+scan's notes on links it could not follow
 (broken or refused: SK205) are reported as they are.
 
 Skills roots below a PATH are judged as the roots they are: a skill under ``<dir>/.agents/skills``
@@ -47,6 +48,7 @@ from skillshelf.skills.roots import (
 )
 from skillshelf.skills.same_names import copied_from
 from skillshelf.skills.validate_inventory import inventory_of, path_problem
+from skillshelf.skills.validate_limits import codex_limits_note
 from skillshelf.skills.validate_profiles import (
     CODEX_MAX_DEPTH,
     Judgement,
@@ -70,8 +72,6 @@ __all__ = ["PROFILES", "Profile", "SkillCheck", "ValidationReport", "roots_here"
 
 Profile = Literal["spec", "codex", "claude"]
 PROFILES: tuple[str, ...] = get_args(Profile)
-CODEX_MAX_DIRS = 2000
-CODEX_MAX_ENTRIES = 20_000
 # discovery notes that validation says better itself: same names (SK362), symlinked SKILL.md (SK356),
 # a skill below Codex's depth (SK355)
 _SUPERSEDED = frozenset({"SK220", "SK206", "SK210"})
@@ -109,20 +109,6 @@ class ValidationReport:
     def to_dict(self) -> dict[str, object]:
         """Exactly ``{"checked": N, "diagnostics": [...]}``, as ``validate --json`` prints it."""
         return {"checked": self.checked, "diagnostics": [d.to_dict() for d in self.diagnostics]}
-
-
-def _codex_limits_note(inventory: Inventory) -> Diagnostic | None:
-    if inventory.dirs <= CODEX_MAX_DIRS and inventory.entries <= CODEX_MAX_ENTRIES:
-        return None
-    return path_problem(
-        inventory.base,
-        "SK359",
-        f"as a skills root this folder is over Codex's scan limits ({inventory.dirs:,} folders, "
-        f"{inventory.entries:,} entries; Codex stops at {CODEX_MAX_DIRS:,} folders and {CODEX_MAX_ENTRIES:,} "
-        "entries), so Codex would skip some skills silently",
-        "split the skills over several roots, or give Codex the subfolders that hold them",
-        Severity.WARNING,
-    )
 
 
 def _discover(
@@ -359,13 +345,13 @@ def validate_paths(
         loaded: dict[str, Skill] = {}
         notes: dict[str, list[Diagnostic]] = {}
         if profile == "codex":
-            note = _codex_limits_note(inventory)
-            out += [note] if note else []
             for root in dict.fromkeys(root or Path(path) for _, root in placed):
                 found, found_notes = _discover(root, limits, scan_notes)
                 loaded.update(found)
                 for key, diags in found_notes.items():
                     notes.setdefault(key, []).extend(diags)
+            note = codex_limits_note(Path(path), inventory, placed, loaded)
+            out += [note] if note else []
         for cand, skills_root in placed:
             key = real_path(cand.path)
             if key in done:

@@ -20,6 +20,7 @@ import logging
 import secrets
 import threading
 from collections.abc import Mapping
+from functools import partial
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
@@ -119,13 +120,18 @@ class UiServer:
         import anyio.to_thread
 
         from skillshelf.serve.watch import watch_folders
+        from skillshelf.skills.walk import ScanLimits
+        from skillshelf.skills.walk_limits import limits_from_environ
 
         async def reload() -> None:
             await anyio.to_thread.run_sync(self.state.reload)
 
+        # the roots are walked within discovery's limits, SKILLSHELF_SCAN_MAX_* included
+        limits, _ = limits_from_environ(self.state.env.environ, ScanLimits())
         portal_cm = anyio.from_thread.start_blocking_portal()
         portal = portal_cm.__enter__()
-        self._watcher = (portal.start_task_soon(watch_folders, self.state, reload), portal_cm)
+        watching = partial(watch_folders, self.state, reload, limits=limits)
+        self._watcher = (portal.start_task_soon(watching), portal_cm)
 
 
 def _query(query: str) -> dict[str, str] | None:
