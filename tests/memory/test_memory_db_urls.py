@@ -5,6 +5,7 @@ makes a file or a folder."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -104,3 +105,13 @@ def test_memory_run_refuses_an_unclear_sqlite_url_and_makes_nothing(
     exit_code, _, err = run_cli(capsys, "memory", "run", "--dry-run", "--db", url)
     assert exit_code == 2 and f"error {code}:" in err, err
     assert list(here.iterdir()) == []
+
+
+@pytest.mark.parametrize("before", [True, False])
+def test_memory_run_json_prints_a_refused_db_url_as_json_wherever_json_stands(
+    isolated_home: Any, capsys: pytest.CaptureFixture[str], before: bool
+) -> None:
+    args = ["--json", "--db", "sqlite:x"] if before else ["--db", "sqlite:x", "--json"]
+    exit_code, out, _ = run_cli(capsys, "memory", "run", "--dry-run", *args)
+    assert exit_code == 2
+    assert json.loads(out)["code"] == "ME045"

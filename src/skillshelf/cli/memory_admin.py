@@ -30,13 +30,21 @@ __all__ = [
 
 
 def _checked_db(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    """``--db`` as given, refused when a ``sqlite:///`` URL's relative path looks meant as absolute."""
+    """``--db`` as given, refused when a ``sqlite:///`` URL's relative path looks meant as absolute
+    (with ``--json``, read first as an eager option, the refusal is on stdout too, as the
+    command's own fatal errors are)."""
     if value:
         from pathlib import Path
 
+        from skillshelf.errors import SkillshelfError
         from skillshelf.memory.store import check_relative_sqlite_url
 
-        check_relative_sqlite_url(value, Path.cwd())
+        try:
+            check_relative_sqlite_url(value, Path.cwd())
+        except SkillshelfError as exc:
+            if ctx.params.get("as_json"):
+                echo_json(exc.to_dict())
+            raise
     return value
 
 
@@ -47,7 +55,7 @@ db_option = click.option(
     help="State database: a SQLite file's path, sqlite:///RELATIVE/PATH, sqlite:////ABSOLUTE/PATH "
     "or postgresql://... (default: the SQLite file in the user data folder).",
 )
-json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
+json_option = click.option("--json", "as_json", is_flag=True, is_eager=True, help="Print JSON for programs.")
 overrides_option = click.option(
     "-c", "--config", "overrides", multiple=True, metavar="KEY=VALUE", help="Override a config value."
 )
