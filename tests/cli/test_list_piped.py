@@ -64,6 +64,22 @@ def test_rows_for_a_program_write_a_tab_or_line_break_in_a_field_as_an_escape(
     assert capsys.readouterr().out == "a\\tb\tc\\nd\te\\x1bf\ng\t\th\n"
 
 
+def test_a_backslash_of_a_field_is_written_twice_so_it_differs_from_an_escaped_tab(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from skillshelf.cli.output import echo_rows
+
+    echo_rows([("real\ttab", "two chars \\t")])
+    assert capsys.readouterr().out == "real\\ttab\ttwo chars \\\\t\n"
+
+
+def test_no_skill_into_a_pipe_is_no_line_on_stdout(repo: Path) -> None:
+    with contextlib.chdir(repo):
+        result = CliRunner().invoke(cli, ["list", "--no-builtin"], catch_exceptions=False)
+    assert result.exit_code == 0
+    assert result.stdout == "" and "No skills found" in result.stderr
+
+
 def test_list_on_a_terminal_prints_the_table(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from skillshelf.cli import skills_cmds
 

@@ -199,8 +199,12 @@ _FIELD_BREAKS = str.maketrans({"\t": "\\t", "\n": "\\n"})
 def echo_rows(rows: Iterable[Sequence[str]]) -> None:
     """Rows for a program on stdout: one line each, its fields separated by tabs (``cut -f``,
     ``grep``), never wrapped. Each field is :func:`printable`, its tabs and line breaks written
-    ``\\t`` and ``\\n``, so a field never spills into the next one or onto a line of its own."""
-    lines = ("\t".join(printable(field).translate(_FIELD_BREAKS) for field in row) for row in rows)
+    ``\\t`` and ``\\n``, so a field never spills into the next one or onto a line of its own; a
+    backslash of its own is written ``\\\\``, so a program can tell the two apart."""
+    lines = (
+        "\t".join(printable(field.replace("\\", "\\\\")).translate(_FIELD_BREAKS) for field in row)
+        for row in rows
+    )
     text = "\n".join(lines)
     if text:
         click.echo(text)

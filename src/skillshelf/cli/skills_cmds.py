@@ -236,7 +236,11 @@ def list_cmd(roots: tuple[Path, ...], no_builtin: bool, no_cache: bool, as_json:
         console = stdout_console()
         console.print(_skills_table(discovery.skills, workspace.env, installed, moded, width=console.width))
     else:
-        click.echo("No skills found. Create .agents/skills/<name>/SKILL.md, or pass --root DIR.")
+        # into a pipe, no skill is no line: the hint goes to stderr there
+        click.echo(
+            "No skills found. Create .agents/skills/<name>/SKILL.md, or pass --root DIR.",
+            err=not stdout_is_terminal(),
+        )
     _print_notes((*config.diagnostics, *discovery.diagnostics, *locks), discovery)
     _exit_on_config_errors(config)
 
