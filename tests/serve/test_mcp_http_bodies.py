@@ -74,6 +74,15 @@ def test_a_body_the_sdk_refuses_gets_400_with_the_error_stdio_gives(
     assert "validation error" not in response.text.lower() and "hex escape" not in response.text
 
 
+def test_a_bad_body_naming_an_unknown_session_gets_the_sdks_404_so_the_client_starts_again(url: str) -> None:
+    response = _post(url, "xx", **{"mcp-session-id": "nope"})
+    assert response.status_code == 404
+    with httpx.stream("POST", url, content=INITIALIZE, headers=HEADERS, timeout=30) as opened:
+        session = opened.headers["mcp-session-id"]
+    known = _post(url, "xx", **{"mcp-session-id": session})  # a session it holds: the body is checked
+    assert known.status_code == 400 and known.json()["error"]["code"] == -32700
+
+
 def test_a_bearer_token_is_checked_before_the_body(tmp_path: Path, isolated_home: object) -> None:
     proc, url, _log = start_http(make_skill_tree(tmp_path), tmp_path, "--no-watch", "--token", "t0ken")
     try:

@@ -183,7 +183,9 @@ def run_http(
     app: ASGIApp = server.streamable_http_app(
         streamable_http_path=MCP_PATH, host=host, transport_security=security
     )
-    app = checked_bodies(app, path=MCP_PATH, security=security)
+    # the SDK keeps its sessions in a private table; without it every body is checked
+    sessions = getattr(getattr(server, "session_manager", None), "_server_instances", None)
+    app = checked_bodies(app, path=MCP_PATH, security=security, sessions=sessions)
     if token:
         app = BearerTokenMiddleware(app, token)
     url = f"http://{url_host(host)}:{bound_port}{MCP_PATH}"

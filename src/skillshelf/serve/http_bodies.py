@@ -6,13 +6,15 @@ that is no JSON-RPC message). :class:`CheckedBodies` reads each POST body to the
 and answers such a body itself, ``400`` with the JSON-RPC error stdio answers the same line
 with (:mod:`skillshelf.serve.jsonrpc_check`); no session is opened for it. Every other request,
 and every request the Host/Origin/Content-Type checks refuse, goes on to the SDK as it came,
-so it keeps answering those (``421``, ``403``, ...) first. Bodies are read under the SDK's own
-size cap (``413`` past it), as the SDK reads them.
+so it keeps answering those (``421``, ``403``, ...) first, and so does a request naming a session
+the server does not hold (the SDK's ``404``, which tells a client to start a new session, comes
+before what its body holds). Bodies are read under the SDK's own size cap (``413`` past it), as
+the SDK reads them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable, Container, MutableMapping
 from typing import Any
 
 from mcp.server.transport_security import (
@@ -63,17 +65,31 @@ class CheckedBodies:
     """ASGI middleware answering a POST to ``path`` whose body the SDK would refuse with the
     JSON-RPC error of :func:`skillshelf.serve.jsonrpc_check.refusal` (``400``)."""
 
-    def __init__(self, app: ASGIApp, *, path: str, security: TransportSecuritySettings | None) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        path: str,
+        security: TransportSecuritySettings | None,
+        sessions: Container[str] | None = None,
+    ) -> None:
+        """``sessions``: the session ids the server holds (None: not known, every body is checked)."""
         self.app = app
         self._path = path
         self._security = TransportSecurityMiddleware(security)
+        self._sessions = sessions
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope.get("method") != "POST" or scope.get("path") != self._path:
             await self.app(scope, receive, send)
             return
-        if await self._security.validate_request(Request(scope), is_post=True) is not None:
+        request = Request(scope)
+        if await self._security.validate_request(request, is_post=True) is not None:
             await self.app(scope, receive, send)  # the SDK answers the refusal itself
+            return
+        session = request.headers.get("mcp-session-id")
+        if session is not None and self._sessions is not None and session not in self._sessions:
+            await self.app(scope, receive, send)  # the SDK's 404: start a new session
             return
         body, messages = await _read_body(receive)
         whole = messages[-1]["type"] == "http.request"
@@ -95,8 +111,14 @@ class CheckedBodies:
         await send({"type": "http.response.body", "body": payload})
 
 
-def checked_bodies(app: ASGIApp, *, path: str, security: TransportSecuritySettings | None) -> ASGIApp:
+def checked_bodies(
+    app: ASGIApp,
+    *,
+    path: str,
+    security: TransportSecuritySettings | None,
+    sessions: Container[str] | None = None,
+) -> ASGIApp:
     """``app`` behind :class:`CheckedBodies`, which reads no body past the SDK's size cap."""
-    checked = CheckedBodies(app, path=path, security=security)
+    checked = CheckedBodies(app, path=path, security=security, sessions=sessions)
     limited: ASGIApp = RequestBodyLimitMiddleware(checked, DEFAULT_MAX_REQUEST_BODY_SIZE)
     return limited
