@@ -53,13 +53,13 @@ def test_a_mention_that_loads_nothing_is_a_warning_and_a_diagnostic(
     _skill(project / ".agents" / "skills" / "dupe", "dupe", "ONE")
     _skill(project / ".agents" / "skills" / "more" / "dupe", "dupe", "TWO")
     _skill(project / ".agents" / "skills" / "home", "home", "HOME-PAGE")
-    result = build_context(env, "use $dupe, $nosuchskill and fix $home for $5", OPTIONS)
+    result = build_context(env, "use $dupe, $no-such-skill and fix $home for $5", OPTIONS)
     assert result.mentioned == ()
     codes = [d.code for d in result.diagnostics if d.code.startswith("SK42")]
     assert codes == ["SK421", "SK420", "SK422"]
     assert [w.split(",")[0] for w in result.warnings] == [
         "the task mentions $dupe",
-        "the task mentions $nosuchskill",
+        "the task mentions $no-such-skill",
         "the task mentions $home",
     ]
 

@@ -74,10 +74,19 @@ def test_a_link_to_a_skill_folder_is_noted_with_the_skill_md_link() -> None:
         "use $pdf-forms",
         "use [$pdf-forms](/p/.agents/skills/pdf-forms/SKILL.md) and $pdf-forms",
         "nothing here",
+        "why does `for f in $files; do echo $f; done` skip files?",
+        "fix the PHP: echo $user_name;",
+        "simplify the LaTeX $x^2 + y^2$",
+        "my $count = 0; $total += $count",
     ],
 )
 def test_what_is_no_skill_name_or_loads_gets_no_note(task: str) -> None:
     assert notes_for(task) == []
+
+
+def test_a_name_with_a_colon_after_it_is_noted_with_the_skill_it_meant() -> None:
+    [(code, message, fix)] = notes_for("use $pdf-forms: fill the fields")
+    assert code == "SK420" and "$pdf-forms:" in message and fix.startswith("did you mean $pdf-forms?")
 
 
 def test_names_the_caller_explains_are_skipped() -> None:

@@ -329,8 +329,10 @@ def unselected_mentions(
         group = groups.get(name, [])
         if group:
             notes.append(_ambiguous_note(name, [s for s in group if read_by(s, agent)] or group))
-        elif _SKILL_LIKE.fullmatch(name):
-            notes.append(_unknown_note(name, groups))
+        elif _SKILL_LIKE.fullmatch(name.rstrip(":-")):
+            note = _unknown_note(name, groups)
+            if note is not None:
+                notes.append(note)
     notes += [_variable_note(n, groups[n][0]) for n in mentions.variables if n in groups and n not in skip]
     return notes
 
@@ -339,10 +341,16 @@ def _note(code: str, message: str, fix: str, path: Path | None = None) -> Diagno
     return diagnostic(code, Severity.WARNING, message, fix, path)
 
 
-def _unknown_note(name: str, groups: dict[str, list[Skill]]) -> Diagnostic:
+def _unknown_note(name: str, groups: dict[str, list[Skill]]) -> Diagnostic | None:
+    """``SK420`` for a name no skill has that reads as meant for one: close to a skill's name
+    (``$pdf:``: Codex reads the colon as part of it) or holding a ``-``, which variables cannot
+    (``$files``, PHP's ``$user_name``, LaTeX's ``$x`` get no note)."""
     import difflib  # only for a name no skill has
 
-    close = difflib.get_close_matches(name, list(groups), n=1)
+    trimmed = name.rstrip(":-")
+    close = [trimmed] if trimmed in groups else difflib.get_close_matches(name, list(groups), n=1)
+    if not close and "-" not in trimmed:
+        return None
     guess = f"did you mean ${close[0]}? " if close else ""
     return _note(
         "SK420",
