@@ -380,6 +380,24 @@ def test_search_leaves_out_skills_hidden_from_the_model_which_still_load_by_name
     assert not tools.dispatch("load_skill", {"name": "pdf-secrets"}).is_error
 
 
+def test_a_hidden_skill_in_the_listing_weighs_on_no_search_and_lends_no_confidence(tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    write_skill(
+        root,
+        "secret",
+        "Rotate API credentials in the vault.",
+        "# Vault\n",
+        extra="disable-model-invocation: true\n",
+    )
+    write_skill(root, "git", "Commit, branch and rebase with git safely.", "# Git\n")
+    write_skill(root, "docs", "Write documentation pages with mkdocs.", "# Docs\n")
+    skills = discover_in([root]).skills
+    tools = SkillTools(skills, listed=skills)  # as Codex's catalog lists it
+    for query in ("secret", "rotate the vault API credentials"):
+        found = tools.dispatch("search_skills", {"query": query})
+        assert found.data["results"] == [] and found.text.startswith("No skill matches"), found.text
+
+
 def test_search_ranks_the_listed_skills_alone_as_the_per_turn_suggestions_do(
     tmp_path: Path, isolated_home: object
 ) -> None:

@@ -223,9 +223,8 @@ class SkillTools:
         rows: list[dict[str, Any]] = []
         for item in ranking.ranked if ranking.confident else ():
             skill = item.doc.skill
-            # a name shadowed by an earlier skill loads that earlier skill: show each name once;
-            # a skill hidden from implicit use is the user's to ask for, not the model's to find
-            if skill is None or not skill.model_visible or len(rows) == top_k:
+            # a name shadowed by an earlier skill loads that earlier skill: show each name once
+            if skill is None or len(rows) == top_k:
                 continue
             if any(r["name"] == skill.name for r in rows):
                 continue
@@ -361,15 +360,15 @@ class SkillTools:
         return () if self._semantic_index is None else tuple(self._semantic_index.models)
 
     def ensure_index(self) -> SkillIndex:
-        """The search index of the listed skills (those the catalog offers; the others are
-        never found, nor weigh on the scores and the confidence, as in the per-turn
-        suggestions), built (or read from ``index_cache_dir``) on first use, with the embedding
-        models' vectors when ``semantic`` is set; thread-safe."""
+        """The index of the listed skills not hidden from implicit use (the others never weigh on
+        the scores and the confidence, as in the per-turn suggestions), built (or read from
+        ``index_cache_dir``) on first use, with the models' vectors if ``semantic``; thread-safe."""
         with self._index_lock:
             if self._index is None:
                 from skillshelf.select.index import SkillIndex
 
-                index = SkillIndex.build(self.listed, cache_dir=self.index_cache_dir)
+                findable = [skill for skill in self.listed if skill.model_visible]
+                index = SkillIndex.build(findable, cache_dir=self.index_cache_dir)
                 self._semantic_index = _semantic_index(index, self.index_cache_dir) if self.semantic else None
                 self._index = index
             return self._index
