@@ -71,8 +71,11 @@ _INVISIBLE = (  # blanks, every format (Cf) character, the fillers and variation
     "\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f\U000e0100-\U000e01ef"
 )
 _SLASHES = "/\u2044\u2215\u29f8\uff0f"
-_TAG_START = re.compile(f"[<\ufe64\uff1c][{_INVISIBLE}]*(?=[{_SLASHES}])")
+# after the slash and any more plain ones, only an s, a blank or invisible character or a
+# non-ASCII one (a look-alike) may begin ``skill``: any other tag is passed over at regex speed
+_TAG_START = re.compile(f"[<\ufe64\uff1c][{_INVISIBLE}]*(?=[{_SLASHES}]/*(?:[sS{_INVISIBLE}]|[^\x00-\x7f]))")
 _HIDDEN = re.compile(f"[{_INVISIBLE}]")
+_SLASH_RUN = re.compile("/*")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -128,7 +131,14 @@ def path_text(path: PurePath | str) -> str:
 
 def _closes_skill(text: str, slash: int) -> bool:
     """Whether ``text`` reads as ``/skill`` from ``slash`` on, once look-alikes are folded
-    (NFKC, any case) and blanks and invisible characters are dropped; more slashes may lead."""
+    (NFKC, any case) and blanks and invisible characters are dropped; more slashes may lead.
+    Plain ASCII after the slashes (nearly every tag) is read at once, the rest char by char."""
+    start = _SLASH_RUN.match(text, slash + 1).end()  # type: ignore[union-attr]  # '/*' always matches
+    window = text[start : start + 32]
+    if window.isascii():  # NFKC leaves ASCII as it is and holds no format character
+        letters = _HIDDEN.sub("", window).lower()
+        if len(letters) >= 5 or start + 32 >= len(text):
+            return letters.startswith("skill")
     letters = ""
     for index in range(slash, len(text)):
         for char in unicodedata.normalize("NFKC", text[index]).casefold():
