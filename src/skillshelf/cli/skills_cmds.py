@@ -236,7 +236,6 @@ def list_cmd(roots: tuple[Path, ...], no_builtin: bool, no_cache: bool, as_json:
         console = stdout_console()
         console.print(_skills_table(discovery.skills, workspace.env, installed, moded, width=console.width))
     else:
-        # into a pipe, no skill is no line: the hint goes to stderr there
         click.echo(
             "No skills found. Create .agents/skills/<name>/SKILL.md, or pass --root DIR.",
             err=not stdout_is_terminal(),
