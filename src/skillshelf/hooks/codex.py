@@ -105,7 +105,8 @@ def trust_change(
     ``ours_if_hash`` (setup's own block) whose hash is one of our handlers' (a position we no
     longer hold). The user's own handlers (one running skillshelf that setup did not write
     counts: ``recorded`` before and after, see :func:`.jsonfile.our_hooks`) keep their trust:
-    an entry of ``present`` whose handler moved is renamed to its new key.
+    an entry of ``present`` whose handler moved is renamed to its new key, and the entry at
+    the key of one that stays where it was is never ours, whatever its hash.
 
     Raises:
         ConfigError: ``before`` or ``after`` is not a hooks file setup can read.
@@ -120,6 +121,8 @@ def trust_change(
     ours |= {k for k, h in ours_if_hash.items() if k.startswith(f"{where}:") and h in hashes}
     moves = moved_handlers(before, after, where, recorded) if before and after else {}
     users = handler_positions(after, where, new) if after else {}
+    stayed = {p for p, is_ours in users.items() if not is_ours and places.get(p) is False}
+    ours -= {trust_key(hooks_file, p) for p in stayed - set(moves.values())}
     return TrustChange(
         wanted={trust_key(hooks_file, h): trust_hash(h) for h in mine},
         ours=frozenset(ours),

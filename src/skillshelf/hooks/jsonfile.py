@@ -9,7 +9,8 @@ emptied, and reports whether the document is left empty (the caller may delete a
 created).
 
 Which ``skillshelf hook`` handlers are skillshelf's own is decided by ``recorded``: the handlers
-setup wrote (:data:`HookValue`, from setup's record; ``None``: every one is). The others, a
+setup wrote (:data:`HookValue`, from setup's record, or with no record of the file those
+exactly as a setup writes them, :func:`setup_written`; ``None``: every one is). The others, a
 handler the user wrote by hand that runs skillshelf, are the user's: never changed or taken
 out, and an event that has one gets no second one from setup (:func:`users_hooks`).
 """
@@ -22,7 +23,7 @@ from dataclasses import dataclass
 
 from skillshelf.errors import ConfigError
 from skillshelf.hooks import jsonedit
-from skillshelf.hooks.agents import HookSpec, is_our_command
+from skillshelf.hooks.agents import Agent, HookSpec, hook_specs, is_our_command
 
 __all__ = [
     "HookValue",
@@ -37,6 +38,7 @@ __all__ = [
     "remove_hooks",
     "remove_server",
     "set_server",
+    "setup_written",
     "skillshelf_values",
     "users_hooks",
 ]
@@ -147,6 +149,28 @@ def skillshelf_values(text: str, where: str, users: Sequence[OurHook]) -> list[H
         else:
             values.append(hook.value)
     return values
+
+
+def setup_written(text: str, where: str, agent: Agent) -> tuple[HookValue, ...]:
+    """The handlers in ``text`` exactly as a setup for ``agent`` writes them, by any path to
+    skillshelf (this install's, an older one's, ``PYTHON -m skillshelf.cli.main``): the
+    command, timeout and matcher of their event's entry. How setup tells its own handlers from
+    the user's in a file its record says nothing of; a handler that differs (another timeout, a
+    command written another way) is the user's."""
+    return tuple(
+        h.value for h in _skillshelf_hooks(text, where) if any(_matches(h, s) for s in _specs_of(h, agent))
+    )
+
+
+def _specs_of(hook: OurHook, agent: Agent) -> tuple[HookSpec, ...]:
+    """The entries a setup for ``agent`` writes with the skillshelf that ``hook`` starts."""
+    import shlex
+
+    try:
+        words = shlex.split(hook.command)
+    except ValueError:
+        return ()
+    return hook_specs(agent, words[: words.index("hook")]) if "hook" in words else ()
 
 
 def _skillshelf_hooks(text: str, where: str) -> list[OurHook]:

@@ -8,7 +8,8 @@ small record in skillshelf's state folder of what setup created (files, folders,
 which hooks it wrote and which of the user's tables it overwrote (:mod:`.setup_model`), so that
 ``--remove`` gives back the files exactly as they were, byte for byte, or deletes the ones
 setup made. A hook running skillshelf that the user wrote by hand stays theirs: setup adds
-none beside it and ``--remove`` leaves it. Running setup twice changes nothing the second
+none beside it and ``--remove`` leaves it (with no record of the file, a hook exactly as a
+setup writes it is setup's, one that differs the user's). Running setup twice changes nothing the second
 time. A setup whose writing fails partway puts back the files it wrote before (all or nothing).
 
 For Codex: the hooks go to ``hooks.json`` beside the config layer, the trust Codex asks for
@@ -75,7 +76,7 @@ def plan_setup(
     edits = Edits(record=load_record(state_dir))
     _hooks(edits, files, command, remove)
     if files.trust is not None:
-        _trust(edits, files, hook_specs(files.agent, command), remove)
+        _trust(edits, files, hook_specs(files.agent, command))
     if mcp or remove:
         _mcp(edits, files, command, remove)
     git = git_standing(files.hooks, env.environ) if files.personal_hooks else None
@@ -114,10 +115,10 @@ def _json_after(edits: Edits, path: Path, text: str) -> str | None:
 
 def _hooks(edits: Edits, files: AgentFiles, command: list[str], remove: bool) -> None:
     for former in files.former_hooks:
-        _take_out_hooks(edits, former)
+        _take_out_hooks(edits, former, files.agent)
     for path in (files.hooks, *files.mirror_hooks):
         current = edits.text(path)
-        recorded = edits.recorded_hooks(path, remove=remove)
+        recorded = edits.recorded_hooks(path, files.agent)
         if remove:
             if current is not None:
                 after = jsonfile.remove_hooks(current, str(path), created=edits.made(path), recorded=recorded)
@@ -141,13 +142,13 @@ def _untrusted(edits: Edits, files: AgentFiles, users: Sequence[jsonfile.OurHook
     return any(trusted.get(trust_key(files.hooks, h)) != trust_hash(h) for h in users)
 
 
-def _take_out_hooks(edits: Edits, path: Path) -> None:
+def _take_out_hooks(edits: Edits, path: Path, agent: Agent) -> None:
     """Our hooks out of a file earlier setups on this machine wrote them to (setup's record
     names it); hooks someone else put there (a team's own entry), a file without them and one
     we cannot read as JSON are left alone."""
     if edits.made(path) is None:
         return
-    recorded = edits.recorded_hooks(path, remove=True)
+    recorded = edits.recorded_hooks(path, agent)
     try:
         current = edits.text(path)
         if current is None or not jsonfile.our_hooks(current, str(path), recorded):
@@ -180,7 +181,7 @@ def _git_exclude(
     return git
 
 
-def _trust(edits: Edits, files: AgentFiles, specs: Sequence[HookSpec], remove: bool) -> None:
+def _trust(edits: Edits, files: AgentFiles, specs: Sequence[HookSpec]) -> None:
     """Codex: a trust entry for each of our hooks in the hooks file as it will be; only our
     handlers' entries are added, updated or taken out, the user's own moved along with their
     handlers (:func:`.codex.trust_change`), wherever in the file they are. A table of the
@@ -204,7 +205,7 @@ def _trust(edits: Edits, files: AgentFiles, specs: Sequence[HookSpec], remove: b
             specs,
             ours_if_hash=block,
             present=state.keys() if isinstance(state, dict) else (),
-            recorded=(edits.recorded_hooks(hooks_file, remove=remove), _kept_hooks(edits, hooks_file)),
+            recorded=(edits.recorded_hooks(hooks_file, files.agent), _kept_hooks(edits, hooks_file)),
         )
         wanted |= {(*_STATE, k): {"trusted_hash": h} for k, h in change.wanted.items()}
         ours |= {(*_STATE, k) for k in change.ours}

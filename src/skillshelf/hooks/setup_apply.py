@@ -28,13 +28,14 @@ def apply_setup(plan: SetupPlan, *, state_dir: Path) -> tuple[FileChange, ...]:
 
     One setup at a time writes (the lock of the record's folder), and only over files that
     still hold the text the plan was made from: an agent that saved its settings in between
-    keeps its change and nothing is written. All or nothing: when a file cannot be written,
-    the ones written before it get their former text back (byte for byte; a created file is
-    deleted again).
+    keeps its change and nothing is written. All or nothing: when a file, or setup's record
+    after them, cannot be written, the files written before get their former text back (byte
+    for byte; a created file is deleted again).
 
     Raises:
         FileAccessError: a file changed since the plan was made (``HK122``, nothing written),
-            or a file could not be written (``HK123``, the files written before it put back).
+            or a file or the record could not be written (``HK123`` naming it, the files
+            written before it put back).
         ConfigError: another setup kept the lock (``CF113``, nothing written).
     """
     with editing(record_path(state_dir)):
@@ -50,13 +51,16 @@ def apply_setup(plan: SetupPlan, *, state_dir: Path) -> tuple[FileChange, ...]:
 
 
 def _apply(plan: SetupPlan, state_dir: Path) -> tuple[FileChange, ...]:
-    """Write the changes and the record; on a failure, :func:`_roll_back` what was written (the
-    record is saved only when a file could not be put back, so that ``--remove`` can)."""
+    """Write the changes, then the record; when a file or the record cannot be written,
+    :func:`_roll_back` what was written (the record is saved only when a file could not be put
+    back, so that ``--remove`` can)."""
     record = load_record(state_dir)
     emptied: list[Path] = []  # folders setup created for files it now deletes
     done: list[tuple[FileChange, list[Path]]] = []  # written so far, with the folders made for each
+    failing = record_path(state_dir)  # the file being written
     try:
         for change in plan.changed:
+            failing = change.path
             entry = record.get(str(change.path), {})
             if change.after is None:
                 _delete(change.path)
@@ -72,15 +76,16 @@ def _apply(plan: SetupPlan, state_dir: Path) -> tuple[FileChange, ...]:
             made = set() if plan.remove else {*containers(entry), *change.created}
             entry = {**entry, "containers": [list(p) for p in sorted(made)]}
             record[str(change.path)] = updated_entry(entry, change.record)
+        for change in plan.changes:
+            if not change.changed and change.record and (str(change.path) in record or not plan.remove):
+                record[str(change.path)] = updated_entry(record.get(str(change.path), {}), change.record)
+        failing = record_path(state_dir)
+        _save_record(state_dir, record)
     except SkillshelfError as exc:
         left = _roll_back(done)
-        if left:
-            _save_record(state_dir, {k: v for k, v in record.items() if worth_keeping(v)})
-        raise _failed(exc, change.path, [c.path for c, _ in done], left) from exc
-    for change in plan.changes:
-        if not change.changed and change.record and (str(change.path) in record or not plan.remove):
-            record[str(change.path)] = updated_entry(record.get(str(change.path), {}), change.record)
-    _save_record(state_dir, {k: v for k, v in record.items() if worth_keeping(v)})
+        if left and failing != record_path(state_dir):
+            _save_record(state_dir, record)
+        raise _failed(exc, failing, [c.path for c, _ in done], left) from exc
     for folder in sorted(set(emptied), key=lambda d: len(d.parts), reverse=True):
         try:
             folder.rmdir()  # only when empty: the user may have put things there since
@@ -152,9 +157,16 @@ def _delete(path: Path) -> None:
         ) from exc
 
 
-def _save_record(state_dir: Path, record: Mapping[str, object]) -> None:
+def _save_record(state_dir: Path, record: Mapping[str, Mapping[str, object]]) -> None:
+    """The record's entries that still say something written (no file when none does)."""
     path = record_path(state_dir)
-    if not record:
-        path.unlink(missing_ok=True)
+    kept = {k: v for k, v in record.items() if worth_keeping(v)}
+    if kept:
+        _write(path, json.dumps(kept, indent=2, sort_keys=True) + "\n")
         return
-    _write(path, json.dumps(record, indent=2, sort_keys=True) + "\n")
+    try:
+        path.unlink(missing_ok=True)
+    except OSError as exc:
+        raise FileAccessError(
+            f"cannot remove {path}: {reason(exc)}", hint="check the folder's permissions", code="HK121"
+        ) from exc

@@ -4,7 +4,8 @@ setup's record of what it created (``<state>/setup/record.json``).
 
 The record holds, per file: ``created_file`` and ``created_dirs`` (what a delete gives back),
 ``containers`` (JSON tables setup created), ``hooks`` (the handlers setup wrote, by value:
-any other handler running skillshelf is the user's, see :mod:`.jsonfile`) and ``replaced``
+any other handler running skillshelf is the user's, see :mod:`.jsonfile`; a file with no
+``hooks`` in the record has setup's handlers by their shape) and ``replaced``
 (trust tables of the user's that setup's trust overwrote, with their values' original TOML
 text, put back by ``--remove``).
 """
@@ -18,10 +19,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from skillshelf.diagnostics import Diagnostic
-from skillshelf.errors import FileAccessError, reason
+from skillshelf.errors import FileAccessError, SkillshelfError, reason
 from skillshelf.fileio import MAX_SETTINGS_BYTES, read_regular_text
 from skillshelf.hooks.agents import Agent, SetupScope
-from skillshelf.hooks.jsonfile import HookValue
+from skillshelf.hooks.jsonfile import HookValue, setup_written
 
 __all__ = [
     "Edits",
@@ -135,17 +136,20 @@ class Edits:
     def created_file(self, path: Path) -> bool:
         return bool(self.record.get(str(path), {}).get("created_file"))
 
-    def recorded_hooks(self, path: Path, *, remove: bool) -> tuple[HookValue, ...] | None:
-        """The handlers setup wrote to ``path`` (see :func:`.jsonfile.our_hooks`); None: every
-        handler running skillshelf is setup's (a record from before setup kept this; or
-        ``--remove`` with no record of the file). A file setup has not written has none."""
-        entry = self.record.get(str(path))
-        if entry is None:
-            return None if remove else ()
-        found = entry.get("hooks")
-        if not isinstance(found, list):
+    def recorded_hooks(self, path: Path, agent: Agent) -> tuple[HookValue, ...] | None:
+        """The handlers setup wrote to ``path`` (see :func:`.jsonfile.our_hooks`). With no
+        record of them (the record lost, kept in another state folder, or from a skillshelf
+        that did not record hooks), those of the file as it was read that are exactly as a
+        setup for ``agent`` writes them (:func:`.jsonfile.setup_written`); None (every handler
+        running skillshelf) when the file cannot be read as a hooks file."""
+        found = self.record.get(str(path), {}).get("hooks")
+        if isinstance(found, list):
+            return tuple(_hook_value(v) for v in found if isinstance(v, list) and len(v) == 4)
+        try:
+            text = self.original(path)
+            return setup_written(text, str(path), agent) if text is not None else ()
+        except SkillshelfError:
             return None
-        return tuple(_hook_value(v) for v in found if isinstance(v, list) and len(v) == 4)
 
     def replaced(self, path: Path) -> dict[str, dict[str, str | None]]:
         """The user's tables setup's trust overwrote in ``path``: key -> value name -> its
