@@ -24,8 +24,10 @@ folder's ``hooks/claims/`` answers it; another with the same input within
 :data:`CLAIM_SECONDS` answers empty and does nothing else (no second queue entry, no usage
 counted twice; the log says ``duplicate``). The input names its session and, where one call
 differs from the next, its turn (``turn_id`` / ``prompt_id``), prompt and tool call
-(``tool_use_id``), so two different calls never share a claim. A call without a session id,
-or a claim that cannot be written, is answered as if it were the only one.
+(``tool_use_id``), so two different calls never share a claim; one naming no turn (a
+session's start or end, which a resume sends again byte for byte) is claimed only for
+:data:`UNTURNED_CLAIM_SECONDS`. A call without a session id, or a claim that cannot be
+written, is answered as if it were the only one.
 """
 
 from __future__ import annotations
@@ -53,9 +55,16 @@ SPAWN_QUIET_SECONDS = 60.0  # one detached job of a kind per minute at most (a w
 WARM_MARKERS = "spawned-warm-ups"  # one marker per folder warmed, under the state folder's hooks/
 MAX_WARM_MARKERS = 64
 CLAIMS = "claims"  # one file per hook call answered lately, under the state folder's hooks/
-#: How long a claim holds: both hook sets start within the agents' 10 s hook timeout of each
-#: other; an input seen again after this (a session resumed twice) is a new call.
+#: How long the claim of an input naming its turn or tool call (``turn_id``, ``prompt_id``,
+#: ``tool_use_id``) holds: both hook sets start within the agents' 10 s hook timeout of each
+#: other, and such an input is never sent again for another call.
 CLAIM_SECONDS = 60.0
+#: How long the claim of an input naming no turn holds (``SessionStart``, ``SessionEnd``):
+#: ``claude -p --resume ID`` and ``codex exec resume --last`` send the same input byte for byte
+#: on each resume, so a claim held longer would leave a session resumed again soon after
+#: without its context; the two hook sets Codex runs for one call (both scopes) start at the
+#: same moment, well within this.
+UNTURNED_CLAIM_SECONDS = 10.0
 MAX_CLAIMS = 512
 
 
@@ -107,7 +116,10 @@ def run_hook(
     if failed:
         run = HookRun(answer=EMPTY, status="error", seconds=seconds, detail=_describe(failed[0]))
     elif text == [None]:
-        detail = "the same call is answered by another hook process (skillshelf is set up twice)"
+        detail = (
+            "the same call was answered by another hook process just now "
+            "(is skillshelf set up at two scopes?)"
+        )
         run = HookRun(answer=EMPTY, status="duplicate", seconds=seconds, detail=detail)
     elif worker.is_alive() or late:
         detail = "no time left for the work" if late else f"over {limit:g} s"
@@ -170,8 +182,10 @@ def _handle(
     if handler is None:
         raise HookInputError(f"skillshelf has no hook for the event {event!r}")
     inp = parse_input(raw, event) if event != "warm" else parse_input(b"{}", event)
-    if inp.session_id and not _first_call(agent, event, raw, state_dir, served=served):
-        return None
+    if inp.session_id:
+        seconds = CLAIM_SECONDS if inp.turn_id or _names_tool_call(raw) else UNTURNED_CLAIM_SECONDS
+        if not _first_call(agent, event, raw, state_dir, served=served, seconds=seconds):
+            return None
     here = _in_session_folder(agent, env, inp.cwd)
     essential = ESSENTIAL.get(event)
     if essential is not None:
@@ -207,10 +221,23 @@ def _session_folder(agent: Agent, cwd: str, env: Env) -> Path | None:
     return None
 
 
-def _first_call(agent: Agent, event: str, raw: bytes, state_dir: Path, *, served: bool) -> bool:
+def _names_tool_call(raw: bytes) -> bool:
+    """Whether the hook input ``raw`` (a JSON object) names its tool call (``tool_use_id``)."""
+    import json
+
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(data, dict) and bool(data.get("tool_use_id"))
+
+
+def _first_call(
+    agent: Agent, event: str, raw: bytes, state_dir: Path, *, served: bool, seconds: float = CLAIM_SECONDS
+) -> bool:
     """Whether this process is the first to take the hook call ``raw`` (an input naming a
     session): its claim file made with ``O_EXCL`` (a hook server's names its pid); one older than
-    :data:`CLAIM_SECONDS`, or left by a hook server that is gone (stopped while it had the call,
+    ``seconds``, or left by a hook server that is gone (stopped while it had the call,
     which the hook then answers itself), is replaced. A hook process's claim holds even after
     it ended: the agent may run the second hook set after the first. ``True`` too when the
     claim cannot be written: the call is answered as if alone."""
@@ -225,7 +252,7 @@ def _first_call(agent: Agent, event: str, raw: bytes, state_dir: Path, *, served
         try:
             handle = os.open(claim, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         except FileExistsError:
-            if _held(claim):
+            if _held(claim, seconds):
                 return False
             with contextlib.suppress(OSError):
                 claim.unlink()
@@ -240,15 +267,15 @@ def _first_call(agent: Agent, event: str, raw: bytes, state_dir: Path, *, served
     return True
 
 
-def _held(claim: Path) -> bool:
-    """Whether ``claim`` still holds its call: younger than :data:`CLAIM_SECONDS`, and when a
-    hook server made it, that server alive (a claim not written yet holds)."""
+def _held(claim: Path, seconds: float) -> bool:
+    """Whether ``claim`` still holds its call: younger than ``seconds``, and when a hook server
+    made it, that server alive (a claim not written yet holds)."""
     try:
         age = time.time() - claim.stat().st_mtime
         text = claim.read_text(encoding="ascii", errors="replace")
     except OSError:
         return False
-    if not -CLAIM_SECONDS < age < CLAIM_SECONDS:
+    if not -seconds < age < seconds:
         return False
     number = text.removeprefix("server ")
     pid = int(number) if number != text and number.isascii() and number.isdigit() else 0
