@@ -47,7 +47,11 @@ def test_an_or_echo_run_after_output_left_without_a_newline_is_unknown_not_a_pas
     run = check_run("pytest || echo $?", exit_code=0, output=output)
     assert run.counts and reported_status(run, 0) is None and run.why is not None
     bash = subprocess.run(
-        ["bash", "-c", "printf '1 failed'; (exit 1) || echo $?"], capture_output=True, text=True, check=True
+        ["bash", "-c", "printf '1 failed'; (exit 1) || echo $?"],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        check=True,
     )
     assert bash.stdout == "1 failed1\n"
 

@@ -31,7 +31,7 @@ def test_a_long_task_from_stdin_is_cut_to_a_line_in_the_title(
     project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     task = "fix the flaky test in the parser module " * 5 + "\n" + "LATER-LINE " * 10_000
-    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(task.encode())))
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(task.encode()), encoding="utf-8"))
     code, out, _ = cli(["context", "-", "--no-builtin", "--no-suggestions", "--no-memory"], capsys)
     assert code == 0 and "LATER-LINE" not in out and len(out) < 20_000
     title = next(line.rstrip() for line in out.splitlines() if line.startswith("Context for"))

@@ -77,7 +77,9 @@ def test_without_a_record_a_skillshelf_hook_with_another_timeout_stays_the_users
     settings = isolated_home.home / ".claude" / "settings.json"
     settings.parent.mkdir()
     mine = {"type": "command", "command": hook_command(COMMAND, "claude", "UserPromptSubmit"), "timeout": 30}
-    settings.write_text(json.dumps({"hooks": {"UserPromptSubmit": [{"hooks": [mine]}]}}) + "\n")
+    settings.write_text(
+        json.dumps({"hooks": {"UserPromptSubmit": [{"hooks": [mine]}]}}) + "\n", encoding="utf-8"
+    )
     before = settings.read_bytes()
 
     plan = set_up(env, isolated_home, "claude", "user")

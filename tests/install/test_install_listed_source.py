@@ -61,5 +61,5 @@ def test_list_table_names_the_ref_of_a_source_once(
     repo, _ = _tagged_repo(tmp_path)
     _cli(isolated_home.home, "install", f"{repo.as_uri()}@v1#skills/pdf-forms", "--for", "codex")
     monkeypatch.setattr(skills_cmds, "stdout_is_terminal", lambda: True)
-    table = _cli(isolated_home.home, "list", "--no-builtin", env={"COLUMNS": "400"})
+    table = _cli(isolated_home.home, "list", "--no-builtin", env={"COLUMNS": "2000"})  # no cell wraps
     assert "@v1#skills/pdf-forms;" in table and "@v1#skills/pdf-forms@v1" not in table

@@ -143,7 +143,9 @@ def test_a_folder_that_cannot_be_watched_is_noted_once_and_the_others_still_noti
             await anyio.sleep(0.5)  # let the watch start
             with anyio.fail_after(20):
                 while not reloads:
-                    (root / "a" / "SKILL.md").write_text("---\nname: a\ndescription: e\n---\nc\n")
+                    (root / "a" / "SKILL.md").write_text(
+                        "---\nname: a\ndescription: e\n---\nc\n", encoding="utf-8"
+                    )
                     await anyio.sleep(0.2)
             group.cancel_scope.cancel()
 

@@ -74,6 +74,7 @@ def test_the_mentions_codex_loads_are_those_the_context_loads(
         env=env,
         capture_output=True,
         text=True,
+        encoding="utf-8",
         timeout=300,
         check=False,
     )

@@ -113,7 +113,9 @@ def test_a_folder_past_path_max_is_reported_with_the_systems_reason(
     names = ["L" * 200, "M" * 250, "N" * 250]
     for depth, fd in enumerate(_mkdirs_beneath(root, names)):
         if depth == len(names) - 1:
-            with open(os.open("SKILL.md", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd), "w") as f:
+            with open(
+                os.open("SKILL.md", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd), "w", encoding="utf-8"
+            ) as f:
                 f.write(SKILL.format(name="toolong"))
     too_long = root.joinpath(*names)
     assert len(str(too_long)) > os.pathconf("/", "PC_PATH_MAX")
