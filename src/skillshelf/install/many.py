@@ -31,10 +31,10 @@ from skillshelf.install.installer import (
     install_session,
     place_skill,
 )
-from skillshelf.install.lock import LockEntry, PackRecord, read_lock, write_lock
+from skillshelf.install.lock import PackRecord, read_lock, write_lock
 from skillshelf.install.page_refs import settle_page_ref
 from skillshelf.install.sources import Source, fetch_whole, narrow
-from skillshelf.install.taken import NameTakenError, PlacedTwiceError
+from skillshelf.install.taken import NameTakenError, PlacedTwiceError, same_place
 from skillshelf.install.targets import InstallTarget
 
 __all__ = ["InstallAllResult", "NotInstalled", "install_all"]
@@ -203,7 +203,7 @@ def _install_one(
             fix=f"`skillshelf install {shlex.quote(one.text)} --name OTHER-NAME` installs it beside that one",
         )
     except NameTakenError as exc:
-        if exc.entry is not None and _same_place(exc.entry, one):
+        if exc.entry is not None and same_place(exc.entry, one):
             return NotInstalled(
                 folder=place,
                 name=exc.target.name,
@@ -239,20 +239,6 @@ def _install_one(
         )
     except SkillshelfError as exc:
         return _failed(place, folder, exc)
-
-
-def _same_place(entry: LockEntry, one: Source) -> bool:
-    """Whether ``entry`` was installed from the folder ``one`` names, however it was spelled
-    (``repo#skills/pdf`` or ``repo/skills/pdf`` for a local folder)."""
-    if entry.kind != one.kind or entry.ref != one.ref:
-        return False
-    if one.kind != "folder":
-        return entry.location == one.location and (entry.subdir or None) == (one.subdir or None)
-    return _joined(entry.location, entry.subdir) == _joined(one.location, one.subdir)
-
-
-def _joined(location: str, subdir: str | None) -> Path:
-    return Path(location).joinpath(*(subdir.split("/") if subdir else ()))
 
 
 def _failed(
