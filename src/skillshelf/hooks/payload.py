@@ -41,6 +41,7 @@ class HookInput:
     prompt: str = ""
     source: str = ""
     tool_name: str = ""
+    tool_use_id: str = ""  # the tool call a ``PreToolUse`` / ``PostToolUse`` input is about
     tool_input: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))
 
 
@@ -79,6 +80,7 @@ def parse_input(raw: bytes, event: str) -> HookInput:
         prompt=_text(data, "prompt"),
         source=_text(data, "source"),
         tool_name=_text(data, "tool_name"),
+        tool_use_id=_text(data, "tool_use_id"),
         tool_input=MappingProxyType(dict(tool_input))
         if isinstance(tool_input, dict)
         else MappingProxyType({}),

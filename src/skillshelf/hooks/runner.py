@@ -183,7 +183,7 @@ def _handle(
         raise HookInputError(f"skillshelf has no hook for the event {event!r}")
     inp = parse_input(raw, event) if event != "warm" else parse_input(b"{}", event)
     if inp.session_id:
-        seconds = CLAIM_SECONDS if inp.turn_id or _names_tool_call(raw) else UNTURNED_CLAIM_SECONDS
+        seconds = CLAIM_SECONDS if inp.turn_id or inp.tool_use_id else UNTURNED_CLAIM_SECONDS
         if not _first_call(agent, event, raw, state_dir, served=served, seconds=seconds):
             return None
     here = _in_session_folder(agent, env, inp.cwd)
@@ -219,17 +219,6 @@ def _session_folder(agent: Agent, cwd: str, env: Env) -> Path | None:
         if folder is not None and (given == cwd or folder.is_absolute()) and folder.is_dir():
             return folder
     return None
-
-
-def _names_tool_call(raw: bytes) -> bool:
-    """Whether the hook input ``raw`` (a JSON object) names its tool call (``tool_use_id``)."""
-    import json
-
-    try:
-        data = json.loads(raw)
-    except (ValueError, RecursionError):
-        return False
-    return isinstance(data, dict) and bool(data.get("tool_use_id"))
 
 
 def _first_call(
