@@ -185,8 +185,8 @@ def test_wordllama_vectors_are_cached_beside_minilm_ones(encoder: Any, words: An
     second = SemanticIndex.build(index, cache_dir=tmp_path, encoder=encoder, words=again)  # type: ignore[arg-type]
     assert counted.texts == 3 and again.texts == 0
     assert sorted(p.name for p in (tmp_path / "select").iterdir()) == [
-        "minilm-vectors.npz",
-        "wordllama-vectors.npz",
+        "minilm-vectors.bin",
+        "wordllama-vectors.bin",
     ]
     assert (first.word_vectors == second.word_vectors).all()
     assert (

