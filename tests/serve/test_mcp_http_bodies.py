@@ -61,6 +61,14 @@ def test_a_request_holding_a_lone_surrogate_gets_400_with_sv400_and_its_id_after
     [
         ('{"jsonrpc":"2.0","idx":3}', -32600, "Invalid Request: not a JSON-RPC 2.0 request"),
         ('{"jsonrpc":"2.0","method":"notifications/x","params":{"a":"\\udc00"}}', -32602, "SV400: "),
+        *(  # the SDK took these for notifications and asked for a session
+            (
+                f'{{"jsonrpc":"2.0","id":{bad},"method":"initialize","params":{{}}}}',
+                -32600,
+                "Invalid Request: ",
+            )
+            for bad in ("{}", "true", "1.5", "[1]", "null")
+        ),
     ],
 )
 def test_a_body_the_sdk_refuses_gets_400_with_the_error_stdio_gives(

@@ -101,6 +101,8 @@ def test_a_line_that_is_not_json_gets_a_parse_error_with_a_null_id(wire: _Wire) 
         "",
         "   ",
         '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+        '{"jsonrpc":"2.0","id":"1.5","method":"tools/list"}',
+        '{"jsonrpc":"2.0","method":"notifications/initialized","params":{"id":true}}',
         '{"jsonrpc":"2.0","method":"notifications/x","params":{"a":"\\ud800"}}',  # never answered
         '{"jsonrpc":"2.0","id":9,"result":{"a":"\\ud800"}}',  # a response: never answered
     ],
@@ -119,6 +121,16 @@ def test_lines_the_sdk_takes_or_jsonrpc_never_answers_pass_through(line: str) ->
         ('{"jsonrpc":"2.0","id":"k","method":"x","params":{"\\ud800":1}}', "k", -32602, "SV400: the key at"),
         ('{"jsonrpc":"2.0","id":7,"method":42}', 7, -32600, "Invalid Request: not a JSON-RPC"),
         ("[1, 2]", None, -32600, "Invalid Request: not a JSON-RPC"),
+        *(  # the SDK takes a request with such an id for a notification, which it never answers
+            (
+                f'{{"jsonrpc":"2.0","id":{bad},"method":"tools/list"}}',
+                None,
+                -32600,
+                "Invalid Request: a request's id",
+            )
+            for bad in ("true", "1.5", "1.0", "[1]", "{}", "null", '{"\\u0069d":1}')
+        ),
+        ('{"jsonrpc":"2.0","\\u0069d":false,"method":"x"}', None, -32600, "Invalid Request: a request's id"),
     ],
 )
 def test_lines_the_sdk_would_drop_unanswered_get_an_error(

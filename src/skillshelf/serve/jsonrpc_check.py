@@ -8,7 +8,10 @@ text first and words the error a client gets instead:
 - JSON holding a lone surrogate (``"\\ud800"``: JSON allows it, it is not Unicode, and the
   SDK's parser refuses it): ``SV400`` naming where, with the message's id (``-32602`` inside
   ``params``, else ``-32600``); a plain ``-32600`` when the id itself is what cannot be sent back;
-- JSON that is no JSON-RPC message: ``-32600``, with its id when it has a usable one.
+- JSON that is no JSON-RPC message: ``-32600``, with its id when it has a usable one;
+- a request whose id is neither a string nor an integer (``true``, ``1.5``, ``1.0``, ``[1]``,
+  ``{}``, ``null``: MCP allows no null id): ``-32600`` with ``id: null``. The SDK reads such a
+  message as a notification (it drops the id), so it would never answer it.
 
 Each transport decides which refusals it sends: stdio answers only those a client waits on
 (:attr:`Refusal.awaited`), HTTP answers every POST.
@@ -26,7 +29,7 @@ from pydantic import ValidationError
 from skillshelf.errors import UsageError, reason
 from skillshelf.serve.files import check_text
 
-__all__ = ["Refusal", "refusal"]
+__all__ = ["Refusal", "checked", "refusal"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -103,16 +106,37 @@ def _error_for(message: object) -> types.JSONRPCError:
     return _reply(request_id, types.INVALID_REQUEST, f"Invalid Request: {detail}")
 
 
-def refusal(text: str | bytes) -> Refusal | None:
-    """The error a client gets for ``text`` (one message, as a line or a request body) when the
-    SDK's validation refuses it; None when the SDK takes it as it is."""
-    try:
-        types.jsonrpc_message_adapter.validate_json(text, by_name=False)
-        return None
-    except ValidationError:
-        pass
+def _has_id(text: str | bytes) -> bool:
+    """Whether ``text`` (JSON the SDK reads as a notification) has an ``id`` member after all."""
     try:
         message = json.loads(text)
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(message, dict) and "id" in message
+
+
+def checked(text: str | bytes) -> types.JSONRPCMessage | Refusal:
+    """``text`` (one message, as a line or a request body) as the SDK reads it, or the error a
+    client gets for it when the SDK's validation refuses it or would take a request for a
+    notification."""
+    try:
+        message = types.jsonrpc_message_adapter.validate_json(text, by_name=False)
+    except ValidationError:
+        pass
+    else:
+        if not isinstance(message, types.JSONRPCNotification) or not _has_id(text):
+            return message
+        detail = "a request's id is a string or an integer"
+        return Refusal(error=_reply(None, types.INVALID_REQUEST, f"Invalid Request: {detail}"), awaited=True)
+    try:
+        parsed = json.loads(text)
     except (ValueError, RecursionError) as exc:
         return Refusal(error=_reply(None, types.PARSE_ERROR, f"Parse error: {reason(exc)}"), awaited=True)
-    return Refusal(error=_error_for(message), awaited=_awaited(message))
+    return Refusal(error=_error_for(parsed), awaited=_awaited(parsed))
+
+
+def refusal(text: str | bytes) -> Refusal | None:
+    """The error a client gets for ``text`` (see :func:`checked`); None when the SDK takes it as
+    it is."""
+    result = checked(text)
+    return result if isinstance(result, Refusal) else None
