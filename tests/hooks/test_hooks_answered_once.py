@@ -14,7 +14,8 @@ from typing import Any
 from hooks_helpers import context_text, make_project
 
 from skillshelf.env import Env
-from skillshelf.hooks.runner import CLAIM_SECONDS, HookRun, log_path, run_hook
+from skillshelf.hooks.claims import CLAIM_SECONDS, prune_claims
+from skillshelf.hooks.runner import HookRun, log_path, run_hook
 from skillshelf.memory.queue import queue_dir, queued
 from skillshelf.select.usage import UsageStore
 
@@ -151,6 +152,7 @@ def test_an_old_claim_holds_no_more_and_old_claims_are_pruned(isolated_home: Any
     _age(leftover, CLAIM_SECONDS + 1)
     again = _run(env, "SessionStart", resume)
     assert again.status == "empty"  # the session resumed once more: answered, not a duplicate
+    prune_claims(env.dirs.state)
     assert [p.name for p in claims.iterdir()] == [claim.name]
 
 

@@ -15,7 +15,8 @@ from typing import Any
 from hooks_helpers import make_project
 
 from skillshelf.env import Env
-from skillshelf.hooks.runner import UNTURNED_CLAIM_SECONDS, HookRun, log_path, run_hook
+from skillshelf.hooks.claims import UNTURNED_CLAIM_SECONDS
+from skillshelf.hooks.runner import HookRun, log_path, run_hook
 
 
 def _input(env: Env, event: str, **fields: Any) -> bytes:

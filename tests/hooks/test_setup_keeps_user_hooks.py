@@ -96,6 +96,49 @@ def test_remove_moves_the_users_trust_in_the_block_to_its_hooks_new_key(isolated
     assert text == before + f'\n[hooks.state."{_user_key(hooks_file, 0)}"]\ntrusted_hash = "{USER_HASH}"\n'
 
 
+def _insert_user_hook_first(hooks_file: Path) -> None:
+    """The user's own UserPromptSubmit group put before skillshelf's (by hand, after setup)."""
+    data = json.loads(hooks_file.read_text(encoding="utf-8"))
+    data["hooks"]["UserPromptSubmit"].insert(0, USER_HOOK.group())
+    hooks_file.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+
+
+def test_remove_takes_out_skillshelfs_trust_at_the_key_the_users_hook_took_since(isolated_home: Any) -> None:
+    _repo, env, hooks_file, config = _project(isolated_home)
+    before = config.read_bytes()
+    set_up(env, isolated_home, "codex")
+    _insert_user_hook_first(hooks_file)
+
+    set_up(env, isolated_home, "codex", remove=True)
+    assert config.read_bytes() == before
+
+
+def test_setup_again_moves_skillshelfs_trust_off_the_key_the_users_hook_took(isolated_home: Any) -> None:
+    _repo, env, hooks_file, config = _project(isolated_home)
+    set_up(env, isolated_home, "codex")
+    ours = _state(config)[_user_key(hooks_file, 0)]
+    _insert_user_hook_first(hooks_file)
+
+    set_up(env, isolated_home, "codex")
+    state = _state(config)
+    assert _user_key(hooks_file, 0) not in state  # the user's hook is not trusted: Codex asks
+    assert state[_user_key(hooks_file, 1)] == ours
+
+
+def test_remove_keeps_the_trust_codex_wrote_over_skillshelfs_for_the_users_hook(isolated_home: Any) -> None:
+    """The user accepted their hook in Codex, which set its hash in the table skillshelf's
+    block already had at that key: the table is theirs now."""
+    _repo, env, hooks_file, config = _project(isolated_home)
+    set_up(env, isolated_home, "codex")
+    _insert_user_hook_first(hooks_file)
+    text = config.read_text(encoding="utf-8")
+    ours = _state(config)[_user_key(hooks_file, 0)]["trusted_hash"]
+    config.write_text(text.replace(ours, USER_HASH), encoding="utf-8")
+
+    set_up(env, isolated_home, "codex", remove=True)
+    assert _state(config) == {_user_key(hooks_file, 0): {"trusted_hash": USER_HASH}}
+
+
 def test_remove_moves_the_users_trust_written_outside_the_block_in_place(isolated_home: Any) -> None:
     _repo, env, hooks_file, config = _project(isolated_home)
     before = config.read_text(encoding="utf-8")

@@ -94,6 +94,9 @@ def test_codex_setup_warns_when_the_other_scope_runs_skillshelf_too(isolated_hom
         "skillshelf setup codex --remove" in plan.diagnostics[0].fix and str(repo) in plan.diagnostics[0].fix
     )
     assert any("HK130" in note for note in plan.notes)
+    message = plan.diagnostics[0].message  # each call is still answered once (hooks/claims.py)
+    assert "call starts skillshelf twice; the second finds the call answered and does nothing" in message
+    assert "would answer" not in message
     again = set_up(env, isolated_home, "codex")
     assert "skillshelf setup codex --scope user --remove" in again.diagnostics[0].fix
 

@@ -29,7 +29,8 @@ def answer_hook(
     server answers when one is running (:mod:`skillshelf.cli.hook_client`); otherwise the work
     is done here, within what is left of the deadline (a server that left while it had the
     call took some). When nothing is left, only the event's essential step runs (the memory
-    queue's entry of ``Stop`` / ``SessionEnd``, within ``deadlines.ESSENTIAL_SECONDS``). Whatever
+    queue's entry of ``Stop`` / ``SessionEnd``, within ``deadlines.ESSENTIAL_SECONDS``). Old
+    hook-call claims are pruned after the answer is written, unless the deadline passed. Whatever
     goes wrong, it answers nothing and exits 0 (the problem goes to skillshelf's hook log)."""
     from pathlib import Path
 
@@ -63,6 +64,10 @@ def answer_hook(
     _write(run.answer)
     if run.timed_out:
         exit_now()
+    if run.status != "timeout":
+        from skillshelf.hooks.claims import prune_claims
+
+        prune_claims(env.dirs.state)  # bounded, once the answer is out
 
 
 def _log_late(env: Env, agent: Agent, event: str, seconds: float) -> None:

@@ -138,8 +138,9 @@ def _print_status(env: Env, command: list[str], as_json: bool) -> None:
         runs = "runs" if row.runs else "does NOT run"
         current = "" if row.current or not row.events else " (out of date: run setup again)"
         mcp = f"; MCP server in {row.mcp_file}" if row.mcp else ""
+        events = [f"{e} (your own)" if e in row.users_events else e for e in row.events]
         click.echo(
-            f"{name} ({row.scope}): hooks {', '.join(row.events) or 'none'} in {row.hooks_file}"
+            f"{name} ({row.scope}): hooks {', '.join(events) or 'none'} in {row.hooks_file}"
             f"{current}{mcp}; {runs}"
         )
         for reason in row.reasons:

@@ -36,6 +36,7 @@ from skillshelf.hooks.jsonfile import (
     handler_positions,
     moved_handlers,
     our_hooks,
+    users_hooks,
 )
 
 __all__ = [
@@ -106,7 +107,9 @@ def trust_change(
     longer hold). The user's own handlers (one running skillshelf that setup did not write
     counts: ``recorded`` before and after, see :func:`.jsonfile.our_hooks`) keep their trust:
     an entry of ``present`` whose handler moved is renamed to its new key, and the entry at
-    the key of one that stays where it was is never ours, whatever its hash.
+    the key of one that stays where it was is never ours, unless it is in setup's block with
+    the hash of one of our handlers that is not the user's handler's own (the position was
+    ours when setup wrote it; the user put their hook there since).
 
     Raises:
         ConfigError: ``before`` or ``after`` is not a hooks file setup can read.
@@ -122,7 +125,14 @@ def trust_change(
     moves = moved_handlers(before, after, where, recorded) if before and after else {}
     users = handler_positions(after, where, new) if after else {}
     stayed = {p for p, is_ours in users.items() if not is_ours and places.get(p) is False}
-    ours -= {trust_key(hooks_file, p) for p in stayed - set(moves.values())}
+    theirs = (
+        {trust_key(hooks_file, h): trust_hash(h) for h in users_hooks(after, where, new)} if after else {}
+    )
+    ours -= {
+        key
+        for key in (trust_key(hooks_file, p) for p in stayed - set(moves.values()))
+        if not _stale_in_block(ours_if_hash.get(key), hashes, theirs.get(key))
+    }
     return TrustChange(
         wanted={trust_key(hooks_file, h): trust_hash(h) for h in mine},
         ours=frozenset(ours),
@@ -133,6 +143,14 @@ def trust_change(
         },
         users=frozenset(trust_key(hooks_file, p) for p, is_ours in users.items() if not is_ours),
     )
+
+
+def _stale_in_block(found: object, hashes: Collection[str], theirs: str | None) -> bool:
+    """Whether setup's block holds, at the key of a user's handler, the trust of one of our
+    handlers (``hashes``) that is not that handler's own (``theirs``: its hash when it runs
+    skillshelf too): a position our hook held before the user put theirs there. Such an entry
+    trusts nothing the file holds, and is setup's to take out."""
+    return isinstance(found, str) and found in hashes and found != theirs
 
 
 def codex_config(path: Path) -> dict[str, Any]:

@@ -17,25 +17,18 @@ An event's essential step (``events.ESSENTIAL``: the memory queue's entry of ``S
 Deadlines (:mod:`.deadlines`) stay well under the timeouts ``setup`` writes into the agents'
 configuration, so the agent never has to kill the hook.
 
-A call is answered once (:func:`_first_call`): Codex runs every hook set that names the event
-(skillshelf set up at both project and user scope: two), at the same time, each on the same
-input byte for byte (0.171.0, measured). The first process to claim the call in the state
-folder's ``hooks/claims/`` answers it; another with the same input within
-:data:`CLAIM_SECONDS` answers empty and does nothing else (no second queue entry, no usage
-counted twice; the log says ``duplicate``). The input names its session and, where one call
-differs from the next, its turn (``turn_id`` / ``prompt_id``), prompt and tool call
-(``tool_use_id``), so two different calls never share a claim; one naming no turn (a
-session's start or end, which a resume sends again byte for byte) is claimed only for
-:data:`UNTURNED_CLAIM_SECONDS`. A call without a session id, or a claim that cannot be
-written, is answered as if it were the only one.
+A call is answered once (:mod:`.claims`): Codex runs every hook set that names the event (both
+scopes set up: two) on the same input at the same time; the first process to claim the call
+answers it, another answers empty and does nothing else (no second queue entry, no usage
+counted twice; the log says ``duplicate``). A call without a session id, or a claim that cannot
+be written, is answered as if it were the only one. Old claims are pruned by the caller once
+the answer is out (:func:`~skillshelf.hooks.claims.prune_claims`), never before it.
 """
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import hashlib
-import os
 import sys
 import threading
 import time
@@ -46,6 +39,7 @@ from skillshelf.dirs import private_dir, unwritable
 from skillshelf.env import Env
 from skillshelf.hooks.agents import Agent
 from skillshelf.hooks.answer import EMPTY, context_answer
+from skillshelf.hooks.claims import CLAIM_SECONDS, UNTURNED_CLAIM_SECONDS, first_call, prune
 from skillshelf.hooks.deadlines import ESSENTIAL_SECONDS, work_limit
 from skillshelf.hooks.hooklog import log_path, open_jobs_log, write_log_line
 
@@ -54,18 +48,6 @@ __all__ = ["HookRun", "log_path", "run_hook", "spawn_detached"]
 SPAWN_QUIET_SECONDS = 60.0  # one detached job of a kind per minute at most (a warm-up: per folder)
 WARM_MARKERS = "spawned-warm-ups"  # one marker per folder warmed, under the state folder's hooks/
 MAX_WARM_MARKERS = 64
-CLAIMS = "claims"  # one file per hook call answered lately, under the state folder's hooks/
-#: How long the claim of an input naming its turn or tool call (``turn_id``, ``prompt_id``,
-#: ``tool_use_id``) holds: both hook sets start within the agents' 10 s hook timeout of each
-#: other, and such an input is never sent again for another call.
-CLAIM_SECONDS = 60.0
-#: How long the claim of an input naming no turn holds (``SessionStart``, ``SessionEnd``):
-#: ``claude -p --resume ID`` and ``codex exec resume --last`` send the same input byte for byte
-#: on each resume, so a claim held longer would leave a session resumed again soon after
-#: without its context; the two hook sets Codex runs for one call (both scopes) start at the
-#: same moment, well within this.
-UNTURNED_CLAIM_SECONDS = 10.0
-MAX_CLAIMS = 512
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -174,7 +156,7 @@ def _handle(
     late: bool,
 ) -> str | None:
     """The event's essential step (then ``settled`` is set), then, unless ``late``, its handler;
-    ``None`` when another hook process has the call (:func:`_first_call`)."""
+    ``None`` when another hook process has the call (:func:`~skillshelf.hooks.claims.first_call`)."""
     from skillshelf.hooks.events import ESSENTIAL, HANDLERS
     from skillshelf.hooks.payload import HookInputError, parse_input
 
@@ -184,7 +166,7 @@ def _handle(
     inp = parse_input(raw, event) if event != "warm" else parse_input(b"{}", event)
     if inp.session_id:
         seconds = CLAIM_SECONDS if inp.turn_id or inp.tool_use_id else UNTURNED_CLAIM_SECONDS
-        if not _first_call(agent, event, raw, state_dir, served=served, seconds=seconds):
+        if not first_call(agent, event, raw, state_dir, served=served, seconds=seconds):
             return None
     here = _in_session_folder(agent, env, inp.cwd)
     essential = ESSENTIAL.get(event)
@@ -221,64 +203,6 @@ def _session_folder(agent: Agent, cwd: str, env: Env) -> Path | None:
     return None
 
 
-def _first_call(
-    agent: Agent, event: str, raw: bytes, state_dir: Path, *, served: bool, seconds: float = CLAIM_SECONDS
-) -> bool:
-    """Whether this process is the first to take the hook call ``raw`` (an input naming a
-    session): its claim file made with ``O_EXCL`` (a hook server's names its pid); one older than
-    ``seconds``, or left by a hook server that is gone (stopped while it had the call,
-    which the hook then answers itself), is replaced. A hook process's claim holds even after
-    it ended: the agent may run the second hook set after the first. ``True`` too when the
-    claim cannot be written: the call is answered as if alone."""
-    key = b"\0".join([agent.encode(), event.encode(), raw.strip()])
-    folder = state_dir / "hooks" / CLAIMS
-    claim = folder / hashlib.sha256(key).hexdigest()[:40]
-    try:
-        private_dir(folder)
-    except OSError:
-        return True
-    for _ in range(2):
-        try:
-            handle = os.open(claim, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        except FileExistsError:
-            if _held(claim, seconds):
-                return False
-            with contextlib.suppress(OSError):
-                claim.unlink()
-            continue
-        except OSError:
-            return True
-        with contextlib.suppress(OSError):
-            os.write(handle, f"server {os.getpid()}".encode("ascii") if served else b"hook")
-        os.close(handle)
-        _prune(folder, keep=claim, max_age=CLAIM_SECONDS, max_count=MAX_CLAIMS)
-        return True
-    return True
-
-
-def _held(claim: Path, seconds: float) -> bool:
-    """Whether ``claim`` still holds its call: younger than ``seconds``, and when a hook server
-    made it, that server alive (a claim not written yet holds)."""
-    try:
-        age = time.time() - claim.stat().st_mtime
-        text = claim.read_text(encoding="ascii", errors="replace")
-    except OSError:
-        return False
-    if not -seconds < age < seconds:
-        return False
-    number = text.removeprefix("server ")
-    pid = int(number) if number != text and number.isascii() and number.isdigit() else 0
-    if pid <= 0 or pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True  # alive, another user's (a pid taken again)
-    return True
-
-
 def _describe(exc: BaseException) -> str:
     from skillshelf.errors import SkillshelfError
 
@@ -312,7 +236,7 @@ def _spawn(args: list[str], *, env: Env, state_dir: Path) -> None:
     except OSError:
         return
     if args[:2] == ["hook", "warm"]:
-        _prune(marker.parent, keep=marker, max_age=SPAWN_QUIET_SECONDS, max_count=MAX_WARM_MARKERS)
+        prune(marker.parent, keep=marker, max_age=SPAWN_QUIET_SECONDS, max_count=MAX_WARM_MARKERS)
     spawn_detached(args, env=env, state_dir=state_dir)
 
 
@@ -325,30 +249,6 @@ def _marker(args: list[str], env: Env, state_dir: Path) -> Path:
     job = "\0".join([*args, str(env.cwd.absolute())])
     tag = hashlib.sha256(job.encode("utf-8", "surrogateescape")).hexdigest()[:24]
     return hooks / WARM_MARKERS / tag
-
-
-def _prune(folder: Path, *, keep: Path, max_age: float, max_count: int) -> None:
-    """Remove the files of ``folder`` (warm-up markers, claims) that hold nothing any more
-    (``max_age`` seconds old), and the oldest past ``max_count``: the folder holds no more than
-    that, however many projects or calls."""
-    entries: list[tuple[float, Path]] = []
-    try:
-        with os.scandir(folder) as found:
-            for entry in found:
-                try:
-                    entries.append((entry.stat(follow_symlinks=False).st_mtime, Path(entry.path)))
-                except OSError:
-                    continue
-    except OSError:
-        return
-    now = time.time()
-    entries.sort(key=lambda found: (found[1] == keep, found[0]), reverse=True)  # newest first
-    for rank, (mtime, path) in enumerate(entries):
-        if path != keep and (rank >= max_count or now - mtime >= max_age):
-            try:
-                path.unlink()
-            except OSError:
-                continue
 
 
 def spawn_detached(args: list[str], *, env: Env, state_dir: Path) -> None:

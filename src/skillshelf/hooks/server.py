@@ -49,6 +49,7 @@ from skillshelf.dirs import open_private, private_dir
 from skillshelf.env import Env
 from skillshelf.errors import UsageError, reason
 from skillshelf.hooks.address import PACKAGE_DIR, ServerAddress, code_id, server_address
+from skillshelf.hooks.claims import prune_claims
 from skillshelf.hooks.deadlines import MAX_DEADLINE
 
 __all__ = ["DRAIN_SECONDS", "MAX_HEADER_BYTES", "PROTOCOL", "ServerState", "serve", "source_stamp"]
@@ -293,6 +294,8 @@ def _answer(conn: socket.socket, state: ServerState, state_dir: Path) -> None:
                 return
             reply, caller = _reply(_read_call(conn), state, state_dir)
             conn.sendall(reply)
+        if caller is not None:
+            prune_claims(state_dir)  # bounded, once the answer is sent
         if caller is not None and not _still_wanted(caller):
             state.stopping.set()
     except (OSError, ValueError, RecursionError):

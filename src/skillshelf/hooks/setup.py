@@ -45,7 +45,7 @@ from skillshelf.hooks.gitexclude import GitStanding, git_standing, needed_elsewh
 from skillshelf.hooks.jsonfile import HookValue
 from skillshelf.hooks.setup_apply import apply_setup
 from skillshelf.hooks.setup_model import Edits, FileChange, SetupPlan, load_record, record_path
-from skillshelf.hooks.setup_notes import notes, other_scope, users_note
+from skillshelf.hooks.setup_notes import notes, other_scope, users_left_note, users_note
 
 __all__ = ["FileChange", "SetupPlan", "apply_setup", "plan_setup", "record_path"]
 
@@ -123,6 +123,9 @@ def _hooks(edits: Edits, files: AgentFiles, command: list[str], remove: bool) ->
             if current is not None:
                 after = jsonfile.remove_hooks(current, str(path), created=edits.made(path), recorded=recorded)
                 edits.set(path, _json_after(edits, path, after), "hooks")
+                left = jsonfile.users_hooks(current, str(path), recorded) if path == files.hooks else []
+                if left:
+                    edits.notes.append(users_left_note(path, left))
             edits.keep(path, "hooks", None)
             continue
         text = current if current is not None else _EMPTY_JSON

@@ -17,7 +17,7 @@ from skillshelf.hooks.codex import codex_config, project_trusted
 from skillshelf.hooks.gitexclude import GitStanding
 from skillshelf.hooks.setup_model import read_text
 
-__all__ = ["notes", "other_scope", "users_note"]
+__all__ = ["notes", "other_scope", "users_left_note", "users_note", "users_reasons"]
 
 _NAMES = {"codex": "Codex", "claude": "Claude Code"}
 
@@ -25,8 +25,9 @@ _NAMES = {"codex": "Codex", "claude": "Claude Code"}
 def other_scope(env: Env, files: AgentFiles, specs: Sequence[HookSpec]) -> Diagnostic | None:
     """``HK130`` when the agent's other scope (user for project, project for user) already has
     hooks running skillshelf that the agent would run beside these: Codex runs every hook of
-    both, so each prompt would get skillshelf's context twice. Claude Code runs an identical
-    command once, so there only another command (another install, another path) counts."""
+    both, so each call starts skillshelf twice; the call's claim (:mod:`.claims`) has the second
+    do nothing, which still costs a process start. Claude Code runs an identical command once,
+    so there only another command (another install, another path) counts."""
     other: SetupScope = "user" if files.scope == "project" else "project"
     there = agent_files(files.agent, other, env).hooks
     try:
@@ -49,7 +50,8 @@ def other_scope(env: Env, files: AgentFiles, specs: Sequence[HookSpec]) -> Diagn
         "HK130",
         Severity.WARNING,
         f"skillshelf is set up in {_NAMES[agent]} {where} too ({there}): {_NAMES[agent]} runs the hooks "
-        f"of both, so skillshelf would answer {events} twice",
+        f"of both, so each {events} call starts skillshelf twice; the second finds the call answered "
+        "and does nothing else (`duplicate` in the hook log), a process start spent for nothing",
         f"keep one: run {undo} (or `{keep}` to take this one out again)",
         path=there,
     )
@@ -63,6 +65,38 @@ def users_note(path: Path, users: Sequence[jsonfile.OurHook], *, untrusted: bool
         "it is, adds none beside it, and `--remove` leaves it too"
     )
     return note + (" (Codex runs it once you trust it in its /hooks)" if untrusted else "")
+
+
+def users_left_note(path: Path, users: Sequence[jsonfile.OurHook]) -> str:
+    """The note of ``--remove`` for the hooks of the user's own that run skillshelf, which stay."""
+    events = ", ".join(dict.fromkeys(h.event for h in users))
+    return (
+        f"{path} still runs skillshelf for {events} with a hook of your own, which `--remove` leaves: "
+        "take it out of the file yourself if you want it gone"
+    )
+
+
+def users_reasons(path: Path, users: Sequence[jsonfile.OurHook], specs: Sequence[HookSpec]) -> list[str]:
+    """What ``setup --status`` says of the user's own hooks running skillshelf in ``path``: one
+    that is setup's but for its timeout (the user changed it) says so and what setup does."""
+    wanted = {(s.event, s.command, s.matcher): s.timeout for s in specs}
+    edited: dict[tuple[int | None, int], list[str]] = {}
+    others: list[jsonfile.OurHook] = []
+    for hook in users:
+        timeout = wanted.get((hook.event, hook.command, hook.matcher))
+        if timeout is None or timeout == hook.timeout:
+            others.append(hook)
+        else:
+            edited.setdefault((hook.timeout, timeout), []).append(hook.event)
+    reasons = [
+        f"{path}: the {', '.join(dict.fromkeys(events))} hook{'s' if len(events) > 1 else ''} "
+        f"{'run' if len(events) > 1 else 'runs'} skillshelf with "
+        f"{f'a timeout of {theirs} s' if theirs is not None else 'no timeout'}, not the {ours} s setup "
+        "writes: setup counts such a hook as your own, leaves it as it is, and `--remove` leaves it too "
+        "(for setup's own, take it out of the file and run setup again)"
+        for (theirs, ours), events in edited.items()
+    ]
+    return reasons + ([users_note(path, others, untrusted=False)] if others else [])
 
 
 def notes(env: Env, files: AgentFiles, remove: bool, mcp: bool, git: GitStanding | None) -> list[str]:

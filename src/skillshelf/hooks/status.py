@@ -27,7 +27,8 @@ from skillshelf.hooks.agents import (
 from skillshelf.hooks.claude import hook_blockers, read_json
 from skillshelf.hooks.codex import codex_config, project_trusted, trust_hash, trust_key, trusted_hashes
 from skillshelf.hooks.hooklog import jobs_log_path, log_path
-from skillshelf.hooks.setup_model import load_record
+from skillshelf.hooks.setup_model import Edits, load_record
+from skillshelf.hooks.setup_notes import users_reasons
 
 __all__ = ["HookStatus", "LastProblems", "last_problems", "setup_status"]
 
@@ -45,7 +46,8 @@ class HookStatus:
     scope: SetupScope
     hooks_file: Path
     events: tuple[str, ...]  # events with a skillshelf hook
-    current: bool  # every event set up, with this installation's command
+    users_events: tuple[str, ...]  # those of them whose hook is the user's own (setup leaves it)
+    current: bool  # setup again would change nothing (see the reasons when it would)
     mcp_file: Path
     mcp: bool
     runs: bool  # the agent will run the hooks (when any are installed)
@@ -61,6 +63,7 @@ class HookStatus:
             "scope": self.scope,
             "hooks_file": str(self.hooks_file),
             "events": list(self.events),
+            "users_events": list(self.users_events),
             "current": self.current,
             "mcp_file": str(self.mcp_file),
             "mcp": self.mcp,
@@ -75,38 +78,58 @@ def setup_status(env: Env, *, command: list[str]) -> tuple[HookStatus, ...]:
 
 
 def _ours(path: Path) -> tuple[list[jsonfile.OurHook], str | None]:
+    hooks, _text, problem = _read_hooks(path)
+    return hooks, problem
+
+
+def _read_hooks(path: Path) -> tuple[list[jsonfile.OurHook], str | None, str | None]:
+    """Every handler in ``path`` that runs skillshelf, the file's text, and why it cannot be read."""
     try:
         text = read_regular_text(path, limit=MAX_SETTINGS_BYTES)
     except FileNotFoundError:
-        return [], None
+        return [], None, None
     except (OSError, UnicodeDecodeError) as exc:
-        return [], f"cannot read {path}: {reason(exc)}"
+        return [], None, f"cannot read {path}: {reason(exc)}"
     try:
-        return jsonfile.our_hooks(text, str(path)), None
+        return jsonfile.our_hooks(text, str(path)), text, None
     except SkillshelfError as exc:
-        return [], exc.message
+        return [], None, exc.message
+
+
+def _users(
+    path: Path, text: str | None, agent: Agent, record: dict[str, dict[str, object]]
+) -> list[jsonfile.OurHook]:
+    """The handlers running skillshelf in ``path`` that are the user's own, as setup tells them
+    (:meth:`.setup_model.Edits.recorded_hooks`): setup leaves them, and ``--remove`` too."""
+    if text is None:
+        return []
+    try:
+        recorded = Edits(record=record).recorded_hooks(path, agent)
+        return jsonfile.users_hooks(text, str(path), recorded)
+    except SkillshelfError:
+        return []
 
 
 def _one(env: Env, agent: Agent, scope: SetupScope, command: list[str]) -> HookStatus:
     files = agent_files(agent, scope, env)
-    hooks, problem = _ours(files.hooks)
-    wanted = {(s.event, s.command, s.timeout, s.matcher) for s in hook_specs(agent, command)}
-    have = {(h.event, h.command, h.timeout, h.matcher) for h in hooks}
+    hooks, text, problem = _read_hooks(files.hooks)
     reasons = [problem] if problem else []
     made_here = load_record(env.dirs.state)
+    users = _users(files.hooks, text, agent, made_here)
     for former in files.former_hooks:
         shared, _ = _ours(former)
         hooks += shared  # they run, wherever they came from
         if shared and str(former) in made_here:
-            have = set()  # not current until setup moves them
             reasons.append(
                 f"the hooks are in {former}, which the project shares: run `skillshelf setup {agent}` "
                 f"again to move them to {files.hooks}"
             )
+    reasons += users_reasons(files.hooks, users, hook_specs(agent, command))
     if agent == "codex":
         broken = _codex_config_problems(files.trust or files.mcp, files.mcp)
         reasons += broken
-        runs = _codex_runs(env, scope, files.hooks, files.trust or files.mcp, hooks, reasons) and not broken
+        trust = files.trust or files.mcp
+        runs = _codex_runs(env, scope, files.hooks, trust, hooks, users, reasons) and not broken
         mcp = tomlblock.lookup(codex_config(files.mcp), ("mcp_servers", MCP_NAME)) is not None
     else:
         blockers = hook_blockers(env)
@@ -117,17 +140,37 @@ def _one(env: Env, agent: Agent, scope: SetupScope, command: list[str]) -> HookS
         servers = read_json(files.mcp).get("mcpServers")
         mcp = isinstance(servers, dict) and MCP_NAME in servers
     events = tuple(e for e in EVENTS if any(h.event == e for h in hooks))
+    current = True
+    if len(hooks) > len(users):  # some are setup's: would setup again change them?
+        current, changes = _setup_changes(env, agent, scope, command)
+        reasons += changes
     return HookStatus(
         agent=agent,
         scope=scope,
         hooks_file=files.hooks,
         events=events,
-        current=wanted <= have,
+        users_events=tuple(dict.fromkeys(h.event for h in users)),
+        current=current,
         mcp_file=files.mcp,
         mcp=mcp,
         runs=runs and bool(events),
         reasons=tuple(reasons),
     )
+
+
+def _setup_changes(env: Env, agent: Agent, scope: SetupScope, command: list[str]) -> tuple[bool, list[str]]:
+    """Whether ``setup`` again would change nothing (what it would change, if not): status
+    agrees with setup, which leaves the user's own hooks as they are."""
+    from skillshelf.hooks.setup import plan_setup
+
+    try:
+        plan = plan_setup(env, agent, scope, command=command, state_dir=env.dirs.state)
+    except SkillshelfError as exc:
+        return False, [f"setup cannot bring it up to date: {exc.message} ({exc.code}; fix: {exc.hint})"]
+    if not plan.changed:
+        return True, []
+    what = "; ".join(f"{' and '.join(dict.fromkeys(c.what))} in {c.path}" for c in plan.changed)
+    return False, [f"setup again would update: {what}"]
 
 
 def _claude_hooks_of_other_folders(env: Env, settings_dir: Path) -> list[str]:
@@ -168,6 +211,7 @@ def _codex_runs(
     hooks_file: Path,
     trust_file: Path,
     hooks: list[jsonfile.OurHook],
+    users: list[jsonfile.OurHook],
     reasons: list[str],
 ) -> bool:
     config = codex_config(trust_file)
@@ -188,14 +232,20 @@ def _codex_runs(
         )
         runs = False
     trusted = trusted_hashes(config)
-    untrusted = [h.event for h in hooks if trusted.get(trust_key(hooks_file, h)) != trust_hash(h)]
-    if untrusted:
+    untrusted = [h for h in hooks if trusted.get(trust_key(hooks_file, h)) != trust_hash(h)]
+    setups = [h.event for h in untrusted if h not in users]
+    if setups:
         reasons.append(
-            f"Codex skips untrusted hooks: {', '.join(untrusted)} (run `skillshelf setup codex` again, "
+            f"Codex skips untrusted hooks: {', '.join(setups)} (run `skillshelf setup codex` again, "
             "or trust them in Codex's /hooks)"
         )
-        runs = False
-    return runs
+    theirs = [h.event for h in untrusted if h in users]
+    if theirs:
+        reasons.append(
+            f"Codex skips untrusted hooks of your own: {', '.join(theirs)} (setup leaves them to you: "
+            "trust them in Codex's /hooks)"
+        )
+    return runs and not untrusted
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
