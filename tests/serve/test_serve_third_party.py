@@ -25,6 +25,7 @@ QUIET = {
     # wait for MCP servers before the first model request, even on a slow, busy machine
     "MCP_CONNECTION_NONBLOCKING": "false",
     "MCP_TIMEOUT": "60000",
+    "MCP_CONNECT_TIMEOUT_MS": "60000",
 }
 
 
@@ -102,7 +103,9 @@ def test_claude_code_searches_and_loads_a_skill_through_skillshelf_serve(
         f"mcp__skillshelf__{n}" for n in ("search_skills", "load_skill", "read_skill_file", "list_skills")
     }
     first = json.dumps(requests[0])
-    assert "This server holds a library of skills" in first and "pdf-forms: Fill in" in first  # instructions
+    assert (
+        "Skills beyond those your Skill tool lists" in first and "pdf-forms: Fill in" in first
+    )  # instructions
     search, load, escape = _tool_results(requests)[:3]
     assert json.loads(search)["results"][0]["name"] == "pdf-forms"
     assert "<name>pdf-forms</name>" in load and "Run scripts/fill.py" in load and "- scripts/fill.py" in load

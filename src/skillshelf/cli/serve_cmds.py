@@ -68,6 +68,14 @@ def _check_token(token: str | None) -> None:
     is_flag=True,
     help="Rank search_skills without the embedding models even when an extra installs them.",
 )
+@click.option(
+    "--client",
+    type=click.Choice(["auto", "generic", "claude"]),
+    default="auto",
+    show_default=True,
+    help="Shape the instructions for a client: claude fits Claude Code's 2,048-character cap and "
+    "leaves out the skills it lists itself; auto is claude when Claude Code started the server.",
+)
 def serve(
     transport: str,
     host: str,
@@ -78,6 +86,7 @@ def serve(
     no_watch: bool,
     token: str | None,
     no_semantic: bool,
+    client: str,
 ) -> None:
     """Serve the skills found here over MCP: four tools, the catalog as instructions, every
     skill file as a resource, user-invocable skills as prompts."""
@@ -98,6 +107,7 @@ def serve(
             use_cache=not no_cache,
         )
         pending = pool.submit(open_library, env, options, semantic=not no_semantic)
+        from skillshelf.serve.instructions import client_for
         from skillshelf.serve.mcp_server import ServeOptions, build_server, run_stdio
 
         library = pending.result()
@@ -105,7 +115,10 @@ def serve(
     from skillshelf.skills.walk_limits import limits_from_environ
 
     limits, _ = limits_from_environ(env.environ, ScanLimits())  # discovery's, for the watcher
-    server = build_server(library, ServeOptions(watch=not no_watch, scan_limits=limits))
+    shape = client_for(client, env.environ, transport)
+    server = build_server(
+        library, ServeOptions(watch=not no_watch, scan_limits=limits, client=shape, env=env)
+    )
     problems = len(library.discovery.diagnostics) if library.discovery else 0
     if problems:
         click.echo(

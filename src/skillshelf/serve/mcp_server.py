@@ -3,7 +3,8 @@
 - tools: ``search_skills``, ``load_skill``, ``read_skill_file``, ``list_skills`` (always four,
   whatever the number of skills, so ``tools/list`` stays a few kilobytes);
 - instructions: the budgeted catalog, so clients that hand them to the model give it the
-  first layer without a call (none with ``skills.include_instructions = false``: :mod:`.unlisted`);
+  first layer without a call (none with ``skills.include_instructions = false``: :mod:`.unlisted`;
+  shaped for Claude Code's cap: :mod:`.instructions`);
 - resources: every file of every skill the catalog lists as ``skill://NAME/PATH`` (paged list;
   a ``manual`` skill's files are read by URI, not listed) + a template;
 - prompts: one per user-invocable skill, so ``/name`` works in clients with prompt support;
@@ -32,14 +33,15 @@ from mcp.server.models import InitializationOptions
 from mcp.server.subscriptions import ListenHandler
 from mcp.shared.exceptions import MCPError
 
+from skillshelf.env import Env
 from skillshelf.errors import NotFoundError, SkillshelfError
+from skillshelf.serve.instructions import Client, server_instructions
 from skillshelf.serve.library import SkillLibrary
 from skillshelf.serve.notify import ChangeNotifier
 from skillshelf.serve.schemas import ToolSpec, whole_number
 from skillshelf.serve.skill_tools import SKILL_TOOLS, SkillTool, skill_tool
 from skillshelf.serve.stdio import run_stdio
 from skillshelf.serve.tools import UNTRUSTED_NOTE
-from skillshelf.serve.unlisted import SETTING
 from skillshelf.skills.model import Skill
 from skillshelf.skills.walk import ScanLimits
 
@@ -58,18 +60,6 @@ log = logging.getLogger(__name__)
 RESOURCE_NOT_FOUND = -32002
 SERVER_TOOLS: tuple[SkillTool, ...] = SKILL_TOOLS
 URI_TEMPLATE = "skill://{name}/{+path}"
-INSTRUCTIONS_HEAD = (
-    "This server holds a library of skills: folders of instructions, scripts and references for "
-    "specific tasks. When a task matches a skill below, call load_skill with its name first and "
-    "follow it; read the files it lists with read_skill_file. If none fits, search_skills ranks "
-    "every skill against a few words about the task; list_skills pages through all of them."
-)
-UNLISTED_HEAD = (
-    "This server holds a library of skills: folders of instructions, scripts and references for "
-    f"specific tasks. No list of them is given here ({SETTING}): "
-    "search_skills ranks the skills against a few words about a task, and when one fits, call "
-    "load_skill with its name first and follow it; read the files it lists with read_skill_file."
-)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -85,6 +75,10 @@ class ServeOptions:
     scan_limits: ScanLimits = field(default_factory=ScanLimits)
     """The limits the watcher walks the roots within: discovery's (``limits_from_environ(env.environ,
     ScanLimits())``, so a root whose limits ``SKILLSHELF_SCAN_MAX_*`` raised is watched as deep)."""
+    client: Client = "generic"
+    """The shape of the instructions (:mod:`.instructions`): ``claude`` fits Claude Code's cap and
+    leaves out the skills it lists itself, as seen from ``env``."""
+    env: Env | None = None
 
 
 def skill_uri(name: str, path: str) -> str:
@@ -279,17 +273,8 @@ class _Handlers:
         return types.GetPromptResult(description=skill.description, messages=[message])
 
 
-def server_instructions(library: SkillLibrary) -> str:
-    """The server's instructions: how to use the tools, then the budgeted catalog (no catalog
-    while the skills list is switched off)."""
-    if library.tools.withheld and library.tools.skills:
-        return UNLISTED_HEAD
-    catalog = library.tools.catalog()
-    return (
-        f"{INSTRUCTIONS_HEAD}\n\n{catalog}"
-        if catalog
-        else INSTRUCTIONS_HEAD + "\n\n(No skills are installed.)"
-    )
+def _instructions(library: SkillLibrary, options: ServeOptions) -> str:
+    return server_instructions(library.tools, client=options.client, env=options.env)
 
 
 async def prebuild_index(library: SkillLibrary, *, delay: float = 0.2) -> None:
@@ -310,7 +295,7 @@ async def reload_skills(server: SkillServer, *, prebuild: bool) -> None:
         log.warning("reloading skills failed: %s", exc)
         return
     if change.any:
-        server.instructions = server_instructions(server.library)
+        server.instructions = _instructions(server.library, server.options)
         await server.notifier.publish(prompts=change.prompts or change.skills, resources=change.resources)
     if prebuild:
         await prebuild_index(server.library, delay=0)
@@ -346,7 +331,7 @@ def build_server(library: SkillLibrary | Sequence[Skill], options: ServeOptions 
     server = SkillServer(
         options.name,
         version=_version(),
-        instructions=server_instructions(lib),
+        instructions=_instructions(lib, options),
         lifespan=lifespan,
         on_list_tools=handlers.list_tools,
         on_call_tool=handlers.call_tool,
@@ -360,6 +345,7 @@ def build_server(library: SkillLibrary | Sequence[Skill], options: ServeOptions 
     server.middleware.append(notifier)
     server.library = lib
     server.notifier = notifier
+    server.options = options
     return server
 
 
@@ -368,6 +354,7 @@ class SkillServer(Server[Any]):
 
     library: SkillLibrary
     notifier: ChangeNotifier
+    options: ServeOptions
 
     def create_initialization_options(
         self,
