@@ -78,6 +78,7 @@ _EXPORTS: dict[str, str] = {
     "select_mentioned": "skillshelf.skills.mentions",
     "skill_fragment": "skillshelf.skills.load",
     "validate_paths": "skillshelf.skills.validate",
+    "workspace_tools": "skillshelf.serve.loading",
 }
 
 __all__ = sorted(_EXPORTS, key=str.lower)
@@ -120,6 +121,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from skillshelf.select import rank as rank
     from skillshelf.select.index import SkillIndex as SkillIndex
     from skillshelf.serve.files import SkillFile as SkillFile
+    from skillshelf.serve.loading import workspace_tools as workspace_tools
     from skillshelf.serve.schemas import ToolSpec as ToolSpec
     from skillshelf.serve.tools import SkillPage as SkillPage
     from skillshelf.serve.tools import SkillTools as SkillTools

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from skillshelf.errors import PathEscapeError, SkillshelfError
-from skillshelf.serve.files import check_relative_path, read_confined_file
+from skillshelf.serve.files import check_relative_path, listable, read_confined_file
 
 
 @pytest.fixture
@@ -154,3 +154,42 @@ def test_a_path_that_cannot_be_encoded_is_refused_with_a_code_before_any_open(
     with pytest.raises(SkillshelfError) as read:
         read_confined_file(skill_folder, path, skill="demo")
     assert read.value.code == "SV400"
+
+
+@pytest.mark.parametrize("path", [".env", ".git/config", "references/.secret.md", "CVS/Root", "_darcs/prefs"])
+def test_hidden_files_and_version_control_folders_are_refused(skill_folder: Path, path: str) -> None:
+    target = skill_folder / path
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text("API_KEY=live", encoding="utf-8")
+    with pytest.raises(PathEscapeError) as info:
+        read_confined_file(skill_folder, path, skill="demo")
+    assert info.value.code == "SS403" and "hidden" in info.value.message and info.value.hint
+    assert not listable(skill_folder, path)
+
+
+def test_a_symlink_to_a_hidden_file_inside_the_folder_is_refused_and_not_listed(skill_folder: Path) -> None:
+    (skill_folder / ".git").mkdir()
+    (skill_folder / ".git" / "config").write_text("url = https://user:token@host/x\n", encoding="utf-8")
+    (skill_folder / "notes.md").symlink_to(".git/config")
+    with pytest.raises(PathEscapeError, match="hidden"):
+        read_confined_file(skill_folder, "notes.md", skill="demo")
+    assert not listable(skill_folder, "notes.md")
+
+
+@pytest.mark.parametrize("name", ["notes.md\n- SKILL.md", "a\\b.md", "evil\u202egnp.md", "tab\there.md"])
+def test_names_that_do_not_print_as_one_plain_line_or_cannot_be_read_are_not_listed(
+    skill_folder: Path, name: str
+) -> None:
+    (skill_folder / name).write_text("x", encoding="utf-8")
+    assert not listable(skill_folder, name)
+    assert listable(skill_folder, "references/guide.md") and listable(skill_folder, "café.md") is False
+    (skill_folder / "café.md").write_text("x", encoding="utf-8")
+    assert listable(skill_folder, "café.md")
+
+
+def test_a_path_longer_than_file_names_can_be_is_not_found_not_a_permission_problem(
+    skill_folder: Path,
+) -> None:
+    with pytest.raises(SkillshelfError) as info:
+        read_confined_file(skill_folder, "a" * 5000, skill="demo")
+    assert info.value.code == "SV404" and "permissions" not in info.value.hint

@@ -9,6 +9,12 @@ followed by hand, one out of it is refused, and a folder swapped for a symlink d
 read cannot redirect it. What was opened is checked with ``fstat``: only a regular file with a
 single link is read (``O_NONBLOCK``, so a FIFO cannot block).
 
+Hidden names are private: a path with a component that starts with ``.`` (``.env``,
+``.git/config``) or names a version-control folder (:data:`VCS_FOLDERS`), or a symlink that
+leads to one, is refused (``SS403``), as ``load_skill``'s listing leaves them out. The listing
+shows only what a read serves (:func:`listable`): a name that a read refuses, or that would not
+print as one plain line (a control, format or separator character), is left out.
+
 Hard-linked files (``st_nlink > 1``) are refused (``SS403``): a hard link gives the skill
 folder the content of a file that lives elsewhere, which no path check can see. Installed
 skills never hold one (``install`` copies files, git and zip archives cannot carry them).
@@ -17,26 +23,41 @@ skills never hold one (``install`` copies files, git and zip archives cannot car
 from __future__ import annotations
 
 import base64
+import errno
 import mimetypes
 import os
 import stat
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from skillshelf.errors import FileAccessError, NotFoundError, PathEscapeError, UsageError, reason
+from skillshelf.errors import (
+    FileAccessError,
+    NotFoundError,
+    PathEscapeError,
+    SkillshelfError,
+    UsageError,
+    reason,
+)
 from skillshelf.skills.confined import open_beneath
 
 __all__ = [
     "DEFAULT_MAX_FILE_BYTES",
+    "VCS_FOLDERS",
     "SkillFile",
     "check_relative_path",
     "check_text",
+    "hidden_part",
+    "listable",
     "read_confined_file",
     "stays_inside",
 ]
 
 DEFAULT_MAX_FILE_BYTES = 256 * 1024
 _TEXT_SNIFF = 8192
+VCS_FOLDERS = frozenset({"CVS", "_darcs"})
+"""Version-control folders whose names do not start with a dot (``.git``, ``.hg``, ``.svn`` do)."""
+_UNPRINTABLE = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -114,6 +135,29 @@ def check_relative_path(path: str) -> PurePosixPath:
     return parsed
 
 
+def hidden_part(parts: tuple[str, ...]) -> str | None:
+    """The first of ``parts`` that is hidden (starts with ``.``) or a version-control folder."""
+    return next((part for part in parts if part.startswith(".") or part in VCS_FOLDERS), None)
+
+
+def _refuse_hidden(parts: tuple[str, ...], original: str, *, via: str = "") -> None:
+    part = hidden_part(parts)
+    if part is not None:
+        raise PathEscapeError(
+            f"{original!r} {via}is hidden ({part!r}): hidden files and version-control folders are "
+            "not served",
+            path=original,
+            hint="read one of the files load_skill lists; hidden files (.env, .git) stay private",
+        )
+
+
+def _real_parts(folder: Path, rel: PurePosixPath) -> tuple[str, ...]:
+    """``rel``'s components with its symlinks followed, relative to ``folder``'s real path."""
+    base = os.path.realpath(folder)
+    real = os.path.relpath(os.path.realpath(folder.joinpath(*rel.parts)), base)
+    return () if real == "." else tuple(PurePosixPath(real).parts)
+
+
 def _open_inside(folder: Path, rel: PurePosixPath, original: str) -> int:
     try:
         return open_beneath(folder, rel.parts, original)
@@ -123,11 +167,17 @@ def _open_inside(folder: Path, rel: PurePosixPath, original: str) -> int:
             hint="call load_skill to see the list of bundled files",
             code="SV404",
         ) from None
-    except OSError as exc:  # symlink loops, permission problems
-        raise FileAccessError(
-            f"cannot open {original!r}: {reason(exc)}",
-            hint="check the file's symlinks and permissions",
-            code="SV405",
+    except OSError as exc:
+        if exc.errno != errno.ENAMETOOLONG:
+            raise FileAccessError(  # symlink loops, permission problems
+                f"cannot open {original!r}: {reason(exc)}",
+                hint="check the file's symlinks and permissions",
+                code="SV405",
+            ) from None
+        raise NotFoundError(
+            f"no file {original!r} in skill folder {folder}: the path is longer than file names can be",
+            hint="call load_skill to see the list of bundled files",
+            code="SV404",
         ) from None
 
 
@@ -168,8 +218,10 @@ def read_confined_file(
     are refused, since half an image is of no use.
     """
     rel = check_relative_path(path)
+    _refuse_hidden(rel.parts, path)
     fd = _open_inside(folder, rel, path)
     try:
+        _refuse_hidden(_real_parts(folder, rel), path, via="leads to a file that ")
         info = os.fstat(fd)
         _refuse_special(info.st_mode, path)
         if info.st_nlink > 1:
@@ -207,6 +259,19 @@ def read_confined_file(
     return SkillFile(
         skill=skill, path=rel_text, size=info.st_size, mime_type=mime, text=text, truncated=truncated
     )
+
+
+def listable(folder: Path, relative: str) -> bool:
+    """Whether ``load_skill`` lists ``relative``: a read of it is not refused for its name
+    (:func:`check_relative_path`, no hidden part), the name prints as one plain line, and its
+    target (symlinks followed) is inside ``folder`` and not hidden."""
+    try:
+        rel = check_relative_path(relative)
+    except SkillshelfError:
+        return False
+    if hidden_part(rel.parts) or any(unicodedata.category(c) in _UNPRINTABLE for c in relative):
+        return False
+    return stays_inside(folder, relative) and hidden_part(_real_parts(folder, rel)) is None
 
 
 def stays_inside(folder: Path, relative: str) -> bool:

@@ -21,10 +21,12 @@ __all__ = ["open_library", "workspace_tools"]
 
 
 def workspace_tools(workspace: Workspace, *, semantic: bool = False) -> SkillTools:
-    """The tools a server offers over ``workspace``: every loadable skill (a project's marked
-    untrusted by the workspace unless the project is trusted), the catalog's skills listed, the
-    config's budget, catalog format (else markdown) and ``[select]`` threshold (search_skills
-    suggests what ``context`` would); no skills list when the config switches it off."""
+    """The tools a server or a program offers over ``workspace`` (``skillshelf.workspace_tools``,
+    the way to build :class:`SkillTools` for a model): every loadable skill (a project's marked
+    untrusted by the workspace unless the project is trusted; disabled ones left out, and
+    explained when asked for), the catalog's skills listed, the config's budget, catalog format
+    (else markdown) and ``[select]`` threshold (search_skills suggests what ``context`` would);
+    no skills list when the config switches it off."""
     from skillshelf.select.ranking import RankingSettings
 
     return SkillTools(

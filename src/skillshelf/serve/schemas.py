@@ -6,6 +6,15 @@ skill tools: :data:`skillshelf.serve.skill_tools.SKILL_TOOLS`) is both what is o
 runs. The ``to_*`` functions only change the envelope, so every surface describes the tools with
 the same words. ``str_arg``/``int_arg`` read a call's arguments (which the dispatch has checked
 against the tool's schema: :mod:`skillshelf.serve.arguments`), raising ``UsageError`` (SV400).
+
+The tool definitions are typed as the SDKs' own parameter types (:data:`ResponsesTool`,
+:data:`ChatTool`, :data:`AnthropicTool`), imported for type checkers only: a host's
+``tools=`` argument or ``list[FunctionToolParam]`` type-checks as is, and nothing imports an SDK
+at run time (where an SDK is not installed, a type checker reads the type as ``Any``). A
+Responses tool always carries ``strict``: the API reads a missing one as "strict where the
+schema allows", so ``strict=False`` sends ``"strict": false``; Chat Completions reads a missing
+one as false, and its tools carry the key only when it is true (as some compatible servers
+expect).
 """
 
 from __future__ import annotations
@@ -15,19 +24,34 @@ import dataclasses
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeAlias, TypeVar, overload
 
-from skillshelf.errors import UsageError, reason
+from skillshelf.errors import SkillshelfError, UsageError, reason
 from skillshelf.serve.arguments import is_integer, rule_text
 
+if TYPE_CHECKING:
+    from anthropic.types import ToolParam as AnthropicTool
+    from openai.types.chat import ChatCompletionToolParam as ChatTool
+    from openai.types.responses import FunctionToolParam as ResponsesTool
+else:  # the names exist at run time too (get_type_hints, help())
+    AnthropicTool: TypeAlias = dict[str, Any]
+    ChatTool: TypeAlias = dict[str, Any]
+    ResponsesTool: TypeAlias = dict[str, Any]
+
 __all__ = [
+    "AnthropicTool",
     "Arguments",
+    "ChatTool",
     "OpenAIFormat",
+    "ResponsesTool",
     "Tool",
     "ToolResult",
     "ToolSpec",
+    "clipped",
+    "error_result",
     "int_arg",
     "parse_arguments",
+    "parse_cursor",
     "str_arg",
     "to_anthropic",
     "to_openai",
@@ -37,6 +61,7 @@ __all__ = [
 
 OpenAIFormat = Literal["responses", "chat"]
 Arguments = Mapping[str, Any]
+ERROR_MESSAGE_CHARS = 600  # an error's message (or fix) for the model, at most
 HostT = TypeVar("HostT")
 ResultT = TypeVar("ResultT")
 
@@ -91,40 +116,49 @@ def with_name_enum(spec: ToolSpec, names: Sequence[str]) -> ToolSpec:
     return dataclasses.replace(spec, parameters=schema)
 
 
+@overload
+def to_openai(
+    specs: Sequence[ToolSpec], *, api: Literal["responses"] = ..., strict: bool = ...
+) -> list[ResponsesTool]: ...
+@overload
+def to_openai(specs: Sequence[ToolSpec], *, api: Literal["chat"], strict: bool = ...) -> list[ChatTool]: ...
+@overload
+def to_openai(
+    specs: Sequence[ToolSpec], *, api: OpenAIFormat, strict: bool = ...
+) -> list[ResponsesTool] | list[ChatTool]: ...
 def to_openai(
     specs: Sequence[ToolSpec], *, api: OpenAIFormat = "responses", strict: bool = False
-) -> list[dict[str, Any]]:
+) -> list[ResponsesTool] | list[ChatTool]:
     """Function tools for the OpenAI Responses API (flat) or Chat Completions (nested ``function``)."""
     if api not in ("responses", "chat"):
         raise UsageError(f"unknown OpenAI API format {api!r}", hint="give api='responses' or api='chat'")
-    tools: list[dict[str, Any]] = []
-    for spec in specs:
-        schema = spec.schema()
-        if strict:
-            schema = _strict_schema(schema)
-        if api == "responses":
-            tool: dict[str, Any] = {
-                "type": "function",
-                "name": spec.name,
-                "description": spec.description,
-                "parameters": schema,
-            }
-            if strict:
-                tool["strict"] = True
-        else:
-            function: dict[str, Any] = {
-                "name": spec.name,
-                "description": spec.description,
-                "parameters": schema,
-            }
-            if strict:
-                function["strict"] = True
-            tool = {"type": "function", "function": function}
-        tools.append(tool)
-    return tools
+    schemas = [(spec, _strict_schema(spec.schema()) if strict else spec.schema()) for spec in specs]
+    if api == "responses":
+        return [_responses_tool(spec, schema, strict=strict) for spec, schema in schemas]
+    return [_chat_tool(spec, schema, strict=strict) for spec, schema in schemas]
 
 
-def to_anthropic(specs: Sequence[ToolSpec]) -> list[dict[str, Any]]:
+def _responses_tool(spec: ToolSpec, schema: dict[str, Any], *, strict: bool) -> ResponsesTool:
+    return {
+        "type": "function",
+        "name": spec.name,
+        "description": spec.description,
+        "parameters": schema,
+        "strict": strict,
+    }
+
+
+def _chat_tool(spec: ToolSpec, schema: dict[str, Any], *, strict: bool) -> ChatTool:
+    tool: ChatTool = {
+        "type": "function",
+        "function": {"name": spec.name, "description": spec.description, "parameters": schema},
+    }
+    if strict:
+        tool["function"]["strict"] = True
+    return tool
+
+
+def to_anthropic(specs: Sequence[ToolSpec]) -> list[AnthropicTool]:
     """Client tools for the Anthropic Messages API."""
     return [{"name": s.name, "description": s.description, "input_schema": s.schema()} for s in specs]
 
@@ -206,3 +240,31 @@ def int_arg(args: Arguments, key: str, default: int) -> int:
             f"argument {key!r} must be an integer", hint=f"pass {key} as a whole number", code="SV400"
         )
     return int(value)
+
+
+def error_result(exc: SkillshelfError) -> ToolResult:
+    """The error as the model gets it; a message that quotes a huge argument back is cut."""
+    message, fix = clipped(exc.message, ERROR_MESSAGE_CHARS), clipped(exc.hint, ERROR_MESSAGE_CHARS)
+    text = f"error {exc.code}: {message}"
+    if fix:
+        text += f"\nfix: {fix}"
+    return ToolResult(text=text, is_error=True, data={**exc.to_dict(), "message": message, "fix": fix})
+
+
+def clipped(text: str, limit: int) -> str:
+    """``text``, cut to ``limit`` characters with ``...`` when it is longer."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def parse_cursor(cursor: str | None, total: int) -> int:
+    """The page start a ``next_cursor`` names (none: 0); UsageError (SV400) for any other text."""
+    if cursor in (None, ""):
+        return 0
+    number = whole_number(cursor)
+    if number is None or number > total:
+        raise UsageError(
+            f"invalid cursor {cursor!r}",
+            hint="pass the next_cursor of the previous page, or none",
+            code="SV400",
+        )
+    return number

@@ -6,23 +6,26 @@ each API's tool format, the system-prompt text with the budgeted catalog, and
 :meth:`SkillTools.dispatch`, which runs a call and turns every failure into an error text the
 model can act on (never an exception; a bug in a tool is logged and answered as ``SV500``)::
 
-    tools = SkillTools(discover_skills(Env.from_os()).skills)
+    tools = workspace_tools(Workspace.open(Env.from_os()))   # serve/loading.py: trust and config applied
     response = client.responses.create(model=..., instructions=tools.system_prompt(),
                                        tools=tools.openai_tools(), input=...)
     for call in calls:
         result = tools.dispatch(call.name, call.arguments)   # ToolResult(text, is_error)
 
-The search index is built on the first search, not at start-up.
+``SkillTools(skills)`` over skills from ``discover_skills`` takes every skill as trusted and
+applies no config (no per-skill modes, no disabled skills, no budget): that is for skills the
+caller vouches for. The search index is built on the first search, not at start-up.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 from skillshelf.errors import SkillNotFoundError, SkillshelfError, UsageError
 from skillshelf.serve.arguments import check_arguments
@@ -30,17 +33,22 @@ from skillshelf.serve.files import (
     DEFAULT_MAX_FILE_BYTES,
     SkillFile,
     check_text,
+    listable,
     read_confined_file,
-    stays_inside,
 )
 from skillshelf.serve.schemas import (
+    AnthropicTool,
+    ChatTool,
     OpenAIFormat,
+    ResponsesTool,
     ToolResult,
     ToolSpec,
+    clipped,
+    error_result,
     parse_arguments,
+    parse_cursor,
     to_anthropic,
     to_openai,
-    whole_number,
     with_name_enum,
 )
 from skillshelf.serve.skill_tools import SKILL_TOOLS, SkillTool, model_tools
@@ -66,7 +74,6 @@ DEFAULT_PREAMBLE = (
 )
 MAX_TOP_K = 50
 QUERY_ECHO_CHARS = 120  # a query quoted back in a "no match" answer, at most
-ERROR_MESSAGE_CHARS = 600  # an error's message (or fix) for the model, at most
 MAX_PAGE = 200
 LISTED_DESCRIPTION_CHARS = 200
 MAX_ENUM_NAMES = 200
@@ -92,25 +99,21 @@ def skill_summary(skill: Skill, *, max_description: int | None = None) -> dict[s
     return out
 
 
-def _error_result(exc: SkillshelfError) -> ToolResult:
-    """The error as the model gets it; a message that quotes a huge argument back is cut."""
-    message, fix = _clipped(exc.message, ERROR_MESSAGE_CHARS), _clipped(exc.hint, ERROR_MESSAGE_CHARS)
-    text = f"error {exc.code}: {message}"
-    if fix:
-        text += f"\nfix: {fix}"
-    return ToolResult(text=text, is_error=True, data={**exc.to_dict(), "message": message, "fix": fix})
-
-
-def _clipped(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+def _row_line(prefix: str, row: Mapping[str, Any]) -> str:
+    """A :func:`skill_summary` as one line of search's or list_skills' text, untrusted ones tagged."""
+    line = f"{prefix}{row['name']}" + (f": {row['description']}" if row["description"] else "")
+    return line + (f" {UNTRUSTED_TAG}" if "trusted" in row else "")
 
 
 class SkillTools:
     """The library dispatcher over one set of skills (see the module docstring).
 
-    ``skills`` are the skills that can be loaded; ``listed`` those the catalog shows and search
-    and list_skills offer (default: the model-visible ones; pass the catalog of the config's
-    skill modes to honour them: a ``manual`` skill then loads by name but is never offered).
+    ``skills`` are the skills that can be loaded, as they are: their ``trusted`` flags decide the
+    notes (:func:`~skillshelf.serve.loading.workspace_tools` builds one from a workspace, with
+    trust and config applied). ``listed``: those the catalog shows and search and list_skills
+    offer, the model-visible ones among them (default: ``skills``; pass the catalog of the
+    config's skill modes to honour them: a ``manual`` skill then loads by name but is never
+    offered). A name is looked up as sent, then in Unicode's composed form (NFC) on both sides.
     ``why_unavailable(name)`` may explain a name that is not among ``skills`` (a skill the
     config disables: :meth:`skillshelf.config.ModedSkills.disabled_error`). ``tools`` are the
     tools offered and dispatched (default: the registry, :data:`.skill_tools.SKILL_TOOLS`).
@@ -136,8 +139,8 @@ class SkillTools:
         self.skills: tuple[Skill, ...] = tuple(skills)
         self.why_unavailable = why_unavailable
         self.withheld = withheld
-        self.listed: tuple[Skill, ...] = (
-            tuple(s for s in skills if s.model_visible) if listed is None else tuple(listed)
+        self.listed: tuple[Skill, ...] = tuple(
+            s for s in (skills if listed is None else listed) if s.model_visible
         )
         self.budget = budget
         from skillshelf.skills.catalog import CATALOG_FORMATS
@@ -146,6 +149,8 @@ class SkillTools:
         self.index_cache_dir = index_cache_dir
         self.max_file_bytes = max_file_bytes
         self._by_name = first_by_name(self.skills)
+        # reversed: the first skill of a composed name is written last, so it wins
+        self._by_nfc = {unicodedata.normalize("NFC", k): v for k, v in reversed(self._by_name.items())}
         self._offered = first_by_name(self.listed)  # the listed skills by name, each name once
         # rank with the installed embedding models (WordLlama; MiniLM with skillshelf[semantic])
         self.semantic = semantic
@@ -165,7 +170,9 @@ class SkillTools:
         if not isinstance(name, str) or not name.strip():
             raise UsageError("the skill name is empty", hint="pass a name from the catalog", code="SV400")
         check_text(name, what="skill name")
-        skill = self._by_name.get(name) or self._by_name.get(name.strip().lstrip("$/"))
+        bare = name.strip().lstrip("$/")
+        skill = self._by_name.get(name) or self._by_name.get(bare)
+        skill = skill or self._by_nfc.get(unicodedata.normalize("NFC", bare))
         if skill is None:
             from skillshelf.skills.load import close_matches
 
@@ -184,7 +191,7 @@ class SkillTools:
         parts = [loaded.fragment]
         if loaded.truncated:
             parts.append(f"(The text of {skill.name} was cut at {self.max_file_bytes} bytes.)")
-        files = tuple(f for f in loaded.files if stays_inside(skill.folder, f))
+        files = tuple(f for f in loaded.files if listable(skill.folder, f))  # what read_skill_file serves
         if files:
             listing = "\n".join(f"- {f}" for f in files)
             more = f"\n- ... and {loaded.more_files} more file(s)" if loaded.more_files else ""
@@ -232,13 +239,10 @@ class SkillTools:
             row["score"] = round(float(item.score), 4)
             rows.append(row)
         if not rows:
-            shown = _clipped(query, QUERY_ECHO_CHARS)
+            shown = clipped(query, QUERY_ECHO_CHARS)
             text = f"No skill matches {shown!r} well enough. Try other words, or work without a skill."
         else:
-            lines = [
-                f"{i}. {r['name']}: {r['description']}" + (f" {UNTRUSTED_TAG}" if "trusted" in r else "")
-                for i, r in enumerate(rows, 1)
-            ]
+            lines = [_row_line(f"{i}. ", r) for i, r in enumerate(rows, 1)]
             text = "Skills matching the query (call load_skill with a name to use one):\n" + "\n".join(lines)
         confidence = settings.shown(ranking.confidence, 4)  # rounded down: under the threshold reads under it
         data = {"confidence": confidence, "min_confidence": settings.min_confidence, "results": rows}
@@ -264,7 +268,7 @@ class SkillTools:
 
     def list_page(self, cursor: str | None = None, limit: int = 50) -> SkillPage:
         """One page of the listed skills in load order; ``cursor``: the ``next_cursor`` of the last page."""
-        start = _parse_cursor(cursor, len(self._offered))
+        start = parse_cursor(cursor, len(self._offered))
         limit = max(1, min(int(limit), MAX_PAGE))
         unique = list(self._offered.values())
         page = tuple(unique[start : start + limit])
@@ -274,10 +278,10 @@ class SkillTools:
     def list_skills(self, cursor: str | None = None, limit: int = 50) -> ToolResult:
         """:meth:`list_page` as a tool result (SV406 while the skills list is switched off)."""
         if self.withheld:
-            return _error_result(unlisted_error(self.withheld))
+            return error_result(unlisted_error(self.withheld))
         page = self.list_page(cursor, limit)
         rows = [skill_summary(s, max_description=LISTED_DESCRIPTION_CHARS) for s in page.skills]
-        lines = [f"- {r['name']}: {r['description']}" if r["description"] else f"- {r['name']}" for r in rows]
+        lines = [_row_line("- ", r) for r in rows]
         text = f"{len(rows)} of {page.total} skills:\n" + "\n".join(lines)
         if page.next_cursor:
             text += f"\n(more: call list_skills with cursor={page.next_cursor!r})"
@@ -300,17 +304,26 @@ class SkillTools:
             specs = tuple(with_name_enum(spec, self.names()) for spec in specs)
         return specs
 
+    @overload
+    def openai_tools(
+        self, api: Literal["responses"] = ..., *, strict: bool = ..., name_enum: bool = ...
+    ) -> list[ResponsesTool]: ...
+    @overload
+    def openai_tools(
+        self, api: Literal["chat"], *, strict: bool = ..., name_enum: bool = ...
+    ) -> list[ChatTool]: ...
     def openai_tools(
         self, api: OpenAIFormat = "responses", *, strict: bool = False, name_enum: bool = False
-    ) -> list[dict[str, Any]]:
-        """Tool definitions for the OpenAI Responses API (default) or Chat Completions (``api="chat"``).
+    ) -> list[ResponsesTool] | list[ChatTool]:
+        """Tool definitions for the OpenAI Responses API (default) or Chat Completions (``api="chat"``),
+        typed as the SDK's ``FunctionToolParam`` / ``ChatCompletionToolParam`` (:mod:`.schemas`).
 
         ``name_enum=True`` lists the skill names in the schema, so the model cannot ask for one
         that does not exist (fine for a few dozen skills; tools/list grows with it).
         """
         return to_openai(self.tool_specs(name_enum=name_enum), api=api, strict=strict)
 
-    def anthropic_tools(self, *, name_enum: bool = False) -> list[dict[str, Any]]:
+    def anthropic_tools(self, *, name_enum: bool = False) -> list[AnthropicTool]:
         """Tool definitions for the Anthropic Messages API (``name_enum`` as in :meth:`openai_tools`)."""
         return to_anthropic(self.tool_specs(name_enum=name_enum))
 
@@ -342,17 +355,17 @@ class SkillTools:
         try:
             args = parse_arguments(arguments)
             tool = self.registry.get(name)
-            if tool is None:
-                known = ", ".join(self.registry)
+            if tool is None:  # the tools every surface offers (MCP adds list_skills)
+                known = ", ".join(t.name for t in model_tools(tuple(self.registry.values())))
                 raise UsageError(f"unknown tool {name!r}", hint=f"the skill tools are: {known}", code="SV400")
             return tool.handler(self, check_arguments(tool.name, tool.parameters, args))
         except SkillshelfError as exc:
-            return _error_result(exc)
+            return error_result(exc)
         except Exception as exc:  # a bug in a tool: logged and answered, never raised into the loop
             log.exception("the skill tool %r failed", name)
-            internal = f"internal error in {_clipped(ascii(name), QUERY_ECHO_CHARS)}: {type(exc).__name__}"
+            internal = f"internal error in {clipped(ascii(name), QUERY_ECHO_CHARS)}: {type(exc).__name__}"
             hint = "try other arguments, or go on without this tool (the server's log has the details)"
-            return _error_result(SkillshelfError(internal, hint=hint, code="SV500"))
+            return error_result(SkillshelfError(internal, hint=hint, code="SV500"))
 
     @property
     def models(self) -> tuple[str, ...]:
@@ -384,16 +397,3 @@ def _semantic_index(index: SkillIndex, cache_dir: Path | None) -> SemanticIndex 
     except (SkillshelfError, OSError, ValueError) as exc:
         log.warning("search_skills goes on without the embedding models: %s", exc)
         return None
-
-
-def _parse_cursor(cursor: str | None, total: int) -> int:
-    if cursor in (None, ""):
-        return 0
-    number = whole_number(cursor)
-    if number is None or number > total:
-        raise UsageError(
-            f"invalid cursor {cursor!r}",
-            hint="pass the next_cursor of the previous page, or none",
-            code="SV400",
-        )
-    return number
