@@ -2,15 +2,17 @@
 
 The public API, imported lazily so ``import skillshelf`` stays fast::
 
-    from pathlib import Path
     import skillshelf
 
     env = skillshelf.Env.from_os()
-    workspace = skillshelf.Workspace.open(env)  # config, skills with their modes, budgets
-    found = skillshelf.discover_skills(env)
-    catalog = skillshelf.render_catalog(found.skills, skillshelf.default_budget(200_000))
+    workspace = skillshelf.Workspace.open(env)  # config, trust, skills with their modes, budgets
+    catalog = skillshelf.render_catalog(workspace.skills.catalog, workspace.budget())
     print(catalog.text)
+    tools = skillshelf.workspace_tools(workspace)  # the skill tools for a model's API
     print(skillshelf.build_context(env, "write a changelog entry").text)
+
+``discover_skills`` returns the raw skills of the roots (every one trusted, no config applied):
+for tooling over folders you vouch for, not for a model.
 
 Everything not in ``__all__`` is internal and may change.
 """
