@@ -165,6 +165,10 @@ REFUSED = {
     "markers-a-string": 'project_root_markers = ".git"\n',
     "legacy-profile": 'profile = "p"\n[profiles.p]\nmodel = "x"\n',
     "bad-toml": "x = [\n",
+    "unknown-trust-level": '[projects."/elsewhere"]\ntrust_level = "maybe"\n',
+    "trust-level-in-other-case": '[projects."/elsewhere"]\ntrust_level = "Trusted"\n',
+    "trust-level-not-text": '[projects."/elsewhere"]\ntrust_level = true\n',
+    "projects-entry-not-a-table": '[projects]\n"/elsewhere" = "trusted"\n',
 }
 
 
@@ -183,3 +187,45 @@ def test_a_config_codex_refuses_to_start_with_is_a_warning(config: str, tmp_path
     ]
     assert "refuses to start" in problem.message and problem.fix
     assert problem.path == base / "chome" / "config.toml"
+
+
+# name -> ([projects] key, cwd), relative to the case folder; "link" is a symbolic link to "repo"
+SPELLING_CASES: dict[str, tuple[str, str]] = {
+    "exact": ("repo", "repo"),
+    "trailing-slash": ("repo/", "repo"),
+    "double-slash": ("repo//", "repo"),
+    "dot-dot": ("repo/sub/..", "repo"),
+    "dot": ("repo/.", "repo"),
+    "linked-spelling": ("link", "repo"),
+    "linked-spelling-cwd-linked": ("link", "link"),
+    "real-path-cwd-linked": ("repo", "link"),
+    "other-case": ("Repo", "repo"),
+    "git-root-exact-cwd-below": ("repo", "repo/sub"),
+    "git-root-trailing-slash-cwd-below": ("repo/", "repo/sub"),
+}
+
+
+@pytest.mark.parametrize("level", ["trusted", "untrusted"])
+@pytest.mark.parametrize("case", sorted(SPELLING_CASES))
+def test_a_trust_entry_matches_the_real_path_letter_for_letter_like_codex(
+    case: str, level: str, tmp_path: Path
+) -> None:
+    """A ``[projects]`` key names the folder's real path exactly: no trailing slash, ``..``,
+    linked spelling or other case matches, while the cwd itself may be reached through a link."""
+    key, cwd_rel = SPELLING_CASES[case]
+    base = tmp_path / "s"
+    _tree(
+        base,
+        {
+            "home/.keep": "",
+            "chome/config.toml": f'[projects."{base}/{key}"]\ntrust_level = "{level}"\n',
+            "repo/.git/HEAD": "ref: refs/heads/main\n",
+            "repo/AGENTS.md": "repository rules\n",
+            "repo/sub/AGENTS.md": "folder rules\n",
+            "repo/.codex/config.toml": "project_doc_max_bytes = 3\n",
+        },
+    )
+    (base / "link").symlink_to(base / "repo")
+    cwd = base / cwd_rel
+    env = Env.for_test(cwd=cwd, home=base / "home", codex_home=base / "chome")
+    assert load_instructions(env, profile="codex").text == _codex_block(cwd, base / "home", base / "chome")

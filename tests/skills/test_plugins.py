@@ -13,11 +13,13 @@ from skill_tree_helpers import git_init, write, write_skill
 
 from skillshelf.env import Env
 from skillshelf.skills.claude_commands import claude_commands
+from skillshelf.skills.codex_config import read_codex_settings
 from skillshelf.skills.discover import DiscoveryOptions, discover_skills
 from skillshelf.skills.plugins import (
     claude_plugins,
     codex_manifest_skill_folders,
     codex_plugin_folders,
+    codex_trust,
     codex_trust_root,
     manifest_folders,
     newest_version,
@@ -160,6 +162,52 @@ def test_a_broken_codex_config_means_no_plugins(tmp_path: Path) -> None:
     write(codex_home / "config.toml", '[plugins."kit@m"\n')
     env = Env.for_test(cwd=tmp_path, home=tmp_path / "home", codex_home=codex_home)
     assert codex_plugin_folders(env) == []
+
+
+def test_a_trust_entry_names_the_folders_real_path_letter_for_letter(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    (repo / "sub").mkdir(parents=True)
+    (tmp_path / "link").symlink_to(repo)
+    for key, trusted in [("repo", True), ("repo/", None), ("repo/sub/..", None), ("link", None)]:
+        write(
+            tmp_path / key.replace("/", "_") / "config.toml",
+            f'[projects."{tmp_path}/{key}"]\ntrust_level = "trusted"\n',
+        )
+        user = read_codex_settings(tmp_path / key.replace("/", "_"))
+        assert codex_trust(user, repo) is trusted, key
+        assert codex_trust(user, tmp_path / "link") is trusted, key  # the folder by its link
+
+
+@pytest.mark.parametrize(
+    "table",
+    [
+        '[projects."/a"]\ntrust_level = "maybe"\n',
+        '[projects."/a"]\ntrust_level = "Trusted"\n',
+        '[projects."/a"]\ntrust_level = 1\n',
+        '[projects]\n"/a" = "trusted"\n',
+        "projects = 1\n",
+    ],
+)
+def test_a_projects_table_codex_refuses_to_start_with_is_reported_and_trusts_nothing(
+    tmp_path: Path, table: str
+) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    write(tmp_path / "ch/config.toml", f'[projects."{repo}"]\ntrust_level = "trusted"\n' + table)
+    if table.startswith("projects"):
+        write(tmp_path / "ch/config.toml", table)
+    settings = read_codex_settings(tmp_path / "ch")
+    assert codex_trust(settings, repo) is None
+    [problem] = settings.diagnostics
+    assert (problem.code, problem.field) == ("SK231", "projects")
+    assert "refuses to start" in problem.message and problem.fix
+    env = Env.for_test(cwd=repo, home=tmp_path / "home", codex_home=tmp_path / "ch")
+    assert "SK231" in {d.code for d in discover_skills(env, DiscoveryOptions(use_cache=False)).diagnostics}
+
+
+def test_a_projects_entry_without_a_trust_level_is_no_problem(tmp_path: Path) -> None:
+    write(tmp_path / "ch/config.toml", '[projects."/a"]\nother = 1\n')
+    assert read_codex_settings(tmp_path / "ch").diagnostics == ()
 
 
 def _kit_in_both_agents(tmp_path: Path) -> tuple[Env, Path, Path]:

@@ -25,8 +25,8 @@ Rules (each one pinned by a differential test):
   root's: :func:`~skillshelf.skills.plugins.codex_project_layers`) overrides its
   ``project_doc_*`` keys, the nearest winning key by key (a project's ``project_root_markers``
   are not read). A value of the wrong type (a negative or non-integer ``project_doc_max_bytes``,
-  fallback names not a list of strings), unreadable TOML, or a user ``profile = "..."`` (legacy)
-  makes Codex refuse to start (IN104, IN109).
+  fallback names not a list of strings), unreadable TOML, a user ``profile = "..."`` (legacy) or
+  ``[projects]`` entry Codex cannot read (``projects_refusal``) makes Codex refuse to start (IN104, IN109).
 * Rendering: project parts joined with a blank line (untrimmed); the global text, if any,
   comes first, followed by ``--- project-doc ---``; the header names the cwd only when a
   project file contributed.
@@ -51,7 +51,7 @@ from skillshelf.instructions.files import (
     usable_file,
 )
 from skillshelf.instructions.model import InstructionLayer, Instructions, InstructionScope, LayerKind
-from skillshelf.skills.codex_config import load_codex_toml, read_codex_settings
+from skillshelf.skills.codex_config import load_codex_toml, read_codex_settings, valid_projects
 from skillshelf.skills.load import path_text
 from skillshelf.skills.plugins import codex_project_layers, codex_trust, codex_trust_root
 from skillshelf.skills.roots import codex_config_folders
@@ -156,6 +156,7 @@ _CHECKS: tuple[tuple[str, bool, Callable[[object], bool], str], ...] = (
     ("project_doc_fallback_filenames", False, _strings, 'make it a list of file names: ["NOTES.md"]'),
     ("project_root_markers", True, _strings, 'make it a list of names: [".git"]'),
     ("profile", True, lambda _: False, "remove it and start Codex with --profile NAME (NAME.config.toml)"),
+    ("projects", True, valid_projects, 'set each trust_level to "trusted" or "untrusted"'),
 )
 
 

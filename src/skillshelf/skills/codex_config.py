@@ -9,8 +9,11 @@ system skills from ``$CODEX_HOME/skills/.system``) and ``skills.include_instruct
 ``model_catalog_json`` setting points to. A trusted project's ``.codex/config.toml`` can set the
 two ``skills`` switches too (:func:`skillshelf.skills.roots.codex_skill_switches`).
 
-A missing file gives the defaults; an unreadable one gives the defaults and a diagnostic. The
-file is parsed once per process while its size and mtime stay the same.
+A missing file gives the defaults; an unreadable one gives the defaults and a diagnostic. So does
+a ``[projects]`` table Codex 0.171 refuses to start with (:func:`projects_refusal`: ``projects``
+not a table, an entry not a table, a ``trust_level`` other than ``"trusted"`` or
+``"untrusted"``, letter for letter), whose entries then count as absent (SK231). The file is
+parsed once per process while its size and mtime stay the same.
 """
 
 from __future__ import annotations
@@ -28,9 +31,20 @@ from skillshelf.fileio import MAX_SETTINGS_BYTES, read_regular_text, read_toml_t
 if TYPE_CHECKING:
     from skillshelf.skills.catalog.window import BudgetChoice, ModelInfo
 
-__all__ = ["CodexSettings", "catalog_budget", "load_codex_toml", "read_codex_settings", "read_model_catalog"]
+__all__ = [
+    "TRUST_LEVELS",
+    "CodexSettings",
+    "catalog_budget",
+    "load_codex_toml",
+    "projects_refusal",
+    "read_codex_settings",
+    "read_model_catalog",
+    "valid_projects",
+]
 
 CONFIG_NAME = "config.toml"
+#: The ``trust_level`` values Codex accepts.
+TRUST_LEVELS = ("trusted", "untrusted")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -91,6 +105,8 @@ def _parse(path: Path) -> CodexSettings:
             path=path,
         )
         return CodexSettings(path=path, diagnostics=(diag,))
+    refusal = projects_refusal(data.get("projects"))
+    projects = data.get("projects") if refusal is None else None
     skills = data.get("skills")
     skills = skills if isinstance(skills, dict) else {}
     bundled = skills.get("bundled")
@@ -105,8 +121,47 @@ def _parse(path: Path) -> CodexSettings:
         bundled_skills=_flag(bundled.get("enabled")) if isinstance(bundled, dict) else None,
         skills_instructions=_flag(skills.get("include_instructions")),
         plugins=_plugin_states(data.get("plugins")),
-        trusted_projects=_projects_at(data.get("projects"), "trusted"),
-        untrusted_projects=_projects_at(data.get("projects"), "untrusted"),
+        trusted_projects=_projects_at(projects, "trusted"),
+        untrusted_projects=_projects_at(projects, "untrusted"),
+        diagnostics=() if refusal is None else (_refused_projects(path, refusal),),
+    )
+
+
+def projects_refusal(table: object) -> str | None:
+    """Why Codex refuses to start with ``table`` as its ``[projects]``, else ``None`` (also when
+    it is not set): not a table, an entry not a table, or a ``trust_level`` Codex does not know."""
+    if table is None:
+        return None
+    if not isinstance(table, dict):
+        return "projects is not a table"
+    for key, entry in table.items():
+        if not isinstance(entry, dict):
+            return f'[projects] "{key}" is not a table'
+        level = entry.get("trust_level", TRUST_LEVELS[0])
+        if level not in TRUST_LEVELS:
+            return f'[projects."{key}"] has trust_level = {_shown(level)}'
+    return None
+
+
+def valid_projects(table: object) -> bool:
+    """Whether Codex starts with ``table`` as its ``[projects]`` (:func:`projects_refusal`)."""
+    return projects_refusal(table) is None
+
+
+def _shown(value: object) -> str:
+    return f'"{value}"' if isinstance(value, str) else repr(value)
+
+
+def _refused_projects(path: Path, refusal: str) -> Diagnostic:
+    return Diagnostic(
+        code="SK231",
+        severity=Severity.WARNING,
+        message=f"Codex refuses to start with its config.toml: {refusal}; skillshelf reads none of "
+        "its [projects] trust entries",
+        fix='set each trust_level to "trusted" or "untrusted" (the table of a folder Codex trusts: '
+        '[projects."/path/to/folder"])',
+        path=path,
+        field="projects",
     )
 
 

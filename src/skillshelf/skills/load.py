@@ -11,22 +11,23 @@ Skills of a project the user has not trusted are marked wherever they are shown
 (:func:`mark_untrusted` sets ``trusted=False`` on them): their text is preceded by
 :data:`UNTRUSTED_NOTE` and their catalog lines carry :data:`UNTRUSTED_TAG`. Their fragment
 cannot end early: every closing ``</skill`` tag in its name, path or text (any case, with blanks
-or invisible characters around the slash) is written ``<\\/skill`` (:func:`defused`), so the
-only one left is the fragment's own last line and nothing of the skill reads as outside it. A
-trusted skill's fragment is Codex's, byte for byte (Codex injects the text raw).
+or invisible characters around the slash, its letters, slash or ``<`` spelled with look-alikes
+such as Cyrillic ``ѕ``, Greek ``κ`` or a dotless ``ı``) is written ``<\\/skill``
+(:func:`~skillshelf.skills.defuse.defused`), so the only one left is the fragment's own last
+line and nothing of the skill reads as outside it. A trusted skill's fragment is Codex's, byte
+for byte (Codex injects the text raw).
 """
 
 from __future__ import annotations
 
 import os
-import re
-import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePath
 
 from skillshelf.errors import FileAccessError, PathEscapeError, SkillNotFoundError, SkillshelfError
 from skillshelf.skills.confined import read_beneath
+from skillshelf.skills.defuse import defused
 from skillshelf.skills.model import MAX_SKILL_BYTES, Scope, Skill
 from skillshelf.skills.slots import replaced
 from skillshelf.tokens import approx_tokens
@@ -62,20 +63,6 @@ MAX_WALK_ENTRIES = 5000
 _GROUP_ORDER = ("scripts/", "references/", "assets/")
 _SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", "__pycache__", "node_modules", ".venv", ".mypy_cache"})
 _MAX_LISTED_NAMES = 60
-#: Where a closing ``skill`` tag may start: a ``<`` (or a look-alike), blanks or invisible
-#: characters, then a slash (or a look-alike); :func:`_closes_skill` reads on from the slash.
-_INVISIBLE = (  # blanks, every format (Cf) character, the fillers and variation selectors
-    "\\s\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u034f\u115f\u1160\u17b4\u17b5"
-    "\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0"
-    "\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3"
-    "\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f\U000e0100-\U000e01ef"
-)
-_SLASHES = "/\u2044\u2215\u29f8\uff0f"
-# after the slash and any more plain ones, only an s, a blank or invisible character or a
-# non-ASCII one (a look-alike) may begin ``skill``: any other tag is passed over at regex speed
-_TAG_START = re.compile(f"[<\ufe64\uff1c][{_INVISIBLE}]*(?=[{_SLASHES}]/*(?:[sS{_INVISIBLE}]|[^\x00-\x7f]))")
-_HIDDEN = re.compile(f"[{_INVISIBLE}]")
-_SLASH_RUN = re.compile("/*")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -127,42 +114,6 @@ def path_text(path: PurePath | str) -> str:
     except UnicodeEncodeError:
         return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
     return text
-
-
-def _closes_skill(text: str, slash: int) -> bool:
-    """Whether ``text`` reads as ``/skill`` from ``slash`` on, once look-alikes are folded
-    (NFKC, any case) and blanks and invisible characters are dropped; more slashes may lead.
-    Plain ASCII after the slashes (nearly every tag) is read at once, the rest char by char."""
-    start = _SLASH_RUN.match(text, slash + 1).end()  # type: ignore[union-attr]  # '/*' always matches
-    window = text[start : start + 32]
-    if window.isascii():  # NFKC leaves ASCII as it is and holds no format character
-        letters = _HIDDEN.sub("", window).lower()
-        if len(letters) >= 5 or start + 32 >= len(text):
-            return letters.startswith("skill")
-    letters = ""
-    for index in range(slash, len(text)):
-        for char in unicodedata.normalize("NFKC", text[index]).casefold():
-            if (
-                _HIDDEN.match(char)
-                or unicodedata.category(char) == "Cf"
-                or (not letters and char in _SLASHES)
-            ):
-                continue
-            letters += char
-            if not "skill".startswith(letters):
-                return False
-            if letters == "skill":
-                return True
-    return False
-
-
-def defused(text: str) -> str:
-    """``text`` with a backslash before the slash of each closing ``skill`` tag (``</skill>``
-    becomes ``<\\/skill>``, ``</ SKILL >`` ``<\\/ SKILL >``): the text cannot close a ``<skill>``
-    block it is put in."""
-    return _TAG_START.sub(
-        lambda match: match[0] + "\\" if _closes_skill(text, match.end()) else match[0], text
-    )
 
 
 def cut_note(size: int) -> str:

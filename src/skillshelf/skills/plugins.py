@@ -181,14 +181,19 @@ def codex_trust(user: CodexSettings, folder: Path, *roots: Path | None) -> bool 
     the ``[projects."PATH"]`` entry of the folder itself, else the first of ``roots`` (``None``
     skipped) that has one; ``None`` when none has one. True for ``trust_level = "trusted"``,
     False for ``"untrusted"``. Whether a cwd's project AGENTS.md is read asks the cwd, then its
-    :func:`codex_trust_root`; a project ``.codex`` layer also asks the project root between."""
+    :func:`codex_trust_root`; a project ``.codex`` layer also asks the project root between.
+
+    An entry names a folder by its real path, letter for letter: Codex compares the entry's text
+    with the folder's path, its links resolved, and normalises neither side further, so an
+    entry with a trailing slash, a ``sub/..``, a linked spelling or other letter case matches
+    nothing (the folder itself may be reached through links)."""
     for candidate in (folder, *roots):
         if candidate is None:
             continue
-        real = resolved(candidate)
-        if _listed(real, user.trusted_projects):
+        real = str(resolved(candidate))
+        if real in user.trusted_projects:
             return True
-        if _listed(real, user.untrusted_projects):
+        if real in user.untrusted_projects:
             return False
     return None
 
@@ -204,10 +209,6 @@ def codex_trust_root(folder: Path) -> Path | None:
         return root
     main = main_checkout(root)
     return main if main != root and (main / ".git").is_dir() else None
-
-
-def _listed(real: Path, paths: Sequence[str]) -> bool:
-    return any("\x00" not in path and resolved(Path(path)) == real for path in paths)
 
 
 def _codex_version_folder(plugin: Path) -> Path | None:

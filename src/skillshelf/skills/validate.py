@@ -3,7 +3,8 @@
 Each PATH is a skill folder, a ``SKILL.md`` file, or any folder whose skills are found by
 walking it. The walk (:mod:`skillshelf.skills.validate_walk`) also finds what agents would
 silently skip (``skill.md`` spellings, hidden and too-deep folders, symlinked files), so every
-skill-like file gets a verdict, and every problem comes with a fix, all at once:
+skill-like file gets a verdict (a ``SKILL.md`` that is no regular file, and a skill Codex's own
+scan misses at its limits, are checked and not loaded), and every problem comes with a fix:
 
 - ``codex`` (default): what Codex would load, and why not;
 - ``claude``: what Claude Code would list;
@@ -48,7 +49,7 @@ from skillshelf.skills.roots import (
 )
 from skillshelf.skills.same_names import copied_from
 from skillshelf.skills.validate_inventory import inventory_of, path_problem
-from skillshelf.skills.validate_limits import codex_limits_note
+from skillshelf.skills.validate_limits import limits_notes
 from skillshelf.skills.validate_profiles import (
     CODEX_MAX_DEPTH,
     Judgement,
@@ -201,6 +202,18 @@ def _same_names(
     return out
 
 
+def _special_checks(special: Sequence[Path], done: set[str]) -> list[SkillCheck]:
+    """A verdict on each SKILL.md that is no regular file (a FIFO, a device, a broken link): checked,
+    and loaded by no agent (its SK350/SK351 says why)."""
+    out = []
+    for path in special:
+        key = real_path(path)
+        if key not in done:
+            done.add(key)
+            out.append(SkillCheck(path=path, name=None, loaded=False, listed=False))
+    return out
+
+
 def roots_here(env: Env, profile: Profile) -> list[Path]:
     """The skill roots that ``profile``'s agent scans from ``env.cwd`` and that hold anything, in
     its order: Codex's for ``codex``, Claude Code's for ``claude``, both for ``spec``. A root
@@ -337,7 +350,11 @@ def validate_paths(
     done: set[str] = set()
     for path in paths:
         inventory = inventory_of(Path(path), limits, out)
-        if inventory is None or not inventory.candidates:
+        if inventory is None:
+            continue
+        if not inventory.candidates:
+            out += limits_notes(Path(path), inventory, [], None)[0]
+            checks += _special_checks(inventory.special, done)
             continue
         placed = _placed(inventory, profile, _roots_below(Path(path), user_roots))
         if system_off is not None:
@@ -350,8 +367,10 @@ def validate_paths(
                 loaded.update(found)
                 for key, diags in found_notes.items():
                     notes.setdefault(key, []).extend(diags)
-            note = codex_limits_note(Path(path), inventory, placed, loaded)
-            out += [note] if note else []
+        notes_here, missed = limits_notes(
+            Path(path), inventory, placed, loaded if profile == "codex" else None
+        )
+        out += notes_here
         for cand, skills_root in placed:
             key = real_path(cand.path)
             if key in done:
@@ -361,9 +380,16 @@ def validate_paths(
             out += judgement.diagnostics
             plugin = plugin_names.get(real_path(skills_root or path))
             name = f"{plugin}:{judgement.name}" if plugin and judgement.name else judgement.name
+            kept = key not in missed  # a skill Codex's own scan misses at its limits is not loaded
             checks.append(
-                SkillCheck(path=cand.path, name=name, loaded=judgement.loaded, listed=judgement.listed)
+                SkillCheck(
+                    path=cand.path,
+                    name=name,
+                    loaded=judgement.loaded and kept,
+                    listed=judgement.listed and kept,
+                )
             )
+        checks += _special_checks(inventory.special, done)
     out += scan_notes
     claude_homes = [real_path(root.path) for root in claude_roots(env)] if env is not None else []
     out += _same_names(checks, profile, claude_homes)

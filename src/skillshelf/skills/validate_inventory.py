@@ -14,7 +14,7 @@ from pathlib import Path
 from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.skills.validate_walk import Candidate, Inventory, WalkLimits, take_inventory
 
-__all__ = ["inventory_of", "path_problem"]
+__all__ = ["inventory_of", "path_problem", "walk_cut_note"]
 
 
 def path_problem(
@@ -93,8 +93,21 @@ def _unreadable_folder(folder: Path, code: int) -> Diagnostic:
     )
 
 
+def walk_cut_note(base: Path, cut: str, also: str = "") -> Diagnostic:
+    """SK359 for the walk of ``base`` a limit stopped (``cut``: which one; ``also``: more words
+    on the same cut)."""
+    return path_problem(
+        base,
+        "SK359",
+        f"the walk stopped at {cut}; files beyond it were not checked{also}",
+        "validate smaller folders one at a time",
+        Severity.WARNING,
+    )
+
+
 def inventory_of(path: Path, limits: WalkLimits, out: list[Diagnostic]) -> Inventory | None:
-    """The skill-like files at ``path`` (a folder or one file), or None with a diagnostic."""
+    """The skill-like files at ``path`` (a folder or one file), or None with a diagnostic; a
+    walk a limit stopped is reported by the caller (:func:`walk_cut_note`)."""
     if _unreadable(path, out):
         return None
     if not path.exists():
@@ -139,16 +152,6 @@ def inventory_of(path: Path, limits: WalkLimits, out: list[Diagnostic]) -> Inven
         )
         return None
     inventory = take_inventory(path, limits)
-    if inventory.truncated:
-        out.append(
-            path_problem(
-                path,
-                "SK359",
-                f"the walk stopped at {inventory.truncated}; files beyond it were not checked",
-                "validate smaller folders one at a time",
-                Severity.WARNING,
-            )
-        )
     out += [_unreadable_folder(folder, code) for folder, code in inventory.unreadable]
     out += [_unreadable_skill_file(special) for special in inventory.special]
     if not inventory.candidates and not inventory.special:

@@ -80,6 +80,7 @@ class Inventory:
     dirs: int = 0
     entries: int = 0
     truncated: str | None = None
+    unvisited: int = 0  # folders the walk had found but not listed when a limit stopped it
     unreadable: tuple[tuple[Path, int], ...] = ()  # folder, errno of its listing (0: not known)
     special: tuple[
         Path, ...
@@ -216,6 +217,7 @@ def take_inventory(base: Path, limits: WalkLimits | None = None) -> Inventory:
         dirs=dirs,
         entries=entries,
         truncated=truncated,
+        unvisited=len(queue),
         unreadable=tuple(unreadable),
         special=tuple(special),
     )
