@@ -100,6 +100,16 @@ def test_disable_warns_when_no_skill_has_that_name_and_still_writes_the_entry(
     assert code == 0 and "warning" not in err
 
 
+def test_disable_prints_the_name_it_wrote_on_one_line_and_never_raw_escapes(
+    project: Path, isolated_home: IsolatedHome, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = cli(["disable", "  alpha  "], capsys)
+    assert code == 0 and out == f"alpha: disabled in {_user_config(isolated_home)}\n" and err == ""
+    code, out, err = cli(["disable", "a\nb\x1b[31m"], capsys)
+    assert code == 0 and out.startswith("'a\\nb\\x1b[31m': disabled in ") and out.count("\n") == 1
+    assert "\x1b" not in out + err
+
+
 def test_enable_disable_trust_and_untrust_print_json(
     project: Path, isolated_home: IsolatedHome, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -157,3 +167,16 @@ def test_a_mention_of_a_disabled_skill_warns_and_loads_nothing(
     assert any("mentions $beta" in w and "skillshelf enable beta" in w for w in data["warnings"])
     assert "mentions $beta" in err
     assert os.sep in err  # the warning names the config file
+
+
+def test_list_reports_a_missing_required_skill_and_exits_1_after_listing_the_rest(
+    project: Path, isolated_home: IsolatedHome, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _user_config(isolated_home).parent.mkdir(parents=True, exist_ok=True)
+    _user_config(isolated_home).write_text('[requirements]\nrequired_skills = ["nosuch"]\n', encoding="utf-8")
+    code, out, err = cli(["list", "--no-builtin"], capsys)
+    assert code == 1 and "SK410" in err and "'nosuch'" in err
+    assert {line.split("\t")[0] for line in out.splitlines()} == {"alpha", "beta", "delta"}
+    _user_config(isolated_home).write_text('[requirements]\nrequired_skills = ["alpha"]\n', encoding="utf-8")
+    code, _, err = cli(["list", "--no-builtin"], capsys)
+    assert code == 0 and "SK410" not in err

@@ -84,7 +84,7 @@ def test_a_refused_requirement_is_spelled_as_toml_and_points_to_the_override(tre
         "requirements.allow_builtin_skills=true", 'requirements.allowed_install_sources=["a","b"]'
     )
     findings = [d for d in config.diagnostics if d.code == "CF106"]
-    assert [("kept false" in d.message, 'kept ["a"]' in d.message) for d in findings] == [
+    assert [("layer user set false" in d.message, 'layer user set ["a"]' in d.message) for d in findings] == [
         (True, False),
         (False, True),
     ]

@@ -10,6 +10,7 @@ from click.testing import CliRunner
 
 from skillshelf.cli.main import cli
 from skillshelf.config import LayerKind, load_config
+from skillshelf.config.schema import MAX_UNKNOWN_REPORTED
 from skillshelf.config.tomlmap import key_lines
 from skillshelf.diagnostics import Diagnostic
 from skillshelf.env import Env
@@ -68,6 +69,18 @@ def test_unknown_keys_are_kept_and_reported_with_a_suggestion(tmp_path: Path) ->
     other = next(d for d in config.diagnostics if d.field == "zzzz")
     assert other.line == 3 and "known keys here" in other.fix
     assert config.get("zzzz.x") == 1
+
+
+def test_many_unknown_keys_are_reported_one_by_one_up_to_a_cap_then_in_one_summary(tmp_path: Path) -> None:
+    text = "".join(f"[t{i}]\nk = 1\n" for i in range(500)) + "[catalog]\nbudget_tokens = 9\n"
+    config = _load(tmp_path, text)
+    unknown = [d for d in config.diagnostics if d.code == "CF103"]
+    assert [d.field for d in unknown[:-1]] == [f"t{i}" for i in range(MAX_UNKNOWN_REPORTED)]
+    summary = unknown[-1]
+    assert len(unknown) == MAX_UNKNOWN_REPORTED + 1
+    assert summary.message.startswith(f"{500 - MAX_UNKNOWN_REPORTED} more unknown config keys")
+    assert summary.line == 2 * MAX_UNKNOWN_REPORTED + 1
+    assert config.get("t499.k") == 1 and config.get("catalog.budget_tokens") == 9
 
 
 def test_a_key_written_in_the_wrong_table_names_the_table_it_belongs_in(tmp_path: Path) -> None:

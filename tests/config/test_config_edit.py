@@ -228,6 +228,31 @@ def test_symlink_loop_folder_and_fifo_configs_are_refused_with_cf110(tmp_path: P
     assert loop.is_symlink() and folder.is_dir() and not any(folder.iterdir())
 
 
+@pytest.mark.parametrize("through_a_link", [False, True])
+def test_a_read_only_config_is_never_rewritten_and_the_refusal_is_cf117(
+    tmp_path: Path, through_a_link: bool
+) -> None:
+    real = tmp_path / "real.toml"
+    real.write_text("# locked\n", encoding="utf-8")
+    real.chmod(0o444)
+    path = tmp_path / "config.toml" if through_a_link else real
+    if through_a_link:
+        path.symlink_to(real)
+    before = real.stat()
+    for edit in (
+        lambda: set_skill_mode(path, "foo", SkillMode.DISABLED),
+        lambda: set_trust(path, tmp_path, True),
+    ):
+        with pytest.raises(ConfigError) as info:
+            edit()
+        assert info.value.code == "CF117" and "chmod u+w" in info.value.hint
+    after = real.stat()
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+    assert real.read_text(encoding="utf-8") == "# locked\n" and path.is_symlink() is through_a_link
+    real.chmod(0o644)
+    assert set_skill_mode(path, "foo", SkillMode.DISABLED).changed
+
+
 def test_cli_untrust_of_a_missing_folder_is_a_usage_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

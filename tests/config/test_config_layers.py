@@ -118,6 +118,8 @@ def test_a_project_cannot_trust_itself(tree: Tree) -> None:
     assert not config.trusted
     assert config.get("catalog.budget_tokens") is None
     assert [d.code for d in config.diagnostics if d.code == "CF107"] == ["CF107", "CF107"]
+    from_file = next(d for d in config.diagnostics if d.code == "CF107" and d.path is not None)
+    assert from_file.line == 1  # the [projects."..."] header: no line holds `projects` alone
 
 
 def test_allow_project_config_requirement_keeps_trusted_projects_off(tree: Tree) -> None:
@@ -249,6 +251,22 @@ def test_a_later_layer_cannot_require_a_skill_an_earlier_one_disables(tree: Tree
     assert _requirement_modes(config) == {"risky": SkillMode.DISABLED}
     assert len(_refusals(config)) == 2
     assert all("requirements.required_skills" in m and "layer system" in m for m in _refusals(config))
+
+
+def test_a_refused_loosening_names_the_value_the_earlier_layer_set_not_the_final_one(tree: Tree) -> None:
+    tree.write(tree.system / "config.toml", "[requirements]\nmax_catalog_tokens = 100\n")
+    tree.write(tree.user / "config.toml", "[requirements]\nmax_catalog_tokens = 500\n")
+    config = tree.load("requirements.max_catalog_tokens=50")
+    assert config.max_catalog_tokens == 50
+    assert _refusals(config) == [
+        "layer user tried to raise it to 500 for requirements.max_catalog_tokens; "
+        "requirements cannot be loosened: layer system set 100"
+    ]
+    tree.write(tree.system / "config.toml", '[requirements]\nallowed_install_sources = ["/a/**", "/b/**"]\n')
+    tree.write(tree.user / "config.toml", '[requirements]\nallowed_install_sources = ["/c/**"]\n')
+    config = tree.load()
+    assert config.requirements["allowed_install_sources"] == []
+    assert _refusals(config)[0].endswith('layer system set ["/a/**", "/b/**"]')
 
 
 def test_a_layer_that_both_requires_and_disables_a_skill_disables_it_with_a_warning(tree: Tree) -> None:

@@ -100,7 +100,7 @@ def test_validate_checks_the_good_skill_beside_a_fifo(work: Path, tmp_path: Path
     (tmp_path / "skills" / "piped").mkdir()
     os.mkfifo(tmp_path / "skills" / "piped" / "SKILL.md")
     code, out, _ = run_process(["validate", str(tmp_path / "skills")], cwd=work, timeout=20)
-    assert code == 1 and b"SK351" in out and b"1 skill file(s) checked: 1 Codex loads" in out
+    assert code == 1 and b"SK351" in out and b"2 skill file(s) checked: 1 Codex loads" in out
 
 
 def test_validate_a_device_or_a_folder_named_skill_md_is_not_a_skill(work: Path, tmp_path: Path) -> None:

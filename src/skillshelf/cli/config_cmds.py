@@ -9,7 +9,15 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from skillshelf.cli.output import echo_json, echo_text, literal, print_diagnostics, short_path, stdout_console
+from skillshelf.cli.output import (
+    echo_json,
+    echo_text,
+    literal,
+    print_diagnostics,
+    printable,
+    short_path,
+    stdout_console,
+)
 from skillshelf.diagnostics import Diagnostic, has_errors
 from skillshelf.env import Env
 
@@ -252,7 +260,7 @@ def _set_trust(directory: Path | None, trusted: bool, as_json: bool) -> None:
         return
     verb = "trusted" if trusted else "no longer trusted"
     note = "" if result.changed else " (already so)"
-    click.echo(f"{root} is {verb}{note}; recorded in {result.path}")
+    click.echo(f"{printable(str(root))} is {verb}{note}; recorded in {printable(str(result.path))}")
 
 
 @click.command("trust")
@@ -296,21 +304,25 @@ def _selected(target: str, skills: tuple[Skill, ...]) -> tuple[Skill, ...]:
 
 
 def _edit_mode(name: str, mode: str, project: bool, as_json: bool) -> None:
-    from skillshelf.config.edit import set_skill_mode
+    from skillshelf.config.edit import set_skill_mode, skill_selector
     from skillshelf.config.loader import CONFIG_NAME, PROJECT_DIR
     from skillshelf.config.modes import SkillMode
 
     root = _project_root(None) if project else None
     path = root / PROJECT_DIR / CONFIG_NAME if root else _user_config_file()
     result = set_skill_mode(path, name, SkillMode(mode), within=root)
+    key, value = skill_selector(name)
+    name = value if key == "name" else name  # the name as written, without spaces around it
     warnings = _warnings(name, SkillMode(mode), result.path)
     if as_json:
         echo_json({"skill": name, **result.to_dict(), "warnings": warnings})
     else:
-        before = f" (was {result.previous})" if result.previous else ""
-        click.echo(f"{name}: {mode}{before} in {result.path}" + ("" if result.changed else " (no change)"))
+        before = f" (was {printable(result.previous)})" if result.previous else ""
+        done = "" if result.changed else " (no change)"
+        shown = name if name.isprintable() else repr(name)  # a line break or an escape, spelled out
+        click.echo(f"{printable(shown)}: {mode}{before} in {printable(str(result.path))}{done}")
     for warning in warnings:
-        click.echo(f"warning: {warning}", err=True)
+        click.echo(f"warning: {printable(warning)}", err=True)
 
 
 def _warnings(name: str, mode: SkillMode, written: Path) -> list[str]:

@@ -30,12 +30,12 @@ from skillshelf.cli.output import (
     stdout_is_terminal,
 )
 from skillshelf.cli.progress import working
-from skillshelf.diagnostics import Diagnostic, Severity, sort_diagnostics
+from skillshelf.diagnostics import Diagnostic, Severity, diagnostic, has_errors, sort_diagnostics
 from skillshelf.env import Env
 from skillshelf.errors import UsageError
 
 if TYPE_CHECKING:
-    from skillshelf.config import Config, ModedSkills
+    from skillshelf.config import ModedSkills
     from skillshelf.skills.model import Discovery, Skill
     from skillshelf.skills.validate import ValidationReport
     from skillshelf.workspace import Workspace
@@ -70,8 +70,9 @@ def _print_notes(diagnostics: Sequence[Diagnostic], discovery: Discovery | None 
     unvisited on stderr, the worst first, at most MAX_NOTES of them (a scan cut inside one skill's
     bundled files left none: its SK215 says so)."""
     if discovery is not None:
+        told = {d.path for d in diagnostics if d.code in {"SK212", "SK213"}}  # the same cut, with its fix
         for scan in discovery.truncated_scans:
-            if scan.unvisited_dirs <= 0:
+            if scan.unvisited_dirs <= 0 or scan.root.path in told:
                 continue
             click.echo(
                 f"warning: the scan of {scan.root.path} stopped at its {scan.limit or 'scan'} limit; "
@@ -85,14 +86,6 @@ def _print_notes(diagnostics: Sequence[Diagnostic], discovery: Discovery | None 
             f"({len(ordered) - MAX_NOTES} more finding(s); `skillshelf validate [PATH]` lists a folder's)",
             err=True,
         )
-
-
-def _exit_on_config_errors(config: Config) -> None:
-    """Exit 1 after the output when a config layer or override was skipped (as `config show` does)."""
-    from skillshelf.diagnostics import has_errors
-
-    if has_errors(config.diagnostics):
-        sys.exit(1)
 
 
 # -- list --------------------------------------------------------------------------------------
@@ -219,7 +212,7 @@ def list_cmd(roots: tuple[Path, ...], no_builtin: bool, no_cache: bool, as_json:
     Looks where Codex and Claude Code look (project, user, system and admin roots) plus every
     --root DIR. The mode column is what the config's [[skills.config]] entries make of each
     skill (`disabled` ones are listed, dim, but never reach the model). Problems found on the
-    way are printed on stderr.
+    way are printed on stderr (a missing `required` skill too: SK410, exit status 1).
     """
     from skillshelf.install.manage import lock_diagnostics
     from skillshelf.install.provenance import installed_provenance
@@ -240,8 +233,11 @@ def list_cmd(roots: tuple[Path, ...], no_builtin: bool, no_cache: bool, as_json:
             "No skills found. Create .agents/skills/<name>/SKILL.md, or pass --root DIR.",
             err=not stdout_is_terminal(),
         )
-    _print_notes((*config.diagnostics, *discovery.diagnostics, *locks), discovery)
-    _exit_on_config_errors(config)
+    error = moded.required_error(discovery.diagnostics)  # SK410: a finding here, the rest still listed
+    missing = () if error is None else (diagnostic(error.code, Severity.ERROR, error.message, error.hint),)
+    _print_notes((*config.diagnostics, *discovery.diagnostics, *locks, *missing), discovery)
+    if has_errors((*config.diagnostics, *missing)):
+        sys.exit(1)  # after the output: a config layer was skipped, or a required skill is missing
 
 
 # -- validate ----------------------------------------------------------------------------------

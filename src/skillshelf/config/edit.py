@@ -18,7 +18,7 @@ Codes raised here (``ConfigError``, nothing is written): ``CF100`` the file does
 file parses but the table to edit has the wrong type (``skills = 5``), ``CF112`` no way was
 found to make the change without changing another key, ``CF113`` another command kept the
 file's folder locked (:func:`~skillshelf.config.edit_text.editing`: one edit at a time, from
-the read to the write).
+the read to the write), ``CF117`` the file is read-only (someone locked it: no edit replaces it).
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ from skillshelf.config.edit_text import (
     editing,
     first_faithful,
     inside,
+    refuse_read_only,
     symlink_loop,
     toml_string,
     tomlkit_document,
@@ -49,7 +50,7 @@ from skillshelf.config.modes import SkillMode
 from skillshelf.errors import ConfigError, FileAccessError, reason
 from skillshelf.fileio import BYTE_ORDER_MARK
 
-__all__ = ["EditResult", "set_skill_mode", "set_trust", "write_user_file"]
+__all__ = ["EditResult", "set_skill_mode", "set_trust", "skill_selector", "write_user_file"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -146,8 +147,9 @@ def _encodable(text: str, what: str) -> str:
     return text
 
 
-def _selector(target: str) -> tuple[str, str]:
-    """``("path", abs)`` for a path to a skill, else ``("name", target)``."""
+def skill_selector(target: str) -> tuple[str, str]:
+    """What an entry for ``target`` selects by: ``("path", abs)`` for a path to a skill, else
+    ``("name", target)`` without the spaces around it."""
     if "/" in target or target.endswith("SKILL.md"):
         return "path", str(Path(target).expanduser().absolute())
     return "name", target.strip()
@@ -246,7 +248,7 @@ def set_skill_mode(path: Path, target: str, mode: SkillMode, *, within: Path | N
         raise UsageError(
             "a skill name is required", hint="pass the skill's name, e.g. `skillshelf disable my-skill`"
         )
-    key, value = _selector(target)
+    key, value = skill_selector(target)
     _encodable(value, f"the skill {key} {value!r}")
     if within is not None:
         inside(path, within)  # before the folder lock, which would create a folder where a link points
@@ -285,6 +287,7 @@ def _finish(
 ) -> EditResult:
     changed = text != original
     if changed:
+        refuse_read_only(path)
         write_config(path, text, within=within)
     return EditResult(
         path=path, created=original is None, changed=changed, previous=previous, current=current

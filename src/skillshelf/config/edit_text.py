@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import contextlib
 import math
+import os
 import re
+import shlex
 import tomllib
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -27,6 +29,7 @@ __all__ = [
     "first_faithful",
     "inside",
     "outside_of",
+    "refuse_read_only",
     "same_newlines",
     "symlink_loop",
     "toml_string",
@@ -273,6 +276,28 @@ def inside(path: Path, root: Path) -> Path:
         code="CF114",
         hint=f"a project's files are written only inside {root}: remove the link (never what it points "
         f"to), or edit {real} yourself if that file is the one you meant",
+    )
+
+
+def refuse_read_only(path: Path) -> None:
+    """Raise when the file at ``path`` (a symlink followed) has no write permission, for anyone
+    (``chmod a-w``, which root's writes ignore) or for this process: whoever locked it wants it
+    left alone, and an edit would replace it anyway (a rename in a writable folder).
+
+    Raises:
+        ConfigError: the file is read-only (``CF117``); nothing was changed.
+    """
+    try:
+        info = os.stat(path)
+    except OSError:
+        return  # no file yet (the edit creates it), or one that cannot be reached: found elsewhere
+    if info.st_mode & 0o222 and os.access(path, os.W_OK):
+        return
+    raise ConfigError(
+        "the file is read-only (it has no write permission); nothing was changed",
+        path=path,
+        code="CF117",
+        hint=f"make it writable (chmod u+w {shlex.quote(str(path))}) and run again, or edit it by hand",
     )
 
 

@@ -9,11 +9,17 @@ Layers, lowest precedence first (:class:`LayerKind` is ordered the same way):
 * ``runtime``: ``-c key=value`` (the value is TOML, or a plain string if it does not parse)
 
 A file that cannot be read or parsed gives one diagnostic with its file, line and a fix, and
-the layer is skipped; it never stops the other layers from loading.
+the layer is skipped; it never stops the other layers from loading. A path that is there but
+cannot be read as a file (a folder, a FIFO, a symlink loop or a link to nothing, a folder without
+permission on the way) is such a file (``CF101``), so a layer that may hold requirements fails
+closed; only a path with nothing at all is "no file" (and, in Codex's config as Codex reads it,
+a link to nothing).
 """
 
 from __future__ import annotations
 
+import errno
+import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -25,11 +31,14 @@ from skillshelf.config.modes import SkillRule, parse_rule
 from skillshelf.config.tomlmap import KeyPath, find_line, key_lines, parse_dotted_key
 from skillshelf.diagnostics import Diagnostic, Severity, diagnostic
 from skillshelf.errors import reason
-from skillshelf.fileio import BYTE_ORDER_MARK
+from skillshelf.fileio import BYTE_ORDER_MARK, NotRegularFile, open_regular
 
-__all__ = ["ConfigLayer", "LayerKind", "read_layer", "runtime_layer"]
+__all__ = ["ConfigLayer", "LayerKind", "config_present", "read_layer", "runtime_layer"]
 
 MAX_CONFIG_BYTES = 1024 * 1024
+#: Tables and arrays inside one another: far more than any config needs, far fewer than the
+#: recursive merge and checks could walk.
+MAX_DEPTH = 64
 _AT_LINE = re.compile(r"\(at line (\d+), column (\d+)\)")
 
 
@@ -92,16 +101,10 @@ class ConfigLayer:
 
 def _read_text(path: Path) -> tuple[str | None, Diagnostic | None]:
     try:
-        with path.open("rb") as handle:
+        with open_regular(path) as handle:
             data = handle.read(MAX_CONFIG_BYTES + 1)
     except OSError as exc:
-        return None, diagnostic(
-            "CF101",
-            Severity.ERROR,
-            f"cannot read config file: {reason(exc)}; layer skipped",
-            "check the file's permissions (or remove it)",
-            path,
-        )
+        return None, _unreadable(path, exc)
     if len(data) > MAX_CONFIG_BYTES:
         return None, diagnostic(
             "CF101",
@@ -124,20 +127,61 @@ def _read_text(path: Path) -> tuple[str | None, Diagnostic | None]:
         )
 
 
+def _unreadable(path: Path, exc: OSError) -> Diagnostic:
+    """``CF101`` for a config path that is there in some form but cannot be read as a file."""
+    if isinstance(exc, NotRegularFile):
+        kind = "a folder" if os.path.isdir(path) else "a FIFO, socket or device"
+        return diagnostic(
+            "CF101",
+            Severity.ERROR,
+            f"config path is {kind}, not a file; layer skipped",
+            "move it away (a config.toml must be a regular file)",
+            path,
+        )
+    if exc.errno == errno.ELOOP:
+        message, fix = "config file is a symlink loop", "remove the link, or point it at a real file"
+    elif exc.errno in (errno.ENOENT, errno.ENOTDIR) and os.path.islink(path):
+        message, fix = "config file is a symlink to nothing", "remove the link, or point it at a real file"
+    else:
+        message, fix = (
+            f"cannot read config file: {reason(exc)}",
+            "check the permissions of the file and its folders",
+        )
+    return diagnostic("CF101", Severity.ERROR, f"{message}; layer skipped", fix, path)
+
+
+def config_present(path: Path) -> bool | OSError:
+    """Whether there is anything at ``path`` (a file, a folder, a link, even a broken one); the
+    error when that cannot be told (a folder on the way cannot be entered, a loop of links)."""
+    try:
+        os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    except OSError as exc:
+        return exc
+    return True
+
+
+def _dangling(path: Path) -> bool:
+    """Whether ``path`` is a symlink to nothing (not a loop)."""
+    try:
+        os.stat(path)
+    except FileNotFoundError:
+        return os.path.islink(path)
+    except OSError:
+        return False
+    return False
+
+
 def parse_toml(text: str, path: Path | None) -> tuple[dict[str, object] | None, Diagnostic | None]:
-    """Parse TOML; a syntax error becomes a ``CF100`` diagnostic with its line."""
+    """Parse TOML; a syntax error, or nesting deeper than :data:`MAX_DEPTH`, becomes a ``CF100``
+    diagnostic (with its line when the parser gives one)."""
     import tomllib  # only when a layer exists: most runs have no config file at all
 
     try:
-        return tomllib.loads(text.removeprefix(BYTE_ORDER_MARK)), None
+        data = tomllib.loads(text.removeprefix(BYTE_ORDER_MARK))
     except RecursionError:
-        return None, diagnostic(
-            "CF100",
-            Severity.ERROR,
-            "TOML nested too deeply to read (arrays or inline tables inside one another); layer skipped",
-            "flatten the nested value: a config needs a few levels at most",
-            path,
-        )
+        return None, _too_deep(path)
     except tomllib.TOMLDecodeError as exc:
         message = str(exc)
         found = _AT_LINE.search(message)
@@ -150,14 +194,51 @@ def parse_toml(text: str, path: Path | None) -> tuple[dict[str, object] | None, 
         return None, diagnostic(
             "CF100", Severity.ERROR, f"TOML syntax error: {problem}; layer skipped", fix, path, line
         )
+    too_deep = nesting_depth(data, stop=MAX_DEPTH + 1) > MAX_DEPTH + 1  # the document's own table: no level
+    return (None, _too_deep(path)) if too_deep else (data, None)
+
+
+def _too_deep(path: Path | None) -> Diagnostic:
+    return diagnostic(
+        "CF100",
+        Severity.ERROR,
+        f"TOML nested too deeply to read (more than {MAX_DEPTH} tables, arrays or inline tables "
+        "inside one another); layer skipped",
+        "flatten the nested value: a config needs a few levels at most",
+        path,
+    )
+
+
+def nesting_depth(value: object, *, stop: int = MAX_DEPTH) -> int:
+    """How many tables and arrays nest in ``value`` (0 for a plain value), walked with a stack;
+    the walk ends as soon as the depth passes ``stop``."""
+    deepest = 0
+    stack: list[tuple[object, int]] = [(value, 0)]
+    while stack and deepest <= stop:
+        node, level = stack.pop()
+        children = node.values() if isinstance(node, dict) else node if isinstance(node, list) else None
+        if children is None:
+            continue
+        deepest = max(deepest, level + 1)
+        stack.extend((child, level + 1) for child in children)
+    return deepest
 
 
 def read_layer(kind: LayerKind, path: Path, *, home: Path, only_rules: bool = False) -> ConfigLayer:
-    """Read one config file into a layer (``exists=False`` when there is no file)."""
+    """Read one config file into a layer: ``exists=False`` when nothing is at ``path``;
+    ``loaded=False`` with a ``CF101`` when something is there that cannot be read as a file (a
+    folder, FIFO, symlink loop or dangling link, a file or folder without permission), so that a
+    layer which may hold requirements fails closed."""
     folder = path.parent
-    if not path.is_file():
+    present = config_present(path)
+    if present is False:
         return ConfigLayer(kind=kind, path=path, folder=folder, exists=False)
+    if isinstance(present, OSError):
+        unreadable = (_unreadable(path, present),)
+        return ConfigLayer(kind=kind, path=path, folder=folder, loaded=False, diagnostics=unreadable)
     text, problem = _read_text(path)
+    if problem is not None and kind is LayerKind.CODEX and _dangling(path):
+        return ConfigLayer(kind=kind, path=path, folder=folder, exists=False)  # Codex reads it as no file
     data = None
     if text is not None:
         data, problem = parse_toml(text, path)
@@ -247,7 +328,8 @@ def _rules(
 
 
 def parse_override(text: str) -> tuple[tuple[str, ...], object] | None:
-    """``key.path=value`` -> ``(keys, value)``; the value is TOML, else the raw string."""
+    """``key.path=value`` -> ``(keys, value)``; the value is TOML, else the raw string. None when
+    it cannot be read, or its keys and value nest deeper than :data:`MAX_DEPTH`."""
     key, sep, raw = text.partition("=")
     keys = parse_dotted_key(key.strip()) if sep else None
     if keys is None:
@@ -257,9 +339,11 @@ def parse_override(text: str) -> tuple[tuple[str, ...], object] | None:
 
     try:
         value: object = tomllib.loads(f"v = {raw}")["v"]
+    except RecursionError:
+        return None
     except tomllib.TOMLDecodeError:
         value = raw
-    return keys, value
+    return None if len(keys) - 1 + nesting_depth(value) > MAX_DEPTH else (keys, value)
 
 
 def runtime_layer(overrides: Sequence[str], *, cwd: Path, home: Path) -> ConfigLayer:

@@ -8,8 +8,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from skillshelf.config.layers import ConfigLayer, LayerKind, read_layer, runtime_layer
-from skillshelf.config.merge import Merged, Provenance, merge_layers
+from skillshelf.config.layers import ConfigLayer, LayerKind, config_present, read_layer, runtime_layer
+from skillshelf.config.merge import Merged, Provenance, merge_layers, merge_requirements
 from skillshelf.config.modes import SkillMode, SkillRule
 from skillshelf.config.trust import TrustDecision, canonical, decide_trust
 from skillshelf.diagnostics import Diagnostic, Severity
@@ -202,10 +202,17 @@ def _dropped(
         message=message,
         fix=fix,
         path=layer.path,
-        line=layer.line_of((key,)),
+        line=_first_line(layer, key),
         field=key,
     )
     return dataclasses.replace(layer, values=values), [diag]
+
+
+def _first_line(layer: ConfigLayer, key: str) -> int | None:
+    """The first line that writes the top-level ``key``: ``key = ...``, ``[key]`` or a header
+    below it (``[projects."/src/app"]``) or a dotted key (``projects."/x".trust_level = ...``)."""
+    found = [line for path, line in layer.lines.items() if path[:1] == (key,)]
+    return min(found, default=None)
 
 
 def _project_layers(env: Env, root: Path, user_file: Path) -> list[ConfigLayer]:
@@ -213,7 +220,7 @@ def _project_layers(env: Env, root: Path, user_file: Path) -> list[ConfigLayer]:
     cwd = canonical(env.cwd)
     for folder in folders_between(root, cwd if cwd.is_relative_to(root) else root):
         path = folder / PROJECT_DIR / CONFIG_NAME
-        if path.is_file() and canonical(path) != canonical(user_file):
+        if config_present(path) is not False and canonical(path) != canonical(user_file):
             layers.append(read_layer(LayerKind.PROJECT, path, home=env.home))
     return layers
 
@@ -222,8 +229,9 @@ def _gate_projects(
     projects: list[ConfigLayer], trust: TrustDecision, early: Sequence[ConfigLayer]
 ) -> tuple[list[ConfigLayer], list[Diagnostic]]:
     """Turn project layers off when the project is untrusted or project config is forbidden."""
-    allowed = merge_layers(early).values.get("requirements", {})
-    forbidden = isinstance(allowed, dict) and allowed.get("allow_project_config") is False
+    tables = [(layer.label, layer.values.get("requirements")) for layer in early if layer.active]
+    allowed, _, _ = merge_requirements((label, table) for label, table in tables if isinstance(table, dict))
+    forbidden = allowed.get("allow_project_config") is False
     gated, diags = [], []
     for layer in projects:
         reason = None
@@ -231,8 +239,11 @@ def _gate_projects(
             reason = trust.reason
         elif forbidden:
             reason = "requirements.allow_project_config = false (system, user or -c layer)"
-        if reason and layer.loaded:
-            layer = dataclasses.replace(layer, enabled=False, disabled_reason=reason)
+        if reason:
+            layer = dataclasses.replace(
+                layer, enabled=False, disabled_reason=reason, diagnostics=_unused(layer.diagnostics, reason)
+            )
+        if reason and layer.loaded:  # one that cannot be read says why it is off in its own finding
             diags.append(
                 Diagnostic(
                     code="CF109",
@@ -246,6 +257,20 @@ def _gate_projects(
             )
         gated.append(layer)
     return gated, diags
+
+
+def _unused(found: Sequence[Diagnostic], reason: str) -> tuple[Diagnostic, ...]:
+    """The findings of a project layer that is not in effect, as warnings: they are still shown,
+    but a layer nothing reads does not fail the command (as Codex ignores an untrusted project's
+    ``.codex/config.toml`` that does not parse)."""
+    return tuple(
+        dataclasses.replace(
+            d, severity=Severity.WARNING, message=f"{d.message} (not in effect anyway: {reason})"
+        )
+        if d.severity is Severity.ERROR
+        else d
+        for d in found
+    )
 
 
 def _requirement_rules(

@@ -270,12 +270,17 @@ class ModedSkills:
         )
 
     def check_required(self, diagnostics: Sequence[Diagnostic] = ()) -> None:
-        """Raise :class:`RequiredSkillError` if a ``required`` skill is missing or did not load.
+        """Raise :meth:`required_error`'s error when there is one."""
+        if (error := self.required_error(diagnostics)) is not None:
+            raise error
+
+    def required_error(self, diagnostics: Sequence[Diagnostic] = ()) -> RequiredSkillError | None:
+        """The :class:`RequiredSkillError` when a ``required`` skill is missing or did not load.
 
         ``diagnostics`` (from discovery) explain a missing skill whose SKILL.md failed to parse.
         """
         if not self.missing_required:
-            return
+            return None
         details = []
         for rule in self.missing_required:
             why = _why_missing(rule, diagnostics)
@@ -285,7 +290,7 @@ class ModedSkills:
                 else (f" ({rule.source})" if rule.source else "")
             )
             details.append(f"{rule.selector}{where}{why}")
-        raise RequiredSkillError(
+        return RequiredSkillError(
             "required skill missing or invalid: " + "; ".join(details),
             hint="install or fix the skill (skillshelf validate PATH shows why it does not load), "
             "or remove its `required` entry",

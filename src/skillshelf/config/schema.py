@@ -1,7 +1,8 @@
 """The keys skillshelf's config knows, their types, and the check of one layer against them.
 
 Unknown keys are kept (another version or area may use them) and reported (``CF103``, with
-the closest known key of its table, or the table where a key of that name belongs). A value of
+the closest known key of its table, or the table where a key of that name belongs): the first
+:data:`MAX_UNKNOWN_REPORTED` of a layer one by one, the rest in one summary. A value of
 the wrong type, or a number outside its key's bounds (a token budget of 0, a percent above
 100), is dropped from its layer and reported (``CF102``, the fix naming the bounds and, where
 the schema knows it, the default), so the default applies. Path values are resolved
@@ -12,6 +13,7 @@ finding carries the file and line (one about a ``-c`` override says it was given
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -23,7 +25,9 @@ from skillshelf.config.requirements import REQUIREMENTS, RequirementKind
 from skillshelf.config.tomlmap import KeyPath, find_line
 from skillshelf.diagnostics import Diagnostic, Severity
 
-__all__ = ["SCHEMA", "Spec", "check_layer"]
+__all__ = ["MAX_UNKNOWN_REPORTED", "SCHEMA", "Spec", "check_layer"]
+
+MAX_UNKNOWN_REPORTED = 10  # unknown keys of one layer reported one by one; the rest in one summary
 
 Kind = Literal["bool", "int", "str", "path", "str_list", "path_list", "table", "open", "rules"]
 
@@ -165,6 +169,12 @@ def _documented(spec: Spec, path: str = "") -> Spec:
 SCHEMA = _documented(SCHEMA)
 
 
+@functools.cache
+def _schema_keys() -> tuple[tuple[str, ...], ...]:
+    """:func:`_dotted_keys` of the whole schema, worked out once."""
+    return tuple(_dotted_keys(SCHEMA))
+
+
 def _dotted_keys(spec: Spec, path: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
     """Every key the schema names below ``spec`` (free-keyed tables left out), as key paths."""
     out: list[tuple[str, ...]] = []
@@ -197,7 +207,7 @@ def _unknown_key_fix(key: str, spec: Spec, path: KeyPath) -> str:
     lowered = key.lower().replace("-", "_")
     elsewhere = [
         _dotted(other)
-        for other in _dotted_keys(SCHEMA)
+        for other in _schema_keys()
         if other[:-1] != path
         and (other[-1] == lowered or other[-1].startswith(lowered + "_") or other[-1].endswith("_" + lowered))
     ]
@@ -229,6 +239,7 @@ class _Check:
     base: Path
     home: Path
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    unknown_keys: list[KeyPath] = field(default_factory=list)
 
     def report(self, code: str, path: KeyPath, message: str, fix: str) -> None:
         """One finding; one about the ``-c`` overrides (no file) says so, as it has no file to name."""
@@ -249,14 +260,33 @@ class _Check:
         for key, value in data.items():
             child = spec.each if spec.each is not None else spec.children.get(key)
             if child is None:
-                fix = _unknown_key_fix(key, spec, path)
-                self.report("CF103", (*path, key), f"unknown config key `{_dotted((*path, key))}`", fix)
+                self.unknown(key, spec, path)
                 out[key] = value
                 continue
             checked = self.value(value, child, (*path, key))
             if checked is not _DROP:
                 out[key] = checked
         return out
+
+    def unknown(self, key: str, spec: Spec, path: KeyPath) -> None:
+        """``CF103`` for the first :data:`MAX_UNKNOWN_REPORTED` unknown keys; the rest are
+        counted (:meth:`unknown_summary`)."""
+        self.unknown_keys.append((*path, key))
+        if len(self.unknown_keys) <= MAX_UNKNOWN_REPORTED:
+            fix = _unknown_key_fix(key, spec, path)
+            self.report("CF103", (*path, key), f"unknown config key `{_dotted((*path, key))}`", fix)
+
+    def unknown_summary(self) -> None:
+        """One ``CF103`` for the unknown keys past :data:`MAX_UNKNOWN_REPORTED`, at the first of them."""
+        more = self.unknown_keys[MAX_UNKNOWN_REPORTED:]
+        if more:
+            self.report(
+                "CF103",
+                more[0],
+                f"{len(more):,} more unknown config keys (from `{_dotted(more[0])}` on), "
+                "not listed one by one",
+                "check that this is a skillshelf config file; `docs/config.md` lists the keys it reads",
+            )
 
     def value(self, value: object, spec: Spec, path: KeyPath) -> object:
         kind = spec.kind
@@ -353,4 +383,5 @@ def check_layer(
     """``data`` with wrong-typed values dropped and paths resolved, plus the findings."""
     check = _Check(file=file, lines=lines, base=base, home=home)
     cleaned = check.table(data, SCHEMA, ())
+    check.unknown_summary()
     return cleaned, check.diagnostics

@@ -21,8 +21,13 @@ _KEY = re.compile(
 )
 
 
+_BARE_DOTTED = re.compile(r"\s*[A-Za-z0-9_-]+(?:\s*\.\s*[A-Za-z0-9_-]+)*\s*")
+
+
 def parse_dotted_key(text: str) -> tuple[str, ...] | None:
     """``a."b.c".d`` -> ``("a", "b.c", "d")``; ``None`` when it is not a TOML key."""
+    if _BARE_DOTTED.fullmatch(text):  # no quotes: the parts as written (most keys, read quickly)
+        return tuple(part.strip() for part in text.split("."))
     import tomllib  # only when there is config text to map
 
     try:
