@@ -47,8 +47,9 @@ TOML files, lowest precedence first; a later layer wins key by key (tables merge
 
 `[[skills.config]]` entries of every layer apply in that order (the last that matches a skill
 wins); `[requirements]` can only be tightened by a later layer. An unknown key is kept and reported
-(`CF103`, with the key it likely means); a value of the wrong type or out of bounds is dropped
-(`CF102`) and the default applies. Paths are relative to the folder of the file that holds them.
+(`CF103`, with the key it likely means; past 10 in one file, the rest in one summary); a value of
+the wrong type or out of bounds is dropped (`CF102`) and the default applies. A file nested more
+than 64 tables or arrays deep is skipped (`CF100`). Paths are relative to the folder of the file that holds them.
 "all" below means every command that reads the config.
 """
 
