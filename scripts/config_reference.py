@@ -49,7 +49,8 @@ TOML files, lowest precedence first; a later layer wins key by key (tables merge
 wins); `[requirements]` can only be tightened by a later layer. An unknown key is kept and reported
 (`CF103`, with the key it likely means; past 10 in one file, the rest in one summary); a value of
 the wrong type or out of bounds is dropped (`CF102`) and the default applies. A file nested more
-than 64 tables or arrays deep is skipped (`CF100`). Paths are relative to the folder of the file that holds them.
+than 64 tables or arrays deep is skipped (`CF100`). Paths are relative to the folder of the file
+that holds them.
 "all" below means every command that reads the config.
 """
 
