@@ -257,6 +257,16 @@ def test_forgetting_a_memory_asks_first_then_forgets_it(site: Site, browser: Bro
     assert browser.run("return window.__skillshelf.errors") == []
 
 
+def test_the_memory_card_in_the_context_shows_the_summary_the_model_reads(
+    site: Site, browser: Browser
+) -> None:
+    data = site.api("/api/memory")
+    _show(browser, site, "memory")
+    assert data["scopes"][0]["in_context"]  # type: ignore[index]
+    assert browser.text("section.scope details summary").startswith("Memory summary, as the model reads it")
+    assert browser.text("section.scope details pre").strip() == data["in_context"]["text"]  # type: ignore[index]
+
+
 def test_the_page_follows_a_new_skill(site: Site, browser: Browser) -> None:
     _show(browser, site, "budget")
     before = site.api("/api/overview")["skills"]

@@ -39,7 +39,7 @@ def test_ui_prints_a_loopback_url_with_a_token_and_serves_the_page_until_interru
             _, err = proc.communicate(timeout=30)
         finally:
             proc.kill()
-    assert proc.returncode == 0, err
+    assert proc.returncode == 130, err  # Ctrl-C's exit status
     assert "stopped" in err and "Traceback" not in err
 
 
@@ -80,3 +80,17 @@ def test_a_port_in_use_is_an_error_with_a_fix(tmp_path: Path, isolated_home: Iso
 
 def test_ui_is_a_command_of_the_lazy_table() -> None:
     assert COMMANDS["ui"][:2] == ("skillshelf.cli.ui_cmd", "ui")
+
+
+def test_a_config_layer_skipped_at_start_is_reported_on_stderr(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
+    project, root = make_tree(tmp_path)
+    isolated_home.write_user_config("[catalog\n")
+    proc, _ = _start(["--root", str(root), "--no-builtin", "--no-watch"], project)
+    try:
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert "error CF100" in err and "fix:" in err

@@ -79,3 +79,42 @@ def test_head_without_the_token_is_refused_like_get(served: Served) -> None:
     head = served.page.http.head("/api/overview")
     assert head.status_code == 403 and head.content == b""
     _assert_guarded(head)
+
+
+@pytest.mark.parametrize("path", ["/api/overview", "/api/budget", "/", "/api/events"])
+def test_a_post_to_a_get_route_gets_405_with_allow_get_and_head(served: Served, path: str) -> None:
+    response = served.page.post(path, {})
+    assert response.status_code == 405 and response.headers["allow"] == "GET, HEAD"
+    assert response.json()["error"] == "SV435"
+    _assert_guarded(response)
+
+
+def test_a_get_of_the_post_route_gets_405_with_allow_post(served: Served) -> None:
+    response = served.page.get("/api/memory/forget")
+    assert response.status_code == 405 and response.headers["allow"] == "POST"
+
+
+def test_a_chunked_post_gets_411_saying_the_body_must_come_whole(served: Served) -> None:
+    port = served.server.port
+    request = (
+        f"POST /api/memory/forget HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+        f"X-Skillshelf-Token: {served.page.token}\r\nOrigin: http://127.0.0.1:{port}\r\n"
+        "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+        "2\r\n{}\r\n0\r\n\r\n"
+    )
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
+        sock.sendall(request.encode("ascii"))
+        data = b""
+        while chunk := sock.recv(65536):  # the server closes: the chunks are never read as a request
+            data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 411 ") and b"Connection: close" in head
+    answer = json.loads(body)
+    assert answer["error"] == "SV434" and "Content-Length" in answer["message"]
+    assert "chunks" in answer["message"]
+
+
+def test_a_window_out_of_range_gets_a_fix_that_names_a_window_in_tokens(served: Served) -> None:
+    answer = served.page.get("/api/budget", window="-1").json()
+    assert answer["error"] == "SV400" and "window=0" not in answer["fix"]
+    assert "leave window out" in answer["fix"]

@@ -90,6 +90,18 @@ def test_the_roots_show_with_their_catalog_alias(served: Served) -> None:
     assert extra["exists"] and extra["skill_files"] == 5 and extra["alias"] == "r0"
 
 
+def test_an_untrusted_project_root_shows_with_its_catalog_alias(served: Served) -> None:
+    project_root = served.project / ".agents" / "skills"
+    write_skill(project_root, "alpha", "Alpha helper. Use when alpha.", BODY)
+    served.server.state.reload()
+    data = served.page.json("/api/budget", window=272_000)
+    lines = [line for line in data["catalog_text"].splitlines() if line.startswith("- `r")]
+    marked = next(line for line in lines if "[untrusted project]" in line)
+    alias = marked.split("`")[1]
+    roots = {r["path"]: r["alias"] for r in data["roots"]}
+    assert roots[str(project_root)] == alias and roots[str(served.root)] is not None
+
+
 @pytest.mark.parametrize(
     "query", ["merge and fill a pdf form", "trim the video clip", "write release notes for v2"]
 )

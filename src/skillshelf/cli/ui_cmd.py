@@ -9,7 +9,8 @@ from pathlib import Path
 
 import click
 
-from skillshelf.cli.output import root_options
+from skillshelf.cli.output import print_diagnostics, root_options
+from skillshelf.diagnostics import Severity
 
 __all__ = ["ui"]
 
@@ -59,8 +60,10 @@ def ui(
 
     The page needs the random token in the printed URL. It reads what `skillshelf context`
     reads (skill roots, config, AGENTS.md / CLAUDE.md, the memory folder) and the usage log;
-    its one write is forgetting a memory, after asking.
+    its one write is forgetting a memory, after asking. Ctrl-C stops it (exit 130), SIGTERM too
+    (exit 143).
     """
+    from skillshelf.cli.interrupt import exit_code_of
     from skillshelf.env import Env
     from skillshelf.serve.ui import UiOptions, UiServer
     from skillshelf.workspace import WorkspaceOptions
@@ -74,14 +77,20 @@ def ui(
         semantic=False if no_semantic else None,
     )
     server = UiServer(Env.from_os(), options, port=port, watch=not no_watch)
-    skills = len(server.state.snapshot.workspace.discovery.skills)
-    click.echo(f"skillshelf ui: {skills} skills; open {server.url}")
-    click.echo("(the token in the URL is the key to the page; Ctrl-C stops the server)", err=True)
-    sys.stdout.flush()
-    with tempfile.TemporaryDirectory(prefix="skillshelf-ui-") as folder:
-        if open_browser:
-            _open_in_browser(server.url, Path(folder))
-        try:
+    code = 0  # 130 after Ctrl-C, 143 after SIGTERM
+    try:  # from the moment the URL can show: a signal may come at once
+        workspace = server.state.snapshot.workspace
+        print_diagnostics(d for d in workspace.config.diagnostics if d.severity is not Severity.INFO)
+        click.echo(f"skillshelf ui: {len(workspace.discovery.skills)} skills; open {server.url}")
+        click.echo("(the token in the URL is the key to the page; Ctrl-C stops the server)", err=True)
+        sys.stdout.flush()
+        with tempfile.TemporaryDirectory(prefix="skillshelf-ui-") as folder:
+            if open_browser:
+                _open_in_browser(server.url, Path(folder))
             server.serve_forever()
-        except KeyboardInterrupt:
-            click.echo("skillshelf ui: stopped", err=True)
+    except KeyboardInterrupt as stop:
+        server.close()
+        click.echo("skillshelf ui: stopped", err=True)
+        code = exit_code_of(stop)
+    if code:
+        sys.exit(code)

@@ -9,7 +9,8 @@
                        │
             guard: Host is loopback + our port, the token, same-origin POSTs
                        │
-            UiState: Workspace.open(env, options) once, again on every change (serve.watch)
+            UiState: Workspace.open(env, options) once, again on every change of a skill
+                     folder (watcher.py: serve.watch) or of a settings file (stamps.py)
                      └─ every view calls the library the CLI calls: prepare_context/turn_parts
                         (context, catalog), select.service.search (search), validate_paths
                         (validate), UsageStore.stats (stats), the memory store (memory show/forget)

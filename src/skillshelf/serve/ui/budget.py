@@ -17,6 +17,7 @@ from skillshelf.context import PreparedContext, prepare_context
 from skillshelf.env import Env
 from skillshelf.serve.ui.state import Snapshot, UiOptions
 from skillshelf.skills.catalog import CatalogPlacement
+from skillshelf.skills.catalog.aliases import UNTRUSTED_ROOT
 from skillshelf.skills.model import Skill
 from skillshelf.skills.same_names import mention_selects
 
@@ -25,7 +26,9 @@ __all__ = ["Profile", "budget_view", "duplicate_groups"]
 Profile = Literal["codex", "claude"]
 
 _WINDOW_FLAG = "--context-window"  # how Workspace.budget_choice names a window given to it
-_ALIAS_LINE = re.compile(r"^- `(r\d+)` = `(.*)`$")
+_ALIAS_LINE = re.compile(rf"^- `(r\d+)` = `(.*)`(?: {re.escape(UNTRUSTED_ROOT)})?$")
+"""A line of the Codex catalog's roots table (:meth:`AliasPlan.root_lines
+<skillshelf.skills.catalog.aliases.AliasPlan.root_lines>`), an untrusted root's mark included."""
 _NOT_LISTED = {
     SkillMode.DISABLED: "disabled in [[skills.config]]: not listed, not loadable",
     SkillMode.MANUAL: "manual in [[skills.config]]: never listed; loads when mentioned ($name, /name)",

@@ -1,8 +1,9 @@
 """Who may talk to the page's server: pure checks on a request's headers, before any route runs.
 
-* ``Host`` must name this machine's loopback (``127.0.0.1``, ``localhost``, ``[::1]``) and the
-  server's port: a page on another site that rebinds its DNS name to 127.0.0.1 sends its own
-  name, and is refused.
+* ``Host`` must name this machine's loopback (``127.0.0.1``, ``localhost``, ``[::1]``) and, when
+  it has a port, the server's: a page on another site that rebinds its DNS name to 127.0.0.1
+  sends its own name, and is refused. A loopback name without a port passes (what a client
+  sends for port 80; no other site can send it).
 * Every request carries the token printed at start-up (``?token=`` in the URL, or the
   ``X-Skillshelf-Token`` header the page's script sends); the comparison is constant-time.
 * A POST (the only one forgets a memory) must also come from the page itself: the token in
@@ -36,7 +37,8 @@ class Denial:
 
 
 def check_host(host: str | None, port: int) -> Denial | None:
-    """None when ``host`` (the ``Host`` header) is a loopback name or address with our port."""
+    """None when ``host`` (the ``Host`` header) is a loopback name or address, with our port or
+    none."""
     refused = Denial(
         status=403,
         code="SV430",

@@ -2,17 +2,23 @@
 the session it came from and how often agents cited it; and forgetting one.
 
 Reads only the memory folders (``<data>/memories/<scope>``, files confined to them as skill
-files are) and the memory database; a missing database is reported, never created. Forgetting
+files are) and the memory database; a missing database is reported, never created. A memory
+file's text is redacted before it is shown, as it is before a model reads it
+(:mod:`skillshelf.memory.read_redacted`): a card shows what an agent could be given, never a
+secret a hand edit put back. The card ``in_context`` marks is the one whose summary
+``context`` gives the model; the page shows that text (``in_context``: cut to its cap, and read
+through a symlink as the read path reads it) on that card. Forgetting
 is :meth:`Store.forget <skillshelf.memory.store.Store.forget>`, as ``skillshelf memory forget``.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from skillshelf.env import Env
-from skillshelf.errors import NotFoundError, SkillshelfError, UsageError
+from skillshelf.errors import NotFoundError, PathEscapeError, SkillshelfError, UsageError
 from skillshelf.memory.control import forget_session
 from skillshelf.memory.layout import GLOBAL_SCOPE, memory_project, project_scope, scope_dir
 from skillshelf.memory.read import memory_folders_for, memory_summary_for, scope_setting
@@ -92,22 +98,41 @@ def scope_title(scope: str, *, current: bool, used: bool, setting: str) -> str:
 
 
 def _read(folder: Path, name: str) -> dict[str, object] | None:
-    """One file of a memory folder (None when absent); never follows a link out of it."""
+    """One file of a memory folder, redacted (None when absent); never follows a link out of it."""
     if folder.is_symlink() or not folder.is_dir():
         return None
     try:
         file = read_confined_file(folder, name, skill="memory", max_bytes=MAX_FILE_BYTES)
     except NotFoundError:
         return None
+    except PathEscapeError as exc:
+        return {"error": _refusal(folder, name, exc), "code": exc.code}
     except SkillshelfError as exc:
         return {"error": exc.message, "code": exc.code}
-    text = file.text or ""
+    from skillshelf.memory.redact import redact_secrets  # only with a file to show: its import costs
+
+    text = redact_secrets(file.text or "")
     return {
         "path": str(folder / name),
         "text": text,
         "tokens": approx_tokens(text),
         "truncated": file.truncated,
     }
+
+
+def _refusal(folder: Path, name: str, exc: PathEscapeError) -> str:
+    """Why a memory file is not shown, in the memory folder's words."""
+    inside = os.path.realpath(folder)
+    real = os.path.realpath(folder / name)
+    if os.path.commonpath([inside, real]) != inside:
+        return f"{name} is a symlink that leads out of the memory folder (to {real}); not shown"
+    try:
+        links = os.stat(folder / name).st_nlink
+    except OSError:
+        links = 1
+    if links > 1:
+        return f"{name} is hard-linked: its content may belong to a file outside the memory folder; not shown"
+    return exc.message
 
 
 def _memory(row: OutputRow, source: str) -> dict[str, object]:

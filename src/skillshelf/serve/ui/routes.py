@@ -47,15 +47,14 @@ def _choice(params: Params, key: str, choices: tuple[str, ...]) -> str:
     return value
 
 
-def _int(params: Params, key: str, *, low: int, high: int, default: int | None) -> int | None:
+def _int(params: Params, key: str, *, low: int, high: int, default: int | None, hint: str = "") -> int | None:
     raw = params.get(key, "")
     if raw == "":
         return default
     number = whole_number(raw)
     if number is None or not low <= number <= high:
-        raise UsageError(
-            f"{key} must be a whole number from {low} to {high:,}", hint=f"pass {key}={low}", code="SV400"
-        )
+        fix = hint or f"pass {key}={low if default is None else default}"
+        raise UsageError(f"{key} must be a whole number from {low} to {high:,}", hint=fix, code="SV400")
     return number
 
 
@@ -74,7 +73,11 @@ def _profile(params: Params) -> Profile:
 
 
 def _window(params: Params) -> int | None:
-    return _int(params, "window", low=0, high=MAX_WINDOW, default=None)
+    fix = (
+        "leave window out for the config's (or the model's) window, or pass the model's window in "
+        "tokens, such as window=200000"
+    )
+    return _int(params, "window", low=0, high=MAX_WINDOW, default=None, hint=fix)
 
 
 def overview(state: UiState, params: Params) -> dict[str, object]:

@@ -6,10 +6,13 @@ check, and one of more than :data:`MAX_QUERY_FIELDS` fields gets a 400; every an
 Content-Security-Policy (only the page's own script and style), ``no-referrer`` (the token is
 in the URL) and ``no-store``. JSON answers have an ``ETag`` (``If-None-Match`` gives 304).
 ``HEAD`` is a GET without the body; PUT, DELETE and the other methods HTTP defines get 405 with
-``Allow``, a method it does not define 501, and a request the standard library cannot read its
-status: all as JSON with the same headers.
-``/api/events`` is a server-sent event stream that says when the skills changed; the watcher
-(:func:`skillshelf.serve.watch.watch_folders`, the MCP server's) runs in its own thread.
+``Allow`` (so does a POST to a GET route, and a GET of the POST route), a method it does not
+define 501, a POST body not sent whole with its ``Content-Length`` 411, and a request the
+standard library cannot read its status: all as JSON with the same headers.
+``/api/events`` is a server-sent event stream that says when the skills changed; the watch
+(:mod:`skillshelf.serve.ui.watcher`) runs in its own thread. Before each API request the
+settings files are looked at (:meth:`UiState.refresh <skillshelf.serve.ui.state.UiState.refresh>`),
+so an answer never comes from a config, or a trust, that changed since.
 """
 
 from __future__ import annotations
@@ -20,7 +23,6 @@ import logging
 import secrets
 import threading
 from collections.abc import Mapping
-from functools import partial
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
@@ -31,6 +33,7 @@ from skillshelf.serve.http import bind_socket
 from skillshelf.serve.schemas import whole_number
 from skillshelf.serve.ui import guard, routes
 from skillshelf.serve.ui.state import UiOptions, UiState
+from skillshelf.serve.ui.watcher import UiWatcher
 
 __all__ = ["HOST", "UiServer"]
 
@@ -50,6 +53,7 @@ _SECURITY_HEADERS = {
     "Cache-Control": "no-store",
 }
 _STATUS = {UsageError: 400, NotFoundError: 404, RequiredSkillError: 409}
+_GET_PATHS = frozenset({*routes.STATIC, *routes.GET_ROUTES, "/api/events"})
 
 
 class UiServer:
@@ -65,7 +69,7 @@ class UiServer:
         self.port: int = sock.getsockname()[1]
         self._http = _Http(self, sock)
         self._watch = watch
-        self._watcher: Any = None
+        self._watcher: UiWatcher | None = None
         self._thread: threading.Thread | None = None
 
     @property
@@ -75,8 +79,10 @@ class UiServer:
 
     def serve_forever(self) -> None:
         """Serve (and watch) until :meth:`close` is called from another thread or interrupted."""
-        self._start_watch()
         try:
+            if self._watch and self._watcher is None:
+                self._watcher = UiWatcher(self.state)
+                self._watcher.start()
             self._http.serve_forever(poll_interval=0.2)
         finally:
             self.close()
@@ -91,10 +97,7 @@ class UiServer:
         """Stop serving and watching; wakes every open event stream."""
         self.state.close()
         if self._watcher is not None:
-            future, portal = self._watcher
-            self._watcher = None
-            future.cancel()
-            portal.__exit__(None, None, None)
+            self._watcher.stop()
         if self._thread is not None and self._thread is not threading.current_thread():
             self._http.shutdown()
             self._thread.join(timeout=10)
@@ -113,26 +116,6 @@ class UiServer:
             data = self._static[name] = routes.static_file(name)
         return data
 
-    def _start_watch(self) -> None:
-        if not self._watch or self._watcher is not None:
-            return
-        import anyio.from_thread
-        import anyio.to_thread
-
-        from skillshelf.serve.watch import watch_folders
-        from skillshelf.skills.walk import ScanLimits
-        from skillshelf.skills.walk_limits import limits_from_environ
-
-        async def reload() -> None:
-            await anyio.to_thread.run_sync(self.state.reload)
-
-        # the roots are walked within discovery's limits, SKILLSHELF_SCAN_MAX_* included
-        limits, _ = limits_from_environ(self.state.env.environ, ScanLimits())
-        portal_cm = anyio.from_thread.start_blocking_portal()
-        portal = portal_cm.__enter__()
-        watching = partial(watch_folders, self.state, reload, limits=limits)
-        self._watcher = (portal.start_task_soon(watching), portal_cm)
-
 
 def _query(query: str) -> dict[str, str] | None:
     """A GET's query fields (the last of a repeated name wins), or None past
@@ -141,6 +124,11 @@ def _query(query: str) -> dict[str, str] | None:
         return dict(parse_qsl(query, keep_blank_values=True, max_num_fields=MAX_QUERY_FIELDS))
     except ValueError:
         return None
+
+
+def _has_body(headers: Mapping[str, str]) -> bool:
+    """Whether a request says a body follows its headers (a length, or chunks)."""
+    return headers.get("Content-Length", "0") != "0" or headers.get("Transfer-Encoding") is not None
 
 
 class _Http(ThreadingHTTPServer):
@@ -192,6 +180,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._events(params)
         elif url.path in routes.GET_ROUTES:
             self._json_call(lambda: routes.GET_ROUTES[url.path](ui.state, params))
+        elif url.path in routes.POST_ROUTES:
+            self._not_allowed()
         else:
             self._error(404, "SV404", f"no page or API at {url.path!r}")
 
@@ -202,6 +192,9 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         self._body_read = False
         url = urlsplit(self.path)
+        if url.path in _GET_PATHS:
+            self._not_allowed()
+            return
         if self._wrong_host() or self._wrong_token(self.headers.get(guard.TOKEN_HEADER)):
             return
         denial = guard.check_same_origin(
@@ -263,9 +256,18 @@ class _Handler(BaseHTTPRequestHandler):
         return False
 
     def _body(self) -> Mapping[str, Any] | None:
+        if self.headers.get("Transfer-Encoding") is not None:
+            message = (
+                "a body in chunks (Transfer-Encoding) is not accepted: send it whole, with its Content-Length"
+            )
+            self._error(411, "SV434", message)
+            return None
         length = whole_number(self.headers.get("Content-Length", ""))
-        if length is None or length > MAX_BODY:
-            self._error(411 if length is None else 413, "SV434", "send a JSON body of at most 64 KiB")
+        if length is None:
+            self._error(411, "SV434", "the Content-Length header is missing or not a number: send it")
+            return None
+        if length > MAX_BODY:
+            self._error(413, "SV434", f"the body is over {MAX_BODY // 1024} KiB: send a smaller JSON object")
             return None
         data = self.rfile.read(length)
         self._body_read = True
@@ -280,7 +282,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     # -- answers ---------------------------------------------------------------------------
     def _json_call(self, call: Any) -> None:
+        """Answer with ``call()`` over the state, reopened first if a settings file changed."""
         try:
+            self.server.ui.state.refresh()
             data = call()
         except SkillshelfError as exc:
             status = next((s for kind, s in _STATUS.items() if isinstance(exc, kind)), 500)
@@ -311,7 +315,7 @@ class _Handler(BaseHTTPRequestHandler):
     ) -> None:
         self.send_response(status)
         request = getattr(self, "headers", None)  # None when the request line could not be read
-        unread = request is not None and request.get("Content-Length", "0") != "0" and not self._body_read
+        unread = request is not None and not self._body_read and _has_body(request)
         if unread and "Connection" not in headers:
             self.send_header("Connection", "close")  # an unread body would be taken for the next request
         if content_type:

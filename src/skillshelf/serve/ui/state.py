@@ -1,5 +1,7 @@
 """The page's live state: the folder opened once as a :class:`~skillshelf.workspace.Workspace`,
-opened again whenever the watcher sees a skill folder change.
+opened again whenever the watcher sees a skill folder change, or a settings file it read
+(config layers, the trust store, Codex's and Claude Code's settings: :mod:`.stamps`) changed:
+:meth:`UiState.refresh` looks at their stamps (before each request, and from the watcher).
 
 Requests read :attr:`UiState.snapshot` (one immutable value, swapped in one assignment, so a
 request never sees half a reload). Each reload bumps :attr:`Snapshot.version`; the page's event
@@ -20,6 +22,7 @@ from typing import TYPE_CHECKING, TypeVar
 from skillshelf.env import Env
 from skillshelf.serve.loading import workspace_tools
 from skillshelf.serve.tools import SkillTools
+from skillshelf.serve.ui.stamps import Stamp, settings_files, stamps_of
 from skillshelf.serve.watch import pending_parents, pending_roots, watched_folders
 from skillshelf.workspace import Workspace, WorkspaceOptions
 
@@ -56,6 +59,7 @@ class Snapshot:
     tools: SkillTools
     version: int
     opened_at: float  # wall-clock seconds
+    stamps: tuple[Stamp, ...] = ()  # of the settings files, taken before the folder was opened
     error: str | None = None  # the last reload failed with this (the snapshot is the one before)
 
 
@@ -69,15 +73,18 @@ class UiState:
         self._closed = False
         self._memo: dict[tuple[int, str], object] = {}
         self._memo_lock = threading.Lock()
-        self.snapshot = self._open(version=1)
+        self._reloading = threading.Lock()
+        self._settings = settings_files(env)
+        self.snapshot = self._open(version=1, stamps=stamps_of(self._settings))
 
-    def _open(self, *, version: int) -> Snapshot:
+    def _open(self, *, version: int, stamps: tuple[Stamp, ...]) -> Snapshot:
         workspace = Workspace.open(self.env, self.options.workspace)
         return Snapshot(
             workspace=workspace,
             tools=workspace_tools(workspace),
             version=version,
             opened_at=time.time(),
+            stamps=stamps,
         )
 
     @property
@@ -85,11 +92,27 @@ class UiState:
         """Where the memory pipeline writes (watched too, so the memory view follows it)."""
         return self.env.dirs.data / "memories"
 
+    def settings_changed(self) -> bool:
+        """Whether a settings file changed since the current snapshot was opened."""
+        return stamps_of(self._settings) != self.snapshot.stamps
+
+    def refresh(self) -> Snapshot:
+        """The current snapshot, after opening the folder again if a settings file changed."""
+        if not self.settings_changed():
+            return self.snapshot
+        with self._reloading:  # one reload for the requests that saw the change at once
+            return self._reload() if self.settings_changed() else self.snapshot
+
     def reload(self) -> Snapshot:
         """Open the folder again; a failure keeps the last snapshot and records the error."""
+        with self._reloading:
+            return self._reload()
+
+    def _reload(self) -> Snapshot:
         current = self.snapshot
+        stamps = stamps_of(self._settings)  # before reading: an edit during the open shows next time
         try:
-            fresh = self._open(version=current.version + 1)
+            fresh = self._open(version=current.version + 1, stamps=stamps)
         except Exception as exc:  # a bad config or a vanished root must not stop the page
             log.warning("reloading the skills failed: %s", exc)
             fresh = Snapshot(
@@ -97,6 +120,7 @@ class UiState:
                 tools=current.tools,
                 version=current.version + 1,
                 opened_at=current.opened_at,
+                stamps=stamps,
                 error=str(exc),
             )
         with self._changed:

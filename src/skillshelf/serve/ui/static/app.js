@@ -375,7 +375,9 @@ async function showMemory(main) {
     h("h2", {}, s.title,
       s.in_context ? h("span", { class: "badge state-full", text: "in the context" }) : null),
     h("div", { class: "path", text: s.folder }),
-    fileBlock("Memory summary", s.summary, true),
+    s.in_context && data.in_context
+      ? fileBlock("Memory summary, as the model reads it", data.in_context, true)
+      : fileBlock("Memory summary", s.summary, true),
     fileBlock("MEMORY.md", s.memory_md, false),
     memoriesTable(s)));
   fill(main, h("div", { class: "view-head" }, h("h1", { text: "Memory" })),
