@@ -211,4 +211,4 @@ def report_internal_error(exc: Exception) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())  # as the console script does: a command's ``ctx.exit(code)`` is returned
