@@ -108,7 +108,9 @@ def run_python(
     )
 
 
-COMMAND = ["/opt/venv/bin/skillshelf"]  # the skillshelf the setup tests' hooks name
+#: The skillshelf the setup tests' hooks name: this venv's console script, a program that exists
+#: (``setup --status`` says hooks whose program is gone do not run).
+COMMAND = [str(Path(sys.executable).with_name("skillshelf"))]
 
 
 def set_up(env: Env, box: Any, agent: str, scope: str = "project", **kw: Any) -> Any:

@@ -169,7 +169,7 @@ def test_a_claim_left_by_a_hook_server_that_is_gone_holds_no_more(isolated_home:
     env = make_project(isolated_home)
     stdin = _codex_input("Stop", env, stop_hook_active=False, last_assistant_message="done")
     assert _run(env, "Stop", stdin).status == "empty"
-    (claim,) = (env.dirs.state / "hooks" / "claims").iterdir()
+    (claim,) = [p for p in (env.dirs.state / "hooks" / "claims").iterdir() if p.name.isalnum()]
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
     claim.write_text(f"server {dead.pid}", encoding="ascii")

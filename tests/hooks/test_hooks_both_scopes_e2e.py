@@ -1,7 +1,8 @@
 """skillshelf set up in the real Codex 0.171.0 at both project and user scope, offline against
 ``model-standin``: Codex runs both hook sets on every event, at once, and the model still gets
 each answer once (one suggestion fragment, one copy of a pinned skill); the session is queued for
-the memory pipeline once."""
+the memory pipeline once. Resumed at once (``codex exec resume --last``, whose ``SessionStart``
+input is the first one's byte for byte), it is answered again, once."""
 
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ def test_codex_with_skillshelf_at_both_scopes_gets_each_answer_once(
     )
     (isolated_home.config / "skillshelf").mkdir(parents=True, exist_ok=True)
     (isolated_home.config / "skillshelf" / "config.toml").write_text(PIN, encoding="utf-8")
-    standin = model_standin([{"text": "OK"}])
+    standin = model_standin([{"text": "OK"}] * 2)
     standin_codex_home(isolated_home, standin.url, repo)
     run_skillshelf("setup", "codex", "--scope", "project", cwd=repo)
     run_skillshelf("setup", "codex", "--scope", "user", cwd=repo)
@@ -43,3 +44,9 @@ def test_codex_with_skillshelf_at_both_scopes_gets_each_answer_once(
         calls = [line.split()[3] for line in log.splitlines() if f" codex {event} " in line]
         assert calls.count("duplicate") == 1 and len(calls) == 2, (event, calls)
     assert len(queued(isolated_home.state / "skillshelf")) == 1
+
+    run_codex(agent_clis.codex, repo, "go on", "resume", "--last")
+    log = (isolated_home.state / "skillshelf" / "hooks" / "hooks.log").read_text(encoding="utf-8")
+    for event in ("SessionStart", "UserPromptSubmit", "Stop", "SessionEnd"):
+        calls = [line.split()[3] for line in log.splitlines() if f" codex {event} " in line]
+        assert calls.count("duplicate") == 2 and len(calls) == 4, (event, calls)

@@ -1,18 +1,18 @@
-"""A session resumed again soon after: Claude Code (``claude -p --resume ID``) and Codex
-(``codex exec resume --last``) send its ``SessionStart`` with no turn id, byte for byte the same
-each time. Such a call is claimed for a few seconds only (the two hook sets Codex runs for one
-call start together), so the next resume is answered; a call naming its turn or tool call keeps
-its claim for a minute."""
+"""A session resumed again soon after: Claude Code (``claude -p --continue`` / ``--resume ID``)
+and Codex (``codex exec resume --last``) send its ``SessionStart`` with no turn id, byte for
+byte the same each time. The second hook set of the same start (skillshelf at both scopes) is a
+duplicate however late it comes, until a call naming a turn is claimed in the session: a resume
+after a prompt is answered at once, one with no prompt since after a few seconds; a call naming
+its turn or tool call keeps its claim for a minute. The log of a duplicate says what is known."""
 
 from __future__ import annotations
 
 import json
 import os
 import time
-from pathlib import Path
 from typing import Any
 
-from hooks_helpers import make_project
+from hooks_helpers import make_project, set_up
 
 from skillshelf.env import Env
 from skillshelf.hooks.claims import UNTURNED_CLAIM_SECONDS
@@ -40,32 +40,56 @@ def _age_claims(env: Env, seconds: float) -> None:
         os.utime(claim, (then, then))
 
 
-def test_a_session_resumed_again_seconds_later_is_answered_but_a_turns_call_stays_claimed(
+def _turn(env: Env, n: int) -> list[tuple[str, bytes]]:
+    """The calls of one prompt of the session, each naming its turn or tool call."""
+    prompt = _input(env, "UserPromptSubmit", prompt_id=f"p-{n}", prompt="fill a PDF form")
+    tool = {"tool_name": "Bash", "tool_input": {"command": "ls"}, "tool_use_id": f"t-{n}"}
+    return [("UserPromptSubmit", prompt), ("PostToolUse", _input(env, "PostToolUse", **tool))]
+
+
+def test_a_session_resumed_after_a_prompt_is_answered_at_once_and_its_second_hook_set_is_not(
     isolated_home: Any,
 ) -> None:
     env = make_project(isolated_home)
     resume = _input(env, "SessionStart", source="resume")
-    calls = [
-        ("UserPromptSubmit", _input(env, "UserPromptSubmit", prompt_id="p-1", prompt="fill a PDF form")),
-        (
-            "PostToolUse",
-            _input(env, "PostToolUse", tool_name="Bash", tool_input={"command": "ls"}, tool_use_id="t-1"),
-        ),
-    ]
-    for event, raw in [("SessionStart", resume), *calls]:
-        assert _run(env, event, raw).status != "duplicate"
+    assert _run(env, "SessionStart", resume).status != "duplicate"
     assert _run(env, "SessionStart", resume).status == "duplicate"  # the other scope's, at once
+    calls = _turn(env, 1)
+    assert [_run(env, event, raw).status for event, raw in calls] == ["ok", "empty"]
+
+    assert _run(env, "SessionStart", resume).status != "duplicate"  # resumed seconds later
+    assert _run(env, "SessionStart", resume).status == "duplicate"  # that resume's other scope
+    assert [_run(env, event, raw).status for event, raw in calls] == ["duplicate", "duplicate"]
+
+
+def test_a_session_resumed_with_no_prompt_since_its_start_is_answered_seconds_later(
+    isolated_home: Any,
+) -> None:
+    env = make_project(isolated_home)
+    resume = _input(env, "SessionStart", source="resume")
+    calls = _turn(env, 1)
+    for event, raw in [*calls, ("SessionStart", resume)]:
+        assert _run(env, event, raw).status != "duplicate"
+    assert _run(env, "SessionStart", resume).status == "duplicate"
 
     _age_claims(env, UNTURNED_CLAIM_SECONDS + 1)
     assert _run(env, "SessionStart", resume).status != "duplicate"
     assert [_run(env, event, raw).status for event, raw in calls] == ["duplicate", "duplicate"]
 
 
-def test_the_log_of_a_duplicate_does_not_claim_setup_ran_twice(isolated_home: Any) -> None:
+def test_the_log_of_a_duplicate_names_two_scopes_only_when_setup_made_both(isolated_home: Any) -> None:
     env = make_project(isolated_home)
+    set_up(env, isolated_home, "claude", "project")
     resume = _input(env, "SessionStart", source="resume")
     _run(env, "SessionStart", resume)
     duplicate = _run(env, "SessionStart", resume)
     assert duplicate.status == "duplicate"
-    assert "set up twice" not in duplicate.detail and "another hook process" in duplicate.detail
-    assert "two scopes?" in Path(log_path(env.dirs.state)).read_text(encoding="utf-8")
+    assert "the same input was answered by another hook process" in duplicate.detail
+    assert "s ago" in duplicate.detail and "resumed within" in duplicate.detail
+    assert "scopes" not in log_path(env.dirs.state).read_text(encoding="utf-8")
+
+    set_up(env, isolated_home, "claude", "user")
+    prompt = _input(env, "UserPromptSubmit", prompt_id="p-1", prompt="fill a PDF form")
+    _run(env, "UserPromptSubmit", prompt)
+    again = _run(env, "UserPromptSubmit", prompt)
+    assert "set up at both scopes" in again.detail and "resumed" not in again.detail

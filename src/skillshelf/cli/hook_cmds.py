@@ -118,22 +118,31 @@ def _print_plan(plan: Any, dry_run: bool) -> None:
 
 
 def _print_status(env: Env, command: list[str], as_json: bool) -> None:
-    from skillshelf.hooks.status import setup_status
+    from skillshelf.cli.output import printable
+    from skillshelf.hooks.status import config_problems, setup_status
 
     rows = setup_status(env, command=command)
     server = _server_status(env)
     logs = _logs_status(env)
+    config = config_problems(env)
     if as_json:
         from skillshelf.cli.output import echo_json
 
-        echo_json({"status": [r.to_dict() for r in rows], "hook_server": server, "logs": logs})
+        echo_json(
+            {
+                "status": [r.to_dict() for r in rows],
+                "hook_server": server,
+                "logs": logs,
+                "config_problems": [d.to_dict() for d in config],
+            }
+        )
         return
     for row in rows:
         name = "Codex" if row.agent == "codex" else "Claude Code"
         if not row.installed:
             click.echo(f"{name} ({row.scope}): not set up ({row.hooks_file})")
             for reason in row.reasons:
-                click.echo(f"  - {reason}")
+                click.echo(f"  - {printable(reason)}")
             continue
         runs = "runs" if row.runs else "does NOT run"
         current = "" if row.current or not row.events else " (out of date: run setup again)"
@@ -144,10 +153,22 @@ def _print_status(env: Env, command: list[str], as_json: bool) -> None:
             f"{current}{mcp}; {runs}"
         )
         for reason in row.reasons:
-            click.echo(f"  - {reason}")
+            click.echo(f"  - {printable(reason)}")
     click.echo(_server_line(server))
     for line in _logs_lines(logs):
         click.echo(line)
+    _print_config_problems(config)
+
+
+def _print_config_problems(found: Any) -> None:
+    """The errors of skillshelf's config that the hooks meet on every call without logging them."""
+    from skillshelf.cli.output import printable
+
+    if found:
+        click.echo("skillshelf config problems the hooks meet on every call (not in the hook log):")
+    for problem in found:
+        for line in problem.format().splitlines():
+            click.echo(f"  {printable(line)}")
 
 
 def _logs_status(env: Env) -> dict[str, Any]:
@@ -182,10 +203,15 @@ def _server_status(env: Env) -> dict[str, Any]:
     """Whether the hook server runs, or why it will not."""
     from skillshelf.cli.hook_server_cmds import ask_server_status
     from skillshelf.config import load_config
+    from skillshelf.errors import SkillshelfError
     from skillshelf.hooks.address import server_address, server_off
     from skillshelf.hooks.settings import HookSettings
 
-    if server_off(env.environ) or not HookSettings.from_config(load_config(env)).server:
+    try:
+        settings = HookSettings.from_config(load_config(env))
+    except SkillshelfError:  # config_problems names it; the hooks fail before any server
+        return {"state": "off"}
+    if server_off(env.environ) or not settings.server:
         return {"state": "off"}
     if server_address(env.dirs.state, env.environ) is None:
         return {"state": "unavailable"}

@@ -3,11 +3,23 @@
 Codex runs every hook set that names the event (skillshelf set up at both project and user
 scope: two), at the same time, each on the same input byte for byte (0.171.0, measured). The
 first process to claim the call in the state folder's ``hooks/claims/`` answers it
-(:func:`first_call`); another with the same input within :data:`CLAIM_SECONDS` answers empty
+(:func:`claim_call`); another with the same input within :data:`CLAIM_SECONDS` answers empty
 and does nothing else. The input names its session and, where one call differs from the next,
 its turn (``turn_id`` / ``prompt_id``), prompt and tool call (``tool_use_id``), so two
-different calls never share a claim; one naming no turn (a session's start or end, which a
-resume sends again byte for byte) is claimed only for :data:`UNTURNED_CLAIM_SECONDS`.
+different calls never share a claim.
+
+A call naming no turn (a session's start, Codex's end) is sent again byte for byte when the
+session is resumed (``claude -p --continue`` / ``--resume ID``: ``"source":"resume"`` each
+time; ``codex exec resume --last``; Claude Code 2.1.197 and Codex 0.171.0, measured), so its
+claim must tell the second hook set of the same call from the next resume. The rule: each
+claimed call naming a turn touches the session's mark (``session-<hash>`` beside the claims),
+and the claim of a call naming no turn is keyed by the mark's time as well as the input. The
+agents run the hook sets of one event together and wait for a session's start hooks before
+its first prompt, so both hook sets of one start (or end) see the same mark and share one claim,
+however slow one is to start; a resume follows the prompts of the run before (every ``claude
+-p`` and ``codex exec`` run has one), sees a newer mark, and is answered however soon it comes.
+A resume with no prompt since the last start has the same key: for it the claim holds
+:data:`UNTURNED_CLAIM_SECONDS` only.
 
 Claiming never looks at the other claims. Old ones are taken out by :func:`prune_claims`, which
 the hook calls after its answer is written (the hook server: after it is sent), with bounded
@@ -34,8 +46,9 @@ __all__ = [
     "MAX_CLAIMS",
     "PRUNE_BATCH",
     "PRUNE_SECONDS",
+    "SESSION_MARK",
     "UNTURNED_CLAIM_SECONDS",
-    "first_call",
+    "claim_call",
     "prune",
     "prune_claims",
 ]
@@ -45,12 +58,12 @@ CLAIMS = "claims"  # one file per hook call answered lately, under the state fol
 #: ``tool_use_id``) holds: both hook sets start within the agents' 10 s hook timeout of each
 #: other, and such an input is never sent again for another call.
 CLAIM_SECONDS = 60.0
-#: How long the claim of an input naming no turn holds (``SessionStart``, ``SessionEnd``):
-#: ``claude -p --resume ID`` and ``codex exec resume --last`` send the same input byte for byte
-#: on each resume, so a claim held longer would leave a session resumed again soon after
-#: without its context; the two hook sets Codex runs for one call (both scopes) start at the
-#: same moment, well within this.
+#: How long the claim of an input naming no turn holds at most (``SessionStart``, Codex's
+#: ``SessionEnd``), unless the session's mark releases it sooner (see the module docstring):
+#: the two hook sets Codex runs for one call (both scopes) start at the same moment, well
+#: within this.
 UNTURNED_CLAIM_SECONDS = 10.0
+SESSION_MARK = "session-"  # the name of a session's mark begins so (a claim's is hex digits only)
 MAX_CLAIMS = 512
 #: Entries one pruning pass reads at most (more than :data:`MAX_CLAIMS`, so that a pass over a
 #: folder past its cap always finds some to remove).
@@ -63,59 +76,83 @@ def claims_folder(state_dir: Path) -> Path:
     return state_dir / "hooks" / CLAIMS
 
 
-def first_call(agent: str, event: str, raw: bytes, state_dir: Path, *, served: bool, seconds: float) -> bool:
-    """Whether this process is the first to take the hook call ``raw`` (an input naming a
-    session): its claim file made with ``O_EXCL`` (a hook server's names its pid); one older than
-    ``seconds``, or left by a hook server that is gone (stopped while it had the call,
-    which the hook then answers itself), is replaced. A hook process's claim holds even after
-    it ended: the agent may run the second hook set after the first. ``True`` too when the
-    claim cannot be written: the call is answered as if alone."""
-    key = b"\0".join([agent.encode(), event.encode(), raw.strip()])
+def claim_call(
+    agent: str, event: str, raw: bytes, state_dir: Path, *, served: bool, session: str, turned: bool
+) -> float | None:
+    """``None`` when this process is the first to take the hook call ``raw`` (an input naming
+    ``session``; ``turned``: naming its turn or tool call), else the age in seconds of the claim
+    that holds it. The claim file is made with ``O_EXCL`` (a hook server's names its pid); one
+    that holds no more (:func:`_held`: too old, or left by a hook server that is gone, stopped
+    while it had the call, which the hook then answers itself) is replaced. A hook process's
+    claim holds even after it ended: the agent may run the second hook set after the first.
+    ``None`` too when the claim cannot be written: the call is answered as if alone. A call
+    naming its turn, once claimed, touches the session's mark (see the module docstring)."""
     folder = claims_folder(state_dir)
+    since = b"" if turned else str(_mark_time(_mark(folder, agent, session))).encode()
+    key = b"\0".join([agent.encode(), event.encode(), raw.strip(), since])
     claim = folder / hashlib.sha256(key).hexdigest()[:40]
     try:
         private_dir(folder)
     except OSError:
-        return True
+        return None
     for _ in range(2):
         try:
             handle = os.open(claim, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         except FileExistsError:
-            if _held(claim, seconds):
-                return False
+            age = _held(claim, CLAIM_SECONDS if turned else UNTURNED_CLAIM_SECONDS)
+            if age is not None:
+                return age
             with contextlib.suppress(OSError):
                 claim.unlink()
             continue
         except OSError:
-            return True
+            return None
         with contextlib.suppress(OSError):
             os.write(handle, f"server {os.getpid()}".encode("ascii") if served else b"hook")
         os.close(handle)
-        return True
-    return True
+        if turned:
+            with contextlib.suppress(OSError):
+                _mark(folder, agent, session).touch(mode=0o600)
+        return None
+    return None
 
 
-def _held(claim: Path, seconds: float) -> bool:
-    """Whether ``claim`` still holds its call: younger than ``seconds``, and when a hook server
-    made it, that server alive (a claim not written yet holds)."""
+def _mark(folder: Path, agent: str, session: str) -> Path:
+    """The file whose time says when a call of ``session`` naming its turn was last claimed."""
+    key = b"\0".join([agent.encode(), session.encode("utf-8", "surrogateescape")])
+    return folder / f"{SESSION_MARK}{hashlib.sha256(key).hexdigest()[:40]}"
+
+
+def _mark_time(mark: Path) -> int:
+    """The time of the session's mark in nanoseconds (0: none yet)."""
+    try:
+        return mark.stat().st_mtime_ns
+    except OSError:
+        return 0
+
+
+def _held(claim: Path, seconds: float) -> float | None:
+    """The age of ``claim`` while it still holds its call (else ``None``): younger than
+    ``seconds``, and when a hook server made it, that server alive (a claim not written yet
+    holds)."""
     try:
         age = time.time() - claim.stat().st_mtime
         text = claim.read_text(encoding="ascii", errors="replace")
     except OSError:
-        return False
+        return None
     if not -seconds < age < seconds:
-        return False
+        return None
     number = text.removeprefix("server ")
     pid = int(number) if number != text and number.isascii() and number.isdigit() else 0
     if pid <= 0 or pid == os.getpid():
-        return True
+        return max(age, 0.0)
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
-        return False
+        return None
     except OSError:
-        return True  # alive, another user's (a pid taken again)
-    return True
+        pass  # alive, another user's (a pid taken again)
+    return max(age, 0.0)
 
 
 def prune_claims(state_dir: Path, *, seconds: float = PRUNE_SECONDS, batch: int = PRUNE_BATCH) -> None:

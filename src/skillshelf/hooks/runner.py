@@ -20,9 +20,14 @@ configuration, so the agent never has to kill the hook.
 A call is answered once (:mod:`.claims`): Codex runs every hook set that names the event (both
 scopes set up: two) on the same input at the same time; the first process to claim the call
 answers it, another answers empty and does nothing else (no second queue entry, no usage
-counted twice; the log says ``duplicate``). A call without a session id, or a claim that cannot
-be written, is answered as if it were the only one. Old claims are pruned by the caller once
-the answer is out (:func:`~skillshelf.hooks.claims.prune_claims`), never before it.
+counted twice; the log says ``duplicate``, how long ago the same input was answered, and
+what sends an input twice: the agent's two scopes when setup's record has skillshelf's hook
+for the event at both, else a second hook set for the event, or for a call naming no turn
+a session resumed with no prompt since its last start). A session resumed after a prompt is
+answered again (:mod:`.claims` says how it is told from a duplicate). A call without a
+session id, or a claim that cannot be written, is answered as if it were the only one. Old
+claims are pruned by the caller once the answer is out
+(:func:`~skillshelf.hooks.claims.prune_claims`), never before it.
 """
 
 from __future__ import annotations
@@ -37,9 +42,9 @@ from pathlib import Path
 
 from skillshelf.dirs import private_dir, unwritable
 from skillshelf.env import Env
-from skillshelf.hooks.agents import Agent
+from skillshelf.hooks.agents import Agent, SetupScope, agent_files
 from skillshelf.hooks.answer import EMPTY, context_answer
-from skillshelf.hooks.claims import CLAIM_SECONDS, UNTURNED_CLAIM_SECONDS, first_call, prune
+from skillshelf.hooks.claims import UNTURNED_CLAIM_SECONDS, claim_call, prune
 from skillshelf.hooks.deadlines import ESSENTIAL_SECONDS, work_limit
 from skillshelf.hooks.hooklog import log_path, open_jobs_log, write_log_line
 
@@ -61,6 +66,14 @@ class HookRun:
     timed_out: bool = False
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Duplicate:
+    """Another hook process answered the same input ``age`` seconds ago."""
+
+    age: float
+    turned: bool  # the input names its turn or tool call
+
+
 def run_hook(
     agent: Agent,
     event: str,
@@ -79,7 +92,7 @@ def run_hook(
     start = time.perf_counter()
     limit = work_limit(event, deadline)
     grace = ESSENTIAL_SECONDS.get(event, 0.0)
-    text: list[str | None] = []  # None: another hook process answers this call
+    text: list[str | _Duplicate] = []
     failed: list[BaseException] = []
     settled = threading.Event()  # the essential step is over, or the work ended before it
 
@@ -97,11 +110,8 @@ def run_hook(
     seconds = time.perf_counter() - start
     if failed:
         run = HookRun(answer=EMPTY, status="error", seconds=seconds, detail=_describe(failed[0]))
-    elif text == [None]:
-        detail = (
-            "the same call was answered by another hook process just now "
-            "(is skillshelf set up at two scopes?)"
-        )
+    elif text and isinstance(text[0], _Duplicate):
+        detail = _duplicate_detail(text[0], agent, event, _in_session_folder(agent, env), state_dir)
         run = HookRun(answer=EMPTY, status="duplicate", seconds=seconds, detail=detail)
     elif worker.is_alive() or late:
         detail = "no time left for the work" if late else f"over {limit:g} s"
@@ -121,7 +131,7 @@ def run_hook(
         timed_out = worker.is_alive()
         run = HookRun(answer=EMPTY, status="timeout", seconds=seconds, detail=detail, timed_out=timed_out)
     else:
-        answer = context_answer(agent, event, (text[0] or "") if text else "")
+        answer = context_answer(agent, event, text[0] if text and isinstance(text[0], str) else "")
         run = HookRun(
             answer=answer, status="ok" if answer else "empty", seconds=seconds, detail=f"{len(answer)} bytes"
         )
@@ -154,9 +164,10 @@ def _handle(
     served: bool,
     settled: threading.Event,
     late: bool,
-) -> str | None:
+) -> str | _Duplicate:
     """The event's essential step (then ``settled`` is set), then, unless ``late``, its handler;
-    ``None`` when another hook process has the call (:func:`~skillshelf.hooks.claims.first_call`)."""
+    a :class:`_Duplicate` when another hook process has the call
+    (:func:`~skillshelf.hooks.claims.claim_call`)."""
     from skillshelf.hooks.events import ESSENTIAL, HANDLERS
     from skillshelf.hooks.payload import HookInputError, parse_input
 
@@ -165,9 +176,10 @@ def _handle(
         raise HookInputError(f"skillshelf has no hook for the event {event!r}")
     inp = parse_input(raw, event) if event != "warm" else parse_input(b"{}", event)
     if inp.session_id:
-        seconds = CLAIM_SECONDS if inp.turn_id or inp.tool_use_id else UNTURNED_CLAIM_SECONDS
-        if not first_call(agent, event, raw, state_dir, served=served, seconds=seconds):
-            return None
+        turned = bool(inp.turn_id or inp.tool_use_id)
+        age = claim_call(agent, event, raw, state_dir, served=served, session=inp.session_id, turned=turned)
+        if age is not None:
+            return _Duplicate(age=age, turned=turned)
     here = _in_session_folder(agent, env, inp.cwd)
     essential = ESSENTIAL.get(event)
     if essential is not None:
@@ -181,6 +193,38 @@ def _handle(
             _spawn(args, env=here, state_dir=state_dir)
 
     return handler(agent, inp, here, spawn)
+
+
+def _duplicate_detail(duplicate: _Duplicate, agent: Agent, event: str, env: Env, state_dir: Path) -> str:
+    """The log's words for a duplicate: when the same input was answered, and what sends it
+    twice, as far as setup's record tells (:func:`_set_up_at_both_scopes`)."""
+    said = f"the same input was answered by another hook process {duplicate.age:.1f} s ago"
+    try:
+        both = _set_up_at_both_scopes(agent, event, env, state_dir)
+    except Exception:  # the log line never breaks the hook
+        both = False
+    if both:
+        return f"{said} (skillshelf's {event} hook is set up at both scopes: the agent runs both)"
+    if duplicate.turned:
+        return f"{said} (another hook set for {event} runs skillshelf on it)"
+    return (
+        f"{said} (another hook set for {event} runs skillshelf on it, or the session was resumed "
+        f"within {UNTURNED_CLAIM_SECONDS:g} s with no prompt since its last start)"
+    )
+
+
+def _set_up_at_both_scopes(agent: Agent, event: str, env: Env, state_dir: Path) -> bool:
+    """Whether setup's record has skillshelf's hook for ``event`` in the hooks files of both
+    scopes of ``agent`` (the project's: of ``env``'s folder)."""
+    from skillshelf.hooks.setup_model import load_record
+
+    record = load_record(state_dir)
+
+    def recorded(scope: SetupScope) -> bool:
+        hooks = record.get(str(agent_files(agent, scope, env).hooks), {}).get("hooks")
+        return isinstance(hooks, list) and any(isinstance(h, list) and h[:1] == [event] for h in hooks)
+
+    return recorded("project") and recorded("user")
 
 
 def _in_session_folder(agent: Agent, env: Env, cwd: str | None = None) -> Env:

@@ -1,15 +1,20 @@
 """``skillshelf setup --status``: what is installed where, for both agents, and whether the
-agent will run it (Codex's project and hook trust, Claude Code's settings and policy); and the
-newest problem in each hook log (:func:`last_problems`)."""
+agent will run it (Codex's project and hook trust, Claude Code's settings and policy, and the
+command a hook names, found as the agent's shell finds it: :func:`missing_commands`); the
+newest problem in each hook log (:func:`last_problems`); and the layers of skillshelf's own
+config the hooks skip (:func:`config_problems`), which no hook call reports as a problem."""
 
 from __future__ import annotations
 
 import os
 import re
+import shlex
+import shutil
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.env import Env
 from skillshelf.errors import SkillshelfError, reason
 from skillshelf.fileio import MAX_SETTINGS_BYTES, open_regular, read_regular_text, read_toml_text
@@ -30,7 +35,14 @@ from skillshelf.hooks.hooklog import jobs_log_path, log_path
 from skillshelf.hooks.setup_model import Edits, load_record
 from skillshelf.hooks.setup_notes import users_reasons
 
-__all__ = ["HookStatus", "LastProblems", "last_problems", "setup_status"]
+__all__ = [
+    "HookStatus",
+    "LastProblems",
+    "config_problems",
+    "last_problems",
+    "missing_commands",
+    "setup_status",
+]
 
 TAIL_BYTES = 64 * 1024  # how much of a log's end last_problems reads
 _PROBLEMS = ("error", "timeout")  # a hook call's status words that are problems
@@ -139,6 +151,13 @@ def _one(env: Env, agent: Agent, scope: SetupScope, command: list[str]) -> HookS
         runs = not blockers
         servers = read_json(files.mcp).get("mcpServers")
         mcp = isinstance(servers, dict) and MCP_NAME in servers
+    missing = missing_commands(env, [h.command for h in hooks])
+    reasons += [
+        f"{problem}: the hooks that start it fail and give the agent nothing; "
+        f"run `skillshelf setup {agent}{' --scope user' if scope == 'user' else ''}` again"
+        for problem in missing
+    ]
+    runs = runs and not missing
     events = tuple(e for e in EVENTS if any(h.event == e for h in hooks))
     current = True
     if len(hooks) > len(users):  # some are setup's: would setup again change them?
@@ -156,6 +175,67 @@ def _one(env: Env, agent: Agent, scope: SetupScope, command: list[str]) -> HookS
         runs=runs and bool(events),
         reasons=tuple(reasons),
     )
+
+
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")  # ``NAME=value`` before a command word
+#: Words the shell runs itself, not as a program found on PATH: a line starting with one says nothing.
+_SHELL_WORDS = frozenset({".", "!", "{", "(", "builtin", "command", "eval", "exec", "source", "time"})
+
+
+def missing_commands(env: Env, commands: list[str]) -> list[str]:
+    """Why the program each hook command line starts cannot run, once per program: its first
+    word (after ``NAME=value`` assignments) as the agent's shell finds it, a path (a relative
+    one from the cwd) or a name looked up on ``PATH``. A line that is not shell words says
+    nothing (the shell's own errors are not told here)."""
+    problems: dict[str, str | None] = {}
+    for command in commands:
+        try:
+            words = shlex.split(command)
+        except ValueError:
+            continue
+        program = next((w for w in words if not _ASSIGNMENT.match(w)), "")
+        if program and program not in problems and program not in _SHELL_WORDS:
+            problems[program] = _not_runnable(env, program)
+    return [problem for problem in problems.values() if problem is not None]
+
+
+def _not_runnable(env: Env, program: str) -> str | None:
+    """Why the shell cannot start ``program`` (exit 127: not found; 126: not executable)."""
+    if "/" not in program:
+        path = env.environ.get("PATH", os.defpath)
+        if shutil.which(program, path=path) is None:
+            return f"the hook command {program!r} is not found on PATH (exit 127)"
+        return None
+    where = Path(program) if Path(program).is_absolute() else env.cwd / program
+    try:
+        os.stat(where)
+    except FileNotFoundError:
+        return f"the hook command {program} does not exist (exit 127)"
+    except (OSError, ValueError) as exc:  # ValueError: a NUL in the path
+        return f"the hook command {program!r} cannot be started ({reason(exc)}; exit 127)"
+    if where.is_dir() or not os.access(where, os.X_OK):
+        return f"the hook command {program} is not an executable file (exit 126)"
+    return None
+
+
+def config_problems(env: Env) -> tuple[Diagnostic, ...]:
+    """The errors of skillshelf's own config layers as the hooks load them (a layer that is not
+    TOML or cannot be read is skipped: ``CF100``, ``CF101``); a hook goes on without the layer
+    and logs nothing. A config that cannot be loaded at all is one ``CF`` error too."""
+    from skillshelf.config import load_config
+
+    try:
+        config = load_config(env)
+    except SkillshelfError as exc:
+        return (
+            Diagnostic(
+                code=exc.code,
+                severity=Severity.ERROR,
+                message=f"{exc.message}; every hook fails",
+                fix=exc.hint,
+            ),
+        )
+    return tuple(d for d in config.diagnostics if d.severity is Severity.ERROR and d.code.startswith("CF1"))
 
 
 def _setup_changes(env: Env, agent: Agent, scope: SetupScope, command: list[str]) -> tuple[bool, list[str]]:
