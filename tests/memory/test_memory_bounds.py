@@ -38,6 +38,15 @@ def _huge_line(shape: str) -> bytes:
     return json.dumps(record).encode() + b"\n"
 
 
+def _ordinary_lines(handle: Any) -> None:
+    """``SIZE`` bytes of 5 KB messages: a long session, no line of it long."""
+    text = "lorem ipsum dolor sit amet " * 185
+    for n in range(SIZE // 5000):
+        role = "user" if n % 2 == 0 else "assistant"
+        record = {"type": "message", "ts": "2026-01-01T00:00:03Z", "role": role, "text": f"{n} {text}"}
+        handle.write(json.dumps(record).encode() + b"\n")
+
+
 def _transcript(folder: Path, project: Path, shape: str) -> Path:
     folder.mkdir(parents=True)
     path = folder / "big.jsonl"
@@ -49,7 +58,10 @@ def _transcript(folder: Path, project: Path, shape: str) -> Path:
     tail = {"type": "message", "ts": "2026-01-01T00:00:04Z", "role": "assistant", "text": "the log ends"}
     with path.open("wb") as handle:
         handle.writelines(json.dumps(r).encode() + b"\n" for r in head)
-        handle.write(_huge_line(shape))
+        if shape == "ordinary-lines":
+            _ordinary_lines(handle)
+        else:
+            handle.write(_huge_line(shape))
         handle.write(json.dumps(tail).encode() + b"\n")
     old = time.time() - 10 * 3600
     os.utime(path, (old, old))
@@ -57,8 +69,8 @@ def _transcript(folder: Path, project: Path, shape: str) -> Path:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("shape", ["one-string", "escaped-lines", "many-small-values"])
-def test_a_dry_run_over_a_100_mb_line_stays_under_300_mb(
+@pytest.mark.parametrize("shape", ["one-string", "escaped-lines", "many-small-values", "ordinary-lines"])
+def test_a_dry_run_over_a_100_mb_line_or_session_stays_under_300_mb(
     tmp_path: Path, isolated_home: Any, shape: str
 ) -> None:
     project = isolated_home.home / "proj"
@@ -82,7 +94,7 @@ def test_a_dry_run_over_a_100_mb_line_stays_under_300_mb(
     [prompt] = report["dry_run"]
     assert "cat the build log" in prompt["prompt"] and "the log ends" in prompt["prompt"]
     assert report["skipped_lines"] == (1 if shape == "many-small-values" else 0)
-    print(f"peak RSS of `memory run --dry-run` over a 100 MB line ({shape}): {peak_kb / 1024:.0f} MB")
+    print(f"peak RSS of `memory run --dry-run` over 100 MB ({shape}): {peak_kb / 1024:.0f} MB")
     assert peak_kb / 1024 <= PEAK_LIMIT_MB
 
 

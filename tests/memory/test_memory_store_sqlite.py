@@ -113,3 +113,22 @@ def test_a_locked_database_is_a_retryable_error_never_a_damaged_one(tmp_path: Pa
         holder.close()
         other.close()
         store.close()
+
+
+@pytest.mark.parametrize("begin", ["BEGIN IMMEDIATE", "BEGIN EXCLUSIVE"])
+def test_opening_a_current_database_reads_it_while_another_process_writes(tmp_path: Path, begin: str) -> None:
+    db = tmp_path / "state.sqlite"
+    _store_with_an_output(db).close()  # a session, no output yet
+    writer = sqlite3.connect(db, isolation_level=None)
+    try:
+        writer.execute(begin)
+        writer.execute("UPDATE sessions SET cwd = '/elsewhere'")
+        store = backend.SqliteStore(db, timeout_s=0.2, create=False)
+        try:
+            assert store.migrate(NOW) == store.schema_version()
+            assert store.outputs() == [] and store.scopes() == []
+        finally:
+            store.close()
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()

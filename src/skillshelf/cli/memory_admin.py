@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import sys
 import time
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "db_option",
+    "errors_as_json",
     "exit_if_skipped",
     "json_option",
     "memory_settings",
@@ -30,16 +32,18 @@ __all__ = [
 
 
 def _checked_db(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    """``--db`` as given, refused when a ``sqlite:///`` URL's relative path looks meant as absolute
+    """``--db`` as given, refused when it is empty (``ME048``: a script's unset variable must not
+    reach the default database) or a ``sqlite:///`` URL's relative path looks meant as absolute
     (with ``--json``, read first as an eager option, the refusal is on stdout too, as the
     command's own fatal errors are)."""
-    if value:
+    if value is not None:
         from pathlib import Path
 
         from skillshelf.errors import SkillshelfError
-        from skillshelf.memory.store import check_relative_sqlite_url
+        from skillshelf.memory.store import check_db_url, check_relative_sqlite_url
 
         try:
+            check_db_url(value)
             check_relative_sqlite_url(value, Path.cwd())
         except SkillshelfError as exc:
             if ctx.params.get("as_json"):
@@ -59,6 +63,27 @@ json_option = click.option("--json", "as_json", is_flag=True, is_eager=True, hel
 overrides_option = click.option(
     "-c", "--config", "overrides", multiple=True, metavar="KEY=VALUE", help="Override a config value."
 )
+
+
+_Command = TypeVar("_Command", bound=Callable[..., None])
+
+
+def errors_as_json(command: _Command) -> _Command:
+    """A command whose fatal error, with ``--json``, is also printed on stdout as a JSON object
+    (its ``code``, ``message`` and ``fix``), as ``memory run --json`` prints it; it still goes to
+    stderr and sets the exit code as everywhere else."""
+    from skillshelf.errors import SkillshelfError
+
+    @functools.wraps(command)
+    def run(*args: Any, **kwargs: Any) -> None:
+        try:
+            command(*args, **kwargs)
+        except SkillshelfError as exc:
+            if kwargs.get("as_json"):
+                echo_json(exc.to_dict())
+            raise
+
+    return run  # type: ignore[return-value]
 
 
 def _now_ms() -> int:
@@ -92,6 +117,7 @@ def exit_if_skipped(findings: Sequence[Diagnostic]) -> None:
 @overrides_option
 @click.option("--limit", type=click.IntRange(min=0), default=20, show_default=True, help="Sessions listed.")
 @json_option
+@errors_as_json
 def status(db: str | None, overrides: tuple[str, ...], limit: int, as_json: bool) -> None:
     """Sessions and their states, stuck and stale leases, memories per scope, jobs and recent runs.
 
@@ -186,6 +212,7 @@ def _print_leases(console: Any, data: dict[str, Any]) -> None:
 @db_option
 @overrides_option
 @json_option
+@errors_as_json
 def recover(db: str | None, overrides: tuple[str, ...], as_json: bool) -> None:
     """Free the leases of workers that are gone, so the next run takes their jobs at once.
 
@@ -219,6 +246,7 @@ def recover(db: str | None, overrides: tuple[str, ...], as_json: bool) -> None:
 @db_option
 @overrides_option
 @json_option
+@errors_as_json
 def reset(all_projects: bool, yes: bool, db: str | None, overrides: tuple[str, ...], as_json: bool) -> None:
     """Delete extracted memories, their jobs (stuck ones too) and memory folders: those of the
     scope memory.scope writes here (this project's, or the global one), or all.

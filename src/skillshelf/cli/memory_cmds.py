@@ -13,6 +13,7 @@ import click
 
 from skillshelf.cli.memory_admin import (
     db_option,
+    errors_as_json,
     exit_if_skipped,
     json_option,
     memory_settings,
@@ -288,6 +289,7 @@ def _print_recovered_and_skipped(data: dict[str, Any]) -> None:
 @_db_option
 @overrides_option
 @_json_option
+@errors_as_json
 def forget(session_id: str, db: str | None, overrides: tuple[str, ...], as_json: bool) -> None:
     """Forget one session: scrub its memory now; the next run removes it from the folder.
 
@@ -322,6 +324,7 @@ def forget(session_id: str, db: str | None, overrides: tuple[str, ...], as_json:
 )
 @_db_option
 @_json_option
+@errors_as_json
 def prune(max_unused_days: float | None, other_scopes: bool, db: str | None, as_json: bool) -> None:
     """Delete memories unused for N days that the memory folder no longer uses."""
     import time
@@ -335,7 +338,7 @@ def prune(max_unused_days: float | None, other_scopes: bool, db: str | None, as_
     if days is None or other_scopes:  # the config is read only when needed
         settings, findings = memory_settings(env)
         days, scope = settings.max_unused_days if days is None else days, settings.scope
-    with open_store(db, data_dir=env.dirs.data) as store:
+    with open_store(db, data_dir=env.dirs.data, create=False) as store:  # none: nothing to prune
         count = store.prune(
             max_unused_ms=int(days * 86_400_000), now_ms=int(time.time() * 1000), limit=100_000
         )

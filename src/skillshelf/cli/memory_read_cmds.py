@@ -5,7 +5,13 @@ from __future__ import annotations
 
 import click
 
-from skillshelf.cli.memory_admin import db_option, exit_if_skipped, json_option, memory_settings
+from skillshelf.cli.memory_admin import (
+    db_option,
+    errors_as_json,
+    exit_if_skipped,
+    json_option,
+    memory_settings,
+)
 from skillshelf.cli.output import TEXT, echo_json, echo_text, printable
 from skillshelf.env import Env
 
@@ -16,6 +22,7 @@ __all__ = ["search", "show"]
 @click.argument("session_id", required=False)
 @db_option
 @json_option
+@errors_as_json
 def show(session_id: str | None, db: str | None, as_json: bool) -> None:
     """Show the memory summary agents read here (this project's, or the global one), or the
     memory extracted from SESSION_ID."""
@@ -65,6 +72,7 @@ def show(session_id: str | None, db: str | None, as_json: bool) -> None:
 @click.option("--no-usage", is_flag=True, help="Do not count this search as a use of the memories it finds.")
 @db_option
 @json_option
+@errors_as_json
 def search(query: str, limit: int, no_usage: bool, db: str | None, as_json: bool) -> None:
     """The quick memory pass: search MEMORY.md and the session summaries (`-`: QUERY from stdin)."""
     from skillshelf.errors import UsageError

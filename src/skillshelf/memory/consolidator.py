@@ -39,6 +39,7 @@ from skillshelf.memory.phase2 import (
     parse_consolidation_reply,
 )
 from skillshelf.memory.redact.echoes import NO_SECRETS, KnownSecrets
+from skillshelf.memory.staging import remove_stale_staging, staging_prefix
 
 __all__ = [
     "BUDGET_SPENT",
@@ -175,7 +176,8 @@ def _text_of(data: bytes, relative: str) -> str:
 
 
 class StagedFolder:
-    """A private copy of a memory folder for a consolidator to write in (removed on exit).
+    """A private copy of a memory folder for a consolidator to write in (removed on exit; one a
+    killed process left is removed by the next, :mod:`.staging`).
 
     Copied: ``MEMORY.md``, ``memory_summary.md``, ``raw_memories.md``, ``rollout_summaries/`` and
     ``skills/`` (symlinks stay symlinks, so confinement checks see them; special files are
@@ -184,7 +186,8 @@ class StagedFolder:
 
     def __init__(self, memory_dir: Path, *, temp_dir: Path | None = None) -> None:
         self.memory_dir = memory_dir
-        self._temp = Path(tempfile.mkdtemp(prefix="skillshelf-consolidate-", dir=temp_dir))
+        remove_stale_staging(temp_dir)  # the copies of runs killed before they could remove theirs
+        self._temp = Path(tempfile.mkdtemp(prefix=staging_prefix(), dir=temp_dir))
         self.path = self._temp / "memory"
         try:
             self._copy()

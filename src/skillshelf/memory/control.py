@@ -64,7 +64,7 @@ class RecoverResult:
 
 def recover_leases(env: Env, settings: MemorySettings, *, db: str | None, now_ms: int) -> RecoverResult:
     """Free every lease whose holder is gone (stuck, silent or expired; see ``memory.leases``)."""
-    with open_store(db, data_dir=env.dirs.data) as store:
+    with open_store(db, data_dir=env.dirs.data, create=False) as store:
         verdicts = judge_leases(store, settings, now_ms=now_ms)
         freed = free_leases(store, verdicts, now_ms=now_ms)
     return RecoverResult(
@@ -79,7 +79,7 @@ def forget_session(env: Env, session_id: str, *, db: str | None = None) -> str:
     Raises:
         NotFoundError: the memory database does not know the session (``ME404``).
     """
-    with open_store(db, data_dir=env.dirs.data) as store:
+    with open_store(db, data_dir=env.dirs.data, create=False) as store:
         scope = store.forget(session_id, now_ms=int(time.time() * 1000))
     if scope is None:
         raise NotFoundError(
@@ -118,7 +118,7 @@ def reset_memories(
     project = memory_project(env.project_root)
     scope = GLOBAL_SCOPE if setting == "global" else project_scope(project)
     jobs = 0
-    with open_store(db, data_dir=data) as store:
+    with open_store(db, data_dir=data, create=False) as store:
         rows = store.reset(scope=None if all_scopes else scope)
         if not all_scopes:
             jobs = store.drop_stage1_jobs(store.project_session_ids(str(project)))
@@ -135,7 +135,7 @@ def prune_other_scopes(env: Env, setting: str, *, db: str | None = None) -> Rese
     """Delete the memories, consolidation jobs and folder contents of every scope that
     ``memory.scope = setting`` does not write (see :func:`is_other_scope`)."""
     data = env.dirs.data
-    with open_store(db, data_dir=data) as store:
+    with open_store(db, data_dir=data, create=False) as store:
         scopes = [s for s in store.scopes() if is_other_scope(s, setting)]
         rows = sum(store.reset(scope=s) for s in scopes)
     cleared = tuple(str(scope_dir(data, s)) for s in scopes if clear_folder(scope_dir(data, s)))

@@ -1,7 +1,8 @@
 """Phase 1: one finished session in, one raw memory + summary + slug out (or nothing).
 
 Pure pieces: :func:`filter_items` (what of a transcript the model sees), :func:`serialize_items`
-(redacted compact JSON), :func:`truncate_middle` (Codex's 4-bytes-per-token middle cut),
+(redacted compact JSON), :func:`truncate_middle` (Codex's 4-bytes-per-token middle cut; the
+items text of a session, whole or, when very large, in bounded memory: :mod:`.phase1_input`),
 :func:`stage1_prompt` and :func:`parse_stage1_reply` (the minimum-signal gate: an empty raw
 memory or summary means "nothing worth keeping"). :func:`extract` does one model call.
 
@@ -18,7 +19,8 @@ from dataclasses import dataclass, field
 
 from skillshelf.errors import ModelCallError
 from skillshelf.memory.models import JsonModel, parse_json_reply
-from skillshelf.memory.redact import Redaction, redact
+from skillshelf.memory.phase1_input import items_text, truncate_middle
+from skillshelf.memory.redact import redact
 from skillshelf.memory.redact.echoes import NO_SECRETS, KnownSecrets
 from skillshelf.memory.transcripts.model import Item, Session
 
@@ -133,40 +135,21 @@ def filter_items(items: Sequence[Item]) -> list[Item]:
 
 def serialize_items(items: Sequence[Item]) -> str:
     """Compact JSON of the items with every secret redacted."""
-    return _serialized(items).text
-
-
-def _serialized(items: Sequence[Item]) -> Redaction:
-    return redact(json.dumps([item.to_dict() for item in items], ensure_ascii=False, separators=(",", ":")))
-
-
-def truncate_middle(text: str, max_tokens: int) -> str:
-    """Keep the head and tail of ``text`` within ``max_tokens`` (4 UTF-8 bytes each) with a
-    ``…N tokens truncated…`` marker in the middle; unchanged when it fits."""
-    data = text.encode("utf-8")
-    budget = max(0, max_tokens) * 4
-    if len(data) <= budget:
-        return text
-    head_bytes = budget // 2
-    tail_bytes = budget - head_bytes
-    head = data[:head_bytes].decode("utf-8", errors="ignore")
-    tail_start = len(data) - tail_bytes
-    while 0 < tail_start < len(data) and (data[tail_start] & 0xC0) == 0x80:
-        tail_start += 1
-    tail = data[tail_start:].decode("utf-8", errors="ignore") if tail_bytes else ""
-    removed = -(-(len(data) - budget) // 4)
-    return f"{head}…{removed} tokens truncated…{tail}"
+    return redact(
+        json.dumps([item.to_dict() for item in items], ensure_ascii=False, separators=(",", ":"))
+    ).text
 
 
 def stage1_prompt(session: Session, *, token_limit: int) -> Stage1Prompt:
-    """The prompt for one session: filtered, redacted, then truncated to the budget."""
-    items = _serialized(filter_items(session.items))
+    """The prompt for one session: filtered, redacted, then truncated to the budget (a very
+    large session in bounded memory, :mod:`.phase1_input`)."""
+    items = items_text(filter_items(session.items), token_limit)
     path, cwd = redact(str(session.path)), redact(str(session.cwd or "unknown"))
     user = _STAGE1_USER.format(
         path=path.text,
         cwd=cwd.text,
         source=session.source,
-        items=truncate_middle(items.text, token_limit),
+        items=items.text,
     )
     known = KnownSecrets.of([*items.removed, *path.removed, *cwd.removed])
     return Stage1Prompt(system=STAGE1_SYSTEM, user=user, known=known)

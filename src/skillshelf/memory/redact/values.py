@@ -52,6 +52,9 @@ _TOKEN_RUN = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123
 _HEX = re.compile(r"^[0-9a-fA-F]+$")
 _SRI = re.compile(r"^sha(?:1|256|384|512)-[A-Za-z0-9+/]+$")  # a lock file's integrity digest
 _BASE64_LINE = re.compile(r"^[A-Za-z0-9+/]{64}(?:[A-Za-z0-9+/]{6})?$")  # PEM (64) and OpenSSH (70) lines
+# skillshelf's own rollout-summary file names (layout.summary_file_stem): UTC time, 4 base-62
+# characters, a slug lowercased to [a-z0-9_] (redacted when the model wrote it), then ``.md``
+_SUMMARY_STEM = re.compile(r"\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-[A-Za-z0-9]{4}(?:-[a-z0-9_]{1,60})?(?:\.md)?")
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _WORD = r"(?:[a-z]+[0-9]*|[A-Z]+[0-9]*|[0-9]+)"  # a word of a stand-in: key, r2, base58, 64, KEY
 _MARKER = re.compile(r"EXAMPLE|example|x{4,}|X{4,}|\*{3,}|\.{3}|…|REDACTED|redacted|placeholder|PLACEHOLDER")
@@ -256,14 +259,17 @@ def high_entropy_spans(
     views: Views, covered: Callable[[int, int], bool] = lambda start, end: False
 ) -> Iterator[tuple[int, int]]:
     """Random-looking runs, each widened over its dotted token; runs ``covered`` (inside what a
-    rule found already) are not looked at."""
+    rule found already) are not looked at, and skillshelf's own rollout-summary file names
+    (``2026-12-07T06-03-39-paZU-deploy_staging.md``) are no secret."""
     text = views.text
     for match in HIGH_ENTROPY_ASCII.finditer(views.ascii):  # ASCII classes only: same spans as on the text
         if covered(match.start(), match.end()):
             continue
         for start, end in _pieces(text, match.start(), match.end()):
             if end - start >= 32 and looks_random(text[start:end]):
-                yield _dotted_span(text, start, end)
+                span = _dotted_span(text, start, end)
+                if not _SUMMARY_STEM.fullmatch(text, *span):
+                    yield span
 
 
 _PEM_END = re.compile(r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")

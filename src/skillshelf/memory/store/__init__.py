@@ -43,6 +43,7 @@ __all__ = [
     "SessionRow",
     "Stage1Claim",
     "Store",
+    "check_db_url",
     "check_relative_sqlite_url",
     "default_db_path",
     "open_store",
@@ -95,6 +96,18 @@ def check_relative_sqlite_url(url: str, cwd: Path) -> None:
     )
 
 
+def check_db_url(url: str | None) -> None:
+    """Refuse an empty (or blank) database URL, ``ME048``: it is never the default database
+    (a script's unset variable must not reach the user's own memory)."""
+    if url is not None and not url.strip():
+        raise UsageError(
+            f"the memory database URL is empty ({url!r})",
+            code="ME048",
+            hint="pass a file path or a database URL, or leave --db out for the default database "
+            "in the user data folder",
+        )
+
+
 def open_store(
     url: str | None = None,
     *,
@@ -105,7 +118,8 @@ def open_store(
 ) -> Store:
     """Open the store at ``url`` (a plain path, ``sqlite:///relative/path``,
     ``sqlite:////absolute/path``, ``postgresql://...``: see :func:`sqlite_path`);
-    ``None`` means the default SQLite file of the user data folder ``data_dir``.
+    ``None`` means the default SQLite file of the user data folder ``data_dir``; an empty
+    ``url`` is a UsageError (``ME048``), never the default file (an unset shell variable).
 
     ``create=False`` (commands that only read): a SQLite file that does not exist is not made;
     a named one is a NotFoundError (``ME043``), the default one reads as an empty store.
@@ -114,7 +128,8 @@ def open_store(
     file, or of a PostgreSQL database's rows read in one read-only snapshot), so nothing is
     created or written on disk or on the server."""
     store: Store
-    if url is None or url == "":
+    check_db_url(url)
+    if url is None:
         from skillshelf.memory.store.sqlite import SqliteStore
 
         if data_dir is None:

@@ -121,7 +121,10 @@ class BaseStore(ABC):
         """Serialise migrations across processes (PostgreSQL takes an advisory lock)."""
 
     def migrate(self, now_ms: int) -> int:
-        """Apply missing migrations; return the schema version."""
+        """Apply missing migrations; return the schema version. A database at the current
+        version is only read (no write lock: a reader never waits for another process's write)."""
+        if self._at_current_version():
+            return SCHEMA_VERSION
         with self.transaction(claim=True) as tx:
             self._lock_for_migration(tx)
             tx.execute(
@@ -145,6 +148,12 @@ class BaseStore(ABC):
                         (migration.version, migration.name, now_ms),
                     )
         return SCHEMA_VERSION
+
+    def _at_current_version(self) -> bool:
+        try:
+            return self.schema_version() == SCHEMA_VERSION
+        except StoreError:  # no schema table yet (a new database): migrate() makes it
+            return False
 
     def schema_version(self) -> int:
         with self.transaction() as tx:

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import errno
+import os
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
@@ -85,6 +87,32 @@ def _private_database(path: Path, *, own_folder: bool) -> None:
             private_file(extra)
 
 
+def _missing(path: Path) -> bool:
+    """Whether nothing is at ``path`` (a dangling link: nothing); a link loop or an unreadable
+    folder is not "missing": opening it says why."""
+    try:
+        os.stat(path)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    return False
+
+
+def _open_hint(exc: OSError | sqlite3.Error) -> str:
+    """What to do about a database that would not open."""
+    if isinstance(exc, NotRegularFile):
+        return (
+            "it is no file: pass --db with the path of a database file (a missing one is made), "
+            "or move it away if it stands where the database belongs"
+        )
+    if isinstance(exc, OSError) and exc.errno == errno.ELOOP:
+        return "the path is a loop of symbolic links: fix the link, or pass --db with another location"
+    if isinstance(exc, sqlite3.DatabaseError) and not isinstance(exc, sqlite3.OperationalError):
+        return _DAMAGED_HINT  # "file is not a database"; not "unable to open"
+    return "check that the folder is writable, or pass --db with another location"
+
+
 class SqliteStore(Store):
     """The memory store in a SQLite file (created with its folder on first use; with
     ``create=False``, a missing file is a NotFoundError, ``ME043``, and nothing is made).
@@ -104,7 +132,7 @@ class SqliteStore(Store):
         own_folder: bool = False,
         create: bool = True,
     ) -> None:
-        if not create and not scratch and not path.exists():
+        if not create and not scratch and _missing(path):
             raise NotFoundError(
                 f"memory database {path} does not exist",
                 code="ME043",
@@ -142,15 +170,8 @@ class SqliteStore(Store):
             self._conn.execute("PRAGMA synchronous=NORMAL")
             self._conn.execute(f"PRAGMA busy_timeout={int(timeout_s * 1000)}")
         except (OSError, sqlite3.Error) as exc:
-            damaged = isinstance(exc, NotRegularFile) or (  # "file is not a database"; not "unable to open"
-                isinstance(exc, sqlite3.DatabaseError) and not isinstance(exc, sqlite3.OperationalError)
-            )
             raise StoreError(
-                f"cannot open the memory database {path}: {reason(exc)}",
-                code="ME010",
-                hint=_DAMAGED_HINT
-                if damaged
-                else "check that the folder is writable, or pass --db with another location",
+                f"cannot open the memory database {path}: {reason(exc)}", code="ME010", hint=_open_hint(exc)
             ) from exc
 
     @contextmanager

@@ -11,6 +11,11 @@ skipped like a broken one.
 
 Cuts fall between complete escapes (``\\n``, ``\\uXXXX``) and never inside a UTF-8 character,
 so a clipped line decodes exactly as the original would, minus the middle of its long strings.
+Clipping runs before redaction, so a cut must not leave part of a secret that redaction could no
+longer recognise: each side of a cut is moved back (the head) or on (the tail) to the nearest
+word break (whitespace, an escaped line break, tab or quote, or ``,;()[]{}<>'|`` and the
+backtick) within ``TRIM_REACH`` bytes, so the token the cut fell in goes whole; where a side
+has no break that close, ``TRIM_REACH`` bytes of it go.
 ``STRING_KEEP`` (1 MiB) is derived, not tuned: at or above the default Phase-1 budget, so a
 default prompt shows the same head and tail of a huge output as it would unclipped.
 """
@@ -20,16 +25,19 @@ from __future__ import annotations
 import re
 from collections import deque
 
-__all__ = ["LINE_LIMIT", "MAX_CLIPPED_LINE", "STRING_KEEP", "LineClipper"]
+__all__ = ["LINE_LIMIT", "MAX_CLIPPED_LINE", "STRING_KEEP", "TRIM_REACH", "LineClipper"]
 
 LINE_LIMIT = 1 << 20  # lines up to this size are parsed whole; longer ones are clipped as they stream
 STRING_KEEP = 1 << 20  # bytes kept of a longer string: half from its start, half from its end
 MAX_CLIPPED_LINE = 16 << 20  # a line still longer than this once clipped is given up
+TRIM_REACH = 4096  # how far a cut moves to a word break (longer than any token a rule knows)
 
 # complete tokens of a JSON string's body: plain bytes and whole escapes
 _STRING_RUN = re.compile(rb'(?:[^"\\]+|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})+')
 _OUTSIDE_RUN = re.compile(rb'[^"]+')
 _LONGEST_ESCAPE = 6  # \uXXXX
+# from a token boundary on: whole escapes, and the word breaks (group "brk") among them
+_BREAK = re.compile(rb"\\u[0-9a-fA-F]{4}|(?P<brk>\\[nrtbf\"]|[ ,;()\[\]{}<>'|`])|\\.", re.S)
 
 
 def _boundary(data: bytes, limit: int) -> int:
@@ -42,11 +50,32 @@ def _boundary(data: bytes, limit: int) -> int:
     return cut
 
 
+def _breaks(data: bytes, start: int, end: int) -> list[tuple[int, int]]:
+    """The word breaks of ``data[start:end]`` (``start`` a token boundary) as (start, end)."""
+    return [m.span() for m in _BREAK.finditer(data, start, end) if m.group("brk")]
+
+
+def trim_head(head: bytes, reach: int) -> bytes:
+    """``head`` (whole tokens) ending at its last word break within ``reach`` bytes of its end;
+    without one, ``reach`` bytes shorter."""
+    floor = _boundary(head, max(0, len(head) - reach))
+    breaks = _breaks(head, floor, len(head))
+    return head[: breaks[-1][1]] if breaks else head[:floor]
+
+
+def trim_tail(tail: bytes, reach: int) -> bytes:
+    """``tail`` (whole tokens) starting at its first word break within ``reach`` bytes;
+    without one, ``reach`` bytes shorter."""
+    breaks = _breaks(tail, 0, min(len(tail), reach))
+    return tail[breaks[0][0] :] if breaks else tail[_boundary(tail, reach) :]
+
+
 class LineClipper:
     """Feed one line's bytes in chunks, then take :meth:`result`."""
 
     def __init__(self, *, keep: int = STRING_KEEP, limit: int = MAX_CLIPPED_LINE) -> None:
         self._half = max(1, keep // 2)
+        self._reach = min(TRIM_REACH, self._half // 4)
         self._limit = limit
         self._out = bytearray()
         self._carry = b""
@@ -128,8 +157,13 @@ class LineClipper:
             start = _boundary(tail, len(tail) - self._half)
             dropped += start
             tail = tail[start:]
+        head = bytes(self._head)
+        if dropped:  # no part of the token a cut fell in is kept
+            kept_head, kept_tail = trim_head(head, self._reach), trim_tail(tail, self._reach)
+            dropped += len(head) - len(kept_head) + len(tail) - len(kept_tail)
+            head, tail = kept_head, kept_tail
         marker = f"\u2026[clipped {dropped} bytes]\u2026".encode() if dropped else b""
-        self._emit(bytes(self._head) + marker + tail + closing)
+        self._emit(head + marker + tail + closing)
         self._in_string = self._head_full = False
         self._head = bytearray()
         self._tail.clear()
