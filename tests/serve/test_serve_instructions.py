@@ -19,6 +19,7 @@ from skillshelf.serve.instructions import (
     CLAUDE_INSTRUCTIONS_CAP,
     INSTRUCTIONS_HEAD,
     client_for,
+    js_length,
     server_instructions,
 )
 from skillshelf.serve.loading import open_library
@@ -126,3 +127,15 @@ def test_claude_instructions_stay_within_the_cap_for_hundreds_of_skills(tmp_path
     env = _env(project)
     text = server_instructions(open_library(env).tools, client="claude", env=env)
     assert len(text) <= CLAUDE_INSTRUCTIONS_CAP and text.startswith(CLAUDE_HEAD) and "- skill-number-" in text
+
+
+@pytest.mark.usefixtures("isolated_home")
+def test_the_claude_cap_counts_as_javascript_does_two_units_for_an_emoji(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    for i in range(8):
+        write_skill(project / ".agents" / "skills", f"emo-{i}", "Party task " + "\U0001f389" * 60, "# body\n")
+    env = _env(project)
+    text = server_instructions(open_library(env).tools, client="claude", env=env)
+    assert js_length(text) <= CLAUDE_INSTRUCTIONS_CAP and "- emo-7:" in text
+    assert js_length("a\U0001f389") == 3

@@ -4,10 +4,11 @@
   Codex uses when the window is unknown, 8,000 characters); none while the skills list is
   switched off (:mod:`.unlisted`).
 - Claude Code (``client = "claude"``) cuts a server's instructions at
-  :data:`CLAUDE_INSTRUCTIONS_CAP` characters (2.1.197 logs "Server instructions truncated from N
-  to 2048 chars"), and lists the skills in its own folders itself, for its Skill tool. So the
-  catalog holds only the skills Claude Code does not list (``.agents/skills``, built-in, extra
-  roots), shortened as the catalog shortens to fit the cap, and the head says where the others are.
+  :data:`CLAUDE_INSTRUCTIONS_CAP` characters as JavaScript counts them, in UTF-16 code units
+  (an emoji is two; 2.1.197 logs "Server instructions truncated from N to 2048 chars"), and
+  lists the skills in its own folders itself, for its Skill tool. So the catalog holds only the
+  skills Claude Code does not list (``.agents/skills``, built-in, extra roots), shortened as the
+  catalog shortens to fit the cap, and the head says where the others are.
 
 :func:`client_for` picks the shape: ``auto`` is ``claude`` over stdio when Claude Code started
 the process (it sets ``CLAUDECODE=1`` in an MCP server's environment, checked with the real CLI).
@@ -92,20 +93,28 @@ def claude_instructions(tools: SkillTools, env: Env) -> str:
     others = [skill for skill in tools.listed if names.tool_name(skill) is None]
     if not others:
         return f"{CLAUDE_HEAD}\n\n{CLAUDE_NONE_OF_ITS_OWN}" if tools.listed else CLAUDE_HEAD
-    room = CLAUDE_INSTRUCTIONS_CAP - len(CLAUDE_HEAD) - 2
+    room = CLAUDE_INSTRUCTIONS_CAP - js_length(CLAUDE_HEAD) - 2
     return f"{CLAUDE_HEAD}\n\n{_fitted_catalog(others, tools.catalog_format, room)}"
 
 
+def js_length(text: str) -> int:
+    """``text.length`` in JavaScript: UTF-16 code units (a character past U+FFFF is two)."""
+    return len(text) + sum(1 for char in text if ord(char) > 0xFFFF)
+
+
 def _fitted_catalog(skills: list[Skill], format: str, room: int) -> str:
-    """The catalog of ``skills`` in at most ``room`` characters, header included (the catalog's
-    budget counts the skill lines only: it is lowered by what the rest took, then cut hard)."""
+    """The catalog of ``skills`` in at most ``room`` UTF-16 code units, header included (the
+    catalog's budget counts the skill lines only, in code points: it is lowered by what the rest
+    took, then cut hard)."""
     from skillshelf.skills.catalog import CharBudget, render_catalog
 
     budget = room
     text = ""
     for _ in range(_FIT_ATTEMPTS):
         text = render_catalog(skills, CharBudget(max(1, budget)), format).text
-        if len(text) <= room:
+        if js_length(text) <= room:
             return text
-        budget -= len(text) - room
-    return text[: room - 1].rstrip() + "…"
+        budget -= js_length(text) - room
+    while js_length(text) > room - 1:
+        text = text[: len(text) - (js_length(text) - room + 1)]
+    return text.rstrip() + "…"
