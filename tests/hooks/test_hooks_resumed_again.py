@@ -15,7 +15,7 @@ from typing import Any
 from hooks_helpers import make_project, set_up
 
 from skillshelf.env import Env
-from skillshelf.hooks.claims import UNTURNED_CLAIM_SECONDS
+from skillshelf.hooks.claims import MARK_SECONDS, UNTURNED_CLAIM_SECONDS, prune_claims
 from skillshelf.hooks.runner import HookRun, log_path, run_hook
 
 
@@ -93,3 +93,33 @@ def test_the_log_of_a_duplicate_names_two_scopes_only_when_setup_made_both(isola
     _run(env, "UserPromptSubmit", prompt)
     again = _run(env, "UserPromptSubmit", prompt)
     assert "set up at both scopes" in again.detail and "resumed" not in again.detail
+
+
+def test_pruning_after_a_resume_keeps_the_session_mark_its_second_hook_set_keys_on(
+    isolated_home: Any,
+) -> None:
+    env = make_project(isolated_home)
+    for event, raw in _turn(env, 1):
+        _run(env, event, raw)
+    _age_claims(env, 120)  # resumed two minutes later: every claim past its time
+    then = time.time() - 120
+    for mark in (env.dirs.state / "hooks" / "sessions").iterdir():
+        os.utime(mark, (then, then))
+    resume = _input(env, "SessionStart", source="resume")
+    assert _run(env, "SessionStart", resume).status != "duplicate"
+    prune_claims(env.dirs.state)  # the first hook set prunes after it answered
+    assert _run(env, "SessionStart", resume).status == "duplicate"  # the other scope's, later
+
+
+def test_a_session_mark_older_than_its_keep_counts_as_none(isolated_home: Any) -> None:
+    env = make_project(isolated_home)
+    for event, raw in _turn(env, 1):
+        _run(env, event, raw)
+    old = time.time() - MARK_SECONDS - 5
+    for mark in (env.dirs.state / "hooks" / "sessions").iterdir():
+        os.utime(mark, (old, old))
+    resume = _input(env, "SessionStart", source="resume")
+    assert _run(env, "SessionStart", resume).status != "duplicate"
+    prune_claims(env.dirs.state)
+    assert not list((env.dirs.state / "hooks" / "sessions").iterdir())  # gone at its age
+    assert _run(env, "SessionStart", resume).status == "duplicate"

@@ -91,3 +91,25 @@ def test_the_status_command_names_the_config_problem(
     assert code == 0 and f"  {config}: error CF100: TOML syntax error" in out
     code, out, _ = run_cli(["setup", "--status", "--json"], capsys)
     assert [p["code"] for p in json.loads(out)["config_problems"]] == ["CF100"]
+
+
+def test_a_command_starting_with_tilde_or_a_variable_is_expanded_as_the_shell_does(
+    isolated_home: Any,
+) -> None:
+    env = make_project(isolated_home)
+    bin_dir = isolated_home.home / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "skillshelf").symlink_to(COMMAND[0])
+    lines = [
+        "~/bin/skillshelf hook UserPromptSubmit --agent claude",
+        '"$HOME"/bin/skillshelf hook Stop --agent claude',
+        "${HOME}/bin/skillshelf hook Stop --agent claude",
+        '"$CLAUDE_PROJECT_DIR"/.claude/hooks/skillshelf hook Stop',  # the agent sets it: unknown here
+        "~someone/bin/skillshelf hook Stop",
+    ]
+    home = dataclasses.replace(env, environ={**env.environ, "HOME": str(isolated_home.home)})
+    assert missing_commands(home, lines) == []
+    (bin_dir / "skillshelf").unlink()
+    assert missing_commands(home, lines[:1]) == [
+        f"the hook command {isolated_home.home}/bin/skillshelf does not exist (exit 127)"
+    ]

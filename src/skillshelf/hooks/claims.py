@@ -12,7 +12,7 @@ A call naming no turn (a session's start, Codex's end) is sent again byte for by
 session is resumed (``claude -p --continue`` / ``--resume ID``: ``"source":"resume"`` each
 time; ``codex exec resume --last``; Claude Code 2.1.197 and Codex 0.171.0, measured), so its
 claim must tell the second hook set of the same call from the next resume. The rule: each
-claimed call naming a turn touches the session's mark (``session-<hash>`` beside the claims),
+claimed call naming a turn touches the session's mark (``hooks/sessions/session-<hash>``),
 and the claim of a call naming no turn is keyed by the mark's time as well as the input. The
 agents run the hook sets of one event together and wait for a session's start hooks before
 its first prompt, so both hook sets of one start (or end) see the same mark and share one claim,
@@ -46,6 +46,7 @@ __all__ = [
     "MAX_CLAIMS",
     "PRUNE_BATCH",
     "PRUNE_SECONDS",
+    "MARK_SECONDS",
     "SESSION_MARK",
     "UNTURNED_CLAIM_SECONDS",
     "claim_call",
@@ -64,6 +65,11 @@ CLAIM_SECONDS = 60.0
 #: within this.
 UNTURNED_CLAIM_SECONDS = 10.0
 SESSION_MARK = "session-"  # the name of a session's mark begins so (a claim's is hex digits only)
+MARKS = "sessions"  # the sessions' marks, beside the claims folder (pruned apart from the claims)
+#: How long a session's mark is kept: a mark read older than this counts as none, so the hook
+#: set that reads it just before a pruning pass removes it and the one that finds it gone key
+#: the call alike. A resume within it after a prompt is answered at once.
+MARK_SECONDS = 7 * 86_400.0
 MAX_CLAIMS = 512
 #: Entries one pruning pass reads at most (more than :data:`MAX_CLAIMS`, so that a pass over a
 #: folder past its cap always finds some to remove).
@@ -74,6 +80,10 @@ PRUNE_SECONDS = 0.2
 
 def claims_folder(state_dir: Path) -> Path:
     return state_dir / "hooks" / CLAIMS
+
+
+def marks_folder(state_dir: Path) -> Path:
+    return state_dir / "hooks" / MARKS
 
 
 def claim_call(
@@ -88,7 +98,8 @@ def claim_call(
     ``None`` too when the claim cannot be written: the call is answered as if alone. A call
     naming its turn, once claimed, touches the session's mark (see the module docstring)."""
     folder = claims_folder(state_dir)
-    since = b"" if turned else str(_mark_time(_mark(folder, agent, session))).encode()
+    marks = marks_folder(state_dir)
+    since = b"" if turned else str(_mark_time(_mark(marks, agent, session))).encode()
     key = b"\0".join([agent.encode(), event.encode(), raw.strip(), since])
     claim = folder / hashlib.sha256(key).hexdigest()[:40]
     try:
@@ -112,7 +123,8 @@ def claim_call(
         os.close(handle)
         if turned:
             with contextlib.suppress(OSError):
-                _mark(folder, agent, session).touch(mode=0o600)
+                private_dir(marks)
+                _mark(marks, agent, session).touch(mode=0o600)
         return None
     return None
 
@@ -124,11 +136,13 @@ def _mark(folder: Path, agent: str, session: str) -> Path:
 
 
 def _mark_time(mark: Path) -> int:
-    """The time of the session's mark in nanoseconds (0: none yet)."""
+    """The time of the session's mark in nanoseconds (0: none yet, or older than
+    :data:`MARK_SECONDS`)."""
     try:
-        return mark.stat().st_mtime_ns
+        stamp = mark.stat().st_mtime_ns
     except OSError:
         return 0
+    return 0 if time.time_ns() - stamp >= MARK_SECONDS * 1e9 else stamp
 
 
 def _held(claim: Path, seconds: float) -> float | None:
@@ -162,6 +176,7 @@ def prune_claims(state_dir: Path, *, seconds: float = PRUNE_SECONDS, batch: int 
     raises."""
     started = time.monotonic()
     folder = claims_folder(state_dir)
+    prune(marks_folder(state_dir), max_age=MARK_SECONDS, max_count=batch, batch=batch)  # by age only
     while prune(folder, max_age=CLAIM_SECONDS, max_count=MAX_CLAIMS, batch=batch):
         if time.monotonic() - started >= seconds:
             return
@@ -170,11 +185,11 @@ def prune_claims(state_dir: Path, *, seconds: float = PRUNE_SECONDS, batch: int 
 def prune(
     folder: Path, *, keep: Path | None = None, max_age: float, max_count: int, batch: int = PRUNE_BATCH
 ) -> bool:
-    """One pass over at most ``batch`` files of ``folder`` (warm-up markers, claims): remove
-    those that hold nothing any more (``max_age`` seconds old) and the oldest past ``max_count``
-    among them, never ``keep`` (one ranked past ``max_count`` among those read is past it in the
-    whole folder too). ``True`` when the folder held more than ``batch`` files and this pass
-    removed some: another pass would find others."""
+    """One pass over at most ``batch`` files of ``folder`` (warm-up markers, claims, session
+    marks): remove those that hold nothing any more (``max_age`` seconds old) and the oldest past
+    ``max_count`` among them, never ``keep`` (one ranked past ``max_count`` among those read is
+    past it in the whole folder too). ``True`` when the folder held more than ``batch`` files and
+    this pass removed some: another pass would find others."""
     entries: list[tuple[float, Path]] = []
     seen = 0
     try:
@@ -191,8 +206,8 @@ def prune(
         return False
     more = seen > batch
     now = time.time()
-    entries.sort(key=lambda found: (found[1] == keep, found[0]), reverse=True)  # newest first
     removed = 0
+    entries.sort(key=lambda found: (found[1] == keep, found[0]), reverse=True)  # newest first
     for rank, (mtime, path) in enumerate(entries):
         if path != keep and (rank >= max_count or now - mtime >= max_age):
             try:

@@ -151,12 +151,18 @@ def _one(env: Env, agent: Agent, scope: SetupScope, command: list[str]) -> HookS
         runs = not blockers
         servers = read_json(files.mcp).get("mcpServers")
         mcp = isinstance(servers, dict) and MCP_NAME in servers
-    missing = missing_commands(env, [h.command for h in hooks])
+    setups = missing_commands(env, [h.command for h in hooks if h not in users])
+    owns = [p for p in missing_commands(env, [h.command for h in users]) if p not in setups]
     reasons += [
         f"{problem}: the hooks that start it fail and give the agent nothing; "
         f"run `skillshelf setup {agent}{' --scope user' if scope == 'user' else ''}` again"
-        for problem in missing
+        for problem in setups
     ]
+    reasons += [
+        f"{problem}: your own hooks that start it fail; fix their command in {files.hooks}"
+        for problem in owns
+    ]
+    missing = setups + owns
     runs = runs and not missing
     events = tuple(e for e in EVENTS if any(h.event == e for h in hooks))
     current = True
@@ -193,10 +199,39 @@ def missing_commands(env: Env, commands: list[str]) -> list[str]:
             words = shlex.split(command)
         except ValueError:
             continue
-        program = next((w for w in words if not _ASSIGNMENT.match(w)), "")
-        if program and program not in problems and program not in _SHELL_WORDS:
+        word = next((w for w in words if not _ASSIGNMENT.match(w)), "")
+        program = _expanded(env, word)
+        if program and program not in problems and word not in _SHELL_WORDS:
             problems[program] = _not_runnable(env, program)
     return [problem for problem in problems.values() if problem is not None]
+
+
+_VARIABLE = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
+
+
+def _expanded(env: Env, word: str) -> str | None:
+    """``word`` as the shell expands a leading ``~`` or ``~/`` and ``$NAME`` / ``${NAME}`` from
+    this environment; ``None`` when that cannot be told here (another user's ``~``, a variable
+    the agent sets for its hooks, such as ``CLAUDE_PROJECT_DIR``, or one not set here, any other
+    expansion): say nothing of it."""
+    if word == "~" or word.startswith("~/"):
+        word = str(env.home) + word[1:]
+    elif word.startswith("~"):
+        return None
+    unknown = False
+
+    def value(match: re.Match[str]) -> str:
+        nonlocal unknown
+        name = match.group(1) or match.group(2)
+        if name not in env.environ:
+            unknown = True
+            return ""
+        return env.environ[name]
+
+    word = _VARIABLE.sub(value, word)
+    if unknown or any(c in word for c in "$`*?["):
+        return None
+    return word
 
 
 def _not_runnable(env: Env, program: str) -> str | None:
