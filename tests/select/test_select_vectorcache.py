@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -141,6 +142,15 @@ def test_a_damaged_cache_file_costs_only_the_encoding_and_is_replaced(tmp_path: 
     model, again = _build(PROJECT_A, tmp_path)
     assert model.texts == 3 and again.tobytes() == vectors.tobytes()
     assert _build(PROJECT_A, tmp_path)[0].texts == 0
+
+
+def test_a_fifo_in_place_of_the_cache_file_is_not_waited_on(tmp_path: Path) -> None:
+    _, vectors = _build(PROJECT_A, tmp_path)
+    path = cache_file(tmp_path, "minilm")
+    path.unlink()
+    os.mkfifo(path)
+    model, again = _build(PROJECT_A, tmp_path)  # without the check: blocks on the FIFO for ever
+    assert model.texts == 3 and again.tobytes() == vectors.tobytes()
 
 
 def test_a_cache_of_another_dimension_is_not_used(tmp_path: Path) -> None:

@@ -18,7 +18,7 @@ import mmap
 from pathlib import Path
 from typing import Any
 
-from skillshelf.fileio import atomic_file
+from skillshelf.fileio import atomic_file, open_regular
 
 __all__ = ["read_file", "write_file"]
 
@@ -56,10 +56,11 @@ def write_file(path: Path, version: int, arrays: dict[str, Any], texts: dict[str
 def read_file(path: Path, version: int) -> tuple[dict[str, Any], dict[str, list[str]]] | None:
     """``(arrays, texts)`` from ``path`` (read-only views), ``None`` for another format version.
 
-    Raises ``OSError`` or ``ValueError`` for a missing, truncated or malformed file."""
+    Raises ``OSError`` or ``ValueError`` for a missing, truncated or malformed file (and for a
+    FIFO, socket or device, which is never opened for a blocking read)."""
     import numpy as np
 
-    with open(path, "rb") as f:
+    with open_regular(path) as f:
         data = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
     if data[: len(MAGIC)] != MAGIC:
         raise ValueError("not an index file")
