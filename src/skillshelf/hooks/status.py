@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
-import shutil
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +29,7 @@ from skillshelf.hooks.agents import (
 )
 from skillshelf.hooks.claude import hook_blockers, read_json
 from skillshelf.hooks.codex import codex_config, project_trusted, trust_hash, trust_key, trusted_hashes
+from skillshelf.hooks.command_check import missing_commands
 from skillshelf.hooks.hooklog import jobs_log_path, log_path
 from skillshelf.hooks.setup_model import Edits, load_record
 from skillshelf.hooks.setup_notes import users_reasons
@@ -181,76 +180,6 @@ def _one(env: Env, agent: Agent, scope: SetupScope, command: list[str]) -> HookS
         runs=runs and bool(events),
         reasons=tuple(reasons),
     )
-
-
-_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")  # ``NAME=value`` before a command word
-#: Words the shell runs itself, not as a program found on PATH: a line starting with one says nothing.
-_SHELL_WORDS = frozenset({".", "!", "{", "(", "builtin", "command", "eval", "exec", "source", "time"})
-
-
-def missing_commands(env: Env, commands: list[str]) -> list[str]:
-    """Why the program each hook command line starts cannot run, once per program: its first
-    word (after ``NAME=value`` assignments) as the agent's shell finds it, a path (a relative
-    one from the cwd) or a name looked up on ``PATH``. A line that is not shell words says
-    nothing (the shell's own errors are not told here)."""
-    problems: dict[str, str | None] = {}
-    for command in commands:
-        try:
-            words = shlex.split(command)
-        except ValueError:
-            continue
-        word = next((w for w in words if not _ASSIGNMENT.match(w)), "")
-        program = _expanded(env, word)
-        if program and program not in problems and word not in _SHELL_WORDS:
-            problems[program] = _not_runnable(env, program)
-    return [problem for problem in problems.values() if problem is not None]
-
-
-_VARIABLE = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
-
-
-def _expanded(env: Env, word: str) -> str | None:
-    """``word`` as the shell expands a leading ``~`` or ``~/`` and ``$NAME`` / ``${NAME}`` from
-    this environment; ``None`` when that cannot be told here (another user's ``~``, a variable
-    the agent sets for its hooks, such as ``CLAUDE_PROJECT_DIR``, or one not set here, any other
-    expansion): say nothing of it."""
-    if word == "~" or word.startswith("~/"):
-        word = str(env.home) + word[1:]
-    elif word.startswith("~"):
-        return None
-    unknown = False
-
-    def value(match: re.Match[str]) -> str:
-        nonlocal unknown
-        name = match.group(1) or match.group(2)
-        if name not in env.environ:
-            unknown = True
-            return ""
-        return env.environ[name]
-
-    word = _VARIABLE.sub(value, word)
-    if unknown or any(c in word for c in "$`*?["):
-        return None
-    return word
-
-
-def _not_runnable(env: Env, program: str) -> str | None:
-    """Why the shell cannot start ``program`` (exit 127: not found; 126: not executable)."""
-    if "/" not in program:
-        path = env.environ.get("PATH", os.defpath)
-        if shutil.which(program, path=path) is None:
-            return f"the hook command {program!r} is not found on PATH (exit 127)"
-        return None
-    where = Path(program) if Path(program).is_absolute() else env.cwd / program
-    try:
-        os.stat(where)
-    except FileNotFoundError:
-        return f"the hook command {program} does not exist (exit 127)"
-    except (OSError, ValueError) as exc:  # ValueError: a NUL in the path
-        return f"the hook command {program!r} cannot be started ({reason(exc)}; exit 127)"
-    if where.is_dir() or not os.access(where, os.X_OK):
-        return f"the hook command {program} is not an executable file (exit 126)"
-    return None
 
 
 def config_problems(env: Env) -> tuple[Diagnostic, ...]:
