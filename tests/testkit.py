@@ -11,6 +11,7 @@ that names what is missing; under ``CI=true`` it fails, so a green CI has run ev
 
 from __future__ import annotations
 
+import errno
 import importlib
 import io
 import json
@@ -22,7 +23,7 @@ import sys
 import tarfile
 import warnings
 import zipfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -257,3 +258,20 @@ def agent_cli(name: str) -> Path:
         if proc.returncode != 0 or not binary.exists():
             missing(f"could not install {package}@{version} with npm: {proc.stderr.strip()[-300:]}")
     return binary
+
+
+def deny_below(monkeypatch: pytest.MonkeyPatch, folder: Path) -> None:
+    """As for a folder of mode 000 (root reads it anyway): a stat, lstat or open of anything in it
+    fails with EACCES."""
+    top = os.fspath(folder) + os.sep
+
+    def denying(real: Callable[..., object]) -> Callable[..., object]:
+        def call(path: object, *args: object, **kwargs: object) -> object:
+            if isinstance(path, str | bytes | os.PathLike) and os.fsdecode(os.fspath(path)).startswith(top):
+                raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), os.fspath(path))
+            return real(path, *args, **kwargs)
+
+        return call
+
+    for name in ("stat", "lstat", "open"):
+        monkeypatch.setattr(os, name, denying(getattr(os, name)))

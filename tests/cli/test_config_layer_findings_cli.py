@@ -3,14 +3,11 @@ exit status is 1 only when the layer would be in effect."""
 
 from __future__ import annotations
 
-import errno
-import os
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from testkit import IsolatedHome, run_cli
+from testkit import IsolatedHome, deny_below, run_cli
 
 
 @pytest.fixture
@@ -25,23 +22,6 @@ def project(tmp_path: Path, isolated_home: IsolatedHome, monkeypatch: pytest.Mon
     )
     monkeypatch.chdir(repo)
     return repo
-
-
-def _deny_below(monkeypatch: pytest.MonkeyPatch, folder: Path) -> None:
-    """As for a folder of mode 000 (root reads it anyway): a stat, lstat or open of anything in it
-    fails with EACCES."""
-    top = os.fspath(folder) + os.sep
-
-    def denying(real: Callable[..., object]) -> Callable[..., object]:
-        def call(path: object, *args: object, **kwargs: object) -> object:
-            if isinstance(path, str | bytes | os.PathLike) and os.fsdecode(os.fspath(path)).startswith(top):
-                raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), os.fspath(path))
-            return real(path, *args, **kwargs)
-
-        return call
-
-    for name in ("stat", "lstat", "open"):
-        monkeypatch.setattr(os, name, denying(getattr(os, name)))
 
 
 def _names(out: str) -> set[str]:
@@ -73,7 +53,7 @@ def test_a_config_folder_that_cannot_be_entered_is_a_cf101_finding_not_a_crash(
     folder = project / ".skillshelf" if where == "project" else isolated_home.config / "skillshelf"
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "config.toml").write_text("[catalog]\n", encoding="utf-8")
-    _deny_below(monkeypatch, folder)
+    deny_below(monkeypatch, folder)
     code, out, err = run_cli(["list", "--no-builtin"], capsys)
     assert code == status and _names(out) == {"alpha"}
     assert "CF101" in err and "Permission denied" in err and "internal error" not in err

@@ -3,9 +3,7 @@ project layers that are not in effect: coded findings, never a crash, and fail-c
 
 from __future__ import annotations
 
-import errno
 import os
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -15,6 +13,7 @@ from skillshelf.config.layers import MAX_DEPTH
 from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.env import Env
 from skillshelf.install.allowed import SourcePolicy
+from testkit import deny_below
 
 POLICY = '[requirements]\nallowed_install_sources = ["/nowhere/**"]\n'
 
@@ -60,23 +59,6 @@ def _only(diags: tuple[Diagnostic, ...], code: str) -> Diagnostic:
     return found[0]
 
 
-def _deny_below(monkeypatch: pytest.MonkeyPatch, folder: Path) -> None:
-    """As for a folder of mode 000 (root reads it anyway): a stat, lstat or open of anything in it
-    fails with EACCES."""
-    top = os.fspath(folder) + os.sep
-
-    def denying(real: Callable[..., object]) -> Callable[..., object]:
-        def call(path: object, *args: object, **kwargs: object) -> object:
-            if isinstance(path, str | bytes | os.PathLike) and os.fsdecode(os.fspath(path)).startswith(top):
-                raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), os.fspath(path))
-            return real(path, *args, **kwargs)
-
-        return call
-
-    for name in ("stat", "lstat", "open"):
-        monkeypatch.setattr(os, name, denying(getattr(os, name)))
-
-
 @pytest.mark.parametrize(
     "kind", [LayerKind.SYSTEM, LayerKind.USER, LayerKind.PROJECT], ids=lambda kind: kind.label
 )
@@ -86,7 +68,7 @@ def test_a_config_folder_that_cannot_be_entered_is_a_cf101_finding_and_other_lay
     folder = tree.folder(kind)
     folder.mkdir(exist_ok=True)
     (folder / "config.toml").write_text(POLICY, encoding="utf-8")
-    _deny_below(monkeypatch, folder)
+    deny_below(monkeypatch, folder)
     config = tree.load("catalog.budget_tokens=123")
     found = _only(config.diagnostics, "CF101")
     assert "Permission denied" in found.message and found.path == folder / "config.toml"

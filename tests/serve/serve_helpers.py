@@ -29,6 +29,18 @@ ESCAPES = [
 PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(40))
 
 
+#: The environment of a real Claude Code run in a test: quiet, offline, waiting for MCP servers.
+QUIET = {
+    "DISABLE_TELEMETRY": "1",
+    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+    "DISABLE_AUTOUPDATER": "1",
+    # wait for MCP servers before the first model request, even on a slow, busy machine
+    "MCP_CONNECTION_NONBLOCKING": "false",
+    "MCP_TIMEOUT": "60000",
+    "MCP_CONNECT_TIMEOUT_MS": "60000",
+}
+
+
 def write_skill(root: Path, name: str, description: str, body: str, *, extra: str = "") -> Path:
     folder = root / name
     folder.mkdir(parents=True, exist_ok=True)

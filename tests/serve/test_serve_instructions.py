@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from serve_helpers import write_skill
+from serve_helpers import QUIET, write_skill
 
 from skillshelf.env import Env
 from skillshelf.serve.instructions import (
@@ -87,17 +87,7 @@ def test_claude_code_gets_the_whole_catalog_of_skills_it_does_not_list(
     project = _project(tmp_path)
     standin = model_standin([{"text": "ok"}])
     server = {"command": sys.executable, "args": ["-m", "skillshelf.cli.main", "serve", "--no-builtin"]}
-    env = dict(
-        os.environ,
-        ANTHROPIC_BASE_URL=standin.url,
-        ANTHROPIC_API_KEY="sk-ant-test",
-        DISABLE_TELEMETRY="1",
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
-        DISABLE_AUTOUPDATER="1",
-        MCP_CONNECTION_NONBLOCKING="false",
-        MCP_TIMEOUT="60000",
-        MCP_CONNECT_TIMEOUT_MS="60000",
-    )
+    env = dict(os.environ, ANTHROPIC_BASE_URL=standin.url, ANTHROPIC_API_KEY="sk-ant-test", **QUIET)
     proc = subprocess.run(
         [str(claude), "-p", "hi", "--mcp-config", json.dumps({"mcpServers": {"skillshelf": server}})],
         cwd=project,

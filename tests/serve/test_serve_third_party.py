@@ -12,21 +12,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from serve_helpers import make_skill_tree, serve_args
+from serve_helpers import QUIET, make_skill_tree, serve_args
 
 from testkit import agent_cli
 
 pytestmark = [pytest.mark.oracle, pytest.mark.usefixtures("isolated_home")]
-
-QUIET = {
-    "DISABLE_TELEMETRY": "1",
-    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-    "DISABLE_AUTOUPDATER": "1",
-    # wait for MCP servers before the first model request, even on a slow, busy machine
-    "MCP_CONNECTION_NONBLOCKING": "false",
-    "MCP_TIMEOUT": "60000",
-    "MCP_CONNECT_TIMEOUT_MS": "60000",
-}
 
 
 def _server_entry(root: Path) -> dict[str, Any]:
