@@ -32,7 +32,10 @@ def _memory_folder(tmp_path: Path) -> Path:
 
 def _dead_pid() -> int:
     done = subprocess.run(
-        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
     )
     return int(done.stdout)
 
@@ -44,6 +47,7 @@ def test_a_folder_staged_by_a_killed_run_is_removed_by_the_next(tmp_path: Path) 
         [sys.executable, "-c", _KILLED_WHILE_STAGING, str(memory), str(temp)],
         capture_output=True,
         text=True,
+        encoding="utf-8",
         timeout=120,
     )
     assert killed.returncode == -signal.SIGKILL

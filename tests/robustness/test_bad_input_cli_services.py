@@ -17,6 +17,7 @@ from bad_input_helpers import (
     write_skill,
 )
 
+from skillshelf.memory.store import open_store
 from testkit import zip_with
 
 # -- install / update / remove ---------------------------------------------------------------------
@@ -257,7 +258,7 @@ def test_memory_dry_run_creates_no_folder_and_no_database(work: Path, tmp_path: 
 
 def test_memory_dry_run_leaves_an_existing_database_byte_for_byte(work: Path, tmp_path: Path) -> None:
     db = tmp_path / "s.sqlite"
-    assert run_cli(["memory", "recover", "--db", str(db)], cwd=work).code == 0  # makes the database
+    open_store(str(db)).close()  # makes the database (no memory command but `run` does)
     before = {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.name.startswith("s.sqlite")}
     assert before  # the database is there to be left alone
     sessions = tmp_path / "rollout.jsonl"
