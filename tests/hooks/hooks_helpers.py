@@ -11,8 +11,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from skillshelf.dirs import UserDirs
 from skillshelf.env import Env
+from skillshelf.errors import FileAccessError
+from skillshelf.hooks import setup_apply
 
 SKILLS = {
     "pdf-forms": "Fill, flatten and extract fields of PDF forms. Use when a task involves PDF form fields.",
@@ -131,3 +135,26 @@ def wait_for(check: Any, seconds: float = 60, step: float = 0.05) -> Any:
             return found
         time.sleep(step)
     raise AssertionError("waited in vain")
+
+
+def codex_project(box: Any) -> tuple[Path, Env, Path]:
+    """A git repository under ``box``'s HOME and a Codex config.toml holding one setting."""
+    repo = box.home / "repo"
+    (repo / ".git").mkdir(parents=True)
+    env = Env.for_test(cwd=repo, home=box.home, codex_home=box.codex_home)
+    box.codex_home.mkdir()
+    config = box.codex_home / "config.toml"
+    config.write_text('model = "gpt-5"\n', encoding="utf-8")
+    return repo, env, config
+
+
+def failing_write_to(monkeypatch: pytest.MonkeyPatch, target: Path) -> None:
+    """Setup's writes of ``target`` fail (SS005); its other writes go through."""
+    write = setup_apply._write
+
+    def failing(path: Path, text: str) -> None:
+        if path == target:
+            raise FileAccessError(f"cannot write {path}: Operation not permitted", hint="", code="SS005")
+        write(path, text)
+
+    monkeypatch.setattr(setup_apply, "_write", failing)

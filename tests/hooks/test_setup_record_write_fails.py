@@ -3,41 +3,23 @@ the files get their former bytes back and the error (HK123) names the record fil
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
-from hooks_helpers import set_up
+from hooks_helpers import codex_project, failing_write_to, set_up
 
-from skillshelf.env import Env
 from skillshelf.errors import FileAccessError
 from skillshelf.hooks import setup_apply
 from skillshelf.hooks.setup_model import record_path
 
 
-def _refusing_the_record(monkeypatch: pytest.MonkeyPatch, record: Path) -> None:
-    write = setup_apply._write
-
-    def failing(path: Path, text: str) -> None:
-        if path == record:
-            raise FileAccessError(f"cannot write {path}: Operation not permitted", hint="", code="SS005")
-        write(path, text)
-
-    monkeypatch.setattr(setup_apply, "_write", failing)
-
-
 def test_a_record_that_cannot_be_saved_puts_the_written_files_back(
     isolated_home: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    repo = isolated_home.home / "repo"
-    (repo / ".git").mkdir(parents=True)
-    env = Env.for_test(cwd=repo, home=isolated_home.home, codex_home=isolated_home.codex_home)
-    isolated_home.codex_home.mkdir()
-    config = isolated_home.codex_home / "config.toml"
-    config.write_text('model = "gpt-5"\n', encoding="utf-8")
+    repo, env, config = codex_project(isolated_home)
     record = record_path(env.dirs.state)
     write = setup_apply._write
-    _refusing_the_record(monkeypatch, record)
+    failing_write_to(monkeypatch, record)
 
     with pytest.raises(FileAccessError) as raised:
         set_up(env, isolated_home, "codex")
