@@ -48,7 +48,7 @@ _EXPORTS: dict[str, str] = {
     "ScanLimits": "skillshelf.skills.discover",
     "Severity": "skillshelf.diagnostics",
     "Skill": "skillshelf.skills.model",
-    "SkillFile": "skillshelf.serve.files",
+    "SkillFile": "skillshelf.skills.bundled",
     "SkillIndex": "skillshelf.select.index",
     "SkillMode": "skillshelf.config",
     "SkillPage": "skillshelf.serve.tools",
@@ -122,12 +122,12 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from skillshelf.select import RankedSkill as RankedSkill
     from skillshelf.select import rank as rank
     from skillshelf.select.index import SkillIndex as SkillIndex
-    from skillshelf.serve.files import SkillFile as SkillFile
     from skillshelf.serve.loading import workspace_tools as workspace_tools
     from skillshelf.serve.schemas import ToolSpec as ToolSpec
     from skillshelf.serve.tools import SkillPage as SkillPage
     from skillshelf.serve.tools import SkillTools as SkillTools
     from skillshelf.serve.tools import ToolResult as ToolResult
+    from skillshelf.skills.bundled import SkillFile as SkillFile
     from skillshelf.skills.catalog import CatalogReport as CatalogReport
     from skillshelf.skills.catalog import CharBudget as CharBudget
     from skillshelf.skills.catalog import RenderedCatalog as RenderedCatalog

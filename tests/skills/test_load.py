@@ -115,6 +115,14 @@ def test_file_symlinks_leading_out_of_the_folder_are_not_listed_but_those_inside
     assert list_bundled_files(skill.folder) == (("references/alias.md", "references/real.md"), 0)
 
 
+def test_listings_name_only_what_a_confined_read_serves_and_count_only_those(tmp_path: Path) -> None:
+    skill = write_skill(tmp_path, "tidy", files=("references/a.md", "references/b.md", "env/.token"))
+    os.symlink("../env/.token", skill.folder / "references" / "token.md")  # leads to a hidden file
+    (skill.folder / "references" / "bell\x07.md").write_text("x", encoding="utf-8")  # not one plain line
+    assert list_bundled_files(skill.folder, limit=1) == (("references/a.md",), 1)
+    assert load_skill([skill], "tidy").files == ("references/a.md", "references/b.md")
+
+
 def test_hidden_skills_load_by_name(tmp_path: Path) -> None:
     skill = write_skill(tmp_path, "quiet", hidden=True)
     assert load_skill([skill], "quiet").skill is skill

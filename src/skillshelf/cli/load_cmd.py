@@ -75,14 +75,11 @@ def _load(skills: Sequence[Skill], name: str, max_files: int) -> LoadedSkill:
     """The skill ``name`` of ``skills`` as the model gets it: its text cut at
     :data:`~skillshelf.skills.model.MAX_SKILL_BYTES`, as ``context`` and ``validate`` (SK119) cut
     it, with the same closing note inside its fragment when it was cut, and the bundled files
-    ``load_skill`` lists (:func:`~skillshelf.serve.files.listable`: those a read serves)."""
-    from skillshelf.serve.files import listable
+    ``load_skill`` lists."""
     from skillshelf.skills.load import cut_note, load_skill, skill_fragment
     from skillshelf.skills.model import MAX_SKILL_BYTES
 
     loaded = load_skill(skills, name, max_bytes=MAX_SKILL_BYTES, max_files=max_files)
-    files = tuple(path for path in loaded.files if listable(loaded.skill.folder, path))
-    loaded = dataclasses.replace(loaded, files=files)
     if not loaded.truncated:
         return loaded
     note = cut_note(_size(loaded.skill.path))

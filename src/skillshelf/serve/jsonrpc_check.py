@@ -27,7 +27,7 @@ import mcp.types as types
 from pydantic import ValidationError
 
 from skillshelf.errors import UsageError, reason
-from skillshelf.serve.files import check_text
+from skillshelf.skills.bundled import check_text
 
 __all__ = ["Refusal", "checked", "refusal"]
 

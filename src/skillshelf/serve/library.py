@@ -12,7 +12,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from skillshelf.serve.files import listable
 from skillshelf.serve.tools import SkillTools
 from skillshelf.serve.watch import pending_parents, pending_roots, watched_folders
 from skillshelf.skills.model import Discovery, Skill
@@ -99,8 +98,7 @@ class SkillLibrary:
             from skillshelf.skills.load import list_bundled_files
 
             files, _more = list_bundled_files(skill.folder, limit=MAX_RESOURCE_FILES_PER_SKILL)
-            inside = tuple(f for f in files if listable(skill.folder, f))  # what a read serves
-            cached = ("SKILL.md", *inside)
+            cached = ("SKILL.md", *files)
             self._files[skill.path] = cached
         return cached
 

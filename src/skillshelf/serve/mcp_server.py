@@ -10,7 +10,7 @@
 - prompts: one per user-invocable skill, so ``/name`` works in clients with prompt support;
 - ``list_changed`` notifications when skills change on disk (watchfiles, background task).
 
-Reads go through :mod:`skillshelf.serve.files`, confined to each skill's folder. Skills from
+Reads go through :mod:`skillshelf.skills.bundled`, confined to each skill's folder. Skills from
 untrusted projects carry a note in what the model reads and ``trusted: false`` in ``_meta``.
 """
 

@@ -18,7 +18,7 @@ from skillshelf.skills.model import Skill
 
 if TYPE_CHECKING:
     from skillshelf.select.index import SkillIndex
-    from skillshelf.serve.files import SkillFile
+    from skillshelf.skills.bundled import SkillFile
 
 __all__ = [
     "LIST_SKILLS",

@@ -29,13 +29,6 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 
 from skillshelf.errors import SkillNotFoundError, SkillshelfError, UsageError
 from skillshelf.serve.arguments import check_arguments
-from skillshelf.serve.files import (
-    DEFAULT_MAX_FILE_BYTES,
-    SkillFile,
-    check_text,
-    listable,
-    read_confined_file,
-)
 from skillshelf.serve.schemas import (
     AnthropicTool,
     ChatTool,
@@ -53,6 +46,12 @@ from skillshelf.serve.schemas import (
 )
 from skillshelf.serve.skill_tools import SKILL_TOOLS, SkillTool, model_tools
 from skillshelf.serve.unlisted import UNLISTED_NOTE, unlisted_error
+from skillshelf.skills.bundled import (
+    DEFAULT_MAX_FILE_BYTES,
+    SkillFile,
+    check_text,
+    read_confined_file,
+)
 from skillshelf.skills.load import UNTRUSTED_NOTE, UNTRUSTED_TAG, first_by_name
 from skillshelf.skills.model import Skill
 
@@ -191,9 +190,8 @@ class SkillTools:
         parts = [loaded.fragment]
         if loaded.truncated:
             parts.append(f"(The text of {skill.name} was cut at {self.max_file_bytes} bytes.)")
-        files = tuple(f for f in loaded.files if listable(skill.folder, f))  # what read_skill_file serves
-        if files:
-            listing = "\n".join(f"- {f}" for f in files)
+        if loaded.files:
+            listing = "\n".join(f"- {f}" for f in loaded.files)
             more = f"\n- ... and {loaded.more_files} more file(s)" if loaded.more_files else ""
             parts.append(
                 f"Files bundled with {skill.name} (read one with read_skill_file when the "
@@ -207,7 +205,7 @@ class SkillTools:
             "name": skill.name,
             "path": str(skill.path),
             "folder": str(skill.folder),
-            "files": list(files),
+            "files": list(loaded.files),
             "more_files": loaded.more_files,
             "trusted": skill.trusted,
             "fragment": loaded.fragment,

@@ -11,7 +11,7 @@ far as the base folder; an absolute target must lie under the base folder's real
 :data:`MAX_HOPS` links the path counts as a loop (``ELOOP``).
 
 Hard links are not refused here (the caller decides; see
-:func:`skillshelf.serve.files.read_confined_file`).
+:func:`skillshelf.skills.bundled.read_confined_file`).
 """
 
 from __future__ import annotations

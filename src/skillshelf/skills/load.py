@@ -291,9 +291,13 @@ def _inside(entry: os.DirEntry[str], base: str) -> bool:
 
 def list_bundled_files(folder: Path, *, limit: int = DEFAULT_MAX_FILES) -> tuple[tuple[str, ...], int]:
     """The files a skill bundles, ``scripts/`` then ``references/`` then ``assets/`` then the
-    rest, each sorted; at most ``limit`` of them plus the count of those left out. Never reads
-    a file."""
-    files = sorted(_walk_files(folder), key=_group)
+    rest, each sorted; at most ``limit`` of them plus the count of those left out. Only the
+    files a confined read serves (:func:`~skillshelf.skills.bundled.listable`), so every
+    listing (``load_skill``, ``skillshelf load``, the MCP resources) names what a read gives.
+    Never reads a file."""
+    from skillshelf.skills.bundled import listable
+
+    files = sorted((f for f in _walk_files(folder) if listable(folder, f)), key=_group)
     limit = max(0, limit)
     return tuple(files[:limit]), max(0, len(files) - limit)
 

@@ -23,7 +23,7 @@ from skillshelf.memory.control import forget_session
 from skillshelf.memory.layout import GLOBAL_SCOPE, memory_project, project_scope, scope_dir
 from skillshelf.memory.read import memory_folders_for, memory_summary_for, scope_setting
 from skillshelf.memory.store import OutputRow, default_db_path, open_store
-from skillshelf.serve.files import read_confined_file
+from skillshelf.skills.bundled import read_confined_file
 from skillshelf.tokens import approx_tokens
 
 if TYPE_CHECKING:

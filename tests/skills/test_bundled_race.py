@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from skillshelf.errors import SkillshelfError
-from skillshelf.serve.files import read_confined_file
+from skillshelf.skills.bundled import read_confined_file
 from skillshelf.skills.load import load_skill
 from skillshelf.skills.model import RootOrigin, Scope, Skill
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from skillshelf.errors import PathEscapeError
-from skillshelf.serve.files import read_confined_file
+from skillshelf.skills.bundled import read_confined_file
 
 
 @pytest.fixture

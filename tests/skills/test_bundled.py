@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from skillshelf.errors import PathEscapeError, SkillshelfError
-from skillshelf.serve.files import check_relative_path, listable, read_confined_file
+from skillshelf.skills.bundled import check_relative_path, listable, read_confined_file
 
 
 @pytest.fixture
