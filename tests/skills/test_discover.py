@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from skill_tree_helpers import repo_env, write, write_skill
 
+from skillshelf.diagnostics import Severity
 from skillshelf.env import Env
 from skillshelf.errors import FileAccessError
 from skillshelf.skills.discover import (
@@ -56,6 +57,20 @@ def test_same_names_at_different_paths_are_kept_and_reported(
         ("from user", Scope.USER),
     ]
     assert [d.code for d in found.diagnostics] == ["SK220"]
+
+
+def test_names_that_differ_only_in_unicode_form_are_kept_and_warned_about(
+    repo: Path, env: Env, isolated_home: IsolatedHome
+) -> None:
+    composed, decomposed = "caf\u00e9-notes", "cafe\u0301-notes"
+    write_skill(repo / ".agents/skills/a", composed, "typed on Linux")
+    write_skill(isolated_home.codex_home / "skills/b", decomposed, "written by a macOS tool")
+    write_skill(isolated_home.codex_home / "skills/c", "plain-notes", "nothing alike")
+    found = discover_skills(env, CODEX_ONLY)
+    assert sorted(s.name for s in found.skills) == sorted([composed, decomposed, "plain-notes"])
+    (warning,) = found.diagnostics
+    assert warning.code == "SK224" and warning.severity is Severity.WARNING
+    assert "\\u0301" in warning.message and "a/SKILL.md" in warning.message  # both named, told apart
 
 
 def test_a_builtin_skill_steps_aside_for_a_skill_of_the_same_name(

@@ -32,7 +32,12 @@ from skillshelf.skills.codex_config import read_codex_settings
 from skillshelf.skills.model import MAX_SKILL_BYTES, Discovery, RootOrigin, RootScan, Skill, SkillRoot
 from skillshelf.skills.namespace import NamespaceResolver, qualified_name
 from skillshelf.skills.roots import claude_roots, extra_roots, is_claude_root, skill_roots
-from skillshelf.skills.same_names import duplicate_names, without_claude_copies, without_shadowed_builtins
+from skillshelf.skills.same_names import (
+    duplicate_names,
+    look_alike_names,
+    without_claude_copies,
+    without_shadowed_builtins,
+)
 from skillshelf.skills.slots import replaced
 from skillshelf.skills.walk import FoundFile, ScanLimits, WalkResult, found_file, walk_claude_root, walk_root
 from skillshelf.skills.walk_cache import restore_walk, snapshot_walk
@@ -169,7 +174,9 @@ class _Discoverer:
             self.cache.save()
         self.skills, shadowed = without_shadowed_builtins(self.skills)
         self.skills, copies = without_claude_copies(self.skills)
-        self.diagnostics.extend((*shadowed, *copies, *duplicate_names(self.skills)))
+        self.diagnostics.extend(
+            (*shadowed, *copies, *duplicate_names(self.skills), *look_alike_names(self.skills))
+        )
         return Discovery(
             skills=tuple(self.skills),
             roots=tuple(self.roots),

@@ -13,11 +13,17 @@ and ``$name`` still selects it.
 A skill Claude Code reads that is a copy of one Codex reads (same name, same ``SKILL.md``
 bytes: one plugin installed in both agents, or one skill copied into both folders) is the same
 skill; it is listed once, as Codex's (a copied folder with an ``SK223`` note).
+
+Names that differ only in Unicode normalization (``café`` composed and decomposed) are
+different names to Codex and Claude Code, which compare them byte for byte, yet print the same:
+the catalog then shows one name twice, and which skill a typed ``$café`` selects depends on the
+keyboard. Each such pair gets an ``SK224`` warning.
 """
 
 from __future__ import annotations
 
 import os
+import unicodedata
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -29,6 +35,7 @@ from skillshelf.skills.model import MAX_SKILL_BYTES, RootOrigin, Skill
 __all__ = [
     "copied_from",
     "duplicate_names",
+    "look_alike_names",
     "mention_selects",
     "same_bytes",
     "without_claude_copies",
@@ -145,3 +152,31 @@ def mention_selects(name: str, same_name: Sequence[Skill]) -> str:
     for_codex = "none of them" if codex is None else str(codex.path)
     for_claude = "none of them" if claude is None else str(claude.path)
     return f"`${name}` selects {for_codex} for Codex and {for_claude} for Claude Code"
+
+
+def look_alike_names(skills: Sequence[Skill]) -> list[Diagnostic]:
+    """An ``SK224`` warning for each set of distinct names of ``skills`` that are one name in
+    Unicode's composed form (NFC)."""
+    if all(skill.name.isascii() for skill in skills):
+        return []  # the usual library: no name to fold
+    by_form: dict[str, dict[str, Skill]] = {}
+    for skill in skills:
+        by_form.setdefault(unicodedata.normalize("NFC", skill.name), {}).setdefault(skill.name, skill)
+    out: list[Diagnostic] = []
+    for form, named in sorted(by_form.items()):
+        if len(named) < 2:
+            continue
+        where = ", ".join(f"{s.path} ({ascii(name)})" for name, s in named.items())
+        out.append(
+            diagnostic(
+                "SK224",
+                Severity.WARNING,
+                f"{len(named)} skills have names that print as {form!r} but differ in their Unicode "
+                f"form: {where}; the catalog shows the name twice and `${form}` selects only the one "
+                "typed the same way",
+                "give them names that differ in their letters, not only in Unicode form (a decomposed "
+                "name is often written by a macOS tool), or keep one of the two skills",
+                next(iter(named.values())).path,
+            )
+        )
+    return out
