@@ -50,7 +50,8 @@ def test_run_status_show_search_forget_prune_reset(
 
     code, out, _ = _run(capsys, "memory", "status", "--json")
     status = json.loads(out)
-    assert code == 0 and status["scopes"][0]["outputs"] == 2 and status["recent_runs"]
+    assert code == 0 and status["scopes"][0]["outputs"] == 2
+    assert status["recent_runs"][0]["report"]["model_calls"] == 3  # the run's report as an object
 
     code, out, _ = _run(capsys, "memory", "status")
     assert code == 0 and "memories" in out and "none yet" not in out

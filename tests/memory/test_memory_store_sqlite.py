@@ -3,6 +3,8 @@ the write lock from its start, and a busy database is never reported as a damage
 
 from __future__ import annotations
 
+import errno
+import os
 import sqlite3
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -132,3 +134,36 @@ def test_opening_a_current_database_reads_it_while_another_process_writes(tmp_pa
     finally:
         writer.execute("ROLLBACK")
         writer.close()
+
+
+def _refuse_writes(monkeypatch: pytest.MonkeyPatch, errno_code: int) -> None:
+    """The first write of an open (the file made private) fails as on a read-only mount."""
+
+    def refuse(path: Path, *, own_folder: bool) -> None:
+        raise OSError(errno_code, os.strerror(errno_code), str(path))
+
+    monkeypatch.setattr(backend, "_private_database", refuse)
+
+
+@pytest.mark.parametrize("errno_code", [errno.EROFS, errno.EACCES])
+def test_a_database_that_cannot_be_written_is_still_read_by_the_commands_that_only_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, errno_code: int
+) -> None:
+    db = tmp_path / "state.sqlite"
+    _store_with_an_output(db).close()
+    before = db.read_bytes()
+    _refuse_writes(monkeypatch, errno_code)
+    with open_store(str(db), create=False, read_only=True) as store:
+        assert store.session("s1") is not None
+    assert db.read_bytes() == before
+    with pytest.raises(StoreError) as caught:  # a command that writes says why it cannot
+        open_store(str(db), create=False)
+    assert caught.value.code == "ME010"
+
+
+def test_a_read_only_open_does_not_hide_a_database_that_is_damaged(tmp_path: Path) -> None:
+    db = tmp_path / "state.sqlite"
+    db.write_bytes(b"not a database" * 100)
+    with pytest.raises(StoreError) as caught:
+        open_store(str(db), create=False, read_only=True)
+    assert caught.value.code == "ME010" and "damaged" in caught.value.hint

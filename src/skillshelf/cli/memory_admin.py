@@ -135,7 +135,7 @@ def status(db: str | None, overrides: tuple[str, ...], limit: int, as_json: bool
     env = Env.from_os()
     settings, findings = memory_settings(env, overrides)
     queue = queued(env.dirs.state, tidy=False)
-    with open_store(db, data_dir=env.dirs.data, create=False) as store:
+    with open_store(db, data_dir=env.dirs.data, create=False, read_only=True) as store:
         data = memory_status(store, settings, now_ms=_now_ms(), limit=limit, queue=queue)
     if as_json:
         echo_json({**data, "problems": [d.to_dict() for d in findings]})

@@ -31,7 +31,7 @@ def show(session_id: str | None, db: str | None, as_json: bool) -> None:
     if session_id:
         from skillshelf.memory.store import open_store
 
-        with open_store(db, data_dir=Env.from_os().dirs.data, create=False) as store:
+        with open_store(db, data_dir=Env.from_os().dirs.data, create=False, read_only=True) as store:
             rows = store.outputs(session_id=session_id)
         if not rows:
             raise NotFoundError(
@@ -89,7 +89,7 @@ def search(query: str, limit: int, no_usage: bool, db: str | None, as_json: bool
     if db and not no_usage:  # a named database that is missing is said, not made
         from skillshelf.memory.store import open_store
 
-        open_store(db, create=False, migrate=False).close()
+        open_store(db, create=False, migrate=False, read_only=True).close()
     hits = search_memory(env, query, setting=settings.scope, limit=limit, record_usage=not no_usage, db=db)
     if as_json:
         echo_json([h.to_dict() for h in hits])

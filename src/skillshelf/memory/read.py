@@ -242,7 +242,9 @@ def _record_usage(
     from skillshelf.memory.store import open_store
 
     try:
-        with open_store(db, data_dir=data_dir, create=False) as store:  # no database: no memory to count
+        with open_store(
+            db, data_dir=data_dir, create=False, read_only=True
+        ) as store:  # none: nothing to count
             if setting is not None:
                 session_ids = [
                     s

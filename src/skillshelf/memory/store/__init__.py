@@ -115,6 +115,7 @@ def open_store(
     migrate: bool = True,
     scratch: bool = False,
     create: bool = True,
+    read_only: bool = False,
 ) -> Store:
     """Open the store at ``url`` (a plain path, ``sqlite:///relative/path``,
     ``sqlite:////absolute/path``, ``postgresql://...``: see :func:`sqlite_path`);
@@ -123,6 +124,9 @@ def open_store(
 
     ``create=False`` (commands that only read): a SQLite file that does not exist is not made;
     a named one is a NotFoundError (``ME043``), the default one reads as an empty store.
+
+    ``read_only=True`` (commands that only read): a SQLite file that cannot be written (a
+    read-only mount) is read from an in-memory copy, so a status or a summary still shows.
 
     ``scratch=True`` (dry runs): the store is an in-memory SQLite copy of the database (of the
     file, or of a PostgreSQL database's rows read in one read-only snapshot), so nothing is
@@ -139,7 +143,9 @@ def open_store(
                 hint="pass a database URL, or data_dir=env.dirs.data for the default SQLite file",
             )
         path = default_db_path(data_dir)
-        store = SqliteStore(path, scratch=scratch or not (create or path.exists()), own_folder=True)
+        store = SqliteStore(
+            path, scratch=scratch or not (create or path.exists()), own_folder=True, read_only=read_only
+        )
     elif url.startswith(("postgresql://", "postgres://")) and scratch:
         from skillshelf.memory.store.scratch import postgres_scratch
 
@@ -151,7 +157,7 @@ def open_store(
     elif (file := sqlite_path(url)) is not None:
         from skillshelf.memory.store.sqlite import SqliteStore
 
-        store = SqliteStore(file, scratch=scratch, create=create)
+        store = SqliteStore(file, scratch=scratch, create=create, read_only=read_only)
     else:
         raise UsageError(
             f"unsupported database URL {url.split('://')[0]}://...",

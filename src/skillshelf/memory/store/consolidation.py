@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Sequence
 from typing import Any
@@ -315,7 +316,7 @@ class Store(LeaseStore):
                 for k, s, w, d, e, r in consolidation
             ],
             "recent_runs": [
-                {"id": i, "worker": w, "started_ms": s, "finished_ms": f, "report": rep}
+                {"id": i, "worker": w, "started_ms": s, "finished_ms": f, "report": _run_report(rep)}
                 for i, w, s, f, rep in runs
             ],
         }
@@ -358,3 +359,13 @@ class Store(LeaseStore):
         """Run raw SQL (tests use it to age leases)."""
         with self.transaction() as tx:
             return tx.execute(sql, params)
+
+
+def _run_report(stored: str) -> object:
+    """A run's report as the object ``memory run --json`` printed (a row that holds no JSON
+    object stays the text it holds)."""
+    try:
+        report = json.loads(stored)
+    except (TypeError, ValueError, RecursionError):
+        return stored
+    return report if isinstance(report, dict) else stored

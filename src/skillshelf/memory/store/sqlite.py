@@ -99,6 +99,36 @@ def _missing(path: Path) -> bool:
     return False
 
 
+_CANNOT_WRITE_ERRNOS = (errno.EROFS, errno.EACCES, errno.EPERM)
+_CANNOT_WRITE_SQLITE = (3, 8, 14)  # SQLITE_PERM, SQLITE_READONLY, SQLITE_CANTOPEN
+
+
+def _cannot_write(exc: OSError | sqlite3.Error) -> bool:
+    """Whether ``exc`` says the database (or its folder) may be read but not written."""
+    if isinstance(exc, OSError):
+        return exc.errno in _CANNOT_WRITE_ERRNOS
+    return ((getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF) in _CANNOT_WRITE_SQLITE
+
+
+def _file_connection(
+    path: Path, timeout_s: float, *, own_folder: bool, read_only: bool
+) -> sqlite3.Connection:
+    """A connection to the database file ``path`` in WAL mode (made private first); with
+    ``read_only``, one the file system will not let write reads an in-memory copy instead."""
+    conn: sqlite3.Connection | None = None
+    try:
+        _private_database(path, own_folder=own_folder)
+        conn = sqlite3.connect(str(path), timeout=timeout_s, isolation_level=None, check_same_thread=False)
+        conn.execute("PRAGMA journal_mode=WAL")
+        return conn
+    except (OSError, sqlite3.Error) as exc:
+        if conn is not None:
+            conn.close()
+        if not (read_only and _cannot_write(exc)):
+            raise
+    return _scratch_copy(path, timeout_s)
+
+
 def _open_hint(exc: OSError | sqlite3.Error) -> str:
     """What to do about a database that would not open."""
     if isinstance(exc, NotRegularFile):
@@ -120,6 +150,8 @@ class SqliteStore(Store):
     ``scratch=True`` (dry runs) works on an in-memory copy of the file instead: the file is
     only read (not at all when it does not exist), and nothing is created or changed on disk.
     The file is private (0600); ``own_folder``: its folder is skillshelf's and is made 0700.
+    ``read_only=True`` (commands that only read): a file that cannot be written (a read-only
+    mount, a file the user may only read) is read as that same in-memory copy instead of failing.
     :meth:`blank` is an empty in-memory store standing for another database.
     """
 
@@ -131,6 +163,7 @@ class SqliteStore(Store):
         scratch: bool = False,
         own_folder: bool = False,
         create: bool = True,
+        read_only: bool = False,
     ) -> None:
         if not create and not scratch and _missing(path):
             raise NotFoundError(
@@ -139,7 +172,14 @@ class SqliteStore(Store):
                 hint="check the --db path (`skillshelf memory run` makes the database); "
                 "without --db the default one in the user data folder is read",
             )
-        self._open(path, url=f"sqlite:///{path}", timeout_s=timeout_s, scratch=scratch, own_folder=own_folder)
+        self._open(
+            path,
+            url=f"sqlite:///{path}",
+            timeout_s=timeout_s,
+            scratch=scratch,
+            own_folder=own_folder,
+            read_only=read_only,
+        )
 
     @classmethod
     def blank(cls, url: str, *, timeout_s: float = 30.0) -> SqliteStore:
@@ -150,7 +190,14 @@ class SqliteStore(Store):
         return store
 
     def _open(
-        self, path: Path | None, *, url: str, timeout_s: float, scratch: bool, own_folder: bool
+        self,
+        path: Path | None,
+        *,
+        url: str,
+        timeout_s: float,
+        scratch: bool,
+        own_folder: bool,
+        read_only: bool = False,
     ) -> None:
         self.path = path or Path(":memory:")
         self.url = url
@@ -161,11 +208,7 @@ class SqliteStore(Store):
             if scratch or path is None:
                 self._conn = _scratch_copy(path, timeout_s)
             else:
-                _private_database(path, own_folder=own_folder)
-                self._conn = sqlite3.connect(
-                    str(path), timeout=timeout_s, isolation_level=None, check_same_thread=False
-                )
-                self._conn.execute("PRAGMA journal_mode=WAL")
+                self._conn = _file_connection(path, timeout_s, own_folder=own_folder, read_only=read_only)
             self._conn.execute("PRAGMA foreign_keys=ON")
             self._conn.execute("PRAGMA synchronous=NORMAL")
             self._conn.execute(f"PRAGMA busy_timeout={int(timeout_s * 1000)}")

@@ -48,7 +48,7 @@ def memory_view(env: Env, config: Config) -> dict[str, object]:
     outputs: list[OutputRow] = []
     sources: dict[str, str] = {}
     if db.is_file():
-        with open_store(None, data_dir=data) as store:
+        with open_store(None, data_dir=data, read_only=True) as store:
             outputs = store.outputs()
             for row in outputs:
                 session = store.session(row.session_id)
