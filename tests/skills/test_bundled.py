@@ -176,7 +176,9 @@ def test_a_symlink_to_a_hidden_file_inside_the_folder_is_refused_and_not_listed(
     assert not listable(skill_folder, "notes.md")
 
 
-@pytest.mark.parametrize("name", ["notes.md\n- SKILL.md", "a\\b.md", "evil\u202egnp.md", "tab\there.md"])
+@pytest.mark.parametrize(
+    "name", ["notes.md\n- SKILL.md", "a\\b.md", "evil\u202egnp.md", "tab\there.md", "tag\U000e0041.md"]
+)
 def test_names_that_do_not_print_as_one_plain_line_or_cannot_be_read_are_not_listed(
     skill_folder: Path, name: str
 ) -> None:
@@ -185,6 +187,16 @@ def test_names_that_do_not_print_as_one_plain_line_or_cannot_be_read_are_not_lis
     assert listable(skill_folder, "references/guide.md") and listable(skill_folder, "café.md") is False
     (skill_folder / "café.md").write_text("x", encoding="utf-8")
     assert listable(skill_folder, "café.md")
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["\u0646\u0645\u0648\u0646\u0647\u200c\u0647\u0627.md", "\U0001f469\u200d\U0001f4bb.md", "co\u00adop.md"],
+)
+def test_names_joined_by_zero_width_joiners_are_listed_and_read(skill_folder: Path, name: str) -> None:
+    (skill_folder / name).write_text("x", encoding="utf-8")
+    assert listable(skill_folder, name)
+    assert read_confined_file(skill_folder, name, skill="demo").text == "x"
 
 
 def test_a_path_longer_than_file_names_can_be_is_not_found_not_a_permission_problem(

@@ -58,6 +58,10 @@ _TEXT_SNIFF = 8192
 VCS_FOLDERS = frozenset({"CVS", "_darcs"})
 """Version-control folders whose names do not start with a dot (``.git``, ``.hg``, ``.svn`` do)."""
 _UNPRINTABLE = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+_JOINERS = frozenset("\u200c\u200d\u00ad")
+"""Format characters of ordinary names (zero-width non-joiner and joiner: Persian, Indic and
+emoji sequences; the soft hyphen), which print as part of the line; the other format
+characters (bidirectional controls, invisible tag characters) do not list."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -269,9 +273,13 @@ def listable(folder: Path, relative: str) -> bool:
         rel = check_relative_path(relative)
     except SkillshelfError:
         return False
-    if hidden_part(rel.parts) or any(unicodedata.category(c) in _UNPRINTABLE for c in relative):
+    if hidden_part(rel.parts) or any(_unprintable(c) for c in relative):
         return False
     return stays_inside(folder, relative) and hidden_part(_real_parts(folder, rel)) is None
+
+
+def _unprintable(char: str) -> bool:
+    return char not in _JOINERS and unicodedata.category(char) in _UNPRINTABLE
 
 
 def stays_inside(folder: Path, relative: str) -> bool:
