@@ -242,8 +242,8 @@ def mention_notes(prepared: PreparedContext, task: str, loaded: Sequence[Skill])
 
 def _disabled_notes(prepared: PreparedContext, names: Sequence[str]) -> list[tuple[str, Diagnostic]]:
     """For each of ``names`` that config disables: the name and a warning naming the entry that
-    does and how to enable it. For Codex, when the entry is skillshelf's and Codex reads the
-    skill itself, the warning says that Codex still loads it."""
+    does and how to enable it, and for Codex what Codex itself does on the name
+    (:func:`_codex_note`)."""
     modes = prepared.workspace.modes
     if not modes.disabled:
         return []
@@ -252,20 +252,39 @@ def _disabled_notes(prepared: PreparedContext, names: Sequence[str]) -> list[tup
         error = modes.disabled_error(name)
         if error is None:
             continue
-        fix = error.hint
+        fix = error.hint + (_codex_note(prepared, name) if _agent(prepared) == "codex" else "")
         skill = next((s for s in modes.disabled if s.name == name), None)
-        if skill is not None and _agent(prepared) == "codex" and _codex_still_loads(prepared, skill):
-            config = prepared.workspace.env.codex_home / "config.toml"
-            fix += (
-                f"; Codex itself still loads it on `${name}`, as skillshelf's config is not Codex's: to "
-                f'turn it off in Codex too, add [[skills.config]] path = "{skill.path}" enabled = false '
-                f"to {config} (no skillshelf command writes Codex's config)"
-            )
         message = f"the task mentions ${name}, but {error.message}"
         found.append(
             (name, diagnostic(error.code, Severity.WARNING, message, fix, skill.path if skill else None))
         )
     return found
+
+
+def _codex_note(prepared: PreparedContext, name: str) -> str:
+    """What Codex does on ``$name`` by itself, skillshelf's config not being Codex's, counted over
+    the skills of that name Codex reads and its own ``config.toml`` leaves on
+    (:func:`_codex_still_loads`): one, it still loads it (turned off in Codex by an entry with its
+    path); several, it loads none of them, as for any shared name, but the one a link names (an
+    entry with the name turns them all off; one with a path would leave Codex another copy to
+    load by the name, measured with ``codex exec`` against ``model-standin``); none, nothing."""
+    copies = [
+        s for s in prepared.workspace.modes.all_skills if s.name == name and _codex_still_loads(prepared, s)
+    ]
+    if not copies:
+        return ""
+    config = prepared.workspace.env.codex_home / "config.toml"
+    tail = f"enabled = false to {config} (no skillshelf command writes Codex's config)"
+    if len(copies) == 1:
+        return (
+            f"; Codex itself still loads it on `${name}`, as skillshelf's config is not Codex's: to "
+            f'turn it off in Codex too, add [[skills.config]] path = "{copies[0].path}" {tail}'
+        )
+    return (
+        f"; Codex itself loads no skill on `${name}` either, as {len(copies)} skills it reads are named "
+        f"{name!r} (a shared name loads none; a link [${name}](path) loads the one it names): to turn "
+        f'them all off in Codex too, add [[skills.config]] name = "{name}" {tail}'
+    )
 
 
 def _codex_still_loads(prepared: PreparedContext, skill: Skill) -> bool:

@@ -129,6 +129,7 @@ class Workspace:
                 include_claude=config.include_claude,
                 use_cache=options.use_cache,
                 bundled=config.bundled_skills.on,
+                project_root_markers=config.project_root_markers,
             ),
         )
         marked = mark_untrusted(discovery.skills, trusted_project=config.trusted)

@@ -248,3 +248,17 @@ def test_held_in_transcript_names_the_held_skills_by_path(isolated_home: Any) ->
     block = pinned.pinned_block(found[:1], "codex")
     transcript = _transcript(env, "codex", _context_line("codex", block.text))
     assert held_in_transcript(str(transcript), found) == frozenset({found[0].path})
+
+
+def test_a_pinned_skill_in_a_linked_folder_is_held_by_the_real_path_its_fragment_names(
+    isolated_home: Any,
+) -> None:
+    """Codex's own ``$name`` and skillshelf's fragment name a linked skill folder's real ``SKILL.md``."""
+    env = make_project(isolated_home, config=_pin("linked"))
+    real = write_skill(isolated_home.home / "elsewhere", "linked", "Linked from elsewhere.")
+    (env.cwd / ".agents" / "skills" / "linked").symlink_to(real.parent, target_is_directory=True)
+    [skill] = Workspace.open(env).skills.pinned
+    block = pinned.pinned_block([skill], "codex")
+    assert f"<path>{real}</path>" in block.text
+    transcript = _transcript(env, "codex", _context_line("codex", block.text))
+    assert held_in_transcript(str(transcript), [skill]) == frozenset({skill.path})

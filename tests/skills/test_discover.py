@@ -137,6 +137,24 @@ def test_project_root_markers_come_from_codex_s_config(
     assert sorted(s.name for s in discover_skills(inner, CODEX_ONLY).skills) == ["inner-skill", "top-skill"]
 
 
+def test_skillshelf_s_own_project_root_markers_win_over_codex_s_config(
+    repo: Path, env: Env, isolated_home: IsolatedHome
+) -> None:
+    (repo / ".hg").mkdir()
+    write_skill(repo / ".agents/skills/top", "top-skill")
+    write_skill(repo / "pkg/.agents/skills/inner", "inner-skill")
+    (repo / "pkg/.git").mkdir()
+    inner = dataclasses.replace(env, cwd=repo / "pkg")
+    own = dataclasses.replace(CODEX_ONLY, project_root_markers=(".hg",))
+    assert sorted(s.name for s in discover_skills(inner, own).skills) == ["inner-skill", "top-skill"]
+    isolated_home.codex_home.mkdir(parents=True, exist_ok=True)
+    (isolated_home.codex_home / "config.toml").write_text(
+        'project_root_markers = [".hg"]\n', encoding="utf-8"
+    )
+    own = dataclasses.replace(CODEX_ONLY, project_root_markers=(".git",))
+    assert [s.name for s in discover_skills(inner, own).skills] == ["inner-skill"]
+
+
 def test_skills_for_other_products_are_dropped_like_codex(repo: Path, env: Env) -> None:
     write_skill(repo / ".agents/skills/web", "web-only")
     write(repo / ".agents/skills/web/agents/openai.yaml", "policy:\n  products: [chatgpt]\n")

@@ -44,11 +44,15 @@ def codex_listing(result: dict[str, Any]) -> set[tuple[str, str]]:
     return found
 
 
-def ours(env: Env) -> set[tuple[str, str]]:
+def ours(env: Env, *, project_root_markers: tuple[str, ...] | None = None) -> set[tuple[str, str]]:
     found = discover_skills(
         env,
         DiscoveryOptions(
-            include_builtin=False, include_claude=False, include_installed=False, use_cache=False
+            include_builtin=False,
+            include_claude=False,
+            include_installed=False,
+            use_cache=False,
+            project_root_markers=project_root_markers,
         ),
     )
     return {
@@ -154,6 +158,25 @@ def test_parsing_cases_match_codex(tmp_path: Path, codex_oracle: Any) -> None:
     listed = tree.compare(codex_oracle)
     assert ("repaired", str(r / "repaired/SKILL.md")) in listed
     assert ("big", str(r / "big/SKILL.md")) in listed
+
+
+def test_project_root_markers_given_to_discovery_match_codex_given_them_with_c(
+    tmp_path: Path, codex_oracle: Any
+) -> None:
+    tree = Tree(tmp_path)
+    (tree.cwd / ".hg").mkdir()
+    write_skill(tree.repo / ".agents/skills/top", "top")
+    write_skill(tree.repo / ".codex/skills/top-codex", "top-codex")
+    write_skill(tree.cwd / ".agents/skills/inner", "inner")
+    (tree.codex_home / "config.toml").write_text('project_root_markers = [".git"]\n', encoding="utf-8")
+    listed: dict[tuple[str, ...], set[tuple[str, str]]] = {}
+    for markers in ((".hg",), (".git",), ()):
+        config = {**ORACLE_CONFIG, "project_root_markers": "[" + ", ".join(f'"{m}"' for m in markers) + "]"}
+        listed[markers] = codex_listing(
+            codex_oracle(tree.cwd, home=tree.home, codex_home=tree.codex_home, config=config)
+        )
+        assert ours(tree.env(), project_root_markers=markers) == listed[markers], markers
+    assert listed[(".hg",)] != listed[(".git",)]  # the markers moved Codex's project root
 
 
 def test_traversal_cases_match_codex(tmp_path: Path, codex_oracle: Any) -> None:

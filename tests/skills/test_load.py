@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -48,6 +49,18 @@ def test_fragment_is_codex_injection_format_with_the_whole_file(tmp_path: Path) 
         == f"<skill>\n<name>notes</name>\n<path>{skill.path}</path>\n{loaded.contents}\n</skill>"
     )
     assert loaded.fragment == skill_fragment(skill, loaded.contents)
+
+
+def test_a_linked_skill_folders_fragment_names_its_real_skill_md_as_codex_injects_it(tmp_path: Path) -> None:
+    real = write_skill(tmp_path / "real", "notes")
+    (tmp_path / "root").mkdir()
+    (tmp_path / "root" / "notes").symlink_to(real.folder, target_is_directory=True)
+    linked = replace(real, path=tmp_path / "root" / "notes" / "SKILL.md", real_path=real.path)
+    loaded = load_skill([linked], "notes")
+    assert loaded.fragment.splitlines()[2] == f"<path>{real.path}</path>"
+    assert loaded.contents == TEXT.format(name="notes")
+    for path in (real.path, real.folder, linked.path):
+        assert load_skill([linked], str(path)).skill == linked
 
 
 def test_bundled_files_are_listed_scripts_references_assets_first_without_skill_md(tmp_path: Path) -> None:

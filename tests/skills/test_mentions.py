@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -172,6 +173,25 @@ def test_a_link_to_the_skill_folder_or_a_relative_one_selects_nothing_as_in_code
 def test_a_link_to_the_skill_md_path_is_normalised_as_in_codex(link: str) -> None:
     skills = [make_skill("alpha", "/tmp/alpha/SKILL.md")]
     assert [s.name for s in select_mentioned(skills, [f"use [$alpha]({link})"])] == ["alpha"]
+
+
+@pytest.mark.parametrize(
+    ("link", "selects"),
+    [
+        ("/repo/.agents/skills/lnk/SKILL.md", True),
+        ("/real/lnk/SKILL.md", True),
+        ("/real/x/../lnk/SKILL.md", True),
+        ("/real/lnk", False),
+        ("/repo/.agents/skills/lnk", False),
+    ],
+)
+def test_a_linked_skill_folder_is_selected_by_its_linked_or_real_skill_md_as_in_codex(
+    link: str, selects: bool
+) -> None:
+    skill = replace(
+        make_skill("lnk", "/repo/.agents/skills/lnk/SKILL.md"), real_path=Path("/real/lnk/SKILL.md")
+    )
+    assert select_mentioned([skill], [f"use [$x]({link})"]) == ((skill,) if selects else ())
 
 
 def test_relative_links_are_joined_to_the_cwd_when_given() -> None:

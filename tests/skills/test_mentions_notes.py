@@ -3,6 +3,7 @@ of a task that selects no skill, and why."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -65,6 +66,16 @@ def test_a_link_to_a_skill_folder_is_noted_with_the_skill_md_link() -> None:
     assert code == "SK423" and "no skill's SKILL.md" in message
 
 
+def test_a_link_to_a_linked_skill_folder_is_noted_with_the_link_that_loads_it() -> None:
+    skill = replace(make_skill("lnk", "/p/.agents/skills/lnk/SKILL.md"), real_path=Path("/real/lnk/SKILL.md"))
+    for link in ("/real/lnk/SKILL.md", "/p/.agents/skills/lnk/SKILL.md"):
+        task = f"use [$lnk]({link})"
+        assert unselected_mentions([skill], task, select_mentioned([skill], [task])) == []
+    task = "use [$lnk](/real/lnk)"
+    [note] = unselected_mentions([skill], task, select_mentioned([skill], [task]))
+    assert note.code == "SK423" and note.fix == "link [$lnk](/p/.agents/skills/lnk/SKILL.md)"
+
+
 @pytest.mark.parametrize(
     "task",
     [
@@ -73,6 +84,7 @@ def test_a_link_to_a_skill_folder_is_noted_with_the_skill_md_link() -> None:
         "export $FOO_BAR and $CamelCase",
         "use $pdf-forms",
         "use [$pdf-forms](/p/.agents/skills/pdf-forms/SKILL.md) and $pdf-forms",
+        "use [$pdf-forms](/p/.agents/skills/x/../pdf-forms/SKILL.md)",
         "nothing here",
         "why does `for f in $files; do echo $f; done` skip files?",
         "fix the PHP: echo $user_name;",

@@ -190,10 +190,17 @@ def test_a_file_over_the_cap_is_listed_from_its_frontmatter_with_its_body_cut(tm
     assert codes(read_skill(path, ROOT)) == []
 
 
-def test_a_file_over_the_cap_whose_frontmatter_does_not_end_within_it_is_skipped(tmp_path: Path) -> None:
+def test_a_file_over_the_cap_whose_frontmatter_does_not_end_within_it_is_skipped_saying_what_codex_does(
+    tmp_path: Path,
+) -> None:
     path = write(tmp_path / "big" / "SKILL.md", "---\nname: big\ndescription: " + "d" * 2000 + "\n---\n")
     parsed = read_skill(path, ROOT, max_bytes=1000)
     assert parsed.skill is None and codes(parsed) == ["SK113"]
+    [note] = parsed.diagnostics
+    assert "skipped here, but if the frontmatter ends further on, Codex" in note.message
+    assert "still lists the skill (a description over 1,024 characters cut to 1,021" in note.message
+    assert "loads it on its $name" in note.message
+    assert note.fix.startswith("end the frontmatter within the first 1,000 bytes")
 
 
 def test_a_file_larger_than_its_agent_lists_is_skipped_unread(tmp_path: Path) -> None:

@@ -47,6 +47,7 @@ class Config:
     trust: TrustDecision
     user_config: Path
     project_root: Path
+    project_root_markers: tuple[str, ...] | None = None  # skillshelf's own: for discovery, over Codex's
     requirements: Mapping[str, object] = field(default_factory=dict, hash=False)
     bundled_skills: Switch = Switch()  # ``[skills.bundled] enabled``: Codex's system skills
     skills_instructions: Switch = Switch()  # ``skills.include_instructions``: the skills list
@@ -312,15 +313,14 @@ def system_config_dir(env: Env, explicit: Path | None = None) -> Path:
     return Path(from_env) if from_env else env.system_config_dir
 
 
-def project_root(env: Env, layers: Sequence[ConfigLayer]) -> Path:
-    """The project root for ``env.cwd``: ``project_root_markers`` from the system, user or
-    ``-c`` layer (the later one wins) if set there, else ``Env.project_root_markers``."""
-    markers: tuple[str, ...] = env.project_root_markers
+def own_root_markers(layers: Sequence[ConfigLayer]) -> tuple[str, ...] | None:
+    """``project_root_markers`` from the system, user or ``-c`` layer (the later wins), or None."""
+    markers: tuple[str, ...] | None = None
     for layer in layers:
         value = layer.values.get("project_root_markers") if layer.active else None
         if isinstance(value, list):
             markers = tuple(value)
-    return canonical(find_project_root(canonical(env.cwd), markers))
+    return markers
 
 
 def load_config(
@@ -332,7 +332,10 @@ def load_config(
     codex = read_layer(LayerKind.CODEX, env.codex_home / CONFIG_NAME, home=env.home, only_rules=True)
     user = read_layer(LayerKind.USER, user_file, home=env.home)
     runtime, diags = _drop_projects(runtime_layer(overrides, cwd=env.cwd, home=env.home))
-    root = project_root(env, [system, user, runtime])
+    markers = own_root_markers([system, user, runtime])
+    root = canonical(
+        find_project_root(canonical(env.cwd), env.project_root_markers if markers is None else markers)
+    )
     projects = []
     for layer in _project_layers(env, root, user_file):
         layer, found = _drop_projects(layer)
@@ -358,6 +361,7 @@ def load_config(
         trust=trust,
         user_config=user_file,
         project_root=root,
+        project_root_markers=markers,
         requirements=requirements,
         **_switches(env, merged),
     )

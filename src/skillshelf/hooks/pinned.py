@@ -41,7 +41,7 @@ from skillshelf.hooks.agents import Agent
 from skillshelf.hooks.answer import CONTEXT_TOKEN_LIMIT
 from skillshelf.hooks.payload import HookInput
 from skillshelf.hooks.reattach import readable_fragment, skill_line
-from skillshelf.skills.load import skill_fragment
+from skillshelf.skills.load import injected_path, skill_fragment
 from skillshelf.skills.model import Skill
 from skillshelf.tokens import whole_or_listed
 
@@ -204,9 +204,11 @@ def _scan(path: Path, pinned: Sequence[Skill]) -> frozenset[Path] | None:
 
 
 def _needles(pinned: Sequence[Skill]) -> tuple[bytes, ...]:
-    """Bytes a line holds when it may name a pinned skill: its path as JSON writes it, with or
-    without ``\\u`` escapes."""
-    paths = {json.dumps(str(s.path), ensure_ascii=escaped)[1:-1] for s in pinned for escaped in (True, False)}
+    """Bytes a line holds when it may name a pinned skill: its path or the one its fragment
+    names (:func:`~skillshelf.skills.load.injected_path`) as JSON writes it, with or without
+    ``\\u`` escapes."""
+    named = {str(path) for s in pinned for path in (s.path, injected_path(s))}
+    paths = {json.dumps(path, ensure_ascii=escaped)[1:-1] for path in named for escaped in (True, False)}
     return tuple(sorted(p.encode("utf-8") for p in paths))
 
 

@@ -1,7 +1,9 @@
 """Discover skills: walk every root, parse each ``SKILL.md`` once, order them like Codex.
 
-* The roots and their order are :mod:`~skillshelf.skills.roots`'s, with the
-  ``project_root_markers`` of Codex's ``config.toml`` when it sets them.
+* The roots and their order are :mod:`~skillshelf.skills.roots`'s, with skillshelf's own
+  ``project_root_markers`` (``DiscoveryOptions``, from its system or user config or ``-c``)
+  when it sets them, else those of Codex's ``config.toml`` when it does (skillshelf's config
+  wins, as for Codex's skills switches).
 
 * Roots are canonicalised (symlinks resolved) and de-duplicated; each is walked with
   :func:`~skillshelf.skills.walk.walk_root` (Codex's rules) or, for Claude Code's roots,
@@ -75,6 +77,7 @@ class DiscoveryOptions:
     limits: ScanLimits = field(default_factory=ScanLimits)
     max_skill_bytes: int = MAX_SKILL_BYTES
     bundled: bool | None = None  # Codex's system skills (``.system``); None: as Codex's config says
+    project_root_markers: tuple[str, ...] | None = None  # skillshelf's own; None: as Codex's config says
 
 
 def discover_skills(env: Env, options: DiscoveryOptions = DiscoveryOptions()) -> Discovery:
@@ -88,8 +91,11 @@ def discover_skills(env: Env, options: DiscoveryOptions = DiscoveryOptions()) ->
             builtin = current_builtin_dir(env.dirs.data)
     installed = env.dirs.data / "skills" if options.include_installed else None
     codex = read_codex_settings(env.codex_home)
-    if codex.project_root_markers is not None:
-        env = replace(env, project_root_markers=codex.project_root_markers)
+    markers = options.project_root_markers
+    if markers is None:
+        markers = codex.project_root_markers
+    if markers is not None:
+        env = replace(env, project_root_markers=markers)
     roots = skill_roots(
         env,
         extra=options.extra_roots,

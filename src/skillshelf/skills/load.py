@@ -15,7 +15,9 @@ or invisible characters around the slash, its letters, slash or ``<`` spelled wi
 such as Cyrillic ``ѕ``, Greek ``κ`` or a dotless ``ı``) is written ``<\\/skill``
 (:func:`~skillshelf.skills.defuse.defused`), so the only one left is the fragment's own last
 line and nothing of the skill reads as outside it. A trusted skill's fragment is Codex's, byte
-for byte (Codex injects the text raw).
+for byte (Codex injects the text raw). Its ``<path>`` is :func:`injected_path`: for a skill folder
+linked into a root, Codex 0.171.0 names the real ``SKILL.md`` there (measured with ``codex exec``
+against ``model-standin``), while its catalog lists the linked path.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ __all__ = [
     "defused",
     "first_by_name",
     "handle_load_skill",
+    "injected_path",
     "list_bundled_files",
     "load_skill",
     "mark_untrusted",
@@ -122,12 +125,19 @@ def cut_note(size: int) -> str:
     return f"\n\n(The text was cut to its first {MAX_SKILL_BYTES:,} of {size:,} bytes.)"
 
 
+def injected_path(skill: Skill) -> Path:
+    """The ``SKILL.md`` path a ``<skill>`` fragment names: the real one (every symlink resolved)
+    when a symlink below the root led to the skill, as Codex injects it, else its path."""
+    return skill.real_path or skill.path
+
+
 def skill_fragment(skill: Skill, contents: str) -> str:
-    """Codex's injection text: ``<skill>\\n<name>N</name>\\n<path>P</path>\\nCONTENTS\\n</skill>``.
+    """Codex's injection text: ``<skill>\\n<name>N</name>\\n<path>P</path>\\nCONTENTS\\n</skill>``,
+    ``P`` being :func:`injected_path`.
 
     An untrusted skill's name, path and contents are :func:`defused`: its last line is the only
     closing tag of the fragment."""
-    name, path = skill.name, path_text(skill.path)
+    name, path = skill.name, path_text(injected_path(skill))
     if not skill.trusted:
         name, path, contents = defused(name), defused(path), defused(contents)
     return f"<skill>\n<name>{name}</name>\n<path>{path}</path>\n{contents}\n</skill>"
@@ -178,7 +188,7 @@ def _find(skills: Sequence[Skill], name: str) -> tuple[Skill, tuple[Path, ...]]:
         matches = [s for s in skills if s.name == wanted[1:]]
     if not matches and wanted:
         as_path = os.path.normpath(wanted)
-        matches = [s for s in skills if as_path in {str(s.path), str(s.folder)}]
+        matches = [s for s in skills if as_path in _path_names(s)]
     if not matches:
         names = [s.name for s in skills]
         raise SkillNotFoundError(
@@ -186,6 +196,12 @@ def _find(skills: Sequence[Skill], name: str) -> tuple[Skill, tuple[Path, ...]]:
         )
     matches.sort(key=lambda s: not s.trusted)  # an untrusted project's copy never shadows a trusted one
     return matches[0], tuple(s.path for s in matches[1:])
+
+
+def _path_names(skill: Skill) -> set[str]:
+    """The paths ``skill`` loads by: its ``SKILL.md`` and folder, linked and real."""
+    real = injected_path(skill)
+    return {str(skill.path), str(skill.folder), str(real), str(real.parent)}
 
 
 def _read_contents(skill: Skill, max_bytes: int | None) -> tuple[str, bool]:

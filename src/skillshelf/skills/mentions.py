@@ -16,9 +16,9 @@ On top of Codex's grammar, a text that *starts* with ``/name`` (optionally follo
 arguments) is a Claude Code style slash command.
 
 :func:`select_mentioned` then picks skills in Codex's order: for each text, skills whose
-``SKILL.md`` path a link names (``.``, ``..`` and ``//`` normalised; Codex 0.171.0 selects
-nothing for a link to the skill's folder nor for a relative link, measured with ``codex exec``
-against ``model-standin``), then
+``SKILL.md`` path a link names (``.``, ``..`` and ``//`` normalised; for a skill folder linked
+into a root, its linked or its real path; Codex 0.171.0 selects nothing for a link to the
+skill's folder nor for a relative link, measured with ``codex exec`` against ``model-standin``), then
 skills named by a plain ``$name`` (in skill-list order) when exactly one skill has that name,
 then the slash command's skill. Given the agent the context is for, the names are counted over
 the skills that agent reads itself (Codex never reads ``.claude/skills``: with a skill ``lint``
@@ -214,10 +214,10 @@ def _normalise_link(path: str, cwd: Path | None) -> str:
     return os.path.normpath(path)
 
 
-def _path_keys(skill: Skill) -> tuple[str, str]:
-    """The strings a link selects ``skill`` by: its ``SKILL.md`` path, as found and normalised
-    (never its folder: Codex selects nothing for a link to the folder)."""
-    return str(skill.path), os.path.normpath(skill.path)
+def _path_keys(skill: Skill) -> frozenset[str]:
+    """The strings a link selects ``skill`` by: its ``SKILL.md`` path, linked and real, as found
+    and normalised (never its folder: Codex selects nothing for a link to the folder)."""
+    return frozenset(f(p) for p in (skill.path, skill.order_path) for f in (str, os.path.normpath))
 
 
 def read_by(skill: Skill, agent: Agent | None) -> bool:
@@ -318,10 +318,10 @@ def unselected_mentions(
     mentions = extract_mentions(text)
     groups = by_name(skills)
     chosen_names = {skill.name for skill in selected}
-    chosen_paths = {str(skill.path) for skill in selected}
+    chosen_paths = frozenset().union(*(_path_keys(skill) for skill in selected))
     notes: list[Diagnostic] = []
     for name, path in mentions.links:
-        if path not in chosen_paths and name not in skip:
+        if _normalise_link(path, None) not in chosen_paths and name not in skip:
             notes.append(_link_note(skills, name, path, cwd))
     for name in mentions.plain_names:
         if name in chosen_names or name in skip:
@@ -382,8 +382,9 @@ def _variable_note(name: str, skill: Skill) -> Diagnostic:
 
 
 def _link_note(skills: Sequence[Skill], name: str, path: str, cwd: Path | None) -> Diagnostic:
-    target = os.path.normpath(os.path.join(cwd, path) if cwd is not None else path)
-    skill = next((s for s in skills if target in (os.path.normpath(s.path), str(s.folder))), None)
+    target = _normalise_link(path, cwd)
+    keys = ((s, _path_keys(s) | {str(s.folder), str(s.order_path.parent)}) for s in skills)
+    skill = next((s for s, near in keys if target in near), None)
     if skill is None:
         return _note(
             "SK423",

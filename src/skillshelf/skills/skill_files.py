@@ -172,14 +172,24 @@ def over_agent_cap(path: Path, size: int, *, claude: bool) -> Diagnostic | None:
 
 def cut_note(text: str, path: Path, size: int, max_bytes: int) -> Diagnostic:
     """The file is read from its first ``max_bytes``: SK113 (skipped) when its frontmatter does
-    not end there, else the SK119 warning that its body is cut."""
+    not end there, else the SK119 warning that its body is cut.
+
+    Codex reads the whole file: with a frontmatter that ends further on (a description of a
+    million characters), Codex 0.171.0 lists the skill, its description cut to 1,021 characters
+    and ``...``, and loads it on ``$name``; with one that never ends, it skips it too (measured
+    with codex-oracle and ``codex exec``). Which one a file holds is past what is read here, so
+    SK113 says both."""
     if split_frontmatter(text.removeprefix("\ufeff")) == "unclosed":
         return diagnostic(
             "SK113",
             Severity.ERROR,
             f"the file is {size:,} bytes and its frontmatter does not end within the first "
-            f"{max_bytes:,} bytes, all skillshelf reads of a file this large; skipped",
-            "keep the frontmatter short (name, description) and move long material into references/ files",
+            f"{max_bytes:,} bytes, all skillshelf reads of a file this large; skipped here, but if the "
+            "frontmatter ends further on, Codex (which reads the whole file) still lists the skill (a "
+            "description over 1,024 characters cut to 1,021 and '...') and loads it on its $name",
+            f"end the frontmatter within the first {max_bytes:,} bytes (Codex shows only a description's "
+            "first 1,024 characters): move the rest of a long description or field into the body or "
+            "references/ files, so skillshelf lists the skill as Codex does",
             path,
         )
     return diagnostic(
