@@ -1,4 +1,5 @@
-"""Compaction that clips what it keeps when keeping it alone is over the budget."""
+"""The history: compaction that clips what it keeps when keeping it alone is over the budget, and
+calls a cancelled turn left open."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from skillshelf.agent.history import (
     ToolResults,
     UserMessage,
     clip_to_budget,
+    close_open_calls,
     history_tokens,
 )
 
@@ -51,3 +53,15 @@ def test_only_the_largest_messages_are_clipped() -> None:
     big = ToolResults(outputs=(ToolOutput(call_id="c", name="bash", output="z" * 400_000),))
     kept, count = clip_to_budget([small, AssistantMessage(text="ok"), big], 5000)
     assert count == 1 and kept[0] is small and history_tokens(kept) <= 5000
+
+
+def test_closing_open_calls_answers_each_call_of_a_cancelled_turn() -> None:
+    calls = (ToolCall(id="1", name="bash", arguments={"command": "sleep 9"}), ToolCall(id="2", name="ls"))
+    history = [UserMessage(text="go"), AssistantMessage(text="", tool_calls=calls)]
+    closed = close_open_calls(history, "error: cancelled")
+    assert closed[:2] == history and isinstance(closed[2], ToolResults)
+    assert [(o.call_id, o.output, o.is_error) for o in closed[2].outputs] == [
+        ("1", "error: cancelled", True),
+        ("2", "error: cancelled", True),
+    ]
+    assert close_open_calls(closed, "error: cancelled") == closed  # nothing left open

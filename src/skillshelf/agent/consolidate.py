@@ -157,8 +157,11 @@ class AgentConsolidator:
                 transcript=transcript,
                 settings=AgentSettings(
                     max_turns=turns,
-                    guards=GuardSettings(
-                        require_checks=False, max_edits_per_file=12, max_repeated_failures=3
+                    guards=GuardSettings(  # its budget, not the repeat guard, bounds its calls
+                        require_checks=False,
+                        max_edits_per_file=12,
+                        max_repeated_failures=3,
+                        max_identical_calls=0,
                     ),
                 ),
             )

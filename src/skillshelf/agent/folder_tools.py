@@ -14,6 +14,10 @@ A command's output is streamed and clipped as it arrives (:func:`~skillshelf.age
 run_clipped`), and writes encode the content first, then replace the file in one rename
 (:func:`~skillshelf.agent.tool_io.write_atomic`): text that cannot be encoded (a lone
 surrogate from a ``"\\ud800"`` JSON escape) is refused and the file keeps its content.
+
+A command runs with the ``environ`` it is given (:func:`~skillshelf.agent.shell_env.
+shell_environment`: the caller's, less the variables named like secrets), and its output is
+redacted (:func:`~skillshelf.agent.shell_env.redacted_output`) before the model reads it.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from skillshelf.agent.shell_env import redacted_output
 from skillshelf.agent.tool_io import run_clipped, write_atomic
 from skillshelf.errors import UsageError, reason
 from skillshelf.fileio import resolve_path
@@ -115,7 +120,8 @@ class FolderTools:
     file tools). ``writable`` is an allow-list for writes: a predicate on the path relative to
     the root (POSIX form); when given, writes and edits must name a plain relative path (no
     ``..``, not absolute) that passes it, and no part of it may be a symlink. ``writable_rule``
-    tells the model what may be written.
+    tells the model what may be written. ``environ``: the whole environment of a bash command
+    (``None``: this process's, as it is).
     """
 
     def __init__(
@@ -126,8 +132,10 @@ class FolderTools:
         allowed: Collection[str] | None = None,
         writable: Callable[[str], bool] | None = None,
         writable_rule: str = "",
+        environ: Mapping[str, str] | None = None,
     ) -> None:
         self.root = root.resolve()
+        self.environ = environ
         self.default_timeout = default_timeout
         known = {spec.name for spec in FOLDER_TOOLS}
         unknown = set(allowed or ()) - known
@@ -219,16 +227,17 @@ class FolderTools:
         timeout = arguments.get("timeout") or self.default_timeout
         if not isinstance(timeout, int) or isinstance(timeout, bool) or not 1 <= timeout <= MAX_TIMEOUT:
             raise FolderError(f"timeout must be a whole number of seconds from 1 to {MAX_TIMEOUT}")
-        run = run_clipped(command, cwd=self.root, timeout=timeout, limit=MAX_OUTPUT_CHARS)
+        run = run_clipped(command, cwd=self.root, timeout=timeout, limit=MAX_OUTPUT_CHARS, env=self.environ)
+        output = redacted_output(run.output)
         if run.exit_code is None:
             return FolderOutcome(
-                text=f"error: timed out after {timeout} s\n{run.output}".rstrip(),
+                text=f"error: timed out after {timeout} s\n{output}".rstrip(),
                 is_error=True,
                 command=command,
                 exit_code=124,
             )
         return FolderOutcome(
-            text=f"exit code {run.exit_code}\n{run.output}".rstrip(),
+            text=f"exit code {run.exit_code}\n{output}".rstrip(),
             is_error=run.exit_code != 0,
             command=command,
             exit_code=run.exit_code,

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Literal
 
 from skillshelf.agent.project_files import find_check_command
+from skillshelf.agent.repeat_guard import MAX_IDENTICAL_CALLS
 from skillshelf.agent.shell_effects import CheckRun, check_run, reported_status
 from skillshelf.tokens import whole_or_listed
 
@@ -54,13 +55,15 @@ REATTACH_LIST_INTRO = "Also loaded earlier (call load_skill again before you use
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class GuardSettings:
-    """Thresholds. ``check_command`` overrides the discovered project checks."""
+    """Thresholds. ``check_command`` overrides the discovered project checks;
+    ``max_identical_calls``: see :mod:`~skillshelf.agent.repeat_guard` (0: no limit)."""
 
     max_edits_per_file: int = 5
     max_repeated_failures: int = 2
     check_command: str | None = None
     require_checks: bool = True
     max_send_backs: int = 3
+    max_identical_calls: int = MAX_IDENTICAL_CALLS
 
 
 def _normalise(command: str) -> str:

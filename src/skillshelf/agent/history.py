@@ -8,18 +8,20 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Literal
 
 from skillshelf.tokens import approx_tokens
 
 __all__ = [
     "AssistantMessage",
     "Message",
+    "ReplyEnding",
     "ToolCall",
     "ToolOutput",
     "ToolResults",
     "UserMessage",
     "clip_to_budget",
+    "close_open_calls",
     "compact_history",
     "compaction_keeps",
     "history_tokens",
@@ -40,10 +42,18 @@ class UserMessage:
     text: str
 
 
+ReplyEnding = Literal["end", "cut_off", "empty", "refused"]
+"""How a reply ended: ``end`` (the model finished it), ``cut_off`` (at the output limit: OpenAI's
+``finish_reason`` ``length``, Anthropic's ``stop_reason`` ``max_tokens``), ``empty`` (no text and
+no tool call), ``refused`` (OpenAI's ``message.refusal`` or ``content_filter``, Anthropic's
+``refusal``). Only ``end`` can be a final answer."""
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class AssistantMessage:
     text: str = ""
     tool_calls: tuple[ToolCall, ...] = ()
+    ending: ReplyEnding = "end"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -63,6 +73,17 @@ class ToolResults:
 
 
 Message = UserMessage | AssistantMessage | ToolResults
+
+
+def close_open_calls(history: Sequence[Message], output: str) -> list[Message]:
+    """``history`` with an answer to every tool call: when it ends on an assistant message's
+    calls (a turn cancelled while they ran), each gets ``output`` as an error result, so the
+    next request is one the APIs accept."""
+    last = history[-1] if history else None
+    if not isinstance(last, AssistantMessage) or not last.tool_calls:
+        return list(history)
+    cut = tuple(ToolOutput(call_id=c.id, name=c.name, output=output, is_error=True) for c in last.tool_calls)
+    return [*history, ToolResults(outputs=cut)]
 
 
 def _message_tokens(message: Message) -> int:

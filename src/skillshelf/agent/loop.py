@@ -29,6 +29,7 @@ from skillshelf.agent.history import (
     ToolResults,
     UserMessage,
     clip_to_budget,
+    close_open_calls,
     compact_history,
     compaction_keeps,
     history_tokens,
@@ -36,6 +37,7 @@ from skillshelf.agent.history import (
     with_note,
 )
 from skillshelf.agent.providers import Provider
+from skillshelf.agent.repeat_guard import RepeatGuard
 from skillshelf.agent.shell_effects import TreeWatch
 from skillshelf.diagnostics import Diagnostic
 from skillshelf.errors import UsageError
@@ -44,11 +46,17 @@ from skillshelf.serve.schemas import ToolSpec
 from skillshelf.serve.skill_tools import model_tools
 from skillshelf.serve.tools import SkillTools
 
-__all__ = ["Agent", "AgentEvent", "AgentResult", "AgentSettings", "TurnContext", "require_task"]
+__all__ = ["Agent", "AgentEvent", "AgentResult", "AgentSettings", "Stop", "TurnContext", "require_task"]
 
 SKILL_TOOLS: tuple[ToolSpec, ...] = model_tools()
 COMPACTION_NOTE = "[The earlier part of this task was compacted to save context.]"
 CLIPPED_NOTE = "[Oversized messages of this task were clipped to save context.]"
+CANCELLED_OUTPUT = "error: the user cancelled this turn before the call finished"
+UNWATCHED_CHANGE = "an unknown set of files (the project has too many to watch)"
+
+Stop = Literal["answer", "max_turns", "cut_off", "empty", "refused", "repeating"]
+"""Why :meth:`Agent.send` returned: an ``answer``, the turn limit, a reply that is none (see
+:data:`~skillshelf.agent.history.ReplyEnding`), the repeat guard."""
 
 
 def require_task(text: str) -> str:
@@ -80,25 +88,32 @@ class TurnContext:
 
     text: str = ""
     skills: tuple[tuple[str, str], ...] = ()
+    notes: tuple[str, ...] = ()  # for the user, never the model: `$names` that load no skill
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class AgentEvent:
     """Something the harness did: a guard note, a send-back, a compaction, an implicit skill use."""
 
-    kind: Literal["doom_loop", "send_back", "compaction", "implicit_skill", "skill_loaded"]
+    kind: Literal[
+        "doom_loop", "send_back", "compaction", "implicit_skill", "skill_loaded", "unwatched", "mention"
+    ]
     detail: str
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class AgentResult:
+    """``final_text``: the last reply's text (a refusal's, or what came before a cut);
+    ``stop_detail``: more on a stop that is no answer (the call that repeated)."""
+
     final_text: str
-    stopped: Literal["answer", "max_turns"]
+    stopped: Stop
     model_calls: int
     tool_calls: int
     events: tuple[AgentEvent, ...] = ()
     transcript: Path | None = None
     check: CheckOutcome = CheckOutcome(status="no_edits")  # were the checks passing after the last edit?
+    stop_detail: str = ""
 
 
 class TranscriptSink(Protocol):
@@ -116,6 +131,8 @@ class _TurnState:
     model_calls: int = 0
     tool_calls: int = 0
     events: list[AgentEvent] = field(default_factory=list)
+    repeats: RepeatGuard = field(default_factory=RepeatGuard)
+    repeating: str | None = None  # why the repeat guard stops the task
 
 
 class Agent:
@@ -157,6 +174,7 @@ class Agent:
         self.reattacher = SkillReattacher(min(settings.reattach_tokens, settings.compact_at_tokens // 4))
         self._detector = _implicit_detector(skill_tools) if skill_tools is not None else None
         self._tree = TreeWatch(folder_tools.root)  # notices edits made through bash
+        self._unwatched_told = False
 
     def send(self, text: str) -> AgentResult:
         """One user message; runs until a final answer the guards accept, or ``max_turns``.
@@ -177,10 +195,11 @@ class Agent:
             max_repeated_failures=guards.max_repeated_failures,
             check_command=completion.check_command,
         )
-        state = _TurnState()
+        state = _TurnState(repeats=RepeatGuard(guards.max_identical_calls))
         if self._detector is not None:
             self._detector.new_turn()
         context = self.turn_context(text) if self.turn_context else TurnContext()
+        state.events += [AgentEvent(kind="mention", detail=note) for note in context.notes]
         for name, fragment in context.skills:
             self.reattacher.on_loaded(name, fragment)
             if self.on_skill_used:
@@ -194,7 +213,11 @@ class Agent:
             self._log_assistant(reply)
             if reply.tool_calls:
                 self._run_tools(reply.tool_calls, doom, completion, state)
+                if state.repeating:
+                    return self._stop("repeating", state, completion, self._last_text(), state.repeating)
                 continue
+            if reply.ending != "end":
+                return self._stop(reply.ending, state, completion, reply.text)
             reason = completion.review_final()
             if reason is None:
                 if self.on_answer:
@@ -203,6 +226,13 @@ class Agent:
             state.events.append(AgentEvent(kind="send_back", detail=reason))
             self._append_user(reason, role="developer")
         return self._result(self._last_text(), "max_turns", state, completion.outcome())
+
+    def cancel_turn(self, why: str = "the turn was cancelled") -> None:
+        """After a message whose turn was cut short (Ctrl-C, a failed model call): its tool calls
+        left without a result get one, so the conversation can go on; the transcript says ``why``."""
+        self.history = close_open_calls(self.history, CANCELLED_OUTPUT)
+        if self.transcript:
+            self.transcript.message("developer", f"[{why}]")
 
     # -- tools ------------------------------------------------------------------------------
     def _run_tools(
@@ -214,6 +244,9 @@ class Agent:
             state.tool_calls += 1
             output, note = self._run_one(call, doom, completion, state)
             outputs.append(output)
+            state.repeating = state.repeating or state.repeats.on_result(
+                call.name, call.arguments, output.output
+            )
             if note:
                 notes.append(note)
                 state.events.append(AgentEvent(kind="doom_loop", detail=note))
@@ -233,9 +266,12 @@ class Agent:
             note = None
             if outcome.edited is not None:
                 completion.on_edit()
+                state.repeats.on_change()
                 note = doom.on_edit(outcome.edited)
             if outcome.command is not None and outcome.exit_code is not None:
-                changed = self._tree.changed_since(before)
+                changed = self._tree.changed_since(before) or self._unwatched(state)
+                if changed:
+                    state.repeats.on_change()
                 completion.on_command(outcome.command, outcome.exit_code, changed, output=outcome.text)
                 note = doom.on_command(outcome.command, outcome.exit_code, output=outcome.text)
                 self._notice_implicit(outcome.command, state)
@@ -258,6 +294,18 @@ class Agent:
         available = ", ".join(spec.name for spec in self.tools)
         text = f"error: there is no tool named {call.name!r}; the tools are: {available}"
         return ToolOutput(call_id=call.id, name=call.name, output=text, is_error=True), None
+
+    def _unwatched(self, state: _TurnState) -> tuple[str, ...]:
+        """When the tree is too big to watch, what a command changed cannot be told: it counts
+        as an edit (the checks must run after it), and the first time says so."""
+        if not self._tree.off:
+            return ()
+        if not self._unwatched_told:
+            self._unwatched_told = True
+            detail = f"over {self._tree.max_entries} files (or {self._tree.max_seconds} s to list them): "
+            detail += "edits through bash cannot be seen; every command counts as one that may edit"
+            state.events.append(AgentEvent(kind="unwatched", detail=detail))
+        return (UNWATCHED_CHANGE,)
 
     def _notice_implicit(self, command: str, state: _TurnState) -> None:
         if self._detector is None:
@@ -323,10 +371,19 @@ class Agent:
                 return message.text
         return ""
 
+    def _stop(
+        self, stopped: Stop, state: _TurnState, completion: CompletionGuard, text: str, detail: str = ""
+    ) -> AgentResult:
+        """A stop before a final answer, noted in the transcript."""
+        if self.transcript:
+            self.transcript.message("developer", f"[stopped: {stopped}{': ' + detail if detail else ''}]")
+        return self._result(text, stopped, state, completion.outcome(), detail)
+
     def _result(
-        self, text: str, stopped: Literal["answer", "max_turns"], state: _TurnState, check: CheckOutcome
+        self, text: str, stopped: Stop, state: _TurnState, check: CheckOutcome, detail: str = ""
     ) -> AgentResult:
         return AgentResult(
+            stop_detail=detail,
             final_text=text,
             stopped=stopped,
             model_calls=state.model_calls,

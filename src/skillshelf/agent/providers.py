@@ -4,6 +4,12 @@
 server works through ``base_url`` (Ollama, vLLM, llama.cpp); ``anthropic:NAME`` uses the
 official ``anthropic`` SDK's Messages API, both through :mod:`skillshelf.llm`. Both SDKs are
 extras (``skillshelf[agent]``) and are imported only when a provider is made.
+
+Each reply says how it ended (:data:`~skillshelf.agent.history.ReplyEnding`): cut off at the
+output limit, refused (the refusal's text as the reply's text), or empty, none of which the loop
+takes as a final answer. A failed call's hint fits the failure: a rate limit (HTTP 429) asks
+to wait, a server error (5xx) to try again later, a timeout names ``--timeout``; anything else
+points at ``--base-url``, the key and the model name.
 """
 
 from __future__ import annotations
@@ -12,7 +18,14 @@ import json
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from skillshelf.agent.history import AssistantMessage, Message, ToolCall, ToolResults, UserMessage
+from skillshelf.agent.history import (
+    AssistantMessage,
+    Message,
+    ReplyEnding,
+    ToolCall,
+    ToolResults,
+    UserMessage,
+)
 from skillshelf.errors import ConfigError, ModelCallError, UsageError
 from skillshelf.llm import PROVIDERS, ErrorCodes, ModelRef, SdkClient, parse_model_ref
 from skillshelf.serve.schemas import ToolSpec, to_anthropic, to_openai
@@ -31,6 +44,8 @@ CODES = ErrorCodes(
     failed="AG003",
     extra="agent",
     hint="check --base-url, the API key variable and the model name; `skillshelf run --help` lists them",
+    timeout_hint="the server did not answer in time (each call is tried 3 times): try again later, "
+    "or allow it longer with --timeout SECONDS",
 )
 
 
@@ -101,7 +116,7 @@ class OpenAIChatProvider:
         kwargs: dict[str, Any] = {"messages": self._messages(system, history)}
         if tools:
             kwargs["tools"] = to_openai(tools, api="chat")
-        response = self._client.create(**kwargs)
+        response = _create(self._client, kwargs)
         choices = getattr(response, "choices", None)
         message = getattr(choices[0], "message", None) if isinstance(choices, list) and choices else None
         if message is None:
@@ -113,7 +128,12 @@ class OpenAIChatProvider:
             for c in (message.tool_calls or ())
             if getattr(c, "function", None) is not None
         )
-        return AssistantMessage(text=message.content or "", tool_calls=calls)
+        refusal = getattr(message, "refusal", None)
+        refusal = refusal if isinstance(refusal, str) and refusal.strip() else ""
+        text = message.content if isinstance(message.content, str) else ""
+        finish = getattr(choices[0], "finish_reason", None)  # type: ignore[index]
+        refused = bool(refusal) or finish == "content_filter"
+        return _reply(refusal or text, calls, cut=finish == "length", refused=refused)
 
     @staticmethod
     def _messages(system: str, history: Sequence[Message]) -> list[dict[str, Any]]:
@@ -162,7 +182,7 @@ class AnthropicProvider:
         }
         if tools:
             kwargs["tools"] = to_anthropic(tools)
-        response = self._client.create(**kwargs)
+        response = _create(self._client, kwargs)
         content = getattr(response, "content", None)
         if not isinstance(content, list):
             raise _malformed(self._client, "its `content` is not a list of blocks")
@@ -172,7 +192,9 @@ class AnthropicProvider:
             for b in content
             if getattr(b, "type", None) == "tool_use"
         )
-        return AssistantMessage(text="\n".join(texts), tool_calls=calls)
+        stop = getattr(response, "stop_reason", None)
+        cut = stop in ("max_tokens", "model_context_window_exceeded")
+        return _reply("\n".join(texts), calls, cut=cut, refused=stop == "refusal")
 
     @staticmethod
     def _messages(history: Sequence[Message]) -> list[dict[str, Any]]:
@@ -204,6 +226,34 @@ class AnthropicProvider:
                 results += [{"type": "text", "text": note} for note in message.notes]
                 out.append({"role": "user", "content": results})
         return out
+
+
+def _create(client: SdkClient, request: dict[str, Any]) -> Any:
+    """``client.create(**request)``; a failed call's hint fitted to an HTTP status that says
+    the request was fine but the server would not answer it now (429, 5xx)."""
+    try:
+        return client.create(**request)
+    except ModelCallError as exc:
+        status = getattr(exc.__cause__, "status_code", None)
+        if status == 429:
+            hint = "the server is limiting the rate of calls (HTTP 429): wait a while, then run again"
+        elif isinstance(status, int) and status >= 500:
+            hint = f"the server failed (HTTP {status}): try again later"
+        else:
+            raise
+        raise ModelCallError(exc.message, hint=hint, code=exc.code) from exc.__cause__
+
+
+def _reply(text: str, calls: tuple[ToolCall, ...], *, cut: bool, refused: bool) -> AssistantMessage:
+    """The reply, with how it ended: refused before cut off before empty."""
+    ending: ReplyEnding = "end"
+    if refused:
+        ending = "refused"
+    elif cut:
+        ending = "cut_off"
+    elif not calls and not text.strip():
+        ending = "empty"
+    return AssistantMessage(text=text, tool_calls=calls, ending=ending)
 
 
 def _malformed(client: SdkClient, problem: str) -> ModelCallError:

@@ -16,6 +16,7 @@ from skillshelf.agent.folder_tools import FolderTools
 from skillshelf.agent.guards import GuardSettings
 from skillshelf.agent.loop import Agent, AgentSettings, TurnContext
 from skillshelf.agent.providers import Provider, make_provider, parse_model_spec
+from skillshelf.agent.shell_env import shell_environment
 from skillshelf.context import ContextOptions
 from skillshelf.env import Env
 from skillshelf.select.ranking import RankingSettings
@@ -50,6 +51,7 @@ class AgentOptions:
     model: str
     base_url: str | None = None
     api_key: str | None = None
+    timeout: float = 120.0  # seconds a model call may take (each is tried 3 times)
     context: ContextOptions = ContextOptions()
     guards: GuardSettings = GuardSettings()
     max_turns: int = 40
@@ -96,7 +98,7 @@ def open_agent(
         UsageError: the model spec is malformed or the SDK for it is not installed.
         RequiredSkillError: a ``required`` skill is missing.
     """
-    from skillshelf.context import prepare_context, turn_parts
+    from skillshelf.context import mention_notes, prepare_context, turn_parts
     from skillshelf.memory.read import scope_setting
     from skillshelf.serve.tools import SkillTools
 
@@ -130,10 +132,14 @@ def open_agent(
         return TurnContext(
             text="\n\n".join(p.text for p in turn.parts),
             skills=tuple((item.skill.name, item.fragment) for item in turn.loaded),
+            notes=tuple(
+                f"{d.code} {d.message}; {d.fix}" for d in mention_notes(prepared, text, turn.mentioned)
+            ),
         )
 
     return Agent(
-        provider=provider or make_provider(spec, base_url=options.base_url, api_key=options.api_key),
+        provider=provider
+        or make_provider(spec, base_url=options.base_url, api_key=options.api_key, timeout=options.timeout),
         system_prompt=system,
         skill_tools=SkillTools(
             prepared.skills.loadable,
@@ -141,7 +147,7 @@ def open_agent(
             ranking=RankingSettings.from_config(prepared.workspace.config.get),
             why_unavailable=prepared.workspace.modes.disabled_error,
         ),
-        folder_tools=FolderTools(env.cwd),
+        folder_tools=FolderTools(env.cwd, environ=shell_environment(env.environ)),
         settings=AgentSettings(max_turns=options.max_turns, guards=options.guards),
         transcript=_transcript(env, options, str(spec)) if options.write_transcript else None,
         turn_context=turn_context,

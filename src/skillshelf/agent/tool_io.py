@@ -7,7 +7,8 @@
   killed; a child left running in the background (holding the pipe open) no longer keeps
   the agent waiting once bash itself has exited. An exception while it runs (Ctrl-C, the
   CLI's SIGTERM as a ``KeyboardInterrupt``) kills the group too before it propagates: the
-  command runs in its own session, so Ctrl-C at the terminal never reaches it.
+  command runs in its own session, so Ctrl-C at the terminal never reaches it. ``env``: the
+  command's whole environment (``None``: this process's).
 * :func:`write_atomic` writes bytes that were already encoded (an encoding failure can no
   longer leave an emptied file) to a temporary file beside the target, then renames it into
   place, keeping the target's permission bits. The rename gives the path a new inode: hard
@@ -22,6 +23,7 @@ import selectors
 import signal
 import subprocess
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -78,12 +80,16 @@ def _kill_group(proc: subprocess.Popen[bytes]) -> None:
         os.killpg(proc.pid, signal.SIGKILL)
 
 
-def run_clipped(command: str, *, cwd: Path, timeout: float, limit: int) -> CommandRun:
-    """Run ``bash -c command`` in ``cwd`` (no stdin); stdout and stderr as one clipped text."""
+def run_clipped(
+    command: str, *, cwd: Path, timeout: float, limit: int, env: Mapping[str, str] | None = None
+) -> CommandRun:
+    """Run ``bash -c command`` in ``cwd`` (no stdin) with ``env``; stdout and stderr as one
+    clipped text."""
     clip = _Clipper(limit)
     proc = subprocess.Popen(
         ["bash", "-c", command],
         cwd=cwd,
+        env=None if env is None else dict(env),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,

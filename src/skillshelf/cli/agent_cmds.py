@@ -9,9 +9,13 @@ from typing import Any
 
 import click
 
-from skillshelf.cli.output import TEXT, echo_json, literal, print_run_findings, root_options, stderr_console
-from skillshelf.errors import UsageError
+from skillshelf.cli.agent_report import error_line, exit_status, print_json, print_result
+from skillshelf.cli.interrupt import Terminated
+from skillshelf.cli.output import TEXT, echo_json, print_run_findings, root_options
+from skillshelf.errors import ModelCallError, SkillshelfError, UsageError
 from skillshelf.llm import KEY_VARIABLES
+
+__all__ = ["agent_options", "chat", "exit_status", "run"]
 
 
 def agent_options(func: Any) -> Any:
@@ -30,10 +34,17 @@ def agent_options(func: Any) -> Any:
     func = click.option(
         "--check",
         "check_command",
-        help="The command that verifies the work (default: found "
+        help="The command that verifies the work (default, or when blank: found "
         "from the project: .ci/run, pytest, npm test, cargo test...).",
     )(func)
     func = click.option("--max-turns", type=click.IntRange(1, 500), default=40, show_default=True)(func)
+    func = click.option(
+        "--timeout",
+        type=click.FloatRange(1, 3600),
+        default=120.0,
+        show_default=True,
+        help="Seconds one model call may take (each call is tried 3 times).",
+    )(func)
     func = click.option("--no-transcript", is_flag=True, help="Do not write a transcript.")(func)
     func = click.option(
         "--shadow-metrics",
@@ -50,6 +61,7 @@ def _options(
     base_url: str | None,
     check_command: str | None,
     max_turns: int,
+    timeout: float,
     roots: tuple[Path, ...],
     no_builtin: bool,
     no_cache: bool,
@@ -68,6 +80,8 @@ def _options(
             "no model is set", hint="pass --model PROVIDER:NAME or set SKILLSHELF_MODEL", code="AG004"
         )
     spec = parse_model_spec(model)
+    if base_url is not None:
+        _check_base_url(base_url)
     api_key = os.environ.get(KEY_VARIABLES[spec.provider])
     if api_key is None and base_url is None:
         raise UsageError(
@@ -79,6 +93,7 @@ def _options(
         model=model,
         base_url=base_url,
         api_key=api_key,
+        timeout=timeout,
         max_turns=max_turns,
         origin=origin,  # type: ignore[arg-type]
         context=ContextOptions(
@@ -86,10 +101,27 @@ def _options(
             include_builtin=not no_builtin,
             use_cache=not no_cache,
         ),
-        guards=GuardSettings(check_command=check_command),
+        guards=GuardSettings(check_command=(check_command or "").strip() or None),
         write_transcript=not no_transcript,
         shadow_metrics=shadow_metrics,
     )
+
+
+def _check_base_url(url: str) -> None:
+    """An ``http://`` or ``https://`` URL with a host, or a usage error before any call."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 (a port that is no number raises here)
+    except ValueError:
+        parts = None
+    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
+        raise UsageError(
+            f"--base-url {url!r} is not an http:// or https:// URL",
+            hint="give the server's URL, e.g. --base-url http://127.0.0.1:11434/v1",
+            code="AG007",
+        )
 
 
 @click.command("run")
@@ -100,69 +132,44 @@ def run(task: str, as_json: bool, **values: Any) -> None:
     """Run the reference agent once on TASK in this folder and print its final answer
     (`-`: read TASK from stdin).
 
+    The agent's bash commands run without the variables whose names hold KEY,
+    SECRET or TOKEN (any case), and what they print is redacted before the model
+    reads it.
+
     \b
     Exit status:
       0  the agent gave a final answer ("stopped": "answer"), and the check passed or
          no check was needed
-      1  the agent did not finish: the turn limit stopped it before a final answer
-         ("stopped": "max_turns"; raise --max-turns), or the model call failed
+      1  the agent did not finish ("stopped" says why): the turn limit ("max_turns";
+         raise --max-turns); a reply cut off at the model's output limit ("cut_off"),
+         empty ("empty") or a refusal ("refused", its text printed); the same call
+         made 4 times, with the same result and no edit between ("repeating"); or
+         the model call failed (AG003; with --json its error is on stdout too)
       1  the agent changed files and the check (--check, or the one found in the
          project) did not pass after its last edit, whatever the final answer says
          (`--json` gives the check's state under "check")
-      2  usage: an empty TASK, no --model, no API key
+      2  usage: an empty TASK, no --model, no API key, a --base-url that is no
+         http(s) URL
     """
     from skillshelf.agent.loop import require_task
     from skillshelf.agent.session import open_agent
     from skillshelf.env import Env
 
-    require_task(task)
-    options = _options(origin="run", **values)
-    agent = open_agent(Env.from_os(), options)
-    print_run_findings(agent.findings)
-    result = agent.send(task)
+    try:
+        require_task(task)
+        options = _options(origin="run", **values)
+        agent = open_agent(Env.from_os(), options)
+        print_run_findings(agent.findings)
+        result = _send(agent, task)
+    except SkillshelfError as exc:
+        if as_json:
+            echo_json(exc.to_dict())
+        raise
     if as_json:
-        echo_json(
-            {
-                "final_text": result.final_text,
-                "stopped": result.stopped,
-                "model_calls": result.model_calls,
-                "tool_calls": result.tool_calls,
-                "transcript": result.transcript,
-                "events": [{"kind": e.kind, "detail": e.detail} for e in result.events],
-                "check": result.check.to_dict(),
-            }
-        )
+        print_json(result)
     else:
-        click.echo(result.final_text)
-        _report(result)
+        print_result(result)
     sys.exit(exit_status(result))
-
-
-def exit_status(result: Any) -> int:
-    """0 for a final answer the check (if one was needed) stands behind; 1 for every other
-    stop (the turn limit, or a check that did not pass after the last edit)."""
-    if result.stopped != "answer":
-        return 1
-    return 1 if result.check.required and result.check.unverified else 0
-
-
-def _report(result: Any) -> None:
-    console = stderr_console()
-    for event in result.events:
-        console.print(f"[dim]{event.kind}: {literal(event.detail.splitlines()[0])}[/dim]")
-    if result.stopped == "max_turns":
-        console.print("[yellow]stopped: the turn limit was reached (raise --max-turns)[/yellow]")
-    check = result.check
-    if check.required and check.unverified:
-        if check.status != "failed":
-            how = "was not run after the last edit"
-        elif check.exit_code is None:
-            how = f"counts as failed: {check.reason}" if check.reason else "failed"
-        else:
-            how = f"failed (exit code {check.exit_code})"
-        console.print(f"[yellow]not verified: `{literal(check.command)}` {how}[/yellow]", highlight=False)
-    if result.transcript:
-        console.print(f"[dim]transcript: {literal(result.transcript)}[/dim]")
 
 
 @click.command("chat")
@@ -170,9 +177,13 @@ def _report(result: Any) -> None:
 def chat(**values: Any) -> None:
     """Chat with the reference agent (type `exit` or press Ctrl-D to leave).
 
-    The exit status is that of the last message, as for `skillshelf run`: 1 when the turn
-    limit stopped it before a final answer, or when the check did not pass after the
-    agent's last edit; 0 otherwise (also when no message was sent).
+    A failed model call is printed with its code and the prompt returns; Ctrl-C during
+    a message cancels that message and the prompt returns (Ctrl-C at the prompt
+    leaves). The exit status is that of the last message, as for `skillshelf run`: 1
+    when it did not end in a final answer (the turn limit, a reply cut off, empty or
+    refused, a repeating call, a failed model call), or when the check did not pass
+    after the agent's last edit, or when it was cancelled; 0 otherwise (also when no
+    message was sent).
     """
     from skillshelf.agent.session import open_agent
     from skillshelf.env import Env
@@ -191,8 +202,34 @@ def chat(**values: Any) -> None:
             break
         if not line.strip():
             continue
-        result = agent.send(line)
-        click.echo(result.final_text)
-        _report(result)
-        status = exit_status(result)
+        status = _chat_turn(agent, line)
     sys.exit(status)
+
+
+def _send(agent: Any, task: str) -> Any:
+    """``agent.send(task)``; after a failed model call or an interrupt the turn is closed (its open
+    tool calls answered, so a chat can go on) and the transcript says why it stopped."""
+    try:
+        return agent.send(task)
+    except ModelCallError as exc:
+        agent.cancel_turn(f"stopped: error {exc.code}: {exc.message}")
+        raise
+    except KeyboardInterrupt as exc:
+        agent.cancel_turn("stopped: terminated" if isinstance(exc, Terminated) else "stopped: interrupted")
+        raise
+
+
+def _chat_turn(agent: Any, line: str) -> int:
+    """One message of a chat, its exit status; a failed call or Ctrl-C ends the message only."""
+    try:
+        result = _send(agent, line)
+    except ModelCallError as exc:
+        error_line(exc)
+        return 1
+    except KeyboardInterrupt as exc:
+        if isinstance(exc, Terminated):  # SIGTERM ends the session (exit 143)
+            raise
+        click.echo("\ncancelled: the message was stopped (Ctrl-C at the prompt leaves)", err=True)
+        return 1
+    print_result(result)
+    return exit_status(result)
