@@ -18,7 +18,14 @@ from types import MappingProxyType
 from skillshelf.dirs import UserDirs
 from skillshelf.errors import FileAccessError, reason
 
-__all__ = ["CLAUDE_MANAGED_DIR", "Env", "current_folder", "find_project_root", "folders_between"]
+__all__ = [
+    "CLAUDE_MANAGED_DIR",
+    "Env",
+    "current_folder",
+    "find_project_root",
+    "folders_between",
+    "home_folder",
+]
 
 DEFAULT_PROJECT_ROOT_MARKERS: tuple[str, ...] = (".git",)
 
@@ -54,7 +61,7 @@ class Env:
         """The environment another process described (the hook server answers for its clients
         with their variables and folder, exactly as they would have answered themselves)."""
         environ = dict(environ)
-        home = Path(environ.get("HOME") or Path.home())
+        home = home_folder(environ)
         codex_home_text = environ.get("CODEX_HOME")
         codex_home = Path(codex_home_text) if codex_home_text else home / ".codex"
         return cls(
@@ -92,20 +99,42 @@ class Env:
         return folders_between(self.project_root, self.cwd if self.cwd.is_dir() else self.cwd.parent)
 
 
-def current_folder() -> Path:
-    """The process's current folder (raises ``FileAccessError`` when it is gone)."""
+def home_folder(environ: Mapping[str, str]) -> Path:
+    """``$HOME``; when it is unset or empty, the user's home in the password database (as
+    ``Path.home()`` does for an unset ``HOME``: for an empty one it gives ``/``)."""
+    if text := environ.get("HOME", ""):
+        return Path(text)
     try:
-        return Path.cwd()
+        import pwd
+
+        return Path(pwd.getpwuid(os.getuid()).pw_dir or Path.home())
+    except (ImportError, KeyError):  # no password database (Windows), or no entry for this user
+        return Path.home()
+
+
+def current_folder() -> Path:
+    """The process's current folder (raises ``FileAccessError`` when it is gone, or cannot be
+    searched: then no file in it can be read)."""
+    try:
+        cwd = Path.cwd()
     except OSError as exc:
-        shell = os.environ.get("PWD", "")
+        shell = os.environ.get("PWD", "")  # the shell's word for it: the process no longer has one
         named = f" ({shell})" if shell else ""
-        if isinstance(exc, FileNotFoundError):
-            message = f"the current folder{named} no longer exists"
-        else:
-            message = f"the current folder{named} cannot be read: {reason(exc)}"
+        gone = isinstance(exc, FileNotFoundError)
+        message = f"the current folder{named} " + (
+            "no longer exists" if gone else f"cannot be read: {reason(exc)}"
+        )
+        raise FileAccessError(message, hint=_CD_ELSEWHERE, code="SS006") from exc
+    try:
+        os.stat(os.path.join(cwd, os.curdir))  # a lookup in it: needs search permission
+    except OSError as exc:
         raise FileAccessError(
-            message, hint="cd to another folder and run the command again", code="SS006"
+            f"the current folder ({cwd}) cannot be searched: {reason(exc)}", hint=_CD_ELSEWHERE, code="SS006"
         ) from exc
+    return cwd
+
+
+_CD_ELSEWHERE = "cd to another folder and run the command again"
 
 
 def folders_between(root: Path, cwd: Path) -> list[Path]:
@@ -120,13 +149,34 @@ def folders_between(root: Path, cwd: Path) -> list[Path]:
 def find_project_root(cwd: Path, markers: tuple[str, ...] = DEFAULT_PROJECT_ROOT_MARKERS) -> Path:
     """The nearest ancestor of ``cwd`` (itself included) holding a marker; ``cwd`` if none.
 
-    Like Codex: a file or folder named ``.git`` counts; an empty marker list means the cwd.
+    Like Codex: a file or folder named ``.git`` counts; an empty marker list means the cwd. A
+    folder above ``cwd`` that cannot be searched holds none (Codex's ``Path::exists`` is false
+    on any error); ``cwd`` itself raises ``FileAccessError`` (``SS006``): nothing in it can be read.
     """
     start = cwd if cwd.is_dir() else cwd.parent
     if not markers:
         return start
     names = [m for m in markers if "\x00" not in m]  # no file can have that name (and stat would raise)
     for folder in (start, *start.parents):
-        if any((folder / marker).exists() for marker in names):
+        if any(_marker_in(folder, marker, start) for marker in names):
             return folder
     return start
+
+
+def _marker_in(folder: Path, marker: str, start: Path) -> bool:
+    """Whether ``folder/marker`` exists (stat follows links, as ``Path.exists``); on every
+    Python the same: only a denied search of ``start`` raises."""
+    try:
+        os.stat(folder / marker)
+    except PermissionError as exc:
+        if folder != start:
+            return False
+        raise FileAccessError(
+            f"the folder {folder} cannot be searched: {reason(exc)}",
+            hint="cd to a folder you may search (or give this one search permission: chmod u+x) "
+            "and run the command again",
+            code="SS006",
+        ) from exc
+    except (OSError, ValueError):  # absent, a link loop, a name too long: no marker here
+        return False
+    return True

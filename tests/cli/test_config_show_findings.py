@@ -88,3 +88,21 @@ def test_config_show_names_a_claude_skill_after_its_folder_as_discovery_does(
     code, out, _ = cli(["config", "show", "--json"], capsys)
     (refused,) = _cf106(json.loads(out)["diagnostics"])
     assert code == 0 and refused["line"] == 3 and "(skill 'pdf-tools')" in str(refused["message"])
+
+
+@pytest.mark.usefixtures("isolated_home")
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["config", "--json", "-c", "instructions.max_bytes=1234"],
+        ["config", "-c", "instructions.max_bytes=1234", "show", "--json"],
+    ],
+    ids=" ".join,
+)
+def test_config_alone_takes_the_options_of_config_show(
+    args: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = cli(args, capsys)
+    assert code == 0, err
+    assert out == cli(["config", "show", "--json", "-c", "instructions.max_bytes=1234"], capsys)[1]
+    assert json.loads(out)["values"]["instructions"]["max_bytes"] == 1234

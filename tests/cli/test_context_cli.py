@@ -4,6 +4,8 @@ mentions that load nothing (on stderr, not counted as problems in skill files)."
 from __future__ import annotations
 
 import io
+import json
+import shlex
 import sys
 from pathlib import Path
 
@@ -47,3 +49,15 @@ def test_a_mention_that_loads_nothing_warns_on_stderr_only(
     assert code == 0
     assert "warning: the task mentions $alphaa" in err and "did you mean $alpha?" in err
     assert "problem(s) in skill files" not in err
+
+
+@pytest.mark.parametrize("task", ["-v flag is ignored", "--json"])
+def test_the_search_hint_for_a_task_that_starts_with_a_dash_runs_that_search(
+    project: Path, task: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = cli(["context", "--no-builtin", "--", task], capsys)
+    assert code == 0
+    hint = out.split("no skill suggested for this task: `", 1)[1].split("`", 1)[0]
+    assert hint == f"skillshelf search -- {shlex.quote(task)}"
+    searched, listed, err = cli(["search", "--no-builtin", "--json", *shlex.split(hint)[2:]], capsys)
+    assert searched == 0 and json.loads(listed)["query"] == task, err

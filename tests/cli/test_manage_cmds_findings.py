@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -33,3 +34,14 @@ def test_update_names_a_config_file_it_cannot_parse(isolated_home: IsolatedHome)
     result = run_skillshelf(isolated_home.home, "update")
     assert result.returncode == 0, result.stderr
     assert "CF100" in result.stderr and str(config) in result.stderr
+
+
+@pytest.mark.parametrize("args", [["remove", "nosuch"], ["update", "nosuch"]], ids=" ".join)
+def test_a_fatal_error_with_json_is_printed_on_stdout_too(
+    args: list[str], isolated_home: IsolatedHome
+) -> None:
+    result = run_skillshelf(isolated_home.home, *args, "--json")
+    assert result.returncode == 1, result.stderr
+    printed = json.loads(result.stdout)
+    assert printed["code"] == "IS404" and "nosuch" in printed["message"] and printed["fix"]
+    assert "error IS404" in result.stderr

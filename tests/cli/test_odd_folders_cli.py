@@ -5,13 +5,16 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from testkit import IsolatedHome, run_cli
+from testkit import IsolatedHome, missing, run_cli
 
 COMMANDS = [
     ["list"],
@@ -100,6 +103,58 @@ def test_a_deleted_working_folder_is_a_coded_error_with_a_fix(
     assert "error SS006: the current folder" in err and "no longer exists" in err
     assert "fix: cd to another folder" in err
     assert "internal error" not in err
+
+
+def _without_search_rights(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``skillshelf ARGS`` run in ``cwd`` by a process that the folder's mode bits bind (root
+    without its capability to bypass them)."""
+    prefix: list[str] = []
+    if os.geteuid() == 0:
+        setpriv = shutil.which("setpriv")
+        if setpriv is None:
+            missing("setpriv (util-linux), to drop root's right to search any folder")
+        prefix = [setpriv, "--bounding-set=-dac_override,-dac_read_search"]
+    script = "import sys; from skillshelf.cli.entry import main; sys.exit(main())"
+    return subprocess.run(
+        [*prefix, sys.executable, "-c", script, *args],
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        encoding="utf-8",
+        timeout=120,
+        check=False,
+    )
+
+
+@pytest.fixture
+def unsearchable(tmp_path: Path, isolated_home: IsolatedHome) -> Iterator[Path]:
+    """A folder with no permissions at all (mode 000)."""
+    folder = tmp_path / "locked"
+    folder.mkdir()
+    folder.chmod(0)
+    yield folder
+    folder.chmod(0o755)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [*COMMANDS, ["config", "show"], ["trust"], ["memory", "status"], ["setup", "codex", "--dry-run"]],
+    ids=" ".join,
+)
+def test_a_working_folder_that_cannot_be_searched_is_a_coded_error_with_a_fix(
+    unsearchable: Path, args: list[str]
+) -> None:
+    done = _without_search_rights(args, unsearchable)
+    assert done.returncode == 1, done.stderr
+    assert f"error SS006: the current folder ({unsearchable}) cannot be searched" in done.stderr
+    assert "fix: cd to another folder" in done.stderr and "internal error" not in done.stderr
+
+
+def test_a_project_folder_named_that_cannot_be_searched_is_a_coded_error(unsearchable: Path) -> None:
+    unsearchable.chmod(0o444)  # its names can be listed, none of its files reached
+    done = _without_search_rights(["trust", str(unsearchable)], unsearchable.parent)
+    assert done.returncode == 1, done.stderr
+    assert f"error SS006: the folder {unsearchable} cannot be searched" in done.stderr
 
 
 @pytest.mark.oracle

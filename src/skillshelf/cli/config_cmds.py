@@ -146,19 +146,25 @@ def _print_instructions(result: Any, env: Env) -> None:
         echo_text(result.text)
 
 
+def _show_options(func: Any) -> Any:
+    """`config show`'s options, which `config` alone takes too (it is `config show` then)."""
+    func = override_option(func)
+    func = click.option("--json", "as_json", is_flag=True, help="Print as JSON.")(func)
+    return click.option("--explain", is_flag=True, help="Show which layer set each value.")(func)
+
+
 @click.group("config", invoke_without_command=True)
+@_show_options
 @click.pass_context
-def config(ctx: click.Context) -> None:
+def config(ctx: click.Context, explain: bool, as_json: bool, overrides: tuple[str, ...]) -> None:
     """skillshelf's layered configuration (system, Codex, user, project, -c). Without a
-    command, as `config show`."""
+    command, as `config show` (with its options)."""
     if ctx.invoked_subcommand is None:
-        ctx.invoke(show)
+        ctx.invoke(show, explain=explain, as_json=as_json, overrides=overrides)
 
 
 @config.command("show")
-@click.option("--explain", is_flag=True, help="Show which layer set each value.")
-@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
-@override_option
+@_show_options
 @click.pass_context
 def show(ctx: click.Context, explain: bool, as_json: bool, overrides: tuple[str, ...]) -> None:
     """Print the merged configuration, the layers it came from and every problem in them.
@@ -166,6 +172,10 @@ def show(ctx: click.Context, explain: bool, as_json: bool, overrides: tuple[str,
     A [[skills.config]] path entry that a requirement overrules (CF106) is found among the
     skills, as `list` finds them.
     """
+    group = ctx.parent.params if ctx.parent is not None else {}
+    explain = explain or bool(group.get("explain"))  # `config --json show` as `config show --json`
+    as_json = as_json or bool(group.get("as_json"))
+    overrides = (*group.get("overrides", ()), *overrides)
     loaded = _checked_config(Env.from_os(), overrides)
     if as_json:
         echo_json(_jsonable(loaded.to_dict(explain=explain)))

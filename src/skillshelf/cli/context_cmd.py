@@ -121,10 +121,18 @@ def _print_for_people(result: ContextResult, *, suggestions: bool) -> None:
     for line in cut_summary(result.catalog_report):
         console.print(Text(printable(line), style="dim"))
     if suggestions and result.task.strip() and not any(p.name == "suggestions" for p in result.parts):
-        task = result.task if len(result.task) <= 200 and "\n" not in result.task else "-"  # long: stdin
-        hint = f"skillshelf search {shlex.quote(task)}"
+        hint = f"skillshelf search {_search_argument(result.task)}"
         note = f"no skill suggested for this task: `{hint}` shows the ranking and its confidence"
         console.print(Text(printable(note), style="dim"))
+
+
+def _search_argument(task: str) -> str:
+    """``task`` as `search`'s argument in a command to copy: quoted for the shell, after ``--``
+    when it starts with a dash (else `search` reads it as an option); ``-`` (read from stdin)
+    when it is long or spans lines."""
+    if len(task) > 200 or "\n" in task:
+        return "-"
+    return f"-- {shlex.quote(task)}" if task.startswith("-") else shlex.quote(task)
 
 
 TITLE_TASK_CHARS = 80

@@ -79,10 +79,12 @@ def _log_late(env: Env, agent: Agent, event: str, seconds: float) -> None:
 
 
 def _write(answer: bytes) -> None:
+    """``answer`` on stdout; when it cannot be written (stdout closed, a full disk, the agent gone),
+    nothing: the hook exits 0 whatever goes wrong."""
     try:
         sys.stdout.buffer.write(answer)
         sys.stdout.buffer.flush()
-    except OSError:
+    except Exception:  # OSError, no stdout at all (None), or the CLI's guarded stdout's StdoutFailed
         pass
 
 

@@ -2,13 +2,16 @@
 
 Each area owns one module under ``skillshelf.cli`` with its commands; this file only maps
 command names to ``module:attribute`` and turns :class:`~skillshelf.errors.SkillshelfError`
-into a message and an exit code in one place (0 ok, 1 problems found / failure, 2 usage).
+into a message and an exit code in one place (0 ok, 1 problems found / failure, 2 usage); a
+failed write to stdout is one too (:class:`StdoutFailed`: exit 0 when the reader left the pipe).
 Commands are imported only when invoked, so ``skillshelf --help`` stays fast.
 """
 
 from __future__ import annotations
 
+import errno
 import importlib
+import io
 import os
 import sys
 from typing import Any
@@ -125,14 +128,23 @@ def _did_you_mean(exc: click.UsageError) -> str:
     return f" Did you mean {' or '.join(repr(name) for name in close)}?" if close else ""
 
 
-def _show_usage_error(exc: click.UsageError) -> None:
-    """Click's usage line, then the error with a code and a fix, like every other error."""
+def _show_usage_error(exc: click.UsageError, args: list[str]) -> None:
+    """Click's usage line, then the error with a code and a fix, like every other error; a
+    ``memory`` command given ``--json`` prints it on stdout too, as a JSON object, as it prints
+    every fatal error."""
     ctx = exc.ctx
     if ctx is not None:
         click.echo(ctx.get_usage(), err=True)
     command = ctx.command_path if ctx is not None else "skillshelf"
-    click.echo(f"skillshelf: error SS002: {_shown(exc.format_message())}{_did_you_mean(exc)}", err=True)
-    click.echo(f"  fix: run `{command} --help` to see the arguments and options it takes", err=True)
+    message = f"{exc.format_message()}{_did_you_mean(exc)}"
+    fix = f"run `{command} --help` to see the arguments and options it takes"
+    click.echo(f"skillshelf: error SS002: {_shown(message)}", err=True)
+    click.echo(f"  fix: {fix}", err=True)
+    options = args[: args.index("--")] if "--" in args else args
+    if command.split()[1:2] == ["memory"] and "--json" in options:
+        from skillshelf.cli.output import echo_json
+
+        echo_json({"error": "UsageError", "code": "SS002", "message": message, "fix": fix})
 
 
 def _agent_hook(ctx: click.Context | None) -> bool:
@@ -142,12 +154,118 @@ def _agent_hook(ctx: click.Context | None) -> bool:
     return ctx is not None and ctx.command_path.split()[1:2] == ["hook"]
 
 
+class StdoutFailed(Exception):
+    """Writing to stdout failed (``error``): raised past click's and rich's own handling of a
+    closed pipe (both exit 1) and past every ``except OSError``, up to :func:`main`."""
+
+    def __init__(self, error: OSError) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+class _GuardedStdout(io.RawIOBase):
+    """File descriptor 1 for ``sys.stdout``: a failed write raises :class:`StdoutFailed` once;
+    what is written after that is dropped (the failure has been reported)."""
+
+    def __init__(self, *, is_open: bool) -> None:
+        super().__init__()
+        self._open = is_open
+        self.failed = False
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return 1
+
+    def isatty(self) -> bool:
+        return self._open and os.isatty(1)
+
+    def write(self, data: Any) -> int:
+        if self.failed:
+            return len(data)
+        try:
+            if not self._open:
+                raise OSError(errno.EBADF, "stdout is closed")
+            return os.write(1, data)  # a short write is BufferedWriter's to finish
+        except OSError as exc:
+            self.failed = True
+            raise StdoutFailed(exc) from exc
+
+
+def _guard_stdout() -> bool:
+    """Put :class:`_GuardedStdout` under ``sys.stdout`` when it is the process's own (not a
+    test's capture), with its encoding; a closed descriptor 1 gets ``/dev/null``, so that no file
+    opened later takes its number (and a child process's output). False when it left
+    ``sys.stdout`` alone."""
+    original = sys.stdout
+    if original is not None and original is not sys.__stdout__:
+        return False
+    if original is None:
+        spare = os.open(os.devnull, os.O_WRONLY)
+        if spare != 1:
+            os.dup2(spare, 1)
+            os.close(spare)
+    else:
+        original.flush()
+    raw = _GuardedStdout(is_open=original is not None)
+    sys.stdout = io.TextIOWrapper(
+        io.BufferedWriter(raw),
+        encoding=original.encoding if original is not None else "utf-8",
+        errors=original.errors if original is not None else "strict",
+        line_buffering=original.line_buffering if original is not None else False,
+        write_through=original.write_through if original is not None else False,  # python -u
+    )
+    return True
+
+
+def _output_failed(exc: StdoutFailed) -> None:
+    """Exit 0 on a closed pipe (the reader has all it wanted: ``| head``); any other write error
+    is a coded message, exit 1."""
+    if exc.error.errno == errno.EPIPE:
+        sys.exit(0)
+    if exc.error.errno == errno.EBADF:
+        message = "cannot write the output: stdout is closed"
+        hint = "run the command with its output open (not `>&-`); to drop the output, `>/dev/null`"
+    else:
+        from skillshelf.errors import reason
+
+        message = f"cannot write the output: {reason(exc.error)}"
+        hint = "send the output where it can be written (free some space, or another file or a pipe)"
+    click.echo(f"skillshelf: error SS007: {_shown(message)}", err=True)
+    click.echo(f"  fix: {hint}", err=True)
+    sys.exit(1)
+
+
 def main(argv: list[str] | None = None) -> Any:
     """Console-script entry point: one place where errors become messages and exit codes."""
     one_blas_thread()
+    guarded = _guard_stdout()
+    try:
+        return _main(argv)
+    finally:
+        if guarded:
+            _finish_stdout()
+
+
+def _finish_stdout() -> None:
+    """Flush the guarded stdout (its failure reported like any other write's); writes after this
+    (the interpreter's own flush at exit) can only be dropped."""
+    try:
+        sys.stdout.flush()
+    except StdoutFailed as exc:
+        _output_failed(exc)
+
+
+def _main(argv: list[str] | None) -> Any:
+    # NO_COLOR (no-color.org): click.echo then drops the styles of every command's lines, as rich
+    # drops its colours by itself
+    extra: dict[str, Any] = {"color": False} if os.environ.get("NO_COLOR") else {}
     try:
         with sigterm_as_interrupt():  # SIGTERM takes Ctrl-C's way out (exit 143)
-            return cli.main(args=argv, prog_name="skillshelf", standalone_mode=False)
+            return cli.main(args=argv, prog_name="skillshelf", standalone_mode=False, **extra)
+    except StdoutFailed as exc:
+        _output_failed(exc)
     except SkillshelfError as exc:
         click.echo(f"skillshelf: error {exc.code}: {_shown(exc.message)}", err=True)
         if exc.hint:
@@ -160,7 +278,7 @@ def main(argv: list[str] | None = None) -> Any:
         exc.show()
         sys.exit(2)
     except click.UsageError as exc:
-        _show_usage_error(exc)
+        _show_usage_error(exc, sys.argv[1:] if argv is None else argv)
         sys.exit(0 if _agent_hook(exc.ctx) else 2)
     except click.ClickException as exc:
         click.echo(
@@ -190,7 +308,7 @@ def _leave_interrupted(code: int) -> None:
         for stream in (sys.stdout, sys.stderr):
             try:
                 stream.flush()
-            except (OSError, ValueError):  # a closed pipe or stream: nothing more to say
+            except Exception:  # a closed pipe or stream: nothing more to say
                 pass
         os._exit(code)
     sys.exit(code)

@@ -55,8 +55,8 @@ def update(names: tuple[str, ...], scope: str | None, force: bool, check: bool, 
     print_diagnostics(problems)
     with (
         install_progress(not as_json) as progress,
+        _said_above(problems, as_json=as_json),
         _not_installed_explained(env, names),
-        _said_above(problems, not as_json),
     ):
         results = update_skills(names, env=env, scope=scope, force=force, check=check, progress=progress)  # type: ignore[arg-type]
     if as_json:
@@ -70,13 +70,16 @@ def update(names: tuple[str, ...], scope: str | None, force: bool, check: bool, 
 
 
 @contextlib.contextmanager
-def _said_above(problems: Sequence[Diagnostic], quiet: bool) -> Iterator[None]:
-    """With ``quiet``, an error one of the findings printed above already names (an unreadable
-    lock file: its code and file) ends the command with exit 1 without being printed again."""
+def _said_above(problems: Sequence[Diagnostic], *, as_json: bool) -> Iterator[None]:
+    """An error one of the findings printed above already names (an unreadable lock file: its
+    code and file) ends the command with exit 1 without being printed again; with ``as_json``,
+    every error is printed on stdout too, as a JSON object (its ``code``, ``message`` and ``fix``)."""
     try:
         yield
     except SkillshelfError as exc:
-        if quiet and any(d.code == exc.code and d.path and str(d.path) in exc.message for d in problems):
+        if as_json:
+            echo_json(exc.to_dict())
+        elif any(d.code == exc.code and d.path and str(d.path) in exc.message for d in problems):
             sys.exit(1)
         raise
 
@@ -196,7 +199,7 @@ def remove(
     print_diagnostics(problems)
     targets = [(name, scope) for name in names] + _pack_targets(env, pack, scope)
     if len(targets) == 1 and pack is None:
-        with _said_above(problems, not as_json):
+        with _said_above(problems, as_json=as_json):
             result = _remove_one(env, *targets[0], force, folder)
         if as_json:
             echo_json(result)

@@ -67,7 +67,7 @@ def echo_json(value: object) -> None:
     except ValueError:
         plain = json.loads(json.dumps(value, ensure_ascii=False, default=_default))
         text = json.dumps(_finite(plain), indent=2, ensure_ascii=False, allow_nan=False)
-    if sys.stdout.isatty():  # the characters json leaves as they are but a terminal acts on
+    if stdout_is_terminal():  # the characters json leaves as they are but a terminal acts on
         text = text.translate(_JSON_ESCAPES)
     click.echo(valid_text(text))  # a path that is not UTF-8 would stop a strict stdout
 
@@ -162,7 +162,7 @@ def echo_text(text: str) -> None:
     a program reads it and gets the text exactly as the model would: escape sequences
     included, which ``click.echo`` would strip from a pipe unless told ``color=True``.
     """
-    if sys.stdout.isatty():
+    if stdout_is_terminal():
         click.echo(printable(text))
     else:
         click.echo(text, color=True)
@@ -184,13 +184,14 @@ a row is one line (``skillshelf list | grep pdf`` finds whole rows), where rich 
 def stdout_console() -> Any:
     from rich.console import Console
 
-    piped = not sys.stdout.isatty() and not os.environ.get("COLUMNS")
+    piped = not stdout_is_terminal() and not os.environ.get("COLUMNS")
     return Console(soft_wrap=False, highlight=False, width=PIPE_WIDTH if piped else None)
 
 
 def stdout_is_terminal() -> bool:
-    """Whether a person reads stdout (a terminal), rather than a program (a pipe or a file)."""
-    return sys.stdout.isatty()
+    """Whether a person reads stdout (a terminal), rather than a program (a pipe or a file); not
+    when there is no stdout at all (closed)."""
+    return sys.stdout is not None and sys.stdout.isatty()
 
 
 _FIELD_BREAKS = str.maketrans({"\t": "\\t", "\n": "\\n"})
