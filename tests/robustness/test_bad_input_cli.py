@@ -159,6 +159,20 @@ def test_a_missing_root_is_a_usage_error_with_a_fix(work: Path, tmp_path: Path, 
     assert_reported(result, exit_codes=(2,), code="SK202")
 
 
+@pytest.mark.parametrize("shape", ["name too long", "symlink loop"])
+def test_a_root_that_cannot_be_checked_is_a_usage_error_with_a_fix(
+    work: Path, tmp_path: Path, shape: str
+) -> None:
+    if shape == "symlink loop":
+        root = tmp_path / "loop"
+        root.symlink_to(root)
+    else:
+        root = tmp_path / ("x" * 300)
+    result = run_cli(["list", "--root", str(root)], cwd=work)
+    assert_reported(result, exit_codes=(2,), code="SK202")
+    assert ("loop of symbolic links" if shape == "symlink loop" else "too long") in result.err
+
+
 def test_a_root_that_is_a_file_or_empty_is_a_usage_error(work: Path, tmp_path: Path) -> None:
     (tmp_path / "file.txt").write_text("x\n", encoding="utf-8")
     assert_reported(

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import errno
 import math
 import os
+import stat
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -274,20 +276,37 @@ def check_roots(
                 ),
             )
         root = Path(value)
-        if not root.exists():
-            kind = "a broken symbolic link" if root.is_symlink() else "no such folder"
+        try:
+            info = os.stat(root)
+        except OSError as exc:
             raise UsageError(
-                f"--root {root}: {kind}",
+                f"--root {root}: {_root_problem(root, exc)}",
                 code="SK202",
-                hint="check the spelling of the path, or create the folder first",
-            )
-        if not root.is_dir():
+                hint=_ROOT_HINTS.get(exc.errno, "check the spelling of the path, or create the folder first"),
+            ) from exc
+        if not stat.S_ISDIR(info.st_mode):
             raise UsageError(
                 f"--root {root}: not a folder",
                 code="SK201",
                 hint=f"pass the folder that holds the skills, e.g. --root {root.parent}",
             )
     return tuple(Path(value) for value in values)
+
+
+_ROOT_HINTS = {
+    errno.EACCES: "pass a folder you may read, or fix the permissions of the folders on its path",
+    errno.ENAMETOOLONG: "pass a shorter path (a relative one, or a symbolic link to the folder)",
+    errno.ELOOP: "fix the symbolic links on the path, or pass the folder they should lead to",
+}
+
+
+def _root_problem(root: Path, exc: OSError) -> str:
+    """Why ``--root`` cannot be used, in words."""
+    if exc.errno == errno.ENOENT:
+        return "a broken symbolic link" if root.is_symlink() else "no such folder"
+    if exc.errno == errno.ELOOP:
+        return "a loop of symbolic links"
+    return exc.strerror or str(exc)
 
 
 def short_path(path: Path, base: Path, home: Path) -> str:
