@@ -282,7 +282,9 @@ def check_roots(
             raise UsageError(
                 f"--root {root}: {_root_problem(root, exc)}",
                 code="SK202",
-                hint=_ROOT_HINTS.get(exc.errno, "check the spelling of the path, or create the folder first"),
+                hint=_ROOT_HINTS.get(
+                    exc.errno or 0, "check the spelling of the path, or create the folder first"
+                ),
             ) from exc
         if not stat.S_ISDIR(info.st_mode):
             raise UsageError(
