@@ -10,7 +10,14 @@ from typing import Any
 
 from hooks_helpers import context_text, hook_input, make_project, run_python
 
-from skillshelf.hooks.claims import CLAIM_SECONDS, MAX_CLAIMS, SESSION_MARK, prune_claims
+from skillshelf.hooks.claims import (
+    CLAIM_SECONDS,
+    MARK_SECONDS,
+    MAX_CLAIMS,
+    SESSION_MARK,
+    marks_folder,
+    prune_claims,
+)
 from skillshelf.hooks.runner import log_path, run_hook
 
 
@@ -83,3 +90,36 @@ def test_the_hook_command_answers_and_then_prunes_old_claims(isolated_home: Any)
     assert done.returncode == 0 and "- release-notes: " in context_text(done.stdout)
     assert not any(path.exists() for path in stale)
     assert log_path(env.dirs.state).read_text(encoding="utf-8").split()[3] == "ok"
+
+
+def _marks_filed(state: Path, week: int | None, count: int, *, age: float) -> set[Path]:
+    """``count`` session marks ``age`` seconds old in the folder of ``week`` (None: the marks
+    folder itself, where marks were once kept)."""
+    folder = marks_folder(state) / str(week) if week is not None else marks_folder(state)
+    folder.mkdir(parents=True, exist_ok=True)
+    then = time.time() - age
+    planted = set()
+    for n in range(count):
+        path = folder / f"{SESSION_MARK}{week}-{n:036x}"
+        path.touch()
+        os.utime(path, (then, then))
+        planted.add(path)
+    return planted
+
+
+def test_week_old_marks_go_a_bounded_batch_a_call_however_many_young_ones_the_folder_holds(
+    isolated_home: Any,
+) -> None:
+    env = make_project(isolated_home)
+    state = env.dirs.state
+    week = int(time.time() // MARK_SECONDS)
+    young = _marks_filed(state, week, 200, age=60) | _marks_filed(state, week - 1, 200, age=60)
+    old = _marks_filed(state, week - 2, 300, age=MARK_SECONDS + 60)
+    old |= _marks_filed(state, None, 100, age=0)  # filed outside a week's folder: never read
+    left = []
+    for _ in range(8):
+        prune_claims(state, batch=64)
+        left.append(len([path for path in old if path.exists()]))
+    assert all(0 < before - after <= 64 for before, after in zip([400, *left[:5]], left[:6], strict=True))
+    assert left[6:] == [0, 0] and all(path.exists() for path in young)
+    assert sorted(path.name for path in marks_folder(state).iterdir()) == sorted([str(week - 1), str(week)])

@@ -113,3 +113,24 @@ def test_a_command_starting_with_tilde_or_a_variable_is_expanded_as_the_shell_do
     assert missing_commands(home, lines[:1]) == [
         f"the hook command {isolated_home.home}/bin/skillshelf does not exist (exit 127)"
     ]
+
+
+def test_a_scope_with_one_hook_whose_program_is_gone_runs_the_others_and_names_it(
+    isolated_home: Any, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    env = make_project(isolated_home)
+    _set_up_with(env, COMMAND)
+    settings = env.cwd / ".claude" / "settings.local.json"
+    text = settings.read_text(encoding="utf-8")
+    quoted = f"'$HOME'/{Path(COMMAND[0]).name}"  # single quotes: the folder named $HOME, not the home
+    settings.write_text(
+        text.replace(f"{COMMAND[0]} hook SessionEnd", f"{quoted} hook SessionEnd"), encoding="utf-8"
+    )
+    row = _claude_project(env, COMMAND)
+    assert row.runs and row.not_running == ("SessionEnd",) and len(row.events) > 1
+    assert any("the hook command $HOME/skillshelf does not exist (exit 127)" in r for r in row.reasons)
+    monkeypatch.chdir(env.cwd)
+    code, out, _ = run_cli(["setup", "--status"], capsys)
+    assert code == 0 and "; runs, but SessionEnd does NOT\n" in out
+    settings.write_text(text.replace(COMMAND[0], "/gone/skillshelf"), encoding="utf-8")
+    assert _claude_project(env, COMMAND).verdict == "does NOT run"

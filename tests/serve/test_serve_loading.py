@@ -162,3 +162,28 @@ def test_a_manual_skill_is_not_in_the_resource_list_a_model_browses_but_reads_by
     assert not any(uri.startswith("skill://quiet/") for uri in listed)  # a model browses this list
     assert "The quiet skill does quiet things." in text  # still read by URI, as load_skill loads it
     assert "quiet" in prompts  # a prompt is the user's to invoke: a manual skill is one
+
+
+def test_the_served_catalog_keeps_to_the_unknown_window_budget_or_the_configs_when_smaller(
+    tmp_path: Path, isolated_home: Any
+) -> None:
+    from skillshelf.serve.loading import workspace_tools
+    from skillshelf.skills.catalog.budget import DEFAULT_CHAR_BUDGET
+    from skillshelf.workspace import Workspace
+
+    extra = tmp_path / "extra"
+    for i in range(40):
+        write_skill(extra, f"wide-{i:02}", f"Skill {i}: " + "plan, check and verify the work. " * 30, "# b\n")
+    env = Env.for_test(cwd=_project(tmp_path), home=isolated_home.home)
+    options = WorkspaceOptions(extra_roots=(extra,), include_builtin=False, use_cache=False)
+
+    def listed_chars(catalog: str) -> int:
+        return sum(len(line) for line in catalog.splitlines() if line.startswith("- "))
+
+    served = open_library(env, options).tools.catalog()
+    assert 0 < listed_chars(served) <= DEFAULT_CHAR_BUDGET
+    api = workspace_tools(Workspace.open(env, options)).catalog()  # the model's budget: Codex's default
+    assert listed_chars(api) > DEFAULT_CHAR_BUDGET
+    _user_config(isolated_home, "[catalog]\nbudget_tokens = 500\n")
+    smaller = open_library(env, options).tools.catalog()
+    assert 0 < listed_chars(smaller) <= 500 * 4 < listed_chars(served)

@@ -14,6 +14,10 @@ from typing import Any
 import pytest
 from serve_helpers import QUIET, make_skill_tree, serve_args
 
+from skillshelf.env import Env
+from skillshelf.serve.instructions import server_instructions
+from skillshelf.serve.loading import open_library
+from skillshelf.workspace import WorkspaceOptions
 from testkit import agent_cli
 
 pytestmark = [pytest.mark.oracle, pytest.mark.usefixtures("isolated_home")]
@@ -164,6 +168,10 @@ def test_codex_lists_and_reads_skills_through_skillshelf_serve(
         "list_skills",
     }
     assert "pdf-forms" in namespace["description"]  # server instructions with the catalog
+    served = open_library(
+        Env.from_os(cwd=project), WorkspaceOptions(extra_roots=(root,), include_builtin=False)
+    )
+    assert namespace["description"] == server_instructions(served.tools).strip()  # whole: Codex cuts none
     outputs = [item["output"] for item in requests[-1]["input"] if item.get("type") == "function_call_output"]
     listed, loaded, escape = outputs[0], outputs[1], outputs[2]
     assert "skill://pdf-forms/scripts/fill.py" in listed

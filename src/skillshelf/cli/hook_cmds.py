@@ -144,7 +144,7 @@ def _print_status(env: Env, command: list[str], as_json: bool) -> None:
             for reason in row.reasons:
                 click.echo(f"  - {printable(reason)}")
             continue
-        runs = "runs" if row.runs else "does NOT run"
+        runs = row.verdict
         current = "" if row.current or not row.events else " (out of date: run setup again)"
         mcp = f"; MCP server in {row.mcp_file}" if row.mcp else ""
         events = [f"{e} (your own)" if e in row.users_events else e for e in row.events]

@@ -27,6 +27,13 @@ work: one pass reads at most :data:`PRUNE_BATCH` entries of the folder, and furt
 only while the folder held more and :data:`PRUNE_SECONDS` are not spent. A folder of any size
 never delays an answer, and one grown huge (200,000 stale claims) shrinks by thousands of
 files a call.
+
+The marks are kept a week (:data:`MARK_SECONDS`) whatever their number, so they are filed by the
+week they were touched in (``hooks/sessions/<week>/``, the week counted from the epoch): a mark
+is looked up in this week's folder, then last week's, and a folder older than that holds only
+marks that count as none. Pruning takes those folders out a batch at a time (with any mark
+filed outside a week's folder, which is never read), so every entry a pass reads but the two
+weeks' folders is one to remove: marks of any number and age are all gone in a few calls.
 """
 
 from __future__ import annotations
@@ -52,6 +59,7 @@ __all__ = [
     "claim_call",
     "prune",
     "prune_claims",
+    "prune_marks",
 ]
 
 CLAIMS = "claims"  # one file per hook call answered lately, under the state folder's hooks/
@@ -65,7 +73,7 @@ CLAIM_SECONDS = 60.0
 #: within this.
 UNTURNED_CLAIM_SECONDS = 10.0
 SESSION_MARK = "session-"  # the name of a session's mark begins so (a claim's is hex digits only)
-MARKS = "sessions"  # the sessions' marks, beside the claims folder (pruned apart from the claims)
+MARKS = "sessions"  # the sessions' marks by week, beside the claims folder (pruned apart from the claims)
 #: How long a session's mark is kept: a mark read older than this counts as none, so the hook
 #: set that reads it just before a pruning pass removes it and the one that finds it gone key
 #: the call alike. A resume within it after a prompt is answered at once.
@@ -99,7 +107,7 @@ def claim_call(
     naming its turn, once claimed, touches the session's mark (see the module docstring)."""
     folder = claims_folder(state_dir)
     marks = marks_folder(state_dir)
-    since = b"" if turned else str(_mark_time(_mark(marks, agent, session))).encode()
+    since = b"" if turned else str(_mark_time(marks, agent, session)).encode()
     key = b"\0".join([agent.encode(), event.encode(), raw.strip(), since])
     claim = folder / hashlib.sha256(key).hexdigest()[:40]
     try:
@@ -122,27 +130,37 @@ def claim_call(
             os.write(handle, f"server {os.getpid()}".encode("ascii") if served else b"hook")
         os.close(handle)
         if turned:
+            mark = _mark(marks, agent, session, _week(time.time_ns()))
             with contextlib.suppress(OSError):
-                private_dir(marks)
-                _mark(marks, agent, session).touch(mode=0o600)
+                private_dir(mark.parent)
+                mark.touch(mode=0o600)
         return None
     return None
 
 
-def _mark(folder: Path, agent: str, session: str) -> Path:
-    """The file whose time says when a call of ``session`` naming its turn was last claimed."""
+def _week(stamp_ns: int) -> int:
+    """The number of the week (:data:`MARK_SECONDS`, from the epoch) holding ``stamp_ns``."""
+    return int(stamp_ns // int(MARK_SECONDS * 1e9))
+
+
+def _mark(folder: Path, agent: str, session: str, week: int) -> Path:
+    """The file whose time says when a call of ``session`` naming its turn was last claimed in
+    ``week``."""
     key = b"\0".join([agent.encode(), session.encode("utf-8", "surrogateescape")])
-    return folder / f"{SESSION_MARK}{hashlib.sha256(key).hexdigest()[:40]}"
+    return folder / str(week) / f"{SESSION_MARK}{hashlib.sha256(key).hexdigest()[:40]}"
 
 
-def _mark_time(mark: Path) -> int:
-    """The time of the session's mark in nanoseconds (0: none yet, or older than
-    :data:`MARK_SECONDS`)."""
-    try:
-        stamp = mark.stat().st_mtime_ns
-    except OSError:
-        return 0
-    return 0 if time.time_ns() - stamp >= MARK_SECONDS * 1e9 else stamp
+def _mark_time(folder: Path, agent: str, session: str) -> int:
+    """The time of the session's newest mark in nanoseconds (0: none yet, or older than
+    :data:`MARK_SECONDS`): this week's, else last week's (an older one is older than that)."""
+    now = time.time_ns()
+    for week in (_week(now), _week(now) - 1):
+        try:
+            stamp = _mark(folder, agent, session, week).stat().st_mtime_ns
+        except OSError:
+            continue
+        return 0 if now - stamp >= MARK_SECONDS * 1e9 else stamp
+    return 0
 
 
 def _held(claim: Path, seconds: float) -> float | None:
@@ -170,16 +188,59 @@ def _held(claim: Path, seconds: float) -> float | None:
 
 
 def prune_claims(state_dir: Path, *, seconds: float = PRUNE_SECONDS, batch: int = PRUNE_BATCH) -> None:
-    """Take out the claims that hold nothing any more (:data:`CLAIM_SECONDS` old) and the oldest
-    past :data:`MAX_CLAIMS`: a pass at a time (:func:`prune`), another only while the last
-    one found the folder larger than ``batch`` entries and ``seconds`` are not spent. Never
-    raises."""
+    """Take out up to ``batch`` of the marks that count as none (:func:`prune_marks`), then the
+    claims that hold nothing any more (:data:`CLAIM_SECONDS` old) and the oldest past
+    :data:`MAX_CLAIMS`: a pass at a time (:func:`prune`), another only while the last one found
+    the folder larger than ``batch`` entries and ``seconds`` are not spent. Never raises."""
     started = time.monotonic()
     folder = claims_folder(state_dir)
-    prune(marks_folder(state_dir), max_age=MARK_SECONDS, max_count=batch, batch=batch)  # by age only
+    prune_marks(marks_folder(state_dir), batch=batch)
     while prune(folder, max_age=CLAIM_SECONDS, max_count=MAX_CLAIMS, batch=batch):
         if time.monotonic() - started >= seconds:
             return
+
+
+def prune_marks(folder: Path, *, batch: int = PRUNE_BATCH) -> int:
+    """Remove up to ``batch`` entries from the marks ``folder``: the marks of the weeks before
+    last (their folders once empty) and any file filed outside a week's folder. This week's and
+    last week's folders are kept, and are all a pass passes over, so each pass removes ``batch``
+    entries while there are that many to remove. The number removed; never raises."""
+    current = _week(time.time_ns())
+    removed = 0
+    try:
+        with os.scandir(folder) as found:
+            for entry in itertools.islice(found, batch + 2):
+                if removed >= batch:
+                    break
+                name = entry.name
+                week = int(name) if name.isascii() and name.isdigit() else None
+                try:
+                    if not entry.is_dir(follow_symlinks=False):
+                        os.unlink(entry.path)
+                        removed += 1
+                    elif week is not None and week < current - 1:
+                        removed += _empty(Path(entry.path), batch - removed)
+                except OSError:
+                    continue
+    except OSError:
+        pass
+    return removed
+
+
+def _empty(folder: Path, most: int) -> int:
+    """Remove up to ``most`` files of ``folder``, and ``folder`` itself once none are left: the
+    number of entries removed (the folder counts as one)."""
+    removed = 0
+    with os.scandir(folder) as found:
+        for entry in itertools.islice(found, most):
+            with contextlib.suppress(OSError):
+                os.unlink(entry.path)
+                removed += 1
+    if removed < most:
+        with contextlib.suppress(OSError):
+            folder.rmdir()
+            removed += 1
+    return removed
 
 
 def prune(

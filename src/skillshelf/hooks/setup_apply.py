@@ -7,7 +7,7 @@ import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from skillshelf.config.edit_text import editing
+from skillshelf.config.edit_text import editing, refuse_read_only
 from skillshelf.errors import FileAccessError, SkillshelfError, reason
 from skillshelf.hooks.setup_model import (
     FileChange,
@@ -28,15 +28,18 @@ def apply_setup(plan: SetupPlan, *, state_dir: Path) -> tuple[FileChange, ...]:
 
     One setup at a time writes (the lock of the record's folder), and only over files that
     still hold the text the plan was made from: an agent that saved its settings in between
-    keeps its change and nothing is written. All or nothing: when a file, or setup's record
-    after them, cannot be written, the files written before get their former text back (byte
-    for byte; a created file is deleted again).
+    keeps its change and nothing is written. A file made read-only (no write permission, as
+    ``chmod a-w`` leaves it) is left alone, as config edits leave one: nothing is written or
+    deleted. All or nothing: when a file, or setup's record after them, cannot be written, the
+    files written before get their former text back (byte for byte; a created file is deleted
+    again).
 
     Raises:
         FileAccessError: a file changed since the plan was made (``HK122``, nothing written),
             or a file or the record could not be written (``HK123`` naming it, the files
             written before it put back).
-        ConfigError: another setup kept the lock (``CF113``, nothing written).
+        ConfigError: another setup kept the lock (``CF113``), or a file to change is read-only
+            (``CF117``); nothing written.
     """
     with editing(record_path(state_dir)):
         for change in plan.changed:
@@ -47,6 +50,7 @@ def apply_setup(plan: SetupPlan, *, state_dir: Path) -> tuple[FileChange, ...]:
                     hint="run the same setup command again: it plans from the file as it is now",
                     code="HK122",
                 )
+            refuse_read_only(change.path)
         return _apply(plan, state_dir)
 
 

@@ -29,7 +29,7 @@ from skillshelf.hooks.agents import (
 )
 from skillshelf.hooks.claude import hook_blockers, read_json
 from skillshelf.hooks.codex import codex_config, project_trusted, trust_hash, trust_key, trusted_hashes
-from skillshelf.hooks.command_check import missing_commands
+from skillshelf.hooks.command_check import command_problem, missing_commands
 from skillshelf.hooks.hooklog import jobs_log_path, log_path
 from skillshelf.hooks.setup_model import Edits, load_record
 from skillshelf.hooks.setup_notes import users_reasons
@@ -61,12 +61,24 @@ class HookStatus:
     current: bool  # setup again would change nothing (see the reasons when it would)
     mcp_file: Path
     mcp: bool
-    runs: bool  # the agent will run the hooks (when any are installed)
+    runs: bool  # the agent will run the hooks (when any are installed), some of them at least
     reasons: tuple[str, ...] = ()  # why not, or what to know
+    #: events whose every hook here fails on its own (a program the shell cannot start, a Codex
+    #: hook it does not trust); the others run when ``runs``
+    not_running: tuple[str, ...] = ()
 
     @property
     def installed(self) -> bool:
         return bool(self.events) or self.mcp
+
+    @property
+    def verdict(self) -> str:
+        """Whether the agent runs these hooks, in words: which do not, when some run."""
+        if not self.runs:
+            return "does NOT run"
+        if self.not_running:
+            return f"runs, but {', '.join(self.not_running)} does NOT"
+        return "runs"
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -79,6 +91,7 @@ class HookStatus:
             "mcp_file": str(self.mcp_file),
             "mcp": self.mcp,
             "runs": self.runs,
+            "not_running": list(self.not_running),
             "reasons": list(self.reasons),
         }
 
@@ -140,14 +153,15 @@ def _one(env: Env, agent: Agent, scope: SetupScope, command: list[str]) -> HookS
         broken = _codex_config_problems(files.trust or files.mcp, files.mcp)
         reasons += broken
         trust = files.trust or files.mcp
-        runs = _codex_runs(env, scope, files.hooks, trust, hooks, users, reasons) and not broken
+        runs, skipped = _codex_runs(env, scope, files.hooks, trust, hooks, users, reasons)
+        runs = runs and not broken
         mcp = tomlblock.lookup(codex_config(files.mcp), ("mcp_servers", MCP_NAME)) is not None
     else:
         blockers = hook_blockers(env)
         reasons += blockers
         if scope == "project":
             reasons += _claude_hooks_of_other_folders(env, files.hooks.parent)
-        runs = not blockers
+        runs, skipped = not blockers, []
         servers = read_json(files.mcp).get("mcpServers")
         mcp = isinstance(servers, dict) and MCP_NAME in servers
     setups = missing_commands(env, [h.command for h in hooks if h not in users])
@@ -161,9 +175,11 @@ def _one(env: Env, agent: Agent, scope: SetupScope, command: list[str]) -> HookS
         f"{problem}: your own hooks that start it fail; fix their command in {files.hooks}"
         for problem in owns
     ]
-    missing = setups + owns
-    runs = runs and not missing
+    failing = {h.command for h in hooks if command_problem(env, h.command) is not None}
+    stopped = [h for h in hooks if h in skipped or h.command in failing]
     events = tuple(e for e in EVENTS if any(h.event == e for h in hooks))
+    not_running = tuple(e for e in events if all(h in stopped for h in hooks if h.event == e))
+    runs = runs and len(not_running) < len(events)
     current = True
     if len(hooks) > len(users):  # some are setup's: would setup again change them?
         current, changes = _setup_changes(env, agent, scope, command)
@@ -179,6 +195,7 @@ def _one(env: Env, agent: Agent, scope: SetupScope, command: list[str]) -> HookS
         mcp=mcp,
         runs=runs and bool(events),
         reasons=tuple(reasons),
+        not_running=not_running,
     )
 
 
@@ -257,7 +274,9 @@ def _codex_runs(
     hooks: list[jsonfile.OurHook],
     users: list[jsonfile.OurHook],
     reasons: list[str],
-) -> bool:
+) -> tuple[bool, list[jsonfile.OurHook]]:
+    """Whether Codex runs the hooks at this scope at all (the project trusted, ...), and the
+    hooks it skips one by one (untrusted); the reasons appended to ``reasons``."""
     config = codex_config(trust_file)
     runs = True
     root = codex_hooks_root(env)
@@ -289,7 +308,7 @@ def _codex_runs(
             f"Codex skips untrusted hooks of your own: {', '.join(theirs)} (setup leaves them to you: "
             "trust them in Codex's /hooks)"
         )
-    return runs and not untrusted
+    return runs, untrusted
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -1,8 +1,9 @@
 """The MCP server's instructions: how to use the tools, then the catalog, shaped for the client.
 
-- Any client: the head, then the budgeted catalog of the skills the catalog lists (the budget
-  Codex uses when the window is unknown, 8,000 characters); none while the skills list is
-  switched off (:mod:`.unlisted`).
+- Any client: the head, then the budgeted catalog of the skills the catalog lists (the tools'
+  budget: for ``serve``, the one Codex uses when the window is unknown, 8,000 characters, or the
+  config's when smaller, :func:`~skillshelf.serve.loading.served_budget`); none while the skills
+  list is switched off (:mod:`.unlisted`).
 - Claude Code (``client = "claude"``) cuts a server's instructions at
   :data:`CLAUDE_INSTRUCTIONS_CAP` characters as JavaScript counts them, in UTF-16 code units
   (an emoji is two; 2.1.197 logs "Server instructions truncated from N to 2048 chars"), and
