@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import os
+import pwd
 from pathlib import Path
 
 import pytest
 
 from skillshelf.env import Env
-
-pwd = pytest.importorskip("pwd")  # the password database: POSIX only
 
 
 def test_an_empty_home_is_read_as_an_unset_one_the_users_home_in_the_password_database(
