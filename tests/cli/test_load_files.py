@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -27,6 +28,8 @@ def test_load_lists_only_the_files_a_read_serves(tmp_path: Path, isolated_home: 
     (skill / ".private" / "key.md").write_text("secret\n", encoding="utf-8")
     (skill / "refs" / "link.md").symlink_to("../.private/key.md")
     (skill / "refs" / "tab\tx.md").write_text("t\n", encoding="utf-8")
+    (skill / "refs" / "b.md").write_text("b\n", encoding="utf-8")
+    os.link(skill / "refs" / "b.md", skill / "refs" / "hard.md")  # a read refuses both
     with contextlib.chdir(repo):
         result = CliRunner().invoke(cli, ["load", "demo", "--json", "--no-builtin"], catch_exceptions=False)
     assert result.exit_code == 0, result.stderr

@@ -221,6 +221,33 @@ def test_every_path_escape_attempt_is_refused(root: Path, tmp_path: Path) -> Non
     _run(_params(root, tmp_path, "--no-watch"), body)
 
 
+def test_a_skill_folder_swapped_for_a_symlink_after_start_is_not_read_through(
+    root: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "outside"
+    (outside / "references").mkdir(parents=True)
+    (outside / "references" / "fields.md").write_text("the password is hunter2\n", encoding="utf-8")
+
+    async def body(client: Client) -> None:
+        first = await client.call_tool(
+            "read_skill_file", {"name": "pdf-forms", "path": "references/fields.md"}
+        )
+        assert not first.is_error
+        os.rename(root / "pdf-forms", tmp_path / "aside")
+        os.symlink(outside, root / "pdf-forms")
+        result = await client.call_tool(
+            "read_skill_file", {"name": "pdf-forms", "path": "references/fields.md"}
+        )
+        assert result.is_error and "SS403" in _text(result) and "hunter2" not in _text(result)
+        with pytest.raises(MCPError) as info:
+            await client.read_resource("skill://pdf-forms/references/fields.md")
+        assert "hunter2" not in str(info.value)
+        uris = {str(r.uri) for r in (await client.list_resources()).resources}
+        assert not any(uri.startswith("skill://pdf-forms/") for uri in uris)
+
+    _run(_params(root, tmp_path, "--no-watch"), body)
+
+
 def test_a_new_skill_on_disk_reaches_a_handshake_era_client(root: Path, tmp_path: Path) -> None:
     seen: list[Any] = []
     changed = anyio.Event()

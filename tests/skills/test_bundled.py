@@ -205,3 +205,13 @@ def test_a_path_longer_than_file_names_can_be_is_not_found_not_a_permission_prob
     with pytest.raises(SkillshelfError) as info:
         read_confined_file(skill_folder, "a" * 5000, skill="demo")
     assert info.value.code == "SV404" and "permissions" not in info.value.hint
+
+
+def test_a_hard_linked_file_is_neither_listed_nor_read(skill_folder: Path) -> None:
+    os.link(skill_folder / "references" / "guide.md", skill_folder / "references" / "copy.md")
+    for name in ("references/guide.md", "references/copy.md"):
+        assert not listable(skill_folder, name)
+        with pytest.raises(PathEscapeError, match="hard-linked"):
+            read_confined_file(skill_folder, name, skill="demo")
+    os.unlink(skill_folder / "references" / "copy.md")
+    assert listable(skill_folder, "references/guide.md")

@@ -3,6 +3,7 @@ on loopback over a small skill tree)."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -364,3 +365,17 @@ def test_the_budget_source_names_the_pages_window_not_a_command_line_flag(
         assert "the context window is unknown (0 tokens chosen on this page: pick a window" in source
     else:
         assert source.endswith("5,000-token context window (chosen on this page)")
+
+
+def test_a_folder_name_that_is_not_utf8_shows_in_the_problems_view_as_validate_json_writes_it(
+    served: Served, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = os.fsencode(served.root) + b"/bad\xff"
+    os.mkdir(bad)
+    with open(bad + b"/SKILL.md", "w", encoding="utf-8") as handle:
+        handle.write("---\nname: bad\ndescription: d\n---\nx\n")
+    response = served.page.get("/api/problems")
+    assert response.status_code == 200
+    paths = {d["path"] for g in response.json()["groups"] for d in g["diagnostics"]}
+    shown = {d["path"] for d in served.cli(capsys, "validate", str(served.root), roots=False)["diagnostics"]}
+    assert any("\ufffd" in str(p) for p in paths) and paths & shown

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import errno
 import os
 import stat
 from collections.abc import Sequence
@@ -21,6 +22,7 @@ from skillshelf.cli.output import (
 )
 from skillshelf.cli.skills_cmds import open_workspace
 from skillshelf.env import Env
+from skillshelf.errors import SkillshelfError, reason
 
 if TYPE_CHECKING:
     from skillshelf.skills.load import LoadedSkill
@@ -30,13 +32,32 @@ if TYPE_CHECKING:
 __all__ = ["load"]
 
 
-def _kind(path: Path) -> str | None:
-    """``dir``, ``file`` or ``other`` for what is at ``path``; None for nothing (or no access)."""
+_KINDS = ((stat.S_ISDIR, "dir"), (stat.S_ISREG, "file"), (stat.S_ISFIFO, "FIFO"), (stat.S_ISSOCK, "socket"))
+_ABSENT = frozenset({errno.ENOENT, errno.ENOTDIR})
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Probe:
+    """What is at a path: ``kind`` (``dir``, ``file``, ``FIFO``, ``socket``, ``device file``), or
+    None with the ``OSError`` that said why not (None for nothing there)."""
+
+    kind: str | None
+    error: OSError | None = None
+
+
+def _probe(path: Path) -> _Probe:
     try:
         mode = path.stat().st_mode
-    except (OSError, ValueError):  # a name too long, a NUL byte: nothing a skill can be at
-        return None
-    return "dir" if stat.S_ISDIR(mode) else "file" if stat.S_ISREG(mode) else "other"
+    except ValueError:  # a NUL byte: nothing a skill can be at
+        return _Probe(None)
+    except OSError as exc:
+        return _Probe(None, None if exc.errno in _ABSENT else exc)
+    return _Probe(next((kind for test, kind in _KINDS if test(mode)), "device file"))
+
+
+def _kind(path: Path) -> str | None:
+    """``dir``, ``file`` or another kind for what is at ``path``; None for nothing (or no access)."""
+    return _probe(path).kind
 
 
 def _looks_like_path(name: str) -> bool:
@@ -51,21 +72,52 @@ def _skill_file(name: str) -> Path:
     """The SKILL.md that ``name`` (a folder or the file, relative to here) names.
 
     Raises:
-        NotFoundError: nothing is there, or it is neither a skill folder nor a SKILL.md (SK404).
+        NotFoundError: nothing is there, or it is neither a skill folder nor a SKILL.md (SK404),
+            or its SKILL.md is not a regular file (SK406).
+        FileAccessError: the path cannot be reached or its SKILL.md looked at (SK408).
     """
-    from skillshelf.errors import NotFoundError
-
     path = Path(os.path.abspath(Path(name).expanduser()))
-    kind = _kind(path)
-    file = path / "SKILL.md" if kind == "dir" else path
-    if file.name == "SKILL.md" and _kind(file) == "file":
+    found = _probe(path)
+    file = path / "SKILL.md" if found.kind == "dir" else path
+    inner = _probe(file) if found.kind == "dir" else found
+    if file.name == "SKILL.md" and inner.kind == "file":
         return file
-    why = {
-        None: "nothing is there",
-        "dir": "that folder holds no SKILL.md",
-    }.get(kind, "it is a file, not a skill folder or a SKILL.md")
-    raise NotFoundError(
-        f"no skill at the path {name!r}: {why}",
+    raise _no_skill(name, found, inner, named=file.name == "SKILL.md")
+
+
+def _no_skill(name: str, found: _Probe, inner: _Probe, *, named: bool) -> SkillshelfError:
+    """Why no skill is at the path ``name``: nothing, no access, not a skill, no regular SKILL.md."""
+    from skillshelf.errors import FileAccessError, NotFoundError
+
+    what = f"no skill at the path {name!r}"
+    if inner.error is not None:
+        if inner.error.errno == errno.ENAMETOOLONG:
+            return NotFoundError(
+                f"{what}: the path is too long for a file to be there (a name over 255 bytes, "
+                "or over 4,096 in all)",
+                code="SK404",
+                hint="check the path: nothing can be at a path that long",
+            )
+        where = "its SKILL.md" if found.kind == "dir" else "it"
+        return FileAccessError(
+            f"{what}: {where} cannot be looked at ({reason(inner.error).lower()})",
+            code="SK408",
+            hint="check the permissions of the folders on the path (each needs x) and of the SKILL.md (r)"
+            if inner.error.errno in (errno.EACCES, errno.EPERM)
+            else "check the path and the symbolic links on it",
+        )
+    if inner.kind is not None and named:
+        where = "its SKILL.md" if found.kind == "dir" else "it"
+        return NotFoundError(
+            f"{what}: {where} is a {inner.kind}, not a regular file",
+            code="SK406",
+            hint="make SKILL.md a regular file (agents read skills only from regular files)",
+        )
+    why = {None: "nothing is there", "dir": "that folder holds no SKILL.md"}.get(
+        found.kind, f"it is a {found.kind}, not a skill folder or a SKILL.md"
+    )
+    return NotFoundError(
+        f"{what}: {why}",
         code="SK404",
         hint="give a skill's name, or the path of a folder holding a SKILL.md (or of the SKILL.md)",
     )

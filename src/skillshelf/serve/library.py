@@ -12,8 +12,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from skillshelf.errors import PathEscapeError
 from skillshelf.serve.tools import SkillTools
 from skillshelf.serve.watch import pending_parents, pending_roots, watched_folders
+from skillshelf.skills.bundled import discovered_folder
 from skillshelf.skills.model import Discovery, Skill
 
 __all__ = ["LibraryChange", "Loader", "SkillLibrary"]
@@ -92,13 +94,19 @@ class SkillLibrary:
         return pending_parents(self.pending_roots())
 
     def files_of(self, skill: Skill) -> tuple[str, ...]:
-        """The bundled files of ``skill`` (cached until the next reload)."""
+        """The bundled files of ``skill`` (cached until the next reload), listed in the folder its
+        reads stay in; none when that folder has been swapped for a symlink since discovery."""
         cached = self._files.get(skill.path)
         if cached is None:
             from skillshelf.skills.load import list_bundled_files
 
-            files, _more = list_bundled_files(skill.folder, limit=MAX_RESOURCE_FILES_PER_SKILL)
-            cached = ("SKILL.md", *files)
+            try:
+                folder = discovered_folder(skill)
+            except PathEscapeError:
+                cached = ()
+            else:
+                files, _more = list_bundled_files(folder, limit=MAX_RESOURCE_FILES_PER_SKILL)
+                cached = ("SKILL.md", *files)
             self._files[skill.path] = cached
         return cached
 

@@ -50,7 +50,7 @@ from skillshelf.skills.bundled import (
     DEFAULT_MAX_FILE_BYTES,
     SkillFile,
     check_text,
-    read_confined_file,
+    read_bundled_file,
 )
 from skillshelf.skills.load import UNTRUSTED_NOTE, UNTRUSTED_TAG, first_by_name
 from skillshelf.skills.model import Skill
@@ -261,8 +261,9 @@ class SkillTools:
         return ToolResult(text=text, data=file.to_dict())
 
     def read_file(self, skill: Skill, path: str) -> SkillFile:
-        """The confined read behind :meth:`read_skill_file` (also used for MCP resources)."""
-        return read_confined_file(skill.folder, path, skill=skill.name, max_bytes=self.max_file_bytes)
+        """The confined read behind :meth:`read_skill_file` (also used for MCP resources), beneath
+        the folder discovery found (a symlink swapped in since: ``SS403``)."""
+        return read_bundled_file(skill, path, max_bytes=self.max_file_bytes)
 
     def list_page(self, cursor: str | None = None, limit: int = 50) -> SkillPage:
         """One page of the listed skills in load order; ``cursor``: the ``next_cursor`` of the last page."""

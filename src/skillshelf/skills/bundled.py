@@ -9,6 +9,12 @@ followed by hand, one out of it is refused, and a folder swapped for a symlink d
 read cannot redirect it. What was opened is checked with ``fstat``: only a regular file with a
 single link is read (``O_NONBLOCK``, so a FIFO cannot block).
 
+A skill's files are read beneath the folder discovery found (:func:`read_bundled_file`,
+:func:`discovered_folder`): its folder opened as the real folder at its path, every component
+from ``/`` down with ``O_NOFOLLOW``, so a skill folder (or a folder above it) swapped for a
+symlink since discovery is refused (``SS403``) instead of followed. A skill found through a
+symlinked folder (Codex follows them) is read in the real folder discovery resolved the link to.
+
 Hidden names are private: a path with a component that starts with ``.`` (``.env``,
 ``.git/config``) or names a version-control folder (:data:`VCS_FOLDERS`), or a symlink that
 leads to one, is refused (``SS403``), as ``load_skill``'s listing leaves them out. The listing
@@ -39,7 +45,8 @@ from skillshelf.errors import (
     UsageError,
     reason,
 )
-from skillshelf.skills.confined import open_beneath
+from skillshelf.skills.confined import open_beneath, open_real_folder
+from skillshelf.skills.model import Skill
 
 __all__ = [
     "DEFAULT_MAX_FILE_BYTES",
@@ -47,8 +54,10 @@ __all__ = [
     "SkillFile",
     "check_relative_path",
     "check_text",
+    "discovered_folder",
     "hidden_part",
     "listable",
+    "read_bundled_file",
     "read_confined_file",
     "stays_inside",
 ]
@@ -162,9 +171,9 @@ def _real_parts(folder: Path, rel: PurePosixPath) -> tuple[str, ...]:
     return () if real == "." else tuple(PurePosixPath(real).parts)
 
 
-def _open_inside(folder: Path, rel: PurePosixPath, original: str) -> int:
+def _open_inside(folder: Path, rel: PurePosixPath, original: str, *, exact: bool) -> int:
     try:
-        return open_beneath(folder, rel.parts, original)
+        return open_beneath(folder, rel.parts, original, exact=exact)
     except (FileNotFoundError, NotADirectoryError):
         raise NotFoundError(
             f"no file {original!r} in skill folder {folder}",
@@ -213,17 +222,41 @@ def _looks_binary(data: bytes) -> bool:
     return False
 
 
+def discovered_folder(skill: Skill) -> Path:
+    """The real folder ``skill``'s files are read in: its folder when no symlink is on the path to
+    it; else, for a skill discovery found through a symlinked folder (its real ``SKILL.md`` is a
+    ``SKILL.md``), the real folder the link led to then. Raises :class:`PathEscapeError` when the
+    folder (or one above it) has become a symlink since discovery."""
+    try:
+        os.close(open_real_folder(skill.folder))
+    except PathEscapeError:
+        real = skill.real_path
+        if real is None or real.name != skill.path.name:
+            raise
+        return real.parent
+    except OSError:
+        pass  # missing: the read says so (SV404)
+    return skill.folder
+
+
+def read_bundled_file(skill: Skill, path: str, *, max_bytes: int = DEFAULT_MAX_FILE_BYTES) -> SkillFile:
+    """:func:`read_confined_file` beneath :func:`discovered_folder`, opened as that real folder."""
+    folder = discovered_folder(skill)
+    return read_confined_file(folder, path, skill=skill.name, max_bytes=max_bytes, exact=True)
+
+
 def read_confined_file(
-    folder: Path, path: str, *, skill: str, max_bytes: int = DEFAULT_MAX_FILE_BYTES
+    folder: Path, path: str, *, skill: str, max_bytes: int = DEFAULT_MAX_FILE_BYTES, exact: bool = False
 ) -> SkillFile:
     """Read ``path`` (relative to ``folder``) as text or base64, refusing anything that leaves it.
 
     Text over ``max_bytes`` is cut at the cap (``truncated=True``); binary files over the cap
-    are refused, since half an image is of no use.
+    are refused, since half an image is of no use. With ``exact``, ``folder`` is a resolved path
+    opened as the real folder there (a symlink on its path now: ``SS403``).
     """
     rel = check_relative_path(path)
     _refuse_hidden(rel.parts, path)
-    fd = _open_inside(folder, rel, path)
+    fd = _open_inside(folder, rel, path, exact=exact)
     try:
         _refuse_hidden(_real_parts(folder, rel), path, via="leads to a file that ")
         info = os.fstat(fd)
@@ -267,15 +300,29 @@ def read_confined_file(
 
 def listable(folder: Path, relative: str) -> bool:
     """Whether ``load_skill`` lists ``relative``: a read of it is not refused for its name
-    (:func:`check_relative_path`, no hidden part), the name prints as one plain line, and its
-    target (symlinks followed) is inside ``folder`` and not hidden."""
+    (:func:`check_relative_path`, no hidden part), the name prints as one plain line, its target
+    (symlinks followed) is inside ``folder`` and not hidden, and is a regular file with a single
+    link (a read refuses a hard-linked one)."""
     try:
         rel = check_relative_path(relative)
     except SkillshelfError:
         return False
     if hidden_part(rel.parts) or any(_unprintable(c) for c in relative):
         return False
-    return stays_inside(folder, relative) and hidden_part(_real_parts(folder, rel)) is None
+    return (
+        stays_inside(folder, relative)
+        and hidden_part(_real_parts(folder, rel)) is None
+        and _one_regular_file(folder / relative)
+    )
+
+
+def _one_regular_file(path: Path) -> bool:
+    """Whether ``path`` (symlinks followed) is a regular file with one link, as a read requires."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return False
+    return stat.S_ISREG(info.st_mode) and info.st_nlink == 1
 
 
 def _unprintable(char: str) -> bool:

@@ -10,6 +10,13 @@ hand against the descriptors already held. A relative target may climb with ``..
 far as the base folder; an absolute target must lie under the base folder's real path. After
 :data:`MAX_HOPS` links the path counts as a loop (``ELOOP``).
 
+The folder itself is opened as it is (symlinks to it followed), or, with ``exact=True``, as the
+real folder at that absolute path: every component from ``/`` down opened with ``O_NOFOLLOW``
+(:func:`open_real_folder`), so a folder swapped for a symlink since its path was resolved (the
+skill folder discovery found, or any folder above it) is refused rather than followed.
+Folders are opened with ``O_PATH`` where there is one: passing through needs search (``x``)
+permission alone, as a path lookup does, so a folder of mode 0311 still serves its files.
+
 Hard links are not refused here (the caller decides; see
 :func:`skillshelf.skills.bundled.read_confined_file`).
 """
@@ -24,14 +31,15 @@ from pathlib import Path
 
 from skillshelf.errors import PathEscapeError
 
-__all__ = ["MAX_HOPS", "open_beneath", "read_beneath"]
+__all__ = ["MAX_HOPS", "open_beneath", "open_real_folder", "read_beneath"]
 
 MAX_HOPS = 40  # Linux's MAXSYMLINKS
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-_DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _NOFOLLOW | _CLOEXEC
 _FILE_FLAGS = os.O_RDONLY | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0) | _CLOEXEC
 _PATH_ONLY = getattr(os, "O_PATH", 0)
+_OPEN_DIR = (_PATH_ONLY or os.O_RDONLY) | getattr(os, "O_DIRECTORY", 0) | _CLOEXEC
+_DIR_FLAGS = _OPEN_DIR | _NOFOLLOW
 
 
 def _escape(original: str) -> PathEscapeError:
@@ -62,19 +70,65 @@ def _open_file(name: str, dir_fd: int) -> int:
     return os.open(name, _PATH_ONLY | _NOFOLLOW | _CLOEXEC, dir_fd=dir_fd)
 
 
-def open_beneath(folder: Path, parts: Sequence[str], original: str) -> int:
+def _swapped(folder: str, part: str) -> PathEscapeError:
+    return PathEscapeError(
+        f"the folder {folder} is no longer the one found: {part!r} on its path is now a symlink",
+        path=folder,
+        hint="the folder changed since it was found; rescan (or restart the server) to serve it again",
+    )
+
+
+def open_real_folder(folder: Path) -> int:
+    """A descriptor for the real folder at the resolved path ``folder``, each component opened
+    with ``O_NOFOLLOW`` relative to the one before it, from ``/`` (a relative path: from the
+    current folder). Raises
+    :class:`PathEscapeError` when a component is a symlink (the path no longer leads to the
+    folder it led to when resolved), ``FileNotFoundError`` / ``NotADirectoryError`` when one is
+    missing or not a folder."""
+    text = os.path.normpath(folder)
+    fd = os.open("/" if os.path.isabs(text) else ".", _DIR_FLAGS)
+    try:
+        for part in (p for p in text.split("/") if p):
+            try:
+                next_fd = os.open(part, _DIR_FLAGS, dir_fd=fd)
+            except OSError as exc:
+                if exc.errno not in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
+                    raise
+                try:
+                    os.readlink(part, dir_fd=fd)
+                except OSError:
+                    raise exc from None  # a file where a folder was
+                raise _swapped(text, part) from None
+            os.close(fd)
+            fd = next_fd
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _open_base(folder: Path, *, exact: bool) -> tuple[str, int]:
+    """``folder``'s real path and a descriptor for it (see :func:`open_beneath`)."""
+    if exact:
+        return os.path.normpath(folder), open_real_folder(folder)
+    return os.path.realpath(folder), os.open(folder, _OPEN_DIR)
+
+
+def open_beneath(folder: Path, parts: Sequence[str], original: str, *, exact: bool = False) -> int:
     """An ``O_RDONLY | O_NONBLOCK`` descriptor for ``folder/parts...``, never leaving ``folder``.
 
-    ``folder`` itself is opened as it is (symlinks to it followed: discovery chose it). The
-    caller owns the descriptor and checks what it is (``fstat``): a folder, FIFO, device or
-    socket can come back (a socket, or a device without its device, as an ``O_PATH`` descriptor
-    that reads nothing). Raises :class:`PathEscapeError` for a way out, ``FileNotFoundError`` /
+    ``folder`` itself is opened as it is (symlinks to it followed), or with ``exact`` as the real
+    folder at that resolved path (:func:`open_real_folder`; :class:`PathEscapeError` when a
+    symlink is on its path now). The caller owns the descriptor and checks what it is
+    (``fstat``): a folder (an ``O_PATH`` descriptor where there is one), FIFO, device or socket
+    can come back (a socket, or a device without its device, as an ``O_PATH`` descriptor that
+    reads nothing). Raises :class:`PathEscapeError` for a way out, ``FileNotFoundError`` /
     ``NotADirectoryError`` for a missing part, ``OSError(ELOOP)`` for a loop.
     """
     if os.open not in os.supports_dir_fd:  # pragma: no cover - not POSIX
         raise OSError(errno.ENOTSUP, "this platform cannot open files relative to a folder")
-    base_real = os.path.realpath(folder)
-    stack = [os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _CLOEXEC)]
+    base_real, base = _open_base(folder, exact=exact)
+    stack = [base]
     todo = list(reversed(parts))
     hops = 0
     try:

@@ -35,7 +35,7 @@ from skillshelf.serve.ui import guard, routes
 from skillshelf.serve.ui.state import UiOptions, UiState
 from skillshelf.serve.ui.watcher import UiWatcher
 
-__all__ = ["HOST", "UiServer"]
+__all__ = ["HOST", "UiServer", "json_body"]
 
 log = logging.getLogger(__name__)
 
@@ -124,6 +124,17 @@ def _query(query: str) -> dict[str, str] | None:
         return dict(parse_qsl(query, keep_blank_values=True, max_num_fields=MAX_QUERY_FIELDS))
     except ValueError:
         return None
+
+
+def json_body(data: object) -> bytes:
+    """``data`` as compact UTF-8 JSON. A path with a byte that is not UTF-8 reaches here as a lone
+    surrogate (Python's ``surrogateescape``), which UTF-8 cannot encode: such a character becomes
+    U+FFFD, as ``validate --json`` writes it, so the reply still goes out."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace").encode("utf-8")
 
 
 def _has_body(headers: Mapping[str, str]) -> bool:
@@ -297,7 +308,7 @@ class _Handler(BaseHTTPRequestHandler):
         self._json(200, data)
 
     def _json(self, status: int, data: object, headers: Mapping[str, str] = {}) -> None:
-        body = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        body = json_body(data)
         etag = '"' + hashlib.blake2b(body, digest_size=12).hexdigest() + '"'
         if status == 200 and self.headers.get("If-None-Match") == etag:
             self._send(304, b"", None, {"ETag": etag})
