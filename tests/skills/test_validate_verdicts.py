@@ -38,3 +38,27 @@ def test_a_folder_holding_only_a_broken_skill_md_link_counts_it(
     report = validate_paths([tmp_path / "skills"])
     assert report.checked == 1 and not report.skills[0].loaded
     assert "SK350" in {d.code for d in report.diagnostics}
+
+
+def test_a_skill_md_link_that_loops_is_called_a_loop_not_a_broken_link(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
+    skill = tmp_path / "skills" / "loop"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").symlink_to("SKILL.md")
+    for target in (tmp_path / "skills", skill / "SKILL.md"):
+        [note] = [d for d in validate_paths([target]).diagnostics if d.code == "SK350"]
+        assert "a loop of symbolic links" in note.message and "broken" not in note.message
+
+
+def test_a_path_that_loops_is_called_a_loop_and_a_dangling_one_broken(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")
+    (tmp_path / "dangling").symlink_to(tmp_path / "nowhere")
+    report = validate_paths([tmp_path / "loop", tmp_path / "dangling"])
+    messages = {d.path.name: d.message for d in report.diagnostics if d.code == "SK350" and d.path}
+    assert messages == {
+        "loop": "the path cannot be followed (a loop of symbolic links)",
+        "dangling": "the path does not exist (a broken symbolic link)",
+    }

@@ -244,7 +244,7 @@ def load(
         for path in loaded.files:
             click.echo(f"  {printable(path)}", err=True)
         if loaded.more_files:
-            click.echo(f"  ... and {loaded.more_files} more", err=True)
+            click.echo(f"  ... and {loaded.more_files_text} more", err=True)
     if loaded.shadowed:
         click.echo(
             f"note: {len(loaded.shadowed)} other skill(s) are also named "

@@ -192,7 +192,7 @@ class SkillTools:
             parts.append(f"(The text of {skill.name} was cut at {self.max_file_bytes} bytes.)")
         if loaded.files:
             listing = "\n".join(f"- {f}" for f in loaded.files)
-            more = f"\n- ... and {loaded.more_files} more file(s)" if loaded.more_files else ""
+            more = f"\n- ... and {loaded.more_files_text} more file(s)" if loaded.more_files else ""
             parts.append(
                 f"Files bundled with {skill.name} (read one with read_skill_file when the "
                 f"instructions call for it):\n{listing}{more}"
@@ -207,6 +207,7 @@ class SkillTools:
             "folder": str(skill.folder),
             "files": list(loaded.files),
             "more_files": loaded.more_files,
+            "more_files_at_least": loaded.more_files_at_least,
             "trusted": skill.trusted,
             "fragment": loaded.fragment,
         }

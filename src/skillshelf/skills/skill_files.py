@@ -7,11 +7,13 @@ diagnostic instead of an exception. :mod:`skillshelf.skills.parse` turns the tex
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from pathlib import Path
 
 from skillshelf.diagnostics import Diagnostic, Severity, diagnostic
-from skillshelf.fileio import open_regular
+from skillshelf.fileio import NotRegularFile, open_regular
 from skillshelf.skills.frontmatter import split_frontmatter
 
 __all__ = [
@@ -42,12 +44,26 @@ def read_head(path: Path | str, limit: int) -> tuple[bytes, int]:
     file's size: a file of any size costs no more than ``limit + 1`` bytes.
 
     The file is opened without blocking and must be a regular file, so a FIFO or device named
-    ``SKILL.md`` cannot hang a scan.
+    ``SKILL.md`` cannot hang a scan; a socket, which cannot be opened at all (``ENXIO``), is
+    :class:`~skillshelf.fileio.NotRegularFile` too, like a FIFO.
     """
-    with open_regular(path) as handle:
+    try:
+        handle = open_regular(path)
+    except OSError as exc:
+        if exc.errno == errno.ENXIO and _is_socket(path):
+            raise NotRegularFile(errno.EINVAL, "not a regular file (a socket)", str(path)) from None
+        raise
+    with handle:
         size = os.fstat(handle.fileno()).st_size
         # read(limit + 1) would allocate the whole cap for every small file
         return handle.read(min(size, limit) + 1), size
+
+
+def _is_socket(path: Path | str) -> bool:
+    try:
+        return stat.S_ISSOCK(os.stat(path).st_mode)
+    except OSError:
+        return False
 
 
 def read_limited(path: Path | str, limit: int) -> bytes:

@@ -40,14 +40,28 @@ def _special_kind(path: Path) -> str:
     return "a special file"
 
 
+def _link_trouble(path: Path) -> str | None:
+    """``"a loop of symbolic links"`` when following ``path`` leads back to a link on the way
+    (``ELOOP``), ``"a broken symbolic link"`` when it is a link to nothing, else None."""
+    try:
+        os.stat(path)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "a loop of symbolic links"
+        return "a broken symbolic link" if path.is_symlink() else None
+    return None
+
+
 def _unreadable_skill_file(path: Path) -> Diagnostic:
-    if path.is_symlink() and not path.exists():
-        return path_problem(
-            path,
-            "SK350",
-            "this SKILL.md is a broken symbolic link, so no agent can load it",
-            "point the link at a SKILL.md that exists, or replace it with the file itself",
+    trouble = _link_trouble(path)
+    if trouble is not None:
+        fix = (
+            "point the link at a SKILL.md that exists (it now leads back to itself), or replace it "
+            "with the file itself"
+            if trouble == "a loop of symbolic links"
+            else "point the link at a SKILL.md that exists, or replace it with the file itself"
         )
+        return path_problem(path, "SK350", f"this SKILL.md is {trouble}, so no agent can load it", fix)
     return path_problem(
         path,
         "SK351",
@@ -111,10 +125,15 @@ def inventory_of(path: Path, limits: WalkLimits, out: list[Diagnostic]) -> Inven
     if _unreadable(path, out):
         return None
     if not path.exists():
-        kind = "a broken symbolic link" if path.is_symlink() else "nothing there"
-        out.append(
-            path_problem(path, "SK350", f"the path does not exist ({kind})", "check the spelling of the path")
-        )
+        kind = _link_trouble(path) or "nothing there"
+        if kind == "a loop of symbolic links":
+            message, fix = (
+                f"the path cannot be followed ({kind})",
+                "fix or remove the link that leads back to itself",
+            )
+        else:
+            message, fix = f"the path does not exist ({kind})", "check the spelling of the path"
+        out.append(path_problem(path, "SK350", message, fix))
         return None
     if path.is_file():
         if path.name.lower() != "skill.md":

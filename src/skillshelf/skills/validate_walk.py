@@ -84,7 +84,7 @@ class Inventory:
     unreadable: tuple[tuple[Path, int], ...] = ()  # folder, errno of its listing (0: not known)
     special: tuple[
         Path, ...
-    ] = ()  # named skill.md but neither a file nor a folder (FIFO, device, broken link)
+    ] = ()  # named skill.md but neither a file nor a folder (FIFO, device, broken or looping link)
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,7 +136,8 @@ def _is_file(entry: os.DirEntry[str]) -> bool:
 
 
 def _special_skill_files(entries: list[os.DirEntry[str]]) -> list[Path]:
-    """Entries named ``skill.md`` that an agent cannot read as a file: FIFOs, devices, broken links."""
+    """Entries named ``skill.md`` that an agent cannot read as a file: FIFOs, devices, broken or
+    looping links."""
     return [
         Path(e.path) for e in entries if e.name.lower() == "skill.md" and not _is_file(e) and not _is_dir(e)
     ]
