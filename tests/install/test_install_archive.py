@@ -8,10 +8,14 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from install_helpers import REGULAR, SKILL_MD, SYMLINK, archive_with, tree
+from install_helpers import REGULAR, SKILL_MD, SYMLINK, archive_with, github_tarball, make_env, tree
 
 from skillshelf.errors import InstallError
+from skillshelf.install import install_skill
 from skillshelf.install.archive import ArchiveLimits, check_archive, extract_archive
+from skillshelf.install.many import install_all
+from skillshelf.install.taken import AlreadyInstalledError
+from testkit import IsolatedHome
 
 FORMATS = ["zip", "tar.gz"]
 ALL_SUFFIXES = ["zip", "skill", "tar", "tar.gz", "tgz", "tar.bz2", "tar.xz"]
@@ -52,7 +56,7 @@ def test_hostile_archive_is_refused_and_nothing_is_written(
         extract_archive(archive, target)
     assert caught.value.code == code
     assert "nothing was written" in caught.value.message
-    assert caught.value.hint
+    assert ("paths stay inside" in caught.value.hint) == (code not in {"IS205", "IS206"})
     assert tree(tmp_path / "out") == []
     assert not (tmp_path / "evil.txt").exists()
 
@@ -99,7 +103,7 @@ def test_bomb_is_refused_by_the_size_limit_before_writing(tmp_path: Path, fmt: s
     )
     with pytest.raises(InstallError) as caught:
         extract_archive(archive, tmp_path / "out", limits=ArchiveLimits(max_total_bytes=10_000))
-    assert caught.value.code == "IS205"
+    assert caught.value.code == "IS205" and "within the limits" in caught.value.hint
     assert not (tmp_path / "out").exists()
 
 
@@ -108,7 +112,7 @@ def test_too_many_entries_is_refused(tmp_path: Path, fmt: str) -> None:
     archive = archive_with(tmp_path / f"many.{fmt}", [(f"f{i}.txt", b"", None) for i in range(20)])
     with pytest.raises(InstallError) as caught:
         check_archive(archive, limits=ArchiveLimits(max_entries=10))
-    assert caught.value.code == "IS205"
+    assert caught.value.code == "IS205" and "within the limits" in caught.value.hint
 
 
 @pytest.mark.parametrize("name", ["fake.skill", "fake.tar", "fake.tar.gz", "fake.tar.xz"])
@@ -153,3 +157,23 @@ def test_whatever_the_names_nothing_lands_outside_the_target(
         for path in (base / "box").rglob("*"):
             assert target in path.parents or path == target
     assert sorted(p.name for p in base.iterdir()) == [f"a.{fmt}", "box"]
+
+
+def test_an_archive_skill_installed_without_its_top_folder_is_already_installed_from_the_whole(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
+    """``rel.tgz#skills/alpha`` (the top folder left out) and ``rel.tgz --all`` name one place."""
+    skill = b"---\nname: alpha\ndescription: The alpha skill of a release archive.\n---\n# alpha\n"
+    archive = github_tarball(tmp_path / "rel.tgz", "rel-1.0", {"skills/alpha/SKILL.md": skill})
+    env = make_env(tmp_path, isolated_home.home)
+    install_skill(f"{archive}#skills/alpha", env=env, target="codex")
+
+    result = install_all(str(archive), env=env, target="codex")
+
+    assert result.installed == () and [(n.name, n.status) for n in result.not_installed] == [
+        ("alpha", "present")
+    ]
+    again = install_all(str(archive), env=env, target="codex")
+    assert again.failed == ()
+    with pytest.raises(AlreadyInstalledError):
+        install_skill(f"{archive}#rel-1.0/skills/alpha", env=env, target="codex")

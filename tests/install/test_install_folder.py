@@ -132,9 +132,10 @@ def test_name_option_installs_beside_and_rejects_path_like_names(
     other = install_skill(str(src), env=env, name="tool-copy")
     assert other.path == _root() / "tool-copy"
     assert read_lock(_root()).get("tool-copy") is not None
-    for bad in ("../escape", "a/b", ".hidden", ""):
-        with pytest.raises(UsageError):
+    for bad in ("../escape", "a/b", ".hidden", "", "a" * 129):
+        with pytest.raises(UsageError) as caught:
             install_skill(str(src), env=env, name=bad or " ")
+        assert "at most 128 " in caught.value.hint
 
 
 def test_fifo_in_source_folder_is_refused(tmp_path: Path, isolated_home: IsolatedHome) -> None:

@@ -137,7 +137,7 @@ def test_update_does_not_read_a_folder_named_by_an_absolute_key(
     install_skill(str(write_skill(env.project_root / "vendor" / "good", "good")), env=env, scope="project")
     _add_entries(root, {str(victim): _entry("tidy", victim)})
     hashed: list[Path] = []
-    import skillshelf.install.manage as manage
+    import skillshelf.install.upstream as manage
 
     real = manage.content_hash
     monkeypatch.setattr(manage, "content_hash", lambda folder: hashed.append(folder) or real(folder))

@@ -261,3 +261,26 @@ def test_an_untrusted_project_updates_a_skill_from_a_folder_inside_it(
     (result,) = update_skills(env=env)
     assert (result.status, result.message) == ("updated", "its folder was missing; installed it again")
     assert copy.is_dir()
+
+
+def test_update_handles_each_name_on_its_own_and_a_name_not_installed_fails_alone(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
+    env = make_env(tmp_path, isolated_home.home)
+    source = write_skill(tmp_path / "src" / "par6", "par6")
+    install_skill(str(source), env=env, target="codex")
+    write_skill(source, "par6", body="second version")
+
+    assert [(r.name, r.status) for r in update_skills(["par6", "typo"], env=env, check=True)] == [
+        ("par6", "available"),
+        ("typo", "failed"),
+    ]
+    updated, typo = update_skills(["par6", "typo"], env=env)
+
+    assert (updated.name, updated.status) == ("par6", "updated")
+    assert (
+        typo.scope is None and typo.message.startswith("IS404: ") and "installed skills: par6" in typo.message
+    )
+    with pytest.raises(NotFoundError) as caught:
+        update_skills(["typo", "other"], env=env)
+    assert caught.value.code == "IS404" and getattr(caught.value, "names", None) == ("typo", "other")

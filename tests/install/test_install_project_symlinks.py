@@ -39,6 +39,7 @@ def test_install_into_a_project_folder_linked_out_of_it_is_refused(
         with pytest.raises(InstallError) as caught:
             install()
         assert caught.value.code == "IS314" and str(outside) in caught.value.message
+        assert caught.value.hint.startswith(f"remove the symlink {project / linked} (")
     assert tree(outside) == [] and tree(project) == sorted([".git", linked])
 
 

@@ -36,7 +36,7 @@ from skillshelf.install.sources import Source, local_place, parse_source
             "feature/x",
             "skills/pdf",
         ),
-        ("https://user@example.com/acme/skills.git", "https://user@example.com/acme/skills.git", None, None),
+        ("https://user@example.com/acme/skills.git", "https://example.com/acme/skills.git", None, None),
         ("git@github.com:acme/skills.git", "git@github.com:acme/skills.git", None, None),
         ("git@github.com:acme/skills.git@abc1234#x", "git@github.com:acme/skills.git", "abc1234", "x"),
         ("file:///srv/repos/skills@v2", "file:///srv/repos/skills", "v2", None),

@@ -27,7 +27,7 @@ TOKEN = "ghp_" + "a1B2c3D4" * 4 + "zzzz"  # a GitHub token's shape: ghp_ and 36 
 @pytest.mark.parametrize(
     ("typed", "recorded"),
     [
-        (f"https://x-access-token:{TOKEN}@github.com/o/r.git", "https://x-access-token@github.com/o/r.git"),
+        (f"https://x-access-token:{TOKEN}@github.com/o/r.git", "https://github.com/o/r.git"),
         ("ssh://git:hunter22@host:2222/r.git", "ssh://git@host:2222/r.git"),
         ("https://h/a.zip?token=abc123&v=2", "https://h/a.zip?v=2"),
         (
@@ -35,7 +35,8 @@ TOKEN = "ghp_" + "a1B2c3D4" * 4 + "zzzz"  # a GitHub token's shape: ghp_ and 36 
             "https://b.s3.amazonaws.com/a.zip",
         ),
         (f"https://h/a.zip?ref={TOKEN}&v=1", "https://h/a.zip?v=1"),
-        ("https://user@github.com/o/r.git", "https://user@github.com/o/r.git"),
+        ("https://user@github.com/o/r.git", "https://github.com/o/r.git"),
+        ("ssh://git@host/r.git", "ssh://git@host/r.git"),
         (f"https://{TOKEN}@github.com/o/r.git", "https://github.com/o/r.git"),
         (f"https://{TOKEN}:x-oauth-basic@github.com/o/r.git", "https://github.com/o/r.git"),
         ("https://glpat-" + "Ab12Cd34Ef56Gh78Ij90" + "@gitlab.com/o/r.git", "https://gitlab.com/o/r.git"),
@@ -49,7 +50,7 @@ def test_the_recorded_url_keeps_everything_but_the_secret(typed: str, recorded: 
 
 def test_a_parsed_source_shows_and_records_only_the_url_without_its_token(tmp_path: Path) -> None:
     source = parse_source(f"https://x-access-token:{TOKEN}@github.com/o/r.git@v1#skills/pdf", cwd=tmp_path)
-    assert source.location == "https://x-access-token@github.com/o/r.git"
+    assert source.location == "https://github.com/o/r.git"
     assert source.fetch_location == f"https://x-access-token:{TOKEN}@github.com/o/r.git"
     assert TOKEN not in source.text and TOKEN not in repr(source)
     assert (source.ref, source.subdir) == ("v1", "skills/pdf")
@@ -58,7 +59,7 @@ def test_a_parsed_source_shows_and_records_only_the_url_without_its_token(tmp_pa
 @given(st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789-_.~", min_size=4, max_size=40))
 def test_no_password_survives_in_the_recorded_url_or_an_error_quoting_it(password: str) -> None:
     typed = f"https://someone:{password}@git.example.com/team/repo.git"
-    assert without_secrets(typed) == "https://someone@git.example.com/team/repo.git"
+    assert without_secrets(typed) == "https://git.example.com/team/repo.git"
     message = f"git clone failed: fatal: unable to access '{typed}/': could not resolve host"
     assert f":{password}@" not in scrubbed(message, typed)
 
@@ -81,10 +82,7 @@ def test_a_token_typed_as_the_user_name_is_neither_recorded_nor_shown(tmp_path: 
     assert source.fetch_location == typed
     assert TOKEN not in source.text and TOKEN not in repr(source)
     assert TOKEN not in scrubbed(f"fatal: unable to access '{typed}'", typed)
-    assert (
-        scrubbed("cloning https://alice@example.com/r.git", "https://alice@example.com/r.git").count("alice")
-        == 1
-    )
+    assert scrubbed("cloning git@example.com:r.git", "git@example.com:r.git").count("git@") == 1
 
 
 @pytest.mark.parametrize(
@@ -93,7 +91,8 @@ def test_a_token_typed_as_the_user_name_is_neither_recorded_nor_shown(tmp_path: 
         ("https://h/a.zip?token=abc&v=1", ("token",)),
         ("https://u:pw@h/a.zip?sig=1", ("password", "sig")),
         (f"https://{TOKEN}@github.com/o/r.git", ("token in the user part",)),
-        ("https://u@h/a.zip?v=1", ()),
+        ("https://u@h/a.zip?v=1", ("user part",)),
+        ("ssh://u@h/r.git", ()),
     ],
 )
 def test_secret_parts_names_what_the_recorded_url_leaves_out(typed: str, left_out: tuple[str, ...]) -> None:
@@ -157,3 +156,33 @@ def test_the_hint_to_reinstall_a_download_with_a_token_keeps_its_for_and_scope(
     (result,) = update_skills(env=env, check=True)
 
     assert f"--for {target} --name tok --scope {scope} --force" in result.message
+
+
+def _user_names() -> list[str]:
+    """User parts of every shape: a classic GitHub token (40 hex digits), an Azure DevOps one
+    (52 letters and digits), a random string, a plain name."""
+    hexes = "0123456789abcdef" * 3
+    return [hexes[:40], ("q7" + "z3k9" * 13)[:52], "Zx-9_" + "m2" * 9, "alice"]
+
+
+@pytest.mark.parametrize("user", _user_names())
+def test_a_user_part_of_any_shape_reaches_neither_the_lock_nor_a_message(
+    tmp_path: Path, isolated_home: IsolatedHome, served_zip: tuple[str, list[str]], user: str
+) -> None:
+    url, asked = served_zip
+    typed = url.replace("http://", f"http://{user}@") + "/ok.zip"
+    proc = run_cli(tmp_path, "install", typed, "--for", "codex")
+    assert proc.returncode == 0, proc.stderr
+    assert "IS130" in proc.stdout + proc.stderr and asked == ["/ok.zip"]
+    lock = (isolated_home.home / ".agents" / "skills" / ".skillshelf-lock.json").read_text(encoding="utf-8")
+    assert user not in lock + proc.stdout + proc.stderr and f"{url}/ok.zip" in lock
+
+    failed = run_cli(tmp_path, "install", typed.replace("ok.zip", "gone.zip"), "--for", "codex")
+    assert failed.returncode == 1 and "IS105" in failed.stderr and user not in failed.stdout + failed.stderr
+
+
+def test_an_ssh_user_name_is_kept_and_only_its_password_dropped() -> None:
+    assert without_secrets("git+ssh://deploy@host/r.git") == "git+ssh://deploy@host/r.git"
+    assert scrubbed("clone of ssh://git@h/r.git failed", "ssh://git:pw12345@h/r.git").count("git@h") == 1
+    message = "could not download http://ab@h/x.zip"
+    assert "ab@" not in scrubbed(message, "http://ab@h/x.zip")

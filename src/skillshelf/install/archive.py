@@ -44,6 +44,12 @@ ARCHIVE_SUFFIXES = (".zip", ".skill", *TAR_SUFFIXES)
 EntryKind = Literal["file", "dir", "symlink", "hardlink", "special"]
 _MAX_LINK = 4096
 _REFUSED_HINT = "the archive is unsafe; ask its author for one whose paths stay inside the skill folder"
+_HINTS = {
+    "IS205": "a skill archive is small: ask its author for one within the limits (a skill's own files, "
+    "no data sets or builds)",
+    "IS206": "the archive names one path twice, so which copy is meant is unclear; ask its author for one "
+    "that holds each file once",
+}
 
 
 def archive_suffix(name: str) -> str | None:
@@ -217,12 +223,14 @@ def _reading(archive: Path, limits: ArchiveLimits) -> Iterator[_Reader]:
 
 def _refuse(archive: Path, entry: str, why: str, code: str) -> InstallError:
     return InstallError(
-        f"{archive.name}: refused entry {entry!r}: {why}; nothing was written", hint=_REFUSED_HINT, code=code
+        f"{archive.name}: refused entry {entry!r}: {why}; nothing was written",
+        hint=_HINTS.get(code, _REFUSED_HINT),
+        code=code,
     )
 
 
 def _too_much(archive: Path, what: str) -> InstallError:
-    return InstallError(f"{archive.name}: {what}; nothing was written", hint=_REFUSED_HINT, code="IS205")
+    return InstallError(f"{archive.name}: {what}; nothing was written", hint=_HINTS["IS205"], code="IS205")
 
 
 def _normalise(archive: Path, raw: str) -> str:
@@ -362,7 +370,7 @@ def _write_member(reader: _Reader, member: ArchiveMember, target: Path, limits: 
             if written > limits.max_file_bytes:
                 raise InstallError(
                     f"{member.name}: grows past {limits.max_file_bytes} bytes when unpacked",
-                    hint=_REFUSED_HINT,
+                    hint=_HINTS["IS205"],
                     code="IS205",
                 )
             out.write(chunk)

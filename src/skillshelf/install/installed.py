@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Literal
 
 from skillshelf.env import Env
-from skillshelf.errors import InstallError
+from skillshelf.errors import InstallError, NotFoundError
 from skillshelf.install.installer import InstallScope
 from skillshelf.install.lock import LockEntry
 from skillshelf.install.visibility import FolderOwner, folder_owner
@@ -17,6 +17,7 @@ from skillshelf.install.visibility import FolderOwner, folder_owner
 __all__ = [
     "FOREIGN",
     "InstalledSkill",
+    "NotInstalledError",
     "RemoveResult",
     "UpdateResult",
     "UpdateStatus",
@@ -50,7 +51,7 @@ class UpdateResult:
     """What ``update`` did to one skill."""
 
     name: str
-    scope: InstallScope
+    scope: InstallScope | None  # None: a name given that skillshelf did not install
     status: UpdateStatus
     message: str
     old_commit: str | None = None
@@ -67,6 +68,32 @@ class UpdateResult:
             "new_commit": self.new_commit,
             "kept": None if self.kept is None else str(self.kept),
         }
+
+
+class NotInstalledError(NotFoundError):
+    """``IS404``: ``names`` (each as given) are not skills skillshelf installed."""
+
+    default_code = "IS404"
+
+    def __init__(self, names: Sequence[str], installed: Sequence[str]) -> None:
+        self.names = tuple(names)
+        known = ", ".join(sorted(set(installed))) or "none"
+        super().__init__(
+            f"not installed by skillshelf: {', '.join(self.names)}",
+            hint=f"installed skills: {known}; `skillshelf install SOURCE` installs one",
+        )
+
+    def results(self) -> tuple[UpdateResult, ...]:
+        """A ``failed`` update result for each name."""
+        return tuple(
+            UpdateResult(
+                name=name,
+                scope=None,
+                status="failed",
+                message=f"{self.code}: not installed by skillshelf (fix: {self.hint})",
+            )
+            for name in self.names
+        )
 
 
 def owner_of(item: InstalledSkill, env: Env) -> FolderOwner:

@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
-from skillshelf.diagnostics import Diagnostic, Severity, diagnostic
+from skillshelf.diagnostics import Diagnostic
 from skillshelf.env import Env
 from skillshelf.errors import InstallError, UsageError
 from skillshelf.install.allowed import SourcePolicy
@@ -33,7 +33,7 @@ from skillshelf.install.kept import kept_root, needs_keeping, set_aside
 from skillshelf.install.lock import FOLDER_NAME, LockEntry, content_hash, read_lock, write_lock
 from skillshelf.install.page_refs import settle_page_ref
 from skillshelf.install.sources import Fetched, Source, fetch_whole, narrow, parse_source
-from skillshelf.install.taken import NameTakenError, PlacedTwiceError, name_taken
+from skillshelf.install.taken import NameTakenError, PlacedTwiceError, name_taken, same_name
 from skillshelf.install.targets import (
     InstallTarget,
     check_links,
@@ -43,9 +43,10 @@ from skillshelf.install.targets import (
     own_link,
     place_links,
     placement,
+    sharing_names,
     unlink_links,
 )
-from skillshelf.install.url_secrets import secret_parts
+from skillshelf.install.url_secrets import SECRET_NOT_RECORDED, secret_parts
 from skillshelf.skills.model import RootOrigin, Scope, Skill, SkillRoot
 
 __all__ = [
@@ -116,7 +117,7 @@ def _check_name(name: str) -> str:
     if not FOLDER_NAME.fullmatch(name):
         raise UsageError(
             f"{name!r} cannot be a skill folder name",
-            hint="use letters, digits, '.', '_' and '-', starting with a letter or digit",
+            hint="use at most 128 letters, digits, '.', '_' and '-', starting with a letter or digit",
         )
     return name
 
@@ -163,18 +164,6 @@ def _lock_entry(source: Source, name: str, skill: Skill, commit: str | None, sta
     )
 
 
-#: The note for a source URL that held a password or token (see :mod:`.url_secrets`).
-SECRET_NOT_RECORDED = diagnostic(
-    "IS130",
-    Severity.WARNING,
-    "the source URL holds a password or token: it was used for this fetch only, and the lock "
-    "file records the URL without it",
-    "for `skillshelf update`, let git find the credentials itself (a credential helper such as "
-    "`gh auth setup-git`, or an SSH URL); a download is updated by installing it again with "
-    "the URL that holds the token (--force)",
-)
-
-
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Destination:
     """Where and how skills are placed: the skills root and what goes with each skill there."""
@@ -190,6 +179,8 @@ class Destination:
     pack: str | None = None  # the pack the skills placed here belong to (``install --all``)
     placed: frozenset[str] = frozenset()  # names other skills of this run took: never replaced
     force_links: bool = False  # what holds a link's place, not installed there, goes to kept_root
+    name_roots: Sequence[Path] = ()  # where another skill of the same name clashes (taken.py)
+    same_name_ok: bool = False  # install beside such a skill (IS132), not refuse: --force, --name
 
 
 def place_skill(
@@ -220,6 +211,8 @@ def place_skill(
     links = [r / target_name for r in dest.link_roots]
     if replaced and not dest.replace:
         raise name_taken(target, lock.get(target_name), source, folder, links=links, agents=dest.agents)
+    old = lock.get(target_name)
+    diags = (*diags, *same_name(skill.name, target, dest.name_roots, ok=dest.same_name_ok, old=old))
     force = dest.force_links and dest.kept_root is not None  # never without a place to keep them
     in_the_way = check_links(links, target, force=force, scope=dest.scope)
 
@@ -254,7 +247,6 @@ def place_skill(
     mine = own_link(target) is not None  # a link skillshelf made for another install: nothing to keep
     keep = dest.kept_root is not None and not mine and needs_keeping(target, lock.get(target_name))
     aside = set_aside(target, target_name, dest.kept_root or work, work / "old", keep=keep)
-    old = lock.get(target_name)
 
     def link_and_record() -> None:
         record = functools.partial(write_lock, dest.root, lock.with_entry(entry))
@@ -325,6 +317,7 @@ def install_skill(
     """
     session = install_session(source, env, scope, target, force=force, copy_file=copy_file, dry_run=dry_run)
     with session as (parsed, dest):
+        dest = dataclasses.replace(dest, same_name_ok=dest.same_name_ok or name is not None)
         runner = git or GitRunner(environ=env.environ)
         settled = settle_page_ref(parsed, runner)
         return stage_and_swap(settled, dest, name=name, git=runner, progress=progress)
@@ -374,6 +367,8 @@ def install_session(
                     kept_root=kept_root(env),
                     copy_file=copy_file,
                     dry_run=dry_run,
+                    name_roots=sharing_names(root, place.agents, env),
+                    same_name_ok=force,
                 ),
             )
     except OSError as exc:

@@ -26,11 +26,11 @@ from skillshelf.errors import InstallError, NotFoundError, SkillshelfError
 from skillshelf.install.allowed import SourcePolicy, configured_policy
 from skillshelf.install.fetch_once import FetchOnce, fetch_once
 from skillshelf.install.files import remove_tree, root_lock, workspace
-from skillshelf.install.found import find_skill_folder
-from skillshelf.install.git import GitRunner, ProgressFn, is_commit_id
+from skillshelf.install.git import GitRunner, ProgressFn
 from skillshelf.install.installed import (
     FOREIGN,
     InstalledSkill,
+    NotInstalledError,
     RemoveResult,
     UpdateResult,
     UpdateStatus,
@@ -41,6 +41,7 @@ from skillshelf.install.installed import (
 )
 from skillshelf.install.installer import (
     Destination,
+    InstallResult,
     InstallScope,
     io_failure,
     skills_root_for,
@@ -48,14 +49,7 @@ from skillshelf.install.installer import (
 )
 from skillshelf.install.kept import kept_root, needs_keeping, set_aside
 from skillshelf.install.links import confined_links, stray_links
-from skillshelf.install.lock import (
-    LockEntry,
-    content_hash,
-    lock_diagnostics,
-    lock_path,
-    read_lock,
-    write_lock,
-)
+from skillshelf.install.lock import LockEntry, lock_diagnostics, lock_path, read_lock, write_lock
 from skillshelf.install.pack_update import (
     add_gained_skills,
     foreign_local,
@@ -64,8 +58,8 @@ from skillshelf.install.pack_update import (
     survey_packs,
 )
 from skillshelf.install.provenance import locally_modified
-from skillshelf.install.sources import Source, recorded_source
-from skillshelf.install.targets import drop_links, inside_project
+from skillshelf.install.targets import drop_links, inside_project, sharing_names
+from skillshelf.install.upstream import checked, source_of, unchanged_upstream
 from skillshelf.install.visibility import FolderOwner, agent_roots
 
 __all__ = [
@@ -124,9 +118,13 @@ def link_diagnostics(env: Env, scope: InstallScope | None = None) -> tuple[Diagn
 
 
 def install_roots(scope: InstallScope, env: Env) -> tuple[Path, ...]:
-    """Every folder ``install`` can put a skill in for ``scope`` (the agents' and skillshelf's)."""
-    own = (skills_root_for(scope, env),)
-    return tuple(dict.fromkeys((*own, *agent_roots(scope, env).values())))
+    """Every folder ``install`` can put a skill in for ``scope`` (the agents' and skillshelf's),
+    each once: a folder a symlink shares under two names (``~/.claude/skills ->
+    ~/.agents/skills``) is one, named as the first of skillshelf's, Codex's, Claude Code's."""
+    named: dict[str, Path] = {}
+    for root in (skills_root_for(scope, env), *agent_roots(scope, env).values()):
+        named.setdefault(os.path.realpath(root), root)
+    return tuple(named.values())
 
 
 def list_installed(env: Env, *, scope: InstallScope | None = None) -> tuple[InstalledSkill, ...]:
@@ -138,64 +136,21 @@ def list_installed(env: Env, *, scope: InstallScope | None = None) -> tuple[Inst
     )
 
 
-def _select(env: Env, names: Sequence[str], scope: InstallScope | None) -> list[InstalledSkill]:
+def _select(
+    env: Env, names: Sequence[str], scope: InstallScope | None
+) -> tuple[list[InstalledSkill], NotInstalledError | None]:
+    """The installed skills ``names`` name (all without names), and the error for the names that
+    name none, each on its own; raised when no name names one."""
     installed = list_installed(env, scope=scope)
     if not names:
-        return list(installed)
+        return list(installed), None
     chosen = [i for i in installed if i.entry.name in names or i.entry.skill_name in names]
-    missing = sorted(set(names) - {i.entry.name for i in chosen} - {i.entry.skill_name for i in chosen})
-    if missing:
-        known = ", ".join(sorted({i.entry.name for i in installed})) or "none"
-        raise NotFoundError(
-            f"not installed by skillshelf: {', '.join(missing)}",
-            hint=f"installed skills: {known}; `skillshelf install SOURCE` installs one",
-            code="IS404",
-        )
-    return chosen
-
-
-def _source_of(entry: LockEntry) -> Source:
-    return recorded_source(entry.kind, entry.location, entry.subdir, entry.ref)
-
-
-def _unchanged_upstream(item: InstalledSkill, fetched: FetchOnce) -> str | None:
-    """A reason to skip the fetch when the source did not move, else None."""
-    entry = item.entry
-    if entry.kind == "git":
-        if is_commit_id(entry.ref):
-            return f"pinned to commit {entry.ref}"
-        remote = fetched.remote_commit(entry.location, entry.ref)
-        if remote is not None and remote == entry.commit:
-            return f"already at {remote[:12]}"
-        return None
-    source = _source_of(entry)
-    if content_hash(find_skill_folder(fetched(source).folder, source)) == entry.content_hash:
-        return "source unchanged"
-    return None
-
-
-def _checked(
-    item: InstalledSkill, missing: bool, modified: bool, fetched: FetchOnce
-) -> tuple[UpdateStatus, str, str | None]:
-    """What ``update`` would do to ``item`` (status, detail, the source's commit), found without
-    changing it: the source is fetched into a scratch folder when its contents must be compared."""
-    entry = item.entry
-    if missing:
-        return "available", "its folder is missing; update installs it again", entry.commit
-    local = "; changed locally, so update needs --force (which keeps your copy)" if modified else ""
-    reason = _unchanged_upstream(item, fetched)
-    if reason is not None:
-        return "up-to-date", reason + ("; changed locally" if modified else ""), entry.commit
-    if entry.kind != "git":  # _unchanged_upstream compared the fetched contents already
-        return "available", "new contents" + local, None
-    source = _source_of(entry)
-    new = fetched(source)
-    same = content_hash(find_skill_folder(new.folder, source)) == entry.content_hash
-    moved = f"{(entry.commit or '')[:12]} -> {(new.commit or '')[:12]}"
-    if same:
-        kept = "; changed locally" if modified else ""
-        return "up-to-date", f"{moved}, with no change in the skill's files{kept}", new.commit
-    return "available", moved + local, new.commit
+    found = {i.entry.name for i in chosen} | {i.entry.skill_name for i in chosen}
+    missing = [name for name in dict.fromkeys(names) if name not in found]
+    unknown = NotInstalledError(missing, [i.entry.name for i in installed]) if missing else None
+    if unknown is not None and not chosen:
+        raise unknown
+    return chosen, unknown
 
 
 def _held_back(item: InstalledSkill, env: Env, policy: SourcePolicy) -> tuple[UpdateStatus, str] | None:
@@ -207,7 +162,7 @@ def _held_back(item: InstalledSkill, env: Env, policy: SourcePolicy) -> tuple[Up
         return "skipped", FOREIGN
     if entry.needs_credentials:
         return "failed", credentials_needed(item, env).one_line()
-    refused = policy.refusal(_source_of(entry))
+    refused = policy.refusal(source_of(entry))
     if refused is not None:
         return "failed", f"{refused.one_line()}; `skillshelf remove {entry.name}` takes it away"
     return None
@@ -254,10 +209,10 @@ def _update_one(
             missing = not item.path.is_dir()
             modified = not missing and locally_modified(item.path, entry)
             if check:
-                return result(*_checked(item, missing, modified, fetched))
+                return result(*checked(item, missing, modified, fetched))
             if modified and not force:
                 return result("skipped", "changed locally since install; --force updates it and keeps yours")
-            reason = None if modified or missing else _unchanged_upstream(item, fetched)
+            reason = None if modified or missing else unchanged_upstream(item, fetched)
             if reason is not None:
                 return result("up-to-date", reason, entry.commit)
             dest = Destination(
@@ -268,9 +223,10 @@ def _update_one(
                 agents=entry.agents,
                 kept_root=kept,
                 pack=entry.pack,
+                name_roots=sharing_names(item.root, entry.agents, env),
             )
             installed = stage_and_swap(
-                _source_of(entry), dest, name=entry.name, git=fetched.git, progress=progress, fetcher=fetched
+                source_of(entry), dest, name=entry.name, git=fetched.git, progress=progress, fetcher=fetched
             )
     except OSError as exc:
         failure = io_failure(item.root, exc)
@@ -288,10 +244,20 @@ def _update_one(
         return result("updated", "its folder was missing; installed it again", new.commit)
     if new.content_hash == entry.content_hash:
         return result("up-to-date", "no change in the skill's files", new.commit)
-    moved = f"{(entry.commit or '')[:12]} -> {(new.commit or '')[:12]}" if new.commit else "new contents"
+    return dataclasses.replace(
+        result("updated", _what_changed(entry, installed), new.commit), kept=installed.kept
+    )
+
+
+def _what_changed(old: LockEntry, installed: InstallResult) -> str:
+    """An update's detail: the commits (or new contents), a rename upstream, where a changed copy went."""
+    new = installed.entry
+    moved = f"{(old.commit or '')[:12]} -> {(new.commit or '')[:12]}" if new.commit else "new contents"
     if installed.kept is not None:
         moved += f"; your changed copy is kept in {installed.kept}"
-    return dataclasses.replace(result("updated", moved, new.commit), kept=installed.kept)
+    if new.skill_name != old.skill_name:
+        moved = f"renamed upstream from {old.skill_name!r} to {new.skill_name!r}; {moved}"
+    return moved
 
 
 def update_skills(
@@ -312,12 +278,14 @@ def update_skills(
     ``requirements.allowed_install_sources``, :mod:`skillshelf.install.allowed`) does not allow
     is ``failed`` without being fetched, and a pack whose source it does not allow gains nothing.
 
-    One failing skill does not stop the others; each result says what happened. Each source is
+    One failing skill does not stop the others, nor does a name that is not installed (a
+    ``failed`` result of its own; :class:`NotInstalledError` when no name is); each result says
+    what happened. Each source is
     fetched once, however many of the skills come from it (:mod:`skillshelf.install.fetch_once`).
     Updating all skills also installs the skills their packs gained (``added``; with ``check``:
     ``new``); a skill its pack dropped is left as it is (:mod:`skillshelf.install.pack_update`).
     """
-    chosen = _select(env, names, scope)
+    chosen, unknown = _select(env, names, scope)
     kept = kept_root(env)
     allowed = policy or configured_policy(env)
     with fetch_once(env.dirs.cache / "update", git or GitRunner(environ=env.environ), progress) as fetched:
@@ -338,7 +306,7 @@ def update_skills(
         ]
         if not names:
             results += add_gained_skills(packs, fetched, env=env, check=check, kept=kept, progress=progress)
-        return tuple(results)
+        return (*results, *(unknown.results() if unknown else ()))
 
 
 def remove_skill(
@@ -354,7 +322,7 @@ def remove_skill(
 
     ``folder`` (``install --for``'s word) picks one of several skills folders holding ``name``;
     a name in several places, not narrowed to one, is refused (``IS406``)."""
-    matches = [m for m in _select(env, [name], scope) if folder is None or owner_of(m, env) == folder]
+    matches = [m for m in _select(env, [name], scope)[0] if folder is None or owner_of(m, env) == folder]
     if not matches:
         raise NotFoundError(
             f"{name!r} is not installed in the {folder} skills folder",

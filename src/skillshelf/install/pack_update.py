@@ -34,7 +34,7 @@ from skillshelf.install.links import confined_links
 from skillshelf.install.lock import LockEntry, PackRecord, read_lock
 from skillshelf.install.many import NotInstalled, install_in_pack, record_pack
 from skillshelf.install.sources import Source, local_place, recorded_source
-from skillshelf.install.targets import inside_project
+from skillshelf.install.targets import inside_project, sharing_names
 
 __all__ = [
     "PackNow",
@@ -253,13 +253,15 @@ def _install_gained(
     the scope: a committed lock's links name any place, and a new link would be made there.
     """
     assert pack.folders is not None
+    agents = pack.members[0].agents if pack.members else ()
     dest = Destination(
         root=pack.root,
         scope=pack.scope,
         link_roots=_link_roots(pack, env),
-        agents=pack.members[0].agents if pack.members else (),
+        agents=agents,
         kept_root=kept,
         pack=pack.record.key,
+        name_roots=sharing_names(pack.root, agents, env),
     )
     outcomes: list[InstallResult | NotInstalled] = []
     with root_lock(pack.root), workspace(pack.root) as work:

@@ -1,20 +1,40 @@
 """The refusals to place a skill where a folder of its name is, or will be, and the one case
-that is no refusal: the same skill installed there again (:class:`AlreadyInstalledError`)."""
+that is no refusal: the same skill installed there again (:class:`AlreadyInstalledError`).
+
+A skill whose ``name`` another skill in the folders Codex reads already has (the user's own
+under another folder name, the project's, another install) is refused too
+(:class:`SameNameError`, ``IS305``): Codex would list both under one name, and a ``$name``
+would select neither. ``install --force`` or ``--name`` installs it anyway (``IS132`` says so);
+``update`` never does: a skill its source renamed to a taken name is left as it is.
+Claude Code knows a skill by its folder's name, which the folder checks cover."""
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from skillshelf.diagnostics import Diagnostic, Severity, diagnostic
 from skillshelf.errors import InstallError
 from skillshelf.install.files import content_hash
 from skillshelf.install.lock import LockEntry
 from skillshelf.install.provenance import locally_modified
 from skillshelf.install.sources import Source
 from skillshelf.install.targets import own_link
+from skillshelf.skills.model import RootOrigin, Scope, SkillRoot
+from skillshelf.skills.parse import read_skill
 
-__all__ = ["AlreadyInstalledError", "NameTakenError", "PlacedTwiceError", "name_taken", "same_place"]
+__all__ = [
+    "AlreadyInstalledError",
+    "NameTakenError",
+    "PlacedTwiceError",
+    "SameNameError",
+    "name_taken",
+    "same_name",
+    "same_name_holder",
+    "same_place",
+]
 
 
 class NameTakenError(InstallError):
@@ -100,12 +120,26 @@ def name_taken(
 
 def same_place(entry: LockEntry, source: Source) -> bool:
     """Whether ``entry`` was installed from the place and ref ``source`` names, however it was
-    spelled (``repo#skills/pdf`` or ``repo/skills/pdf`` for a local folder)."""
+    spelled (``repo#skills/pdf`` or ``repo/skills/pdf`` for a local folder; an archive's
+    ``#subdir`` with or without its top folder)."""
     if entry.kind != source.kind or entry.ref != source.ref:
         return False
-    if source.kind != "folder":
-        return entry.location == source.location and (entry.subdir or None) == (source.subdir or None)
-    return _joined(entry.location, entry.subdir) == _joined(source.location, source.subdir)
+    if source.kind == "folder":
+        return _joined(entry.location, entry.subdir) == _joined(source.location, source.subdir)
+    if entry.location != source.location:
+        return False
+    if source.kind == "archive":
+        return _same_in_archive(entry.subdir or "", source.subdir or "")
+    return (entry.subdir or None) == (source.subdir or None)
+
+
+def _same_in_archive(one: str, other: str) -> bool:
+    """Whether two ``#subdir`` of one archive name the same folder: equal, or one of them
+    with the one top folder a release archive wraps everything in left out (``skills/pdf`` and
+    ``tools-1.0/skills/pdf``; :func:`~skillshelf.install.sources.narrow` reads both alike)."""
+    shorter, longer = sorted((one.strip("/"), other.strip("/")), key=len)
+    top, slash, rest = longer.partition("/")
+    return shorter == longer or (bool(shorter) and bool(top) and slash == "/" and rest == shorter)
 
 
 def _joined(location: str, subdir: str | None) -> Path:
@@ -118,3 +152,85 @@ def _links_in_place(entry: LockEntry, links: Sequence[Path], target: Path) -> bo
         return False
     real = os.path.realpath(target)
     return all(os.path.islink(link) and os.path.realpath(link) == real for link in links)
+
+
+class SameNameError(NameTakenError):
+    """Another skill the same agents read already goes by the skill's ``name`` (``holder``: its
+    folder); ``renamed_from``: the name the installed skill had before its source renamed it."""
+
+    def __init__(self, target: Path, name: str, holder: Path, *, renamed_from: str | None = None) -> None:
+        self.target, self.entry, self.holder = target, None, holder
+        if renamed_from is not None:
+            message = (
+                f"the source of {target.name!r} renamed its skill {renamed_from!r} to {name!r}, and the "
+                f"skill at {holder} is already named {name!r}; {target.name!r} was left as it is"
+            )
+            hint = f"rename or remove the skill at {holder}, or `skillshelf remove {target.name}`"
+        else:
+            message = f"a skill named {name!r} is already at {holder}, where the same agents read it"
+            hint = (
+                f"rename or remove the one at {holder} first, or install beside it anyway with --name "
+                f"FOLDER or --force (the agents then list two skills named {name!r})"
+            )
+        InstallError.__init__(self, message, hint=hint)
+
+
+def same_name(
+    name: str, target: Path, roots: Sequence[Path], *, ok: bool, old: LockEntry | None = None
+) -> tuple[Diagnostic, ...]:
+    """Nothing when no other skill of ``roots`` is called ``name``, or when ``old`` (the lock
+    entry of what ``target`` holds now) had that name already; else :class:`SameNameError`, or
+    with ``ok`` (``install --force``, ``--name``) the warning ``IS132`` naming that skill's folder."""
+    if old is not None and old.skill_name == name:
+        return ()
+    holder = same_name_holder(name, target, roots)
+    if holder is None:
+        return ()
+    if not ok:
+        raise SameNameError(target, name, holder, renamed_from=None if old is None else old.skill_name)
+    return (
+        diagnostic(
+            "IS132",
+            Severity.WARNING,
+            f"another skill named {name!r} is at {holder}: the agents list both under that name",
+            f"rename or remove one of them; `${name}` selects neither while both are there",
+            path=holder,
+        ),
+    )
+
+
+def same_name_holder(name: str, target: Path, roots: Sequence[Path]) -> Path | None:
+    """The folder of another skill called ``name`` (its ``SKILL.md`` ``name``, as Codex lists
+    skills) one level down in one of ``roots``, None when there is none; ``target``, where the
+    skill goes, and what leads to it (a shared folder, a link) do not count."""
+    real_target = os.path.realpath(target)
+    for root in dict.fromkeys(os.path.realpath(r) for r in roots):
+        try:
+            children = sorted(entry.name for entry in os.scandir(root) if not entry.name.startswith("."))
+        except OSError:
+            continue
+        for child in children:
+            folder = Path(root, child)
+            if os.path.realpath(folder) != real_target and _skill_name(folder) == name:
+                return folder
+    return None
+
+
+def _skill_name(folder: Path) -> str | None:
+    """The ``name`` of the skill in ``folder``, None when it holds none that parses."""
+    try:
+        stat = (folder / "SKILL.md").stat()
+    except OSError:
+        return None
+    return _read_name(str(folder), stat.st_mtime_ns, stat.st_ctime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=4096)
+def _read_name(folder: str, _mtime: int, _ctime: int, _size: int) -> str | None:
+    """Kept by the file's times and size: ``install --all`` asks about one folder per skill."""
+    path = Path(folder, "SKILL.md")
+    if not path.is_file():
+        return None
+    root = SkillRoot(path=path.parent.parent, scope=Scope.USER, origin=RootOrigin.INSTALLED)
+    skill = read_skill(path, root, probe_openai_yaml=False).skill
+    return None if skill is None else skill.name

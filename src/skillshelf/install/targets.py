@@ -51,6 +51,7 @@ __all__ = [
     "own_link",
     "placement",
     "place_links",
+    "sharing_names",
     "unlink_links",
 ]
 
@@ -76,9 +77,25 @@ def placement(scope: Literal["user", "project"], target: InstallTarget, env: Env
             )
         return Placement(root=env.dirs.data / "skills")
     roots = agent_roots(scope, env)
-    if target == "all":
-        return Placement(root=roots["codex"], link_roots=(roots["claude"],), agents=("codex", "claude"))
+    if target == "all":  # one folder under two names (a symlink) needs no link in it to itself
+        shared = os.path.realpath(roots["claude"]) == os.path.realpath(roots["codex"])
+        links = () if shared else (roots["claude"],)
+        return Placement(root=roots["codex"], link_roots=links, agents=("codex", "claude"))
     return Placement(root=roots[target], agents=(target,))
+
+
+def sharing_names(root: Path, agents: Sequence[str], env: Env) -> tuple[Path, ...]:
+    """The skills folders where another skill of the same ``name`` clashes with one installed in
+    ``root`` for ``agents``: Codex's of both scopes when Codex reads it (it lists skills by
+    ``name``), ``root`` alone for skillshelf's own folder, none for Claude Code alone (it lists
+    skills by folder name)."""
+    if not agents:
+        return (root,)
+    if "codex" not in agents:
+        return ()
+    return tuple(
+        dict.fromkeys((root, agent_roots("user", env)["codex"], agent_roots("project", env)["codex"]))
+    )
 
 
 def inside_project(scope: Literal["user", "project"], env: Env, folders: Sequence[Path]) -> None:
@@ -94,12 +111,27 @@ def inside_project(scope: Literal["user", "project"], env: Env, folders: Sequenc
     for folder in folders:
         real = outside_of(folder, env.project_root)
         if real is not None:
+            link = _first_link(folder, env.project_root)
             raise InstallError(
                 f"{folder} leads out of the project through a symlink, to {real}; nothing was changed",
-                hint=f"remove the symlink in {folder} (never what it points to) so the project's own "
-                f"folder is used, or install with --scope user",
+                hint=f"remove the symlink {link} (never what it points to) so the project's own folder is "
+                "used, or install with --scope user",
                 code="IS314",
             )
+
+
+def _first_link(folder: Path, root: Path) -> Path:
+    """The first symlink on the way from ``root`` down to ``folder`` (``folder`` itself if none is)."""
+    try:
+        parts = folder.relative_to(root).parts
+    except ValueError:
+        return folder
+    place = root
+    for part in parts:
+        place = place / part
+        if place.is_symlink():
+            return place
+    return folder
 
 
 def default_target(env: Env, configured: object = None) -> InstallTarget:
@@ -116,6 +148,12 @@ def default_target(env: Env, configured: object = None) -> InstallTarget:
 
 def _points_to(link: Path, target: Path) -> bool:
     return link.is_symlink() and os.path.realpath(link) == os.path.realpath(target)
+
+
+def _is_itself(link: Path, target: Path) -> bool:
+    """Whether ``link``'s place is ``target`` itself, reached through a symlinked folder (a
+    skills folder shared under two names, such as ``~/.claude/skills -> ~/.agents/skills``)."""
+    return not link.is_symlink() and os.path.realpath(link) == os.path.realpath(target)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -193,7 +231,7 @@ def check_links(links: Sequence[Path], target: Path, *, force: bool = False, sco
     """
     blocked: list[Path] = []
     for link in links:
-        if not (link.exists() or link.is_symlink()) or _points_to(link, target):
+        if not (link.exists() or link.is_symlink()) or _points_to(link, target) or _is_itself(link, target):
             continue
         if _installed_in(link):
             where = " --scope project" if scope == "project" else ""
@@ -243,7 +281,7 @@ def own_link(place: Path) -> Path | None:
 def make_links(links: Sequence[Path], target: Path, *, relative: bool) -> None:
     """Link each of ``links`` to ``target`` (relative links for a project's folders)."""
     for link in links:
-        if _points_to(link, target):
+        if _points_to(link, target) or _is_itself(link, target):
             continue
         link.parent.mkdir(parents=True, exist_ok=True)
         to = os.path.relpath(target, link.parent) if relative else str(target)

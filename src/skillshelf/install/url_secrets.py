@@ -2,10 +2,18 @@
 
 A token pasted into the URL (``https://x-access-token:TOKEN@github.com/o/r.git``), a
 ``?token=...`` or a signed download's signature is used for the one fetch it was typed for.
-What is recorded (the lock file, which a project commits) and shown is the URL without it:
-the password of the user part dropped (the whole user part when it is itself a token the
-redactor knows), and every query parameter that carries a secret left out (a placeholder in its
-place would be sent to the server as if it were the credential). :func:`secret_parts` names
+What is recorded (the lock file, which a project commits) and shown is the URL without it,
+and every query parameter that carries a secret left out (a placeholder in its place would be
+sent to the server as if it were the credential).
+
+The user part: in an SSH URL (``ssh://git@host/r.git``, git's ``git@host:o/r.git``) the user
+name is an account, never a secret (SSH signs in with a key), so only a password is dropped.
+In a URL of every other scheme (``https``, ``http``, ``git+https``...) the whole user part is
+dropped, a plain user name included: a token there has no shape to tell it from a name
+(GitHub's classic 40 hexadecimal digits, Azure DevOps' 52 characters, any random string), so
+``https://alice@host/r.git`` is recorded and shown as ``https://host/r.git`` and ``IS130``
+says the URL held a credential. ``update`` of a git source then has git's credential helper
+supply the user (``git config credential.https://host.username alice``). :func:`secret_parts` names
 what was left out, which the lock records: ``update`` fetches a git source through git's own
 credentials (a credential helper, SSH), and says that a download needs its token again.
 """
@@ -15,9 +23,23 @@ from __future__ import annotations
 import re
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-__all__ = ["REDACTED", "scrubbed", "secret_parts", "without_secrets"]
+from skillshelf.diagnostics import Severity, diagnostic
+
+__all__ = ["REDACTED", "SECRET_NOT_RECORDED", "scrubbed", "secret_parts", "without_secrets"]
 
 REDACTED = "[REDACTED_SECRET]"
+
+#: The note for a source URL that held a user part, a password or a token (see above).
+SECRET_NOT_RECORDED = diagnostic(
+    "IS130",
+    Severity.WARNING,
+    "the source URL holds a user part (a name, password or token) or a token in its query: it was "
+    "used for this fetch only, and the lock file and messages show the URL without it",
+    "for `skillshelf update`, let git find the credentials and user name itself (a credential helper "
+    "such as `gh auth setup-git`, `git config credential.https://HOST.username NAME`, or an SSH URL); a "
+    "download is updated by installing it again with the URL that holds the token (--force)",
+)
+
 # query parameters that carry a credential whatever their value looks like (signed URLs of
 # S3, GCS and Azure; OAuth and API tokens)
 _SECRET_PARAM = re.compile(
@@ -27,14 +49,14 @@ _SECRET_PARAM = re.compile(
 
 
 def without_secrets(url: str) -> str:
-    """``url`` without the password of its user part and without its secret query parameters;
+    """``url`` without its user part (an SSH URL's password only) and secret query parameters;
     ``url`` itself when it holds none (and for what is not a URL with a scheme)."""
     return _split(url)[0]
 
 
 def secret_parts(url: str) -> tuple[str, ...]:
     """What :func:`without_secrets` leaves out of ``url``: the user part's ``password`` (or its
-    ``token in the user part``), then the name of each secret query parameter."""
+    ``token in the user part``, or the ``user part`` itself), then each secret query parameter's name."""
     return _split(url)[1]
 
 
@@ -48,14 +70,26 @@ def _split(url: str) -> tuple[str, tuple[str, ...]]:
     netloc, dropped = parts.netloc, tuple[str, ...]()
     user, at, host = netloc.rpartition("@")
     if at:
-        name = user.partition(":")[0]
-        token = _is_token(name)
-        netloc = host if token else f"{name}@{host}"
-        dropped = ("token in the user part",) if token else ("password",) if netloc != parts.netloc else ()
+        netloc, dropped = _without_user(parts.scheme, user, host)
     query, left_out = _safe_query(parts.query)
     if not dropped and not left_out:
         return url, ()
     return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment)), (*dropped, *left_out)
+
+
+def _without_user(scheme: str, user: str, host: str) -> tuple[str, tuple[str, ...]]:
+    """The netloc ``user@host`` without its secret part, and that part's name."""
+    name, colon, _ = user.partition(":")
+    if _keeps_user_name(scheme):
+        return (f"{name}@{host}", ("password",)) if colon else (f"{user}@{host}", ())
+    if colon:
+        return host, ("password",)
+    return host, ("token in the user part" if _is_token(name) else "user part",)
+
+
+def _keeps_user_name(scheme: str) -> bool:
+    """Whether a URL of ``scheme`` names an account in its user part (SSH), not a credential."""
+    return scheme.lower() in {"ssh", "git+ssh", "ssh+git", "sftp"}
 
 
 def _is_token(user_name: str) -> bool:
@@ -91,16 +125,18 @@ def _safe_query(query: str) -> tuple[str, tuple[str, ...]]:
 def scrubbed(text: str, secret_url: str) -> str:
     """``text`` (an error message that may quote ``secret_url``) with that URL's secrets
     replaced, as typed and as percent-encoded."""
-    from urllib.parse import quote
+    from urllib.parse import quote, unquote
 
     parts = urlsplit(secret_url)
-    secrets = [parts.password or ""]
-    if parts.username and _is_token(parts.username):
-        secrets.append(parts.username)
+    text = text.replace(secret_url, without_secrets(secret_url))
+    user = "" if _keeps_user_name(parts.scheme) else parts.netloc.rpartition("@")[0]
+    secrets = [parts.password or "", user, user.partition(":")[0]]
     secrets += [value for name, value in parse_qsl(parts.query) if value and _SECRET_PARAM.search(name)]
-    for secret in sorted((s for s in secrets if len(s) >= 4), key=len, reverse=True):
-        for form in {secret, quote(secret, safe=""), quote(secret)}:
-            text = text.replace(form, REDACTED)
+    for secret in sorted(filter(None, set(secrets)), key=len, reverse=True):
+        for form in {secret, quote(secret, safe=""), quote(secret), unquote(secret)}:
+            text = text.replace(f"{form}@", f"{REDACTED}@")
+            if len(secret) >= 4:
+                text = text.replace(form, REDACTED)
     from skillshelf.memory.redact import redact_secrets
 
     return redact_secrets(text)

@@ -1,0 +1,68 @@
+"""One skills folder under two names (``~/.claude/skills -> ~/.agents/skills``) is one folder
+to install, update and remove."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from install_helpers import make_env, write_skill
+
+from skillshelf.install import install_skill, list_installed, remove_skill, update_skills
+from skillshelf.install.manage import installed_roots
+from testkit import IsolatedHome
+
+
+def _shared(home: Path) -> Path:
+    """``~/.claude/skills`` made a symlink to ``~/.agents/skills``; the latter, returned."""
+    codex = home / ".agents" / "skills"
+    codex.mkdir(parents=True)
+    (home / ".claude").mkdir(exist_ok=True)
+    os.symlink("../.agents/skills", home / ".claude" / "skills")
+    return codex
+
+
+def test_install_for_all_into_a_shared_folder_puts_one_copy_and_no_link(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
+    codex = _shared(isolated_home.home)
+    env = make_env(tmp_path, isolated_home.home)
+    result = install_skill(str(write_skill(tmp_path / "src" / "alpha", "alpha")), env=env, target="all")
+    assert result.path == codex / "alpha" and not result.path.is_symlink()
+    assert result.entry.links == () and sorted(result.entry.agents) == ["claude", "codex"]
+    assert [i.entry.name for i in list_installed(env)] == ["alpha"]
+    assert installed_roots(env, "user").count(codex) == 1
+    assert isolated_home.home / ".claude" / "skills" not in installed_roots(env, "user")
+
+
+def test_update_and_remove_see_a_skill_in_a_shared_folder_once(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
+    codex = _shared(isolated_home.home)
+    env = make_env(tmp_path, isolated_home.home)
+    source = write_skill(tmp_path / "src" / "beta", "beta")
+    install_skill(str(source), env=env, target="codex")
+    write_skill(source, "beta", body="second version")
+
+    assert [(r.name, r.status) for r in update_skills(env=env)] == [("beta", "updated")]
+    assert "second version" in (codex / "beta" / "SKILL.md").read_text(encoding="utf-8")
+    removed = remove_skill("beta", env=env)
+    assert removed.path == codex / "beta" and not (codex / "beta").exists()
+
+
+def test_update_of_an_entry_whose_link_is_the_skill_itself_through_the_shared_folder(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
+    codex = _shared(isolated_home.home)
+    env = make_env(tmp_path, isolated_home.home)
+    source = write_skill(tmp_path / "src" / "gamma", "gamma")
+    install_skill(str(source), env=env, target="codex")
+    lock_file = codex / ".skillshelf-lock.json"
+    lock = json.loads(lock_file.read_text(encoding="utf-8"))
+    lock["skills"]["gamma"]["links"] = [str(isolated_home.home / ".claude" / "skills" / "gamma")]
+    lock_file.write_text(json.dumps(lock), encoding="utf-8")
+    write_skill(source, "gamma", body="second version")
+
+    assert [(r.name, r.status) for r in update_skills(env=env)] == [("gamma", "updated")]
+    assert (codex / "gamma").is_dir() and not (codex / "gamma").is_symlink()
