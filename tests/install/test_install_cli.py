@@ -99,6 +99,26 @@ def test_bad_input_gives_a_message_and_no_traceback(
         assert f"error {code}" in proc.stderr
 
 
+def test_a_failed_install_with_json_prints_its_error_as_json_on_stdout(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
+    proc = _run(tmp_path, "install", str(tmp_path / "no-such-source"), "--json")
+    assert proc.returncode == 1 and "error IS101" in proc.stderr
+    error = json.loads(proc.stdout)
+    assert error["code"] == "IS101" and error["message"] and error["fix"]
+
+
+def test_updating_an_installed_skill_and_a_typo_updates_the_one_and_hints_only_at_the_other(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
+    source = write_skill(tmp_path / "src" / "pdf", "pdf")
+    assert _run(tmp_path, "install", str(source), "--for", "codex").returncode == 0
+    updated = _run(tmp_path, "update", "pdf", "pdff")
+    said = updated.stdout + updated.stderr
+    assert updated.returncode == 1 and "pdff" in said and "IS404" in said
+    assert "pdf is at" not in said  # the installed one is not blamed
+
+
 def test_an_empty_name_is_a_usage_error_not_the_default_name(
     tmp_path: Path, isolated_home: IsolatedHome
 ) -> None:

@@ -112,6 +112,7 @@ def install(
     With --all, every skill in SOURCE; exit 1 when one of them could not be installed. The
     source is then a pack: `update` installs the skills it gains, `remove --pack SOURCE` removes
     them all."""
+    from skillshelf.errors import SkillshelfError
     from skillshelf.install.installer import SkillValidationError, install_skill
     from skillshelf.install.taken import AlreadyInstalledError
 
@@ -153,6 +154,10 @@ def install(
     except AlreadyInstalledError as exc:  # the same skill, from the same place: nothing to do
         _print_already_installed(exc, as_json=as_json)
         return
+    except SkillshelfError as exc:
+        if as_json:
+            echo_json(exc.to_dict())
+        raise
     if as_json:
         echo_json(result)
         return

@@ -93,7 +93,7 @@ def _not_installed_explained(env: Env, names: tuple[str, ...]) -> Iterator[None]
     try:
         yield
     except NotFoundError as exc:
-        hint = _elsewhere_hint(env, names) if exc.code == "IS404" else None
+        hint = _elsewhere_hint(env, getattr(exc, "names", names)) if exc.code == "IS404" else None
         if hint is None:
             raise
         raise NotFoundError(exc.message, hint=hint, code=exc.code) from None
