@@ -156,6 +156,43 @@ def test_a_symbolic_link_loop_leaves_out_every_project_file_like_codex(name: str
     assert [d.path for d in ours.diagnostics if d.code == "IN108"] == [sub / name]
 
 
+# name -> (project_doc_max_bytes, root AGENTS.md): a sub-folder's AGENTS.md cannot be read
+UNREADABLE_CASES: dict[str, tuple[int, str]] = {
+    "read-after-the-root": (32768, "root rules\n"),
+    "after-a-blank-root": (32768, "  \n"),
+    "budget-spent-before-it": (4, "root rules\n"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(UNREADABLE_CASES))
+def test_an_unreadable_project_file_leaves_out_every_project_file_like_codex(
+    case: str, tmp_path: Path
+) -> None:
+    """A file Codex opens and cannot read (here an I/O error: a link to ``/proc/self/mem``)
+    costs it every project file, unless the budget ran out before it was opened."""
+    max_bytes, root_text = UNREADABLE_CASES[case]
+    base = tmp_path / "unreadable"
+    _tree(
+        base,
+        {
+            "home/.keep": "",
+            "chome/AGENTS.md": "global rules\n",
+            "chome/config.toml": f"project_doc_max_bytes = {max_bytes}\n",
+            "repo/.git/HEAD": "x",
+            "repo/AGENTS.md": root_text,
+            "repo/sub/d/AGENTS.md": "below it\n",
+        },
+    )
+    (base / "repo" / "sub" / "AGENTS.md").symlink_to("/proc/self/mem")
+    cwd = base / "repo" / "sub" / "d"
+    env = Env.for_test(cwd=cwd, home=base / "home", codex_home=base / "chome")
+    ours = load_instructions(env, profile="codex")
+    assert ours.text == _codex_block(cwd, base / "home", base / "chome")
+    dropped = [d for d in ours.diagnostics if d.code == "IN101"]
+    assert bool(dropped) is (max_bytes > 4)
+    assert all("reads no project AGENTS.md at all" in d.message for d in dropped)
+
+
 REFUSED = {
     "negative-max-bytes": "project_doc_max_bytes = -5\n",
     "text-max-bytes": 'project_doc_max_bytes = "big"\n',

@@ -4,6 +4,7 @@ with, a symbolic link loop among the instruction names, and which setting capped
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -128,3 +129,48 @@ def test_the_untrusted_note_names_the_projects_entry_that_decides(repo: Path, tm
     below.mkdir()
     (note,) = load_instructions(_env(below, tmp_path), profile="codex").diagnostics
     assert note.code == "IN107" and f'[projects."{repo}"]' in note.fix
+
+
+def test_an_unreadable_project_file_leaves_out_every_project_file_and_says_so(
+    repo: Path, tmp_path: Path
+) -> None:
+    sub = repo / "sub"
+    sub.mkdir()
+    (sub / "AGENTS.md").symlink_to("/proc/self/mem")  # opens, then fails to read (EIO)
+    result = load_instructions(_env(sub, tmp_path), profile="codex")
+    assert result.text == "" and not result.included
+    assert [layer.reason for layer in result.layers] == [
+        f"{sub / 'AGENTS.md'} cannot be read",
+        "cannot be read",
+    ]
+    [unreadable] = [d for d in result.diagnostics if d.code == "IN101"]
+    assert unreadable.path == sub / "AGENTS.md" and "reads no project AGENTS.md at all" in unreadable.message
+
+
+@pytest.mark.parametrize(
+    ("data", "invalid"),
+    [(b"abc\xc3\xa9\n", False), (b"a\xffc\xc3\xa9\n", True)],
+    ids=["valid-cut-in-a-character", "invalid-before-the-cut"],
+)
+def test_a_cut_inside_a_character_is_not_called_invalid_utf8(
+    repo: Path, tmp_path: Path, data: bytes, invalid: bool
+) -> None:
+    (repo / "AGENTS.md").write_bytes(data)
+    result = load_instructions(_env(repo, tmp_path), profile="codex", max_bytes=4)
+    assert result.included[0].text.endswith("\ufffd")
+    codes = {d.code for d in result.diagnostics}
+    assert "IN105" in codes and ("IN102" in codes) is invalid
+
+
+def test_a_link_to_a_folder_or_a_fifo_is_not_called_broken(tmp_path: Path) -> None:
+    (tmp_path / "realdir").mkdir()
+    os.mkfifo(tmp_path / "fifo")
+    (tmp_path / "to-dir").symlink_to("realdir")
+    (tmp_path / "to-fifo").symlink_to("fifo")
+    to_dir, to_fifo = (
+        skipped_entry_diagnostic(tmp_path / "to-dir"),
+        skipped_entry_diagnostic(tmp_path / "to-fifo"),
+    )
+    assert to_dir is not None and "symbolic link to a folder" in to_dir.message
+    assert to_fifo is not None and "symbolic link to a FIFO" in to_fifo.message
+    assert all("broken" not in d.message for d in (to_dir, to_fifo))

@@ -144,6 +144,24 @@ def test_names_with_a_nul_in_codex_config_are_skipped_not_a_crash(repo: Path, tm
     assert "fallback notes" in result.text and not result.diagnostics
 
 
+@pytest.mark.parametrize(
+    ("override", "texts"),
+    [(None, ["team rules", "notes"]), (["OTHER.md"], ["root notes", "notes"])],
+    ids=["after-codexs-names", "after-the-override"],
+)
+def test_extra_fallback_names_are_tried_after_the_fallback_names_in_force(
+    repo: Path, tmp_path: Path, override: list[str] | None, texts: list[str]
+) -> None:
+    _write(tmp_path / "home" / ".codex" / "config.toml", 'project_doc_fallback_filenames = ["TEAM.md"]\n')
+    _write(repo / "TEAM.md", "team rules\n")
+    _write(repo / "NOTES.md", "root notes\n")  # read only where no earlier name exists
+    _write(repo / "a" / "b" / "NOTES.md", "notes\n")
+    result = load_instructions(
+        _env(repo / "a" / "b", tmp_path), fallback_filenames=override, extra_fallback_filenames=["NOTES.md"]
+    )
+    assert [layer.text.strip() for layer in result.included] == texts
+
+
 def test_claude_imports_report_missing_external_and_too_deep(tmp_path: Path, repo: Path) -> None:
     _write(repo / "a" / "CLAUDE.md", "@nothere.md @../outside.md @d1.md\n")
     _write(repo / "outside.md", "outside\n")

@@ -30,13 +30,15 @@ def load_instructions(
     profile: Literal["codex", "claude"] = "codex",
     max_bytes: int | None = None,
     fallback_filenames: Sequence[str] | None = None,
+    extra_fallback_filenames: Sequence[str] = (),
 ) -> Instructions:
     """The instruction layers for ``env.cwd``.
 
     ``codex``: AGENTS.md files as Codex loads them; ``max_bytes`` and ``fallback_filenames``
     override ``project_doc_max_bytes`` / ``project_doc_fallback_filenames`` from Codex's
-    config.toml. ``claude``: CLAUDE.md files with their ``@path`` imports (``max_bytes`` and
-    ``fallback_filenames`` do not apply).
+    config.toml; ``extra_fallback_filenames`` are tried after those names (Codex's or the
+    override). ``claude``: CLAUDE.md files with their ``@path`` imports (``max_bytes`` and the
+    fallback names do not apply).
     """
     if max_bytes is not None and max_bytes < 0:
         raise UsageError(
@@ -45,7 +47,12 @@ def load_instructions(
     if profile == "codex":
         from skillshelf.instructions.agents_md import load_agents_md
 
-        return load_agents_md(env, max_bytes=max_bytes, fallback_filenames=fallback_filenames)
+        return load_agents_md(
+            env,
+            max_bytes=max_bytes,
+            fallback_filenames=fallback_filenames,
+            extra_fallback_filenames=extra_fallback_filenames,
+        )
     if profile == "claude":
         from skillshelf.instructions.claude_md import load_claude_md
 

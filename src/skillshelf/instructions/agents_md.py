@@ -14,19 +14,22 @@ Rules (each one pinned by a differential test):
 * ``project_doc_max_bytes`` (default 32 KiB) is one budget shared by all project files, read
   root first; a file is cut at the byte cap (a cut inside a UTF-8 sequence gives U+FFFD). A part
   that is blank after reading is dropped and costs nothing; once the budget is spent the
-  remaining files are left out. ``0`` turns project files off.
+  remaining files are left out (never opened). ``0`` turns project files off. A project file
+  Codex opens but cannot read (permissions, an I/O error) makes it give the model no project
+  file at all, only the global one (IN101).
 * Trust: the cwd's ``[projects."PATH"]`` entry in ``$CODEX_HOME/config.toml``, else its git
   trust root's: the repository root, a linked worktree's main checkout, none for a submodule or
   outside git (:func:`~skillshelf.skills.plugins.codex_trust_root`); the root found by
   ``project_root_markers`` plays no part. A cwd so marked ``untrusted`` gets no project file at
   all, only the global one (IN107); no entry is no bar.
-* Settings: ``$CODEX_HOME/config.toml``; each ``.codex/config.toml`` from the root down to the
-  cwd whose folder is trusted (its own entry, else the project root's, else the git trust
-  root's: :func:`~skillshelf.skills.plugins.codex_project_layers`) overrides its
-  ``project_doc_*`` keys, the nearest winning key by key (a project's ``project_root_markers``
-  are not read). A value of the wrong type (a negative or non-integer ``project_doc_max_bytes``,
-  fallback names not a list of strings), unreadable TOML, a user ``profile = "..."`` (legacy) or
-  ``[projects]`` entry Codex cannot read (``projects_refusal``) makes Codex refuse to start (IN104, IN109).
+* Settings (:mod:`.codex_doc_settings`): ``$CODEX_HOME/config.toml``; each
+  ``.codex/config.toml`` from the root down to the cwd whose folder is trusted (its own entry,
+  else the project root's, else the git trust root's:
+  :func:`~skillshelf.skills.plugins.codex_project_layers`) overrides its ``project_doc_*`` keys,
+  the nearest winning key by key (a project's ``project_root_markers`` are not read). A value of
+  the wrong type (a negative or non-integer ``project_doc_max_bytes``, fallback names not a list
+  of strings), unreadable TOML, a user ``profile = "..."`` (legacy) or ``[projects]`` entry Codex
+  cannot read (``projects_refusal``) makes Codex refuse to start (IN104, IN109).
 * Rendering: project parts joined with a blank line (untrimmed); the global text, if any,
   comes first, followed by ``--- project-doc ---``; the header names the cwd only when a
   project file contributed.
@@ -34,27 +37,31 @@ Rules (each one pinned by a differential test):
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
-from typing import TypeGuard
 
 from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.env import Env, find_project_root, folders_between
 from skillshelf.fileio import resolve_path
+from skillshelf.instructions.codex_doc_settings import (
+    DEFAULT_PROJECT_DOC_MAX_BYTES,
+    SKILLSHELF_MAX_BYTES,
+    CodexDocSettings,
+    codex_doc_settings,
+)
 from skillshelf.instructions.files import (
     HARD_READ_LIMIT,
+    ReadResult,
     invalid_utf8_diagnostic,
-    is_regular_file,
     link_loops,
     read_bounded,
     usable_file,
 )
 from skillshelf.instructions.model import InstructionLayer, Instructions, InstructionScope, LayerKind
-from skillshelf.skills.codex_config import load_codex_toml, read_codex_settings, valid_projects
+from skillshelf.skills.codex_config import read_codex_settings
 from skillshelf.skills.load import path_text
-from skillshelf.skills.plugins import codex_project_layers, codex_trust, codex_trust_root
-from skillshelf.skills.roots import codex_config_folders
+from skillshelf.skills.plugins import codex_trust, codex_trust_root
 
 __all__ = [
     "DEFAULT_PROJECT_DOC_MAX_BYTES",
@@ -64,11 +71,6 @@ __all__ = [
     "render_agents_md",
 ]
 
-DEFAULT_PROJECT_DOC_MAX_BYTES = 32 * 1024
-#: skillshelf's own cap (``[instructions] max_bytes``, ``--max-bytes``), in place of Codex's when set.
-SKILLSHELF_MAX_BYTES = "skillshelf's max_bytes"
-#: The keys a trusted project's ``.codex/config.toml`` may set for the AGENTS.md block.
-_DOC_KEYS = frozenset({"project_doc_max_bytes", "project_doc_fallback_filenames"})
 AGENTS_MD = "AGENTS.md"
 OVERRIDE_MD = "AGENTS.override.md"
 PROJECT_DOC_SEPARATOR = "\n\n--- project-doc ---\n\n"
@@ -83,103 +85,6 @@ WHITE_SPACE = (
 def rust_trim(text: str) -> str:
     """``text`` trimmed the way Codex (Rust) trims it."""
     return text.strip(WHITE_SPACE)
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class CodexDocSettings:
-    """The Codex settings that shape the AGENTS.md block."""
-
-    max_bytes: int = DEFAULT_PROJECT_DOC_MAX_BYTES
-    fallback_filenames: tuple[str, ...] = ()
-    project_root_markers: tuple[str, ...] | None = None
-    #: The setting ``max_bytes`` comes from: Codex's, or skillshelf's own (:data:`SKILLSHELF_MAX_BYTES`).
-    max_bytes_setting: str = "project_doc_max_bytes"
-
-
-def codex_doc_settings(env: Env) -> tuple[CodexDocSettings, tuple[Diagnostic, ...]]:
-    """``project_doc_*`` and ``project_root_markers`` from ``$CODEX_HOME/config.toml``; the
-    ``project_doc_*`` of each trusted folder's ``.codex/config.toml`` from the root down to the
-    cwd override them, the nearest last
-    (:func:`~skillshelf.skills.plugins.codex_project_layers`, as for plugins). A project's
-    ``project_root_markers`` play no part: they would move the root they are read from."""
-    user, diags = _config_layer(env.codex_home / "config.toml", user=True)
-    markers = user.get("project_root_markers")
-    root_markers = tuple(m for m in markers if isinstance(m, str)) if isinstance(markers, list) else None
-    doc = {key: value for key, value in user.items() if key in _DOC_KEYS}
-    folders = codex_config_folders(
-        env if root_markers is None else replace(env, project_root_markers=root_markers)
-    )
-    for dot_codex in codex_project_layers(env, folders, read_codex_settings(env.codex_home)):
-        data, problems = _config_layer(dot_codex / "config.toml", user=False)
-        doc.update((key, value) for key, value in data.items() if key in _DOC_KEYS)
-        diags += problems
-    max_bytes = doc.get("project_doc_max_bytes", DEFAULT_PROJECT_DOC_MAX_BYTES)
-    names = doc.get("project_doc_fallback_filenames", [])
-    settings = CodexDocSettings(
-        max_bytes=max_bytes if _whole_bytes(max_bytes) else DEFAULT_PROJECT_DOC_MAX_BYTES,
-        fallback_filenames=tuple(n for n in names if isinstance(n, str)) if isinstance(names, list) else (),
-        project_root_markers=root_markers,
-    )
-    return settings, tuple(diags)
-
-
-def _config_layer(path: Path, *, user: bool) -> tuple[dict[str, object], list[Diagnostic]]:
-    """The keys of one Codex ``config.toml`` (none when it is missing); IN104 when it cannot be
-    read, IN109 for each value that makes Codex refuse to start."""
-    if not is_regular_file(path):
-        return {}, []
-    data, problem = load_codex_toml(path)
-    if problem is not None:
-        diag = Diagnostic(
-            code="IN104",
-            severity=Severity.WARNING,
-            message=f"cannot read Codex's config ({problem}); Codex refuses to start with it, and "
-            "skillshelf leaves its AGENTS.md settings out",
-            fix="fix the TOML syntax of this config.toml",
-            path=path,
-        )
-        return {}, [diag]
-    return dict(data), [_refused(path, key, fix) for key, fix in _bad_values(data, user=user)]
-
-
-def _whole_bytes(value: object) -> TypeGuard[int]:
-    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**63
-
-
-def _strings(value: object) -> bool:
-    return isinstance(value, list) and all(isinstance(item, str) for item in value)
-
-
-#: (key, read in the user's config only, valid value, fix): what Codex 0.171 refuses to start with.
-_CHECKS: tuple[tuple[str, bool, Callable[[object], bool], str], ...] = (
-    ("project_doc_max_bytes", False, _whole_bytes, "set it to a whole number of bytes (0 or more)"),
-    ("project_doc_fallback_filenames", False, _strings, 'make it a list of file names: ["NOTES.md"]'),
-    ("project_root_markers", True, _strings, 'make it a list of names: [".git"]'),
-    ("profile", True, lambda _: False, "remove it and start Codex with --profile NAME (NAME.config.toml)"),
-    ("projects", True, valid_projects, 'set each trust_level to "trusted" or "untrusted"'),
-)
-
-
-def _bad_values(data: Mapping[str, object], *, user: bool) -> list[tuple[str, str]]:
-    """``(setting, fix)`` for each setting of one config.toml Codex refuses to start with."""
-    return [
-        (key, fix)
-        for key, user_only, valid, fix in _CHECKS
-        if key in data and (user or not user_only) and not valid(data[key])
-    ]
-
-
-def _refused(path: Path, key: str, fix: str) -> Diagnostic:
-    what = "the legacy profile setting" if key == "profile" else f"this {key} value"
-    then = "" if key == "profile" else "; skillshelf uses the default here"
-    return Diagnostic(
-        code="IN109",
-        severity=Severity.WARNING,
-        message=f"Codex refuses to start with {what} in its config.toml{then}",
-        fix=fix,
-        path=path,
-        field=key,
-    )
 
 
 def candidate_names(fallback_filenames: Sequence[str]) -> tuple[tuple[str, LayerKind], ...]:
@@ -255,6 +160,9 @@ def _project_layers(
             )
             continue
         result = read_bounded(path, remaining)
+        if result.unreadable:
+            diags.append(_unreadable(path, result))
+            return _all_dropped(found, path)
         if result.diagnostic:
             diags.append(result.diagnostic)
         if result.invalid_utf8:
@@ -275,6 +183,32 @@ def _project_layers(
         )
         remaining -= result.data_len
     return layers
+
+
+def _unreadable(path: Path, result: ReadResult) -> Diagnostic:
+    """IN101 for a project file Codex opens and cannot read: it then reads no project file."""
+    assert result.diagnostic is not None
+    return replace(
+        result.diagnostic,
+        message=f"{result.diagnostic.message}; Codex then reads no project AGENTS.md at all "
+        "(only the global one)",
+    )
+
+
+def _all_dropped(
+    found: Sequence[tuple[Path, InstructionScope, LayerKind]], unreadable: Path
+) -> list[InstructionLayer]:
+    """Every project file left out: Codex gives up on them all when one cannot be read."""
+    return [
+        InstructionLayer.left_out(
+            path,
+            scope,
+            kind,
+            size=_size(path),
+            reason="cannot be read" if path == unreadable else f"{unreadable} cannot be read",
+        )
+        for path, scope, kind in found
+    ]
 
 
 def _link_loop(path: Path) -> Diagnostic:
@@ -343,14 +277,17 @@ def load_agents_md(
     *,
     max_bytes: int | None = None,
     fallback_filenames: Sequence[str] | None = None,
+    extra_fallback_filenames: Sequence[str] = (),
 ) -> Instructions:
-    """Codex's AGENTS.md layers for ``env.cwd``; arguments override Codex's config.toml."""
+    """Codex's AGENTS.md layers for ``env.cwd``; ``max_bytes`` and ``fallback_filenames``
+    override Codex's config.toml, ``extra_fallback_filenames`` are tried after the fallback
+    names in force."""
     settings, read_diags = codex_doc_settings(env)
     diags = list(read_diags)
     if max_bytes is not None:
         settings = replace(settings, max_bytes=max_bytes, max_bytes_setting=SKILLSHELF_MAX_BYTES)
-    if fallback_filenames is not None:
-        settings = replace(settings, fallback_filenames=tuple(fallback_filenames))
+    names = settings.fallback_filenames if fallback_filenames is None else tuple(fallback_filenames)
+    settings = replace(settings, fallback_filenames=(*names, *extra_fallback_filenames))
     cwd = _canonical(env.cwd)
     markers = (
         settings.project_root_markers

@@ -12,21 +12,21 @@ Order of the files the model gets:
 Files that ``claudeMdExcludes`` names in the settings are left out (:mod:`.claude_excludes`);
 ``CLAUDE_CODE_DISABLE_CLAUDE_MDS`` (1, true, yes or on) leaves out every one.
 
-Rules files are taken in directory order (as Claude Code does), sub-folders where they occur;
-a rule whose front matter ``paths`` names globs other than ``**`` applies only to matching files
-and is left out here (:mod:`.claude_rules`: ``paths: "**"``, ``[]`` or ``true`` load it).
-Front matter and HTML comment blocks are removed and the text trimmed; a blank file is left
-out. Each file is followed by its ``@path`` imports, depth first, up to depth 4 (the importing
-chain may be five files long); a file already included is never included again, which also
-stops cycles. Imports from project files may not leave the cwd (Claude Code asks first) unless
-the user approved that for the project (``~/.claude.json``); imports from user files may go
-anywhere. An import carries its importer's scope.
+Rules files are taken in directory order (as Claude Code does), sub-folders where they occur,
+each by its real path (:mod:`.rule_walk`); a rule whose front matter ``paths`` names globs other
+than ``**`` applies only to matching files and is left out here (:mod:`.claude_rules`:
+``paths: "**"``, ``[]`` or ``true`` load it). Front matter and the HTML comment blocks outside
+list items and blockquotes are removed and the text trimmed; a blank file is left out. Each file
+is followed by its ``@path`` imports (read from the text before the trim), depth first, up to
+depth 4 (the importing chain may be five files long); a file already included is never included
+again, which also stops cycles. Imports from project files may not leave the cwd (Claude Code
+asks first) unless the user approved that for the project (``~/.claude.json``); imports from
+user files may go anywhere. An import carries its importer's scope.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -49,6 +49,7 @@ from skillshelf.instructions.imports import (
     unfollowed_import,
 )
 from skillshelf.instructions.model import InstructionLayer, Instructions, InstructionScope, LayerKind
+from skillshelf.instructions.rule_walk import rule_files
 from skillshelf.skills.claude_settings import (
     claude_flag,
     claude_project_key,
@@ -75,7 +76,6 @@ _DISABLED = Diagnostic(
     fix="unset CLAUDE_CODE_DISABLE_CLAUDE_MDS for Claude Code to read them",
 )
 MAX_IMPORT_DEPTH = 5
-MAX_RULE_FILES = 500
 HEADER = "# claudeMd"
 INTRO = (
     "These instruction files come from the user and from the project being worked on. They take "
@@ -147,7 +147,7 @@ class _Walk:
                 depth=depth,
             )
         )
-        for raw in extract_imports(text):
+        for raw in extract_imports(body):  # read before the trim, as Claude Code lexes it
             self._add_import(raw, path, scope, external_ok=external_ok, depth=depth + 1)
 
     def skip_file(self, path: Path, scope: InstructionScope, kind: LayerKind, reason: str) -> None:
@@ -262,36 +262,12 @@ def _inside(path: Path, folder: Path) -> bool:
     return Path(_key(path)).is_relative_to(folder) or path.is_relative_to(folder)
 
 
-def _rule_files(folder: Path) -> Iterator[Path]:
-    """``*.md`` under ``folder`` in directory order, recursing where sub-folders occur."""
-    seen_dirs: set[str] = set()
-    count = 0
-
-    def walk(current: Path, depth: int) -> Iterator[Path]:
-        nonlocal count
-        key = _key(current)
-        if key in seen_dirs or depth > 8:
-            return
-        seen_dirs.add(key)
-        try:
-            entries = list(os.scandir(current))
-        except OSError:
-            return
-        for entry in entries:
-            if count >= MAX_RULE_FILES:
-                return
-            path = Path(entry.path)
-            try:
-                is_dir = entry.is_dir()
-            except OSError:
-                continue
-            if is_dir:
-                yield from walk(path, depth + 1)
-            elif entry.name.endswith(".md") and is_regular_file(path):
-                count += 1
-                yield path
-
-    yield from walk(folder, 0)
+def _rule_files(folder: Path, walk: _Walk) -> tuple[Path, ...]:
+    """``*.md`` under ``folder`` as Claude Code walks it (:mod:`.rule_walk`); IN119 when the
+    walk's bound is hit."""
+    found = rule_files(folder)
+    walk.diags += found.diagnostics
+    return found.files
 
 
 def _folders_from_top(cwd: Path) -> list[Path]:
@@ -312,7 +288,7 @@ def load_claude_md(env: Env) -> Instructions:
     # usable_file notes why a CLAUDE.md that is there (a folder, a broken link) is not read.
     if usable_file(user_dir / "CLAUDE.md", walk.diags):
         walk.add_file(user_dir / "CLAUDE.md", InstructionScope.USER, LayerKind.CLAUDE, external_ok=True)
-    for rule in _rule_files(user_dir / "rules"):
+    for rule in _rule_files(user_dir / "rules", walk):
         walk.add_file(rule, InstructionScope.USER, LayerKind.RULE, external_ok=True, rule=True)
     root = find_project_root(cwd, env.project_root_markers)
     main_only = _main_checkout_folders(cwd)
@@ -325,9 +301,9 @@ def load_claude_md(env: Env) -> Instructions:
         shared = [
             p for p in (folder / "CLAUDE.md", folder / ".claude" / "CLAUDE.md") if usable_file(p, walk.diags)
         ]
-        rules = list(_rule_files(folder / ".claude" / "rules"))
-        for path in [*shared, *rules]:
-            kind = LayerKind.RULE if path in rules else LayerKind.CLAUDE
+        rules = _rule_files(folder / ".claude" / "rules", walk)
+        kinds = [(path, LayerKind.CLAUDE) for path in shared] + [(path, LayerKind.RULE) for path in rules]
+        for path, kind in kinds:
             if folder in main_only:
                 walk.skip_file(path, scope, kind, _WORKTREE_REASON)
             else:
@@ -372,7 +348,7 @@ def _add_managed(walk: _Walk, managed: Path, approved: bool) -> None:
     text = managed_settings(managed).get("claudeMd")
     if isinstance(text, str):
         walk.add_policy_text(managed / "managed-settings.json", text)
-    for rule in _rule_files(managed / ".claude" / "rules"):
+    for rule in _rule_files(managed / ".claude" / "rules", walk):
         walk.add_file(rule, InstructionScope.MANAGED, LayerKind.RULE, external_ok=approved, rule=True)
 
 

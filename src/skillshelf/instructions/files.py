@@ -6,6 +6,7 @@ Invalid UTF-8 becomes U+FFFD per maximal invalid sequence, which is what Rust's
 
 from __future__ import annotations
 
+import codecs
 import errno
 import os
 import stat
@@ -30,6 +31,8 @@ class ReadResult:
     size: int
     invalid_utf8: bool = False
     diagnostic: Diagnostic | None = None
+    #: The file could not be opened or read (``diagnostic`` is then the IN101 saying why).
+    unreadable: bool = False
 
 
 def is_regular_file(path: Path) -> bool:
@@ -53,19 +56,18 @@ def _entry_status(path: Path) -> tuple[bool, Diagnostic | None]:
     if stat.S_ISREG(mode):
         return True, None
     if stat.S_ISLNK(mode):
-        looped = False
+        looped, target_mode = False, None
         try:
-            if stat.S_ISREG(path.stat().st_mode):
-                return True, None
+            target_mode = path.stat().st_mode
         except OSError as exc:
             looped = exc.errno == errno.ELOOP
+        if target_mode is not None and stat.S_ISREG(target_mode):
+            return True, None
         try:
             target: Path | str = path.readlink()
         except OSError:
             target = "?"
-        kind = "a symbolic link that loops" if looped else "a broken symbolic link"
-        what, severity = f"{kind} (to {target})", Severity.WARNING
-        fix = "point the link at an existing file, or remove it"
+        what, severity, fix = _link_problem(target_mode, looped, target)
     elif stat.S_ISDIR(mode):
         what, severity = "a folder, not a file", Severity.INFO
         fix = (
@@ -82,6 +84,24 @@ def _entry_status(path: Path) -> tuple[bool, Diagnostic | None]:
         fix=fix,
         path=path,
     )
+
+
+def _link_problem(target_mode: int | None, looped: bool, target: Path | str) -> tuple[str, Severity, str]:
+    """``(what, severity, fix)`` for a symbolic link that reaches no regular file."""
+    if target_mode is not None and stat.S_ISDIR(target_mode):
+        return (
+            f"a symbolic link to a folder (to {target}), not a file",
+            Severity.INFO,
+            "point the link at a file, or remove it if it is not meant to hold instructions",
+        )
+    if target_mode is not None:
+        return (
+            f"a symbolic link to a FIFO, socket or device (to {target}), not a regular file",
+            Severity.WARNING,
+            "point the link at a regular file, or remove it",
+        )
+    kind = "a symbolic link that loops" if looped else "a broken symbolic link"
+    return f"{kind} (to {target})", Severity.WARNING, "point the link at an existing file, or remove it"
 
 
 def skipped_entry_diagnostic(path: Path) -> Diagnostic | None:
@@ -129,13 +149,13 @@ def read_bounded(path: Path, limit: int | None = None) -> ReadResult:
             fix="check the file's permissions, or remove it if it is not meant to be read",
             path=path,
         )
-        return ReadResult(text="", data_len=0, size=0, diagnostic=unreadable)
+        return ReadResult(text="", data_len=0, size=0, diagnostic=unreadable, unreadable=True)
     try:
         text = data.decode("utf-8")
         invalid = False
     except UnicodeDecodeError:
         text = data.decode("utf-8", errors="replace")
-        invalid = True
+        invalid = not (len(data) < size and _valid_but_cut_short(data))
     diag: Diagnostic | None = None
     if limit is None and size > HARD_READ_LIMIT:
         diag = Diagnostic(
@@ -148,6 +168,16 @@ def read_bounded(path: Path, limit: int | None = None) -> ReadResult:
     return ReadResult(
         text=text, data_len=len(data), size=max(size, len(data)), invalid_utf8=invalid, diagnostic=diag
     )
+
+
+def _valid_but_cut_short(data: bytes) -> bool:
+    """Whether ``data`` is valid UTF-8 but for a character a byte cap cut at its end (the agents
+    give U+FFFD for it, but the file itself is not to blame)."""
+    try:
+        codecs.getincrementaldecoder("utf-8")().decode(data, final=False)
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def invalid_utf8_diagnostic(path: Path) -> Diagnostic:

@@ -1,8 +1,10 @@
 """Claude Code's ``@path`` imports and the text clean-up done before a CLAUDE.md reaches the model.
 
 What counts as an import (checked against ``claude-oracle``): ``@`` at the start of a line or
-after whitespace (or directly inside ``*``/``_`` emphasis or a link's text), outside
-fenced/indented code, inline code spans and HTML comments; the path runs to the next whitespace
+after JavaScript's white space (or directly inside ``*``/``_`` emphasis or a link's text),
+outside fenced and indented code, HTML blocks and link reference definitions (CommonMark's
+block rules: :mod:`.markdown_blocks`), inline code spans and HTML comments (the text after a
+comment that opens an HTML block counts); the path runs to the next white space
 (``\\ `` escapes a space) or to the delimiter run that closes an emphasis around it
 (``**see @a.md**.``); a ``#fragment`` is dropped. Paths start with ``./``, ``~/``, ``/`` or a
 letter, digit, ``.``, ``_`` or ``-``; relative paths resolve against the importing file's folder.
@@ -32,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from skillshelf.diagnostics import Diagnostic, Severity
+from skillshelf.instructions.markdown_blocks import HtmlBlock, text_lines
 
 __all__ = [
     "TEXT_EXTENSIONS",
@@ -46,9 +49,10 @@ __all__ = [
     "unfollowed_import",
 ]
 
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_IMPORT = re.compile(r"(?:^|(?<=\s))([*_]*)@((?:[^\s\\]|\\ )+)")
-_PLAIN_IMPORT = re.compile(r"(?:^|(?<=\s))@((?:[^\s\\]|\\ )+)")
+#: JavaScript's ``\s`` (Claude Code's import pattern): a byte-order mark yes; \x1c-\x1f and \x85 no.
+_JS_SPACE = "\t\n\v\f\r \xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+_IMPORT = re.compile(rf"(?:^|(?<=[{_JS_SPACE}]))([*_]*)@((?:[^{_JS_SPACE}\\]|\\ )+)")
+_PLAIN_IMPORT = re.compile(rf"(?:^|(?<=[{_JS_SPACE}]))@((?:[^{_JS_SPACE}\\]|\\ )+)")
 # a list item's line, in a blockquote too: a bullet, or a number and `.` or `)`, then a space
 _LIST_ITEM = re.compile(r"(?:[ \t]*>)*[ \t]*(?:[-+*]|[0-9]{1,9}[.)])(?:[ \t]|$)")
 _LEFT_TO_PIECES = re.compile(r"[`\]*]|_(?![0-9A-Za-z])")
@@ -57,7 +61,6 @@ _VALID_BARE = re.compile(r"^[a-zA-Z0-9._-]")
 _SPECIAL_START = re.compile(r"^[#%^&*()]+")
 _CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
 _LINK = re.compile(r"(!?)\[([^\[\]]*)\]\([^()]*\)")
-_COMMENT_START = re.compile(r"^ {0,3}<!--")
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
 _LINE_BREAK = re.compile(r"\r\n?")
 _UNC = re.compile(r"^[\\/]{2}")
@@ -165,35 +168,30 @@ def strip_front_matter(text: str) -> tuple[str, str | None]:
 
 
 def clean_text(text: str) -> str:
-    """Drop HTML comments that open a block (Claude Code hides them from the model):
-    ``<!-- x --> rest`` keeps `` rest``, a comment-only block goes. A text with no ``<!--`` is
-    kept as it is, carriage returns included; one with a ``<!--`` anywhere is rebuilt from its
-    markdown reading, so each ``\\r\\n`` and lone ``\\r`` there becomes ``\\n``."""
+    """Drop the HTML comments of each HTML block that opens with one outside list items and
+    blockquotes (Claude Code hides those from the model): ``<!-- x --> rest`` keeps `` rest``, a
+    comment-only block goes with the empty lines after it; a comment anywhere else stays. A text
+    with no ``<!--`` is kept as it is, carriage returns included; one with a ``<!--`` anywhere is
+    rebuilt from its markdown reading, so each ``\\r\\n`` and lone ``\\r`` there becomes ``\\n``."""
     if "<!--" not in text:
         return text
-    out: list[str] = []
     lines = _LINE_BREAK.sub("\n", text).split("\n")
+    hidden = {
+        block.first: block.last for block in text_lines(text) if isinstance(block, HtmlBlock) and block.top
+    }
+    out: list[str] = []
     index = 0
-    in_fence: str | None = None
     while index < len(lines):
-        line = lines[index]
-        fence = _FENCE.match(line)
-        if fence and (in_fence is None or fence.group(1)[0] == in_fence[0]):
-            in_fence = None if in_fence else fence.group(1)
-        if in_fence is None and _COMMENT_START.match(line):
-            end = index
-            while (
-                end < len(lines)
-                and "-->" not in lines[end][(line.index("<!--") + 4) if end == index else 0 :]
-            ):
-                end += 1
-            if end < len(lines):
-                rest = _COMMENT.sub("", "\n".join(lines[index : end + 1]))
-                if rest.strip():
-                    out.append(rest)
-                index = end + 1
-                continue
-        out.append(line)
+        if index in hidden:
+            rest = _COMMENT.sub("", "\n".join(lines[index : hidden[index] + 1]))
+            index = hidden[index] + 1
+            if rest.strip():
+                out.append(rest)
+            else:  # the block goes with the empty lines after it, as the lexer's block holds them
+                while index < len(lines) - 1 and not lines[index]:
+                    index += 1
+            continue
+        out.append(lines[index])
         index += 1
     return "\n".join(out)
 
@@ -201,21 +199,29 @@ def clean_text(text: str) -> str:
 @dataclass(frozen=True, slots=True)
 class _Block:
     """Consecutive prose lines: a list item's text (``in_list``) or a paragraph's. ``raw`` keeps
-    each line as written, ``prose`` has its inline code spans and HTML comments blanked."""
+    each line as written, ``prose`` has its inline code spans and HTML comments blanked. An
+    ``html`` block holds the text of a comment's HTML block, its comments removed."""
 
     in_list: bool
+    html: bool = False
     raw: list[str] = field(default_factory=list)
     prose: list[str] = field(default_factory=list)
 
 
 def _prose_blocks(text: str) -> list[_Block]:
-    """The text outside code blocks, in blocks broken at blank lines, code and list items. A
-    line that is not an item belongs to the list when it continues an item's line, or when it
-    is indented and follows one after blank lines."""
+    """The text outside code and HTML blocks (:func:`~.markdown_blocks.text_lines`), in blocks
+    broken at blank lines, code, HTML and list items. A line that is not an item belongs to the
+    list when it continues an item's line, or when it is indented and follows one after blank
+    lines."""
     blocks: list[_Block] = []
     current: _Block | None = None
     in_list = False
-    for line in _prose_lines(text):
+    for line in text_lines(text):
+        if isinstance(line, HtmlBlock):
+            in_list = line.item or in_list
+            blocks.append(_Block(in_list=False, html=True, raw=[line.text]))
+            current = None
+            continue
         if line is None or not line.strip():
             current = None
             continue
@@ -237,31 +243,6 @@ def _link_text(link: re.Match[str]) -> str:
     return " " if link.group(1) else f" {link.group(2)} "
 
 
-def _prose_lines(text: str) -> list[str | None]:
-    """The lines of ``text``, None for each line of a fenced or indented code block."""
-    lines: list[str | None] = []
-    fence: str | None = None
-    previous_blank = True
-    in_indented = False
-    for line in _LINE_BREAK.sub("\n", text).split("\n"):
-        match = _FENCE.match(line)
-        if fence is not None:
-            if match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence):
-                fence = None
-            lines.append(None)
-            continue
-        if match:
-            fence = match.group(1)
-            lines.append(None)
-            continue
-        blank = not line.strip()
-        indented = line.startswith(("    ", "\t")) and not blank
-        in_indented = indented and (previous_blank or in_indented)
-        lines.append(None if in_indented else line)
-        previous_blank = blank
-    return lines
-
-
 def extract_imports(text: str) -> list[str]:
     """The raw import paths in ``text``, each once, in the order Claude Code follows them.
 
@@ -273,6 +254,10 @@ def extract_imports(text: str) -> list[str]:
     the pieces (:func:`_inline_path`)."""
     found: dict[str, None] = {}
     for block in _prose_blocks(text):
+        if block.html:
+            for match in _PLAIN_IMPORT.finditer(block.raw[0]):
+                _add_path(found, match.group(1))
+            continue
         if block.in_list:
             for line in block.raw:
                 for match in _PLAIN_IMPORT.finditer(line):
