@@ -88,6 +88,21 @@ def test_instructions_take_config_and_overrides_like_context(
     assert "project rules" in out
 
 
+def test_a_fallback_name_given_to_instructions_is_tried_after_codexs_own(
+    project: Path, isolated_home: IsolatedHome, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = isolated_home.codex_home / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text('project_doc_fallback_filenames = ["TEAM.md"]\n', encoding="utf-8")
+    (project / "TEAM.md").write_text("team rules\n", encoding="utf-8")
+    code, out, _ = cli(["instructions", "--raw", "--fallback", "NOTES.md"], capsys)
+    assert code == 0 and "team rules" in out
+    (project / "TEAM.md").unlink()
+    (project / "NOTES.md").write_text("notes rules\n", encoding="utf-8")
+    code, out, _ = cli(["instructions", "--raw", "--fallback", "NOTES.md"], capsys)
+    assert code == 0 and "notes rules" in out
+
+
 def test_the_instructions_table_tells_files_apart_at_80_columns(
     project: Path,
     isolated_home: IsolatedHome,

@@ -44,9 +44,9 @@ def _jsonable(value: object) -> object:
         return {str(k): _jsonable(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [_jsonable(v) for v in value]
-    if isinstance(value, datetime.date | datetime.time | Path):
-        return str(value) if not isinstance(value, datetime.date | datetime.time) else value.isoformat()
-    return value
+    if isinstance(value, datetime.date | datetime.time):
+        return value.isoformat()
+    return str(value) if isinstance(value, Path) else value
 
 
 def _finish(ctx: click.Context, diagnostics: tuple[Diagnostic, ...]) -> None:
@@ -73,7 +73,7 @@ def _finish(ctx: click.Context, diagnostics: tuple[Diagnostic, ...]) -> None:
     "fallbacks",
     multiple=True,
     metavar="NAME",
-    help="Extra file name to try after AGENTS.md in each folder (Codex's project_doc_fallback_filenames).",
+    help="Extra file name to try in each folder after AGENTS.md and the fallback names in force.",
 )
 @override_option
 @click.option("--raw", is_flag=True, help="Print only the block the model gets.")
@@ -95,13 +95,13 @@ def instructions(
     from skillshelf.config import load_config
     from skillshelf.instructions import load_instructions
 
-    env = Env.from_os()
-    config = load_config(env, overrides=overrides)
+    config = load_config(env := Env.from_os(), overrides=overrides)
     result = load_instructions(
         env,
         profile=profile or config.instructions_profile,  # type: ignore[arg-type]
         max_bytes=max_bytes if max_bytes is not None else config.instructions_max_bytes,
-        fallback_filenames=fallbacks or config.instructions_fallback_filenames,
+        fallback_filenames=config.instructions_fallback_filenames,
+        extra_fallback_filenames=fallbacks,
     )
     if as_json:
         echo_json(result.to_dict())

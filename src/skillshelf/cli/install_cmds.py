@@ -6,7 +6,7 @@ import contextlib
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -21,6 +21,9 @@ from skillshelf.cli.output import (
 from skillshelf.diagnostics import Diagnostic
 from skillshelf.env import Env
 from skillshelf.install.git import ProgressFn
+
+if TYPE_CHECKING:
+    from skillshelf.install.installer import InstallResult
 
 __all__ = ["AGENTS", "SCOPE", "deps", "install", "install_progress", "unread_config_files"]
 
@@ -160,7 +163,12 @@ def install(
         raise
     if as_json:
         echo_json(result)
-        return
+    else:
+        _print_installed(result)
+
+
+def _print_installed(result: InstallResult) -> None:
+    """What ``install`` did, for people."""
     print_diagnostics(result.diagnostics)
     entry = result.entry
     at = f" at {entry.commit[:12]}" if entry.commit else ""
