@@ -280,10 +280,29 @@ def test_a_queue_with_a_callable_memory_model_starts_a_detached_run(isolated_hom
     spawned: list[list[str]] = []
     inp = parse_input(hook_input("SessionEnd", env, reason="other"), "SessionEnd")
     events.stop("claude", inp, env, spawned.append)
-    assert spawned == [["memory", "run", "--queued", "--phase", "1"]]
+    assert spawned == [["memory", "run", "--queued"]]
     write_config(env, '[memory]\nbase_url = "http://127.0.0.1:9/v1"\n[hooks]\nmemory_run = "off"\n')
     events.stop("claude", inp, env, spawned.append)
     assert len(spawned) == 1
+
+
+@pytest.mark.parametrize(
+    ("environ", "expected"),
+    [
+        ({"OPENAI_API_KEY": "k", "ANTHROPIC_API_KEY": "k"}, [["memory", "run", "--queued"]]),
+        ({"OPENAI_API_KEY": "k"}, [["memory", "run", "--queued", "--phase", "1"]]),
+        ({"ANTHROPIC_API_KEY": "k"}, []),
+    ],
+)
+def test_the_detached_run_consolidates_only_when_the_consolidation_model_can_be_called(
+    isolated_home: Any, environ: dict[str, str], expected: list[list[str]]
+) -> None:
+    config = '[memory]\nextract_model = "openai:mini"\nconsolidation_model = "anthropic:big"\n'
+    env = dataclasses.replace(make_project(isolated_home, config=config), environ=environ)
+    spawned: list[list[str]] = []
+    inp = parse_input(hook_input("SessionEnd", env, reason="other"), "SessionEnd")
+    events.stop("claude", inp, env, spawned.append)
+    assert spawned == expected
 
 
 def test_a_skill_outside_the_agents_roots_is_named_by_its_path(isolated_home: Any) -> None:

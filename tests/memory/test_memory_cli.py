@@ -315,6 +315,11 @@ def test_prune_keeps_memories_for_the_configured_number_of_days(
         store.mark_stage1_succeeded(
             claim, scope="/w", raw_memory="raw", rollout_summary="sum", rollout_slug="s", now_ms=now_ms
         )
+        consolidation = store.claim_phase2("/w", worker_id="w", now_ms=now_ms, lease_ms=60_000)
+        assert consolidation.token and consolidation.watermark is not None
+        store.mark_phase2_succeeded(
+            "/w", consolidation.token, completed_watermark=consolidation.watermark, selected=[], now_ms=now_ms
+        )
     isolated_home.write_user_config("[memory]\nmax_unused_days = 60\n")
     code, out, _ = _run(capsys, "memory", "prune", "--json")
     assert code == 0 and json.loads(out) == {"pruned": 0}  # 45 days unused, 60 allowed

@@ -101,6 +101,24 @@ def test_the_gate_and_invalid_replies() -> None:
     assert info.value.code == "ME034"
 
 
+@pytest.mark.parametrize(
+    ("reply", "extra"),
+    [
+        (
+            '{"raw_memory": "r", "rollout_summary": "s", "rollout_slug": null, "confidence": 0.9}',
+            "confidence",
+        ),
+        ('{"raw_memory": "", "rollout_summary": "", "rollout_slug": "", "note": ""}', "note"),
+    ],
+)
+def test_a_reply_with_keys_the_schema_does_not_allow_fails_the_job_as_codex_does(
+    reply: str, extra: str
+) -> None:
+    with pytest.raises(ModelCallError) as info:
+        parse_stage1_reply(reply)
+    assert info.value.code == "ME049" and repr(extra) in info.value.message
+
+
 def test_stage1_prompt_is_redacted_and_marks_the_transcript_as_data(tmp_path: Path) -> None:
     secret = "xoxb-" + "1234567890-" * 2 + "abcdefABCDEF1234"
     session = user_session(tmp_path, f"post with {secret}")
@@ -132,16 +150,17 @@ def test_sync_writes_summaries_raw_memories_and_wipes_when_empty(tmp_path: Path)
     (tmp_path / "rollout_summaries").mkdir()
     (tmp_path / "rollout_summaries" / "stale.md").write_text("old", encoding="utf-8")
     (tmp_path / "rollout_summaries" / "notes.txt").write_text("kept", encoding="utf-8")
-    sync_artifacts(tmp_path, [_row("a", 100_000, branch="feature/x"), _row("b", 200_000)])
+    sync_artifacts(tmp_path, [_row("a", 100_999, branch="feature/x"), _row("b", 200_000)])
     files = sorted(p.name for p in (tmp_path / "rollout_summaries").iterdir())
     assert len(files) == 3 and "stale.md" not in files and "notes.txt" in files
     text = next((tmp_path / "rollout_summaries").glob("*rollout_a.md")).read_text(encoding="utf-8")
     assert text.startswith(
-        "thread_id: a\nupdated_at: 1970-01-01T00:01:40Z\nrollout_path: /t/a.jsonl\ncwd: /w\n"
+        "thread_id: a\nupdated_at: 1970-01-01T00:01:40+00:00\nrollout_path: /t/a.jsonl\ncwd: /w\n"
         "git_branch: feature/x\n\nsum a\n"
     )
     raw = (tmp_path / "raw_memories.md").read_text(encoding="utf-8")
     assert raw.index("## Thread `a`") < raw.index("## Thread `b`")
+    assert "## Thread `b`\nupdated_at: 1970-01-01T00:03:20+00:00\n" in raw  # Codex's whole seconds
     (tmp_path / "MEMORY.md").write_text("x", encoding="utf-8")
     (tmp_path / "skills" / "demo").mkdir(parents=True)
     sync_artifacts(tmp_path, [])

@@ -18,6 +18,7 @@ from skillshelf.memory.store import (
     open_store,
 )
 from skillshelf.memory.store.base import MAX_BACKOFF_MS, ClaimLimits
+from skillshelf.memory.store.consolidation import PRUNED
 from skillshelf.memory.store.schema import SCHEMA_VERSION
 
 H = 3_600_000
@@ -232,13 +233,43 @@ def test_selection_diff_ranking_and_snapshot_marking(store: Store) -> None:
     assert [r.session_id for r in ranked.selected] == ["A", "B", "C"]
 
 
+def _consolidate(store: Store, scope: str = "/w", *, selected: tuple[str, ...] = ()) -> None:
+    claim = store.claim_phase2(scope, worker_id="w", now_ms=NOW, lease_ms=H)
+    assert claim.token and claim.watermark is not None
+    chosen = [r for r in store.outputs(scope=scope) if r.session_id in selected]
+    assert store.mark_phase2_succeeded(
+        scope, claim.token, completed_watermark=claim.watermark, selected=chosen, now_ms=NOW
+    )
+
+
 def test_prune_deletes_stale_unselected_outputs_only(store: Store) -> None:
     _add(store, ("stale", NOW - 60 * DAY), ("fresh", NOW - DAY))
     for claim in _claim(store):
         _succeed(store, claim)
+    _consolidate(store)
+    before = store.job(STAGE1, "stale")
     assert store.prune(max_unused_ms=30 * DAY, now_ms=NOW) == 1
     assert [r.session_id for r in store.outputs()] == ["fresh"]
-    assert store.job(STAGE1, "stale") is not None  # jobs keep their watermark
+    after = store.job(STAGE1, "stale")  # jobs keep their watermark; the prune is noted
+    assert before is not None and after == {**before, "last_error": PRUNED}
+
+
+def test_prune_keeps_a_memory_until_its_scope_consolidates_after_it_is_extracted(store: Store) -> None:
+    _add(store, ("old", NOW - 60 * DAY))
+    _add(store, ("other", NOW - 60 * DAY), scope="/o")
+    for claim in _claim(store):
+        _succeed(store, claim, scope=claim.project)
+    _consolidate(store, "/o")
+    assert store.prune(max_unused_ms=0, now_ms=NOW) == 1  # /w has not consolidated since
+    assert [r.session_id for r in store.outputs()] == ["old"]
+    _consolidate(store, "/w", selected=("old",))
+    assert store.prune(max_unused_ms=0, now_ms=NOW) == 0  # in the memory folder
+    _add(store, ("new", NOW - DAY))
+    for claim in _claim(store):
+        _succeed(store, claim)
+    _consolidate(store, "/w", selected=("new",))  # "old" dropped from the folder
+    assert store.prune(max_unused_ms=30 * DAY, now_ms=NOW) == 1
+    assert [r.session_id for r in store.outputs()] == ["new"]
 
 
 def test_forget_scrubs_text_at_once_and_reset_clears_a_scope(store: Store) -> None:

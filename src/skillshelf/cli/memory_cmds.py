@@ -178,9 +178,28 @@ def run(
     if report.failed:
         for error in report.errors:
             click.echo(f"skillshelf: failed {printable(error)}", err=True)
-        click.echo("  failed jobs are tried again after a backoff (`skillshelf memory status`)", err=True)
+        for line in _retry_notes(report.exhausted, len(report.errors)):
+            click.echo(f"  {line}", err=True)
         sys.exit(1)
     exit_if_skipped(findings)
+
+
+def _retry_notes(exhausted: list[str], failures: int) -> list[str]:
+    """When the failed jobs are tried again: after a backoff, or, for those with no retries
+    left, once their input changes."""
+    notes = [
+        f"{printable(key)}: no retries left; "
+        + (
+            "consolidated again once a new memory arrives"
+            if key == "global" or key.startswith("project:")
+            else "extracted again once its transcript changes (`touch` it to try again)"
+        )
+        for key in exhausted
+    ]
+    if failures > len(exhausted):
+        others = "the other failed jobs are" if exhausted else "failed jobs are"
+        notes.append(f"{others} tried again after a backoff (`skillshelf memory status`)")
+    return notes
 
 
 @contextmanager
@@ -326,7 +345,10 @@ def forget(session_id: str, db: str | None, overrides: tuple[str, ...], as_json:
 @_json_option
 @errors_as_json
 def prune(max_unused_days: float | None, other_scopes: bool, db: str | None, as_json: bool) -> None:
-    """Delete memories unused for N days that the memory folder no longer uses."""
+    """Delete memories unused for N days that the last consolidation of their scope did not
+    select (Codex's retention): ones it dropped from the memory folder or left out of it. A
+    memory whose scope has a consolidation pending is kept until that runs. A pruned session is
+    extracted again only once its transcript changes (`memory status` shows it as `pruned`)."""
     import time
 
     from skillshelf.memory.control import prune_other_scopes

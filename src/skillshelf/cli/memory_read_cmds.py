@@ -29,16 +29,19 @@ def show(session_id: str | None, db: str | None, as_json: bool) -> None:
     from skillshelf.errors import NotFoundError
 
     if session_id:
+        import time
+
+        from skillshelf.memory.inspect import no_memory_note
         from skillshelf.memory.store import open_store
 
-        with open_store(db, data_dir=Env.from_os().dirs.data, create=False, read_only=True) as store:
-            rows = store.outputs(session_id=session_id)
-        if not rows:
-            raise NotFoundError(
-                f"no memory for session {session_id!r}",
-                code="ME404",
-                hint="run `skillshelf memory status`, or `memory run` to extract it",
-            )
+        env = Env.from_os()
+        with open_store(db, data_dir=env.dirs.data, create=False, read_only=True) as store:
+            rows = [r for r in store.outputs(session_id=session_id) if r.raw_memory or r.rollout_summary]
+            if not rows:  # none, or scrubbed by `memory forget`: say why
+                message, fix = no_memory_note(
+                    store, memory_settings(env)[0], session_id, now_ms=int(time.time() * 1000)
+                )
+                raise NotFoundError(message, code="ME404", hint=fix)
         if as_json:
             echo_json(rows[0].to_dict())
             return

@@ -43,7 +43,12 @@ REFERENCE: Mapping[str, tuple[str, str, str]] = {
         "auto",
         _HOOKS,
     ),
-    "hooks.memory_run": ("after a session, start `memory run --queued` if its key is set", "auto", _HOOKS),
+    "hooks.memory_run": (
+        "after a session, start `memory run --queued` when the extraction model can be called (its "
+        "key or memory.base_url set): both phases, or Phase 1 alone while the consolidation model cannot",
+        "auto",
+        _HOOKS,
+    ),
     "hooks.usage": ("record the skills the agent uses", "true", _HOOKS),
     "hooks.suggestion_tokens": ("token budget of the suggestions", "1500", _HOOKS),
     "hooks.memory_tokens": ("token budget of the memory lines", "400", _HOOKS),

@@ -17,7 +17,8 @@
   ``hook warm`` builds the project's search index before the first prompt needs it.
 - ``Stop`` / ``SessionEnd``: the transcript queued for the memory pipeline (a file write: the
   event's essential step, :data:`ESSENTIAL`, which the runner waits for past the deadline); then
-  after ``SessionEnd`` a detached ``memory run --queued`` may start (``hooks.memory_run``).
+  after ``SessionEnd`` a detached ``memory run --queued`` may start (``hooks.memory_run``): both
+  phases, or Phase 1 alone while the consolidation model cannot be called.
 - ``PostToolUse``: a skill used through the shell (its ``SKILL.md`` read or a script run, as
   Codex's detector tells), Claude Code's ``Read`` of a ``SKILL.md`` or its ``Skill`` tool is
   recorded in the usage log behind the usage prior and ``skillshelf stats``.
@@ -291,8 +292,10 @@ def _memory_project(cwd: str) -> str:
 
 
 def _maybe_drain(env: Env, settings: HookSettings, spawn: Spawn) -> None:
-    """Start a detached ``memory run --queued`` when there is a queue and the memory model can
-    be called (its API key or base URL is set); a model call never runs inside a hook."""
+    """Start a detached ``memory run --queued`` when there is a queue and the extraction model
+    can be called (its API key or base URL is set): both phases, as Codex consolidates after
+    extracting, or Phase 1 alone while the consolidation model cannot be called. A model call
+    never runs inside a hook."""
     if settings.memory_run == "off":
         return
     from skillshelf.memory.queue import queued
@@ -303,9 +306,10 @@ def _maybe_drain(env: Env, settings: HookSettings, spawn: Spawn) -> None:
     from skillshelf.memory.settings import load_memory_settings
 
     memory = load_memory_settings(env)
-    base, key = model_endpoint(env, memory, memory.extract_model)
-    if key or base:
-        spawn(["memory", "run", "--queued", "--phase", "1"])
+    if not any(model_endpoint(env, memory, memory.extract_model)):
+        return
+    consolidates = any(model_endpoint(env, memory, memory.consolidation_model))
+    spawn(["memory", "run", "--queued", *(() if consolidates else ("--phase", "1"))])
 
 
 # ---- PostToolUse ----------------------------------------------------------------------------------

@@ -3,7 +3,8 @@
 :func:`session_verdict` is pure: a session's facts from the store, the time, the eligibility
 windows and its lease's verdict in, one state with a reason out:
 
-``extracted``, ``nothing_to_keep``, ``gone`` (its transcript was deleted first), ``running``,
+``extracted``, ``nothing_to_keep``, ``pruned`` (its memory went unused and ``prune`` deleted it),
+``gone`` (its transcript was deleted first), ``running``,
 ``stuck`` (its worker died on this machine), ``stale`` (its worker stopped heartbeating or its
 lease expired), ``failed`` (waiting for a retry), ``gave_up`` (no retries left for this version
 of the transcript), ``too_recent`` (not idle for ``min_idle_hours`` yet), ``too_old`` (outside
@@ -25,12 +26,15 @@ from skillshelf.memory.queue import QueuedSession
 from skillshelf.memory.settings import MemorySettings
 from skillshelf.memory.store import STAGE1, SessionFacts, Store
 from skillshelf.memory.store.base import GONE, ClaimLimits
+from skillshelf.memory.store.consolidation import PRUNED
 
 __all__ = [
     "SessionVerdict",
     "claim_limits",
     "memory_status",
+    "no_memory_note",
     "queued_ids",
+    "retries_spent",
     "session_verdict",
     "skipped_sessions",
 ]
@@ -87,10 +91,16 @@ def _job_state(facts: SessionFacts, now_ms: int, lease: LeaseVerdict | None) -> 
     if not error or (facts.input_watermark or -1) < facts.updated_at_ms:
         return None
     if (facts.retry_remaining or 0) <= 0:
-        return "gave_up", f"{error}; no retries left until the transcript changes (or `memory reset`)"
+        return "gave_up", f"{error}; no retries left until the transcript changes (`touch` it to try again)"
     if facts.retry_at_ms is not None and facts.retry_at_ms > now_ms:
         return "failed", f"{error}; retried in {_span(facts.retry_at_ms - now_ms)}"
     return None
+
+
+def retries_spent(store: Store, kind: str, key: str) -> bool:
+    """Whether the job ``key`` of ``kind`` failed with no retries left (until its input changes)."""
+    job = store.job(kind, key)
+    return job is not None and job["status"] == "error" and int(job["retry_remaining"] or 0) <= 0
 
 
 def queued_ids(store: Store, queue: Sequence[QueuedSession]) -> frozenset[str]:
@@ -110,7 +120,7 @@ def session_verdict(
     transcript is in the hook queue) has no idle window to wait for, as in a run."""
     state, reason = _state(facts, now_ms, replace(limits, min_idle_ms=0) if queued else limits, lease)
     if queued and state == "pending":
-        then = f"retries it ({facts.last_error})" if facts.last_error else "extracts it"
+        then = f"retries it ({_failure(facts)})" if _failure(facts) else "extracts it"
         state, reason = "queued", f"queued by its agent's hook: the next run {then}, idle or not"
     return SessionVerdict(
         id=facts.id,
@@ -136,6 +146,8 @@ def _state(
     if (facts.success_watermark or -1) >= facts.updated_at_ms:
         if facts.last_error == GONE:
             return "gone", f"{GONE}; never tried again unless the file comes back"
+        if facts.last_error == PRUNED:
+            return "pruned", f"{PRUNED}; extracted again only once its transcript changes"
         return "nothing_to_keep", "the model found nothing in it worth keeping"
     decided = _job_state(facts, now_ms, lease)
     if decided is not None:
@@ -151,9 +163,40 @@ def _state(
             f"last written {_span(idle)} ago, outside the {limits.max_age_ms / 86_400_000:g}-day window "
             "(memory.max_age_days)"
         )
-    if facts.last_error:
+    if _failure(facts):
         return "pending", f"the next run retries it ({facts.last_error})"
     return "pending", "the next run extracts it"
+
+
+def _failure(facts: SessionFacts) -> str | None:
+    """The error of the session's last extraction attempt (a prune's note is none)."""
+    return facts.last_error if facts.last_error != PRUNED else None
+
+
+_NO_MEMORY_FIX = {
+    "forgotten": "a forgotten session is never extracted again",
+    "pruned": "it comes back only once its transcript changes; memory.max_unused_days keeps memories longer",
+    "nothing_to_keep": "it is extracted again once its transcript changes",
+    "gone": "it is extracted again only if its transcript comes back",
+    "subagent": "a sub-agent's session is part of its parent's",
+    "no_user_message": "a session with no user message is never extracted",
+}
+
+
+def no_memory_note(
+    store: Store, settings: MemorySettings, session_id: str, *, now_ms: int
+) -> tuple[str, str]:
+    """(message, fix) telling why ``session_id`` has no memory to show: its state and reason."""
+    found = store.session_facts(limit=1, only=[session_id])
+    if not found:
+        return (
+            f"no session {session_id!r} in the memory database",
+            "`skillshelf memory run` reads new transcripts; `skillshelf memory status` lists the sessions",
+        )
+    verdict = session_verdict(found[0], now_ms=now_ms, limits=claim_limits(settings))
+    fix = _NO_MEMORY_FIX.get(verdict.state, "`skillshelf memory run` extracts it once it is due")
+    state = verdict.state.replace("_", " ")
+    return f"no memory for session {session_id!r} ({state}): {verdict.reason}", fix
 
 
 def _verdicts(

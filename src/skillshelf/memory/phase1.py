@@ -50,6 +50,7 @@ STAGE1_SCHEMA: dict[str, object] = {
     "required": ["rollout_summary", "rollout_slug", "raw_memory"],
     "additionalProperties": False,
 }
+_STAGE1_KEYS = frozenset({"rollout_summary", "rollout_slug", "raw_memory"})
 
 STAGE1_SYSTEM = """You turn one finished coding-agent session into memory for future sessions.
 
@@ -210,6 +211,15 @@ def parse_stage1_reply(
             "the model's JSON lacks raw_memory / rollout_summary / rollout_slug",
             code="ME034",
             hint="use a model that follows the JSON schema",
+        )
+    unknown = sorted(set(value) - _STAGE1_KEYS)
+    if unknown:  # Codex reads the answer with deny_unknown_fields: the job fails
+        raise ModelCallError(
+            "the model's JSON has keys the schema does not allow: "
+            + ", ".join(repr(key[:40]) for key in unknown[:5]),
+            code="ME049",
+            hint="the job is retried later; use a model that follows the JSON schema "
+            "(additionalProperties: false), or another extract model (-c memory.extract_model=PROVIDER:NAME)",
         )
     if raw == "" or summary == "":
         return None

@@ -107,7 +107,8 @@ class Consolidation:
 
 
 def _rfc3339(ms: int) -> str:
-    return datetime.fromtimestamp(ms / 1000, tz=UTC).isoformat().replace("+00:00", "Z")
+    """Codex's ``updated_at``: chrono's RFC 3339 of whole Unix seconds (``…T00:01:40+00:00``)."""
+    return datetime.fromtimestamp(ms // 1000, tz=UTC).isoformat()
 
 
 def _stem(row: OutputRow) -> str:

@@ -49,6 +49,7 @@ class RunReport:
     budget: int | None = None
     dry_run: list[dict[str, object]] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    exhausted: list[str] = field(default_factory=list)  # failed sessions and scopes with no retries left
     recovered: list[dict[str, object]] = field(default_factory=list)  # leases freed from gone holders
     skipped: list[dict[str, object]] = field(default_factory=list)  # sessions left for the time windows
     queued: int = 0  # transcripts the agents' hooks queued
@@ -77,6 +78,7 @@ class RunReport:
             "budget": self.budget,
             "dry_run": self.dry_run,
             "errors": self.errors,
+            "exhausted": self.exhausted,
             "recovered": self.recovered,
             "skipped": self.skipped,
             "queue": {"queued": self.queued, "done": self.dequeued},

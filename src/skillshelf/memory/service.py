@@ -13,28 +13,28 @@ import socket
 import time
 import uuid
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
-from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.env import Env
-from skillshelf.errors import SkillshelfError, reason
 from skillshelf.memory.consolidation_run import Phase2Outcome, run_phase2_scope
 from skillshelf.memory.consolidator import Consolidator
 from skillshelf.memory.dryrun import dry_run_report
-from skillshelf.memory.inspect import claim_limits, queued_ids, skipped_sessions
+from skillshelf.memory.inspect import claim_limits, queued_ids, retries_spent, skipped_sessions
 from skillshelf.memory.layout import scope_dir
 from skillshelf.memory.leases import free_leases, judge_leases, this_holder
 from skillshelf.memory.models import CallBudget, JsonModel, model_endpoint, model_factories, require_keys
+from skillshelf.memory.projects import gone_folder_projects, session_project
 from skillshelf.memory.queue import QueuedSession, phase1_passes, queued, settle_queue
 from skillshelf.memory.redact import redact_secrets
 from skillshelf.memory.redact.echoes import NO_SECRETS, KnownSecrets
+from skillshelf.memory.registration import register_transcripts
 from skillshelf.memory.run_report import Progress, RunOptions, RunReport
-from skillshelf.memory.runner import LeaseKeeper, Stage1Outcome, project_of, run_stage1_job
+from skillshelf.memory.runner import LeaseKeeper, Stage1Outcome, run_stage1_job
 from skillshelf.memory.settings import MemorySettings
-from skillshelf.memory.store import SessionRow, Stage1Claim, Store, open_store
-from skillshelf.memory.transcripts import default_transcript_roots, find_transcripts, read_transcript
+from skillshelf.memory.store import CONSOLIDATE, STAGE1, Stage1Claim, Store, open_store
+from skillshelf.memory.transcripts import default_transcript_roots
 
 __all__ = [
     "Progress",
@@ -49,108 +49,6 @@ __all__ = [
 
 def _default_worker() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
-
-
-def _session_row(path: Path, stat: os.stat_result, queued_project: str = "") -> tuple[SessionRow | None, int]:
-    session = read_transcript(path)
-    if session is None:
-        return None, 0
-    gone = session.cwd is not None and not session.cwd.is_dir()
-    return SessionRow(
-        id=f"{session.id}",
-        source=session.source,
-        path=str(path),
-        cwd=str(session.cwd or ""),
-        project=queued_project if gone and queued_project else project_of(session.cwd),
-        updated_at_ms=stat.st_mtime_ns // 1_000_000,
-        # redacted before the cut, which could otherwise leave half a secret no rule knows
-        first_user_message=redact_secrets(session.first_user_message[:4000])[:2000],
-        git_branch=session.git_branch,
-        origin=session.origin,
-        subagent=session.subagent,
-        file_size=stat.st_size,
-        file_mtime_ns=stat.st_mtime_ns,
-    ), session.skipped_lines
-
-
-def _skip_file(report: RunReport, path: Path, code: str, message: str, fix: str) -> None:
-    """Count ``path`` as unreadable and say why (a warning: the run goes on with the other files)."""
-    report.unreadable.append(str(path))
-    report.problems.append(
-        Diagnostic(code=code, severity=Severity.WARNING, message=message, fix=fix, path=path)
-    )
-
-
-def register_transcripts(
-    store: Store,
-    paths: tuple[Path, ...],
-    *,
-    now_ms: int,
-    report: RunReport,
-    progress: Progress | None = None,
-    projects: Mapping[str, str] | None = None,
-) -> list[str]:
-    """Read new or changed transcript files into the store; returns their paths. ``projects``:
-    the memory project the hook queue recorded for a transcript path, used when the session's
-    folder no longer exists."""
-    files = find_transcripts(paths)
-    report.files = len(files)
-    known = store.known_files()
-    rows: list[SessionRow] = []
-    for n, path in enumerate(files, 1):
-        try:
-            stat = path.stat()
-            if known.get(str(path)) == (stat.st_size, stat.st_mtime_ns):
-                continue
-            row, skipped = _session_row(path, stat, (projects or {}).get(str(path), ""))
-        except OSError as exc:
-            _skip_file(
-                report,
-                path,
-                "ME101",
-                f"cannot read the transcript: {reason(exc)}",
-                "check the file's permissions",
-            )
-            continue
-        except SkillshelfError as exc:
-            _skip_file(report, path, exc.code, exc.message.removeprefix(f"{path}: "), exc.hint)
-            continue
-        except Exception as exc:  # a bug met on one odd file must not stop the others
-            _skip_file(
-                report,
-                path,
-                "ME106",
-                f"internal error reading the transcript ({type(exc).__name__}: {exc}); skipped",
-                "this is a bug in skillshelf; please report it with the file's shape",
-            )
-            continue
-        report.skipped_lines += skipped
-        if row is None:
-            _skip_file(
-                report,
-                path,
-                "ME104",
-                "not a transcript in a format skillshelf reads (no Codex rollout, "
-                "Claude Code session or skillshelf transcript line among its first 20 lines); skipped",
-                "pass Codex, Claude Code or skillshelf session .jsonl files; other files are left alone",
-            )
-        else:
-            rows.append(row)
-        if progress:
-            progress("scan", n, len(files))
-    report.registered = store.register_sessions(rows, now_ms)
-    report.problems += [  # two files of one session: the newer is used; said once for each copy
-        Diagnostic(
-            code="ME107",
-            severity=Severity.WARNING,
-            message=f"session {row.id} is also in {kept}, which is newer (or as new and longer): "
-            "that copy is used, this one is not (said once for this copy)",
-            fix="delete or move the copy not used; each transcript file should hold its own session",
-            path=Path(row.path),
-        )
-        for row, kept in store.new_id_clashes(rows, now_ms)
-    ]
-    return [str(p) for p in files]
 
 
 def _phase1(
@@ -209,6 +107,8 @@ def _phase1(
                 known |= done.known
                 if done.error:
                     report.errors.append(f"{futures[future].session_id}: {done.error}")
+                    if retries_spent(store, STAGE1, futures[future].session_id):
+                        report.exhausted.append(futures[future].session_id)
                 if progress:
                     progress("extract", n, len(claims))
         except BaseException:  # Ctrl-C, a store error: queued jobs never start, calls not waited for
@@ -254,6 +154,7 @@ def _phase2(
         report.consolidation.append(outcome)
         if outcome.error:
             report.errors.append(f"{scope}: {outcome.error}")
+            report.exhausted += [scope] if retries_spent(store, CONSOLIDATE, scope) else []
         if progress:
             progress("consolidate", n, len(scopes))
 
@@ -313,9 +214,10 @@ def _register(
     roots = () if options.queued_only else default_transcript_roots(env, env.dirs.state)
     paths = options.sessions or (*roots, *(q.path for q in queue))
     report.searched = [str(path) for path in paths]
-    projects = {str(q.path): q.project for q in queue if q.project}
+    here = tuple(Path(p) for p in (session_project(env.cwd),) if p)  # a main checkout to ask too
+    projects = gone_folder_projects(store, queued={str(q.path): q.project for q in queue}, checkouts=here)
     return register_transcripts(
-        store, tuple(paths), now_ms=now_ms, report=report, progress=progress, projects=projects
+        store, tuple(paths), now_ms=now_ms, report=report, progress=progress, gone_project=projects
     )
 
 

@@ -19,7 +19,10 @@ from skillshelf.memory.store.records import (
     Selection,
 )
 
-__all__ = ["Store"]
+__all__ = ["PRUNED", "Store"]
+
+#: What the extraction job of a session whose memory ``prune`` deleted notes.
+PRUNED = "its memory went unused for memory.max_unused_days and was pruned"
 
 _OUTPUT_COLUMNS = (
     "o.session_id, o.scope, o.source_updated_at_ms, o.raw_memory, o.rollout_summary, o.rollout_slug, "
@@ -206,17 +209,28 @@ class Store(LeaseStore):
         return updated
 
     def prune(self, *, max_unused_ms: int, now_ms: int, limit: int = 200) -> int:
-        """Delete stale unselected outputs (and forgotten ones no longer selected); jobs stay."""
+        """Delete stale outputs no consolidation selected, as Codex's retention does (jobs stay,
+        so a session is not extracted again until its transcript changes), except those of a scope
+        whose consolidation is pending: they have not been offered to one yet. Forgotten outputs
+        no longer selected go whatever their age. A pruned session's finished extraction job
+        notes it (:data:`PRUNED`)."""
         with self.transaction(claim=True) as tx:  # reads, then writes
             rows = tx.execute(
                 "SELECT o.session_id FROM stage1_outputs o JOIN sessions s ON s.id = o.session_id "
-                "WHERE o.selected_for_phase2 = 0 AND (COALESCE(o.last_usage_ms, o.source_updated_at_ms) < ? "
-                "OR s.memory_mode <> 'enabled') ORDER BY COALESCE(o.last_usage_ms, o.source_updated_at_ms), "
-                "o.source_updated_at_ms, o.session_id LIMIT ?",
-                (now_ms - max_unused_ms, limit),
+                "LEFT JOIN jobs j ON j.kind = ? AND j.job_key = o.scope "
+                "WHERE o.selected_for_phase2 = 0 AND (s.memory_mode <> 'enabled' OR "
+                "(COALESCE(o.last_usage_ms, o.source_updated_at_ms) < ? AND (j.job_key IS NULL OR "
+                "COALESCE(j.input_watermark, 0) <= COALESCE(j.last_success_watermark, 0)))) "
+                "ORDER BY COALESCE(o.last_usage_ms, o.source_updated_at_ms), o.source_updated_at_ms, "
+                "o.session_id LIMIT ?",
+                (CONSOLIDATE, now_ms - max_unused_ms, limit),
             )
             for (session_id,) in rows:
                 tx.execute("DELETE FROM stage1_outputs WHERE session_id = ?", (session_id,))
+                tx.execute(
+                    "UPDATE jobs SET last_error = ? WHERE kind = ? AND job_key = ? AND status = 'done'",
+                    (PRUNED, STAGE1, session_id),
+                )
         return len(rows)
 
     def forget(self, session_id: str, *, now_ms: int) -> str | None:
@@ -235,6 +249,16 @@ class Store(LeaseStore):
                 self.enqueue_consolidation(tx, str(rows[0][0]), now_ms)
                 return str(rows[0][0])
         return "" if found else None
+
+    def session_projects(self, limit: int = 1000) -> list[str]:
+        """The projects sessions were filed under, those with the most sessions first."""
+        with self.transaction() as tx:
+            rows = tx.execute(
+                "SELECT project FROM sessions WHERE project <> '' GROUP BY project "
+                "ORDER BY COUNT(*) DESC, project LIMIT ?",
+                (limit,),
+            )
+        return [str(r[0]) for r in rows]
 
     def scopes(self) -> list[str]:
         """Every scope with memories or a consolidation job."""
