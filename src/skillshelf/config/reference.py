@@ -12,6 +12,7 @@ __all__ = ["REFERENCE"]
 _SKILLS = "list, catalog, context, load, search, eval, serve, ui, run, chat, hook"
 _CATALOG = "catalog, context, serve, ui, run, chat, hook"
 _SELECT = _CATALOG.replace("catalog", "search")
+_BUDGET = _CATALOG.replace("serve", "serve (below 8,000 characters)")
 _INSTR, _HOOKS, _UNREAD = "instructions, config show, " + _CATALOG, "hook, hook-server", "none (unused)"
 
 #: Each key of :data:`~skillshelf.config.schema.SCHEMA` (free keys as ``*``): what it does, its default,
@@ -24,10 +25,10 @@ REFERENCE: Mapping[str, tuple[str, str, str]] = {
     "skills.roots": ("more folders to find skills in", "[]", _SKILLS),
     "skills.config": ("per-skill entries: see [[skills.config]]", "[]", f"{_SKILLS}; enable, disable"),
     "skills.bundled.enabled": ("include Codex's bundled system skills", "true", _SKILLS),
-    "skills.max_context_tokens": ("Codex's name for catalog.budget_tokens (which wins)", "none", _CATALOG),
+    "skills.max_context_tokens": ("Codex's name for catalog.budget_tokens (which wins)", "none", _BUDGET),
     "catalog.format": ("the catalog format when a command names none", "codex", _CATALOG),
-    "catalog.budget_tokens": ("the catalog's token budget (else 2% of the window)", "none", _CATALOG),
-    "catalog.context_window": ("the model's window, which sizes the catalog", "Codex's model", _CATALOG),
+    "catalog.budget_tokens": ("the catalog's token budget (else 2% of the window)", "none", _BUDGET),
+    "catalog.context_window": ("the model's window, which sizes the catalog", "Codex's model", _BUDGET),
     "instructions.profile": ("codex: AGENTS.md layers; claude: CLAUDE.md layers", "codex", _INSTR),
     "instructions.max_bytes": ("byte cap of AGENTS.md text (over project_doc_max_bytes)", "Codex's", _INSTR),
     "instructions.fallback_filenames": ("names read where no AGENTS.md is (over Codex's)", "Codex's", _INSTR),
