@@ -262,3 +262,8 @@ def test_a_pinned_skill_in_a_linked_folder_is_held_by_the_real_path_its_fragment
     assert f"<path>{real}</path>" in block.text
     transcript = _transcript(env, "codex", _context_line("codex", block.text))
     assert held_in_transcript(str(transcript), [skill]) == frozenset({skill.path})
+    linked = block.text.replace(
+        f"<path>{real}</path>", f"<path>{skill.path}</path>"
+    )  # as fragments once named it
+    earlier = _transcript(env, "codex", _context_line("codex", linked))
+    assert held_in_transcript(str(earlier), [skill]) == frozenset({skill.path})

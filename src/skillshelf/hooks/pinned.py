@@ -41,7 +41,7 @@ from skillshelf.hooks.agents import Agent
 from skillshelf.hooks.answer import CONTEXT_TOKEN_LIMIT
 from skillshelf.hooks.payload import HookInput
 from skillshelf.hooks.reattach import readable_fragment, skill_line
-from skillshelf.skills.load import injected_path, skill_fragment
+from skillshelf.skills.load import injected_path, path_text, skill_fragment
 from skillshelf.skills.model import Skill
 from skillshelf.tokens import whole_or_listed
 
@@ -212,16 +212,20 @@ def _needles(pinned: Sequence[Skill]) -> tuple[bytes, ...]:
     return tuple(sorted(p.encode("utf-8") for p in paths))
 
 
-def _markers(skill: Skill) -> tuple[str, str]:
+def _markers(skill: Skill) -> tuple[tuple[str, ...], str]:
     """What a conversation holding ``skill`` holds: its fragment's head (everything before the
-    body) and, for one listed, its line."""
+    body; with the real ``SKILL.md`` as ``<path>``, or the linked one earlier versions wrote for a
+    symlinked folder) and, for one listed, its line."""
     head = skill_fragment(skill, "\x00").partition("\x00")[0]
-    return head, f"\n{skill_line(skill)}\n"
+    linked = head.replace(
+        f"<path>{path_text(injected_path(skill))}</path>", f"<path>{path_text(skill.path)}</path>"
+    )
+    return tuple(dict.fromkeys((head, linked))), f"\n{skill_line(skill)}\n"
 
 
-def _holds(texts: Sequence[str], markers: tuple[str, str]) -> bool:
-    head, line = markers
-    return any(head in text or line in f"{text}\n" for text in texts)
+def _holds(texts: Sequence[str], markers: tuple[tuple[str, ...], str]) -> bool:
+    heads, line = markers
+    return any(any(head in text for head in heads) or line in f"{text}\n" for text in texts)
 
 
 def _strings(value: object) -> list[str]:

@@ -57,6 +57,7 @@ __all__ = [
     "discovered_folder",
     "hidden_part",
     "listable",
+    "listable_name",
     "read_bundled_file",
     "read_confined_file",
     "stays_inside",
@@ -303,17 +304,25 @@ def listable(folder: Path, relative: str) -> bool:
     (:func:`check_relative_path`, no hidden part), the name prints as one plain line, its target
     (symlinks followed) is inside ``folder`` and not hidden, and is a regular file with a single
     link (a read refuses a hard-linked one)."""
-    try:
-        rel = check_relative_path(relative)
-    except SkillshelfError:
+    if not listable_name(relative):
         return False
-    if hidden_part(rel.parts) or any(_unprintable(c) for c in relative):
-        return False
+    rel = PurePosixPath(relative)
     return (
         stays_inside(folder, relative)
         and hidden_part(_real_parts(folder, rel)) is None
         and _one_regular_file(folder / relative)
     )
+
+
+def listable_name(relative: str) -> bool:
+    """The part of :func:`listable` its name decides: a read does not refuse it for its name
+    (:func:`check_relative_path`, no hidden part) and it prints as one plain line. A plain file
+    (no symlink on its way) with such a name and a single link is listable as it is."""
+    try:
+        rel = check_relative_path(relative)
+    except SkillshelfError:
+        return False
+    return not hidden_part(rel.parts) and not any(_unprintable(c) for c in relative)
 
 
 def _one_regular_file(path: Path) -> bool:

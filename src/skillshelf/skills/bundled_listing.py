@@ -13,11 +13,12 @@ the folder holds within that bound.
 from __future__ import annotations
 
 import os
+import stat
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 
-from skillshelf.skills.bundled import listable
+from skillshelf.skills.bundled import listable, listable_name
 
 __all__ = [
     "DEFAULT_MAX_FILES",
@@ -48,6 +49,7 @@ def _group(relative: str) -> tuple[int, str]:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class _Walk:
     checked: tuple[str, ...]  # files within MAX_WALK_ENTRIES entries, each inside the folder
+    plain: frozenset[str]  # those of them no symlink leads to: regular files with a single link
     counted: int  # files past them, counted by name only
     complete: bool  # False: MAX_COUNT_ENTRIES entries stopped the walk
 
@@ -61,6 +63,7 @@ def _walk_files(folder: Path) -> _Walk:
     ``scripts/``, ``references/`` and ``assets/`` are walked first, so a big data folder beside
     them cannot use up the bound before the files a skill points to are found."""
     found: list[str] = []
+    plain: set[str] = set()
     counted = 0
     seen: set[str] = set()
     queue: deque[tuple[Path, str]] = deque([(folder, "")])
@@ -68,10 +71,11 @@ def _walk_files(folder: Path) -> _Walk:
     looked = 0
     while queue:
         current, prefix = queue.popleft()
-        for entry in _entries(current, prefix, base, seen):
+        entries, straight = _entries(current, prefix, base, seen)
+        for entry in entries:
             looked += 1
             if looked > MAX_COUNT_ENTRIES:
-                return _Walk(checked=tuple(found), counted=counted, complete=False)
+                return _Walk(checked=tuple(found), plain=frozenset(plain), counted=counted, complete=False)
             if entry.name.startswith("."):
                 continue
             relative = f"{prefix}{entry.name}"
@@ -85,23 +89,33 @@ def _walk_files(folder: Path) -> _Walk:
                     counted += 1
                 elif _inside(entry, base):
                     found.append(relative)
+                    if straight and _single_regular(entry):
+                        plain.add(relative)
             except OSError:
                 continue
-    return _Walk(checked=tuple(found), counted=counted, complete=True)
+    return _Walk(checked=tuple(found), plain=frozenset(plain), counted=counted, complete=True)
 
 
-def _entries(current: Path, prefix: str, base: str, seen: set[str]) -> list[os.DirEntry[str]]:
+def _single_regular(entry: os.DirEntry[str]) -> bool:
+    """Whether ``entry`` is itself a regular file with one link (no symlink, no hard link)."""
+    info = entry.stat(follow_symlinks=False)
+    return stat.S_ISREG(info.st_mode) and info.st_nlink == 1
+
+
+def _entries(current: Path, prefix: str, base: str, seen: set[str]) -> tuple[list[os.DirEntry[str]], bool]:
     """The entries of ``current`` in listing order, none when it was seen (a cycle), leads out of
-    ``base`` or cannot be listed."""
+    ``base`` or cannot be listed; and whether ``current`` is where its relative path says (no
+    symlink on the way from ``base``)."""
     try:
         real = os.path.realpath(current)
         if real in seen or (real != base and not real.startswith(base + os.sep)):
-            return []  # a cycle, or a symlink that leaves the skill folder
+            return [], False  # a cycle, or a symlink that leaves the skill folder
         seen.add(real)
+        straight = real == os.path.normpath(os.path.join(base, prefix))
         with os.scandir(current) as iterator:
-            return sorted(iterator, key=lambda e: _group(f"{prefix}{e.name}/"))
+            return sorted(iterator, key=lambda e: _group(f"{prefix}{e.name}/")), straight
     except OSError:
-        return []
+        return [], False
 
 
 def _inside(entry: os.DirEntry[str], base: str) -> bool:
@@ -138,7 +152,8 @@ class BundledFiles:
 def bundled_listing(folder: Path, *, limit: int = DEFAULT_MAX_FILES) -> BundledFiles:
     """:func:`list_bundled_files` with whether its count of the rest is a lower bound."""
     walk = _walk_files(folder)
-    files = sorted((f for f in walk.checked if listable(folder, f)), key=_group)
+    served = (f for f in walk.checked if (listable_name(f) if f in walk.plain else listable(folder, f)))
+    files = sorted(served, key=_group)
     limit = max(0, limit)
     more = max(0, len(files) - limit) + walk.counted
     return BundledFiles(files=tuple(files[:limit]), more=more, more_at_least=not walk.complete)
