@@ -34,3 +34,20 @@ def test_load_lists_only_the_files_a_read_serves(tmp_path: Path, isolated_home: 
         result = CliRunner().invoke(cli, ["load", "demo", "--json", "--no-builtin"], catch_exceptions=False)
     assert result.exit_code == 0, result.stderr
     assert json.loads(result.stdout)["files"] == ["refs/a.md"]
+
+
+def test_load_by_a_path_through_a_symlink_names_the_real_skill_md_as_codex_injects_it(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    real = tmp_path / "real" / "tidy"
+    real.mkdir(parents=True)
+    (real / "SKILL.md").write_text("---\nname: tidy\ndescription: Tidy.\n---\nbody\n", encoding="utf-8")
+    (tmp_path / "link").symlink_to(tmp_path / "real", target_is_directory=True)
+    with contextlib.chdir(repo):
+        result = CliRunner().invoke(
+            cli, ["load", str(tmp_path / "link" / "tidy"), "--json", "--no-builtin"], catch_exceptions=False
+        )
+    assert result.exit_code == 0, result.stderr
+    assert f"<path>{real / 'SKILL.md'}</path>" in json.loads(result.stdout)["fragment"]

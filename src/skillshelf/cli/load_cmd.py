@@ -175,10 +175,12 @@ def _read_by_path(name: str, workspace: Workspace, max_files: int) -> LoadedSkil
     disabled = workspace.modes.disabled_error(str(file))
     if disabled is not None:
         raise disabled
-    try:
-        return _load(workspace.skills.loadable, str(file), max_files)
-    except SkillNotFoundError:
-        pass
+    real = resolve_path(file)
+    for spelling in dict.fromkeys((str(file), str(real))):  # as typed, then with its links resolved
+        try:
+            return _load(workspace.skills.loadable, spelling, max_files)
+        except SkillNotFoundError:
+            pass
     project = resolve_path(Env.from_os().project_root)
     in_project = resolve_path(file).is_relative_to(project)
     root = SkillRoot(
@@ -192,7 +194,8 @@ def _read_by_path(name: str, workspace: Workspace, max_files: int) -> LoadedSkil
             code="SK407",
             hint=f"`skillshelf validate {name}` shows every problem",
         )
-    (skill,) = mark_untrusted([parsed.skill], trusted_project=workspace.config.trusted)
+    found = parsed.skill if real == file else dataclasses.replace(parsed.skill, real_path=real)
+    (skill,) = mark_untrusted([found], trusted_project=workspace.config.trusted)  # <path>: the real one
     return _load([skill], str(skill.path), max_files)
 
 
