@@ -21,6 +21,9 @@ for misuse of the API or CLI and for I/O that cannot go on::
 
 The two install errors live in :mod:`skillshelf.install`. Every error has a stable ``code`` and
 a ``hint`` that says what to do about it.
+
+Beside the tree, :class:`StdoutFailed` carries a failed write to stdout up to the command line's
+``main``, which says it (``SS007``, or exit 0 for a closed pipe).
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from typing import ClassVar
 
 __all__ = [
     "ConfigError",
+    "StdoutFailed",
     "FileAccessError",
     "InstallError",
     "ModelCallError",
@@ -180,3 +184,13 @@ def reason(exc: BaseException) -> str:
     if isinstance(exc, OSError) and exc.strerror:
         return exc.strerror
     return str(exc)
+
+
+class StdoutFailed(Exception):
+    """Writing to stdout failed (``error``). No ``OSError``, so that it passes click's and rich's
+    own handling of a closed pipe (both exit 1) and every ``except OSError`` on its way up to the
+    command line's ``main``, which exits 0 for a closed pipe and says ``SS007`` for the rest."""
+
+    def __init__(self, error: OSError) -> None:
+        super().__init__(str(error))
+        self.error = error

@@ -158,3 +158,49 @@ def test_no_color_leaves_the_colours_out_of_every_line_on_a_terminal(tmp_path: P
     assert "\x1b[33m" in coloured or "\x1b[31m" in coloured  # the check itself sees colours
     assert not any(f"\x1b[{n}m" in plain for n in range(30, 38)), plain
     assert ("warning" in plain or "error" in plain) and "Traceback" not in plain
+
+
+def test_chat_whose_prompt_cannot_be_written_says_so_instead_of_exiting_0() -> None:
+    """``input()`` flushes its prompt and drops the error; the failure is still said at the end."""
+    args = ["chat", "--model", "openai:x", "--base-url", "http://127.0.0.1:9/v1", "--no-transcript"]
+    environ = {**os.environ, "OPENAI_API_KEY": "x"}
+    if not Path("/dev/full").exists():
+        missing("/dev/full (a device whose writes fail with ENOSPC)")
+    with open("/dev/full", "w", encoding="utf-8") as full:
+        done = subprocess.run(
+            command(args, via=CLICK),
+            input="exit\n",
+            stdout=full,
+            stderr=subprocess.PIPE,
+            encoding="utf-8",
+            timeout=120,
+            check=False,
+            env=environ,
+        )
+    assert done.returncode == 1, done.stderr
+    assert "error SS007: cannot write the output: No space left on device" in done.stderr
+
+
+MCP_LINES = (
+    '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",'
+    '"capabilities":{},"clientInfo":{"name":"t","version":"1"}}}\n'
+)
+
+
+def test_the_mcp_server_on_a_full_disk_is_a_coded_io_error_and_exits_0_when_the_client_left() -> None:
+    done = to_full_disk(["serve", "--no-watch"], via=CLICK, stdin=MCP_LINES)
+    assert done.returncode == 1, done.stderr
+    assert "error SS007: cannot write the output: No space left on device" in done.stderr
+    assert "internal error" not in done.stderr
+    proc = subprocess.Popen(
+        command(["serve", "--no-watch"], via=CLICK),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        encoding="utf-8",
+    )
+    assert proc.stdout is not None
+    proc.stdout.close()  # the client stops reading: the answer's write is EPIPE
+    _, err = proc.communicate(MCP_LINES, timeout=120)
+    assert proc.returncode == 0, err
+    assert "internal error" not in err

@@ -20,7 +20,7 @@ import click
 
 from skillshelf.cli.blas import one_blas_thread
 from skillshelf.cli.interrupt import exit_code_of, sigterm_as_interrupt
-from skillshelf.errors import SkillshelfError
+from skillshelf.errors import SkillshelfError, StdoutFailed
 
 # name -> (module, attribute, one-line help shown by `skillshelf --help`)
 COMMANDS: dict[str, tuple[str, str, str]] = {
@@ -154,15 +154,6 @@ def _agent_hook(ctx: click.Context | None) -> bool:
     return ctx is not None and ctx.command_path.split()[1:2] == ["hook"]
 
 
-class StdoutFailed(Exception):
-    """Writing to stdout failed (``error``): raised past click's and rich's own handling of a
-    closed pipe (both exit 1) and past every ``except OSError``, up to :func:`main`."""
-
-    def __init__(self, error: OSError) -> None:
-        super().__init__(str(error))
-        self.error = error
-
-
 class _GuardedStdout(io.RawIOBase):
     """File descriptor 1 for ``sys.stdout``: a failed write raises :class:`StdoutFailed` once;
     what is written after that is dropped (the failure has been reported)."""
@@ -170,7 +161,8 @@ class _GuardedStdout(io.RawIOBase):
     def __init__(self, *, is_open: bool) -> None:
         super().__init__()
         self._open = is_open
-        self.failed = False
+        self.failed: OSError | None = None  # the first failed write's error
+        self.reported = False  # that failure has been said (or the process left for it)
 
     def writable(self) -> bool:
         return True
@@ -189,7 +181,7 @@ class _GuardedStdout(io.RawIOBase):
                 raise OSError(errno.EBADF, "stdout is closed")
             return os.write(1, data)  # a short write is BufferedWriter's to finish
         except OSError as exc:
-            self.failed = True
+            self.failed = exc
             raise StdoutFailed(exc) from exc
 
 
@@ -219,9 +211,17 @@ def _guard_stdout() -> bool:
     return True
 
 
+def _guarded_raw() -> _GuardedStdout | None:
+    raw = getattr(getattr(sys.stdout, "buffer", None), "raw", None)
+    return raw if isinstance(raw, _GuardedStdout) else None
+
+
 def _output_failed(exc: StdoutFailed) -> None:
     """Exit 0 on a closed pipe (the reader has all it wanted: ``| head``); any other write error
     is a coded message, exit 1."""
+    raw = _guarded_raw()
+    if raw is not None:
+        raw.reported = True
     if exc.error.errno == errno.EPIPE:
         sys.exit(0)
     if exc.error.errno == errno.EBADF:
@@ -255,6 +255,9 @@ def _finish_stdout() -> None:
         sys.stdout.flush()
     except StdoutFailed as exc:
         _output_failed(exc)
+    raw = _guarded_raw()
+    if raw is not None and raw.failed is not None and not raw.reported:
+        _output_failed(StdoutFailed(raw.failed))  # a failure some code swallowed (input()'s flush)
 
 
 def _main(argv: list[str] | None) -> Any:
@@ -293,8 +296,26 @@ def _main(argv: list[str] | None) -> Any:
         sys.exit(0)
     except KeyboardInterrupt as exc:
         _leave_interrupted(exit_code_of(exc))
+    except ExceptionGroup as group:  # a task group's (the MCP server's stdio writer)
+        failed = _stdout_failure(group)
+        if failed is None:
+            report_internal_error(group)
+        else:
+            _output_failed(failed)
     except Exception as exc:  # a bug: say so plainly; the traceback is one variable away
         report_internal_error(exc)
+
+
+def _stdout_failure(group: BaseExceptionGroup[BaseException]) -> StdoutFailed | None:
+    """The first :class:`StdoutFailed` in ``group`` (nested groups searched), else None."""
+    for inner in group.exceptions:
+        if isinstance(inner, StdoutFailed):
+            return inner
+        if isinstance(inner, BaseExceptionGroup):
+            found = _stdout_failure(inner)
+            if found is not None:
+                return found
+    return None
 
 
 def _leave_interrupted(code: int) -> None:

@@ -19,6 +19,7 @@ client, or :data:`DRAIN_SECONDS` have passed; with none in flight serving ends a
 
 from __future__ import annotations
 
+import errno
 import io
 import os
 import sys
@@ -36,6 +37,7 @@ from mcp.shared.dispatcher import coerce_request_id
 from mcp.shared.jsonrpc_dispatcher import cancelled_request_id_from_params
 from mcp.shared.message import SessionMessage
 
+from skillshelf.errors import StdoutFailed
 from skillshelf.serve.jsonrpc_check import Refusal, checked
 
 __all__ = ["DRAIN_SECONDS", "OPEN_ENDED", "CheckedLines", "Unanswered", "line_error", "run_stdio"]
@@ -223,4 +225,24 @@ def run_stdio(server: Server[Any]) -> None:
                 await server.run(read_stream, watched, server.create_initialization_options())
                 group.cancel_scope.cancel()
 
-    anyio.run(main)
+    try:
+        anyio.run(main)
+    except ExceptionGroup as group:
+        raise _output_error(group) or group from None
+
+
+_OUTPUT_ERRNOS = frozenset({errno.EPIPE, errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EBADF})
+
+
+def _output_error(group: BaseExceptionGroup[BaseException]) -> StdoutFailed | None:
+    """A write to stdout that failed inside the server's task group (the SDK writes descriptor
+    1 itself), as the command line reports it (a closed pipe: exit 0; else ``SS007``); None for
+    any other error."""
+    for inner in group.exceptions:
+        if isinstance(inner, BaseExceptionGroup):
+            found = _output_error(inner)
+            if found is not None:
+                return found
+        elif isinstance(inner, OSError) and inner.errno in _OUTPUT_ERRNOS:
+            return StdoutFailed(inner)
+    return None
