@@ -1,5 +1,6 @@
 """An agent's settings file made read-only (no write permission, as ``chmod a-w`` leaves it) is
-left alone by setup and by ``setup --remove``, as config edits leave one: CF117, nothing written."""
+left alone by setup and by ``setup --remove``, as config edits leave one: CF117, nothing written;
+``--dry-run`` refuses it the same way, and ``--status`` says setup cannot update it."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from skillshelf.cli.main import cli
 from skillshelf.env import Env
 from skillshelf.errors import ConfigError
 from skillshelf.hooks.setup_model import record_path
+from skillshelf.hooks.status import setup_status
 
 
 def _claude_user(box: Any) -> tuple[Env, Path]:
@@ -79,3 +81,33 @@ def test_the_setup_command_says_cf117_and_exits_1_for_a_read_only_settings_file(
     result = CliRunner().invoke(cli, ["setup", "claude", "--scope", "user"])
     assert result.exit_code == 1 and getattr(result.exception, "code", None) == "CF117"
     assert _same(settings, before)
+
+
+@pytest.mark.parametrize("remove", [False, True], ids=["setup", "remove"])
+def test_a_dry_run_refuses_a_read_only_settings_file_as_the_real_run_does(
+    isolated_home: Any, monkeypatch: pytest.MonkeyPatch, remove: bool
+) -> None:
+    env, settings = _claude_user(isolated_home)
+    if remove:
+        set_up(env, isolated_home, "claude", "user")
+    record = record_path(env.dirs.state).read_bytes() if remove else None
+    before = _locked(settings)
+    monkeypatch.chdir(env.cwd)
+    args = ["setup", "claude", "--scope", "user", *(["--remove"] if remove else [])]
+    real = CliRunner().invoke(cli, args)
+    dry = CliRunner().invoke(cli, [*args, "--dry-run"])
+    assert dry.exit_code == real.exit_code == 1
+    assert getattr(dry.exception, "code", None) == getattr(real.exception, "code", None) == "CF117"
+    assert str(dry.exception) == str(real.exception) and dry.output == real.output
+    assert "would" not in dry.output and _same(settings, before)
+    assert (record_path(env.dirs.state).read_bytes() if remove else None) == record
+    assert remove or not record_path(env.dirs.state).exists()
+
+
+def test_status_says_setup_cannot_update_a_read_only_settings_file(isolated_home: Any) -> None:
+    env, settings = _claude_user(isolated_home)
+    set_up(env, isolated_home, "claude", "user")
+    _locked(settings)
+    rows = setup_status(env, command=["/elsewhere/skillshelf"])
+    (row,) = [r for r in rows if (r.agent, r.scope) == ("claude", "user")]
+    assert not row.current and any("cannot bring it up to date" in r and "CF117" in r for r in row.reasons)

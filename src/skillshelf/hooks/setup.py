@@ -43,7 +43,7 @@ from skillshelf.hooks.agents import (
 from skillshelf.hooks.codex import parse_config, trust_change, trust_hash, trust_key, trusted_hashes
 from skillshelf.hooks.gitexclude import GitStanding, git_standing, needed_elsewhere, with_rule, without_rule
 from skillshelf.hooks.jsonfile import HookValue
-from skillshelf.hooks.setup_apply import apply_setup
+from skillshelf.hooks.setup_apply import apply_setup, refuse_read_only_changes
 from skillshelf.hooks.setup_model import Edits, FileChange, SetupPlan, load_record, record_path
 from skillshelf.hooks.setup_notes import notes, other_scope, users_left_note, users_note
 
@@ -66,9 +66,12 @@ def plan_setup(
 
     ``command`` starts skillshelf (:func:`~skillshelf.hooks.agents.skillshelf_command`).
 
+    A file the plan would change that is read-only is refused here as :func:`apply_setup`
+    refuses it, so that ``--dry-run`` says what the real run would.
+
     Raises:
         ConfigError: a file to edit is not valid JSON / TOML, or has a part in a shape setup
-            cannot add to; nothing is changed then.
+            cannot add to, or is read-only (``CF117``); nothing is changed then.
         FileAccessError: a file cannot be read.
     """
     files = agent_files(agent, scope, env)
@@ -84,7 +87,7 @@ def plan_setup(
         git = _git_exclude(edits, git, remove, env.environ)
     twice = None if remove else other_scope(env, files, hook_specs(files.agent, command))
     found = (twice,) if twice is not None else ()
-    return SetupPlan(
+    plan = SetupPlan(
         agent=agent,
         scope=scope,
         remove=remove,
@@ -96,6 +99,8 @@ def plan_setup(
         ),
         diagnostics=found,
     )
+    refuse_read_only_changes(plan)
+    return plan
 
 
 def _inside_their_project(files: AgentFiles) -> None:

@@ -20,7 +20,7 @@ from skillshelf.hooks.setup_model import (
     worth_keeping,
 )
 
-__all__ = ["apply_setup"]
+__all__ = ["apply_setup", "refuse_read_only_changes"]
 
 
 def apply_setup(plan: SetupPlan, *, state_dir: Path) -> tuple[FileChange, ...]:
@@ -52,6 +52,17 @@ def apply_setup(plan: SetupPlan, *, state_dir: Path) -> tuple[FileChange, ...]:
                 )
             refuse_read_only(change.path)
         return _apply(plan, state_dir)
+
+
+def refuse_read_only_changes(plan: SetupPlan) -> None:
+    """Raise when a file the plan would change (or delete) is read-only, as :func:`apply_setup`
+    does: a ``--dry-run`` plan is refused as the real run would be.
+
+    Raises:
+        ConfigError: the file is read-only (``CF117``); nothing was changed.
+    """
+    for change in plan.changed:
+        refuse_read_only(change.path)
 
 
 def _apply(plan: SetupPlan, state_dir: Path) -> tuple[FileChange, ...]:

@@ -51,7 +51,16 @@ _SCOPES: tuple[SetupScope, ...] = ("project", "user")
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class HookStatus:
-    """skillshelf in one agent at one scope."""
+    """skillshelf in one agent at one scope.
+
+    ``runs`` and ``not_running`` (``setup --status --json`` prints both) say the same thing in
+    every row: ``not_running`` names the events of ``events`` whose hooks here the agent does
+    not run. When the set does not run at all (``runs`` false: Codex does not trust the
+    project, Claude Code's settings turn hooks off, every hook's command is gone, ...) that is
+    every event; when it runs, the events whose every hook fails on its own (a program the
+    shell cannot start, a Codex hook it does not trust), the others running; ``()`` when all
+    run, or when no hook is installed.
+    """
 
     agent: Agent
     scope: SetupScope
@@ -63,9 +72,7 @@ class HookStatus:
     mcp: bool
     runs: bool  # the agent will run the hooks (when any are installed), some of them at least
     reasons: tuple[str, ...] = ()  # why not, or what to know
-    #: events whose every hook here fails on its own (a program the shell cannot start, a Codex
-    #: hook it does not trust); the others run when ``runs``
-    not_running: tuple[str, ...] = ()
+    not_running: tuple[str, ...] = ()  # events whose hooks do not run: all of them when not ``runs``
 
     @property
     def installed(self) -> bool:
@@ -178,8 +185,8 @@ def _one(env: Env, agent: Agent, scope: SetupScope, command: list[str]) -> HookS
     failing = {h.command for h in hooks if command_problem(env, h.command) is not None}
     stopped = [h for h in hooks if h in skipped or h.command in failing]
     events = tuple(e for e in EVENTS if any(h.event == e for h in hooks))
-    not_running = tuple(e for e in events if all(h in stopped for h in hooks if h.event == e))
-    runs = runs and len(not_running) < len(events)
+    failing_events = tuple(e for e in events if all(h in stopped for h in hooks if h.event == e))
+    runs = runs and len(failing_events) < len(events)
     current = True
     if len(hooks) > len(users):  # some are setup's: would setup again change them?
         current, changes = _setup_changes(env, agent, scope, command)
@@ -195,7 +202,7 @@ def _one(env: Env, agent: Agent, scope: SetupScope, command: list[str]) -> HookS
         mcp=mcp,
         runs=runs and bool(events),
         reasons=tuple(reasons),
-        not_running=not_running,
+        not_running=failing_events if runs else events,
     )
 
 
