@@ -72,9 +72,9 @@ _SCOPE = "memory, context, serve, ui, run, chat, hook"
 _UNUSED = "none (unused)"
 MEMORY_HELP: dict[str, tuple[str, str]] = {
     "scope": ("where memories are kept and read: project or global", _SCOPE),
-    "extract_model": ("PROVIDER:NAME of the model that reads each session", _MEMORY),
+    "extract_model": ("PROVIDER:NAME of the model that reads each session (a bare NAME: openai)", _MEMORY),
     "extract_effort": ("reasoning effort of the extract model", _MEMORY),
-    "consolidation_model": ("PROVIDER:NAME of the model that merges memories", _MEMORY),
+    "consolidation_model": ("PROVIDER:NAME of the model that merges memories (a bare NAME: openai)", _MEMORY),
     "consolidation_effort": ("reasoning effort of the consolidation model", _MEMORY),
     "base_url": ("http(s) API root of an OpenAI- or Anthropic-compatible server", _MEMORY),
     "api_key_env": ("environment variable holding the API key (else the provider's)", _MEMORY),

@@ -95,7 +95,9 @@ def _progress(enabled: bool) -> Iterator[Any]:
 )
 @_db_option
 @click.option(
-    "--model", metavar="PROVIDER:NAME", help="Model for both phases (openai:NAME or anthropic:NAME)."
+    "--model",
+    metavar="PROVIDER:NAME",
+    help="Model for both phases (openai:NAME or anthropic:NAME; a bare NAME is openai:NAME).",
 )
 @click.option(
     "--base-url", metavar="URL", help="API base URL (any OpenAI-compatible server, or Anthropic's)."
