@@ -5,19 +5,20 @@ from __future__ import annotations
 
 import functools
 import json
+import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from skillshelf.agent import loop
+from skillshelf.agent import change_watch
 from skillshelf.agent.folder_tools import FolderTools
 from skillshelf.agent.guards import GuardSettings
 from skillshelf.agent.history import AssistantMessage, Message, ReplyEnding
 from skillshelf.agent.loop import Agent, AgentSettings
 from skillshelf.agent.providers import ModelSpec, make_provider
-from skillshelf.agent.repeat_guard import MAX_IDENTICAL_CALLS, RepeatGuard
+from skillshelf.agent.repeat_guard import MAX_IDENTICAL_CALLS, NOTE_AT, RepeatGuard
 from skillshelf.agent.shell_effects import TreeWatch
 from skillshelf.serve.schemas import ToolSpec
 
@@ -80,6 +81,22 @@ def test_the_same_call_with_the_same_result_stops_the_task_as_a_loop(
     result = _standin_agent(standin, tmp_path).send("look at a.py")
     assert result.stopped == "repeating" and result.model_calls == MAX_IDENTICAL_CALLS
     assert "read_file" in result.stop_detail and "a.py" in result.stop_detail
+    assert "nothing changed" not in result.stop_detail
+
+
+def test_a_repeated_poll_is_told_to_wait_longer_before_the_task_stops(
+    tmp_path: Path, model_standin: Any
+) -> None:
+    poll = _call("bash", command="cat server.up 2>/dev/null || echo 'not up yet'")
+    standin = model_standin([poll] * (MAX_IDENTICAL_CALLS - 1) + [{"text": "it never came up"}])
+    result = _standin_agent(standin, tmp_path, GuardSettings(require_checks=False)).send(
+        "wait for the server"
+    )
+    assert result.stopped == "answer"
+    notes = [e.detail for e in result.events if e.kind == "doom_loop"]
+    assert len(notes) == MAX_IDENTICAL_CALLS - NOTE_AT
+    assert f"same result {NOTE_AT} times" in notes[0] and "wait longer" in notes[0]
+    assert "wait longer" in json.dumps(standin.requests()[NOTE_AT]["body"])
 
 
 def test_a_call_repeated_after_an_edit_is_no_loop(tmp_path: Path, model_standin: Any) -> None:
@@ -96,19 +113,65 @@ def test_the_repeat_guard_counts_only_identical_results() -> None:
     assert guard.on_result("bash", {"command": "date"}, "Mon") is None
     assert guard.on_result("bash", {"command": "date"}, "Tue") is None
     assert guard.on_result("bash", {"command": "date"}, "Mon") is None
-    assert guard.on_result("bash", {"command": "date"}, "Mon") is not None
+    stop = guard.on_result("bash", {"command": "date"}, "Mon")
+    assert stop is not None and stop.stop
     assert RepeatGuard(limit=0).on_result("bash", {"command": "date"}, "Mon") is None
+
+
+def test_the_repeat_guard_notes_the_third_identical_result_and_stops_later() -> None:
+    guard = RepeatGuard()
+    seen = [guard.on_result("bash", {"command": "date"}, "Mon") for _ in range(MAX_IDENTICAL_CALLS)]
+    assert seen[: NOTE_AT - 1] == [None] * (NOTE_AT - 1)
+    assert all(r is not None and not r.stop for r in seen[NOTE_AT - 1 : -1])
+    assert seen[-1] is not None and seen[-1].stop and NOTE_AT < MAX_IDENTICAL_CALLS
 
 
 def test_a_project_too_big_to_watch_says_so_and_the_check_must_run_after_bash(
     tmp_path: Path, model_standin: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(loop, "TreeWatch", functools.partial(TreeWatch, max_entries=5))
-    for i in range(10):
-        (tmp_path / f"f{i}.txt").write_text("", encoding="utf-8")
+    _too_big_to_walk(tmp_path, monkeypatch)
     (tmp_path / "m.py").write_text("x = 1\n", encoding="utf-8")
     standin = model_standin([_call("bash", command="sed -i s/1/2/ m.py"), {"text": "done"}])
     result = _standin_agent(standin, tmp_path, GuardSettings(check_command="false")).send("edit m.py")
     assert [e.kind for e in result.events] == ["unwatched", "send_back"]
     assert result.check.status == "not_run" and result.check.unverified
-    assert "Harness check before finishing" in json.dumps(standin.requests()[-1]["body"])
+    sent_back = json.dumps(standin.requests()[-1]["body"])
+    assert "Harness check before finishing: files may have changed" in sent_back
+    assert "you changed files" not in sent_back
+
+
+def _too_big_to_walk(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(change_watch, "TreeWatch", functools.partial(TreeWatch, max_entries=5))
+    for i in range(10):
+        (root / f"f{i}.txt").write_text("", encoding="utf-8")
+
+
+def _git_repo(root: Path) -> None:
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+
+
+def test_in_a_git_repository_too_big_to_walk_a_read_only_command_is_no_edit(
+    tmp_path: Path, model_standin: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _git_repo(tmp_path)
+    _too_big_to_walk(tmp_path, monkeypatch)
+    script = [
+        _call("bash", command="git log --oneline -1; git status --short; ls"),
+        {"text": "A data folder."},
+    ]
+    standin = model_standin(script)
+    result = _standin_agent(standin, tmp_path, GuardSettings(check_command="false")).send("what is here?")
+    assert result.stopped == "answer" and result.model_calls == 2
+    assert result.check.status == "no_edits" and result.events == ()
+
+
+def test_in_a_git_repository_too_big_to_walk_an_edit_through_bash_is_seen(
+    tmp_path: Path, model_standin: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _git_repo(tmp_path)
+    _too_big_to_walk(tmp_path, monkeypatch)
+    (tmp_path / "m.py").write_text("x = 1\n", encoding="utf-8")
+    standin = model_standin([_call("bash", command="sed -i s/1/2/ m.py"), {"text": "done"}])
+    result = _standin_agent(standin, tmp_path, GuardSettings(check_command="false")).send("edit m.py")
+    assert [e.kind for e in result.events] == ["send_back"]
+    assert "you changed files (`sed -i s/1/2/ m.py` changed m.py)" in result.events[0].detail

@@ -18,17 +18,21 @@ surrogate from a ``"\\ud800"`` JSON escape) is refused and the file keeps its co
 A command runs with the ``environ`` it is given (:func:`~skillshelf.agent.shell_env.
 shell_environment`: the caller's, less the variables named like secrets), and its output is
 redacted (:func:`~skillshelf.agent.shell_env.redacted_output`) before the model reads it.
+``read_file`` shows a file exactly (the model edits files byte for byte); where bash is offered,
+``write_file`` / ``edit_file`` refuse text that adds the redaction marker to a file, so a
+redacted ``cat`` written back cannot replace a secret with the marker, and the tools'
+descriptions say so.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable, Collection, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from skillshelf.agent.shell_env import redacted_output
+from skillshelf.agent.shell_env import REDACTED, redacted_output
 from skillshelf.agent.tool_io import run_clipped, write_atomic
 from skillshelf.errors import UsageError, reason
 from skillshelf.fileio import resolve_path
@@ -44,7 +48,8 @@ MAX_TIMEOUT = 3600  # seconds; the schema's maximum
 
 BASH = ToolSpec(
     name="bash",
-    description="Run a shell command in the workspace folder and return its exit code and output.",
+    description="Run a shell command in the workspace folder and return its exit code and output. "
+    f"Secrets in the output are replaced by {REDACTED}: use read_file to see a file exactly.",
     parameters={
         "type": "object",
         "properties": {
@@ -98,6 +103,13 @@ EDIT_FILE = ToolSpec(
     read_only=False,
 )
 FOLDER_TOOLS: tuple[ToolSpec, ...] = (BASH, READ_FILE, WRITE_FILE, EDIT_FILE)
+#: What the file tools' descriptions add when bash is offered, whose output is redacted.
+REDACTION_NOTES: Mapping[str, str] = {
+    "read_file": " It shows the file exactly, secrets included (bash's output has them redacted).",
+    "write_file": f" Refused when the content adds {REDACTED} markers the file did not hold: "
+    "read the file with read_file first.",
+    "edit_file": f" Refused when new_text adds {REDACTED} markers: read the file with read_file first.",
+}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -121,7 +133,10 @@ class FolderTools:
     the root (POSIX form); when given, writes and edits must name a plain relative path (no
     ``..``, not absolute) that passes it, and no part of it may be a symlink. ``writable_rule``
     tells the model what may be written. ``environ``: the whole environment of a bash command
-    (``None``: this process's, as it is).
+    (``None``: this process's, as it is). With bash offered, whose output is redacted, writes
+    and edits that add the redaction marker to a file are refused (``refuse_markers``), and the
+    tool descriptions say so; without it (the memory consolidation, whose input is redacted
+    text) they are not.
     """
 
     def __init__(
@@ -144,13 +159,19 @@ class FolderTools:
         self.allowed = frozenset(known if allowed is None else allowed)
         self.writable = writable
         self.writable_rule = writable_rule
+        self.refuse_markers = "bash" in self.allowed
 
     def names(self) -> tuple[str, ...]:
         return tuple(spec.name for spec in self.specs())
 
     def specs(self) -> tuple[ToolSpec, ...]:
         """The tool definitions this workspace offers (in the usual order)."""
-        return tuple(spec for spec in FOLDER_TOOLS if spec.name in self.allowed)
+        notes = REDACTION_NOTES if self.refuse_markers else {}
+        return tuple(
+            replace(spec, description=spec.description + notes.get(spec.name, ""))
+            for spec in FOLDER_TOOLS
+            if spec.name in self.allowed
+        )
 
     def execute(self, name: str, arguments: Mapping[str, Any]) -> FolderOutcome:
         handlers = {
@@ -265,6 +286,8 @@ class FolderTools:
             raise FolderError(
                 f"{arguments.get('path')!r} exists and is not a regular file; it was left alone"
             )
+        if self.refuse_markers:
+            _refuse_new_markers(content, _current_text(path), arguments.get("path"))
         data = _encoded(content, "content")
         path.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(path, data)
@@ -284,8 +307,31 @@ class FolderTools:
             raise FolderError(
                 f"old_text {where} in {arguments.get('path')!r}; give text that occurs exactly once"
             )
-        write_atomic(path, _encoded(text.replace(old, new, 1), "new_text"))
+        edited = text.replace(old, new, 1)
+        if self.refuse_markers:
+            _refuse_new_markers(edited, text, arguments.get("path"))
+        write_atomic(path, _encoded(edited, "new_text"))
         return FolderOutcome(text=f"edited {path.relative_to(self.root)}", edited=path)
+
+
+def _current_text(path: Path) -> str:
+    """What ``path`` holds now as text (``""`` when there is no such file)."""
+    if not path.is_file():
+        return ""
+    return path.read_bytes().decode("utf-8", errors="replace")
+
+
+def _refuse_new_markers(content: str, current: str, raw_path: object) -> None:
+    """A ``FolderError`` when ``content`` holds more redaction markers than the file's
+    ``current`` text: bash's output is redacted, and writing it back would put the marker
+    where the secret was."""
+    added = content.count(REDACTED) - current.count(REDACTED)
+    if added > 0:
+        raise FolderError(
+            f"the text holds {REDACTED}, the marker that replaces secrets in bash's output, "
+            f"{added} more time(s) than {raw_path!r} does; nothing was written. Read the file with "
+            "read_file (it shows the file exactly, secrets included) and write or edit from that"
+        )
 
 
 def _check(name: str, arguments: Mapping[str, Any]) -> None:

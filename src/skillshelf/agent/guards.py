@@ -186,6 +186,7 @@ class CompletionGuard:
         self._last_command: tuple[str, str] | None = None  # the last command after the last edit, its status
         self._miss: str | None = None  # why a line after the last edit that ran the checks does not count
         self._edit_cause: str | None = None  # what made the last edit, when it was not a file tool
+        self._edit_known = True  # False: the last "edit" is a command that may have changed files
         self._send_backs = 0
         self._armed = True
 
@@ -194,17 +195,20 @@ class CompletionGuard:
         :func:`~skillshelf.agent.shell_effects.check_run`)."""
         return check_run(command, self.check_command).counts
 
-    def on_edit(self, cause: str | None = None) -> None:
-        """Files changed; ``cause`` says how, when not through a file tool (a shell command)."""
+    def on_edit(self, cause: str | None = None, *, known: bool = True) -> None:
+        """Files changed; ``cause`` says how, when not through a file tool (a shell command);
+        ``known=False``: they may have changed (what a command did could not be told)."""
         self._edited = self._dirty = self._armed = True
         self._last_command = self._miss = None
         self._edit_cause = cause
+        self._edit_known = known
 
     def on_command(
-        self, command: str, exit_code: int, changed: Sequence[str] = (), output: str | None = None
+        self, command: str, exit_code: int, changed: Sequence[str] | None = (), output: str | None = None
     ) -> None:
         """A command ran; ``changed``: the project files it changed, an edit unless the line is a
-        run of the checks (whose own files, a log or a cache, are not edits). On a line that runs
+        run of the checks (whose own files, a log or a cache, are not edits); ``None``: what it
+        changed cannot be told, so it counts as an edit that may have happened. On a line that runs
         the checks among other commands, files changed are an edit the checks verified when only
         commands before them could change files, and an edit after them when a later one could.
         ``output``: what it printed (its end kept when clipped), where a line ending in ``; echo
@@ -212,9 +216,10 @@ class CompletionGuard:
         line = _short(_normalise(command))
         run = check_run(command, self.check_command, exit_code=exit_code, output=output)
         self._armed = True
-        edit = _changed_by(line, changed) if changed else None
+        known = changed is not None
+        edit = _changed_by(line, changed) if changed else None if known else _may_have_changed(line)
         if edit and (not run.counts or run.edits_before):
-            self.on_edit(edit)
+            self.on_edit(edit, known=known)
         if not edit or run.counts:
             self._last_command = (line, _shown_status(run, exit_code))
         if run.counts:
@@ -222,7 +227,7 @@ class CompletionGuard:
             self._last_check = (line, reported_status(run, exit_code), run.why)
             self._miss = None
             if edit and run.edits_after:
-                self.on_edit(edit)
+                self.on_edit(edit, known=known)
         elif run.mentions and self._dirty:
             self._miss = (
                 f"`{line}` ({_shown_status(run, exit_code)}) does not count as a run of the checks, "
@@ -245,7 +250,8 @@ class CompletionGuard:
             return CheckOutcome(
                 status=status, command=ran, exit_code=exit_code, required=self.required, reason=why
             )
-        edit = f"the last edit ({self._edit_cause})" if self._edit_cause else "the last edit"
+        edit = "the last edit" if self._edit_known else "the last command that may have changed files"
+        edit = f"{edit} ({self._edit_cause})" if self._edit_cause else edit
         return CheckOutcome(
             status="not_run" if command else "no_checks",
             command=command,
@@ -276,20 +282,23 @@ class CompletionGuard:
             return f"the last run of `{outcome.command}` failed (exit code {outcome.exit_code})"
         if outcome.status not in ("not_run", "no_checks"):
             return None
-        changed = f"you changed files ({self._edit_cause})" if self._edit_cause else "you changed files"
+        changed = "you changed files" if self._edit_known else "files may have changed"
+        changed = f"{changed} ({self._edit_cause})" if self._edit_cause else changed
+        last = "your last edit" if self._edit_known else "that"
         if self._miss:
             advice = _counted_forms(self.check_command)
-            return f"{changed}, and no check ran after your last edit: {self._miss}; {advice}"
+            return f"{changed}, and no check ran after {last}: {self._miss}; {advice}"
         ran = self._last_command
         if ran is not None:  # something ran after the edit, just nothing recognised as the checks
             command, status = ran
             return (
-                f"{changed}, and no check ran after your last edit: the last command, "
+                f"{changed}, and no check ran after {last}: the last command, "
                 f"`{command}` ({status}), does not look like the project's checks"
             )
-        if outcome.command:
-            return f"{changed} but have not run `{outcome.command}` since your last edit"
-        return f"{changed} but have not run the project's tests or checks since your last edit"
+        checks = f"`{outcome.command}`" if outcome.command else "the project's tests or checks"
+        if not self._edit_known:
+            return f"{changed}, and {checks} did not run after that"
+        return f"{changed} but have not run {checks} since your last edit"
 
 
 class SkillReattacher:
@@ -362,6 +371,14 @@ def _changed_by(line: str, paths: Sequence[str], shown: int = 3) -> str:
     """``"`sed -i ... calc.py` changed calc.py"``: what a command edited, for the reasons given."""
     names = ", ".join(paths[:shown]) + (f" and {len(paths) - shown} more" if len(paths) > shown else "")
     return f"`{_short(line, 80)}` changed {names}"
+
+
+def _may_have_changed(line: str) -> str:
+    """What a command whose changes cannot be told did, for the reasons given: no fact."""
+    return (
+        f"`{_short(line, 80)}` ran where what it changes cannot be told (too many files to watch, "
+        "and no answer from `git status`)"
+    )
 
 
 def _short(text: str, limit: int = 120) -> str:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
+from skillshelf.agent.change_watch import ChangeWatch
 from skillshelf.agent.folder_tools import FolderTools
 from skillshelf.agent.guards import (
     CheckOutcome,
@@ -38,7 +39,6 @@ from skillshelf.agent.history import (
 )
 from skillshelf.agent.providers import Provider
 from skillshelf.agent.repeat_guard import RepeatGuard
-from skillshelf.agent.shell_effects import TreeWatch
 from skillshelf.diagnostics import Diagnostic
 from skillshelf.errors import UsageError
 from skillshelf.select.usage import MENTION
@@ -52,7 +52,6 @@ SKILL_TOOLS: tuple[ToolSpec, ...] = model_tools()
 COMPACTION_NOTE = "[The earlier part of this task was compacted to save context.]"
 CLIPPED_NOTE = "[Oversized messages of this task were clipped to save context.]"
 CANCELLED_OUTPUT = "error: the user cancelled this turn before the call finished"
-UNWATCHED_CHANGE = "an unknown set of files (the project has too many to watch)"
 
 Stop = Literal["answer", "max_turns", "cut_off", "empty", "refused", "repeating"]
 """Why :meth:`Agent.send` returned: an ``answer``, the turn limit, a reply that is none (see
@@ -173,8 +172,8 @@ class Agent:
         )
         self.reattacher = SkillReattacher(min(settings.reattach_tokens, settings.compact_at_tokens // 4))
         self._detector = _implicit_detector(skill_tools) if skill_tools is not None else None
-        self._tree = TreeWatch(folder_tools.root)  # notices edits made through bash
-        self._unwatched_told = False
+        # notices edits made through bash: every file while there are few enough, then git
+        self._watch = ChangeWatch(folder_tools.root)
 
     def send(self, text: str) -> AgentResult:
         """One user message; runs until a final answer the guards accept, or ``max_turns``.
@@ -244,9 +243,12 @@ class Agent:
             state.tool_calls += 1
             output, note = self._run_one(call, doom, completion, state)
             outputs.append(output)
-            state.repeating = state.repeating or state.repeats.on_result(
-                call.name, call.arguments, output.output
-            )
+            repeat = state.repeats.on_result(call.name, call.arguments, output.output)
+            if repeat is not None and repeat.stop:
+                state.repeating = state.repeating or repeat.text
+            note = note or (
+                repeat.text if repeat is not None and not repeat.stop else None
+            )  # one note a call
             if note:
                 notes.append(note)
                 state.events.append(AgentEvent(kind="doom_loop", detail=note))
@@ -261,16 +263,18 @@ class Agent:
         self, call: ToolCall, doom: DoomLoopGuard, completion: CompletionGuard, state: _TurnState
     ) -> tuple[ToolOutput, str | None]:
         if call.name in self.folder_tools.names():
-            before = self._tree.snapshot() if call.name == "bash" else None
+            before = self._watch.snapshot() if call.name == "bash" else None
             outcome = self.folder_tools.execute(call.name, call.arguments)
             note = None
             if outcome.edited is not None:
                 completion.on_edit()
                 state.repeats.on_change()
                 note = doom.on_edit(outcome.edited)
-            if outcome.command is not None and outcome.exit_code is not None:
-                changed = self._tree.changed_since(before) or self._unwatched(state)
-                if changed:
+            if outcome.command is not None and outcome.exit_code is not None and before is not None:
+                changed = self._watch.changed_since(before)
+                if changed is None and (detail := self._watch.first_unknown()):
+                    state.events.append(AgentEvent(kind="unwatched", detail=detail))
+                if changed is None or changed:
                     state.repeats.on_change()
                 completion.on_command(outcome.command, outcome.exit_code, changed, output=outcome.text)
                 note = doom.on_command(outcome.command, outcome.exit_code, output=outcome.text)
@@ -294,18 +298,6 @@ class Agent:
         available = ", ".join(spec.name for spec in self.tools)
         text = f"error: there is no tool named {call.name!r}; the tools are: {available}"
         return ToolOutput(call_id=call.id, name=call.name, output=text, is_error=True), None
-
-    def _unwatched(self, state: _TurnState) -> tuple[str, ...]:
-        """When the tree is too big to watch, what a command changed cannot be told: it counts
-        as an edit (the checks must run after it), and the first time says so."""
-        if not self._tree.off:
-            return ()
-        if not self._unwatched_told:
-            self._unwatched_told = True
-            detail = f"over {self._tree.max_entries} files (or {self._tree.max_seconds} s to list them): "
-            detail += "edits through bash cannot be seen; every command counts as one that may edit"
-            state.events.append(AgentEvent(kind="unwatched", detail=detail))
-        return (UNWATCHED_CHANGE,)
 
     def _notice_implicit(self, command: str, state: _TurnState) -> None:
         if self._detector is None:

@@ -16,7 +16,7 @@ from skillshelf.agent.folder_tools import FolderTools
 from skillshelf.agent.guards import GuardSettings
 from skillshelf.agent.loop import Agent, AgentSettings, TurnContext
 from skillshelf.agent.providers import Provider, make_provider, parse_model_spec
-from skillshelf.agent.shell_env import shell_environment
+from skillshelf.agent.shell_env import KEEP_ENV_VARIABLE, kept_names, shell_environment
 from skillshelf.context import ContextOptions
 from skillshelf.env import Env
 from skillshelf.select.ranking import RankingSettings
@@ -147,7 +147,10 @@ def open_agent(
             ranking=RankingSettings.from_config(prepared.workspace.config.get),
             why_unavailable=prepared.workspace.modes.disabled_error,
         ),
-        folder_tools=FolderTools(env.cwd, environ=shell_environment(env.environ)),
+        folder_tools=FolderTools(
+            env.cwd,
+            environ=shell_environment(env.environ, keep=kept_names(env.environ.get(KEEP_ENV_VARIABLE))),
+        ),
         settings=AgentSettings(max_turns=options.max_turns, guards=options.guards),
         transcript=_transcript(env, options, str(spec)) if options.write_transcript else None,
         turn_context=turn_context,

@@ -7,32 +7,73 @@
   regard to case), measured with Codex 0.171.0 and ``ignore_default_excludes = false``: its
   commands then lacked ``SOME_KEY``, ``my_token``, ``Keyring`` and kept ``PLAIN_VAR``. Codex
   applies them only when so configured (its default passed all of them); here they always
-  apply.
+  apply, except to a short list of well-known names that hold settings, never secrets
+  (:func:`well_known`: ``PYTHON_KEYRING_BACKEND``, the usual fix that stops pip and poetry
+  waiting on a keyring, ``TOKENIZERS_PARALLELISM``, ``KEYBOARD``...), and to the names the user
+  lists in :data:`KEEP_ENV_VARIABLE` (``SKILLSHELF_AGENT_KEEP_ENV=NAME,NAME``, exact names).
 * :func:`redacted_output`: a command's output through :func:`skillshelf.memory.redact.redact`,
   the redaction the transcripts get, before the model reads it: a secret a command prints (a
-  ``.env`` file, a config dump) goes no further than the tool.
+  ``.env`` file, a config dump) goes no further than the tool. A file read through ``read_file``
+  is not redacted (an edit must match the file byte for byte); the file tools refuse to write
+  the redaction marker into a file that did not hold it (see
+  :mod:`~skillshelf.agent.folder_tools`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 
-from skillshelf.memory.redact import redact
+from skillshelf.memory.redact import REDACTED, redact
 
-__all__ = ["DEFAULT_EXCLUDES", "redacted_output", "shell_environment"]
+__all__ = [
+    "DEFAULT_EXCLUDES",
+    "KEEP_ENV_VARIABLE",
+    "REDACTED",
+    "excluded",
+    "kept_names",
+    "redacted_output",
+    "shell_environment",
+    "well_known",
+]
 
 DEFAULT_EXCLUDES: tuple[str, ...] = ("KEY", "SECRET", "TOKEN")
+#: The variable where a user names more variables to keep: ``NAME,NAME`` (commas or spaces).
+KEEP_ENV_VARIABLE = "SKILLSHELF_AGENT_KEEP_ENV"
+#: Names matched by the excludes that are settings of well-known tools, never secrets.
+WELL_KNOWN_NAMES = frozenset({"PYTHON_KEYRING_BACKEND", "TOKENIZERS_PARALLELISM", "KEYBOARD"})
+#: Their families: keyring backends, tokenizers' and other libraries' parallelism switches
+#: (suffixes); the X keyboard and console keyboard settings (prefixes).
+WELL_KNOWN_SUFFIXES: tuple[str, ...] = ("_KEYRING_BACKEND", "_PARALLELISM")
+WELL_KNOWN_PREFIXES: tuple[str, ...] = ("XKB", "KEYBOARD")
 
 
-def excluded(name: str) -> bool:
-    """Whether a variable called ``name`` is left out of the commands' environment."""
+def well_known(name: str) -> bool:
+    """Whether ``name`` is a well-known setting that the excludes would match, but that holds no secret."""
     upper = name.upper()
+    return (
+        upper in WELL_KNOWN_NAMES
+        or upper.endswith(WELL_KNOWN_SUFFIXES)
+        or upper.startswith(WELL_KNOWN_PREFIXES)
+    )
+
+
+def excluded(name: str, keep: Collection[str] = ()) -> bool:
+    """Whether a variable called ``name`` is left out of the commands' environment; ``keep``:
+    exact names the user wants kept."""
+    upper = name.upper()
+    if name in keep or well_known(name):
+        return False
     return any(word in upper for word in DEFAULT_EXCLUDES)
 
 
-def shell_environment(environ: Mapping[str, str]) -> dict[str, str]:
-    """``environ`` without the variables :func:`excluded` names."""
-    return {name: value for name, value in environ.items() if not excluded(name)}
+def kept_names(value: str | None) -> frozenset[str]:
+    """The names listed in a :data:`KEEP_ENV_VARIABLE` value (commas or whitespace between)."""
+    return frozenset((value or "").replace(",", " ").split())
+
+
+def shell_environment(environ: Mapping[str, str], keep: Collection[str] = ()) -> dict[str, str]:
+    """``environ`` without the variables :func:`excluded` names; ``keep``: names kept anyway."""
+    return {name: value for name, value in environ.items() if not excluded(name, keep)}
 
 
 def redacted_output(text: str) -> str:

@@ -19,7 +19,8 @@ STOPS: dict[str, str] = {
     "(ask for less at a time)",
     "empty": "the model replied with neither text nor a tool call",
     "refused": "the model refused (its reply is printed above)",
-    "repeating": "the model is going round in a loop",
+    "repeating": "the model kept making the same call with the same result, after a note to wait "
+    "longer or change approach",
 }
 
 
