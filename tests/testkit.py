@@ -275,3 +275,14 @@ def deny_below(monkeypatch: pytest.MonkeyPatch, folder: Path) -> None:
 
     for name in ("stat", "lstat", "open"):
         monkeypatch.setattr(os, name, denying(getattr(os, name)))
+
+
+def bound_by_file_modes() -> list[str]:
+    """The command prefix that runs a process as file modes bind it: for root, ``setpriv``
+    without the capabilities that let it read and search any folder; nothing for another user."""
+    if os.geteuid() != 0:
+        return []
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        missing("setpriv (util-linux), to drop root's right to read and search any folder")
+    return [setpriv, "--bounding-set=-dac_override,-dac_read_search"]

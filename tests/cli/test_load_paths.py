@@ -6,23 +6,17 @@ capability to bypass them)."""
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from testkit import IsolatedHome, missing
+from testkit import IsolatedHome, bound_by_file_modes
 
 
 def _run(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    prefix: list[str] = []
-    if os.geteuid() == 0:
-        setpriv = shutil.which("setpriv")
-        if setpriv is None:
-            missing("setpriv (util-linux), to drop root's right to read and search any folder")
-        prefix = [setpriv, "--bounding-set=-dac_override,-dac_read_search"]
+    prefix = bound_by_file_modes()
     script = "import sys; from skillshelf.cli.entry import main; sys.exit(main())"
     return subprocess.run(
         [*prefix, sys.executable, "-c", script, "load", *args, "--no-builtin"],

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -14,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from testkit import IsolatedHome, missing, run_cli
+from testkit import IsolatedHome, bound_by_file_modes, run_cli
 
 COMMANDS = [
     ["list"],
@@ -108,12 +107,7 @@ def test_a_deleted_working_folder_is_a_coded_error_with_a_fix(
 def _without_search_rights(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     """``skillshelf ARGS`` run in ``cwd`` by a process that the folder's mode bits bind (root
     without its capability to bypass them)."""
-    prefix: list[str] = []
-    if os.geteuid() == 0:
-        setpriv = shutil.which("setpriv")
-        if setpriv is None:
-            missing("setpriv (util-linux), to drop root's right to search any folder")
-        prefix = [setpriv, "--bounding-set=-dac_override,-dac_read_search"]
+    prefix = bound_by_file_modes()
     script = "import sys; from skillshelf.cli.entry import main; sys.exit(main())"
     return subprocess.run(
         [*prefix, sys.executable, "-c", script, *args],

@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 import marshal
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -22,7 +21,7 @@ import skillshelf.skills.skill_files as skill_files_module
 from skillshelf.lastkept import LastKept
 from skillshelf.skills.cache import CACHE_FILE
 from skillshelf.skills.discover import DiscoveryOptions, discover_skills
-from testkit import IsolatedHome, count_walks, missing
+from testkit import IsolatedHome, bound_by_file_modes, count_walks
 
 CACHED = DiscoveryOptions(include_builtin=False, include_claude=False, use_cache=True)
 
@@ -274,12 +273,7 @@ def test_the_catalog_never_offers_a_skill_its_user_cannot_read(
     tmp_path: Path, isolated_home: IsolatedHome
 ) -> None:
     """As a process that file modes bind (root without its override capabilities)."""
-    bound: list[str] = []
-    if os.geteuid() == 0:
-        setpriv = shutil.which("setpriv")
-        if setpriv is None:
-            missing("setpriv (util-linux), to drop root's override of file modes")
-        bound = [setpriv, "--bounding-set=-dac_override,-dac_read_search"]
+    bound = bound_by_file_modes()
     script = str(Path(sys.executable).parent / "skillshelf")
     env = repo_env(tmp_path, isolated_home)
     path = write_skill(env.cwd / ".agents/skills/locked", "locked")

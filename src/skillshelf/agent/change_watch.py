@@ -53,10 +53,18 @@ class GitWatch:
     def snapshot(self) -> Snapshot | None:
         """``{path: (size, mtime_ns, inode)}`` of each listed file (``(-1, -1, -1)`` when gone,
         and the status code in the key's entry too), or ``None`` when git cannot tell."""
-        command = ["git", "--no-optional-locks", "status", "--porcelain=v1", "-z", "--untracked-files=all"]
+        out = self._git(
+            "--no-optional-locks", "status", "--porcelain=v1", "-z", "--untracked-files=all", "--", "."
+        )
+        if out is None or len(out) > MAX_GIT_BYTES:
+            return None
+        return self._stat(_listed(out))
+
+    def _git(self, *args: str) -> bytes | None:
+        """``git ARGS``' output in the project, None when it fails or runs past the timeout."""
         try:
             run = subprocess.run(
-                [*command, "--", "."],
+                ["git", *args],
                 cwd=self.root,
                 stdin=subprocess.DEVNULL,
                 capture_output=True,
@@ -65,9 +73,7 @@ class GitWatch:
             )
         except (OSError, subprocess.SubprocessError, ValueError):
             return None
-        if run.returncode != 0 or len(run.stdout) > MAX_GIT_BYTES:
-            return None
-        return self._stat(_listed(run.stdout))
+        return run.stdout if run.returncode == 0 else None
 
     def _stat(self, listed: Mapping[str, str]) -> Snapshot | None:
         if len(listed) > MAX_GIT_ENTRIES:
@@ -91,19 +97,9 @@ class GitWatch:
         """The repository's top folder, which the paths ``git status`` prints are relative to."""
         if self._top_folder is not None:
             return self._top_folder
-        try:
-            run = subprocess.run(
-                ["git", "rev-parse", "--show-toplevel"],
-                cwd=self.root,
-                stdin=subprocess.DEVNULL,
-                capture_output=True,
-                timeout=self.timeout,
-                check=False,
-            )
-        except (OSError, subprocess.SubprocessError, ValueError):
-            return None
-        top = run.stdout.decode("utf-8", errors="surrogateescape").rstrip("\n")
-        if run.returncode == 0 and top:
+        out = self._git("rev-parse", "--show-toplevel")
+        top = out.decode("utf-8", errors="surrogateescape").rstrip("\n") if out is not None else ""
+        if top:
             self._top_folder = Path(top)
         return self._top_folder
 
