@@ -177,3 +177,34 @@ def test_an_archive_skill_installed_without_its_top_folder_is_already_installed_
     assert again.failed == ()
     with pytest.raises(AlreadyInstalledError):
         install_skill(f"{archive}#rel-1.0/skills/alpha", env=env, target="codex")
+
+
+def test_another_folder_of_the_same_archive_is_not_the_same_place(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
+    """``a.tgz#other/skills/pdf`` is not ``a.tgz#skills/pdf``: the archive has two top folders."""
+    first = b"---\nname: pdf\ndescription: The first pdf skill of the archive.\n---\n# one\n"
+    second = b"---\nname: pdf\ndescription: The second pdf skill of the archive.\n---\n# two\n"
+    entries = [("skills/pdf/SKILL.md", first, None), ("other/skills/pdf/SKILL.md", second, None)]
+    archive = archive_with(tmp_path / "a.tgz", entries)
+    env = make_env(tmp_path, isolated_home.home)
+    install_skill(f"{archive}#skills/pdf", env=env, target="codex")
+
+    with pytest.raises(InstallError) as caught:
+        install_skill(f"{archive}#other/skills/pdf", env=env, target="codex")
+    assert not isinstance(caught.value, AlreadyInstalledError) and caught.value.code == "IS305"
+
+
+def test_a_folder_one_level_down_in_a_release_archive_is_not_its_top_folder_spelling(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
+    """Under the one top folder ``rel-1.0``, ``#x/skills/pdf`` is not ``#skills/pdf``."""
+    skill = b"---\nname: pdf\ndescription: A pdf skill of a release archive.\n---\n# pdf\n"
+    files = {"skills/pdf/SKILL.md": skill, "x/skills/pdf/SKILL.md": skill.replace(b"# pdf", b"# x")}
+    archive = github_tarball(tmp_path / "rel.tgz", "rel-1.0", files)
+    env = make_env(tmp_path, isolated_home.home)
+    install_skill(f"{archive}#skills/pdf", env=env, target="codex")
+
+    with pytest.raises(InstallError) as caught:
+        install_skill(f"{archive}#x/skills/pdf", env=env, target="codex")
+    assert not isinstance(caught.value, AlreadyInstalledError) and caught.value.code == "IS305"

@@ -108,6 +108,24 @@ def test_a_failed_install_with_json_prints_its_error_as_json_on_stdout(
     assert error["code"] == "IS101" and error["message"] and error["fix"]
 
 
+@pytest.mark.parametrize(
+    ("args", "code"),
+    [
+        (("--all", "{empty}"), "IS310"),
+        (("{src}", "--all", "--name", "x"), "IS002"),
+        (("{src}", "--name", ""), "IS003"),
+    ],
+)
+def test_every_fatal_install_error_with_json_is_json_on_stdout(
+    tmp_path: Path, isolated_home: IsolatedHome, args: tuple[str, ...], code: str
+) -> None:
+    (tmp_path / "empty").mkdir()
+    write_skill(tmp_path / "src", "src")
+    where = {"empty": tmp_path / "empty", "src": tmp_path / "src"}
+    proc = _run(tmp_path, "install", "--json", *(arg.format_map(where) for arg in args))
+    assert proc.returncode in (1, 2) and json.loads(proc.stdout)["code"] == code
+
+
 def test_updating_an_installed_skill_and_a_typo_updates_the_one_and_hints_only_at_the_other(
     tmp_path: Path, isolated_home: IsolatedHome
 ) -> None:

@@ -7,10 +7,13 @@ import json
 import os
 from pathlib import Path
 
+import pytest
 from install_helpers import make_env, write_skill
 
 from skillshelf.install import install_skill, list_installed, remove_skill, update_skills
 from skillshelf.install.manage import installed_roots
+from skillshelf.install.taken import AlreadyInstalledError, SameNameError
+from skillshelf.install.targets import InstallTarget
 from testkit import IsolatedHome
 
 
@@ -66,3 +69,31 @@ def test_update_of_an_entry_whose_link_is_the_skill_itself_through_the_shared_fo
 
     assert [(r.name, r.status) for r in update_skills(env=env)] == [("gamma", "updated")]
     assert (codex / "gamma").is_dir() and not (codex / "gamma").is_symlink()
+
+
+def test_install_for_claude_into_the_folder_codex_shares_checks_codex_names_and_says_both_read_it(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
+    codex = _shared(isolated_home.home)
+    write_skill(codex / "my-gamma", "gamma")
+    env = make_env(tmp_path, isolated_home.home)
+    source = str(write_skill(tmp_path / "src" / "gamma", "gamma"))
+
+    with pytest.raises(SameNameError):
+        install_skill(source, env=env, target="claude")
+    result = install_skill(source, env=env, target="claude", force=True)
+    assert [d.code for d in result.diagnostics if d.code == "IS132"] == ["IS132"]
+    assert sorted(result.entry.agents) == ["claude", "codex"]
+
+
+@pytest.mark.parametrize(("first", "second"), [("claude", "codex"), ("codex", "claude"), ("all", "claude")])
+def test_the_same_source_installed_into_a_shared_folder_for_either_agent_is_already_installed(
+    tmp_path: Path, isolated_home: IsolatedHome, first: InstallTarget, second: InstallTarget
+) -> None:
+    _shared(isolated_home.home)
+    env = make_env(tmp_path, isolated_home.home)
+    source = str(write_skill(tmp_path / "src" / "delta", "delta"))
+    install_skill(source, env=env, target=first)
+
+    with pytest.raises(AlreadyInstalledError):
+        install_skill(source, env=env, target=second)

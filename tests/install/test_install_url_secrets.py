@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import http.server
+import json
 import threading
 import zipfile
 from collections.abc import Iterator
@@ -18,7 +19,8 @@ from skillshelf.errors import InstallError
 from skillshelf.install import install_skill, update_skills
 from skillshelf.install.many import install_all
 from skillshelf.install.sources import parse_source
-from skillshelf.install.url_secrets import scrubbed, secret_parts, without_secrets
+from skillshelf.install.taken import AlreadyInstalledError
+from skillshelf.install.url_secrets import REDACTED, scrubbed, secret_parts, without_secrets
 from testkit import IsolatedHome
 
 TOKEN = "ghp_" + "a1B2c3D4" * 4 + "zzzz"  # a GitHub token's shape: ghp_ and 36 characters
@@ -186,3 +188,82 @@ def test_an_ssh_user_name_is_kept_and_only_its_password_dropped() -> None:
     assert scrubbed("clone of ssh://git@h/r.git failed", "ssh://git:pw12345@h/r.git").count("git@h") == 1
     message = "could not download http://ab@h/x.zip"
     assert "ab@" not in scrubbed(message, "http://ab@h/x.zip")
+
+
+def _recorded_with_user_part(lock_file: Path, url: str, typed: str) -> None:
+    """The lock as an earlier version wrote it: the source URL with its user part, no credentials."""
+    lock = json.loads(lock_file.read_text(encoding="utf-8").replace(url, typed))
+    for entry in lock["skills"].values():
+        entry.pop("credentials", None)
+    lock_file.write_text(json.dumps(lock), encoding="utf-8")
+
+
+def test_an_entry_recorded_with_its_user_part_is_already_installed_from_the_same_url(
+    tmp_path: Path, isolated_home: IsolatedHome, served_zip: tuple[str, list[str]]
+) -> None:
+    url, _ = served_zip
+    typed = url.replace("http://", "http://alice@") + "/ok.zip"
+    env = make_env(tmp_path, isolated_home.home)
+    installed = install_skill(typed, env=env, target="codex")
+    _recorded_with_user_part(installed.path.parent / ".skillshelf-lock.json", f"{url}/ok.zip", typed)
+
+    with pytest.raises(AlreadyInstalledError):
+        install_skill(typed, env=env, target="codex")
+
+
+def test_update_records_an_entry_written_with_its_user_part_without_it(
+    tmp_path: Path, isolated_home: IsolatedHome, served_zip: tuple[str, list[str]]
+) -> None:
+    url, asked = served_zip
+    typed = url.replace("http://", "http://alice@") + "/ok.zip"
+    env = make_env(tmp_path, isolated_home.home)
+    installed = install_skill(typed, env=env, target="codex")
+    lock_file = installed.path.parent / ".skillshelf-lock.json"
+    _recorded_with_user_part(lock_file, f"{url}/ok.zip", typed)
+    with zipfile.ZipFile(tmp_path / "ok.zip", "w") as archive:
+        archive.writestr("zipskill/SKILL.md", "---\nname: zipskill\ndescription: z\n---\nsecond\n")
+
+    (result,) = update_skills(env=env)
+
+    assert result.status == "updated" and "IS130" in result.message
+    assert "alice" not in lock_file.read_text(encoding="utf-8") and asked[-1] == "/ok.zip"
+
+
+def test_a_plain_user_name_is_taken_out_of_a_message_only_where_the_url_spells_it() -> None:
+    typed = "http://skills@127.0.0.1:9/pack.git"
+    message = (
+        f"Cloning into '/h/.agents/.skillshelf-tmp/w/repo'... fatal: cannot reach skills@127.0.0.1 ({typed})"
+    )
+    shown = scrubbed(message, typed)
+    assert "/h/.agents/.skillshelf-tmp/w/repo" in shown and "skills@" not in shown
+    assert "http://127.0.0.1:9/pack.git" in shown
+
+
+@pytest.mark.parametrize("user", _user_names()[:3])
+def test_a_user_part_that_looks_like_a_token_is_taken_out_of_a_message_wherever_it_is(user: str) -> None:
+    shown = scrubbed(f"the server refused {user} for this repository", f"https://{user}@host/r.git")
+    assert user not in shown
+
+
+def test_a_plain_user_name_before_another_host_or_in_a_word_is_left_in_a_message() -> None:
+    shown = scrubbed(
+        "mail bob@example.org about bob@Host.example and bobcat", "https://bob@Host.example/r.git"
+    )
+    assert shown == f"mail bob@example.org about {REDACTED}@Host.example and bobcat"
+
+
+def test_install_all_records_an_entry_written_with_its_user_part_without_it(
+    tmp_path: Path, isolated_home: IsolatedHome, served_zip: tuple[str, list[str]]
+) -> None:
+    url, _ = served_zip
+    typed = url.replace("http://", "http://alice@") + "/ok.zip"
+    env = make_env(tmp_path, isolated_home.home)
+    installed = install_skill(f"{typed}#zipskill", env=env, target="codex")
+    lock_file = installed.path.parent / ".skillshelf-lock.json"
+    _recorded_with_user_part(lock_file, f"{url}/ok.zip", typed)
+
+    result = install_all(f"{url}/ok.zip", env=env, target="codex")
+
+    (present,) = result.not_installed
+    assert present.status == "present" and [d.code for d in present.diagnostics] == ["IS130"]
+    assert "alice" not in lock_file.read_text(encoding="utf-8")

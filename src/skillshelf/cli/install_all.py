@@ -54,14 +54,17 @@ FOLD_OVER = 20
 
 
 def _report(result: InstallAllResult) -> None:
-    _print_findings([d for item in result.installed for d in item.diagnostics])
+    present = [item for item in result.not_installed if item.status == "present"]
+    _print_findings(
+        [d for item in result.installed for d in item.diagnostics]
+        + [d for p in present for d in p.diagnostics]
+    )
     at = f" at {result.commit[:12]}" if result.commit else ""
     count = len(result.installed)
     verb = "Would install" if result.dry_run else "Installed"
     if count:
         click.echo(printable(f"{verb} {count} skill{'s' if count != 1 else ''} from {result.source}{at}"))
     _print_installed(result)
-    present = [item.name for item in result.not_installed if item.status == "present"]
     if present:
         lead = (
             "Already installed"
@@ -70,7 +73,8 @@ def _report(result: InstallAllResult) -> None:
         )
         click.echo(
             printable(
-                f"{lead} from it ({len(present)}): {', '.join(present)}; `skillshelf update` updates them"
+                f"{lead} from it ({len(present)}): {', '.join(item.name for item in present)}; "
+                "`skillshelf update` updates them"
             )
         )
     if result.failed:

@@ -119,24 +119,24 @@ def install(
     from skillshelf.install.installer import SkillValidationError, install_skill
     from skillshelf.install.taken import AlreadyInstalledError
 
-    _check_name_option(name, every=every)
-    env = Env.from_os()
-    print_diagnostics(unread_config_files(env))
-    if every:
-        from skillshelf.cli.install_all import install_every_skill
-
-        with install_progress(not as_json) as progress:
-            install_every_skill(
-                source,
-                scope=scope,
-                target=target,
-                force=force,
-                as_json=as_json,
-                progress=progress,
-                dry_run=dry_run,
-            )
-        return
     try:
+        _check_name_option(name, every=every)
+        env = Env.from_os()
+        print_diagnostics(unread_config_files(env))
+        if every:
+            from skillshelf.cli.install_all import install_every_skill
+
+            with install_progress(not as_json) as progress:
+                install_every_skill(
+                    source,
+                    scope=scope,
+                    target=target,
+                    force=force,
+                    as_json=as_json,
+                    progress=progress,
+                    dry_run=dry_run,
+                )
+            return
         with install_progress(not as_json) as progress:
             result = install_skill(
                 source,

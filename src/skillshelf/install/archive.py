@@ -376,3 +376,10 @@ def _write_member(reader: _Reader, member: ArchiveMember, target: Path, limits: 
             out.write(chunk)
     if member.executable:
         dest.chmod(0o755)
+
+
+def single_top(unpacked: Path) -> Path | None:
+    """The one folder an unpacked archive holds (a release archive's ``repo-1.0/``), None when
+    it holds anything else or more."""
+    tops = list(unpacked.iterdir())
+    return tops[0] if len(tops) == 1 and tops[0].is_dir() and not tops[0].is_symlink() else None

@@ -4,7 +4,8 @@
 only such folder below it, within discovery's scan limits); :func:`validate_skill_folder`
 parses and validates it with the chosen profile, and :class:`SkillValidationError` carries
 the findings when it does not validate. :func:`relocate` shows the findings' paths where the
-user can find them instead of in the staging folder.
+user can find them instead of in the staging folder, and :func:`in_source` an error's.
+:func:`archive_top` names the one top folder of an unpacked archive (``taken.same_place``).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Literal
 
 from skillshelf.diagnostics import Diagnostic, Severity, has_errors, sort_diagnostics
 from skillshelf.errors import InstallError
+from skillshelf.install.archive import single_top
 from skillshelf.install.sources import Source
 from skillshelf.skills.model import Skill, SkillRoot
 from skillshelf.skills.walk import ScanLimits
@@ -24,7 +26,9 @@ from skillshelf.skills.walk import ScanLimits
 __all__ = [
     "SkillValidationError",
     "ValidationProfile",
+    "archive_top",
     "find_skill_folder",
+    "in_source",
     "relocate",
     "skill_folders",
     "validate_skill_folder",
@@ -172,3 +176,21 @@ class SkillValidationError(InstallError):
             hint=(first.fix if first else "fix SKILL.md")
             + "; `skillshelf validate PATH` lists every problem",
         )
+
+
+def archive_top(source: Source, unpacked: Path) -> str | None:
+    """The name of the one folder ``source``'s archive, unpacked at ``unpacked``, holds; None
+    when it holds more, or for another kind of source."""
+    top = single_top(unpacked) if source.kind == "archive" else None
+    return None if top is None else top.name
+
+
+def in_source(exc: InstallError, work: Path, source: Source) -> InstallError:
+    """``exc`` (about the skill fetched to ``work``) naming ``source`` and the path in it instead:
+    ``gh:acme/tools#skills/pdf: skills/pdf/link: ...``; a local folder is named as it is."""
+    if source.kind == "folder":
+        return exc
+    inside = str(Path(source.subdir or "."))
+    below = "" if inside == "." else f"{inside}/"
+    message, hint = (t.replace(f"{work}/", below).replace(str(work), inside) for t in (exc.message, exc.hint))
+    return InstallError(f"{source.text}: {message}", hint=hint, code=exc.code)

@@ -27,13 +27,20 @@ from skillshelf.env import Env
 from skillshelf.errors import InstallError, UsageError
 from skillshelf.install.allowed import SourcePolicy
 from skillshelf.install.files import check_skill_tree, copy_skill_tree, root_lock, swap_into_place, workspace
-from skillshelf.install.found import SkillValidationError, find_skill_folder, relocate, validate_skill_folder
+from skillshelf.install.found import (
+    SkillValidationError,
+    archive_top,
+    find_skill_folder,
+    in_source,
+    relocate,
+    validate_skill_folder,
+)
 from skillshelf.install.git import GitRunner, ProgressFn
 from skillshelf.install.kept import kept_root, needs_keeping, set_aside
 from skillshelf.install.lock import FOLDER_NAME, LockEntry, content_hash, read_lock, write_lock
 from skillshelf.install.page_refs import settle_page_ref
 from skillshelf.install.sources import Fetched, Source, fetch_whole, narrow, parse_source
-from skillshelf.install.taken import NameTakenError, PlacedTwiceError, name_taken, same_name
+from skillshelf.install.taken import NameTakenError, PlacedTwiceError, name_taken, same_name, same_skill_from
 from skillshelf.install.targets import (
     InstallTarget,
     check_links,
@@ -124,28 +131,19 @@ def _check_name(name: str) -> str:
 
 def _validated(folder: Path, source: Source, root: SkillRoot) -> tuple[Skill, tuple[Diagnostic, ...]]:
     """Check and validate the skill ``folder`` fetched from ``source``; the findings name paths
-    as the user sees them (the folder itself, or its place in the repository or archive)."""
+    as the user sees them (the folder itself, or its place in the repository or archive), and
+    ``IS130`` follows when the source URL held a secret."""
     shown = folder if source.kind == "folder" else Path(source.subdir or ".")
     try:
         check_skill_tree(folder)
     except InstallError as exc:
-        raise _in_source(exc, folder, source) from None
+        raise in_source(exc, folder, source) from None
     try:
         skill, diags = validate_skill_folder(folder, root)
     except SkillValidationError as exc:
         raise SkillValidationError(relocate(exc.diagnostics, folder, shown)) from None
-    return skill, relocate(diags, folder, shown)
-
-
-def _in_source(exc: InstallError, work: Path, source: Source) -> InstallError:
-    """``exc`` (about the skill fetched to ``work``) naming ``source`` and the path in it instead:
-    ``gh:acme/tools#skills/pdf: skills/pdf/link: ...``; a local folder is named as it is."""
-    if source.kind == "folder":
-        return exc
-    inside = str(Path(source.subdir or "."))
-    below = "" if inside == "." else f"{inside}/"
-    message, hint = (t.replace(f"{work}/", below).replace(str(work), inside) for t in (exc.message, exc.hint))
-    return InstallError(f"{source.text}: {message}", hint=hint, code=exc.code)
+    secret = (SECRET_NOT_RECORDED,) if source.secret_location is not None else ()
+    return skill, (*relocate(diags, folder, shown), *secret)
 
 
 def _lock_entry(source: Source, name: str, skill: Skill, commit: str | None, staged: Path) -> LockEntry:
@@ -181,6 +179,7 @@ class Destination:
     force_links: bool = False  # what holds a link's place, not installed there, goes to kept_root
     name_roots: Sequence[Path] = ()  # where another skill of the same name clashes (taken.py)
     same_name_ok: bool = False  # install beside such a skill (IS132), not refuse: --force, --name
+    archive_top: str | None = None  # the one top folder of the archive the skills come from
 
 
 def place_skill(
@@ -200,8 +199,6 @@ def place_skill(
     lock entry records them and ``dest.agents``. A folder it replaces that skillshelf could
     not fetch again goes to ``dest.kept_root`` (:mod:`skillshelf.install.kept`; None: deleted)."""
     skill, diags = _validated(folder, source, _root_for(dest.scope, dest.root))
-    if source.secret_location is not None:
-        diags = (*diags, SECRET_NOT_RECORDED)
     target_name = _check_name(name) if name else _default_name(skill, folder)
     target = dest.root / target_name
     if target_name in dest.placed:
@@ -209,10 +206,12 @@ def place_skill(
     replaced = target.exists() or target.is_symlink()
     lock = read_lock(dest.root)
     links = [r / target_name for r in dest.link_roots]
-    if replaced and not dest.replace:
-        raise name_taken(target, lock.get(target_name), source, folder, links=links, agents=dest.agents)
     old = lock.get(target_name)
-    diags = (*diags, *same_name(skill.name, target, dest.name_roots, ok=dest.same_name_ok, old=old))
+    if replaced and not dest.replace:
+        raise name_taken(target, old, source, folder, links=links, agents=dest.agents, top=dest.archive_top)
+    same = same_skill_from(source, folder, top=dest.archive_top)
+    clash = functools.partial(same_name, ok=dest.same_name_ok, old=old, same_skill=same)
+    diags = (*diags, *clash(skill.name, target, dest.name_roots))
     force = dest.force_links and dest.kept_root is not None  # never without a place to keep them
     in_the_way = check_links(links, target, force=force, scope=dest.scope)
 
@@ -278,11 +277,12 @@ def stage_and_swap(
     The files come from ``fetcher`` when given (already fetched, to be read only), else they
     are fetched into the work folder with ``git``."""
     with workspace(dest.root) as work:
-        fetched = (
-            fetcher(source)
-            if fetcher
-            else narrow(fetch_whole(source, work, git=git, progress=progress), source)
-        )
+        if fetcher is not None:
+            fetched = fetcher(source)
+        else:
+            whole = fetch_whole(source, work, git=git, progress=progress)
+            dest = dataclasses.replace(dest, archive_top=archive_top(source, whole.folder))
+            fetched = narrow(whole, source)
         folder = find_skill_folder(fetched.folder, source)
         return place_skill(folder, source, fetched.commit, work, dest, name=name, progress=progress)
 

@@ -239,14 +239,21 @@ def _update_one(
                 f"--scope {item.scope} --force`), or `skillshelf remove {entry.name}`"
             )
         return result("failed", f"{exc.code}: {exc.message} (fix: {hint})")
-    new = installed.entry
+    new, note = installed.entry, _scrub_note(installed)
     if missing:
-        return result("updated", "its folder was missing; installed it again", new.commit)
+        return result("updated", f"its folder was missing; installed it again{note}", new.commit)
     if new.content_hash == entry.content_hash:
-        return result("up-to-date", "no change in the skill's files", new.commit)
+        return result("up-to-date", f"no change in the skill's files{note}", new.commit)
     return dataclasses.replace(
-        result("updated", _what_changed(entry, installed), new.commit), kept=installed.kept
+        result("updated", _what_changed(entry, installed) + note, new.commit), kept=installed.kept
     )
+
+
+def _scrub_note(installed: InstallResult) -> str:
+    """``IS130`` when the entry named its source with a user part or token, now left out."""
+    if not any(d.code == "IS130" for d in installed.diagnostics):
+        return ""
+    return "; IS130: the lock entry recorded its source URL with a user part or token, now left out"
 
 
 def _what_changed(old: LockEntry, installed: InstallResult) -> str:

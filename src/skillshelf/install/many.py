@@ -22,7 +22,7 @@ from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.env import Env
 from skillshelf.errors import SkillshelfError
 from skillshelf.install.files import workspace
-from skillshelf.install.found import SkillValidationError, skill_folders
+from skillshelf.install.found import SkillValidationError, archive_top, skill_folders
 from skillshelf.install.git import GitRunner, ProgressFn
 from skillshelf.install.installer import (
     Destination,
@@ -31,11 +31,12 @@ from skillshelf.install.installer import (
     install_session,
     place_skill,
 )
-from skillshelf.install.lock import PackRecord, read_lock, write_lock
+from skillshelf.install.lock import LockEntry, PackRecord, read_lock, write_lock
 from skillshelf.install.page_refs import settle_page_ref
-from skillshelf.install.sources import Source, fetch_whole, narrow
-from skillshelf.install.taken import NameTakenError, PlacedTwiceError, same_place
+from skillshelf.install.sources import Source, fetch_whole, narrow, recorded_source
+from skillshelf.install.taken import NameTakenError, PlacedTwiceError, SameNameError, same_place
 from skillshelf.install.targets import InstallTarget
+from skillshelf.install.url_secrets import SECRET_NOT_RECORDED, secret_parts, without_secrets
 
 __all__ = ["InstallAllResult", "NotInstalled", "install_all"]
 
@@ -119,7 +120,9 @@ def _install_found(
 ) -> InstallAllResult:
     dest = dataclasses.replace(dest, pack=parsed.text)
     with workspace(dest.root) as work:
-        fetched = narrow(fetch_whole(parsed, work, git=git, progress=progress), parsed)
+        whole = fetch_whole(parsed, work, git=git, progress=progress)
+        dest = dataclasses.replace(dest, archive_top=archive_top(parsed, whole.folder))
+        fetched = narrow(whole, parsed)
         folders, cut = skill_folders(fetched.folder, parsed)
         places = [folder.relative_to(fetched.folder).as_posix() for folder in folders]
         outcomes: list[InstallResult | NotInstalled] = []
@@ -161,12 +164,13 @@ def record_pack(
     outcomes: list[InstallResult | NotInstalled],
 ) -> None:
     """Record ``pack`` with the skill folders it holds now in the lock of ``root``; a skill it
-    holds that was already installed from the same place becomes one of its skills."""
+    holds that was already installed from the same place becomes one of its skills, its source
+    recorded without the user part or token an older version kept (``IS130``)."""
     lock = read_lock(root)
     for item in outcomes:
         entry = lock.get(item.name) if isinstance(item, NotInstalled) and item.status == "present" else None
-        if entry is not None and entry.pack is None:
-            lock = lock.with_entry(dataclasses.replace(entry, pack=pack.text))
+        if entry is not None and (entry.pack is None or _held_secret(entry)):
+            lock = lock.with_entry(dataclasses.replace(_without_secret(entry), pack=entry.pack or pack.text))
     record = PackRecord(
         key=pack.text,
         kind=pack.kind,
@@ -180,6 +184,20 @@ def record_pack(
     write_lock(root, lock.with_pack(record))
 
 
+def _held_secret(entry: LockEntry) -> bool:
+    """Whether ``entry`` names its source URL with a user part or token (an older version's)."""
+    return without_secrets(entry.location) != entry.location
+
+
+def _without_secret(entry: LockEntry) -> LockEntry:
+    """``entry`` naming its source without the user part or token an older version recorded."""
+    if not _held_secret(entry):
+        return entry
+    safe = recorded_source(entry.kind, entry.location, entry.subdir, entry.ref)
+    parts = secret_parts(entry.location)
+    return dataclasses.replace(entry, source=safe.text, location=safe.location, credentials=parts)
+
+
 def _sub_source(source: Source, place: str) -> Source:
     """``source`` narrowed to the skill folder at ``place`` inside it."""
     if place == ".":
@@ -191,19 +209,24 @@ def _install_one(
     folder: Path, place: str, one: Source, commit: str | None, work: Path, dest: Destination
 ) -> InstallResult | NotInstalled:
     """Install the skill ``folder`` found at ``place`` in the source, or say why it was not."""
+    command, options = f"`skillshelf install {shlex.quote(one.text)}", _options(dest)
     try:
         return place_skill(folder, one, commit, work, dest)
     except PlacedTwiceError as exc:
+        fix = f"{command} --name OTHER-NAME {options}` installs it beside that one"
         return NotInstalled(
-            folder=place,
-            name=exc.target.name,
-            status="failed",
-            code=exc.code,
-            message=exc.message,
-            fix=f"`skillshelf install {shlex.quote(one.text)} --name OTHER-NAME` installs it beside that one",
+            folder=place, name=exc.target.name, status="failed", code=exc.code, message=exc.message, fix=fix
+        )
+    except SameNameError as exc:
+        fix = (
+            f"rename or remove the skill at {exc.holder}, or install it beside that one anyway with "
+            f"{command} --force {options}` (the agents then list both under one name)"
+        )
+        return NotInstalled(
+            folder=place, name=exc.target.name, status="failed", code=exc.code, message=exc.message, fix=fix
         )
     except NameTakenError as exc:
-        if exc.entry is not None and same_place(exc.entry, one):
+        if exc.entry is not None and same_place(exc.entry, one, top=dest.archive_top):
             return NotInstalled(
                 folder=place,
                 name=exc.target.name,
@@ -211,15 +234,15 @@ def _install_one(
                 code=exc.code,
                 message=f"already installed from here as {exc.target.name!r}",
                 fix=f"`skillshelf update {exc.target.name}` updates it",
+                diagnostics=(SECRET_NOT_RECORDED,) if _held_secret(exc.entry) else (),
             )
+        fix = (
+            f"{command} --name OTHER-NAME {options}` installs it beside that one; "
+            f"{command} --force {options}` replaces it (a folder changed by hand or not installed by "
+            "skillshelf is kept in replaced-skills)"
+        )
         return NotInstalled(
-            folder=place,
-            name=exc.target.name,
-            status="failed",
-            code=exc.code,
-            message=exc.message,
-            fix=f"`skillshelf install {shlex.quote(one.text)} --name OTHER-NAME` installs it beside that "
-            "one; --force replaces it",
+            folder=place, name=exc.target.name, status="failed", code=exc.code, message=exc.message, fix=fix
         )
     except SkillValidationError as exc:
         errors = [d for d in exc.diagnostics if d.severity is Severity.ERROR]
@@ -239,6 +262,13 @@ def _install_one(
         )
     except SkillshelfError as exc:
         return _failed(place, folder, exc)
+
+
+def _options(dest: Destination) -> str:
+    """The ``--scope`` and ``--for`` that install a skill where ``dest`` puts them."""
+    agents = tuple(dest.agents)
+    target = "skillshelf" if not agents else "all" if len(agents) > 1 else agents[0]
+    return f"--scope {dest.scope} --for {target}"
 
 
 def _failed(

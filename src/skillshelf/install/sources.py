@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 
 from skillshelf.errors import InstallError
 from skillshelf.fileio import resolve_path
-from skillshelf.install.archive import ARCHIVE_SUFFIXES, archive_suffix, extract_archive
+from skillshelf.install.archive import ARCHIVE_SUFFIXES, archive_suffix, extract_archive, single_top
 from skillshelf.install.git import GitRunner, ProgressFn
 from skillshelf.install.url_secrets import scrubbed, without_secrets
 
@@ -82,9 +82,11 @@ class Fetched:
 
 
 def recorded_source(kind: str, location: str, subdir: str | None, ref: str | None) -> Source:
-    """A source as a lock file records it (a kind this version does not know read as a folder)."""
+    """A source as a lock file records it (a kind this version does not know read as a folder);
+    a URL an older version recorded with its user part or token is fetched with it and is
+    recorded again without it (``IS130``)."""
     known: SourceKind = kind if kind in ("git", "archive") else "folder"  # type: ignore[assignment]
-    return Source(kind=known, location=location, subdir=subdir, ref=ref)
+    return _secret_kept_apart(Source(kind=known, location=location, subdir=subdir, ref=ref))
 
 
 def local_place(location: str) -> Path | None:
@@ -309,8 +311,7 @@ def _archive_root(unpacked: Path, subdir: str | None) -> Path:
     parts = subdir.split("/") if subdir else []
     if not parts or unpacked.joinpath(*parts).exists():
         return unpacked
-    tops = list(unpacked.iterdir())
-    top = tops[0] if len(tops) == 1 and tops[0].is_dir() and not tops[0].is_symlink() else None
+    top = single_top(unpacked)
     return top if top is not None and top.joinpath(*parts).is_dir() else unpacked
 
 

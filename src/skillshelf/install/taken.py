@@ -6,22 +6,29 @@ under another folder name, the project's, another install) is refused too
 (:class:`SameNameError`, ``IS305``): Codex would list both under one name, and a ``$name``
 would select neither. ``install --force`` or ``--name`` installs it anyway (``IS132`` says so);
 ``update`` never does: a skill its source renamed to a taken name is left as it is.
+
+The same skill at the other scope (installed by skillshelf from the same place and ref, with the
+same files, unchanged since: ``install --scope project`` of what the user installed for
+themselves, or the other way round) is no refusal: a project commits its copy for everyone who
+clones it, and a user's own copy serves every other folder. Codex 0.171.0 lists both (checked
+with the oracle: one entry per scope, same name and description), so ``IS132`` says so.
 Claude Code knows a skill by its folder's name, which the folder checks cover."""
 
 from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from skillshelf.diagnostics import Diagnostic, Severity, diagnostic
 from skillshelf.errors import InstallError
 from skillshelf.install.files import content_hash
-from skillshelf.install.lock import LockEntry
+from skillshelf.install.lock import LockEntry, read_lock
 from skillshelf.install.provenance import locally_modified
 from skillshelf.install.sources import Source
 from skillshelf.install.targets import own_link
+from skillshelf.install.url_secrets import without_secrets
 from skillshelf.skills.model import RootOrigin, Scope, SkillRoot
 from skillshelf.skills.parse import read_skill
 
@@ -33,6 +40,8 @@ __all__ = [
     "name_taken",
     "same_name",
     "same_name_holder",
+    "same_name_holders",
+    "same_skill_from",
     "same_place",
 ]
 
@@ -100,16 +109,18 @@ def name_taken(
     *,
     links: Sequence[Path],
     agents: Sequence[str],
+    top: str | None = None,
 ) -> NameTakenError:
     """The refusal to install the skill ``fetched`` from ``source`` at ``target``, where a folder of
     its name is: :class:`AlreadyInstalledError` when ``entry`` says it came from that same place
-    and ref, for the same ``agents`` with the same ``links`` in place, and the folder is unchanged."""
+    and ref (``top``: the archive's one top folder, see :func:`same_place`), for the same
+    ``agents`` with the same ``links`` in place, and the folder is unchanged."""
     linked_to = own_link(target)
     if (
         entry is None
         or linked_to is not None
         or target.is_symlink()
-        or not same_place(entry, source)
+        or not same_place(entry, source, top=top)
         or sorted(entry.agents) != sorted(agents)
         or not _links_in_place(entry, links, target)
         or locally_modified(target, entry)
@@ -118,28 +129,29 @@ def name_taken(
     return AlreadyInstalledError(target, entry, source_changed=content_hash(fetched) != entry.content_hash)
 
 
-def same_place(entry: LockEntry, source: Source) -> bool:
+def same_place(entry: LockEntry, source: Source, *, top: str | None = None) -> bool:
     """Whether ``entry`` was installed from the place and ref ``source`` names, however it was
     spelled (``repo#skills/pdf`` or ``repo/skills/pdf`` for a local folder; an archive's
-    ``#subdir`` with or without its top folder)."""
+    ``#subdir`` with or without ``top``, the one top folder the archive holds as fetched now,
+    None when it holds more or is not known)."""
     if entry.kind != source.kind or entry.ref != source.ref:
         return False
     if source.kind == "folder":
         return _joined(entry.location, entry.subdir) == _joined(source.location, source.subdir)
-    if entry.location != source.location:
+    if without_secrets(entry.location) != without_secrets(source.location):  # an older lock kept them
         return False
     if source.kind == "archive":
-        return _same_in_archive(entry.subdir or "", source.subdir or "")
+        return _same_in_archive(entry.subdir or "", source.subdir or "", top)
     return (entry.subdir or None) == (source.subdir or None)
 
 
-def _same_in_archive(one: str, other: str) -> bool:
-    """Whether two ``#subdir`` of one archive name the same folder: equal, or one of them
-    with the one top folder a release archive wraps everything in left out (``skills/pdf`` and
-    ``tools-1.0/skills/pdf``; :func:`~skillshelf.install.sources.narrow` reads both alike)."""
+def _same_in_archive(one: str, other: str, top: str | None) -> bool:
+    """Whether two ``#subdir`` of one archive name the same folder: equal, or one of them with
+    ``top``, the one top folder a release archive wraps everything in, left out (``skills/pdf``
+    and ``tools-1.0/skills/pdf``; :func:`~skillshelf.install.sources.narrow` reads both alike).
+    Any other leading folder is another place (``other/skills/pdf``)."""
     shorter, longer = sorted((one.strip("/"), other.strip("/")), key=len)
-    top, slash, rest = longer.partition("/")
-    return shorter == longer or (bool(shorter) and bool(top) and slash == "/" and rest == shorter)
+    return shorter == longer or (bool(top) and bool(shorter) and longer == f"{top}/{shorter}")
 
 
 def _joined(location: str, subdir: str | None) -> Path:
@@ -176,34 +188,84 @@ class SameNameError(NameTakenError):
 
 
 def same_name(
-    name: str, target: Path, roots: Sequence[Path], *, ok: bool, old: LockEntry | None = None
+    name: str,
+    target: Path,
+    roots: Sequence[Path],
+    *,
+    ok: bool,
+    old: LockEntry | None = None,
+    same_skill: Callable[[Path], bool] | None = None,
 ) -> tuple[Diagnostic, ...]:
     """Nothing when no other skill of ``roots`` is called ``name``, or when ``old`` (the lock
     entry of what ``target`` holds now) had that name already; else :class:`SameNameError`, or
-    with ``ok`` (``install --force``, ``--name``) the warning ``IS132`` naming that skill's folder."""
+    with ``ok`` (``install --force``, ``--name``) the warning ``IS132`` naming that skill's folder.
+
+    A holder ``same_skill`` says is this very skill (same source, same files: installed at the
+    other scope) is no refusal, only ``IS132`` saying Codex lists it twice."""
     if old is not None and old.skill_name == name:
         return ()
-    holder = same_name_holder(name, target, roots)
-    if holder is None:
-        return ()
+    holders = same_name_holders(name, target, roots)
+    copies = [holder for holder in holders if same_skill is not None and same_skill(holder)]
+    others = [holder for holder in holders if holder not in copies]
+    notes = tuple(_copy_note(name, holder) for holder in copies)
+    if not others:
+        return notes
     if not ok:
-        raise SameNameError(target, name, holder, renamed_from=None if old is None else old.skill_name)
+        raise SameNameError(target, name, others[0], renamed_from=None if old is None else old.skill_name)
     return (
+        *notes,
         diagnostic(
             "IS132",
             Severity.WARNING,
-            f"another skill named {name!r} is at {holder}: the agents list both under that name",
+            f"another skill named {name!r} is at {others[0]}: the agents list both under that name",
             f"rename or remove one of them; `${name}` selects neither while both are there",
-            path=holder,
+            path=others[0],
         ),
     )
 
 
+def _copy_note(name: str, holder: Path) -> Diagnostic:
+    return diagnostic(
+        "IS132",
+        Severity.WARNING,
+        f"the same skill {name!r}, from the same source, is also installed at {holder}: Codex lists it twice",
+        f"if one copy is enough, remove the other (`skillshelf remove {holder.name} --scope user` or "
+        f"`--scope project`); `${name}` selects neither while both are there",
+        path=holder,
+    )
+
+
+def same_skill_from(source: Source, fetched: Path, *, top: str | None = None) -> Callable[[Path], bool]:
+    """Whether a skill folder is the skill ``fetched`` from ``source``, installed elsewhere by
+    skillshelf: its lock entry names the same place and ref, records the same files, and the
+    folder is unchanged since."""
+
+    def same(holder: Path) -> bool:
+        try:
+            entry = read_lock(holder.parent).get(holder.name)
+        except (InstallError, OSError):
+            return False
+        return (
+            entry is not None
+            and same_place(entry, source, top=top)
+            and entry.content_hash == content_hash(fetched)
+            and not locally_modified(holder, entry)
+        )
+
+    return same
+
+
 def same_name_holder(name: str, target: Path, roots: Sequence[Path]) -> Path | None:
-    """The folder of another skill called ``name`` (its ``SKILL.md`` ``name``, as Codex lists
-    skills) one level down in one of ``roots``, None when there is none; ``target``, where the
-    skill goes, and what leads to it (a shared folder, a link) do not count."""
+    """The first folder :func:`same_name_holders` finds, None when there is none."""
+    return next(iter(same_name_holders(name, target, roots)), None)
+
+
+def same_name_holders(name: str, target: Path, roots: Sequence[Path]) -> list[Path]:
+    """The folders of other skills called ``name`` (their ``SKILL.md`` ``name``, as Codex lists
+    skills) one level down in ``roots``; ``target``, where the skill goes, and what leads to it
+    (a shared folder, a link) do not count."""
     real_target = os.path.realpath(target)
+    found: list[Path] = []
     for root in dict.fromkeys(os.path.realpath(r) for r in roots):
         try:
             children = sorted(entry.name for entry in os.scandir(root) if not entry.name.startswith("."))
@@ -212,8 +274,8 @@ def same_name_holder(name: str, target: Path, roots: Sequence[Path]) -> Path | N
         for child in children:
             folder = Path(root, child)
             if os.path.realpath(folder) != real_target and _skill_name(folder) == name:
-                return folder
-    return None
+                found.append(folder)
+    return found
 
 
 def _skill_name(folder: Path) -> str | None:

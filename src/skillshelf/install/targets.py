@@ -4,6 +4,10 @@
   both (and so does skillshelf);
 - ``claude``: ``~/.claude/skills`` (``$CLAUDE_CONFIG_DIR/skills``) or the project's
   ``.claude/skills``, one level deep as Claude Code reads them;
+- a Claude Code folder that is a symlink to the Codex folder of its scope (or the other way
+  round) is one folder both read: ``--for claude`` and ``--for codex`` install there for both
+  agents (the lock entry's ``agents``, the summary, the check of a taken ``name``), so the
+  same source installed there for either is already installed;
 - ``all``: the skill goes in the Codex folder and Claude Code's folder gets a symbolic link
   to it (relative inside a project, so the pair can be committed); Claude Code 2.1.197 lists a
   linked skill folder like any other (checked with the pinned CLI). Something else in the
@@ -77,25 +81,28 @@ def placement(scope: Literal["user", "project"], target: InstallTarget, env: Env
             )
         return Placement(root=env.dirs.data / "skills")
     roots = agent_roots(scope, env)
-    if target == "all":  # one folder under two names (a symlink) needs no link in it to itself
-        shared = os.path.realpath(roots["claude"]) == os.path.realpath(roots["codex"])
+    # one folder under two names (``~/.claude/skills -> ~/.agents/skills``) is read by both
+    # agents whichever name it is installed under, and needs no link in it to itself
+    shared = os.path.realpath(roots["claude"]) == os.path.realpath(roots["codex"])
+    if target == "all":
         links = () if shared else (roots["claude"],)
         return Placement(root=roots["codex"], link_roots=links, agents=("codex", "claude"))
-    return Placement(root=roots[target], agents=(target,))
+    return Placement(root=roots[target], agents=("codex", "claude") if shared else (target,))
 
 
 def sharing_names(root: Path, agents: Sequence[str], env: Env) -> tuple[Path, ...]:
     """The skills folders where another skill of the same ``name`` clashes with one installed in
     ``root`` for ``agents``: Codex's of both scopes when Codex reads it (it lists skills by
-    ``name``), ``root`` alone for skillshelf's own folder, none for Claude Code alone (it lists
-    skills by folder name)."""
+    ``name``; it reads ``root`` when it is one of its folders under another name, whatever
+    ``agents`` says), ``root`` alone for skillshelf's own folder, none for Claude Code alone
+    (it lists skills by folder name)."""
     if not agents:
         return (root,)
-    if "codex" not in agents:
+    codex = (agent_roots("user", env)["codex"], agent_roots("project", env)["codex"])
+    real = os.path.realpath(root)
+    if "codex" not in agents and all(os.path.realpath(folder) != real for folder in codex):
         return ()
-    return tuple(
-        dict.fromkeys((root, agent_roots("user", env)["codex"], agent_roots("project", env)["codex"]))
-    )
+    return tuple(dict.fromkeys((root, *codex)))
 
 
 def inside_project(scope: Literal["user", "project"], env: Env, folders: Sequence[Path]) -> None:

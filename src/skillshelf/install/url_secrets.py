@@ -124,19 +124,50 @@ def _safe_query(query: str) -> tuple[str, tuple[str, ...]]:
 
 def scrubbed(text: str, secret_url: str) -> str:
     """``text`` (an error message that may quote ``secret_url``) with that URL's secrets
-    replaced, as typed and as percent-encoded."""
-    from urllib.parse import quote, unquote
+    replaced, as typed and as percent-encoded: a password, a secret query value and a user
+    name that is a token (:func:`_is_token`, or long and random-looking) wherever they are; a
+    plain user name only where the URL spells it (``alice@host``), since as a word it is
+    often a common one (``skills``)."""
+    from urllib.parse import unquote
 
     parts = urlsplit(secret_url)
     text = text.replace(secret_url, without_secrets(secret_url))
     user = "" if _keeps_user_name(parts.scheme) else parts.netloc.rpartition("@")[0]
-    secrets = [parts.password or "", user, user.partition(":")[0]]
-    secrets += [value for name, value in parse_qsl(parts.query) if value and _SECRET_PARAM.search(name)]
+    name = user.partition(":")[0]
+    secrets = [parts.password or "", user if ":" in user else ""]
+    secrets += [value for key, value in parse_qsl(parts.query) if value and _SECRET_PARAM.search(key)]
+    if name and (_is_token(name) or _random_looking(unquote(name))):
+        secrets.append(name)
     for secret in sorted(filter(None, set(secrets)), key=len, reverse=True):
-        for form in {secret, quote(secret, safe=""), quote(secret), unquote(secret)}:
+        for form in _forms(secret):
             text = text.replace(f"{form}@", f"{REDACTED}@")
             if len(secret) >= 4:
                 text = text.replace(form, REDACTED)
+    host = _host_as_typed(parts.netloc)
+    for form in _forms(name) if name else ():
+        text = text.replace(f"{form}@{host}", f"{REDACTED}@{host}")
     from skillshelf.memory.redact import redact_secrets
 
     return redact_secrets(text)
+
+
+def _host_as_typed(netloc: str) -> str:
+    """The host of ``netloc`` as typed (its case kept), without the user part and the port."""
+    host = netloc.rpartition("@")[2]
+    if host.startswith("["):
+        return host.partition("]")[0] + "]"
+    return host.partition(":")[0]
+
+
+def _forms(secret: str) -> set[str]:
+    """``secret`` as typed, percent-encoded and decoded."""
+    from urllib.parse import quote, unquote
+
+    return {secret, quote(secret, safe=""), quote(secret), unquote(secret)}
+
+
+def _random_looking(name: str) -> bool:
+    """Whether a URL's user name looks like a token rather than an account name: long, or
+    fairly long with letters and digits mixed (GitHub's classic 40 hexadecimal digits)."""
+    mixed = any(c.isdigit() for c in name) and any(c.isalpha() for c in name)
+    return len(name) >= 32 or (len(name) >= 16 and mixed)
