@@ -76,7 +76,9 @@ def test_an_update_that_renames_the_skill_to_a_taken_name_is_refused_and_says_so
 
     assert result.status == "failed" and result.message.startswith("IS305: ")
     assert "renamed its skill 'gamma' to 'delta'" in result.message
-    assert lock.read_bytes() == recorded and "name: gamma" in (installed.path / "SKILL.md").read_text()
+    assert lock.read_bytes() == recorded and "name: gamma" in (installed.path / "SKILL.md").read_text(
+        encoding="utf-8"
+    )
 
 
 def test_an_update_that_renames_the_skill_to_a_free_name_reports_the_rename(
@@ -90,7 +92,7 @@ def test_an_update_that_renames_the_skill_to_a_free_name_reports_the_rename(
     (result,) = update_skills(env=env)
 
     assert result.status == "updated" and "renamed upstream from 'gamma' to 'epsilon'" in result.message
-    lock = json.loads((_agents(isolated_home.home) / ".skillshelf-lock.json").read_text())
+    lock = json.loads((_agents(isolated_home.home) / ".skillshelf-lock.json").read_text(encoding="utf-8"))
     assert lock["skills"]["gamma"]["skill_name"] == "epsilon"
 
 
