@@ -175,3 +175,32 @@ def test_in_a_git_repository_too_big_to_walk_an_edit_through_bash_is_seen(
     result = _standin_agent(standin, tmp_path, GuardSettings(check_command="false")).send("edit m.py")
     assert [e.kind for e in result.events] == ["send_back"]
     assert "you changed files (`sed -i s/1/2/ m.py` changed m.py)" in result.events[0].detail
+
+
+def test_in_a_git_repository_too_big_to_walk_an_edit_inside_a_nested_repository_may_have_changed_files(
+    tmp_path: Path, model_standin: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _git_repo(tmp_path)
+    _too_big_to_walk(tmp_path, monkeypatch)
+    _git_repo(tmp_path / "lib")  # git status lists it as one folder, whatever changes inside
+    (tmp_path / "lib" / "x.txt").write_text("v=1\n", encoding="utf-8")
+    standin = model_standin([_call("bash", command="printf 'v=2\\n' > lib/x.txt"), {"text": "done"}])
+    result = _standin_agent(standin, tmp_path, GuardSettings(check_command="false")).send("edit lib")
+    assert result.check.status == "not_run" and result.check.unverified
+
+
+def test_the_git_watch_runs_git_with_the_bash_tools_environment_and_no_fsmonitor(tmp_path: Path) -> None:
+    _git_repo(tmp_path)
+    leak = tmp_path / "leak.txt"
+    subprocess.run(
+        ["git", "-C", str(tmp_path), "config", "core.fsmonitor", f"env > {leak}; false #"], check=True
+    )
+    watch = change_watch.GitWatch(tmp_path, environ={"PATH": "/usr/bin:/bin", "KEPT": "1"})
+    assert watch.snapshot() is not None
+    assert not leak.exists()  # the project's config names no command the harness runs
+    seen = tmp_path / "seen.txt"
+    subprocess.run(["git", "-C", str(tmp_path), "config", "alias.st", f"!env > {seen}"], check=True)
+    assert watch._git("st") is not None
+    assert "KEPT=1" in seen.read_text(encoding="utf-8") and "OPENAI_API_KEY" not in seen.read_text(
+        encoding="utf-8"
+    )

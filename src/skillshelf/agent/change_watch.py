@@ -20,6 +20,7 @@ those words.
 from __future__ import annotations
 
 import os
+import stat
 import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -45,8 +46,11 @@ class WatchState:
 class GitWatch:
     """Snapshots of the files ``git status`` lists beneath ``root`` (see the module docstring)."""
 
-    def __init__(self, root: Path, *, timeout: float = MAX_GIT_SECONDS) -> None:
+    def __init__(
+        self, root: Path, *, environ: Mapping[str, str] | None = None, timeout: float = MAX_GIT_SECONDS
+    ) -> None:
         self.root = root
+        self.environ = dict(environ) if environ is not None else None  # the bash tool's own
         self.timeout = timeout
         self._top_folder: Path | None = None
 
@@ -64,8 +68,9 @@ class GitWatch:
         """``git ARGS``' output in the project, None when it fails or runs past the timeout."""
         try:
             run = subprocess.run(
-                ["git", *args],
+                ["git", "-c", "core.fsmonitor=false", *args],  # no command the project's config names
                 cwd=self.root,
+                env=self.environ,
                 stdin=subprocess.DEVNULL,
                 capture_output=True,
                 timeout=self.timeout,
@@ -87,9 +92,12 @@ class GitWatch:
                 continue
             try:
                 info = os.lstat(top / path)
-                stamp = (info.st_size, info.st_mtime_ns, info.st_ino)
             except OSError:
-                stamp = (-1, -1, -1)
+                files[f"{path}\0{code}"] = (-1, -1, -1)
+                continue
+            if stat.S_ISDIR(info.st_mode):
+                return None  # a nested repository or a submodule: its files' edits are not listed
+            stamp = (info.st_size, info.st_mtime_ns, info.st_ino)
             files[f"{path}\0{code}"] = stamp
         return files
 
@@ -107,9 +115,9 @@ class GitWatch:
 class ChangeWatch:
     """The tree watch while it is on, then git; :meth:`changed_since` is ``None`` when unknown."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, *, environ: Mapping[str, str] | None = None) -> None:
         self.tree = TreeWatch(root)
-        self.git = GitWatch(root)
+        self.git = GitWatch(root, environ=environ)
         self._told = False
 
     @property

@@ -327,10 +327,15 @@ def _refuse_new_markers(content: str, current: str, raw_path: object) -> None:
     where the secret was."""
     added = content.count(REDACTED) - current.count(REDACTED)
     if added > 0:
+        how = (
+            "Read the file with read_file (it shows the file exactly, secrets included) and write "
+            "or edit from that"
+            if current
+            else "To write a new file that must hold this text, write it with bash"
+        )
         raise FolderError(
             f"the text holds {REDACTED}, the marker that replaces secrets in bash's output, "
-            f"{added} more time(s) than {raw_path!r} does; nothing was written. Read the file with "
-            "read_file (it shows the file exactly, secrets included) and write or edit from that"
+            f"{added} more time(s) than {raw_path!r} does; nothing was written. {how}"
         )
 
 

@@ -173,7 +173,7 @@ class Agent:
         self.reattacher = SkillReattacher(min(settings.reattach_tokens, settings.compact_at_tokens // 4))
         self._detector = _implicit_detector(skill_tools) if skill_tools is not None else None
         # notices edits made through bash: every file while there are few enough, then git
-        self._watch = ChangeWatch(folder_tools.root)
+        self._watch = ChangeWatch(folder_tools.root, environ=folder_tools.environ)
 
     def send(self, text: str) -> AgentResult:
         """One user message; runs until a final answer the guards accept, or ``max_turns``.

@@ -143,7 +143,7 @@ def run(task: str, as_json: bool, **values: Any) -> None:
       1  the agent did not finish ("stopped" says why): the turn limit ("max_turns";
          raise --max-turns); a reply cut off at the model's output limit ("cut_off"),
          empty ("empty") or a refusal ("refused", its text printed); the same call
-         made 4 times, with the same result and no edit between ("repeating"); or
+         giving the same result a 6th time, no change seen between ("repeating"); or
          the model call failed (AG003; with --json its error is on stdout too)
       1  the agent changed files and the check (--check, or the one found in the
          project) did not pass after its last edit, whatever the final answer says

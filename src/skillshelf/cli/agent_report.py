@@ -61,7 +61,11 @@ def print_result(result: Any) -> None:
     check = result.check
     if check.required and check.unverified:
         if check.status != "failed":
-            how = "was not run after the last edit"
+            how = (
+                f"was not run after the last edit: {check.reason}"
+                if check.reason
+                else "was not run after the last edit"
+            )
         elif check.exit_code is None:
             how = f"counts as failed: {check.reason}" if check.reason else "failed"
         else:
