@@ -179,6 +179,20 @@ def test_an_archive_skill_installed_without_its_top_folder_is_already_installed_
         install_skill(f"{archive}#rel-1.0/skills/alpha", env=env, target="codex")
 
 
+def test_a_one_skill_archive_installed_whole_is_already_installed_by_its_top_folder(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
+    """``one.zip`` (``one/SKILL.md`` inside) and ``one.zip#one`` or ``one.zip --all`` name one place."""
+    skill = b"---\nname: one\ndescription: The one skill of a one-skill archive.\n---\n# one\n"
+    archive = archive_with(tmp_path / "one.tgz", [("one/SKILL.md", skill, None)])
+    env = make_env(tmp_path, isolated_home.home)
+    install_skill(str(archive), env=env, target="codex")
+
+    with pytest.raises(AlreadyInstalledError):
+        install_skill(f"{archive}#one", env=env, target="codex")
+    assert install_all(str(archive), env=env, target="codex").failed == ()
+
+
 def test_another_folder_of_the_same_archive_is_not_the_same_place(
     tmp_path: Path, isolated_home: IsolatedHome
 ) -> None:

@@ -97,3 +97,19 @@ def test_the_same_source_installed_into_a_shared_folder_for_either_agent_is_alre
 
     with pytest.raises(AlreadyInstalledError):
         install_skill(source, env=env, target=second)
+
+
+def test_a_skill_installed_before_its_folder_was_shared_is_still_already_installed(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
+    """Installed for Codex alone, then ``~/.claude/skills`` linked to Codex's folder: the same
+    install again is the one recorded, not another skill of its name."""
+    env = make_env(tmp_path, isolated_home.home)
+    source = str(write_skill(tmp_path / "src" / "delta", "delta"))
+    first = install_skill(source, env=env, target="codex")
+    assert first.entry.agents == ("codex",)
+    (isolated_home.home / ".claude").mkdir(exist_ok=True)
+    os.symlink("../.agents/skills", isolated_home.home / ".claude" / "skills")
+    for target in ("codex", "claude"):
+        with pytest.raises(AlreadyInstalledError):
+            install_skill(source, env=env, target=target)

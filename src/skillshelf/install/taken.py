@@ -121,12 +121,21 @@ def name_taken(
         or linked_to is not None
         or target.is_symlink()
         or not same_place(entry, source, top=top)
-        or sorted(entry.agents) != sorted(agents)
+        or not _same_agents(entry.agents, agents, links)
         or not _links_in_place(entry, links, target)
         or locally_modified(target, entry)
     ):
         return NameTakenError(target, entry, linked_to=linked_to)
     return AlreadyInstalledError(target, entry, source_changed=content_hash(fetched) != entry.content_hash)
+
+
+def _same_agents(recorded: Sequence[str], agents: Sequence[str], links: Sequence[Path]) -> bool:
+    """Whether an install for ``agents`` is the one recorded for ``recorded``: the same agents,
+    or, in a skills folder both agents read (a link between their folders: both agents and no
+    link to make), an entry an older install recorded for one of them."""
+    if sorted(recorded) == sorted(agents):
+        return True
+    return not links and set(agents) == {"codex", "claude"} and set(recorded) <= set(agents)
 
 
 def same_place(entry: LockEntry, source: Source, *, top: str | None = None) -> bool:
@@ -149,9 +158,12 @@ def _same_in_archive(one: str, other: str, top: str | None) -> bool:
     """Whether two ``#subdir`` of one archive name the same folder: equal, or one of them with
     ``top``, the one top folder a release archive wraps everything in, left out (``skills/pdf``
     and ``tools-1.0/skills/pdf``; :func:`~skillshelf.install.sources.narrow` reads both alike).
-    Any other leading folder is another place (``other/skills/pdf``)."""
+    Any other leading folder is another place (``other/skills/pdf``). No ``#subdir`` at all is
+    the top folder itself (a one-skill archive ``one.zip`` and ``one.zip#one``)."""
     shorter, longer = sorted((one.strip("/"), other.strip("/")), key=len)
-    return shorter == longer or (bool(top) and bool(shorter) and longer == f"{top}/{shorter}")
+    if shorter == longer:
+        return True
+    return bool(top) and longer == (f"{top}/{shorter}" if shorter else top)
 
 
 def _joined(location: str, subdir: str | None) -> Path:
