@@ -267,3 +267,21 @@ def test_install_all_records_an_entry_written_with_its_user_part_without_it(
     (present,) = result.not_installed
     assert present.status == "present" and [d.code for d in present.diagnostics] == ["IS130"]
     assert "alice" not in lock_file.read_text(encoding="utf-8")
+
+
+def test_list_shows_an_entry_recorded_with_a_password_without_it(
+    tmp_path: Path, isolated_home: IsolatedHome, served_zip: tuple[str, list[str]]
+) -> None:
+    from skillshelf.install.provenance import installed_provenance
+    from skillshelf.workspace import Workspace
+
+    url, _ = served_zip
+    typed = url.replace("http://", "http://alice:hunter2secret@") + "/ok.zip"
+    env = make_env(tmp_path, isolated_home.home)
+    installed = install_skill(typed, env=env, target="codex")
+    _recorded_with_user_part(installed.path.parent / ".skillshelf-lock.json", f"{url}/ok.zip", typed)
+    assert "hunter2secret" in (installed.path.parent / ".skillshelf-lock.json").read_text(encoding="utf-8")
+
+    skills = Workspace.open(env).skills.loadable
+    shown = [info.source for info in installed_provenance(skills, env).values()]
+    assert shown and not any("hunter2secret" in source or "alice" in source for source in shown)

@@ -76,7 +76,7 @@ def installed_provenance(skills: Iterable[Skill], env: Env | None = None) -> dic
             continue
         out[skill.path] = InstalledInfo(
             name=entry.name,
-            source=entry.source,
+            source=_shown_source(entry),
             ref=entry.ref,
             commit=entry.commit,
             locally_modified=locally_modified(folder, entry),
@@ -86,3 +86,13 @@ def installed_provenance(skills: Iterable[Skill], env: Env | None = None) -> dic
             pack=entry.pack,
         )
     return out
+
+
+def _shown_source(entry: LockEntry) -> str:
+    """``entry``'s source as ``list`` shows it: without the credentials an older version kept in
+    a URL's user part or query (``update`` and ``install`` rewrite such an entry without them)."""
+    if entry.kind == "folder" or not any(mark in entry.location for mark in ("@", "?")):
+        return entry.source
+    from skillshelf.install.url_secrets import scrubbed
+
+    return scrubbed(entry.source, entry.location)
