@@ -9,6 +9,7 @@ import threading
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -198,14 +199,24 @@ def _recorded_with_user_part(lock_file: Path, url: str, typed: str) -> None:
     lock_file.write_text(json.dumps(lock), encoding="utf-8")
 
 
+def _installed_as_an_older_version_recorded_it(
+    tmp_path: Path, home: Path, url: str, userinfo: str, subdir: str = ""
+) -> tuple[Any, str, Path]:
+    """``url``/ok.zip installed with ``userinfo@`` in its URL, its lock entry then made as an
+    earlier version wrote it (the user part kept): the env, the URL as typed, the lock file."""
+    typed = url.replace("http://", f"http://{userinfo}@") + "/ok.zip"
+    env = make_env(tmp_path, home)
+    installed = install_skill(typed + subdir, env=env, target="codex")
+    lock_file = installed.path.parent / ".skillshelf-lock.json"
+    _recorded_with_user_part(lock_file, f"{url}/ok.zip", typed)
+    return env, typed, lock_file
+
+
 def test_an_entry_recorded_with_its_user_part_is_already_installed_from_the_same_url(
     tmp_path: Path, isolated_home: IsolatedHome, served_zip: tuple[str, list[str]]
 ) -> None:
     url, _ = served_zip
-    typed = url.replace("http://", "http://alice@") + "/ok.zip"
-    env = make_env(tmp_path, isolated_home.home)
-    installed = install_skill(typed, env=env, target="codex")
-    _recorded_with_user_part(installed.path.parent / ".skillshelf-lock.json", f"{url}/ok.zip", typed)
+    env, typed, _lock = _installed_as_an_older_version_recorded_it(tmp_path, isolated_home.home, url, "alice")
 
     with pytest.raises(AlreadyInstalledError):
         install_skill(typed, env=env, target="codex")
@@ -215,11 +226,9 @@ def test_update_records_an_entry_written_with_its_user_part_without_it(
     tmp_path: Path, isolated_home: IsolatedHome, served_zip: tuple[str, list[str]]
 ) -> None:
     url, asked = served_zip
-    typed = url.replace("http://", "http://alice@") + "/ok.zip"
-    env = make_env(tmp_path, isolated_home.home)
-    installed = install_skill(typed, env=env, target="codex")
-    lock_file = installed.path.parent / ".skillshelf-lock.json"
-    _recorded_with_user_part(lock_file, f"{url}/ok.zip", typed)
+    env, _typed, lock_file = _installed_as_an_older_version_recorded_it(
+        tmp_path, isolated_home.home, url, "alice"
+    )
     with zipfile.ZipFile(tmp_path / "ok.zip", "w") as archive:
         archive.writestr("zipskill/SKILL.md", "---\nname: zipskill\ndescription: z\n---\nsecond\n")
 
@@ -256,11 +265,9 @@ def test_install_all_records_an_entry_written_with_its_user_part_without_it(
     tmp_path: Path, isolated_home: IsolatedHome, served_zip: tuple[str, list[str]]
 ) -> None:
     url, _ = served_zip
-    typed = url.replace("http://", "http://alice@") + "/ok.zip"
-    env = make_env(tmp_path, isolated_home.home)
-    installed = install_skill(f"{typed}#zipskill", env=env, target="codex")
-    lock_file = installed.path.parent / ".skillshelf-lock.json"
-    _recorded_with_user_part(lock_file, f"{url}/ok.zip", typed)
+    env, _typed, lock_file = _installed_as_an_older_version_recorded_it(
+        tmp_path, isolated_home.home, url, "alice", "#zipskill"
+    )
 
     result = install_all(f"{url}/ok.zip", env=env, target="codex")
 
@@ -276,11 +283,10 @@ def test_list_shows_an_entry_recorded_with_a_password_without_it(
     from skillshelf.workspace import Workspace
 
     url, _ = served_zip
-    typed = url.replace("http://", "http://alice:hunter2secret@") + "/ok.zip"
-    env = make_env(tmp_path, isolated_home.home)
-    installed = install_skill(typed, env=env, target="codex")
-    _recorded_with_user_part(installed.path.parent / ".skillshelf-lock.json", f"{url}/ok.zip", typed)
-    assert "hunter2secret" in (installed.path.parent / ".skillshelf-lock.json").read_text(encoding="utf-8")
+    env, _typed, lock_file = _installed_as_an_older_version_recorded_it(
+        tmp_path, isolated_home.home, url, "alice:hunter2secret"
+    )
+    assert "hunter2secret" in lock_file.read_text(encoding="utf-8")
 
     skills = Workspace.open(env).skills.loadable
     shown = [info.source for info in installed_provenance(skills, env).values()]
