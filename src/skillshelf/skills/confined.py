@@ -171,12 +171,18 @@ def open_beneath(folder: Path, parts: Sequence[str], original: str, *, exact: bo
 
 
 def read_beneath(
-    folder: Path, parts: Sequence[str], original: str, *, max_bytes: int, single_link: bool = False
+    folder: Path,
+    parts: Sequence[str],
+    original: str,
+    *,
+    max_bytes: int,
+    single_link: bool = False,
+    exact: bool = False,
 ) -> bytes:
     """Up to ``max_bytes`` (-1: all) of the regular file ``folder/parts...``, opened by
-    :func:`open_beneath`. Raises what it raises, and ``IsADirectoryError`` for anything but a
-    regular file, ``OSError(EMLINK)`` for a hard-linked one when ``single_link``."""
-    fd = open_beneath(folder, parts, original)
+    :func:`open_beneath` (``exact`` passed on). Raises what it raises, and ``IsADirectoryError``
+    for anything but a regular file, ``OSError(EMLINK)`` for a hard-linked one when ``single_link``."""
+    fd = open_beneath(folder, parts, original, exact=exact)
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):

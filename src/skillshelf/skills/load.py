@@ -30,7 +30,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePath
 
-from skillshelf.errors import FileAccessError, PathEscapeError, SkillNotFoundError, SkillshelfError
+from skillshelf.errors import FileAccessError, SkillNotFoundError, SkillshelfError
 from skillshelf.skills.bundled_listing import (
     DEFAULT_MAX_FILES,
     MAX_COUNT_ENTRIES,
@@ -237,15 +237,17 @@ def _path_names(skill: Skill) -> set[str]:
 
 
 def _read_contents(skill: Skill, max_bytes: int | None) -> tuple[str, bool]:
-    """The SKILL.md text, opened inside its folder (:func:`open_beneath`: a link swapped in
-    since discovery cannot send the read elsewhere) and only if it is a regular file."""
+    """The SKILL.md text, read where discovery resolved it (:func:`injected_path`: the real file
+    when a symlink led to it), its folder opened as that real folder: the folder, or one above
+    it, swapped for a symlink since discovery is refused with ``SS403`` rather than followed,
+    and only a regular file is read."""
+    real = injected_path(skill)
+    limit = max_bytes + 4 if max_bytes is not None else -1
     try:
-        limit = max_bytes + 4 if max_bytes is not None else -1
-        data = read_beneath(skill.path.parent, [skill.path.name], str(skill.path), max_bytes=limit)
-    except (OSError, PathEscapeError) as exc:
-        why = exc.strerror if isinstance(exc, OSError) else exc.message
+        data = read_beneath(real.parent, [real.name], str(skill.path), max_bytes=limit, exact=True)
+    except OSError as exc:
         raise FileAccessError(
-            f"cannot read {skill.path}: {why or exc}",
+            f"cannot read {skill.path}: {exc.strerror or exc}",
             hint="check that the file still exists and is readable, then run `skillshelf list` again",
         ) from exc
     truncated = max_bytes is not None and len(data) > max_bytes
@@ -268,6 +270,8 @@ def load_skill(
     Raises:
         SkillNotFoundError: no skill has that name (carries the closest names).
         FileAccessError: the SKILL.md cannot be read any more.
+        PathEscapeError: its folder (or one above it) was swapped for a symlink since
+            discovery (``SS403``).
     """
     skill, shadowed = _find(skills, name)
     contents, truncated = _read_contents(skill, max_bytes)
