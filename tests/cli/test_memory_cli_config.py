@@ -129,6 +129,10 @@ def test_memory_search_refuses_an_empty_query_as_a_usage_error(
         (["memory", "status", "--limit", "x", "--json"], "--limit"),
         (["memory", "run", "--max-calls", "-1", "--json"], "--max-calls"),
         (["memory", "status", "--json", "--no-such-option"], "--no-such-option"),
+        (["update", "--json", "--no-such-option"], "--no-such-option"),
+        (["remove", "--json"], "--pack"),
+        (["install", "--json"], "SOURCE"),
+        (["run", "--json", "--no-such-option"], "--no-such-option"),
     ],
     ids=lambda v: " ".join(v) if isinstance(v, list) else v,
 )

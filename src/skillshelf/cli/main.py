@@ -128,10 +128,14 @@ def _did_you_mean(exc: click.UsageError) -> str:
     return f" Did you mean {' or '.join(repr(name) for name in close)}?" if close else ""
 
 
+_JSON_ERROR_COMMANDS = frozenset({"memory", "install", "update", "remove", "run"})
+"""The commands that, given ``--json``, print every fatal error on stdout as a JSON object."""
+
+
 def _show_usage_error(exc: click.UsageError, args: list[str]) -> None:
     """Click's usage line, then the error with a code and a fix, like every other error; a
-    ``memory`` command given ``--json`` prints it on stdout too, as a JSON object, as it prints
-    every fatal error."""
+    command of :data:`_JSON_ERROR_COMMANDS` given ``--json`` prints it on stdout too, as a JSON
+    object, as it prints every other fatal error."""
     ctx = exc.ctx
     if ctx is not None:
         click.echo(ctx.get_usage(), err=True)
@@ -141,7 +145,7 @@ def _show_usage_error(exc: click.UsageError, args: list[str]) -> None:
     click.echo(f"skillshelf: error SS002: {_shown(message)}", err=True)
     click.echo(f"  fix: {fix}", err=True)
     options = args[: args.index("--")] if "--" in args else args
-    if command.split()[1:2] == ["memory"] and "--json" in options:
+    if set(command.split()[1:2]) & _JSON_ERROR_COMMANDS and "--json" in options:
         from skillshelf.cli.output import echo_json
 
         echo_json({"error": "UsageError", "code": "SS002", "message": message, "fix": fix})
