@@ -120,26 +120,3 @@ def test_memory_search_refuses_an_empty_query_as_a_usage_error(
 ) -> None:
     code, _, err = cli(["memory", "search", query], capsys)
     assert code == 2 and "error ME018: the query is empty" in err, err
-
-
-@pytest.mark.parametrize(
-    ("args", "named"),
-    [
-        (["memory", "run", "--sessions", "/nonexistent/sessions", "--json"], "--sessions"),
-        (["memory", "status", "--limit", "x", "--json"], "--limit"),
-        (["memory", "run", "--max-calls", "-1", "--json"], "--max-calls"),
-        (["memory", "status", "--json", "--no-such-option"], "--no-such-option"),
-        (["update", "--json", "--no-such-option"], "--no-such-option"),
-        (["remove", "--json"], "--pack"),
-        (["install", "--json"], "SOURCE"),
-        (["run", "--json", "--no-such-option"], "--no-such-option"),
-    ],
-    ids=lambda v: " ".join(v) if isinstance(v, list) else v,
-)
-def test_a_usage_error_with_json_is_printed_on_stdout_too(
-    args: list[str], named: str, capsys: pytest.CaptureFixture[str]
-) -> None:
-    code, out, err = cli(args, capsys)
-    assert code == 2 and "error SS002" in err
-    printed = json.loads(out)
-    assert printed["code"] == "SS002" and named in printed["message"] and "--help" in printed["fix"]

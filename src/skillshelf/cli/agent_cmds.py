@@ -11,7 +11,7 @@ import click
 
 from skillshelf.cli.agent_report import error_line, exit_status, print_json, print_result
 from skillshelf.cli.interrupt import Terminated
-from skillshelf.cli.output import TEXT, echo_json, print_run_findings, root_options
+from skillshelf.cli.output import TEXT, FiniteFloat, echo_json, print_run_findings, root_options
 from skillshelf.errors import ModelCallError, SkillshelfError, UsageError
 from skillshelf.llm import KEY_VARIABLES
 
@@ -40,7 +40,7 @@ def agent_options(func: Any) -> Any:
     func = click.option("--max-turns", type=click.IntRange(1, 500), default=40, show_default=True)(func)
     func = click.option(
         "--timeout",
-        type=click.FloatRange(1, 3600),
+        type=FiniteFloat(1, 3600),
         default=120.0,
         show_default=True,
         help="Seconds one model call may take (each call is tried 3 times).",
