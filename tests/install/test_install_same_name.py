@@ -11,7 +11,7 @@ from install_helpers import make_env, tree, write_skill
 
 from skillshelf.install import install_skill, update_skills
 from skillshelf.install.many import install_all
-from skillshelf.install.taken import SameNameError
+from skillshelf.install.taken import AlreadyInstalledError, SameNameError
 from testkit import IsolatedHome
 
 
@@ -110,3 +110,26 @@ def test_a_skill_a_pack_gained_under_a_taken_name_is_not_installed(
 
     assert results["delta"].status == "failed" and "IS305" in results["delta"].message
     assert not (_agents(isolated_home.home) / "delta").exists()
+
+
+@pytest.mark.parametrize("how", ["name", "renamed upstream"])
+def test_the_same_skill_installed_under_another_folder_of_the_same_scope_is_already_installed(
+    tmp_path: Path, isolated_home: IsolatedHome, how: str
+) -> None:
+    env = make_env(tmp_path, isolated_home.home)
+    source = write_skill(tmp_path / "src" / "delta", "delta")
+    if how == "name":
+        install_skill(str(source), env=env, target="codex", name="my-delta")
+        holder = "my-delta"
+    else:
+        install_skill(str(source), env=env, target="codex")
+        write_skill(source, "delta-tools", "Delta, renamed upstream.")
+        assert update_skills(env=env)[0].status == "updated"
+        holder = "delta"
+    before = tree(_agents(isolated_home.home))
+
+    with pytest.raises(AlreadyInstalledError) as caught:
+        install_skill(str(source), env=env, target="codex")
+
+    assert caught.value.target == _agents(isolated_home.home) / holder
+    assert f"update {holder}" in caught.value.hint and tree(_agents(isolated_home.home)) == before

@@ -69,6 +69,9 @@ from skillshelf.install.sources import Source, local_place, parse_source
             "skills/pdf",
         ),
         ("https://github.com/acme/skills", "https://github.com/acme/skills", None, None),
+        ("git+https://h.example/o/r.git#skills/pdf", "https://h.example/o/r.git", None, "skills/pdf"),
+        ("GIT+HTTP://h.example/o/r.git@v1", "http://h.example/o/r.git", "v1", None),
+        ("git+ssh://git@h.example/o/r.git", "ssh://git@h.example/o/r.git", None, None),
     ],
 )
 def test_git_urls_split_into_location_ref_and_subdir(

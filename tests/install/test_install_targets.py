@@ -257,3 +257,19 @@ def test_install_and_list_say_which_agents_read_the_skill(
     monkeypatch.setenv("COLUMNS", "2000")
     table = CliRunner().invoke(cli, ["list", "--no-builtin"]).output
     assert "seen by Codex, Claude Code" in table
+
+
+def test_a_skill_of_the_same_name_in_a_nested_project_folder_codex_reads_is_refused(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / ".git" / "HEAD").write_text("ref: refs/heads/main\n", encoding="utf-8")
+    write_skill(repo / "a" / ".agents" / "skills" / "handpdf", "pdf")
+    (repo / "a" / "b").mkdir()
+    env = make_env(tmp_path, isolated_home.home, cwd=repo / "a" / "b")
+
+    with pytest.raises(InstallError) as caught:
+        install_skill(str(write_skill(tmp_path / "src" / "pdf", "pdf")), env=env, target="codex")
+
+    assert caught.value.code == "IS305" and "handpdf" in caught.value.message

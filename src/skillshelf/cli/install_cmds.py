@@ -198,9 +198,11 @@ def _print_already_installed(exc: Any, *, as_json: bool) -> None:
                 "skill_name": exc.entry.skill_name,
                 "path": str(exc.target),
                 "lock": exc.entry.to_dict(),
+                "diagnostics": [d.to_dict() for d in exc.diagnostics],
             }
         )
         return
+    print_diagnostics(exc.diagnostics)
     click.echo(printable(f"{exc.message}\n  ({exc.hint})"))
 
 

@@ -2,9 +2,10 @@
 
 :func:`find_skill_folder` looks for the folder with the ``SKILL.md`` (the source itself, or the
 only such folder below it, within discovery's scan limits); :func:`validate_skill_folder`
-parses and validates it with the chosen profile, and :class:`SkillValidationError` carries
-the findings when it does not validate. :func:`relocate` shows the findings' paths where the
-user can find them instead of in the staging folder, and :func:`in_source` an error's.
+parses and validates it with the chosen profile (:func:`checked_skill`: with the tree's checks
+first), and :class:`SkillValidationError` carries the findings when it does not validate.
+:func:`relocate` shows the findings' paths where the user can find them instead of in the
+staging folder, and :func:`in_source` an error's.
 :func:`archive_top` names the one top folder of an unpacked archive (``taken.same_place``).
 """
 
@@ -19,7 +20,9 @@ from typing import Literal
 from skillshelf.diagnostics import Diagnostic, Severity, has_errors, sort_diagnostics
 from skillshelf.errors import InstallError
 from skillshelf.install.archive import single_top
+from skillshelf.install.files import check_skill_tree
 from skillshelf.install.sources import Source
+from skillshelf.install.url_secrets import SECRET_NOT_RECORDED
 from skillshelf.skills.model import Skill, SkillRoot
 from skillshelf.skills.walk import ScanLimits
 
@@ -27,6 +30,7 @@ __all__ = [
     "SkillValidationError",
     "ValidationProfile",
     "archive_top",
+    "checked_skill",
     "find_skill_folder",
     "in_source",
     "relocate",
@@ -194,3 +198,20 @@ def in_source(exc: InstallError, work: Path, source: Source) -> InstallError:
     below = "" if inside == "." else f"{inside}/"
     message, hint = (t.replace(f"{work}/", below).replace(str(work), inside) for t in (exc.message, exc.hint))
     return InstallError(f"{source.text}: {message}", hint=hint, code=exc.code)
+
+
+def checked_skill(folder: Path, source: Source, root: SkillRoot) -> tuple[Skill, tuple[Diagnostic, ...]]:
+    """Check and validate the skill ``folder`` fetched from ``source``; the findings name paths
+    as the user sees them (the folder itself, or its place in the repository or archive), and
+    ``IS130`` follows when the source URL held a secret."""
+    shown = folder if source.kind == "folder" else Path(source.subdir or ".")
+    try:
+        check_skill_tree(folder)
+    except InstallError as exc:
+        raise in_source(exc, folder, source) from None
+    try:
+        skill, diags = validate_skill_folder(folder, root)
+    except SkillValidationError as exc:
+        raise SkillValidationError(relocate(exc.diagnostics, folder, shown)) from None
+    secret = (SECRET_NOT_RECORDED,) if source.secret_location is not None else ()
+    return skill, (*relocate(diags, folder, shown), *secret)

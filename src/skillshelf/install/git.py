@@ -19,12 +19,24 @@ from types import MappingProxyType
 from skillshelf.errors import InstallError
 from skillshelf.install.files import remove_tree
 
-__all__ = ["GitRunner", "ProgressFn", "is_commit_id"]
+__all__ = ["GitRunner", "ProgressFn", "git_url", "is_commit_id"]
 
 ProgressFn = Callable[[str, float | None], None]
 _PROGRESS = re.compile(r"([A-Za-z][A-Za-z ]+):\s+(\d{1,3})%")
 _SHA = re.compile(r"^[0-9a-f]{7,40}$")
 _GIT_HINT = "install git (https://git-scm.com) or put it on PATH"
+#: pip's spellings of a git URL's scheme (``git+https://``; ``ssh+git://`` too), as pasted from a
+#: requirements file: git has no ``git+https`` transport (it looks for ``git-remote-git+https``).
+_PIP_SCHEME = re.compile(r"^(?:git\+(https?|ssh|file)|(ssh)\+git)://", re.IGNORECASE)
+
+
+def git_url(url: str) -> str:
+    """``url`` with a pip-style scheme (``git+https://``, ``git+http://``, ``git+ssh://``,
+    ``git+file://``, ``ssh+git://``) in git's own spelling (``https://``...), else as it is."""
+    match = _PIP_SCHEME.match(url)
+    if match is None:
+        return url
+    return f"{(match.group(1) or match.group(2)).lower()}://{url[match.end() :]}"
 
 
 def is_commit_id(ref: str | None) -> bool:

@@ -26,21 +26,26 @@ from skillshelf.diagnostics import Diagnostic
 from skillshelf.env import Env
 from skillshelf.errors import InstallError, UsageError
 from skillshelf.install.allowed import SourcePolicy
-from skillshelf.install.files import check_skill_tree, copy_skill_tree, root_lock, swap_into_place, workspace
+from skillshelf.install.files import copy_skill_tree, root_lock, swap_into_place, workspace
 from skillshelf.install.found import (
     SkillValidationError,
     archive_top,
+    checked_skill,
     find_skill_folder,
-    in_source,
-    relocate,
-    validate_skill_folder,
 )
 from skillshelf.install.git import GitRunner, ProgressFn
 from skillshelf.install.kept import kept_root, needs_keeping, set_aside
-from skillshelf.install.lock import FOLDER_NAME, LockEntry, content_hash, read_lock, write_lock
+from skillshelf.install.lock import (
+    FOLDER_NAME,
+    LockEntry,
+    content_hash,
+    read_lock,
+    write_lock,
+    write_without_secrets,
+)
 from skillshelf.install.page_refs import settle_page_ref
 from skillshelf.install.sources import Fetched, Source, fetch_whole, narrow, parse_source
-from skillshelf.install.taken import NameTakenError, PlacedTwiceError, name_taken, same_name, same_skill_from
+from skillshelf.install.taken import NameTakenError, PlacedTwiceError, SameSkill, name_taken, same_name
 from skillshelf.install.targets import (
     InstallTarget,
     check_links,
@@ -53,7 +58,7 @@ from skillshelf.install.targets import (
     sharing_names,
     unlink_links,
 )
-from skillshelf.install.url_secrets import SECRET_NOT_RECORDED, secret_parts
+from skillshelf.install.url_secrets import secret_parts
 from skillshelf.skills.model import RootOrigin, Scope, Skill, SkillRoot
 
 __all__ = [
@@ -129,23 +134,6 @@ def _check_name(name: str) -> str:
     return name
 
 
-def _validated(folder: Path, source: Source, root: SkillRoot) -> tuple[Skill, tuple[Diagnostic, ...]]:
-    """Check and validate the skill ``folder`` fetched from ``source``; the findings name paths
-    as the user sees them (the folder itself, or its place in the repository or archive), and
-    ``IS130`` follows when the source URL held a secret."""
-    shown = folder if source.kind == "folder" else Path(source.subdir or ".")
-    try:
-        check_skill_tree(folder)
-    except InstallError as exc:
-        raise in_source(exc, folder, source) from None
-    try:
-        skill, diags = validate_skill_folder(folder, root)
-    except SkillValidationError as exc:
-        raise SkillValidationError(relocate(exc.diagnostics, folder, shown)) from None
-    secret = (SECRET_NOT_RECORDED,) if source.secret_location is not None else ()
-    return skill, (*relocate(diags, folder, shown), *secret)
-
-
 def _lock_entry(source: Source, name: str, skill: Skill, commit: str | None, staged: Path) -> LockEntry:
     return LockEntry(
         name=name,
@@ -180,6 +168,7 @@ class Destination:
     name_roots: Sequence[Path] = ()  # where another skill of the same name clashes (taken.py)
     same_name_ok: bool = False  # install beside such a skill (IS132), not refuse: --force, --name
     archive_top: str | None = None  # the one top folder of the archive the skills come from
+    secrets_dropped: tuple[str, ...] = ()  # lock entries just written without an old secret (IS130)
 
 
 def place_skill(
@@ -198,7 +187,7 @@ def place_skill(
     Each of ``dest.link_roots`` gets a link to the installed folder (``install --for all``); the
     lock entry records them and ``dest.agents``. A folder it replaces that skillshelf could
     not fetch again goes to ``dest.kept_root`` (:mod:`skillshelf.install.kept`; None: deleted)."""
-    skill, diags = _validated(folder, source, _root_for(dest.scope, dest.root))
+    skill, diags = checked_skill(folder, source, _root_for(dest.scope, dest.root))
     target_name = _check_name(name) if name else _default_name(skill, folder)
     target = dest.root / target_name
     if target_name in dest.placed:
@@ -207,9 +196,9 @@ def place_skill(
     lock = read_lock(dest.root)
     links = [r / target_name for r in dest.link_roots]
     old = lock.get(target_name)
+    same = _same_skill(source, folder, dest, links)
     if replaced and not dest.replace:
-        raise name_taken(target, old, source, folder, links=links, agents=dest.agents, top=dest.archive_top)
-    same = same_skill_from(source, folder, top=dest.archive_top)
+        raise name_taken(target, old, same)
     clash = functools.partial(same_name, ok=dest.same_name_ok, old=old, same_skill=same)
     diags = (*diags, *clash(skill.name, target, dest.name_roots))
     force = dest.force_links and dest.kept_root is not None  # never without a place to keep them
@@ -261,6 +250,19 @@ def place_skill(
     if old is not None:
         unlink_links(links_not_kept(old.links, links, dest.root, target))
     return result(entry, files, aside.kept)
+
+
+def _same_skill(source: Source, folder: Path, dest: Destination, links: Sequence[Path]) -> SameSkill:
+    """What tells the skill ``folder`` of ``source``, installed already, from another skill of
+    its name (:mod:`skillshelf.install.taken`)."""
+    return SameSkill(
+        source=source,
+        fetched=folder,
+        top=dest.archive_top,
+        agents=dest.agents,
+        links=links,
+        dropped=dest.secrets_dropped,
+    )
 
 
 def stage_and_swap(
@@ -355,6 +357,7 @@ def install_session(
     made = [d for d in (root, *root.parents) if not d.exists()]
     try:
         with root_lock(root):
+            dropped = () if dry_run else write_without_secrets(root)
             yield (
                 parsed,
                 Destination(
@@ -369,6 +372,7 @@ def install_session(
                     dry_run=dry_run,
                     name_roots=sharing_names(root, place.agents, env),
                     same_name_ok=force,
+                    secrets_dropped=dropped,
                 ),
             )
     except OSError as exc:

@@ -15,7 +15,9 @@ entry, or one that is not an object with the required fields, is left out of
 ``update``, ``remove`` and ``list`` never act on it, the other entries still work, and a
 rewrite of the file keeps it as it was. A key an object repeats is read as ``json`` reads it
 (the last one wins) and reported (``IS409``). The ``packs`` object records the sources installed
-whole with ``install --all`` (:mod:`skillshelf.install.lock_packs`).
+whole with ``install --all`` (:mod:`skillshelf.install.lock_packs`). An entry or pack an older
+version recorded with a password or token in its URL is read without it
+(:mod:`skillshelf.install.lock_secrets`), and :func:`write_without_secrets` writes it so.
 """
 
 from __future__ import annotations
@@ -23,8 +25,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -33,7 +34,9 @@ from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.errors import InstallError, reason
 from skillshelf.fileio import read_regular_text, write_atomic
 from skillshelf.install.files import content_hash
+from skillshelf.install.lock_checks import FOLDER_NAME, entry_problem, noting_repeats, repeated_keys
 from skillshelf.install.lock_packs import PackRecord, read_packs
+from skillshelf.install.lock_secrets import kept_apart, pack_without_secret
 
 __all__ = [
     "FOLDER_NAME",
@@ -47,14 +50,13 @@ __all__ = [
     "lock_path",
     "read_lock",
     "write_lock",
+    "write_without_secrets",
 ]
 
 LOCK_FILE_NAME = ".skillshelf-lock.json"
 LOCK_VERSION = 1
 #: A lock lists a few hundred skills in some kilobytes; a bigger file is not one we wrote.
 MAX_LOCK_BYTES = 8 * 1024 * 1024
-#: A folder name ``install`` may create (and so the only lock key that is used).
-FOLDER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -77,13 +79,16 @@ class LockEntry:
     #: What the source URL held that the lock does not keep (``url_secrets.secret_parts``: a
     #: password, ``token``...): a download needs it again to be updated.
     credentials: tuple[str, ...] = ()
+    #: The URL as an older version recorded it, with its secret (:mod:`.lock_secrets`): used to
+    #: fetch only, never written or shown.
+    secret_location: str | None = field(default=None, compare=False, repr=False)
 
     @property
     def needs_credentials(self) -> bool:
         """A download whose URL held a token the lock does not keep: fetched without it, the server
         refuses or sends another file, so ``update`` asks for it. A git source is fetched with
         git's own credentials (a credential helper, SSH)."""
-        return bool(self.credentials) and self.kind == "archive"
+        return bool(self.credentials) and self.kind == "archive" and self.secret_location is None
 
     def to_dict(self, *, root: Path | None = None) -> dict[str, object]:
         """The entry as JSON; with ``root`` (the lock file's folder) as the file stores it, the
@@ -124,6 +129,7 @@ class Lock:
     diagnostics: tuple[Diagnostic, ...] = ()
     packs: Mapping[str, PackRecord] = field(default_factory=lambda: MappingProxyType({}))
     ignored_packs: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))
+    held_secrets: tuple[str, ...] = ()  # the entries and packs read without a secret (.lock_secrets)
 
     def __iter__(self) -> Iterator[LockEntry]:
         return iter(self.entries[name] for name in sorted(self.entries))
@@ -206,68 +212,15 @@ def _str_or_none(value: object) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _ignored(path: Path, name: str, code: str, why: str, fix: str) -> Diagnostic:
-    return Diagnostic(
-        code=code,
-        severity=Severity.WARNING,
-        message=f"lock entry {name[:200]!r} ignored: {why}",
-        fix=fix,
-        path=path,
-        field=name,
-    )
-
-
-def _entry_problem(path: Path, name: str, raw: object) -> Diagnostic | None:
-    """Why the entry ``name: raw`` of the lock at ``path`` cannot be used, or None."""
-    if not FOLDER_NAME.fullmatch(name):
-        return _ignored(
-            path,
-            name,
-            "IS402",
-            "the key is not a plain folder name inside the skills folder",
-            "remove the entry from the lock file (install writes only folder names such as 'pdf-tools')",
-        )
-    folder = path.parent / name
-    if folder.is_symlink():
-        return _ignored(
-            path,
-            name,
-            "IS402",
-            f"{folder} is a symbolic link, not a folder install wrote",
-            "remove the link and the entry, then install the skill again",
-        )
-    if not isinstance(raw, dict):
-        return _ignored(path, name, "IS403", "it is not an object", "remove the entry, or install again")
-    required = ("source", "kind", "location", "content_hash", "installed_at")
-    missing = [k for k in required if k not in raw]
-    if missing:
-        why = f"it lacks {', '.join(missing)}"
-    else:
-        wrong = [f"{k} is {_json_kind(raw[k])}" for k in required if not isinstance(raw[k], str)]
-        why = f"{', '.join(wrong)}, not text" if wrong else ""
-    if why:
-        return _ignored(path, name, "IS403", why, "remove the entry, or install the skill again")
-    return None
-
-
-def _json_kind(value: object) -> str:
-    """What a JSON value is, in words (for a field of the wrong type)."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    return "a list" if isinstance(value, list) else "an object"
-
-
 def _entry_from(name: str, raw: dict[str, object], root: Path) -> LockEntry:
+    pack, credentials = _str_or_none(raw.get("pack")), _strings(raw.get("credentials"))
+    apart = kept_apart(str(raw["location"]), str(raw["source"]), pack, credentials)
     return LockEntry(
         name=name,
         skill_name=_str_or_none(raw.get("skill_name")) or name,
-        source=str(raw["source"]),
+        source=apart.source,
         kind=str(raw["kind"]),
-        location=str(raw["location"]),
+        location=apart.location,
         subdir=_str_or_none(raw.get("subdir")),
         ref=_str_or_none(raw.get("ref")),
         commit=_str_or_none(raw.get("commit")),
@@ -275,8 +228,9 @@ def _entry_from(name: str, raw: dict[str, object], root: Path) -> LockEntry:
         installed_at=str(raw["installed_at"]),
         agents=_strings(raw.get("agents")),
         links=tuple(_read_link(link, root) for link in _strings(raw.get("links"))),
-        pack=_str_or_none(raw.get("pack")),
-        credentials=_strings(raw.get("credentials")),
+        pack=apart.pack,
+        credentials=apart.credentials,
+        secret_location=apart.secret_location,
     )
 
 
@@ -301,7 +255,7 @@ def read_lock(skills_root: Path) -> Lock:
         raise _bad_lock(path, reason(exc)) from exc
     repeated: dict[str, None] = {}
     try:
-        data = json.loads(text, object_pairs_hook=_noting_repeats(repeated))
+        data = json.loads(text, object_pairs_hook=noting_repeats(repeated))
     except (json.JSONDecodeError, RecursionError) as exc:
         where = f"line {exc.lineno}: {exc.msg}" if isinstance(exc, json.JSONDecodeError) else reason(exc)
         raise _bad_lock(path, where) from exc
@@ -317,53 +271,27 @@ def read_lock(skills_root: Path) -> Lock:
     ignored: dict[str, object] = {}
     diagnostics: list[Diagnostic] = []
     for name, raw in data["skills"].items():
-        problem = _entry_problem(path, name, raw)
+        problem = entry_problem(path, name, raw)
         if problem is None:
             entries[name] = _entry_from(name, raw, skills_root)
         else:
             ignored[name] = raw
             diagnostics.append(problem)
     packs, ignored_packs, pack_problems = read_packs(path, data.get("packs", {}))
+    safe_packs = {record.key: record for record in map(pack_without_secret, packs.values())}
+    held = [name for name, entry in entries.items() if entry.secret_location]
+    held += sorted(set(safe_packs) - set(packs))  # the keys as read, without the secret
     return Lock(
         entries=MappingProxyType(entries),
         ignored=MappingProxyType(ignored),
         diagnostics=(
-            *([_repeated_keys(path, list(repeated))] if repeated else []),
+            *([repeated_keys(path, list(repeated))] if repeated else []),
             *diagnostics,
             *pack_problems,
         ),
-        packs=MappingProxyType(packs),
+        packs=MappingProxyType(safe_packs),
         ignored_packs=MappingProxyType(ignored_packs),
-    )
-
-
-def _noting_repeats(repeated: dict[str, None]) -> Callable[[list[tuple[str, object]]], dict[str, object]]:
-    """A ``json`` object hook that builds each object as ``json`` does (the last of a repeated
-    key wins) and notes each key an object repeats in ``repeated`` (in order, once)."""
-
-    def build(pairs: list[tuple[str, object]]) -> dict[str, object]:
-        data = dict(pairs)
-        if len(data) != len(pairs):
-            seen: set[str] = set()
-            for key, _ in pairs:
-                if key in seen:
-                    repeated[key] = None
-                seen.add(key)
-        return data
-
-    return build
-
-
-def _repeated_keys(path: Path, keys: Sequence[str]) -> Diagnostic:
-    named = ", ".join(repr(key[:200]) for key in keys[:5]) + (
-        f" and {len(keys) - 5} more" if len(keys) > 5 else ""
-    )
-    return Diagnostic(
-        code="IS409",
-        severity=Severity.WARNING,
-        message=f"keys repeated in the lock file: {named}; where an object repeats a key, the last is used",
-        fix="remove the copies you do not mean from the lock file (install writes each key once)",
-        path=path,
+        held_secrets=tuple(held),
     )
 
 
@@ -384,6 +312,19 @@ def lock_diagnostics(roots: Iterable[Path]) -> tuple[Diagnostic, ...]:
                 )
             )
     return tuple(found)
+
+
+def write_without_secrets(skills_root: Path) -> tuple[str, ...]:
+    """Write the lock of ``skills_root`` again when it holds an entry or pack an older version
+    recorded with a secret in its URL (:attr:`Lock.held_secrets`, which this returns); the caller
+    holds the root's lock. A file that cannot be read is left for the caller to report."""
+    try:
+        lock = read_lock(skills_root)
+    except InstallError:
+        return ()
+    if lock.held_secrets:
+        write_lock(skills_root, lock)
+    return lock.held_secrets
 
 
 def write_lock(skills_root: Path, lock: Lock) -> Path:

@@ -49,7 +49,14 @@ from skillshelf.install.installer import (
 )
 from skillshelf.install.kept import kept_root, needs_keeping, set_aside
 from skillshelf.install.links import confined_links, stray_links
-from skillshelf.install.lock import LockEntry, lock_diagnostics, lock_path, read_lock, write_lock
+from skillshelf.install.lock import (
+    LockEntry,
+    lock_diagnostics,
+    lock_path,
+    read_lock,
+    write_lock,
+    write_without_secrets,
+)
 from skillshelf.install.pack_update import (
     add_gained_skills,
     foreign_local,
@@ -184,13 +191,14 @@ def _update_one(
     check: bool = False,
 ) -> UpdateResult:
     entry = item.entry
+    note = [_SECRET_CHECKED if check and entry.secret_location else ""]  # IS130 once it is said
 
     def result(status: UpdateStatus, message: str, new_commit: str | None = None) -> UpdateResult:
         return UpdateResult(
             name=entry.name,
             scope=item.scope,
             status=status,
-            message=message,
+            message=message + note[0],
             old_commit=entry.commit,
             new_commit=new_commit,
         )
@@ -206,6 +214,8 @@ def _update_one(
             now = read_lock(item.root).get(entry.name)
             if now is None or confined_links(now, item.scope, env) != entry:
                 return result("skipped", _REMOVED if now is None else _REPLACED)
+            if not check and entry.name in write_without_secrets(item.root):
+                note[0] = _SECRET_DROPPED
             missing = not item.path.is_dir()
             modified = not missing and locally_modified(item.path, entry)
             if check:
@@ -239,21 +249,24 @@ def _update_one(
                 f"--scope {item.scope} --force`), or `skillshelf remove {entry.name}`"
             )
         return result("failed", f"{exc.code}: {exc.message} (fix: {hint})")
-    new, note = installed.entry, _scrub_note(installed)
+    new = installed.entry
     if missing:
-        return result("updated", f"its folder was missing; installed it again{note}", new.commit)
+        return result("updated", "its folder was missing; installed it again", new.commit)
     if new.content_hash == entry.content_hash:
-        return result("up-to-date", f"no change in the skill's files{note}", new.commit)
+        return result("up-to-date", "no change in the skill's files", new.commit)
     return dataclasses.replace(
-        result("updated", _what_changed(entry, installed) + note, new.commit), kept=installed.kept
+        result("updated", _what_changed(entry, installed), new.commit), kept=installed.kept
     )
 
 
-def _scrub_note(installed: InstallResult) -> str:
-    """``IS130`` when the entry named its source with a user part or token, now left out."""
-    if not any(d.code == "IS130" for d in installed.diagnostics):
-        return ""
-    return "; IS130: the lock entry recorded its source URL with a user part or token, now left out"
+#: What ``update`` adds about an entry an older version recorded with a secret in its URL
+#: (:mod:`skillshelf.install.lock_secrets`): written without it (``IS130``), or, with ``--check``
+#: (which changes nothing), to be.
+_SECRET_DROPPED = "; IS130: the lock entry recorded its source URL with a user part or token, now left out"
+_SECRET_CHECKED = (
+    "; IS130: the lock entry records its source URL with a user part or token; `skillshelf update` "
+    "records it without"
+)
 
 
 def _what_changed(old: LockEntry, installed: InstallResult) -> str:

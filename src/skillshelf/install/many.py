@@ -31,12 +31,12 @@ from skillshelf.install.installer import (
     install_session,
     place_skill,
 )
-from skillshelf.install.lock import LockEntry, PackRecord, read_lock, write_lock
+from skillshelf.install.lock import PackRecord, read_lock, write_lock
 from skillshelf.install.page_refs import settle_page_ref
-from skillshelf.install.sources import Source, fetch_whole, narrow, recorded_source
+from skillshelf.install.sources import Source, fetch_whole, narrow
 from skillshelf.install.taken import NameTakenError, PlacedTwiceError, SameNameError, same_place
 from skillshelf.install.targets import InstallTarget
-from skillshelf.install.url_secrets import SECRET_NOT_RECORDED, secret_parts, without_secrets
+from skillshelf.install.url_secrets import SECRET_NOT_RECORDED
 
 __all__ = ["InstallAllResult", "NotInstalled", "install_all"]
 
@@ -164,13 +164,12 @@ def record_pack(
     outcomes: list[InstallResult | NotInstalled],
 ) -> None:
     """Record ``pack`` with the skill folders it holds now in the lock of ``root``; a skill it
-    holds that was already installed from the same place becomes one of its skills, its source
-    recorded without the user part or token an older version kept (``IS130``)."""
+    holds that was already installed from the same place becomes one of its skills."""
     lock = read_lock(root)
     for item in outcomes:
         entry = lock.get(item.name) if isinstance(item, NotInstalled) and item.status == "present" else None
-        if entry is not None and (entry.pack is None or _held_secret(entry)):
-            lock = lock.with_entry(dataclasses.replace(_without_secret(entry), pack=entry.pack or pack.text))
+        if entry is not None and entry.pack is None:
+            lock = lock.with_entry(dataclasses.replace(entry, pack=pack.text))
     record = PackRecord(
         key=pack.text,
         kind=pack.kind,
@@ -182,20 +181,6 @@ def record_pack(
         checked_at=datetime.now(UTC).isoformat(timespec="seconds"),
     )
     write_lock(root, lock.with_pack(record))
-
-
-def _held_secret(entry: LockEntry) -> bool:
-    """Whether ``entry`` names its source URL with a user part or token (an older version's)."""
-    return without_secrets(entry.location) != entry.location
-
-
-def _without_secret(entry: LockEntry) -> LockEntry:
-    """``entry`` naming its source without the user part or token an older version recorded."""
-    if not _held_secret(entry):
-        return entry
-    safe = recorded_source(entry.kind, entry.location, entry.subdir, entry.ref)
-    parts = secret_parts(entry.location)
-    return dataclasses.replace(entry, source=safe.text, location=safe.location, credentials=parts)
 
 
 def _sub_source(source: Source, place: str) -> Source:
@@ -234,7 +219,7 @@ def _install_one(
                 code=exc.code,
                 message=f"already installed from here as {exc.target.name!r}",
                 fix=f"`skillshelf update {exc.target.name}` updates it",
-                diagnostics=(SECRET_NOT_RECORDED,) if _held_secret(exc.entry) else (),
+                diagnostics=(SECRET_NOT_RECORDED,) if exc.target.name in dest.secrets_dropped else (),
             )
         fix = (
             f"{command} --name OTHER-NAME {options}` installs it beside that one; "

@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 from skillshelf.errors import InstallError
 from skillshelf.fileio import resolve_path
 from skillshelf.install.archive import ARCHIVE_SUFFIXES, archive_suffix, extract_archive, single_top
-from skillshelf.install.git import GitRunner, ProgressFn
+from skillshelf.install.git import GitRunner, ProgressFn, git_url
 from skillshelf.install.url_secrets import scrubbed, without_secrets
 
 __all__ = [
@@ -33,6 +33,7 @@ __all__ = [
     "narrow",
     "parse_source",
     "recorded_source",
+    "secret_out_of_errors",
 ]
 
 SourceKind = Literal["folder", "git", "archive"]
@@ -86,7 +87,8 @@ def recorded_source(kind: str, location: str, subdir: str | None, ref: str | Non
     a URL an older version recorded with its user part or token is fetched with it and is
     recorded again without it (``IS130``)."""
     known: SourceKind = kind if kind in ("git", "archive") else "folder"  # type: ignore[assignment]
-    return _secret_kept_apart(Source(kind=known, location=location, subdir=subdir, ref=ref))
+    place = git_url(location) if known == "git" else location
+    return _secret_kept_apart(Source(kind=known, location=place, subdir=subdir, ref=ref))
 
 
 def local_place(location: str) -> Path | None:
@@ -210,15 +212,16 @@ def parse_source(text: str, *, cwd: Path) -> Source:
     ``URL[@ref][#subdir]`` (``#subdir@ref`` works too) for git; a local folder or archive,
     relative to ``cwd``, optionally with ``#subdir``. ``gh:owner/repo`` is short for the GitHub
     URL, and a folder's (or file's) page on GitHub or GitLab is read as the repository at that
-    ref and folder. ``path@ref`` of a local git repository clones it at that ref. An existing
-    path is always taken literally first.
+    ref and folder; pip's ``git+https://`` is git's ``https://`` (:func:`~.git.git_url`).
+    ``path@ref`` of a local git repository clones it at that ref. An existing path is always
+    taken literally first.
     """
     if text != text.strip():  # a pasted command keeps its spaces, a folder's name may end in one
         found = _literal_local(text, cwd)
         if found is not None:
             return found
     short = _expand_github(text.strip())
-    raw = _expand_web_page(short)
+    raw = git_url(_expand_web_page(short))
     if not raw:
         raise InstallError("empty install source", hint=_SOURCE_HINT, code="IS101")
     is_url = raw.startswith(_SCHEMES) or bool(_SCP_LIKE.match(raw))
@@ -278,6 +281,9 @@ def _secret_kept_apart(source: Source) -> Source:
     return replace(source, location=safe, secret_location=source.location)
 
 
+_SUBDIR_LINK = {"hint": "point #subdir at a real folder inside the source", "code": "IS102"}
+
+
 def _within(base: Path, subdir: str | None, source: Source) -> Path:
     if not subdir:
         return base
@@ -285,17 +291,9 @@ def _within(base: Path, subdir: str | None, source: Source) -> Path:
     try:
         real_base, real = resolve_path(base), resolve_path(folder)
     except OSError:
-        raise InstallError(
-            f"#{subdir} of {source.location} is a loop of symlinks",
-            hint="point #subdir at a real folder inside the source",
-            code="IS102",
-        ) from None
+        raise InstallError(f"#{subdir} of {source.location} is a loop of symlinks", **_SUBDIR_LINK) from None
     if real != real_base and real_base not in real.parents:
-        raise InstallError(
-            f"#{subdir} leaves {source.location} through a symlink",
-            hint="point #subdir at a real folder inside the source",
-            code="IS102",
-        )
+        raise InstallError(f"#{subdir} leaves {source.location} through a symlink", **_SUBDIR_LINK)
     if not folder.is_dir():
         raise InstallError(
             f"{source.location} has no folder {subdir!r}",
@@ -368,7 +366,7 @@ def fetch_whole(
     if source.kind == "archive":
         archive = Path(source.location)
         if source.location.lower().startswith(("http://", "https://")):
-            with _secret_out_of_errors(source):
+            with secret_out_of_errors(source):
                 archive = _download(source.fetch_location, workdir, progress, timeout)
         elif not archive.is_file():
             raise InstallError(f"{archive} does not exist any more", hint=_SOURCE_HINT, code="IS103")
@@ -377,13 +375,13 @@ def fetch_whole(
         extract_archive(archive, workdir / "archive")
         return Fetched(folder=workdir / "archive")
     repo = workdir / "repo"
-    with _secret_out_of_errors(source):
+    with secret_out_of_errors(source):
         commit = git.clone(source.fetch_location, repo, ref=source.ref, progress=progress, timeout=timeout)
     return Fetched(folder=repo, commit=commit)
 
 
 @contextlib.contextmanager
-def _secret_out_of_errors(source: Source) -> Iterator[None]:
+def secret_out_of_errors(source: Source) -> Iterator[None]:
     """An error quoting the URL as typed quotes it without its secret."""
     try:
         yield

@@ -11,24 +11,29 @@ The same skill at the other scope (installed by skillshelf from the same place a
 same files, unchanged since: ``install --scope project`` of what the user installed for
 themselves, or the other way round) is no refusal: a project commits its copy for everyone who
 clones it, and a user's own copy serves every other folder. Codex 0.171.0 lists both (checked
-with the oracle: one entry per scope, same name and description), so ``IS132`` says so.
+with the oracle: one entry per scope, same name and description), so ``IS132`` says so. The
+same skill in the same folder under another folder name (``install SRC --name mine``, or a
+rename upstream that ``update`` followed) is :class:`AlreadyInstalledError`: installing the same
+source again asks for no second copy (``--name`` or ``--force`` makes one, with ``IS132``).
 Claude Code knows a skill by its folder's name, which the folder checks cover."""
 
 from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from skillshelf.diagnostics import Diagnostic, Severity, diagnostic
 from skillshelf.errors import InstallError
 from skillshelf.install.files import content_hash
+from skillshelf.install.git import git_url
 from skillshelf.install.lock import LockEntry, read_lock
 from skillshelf.install.provenance import locally_modified
 from skillshelf.install.sources import Source
 from skillshelf.install.targets import own_link
-from skillshelf.install.url_secrets import without_secrets
+from skillshelf.install.url_secrets import SECRET_NOT_RECORDED, without_secrets
 from skillshelf.skills.model import RootOrigin, Scope, SkillRoot
 from skillshelf.skills.parse import read_skill
 
@@ -37,11 +42,11 @@ __all__ = [
     "NameTakenError",
     "PlacedTwiceError",
     "SameNameError",
+    "SameSkill",
     "name_taken",
     "same_name",
     "same_name_holder",
     "same_name_holders",
-    "same_skill_from",
     "same_place",
 ]
 
@@ -89,10 +94,12 @@ class PlacedTwiceError(NameTakenError):
 class AlreadyInstalledError(NameTakenError):
     """The skill is installed at ``target`` from the same source and ref, for the same agents,
     and unchanged since: installing it again has nothing to do (``source_changed``: the source
-    now holds other files, which ``update`` installs)."""
+    now holds other files, which ``update`` installs). ``diagnostics``: ``IS130`` when the URL
+    typed, or the one the lock entry recorded (now written without it), held a secret."""
 
-    def __init__(self, target: Path, entry: LockEntry, *, source_changed: bool) -> None:
+    def __init__(self, target: Path, entry: LockEntry, *, source_changed: bool, secret: bool = False) -> None:
         self.target, self.entry, self.source_changed = target, entry, source_changed
+        self.diagnostics = (SECRET_NOT_RECORDED,) if secret else ()
         newer = "the source has changed since: " if source_changed else ""
         InstallError.__init__(
             self,
@@ -101,32 +108,23 @@ class AlreadyInstalledError(NameTakenError):
         )
 
 
-def name_taken(
-    target: Path,
-    entry: LockEntry | None,
-    source: Source,
-    fetched: Path,
-    *,
-    links: Sequence[Path],
-    agents: Sequence[str],
-    top: str | None = None,
-) -> NameTakenError:
-    """The refusal to install the skill ``fetched`` from ``source`` at ``target``, where a folder of
-    its name is: :class:`AlreadyInstalledError` when ``entry`` says it came from that same place
-    and ref (``top``: the archive's one top folder, see :func:`same_place`), for the same
-    ``agents`` with the same ``links`` in place, and the folder is unchanged."""
+def name_taken(target: Path, entry: LockEntry | None, same: SameSkill) -> NameTakenError:
+    """The refusal to install the skill ``same.fetched`` from ``same.source`` at ``target``, where
+    a folder of its name is: :class:`AlreadyInstalledError` when ``entry`` says it came from that
+    same place and ref (``same.top``: the archive's one top folder, see :func:`same_place`), for
+    the same agents with the same links in place, and the folder is unchanged."""
     linked_to = own_link(target)
     if (
         entry is None
         or linked_to is not None
         or target.is_symlink()
-        or not same_place(entry, source, top=top)
-        or not _same_agents(entry.agents, agents, links)
-        or not _links_in_place(entry, links, target)
+        or not same_place(entry, same.source, top=same.top)
+        or not _same_agents(entry.agents, same.agents, same.links)
+        or not _links_in_place(entry, same.links, target)
         or locally_modified(target, entry)
     ):
         return NameTakenError(target, entry, linked_to=linked_to)
-    return AlreadyInstalledError(target, entry, source_changed=content_hash(fetched) != entry.content_hash)
+    return same.already(target, entry)
 
 
 def _same_agents(recorded: Sequence[str], agents: Sequence[str], links: Sequence[Path]) -> bool:
@@ -147,7 +145,7 @@ def same_place(entry: LockEntry, source: Source, *, top: str | None = None) -> b
         return False
     if source.kind == "folder":
         return _joined(entry.location, entry.subdir) == _joined(source.location, source.subdir)
-    if without_secrets(entry.location) != without_secrets(source.location):  # an older lock kept them
+    if git_url(without_secrets(entry.location)) != without_secrets(source.location):  # an older lock
         return False
     if source.kind == "archive":
         return _same_in_archive(entry.subdir or "", source.subdir or "", top)
@@ -206,18 +204,31 @@ def same_name(
     *,
     ok: bool,
     old: LockEntry | None = None,
-    same_skill: Callable[[Path], bool] | None = None,
+    same_skill: SameSkill | None = None,
 ) -> tuple[Diagnostic, ...]:
     """Nothing when no other skill of ``roots`` is called ``name``, or when ``old`` (the lock
     entry of what ``target`` holds now) had that name already; else :class:`SameNameError`, or
     with ``ok`` (``install --force``, ``--name``) the warning ``IS132`` naming that skill's folder.
 
-    A holder ``same_skill`` says is this very skill (same source, same files: installed at the
-    other scope) is no refusal, only ``IS132`` saying Codex lists it twice."""
+    A holder in ``target``'s own folder that ``same_skill`` says is this very skill under another
+    folder name (``install SRC --name mine``, or a rename upstream ``update`` followed) is
+    :class:`AlreadyInstalledError` without ``ok``: a second copy beside it is what nobody asks
+    for by installing the same source again. One at the other scope (same source, same files) is
+    no refusal, only ``IS132`` saying Codex lists it twice."""
     if old is not None and old.skill_name == name:
         return ()
     holders = same_name_holders(name, target, roots)
-    copies = [holder for holder in holders if same_skill is not None and same_skill(holder)]
+    here = os.path.realpath(target.parent)
+    if same_skill is not None and not ok:
+        for holder in (h for h in holders if os.path.realpath(h.parent) == here):
+            installed = same_skill.installed_at(holder)
+            if installed is not None:
+                raise installed
+    copies = [
+        holder
+        for holder in holders
+        if same_skill is not None and os.path.realpath(holder.parent) != here and same_skill.copy_at(holder)
+    ]
     others = [holder for holder in holders if holder not in copies]
     notes = tuple(_copy_note(name, holder) for holder in copies)
     if not others:
@@ -247,24 +258,49 @@ def _copy_note(name: str, holder: Path) -> Diagnostic:
     )
 
 
-def same_skill_from(source: Source, fetched: Path, *, top: str | None = None) -> Callable[[Path], bool]:
-    """Whether a skill folder is the skill ``fetched`` from ``source``, installed elsewhere by
-    skillshelf: its lock entry names the same place and ref, records the same files, and the
-    folder is unchanged since."""
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SameSkill:
+    """Whether a skill folder holding the name of the skill ``fetched`` from ``source`` is that
+    skill, installed by skillshelf (``top``: the archive's one top folder, see :func:`same_place`;
+    ``agents`` and ``links``: where this install puts it; ``dropped``: the lock entries whose
+    secret was just left out of the file, ``Lock.held_secrets``)."""
 
-    def same(holder: Path) -> bool:
+    source: Source
+    fetched: Path
+    top: str | None = None
+    agents: Sequence[str] = ()
+    links: Sequence[Path] = ()
+    dropped: Collection[str] = ()
+
+    def _entry(self, holder: Path) -> LockEntry | None:
+        """The holder's lock entry when it names the same place and ref and the folder is unchanged."""
         try:
             entry = read_lock(holder.parent).get(holder.name)
         except (InstallError, OSError):
-            return False
-        return (
-            entry is not None
-            and same_place(entry, source, top=top)
-            and entry.content_hash == content_hash(fetched)
-            and not locally_modified(holder, entry)
-        )
+            return None
+        if entry is None or not same_place(entry, self.source, top=self.top):
+            return None
+        return None if locally_modified(holder, entry) else entry
 
-    return same
+    def copy_at(self, holder: Path) -> bool:
+        """Whether ``holder`` (at the other scope) is this skill with the same files."""
+        entry = self._entry(holder)
+        return entry is not None and entry.content_hash == content_hash(self.fetched)
+
+    def installed_at(self, holder: Path) -> AlreadyInstalledError | None:
+        """:class:`AlreadyInstalledError` when ``holder`` (in the folder this install writes to,
+        under another name) is this skill installed for the same agents, else None."""
+        entry = self._entry(holder)
+        if entry is None or not _same_agents(entry.agents, self.agents, self.links):
+            return None
+        return self.already(holder, entry)
+
+    def already(self, at: Path, entry: LockEntry) -> AlreadyInstalledError:
+        """This skill is installed at ``at`` (``entry``): ``IS130`` when the URL typed, or the one
+        the entry recorded (``dropped``), held a secret."""
+        secret = self.source.secret_location is not None or at.name in self.dropped
+        changed = content_hash(self.fetched) != entry.content_hash
+        return AlreadyInstalledError(at, entry, source_changed=changed, secret=secret)
 
 
 def same_name_holder(name: str, target: Path, roots: Sequence[Path]) -> Path | None:

@@ -41,6 +41,8 @@ from skillshelf.fileio import resolve_path
 from skillshelf.install.kept import SetAside, set_aside
 from skillshelf.install.lock import read_lock
 from skillshelf.install.visibility import agent_roots
+from skillshelf.skills.model import RootOrigin
+from skillshelf.skills.roots import codex_roots
 
 __all__ = [
     "TARGETS",
@@ -92,13 +94,16 @@ def placement(scope: Literal["user", "project"], target: InstallTarget, env: Env
 
 def sharing_names(root: Path, agents: Sequence[str], env: Env) -> tuple[Path, ...]:
     """The skills folders where another skill of the same ``name`` clashes with one installed in
-    ``root`` for ``agents``: Codex's of both scopes when Codex reads it (it lists skills by
-    ``name``; it reads ``root`` when it is one of its folders under another name, whatever
-    ``agents`` says), ``root`` alone for skillshelf's own folder, none for Claude Code alone
-    (it lists skills by folder name)."""
+    ``root`` for ``agents``: every folder Codex reads from the cwd when Codex reads it (it lists
+    skills by ``name``; it reads ``root`` when it is one of its folders under another name,
+    whatever ``agents`` says): the user's, the project's from its root down to the cwd, the
+    ``.codex/skills`` of its config layers, the admin folder (:func:`codex_roots`; not its
+    plugins', whose skills it names ``PLUGIN:NAME``), ``root`` alone for skillshelf's own folder,
+    none for Claude Code alone (it lists skills by folder name)."""
     if not agents:
         return (root,)
-    codex = (agent_roots("user", env)["codex"], agent_roots("project", env)["codex"])
+    read = [r.path for r in codex_roots(env) if r.origin is not RootOrigin.CODEX_PLUGIN]
+    codex = (agent_roots("user", env)["codex"], agent_roots("project", env)["codex"], *read)
     real = os.path.realpath(root)
     if "codex" not in agents and all(os.path.realpath(folder) != real for folder in codex):
         return ()

@@ -9,14 +9,15 @@ from skillshelf.install.found import find_skill_folder
 from skillshelf.install.git import is_commit_id
 from skillshelf.install.installed import InstalledSkill, UpdateStatus
 from skillshelf.install.lock import LockEntry
-from skillshelf.install.sources import Source, recorded_source
+from skillshelf.install.sources import Source, recorded_source, secret_out_of_errors
 
 __all__ = ["checked", "source_of", "unchanged_upstream"]
 
 
 def source_of(entry: LockEntry) -> Source:
-    """The source ``entry`` records."""
-    return recorded_source(entry.kind, entry.location, entry.subdir, entry.ref)
+    """The source ``entry`` records, fetched with the secret an older version kept in its URL
+    (``secret_location``, :mod:`skillshelf.install.lock_secrets`) when it did."""
+    return recorded_source(entry.kind, entry.secret_location or entry.location, entry.subdir, entry.ref)
 
 
 def unchanged_upstream(item: InstalledSkill, fetched: FetchOnce) -> str | None:
@@ -25,7 +26,9 @@ def unchanged_upstream(item: InstalledSkill, fetched: FetchOnce) -> str | None:
     if entry.kind == "git":
         if is_commit_id(entry.ref):
             return f"pinned to commit {entry.ref}"
-        remote = fetched.remote_commit(entry.location, entry.ref)
+        source = source_of(entry)
+        with secret_out_of_errors(source):
+            remote = fetched.remote_commit(source.fetch_location, entry.ref)
         if remote is not None and remote == entry.commit:
             return f"already at {remote[:12]}"
         return None
