@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from install_helpers import make_env, write_skill
 
+from skillshelf.errors import NotFoundError
 from skillshelf.install import install_skill, list_installed, remove_skill, update_skills
 from skillshelf.install.manage import installed_roots
 from skillshelf.install.taken import AlreadyInstalledError, SameNameError
@@ -113,3 +114,16 @@ def test_a_skill_installed_before_its_folder_was_shared_is_still_already_install
     for target in ("codex", "claude"):
         with pytest.raises(AlreadyInstalledError):
             install_skill(source, env=env, target=target)
+
+
+def test_remove_for_the_agent_whose_folder_is_a_link_to_the_shared_one_says_there_is_one_copy(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
+    codex = _shared(isolated_home.home)
+    env = make_env(tmp_path, isolated_home.home)
+    install_skill(str(write_skill(tmp_path / "src" / "gamma", "gamma")), env=env, target="all")
+    with pytest.raises(NotFoundError) as caught:
+        remove_skill("gamma", env=env, folder="claude")
+    assert caught.value.code == "IS408" and "one copy" in str(caught.value)
+    assert "links to" in str(caught.value) and "`skillshelf remove gamma`" in (caught.value.hint or "")
+    assert (codex / "gamma" / "SKILL.md").is_file()  # nothing removed

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,7 +13,7 @@ from skillshelf.env import Env
 from skillshelf.errors import InstallError, NotFoundError
 from skillshelf.install.installer import InstallScope
 from skillshelf.install.lock import LockEntry
-from skillshelf.install.visibility import FolderOwner, folder_owner
+from skillshelf.install.visibility import FolderOwner, agent_roots, folder_owner
 
 __all__ = [
     "FOREIGN",
@@ -25,6 +26,7 @@ __all__ = [
     "folders_of",
     "install_target",
     "installed_in_several",
+    "not_in_folder",
     "owner_of",
 ]
 
@@ -116,6 +118,29 @@ def installed_in_several(name: str, matches: Sequence[InstalledSkill], env: Env)
         f"{name!r} is installed in {len(matches)} places: {places}",
         hint=f"pass {', and '.join(asked)} to name the one to remove",
         code="IS406",
+    )
+
+
+def not_in_folder(
+    name: str, folder: FolderOwner | None, installed: Sequence[InstalledSkill], env: Env
+) -> NotFoundError:
+    """``IS408``: ``name`` is not in ``folder``'s skills folder; when that folder is a link to the
+    one it is in (a shared skills folder), the message says so: removing it there removes it
+    for every agent that reads the folder."""
+    for item in installed:
+        linked = agent_roots(item.scope, env).get(folder) if folder in ("codex", "claude") else None
+        shared = linked is not None and os.path.realpath(linked) == os.path.realpath(item.root)
+        if linked is not None and shared and linked != item.root:
+            return NotFoundError(
+                f"{name!r} is in {item.root}, which the {folder} skills folder {linked} links to: "
+                "there is one copy, which every agent reading that folder loses when it is removed",
+                hint=f"`skillshelf remove {name}` removes it for them all",
+                code="IS408",
+            )
+    return NotFoundError(
+        f"{name!r} is not installed in the {folder} skills folder",
+        hint=f"`skillshelf remove {name}` without --for removes it where it is installed",
+        code="IS408",
     )
 
 

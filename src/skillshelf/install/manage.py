@@ -22,7 +22,7 @@ from pathlib import Path
 
 from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.env import Env
-from skillshelf.errors import InstallError, NotFoundError, SkillshelfError
+from skillshelf.errors import InstallError, SkillshelfError
 from skillshelf.install.allowed import SourcePolicy, configured_policy
 from skillshelf.install.fetch_once import FetchOnce, fetch_once
 from skillshelf.install.files import remove_tree, root_lock, workspace
@@ -37,6 +37,7 @@ from skillshelf.install.installed import (
     credentials_needed,
     folders_of,
     installed_in_several,
+    not_in_folder,
     owner_of,
 )
 from skillshelf.install.installer import (
@@ -342,13 +343,10 @@ def remove_skill(
 
     ``folder`` (``install --for``'s word) picks one of several skills folders holding ``name``;
     a name in several places, not narrowed to one, is refused (``IS406``)."""
-    matches = [m for m in _select(env, [name], scope)[0] if folder is None or owner_of(m, env) == folder]
+    installed = _select(env, [name], scope)[0]
+    matches = [m for m in installed if folder is None or owner_of(m, env) == folder]
     if not matches:
-        raise NotFoundError(
-            f"{name!r} is not installed in the {folder} skills folder",
-            hint=f"`skillshelf remove {name}` without --for removes it where it is installed",
-            code="IS408",
-        )
+        raise not_in_folder(name, folder, installed, env)
     if len(matches) > 1:
         raise installed_in_several(name, matches, env)
     inside_project(matches[0].scope, env, folders_of(matches[0]))
