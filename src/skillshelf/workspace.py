@@ -11,7 +11,13 @@ that looks at skills share, in this order:
 4. an untrusted project's own skills marked ``trusted=False`` (shown with a note or tag by
    every output, :mod:`skillshelf.skills.load`);
 5. the per-skill modes of ``[[skills.config]]`` applied (:meth:`Workspace.check_required`
-   raises when a ``required`` skill is missing: ``context``, ``serve`` and the agent call it).
+   raises when a ``required`` skill is missing: ``context``, ``serve``, the prompt hook and the
+   agent call it).
+
+While the system config layer is there but cannot be read or parsed (``Config.skills_withheld``,
+``CF118``), the administrator's requirements cannot be applied: discovery does not run, the
+workspace holds no skill (so nothing lists, suggests, serves or indexes one) and
+:meth:`Workspace.check_required` raises that finding as a :class:`~skillshelf.errors.ConfigError`.
 
 The result is a frozen value. :meth:`Workspace.budget` sizes the catalog (explicit values,
 else config, else Codex's config and model, never above ``requirements.max_catalog_tokens``)
@@ -118,6 +124,8 @@ class Workspace:
         from skillshelf.skills.load import mark_untrusted
 
         config = load_config(env, overrides=options.config_overrides)
+        if config.skills_withheld is not None:
+            return cls._without_skills(env, options, config)
         builtin = options.include_builtin and config.include_builtin
         memory_roots = _memory_roots(env, config) if options.memory else ()
         discovery = discover_skills(
@@ -151,13 +159,47 @@ class Workspace:
             index=IndexHandle(skills.loadable, cache_dir),
         )
 
-    def check_required(self) -> Workspace:
-        """This workspace, once every ``required`` skill is there.
+    @classmethod
+    def _without_skills(cls, env: Env, options: WorkspaceOptions, config: Config) -> Workspace:
+        """The workspace while skills are withheld (``config.skills_withheld``): no skill at all."""
+        from skillshelf.config import apply_skill_modes
+
+        moded = apply_skill_modes((), ())
+        cache_dir = env.dirs.cache / "index" if options.use_cache else None
+        return cls(
+            env=env,
+            options=options,
+            config=config,
+            discovery=Discovery(skills=(), roots=()),
+            modes=moded,
+            skills=WorkspaceSkills.of(moded),
+            memory_roots=(),
+            index_cache_dir=cache_dir,
+            index=IndexHandle((), cache_dir),
+        )
+
+    def check_withheld(self) -> Workspace:
+        """This workspace, unless its skills are withheld.
 
         Raises:
+            ConfigError: the system config cannot be read, so no skill may be shown (``CF118``).
+        """
+        withheld = self.config.skills_withheld
+        if withheld is not None:
+            from skillshelf.errors import ConfigError
+
+            raise ConfigError(withheld.message, hint=withheld.fix or "", code=withheld.code)
+        return self
+
+    def check_required(self) -> Workspace:
+        """This workspace, once skills may be shown (:meth:`check_withheld`) and every
+        ``required`` skill is there.
+
+        Raises:
+            ConfigError: skills are withheld: the system config cannot be read (``CF118``).
             RequiredSkillError: a skill configured as ``required`` is missing or invalid.
         """
-        self.modes.check_required(self.discovery.diagnostics)
+        self.check_withheld().modes.check_required(self.discovery.diagnostics)
         return self
 
     @property

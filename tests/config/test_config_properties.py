@@ -185,7 +185,8 @@ def test_every_layer_on_disk_is_respected_by_the_final_requirements(tables: list
         config = load_config(env, overrides=overrides, user_dir=base / "user", system_dir=base / "sys")
         assert config.trusted
         project_off = any(t.get("allow_project_config") is False for t in (system, user, runtime))
-        in_effect = [system, user, runtime] if project_off else tables
+        own = {k: v for k, v in project.items() if k != "allow_project_config"}  # not a project's (CF120)
+        in_effect = [system, user, runtime] if project_off else [system, user, own, runtime]
         decided = _first_listing_decides(in_effect)
         assert {key: set(config.requirements.get(key, [])) for key in EXCLUSIVE} == decided
         for table in in_effect:

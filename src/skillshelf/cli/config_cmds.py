@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime
 import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -12,6 +11,7 @@ import click
 from skillshelf.cli.output import (
     echo_json,
     echo_text,
+    jsonable,
     literal,
     print_diagnostics,
     printable,
@@ -37,16 +37,6 @@ override_option = click.option(
     metavar="KEY=VALUE",
     help="Override a config value for this run (value is TOML, else a string).",
 )
-
-
-def _jsonable(value: object) -> object:
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, datetime.date | datetime.time):
-        return value.isoformat()
-    return str(value) if isinstance(value, Path) else value
 
 
 def _finish(ctx: click.Context, diagnostics: tuple[Diagnostic, ...]) -> None:
@@ -178,10 +168,10 @@ def show(ctx: click.Context, explain: bool, as_json: bool, overrides: tuple[str,
     overrides = (*group.get("overrides", ()), *overrides)
     loaded = _checked_config(Env.from_os(), overrides)
     if as_json:
-        echo_json(_jsonable(loaded.to_dict(explain=explain)))
+        echo_json(jsonable(loaded.to_dict(explain=explain)))
     else:
         _print_config(loaded, explain=explain)
-    _finish(ctx, loaded.diagnostics)
+    _finish(ctx, (*loaded.diagnostics, *filter(None, [loaded.system_moved])))
 
 
 def _checked_config(env: Env, overrides: tuple[str, ...]) -> Config:
@@ -214,12 +204,14 @@ def _print_config(loaded: Any, *, explain: bool) -> None:
             status = f"[yellow]off: {literal(layer.disabled_reason)}[/yellow]"
         else:
             status = "[green]in effect[/green]"
+        if layer.label == "system" and loaded.system_moved is not None:
+            status += " [yellow](folder set by $SKILLSHELF_SYSTEM_CONFIG_DIR, see CF121)[/yellow]"
         layers.add_row(literal(layer.label), literal(layer.path) if layer.path else "-c", status)
     console.print(layers)
     trusted = "trusted" if loaded.trusted else "not trusted"
     console.print(f"project root: {literal(loaded.project_root)} ({trusted})")
     console.print("\n[bold]Merged values[/bold]")
-    merged = _jsonable(dict(loaded.values))
+    merged = jsonable(dict(loaded.values))
     assert isinstance(merged, dict)
     click.echo(tomlkit.dumps(merged) or "(nothing set: defaults apply)\n")
     if loaded.skill_rules:
@@ -235,7 +227,7 @@ def _print_config(loaded: Any, *, explain: bool) -> None:
             place = f"{prov.layer}" + (f" ({prov.file}:{prov.line})" if prov.file and prov.line else "")
             table.add_row(
                 literal(key),
-                literal(json.dumps(_jsonable(loaded.get(key)), ensure_ascii=False)),
+                literal(json.dumps(jsonable(loaded.get(key)), ensure_ascii=False)),
                 literal(place),
                 literal(", ".join(prov.overridden)),
             )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import errno
 import math
 import os
@@ -24,6 +25,7 @@ __all__ = [
     "echo_json",
     "echo_rows",
     "echo_text",
+    "jsonable",
     "literal",
     "print_diagnostics",
     "print_run_findings",
@@ -236,14 +238,35 @@ def print_diagnostics(diagnostics: Iterable[Diagnostic], *, err: bool = True) ->
         click.echo(f"  fix: {shown(diag.fix)}", file=stream)
 
 
+def jsonable(value: object) -> object:
+    """A TOML value as JSON can hold it: dates and times in ISO form, paths as text."""
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [jsonable(v) for v in value]
+    if isinstance(value, datetime.date | datetime.time):
+        return value.isoformat()
+    return str(value) if isinstance(value, Path) else value
+
+
+RUN_NOTES = frozenset({"CF109"})
+"""The infos a run still prints: a project config that is not in effect (untrusted, or project
+config not allowed), whose keys would have changed the run's output."""
+
+
 def print_run_findings(diagnostics: Sequence[Diagnostic]) -> bool:
     """Findings of one run (``context``, ``catalog``, ``run``, ``chat``): the non-skill ones
-    (config layers, ``-c``, instruction files) in full except infos, since no other command
-    shows them for this exact run; the skill files' errors and warnings (``SK`` codes) counted
-    in one dim line that leaves them to ``list`` and ``validate`` (their infos, such as a
-    built-in stepping aside for the user's skill of its name, are not news on every run). True
-    when a non-skill finding is an error, so the output is not the one intended (exit 1)."""
-    others = [d for d in diagnostics if not d.code.startswith("SK") and d.severity is not Severity.INFO]
+    (config layers, ``-c``, instruction files) in full except infos other than
+    :data:`RUN_NOTES`, since no other command shows them for this exact run; the skill files'
+    errors and warnings (``SK`` codes) counted in one dim line that leaves them to ``list`` and
+    ``validate`` (their infos, such as a built-in stepping aside for the user's skill of its
+    name, are not news on every run). True when a non-skill finding is an error, so the output
+    is not the one intended (exit 1)."""
+    others = [
+        d
+        for d in diagnostics
+        if not d.code.startswith("SK") and (d.severity is not Severity.INFO or d.code in RUN_NOTES)
+    ]
     print_diagnostics(others)
     skills = [d for d in diagnostics if d.code.startswith("SK") and d.severity is not Severity.INFO]
     if skills:

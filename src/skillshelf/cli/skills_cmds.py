@@ -58,11 +58,12 @@ def _options(roots: Sequence[Path], no_builtin: bool, no_cache: bool, **more: An
 
 def open_workspace(roots: Sequence[Path], no_builtin: bool, no_cache: bool) -> Workspace:
     """This folder opened: config layers, every skill visible from here (Codex's and Claude
-    Code's roots), their modes."""
+    Code's roots), their modes; refused while skills are withheld (``CF118``)."""
     from skillshelf.workspace import Workspace
 
     with working("Finding skills"):
-        return Workspace.open(Env.from_os(), _options(roots, no_builtin, no_cache).workspace_options())
+        options = _options(roots, no_builtin, no_cache).workspace_options()
+        return Workspace.open(Env.from_os(), options).check_withheld()
 
 
 def _print_notes(diagnostics: Sequence[Diagnostic], discovery: Discovery | None = None) -> None:

@@ -12,8 +12,9 @@ A file that cannot be read or parsed gives one diagnostic with its file, line an
 the layer is skipped; it never stops the other layers from loading. A path that is there but
 cannot be read as a file (a folder, a FIFO, a symlink loop or a link to nothing, a folder without
 permission on the way) is such a file (``CF101``), so a layer that may hold requirements fails
-closed; only a path with nothing at all is "no file" (and, in Codex's config as Codex reads it,
-a link to nothing).
+closed (a system layer withholds every skill, :func:`~skillshelf.config.guards.withheld_skills`;
+install and update allow no source, :mod:`skillshelf.install.allowed`); only a path with nothing
+at all is "no file" (and, in Codex's config as Codex reads it, a link to nothing).
 """
 
 from __future__ import annotations

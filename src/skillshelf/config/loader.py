@@ -8,10 +8,19 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from skillshelf.config.guards import (
+    SYSTEM_DIR_VARIABLE,
+    drop_project_requirements,
+    drop_projects,
+    drop_root_markers,
+    moved_system,
+    withheld_skills,
+)
 from skillshelf.config.layers import ConfigLayer, LayerKind, config_present, read_layer, runtime_layer
 from skillshelf.config.merge import Merged, Provenance, merge_layers, merge_requirements
 from skillshelf.config.modes import SkillMode, SkillRule
-from skillshelf.config.trust import TrustDecision, canonical, decide_trust
+from skillshelf.config.tomlmap import parse_dotted_key
+from skillshelf.config.trust import TrustDecision, canonical, decide_trust, relative_keys
 from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.env import Env, find_project_root, folders_between
 
@@ -51,15 +60,18 @@ class Config:
     requirements: Mapping[str, object] = field(default_factory=dict, hash=False)
     bundled_skills: Switch = Switch()  # ``[skills.bundled] enabled``: Codex's system skills
     skills_instructions: Switch = Switch()  # ``skills.include_instructions``: the skills list
+    skills_withheld: Diagnostic | None = None  # ``CF118``: the system layer cannot be read, no skills
+    system_moved: Diagnostic | None = None  # ``CF121``: $SKILLSHELF_SYSTEM_CONFIG_DIR chose the system folder
 
     @property
     def trusted(self) -> bool:
         return self.trust.trusted
 
     def get(self, dotted: str, default: object = None) -> object:
-        """The merged value at ``a.b.c`` (``default`` when unset)."""
+        """The merged value at ``a.b.c`` (``default`` when unset); a key with a dot in it is
+        quoted as TOML writes it, as in :attr:`provenance` (``projects."/src/my.app".trust_level``)."""
         node: object = self.values
-        for part in dotted.split("."):
+        for part in parse_dotted_key(dotted) or (dotted,):
             if not isinstance(node, Mapping) or part not in node:
                 return default
             node = node[part]
@@ -155,6 +167,7 @@ class Config:
             "user_config": str(self.user_config),
             "layers": [layer.to_dict() for layer in self.layers],
             "diagnostics": [d.to_dict() for d in self.diagnostics],
+            "system_moved": self.system_moved.to_dict() if self.system_moved else None,
         }
         if explain:
             out["provenance"] = {key: prov.to_dict() for key, prov in sorted(self.provenance.items())}
@@ -163,57 +176,6 @@ class Config:
 
 def _is_requirement(rule: SkillRule) -> bool:
     return rule.source.startswith("requirements.")
-
-
-def _drop_projects(layer: ConfigLayer) -> tuple[ConfigLayer, list[Diagnostic]]:
-    """Project and runtime layers cannot set trust: report and remove their ``[projects]``."""
-    return _dropped(
-        layer,
-        "projects",
-        "CF107",
-        f"`projects` (trust) in the {layer.kind.label} layer is ignored: "
-        "only the user layer can trust a project",
-        "remove the [projects] table here and run `skillshelf trust DIR` instead",
-    )
-
-
-def _drop_root_markers(layer: ConfigLayer) -> tuple[ConfigLayer, list[Diagnostic]]:
-    """A project layer cannot move the root it was found from: report and remove its
-    ``project_root_markers``."""
-    return _dropped(
-        layer,
-        "project_root_markers",
-        "CF116",
-        "`project_root_markers` in the project layer is ignored: a project cannot move its own root",
-        "remove it here and set project_root_markers in the user config (or pass "
-        "-c project_root_markers=[...] for one run)",
-    )
-
-
-def _dropped(
-    layer: ConfigLayer, key: str, code: str, message: str, fix: str
-) -> tuple[ConfigLayer, list[Diagnostic]]:
-    """``layer`` without its top-level ``key``, and the warning that says so (none without it)."""
-    if key not in layer.values:
-        return layer, []
-    values = {k: v for k, v in layer.values.items() if k != key}
-    diag = Diagnostic(
-        code=code,
-        severity=Severity.WARNING,
-        message=message,
-        fix=fix,
-        path=layer.path,
-        line=_first_line(layer, key),
-        field=key,
-    )
-    return dataclasses.replace(layer, values=values), [diag]
-
-
-def _first_line(layer: ConfigLayer, key: str) -> int | None:
-    """The first line that writes the top-level ``key``: ``key = ...``, ``[key]`` or a header
-    below it (``[projects."/src/app"]``) or a dotted key (``projects."/x".trust_level = ...``)."""
-    found = [line for path, line in layer.lines.items() if path[:1] == (key,)]
-    return min(found, default=None)
 
 
 def _project_layers(env: Env, root: Path, user_file: Path) -> list[ConfigLayer]:
@@ -309,8 +271,15 @@ def system_config_dir(env: Env, explicit: Path | None = None) -> Path:
     """``explicit``, else ``$SKILLSHELF_SYSTEM_CONFIG_DIR``, else ``Env.system_config_dir``."""
     if explicit is not None:
         return explicit
-    from_env = env.environ.get("SKILLSHELF_SYSTEM_CONFIG_DIR")
+    from_env = env.environ.get(SYSTEM_DIR_VARIABLE)
     return Path(from_env) if from_env else env.system_config_dir
+
+
+def _moved_system(env: Env, explicit: Path | None) -> Diagnostic | None:
+    """``CF121`` when ``$SKILLSHELF_SYSTEM_CONFIG_DIR`` (not the caller) chose the system folder."""
+    if explicit is not None or not env.environ.get(SYSTEM_DIR_VARIABLE):
+        return None
+    return moved_system(system_config_dir(env), env.system_config_dir, SYSTEM_DIR_VARIABLE)
 
 
 def own_root_markers(layers: Sequence[ConfigLayer]) -> tuple[str, ...] | None:
@@ -331,18 +300,20 @@ def load_config(
     system = read_layer(LayerKind.SYSTEM, system_config_dir(env, system_dir) / CONFIG_NAME, home=env.home)
     codex = read_layer(LayerKind.CODEX, env.codex_home / CONFIG_NAME, home=env.home, only_rules=True)
     user = read_layer(LayerKind.USER, user_file, home=env.home)
-    runtime, diags = _drop_projects(runtime_layer(overrides, cwd=env.cwd, home=env.home))
+    runtime, diags = drop_projects(runtime_layer(overrides, cwd=env.cwd, home=env.home))
     markers = own_root_markers([system, user, runtime])
     root = canonical(
         find_project_root(canonical(env.cwd), env.project_root_markers if markers is None else markers)
     )
     projects = []
     for layer in _project_layers(env, root, user_file):
-        layer, found = _drop_projects(layer)
-        layer, moved = _drop_root_markers(layer)
+        layer, found = drop_projects(layer)
+        layer, moved = drop_root_markers(layer)
+        layer, gate = drop_project_requirements(layer)
         projects.append(layer)
-        diags += found + moved
+        diags += found + moved + gate
     trust = decide_trust(root, [system, user])
+    diags += relative_keys([system, user])
     projects, found = _gate_projects(projects, trust, [system, codex, user, runtime])
     diags += found
     layers = (system, codex, user, *projects, runtime)
@@ -352,17 +323,20 @@ def load_config(
     rules = [rule for layer in layers if layer.active for rule in layer.rules]
     extra, found = _requirement_rules(rules, requirements, layers)
     layer_diags = [d for layer in layers for d in layer.diagnostics]
+    withheld = withheld_skills(system)
     return Config(
         values=merged.values,
         layers=layers,
         provenance=merged.provenance,
-        diagnostics=(*layer_diags, *merged.diagnostics, *found, *diags),
+        diagnostics=(*layer_diags, *merged.diagnostics, *found, *diags, *([withheld] if withheld else [])),
         skill_rules=(*rules, *extra),
         trust=trust,
         user_config=user_file,
         project_root=root,
         project_root_markers=markers,
         requirements=requirements,
+        skills_withheld=withheld,
+        system_moved=_moved_system(env, system_dir),
         **_switches(env, merged),
     )
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from skillshelf.config.layers import ConfigLayer
-from skillshelf.config.tomlmap import KeyPath
+from skillshelf.config.tomlmap import KeyPath, dotted_key
 from skillshelf.diagnostics import Diagnostic, Severity
 
 __all__ = ["Merged", "Provenance", "Refusal", "merge_layers", "merge_requirements", "merge_values"]
@@ -88,7 +88,9 @@ def _leaves(values: Mapping[str, object]) -> Iterator[KeyPath]:
 
 
 def _dotted(path: KeyPath) -> str:
-    return ".".join(str(p) for p in path)
+    """The key of a leaf's provenance: its parts joined as TOML writes a dotted key (a part with
+    a dot or a slash quoted: ``projects."/src/my.app".trust_level``), so it splits back."""
+    return dotted_key(path)
 
 
 class Refusal(NamedTuple):

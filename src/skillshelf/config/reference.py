@@ -55,11 +55,19 @@ REFERENCE: Mapping[str, tuple[str, str, str]] = {
     "hooks.memory_tokens": ("token budget of the memory lines", "400", _HOOKS),
     "hooks.server": ("keep a hook server warm (SKILLSHELF_HOOK_SERVER=0: off)", "true", _HOOKS),
     "hooks.server_idle_minutes": ("the hook server exits after this long idle", "30", _HOOKS),
-    "projects.*.trust_level": ("whether the project's config applies", "untrusted", "all; trust, untrust"),
+    "projects.*.trust_level": (
+        "whether the project's config applies (the key: an absolute path)",
+        "untrusted",
+        "all; trust, untrust",
+    ),
     "requirements.required_skills": ("skills that must be present and load (union of layers)", "[]", _SKILLS),
     "requirements.disabled_skills": ("skills that are off whatever an entry says (union)", "[]", _SKILLS),
     "requirements.allow_builtin_skills": ("false: no built-in skills (never back on)", "true", _SKILLS),
-    "requirements.allow_project_config": ("false: no project's .skillshelf/config.toml", "true", "all"),
+    "requirements.allow_project_config": (
+        "false: no project's .skillshelf/config.toml (system, user, -c only)",
+        "true",
+        "all",
+    ),
     "requirements.max_catalog_tokens": ("cap on the catalog budget (only lowered)", "none", _CATALOG),
     "requirements.allowed_install_sources": (
         "install sources as globs (only narrowed)",

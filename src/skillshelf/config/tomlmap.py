@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-__all__ = ["KeyPath", "find_line", "key_lines", "parse_dotted_key"]
+__all__ = ["KeyPath", "dotted_key", "find_line", "key_lines", "parse_dotted_key"]
 
 KeyPath = tuple[str | int, ...]
 
@@ -22,6 +22,23 @@ _KEY = re.compile(
 
 
 _BARE_DOTTED = re.compile(r"\s*[A-Za-z0-9_-]+(?:\s*\.\s*[A-Za-z0-9_-]+)*\s*")
+
+
+_BARE = re.compile(r"[A-Za-z0-9_-]+")
+
+
+def dotted_key(path: KeyPath) -> str:
+    """``("a", "b.c", "d")`` -> ``a."b.c".d``: each part bare when TOML allows it, else quoted
+    as a basic string (the inverse of :func:`parse_dotted_key`)."""
+    return ".".join(_quoted(str(part)) for part in path)
+
+
+def _quoted(key: str) -> str:
+    if _BARE.fullmatch(key):
+        return key
+    import json  # JSON's string escapes are TOML's basic-string escapes, DEL aside
+
+    return json.dumps(key, ensure_ascii=False).replace("\x7f", "\\u007f")
 
 
 def parse_dotted_key(text: str) -> tuple[str, ...] | None:

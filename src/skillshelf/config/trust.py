@@ -9,7 +9,10 @@ The entry for the project root, or the nearest of its ancestors that has one, de
 linked git worktree without one, the main checkout's (or its nearest ancestor's) decides, as
 Codex trusts a worktree by its main checkout (agents make worktrees for every task). Only
 the system and user layers are read for trust: a project cannot trust itself, so a
-``[projects]`` table in a project or ``-c`` layer is reported and ignored.
+``[projects]`` table in a project or ``-c`` layer is reported and ignored. A key that is not an
+absolute path (``[projects."."]``, ``"src/app"``) would name another folder from each cwd: it
+matches nothing, as in Codex's own ``[projects]`` (0.171.0, checked with codex-oracle), and is
+reported (``CF119``, :func:`relative_keys`).
 """
 
 from __future__ import annotations
@@ -20,10 +23,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from skillshelf.config.layers import ConfigLayer, LayerKind
+from skillshelf.config.tomlmap import dotted_key
+from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.fileio import resolve_path
 from skillshelf.gitrepo import main_checkout
 
-__all__ = ["TrustDecision", "canonical", "decide_trust"]
+__all__ = ["TrustDecision", "canonical", "decide_trust", "relative_keys"]
 
 TRUST_LAYERS = frozenset({LayerKind.SYSTEM, LayerKind.USER})
 
@@ -54,19 +59,57 @@ def canonical(path: Path) -> Path:
         return path.expanduser().absolute()
 
 
+def _absolute(key: str) -> Path | None:
+    """The folder a ``[projects]`` key names: an absolute path (``~`` expanded); None for any
+    other key, which would name a different folder from each cwd."""
+    try:
+        path = Path(key).expanduser()
+    except RuntimeError:  # ``~nouser``
+        return None
+    return path if path.is_absolute() else None
+
+
+def _tables(layers: Sequence[ConfigLayer]) -> list[tuple[ConfigLayer, dict[str, object]]]:
+    """The ``[projects]`` tables of the active system and user layers."""
+    return [
+        (layer, projects)
+        for layer in layers
+        if layer.kind in TRUST_LAYERS
+        and layer.active
+        and isinstance(projects := layer.values.get("projects"), dict)
+    ]
+
+
 def _entries(layers: Sequence[ConfigLayer]) -> dict[Path, tuple[str, str]]:
     found: dict[Path, tuple[str, str]] = {}
-    for layer in layers:
-        if layer.kind not in TRUST_LAYERS or not layer.active:
-            continue
-        projects = layer.values.get("projects")
-        if not isinstance(projects, dict):
-            continue
+    for layer, projects in _tables(layers):
         for key, entry in projects.items():
             level = entry.get("trust_level") if isinstance(entry, dict) else None
-            if isinstance(level, str):
-                found[canonical(Path(key))] = (level, layer.label)
+            folder = _absolute(key)
+            if isinstance(level, str) and folder is not None:
+                found[canonical(folder)] = (level, layer.label)
     return found
+
+
+def relative_keys(layers: Sequence[ConfigLayer]) -> list[Diagnostic]:
+    """``CF119`` for each ``[projects]`` key of the system and user layers that is not an
+    absolute path: it trusts (or distrusts) nothing."""
+    return [
+        Diagnostic(
+            code="CF119",
+            severity=Severity.WARNING,
+            message=f"[projects] key {key!r} is not an absolute path, so it matches no project "
+            "(it would name a different folder from each folder skillshelf runs in)",
+            fix="remove the entry and run `skillshelf trust DIR` in the project (it writes the "
+            "absolute path of its root)",
+            path=layer.path,
+            line=layer.line_of(("projects", key)),
+            field=dotted_key(("projects", key)),
+        )
+        for layer, projects in _tables(layers)
+        for key in projects
+        if _absolute(key) is None
+    ]
 
 
 def _entry_for(folder: Path, root: Path, main: Path) -> str:
