@@ -178,6 +178,8 @@ def test_validate_without_a_path_where_no_agent_finds_a_skill_says_so(
     result = run(["validate"], cwd=tmp_path / "empty")
     assert result.exit_code == 0
     assert "no skill folders here" in result.stderr and result.stdout == ""
+    as_json = run(["validate", "--json", "--profile", "claude"], cwd=tmp_path / "empty")
+    assert as_json.exit_code == 0 and json.loads(as_json.stdout) == {"checked": 0, "diagnostics": []}
 
 
 def test_validate_bad_profile_is_a_usage_error(project: Path) -> None:

@@ -278,12 +278,14 @@ def validate(ctx: click.Context, paths: tuple[Path, ...], profile: str, as_json:
     without a word (skill.md spellings, hidden or too deep folders, nested skills). Exits 1
     when there are errors.
     """
-    from skillshelf.skills.validate import roots_here, validate_paths
+    from skillshelf.skills.validate import ValidationReport, roots_here, validate_paths
 
     env = Env.from_os()
     chosen = list(paths) or roots_here(env, profile)  # type: ignore[arg-type]
     if not chosen:
         click.echo(f"no skill folders here: {profile} would load no skills from {env.cwd}", err=True)
+        if as_json:
+            echo_json(ValidationReport(checked=0, diagnostics=(), profile=profile).to_dict())
         return
     report = validate_paths(chosen, profile=profile, env=env)  # type: ignore[arg-type]
     listing = _claude_listing(env) if profile == "claude" and not paths else None
