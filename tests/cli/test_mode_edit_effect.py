@@ -123,3 +123,17 @@ def test_enable_says_codex_itself_keeps_a_skill_its_own_config_disables(
     assert "`enabled = true` there" in err
     code, out, err = cli(["disable", "bar"], capsys)
     assert code == 0 and "Codex itself" not in err
+
+
+def test_disable_in_the_other_unicode_form_writes_the_name_as_the_skill_spells_it(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import unicodedata
+
+    decomposed = unicodedata.normalize("NFD", "café")
+    folder = project / ".agents" / "skills" / decomposed
+    folder.mkdir()
+    (folder / "SKILL.md").write_text(f"---\nname: {decomposed}\ndescription: d\n---\nb\n", encoding="utf-8")
+    code, _, err = cli(["disable", unicodedata.normalize("NFC", "café")], capsys)
+    assert code == 0 and "warning" not in err
+    assert _mode_of(decomposed, capsys) == "disabled"

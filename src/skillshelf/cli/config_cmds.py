@@ -1,4 +1,4 @@
-"""`skillshelf instructions|config show|trust|untrust|enable|disable`: layered knowledge."""
+"""`skillshelf instructions|config show|trust|untrust`: layered knowledge."""
 
 from __future__ import annotations
 
@@ -23,10 +23,16 @@ from skillshelf.env import Env
 
 if TYPE_CHECKING:
     from skillshelf.config import Config
-    from skillshelf.config.modes import SkillMode
-    from skillshelf.skills.model import Skill
 
-__all__ = ["config", "disable", "enable", "instructions", "trust", "untrust"]
+__all__ = [
+    "config",
+    "instructions",
+    "override_option",
+    "project_root",
+    "trust",
+    "untrust",
+    "user_config_file",
+]
 
 #: ``-c KEY=VALUE`` (repeatable), as on `context`: a config value for this run only.
 override_option = click.option(
@@ -234,7 +240,7 @@ def _print_config(loaded: Any, *, explain: bool) -> None:
         console.print(table)
 
 
-def _project_root(directory: Path | None) -> Path:
+def project_root(directory: Path | None) -> Path:
     """The project root of ``directory`` (default: the cwd) as the config loader finds it: with
     the ``project_root_markers`` of the system and user config, so that `trust` trusts and
     `--project` writes the project whose config is then read."""
@@ -243,20 +249,20 @@ def _project_root(directory: Path | None) -> Path:
     return load_config(Env.from_os(cwd=directory)).project_root
 
 
-def _user_config_file() -> Path:
+def user_config_file() -> Path:
     from skillshelf.config.loader import CONFIG_NAME
 
     return Env.from_os().dirs.config / CONFIG_NAME
 
 
-_json_option = click.option("--json", "as_json", is_flag=True, help="Print what was written as JSON.")
+json_option = click.option("--json", "as_json", is_flag=True, help="Print what was written as JSON.")
 
 
 def _set_trust(directory: Path | None, trusted: bool, as_json: bool) -> None:
     from skillshelf.config.edit import set_trust
 
-    root = _project_root(directory)
-    result = set_trust(_user_config_file(), root, trusted)
+    root = project_root(directory)
+    result = set_trust(user_config_file(), root, trusted)
     if as_json:
         echo_json({"project": str(root), "trusted": trusted, **result.to_dict()})
         return
@@ -267,7 +273,7 @@ def _set_trust(directory: Path | None, trusted: bool, as_json: bool) -> None:
 
 @click.command("trust")
 @click.argument("directory", required=False, type=click.Path(path_type=Path, file_okay=False, exists=True))
-@_json_option
+@json_option
 def trust(directory: Path | None, as_json: bool) -> None:
     """Trust a project so its .skillshelf/config.toml files take effect.
 
@@ -279,114 +285,10 @@ def trust(directory: Path | None, as_json: bool) -> None:
 
 @click.command("untrust")
 @click.argument("directory", required=False, type=click.Path(path_type=Path, file_okay=False, exists=True))
-@_json_option
+@json_option
 def untrust(directory: Path | None, as_json: bool) -> None:
     """Stop trusting a project (default: this one); its config is then shown but not used.
 
     Like `trust`, DIRECTORY must exist: a typo must not fall back to the project around it.
     """
     _set_trust(directory, False, as_json)
-
-
-def _unmatched_warning(target: str, skills: tuple[Skill, ...]) -> str | None:
-    """A warning when no skill visible from here answers to ``target`` (with the closest names)."""
-    from skillshelf.skills.load import close_matches
-
-    if _selected(target, skills):
-        return None
-    close = close_matches(target, [s.name for s in skills], limit=3)
-    guess = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
-    return f"no skill named {target!r} is visible from here{guess} (the entry applies wherever one appears)"
-
-
-def _selected(target: str, skills: tuple[Skill, ...]) -> tuple[Skill, ...]:
-    """The skills ``target`` (a name, or a path to a skill's folder or SKILL.md) answers to."""
-    wanted = {target, str(Path(target).expanduser().absolute())}
-    return tuple(s for s in skills if wanted & {s.name, str(s.path), str(s.folder)})
-
-
-def _edit_mode(name: str, mode: str, project: bool, as_json: bool) -> None:
-    from skillshelf.config.edit import set_skill_mode, skill_selector
-    from skillshelf.config.loader import CONFIG_NAME, PROJECT_DIR
-    from skillshelf.config.modes import SkillMode
-
-    root = _project_root(None) if project else None
-    path = root / PROJECT_DIR / CONFIG_NAME if root else _user_config_file()
-    result = set_skill_mode(path, name, SkillMode(mode), within=root)
-    key, value = skill_selector(name)
-    name = value if key == "name" else name  # the name as written, without spaces around it
-    warnings = _warnings(name, SkillMode(mode), result.path)
-    if as_json:
-        echo_json({"skill": name, **result.to_dict(), "warnings": warnings})
-    else:
-        before = f" (was {printable(result.previous)})" if result.previous else ""
-        done = "" if result.changed else " (no change)"
-        shown = name if name.isprintable() else repr(name)  # a line break or an escape, spelled out
-        click.echo(f"{printable(shown)}: {mode}{before} in {printable(str(result.path))}{done}")
-    for warning in warnings:
-        click.echo(f"warning: {printable(warning)}", err=True)
-
-
-def _warnings(name: str, mode: SkillMode, written: Path) -> list[str]:
-    """What the config read again says about the entry just written: no skill answers to
-    ``name``, its file is not in effect, or another entry or a requirement still decides."""
-    import shlex
-
-    from skillshelf.config.mode_check import mode_warnings
-    from skillshelf.config.modes import SkillMode
-    from skillshelf.workspace import Workspace
-
-    workspace = Workspace.open(Env.from_os())
-    skills = workspace.discovery.skills
-    if mode is SkillMode.DISABLED:
-        command = "disable"
-    else:
-        command = "enable" if mode is SkillMode.ENABLED else f"enable --mode {mode.value}"
-    found = mode_warnings(
-        target=name,
-        wanted=mode,
-        skills=_selected(name, skills),
-        moded=workspace.modes,
-        written=written,
-        layers=workspace.config.layers,
-        command=f"{command} {shlex.quote(name)}",
-    )
-    return [w for w in (_unmatched_warning(name, skills), *found) if w]
-
-
-_MODES = ["enabled", "name-only", "manual", "pinned", "required"]
-_PROJECT_HELP = "Edit this project's .skillshelf/config.toml instead of the user's."
-
-
-@click.command("enable")
-@click.argument("name")
-@click.option(
-    "--mode",
-    type=click.Choice(_MODES),
-    default="enabled",
-    show_default=True,
-    help="How the skill is offered: listed, name only, manual (not listed), pinned, required.",
-)
-@click.option("--project", is_flag=True, help=_PROJECT_HELP)
-@_json_option
-def enable(name: str, mode: str, project: bool, as_json: bool) -> None:
-    """Enable the skill NAME (a name, or a path to a SKILL.md) in the user or project config.
-
-    The entry is written even when no skill of that name is visible from here (a warning says
-    so): the user config applies in every folder, and a skill may come later.
-    """
-    _edit_mode(name, mode, project, as_json)
-
-
-@click.command("disable")
-@click.argument("name")
-@click.option("--project", is_flag=True, help=_PROJECT_HELP)
-@_json_option
-def disable(name: str, project: bool, as_json: bool) -> None:
-    """Disable the skill NAME (a name, or a path to a SKILL.md) in the user or project config.
-
-    The entry is written even when no skill of that name is visible from here: the user config
-    applies in every folder, so a skill of another project, or one not installed yet, can be
-    disabled ahead. A warning says so and names the closest skills, in case of a typo.
-    """
-    _edit_mode(name, "disabled", project, as_json)

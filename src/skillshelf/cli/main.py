@@ -44,8 +44,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "config": ("skillshelf.cli.config_cmds", "config", "Show skillshelf's merged configuration."),
     "trust": ("skillshelf.cli.config_cmds", "trust", "Trust a project so its config takes effect."),
     "untrust": ("skillshelf.cli.config_cmds", "untrust", "Stop trusting a project."),
-    "enable": ("skillshelf.cli.config_cmds", "enable", "Enable a skill (edits the config layer)."),
-    "disable": ("skillshelf.cli.config_cmds", "disable", "Disable a skill (edits the config layer)."),
+    "enable": ("skillshelf.cli.mode_cmds", "enable", "Enable a skill (edits the config layer)."),
+    "disable": ("skillshelf.cli.mode_cmds", "disable", "Disable a skill (edits the config layer)."),
     "install": (
         "skillshelf.cli.install_cmds",
         "install",

@@ -1,0 +1,139 @@
+"""`skillshelf enable|disable NAME`: per-skill switches, written to the user or project config."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from skillshelf.cli.config_cmds import json_option, project_root, user_config_file
+from skillshelf.cli.output import echo_json, printable
+from skillshelf.env import Env
+
+if TYPE_CHECKING:
+    from skillshelf.config.modes import SkillMode
+    from skillshelf.skills.model import Skill
+
+__all__ = ["disable", "enable"]
+
+
+def _unmatched_warning(target: str, skills: tuple[Skill, ...]) -> str | None:
+    """A warning when no skill visible from here answers to ``target`` (with the closest names)."""
+    from skillshelf.skills.load import close_matches
+
+    if _selected(target, skills):
+        return None
+    close = close_matches(target, [s.name for s in skills], limit=3)
+    guess = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+    return f"no skill named {target!r} is visible from here{guess} (the entry applies wherever one appears)"
+
+
+def _selected(target: str, skills: tuple[Skill, ...]) -> tuple[Skill, ...]:
+    """The skills ``target`` (a name, or a path to a skill's folder or SKILL.md) answers to."""
+    wanted = {target, str(Path(target).expanduser().absolute())}
+    return tuple(s for s in skills if wanted & {s.name, str(s.path), str(s.folder)})
+
+
+def _spelled_as_found(name: str) -> str:
+    """``name``, or the one visible skill's name when that differs from it only in Unicode form
+    (composed or decomposed, as ``load`` matches them): an entry matches a name exactly, so it is
+    written the way the skill spells it."""
+    import unicodedata
+
+    from skillshelf.workspace import Workspace
+
+    skills = Workspace.open(Env.from_os()).discovery.skills
+    if _selected(name, skills):
+        return name
+    wanted = unicodedata.normalize("NFC", name.strip())
+    spelled = {s.name for s in skills if unicodedata.normalize("NFC", s.name) == wanted}
+    return spelled.pop() if len(spelled) == 1 else name
+
+
+def _edit_mode(name: str, mode: str, project: bool, as_json: bool) -> None:
+    from skillshelf.config.edit import set_skill_mode, skill_selector
+    from skillshelf.config.loader import CONFIG_NAME, PROJECT_DIR
+    from skillshelf.config.modes import SkillMode
+
+    root = project_root(None) if project else None
+    path = root / PROJECT_DIR / CONFIG_NAME if root else user_config_file()
+    name = _spelled_as_found(name)
+    result = set_skill_mode(path, name, SkillMode(mode), within=root)
+    key, value = skill_selector(name)
+    name = value if key == "name" else name  # the name as written, without spaces around it
+    warnings = _warnings(name, SkillMode(mode), result.path)
+    if as_json:
+        echo_json({"skill": name, **result.to_dict(), "warnings": warnings})
+    else:
+        before = f" (was {printable(result.previous)})" if result.previous else ""
+        done = "" if result.changed else " (no change)"
+        shown = name if name.isprintable() else repr(name)  # a line break or an escape, spelled out
+        click.echo(f"{printable(shown)}: {mode}{before} in {printable(str(result.path))}{done}")
+    for warning in warnings:
+        click.echo(f"warning: {printable(warning)}", err=True)
+
+
+def _warnings(name: str, mode: SkillMode, written: Path) -> list[str]:
+    """What the config read again says about the entry just written: no skill answers to
+    ``name``, its file is not in effect, or another entry or a requirement still decides."""
+    import shlex
+
+    from skillshelf.config.mode_check import mode_warnings
+    from skillshelf.config.modes import SkillMode
+    from skillshelf.workspace import Workspace
+
+    workspace = Workspace.open(Env.from_os())
+    skills = workspace.discovery.skills
+    if mode is SkillMode.DISABLED:
+        command = "disable"
+    else:
+        command = "enable" if mode is SkillMode.ENABLED else f"enable --mode {mode.value}"
+    found = mode_warnings(
+        target=name,
+        wanted=mode,
+        skills=_selected(name, skills),
+        moded=workspace.modes,
+        written=written,
+        layers=workspace.config.layers,
+        command=f"{command} {shlex.quote(name)}",
+    )
+    return [w for w in (_unmatched_warning(name, skills), *found) if w]
+
+
+_MODES = ["enabled", "name-only", "manual", "pinned", "required"]
+_PROJECT_HELP = "Edit this project's .skillshelf/config.toml instead of the user's."
+
+
+@click.command("enable")
+@click.argument("name")
+@click.option(
+    "--mode",
+    type=click.Choice(_MODES),
+    default="enabled",
+    show_default=True,
+    help="How the skill is offered: listed, name only, manual (not listed), pinned, required.",
+)
+@click.option("--project", is_flag=True, help=_PROJECT_HELP)
+@json_option
+def enable(name: str, mode: str, project: bool, as_json: bool) -> None:
+    """Enable the skill NAME (a name, or a path to a SKILL.md) in the user or project config.
+
+    The entry is written even when no skill of that name is visible from here (a warning says
+    so): the user config applies in every folder, and a skill may come later.
+    """
+    _edit_mode(name, mode, project, as_json)
+
+
+@click.command("disable")
+@click.argument("name")
+@click.option("--project", is_flag=True, help=_PROJECT_HELP)
+@json_option
+def disable(name: str, project: bool, as_json: bool) -> None:
+    """Disable the skill NAME (a name, or a path to a SKILL.md) in the user or project config.
+
+    The entry is written even when no skill of that name is visible from here: the user config
+    applies in every folder, so a skill of another project, or one not installed yet, can be
+    disabled ahead. A warning says so and names the closest skills, in case of a typo.
+    """
+    _edit_mode(name, "disabled", project, as_json)
