@@ -84,14 +84,36 @@ def test_a_removed_worktree_made_inside_its_main_checkout_is_filed_under_the_mai
     assert _filed(env, "s1") == [session_project(main)]
 
 
-def test_a_session_of_a_deleted_sub_folder_is_filed_under_its_repository(isolated_home: Any) -> None:
+def test_a_worktree_deleted_inside_its_main_checkout_is_filed_under_it_by_gits_record(
+    isolated_home: Any,
+) -> None:
+    main = isolated_home.home / "repo"
+    worktree = main / "wt" / "task"
+    git_worktrees(main, worktree)
+    env = _env(isolated_home, isolated_home.home)
+    _session(env, "s1", worktree / "src")
+    shutil.rmtree(main / "wt")  # git keeps its record of the worktree until `git worktree prune`
+    assert _filed(env, "s1") == [session_project(main)]
+
+
+def test_a_deleted_standalone_clone_inside_another_repository_keeps_its_own_path(isolated_home: Any) -> None:
+    outer = git_worktrees(isolated_home.home / "outer")
+    clone = git_worktrees(outer / "scratch" / "otherlib")
+    assert session_project(clone) == str(clone)
+    shutil.rmtree(clone)
+    assert session_project(clone) == str(clone)
+
+
+def test_a_session_of_a_deleted_plain_sub_folder_keeps_its_own_path(isolated_home: Any) -> None:
+    """Nothing left on disk tells a deleted sub-folder from a deleted clone of another
+    repository that sat there, so neither is filed under the repository around it."""
     main = git_worktrees(isolated_home.home / "repo")
     sub = main / "tools" / "gen"
     sub.mkdir(parents=True)
     env = _env(isolated_home, isolated_home.home)
     _session(env, "s1", sub)
     shutil.rmtree(main / "tools")
-    assert _filed(env, "s1") == [session_project(main)]
+    assert _filed(env, "s1") == [str(sub)]
 
 
 def test_a_session_keeps_the_project_it_was_filed_under_when_it_changes_after_its_worktree_is_removed(

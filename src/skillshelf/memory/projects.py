@@ -4,12 +4,16 @@ A session's transcript names its folder (``cwd``) and, at most, its git branch (
 its branch, commit and remote (Codex); neither names the repository's root or a worktree's main
 checkout. So for a folder that no longer exists the project is told from what is left on disk:
 
-1. a main checkout among ``checkouts`` (the projects known already) whose git records still name
-   the folder, or one of its parents, as a linked worktree (a worktree deleted without
-   ``git worktree remove``, which git keeps a record of until ``git worktree prune``);
-2. else the repository holding the nearest folder above it that still exists (a deleted
-   sub-folder, or a worktree made inside its main checkout), taken to its main checkout;
-3. else the folder's own path, as before: nothing left tells where it belonged.
+1. a main checkout whose git records still name the folder, or one of its parents, as a linked
+   worktree (a worktree deleted without ``git worktree remove``, which git keeps a record of
+   until ``git worktree prune``): one among ``checkouts`` (the projects known already), or the
+   main checkout of the repository holding the nearest folder above it that still exists (a
+   worktree made inside its main checkout);
+2. else, for a folder in ``<checkout>/.claude/worktrees/<name>`` (where Claude Code makes its
+   worktrees: a removed one leaves no git record), that checkout's project;
+3. else the folder's own path: nothing left tells where it belonged. A gone folder that is no
+   worktree is never filed under the repository around it: a deleted sub-folder of it and a
+   deleted clone of another repository that sat in it look the same once gone.
 """
 
 from __future__ import annotations
@@ -41,11 +45,13 @@ def session_project(cwd: Path | None, *, checkouts: Iterable[Path] = ()) -> str:
     if cwd.is_dir():
         return str(memory_project(find_project_root(cwd)))
     owner = worktree_owner(cwd, checkouts)
-    if owner is not None:
-        return str(owner)
-    above = _nearest_existing(cwd)
-    root = git_root(above) if above is not None else None
-    return str(memory_project(root)) if root is not None else str(cwd)
+    if owner is None:
+        above = _nearest_existing(cwd)
+        root = git_root(above) if above is not None else None
+        owner = worktree_owner(cwd, [memory_project(root)]) if root is not None else None
+    if owner is None:
+        owner = _claude_worktree_checkout(cwd)
+    return str(owner) if owner is not None else str(cwd)
 
 
 def gone_folder_projects(
@@ -95,6 +101,22 @@ def _worktree_records(checkout: Path) -> list[str]:
         if text.strip():
             records.append(os.path.normpath(checkout / ".git" / "worktrees" / name / text.strip()))
     return records
+
+
+_CLAUDE_WORKTREES = (".claude", "worktrees")
+
+
+def _claude_worktree_checkout(folder: Path) -> Path | None:
+    """The project of the checkout whose ``.claude/worktrees/<name>`` holds ``folder`` (the
+    innermost such checkout that is still a git repository's root), else None."""
+    parts = folder.parts
+    for at in range(len(parts) - 3, 0, -1):
+        if parts[at : at + 2] != _CLAUDE_WORKTREES:
+            continue
+        checkout = Path(*parts[:at])
+        if git_root(checkout) == checkout:
+            return memory_project(checkout)
+    return None
 
 
 def _nearest_existing(folder: Path) -> Path | None:

@@ -3,8 +3,8 @@
 - SQLite (the default): ``<user data dir>/memory/state.sqlite``, WAL, immediate transactions;
   ``--db`` names another file by its path or a URL in SQLAlchemy's form: ``sqlite:///relative/path``
   (three slashes) and ``sqlite:////absolute/path`` (four) (:func:`sqlite_path`).
-- PostgreSQL: ``--db postgresql://...`` (needs the ``postgres`` extra), row locks with
-  ``SKIP LOCKED``.
+- PostgreSQL: ``--db postgresql://...`` or libpq's ``host=... dbname=...`` connection string
+  (:mod:`.conninfo`; needs the ``postgres`` extra), row locks with ``SKIP LOCKED``.
 
 :func:`open_store` opens either and applies missing migrations.
 """
@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 from skillshelf.errors import UsageError
+from skillshelf.memory.store.conninfo import is_conninfo, shown_database
 from skillshelf.memory.store.consolidation import Store
 from skillshelf.memory.store.records import (
     CONSOLIDATE,
@@ -62,14 +63,16 @@ def default_db_path(data_dir: Path) -> Path:
 
 
 def sqlite_path(url: str) -> Path | None:
-    """The SQLite file ``url`` names (``~`` expanded), or None for a URL of another scheme: a
-    plain path, or SQLAlchemy's ``sqlite:///relative/path`` and ``sqlite:////absolute/path``.
-    Another ``sqlite:`` shape (``sqlite://host/x``, ``sqlite:/x``, no path) is a UsageError."""
+    """The SQLite file ``url`` names (``~`` expanded), or None for a URL of another scheme or a
+    PostgreSQL connection string: a plain path, or SQLAlchemy's ``sqlite:///relative/path`` and
+    ``sqlite:////absolute/path``. Another ``sqlite:`` shape (``sqlite://host/x``, ``sqlite:/x``,
+    no path) is a UsageError."""
     if not url.lower().startswith("sqlite:"):
-        return None if "://" in url else Path(url).expanduser()
+        return None if "://" in url or is_conninfo(url) else Path(url).expanduser()
     if not url.lower().startswith(_SQLITE) or len(url) == len(_SQLITE):
         raise UsageError(
-            f"{url} is no SQLite URL skillshelf reads: after sqlite: come three slashes and a path",
+            f"{shown_database(url)} is no SQLite URL skillshelf reads: after sqlite: come three slashes "
+            "and a path",
             code="ME045",
             hint=_FORMS_HINT,
         )
@@ -87,13 +90,18 @@ def check_relative_sqlite_url(url: str, cwd: Path) -> None:
     first = path.parts[0]
     if written.startswith(("./", "../")) or (cwd / first).exists() or not (Path("/") / first).is_dir():
         return
+    shown, named = shown_database(url), shown_database(str(path))
     raise UsageError(
-        f"{url} names {path} under the current folder (SQLite URLs follow SQLAlchemy: three slashes "
+        f"{shown} names {named} under the current folder (SQLite URLs follow SQLAlchemy: three slashes "
         f"and a relative path, four and an absolute one), but there is no {first} here; /{first} exists",
         code="ME046",
-        hint=f"for /{path} write sqlite:////{path} or /{path}; for a path under the current folder "
-        f"write sqlite:///./{path}",
+        hint=f"for /{named} write sqlite:////{named} or /{named}; for a path under the current folder "
+        f"write sqlite:///./{named}",
     )
+
+
+def _is_postgres(url: str) -> bool:
+    return url.startswith(("postgresql://", "postgres://")) or is_conninfo(url)
 
 
 def check_db_url(url: str | None) -> None:
@@ -118,7 +126,8 @@ def open_store(
     read_only: bool = False,
 ) -> Store:
     """Open the store at ``url`` (a plain path, ``sqlite:///relative/path``,
-    ``sqlite:////absolute/path``, ``postgresql://...``: see :func:`sqlite_path`);
+    ``sqlite:////absolute/path``, ``postgresql://...`` or libpq's ``host=... dbname=...``: see
+    :func:`sqlite_path`);
     ``None`` means the default SQLite file of the user data folder ``data_dir``; an empty
     ``url`` is a UsageError (``ME048``), never the default file (an unset shell variable).
 
@@ -146,11 +155,11 @@ def open_store(
         store = SqliteStore(
             path, scratch=scratch or not (create or path.exists()), own_folder=True, read_only=read_only
         )
-    elif url.startswith(("postgresql://", "postgres://")) and scratch:
+    elif _is_postgres(url) and scratch:
         from skillshelf.memory.store.scratch import postgres_scratch
 
         return postgres_scratch(url)  # at the current schema already
-    elif url.startswith(("postgresql://", "postgres://")):
+    elif _is_postgres(url):
         from skillshelf.memory.store.postgres import PostgresStore
 
         store = PostgresStore(url)
@@ -162,7 +171,8 @@ def open_store(
         raise UsageError(
             f"unsupported database URL {url.split('://')[0]}://...",
             code="ME015",
-            hint="use a file path, sqlite:///RELATIVE/PATH, sqlite:////ABSOLUTE/PATH or postgresql://USER@HOST/DB",
+            hint="use a file path, sqlite:///RELATIVE/PATH, sqlite:////ABSOLUTE/PATH, "
+            "postgresql://USER@HOST/DB or host=HOST dbname=DB",
         )
     if migrate:
         try:

@@ -8,7 +8,11 @@ A connection the server ended (a restart, ``pg_terminate_backend``, a dropped ne
 again, a bounded number of times with a growing pause. When it is found gone at a unit's
 ``BEGIN``, nothing of the unit has run, so the unit goes on over the new connection; when it is
 lost inside a unit, the server rolled the unit back whole: the store reconnects for the next
-unit and raises ME013 (the caller gives that job up and frees its lease).
+unit and raises ME013 (the caller gives that job up and frees its lease). Once a reconnect has
+spent its budget the server is taken as gone: every later unit of the store fails at once with
+ME013, never paying the pauses again (a run holds many sessions, each with units of its own:
+heartbeats, outcomes, leases given back), so the run stops promptly; the leases it could not give
+back are recovered by the next run, as a killed worker's are.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from typing import Any
 
 from skillshelf.errors import StoreError
 from skillshelf.memory.store.base import Row, Tx, storable
+from skillshelf.memory.store.conninfo import shown_database
 from skillshelf.memory.store.consolidation import Store
 
 __all__ = ["PostgresStore"]
@@ -39,14 +44,9 @@ class _PgTx(Tx):
         return [tuple(r) for r in self.cursor.fetchall()]
 
 
-def _redacted_url(url: str) -> str:
-    from skillshelf.memory.redact import redact_secrets
-
-    return redact_secrets(url)
-
-
 class PostgresStore(Store):
-    """The memory store in a PostgreSQL database (``postgresql://user@host/db``)."""
+    """The memory store in a PostgreSQL database (``postgresql://user@host/db``, or libpq's
+    ``host=... dbname=...`` connection string)."""
 
     skip_locked = " FOR UPDATE OF s SKIP LOCKED"
 
@@ -61,10 +61,11 @@ class PostgresStore(Store):
         """``reconnects`` tries to open a lost connection again, the first after
         ``reconnect_delay_s``, each pause twice the one before (5 and 0.25 s: under 8 s in all,
         enough for a server's restart)."""
-        self.url = _redacted_url(url)
+        self.url = shown_database(url)
         self._lock = threading.RLock()
         self._reconnects = reconnects
         self._reconnect_delay_s = reconnect_delay_s
+        self._gone: str | None = None  # why the server is taken as gone, once the budget is spent
         try:
             import psycopg
         except ImportError as exc:
@@ -111,6 +112,8 @@ class PostgresStore(Store):
         statement of the unit has run) is opened again first."""
         import psycopg
 
+        if self._gone is not None:
+            raise self._gone_error()
         try:
             stack.enter_context(self._conn.transaction())
         except psycopg.OperationalError:
@@ -125,23 +128,33 @@ class PostgresStore(Store):
         return bool(self._conn.closed or self._conn.broken)
 
     def _reconnect(self) -> None:
-        """Open the connection again, up to ``reconnects`` times with a growing pause; the last
-        failure's psycopg error when none works."""
+        """Open the connection again, up to ``reconnects`` times with a growing pause. When none
+        works the server is taken as gone (ME013, now and for every later unit)."""
         import psycopg
 
-        delay = self._reconnect_delay_s
-        for attempt in range(self._reconnects):
+        delay, last = self._reconnect_delay_s, "no try left"
+        for _ in range(self._reconnects):
             time.sleep(delay)
             delay *= 2
             try:
                 fresh = self._connect()
-            except psycopg.OperationalError:
-                if attempt == self._reconnects - 1:
-                    raise
+            except psycopg.OperationalError as exc:
+                last = str(exc).strip()
                 continue
             self._conn.close()
             self._conn = fresh
             return
+        self._gone = last
+        raise self._gone_error()
+
+    def _gone_error(self) -> StoreError:
+        return StoreError(
+            f"memory database error: the connection to {self.url} was lost and {self._reconnects} "
+            f"tries to open it again failed: {self._gone}",
+            code="ME013",
+            hint="check the PostgreSQL server, then run the command again (a run's unfinished "
+            "sessions are taken up again by the next run)",
+        )
 
     @contextmanager
     def snapshot(self) -> Iterator[Tx]:

@@ -16,6 +16,7 @@ from skillshelf.dirs import private_dir, private_file
 from skillshelf.errors import NotFoundError, StoreError, reason
 from skillshelf.fileio import NotRegularFile, regular_or_missing
 from skillshelf.memory.store.base import Row, Tx, storable
+from skillshelf.memory.store.conninfo import shown_database
 from skillshelf.memory.store.consolidation import Store
 
 __all__ = ["SqliteStore"]
@@ -62,7 +63,7 @@ def _store_error(path: Path, exc: sqlite3.Error) -> StoreError:
     code = (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF
     if code in _BUSY:
         return StoreError(
-            f"memory database {path} is unavailable: {exc}",
+            f"memory database {shown_database(str(path))} is unavailable: {exc}",
             code="ME012",
             hint="another process may hold it locked; try again",
         )
@@ -167,14 +168,14 @@ class SqliteStore(Store):
     ) -> None:
         if not create and not scratch and _missing(path):
             raise NotFoundError(
-                f"memory database {path} does not exist",
+                f"memory database {shown_database(str(path))} does not exist",
                 code="ME043",
                 hint="check the --db path (`skillshelf memory run` makes the database); "
                 "without --db the default one in the user data folder is read",
             )
         self._open(
             path,
-            url=f"sqlite:///{path}",
+            url=shown_database(f"sqlite:///{path}"),
             timeout_s=timeout_s,
             scratch=scratch,
             own_folder=own_folder,
@@ -214,7 +215,9 @@ class SqliteStore(Store):
             self._conn.execute(f"PRAGMA busy_timeout={int(timeout_s * 1000)}")
         except (OSError, sqlite3.Error) as exc:
             raise StoreError(
-                f"cannot open the memory database {path}: {reason(exc)}", code="ME010", hint=_open_hint(exc)
+                f"cannot open the memory database {shown_database(str(path))}: {reason(exc)}",
+                code="ME010",
+                hint=_open_hint(exc),
             ) from exc
 
     @contextmanager
