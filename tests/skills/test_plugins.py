@@ -19,6 +19,7 @@ from skillshelf.skills.plugins import (
     claude_plugins,
     codex_manifest_skill_folders,
     codex_plugin_folders,
+    codex_project_layers,
     codex_trust,
     codex_trust_root,
     manifest_folders,
@@ -289,3 +290,17 @@ def test_validating_every_root_names_plugin_skills_and_lets_copies_in_both_agent
     write(other / "skills/one/SKILL.md", (cached / "skills/one/SKILL.md").read_text(encoding="utf-8"))
     report = validate_paths([cached / "skills", other / "skills"], profile="codex", env=env)
     assert [d.code for d in report.diagnostics if d.code == "SK362"] == ["SK362", "SK362"]
+
+
+def test_a_trusted_projects_codex_folder_that_is_a_symlink_loop_is_no_layer_and_no_crash(
+    tmp_path: Path,
+) -> None:
+    project = git_init(tmp_path / "project")
+    home = tmp_path / "home"
+    write(home / ".codex/config.toml", f'[projects."{project}"]\ntrust_level = "trusted"\n')
+    os.symlink(".codex", project / ".codex")  # Path.resolve() raises RuntimeError on 3.11 and 3.12
+    env = Env.for_test(cwd=project, home=home)
+    user = read_codex_settings(home / ".codex")
+    assert user.trusted_projects == (str(project),)
+    # the link is kept as written (its config.toml then reads as a loop, CF101), not a crash
+    assert codex_project_layers(env, [project], user) == [project / ".codex"]

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from skillshelf.env import Env
+from skillshelf.fileio import resolve_path
 from skillshelf.gitrepo import git_root, main_checkout
 from skillshelf.skills.claude_settings import read_json
 from skillshelf.skills.codex_config import CodexSettings, read_codex_settings
@@ -318,6 +319,6 @@ def _live_folder(marketplace: object, name: str) -> Path | None:
 def resolved(path: Path) -> Path:
     """``path`` with its links resolved, or as it is when that fails (a loop, no permission)."""
     try:
-        return path.resolve()
+        return resolve_path(path)
     except OSError:
         return path
