@@ -112,7 +112,9 @@ def test_the_other_skills_are_ranked_with_the_mentioned_one_left_out(
     lines = _lines(out)
     assert code == 1
     assert lines[1].startswith("PASS line 1") and "(rank 1)" in lines[1]
-    assert lines[2].startswith("FAIL line 2") and "no relevant skill in the top 1" in lines[2]
+    assert (
+        lines[2].startswith("FAIL line 2") and "no relevant skill among the suggestions (top 1)" in lines[2]
+    )
 
     code, out = _eval(capsys, library, rows, "--k", "1", "--json")
     ranked = json.loads(out)["selectors"][0]["ranked"][0]

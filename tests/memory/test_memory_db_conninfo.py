@@ -57,7 +57,10 @@ def test_a_connection_strings_password_is_never_shown(text: str) -> None:
     assert shown.startswith("host=h ") and shown.endswith(" dbname=m")
 
 
-def test_a_libpq_connection_string_opens_the_postgresql_database(pg_url: str) -> None:
+def test_a_libpq_connection_string_opens_the_postgresql_database(
+    pg_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # read as a SQLite file name, it would be made here
     parts = urlsplit(pg_url)
     secret = _secret()  # the test server trusts every local user: the password is not asked for
     conninfo = (

@@ -209,3 +209,20 @@ def _keys(cache: Path) -> list[str]:
     found = read_file(cache_file(cache, "minilm"), vectorcache.FORMAT)
     assert found is not None
     return [k.decode() for k in found[0]["keys"].tolist()]
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_non_finite_values_inside_the_cache_file_are_encoded_again_and_replaced(
+    tmp_path: Path, bad: float
+) -> None:
+    _, vectors = _build(PROJECT_A, tmp_path)
+    path = cache_file(tmp_path, "minilm")
+    data = path.read_bytes()
+    row = vectors[1].tobytes()
+    assert data.count(row) == 1
+    damaged = np.asarray(vectors[1]).copy()
+    damaged[5:9] = bad
+    path.write_bytes(data.replace(row, damaged.tobytes()))  # the size unchanged
+    model, again = _build(PROJECT_A, tmp_path)
+    assert model.texts == 1 and again.tobytes() == vectors.tobytes()
+    assert _build(PROJECT_A, tmp_path)[0].texts == 0  # the next save replaced the damaged vector

@@ -273,15 +273,20 @@ def test_listing_cuts_long_descriptions_but_search_keeps_them(tmp_path: Path, is
     assert found.data["results"][0]["description"] == long.strip()
 
 
-def test_a_shadowed_name_appears_once_in_search_and_loads_the_first(
+def test_a_shadowed_name_loads_the_first_and_search_gives_the_other_by_its_path(
     tmp_path: Path, isolated_home: object
 ) -> None:
-    write_skill(tmp_path / "a", "csv-report", "Build a CSV report from sales data.", "# First\n")
-    write_skill(tmp_path / "b", "csv-report", "Build a CSV report from sales figures.", "# Second\n")
+    first = write_skill(tmp_path / "a", "csv-report", "Build a CSV report from sales data.", "# First\n")
+    second = write_skill(tmp_path / "b", "csv-report", "Build a CSV report from sales figures.", "# Second\n")
     library = SkillTools(discover_in([tmp_path / "a", tmp_path / "b"]).skills)
     found = library.dispatch("search_skills", {"query": "csv report sales"})
-    assert [r["name"] for r in found.data["results"]] == ["csv-report"]
+    loads = {r["path"]: r["load"] for r in found.data["results"]}
+    assert loads == {
+        str(first / "SKILL.md"): "csv-report",
+        str(second / "SKILL.md"): str(second / "SKILL.md"),
+    }
     assert "# First" in library.dispatch("load_skill", {"name": "csv-report"}).text
+    assert "# Second" in library.dispatch("load_skill", {"name": str(second / "SKILL.md")}).text
 
 
 def test_name_enum_limits_skill_names_in_the_schema(tools: SkillTools) -> None:

@@ -31,6 +31,8 @@ def print_search(result: SearchResult, env: Env) -> None:
         confidence = f"; confidence {shown}: " + (
             f"* = suggested to the model ({len(result.suggested)})"
             if result.suggested
+            else "nothing suggested (the request holds no task: only greetings, thanks or acknowledgements)"
+            if result.no_task
             else "nothing suggested"
         )
     table = Table(
@@ -93,6 +95,8 @@ def print_eval(report: EvalReport, notes: Mapping[int, Sequence[str]]) -> None:
             why.append(
                 "nothing suggested: the confidence is below the threshold"
                 if o.quiet
+                else f"no relevant skill among the suggestions (top {report.k})"
+                if report.judged == "default"
                 else f"no relevant skill in the top {report.k}"
             )
         why += notes.get(o.line, ())

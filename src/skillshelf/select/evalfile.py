@@ -1,7 +1,9 @@
 """Query and tool files for ``skillshelf eval``: JSON lines read into :class:`EvalQuery` values
 (skill entries resolved to absolute folders) and tool records. A query line must name at least
-one ``relevant`` or ``not_relevant`` entry (else it tests nothing). Every unusable line is reported
-at once, in one :class:`~skillshelf.errors.UsageError` naming the file and each line."""
+one ``relevant`` or ``not_relevant`` entry (else it tests nothing, SE307), takes no other key (a
+misspelt ``not_relavant`` would leave its check unrun: SE309, with the key it was close to) and
+names no entry in both lists (the query could never pass: SE310). Every unusable line is
+reported at once, in one :class:`~skillshelf.errors.UsageError` naming the file and each line."""
 
 from __future__ import annotations
 
@@ -22,6 +24,8 @@ __all__ = ["MAX_EVAL_FILE_BYTES", "EvalQuery", "load_queries", "load_tools", "on
 MAX_EVAL_FILE_BYTES = 64 * 1024 * 1024
 #: Unusable lines listed one by one in the error; past this a count says how many more.
 MAX_LISTED_PROBLEMS = 20
+#: The keys a query line takes; any other is an error (SE309), as a misspelt one tests nothing.
+QUERY_KEYS = ("query", "relevant", "not_relevant")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -134,8 +138,42 @@ def load_queries(path: Path, *, tools: bool) -> tuple[EvalQuery, ...]:
     return tuple(queries)
 
 
+def _unknown_keys(obj: dict[str, object], where: str) -> None:
+    """SE309 for a key a query line does not take (a misspelt ``not_relavant`` would otherwise
+    leave the check it meant unrun), with the key it was probably meant to be."""
+    unknown = [key for key in obj if key not in QUERY_KEYS]
+    if not unknown:
+        return
+    import difflib
+
+    meant = {key: difflib.get_close_matches(key, QUERY_KEYS, n=1, cutoff=0.6) for key in unknown}
+    guesses = [f"`{key}` for `{close[0]}`" for key, close in meant.items() if close]
+    takes = ", ".join(f"`{key}`" for key in QUERY_KEYS)
+    raise UsageError(
+        f"{where}: unknown key(s) {', '.join(f'`{key}`' for key in unknown)}",
+        hint=(f"did you mean {', '.join(guesses)}? " if guesses else "") + f"a query line takes {takes}",
+        code="SE309",
+    )
+
+
+def _kind(value: object) -> str:
+    """A JSON value's kind, as a message names it."""
+    if isinstance(value, bool):
+        return "true/false"
+    return (
+        "a number" if isinstance(value, int | float) else "a list" if isinstance(value, list) else "an object"
+    )
+
+
 def _query(obj: dict[str, object], path: Path, n: int, *, tools: bool) -> EvalQuery:
+    _unknown_keys(obj, f"{path}:{n}")
     query = obj.get("query")
+    if query is not None and not isinstance(query, str):
+        raise UsageError(
+            f'{path}:{n}: "query" must be a string, not {_kind(query)}',
+            hint='write the request as text: {"query": "...", "relevant": [...]}',
+            code="SE303",
+        )
     if not isinstance(query, str) or not query.strip():
         raise UsageError(
             f'{path}:{n}: missing "query" text',
@@ -155,12 +193,15 @@ def _query(obj: dict[str, object], path: Path, n: int, *, tools: bool) -> EvalQu
     norm: Callable[[str], str] = (
         (lambda s: s) if tools else functools.partial(_skill_key, base=path.parent, where=f"{path}:{n}")
     )
-    return EvalQuery(
-        line=n,
-        query=query,
-        relevant=tuple(dict.fromkeys(map(norm, rel))),
-        not_relevant=tuple(dict.fromkeys(map(norm, neg))),
-    )
+    relevant, not_relevant = tuple(dict.fromkeys(map(norm, rel))), tuple(dict.fromkeys(map(norm, neg)))
+    both = [entry for entry in relevant if entry in not_relevant]
+    if both:
+        raise UsageError(
+            f"{path}:{n}: {', '.join(both)} is both relevant and not_relevant, so the query can never pass",
+            hint="keep each entry in one of the two lists",
+            code="SE310",
+        )
+    return EvalQuery(line=n, query=query, relevant=relevant, not_relevant=not_relevant)
 
 
 def load_tools(path: Path) -> list[tuple[str, str, str]]:

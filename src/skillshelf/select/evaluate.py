@@ -15,8 +15,11 @@ below, so a query that fails as a miss adds no recall.
 Each query also passes or fails (:class:`QueryOutcome`, judged on the first selector of the
 run, ``default`` with ``--selector all``; :mod:`skillshelf.select.evaljudge` judges it): it fails
 when none of its ``relevant`` skills is in the context (a miss) or one of its ``not_relevant``
-skills is (a false trigger). Ranked, the first ``k`` are; for the ``default`` selector a request
-below the confidence threshold triggers nothing, as the model is then shown no suggestion.
+skills is (a false trigger). Ranked, the first ``k`` are; for the ``default`` selector the first
+``k`` of its suggestions are (:class:`~skillshelf.select.ranking.Ranking` ``suggested``: the
+threshold, the half-of-best floor and ``max_suggestions``, what ``context`` shows and ``search``
+marks), so a request below the confidence threshold triggers nothing. The metrics read the
+ranking (nothing of it below the threshold).
 Copies of one skill (the same name and description in two folders) count as one, at the best
 rank of any of them: a label on one copy judges them all.
 
@@ -66,6 +69,7 @@ __all__ = [
     "QueryTurn",
     "RankFn",
     "SelectorResult",
+    "SuggestFn",
     "TurnFn",
     "doc_key",
     "load_queries",
@@ -234,8 +238,27 @@ def _unknown(labels: Iterable[str], known: set[str]) -> tuple[str, ...]:
     return tuple(sorted(set(labels) - known))
 
 
+def _triggered(
+    view: Shown,
+    asked: EvalQuery,
+    rule: QueryTurn,
+    copies: dict[str, str],
+    sel: str,
+    suggest_fn: SuggestFn | None,
+) -> tuple[str, ...]:
+    """The keys whose first ``k`` the PASS/FAIL reads: the ``default`` ranking's suggestions
+    (``suggest_fn``, under ``rule``), else the ranking of ``view``."""
+    if suggest_fn is None or sel != DEFAULT_SELECTOR:
+        return view.ranked
+    return as_shown(suggest_fn(asked.query, rule.left_out), asked, rule, copies).ranked
+
+
 RankFn = Callable[[SkillIndex, str, int, str], tuple[list[SkillDoc], bool]]
 """``(index, query, depth, selector) -> (ranked documents, whether anything would be shown)``."""
+
+SuggestFn = Callable[[str, frozenset[str]], list[SkillDoc]]
+"""``(query, keys left out) -> the documents the model is shown``: the ``default`` ranking's
+suggestions (threshold, half-of-best floor, ``max_suggestions``), which its PASS/FAIL reads."""
 
 
 def run_eval(
@@ -247,10 +270,12 @@ def run_eval(
     k: int = 5,
     rank_fn: RankFn | None = None,
     turn: TurnFn | None = None,
+    suggest_fn: SuggestFn | None = None,
 ) -> EvalReport:
     """Rank every query with every selector, compute the metrics, and judge each query on the
     first selector (see the module docstring); ``turn`` is the per-turn rule the ``default``
-    selector follows (None: no skill is pinned, no query mentions one, none is left out)."""
+    selector follows (None: no skill is pinned, no query mentions one, none is left out), and
+    ``suggest_fn`` its suggestions, which its PASS/FAIL reads (None: the first ``k`` ranked)."""
     from skillshelf.select import rank_docs
 
     def default_rank(ix: SkillIndex, q: str, depth: int, sel: str) -> tuple[list[SkillDoc], bool]:
@@ -277,9 +302,8 @@ def run_eval(
             q, listed = view.labels, tuple(dict.fromkeys(view.in_context(depth)))
             ranked_all.append(listed[:top])
             if n == 0:
-                outcomes.append(
-                    outcome(q, view.ranked, k, shown, mentioned=view.mentioned, pinned=view.pinned)
-                )
+                judged = _triggered(view, asked, rule, copies, sel, suggest_fn)
+                outcomes.append(outcome(q, judged, k, shown, mentioned=view.mentioned, pinned=view.pinned))
             had = _Had(view, shown)
             if q.relevant:
                 first, five, ten = had(1), had(5), had(10)

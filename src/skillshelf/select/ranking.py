@@ -8,6 +8,11 @@ and how many skills to suggest). :meth:`Ranker.rank` returns a :class:`Ranking`:
 skills, the calibrated confidence of the query (:mod:`skillshelf.select.confidence`) and the
 ones that would be suggested. So what a user sees with ``skillshelf search`` is what the model
 is shown.
+
+A query with no content word (:func:`~skillshelf.select.tokenize.has_content`: only stop words
+and conversational fillers, ``ok``, ``thanks!``, ``go on``) has confidence 0: it carries no task,
+so below any threshold above 0 nothing is suggested. The calibration alone reads a one-word
+turn found anywhere in a big library's bodies (``Ok(...)``, "Hello World") as fully explained.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from typing import TYPE_CHECKING, TypeVar
 from skillshelf.select.confidence import DEFAULT_MIN_CONFIDENCE, query_confidence
 from skillshelf.select.docs import SkillDoc, copy_key
 from skillshelf.select.index import SkillIndex
+from skillshelf.select.tokenize import has_content
 
 if TYPE_CHECKING:
     from skillshelf.select import RankedDoc
@@ -122,6 +128,7 @@ class Ranking:
     suggested: tuple[RankedDoc, ...]
     models: tuple[str, ...] = ()
     confident: bool = False  # the confidence reaches the threshold: the model is shown skills
+    no_task: bool = False  # the query holds no content word (tokenize.has_content): confidence 0
 
     def is_suggested(self, doc: SkillDoc) -> bool:
         return any(r.doc.key == doc.key for r in self.suggested)
@@ -170,8 +177,10 @@ class Ranker:
 
         if top_k <= 0 or not query.strip() or not len(self.index):
             return Ranking(query=query, ranked=(), confidence=0.0, suggested=(), models=self.models)
-        parts = default_parts(self.index, ranked_text(query), self.semantic)
-        confidence = query_confidence(self.index, parts, parts.weights, self.models)
+        text = ranked_text(query)
+        parts = default_parts(self.index, text, self.semantic)
+        no_task = not has_content(text)  # "ok", "thanks!": no skill fits a turn without a task
+        confidence = 0.0 if no_task else query_confidence(self.index, parts, parts.weights, self.models)
         # copies of one skill take a place each in ``ranked`` but one in ``suggested``
         depth = self.index.copy_depth()
         hits = top_hits(self.index, parts.total, (top_k + len(exclude)) * (1 + depth))
@@ -186,6 +195,7 @@ class Ranker:
             suggested=self._suggested(ranked[: top_k * (1 + depth)], confidence, best),
             models=self.models,
             confident=self.settings.reached(confidence),
+            no_task=no_task,
         )
 
     def explain(self, query: str, keys: Collection[str]) -> dict[str, dict[str, float]]:

@@ -87,6 +87,7 @@ class SearchResult:
     min_confidence: float | None = None  # the threshold: ``confidence`` reaches it or nothing is suggested
     parts: Mapping[str, Mapping[str, float]] = field(default_factory=dict)  # key -> part -> score (explain)
     never_suggested: Mapping[str, str] = field(default_factory=dict)  # key -> why, of the ranked entries
+    no_task: bool = False  # the query holds no content word: nothing is suggested (Ranking.no_task)
 
     @property
     def semantic(self) -> bool:
@@ -111,6 +112,7 @@ class SearchResult:
             "models": list(self.models),
             "confidence": self.shown_confidence(4),
             "min_confidence": self.min_confidence,
+            "no_task": self.no_task,
             "results": [self._result(r) for r in self.ranked],
             "index": self.index.to_dict(),
         }
@@ -188,6 +190,7 @@ def search(
             min_confidence=ranker.settings.min_confidence,
             parts=ranker.explain(query, {r.doc.key for r in ranking.ranked}) if explain else {},
             never_suggested=_never_suggested(ranking.ranked, turn),
+            no_task=chosen.no_task,
         )
     spec = SELECTORS.get(selector)
     index = SkillIndex.build(skills, cache_dir=cache_dir)
@@ -269,9 +272,10 @@ def evaluate_file(
     turn: TurnFn | None = None,
 ) -> EvalReport:
     """Run the harness: a query file against skills (``--root``) or tool records (``--tools``).
-    The ``default`` selector is the :class:`Ranker` (its threshold decides whether anything
-    triggers) over the ``candidates`` alone when given (the skills the per-turn suggestions
-    choose among: a label on any other one is never shown), as the context ranks them, under
+    The ``default`` selector is the :class:`Ranker` (its suggestions are what triggers: the
+    threshold, the half-of-best floor, ``max_suggestions``) over the ``candidates`` alone when
+    given (the skills the per-turn suggestions choose among: a label on any other one is never
+    shown), as the context ranks them, under
     the per-turn rule ``turn`` (the skills a query mentions; :func:`run_eval`); the others rank
     every skill with the same models."""
     if (skills is None) == (tools_file is None):
@@ -317,7 +321,11 @@ def evaluate_file(
             return [r.doc for r in ranking.ranked], ranking.confident
         return [r.doc for r in rank_docs(ix, q, top_k=depth, selector=sel, semantic=sem)], True
 
-    return run_eval(index, queries, names, top=top, k=k, rank_fn=rank_fn, turn=turn)
+    def suggest_fn(q: str, left_out: frozenset[str]) -> list[SkillDoc]:
+        wanted = max(1, ranker.settings.max_suggestions)
+        return [r.doc for r in ranker.rank(q, top_k=wanted, exclude=left_out).suggested]
+
+    return run_eval(index, queries, names, top=top, k=k, rank_fn=rank_fn, turn=turn, suggest_fn=suggest_fn)
 
 
 def never_suggested_misses(

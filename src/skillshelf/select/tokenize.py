@@ -20,7 +20,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from typing import TypeVar
 
-from skillshelf.select.stopwords import CODEX_STOP_WORDS, STOP_WORDS
+from skillshelf.select.stopwords import CHAT_FILLERS, CHAT_PHRASES, CODEX_STOP_WORDS, STOP_WORDS
 
 __all__ = [
     "CODEX_STOP_WORDS",
@@ -32,6 +32,7 @@ __all__ = [
     "codex_terms",
     "codex_words",
     "cap_bytes",
+    "has_content",
     "is_cjk",
     "raw_words",
     "stem",
@@ -181,6 +182,34 @@ WORD_GRAMS: Mapping[str, tuple[str, ...]] = WordCache(_grams_of, limit=1 << 17) 
 def terms(text: str) -> list[str]:
     """skillshelf's analysed terms: words, stop words removed, stemmed."""
     return [t for raw in _WORD.findall(text) for t in WORD_TERMS[raw]]
+
+
+def has_content(text: str) -> bool:
+    """Whether ``text`` holds a content word: a word :func:`terms` keeps (not a stop word, at
+    least 2 characters) that is no conversational filler (greetings, thanks, acknowledgements:
+    :data:`~skillshelf.select.stopwords.CHAT_FILLERS`, and the set phrases of
+    :data:`~skillshelf.select.stopwords.CHAT_PHRASES`). ``ok``, ``thanks!`` or ``go on`` hold
+    none, so they carry no task to suggest a skill for; stops at the first content word."""
+    found = _WORD.findall(text)
+    i = 0
+    while i < len(found):
+        low = found[i].lower()
+        starts = low in _PHRASE_STARTS
+        span = next((len(p) for p in CHAT_PHRASES if starts and _phrase_at(found, i, p)), 0)
+        if span:
+            i += span
+            continue
+        if low not in CHAT_FILLERS and WORD_TERMS[found[i]]:
+            return True
+        i += 1
+    return False
+
+
+_PHRASE_STARTS = frozenset(phrase[0] for phrase in CHAT_PHRASES)
+
+
+def _phrase_at(found: list[str], i: int, phrase: tuple[str, ...]) -> bool:
+    return len(found) - i >= len(phrase) and all(found[i + j].lower() == p for j, p in enumerate(phrase))
 
 
 def _has_vowel(text: str) -> bool:

@@ -13,7 +13,9 @@ least recently used vectors go, never those of the build that saves. A build tha
 nothing writes only when its vectors were last stamped more than :data:`REFRESH_SECONDS` ago.
 
 The cache is an optimisation: a missing, damaged or unwritable file costs only the encoding
-(and a damaged one is replaced by the next save). The ``<model>-vectors.npz`` file of earlier
+(and a damaged one is replaced by the next save); a vector holding a value that is not finite
+(NaN or inf inside a file of the right size) is looked up as missing, encoded again and
+replaced by that save. The ``<model>-vectors.npz`` file of earlier
 versions is read while no new file exists, and removed by the first save.
 """
 
@@ -81,8 +83,9 @@ def lookup(cache_dir: Path | None, model: str, dim: int, digests: Sequence[str])
     wanted = np.asarray(digests, dtype=_KEY)
     pos = np.minimum(np.searchsorted(table.keys, wanted), len(table.keys) - 1)
     hit = table.keys[pos] == wanted
-    rows = pos[hit]
-    vectors = np.array(table.vectors[rows], dtype=np.float32)  # a copy: the file may be replaced
+    vectors = np.array(table.vectors[pos], dtype=np.float32)  # a copy: the file may be replaced
+    hit &= np.isfinite(vectors).all(axis=1)  # a damaged vector (NaN, inf) is encoded again
+    rows, vectors = pos[hit], vectors[hit]
     names = [d for d, h in zip(digests, hit.tolist(), strict=True) if h]
     oldest = float(table.used[rows].min()) if len(rows) else float("inf")
     return Found(vectors=dict(zip(names, vectors, strict=True)), oldest=oldest)
@@ -105,7 +108,7 @@ def save(
     path = cache_file(cache_dir, model)
     try:
         with folder_lock(path.parent, wait=LOCK_WAIT):
-            table = _merged(_read_any(cache_dir, model, dim), fresh, used, stamp, dim)
+            table = _merged(_finite(_read_any(cache_dir, model, dim)), fresh, used, stamp, dim)
             table = _bounded(table, used, max(1, CAPACITY_BYTES // (4 * dim)))
             arrays = {"keys": table.keys, "vectors": table.vectors, "used": table.used}
             write_file(path, FORMAT, arrays, {})
@@ -140,6 +143,19 @@ def _read(path: Path, dim: int) -> _Table | None:
         return _Table(keys=keys, vectors=vectors, used=used)
     except _BROKEN:
         return None
+
+
+def _finite(table: _Table | None) -> _Table | None:
+    """``table`` without the vectors holding a value that is not finite (NaN, inf: a damaged
+    file of the right size), so a save replaces them with the ones encoded again."""
+    import numpy as np
+
+    if table is None:
+        return None
+    sound = np.isfinite(table.vectors).all(axis=1)
+    if bool(sound.all()):
+        return table
+    return _Table(keys=table.keys[sound], vectors=table.vectors[sound], used=table.used[sound])
 
 
 def _read_legacy(path: Path, dim: int) -> _Table | None:

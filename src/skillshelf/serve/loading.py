@@ -33,7 +33,8 @@ def workspace_tools(workspace: Workspace, *, semantic: bool = False) -> SkillToo
     the way to build :class:`SkillTools` for a model): every loadable skill (a project's marked
     untrusted by the workspace unless the project is trusted; disabled ones left out, and
     explained when asked for), the catalog's skills listed, the config's budget, catalog format
-    (else markdown) and ``[select]`` threshold (search_skills suggests what ``context`` would);
+    (else markdown) and ``[select]`` settings (search_skills marks as ``suggested`` what ``context``
+    would suggest for the query, as ``skillshelf search`` marks it);
     no skills list when the config switches it off."""
     return _tools(workspace, workspace.budget(), semantic=semantic)
 

@@ -10,14 +10,16 @@ dispatch all come from here.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Protocol
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
-from skillshelf.serve.schemas import Arguments, Tool, ToolResult, int_arg, str_arg
+from skillshelf.serve.schemas import Arguments, Tool, ToolResult, clipped, int_arg, str_arg
+from skillshelf.skills.load import UNTRUSTED_TAG
 from skillshelf.skills.model import Skill
 
 if TYPE_CHECKING:
     from skillshelf.select.index import SkillIndex
+    from skillshelf.select.ranking import Ranking, RankingSettings
     from skillshelf.skills.bundled import SkillFile
 
 __all__ = [
@@ -29,8 +31,13 @@ __all__ = [
     "SkillHost",
     "SkillTool",
     "model_tools",
+    "row_line",
+    "search_answer",
+    "skill_summary",
     "skill_tool",
 ]
+
+QUERY_ECHO_CHARS = 120  # a query quoted back in a "no match" answer, at most
 
 
 class SkillHost(Protocol):
@@ -71,7 +78,8 @@ SEARCH_SKILLS: SkillTool = Tool(
     name="search_skills",
     description=(
         "Find the skills that fit a task when the catalog does not name an obvious one. "
-        "Returns the best matches with a short description each; then call load_skill."
+        "Returns the best matches with a short description each, the suggested ones (those that "
+        "fit well enough) marked; then call load_skill."
     ),
     parameters={
         "type": "object",
@@ -100,7 +108,10 @@ LOAD_SKILL: SkillTool = Tool(
     parameters={
         "type": "object",
         "properties": {
-            "name": {"type": "string", "description": "The skill's name, as listed in the catalog."}
+            "name": {
+                "type": "string",
+                "description": "The skill's name, as listed in the catalog (or a `load` of search_skills).",
+            }
         },
         "required": ["name"],
         "additionalProperties": False,
@@ -163,3 +174,69 @@ def model_tools(tools: Sequence[SkillTool] = SKILL_TOOLS) -> tuple[SkillTool, ..
 def skill_tool(name: str) -> SkillTool | None:
     """The registered tool called ``name``, if any."""
     return next((tool for tool in SKILL_TOOLS if tool.name == name), None)
+
+
+def skill_summary(skill: Skill, *, max_description: int | None = None) -> dict[str, Any]:
+    """The few fields a model or client needs to pick a skill (description cut at ``max_description``)."""
+    description = skill.short_description or skill.description
+    if max_description is not None and len(description) > max_description:
+        description = description[: max_description - 1].rstrip() + "…"
+    out: dict[str, Any] = {"name": skill.name, "description": description, "scope": skill.scope.value}
+    if not skill.trusted:
+        out["trusted"] = False
+    return out
+
+
+def row_line(prefix: str, row: Mapping[str, Any]) -> str:
+    """A :func:`skill_summary` as one line of search's or list_skills' text, untrusted ones tagged."""
+    line = f"{prefix}{row['name']}" + (f": {row['description']}" if row["description"] else "")
+    line += f" {UNTRUSTED_TAG}" if "trusted" in row else ""
+    if row.get("load", row["name"]) != row["name"]:
+        line += f" (another skill has this name: load this one with load_skill name={row['load']!r})"
+    return line
+
+
+def search_answer(
+    ranking: Ranking, settings: RankingSettings, *, top_k: int, loads: Callable[[Skill], Skill | None]
+) -> ToolResult:
+    """``search_skills``' answer: the best ``top_k`` of ``ranking`` (none below the threshold),
+    one row per skill (copies, the same name and description, once: the best ranked), each with
+    its own description, scope, score and ``path``, ``load`` (what load_skill takes for exactly
+    it: its name, or its path when the name ``loads`` another skill) and ``suggested`` (what
+    ``context`` would show, ``skillshelf search``'s ``*``)."""
+    from skillshelf.select.docs import copy_key
+
+    shown = {r.doc.key for r in ranking.suggested}
+    rows: dict[tuple[str, str], dict[str, Any]] = {}
+    for item in ranking.ranked if ranking.confident else ():
+        skill = item.doc.skill
+        if skill is None or len(rows) == top_k or copy_key(skill.name, skill.description) in rows:
+            continue
+        row = skill_summary(skill) | {"score": round(float(item.score), 4), "path": str(skill.path)}
+        row["load"] = skill.name if loads(skill) is skill else str(skill.path)
+        rows[copy_key(skill.name, skill.description)] = row | {"suggested": item.doc.key in shown}
+    results = list(rows.values())
+    if ranking.no_task:
+        text = (
+            f"No skill suggested: {clipped(ranking.query, QUERY_ECHO_CHARS)!r} holds no task (only "
+            "greetings, thanks or acknowledgements). Describe the task in a few words."
+        )
+    elif not results:
+        shown_query = clipped(ranking.query, QUERY_ECHO_CHARS)
+        text = f"No skill matches {shown_query!r} well enough. Try other words, or work without a skill."
+    else:
+        lines = [row_line(f"{i}. {'* ' if r['suggested'] else ''}", r) for i, r in enumerate(results, 1)]
+        text = (
+            "Skills matching the query, best first; * marks the suggested ones, which fit well enough "
+            "to be shown unasked (call load_skill with a name to use one):\n" + "\n".join(lines)
+        )
+    data = {
+        "confidence": settings.shown(
+            ranking.confidence, 4
+        ),  # rounded down: under the threshold reads under it
+        "min_confidence": settings.min_confidence,
+        "no_task": ranking.no_task,
+        "suggested": sum(r["suggested"] for r in results),
+        "results": results,
+    }
+    return ToolResult(text=text, data=data)

@@ -44,7 +44,14 @@ from skillshelf.serve.schemas import (
     to_openai,
     with_name_enum,
 )
-from skillshelf.serve.skill_tools import SKILL_TOOLS, SkillTool, model_tools
+from skillshelf.serve.skill_tools import (
+    SKILL_TOOLS,
+    SkillTool,
+    model_tools,
+    row_line,
+    search_answer,
+    skill_summary,
+)
 from skillshelf.serve.unlisted import UNLISTED_NOTE, unlisted_error
 from skillshelf.skills.bundled import (
     DEFAULT_MAX_FILE_BYTES,
@@ -52,7 +59,7 @@ from skillshelf.skills.bundled import (
     check_text,
     read_bundled_file,
 )
-from skillshelf.skills.load import UNTRUSTED_NOTE, UNTRUSTED_TAG, first_by_name
+from skillshelf.skills.load import UNTRUSTED_NOTE, first_by_name
 from skillshelf.skills.model import Skill
 
 if TYPE_CHECKING:
@@ -63,7 +70,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-__all__ = ["UNTRUSTED_NOTE", "SkillPage", "SkillTools", "ToolResult"]
+__all__ = ["UNTRUSTED_NOTE", "SkillPage", "SkillTools", "ToolResult", "skill_summary"]
 
 DEFAULT_PREAMBLE = (
     "You can use skills: folders of instructions, scripts and references for specific tasks. "
@@ -85,23 +92,6 @@ class SkillPage:
     skills: tuple[Skill, ...]
     total: int
     next_cursor: str | None
-
-
-def skill_summary(skill: Skill, *, max_description: int | None = None) -> dict[str, Any]:
-    """The few fields a model or client needs to pick a skill (description cut at ``max_description``)."""
-    description = skill.short_description or skill.description
-    if max_description is not None and len(description) > max_description:
-        description = description[: max_description - 1].rstrip() + "…"
-    out: dict[str, Any] = {"name": skill.name, "description": description, "scope": skill.scope.value}
-    if not skill.trusted:
-        out["trusted"] = False
-    return out
-
-
-def _row_line(prefix: str, row: Mapping[str, Any]) -> str:
-    """A :func:`skill_summary` as one line of search's or list_skills' text, untrusted ones tagged."""
-    line = f"{prefix}{row['name']}" + (f": {row['description']}" if row["description"] else "")
-    return line + (f" {UNTRUSTED_TAG}" if "trusted" in row else "")
 
 
 class SkillTools:
@@ -171,7 +161,7 @@ class SkillTools:
         check_text(name, what="skill name")
         bare = name.strip().lstrip("$/")
         skill = self._by_name.get(name) or self._by_name.get(bare)
-        skill = skill or self._by_nfc.get(unicodedata.normalize("NFC", bare))
+        skill = skill or self._by_nfc.get(unicodedata.normalize("NFC", bare)) or self._by_path(name)
         if skill is None:
             from skillshelf.skills.load import close_matches
 
@@ -180,13 +170,19 @@ class SkillTools:
             raise known or SkillNotFoundError(name, available=tuple(self._by_name), close=close)
         return skill
 
+    def _by_path(self, name: str) -> Skill | None:
+        """The loadable skill whose SKILL.md or folder ``name`` is (search's ``load`` for a skill
+        whose name loads another one)."""
+        return next((s for s in self.skills if name.strip() in (str(s.path), str(s.folder))), None)
+
     # -- the four calls --------------------------------------------------------------------
     def load_skill(self, name: str) -> ToolResult:
         """The skill's injection fragment plus the list of its bundled files."""
         from skillshelf.skills.load import load_skill
 
         skill = self.get(name)
-        loaded = load_skill(self.skills, skill.name, max_bytes=self.max_file_bytes)
+        key = skill.name if self._by_name.get(skill.name) is skill else str(skill.path)  # by path: exactly it
+        loaded = load_skill(self.skills, key, max_bytes=self.max_file_bytes)
         parts = [loaded.fragment]
         if loaded.truncated:
             parts.append(f"(The text of {skill.name} was cut at {self.max_file_bytes} bytes.)")
@@ -214,7 +210,8 @@ class SkillTools:
         return ToolResult(text="\n\n".join(parts), data=data)
 
     def search_skills(self, query: str, top_k: int = 5) -> ToolResult:
-        """The best ``top_k`` skills for ``query``, ranked by the select package."""
+        """The best ``top_k`` skills for ``query``, ranked by the select package (the one
+        ranking, threshold included), the suggestions marked (:func:`.skill_tools.search_answer`)."""
         if not isinstance(query, str) or not query.strip():
             raise UsageError(
                 "the search query is empty", hint="describe the task in a few words", code="SV400"
@@ -222,30 +219,14 @@ class SkillTools:
         check_text(query, what="search query")
         top_k = max(1, min(int(top_k), MAX_TOP_K))
         index = self.ensure_index()
-        from skillshelf.select.ranking import Ranker, RankingSettings  # the one ranking, threshold included
+        from skillshelf.select.ranking import Ranker, RankingSettings
 
         settings = self.ranking or RankingSettings()
-        ranking = Ranker(index, semantic=self._semantic_index, settings=settings).rank(query, top_k=top_k * 2)
-        rows: list[dict[str, Any]] = []
-        for item in ranking.ranked if ranking.confident else ():
-            skill = item.doc.skill
-            # a name shadowed by an earlier skill loads that earlier skill: show each name once
-            if skill is None or len(rows) == top_k:
-                continue
-            if any(r["name"] == skill.name for r in rows):
-                continue
-            row = skill_summary(self._by_name.get(skill.name, skill))
-            row["score"] = round(float(item.score), 4)
-            rows.append(row)
-        if not rows:
-            shown = clipped(query, QUERY_ECHO_CHARS)
-            text = f"No skill matches {shown!r} well enough. Try other words, or work without a skill."
-        else:
-            lines = [_row_line(f"{i}. ", r) for i, r in enumerate(rows, 1)]
-            text = "Skills matching the query (call load_skill with a name to use one):\n" + "\n".join(lines)
-        confidence = settings.shown(ranking.confidence, 4)  # rounded down: under the threshold reads under it
-        data = {"confidence": confidence, "min_confidence": settings.min_confidence, "results": rows}
-        return ToolResult(text=text, data=data)
+        depth = max(top_k, settings.max_suggestions) * 2
+        ranking = Ranker(index, semantic=self._semantic_index, settings=settings).rank(query, top_k=depth)
+        return search_answer(
+            ranking, settings, top_k=top_k, loads=lambda skill: self._by_name.get(skill.name)
+        )
 
     def read_skill_file(self, name: str, path: str) -> ToolResult:
         """One bundled file: text as is, binary as base64; reads stay inside the skill folder."""
@@ -281,7 +262,7 @@ class SkillTools:
             return error_result(unlisted_error(self.withheld))
         page = self.list_page(cursor, limit)
         rows = [skill_summary(s, max_description=LISTED_DESCRIPTION_CHARS) for s in page.skills]
-        lines = [_row_line("- ", r) for r in rows]
+        lines = [row_line("- ", r) for r in rows]
         text = f"{len(rows)} of {page.total} skills:\n" + "\n".join(lines)
         if page.next_cursor:
             text += f"\n(more: call list_skills with cursor={page.next_cursor!r})"
