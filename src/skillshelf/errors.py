@@ -91,13 +91,21 @@ class SkillNotFoundError(NotFoundError):
 
     default_code = "SK404"
 
-    def __init__(self, name: str, *, available: Sequence[str], close: Sequence[str] = ()) -> None:
+    def __init__(
+        self,
+        name: str,
+        *,
+        available: Sequence[str],
+        close: Sequence[str] = (),
+        where_listed: str = "run `skillshelf list`",
+    ) -> None:
+        """``where_listed``: how the reader sees the skills there are (a model: a tool to call)."""
         self.name = name
         self.available = tuple(available)
         self.close = tuple(close)
         hint = f"did you mean {', '.join(repr(c) for c in self.close)}?" if self.close else ""
         if not hint:
-            hint = "run `skillshelf list` to see the skills that are available here"
+            hint = f"{where_listed} to see the skills that are available here"
         super().__init__(f"no skill named {name!r}", hint=hint)
 
 

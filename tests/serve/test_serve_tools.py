@@ -184,6 +184,9 @@ def test_unknown_skill_error_names_the_close_match(tools: SkillTools) -> None:
     with pytest.raises(SkillshelfError) as info:
         tools.load_skill("nothing-like-it")
     assert info.value.code == "SK404"
+    assert (
+        "call `list_skills`" in tools.dispatch("load_skill", {"name": "zzzzzz"}).text
+    )  # a tool, not the CLI
 
 
 def test_sigils_before_a_name_are_accepted(tools: SkillTools) -> None:

@@ -167,7 +167,9 @@ class SkillTools:
 
             known = self.why_unavailable(name) if self.why_unavailable is not None else None
             close = close_matches(name, tuple(self._by_name), limit=3)
-            raise known or SkillNotFoundError(name, available=tuple(self._by_name), close=close)
+            raise known or SkillNotFoundError(
+                name, available=tuple(self._by_name), close=close, where_listed="call `list_skills`"
+            )
         return skill
 
     def _by_path(self, name: str) -> Skill | None:
