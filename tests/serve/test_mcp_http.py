@@ -231,3 +231,37 @@ def test_every_spelling_of_a_loopback_host_is_guarded_against_dns_rebinding(
 def test_a_host_is_bound_and_shown_in_one_canonical_spelling(host: str, bound: str) -> None:
     assert normalise_host(host) == bound
     assert url_host(bound) == (f"[{bound}]" if ":" in bound else bound)
+
+
+@pytest.mark.parametrize(
+    ("header", "allowed"),
+    [
+        ("Bearer s3cret", True),
+        ("bearer s3cret", True),
+        ("BEARER s3cret", True),
+        ("Bearer  s3cret", True),
+        ("Bearer s3cret ", True),
+        ("Bearer S3CRET", False),
+        ("Basic s3cret", False),
+        ("Bearers3cret", False),
+        ("s3cret", False),
+    ],
+)
+def test_the_bearer_scheme_is_matched_in_any_case_and_the_token_exactly(header: str, allowed: bool) -> None:
+    from skillshelf.serve.http import BearerTokenMiddleware
+
+    reached: list[bool] = []
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        reached.append(True)
+
+    async def send(message: Any) -> None:
+        pass
+
+    async def receive() -> Any:
+        return {}
+
+    middleware = BearerTokenMiddleware(app, "s3cret")
+    scope = {"type": "http", "headers": [(b"authorization", header.encode())]}
+    anyio.run(middleware, scope, receive, send)
+    assert bool(reached) is allowed

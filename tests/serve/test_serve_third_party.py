@@ -177,3 +177,42 @@ def test_codex_lists_and_reads_skills_through_skillshelf_serve(
     assert "skill://pdf-forms/scripts/fill.py" in listed
     assert "Run scripts/fill.py" in loaded
     assert "hunter2" not in escape and "SS403" in escape
+
+
+def test_claude_code_hands_the_model_the_whole_request_typed_after_a_skill_prompt(
+    tmp_path: Path, isolated_home: Any, model_standin: Any
+) -> None:
+    """Claude Code pairs the typed words with a prompt's declared arguments by position, so the
+    prompt it is offered declares none and names the command's arguments, which it keeps whole."""
+    claude = agent_cli("claude")
+    root = make_skill_tree(tmp_path)
+    standin = model_standin([{"text": "Done."}])
+    project = tmp_path / "project"
+    project.mkdir()
+    config = json.dumps({"mcpServers": {"skillshelf": _server_entry(root)}})
+    env = dict(os.environ, ANTHROPIC_BASE_URL=standin.url, ANTHROPIC_API_KEY="sk-ant-test", **QUIET)
+    proc = subprocess.run(
+        [
+            str(claude),
+            "-p",
+            "/mcp__skillshelf__pdf-forms fill claim.pdf with my name",
+            "--mcp-config",
+            config,
+        ],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=180,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    requests = [r["body"] for r in standin.requests() if r["path"].startswith("/v1/messages")]
+    texts = [block.get("text", "") for block in requests[-1]["messages"][0]["content"]]
+    assert any("<command-args>fill claim.pdf with my name</command-args>" in t for t in texts)
+    prompt = next(t for t in texts if "<name>pdf-forms</name>" in t)
+    assert prompt.endswith(
+        "Use the skill pdf-forms for the request typed with this command (its arguments), "
+        "or for the task at hand when there is none."
+    )

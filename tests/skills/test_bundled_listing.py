@@ -64,3 +64,17 @@ def test_an_exact_count_reads_as_a_plain_number(tmp_path: Path) -> None:
     loaded = load_skill([skill], "some")
     assert (loaded.more_files, loaded.more_files_text, loaded.more_files_at_least) == (5, "5", False)
     assert handle_load_skill([skill], {"name": "some"}).endswith("- ... and 5 more file(s)")
+
+
+def test_a_file_a_read_cannot_open_is_not_listed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    skill = many_files(tmp_path, "odd", 3)
+    locked = str(skill.folder / "references" / "r0001.md")
+    real_access = os.access
+    monkeypatch.setattr(
+        os, "access", lambda path, mode, **kw: os.fspath(path) != locked and real_access(path, mode, **kw)
+    )
+    files, more = list_bundled_files(skill.folder, limit=1)
+    assert files == ("references/r0000.md",) and more == 2  # the rest is counted, not opened
+    assert list_bundled_files(skill.folder)[0] == ("references/r0000.md", "references/r0002.md")

@@ -56,7 +56,7 @@ class BearerTokenMiddleware:
         if not token:
             raise UsageError("the bearer token is empty", hint="pass a non-empty --token", code="SV400")
         self.app = app
-        self._expected = f"Bearer {token}".encode()
+        self._expected = token.encode()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or self._authorised(scope):
@@ -77,9 +77,13 @@ class BearerTokenMiddleware:
         await send({"type": "http.response.body", "body": body})
 
     def _authorised(self, scope: Scope) -> bool:
+        """Whether the ``Authorization`` header holds ``Bearer TOKEN``: the scheme in any case
+        and one or more spaces after it (RFC 9110 §11.1, §11.4), the token exactly."""
         for key, value in scope.get("headers", []):
             if key.lower() == b"authorization":
-                return hmac.compare_digest(bytes(value), self._expected)
+                scheme, _, credentials = bytes(value).strip(b" \t").partition(b" ")
+                is_bearer = scheme.lower() == b"bearer"
+                return hmac.compare_digest(credentials.lstrip(b" "), self._expected) and is_bearer
         return False
 
 

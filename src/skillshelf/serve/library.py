@@ -2,14 +2,16 @@
 
 A server holds one :class:`SkillLibrary`. Requests read ``library.tools`` (an immutable
 snapshot); the file watcher calls :meth:`SkillLibrary.reload`, which rediscovers the skills
-and swaps the snapshot in one assignment, so a request never sees half a reload.
+and swaps the snapshot in one assignment, so a request never sees half a reload. The file
+listings built for the resource list are kept in the snapshot they were built from, so one
+built while a reload came in is never served after it.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from skillshelf.errors import PathEscapeError
@@ -44,6 +46,17 @@ def _prompt_signature(skills: Sequence[Skill]) -> tuple[tuple[str, str, str | No
     return tuple((s.name, s.description, s.claude.argument_hint) for s in skills if s.claude.user_invocable)
 
 
+@dataclass(slots=True)
+class _Served:
+    """One snapshot of the library: the tools and the file listings built from them. A reload
+    replaces the whole of it, so a listing still being built from an older one is stored in
+    that older one (and dropped with it), never beside newer tools."""
+
+    tools: SkillTools
+    files: dict[Path, tuple[str, ...]] = field(default_factory=dict)
+    listing: tuple[tuple[Skill, str], ...] | None = None
+
+
 class SkillLibrary:
     """The skills a server serves, reloadable through a loader."""
 
@@ -53,12 +66,15 @@ class SkillLibrary:
         self._load = load
         self._lock = threading.Lock()
         self._extra_watch = tuple(watch_paths)
-        self._files: dict[Path, tuple[str, ...]] = {}
-        self._files_snapshot: tuple[tuple[Skill, str], ...] | None = None
         self.discovery: Discovery | None = None
         if load is not None:
             self.discovery, tools = load()
-        self.tools: SkillTools = tools if tools is not None else SkillTools(())
+        self._served = _Served(tools=tools if tools is not None else SkillTools(()))
+
+    @property
+    def tools(self) -> SkillTools:
+        """The current snapshot's tools."""
+        return self._served.tools
 
     @classmethod
     def from_skills(cls, skills: Sequence[Skill]) -> SkillLibrary:
@@ -96,19 +112,7 @@ class SkillLibrary:
     def files_of(self, skill: Skill) -> tuple[str, ...]:
         """The bundled files of ``skill`` (cached until the next reload), listed in the folder its
         reads stay in; none when that folder has been swapped for a symlink since discovery."""
-        cached = self._files.get(skill.path)
-        if cached is None:
-            from skillshelf.skills.load import list_bundled_files
-
-            try:
-                folder = discovered_folder(skill)
-            except PathEscapeError:
-                cached = ()
-            else:
-                files, _more = list_bundled_files(folder, limit=MAX_RESOURCE_FILES_PER_SKILL)
-                cached = ("SKILL.md", *files)
-            self._files[skill.path] = cached
-        return cached
+        return _files_of(self._served, skill)
 
     def all_files(self) -> tuple[tuple[Skill, str], ...]:
         """Every (skill, relative path) pair the resource list offers, in a stable order: the
@@ -116,15 +120,15 @@ class SkillLibrary:
         list (Codex and Claude Code give it tools to), so a skill the catalog leaves out
         (``manual``: loaded when mentioned) is not offered there; its files are still read by
         URI, as ``load_skill`` still loads it by name. None while the skills list is switched
-        off (``list_skills`` lists none either)."""
-        snapshot = self._files_snapshot
-        if snapshot is None:
-            tools = self.tools
+        off (``list_skills`` lists none either). Built from one snapshot and kept in it, so a
+        reload meanwhile leaves the next call to build the list anew."""
+        served = self._served
+        if served.listing is None:
+            tools = served.tools
             listed = set() if tools.withheld else {skill.path for skill in tools.listed}
             offered = [skill for skill in map(tools.get, tools.names()) if skill.path in listed]
-            snapshot = tuple((skill, rel) for skill in offered for rel in self.files_of(skill))
-            self._files_snapshot = snapshot
-        return snapshot
+            served.listing = tuple((skill, rel) for skill in offered for rel in _files_of(served, skill))
+        return served.listing
 
     def reload(self) -> LibraryChange:
         """Rediscover the skills and swap the snapshot; say what changed."""
@@ -134,11 +138,26 @@ class SkillLibrary:
             old = self.tools.skills
             discovery, new_tools = self._load()
             self.discovery = discovery
-            self._files = {}
-            self._files_snapshot = None
-            self.tools = new_tools
+            self._served = _Served(tools=new_tools)  # tools and empty listings in one assignment
         return LibraryChange(
             prompts=_prompt_signature(old) != _prompt_signature(new_tools.skills),
             resources=True,
             skills=old != new_tools.skills,
         )
+
+
+def _files_of(served: _Served, skill: Skill) -> tuple[str, ...]:
+    """:meth:`SkillLibrary.files_of` in the snapshot ``served``, cached there."""
+    cached = served.files.get(skill.path)
+    if cached is None:
+        from skillshelf.skills.load import list_bundled_files
+
+        try:
+            folder = discovered_folder(skill)
+        except PathEscapeError:
+            cached = ()
+        else:
+            files, _more = list_bundled_files(folder, limit=MAX_RESOURCE_FILES_PER_SKILL)
+            cached = ("SKILL.md", *files)
+        served.files[skill.path] = cached
+    return cached

@@ -6,25 +6,31 @@
   first layer without a call (none with ``skills.include_instructions = false``: :mod:`.unlisted`;
   shaped for Claude Code's cap: :mod:`.instructions`);
 - resources: every file of every skill the catalog lists as ``skill://NAME/PATH`` (paged list;
-  a ``manual`` skill's files are read by URI, not listed) + a template;
-- prompts: one per user-invocable skill, so ``/name`` works in clients with prompt support;
+  a ``manual`` skill's files are read by URI, not listed) + a template (:mod:`.resources`);
+- prompts: one per user-invocable skill, so ``/name`` works in clients with prompt support,
+  shaped for how the client hands on the typed request (:mod:`.prompts`);
 - ``list_changed`` notifications when skills change on disk (watchfiles, background task).
 
 Reads go through :mod:`skillshelf.skills.bundled`, confined to each skill's folder. Skills from
 untrusted projects carry a note in what the model reads and ``trusted: false`` in ``_meta``.
+Requests run in daemon threads (:func:`in_daemon_thread`), abandoned when cancelled, so a long
+call never holds the process once serving ends; a ``search_skills`` query is capped at
+:data:`MAX_QUERY_CHARS`.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Sequence
+import threading
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
-from urllib.parse import quote, unquote
+from typing import Any, TypeVar
 
 import anyio
+import anyio.from_thread
+import anyio.lowlevel
 import anyio.to_thread
 import mcp.types as types
 from mcp.server.context import ServerRequestContext
@@ -34,22 +40,25 @@ from mcp.server.subscriptions import ListenHandler
 from mcp.shared.exceptions import MCPError
 
 from skillshelf.env import Env
-from skillshelf.errors import NotFoundError, SkillshelfError
+from skillshelf.errors import NotFoundError, SkillshelfError, UsageError
 from skillshelf.serve.instructions import Client, server_instructions
 from skillshelf.serve.library import SkillLibrary
 from skillshelf.serve.notify import ChangeNotifier
-from skillshelf.serve.schemas import ToolSpec, whole_number
+from skillshelf.serve.prompts import passes_words_by_position, prompt, prompt_text
+from skillshelf.serve.resources import URI_TEMPLATE, parse_skill_uri, resource, resource_contents, skill_uri
+from skillshelf.serve.schemas import ToolResult, ToolSpec, error_result, whole_number
 from skillshelf.serve.skill_tools import SKILL_TOOLS, SkillTool, skill_tool
 from skillshelf.serve.stdio import run_stdio
-from skillshelf.serve.tools import UNTRUSTED_NOTE
 from skillshelf.skills.model import Skill
 from skillshelf.skills.walk import ScanLimits
 
 __all__ = [
+    "MAX_QUERY_CHARS",
     "SERVER_TOOLS",
     "ServeOptions",
     "SkillServer",
     "build_server",
+    "in_daemon_thread",
     "parse_skill_uri",
     "run_stdio",
     "skill_uri",
@@ -58,8 +67,13 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 RESOURCE_NOT_FOUND = -32002
+MAX_QUERY_CHARS = 8_000
+"""The longest ``search_skills`` query served. The longest request of the selection benchmarks
+(SkillsBench routing, a whole task statement) is 5,110 characters; a search took 1.2 s for
+10,000 CJK characters and 4.8 s for 100,000 on a loaded two-core machine, so a call within the
+cap stays about a second."""
+_T = TypeVar("_T")
 SERVER_TOOLS: tuple[SkillTool, ...] = SKILL_TOOLS
-URI_TEMPLATE = "skill://{name}/{+path}"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -79,21 +93,6 @@ class ServeOptions:
     """The shape of the instructions (:mod:`.instructions`): ``claude`` fits Claude Code's cap and
     leaves out the skills it lists itself, as seen from ``env``."""
     env: Env | None = None
-
-
-def skill_uri(name: str, path: str) -> str:
-    """``skill://NAME/PATH`` with each part percent-encoded."""
-    return f"skill://{quote(name, safe='')}/{quote(path, safe='/')}"
-
-
-def parse_skill_uri(uri: str) -> tuple[str, str]:
-    """(name, path) from a ``skill://`` URI; MCPError(INVALID_PARAMS) when it is not one."""
-    prefix = "skill://"
-    rest = uri[len(prefix) :] if uri.startswith(prefix) else ""
-    name, sep, path = rest.partition("/")
-    if not name or not sep or not path:
-        raise MCPError(types.INVALID_PARAMS, f"not a skill file URI: {uri!r} (expected skill://NAME/PATH)")
-    return unquote(name), unquote(path)
 
 
 def _meta(skill: Skill) -> dict[str, Any]:
@@ -148,7 +147,10 @@ class _Handlers:
         if tool is None:
             raise MCPError(types.INVALID_PARAMS, f"unknown tool {params.name!r}")
         tools = self.library.tools
-        result = await anyio.to_thread.run_sync(tools.dispatch, params.name, params.arguments or {})
+        arguments = params.arguments or {}
+        result = _oversized(params.name, arguments)
+        if result is None:
+            result = await in_daemon_thread(tools.dispatch, params.name, arguments)
         # Clients such as Claude Code show the model structuredContent instead of the text when
         # both are present; the text is what a model should read for loads and files, while the
         # listings read as well (and are easier for programs) as JSON.
@@ -162,28 +164,12 @@ class _Handlers:
     async def list_resources(
         self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListResourcesResult:
-        files = await anyio.to_thread.run_sync(self.library.all_files)
+        files = await in_daemon_thread(self.library.all_files)
         start, end, next_cursor = _page(
             params.cursor if params else None, len(files), self.options.resource_page
         )
-        resources = [self._resource(skill, rel) for skill, rel in files[start:end]]
+        resources = [resource(skill, rel, _meta(skill)) for skill, rel in files[start:end]]
         return types.ListResourcesResult(resources=resources, next_cursor=next_cursor)
-
-    @staticmethod
-    def _resource(skill: Skill, rel: str) -> types.Resource:
-        import mimetypes
-
-        mime = mimetypes.guess_type(rel)[0] or ("text/markdown" if rel.endswith(".md") else None)
-        description = None
-        if rel == "SKILL.md":
-            description = skill.description if skill.trusted else f"[untrusted project] {skill.description}"
-        return types.Resource(
-            uri=skill_uri(skill.name, rel),
-            name=f"{skill.name}/{rel}",
-            mime_type=mime,
-            description=description,
-            _meta=_meta(skill),
-        )
 
     async def list_templates(
         self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -202,21 +188,17 @@ class _Handlers:
         tools = self.library.tools
         try:
             skill = tools.get(name)
-            file = await anyio.to_thread.run_sync(tools.read_file, skill, path)
+            file = await in_daemon_thread(tools.read_file, skill, path)
         except SkillshelfError as exc:
             raise _mcp_error(exc) from None
-        uri = str(params.uri)
-        meta = _meta(skill)
-        content: types.TextResourceContents | types.BlobResourceContents
-        if file.is_binary:
-            content = types.BlobResourceContents(
-                uri=uri, mime_type=file.mime_type, blob=file.base64 or "", _meta=meta
-            )
-        else:
-            content = types.TextResourceContents(
-                uri=uri, mime_type=file.mime_type, text=file.text or "", _meta=meta
-            )
+        content = resource_contents(skill, file, str(params.uri), _meta(skill))
         return types.ReadResourceResult(contents=[content])
+
+    def _positional(self, ctx: ServerRequestContext[Any]) -> bool:
+        """Whether the client pairs a command's typed words with prompt arguments by position."""
+        client = ctx.session.client_params
+        name = client.client_info.name if client is not None else None
+        return passes_words_by_position(name, shaped_for_claude=self.options.client == "claude")
 
     def _prompt_skills(self) -> list[Skill]:
         tools = self.library.tools
@@ -229,20 +211,8 @@ class _Handlers:
         start, end, next_cursor = _page(
             params.cursor if params else None, len(skills), self.options.prompt_page
         )
-        prompts = [
-            types.Prompt(
-                name=s.name,
-                description=(s.short_description or s.description)
-                + ("" if s.trusted else " [untrusted project]"),
-                arguments=[
-                    types.PromptArgument(
-                        name="arguments", description=s.claude.argument_hint or "What to do", required=False
-                    )
-                ],
-                _meta=_meta(s),
-            )
-            for s in skills[start:end]
-        ]
+        positional = self._positional(ctx)
+        prompts = [prompt(s, _meta(s), positional=positional) for s in skills[start:end]]
         return types.ListPromptsResult(prompts=prompts, next_cursor=next_cursor)
 
     async def get_prompt(
@@ -257,20 +227,54 @@ class _Handlers:
                     code="SV404",
                     hint="only skills with user-invocable: true are prompts",
                 )
-            loaded = await anyio.to_thread.run_sync(tools.load_skill, skill.name)
+            loaded = await in_daemon_thread(tools.load_skill, skill.name)
         except SkillshelfError as exc:
             raise _mcp_error(exc) from None
-        text = loaded.text
-        request = (params.arguments or {}).get("arguments", "").strip()
-        text += (
-            f"\n\nUse the skill {skill.name} for this request: {request}"
-            if request
-            else (f"\n\nUse the skill {skill.name} for the task at hand.")
-        )
-        if not skill.trusted and UNTRUSTED_NOTE not in text:
-            text = UNTRUSTED_NOTE + "\n\n" + text
+        text = prompt_text(skill, loaded.text, params.arguments, positional=self._positional(ctx))
         message = types.PromptMessage(role="user", content=types.TextContent(text=text))
         return types.GetPromptResult(description=skill.description, messages=[message])
+
+
+def _oversized(tool: str, arguments: Mapping[str, Any]) -> ToolResult | None:
+    """The error for a ``search_skills`` query longer than :data:`MAX_QUERY_CHARS`, else None."""
+    query = arguments.get("query") if tool == "search_skills" else None
+    if not isinstance(query, str) or len(query) <= MAX_QUERY_CHARS:
+        return None
+    return error_result(
+        UsageError(
+            f"the search query is {len(query):,} characters long, over the {MAX_QUERY_CHARS:,}-character cap",
+            hint="describe the task in a few sentences",
+            code="SV413",
+        )
+    )
+
+
+async def in_daemon_thread(func: Callable[..., _T], *args: Any) -> _T:
+    """``func(*args)`` in a daemon thread (at most as many at once as anyio's worker threads),
+    abandoned when the awaiting request is cancelled: a call cut off by a client's cancel or by
+    the end of serving runs on unawaited, and a daemon thread never keeps the process alive after
+    serving ends (anyio's own worker threads would: the interpreter waits for them at exit)."""
+    token = anyio.lowlevel.current_token()
+    done = anyio.Event()
+    outcome: list[Any] = []
+
+    def run() -> None:
+        try:
+            outcome.append((True, func(*args)))
+        except BaseException as exc:  # handed to the awaiting task, raised there
+            outcome.append((False, exc))
+        try:
+            anyio.from_thread.run_sync(done.set, token=token)
+        except RuntimeError:  # the event loop has ended: nobody waits for this answer
+            pass
+
+    async with anyio.to_thread.current_default_thread_limiter():
+        threading.Thread(target=run, name="skillshelf request", daemon=True).start()
+        await done.wait()
+    ok, value = outcome[0]
+    if ok:
+        return value  # type: ignore[no-any-return]
+    raise value
 
 
 def _instructions(library: SkillLibrary, options: ServeOptions) -> str:

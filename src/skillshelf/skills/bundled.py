@@ -29,6 +29,7 @@ skills never hold one (``install`` copies files, git and zip archives cannot car
 from __future__ import annotations
 
 import base64
+import dataclasses
 import errno
 import mimetypes
 import os
@@ -46,6 +47,7 @@ from skillshelf.errors import (
     reason,
 )
 from skillshelf.skills.confined import open_beneath, open_real_folder
+from skillshelf.skills.defuse import defused
 from skillshelf.skills.model import Skill
 
 __all__ = [
@@ -241,9 +243,15 @@ def discovered_folder(skill: Skill) -> Path:
 
 
 def read_bundled_file(skill: Skill, path: str, *, max_bytes: int = DEFAULT_MAX_FILE_BYTES) -> SkillFile:
-    """:func:`read_confined_file` beneath :func:`discovered_folder`, opened as that real folder."""
+    """:func:`read_confined_file` beneath :func:`discovered_folder`, opened as that real folder.
+    An untrusted skill's text comes :func:`~skillshelf.skills.defuse.defused` (every closing
+    ``skill`` tag written ``<\\/skill>``), as its ``load_skill`` fragment does, so what the
+    untrusted note says of its text holds for every file a read serves."""
     folder = discovered_folder(skill)
-    return read_confined_file(folder, path, skill=skill.name, max_bytes=max_bytes, exact=True)
+    file = read_confined_file(folder, path, skill=skill.name, max_bytes=max_bytes, exact=True)
+    if skill.trusted or file.text is None:
+        return file
+    return dataclasses.replace(file, text=defused(file.text))
 
 
 def read_confined_file(

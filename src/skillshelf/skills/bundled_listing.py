@@ -4,10 +4,12 @@ The walk (:func:`bundled_listing`) visits ``scripts/``, ``references/`` and ``as
 skips hidden names, version-control and cache folders, nested skills and symlinks that leave the
 skill folder, and is cycle-safe. Within :data:`MAX_WALK_ENTRIES` folder entries each file is
 checked as a confined read would (:func:`~skillshelf.skills.bundled.listable`) and can be named;
-past them files are counted by name and type only (a read may refuse a few of those: a hard
-link, a link out of the folder), up to :data:`MAX_COUNT_ENTRIES` entries in all, where the walk
-stops and the count of the rest is a lower bound, said "at least N". A count is never below what
-the folder holds within that bound.
+a file named is also one this process may open (a read refuses the others, ``SV405``), an
+``access`` call for each file named and none for those only counted. Past the cap on names and
+past those entries files are counted (past the entries by name and type only: a read may refuse
+a few of those, a hard link, a link out of the folder, an unreadable file), up to
+:data:`MAX_COUNT_ENTRIES` entries in all, where the walk stops and the count of the rest is a
+lower bound, said "at least N". A count is never below what the folder holds within that bound.
 """
 
 from __future__ import annotations
@@ -130,7 +132,8 @@ def _inside(entry: os.DirEntry[str], base: str) -> bool:
 def list_bundled_files(folder: Path, *, limit: int = DEFAULT_MAX_FILES) -> tuple[tuple[str, ...], int]:
     """The files a skill bundles, ``scripts/`` then ``references/`` then ``assets/`` then the
     rest, each sorted; at most ``limit`` of them plus the count of those left out. Only the
-    files a confined read serves (:func:`~skillshelf.skills.bundled.listable`), so every
+    files a confined read serves (:func:`~skillshelf.skills.bundled.listable`, and readable by
+    this process: an ``access`` check for each file named, none for those counted), so every
     listing (``load_skill``, ``skillshelf load``, the MCP resources) names what a read gives.
     Never reads a file. :func:`bundled_listing` tells whether the count is a lower bound."""
     listing = bundled_listing(folder, limit=limit)
@@ -153,7 +156,21 @@ def bundled_listing(folder: Path, *, limit: int = DEFAULT_MAX_FILES) -> BundledF
     """:func:`list_bundled_files` with whether its count of the rest is a lower bound."""
     walk = _walk_files(folder)
     served = (f for f in walk.checked if (listable_name(f) if f in walk.plain else listable(folder, f)))
-    files = sorted(served, key=_group)
+    candidates = sorted(served, key=_group)
     limit = max(0, limit)
-    more = max(0, len(files) - limit) + walk.counted
-    return BundledFiles(files=tuple(files[:limit]), more=more, more_at_least=not walk.complete)
+    files: list[str] = []
+    rest = 0
+    for index, relative in enumerate(candidates):
+        if len(files) == limit:
+            rest = len(candidates) - index
+            break
+        if _readable(folder, relative):
+            files.append(relative)
+    more = rest + walk.counted
+    return BundledFiles(files=tuple(files), more=more, more_at_least=not walk.complete)
+
+
+def _readable(folder: Path, relative: str) -> bool:
+    """Whether this process may open ``relative`` for reading (a read of a file without the
+    permission is refused, ``SV405``): one ``access`` call, made only for a file to be listed."""
+    return os.access(os.path.join(folder, relative), os.R_OK)
