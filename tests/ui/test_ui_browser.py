@@ -277,3 +277,25 @@ def test_the_page_follows_a_new_skill(site: Site, browser: Browser) -> None:
         timeout=120,
     )
     browser.wait("return document.querySelector('#skills-table tr[data-name=\"fresh-skill\"]')", timeout=120)
+
+
+def test_the_page_still_answers_in_a_seventh_tab(site: Site, browser: Browser) -> None:
+    """A browser keeps 6 connections per host: hidden tabs close their event stream."""
+    first = browser._session("GET", "/window")
+    _show(browser, site, "usage")
+    opened = []
+    try:
+        for _ in range(6):
+            handle = browser._session("POST", "/window/new", {"type": "tab"})["handle"]
+            opened.append(handle)
+            browser._session("POST", "/window", {"handle": handle})
+            browser.open(f"{site.url}#usage")
+            browser.wait_ready("usage", timeout=10)
+        browser.run("location.hash = 'memory'")
+        browser.wait_ready("memory", timeout=10)
+        assert browser.text("#live") == "live"
+    finally:
+        for handle in opened:
+            browser._session("POST", "/window", {"handle": handle})
+            browser._session("DELETE", "/window")
+        browser._session("POST", "/window", {"handle": first})

@@ -64,3 +64,18 @@ def test_a_post_must_come_from_the_page_itself_as_json() -> None:
     for kind in (None, "text/plain", "application/x-www-form-urlencoded", "multipart/form-data"):
         denial = check_same_origin(**{**ok, "content_type": kind}, fetch_site=None)
         assert denial is not None and (denial.status, denial.code) == (415, "SV433")
+
+
+def test_every_refusal_says_how_to_fix_it() -> None:
+    denials = [
+        check_host("evil.example", PORT),
+        check_token("wrong", "right"),
+        check_same_origin(host="127.0.0.1:1", origin="http://evil", fetch_site=None, content_type=None),
+        check_same_origin(
+            host="127.0.0.1:1", origin="http://127.0.0.1:1", fetch_site=None, content_type="text/x"
+        ),
+    ]
+    for denial in denials:
+        assert denial is not None
+        answer = denial.to_dict()
+        assert answer["error"] == denial.code and isinstance(answer["fix"], str) and answer["fix"]

@@ -118,3 +118,22 @@ def test_a_window_out_of_range_gets_a_fix_that_names_a_window_in_tokens(served: 
     answer = served.page.get("/api/budget", window="-1").json()
     assert answer["error"] == "SV400" and "window=0" not in answer["fix"]
     assert "leave window out" in answer["fix"]
+
+
+def test_every_error_answer_and_refusal_carries_a_fix(served: Served) -> None:
+    page = served.page
+    answers = {
+        "body not an object": page.post("/api/memory/forget", ["not", "an", "object"]),
+        "unknown GET path": page.get("/api/nothing"),
+        "unknown POST path": page.post("/api/nothing", {}),
+        "body too big": page.post("/api/memory/forget", {"x": "a" * 70_000}),
+        "no token": page.get("/api/overview", token=False),
+        "other origin": page.post("/api/memory/forget", {}, headers={"Origin": "http://evil.example"}),
+        "not json": page.post("/api/memory/forget", {}, headers={"Content-Type": "text/plain"}),
+        "wrong host": page.http.get("/", headers={"Host": "evil.example"}),
+        "a method http does not define": page.http.request("BREW", "/"),
+    }
+    for why, response in answers.items():
+        answer = response.json()
+        assert response.status_code >= 400 and answer["error"].startswith("SV"), why
+        assert isinstance(answer.get("fix"), str) and answer["fix"], why

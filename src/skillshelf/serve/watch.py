@@ -7,7 +7,11 @@ would follow a symlinked folder to its end (a link to ``/usr``: some 15,000 inot
 which count against the user's shared limit; a link to ``/``: a failure in ``/proc`` that ended
 every watch). A new folder shows as a change in its parent; the reload that follows restarts
 the watch with it. A folder that cannot be watched is reported once (``SV210``) and skipped;
-the others stay watched.
+the others stay watched. A folder whose path is not UTF-8 is never watched; its parent's watch
+still sees it read, which notify cannot decode: watchfiles ends the watch (an ``ExceptionGroup``).
+Any error of a running watch is reported once (``SV210``, with the folder and a fix) and the watch
+restarts, reloading when the folders' entries changed meanwhile; after :data:`MAX_FAILURES` quick
+failures in a row it gives up and :func:`watch_folders` returns (its caller says so).
 
 Roots that do not exist yet (a project without ``.agents/skills``, a user without
 ``~/.claude/skills``) are watched through their nearest existing parent; when one appears the
@@ -24,6 +28,7 @@ from __future__ import annotations
 import errno
 import logging
 import os
+import re
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
@@ -55,6 +60,18 @@ STEP_MS = 50
 """How often a watch thread looks at its stop event. watchfiles' thread cannot be cancelled: it
 only returns on a change, on its stop event or after its 5 s timeout, so a watch ends by
 setting the event (cancelling alone would hold up the server's exit by up to 5 s)."""
+RESTART_S = 0.2
+"""The wait before a failed watch restarts, doubled for each failure in a row: four times the
+watch thread's step, and short beside the 400 ms debounce of the servers' watches."""
+MAX_FAILURES = 5
+"""Failures in a row (each within :data:`STEADY_S` of its start) before a watch gives up: the
+restarts then took 0.2 + 0.4 + 0.8 + 1.6 = 3 s, past any passing trouble."""
+STEADY_S = 2.0
+"""A watch that ran this long before failing starts a new count of failures (longer than the
+last wait before a restart, 1.6 s): a folder read now and then never stops the watch."""
+_CHECK = "check the skill folders and the symlinks in them (see the notes above), then start the server again"
+_UNDECODABLE = re.compile(r'Unable to decode path "(.*)" to string')
+"""watchfiles' error for a path notify could not decode (a name that is not UTF-8)."""
 
 
 def watched_folders(discovery: Discovery | None, extra: Iterable[Path] = ()) -> tuple[Path, ...]:
@@ -72,8 +89,18 @@ def watch_list(tops: Iterable[Path], limits: ScanLimits = DISCOVERY_LIMITS) -> t
     below it that discovery's walk lists, within ``limits`` per top."""
     out: dict[Path, None] = {}
     for top in tops:
-        out.update(dict.fromkeys(_walked(top, limits)))
+        if _decodable(top):
+            out.update(dict.fromkeys(_walked(top, limits)))
     return tuple(out)
+
+
+def _decodable(path: Path) -> bool:
+    """Whether ``path`` is valid UTF-8 (watchfiles cannot report changes in any other)."""
+    try:
+        str(path).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _walked(top: Path, limits: ScanLimits) -> list[Path]:
@@ -149,11 +176,16 @@ async def _batches(
 ) -> AsyncIterator[object]:
     """watchfiles' batches of changes in ``paths``, each folder watched on its own. When one cannot
     be watched (permissions, the inotify limit), that is noted once (:func:`_note_unwatched`) and
-    the watch starts again skipping every folder that cannot be watched."""
+    the watch starts again skipping every folder that cannot be watched. Any other error ends
+    the watch: it is noted once (:func:`_note_failed`) and the watch restarts, after an empty
+    batch when the folders' entries changed since the last batch (or that is not known)."""
     import watchfiles
 
     skip_failures = False
+    failures = 0
+    stamps: frozenset[tuple[object, ...]] | None = None  # taken once a watch failed
     while True:
+        started = anyio.current_time()
         try:
             changes = watchfiles.awatch(
                 *paths,
@@ -164,6 +196,9 @@ async def _batches(
                 ignore_permission_denied=skip_failures,
             )
             async for batch in changes:
+                failures = 0
+                if stamps is not None:  # before the reload: a later change shows as a difference
+                    stamps = await anyio.to_thread.run_sync(_entry_stamps, paths)
                 yield batch
             return
         except OSError as exc:
@@ -171,6 +206,70 @@ async def _batches(
                 raise
             _note_unwatched(exc, noted)
             skip_failures = True
+        except Exception as exc:  # watchfiles raises from its task group: an ExceptionGroup
+            steady = anyio.current_time() - started > STEADY_S
+            failures = 1 if steady else failures + 1
+            _note_failed(exc, paths, noted)
+            if failures >= MAX_FAILURES:
+                raise
+            await anyio.sleep(RESTART_S * 2 ** (failures - 1))
+            now = await anyio.to_thread.run_sync(_entry_stamps, paths)
+            if now != stamps:
+                stamps = now
+                yield set()
+
+
+def _entry_stamps(folders: tuple[Path, ...]) -> frozenset[tuple[object, ...]]:
+    """What a non-recursive watch of ``folders`` reports changes of: each entry's identity and
+    times (without reading inside any entry, which its folder's watch would see as an event)."""
+    out: set[tuple[object, ...]] = set()
+    for folder in folders:
+        try:
+            with os.scandir(folder) as listing:
+                for entry in listing:
+                    try:
+                        info = entry.stat(follow_symlinks=False)
+                    except OSError:
+                        continue
+                    out.add((entry.path, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns))
+        except OSError:
+            out.add((str(folder), "unreadable"))
+    return frozenset(out)
+
+
+def _leaves(exc: BaseException) -> list[BaseException]:
+    """The exceptions inside ``exc`` (itself unless it is a group)."""
+    if isinstance(exc, BaseExceptionGroup):
+        return [leaf for inner in exc.exceptions for leaf in _leaves(inner)]
+    return [exc]
+
+
+def _note_failed(exc: Exception, paths: tuple[Path, ...], noted: set[str]) -> None:
+    """Log why a running watch of ``paths`` ended (SV210), once per cause, with the folder and
+    a fix."""
+    for leaf in _leaves(exc):
+        text = f"{type(leaf).__name__}: {leaf}"
+        if text in noted:
+            continue
+        noted.add(text)
+        undecodable = _UNDECODABLE.search(str(leaf))
+        if undecodable:
+            folder = undecodable.group(1)
+            fix = (
+                f"rename {folder} to valid UTF-8 text, or move it out of the skill folder "
+                "(Codex lists no skill under such a name)"
+            )
+        else:
+            more = f" and {len(paths) - 1} folder(s) below it" if len(paths) > 1 else ""
+            folder = f"{paths[0] if paths else '(none)'}{more}"
+            fix = "check that folder; if this repeats, start the server again"
+        log.warning(
+            "SV210: the watch of %s for changes stopped: %s; it restarts, the other folders stay "
+            "watched (fix: %s)",
+            folder,
+            text,
+            fix,
+        )
 
 
 def _note_unwatched(exc: OSError, noted: set[str]) -> None:
@@ -202,9 +301,9 @@ async def _watch_roots(
     target: Watched,
     reload: Reload,
     folders: tuple[Path, ...],
-    watch: _Watch,
     restart: anyio.Event,
     stop: anyio.Event,
+    watch: _Watch,
 ) -> None:
     async for _batch in _batches(folders, watch.debounce_ms, stop, watch.noted):
         await reload()
@@ -218,9 +317,9 @@ async def _watch_pending(
     reload: Reload,
     paths: tuple[Path, ...],
     parents: tuple[Path, ...],
-    watch: _Watch,
     restart: anyio.Event,
     stop: anyio.Event,
+    watch: _Watch,
 ) -> None:
     pending = target.pending_roots()
     async for _batch in _batches(parents, watch.debounce_ms, stop, watch.noted):
@@ -231,12 +330,23 @@ async def _watch_pending(
             return
 
 
-async def _guarded(watcher: Callable[..., Awaitable[None]], *args: object) -> None:
-    """A watcher that cannot watch at all logs and stops; serving goes on."""
+async def _guarded(
+    watcher: Callable[..., Awaitable[None]],
+    watch: _Watch,
+    gave_up: anyio.Event,
+    restart: anyio.Event,
+    stop: anyio.Event,
+    *args: object,
+) -> None:
+    """A watcher that cannot watch at all logs (unless noted already) and ends
+    :func:`watch_folders` (``gave_up``); serving goes on."""
     try:
-        await watcher(*args)
+        await watcher(*args, restart, stop, watch)
     except Exception as exc:
-        log.warning("SV210: cannot watch skill folders for changes: %s", exc)
+        if any(f"{type(leaf).__name__}: {leaf}" not in watch.noted for leaf in _leaves(exc)):
+            log.warning("SV210: cannot watch skill folders for changes: %s (fix: %s)", exc, _CHECK)
+        gave_up.set()
+        restart.set()
 
 
 @dataclass(frozen=True, slots=True)
@@ -260,20 +370,23 @@ async def watch_folders(
             await reload()
         restarted = True
         paths, parents = target.watch_paths(), target.pending_parents()
+        parents = tuple(parent for parent in parents if _decodable(parent))
         if not paths and not parents:
             log.info("no skill folder to watch")
             return
         folders = await _folders(paths, limits)
-        restart, stop = anyio.Event(), anyio.Event()
+        restart, stop, gave_up = anyio.Event(), anyio.Event(), anyio.Event()
         async with anyio.create_task_group() as group:
+            ends = (watch, gave_up, restart, stop)
             if folders:
-                group.start_soon(_guarded, _watch_roots, target, reload, folders, watch, restart, stop)
+                group.start_soon(_guarded, _watch_roots, *ends, target, reload, folders)
             if parents:
-                group.start_soon(
-                    _guarded, _watch_pending, target, reload, paths, parents, watch, restart, stop
-                )
+                group.start_soon(_guarded, _watch_pending, *ends, target, reload, paths, parents)
             try:
                 await restart.wait()
             finally:
                 stop.set()  # cancelled too (serving ends): the watch threads end within a step
             group.cancel_scope.cancel()
+        if gave_up.is_set():
+            log.warning("SV210: stopped following changes in the skill folders (fix: %s)", _CHECK)
+            return

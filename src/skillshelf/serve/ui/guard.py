@@ -26,14 +26,15 @@ TOKEN_HEADER = "X-Skillshelf-Token"
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Denial:
-    """Why a request is refused: the HTTP status, a stable code and a message with the fix."""
+    """Why a request is refused: the HTTP status, a stable code, a message and the fix."""
 
     status: int
     code: str
     message: str
+    fix: str
 
     def to_dict(self) -> dict[str, object]:
-        return {"error": self.code, "message": self.message}
+        return {"error": self.code, "message": self.message, "fix": self.fix}
 
 
 def check_host(host: str | None, port: int) -> Denial | None:
@@ -42,8 +43,8 @@ def check_host(host: str | None, port: int) -> Denial | None:
     refused = Denial(
         status=403,
         code="SV430",
-        message=f"the Host header must be 127.0.0.1:{port} or localhost:{port}; open the URL "
-        "`skillshelf ui` printed",
+        message=f"the Host header must be 127.0.0.1:{port} or localhost:{port}",
+        fix="open the URL `skillshelf ui` printed (http://127.0.0.1:PORT/?token=...)",
     )
     if not host or any(ch.isspace() or ch in "/\\@?#" for ch in host):
         return refused
@@ -64,7 +65,9 @@ def check_token(given: str | None, expected: str) -> Denial | None:
     return Denial(
         status=403,
         code="SV431",
-        message="missing or wrong token: open the URL `skillshelf ui` printed (it ends in ?token=...)",
+        message="missing or wrong token",
+        fix="open the URL `skillshelf ui` printed (it ends in ?token=...), or send its token in the "
+        f"{TOKEN_HEADER} header",
     )
 
 
@@ -77,7 +80,13 @@ def check_same_origin(
             status=403,
             code="SV432",
             message="changes are only accepted from the skillshelf page itself (same origin)",
+            fix="make the change on the page `skillshelf ui` serves, in the tab it opened",
         )
     if (content_type or "").split(";", 1)[0].strip().lower() != "application/json":
-        return Denial(status=415, code="SV433", message="send the request body as application/json")
+        return Denial(
+            status=415,
+            code="SV433",
+            message="the request body must be JSON",
+            fix="send the body as application/json (Content-Type: application/json)",
+        )
     return None

@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 from importlib import resources
 from typing import TYPE_CHECKING, Any, cast
 
-from skillshelf.errors import UsageError
+from skillshelf.errors import SkillshelfError, UsageError
 from skillshelf.serve.schemas import whole_number
 from skillshelf.serve.ui.state import UiState
 
@@ -85,13 +85,21 @@ def overview(state: UiState, params: Params) -> dict[str, object]:
 
     snapshot = state.snapshot
     workspace = snapshot.workspace
+    error = (snapshot.error, snapshot.error_code, snapshot.error_fix)
+    try:
+        state.check_folder()  # gone before the watch saw it: say so already
+    except SkillshelfError as exc:
+        error = (exc.message, exc.code, exc.hint)
     return {
         "version": __version__,
         "snapshot": snapshot.version,
         "opened_at": snapshot.opened_at,
-        "error": snapshot.error,
+        "error": error[0],
+        "error_code": error[1],
+        "error_fix": error[2],
+        "watching": state.watching,
         "cwd": str(state.env.cwd),
-        "project": str(state.env.project_root),
+        "project": str(state.project_root),
         "skills": len(workspace.discovery.skills),
         "loadable": len(workspace.skills.loadable),
         "roots": [str(r) for r in workspace.roots],
@@ -102,6 +110,7 @@ def overview(state: UiState, params: Params) -> dict[str, object]:
 
 
 def budget(state: UiState, params: Params) -> dict[str, object]:
+    state.check_folder()
     from skillshelf.serve.ui.budget import budget_view
 
     return budget_view(
@@ -110,6 +119,7 @@ def budget(state: UiState, params: Params) -> dict[str, object]:
 
 
 def task(state: UiState, params: Params) -> dict[str, object]:
+    state.check_folder()
     from skillshelf.serve.ui.task import task_view
 
     return task_view(
@@ -137,18 +147,21 @@ def problems(state: UiState, params: Params) -> dict[str, object]:
 
 
 def memory(state: UiState, params: Params) -> dict[str, object]:
+    state.check_folder()
     from skillshelf.serve.ui.memory_view import memory_view
 
     return memory_view(state.env, state.snapshot.workspace.config)
 
 
 def usage(state: UiState, params: Params) -> dict[str, object]:
+    state.check_folder()
     from skillshelf.serve.ui.usage import usage_view
 
     return usage_view(state.env, state.snapshot)
 
 
 def forget(state: UiState, body: Mapping[str, Any]) -> dict[str, object]:
+    state.check_folder()
     from skillshelf.serve.ui.memory_view import forget_memory
 
     return forget_memory(state.env, body.get("session_id"))

@@ -28,7 +28,13 @@ from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 from skillshelf.env import Env
-from skillshelf.errors import NotFoundError, RequiredSkillError, SkillshelfError, UsageError
+from skillshelf.errors import (
+    FileAccessError,
+    NotFoundError,
+    RequiredSkillError,
+    SkillshelfError,
+    UsageError,
+)
 from skillshelf.serve.http import bind_socket
 from skillshelf.serve.schemas import whole_number
 from skillshelf.serve.ui import guard, routes
@@ -52,8 +58,12 @@ _SECURITY_HEADERS = {
     "Cross-Origin-Resource-Policy": "same-origin",
     "Cache-Control": "no-store",
 }
-_STATUS = {UsageError: 400, NotFoundError: 404, RequiredSkillError: 409}
+_STATUS = {UsageError: 400, NotFoundError: 404, RequiredSkillError: 409, FileAccessError: 409}
 _GET_PATHS = frozenset({*routes.STATIC, *routes.GET_ROUTES, "/api/events"})
+_OPEN_THE_PAGE = f"open the URL `skillshelf ui` printed; the API answers {', '.join(routes.GET_ROUTES)}"
+_WATCH_STOPPED = "event: watch\ndata: stopped\n\n"
+"""Sent once the skill folders are no longer watched: the page stops saying "live"."""
+_WHOLE_BODY = "send the body whole, as JSON, with its Content-Length"
 
 
 class UiServer:
@@ -63,6 +73,8 @@ class UiServer:
         self, env: Env, options: UiOptions | None = None, *, port: int = 0, watch: bool = True
     ) -> None:
         self.state = UiState(env, options)
+        if not watch:
+            self.state.watching = False
         self.token = secrets.token_urlsafe(24)
         self._static: dict[str, bytes] = {}
         sock = bind_socket(HOST, port)
@@ -194,7 +206,7 @@ class _Handler(BaseHTTPRequestHandler):
         elif url.path in routes.POST_ROUTES:
             self._not_allowed()
         else:
-            self._error(404, "SV404", f"no page or API at {url.path!r}")
+            self._error(404, "SV404", f"no page or API at {url.path!r}", _OPEN_THE_PAGE)
 
     def do_HEAD(self) -> None:
         """GET's answer without its body (for the event stream: its headers only)."""
@@ -219,7 +231,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         handler = routes.POST_ROUTES.get(url.path)
         if handler is None:
-            self._error(404, "SV404", f"no API at {url.path!r}")
+            self._error(404, "SV404", f"no API at {url.path!r}", f"POST to {', '.join(routes.POST_ROUTES)}")
             return
         body = self._body()
         if body is not None:
@@ -246,7 +258,8 @@ class _Handler(BaseHTTPRequestHandler):
         ``do_`` answers) as JSON with the security headers, not its HTML page; the connection
         closes."""
         phrase = self.responses.get(code, ("error",))[0]
-        data = {"error": "SV435" if code == 501 else "SV400", "message": message or phrase}
+        fix = "send GET, HEAD or POST" if code == 501 else "send a well-formed HTTP/1.1 request"
+        data = {"error": "SV435" if code == 501 else "SV400", "message": message or phrase, "fix": fix}
         self._json(code, data, {"Connection": "close"})
 
     # -- checks ----------------------------------------------------------------------------
@@ -271,14 +284,15 @@ class _Handler(BaseHTTPRequestHandler):
             message = (
                 "a body in chunks (Transfer-Encoding) is not accepted: send it whole, with its Content-Length"
             )
-            self._error(411, "SV434", message)
+            self._error(411, "SV434", message, _WHOLE_BODY)
             return None
         length = whole_number(self.headers.get("Content-Length", ""))
         if length is None:
-            self._error(411, "SV434", "the Content-Length header is missing or not a number: send it")
+            self._error(411, "SV434", "the Content-Length header is missing or not a number", _WHOLE_BODY)
             return None
         if length > MAX_BODY:
-            self._error(413, "SV434", f"the body is over {MAX_BODY // 1024} KiB: send a smaller JSON object")
+            message = f"the body is over {MAX_BODY // 1024} KiB"
+            self._error(413, "SV434", message, "send a smaller JSON object")
             return None
         data = self.rfile.read(length)
         self._body_read = True
@@ -287,7 +301,12 @@ class _Handler(BaseHTTPRequestHandler):
         except (ValueError, RecursionError):
             body = None
         if not isinstance(body, dict):
-            self._error(400, "SV400", "the body must be a JSON object")
+            self._error(
+                400,
+                "SV400",
+                "the body must be a JSON object",
+                'send a JSON object, such as {"session_id": "..."}',
+            )
             return None
         return body
 
@@ -315,8 +334,8 @@ class _Handler(BaseHTTPRequestHandler):
             return
         self._send(status, body, "application/json; charset=utf-8", {**headers, "ETag": etag})
 
-    def _error(self, status: int, code: str, message: str) -> None:
-        self._json(status, {"error": code, "message": message})
+    def _error(self, status: int, code: str, message: str, fix: str) -> None:
+        self._json(status, {"error": code, "message": message, "fix": fix})
 
     def _denied(self, denial: guard.Denial) -> None:
         self._json(denial.status, denial.to_dict())
@@ -349,14 +368,20 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         if self.command == "HEAD":
             return
-        version = state.snapshot.version
+        version, watching = state.snapshot.version, True
         try:
             self._event(f"retry: 2000\nevent: hello\ndata: {version}\n\n")
             while not state.closed:
-                now = state.wait_for_change(version, EVENT_PING_S)
+                if watching and not state.watching:
+                    self._event(_WATCH_STOPPED)
+                    watching = False
+                now = state.wait_for_change(version, EVENT_PING_S, watching)
                 if state.closed:
                     break
-                self._event(f"event: change\ndata: {now}\n\n" if now != version else ": ping\n\n")
+                if now != version:
+                    self._event(f"event: change\ndata: {now}\n\n")
+                elif watching == state.watching:
+                    self._event(": ping\n\n")
                 version = now
         except (BrokenPipeError, ConnectionResetError, TimeoutError):
             return

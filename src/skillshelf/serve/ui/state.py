@@ -12,6 +12,7 @@ snapshot (validation per profile) is kept per version.
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from skillshelf.env import Env
+from skillshelf.errors import FileAccessError, SkillshelfError, reason
 from skillshelf.serve.loading import workspace_tools
 from skillshelf.serve.tools import SkillTools
 from skillshelf.serve.ui.stamps import Stamp, settings_files, stamps_of
@@ -61,6 +63,8 @@ class Snapshot:
     opened_at: float  # wall-clock seconds
     stamps: tuple[Stamp, ...] = ()  # of the settings files, taken before the folder was opened
     error: str | None = None  # the last reload failed with this (the snapshot is the one before)
+    error_code: str | None = None  # that failure's code, when it is one of ours
+    error_fix: str | None = None  # and its fix
 
 
 class UiState:
@@ -75,9 +79,27 @@ class UiState:
         self._memo_lock = threading.Lock()
         self._reloading = threading.Lock()
         self._settings = settings_files(env)
+        self.project_root = env.project_root  # worked out once: a gone cwd would climb to its parent
+        self.watching = True  # False once the watch of the skill folders ended for good
         self.snapshot = self._open(version=1, stamps=stamps_of(self._settings))
 
+    def check_folder(self) -> None:
+        """Raise ``FileAccessError`` (``SS006``, as the CLI does) when the page's folder is gone or
+        cannot be searched: every view worked out from it would describe another folder."""
+        try:
+            os.stat(os.path.join(self.env.cwd, os.curdir))
+        except OSError as exc:
+            gone = isinstance(exc, (FileNotFoundError, NotADirectoryError))
+            raise FileAccessError(
+                f"the page's folder ({self.env.cwd}) "
+                + ("no longer exists" if gone else f"cannot be searched: {reason(exc)}"),
+                hint="run `skillshelf ui` again in a folder that exists; until then the page keeps "
+                "what it read last",
+                code="SS006",
+            ) from exc
+
     def _open(self, *, version: int, stamps: tuple[Stamp, ...]) -> Snapshot:
+        self.check_folder()
         workspace = Workspace.open(self.env, self.options.workspace)
         return Snapshot(
             workspace=workspace,
@@ -121,7 +143,9 @@ class UiState:
                 version=current.version + 1,
                 opened_at=current.opened_at,
                 stamps=stamps,
-                error=str(exc),
+                error=exc.message if isinstance(exc, SkillshelfError) else str(exc),
+                error_code=exc.code if isinstance(exc, SkillshelfError) else None,
+                error_fix=exc.hint if isinstance(exc, SkillshelfError) else None,
             )
         with self._changed:
             self.snapshot = fresh
@@ -143,11 +167,21 @@ class UiState:
                 self._memo[slot] = value
         return value
 
-    def wait_for_change(self, version: int, timeout: float) -> int:
-        """The current version, once it differs from ``version`` or ``timeout`` seconds passed."""
+    def wait_for_change(self, version: int, timeout: float, watching: bool = True) -> int:
+        """The current version, once it differs from ``version``, :attr:`watching` differs from
+        ``watching``, or ``timeout`` seconds passed."""
         with self._changed:
-            self._changed.wait_for(lambda: self._closed or self.snapshot.version != version, timeout)
+            self._changed.wait_for(
+                lambda: self._closed or self.snapshot.version != version or self.watching != watching,
+                timeout,
+            )
             return self.snapshot.version
+
+    def stop_watching(self) -> None:
+        """Say that the skill folders are no longer watched (wakes the event streams)."""
+        with self._changed:
+            self.watching = False
+            self._changed.notify_all()
 
     @property
     def closed(self) -> bool:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import logging
 import threading
-from functools import partial
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -60,7 +59,11 @@ class UiWatcher:
         try:
             anyio.run(self._main)
         except Exception as exc:  # serving goes on without the watch
-            log.warning("SV210: the page stopped following changes: %s", exc)
+            log.warning(
+                "SV210: the page stopped following changes: %s (fix: start `skillshelf ui` again)", exc
+            )
+        if not self._stop.is_set():
+            self.state.stop_watching()
 
     async def _main(self) -> None:
         import anyio
@@ -78,8 +81,20 @@ class UiWatcher:
         # the roots are walked within discovery's limits, SKILLSHELF_SCAN_MAX_* included
         limits, _ = limits_from_environ(state.env.environ, ScanLimits())
         polls_per_check = max(1, round(SETTINGS_POLL_S / STOP_POLL_S))
+
+        async def follow() -> None:
+            """The skill folders' watch; when it ends (it gave up), the page says so."""
+            try:
+                await watch_folders(state, reload, limits=limits)
+            except Exception as exc:
+                log.warning(
+                    "SV210: the page stopped following changes: %s (fix: start `skillshelf ui` again)", exc
+                )
+            if not self._stop.is_set():
+                state.stop_watching()
+
         async with anyio.create_task_group() as group:
-            group.start_soon(partial(watch_folders, state, reload, limits=limits))
+            group.start_soon(follow)
             polls = 0
             while not self._stop.is_set():
                 await anyio.sleep(STOP_POLL_S)

@@ -18,8 +18,8 @@ const settings = {
   profile: "codex", window: "", validate: "codex", query: "", top: "10",
   stateFilter: "all", skillFilter: "", severities: { error: true, warning: true, info: false }, problemFilter: "",
 };
-const page = { view: null, version: 0, overview: null, loads: new Map() };
-window.__skillshelf = { rendered: {}, errors: [] };  // for the browser tests and bench/ui.py
+const page = { view: null, version: 0, overview: null, loads: new Map(), source: null, live: null, watching: true };
+window.__skillshelf = { rendered: {}, errors: [], page };  // for the browser tests and bench/ui.py
 window.addEventListener("error", (e) => window.__skillshelf.errors.push(String(e.message)));
 window.addEventListener("unhandledrejection", (e) => window.__skillshelf.errors.push(String(e.reason)));
 document.addEventListener("securitypolicyviolation", (e) => window.__skillshelf.errors.push(`CSP: ${e.violatedDirective} ${e.blockedURI}`));
@@ -496,27 +496,71 @@ async function overview() {
     const data = await api("/api/overview");
     page.overview = data;
     page.version = data.snapshot;
+    if (data.watching === false) page.watching = false;
     const where = document.getElementById("where");
+    const failed = data.error ? `${data.error_code ? `${data.error_code}: ` : ""}${data.error}${data.error_fix ? `\nFix: ${data.error_fix}` : ""}` : null;
     fill(where, h("span", { class: "path", title: data.roots.join("\n"), text: data.cwd }),
       h("span", { class: "muted", text: ` · ${fmt(data.skills)} skills` }),
-      data.error ? h("span", { class: "badge sev-error", title: data.error, text: "reload failed" }) : null);
+      failed ? h("span", { class: "badge sev-error", id: "reload-failed", title: failed, text: `reload failed${data.error_code ? ` (${data.error_code})` : ""}` }) : null);
+    showLive();
   } catch (err) {
     document.getElementById("where").textContent = err.message;
   }
 }
 
-function listen() {
+// The badge says whether the page follows changes: "live" only while this tab's event stream is
+// open and the server still watches the skill folders.
+function showLive() {
   const live = document.getElementById("live");
+  const [text, on, title] = !page.watching
+    ? ["not following changes", false, "The server no longer watches the skill folders (see its log, SV210): start `skillshelf ui` again to follow changes"]
+    : !page.source ? ["paused", false, "Follows changes again when this tab is shown"]
+      : page.source.readyState === EventSource.OPEN && page.live ? ["live", true, "Follows changes to the skill folders"]
+        : [page.live === false ? "reconnecting" : "connecting", false, "Follows changes to the skill folders"];
+  live.textContent = text;
+  live.className = `live ${on ? "on" : "off"}`;
+  live.title = title;
+}
+
+// One event stream per visible tab: a browser keeps 6 connections per host, and a stream holds
+// one for as long as it is open, so hidden tabs close theirs (and catch up when shown again).
+function listen() {
+  if (page.source || document.hidden) return;
   const source = new EventSource(`/api/events?token=${encodeURIComponent(TOKEN)}`);
-  source.addEventListener("hello", () => { live.textContent = "live"; live.className = "live on"; });
+  page.source = source;
+  page.live = null;
+  source.addEventListener("hello", () => { page.live = true; showLive(); });
+  source.addEventListener("watch", () => { page.watching = false; showLive(); });
   source.addEventListener("change", async () => {
     await overview();
+    if (page.overview && page.overview.error) {
+      const o = page.overview;
+      toast(`Reload failed: ${o.error_code ? `${o.error_code}: ` : ""}${o.error}; the page keeps what it read last`);
+      return;
+    }
     toast("The skills changed: updated");
     refresh();
   });
-  source.onerror = () => { live.textContent = "reconnecting"; live.className = "live off"; };
+  source.onerror = () => { page.live = false; showLive(); };
+  showLive();
 }
 
+function unlisten() {
+  if (page.source) page.source.close();
+  page.source = null;
+  showLive();
+}
+
+document.addEventListener("visibilitychange", () => {
+  if (document.hidden) {
+    unlisten();
+  } else if (!page.source) {  // catch up with what changed while hidden, unless a reload failed
+    listen();
+    overview().then(() => { if (!(page.overview && page.overview.error)) refresh(); });
+  }
+});
+window.addEventListener("pagehide", unlisten);
+window.addEventListener("pageshow", (e) => { if (e.persisted) { listen(); overview(); refresh(); } });
 window.addEventListener("hashchange", refresh);
 document.addEventListener("DOMContentLoaded", () => {
   overview();
