@@ -109,3 +109,17 @@ def test_a_skill_whose_skill_md_is_a_link_is_read_in_its_own_folder(tmp_path: Pa
     # as Claude Code's roots find it (they follow a linked SKILL.md; Codex's skip it)
     skill = replace(real, path=tmp_path / "root" / "s" / "SKILL.md", real_path=real.path)
     assert read_bundled_file(skill, "notes.md").text == "beside the link\n"
+
+
+def test_a_linked_folder_whose_skill_md_is_a_link_too_is_read_beside_that_link(tmp_path: Path) -> None:
+    _skill_in(tmp_path / "shared" / "s")
+    store = tmp_path / "store" / "s"
+    store.mkdir(parents=True)
+    os.symlink(tmp_path / "shared" / "s" / "SKILL.md", store / "SKILL.md")
+    (store / "own.md").write_text("beside the link\n", "utf-8")
+    (tmp_path / "root").mkdir()
+    os.symlink(store, tmp_path / "root" / "s")  # as `install --for all` links a skill for Claude Code
+    real = _found(tmp_path / "shared")
+    skill = replace(real, path=tmp_path / "root" / "s" / "SKILL.md", real_path=real.path)
+    assert discovered_folder(skill) == store
+    assert read_bundled_file(skill, "own.md").text == "beside the link\n"

@@ -46,6 +46,7 @@ from skillshelf.errors import (
     UsageError,
     reason,
 )
+from skillshelf.fileio import resolve_path
 from skillshelf.skills.confined import open_beneath, open_real_folder
 from skillshelf.skills.defuse import defused
 from skillshelf.skills.model import Skill
@@ -236,10 +237,24 @@ def discovered_folder(skill: Skill) -> Path:
         real = skill.real_path
         if real is None or real.name != skill.path.name:
             raise
-        return real.parent
+        return _linked_folder(skill.folder, real)
     except OSError:
         pass  # missing: the read says so (SV404)
     return skill.folder
+
+
+def _linked_folder(folder: Path, real_skill_md: Path) -> Path:
+    """The real folder of a skill found through a symlinked ``folder``: where the link leads
+    now when its ``SKILL.md`` there still resolves to the file discovery found (a ``SKILL.md``
+    that is itself a link: its files are beside the link, not beside the file), else the folder
+    of that file (the link pointed elsewhere since: the files discovery found stay read)."""
+    try:
+        now = resolve_path(folder)
+    except OSError:
+        return real_skill_md.parent
+    if now != real_skill_md.parent and os.path.realpath(now / real_skill_md.name) == str(real_skill_md):
+        return now
+    return real_skill_md.parent
 
 
 def read_bundled_file(skill: Skill, path: str, *, max_bytes: int = DEFAULT_MAX_FILE_BYTES) -> SkillFile:

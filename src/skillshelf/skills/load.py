@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePath
 
 from skillshelf.errors import FileAccessError, SkillNotFoundError, SkillshelfError
+from skillshelf.skills.bundled import discovered_folder
 from skillshelf.skills.bundled_listing import (
     DEFAULT_MAX_FILES,
     MAX_COUNT_ENTRIES,
@@ -275,7 +276,7 @@ def load_skill(
     """
     skill, shadowed = _find(skills, name)
     contents, truncated = _read_contents(skill, max_bytes)
-    listing = bundled_listing(skill.folder, limit=max_files)
+    listing = bundled_listing(discovered_folder(skill), limit=max_files)  # where reads read
     return LoadedSkill(
         skill=skill,
         contents=contents,
