@@ -56,8 +56,9 @@ db_option = click.option(
     "--db",
     metavar="URL",
     callback=_checked_db,
-    help="State database: a SQLite file's path, sqlite:///RELATIVE/PATH, sqlite:////ABSOLUTE/PATH "
-    "or postgresql://... (default: the SQLite file in the user data folder).",
+    help="State database: a SQLite file's path (./NAME for a new file named like host=...), "
+    "sqlite:///RELATIVE/PATH, sqlite:////ABSOLUTE/PATH, postgresql://... or libpq's "
+    "'host=... dbname=...' (default: the SQLite file in the user data folder).",
 )
 json_option = click.option("--json", "as_json", is_flag=True, is_eager=True, help="Print JSON for programs.")
 overrides_option = click.option(

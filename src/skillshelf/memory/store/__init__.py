@@ -11,11 +11,12 @@
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 
 from skillshelf.errors import UsageError
-from skillshelf.memory.store.conninfo import is_conninfo, shown_database
+from skillshelf.memory.store.conninfo import broken_conninfo, is_conninfo, shown_database
 from skillshelf.memory.store.consolidation import Store
 from skillshelf.memory.store.records import (
     CONSOLIDATE,
@@ -68,7 +69,7 @@ def sqlite_path(url: str) -> Path | None:
     ``sqlite:////absolute/path``. Another ``sqlite:`` shape (``sqlite://host/x``, ``sqlite:/x``,
     no path) is a UsageError."""
     if not url.lower().startswith("sqlite:"):
-        return None if "://" in url or is_conninfo(url) else Path(url).expanduser()
+        return None if "://" in url else _file_or_conninfo(url)
     if not url.lower().startswith(_SQLITE) or len(url) == len(_SQLITE):
         raise UsageError(
             f"{shown_database(url)} is no SQLite URL skillshelf reads: after sqlite: come three slashes "
@@ -77,6 +78,29 @@ def sqlite_path(url: str) -> Path | None:
             hint=_FORMS_HINT,
         )
     return Path(url[len(_SQLITE) :]).expanduser()
+
+
+def _file_or_conninfo(url: str) -> Path | None:
+    """The file ``url`` names, or None for libpq's connection string: a file that exists is
+    that file whatever its name; a name that starts as a connection string but is none is a
+    UsageError (a SQLite file would be named after its password)."""
+    path = Path(url).expanduser()
+    try:
+        exists = path.is_file()
+    except (OSError, ValueError):
+        exists = False
+    if exists:
+        return path
+    if is_conninfo(url):
+        return None
+    if (reason := broken_conninfo(url)) is not None:
+        raise UsageError(
+            f"the database {shown_database(url)} starts as libpq's connection string but is none: {reason}",
+            code="ME015",
+            hint="write host=HOST dbname=DB with each value that holds a space in single quotes "
+            "(\\' and \\\\ inside them), or ./NAME for a SQLite file of that name",
+        )
+    return path
 
 
 def check_relative_sqlite_url(url: str, cwd: Path) -> None:
@@ -101,7 +125,16 @@ def check_relative_sqlite_url(url: str, cwd: Path) -> None:
 
 
 def _is_postgres(url: str) -> bool:
-    return url.startswith(("postgresql://", "postgres://")) or is_conninfo(url)
+    return url.startswith(("postgresql://", "postgres://")) or (is_conninfo(url) and sqlite_path(url) is None)
+
+
+def _shown_scheme(url: str) -> str:
+    """What an ME015 message shows of ``url``: its scheme, when it has one (the rest may hold a
+    password that redaction does not know, as in ``mysql://user:pw@host``)."""
+    scheme = url.split("://", 1)[0]
+    if "://" in url and re.fullmatch(r"[A-Za-z][A-Za-z0-9+.-]*", scheme):
+        return shown_database(scheme) + "://..."
+    return "(neither a file path nor a URL or connection string skillshelf reads)"
 
 
 def check_db_url(url: str | None) -> None:
@@ -169,7 +202,7 @@ def open_store(
         store = SqliteStore(file, scratch=scratch, create=create, read_only=read_only)
     else:
         raise UsageError(
-            f"unsupported database URL {url.split('://')[0]}://...",
+            f"unsupported database URL {_shown_scheme(url)}",
             code="ME015",
             hint="use a file path, sqlite:///RELATIVE/PATH, sqlite:////ABSOLUTE/PATH, "
             "postgresql://USER@HOST/DB or host=HOST dbname=DB",

@@ -25,7 +25,7 @@ from typing import Any
 
 from skillshelf.errors import StoreError
 from skillshelf.memory.store.base import Row, Tx, storable
-from skillshelf.memory.store.conninfo import shown_database
+from skillshelf.memory.store.conninfo import is_conninfo, shown_database
 from skillshelf.memory.store.consolidation import Store
 
 __all__ = ["PostgresStore"]
@@ -83,7 +83,8 @@ class PostgresStore(Store):
             raise StoreError(
                 f"cannot connect to {self.url}: {str(exc).strip()}",
                 code="ME010",
-                hint="check the URL, that the server runs and that the database exists",
+                hint="check the URL, that the server runs and that the database exists"
+                + ("; a new SQLite file named like this is written ./NAME" if is_conninfo(url) else ""),
             ) from exc
 
     @contextmanager
