@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import unicodedata
 from pathlib import Path
 
@@ -52,3 +53,14 @@ def test_no_suggestion_prints_the_same_as_the_name_typed(tmp_path: Path) -> None
     with pytest.raises(SkillNotFoundError) as caught:
         load_skill([named(tmp_path, DECOMPOSED)], "naive")
     assert caught.value.close == (DECOMPOSED,)
+
+
+def test_a_skill_loads_by_its_folder_with_a_slash_and_by_a_path_through_a_linked_folder(
+    tmp_path: Path,
+) -> None:
+    skill = named(tmp_path / "real", "pdf")
+    os.symlink(tmp_path / "real", tmp_path / "linked")
+    for path in (f"{skill.folder}/", tmp_path / "linked" / "pdf", tmp_path / "linked" / "pdf" / "SKILL.md"):
+        assert load_skill([skill], str(path)).skill is skill
+    with pytest.raises(SkillNotFoundError):
+        load_skill([skill], str(tmp_path / "linked" / "nothing"))

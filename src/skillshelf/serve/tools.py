@@ -175,7 +175,9 @@ class SkillTools:
     def _by_path(self, name: str) -> Skill | None:
         """The loadable skill whose SKILL.md or folder ``name`` is (search's ``load`` for a skill
         whose name loads another one)."""
-        return next((s for s in self.skills if name.strip() in (str(s.path), str(s.folder))), None)
+        from skillshelf.skills.load import answers_to_path
+
+        return next((s for s in self.skills if answers_to_path(s, name)), None) if name.strip() else None
 
     # -- the four calls --------------------------------------------------------------------
     def load_skill(self, name: str) -> ToolResult:

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePath
 
 from skillshelf.errors import FileAccessError, SkillNotFoundError, SkillshelfError
+from skillshelf.fileio import resolve_path
 from skillshelf.skills.bundled import discovered_folder
 from skillshelf.skills.bundled_listing import (
     DEFAULT_MAX_FILES,
@@ -54,6 +55,7 @@ __all__ = [
     "UNTRUSTED_TAG",
     "BundledFiles",
     "LoadedSkill",
+    "answers_to_path",
     "bundled_listing",
     "close_matches",
     "cut_note",
@@ -220,8 +222,7 @@ def _find(skills: Sequence[Skill], name: str) -> tuple[Skill, tuple[Path, ...]]:
         composed = {_nfc(wanted), _nfc(wanted[1:]) if wanted[:1] in {"$", "/"} else _nfc(wanted)}
         matches = [s for s in skills if _nfc(s.name) in composed]
     if not matches and wanted:
-        as_path = os.path.normpath(wanted)
-        matches = [s for s in skills if as_path in _path_names(s)]
+        matches = [s for s in skills if answers_to_path(s, wanted)]
     if not matches:
         names = [s.name for s in skills]
         raise SkillNotFoundError(
@@ -235,6 +236,23 @@ def _path_names(skill: Skill) -> set[str]:
     """The paths ``skill`` loads by: its ``SKILL.md`` and folder, linked and real."""
     real = injected_path(skill)
     return {str(skill.path), str(skill.folder), str(real), str(real.parent)}
+
+
+def answers_to_path(skill: Skill, text: str) -> bool:
+    """Whether ``text`` is a path of ``skill``'s ``SKILL.md`` or folder: as discovery found it or
+    its real one (:func:`_path_names`, a trailing ``/`` or ``.`` part aside), or an absolute path
+    that leads there through symlinks (a project reached through a link, an agent's link to an
+    installed skill)."""
+    as_path = os.path.normpath(text.strip())
+    names = _path_names(skill)
+    if as_path in names:
+        return True
+    if not os.path.isabs(as_path):
+        return False
+    try:
+        return str(resolve_path(Path(as_path))) in {os.path.realpath(n) for n in names}
+    except OSError:
+        return False
 
 
 def _read_contents(skill: Skill, max_bytes: int | None) -> tuple[str, bool]:
