@@ -118,3 +118,101 @@ def test_a_pack_recorded_with_a_token_is_written_without_it_and_keeps_its_skills
     written = json.loads(lock_file.read_text(encoding="utf-8"))
     assert _secret() not in json.dumps(written) and list(written["packs"]) == [safe]
     assert written["skills"]["pdf"]["source"] == f"{safe}#pdf" and read_lock(tmp_path).members(safe)
+
+
+def _pack_record(location: str, places: list[str], commit: str | None = None) -> dict[str, object]:
+    return {
+        "kind": "git",
+        "location": location,
+        "commit": commit,
+        "places": places,
+        "checked_at": "2026-01-01",
+    }
+
+
+def _lock_with_packs(folder: Path, packs: dict[str, dict[str, object]], pack_key: str) -> Path:
+    """A lock file in ``folder`` whose one skill ``pdf`` names the pack ``pack_key``."""
+    location = str(packs[pack_key]["location"])
+    entry = {"source": f"{location}#pdf", "kind": "git", "location": location, "subdir": "pdf"}
+    entry |= {"pack": pack_key, "content_hash": "sha256:0", "installed_at": "2026-01-01T00:00:00+00:00"}
+    lock_file = folder / ".skillshelf-lock.json"
+    lock_file.write_text(json.dumps({"version": 1, "skills": {"pdf": entry}, "packs": packs}), "utf-8")
+    return lock_file
+
+
+def test_two_pack_records_that_differ_only_in_their_token_are_merged_keeping_every_removed_skill(
+    tmp_path: Path,
+) -> None:
+    from skillshelf.install.lock import read_lock, write_without_secrets
+
+    one, other = f"https://x:{_secret()}1@h.example/o/r.git", f"https://x:{_secret()}2@h.example/o/r.git"
+    safe = "https://h.example/o/r.git"
+    packs = {
+        one: _pack_record(one, ["pdf", "xls"], "a" * 40),
+        other: _pack_record(other, ["pdf", "doc"], "b" * 40),
+    }
+    lock_file = _lock_with_packs(tmp_path, packs, one)
+
+    lock = read_lock(tmp_path)
+
+    assert list(lock.packs) == [safe] and sorted(lock.packs[safe].places) == ["doc", "pdf", "xls"]
+    assert lock.packs[safe].commit is None  # the places were not read at one commit
+    (merged,) = [d for d in lock.diagnostics if d.code == "IS410"]
+    assert safe in merged.message and _secret() not in merged.message + (merged.fix or "")
+    assert safe in write_without_secrets(tmp_path)
+    written = json.loads(lock_file.read_text(encoding="utf-8"))
+    assert list(written["packs"]) == [safe] and sorted(written["packs"][safe]["places"]) == [
+        "doc",
+        "pdf",
+        "xls",
+    ]
+    assert _secret() not in json.dumps(written)
+
+
+def test_a_pack_record_with_a_token_beside_the_same_pack_recorded_without_it_is_merged_and_written_without_it(
+    tmp_path: Path,
+) -> None:
+    from skillshelf.install.lock import read_lock, write_without_secrets
+
+    old, safe = f"https://x:{_secret()}@h.example/o/r.git", "https://h.example/o/r.git"
+    commit = "c" * 40
+    lock_file = _lock_with_packs(
+        tmp_path,
+        {safe: _pack_record(safe, ["pdf"], commit), old: _pack_record(old, ["pdf", "xls"], commit)},
+        safe,
+    )
+
+    lock = read_lock(tmp_path)
+
+    assert sorted(lock.packs[safe].places) == ["pdf", "xls"] and lock.packs[safe].commit == commit
+    assert [d.code for d in lock.diagnostics] == ["IS410"]
+    assert write_without_secrets(tmp_path) == (safe,)
+    assert _secret() not in lock_file.read_text(encoding="utf-8")
+
+
+def test_update_does_not_bring_back_a_skill_removed_in_either_of_two_pack_records_that_differ_in_their_token(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
+    from skillshelf.install.many import install_all
+
+    repo = init_repo(tmp_path / "repo")
+    for name in ("pdf", "xls"):
+        write_skill(repo / name, name)
+    commit_all(repo, "two")
+    env = make_env(tmp_path, isolated_home.home)
+    install_all(f"file://{repo}", env=env, target="codex")
+    remove_skill("xls", env=env)
+    lock_file = isolated_home.home / ".agents" / "skills" / ".skillshelf-lock.json"
+    data = json.loads(lock_file.read_text(encoding="utf-8"))
+    ((_key, record),) = data["packs"].items()
+    one, other = (f"file://alice:{_secret()}{n}@localhost{repo}" for n in (1, 2))
+    data["skills"]["pdf"].update(location=one, source=one, pack=one)
+    data["packs"] = {one: dict(record, location=one), other: dict(record, location=other, places=["pdf"])}
+    lock_file.write_text(json.dumps(data), encoding="utf-8")
+    write_skill(repo / "pdf", "pdf", body="second version")
+    commit_all(repo, "pdf changed")
+
+    results = update_skills(env=env)
+
+    assert "xls" not in [r.name for r in results] and not (lock_file.parent / "xls").exists()
+    assert _secret() not in lock_file.read_text(encoding="utf-8")

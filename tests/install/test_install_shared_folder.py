@@ -127,3 +127,28 @@ def test_remove_for_the_agent_whose_folder_is_a_link_to_the_shared_one_says_ther
     assert caught.value.code == "IS408" and "one copy" in str(caught.value)
     assert "links to" in str(caught.value) and "`skillshelf remove gamma`" in (caught.value.hint or "")
     assert (codex / "gamma" / "SKILL.md").is_file()  # nothing removed
+
+
+def test_remove_for_the_agent_of_a_shared_folder_names_the_scope_asked_for_in_its_hint(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
+    codex = _shared(isolated_home.home)
+    project = tmp_path / "proj"
+    (project / ".git").mkdir(parents=True)
+    (project / ".git" / "HEAD").write_text("ref: refs/heads/main\n", encoding="utf-8")
+    env = make_env(tmp_path, isolated_home.home, cwd=project)
+    source = str(write_skill(tmp_path / "src" / "pdf", "pdf"))
+    install_skill(source, env=env, target="codex", scope="user")
+    install_skill(source, env=env, target="codex", scope="project")
+
+    with pytest.raises(NotFoundError) as caught:
+        remove_skill("pdf", env=env, folder="claude", scope="user")
+
+    assert caught.value.code == "IS408" and "`skillshelf remove pdf --scope user`" in (
+        caught.value.hint or ""
+    )
+    with pytest.raises(NotFoundError) as unscoped:
+        remove_skill("pdf", env=env, folder="claude")
+    assert "`skillshelf remove pdf --scope user`" in (unscoped.value.hint or "")
+    assert remove_skill("pdf", env=env, scope="user").path == codex / "pdf"  # the hint, followed
+    assert (project / ".agents" / "skills" / "pdf").is_dir()

@@ -273,3 +273,21 @@ def test_a_skill_of_the_same_name_in_a_nested_project_folder_codex_reads_is_refu
         install_skill(str(write_skill(tmp_path / "src" / "pdf", "pdf")), env=env, target="codex")
 
     assert caught.value.code == "IS305" and "handpdf" in caught.value.message
+
+
+@pytest.mark.parametrize("where", ["system", "admin"])
+def test_a_skill_named_like_one_of_codexs_bundled_or_admin_skills_is_installed_with_a_note(
+    tmp_path: Path, isolated_home: IsolatedHome, where: str
+) -> None:
+    env = make_env(tmp_path, isolated_home.home)
+    folder = env.codex_home / "skills" / ".system" if where == "system" else env.admin_skills_dir
+    write_skill(folder / "skill-creator", "skill-creator")
+
+    result = install_skill(
+        str(write_skill(tmp_path / "src" / "skill-creator", "skill-creator")), env=env, target="codex"
+    )
+
+    assert result.path.is_dir()
+    (note,) = [d for d in result.diagnostics if d.code == "IS133"]
+    assert note.severity == "warning" and str(folder / "skill-creator") in note.message
+    assert ".system" not in (note.fix or "") and "[$skill-creator](PATH)" in (note.fix or "")

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -122,11 +123,17 @@ def installed_in_several(name: str, matches: Sequence[InstalledSkill], env: Env)
 
 
 def not_in_folder(
-    name: str, folder: FolderOwner | None, installed: Sequence[InstalledSkill], env: Env
+    name: str,
+    folder: FolderOwner | None,
+    installed: Sequence[InstalledSkill],
+    env: Env,
+    *,
+    scope: InstallScope | None = None,
 ) -> NotFoundError:
-    """``IS408``: ``name`` is not in ``folder``'s skills folder; when that folder is a link to the
-    one it is in (a shared skills folder), the message says so: removing it there removes it
-    for every agent that reads the folder."""
+    """``IS408``: ``name`` is not in ``folder``'s skills folder (``installed``: where it is, in
+    ``scope`` when one was asked for); when that folder is a link to the one it is in (a shared
+    skills folder), the message says so: removing it there removes it for every agent that reads
+    the folder, with the ``--scope`` (and ``--for``) that name that copy alone."""
     for item in installed:
         linked = agent_roots(item.scope, env).get(folder) if folder in ("codex", "claude") else None
         shared = linked is not None and os.path.realpath(linked) == os.path.realpath(item.root)
@@ -134,14 +141,30 @@ def not_in_folder(
             return NotFoundError(
                 f"{name!r} is in {item.root}, which the {folder} skills folder {linked} links to: "
                 "there is one copy, which every agent reading that folder loses when it is removed",
-                hint=f"`skillshelf remove {name}` removes it for them all",
+                hint=f"`skillshelf remove {_naming(name, item, installed, env, scope)}` removes it for them "
+                "all",
                 code="IS408",
             )
     return NotFoundError(
         f"{name!r} is not installed in the {folder} skills folder",
-        hint=f"`skillshelf remove {name}` without --for removes it where it is installed",
+        hint=f"`skillshelf remove {name}{f' --scope {scope}' if scope else ''}` without --for removes it "
+        "where it is installed",
         code="IS408",
     )
+
+
+def _naming(
+    name: str, item: InstalledSkill, installed: Sequence[InstalledSkill], env: Env, scope: InstallScope | None
+) -> str:
+    """``name`` with the options that make ``remove`` pick ``item`` among ``installed``: the
+    ``--scope`` asked for (or needed), ``--for`` when another copy is in the same scope."""
+    others = [other for other in installed if other is not item]
+    words = [shlex.quote(name)]
+    if scope is not None or any(other.scope != item.scope for other in others):
+        words.append(f"--scope {item.scope}")
+    if any(other.scope == item.scope for other in others):
+        words.append(f"--for {owner_of(item, env)}")
+    return " ".join(words)
 
 
 FOREIGN = (

@@ -27,12 +27,7 @@ from skillshelf.env import Env
 from skillshelf.errors import InstallError, UsageError
 from skillshelf.install.allowed import SourcePolicy
 from skillshelf.install.files import copy_skill_tree, root_lock, swap_into_place, workspace
-from skillshelf.install.found import (
-    SkillValidationError,
-    archive_top,
-    checked_skill,
-    find_skill_folder,
-)
+from skillshelf.install.found import SkillValidationError, archive_top, checked_skill, find_skill_folder
 from skillshelf.install.git import GitRunner, ProgressFn
 from skillshelf.install.kept import kept_root, needs_keeping, set_aside
 from skillshelf.install.lock import (
@@ -52,6 +47,7 @@ from skillshelf.install.targets import (
     default_target,
     inside_project,
     links_not_kept,
+    listed_beside,
     own_link,
     place_links,
     placement,
@@ -166,6 +162,7 @@ class Destination:
     placed: frozenset[str] = frozenset()  # names other skills of this run took: never replaced
     force_links: bool = False  # what holds a link's place, not installed there, goes to kept_root
     name_roots: Sequence[Path] = ()  # where another skill of the same name clashes (taken.py)
+    listed_beside: Sequence[Path] = ()  # Codex's bundled and admin skills: the same name is IS133
     same_name_ok: bool = False  # install beside such a skill (IS132), not refuse: --force, --name
     archive_top: str | None = None  # the one top folder of the archive the skills come from
     secrets_dropped: tuple[str, ...] = ()  # lock entries just written without an old secret (IS130)
@@ -200,7 +197,7 @@ def place_skill(
     if replaced and not dest.replace:
         raise name_taken(target, old, same)
     clash = functools.partial(same_name, ok=dest.same_name_ok, old=old, same_skill=same)
-    diags = (*diags, *clash(skill.name, target, dest.name_roots))
+    diags = (*diags, *clash(skill.name, target, dest.name_roots, beside=dest.listed_beside))
     force = dest.force_links and dest.kept_root is not None  # never without a place to keep them
     in_the_way = check_links(links, target, force=force, scope=dest.scope)
 
@@ -371,6 +368,7 @@ def install_session(
                     copy_file=copy_file,
                     dry_run=dry_run,
                     name_roots=sharing_names(root, place.agents, env),
+                    listed_beside=listed_beside(root, place.agents, env),
                     same_name_ok=force,
                     secrets_dropped=dropped,
                 ),

@@ -17,7 +17,8 @@ rewrite of the file keeps it as it was. A key an object repeats is read as ``jso
 (the last one wins) and reported (``IS409``). The ``packs`` object records the sources installed
 whole with ``install --all`` (:mod:`skillshelf.install.lock_packs`). An entry or pack an older
 version recorded with a password or token in its URL is read without it
-(:mod:`skillshelf.install.lock_secrets`), and :func:`write_without_secrets` writes it so.
+(:mod:`skillshelf.install.lock_secrets`; records of one pack that differed only in it are
+merged, ``IS410``), and :func:`write_without_secrets` writes it so.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from skillshelf.fileio import read_regular_text, write_atomic
 from skillshelf.install.files import content_hash
 from skillshelf.install.lock_checks import FOLDER_NAME, entry_problem, noting_repeats, repeated_keys
 from skillshelf.install.lock_packs import PackRecord, read_packs
-from skillshelf.install.lock_secrets import kept_apart, pack_without_secret
+from skillshelf.install.lock_secrets import kept_apart, merged_packs_note, packs_without_secrets
 
 __all__ = [
     "FOLDER_NAME",
@@ -278,9 +279,9 @@ def read_lock(skills_root: Path) -> Lock:
             ignored[name] = raw
             diagnostics.append(problem)
     packs, ignored_packs, pack_problems = read_packs(path, data.get("packs", {}))
-    safe_packs = {record.key: record for record in map(pack_without_secret, packs.values())}
+    safe = packs_without_secrets(packs)
     held = [name for name, entry in entries.items() if entry.secret_location]
-    held += sorted(set(safe_packs) - set(packs))  # the keys as read, without the secret
+    held += [key for key in safe.held if key not in held]  # the keys as read, without the secret
     return Lock(
         entries=MappingProxyType(entries),
         ignored=MappingProxyType(ignored),
@@ -288,8 +289,9 @@ def read_lock(skills_root: Path) -> Lock:
             *([repeated_keys(path, list(repeated))] if repeated else []),
             *diagnostics,
             *pack_problems,
+            *([merged_packs_note(path, safe.merged)] if safe.merged else []),
         ),
-        packs=MappingProxyType(safe_packs),
+        packs=MappingProxyType(safe.records),
         ignored_packs=MappingProxyType(ignored_packs),
         held_secrets=tuple(held),
     )

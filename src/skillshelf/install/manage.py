@@ -346,7 +346,7 @@ def remove_skill(
     installed = _select(env, [name], scope)[0]
     matches = [m for m in installed if folder is None or owner_of(m, env) == folder]
     if not matches:
-        raise not_in_folder(name, folder, installed, env)
+        raise not_in_folder(name, folder, installed, env, scope=scope)
     if len(matches) > 1:
         raise installed_in_several(name, matches, env)
     inside_project(matches[0].scope, env, folders_of(matches[0]))

@@ -34,7 +34,7 @@ from skillshelf.install.links import confined_links
 from skillshelf.install.lock import LockEntry, PackRecord, read_lock
 from skillshelf.install.many import NotInstalled, install_in_pack, record_pack
 from skillshelf.install.sources import Source, local_place, recorded_source
-from skillshelf.install.targets import inside_project, sharing_names
+from skillshelf.install.targets import inside_project, listed_beside, sharing_names
 
 __all__ = [
     "PackNow",
@@ -262,6 +262,7 @@ def _install_gained(
         kept_root=kept,
         pack=pack.record.key,
         name_roots=sharing_names(pack.root, agents, env),
+        listed_beside=listed_beside(pack.root, agents, env),
     )
     outcomes: list[InstallResult | NotInstalled] = []
     with root_lock(pack.root), workspace(pack.root) as work:

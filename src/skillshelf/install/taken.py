@@ -5,6 +5,7 @@ A skill whose ``name`` another skill in the folders Codex reads already has (the
 under another folder name, the project's, another install) is refused too
 (:class:`SameNameError`, ``IS305``): Codex would list both under one name, and a ``$name``
 would select neither. ``install --force`` or ``--name`` installs it anyway (``IS132`` says so);
+a skill of Codex's own (its bundled skills, the admin's) is no refusal, only ``IS133``;
 ``update`` never does: a skill its source renamed to a taken name is left as it is.
 
 The same skill at the other scope (installed by skillshelf from the same place and ref, with the
@@ -205,6 +206,7 @@ def same_name(
     ok: bool,
     old: LockEntry | None = None,
     same_skill: SameSkill | None = None,
+    beside: Sequence[Path] = (),
 ) -> tuple[Diagnostic, ...]:
     """Nothing when no other skill of ``roots`` is called ``name``, or when ``old`` (the lock
     entry of what ``target`` holds now) had that name already; else :class:`SameNameError`, or
@@ -214,9 +216,12 @@ def same_name(
     folder name (``install SRC --name mine``, or a rename upstream ``update`` followed) is
     :class:`AlreadyInstalledError` without ``ok``: a second copy beside it is what nobody asks
     for by installing the same source again. One at the other scope (same source, same files) is
-    no refusal, only ``IS132`` saying Codex lists it twice."""
+    no refusal, only ``IS132`` saying Codex lists it twice. One in ``beside`` (Codex's bundled and
+    admin folders, :func:`~skillshelf.install.targets.listed_beside`) is no refusal either, only
+    ``IS133``."""
     if old is not None and old.skill_name == name:
         return ()
+    listed = tuple(_listed_note(name, holder) for holder in same_name_holders(name, target, beside))
     holders = same_name_holders(name, target, roots)
     here = os.path.realpath(target.parent)
     if same_skill is not None and not ok:
@@ -230,7 +235,7 @@ def same_name(
         if same_skill is not None and os.path.realpath(holder.parent) != here and same_skill.copy_at(holder)
     ]
     others = [holder for holder in holders if holder not in copies]
-    notes = tuple(_copy_note(name, holder) for holder in copies)
+    notes = (*listed, *(_copy_note(name, holder) for holder in copies))
     if not others:
         return notes
     if not ok:
@@ -244,6 +249,22 @@ def same_name(
             f"rename or remove one of them; `${name}` selects neither while both are there",
             path=others[0],
         ),
+    )
+
+
+def _listed_note(name: str, holder: Path) -> Diagnostic:
+    """``IS133``: Codex's own skill at ``holder`` (bundled, in ``$CODEX_HOME/skills/.system``, a cache
+    Codex writes again itself, or the admin's) has the name too; Codex lists both."""
+    bundled = holder.parent.name == ".system"
+    whose = "Codex's bundled skill" if bundled else "the admin's skill"
+    only = ", and `[skills.bundled] enabled = false` in Codex's config.toml leaves only this one"
+    return diagnostic(
+        "IS133",
+        Severity.WARNING,
+        f"{whose} {name!r} at {holder} is listed too: Codex lists both under that name",
+        f"`${name}` selects neither while both are there; a mention with its path, `[${name}](PATH)`, "
+        f"selects one{only if bundled else ''}",
+        path=holder,
     )
 
 

@@ -53,6 +53,7 @@ __all__ = [
     "drop_links",
     "inside_project",
     "links_not_kept",
+    "listed_beside",
     "make_links",
     "own_link",
     "placement",
@@ -94,20 +95,43 @@ def placement(scope: Literal["user", "project"], target: InstallTarget, env: Env
 
 def sharing_names(root: Path, agents: Sequence[str], env: Env) -> tuple[Path, ...]:
     """The skills folders where another skill of the same ``name`` clashes with one installed in
-    ``root`` for ``agents``: every folder Codex reads from the cwd when Codex reads it (it lists
-    skills by ``name``; it reads ``root`` when it is one of its folders under another name,
-    whatever ``agents`` says): the user's, the project's from its root down to the cwd, the
-    ``.codex/skills`` of its config layers, the admin folder (:func:`codex_roots`; not its
-    plugins', whose skills it names ``PLUGIN:NAME``), ``root`` alone for skillshelf's own folder,
-    none for Claude Code alone (it lists skills by folder name)."""
+    ``root`` for ``agents``: every folder of the user's, the project's or another install that Codex
+    reads from the cwd when Codex reads it (it lists skills by ``name``; it reads ``root`` when it
+    is one of its folders under another name, whatever ``agents`` says): the user's, the
+    project's from its root down to the cwd, the ``.codex/skills`` of its config layers
+    (:func:`codex_roots`; not its plugins', whose skills it names ``PLUGIN:NAME``, nor its bundled
+    and admin folders, :func:`listed_beside`), ``root`` alone for skillshelf's own folder, none
+    for Claude Code alone (it lists skills by folder name)."""
     if not agents:
         return (root,)
-    read = [r.path for r in codex_roots(env) if r.origin is not RootOrigin.CODEX_PLUGIN]
+    read = [r.path for r in codex_roots(env) if r.origin not in _NOT_REFUSED]
     codex = (agent_roots("user", env)["codex"], agent_roots("project", env)["codex"], *read)
-    real = os.path.realpath(root)
-    if "codex" not in agents and all(os.path.realpath(folder) != real for folder in codex):
+    return tuple(dict.fromkeys((root, *codex))) if _codex_reads(root, agents, codex) else ()
+
+
+#: Codex's own folders: ``$CODEX_HOME/skills/.system`` (its bundled skills, a cache it deletes and
+#: writes again itself, with a ``skill-creator`` that sources such as anthropics/skills also ship),
+#: the admin folder (``/etc/codex/skills``, not the user's to change) and its plugins' folders.
+_NOT_REFUSED = frozenset({RootOrigin.CODEX_SYSTEM, RootOrigin.CODEX_ADMIN, RootOrigin.CODEX_PLUGIN})
+
+
+def listed_beside(root: Path, agents: Sequence[str], env: Env) -> tuple[Path, ...]:
+    """Codex's bundled and admin skills folders when Codex reads ``root`` (as
+    :func:`sharing_names` decides): a skill of the same ``name`` there is no refusal, as Codex
+    lists both (``IS133`` says so)."""
+    if not agents:
         return ()
-    return tuple(dict.fromkeys((root, *codex)))
+    roots = codex_roots(env)
+    own = [r.path for r in roots if r.origin in (RootOrigin.CODEX_SYSTEM, RootOrigin.CODEX_ADMIN)]
+    read = [r.path for r in roots if r.origin not in _NOT_REFUSED]
+    codex = (agent_roots("user", env)["codex"], agent_roots("project", env)["codex"], *read)
+    return tuple(own) if _codex_reads(root, agents, codex) else ()
+
+
+def _codex_reads(root: Path, agents: Sequence[str], codex: Sequence[Path]) -> bool:
+    """Whether Codex reads ``root``: installed for it, or one of its folders ``codex``."""
+    real = os.path.realpath(root)
+    return "codex" in agents or any(os.path.realpath(folder) == real for folder in codex)
 
 
 def inside_project(scope: Literal["user", "project"], env: Env, folders: Sequence[Path]) -> None:
