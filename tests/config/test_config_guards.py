@@ -88,6 +88,16 @@ def test_a_relative_projects_key_is_not_resolved_against_the_cwd(tree: Tree) -> 
     assert any(d.code == "CF119" for d in tree.load(cwd=tree.repo).diagnostics)
 
 
+def test_a_projects_key_starting_with_a_tilde_trusts_nothing_as_in_codex(
+    tree: Tree, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(tree.repo.parent))  # ~/NAME would be the repository if expanded
+    tree.write(tree.user, f'[projects."~/{tree.repo.name}"]\ntrust_level = "trusted"\n')
+    config = tree.load()
+    assert not config.trusted
+    assert _only(config.diagnostics, "CF119").severity is Severity.WARNING
+
+
 def test_allow_project_config_in_a_project_layer_is_dropped_with_a_warning(tree: Tree) -> None:
     tree.write(tree.user, f'[projects."{tree.repo.resolve()}"]\ntrust_level = "trusted"\n')
     path = tree.write(

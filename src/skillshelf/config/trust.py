@@ -60,12 +60,9 @@ def canonical(path: Path) -> Path:
 
 
 def _absolute(key: str) -> Path | None:
-    """The folder a ``[projects]`` key names: an absolute path (``~`` expanded); None for any
-    other key, which would name a different folder from each cwd."""
-    try:
-        path = Path(key).expanduser()
-    except RuntimeError:  # ``~nouser``
-        return None
+    """The folder a ``[projects]`` key names: an absolute path; None for any other key, which
+    would name a different folder from each cwd (``~/src`` too: Codex does not expand it)."""
+    path = Path(key)
     return path if path.is_absolute() else None
 
 
