@@ -36,7 +36,8 @@ def _broken_system(tmp_path: Path) -> Path:
 
 
 @pytest.mark.parametrize(
-    "args", [["catalog"], ["catalog", "--json"], ["context", "use alpha"], ["list"], ["load", "alpha"]]
+    "args",
+    [["catalog"], ["catalog", "--json"], ["context", "use alpha"], ["list"], ["load", "alpha"], ["deps"]],
 )
 def test_catalog_and_context_print_nothing_while_the_system_config_does_not_parse(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str]
@@ -45,6 +46,15 @@ def test_catalog_and_context_print_nothing_while_the_system_config_does_not_pars
     code, out, err = cli(args, capsys)
     assert code == 1 and out == ""
     assert "CF118" in err and str(path) in err and "alpha" not in err
+
+
+def test_disable_while_skills_are_withheld_writes_the_entry_and_says_why_none_is_shown(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _broken_system(tmp_path)
+    code, out, err = cli(["disable", "alpha"], capsys)
+    assert code == 0 and "alpha: disabled" in out
+    assert "CF118" in err and "no skill named" not in err
 
 
 def test_catalog_and_context_note_an_untrusted_projects_ignored_config(

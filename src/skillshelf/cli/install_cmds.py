@@ -264,7 +264,7 @@ def deps(
         extra_roots=tuple(p.absolute() for p in roots), include_builtin=not no_builtin, use_cache=not no_cache
     )
     report = deps_report(
-        Workspace.open(env, options).discovery.skills,
+        Workspace.open(env, options).check_withheld().discovery.skills,
         user_config=env.dirs.config / "config.toml",
         codex_config=env.codex_home / "config.toml",
         name=name,

@@ -84,6 +84,9 @@ def _warnings(name: str, mode: SkillMode, written: Path) -> list[str]:
     from skillshelf.workspace import Workspace
 
     workspace = Workspace.open(Env.from_os())
+    withheld = workspace.config.skills_withheld
+    if withheld is not None:  # no skill is discovered: none can be checked against the entry
+        return [f"the entry is written, but no skill is shown while {withheld.code}: {withheld.message}"]
     skills = workspace.discovery.skills
     if mode is SkillMode.DISABLED:
         command = "disable"
