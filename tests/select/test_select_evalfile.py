@@ -32,7 +32,8 @@ def test_a_misspelt_key_is_an_error_that_names_the_key_it_meant(tmp_path: Path) 
     with pytest.raises(UsageError) as err:
         load_queries(path, tools=False)
     assert err.value.code == "SE309"
-    assert "not_relavant" in err.value.message and "not_relevant" in (err.value.hint or "")
+    assert "not_relavant" in err.value.message
+    assert "did you mean `not_relevant` for `not_relavant`?" in (err.value.hint or "")
 
 
 def test_an_unknown_key_with_no_near_miss_lists_the_keys_a_line_takes(tmp_path: Path) -> None:
@@ -66,3 +67,15 @@ def test_a_line_with_the_keys_it_takes_still_loads(tmp_path: Path) -> None:
     path = _file(tmp_path, {"query": "merge PDFs", "relevant": ["pdf-tools"], "not_relevant": None})
     (query,) = load_queries(path, tools=False)
     assert query.relevant == (str(folder.resolve()),)
+
+
+def test_lines_with_different_problems_each_keep_their_code(tmp_path: Path) -> None:
+    _skill(tmp_path, "pdf-tools")
+    path = _file(
+        tmp_path,
+        {"query": "merge PDFs", "relevant": ["pdf-tools"], "notrelevant": ["pdf-tools"]},
+        {"query": "split PDFs", "relevant": ["pdf-tools"], "not_relevant": ["pdf-tools"]},
+    )
+    with pytest.raises(UsageError) as err:
+        load_queries(path, tools=False)
+    assert "SE309: " in err.value.message and "SE310: " in err.value.message

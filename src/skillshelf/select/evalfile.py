@@ -76,7 +76,11 @@ def _every_problem(path: Path, problems: list[UsageError]) -> UsageError:
     if len(problems) == 1:
         return problems[0]
     fixes = "; ".join(dict.fromkeys(p.hint for p in problems if p.hint))
-    lines = "\n".join(f"  {p.message}" for p in problems[:MAX_LISTED_PROBLEMS])
+    codes = {p.code for p in problems}  # one code leads; each line keeps its own when they differ
+    lines = "\n".join(
+        f"  {p.code}: {p.message}" if len(codes) > 1 else f"  {p.message}"
+        for p in problems[:MAX_LISTED_PROBLEMS]
+    )
     more = len(problems) - MAX_LISTED_PROBLEMS
     lines += f"\n  ... and {more} more" if more > 0 else ""
     return UsageError(
@@ -147,7 +151,7 @@ def _unknown_keys(obj: dict[str, object], where: str) -> None:
     import difflib
 
     meant = {key: difflib.get_close_matches(key, QUERY_KEYS, n=1, cutoff=0.6) for key in unknown}
-    guesses = [f"`{key}` for `{close[0]}`" for key, close in meant.items() if close]
+    guesses = [f"`{close[0]}` for `{key}`" for key, close in meant.items() if close]
     takes = ", ".join(f"`{key}`" for key in QUERY_KEYS)
     raise UsageError(
         f"{where}: unknown key(s) {', '.join(f'`{key}`' for key in unknown)}",
