@@ -11,6 +11,9 @@ Checked against the pinned CLI (``codex exec`` against ``model-standin``):
   index>:<handler index>``. The hash is ``sha256:`` + the SHA-256 of the compact JSON, keys
   sorted, of ``{"event_name", "hooks": [{"type", "command", "timeout", "async"}]}`` plus
   ``matcher`` when the group has one (``timeout`` defaults to 600, ``async`` to false).
+- **Hooks inline in config.toml.** ``[[hooks.EVENT]]`` groups of ``[[hooks.EVENT.hooks]]``
+  handlers in a layer's ``config.toml`` run beside its ``hooks.json``'s; their trust key names
+  that ``config.toml`` (:func:`inline_hooks`).
 - **Memories.** Codex injects its own memory summary when ``features.memories`` is on and
   ``memories.use_memories`` is not false; skillshelf's ``SessionStart`` hook then stays quiet
   by default (``hooks.session_memory``).
@@ -28,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from skillshelf.fileio import BYTE_ORDER_MARK, read_toml_text
-from skillshelf.hooks.agents import HookSpec
+from skillshelf.hooks.agents import HookSpec, is_our_command
 from skillshelf.hooks.jsonfile import (
     OurHook,
     Position,
@@ -43,6 +46,7 @@ __all__ = [
     "TrustChange",
     "codex_config",
     "codex_memories_on",
+    "inline_hooks",
     "parse_config",
     "project_trusted",
     "snake_event",
@@ -187,6 +191,35 @@ def project_trusted(config: dict[str, Any], root: Path) -> bool | None:
     entry = projects.get(str(root)) if isinstance(projects, dict) else None
     level = entry.get("trust_level") if isinstance(entry, dict) else None
     return None if level is None else level == "trusted"
+
+
+def inline_hooks(config: Mapping[str, Any]) -> list[OurHook]:
+    """The handlers written inline in a Codex ``config.toml`` (parsed) that run skillshelf, in
+    file order, by their trust key's group and handler index; ``member`` is -1 (no hooks file
+    holds them). Setup never writes one: each is the user's own."""
+    hooks = config.get("hooks")
+    found: list[OurHook] = []
+    for event, groups in hooks.items() if isinstance(hooks, dict) else ():
+        for g, group in enumerate(groups if isinstance(groups, list) else ()):
+            handlers = group.get("hooks") if isinstance(group, dict) else None
+            for h, handler in enumerate(handlers if isinstance(handlers, list) else ()):
+                if not isinstance(handler, dict) or not is_our_command(handler.get("command")):
+                    continue
+                timeout, matcher = handler.get("timeout"), group.get("matcher")
+                found.append(
+                    OurHook(
+                        event=str(event),
+                        group=g,
+                        handler=h,
+                        member=-1,
+                        command=str(handler["command"]),
+                        timeout=timeout
+                        if isinstance(timeout, int) and not isinstance(timeout, bool)
+                        else None,
+                        matcher=matcher if isinstance(matcher, str) else None,
+                    )
+                )
+    return found
 
 
 def codex_memories_on(*configs: dict[str, Any]) -> bool:

@@ -8,6 +8,9 @@ rendered in the file's own indent unit), and taking out an item removes exactly 
 adding it wrote. So "add, then take out" gives back the original bytes, whatever the file's
 formatting, key order or comments-free quirks (``\\u`` escapes, odd spacing, CRLF line ends).
 
+A leading UTF-8 byte-order mark (an editor on Windows writes one; Claude Code reads such a file)
+is read past and kept: offsets count it, so every edit leaves it in place.
+
 The one case that cannot round-trip is an empty container written with white space inside
 (``[ ]``): filling it replaces the inside, and emptying it again leaves ``[]``.
 """
@@ -36,6 +39,7 @@ __all__ = [
 #: An agent's settings file nests a handful of levels; deeper text is refused, not recursed into.
 MAX_DEPTH = 200
 _WS = " \t\r\n"
+_BOM = "\ufeff"
 _DECODER = json.JSONDecoder()
 _INDENT = re.compile(r"\n([ \t]+)\S")
 
@@ -93,9 +97,10 @@ def parse(text: str) -> Node:
     """The JSON value ``text`` holds, with spans.
 
     Raises:
-        JsonEditError: the text is not exactly one JSON value (white space around it is fine).
+        JsonEditError: the text is not exactly one JSON value (white space around it, and a
+            byte-order mark before it, are fine).
     """
-    node, end = _value(text, _skip(text, 0), 0)
+    node, end = _value(text, _skip(text, 1 if text.startswith(_BOM) else 0), 0)
     if _skip(text, end) != len(text):
         raise JsonEditError("extra text after the JSON value", _skip(text, end))
     return node

@@ -40,11 +40,18 @@ from skillshelf.hooks.agents import (
     agent_files,
     hook_specs,
 )
-from skillshelf.hooks.codex import parse_config, trust_change, trust_hash, trust_key, trusted_hashes
+from skillshelf.hooks.codex import (
+    inline_hooks,
+    parse_config,
+    trust_change,
+    trust_hash,
+    trust_key,
+    trusted_hashes,
+)
 from skillshelf.hooks.gitexclude import GitStanding, git_standing, needed_elsewhere, with_rule, without_rule
 from skillshelf.hooks.jsonfile import HookValue
 from skillshelf.hooks.setup_apply import apply_setup, refuse_read_only_changes
-from skillshelf.hooks.setup_model import Edits, FileChange, SetupPlan, load_record, record_path
+from skillshelf.hooks.setup_model import Edits, FileChange, SetupPlan, load_record, read_text, record_path
 from skillshelf.hooks.setup_notes import notes, other_scope, users_left_note, users_note
 
 __all__ = ["FileChange", "SetupPlan", "apply_setup", "plan_setup", "record_path"]
@@ -121,6 +128,8 @@ def _json_after(edits: Edits, path: Path, text: str) -> str | None:
 def _hooks(edits: Edits, files: AgentFiles, command: list[str], remove: bool) -> None:
     for former in files.former_hooks:
         _take_out_hooks(edits, former, files.agent)
+    config, inline = _inline(edits, files)
+    specs = [s for s in hook_specs(files.agent, command) if s.event not in {h.event for h in inline}]
     for path in (files.hooks, *files.mirror_hooks):
         current = edits.text(path)
         recorded = edits.recorded_hooks(path, files.agent)
@@ -135,19 +144,41 @@ def _hooks(edits: Edits, files: AgentFiles, command: list[str], remove: bool) ->
             continue
         text = current if current is not None else _EMPTY_JSON
         users = jsonfile.users_hooks(text, str(path), recorded)
-        text, created = jsonfile.add_hooks(text, hook_specs(files.agent, command), str(path), recorded)
+        text, created = jsonfile.add_hooks(text, specs, str(path), recorded)
         edits.set(path, text, "hooks", created)
         edits.keep(path, "hooks", [list(v) for v in jsonfile.skillshelf_values(text, str(path), users)])
         if users and path == files.hooks:
             edits.notes.append(users_note(path, users, untrusted=_untrusted(edits, files, users)))
+    if inline:
+        untrusted = not remove and _untrusted(edits, files, inline, config)
+        edits.notes.append(
+            users_left_note(config, inline) if remove else users_note(config, inline, untrusted=untrusted)
+        )
 
 
-def _untrusted(edits: Edits, files: AgentFiles, users: Sequence[jsonfile.OurHook]) -> bool:
-    """Codex: whether one of the user's own hooks running skillshelf is not trusted yet."""
+def _untrusted(
+    edits: Edits, files: AgentFiles, users: Sequence[jsonfile.OurHook], where: Path | None = None
+) -> bool:
+    """Codex: whether one of the user's own hooks running skillshelf (in ``where``, by default
+    the hooks file) is not trusted yet."""
     if files.trust is None:
         return False
     trusted = trusted_hashes(parse_config(edits.text(files.trust) or ""))
-    return any(trusted.get(trust_key(files.hooks, h)) != trust_hash(h) for h in users)
+    return any(trusted.get(trust_key(where or files.hooks, h)) != trust_hash(h) for h in users)
+
+
+def _inline(edits: Edits, files: AgentFiles) -> tuple[Path, list[jsonfile.OurHook]]:
+    """Codex: the ``config.toml`` beside the hooks file, and the hooks running skillshelf the
+    user wrote inline in it (:func:`.codex.inline_hooks`), which Codex runs as it runs those of
+    the hooks file: an event that has one gets none from setup."""
+    config = files.hooks.with_name("config.toml")
+    if files.agent != "codex":
+        return config, []
+    try:  # as read: setup's edits of the file are to its block, never to the user's [hooks.EVENT]
+        text = edits.texts[config] if config in edits.texts else read_text(config)
+    except SkillshelfError:  # an unreadable config.toml: Codex reads no hook from it either
+        return config, []
+    return config, inline_hooks(parse_config(text or ""))
 
 
 def _take_out_hooks(edits: Edits, path: Path, agent: Agent) -> None:
@@ -219,6 +250,8 @@ def _trust(edits: Edits, files: AgentFiles, specs: Sequence[HookSpec]) -> None:
         ours |= {(*_STATE, k) for k in change.ours}
         renames |= {(*_STATE, k): (*_STATE, n) for k, n in change.renames.items()}
         users |= {(*_STATE, k) for k in change.users}
+    config, inline = _inline(edits, files)
+    users |= {(*_STATE, trust_key(config, h)) for h in inline}
     drop = ours - wanted.keys()
     restore = _replaced(edits, files.trust, wanted, ours, drop - set(renames.values()))
     _toml(
@@ -307,7 +340,9 @@ def _toml(
     (moved by ``renames``), each where it was; outside it, ``drop`` taken out and ``renames``
     moved. A block left holding only ``users`` (the trust of the user's own hooks, which Codex
     wrote into it) is written without its marker lines; ``restore``: tables outside it given
-    back their values' text."""
+    back their values' text. When the block changes, tables of the user's that Codex wrote into
+    it (``[projects."…"]``) go just after it (:func:`.tomlblock.ejected`): a block that setup
+    leaves as it is stays byte for byte."""
     current = edits.text(path)
     if current is None and not wanted:
         return
@@ -318,13 +353,14 @@ def _toml(
             tables[key] = wanted[key]
         elif not ours(key) and (key in moves or key not in moves.values()):
             tables[moves.get(key, key)] = table
-    after = tomlblock.with_tables(
-        current or "",
-        {**tables, **wanted},
-        str(path),
-        drop=drop,
-        renames=moves,
-        foreign=users,
-        restore=restore,
-    )
+
+    def written(text: str) -> str:
+        kept = {**tables, **wanted}
+        return tomlblock.with_tables(
+            text, kept, str(path), drop=drop, renames=moves, foreign=users, restore=restore
+        )
+
+    after = written(current or "")
+    if current is not None and after != current and (moved := tomlblock.ejected(current)) != current:
+        after = written(moved)  # the block is rewritten: the user's tables leave it
     edits.set(path, None if not after and edits.created_file(path) else after, what)

@@ -11,9 +11,9 @@ from skillshelf.diagnostics import Diagnostic, Severity, diagnostic
 from skillshelf.env import Env
 from skillshelf.errors import SkillshelfError
 from skillshelf.hooks import jsonfile
-from skillshelf.hooks.agents import AgentFiles, HookSpec, SetupScope, agent_files, codex_hooks_root
+from skillshelf.hooks.agents import Agent, AgentFiles, HookSpec, SetupScope, agent_files, codex_hooks_root
 from skillshelf.hooks.claude import trust_dialog_accepted
-from skillshelf.hooks.codex import codex_config, project_trusted
+from skillshelf.hooks.codex import codex_config, inline_hooks, project_trusted
 from skillshelf.hooks.gitexclude import GitStanding
 from skillshelf.hooks.setup_model import read_text
 
@@ -35,6 +35,8 @@ def other_scope(env: Env, files: AgentFiles, specs: Sequence[HookSpec]) -> Diagn
         found = jsonfile.our_hooks(text, str(there)) if text else []
     except SkillshelfError:
         return None
+    if files.agent == "codex":  # and those written inline in the config.toml beside it
+        found += inline_hooks(codex_config(there.with_name("config.toml")))
     commands = {s.command for s in specs}
     twice = [h for h in found if files.agent == "codex" or h.command not in commands]
     if not twice:
@@ -120,6 +122,8 @@ def notes(env: Env, files: AgentFiles, remove: bool, mcp: bool, git: GitStanding
                 f"Codex does not trust {root} yet, so it ignores the project's .codex folder "
                 "(these hooks included): accept Codex's trust prompt there, or run `codex exec --trust` once"
             )
+    if files.scope == "project" and not _skillshelf_trusts(env):
+        notes.append(_trust_note(env, files.agent))
     if files.personal_hooks:
         notes.append(_personal_file_note(files.hooks, git))
         if env.cwd != env.project_root:
@@ -134,6 +138,31 @@ def notes(env: Env, files: AgentFiles, remove: bool, mcp: bool, git: GitStanding
             "(its trust dialog); `claude -p` runs them at once"
         )
     return notes
+
+
+def _skillshelf_trusts(env: Env) -> bool:
+    """Whether skillshelf itself trusts the project (``skillshelf trust``; a config that cannot
+    be loaded counts as not: the note is worth giving)."""
+    from skillshelf.config import load_config
+
+    try:
+        return load_config(env).trusted
+    except SkillshelfError:
+        return False
+
+
+def _trust_note(env: Env, agent: Agent) -> str:
+    """skillshelf's own trust, which the agent's does not give: the hooks mark the project's
+    skills ``[untrusted project]`` (a skill put back or pinned comes with a caution) and skip
+    its ``.skillshelf`` config until the user trusts it."""
+    import shlex
+
+    agents = "Codex's trust (`codex exec --trust`)" if agent == "codex" else "Claude Code's folder trust"
+    return (
+        f"skillshelf itself has not been told to trust {env.project_root}: the hooks mark the project's "
+        "skills `[untrusted project]` (and skip its .skillshelf config) until you run "
+        f"`skillshelf trust {shlex.quote(str(env.project_root))}`; {agents} does not count for skillshelf"
+    )
 
 
 def _personal_file_note(hooks: Path, git: GitStanding | None) -> str:

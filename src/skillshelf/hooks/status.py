@@ -28,7 +28,14 @@ from skillshelf.hooks.agents import (
     hook_specs,
 )
 from skillshelf.hooks.claude import hook_blockers, read_json
-from skillshelf.hooks.codex import codex_config, project_trusted, trust_hash, trust_key, trusted_hashes
+from skillshelf.hooks.codex import (
+    codex_config,
+    inline_hooks,
+    project_trusted,
+    trust_hash,
+    trust_key,
+    trusted_hashes,
+)
 from skillshelf.hooks.command_check import command_problem, missing_commands
 from skillshelf.hooks.hooklog import jobs_log_path, log_path
 from skillshelf.hooks.setup_model import Edits, load_record
@@ -159,6 +166,9 @@ def _one(env: Env, agent: Agent, scope: SetupScope, command: list[str]) -> HookS
     if agent == "codex":
         broken = _codex_config_problems(files.trust or files.mcp, files.mcp)
         reasons += broken
+        inline = inline_hooks(codex_config(files.hooks.with_name("config.toml")))
+        reasons += users_reasons(files.hooks.with_name("config.toml"), inline, hook_specs(agent, command))
+        hooks, users = hooks + inline, users + inline
         trust = files.trust or files.mcp
         runs, skipped = _codex_runs(env, scope, files.hooks, trust, hooks, users, reasons)
         runs = runs and not broken
@@ -302,7 +312,10 @@ def _codex_runs(
         )
         runs = False
     trusted = trusted_hashes(config)
-    untrusted = [h for h in hooks if trusted.get(trust_key(hooks_file, h)) != trust_hash(h)]
+    inline = hooks_file.with_name("config.toml")  # hooks written there: member -1 (inline_hooks)
+    untrusted = [
+        h for h in hooks if trusted.get(trust_key(inline if h.member < 0 else hooks_file, h)) != trust_hash(h)
+    ]
     setups = [h.event for h in untrusted if h not in users]
     if setups:
         reasons.append(

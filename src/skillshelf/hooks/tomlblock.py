@@ -41,6 +41,7 @@ __all__ = [
     "END",
     "TablePath",
     "block_tables",
+    "ejected",
     "lookup",
     "raw_values",
     "with_tables",
@@ -76,16 +77,17 @@ def without_block(text: str) -> str:
 
 
 def block_tables(text: str) -> dict[TablePath, dict[str, object]]:
-    """The tables inside the block (an unreadable block counts as empty)."""
+    """The tables inside the block, in text order (an unreadable block counts as empty)."""
     span = _span(text)
     if span is None:
         return {}
     inside = text[span[0] : span[1]].split("\n", 2)[-1] if span[0] > 0 else text[: span[1]]
     try:
-        data = tomllib.loads(inside)
+        tables = _flatten(tomllib.loads(inside))
     except (tomllib.TOMLDecodeError, RecursionError):
         return {}
-    return _flatten(data)
+    order = [path for _start, _end, path in _headers(inside) if path in tables]
+    return {path: tables[path] for path in [*order, *tables]}  # in text order
 
 
 def _flatten(data: Mapping[str, Any], prefix: TablePath = ()) -> dict[TablePath, dict[str, object]]:
@@ -200,6 +202,34 @@ def with_tables(
             code="HK112",
         ) from exc
     return bom + result
+
+
+def _users(path: TablePath | None) -> bool:
+    """A table of the user's (a ``[projects."…"]``), not one setup's block holds (hook trust,
+    skillshelf's MCP server); an array of tables counts as neither."""
+    return path is not None and path[:2] not in (("hooks", "state"), ("mcp_servers", "skillshelf"))
+
+
+def ejected(marked: str) -> str:
+    """``marked`` with the user's tables in the block (Codex's TOML editor appends a table ahead
+    of the file's last comment line, the end marker) moved, each as written, after the end line
+    and a blank one; ``marked`` itself when there are none, or when the file would read differently."""
+    bom = BYTE_ORDER_MARK if marked.startswith(BYTE_ORDER_MARK) else ""
+    text = marked.removeprefix(bom)
+    span = _span(text)
+    if span is None:
+        return marked
+    body, end = text.index(BEGIN, span[0]) + len(BEGIN) + 1, text.rindex(END, 0, span[1])
+    heads = _headers(text[body:end])
+    cuts = [body, *(body + start for start, _end, _path in heads), end]
+    chunks = list(zip([None, *(path for _start, _end, path in heads)], cuts, cuts[1:], strict=False))
+    taken = "".join(text[a:b] for path, a, b in chunks if _users(path))
+    if not taken:
+        return marked
+    kept = "".join(text[a:b] for path, a, b in chunks if not _users(path))
+    tail = text[end : span[1]] + ("\n" if text.endswith("\n", 0, span[1]) else "\n\n")  # a blank line
+    out = text[:body] + kept + tail + taken + text[span[1] :]
+    return bom + out if _loads(out) == _loads(text) else marked
 
 
 def _marked_spot(text: str) -> tuple[str, str]:

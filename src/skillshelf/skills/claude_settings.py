@@ -12,7 +12,8 @@
   ``~/.claude.json``, or ``$CLAUDE_CONFIG_DIR/.claude.json``.
 
 Every file is read as untrusted data: missing, unreadable, too big or not a JSON object reads as
-empty.
+empty. A leading UTF-8 byte-order mark is skipped, as Claude Code skips it (checked with the real
+CLI: a ``settings.local.json`` saved with one has its hooks run and its ``skillOverrides`` kept).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from skillshelf.env import Env
-from skillshelf.fileio import MAX_SETTINGS_BYTES, read_regular_text
+from skillshelf.fileio import BYTE_ORDER_MARK, MAX_SETTINGS_BYTES, read_regular_text
 from skillshelf.gitrepo import git_root, main_checkout
 
 __all__ = [
@@ -45,9 +46,10 @@ __all__ = [
 
 
 def read_json(path: Path) -> dict[str, Any]:
-    """A JSON settings file as data; missing, unreadable or not an object reads as empty."""
+    """A JSON settings file as data (a leading byte-order mark skipped); missing, unreadable or
+    not an object reads as empty."""
     try:
-        data = json.loads(read_regular_text(path, limit=MAX_SETTINGS_BYTES))
+        data = json.loads(read_regular_text(path, limit=MAX_SETTINGS_BYTES).removeprefix(BYTE_ORDER_MARK))
     except (OSError, UnicodeDecodeError, ValueError, RecursionError):
         return {}
     return data if isinstance(data, dict) else {}

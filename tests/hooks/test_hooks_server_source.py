@@ -1,0 +1,76 @@
+"""The hook server checks that skillshelf's source files are the ones it started with before it
+answers a hook call: after an upgrade or an edit (a file changed, added or removed) it declines
+the call, so the hook answers with the new code, and leaves."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hooks_helpers import hook_input, make_project
+
+from skillshelf.hooks import runner
+from skillshelf.hooks.address import server_address
+from skillshelf.hooks.runner import HookRun
+from skillshelf.hooks.server import ServerState, SourceFiles, _reply
+
+
+def _package(tmp_path: Path) -> Path:
+    package = tmp_path / "pkg"
+    (package / "select" / "__pycache__").mkdir(parents=True)
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (package / "select" / "suggest.py").write_text("HEADER = 'Skills'\n", encoding="utf-8")
+    return package
+
+
+def _touch_later(path: Path) -> None:
+    """``path`` rewritten in place with a later modification time (no rename: its folder's
+    time stays)."""
+    path.write_text("HEADER = 'UPGRADED'\n", encoding="utf-8")
+    info = path.stat()
+    os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns + 10**9))
+
+
+def test_source_files_see_an_edit_in_place_a_new_file_and_a_removed_one(tmp_path: Path) -> None:
+    package = _package(tmp_path)
+    source = SourceFiles.of(package)
+    (package / "select" / "__pycache__" / "suggest.cpython-311.pyc").write_bytes(b"bytecode")
+    assert not source.changed()
+    _touch_later(package / "select" / "suggest.py")
+    assert source.changed()
+    source = SourceFiles.of(package)
+    (package / "select" / "new.py").write_text("", encoding="utf-8")
+    assert source.changed()
+    source = SourceFiles.of(package)
+    (package / "select" / "new.py").unlink()
+    assert source.changed()
+
+
+def test_a_hook_call_after_the_source_changed_is_declined_and_the_server_leaves(
+    isolated_home: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    answered = HookRun(answer=b'{"answer": 1}', status="ok", seconds=0.0)
+    monkeypatch.setattr(runner, "run_hook", lambda *args, **kw: answered)  # the gate, not the hook
+    env = make_project(isolated_home)
+    package = _package(tmp_path)
+    address = server_address(env.dirs.state, dict(os.environ))
+    assert address is not None
+    state = ServerState(address=address, idle_seconds=60, source=SourceFiles.of(package))
+    header = {
+        "protocol": 1,
+        "agent": "codex",
+        "event": "UserPromptSubmit",
+        "deadline": 5,
+        "cwd": str(env.cwd),
+        "environ": dict(os.environ),
+    }
+    raw = hook_input("UserPromptSubmit", env, prompt="fill the PDF form fields")
+    reply, caller = _reply((header, raw), state, env.dirs.state)
+    assert reply == b'ok\n{"answer": 1}' and caller is not None and not state.stopping.is_set()
+
+    _touch_later(package / "select" / "suggest.py")
+    raw = hook_input("UserPromptSubmit", env, prompt="fill the PDF form fields")
+    assert _reply((header, raw), state, env.dirs.state) == (b"no\n", None)
+    assert state.stopping.is_set()
