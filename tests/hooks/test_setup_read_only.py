@@ -111,3 +111,16 @@ def test_status_says_setup_cannot_update_a_read_only_settings_file(isolated_home
     rows = setup_status(env, command=["/elsewhere/skillshelf"])
     (row,) = [r for r in rows if (r.agent, r.scope) == ("claude", "user")]
     assert not row.current and any("cannot bring it up to date" in r and "CF117" in r for r in row.reasons)
+
+
+def test_dry_run_and_setup_refuse_a_settings_file_in_a_read_only_folder(isolated_home: Any) -> None:
+    env, settings = _claude_user(isolated_home)
+    settings.parent.chmod(0o555)
+    try:
+        with pytest.raises(ConfigError) as raised:  # the plan, all `--dry-run` makes, is refused
+            set_up(env, isolated_home, "claude", "user")
+        assert raised.value.code == "CF117" and str(settings.parent) in raised.value.message
+        assert "chmod u+w" in raised.value.hint
+    finally:
+        settings.parent.chmod(0o755)
+    assert "hooks" not in json.loads(settings.read_text(encoding="utf-8"))

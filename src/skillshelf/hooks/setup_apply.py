@@ -4,11 +4,13 @@ setup's record (:mod:`.setup_model`) kept in step with what was written."""
 from __future__ import annotations
 
 import json
+import os
+import shlex
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from skillshelf.config.edit_text import editing, refuse_read_only
-from skillshelf.errors import FileAccessError, SkillshelfError, reason
+from skillshelf.errors import ConfigError, FileAccessError, SkillshelfError, reason
 from skillshelf.hooks.setup_model import (
     FileChange,
     SetupPlan,
@@ -63,6 +65,34 @@ def refuse_read_only_changes(plan: SetupPlan) -> None:
     """
     for change in plan.changed:
         refuse_read_only(change.path)
+        _refuse_read_only_folder(change.path)
+
+
+def _refuse_read_only_folder(path: Path) -> None:
+    """Raise when the folder ``path`` is written in (its nearest folder that exists, when it is
+    to be made) has no write permission, for anyone or for this process, as
+    :func:`~skillshelf.config.edit_text.refuse_read_only` judges a file: a file is replaced by a
+    rename there.
+
+    Raises:
+        ConfigError: the folder is read-only (``CF117``); nothing was changed.
+    """
+    folder = Path(os.path.realpath(path)).parent  # a symlinked file is written where it leads
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    try:
+        writable = bool(folder.stat().st_mode & 0o222) and os.access(folder, os.W_OK | os.X_OK)
+    except OSError:
+        return  # cannot be looked at: the write says why
+    if writable:  # for anyone (``chmod a-w``, which root's writes ignore) and for this process
+        return
+    raise ConfigError(
+        f"its folder {folder} has no write permission, so the file cannot be written there; "
+        "nothing was changed",
+        path=path,
+        code="CF117",
+        hint=f"make it writable (chmod u+w {shlex.quote(str(folder))}) and run again",
+    )
 
 
 def _apply(plan: SetupPlan, state_dir: Path) -> tuple[FileChange, ...]:
