@@ -146,3 +146,15 @@ def test_the_start_and_the_prompt_hook_agree_on_which_pinned_skills_are_whole(is
     turn = prompt_turn(env, "$release-notes $zz-checklist $pdf-forms", agent="codex")
     assert sorted(s.name for s in turn.turn.in_context) == ["pdf-forms", "release-notes"]
     assert [item.skill.name for item in turn.loaded] == ["zz-checklist"]
+
+
+def test_a_session_start_under_an_unreadable_system_config_pins_nothing_and_logs_why(
+    isolated_home: Any,
+) -> None:
+    from skillshelf.hooks.hooklog import log_path
+
+    env = make_project(isolated_home, config=PIN_RELEASE_NOTES)
+    env.system_config_dir.mkdir(parents=True)
+    (env.system_config_dir / "config.toml").write_text("[requirements\n", encoding="utf-8")
+    assert "STEPS-OF-release-notes" not in _start(env)
+    assert "skills withheld: CF118" in log_path(env.dirs.state).read_text(encoding="utf-8")

@@ -178,7 +178,11 @@ def session_start(agent: Agent, inp: HookInput, env: Env, spawn: Spawn) -> str:
     def workspace_skills() -> WorkspaceSkills:  # the workspace opened once, and only when a part needs it
         from skillshelf.workspace import Workspace
 
-        return Workspace.open(env).skills
+        workspace = Workspace.open(env)
+        withheld = workspace.config.skills_withheld
+        if withheld is not None:  # no pinned or re-attached skill: say why in the hook log
+            write_log_line(env.dirs.state, f"skills withheld: {withheld.code}: {withheld.message}")
+        return workspace.skills
 
     cap = CONTEXT_TOKEN_LIMIT[agent]
     pinned, named = session_pinned(agent, inp, config, workspace_skills)
