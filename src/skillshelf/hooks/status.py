@@ -219,7 +219,9 @@ def _one(env: Env, agent: Agent, scope: SetupScope, command: list[str]) -> HookS
 def config_problems(env: Env) -> tuple[Diagnostic, ...]:
     """The errors of skillshelf's own config layers as the hooks load them (a layer that is not
     TOML or cannot be read is skipped: ``CF100``, ``CF101``); a hook goes on without the layer
-    and logs nothing. A config that cannot be loaded at all is one ``CF`` error too."""
+    and logs nothing, except for the system layer, whose requirements cannot be applied then:
+    every skill is withheld (``CF118``, in the hook log too). A config that cannot be loaded at
+    all is one ``CF`` error too."""
     from skillshelf.config import load_config
 
     try:
