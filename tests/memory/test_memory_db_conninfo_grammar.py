@@ -16,6 +16,7 @@ from skillshelf.memory.store import conninfo as conninfo_module
 from skillshelf.memory.store import open_store, sqlite_path
 from skillshelf.memory.store.conninfo import is_conninfo, shown_database
 from skillshelf.memory.store.sqlite import SqliteStore
+from testkit import installed
 
 
 def _secret() -> str:
@@ -43,7 +44,7 @@ LIBPQ_CASES = [
 
 @pytest.mark.parametrize("text", LIBPQ_CASES)
 def test_connection_strings_are_read_as_libpq_reads_them(text: str) -> None:
-    psycopg_conninfo = pytest.importorskip("psycopg.conninfo")
+    psycopg_conninfo = installed("psycopg.conninfo", "psycopg (the [postgres] extra) to compare with libpq")
     try:
         expected: dict[str, str] | None = psycopg_conninfo.conninfo_to_dict(text)
     except Exception:  # psycopg refuses what libpq refuses
@@ -59,9 +60,9 @@ def test_connection_strings_are_read_as_libpq_reads_them(text: str) -> None:
 
 
 def test_libpqs_keywords_are_all_known() -> None:
-    pq = pytest.importorskip("psycopg.pq")
-    installed = {option.keyword.decode() for option in pq.Conninfo.get_defaults()}
-    assert installed <= conninfo_module.LIBPQ_KEYWORDS
+    pq = installed("psycopg.pq", "psycopg (the [postgres] extra) for the installed libpq's keywords")
+    keywords = {option.keyword.decode() for option in pq.Conninfo.get_defaults()}
+    assert keywords <= conninfo_module.LIBPQ_KEYWORDS
 
 
 @pytest.mark.parametrize(
