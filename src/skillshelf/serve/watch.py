@@ -9,18 +9,12 @@ every watch). A new folder shows as a change in its parent; the reload that foll
 the watch with it. A folder that cannot be watched is reported once (``SV210``) and skipped;
 the others stay watched. A folder whose path is not UTF-8 is never watched; its parent's watch
 still sees it read, which notify cannot decode: watchfiles ends the watch (an ``ExceptionGroup``).
-Any error of a running watch is reported once (``SV210``, with the folder and a fix) and the watch
-restarts, reloading when the folders' entries changed meanwhile; after :data:`MAX_FAILURES` quick
-failures in a row it gives up and :func:`watch_folders` returns (its caller says so).
 
-Roots that do not exist yet (a project without ``.agents/skills``, a user without
-``~/.claude/skills``) are watched through their nearest existing parent; when one appears the
-skills are reloaded and the watch restarts with the new folder included.
-
-:func:`watch_folders` is the loop for anything that says which folders to watch
-(:class:`Watched`: the MCP server's :class:`~skillshelf.serve.library.SkillLibrary`, the
-``ui`` page's state); :func:`watched_folders` and :func:`pending_roots` work those folders out
-from a discovery.
+Roots that do not exist yet (no ``.agents/skills`` in a project) are watched through their nearest
+existing parent, in a watch of its own; when one appears the skills are reloaded and both watches
+restart. An error of either watch (or of handling its changes) is noted once (``SV210``) and only
+that watch restarts (:func:`_follow`); after :data:`MAX_FAILURES` quick failures in a row it gives
+up, which ends :func:`watch_folders` (its caller says so) only for the skill folders' watch.
 """
 
 from __future__ import annotations
@@ -30,7 +24,8 @@ import logging
 import os
 import re
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable
+from contextlib import aclosing, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -42,18 +37,13 @@ from skillshelf.skills.walk import ScanLimits, unlisted_name
 if TYPE_CHECKING:
     from skillshelf.skills.model import Discovery
 
-__all__ = [
-    "Watched",
-    "pending_parents",
-    "pending_roots",
-    "watch_folders",
-    "watch_list",
-    "watched_folders",
-]
+__all__ = ["Watched", "pending_parents", "pending_roots", "watch_folders", "watch_list", "watched_folders"]
 
 log = logging.getLogger(__name__)
 
 Reload = Callable[[], Awaitable[None]]
+OnBatch = Callable[[], Awaitable[bool]]
+Folders = tuple[Path, ...]
 DISCOVERY_LIMITS = ScanLimits()
 """The limits a watch walks within unless told otherwise: discovery's (Codex's) own."""
 STEP_MS = 50
@@ -69,7 +59,9 @@ restarts then took 0.2 + 0.4 + 0.8 + 1.6 = 3 s, past any passing trouble."""
 STEADY_S = 2.0
 """A watch that ran this long before failing starts a new count of failures (longer than the
 last wait before a restart, 1.6 s): a folder read now and then never stops the watch."""
-_CHECK = "check the skill folders and the symlinks in them (see the notes above), then start the server again"
+MAX_WAIT_S = 1.6
+"""The longest wait before a restart after failures that are never counted (a name notify cannot
+decode, read again and again): the last wait of the counted ones, so a change is seen within it."""
 _UNDECODABLE = re.compile(r'Unable to decode path "(.*)" to string')
 """watchfiles' error for a path notify could not decode (a name that is not UTF-8)."""
 
@@ -95,12 +87,9 @@ def watch_list(tops: Iterable[Path], limits: ScanLimits = DISCOVERY_LIMITS) -> t
 
 
 def _decodable(path: Path) -> bool:
-    """Whether ``path`` is valid UTF-8 (watchfiles cannot report changes in any other)."""
-    try:
-        str(path).encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
+    """Whether ``path`` is valid UTF-8 (watchfiles cannot report changes in any other): no lone
+    surrogate, which is how ``os.fsdecode`` keeps a byte that is not UTF-8."""
+    return not any("\ud800" <= char <= "\udfff" for char in str(path))
 
 
 def _walked(top: Path, limits: ScanLimits) -> list[Path]:
@@ -165,27 +154,19 @@ class Watched(Protocol):
     """What :func:`watch_folders` asks of the thing it keeps in step with the disk."""
 
     def watch_paths(self) -> tuple[Path, ...]: ...
-
     def pending_roots(self) -> tuple[Path, ...]: ...
-
     def pending_parents(self) -> tuple[Path, ...]: ...
 
 
 async def _batches(
     paths: tuple[Path, ...], debounce_ms: int, stop: anyio.Event, noted: set[str]
-) -> AsyncIterator[object]:
-    """watchfiles' batches of changes in ``paths``, each folder watched on its own. When one cannot
-    be watched (permissions, the inotify limit), that is noted once (:func:`_note_unwatched`) and
-    the watch starts again skipping every folder that cannot be watched. Any other error ends
-    the watch: it is noted once (:func:`_note_failed`) and the watch restarts, after an empty
-    batch when the folders' entries changed since the last batch (or that is not known)."""
+) -> AsyncGenerator[object, None]:
+    """watchfiles' batches of changes in ``paths``, each folder watched on its own. One that cannot
+    be watched (permissions, the inotify limit) is noted once, and every such folder skipped."""
     import watchfiles
 
     skip_failures = False
-    failures = 0
-    stamps: frozenset[tuple[object, ...]] | None = None  # taken once a watch failed
     while True:
-        started = anyio.current_time()
         try:
             changes = watchfiles.awatch(
                 *paths,
@@ -195,28 +176,59 @@ async def _batches(
                 stop_event=stop,
                 ignore_permission_denied=skip_failures,
             )
-            async for batch in changes:
-                failures = 0
-                if stamps is not None:  # before the reload: a later change shows as a difference
-                    stamps = await anyio.to_thread.run_sync(_entry_stamps, paths)
-                yield batch
+            async with aclosing(changes):
+                async for batch in changes:
+                    yield batch
             return
         except OSError as exc:
             if skip_failures:
                 raise
             _note_unwatched(exc, noted)
             skip_failures = True
+
+
+async def _follow(
+    paths: Folders, on_batch: OnBatch, stop: anyio.Event, watch: _Watch, waits_for: Folders | None
+) -> None:
+    """Watch ``paths``, awaiting ``on_batch`` after each batch until it returns true. An error (of
+    the watch, or of ``on_batch``: a folder unreadable for a moment) is noted, and after a wait the
+    watch restarts, calling ``on_batch`` if the entries changed. :data:`MAX_FAILURES` quick ones in
+    a row raise; a name notify cannot decode fails at each touch, so those are never counted."""
+    failures = undecodable = 0
+    stamps: frozenset[tuple[object, ...]] | None = None  # taken once a watch failed
+    catch_up = busy = False
+    while True:
+        started = anyio.current_time()
+        try:
+            busy = catch_up
+            if catch_up and await on_batch():
+                return
+            busy = False
+            async with aclosing(_batches(paths, watch.debounce_ms, stop, watch.noted)) as batches:
+                async for _batch in batches:
+                    failures = undecodable = 0
+                    if stamps is not None:  # before the reload: a later change shows as a difference
+                        stamps = await anyio.to_thread.run_sync(_entry_stamps, paths)
+                    busy = True
+                    if await on_batch():
+                        return
+                    busy = False
+            return
         except Exception as exc:  # watchfiles raises from its task group: an ExceptionGroup
-            steady = anyio.current_time() - started > STEADY_S
-            failures = 1 if steady else failures + 1
-            _note_failed(exc, paths, noted)
-            if failures >= MAX_FAILURES:
-                raise
-            await anyio.sleep(RESTART_S * 2 ** (failures - 1))
+            _note_failed(exc, paths, watch.noted, waits_for)
+            if anyio.current_time() - started > STEADY_S:
+                failures = undecodable = 0
+            if all(_UNDECODABLE.search(str(leaf)) for leaf in _leaves(exc)):
+                undecodable += 1
+                wait = min(RESTART_S * 2 ** (undecodable - 1), MAX_WAIT_S)
+            else:
+                failures += 1
+                if failures >= MAX_FAILURES:
+                    raise
+                wait = RESTART_S * 2 ** (failures - 1)
+            await anyio.sleep(wait)
             now = await anyio.to_thread.run_sync(_entry_stamps, paths)
-            if now != stamps:
-                stamps = now
-                yield set()
+            catch_up, stamps = busy or now != stamps, now
 
 
 def _entry_stamps(folders: tuple[Path, ...]) -> frozenset[tuple[object, ...]]:
@@ -244,32 +256,30 @@ def _leaves(exc: BaseException) -> list[BaseException]:
     return [exc]
 
 
-def _note_failed(exc: Exception, paths: tuple[Path, ...], noted: set[str]) -> None:
-    """Log why a running watch of ``paths`` ended (SV210), once per cause, with the folder and
-    a fix."""
+def _note_failed(exc: Exception, paths: Folders, noted: set[str], waits_for: Folders | None) -> None:
+    """Log why a running watch of ``paths`` ended (SV210), once per cause, with a fix: the watch of
+    the skill folders, or (``waits_for`` not None) of folders above skill folders still missing."""
     for leaf in _leaves(exc):
         text = f"{type(leaf).__name__}: {leaf}"
         if text in noted:
             continue
         noted.add(text)
-        undecodable = _UNDECODABLE.search(str(leaf))
-        if undecodable:
-            folder = undecodable.group(1)
-            fix = (
-                f"rename {folder} to valid UTF-8 text, or move it out of the skill folder "
-                "(Codex lists no skill under such a name)"
-            )
+        bad = _UNDECODABLE.search(str(leaf))
+        outcome = "it restarts" + ("; the skill folders stay watched" if waits_for is not None else "")
+        if waits_for is not None:
+            spot = os.path.dirname(bad[1]) if bad else getattr(leaf, "filename", None)
+            roots = [str(root) for root in waits_for if spot and str(root).startswith(f"{spot}{os.sep}")]
+            what = f"the watch of {', '.join(map(str, paths))} (until skill folders below appear) for changes"
+            fix = "if this repeats, start the server again"
+            fix = f"make the path to {spot} readable" if isinstance(leaf, PermissionError) else fix
+            fix = f"rename {bad[1]} to valid UTF-8 text or move it out of {spot}" if bad else fix
+            fix += f", or create {', '.join(roots)} (then {spot} needs no watch)" if bad and roots else ""
         else:
             more = f" and {len(paths) - 1} folder(s) below it" if len(paths) > 1 else ""
-            folder = f"{paths[0] if paths else '(none)'}{more}"
+            what = f"cannot watch skill folders for changes: the watch of {paths[0] if paths else '?'}{more}"
             fix = "check that folder; if this repeats, start the server again"
-        log.warning(
-            "SV210: the watch of %s for changes stopped: %s; it restarts, the other folders stay "
-            "watched (fix: %s)",
-            folder,
-            text,
-            fix,
-        )
+            fix = f"rename {bad[1]} to valid UTF-8 text, or move it out of the skill folders" if bad else fix
+        log.warning("SV210: %s stopped: %s; %s (fix: %s)", what, text, outcome, fix)
 
 
 def _note_unwatched(exc: OSError, noted: set[str]) -> None:
@@ -285,68 +295,61 @@ def _note_unwatched(exc: OSError, noted: set[str]) -> None:
         fix = "raise fs.inotify.max_user_watches (sysctl), or keep large folders out of the skill roots"
     else:
         fix = "check the folder and the symlinks that lead to it"
-    log.warning(
-        "SV210: cannot watch a skill folder for changes: %s; it is skipped, the other folders stay "
-        "watched (fix: %s)",
-        text,
-        fix,
-    )
+    note = "SV210: cannot watch a skill folder for changes: %s; it is skipped, the other folders stay watched"
+    log.warning(note + " (fix: %s)", text, fix)
 
 
-async def _folders(tops: tuple[Path, ...], limits: ScanLimits) -> tuple[Path, ...]:
-    return await anyio.to_thread.run_sync(watch_list, tops, limits)
+async def _watch_roots(target: Watched, reload: Reload, folders: Folders, ends: _Ends, watch: _Watch) -> None:
+    """Follow the skill folders: reload on each change, restart every watch when they changed."""
 
-
-async def _watch_roots(
-    target: Watched,
-    reload: Reload,
-    folders: tuple[Path, ...],
-    restart: anyio.Event,
-    stop: anyio.Event,
-    watch: _Watch,
-) -> None:
-    async for _batch in _batches(folders, watch.debounce_ms, stop, watch.noted):
+    async def changed() -> bool:
         await reload()
-        if await _folders(target.watch_paths(), watch.limits) != folders:
-            restart.set()
-            return
+        return await anyio.to_thread.run_sync(watch_list, target.watch_paths(), watch.limits) != folders
+
+    try:
+        await _follow(folders, changed, ends.stop, watch, None)
+    except Exception:
+        ends.gave_up.set()
+    ends.restart.set()
 
 
 async def _watch_pending(
-    target: Watched,
-    reload: Reload,
-    paths: tuple[Path, ...],
-    parents: tuple[Path, ...],
-    restart: anyio.Event,
-    stop: anyio.Event,
-    watch: _Watch,
+    target: Watched, reload: Reload, paths: Folders, parents: Folders, ends: _Ends, watch: _Watch
 ) -> None:
-    pending = target.pending_roots()
-    async for _batch in _batches(parents, watch.debounce_ms, stop, watch.noted):
-        if any(root.is_dir() for root in pending):
+    """Follow the folders above missing skill folders: reload when one appears, restart every watch
+    when the folders to watch changed. When it gives up the skill folders stay watched (if any)."""
+    waits_for: Folders = ()
+    with suppress(OSError):  # a folder unreadable for a moment: each change reloads
+        waits_for = target.pending_roots()
+
+    async def changed() -> bool:
+        if not waits_for or any(root.is_dir() for root in waits_for):
             await reload()
-        if target.pending_parents() != parents or target.watch_paths() != paths:
-            restart.set()
-            return
+        return target.pending_parents() != parents or target.watch_paths() != paths
 
-
-async def _guarded(
-    watcher: Callable[..., Awaitable[None]],
-    watch: _Watch,
-    gave_up: anyio.Event,
-    restart: anyio.Event,
-    stop: anyio.Event,
-    *args: object,
-) -> None:
-    """A watcher that cannot watch at all logs (unless noted already) and ends
-    :func:`watch_folders` (``gave_up``); serving goes on."""
     try:
-        await watcher(*args, restart, stop, watch)
-    except Exception as exc:
-        if any(f"{type(leaf).__name__}: {leaf}" not in watch.noted for leaf in _leaves(exc)):
-            log.warning("SV210: cannot watch skill folders for changes: %s (fix: %s)", exc, _CHECK)
-        gave_up.set()
-        restart.set()
+        await _follow(parents, changed, ends.stop, watch, waits_for)
+    except Exception:
+        if ends.alone:
+            ends.gave_up.set()
+        else:
+            log.warning(
+                "SV210: stopped watching %s for new skill folders; the skill folders stay watched "
+                "(fix: see the SV210 notes above; starting the server again watches them again)",
+                ", ".join(map(str, parents)),
+            )
+            return
+    ends.restart.set()
+
+
+@dataclass(frozen=True, slots=True)
+class _Ends:
+    """How a pass of :func:`watch_folders` ends; ``alone``: no skill folder is watched in it."""
+
+    alone: bool
+    restart: anyio.Event = field(default_factory=anyio.Event)
+    stop: anyio.Event = field(default_factory=anyio.Event)
+    gave_up: anyio.Event = field(default_factory=anyio.Event)
 
 
 @dataclass(frozen=True, slots=True)
@@ -363,30 +366,35 @@ async def watch_folders(
 ) -> None:
     """Run until cancelled: call ``reload`` whenever something changes in ``target``'s folders
     (walked within ``limits``, discovery's own by default)."""
-    watch = _Watch(debounce_ms, limits)
-    restarted = False
+    watch, restarted, failures = _Watch(debounce_ms, limits), False, 0
     while True:
         if restarted:  # catch what was written while the new folder was not watched yet
             await reload()
         restarted = True
-        paths, parents = target.watch_paths(), target.pending_parents()
-        parents = tuple(parent for parent in parents if _decodable(parent))
+        try:
+            paths, parents = target.watch_paths(), target.pending_parents()
+        except OSError as exc:  # a folder unreadable for a moment: wait, then try again
+            _note_failed(exc, (Path(exc.filename),) if exc.filename else (), watch.noted, None)
+            if (failures := failures + 1) >= MAX_FAILURES:
+                break
+            await anyio.sleep(RESTART_S * 2 ** (failures - 1))
+            continue
+        failures, parents = 0, tuple(parent for parent in parents if _decodable(parent))
         if not paths and not parents:
             log.info("no skill folder to watch")
             return
-        folders = await _folders(paths, limits)
-        restart, stop, gave_up = anyio.Event(), anyio.Event(), anyio.Event()
+        folders = await anyio.to_thread.run_sync(watch_list, paths, limits)
+        ends = _Ends(alone=not folders)
         async with anyio.create_task_group() as group:
-            ends = (watch, gave_up, restart, stop)
             if folders:
-                group.start_soon(_guarded, _watch_roots, *ends, target, reload, folders)
+                group.start_soon(_watch_roots, target, reload, folders, ends, watch)
             if parents:
-                group.start_soon(_guarded, _watch_pending, *ends, target, reload, paths, parents)
+                group.start_soon(_watch_pending, target, reload, paths, parents, ends, watch)
             try:
-                await restart.wait()
+                await ends.restart.wait()
             finally:
-                stop.set()  # cancelled too (serving ends): the watch threads end within a step
+                ends.stop.set()  # cancelled too (serving ends): the watch threads end within a step
             group.cancel_scope.cancel()
-        if gave_up.is_set():
-            log.warning("SV210: stopped following changes in the skill folders (fix: %s)", _CHECK)
-            return
+        if ends.gave_up.is_set():
+            break
+    log.warning("SV210: stopped following changes in the skill folders (fix: see the SV210 notes above)")
