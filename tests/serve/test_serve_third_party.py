@@ -38,6 +38,27 @@ def _tool_results(requests: list[dict[str, Any]]) -> list[str]:
     return out
 
 
+def _claude_print(
+    claude: Path, tmp_path: Path, root: Path, standin: Any, *args: str
+) -> subprocess.CompletedProcess[str]:
+    """``claude -p ARGS`` in a fresh project folder, with skillshelf as its MCP server and the
+    standin as its model; asserted to exit 0."""
+    project = tmp_path / "project"
+    project.mkdir()
+    config = json.dumps({"mcpServers": {"skillshelf": _server_entry(root)}})
+    env = dict(os.environ, ANTHROPIC_BASE_URL=standin.url, ANTHROPIC_API_KEY="sk-ant-test", **QUIET)
+    return _run([str(claude), "-p", *args[:1], "--mcp-config", config, *args[1:]], project, env)
+
+
+def _run(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """A real agent CLI run to its end (at most 3 minutes), asserted to exit 0."""
+    proc = subprocess.run(
+        args, cwd=cwd, env=env, capture_output=True, text=True, encoding="utf-8", timeout=180, check=False
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc
+
+
 def test_claude_code_searches_and_loads_a_skill_through_skillshelf_serve(
     tmp_path: Path, isolated_home: Any, model_standin: Any
 ) -> None:
@@ -61,34 +82,14 @@ def test_claude_code_searches_and_loads_a_skill_through_skillshelf_serve(
             {"text": "Done with the form."},
         ]
     )
-    project = tmp_path / "project"
-    project.mkdir()
-    config = json.dumps({"mcpServers": {"skillshelf": _server_entry(root)}})
-    env = dict(os.environ, ANTHROPIC_BASE_URL=standin.url, ANTHROPIC_API_KEY="sk-ant-test", **QUIET)
     tools = [
         "mcp__skillshelf__search_skills",
         "mcp__skillshelf__load_skill",
         "mcp__skillshelf__read_skill_file",
     ]
-    proc = subprocess.run(
-        [
-            str(claude),
-            "-p",
-            "Fill in the PDF form claim.pdf",
-            "--mcp-config",
-            config,
-            "--allowedTools",
-            *tools,
-        ],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=180,
-        check=False,
+    proc = _claude_print(
+        claude, tmp_path, root, standin, "Fill in the PDF form claim.pdf", "--allowedTools", *tools
     )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "Done with the form." in proc.stdout
 
     requests = [r["body"] for r in standin.requests() if r["path"].startswith("/v1/messages")]
@@ -146,17 +147,7 @@ def test_codex_lists_and_reads_skills_through_skillshelf_serve(
     project = tmp_path / "project"
     project.mkdir()
     env = dict(os.environ, OPENAI_API_KEY="sk-test", CODEX_HOME=str(codex_home))
-    proc = subprocess.run(
-        [str(codex), "exec", "--skip-git-repo-check", "Fill in the PDF form claim.pdf"],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=180,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    _run([str(codex), "exec", "--skip-git-repo-check", "Fill in the PDF form claim.pdf"], project, env)
 
     requests = [r["body"] for r in standin.requests() if r["path"].startswith("/v1/responses")]
     # Codex does not wait for MCP servers before its first model request; later requests carry them
@@ -187,27 +178,7 @@ def test_claude_code_hands_the_model_the_whole_request_typed_after_a_skill_promp
     claude = agent_cli("claude")
     root = make_skill_tree(tmp_path)
     standin = model_standin([{"text": "Done."}])
-    project = tmp_path / "project"
-    project.mkdir()
-    config = json.dumps({"mcpServers": {"skillshelf": _server_entry(root)}})
-    env = dict(os.environ, ANTHROPIC_BASE_URL=standin.url, ANTHROPIC_API_KEY="sk-ant-test", **QUIET)
-    proc = subprocess.run(
-        [
-            str(claude),
-            "-p",
-            "/mcp__skillshelf__pdf-forms fill claim.pdf with my name",
-            "--mcp-config",
-            config,
-        ],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=180,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    _claude_print(claude, tmp_path, root, standin, "/mcp__skillshelf__pdf-forms fill claim.pdf with my name")
     requests = [r["body"] for r in standin.requests() if r["path"].startswith("/v1/messages")]
     texts = [block.get("text", "") for block in requests[-1]["messages"][0]["content"]]
     assert any("<command-args>fill claim.pdf with my name</command-args>" in t for t in texts)
