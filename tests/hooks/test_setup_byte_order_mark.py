@@ -1,7 +1,8 @@
 """`skillshelf setup claude` on a settings file saved with a UTF-8 byte-order mark, which Claude
 Code 2.1.197 reads and runs the hooks of: setup adds its hooks after the mark (kept, as in
 Codex's config.toml), `--remove` gives the file back byte for byte, and `--status` and the hook
-blockers read the file as Claude Code does."""
+blockers read the file as Claude Code does. Codex 0.171.0 cannot parse a hooks.json with the mark
+(it runs none of its hooks): setup writes that file without it, and `--status` says so."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from hooks_helpers import COMMAND, set_up
+from hooks_helpers import COMMAND, codex_project, set_up
 
 from skillshelf.env import Env
 from skillshelf.hooks import jsonedit, jsonfile
@@ -78,3 +79,38 @@ def test_a_leading_byte_order_mark_is_kept_by_json_edits() -> None:
     assert added.startswith(BOM + "{")
     assert json.loads(added.removeprefix(BOM)) == {"a": [1, 2]}
     assert jsonfile.is_empty_document(BOM + "{}\n")
+
+
+def _codex_status(env: Env) -> Any:
+    return next(r for r in setup_status(env, command=COMMAND) if (r.agent, r.scope) == ("codex", "user"))
+
+
+def test_setup_codex_writes_a_hooks_file_with_a_byte_order_mark_without_it(isolated_home: Any) -> None:
+    _repo, env, _config = codex_project(isolated_home)
+    hooks = isolated_home.codex_home / "hooks.json"
+    original = '{\r\n  "theirs": 1\r\n}\r\n'
+    hooks.write_bytes(original.encode("utf-8"))
+    set_up(env, isolated_home, "codex", "user")
+    without_mark = hooks.read_bytes()
+    set_up(env, isolated_home, "codex", "user", remove=True)
+    assert hooks.read_bytes() == original.encode("utf-8")
+
+    hooks.write_bytes((BOM + original).encode("utf-8"))  # Codex 0.171.0 cannot parse this file
+    plan = set_up(env, isolated_home, "codex", "user")
+    assert hooks.read_bytes() == without_mark  # the same edit, without the mark
+    assert any("byte-order mark" in note and "Codex cannot" in note for note in plan.notes)
+    row = _codex_status(env)
+    assert row.runs and "UserPromptSubmit" in row.events
+    assert not set_up(env, isolated_home, "codex", "user").changed
+    set_up(env, isolated_home, "codex", "user", remove=True)
+    assert hooks.read_bytes() == original.encode("utf-8")
+
+
+def test_status_says_codex_cannot_parse_a_hooks_file_with_a_byte_order_mark(isolated_home: Any) -> None:
+    _repo, env, _config = codex_project(isolated_home)
+    hooks = isolated_home.codex_home / "hooks.json"
+    set_up(env, isolated_home, "codex", "user")
+    hooks.write_bytes(BOM.encode("utf-8") + hooks.read_bytes())  # an editor saved it with a mark
+    row = _codex_status(env)
+    assert not row.runs
+    assert any("byte-order mark" in r and "setup codex --scope user" in r for r in row.reasons)

@@ -50,11 +50,13 @@ from typing import Any
 from skillshelf.dirs import open_private, private_dir
 from skillshelf.env import Env
 from skillshelf.errors import UsageError, reason
-from skillshelf.hooks.address import PACKAGE_DIR, ServerAddress, code_id, server_address
+from skillshelf.hooks.address import ServerAddress, code_id, server_address
 from skillshelf.hooks.claims import prune_claims
 from skillshelf.hooks.deadlines import MAX_DEADLINE
+from skillshelf.hooks.hooklog import write_log_line
+from skillshelf.hooks.source_files import SourceFiles
 
-__all__ = ["DRAIN_SECONDS", "MAX_HEADER_BYTES", "PROTOCOL", "ServerState", "SourceFiles", "serve"]
+__all__ = ["DRAIN_SECONDS", "MAX_HEADER_BYTES", "PROTOCOL", "ServerState", "serve"]
 
 PROTOCOL = 1
 MAX_HEADER_BYTES = 1024 * 1024
@@ -65,34 +67,6 @@ AGENTS = ("codex", "claude")
 #: How long a leaving server waits for its calls in flight: no hook waits longer for its answer
 #: (the longest deadline, and the hand-over's second beyond it).
 DRAIN_SECONDS = MAX_DEADLINE + 1.0
-
-
-@dataclass(frozen=True, slots=True)
-class SourceFiles:
-    """The package's folders and ``.py`` files and their modification times (ns) at start;
-    :meth:`changed` stats each (an edit changes its file's time; an added, removed or renamed
-    file its folder's): ~350 ``stat`` calls before every hook call, no folder listed."""
-
-    paths: tuple[str, ...]
-    stamps: tuple[int, ...]
-
-    @classmethod
-    def of(cls, package: Path = PACKAGE_DIR) -> SourceFiles:
-        paths: list[str] = []
-        for folder, dirs, files in os.walk(package):
-            dirs[:] = [d for d in dirs if d != "__pycache__"]
-            paths += [folder, *(os.path.join(folder, f) for f in files if f.endswith(".py"))]
-        return cls(tuple(paths), tuple(_mtime(p) for p in paths))
-
-    def changed(self) -> bool:
-        return any(_mtime(p) != stamp for p, stamp in zip(self.paths, self.stamps, strict=True))
-
-
-def _mtime(path: str) -> int:
-    try:
-        return os.stat(path).st_mtime_ns
-    except OSError:
-        return -1
 
 
 @dataclass(slots=True)
@@ -350,10 +324,10 @@ def _reply(
         return json.dumps({"stopping": True, "pid": os.getpid()}).encode() + b"\n", None
     env = _caller_env(header, state_dir)
     if env is None or command != "hook":
-        return b"no\n", None
+        return _declined(state_dir, header, "a malformed call, a folder that is gone or another state folder")
     if state.source.changed():  # an upgrade or an edit: the hook answers with the new code
         state.stopping.set()
-        return b"no\n", None
+        return _declined(state_dir, header, "skillshelf's source files changed; the server leaves")
     from skillshelf.hooks.runner import run_hook
 
     agent, event, deadline = header["agent"], header["event"], header["deadline"]
@@ -363,6 +337,13 @@ def _reply(
     if run.timed_out:  # its worker runs on and may hold locks: a fresh server is started instead
         state.stopping.set()
     return b"ok\n" + run.answer, env
+
+
+def _declined(state_dir: Path, header: Mapping[str, Any], why: str) -> tuple[bytes, None]:
+    """``no`` (the hook answers by itself), and a line in the hook log that says why."""
+    call = " ".join(str(header.get(key))[:40] for key in ("agent", "event") if header.get(key))
+    write_log_line(state_dir, f"{call or 'a call'} declined by the hook server: {why}")
+    return b"no\n", None
 
 
 def _still_wanted(env: Env) -> bool:

@@ -52,7 +52,14 @@ from skillshelf.hooks.gitexclude import GitStanding, git_standing, needed_elsewh
 from skillshelf.hooks.jsonfile import HookValue
 from skillshelf.hooks.setup_apply import apply_setup, refuse_read_only_changes
 from skillshelf.hooks.setup_model import Edits, FileChange, SetupPlan, load_record, read_text, record_path
-from skillshelf.hooks.setup_notes import notes, other_scope, users_left_note, users_note
+from skillshelf.hooks.setup_notes import (
+    CODEX_UNREADABLE_MARK,
+    byte_order_mark_note,
+    notes,
+    other_scope,
+    users_left_note,
+    users_note,
+)
 
 __all__ = ["FileChange", "SetupPlan", "apply_setup", "plan_setup", "record_path"]
 
@@ -133,6 +140,9 @@ def _hooks(edits: Edits, files: AgentFiles, command: list[str], remove: bool) ->
     for path in (files.hooks, *files.mirror_hooks):
         current = edits.text(path)
         recorded = edits.recorded_hooks(path, files.agent)
+        if files.agent == "codex" and current is not None and current.startswith(CODEX_UNREADABLE_MARK):
+            current = current.removeprefix(CODEX_UNREADABLE_MARK)  # written without it
+            edits.notes.append(byte_order_mark_note(path))
         if remove:
             if current is not None:
                 after = jsonfile.remove_hooks(current, str(path), created=edits.made(path), recorded=recorded)

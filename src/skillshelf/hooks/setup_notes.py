@@ -17,7 +17,20 @@ from skillshelf.hooks.codex import codex_config, inline_hooks, project_trusted
 from skillshelf.hooks.gitexclude import GitStanding
 from skillshelf.hooks.setup_model import read_text
 
-__all__ = ["notes", "other_scope", "users_left_note", "users_note", "users_reasons"]
+__all__ = [
+    "CODEX_UNREADABLE_MARK",
+    "byte_order_mark_note",
+    "notes",
+    "other_scope",
+    "users_left_note",
+    "users_note",
+    "users_reasons",
+]
+
+#: A UTF-8 byte-order mark: Claude Code reads a settings file that starts with one, Codex 0.171.0
+#: cannot parse such a hooks.json ("failed to parse hooks config ... expected value at line 1
+#: column 1") and runs none of its hooks.
+CODEX_UNREADABLE_MARK = "\ufeff"
 
 _NAMES = {"codex": "Codex", "claude": "Claude Code"}
 
@@ -138,6 +151,15 @@ def notes(env: Env, files: AgentFiles, remove: bool, mcp: bool, git: GitStanding
             "(its trust dialog); `claude -p` runs them at once"
         )
     return notes
+
+
+def byte_order_mark_note(path: Path) -> str:
+    """Codex's hooks file starts with a UTF-8 byte-order mark, which Codex 0.171.0 cannot parse
+    (it warns and runs none of the file's hooks); setup writes the file without it."""
+    return (
+        f"{path} starts with a byte-order mark, which Codex cannot read (it runs none of the file's hooks): "
+        "setup writes the file without the mark"
+    )
 
 
 def _skillshelf_trusts(env: Env) -> bool:

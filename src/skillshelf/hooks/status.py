@@ -39,7 +39,7 @@ from skillshelf.hooks.codex import (
 from skillshelf.hooks.command_check import command_problem, missing_commands
 from skillshelf.hooks.hooklog import jobs_log_path, log_path
 from skillshelf.hooks.setup_model import Edits, load_record
-from skillshelf.hooks.setup_notes import users_reasons
+from skillshelf.hooks.setup_notes import CODEX_UNREADABLE_MARK, users_reasons
 
 __all__ = [
     "HookStatus",
@@ -171,6 +171,13 @@ def _one(env: Env, agent: Agent, scope: SetupScope, command: list[str]) -> HookS
         hooks, users = hooks + inline, users + inline
         trust = files.trust or files.mcp
         runs, skipped = _codex_runs(env, scope, files.hooks, trust, hooks, users, reasons)
+        if text is not None and text.startswith(CODEX_UNREADABLE_MARK):
+            skipped = [*skipped, *(h for h in hooks if h.member >= 0)]  # all but config.toml's
+            reasons.append(
+                f"Codex cannot parse {files.hooks}: it starts with a byte-order mark; run "
+                f"`skillshelf setup codex{' --scope user' if scope == 'user' else ''}` again "
+                "(it writes the file without the mark), or save the file without one"
+            )
         runs = runs and not broken
         mcp = tomlblock.lookup(codex_config(files.mcp), ("mcp_servers", MCP_NAME)) is not None
     else:
