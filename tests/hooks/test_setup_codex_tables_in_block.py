@@ -11,9 +11,11 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hooks_helpers import COMMAND, set_up
 
 from skillshelf.env import Env
+from skillshelf.errors import ConfigError
 from skillshelf.hooks import tomlblock
 from skillshelf.hooks.setup import plan_setup
 from skillshelf.hooks.status import setup_status
@@ -103,3 +105,62 @@ def test_ejected_moves_only_the_users_tables_and_keeps_a_byte_order_mark() -> No
     assert moved == f'\ufeffmodel = "m"\n\n{tomlblock.BEGIN}\n{ours}\n{tomlblock.END}\n\n{theirs}'
     assert tomlblock.ejected(moved) == moved
     assert tomlblock.block_tables(moved) == {("hooks", "state", "k"): {"trusted_hash": "h"}}
+
+
+def _codex_appends(config: Path, table: str) -> None:
+    """``table`` put ahead of the end marker, as Codex's TOML editor appends one."""
+    text = config.read_text(encoding="utf-8")
+    at = text.rindex(tomlblock.END)
+    config.write_text(text[:at] + "\n" + table + text[at:], encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    "hook",
+    [
+        '[[hooks.Stop]]\n[[hooks.Stop.hooks]]\ntype = "command"\ncommand = "echo bye"\n',
+        '[hooks]\nStop = [{ hooks = [{ type = "command", command = "echo bye" }] }]\n',
+    ],
+)
+def test_an_array_of_tables_in_the_block_moves_out_as_written_and_remove_keeps_it(
+    isolated_home: Any, hook: str
+) -> None:
+    a, b, config = _repos(isolated_home)
+    set_up(a, isolated_home, "codex", "user")
+    _codex_appends(config, hook)
+
+    assert _current(b) is not None  # status reads the file without an internal error
+    set_up(b, isolated_home, "codex")
+    settled = config.read_text(encoding="utf-8")
+    assert hook in settled.split(tomlblock.END, 1)[1]
+    assert not set_up(b, isolated_home, "codex").changed
+    set_up(a, isolated_home, "codex", "user", remove=True)
+    text = config.read_text(encoding="utf-8")
+    assert hook in text and tomllib.loads(text)["hooks"]["Stop"][0]["hooks"][0]["command"] == "echo bye"
+
+
+def test_a_comment_line_above_the_users_table_in_the_block_moves_out_with_it(isolated_home: Any) -> None:
+    a, b, config = _repos(isolated_home)
+    set_up(a, isolated_home, "codex", "user")
+    table = '# work laptop: keep this project trusted\n[projects."/srv/app"]\ntrust_level = "trusted"\n'
+    _codex_appends(config, table)
+
+    set_up(b, isolated_home, "codex")
+    assert table in config.read_text(encoding="utf-8").split(tomlblock.END, 1)[1]
+
+
+def test_a_bracket_line_inside_a_multi_line_string_in_the_block_is_no_array_of_tables() -> None:
+    ours = '[hooks.state."k"]\ntrusted_hash = """\n[[not.a.table]]\n"""\n'
+    text = f'model = "m"\n\n{tomlblock.BEGIN}\n{ours}{tomlblock.END}\n'
+    assert tomlblock.with_tables(text, {("hooks", "state", "k"): {"trusted_hash": "h"}}).endswith(
+        f'{tomlblock.BEGIN}\n[hooks.state.k]\ntrusted_hash = "h"\n{tomlblock.END}\n'
+    )
+
+
+def test_an_array_of_tables_the_block_cannot_give_up_is_refused_with_hk114(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    text = f'{tomlblock.BEGIN}\n[[hooks.Stop]]\nmatcher = "x"\n{tomlblock.END}\n'
+    monkeypatch.setattr(tomlblock, "ejected", lambda text: text)  # as if moving it out failed
+    with pytest.raises(ConfigError) as raised:
+        tomlblock.with_tables(text, {("hooks", "state", "k"): {"trusted_hash": "h"}})
+    assert raised.value.code == "HK114" and tomlblock.END in raised.value.hint

@@ -61,11 +61,36 @@ def refuse_read_only_changes(plan: SetupPlan) -> None:
     does: a ``--dry-run`` plan is refused as the real run would be.
 
     Raises:
-        ConfigError: the file is read-only (``CF117``); nothing was changed.
+        ConfigError: the file is read-only (``CF117``), or a folder it is in is a symlink to a
+            folder that does not exist (``HK124``); nothing was changed.
     """
     for change in plan.changed:
+        _refuse_dangling_folder_link(change.path)
         refuse_read_only(change.path)
         _refuse_read_only_folder(change.path)
+
+
+def _refuse_dangling_folder_link(path: Path) -> None:
+    """Raise when a folder ``path`` is to be written in is a symlink to a folder that does not
+    exist (``~/.claude`` leading into a dotfiles folder not made yet): the write cannot make the
+    folder where the link is, and setup does not make folders at a link's far end.
+
+    Raises:
+        ConfigError: the link leads nowhere (``HK124``); nothing was changed.
+    """
+    for folder in path.parents:
+        if folder.exists():
+            return
+        if folder.is_symlink():
+            target = os.path.realpath(folder)
+            raise ConfigError(
+                f"{folder} is a symlink to {target}, which does not exist, so nothing can be "
+                "written in it; nothing was changed",
+                path=path,
+                code="HK124",
+                hint=f"create {target} (mkdir -p {shlex.quote(target)}) or remove the link "
+                f"(rm {shlex.quote(str(folder))}), then run setup again",
+            )
 
 
 def _refuse_read_only_folder(path: Path) -> None:
@@ -113,7 +138,7 @@ def _apply(plan: SetupPlan, state_dir: Path) -> tuple[FileChange, ...]:
                 record.pop(str(change.path), None)
                 emptied += [Path(str(d)) for d in entry.get("created_dirs", []) or []]  # type: ignore[attr-defined]
                 continue
-            made_dirs = _missing_dirs(change.path) if change.before is None else []
+            made_dirs = _missing_dirs(_written_at(change.path)) if change.before is None else []
             if change.before is None:
                 entry = {"created_file": True, "created_dirs": [str(d) for d in made_dirs]}
             _write(change.path, change.after)
@@ -191,9 +216,16 @@ def _write(path: Path, text: str) -> None:
     write_user_file(path, text)
 
 
+def _written_at(path: Path) -> Path:
+    """Where a write of ``path`` puts the file: for a symlink (a dotfiles link), where it leads."""
+    return Path(os.path.realpath(path)) if path.is_symlink() else path
+
+
 def _delete(path: Path) -> None:
+    """Delete the file setup created at ``path``: for a symlink, the file it leads to (the one
+    setup wrote), keeping the link as it was."""
     try:
-        path.unlink(missing_ok=True)
+        _written_at(path).unlink(missing_ok=True)
     except OSError as exc:
         raise FileAccessError(
             f"cannot remove {path}: {reason(exc)}",

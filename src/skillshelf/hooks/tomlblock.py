@@ -35,6 +35,10 @@ from typing import Any
 
 from skillshelf.errors import ConfigError, reason
 from skillshelf.fileio import BYTE_ORDER_MARK
+from skillshelf.hooks.tomlblock_tables import BEGIN, END, ejected, in_block_arrays
+from skillshelf.hooks.tomlblock_tables import headers as _headers
+from skillshelf.hooks.tomlblock_tables import loads as _loads
+from skillshelf.hooks.tomlblock_tables import span as _span
 
 __all__ = [
     "BEGIN",
@@ -48,26 +52,10 @@ __all__ = [
     "without_block",
 ]
 
-BEGIN = "# >>> skillshelf setup (managed; `skillshelf setup codex --remove` takes it out) >>>"
-END = "# <<< skillshelf setup <<<"
 _BARE = re.compile(r"^[A-Za-z0-9_-]+$")
 
 TablePath = tuple[str, ...]  # a table's key path, e.g. ("mcp_servers", "skillshelf")
 Tables = Mapping[TablePath, Mapping[str, object]]
-
-
-def _span(text: str) -> tuple[int, int] | None:
-    """``[start, end)`` of the block with the line break before it, or None."""
-    begin = text.find("\n" + BEGIN + "\n")
-    start = begin + 1 if begin >= 0 else (0 if text.startswith(BEGIN + "\n") else -1)
-    if start < 0:
-        return None
-    end = text.find("\n" + END, start)
-    if end < 0:
-        return None
-    stop = end + 1 + len(END)
-    stop += 1 if text[stop : stop + 1] == "\n" else 0
-    return (start - 1 if start > 0 else 0), stop
 
 
 def without_block(text: str) -> str:
@@ -91,15 +79,20 @@ def block_tables(text: str) -> dict[TablePath, dict[str, object]]:
 
 
 def _flatten(data: Mapping[str, Any], prefix: TablePath = ()) -> dict[TablePath, dict[str, object]]:
-    """Leaf tables (tables holding at least one non-table value) by path."""
+    """Leaf tables (tables holding at least one non-table value) by path; an array of tables
+    (the user's, which :func:`ejected` moves out of the block) is not one."""
     out: dict[TablePath, dict[str, object]] = {}
-    plain = {k: v for k, v in data.items() if not isinstance(v, dict)}
+    plain = {k: v for k, v in data.items() if not isinstance(v, dict) and not _tables(v)}
     if plain and prefix:
         out[prefix] = plain
     for key, value in data.items():
         if isinstance(value, dict):
             out.update(_flatten(value, (*prefix, key)))
     return out
+
+
+def _tables(value: object) -> bool:
+    return isinstance(value, list) and any(isinstance(v, dict) for v in value)
 
 
 def lookup(data: Mapping[str, Any], path: TablePath) -> object:
@@ -173,6 +166,8 @@ def with_tables(
             part of the file as an inline table), or one to take out or move is not written as
             a ``[table]`` of its own.
     """
+    if in_block_arrays(text):  # the user's: the block's tables are rewritten without them
+        text = _arrays_out(text, where)
     bom = BYTE_ORDER_MARK if text.startswith(BYTE_ORDER_MARK) else ""  # Codex reads it; kept
     outside, spot = _marked_spot(text.removeprefix(bom))
     existing = _parse(outside, where)
@@ -204,32 +199,22 @@ def with_tables(
     return bom + result
 
 
-def _users(path: TablePath | None) -> bool:
-    """A table of the user's (a ``[projects."…"]``), not one setup's block holds (hook trust,
-    skillshelf's MCP server); an array of tables counts as neither."""
-    return path is not None and path[:2] not in (("hooks", "state"), ("mcp_servers", "skillshelf"))
+def _arrays_out(text: str, where: str) -> str:
+    """``text`` with the ``[[arrays]]`` of tables in the block (the user's, such as a
+    ``[[hooks.Stop]]`` hook written in config.toml) moved out after it by :func:`ejected`.
 
-
-def ejected(marked: str) -> str:
-    """``marked`` with the user's tables in the block (Codex's TOML editor appends a table ahead
-    of the file's last comment line, the end marker) moved, each as written, after the end line
-    and a blank one; ``marked`` itself when there are none, or when the file would read differently."""
-    bom = BYTE_ORDER_MARK if marked.startswith(BYTE_ORDER_MARK) else ""
-    text = marked.removeprefix(bom)
-    span = _span(text)
-    if span is None:
-        return marked
-    body, end = text.index(BEGIN, span[0]) + len(BEGIN) + 1, text.rindex(END, 0, span[1])
-    heads = _headers(text[body:end])
-    cuts = [body, *(body + start for start, _end, _path in heads), end]
-    chunks = list(zip([None, *(path for _start, _end, path in heads)], cuts, cuts[1:], strict=False))
-    taken = "".join(text[a:b] for path, a, b in chunks if _users(path))
-    if not taken:
-        return marked
-    kept = "".join(text[a:b] for path, a, b in chunks if not _users(path))
-    tail = text[end : span[1]] + ("\n" if text.endswith("\n", 0, span[1]) else "\n\n")  # a blank line
-    out = text[:body] + kept + tail + taken + text[span[1] :]
-    return bom + out if _loads(out) == _loads(text) else marked
+    Raises:
+        ConfigError: they cannot be moved without the file reading differently (``HK114``).
+    """
+    moved = ejected(text)
+    if in_block_arrays(moved):
+        raise ConfigError(
+            f"{where} has an array of tables ([[...]]) inside skillshelf's block that setup cannot "
+            "move out of it",
+            hint=f"move the [[...]] tables after the line `{END}`, then run setup again",
+            code="HK114",
+        )
+    return moved
 
 
 def _marked_spot(text: str) -> tuple[str, str]:
@@ -333,38 +318,6 @@ def _retitled(
             code="HK113",
         )
     return text
-
-
-def _headers(text: str) -> list[tuple[int, int, TablePath | None]]:
-    """Each ``[table]`` / ``[[array]]`` header line: its span and (for a table) its key path."""
-    found: list[tuple[int, int, TablePath | None]] = []
-    for match in _HEADER.finditer(text):
-        line = match.group(0).rstrip("\r")
-        path = None if line.lstrip().startswith("[[") else _header_path(line)
-        found.append((match.start(), match.start() + len(line), path))
-    return found
-
-
-_HEADER = re.compile(r"^[ \t]*\[.*$", re.MULTILINE)
-
-
-def _header_path(line: str) -> TablePath | None:
-    try:
-        node: object = tomllib.loads(line)
-    except (tomllib.TOMLDecodeError, RecursionError):
-        return None  # a line of a multi-line value, say
-    path: list[str] = []
-    while isinstance(node, dict) and len(node) == 1:
-        key, node = next(iter(node.items()))
-        path.append(key)
-    return tuple(path) if node == {} and path else None
-
-
-def _loads(text: str) -> dict[str, Any] | None:
-    try:
-        return tomllib.loads(text)
-    except (tomllib.TOMLDecodeError, RecursionError):
-        return None
 
 
 def _moved(
