@@ -10,7 +10,8 @@
   for every consumer of a :class:`~skillshelf.workspace.Workspace` (``catalog``, ``context``,
   the hooks, the MCP server, the agent); instructions are not skills and still load.
 * The system folder moved by ``SKILLSHELF_SYSTEM_CONFIG_DIR`` is said (:func:`moved_system`,
-  ``CF121``, an info that ``config show`` and ``list`` print).
+  ``CF121``, an info that ``config show`` prints; the test suites set the variable everywhere,
+  so other commands leave it out).
 """
 
 from __future__ import annotations
