@@ -225,7 +225,7 @@ def test_search_over_no_skills_says_so(isolated_home: object) -> None:
 
 def test_a_long_query_is_not_echoed_back_to_the_model(isolated_home: object) -> None:
     result = SkillTools([]).dispatch("search_skills", {"query": "grep " * 20_000})
-    assert len(result.text) < 300 and "..." in result.text
+    assert result.is_error and len(result.text) < 300 and "grep grep" not in result.text
     assert "grep grep" not in json.dumps(result.data)
 
 
@@ -447,3 +447,11 @@ def test_search_gives_its_threshold_and_a_confidence_under_it_never_reads_as_rea
         "search_skills", {"query": query}
     )
     assert at.data["results"] and at.data["confidence"] >= round(confidence, 4) - 1e-4
+
+
+def test_a_search_query_over_the_cap_is_refused_on_the_tool_apis_too(tools: SkillTools) -> None:
+    from skillshelf.serve.skill_tools import MAX_QUERY_CHARS
+
+    refused = tools.dispatch("search_skills", {"query": "pdf " * (MAX_QUERY_CHARS // 4 + 1)})
+    assert refused.is_error and "SV400" in refused.text and f"{MAX_QUERY_CHARS}" in refused.text
+    assert not tools.dispatch("search_skills", {"query": "fill a pdf form"}).is_error

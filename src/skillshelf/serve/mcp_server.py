@@ -47,7 +47,7 @@ from skillshelf.serve.notify import ChangeNotifier
 from skillshelf.serve.prompts import passes_words_by_position, prompt, prompt_text
 from skillshelf.serve.resources import URI_TEMPLATE, parse_skill_uri, resource, resource_contents, skill_uri
 from skillshelf.serve.schemas import ToolResult, ToolSpec, error_result, whole_number
-from skillshelf.serve.skill_tools import SKILL_TOOLS, SkillTool, skill_tool
+from skillshelf.serve.skill_tools import MAX_QUERY_CHARS, SKILL_TOOLS, SkillTool, skill_tool
 from skillshelf.serve.stdio import run_stdio
 from skillshelf.skills.model import Skill
 from skillshelf.skills.walk import ScanLimits
@@ -67,11 +67,6 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 RESOURCE_NOT_FOUND = -32002
-MAX_QUERY_CHARS = 8_000
-"""The longest ``search_skills`` query served. The longest request of the selection benchmarks
-(SkillsBench routing, a whole task statement) is 5,110 characters; a search took 1.2 s for
-10,000 CJK characters and 4.8 s for 100,000 on a loaded two-core machine, so a call within the
-cap stays about a second."""
 _T = TypeVar("_T")
 SERVER_TOOLS: tuple[SkillTool, ...] = SKILL_TOOLS
 
