@@ -7,10 +7,17 @@ from pathlib import Path
 from typing import Any
 
 from skillshelf.env import Env
-from skillshelf.skills.model import RootOrigin, Scope, SkillRoot
+from skillshelf.skills.discover import discover_in
+from skillshelf.skills.model import RootOrigin, Scope, Skill, SkillRoot
 from testkit import REFERENCE, IsolatedHome, reference_vectors, shared_path
 
 VECTORS_FILE = "codex-skill-vectors.json"
+
+
+def only_skill(root: Path) -> Skill:
+    """The one skill discovery finds under ``root`` (asserted to be the only one)."""
+    (skill,) = discover_in([root]).skills
+    return skill
 
 
 def skill_text(name: str | None, description: str | None = "does a thing", extra: str = "") -> str:

@@ -14,22 +14,16 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from skill_tree_helpers import only_skill
 
 from skillshelf.errors import PathEscapeError
 from skillshelf.skills.bundled import discovered_folder, read_bundled_file
-from skillshelf.skills.discover import discover_in
-from skillshelf.skills.model import Skill
 
 
 def _skill_in(folder: Path, body: str = "body") -> None:
     folder.mkdir(parents=True)
     (folder / "SKILL.md").write_text(f"---\nname: {folder.name}\ndescription: d\n---\n{body}\n", "utf-8")
     (folder / "notes.md").write_text(f"notes of {folder.name}\n", "utf-8")
-
-
-def _found(root: Path) -> Skill:
-    (skill,) = discover_in([root]).skills
-    return skill
 
 
 @pytest.fixture
@@ -45,7 +39,7 @@ def test_a_skill_folder_swapped_for_a_symlink_after_discovery_is_not_read(
     tmp_path: Path, outside: Path
 ) -> None:
     _skill_in(tmp_path / "root" / "s")
-    skill = _found(tmp_path / "root")
+    skill = only_skill(tmp_path / "root")
     assert read_bundled_file(skill, "notes.md").text == "notes of s\n"
     shutil.rmtree(tmp_path / "root" / "s")
     os.symlink(outside, tmp_path / "root" / "s")
@@ -56,7 +50,7 @@ def test_a_skill_folder_swapped_for_a_symlink_after_discovery_is_not_read(
 
 def test_a_folder_above_the_skill_swapped_for_a_symlink_is_not_read(tmp_path: Path, outside: Path) -> None:
     _skill_in(tmp_path / "root" / "group" / "s")
-    skill = _found(tmp_path / "root")
+    skill = only_skill(tmp_path / "root")
     (outside / "s").mkdir()
     (outside / "s" / "notes.md").write_text("outside\n", "utf-8")
     os.rename(tmp_path / "root", tmp_path / "aside")
@@ -69,7 +63,7 @@ def test_a_skill_found_through_a_symlinked_folder_is_read_in_the_folder_it_led_t
     _skill_in(tmp_path / "shared" / "s")
     (tmp_path / "root").mkdir()
     os.symlink(tmp_path / "shared" / "s", tmp_path / "root" / "s")
-    skill = _found(tmp_path / "root")
+    skill = only_skill(tmp_path / "root")
     assert skill.real_path == tmp_path / "shared" / "s" / "SKILL.md"
     assert read_bundled_file(skill, "notes.md").text == "notes of s\n"
     assert discovered_folder(skill) == tmp_path / "shared" / "s"
@@ -81,7 +75,7 @@ def test_a_linked_skill_whose_link_is_pointed_elsewhere_stays_in_the_folder_disc
     _skill_in(tmp_path / "shared" / "s")
     (tmp_path / "root").mkdir()
     os.symlink(tmp_path / "shared" / "s", tmp_path / "root" / "s")
-    skill = _found(tmp_path / "root")
+    skill = only_skill(tmp_path / "root")
     os.unlink(tmp_path / "root" / "s")
     os.symlink(outside, tmp_path / "root" / "s")
     assert read_bundled_file(skill, "notes.md").text == "notes of s\n"
@@ -93,7 +87,7 @@ def test_the_folder_a_linked_skill_resolved_to_swapped_for_a_symlink_is_not_read
     _skill_in(tmp_path / "shared" / "s")
     (tmp_path / "root").mkdir()
     os.symlink(tmp_path / "shared" / "s", tmp_path / "root" / "s")
-    skill = _found(tmp_path / "root")
+    skill = only_skill(tmp_path / "root")
     shutil.rmtree(tmp_path / "shared" / "s")
     os.symlink(outside, tmp_path / "shared" / "s")
     with pytest.raises(PathEscapeError):
@@ -105,7 +99,7 @@ def test_a_skill_whose_skill_md_is_a_link_is_read_in_its_own_folder(tmp_path: Pa
     (tmp_path / "root" / "s").mkdir(parents=True)
     os.symlink(tmp_path / "shared" / "s" / "SKILL.md", tmp_path / "root" / "s" / "SKILL.md")
     (tmp_path / "root" / "s" / "notes.md").write_text("beside the link\n", "utf-8")
-    real = _found(tmp_path / "shared")
+    real = only_skill(tmp_path / "shared")
     # as Claude Code's roots find it (they follow a linked SKILL.md; Codex's skip it)
     skill = replace(real, path=tmp_path / "root" / "s" / "SKILL.md", real_path=real.path)
     assert read_bundled_file(skill, "notes.md").text == "beside the link\n"
@@ -119,7 +113,7 @@ def test_a_linked_folder_whose_skill_md_is_a_link_too_is_read_beside_that_link(t
     (store / "own.md").write_text("beside the link\n", "utf-8")
     (tmp_path / "root").mkdir()
     os.symlink(store, tmp_path / "root" / "s")  # as `install --for all` links a skill for Claude Code
-    real = _found(tmp_path / "shared")
+    real = only_skill(tmp_path / "shared")
     skill = replace(real, path=tmp_path / "root" / "s" / "SKILL.md", real_path=real.path)
     assert discovered_folder(skill) == store
     assert read_bundled_file(skill, "own.md").text == "beside the link\n"

@@ -14,21 +14,15 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from skill_tree_helpers import only_skill
 
 from skillshelf.errors import PathEscapeError
-from skillshelf.skills.discover import discover_in
 from skillshelf.skills.load import handle_load_skill, load_skill
-from skillshelf.skills.model import Skill
 
 
 def _skill_in(folder: Path, body: str) -> None:
     folder.mkdir(parents=True)
     (folder / "SKILL.md").write_text(f"---\nname: s\ndescription: d\n---\n{body}\n", "utf-8")
-
-
-def _found(root: Path) -> Skill:
-    (skill,) = discover_in([root]).skills
-    return skill
 
 
 @pytest.fixture
@@ -43,7 +37,7 @@ def test_a_skill_folder_swapped_for_a_symlink_after_discovery_is_not_loaded(
     tmp_path: Path, outside: Path
 ) -> None:
     _skill_in(tmp_path / "root" / "s", "inside")
-    skill = _found(tmp_path / "root")
+    skill = only_skill(tmp_path / "root")
     assert "inside" in load_skill([skill], "s").contents
     shutil.rmtree(tmp_path / "root" / "s")
     os.symlink(outside, tmp_path / "root" / "s")
@@ -56,7 +50,7 @@ def test_a_skill_folder_swapped_for_a_symlink_after_discovery_is_not_loaded(
 
 def test_a_folder_above_the_skill_swapped_for_a_symlink_is_not_loaded(tmp_path: Path, outside: Path) -> None:
     _skill_in(tmp_path / "root" / "group" / "s", "inside")
-    skill = _found(tmp_path / "root")
+    skill = only_skill(tmp_path / "root")
     (tmp_path / "elsewhere" / "group").mkdir(parents=True)
     os.symlink(outside, tmp_path / "elsewhere" / "group" / "s")
     os.rename(tmp_path / "root", tmp_path / "aside")
@@ -71,7 +65,7 @@ def test_a_skill_found_through_a_linked_folder_loads_from_the_folder_it_led_to(
     _skill_in(tmp_path / "shared" / "s", "shared body")
     (tmp_path / "root").mkdir()
     os.symlink(tmp_path / "shared" / "s", tmp_path / "root" / "s")
-    skill = _found(tmp_path / "root")
+    skill = only_skill(tmp_path / "root")
     os.unlink(tmp_path / "root" / "s")  # the link pointed elsewhere since discovery
     os.symlink(outside, tmp_path / "root" / "s")
     loaded = load_skill([skill], "s")
@@ -82,7 +76,7 @@ def test_a_skill_whose_skill_md_is_a_link_loads_the_file_it_leads_to(tmp_path: P
     _skill_in(tmp_path / "shared" / "s", "shared body")
     (tmp_path / "root" / "s").mkdir(parents=True)
     os.symlink(tmp_path / "shared" / "s" / "SKILL.md", tmp_path / "root" / "s" / "SKILL.md")
-    real = _found(tmp_path / "shared")
+    real = only_skill(tmp_path / "shared")
     # as Claude Code's roots find it (they follow a linked SKILL.md)
     skill = replace(real, path=tmp_path / "root" / "s" / "SKILL.md", real_path=real.path)
     loaded = load_skill([skill], "s")
