@@ -1,7 +1,8 @@
-"""Property tests: the AGENTS.md byte cap and the @import parser on arbitrary input."""
+"""Property tests: the AGENTS.md byte cap, the @import parser and claudeMdExcludes on arbitrary input."""
 
 from __future__ import annotations
 
+import posixpath
 import tempfile
 from pathlib import Path
 
@@ -70,6 +71,16 @@ def test_any_claude_md_excludes_pattern_gives_an_answer_or_a_problem_never_an_er
     assert len(excludes.matchers) + len(excludes.problems) == len(excludes.patterns)
     path = Path("/" + "/".join(parts))
     assert excludes.excludes(path) in (True, False)
-    assert excludes.excludes(path) == any(m.match(str(path)) for m in excludes.matchers)
+    assert excludes.excludes(path) == any(m.match(posixpath.normpath(path)) for m in excludes.matchers)
     if "**" in patterns and not excludes.problems:
         assert excludes.excludes(path)
+
+
+def test_claude_md_excludes_match_a_path_with_dot_parts_as_node_folds_it() -> None:
+    """A path holding ``.`` or ``..`` parts is matched as Node's ``path.resolve`` folds it."""
+    excludes = ClaudeMdExcludes.from_layers([{"claudeMdExcludes": ["/b/CLAUDE.md", "**/skip/*.md"]}])
+    assert excludes.excludes(Path("/a/../b/./CLAUDE.md"))
+    assert excludes.excludes(Path("/x/skip/y/../CLAUDE.md"))
+    assert not excludes.excludes(Path("/b/c/../../a/CLAUDE.md"))
+    everything = ClaudeMdExcludes.from_layers([{"claudeMdExcludes": ["**"]}])
+    assert everything.excludes(Path("/..")) and everything.excludes(Path("/a/."))

@@ -12,6 +12,7 @@ also matches under the folder the link points to.
 from __future__ import annotations
 
 import os
+import posixpath
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -54,9 +55,16 @@ class ClaudeMdExcludes:
         return cls(patterns, tuple(matchers), tuple(problems))
 
     def excludes(self, path: Path) -> bool:
-        """Whether ``path`` (absolute, as found) matches a pattern."""
-        text = str(path).replace("\\", "/")
+        """Whether ``path`` (absolute, as found) matches a pattern, once its ``.`` and ``..``
+        parts are folded in as Node's ``path.resolve`` folds them (``/a/../b`` is ``/b``)."""
+        text = _node_normal(str(path).replace("\\", "/"))
         return any(matcher.match(text) for matcher in self.matchers)
+
+
+def _node_normal(text: str) -> str:
+    """``text`` folded lexically; POSIX keeps two leading slashes where Node keeps one."""
+    normal = posixpath.normpath(text)
+    return "/" + normal.lstrip("/") if normal.startswith("//") else normal
 
 
 def _compiled(pattern: str) -> Any:
