@@ -18,7 +18,9 @@ rewrite of the file keeps it as it was. A key an object repeats is read as ``jso
 whole with ``install --all`` (:mod:`skillshelf.install.lock_packs`). An entry or pack an older
 version recorded with a password or token in its URL is read without it
 (:mod:`skillshelf.install.lock_secrets`; records of one pack that differed only in it are
-merged, ``IS410``), and :func:`write_without_secrets` writes it so.
+merged, ``IS410``), and :func:`write_without_secrets` writes it so. An entry or pack left out is
+kept without the secrets of the URLs in it too (its key included), so neither a message nor a
+rewrite of the file holds one.
 """
 
 from __future__ import annotations
@@ -37,7 +39,12 @@ from skillshelf.fileio import read_regular_text, write_atomic
 from skillshelf.install.files import content_hash
 from skillshelf.install.lock_checks import FOLDER_NAME, entry_problem, noting_repeats, repeated_keys
 from skillshelf.install.lock_packs import PackRecord, read_packs
-from skillshelf.install.lock_secrets import kept_apart, merged_packs_note, packs_without_secrets
+from skillshelf.install.lock_secrets import (
+    ignored_without_secrets,
+    kept_apart,
+    merged_packs_note,
+    packs_without_secrets,
+)
 
 __all__ = [
     "FOLDER_NAME",
@@ -131,6 +138,8 @@ class Lock:
     packs: Mapping[str, PackRecord] = field(default_factory=lambda: MappingProxyType({}))
     ignored_packs: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))
     held_secrets: tuple[str, ...] = ()  # the entries and packs read without a secret (.lock_secrets)
+    #: the keys of the entries and packs left out that were read without a secret
+    ignored_secrets: tuple[str, ...] = ()
 
     def __iter__(self) -> Iterator[LockEntry]:
         return iter(self.entries[name] for name in sorted(self.entries))
@@ -271,17 +280,22 @@ def read_lock(skills_root: Path) -> Lock:
     entries: dict[str, LockEntry] = {}
     ignored: dict[str, object] = {}
     diagnostics: list[Diagnostic] = []
+    held: list[str] = []
     for name, raw in data["skills"].items():
         problem = entry_problem(path, name, raw)
         if problem is None:
-            entries[name] = _entry_from(name, raw, skills_root)
+            entries[name] = entry = _entry_from(name, raw, skills_root)
+            as_written = (raw["source"], _str_or_none(raw.get("pack")))
+            if entry.secret_location or (entry.source, entry.pack) != as_written:
+                held.append(name)
         else:
             ignored[name] = raw
             diagnostics.append(problem)
     packs, ignored_packs, pack_problems = read_packs(path, data.get("packs", {}))
     safe = packs_without_secrets(packs)
-    held = [name for name, entry in entries.items() if entry.secret_location]
     held += [key for key in safe.held if key not in held]  # the keys as read, without the secret
+    ignored, ignored_held = ignored_without_secrets(ignored, entries, entries=True)
+    ignored_packs, packs_held = ignored_without_secrets(ignored_packs, safe.records)
     return Lock(
         entries=MappingProxyType(entries),
         ignored=MappingProxyType(ignored),
@@ -294,6 +308,7 @@ def read_lock(skills_root: Path) -> Lock:
         packs=MappingProxyType(safe.records),
         ignored_packs=MappingProxyType(ignored_packs),
         held_secrets=tuple(held),
+        ignored_secrets=(*ignored_held, *packs_held),
     )
 
 
@@ -318,13 +333,14 @@ def lock_diagnostics(roots: Iterable[Path]) -> tuple[Diagnostic, ...]:
 
 def write_without_secrets(skills_root: Path) -> tuple[str, ...]:
     """Write the lock of ``skills_root`` again when it holds an entry or pack an older version
-    recorded with a secret in its URL (:attr:`Lock.held_secrets`, which this returns); the caller
-    holds the root's lock. A file that cannot be read is left for the caller to report."""
+    recorded with a secret in its URL (:attr:`Lock.held_secrets`, which this returns) or one left
+    out that holds one (:attr:`Lock.ignored_secrets`); the caller holds the root's lock. A file
+    that cannot be read is left for the caller to report."""
     try:
         lock = read_lock(skills_root)
     except InstallError:
         return ()
-    if lock.held_secrets:
+    if lock.held_secrets or lock.ignored_secrets:
         write_lock(skills_root, lock)
     return lock.held_secrets
 

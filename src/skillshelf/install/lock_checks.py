@@ -1,6 +1,7 @@
 """What of a lock file is not used, and why (:mod:`skillshelf.install.lock`): an entry whose key
 is not a plain folder name or whose fields are missing or of the wrong type, and keys an object
-repeats."""
+repeats. A key is named without the secrets of the URLs in it (:mod:`.url_secrets`), as the
+lock keeps it."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from skillshelf.diagnostics import Diagnostic, Severity
+from skillshelf.install.url_secrets import text_without_secrets
 
 __all__ = ["FOLDER_NAME", "entry_problem", "noting_repeats", "repeated_keys"]
 
@@ -17,13 +19,14 @@ FOLDER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 
 
 def _ignored(path: Path, name: str, code: str, why: str, fix: str) -> Diagnostic:
+    shown = text_without_secrets(name)
     return Diagnostic(
         code=code,
         severity=Severity.WARNING,
-        message=f"lock entry {name[:200]!r} ignored: {why}",
+        message=f"lock entry {shown[:200]!r} ignored: {why}",
         fix=fix,
         path=path,
-        field=name,
+        field=shown,
     )
 
 
@@ -89,7 +92,7 @@ def noting_repeats(repeated: dict[str, None]) -> Callable[[list[tuple[str, objec
 
 
 def repeated_keys(path: Path, keys: Sequence[str]) -> Diagnostic:
-    named = ", ".join(repr(key[:200]) for key in keys[:5]) + (
+    named = ", ".join(repr(text_without_secrets(key)[:200]) for key in keys[:5]) + (
         f" and {len(keys) - 5} more" if len(keys) > 5 else ""
     )
     return Diagnostic(

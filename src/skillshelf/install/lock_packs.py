@@ -11,8 +11,9 @@ dropped from the file.
 The records sit in the lock's ``packs`` object, keyed by the pack's canonical source text (what
 :attr:`~skillshelf.install.sources.Source.text` gives, never with a secret). Like the skill
 entries they come from a file anyone can commit, so a record that is not an object with string
-fields is left out with an ``IS403`` warning and written back as it was. The places are only
-compared with the folders found in the fetched pack, never used as paths.
+fields is left out with an ``IS403`` warning, named without the secrets of the URLs in its key,
+and written back as it was (without those secrets: :mod:`skillshelf.install.lock_secrets`). The
+places are only compared with the folders found in the fetched pack, never used as paths.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from skillshelf.diagnostics import Diagnostic, Severity
+from skillshelf.install.url_secrets import text_without_secrets
 
 __all__ = ["PackRecord", "read_packs"]
 
@@ -74,7 +76,8 @@ def read_packs(
         record = _record_from(key, value)
         if record is None:
             ignored[key] = value
-            problems.append(_left_out(path, key, f"pack {key[:200]!r} ignored: not a pack record"))
+            shown = text_without_secrets(key)
+            problems.append(_left_out(path, shown, f"pack {shown[:200]!r} ignored: not a pack record"))
         else:
             records[record.key] = record
     return records, ignored, problems

@@ -16,6 +16,12 @@ is what a pack held when a record was written, and a place that is not installed
 user removed (or one ``update`` left out), which ``update`` must not install; so the places are
 the union of both, and the commit is kept only when both were read at the same one (else None:
 ``update`` fetches the pack again rather than trust places read at neither). ``IS410`` says so.
+
+An entry or pack record the lock leaves out (``IS402``, ``IS403``) is kept so a rewrite loses
+nothing, but not its secrets: it is read with every text in it, its key and the keys and texts
+nested in it included, without the secrets of the URLs in them
+(:func:`ignored_without_secrets`), and is otherwise written back as it was. A key that comes
+to equal another is given a ``(2)``, ``(3)``... after it, so no entry takes another's place.
 """
 
 from __future__ import annotations
@@ -24,12 +30,21 @@ import dataclasses
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.install.lock_packs import PackRecord
-from skillshelf.install.url_secrets import secret_parts, without_secrets
+from skillshelf.install.url_secrets import secret_parts, text_without_secrets, without_secrets
 
-__all__ = ["KeptApart", "SafePacks", "kept_apart", "pack_without_secret", "packs_without_secrets"]
+__all__ = [
+    "KeptApart",
+    "SafePacks",
+    "ignored_without_secrets",
+    "kept_apart",
+    "pack_without_secret",
+    "packs_without_secrets",
+    "raw_without_secrets",
+]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -45,10 +60,16 @@ class KeptApart:
 
 def kept_apart(location: str, source: str, pack: str | None, credentials: tuple[str, ...]) -> KeptApart:
     """An entry's ``location``, ``source`` text and ``pack`` key without the secret ``location``
-    holds, and ``credentials`` naming what was left out."""
+    holds, and ``credentials`` naming what was left out (a ``source`` or ``pack`` that holds a
+    secret ``location`` does not is read without it too)."""
     safe = without_secrets(location)
     if safe == location:
-        return KeptApart(location=location, source=source, pack=pack, credentials=credentials)
+        return KeptApart(
+            location=location,
+            source=text_without_secrets(source),
+            pack=None if pack is None else text_without_secrets(pack),
+            credentials=credentials,
+        )
     return KeptApart(
         location=safe,
         source=_safe_text(source, location, safe),
@@ -130,3 +151,69 @@ def _safe_text(text: str, location: str, safe: str) -> str:
     if text.startswith(location):
         return safe + text[len(location) :]
     return without_secrets(text)
+
+
+def ignored_without_secrets(
+    ignored: Mapping[str, object], taken: Iterable[str] = (), *, entries: bool = False
+) -> tuple[dict[str, object], tuple[str, ...]]:
+    """``ignored`` (entries or pack records left out, by key) without the secrets of the URLs in
+    them (:func:`raw_without_secrets`), no key one of ``taken`` (the keys of those used), and the
+    keys, as now, of those that held one. An ``entries`` object whose ``location`` held a secret
+    and that names no ``credentials`` is given them, as a used entry is (:func:`kept_apart`)."""
+    safe: dict[str, object] = {}
+    held: list[str] = []
+    for (key, value), safe_key in zip(ignored.items(), _safe_keys(ignored, taken), strict=True):
+        safe[safe_key] = made = raw_without_secrets(value)
+        if entries and isinstance(value, dict) and isinstance(made, dict) and "credentials" not in value:
+            location = value.get("location")
+            if isinstance(location, str) and (parts := secret_parts(location)):
+                made["credentials"] = list(parts)
+        if safe_key != key or made != value:
+            held.append(safe_key)
+    return safe, tuple(held)
+
+
+def raw_without_secrets(value: object) -> object:
+    """``value`` (a JSON value as read) with every text in it, object keys included, without the
+    secrets of the URLs it holds (:func:`text_without_secrets`); everything else as it was. Walked
+    with a stack, so no nesting ``json`` reads reaches the recursion limit."""
+    top: list[object] = [None]
+    # each value still to copy, the list or object it goes in, and its index or key there
+    stack: list[tuple[object, list[object] | dict[str, object], Any]] = [(value, top, 0)]
+    while stack:
+        item, parent, slot = stack.pop()
+        made: object = item
+        if isinstance(item, str):
+            made = text_without_secrets(item)
+        elif isinstance(item, list):
+            inner_list: list[object] = [None] * len(item)
+            made = inner_list
+            stack.extend((inner, inner_list, at) for at, inner in enumerate(item))
+        elif isinstance(item, dict):
+            inner_dict: dict[str, object] = dict.fromkeys(_safe_keys(item))
+            made = inner_dict
+            stack.extend(
+                (inner, inner_dict, key) for key, inner in zip(inner_dict, item.values(), strict=True)
+            )
+        parent[slot] = made
+    return top[0]
+
+
+def _safe_keys(item: Mapping[str, object], taken: Iterable[str] = ()) -> list[str]:
+    """The keys of ``item`` in order, without secrets: one that comes to equal another key, or one
+    of ``taken``, gets the first free ``(2)``, ``(3)``... after it."""
+    keys: list[str] = []
+    kept = set(taken)
+    used = {*item, *kept}
+    for key in item:
+        safe = text_without_secrets(key)
+        if safe != key:
+            if key not in kept:
+                used.discard(key)
+            number, free = 1, safe
+            while free in used:
+                number += 1
+                free = f"{safe} ({number})"
+            used.add(safe := free)
+        keys.append(safe)
+    return keys

@@ -25,7 +25,14 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from skillshelf.diagnostics import Severity, diagnostic
 
-__all__ = ["REDACTED", "SECRET_NOT_RECORDED", "scrubbed", "secret_parts", "without_secrets"]
+__all__ = [
+    "REDACTED",
+    "SECRET_NOT_RECORDED",
+    "scrubbed",
+    "secret_parts",
+    "text_without_secrets",
+    "without_secrets",
+]
 
 REDACTED = "[REDACTED_SECRET]"
 
@@ -47,11 +54,24 @@ _SECRET_PARAM = re.compile(
     re.IGNORECASE,
 )
 
+# a URL with a scheme inside other text: it runs to a space, a quote or an angle bracket
+_URL_IN_TEXT = re.compile(r"[A-Za-z][A-Za-z0-9+.-]{0,30}://[^\s\"'<>]+")
+
 
 def without_secrets(url: str) -> str:
     """``url`` without its user part (an SSH URL's password only) and secret query parameters;
     ``url`` itself when it holds none (and for what is not a URL with a scheme)."""
     return _split(url)[0]
+
+
+def text_without_secrets(text: str) -> str:
+    """``text`` (a source, a lock key, any text a lock file holds) without the secrets of the
+    URLs in it: the whole of it when it is one URL (:func:`without_secrets`), else each URL it
+    holds; ``text`` itself when none holds a secret."""
+    whole = without_secrets(text)
+    if whole != text or "://" not in text:
+        return whole
+    return _URL_IN_TEXT.sub(lambda found: without_secrets(found.group()), text)
 
 
 def secret_parts(url: str) -> tuple[str, ...]:

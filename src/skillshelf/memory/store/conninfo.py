@@ -10,6 +10,14 @@ A string is one when the whole of it parses so and at least one keyword is libpq
 does not know) are file names; libpq itself reports an unknown keyword beside a known one.
 What is shown of one has the values of its secret keywords masked, whatever their length or
 quoting, before the usual redaction.
+
+A URL (``postgresql://user:password@host/db?password=...``) is shown with the password of its
+user part and the values of its secret query parameters masked by position, not by shape, so a
+password of one character (or none: ``user:@host``) is masked as a long one is. The user part
+runs to the last ``@`` before the query (or, when that is later, before the first ``/``), so
+a password with ``@``, ``/`` or ``?`` written as it is (not percent-encoded) is masked whole
+whichever way a reader splits it. A driver's error quotes the string it refused, or a part of it
+(libpq: ``invalid percent-encoded token: "..."``): :func:`scrubbed_error` takes the secrets out.
 """
 
 from __future__ import annotations
@@ -17,7 +25,15 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-__all__ = ["LIBPQ_KEYWORDS", "broken_conninfo", "is_conninfo", "shown_conninfo", "shown_database"]
+__all__ = [
+    "LIBPQ_KEYWORDS",
+    "broken_conninfo",
+    "is_conninfo",
+    "scrubbed_error",
+    "shown_conninfo",
+    "shown_database",
+    "shown_url",
+]
 
 LIBPQ_KEYWORDS = frozenset(
     {
@@ -85,6 +101,8 @@ SCRAM keys; matched in any case, so a mistyped ``PASSWORD=`` is masked too."""
 
 _SPACE = " \t\n\v\f\r"  # C's isspace() in the C locale, which libpq uses
 _MAX_CHARS = 4096  # a connection string is one line a person wrote
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
+_SHORT_SECRET = 4  # a shorter secret is taken out of an error only where it is quoted whole
 _SECRET_START = re.compile(rf"(?i)(?:^|[{_SPACE}])(?:{'|'.join(sorted(SECRET_KEYWORDS))})[{_SPACE}]*=")
 
 
@@ -202,9 +220,96 @@ def shown_conninfo(text: str) -> str:
     return "".join([*out, tail])
 
 
+def _user_part_end(text: str, start: int) -> int:
+    """Where the user part of the URL whose authority starts at ``start`` ends (its ``@``), or -1
+    (module docstring)."""
+    query = text.find("?", start)
+    path = text.find("/", start)
+    before_query = text.rfind("@", start, len(text) if query < 0 else query)
+    before_path = text.rfind("@", start, len(text) if path < 0 else path)
+    return max(before_query, before_path)
+
+
+def _url_secrets(text: str) -> list[tuple[int, int]]:
+    """Where the password and the secret query values of ``text`` are written, when it is a URL
+    (an empty one too: an empty span), in order, none overlapping."""
+    scheme = _SCHEME.match(text)
+    if scheme is None:
+        return []
+    start, spans = scheme.end(), []
+    at = _user_part_end(text, start) if not text.startswith("/", start) else -1
+    colon = text.find(":", start, at) if at >= 0 else -1
+    if colon >= 0:
+        spans.append((colon + 1, at))
+    for query in {text.find("?", start), text.find("?", max(at, start))} - {-1}:
+        spans += _query_secrets(text, query + 1)
+    merged: list[tuple[int, int]] = []
+    for begin, end in sorted(spans):
+        if merged and begin <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((begin, end))
+    return merged
+
+
+def _query_secrets(text: str, offset: int) -> list[tuple[int, int]]:
+    """Where the values of the secret keywords of the query that starts at ``offset`` are."""
+    from urllib.parse import unquote
+
+    spans = []
+    for piece in text[offset:].split("&"):
+        key, equals, _ = piece.partition("=")
+        if equals and unquote(key).strip(_SPACE).lower() in SECRET_KEYWORDS:
+            spans.append((offset + len(key) + 1, offset + len(piece)))
+        offset += len(piece) + 1
+    return spans
+
+
+def shown_url(text: str) -> str:
+    """``text`` (a URL) with its password and the values of its secret query parameters masked,
+    whatever their length, an empty one included (module docstring); other text as it is."""
+    from skillshelf.memory.redact import REDACTED
+
+    out, last = [], 0
+    for start, end in _url_secrets(text):
+        out += [text[last:start], REDACTED]
+        last = end
+    return "".join([*out, text[last:]])
+
+
+def _secrets_of(name: str) -> set[str]:
+    """The secrets ``name`` (a URL or a connection string) holds: as written and as read."""
+    from urllib.parse import unquote
+
+    found = {name[start:end] for start, end in _url_secrets(name)}
+    try:
+        pairs = _parse(name) if "=" in name else []
+    except _Unparsed as unparsed:
+        pairs = unparsed.pairs
+    found |= {name[p.start : p.end] for p in pairs if p.keyword.lower() in SECRET_KEYWORDS}
+    found |= {p.value for p in pairs if p.keyword.lower() in SECRET_KEYWORDS}
+    return {form for secret in found for form in (secret, unquote(secret)) if form}
+
+
+def scrubbed_error(message: str, name: str) -> str:
+    """``message`` (a driver's error about the database ``name``) with ``name`` as
+    :func:`shown_database` shows it and each secret of ``name`` masked: everywhere when it is
+    4 characters or longer, else where the message quotes it whole (``"x"``), so a short
+    password does not take letters out of the words around it."""
+    from skillshelf.memory.redact import REDACTED, redact_secrets
+
+    text = message.replace(name, shown_database(name)) if name else message
+    for secret in sorted(_secrets_of(name), key=len, reverse=True):
+        if len(secret) >= _SHORT_SECRET:
+            text = text.replace(secret, REDACTED)
+        else:
+            text = text.replace(f'"{secret}"', f'"{REDACTED}"').replace(f"'{secret}'", f"'{REDACTED}'")
+    return redact_secrets(text)
+
+
 def shown_database(name: str) -> str:
     """How a message names the database ``name`` (a path, a URL or a connection string): its
     password masked and every secret redacted, so no message, report or run log holds one."""
     from skillshelf.memory.redact import redact_secrets
 
-    return redact_secrets(shown_conninfo(name))
+    return redact_secrets(shown_url(shown_conninfo(name)))

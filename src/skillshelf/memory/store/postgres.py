@@ -25,7 +25,7 @@ from typing import Any
 
 from skillshelf.errors import StoreError
 from skillshelf.memory.store.base import Row, Tx, storable
-from skillshelf.memory.store.conninfo import is_conninfo, shown_database
+from skillshelf.memory.store.conninfo import is_conninfo, scrubbed_error, shown_database
 from skillshelf.memory.store.consolidation import Store
 
 __all__ = ["PostgresStore"]
@@ -62,6 +62,7 @@ class PostgresStore(Store):
         ``reconnect_delay_s``, each pause twice the one before (5 and 0.25 s: under 8 s in all,
         enough for a server's restart)."""
         self.url = shown_database(url)
+        self._scrub: Callable[[str], str] = lambda message: scrubbed_error(message.strip(), url)
         self._lock = threading.RLock()
         self._reconnects = reconnects
         self._reconnect_delay_s = reconnect_delay_s
@@ -81,7 +82,7 @@ class PostgresStore(Store):
             self._conn = connect()
         except psycopg.Error as exc:
             raise StoreError(
-                f"cannot connect to {self.url}: {str(exc).strip()}",
+                f"cannot connect to {self.url}: {self._scrub(str(exc))}",
                 code="ME010",
                 hint="check the URL, that the server runs and that the database exists"
                 + ("; a new SQLite file named like this is written ./NAME" if is_conninfo(url) else ""),
@@ -103,7 +104,7 @@ class PostgresStore(Store):
                         raise
             except psycopg.Error as exc:
                 raise StoreError(
-                    f"memory database error: {str(exc).strip()}",
+                    f"memory database error: {self._scrub(str(exc))}",
                     code="ME013",
                     hint="check the PostgreSQL server and run `skillshelf memory status`",
                 ) from exc
@@ -140,7 +141,7 @@ class PostgresStore(Store):
             try:
                 fresh = self._connect()
             except psycopg.OperationalError as exc:
-                last = str(exc).strip()
+                last = self._scrub(str(exc))
                 continue
             self._conn.close()
             self._conn = fresh
