@@ -100,7 +100,11 @@ MEMORY_HELP: dict[str, tuple[str, str]] = {
     "heartbeat_seconds": ("how often a worker renews its leases", _MEMORY),
     "retry_delay_seconds": ("first retry delay of a failed session (doubles)", _MEMORY),
     "max_model_calls": ("most model calls per run (none: no cap)", _MEMORY),
-    "summary_token_cap": ("accepted (100 to 100,000), not read", _UNUSED),
+    "summary_token_cap": (
+        "tokens of memory_summary.md put in the model's context, cut in the middle past them "
+        "(100 to 100,000; 2,500 as Codex's read path)",
+        "context, ui, run, chat, hook (session start), memory show",
+    ),
     "consolidator": ("auto, agent or direct: how memories are merged", _MEMORY),
     "consolidation_max_turns": ("most model calls of the consolidation agent", _MEMORY),
 }

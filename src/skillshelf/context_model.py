@@ -31,6 +31,8 @@ __all__ = [
 
 PartName = Literal["instructions", "catalog", "pinned", "memory", "suggestions", "mentioned"]
 DEFAULT_SUGGESTION_TOKENS = 1500
+#: The memory summary's cap without ``memory.summary_token_cap``: the memory settings' default
+#: (``memory.settings.DEFAULT_SUMMARY_TOKEN_CAP``, not imported here to keep this module light).
 DEFAULT_MEMORY_TOKENS = 2500
 
 
@@ -54,7 +56,7 @@ class ContextOptions:
     # else the config's instructions.profile, is claude)
     skill_tool: bool | None = False
     memory: bool = True
-    memory_tokens: int = DEFAULT_MEMORY_TOKENS
+    memory_tokens: int | None = None  # the summary's cap (None: memory.summary_token_cap, else 2,500)
 
     def __post_init__(self) -> None:
         if self.profile not in (None, "codex", "claude"):
@@ -64,6 +66,8 @@ class ContextOptions:
             )
         for name in ("suggestion_tokens", "memory_tokens"):
             value = getattr(self, name)
+            if value is None and name == "memory_tokens":
+                continue
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise UsageError(
                     f"{name} must be a whole number of tokens, 0 or more (got {value!r})",

@@ -130,10 +130,16 @@ def pinned_part(skills: ContextSkills) -> list[ContextPart]:
 
 
 def memory_part(env: Env, options: ContextOptions, config: Config) -> list[ContextPart]:
-    """The memory summary of the scope ``memory.scope`` (in ``config``) writes, if any."""
-    from skillshelf.memory.read import memory_summary_for, scope_setting
+    """The memory summary of the scope ``memory.scope`` (in ``config``) writes, if any, cut to
+    ``options.memory_tokens``, else to ``memory.summary_token_cap``.
 
-    summary = memory_summary_for(env, setting=scope_setting(config), token_cap=options.memory_tokens)
+    Raises:
+        UsageError: ``memory.summary_token_cap`` is not a whole number (``ME022``, ``ME029``).
+    """
+    from skillshelf.memory.read import memory_summary_for, scope_setting, summary_token_cap
+
+    cap = summary_token_cap(config) if options.memory_tokens is None else options.memory_tokens
+    summary = memory_summary_for(env, setting=scope_setting(config), token_cap=cap)
     if summary is None or not summary.text.strip():
         return []
     return [

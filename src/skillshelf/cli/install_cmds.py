@@ -23,6 +23,7 @@ from skillshelf.env import Env
 from skillshelf.install.git import ProgressFn
 
 if TYPE_CHECKING:
+    from skillshelf.config import Config
     from skillshelf.install.installer import InstallResult
 
 __all__ = ["AGENTS", "SCOPE", "deps", "install", "install_progress", "unread_config_files"]
@@ -64,9 +65,9 @@ def install_progress(enabled: bool) -> Iterator[ProgressFn | None]:
 @click.option(
     "--scope",
     type=SCOPE,
-    default="user",
-    show_default=True,
-    help="user: your own agent folders (~/.agents/skills, ~/.claude/skills); project: this repository's.",
+    default=None,
+    help="user: your own agent folders (~/.agents/skills, ~/.claude/skills); project: this repository's. "
+    "Default: install.scope in the config, else user.",
 )
 @click.option(
     "--for",
@@ -100,7 +101,7 @@ def install_progress(enabled: bool) -> Iterator[ProgressFn | None]:
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def install(
     source: str,
-    scope: str,
+    scope: str | None,
     target: str | None,
     name: str | None,
     force: bool,
@@ -122,7 +123,7 @@ def install(
     try:
         _check_name_option(name, every=every)
         env = Env.from_os()
-        print_diagnostics(unread_config_files(env))
+        scope = _scope_and_findings(env, scope, target)
         if every:
             from skillshelf.cli.install_all import install_every_skill
 
@@ -222,14 +223,27 @@ def _check_name_option(name: str | None, *, every: bool) -> None:
         )
 
 
-def unread_config_files(env: Env) -> list[Diagnostic]:
+def _scope_and_findings(env: Env, scope: str | None, target: str | None) -> str:
+    """The scope to install in: ``--scope``, else ``install.scope`` from the config, else user
+    (:func:`~skillshelf.install.targets.default_scope`); prints the findings of the config files
+    skipped and of the ``[install]`` keys dropped (a wrong value, ``CF102``: its default applies)."""
+    from skillshelf.config import load_config
+    from skillshelf.install.targets import default_scope
+
+    config = load_config(env)
+    dropped = [d for d in config.diagnostics if d.code == "CF102" and (d.field or "").startswith("install.")]
+    print_diagnostics([*unread_config_files(env, config), *dropped])
+    return scope or default_scope(config.get("install.scope"), target)
+
+
+def unread_config_files(env: Env, config: Config | None = None) -> list[Diagnostic]:
     """The findings of the config files skipped because they cannot be read or parsed (``CF100``,
-    ``CF101``): install reads its requirements and its default ``--for`` from them."""
+    ``CF101``): install reads its requirements, its default ``--for`` and ``--scope`` from them
+    (``config``: the loaded config, else loaded here)."""
     from skillshelf.config import load_config
 
-    return [
-        d for layer in load_config(env).layers if layer.exists and not layer.loaded for d in layer.diagnostics
-    ]
+    config = load_config(env) if config is None else config
+    return [d for layer in config.layers if layer.exists and not layer.loaded for d in layer.diagnostics]
 
 
 @click.command("deps")

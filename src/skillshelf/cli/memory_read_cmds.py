@@ -53,7 +53,7 @@ def show(session_id: str | None, db: str | None, as_json: bool) -> None:
     env = Env.from_os()
     settings, findings = memory_settings(env)
     setting = settings.scope
-    summary = memory_summary_for(env, setting=setting)
+    summary = memory_summary_for(env, setting=setting, token_cap=settings.summary_token_cap)
     if summary is None:
         folders = ", ".join(str(f) for _, f in memory_folders_for(env, setting=setting))
         whose = "global memory summary" if setting == "global" else "memory summary for this project"

@@ -35,7 +35,11 @@ REFERENCE: Mapping[str, tuple[str, str, str]] = {
     "select.min_confidence": ("percent below which no skill is suggested; 0: always", "calibrated", _SELECT),
     "select.max_suggestions": ("most skills suggested for a task", "5", _SELECT),
     "install.dir": ("reserved: `install` does not read it", "none", _UNREAD),
-    "install.scope": ("reserved: `install` reads --scope (default user)", "none", _UNREAD),
+    "install.scope": (
+        "where `install` puts a skill without --scope (`update`, `remove` look in both)",
+        "user",
+        "install",
+    ),
     "install.agents": ("the agents `install` targets without --for", "agents found here", "install"),
     "hooks.suggestions": ("prompt hook: skills ranked for the prompt", "true", _HOOKS),
     "hooks.memory": ("prompt hook: memory lines that match the prompt", "true", _HOOKS),

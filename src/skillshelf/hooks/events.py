@@ -196,9 +196,10 @@ def session_start(agent: Agent, inp: HookInput, env: Env, spawn: Spawn) -> str:
     room = cap - approx_tokens(skills) - approx_tokens(SUMMARY_INTRO) - 8
     if room <= 0 or not _summary_wanted(agent, env, settings):
         return skills
-    from skillshelf.memory.read import memory_summary_for, scope_setting
+    from skillshelf.memory.read import memory_summary_for, scope_setting, summary_token_cap
 
-    summary = memory_summary_for(env, setting=scope_setting(config), token_cap=room)
+    limit = summary_token_cap(config, on_bad=lambda e: write_log_line(env.dirs.state, e.one_line()))
+    summary = memory_summary_for(env, setting=scope_setting(config), token_cap=min(room, limit))
     if summary is None or not summary.text.strip():
         return skills
     return "\n\n".join(p for p in (skills, f"{SUMMARY_INTRO}\n\n{summary.text}") if p)

@@ -21,6 +21,10 @@ machine (Codex: ``$CODEX_HOME`` or ``codex`` on the PATH; Claude Code: ``~/.clau
 ``claude`` on the PATH): both gives ``all``, one gives that one, none gives ``codex`` (the
 shared ``.agents/skills`` folder). The choice is recorded in the lock entry (``agents``,
 ``links``), so ``update`` keeps it and ``remove`` takes the links away too.
+
+Without ``--scope``, ``install.scope`` in the config decides (:func:`default_scope`), else
+``user``; ``--for skillshelf`` has only the user scope, so there it is ``user`` whatever the
+config says.
 """
 
 from __future__ import annotations
@@ -49,6 +53,7 @@ __all__ = [
     "InTheWay",
     "InstallTarget",
     "Placement",
+    "default_scope",
     "default_target",
     "drop_links",
     "inside_project",
@@ -168,6 +173,14 @@ def _first_link(folder: Path, root: Path) -> Path:
         if place.is_symlink():
             return place
     return folder
+
+
+def default_scope(configured: object = None, target: str | None = None) -> Literal["user", "project"]:
+    """``install.scope`` from the config when set, else ``user``; always ``user`` for
+    ``--for skillshelf`` (skillshelf's own data folder, which has no project scope)."""
+    if configured == "project" and target != "skillshelf":
+        return "project"
+    return "user"
 
 
 def default_target(env: Env, configured: object = None) -> InstallTarget:

@@ -8,7 +8,9 @@ whatever the cwd. The setting comes in as a value (``setting``: the ``memory.sco
 from the config by the caller (:func:`scope_setting` for a loaded config).
 
 - :func:`memory_summary_for` gives ``memory_summary.md`` of that folder, trimmed and cut in the
-  middle to a token cap; ``skillshelf context`` puts it in the model's context.
+  middle to a token cap (``memory.summary_token_cap``, :func:`summary_token_cap`; 2,500 tokens by
+  default, as Codex's read path); ``skillshelf context`` and the ``SessionStart`` hook put it in
+  the model's context.
 - :func:`search_memory` is the "quick memory pass": keyword search over ``MEMORY.md`` and the
   rollout summaries; the sessions whose memories it returns get a use counted, which ranks
   them higher (and keeps them from expiring) in the next consolidation.
@@ -27,15 +29,17 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from skillshelf.env import Env
+from skillshelf.errors import UsageError
 from skillshelf.fileio import read_regular_text
 from skillshelf.memory.layout import GLOBAL_SCOPE, is_other_scope, memory_project, project_scope, scope_dir
 from skillshelf.memory.read_redacted import MAX_MEMORY_FILE_BYTES, redacted_file
-from skillshelf.memory.settings import MemorySettings
+from skillshelf.memory.settings import DEFAULT_SUMMARY_TOKEN_CAP, MemorySettings
 from skillshelf.tokens import approx_tokens
 
 if TYPE_CHECKING:
@@ -52,6 +56,7 @@ __all__ = [
     "record_memory_use",
     "scope_setting",
     "search_memory",
+    "summary_token_cap",
 ]
 
 
@@ -104,6 +109,26 @@ def scope_setting(config: Config) -> str:
     return value if isinstance(value, str) else ""
 
 
+def summary_token_cap(config: Config, *, on_bad: Callable[[UsageError], object] | None = None) -> int:
+    """``memory.summary_token_cap`` of a loaded config, checked as the memory commands check it
+    (clamped to 100 to 100,000 tokens); :data:`DEFAULT_SUMMARY_TOKEN_CAP` when it is unset. With
+    ``on_bad`` (a hook, which never fails), a value that cannot be used is handed to it and the
+    default applies.
+
+    Raises:
+        UsageError: without ``on_bad``, a value that is not a number (``ME022``) or not a whole
+            one (``ME029``).
+    """
+    value = config.get("memory.summary_token_cap")
+    try:
+        return MemorySettings().with_overrides(summary_token_cap=value).summary_token_cap  # None: default
+    except UsageError as exc:
+        if on_bad is None:
+            raise
+        on_bad(exc)
+        return DEFAULT_SUMMARY_TOKEN_CAP
+
+
 def memory_folders_for(env: Env, *, setting: str) -> list[tuple[str, Path]]:
     """(scope, folder) that agents read for ``env`` under ``memory.scope = setting``: the scope
     that setting writes (``env``'s project's, or the global one); none for a setting ``memory
@@ -117,9 +142,11 @@ def memory_folders_for(env: Env, *, setting: str) -> list[tuple[str, Path]]:
     return [(scope, scope_dir(env.dirs.data, scope))]
 
 
-def memory_summary_for(env: Env, *, setting: str, token_cap: int = 5000) -> MemorySummary | None:
-    """The capped memory summary agents in ``env`` read under ``memory.scope = setting``,
-    redacted; None when there is none."""
+def memory_summary_for(
+    env: Env, *, setting: str, token_cap: int = DEFAULT_SUMMARY_TOKEN_CAP
+) -> MemorySummary | None:
+    """The memory summary agents in ``env`` read under ``memory.scope = setting``, redacted and
+    cut in the middle to ``token_cap`` tokens; None when there is none."""
     for scope, folder in memory_folders_for(env, setting=setting):
         path = folder / "memory_summary.md"
         try:

@@ -25,7 +25,19 @@ from skillshelf.env import Env
 from skillshelf.errors import ConfigError, UsageError
 from skillshelf.llm import ModelRef, parse_model_ref
 
-__all__ = ["MemorySettings", "ModelRef", "load_memory_settings", "parse_model_ref", "read_memory_settings"]
+__all__ = [
+    "DEFAULT_SUMMARY_TOKEN_CAP",
+    "MemorySettings",
+    "ModelRef",
+    "load_memory_settings",
+    "parse_model_ref",
+    "read_memory_settings",
+]
+
+#: Tokens of ``memory_summary.md`` put in the model's context (``memory.summary_token_cap``), cut
+#: in the middle past it: Codex's read path caps its injected summary at 2,500 tokens (5,000 in
+#: its April 2026 snapshot, 2,500 in its ``memories/read`` crate since).
+DEFAULT_SUMMARY_TOKEN_CAP = 2500
 
 
 _CLAMPS: dict[str, tuple[float, float]] = {
@@ -215,7 +227,7 @@ class MemorySettings:
     heartbeat_seconds: float = 90.0
     retry_delay_seconds: float = 600.0
     max_model_calls: int | None = None
-    summary_token_cap: int = 5000
+    summary_token_cap: int = DEFAULT_SUMMARY_TOKEN_CAP  # the summary's cap in the model's context
     consolidator: Literal["auto", "agent", "direct"] = "auto"  # auto: the agent when its SDK is installed
     consolidation_max_turns: int = 40  # model calls the consolidation agent may make
 

@@ -21,7 +21,7 @@ from skillshelf.env import Env
 from skillshelf.errors import NotFoundError, PathEscapeError, SkillshelfError, UsageError
 from skillshelf.memory.control import forget_session
 from skillshelf.memory.layout import GLOBAL_SCOPE, memory_project, project_scope, scope_dir
-from skillshelf.memory.read import memory_folders_for, memory_summary_for, scope_setting
+from skillshelf.memory.read import memory_folders_for, memory_summary_for, scope_setting, summary_token_cap
 from skillshelf.memory.store import OutputRow, default_db_path, open_store
 from skillshelf.skills.bundled import read_confined_file
 from skillshelf.tokens import approx_tokens
@@ -54,7 +54,8 @@ def memory_view(env: Env, config: Config) -> dict[str, object]:
                 session = store.session(row.session_id)
                 sources[row.session_id] = session.source if session else ""
     setting = scope_setting(config)
-    in_context = memory_summary_for(env, setting=setting)
+    cap = summary_token_cap(config, on_bad=lambda exc: None)  # a bad value: `context` names it
+    in_context = memory_summary_for(env, setting=setting, token_cap=cap)
     used = {scope for scope, _ in memory_folders_for(env, setting=setting)}
     scopes = list(dict.fromkeys([current, GLOBAL_SCOPE, *sorted(r.scope for r in outputs)]))
     views = []
