@@ -10,6 +10,7 @@ import pytest
 from skillshelf.select.ranking import Ranker, RankingSettings
 from skillshelf.select.service import search
 from skillshelf.select.tokenize import has_content
+from skillshelf.skills.builtin import packaged_skills_dir
 from skillshelf.skills.discover import discover_in
 from skillshelf.skills.model import Skill
 
@@ -24,6 +25,11 @@ CHAT = [
     "Thank you so much!",
     "sounds good",
     "👍",
+    "fix it",
+    "please fix this",
+    "try again",
+    "can you help?",
+    "check this stuff",
 ]
 TASKS = [
     "resize a png image",
@@ -32,6 +38,9 @@ TASKS = [
     "thanks page for the docs site",
     "合并两个PDF文件",
     "$pdf",
+    "fix the flaky test",
+    "update the changelog",
+    "run make",
 ]
 TOPICS = (
     "rust async tokio futures; return Ok(value) from handlers",
@@ -60,7 +69,7 @@ def big_library(tmp_path_factory: pytest.TempPathFactory) -> tuple[Skill, ...]:
 
 
 @pytest.mark.parametrize("turn", CHAT)
-def test_a_turn_of_greetings_thanks_or_acknowledgement_holds_no_content(turn: str) -> None:
+def test_a_turn_of_greetings_thanks_acknowledgement_or_vague_work_holds_no_content(turn: str) -> None:
     assert not has_content(turn)
 
 
@@ -91,6 +100,15 @@ def test_search_lists_the_ranking_of_a_turn_with_no_task_and_says_why_nothing_is
     assert result.to_dict()["no_task"] is True
 
 
-def test_a_threshold_of_zero_still_suggests_whatever_ranks(big_library: tuple[Skill, ...]) -> None:
+def test_a_threshold_of_zero_still_suggests_whatever_ranks_for_a_task(big_library: tuple[Skill, ...]) -> None:
     settings = RankingSettings(min_confidence=0.0)
-    assert Ranker.open(big_library, models=False, settings=settings).rank("ok").suggested
+    assert Ranker.open(big_library, models=False, settings=settings).rank("a web server").suggested
+
+
+@pytest.mark.parametrize("turn", ["fix it", "fix this", "please fix it", "try again"])
+def test_a_vague_turn_on_a_fresh_machine_gets_no_built_in_skill(turn: str) -> None:
+    """Only the built-in skills installed: "fix it" names no subject, and the skill that
+    mentions fixing skills is not suggested for it."""
+    built_ins = discover_in([packaged_skills_dir()]).skills
+    ranking = Ranker.open(built_ins, models=False).rank(turn, top_k=5)
+    assert not ranking.suggested and ranking.no_task

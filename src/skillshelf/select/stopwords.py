@@ -1,11 +1,11 @@
 """The stop words: Codex's 35 (kept exact for the ``codex_*`` selectors) and skillshelf's larger
 list, which adds the words every request and skill description is made of; and the
-conversational fillers (:data:`CHAT_FILLERS`, :data:`CHAT_PHRASES`) that, with the stop words,
-make a turn with no task in it."""
+conversational fillers (:data:`CHAT_FILLERS`, :data:`CHAT_PHRASES`) and the vague words
+(:data:`VAGUE_WORDS`) that, with the stop words, make a turn with no task in it."""
 
 from __future__ import annotations
 
-__all__ = ["CHAT_FILLERS", "CHAT_PHRASES", "CODEX_STOP_WORDS", "STOP_WORDS"]
+__all__ = ["CHAT_FILLERS", "CHAT_PHRASES", "CODEX_STOP_WORDS", "STOP_WORDS", "VAGUE_WORDS"]
 
 CODEX_STOP_WORDS = frozenset(
     [
@@ -264,3 +264,35 @@ CHAT_PHRASES: tuple[tuple[str, ...], ...] = (
 )
 """Conversational phrases whose words are tasks elsewhere (``go`` the language, ``keep``,
 ``carry``): a filler only together, as these set phrases of acknowledgement and continuation."""
+
+VAGUE_WORDS = frozenset(
+    [
+        # general verbs of doing, which name no subject matter without their object
+        "fix",
+        "help",
+        "try",
+        "retry",
+        "redo",
+        "again",
+        "check",
+        "handle",
+        "finish",
+        "solve",
+        "improve",
+        "change",
+        "update",
+        # general nouns, which stand for whatever was said before
+        "thing",
+        "things",
+        "stuff",
+    ]
+)
+"""Words that name an action or a thing but no subject matter: "fix it", "try again", "check
+this stuff" ask for work on what the conversation was about, and no skill can be chosen from the
+turn alone. The general verbs of doing and the general nouns of English grammar (``do`` is a stop
+word already), chosen by word class, not from any request set (no weight or threshold was tuned
+with them); verbs that name a tool or a domain on their own (``make``, ``run``, ``build``,
+``test``, ``deploy``) are left out. With any other content word the turn is a task ("fix the
+flaky test", "update the changelog"). Checked afterwards on tuning data only: none of the
+skill-requests dev split's requests, nor of those in ``bench/data/authored-requests.jsonl``, is
+read as holding no task."""

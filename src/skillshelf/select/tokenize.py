@@ -20,7 +20,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from typing import TypeVar
 
-from skillshelf.select.stopwords import CHAT_FILLERS, CHAT_PHRASES, CODEX_STOP_WORDS, STOP_WORDS
+from skillshelf.select.stopwords import CHAT_FILLERS, CHAT_PHRASES, CODEX_STOP_WORDS, STOP_WORDS, VAGUE_WORDS
 
 __all__ = [
     "CODEX_STOP_WORDS",
@@ -188,8 +188,9 @@ def has_content(text: str) -> bool:
     """Whether ``text`` holds a content word: a word :func:`terms` keeps (not a stop word, at
     least 2 characters) that is no conversational filler (greetings, thanks, acknowledgements:
     :data:`~skillshelf.select.stopwords.CHAT_FILLERS`, and the set phrases of
-    :data:`~skillshelf.select.stopwords.CHAT_PHRASES`). ``ok``, ``thanks!`` or ``go on`` hold
-    none, so they carry no task to suggest a skill for; stops at the first content word."""
+    :data:`~skillshelf.select.stopwords.CHAT_PHRASES`) and no vague word
+    (:data:`~skillshelf.select.stopwords.VAGUE_WORDS`). ``ok``, ``thanks!``, ``go on`` or ``fix
+    it`` hold none, so they carry no task to suggest a skill for; stops at the first content word."""
     found = _WORD.findall(text)
     i = 0
     while i < len(found):
@@ -199,7 +200,7 @@ def has_content(text: str) -> bool:
         if span:
             i += span
             continue
-        if low not in CHAT_FILLERS and WORD_TERMS[found[i]]:
+        if low not in CHAT_FILLERS and low not in VAGUE_WORDS and WORD_TERMS[found[i]]:
             return True
         i += 1
     return False
