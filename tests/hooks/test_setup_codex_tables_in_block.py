@@ -156,11 +156,24 @@ def test_a_bracket_line_inside_a_multi_line_string_in_the_block_is_no_array_of_t
     )
 
 
-def test_an_array_of_tables_the_block_cannot_give_up_is_refused_with_hk114(
-    monkeypatch: pytest.MonkeyPatch,
+def test_a_hook_in_the_block_whose_command_has_a_line_like_a_table_header_is_refused_with_hk114(
+    isolated_home: Any,
 ) -> None:
-    text = f'{tomlblock.BEGIN}\n[[hooks.Stop]]\nmatcher = "x"\n{tomlblock.END}\n'
-    monkeypatch.setattr(tomlblock, "ejected", lambda text: text)  # as if moving it out failed
+    """The block's tables are told apart by their header lines; a line of a multi-line string
+    that starts with ``[`` (a shell test ``[ -f … ]`` in a hook's command) reads as one, a table
+    of setup's, which would split the user's hook in two: setup refuses, the file as it was."""
+    a, b, config = _repos(isolated_home)
+    set_up(a, isolated_home, "codex", "user")
+    _codex_appends(
+        config,
+        '[[hooks.Stop]]\n[[hooks.Stop.hooks]]\ntype = "command"\n'
+        'command = """\n[ -f .stop-note ] && cat .stop-note\n"""\n',
+    )
+    written = config.read_bytes()
     with pytest.raises(ConfigError) as raised:
-        tomlblock.with_tables(text, {("hooks", "state", "k"): {"trusted_hash": "h"}})
+        set_up(b, isolated_home, "codex")
     assert raised.value.code == "HK114" and tomlblock.END in raised.value.hint
+    assert config.read_bytes() == written
+    assert tomllib.loads(written.decode("utf-8"))["hooks"]["Stop"][0]["hooks"][0]["command"].startswith(
+        "[ -f"
+    )

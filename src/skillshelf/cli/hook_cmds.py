@@ -148,9 +148,9 @@ def _print_status(env: Env, command: list[str], as_json: bool) -> None:
         current = "" if row.current or not row.events else " (out of date: run setup again)"
         mcp = f"; MCP server in {row.mcp_file}" if row.mcp else ""
         events = [f"{e} (your own)" if e in row.users_events else e for e in row.events]
+        files = " and ".join(map(str, row.hooks_files)) or row.hooks_file
         click.echo(
-            f"{name} ({row.scope}): hooks {', '.join(events) or 'none'} in {row.hooks_file}"
-            f"{current}{mcp}; {runs}"
+            f"{name} ({row.scope}): hooks {', '.join(events) or 'none'} in {files}{current}{mcp}; {runs}"
         )
         for reason in row.reasons:
             click.echo(f"  - {printable(reason)}")

@@ -6,8 +6,6 @@ config the hooks skip (:func:`config_problems`), which no hook call reports as a
 
 from __future__ import annotations
 
-import os
-import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,7 +13,7 @@ from pathlib import Path
 from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.env import Env
 from skillshelf.errors import SkillshelfError, reason
-from skillshelf.fileio import MAX_SETTINGS_BYTES, open_regular, read_regular_text, read_toml_text
+from skillshelf.fileio import MAX_SETTINGS_BYTES, read_regular_text, read_toml_text
 from skillshelf.hooks import jsonfile, tomlblock
 from skillshelf.hooks.agents import (
     AGENTS,
@@ -37,11 +35,12 @@ from skillshelf.hooks.codex import (
     trusted_hashes,
 )
 from skillshelf.hooks.command_check import command_problem, missing_commands
-from skillshelf.hooks.hooklog import jobs_log_path, log_path
 from skillshelf.hooks.setup_model import Edits, load_record
 from skillshelf.hooks.setup_notes import CODEX_UNREADABLE_MARK, users_reasons
+from skillshelf.hooks.status_logs import TAIL_BYTES, LastProblems, last_problems
 
 __all__ = [
+    "TAIL_BYTES",
     "HookStatus",
     "LastProblems",
     "config_problems",
@@ -49,9 +48,6 @@ __all__ = [
     "missing_commands",
     "setup_status",
 ]
-
-TAIL_BYTES = 64 * 1024  # how much of a log's end last_problems reads
-_PROBLEMS = ("error", "timeout")  # a hook call's status words that are problems
 
 _SCOPES: tuple[SetupScope, ...] = ("project", "user")
 
@@ -71,7 +67,7 @@ class HookStatus:
 
     agent: Agent
     scope: SetupScope
-    hooks_file: Path
+    hooks_file: Path  # the file holding the hooks (the first of ``hooks_files``), else where setup writes
     events: tuple[str, ...]  # events with a skillshelf hook
     users_events: tuple[str, ...]  # those of them whose hook is the user's own (setup leaves it)
     current: bool  # setup again would change nothing (see the reasons when it would)
@@ -80,6 +76,9 @@ class HookStatus:
     runs: bool  # the agent will run the hooks (when any are installed), some of them at least
     reasons: tuple[str, ...] = ()  # why not, or what to know
     not_running: tuple[str, ...] = ()  # events whose hooks do not run: all of them when not ``runs``
+    # every file holding a skillshelf hook here: the hooks file, a file an earlier setup used,
+    # Codex's config.toml for hooks written inline in it
+    hooks_files: tuple[Path, ...] = ()
 
     @property
     def installed(self) -> bool:
@@ -99,6 +98,7 @@ class HookStatus:
             "agent": self.agent,
             "scope": self.scope,
             "hooks_file": str(self.hooks_file),
+            "hooks_files": [str(p) for p in self.hooks_files],
             "events": list(self.events),
             "users_events": list(self.users_events),
             "current": self.current,
@@ -154,9 +154,11 @@ def _one(env: Env, agent: Agent, scope: SetupScope, command: list[str]) -> HookS
     reasons = [problem] if problem else []
     made_here = load_record(env.dirs.state)
     users = _users(files.hooks, text, agent, made_here)
+    holding = [(h, files.hooks) for h in hooks]  # each hook and the file it is in
     for former in files.former_hooks:
         shared, _ = _ours(former)
         hooks += shared  # they run, wherever they came from
+        holding += [(h, former) for h in shared]
         if shared and str(former) in made_here:
             reasons.append(
                 f"the hooks are in {former}, which the project shares: run `skillshelf setup {agent}` "
@@ -169,6 +171,7 @@ def _one(env: Env, agent: Agent, scope: SetupScope, command: list[str]) -> HookS
         inline = inline_hooks(codex_config(files.hooks.with_name("config.toml")))
         reasons += users_reasons(files.hooks.with_name("config.toml"), inline, hook_specs(agent, command))
         hooks, users = hooks + inline, users + inline
+        holding += [(h, files.hooks.with_name("config.toml")) for h in inline]
         trust = files.trust or files.mcp
         runs, skipped = _codex_runs(env, scope, files.hooks, trust, hooks, users, reasons)
         if text is not None and text.startswith(CODEX_UNREADABLE_MARK):
@@ -188,17 +191,7 @@ def _one(env: Env, agent: Agent, scope: SetupScope, command: list[str]) -> HookS
         runs, skipped = not blockers, []
         servers = read_json(files.mcp).get("mcpServers")
         mcp = isinstance(servers, dict) and MCP_NAME in servers
-    setups = missing_commands(env, [h.command for h in hooks if h not in users])
-    owns = [p for p in missing_commands(env, [h.command for h in users]) if p not in setups]
-    reasons += [
-        f"{problem}: the hooks that start it fail and give the agent nothing; "
-        f"run `skillshelf setup {agent}{' --scope user' if scope == 'user' else ''}` again"
-        for problem in setups
-    ]
-    reasons += [
-        f"{problem}: your own hooks that start it fail; fix their command in {files.hooks}"
-        for problem in owns
-    ]
+    reasons += _command_reasons(env, agent, scope, hooks, users, holding)
     failing = {h.command for h in hooks if command_problem(env, h.command) is not None}
     stopped = [h for h in hooks if h in skipped or h.command in failing]
     events = tuple(e for e in EVENTS if any(h.event == e for h in hooks))
@@ -208,10 +201,12 @@ def _one(env: Env, agent: Agent, scope: SetupScope, command: list[str]) -> HookS
     if len(hooks) > len(users):  # some are setup's: would setup again change them?
         current, changes = _setup_changes(env, agent, scope, command)
         reasons += changes
+    where = tuple(dict.fromkeys(path for _, path in holding))
     return HookStatus(
         agent=agent,
         scope=scope,
-        hooks_file=files.hooks,
+        hooks_file=where[0] if where else files.hooks,
+        hooks_files=where,
         events=events,
         users_events=tuple(dict.fromkeys(h.event for h in users)),
         current=current,
@@ -221,6 +216,33 @@ def _one(env: Env, agent: Agent, scope: SetupScope, command: list[str]) -> HookS
         reasons=tuple(reasons),
         not_running=failing_events if runs else events,
     )
+
+
+def _command_reasons(
+    env: Env,
+    agent: Agent,
+    scope: SetupScope,
+    hooks: list[jsonfile.OurHook],
+    users: list[jsonfile.OurHook],
+    holding: list[tuple[jsonfile.OurHook, Path]],
+) -> list[str]:
+    """Why hooks fail to start their program (:func:`missing_commands`): setup's, which setup
+    again fixes, and the user's own, each named with the files that hold them."""
+    setups = missing_commands(env, [h.command for h in hooks if h not in users])
+    found = [
+        f"{problem}: the hooks that start it fail and give the agent nothing; "
+        f"run `skillshelf setup {agent}{' --scope user' if scope == 'user' else ''}` again"
+        for problem in setups
+    ]
+    for problem in missing_commands(env, [h.command for h in users]):
+        if problem in setups:
+            continue
+        failing = [h for h in users if command_problem(env, h.command) == problem]
+        where = dict.fromkeys(str(path) for hook, path in holding if hook in failing)
+        found.append(
+            f"{problem}: your own hooks that start it fail; fix their command in {' and '.join(where)}"
+        )
+    return found
 
 
 def config_problems(env: Env) -> tuple[Diagnostic, ...]:
@@ -338,49 +360,3 @@ def _codex_runs(
             "trust them in Codex's /hooks)"
         )
     return runs, untrusted
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class LastProblems:
-    """The newest problem line of each hook log (``None``: none in its last 64 KB, or no log)."""
-
-    hook_call: str | None
-    job_error: str | None
-
-
-def last_problems(state_dir: Path) -> LastProblems:
-    """The newest hook call that failed or timed out, and the newest error a detached job wrote
-    (lines such as a hook server's start-up notes are not errors)."""
-    calls = _tail_lines(log_path(state_dir))
-    jobs = _tail_lines(jobs_log_path(state_dir))
-    return LastProblems(
-        hook_call=next((line for line in reversed(calls) if _is_problem(line)), None),
-        job_error=next((line for line in reversed(jobs) if _is_job_error(line)), None),
-    )
-
-
-def _is_problem(line: str) -> bool:
-    words = line.split(maxsplit=4)  # stamp, agent, event, status, the rest
-    return len(words) >= 4 and words[3] in _PROBLEMS
-
-
-_JOB_ERROR = re.compile(r"(?i:\berror\b)|^[\w.]*(?:Error|Exception)\b")
-"""An error line of a job's output: the word ``error`` (``skillshelf: error CODE: ...``, a
-finding's ``path: error CODE``) or a Python exception's last line (``OSError: ...``)."""
-
-
-def _is_job_error(line: str) -> bool:
-    return _JOB_ERROR.search(line) is not None
-
-
-def _tail_lines(path: Path) -> list[str]:
-    """The whole lines of the last :data:`TAIL_BYTES` of ``path``, stripped; [] if unreadable."""
-    try:
-        with open_regular(path) as f:
-            size = os.fstat(f.fileno()).st_size
-            f.seek(max(0, size - TAIL_BYTES))
-            data = f.read(TAIL_BYTES)
-    except OSError:
-        return []
-    lines = data.decode("utf-8", errors="replace").splitlines()
-    return [line.strip() for line in (lines[1:] if size > TAIL_BYTES else lines)]
