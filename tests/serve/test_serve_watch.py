@@ -26,6 +26,9 @@ class _Folders:
     def pending_parents(self) -> tuple[Path, ...]:
         return (self.folder.parent,)
 
+    def scanned_roots(self) -> tuple[Path, ...]:
+        return ()
+
 
 def test_cancelling_the_watch_sets_the_stop_event_of_every_watch_thread(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch

@@ -32,6 +32,9 @@ class _Roots:
     def pending_parents(self) -> tuple[Path, ...]:
         return ()
 
+    def scanned_roots(self) -> tuple[Path, ...]:
+        return ()
+
 
 def _tree(base: Path, width: int, depth: int) -> Path:
     """``width`` folders on each of ``depth`` levels below ``base``."""

@@ -46,6 +46,9 @@ class _Project:
     def pending_parents(self) -> tuple[Path, ...]:
         return (self.parent,)
 
+    def scanned_roots(self) -> tuple[Path, ...]:
+        return ()
+
 
 def _run(target: _Project, act: Callable[[list[set[str]]], Awaitable[None]]) -> list[set[str]]:
     seen: list[set[str]] = []

@@ -10,13 +10,14 @@ built while a reload came in is never served after it.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from skillshelf.errors import PathEscapeError
 from skillshelf.serve.tools import SkillTools
-from skillshelf.serve.watch import pending_parents, pending_roots, watched_folders
+from skillshelf.serve.watch import pending_parents, pending_roots, scanned_roots, watched_folders
 from skillshelf.skills.bundled import discovered_folder
 from skillshelf.skills.model import Discovery, Skill
 
@@ -67,6 +68,9 @@ class SkillLibrary:
         self._lock = threading.Lock()
         self._extra_watch = tuple(watch_paths)
         self.discovery: Discovery | None = None
+        self.scanned_ns = time.time_ns()
+        """When the current snapshot's scan began (:func:`time.time_ns`): a change from then on may
+        be missing from it, so the watch looks for one once it is in place."""
         if load is not None:
             self.discovery, tools = load()
         self._served = _Served(tools=tools if tools is not None else SkillTools(()))
@@ -109,6 +113,10 @@ class SkillLibrary:
         """The nearest existing folder above each pending root, to watch (not recursively) for it."""
         return pending_parents(self.pending_roots())
 
+    def scanned_roots(self) -> tuple[Path, ...]:
+        """Every root the last scan looked at, whether it was there or not."""
+        return scanned_roots(self.discovery)
+
     def files_of(self, skill: Skill) -> tuple[str, ...]:
         """The bundled files of ``skill`` (cached until the next reload), listed in the folder its
         reads stay in; none when that folder has been swapped for a symlink since discovery."""
@@ -136,8 +144,9 @@ class SkillLibrary:
             return LibraryChange(prompts=False, resources=False, skills=False)
         with self._lock:
             old = self.tools.skills
+            scanned_ns = time.time_ns()
             discovery, new_tools = self._load()
-            self.discovery = discovery
+            self.discovery, self.scanned_ns = discovery, scanned_ns
             self._served = _Served(tools=new_tools)  # tools and empty listings in one assignment
         return LibraryChange(
             prompts=_prompt_signature(old) != _prompt_signature(new_tools.skills),

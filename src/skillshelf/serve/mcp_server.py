@@ -25,7 +25,6 @@ import threading
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from functools import partial
 from typing import Any, TypeVar
 
 import anyio
@@ -67,6 +66,12 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 RESOURCE_NOT_FOUND = -32002
+WATCH_GAVE_UP = (
+    "SV210: skillshelf stopped following changes in the skill folders: skills added, changed or "
+    "removed from now on are not seen (fix: restart the skillshelf MCP server, e.g. reconnect it in "
+    "the client; the server's stderr has the cause)"
+)
+"""The warning every client is sent when the folder watch gave up (its restarts failed)."""
 _T = TypeVar("_T")
 SERVER_TOOLS: tuple[SkillTool, ...] = SKILL_TOOLS
 
@@ -318,9 +323,13 @@ def build_server(library: SkillLibrary | Sequence[Skill], options: ServeOptions 
                 async def reload() -> None:
                     await reload_skills(server, prebuild=options.prebuild_index)
 
-                watching = partial(
-                    watch_folders, lib, reload, options.debounce_ms, limits=options.scan_limits
-                )
+                async def watching() -> None:
+                    gave_up = await watch_folders(
+                        lib, reload, options.debounce_ms, limits=options.scan_limits, since_ns=lib.scanned_ns
+                    )
+                    if gave_up:
+                        await notifier.warn(WATCH_GAVE_UP)
+
                 group.start_soon(watching)
             if options.prebuild_index:
                 group.start_soon(prebuild_index, lib)

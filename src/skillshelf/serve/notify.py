@@ -5,6 +5,12 @@ clients today) get ``notifications/*/list_changed`` on their connection's standa
 the :class:`SessionTracker` middleware remembers each such connection when it sends a request.
 Clients on 2026-07-28 opt in with ``subscriptions/listen``; they are reached through the
 SDK's subscription bus.
+
+A warning the server has for every client (:meth:`ChangeNotifier.warn`: the folder watch gave up)
+goes out as an MCP logging message (``notifications/message``, level ``warning``) to every
+handshake-era connection, and to each one that connects later, on its first request after
+``initialize``, on that request's stream. Clients on 2026-07-28 receive log messages only on a
+request that asks for them (the SDK sends none otherwise), so they are not told this way.
 """
 
 from __future__ import annotations
@@ -12,9 +18,11 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+import mcp.types as types
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.session import ServerSession
 from mcp.server.subscriptions import InMemorySubscriptionBus, PromptsListChanged, ResourcesListChanged
+from mcp.types import RequestId
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 __all__ = ["ChangeNotifier"]
@@ -28,6 +36,9 @@ class ChangeNotifier:
     def __init__(self) -> None:
         self.bus = InMemorySubscriptionBus()
         self._sessions: dict[int, ServerSession] = {}
+        self._warned: set[int] = set()
+        self.warning: str | None = None
+        """The warning every client is sent (once per connection), once there is one."""
 
     async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
         """Server middleware: remember the connection of every handshake-era request.
@@ -41,7 +52,31 @@ class ChangeNotifier:
             if connection is not None and key not in self._sessions:
                 self._sessions[key] = ctx.session
                 connection.exit_stack.callback(self._sessions.pop, key, None)
+                connection.exit_stack.callback(self._warned.discard, key)
+            asked = ctx.request_id is not None and ctx.method != "initialize"  # not a notification
+            if self.warning is not None and asked and key in self._sessions:
+                await self._send_warning(key, ctx.session, ctx.request_id)  # before the answer, with it
         return await call_next(ctx)
+
+    async def warn(self, text: str) -> None:
+        """Send ``text`` as a warning to every connected client, and to each that connects later."""
+        self.warning = text
+        for key, session in list(self._sessions.items()):
+            await self._send_warning(key, session)
+
+    async def _send_warning(self, key: int, session: ServerSession, request: RequestId | None = None) -> None:
+        """Send the warning on ``session``'s connection once: on the stream of ``request`` when
+        given (over HTTP the one stream sure to be open), else on the connection's own."""
+        if key in self._warned or self.warning is None:
+            return
+        self._warned.add(key)
+        params = types.LoggingMessageNotificationParams(
+            level="warning", logger="skillshelf", data=self.warning
+        )
+        try:
+            await session.send_notification(types.LoggingMessageNotification(params=params), request)
+        except Exception as exc:  # a client that went away must not break the others
+            log.debug("could not warn a client: %s", exc)
 
     @property
     def legacy_sessions(self) -> int:

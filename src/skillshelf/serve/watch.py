@@ -15,14 +15,15 @@ existing parent, in a watch of its own; when one appears the skills are reloaded
 restart. An error of either watch (or of handling its changes) is noted once (``SV210``) and only
 that watch restarts (:func:`_follow`); after :data:`MAX_FAILURES` quick failures in a row it gives
 up, which ends :func:`watch_folders` (its caller says so) only for the skill folders' watch.
+Once a watch is in place, a change since the scan it follows reloads (:mod:`.watch_checks`), and
+a folder that can no longer be read is looked at again until it can.
 """
 
 from __future__ import annotations
 
-import errno
 import logging
 import os
-import re
+import time
 from collections import deque
 from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable
 from contextlib import aclosing, suppress
@@ -32,12 +33,22 @@ from typing import TYPE_CHECKING, Protocol
 
 import anyio
 
+from skillshelf.serve.watch_checks import changed_since, restart_when_listable, unlistable
+from skillshelf.serve.watch_notes import UNDECODABLE, leaves, note_blocked, note_failed, note_unwatched
 from skillshelf.skills.walk import ScanLimits, unlisted_name
 
 if TYPE_CHECKING:
     from skillshelf.skills.model import Discovery
 
-__all__ = ["Watched", "pending_parents", "pending_roots", "watch_folders", "watch_list", "watched_folders"]
+__all__ = [
+    "Watched",
+    "pending_parents",
+    "pending_roots",
+    "scanned_roots",
+    "watch_folders",
+    "watch_list",
+    "watched_folders",
+]
 
 log = logging.getLogger(__name__)
 
@@ -62,8 +73,6 @@ last wait before a restart, 1.6 s): a folder read now and then never stops the w
 MAX_WAIT_S = 1.6
 """The longest wait before a restart after failures that are never counted (a name notify cannot
 decode, read again and again): the last wait of the counted ones, so a change is seen within it."""
-_UNDECODABLE = re.compile(r'Unable to decode path "(.*)" to string')
-"""watchfiles' error for a path notify could not decode (a name that is not UTF-8)."""
 
 
 def watched_folders(discovery: Discovery | None, extra: Iterable[Path] = ()) -> tuple[Path, ...]:
@@ -138,6 +147,11 @@ def pending_roots(discovery: Discovery | None) -> tuple[Path, ...]:
     return tuple(scan.root.path for scan in discovery.scans if not scan.root.path.is_dir())
 
 
+def scanned_roots(discovery: Discovery | None) -> tuple[Path, ...]:
+    """Every root the scan looked at, whether it was there or not."""
+    return () if discovery is None else tuple(scan.root.path for scan in discovery.scans)
+
+
 def pending_parents(roots: Iterable[Path]) -> tuple[Path, ...]:
     """The nearest existing folder above each of ``roots``, to watch (not recursively) for it."""
     parents: set[Path] = set()
@@ -156,6 +170,7 @@ class Watched(Protocol):
     def watch_paths(self) -> tuple[Path, ...]: ...
     def pending_roots(self) -> tuple[Path, ...]: ...
     def pending_parents(self) -> tuple[Path, ...]: ...
+    def scanned_roots(self) -> tuple[Path, ...]: ...
 
 
 async def _batches(
@@ -183,7 +198,7 @@ async def _batches(
         except OSError as exc:
             if skip_failures:
                 raise
-            _note_unwatched(exc, noted)
+            note_unwatched(exc, noted)
             skip_failures = True
 
 
@@ -215,10 +230,10 @@ async def _follow(
                     busy = False
             return
         except Exception as exc:  # watchfiles raises from its task group: an ExceptionGroup
-            _note_failed(exc, paths, watch.noted, waits_for)
+            note_failed(exc, paths, watch.noted, waits_for)
             if anyio.current_time() - started > STEADY_S:
                 failures = undecodable = 0
-            if all(_UNDECODABLE.search(str(leaf)) for leaf in _leaves(exc)):
+            if all(UNDECODABLE.search(str(leaf)) for leaf in leaves(exc)):
                 undecodable += 1
                 wait = min(RESTART_S * 2 ** (undecodable - 1), MAX_WAIT_S)
             else:
@@ -247,56 +262,6 @@ def _entry_stamps(folders: tuple[Path, ...]) -> frozenset[tuple[object, ...]]:
         except OSError:
             out.add((str(folder), "unreadable"))
     return frozenset(out)
-
-
-def _leaves(exc: BaseException) -> list[BaseException]:
-    """The exceptions inside ``exc`` (itself unless it is a group)."""
-    if isinstance(exc, BaseExceptionGroup):
-        return [leaf for inner in exc.exceptions for leaf in _leaves(inner)]
-    return [exc]
-
-
-def _note_failed(exc: Exception, paths: Folders, noted: set[str], waits_for: Folders | None) -> None:
-    """Log why a running watch of ``paths`` ended (SV210), once per cause, with a fix: the watch of
-    the skill folders, or (``waits_for`` not None) of folders above skill folders still missing."""
-    for leaf in _leaves(exc):
-        text = f"{type(leaf).__name__}: {leaf}"
-        if text in noted:
-            continue
-        noted.add(text)
-        bad = _UNDECODABLE.search(str(leaf))
-        outcome = "it restarts" + ("; the skill folders stay watched" if waits_for is not None else "")
-        if waits_for is not None:
-            spot = os.path.dirname(bad[1]) if bad else getattr(leaf, "filename", None)
-            roots = [str(root) for root in waits_for if spot and str(root).startswith(f"{spot}{os.sep}")]
-            what = f"the watch of {', '.join(map(str, paths))} (until skill folders below appear) for changes"
-            fix = "if this repeats, start the server again"
-            fix = f"make the path to {spot} readable" if isinstance(leaf, PermissionError) else fix
-            fix = f"rename {bad[1]} to valid UTF-8 text or move it out of {spot}" if bad else fix
-            fix += f", or create {', '.join(roots)} (then {spot} needs no watch)" if bad and roots else ""
-        else:
-            more = f" and {len(paths) - 1} folder(s) below it" if len(paths) > 1 else ""
-            what = f"cannot watch skill folders for changes: the watch of {paths[0] if paths else '?'}{more}"
-            fix = "check that folder; if this repeats, start the server again"
-            fix = f"rename {bad[1]} to valid UTF-8 text, or move it out of the skill folders" if bad else fix
-        log.warning("SV210: %s stopped: %s; %s (fix: %s)", what, text, outcome, fix)
-
-
-def _note_unwatched(exc: OSError, noted: set[str]) -> None:
-    """Log a folder that cannot be watched (SV210), once per message while the watch runs; a folder
-    gone since the walk needs no note (its parent's change reloads the skills)."""
-    text = str(exc)
-    if isinstance(exc, FileNotFoundError) or text in noted:
-        return
-    noted.add(text)
-    if exc.errno == errno.EACCES or isinstance(exc, PermissionError):
-        fix = "make the folder readable, or remove the symlink in the skill root that leads to it"
-    elif exc.errno == errno.ENOSPC or "limit" in text:
-        fix = "raise fs.inotify.max_user_watches (sysctl), or keep large folders out of the skill roots"
-    else:
-        fix = "check the folder and the symlinks that lead to it"
-    note = "SV210: cannot watch a skill folder for changes: %s; it is skipped, the other folders stay watched"
-    log.warning(note + " (fix: %s)", text, fix)
 
 
 async def _watch_roots(target: Watched, reload: Reload, folders: Folders, ends: _Ends, watch: _Watch) -> None:
@@ -362,34 +327,56 @@ class _Watch:
 
 
 async def watch_folders(
-    target: Watched, reload: Reload, debounce_ms: int = 400, limits: ScanLimits = DISCOVERY_LIMITS
-) -> None:
+    target: Watched,
+    reload: Reload,
+    debounce_ms: int = 400,
+    limits: ScanLimits = DISCOVERY_LIMITS,
+    *,
+    since_ns: int | None = None,
+) -> bool:
     """Run until cancelled: call ``reload`` whenever something changes in ``target``'s folders
-    (walked within ``limits``, discovery's own by default)."""
+    (walked within ``limits``, discovery's own by default). Each pass, once its watch is in place,
+    reloads if anything changed since ``target`` was scanned (``since_ns``, :func:`time.time_ns`
+    before the first scan; then before each reload): no event told of it. A folder that could
+    be read and no longer can is looked at again until it can, then the skills are reloaded.
+    Returns False when there is nothing to watch, True when the watch gave up."""
     watch, restarted, failures = _Watch(debounce_ms, limits), False, 0
+    readable: frozenset[Path] = frozenset()
+    blocked: frozenset[Path] = frozenset()
     while True:
         if restarted:  # catch what was written while the new folder was not watched yet
+            since_ns = time.time_ns()
             await reload()
         restarted = True
         try:
             paths, parents = target.watch_paths(), target.pending_parents()
         except OSError as exc:  # a folder unreadable for a moment: wait, then try again
-            _note_failed(exc, (Path(exc.filename),) if exc.filename else (), watch.noted, None)
+            note_failed(exc, (Path(exc.filename),) if exc.filename else (), watch.noted, None)
             if (failures := failures + 1) >= MAX_FAILURES:
                 break
             await anyio.sleep(RESTART_S * 2 ** (failures - 1))
             continue
         failures, parents = 0, tuple(parent for parent in parents if _decodable(parent))
         if not paths and not parents:
+            roots = target.scanned_roots()  # one made since the scan: reload to watch it
+            if since_ns is not None and await anyio.to_thread.run_sync(changed_since, (), roots, since_ns):
+                continue
             log.info("no skill folder to watch")
-            return
+            return False
         folders = await anyio.to_thread.run_sync(watch_list, paths, limits)
+        unread = await anyio.to_thread.run_sync(unlistable, {*folders, *blocked})
+        blocked, readable = unread & (readable | blocked), frozenset(folders) - unread
+        note_blocked(blocked, watch.noted)
         ends = _Ends(alone=not folders)
         async with anyio.create_task_group() as group:
             if folders:
                 group.start_soon(_watch_roots, target, reload, folders, ends, watch)
             if parents:
                 group.start_soon(_watch_pending, target, reload, paths, parents, ends, watch)
+            if since_ns is not None:  # after the watches: in place before this task runs
+                group.start_soon(_catch_up, target, folders, since_ns, ends)
+            if blocked:
+                group.start_soon(restart_when_listable, blocked, ends.restart)
             try:
                 await ends.restart.wait()
             finally:
@@ -398,3 +385,13 @@ async def watch_folders(
         if ends.gave_up.is_set():
             break
     log.warning("SV210: stopped following changes in the skill folders (fix: see the SV210 notes above)")
+    return True
+
+
+async def _catch_up(target: Watched, folders: Folders, since_ns: int, ends: _Ends) -> None:
+    """Restart the pass (which reloads) when something changed since ``since_ns``. Started after
+    the pass's watches: watchfiles puts its watch in place before its first await, so by the time
+    this task runs (a step later, for good measure) a change from then on is the watches'."""
+    await anyio.sleep(STEP_MS / 1000)
+    if await anyio.to_thread.run_sync(changed_since, folders, target.scanned_roots(), since_ns):
+        ends.restart.set()

@@ -25,7 +25,7 @@ from skillshelf.errors import FileAccessError, SkillshelfError, reason
 from skillshelf.serve.loading import workspace_tools
 from skillshelf.serve.tools import SkillTools
 from skillshelf.serve.ui.stamps import Stamp, settings_files, stamps_of
-from skillshelf.serve.watch import pending_parents, pending_roots, watched_folders
+from skillshelf.serve.watch import pending_parents, pending_roots, scanned_roots, watched_folders
 from skillshelf.workspace import Workspace, WorkspaceOptions
 
 if TYPE_CHECKING:
@@ -61,6 +61,7 @@ class Snapshot:
     tools: SkillTools
     version: int
     opened_at: float  # wall-clock seconds
+    scanned_ns: int = 0  # time.time_ns() when the open began: the watch looks for changes since
     stamps: tuple[Stamp, ...] = ()  # of the settings files, taken before the folder was opened
     error: str | None = None  # the last reload failed with this (the snapshot is the one before)
     error_code: str | None = None  # that failure's code, when it is one of ours
@@ -99,6 +100,7 @@ class UiState:
             ) from exc
 
     def _open(self, *, version: int, stamps: tuple[Stamp, ...]) -> Snapshot:
+        scanned_ns = time.time_ns()
         self.check_folder()
         workspace = Workspace.open(self.env, self.options.workspace)
         return Snapshot(
@@ -107,6 +109,7 @@ class UiState:
             version=version,
             opened_at=time.time(),
             stamps=stamps,
+            scanned_ns=scanned_ns,
         )
 
     @property
@@ -143,6 +146,7 @@ class UiState:
                 version=current.version + 1,
                 opened_at=current.opened_at,
                 stamps=stamps,
+                scanned_ns=current.scanned_ns,
                 error=exc.message if isinstance(exc, SkillshelfError) else str(exc),
                 error_code=exc.code if isinstance(exc, SkillshelfError) else None,
                 error_fix=exc.hint if isinstance(exc, SkillshelfError) else None,
@@ -203,3 +207,6 @@ class UiState:
 
     def pending_parents(self) -> tuple[Path, ...]:
         return pending_parents(self.pending_roots())
+
+    def scanned_roots(self) -> tuple[Path, ...]:
+        return scanned_roots(self.snapshot.workspace.discovery)

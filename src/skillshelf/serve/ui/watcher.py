@@ -85,7 +85,7 @@ class UiWatcher:
         async def follow() -> None:
             """The skill folders' watch; when it ends (it gave up), the page says so."""
             try:
-                await watch_folders(state, reload, limits=limits)
+                await watch_folders(state, reload, limits=limits, since_ns=state.snapshot.scanned_ns)
             except Exception as exc:
                 log.warning(
                     "SV210: the page stopped following changes: %s (fix: start `skillshelf ui` again)", exc
