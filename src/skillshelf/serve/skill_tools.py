@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
+from skillshelf.serve.pieces import MAX_OFFSET
 from skillshelf.serve.schemas import Arguments, Tool, ToolResult, clipped, int_arg, str_arg
 from skillshelf.skills.load import UNTRUSTED_TAG
 from skillshelf.skills.model import Skill
@@ -60,7 +61,7 @@ class SkillHost(Protocol):
 
     def search_skills(self, query: str, top_k: int = 5) -> ToolResult: ...
 
-    def read_skill_file(self, name: str, path: str) -> ToolResult: ...
+    def read_skill_file(self, name: str, path: str, offset: int = 0) -> ToolResult: ...
 
     def list_skills(self, cursor: str | None = None, limit: int = 50) -> ToolResult: ...
 
@@ -131,17 +132,27 @@ LOAD_SKILL: SkillTool = Tool(
 )
 
 READ_SKILL_FILE: SkillTool = Tool(
-    handler=lambda host, args: host.read_skill_file(str_arg(args, "name"), str_arg(args, "path")),
+    handler=lambda host, args: host.read_skill_file(
+        str_arg(args, "name"), str_arg(args, "path"), int_arg(args, "offset", 0)
+    ),
     name="read_skill_file",
     description=(
         "Read one file bundled with a skill (a reference, script or template that load_skill listed). "
-        "Text comes back as is, binary files as base64."
+        "Text comes back as is, binary files as base64. A long text comes in pieces: the answer "
+        "then ends with the offset to read on from (SKILL.md too, when load_skill cut it)."
     ),
     parameters={
         "type": "object",
         "properties": {
             "name": {"type": "string", "description": "The skill's name."},
             "path": {"type": "string", "description": "The file's path relative to the skill folder."},
+            "offset": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": MAX_OFFSET,
+                "default": 0,
+                "description": "The byte to read from, as a cut answer's note gives it; omit for the start.",
+            },
         },
         "required": ["name", "path"],
         "additionalProperties": False,

@@ -19,6 +19,7 @@ caller vouches for. The search index is built on the first search, not at start-
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 import unicodedata
@@ -29,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 
 from skillshelf.errors import SkillNotFoundError, SkillshelfError, UsageError
 from skillshelf.serve.arguments import check_arguments
+from skillshelf.serve.pieces import load_cut_note, next_offset, piece_note, read_piece, skill_size
 from skillshelf.serve.schemas import (
     AnthropicTool,
     ChatTool,
@@ -53,12 +55,7 @@ from skillshelf.serve.skill_tools import (
     skill_summary,
 )
 from skillshelf.serve.unlisted import UNLISTED_NOTE, unlisted_error
-from skillshelf.skills.bundled import (
-    DEFAULT_MAX_FILE_BYTES,
-    SkillFile,
-    check_text,
-    read_bundled_file,
-)
+from skillshelf.skills.bundled import DEFAULT_MAX_FILE_BYTES, SkillFile, check_text
 from skillshelf.skills.load import UNTRUSTED_NOTE, first_by_name
 from skillshelf.skills.model import Skill
 
@@ -179,17 +176,23 @@ class SkillTools:
 
         return next((s for s in self.skills if answers_to_path(s, name)), None) if name.strip() else None
 
+    def _key(self, skill: Skill) -> str:
+        """What load_skill and read_skill_file take for exactly ``skill``: its name, or its path
+        when the name loads another skill."""
+        return skill.name if self._by_name.get(skill.name) is skill else str(skill.path)
+
     # -- the four calls --------------------------------------------------------------------
     def load_skill(self, name: str) -> ToolResult:
         """The skill's injection fragment plus the list of its bundled files."""
         from skillshelf.skills.load import load_skill
 
         skill = self.get(name)
-        key = skill.name if self._by_name.get(skill.name) is skill else str(skill.path)  # by path: exactly it
+        key = self._key(skill)
         loaded = load_skill(self.skills, key, max_bytes=self.max_file_bytes)
         parts = [loaded.fragment]
+        shown, size = len(loaded.contents.encode("utf-8")), skill_size(skill)
         if loaded.truncated:
-            parts.append(f"(The text of {skill.name} was cut at {self.max_file_bytes} bytes.)")
+            parts.append(load_cut_note(skill.name, key, shown=shown, size=max(size, shown)))
         if loaded.files:
             listing = "\n".join(f"- {f}" for f in loaded.files)
             more = f"\n- ... and {loaded.more_files_text} more file(s)" if loaded.more_files else ""
@@ -210,6 +213,8 @@ class SkillTools:
             "more_files_at_least": loaded.more_files_at_least,
             "trusted": skill.trusted,
             "fragment": loaded.fragment,
+            "truncated": loaded.truncated,
+            "next_offset": shown if loaded.truncated else None,
         }
         return ToolResult(text="\n\n".join(parts), data=data)
 
@@ -232,24 +237,32 @@ class SkillTools:
             ranking, settings, top_k=top_k, loads=lambda skill: self._by_name.get(skill.name)
         )
 
-    def read_skill_file(self, name: str, path: str) -> ToolResult:
-        """One bundled file: text as is, binary as base64; reads stay inside the skill folder."""
+    def read_skill_file(self, name: str, path: str, offset: int = 0) -> ToolResult:
+        """One bundled file: text as is, binary as base64; reads stay inside the skill folder.
+        A text longer than ``max_file_bytes`` comes in pieces: this one from byte ``offset``,
+        with a note that says where it was cut and how to read on (:mod:`.pieces`)."""
         skill = self.get(name)
-        file = self.read_file(skill, path)
+        file, start, shown = read_piece(skill, path, offset=max(0, offset), max_bytes=self.max_file_bytes)
+        data = file.to_dict() | {"offset": start, "next_offset": next_offset(file, offset=start, shown=shown)}
         if file.is_binary:
             text = f"{file.path} ({file.mime_type}, {file.size} bytes, base64):\n{file.base64}"
         else:
             text = file.text or ""
             if file.truncated:
-                text += f"\n\n[cut at {self.max_file_bytes} bytes of {file.size}]"
+                text += "\n\n" + piece_note(file, name=self._key(skill), offset=start, shown=shown)
         if not skill.trusted:
             text = UNTRUSTED_NOTE + "\n\n" + text
-        return ToolResult(text=text, data=file.to_dict())
+        return ToolResult(text=text, data=data)
 
     def read_file(self, skill: Skill, path: str) -> SkillFile:
-        """The confined read behind :meth:`read_skill_file` (also used for MCP resources), beneath
-        the folder discovery found (a symlink swapped in since: ``SS403``)."""
-        return read_bundled_file(skill, path, max_bytes=self.max_file_bytes)
+        """The confined read behind MCP resources, beneath the folder discovery found (a symlink
+        swapped in since: ``SS403``): a text cut at ``max_file_bytes`` ends with the note that
+        says so and how ``read_skill_file`` reads on (:func:`.pieces.piece_note`)."""
+        file, _, shown = read_piece(skill, path, offset=0, max_bytes=self.max_file_bytes)
+        if not file.truncated or file.text is None:
+            return file
+        note = piece_note(file, name=self._key(skill), offset=0, shown=shown)
+        return dataclasses.replace(file, text=f"{file.text}\n\n{note}")
 
     def list_page(self, cursor: str | None = None, limit: int = 50) -> SkillPage:
         """One page of the listed skills in load order; ``cursor``: the ``next_cursor`` of the last page."""
