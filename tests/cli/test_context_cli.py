@@ -47,7 +47,7 @@ def test_a_mention_that_loads_nothing_warns_on_stderr_only(
 ) -> None:
     code, _, err = cli(["context", "use $alphaa now", "--no-builtin", "--no-suggestions"], capsys)
     assert code == 0
-    assert "warning: the task mentions $alphaa" in err and "did you mean $alpha?" in err
+    assert "warning SK420: the task mentions $alphaa" in err and "  fix: did you mean $alpha?" in err
     assert "problem(s) in skill files" not in err
 
 

@@ -69,7 +69,7 @@ def test_a_query_that_mentions_a_relevant_skill_passes_on_it_whatever_its_rank(
     (result,) = json.loads(out)["outcomes"]
     folder = str(library / "git-release")
     assert code == 0 and result["passed"] and result["rank"] is None and not result["missed"]
-    assert result["mentioned"] == [{"skill": folder, "why": "mentioned: loaded whole"}]
+    assert result["mentioned"] == [{"skill": folder, "why": "mentioned: loaded whole", "trusted": True}]
     assert json.loads(out)["selectors"][0]["recall@1"] == 1.0
 
 
@@ -96,7 +96,7 @@ def test_a_query_that_mentions_a_not_relevant_skill_fails_saying_it_is_loaded_wh
     (result,) = report["outcomes"]
     folder = str(library / "pdf-forms")
     assert code == 1 and not result["passed"] and result["false_triggers"] == [folder]
-    assert result["mentioned"] == [{"skill": folder, "why": "mentioned: loaded whole"}]
+    assert result["mentioned"] == [{"skill": folder, "why": "mentioned: loaded whole", "trusted": True}]
     assert report["selectors"][0]["false_trigger@5"] == 1.0
 
 

@@ -73,7 +73,7 @@ def test_a_pinned_relevant_skill_passes_even_when_nothing_would_be_suggested(
     assert code == 0 and report["passed"]
     for result in report["outcomes"]:
         assert result["passed"] and not result["missed"] and result["rank"] is None
-        assert result["pinned"] == [{"skill": pinned, "why": "pinned: always in context"}]
+        assert result["pinned"] == [{"skill": pinned, "why": "pinned: always in context", "trusted": False}]
         assert result["never_suggested"] == [] and result["mentioned"] == []
     assert report["selectors"][0]["recall@1"] == 1.0
 

@@ -45,11 +45,12 @@ def test_enable_warns_when_a_later_path_entry_in_the_same_file_keeps_the_skill_d
     )
     code, out, err = cli(["enable", "foo"], capsys)
     assert code == 0 and "foo: enabled (was disabled)" in out
-    assert f"warning: foo is still disabled: the entry at {user}:5 (path {folder} -> disabled) decides" in err
-    assert "edit or remove that entry" in err
+    decides = f"foo is still disabled: the entry at {user}:5 (path {folder} -> disabled) decides"
+    assert f"warning CF123: {decides}" in err
+    assert "  fix: edit or remove that entry" in err
     assert _mode_of("foo", capsys) == "disabled"
     data = json.loads(cli(["enable", "foo", "--json"], capsys)[1])
-    assert [w for w in data["warnings"] if w.startswith("foo is still disabled")]
+    assert [w for w in data["warnings"] if w["code"] == "CF123" and w["message"].startswith(decides)]
 
 
 def test_enable_names_the_trusted_projects_entry_and_the_project_command(
@@ -99,7 +100,7 @@ def test_disable_project_says_when_project_config_is_not_allowed(
     cli(["trust"], capsys)
     code, _, err = cli(["disable", "--project", "foo"], capsys)
     project_file = project / ".skillshelf" / "config.toml"
-    assert code == 0 and f"warning: {project_file} is not in effect: requirements.allow_project_config" in err
+    assert code == 0 and f"CF109: {project_file} is not in effect: requirements.allow_project_config" in err
     assert _mode_of("foo", capsys) == "enabled"
 
 

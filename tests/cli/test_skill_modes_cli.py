@@ -94,7 +94,8 @@ def test_disable_warns_when_no_skill_has_that_name_and_still_writes_the_entry(
 ) -> None:
     code, out, err = cli(["disable", "delat"], capsys)
     assert code == 0 and "delat: disabled" in out
-    assert "warning: no skill named 'delat' is visible from here; did you mean 'delta'?" in err
+    assert "warning CF122: no skill named 'delat' is visible from here" in err
+    assert "  fix: did you mean 'delta'?" in err
     assert 'name = "delat"' in _user_config(isolated_home).read_text(encoding="utf-8")
     code, _, err = cli(["disable", "alpha"], capsys)
     assert code == 0 and "warning" not in err
@@ -120,7 +121,7 @@ def test_enable_disable_trust_and_untrust_print_json(
     data = json.loads(cli(["enable", "beta", "--mode", "pinned", "--json"], capsys)[1])
     assert data["previous"] == "disabled" and data["current"] == "pinned"
     data = json.loads(cli(["disable", "nosuch", "--json"], capsys)[1])
-    assert data["warnings"] and "nosuch" in data["warnings"][0]
+    assert data["warnings"] and "nosuch" in data["warnings"][0]["message"]
     data = json.loads(cli(["trust", "--json"], capsys)[1])
     assert data == {**data, "project": str(project), "trusted": True, "current": "trusted"}
     data = json.loads(cli(["untrust", "--json"], capsys)[1])

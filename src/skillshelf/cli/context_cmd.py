@@ -9,15 +9,16 @@ from typing import Any
 
 import click
 
+from skillshelf.cli.catalog_notes import catalog_warning
 from skillshelf.cli.choices import catalog_options
 from skillshelf.cli.output import (
     TEXT,
     echo_json,
     echo_text,
+    print_diagnostics,
     print_run_findings,
     printable,
     root_options,
-    shown,
     stdout_console,
 )
 from skillshelf.cli.progress import working
@@ -86,7 +87,7 @@ def context(
     with working("Finding skills and building the context"):
         result = build_context(Env.from_os(), task, options)
     if as_json:
-        echo_json(result.to_dict())
+        echo_json(_as_json(result))
     elif raw:
         echo_text(result.text)
     else:
@@ -154,13 +155,22 @@ def _sources(sources: tuple[str, ...]) -> str:
     return f"{sources[0]} (+{len(sources) - 1} more)"
 
 
+def _as_json(result: ContextResult) -> dict[str, object]:
+    """``context --json``: the result, with the catalog's warning (``SK380``, ``SK381``) among
+    the ``diagnostics`` as an object with its code and fix, as the mentions' notes are."""
+    data = result.to_dict()
+    warning = catalog_warning(result.catalog_report)
+    if warning is not None:
+        data["diagnostics"] = [warning.to_dict(), *[d.to_dict() for d in result.diagnostics]]
+    return data
+
+
 def _print_notes(result: ContextResult) -> bool:
     """Warnings for the user (never for the model) go to stderr, in plain click as ``catalog``
-    prints them: rich is not imported for a line or two. True when a non-skill finding is an
-    error."""
-    if not result.warnings and not result.diagnostics:
-        return False
-    for warning in result.warnings:
-        click.echo(f"{click.style('warning:', fg='yellow')} {shown(warning)}", err=True)
-
+    prints them (rich is not imported for a line or two), each with its code and fix: the
+    catalog's, then each mention that loads nothing, then the run's findings. True when a
+    non-skill finding is an error."""
+    warning = catalog_warning(result.catalog_report)
+    mentions = [d for d in result.diagnostics if d.code in MENTION_NOTE_CODES]
+    print_diagnostics([*([warning] if warning is not None else []), *mentions])
     return print_run_findings([d for d in result.diagnostics if d.code not in MENTION_NOTE_CODES])

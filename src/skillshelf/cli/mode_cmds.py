@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING
 import click
 
 from skillshelf.cli.config_cmds import json_option, project_root, user_config_file
-from skillshelf.cli.output import echo_json, printable
+from skillshelf.cli.output import echo_json, print_diagnostics, printable
+from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.env import Env
 
 if TYPE_CHECKING:
@@ -18,15 +19,22 @@ if TYPE_CHECKING:
 __all__ = ["disable", "enable"]
 
 
-def _unmatched_warning(target: str, skills: tuple[Skill, ...]) -> str | None:
-    """A warning when no skill visible from here answers to ``target`` (with the closest names)."""
+def _unmatched_warning(target: str, skills: tuple[Skill, ...], written: Path) -> Diagnostic | None:
+    """``CF122`` when no skill visible from here answers to ``target`` (the fix names the closest
+    names, in case of a typo)."""
     from skillshelf.skills.load import close_matches
 
     if _selected(target, skills):
         return None
     close = close_matches(target, [s.name for s in skills], limit=3)
-    guess = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
-    return f"no skill named {target!r} is visible from here{guess} (the entry applies wherever one appears)"
+    guess = f"did you mean {', '.join(repr(c) for c in close)}? " if close else ""
+    return Diagnostic(
+        code="CF122",
+        severity=Severity.WARNING,
+        message=f"no skill named {target!r} is visible from here (the entry applies wherever one appears)",
+        fix=f"{guess}check the name with `skillshelf list`, or keep the entry for a skill that comes later",
+        path=written,
+    )
 
 
 def _selected(target: str, skills: tuple[Skill, ...]) -> tuple[Skill, ...]:
@@ -64,21 +72,22 @@ def _edit_mode(name: str, mode: str, project: bool, as_json: bool) -> None:
     name = value if key == "name" else name  # the name as written, without spaces around it
     warnings = _warnings(name, SkillMode(mode), result.path)
     if as_json:
-        echo_json({"skill": name, **result.to_dict(), "warnings": warnings})
+        echo_json({"skill": name, **result.to_dict(), "warnings": [w.to_dict() for w in warnings]})
     else:
         before = f" (was {printable(result.previous)})" if result.previous else ""
         done = "" if result.changed else " (no change)"
         shown = name if name.isprintable() else repr(name)  # a line break or an escape, spelled out
         click.echo(f"{printable(shown)}: {mode}{before} in {printable(str(result.path))}{done}")
-    for warning in warnings:
-        click.echo(f"warning: {printable(warning)}", err=True)
+    print_diagnostics(warnings)
 
 
-def _warnings(name: str, mode: SkillMode, written: Path) -> list[str]:
+def _warnings(name: str, mode: SkillMode, written: Path) -> list[Diagnostic]:
     """What the config read again says about the entry just written: no skill answers to
-    ``name``, its file is not in effect, or another entry or a requirement still decides."""
+    ``name`` (``CF122``), its file is not in effect (``CF109``), or another entry, a requirement
+    (``CF123``) or Codex's own config (``CF124``) still decides."""
     import shlex
 
+    from skillshelf.cli.mode_notes import mode_diagnostic
     from skillshelf.config.mode_check import mode_warnings
     from skillshelf.config.modes import SkillMode
     from skillshelf.workspace import Workspace
@@ -86,7 +95,8 @@ def _warnings(name: str, mode: SkillMode, written: Path) -> list[str]:
     workspace = Workspace.open(Env.from_os())
     withheld = workspace.config.skills_withheld
     if withheld is not None:  # no skill is discovered: none can be checked against the entry
-        return [f"the entry is written, but no skill is shown while {withheld.code}: {withheld.message}"]
+        message = f"the entry is written, but no skill is shown while {withheld.code}: {withheld.message}"
+        return [Diagnostic(code=withheld.code, severity=Severity.WARNING, message=message, fix=withheld.fix)]
     skills = workspace.discovery.skills
     if mode is SkillMode.DISABLED:
         command = "disable"
@@ -101,7 +111,9 @@ def _warnings(name: str, mode: SkillMode, written: Path) -> list[str]:
         layers=workspace.config.layers,
         command=f"{command} {shlex.quote(name)}",
     )
-    return [w for w in (_unmatched_warning(name, skills), *found) if w]
+    unmatched = _unmatched_warning(name, skills, written)
+    notes = [mode_diagnostic(w, written, workspace.config.diagnostics) for w in found]
+    return [unmatched, *notes] if unmatched is not None else notes
 
 
 _MODES = ["enabled", "name-only", "manual", "pinned", "required"]

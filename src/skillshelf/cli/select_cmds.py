@@ -20,7 +20,7 @@ from skillshelf.cli.output import (
     stdout_console,
 )
 from skillshelf.cli.progress import working
-from skillshelf.cli.select_print import print_eval, print_search
+from skillshelf.cli.select_print import eval_json, print_eval, print_search, search_json
 from skillshelf.env import Env
 
 if TYPE_CHECKING:
@@ -187,7 +187,7 @@ def search(
             turn=turn,
         )
     if as_json:
-        echo_json(result.to_dict())
+        echo_json(search_json(result))
     elif not result.ranked:
         click.echo(
             f"no skill matches {shown(repr(query))} ({result.index.documents} skill(s) searched)",
@@ -306,7 +306,7 @@ def eval_cmd(
             candidates=None if moded is None else suggestion_candidates(moded),
             turn=None if moded is None else _turn_rule(moded, claude),
         )
-    _show_eval(report, moded, claude, as_json)
+    _show_eval(report, ranked.skills, moded, claude, as_json)
     ranked.report_config()
     if report.failed:
         raise SystemExit(1)
@@ -330,7 +330,11 @@ def _check_eval_sources(roots: Sequence[Path], tools_file: Path | None) -> None:
 
 
 def _show_eval(
-    report: EvalReport, moded: WorkspaceSkills | None, claude: ClaudeNames | None, as_json: bool
+    report: EvalReport,
+    skills: Sequence[Skill] | None,
+    moded: WorkspaceSkills | None,
+    claude: ClaudeNames | None,
+    as_json: bool,
 ) -> None:
     """Print ``report``: each query with why a labelled skill is in the context whatever its rank
     (pinned, mentioned) and, for a miss, why a relevant one is never suggested."""
@@ -340,8 +344,7 @@ def _show_eval(
     always = {} if moded is None else turn_candidates(moded, "", claude=claude).never_suggested
     notes = never_suggested_misses(report, always)
     if as_json:
-        outcomes = [o.to_dict() | {"never_suggested": list(notes.get(o.line, ()))} for o in report.outcomes]
-        echo_json(report.to_dict() | {"outcomes": outcomes})
+        echo_json(eval_json(report, skills, notes))
     else:
         print_eval(report, {o.line: (*o.context_notes(), *notes.get(o.line, ())) for o in report.outcomes})
 

@@ -1,4 +1,5 @@
-"""What `skillshelf search` and `eval` print for people: the ranked table, the per-query listing."""
+"""What `skillshelf search` and `eval` print: for people the ranked table and the per-query
+listing, for programs their JSON with each skill's trust marked."""
 
 from __future__ import annotations
 
@@ -13,8 +14,43 @@ from skillshelf.env import Env
 if TYPE_CHECKING:
     from skillshelf.select.evaluate import EvalReport
     from skillshelf.select.service import SearchResult
+    from skillshelf.skills.model import Skill
 
-__all__ = ["print_eval", "print_search"]
+__all__ = ["eval_json", "print_eval", "print_search", "search_json"]
+
+
+def search_json(result: SearchResult) -> dict[str, object]:
+    """``search --json``: each result row of a skill says whether its project is trusted
+    (``trusted``, as `list`, `load` and `deps` say it), so a program can tell an untrusted
+    project's skill from the others; a tool record (`eval --tools`) has no trust to say."""
+    data = result.to_dict()
+    rows = data["results"]
+    assert isinstance(rows, list)
+    for row, ranked in zip(rows, result.ranked, strict=True):
+        if ranked.doc.skill is not None:
+            row["trusted"] = ranked.doc.skill.trusted
+    return data
+
+
+def eval_json(
+    report: EvalReport, skills: Sequence[Skill] | None, never_suggested: Mapping[int, Sequence[str]]
+) -> dict[str, object]:
+    """``eval --json``: the report, each outcome with the skills never suggested for it, the
+    mentioned and pinned skills with ``trusted``, and ``untrusted``: the skills the report names
+    (ranked, mentioned, pinned, false triggers) that come from a project you have not trusted."""
+    trusted = {str(s.path.parent): s.trusted for s in skills or ()}  # as the report names them: folders
+    outcomes = []
+    for o in report.outcomes:
+        row = o.to_dict() | {"never_suggested": list(never_suggested.get(o.line, ()))}
+        for key in ("mentioned", "pinned"):
+            entries = row[key]
+            assert isinstance(entries, list)
+            row[key] = [e | {"trusted": trusted[e["skill"]]} if e["skill"] in trusted else e for e in entries]
+        outcomes.append(row)
+    named = {key for r in report.results for listed in r.ranked for key in listed}
+    named |= {key for o in report.outcomes for key in (*o.mentioned, *o.pinned, *o.false_triggers)}
+    untrusted = sorted(key for key in named if trusted.get(key) is False)
+    return report.to_dict() | {"outcomes": outcomes, "untrusted": untrusted}
 
 
 def print_search(result: SearchResult, env: Env) -> None:

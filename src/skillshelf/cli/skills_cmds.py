@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from skillshelf.cli.catalog_notes import catalog_warning, print_catalog_report
 from skillshelf.cli.choices import catalog_options
 from skillshelf.cli.config_cmds import override_option
 from skillshelf.cli.output import (
@@ -366,34 +367,17 @@ def catalog(
     part = result.part("catalog")
     text = part.text if part is not None else ""
     if as_json:
-        echo_json({"format": result.catalog_report["format"], "text": text, "report": result.catalog_report})
+        found = catalog_warning(result.catalog_report)
+        echo_json(
+            {
+                "format": result.catalog_report["format"],
+                "text": text,
+                "report": result.catalog_report,
+                "diagnostics": [found.to_dict()] if found else [],
+            }
+        )
     elif text:
         echo_text(text)
-    _print_catalog_report(result.catalog_report, result.skills_total)
+    print_catalog_report(result.catalog_report, result.skills_total)
     if print_run_findings(result.diagnostics):
         sys.exit(1)  # a config layer was skipped: this is not the catalog the config asks for
-
-
-def _print_catalog_report(report: dict[str, object], found: int) -> None:
-    """One dim summary line and the user-facing warning, on stderr (plain click: no rich import)."""
-    if not report:
-        click.echo(click.style(f"{found} skill(s) found, none listed", dim=True), err=True)
-        return
-    budget_info = report.get("budget")
-    budget = ""
-    if isinstance(budget_info, dict):
-        used, limit, unit = budget_info.get("used"), budget_info.get("limit"), budget_info.get("unit")
-        if isinstance(used, int) and isinstance(limit, int):
-            budget = f"; {used:,} of {limit:,} {unit} used"
-    summary = (
-        f"catalog: {report.get('included')} of {report.get('total')} skill(s) listed, "
-        f"{report.get('omitted')} omitted, "
-        f"{report.get('truncated_chars')} description character(s) cut{budget}"
-    )
-    click.echo(click.style(summary, dim=True), err=True)
-    from skillshelf.skills.catalog.report import cut_summary
-
-    for line in cut_summary(report):
-        click.echo(click.style(printable(line), dim=True), err=True)
-    if report.get("warning"):
-        click.echo(f"{click.style('warning:', fg='yellow')} {printable(str(report['warning']))}", err=True)

@@ -79,7 +79,8 @@ often a built-in skill is suggested for a request it does not fit from 0.094 / 0
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RankingSettings:
     """``min_confidence``: the probability below which nothing is suggested (0 suggests
-    whatever ranks; a confidence equal to it reaches it, :meth:`reached`); ``max_suggestions``:
+    whatever ranks for a query that holds a task; a confidence equal to it reaches it,
+    :meth:`reached`); ``max_suggestions``:
     at most this many ranked skills are suggested."""
 
     min_confidence: float = DEFAULT_MIN_CONFIDENCE
@@ -120,15 +121,16 @@ class RankingSettings:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Ranking:
     """One query ranked: ``ranked`` best first, ``confidence`` of the query, and ``suggested``,
-    the ranked skills the model is shown (empty below the threshold)."""
+    the ranked skills the model is shown (empty below the threshold, and for a query with no
+    task at any threshold)."""
 
     query: str
     ranked: tuple[RankedDoc, ...]
     confidence: float
     suggested: tuple[RankedDoc, ...]
     models: tuple[str, ...] = ()
-    confident: bool = False  # the confidence reaches the threshold: the model is shown skills
-    no_task: bool = False  # the query holds no content word (tokenize.has_content): confidence 0
+    confident: bool = False  # a task whose confidence reaches the threshold: the model is shown skills
+    no_task: bool = False  # the query holds no content word (tokenize.has_content): never suggests
 
     def is_suggested(self, doc: SkillDoc) -> bool:
         return any(r.doc.key == doc.key for r in self.suggested)
@@ -188,13 +190,14 @@ class Ranker:
         kept = [(i, s) for i, s in hits if docs[i].key not in exclude]
         ranked = tuple(RankedDoc(doc=docs[i], score=s, rank=r) for r, (i, s) in enumerate(kept, start=1))
         best = hits[0][1] if hits else 0.0  # an excluded entry's score still sets the floor
+        confident = not no_task and self.settings.reached(confidence)  # no task: none at any threshold
         return Ranking(
             query=query,
             ranked=ranked[:top_k],
             confidence=confidence,
-            suggested=self._suggested(ranked[: top_k * (1 + depth)], confidence, best),
+            suggested=self._suggested(ranked[: top_k * (1 + depth)], best) if confident else (),
             models=self.models,
-            confident=self.settings.reached(confidence),
+            confident=confident,
             no_task=no_task,
         )
 
@@ -208,13 +211,11 @@ class Ranker:
             return {}
         return contributions(self.index, ranked_text(query), list(keys), semantic=self.semantic)
 
-    def _suggested(
-        self, ranked: tuple[RankedDoc, ...], confidence: float, best: float
-    ) -> tuple[RankedDoc, ...]:
-        """The skills to show: above the threshold, at least half the ``best`` score (of every
+    def _suggested(self, ranked: tuple[RankedDoc, ...], best: float) -> tuple[RankedDoc, ...]:
+        """The skills to show of a confident ranking: at least half the ``best`` score (of every
         entry, excluded ones too: a skill the task mentions does not lift the others), one of
         each set of copies (the best ranked), at most ``max_suggestions``."""
-        if not ranked or not self.settings.reached(confidence):
+        if not ranked:
             return ()
         floor = best * MIN_RELATIVE_SCORE
         shown: dict[tuple[str, str], RankedDoc] = {}
