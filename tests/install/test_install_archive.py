@@ -41,6 +41,7 @@ HOSTILE = [
     ("char-device", [("SKILL.md", SKILL_MD, None), ("tty", b"", stat.S_IFCHR | 0o600)], "IS203"),
     ("fifo", [("SKILL.md", SKILL_MD, None), ("pipe", b"", stat.S_IFIFO | 0o600)], "IS203"),
     ("duplicate", [("SKILL.md", SKILL_MD, None), ("SKILL.md", b"again", None)], "IS206"),
+    ("name-over-255-bytes", [("SKILL.md", SKILL_MD, None), ("d/" + "a" * 253 + ".md", b"x", None)], "IS207"),
 ]
 
 
@@ -56,7 +57,7 @@ def test_hostile_archive_is_refused_and_nothing_is_written(
         extract_archive(archive, target)
     assert caught.value.code == code
     assert "nothing was written" in caught.value.message
-    assert ("paths stay inside" in caught.value.hint) == (code not in {"IS205", "IS206"})
+    assert ("paths stay inside" in caught.value.hint) == (code not in {"IS205", "IS206", "IS207"})
     assert tree(tmp_path / "out") == []
     assert not (tmp_path / "evil.txt").exists()
 

@@ -177,10 +177,16 @@ def test_deps_lists_and_writes_missing_servers(tmp_path: Path, isolated_home: Is
     shown = _run(project, "deps", "--no-builtin", "--no-cache").stdout
     assert "2 missing" in shown and "1 from a project you have not trusted" in shown
     assert _run(project, "trust").returncode == 0  # the tracker skill is the project's own
+    no_codex = _run(project, "deps", "--write", "--no-builtin", "--no-cache")
+    assert no_codex.returncode == 1 and "error IS506" in no_codex.stderr
+    assert not isolated_home.codex_home.exists()  # no Codex folder made: Codex is not set up here
+    isolated_home.codex_home.mkdir()
     written = _run(project, "deps", "--write", "--no-builtin", "--no-cache")
     assert written.returncode == 0, written.stderr
-    assert "Added issue-tracker, wiki-search" in written.stdout
-    config = isolated_home.config / "skillshelf" / "config.toml"
+    assert "Added issue-tracker, wiki-search" in written.stdout and "claude mcp add" in written.stdout
+    config = isolated_home.codex_home / "config.toml"
+    ours = (isolated_home.config / "skillshelf" / "config.toml").read_text(encoding="utf-8")
+    assert "mcp_servers" not in ours  # skillshelf's own config, which no agent reads for servers
     assert tomllib.loads(config.read_text(encoding="utf-8"))["mcp_servers"]["issue-tracker"]["url"].endswith(
         "/issues"
     )

@@ -1,4 +1,5 @@
-"""MCP servers that skills declare: configured where, and --write keeps the user's file intact."""
+"""MCP servers that skills declare: configured in Codex's config.toml or not, and --write adds them
+there, keeping the user's file intact."""
 
 from __future__ import annotations
 
@@ -32,9 +33,8 @@ OTHER = ToolDependency(type="env_var", value="API_KEY")
 BROKEN = ToolDependency(type="MCP", value="nothing", transport="stdio")
 SSE = ToolDependency(type="mcp", value="old-style", transport="sse", url="https://mcp.example.com/sse")
 
-USER_CONFIG = """# my skillshelf settings
-[catalog]
-format = "codex"   # keep this comment
+USER_CONFIG = """# my codex settings
+model = "gpt-5"   # keep this comment
 
 [mcp_servers.existing]
 url = "https://mcp.example.com/existing"
@@ -55,17 +55,18 @@ def test_status_of_each_declared_server(tmp_path: Path) -> None:
         ("filer", "files"): ("missing", ()),
         ("filer", "nothing"): ("invalid", ()),
         ("filer", "old-style"): ("invalid", ()),
-        ("clasher", "existing"): ("conflict", ("skillshelf:existing",)),
+        ("clasher", "existing"): ("missing", ()),  # skillshelf's table is no agent's
     }
+    assert report.config_file == codex
     only = deps_report(skills, user_config=user, codex_config=codex, name="writer")
     assert [e.dependency.name for e in only.entries] == ["docs"]
 
 
-def test_write_adds_missing_servers_and_keeps_comments(tmp_path: Path) -> None:
+def test_write_adds_missing_servers_to_codexs_config_and_keeps_comments(tmp_path: Path) -> None:
     user = tmp_path / "config.toml"
     user.write_text(USER_CONFIG, encoding="utf-8")
     report = write_missing(
-        deps_report([_skill("filer", STDIO)], user_config=user, codex_config=tmp_path / "none.toml")
+        deps_report([_skill("filer", STDIO)], user_config=tmp_path / "none.toml", codex_config=user)
     )
     assert report.written == ("files",)
     assert [e.status for e in report.entries] == ["configured"]
@@ -77,16 +78,19 @@ def test_write_adds_missing_servers_and_keeps_comments(tmp_path: Path) -> None:
         "command": "npx",
         "args": ["-y", "@acme/files-mcp", "--root", "."],
     }
-    again = deps_report([_skill("filer", STDIO)], user_config=user, codex_config=tmp_path / "none.toml")
-    assert [e.status for e in again.entries] == ["configured"]
+    again = deps_report([_skill("filer", STDIO)], user_config=tmp_path / "none.toml", codex_config=user)
+    assert [e.status for e in again.entries] == ["configured"] and again.entries[0].configured_as == (
+        "codex:files",
+    )
     assert write_missing(again).written == ()
     assert user.read_text(encoding="utf-8") == text
 
 
-def test_write_creates_the_config_file_when_missing(tmp_path: Path) -> None:
+def test_write_creates_codexs_config_file_when_missing(tmp_path: Path) -> None:
     user = tmp_path / "cfg" / "config.toml"
+    user.parent.mkdir()
     write_missing(
-        deps_report([_skill("writer", HTTP)], user_config=user, codex_config=tmp_path / "none.toml")
+        deps_report([_skill("writer", HTTP)], user_config=tmp_path / "none.toml", codex_config=user)
     )
     assert tomllib.loads(user.read_text(encoding="utf-8"))["mcp_servers"]["docs"] == {
         "url": "https://mcp.example.com/docs"
@@ -97,7 +101,7 @@ def test_broken_config_is_reported_and_never_written(tmp_path: Path) -> None:
     user = tmp_path / "config.toml"
     broken = "[mcp_servers.a\nurl = 1\n"
     user.write_text(broken, encoding="utf-8")
-    report = deps_report([_skill("writer", HTTP)], user_config=user, codex_config=tmp_path / "none.toml")
+    report = deps_report([_skill("writer", HTTP)], user_config=tmp_path / "none.toml", codex_config=user)
     assert [d.code for d in report.diagnostics] == ["IS501"]
     assert report.diagnostics[0].line == 1
     with pytest.raises(ConfigError) as caught:
@@ -113,6 +117,7 @@ def test_codex_style_whole_command_counts_as_configured_and_one_server_per_endpo
         '[mcp_servers.files-by-codex]\ncommand = "npx -y @acme/files-mcp --root ."\n', encoding="utf-8"
     )
     user = tmp_path / "config.toml"
+    user.write_text('[mcp_servers.ours]\nurl = "https://mcp.example.com/search"\n', encoding="utf-8")
     twin_a = ToolDependency(type="mcp", value="search-a", url="https://mcp.example.com/search")
     twin_b = ToolDependency(type="mcp", value="search-b", url=" https://mcp.example.com/search ")
     report = deps_report(
@@ -126,7 +131,10 @@ def test_codex_style_whole_command_counts_as_configured_and_one_server_per_endpo
     written = write_missing(report)
     assert written.written == ("search-a",)
     assert [e.status for e in written.entries] == ["configured"] * 3
-    assert list(tomllib.loads(user.read_text(encoding="utf-8"))["mcp_servers"]) == ["search-a"]
+    assert list(tomllib.loads(codex.read_text(encoding="utf-8"))["mcp_servers"]) == [
+        "files-by-codex",
+        "search-a",
+    ]
 
 
 def test_a_name_no_skill_or_server_has_is_not_found_with_the_closest_names(tmp_path: Path) -> None:

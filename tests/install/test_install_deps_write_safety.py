@@ -88,3 +88,13 @@ def test_write_waits_for_another_edit_of_the_config_and_reports_cf113_past_the_w
     assert info.value.code == "CF113"
     assert config.read_text(encoding="utf-8") == "memory.enabled = false\n"
     assert write_missing(_report(config)).written == ("helper",)
+
+
+def test_only_untrusted_servers_are_refused_as_untrusted_where_codex_has_no_folder(tmp_path: Path) -> None:
+    config = tmp_path / "no-codex" / "config.toml"
+    refused = write_missing(_report(config, trusted=False))
+    assert refused.written == () and [d.code for d in refused.diagnostics] == ["IS505"]
+    assert not config.parent.exists()
+    with pytest.raises(ConfigError) as info:
+        write_missing(_report(config, trusted=False), allow_untrusted=True)
+    assert info.value.code == "IS506" and not config.parent.exists()

@@ -139,8 +139,10 @@ def test_update_does_not_read_a_folder_named_by_an_absolute_key(
     hashed: list[Path] = []
     import skillshelf.install.upstream as manage
 
-    real = manage.content_hash
-    monkeypatch.setattr(manage, "content_hash", lambda folder: hashed.append(folder) or real(folder))
+    real = manage.hash_as_recorded
+    monkeypatch.setattr(
+        manage, "hash_as_recorded", lambda folder, entry: hashed.append(folder) or real(folder, entry)
+    )
     results = update_skills(env=env)
     assert [r.name for r in results] == ["good"]
     assert hashed and victim not in hashed

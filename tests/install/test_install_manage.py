@@ -160,7 +160,9 @@ def test_update_of_a_folder_source_and_a_failing_source_reports_each(
     by_name = {r.name: r for r in update_skills(env=env)}
     assert by_name["good"].status == "updated"
     assert by_name["gone"].status == "failed" and "IS103" in by_name["gone"].message
-    assert "--name gone --scope user --force" in by_name["gone"].message  # how to point it elsewhere
+    assert (
+        "--name gone --scope user --for codex --force" in by_name["gone"].message
+    )  # how to point it elsewhere
     assert (Path.home() / ".agents" / "skills" / "gone" / "SKILL.md").is_file()
 
 

@@ -171,10 +171,25 @@ def test_the_default_follows_the_config_then_the_agents_found_here(
     empty_path = dataclasses.replace(env, environ={"PATH": str(tmp_path / "nobin")})
     assert default_target(empty_path) == "codex"
     (isolated_home.home / ".claude").mkdir()
+    (isolated_home.home / ".claude" / "settings.json").write_text("{}", encoding="utf-8")
     assert default_target(empty_path) == "claude"
     env.codex_home.mkdir()
+    (env.codex_home / "config.toml").write_text("", encoding="utf-8")
     assert default_target(empty_path) == "all"
     assert default_target(empty_path, "codex") == "codex"
+
+
+def test_the_folders_skillshelf_made_itself_do_not_count_as_an_agent_found(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
+    env = make_env(tmp_path, isolated_home.home)
+    no_agents = dataclasses.replace(env, environ={"PATH": str(tmp_path / "nobin")})
+    install_skill(str(write_skill(tmp_path / "src" / "both", "both")), env=no_agents, target="all")
+    env.codex_home.mkdir()  # left empty
+    assert (isolated_home.home / ".claude" / "skills").is_dir()
+    assert default_target(no_agents) == "codex"
+    (isolated_home.home / ".claude.json").write_text("{}", encoding="utf-8")  # Claude Code's own file
+    assert default_target(no_agents) == "claude"
 
 
 def test_install_uses_install_agents_from_the_config(tmp_path: Path, isolated_home: IsolatedHome) -> None:

@@ -164,6 +164,13 @@ def user_config(isolated_home: Any) -> Path:
     return folder / "config.toml"
 
 
+def codex_config(isolated_home: Any) -> Path:
+    """Codex's config.toml, the file `deps --write` edits (its folder made: Codex is set up)."""
+    folder = Path(isolated_home.codex_home)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder / "config.toml"
+
+
 def codes(diagnostics: Any) -> list[str]:
     return [d.code for d in diagnostics]
 

@@ -11,9 +11,9 @@ import pytest
 from bad_input_helpers import (
     assert_no_crash,
     assert_reported,
+    codex_config,
     run_cli,
     run_process,
-    user_config,
     write_skill,
 )
 
@@ -164,7 +164,7 @@ def test_deps_write_never_touches_a_config_it_cannot_read(
     work: Path, tmp_path: Path, isolated_home: Any, content: bytes, code: str
 ) -> None:
     _skill_needing_a_server(tmp_path / "skills")
-    path = user_config(isolated_home)
+    path = codex_config(isolated_home)
     path.write_bytes(content)
     result = run_cli(["deps", "--write", "--no-builtin", "--root", str(tmp_path / "skills")], cwd=work)
     assert_reported(result, exit_codes=(1,), code=code)
@@ -175,7 +175,7 @@ def test_deps_write_hint_names_the_encoding_problem_not_permissions(
     work: Path, tmp_path: Path, isolated_home: Any
 ) -> None:
     _skill_needing_a_server(tmp_path / "skills")
-    user_config(isolated_home).write_bytes(b"# caf\xe9\n")
+    codex_config(isolated_home).write_bytes(b"# caf\xe9\n")
     result = run_cli(["deps", "--write", "--no-builtin", "--root", str(tmp_path / "skills")], cwd=work)
     assert_reported(result, exit_codes=(1,), code="IS504")
     assert "UTF-8" in result.err and "permissions" not in result.err

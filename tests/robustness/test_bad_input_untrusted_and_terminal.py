@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from bad_input_helpers import SKILLSHELF, assert_no_crash, run_cli, user_config, write_skill
+from bad_input_helpers import SKILLSHELF, assert_no_crash, codex_config, run_cli, write_skill
 
 NOTE = "Note: this skill comes from a project folder that is not trusted."
 EVIL_YAML = """dependencies:
@@ -78,7 +78,7 @@ def test_the_agents_load_skill_adds_the_note(work: Path, evil: Path, isolated_ho
 def test_deps_write_refuses_an_untrusted_skills_server_unless_allowed(
     work: Path, evil: Path, isolated_home: Any
 ) -> None:
-    config = user_config(isolated_home)
+    config = codex_config(isolated_home)
     config.write_text("# mine\nmemory.enabled = false\n", encoding="utf-8")
     refused = run_cli(["deps", "--write"], cwd=work)
     assert_no_crash(refused)

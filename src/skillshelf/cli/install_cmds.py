@@ -248,7 +248,11 @@ def unread_config_files(env: Env, config: Config | None = None) -> list[Diagnost
 
 @click.command("deps")
 @click.argument("name", required=False)
-@click.option("--write", is_flag=True, help="Add the missing servers to skillshelf's user config.")
+@click.option(
+    "--write",
+    is_flag=True,
+    help="Add the missing servers to Codex's config.toml ($CODEX_HOME/config.toml), where Codex reads them.",
+)
 @click.option(
     "--allow-untrusted",
     is_flag=True,
@@ -265,7 +269,11 @@ def deps(
     no_builtin: bool,
     no_cache: bool,
 ) -> None:
-    """List the MCP servers skills declare and whether they are configured.
+    """List the MCP servers skills declare and whether Codex has them configured.
+
+    Skills declare them in agents/openai.yaml, Codex's file; a server is configured when Codex's
+    config.toml has one with the same endpoint. Claude Code keeps its own list: the report gives
+    the `claude mcp add` line of each server (`claude_add` in --json).
 
     Servers of skills from a project you have not trusted are marked, and --write leaves them
     out unless --allow-untrusted is given (they run commands from someone else's repository).
@@ -317,8 +325,14 @@ def _print_deps(report: Any, *, write: bool, name: str | None) -> None:
             literal(dep.skill), literal(dep.name), literal(dep.transport), literal(endpoint), status
         )
     stdout_console().print(table)
+    for e in report.entries:
+        if e.note:
+            click.echo(printable(f"{e.dependency.name}: {e.note}"))
     if report.written:
-        click.echo(f"Added {', '.join(report.written)} to {report.config_file}")
+        click.echo(
+            f"Added {', '.join(report.written)} to {report.config_file} "
+            "(Codex's config: its next session starts them)"
+        )
     elif report.missing and not write:
         untrusted = sum(1 for e in report.missing if not e.dependency.trusted)
         how = (
@@ -330,3 +344,19 @@ def _print_deps(report: Any, *, write: bool, name: str | None) -> None:
         click.echo(
             f"{len(report.missing)} missing; `skillshelf deps --write` adds them to {report.config_file}{how}"
         )
+    _print_claude_lines(report)
+
+
+def _print_claude_lines(report: Any) -> None:
+    """The ``claude mcp add`` line of each usable server: Claude Code reads neither the skill's
+    agents/openai.yaml nor Codex's config."""
+    lines = dict.fromkeys(
+        e.to_dict()["claude_add"]
+        for e in report.entries
+        if e.status in ("configured", "missing") and e.dependency.trusted
+    )
+    lines.pop(None, None)
+    if lines:
+        click.echo("For Claude Code, which reads neither file, add them with:")
+        for line in lines:
+            click.echo(printable(f"  {line}"))

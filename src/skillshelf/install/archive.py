@@ -14,6 +14,7 @@ leaves nothing installed.
 
 from __future__ import annotations
 
+import os
 import posixpath
 import stat
 import tarfile
@@ -44,11 +45,13 @@ ARCHIVE_SUFFIXES = (".zip", ".skill", *TAR_SUFFIXES)
 EntryKind = Literal["file", "dir", "symlink", "hardlink", "special"]
 _MAX_LINK = 4096
 _REFUSED_HINT = "the archive is unsafe; ask its author for one whose paths stay inside the skill folder"
+_MAX_NAME_BYTES = 255  # the longest file name Linux, macOS and Windows file systems keep
 _HINTS = {
     "IS205": "a skill archive is small: ask its author for one within the limits (a skill's own files, "
     "no data sets or builds)",
     "IS206": "the archive names one path twice, so which copy is meant is unclear; ask its author for one "
     "that holds each file once",
+    "IS207": "file systems keep names of at most 255 bytes; ask the archive's author to shorten that name",
 }
 
 
@@ -242,6 +245,8 @@ def _normalise(archive: Path, raw: str) -> str:
         raise _refuse(archive, raw, "path goes up with '..'", "IS201")
     if any("\x00" in p for p in parts):
         raise _refuse(archive, raw, "NUL byte in name", "IS201")
+    if any(len(os.fsencode(p)) > _MAX_NAME_BYTES for p in parts):
+        raise _refuse(archive, raw, f"a file or folder name over {_MAX_NAME_BYTES} bytes", "IS207")
     return "/".join(parts)
 
 

@@ -2,11 +2,14 @@
 
 Skills declare MCP servers in ``agents/openai.yaml`` (``dependencies.tools`` with
 ``type: mcp``; transport ``streamable_http`` (default, needs ``url``) or ``stdio`` (needs
-``command``)). A server counts as configured when skillshelf's user config or Codex's
-``$CODEX_HOME/config.toml`` has an ``[mcp_servers.*]`` entry with the same endpoint (Codex's
-rule: same transport and URL / command line), whatever its name. ``--write`` adds the missing
-ones to skillshelf's user config with tomlkit, keeping the file's comments and layout (and,
-like the config edits, checking that no other key of the file changes).
+``command``)). That file is Codex's, and a server counts as configured when Codex's
+``$CODEX_HOME/config.toml``, where Codex reads its MCP servers, has an ``[mcp_servers.*]`` entry
+with the same endpoint (Codex's rule: same transport and URL / command line), whatever its name.
+``--write`` adds the missing ones there with tomlkit, keeping the file's comments and layout (and,
+like the config edits, checking that no other key of the file changes). No agent reads an
+``[mcp_servers]`` table of skillshelf's own config: a server found only there is still missing,
+and says so. Claude Code keeps its servers in its own files, which ``claude mcp add`` edits: each
+server's report carries that command line (``claude_add``).
 
 A server declared by a skill of a project the user has not trusted is a command from someone
 else's repository: ``--write`` leaves it out (``IS505``) unless ``allow_untrusted`` is set,
@@ -16,9 +19,8 @@ and the report marks it ``trusted: false``.
 from __future__ import annotations
 
 import shlex
-import tomllib
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
@@ -31,9 +33,13 @@ from skillshelf.config.edit_text import (
     write_config,
 )
 from skillshelf.diagnostics import Diagnostic, Severity
-from skillshelf.errors import ConfigError, SkillNotFoundError, reason
-from skillshelf.fileio import read_toml_text
-from skillshelf.install.deps_config import error_line, read_config
+from skillshelf.errors import ConfigError, SkillNotFoundError
+from skillshelf.install.deps_config import (
+    ConfiguredServer,
+    command_line,
+    read_config,
+    read_mcp_servers,
+)
 from skillshelf.skills.load import close_matches
 from skillshelf.skills.model import Skill
 
@@ -41,6 +47,7 @@ __all__ = [
     "ConfiguredServer",
     "DepsReport",
     "McpDependency",
+    "claude_add_command",
     "deps_report",
     "read_mcp_servers",
     "write_missing",
@@ -66,29 +73,10 @@ class McpDependency:
     def key(self) -> str | None:
         """Codex's canonical endpoint: ``transport|url`` or ``transport|command line``."""
         if self.transport == "stdio":
-            return f"stdio|{_command_line(self.command)}" if self.command and self.command.strip() else None
+            return f"stdio|{command_line(self.command)}" if self.command and self.command.strip() else None
         if self.transport == "streamable_http":
             return f"streamable_http|{self.url.strip()}" if self.url and self.url.strip() else None
         return None
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ConfiguredServer:
-    """One ``[mcp_servers.NAME]`` entry of a config file."""
-
-    name: str
-    where: Literal["skillshelf", "codex"]
-    file: Path
-    url: str | None = None
-    command: str | None = None
-    args: tuple[str, ...] = ()
-
-    @property
-    def key(self) -> str | None:
-        if self.command:
-            line = shlex.join([self.command, *self.args]) if self.args else self.command
-            return f"stdio|{_command_line(line)}"
-        return f"streamable_http|{self.url.strip()}" if self.url else None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -97,7 +85,7 @@ class DepStatus:
 
     dependency: McpDependency
     status: Status
-    configured_as: tuple[str, ...] = ()  # "codex:NAME", "skillshelf:NAME"
+    configured_as: tuple[str, ...] = ()  # "codex:NAME"
     note: str = ""
 
     def to_dict(self) -> dict[str, object]:
@@ -114,6 +102,7 @@ class DepStatus:
             "status": self.status,
             "configured_as": list(self.configured_as),
             "note": self.note,
+            "claude_add": claude_add_command(dep),
         }
 
 
@@ -140,11 +129,17 @@ class DepsReport:
         }
 
 
-def _command_line(command: str | None) -> str:
-    try:
-        return shlex.join(shlex.split(command or ""))
-    except ValueError:
-        return (command or "").strip()
+def claude_add_command(dep: McpDependency) -> str | None:
+    """The ``claude mcp add`` line that configures ``dep`` for Claude Code at user scope (its
+    ``~/.claude.json``); None for a server declared without a usable endpoint."""
+    if dep.key is None:
+        return None
+    if dep.transport == "stdio":
+        parts = shlex.split(dep.command or "") if dep.command else []
+        return shlex.join(["claude", "mcp", "add", "--scope", "user", dep.name, "--", *parts])
+    return shlex.join(
+        ["claude", "mcp", "add", "--transport", "http", "--scope", "user", dep.name, (dep.url or "").strip()]
+    )
 
 
 def declared_dependencies(skill: Skill) -> tuple[McpDependency, ...]:
@@ -169,56 +164,6 @@ def declared_dependencies(skill: Skill) -> tuple[McpDependency, ...]:
     return tuple(out)
 
 
-def _server_from(
-    name: str, raw: object, where: Literal["skillshelf", "codex"], file: Path
-) -> ConfiguredServer | None:
-    if not isinstance(raw, Mapping):
-        return None
-    url, command, args = raw.get("url"), raw.get("command"), raw.get("args", ())
-    arg_list = tuple(str(a) for a in args) if isinstance(args, list | tuple) else ()
-    return ConfiguredServer(
-        name=name,
-        where=where,
-        file=file,
-        url=url if isinstance(url, str) else None,
-        command=command if isinstance(command, str) else None,
-        args=arg_list,
-    )
-
-
-def read_mcp_servers(
-    path: Path, where: Literal["skillshelf", "codex"]
-) -> tuple[tuple[ConfiguredServer, ...], tuple[Diagnostic, ...]]:
-    """The ``[mcp_servers]`` of one TOML file; a broken file is a diagnostic, not an exception."""
-    try:
-        data = tomllib.loads(read_toml_text(path))
-    except FileNotFoundError:
-        return (), ()
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError) as exc:
-        diag = Diagnostic(
-            code="IS501",
-            severity=Severity.WARNING,
-            message=f"cannot read MCP servers from this file: {reason(exc)}",
-            fix="fix the TOML syntax at the line shown; until then its [mcp_servers] are not counted",
-            path=path,
-            line=error_line(exc),
-        )
-        return (), (diag,)
-    table = data.get("mcp_servers", {})
-    if not isinstance(table, Mapping):
-        diag = Diagnostic(
-            code="IS502",
-            severity=Severity.WARNING,
-            message="mcp_servers is not a table",
-            fix="write each server as [mcp_servers.NAME] with url = ... or command = ...",
-            path=path,
-            field="mcp_servers",
-        )
-        return (), (diag,)
-    servers = (_server_from(str(name), raw, where, path) for name, raw in table.items())
-    return tuple(s for s in servers if s is not None), ()
-
-
 def _status(dep: McpDependency, servers: Sequence[ConfiguredServer]) -> DepStatus:
     if dep.transport not in ("stdio", "streamable_http"):
         note = f"transport {dep.transport!r} is not supported (Codex takes streamable_http or stdio)"
@@ -228,10 +173,10 @@ def _status(dep: McpDependency, servers: Sequence[ConfiguredServer]) -> DepStatu
         return DepStatus(
             dependency=dep, status="invalid", note=f"declared without {need}; ask the skill's author"
         )
-    same = tuple(f"{s.where}:{s.name}" for s in servers if s.key == dep.key)
+    same = tuple(f"{s.where}:{s.name}" for s in servers if s.key == dep.key and s.where == "codex")
     if same:
         return DepStatus(dependency=dep, status="configured", configured_as=same)
-    clash = tuple(f"{s.where}:{s.name}" for s in servers if s.name == dep.name)
+    clash = tuple(f"{s.where}:{s.name}" for s in servers if s.name == dep.name and s.where == "codex")
     if clash:
         return DepStatus(
             dependency=dep,
@@ -239,14 +184,26 @@ def _status(dep: McpDependency, servers: Sequence[ConfiguredServer]) -> DepStatu
             configured_as=clash,
             note="a server of this name is configured with another endpoint; --write leaves it alone",
         )
+    ours = [s for s in servers if s.where == "skillshelf" and s.key == dep.key]
+    if ours:
+        return DepStatus(dependency=dep, status="missing", note=_only_ours_note(ours[0]))
     return DepStatus(dependency=dep, status="missing")
+
+
+def _only_ours_note(server: ConfiguredServer) -> str:
+    return (
+        f"listed as [mcp_servers.{server.name}] in {server.file}, which no agent reads; "
+        "--write adds it to Codex's config.toml"
+    )
 
 
 def deps_report(
     skills: Iterable[Skill], *, user_config: Path, codex_config: Path, name: str | None = None
 ) -> DepsReport:
-    """Declared MCP servers of ``skills`` (only skill or server ``name`` if given) and their status;
-    a ``name`` no skill or server has raises ``SK404`` with the closest names, as ``load`` does."""
+    """Declared MCP servers of ``skills`` (only skill or server ``name`` if given) and their status
+    in Codex's config (``codex_config``, the file ``--write`` edits); ``user_config`` (skillshelf's)
+    only names where a server no agent reads is listed. A ``name`` no skill or server has raises
+    ``SK404`` with the closest names, as ``load`` does."""
     skills = tuple(skills)
     known = [*dict.fromkeys(n for s in skills for n in (s.name, *(d.name for d in declared_dependencies(s))))]
     if name is not None and name not in known:
@@ -256,7 +213,7 @@ def deps_report(
     servers = (*ours, *codex)
     deps = [d for s in skills for d in declared_dependencies(s) if name is None or name in (s.name, d.name)]
     entries = tuple(_status(d, servers) for d in sorted(deps, key=lambda d: (d.skill, d.name)))
-    return DepsReport(entries=entries, config_file=user_config, diagnostics=(*diags_ours, *diags_codex))
+    return DepsReport(entries=entries, config_file=codex_config, diagnostics=(*diags_ours, *diags_codex))
 
 
 def _server_values(dep: McpDependency) -> dict[str, object]:
@@ -313,13 +270,31 @@ def _untrusted_skipped(dep: McpDependency) -> Diagnostic:
 
 
 def write_missing(report: DepsReport, *, allow_untrusted: bool = False) -> DepsReport:
-    """Add every missing server to ``report.config_file``, keeping its comments; return the new report.
+    """Add every missing server to ``report.config_file`` (Codex's config.toml), keeping its
+    comments; return the new report.
 
     A file that is not valid TOML is never touched (:class:`ConfigError` with file and line);
     servers of untrusted projects' skills are left out unless ``allow_untrusted``. The file is
     read again under its folder's lock (:func:`~skillshelf.config.edit_text.editing`), so a
     server another command added meanwhile is kept and not added twice.
+
+    Raises:
+        ConfigError: the file's folder (Codex's home) does not exist (``IS506``): Codex is not set
+            up here, and making its folder would tell other commands it is; nothing was written.
     """
+    folder = report.config_file.parent
+    if not any(e.dependency.trusted or allow_untrusted for e in report.missing):
+        firsts = {e.dependency.key: e.dependency for e in reversed(report.missing) if e.dependency.key}
+        skipped = tuple(_untrusted_skipped(dep) for dep in reversed(firsts.values()))
+        return replace(report, diagnostics=(*report.diagnostics, *skipped), written=())
+    if not folder.is_dir():
+        raise ConfigError(
+            f"Codex's folder {folder} does not exist, so Codex is not set up here; nothing was written",
+            path=report.config_file,
+            hint="run Codex once (or set CODEX_HOME to its folder) and run again; for Claude Code, "
+            "`skillshelf deps` shows the `claude mcp add` line of each server",
+            code="IS506",
+        )
     with editing(report.config_file):
         return _write_missing(report, allow_untrusted)
 
@@ -357,7 +332,7 @@ def _write_missing(report: DepsReport, allow_untrusted: bool) -> DepsReport:
         DepStatus(
             dependency=e.dependency,
             status="configured",
-            configured_as=(f"skillshelf:{by_key[e.dependency.key]}",),
+            configured_as=(f"codex:{by_key[e.dependency.key]}",),
         )
         if e.status == "missing" and e.dependency.key in by_key
         else e

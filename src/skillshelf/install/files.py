@@ -26,6 +26,7 @@ __all__ = [
     "check_skill_tree",
     "content_hash",
     "copy_skill_tree",
+    "io_failure",
     "remove_tree",
     "root_lock",
     "sorted_listing",
@@ -334,8 +335,8 @@ def swap_into_place(
 
 
 def _walk(folder: Path, *, with_git: bool = False) -> Iterator[tuple[str, Path]]:
-    """Every non-folder entry below ``folder`` as (relative path, path), depth first by name;
-    with ``with_git``, each ``.git`` too (as one entry, never entered).
+    """Every non-folder entry and empty folder (its path ending in ``/``) below ``folder`` as
+    (relative path, path), depth first by name; with ``with_git``, each ``.git`` too (unentered).
 
     A stack of sorted listings instead of recursion, so a tree thousands of folders deep
     cannot overflow Python's stack; the order (and so every stored hash) is what the
@@ -349,13 +350,18 @@ def _walk(folder: Path, *, with_git: bool = False) -> Iterator[tuple[str, Path]]
         if entry is None:
             stack.pop()
         elif entry.is_dir(follow_symlinks=False) and entry.name != _GIT:
-            stack.append((sorted_listing(Path(entry.path), skip), f"{rel}{entry.name}/"))
+            listing = list(sorted_listing(Path(entry.path), skip))
+            if not listing:
+                yield f"{rel}{entry.name}/", Path(entry.path)
+            stack.append((iter(listing), f"{rel}{entry.name}/"))
         else:
             yield f"{rel}{entry.name}", Path(entry.path)
 
 
-def content_hash(folder: Path, *, with_git: bool = False) -> str:
-    """``sha256:<hex>`` over every file's relative path, kind, executable bit and bytes.
+def content_hash(folder: Path, *, with_git: bool = False, folders: bool = True) -> str:
+    """``sha256:<hex>`` over every file's relative path, kind, executable bit and bytes, and
+    with ``folders`` (what lock entries record now) each empty folder's relative path: a
+    folder made by hand is a change even while empty. Paths count by their bytes.
 
     Symlinks count by their target text, not what they point to; ``.git`` is left out, as
     ``install`` leaves it out of the copy. ``with_git`` (for an installed folder, which
@@ -365,19 +371,30 @@ def content_hash(folder: Path, *, with_git: bool = False) -> str:
     """
     digest = hashlib.sha256()
     for rel, path in _walk(folder, with_git=with_git):
-        if path.name == _GIT:
-            digest.update(f"G {rel}\n".encode())
+        name = os.fsencode(rel)
+        if path.name == _GIT or rel.endswith("/"):
+            if folders or not rel.endswith("/"):
+                digest.update((b"D " if rel.endswith("/") else b"G ") + name + b"\n")
             continue
         info = path.lstat()
         if stat.S_ISLNK(info.st_mode):
-            digest.update(f"L {rel}\0{os.readlink(path)}\n".encode())
+            digest.update(b"L " + name + b"\0" + os.fsencode(os.readlink(path)) + b"\n")
         elif not stat.S_ISREG(info.st_mode):
-            digest.update(f"O {rel}\0{stat.S_IFMT(info.st_mode)}\n".encode())
+            digest.update(b"O " + name + b"\0" + str(stat.S_IFMT(info.st_mode)).encode() + b"\n")
         else:
             file_digest = hashlib.sha256()
             with open(path, "rb") as handle:
                 while chunk := handle.read(1 << 16):
                     file_digest.update(chunk)
-            mode = "x" if info.st_mode & 0o100 else "f"
-            digest.update(f"F {rel}\0{mode}{file_digest.hexdigest()}\n".encode())
+            mode = b"x" if info.st_mode & 0o100 else b"f"
+            digest.update(b"F " + name + b"\0" + mode + file_digest.hexdigest().encode() + b"\n")
     return f"sha256:{digest.hexdigest()}"
+
+
+def io_failure(root: Path, exc: OSError) -> InstallError:
+    """An I/O error during install/update/remove, as an error with a hint (nothing was changed)."""
+    return InstallError(
+        f"cannot complete the change in {root}: {exc}; nothing was changed",
+        hint="check free disk space and the permissions of the source and of the skills folder",
+        code="IS307",
+    )

@@ -83,7 +83,8 @@ class NotInstalledError(NotFoundError):
         known = ", ".join(sorted(set(installed))) or "none"
         super().__init__(
             f"not installed by skillshelf: {', '.join(self.names)}",
-            hint=f"installed skills: {known}; `skillshelf install SOURCE` installs one",
+            hint=f"installed skills: {known}; `skillshelf install SOURCE` installs one (and takes over the "
+            "folder an install that was stopped left, when it holds that source's files)",
         )
 
     def results(self) -> tuple[UpdateResult, ...]:

@@ -24,9 +24,9 @@ from typing import Literal
 
 from skillshelf.diagnostics import Diagnostic
 from skillshelf.env import Env
-from skillshelf.errors import InstallError, UsageError
+from skillshelf.errors import UsageError
 from skillshelf.install.allowed import SourcePolicy
-from skillshelf.install.files import copy_skill_tree, root_lock, swap_into_place, workspace
+from skillshelf.install.files import copy_skill_tree, io_failure, root_lock, swap_into_place, workspace
 from skillshelf.install.found import SkillValidationError, archive_top, checked_skill, find_skill_folder
 from skillshelf.install.git import GitRunner, ProgressFn
 from skillshelf.install.kept import kept_root, needs_keeping, set_aside
@@ -40,7 +40,14 @@ from skillshelf.install.lock import (
 )
 from skillshelf.install.page_refs import settle_page_ref
 from skillshelf.install.sources import Fetched, Source, fetch_whole, narrow, parse_source
-from skillshelf.install.taken import NameTakenError, PlacedTwiceError, SameSkill, name_taken, same_name
+from skillshelf.install.taken import (
+    NameTakenError,
+    PlacedTwiceError,
+    SameSkill,
+    left_by_interrupted_install,
+    name_taken,
+    same_name,
+)
 from skillshelf.install.targets import (
     InstallTarget,
     check_links,
@@ -141,6 +148,7 @@ def _lock_entry(source: Source, name: str, skill: Skill, commit: str | None, sta
         ref=source.ref,
         commit=commit,
         content_hash=content_hash(staged),
+        hash_counts_folders=True,
         installed_at=datetime.now(UTC).isoformat(timespec="seconds"),
         credentials=secret_parts(source.secret_location) if source.secret_location else (),
     )
@@ -194,7 +202,8 @@ def place_skill(
     links = [r / target_name for r in dest.link_roots]
     old = lock.get(target_name)
     same = _same_skill(source, folder, dest, links)
-    if replaced and not dest.replace:
+    orphan = replaced and old is None and not dest.replace and left_by_interrupted_install(target, folder)
+    if replaced and not dest.replace and not orphan:
         raise name_taken(target, old, same)
     clash = functools.partial(same_name, ok=dest.same_name_ok, old=old, same_skill=same)
     diags = (*diags, *clash(skill.name, target, dest.name_roots, beside=dest.listed_beside))
@@ -213,7 +222,7 @@ def place_skill(
             path=target,
             scope=dest.scope,
             entry=entry,
-            replaced=replaced,
+            replaced=replaced and not orphan,
             files=files,
             diagnostics=(*diags, *in_the_way.notes(target)),
             kept=kept,
@@ -230,7 +239,7 @@ def place_skill(
     files = copy_skill_tree(folder, staged, **copy)
     entry = entry_of(staged)
     mine = own_link(target) is not None  # a link skillshelf made for another install: nothing to keep
-    keep = dest.kept_root is not None and not mine and needs_keeping(target, lock.get(target_name))
+    keep = dest.kept_root is not None and not (mine or orphan) and needs_keeping(target, old)
     aside = set_aside(target, target_name, dest.kept_root or work, work / "old", keep=keep)
 
     def link_and_record() -> None:
@@ -239,7 +248,7 @@ def place_skill(
 
     try:
         in_the_way = in_the_way.keep(dest.kept_root or work, work)
-        swap_into_place(staged, target, aside.trash, replace=dest.replace, then=link_and_record)
+        swap_into_place(staged, target, aside.trash, replace=dest.replace or orphan, then=link_and_record)
     except BaseException:
         aside.drop_copy()
         in_the_way.drop_copies()
@@ -386,12 +395,3 @@ def _drop_empty(folders: Sequence[Path]) -> None:
             folder.rmdir()
         except OSError:
             return
-
-
-def io_failure(root: Path, exc: OSError) -> InstallError:
-    """An I/O error during install/update/remove, as an error with a hint (nothing was changed)."""
-    return InstallError(
-        f"cannot complete the change in {root}: {exc}; nothing was changed",
-        hint="check free disk space and the permissions of the source and of the skills folder",
-        code="IS307",
-    )

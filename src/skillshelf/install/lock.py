@@ -54,6 +54,7 @@ __all__ = [
     "LockEntry",
     "PackRecord",
     "content_hash",
+    "hash_as_recorded",
     "lock_diagnostics",
     "lock_path",
     "read_lock",
@@ -90,6 +91,8 @@ class LockEntry:
     #: The URL as an older version recorded it, with its secret (:mod:`.lock_secrets`): used to
     #: fetch only, never written or shown.
     secret_location: str | None = field(default=None, compare=False, repr=False)
+    #: ``content_hash`` counts empty folders (entries written before it did are compared without)
+    hash_counts_folders: bool = False
 
     @property
     def needs_credentials(self) -> bool:
@@ -110,6 +113,8 @@ class LockEntry:
             extra["pack"] = self.pack
         if self.credentials:
             extra["credentials"] = list(self.credentials)
+        if self.hash_counts_folders:
+            extra["hash_counts_folders"] = True
         return {
             "skill_name": self.skill_name,
             "source": self.source,
@@ -241,7 +246,13 @@ def _entry_from(name: str, raw: dict[str, object], root: Path) -> LockEntry:
         pack=apart.pack,
         credentials=apart.credentials,
         secret_location=apart.secret_location,
+        hash_counts_folders=raw.get("hash_counts_folders") is True,
     )
+
+
+def hash_as_recorded(folder: Path, entry: LockEntry, *, with_git: bool = False) -> str:
+    """:func:`content_hash` of ``folder`` as ``entry`` recorded its own, to compare with it."""
+    return content_hash(folder, with_git=with_git, folders=entry.hash_counts_folders)
 
 
 def _strings(value: object) -> tuple[str, ...]:

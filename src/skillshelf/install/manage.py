@@ -25,7 +25,7 @@ from skillshelf.env import Env
 from skillshelf.errors import InstallError, SkillshelfError
 from skillshelf.install.allowed import SourcePolicy, configured_policy
 from skillshelf.install.fetch_once import FetchOnce, fetch_once
-from skillshelf.install.files import remove_tree, root_lock, workspace
+from skillshelf.install.files import io_failure, remove_tree, root_lock, workspace
 from skillshelf.install.git import GitRunner, ProgressFn
 from skillshelf.install.installed import (
     FOREIGN,
@@ -36,6 +36,7 @@ from skillshelf.install.installed import (
     UpdateStatus,
     credentials_needed,
     folders_of,
+    install_target,
     installed_in_several,
     not_in_folder,
     owner_of,
@@ -44,7 +45,6 @@ from skillshelf.install.installer import (
     Destination,
     InstallResult,
     InstallScope,
-    io_failure,
     skills_root_for,
     stage_and_swap,
 )
@@ -66,7 +66,7 @@ from skillshelf.install.pack_update import (
     survey_packs,
 )
 from skillshelf.install.provenance import locally_modified
-from skillshelf.install.targets import drop_links, inside_project, sharing_names
+from skillshelf.install.targets import drop_links, inside_project, put_back_links, sharing_names
 from skillshelf.install.upstream import checked, source_of, unchanged_upstream
 from skillshelf.install.visibility import FolderOwner, agent_roots
 
@@ -247,7 +247,8 @@ def _update_one(
         if exc.code == "IS103":  # the folder or archive it came from moved (or this is a clone)
             hint = (
                 f"install it again from where it is now (`skillshelf install SOURCE --name {entry.name} "
-                f"--scope {item.scope} --force`), or `skillshelf remove {entry.name}`"
+                f"--scope {item.scope} --for {install_target(item, env)} --force`), "
+                f"or `skillshelf remove {entry.name}`"
             )
         return result("failed", f"{exc.code}: {exc.message} (fix: {hint})")
     new = installed.entry
@@ -367,19 +368,20 @@ def _remove(item: InstalledSkill, *, force: bool, kept: Path) -> RemoveResult:
             )
         with workspace(item.root) as work:
             aside = set_aside(item.path, item.entry.name, kept, work / "removed", keep=changed)
-            trash = aside.trash
-            if item.path.exists() or item.path.is_symlink():
-                os.rename(item.path, trash)
+            trash, taken = aside.trash, []
             try:
+                taken = drop_links(item.entry.links, item.path)
+                if item.path.exists() or item.path.is_symlink():
+                    os.rename(item.path, trash)
                 write_lock(item.root, read_lock(item.root).without(item.entry.name))
             except BaseException:
                 if trash.exists() or trash.is_symlink():
                     os.rename(trash, item.path)
+                put_back_links(taken)
                 aside.drop_copy()
                 raise
             if not aside.trash_is_kept:
                 remove_tree(trash)
-    drop_links(item.entry.links, item.path)
     return RemoveResult(
         name=item.entry.name, scope=item.scope, path=item.path, source=item.entry.source, kept=aside.kept
     )

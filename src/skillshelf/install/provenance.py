@@ -9,7 +9,7 @@ from pathlib import Path
 
 from skillshelf.env import Env
 from skillshelf.errors import InstallError
-from skillshelf.install.lock import LockEntry, content_hash, read_lock
+from skillshelf.install.lock import LockEntry, hash_as_recorded, read_lock
 from skillshelf.skills.model import Skill
 
 __all__ = ["InstalledInfo", "installed_provenance", "locally_modified"]
@@ -46,8 +46,12 @@ class InstalledInfo:
 def locally_modified(path: Path, entry: LockEntry) -> bool:
     """Whether the installed folder at ``path`` differs from what its lock ``entry`` recorded. A
     ``.git`` in it counts as a change (``install`` copies none): a repository made there holds
-    history that neither the source nor the recorded hash has."""
-    return not path.is_dir() or content_hash(path, with_git=True) != entry.content_hash
+    history that neither the source nor the recorded hash has. A folder that cannot be read
+    through counts as changed: nothing is overwritten on a guess, and the other skills go on."""
+    try:
+        return not path.is_dir() or hash_as_recorded(path, entry, with_git=True) != entry.content_hash
+    except OSError:
+        return True
 
 
 def installed_provenance(skills: Iterable[Skill], env: Env | None = None) -> dict[Path, InstalledInfo]:

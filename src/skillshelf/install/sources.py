@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 from skillshelf.errors import InstallError
 from skillshelf.fileio import resolve_path
 from skillshelf.install.archive import ARCHIVE_SUFFIXES, archive_suffix, extract_archive, single_top
+from skillshelf.install.download import download
 from skillshelf.install.git import GitRunner, ProgressFn, git_url
 from skillshelf.install.url_secrets import scrubbed, without_secrets
 
@@ -37,7 +38,6 @@ __all__ = [
 ]
 
 SourceKind = Literal["folder", "git", "archive"]
-MAX_DOWNLOAD_BYTES = 200 * 1024 * 1024
 _SCHEMES = ("file://", "http://", "https://", "ssh://", "git://", "git+ssh://", "git+https://")
 _SCP_LIKE = re.compile(r"^[\w.+-]+@[\w.-]+:(?!//)")
 _ARCHIVE_KINDS = f"a zip or tar archive ({', '.join(ARCHIVE_SUFFIXES)})"
@@ -318,34 +318,9 @@ def _url_suffix(url: str) -> str | None:
     return archive_suffix(urlsplit(url).path)
 
 
-def _download(url: str, dest: Path, progress: ProgressFn | None, timeout: float) -> Path:
-    import httpx
-
-    target = dest / f"download{_url_suffix(url) or '.zip'}"  # the reader is chosen by the suffix
-    try:
-        with httpx.stream("GET", url, follow_redirects=True, timeout=timeout) as response:
-            response.raise_for_status()
-            total = int(response.headers.get("content-length") or 0)
-            done = 0
-            with open(target, "wb") as out:
-                for chunk in response.iter_bytes():
-                    out.write(chunk)
-                    done += len(chunk)
-                    if done > MAX_DOWNLOAD_BYTES:
-                        raise InstallError(
-                            f"{url} is larger than {MAX_DOWNLOAD_BYTES} bytes; download stopped",
-                            hint="a skill archive should be small; check the URL",
-                            code="IS105",
-                        )
-                    if progress is not None:
-                        progress("Downloading", done / total if total else None)
-    except httpx.HTTPError as exc:
-        raise InstallError(
-            f"could not download {url}: {exc}",
-            hint="check the URL and your network connection",
-            code="IS105",
-        ) from exc
-    return target
+def _download(url: str, dest: Path, progress: ProgressFn | None) -> Path:
+    """Download ``url`` into ``dest``, named with its archive suffix (the reader goes by it)."""
+    return download(url, dest / f"download{_url_suffix(url) or '.zip'}", progress)
 
 
 def fetch_whole(
@@ -367,7 +342,7 @@ def fetch_whole(
         archive = Path(source.location)
         if source.location.lower().startswith(("http://", "https://")):
             with secret_out_of_errors(source):
-                archive = _download(source.fetch_location, workdir, progress, timeout)
+                archive = _download(source.fetch_location, workdir, progress)
         elif not archive.is_file():
             raise InstallError(f"{archive} does not exist any more", hint=_SOURCE_HINT, code="IS103")
         if progress is not None:

@@ -30,7 +30,7 @@ from skillshelf.diagnostics import Diagnostic, Severity, diagnostic
 from skillshelf.errors import InstallError
 from skillshelf.install.files import content_hash
 from skillshelf.install.git import git_url
-from skillshelf.install.lock import LockEntry, read_lock
+from skillshelf.install.lock import LockEntry, hash_as_recorded, read_lock
 from skillshelf.install.provenance import locally_modified
 from skillshelf.install.sources import Source
 from skillshelf.install.targets import own_link
@@ -44,6 +44,7 @@ __all__ = [
     "PlacedTwiceError",
     "SameNameError",
     "SameSkill",
+    "left_by_interrupted_install",
     "name_taken",
     "same_name",
     "same_name_holder",
@@ -306,7 +307,7 @@ class SameSkill:
     def copy_at(self, holder: Path) -> bool:
         """Whether ``holder`` (at the other scope) is this skill with the same files."""
         entry = self._entry(holder)
-        return entry is not None and entry.content_hash == content_hash(self.fetched)
+        return entry is not None and entry.content_hash == hash_as_recorded(self.fetched, entry)
 
     def installed_at(self, holder: Path) -> AlreadyInstalledError | None:
         """:class:`AlreadyInstalledError` when ``holder`` (in the folder this install writes to,
@@ -320,7 +321,7 @@ class SameSkill:
         """This skill is installed at ``at`` (``entry``): ``IS130`` when the URL typed, or the one
         the entry recorded (``dropped``), held a secret."""
         secret = self.source.secret_location is not None or at.name in self.dropped
-        changed = content_hash(self.fetched) != entry.content_hash
+        changed = hash_as_recorded(self.fetched, entry) != entry.content_hash
         return AlreadyInstalledError(at, entry, source_changed=changed, secret=secret)
 
 
@@ -365,3 +366,16 @@ def _read_name(folder: str, _mtime: int, _ctime: int, _size: int) -> str | None:
     root = SkillRoot(path=path.parent.parent, scope=Scope.USER, origin=RootOrigin.INSTALLED)
     skill = read_skill(path, root, probe_openai_yaml=False).skill
     return None if skill is None else skill.name
+
+
+def left_by_interrupted_install(target: Path, folder: Path) -> bool:
+    """Whether ``target``, a folder without a lock entry, holds exactly the files of the skill
+    ``folder`` being installed: what an install stopped between moving the folder in and writing
+    its lock entry leaves. Installing it again takes it over (nothing is lost: the copy is the
+    same); any other folder there is someone's own (``IS305``)."""
+    if target.is_symlink() or not target.is_dir():
+        return False
+    try:
+        return content_hash(target, with_git=True) == content_hash(folder)
+    except OSError:
+        return False

@@ -56,6 +56,7 @@ __all__ = [
     "default_scope",
     "default_target",
     "drop_links",
+    "put_back_links",
     "inside_project",
     "links_not_kept",
     "listed_beside",
@@ -188,11 +189,22 @@ def default_target(env: Env, configured: object = None) -> InstallTarget:
     if configured in ("codex", "claude", "all"):
         return configured
     path = env.environ.get("PATH", os.defpath)
-    codex = env.codex_home.is_dir() or shutil.which("codex", path=path) is not None
-    claude = (env.home / ".claude").is_dir() or shutil.which("claude", path=path) is not None
+    codex = _used(env.codex_home, made_here=()) or shutil.which("codex", path=path) is not None
+    claude = (env.home / ".claude.json").is_file() or _used(env.home / ".claude", made_here=("skills",))
+    claude = claude or shutil.which("claude", path=path) is not None
     if codex and claude:
         return "all"
     return "claude" if claude else "codex"
+
+
+def _used(folder: Path, *, made_here: tuple[str, ...]) -> bool:
+    """Whether an agent's folder holds more than ``made_here`` (what ``install --for`` makes
+    there): skillshelf's own installs never change which agent is found."""
+    try:
+        with os.scandir(folder) as entries:
+            return any(entry.name not in made_here for entry in entries)
+    except OSError:
+        return False
 
 
 def _points_to(link: Path, target: Path) -> bool:
@@ -337,11 +349,37 @@ def make_links(links: Sequence[Path], target: Path, *, relative: bool) -> None:
         os.symlink(to, link, target_is_directory=True)
 
 
-def drop_links(links: Sequence[str], target: Path) -> None:
-    """Take away the links that still point to ``target`` (others are left alone)."""
+def drop_links(links: Sequence[str], target: Path) -> list[tuple[Path, str]]:
+    """Take away the links that still point to ``target`` or lead nowhere (others are left
+    alone); return each taken link with its text, for :func:`put_back_links`. All or none:
+    when one cannot be taken away, those already taken are made again.
+
+    Raises:
+        InstallError: (IS316) a link cannot be taken away; nothing was changed.
+    """
+    taken: list[tuple[Path, str]] = []
     for link in map(Path, links):
-        if _points_to(link, target) or (link.is_symlink() and not link.exists()):
+        try:
+            if not (_points_to(link, target) or (link.is_symlink() and not link.exists())):
+                continue
+            text = os.readlink(link)
             link.unlink()
+        except OSError as exc:
+            put_back_links(taken)
+            raise InstallError(
+                f"cannot take away the link {link} to {target}: {exc}; nothing was changed",
+                hint=f"make {link.parent} writable (or delete the link {link} yourself), then run it again",
+                code="IS316",
+            ) from exc
+        taken.append((link, text))
+    return taken
+
+
+def put_back_links(taken: Sequence[tuple[Path, str]]) -> None:
+    """Make again the links :func:`drop_links` took away (what cannot be made is left)."""
+    for link, text in reversed(taken):
+        with contextlib.suppress(OSError):
+            os.symlink(text, link, target_is_directory=True)
 
 
 def links_not_kept(old: Sequence[str], links: Sequence[Path], root: Path, target: Path) -> list[Path]:

@@ -4,11 +4,10 @@ the skill: what ``update --check`` says, and what lets ``update`` skip a fetch."
 from __future__ import annotations
 
 from skillshelf.install.fetch_once import FetchOnce
-from skillshelf.install.files import content_hash
 from skillshelf.install.found import find_skill_folder
 from skillshelf.install.git import is_commit_id
 from skillshelf.install.installed import InstalledSkill, UpdateStatus
-from skillshelf.install.lock import LockEntry
+from skillshelf.install.lock import LockEntry, hash_as_recorded
 from skillshelf.install.sources import Source, recorded_source, secret_out_of_errors
 
 __all__ = ["checked", "source_of", "unchanged_upstream"]
@@ -33,7 +32,7 @@ def unchanged_upstream(item: InstalledSkill, fetched: FetchOnce) -> str | None:
             return f"already at {remote[:12]}"
         return None
     source = source_of(entry)
-    if content_hash(find_skill_folder(fetched(source).folder, source)) == entry.content_hash:
+    if hash_as_recorded(find_skill_folder(fetched(source).folder, source), entry) == entry.content_hash:
         return "source unchanged"
     return None
 
@@ -54,7 +53,7 @@ def checked(
         return "available", "new contents" + local, None
     source = source_of(entry)
     new = fetched(source)
-    same = content_hash(find_skill_folder(new.folder, source)) == entry.content_hash
+    same = hash_as_recorded(find_skill_folder(new.folder, source), entry) == entry.content_hash
     moved = f"{(entry.commit or '')[:12]} -> {(new.commit or '')[:12]}"
     if same:
         kept = "; changed locally" if modified else ""
