@@ -21,7 +21,7 @@ from pathlib import Path
 from skillshelf.config.entry_checks import ENTRY_KEYS
 from skillshelf.config.modes import MODE_NAMES
 from skillshelf.config.schema import SCHEMA, Spec
-from skillshelf.memory.settings import MemorySettings
+from skillshelf.memory.settings import SETTING_RANGES, MemorySettings, range_text
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "config.md"
 
@@ -85,24 +85,24 @@ MEMORY_HELP: dict[str, tuple[str, str]] = {
     "base_url": ("http(s) API root of an OpenAI- or Anthropic-compatible server", _MEMORY),
     "api_key_env": ("environment variable holding the API key (else the provider's)", _MEMORY),
     "context_window": ("the model's window (sizes a session's share)", _MEMORY),
-    "effective_context_percent": ("part of the window counted as usable, 1 to 100", _MEMORY),
+    "effective_context_percent": ("part of the window counted as usable, in percent", _MEMORY),
     "max_output_tokens": ("most tokens a model answer may have", _MEMORY),
     "json_mode": ("schema, object or off: how structured answers are asked for", _MEMORY),
     "request_timeout_s": ("seconds per model request attempt (up to 3 attempts)", _MEMORY),
-    "max_rollouts_per_run": ("most sessions a run reads, 1 to 128", _MEMORY),
+    "max_rollouts_per_run": ("most sessions a run reads", _MEMORY),
     "max_running_jobs": ("most sessions in progress at once (else max_rollouts_per_run)", _MEMORY),
-    "min_idle_hours": ("a session is read once idle this long (0 to 48)", _MEMORY),
+    "min_idle_hours": ("a session is read once idle this long (hours)", _MEMORY),
     "max_age_days": ("sessions older than this are not read", _MEMORY),
     "max_unused_days": ("memories unused this long are pruned", _MEMORY),
     "max_raw_memories": ("most extracted memories one consolidation takes", _MEMORY),
-    "concurrency": ("parallel model calls, 1 to 64", _MEMORY),
+    "concurrency": ("parallel model calls", _MEMORY),
     "lease_seconds": ("how long a worker holds a session", _MEMORY),
     "heartbeat_seconds": ("how often a worker renews its leases", _MEMORY),
     "retry_delay_seconds": ("first retry delay of a failed session (doubles)", _MEMORY),
     "max_model_calls": ("most model calls per run (none: no cap)", _MEMORY),
     "summary_token_cap": (
         "tokens of memory_summary.md put in the model's context, cut in the middle past them "
-        "(100 to 100,000; 2,500 as Codex's read path)",
+        "(2,500 as Codex's read path)",
         "context, ui, run, chat, hook (session start), memory show",
     ),
     "consolidator": ("auto, agent or direct: how memories are merged", _MEMORY),
@@ -157,6 +157,8 @@ def _memory_lines() -> list[tuple[str, str, str, str, str]]:
         value = getattr(MemorySettings(), item.name)
         default = "none" if value is None else f'"{value}"' if isinstance(value, str) else f"{value:g}"
         text, read_by = MEMORY_HELP[item.name]
+        if item.name in SETTING_RANGES:
+            text = f"{text}; {range_text(item.name)}"
         out.append((f"`memory.{item.name}`", _memory_type(str(item.type)), default, text, read_by))
     return out
 
@@ -185,8 +187,10 @@ def render() -> str:
             ]
         if top == "memory":
             out += [
-                "`[memory]` is checked by the memory commands: an unknown key or a value out of range",
-                "stops them (exit 2, `ME02x`); `-c memory.KEY=VALUE` and their options override it.",
+                "`[memory]` is checked by the commands that read it: an unknown key (`ME021`), a value",
+                "of the wrong type (`ME019`, `ME020`, `ME022`) or out of its range above (`ME027`; never",
+                "clamped) stops them (exit 2); `-c memory.KEY=VALUE` and their options override it.",
+                "A hook never stops on it: its log names the value, and the default is used.",
                 "",
             ]
     return "\n".join(out).rstrip("\n") + "\n"

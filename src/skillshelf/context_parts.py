@@ -134,7 +134,8 @@ def memory_part(env: Env, options: ContextOptions, config: Config) -> list[Conte
     ``options.memory_tokens``, else to ``memory.summary_token_cap``.
 
     Raises:
-        UsageError: ``memory.summary_token_cap`` is not a whole number (``ME022``, ``ME029``).
+        UsageError: ``memory.summary_token_cap`` is not a whole number from 100 to 100,000
+            (``ME022``, ``ME029``, ``ME027``).
     """
     from skillshelf.memory.read import memory_summary_for, scope_setting, summary_token_cap
 

@@ -27,6 +27,7 @@ __all__ = [
     "ModelRef",
     "Provider",
     "SdkClient",
+    "key_or_none",
     "parse_model_ref",
     "sdk_installed",
 ]
@@ -73,18 +74,30 @@ def sdk_installed(ref: ModelRef) -> bool:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ErrorCodes:
     """The caller's codes: ``missing`` SDK (a ``UsageError``, ``extra`` the extra to install),
-    ``failed`` call (a ``ModelCallError``, ``hint`` what to check)."""
+    ``failed`` call (a ``ModelCallError``, ``hint`` what to check), ``no_key``: an empty API key
+    with no base URL (a ``UsageError``, as an unset one is to the caller)."""
 
     missing: str
     failed: str
     extra: str | None = None  # None: the provider's own extra
     hint: str = "check the base URL, the API key variable and the model name"
     timeout_hint: str = "the server did not answer in time: try again later, or allow it longer"
+    no_key: str | None = None  # a UsageError for a blank key to the provider's own API; None: not checked
+
+
+def key_or_none(value: str | None) -> str | None:
+    """An API key as read from its variable: one that is empty or only whitespace is no key
+    (``OPENAI_API_KEY=`` in a shell means "unset", and the provider would refuse it anyway)."""
+    return value if value is not None and value.strip() else None
 
 
 class SdkClient:
     """The SDK's client for one model at one endpoint (``api_key`` None: a placeholder, for a
-    local server that wants none; the SDK's own variable is not read)."""
+    local server that wants none; the SDK's own variable is not read).
+
+    A blank ``api_key`` is no key: with no ``base_url`` (the provider's own API, which would refuse
+    every call after the SDK's retries), a caller with ``codes.no_key`` gets that UsageError at once,
+    naming ``key_variable`` (default: the provider's variable)."""
 
     def __init__(
         self,
@@ -95,9 +108,20 @@ class SdkClient:
         timeout_s: float,
         codes: ErrorCodes,
         max_retries: int = 2,
+        key_variable: str | None = None,
     ) -> None:
         self.ref = ref
         self.codes = codes
+        blank = api_key is not None and key_or_none(api_key) is None
+        api_key = key_or_none(api_key)
+        if blank and base_url is None and codes.no_key is not None:
+            variable = key_variable or KEY_VARIABLES[ref.provider]
+            raise UsageError(
+                f"{variable} is set but empty, so {ref} cannot be called on its provider's API",
+                hint=f"export {variable}=YOUR_KEY (or unset it and point the base URL at a server "
+                "that needs no key)",
+                code=codes.no_key,
+            )
         package = _PACKAGES[ref.provider]
         try:
             sdk = importlib.import_module(package)

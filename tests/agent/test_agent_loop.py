@@ -284,11 +284,11 @@ def test_a_failed_test_run_is_named_as_it_ran_not_called_never_run(
 
 
 def test_tool_call_arguments_nested_too_deeply_reach_the_tool_as_raw_text() -> None:
-    from skillshelf.agent.providers import _json_object
+    from skillshelf.agent.tool_arguments import raw_call_arguments
 
     deep = '{"path": ' + "[" * 100_000 + "]" * 100_000 + "}"
-    assert _json_object(deep) == {"_raw": deep}
-    assert _json_object('{"path": "a.py"}') == {"path": "a.py"}
+    assert raw_call_arguments(deep) == {"_raw": deep}
+    assert raw_call_arguments('{"path": "a.py"}') == {"path": "a.py"}
 
 
 def _calc_project(root: Path) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from skillshelf.agent.folder_tools import MAX_OUTPUT_CHARS, MAX_READ_BYTES, FolderTools
-from skillshelf.agent.providers import _json_object
+from skillshelf.agent.tool_arguments import raw_call_arguments
 
 
 def test_reading_a_file_over_the_read_cap_shows_its_real_end_and_size(tmp_path: Path) -> None:
@@ -24,18 +24,37 @@ def test_reading_a_file_over_the_read_cap_shows_its_real_end_and_size(tmp_path: 
     assert len(outcome.text) < MAX_OUTPUT_CHARS + 500
 
 
-@pytest.mark.parametrize("raw", ['{"path": "a.txt"', '"a.txt"', '["a.txt"]'])
-def test_arguments_that_are_not_a_json_object_are_reported_as_such(tmp_path: Path, raw: str) -> None:
+def test_arguments_that_are_not_json_are_reported_as_such(tmp_path: Path) -> None:
+    raw = '{"path": "a.txt"'
     (tmp_path / "a.txt").write_text("hi\n", encoding="utf-8")
-    outcome = FolderTools(tmp_path).execute("read_file", _json_object(raw))
+    outcome = FolderTools(tmp_path).execute("read_file", raw_call_arguments(raw))
     assert outcome.is_error
     assert outcome.text.startswith("error: the arguments were not valid JSON: ")
     assert json.dumps(raw)[1:-1] in outcome.text or raw in outcome.text
 
 
+@pytest.mark.parametrize(
+    ("raw", "kind"),
+    [
+        ('"a.txt"', "a string"),
+        ('["a.txt"]', "an array"),
+        ("null", "null"),
+        ("7", "a number"),
+        ("true", "a boolean"),
+    ],
+)
+def test_json_arguments_that_are_no_object_are_reported_with_their_type(
+    tmp_path: Path, raw: str, kind: str
+) -> None:
+    (tmp_path / "a.txt").write_text("hi\n", encoding="utf-8")
+    outcome = FolderTools(tmp_path).execute("read_file", raw_call_arguments(raw))
+    assert outcome.is_error and "not valid JSON" not in outcome.text
+    assert outcome.text.startswith(f"error: arguments must be a JSON object, got {kind}: {raw};")
+
+
 def test_long_arguments_that_are_not_json_are_quoted_only_in_part(tmp_path: Path) -> None:
     raw = '{"content": "' + "y" * 100_000
-    outcome = FolderTools(tmp_path).execute("write_file", _json_object(raw))
+    outcome = FolderTools(tmp_path).execute("write_file", raw_call_arguments(raw))
     assert "not valid JSON" in outcome.text and "(100013 characters)" in outcome.text
     assert len(outcome.text) < 1000
 

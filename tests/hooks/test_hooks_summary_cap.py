@@ -45,3 +45,21 @@ def test_a_bad_summary_token_cap_is_logged_and_the_summary_still_comes(isolated_
     assert text.startswith(events.SUMMARY_INTRO) and approx_tokens(text) <= CONTEXT_TOKEN_LIMIT["claude"]
     log = log_path(env.dirs.state).read_text(encoding="utf-8")
     assert "ME022" in log and "summary_token_cap" in log
+
+
+def test_a_memory_setting_out_of_range_starts_no_run_and_the_answer_still_comes(isolated_home: Any) -> None:
+    from skillshelf.memory.queue import QueuedSession, enqueue
+
+    env = make_project(isolated_home, config="[hooks]\nsuggestions = false\n[memory]\nconcurrency = 1000\n")
+    transcript = isolated_home.home / "t.jsonl"
+    transcript.write_text("{}\n", encoding="utf-8")
+    enqueue(env.dirs.state, QueuedSession(path=transcript, agent="claude", session_id="s1"))
+    folder = scope_dir(isolated_home.data / "skillshelf", project_scope(env.project_root))
+    folder.mkdir(parents=True)
+    (folder / "memory_summary.md").write_text(LINES[0], encoding="utf-8")
+    started: list[list[str]] = []
+    inp = parse_input(hook_input("SessionStart", env, source="startup"), "SessionStart")
+    text = events.session_start("claude", inp, env, started.append)
+    assert LINES[0] in text and not any("memory" in args for args in started)
+    log = log_path(env.dirs.state).read_text(encoding="utf-8")
+    assert "memory run not started" in log and "ME027" in log

@@ -215,11 +215,18 @@ def test_memory_settings_come_from_the_config_file(
     assert code == 2 and "ME021" in err
 
 
+@pytest.mark.parametrize("key", [None, "", "  "])
 def test_a_run_without_an_api_key_stops_before_claiming_anything(
-    project: Path, isolated_home: Any, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    project: Path,
+    isolated_home: Any,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    key: str | None,
 ) -> None:
     for variable in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"):
         monkeypatch.delenv(variable, raising=False)
+    if key is not None:  # set but blank: no key either
+        monkeypatch.setenv("OPENAI_API_KEY", key)
     sessions = isolated_home.home / "t"
     write_skillshelf_transcript(
         sessions / "a.jsonl", session_id="nokey", cwd=project, task="remember uv", mtime=time.time() - 3600

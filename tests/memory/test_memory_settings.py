@@ -1,4 +1,4 @@
-"""The ``[memory]`` settings: counts are whole numbers, durations have a ceiling."""
+"""The ``[memory]`` settings: counts are whole numbers, durations have a ceiling the store fits."""
 
 from __future__ import annotations
 
@@ -30,13 +30,15 @@ def test_a_whole_count_written_as_a_float_is_taken_as_that_integer() -> None:
     assert type(settings.max_rollouts_per_run) is int and type(settings.max_raw_memories) is int
 
 
-def test_huge_durations_are_held_to_a_ceiling_that_fits_the_store() -> None:
+def test_durations_at_their_ceiling_fit_the_store_and_past_it_are_refused() -> None:
     settings = MemorySettings().with_overrides(
-        lease_seconds=1e17, retry_delay_seconds=1e16, heartbeat_seconds=1e300, request_timeout_s=1e300
+        lease_seconds=30 * 86_400, retry_delay_seconds=30 * 86_400, heartbeat_seconds=86_400
     )
-    assert settings.lease_seconds <= 31 * 86_400 and settings.retry_delay_seconds <= 31 * 86_400
-    assert settings.heartbeat_seconds <= 86_400 and settings.request_timeout_s <= 86_400
-    assert MemorySettings().with_overrides(lease_seconds=7200).lease_seconds == 7200
+    assert settings.lease_seconds == settings.retry_delay_seconds == 30 * 86_400
+    for key in ("lease_seconds", "retry_delay_seconds", "heartbeat_seconds", "request_timeout_s"):
+        with pytest.raises(UsageError) as info:
+            MemorySettings().with_overrides(**{key: 1e17})
+        assert info.value.code == "ME027" and f"memory.{key}" in (info.value.hint or "")
 
 
 def test_a_fractional_count_in_the_config_stops_the_run_with_a_config_code_not_a_database_one(
@@ -49,7 +51,7 @@ def test_a_fractional_count_in_the_config_stops_the_run_with_a_config_code_not_a
     assert code != 0 and "ME029" in err and "ME013" not in err and "damaged" not in err
 
 
-def test_a_run_with_huge_durations_extracts_and_leaves_no_lease_behind(
+def test_a_run_with_durations_at_their_ceiling_extracts_and_leaves_no_lease_behind(
     isolated_home: Any, scripted_model: ScriptedModel
 ) -> None:
     project = isolated_home.home / "proj"
@@ -66,8 +68,8 @@ def test_a_run_with_huge_durations_extracts_and_leaves_no_lease_behind(
         extract_model="openai:m",
         base_url=scripted_model.url + "/v1",
         min_idle_hours=0,
-        lease_seconds=1e17,
-        retry_delay_seconds=1e16,
+        lease_seconds=30 * 86_400,
+        retry_delay_seconds=30 * 86_400,
     )
     report = run_memory(env, settings, RunOptions(sessions=(path,), phase="1"))
     assert report.outcomes == {"extracted": 1}

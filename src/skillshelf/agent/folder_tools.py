@@ -4,11 +4,11 @@
 Every call returns a :class:`FolderOutcome` (text for the model, error flag, and what the
 guards need: which file was edited, which command ran with which exit code). Nothing raises
 to the loop: a bad path, an argument out of range (a timeout of 10**12 s, a NUL in a command)
-or a failing command is an error *result* the model can act on. Arguments are checked against
-the tool's own schema first (:func:`~skillshelf.serve.arguments.check_arguments`, as the skill
-tools are), and arguments that were no JSON object (``{"_raw": text}`` from the providers) are
-reported as such. A file larger than ``MAX_READ_BYTES`` is shown by its real first and last
-bytes, with its size and the count of bytes left out.
+or a failing command is an error *result* the model can act on. Arguments are checked first
+(:func:`~skillshelf.agent.tool_arguments.argument_problem`: a JSON object that fits the tool's
+schema). A file larger than ``MAX_READ_BYTES`` is shown by its real first and last bytes, with
+its size and the count of bytes left out. ``read_file`` also reads, read-only, in the folders of
+the discovered skills (``skill_folders``: what the catalog tells the model to read).
 
 A command's output is streamed and clipped as it arrives (:func:`~skillshelf.agent.tool_io.
 run_clipped`), and writes encode the content first, then replace the file in one rename
@@ -17,11 +17,15 @@ surrogate from a ``"\\ud800"`` JSON escape) is refused and the file keeps its co
 
 A command runs with the ``environ`` it is given (:func:`~skillshelf.agent.shell_env.
 shell_environment`: the caller's, less the variables named like secrets), and its output is
-redacted (:func:`~skillshelf.agent.shell_env.redacted_output`) before the model reads it.
-``read_file`` shows a file exactly (the model edits files byte for byte); where bash is offered,
+redacted (:func:`~skillshelf.agent.shell_env.redacted_parts`) before it is cut and before the
+model reads it. The exact values left out of that environment (``stripped``) are replaced by the
+marker in every tool's output (a command can read them back from this process). ``read_file``
+shows a file exactly (the model edits files byte for byte), but for those values and for a file
+that is not UTF-8 (shown with U+FFFD and a note that says so); where bash is offered,
 ``write_file`` / ``edit_file`` refuse text that adds the redaction marker to a file, so a
 redacted ``cat`` written back cannot replace a secret with the marker, and the tools'
-descriptions say so.
+descriptions say so. Neither replaces a read-only file, nor writes text from a lossy read over
+a file that is not UTF-8 (:mod:`~skillshelf.agent.file_checks`).
 """
 
 from __future__ import annotations
@@ -32,18 +36,30 @@ from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from skillshelf.agent.shell_env import REDACTED, redacted_output
+from skillshelf.agent.file_checks import (
+    FolderError,
+    current_text,
+    encoded,
+    refuse_locked,
+    refuse_lossy_overwrite,
+    refuse_new_markers,
+    shown_text,
+)
+from skillshelf.agent.path_messages import os_error_text
+from skillshelf.agent.shell_env import REDACTED, redacted_parts
+from skillshelf.agent.skill_reads import SKILL_READ_NOTE, SkillFolders
+from skillshelf.agent.stripped_values import NO_VALUES, StrippedValues
+from skillshelf.agent.tool_arguments import argument_problem
 from skillshelf.agent.tool_io import run_clipped, write_atomic
-from skillshelf.errors import UsageError, reason
+from skillshelf.errors import SkillshelfError
 from skillshelf.fileio import resolve_path
-from skillshelf.serve.arguments import check_arguments
 from skillshelf.serve.schemas import ToolSpec
+from skillshelf.skills.model import Skill
 
-__all__ = ["FOLDER_TOOLS", "FolderOutcome", "FolderTools"]
+__all__ = ["FOLDER_TOOLS", "FolderError", "FolderOutcome", "FolderTools"]
 
 MAX_OUTPUT_CHARS = 30_000
 MAX_READ_BYTES = 2_000_000
-MAX_RAW_SHOWN = 200  # characters of arguments that are not JSON, quoted back to the model
 MAX_TIMEOUT = 3600  # seconds; the schema's maximum
 
 BASH = ToolSpec(
@@ -119,10 +135,7 @@ class FolderOutcome:
     edited: Path | None = None
     command: str | None = None
     exit_code: int | None = None
-
-
-class FolderError(Exception):
-    """A tool call the workspace refuses (reported to the model, never raised to the loop)."""
+    read: Path | None = None  # the file read_file read
 
 
 class FolderTools:
@@ -136,7 +149,8 @@ class FolderTools:
     (``None``: this process's, as it is). With bash offered, whose output is redacted, writes
     and edits that add the redaction marker to a file are refused (``refuse_markers``), and the
     tool descriptions say so; without it (the memory consolidation, whose input is redacted
-    text) they are not.
+    text) they are not. ``stripped``: the exact values left out of ``environ``, replaced by the
+    marker in every output (:mod:`~skillshelf.agent.stripped_values`).
     """
 
     def __init__(
@@ -148,9 +162,13 @@ class FolderTools:
         writable: Callable[[str], bool] | None = None,
         writable_rule: str = "",
         environ: Mapping[str, str] | None = None,
+        skill_folders: SkillFolders | None = None,
+        stripped: StrippedValues = NO_VALUES,
     ) -> None:
         self.root = root.resolve()
+        self.skill_folders = skill_folders
         self.environ = environ
+        self.stripped = stripped
         self.default_timeout = default_timeout
         known = {spec.name for spec in FOLDER_TOOLS}
         unknown = set(allowed or ()) - known
@@ -166,7 +184,9 @@ class FolderTools:
 
     def specs(self) -> tuple[ToolSpec, ...]:
         """The tool definitions this workspace offers (in the usual order)."""
-        notes = REDACTION_NOTES if self.refuse_markers else {}
+        notes = dict(REDACTION_NOTES) if self.refuse_markers else {}
+        if self.skill_folders is not None:
+            notes["read_file"] = SKILL_READ_NOTE + notes.get("read_file", "")
         return tuple(
             replace(spec, description=spec.description + notes.get(spec.name, ""))
             for spec in FOLDER_TOOLS
@@ -174,6 +194,13 @@ class FolderTools:
         )
 
     def execute(self, name: str, arguments: Mapping[str, Any]) -> FolderOutcome:
+        """Run one tool call; its text scrubbed of the values left out of the environment."""
+        outcome = self._execute(name, arguments)
+        if not self.stripped:
+            return outcome
+        return replace(outcome, text=self.stripped.scrub(outcome.text))
+
+    def _execute(self, name: str, arguments: Mapping[str, Any]) -> FolderOutcome:
         handlers = {
             "bash": self._bash,
             "read_file": self._read,
@@ -192,7 +219,7 @@ class FolderTools:
         except FolderError as exc:
             return FolderOutcome(text=f"error: {exc}", is_error=True)
         except OSError as exc:
-            return FolderOutcome(text=f"error: {reason(exc)} ({exc.filename or ''})", is_error=True)
+            return FolderOutcome(text=f"error: {os_error_text(exc, self.root)}", is_error=True)
         except UnicodeDecodeError as exc:
             how = (
                 "use bash to change it" if "bash" in self.allowed else "it cannot be edited with these tools"
@@ -248,8 +275,15 @@ class FolderTools:
         timeout = arguments.get("timeout") or self.default_timeout
         if not isinstance(timeout, int) or isinstance(timeout, bool) or not 1 <= timeout <= MAX_TIMEOUT:
             raise FolderError(f"timeout must be a whole number of seconds from 1 to {MAX_TIMEOUT}")
-        run = run_clipped(command, cwd=self.root, timeout=timeout, limit=MAX_OUTPUT_CHARS, env=self.environ)
-        output = redacted_output(run.output)
+        run = run_clipped(
+            command,
+            cwd=self.root,
+            timeout=timeout,
+            limit=MAX_OUTPUT_CHARS,
+            env=self.environ,
+            clean=lambda texts: redacted_parts(texts, self.stripped.scrub),
+        )
+        output = run.output
         if run.exit_code is None:
             return FolderOutcome(
                 text=f"error: timed out after {timeout} s\n{output}".rstrip(),
@@ -265,7 +299,12 @@ class FolderTools:
         )
 
     def _read(self, arguments: Mapping[str, Any]) -> FolderOutcome:
-        path = self._path(arguments)
+        try:
+            path = self._path(arguments)
+        except FolderError:
+            if (folders := self.skill_folders) and (found := folders.find(self.root, arguments["path"])):
+                return _skill_file(folders, *found)
+            raise
         if not path.is_file():
             raise FolderError(f"{arguments.get('path')!r} is not a file")
         with open(path, "rb") as handle:
@@ -273,11 +312,11 @@ class FolderTools:
             if b"\0" in data[:8192]:
                 raise FolderError(f"{arguments.get('path')!r} is a binary file")
             if len(data) <= MAX_READ_BYTES:
-                return FolderOutcome(text=_clip(data.decode("utf-8", errors="replace")))
+                return FolderOutcome(text=_clip(shown_text(data)), read=path)
             size = max(os.fstat(handle.fileno()).st_size, len(data))
             handle.seek(max(0, size - MAX_OUTPUT_CHARS // 2))
             tail = handle.read(MAX_OUTPUT_CHARS // 2)
-        return FolderOutcome(text=_ends(data[: MAX_OUTPUT_CHARS // 2], tail, size))
+        return FolderOutcome(text=_ends(data[: MAX_OUTPUT_CHARS // 2], tail, size), read=path)
 
     def _write(self, arguments: Mapping[str, Any]) -> FolderOutcome:
         path = self._write_path(arguments)
@@ -286,13 +325,15 @@ class FolderTools:
             raise FolderError(
                 f"{arguments.get('path')!r} exists and is not a regular file; it was left alone"
             )
+        refuse_locked(path, arguments.get("path"))
+        converted = refuse_lossy_overwrite(path, content, arguments.get("path"))
         if self.refuse_markers:
-            _refuse_new_markers(content, _current_text(path), arguments.get("path"))
-        data = _encoded(content, "content")
+            refuse_new_markers(content, current_text(path), arguments.get("path"))
+        data = encoded(content, "content")
         path.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(path, data)
         return FolderOutcome(
-            text=f"wrote {len(content)} characters to {path.relative_to(self.root)}", edited=path
+            text=f"wrote {len(content)} characters to {path.relative_to(self.root)}{converted}", edited=path
         )
 
     def _edit(self, arguments: Mapping[str, Any]) -> FolderOutcome:
@@ -300,6 +341,7 @@ class FolderTools:
         old, new = _text(arguments, "old_text"), _text(arguments, "new_text", allow_empty=True)
         if not path.is_file():
             raise FolderError(f"{arguments.get('path')!r} is not a file; use write_file to create it")
+        refuse_locked(path, arguments.get("path"))
         text = path.read_text(encoding="utf-8")
         count = text.count(old)
         if count != 1:
@@ -309,59 +351,26 @@ class FolderTools:
             )
         edited = text.replace(old, new, 1)
         if self.refuse_markers:
-            _refuse_new_markers(edited, text, arguments.get("path"))
-        write_atomic(path, _encoded(edited, "new_text"))
+            refuse_new_markers(edited, text, arguments.get("path"))
+        write_atomic(path, encoded(edited, "new_text"))
         return FolderOutcome(text=f"edited {path.relative_to(self.root)}", edited=path)
 
 
-def _current_text(path: Path) -> str:
-    """What ``path`` holds now as text (``""`` when there is no such file)."""
-    if not path.is_file():
-        return ""
-    return path.read_bytes().decode("utf-8", errors="replace")
-
-
-def _refuse_new_markers(content: str, current: str, raw_path: object) -> None:
-    """A ``FolderError`` when ``content`` holds more redaction markers than the file's
-    ``current`` text: bash's output is redacted, and writing it back would put the marker
-    where the secret was."""
-    added = content.count(REDACTED) - current.count(REDACTED)
-    if added > 0:
-        how = (
-            "Read the file with read_file (it shows the file exactly, secrets included) and write "
-            "or edit from that"
-            if current
-            else "To write a new file that must hold this text, write it with bash"
-        )
-        raise FolderError(
-            f"the text holds {REDACTED}, the marker that replaces secrets in bash's output, "
-            f"{added} more time(s) than {raw_path!r} does; nothing was written. {how}"
-        )
+def _skill_file(folders: SkillFolders, skill: Skill, relative: str) -> FolderOutcome:
+    """A file in a discovered skill's folder outside the workspace, read-only and confined."""
+    try:
+        read = folders.read(skill, relative, max_bytes=MAX_READ_BYTES)
+    except SkillshelfError as exc:
+        raise FolderError(f"{exc.message}; {exc.hint}" if exc.hint else exc.message) from None
+    return FolderOutcome(text=_clip(read.text), read=read.path)
 
 
 def _check(name: str, arguments: Mapping[str, Any]) -> None:
-    """A ``FolderError`` unless ``arguments`` are a JSON object that fits the tool's schema
-    (``{"_raw": text}`` is what a provider hands on for arguments that were not one)."""
-    raw = arguments.get("_raw")
-    if isinstance(raw, str) and set(arguments) == {"_raw"}:
-        shown = raw if len(raw) <= MAX_RAW_SHOWN else raw[:MAX_RAW_SHOWN] + f"... ({len(raw)} characters)"
-        raise FolderError(
-            f"the arguments were not valid JSON: {shown!r}; send one JSON object, e.g. "
-            f"{_EXAMPLES.get(name, '{}')}"
-        )
+    """A ``FolderError`` unless ``arguments`` are a JSON object that fits the tool's schema."""
     spec = next(spec for spec in FOLDER_TOOLS if spec.name == name)
-    try:
-        check_arguments(name, spec.parameters, arguments)
-    except UsageError as exc:
-        raise FolderError(f"{exc.message} ({exc.hint})") from None
-
-
-_EXAMPLES = {
-    "bash": '{"command": "ls"}',
-    "read_file": '{"path": "README.md"}',
-    "write_file": '{"path": "notes.txt", "content": "text"}',
-    "edit_file": '{"path": "notes.txt", "old_text": "old", "new_text": "new"}',
-}
+    problem = argument_problem(spec, arguments)
+    if problem:
+        raise FolderError(problem)
 
 
 def _text(arguments: Mapping[str, Any], key: str, *, allow_empty: bool = False) -> str:
@@ -369,17 +378,6 @@ def _text(arguments: Mapping[str, Any], key: str, *, allow_empty: bool = False) 
     if not isinstance(value, str) or (not allow_empty and not value):
         raise FolderError(f"argument {key!r} must be a non-empty string")
     return value
-
-
-def _encoded(text: str, key: str) -> bytes:
-    """``text`` as UTF-8, or an error naming the first character that cannot be written."""
-    try:
-        return text.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        raise FolderError(
-            f"argument {key!r} holds {text[exc.start]!r} at index {exc.start}, a lone surrogate that "
-            "cannot be written as UTF-8; nothing was written (send the character itself, or a pair)"
-        ) from None
 
 
 def _ends(head: bytes, tail: bytes, size: int) -> str:

@@ -39,6 +39,8 @@ from skillshelf.agent.history import (
 )
 from skillshelf.agent.providers import Provider
 from skillshelf.agent.repeat_guard import RepeatGuard
+from skillshelf.agent.skill_reads import SkillUses, agent_fix
+from skillshelf.agent.tool_arguments import EXAMPLES, raw_of, raw_problem
 from skillshelf.diagnostics import Diagnostic
 from skillshelf.errors import UsageError
 from skillshelf.select.usage import MENTION
@@ -171,7 +173,8 @@ class Agent:
             *(SKILL_TOOLS if skill_tools is not None else ()),
         )
         self.reattacher = SkillReattacher(min(settings.reattach_tokens, settings.compact_at_tokens // 4))
-        self._detector = _implicit_detector(skill_tools) if skill_tools is not None else None
+        on_read = self.reattacher.on_loaded
+        self._uses = SkillUses(skill_tools.skills, on_read=on_read) if skill_tools is not None else None
         # notices edits made through bash: every file while there are few enough, then git
         self._watch = ChangeWatch(folder_tools.root, environ=folder_tools.environ)
 
@@ -195,8 +198,8 @@ class Agent:
             check_command=completion.check_command,
         )
         state = _TurnState(repeats=RepeatGuard(guards.max_identical_calls))
-        if self._detector is not None:
-            self._detector.new_turn()
+        if self._uses is not None:
+            self._uses.new_turn()
         context = self.turn_context(text) if self.turn_context else TurnContext()
         state.events += [AgentEvent(kind="mention", detail=note) for note in context.notes]
         for name, fragment in context.skills:
@@ -263,6 +266,7 @@ class Agent:
         self, call: ToolCall, doom: DoomLoopGuard, completion: CompletionGuard, state: _TurnState
     ) -> tuple[ToolOutput, str | None]:
         if call.name in self.folder_tools.names():
+            uses, root = self._uses, self.folder_tools.root
             before = self._watch.snapshot() if call.name == "bash" else None
             outcome = self.folder_tools.execute(call.name, call.arguments)
             note = None
@@ -278,14 +282,21 @@ class Agent:
                     state.repeats.on_change()
                 completion.on_command(outcome.command, outcome.exit_code, changed, output=outcome.text)
                 note = doom.on_command(outcome.command, outcome.exit_code, output=outcome.text)
-                self._notice_implicit(outcome.command, state)
+                if uses is not None:
+                    self._implicit(uses.after_command(outcome.command, cwd=root), state)
+            if uses is not None and outcome.read is not None and not outcome.is_error:
+                self._implicit(uses.after_read(outcome.read, outcome.text, cwd=root), state)
             return ToolOutput(
                 call_id=call.id, name=call.name, output=outcome.text, is_error=outcome.is_error
             ), note
         if self.skill_tools is not None and call.name in {spec.name for spec in SKILL_TOOLS}:
-            raw = call.arguments.get("_raw")  # arguments that were no JSON object: as sent, to report
-            sent = raw if isinstance(raw, str) and set(call.arguments) == {"_raw"} else dict(call.arguments)
-            result = self.skill_tools.dispatch(call.name, sent)
+            raw = raw_of(call.arguments)  # arguments that were no JSON object
+            if raw is not None:
+                text = f"error: {raw_problem(raw, EXAMPLES.get(call.name, '{}'))}"
+                return ToolOutput(call_id=call.id, name=call.name, output=text, is_error=True), None
+            result = self.skill_tools.dispatch(call.name, dict(call.arguments))
+            if result.is_error:
+                result = agent_fix(result, {spec.name for spec in self.tools})
             if call.name == "load_skill" and not result.is_error:
                 name = str(call.arguments.get("name", ""))
                 self.reattacher.on_loaded(name, result.text)
@@ -299,14 +310,13 @@ class Agent:
         text = f"error: there is no tool named {call.name!r}; the tools are: {available}"
         return ToolOutput(call_id=call.id, name=call.name, output=text, is_error=True), None
 
-    def _notice_implicit(self, command: str, state: _TurnState) -> None:
-        if self._detector is None:
-            return
-        skill = self._detector.detect(command, cwd=self.folder_tools.root)
-        if skill is not None:
-            state.events.append(AgentEvent(kind="implicit_skill", detail=skill.name))
+    def _implicit(self, name: str | None, state: _TurnState) -> None:
+        """A skill used without ``load_skill`` (its SKILL.md read, a script of it run): an event
+        and a usage record."""
+        if name is not None:
+            state.events.append(AgentEvent(kind="implicit_skill", detail=name))
             if self.on_skill_used:
-                self.on_skill_used(skill.name, "implicit")
+                self.on_skill_used(name, "implicit")
 
     # -- history ----------------------------------------------------------------------------
     def _maybe_compact(self, state: _TurnState) -> None:
@@ -384,9 +394,3 @@ class Agent:
             transcript=getattr(self.transcript, "path", None),
             check=check,
         )
-
-
-def _implicit_detector(skill_tools: SkillTools) -> Any:
-    from skillshelf.skills.implicit import ImplicitUseDetector
-
-    return ImplicitUseDetector(skill_tools.skills)

@@ -26,6 +26,8 @@ from skillshelf.agent.history import (
     ToolResults,
     UserMessage,
 )
+from skillshelf.agent.tool_arguments import RAW_KEY, raw_call_arguments, raw_of
+from skillshelf.config.schema import DEFAULT_MAX_OUTPUT_TOKENS
 from skillshelf.errors import ConfigError, ModelCallError, UsageError
 from skillshelf.llm import PROVIDERS, ErrorCodes, ModelRef, SdkClient, parse_model_ref
 from skillshelf.serve.schemas import ToolSpec, to_anthropic, to_openai
@@ -46,6 +48,7 @@ CODES = ErrorCodes(
     hint="check --base-url, the API key variable and the model name; `skillshelf run --help` lists them",
     timeout_hint="the server did not answer in time (each call is tried 3 times): try again later, "
     "or allow it longer with --timeout SECONDS",
+    no_key="AG005",  # a blank key is no key, as `run` treats an unset one
 )
 
 
@@ -65,14 +68,38 @@ ModelSpec = ModelRef
 
 def parse_model_spec(text: str) -> ModelSpec:
     """``PROVIDER:NAME`` (``openai:gpt-5.4-mini``, ``anthropic:claude-sonnet-4-5``); unlike the
-    memory settings, the provider must be written out."""
+    memory settings, the provider must be written out. A provider that is not one of
+    :data:`~skillshelf.llm.PROVIDERS` is named as unknown; a local server's name (``ollama:``)
+    gets the ``openai:NAME --base-url`` form that reaches it."""
+    known = ", ".join(PROVIDERS)
     hint = f"use one of {', '.join(p + ':MODEL' for p in PROVIDERS)}, e.g. `--model openai:gpt-5.4-mini`"
-    if ":" not in text:
+    provider, sep, name = text.partition(":")
+    if not sep or not provider.strip() or not name.strip():
         raise UsageError(f"model {text!r} is not of the form PROVIDER:NAME", hint=hint, code="AG001")
+    if provider not in PROVIDERS:
+        port = _LOCAL_SERVERS.get(provider.strip().lower())
+        if port is not None:
+            hint = (
+                f"{provider} serves the OpenAI API: use `--model openai:{name.strip()} "
+                f"--base-url http://localhost:{port}/v1`"
+            )
+        else:
+            hint = (
+                f"use one of {', '.join(p + ':MODEL' for p in PROVIDERS)}; for a server with an "
+                "OpenAI-compatible API (Ollama, vLLM, llama.cpp...), `--model openai:NAME --base-url "
+                "http://localhost:11434/v1` (its URL)"
+            )
+        raise UsageError(
+            f"unknown model provider {provider!r} in {text!r}; known: {known}", hint=hint, code="AG001"
+        )
     try:
         return parse_model_ref(text)
     except ConfigError as exc:
         raise UsageError(f"model {text!r} is not of the form PROVIDER:NAME", hint=hint, code="AG001") from exc
+
+
+#: Local model servers that speak the OpenAI API, with the port each listens on by default.
+_LOCAL_SERVERS = {"ollama": 11434, "vllm": 8000, "llamacpp": 8080, "llama.cpp": 8080, "lmstudio": 1234}
 
 
 def make_provider(
@@ -80,10 +107,12 @@ def make_provider(
     *,
     base_url: str | None = None,
     api_key: str | None = None,
-    max_tokens: int = 4096,
+    max_tokens: int | None = None,
     timeout: float = 120.0,
 ) -> Provider:
-    """Build the adapter for ``spec``; a missing SDK is a usage error that names the extra."""
+    """Build the adapter for ``spec``; a missing SDK is a usage error that names the extra.
+    ``max_tokens``: the output limit of one reply (``None``: 4096 for Anthropic, whose API needs
+    one; the server's own for OpenAI)."""
     if spec.provider == "openai":
         return OpenAIChatProvider(
             spec.name, base_url=base_url, api_key=api_key, max_tokens=max_tokens, timeout=timeout
@@ -101,19 +130,24 @@ def _client(
 
 
 class OpenAIChatProvider:
-    """Chat Completions with function tools."""
+    """Chat Completions with function tools. An output limit is sent only when one is set: as
+    ``max_completion_tokens`` to OpenAI (whose reasoning models refuse ``max_tokens``), as
+    ``max_tokens`` to a ``base_url`` (Ollama, LM Studio and older vLLM know only that one)."""
 
     def __init__(
-        self, model: str, *, base_url: str | None, api_key: str | None, max_tokens: int, timeout: float
+        self, model: str, *, base_url: str | None, api_key: str | None, max_tokens: int | None, timeout: float
     ) -> None:
         self.model = model
         self.max_tokens = max_tokens
+        self._limit_key = "max_tokens" if base_url else "max_completion_tokens"
         self._client = _client("openai", model, base_url, api_key, timeout)
 
     def complete(
         self, *, system: str, history: Sequence[Message], tools: Sequence[ToolSpec]
     ) -> AssistantMessage:
         kwargs: dict[str, Any] = {"messages": self._messages(system, history)}
+        if self.max_tokens is not None:
+            kwargs[self._limit_key] = self.max_tokens
         if tools:
             kwargs["tools"] = to_openai(tools, api="chat")
         response = _create(self._client, kwargs)
@@ -124,7 +158,7 @@ class OpenAIChatProvider:
                 self._client, "it holds no choice with a message (`choices` is empty or missing)"
             )
         calls = tuple(
-            ToolCall(id=c.id, name=c.function.name, arguments=_json_object(c.function.arguments))
+            ToolCall(id=c.id, name=c.function.name, arguments=raw_call_arguments(c.function.arguments))
             for c in (message.tool_calls or ())
             if getattr(c, "function", None) is not None
         )
@@ -148,7 +182,7 @@ class OpenAIChatProvider:
                         {
                             "id": c.id,
                             "type": "function",
-                            "function": {"name": c.name, "arguments": json.dumps(dict(c.arguments))},
+                            "function": {"name": c.name, "arguments": _arguments_text(c)},
                         }
                         for c in message.tool_calls
                     ]
@@ -163,13 +197,13 @@ class OpenAIChatProvider:
 
 
 class AnthropicProvider:
-    """Messages API with client tools."""
+    """Messages API with client tools; ``max_tokens`` (which the API requires) 4096 unless set."""
 
     def __init__(
-        self, model: str, *, base_url: str | None, api_key: str | None, max_tokens: int, timeout: float
+        self, model: str, *, base_url: str | None, api_key: str | None, max_tokens: int | None, timeout: float
     ) -> None:
         self.model = model
-        self.max_tokens = max_tokens
+        self.max_tokens = DEFAULT_MAX_OUTPUT_TOKENS if max_tokens is None else max_tokens
         self._client = _client("anthropic", model, base_url, api_key, timeout)
 
     def complete(
@@ -188,7 +222,7 @@ class AnthropicProvider:
             raise _malformed(self._client, "its `content` is not a list of blocks")
         texts = [b.text for b in content if getattr(b, "type", None) == "text"]
         calls = tuple(
-            ToolCall(id=b.id, name=b.name, arguments=dict(b.input) if isinstance(b.input, dict) else {})
+            ToolCall(id=b.id, name=b.name, arguments=_input_arguments(b.input))
             for b in content
             if getattr(b, "type", None) == "tool_use"
         )
@@ -207,7 +241,7 @@ class AnthropicProvider:
                     [{"type": "text", "text": message.text}] if message.text else []
                 )
                 blocks += [
-                    {"type": "tool_use", "id": c.id, "name": c.name, "input": dict(c.arguments)}
+                    {"type": "tool_use", "id": c.id, "name": c.name, "input": _input_object(c)}
                     for c in message.tool_calls
                 ]
                 out.append(
@@ -267,12 +301,23 @@ def _malformed(client: SdkClient, problem: str) -> ModelCallError:
     )
 
 
-def _json_object(text: str | None) -> dict[str, Any]:
-    """Tool arguments as a dict; malformed JSON becomes ``{"_raw": text}`` for the tool to report."""
-    if not text:
-        return {}
-    try:
-        value = json.loads(text)
-    except (ValueError, RecursionError):
-        return {"_raw": text}
-    return value if isinstance(value, dict) else {"_raw": text}
+def _arguments_text(call: ToolCall) -> str:
+    """A call's arguments as the model sent them: JSON text (arguments that were no JSON object
+    are played back as their own text, not as the ``_raw`` wrapper)."""
+    raw = raw_of(call.arguments)
+    return raw if raw is not None else json.dumps(dict(call.arguments))
+
+
+def _input_arguments(value: object) -> dict[str, Any]:
+    """A ``tool_use`` block's input as arguments; an input that is no object is ``{"_raw": its
+    JSON}``, so the tool reports its type and two different ones are two different calls."""
+    if isinstance(value, dict):
+        return dict(value)
+    return {RAW_KEY: json.dumps(value, ensure_ascii=False, default=str)}
+
+
+def _input_object(call: ToolCall) -> dict[str, Any]:
+    """A call's arguments as a ``tool_use`` input, which the Messages API takes only as an
+    object: arguments that were none are played back as ``{}`` (the tool's error result says
+    what they were)."""
+    return {} if raw_of(call.arguments) is not None else dict(call.arguments)

@@ -14,12 +14,17 @@ from typing import TYPE_CHECKING, Literal
 
 from skillshelf.agent.folder_tools import FolderTools
 from skillshelf.agent.guards import GuardSettings
-from skillshelf.agent.loop import Agent, AgentSettings, TurnContext
-from skillshelf.agent.providers import Provider, make_provider, parse_model_spec
+from skillshelf.agent.loop import SKILL_TOOLS, Agent, AgentSettings, TurnContext
+from skillshelf.agent.providers import ModelSpec, Provider, make_provider, parse_model_spec
 from skillshelf.agent.shell_env import KEEP_ENV_VARIABLE, kept_names, shell_environment
+from skillshelf.agent.skill_reads import SkillFolders
+from skillshelf.agent.stripped_values import ScrubbedTranscript, StrippedValues
+from skillshelf.config.schema import DEFAULT_MAX_OUTPUT_TOKENS
 from skillshelf.context import ContextOptions
 from skillshelf.env import Env
+from skillshelf.errors import UsageError
 from skillshelf.select.ranking import RankingSettings
+from skillshelf.tokens import approx_tokens
 
 if TYPE_CHECKING:
     from skillshelf.agent.usage_hooks import SkillUsage
@@ -62,6 +67,8 @@ class AgentOptions:
     memory_db: str | None = None  # the memory state database (default: the SQLite file in the data folder)
     record_usage: bool = True  # skill loads feed the usage prior (state folder, select/usage.jsonl)
     shadow_metrics: bool = False  # also record every selector's candidates per turn (`skillshelf stats`)
+    context_window: int | None = None  # the model's window in tokens (None: `agent.context_window`)
+    max_output_tokens: int | None = None  # one reply's limit (None: `agent.max_output_tokens`)
 
 
 def memory_citation_hook(data_dir: Path, db: str | None = None, *, setting: str) -> Callable[[str], None]:
@@ -122,8 +129,15 @@ def open_agent(
         ),
         *([on_answer] if on_answer else []),
     ]
-
     usage = _usage(env, options, prepared.workspace)
+    shell = shell_environment(env.environ, keep=kept_names(env.environ.get(KEEP_ENV_VARIABLE)))
+    stripped = StrippedValues.left_out(env.environ, shell)
+    folder_tools = FolderTools(
+        env.cwd,
+        environ=shell,
+        skill_folders=SkillFolders(prepared.skills.loadable),
+        stripped=stripped,
+    )
 
     def turn_context(text: str) -> TurnContext:
         if usage is not None:
@@ -138,8 +152,7 @@ def open_agent(
         )
 
     return Agent(
-        provider=provider
-        or make_provider(spec, base_url=options.base_url, api_key=options.api_key, timeout=options.timeout),
+        provider=provider or _provider(spec, options, prepared.workspace),
         system_prompt=system,
         skill_tools=SkillTools(
             prepared.skills.loadable,
@@ -147,17 +160,68 @@ def open_agent(
             ranking=RankingSettings.from_config(prepared.workspace.config.get),
             why_unavailable=prepared.workspace.modes.disabled_error,
         ),
-        folder_tools=FolderTools(
-            env.cwd,
-            environ=shell_environment(env.environ, keep=kept_names(env.environ.get(KEEP_ENV_VARIABLE))),
-        ),
-        settings=AgentSettings(max_turns=options.max_turns, guards=options.guards),
-        transcript=_transcript(env, options, str(spec)) if options.write_transcript else None,
+        folder_tools=folder_tools,
+        settings=_settings(options, prepared.workspace, system, folder_tools),
+        transcript=_transcript(env, options, str(spec), stripped) if options.write_transcript else None,
         turn_context=turn_context,
         on_skill_used=usage.used if usage is not None else None,
         on_answer=_chain(hooks),
         findings=prepared.diagnostics,
     )
+
+
+def compaction_threshold(window: int | None, max_output: int | None, fixed_tokens: int) -> int:
+    """The history size (tokens) past which the agent compacts: without a ``window``, the
+    default's 120,000; with one, what the window leaves for the history once the reply's limit
+    (``max_output``, else 4096) and ``fixed_tokens`` (system prompt and tool definitions) are
+    kept free, less a tenth for the estimate's error (tokens are counted as bytes / 4).
+
+    Raises:
+        UsageError: (AG008) that leaves the history less than an eighth of the window.
+    """
+    if window is None:
+        return AgentSettings().compact_at_tokens
+    output = DEFAULT_MAX_OUTPUT_TOKENS if max_output is None else max_output
+    threshold = (window - output - fixed_tokens) * 9 // 10
+    if threshold < window // 8:
+        raise UsageError(
+            f"a context window of {window:,} tokens leaves too little room for the conversation once "
+            f"{output:,} output tokens and about {fixed_tokens:,} tokens of system prompt and tools "
+            "are set aside",
+            hint="set the model's real window (--context-window or agent.context_window), or lower the "
+            "output limit (--max-output-tokens or agent.max_output_tokens)",
+            code="AG008",
+        )
+    return threshold
+
+
+def _provider(spec: ModelSpec, options: AgentOptions, workspace: Workspace) -> Provider:
+    """The model adapter the options ask for, with the output limit of ``--max-output-tokens``,
+    else ``agent.max_output_tokens``."""
+    limit = options.max_output_tokens or _setting(workspace, "agent.max_output_tokens")
+    return make_provider(
+        spec, base_url=options.base_url, api_key=options.api_key, timeout=options.timeout, max_tokens=limit
+    )
+
+
+def _settings(options: AgentOptions, workspace: Workspace, system: str, tools: FolderTools) -> AgentSettings:
+    """The loop's settings: the options' turn limit and guards, and the compaction point that
+    the window (``--context-window``, else ``agent.context_window``) and the output limit give
+    for this system prompt and these tools."""
+    window = options.context_window or _setting(workspace, "agent.context_window")
+    max_output = options.max_output_tokens or _setting(workspace, "agent.max_output_tokens")
+    fixed = approx_tokens(system) + approx_tokens(repr([*tools.specs(), *SKILL_TOOLS]))
+    return AgentSettings(
+        max_turns=options.max_turns,
+        guards=options.guards,
+        compact_at_tokens=compaction_threshold(window, max_output, fixed),
+    )
+
+
+def _setting(workspace: Workspace, key: str) -> int | None:
+    """A whole-number agent setting from config (the config check dropped a value out of range)."""
+    value = workspace.config.get(key)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _usage(env: Env, options: AgentOptions, workspace: Workspace) -> SkillUsage | None:
@@ -187,9 +251,13 @@ def _chain(hooks: list[Callable[[str], None]]) -> Callable[[str], None] | None:
     return call_all
 
 
-def _transcript(env: Env, options: AgentOptions, model: str) -> TranscriptWriter:
+def _transcript(
+    env: Env, options: AgentOptions, model: str, stripped: StrippedValues
+) -> TranscriptWriter | ScrubbedTranscript:
+    """The session's transcript; scrubbed of the values left out of bash's environment."""
     from skillshelf.memory.transcripts.skillshelf import new_transcript
 
-    return new_transcript(
+    writer = new_transcript(
         options.state_dir or env.dirs.state, cwd=env.cwd, origin=options.origin, model=model
     )
+    return ScrubbedTranscript(writer, stripped) if stripped else writer

@@ -11,6 +11,11 @@
   (:func:`well_known`: ``PYTHON_KEYRING_BACKEND``, the usual fix that stops pip and poetry
   waiting on a keyring, ``TOKENIZERS_PARALLELISM``, ``KEYBOARD``...), and to the names the user
   lists in :data:`KEEP_ENV_VARIABLE` (``SKILLSHELF_AGENT_KEEP_ENV=NAME,NAME``, exact names).
+* :func:`redacted_parts`: the parts of a long output (its head and tail with their margins,
+  :mod:`~skillshelf.agent.output_clip`) scrubbed first (the exact values left out of
+  the environment, :mod:`~skillshelf.agent.stripped_values`), then redacted in turn, each with
+  the secrets found in those before it, so a secret found in the head goes from the tail too
+  where it stands bare.
 * :func:`redacted_output`: a command's output through :func:`skillshelf.memory.redact.redact`,
   the redaction the transcripts get, before the model reads it: a secret a command prints (a
   ``.env`` file, a config dump) goes no further than the tool. A file read through ``read_file``
@@ -21,9 +26,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 
 from skillshelf.memory.redact import REDACTED, redact
+from skillshelf.memory.redact.echoes import NO_SECRETS, KnownSecrets
 
 __all__ = [
     "DEFAULT_EXCLUDES",
@@ -32,6 +38,7 @@ __all__ = [
     "excluded",
     "kept_names",
     "redacted_output",
+    "redacted_parts",
     "shell_environment",
     "well_known",
 ]
@@ -79,3 +86,14 @@ def shell_environment(environ: Mapping[str, str], keep: Collection[str] = ()) ->
 def redacted_output(text: str) -> str:
     """``text`` with the secrets redaction finds replaced by its markers."""
     return redact(text).text
+
+
+def redacted_parts(texts: Sequence[str], scrub: Callable[[str], str] = str) -> list[str]:
+    """``texts`` each through ``scrub``, then redacted with the secrets found in the ones before."""
+    known = NO_SECRETS
+    cleaned: list[str] = []
+    for text in texts:
+        redaction = redact(scrub(text), known=known)
+        known = known | KnownSecrets.of(redaction.removed)
+        cleaned.append(redaction.text)
+    return cleaned

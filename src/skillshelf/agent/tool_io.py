@@ -1,7 +1,8 @@
 """The I/O under the agent's folder tools: a command's output streamed and clipped, atomic writes.
 
 * :func:`run_clipped` runs ``bash -c`` in its own process group and reads the combined
-  output as it comes, keeping only the first and the last ``limit // 2`` bytes: a command
+  output as it comes, keeping only the first and the last ``limit // 2`` bytes (and a margin
+  beyond each, for the redaction; :mod:`~skillshelf.agent.output_clip` cuts them): a command
   printing 400 MB holds about ``limit`` bytes here (it held the whole output, then 1.19 GB of
   resident memory, when it was buffered before clipping). On timeout the whole group is
   killed; a child left running in the background (holding the pipe open) no longer keeps
@@ -28,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from skillshelf import fileio
+from skillshelf.agent.output_clip import MARGIN, Cleaner, clipped_text
 
 __all__ = ["CommandRun", "run_clipped", "write_atomic"]
 
@@ -48,31 +50,30 @@ class CommandRun:
 
 
 class _Clipper:
-    """Head and tail of a byte stream, with the count of what lies between."""
+    """Head and tail of a byte stream (``limit // 2`` bytes each and a margin of
+    :data:`~skillshelf.agent.output_clip.MARGIN`), with the count of all bytes."""
 
     def __init__(self, limit: int) -> None:
-        self.half = max(1, limit // 2)
+        self.limit = limit
+        self.keep = max(1, limit // 2) + MARGIN
         self.head = bytearray()
         self.tail = bytearray()
         self.total = 0
 
     def feed(self, chunk: bytes) -> None:
         self.total += len(chunk)
-        room = self.half - len(self.head)
+        room = self.keep - len(self.head)
         if room > 0:
             self.head += chunk[:room]
             chunk = chunk[room:]
         self.tail += chunk
-        if len(self.tail) > self.half:
-            del self.tail[: len(self.tail) - self.half]
+        if len(self.tail) > self.keep:
+            del self.tail[: len(self.tail) - self.keep]
 
-    def text(self) -> str:
-        cut = self.total - len(self.head) - len(self.tail)
-        head = self.head.decode("utf-8", errors="replace")
-        tail = self.tail.decode("utf-8", errors="replace")
-        if cut <= 0:
-            return head + tail
-        return f"{head}\n... [{cut} bytes of output cut] ...\n{tail}"
+    def text(self, clean: Cleaner | None) -> str:
+        if clean is None:
+            return clipped_text(bytes(self.head), bytes(self.tail), self.total, self.limit)
+        return clipped_text(bytes(self.head), bytes(self.tail), self.total, self.limit, clean)
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
@@ -81,10 +82,17 @@ def _kill_group(proc: subprocess.Popen[bytes]) -> None:
 
 
 def run_clipped(
-    command: str, *, cwd: Path, timeout: float, limit: int, env: Mapping[str, str] | None = None
+    command: str,
+    *,
+    cwd: Path,
+    timeout: float,
+    limit: int,
+    env: Mapping[str, str] | None = None,
+    clean: Cleaner | None = None,
 ) -> CommandRun:
     """Run ``bash -c command`` in ``cwd`` (no stdin) with ``env``; stdout and stderr as one
-    clipped text."""
+    clipped text (:func:`~skillshelf.agent.output_clip.clipped_text`), each kept part through
+    ``clean`` (the redaction) before the cut."""
     clip = _Clipper(limit)
     proc = subprocess.Popen(
         ["bash", "-c", command],
@@ -122,7 +130,7 @@ def run_clipped(
             _kill_group(proc)
         proc.stdout.close()
         code = proc.wait()
-    return CommandRun(output=clip.text(), exit_code=None if timed_out else code, total_bytes=clip.total)
+    return CommandRun(output=clip.text(clean), exit_code=None if timed_out else code, total_bytes=clip.total)
 
 
 def write_atomic(path: Path, data: bytes) -> None:

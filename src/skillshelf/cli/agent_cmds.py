@@ -12,6 +12,7 @@ import click
 from skillshelf.cli.agent_report import error_line, exit_status, print_json, print_result
 from skillshelf.cli.interrupt import Terminated
 from skillshelf.cli.output import TEXT, FiniteFloat, echo_json, print_run_findings, root_options
+from skillshelf.config.schema import MAX_TOKENS_SETTING, MIN_CONTEXT_WINDOW
 from skillshelf.errors import ModelCallError, SkillshelfError, UsageError
 from skillshelf.llm import KEY_VARIABLES
 
@@ -45,6 +46,18 @@ def agent_options(func: Any) -> Any:
         show_default=True,
         help="Seconds one model call may take (each call is tried 3 times).",
     )(func)
+    func = click.option(
+        "--context-window",
+        type=click.IntRange(MIN_CONTEXT_WINDOW, MAX_TOKENS_SETTING),
+        help="The model's window in tokens: the history is compacted to fit it, less the output "
+        "limit (default: agent.context_window; without one, compaction past 120,000 tokens).",
+    )(func)
+    func = click.option(
+        "--max-output-tokens",
+        type=click.IntRange(1, MAX_TOKENS_SETTING),
+        help="Most tokens one reply may take (default: agent.max_output_tokens; without one, 4096 "
+        "for anthropic and the server's own for openai).",
+    )(func)
     func = click.option("--no-transcript", is_flag=True, help="Do not write a transcript.")(func)
     func = click.option(
         "--shadow-metrics",
@@ -68,6 +81,8 @@ def _options(
     no_transcript: bool,
     origin: str,
     shadow_metrics: bool = False,
+    context_window: int | None = None,
+    max_output_tokens: int | None = None,
 ) -> Any:
     """The agent's options from the values of :func:`agent_options` (and where it runs from)."""
     from skillshelf.agent.guards import GuardSettings
@@ -104,6 +119,8 @@ def _options(
         guards=GuardSettings(check_command=(check_command or "").strip() or None),
         write_transcript=not no_transcript,
         shadow_metrics=shadow_metrics,
+        context_window=context_window,
+        max_output_tokens=max_output_tokens,
     )
 
 
@@ -149,7 +166,7 @@ def run(task: str, as_json: bool, **values: Any) -> None:
          project) did not pass after its last edit, whatever the final answer says
          (`--json` gives the check's state under "check")
       2  usage: an empty TASK, no --model, no API key, a --base-url that is no
-         http(s) URL
+         http(s) URL, a context window too small for the output limit (AG008)
     """
     from skillshelf.agent.loop import require_task
     from skillshelf.agent.session import open_agent

@@ -25,7 +25,10 @@ __all__ = ["search", "show"]
 @errors_as_json
 def show(session_id: str | None, db: str | None, as_json: bool) -> None:
     """Show the memory summary agents read here (this project's, or the global one), or the
-    memory extracted from SESSION_ID."""
+    memory extracted from SESSION_ID.
+
+    The summary is a file of the memory folder; --db is checked all the same (a database it
+    names must exist, ME043), as every memory command checks it."""
     from skillshelf.errors import NotFoundError
 
     if session_id:
@@ -52,6 +55,10 @@ def show(session_id: str | None, db: str | None, as_json: bool) -> None:
 
     env = Env.from_os()
     settings, findings = memory_settings(env)
+    if db is not None:  # the summary is a file, but a named database that is missing is said
+        from skillshelf.memory.store import open_store
+
+        open_store(db, create=False, migrate=False, read_only=True).close()
     setting = settings.scope
     summary = memory_summary_for(env, setting=setting, token_cap=settings.summary_token_cap)
     if summary is None:

@@ -78,10 +78,27 @@ REFERENCE: Mapping[str, tuple[str, str, str]] = {
         "any",
         "install, update",
     ),
-    "mcp_servers": ("MCP servers as Codex writes them (user config only)", "{}", "deps (--write adds)"),
+    "mcp_servers": (
+        "not read by any agent: `deps --write` adds servers to Codex's $CODEX_HOME/config.toml; `deps` "
+        "names a server listed only here",
+        "{}",
+        "deps",
+    ),
     "memory": ("the memory pipeline: see [memory] below", "", "memory, hook"),
     "model": ("reserved", "", _UNREAD),
     "serve": ("reserved", "", _UNREAD),
     "agent": ("the `run` and `chat` agent", "", "run, chat"),
     "agent.shadow_metrics": ("record every selector's candidates per turn (stats)", "false", "run, chat"),
+    "agent.context_window": (
+        "the model's window in tokens: compaction keeps each call within it, less the output limit "
+        "(--context-window wins)",
+        "none: compaction past 120,000 tokens",
+        "run, chat",
+    ),
+    "agent.max_output_tokens": (
+        "most tokens one reply may take (anthropic: max_tokens, 4096 unless set; openai: sent only "
+        "when set, as max_completion_tokens, or max_tokens with --base-url); --max-output-tokens wins",
+        "4096",
+        "run, chat",
+    ),
 }

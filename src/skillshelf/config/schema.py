@@ -28,6 +28,9 @@ from skillshelf.diagnostics import Diagnostic, Severity
 __all__ = ["MAX_UNKNOWN_REPORTED", "SCHEMA", "Spec", "check_layer"]
 
 MAX_UNKNOWN_REPORTED = 10  # unknown keys of one layer reported one by one; the rest in one summary
+#: The agent's token settings: the smallest window it can work in, the largest either may be,
+#: and the output limit a call asks for when none is set.
+MIN_CONTEXT_WINDOW, MAX_TOKENS_SETTING, DEFAULT_MAX_OUTPUT_TOKENS = 2048, 10_000_000, 4096
 
 Kind = Literal["bool", "int", "str", "path", "str_list", "path_list", "table", "open", "rules"]
 
@@ -152,7 +155,11 @@ SCHEMA = _table(
     memory=OPEN,
     model=OPEN,
     serve=OPEN,
-    agent=Spec(kind="open", children={"shadow_metrics": BOOL}),  # not checked: listed for the reference
+    agent=_table(
+        shadow_metrics=BOOL,
+        context_window=_int(MIN_CONTEXT_WINDOW, MAX_TOKENS_SETTING),
+        max_output_tokens=_int(1, MAX_TOKENS_SETTING, lambda: DEFAULT_MAX_OUTPUT_TOKENS),
+    ),
 )
 
 

@@ -4,15 +4,14 @@
 - ``UserPromptSubmit``: the suggestion fragment for the prompt (the ranking, threshold and
   budget of ``skillshelf context``), the bodies of mentioned skills the agent cannot load
   itself (one too long for the answer by name and path, to be read), and memory lines that
-  match the prompt; nothing at all when nothing fits. The
-  turn's suggestions are recorded so ``skillshelf stats`` can tell how often they were used,
-  and each mentioned skill whose body came as loaded (``via: "mention"``; the agent injected
-  its body or the hook did), so a compaction puts it back like a skill the model read. A pinned skill the
-  session's ``SessionStart`` answer holds whole is neither loaded nor recorded again.
+  match the prompt; nothing at all when nothing fits. The turn's suggestions are recorded so
+  ``skillshelf stats`` can tell how often they were used, and each mentioned skill whose body
+  came as loaded (``via: "mention"``; the agent injected its body or the hook did), so a
+  compaction puts it back like a skill the model read. A pinned skill the session's
+  ``SessionStart`` answer holds whole is neither loaded nor recorded again.
 - ``SessionStart``: the pinned skills (:mod:`.pinned`; on a resume only those the transcript does
-  not hold yet), after a compaction the
-  skills the session loaded (:mod:`.reattach`), then in the room left the project's memory
-  summary (``hooks.session_memory``); transcripts
+  not hold yet), after a compaction the skills the session loaded (:mod:`.reattach`), then in
+  the room left the project's memory summary (``hooks.session_memory``); transcripts
   queued by earlier sessions are extracted by a detached ``memory run --queued``; a detached
   ``hook warm`` builds the project's search index before the first prompt needs it.
 - ``Stop`` / ``SessionEnd``: the transcript queued for the memory pipeline (a file write: the
@@ -42,6 +41,7 @@ from skillshelf.tokens import approx_tokens
 
 if TYPE_CHECKING:
     from skillshelf.config import Config
+    from skillshelf.errors import UsageError
     from skillshelf.skills.model import Skill
     from skillshelf.workspace import WorkspaceSkills
 
@@ -281,9 +281,8 @@ def after_stop(agent: Agent, inp: HookInput, env: Env, spawn: Spawn) -> str:
 
 
 def _memory_project(cwd: str) -> str:
-    """The memory project of the session's folder, recorded while the folder exists ("" when
-    it cannot be told): the run may come after a worktree is removed. The same as
-    :func:`skillshelf.memory.runner.project_of`, without loading the extraction code."""
+    """The memory project of the session's folder while it exists ("" when it cannot be told; the
+    run may come after a worktree is removed): :func:`skillshelf.memory.runner.project_of`, lighter."""
     from skillshelf.env import find_project_root
     from skillshelf.memory.layout import memory_project
 
@@ -298,9 +297,8 @@ def _memory_project(cwd: str) -> str:
 
 def _maybe_drain(env: Env, settings: HookSettings, spawn: Spawn) -> None:
     """Start a detached ``memory run --queued`` when there is a queue and the extraction model
-    can be called (its API key or base URL is set): both phases, as Codex consolidates after
-    extracting, or Phase 1 alone while the consolidation model cannot be called. A model call
-    never runs inside a hook."""
+    can be called (key or base URL set): both phases, or Phase 1 alone while the consolidation
+    model cannot be called; none (said in the hook log) while ``[memory]`` cannot be used."""
     if settings.memory_run == "off":
         return
     from skillshelf.memory.queue import queued
@@ -310,7 +308,10 @@ def _maybe_drain(env: Env, settings: HookSettings, spawn: Spawn) -> None:
     from skillshelf.memory.models import model_endpoint
     from skillshelf.memory.settings import load_memory_settings
 
-    memory = load_memory_settings(env)
+    bad: list[UsageError] = []
+    memory = load_memory_settings(env, on_bad=bad.append)
+    if bad:  # the run would refuse these settings; the rest of the answer still goes out
+        return write_log_line(env.dirs.state, f"memory run not started: {bad[0].code}: {bad[0].message}")
     if not any(model_endpoint(env, memory, memory.extract_model)):
         return
     consolidates = any(model_endpoint(env, memory, memory.consolidation_model))

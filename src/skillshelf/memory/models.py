@@ -18,7 +18,7 @@ from typing import Any, Protocol
 
 from skillshelf.env import Env
 from skillshelf.errors import ModelCallError, UsageError
-from skillshelf.llm import BASE_URL_VARIABLES, KEY_VARIABLES, ErrorCodes, SdkClient
+from skillshelf.llm import BASE_URL_VARIABLES, KEY_VARIABLES, ErrorCodes, SdkClient, key_or_none
 from skillshelf.memory.settings import MemorySettings, ModelRef, parse_model_ref
 
 __all__ = [
@@ -219,7 +219,7 @@ def model_endpoint(env: Env, settings: MemorySettings, model: str) -> tuple[str 
     provider = parse_model_ref(model).provider
     key_var = settings.api_key_env or KEY_VARIABLES[provider]
     base = settings.base_url or env.environ.get(BASE_URL_VARIABLES[provider]) or None
-    return base, env.environ.get(key_var)
+    return base, key_or_none(env.environ.get(key_var))
 
 
 def require_keys(env: Env, settings: MemorySettings, models: Iterable[str]) -> None:

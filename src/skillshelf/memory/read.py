@@ -111,13 +111,13 @@ def scope_setting(config: Config) -> str:
 
 def summary_token_cap(config: Config, *, on_bad: Callable[[UsageError], object] | None = None) -> int:
     """``memory.summary_token_cap`` of a loaded config, checked as the memory commands check it
-    (clamped to 100 to 100,000 tokens); :data:`DEFAULT_SUMMARY_TOKEN_CAP` when it is unset. With
+    (100 to 100,000 tokens); :data:`DEFAULT_SUMMARY_TOKEN_CAP` when it is unset. With
     ``on_bad`` (a hook, which never fails), a value that cannot be used is handed to it and the
     default applies.
 
     Raises:
-        UsageError: without ``on_bad``, a value that is not a number (``ME022``) or not a whole
-            one (``ME029``).
+        UsageError: without ``on_bad``, a value that is not a number (``ME022``), not a whole
+            one (``ME029``) or out of range (``ME027``).
     """
     value = config.get("memory.summary_token_cap")
     try:

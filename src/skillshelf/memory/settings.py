@@ -15,7 +15,7 @@ is a finding of the config instead (``CF100``, ``CF108``: the rest is used), whi
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Any, Literal
 from urllib.parse import urlsplit
@@ -27,10 +27,12 @@ from skillshelf.llm import ModelRef, parse_model_ref
 
 __all__ = [
     "DEFAULT_SUMMARY_TOKEN_CAP",
+    "SETTING_RANGES",
     "MemorySettings",
     "ModelRef",
     "load_memory_settings",
     "parse_model_ref",
+    "range_text",
     "read_memory_settings",
 ]
 
@@ -40,7 +42,15 @@ __all__ = [
 DEFAULT_SUMMARY_TOKEN_CAP = 2500
 
 
-_CLAMPS: dict[str, tuple[float, float]] = {
+#: The range of each numeric setting, ends included (``math.inf``: no ceiling). A value out of it
+#: is refused (``ME027``, naming the range), never clamped: a count or a duration past its range is
+#: a typo, not a wish. The ceilings of durations (seconds) keep a lease or a retry time in
+#: milliseconds within the store's 64-bit integers, and a timeout within a thread's wait.
+SETTING_RANGES: dict[str, tuple[float, float]] = {
+    "context_window": (1, math.inf),
+    "effective_context_percent": (1, 100),
+    "max_output_tokens": (1, math.inf),
+    "request_timeout_s": (0.001, 86_400.0),
     "max_rollouts_per_run": (1, 128),
     "max_running_jobs": (1, 100_000),
     "min_idle_hours": (0, 48),
@@ -48,33 +58,29 @@ _CLAMPS: dict[str, tuple[float, float]] = {
     "max_unused_days": (0, 365),
     "max_raw_memories": (1, 4096),
     "concurrency": (1, 64),
+    "lease_seconds": (1, 30 * 86_400.0),
+    "heartbeat_seconds": (0.001, 86_400.0),
+    "retry_delay_seconds": (0, 30 * 86_400.0),
+    "max_model_calls": (0, math.inf),
     "summary_token_cap": (100, 100_000),
     "consolidation_max_turns": (1, 200),
 }
 
 
-#: Settings with a floor: a value below it is refused (``ME027``), not clamped, since a negative
-#: budget or timeout is a typo, not a wish (durations also have a ceiling, ``_CEILINGS``).
-_MINIMUMS: dict[str, float] = {
-    "max_model_calls": 0,
-    "context_window": 1,
-    "effective_context_percent": 1,
-    "max_output_tokens": 1,
-    "request_timeout_s": 0.001,
-    "lease_seconds": 1,
-    "heartbeat_seconds": 0.001,
-    "retry_delay_seconds": 0,
-}
+def _number_text(value: float) -> str:
+    """``value`` as the docs write it: ``100,000``, ``0.001``."""
+    return f"{int(value):,}" if float(value).is_integer() else f"{value:g}"
 
 
-#: Durations with a ceiling (seconds): a longer one is clamped to it. Past these, a lease or a retry
-#: time in milliseconds would no longer fit the store's 64-bit integers, nor a timeout a thread's wait.
-_CEILINGS: dict[str, float] = {
-    "request_timeout_s": 86_400.0,
-    "lease_seconds": 30 * 86_400.0,
-    "heartbeat_seconds": 86_400.0,
-    "retry_delay_seconds": 30 * 86_400.0,
-}
+def range_text(key: str) -> str:
+    """The range of setting ``key`` in words: ``1 to 64``, ``at least 1``."""
+    low, high = SETTING_RANGES[key]
+    return (
+        f"at least {_number_text(low)}"
+        if high == math.inf
+        else f"{_number_text(low)} to {_number_text(high)}"
+    )
+
 
 #: Counts: a fractional value is refused (``ME029``); a whole one written as a float (``3.0``) is taken.
 _INTEGERS = frozenset(
@@ -106,41 +112,31 @@ def _whole(key: str, value: object) -> object:
     return int(value)
 
 
-def _check_minimum(key: str, value: object) -> None:
-    floor = _MINIMUMS[key]
+def _check_range(key: str, value: object) -> None:
+    """Refuse a value of ``key`` that is not a number (``ME022``) or is out of its range (``ME027``)."""
+    words = range_text(key)
+    words = words if words.startswith("at least") else f"from {words}"
     if not isinstance(value, (int, float)) or isinstance(value, bool):
         raise UsageError(
             f"memory setting {key} must be a number, not {value!r}",
             code="ME022",
-            hint=f"set memory.{key} to a number of at least {floor:g}",
+            hint=f"set memory.{key} to a number, {words}",
         )
-    if not math.isfinite(value) or value < floor:  # TOML has inf and nan
+    low, high = SETTING_RANGES[key]
+    if not math.isfinite(value) or not low <= value <= high:  # TOML has inf and nan
+        default = getattr(MemorySettings(), key)
+        keep = "the default" if default is None else f"the default, {_number_text(default)}"
         raise UsageError(
-            f"memory setting {key} must be a number of at least {floor:g}, not {value!r}",
+            f"memory setting {key} must be {words}, not {value!r}",
             code="ME027",
-            hint=f"set memory.{key} to {floor:g} or more (or leave it out for the default)",
+            hint=f"set memory.{key} to a value {words} (or leave it out for {keep})",
         )
-
-
-def _clamped(key: str, value: object) -> float:
-    if not isinstance(value, (int, float)) or isinstance(value, bool) or math.isnan(value):
-        raise UsageError(
-            f"memory setting {key} must be a number, not {value!r}",
-            code="ME022",
-            hint=f"use a number between {_CLAMPS[key][0]:g} and {_CLAMPS[key][1]:g}",
-        )
-    low, high = _CLAMPS[key]
-    return type(value)(min(max(value, low), high))
 
 
 def _checked(key: str, value: Any) -> Any:
-    """``value`` for setting ``key``: refused below its floor or when a count is fractional,
-    clamped to its range or ceiling."""
-    if key in _MINIMUMS:
-        _check_minimum(key, value)
-        value = min(value, _CEILINGS.get(key, math.inf))
-    if key in _CLAMPS:
-        value = _clamped(key, value)
+    """``value`` for setting ``key``, refused when it is out of range or a count is fractional."""
+    if key in SETTING_RANGES:
+        _check_range(key, value)
     if key in _TEXTS:
         _check_text(key, value)
     if key in ("extract_model", "consolidation_model"):
@@ -248,7 +244,8 @@ class MemorySettings:
         return cls().with_overrides(**kwargs)
 
     def with_overrides(self, **values: Any) -> MemorySettings:
-        """A copy with ``values`` set (None values are ignored), clamped to sane ranges."""
+        """A copy with ``values`` set (None values are ignored), each checked: a value that cannot
+        be used is a UsageError (an ``ME0xx`` code), never clamped into range."""
         clean = {k: _checked(k, v) for k, v in values.items() if v is not None}
         if clean.get("json_mode", self.json_mode) not in ("schema", "object", "off"):
             raise UsageError(
@@ -284,9 +281,23 @@ class MemorySettings:
         return 150_000
 
 
-def load_memory_settings(env: Env, *, overrides: Sequence[str] = ()) -> MemorySettings:
-    """The ``[memory]`` table of skillshelf's merged config (``-c memory.KEY=VALUE`` too)."""
-    return read_memory_settings(env, overrides=overrides)[0]
+def load_memory_settings(
+    env: Env, *, overrides: Sequence[str] = (), on_bad: Callable[[UsageError], object] | None = None
+) -> MemorySettings:
+    """The ``[memory]`` table of skillshelf's merged config (``-c memory.KEY=VALUE`` too). With
+    ``on_bad`` (a hook, which never fails), a table that cannot be used is handed to it and the
+    defaults apply.
+
+    Raises:
+        UsageError: without ``on_bad``, a ``[memory]`` setting that cannot be used.
+    """
+    try:
+        return read_memory_settings(env, overrides=overrides)[0]
+    except UsageError as exc:
+        if on_bad is None:
+            raise
+        on_bad(exc)
+        return MemorySettings()
 
 
 def read_memory_settings(

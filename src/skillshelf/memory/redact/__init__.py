@@ -47,6 +47,7 @@ from skillshelf.memory.redact.values import (
     config_line_spans,
     high_entropy_spans,
     is_code_like,
+    is_env_secret_value,
     is_named_stand_in,
     is_placeholder,
     looks_like_credential,
@@ -144,6 +145,8 @@ def _vetted(rule: Rule, text: str, start: int, end: int) -> tuple[int, int] | No
     if rule.category == "assignment" and "@" in text[start:end] and _in_userinfo(text, start):
         end = text.index("@", start)  # the password of a URL ends at its "@": the host stays
     value = text[start:end]
+    if rule.vet == "env":
+        return (start, end) if len(value) >= rule.min_len and is_env_secret_value(value) else None
     if len(value) < max(rule.min_len, 1) or is_placeholder(value):
         return None
     if rule.group and is_code_like(value, paths=rule.category in ("assignment", "connection-string")):

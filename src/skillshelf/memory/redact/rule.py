@@ -24,7 +24,8 @@ class Rule:
     checked before it counts: ``value`` (placeholders, and code for group rules), ``argument``
     (those, and a name in capitals standing for the value: ``-p PASSWORD``, ``echo "API_TOKEN" |``),
     ``key`` (a key body: only emptiness; key bodies hold runs like ``AAAAAAAA``) or ``credential``
-    (a word after the name of a secret in prose: :func:`~.values.looks_like_credential`); shorter than
+    (a word after the name of a secret in prose: :func:`~.values.looks_like_credential`) or ``env``
+    (the value of a variable named for a secret: :func:`~.rules_env.is_env_secret_value`); shorter than
     ``min_len`` chars, it does not count. ``each``: every group that took part is a secret, not
     only the first (a command that takes several: ``--from-literal=a=X --from-literal=b=Y``).
 
@@ -42,7 +43,7 @@ class Rule:
     anchors: tuple[str, ...] = ()
     back: tuple[int, int] = (0, 0)
     needles: tuple[str, ...] = ()
-    vet: Literal["value", "argument", "key", "credential"] = "value"
+    vet: Literal["value", "argument", "key", "credential", "env"] = "value"
     min_len: int = 1
     each: bool = False
 

@@ -14,6 +14,7 @@ import re
 from skillshelf.memory.redact.formats import TOKEN_FORMATS
 from skillshelf.memory.redact.rule import Rule
 from skillshelf.memory.redact.rules_code import CODE_RULES
+from skillshelf.memory.redact.rules_env import ENV_RULES
 from skillshelf.memory.redact.rules_shell import SHELL_RULES
 
 __all__ = ["KEY_WORDS", "KEY_WORD_STARTS", "RULES"]
@@ -395,4 +396,4 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
     ),
 )
 
-RULES: tuple[Rule, ...] = _KEY_RULES + TOKEN_FORMATS + _CONTEXT_RULES + SHELL_RULES + CODE_RULES
+RULES: tuple[Rule, ...] = _KEY_RULES + TOKEN_FORMATS + _CONTEXT_RULES + SHELL_RULES + CODE_RULES + ENV_RULES

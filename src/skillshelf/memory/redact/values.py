@@ -35,6 +35,7 @@ __all__ = [
     "config_line_spans",
     "high_entropy_spans",
     "is_code_like",
+    "is_env_secret_value",
     "is_file_path",
     "is_named_stand_in",
     "is_placeholder",
@@ -348,3 +349,42 @@ def config_line_spans(views: Views) -> Iterator[tuple[int, int]]:
         spaced = " " in value and len(value) >= 8
         if spaced and not _CODE_PUNCTUATION.search(value) and not is_placeholder(value):
             yield match.span("v")
+
+
+_MIN_ENV_VALUE = 6
+_MIN_ENV_NUMBER_DIGITS = 10
+#: Words that say what a setting is, never a secret (compared in lower case).
+_ENV_SETTING_WORDS = frozenset(
+    {
+        "required",
+        "optional",
+        "enabled",
+        "disabled",
+        "default",
+        "string",
+        "boolean",
+        "integer",
+        "number",
+        "unset",
+        "empty",
+        "secret",
+        "bearer",
+        "inherit",
+    }
+)
+_ENV_REFERENCE = re.compile(r"^(?:\$\{?[A-Za-z_][A-Za-z0-9_]*\}?.*|\$\(.*|<[^>]*>|\{\{.*\}\}|%[A-Za-z_]+%)$")
+_ENV_OWN = re.compile(r"^(?:my|MY|your|YOUR)[-_]")
+_ENV_NUMBER = re.compile(r"^[+-]?[\d_.,]+[kKmMgG]?$")
+
+
+def is_env_secret_value(value: str) -> bool:
+    """Whether ``value``, assigned to a variable named for a secret, is one (see
+    :mod:`.rules_env`): not a reference, a stand-in (:func:`is_placeholder`; a ``my-...`` value
+    with a digit counts as a value), a short number, a word for a setting or a file path."""
+    if len(value) < _MIN_ENV_VALUE or _ENV_REFERENCE.match(value):
+        return False
+    if is_placeholder(value) and not (_ENV_OWN.match(value) and any(c.isdigit() for c in value)):
+        return False  # a stand-in (sk-xxxx, EXAMPLE, a marker), but my-gateway-key-0001 is a value
+    if _ENV_NUMBER.match(value) and sum(c.isdigit() for c in value) < _MIN_ENV_NUMBER_DIGITS:
+        return False
+    return value.lower() not in _ENV_SETTING_WORDS and not is_file_path(value)

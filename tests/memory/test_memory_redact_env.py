@@ -1,0 +1,63 @@
+"""Environment-style assignments whose name says they hold a secret (``NAME=VALUE``, ``NAME: VALUE``)
+are redacted whatever the value's shape; settings under such names, references and stand-ins stay."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from skillshelf.memory.redact import REDACTED, redact
+from skillshelf.memory.redact.matching import Views, rule_matches
+from skillshelf.memory.redact.rules_env import ENV_RULES
+
+
+@pytest.mark.parametrize(
+    ("line", "secret"),
+    [
+        ("MY_SECRET_VALUE=hunter2hunter", "hunter2hunter"),
+        ("OPENAI_API_KEY=sk-test", "sk-test"),
+        ("ANTHROPIC_API_KEY=my-internal-gateway-key-0001", "my-internal-gateway-key-0001"),
+        ("export STRIPE_SECRET=whsec_abcdefghijkl", "whsec_abcdefghijkl"),
+        ("  DB_PASSWORD: hunter2x", "hunter2x"),
+        ('GITHUB_TOKEN="ghx_abc123"', "ghx_abc123"),
+        ("AWS_ACCESS_KEY_ID=abcdef123", "abcdef123"),
+        ("GOOGLE_CREDENTIALS=opaque-value", "opaque-value"),
+        ("SMTP_PASSWD=letmein;echo done", "letmein"),
+    ],
+)
+def test_an_env_assignment_named_for_a_secret_is_redacted(line: str, secret: str) -> None:
+    out = redact(line).text
+    assert secret not in out and REDACTED in out
+    assert out.split("=")[0].split(":")[0] == line.split("=")[0].split(":")[0]  # the name stays
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "TOKEN_LIMIT=4096",
+        "TOKEN_LIMIT=409600",
+        "MAX_TOKENS=100000",
+        "key=value",
+        "token=abcdef",
+        "PASSWORD_FILE=/run/secrets/db",
+        "API_KEY=${OPENAI_API_KEY}",
+        "SECRET_BACKEND=disabled",
+        "OPENAI_API_KEY=sk-xxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+        "OPENAI_API_KEY=your-api-key",
+        "AWS_SECRETS=abcdefgh12",  # SECRETS is no whole part named for a secret here
+        f"DB_PASSWORD={REDACTED}",
+    ],
+)
+def test_env_look_alikes_stay(line: str) -> None:
+    assert redact(line).text == line
+
+
+@pytest.mark.parametrize("unit", ["_SECRET_A", "_TOKEN_1_2_3", "A_TOKEN: ", 'API_KEY="a'])
+def test_the_env_rule_stays_linear_on_hostile_lines(unit: str) -> None:
+    text = unit * (60_000 // len(unit))
+    start = time.perf_counter()
+    for rule in ENV_RULES:
+        for _ in rule_matches(rule, Views(text)):
+            pass
+    assert time.perf_counter() - start < 2.0
