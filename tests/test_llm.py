@@ -8,7 +8,7 @@ import pytest
 
 from skillshelf.agent.providers import ModelSpec, make_provider
 from skillshelf.errors import ConfigError, ModelCallError, UsageError
-from skillshelf.llm import ErrorCodes, ModelRef, SdkClient, parse_model_ref, sdk_installed
+from skillshelf.llm import ErrorCodes, ModelRef, SdkClient, key_or_none, parse_model_ref, sdk_installed
 from skillshelf.memory.models import build_client
 
 CODES = ErrorCodes(missing="XX001", failed="XX002", extra="agent", hint="look at the server")
@@ -51,3 +51,28 @@ def test_model_refs_default_to_openai_and_refuse_unknown_providers() -> None:
             parse_model_ref(bad)
         assert caught.value.code == "ME020"
     assert sdk_installed(parse_model_ref("openai:x")) and sdk_installed(parse_model_ref("anthropic:x"))
+
+
+@pytest.mark.parametrize("blank", ["", " ", "\t\n"])
+def test_a_blank_key_to_the_providers_api_is_the_callers_no_key_error(blank: str) -> None:
+    codes = ErrorCodes(missing="XX001", failed="XX002", no_key="XX005")
+    ref = parse_model_ref("anthropic:m")
+    with pytest.raises(UsageError) as caught:
+        SdkClient(ref, base_url=None, api_key=blank, timeout_s=1, codes=codes)
+    assert caught.value.code == "XX005" and "ANTHROPIC_API_KEY" in caught.value.message
+    with pytest.raises(UsageError) as named:
+        SdkClient(ref, base_url=None, api_key=blank, timeout_s=1, codes=codes, key_variable="MY_KEY")
+    assert "MY_KEY" in named.value.message and "MY_KEY" in (named.value.hint or "")
+
+
+def test_a_blank_key_is_no_key_to_a_base_url_or_a_caller_without_a_no_key_code() -> None:
+    assert key_or_none("") is None and key_or_none("  ") is None and key_or_none("sk-1") == "sk-1"
+    ref = parse_model_ref("openai:m")
+    SdkClient(
+        ref,
+        base_url=UNREACHABLE,
+        api_key="",
+        timeout_s=1,
+        codes=ErrorCodes(missing="A", failed="B", no_key="C"),
+    )
+    SdkClient(ref, base_url=None, api_key="", timeout_s=1, codes=CODES)
