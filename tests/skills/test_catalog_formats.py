@@ -103,6 +103,7 @@ def test_report_has_no_warning_when_everything_fits() -> None:
         "unit": "chars",
         "used": report.used,
         "source": None,
+        "note_cost": 0,
     }
 
 

@@ -86,9 +86,9 @@ def test_byte_order_mark_is_an_error_for_codex_roots() -> None:
     assert parsed.skill is None and codes(parsed) == ["SK112"]
 
 
-def test_byte_order_mark_is_read_with_a_warning_for_claude_roots() -> None:
+def test_byte_order_mark_hides_the_frontmatter_for_claude_roots_with_a_warning() -> None:
     parsed = parse("\ufeff---\nname: demo\ndescription: b\n---\n", root=CLAUDE)
-    assert parsed.skill is not None and parsed.skill.description == "b"
+    assert parsed.skill is not None and parsed.skill.description == "---"
     assert codes(parsed) == ["SK112"] and parsed.diagnostics[0].severity is Severity.WARNING
 
 

@@ -148,6 +148,7 @@ def test_codex_plugins_need_a_table_and_a_cached_version(tmp_path: Path) -> None
     codex_home = tmp_path / "codex-home"
     cache = codex_home / "plugins/cache"
     write_skill(cache / "m/kit/1.0.0/skills/one", "one", "a plugin skill")
+    write(cache / "m/kit/1.0.0/.codex-plugin/plugin.json", "{}")
     write(
         codex_home / "config.toml",
         '[plugins."kit@m"]\n[plugins."uncached@m"]\n[plugins."../up@m"]\n[plugins."off@m"]\nenabled = false\n'

@@ -48,7 +48,7 @@ Entry = tuple[Skill | None, tuple[Diagnostic, ...]]
 
 
 # Bump when parsing or walking rules change, so results of the old rules are not reused.
-PARSE_RULES = 12
+PARSE_RULES = 13
 
 
 def _rules_stamp() -> str:

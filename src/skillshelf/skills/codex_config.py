@@ -19,14 +19,16 @@ parsed once per process while its size and mtime stay the same.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.env import Env
 from skillshelf.errors import reason
 from skillshelf.fileio import MAX_SETTINGS_BYTES, read_regular_text, read_toml_text
+from skillshelf.skills.codex_layers import codex_config_folders, codex_project_layers
 
 if TYPE_CHECKING:
     from skillshelf.skills.catalog.window import BudgetChoice, ModelInfo
@@ -34,7 +36,9 @@ if TYPE_CHECKING:
 __all__ = [
     "TRUST_LEVELS",
     "CodexSettings",
+    "budget_refusals",
     "catalog_budget",
+    "codex_settings_layers",
     "load_codex_toml",
     "projects_refusal",
     "read_codex_settings",
@@ -66,6 +70,7 @@ class CodexSettings:
 
 
 _CACHE: dict[str, tuple[tuple[int, int], CodexSettings]] = {}
+T = TypeVar("T")
 
 
 def read_codex_settings(codex_home: Path) -> CodexSettings:
@@ -111,19 +116,58 @@ def _parse(path: Path) -> CodexSettings:
     skills = skills if isinstance(skills, dict) else {}
     bundled = skills.get("bundled")
     catalog = data.get("model_catalog_json")
+    refused = tuple(_refused_value(path, key, why) for key, why in budget_refusals(data))
     return CodexSettings(
         path=path,
         project_root_markers=_strings(data.get("project_root_markers")),
         model=_text(data.get("model")),
-        model_context_window=_whole(data.get("model_context_window")),
+        model_context_window=_whole(data.get("model_context_window"), -_I64, _I64),
         model_catalog_json=_path(catalog, path.parent) if isinstance(catalog, str) and catalog else None,
-        skills_max_context_tokens=_whole(skills.get("max_context_tokens"), 1),
+        skills_max_context_tokens=_whole(skills.get("max_context_tokens"), 1, _I64),
         bundled_skills=_flag(bundled.get("enabled")) if isinstance(bundled, dict) else None,
         skills_instructions=_flag(skills.get("include_instructions")),
         plugins=_plugin_states(data.get("plugins")),
         trusted_projects=_projects_at(projects, "trusted"),
         untrusted_projects=_projects_at(projects, "untrusted"),
-        diagnostics=() if refusal is None else (_refused_projects(path, refusal),),
+        diagnostics=refused if refusal is None else (_refused_projects(path, refusal), *refused),
+    )
+
+
+_I64 = 2**63  # TOML integers are 64-bit: Codex refuses the file over that
+
+
+def budget_refusals(data: dict[str, object]) -> list[tuple[str, str]]:
+    """``(setting, what Codex wants)`` for each setting sizing the catalog that makes Codex
+    0.171 refuse to start (measured with codex-oracle): ``skills`` not a table,
+    ``skills.max_context_tokens`` not a whole number from 1 up, ``model_context_window`` not a
+    whole number (a negative one is taken, as 0: the window is unknown), ``model`` not text or
+    blank ("No models are available")."""
+    found: list[tuple[str, str]] = []
+    skills = data.get("skills")
+    if skills is not None and not isinstance(skills, dict):
+        found.append(("skills", "a table: [skills]"))
+    elif (
+        isinstance(skills, dict)
+        and "max_context_tokens" in skills
+        and _whole(skills["max_context_tokens"], 1, _I64) is None
+    ):
+        found.append(("skills.max_context_tokens", "a whole number of tokens, 1 or more"))
+    if "model_context_window" in data and _whole(data["model_context_window"], -_I64, _I64) is None:
+        found.append(("model_context_window", "a whole number of tokens"))
+    if "model" in data and _text(data["model"]) is None:
+        found.append(("model", 'the name of a model as text: model = "gpt-5"'))
+    return found
+
+
+def _refused_value(path: Path, key: str, wanted: str) -> Diagnostic:
+    return Diagnostic(
+        code="SK232",
+        severity=Severity.WARNING,
+        message=f"Codex refuses to start with this {key} value in its config.toml; skillshelf sizes "
+        "the catalog as if it were not set",
+        fix=f"make {key} {wanted}, or remove it",
+        path=path,
+        field=key,
     )
 
 
@@ -198,8 +242,11 @@ def _text(value: object) -> str | None:
     return value.strip() or None if isinstance(value, str) else None
 
 
-def _whole(value: object, minimum: int = 0) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= minimum else None
+def _whole(value: object, minimum: int = 0, below: int | None = None) -> int | None:
+    """``value`` when it is an integer from ``minimum`` up (and under ``below``), else None."""
+    if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
+        return None
+    return value if below is None or value < below else None
 
 
 def _path(text: str, base: Path) -> Path:
@@ -255,20 +302,55 @@ def catalog_budget(
     Codex's config and model catalog say (:func:`~skillshelf.skills.catalog.window.choose_budget`)."""
     from skillshelf.skills.catalog.window import choose_budget
 
-    codex = read_codex_settings(env.codex_home)
-    where = _home_relative(codex.path, env) if codex.path is not None else ""
-    if tokens is None and codex.skills_max_context_tokens is not None:
-        tokens = (codex.skills_max_context_tokens, f"skills.max_context_tokens in {where}")
-    if window is None and codex.model_context_window is not None:
-        window = (codex.model_context_window, f"model_context_window in {where}")
+    layers = codex_settings_layers(env)
+    model = _last(layers, lambda layer: layer.model)
+    if tokens is None:
+        tokens = _setting(
+            env, _last(layers, lambda layer: layer.skills_max_context_tokens), "skills.max_context_tokens"
+        )
+    if window is None:
+        window = _setting(
+            env, _last(layers, lambda layer: layer.model_context_window), "model_context_window"
+        )
     if chars is not None or tokens is not None:
         return choose_budget(chars=chars, tokens=tokens)
-    found = read_model_catalog(codex)
+    catalog_layer = _last(layers, lambda layer: layer.model_catalog_json)
+    found = read_model_catalog(catalog_layer[1]) if catalog_layer is not None else None
     catalog = found[1] if found is not None else None
-    choice = choose_budget(window=window, model=codex.model, catalog=catalog)
+    choice = choose_budget(window=window, model=model[0] if model else None, catalog=catalog)
     if found is not None and window is None:
         return replace(choice, source=f"{choice.source}; catalog {_home_relative(found[0], env)}")
     return choice
+
+
+def codex_settings_layers(env: Env) -> list[CodexSettings]:
+    """The settings of Codex's ``config.toml`` and of each trusted project's
+    ``.codex/config.toml`` from the project's root down to the cwd, in the order Codex layers
+    them (the last that sets a key wins; measured with codex-oracle: a trusted project's
+    ``model``, ``model_context_window``, ``model_catalog_json`` and ``skills.max_context_tokens``
+    size the catalog, an untrusted one's are not read)."""
+    user = read_codex_settings(env.codex_home)
+    markers = user.project_root_markers
+    folders = codex_config_folders(env if markers is None else replace(env, project_root_markers=markers))
+    return [user, *(read_codex_settings(dot_codex) for dot_codex in codex_project_layers(env, folders, user))]
+
+
+def _last(
+    layers: Sequence[CodexSettings], value: Callable[[CodexSettings], T | None]
+) -> tuple[T, CodexSettings] | None:
+    """The value of the last layer that sets it, and that layer."""
+    for layer in reversed(layers):
+        found = value(layer)
+        if found is not None:
+            return found, layer
+    return None
+
+
+def _setting(env: Env, found: tuple[int, CodexSettings] | None, key: str) -> tuple[int, str] | None:
+    if found is None:
+        return None
+    path = found[1].path
+    return found[0], f"{key} in {_home_relative(path, env) if path is not None else 'config.toml'}"
 
 
 def _home_relative(path: Path, env: Env) -> str:

@@ -30,7 +30,7 @@ from types import ModuleType
 from skillshelf.diagnostics import Diagnostic, Severity, diagnostic
 from skillshelf.env import Env
 from skillshelf.skills.cache import CACHE_FILE, SkillCache, skill_path
-from skillshelf.skills.codex_config import read_codex_settings
+from skillshelf.skills.codex_config import codex_settings_layers, read_codex_settings
 from skillshelf.skills.model import MAX_SKILL_BYTES, Discovery, RootOrigin, RootScan, Skill, SkillRoot
 from skillshelf.skills.namespace import NamespaceResolver, qualified_name
 from skillshelf.skills.roots import claude_roots, extra_roots, is_claude_root, skill_roots
@@ -106,6 +106,9 @@ def discover_skills(env: Env, options: DiscoveryOptions = DiscoveryOptions()) ->
     )
     limits, notes = limits_from_environ(env.environ, options.limits)
     notes += codex.diagnostics
+    notes += tuple(
+        note for layer in codex_settings_layers(env)[1:] for note in layer.diagnostics if note.code == "SK232"
+    )
     cache = env.dirs.cache / CACHE_FILE if options.use_cache else None
     found = _Discoverer(limits, cache, options.max_skill_bytes).run(roots)
     return replace(found, diagnostics=(*notes, *found.diagnostics)) if notes else found

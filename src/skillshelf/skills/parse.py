@@ -50,6 +50,7 @@ from skillshelf.skills.openai_yaml import OpenAIMetadata, parse_openai_yaml
 from skillshelf.skills.parse_fields import KnownFields, known_fields, to_plain
 from skillshelf.skills.parse_identity import (
     MAX_NAME_CHARS,
+    claude_bom_note,
     claude_description,
     claude_field_notes,
     declared_values,
@@ -170,8 +171,14 @@ def parse_skill_text(
     readable = _readable_text(text, path=path, claude=claude, out=out)
     if readable is None:
         return ParsedSkill(skill=None, body=text, diagnostics=tuple(out))
-    text = readable
     build = functools.partial(_build, path=path, root=root, out=out, openai=(openai_yaml, openai_yaml_path))
+    if claude and readable is not text:  # a byte-order mark: Claude Code finds no frontmatter
+        _check_body(readable, path, out)
+        parsed = build(mapping={}, doc=None, body=readable)
+        return dataclasses.replace(
+            parsed, diagnostics=tuple(d for d in parsed.diagnostics if d.code != "SK125")
+        )
+    text = readable
     codex = split_frontmatter(text)
     if isinstance(codex, str):
         code, message, fix = _SPLIT_FAILURES[codex]
@@ -248,7 +255,10 @@ def _ignored(
 
 def _readable_text(text: str, *, path: Path, claude: bool, out: list[Diagnostic]) -> str | None:
     """``text`` without its byte-order mark, or None when it cannot be read as a skill: a lone
-    surrogate (SK115), or a byte-order mark where Codex reads the file (SK112)."""
+    surrogate (SK115), or a byte-order mark where Codex reads the file (SK112). Where Claude
+    Code reads it, a byte-order mark hides the frontmatter (measured with claude-oracle: it
+    lists the first line, ``---``, as the description), so the caller reads the whole text,
+    the mark taken off, as the body."""
     if not text.isascii():
         try:
             text.encode("utf-8")
@@ -263,16 +273,7 @@ def _readable_text(text: str, *, path: Path, claude: bool, out: list[Diagnostic]
         message = "the file starts with a UTF-8 byte-order mark, so Codex finds no frontmatter and skips it"
         out.append(_error("SK112", message, "save the file as UTF-8 without BOM", path, 1))
         return None
-    out.append(
-        diagnostic(
-            "SK112",
-            Severity.WARNING,
-            "the file starts with a UTF-8 byte-order mark (read anyway; Codex skips such files)",
-            "save the file as UTF-8 without BOM",
-            path,
-            1,
-        )
-    )
+    out.append(claude_bom_note(text[1:], path))
     return text[1:]
 
 

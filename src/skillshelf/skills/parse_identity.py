@@ -35,6 +35,7 @@ from skillshelf.skills.frontmatter import collapse_whitespace, mapping_pairs
 __all__ = [
     "JS_SPACE",
     "MAX_NAME_CHARS",
+    "claude_bom_note",
     "claude_description",
     "claude_field_notes",
     "claude_first_line",
@@ -245,6 +246,22 @@ def claude_description(
 def js_trim(text: str) -> str:
     """``text`` trimmed as JavaScript's ``String.prototype.trim`` trims it."""
     return _JS_TRIM.sub("", text)
+
+
+def claude_bom_note(text: str, path: Path) -> Diagnostic:
+    """SK112 for a file Claude Code reads that starts with a byte-order mark (``text``: the rest):
+    Claude Code finds no frontmatter, so it shows the first line as the description."""
+    shown = claude_first_line(text) or CLAUDE_PLACEHOLDER
+    return diagnostic(
+        "SK112",
+        Severity.WARNING,
+        "the file starts with a UTF-8 byte-order mark, so Claude Code finds no frontmatter: it names "
+        f"the skill after its folder and shows the first line ({shown!r}) as its description (Codex "
+        "skips such files)",
+        "save the file as UTF-8 without BOM",
+        path,
+        1,
+    )
 
 
 def claude_first_line(body: str) -> str | None:

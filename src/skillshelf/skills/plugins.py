@@ -38,16 +38,21 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from skillshelf.env import Env
-from skillshelf.fileio import resolve_path
-from skillshelf.gitrepo import git_root, main_checkout
 from skillshelf.skills.claude_settings import read_json
-from skillshelf.skills.codex_config import CodexSettings, read_codex_settings
-from skillshelf.skills.namespace import first_manifest
+from skillshelf.skills.codex_config import read_codex_settings
+from skillshelf.skills.codex_layers import (
+    codex_project_layers,
+    codex_trust,
+    codex_trust_root,
+    resolved,
+)
+from skillshelf.skills.namespace import MANIFESTS, first_manifest
 
 __all__ = [
     "ClaudePlugin",
     "claude_plugins",
     "codex_enabled_plugins",
+    "codex_manifest",
     "codex_manifest_skill_folders",
     "codex_plugin_folders",
     "codex_project_layers",
@@ -127,9 +132,9 @@ def codex_plugin_folders(env: Env, project_folders: Sequence[Path] = ()) -> list
         if parts is None:
             continue
         root = _codex_version_folder(cache / parts[1] / parts[0])
-        if root is None:
+        manifest = None if root is None else codex_manifest(root)
+        if root is None or manifest is None:
             continue
-        manifest = plugin_manifest(root)
         folders.append(root / ".codex-plugin" / "migrated-command-skills")
         folders += codex_manifest_skill_folders(root, manifest.get("skills"))
     return folders
@@ -157,59 +162,33 @@ def codex_enabled_plugins(env: Env, project_folders: Sequence[Path] = ()) -> lis
     states = dict(user.plugins)
     for dot_codex in codex_project_layers(env, project_folders, user):
         states.update(read_codex_settings(dot_codex).plugins)
-    return sorted(plugin_id for plugin_id, on in states.items() if on)
+    return sorted((plugin_id for plugin_id, on in states.items() if on), key=_plugin_order)
 
 
-def codex_project_layers(env: Env, project_folders: Sequence[Path], user: CodexSettings) -> list[Path]:
-    """The project ``.codex`` folders whose ``config.toml`` Codex layers over the user's, the
-    root's first (the nearest wins): each of ``project_folders`` (nearest first, the project
-    root by ``project_root_markers`` last) that Codex trusts: its own ``[projects]`` entry,
-    else the project root's, else the git trust root's (:func:`codex_trust_root` of the cwd).
-    A ``.codex`` that is ``$CODEX_HOME`` is the user's own, not a project layer."""
-    if not project_folders:
-        return []
-    own = resolved(env.codex_home)
-    roots = (project_folders[-1], codex_trust_root(project_folders[0]))
-    return [
-        folder / ".codex"
-        for folder in reversed(project_folders)
-        if codex_trust(user, folder, *roots) is True and resolved(folder / ".codex") != own
-    ]
+def _plugin_order(plugin_id: str) -> tuple[str, str]:
+    """Codex's plugin order: by plugin name, then marketplace (``demo@mk`` before ``demo2@mk``)."""
+    name, _, marketplace = plugin_id.rpartition("@")
+    return name, marketplace
 
 
-def codex_trust(user: CodexSettings, folder: Path, *roots: Path | None) -> bool | None:
-    """Whether Codex trusts ``folder``, as Codex 0.171 decides it (checked with codex-oracle):
-    the ``[projects."PATH"]`` entry of the folder itself, else the first of ``roots`` (``None``
-    skipped) that has one; ``None`` when none has one. True for ``trust_level = "trusted"``,
-    False for ``"untrusted"``. Whether a cwd's project AGENTS.md is read asks the cwd, then its
-    :func:`codex_trust_root`; a project ``.codex`` layer also asks the project root between.
-
-    An entry names a folder by its real path, letter for letter: Codex compares the entry's text
-    with the folder's path, its links resolved, and normalises neither side further, so an
-    entry with a trailing slash, a ``sub/..``, a linked spelling or other letter case matches
-    nothing (the folder itself may be reached through links)."""
-    for candidate in (folder, *roots):
-        if candidate is None:
-            continue
-        real = str(resolved(candidate))
-        if real in user.trusted_projects:
-            return True
-        if real in user.untrusted_projects:
-            return False
-    return None
-
-
-def codex_trust_root(folder: Path) -> Path | None:
-    """The folder whose ``[projects]`` entry Codex 0.171 reads for the repository holding
-    ``folder``: the repository's root (the nearest ``.git``), the main checkout for a linked
-    worktree; ``None`` outside git and for any other ``.git`` file (a submodule's)."""
-    root = git_root(folder)
-    if root is None:
+def codex_manifest(root: Path) -> Mapping[str, object] | None:
+    """The manifest of a Codex plugin's version folder, ``None`` when Codex 0.171 loads nothing
+    from the plugin (measured with codex-oracle): the first of ``.codex-plugin``,
+    ``.claude-plugin``, ``.cursor-plugin`` whose ``plugin.json`` exists (a folder too) must be a
+    JSON object whose ``name`` is text when set and whose ``version``, ``description`` (text) and
+    ``keywords`` (a list of text) have their types when set; a folder without one is no plugin."""
+    paths = (root / marker / "plugin.json" for marker in MANIFESTS)
+    found = next((path for path in paths if os.path.lexists(path)), None)
+    if found is None or not found.is_file():
         return None
-    if (root / ".git").is_dir():
-        return root
-    main = main_checkout(root)
-    return main if main != root and (main / ".git").is_dir() else None
+    value = first_manifest(str(root))
+    if not isinstance(value, dict) or not isinstance(value.get("name", ""), str):
+        return None
+    if any(not isinstance(value.get(key), str | None) for key in ("version", "description")):
+        return None
+    keywords = value.get("keywords")
+    listed = isinstance(keywords, list) and all(isinstance(k, str) for k in keywords)
+    return value if keywords is None or listed else None
 
 
 def _codex_version_folder(plugin: Path) -> Path | None:
@@ -314,11 +293,3 @@ def _live_folder(marketplace: object, name: str) -> Path | None:
             folders = manifest_folders(Path(location), entry["source"], "")
             return folders[0] if folders else None
     return None
-
-
-def resolved(path: Path) -> Path:
-    """``path`` with its links resolved, or as it is when that fails (a loop, no permission)."""
-    try:
-        return resolve_path(path)
-    except OSError:
-        return path

@@ -44,12 +44,12 @@ from skillshelf.skills.claude_settings import (
     merged_settings,
 )
 from skillshelf.skills.codex_config import CodexSettings, read_codex_settings
+from skillshelf.skills.codex_layers import canonical_cwd, codex_config_folders, codex_project_layers
 from skillshelf.skills.model import RootOrigin, Scope, SkillRoot
 from skillshelf.skills.plugins import (
     ClaudePlugin,
     claude_plugins,
     codex_plugin_folders,
-    codex_project_layers,
     skills_dir_plugins,
 )
 
@@ -78,48 +78,9 @@ def _root(path: Path, scope: Scope, origin: RootOrigin, *, follow: bool = True) 
     return SkillRoot(path=path, scope=scope, origin=origin, follow_symlinks=follow)
 
 
-def _canonical_cwd(env: Env) -> Path:
-    """The cwd folder as Codex walks it: symlinks resolved (the cwd's folder when it is a file)."""
-    cwd = Path(os.path.realpath(env.cwd))
-    return cwd if cwd.is_dir() or not cwd.exists() else cwd.parent
-
-
-def _git_usable(marker: str) -> bool:
-    """A ``.git`` entry Codex takes as a repository: a file, or a folder holding ``HEAD``."""
-    if os.path.isfile(marker):
-        return True
-    return os.path.isdir(marker) and os.path.exists(os.path.join(marker, "HEAD"))
-
-
-def _marks_config_root(folder: str, markers: Sequence[str]) -> bool:
-    for marker in markers:
-        path = os.path.join(folder, marker)
-        if os.path.basename(os.path.normpath(marker)) == ".git":
-            if _git_usable(path):
-                return True
-        elif os.path.exists(path):
-            return True
-    return False
-
-
-def codex_config_folders(env: Env) -> list[Path]:
-    """Folders whose ``.codex`` Codex reads, nearest first: the cwd up to the config root.
-
-    See the module docstring for what makes a config root; only the cwd when there is none.
-    """
-    cwd = _canonical_cwd(env)
-    markers = [m for m in env.project_root_markers if "\x00" not in m]
-    chain: list[Path] = []
-    for folder in (cwd, *cwd.parents):
-        chain.append(folder)
-        if markers and _marks_config_root(str(folder), markers):
-            return chain
-    return [cwd]
-
-
 def _project_folders(env: Env) -> list[Path]:
     """Every folder from the project root (any existing marker) down to the canonical cwd."""
-    cwd = _canonical_cwd(env)
+    cwd = canonical_cwd(env)
     root = find_project_root(cwd, env.project_root_markers)
     chain = [cwd]
     while chain[-1] != root and chain[-1].parent != chain[-1]:

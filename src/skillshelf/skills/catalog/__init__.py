@@ -82,6 +82,7 @@ def _report(
     *,
     table_cost: int,
     aliased: bool,
+    note_cost: int = 0,
 ) -> CatalogReport:
     visible = sum(1 for s in skills if s.model_visible)
     total = len(allocation.kept)
@@ -104,6 +105,7 @@ def _report(
         budget_limit=budget.limit,
         budget_unit=budget.unit,
         used=table_cost + allocation.used,
+        note_cost=note_cost,
         level=allocation.level,
         aliased=aliased,
         omitted_skills=omitted,
@@ -139,6 +141,7 @@ def render_catalog(
         rendering.allocation,
         table_cost=rendering.table_cost,
         aliased=bool(rendering.root_lines),
+        note_cost=rendering.note_cost,
     )
     return RenderedCatalog(
         text=rendering.text,

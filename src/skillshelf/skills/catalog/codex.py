@@ -18,8 +18,9 @@ Rules, as measured against the real Codex with ``codex-oracle``:
 * descriptions over 1,024 characters become their first 1,021 characters + ``...``;
 * a skill from an untrusted project (``trusted`` false) is tagged ``[untrusted project]``
   before its description, or, in the aliased form, on its root's line when every skill of that
-  root is untrusted; the tag is charged like the name, so shortening never cuts into it
-  (skillshelf's addition: Codex has no such tag);
+  root is untrusted (skillshelf's addition: Codex has no such tag). The tags are added after the
+  budget is shared out and are not charged to it, so the skills listed and how far each
+  description is cut are Codex's; what they cost is reported apart (``note_cost``);
 * two renderings are fitted into the budget: with absolute paths, and with root aliases
   (whatever the roots table costs beyond what Codex's shorter intro saves is charged first;
   when that is the whole budget there is no aliased form). The aliased one is taken when it
@@ -30,13 +31,13 @@ Rules, as measured against the real Codex with ``codex-oracle``:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from operator import itemgetter
 from pathlib import Path
 
 from skillshelf.skills.catalog.aliases import AliasPlan, build_alias_plan, display_path
 from skillshelf.skills.catalog.budget import Budget
-from skillshelf.skills.catalog.lines import Allocation, Entry, allocate, new_entry
+from skillshelf.skills.catalog.lines import Allocation, Entry, allocate, entries_cost, new_entry
 from skillshelf.skills.catalog.spec import CatalogFormatSpec, FormatRendering
 from skillshelf.skills.load import UNTRUSTED_TAG
 from skillshelf.skills.model import Skill
@@ -121,6 +122,7 @@ class CodexRendering:
     allocation: Allocation
     table_cost: int
     skills: tuple[Skill, ...]
+    note_cost: int = 0  # what the untrusted tags add, past the budget
 
     @property
     def aliased(self) -> bool:
@@ -154,16 +156,40 @@ def _aliased(
         return None
     short = plan.shorten_all(paths)
     marked = plan.untrusted_aliases(skills, short) if not all(s.trusted for s in skills) else frozenset()
-    root_lines = plan.root_lines(marked)
-    cost = table_cost(budget, root_lines)
+    cost = table_cost(budget, plan.root_lines())
     if cost >= budget.limit:
         return None
     entries = [
-        _entry(_head(skill, tagged=not skill.trusted and path.partition("/")[0] not in marked), text, path)
+        _entry(_head(skill, tagged=False), text, path)
         for skill, text, path in zip(skills, descriptions, short, strict=True)
     ]
     allocation = allocate(entries, budget.with_limit(budget.limit - cost))
-    return CodexRendering(root_lines=root_lines, allocation=allocation, table_cost=cost, skills=tuple(skills))
+    chosen = CodexRendering(
+        root_lines=plan.root_lines(), allocation=allocation, table_cost=cost, skills=tuple(skills)
+    )
+    tagged = [
+        _entry(_head(skill, tagged=not skill.trusted and path.partition("/")[0] not in marked), text, path)
+        for skill, text, path in zip(skills, descriptions, short, strict=True)
+    ]
+    return _noted(chosen, tagged, plan.root_lines(marked), budget)
+
+
+def _noted(
+    chosen: CodexRendering, tagged: Sequence[Entry], root_lines: tuple[str, ...], budget: Budget
+) -> CodexRendering:
+    """``chosen`` (fitted without tags) with the untrusted tags put in: each entry keeps the
+    description characters the budget gave it; ``note_cost`` is what the tags add."""
+    kept = chosen.allocation.kept
+    lines = tuple(entry.render(k) for entry, k in zip(tagged, kept, strict=True) if k is not None)
+    if lines == chosen.allocation.lines and root_lines == chosen.root_lines:
+        return chosen
+    extra = entries_cost(budget, lines) - chosen.allocation.used
+    chars = sum(map(len, root_lines)) - sum(map(len, chosen.root_lines))
+    size = len("".join(root_lines).encode("utf-8")) - len("".join(chosen.root_lines).encode("utf-8"))
+    extra += budget.cost_from_counts(chars, size)
+    return replace(
+        chosen, root_lines=root_lines, allocation=replace(chosen.allocation, lines=lines), note_cost=extra
+    )
 
 
 def _better(candidate: CodexRendering, current: CodexRendering) -> bool:
@@ -182,22 +208,21 @@ def render_codex(
     ordered, paths = ordered_with_paths(skills)
     # Capped descriptions and paths once, for both renderings.
     descriptions = [cap_description(s.description) for s in ordered]
+    plain = [
+        _entry(_head(s, tagged=False), text, path)
+        for s, text, path in zip(ordered, descriptions, paths, strict=True)
+    ]
     absolute = CodexRendering(
-        root_lines=(),
-        allocation=allocate(
-            [
-                _entry(_head(skill, tagged=not skill.trusted), text, path)
-                for skill, text, path in zip(ordered, descriptions, paths, strict=True)
-            ],
-            budget,
-        ),
-        table_cost=0,
-        skills=tuple(ordered),
+        root_lines=(), allocation=allocate(plain, budget), table_cost=0, skills=tuple(ordered)
     )
     aliased = _aliased(ordered, descriptions, paths, budget, build_alias_plan(ordered, roots))
     if aliased is not None and _better(aliased, absolute):
         return aliased
-    return absolute
+    tagged = [
+        _entry(_head(skill, tagged=not skill.trusted), text, path)
+        for skill, text, path in zip(ordered, descriptions, paths, strict=True)
+    ]
+    return _noted(absolute, tagged, (), budget)
 
 
 def _render(skills: Sequence[Skill], budget: Budget, *, roots: Sequence[Path] | None) -> FormatRendering:
@@ -208,6 +233,7 @@ def _render(skills: Sequence[Skill], budget: Budget, *, roots: Sequence[Path] | 
         allocation=chosen.allocation,
         root_lines=chosen.root_lines,
         table_cost=chosen.table_cost,
+        note_cost=chosen.note_cost,
     )
 
 

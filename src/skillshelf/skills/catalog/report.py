@@ -40,6 +40,7 @@ class CatalogReport:
     omitted_skills: tuple[str, ...] = ()
     name_only_skills: tuple[str, ...] = ()
     budget_source: str | None = None
+    note_cost: int = 0  # the untrusted tags' cost, not charged to the budget (``used`` leaves it out)
 
     @property
     def names_only(self) -> bool:
@@ -59,6 +60,7 @@ class CatalogReport:
                 "unit": self.budget_unit,
                 "used": self.used,
                 "source": self.budget_source,
+                "note_cost": self.note_cost,
             },
             "level": self.level,
             "aliased": self.aliased,
@@ -118,6 +120,12 @@ def cut_summary(report: Mapping[str, object]) -> list[str]:
     budget = report.get("budget")
     if isinstance(budget, Mapping) and budget.get("source"):
         lines.append(f"catalog budget: {budget['source']}")
+    extra, unit = (budget.get("note_cost"), budget.get("unit")) if isinstance(budget, Mapping) else (0, "")
+    if isinstance(extra, int) and extra > 0:
+        lines.append(
+            f"untrusted project notes: {extra:,} {unit} more, not charged to the budget "
+            "(the skills listed and their cuts are Codex's; the notes are skillshelf's)"
+        )
     for key, what in (("omitted_skills", "left out"), ("name_only_skills", "listed by name only")):
         names = report.get(key)
         if isinstance(names, Sequence) and not isinstance(names, str) and names:

@@ -32,6 +32,7 @@ class FormatRendering:
     allocation: Allocation
     root_lines: tuple[str, ...] = ()
     table_cost: int = 0
+    note_cost: int = 0  # what notes added after the fitting cost (the untrusted tags), past the budget
 
     @property
     def included(self) -> tuple[Skill, ...]:
