@@ -54,6 +54,7 @@ def test_disable_project_in_an_untrusted_project_is_cf109_with_the_trust_command
     assert code == 0 and f"{written}: warning CF109: {written} is not in effect: " in err
     [warning] = _warnings(capsys, "disable", "--project", "pdf-forms")
     assert warning["code"] == "CF109" and f"skillshelf trust {project}" in str(warning["fix"])
+    assert "skillshelf trust" not in str(warning["message"])  # the fix is said once, as the fix
     code, _, err = cli(["list", "--no-builtin"], capsys)
     assert f"skillshelf trust {project}" in err and "CF109" in err
 

@@ -35,10 +35,11 @@ def mode_diagnostic(warning: str, written: Path, found: Sequence[Diagnostic]) ->
     effect."""
     if warning.startswith(f"{written} is not in effect: "):
         off = next((d for d in found if d.code == "CF109" and _same(d.path, written)), None)
+        cut = [m.start() for m in _FIX.finditer(warning)] if off is not None else []
         return Diagnostic(
             code="CF109",
             severity=Severity.WARNING,
-            message=warning,
+            message=warning[: cut[-1]] if cut else warning,  # its fix is the finding's, said once
             fix=off.fix if off is not None else _SHOW,
             path=written,
         )
