@@ -74,3 +74,15 @@ def test_context_prints_a_mention_of_a_disabled_skill_as_sk405(
     cli(["disable", "pdf-forms"], capsys)
     status, _, err = cli(["context", "use $pdf-forms", "--no-builtin"], capsys)
     assert status == 0 and "warning SK405: " in err and "skillshelf enable pdf-forms" in err
+
+
+def test_catalog_shows_a_codex_budget_value_codex_refuses_as_sk232_not_as_a_skill_file_problem(
+    project: Path, isolated_home: IsolatedHome, capsys: pytest.CaptureFixture[str]
+) -> None:
+    isolated_home.codex_home.mkdir(parents=True, exist_ok=True)
+    config = isolated_home.codex_home / "config.toml"
+    config.write_text("[skills]\nmax_context_tokens = 0\n", encoding="utf-8")
+    status, _, err = cli(["catalog", "--no-builtin"], capsys)
+    assert status == 0 and "warning SK232: " in err and "problem(s) in skill files" not in err
+    status, out, _ = cli(["catalog", "--no-builtin", "--json"], capsys)
+    assert "SK232" in [d["code"] for d in json.loads(out)["diagnostics"]]

@@ -253,22 +253,36 @@ RUN_NOTES = frozenset({"CF109"})
 """The infos a run still prints: a project config that is not in effect (untrusted, or project
 config not allowed), whose keys would have changed the run's output."""
 
+CODEX_CONFIG_PREFIX = "SK23"
+"""The ``SK`` findings about Codex's config.toml (SK230 unreadable, SK231 a trust value, SK232 a
+budget value Codex refuses), which change the run's output and are no skill file's."""
+
+
+def _skill_file_finding(diagnostic: Diagnostic) -> bool:
+    return diagnostic.code.startswith("SK") and not diagnostic.code.startswith(CODEX_CONFIG_PREFIX)
+
+
+def run_findings(diagnostics: Sequence[Diagnostic]) -> list[Diagnostic]:
+    """The findings a run shows in full (:func:`print_run_findings`): no skill file's, and no
+    info but :data:`RUN_NOTES`."""
+    return [
+        d
+        for d in diagnostics
+        if not _skill_file_finding(d) and (d.severity is not Severity.INFO or d.code in RUN_NOTES)
+    ]
+
 
 def print_run_findings(diagnostics: Sequence[Diagnostic]) -> bool:
     """Findings of one run (``context``, ``catalog``, ``run``, ``chat``): the non-skill ones
-    (config layers, ``-c``, instruction files) in full except infos other than
-    :data:`RUN_NOTES`, since no other command shows them for this exact run; the skill files'
-    errors and warnings (``SK`` codes) counted in one dim line that leaves them to ``list`` and
-    ``validate`` (their infos, such as a built-in stepping aside for the user's skill of its
-    name, are not news on every run). True when a non-skill finding is an error, so the output
-    is not the one intended (exit 1)."""
-    others = [
-        d
-        for d in diagnostics
-        if not d.code.startswith("SK") and (d.severity is not Severity.INFO or d.code in RUN_NOTES)
-    ]
+    (config layers and Codex's config, ``-c``, instruction files) in full except infos other
+    than :data:`RUN_NOTES`, since no other command shows them for this exact run; the skill
+    files' errors and warnings (``SK`` codes) counted in one dim line that leaves them to
+    ``list`` and ``validate`` (their infos, such as a built-in stepping aside for the user's
+    skill of its name, are not news on every run). True when a non-skill finding is an error,
+    so the output is not the one intended (exit 1)."""
+    others = run_findings(diagnostics)
     print_diagnostics(others)
-    skills = [d for d in diagnostics if d.code.startswith("SK") and d.severity is not Severity.INFO]
+    skills = [d for d in diagnostics if _skill_file_finding(d) and d.severity is not Severity.INFO]
     if skills:
         errors = sum(1 for d in skills if d.severity is Severity.ERROR)
         click.echo(

@@ -26,6 +26,7 @@ from skillshelf.cli.output import (
     print_run_findings,
     printable,
     root_options,
+    run_findings,
     short_path,
     stdout_console,
     stdout_is_terminal,
@@ -373,7 +374,9 @@ def catalog(
                 "format": result.catalog_report["format"],
                 "text": text,
                 "report": result.catalog_report,
-                "diagnostics": [found.to_dict()] if found else [],
+                "diagnostics": [
+                    d.to_dict() for d in (*run_findings(result.diagnostics), *([found] if found else []))
+                ],
             }
         )
     elif text:
