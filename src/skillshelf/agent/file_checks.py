@@ -46,7 +46,8 @@ class FolderError(Exception):
 
 def refuse_locked(path: Path, raw_path: object) -> None:
     """A ``FolderError`` when ``path`` exists without write permission (for anyone, or for this
-    process), or its folder exists and this process cannot write in it."""
+    process), or its folder (or, when that does not exist yet, the nearest parent that does: the
+    write would make the folders there) cannot be written by this process."""
     try:
         info = os.stat(path)
     except OSError:
@@ -63,6 +64,20 @@ def refuse_locked(path: Path, raw_path: object) -> None:
             f"{LOCKED_CODE} the folder of {raw_path!r} is not writable; nothing was written\n"
             "fix: write somewhere else in the workspace, or leave the file alone"
         )
+    ancestor = _nearest_existing(folder)
+    if ancestor != folder and os.path.isdir(ancestor) and not os.access(ancestor, os.W_OK | os.X_OK):
+        raise FolderError(
+            f"{LOCKED_CODE} {raw_path!r} would need a new folder in {str(ancestor)!r}, which is not "
+            "writable; nothing was written\nfix: write somewhere else in the workspace, or leave "
+            "the file alone"
+        )
+
+
+def _nearest_existing(folder: Path) -> Path:
+    """``folder`` or its nearest parent that exists (where the folders a write makes would start)."""
+    while not os.path.exists(folder) and folder.parent != folder:  # False, not an error, when unsearchable
+        folder = folder.parent
+    return folder
 
 
 def not_utf8_note(data: bytes) -> str | None:

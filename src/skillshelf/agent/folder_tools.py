@@ -37,6 +37,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from skillshelf.agent.file_checks import (
+    LOSSY_CODE,
     FolderError,
     current_text,
     encoded,
@@ -221,12 +222,10 @@ class FolderTools:
         except OSError as exc:
             return FolderOutcome(text=f"error: {os_error_text(exc, self.root)}", is_error=True)
         except UnicodeDecodeError as exc:
-            how = (
-                "use bash to change it" if "bash" in self.allowed else "it cannot be edited with these tools"
-            )
+            how = "change it with bash (iconv, sed)" if "bash" in self.allowed else "leave it alone"
             return FolderOutcome(
-                text=f"error: the file is not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at "
-                f"offset {exc.start}); {how}",
+                text=f"error: {LOSSY_CODE} the file is not UTF-8 text (byte 0x{exc.object[exc.start]:02x} "
+                f"at offset {exc.start}); nothing was changed\nfix: {how}: these tools edit UTF-8 text only",
                 is_error=True,
             )
         except ValueError as exc:  # e.g. a path with a lone surrogate the file system cannot name

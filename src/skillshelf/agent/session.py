@@ -161,7 +161,7 @@ def open_agent(
             why_unavailable=prepared.workspace.modes.disabled_error,
         ),
         folder_tools=folder_tools,
-        settings=_settings(options, prepared.workspace, system, folder_tools),
+        settings=_settings(options, spec, prepared.workspace, system, folder_tools),
         transcript=_transcript(env, options, str(spec), stripped) if options.write_transcript else None,
         turn_context=turn_context,
         on_skill_used=usage.used if usage is not None else None,
@@ -173,8 +173,9 @@ def open_agent(
 def compaction_threshold(window: int | None, max_output: int | None, fixed_tokens: int) -> int:
     """The history size (tokens) past which the agent compacts: without a ``window``, the
     default's 120,000; with one, what the window leaves for the history once the reply's limit
-    (``max_output``, else 4096) and ``fixed_tokens`` (system prompt and tool definitions) are
-    kept free, less a tenth for the estimate's error (tokens are counted as bytes / 4).
+    (``max_output``, else 4096; 0 when no limit is sent, see :func:`output_reserve`) and
+    ``fixed_tokens`` (system prompt and tool definitions) are kept free, less a tenth for the
+    estimate's error (tokens are counted as bytes / 4).
 
     Raises:
         UsageError: (AG008) that leaves the history less than an eighth of the window.
@@ -184,15 +185,26 @@ def compaction_threshold(window: int | None, max_output: int | None, fixed_token
     output = DEFAULT_MAX_OUTPUT_TOKENS if max_output is None else max_output
     threshold = (window - output - fixed_tokens) * 9 // 10
     if threshold < window // 8:
+        limit = f"{output:,} output tokens (the reply's limit) and " if output else ""
+        lower = (
+            ", or lower the output limit (--max-output-tokens or agent.max_output_tokens)" if output else ""
+        )
         raise UsageError(
             f"a context window of {window:,} tokens leaves too little room for the conversation once "
-            f"{output:,} output tokens and about {fixed_tokens:,} tokens of system prompt and tools "
-            "are set aside",
-            hint="set the model's real window (--context-window or agent.context_window), or lower the "
-            "output limit (--max-output-tokens or agent.max_output_tokens)",
+            f"{limit}about {fixed_tokens:,} tokens of system prompt and tools are set aside",
+            hint=f"set the model's real window (--context-window or agent.context_window){lower}",
             code="AG008",
         )
     return threshold
+
+
+def output_reserve(provider: str, max_output: int | None) -> int:
+    """The output limit each request of ``provider`` carries, kept free in the window: the one
+    set, else 4096 for Anthropic (whose API needs one) and none for OpenAI (none is sent: the
+    server's own limit applies, which the agent cannot know)."""
+    if max_output is not None:
+        return max_output
+    return DEFAULT_MAX_OUTPUT_TOKENS if provider == "anthropic" else 0
 
 
 def _provider(spec: ModelSpec, options: AgentOptions, workspace: Workspace) -> Provider:
@@ -204,17 +216,19 @@ def _provider(spec: ModelSpec, options: AgentOptions, workspace: Workspace) -> P
     )
 
 
-def _settings(options: AgentOptions, workspace: Workspace, system: str, tools: FolderTools) -> AgentSettings:
+def _settings(
+    options: AgentOptions, spec: ModelSpec, workspace: Workspace, system: str, tools: FolderTools
+) -> AgentSettings:
     """The loop's settings: the options' turn limit and guards, and the compaction point that
-    the window (``--context-window``, else ``agent.context_window``) and the output limit give
-    for this system prompt and these tools."""
+    the window (``--context-window``, else ``agent.context_window``) and the output limit
+    ``spec``'s provider sends give for this system prompt and these tools."""
     window = options.context_window or _setting(workspace, "agent.context_window")
     max_output = options.max_output_tokens or _setting(workspace, "agent.max_output_tokens")
     fixed = approx_tokens(system) + approx_tokens(repr([*tools.specs(), *SKILL_TOOLS]))
     return AgentSettings(
         max_turns=options.max_turns,
         guards=options.guards,
-        compact_at_tokens=compaction_threshold(window, max_output, fixed),
+        compact_at_tokens=compaction_threshold(window, output_reserve(spec.provider, max_output), fixed),
     )
 
 

@@ -39,6 +39,11 @@ SKILL_READ_NOTE = (
 MCP_LISTING = "call `list_skills`"  # what a skill tool's hint names on every surface
 
 
+def _is_root(folder: str) -> bool:
+    """Whether ``folder`` is a file system's root (``/``), which holds every path."""
+    return os.path.dirname(folder) == folder
+
+
 @dataclass(frozen=True, slots=True)
 class SkillRead:
     """A file read in a skill's folder: its text (or why not), and the file's path."""
@@ -55,8 +60,10 @@ class SkillFolders:
         self._folders: list[tuple[str, Skill]] = []
         for skill in skills:
             lexical = os.path.normpath(skill.folder)
-            self._folders.append((lexical, skill))
             real = os.path.realpath(skill.folder)
+            if _is_root(lexical) or _is_root(real):
+                continue  # a skill "folder" that is / (or a drive) would open every file to read_file
+            self._folders.append((lexical, skill))
             if real != lexical:
                 self._folders.append((real, skill))
         self._folders.sort(key=lambda item: len(item[0]), reverse=True)  # the deepest folder first
@@ -72,7 +79,7 @@ class SkillFolders:
             pass
         for candidate in candidates:
             for folder, skill in self._folders:
-                if candidate.startswith(folder.rstrip("/") + "/"):
+                if candidate.startswith(folder + os.sep):  # folder: normalized, never a root
                     return skill, PurePosixPath(os.path.relpath(candidate, folder)).as_posix()
         return None
 

@@ -13,9 +13,13 @@ Which values: each line of a left-out value, without the blanks around it, of
 :data:`MIN_SCRUB_CHARS` characters or more, unless it is a number of fewer than
 :data:`MIN_SCRUB_DIGITS` digits (``TOKEN_LIMIT=4096``, a port, a user id) or a word that is a
 setting (``true``, ``disabled``...): replacing those everywhere would take ordinary numbers
-and words out of the output, and they protect nothing. A value shorter than
-:data:`ANYWHERE_CHARS` is replaced only where it stands as a word of its own (no letter or digit
-beside it), so ``abcd`` does not eat into ``abcdef``; a longer one wherever it stands.
+and words out of the output, and they protect nothing. Nor is a stand-in made of letters only
+and shorter than :data:`ANYWHERE_CHARS` (``test``, ``EMPTY``, ``dummy``, ``none``: what a local
+server that checks no key is given): it protects nothing either, as a real key is longer or
+holds a digit or a symbol, and replacing it would take ``test`` out of every pytest run. A
+value shorter than :data:`ANYWHERE_CHARS` is replaced only where it stands as a word of its own
+(no letter, digit or ``_`` beside it), so ``abcd`` does not eat into ``abcdef`` or ``abcd_api``;
+a longer one wherever it stands.
 """
 
 from __future__ import annotations
@@ -64,6 +68,8 @@ def worth_scrubbing(piece: str) -> bool:
     """Whether ``piece`` (one line of a left-out value) is replaced wherever it stands (see the module)."""
     if len(piece) < MIN_SCRUB_CHARS or piece.lower() in _SETTING_WORDS:
         return False
+    if piece.isascii() and piece.isalpha() and len(piece) < ANYWHERE_CHARS:
+        return False  # a stand-in such as ``test`` or ``EMPTY`` (see the module)
     return not (piece.isdigit() and len(piece) < MIN_SCRUB_DIGITS)
 
 
@@ -101,7 +107,7 @@ class StrippedValues:
         if not self.pieces:
             return None
         parts = [
-            re.escape(p) if len(p) >= ANYWHERE_CHARS else rf"(?<![A-Za-z0-9]){re.escape(p)}(?![A-Za-z0-9])"
+            re.escape(p) if len(p) >= ANYWHERE_CHARS else rf"(?<![A-Za-z0-9_]){re.escape(p)}(?![A-Za-z0-9_])"
             for p in self.pieces
         ]
         return re.compile("|".join(parts))

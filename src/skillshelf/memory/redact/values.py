@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterator
 
 from skillshelf.memory.redact.matching import Views, anchor_starts
 from skillshelf.memory.redact.rules import KEY_WORD_STARTS, KEY_WORDS
+from skillshelf.memory.redact.rules_env import ENV_REFERENCE, ENV_SETTING_WORDS, ENV_URL
 
 __all__ = [
     "HIGH_ENTROPY",
@@ -353,38 +354,29 @@ def config_line_spans(views: Views) -> Iterator[tuple[int, int]]:
 
 _MIN_ENV_VALUE = 6
 _MIN_ENV_NUMBER_DIGITS = 10
-#: Words that say what a setting is, never a secret (compared in lower case).
-_ENV_SETTING_WORDS = frozenset(
-    {
-        "required",
-        "optional",
-        "enabled",
-        "disabled",
-        "default",
-        "string",
-        "boolean",
-        "integer",
-        "number",
-        "unset",
-        "empty",
-        "secret",
-        "bearer",
-        "inherit",
-    }
-)
 _ENV_REFERENCE = re.compile(r"^(?:\$\{?[A-Za-z_][A-Za-z0-9_]*\}?.*|\$\(.*|<[^>]*>|\{\{.*\}\}|%[A-Za-z_]+%)$")
 _ENV_OWN = re.compile(r"^(?:my|MY|your|YOUR)[-_]")
 _ENV_NUMBER = re.compile(r"^[+-]?[\d_.,]+[kKmMgG]?$")
+#: A relative path (``.cache/tokens``, ``secrets/db.txt``) or a file name (``service-account.json``)
+_ENV_RELATIVE = re.compile(
+    r"^[\w.-]+(?:/[\w.-]*)+$|^[\w.-]+\.(?:json|txt|pem|key|crt|env|ya?ml|toml|ini|cfg|conf|p12)$"
+)
 
 
 def is_env_secret_value(value: str) -> bool:
     """Whether ``value``, assigned to a variable named for a secret, is one (see
-    :mod:`.rules_env`): not a reference, a stand-in (:func:`is_placeholder`; a ``my-...`` value
-    with a digit counts as a value), a short number, a word for a setting or a file path."""
-    if len(value) < _MIN_ENV_VALUE or _ENV_REFERENCE.match(value):
+    :mod:`.rules_env`): not a reference or a call (:data:`~.rules_env.ENV_REFERENCE`), a stand-in
+    (:func:`is_placeholder`; a ``my-...`` value with a digit counts as a value), a short number, a
+    word for a setting, a file path (absolute or relative) or a URL with no user part or query
+    whose path parts do not read as credentials."""
+    if len(value) < _MIN_ENV_VALUE or _ENV_REFERENCE.match(value) or ENV_REFERENCE.search(value):
         return False
     if is_placeholder(value) and not (_ENV_OWN.match(value) and any(c.isdigit() for c in value)):
         return False  # a stand-in (sk-xxxx, EXAMPLE, a marker), but my-gateway-key-0001 is a value
     if _ENV_NUMBER.match(value) and sum(c.isdigit() for c in value) < _MIN_ENV_NUMBER_DIGITS:
         return False
-    return value.lower() not in _ENV_SETTING_WORDS and not is_file_path(value)
+    if value.lower() in ENV_SETTING_WORDS or is_file_path(value):
+        return False
+    url = ENV_URL.match(value)
+    named = (url.group("path") or "") if url else value if _ENV_RELATIVE.match(value) else None
+    return named is None or any(_secret_part(part) for part in _PATH_SEPARATORS.split(named) if part)
