@@ -30,8 +30,11 @@ def test_installing_again_takes_over_the_folder_an_interrupted_install_left(
 ) -> None:
     src, path = _orphaned(tmp_path, isolated_home, target)
     env = make_env(tmp_path, isolated_home.home)
+    dry = install_skill(str(src), env=env, target=target, dry_run=True)  # type: ignore[arg-type]
+    assert [d.message.split(" the ")[0] for d in dry.diagnostics if d.code == "IS134"] == ["would take over"]
     again = install_skill(str(src), env=env, target=target)  # type: ignore[arg-type]
     assert again.path == path and again.kept is None and not again.replaced
+    assert [d.code for d in again.diagnostics if d.code == "IS134"] == ["IS134"]
     assert read_lock(path.parent).get("foo") is not None
     assert not (env.dirs.data / "replaced-skills").exists()
     remove_skill("foo", env=env)

@@ -119,6 +119,18 @@ def test_a_wrong_install_scope_is_reported_and_the_user_scope_applies(
     )
 
 
+def test_a_wrong_install_scope_is_a_diagnostic_in_the_json_result(
+    tmp_path: Path, isolated_home: IsolatedHome, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _project(tmp_path, monkeypatch)
+    _user_config(isolated_home, '[install]\nscope = "projcet"\n')
+    done = _install(tmp_path, "--dry-run")
+    assert done.exit_code == 0, done.output
+    found = [d for d in json.loads(done.stdout)["diagnostics"] if d["code"] == "CF102"]
+    assert [d["field"] for d in found] == ["install.scope"]
+    assert 'did you mean "project"' in found[0]["fix"]
+
+
 def test_update_and_remove_still_look_in_both_scopes_under_install_scope(
     tmp_path: Path, isolated_home: IsolatedHome, monkeypatch: pytest.MonkeyPatch
 ) -> None:

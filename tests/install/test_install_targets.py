@@ -188,6 +188,10 @@ def test_the_folders_skillshelf_made_itself_do_not_count_as_an_agent_found(
     env.codex_home.mkdir()  # left empty
     assert (isolated_home.home / ".claude" / "skills").is_dir()
     assert default_target(no_agents) == "codex"
+    (isolated_home.home / ".claude" / ".skillshelf-tmp" / "install-x").mkdir(
+        parents=True
+    )  # a killed install's
+    assert default_target(no_agents) == "codex"
     (isolated_home.home / ".claude.json").write_text("{}", encoding="utf-8")  # Claude Code's own file
     assert default_target(no_agents) == "claude"
 

@@ -123,7 +123,7 @@ def install(
     try:
         _check_name_option(name, every=every)
         env = Env.from_os()
-        scope = _scope_and_findings(env, scope, target)
+        scope, findings = _scope_and_findings(env, scope, target)
         if every:
             from skillshelf.cli.install_all import install_every_skill
 
@@ -162,8 +162,10 @@ def install(
         if as_json:
             echo_json(exc.to_dict())
         raise
-    if as_json:
-        echo_json(result)
+    if as_json:  # the config's findings were printed on stderr too: a program reads them here
+        echo_json(
+            {**result.to_dict(), "diagnostics": [d.to_dict() for d in (*findings, *result.diagnostics)]}
+        )
     else:
         _print_installed(result)
 
@@ -223,17 +225,19 @@ def _check_name_option(name: str | None, *, every: bool) -> None:
         )
 
 
-def _scope_and_findings(env: Env, scope: str | None, target: str | None) -> str:
+def _scope_and_findings(env: Env, scope: str | None, target: str | None) -> tuple[str, list[Diagnostic]]:
     """The scope to install in: ``--scope``, else ``install.scope`` from the config, else user
-    (:func:`~skillshelf.install.targets.default_scope`); prints the findings of the config files
-    skipped and of the ``[install]`` keys dropped (a wrong value, ``CF102``: its default applies)."""
+    (:func:`~skillshelf.install.targets.default_scope`), and the findings of the config files
+    skipped and of the ``[install]`` keys dropped (a wrong value, ``CF102``: its default applies),
+    which it prints on stderr."""
     from skillshelf.config import load_config
     from skillshelf.install.targets import default_scope
 
     config = load_config(env)
     dropped = [d for d in config.diagnostics if d.code == "CF102" and (d.field or "").startswith("install.")]
-    print_diagnostics([*unread_config_files(env, config), *dropped])
-    return scope or default_scope(config.get("install.scope"), target)
+    findings = [*unread_config_files(env, config), *dropped]
+    print_diagnostics(findings)
+    return scope or default_scope(config.get("install.scope"), target), findings
 
 
 def unread_config_files(env: Env, config: Config | None = None) -> list[Diagnostic]:

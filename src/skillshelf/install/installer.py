@@ -48,6 +48,7 @@ from skillshelf.install.taken import (
     name_taken,
     same_name,
 )
+from skillshelf.install.takeover import check_source_apart, took_over
 from skillshelf.install.targets import (
     InstallTarget,
     check_links,
@@ -186,12 +187,11 @@ def place_skill(
     name: str | None = None,
     progress: ProgressFn | None = None,
 ) -> InstallResult:
-    """Validate the fetched skill ``folder`` (from ``source``) and swap it into ``dest.root``,
-    staging in the empty folder ``work``; caller holds :func:`root_lock`.
-
-    Each of ``dest.link_roots`` gets a link to the installed folder (``install --for all``); the
-    lock entry records them and ``dest.agents``. A folder it replaces that skillshelf could
-    not fetch again goes to ``dest.kept_root`` (:mod:`skillshelf.install.kept`; None: deleted)."""
+    """Validate the fetched skill ``folder`` (from ``source``) and swap it into ``dest.root``, staging
+    in the empty folder ``work``; caller holds :func:`root_lock`. Each of ``dest.link_roots`` gets a
+    link to the installed folder (``install --for all``); the lock entry records them and
+    ``dest.agents``. A folder it replaces that skillshelf could not fetch again goes to
+    ``dest.kept_root`` (:mod:`skillshelf.install.kept`; None: deleted)."""
     skill, diags = checked_skill(folder, source, _root_for(dest.scope, dest.root))
     target_name = _check_name(name) if name else _default_name(skill, folder)
     target = dest.root / target_name
@@ -200,6 +200,7 @@ def place_skill(
     replaced = target.exists() or target.is_symlink()
     lock = read_lock(dest.root)
     links = [r / target_name for r in dest.link_roots]
+    check_source_apart(folder, [target, *links])
     old = lock.get(target_name)
     same = _same_skill(source, folder, dest, links)
     orphan = replaced and old is None and not dest.replace and left_by_interrupted_install(target, folder)
@@ -224,7 +225,7 @@ def place_skill(
             entry=entry,
             replaced=replaced and not orphan,
             files=files,
-            diagnostics=(*diags, *in_the_way.notes(target)),
+            diagnostics=(*diags, *in_the_way.notes(target), *took_over(target, orphan, dest.dry_run)),
             kept=kept,
             dry_run=dest.dry_run,
         )

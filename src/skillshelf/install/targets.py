@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,6 +41,7 @@ from skillshelf.diagnostics import Diagnostic, Severity, diagnostic
 from skillshelf.env import Env
 from skillshelf.errors import InstallError, UsageError
 from skillshelf.fileio import resolve_path
+from skillshelf.install.agents_found import agents_found
 from skillshelf.install.kept import SetAside, set_aside
 from skillshelf.install.lock import read_lock
 from skillshelf.install.visibility import agent_roots
@@ -188,23 +188,10 @@ def default_target(env: Env, configured: object = None) -> InstallTarget:
     """``install.agents`` from the config when set, else the agents installed here."""
     if configured in ("codex", "claude", "all"):
         return configured
-    path = env.environ.get("PATH", os.defpath)
-    codex = _used(env.codex_home, made_here=()) or shutil.which("codex", path=path) is not None
-    claude = (env.home / ".claude.json").is_file() or _used(env.home / ".claude", made_here=("skills",))
-    claude = claude or shutil.which("claude", path=path) is not None
+    codex, claude = agents_found(env)
     if codex and claude:
         return "all"
     return "claude" if claude else "codex"
-
-
-def _used(folder: Path, *, made_here: tuple[str, ...]) -> bool:
-    """Whether an agent's folder holds more than ``made_here`` (what ``install --for`` makes
-    there): skillshelf's own installs never change which agent is found."""
-    try:
-        with os.scandir(folder) as entries:
-            return any(entry.name not in made_here for entry in entries)
-    except OSError:
-        return False
 
 
 def _points_to(link: Path, target: Path) -> bool:
