@@ -14,6 +14,7 @@ from typing import Any
 
 from skillshelf.env import Env
 from skillshelf.install.git import GitRunner
+from skillshelf.skills.model import RootOrigin, Scope, Skill, ToolDependency
 from testkit import run_skillshelf, tar_with, zip_with
 
 
@@ -130,3 +131,16 @@ class CountingGit(GitRunner):
     def remote_commit(self, url: str, ref: str | None) -> str | None:
         self.calls.append("ls-remote")
         return GitRunner.remote_commit(self, url, ref)
+
+
+def skill_declaring(name: str, *deps: ToolDependency) -> Skill:
+    """A user skill ``name`` (no file behind it) that declares ``deps``: the input of ``deps``."""
+    return Skill(
+        name=name,
+        description="d",
+        path=Path(f"/skills/{name}/SKILL.md"),
+        root=Path("/skills"),
+        scope=Scope.USER,
+        origin=RootOrigin.EXTRA,
+        dependencies=deps,
+    )

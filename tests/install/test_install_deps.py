@@ -7,23 +7,11 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from install_helpers import skill_declaring as _skill
 
 from skillshelf.errors import ConfigError, SkillNotFoundError
 from skillshelf.install.deps import deps_report, write_missing
-from skillshelf.skills.model import RootOrigin, Scope, Skill, ToolDependency
-
-
-def _skill(name: str, *deps: ToolDependency) -> Skill:
-    return Skill(
-        name=name,
-        description="d",
-        path=Path(f"/skills/{name}/SKILL.md"),
-        root=Path("/skills"),
-        scope=Scope.USER,
-        origin=RootOrigin.EXTRA,
-        dependencies=deps,
-    )
-
+from skillshelf.skills.model import ToolDependency
 
 HTTP = ToolDependency(type="mcp", value="docs", url="https://mcp.example.com/docs", description="Docs search")
 STDIO = ToolDependency(

@@ -11,10 +11,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from install_helpers import skill_declaring as _skill
 
 from skillshelf.errors import ConfigError
 from skillshelf.install.deps import claude_add_command, deps_report, write_missing
-from skillshelf.skills.model import RootOrigin, Scope, Skill, ToolDependency
+from skillshelf.skills.model import ToolDependency
 from testkit import agent_cli
 
 HTTP = ToolDependency(type="mcp", value="docs", url="https://mcp.example.com/docs")
@@ -22,18 +23,6 @@ STDIO = ToolDependency(
     type="mcp", value="files", transport="stdio", command="npx -y @acme/files-mcp --root ."
 )
 NO_COMMAND = ToolDependency(type="mcp", value="nothing", transport="stdio")
-
-
-def _skill(name: str, *deps: ToolDependency) -> Skill:
-    return Skill(
-        name=name,
-        description="d",
-        path=Path(f"/skills/{name}/SKILL.md"),
-        root=Path("/skills"),
-        scope=Scope.USER,
-        origin=RootOrigin.EXTRA,
-        dependencies=deps,
-    )
 
 
 def _agent_env(home: Path, codex_home: Path) -> dict[str, str]:
