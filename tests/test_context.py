@@ -66,6 +66,29 @@ def test_suggestions_rank_the_skill_that_fits_the_task(tmp_path: Path, isolated_
     assert suggestions.sources[0].endswith("pdf-forms/SKILL.md")
 
 
+def test_no_semantic_ranks_the_suggestions_without_the_embedding_models(
+    tmp_path: Path,
+    isolated_home,
+    monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
+) -> None:
+    env = _project(tmp_path, isolated_home.home)
+    monkeypatch.chdir(env.cwd)
+    asked: list[bool | None] = []
+
+    def models_for(index: object, *, mode: bool | None, cache_dir: object) -> None:
+        asked.append(mode)  # and no model is loaded, installed or not
+
+    monkeypatch.setattr("skillshelf.select.ranking.semantic_index", models_for)
+    task = "fill in the fields of this PDF form"
+    done = CliRunner().invoke(cli, ["context", task, "--no-builtin", "--no-cache", "--no-semantic", "--json"])
+    assert done.exit_code == 0, done.output
+    [part] = [p for p in json.loads(done.output)["parts"] if p["name"] == "suggestions"]
+    assert part["sources"][0].endswith("pdf-forms/SKILL.md")
+    assert asked == []
+    assert build_context(env, task, OPTIONS).part("suggestions") is not None
+    assert asked == [None]  # by default every installed model ranks
+
+
 def test_for_claude_code_the_skills_it_lists_are_named_for_its_skill_tool(
     tmp_path: Path, isolated_home
 ) -> None:  # type: ignore[no-untyped-def]

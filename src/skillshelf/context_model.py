@@ -52,6 +52,8 @@ class ContextOptions:
     instructions: bool = True
     suggestions: bool = True
     suggestion_tokens: int = DEFAULT_SUGGESTION_TOKENS
+    # rank the suggestions with every installed embedding model (None) or without any (False)
+    semantic: bool | None = None
     # suggest the skills Claude Code lists by name, for its Skill tool (None: when the profile,
     # else the config's instructions.profile, is claude)
     skill_tool: bool | None = False

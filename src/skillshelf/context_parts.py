@@ -230,7 +230,8 @@ def suggestions_part(
     or pinned, nor hidden from implicit use by the skill itself: ``allow_implicit_invocation:
     false`` or ``disable-model-invocation``, nor one the task mentions, loaded whole instead,
     nor a copy of a mentioned or pinned one), with the same ranking
-    (:func:`skillshelf.select.ranking.shared_ranker`); the index is cached under ``cache_dir``
+    (:func:`skillshelf.select.ranking.shared_ranker`, without the embedding models when
+    ``options.semantic`` is False, as `search --no-semantic`); the index is cached under ``cache_dir``
     (``Workspace.index_cache_dir``). With ``env`` (``options.skill_tool``), the skills Claude
     Code lists there are named for its Skill tool, and those its ``skillOverrides`` keep from the
     model are not suggested (:class:`ClaudeNames`)."""
@@ -242,7 +243,7 @@ def suggestions_part(
     if not turn.candidates:
         return []
     settings = RankingSettings.from_config(config.get) if config is not None else RankingSettings()
-    ranker = shared_ranker(turn.candidates, cache_dir=cache_dir, settings=settings)
+    ranker = shared_ranker(turn.candidates, cache_dir=cache_dir, settings=settings, models=options.semantic)
     suggestions = suggestion_fragment(
         ranker,
         task,

@@ -156,6 +156,20 @@ def test_the_task_view_shows_the_suggestions_and_what_load_skill_injects(served:
     assert missing.status_code == 404 and "pdf-forms" in missing.json()["fix"] + missing.json()["message"]
 
 
+def test_without_the_models_the_pages_suggestions_are_ranked_without_them_too(
+    served: Served, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    asked: list[bool | None] = []
+
+    def models_for(index: object, *, mode: bool | None, cache_dir: object) -> None:
+        asked.append(mode)
+
+    monkeypatch.setattr("skillshelf.select.ranking.semantic_index", models_for)
+    data = served.page.json("/api/task", q="fill a pdf form")
+    assert data["ranked"][0]["suggested"] and data["suggestions"]["text"]
+    assert asked and set(asked) == {False}  # the table and the suggestions: one ranking
+
+
 def test_for_claude_code_the_task_view_names_the_skills_it_lists_for_its_skill_tool(served: Served) -> None:
     claude = served.project / ".claude" / "skills"
     claude.mkdir(parents=True)

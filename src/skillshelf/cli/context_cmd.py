@@ -44,6 +44,11 @@ from skillshelf.env import Env
 @click.option("--no-instructions", is_flag=True, help="Leave the AGENTS.md / CLAUDE.md layers out.")
 @click.option("--no-suggestions", is_flag=True, help="Leave the per-task skill suggestions out.")
 @click.option("--no-memory", is_flag=True, help="Leave the memory summary out.")
+@click.option(
+    "--no-semantic",
+    is_flag=True,
+    help="Rank the suggestions without the embedding models even when installed (as `search --no-semantic`).",
+)
 @click.option("--raw", is_flag=True, help="Print exactly the text the model gets, nothing else.")
 @click.option("--json", "as_json", is_flag=True, help="Print the parts and figures as JSON.")
 def context(
@@ -60,6 +65,7 @@ def context(
     no_instructions: bool,
     no_suggestions: bool,
     no_memory: bool,
+    no_semantic: bool,
     raw: bool,
     as_json: bool,
 ) -> None:
@@ -83,6 +89,7 @@ def context(
         instructions=not no_instructions,
         suggestions=not no_suggestions,
         memory=not no_memory,
+        semantic=False if no_semantic else None,
     )
     with working("Finding skills and building the context"):
         result = build_context(Env.from_os(), task, options)

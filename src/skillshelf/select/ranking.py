@@ -231,17 +231,24 @@ _LAST_LOCK = threading.Lock()
 
 
 def shared_ranker(
-    skills: Sequence[Skill], *, cache_dir: Path | None = None, settings: RankingSettings | None = None
+    skills: Sequence[Skill],
+    *,
+    cache_dir: Path | None = None,
+    settings: RankingSettings | None = None,
+    models: bool | None = None,
 ) -> Ranker:
     """:meth:`Ranker.open` with every installed model, for a caller that ranks turn after turn
     (the agent, the hook server): the index is built again each time, so edited skills count at
     once (it reuses the last one while no skill changed, see :mod:`skillshelf.select.index`),
     and the models' document vectors are reused while the documents stay the same (and every
     installed model loaded: one that failed is tried again at the next call, so a reinstall
-    counts without a restart)."""
+    counts without a restart). ``models=False``: no embedding model at all (lexical ranking,
+    as `search --no-semantic`)."""
     from skillshelf.select.semantic import installed_models
 
     index = SkillIndex.build(skills, cache_dir=cache_dir)
+    if models is False:
+        return Ranker(index, semantic=None, settings=settings)
     with _LAST_LOCK:
         last = _LAST[0] if _LAST else None
         if last is not None and _same_docs(last.docs, index.docs):

@@ -58,7 +58,9 @@ def task_view(
 ) -> dict[str, object]:
     """The task view's data for ``query``."""
     snapshot, options = state.snapshot, state.options
-    context = options.context_options(profile=profile, context_window=window, skill_tool=None)
+    context = options.context_options(
+        profile=profile, context_window=window, skill_tool=None, semantic=options.semantic
+    )
     prepared = prepare_context(env, context, workspace=snapshot.workspace)
     claude = (context.profile or prepared.config.instructions_profile) == "claude"
     result = _search(snapshot, options, query, max(1, min(top, MAX_TOP)), claude=claude)
