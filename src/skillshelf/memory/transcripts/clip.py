@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 from collections import deque
+from functools import cache
 
 __all__ = ["LINE_LIMIT", "MAX_CLIPPED_LINE", "STRING_KEEP", "TRIM_REACH", "LineClipper"]
 
@@ -34,10 +35,18 @@ TRIM_REACH = 4096  # how far a cut moves to a word break (longer than any token 
 
 # complete tokens of a JSON string's body: plain bytes and whole escapes
 _STRING_RUN = re.compile(rb'(?:[^"\\]+|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})+')
-_OUTSIDE_RUN = re.compile(rb'[^"]+')
 _LONGEST_ESCAPE = 6  # \uXXXX
 # from a token boundary on: whole escapes, and the word breaks (group "brk") among them
 _BREAK = re.compile(rb"\\u[0-9a-fA-F]{4}|(?P<brk>\\[nrtbf\"]|[ ,;()\[\]{}<>'|`])|\\.", re.S)
+
+
+@cache
+def _plain_run(half: int) -> re.Pattern[bytes]:
+    """Bytes outside strings together with the complete strings short enough to keep whole (a
+    body of at most ``half`` tokens, so ``2 * half`` bytes: head and tail hold it all), which go
+    out as they are, in one piece: a line of millions of small values is not taken token by
+    token."""
+    return re.compile(rb'(?:[^"]++|"(?:[^"\\]|\\.){0,%d}+")++' % half, re.S)
 
 
 def _boundary(data: bytes, limit: int) -> int:
@@ -77,6 +86,7 @@ class LineClipper:
         self._half = max(1, keep // 2)
         self._reach = min(TRIM_REACH, self._half // 4)
         self._limit = limit
+        self._plain = _plain_run(self._half)
         self._out = bytearray()
         self._carry = b""
         self._in_string = False
@@ -95,7 +105,7 @@ class LineClipper:
         pos, end = 0, len(data)
         while pos < end and not self.overflow:
             if not self._in_string:
-                match = _OUTSIDE_RUN.match(data, pos)
+                match = self._plain.match(data, pos)
                 if match:
                     self._emit(match.group())
                     pos = match.end()
