@@ -311,21 +311,22 @@ def test_the_turn_goes_on_when_the_index_cannot_be_kept_and_the_memory_server_is
     agent_clis: Any, isolated_home: Any, model_standin: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """No usable cache folder (a file is in the way), and the memory model server the detached
-    `memory run` would call has been killed: Claude Code still answers, every hook exits 0,
-    the session stays queued for a later run."""
+    `memory run` would call has been killed: Claude Code still answers, the prompt's hook ranks
+    without a cache, every hook exits 0, the session stays queued for a later run."""
     standin = model_standin([{"text": "OK"}])
     dead = model_standin([{"text": "{}"}])
     dead.process.kill()
     dead.process.wait(timeout=10)
-    repo = _repo(isolated_home, agent_clis.corpora)
+    repo, _skill_file, _marker = small_repo(isolated_home, ".agents/skills")
     blocker = isolated_home.home / "cache-is-a-file"
     blocker.write_text("x", encoding="utf-8")
     monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))
     _user_config(isolated_home, f'[memory]\nbase_url = "{dead.url}/v1"\n')
     run_skillshelf("setup", "claude", "--scope", "project", cwd=repo)
-    done = run_claude(agent_clis.claude, repo, standin.url, "make me an animated gif for slack")
+    done = run_claude(agent_clis.claude, repo, standin.url, "make me a gif for chat")
     assert done.stdout.strip() == "OK"
     log = (isolated_home.state / "skillshelf" / "hooks" / "hooks.log").read_text(encoding="utf-8")
     events = [line.split()[2] for line in log.splitlines() if line.split()[1:2] == ["claude"]]
     assert {"SessionStart", "UserPromptSubmit", "Stop", "SessionEnd"} <= set(events)
+    assert " claude UserPromptSubmit ok " in log  # ranked without a cache, in time
     assert len(queued(isolated_home.state / "skillshelf")) == 1  # the failed extraction retries later
