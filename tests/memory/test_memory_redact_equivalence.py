@@ -155,3 +155,21 @@ def test_folded_text_keeps_positions_and_matches_ignorecase_letters() -> None:
     for char, letter in zip(text, folded.decode("ascii"), strict=True):
         if letter != "?":
             assert re.fullmatch(letter, char, re.IGNORECASE)
+
+
+def test_each_lexicon_string_is_found_wherever_it_occurs_overlapping_ones_too() -> None:
+    text = "PassWORD=x pass pwd PASSWORD_FILE TOKENTOKEN"
+    views = matching.Views(text)
+    assert views.occurrences(b"pass", folded_view=True) == [0, 11, 20]
+    assert views.occurrences(b"password", folded_view=True) == [0, 20]
+    assert views.occurrences(b"pw", folded_view=True) == [16]
+    assert views.occurrences(b"TOKEN", folded_view=False) == [34, 39]
+    lexicon = matching.lexicon()
+    assert b"pass" in lexicon.folded and b"password" in lexicon.folded and b"TOKEN" in lexicon.plain
+
+
+def test_a_rule_outside_the_lexicon_finds_what_finditer_finds() -> None:
+    rule = Rule(kind="custom", category="token", pattern=r"zq[0-9]{4}", anchors=("zq",))
+    text = "zq1234 zqzq9876 zq12"
+    assert b"zq" not in matching.lexicon().plain
+    assert _fast_spans(rule, text) == _spans(rule.regex.finditer(text), rule) == [(0, 6), (9, 15)]

@@ -35,11 +35,12 @@ import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from skillshelf.memory.redact.echoes import NO_SECRETS, KnownSecrets
 from skillshelf.memory.redact.jsonl import is_json_line, redact_json_line
-from skillshelf.memory.redact.matching import Views, rule_matches
+from skillshelf.memory.redact.matching import RuleSet, Views, rule_matches
 from skillshelf.memory.redact.rule import Rule
 from skillshelf.memory.redact.rules import RULES
 from skillshelf.memory.redact.values import (
@@ -160,7 +161,7 @@ def _vetted(rule: Rule, text: str, start: int, end: int) -> tuple[int, int] | No
 
 def _rule_findings(views: Views) -> list[Finding]:
     found: list[Finding] = []
-    for rule in RULES:
+    for rule in _rule_set().may_match(views):
         for match in rule_matches(rule, views):
             kept = (_vetted(rule, views.text, *span) for span in rule.spans(match))
             found.extend(
@@ -174,6 +175,11 @@ def _rule_findings(views: Views) -> list[Finding]:
         for a, b in config_line_spans(views)
     ]
     return found
+
+
+@cache
+def _rule_set() -> RuleSet:
+    return RuleSet(RULES)
 
 
 def _merged(found: list[Finding]) -> list[Finding]:

@@ -332,7 +332,7 @@ def config_line_spans(views: Views) -> Iterator[tuple[int, int]]:
     """Values with spaces on ``KEY: value`` / ``KEY = value`` lines whose key names a secret."""
     text = views.text
     seen: set[int] = set()
-    for at in anchor_starts(KEY_WORD_STARTS, (0, 0), views.folded):
+    for at in anchor_starts(KEY_WORD_STARTS, (0, 0), views, folded_view=True):
         line = text.rfind("\n", 0, at) + 1
         if line in seen:
             continue
