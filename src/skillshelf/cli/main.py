@@ -128,38 +128,6 @@ def _did_you_mean(exc: click.UsageError) -> str:
     return f" Did you mean {' or '.join(repr(name) for name in close)}?" if close else ""
 
 
-def _misplaced_option(exc: click.UsageError, args: list[str]) -> tuple[str, str] | None:
-    """``(message, fix)`` for an option given to a group before the name of a command that takes
-    it (``skillshelf --json list``): the fix is the command line with the option after the
-    command's name. None for any other error (click's message and its guess then stand)."""
-    import shlex
-
-    ctx = exc.ctx
-    if not isinstance(exc, click.NoSuchOption) or ctx is None or not isinstance(ctx.command, click.Group):
-        return None
-    option = exc.option_name
-    at = next((i for i, arg in enumerate(args) if arg == option or arg.startswith(f"{option}=")), None)
-    names = set(ctx.command.list_commands(ctx))
-    name = next((arg for arg in args[at + 1 :] if arg in names), None) if at is not None else None
-    command = ctx.command.get_command(ctx, name) if name is not None else None
-    param = next(
-        (p for p in (command.params if command else ()) if isinstance(p, click.Option) and option in p.opts),
-        None,
-    )
-    if at is None or param is None:
-        return None
-    valued = not (param.is_flag or param.count or "=" in args[at])
-    taken = args[at : at + 1 + (param.nargs if valued else 0)]
-    rest = args[:at] + args[at + len(taken) :]
-    where = rest.index(str(name)) + 1
-    moved = shlex.join(["skillshelf", *rest[:where], *taken, *rest[where:]])
-    message = (
-        f"No such option {option!r} for `{ctx.command_path}`: it is an option of "
-        f"`{ctx.command_path} {name}`, so it goes after the command's name"
-    )
-    return message, f"run `{moved}`"
-
-
 _JSON_ERROR_COMMANDS = frozenset({"memory", "install", "update", "remove", "run"})
 """The commands that, given ``--json``, print every fatal error on stdout as a JSON object."""
 
@@ -174,7 +142,9 @@ def _show_usage_error(exc: click.UsageError, args: list[str]) -> None:
     command = ctx.command_path if ctx is not None else "skillshelf"
     message = f"{exc.format_message()}{_did_you_mean(exc)}"
     fix = f"run `{command} --help` to see the arguments and options it takes"
-    misplaced = _misplaced_option(exc, args)
+    from skillshelf.cli.misplaced import misplaced_option
+
+    misplaced = misplaced_option(exc, args)
     if misplaced is not None:
         message, fix = misplaced
     click.echo(f"skillshelf: error SS002: {_shown(message)}", err=True)
