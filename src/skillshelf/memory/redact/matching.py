@@ -163,8 +163,8 @@ class Views:
         words = lexicon().folded if folded_view else lexicon().plain
         found: dict[bytes, list[int]] = {}
         haystack = self.folded if folded_view else self.ascii
-        for index, start, _end in lexicon().automaton(folded_view).find_matches_as_indexes(
-            haystack, overlapping=True
+        for index, start, _end in (
+            lexicon().automaton(folded_view).find_matches_as_indexes(haystack, overlapping=True)
         ):
             found.setdefault(words[index], []).append(start)
         for starts in found.values():
