@@ -48,17 +48,20 @@ def test_write_adds_the_server_and_changes_no_other_key(tmp_path: Path, text: st
     assert after == before
 
 
-def test_an_inline_servers_table_is_refused_rather_than_rewritten(tmp_path: Path) -> None:
+def test_an_inline_servers_table_gets_the_server_as_one_of_its_entries(tmp_path: Path) -> None:
     config = tmp_path / "config.toml"
     config.write_text('mcp_servers = { a = { url = "https://a" } }\n', encoding="utf-8")
-    try:
-        write_missing(_report(config))
-    except ConfigError as exc:
-        assert exc.code == "CF112"
-        assert config.read_text(encoding="utf-8") == 'mcp_servers = { a = { url = "https://a" } }\n'
-    else:
-        data = tomllib.loads(config.read_text(encoding="utf-8"))
-        assert data["mcp_servers"]["a"] == {"url": "https://a"} and "helper" in data["mcp_servers"]
+    assert write_missing(_report(config)).written == ("helper",)
+    text = config.read_text(encoding="utf-8")
+    assert (
+        text.startswith('mcp_servers = { a = { url = "https://a" }, helper = {')
+        and "[mcp_servers" not in text
+    )
+    data = tomllib.loads(text)
+    assert data["mcp_servers"] == {
+        "a": {"url": "https://a"},
+        "helper": {"command": "tool", "args": ["--flag", "two words"]},
+    }
 
 
 def test_an_untrusted_projects_server_is_left_out_unless_allowed(tmp_path: Path) -> None:

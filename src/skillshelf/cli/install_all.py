@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
+from collections.abc import Sequence
 
 import click
 
@@ -26,9 +27,11 @@ def install_every_skill(
     as_json: bool,
     progress: ProgressFn | None,
     dry_run: bool = False,
+    findings: Sequence[Diagnostic] = (),
 ) -> None:
     """Install every skill in ``source`` and report each; exit 1 when one failed (the others
-    are still installed)."""
+    are still installed). ``findings``: the config's, already printed on stderr; ``--json``
+    carries them too, as ``diagnostics`` (each skill's own are in its entry)."""
     from skillshelf.env import Env
 
     result = install_all(
@@ -41,7 +44,7 @@ def install_every_skill(
         dry_run=dry_run,
     )
     if as_json:
-        echo_json(result)
+        echo_json({**result.to_dict(), "diagnostics": [d.to_dict() for d in findings]})
     else:
         _report(result)
     if result.failed:

@@ -136,6 +136,7 @@ def install(
                     as_json=as_json,
                     progress=progress,
                     dry_run=dry_run,
+                    findings=findings,
                 )
             return
         with install_progress(not as_json) as progress:

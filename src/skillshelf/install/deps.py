@@ -6,7 +6,10 @@ Skills declare MCP servers in ``agents/openai.yaml`` (``dependencies.tools`` wit
 ``$CODEX_HOME/config.toml``, where Codex reads its MCP servers, has an ``[mcp_servers.*]`` entry
 with the same endpoint (Codex's rule: same transport and URL / command line), whatever its name.
 ``--write`` adds the missing ones there with tomlkit, keeping the file's comments and layout (and,
-like the config edits, checking that no other key of the file changes). No agent reads an
+like the config edits, checking that no other key of the file changes); an inline
+``mcp_servers = { ... }`` table gets them as entries, since no ``[mcp_servers.NAME]`` table may
+follow it. A file no edit leaves otherwise unchanged is not written (``CF112``), and the hint
+gives the text to add by hand, in the form the file takes. No agent reads an
 ``[mcp_servers]`` table of skillshelf's own config: a server found only there is still missing,
 and says so. Claude Code keeps its servers in its own files, which ``claude mcp add`` edits: each
 server's report carries that command line (``claude_add``).
@@ -19,6 +22,7 @@ and the report marks it ``trusted: false``.
 from __future__ import annotations
 
 import shlex
+import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -232,6 +236,12 @@ def _tomlkit_added(doc: object, added: Mapping[str, McpDependency]) -> str:
     if servers is None:
         servers = tomlkit.table(is_super_table=True)
         doc.add("mcp_servers", servers)
+    if isinstance(servers, tomlkit.items.InlineTable):  # `mcp_servers = { ... }`: no table fits in it
+        for name in added:
+            entry = tomlkit.inline_table()
+            entry.update(_server_values(added[name]))
+            servers[name] = entry
+        return str(tomlkit.dumps(doc))
     for name, dep in added.items():
         table = tomlkit.table()
         table.comment(f"added by `skillshelf deps --write` for skill {dep.skill}")
@@ -252,6 +262,35 @@ def _appended_block(added: Mapping[str, McpDependency]) -> str:
         lines += [f"{key} = {tomlkit.item(value).as_string()}" for key, value in _server_values(dep).items()]
         blocks.append("\n".join(lines) + "\n")
     return "\n".join(blocks)
+
+
+def _inline_entries(added: Mapping[str, McpDependency]) -> str:
+    """The servers as entries of an inline ``mcp_servers = { ... }`` table."""
+    import tomlkit
+
+    def entry(dep: McpDependency) -> str:
+        values = ", ".join(f"{key} = {tomlkit.item(v).as_string()}" for key, v in _server_values(dep).items())
+        return f"{{ {values} }}"
+
+    return ", ".join(f"{toml_string(name)} = {entry(dep)}" for name, dep in added.items())
+
+
+def _by_hand(original: str | None, added: Mapping[str, McpDependency]) -> str:
+    """What to add by hand when no edit is faithful: the ``[mcp_servers.NAME]`` tables, or, when
+    those cannot follow the file's ``mcp_servers`` (an inline table: a table header after it would
+    define it again), the entries to write inside its braces, or the tables once it is made tables."""
+    block = _appended_block(added)
+    try:
+        tomllib.loads(appended(original, block))
+    except tomllib.TOMLDecodeError:
+        return (
+            "mcp_servers is an inline table (`mcp_servers = { ... }`), so a [mcp_servers.NAME] table "
+            "cannot follow it; write these entries inside its braces, after its last entry and a comma "
+            f"(none when it is empty):\n  {_inline_entries(added)}\n"
+            "or take the `mcp_servers = { ... }` line out, write each of its entries as a "
+            f"[mcp_servers.NAME] table at the end of the file, and add after them:\n{block}"
+        )
+    return block
 
 
 def _untrusted_skipped(dep: McpDependency) -> Diagnostic:
@@ -326,7 +365,7 @@ def _write_missing(report: DepsReport, allow_untrusted: bool) -> DepsReport:
         doc = tomlkit_document(original)
         candidates = [] if doc is None else [(lambda: _tomlkit_added(doc, added), expected)]
         candidates.append((lambda: appended(original, _appended_block(added)), expected))
-        write_config(path, first_faithful(path, candidates, original, _appended_block(added)))
+        write_config(path, first_faithful(path, candidates, original, _by_hand(original, added)))
     by_key = {d.key: name for name, d in added.items()}
     statuses = tuple(
         DepStatus(
