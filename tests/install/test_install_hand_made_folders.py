@@ -4,6 +4,7 @@ leaves them alone, and ``update --force`` keeps the changed copy aside."""
 from __future__ import annotations
 
 import dataclasses
+import json
 from pathlib import Path
 
 from install_helpers import commit_all, init_repo, make_env, write_skill
@@ -64,3 +65,25 @@ def test_an_entry_recorded_before_folders_counted_is_compared_as_it_was_recorded
     entry = read_lock(root).get("kit")
     assert entry is not None and not locally_modified(installed.path, entry)
     assert [(r.status, r.message) for r in update_skills(env=env)] == [("up-to-date", "source unchanged")]
+
+
+def test_an_entry_whose_folder_flag_an_older_version_dropped_still_reads_as_unchanged(
+    tmp_path: Path, isolated_home: IsolatedHome
+) -> None:
+    src = write_skill(tmp_path / "src" / "kit", "kit")
+    (src / "assets").mkdir()
+    env = make_env(tmp_path, isolated_home.home)
+    installed = install_skill(str(src), env=env)
+    root = installed.path.parent
+    lock_file = root / LOCK_FILE_NAME
+    text = lock_file.read_text(encoding="utf-8")
+    rewritten = json.loads(text)  # as a version that does not know the field writes the lock back
+    for entry in rewritten["skills"].values():
+        entry.pop("hash_counts_folders")
+    lock_file.write_text(json.dumps(rewritten, indent=2), encoding="utf-8")
+    entry = read_lock(root).get("kit")
+    assert entry is not None and not entry.hash_counts_folders
+    assert not locally_modified(installed.path, entry)
+    assert [(r.status, r.message) for r in update_skills(env=env)] == [("up-to-date", "source unchanged")]
+    (installed.path / "assets").rmdir()  # a real change is still one
+    assert locally_modified(installed.path, entry)

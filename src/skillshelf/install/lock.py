@@ -251,8 +251,17 @@ def _entry_from(name: str, raw: dict[str, object], root: Path) -> LockEntry:
 
 
 def hash_as_recorded(folder: Path, entry: LockEntry, *, with_git: bool = False) -> str:
-    """:func:`content_hash` of ``folder`` as ``entry`` recorded its own, to compare with it."""
-    return content_hash(folder, with_git=with_git, folders=entry.hash_counts_folders)
+    """:func:`content_hash` of ``folder`` as ``entry`` recorded its own, to compare with it.
+
+    An entry without ``hash_counts_folders`` may have lost it: an older skillshelf sharing the
+    lock rewrites entries without the field but keeps their hash. When the hash without empty
+    folders differs, the one with them is returned if it is the recorded one (the two differ
+    only for a folder holding an empty folder)."""
+    found = content_hash(folder, with_git=with_git, folders=entry.hash_counts_folders)
+    if found == entry.content_hash or entry.hash_counts_folders:
+        return found
+    counted = content_hash(folder, with_git=with_git, folders=True)
+    return counted if counted == entry.content_hash else found
 
 
 def _strings(value: object) -> tuple[str, ...]:
