@@ -13,7 +13,7 @@ from skillshelf.cli.main import cli
 from skillshelf.context import ContextOptions, build_context
 from skillshelf.dirs import UserDirs
 from skillshelf.env import Env
-from skillshelf.errors import RequiredSkillError
+from skillshelf.errors import RequiredSkillError, UsageError
 
 SKILLS = {
     "release-notes": "Write release notes from merged pull requests and tags. Use when preparing a release.",
@@ -87,6 +87,8 @@ def test_no_semantic_ranks_the_suggestions_without_the_embedding_models(
     assert asked == []
     assert build_context(env, task, OPTIONS).part("suggestions") is not None
     assert asked == [None]  # by default every installed model ranks
+    with pytest.raises(UsageError, match="semantic must be None or False"):
+        dataclasses.replace(OPTIONS, semantic=True)
 
 
 def test_for_claude_code_the_skills_it_lists_are_named_for_its_skill_tool(

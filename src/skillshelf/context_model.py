@@ -61,6 +61,11 @@ class ContextOptions:
     memory_tokens: int | None = None  # the summary's cap (None: memory.summary_token_cap, else 2,500)
 
     def __post_init__(self) -> None:
+        if self.semantic is not None and self.semantic is not False:
+            raise UsageError(
+                f"semantic must be None or False (got {self.semantic!r})",
+                hint="leave semantic=None to rank with the installed models, or give False to rank without",
+            )
         if self.profile not in (None, "codex", "claude"):
             raise UsageError(
                 f"unknown profile {self.profile!r}",
