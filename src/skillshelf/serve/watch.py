@@ -16,7 +16,8 @@ restart. An error of either watch (or of handling its changes) is noted once (``
 that watch restarts (:func:`_follow`); after :data:`MAX_FAILURES` quick failures in a row it gives
 up, which ends :func:`watch_folders` (its caller says so) only for the skill folders' watch.
 Once a watch is in place, a change since the scan it follows reloads (:mod:`.watch_checks`), and
-a folder that can no longer be read is looked at again until it can.
+a folder that cannot be read when a pass starts (the first pass too: no watch saw it made so) is
+looked at again until it can.
 """
 
 from __future__ import annotations
@@ -337,11 +338,11 @@ async def watch_folders(
     """Run until cancelled: call ``reload`` whenever something changes in ``target``'s folders
     (walked within ``limits``, discovery's own by default). Each pass, once its watch is in place,
     reloads if anything changed since ``target`` was scanned (``since_ns``, :func:`time.time_ns`
-    before the first scan; then before each reload): no event told of it. A folder that could
-    be read and no longer can is looked at again until it can, then the skills are reloaded.
+    before the first scan; then before each reload): no event told of it. A folder that cannot be
+    read when a pass starts (the first one included: no watch saw it made so, and none can see it
+    made readable) is looked at again until it can, then the skills are reloaded.
     Returns False when there is nothing to watch, True when the watch gave up."""
     watch, restarted, failures = _Watch(debounce_ms, limits), False, 0
-    readable: frozenset[Path] = frozenset()
     blocked: frozenset[Path] = frozenset()
     while True:
         if restarted:  # catch what was written while the new folder was not watched yet
@@ -364,8 +365,7 @@ async def watch_folders(
             log.info("no skill folder to watch")
             return False
         folders = await anyio.to_thread.run_sync(watch_list, paths, limits)
-        unread = await anyio.to_thread.run_sync(unlistable, {*folders, *blocked})
-        blocked, readable = unread & (readable | blocked), frozenset(folders) - unread
+        blocked = await anyio.to_thread.run_sync(unlistable, {*folders, *blocked})
         note_blocked(blocked, watch.noted)
         ends = _Ends(alone=not folders)
         async with anyio.create_task_group() as group:

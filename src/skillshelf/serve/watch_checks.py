@@ -3,9 +3,10 @@
 - :func:`changed_since`: whether anything in the watched folders changed since a scan began. A
   watch is put in place some time after the first scan (about half a second in a server); a skill
   written in between sends no event, so once the watch is in place this decides whether to reload.
-- :func:`unlistable` and :func:`restart_when_listable`: a folder that could be read and now cannot
-  (a permission change, a folder being replaced) cannot be watched either, so no event says when
-  it can be read again; it is looked at again after a wait that doubles up to :data:`RETRY_MAX_S`.
+- :func:`unlistable` and :func:`restart_when_listable`: a folder that cannot be read (a permission
+  change, a folder being replaced; at the first scan, before the watch was in place, or since)
+  cannot be watched either, so no event says when it can be read again; it is looked at again
+  after a wait that doubles up to :data:`RETRY_MAX_S`.
 """
 
 from __future__ import annotations
@@ -27,8 +28,8 @@ a change seen twice costs one more reload, a change missed costs the skill)."""
 RETRY_FIRST_S = 0.2
 """The first wait before a folder that could not be read is looked at again."""
 RETRY_MAX_S = 5.0
-"""The longest wait between looks at a folder that still cannot be read (a folder made unreadable
-on purpose is looked at this often for as long as the watch runs: one failed open each time)."""
+"""The longest wait between looks at a folder that still cannot be read (a folder unreadable on
+purpose is looked at this often for as long as the watch runs: one failed open each time)."""
 
 
 def changed_since(folders: Iterable[Path], roots: Iterable[Path], since_ns: int) -> bool:

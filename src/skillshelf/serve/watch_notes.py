@@ -72,8 +72,8 @@ def note_unwatched(exc: OSError, noted: set[str]) -> None:
 
 
 def note_blocked(blocked: frozenset[Path], noted: set[str]) -> None:
-    """Log each watched folder that can no longer be read (SV210), once while it cannot: its
-    skills are left out until it can, which the watch looks at again and again."""
+    """Log each watched folder that cannot be read (SV210), once while it cannot: its skills
+    are left out until it can, which the watch looks at again and again."""
     noted.difference_update(
         {text for text in noted if text.startswith(_BLOCKED)} - {_BLOCKED + str(f) for f in blocked}
     )
