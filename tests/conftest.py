@@ -4,7 +4,8 @@
   test reads or writes the developer's real configuration; no hook server starts.
 - ``codex_oracle`` / ``claude_oracle``: run the real CLIs from ``../shared/tools``. Without npm,
   the tools or a successful npm install the test is skipped naming what is missing, or fails
-  under ``CI=true`` (``testkit.missing``).
+  under ``CI=true`` (``testkit.missing``). Both use one install of their CLI, under the real
+  home's cache (``testkit.pin_oracle_caches``), whatever HOME a test gives them.
 - ``model_standin``: a factory that starts the scripted model server on loopback.
 
 A test run started with SIGINT ignored (a background job of a non-interactive shell) gets
@@ -28,7 +29,17 @@ from typing import Any
 
 import pytest
 
-from testkit import BENCHMARKS, CORPORA, REPO, SHARED, TOOLS, IsolatedHome, missing
+from testkit import (
+    BENCHMARKS,
+    CORPORA,
+    REPO,
+    SHARED,
+    TOOLS,
+    IsolatedHome,
+    agent_cli,
+    missing,
+    pin_oracle_caches,
+)
 
 __all__ = ["BENCHMARKS", "CORPORA", "REPO", "SHARED", "TOOLS", "IsolatedHome"]
 
@@ -37,6 +48,7 @@ def pytest_configure(config: pytest.Config) -> None:
     # an ignored SIGINT is inherited through exec; a handled one is reset to the default there
     if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
+    pin_oracle_caches()  # before any test moves HOME
 
 
 @pytest.fixture
@@ -85,6 +97,7 @@ OracleRunner = Callable[..., dict[str, Any]]
 def codex_oracle() -> OracleRunner:
     """``codex_oracle(cwd, home=..., codex_home=..., config={...})`` -> the oracle's JSON."""
     tool = _tool("codex-oracle")
+    agent_cli("codex")
 
     def run(
         cwd: Path, *, home: Path, codex_home: Path, config: dict[str, object] | None = None
@@ -109,6 +122,7 @@ def claude_oracle() -> OracleRunner:
     """``claude_oracle(cwd, home=..., environ=...)`` -> the oracle's JSON (skills_listing,
     claude_md, transcript); ``environ``: variables added to Claude Code's environment."""
     tool = _tool("claude-oracle")
+    agent_cli("claude")
 
     def run(
         cwd: Path, *, home: Path, prompt: str = ".", environ: Mapping[str, str] | None = None

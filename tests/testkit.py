@@ -237,15 +237,35 @@ _AGENT_CLIS = {
 }
 
 
+def pin_oracle_caches() -> None:
+    """Point ``codex-oracle`` and ``claude-oracle`` at one install of their CLI under the real
+    home's cache (unless their variables are set): they install into ``$HOME/.cache``, and a test
+    that moves HOME would otherwise have npm install the CLI again for each call."""
+    for env_var, folder, version, _package in _AGENT_CLIS.values():
+        os.environ.setdefault(env_var, str(_REAL_HOME / ".cache" / folder / version))
+
+
 def agent_cli(name: str) -> Path:
-    """The pinned CLI the oracles use (installed with npm into their cache on first use)."""
+    """The pinned CLI the oracles use (installed with npm into their cache on first use, by one
+    test process at a time)."""
+    import fcntl
+
     env_var, folder, version, package = _AGENT_CLIS[name]
     cache = Path(os.environ.get(env_var) or _REAL_HOME / ".cache" / folder / version)
     binary = cache / "node_modules" / ".bin" / name
+    if binary.exists():
+        return binary
+    cache.mkdir(parents=True, exist_ok=True)
+    with open(cache.parent / f".{cache.name}.lock", "w", encoding="utf-8") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        _install_agent_cli(cache, binary, package, version)
+    return binary
+
+
+def _install_agent_cli(cache: Path, binary: Path, package: str, version: str) -> None:
     if not binary.exists():
         if shutil.which("npm") is None:
             missing("npm is not available, so the reference CLIs cannot be installed")
-        cache.mkdir(parents=True, exist_ok=True)
         proc = subprocess.run(
             ["npm", "install", "--silent", "--no-audit", "--no-fund", f"{package}@{version}"],
             cwd=cache,
@@ -257,7 +277,6 @@ def agent_cli(name: str) -> Path:
         )
         if proc.returncode != 0 or not binary.exists():
             missing(f"could not install {package}@{version} with npm: {proc.stderr.strip()[-300:]}")
-    return binary
 
 
 def deny_below(monkeypatch: pytest.MonkeyPatch, folder: Path) -> None:
