@@ -1,6 +1,9 @@
 """The catalog report for people, and its warning as a coded finding (`catalog`, `context`).
 
-The renderer says in its report (``warning``) when the model gets less than every skill:
+The renderer makes the warning, with its code and fix, when the model gets less than every skill
+(:class:`skillshelf.skills.catalog.report.CatalogWarning`); its report carries them as data
+(``warning_code``, ``warning_message``, ``warning_fix``), turned here into a
+:class:`~skillshelf.diagnostics.Diagnostic`:
 
 * ``SK380`` the catalog is over its budget: skills were left out, listed by name only, or their
   descriptions shortened (the fix: a larger budget, fewer skills, or per-task suggestions);
@@ -16,37 +19,14 @@ from skillshelf.diagnostics import Diagnostic, Severity
 
 __all__ = ["catalog_warning", "print_catalog_report"]
 
-_OVER_BUDGET_FIX = " To fit more, "
-"""Where the budget warning's fix starts (:func:`skillshelf.skills.catalog.report.budget_warning`)."""
-
-_WITHHELD = "no skills catalog: "
-"""How the warning of a catalog switched off starts (:func:`skillshelf.skills.catalog.withheld_catalog`)."""
-
 
 def catalog_warning(report: Mapping[str, object]) -> Diagnostic | None:
-    """The report's ``warning`` (``CatalogReport.to_dict``) as ``SK380`` or ``SK381``; None when
-    the catalog holds every skill whole."""
-    warning = report.get("warning")
-    if not isinstance(warning, str) or not warning:
+    """The report's warning (``CatalogReport.to_dict``: its code, message and fix) as a finding,
+    ``SK380`` or ``SK381``; None when the catalog holds every skill whole."""
+    code, message, fix = (report.get(key) for key in ("warning_code", "warning_message", "warning_fix"))
+    if not (isinstance(code, str) and code and isinstance(message, str) and isinstance(fix, str)):
         return None
-    if warning.startswith(_WITHHELD):
-        return Diagnostic(
-            code="SK381",
-            severity=Severity.WARNING,
-            message=warning,
-            fix="set skills.include_instructions = true where it is set (or remove it) if the model "
-            "should get the list of skills",
-        )
-    message, cut, fix = warning.partition(_OVER_BUDGET_FIX)
-    return Diagnostic(
-        code="SK380",
-        severity=Severity.WARNING,
-        message=message,
-        fix=fix.rstrip(".")
-        if cut
-        else "raise the budget (--context-window, --budget-tokens or skills.max_context_tokens), "
-        "or turn off skills you do not use",
-    )
+    return Diagnostic(code=code, severity=Severity.WARNING, message=message, fix=fix)
 
 
 def print_catalog_report(report: Mapping[str, object], found: int) -> None:

@@ -8,39 +8,15 @@ from typing import TYPE_CHECKING
 import click
 
 from skillshelf.cli.config_cmds import json_option, project_root, user_config_file
+from skillshelf.cli.mode_notes import selected, unmatched_warning
 from skillshelf.cli.output import echo_json, print_diagnostics, printable
 from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.env import Env
 
 if TYPE_CHECKING:
     from skillshelf.config.modes import SkillMode
-    from skillshelf.skills.model import Skill
 
 __all__ = ["disable", "enable"]
-
-
-def _unmatched_warning(target: str, skills: tuple[Skill, ...], written: Path) -> Diagnostic | None:
-    """``CF122`` when no skill visible from here answers to ``target`` (the fix names the closest
-    names, in case of a typo)."""
-    from skillshelf.skills.load import close_matches
-
-    if _selected(target, skills):
-        return None
-    close = close_matches(target, [s.name for s in skills], limit=3)
-    guess = f"did you mean {', '.join(repr(c) for c in close)}? " if close else ""
-    return Diagnostic(
-        code="CF122",
-        severity=Severity.WARNING,
-        message=f"no skill named {target!r} is visible from here (the entry applies wherever one appears)",
-        fix=f"{guess}check the name with `skillshelf list`, or keep the entry for a skill that comes later",
-        path=written,
-    )
-
-
-def _selected(target: str, skills: tuple[Skill, ...]) -> tuple[Skill, ...]:
-    """The skills ``target`` (a name, or a path to a skill's folder or SKILL.md) answers to."""
-    wanted = {target, str(Path(target).expanduser().absolute())}
-    return tuple(s for s in skills if wanted & {s.name, str(s.path), str(s.folder)})
 
 
 def _spelled_as_found(name: str) -> str:
@@ -52,7 +28,7 @@ def _spelled_as_found(name: str) -> str:
     from skillshelf.workspace import Workspace
 
     skills = Workspace.open(Env.from_os()).discovery.skills
-    if _selected(name, skills):
+    if selected(name, skills):
         return name
     wanted = unicodedata.normalize("NFC", name.strip())
     spelled = {s.name for s in skills if unicodedata.normalize("NFC", s.name) == wanted}
@@ -87,8 +63,7 @@ def _warnings(name: str, mode: SkillMode, written: Path) -> list[Diagnostic]:
     (``CF123``) or Codex's own config (``CF124``) still decides."""
     import shlex
 
-    from skillshelf.cli.mode_notes import mode_diagnostic
-    from skillshelf.config.mode_check import mode_warnings
+    from skillshelf.config.mode_check import mode_findings
     from skillshelf.config.modes import SkillMode
     from skillshelf.workspace import Workspace
 
@@ -102,18 +77,18 @@ def _warnings(name: str, mode: SkillMode, written: Path) -> list[Diagnostic]:
         command = "disable"
     else:
         command = "enable" if mode is SkillMode.ENABLED else f"enable --mode {mode.value}"
-    found = mode_warnings(
+    notes = mode_findings(
         target=name,
         wanted=mode,
-        skills=_selected(name, skills),
+        skills=selected(name, skills),
         moded=workspace.modes,
         written=written,
         layers=workspace.config.layers,
         command=f"{command} {shlex.quote(name)}",
+        config_findings=workspace.config.diagnostics,
     )
-    unmatched = _unmatched_warning(name, skills, written)
-    notes = [mode_diagnostic(w, written, workspace.config.diagnostics) for w in found]
-    return [unmatched, *notes] if unmatched is not None else notes
+    unmatched = unmatched_warning(name, skills, written)
+    return [unmatched, *notes] if unmatched is not None else list(notes)
 
 
 _MODES = ["enabled", "name-only", "manual", "pinned", "required"]

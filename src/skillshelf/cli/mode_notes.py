@@ -1,62 +1,44 @@
-"""The warnings of `enable` / `disable` as coded findings, with a fix each.
+"""The warnings of `enable` / `disable`, each a coded finding with a fix.
 
-:func:`skillshelf.config.mode_check.mode_warnings` says in words why an entry just written does
-not decide its skill's mode; here each becomes a :class:`~skillshelf.diagnostics.Diagnostic`:
-
-* ``CF109`` the file written is not in effect (an untrusted project, project config not
-  allowed): the finding `list` and `context` give for that file, with its fix (trust the
-  project, or ask for project config);
-* ``CF123`` another entry, or a requirement, still decides the skill's mode (or the file is not
-  read from here);
-* ``CF124`` an entry of Codex's own ``config.toml`` still disables it for Codex.
+* ``CF122`` no skill visible from here answers to the name or path given: made here
+  (:func:`unmatched_warning`, the closest names in its fix);
+* ``CF109`` (the file written is not in effect), ``CF123`` (another entry or a requirement still
+  decides) and ``CF124`` (Codex's own ``config.toml`` still disables the skill): made where the
+  config read again is checked, :func:`skillshelf.config.mode_check.mode_findings`.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from skillshelf.diagnostics import Diagnostic, Severity
 
-__all__ = ["mode_diagnostic"]
+if TYPE_CHECKING:
+    from skillshelf.skills.model import Skill
 
-_FIX = re.compile(
-    r"; (?=(?:remove it from that list there|run `skillshelf |edit or remove that entry|set `enabled))"
-)
-"""Where the fix starts in a warning of ``mode_warnings`` (after its last ``; ``)."""
-
-_SHOW = "run `skillshelf config show` to see the config files read from here and the entries that match"
+__all__ = ["selected", "unmatched_warning"]
 
 
-def mode_diagnostic(warning: str, written: Path, found: Sequence[Diagnostic]) -> Diagnostic:
-    """``warning`` (of ``mode_warnings`` for the entry written to ``written``) as a coded finding;
-    ``found``: the config's findings, whose ``CF109`` for ``written`` gives the fix of a file not in
-    effect."""
-    if warning.startswith(f"{written} is not in effect: "):
-        off = next((d for d in found if d.code == "CF109" and _same(d.path, written)), None)
-        cut = [m.start() for m in _FIX.finditer(warning)] if off is not None else []
-        return Diagnostic(
-            code="CF109",
-            severity=Severity.WARNING,
-            message=warning[: cut[-1]] if cut else warning,  # its fix is the finding's, said once
-            fix=off.fix if off is not None else _SHOW,
-            path=written,
-        )
-    cut = [m.start() for m in _FIX.finditer(warning)]
-    message, fix = (warning[: cut[-1]], warning[cut[-1] + 2 :]) if cut else (warning, _SHOW)
-    codex = warning.startswith("Codex itself")
+def unmatched_warning(target: str, skills: tuple[Skill, ...], written: Path) -> Diagnostic | None:
+    """``CF122`` when no skill visible from here answers to ``target`` (the fix names the closest
+    names, in case of a typo)."""
+    from skillshelf.skills.load import close_matches
+
+    if selected(target, skills):
+        return None
+    close = close_matches(target, [s.name for s in skills], limit=3)
+    guess = f"did you mean {', '.join(repr(c) for c in close)}? " if close else ""
     return Diagnostic(
-        code="CF124" if codex else "CF123",
+        code="CF122",
         severity=Severity.WARNING,
-        message=message,
-        fix=fix,
-        path=None if codex else written,
+        message=f"no skill named {target!r} is visible from here (the entry applies wherever one appears)",
+        fix=f"{guess}check the name with `skillshelf list`, or keep the entry for a skill that comes later",
+        path=written,
     )
 
 
-def _same(path: Path | None, written: Path) -> bool:
-    """Whether ``path`` names the file ``written`` (as the config loader spells it, or as given)."""
-    from skillshelf.config.trust import canonical
-
-    return path is not None and canonical(path) == canonical(written)
+def selected(target: str, skills: tuple[Skill, ...]) -> tuple[Skill, ...]:
+    """The skills ``target`` (a name, or a path to a skill's folder or SKILL.md) answers to."""
+    wanted = {target, str(Path(target).expanduser().absolute())}
+    return tuple(s for s in skills if wanted & {s.name, str(s.path), str(s.folder)})

@@ -4,9 +4,16 @@
 wins: a ``path`` entry below a ``name`` one, a trusted project's entry, or a requirement
 (``requirements.required_skills`` / ``disabled_skills``, applied after every entry) can still
 decide, and an entry in a layer that is off (an untrusted project) decides nothing.
-:func:`mode_warnings` gives the warnings the command prints then, each naming the file that
-decides, its line, and how to change it; also when an entry of Codex's own ``config.toml``
-still disables a skill being turned on (skillshelf's entry decides for skillshelf only).
+:func:`mode_findings` gives the warnings the command prints then as coded findings, made here,
+each naming the file that decides, its line, and with the way to change it as its fix:
+
+* ``CF109`` the file written is not in effect (an untrusted project, project config not
+  allowed); its fix is the one of the config's own ``CF109`` for that file (what `list` and
+  `context` say);
+* ``CF123`` another entry, or a requirement, still decides the skill's mode (or the file is not
+  read from here);
+* ``CF124`` an entry of Codex's own ``config.toml`` still disables a skill being turned on
+  (skillshelf's entry decides for skillshelf only).
 """
 
 from __future__ import annotations
@@ -17,12 +24,19 @@ from pathlib import Path
 from skillshelf.config.layers import ConfigLayer, LayerKind
 from skillshelf.config.modes import ModedSkills, SkillMode, SkillRule
 from skillshelf.config.trust import canonical
+from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.skills.model import Skill
 
-__all__ = ["mode_warnings"]
+__all__ = ["mode_findings"]
+
+_SHOW = "run `skillshelf config show` to see the config files read from here and the entries that match"
+"""The fix of a finding that has no better one: where to see which files and entries count."""
+
+_TRUST_COMMAND = "; run `skillshelf "
+"""How an untrusted project's reason (``config.trust``) ends: with the command its ``CF109`` fix gives."""
 
 
-def mode_warnings(
+def mode_findings(
     *,
     target: str,
     wanted: SkillMode,
@@ -31,17 +45,21 @@ def mode_warnings(
     written: Path,
     layers: Sequence[ConfigLayer],
     command: str,
-) -> tuple[str, ...]:
+    config_findings: Sequence[Diagnostic] = (),
+) -> tuple[Diagnostic, ...]:
     """Why the entry for ``target`` written to ``written`` does not give ``skills`` (the skills it
-    selects) the mode ``wanted`` once the config is read again (``moded``, ``layers``).
+    selects) the mode ``wanted`` once the config is read again (``moded``, ``layers``), as
+    ``CF109`` / ``CF123`` / ``CF124`` warnings.
 
     ``command`` is the command that wrote it without ``skillshelf`` and ``--project`` (such as
-    ``enable --mode pinned my-skill``), named in the fix for an entry of a project's config.
+    ``enable --mode pinned my-skill``), named in the fix for an entry of a project's config;
+    ``config_findings`` are the config's findings, whose ``CF109`` for ``written`` gives the fix
+    of a file not in effect.
     """
-    warnings: list[str] = []
+    findings: list[Diagnostic] = []
     off = _layer_off(layers, written)
     if off is not None:
-        warnings.append(f"{written} is not in effect: {off}")
+        findings.append(_not_in_effect(written, off, config_findings))
     several = len(skills) > 1
     for skill in skills:
         mode = moded.mode_of(skill)
@@ -49,23 +67,64 @@ def mode_warnings(
         if mode is wanted or (rule is None and off is not None):
             continue
         what = f"{target} ({skill.path})" if several else target
-        if rule is None:
-            warning = f"{what} is still {mode.value}: the entry in {written} is not read from here"
-        else:
-            warning = f"{what} is still {mode.value}: {_decides(rule)}; {_fix(rule, written, command)}"
-        if warning not in warnings:
-            warnings.append(warning)
+        _add(findings, _still_decided(what, mode, rule, written, command))
     for skill in skills:
         codex = _codex_mode(layers, skill)
         if codex is not None and codex.mode is SkillMode.DISABLED and wanted is not SkillMode.DISABLED:
             what = f"{target} ({skill.path})" if several else target
-            warning = (
-                f"Codex itself still keeps {what} disabled: the entry at {codex.where} in its own "
-                "config.toml decides for Codex; set `enabled = true` there (or remove it)"
-            )
-            if warning not in warnings:
-                warnings.append(warning)
-    return tuple(warnings)
+            _add(findings, _codex_keeps(what, codex))
+    return tuple(findings)
+
+
+def _add(findings: list[Diagnostic], finding: Diagnostic) -> None:
+    """``finding`` once (several skills of one name can give the same one)."""
+    if finding not in findings:
+        findings.append(finding)
+
+
+def _not_in_effect(written: Path, off: str, config_findings: Sequence[Diagnostic]) -> Diagnostic:
+    """``CF109``: ``written`` is off for ``off``; the config's own ``CF109`` for it, when it has
+    one, gives the fix (said once: as the fix, not in the message too)."""
+    given = next((d for d in config_findings if d.code == "CF109" and _same(d.path, written)), None)
+    if given is not None:
+        off = off.rpartition(_TRUST_COMMAND)[0] or off
+    return Diagnostic(
+        code="CF109",
+        severity=Severity.WARNING,
+        message=f"{written} is not in effect: {off}",
+        fix=given.fix if given is not None else _SHOW,
+        path=written,
+    )
+
+
+def _still_decided(
+    what: str, mode: SkillMode, rule: SkillRule | None, written: Path, command: str
+) -> Diagnostic:
+    """``CF123``: another entry or a requirement (``rule``) still gives ``what`` its ``mode``, or
+    no entry decides because ``written`` is not read from here."""
+    if rule is None:
+        message = f"{what} is still {mode.value}: the entry in {written} is not read from here"
+        fix = _SHOW
+    else:
+        message = f"{what} is still {mode.value}: {_decides(rule)}"
+        fix = _fix(rule, written, command)
+    return Diagnostic(code="CF123", severity=Severity.WARNING, message=message, fix=fix, path=written)
+
+
+def _codex_keeps(what: str, codex: SkillRule) -> Diagnostic:
+    """``CF124``: the entry ``codex`` of Codex's own config.toml keeps ``what`` disabled for Codex."""
+    return Diagnostic(
+        code="CF124",
+        severity=Severity.WARNING,
+        message=f"Codex itself still keeps {what} disabled: the entry at {codex.where} in its own "
+        "config.toml decides for Codex",
+        fix="set `enabled = true` there (or remove it)",
+    )
+
+
+def _same(path: Path | None, written: Path) -> bool:
+    """Whether ``path`` names the file ``written`` (as the config loader spells it, or as given)."""
+    return path is not None and canonical(path) == canonical(written)
 
 
 def _codex_mode(layers: Sequence[ConfigLayer], skill: Skill) -> SkillRule | None:

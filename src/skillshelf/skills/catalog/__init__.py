@@ -20,7 +20,7 @@ from skillshelf.skills.catalog.budget import Budget, CharBudget, TokenBudget, de
 from skillshelf.skills.catalog.lines import Allocation
 from skillshelf.skills.catalog.placements import CatalogPlacement, placements
 from skillshelf.skills.catalog.registry import CATALOG_FORMATS, DEFAULT_FORMAT
-from skillshelf.skills.catalog.report import CatalogReport, budget_warning
+from skillshelf.skills.catalog.report import CatalogReport, CatalogWarning, budget_warning, withheld_warning
 from skillshelf.skills.catalog.spec import CatalogFormatSpec, FormatRendering
 from skillshelf.skills.model import Skill
 
@@ -31,6 +31,7 @@ __all__ = [
     "CatalogFormatSpec",
     "CatalogPlacement",
     "CatalogReport",
+    "CatalogWarning",
     "CharBudget",
     "FormatRendering",
     "RenderedCatalog",
@@ -93,7 +94,7 @@ def _report(
         omitted=allocation.omitted,
         truncated_chars=allocation.truncated_chars,
         truncated_count=allocation.truncated_count,
-        warning=budget_warning(
+        finding=budget_warning(
             total=total,
             omitted=allocation.omitted,
             truncated_count=allocation.truncated_count,
@@ -157,8 +158,8 @@ def render_catalog(
 def withheld_catalog(rendered: RenderedCatalog, reason: str) -> RenderedCatalog:
     """``rendered`` as an agent that is set to send no skills list sends it (Codex with
     ``skills.include_instructions = false``: measured with codex-oracle, no skills block at all):
-    no text, every skill it would list left out, and ``reason`` (the setting, where it is set)
-    as the report's warning."""
+    no text, every skill it would list left out, and ``SK381`` for ``reason`` (the setting, where
+    it is set) as the report's warning."""
     report = replace(
         rendered.report,
         included=0,
@@ -169,6 +170,6 @@ def withheld_catalog(rendered: RenderedCatalog, reason: str) -> RenderedCatalog:
         aliased=False,
         omitted_skills=tuple(p.skill.name for p in rendered.placements),
         name_only_skills=(),
-        warning=f"no skills catalog: {reason}, so the model gets no list of skills",
+        finding=withheld_warning(reason),
     )
     return RenderedCatalog(text="", report=report, format=rendered.format)
