@@ -147,7 +147,7 @@ def _costliest(text: str, top: int = 8) -> None:
         print(f"  {kind:<28}{seconds:>7.3f} s {found:>7} matches")
 
 
-_HOSTILE_FILLERS = (" ", "=", "1", "=aB1", " u/", ":a/", "\nvalue: aB1", " is aB1")
+_HOSTILE_FILLERS = (" ", "=", "1", "-", "=aB1", " u/", ":a/", "\nvalue: aB1", " is aB1")
 _HOSTILE_CHARS = 60_000
 
 

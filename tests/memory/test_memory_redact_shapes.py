@@ -344,6 +344,14 @@ def test_an_option_named_token_stays_the_command_lines_finding() -> None:
     assert [f.kind for f in redact(f"tool list --page-token {token}").findings] == ["cli-password-option"]
 
 
+def test_an_option_of_many_parts_ending_in_a_secret_word_is_found_and_a_dashed_run_is_not() -> None:
+    secret = r(16)
+    line = f"deploy --org-prod-eu-db-admin-bind-password {secret}"
+    assert [f.kind for f in redact(line).findings] == ["cli-password-option"]
+    dashed = "sk-" * 5000 + "pwd-0a-" * 500
+    assert redact(dashed).text == dashed
+
+
 _CREDENTIAL = st.tuples(
     st.text(string.ascii_lowercase, min_size=3, max_size=8),
     st.text(string.ascii_uppercase, min_size=1, max_size=4),

@@ -104,7 +104,7 @@ _OPTION_RULES: tuple[Rule, ...] = (
     _command_rule(
         "cli-password-option",
         (
-            FLAG_LEAD + r"--?(?:[a-z0-9]+[-_])*(?:password|passwd|passphrase|pass|pwd|token|secret"
+            FLAG_LEAD + r"--?(?:[a-z0-9]+[-_]){0,8}(?:password|passwd|passphrase|pass|pwd|token|secret"
             r"|api[-_]?key|apikey|auth[-_]?token|access[-_]?token|access[-_]?key|secret[-_]?key"
             r"|client[-_]?secret|[a-z]*storepass|[a-z]*keypass|bearer|pw)(?:=|[ \t]+)" + _ARG
         ),
