@@ -10,6 +10,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from provider_standins import anthropic_replying, openai_replying
 
 from skillshelf.agent.folder_tools import FolderTools
 from skillshelf.agent.history import AssistantMessage, ToolCall, ToolOutput, ToolResults
@@ -17,18 +18,8 @@ from skillshelf.agent.loop import Agent
 from skillshelf.agent.providers import AnthropicProvider, OpenAIChatProvider
 from skillshelf.agent.skill_reads import agent_fix
 from skillshelf.errors import SkillNotFoundError
-from skillshelf.llm import ModelRef
 from skillshelf.serve.schemas import error_result
 from skillshelf.serve.tools import SkillTools
-
-
-class _Replying:
-    def __init__(self, provider: str, reply: Any) -> None:
-        self.ref = ModelRef(provider=provider, name="m")  # type: ignore[arg-type]
-        self.reply = reply
-
-    def create(self, **request: Any) -> Any:
-        return self.reply
 
 
 def _openai_call(arguments: str) -> Any:
@@ -45,10 +36,7 @@ def _anthropic_call(value: object) -> Any:
 
 
 def test_openai_arguments_that_are_a_json_string_reach_the_tool_as_sent_and_are_played_back_so() -> None:
-    provider = OpenAIChatProvider(
-        "m", base_url="http://127.0.0.1:9/v1", api_key="x", max_tokens=10, timeout=1
-    )
-    provider._client = _Replying("openai", _openai_call('"ls -la"'))  # type: ignore[assignment]
+    provider = openai_replying(_openai_call('"ls -la"'))
     reply = provider.complete(system="s", history=(), tools=())
     (call,) = reply.tool_calls
     assert call.arguments == {"_raw": '"ls -la"'}
@@ -58,8 +46,7 @@ def test_openai_arguments_that_are_a_json_string_reach_the_tool_as_sent_and_are_
 
 @pytest.mark.parametrize("value", ["ls -la", ["ls"], None, 3])
 def test_anthropic_input_that_is_no_object_reaches_the_tool_as_its_json(value: object) -> None:
-    provider = AnthropicProvider("m", base_url="http://127.0.0.1:9", api_key="x", max_tokens=10, timeout=1)
-    provider._client = _Replying("anthropic", _anthropic_call(value))  # type: ignore[assignment]
+    provider = anthropic_replying(_anthropic_call(value))
     reply = provider.complete(system="s", history=(), tools=())
     (call,) = reply.tool_calls
     assert call.arguments == {"_raw": json.dumps(value)}

@@ -6,35 +6,9 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from provider_standins import Replying, anthropic_replying, openai_replying
 
-from skillshelf.agent.providers import AnthropicProvider, OpenAIChatProvider
 from skillshelf.errors import ModelCallError
-from skillshelf.llm import ModelRef
-
-
-class _Replying:
-    """An SdkClient stand-in that returns one fixed reply."""
-
-    def __init__(self, provider: str, reply: Any) -> None:
-        self.ref = ModelRef(provider=provider, name="m")  # type: ignore[arg-type]
-        self.reply = reply
-
-    def create(self, **request: Any) -> Any:
-        return self.reply
-
-
-def _openai(reply: Any) -> OpenAIChatProvider:
-    provider = OpenAIChatProvider(
-        "m", base_url="http://127.0.0.1:9/v1", api_key="x", max_tokens=10, timeout=1
-    )
-    provider._client = _Replying("openai", reply)  # type: ignore[assignment]
-    return provider
-
-
-def _anthropic(reply: Any) -> AnthropicProvider:
-    provider = AnthropicProvider("m", base_url="http://127.0.0.1:9", api_key="x", max_tokens=10, timeout=1)
-    provider._client = _Replying("anthropic", reply)  # type: ignore[assignment]
-    return provider
 
 
 @pytest.mark.parametrize(
@@ -42,19 +16,19 @@ def _anthropic(reply: Any) -> AnthropicProvider:
 )
 def test_an_openai_reply_without_choices_is_a_failed_call_with_a_hint(reply: Any) -> None:
     with pytest.raises(ModelCallError) as caught:
-        _openai(reply).complete(system="s", history=(), tools=())
+        openai_replying(reply).complete(system="s", history=(), tools=())
     assert caught.value.code == "AG003" and "choices" in str(caught.value) and caught.value.hint
 
 
 @pytest.mark.parametrize("reply", [SimpleNamespace(content=None), SimpleNamespace()])
 def test_an_anthropic_reply_without_content_blocks_is_a_failed_call(reply: Any) -> None:
     with pytest.raises(ModelCallError) as caught:
-        _anthropic(reply).complete(system="s", history=(), tools=())
+        anthropic_replying(reply).complete(system="s", history=(), tools=())
     assert caught.value.code == "AG003" and "content" in str(caught.value)
 
 
 def test_an_anthropic_reply_with_no_blocks_is_an_empty_reply() -> None:
-    message = _anthropic(SimpleNamespace(content=[])).complete(system="s", history=(), tools=())
+    message = anthropic_replying(SimpleNamespace(content=[])).complete(system="s", history=(), tools=())
     assert message.text == "" and message.tool_calls == () and message.ending == "empty"
 
 
@@ -77,7 +51,7 @@ def _choice(content: Any, finish: str, refusal: Any = None) -> Any:
 def test_an_openai_reply_says_whether_it_was_cut_off_refused_or_empty(
     reply: Any, ending: str, text: str
 ) -> None:
-    message = _openai(reply).complete(system="s", history=(), tools=())
+    message = openai_replying(reply).complete(system="s", history=(), tools=())
     assert (message.ending, message.text) == (ending, text)
 
 
@@ -95,10 +69,10 @@ def _blocks(stop: str, *texts: str) -> Any:
     ],
 )
 def test_an_anthropic_reply_says_whether_it_was_cut_off_refused_or_empty(reply: Any, ending: str) -> None:
-    assert _anthropic(reply).complete(system="s", history=(), tools=()).ending == ending
+    assert anthropic_replying(reply).complete(system="s", history=(), tools=()).ending == ending
 
 
-class _Failing(_Replying):
+class _Failing(Replying):
     def __init__(self, status: int) -> None:
         super().__init__("openai", None)
         self.status = status
@@ -110,7 +84,7 @@ class _Failing(_Replying):
 
 @pytest.mark.parametrize(("status", "words"), [(429, "wait"), (503, "try again later"), (404, "--base-url")])
 def test_a_failed_call_s_hint_fits_its_http_status(status: int, words: str) -> None:
-    provider = _openai(None)
+    provider = openai_replying(None)
     provider._client = _Failing(status)  # type: ignore[assignment]
     with pytest.raises(ModelCallError) as caught:
         provider.complete(system="s", history=(), tools=())
