@@ -24,6 +24,14 @@ from skillshelf.memory.redact.rules_env import ENV_RULES
         ("AWS_ACCESS_KEY_ID=abcdef123", "abcdef123"),
         ("GOOGLE_CREDENTIALS=opaque-value", "opaque-value"),
         ("SMTP_PASSWD=letmein;echo done", "letmein"),
+        ("DJANGO_SECRET_KEY=abc(def#ghi!jk", "abc(def#ghi!jk"),
+        ("SECRET_KEY=opaque-value-1", "opaque-value-1"),
+        ("SECRET_KEY: opaque-value-1", "opaque-value-1"),
+        ("TOKEN=opaque-value-1", "opaque-value-1"),
+        ("GITHUB_TOKEN_VALUE=ghx_abc123", "ghx_abc123"),
+        ("DB_PASSWORD=Te7$dCyUm", "Te7$dCyUm"),
+        ("HOOK_TOKEN=https://hooks.acme.io/services/T0A1B2/XkQ9zLmP4wRt", "XkQ9zLmP4wRt"),
+        ("API_TOKEN=https://acme.io/cb?key=opaque-value-1", "opaque-value-1"),
     ],
 )
 def test_an_env_assignment_named_for_a_secret_is_redacted(line: str, secret: str) -> None:
