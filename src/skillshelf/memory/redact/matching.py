@@ -123,8 +123,8 @@ class Views:
         self.text = text
         self._ascii: bytes | None = None
         self._folded: bytes | None = None
-        self._found: tuple[dict[bytes, list[int]] | None, dict[bytes, list[int]] | None] = (None, None)
-        self._present: tuple[frozenset[bytes] | None, frozenset[bytes] | None] = (None, None)
+        self._found: dict[bool, dict[bytes, list[int]]] = {}  # by view: folded or not
+        self._present: dict[bool, frozenset[bytes]] = {}
 
     @property
     def ascii(self) -> bytes:
@@ -150,15 +150,15 @@ class Views:
 
     def present(self, *, folded_view: bool) -> frozenset[bytes]:
         """The lexicon strings that occur in the folded or the ASCII view."""
-        if (known := self._present[folded_view]) is not None:
-            return known
-        present = frozenset(self._find_lexicon(folded_view)) & lexicon().words(folded_view)
-        self._present = (self._present[0], present) if folded_view else (present, self._present[1])
-        return present
+        if folded_view not in self._present:
+            found = frozenset(self._find_lexicon(folded_view))
+            self._present[folded_view] = found & lexicon().words(folded_view)
+        return self._present[folded_view]
 
     def _find_lexicon(self, folded_view: bool) -> dict[bytes, list[int]]:
-        """Where each lexicon string that occurs in the view starts."""
-        if (known := self._found[folded_view]) is not None:
+        """Where each lexicon string that occurs in the view starts, in order (the automaton reports
+        matches by where they end, and one string's matches all have its length)."""
+        if (known := self._found.get(folded_view)) is not None:
             return known
         words = lexicon().folded if folded_view else lexicon().plain
         found: dict[bytes, list[int]] = {}
@@ -167,9 +167,7 @@ class Views:
             lexicon().automaton(folded_view).find_matches_as_indexes(haystack, overlapping=True)
         ):
             found.setdefault(words[index], []).append(start)
-        for starts in found.values():
-            starts.sort()
-        self._found = (self._found[0], found) if folded_view else (found, self._found[1])
+        self._found[folded_view] = found
         return found
 
 
@@ -226,7 +224,7 @@ class RuleSet:
 def _gate(rule: Rule, words: Lexicon) -> _Gate | None:
     needles, anchors = frozenset(as_bytes(rule.needles)), frozenset(as_bytes(rule.anchors))
     folded_view = _plan(rule).folded
-    if not needles <= set(words.plain) or not anchors <= set(words.folded if folded_view else words.plain):
+    if not needles <= words.words(False) or not anchors <= words.words(folded_view):
         return None
     return needles, anchors, folded_view
 
