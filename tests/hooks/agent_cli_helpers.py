@@ -4,6 +4,7 @@ each call in a folder, against ``model-standin``; what the model was sent, read 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +14,8 @@ import pytest
 
 __all__ = [
     "E2E_MARKS",
+    "copy_vectors",
+    "corpora_repo",
     "run_claude",
     "run_codex",
     "run_skillshelf",
@@ -20,6 +23,7 @@ __all__ = [
     "standin_codex_home",
     "strings_in",
     "suggestion_fragments",
+    "warm_vectors",
 ]
 
 
@@ -117,3 +121,39 @@ def _agent(argv: list[str], cwd: Path, env: dict[str, str]) -> subprocess.Comple
     )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     return done
+
+
+def corpora_repo(home: Path, corpora: Path) -> Path:
+    """A repository under ``home`` whose ``.agents/skills`` links every corpus of ``corpora``."""
+    repo = (home / "repo").resolve()
+    (repo / ".git").mkdir(parents=True)
+    skills = repo / ".agents" / "skills"
+    skills.mkdir(parents=True)
+    for corpus in sorted(p for p in corpora.iterdir() if p.is_dir()):
+        (skills / corpus.name).symlink_to(corpus, target_is_directory=True)
+    return repo
+
+
+def warm_vectors(box: Path, corpora: Path) -> None:
+    """Fill ``box/cache`` with skillshelf's vector caches for the skills of :func:`corpora_repo`: a
+    ``search`` there, under a home, cache, data, config and state of ``box``'s own."""
+    folders = {name: box / name for name in ("home", "cache", "data", "config", "state")}
+    for folder in folders.values():
+        folder.mkdir(parents=True)
+    repo = corpora_repo(folders["home"], corpora)
+    env = {
+        **os.environ,
+        "HOME": str(folders["home"]),
+        **{f"XDG_{name.upper()}_HOME": str(folders[name]) for name in ("cache", "data", "config", "state")},
+    }
+    command = [sys.executable, "-m", "skillshelf.cli.main", "search", "make a gif for slack", "--json"]
+    done = subprocess.run(command, cwd=repo, env=env, capture_output=True, timeout=600, check=False)
+    assert done.returncode == 0, done.stderr.decode()
+
+
+def copy_vectors(vectors: Path, cache: Path) -> None:
+    """Put the vector caches the ``corpora_vectors`` fixture made into a test's cache folder."""
+    into = cache / "skillshelf" / "index" / "select"
+    into.mkdir(parents=True, exist_ok=True)
+    for made in vectors.glob("*-vectors.bin"):
+        shutil.copy2(made, into / made.name)

@@ -8,11 +8,14 @@ naming what is missing; under ``CI=true`` it fails.
 
 from __future__ import annotations
 
+import fcntl
+import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from agent_cli_helpers import warm_vectors
 
 from testkit import CORPORA, TOOLS, agent_cli, missing
 
@@ -50,3 +53,24 @@ def patient_hooks(monkeypatch: pytest.MonkeyPatch) -> None:
     """CI runs the end-to-end tests beside other tests on two cores, where the agent's own
     start-up competes with the hook: give the prompt hook most of the 10 s the agents allow it."""
     monkeypatch.setenv("SKILLSHELF_HOOK_DEADLINE", "9")
+
+
+@pytest.fixture(scope="session")
+def corpora_vectors(agent_clis: AgentCLIs, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """skillshelf's model vector caches (``<cache>/index/select/*-vectors.bin``) for the corpora,
+    made once per test run by a ``search`` there, for tests to copy into their own cache folder:
+    ranking 980 skills cold encodes each with every installed model (about 20 s of CPU with
+    MiniLM), which a test of what the agent is shown need not pay, nor race against the hook's
+    deadline. Shared by the test processes of one run (the first one to ask makes it, under a
+    lock)."""
+    shared = tmp_path_factory.getbasetemp()
+    if "PYTEST_XDIST_WORKER" in os.environ:
+        shared = shared.parent  # one run's folder, above each worker's own
+    box = shared / "corpora-vectors"
+    with open(shared / "corpora-vectors.lock", "w", encoding="utf-8") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (box / "made").exists():
+            shutil.rmtree(box, ignore_errors=True)
+            warm_vectors(box, agent_clis.corpora)
+            (box / "made").touch()
+    return box / "cache" / "skillshelf" / "index" / "select"

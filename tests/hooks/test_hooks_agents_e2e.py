@@ -26,6 +26,8 @@ import pytest
 import yaml
 from agent_cli_helpers import (
     E2E_MARKS,
+    copy_vectors,
+    corpora_repo,
     run_claude,
     run_codex,
     run_skillshelf,
@@ -55,14 +57,11 @@ def _skill(corpora: Path) -> tuple[str, str]:
     return str(front["name"]), " ".join(str(front["description"]).split())
 
 
-def _repo(box: Any, corpora: Path) -> Path:
-    repo = (box.home / "repo").resolve()
-    (repo / ".git").mkdir(parents=True)
-    skills = repo / ".agents" / "skills"
-    skills.mkdir(parents=True)
-    for corpus in sorted(p for p in corpora.iterdir() if p.is_dir()):
-        (skills / corpus.name).symlink_to(corpus, target_is_directory=True)
-    return repo
+def _repo(box: Any, corpora: Path, vectors: Path) -> Path:
+    """The corpora's repository, the models' vectors of its skills already in the cache (as on a
+    user's machine after a first prompt there)."""
+    copy_vectors(vectors, box.cache)
+    return corpora_repo(box.home, corpora)
 
 
 def _snapshot(*files: Path) -> dict[Path, bytes | None]:
@@ -136,13 +135,17 @@ def _hook_server(repo: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 
 def test_codex_sees_the_right_skill_feeds_memory_and_gets_its_files_back(
-    agent_clis: Any, isolated_home: Any, model_standin: Any, monkeypatch: pytest.MonkeyPatch
+    agent_clis: Any,
+    corpora_vectors: Path,
+    isolated_home: Any,
+    model_standin: Any,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Codex's prompt hooks are answered by the hook server (Claude Code's below by the hook
     process itself)."""
     name, description = _skill(agent_clis.corpora)
     standin = model_standin([{"text": "OK"}])
-    repo = _repo(isolated_home, agent_clis.corpora)
+    repo = _repo(isolated_home, agent_clis.corpora, corpora_vectors)
     config = standin_codex_home(isolated_home, standin.url, repo)
     _user_config(isolated_home, '[hooks]\nmemory_run = "off"\n')
     run_codex(
@@ -213,13 +216,17 @@ def test_codex_gets_the_skills_a_session_read_back_after_it_compacts(
 
 
 def test_claude_code_sees_the_right_skill_feeds_memory_and_gets_its_files_back(
-    agent_clis: Any, isolated_home: Any, model_standin: Any, monkeypatch: pytest.MonkeyPatch
+    agent_clis: Any,
+    corpora_vectors: Path,
+    isolated_home: Any,
+    model_standin: Any,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The session's first hook answers by itself and starts the hook server, which answers the
     later prompts."""
     name, description = _skill(agent_clis.corpora)
     standin = model_standin([{"text": "OK"}])
-    repo = _repo(isolated_home, agent_clis.corpora)
+    repo = _repo(isolated_home, agent_clis.corpora, corpora_vectors)
     (repo / ".claude").mkdir()
     settings = repo / ".claude" / "settings.json"
     settings.write_text('{\n  "permissions": {\n    "allow": ["Bash(ls:*)"]\n  }\n}\n', encoding="utf-8")
