@@ -135,7 +135,8 @@ _JSON_ERROR_COMMANDS = frozenset({"memory", "install", "update", "remove", "run"
 def _show_usage_error(exc: click.UsageError, args: list[str]) -> None:
     """Click's usage line, then the error with a code and a fix, like every other error; a
     command of :data:`_JSON_ERROR_COMMANDS` given ``--json`` prints it on stdout too, as a JSON
-    object, as it prints every other fatal error."""
+    object, as it prints every other fatal error (an option before the command's name: the
+    command the line runs, given ``--json`` anywhere before ``--``, when it takes ``--json``)."""
     ctx = exc.ctx
     if ctx is not None:
         click.echo(ctx.get_usage(), err=True)
@@ -145,12 +146,14 @@ def _show_usage_error(exc: click.UsageError, args: list[str]) -> None:
     from skillshelf.cli.misplaced import misplaced_option
 
     misplaced = misplaced_option(exc, args)
-    if misplaced is not None:
-        message, fix = misplaced
+    takes_json = True  # click's own errors: the command click was reading
+    if misplaced is not None:  # the command the line runs, wherever its options were given
+        message, fix, command = misplaced.message, misplaced.fix, misplaced.runs
+        takes_json = misplaced.takes_json
     click.echo(f"skillshelf: error SS002: {_shown(message)}", err=True)
     click.echo(f"  fix: {fix}", err=True)
     options = args[: args.index("--")] if "--" in args else args
-    if set(command.split()[1:2]) & _JSON_ERROR_COMMANDS and "--json" in options:
+    if set(command.split()[1:2]) & _JSON_ERROR_COMMANDS and takes_json and "--json" in options:
         from skillshelf.cli.output import echo_json
 
         echo_json({"error": "UsageError", "code": "SS002", "message": message, "fix": fix})
