@@ -44,7 +44,8 @@ TOML files, lowest precedence first; a later layer wins key by key (tables merge
 2. codex: Codex's `$CODEX_HOME/config.toml`, of which only `[[skills.config]]` is read here
    (Codex's `model`, `model_context_window`, `project_doc_*`, `[skills]` switches and
    `project_root_markers` are read from it as Codex reads them; skillshelf's own
-   `project_root_markers`, when set, win for skill discovery)
+   `project_root_markers`, when set, win; the root they find serves skill discovery, the
+   project layers below, trust and `--project` edits)
 3. user: `config.toml` in the user config folder (`SKILLSHELF_CONFIG_DIR`, else
    `$XDG_CONFIG_HOME/skillshelf`, else the platform's)
 4. project: `.skillshelf/config.toml` in each folder from the project root to the cwd, once the

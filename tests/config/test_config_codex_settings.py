@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from skillshelf.config import load_config
+from skillshelf.config import LayerKind, load_config
 from skillshelf.config.schema import CODEX_KEYS, SCHEMA, Spec
 from skillshelf.env import Env
+from skillshelf.workspace import Workspace, WorkspaceOptions
 
 
 class Tree:
@@ -32,9 +33,16 @@ class Tree:
         path.write_text(text, encoding="utf-8")
         return path
 
-    def load(self, *overrides: str):  # type: ignore[no-untyped-def]
-        env = Env.for_test(cwd=self.sub, home=self.home)
+    def load(self, *overrides: str, cwd: Path | None = None):  # type: ignore[no-untyped-def]
+        env = Env.for_test(cwd=cwd or self.sub, home=self.home)
         return load_config(env, overrides=overrides, user_dir=self.user, system_dir=self.home / "no-system")
+
+    def codex_config(self, text: str) -> Path:
+        return self.write(self.home / ".codex" / "config.toml", text)
+
+    def project_layers(self, config) -> list[Path]:  # type: ignore[no-untyped-def]
+        """The folders whose ``.skillshelf/config.toml`` ``config`` read, root first."""
+        return [layer.folder.parent for layer in config.layers if layer.kind is LayerKind.PROJECT]
 
 
 @pytest.fixture
@@ -106,3 +114,55 @@ def test_the_skills_switches_come_from_codex_unless_skillshelf_sets_them(tree: T
     assert config.bundled_skills.on and config.skills_instructions.on
     assert config.bundled_skills.source == f"skills.bundled.enabled = true in {tree.user / 'config.toml'}"
     assert config.skills_instructions.source == "skills.include_instructions = true (-c)"
+
+
+def _marked_tree(tree: Tree) -> Path:
+    """``repo`` (git) holding ``sub`` (an ``.hg`` root) holding ``deep``, each with a project config
+    and a skill; ``deep``."""
+    deep = tree.sub / "deep"
+    (tree.sub / ".hg").mkdir()
+    for folder in (tree.repo, tree.sub, deep):
+        tree.write(folder / ".skillshelf" / "config.toml", "[catalog]\nbudget_tokens = 100\n")
+        skill = f"---\nname: at-{folder.name}\ndescription: a skill\n---\nbody\n"
+        tree.write(folder / ".agents" / "skills" / f"at-{folder.name}" / "SKILL.md", skill)
+    return deep
+
+
+def test_codexs_project_root_markers_find_the_project_layer_where_discovery_finds_the_skills(
+    tree: Tree,
+) -> None:
+    deep = _marked_tree(tree)
+    tree.codex_config('project_root_markers = [".hg"]\n')
+    config = tree.load(cwd=deep)
+    assert config.project_root == tree.sub.resolve()
+    assert tree.project_layers(config) == [tree.sub, deep]
+    assert config.trust.root == tree.sub.resolve()
+    options = WorkspaceOptions(include_builtin=False, use_cache=False, memory=False)
+    workspace = Workspace.open(Env.for_test(cwd=deep, home=tree.home), options)
+    assert sorted(s.name for s in workspace.discovery.skills) == ["at-deep", "at-sub"]
+    assert workspace.config.project_root == config.project_root
+
+
+def test_codexs_empty_project_root_markers_make_the_cwd_the_project_root(tree: Tree) -> None:
+    deep = _marked_tree(tree)
+    tree.codex_config("project_root_markers = []\n")
+    config = tree.load(cwd=deep)
+    assert config.project_root == deep.resolve() and config.trust.root == deep.resolve()
+    assert tree.project_layers(config) == [deep]
+
+
+def test_skillshelfs_own_project_root_markers_win_over_codexs(tree: Tree) -> None:
+    deep = _marked_tree(tree)
+    tree.codex_config('project_root_markers = [".hg"]\n')
+    trusted = (tree.user / "config.toml").read_text(encoding="utf-8")
+    tree.write(tree.user / "config.toml", f'project_root_markers = [".git"]\n{trusted}')
+    config = tree.load(cwd=deep)
+    assert config.project_root == tree.repo.resolve()
+    assert tree.project_layers(config) == [tree.repo, tree.sub, deep]
+    assert config.project_root_markers == (".git",)
+
+
+def test_a_codex_config_that_does_not_parse_leaves_the_default_project_root(tree: Tree) -> None:
+    deep = _marked_tree(tree)
+    tree.codex_config('project_root_markers = [".hg"\n')
+    assert tree.load(cwd=deep).project_root == tree.repo.resolve()

@@ -148,6 +148,31 @@ def test_cli_enable_disable_trust_round_trip(
     assert people.exit_code == 0 and "off: marked untrusted" in people.stdout
 
 
+def test_cli_trust_and_project_edits_act_on_the_root_codexs_markers_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli_config_dir: Path
+) -> None:
+    """`trust`, `untrust` and `--project` take the root the config loader reads, which Codex's
+    ``project_root_markers`` move when skillshelf's config names none (as discovery's)."""
+    import json
+
+    repo = tmp_path / "repo"
+    sub = repo / "sub"
+    (repo / ".git").mkdir(parents=True)
+    (sub / ".hg").mkdir(parents=True)
+    (sub / "deep").mkdir()
+    (tmp_path / ".codex").mkdir()
+    (tmp_path / ".codex" / "config.toml").write_text('project_root_markers = [".hg"]\n', encoding="utf-8")
+    monkeypatch.chdir(sub / "deep")
+    runner = CliRunner()
+    trusted = runner.invoke(cli, ["trust", "--json"])
+    assert trusted.exit_code == 0 and json.loads(trusted.stdout)["project"] == str(sub.resolve())
+    written = runner.invoke(cli, ["disable", "gamma", "--project"])
+    assert written.exit_code == 0 and "not in effect" not in written.stderr
+    assert (sub / ".skillshelf" / "config.toml").is_file() and not (repo / ".skillshelf").exists()
+    untrusted = runner.invoke(cli, ["untrust", "--json"])
+    assert untrusted.exit_code == 0 and json.loads(untrusted.stdout)["project"] == str(sub.resolve())
+
+
 def test_crlf_file_keeps_its_bytes_and_line_endings(tmp_path: Path) -> None:
     path = tmp_path / "config.toml"
     original = b'# windows\r\n[catalog]\r\nformat = "xml"  # x\r\n'

@@ -374,3 +374,33 @@ def test_the_trust_command_a_finding_offers_is_one_shell_word_whatever_the_folde
     reason = decide_trust(root, ()).reason
     command = reason.split("`")[1]
     assert shlex.split(command) == ["skillshelf", "trust", str(root.resolve())]
+
+
+def test_a_trust_decision_keeps_its_cause_and_fix_apart_and_says_both_as_its_reason(tree: Tree) -> None:
+    import shlex
+
+    tree.project(tree.repo, "[catalog]\nbudget_tokens = 1\n")
+    command = f"skillshelf trust {shlex.quote(str(tree.repo.resolve()))}"
+    config = tree.load()
+    trust = config.trust
+    assert (trust.cause, trust.fix) == (
+        "project not trusted",
+        f"run `{command}` to let its config take effect",
+    )
+    assert trust.reason == f"project not trusted; run `{command}` to let its config take effect"
+    [layer] = [layer for layer in config.layers if layer.kind is LayerKind.PROJECT]
+    assert (layer.disabled_cause, layer.disabled_fix, layer.disabled_reason) == (
+        trust.cause,
+        trust.fix,
+        trust.reason,
+    )
+    assert layer.to_dict()["disabled_reason"] == trust.to_dict()["reason"] == trust.reason
+
+    tree.write(tree.user / "config.toml", f'[projects."{tree.repo.resolve()}"]\ntrust_level = "untrusted"\n')
+    trust = tree.load().trust
+    assert (trust.cause, trust.fix) == ("marked untrusted in the user layer", f"run `{command}`")
+    assert trust.reason == f"marked untrusted in the user layer; run `{command}`"
+    tree.write(tree.user / "config.toml", "")
+    tree.trust()
+    trust = tree.load().trust
+    assert (trust.cause, trust.fix, trust.reason) == ("trusted in the user layer", None, trust.cause)

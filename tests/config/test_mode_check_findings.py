@@ -3,6 +3,7 @@ its code, message, fix and file where it is made, with no command in between to 
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 from skillshelf.config import SkillMode
@@ -14,15 +15,19 @@ from skillshelf.workspace import Workspace, WorkspaceOptions
 OPTIONS = WorkspaceOptions(include_builtin=False, use_cache=False, memory=False)
 
 
-def _env(tmp_path: Path, *, user: str = "", codex: str = "", project: str | None = None) -> Env:
-    """A repository with the skill foo, the cwd; the configs given (``project``: its own)."""
-    repo = tmp_path / "repo"
-    folder = repo / ".agents" / "skills" / "foo"
+def _env(
+    tmp_path: Path, *, user: str = "", codex: str = "", project: str | None = None, repo: str = "repo"
+) -> Env:
+    """A repository (named ``repo``) with the skill foo, the cwd; the configs given (``project``:
+    its own)."""
+    repo_folder = tmp_path / repo
+    folder = repo_folder / ".agents" / "skills" / "foo"
     folder.mkdir(parents=True)
-    (repo / ".git").mkdir()
+    (repo_folder / ".git").mkdir()
     (folder / "SKILL.md").write_text("---\nname: foo\ndescription: the foo skill\n---\nb\n", encoding="utf-8")
-    env = Env.for_test(cwd=repo, home=tmp_path / "home")
-    for config, text in ((env.dirs.config, user), (env.codex_home, codex), (repo / ".skillshelf", project)):
+    env = Env.for_test(cwd=repo_folder, home=tmp_path / "home")
+    configs = ((env.dirs.config, user), (env.codex_home, codex), (repo_folder / ".skillshelf", project))
+    for config, text in configs:
         if text is not None:
             config.mkdir(parents=True, exist_ok=True)
             (config / "config.toml").write_text(text, encoding="utf-8")
@@ -81,6 +86,35 @@ def test_an_untrusted_projects_file_is_cf109_with_the_fix_of_the_configs_own_fin
         f"{written} is not in effect: project not trusted; "
     )
     assert alone.fix.startswith("run `skillshelf config show`")
+
+
+def test_an_untrusted_projects_cf109_says_its_cause_whole_whatever_its_folder_is_named(
+    tmp_path: Path,
+) -> None:
+    """The cause and the command that trusts the project come apart as the trust decision made
+    them: words of that command in the folder's name cut nothing."""
+    env = _env(
+        tmp_path, project='[[skills.config]]\nname = "foo"\nenabled = false\n', repo="a; run `skillshelf b"
+    )
+    written = env.cwd / ".skillshelf" / "config.toml"
+    [finding] = _findings(env, written, SkillMode.DISABLED)
+    assert finding.message == f"{written} is not in effect: project not trusted"
+    assert finding.fix == f"run `skillshelf trust {shlex.quote(str(env.cwd))}` if you trust this project"
+    [alone] = _findings(env, written, SkillMode.DISABLED, with_config=False)
+    assert alone.message == (
+        f"{written} is not in effect: project not trusted; "
+        f"run `skillshelf trust {shlex.quote(str(env.cwd))}` to let its config take effect"
+    )
+
+
+def test_a_project_config_not_allowed_is_cf109_with_its_reason_whole(tmp_path: Path) -> None:
+    trusted = f'[projects."{(tmp_path / "repo").resolve()}"]\ntrust_level = "trusted"\n'
+    env = _env(tmp_path, user=f"[requirements]\nallow_project_config = false\n{trusted}", project="")
+    written = env.cwd / ".skillshelf" / "config.toml"
+    [finding] = _findings(env, written, SkillMode.DISABLED)
+    assert finding.message == (
+        f"{written} is not in effect: requirements.allow_project_config = false (system, user or -c layer)"
+    )
 
 
 def test_an_entry_that_takes_effect_gives_no_finding(tmp_path: Path) -> None:

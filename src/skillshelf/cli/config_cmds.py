@@ -242,8 +242,8 @@ def _print_config(loaded: Any, *, explain: bool) -> None:
 
 def project_root(directory: Path | None) -> Path:
     """The project root of ``directory`` (default: the cwd) as the config loader finds it: with
-    the ``project_root_markers`` of the system and user config, so that `trust` trusts and
-    `--project` writes the project whose config is then read."""
+    the ``project_root_markers`` of the system and user config, else Codex's, so that `trust`
+    trusts and `--project` writes the project whose config is then read."""
     from skillshelf.config import load_config
 
     return load_config(Env.from_os(cwd=directory)).project_root

@@ -5,7 +5,8 @@ Layers, lowest precedence first (:class:`LayerKind` is ordered the same way):
 * ``system``: ``/etc/skillshelf/config.toml`` (``Env.system_config_dir``)
 * ``codex``: Codex's own ``$CODEX_HOME/config.toml``; only its ``[[skills.config]]`` is used
 * ``user``: ``config.toml`` in the user config folder (``Env.dirs.config``)
-* ``project``: ``.skillshelf/config.toml`` in each folder from the project root to the cwd
+* ``project``: ``.skillshelf/config.toml`` in each folder from the project root (found as
+  discovery finds it, :func:`~skillshelf.config.loader.root_markers`) to the cwd
 * ``runtime``: ``-c key=value`` (the value is TOML, or a plain string if it does not parse)
 
 A file that cannot be read or parsed gives one diagnostic with its file, line and a fix, and
@@ -34,7 +35,7 @@ from skillshelf.diagnostics import Diagnostic, Severity, diagnostic
 from skillshelf.errors import reason
 from skillshelf.fileio import BYTE_ORDER_MARK, NotRegularFile, open_regular
 
-__all__ = ["ConfigLayer", "LayerKind", "config_present", "read_layer", "runtime_layer"]
+__all__ = ["ConfigLayer", "LayerKind", "config_present", "read_layer", "runtime_layer", "with_fix"]
 
 MAX_CONFIG_BYTES = 1024 * 1024
 #: Tables and arrays inside one another: far more than any config needs, far fewer than the
@@ -70,8 +71,14 @@ class ConfigLayer:
     exists: bool = True
     loaded: bool = True
     enabled: bool = True
-    disabled_reason: str | None = None
+    disabled_cause: str | None = None  # why a layer read is off (``enabled=False``)
+    disabled_fix: str | None = None  # ... and how to turn it on, when the cause has a way
     diagnostics: tuple[Diagnostic, ...] = ()
+
+    @property
+    def disabled_reason(self) -> str | None:
+        """Why the layer is off, with the way to turn it on (:func:`with_fix`); None when it is not."""
+        return None if self.disabled_cause is None else with_fix(self.disabled_cause, self.disabled_fix)
 
     @property
     def label(self) -> str:
@@ -98,6 +105,11 @@ class ConfigLayer:
             "disabled_reason": self.disabled_reason,
             "rules": [rule.to_dict() for rule in self.rules],
         }
+
+
+def with_fix(cause: str, fix: str | None) -> str:
+    """A reason said as one sentence: ``cause`` then ``fix`` (``project not trusted; run ...``)."""
+    return cause if fix is None else f"{cause}; {fix}"
 
 
 def _read_text(path: Path) -> tuple[str | None, Diagnostic | None]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,13 +15,21 @@ from skillshelf.config.guards import (
     moved_system,
     withheld_skills,
 )
-from skillshelf.config.layers import ConfigLayer, LayerKind, config_present, read_layer, runtime_layer
+from skillshelf.config.layers import (
+    ConfigLayer,
+    LayerKind,
+    config_present,
+    read_layer,
+    runtime_layer,
+    with_fix,
+)
 from skillshelf.config.merge import Merged, Provenance, merge_layers, merge_requirements
 from skillshelf.config.modes import SkillMode, SkillRule
 from skillshelf.config.tomlmap import parse_dotted_key
-from skillshelf.config.trust import TrustDecision, canonical, decide_trust, relative_keys
+from skillshelf.config.trust import TrustDecision, canonical, decide_trust, relative_keys, trust_command
 from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.env import Env, find_project_root, folders_between
+from skillshelf.skills.codex_config import read_codex_settings
 
 __all__ = ["Config", "Switch", "load_config"]
 
@@ -55,7 +62,7 @@ class Config:
     skill_rules: tuple[SkillRule, ...]
     trust: TrustDecision
     user_config: Path
-    project_root: Path
+    project_root: Path  # by :func:`root_markers`: the root discovery finds the project's skills from
     project_root_markers: tuple[str, ...] | None = None  # skillshelf's own: for discovery, over Codex's
     requirements: Mapping[str, object] = field(default_factory=dict, hash=False)
     bundled_skills: Switch = Switch()  # ``[skills.bundled] enabled``: Codex's system skills
@@ -197,22 +204,18 @@ def _gate_projects(
     forbidden = allowed.get("allow_project_config") is False
     gated, diags = [], []
     for layer in projects:
-        reason = None
         if not trust.trusted:
-            reason = trust.reason
+            layer = _turned_off(layer, trust.cause, trust.fix)
         elif forbidden:
-            reason = "requirements.allow_project_config = false (system, user or -c layer)"
-        if reason:
-            layer = dataclasses.replace(
-                layer, enabled=False, disabled_reason=reason, diagnostics=_unused(layer.diagnostics, reason)
-            )
+            layer = _turned_off(layer, "requirements.allow_project_config = false (system, user or -c layer)")
+        reason = layer.disabled_reason
         if reason and layer.loaded:  # one that cannot be read says why it is off in its own finding
             diags.append(
                 Diagnostic(
                     code="CF109",
                     severity=Severity.INFO,
                     message=f"project config is not in effect: {reason}",
-                    fix=f"run `skillshelf trust {shlex.quote(str(trust.root))}` if you trust this project"
+                    fix=f"run `{trust_command(trust.root)}` if you trust this project"
                     if not trust.trusted
                     else "ask whoever manages the system or user config to allow project config",
                     path=layer.path,
@@ -220,6 +223,14 @@ def _gate_projects(
             )
         gated.append(layer)
     return gated, diags
+
+
+def _turned_off(layer: ConfigLayer, cause: str, fix: str | None = None) -> ConfigLayer:
+    """``layer`` off for ``cause`` (``fix``: how to turn it on), its errors made warnings."""
+    unused = _unused(layer.diagnostics, with_fix(cause, fix))
+    return dataclasses.replace(
+        layer, enabled=False, disabled_cause=cause, disabled_fix=fix, diagnostics=unused
+    )
 
 
 def _unused(found: Sequence[Diagnostic], reason: str) -> tuple[Diagnostic, ...]:
@@ -292,6 +303,17 @@ def own_root_markers(layers: Sequence[ConfigLayer]) -> tuple[str, ...] | None:
     return markers
 
 
+def root_markers(env: Env, own: tuple[str, ...] | None) -> tuple[str, ...]:
+    """The ``project_root_markers`` that find the project root, by discovery's rule
+    (:func:`~skillshelf.skills.discover.discover_skills`): skillshelf's own (``own``), else
+    those of Codex's ``config.toml``, else ``env``'s (``.git``). So a project's config layers and
+    its trust are found from the root its skills are found from."""
+    if own is not None:
+        return own
+    codex = read_codex_settings(env.codex_home).project_root_markers
+    return env.project_root_markers if codex is None else codex
+
+
 def load_config(
     env: Env, *, overrides: Sequence[str] = (), user_dir: Path | None = None, system_dir: Path | None = None
 ) -> Config:
@@ -302,9 +324,7 @@ def load_config(
     user = read_layer(LayerKind.USER, user_file, home=env.home)
     runtime, diags = drop_projects(runtime_layer(overrides, cwd=env.cwd, home=env.home))
     markers = own_root_markers([system, user, runtime])
-    root = canonical(
-        find_project_root(canonical(env.cwd), env.project_root_markers if markers is None else markers)
-    )
+    root = canonical(find_project_root(canonical(env.cwd), root_markers(env, markers)))
     projects = []
     for layer in _project_layers(env, root, user_file):
         layer, found = drop_projects(layer)

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from skillshelf.config.layers import ConfigLayer, LayerKind
+from skillshelf.config.layers import ConfigLayer, LayerKind, with_fix
 from skillshelf.config.modes import ModedSkills, SkillMode, SkillRule
 from skillshelf.config.trust import canonical
 from skillshelf.diagnostics import Diagnostic, Severity
@@ -31,9 +31,6 @@ __all__ = ["mode_findings"]
 
 _SHOW = "run `skillshelf config show` to see the config files read from here and the entries that match"
 """The fix of a finding that has no better one: where to see which files and entries count."""
-
-_TRUST_COMMAND = "; run `skillshelf "
-"""How an untrusted project's reason (``config.trust``) ends: with the command its ``CF109`` fix gives."""
 
 
 def mode_findings(
@@ -82,16 +79,20 @@ def _add(findings: list[Diagnostic], finding: Diagnostic) -> None:
         findings.append(finding)
 
 
-def _not_in_effect(written: Path, off: str, config_findings: Sequence[Diagnostic]) -> Diagnostic:
-    """``CF109``: ``written`` is off for ``off``; the config's own ``CF109`` for it, when it has
-    one, gives the fix (said once: as the fix, not in the message too)."""
+def _not_in_effect(written: Path, off: ConfigLayer, config_findings: Sequence[Diagnostic]) -> Diagnostic:
+    """``CF109``: ``written`` is off, for the cause of its layer ``off``; the config's own ``CF109``
+    for it, when it has one, gives the fix, which the message then leaves out (said once)."""
     given = next((d for d in config_findings if d.code == "CF109" and _same(d.path, written)), None)
-    if given is not None:
-        off = off.rpartition(_TRUST_COMMAND)[0] or off
+    if off.disabled_cause is None:
+        why = "the file cannot be read (see `skillshelf config show`)"
+    elif given is not None:
+        why = off.disabled_cause
+    else:
+        why = with_fix(off.disabled_cause, off.disabled_fix)
     return Diagnostic(
         code="CF109",
         severity=Severity.WARNING,
-        message=f"{written} is not in effect: {off}",
+        message=f"{written} is not in effect: {why}",
         fix=given.fix if given is not None else _SHOW,
         path=written,
     )
@@ -136,11 +137,11 @@ def _codex_mode(layers: Sequence[ConfigLayer], skill: Skill) -> SkillRule | None
     return found
 
 
-def _layer_off(layers: Sequence[ConfigLayer], written: Path) -> str | None:
-    """Why the layer read from ``written`` takes no effect (None when it does, or is not read)."""
+def _layer_off(layers: Sequence[ConfigLayer], written: Path) -> ConfigLayer | None:
+    """The layer read from ``written`` when it takes no effect (None when it does, or is not read)."""
     for layer in layers:
         if layer.path is not None and canonical(layer.path) == canonical(written) and not layer.active:
-            return layer.disabled_reason or "the file cannot be read (see `skillshelf config show`)"
+            return layer
     return None
 
 

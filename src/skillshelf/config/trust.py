@@ -22,25 +22,32 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from skillshelf.config.layers import ConfigLayer, LayerKind
+from skillshelf.config.layers import ConfigLayer, LayerKind, with_fix
 from skillshelf.config.tomlmap import dotted_key
 from skillshelf.diagnostics import Diagnostic, Severity
 from skillshelf.fileio import resolve_path
 from skillshelf.gitrepo import main_checkout
 
-__all__ = ["TrustDecision", "canonical", "decide_trust", "relative_keys"]
+__all__ = ["TrustDecision", "canonical", "decide_trust", "relative_keys", "trust_command"]
 
 TRUST_LAYERS = frozenset({LayerKind.SYSTEM, LayerKind.USER})
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TrustDecision:
-    """Whether the project at ``root`` is trusted, and why."""
+    """Whether the project at ``root`` is trusted, why (``cause``), and for an untrusted one the
+    command that trusts it (``fix``); :attr:`reason` says both as one sentence."""
 
     root: Path
     trusted: bool
-    reason: str
+    cause: str
+    fix: str | None = None
     entry: Path | None = None
+
+    @property
+    def reason(self) -> str:
+        """The cause, then the fix when there is one (``marked untrusted ...; run ...``)."""
+        return with_fix(self.cause, self.fix)
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -130,22 +137,24 @@ def decide_trust(root: Path, layers: Sequence[ConfigLayer]) -> TrustDecision:
             where = _entry_for(folder, root, main)
             if level == "trusted":
                 return TrustDecision(
-                    root=root, trusted=True, reason=f"trusted in the {label} layer{where}", entry=folder
+                    root=root, trusted=True, cause=f"trusted in the {label} layer{where}", entry=folder
                 )
             return TrustDecision(
                 root=root,
                 trusted=False,
                 entry=folder,
-                reason=f"marked untrusted in the {label} layer{where}; "
-                f"run `skillshelf trust {_quoted(root)}`",
+                cause=f"marked untrusted in the {label} layer{where}",
+                fix=f"run `{trust_command(root)}`",
             )
     return TrustDecision(
         root=root,
         trusted=False,
-        reason=f"project not trusted; run `skillshelf trust {_quoted(root)}` to let its config take effect",
+        cause="project not trusted",
+        fix=f"run `{trust_command(root)}` to let its config take effect",
     )
 
 
-def _quoted(path: Path) -> str:
-    """``path`` as a shell word: a command shown for pasting runs nothing hidden in a folder name."""
-    return shlex.quote(str(path))
+def trust_command(root: Path) -> str:
+    """The command that trusts ``root``, its path one shell word: a command shown for pasting runs
+    nothing hidden in a folder name."""
+    return f"skillshelf trust {shlex.quote(str(root))}"
