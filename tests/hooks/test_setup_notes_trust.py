@@ -46,3 +46,15 @@ def test_no_trust_note_once_skillshelf_trusts_the_project_or_at_user_scope(isola
         f'[projects."{repo}"]\ntrust_level = "trusted"\n', encoding="utf-8"
     )
     assert _notes(env, "codex") == [] and _notes(env, "claude") == []
+
+
+def test_the_trust_note_names_the_root_codexs_project_root_markers_find(isolated_home: Any) -> None:
+    """The project root `skillshelf trust` acts on, which Codex's markers move, not the git root."""
+    repo, env = _repo(isolated_home, codex_trusts=False)
+    project = repo / "sub"
+    (project / ".hg").mkdir(parents=True)
+    codex_config = isolated_home.codex_home / "config.toml"
+    codex_config.write_text('project_root_markers = [".hg"]\n', encoding="utf-8")
+    env = Env.for_test(cwd=project, home=isolated_home.home, codex_home=isolated_home.codex_home)
+    (note,) = _notes(env, "claude")
+    assert f"skillshelf trust {project}`" in note and f"trust {repo}`" not in note

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from skillshelf.diagnostics import Diagnostic, Severity, diagnostic
 from skillshelf.env import Env
@@ -16,6 +17,9 @@ from skillshelf.hooks.claude import trust_dialog_accepted
 from skillshelf.hooks.codex import codex_config, inline_hooks, project_trusted
 from skillshelf.hooks.gitexclude import GitStanding
 from skillshelf.hooks.setup_model import read_text
+
+if TYPE_CHECKING:
+    from skillshelf.config.trust import TrustDecision
 
 __all__ = [
     "CODEX_UNREADABLE_MARK",
@@ -135,8 +139,9 @@ def notes(env: Env, files: AgentFiles, remove: bool, mcp: bool, git: GitStanding
                 f"Codex does not trust {root} yet, so it ignores the project's .codex folder "
                 "(these hooks included): accept Codex's trust prompt there, or run `codex exec --trust` once"
             )
-    if files.scope == "project" and not _skillshelf_trusts(env):
-        notes.append(_trust_note(env, files.agent))
+    trust = _skillshelf_trust(env) if files.scope == "project" else None
+    if files.scope == "project" and (trust is None or not trust.trusted):
+        notes.append(_trust_note(env.project_root if trust is None else trust.root, files.agent))
     if files.personal_hooks:
         notes.append(_personal_file_note(files.hooks, git))
         if env.cwd != env.project_root:
@@ -162,28 +167,28 @@ def byte_order_mark_note(path: Path) -> str:
     )
 
 
-def _skillshelf_trusts(env: Env) -> bool:
-    """Whether skillshelf itself trusts the project (``skillshelf trust``; a config that cannot
-    be loaded counts as not: the note is worth giving)."""
+def _skillshelf_trust(env: Env) -> TrustDecision | None:
+    """skillshelf's own trust decision for the project (``skillshelf trust``), for the root the
+    config loader finds; None when the config cannot be loaded (the note is worth giving)."""
     from skillshelf.config import load_config
 
     try:
-        return load_config(env).trusted
+        return load_config(env).trust
     except SkillshelfError:
-        return False
+        return None
 
 
-def _trust_note(env: Env, agent: Agent) -> str:
+def _trust_note(root: Path, agent: Agent) -> str:
     """skillshelf's own trust, which the agent's does not give: the hooks mark the project's
     skills ``[untrusted project]`` (a skill put back or pinned comes with a caution) and skip
-    its ``.skillshelf`` config until the user trusts it."""
-    import shlex
+    its ``.skillshelf`` config until the user trusts ``root``."""
+    from skillshelf.config.trust import trust_command
 
     agents = "Codex's trust (`codex exec --trust`)" if agent == "codex" else "Claude Code's folder trust"
     return (
-        f"skillshelf itself has not been told to trust {env.project_root}: the hooks mark the project's "
+        f"skillshelf itself has not been told to trust {root}: the hooks mark the project's "
         "skills `[untrusted project]` (and skip its .skillshelf config) until you run "
-        f"`skillshelf trust {shlex.quote(str(env.project_root))}`; {agents} does not count for skillshelf"
+        f"`{trust_command(root)}`; {agents} does not count for skillshelf"
     )
 
 
