@@ -16,6 +16,7 @@ for misuse of the API or CLI and for I/O that cannot go on::
      │    ├── SkillValidationError  the skill does not validate (carries the findings)
      │    └── NameTakenError        a skill folder of that name is already there
      ├── StoreError                 the memory state database failed
+     │    └── OtherDatabaseError    a memory folder holds another database's consolidation
      ├── ModelCallError             a model API call failed
      └── FileAccessError            reading or writing a file failed
 
@@ -39,6 +40,7 @@ __all__ = [
     "InstallError",
     "ModelCallError",
     "NotFoundError",
+    "OtherDatabaseError",
     "PathEscapeError",
     "RequiredSkillError",
     "SkillDisabledError",
@@ -169,6 +171,13 @@ class StoreError(SkillshelfError):
     """The memory state store failed (database unreachable, migration failed...)."""
 
     default_code = "ME001"
+
+
+class OtherDatabaseError(StoreError):
+    """A memory folder holds what another memory database consolidated: a run against this one
+    refuses to rewrite it (the other database's memories would vanish from the folder)."""
+
+    default_code = "ME053"
 
 
 class ModelCallError(SkillshelfError):

@@ -78,7 +78,7 @@ def _schema_3(url: str) -> None:
 def test_a_database_of_schema_3_is_migrated_with_its_sessions_kept(store_url: str) -> None:
     _schema_3(store_url)
     with open_store(store_url) as store:
-        assert store.schema_version() == SCHEMA_VERSION == 4
+        assert store.schema_version() == SCHEMA_VERSION == 5
         kept = store.session("same")
         assert kept is not None and kept.path == "/t/b.jsonl"
         assert _clashes(store, [_row("/t/a.jsonl", mtime_ns=1)], 2) == [("/t/a.jsonl", "/t/b.jsonl")]

@@ -280,6 +280,8 @@ def reset(all_projects: bool, yes: bool, db: str | None, overrides: tuple[str, .
             f"removed {result.rows} memory row(s) and {result.jobs} pending job(s), "
             f"emptied {len(result.folders)} folder(s)"
         )
+        for folder in result.kept:
+            click.echo(f"kept {printable(folder)}: another memory database consolidated it (ME053)")
 
 
 def _scope_words(setting: str) -> str:

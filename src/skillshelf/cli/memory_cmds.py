@@ -118,6 +118,14 @@ def _progress(enabled: bool) -> Iterator[Any]:
     "folder, or one direct model call returning JSON (default: memory.consolidator, else auto = "
     "the agent when the model's SDK is installed).",
 )
+@click.option(
+    "--force",
+    "take_over",
+    is_flag=True,
+    help="Take over memory folders another memory database consolidated (refused without it, "
+    "ME053): each is moved whole to memories-set-aside/ in the user data folder (kept), and this "
+    "database's memories are consolidated in its place.",
+)
 @overrides_option
 @_json_option
 def run(
@@ -132,6 +140,7 @@ def run(
     scope: str | None,
     dry_run: bool,
     consolidator: str | None,
+    take_over: bool,
     overrides: tuple[str, ...],
     as_json: bool,
 ) -> None:
@@ -144,8 +153,9 @@ def run(
     with a coded warning on stderr and the run goes on with the others; such warnings alone
     leave the exit code at 0, since the run did all it could. Exit 1 means a model call or
     consolidation failed (it is retried after a backoff), or a config layer or a -c could not be
-    read (it is reported, and the run used the rest, as `context` does); 2 means bad arguments or
-    settings.
+    read (it is reported, and the run used the rest, as `context` does), or a memory folder holds
+    what another memory database consolidated (ME053: nothing of it is rewritten; --force sets
+    it aside first); 2 means bad arguments or settings.
     """
     from skillshelf.memory.service import RunOptions, run_memory
 
@@ -167,6 +177,7 @@ def run(
             phase=phase,  # type: ignore[arg-type]
             dry_run=dry_run,
             queued_only=queued_only,
+            take_over=take_over,
         )
         with _progress(not as_json and sys.stderr.isatty()) as progress:
             report = run_memory(
@@ -183,6 +194,8 @@ def run(
             click.echo(f"skillshelf: failed {printable(error)}", err=True)
         for line in retry_notes(report.exhausted, len(report.errors)):
             click.echo(f"  {line}", err=True)
+        for refusal in report.refused:
+            click.echo(f"skillshelf: refused {printable(refusal)}", err=True)
         sys.exit(1)
     exit_if_skipped(findings)
 
@@ -288,6 +301,8 @@ def prune(max_unused_days: float | None, other_scopes: bool, db: str | None, as_
                 f"other scopes ({printable(other.scope) or 'none'}): removed {other.rows} memory row(s), "
                 f"emptied {len(other.folders)} folder(s)"
             )
+            for folder in other.kept:
+                click.echo(f"kept {printable(folder)}: another memory database consolidated it (ME053)")
     exit_if_skipped(findings)
 
 

@@ -35,6 +35,8 @@ _HELD_BACK = {
     "(`skillshelf memory status` shows the error)",
     "gave_up": "not run: no retries left after failed consolidations, until a new memory arrives "
     "(`skillshelf memory status` shows the error)",
+    "other_database": "not run: its memory folder holds what another memory database consolidated "
+    "(ME053, below)",
 }
 
 
@@ -72,21 +74,29 @@ def print_report(data: dict[str, Any], *, dry_run: bool, phase: str) -> None:
     if phase1.get("gone"):
         echo(f"phase 1: {phase1['gone']} transcript(s) deleted since they were found, closed unread")
     for item in data["phase2"]:
-        if item["status"] in _HELD_BACK:
-            echo(f"phase 2: {printable(item['scope'])}: {_HELD_BACK[item['status']]}")
-            continue
-        by = f" by the {item['consolidator']} consolidator" if item.get("consolidator") else ""
-        echo(
-            f"phase 2: {printable(item['scope'])}: {item['status']}{by} (selected {item['selected']}, added "
-            f"{item['added']}, retained {item['retained']}, removed {item['removed']}) -> {item['folder']}"
-        )
-        for refused in item.get("refused") or ():
-            echo(f"  refused tool call: {printable(str(refused))}")
-        for kept in item.get("kept") or ():
-            echo(f"  {printable(str(kept))}")
+        _print_consolidation(item)
     budget = f" of {data['budget']}" if data["budget"] is not None else ""
     echo(f"model calls: {data['model_calls']}{budget}")
     print_recovered_and_skipped(data)
+
+
+def _print_consolidation(item: dict[str, Any]) -> None:
+    """One scope's line of Phase 2, and its notes."""
+    echo = click.echo
+    if item["status"] in _HELD_BACK:
+        echo(f"phase 2: {printable(item['scope'])}: {_HELD_BACK[item['status']]}")
+        return
+    by = f" by the {item['consolidator']} consolidator" if item.get("consolidator") else ""
+    echo(
+        f"phase 2: {printable(item['scope'])}: {item['status']}{by} (selected {item['selected']}, added "
+        f"{item['added']}, retained {item['retained']}, removed {item['removed']}) -> {item['folder']}"
+    )
+    if item.get("set_aside"):
+        echo(f"  the folder another memory database consolidated: moved to {printable(item['set_aside'])}")
+    for refused in item.get("refused") or ():
+        echo(f"  refused tool call: {printable(str(refused))}")
+    for kept in item.get("kept") or ():
+        echo(f"  {printable(str(kept))}")
 
 
 def print_recovered_and_skipped(data: dict[str, Any]) -> None:

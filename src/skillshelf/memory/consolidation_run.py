@@ -1,7 +1,7 @@
 """One scope's Phase 2 run: its consolidation lease, the selection of Phase 1 outputs, the
-consolidator's model call, the checks before anything is written (the lease still held, no
-memory file edited meanwhile, ``MEMORY.md`` kept whole where the prompt showed it shortened),
-and the write."""
+consolidator's model call, the checks before anything is written (the folder not another
+database's, :mod:`.origin`; the lease still held, no memory file edited meanwhile,
+``MEMORY.md`` kept whole where the prompt showed it shortened), and the write."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
-from skillshelf.errors import SkillshelfError
+from skillshelf.errors import OtherDatabaseError, SkillshelfError
 from skillshelf.memory import outputs, phase2
 from skillshelf.memory.consolidator import (
     BUDGET_SPENT,
@@ -18,6 +18,7 @@ from skillshelf.memory.consolidator import (
     DirectConsolidator,
 )
 from skillshelf.memory.models import CallBudget, JsonModel
+from skillshelf.memory.origin import DatabaseIdentity, check_folder, store_identity, writing
 from skillshelf.memory.redact import redact_secrets
 from skillshelf.memory.redact.echoes import NO_SECRETS, KnownSecrets
 from skillshelf.memory.runner import Clock, Heartbeat, clock_ms
@@ -35,6 +36,7 @@ class Phase2Outcome:
     # consolidated | cleared | no_input (nothing selected, the files kept until a later run
     # confirms it) | skipped_not_dirty | skipped_running | budget | failed | lost_lease
     # | edited_meanwhile (a memory file changed during the model call: nothing written)
+    # | other_database (the folder holds another database's consolidation: nothing written)
     status: str
     folder: Path
     selected: int = 0
@@ -47,6 +49,7 @@ class Phase2Outcome:
     model_calls: int = 0
     refused: tuple[str, ...] = ()
     kept: tuple[str, ...] = ()  # files the consolidation would have changed, left as they were, and why
+    set_aside: str | None = None  # where the folder another database consolidated was moved (--force)
 
     def to_dict(self) -> dict[str, object]:
         data: dict[str, object] = {f.name: getattr(self, f.name) for f in fields(self)}
@@ -67,12 +70,16 @@ def run_phase2_scope(
     consolidator_factory: Callable[[], Consolidator] | None = None,
     holder: LeaseHolder | None = None,
     known: KnownSecrets = NO_SECRETS,
+    database: DatabaseIdentity | None = None,
+    take_over: bool = False,
 ) -> Phase2Outcome:
     """Claim the scope's consolidation lock and, if dirty, rebuild its memory folder.
 
     ``consolidator_factory`` makes what writes the files (default: one direct call to the model
     from ``model_factory``). ``known``: secrets this run took out of transcripts; the prompt and
-    the files written are scrubbed of them."""
+    the files written are scrubbed of them. ``database``: the store's identity (default: read
+    from it); a folder that records another database is refused (status ``other_database``, the
+    job given back untouched), or with ``take_over`` set aside first (:mod:`.origin`)."""
     make = consolidator_factory or (lambda: DirectConsolidator(model_factory()))
     lease_ms = int(settings.lease_seconds * 1000)
     claim = store.claim_phase2(
@@ -81,9 +88,12 @@ def run_phase2_scope(
     if claim.outcome is not ClaimOutcome.CLAIMED or claim.token is None:
         return Phase2Outcome(scope=scope, status=claim.outcome.value, folder=folder)
     token = claim.token
+    aside: Path | None = None  # where take_over moved the folder: said whatever happens next
     with Heartbeat(store, CONSOLIDATE, scope, token, settings=settings, clock=clock) as beat:
         try:
-            return _consolidate(
+            ours = database or store_identity(store, now_ms=clock_ms(clock))
+            aside = check_folder(folder, ours, take_over=take_over)
+            done = _consolidate(
                 scope,
                 folder,
                 token,
@@ -95,7 +105,11 @@ def run_phase2_scope(
                 budget=budget,
                 beat=beat,
                 known=known,
+                database=ours,
             )
+        except OtherDatabaseError as exc:  # nothing written: the job waits, no retry used
+            store.release(CONSOLIDATE, scope, token)
+            done = Phase2Outcome(scope=scope, status="other_database", folder=folder, error=exc.one_line())
         except SkillshelfError as exc:
             store.mark_failed(
                 CONSOLIDATE,
@@ -105,7 +119,7 @@ def run_phase2_scope(
                 now_ms=clock_ms(clock),
                 retry_base_ms=int(settings.retry_delay_seconds * 1000),
             )
-            return Phase2Outcome(
+            done = Phase2Outcome(
                 scope=scope, status="failed", folder=folder, error=redact_secrets(exc.one_line())
             )
         except OSError as exc:
@@ -117,7 +131,8 @@ def run_phase2_scope(
                 now_ms=clock_ms(clock),
                 retry_base_ms=int(settings.retry_delay_seconds * 1000),
             )
-            return Phase2Outcome(scope=scope, status="failed", folder=folder, error=f"ME040: {exc}")
+            done = Phase2Outcome(scope=scope, status="failed", folder=folder, error=f"ME040: {exc}")
+    return replace(done, set_aside=str(aside)) if aside else done
 
 
 def _consolidate(
@@ -133,6 +148,7 @@ def _consolidate(
     budget: CallBudget,
     beat: Heartbeat,
     known: KnownSecrets,
+    database: DatabaseIdentity,
 ) -> Phase2Outcome:
     selection = store.selection(
         scope,
@@ -155,12 +171,15 @@ def _consolidate(
 
     new_watermark = max([watermark, *(r.source_updated_at_ms for r in selection.selected)])
     if not selection.selected:
-        status = _nothing_selected(scope, folder, token, selection, new_watermark, store, beat, clock)
+        status = _nothing_selected(
+            scope, folder, token, selection, new_watermark, store, beat, clock, database
+        )
         return replace(outcome(status), kept=(_KEPT_NOTE,) if status == "no_input" else ())
     if budget.remaining == 0:
         store.release(CONSOLIDATE, scope, token)
         return outcome("budget")
-    phase2.sync_artifacts(folder, [*selection.selected, *selection.removed])
+    with writing(folder, database):
+        phase2.sync_artifacts(folder, [*selection.selected, *selection.removed])
     consolidator = make()
     before = outputs.snapshot(folder)
     shown_whole = phase2.memory_shown_whole(folder, token_limit=settings.stage1_token_limit)
@@ -179,14 +198,13 @@ def _consolidate(
         return replace(outcome("budget"), error=f"{exc.code}: {exc.message}")
     if not beat.beat():
         return outcome("lost_lease")
+    check_folder(folder, database)  # another database's run may have taken the folder over meanwhile
     edited = outputs.changed_since(folder, before)
     if edited:
         store.release(CONSOLIDATE, scope, token)
         return replace(outcome("edited_meanwhile"), kept=(outputs.edited_note(edited),))
     consolidation, kept = _to_write(done, shown_whole=shown_whole, known=known)
-    changed = phase2.apply_consolidation(folder, consolidation)
-    phase2.remove_rollout_summaries(folder, selection.removed)
-    phase2.write_raw_memories(folder, selection.selected)
+    changed = _write(folder, database, consolidation, selection)
     ok = store.mark_phase2_succeeded(
         scope, token, completed_watermark=new_watermark, selected=selection.selected, now_ms=clock_ms(clock)
     )
@@ -197,6 +215,18 @@ def _consolidate(
         refused=done.refused,
         kept=kept,
     )
+
+
+def _write(
+    folder: Path, database: DatabaseIdentity, consolidation: phase2.Consolidation, selection: Selection
+) -> list[str]:
+    """Write a consolidation into ``folder``; the files changed. The folder's database is
+    checked again: another database's run may have adopted it during the model call."""
+    with writing(folder, database):
+        changed = phase2.apply_consolidation(folder, consolidation)
+        phase2.remove_rollout_summaries(folder, selection.removed)
+        phase2.write_raw_memories(folder, selection.selected)
+    return changed
 
 
 _KEPT_NOTE = (
@@ -214,6 +244,7 @@ def _nothing_selected(
     store: Store,
     beat: Heartbeat,
     clock: Clock,
+    database: DatabaseIdentity,
 ) -> str:
     """Finish a consolidation that selected nothing: ``no_input`` (files kept, see
     :func:`_still_held`), ``cleared``, or ``lost_lease`` (nothing removed)."""
@@ -221,13 +252,15 @@ def _nothing_selected(
         return "lost_lease"
     held = _still_held(selection)
     if held:
-        phase2.sync_artifacts(folder, held)
+        with writing(folder, database):
+            phase2.sync_artifacts(folder, held)
     if not store.mark_phase2_succeeded(
         scope, token, completed_watermark=watermark, selected=(), now_ms=clock_ms(clock)
     ):
         return "lost_lease"
     if not held:  # the flags were cleared by an earlier run (or the text forgotten): confirmed
-        phase2.sync_artifacts(folder, [])
+        with writing(folder, database):
+            phase2.sync_artifacts(folder, [])
     return "no_input" if held else "cleared"
 
 

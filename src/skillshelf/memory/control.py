@@ -2,7 +2,9 @@
 and empty memory folders, never through a symlink), recover (free the leases of workers that
 are gone) and prune the scopes ``memory.scope`` no longer writes (after a switch between
 ``project`` and ``global``, the other kind's memories are kept until ``memory prune
---other-scopes`` deletes them)."""
+--other-scopes`` deletes them). A folder that records another memory database
+(:mod:`.origin`) is never emptied by a reset or prune of this one: that database's memories
+are not deleted either."""
 
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ from skillshelf.memory.layout import (
     scope_dir,
 )
 from skillshelf.memory.leases import LeaseVerdict, free_leases, judge_leases
+from skillshelf.memory.origin import DatabaseIdentity, recorded_database, store_identity
 from skillshelf.memory.settings import MemorySettings
 from skillshelf.memory.store import open_store
 
@@ -42,9 +45,16 @@ class ResetResult:
     folders: tuple[str, ...]
     scope: str
     jobs: int = 0  # extraction jobs of this project's sessions dropped (stuck ones too)
+    kept: tuple[str, ...] = ()  # folders left as they were: another memory database consolidated them
 
     def to_dict(self) -> dict[str, object]:
-        return {"rows": self.rows, "folders": list(self.folders), "scope": self.scope, "jobs": self.jobs}
+        return {
+            "rows": self.rows,
+            "folders": list(self.folders),
+            "scope": self.scope,
+            "jobs": self.jobs,
+            "kept": list(self.kept),
+        }
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -108,6 +118,19 @@ def clear_folder(folder: Path) -> bool:
     return True
 
 
+def _clear_ours(folders: list[Path], ours: DatabaseIdentity) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Empty the ``folders`` that record ``ours`` or no database; (emptied, kept: another's)."""
+    cleared: list[str] = []
+    kept: list[str] = []
+    for folder in folders:
+        recorded = recorded_database(folder)
+        if recorded is not None and recorded.id != ours.id:
+            kept.append(str(folder))
+        elif clear_folder(folder):
+            cleared.append(str(folder))
+    return tuple(cleared), tuple(kept)
+
+
 def reset_memories(
     env: Env, *, db: str | None = None, all_scopes: bool = False, setting: str = "project"
 ) -> ResetResult:
@@ -119,6 +142,7 @@ def reset_memories(
     scope = GLOBAL_SCOPE if setting == "global" else project_scope(project)
     jobs = 0
     with open_store(db, data_dir=data, create=False) as store:
+        ours = store_identity(store, now_ms=int(time.time() * 1000))
         rows = store.reset(scope=None if all_scopes else scope)
         if not all_scopes:
             jobs = store.drop_stage1_jobs(store.project_session_ids(str(project)))
@@ -127,8 +151,8 @@ def reset_memories(
         folders = [p for p in sorted(root.iterdir()) if p.is_dir()] if root.is_dir() else []
     else:
         folders = [scope_dir(data, scope)]
-    cleared = tuple(str(f) for f in folders if clear_folder(f))
-    return ResetResult(rows=rows, folders=cleared, scope="all" if all_scopes else scope, jobs=jobs)
+    cleared, kept = _clear_ours(folders, ours)
+    return ResetResult(rows=rows, folders=cleared, scope="all" if all_scopes else scope, jobs=jobs, kept=kept)
 
 
 def prune_other_scopes(env: Env, setting: str, *, db: str | None = None) -> ResetResult:
@@ -136,7 +160,8 @@ def prune_other_scopes(env: Env, setting: str, *, db: str | None = None) -> Rese
     ``memory.scope = setting`` does not write (see :func:`is_other_scope`)."""
     data = env.dirs.data
     with open_store(db, data_dir=data, create=False) as store:
+        ours = store_identity(store, now_ms=int(time.time() * 1000))
         scopes = [s for s in store.scopes() if is_other_scope(s, setting)]
         rows = sum(store.reset(scope=s) for s in scopes)
-    cleared = tuple(str(scope_dir(data, s)) for s in scopes if clear_folder(scope_dir(data, s)))
-    return ResetResult(rows=rows, folders=cleared, scope=", ".join(scopes))
+    cleared, kept = _clear_ours([scope_dir(data, s) for s in scopes], ours)
+    return ResetResult(rows=rows, folders=cleared, scope=", ".join(scopes), kept=kept)

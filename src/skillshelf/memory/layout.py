@@ -5,7 +5,9 @@ the project root of a session's cwd (:func:`memory_project`: a git worktree's ma
 the worktrees agents make for each task share their project's memories); the opt-in global
 scope is ``<user data dir>/memories/global``.
 Each folder holds ``memory_summary.md``, ``MEMORY.md``, ``raw_memories.md``,
-``rollout_summaries/`` and ``skills/`` (a skillshelf skill root).
+``rollout_summaries/`` and ``skills/`` (a skillshelf skill root), and
+``.skillshelf-database.json``, which names the memory database that consolidates it
+(:mod:`.origin`: every database writes its scopes here; another's run refuses to rewrite it).
 """
 
 from __future__ import annotations

@@ -27,6 +27,7 @@ class RunOptions:
     dry_run: bool = False
     worker_id: str | None = None
     queued_only: bool = False  # only the transcripts in the hook queue (memory/queue.py)
+    take_over: bool = False  # set aside memory folders another database consolidated (memory/origin.py)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -49,6 +50,7 @@ class RunReport:
     budget: int | None = None
     dry_run: list[dict[str, object]] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)  # scopes whose folder is another database's (ME053)
     exhausted: list[str] = field(default_factory=list)  # failed sessions and scopes with no retries left
     recovered: list[dict[str, object]] = field(default_factory=list)  # leases freed from gone holders
     skipped: list[dict[str, object]] = field(default_factory=list)  # sessions left for the time windows
@@ -57,8 +59,11 @@ class RunReport:
 
     @property
     def failed(self) -> bool:
-        """Some job failed (it will be retried after its backoff)."""
-        return bool(self.outcomes.get("failed")) or any(c.status == "failed" for c in self.consolidation)
+        """Some job failed (it will be retried after its backoff), or a consolidation was refused
+        (its folder holds another database's memories: the next run tries it again)."""
+        return bool(self.outcomes.get("failed")) or any(
+            c.status in ("failed", "other_database") for c in self.consolidation
+        )
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -78,6 +83,7 @@ class RunReport:
             "budget": self.budget,
             "dry_run": self.dry_run,
             "errors": self.errors,
+            "refused": self.refused,
             "exhausted": self.exhausted,
             "recovered": self.recovered,
             "skipped": self.skipped,

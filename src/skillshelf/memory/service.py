@@ -25,6 +25,7 @@ from skillshelf.memory.inspect import claim_limits, queued_ids, retries_spent, s
 from skillshelf.memory.layout import scope_dir
 from skillshelf.memory.leases import free_leases, judge_leases, this_holder
 from skillshelf.memory.models import CallBudget, JsonModel, model_endpoint, model_factories, require_keys
+from skillshelf.memory.origin import store_identity
 from skillshelf.memory.projects import gone_folder_projects, session_project
 from skillshelf.memory.queue import QueuedSession, phase1_passes, queued, settle_queue
 from skillshelf.memory.redact import redact_secrets
@@ -133,10 +134,15 @@ def _phase2(
     budget: CallBudget,
     progress: Progress | None,
     known: KnownSecrets,
+    options: RunOptions,
 ) -> None:
     scopes = store.dirty_scopes(now_ms=int(clock() * 1000))
     for scope, why in store.held_back_scopes(now_ms=int(clock() * 1000)):  # said, not run
         report.consolidation.append(Phase2Outcome(scope=scope, status=why, folder=scope_dir(data_dir, scope)))
+    # the folders record the database they hold the memories of (memory/origin.py)
+    database = (
+        store_identity(store, now_ms=int(clock() * 1000), default=options.db is None) if scopes else None
+    )
     for n, scope in enumerate(scopes, 1):
         outcome = run_phase2_scope(
             scope,
@@ -150,9 +156,13 @@ def _phase2(
             consolidator_factory=consolidator,
             holder=this_holder(settings),
             known=known,
+            database=database,
+            take_over=options.take_over,
         )
         report.consolidation.append(outcome)
-        if outcome.error:
+        if outcome.status == "other_database":
+            report.refused.append(f"{scope}: {outcome.error}")
+        elif outcome.error:
             report.errors.append(f"{scope}: {outcome.error}")
             report.exhausted += [scope] if retries_spent(store, CONSOLIDATE, scope) else []
         if progress:
@@ -291,6 +301,7 @@ def run_memory(
                 budget=budget,
                 progress=progress,
                 known=known,
+                options=options,
             )
         report.model_calls = budget.used
         report.skipped = _skipped(store, settings, int(clock() * 1000), only, queued_ids(store, queue))

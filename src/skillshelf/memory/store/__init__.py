@@ -18,6 +18,7 @@ from pathlib import Path
 from skillshelf.errors import UsageError
 from skillshelf.memory.store.conninfo import broken_conninfo, is_conninfo, shown_database
 from skillshelf.memory.store.consolidation import Store
+from skillshelf.memory.store.identity import database_id
 from skillshelf.memory.store.records import (
     CONSOLIDATE,
     STAGE1,
@@ -47,6 +48,7 @@ __all__ = [
     "Store",
     "check_db_url",
     "check_relative_sqlite_url",
+    "database_id",
     "default_db_path",
     "open_store",
     "sqlite_path",

@@ -97,6 +97,7 @@ class BaseStore(ABC):
     """Everything but the connection: sessions, Phase-1 jobs and outputs (Phase 2 in a mixin)."""
 
     url: str
+    label: str = ""  # the database in words for messages: never its password or URL
     retries: int = 3
 
     @abstractmethod

@@ -33,6 +33,13 @@ __all__ = ["PostgresStore"]
 _MIGRATION_LOCK = 0x5C5E1F  # advisory lock id for schema changes
 
 
+def _label(conn: Any) -> str:
+    """The database ``conn`` is connected to in words: its name, host and port (no user, no
+    password, no parameters)."""
+    info = conn.info
+    return f"the PostgreSQL database {info.dbname} on {info.host}:{info.port}"
+
+
 class _PgTx(Tx):
     def __init__(self, cursor: Any) -> None:
         self.cursor = cursor
@@ -87,6 +94,7 @@ class PostgresStore(Store):
                 hint="check the URL, that the server runs and that the database exists"
                 + ("; a new SQLite file named like this is written ./NAME" if is_conninfo(url) else ""),
             ) from exc
+        self.label = _label(self._conn)
 
     @contextmanager
     def transaction(self, *, claim: bool = False) -> Iterator[Tx]:

@@ -106,6 +106,16 @@ MIGRATIONS: tuple[Migration, ...] = (
             reported_at_ms BIGINT NOT NULL)""",
         ),
     ),
+    Migration(
+        version=5,
+        name="the database's own id, which the memory folders it consolidates record",
+        statements=(
+            """CREATE TABLE memory_identity (
+            one INTEGER PRIMARY KEY CHECK (one = 1),
+            database_id TEXT NOT NULL,
+            created_at_ms BIGINT NOT NULL)""",
+        ),
+    ),
 )
 
 SCHEMA_VERSION = MIGRATIONS[-1].version

@@ -202,6 +202,7 @@ class SqliteStore(Store):
     ) -> None:
         self.path = path or Path(":memory:")
         self.url = url
+        self.label = f"the SQLite file {shown_database(str(path.absolute()))}" if path else url
         self._lock = threading.RLock()
         try:
             if path is not None:

@@ -1,0 +1,240 @@
+"""A memory folder records the database that consolidates it: a consolidation from another
+database (a second SQLite file here; PostgreSQL in test_memory_pg_origin.py) writes nothing of
+it and says why (ME053), a folder made before the record is adopted, and a run that takes the
+folder over moves it aside whole first."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from skillshelf.errors import ModelCallError, OtherDatabaseError
+from skillshelf.memory.consolidation_run import Phase2Outcome, run_phase2_scope
+from skillshelf.memory.consolidator import ConsolidationOutcome
+from skillshelf.memory.models import CallBudget, JsonModel
+from skillshelf.memory.origin import MARKER, SET_ASIDE_FOLDER, check_folder, recorded_database, store_identity
+from skillshelf.memory.phase2 import Consolidation
+from skillshelf.memory.redact.echoes import NO_SECRETS, KnownSecrets
+from skillshelf.memory.settings import MemorySettings
+from skillshelf.memory.store import CONSOLIDATE, SessionRow, Store, database_id, open_store
+from skillshelf.memory.store.base import ClaimLimits
+
+DAY = 86_400_000
+NOW = 1_000 * DAY
+SCOPE = "project:/w"
+
+
+class _Writer:
+    """A consolidator that writes MEMORY.md and memory_summary.md naming ``text``; ``during``
+    runs while it "calls the model"."""
+
+    name = "fake"
+
+    def __init__(self, text: str, during: object = None) -> None:
+        self.text = text
+        self.during = during
+
+    def consolidate(
+        self,
+        prompt: str,
+        memory_dir: Path,
+        *,
+        init: bool,
+        effort: str | None,
+        budget: CallBudget | None = None,
+        known: KnownSecrets = NO_SECRETS,
+    ) -> ConsolidationOutcome:
+        if callable(self.during):
+            self.during()
+        files = dict.fromkeys(("MEMORY.md", "memory_summary.md"), f"{self.text}\n")
+        return ConsolidationOutcome(consolidation=Consolidation(files=files, delete=()), consolidator="fake")
+
+
+def _no_model() -> JsonModel:
+    raise AssertionError("no model is called")
+
+
+@pytest.fixture
+def first(tmp_path: Path) -> Iterator[Store]:
+    with open_store(f"sqlite:///{tmp_path / 'first.sqlite'}") as opened:
+        yield opened
+
+
+@pytest.fixture
+def second(tmp_path: Path) -> Iterator[Store]:
+    with open_store(str(tmp_path / "second.sqlite")) as opened:
+        yield opened
+
+
+def _extract(store: Store, session_id: str, at_ms: int, memory: str) -> None:
+    row = SessionRow(
+        id=session_id,
+        source="codex",
+        path=f"/t/{session_id}.jsonl",
+        cwd="/w",
+        project="/w",
+        updated_at_ms=at_ms,
+        first_user_message="task",
+    )
+    store.register_sessions([row], at_ms)
+    limits = ClaimLimits(min_idle_ms=0, max_age_ms=10_000 * DAY, running_cap=100)
+    (claim,) = store.claim_stage1(worker_id="w", now_ms=at_ms, lease_ms=DAY, limits=limits, limit=1)
+    assert store.mark_stage1_succeeded(
+        claim, scope=SCOPE, raw_memory=memory, rollout_summary=memory, rollout_slug="s", now_ms=at_ms
+    )
+
+
+def _phase2(
+    store: Store, folder: Path, text: str, *, take_over: bool = False, during: object = None
+) -> Phase2Outcome:
+    return run_phase2_scope(
+        SCOPE,
+        folder,
+        store=store,
+        model_factory=_no_model,
+        settings=MemorySettings(),
+        clock=lambda: NOW / 1000,
+        worker_id="w",
+        budget=CallBudget(None),
+        consolidator_factory=lambda: _Writer(text, during),
+        take_over=take_over,
+    )
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()
+    }
+
+
+def _consolidated_by_first(first: Store, folder: Path) -> dict[str, bytes]:
+    _extract(first, "a", NOW, "first database: tests run with make check")
+    assert _phase2(first, folder, "first database's memory").status == "consolidated"
+    return _files(folder)
+
+
+def test_a_consolidation_from_another_database_writes_nothing_and_says_which_and_how_to_fix(
+    first: Store, second: Store, tmp_path: Path
+) -> None:
+    folder = tmp_path / "memories" / "w-0123456789"
+    before = _consolidated_by_first(first, folder)
+    _extract(second, "b", NOW, "second database: deploys go through fly")
+
+    outcome = _phase2(second, folder, "second database's memory")
+
+    assert outcome.status == "other_database"
+    assert outcome.error is not None and outcome.error.startswith("ME053: ")
+    assert "first.sqlite" in outcome.error and "second.sqlite" in outcome.error
+    assert "--force" in outcome.error and "SKILLSHELF_DATA_DIR" in outcome.error
+    assert _files(folder) == before  # summaries and raw memories too: nothing of the second's
+    job = second.job(CONSOLIDATE, SCOPE)  # given back untouched: the next run tries again
+    assert job is not None and (job["status"], job["retry_remaining"]) == ("pending", 3)
+
+
+def test_a_consolidation_that_selects_nothing_never_clears_another_databases_folder(
+    first: Store, second: Store, tmp_path: Path
+) -> None:
+    folder = tmp_path / "memories" / "w"
+    before = _consolidated_by_first(first, folder)
+    second.enqueue(SCOPE, NOW)  # dirty, with no memory: a run would remove the files
+
+    assert _phase2(second, folder, "unused").status == "other_database"
+    assert _files(folder) == before
+
+
+def test_a_folder_made_before_the_record_is_adopted_by_the_first_database_that_consolidates_it(
+    first: Store, second: Store, tmp_path: Path
+) -> None:
+    folder = tmp_path / "memories" / "w"
+    folder.mkdir(parents=True)
+    (folder / "MEMORY.md").write_text("# written by an older skillshelf\n", encoding="utf-8")
+    _extract(first, "a", NOW, "first database memory")
+
+    assert _phase2(first, folder, "first database's memory").status == "consolidated"
+
+    recorded = recorded_database(folder)
+    assert recorded is not None and recorded.id == database_id(first, now_ms=NOW)
+    assert "first.sqlite" in recorded.label
+    _extract(first, "a2", NOW + 1, "more")
+    assert _phase2(first, folder, "again").status == "consolidated"  # its own folder: on as before
+    _extract(second, "b", NOW, "second database memory")
+    assert _phase2(second, folder, "second").status == "other_database"
+
+
+def test_force_moves_the_other_databases_folder_aside_whole_and_consolidates_in_its_place(
+    first: Store, second: Store, tmp_path: Path
+) -> None:
+    folder = tmp_path / "memories" / "w"
+    before = _consolidated_by_first(first, folder)
+    _extract(second, "b", NOW, "second database memory")
+
+    outcome = _phase2(second, folder, "second database's memory", take_over=True)
+
+    assert outcome.status == "consolidated" and outcome.set_aside is not None
+    aside = Path(outcome.set_aside)
+    assert aside.parent == tmp_path / SET_ASIDE_FOLDER and _files(aside) == before
+    assert (folder / "MEMORY.md").read_text(encoding="utf-8") == "second database's memory\n"
+    recorded = recorded_database(folder)
+    assert recorded is not None and recorded.id == database_id(second, now_ms=NOW)
+
+
+def test_another_database_taking_the_folder_over_during_the_model_call_leaves_it_unwritten(
+    first: Store, second: Store, tmp_path: Path
+) -> None:
+    folder = tmp_path / "memories" / "w"
+    _extract(second, "b", NOW, "second database memory")
+
+    def first_takes_over() -> None:  # a run against the first database, with --force, meanwhile
+        _extract(first, "a", NOW, "first database: tests run with make check")
+        assert _phase2(first, folder, "first database's memory", take_over=True).set_aside
+
+    outcome = _phase2(second, folder, "second database's memory", during=first_takes_over)
+
+    assert outcome.status == "other_database"
+    assert (folder / "MEMORY.md").read_text(encoding="utf-8") == "first database's memory\n"
+    job = second.job(CONSOLIDATE, SCOPE)
+    assert job is not None and job["status"] == "pending"
+
+
+@pytest.mark.parametrize("record", ["{not json", '{"database_id": ""}', "[]"])
+def test_a_record_that_cannot_be_read_is_refused_with_a_hint_to_delete_it(
+    first: Store, tmp_path: Path, record: str
+) -> None:
+    folder = tmp_path / "memories" / "w"
+    folder.mkdir(parents=True)
+    (folder / MARKER).write_text(record, encoding="utf-8")
+
+    with pytest.raises(OtherDatabaseError) as raised:
+        check_folder(folder, store_identity(first, now_ms=NOW))
+
+    assert raised.value.code == "ME053" and str(folder / MARKER) in raised.value.hint
+
+
+def test_the_record_names_the_database_by_id_and_label_only(first: Store, tmp_path: Path) -> None:
+    folder = tmp_path / "memories" / "w"
+    _consolidated_by_first(first, folder)
+
+    data = json.loads((folder / MARKER).read_text(encoding="utf-8"))
+
+    assert data["database_id"] == database_id(first, now_ms=NOW)
+    assert data["database"] == f"the SQLite file {tmp_path / 'first.sqlite'}"
+    assert set(data) == {"database_id", "database", "recorded_at", "about"}
+
+
+def test_a_take_over_whose_consolidation_then_fails_still_says_where_the_folder_went(
+    first: Store, second: Store, tmp_path: Path
+) -> None:
+    folder = tmp_path / "memories" / "w"
+    before = _consolidated_by_first(first, folder)
+    _extract(second, "b", NOW, "second database memory")
+
+    def model_fails() -> None:
+        raise ModelCallError("the model is down", code="MD001")
+
+    outcome = _phase2(second, folder, "unused", take_over=True, during=model_fails)
+
+    assert outcome.status == "failed" and outcome.set_aside is not None
+    assert _files(Path(outcome.set_aside)) == before

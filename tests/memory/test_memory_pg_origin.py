@@ -1,0 +1,107 @@
+"""A memory folder SQLite consolidated is refused to a real PostgreSQL database (and the other
+way round after a take-over), and what the folder records of PostgreSQL holds no password and
+no URL (the server is started by conftest.py; in CI a missing one fails)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from skillshelf.memory.consolidation_run import Phase2Outcome, run_phase2_scope
+from skillshelf.memory.consolidator import ConsolidationOutcome
+from skillshelf.memory.models import CallBudget, JsonModel
+from skillshelf.memory.origin import MARKER
+from skillshelf.memory.phase2 import Consolidation
+from skillshelf.memory.redact.echoes import NO_SECRETS, KnownSecrets
+from skillshelf.memory.settings import MemorySettings
+from skillshelf.memory.store import SessionRow, Store, database_id, open_store
+from skillshelf.memory.store.base import ClaimLimits
+
+DAY = 86_400_000
+NOW = 1_000 * DAY
+SCOPE = "project:/w"
+PASSWORD = "pw-7Hq2xZ9mKe"
+
+
+class _Writer:
+    name = "fake"
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def consolidate(
+        self,
+        prompt: str,
+        memory_dir: Path,
+        *,
+        init: bool,
+        effort: str | None,
+        budget: CallBudget | None = None,
+        known: KnownSecrets = NO_SECRETS,
+    ) -> ConsolidationOutcome:
+        files = dict.fromkeys(("MEMORY.md", "memory_summary.md"), f"{self.text}\n")
+        return ConsolidationOutcome(consolidation=Consolidation(files=files, delete=()), consolidator="fake")
+
+
+def _no_model() -> JsonModel:
+    raise AssertionError("no model is called")
+
+
+def _extract(store: Store, session_id: str) -> None:
+    row = SessionRow(
+        id=session_id,
+        source="codex",
+        path=f"/t/{session_id}.jsonl",
+        cwd="/w",
+        project="/w",
+        updated_at_ms=NOW,
+        first_user_message="task",
+    )
+    store.register_sessions([row], NOW)
+    limits = ClaimLimits(min_idle_ms=0, max_age_ms=10_000 * DAY, running_cap=100)
+    (claim,) = store.claim_stage1(worker_id="w", now_ms=NOW, lease_ms=DAY, limits=limits, limit=1)
+    assert store.mark_stage1_succeeded(
+        claim, scope=SCOPE, raw_memory=session_id, rollout_summary=session_id, rollout_slug=None, now_ms=NOW
+    )
+
+
+def _phase2(store: Store, folder: Path, text: str, *, take_over: bool = False) -> Phase2Outcome:
+    return run_phase2_scope(
+        SCOPE,
+        folder,
+        store=store,
+        model_factory=_no_model,
+        settings=MemorySettings(),
+        clock=lambda: NOW / 1000,
+        worker_id="w",
+        budget=CallBudget(None),
+        consolidator_factory=lambda: _Writer(text),
+        take_over=take_over,
+    )
+
+
+def test_postgresql_and_sqlite_never_rewrite_each_others_memory_folder(pg_url: str, tmp_path: Path) -> None:
+    url = pg_url.replace("skillshelf@", f"skillshelf:{PASSWORD}@", 1)  # trust auth: not asked for
+    folder = tmp_path / "memories" / "w"
+    with open_store(str(tmp_path / "state.sqlite")) as sqlite, open_store(url) as postgres:
+        _extract(sqlite, "from-sqlite")
+        assert _phase2(sqlite, folder, "sqlite's memory").status == "consolidated"
+        _extract(postgres, "from-postgres")
+
+        refused = _phase2(postgres, folder, "postgres's memory")
+
+        assert refused.status == "other_database" and refused.error is not None
+        assert "ME053" in refused.error and "the PostgreSQL database t_" in refused.error
+        assert PASSWORD not in refused.error
+        assert (folder / "memory_summary.md").read_text(encoding="utf-8") == "sqlite's memory\n"
+
+        taken = _phase2(postgres, folder, "postgres's memory", take_over=True)
+
+        assert taken.status == "consolidated" and taken.set_aside
+        record = (folder / MARKER).read_text(encoding="utf-8")
+        assert PASSWORD not in record and "postgresql://" not in record
+        assert json.loads(record)["database_id"] == database_id(postgres, now_ms=NOW)
+        sqlite.enqueue(SCOPE, NOW + 1)
+        assert _phase2(sqlite, folder, "sqlite's memory").status == "other_database"
+    with open_store(pg_url) as again:  # the id is the database's, not the URL's
+        assert json.loads(record)["database_id"] == database_id(again, now_ms=NOW)
