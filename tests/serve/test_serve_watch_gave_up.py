@@ -1,5 +1,7 @@
 """When the folder watch of `skillshelf serve` gives up, every MCP client is told once with a
-warning log message (the code and the fix): those connected then, and those that connect later."""
+warning log message (the code and the fix): those connected then, and those that connect later.
+A 2026-07-28 client is told where that protocol lets a log message go: on each request (a listen
+stream included) whose ``_meta`` asks for warnings."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ import anyio
 import mcp.types as types
 import pytest
 from mcp import Client, StdioServerParameters
+from mcp.server.subscriptions import SUBSCRIPTION_ID_META_KEY
 from serve_helpers import serve_args, stop, write_skill
 
 pytestmark = pytest.mark.usefixtures("isolated_home")
@@ -113,3 +116,75 @@ def test_a_client_connecting_after_the_watch_gave_up_is_warned_on_its_first_requ
         stop(proc)
     (warning,) = _warnings(seen)
     _check(warning)
+
+
+def _subscription(warning: types.LoggingMessageNotificationParams) -> object:
+    return (warning.meta or {}).get(SUBSCRIPTION_ID_META_KEY)
+
+
+def test_a_listening_2026_client_that_asks_for_warnings_is_warned_on_its_stream_when_the_watch_gives_up(
+    tmp_path: Path,
+) -> None:
+    trigger = tmp_path / "break-the-watch"
+    args = _server_args(trigger, _root(tmp_path))
+    params = StdioServerParameters(command=sys.executable, args=args, env=dict(os.environ), cwd=str(tmp_path))
+    seen: list[object] = []
+
+    async def handler(message: object) -> None:
+        seen.append(message)
+
+    async def main() -> None:
+        async with Client(params, log_level="warning", message_handler=handler) as client:
+            assert client.protocol_version == "2026-07-28"
+            async with client.listen(prompts_list_changed=True):
+                trigger.touch()
+                with anyio.fail_after(20):
+                    while not _warnings(seen):  # no request asked: it came on the listen stream
+                        await anyio.sleep(0.05)
+
+    anyio.run(main)
+    (warning,) = _warnings(seen)
+    _check(warning)
+    assert _subscription(warning) is not None  # stamped as every frame of that stream
+
+
+def test_2026_requests_that_ask_for_warnings_are_warned_after_the_watch_gave_up_and_others_are_not(
+    tmp_path: Path,
+) -> None:
+    trigger = tmp_path / "break-the-watch"
+    trigger.touch()
+    proc, url = _start_http(_server_args(trigger, _root(tmp_path)), tmp_path)
+    asking: list[object] = []
+    silent: list[object] = []
+
+    async def asks(message: object) -> None:
+        asking.append(message)
+
+    async def keeps_silent(message: object) -> None:
+        silent.append(message)
+
+    async def main() -> None:
+        async with Client(url, log_level="warning", message_handler=asks) as client:
+            assert client.protocol_version == "2026-07-28"
+            await client.list_tools()
+            assert len(_warnings(asking)) == 1  # with the answer (each request stands alone)
+            async with client.listen(prompts_list_changed=True):
+                with anyio.fail_after(20):
+                    while len(_warnings(asking)) < 2:  # right after the acknowledgement
+                        await anyio.sleep(0.05)
+            await client.call_tool("list_skills", {})
+            assert len(_warnings(asking)) == 3
+        async with Client(url, message_handler=keeps_silent) as client:  # no log level: no log message
+            await client.list_tools()
+            async with client.listen(prompts_list_changed=True):
+                await client.call_tool("list_skills", {})
+
+    try:
+        anyio.run(main)
+    finally:
+        stop(proc)
+    first, listening, last = _warnings(asking)
+    for warning in (first, listening, last):
+        _check(warning)
+    assert _subscription(first) is None and _subscription(listening) is not None
+    assert _warnings(silent) == []

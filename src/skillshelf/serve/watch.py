@@ -1,14 +1,15 @@
 """Watching skill folders: rediscover on change, notify clients, refresh the instructions.
 
 Each folder is watched on its own, not recursively: the roots and the folders below them that
-discovery's walk lists (:func:`watch_list`: hidden folders skipped, symlinked folders followed
-as the walk follows them, within the walk's depth, folder and entry limits). A recursive watch
-would follow a symlinked folder to its end (a link to ``/usr``: some 15,000 inotify watches,
-which count against the user's shared limit; a link to ``/``: a failure in ``/proc`` that ended
-every watch). A new folder shows as a change in its parent; the reload that follows restarts
-the watch with it. A folder that cannot be watched is reported once (``SV210``) and skipped;
-the others stay watched. A folder whose path is not UTF-8 is never watched; its parent's watch
-still sees it read, which notify cannot decode: watchfiles ends the watch (an ``ExceptionGroup``).
+discovery's walk lists (:mod:`.watch_paths`, :func:`watch_list`: hidden folders skipped, symlinked
+folders followed as the walk follows them, within the walk's depth, folder and entry limits). A
+recursive watch would follow a symlinked folder to its end (a link to ``/usr``: some 15,000
+inotify watches, which count against the user's shared limit; a link to ``/``: a failure in
+``/proc`` that ended every watch). A new folder shows as a change in its parent; the reload that
+follows restarts the watch with it. A folder that cannot be watched is reported once (``SV210``)
+and skipped; the others stay watched. A folder whose path is not UTF-8 is never watched; its
+parent's watch still sees it read, which notify cannot decode: watchfiles ends the watch (an
+``ExceptionGroup``).
 
 Roots that do not exist yet (no ``.agents/skills`` in a project) are watched through their nearest
 existing parent, in a watch of its own; when one appears the skills are reloaded and both watches
@@ -16,8 +17,9 @@ restart. An error of either watch (or of handling its changes) is noted once (``
 that watch restarts (:func:`_follow`); after :data:`MAX_FAILURES` quick failures in a row it gives
 up, which ends :func:`watch_folders` (its caller says so) only for the skill folders' watch.
 Once a watch is in place, a change since the scan it follows reloads (:mod:`.watch_checks`), and
-a folder that cannot be read when a pass starts (the first pass too: no watch saw it made so) is
-looked at again until it can.
+a folder that cannot be read when a pass starts (the first pass too: no watch saw it made so),
+a root or a folder watched for roots to appear (a folder above a root made unreadable), is looked
+at again until it can: that is no failure of the watch, which goes on meanwhile.
 """
 
 from __future__ import annotations
@@ -25,23 +27,30 @@ from __future__ import annotations
 import logging
 import os
 import time
-from collections import deque
-from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from contextlib import aclosing, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 import anyio
 
 from skillshelf.serve.watch_checks import changed_since, restart_when_listable, unlistable
 from skillshelf.serve.watch_notes import UNDECODABLE, leaves, note_blocked, note_failed, note_unwatched
-from skillshelf.skills.walk import ScanLimits, unlisted_name
-
-if TYPE_CHECKING:
-    from skillshelf.skills.model import Discovery
+from skillshelf.serve.watch_paths import (
+    DISCOVERY_LIMITS,
+    decodable,
+    is_folder,
+    pending_parents,
+    pending_roots,
+    scanned_roots,
+    watch_list,
+    watched_folders,
+)
+from skillshelf.skills.walk import ScanLimits
 
 __all__ = [
+    "DISCOVERY_LIMITS",
     "Watched",
     "pending_parents",
     "pending_roots",
@@ -56,8 +65,6 @@ log = logging.getLogger(__name__)
 Reload = Callable[[], Awaitable[None]]
 OnBatch = Callable[[], Awaitable[bool]]
 Folders = tuple[Path, ...]
-DISCOVERY_LIMITS = ScanLimits()
-"""The limits a watch walks within unless told otherwise: discovery's (Codex's) own."""
 STEP_MS = 50
 """How often a watch thread looks at its stop event. watchfiles' thread cannot be cancelled: it
 only returns on a change, on its stop event or after its 5 s timeout, so a watch ends by
@@ -74,95 +81,6 @@ last wait before a restart, 1.6 s): a folder read now and then never stops the w
 MAX_WAIT_S = 1.6
 """The longest wait before a restart after failures that are never counted (a name notify cannot
 decode, read again and again): the last wait of the counted ones, so a change is seen within it."""
-
-
-def watched_folders(discovery: Discovery | None, extra: Iterable[Path] = ()) -> tuple[Path, ...]:
-    """Existing folders whose trees to watch: the discovery roots plus ``extra``, resolved, each
-    once (a root inside another stays: the outer one's walk may not reach it, as a hidden
-    ``.system`` root inside ``$CODEX_HOME/skills``)."""
-    candidates = list(extra)
-    if discovery is not None:
-        candidates += [root.path for root in discovery.roots]
-    return tuple(sorted({p.resolve() for p in candidates if p.is_dir()}, key=lambda p: (len(p.parts), p)))
-
-
-def watch_list(tops: Iterable[Path], limits: ScanLimits = DISCOVERY_LIMITS) -> tuple[Path, ...]:
-    """Every folder to watch (each on its own) for the trees of ``tops``: each top and the folders
-    below it that discovery's walk lists, within ``limits`` per top."""
-    out: dict[Path, None] = {}
-    for top in tops:
-        if _decodable(top):
-            out.update(dict.fromkeys(_walked(top, limits)))
-    return tuple(out)
-
-
-def _decodable(path: Path) -> bool:
-    """Whether ``path`` is valid UTF-8 (watchfiles cannot report changes in any other): no lone
-    surrogate, which is how ``os.fsdecode`` keeps a byte that is not UTF-8."""
-    return not any("\ud800" <= char <= "\udfff" for char in str(path))
-
-
-def _walked(top: Path, limits: ScanLimits) -> list[Path]:
-    """``top`` and its folders breadth-first as :func:`~skillshelf.skills.walk.walk_root` enters
-    them: not hidden, not past ``max_depth``, symlinked ones followed once each, at most
-    ``max_dirs`` folders and ``max_entries`` entries."""
-    folders = [top]
-    queue: deque[tuple[str, int, bool]] = deque([(str(top), 0, False)])
-    seen, entries = {str(top)}, 0
-    while queue:
-        path, depth, via_link = queue.popleft()
-        try:
-            with os.scandir(path) as listing:
-                found = sorted(listing, key=lambda e: e.name)
-        except OSError:
-            continue
-        for entry in found:
-            entries += 1
-            if entries > limits.max_entries:
-                return folders
-            if depth >= limits.max_depth or entry.name.startswith(".") or unlisted_name(entry.name):
-                continue
-            link = entry.is_symlink()
-            if not _is_folder(entry):
-                continue
-            identity = os.path.realpath(entry.path) if link or via_link else entry.path
-            if identity in seen or len(folders) >= limits.max_dirs:
-                continue
-            seen.add(identity)
-            folders.append(Path(entry.path))
-            queue.append((entry.path, depth + 1, via_link or link))
-    return folders
-
-
-def _is_folder(entry: os.DirEntry[str]) -> bool:
-    try:
-        return entry.is_dir()
-    except OSError:
-        return False
-
-
-def pending_roots(discovery: Discovery | None) -> tuple[Path, ...]:
-    """Roots that were scanned but do not exist yet (``.agents/skills`` before the first skill)."""
-    if discovery is None:
-        return ()
-    return tuple(scan.root.path for scan in discovery.scans if not scan.root.path.is_dir())
-
-
-def scanned_roots(discovery: Discovery | None) -> tuple[Path, ...]:
-    """Every root the scan looked at, whether it was there or not."""
-    return () if discovery is None else tuple(scan.root.path for scan in discovery.scans)
-
-
-def pending_parents(roots: Iterable[Path]) -> tuple[Path, ...]:
-    """The nearest existing folder above each of ``roots``, to watch (not recursively) for it."""
-    parents: set[Path] = set()
-    for root in roots:
-        folder = root.parent
-        while not folder.is_dir() and folder.parent != folder:
-            folder = folder.parent
-        if folder.is_dir():
-            parents.add(folder.resolve())
-    return tuple(sorted(parents))
 
 
 class Watched(Protocol):
@@ -289,7 +207,7 @@ async def _watch_pending(
         waits_for = target.pending_roots()
 
     async def changed() -> bool:
-        if not waits_for or any(root.is_dir() for root in waits_for):
+        if not waits_for or any(is_folder(root) is not False for root in waits_for):
             await reload()
         return target.pending_parents() != parents or target.watch_paths() != paths
 
@@ -338,9 +256,10 @@ async def watch_folders(
     """Run until cancelled: call ``reload`` whenever something changes in ``target``'s folders
     (walked within ``limits``, discovery's own by default). Each pass, once its watch is in place,
     reloads if anything changed since ``target`` was scanned (``since_ns``, :func:`time.time_ns`
-    before the first scan; then before each reload): no event told of it. A folder that cannot be
-    read when a pass starts (the first one included: no watch saw it made so, and none can see it
-    made readable) is looked at again until it can, then the skills are reloaded.
+    before the first scan; then before each reload): no event told of it. A folder to watch (or
+    watched for roots to appear) that cannot be read when a pass starts (the first one included:
+    no watch saw it made so, and none can see it made readable) is looked at again until it can,
+    then the skills are reloaded.
     Returns False when there is nothing to watch, True when the watch gave up."""
     watch, restarted, failures = _Watch(debounce_ms, limits), False, 0
     blocked: frozenset[Path] = frozenset()
@@ -357,7 +276,7 @@ async def watch_folders(
                 break
             await anyio.sleep(RESTART_S * 2 ** (failures - 1))
             continue
-        failures, parents = 0, tuple(parent for parent in parents if _decodable(parent))
+        failures, parents = 0, tuple(parent for parent in parents if decodable(parent))
         if not paths and not parents:
             roots = target.scanned_roots()  # one made since the scan: reload to watch it
             if since_ns is not None and await anyio.to_thread.run_sync(changed_since, (), roots, since_ns):
@@ -365,8 +284,8 @@ async def watch_folders(
             log.info("no skill folder to watch")
             return False
         folders = await anyio.to_thread.run_sync(watch_list, paths, limits)
-        blocked = await anyio.to_thread.run_sync(unlistable, {*folders, *blocked})
-        note_blocked(blocked, watch.noted)
+        blocked = await anyio.to_thread.run_sync(unlistable, {*folders, *parents, *blocked})
+        note_blocked(blocked, watch.noted, parents)
         ends = _Ends(alone=not folders)
         async with anyio.create_task_group() as group:
             if folders:

@@ -71,9 +71,10 @@ def note_unwatched(exc: OSError, noted: set[str]) -> None:
     log.warning(note + " (fix: %s)", text, fix)
 
 
-def note_blocked(blocked: frozenset[Path], noted: set[str]) -> None:
+def note_blocked(blocked: frozenset[Path], noted: set[str], parents: Folders = ()) -> None:
     """Log each watched folder that cannot be read (SV210), once while it cannot: its skills
-    are left out until it can, which the watch looks at again and again."""
+    are left out until it can, which the watch looks at again and again; of ``parents`` (folders
+    watched for skill folders to appear below them), that a skill folder made there is not seen."""
     noted.difference_update(
         {text for text in noted if text.startswith(_BLOCKED)} - {_BLOCKED + str(f) for f in blocked}
     )
@@ -82,8 +83,11 @@ def note_blocked(blocked: frozenset[Path], noted: set[str]) -> None:
         if text in noted:
             continue
         noted.add(text)
+        what = "the skill folder %s cannot be read now; its skills are left out until it can"
+        if folder in parents:
+            what = "the folder %s cannot be read now; a skill folder below it is not seen until it can"
         log.warning(
-            "SV210: the skill folder %s cannot be read now; its skills are left out until it can, "
-            "which is checked every few seconds (fix: make the folder readable again)",
+            f"SV210: {what}, which is checked every few seconds "
+            "(fix: make the folder readable again, and the folders above it searchable)",
             folder,
         )
