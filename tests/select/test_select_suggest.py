@@ -220,3 +220,12 @@ def test_no_description_can_close_the_fragment_or_hide_text_from_the_reader(
     text = suggestion_fragment(_open(index), "merge two pdf files into one", budget_tokens=1000).text
     assert text.count("<") == text.count(">") == 2  # its own opening and closing tag, nothing else
     assert not any(c in text for c in "\x1b\u202e\x85")
+
+
+@pytest.mark.parametrize("gap", ["\n", "\t", "\r\n", "\u2028", " \n  "])
+def test_a_description_over_several_lines_keeps_its_words_apart(skills: tuple[Skill, ...], gap: str) -> None:
+    pdf = _named(skills, "pdf-tools")
+    wrapped = dataclasses.replace(pdf, description=f"Merge pdf files{gap}and split them")
+    index = SkillIndex.build((wrapped, *[s for s in skills if s is not pdf]))
+    text = suggestion_fragment(_open(index), "merge two pdf files into one", budget_tokens=1000).text
+    assert "Merge pdf files and split them" in text

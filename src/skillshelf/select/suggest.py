@@ -152,7 +152,7 @@ def inert(text: str) -> str:
 
 
 def _line(skill: Skill, tool_name: str | None, max_desc: int | None = None) -> str:
-    desc = cap_description(" ".join(inert(skill.description).split()))
+    desc = cap_description(inert(" ".join(skill.description.split())))
     if max_desc is not None and len(desc) > max_desc:
         desc = desc[: max(0, max_desc - 3)].rstrip() + "..."
     tag = "" if skill.trusted else f"{UNTRUSTED_TAG} "
