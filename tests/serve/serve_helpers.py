@@ -136,7 +136,7 @@ def start_http(
     raise AssertionError("the HTTP server did not start:\n" + "".join(lines))
 
 
-def stop(proc: subprocess.Popen[str]) -> None:
+def stop(proc: subprocess.Popen[str] | subprocess.Popen[bytes]) -> None:
     proc.terminate()
     try:
         proc.wait(timeout=10)

@@ -265,3 +265,27 @@ def test_the_bearer_scheme_is_matched_in_any_case_and_the_token_exactly(header: 
     scope = {"type": "http", "headers": [(b"authorization", header.encode())]}
     anyio.run(middleware, scope, receive, send)
     assert bool(reached) is allowed
+
+
+def test_a_page_on_another_loopback_port_gets_no_cors_so_a_browser_cannot_reach_the_mcp_layer(
+    http_server: str,
+) -> None:
+    page = {"Origin": "http://localhost:3000"}
+    preflight = httpx.options(
+        http_server,
+        headers={
+            **page,
+            "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "content-type",
+        },
+        timeout=10,
+    )
+    assert preflight.status_code == 405  # the browser then never sends its application/json POST
+    assert not any(name.startswith("access-control-") for name in preflight.headers)
+    for simple in ("text/plain", "application/x-www-form-urlencoded"):  # no preflight for these
+        refused = httpx.post(
+            http_server, content=json.dumps(INITIALIZE), headers={**page, "Content-Type": simple}, timeout=10
+        )
+        assert refused.status_code == 400 and "mcp-session-id" not in refused.headers
+    assert _initialize_status(http_server, page) == 200  # a loopback Origin on any port is let in
+    assert _initialize_status(http_server, {"Origin": "http://evil.example:3000"}) == 403

@@ -7,13 +7,14 @@ warning, since anyone who can reach the port could then read every skill.
 
 On a loopback address, however it is spelt (``127.0.0.2``, ``[::1]``, ``0:0:0:0:0:0:0:1``),
 requests are checked against DNS rebinding: a ``Host`` header that is not a loopback name
-gets ``421`` and an ``Origin`` that is not a loopback page gets ``403``
+gets ``421`` and an ``Origin`` that is not a loopback page (on any port) gets ``403``
 (:func:`loopback_security`). The SDK turns this on by itself only for the exact strings
 ``127.0.0.1``, ``localhost`` and ``::1``, so the host is normalised and the settings are always
 passed.
 
 A POST body the SDK's validation refuses (not JSON, a lone surrogate, no JSON-RPC message) gets
-``400`` with the JSON-RPC error stdio answers the same line with (:mod:`.http_bodies`).
+``400`` with the JSON-RPC error stdio answers the same line with, and sessions are bounded in
+number and idle time (:mod:`.http_sessions`).
 """
 
 from __future__ import annotations
@@ -25,13 +26,17 @@ import json
 import socket
 import sys
 from collections.abc import Awaitable, Callable, MutableMapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skillshelf.errors import UsageError
+
+if TYPE_CHECKING:
+    from skillshelf.serve.http_sessions import SessionLimits
 
 __all__ = [
     "BearerTokenMiddleware",
     "bind_socket",
+    "http_app",
     "is_loopback",
     "loopback_security",
     "normalise_host",
@@ -122,7 +127,9 @@ def loopback_security(host: str, port: int) -> tuple[list[str], list[str]]:
     """The ``Host`` and ``Origin`` values a server on loopback ``host:port`` accepts: its address
     as given and in canonical form, and the names the SDK accepts on loopback, on any port (a
     tunnel may forward another); without a port too when ``port`` is 80, where clients leave
-    it out."""
+    it out. An Origin on another loopback port is no way in for a browser: no reply carries
+    CORS headers, so a JSON POST's preflight gets ``405``, and a ``text/plain`` or form body,
+    which needs none, gets ``400``."""
     given = (url_host(_unbracketed(host)), url_host(normalise_host(host)))
     names = list(dict.fromkeys((*given, *LOOPBACK_NAMES)))
     hosts = [f"{name}:*" for name in names] + (names if port == 80 else [])
@@ -153,6 +160,33 @@ def bind_socket(host: str, port: int) -> socket.socket:
     return sock
 
 
+def http_app(
+    server: Any,
+    *,
+    host: str,
+    port: int,
+    token: str | None = None,
+    limits: SessionLimits | None = None,
+) -> ASGIApp:
+    """The ASGI app serving ``server`` (an SDK ``Server``) over streamable HTTP at
+    ``MCP_PATH`` on ``host:port`` (as given, ``port`` bound): the loopback checks, the body
+    checks, the session limits and the bearer token."""
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    from skillshelf.serve.http_sessions import SessionLimits, session_app
+
+    security = None
+    if is_loopback(host):
+        hosts, origins = loopback_security(host, port)
+        security = TransportSecuritySettings(
+            enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
+        )
+    app = session_app(server, path=MCP_PATH, security=security, limits=limits or SessionLimits())
+    if token:
+        app = BearerTokenMiddleware(app, token)
+    return app
+
+
 def run_http(
     server: Any,
     *,
@@ -160,17 +194,14 @@ def run_http(
     port: int = 0,
     token: str | None = None,
     announce: Callable[[str], None] | None = None,
+    limits: SessionLimits | None = None,
 ) -> None:
     """Serve ``server`` (an SDK ``Server``) over streamable HTTP until interrupted."""
     import anyio
     import uvicorn
-    from mcp.server.transport_security import TransportSecuritySettings
-
-    from skillshelf.serve.http_bodies import checked_bodies
 
     given, host = host, normalise_host(host)
-    loopback = is_loopback(host)
-    if not loopback and not token:
+    if not is_loopback(host) and not token:
         print(
             f"skillshelf: warning SV420: serving on {host} without --token: anyone who can reach this "
             "port can read every skill",
@@ -178,20 +209,7 @@ def run_http(
         )
     sock = bind_socket(host, port)
     bound_port = sock.getsockname()[1]
-    security = None
-    if loopback:
-        hosts, origins = loopback_security(given, bound_port)
-        security = TransportSecuritySettings(
-            enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
-        )
-    app: ASGIApp = server.streamable_http_app(
-        streamable_http_path=MCP_PATH, host=host, transport_security=security
-    )
-    # the SDK keeps its sessions in a private table; without it every body is checked
-    sessions = getattr(getattr(server, "session_manager", None), "_server_instances", None)
-    app = checked_bodies(app, path=MCP_PATH, security=security, sessions=sessions)
-    if token:
-        app = BearerTokenMiddleware(app, token)
+    app = http_app(server, host=given, port=bound_port, token=token, limits=limits)
     url = f"http://{url_host(host)}:{bound_port}{MCP_PATH}"
     if announce is not None:
         announce(url)

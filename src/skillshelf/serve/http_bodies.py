@@ -1,4 +1,4 @@
-"""Request bodies of the streamable HTTP transport, checked before the SDK reads them.
+"""Requests of the streamable HTTP transport before the SDK handles them: bodies checked.
 
 The SDK answers a body its validation refuses with its parser's or validator's own words
 (``Parse error: unexpected end of hex escape`` for a lone surrogate, a pydantic dump for JSON
@@ -9,11 +9,13 @@ and every request the Host/Origin/Content-Type checks refuse, goes on to the SDK
 so it keeps answering those (``421``, ``403``, ...) first, and so does a request naming a session
 the server does not hold (the SDK's ``404``, which tells a client to start a new session, comes
 before what its body holds). Bodies are read under the SDK's own size cap (``413`` past it), as
-the SDK reads them.
+the SDK reads them. A client that goes away before its body ends gets no answer and leaves no
+trace: the SDK would log its ``ClientDisconnect`` with a traceback.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable, Container, MutableMapping
 from typing import Any
 
@@ -27,7 +29,9 @@ from starlette.requests import Request
 
 from skillshelf.serve.jsonrpc_check import refusal
 
-__all__ = ["CheckedBodies", "checked_bodies"]
+__all__ = ["ASGIApp", "CheckedBodies", "Message", "Receive", "Scope", "Send", "checked_bodies"]
+
+logger = logging.getLogger(__name__)
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -92,8 +96,9 @@ class CheckedBodies:
             await self.app(scope, receive, send)  # the SDK's 404: start a new session
             return
         body, messages = await _read_body(receive)
-        whole = messages[-1]["type"] == "http.request"
-        refused = refusal(body) if whole else None
+        if messages[-1]["type"] != "http.request":
+            return  # the client went away before its body ended: nobody to answer
+        refused = refusal(body)
         if refused is None:
             await self.app(scope, _replaying(messages, receive), send)
             return
