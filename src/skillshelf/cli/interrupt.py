@@ -8,13 +8,16 @@ retry. Inside :func:`sigterm_as_interrupt`, SIGTERM raises :class:`Terminated`, 
 
 from __future__ import annotations
 
+import os
 import signal
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType
+from typing import NoReturn
 
-__all__ = ["Terminated", "exit_code_of", "sigterm_as_interrupt"]
+__all__ = ["Terminated", "exit_code_of", "leave_interrupted", "sigterm_as_interrupt"]
 
 
 class Terminated(KeyboardInterrupt):
@@ -24,6 +27,22 @@ class Terminated(KeyboardInterrupt):
 def exit_code_of(interrupt: BaseException) -> int:
     """130 for Ctrl-C, 143 (128 + SIGTERM) for a :class:`Terminated`."""
     return 128 + int(signal.SIGTERM) if isinstance(interrupt, Terminated) else 130
+
+
+def leave_interrupted(code: int) -> NoReturn:
+    """Exit ``code`` (130 or 143) now, saying nothing. Worker threads still in a call (a read of
+    stdin no cancellation can stop, a memory run's model calls, whose work has been handed back
+    by ``memory.service``) would hold the interpreter's exit until their calls end, so with one
+    running the streams are flushed and the process leaves without them."""
+    busy = [t for t in threading.enumerate() if t is not threading.main_thread() and not t.daemon]
+    if busy:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except Exception:  # a closed pipe or stream: nothing more to say
+                pass
+        os._exit(code)
+    sys.exit(code)
 
 
 def _raise_terminated(signum: int, frame: FrameType | None) -> None:

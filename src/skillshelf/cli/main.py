@@ -19,7 +19,7 @@ from typing import Any
 import click
 
 from skillshelf.cli.blas import one_blas_thread
-from skillshelf.cli.interrupt import exit_code_of, sigterm_as_interrupt
+from skillshelf.cli.interrupt import exit_code_of, leave_interrupted, sigterm_as_interrupt
 from skillshelf.errors import SkillshelfError, StdoutFailed
 
 # name -> (module, attribute, one-line help shown by `skillshelf --help`)
@@ -288,7 +288,7 @@ def _main(argv: list[str] | None) -> Any:
         sys.exit(exc.exit_code)
     except click.exceptions.Abort as exc:  # click's word for Ctrl-C or SIGTERM (and EOF at a prompt)
         click.echo("Aborted.", err=True)
-        _leave_interrupted(exit_code_of(exc.__cause__ or exc))
+        leave_interrupted(exit_code_of(exc.__cause__ or exc))
     except click.exceptions.NoArgsIsHelpError as exc:
         exc.show()
         sys.exit(2)
@@ -307,7 +307,7 @@ def _main(argv: list[str] | None) -> Any:
     except BrokenPipeError:
         sys.exit(0)
     except KeyboardInterrupt as exc:
-        _leave_interrupted(exit_code_of(exc))
+        leave_interrupted(exit_code_of(exc))
     except ExceptionGroup as group:  # a task group's (the MCP server's stdio writer)
         failed = _stdout_failure(group)
         if failed is None:
@@ -328,23 +328,6 @@ def _stdout_failure(group: BaseExceptionGroup[BaseException]) -> StdoutFailed | 
             if found is not None:
                 return found
     return None
-
-
-def _leave_interrupted(code: int) -> None:
-    """Exit ``code`` at once on Ctrl-C (130) or SIGTERM (143). Worker threads still in a call
-    (a memory run's model calls) would hold the interpreter's exit until their calls end; their
-    work has been handed back (``memory.service``), so the process leaves without them."""
-    import threading
-
-    busy = [t for t in threading.enumerate() if t is not threading.main_thread() and not t.daemon]
-    if busy:
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except Exception:  # a closed pipe or stream: nothing more to say
-                pass
-        os._exit(code)
-    sys.exit(code)
 
 
 def report_internal_error(exc: Exception) -> None:

@@ -90,6 +90,29 @@ def serve(
 ) -> None:
     """Serve the skills found here over MCP: four tools, the catalog as instructions, every
     skill file as a resource, user-invocable skills as prompts."""
+    from skillshelf.cli.interrupt import exit_code_of, leave_interrupted
+
+    try:
+        _serve(transport, host, port, roots, no_builtin, no_cache, no_watch, token, no_semantic, client)
+    except KeyboardInterrupt as stop:
+        if transport != "stdio":
+            raise
+        # the client stopping its server (a signal) is no failure to report: 130 or 143, quietly
+        leave_interrupted(exit_code_of(stop))
+
+
+def _serve(
+    transport: str,
+    host: str,
+    port: int,
+    roots: tuple[Path, ...],
+    no_builtin: bool,
+    no_cache: bool,
+    no_watch: bool,
+    token: str | None,
+    no_semantic: bool,
+    client: str,
+) -> None:
     from concurrent.futures import ThreadPoolExecutor
 
     from skillshelf.env import Env
@@ -127,8 +150,9 @@ def serve(
             err=True,
         )
     count = len(library.tools.names())
+    skills = "1 skill" if count == 1 else f"{count} skills"
     if transport == "stdio":
-        click.echo(f"skillshelf: serving {count} skills over MCP on stdio", err=True)
+        click.echo(f"skillshelf: serving {skills} over MCP on stdio", err=True)
         run_stdio(server)
         # the process ends here: its objects go with it, and freezing them spares the interpreter's
         # collections at exit (over a second for the MCP SDK's models)
@@ -137,7 +161,7 @@ def serve(
     from skillshelf.serve.http import run_http
 
     def announce(url: str) -> None:
-        click.echo(f"skillshelf: serving {count} skills over MCP at {url}", err=True)
+        click.echo(f"skillshelf: serving {skills} over MCP at {url}", err=True)
         sys.stderr.flush()
 
     run_http(server, host=host, port=port, token=token, announce=announce)

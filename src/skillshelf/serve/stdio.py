@@ -15,6 +15,10 @@ client that writes its requests and closes the pipe (``printf ... | skillshelf s
 lose them. The SDK sees the end of stdin only once every request read before it is answered
 (:class:`Unanswered`, whose answers the server's write stream reports), or cancelled by the
 client, or :data:`DRAIN_SECONDS` have passed; with none in flight serving ends at once.
+
+Ctrl-C (SIGINT) cancels the serving at once, stdin's read included (:meth:`CheckedLines.readline`),
+and :func:`run_stdio` raises ``KeyboardInterrupt``; the thread left blocked in that read is not
+waited for, so the caller ends the process without joining it.
 """
 
 from __future__ import annotations
@@ -149,6 +153,14 @@ class CheckedLines(anyio.AsyncFile[str]):
         self._pending: MemoryObjectReceiveStream[types.JSONRPCError]
         self._answers, self._pending = anyio.create_memory_object_stream[types.JSONRPCError](100)
 
+    async def readline(self) -> str:
+        """stdin's next line, read in a worker thread that a cancellation leaves behind: a read
+        blocked on a client that sends nothing would otherwise hold Ctrl-C's way out (asyncio
+        cancels the serving task on SIGINT) until the next line or the end of stdin."""
+        return await anyio.to_thread.run_sync(
+            self.wrapped.readline, abandon_on_cancel=True, limiter=self.limiter
+        )
+
     async def __aiter__(self) -> AsyncIterator[str]:
         async with self._answers:
             while line := await self.readline():
@@ -210,7 +222,9 @@ def _claimed_stdin() -> Iterator[BinaryIO]:
 
 
 def run_stdio(server: Server[Any]) -> None:
-    """Serve ``server`` on stdin/stdout until the client closes the pipe."""
+    """Serve ``server`` on stdin/stdout until the client closes the pipe; Ctrl-C (or SIGTERM
+    under :func:`skillshelf.cli.interrupt.sigterm_as_interrupt`) raises ``KeyboardInterrupt``,
+    with stdin's reading thread maybe still blocked (see the module)."""
     from mcp.server.stdio import stdio_server
 
     async def main() -> None:
