@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from skillshelf.serve.pieces import MAX_OFFSET
+from skillshelf.errors import FileAccessError
+from skillshelf.serve.pieces import MAX_OFFSET, read_piece
 from skillshelf.serve.tools import SkillTools
 from skillshelf.skills.bundled import DEFAULT_MAX_FILE_BYTES
 from skillshelf.skills.discover import discover_in
@@ -130,7 +131,7 @@ def test_every_api_offers_read_skill_files_offset(tmp_path: Path) -> None:
     tools = _tools(tmp_path)
     (openai,) = [t for t in tools.openai_tools() if t["name"] == "read_skill_file"]
     (anthropic,) = [t for t in tools.anthropic_tools() if t["name"] == "read_skill_file"]
-    assert openai["parameters"]["properties"]["offset"]["maximum"] == MAX_OFFSET
+    assert openai["parameters"]["properties"]["offset"]["maximum"] == MAX_OFFSET - 1  # a piece ends there
     assert "offset" in anthropic["input_schema"]["properties"]
 
 
@@ -165,3 +166,66 @@ def test_over_mcp_load_skill_and_the_skill_md_resource_both_say_where_the_text_w
     assert "(SV414: " in loaded and read_on in loaded
     assert resource.endswith(f"read on with {read_on}]")
     assert rest.endswith("THE-END\n") and text.endswith(rest)
+
+
+def _bundle(root: Path, name: str, file: str, data: bytes) -> SkillTools:
+    _skill(root, name, 1024)
+    (root / name / file).write_bytes(data)
+    return _tools(root)
+
+
+def test_a_piece_that_starts_below_the_furthest_byte_is_cut_there_and_says_so(tmp_path: Path) -> None:
+    tools = _bundle(tmp_path, "big-data", "big.txt", b"0123456789abcdef" * (3 * 1024 * 1024 // 16))
+    start = MAX_OFFSET - 1000
+    piece = tools.dispatch("read_skill_file", {"name": "big-data", "path": "big.txt", "offset": start})
+    assert not piece.is_error and piece.data["next_offset"] is None
+    text, _, note = piece.text.partition("\n\n[SV414: ")
+    assert len(text) == 1000 and piece.data["content"] == text
+    assert note.startswith(f"bytes {start:,} to {MAX_OFFSET:,} of {3 * 1024 * 1024:,} of big.txt;")
+    assert note.endswith(f"a tool reads no further than byte {MAX_OFFSET:,}: read the rest from disk]")
+
+
+def test_an_offset_at_or_past_the_furthest_byte_is_refused(tmp_path: Path) -> None:
+
+    tools = _bundle(tmp_path, "big-data", "big.txt", b"x" * (2 * MAX_OFFSET))
+    for offset in (MAX_OFFSET, MAX_OFFSET + 1):
+        answer = tools.dispatch("read_skill_file", {"name": "big-data", "path": "big.txt", "offset": offset})
+        assert answer.is_error and "SV400" in answer.text and f"at most {MAX_OFFSET - 1}" in answer.text
+        with pytest.raises(FileAccessError) as info:
+            read_piece(tools.get("big-data"), "big.txt", offset=offset, max_bytes=DEFAULT_MAX_FILE_BYTES)
+        assert info.value.code == "SV413"
+
+
+def test_a_character_across_the_furthest_byte_ends_the_reads_without_a_loop(tmp_path: Path) -> None:
+    data = b"a" * (MAX_OFFSET - 2) + "😀".encode() + b"tail" * 10
+    tools = _bundle(tmp_path, "emoji", "e.txt", data)
+    read, offset, notes = b"", 0, []
+    while offset is not None and len(notes) < 10:
+        piece = tools.dispatch("read_skill_file", {"name": "emoji", "path": "e.txt", "offset": offset})
+        assert not piece.is_error, piece.text
+        read += str(piece.data["content"]).encode()
+        notes.append(piece.text.rpartition("[SV414: ")[2])
+        offset = piece.data["next_offset"]
+    assert read == data[: MAX_OFFSET - 2] and len(notes) == 4
+    assert notes[-1].endswith(f"no further than byte {MAX_OFFSET:,}: read the rest from disk]")
+
+
+def test_every_piece_and_the_resource_judge_a_file_with_one_bad_byte_alike(tmp_path: Path) -> None:
+    tools = _bundle(tmp_path, "bad-byte", "late.txt", b"a" * 300_000 + b"\xff" + b"b" * 1000)
+    (tmp_path / "bad-byte" / "latin1.txt").write_bytes("déjà vu, à la carte".encode("latin-1"))
+    for offset in (0, DEFAULT_MAX_FILE_BYTES):
+        answer = tools.dispatch("read_skill_file", {"name": "bad-byte", "path": "late.txt", "offset": offset})
+        assert (
+            answer.is_error
+            and "SV413" in answer.text
+            and "byte 300,000 is not part of a UTF-8" in answer.text
+        )
+        assert "\ufffd" not in answer.text
+    with pytest.raises(FileAccessError, match="binary file") as info:
+        tools.read_file(tools.get("bad-byte"), "late.txt")
+    assert info.value.code == "SV413"
+    small = tools.dispatch("read_skill_file", {"name": "bad-byte", "path": "latin1.txt"})
+    assert (
+        small.data["encoding"] == "base64" and tools.read_file(tools.get("bad-byte"), "latin1.txt").is_binary
+    )
+    assert "late.txt" not in tools.dispatch("load_skill", {"name": "bad-byte"}).data["files"]

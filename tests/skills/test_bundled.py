@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from skillshelf.errors import PathEscapeError, SkillshelfError
-from skillshelf.skills.bundled import check_relative_path, listable, read_confined_file
+from skillshelf.skills.bundled import TEXT_JUDGED_BYTES, check_relative_path, listable, read_confined_file
 
 
 @pytest.fixture
@@ -215,3 +215,53 @@ def test_a_hard_linked_file_is_neither_listed_nor_read(skill_folder: Path) -> No
             read_confined_file(skill_folder, name, skill="demo")
     os.unlink(skill_folder / "references" / "copy.md")
     assert listable(skill_folder, "references/guide.md")
+
+
+def test_a_relative_symlink_that_climbs_out_and_back_into_the_folder_is_read(skill_folder: Path) -> None:
+    (skill_folder / "selfref.md").symlink_to("../demo/references/guide.md")
+    (skill_folder / "references" / "deep.md").symlink_to("../../demo/references/guide.md")
+    for path in ("selfref.md", "references/deep.md"):
+        assert listable(skill_folder, path)
+        assert read_confined_file(skill_folder, path, skill="demo").text == "# Guide\nstep one\n"
+
+
+@pytest.mark.parametrize(
+    "target", ["../secret.txt", "../demo-other/x.md", "../demo/../secret.txt", "../../skills/demo/../x", ".."]
+)
+def test_a_relative_symlink_that_climbs_out_and_stays_out_is_refused(
+    skill_folder: Path, tmp_path: Path, target: str
+) -> None:
+    (tmp_path / "skills" / "demo-other").mkdir()
+    (tmp_path / "skills" / "demo-other" / "x.md").write_text("other", encoding="utf-8")
+    (skill_folder / "out.md").symlink_to(target)
+    with pytest.raises(PathEscapeError, match="leads out"):
+        read_confined_file(skill_folder, "out.md", skill="demo")
+
+
+def test_a_file_is_text_only_when_its_first_mebibyte_is_utf8_without_nul(skill_folder: Path) -> None:
+    (skill_folder / "latin1.txt").write_bytes("café crème brûlée".encode("latin-1"))
+    (skill_folder / "late-ff.txt").write_bytes(b"a" * 300_000 + b"\xff" + b"b" * 1000)
+    (skill_folder / "late-nul.txt").write_bytes(b"a" * 20_000 + b"\x00")
+    (skill_folder / "far-ff.txt").write_bytes(b"a" * TEXT_JUDGED_BYTES + b"\xff" * 10)
+    assert read_confined_file(skill_folder, "latin1.txt", skill="demo").is_binary
+    assert read_confined_file(skill_folder, "late-nul.txt", skill="demo").is_binary
+    with pytest.raises(SkillshelfError, match="byte 300,000 is not part of a UTF-8 character") as info:
+        read_confined_file(skill_folder, "late-ff.txt", skill="demo")
+    assert info.value.code == "SV413"
+    # judged on the whole first mebibyte whatever the cap: a small cap does not make it text
+    with pytest.raises(SkillshelfError, match="binary"):
+        read_confined_file(skill_folder, "late-ff.txt", skill="demo", max_bytes=1000)
+    far = read_confined_file(skill_folder, "far-ff.txt", skill="demo", max_bytes=1000)
+    assert far.text == "a" * 1000 and far.truncated  # past what a tool reads: not judged
+
+
+def test_a_character_cut_by_the_judged_bound_leaves_a_file_text(skill_folder: Path) -> None:
+    (skill_folder / "cut.txt").write_bytes(b"a" * (TEXT_JUDGED_BYTES - 1) + "é".encode())
+    file = read_confined_file(skill_folder, "cut.txt", skill="demo", max_bytes=10)
+    assert file.text == "a" * 10 and "\ufffd" not in (file.text or "")
+
+
+def test_text_never_comes_back_with_replacement_characters(skill_folder: Path) -> None:
+    (skill_folder / "short-ff.txt").write_bytes(b"ok\xffok")
+    file = read_confined_file(skill_folder, "short-ff.txt", skill="demo")
+    assert file.is_binary and base64.b64decode(file.base64 or "") == b"ok\xffok"

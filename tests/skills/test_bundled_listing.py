@@ -78,3 +78,24 @@ def test_a_file_a_read_cannot_open_is_not_listed(tmp_path: Path, monkeypatch: py
     files, more = list_bundled_files(skill.folder, limit=1)
     assert files == ("references/r0000.md",) and more == 2  # the rest is counted, not opened
     assert list_bundled_files(skill.folder)[0] == ("references/r0000.md", "references/r0002.md")
+
+
+def test_a_binary_file_over_the_read_cap_is_not_listed_and_a_text_one_is(tmp_path: Path) -> None:
+    skill = many_files(tmp_path, "sized", 1)
+    folder = skill.folder
+    (folder / "assets").mkdir()
+    (folder / "assets" / "big.bin").write_bytes(b"\x89PNG\x00" * 80_000)  # 400 KB
+    (folder / "assets" / "latin1.txt").write_bytes("é".encode("latin-1") * 300_000)  # binary, 300 KB
+    (folder / "assets" / "small.bin").write_bytes(b"\x00\x01")
+    (folder / "assets" / "big.txt").write_text("line\n" * 80_000, encoding="utf-8")
+    files = list_bundled_files(folder)[0]
+    assert files == ("references/r0000.md", "assets/big.txt", "assets/small.bin")
+    assert "assets/big.bin" in list_bundled_files(folder, max_file_bytes=500_000)[0]
+    loaded = load_skill([skill], "sized", max_bytes=500_000).files
+    assert loaded == (
+        "references/r0000.md",
+        "assets/big.bin",
+        "assets/big.txt",
+        "assets/latin1.txt",
+        "assets/small.bin",
+    )

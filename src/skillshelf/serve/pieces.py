@@ -25,9 +25,12 @@ __all__ = ["CUT_CODE", "MAX_OFFSET", "load_cut_note", "next_offset", "piece_note
 
 CUT_CODE = "SV414"
 MAX_OFFSET = MAX_SKILL_BYTES
-"""The furthest ``read_skill_file`` reads into a file (a piece may start at most here)."""
+"""The furthest ``read_skill_file`` reads into a file: a piece starts before this byte and ends
+at it at the latest (also :data:`~skillshelf.skills.bundled.TEXT_JUDGED_BYTES`, the part of a
+file that decides whether it is text)."""
 
 _CONTINUATION = range(0x80, 0xC0)  # a UTF-8 byte that does not start a character
+_MAX_CHAR = 4  # the most bytes a UTF-8 character takes
 
 
 def skill_size(skill: Skill) -> int:
@@ -64,9 +67,11 @@ def load_cut_note(name: str, key: str, *, shown: int, size: int) -> str:
 
 def next_offset(file: SkillFile, *, offset: int, shown: int) -> int | None:
     """Where ``read_skill_file`` reads on after a piece of ``file`` (``shown`` bytes from
-    ``offset``): None when nothing is left, or the rest is past :data:`MAX_OFFSET`."""
+    ``offset``): None when nothing is left, or the rest is past :data:`MAX_OFFSET` (a piece
+    ending within a character's width of it ends at the last character that fits,
+    :func:`read_piece`)."""
     end = offset + shown
-    return end if file.truncated and end < MAX_OFFSET else None
+    return end if file.truncated and end <= MAX_OFFSET - _MAX_CHAR else None
 
 
 def piece_note(file: SkillFile, *, name: str, offset: int, shown: int) -> str:
@@ -83,22 +88,33 @@ def read_piece(skill: Skill, path: str, *, offset: int, max_bytes: int) -> tuple
     """Up to ``max_bytes`` of the text of ``path`` (in ``skill``'s folder, read confined as
     :func:`~skillshelf.skills.bundled.read_bundled_file` reads it) from byte ``offset``, moved on
     to a character's start; the offset the piece starts at and its length in the file's bytes.
-    ``truncated`` when text is left after it. An untrusted skill's piece is defused. A binary
-    file comes whole (base64) from offset 0.
+    Nothing past byte :data:`MAX_OFFSET` is served: a piece that would run past it (or end within
+    a character's width of it) ends at the last character that fits before it. ``truncated``
+    when the file goes on after the piece. An untrusted skill's piece is defused. A binary file
+    (:func:`~skillshelf.skills.bundled.binary_reason`, judged on the file's start, the same for
+    every piece) comes whole (base64) from offset 0.
 
     Raises:
-        FileAccessError: ``offset`` is past :data:`MAX_OFFSET` (``SV413``), or it is not 0 for a
-            binary file (``SV400``).
+        FileAccessError: ``offset`` is at or past :data:`MAX_OFFSET` (``SV413``), or it is not 0
+            for a binary file (``SV400``).
         SkillshelfError: what a confined read raises (hidden, escaping, hard-linked, missing).
     """
-    if offset > MAX_OFFSET:
+    if offset >= MAX_OFFSET:
         raise FileAccessError(
-            f"offset {offset:,} is past byte {MAX_OFFSET:,}, the furthest a tool reads into a file",
+            f"offset {offset:,} is at or past byte {MAX_OFFSET:,}, the furthest a tool reads into a file",
             hint="read the file directly from disk if you really need its end",
             code="SV413",
         )
+    stop = offset + max_bytes
+    if stop > MAX_OFFSET - _MAX_CHAR:
+        stop = MAX_OFFSET
     whole = read_confined_file(
-        discovered_folder(skill), path, skill=skill.name, max_bytes=offset + max_bytes, exact=True
+        discovered_folder(skill),
+        path,
+        skill=skill.name,
+        max_bytes=stop,
+        exact=True,
+        max_binary_bytes=max_bytes,
     )
     if whole.text is None:
         if offset:
@@ -112,7 +128,7 @@ def read_piece(skill: Skill, path: str, *, offset: int, max_bytes: int) -> tuple
     start = min(offset, len(data))
     while start < len(data) and data[start] in _CONTINUATION:
         start += 1
-    piece = data[start : start + max_bytes].decode("utf-8", errors="ignore")
+    piece = data[start:stop].decode("utf-8", errors="ignore")
     shown = len(piece.encode("utf-8"))
     rest = whole.truncated or start + shown < len(data)
     text = piece if skill.trusted else defused(piece)

@@ -21,6 +21,10 @@ leads to one, is refused (``SS403``), as ``load_skill``'s listing leaves them ou
 shows only what a read serves (:func:`listable`): a name that a read refuses, or that would not
 print as one plain line (a control, format or separator character), is left out.
 
+A file is text when its first 1 MiB holds no NUL byte and is valid UTF-8, judged alike for every
+piece and read (:mod:`skillshelf.skills.bundled_kind`); a binary file over a read's cap is
+neither read (``SV413``) nor listed.
+
 Hard-linked files (``st_nlink > 1``) are refused (``SS403``): a hard link gives the skill
 folder the content of a file that lives elsewhere, which no path check can see. Installed
 skills never hold one (``install`` copies files, git and zip archives cannot carry them).
@@ -47,14 +51,17 @@ from skillshelf.errors import (
     reason,
 )
 from skillshelf.fileio import resolve_path
+from skillshelf.skills.bundled_kind import TEXT_JUDGED_BYTES, binary_reason
 from skillshelf.skills.confined import open_beneath, open_real_folder
 from skillshelf.skills.defuse import defused
 from skillshelf.skills.model import Skill
 
 __all__ = [
     "DEFAULT_MAX_FILE_BYTES",
+    "TEXT_JUDGED_BYTES",
     "VCS_FOLDERS",
     "SkillFile",
+    "binary_reason",
     "check_relative_path",
     "check_text",
     "discovered_folder",
@@ -67,7 +74,6 @@ __all__ = [
 ]
 
 DEFAULT_MAX_FILE_BYTES = 256 * 1024
-_TEXT_SNIFF = 8192
 VCS_FOLDERS = frozenset({"CVS", "_darcs"})
 """Version-control folders whose names do not start with a dot (``.git``, ``.hg``, ``.svn`` do)."""
 _UNPRINTABLE = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
@@ -214,18 +220,6 @@ def _refuse_special(mode: int, original: str) -> None:
         )
 
 
-def _looks_binary(data: bytes) -> bool:
-    head = data[:_TEXT_SNIFF]
-    if b"\x00" in head:
-        return True
-    try:
-        head.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        # a multi-byte character cut by the sniff window is still text
-        return exc.start < len(head) - 4
-    return False
-
-
 def discovered_folder(skill: Skill) -> Path:
     """The real folder ``skill``'s files are read in: its folder when no symlink is on the path to
     it; else, for a skill discovery found through a symlinked folder (its real ``SKILL.md`` is a
@@ -270,13 +264,23 @@ def read_bundled_file(skill: Skill, path: str, *, max_bytes: int = DEFAULT_MAX_F
 
 
 def read_confined_file(
-    folder: Path, path: str, *, skill: str, max_bytes: int = DEFAULT_MAX_FILE_BYTES, exact: bool = False
+    folder: Path,
+    path: str,
+    *,
+    skill: str,
+    max_bytes: int = DEFAULT_MAX_FILE_BYTES,
+    exact: bool = False,
+    max_binary_bytes: int | None = None,
 ) -> SkillFile:
     """Read ``path`` (relative to ``folder``) as text or base64, refusing anything that leaves it.
 
-    Text over ``max_bytes`` is cut at the cap (``truncated=True``); binary files over the cap
-    are refused, since half an image is of no use. With ``exact``, ``folder`` is a resolved path
-    opened as the real folder there (a symlink on its path now: ``SS403``).
+    Text (:func:`~skillshelf.skills.bundled_kind.binary_reason`, judged on the file's first
+    :data:`TEXT_JUDGED_BYTES` whatever ``max_bytes``) over ``max_bytes`` is cut at the cap, at a
+    character's start (``truncated=True``); binary files over the cap are refused (``SV413``),
+    since half an image is of no use (``max_binary_bytes``: their cap when it is not
+    ``max_bytes``, as a piece read from an offset reads past one answer's cap). With ``exact``,
+    ``folder`` is a resolved path opened as the real folder there (a symlink on its path now:
+    ``SS403``).
     """
     rel = check_relative_path(path)
     _refuse_hidden(rel.parts, path)
@@ -295,14 +299,18 @@ def read_confined_file(
     except BaseException:
         os.close(fd)
         raise
+    judged = max(max_bytes, TEXT_JUDGED_BYTES)
     with os.fdopen(fd, "rb") as handle:
-        data = handle.read(max_bytes + 1)
+        data = handle.read(judged + 1)
     mime = mimetypes.guess_type(rel.name)[0] or "application/octet-stream"
     rel_text = rel.as_posix()
-    if _looks_binary(data):
-        if len(data) > max_bytes:
+    why = binary_reason(data[:judged], cut=len(data) > judged)
+    if why is not None:
+        cap = max_bytes if max_binary_bytes is None else max_binary_bytes
+        if len(data) > cap:
             raise FileAccessError(
-                f"{path!r} is a binary file of {info.st_size} bytes, over the {max_bytes}-byte cap",
+                f"{path!r} is a binary file ({why}) of {info.st_size:,} bytes, over the "
+                f"{cap:,}-byte cap for a binary file, which is read whole or not at all",
                 hint="read the file directly from disk if you really need it",
                 code="SV413",
             )
@@ -314,7 +322,7 @@ def read_confined_file(
             base64=base64.b64encode(data).decode("ascii"),
         )
     truncated = len(data) > max_bytes
-    text = data[:max_bytes].decode("utf-8", errors="replace" if not truncated else "ignore")
+    text = data[:max_bytes].decode("utf-8", errors="ignore")  # valid: only a character cut at the cap goes
     if mime == "application/octet-stream":
         mime = "text/markdown" if rel.suffix.lower() == ".md" else "text/plain"
     return SkillFile(

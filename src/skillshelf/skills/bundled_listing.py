@@ -5,9 +5,12 @@ skips hidden names, version-control and cache folders, nested skills and symlink
 skill folder, and is cycle-safe. Within :data:`MAX_WALK_ENTRIES` folder entries each file is
 checked as a confined read would (:func:`~skillshelf.skills.bundled.listable`) and can be named;
 a file named is also one this process may open (a read refuses the others, ``SV405``), an
-``access`` call for each file named and none for those only counted. Past the cap on names and
-past those entries files are counted (past the entries by name and type only: a read may refuse
-a few of those, a hard link, a link out of the folder, an unreadable file), up to
+``access`` call for each file named and none for those only counted, and one a read with the
+given cap serves (:func:`~skillshelf.skills.bundled_kind.fits_a_read`: a binary file over the cap is
+refused, ``SV413``, so it is not named; the start of each file over the cap is read to judge
+it). Past the cap on names and past those entries files are counted (past the entries by name
+and type only: a read may refuse a few of those, a hard link, a link out of the folder, an
+unreadable file, a binary file over the cap), up to
 :data:`MAX_COUNT_ENTRIES` entries in all, where the walk stops and the count of the rest is a
 lower bound, said "at least N". A count is never below what the folder holds within that bound.
 """
@@ -20,7 +23,8 @@ from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 
-from skillshelf.skills.bundled import listable, listable_name
+from skillshelf.skills.bundled import DEFAULT_MAX_FILE_BYTES, listable, listable_name
+from skillshelf.skills.bundled_kind import fits_a_read
 
 __all__ = [
     "DEFAULT_MAX_FILES",
@@ -129,14 +133,18 @@ def _inside(entry: os.DirEntry[str], base: str) -> bool:
     return real.startswith(base + os.sep)
 
 
-def list_bundled_files(folder: Path, *, limit: int = DEFAULT_MAX_FILES) -> tuple[tuple[str, ...], int]:
+def list_bundled_files(
+    folder: Path, *, limit: int = DEFAULT_MAX_FILES, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+) -> tuple[tuple[str, ...], int]:
     """The files a skill bundles, ``scripts/`` then ``references/`` then ``assets/`` then the
     rest, each sorted; at most ``limit`` of them plus the count of those left out. Only the
     files a confined read serves (:func:`~skillshelf.skills.bundled.listable`, and readable by
-    this process: an ``access`` check for each file named, none for those counted), so every
+    this process: an ``access`` check for each file named, none for those counted; and, for a
+    file over ``max_file_bytes``, text: a read with that cap refuses a binary one), so every
     listing (``load_skill``, ``skillshelf load``, the MCP resources) names what a read gives.
-    Never reads a file. :func:`bundled_listing` tells whether the count is a lower bound."""
-    listing = bundled_listing(folder, limit=limit)
+    Reads only the start of a file named that is over the cap.
+    :func:`bundled_listing` tells whether the count is a lower bound."""
+    listing = bundled_listing(folder, limit=limit, max_file_bytes=max_file_bytes)
     return listing.files, listing.more
 
 
@@ -152,7 +160,9 @@ class BundledFiles:
     more_at_least: bool = False
 
 
-def bundled_listing(folder: Path, *, limit: int = DEFAULT_MAX_FILES) -> BundledFiles:
+def bundled_listing(
+    folder: Path, *, limit: int = DEFAULT_MAX_FILES, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+) -> BundledFiles:
     """:func:`list_bundled_files` with whether its count of the rest is a lower bound."""
     walk = _walk_files(folder)
     served = (f for f in walk.checked if (listable_name(f) if f in walk.plain else listable(folder, f)))
@@ -164,7 +174,7 @@ def bundled_listing(folder: Path, *, limit: int = DEFAULT_MAX_FILES) -> BundledF
         if len(files) == limit:
             rest = len(candidates) - index
             break
-        if _readable(folder, relative):
+        if _readable(folder, relative) and fits_a_read(folder, relative, max_bytes=max_file_bytes):
             files.append(relative)
     more = rest + walk.counted
     return BundledFiles(files=tuple(files), more=more, more_at_least=not walk.complete)

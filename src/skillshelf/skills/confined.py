@@ -6,8 +6,9 @@ the read outside. 137 of ~95,000 reads returned outside content that way when on
 component was opened with ``O_NOFOLLOW``. Here every component is opened with ``O_NOFOLLOW``
 relative to the descriptor of the folder before it, so the kernel never follows a link on
 its own. Symlinks inside the folder still work: each is read with ``readlink`` and resolved by
-hand against the descriptors already held. A relative target may climb with ``..`` only as
-far as the base folder; an absolute target must lie under the base folder's real path. After
+hand against the descriptors already held. A relative target may climb with ``..`` above the
+base folder only to come back into it by name (``../SKILL-FOLDER/x``, :func:`_back_inside`); an
+absolute target must lie under the base folder's real path. After
 :data:`MAX_HOPS` links the path counts as a loop (``ELOOP``).
 
 The folder itself is opened as it is (symlinks to it followed), or, with ``exact=True``, as the
@@ -55,6 +56,26 @@ def _link_parts(target: str, base_real: str, original: str) -> tuple[bool, list[
         raise _escape(original)
     rest = os.path.relpath(normal, base_real)
     return True, [] if rest == "." else rest.split(os.sep)
+
+
+def _back_inside(base_real: str, todo: list[str], original: str) -> None:
+    """A ``..`` out of the base folder (``base_real``, its real path): take from ``todo`` (the
+    components still to open, the next last) the ones that lead back into it, so a relative link
+    such as ``selfref.py -> ../SKILL-FOLDER/scripts/run.py`` is read, as one to the same file by
+    its absolute path is; raise :func:`_escape` when they lead anywhere else. Above the base
+    every folder is an ancestor of its real path, symlink-free, so the components are followed
+    by name, and the base is reached again through the descriptor already held."""
+    here = os.path.dirname(base_real)
+    while here != base_real:
+        if not todo:  # the path ends outside (a link to a folder above the skill's)
+            raise _escape(original)
+        name = todo.pop()
+        if name == "..":
+            here = os.path.dirname(here)
+        elif name not in ("", "."):
+            here = os.path.join(here, name)
+            if here != base_real and not base_real.startswith(here + "/"):
+                raise _escape(original)
 
 
 def _open_file(name: str, dir_fd: int) -> int:
@@ -138,7 +159,8 @@ def open_beneath(folder: Path, parts: Sequence[str], original: str, *, exact: bo
                 continue
             if name == "..":
                 if len(stack) == 1:
-                    raise _escape(original)
+                    _back_inside(base_real, todo, original)
+                    continue
                 os.close(stack.pop())
                 continue
             last = not todo

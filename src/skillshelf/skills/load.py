@@ -32,7 +32,7 @@ from pathlib import Path, PurePath
 
 from skillshelf.errors import FileAccessError, SkillNotFoundError, SkillshelfError
 from skillshelf.fileio import resolve_path
-from skillshelf.skills.bundled import discovered_folder
+from skillshelf.skills.bundled import DEFAULT_MAX_FILE_BYTES, discovered_folder
 from skillshelf.skills.bundled_listing import (
     DEFAULT_MAX_FILES,
     MAX_COUNT_ENTRIES,
@@ -294,7 +294,11 @@ def load_skill(
     """
     skill, shadowed = _find(skills, name)
     contents, truncated = _read_contents(skill, max_bytes)
-    listing = bundled_listing(discovered_folder(skill), limit=max_files)  # where reads read
+    listing = bundled_listing(  # where reads read, and what a read with the same cap serves
+        discovered_folder(skill),
+        limit=max_files,
+        max_file_bytes=DEFAULT_MAX_FILE_BYTES if max_bytes is None else max_bytes,
+    )
     return LoadedSkill(
         skill=skill,
         contents=contents,
