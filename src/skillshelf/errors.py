@@ -8,7 +8,8 @@ for misuse of the API or CLI and for I/O that cannot go on::
      ├── UsageError                 bad arguments or option values (exit 2)
      ├── NotFoundError              a named thing does not exist
      │    └── SkillNotFoundError    unknown skill name (carries close matches)
-     │         └── SkillDisabledError  the skill exists, but config disables it
+     │         ├── SkillDisabledError  the skill exists, but config disables it
+     │         └── SkillSkippedError   the skill exists, but discovery skipped it (its finding)
      ├── RequiredSkillError         a `required` skill is missing or invalid
      ├── PathEscapeError            a path leaves the folder it is confined to
      ├── ConfigError                a config file that cannot be used (file, line)
@@ -45,6 +46,7 @@ __all__ = [
     "RequiredSkillError",
     "SkillDisabledError",
     "SkillNotFoundError",
+    "SkillSkippedError",
     "SkillshelfError",
     "StoreError",
     "UsageError",
@@ -123,6 +125,19 @@ class SkillDisabledError(SkillNotFoundError):
         self.close: tuple[str, ...] = ()
         self.disabled_by = disabled_by
         NotFoundError.__init__(self, f"skill {name!r} is disabled by {disabled_by}", hint=hint)
+
+
+class SkillSkippedError(SkillNotFoundError):
+    """A ``SKILL.md`` answers to the requested name, but discovery skipped it (broken YAML, no
+    name): ``message`` names the file and its first problem, ``hint`` how to mend it."""
+
+    default_code = "SK407"
+
+    def __init__(self, name: str, *, message: str, hint: str) -> None:
+        self.name = name
+        self.available: tuple[str, ...] = ()
+        self.close: tuple[str, ...] = ()
+        NotFoundError.__init__(self, message, hint=hint)
 
 
 class RequiredSkillError(SkillshelfError):

@@ -146,3 +146,23 @@ def test_a_tool_call_a_cancel_ends_is_left_to_a_daemon_thread(tmp_path: Path) ->
         assert seen == [True]  # a daemon thread holds no process past its end
     finally:
         release.set()
+
+
+def test_a_skill_whose_files_the_resource_list_caps_says_so_on_its_listed_skill_md(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import skillshelf.serve.library as library_module
+
+    skills = _skills(tmp_path)
+    for number in range(4):
+        (skills[0].folder / f"t{number}.csv").write_text("a,b\n", encoding="utf-8")
+    monkeypatch.setattr(library_module, "MAX_RESOURCE_FILES_PER_SKILL", 2)
+
+    async def body(client: Client) -> list[types.Resource]:
+        return list((await client.list_resources()).resources)
+
+    listed = _run(build_server(skills, ServeOptions(watch=False)), body)
+    assert len(listed) == 1 + 2
+    (head,) = [r for r in listed if r.name == "evil/SKILL.md"]
+    assert head.description is not None and "(3 more" in head.description  # notes.md and two tables
+    assert all(r.description is None for r in listed if r is not head)

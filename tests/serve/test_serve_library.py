@@ -8,8 +8,9 @@ from typing import Any
 import pytest
 from serve_helpers import write_skill
 
+from skillshelf.serve import library as library_module
 from skillshelf.serve.library import SkillLibrary
-from skillshelf.skills import load as load_module
+from skillshelf.skills.bundled_listing import BundledFiles
 from skillshelf.skills.discover import discover_in
 
 
@@ -18,10 +19,10 @@ def _reload_during_first_listing(
 ) -> list[bool]:
     """Make the first bundled-file listing end with ``change()`` on disk and a reload, as a
     watcher's reload lands while a request lists files."""
-    original = load_module.list_bundled_files
+    original = library_module.bundled_listing
     done: list[bool] = []
 
-    def listing(folder: Path, **kwargs: Any) -> tuple[tuple[str, ...], int]:
+    def listing(folder: Path, **kwargs: Any) -> BundledFiles:
         result = original(folder, **kwargs)
         if not done:
             done.append(True)
@@ -29,7 +30,7 @@ def _reload_during_first_listing(
             library.reload()
         return result
 
-    monkeypatch.setattr(load_module, "list_bundled_files", listing)
+    monkeypatch.setattr(library_module, "bundled_listing", listing)
     return done
 
 

@@ -220,10 +220,12 @@ def load(
 
     NAME may also be the path of a skill's folder or SKILL.md (relative to here). Skills hidden
     from the catalog load too; disabled ones do not (the error says which config entry disabled
-    it). Unknown names fail with the closest matches.
+    it), nor do those discovery skipped (the error gives the problem, SK407). Unknown names
+    fail with the closest matches.
     """
     from skillshelf.errors import SkillNotFoundError
     from skillshelf.skills.load import with_trust_note
+    from skillshelf.skills.skipped import skipped_error
 
     workspace = open_workspace(roots, no_builtin, no_cache)
     print_run_findings(workspace.config.diagnostics)  # a bad [[skills.config]] entry changes what loads
@@ -232,7 +234,8 @@ def load(
         loaded = _load(skills, name, max_files)
     except SkillNotFoundError as exc:
         if not _looks_like_path(name):
-            raise (workspace.modes.disabled_error(name) or exc) from None
+            skipped = skipped_error(name, workspace.discovery.diagnostics)
+            raise (workspace.modes.disabled_error(name) or skipped or exc) from None
         loaded = _read_by_path(name, workspace, max_files)
     if as_json:
         echo_json(loaded.to_dict())

@@ -11,6 +11,10 @@
   skills Claude Code does not list (``.agents/skills``, built-in, extra roots), shortened as the
   catalog shortens to fit the cap, and the head says where the others are.
 
+Either way the descriptions are shown as :func:`~skillshelf.serve.shown.catalog_skills` shows
+them (one line, no control or bidirectional characters, ``<`` and ``>`` escaped; the ``codex``
+format as Codex renders it).
+
 :func:`client_for` picks the shape: ``auto`` is ``claude`` over stdio when Claude Code started
 the process (it sets ``CLAUDECODE=1`` in an MCP server's environment, checked with the real CLI).
 """
@@ -20,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Literal
 
+from skillshelf.serve.shown import catalog_skills
 from skillshelf.serve.unlisted import SETTING
 
 if TYPE_CHECKING:
@@ -95,7 +100,8 @@ def claude_instructions(tools: SkillTools, env: Env) -> str:
     if not others:
         return f"{CLAUDE_HEAD}\n\n{CLAUDE_NONE_OF_ITS_OWN}" if tools.listed else CLAUDE_HEAD
     room = CLAUDE_INSTRUCTIONS_CAP - js_length(CLAUDE_HEAD) - 2
-    return f"{CLAUDE_HEAD}\n\n{_fitted_catalog(others, tools.catalog_format, room)}"
+    shown = catalog_skills(others, tools.catalog_format)
+    return f"{CLAUDE_HEAD}\n\n{_fitted_catalog(shown, tools.catalog_format, room)}"
 
 
 def js_length(text: str) -> int:

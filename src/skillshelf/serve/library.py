@@ -9,6 +9,7 @@ built while a reload came in is never served after it.
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -19,6 +20,7 @@ from skillshelf.errors import PathEscapeError
 from skillshelf.serve.tools import SkillTools
 from skillshelf.serve.watch import pending_parents, pending_roots, scanned_roots, watched_folders
 from skillshelf.skills.bundled import discovered_folder
+from skillshelf.skills.bundled_listing import BundledFiles, bundled_listing
 from skillshelf.skills.model import Discovery, Skill
 
 __all__ = ["LibraryChange", "Loader", "SkillLibrary"]
@@ -54,7 +56,7 @@ class _Served:
     that older one (and dropped with it), never beside newer tools."""
 
     tools: SkillTools
-    files: dict[Path, tuple[str, ...]] = field(default_factory=dict)
+    files: dict[Path, BundledFiles] = field(default_factory=dict)  # SKILL.md first
     listing: tuple[tuple[Skill, str], ...] | None = None
 
 
@@ -72,7 +74,7 @@ class SkillLibrary:
         """When the current snapshot's scan began (:func:`time.time_ns`): a change from then on may
         be missing from it, so the watch looks for one once it is in place."""
         if load is not None:
-            self.discovery, tools = load()
+            self.discovery, tools = _with_skipped(*load())
         self._served = _Served(tools=tools if tools is not None else SkillTools(()))
 
     @property
@@ -120,7 +122,14 @@ class SkillLibrary:
     def files_of(self, skill: Skill) -> tuple[str, ...]:
         """The bundled files of ``skill`` (cached until the next reload), listed in the folder its
         reads stay in; none when that folder has been swapped for a symlink since discovery."""
-        return _files_of(self._served, skill)
+        return _files_of(self._served, skill).files
+
+    def unlisted_of(self, skill: Skill) -> tuple[int, bool]:
+        """How many of ``skill``'s files its resource list leaves out (past
+        :data:`MAX_RESOURCE_FILES_PER_SKILL`), and whether that is a lower bound; read from the
+        listing :meth:`files_of` or :meth:`all_files` made (``(0, False)`` before it)."""
+        listed = self._served.files.get(skill.path)
+        return (0, False) if listed is None else (listed.more, listed.more_at_least)
 
     def all_files(self) -> tuple[tuple[Skill, str], ...]:
         """Every (skill, relative path) pair the resource list offers, in a stable order: the
@@ -135,7 +144,8 @@ class SkillLibrary:
             tools = served.tools
             listed = set() if tools.withheld else {skill.path for skill in tools.listed}
             offered = [skill for skill in map(tools.get, tools.names()) if skill.path in listed]
-            served.listing = tuple((skill, rel) for skill in offered for rel in _files_of(served, skill))
+            pairs = ((skill, rel) for skill in offered for rel in _files_of(served, skill).files)
+            served.listing = tuple(pairs)
         return served.listing
 
     def reload(self) -> LibraryChange:
@@ -145,7 +155,7 @@ class SkillLibrary:
         with self._lock:
             old = self.tools.skills
             scanned_ns = time.time_ns()
-            discovery, new_tools = self._load()
+            discovery, new_tools = _with_skipped(*self._load())
             self.discovery, self.scanned_ns = discovery, scanned_ns
             self._served = _Served(tools=new_tools)  # tools and empty listings in one assignment
         return LibraryChange(
@@ -155,18 +165,26 @@ class SkillLibrary:
         )
 
 
-def _files_of(served: _Served, skill: Skill) -> tuple[str, ...]:
-    """:meth:`SkillLibrary.files_of` in the snapshot ``served``, cached there."""
+def _with_skipped(discovery: Discovery | None, tools: SkillTools) -> tuple[Discovery | None, SkillTools]:
+    """The loader's snapshot, its tools told which skills ``discovery`` skipped and why, so a
+    name of one is explained (``SK407``) rather than unknown; before the tools are served."""
+    if discovery is not None and not tools.skipped:
+        tools.skipped = discovery.diagnostics
+    return discovery, tools
+
+
+def _files_of(served: _Served, skill: Skill) -> BundledFiles:
+    """:meth:`SkillLibrary.files_of` in the snapshot ``served``, with the count of the files left
+    out, cached there: the files a read with the tools' cap serves, as ``load_skill`` lists them."""
     cached = served.files.get(skill.path)
     if cached is None:
-        from skillshelf.skills.load import list_bundled_files
-
         try:
             folder = discovered_folder(skill)
         except PathEscapeError:
-            cached = ()
+            cached = BundledFiles(files=(), more=0)
         else:
-            files, _more = list_bundled_files(folder, limit=MAX_RESOURCE_FILES_PER_SKILL)
-            cached = ("SKILL.md", *files)
+            limit, cap = MAX_RESOURCE_FILES_PER_SKILL, served.tools.max_file_bytes
+            listed = bundled_listing(folder, limit=limit, max_file_bytes=cap)
+            cached = dataclasses.replace(listed, files=("SKILL.md", *listed.files))
         served.files[skill.path] = cached
     return cached

@@ -168,8 +168,13 @@ class _Handlers:
         start, end, next_cursor = _page(
             params.cursor if params else None, len(files), self.options.resource_page
         )
-        resources = [resource(skill, rel, _meta(skill)) for skill, rel in files[start:end]]
+        resources = [self._resource(skill, rel) for skill, rel in files[start:end]]
         return types.ListResourcesResult(resources=resources, next_cursor=next_cursor)
+
+    def _resource(self, skill: Skill, rel: str) -> types.Resource:
+        """The listed resource of ``rel``; ``SKILL.md``'s says how many files the list leaves out."""
+        more, at_least = self.library.unlisted_of(skill) if rel == "SKILL.md" else (0, False)
+        return resource(skill, rel, _meta(skill), more_files=more, more_at_least=at_least)
 
     async def list_templates(
         self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -283,7 +288,10 @@ def _instructions(library: SkillLibrary, options: ServeOptions) -> str:
 
 async def prebuild_index(library: SkillLibrary, *, delay: float = 0.2) -> None:
     """Build the search index in the background once serving has started, so the first
-    search_skills call does not pay for it (a search before then waits for the same build)."""
+    search_skills call does not pay for it (a search before then waits for the same build), and
+    start the embedding models' warm-up: a search before they are warm waits at most
+    :data:`~skillshelf.serve.warming.MODELS_WAIT_SECONDS` for them, then answers with the base
+    ranking and says so."""
     await anyio.sleep(delay)
     try:
         await anyio.to_thread.run_sync(library.tools.ensure_index, abandon_on_cancel=True)

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 
 import mcp.types as types
 
+from skillshelf.serve.shown import shown_text
 from skillshelf.skills.load import UNTRUSTED_NOTE
 from skillshelf.skills.model import Skill
 
@@ -36,13 +37,14 @@ def passes_words_by_position(client_name: str | None, *, shaped_for_claude: bool
 
 
 def prompt(skill: Skill, meta: dict[str, object], *, positional: bool) -> types.Prompt:
-    """The prompt of ``skill``; no declared argument for a client that passes words by position."""
+    """The prompt of ``skill``; no declared argument for a client that passes words by position.
+    Its description is shown as the tools show one (:func:`~skillshelf.serve.shown.shown_text`)."""
     argument = types.PromptArgument(
         name=REQUEST_ARGUMENT, description=skill.claude.argument_hint or "What to do", required=False
     )
     return types.Prompt(
         name=skill.name,
-        description=(skill.short_description or skill.description)
+        description=shown_text(skill.short_description or skill.description)
         + ("" if skill.trusted else " [untrusted project]"),
         arguments=None if positional else [argument],
         _meta=meta,

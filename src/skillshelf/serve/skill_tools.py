@@ -13,15 +13,17 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
-from skillshelf.serve.pieces import MAX_OFFSET
+from skillshelf.serve.pieces import MAX_OFFSET, load_cut_note, skill_size
 from skillshelf.serve.schemas import Arguments, Tool, ToolResult, clipped, int_arg, str_arg
-from skillshelf.skills.load import UNTRUSTED_TAG
+from skillshelf.serve.shown import shown_text
+from skillshelf.skills.load import UNTRUSTED_NOTE, UNTRUSTED_TAG
 from skillshelf.skills.model import Skill
 
 if TYPE_CHECKING:
     from skillshelf.select.index import SkillIndex
     from skillshelf.select.ranking import Ranking, RankingSettings
     from skillshelf.skills.bundled import SkillFile
+    from skillshelf.skills.load import LoadedSkill
 
 __all__ = [
     "LIST_SKILLS",
@@ -32,6 +34,7 @@ __all__ = [
     "SKILL_TOOLS",
     "SkillHost",
     "SkillTool",
+    "load_answer",
     "model_tools",
     "row_line",
     "search_answer",
@@ -149,7 +152,7 @@ READ_SKILL_FILE: SkillTool = Tool(
             "offset": {
                 "type": "integer",
                 "minimum": 0,
-                "maximum": MAX_OFFSET,
+                "maximum": MAX_OFFSET - 1,  # a piece ends at MAX_OFFSET at the latest
                 "default": 0,
                 "description": "The byte to read from, as a cut answer's note gives it; omit for the start.",
             },
@@ -200,8 +203,9 @@ def skill_tool(name: str) -> SkillTool | None:
 
 
 def skill_summary(skill: Skill, *, max_description: int | None = None) -> dict[str, Any]:
-    """The few fields a model or client needs to pick a skill (description cut at ``max_description``)."""
-    description = skill.short_description or skill.description
+    """The few fields a model or client needs to pick a skill (description as :mod:`.shown` shows
+    it, cut at ``max_description``)."""
+    description = shown_text(skill.short_description or skill.description)
     if max_description is not None and len(description) > max_description:
         description = description[: max_description - 1].rstrip() + "…"
     out: dict[str, Any] = {"name": skill.name, "description": description, "scope": skill.scope.value}
@@ -263,3 +267,38 @@ def search_answer(
         "results": results,
     }
     return ToolResult(text=text, data=data)
+
+
+def load_answer(loaded: LoadedSkill, key: str) -> ToolResult:
+    """``load_skill``'s answer for ``loaded``: its fragment, a note where it was cut (read on
+    with ``key``, what load_skill takes for exactly this skill), its bundled files, the skills
+    of the same name it shadows, the untrusted note first for a project's skill."""
+    skill = loaded.skill
+    parts = [loaded.fragment]
+    shown, size = len(loaded.contents.encode("utf-8")), skill_size(skill)
+    if loaded.truncated:
+        parts.append(load_cut_note(skill.name, key, shown=shown, size=max(size, shown)))
+    if loaded.files:
+        listing = "\n".join(f"- {f}" for f in loaded.files)
+        more = f"\n- ... and {loaded.more_files_text} more file(s)" if loaded.more_files else ""
+        parts.append(
+            f"Files bundled with {skill.name} (read one with read_skill_file when the "
+            f"instructions call for it):\n{listing}{more}"
+        )
+    if loaded.shadowed:
+        parts.append(f"(Also named {skill.name}, not loaded: {', '.join(map(str, loaded.shadowed))}.)")
+    if not skill.trusted:
+        parts.insert(0, UNTRUSTED_NOTE)
+    data = {
+        "name": skill.name,
+        "path": str(skill.path),
+        "folder": str(skill.folder),
+        "files": list(loaded.files),
+        "more_files": loaded.more_files,
+        "more_files_at_least": loaded.more_files_at_least,
+        "trusted": skill.trusted,
+        "fragment": loaded.fragment,
+        "truncated": loaded.truncated,
+        "next_offset": shown if loaded.truncated else None,
+    }
+    return ToolResult(text="\n\n".join(parts), data=data)

@@ -14,7 +14,10 @@ model can act on (never an exception; a bug in a tool is logged and answered as 
 
 ``SkillTools(skills)`` over skills from ``discover_skills`` takes every skill as trusted and
 applies no config (no per-skill modes, no disabled skills, no budget): that is for skills the
-caller vouches for. The search index is built on the first search, not at start-up.
+caller vouches for. The search index is built on the first search, not at start-up; the
+embedding models' vectors are built beside it in a thread (:mod:`.warming`: a search waits for
+them a bounded time, then answers with the base ranking and says so). Descriptions are shown as
+:mod:`.shown` says, in the catalog and in the tools' rows alike.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import threading
+import time
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -30,7 +34,7 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 
 from skillshelf.errors import SkillNotFoundError, SkillshelfError, UsageError
 from skillshelf.serve.arguments import check_arguments
-from skillshelf.serve.pieces import load_cut_note, next_offset, piece_note, read_piece, skill_size
+from skillshelf.serve.pieces import next_offset, piece_note, read_piece
 from skillshelf.serve.schemas import (
     AnthropicTool,
     ChatTool,
@@ -46,20 +50,25 @@ from skillshelf.serve.schemas import (
     to_openai,
     with_name_enum,
 )
+from skillshelf.serve.shown import catalog_skills
 from skillshelf.serve.skill_tools import (
     SKILL_TOOLS,
     SkillTool,
+    load_answer,
     model_tools,
     row_line,
     search_answer,
     skill_summary,
 )
 from skillshelf.serve.unlisted import UNLISTED_NOTE, unlisted_error
+from skillshelf.serve.warming import MODELS_WAIT_SECONDS, WARMING_NOTE, ModelVectors, installed_models
 from skillshelf.skills.bundled import DEFAULT_MAX_FILE_BYTES, SkillFile, check_text
 from skillshelf.skills.load import UNTRUSTED_NOTE, first_by_name
 from skillshelf.skills.model import Skill
+from skillshelf.skills.skipped import skipped_error
 
 if TYPE_CHECKING:
+    from skillshelf.diagnostics import Diagnostic
     from skillshelf.select.index import SkillIndex
     from skillshelf.select.ranking import RankingSettings
     from skillshelf.select.semantic import SemanticIndex
@@ -104,6 +113,10 @@ class SkillTools:
     config disables: :meth:`skillshelf.config.ModedSkills.disabled_error`). ``tools`` are the
     tools offered and dispatched (default: the registry, :data:`.skill_tools.SKILL_TOOLS`).
     ``withheld``: why the model gets no skills list (:mod:`.unlisted`), None when it gets one.
+    ``skipped``: discovery's diagnostics, which explain a name whose skill was skipped
+    (:func:`~skillshelf.skills.skipped.skipped_error`, ``SK407``). ``models_wait``: how long a
+    search waits for the models' vectors (:data:`MODELS_WAIT_SECONDS`); ``build_models`` builds
+    them for an index (default: the installed models, :func:`~skillshelf.select.service.semantic_for`).
     """
 
     def __init__(
@@ -120,6 +133,9 @@ class SkillTools:
         why_unavailable: Callable[[str], SkillNotFoundError | None] | None = None,
         tools: Sequence[SkillTool] = SKILL_TOOLS,
         withheld: str | None = None,
+        skipped: Sequence[Diagnostic] = (),
+        models_wait: float = MODELS_WAIT_SECONDS,
+        build_models: Callable[[SkillIndex], SemanticIndex | None] | None = None,
     ) -> None:
         self.registry: dict[str, SkillTool] = {tool.name: tool for tool in tools}
         self.skills: tuple[Skill, ...] = tuple(skills)
@@ -142,8 +158,10 @@ class SkillTools:
         self.semantic = semantic
         self.ranking = ranking  # the threshold and count of suggestions (config [select]); None: defaults
         self._index: SkillIndex | None = None
-        self._semantic_index: SemanticIndex | None = None
         self._index_lock = threading.Lock()
+        self.skipped: tuple[Diagnostic, ...] = tuple(skipped)
+        self.models_wait = models_wait
+        self._vectors = ModelVectors(build_models or installed_models(index_cache_dir))
         self._catalog: str | None = None
 
     # -- lookups ---------------------------------------------------------------------------
@@ -163,6 +181,7 @@ class SkillTools:
             from skillshelf.skills.load import close_matches
 
             known = self.why_unavailable(name) if self.why_unavailable is not None else None
+            known = known or skipped_error(name, self.skipped)
             close = close_matches(name, tuple(self._by_name), limit=3)
             raise known or SkillNotFoundError(
                 name, available=tuple(self._by_name), close=close, where_listed="call `list_skills`"
@@ -188,35 +207,7 @@ class SkillTools:
 
         skill = self.get(name)
         key = self._key(skill)
-        loaded = load_skill(self.skills, key, max_bytes=self.max_file_bytes)
-        parts = [loaded.fragment]
-        shown, size = len(loaded.contents.encode("utf-8")), skill_size(skill)
-        if loaded.truncated:
-            parts.append(load_cut_note(skill.name, key, shown=shown, size=max(size, shown)))
-        if loaded.files:
-            listing = "\n".join(f"- {f}" for f in loaded.files)
-            more = f"\n- ... and {loaded.more_files_text} more file(s)" if loaded.more_files else ""
-            parts.append(
-                f"Files bundled with {skill.name} (read one with read_skill_file when the "
-                f"instructions call for it):\n{listing}{more}"
-            )
-        if loaded.shadowed:
-            parts.append(f"(Also named {skill.name}, not loaded: {', '.join(map(str, loaded.shadowed))}.)")
-        if not skill.trusted:
-            parts.insert(0, UNTRUSTED_NOTE)
-        data = {
-            "name": skill.name,
-            "path": str(skill.path),
-            "folder": str(skill.folder),
-            "files": list(loaded.files),
-            "more_files": loaded.more_files,
-            "more_files_at_least": loaded.more_files_at_least,
-            "trusted": skill.trusted,
-            "fragment": loaded.fragment,
-            "truncated": loaded.truncated,
-            "next_offset": shown if loaded.truncated else None,
-        }
-        return ToolResult(text="\n\n".join(parts), data=data)
+        return load_answer(load_skill(self.skills, key, max_bytes=self.max_file_bytes), key)
 
     def search_skills(self, query: str, top_k: int = 5) -> ToolResult:
         """The best ``top_k`` skills for ``query``, ranked by the select package (the one
@@ -227,15 +218,27 @@ class SkillTools:
             )
         check_text(query, what="search query")
         top_k = max(1, min(int(top_k), MAX_TOP_K))
+        started = time.monotonic()
         index = self.ensure_index()
+        warm = self.models_ready(max(0.0, self.models_wait - (time.monotonic() - started)))
+        semantic = self._vectors.semantic if warm else None
         from skillshelf.select.ranking import Ranker, RankingSettings
 
         settings = self.ranking or RankingSettings()
         depth = max(top_k, settings.max_suggestions) * 2
-        ranking = Ranker(index, semantic=self._semantic_index, settings=settings).rank(query, top_k=depth)
-        return search_answer(
+        ranking = Ranker(index, semantic=semantic, settings=settings).rank(query, top_k=depth)
+        answer = search_answer(
             ranking, settings, top_k=top_k, loads=lambda skill: self._by_name.get(skill.name)
         )
+        models = {"models": list(semantic.models) if semantic is not None else [], "models_warming": not warm}
+        text = answer.text if warm else f"{answer.text}\n\n{WARMING_NOTE}"
+        return ToolResult(text=text, data=dict(answer.data) | models)
+
+    def models_ready(self, timeout: float | None = None) -> bool:
+        """Whether the models' vectors are built (or will not be: none installed, ``semantic``
+        off, a build that failed), waiting at most ``timeout`` seconds for them (None: until
+        they are); False before the first search or :meth:`ensure_index` started the build."""
+        return self._vectors.ready(timeout)
 
     def read_skill_file(self, name: str, path: str, offset: int = 0) -> ToolResult:
         """One bundled file: text as is, binary as base64; reads stay inside the skill folder.
@@ -332,7 +335,8 @@ class SkillTools:
 
             budget = self.budget or default_budget(None)
             shown = self.listed and not self.withheld
-            self._catalog = render_catalog(self.listed, budget, self.catalog_format).text if shown else ""
+            listed = catalog_skills(self.listed, self.catalog_format)
+            self._catalog = render_catalog(listed, budget, self.catalog_format).text if shown else ""
         return self._catalog
 
     def system_prompt(self, preamble: str = DEFAULT_PREAMBLE) -> str:
@@ -368,7 +372,8 @@ class SkillTools:
     @property
     def models(self) -> tuple[str, ...]:
         """The embedding models search_skills ranks with (known once the index is built)."""
-        return () if self._semantic_index is None else tuple(self._semantic_index.models)
+        semantic = self._vectors.semantic
+        return () if semantic is None else tuple(semantic.models)
 
     def ensure_index(self) -> SkillIndex:
         """The index of the listed skills not hidden from implicit use (the others never weigh on
@@ -380,18 +385,6 @@ class SkillTools:
 
                 findable = [skill for skill in self.listed if skill.model_visible]
                 index = SkillIndex.build(findable, cache_dir=self.index_cache_dir)
-                self._semantic_index = _semantic_index(index, self.index_cache_dir) if self.semantic else None
                 self._index = index
+                self._vectors.start(index if self.semantic and len(index) else None)
             return self._index
-
-
-def _semantic_index(index: SkillIndex, cache_dir: Path | None) -> SemanticIndex | None:
-    """The installed models' vectors for ``index``, or None: a model that fails to load costs
-    the ranking its signal, never the search."""
-    from skillshelf.select.service import semantic_for
-
-    try:
-        return semantic_for(index, mode=None, cache_dir=cache_dir) if len(index) else None
-    except (SkillshelfError, OSError, ValueError) as exc:
-        log.warning("search_skills goes on without the embedding models: %s", exc)
-        return None
