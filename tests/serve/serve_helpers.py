@@ -11,6 +11,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import httpx
+
 ESCAPES = [
     "../secret.txt",
     "../../secret.txt",
@@ -143,3 +145,16 @@ def stop(proc: subprocess.Popen[str] | subprocess.Popen[bytes]) -> None:
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait()
+
+
+MCP_HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+"""What an MCP client sends with a POST to the streamable HTTP transport."""
+INITIALIZE = (
+    '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",'
+    '"capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}'
+)
+
+
+def post_mcp(url: str, body: str | bytes, **headers: str) -> httpx.Response:
+    """One POST to a served MCP endpoint, with :data:`MCP_HEADERS` (``headers`` added or replacing)."""
+    return httpx.post(url, content=body, headers={**MCP_HEADERS, **headers}, timeout=30)

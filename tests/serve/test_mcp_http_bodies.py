@@ -7,20 +7,15 @@ from pathlib import Path
 
 import httpx
 import pytest
-from serve_helpers import make_skill_tree, start_http, stop
+from serve_helpers import INITIALIZE, MCP_HEADERS, make_skill_tree, post_mcp, start_http, stop
 
 from skillshelf.serve.jsonrpc_check import refusal
 
 pytestmark = pytest.mark.usefixtures("isolated_home")
 
-HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
 SURROGATE_CALL = (
     '{"jsonrpc":"2.0","id":2,"method":"tools/call",'
     '"params":{"name":"load_skill","arguments":{"name":"\\ud800"}}}'
-)
-INITIALIZE = (
-    '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",'
-    '"capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}'
 )
 
 
@@ -31,14 +26,10 @@ def url(tmp_path: Path, isolated_home: object) -> Iterator[str]:
     stop(proc)
 
 
-def _post(url: str, body: str | bytes, **headers: str) -> httpx.Response:
-    return httpx.post(url, content=body, headers={**HEADERS, **headers}, timeout=30)
-
-
 def test_a_request_holding_a_lone_surrogate_gets_400_with_sv400_and_its_id_after_the_host_checks(
     url: str,
 ) -> None:
-    response = _post(url, SURROGATE_CALL)
+    response = post_mcp(url, SURROGATE_CALL)
     assert response.status_code == 400
     assert response.headers["content-type"] == "application/json"
     assert "mcp-session-id" not in response.headers  # no session is opened for it
@@ -49,11 +40,11 @@ def test_a_request_holding_a_lone_surrogate_gets_400_with_sv400_and_its_id_after
         "SV400: the value at params.arguments.name holds '\\ud800' at position 0"
     )
     assert answer["error"]["data"]["code"] == "SV400" and answer["error"]["data"]["fix"]
-    with httpx.stream("POST", url, content=INITIALIZE, headers=HEADERS, timeout=30) as opened:
+    with httpx.stream("POST", url, content=INITIALIZE, headers=MCP_HEADERS, timeout=30) as opened:
         assert opened.status_code == 200 and opened.headers["mcp-session-id"]
     port = url.rsplit(":", 1)[1].split("/")[0]  # the rebinding guard still answers first
-    assert _post(url, SURROGATE_CALL, Host=f"evil.example:{port}").status_code == 421
-    assert _post(url, SURROGATE_CALL, Origin="http://evil.example").status_code == 403
+    assert post_mcp(url, SURROGATE_CALL, Host=f"evil.example:{port}").status_code == 421
+    assert post_mcp(url, SURROGATE_CALL, Origin="http://evil.example").status_code == 403
 
 
 @pytest.mark.parametrize(
@@ -74,7 +65,7 @@ def test_a_request_holding_a_lone_surrogate_gets_400_with_sv400_and_its_id_after
 def test_a_body_the_sdk_refuses_gets_400_with_the_error_stdio_gives(
     url: str, body: str | bytes, code: int, start: str
 ) -> None:
-    response = _post(url, body)
+    response = post_mcp(url, body)
     assert response.status_code == 400
     answer = response.json()
     assert answer["id"] is None and answer["error"]["code"] == code
@@ -83,19 +74,19 @@ def test_a_body_the_sdk_refuses_gets_400_with_the_error_stdio_gives(
 
 
 def test_a_bad_body_naming_an_unknown_session_gets_the_sdks_404_so_the_client_starts_again(url: str) -> None:
-    response = _post(url, "xx", **{"mcp-session-id": "nope"})
+    response = post_mcp(url, "xx", **{"mcp-session-id": "nope"})
     assert response.status_code == 404
-    with httpx.stream("POST", url, content=INITIALIZE, headers=HEADERS, timeout=30) as opened:
+    with httpx.stream("POST", url, content=INITIALIZE, headers=MCP_HEADERS, timeout=30) as opened:
         session = opened.headers["mcp-session-id"]
-    known = _post(url, "xx", **{"mcp-session-id": session})  # a session it holds: the body is checked
+    known = post_mcp(url, "xx", **{"mcp-session-id": session})  # a session it holds: the body is checked
     assert known.status_code == 400 and known.json()["error"]["code"] == -32700
 
 
 def test_a_bearer_token_is_checked_before_the_body(tmp_path: Path, isolated_home: object) -> None:
     proc, url, _log = start_http(make_skill_tree(tmp_path), tmp_path, "--no-watch", "--token", "t0ken")
     try:
-        assert _post(url, SURROGATE_CALL).status_code == 401
-        assert _post(url, SURROGATE_CALL, Authorization="Bearer t0ken").json()["error"]["code"] == -32602
+        assert post_mcp(url, SURROGATE_CALL).status_code == 401
+        assert post_mcp(url, SURROGATE_CALL, Authorization="Bearer t0ken").json()["error"]["code"] == -32602
     finally:
         stop(proc)
 
