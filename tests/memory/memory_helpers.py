@@ -1,6 +1,7 @@
 """Helpers for the memory tests: a scripted model server on loopback (OpenAI Chat Completions
-and Anthropic Messages, with per-request latency and replies chosen from the request) and a
-writer for small skillshelf transcripts."""
+and Anthropic Messages, with per-request latency and replies chosen from the request), a
+writer for small skillshelf transcripts, a session put through Phase 1 in a store
+(:func:`extracted`) and a consolidator that writes fixed files (:class:`FixedConsolidator`)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from skillshelf.memory.consolidator import ConsolidationOutcome
+from skillshelf.memory.models import CallBudget, JsonModel
+from skillshelf.memory.phase2 import Consolidation
+from skillshelf.memory.redact.echoes import NO_SECRETS, KnownSecrets
+from skillshelf.memory.store import SessionRow, Store
+from skillshelf.memory.store.base import ClaimLimits
 from skillshelf.memory.transcripts.model import Item, Session
 
 STAGE1_REPLY = {
@@ -174,3 +181,71 @@ def write_claude_transcript(
     ]
     path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
     return path
+
+
+DAY_MS = 86_400_000
+
+
+def extracted(
+    store: Store,
+    session_id: str,
+    at_ms: int,
+    *,
+    scope: str,
+    memory: str,
+    summary: str | None = None,
+    slug: str | None = None,
+) -> None:
+    """Register a Codex session of ``/w`` at ``at_ms`` and put it through Phase 1 into ``scope``
+    with ``memory`` as its raw memory (and, unless ``summary`` is given, its rollout summary)."""
+    row = SessionRow(
+        id=session_id,
+        source="codex",
+        path=f"/t/{session_id}.jsonl",
+        cwd="/w",
+        project="/w",
+        updated_at_ms=at_ms,
+        first_user_message="task",
+    )
+    store.register_sessions([row], at_ms)
+    limits = ClaimLimits(min_idle_ms=0, max_age_ms=10_000 * DAY_MS, running_cap=100)
+    (claim,) = store.claim_stage1(worker_id="w", now_ms=at_ms, lease_ms=DAY_MS, limits=limits, limit=1)
+    assert store.mark_stage1_succeeded(
+        claim,
+        scope=scope,
+        raw_memory=memory,
+        rollout_summary=memory if summary is None else summary,
+        rollout_slug=slug,
+        now_ms=at_ms,
+    )
+
+
+class FixedConsolidator:
+    """A consolidator that writes MEMORY.md and memory_summary.md naming ``text``; ``during``
+    runs while it "calls the model"."""
+
+    name = "fake"
+
+    def __init__(self, text: str, during: Callable[[], object] | None = None) -> None:
+        self.text = text
+        self.during = during
+
+    def consolidate(
+        self,
+        prompt: str,
+        memory_dir: Path,
+        *,
+        init: bool,
+        effort: str | None,
+        budget: CallBudget | None = None,
+        known: KnownSecrets = NO_SECRETS,
+    ) -> ConsolidationOutcome:
+        if self.during is not None:
+            self.during()
+        files = dict.fromkeys(("MEMORY.md", "memory_summary.md"), f"{self.text}\n")
+        return ConsolidationOutcome(consolidation=Consolidation(files=files, delete=()), consolidator="fake")
+
+
+def no_model() -> JsonModel:
+    """A model factory for runs that must call no model."""
+    raise AssertionError("no model is called")

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from memory_helpers import extracted
 
 from skillshelf.memory.consolidation_run import Phase2Outcome, run_phase2_scope
 from skillshelf.memory.consolidator import ConsolidationOutcome
@@ -17,8 +18,7 @@ from skillshelf.memory.models import CallBudget, JsonModel
 from skillshelf.memory.phase2 import Consolidation
 from skillshelf.memory.redact.echoes import NO_SECRETS, KnownSecrets
 from skillshelf.memory.settings import MemorySettings
-from skillshelf.memory.store import Selection, SessionRow, Store, open_store
-from skillshelf.memory.store.base import ClaimLimits
+from skillshelf.memory.store import Selection, Store, open_store
 
 DAY = 86_400_000
 NOW = 1_000 * DAY
@@ -56,25 +56,14 @@ def store(tmp_path: Path) -> Iterator[Store]:
 
 
 def _extract(store: Store, session_id: str, at_ms: int) -> None:
-    row = SessionRow(
-        id=session_id,
-        source="codex",
-        path=f"/t/{session_id}.jsonl",
-        cwd="/w",
-        project="/w",
-        updated_at_ms=at_ms,
-        first_user_message="task",
-    )
-    store.register_sessions([row], at_ms)
-    limits = ClaimLimits(min_idle_ms=0, max_age_ms=10_000 * DAY, running_cap=100)
-    (claim,) = store.claim_stage1(worker_id="w", now_ms=at_ms, lease_ms=DAY, limits=limits, limit=1)
-    assert store.mark_stage1_succeeded(
-        claim,
+    extracted(
+        store,
+        session_id,
+        at_ms,
         scope=SCOPE,
-        raw_memory="tests run with make check",
-        rollout_summary="make check",
-        rollout_slug="tests",
-        now_ms=at_ms,
+        memory="tests run with make check",
+        summary="make check",
+        slug="tests",
     )
 
 

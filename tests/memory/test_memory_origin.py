@@ -6,55 +6,22 @@ folder over moves it aside whole first."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from memory_helpers import FixedConsolidator, extracted, no_model
 
 from skillshelf.errors import ModelCallError, OtherDatabaseError
 from skillshelf.memory.consolidation_run import Phase2Outcome, run_phase2_scope
-from skillshelf.memory.consolidator import ConsolidationOutcome
-from skillshelf.memory.models import CallBudget, JsonModel
+from skillshelf.memory.models import CallBudget
 from skillshelf.memory.origin import MARKER, SET_ASIDE_FOLDER, check_folder, recorded_database, store_identity
-from skillshelf.memory.phase2 import Consolidation
-from skillshelf.memory.redact.echoes import NO_SECRETS, KnownSecrets
 from skillshelf.memory.settings import MemorySettings
-from skillshelf.memory.store import CONSOLIDATE, SessionRow, Store, database_id, open_store
-from skillshelf.memory.store.base import ClaimLimits
+from skillshelf.memory.store import CONSOLIDATE, Store, database_id, open_store
 
 DAY = 86_400_000
 NOW = 1_000 * DAY
 SCOPE = "project:/w"
-
-
-class _Writer:
-    """A consolidator that writes MEMORY.md and memory_summary.md naming ``text``; ``during``
-    runs while it "calls the model"."""
-
-    name = "fake"
-
-    def __init__(self, text: str, during: object = None) -> None:
-        self.text = text
-        self.during = during
-
-    def consolidate(
-        self,
-        prompt: str,
-        memory_dir: Path,
-        *,
-        init: bool,
-        effort: str | None,
-        budget: CallBudget | None = None,
-        known: KnownSecrets = NO_SECRETS,
-    ) -> ConsolidationOutcome:
-        if callable(self.during):
-            self.during()
-        files = dict.fromkeys(("MEMORY.md", "memory_summary.md"), f"{self.text}\n")
-        return ConsolidationOutcome(consolidation=Consolidation(files=files, delete=()), consolidator="fake")
-
-
-def _no_model() -> JsonModel:
-    raise AssertionError("no model is called")
 
 
 @pytest.fixture
@@ -69,37 +36,24 @@ def second(tmp_path: Path) -> Iterator[Store]:
         yield opened
 
 
-def _extract(store: Store, session_id: str, at_ms: int, memory: str) -> None:
-    row = SessionRow(
-        id=session_id,
-        source="codex",
-        path=f"/t/{session_id}.jsonl",
-        cwd="/w",
-        project="/w",
-        updated_at_ms=at_ms,
-        first_user_message="task",
-    )
-    store.register_sessions([row], at_ms)
-    limits = ClaimLimits(min_idle_ms=0, max_age_ms=10_000 * DAY, running_cap=100)
-    (claim,) = store.claim_stage1(worker_id="w", now_ms=at_ms, lease_ms=DAY, limits=limits, limit=1)
-    assert store.mark_stage1_succeeded(
-        claim, scope=SCOPE, raw_memory=memory, rollout_summary=memory, rollout_slug="s", now_ms=at_ms
-    )
-
-
 def _phase2(
-    store: Store, folder: Path, text: str, *, take_over: bool = False, during: object = None
+    store: Store,
+    folder: Path,
+    text: str,
+    *,
+    take_over: bool = False,
+    during: Callable[[], object] | None = None,
 ) -> Phase2Outcome:
     return run_phase2_scope(
         SCOPE,
         folder,
         store=store,
-        model_factory=_no_model,
+        model_factory=no_model,
         settings=MemorySettings(),
         clock=lambda: NOW / 1000,
         worker_id="w",
         budget=CallBudget(None),
-        consolidator_factory=lambda: _Writer(text, during),
+        consolidator_factory=lambda: FixedConsolidator(text, during),
         take_over=take_over,
     )
 
@@ -111,7 +65,7 @@ def _files(folder: Path) -> dict[str, bytes]:
 
 
 def _consolidated_by_first(first: Store, folder: Path) -> dict[str, bytes]:
-    _extract(first, "a", NOW, "first database: tests run with make check")
+    extracted(first, "a", NOW, scope=SCOPE, memory="first database: tests run with make check")
     assert _phase2(first, folder, "first database's memory").status == "consolidated"
     return _files(folder)
 
@@ -121,7 +75,7 @@ def test_a_consolidation_from_another_database_writes_nothing_and_says_which_and
 ) -> None:
     folder = tmp_path / "memories" / "w-0123456789"
     before = _consolidated_by_first(first, folder)
-    _extract(second, "b", NOW, "second database: deploys go through fly")
+    extracted(second, "b", NOW, scope=SCOPE, memory="second database: deploys go through fly")
 
     outcome = _phase2(second, folder, "second database's memory")
 
@@ -151,16 +105,16 @@ def test_a_folder_made_before_the_record_is_adopted_by_the_first_database_that_c
     folder = tmp_path / "memories" / "w"
     folder.mkdir(parents=True)
     (folder / "MEMORY.md").write_text("# written by an older skillshelf\n", encoding="utf-8")
-    _extract(first, "a", NOW, "first database memory")
+    extracted(first, "a", NOW, scope=SCOPE, memory="first database memory")
 
     assert _phase2(first, folder, "first database's memory").status == "consolidated"
 
     recorded = recorded_database(folder)
     assert recorded is not None and recorded.id == database_id(first, now_ms=NOW)
     assert "first.sqlite" in recorded.label
-    _extract(first, "a2", NOW + 1, "more")
+    extracted(first, "a2", NOW + 1, scope=SCOPE, memory="more")
     assert _phase2(first, folder, "again").status == "consolidated"  # its own folder: on as before
-    _extract(second, "b", NOW, "second database memory")
+    extracted(second, "b", NOW, scope=SCOPE, memory="second database memory")
     assert _phase2(second, folder, "second").status == "other_database"
 
 
@@ -169,7 +123,7 @@ def test_force_moves_the_other_databases_folder_aside_whole_and_consolidates_in_
 ) -> None:
     folder = tmp_path / "memories" / "w"
     before = _consolidated_by_first(first, folder)
-    _extract(second, "b", NOW, "second database memory")
+    extracted(second, "b", NOW, scope=SCOPE, memory="second database memory")
 
     outcome = _phase2(second, folder, "second database's memory", take_over=True)
 
@@ -185,10 +139,10 @@ def test_another_database_taking_the_folder_over_during_the_model_call_leaves_it
     first: Store, second: Store, tmp_path: Path
 ) -> None:
     folder = tmp_path / "memories" / "w"
-    _extract(second, "b", NOW, "second database memory")
+    extracted(second, "b", NOW, scope=SCOPE, memory="second database memory")
 
     def first_takes_over() -> None:  # a run against the first database, with --force, meanwhile
-        _extract(first, "a", NOW, "first database: tests run with make check")
+        extracted(first, "a", NOW, scope=SCOPE, memory="first database: tests run with make check")
         assert _phase2(first, folder, "first database's memory", take_over=True).set_aside
 
     outcome = _phase2(second, folder, "second database's memory", during=first_takes_over)
@@ -229,7 +183,7 @@ def test_a_take_over_whose_consolidation_then_fails_still_says_where_the_folder_
 ) -> None:
     folder = tmp_path / "memories" / "w"
     before = _consolidated_by_first(first, folder)
-    _extract(second, "b", NOW, "second database memory")
+    extracted(second, "b", NOW, scope=SCOPE, memory="second database memory")
 
     def model_fails() -> None:
         raise ModelCallError("the model is down", code="MD001")

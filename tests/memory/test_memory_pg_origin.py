@@ -7,15 +7,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from memory_helpers import FixedConsolidator, extracted, no_model
+
 from skillshelf.memory.consolidation_run import Phase2Outcome, run_phase2_scope
-from skillshelf.memory.consolidator import ConsolidationOutcome
-from skillshelf.memory.models import CallBudget, JsonModel
+from skillshelf.memory.models import CallBudget
 from skillshelf.memory.origin import MARKER
-from skillshelf.memory.phase2 import Consolidation
-from skillshelf.memory.redact.echoes import NO_SECRETS, KnownSecrets
 from skillshelf.memory.settings import MemorySettings
-from skillshelf.memory.store import SessionRow, Store, database_id, open_store
-from skillshelf.memory.store.base import ClaimLimits
+from skillshelf.memory.store import Store, database_id, open_store
 
 DAY = 86_400_000
 NOW = 1_000 * DAY
@@ -23,59 +21,17 @@ SCOPE = "project:/w"
 PASSWORD = "pw-7Hq2xZ9mKe"
 
 
-class _Writer:
-    name = "fake"
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-
-    def consolidate(
-        self,
-        prompt: str,
-        memory_dir: Path,
-        *,
-        init: bool,
-        effort: str | None,
-        budget: CallBudget | None = None,
-        known: KnownSecrets = NO_SECRETS,
-    ) -> ConsolidationOutcome:
-        files = dict.fromkeys(("MEMORY.md", "memory_summary.md"), f"{self.text}\n")
-        return ConsolidationOutcome(consolidation=Consolidation(files=files, delete=()), consolidator="fake")
-
-
-def _no_model() -> JsonModel:
-    raise AssertionError("no model is called")
-
-
-def _extract(store: Store, session_id: str) -> None:
-    row = SessionRow(
-        id=session_id,
-        source="codex",
-        path=f"/t/{session_id}.jsonl",
-        cwd="/w",
-        project="/w",
-        updated_at_ms=NOW,
-        first_user_message="task",
-    )
-    store.register_sessions([row], NOW)
-    limits = ClaimLimits(min_idle_ms=0, max_age_ms=10_000 * DAY, running_cap=100)
-    (claim,) = store.claim_stage1(worker_id="w", now_ms=NOW, lease_ms=DAY, limits=limits, limit=1)
-    assert store.mark_stage1_succeeded(
-        claim, scope=SCOPE, raw_memory=session_id, rollout_summary=session_id, rollout_slug=None, now_ms=NOW
-    )
-
-
 def _phase2(store: Store, folder: Path, text: str, *, take_over: bool = False) -> Phase2Outcome:
     return run_phase2_scope(
         SCOPE,
         folder,
         store=store,
-        model_factory=_no_model,
+        model_factory=no_model,
         settings=MemorySettings(),
         clock=lambda: NOW / 1000,
         worker_id="w",
         budget=CallBudget(None),
-        consolidator_factory=lambda: _Writer(text),
+        consolidator_factory=lambda: FixedConsolidator(text),
         take_over=take_over,
     )
 
@@ -84,9 +40,9 @@ def test_postgresql_and_sqlite_never_rewrite_each_others_memory_folder(pg_url: s
     url = pg_url.replace("skillshelf@", f"skillshelf:{PASSWORD}@", 1)  # trust auth: not asked for
     folder = tmp_path / "memories" / "w"
     with open_store(str(tmp_path / "state.sqlite")) as sqlite, open_store(url) as postgres:
-        _extract(sqlite, "from-sqlite")
+        extracted(sqlite, "from-sqlite", NOW, scope=SCOPE, memory="from-sqlite")
         assert _phase2(sqlite, folder, "sqlite's memory").status == "consolidated"
-        _extract(postgres, "from-postgres")
+        extracted(postgres, "from-postgres", NOW, scope=SCOPE, memory="from-postgres")
 
         refused = _phase2(postgres, folder, "postgres's memory")
 
