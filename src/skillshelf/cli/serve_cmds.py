@@ -5,6 +5,8 @@ from __future__ import annotations
 import gc
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
@@ -90,78 +92,70 @@ def serve(
 ) -> None:
     """Serve the skills found here over MCP: four tools, the catalog as instructions, every
     skill file as a resource, user-invocable skills as prompts."""
-    from skillshelf.cli.interrupt import exit_code_of, leave_interrupted
+    with _stopped_quietly(transport):
+        from concurrent.futures import ThreadPoolExecutor
 
+        from skillshelf.env import Env
+        from skillshelf.serve.loading import open_library
+        from skillshelf.workspace import WorkspaceOptions
+
+        if transport == "http":
+            _check_token(token)
+        env = Env.from_os()
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            # discovery runs while the MCP SDK is being imported (the two dominate start-up)
+            options = WorkspaceOptions(
+                extra_roots=tuple(p.absolute() for p in roots),
+                include_builtin=not no_builtin,
+                use_cache=not no_cache,
+            )
+            pending = pool.submit(open_library, env, options, semantic=not no_semantic)
+            from skillshelf.serve.instructions import client_for
+            from skillshelf.serve.mcp_server import ServeOptions, build_server, run_stdio
+
+            library = pending.result()
+        from skillshelf.skills.walk import ScanLimits
+        from skillshelf.skills.walk_limits import limits_from_environ
+
+        limits, _ = limits_from_environ(env.environ, ScanLimits())  # discovery's, for the watcher
+        shape = client_for(client, env.environ, transport)
+        server = build_server(
+            library, ServeOptions(watch=not no_watch, scan_limits=limits, client=shape, env=env)
+        )
+        problems = len(library.discovery.diagnostics) if library.discovery else 0
+        if problems:
+            click.echo(
+                f"skillshelf: {problems} problem(s) in skill files were skipped or repaired "
+                "(see `skillshelf validate`)",
+                err=True,
+            )
+        count = len(library.tools.names())
+        skills = "1 skill" if count == 1 else f"{count} skills"
+        if transport == "stdio":
+            click.echo(f"skillshelf: serving {skills} over MCP on stdio", err=True)
+            run_stdio(server)
+            # the process ends here: its objects go with it, and freezing them spares the interpreter's
+            # collections at exit (over a second for the MCP SDK's models)
+            gc.freeze()
+            return
+        from skillshelf.serve.http import run_http
+
+        def announce(url: str) -> None:
+            click.echo(f"skillshelf: serving {skills} over MCP at {url}", err=True)
+            sys.stderr.flush()
+
+        run_http(server, host=host, port=port, token=token, announce=announce)
+
+
+@contextmanager
+def _stopped_quietly(transport: str) -> Iterator[None]:
+    """Over stdio, a signal is the client stopping its server, no failure to report: exit 130 or
+    143 at once, saying nothing (``leave_interrupted``); over HTTP Ctrl-C is left to ``main``."""
     try:
-        _serve(transport, host, port, roots, no_builtin, no_cache, no_watch, token, no_semantic, client)
+        yield
     except KeyboardInterrupt as stop:
         if transport != "stdio":
             raise
-        # the client stopping its server (a signal) is no failure to report: 130 or 143, quietly
+        from skillshelf.cli.interrupt import exit_code_of, leave_interrupted
+
         leave_interrupted(exit_code_of(stop))
-
-
-def _serve(
-    transport: str,
-    host: str,
-    port: int,
-    roots: tuple[Path, ...],
-    no_builtin: bool,
-    no_cache: bool,
-    no_watch: bool,
-    token: str | None,
-    no_semantic: bool,
-    client: str,
-) -> None:
-    from concurrent.futures import ThreadPoolExecutor
-
-    from skillshelf.env import Env
-    from skillshelf.serve.loading import open_library
-    from skillshelf.workspace import WorkspaceOptions
-
-    if transport == "http":
-        _check_token(token)
-    env = Env.from_os()
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        # discovery runs while the MCP SDK is being imported (the two dominate start-up)
-        options = WorkspaceOptions(
-            extra_roots=tuple(p.absolute() for p in roots),
-            include_builtin=not no_builtin,
-            use_cache=not no_cache,
-        )
-        pending = pool.submit(open_library, env, options, semantic=not no_semantic)
-        from skillshelf.serve.instructions import client_for
-        from skillshelf.serve.mcp_server import ServeOptions, build_server, run_stdio
-
-        library = pending.result()
-    from skillshelf.skills.walk import ScanLimits
-    from skillshelf.skills.walk_limits import limits_from_environ
-
-    limits, _ = limits_from_environ(env.environ, ScanLimits())  # discovery's, for the watcher
-    shape = client_for(client, env.environ, transport)
-    server = build_server(
-        library, ServeOptions(watch=not no_watch, scan_limits=limits, client=shape, env=env)
-    )
-    problems = len(library.discovery.diagnostics) if library.discovery else 0
-    if problems:
-        click.echo(
-            f"skillshelf: {problems} problem(s) in skill files were skipped or repaired "
-            "(see `skillshelf validate`)",
-            err=True,
-        )
-    count = len(library.tools.names())
-    skills = "1 skill" if count == 1 else f"{count} skills"
-    if transport == "stdio":
-        click.echo(f"skillshelf: serving {skills} over MCP on stdio", err=True)
-        run_stdio(server)
-        # the process ends here: its objects go with it, and freezing them spares the interpreter's
-        # collections at exit (over a second for the MCP SDK's models)
-        gc.freeze()
-        return
-    from skillshelf.serve.http import run_http
-
-    def announce(url: str) -> None:
-        click.echo(f"skillshelf: serving {skills} over MCP at {url}", err=True)
-        sys.stderr.flush()
-
-    run_http(server, host=host, port=port, token=token, announce=announce)
