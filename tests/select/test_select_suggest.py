@@ -229,3 +229,16 @@ def test_a_description_over_several_lines_keeps_its_words_apart(skills: tuple[Sk
     index = SkillIndex.build((wrapped, *[s for s in skills if s is not pdf]))
     text = suggestion_fragment(_open(index), "merge two pdf files into one", budget_tokens=1000).text
     assert "Merge pdf files and split them" in text
+
+
+def test_no_invisible_formatting_character_survives_but_the_joiners_scripts_need() -> None:
+    import unicodedata
+
+    from skillshelf.select.suggest import inert
+
+    hidden = [chr(c) for c in range(0x110000) if unicodedata.category(chr(c)) == "Cf"]
+    joiners = {"\u200c", "\u200d"}
+    text = "x".join(hidden)
+    assert set(inert(text)) == {"x", *joiners}  # tag characters, zero-width spaces, BOM, soft hyphen: gone
+    joined = "\U0001f468\u200d\U0001f469 \u0645\u200c\u06cc"  # an emoji sequence, a Persian word
+    assert inert(joined) == joined

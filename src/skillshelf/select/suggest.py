@@ -138,14 +138,22 @@ def default_suggestion_budget(context_window: int | None) -> int:
     return max(300, min(4000, context_window // 100))
 
 
-#: Control characters (C0 but the whitespace the line is joined over, DEL, C1) and bidirectional
-#: formatting characters: nothing a skill's text needs in one line, and a way to hide or reorder it
-_UNSEEN = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+#: Control characters (C0 but the whitespace the line is joined over, DEL, C1) and the invisible
+#: formatting characters (Unicode's Cf: bidirectional controls, zero-width spaces, the byte-order
+#: mark, soft hyphen, tag characters that can spell hidden text): nothing a skill's text needs in
+#: one line, and a way to hide or reorder it. The zero-width (non-)joiner stay: scripts and emoji
+#: need them, and they hide nothing.
+_UNSEEN = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e"
+    "\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb"
+    "\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
+    "\U000e0001\U000e0020-\U000e007f]"
+)
 
 
 def inert(text: str) -> str:
-    """``text`` as a line of the fragment can hold it: without control or bidirectional
-    formatting characters, and with ``<`` and ``>`` written ``&lt;`` and ``&gt;``, so a skill's
+    """``text`` as a line of the fragment can hold it: without control or invisible formatting
+    characters (bidirectional, zero-width, tags), and with ``<`` and ``>`` written ``&lt;`` and ``&gt;``, so a skill's
     name, description or path cannot close the fragment or open a tag of its own (the fragment
     is skillshelf's format: Codex's catalog keeps a description as written)."""
     return _UNSEEN.sub("", text).replace("<", "&lt;").replace(">", "&gt;")

@@ -4,9 +4,10 @@ A description reaches the client in the catalog of the server's instructions, in
 ``list_skills`` and ``search_skills`` rows and in the prompts' descriptions. Each is shown as
 the per-turn suggestions show one (:func:`skillshelf.select.suggest.inert`, the one rule), for
 every skill, trusted or not (the untrusted tag says whose it is; the cleanup is about display):
-on one line, without control or bidirectional formatting characters, ``<`` and ``>`` written
-``&lt;`` and ``&gt;``, so it can neither close a tag, nor open one of its own, nor reorder what
-a reader sees. The ``codex`` catalog format keeps descriptions as Codex renders them.
+on one line, without control or invisible formatting characters (bidirectional, zero-width,
+tags), ``<`` and ``>`` written ``&lt;`` and ``&gt;``, so it can neither close a tag, nor open
+one of its own, nor hide or reorder what a reader sees. The ``codex`` catalog format keeps
+descriptions as Codex renders them.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ def shown_text(text: str) -> str:
 def catalog_skills(skills: Sequence[Skill], catalog_format: str) -> list[Skill]:
     """``skills`` as a catalog in ``catalog_format`` shows them: each description as
     :func:`shown_text` shows it; the ``xml`` format escapes ``<`` and ``>`` itself, so there only
-    the control and bidirectional characters go; the ``codex`` format keeps them as Codex
+    the control and invisible formatting characters go; the ``codex`` format keeps them as Codex
     renders them."""
     if catalog_format == CODEX_CATALOG:
         return list(skills)
