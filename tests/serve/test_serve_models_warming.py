@@ -85,3 +85,24 @@ def test_a_search_waits_for_models_that_get_ready_within_the_wait(tmp_path: Path
 def test_the_wait_for_the_models_stays_well_inside_an_mcp_clients_tool_timeout() -> None:
     codex_default_tool_timeout = 60
     assert 0 < MODELS_WAIT_SECONDS <= codex_default_tool_timeout / 4
+
+
+def test_once_a_search_waited_out_the_models_later_ones_answer_without_waiting(tmp_path: Path) -> None:
+    words = HeldWords()
+    tools = _tools(tmp_path, words, models_wait=0.05)
+    waits: list[float | None] = []
+    ready = tools.models_ready
+    tools.models_ready = lambda timeout=None: waits.append(timeout) or ready(timeout)  # type: ignore[method-assign]
+    try:
+        for _ in range(3):
+            assert tools.dispatch("search_skills", {"query": "deploy the app"}).data["models_warming"]
+    finally:
+        words.release.set()
+    assert waits[0] is not None and waits[0] > 0 and waits[1:] == [0.0, 0.0]
+
+
+def test_a_stdio_server_outlasts_a_first_searchs_wait_for_the_models_once_stdin_ends() -> None:
+    from skillshelf.serve.stdio import DRAIN_SECONDS
+
+    index_build = 10.0  # a thousand skills, nothing cached, two busy cores
+    assert MODELS_WAIT_SECONDS + index_build <= DRAIN_SECONDS

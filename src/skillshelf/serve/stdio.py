@@ -43,11 +43,14 @@ from mcp.shared.message import SessionMessage
 
 from skillshelf.errors import StdoutFailed
 from skillshelf.serve.jsonrpc_check import Refusal, checked
+from skillshelf.serve.warming import MODELS_WAIT_SECONDS
 
 __all__ = ["DRAIN_SECONDS", "OPEN_ENDED", "CheckedLines", "Unanswered", "line_error", "run_stdio"]
 
-DRAIN_SECONDS = 10.0
-"""How long serving goes on after stdin ends for the requests read before it, still unanswered."""
+DRAIN_SECONDS = MODELS_WAIT_SECONDS + 20.0
+"""How long serving goes on after stdin ends for the requests read before it, still unanswered:
+long enough for a first search, which may build the index and then wait for the embedding
+models (:data:`~skillshelf.serve.warming.MODELS_WAIT_SECONDS`) before it answers."""
 OPEN_ENDED = frozenset({"subscriptions/listen"})
 """Requests answered only when the connection ends (a subscription's stream), never waited for."""
 

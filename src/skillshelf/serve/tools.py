@@ -161,6 +161,7 @@ class SkillTools:
         self._index_lock = threading.Lock()
         self.skipped: tuple[Diagnostic, ...] = tuple(skipped)
         self.models_wait = models_wait
+        self._waited_out = False  # a search waited its whole models_wait: later ones do not wait
         self._vectors = ModelVectors(build_models or installed_models(index_cache_dir))
         self._catalog: str | None = None
 
@@ -220,7 +221,9 @@ class SkillTools:
         top_k = max(1, min(int(top_k), MAX_TOP_K))
         started = time.monotonic()
         index = self.ensure_index()
-        warm = self.models_ready(max(0.0, self.models_wait - (time.monotonic() - started)))
+        wait = 0.0 if self._waited_out else self.models_wait  # one search waits, not each of them
+        warm = self.models_ready(max(0.0, wait - (time.monotonic() - started)))
+        self._waited_out = self._waited_out or not warm
         semantic = self._vectors.semantic if warm else None
         from skillshelf.select.ranking import Ranker, RankingSettings
 

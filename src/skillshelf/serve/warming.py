@@ -2,9 +2,9 @@
 
 The first build of a large library's vectors can take longer than an MCP client waits for a
 tool call, so a search waits for them at most :data:`MODELS_WAIT_SECONDS`, then ranks without
-them and says so (:data:`WARMING_NOTE`); the build goes on, and later searches rank with the
-models once it is done. A model that fails to load or build costs the ranking its signal,
-never the search.
+them and says so (:data:`WARMING_NOTE`); the build goes on, the searches after that one do not
+wait again, and they rank with the models once the build is done. A model that fails to load
+or build costs the ranking its signal, never the search.
 """
 
 from __future__ import annotations
