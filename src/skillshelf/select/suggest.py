@@ -153,9 +153,10 @@ _UNSEEN = re.compile(
 
 def inert(text: str) -> str:
     """``text`` as a line of the fragment can hold it: without control or invisible formatting
-    characters (bidirectional, zero-width, tags), and with ``<`` and ``>`` written ``&lt;`` and ``&gt;``, so a skill's
-    name, description or path cannot close the fragment or open a tag of its own (the fragment
-    is skillshelf's format: Codex's catalog keeps a description as written)."""
+    characters (bidirectional, zero-width, tags), and with ``<`` and ``>`` written ``&lt;`` and
+    ``&gt;``, so a skill's name, description or path cannot close the fragment, open a tag of
+    its own or hide text (the fragment is skillshelf's format: Codex's catalog keeps a
+    description as written)."""
     return _UNSEEN.sub("", text).replace("<", "&lt;").replace(">", "&gt;")
 
 
