@@ -14,10 +14,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from skillshelf.memory.consolidation_run import Phase2Outcome, run_phase2_scope
 from skillshelf.memory.consolidator import ConsolidationOutcome
 from skillshelf.memory.models import CallBudget, JsonModel
 from skillshelf.memory.phase2 import Consolidation
 from skillshelf.memory.redact.echoes import NO_SECRETS, KnownSecrets
+from skillshelf.memory.settings import MemorySettings
 from skillshelf.memory.store import SessionRow, Store
 from skillshelf.memory.store.base import ClaimLimits
 from skillshelf.memory.transcripts.model import Item, Session
@@ -249,3 +251,29 @@ class FixedConsolidator:
 def no_model() -> JsonModel:
     """A model factory for runs that must call no model."""
     raise AssertionError("no model is called")
+
+
+def fixed_phase2(
+    store: Store,
+    folder: Path,
+    text: str,
+    *,
+    scope: str,
+    now_ms: int,
+    take_over: bool = False,
+    during: Callable[[], object] | None = None,
+) -> Phase2Outcome:
+    """One Phase 2 run of ``scope`` into ``folder`` at ``now_ms`` whose consolidation writes
+    ``text`` (:class:`FixedConsolidator`), calling no model."""
+    return run_phase2_scope(
+        scope,
+        folder,
+        store=store,
+        model_factory=no_model,
+        settings=MemorySettings(),
+        clock=lambda: now_ms / 1000,
+        worker_id="w",
+        budget=CallBudget(None),
+        consolidator_factory=lambda: FixedConsolidator(text, during),
+        take_over=take_over,
+    )

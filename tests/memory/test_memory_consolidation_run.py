@@ -10,11 +10,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from memory_helpers import extracted
+from memory_helpers import extracted, no_model
 
 from skillshelf.memory.consolidation_run import Phase2Outcome, run_phase2_scope
 from skillshelf.memory.consolidator import ConsolidationOutcome
-from skillshelf.memory.models import CallBudget, JsonModel
+from skillshelf.memory.models import CallBudget
 from skillshelf.memory.phase2 import Consolidation
 from skillshelf.memory.redact.echoes import NO_SECRETS, KnownSecrets
 from skillshelf.memory.settings import MemorySettings
@@ -45,10 +45,6 @@ class _Writer:
         return ConsolidationOutcome(consolidation=Consolidation(files=files, delete=()), consolidator="fake")
 
 
-def _no_model() -> JsonModel:
-    raise AssertionError("no model is called")
-
-
 @pytest.fixture
 def store(tmp_path: Path) -> Iterator[Store]:
     with open_store(f"sqlite:///{tmp_path / 'state.sqlite'}") as opened:
@@ -72,7 +68,7 @@ def _phase2(store: Store, folder: Path, now_ms: int) -> Phase2Outcome:
         SCOPE,
         folder,
         store=store,
-        model_factory=_no_model,
+        model_factory=no_model,
         settings=MemorySettings(),
         clock=lambda: now_ms / 1000,
         worker_id="w",

@@ -10,13 +10,11 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from memory_helpers import FixedConsolidator, extracted, no_model
+from memory_helpers import extracted, fixed_phase2
 
 from skillshelf.errors import ModelCallError, OtherDatabaseError
-from skillshelf.memory.consolidation_run import Phase2Outcome, run_phase2_scope
-from skillshelf.memory.models import CallBudget
+from skillshelf.memory.consolidation_run import Phase2Outcome
 from skillshelf.memory.origin import MARKER, SET_ASIDE_FOLDER, check_folder, recorded_database, store_identity
-from skillshelf.memory.settings import MemorySettings
 from skillshelf.memory.store import CONSOLIDATE, Store, database_id, open_store
 
 DAY = 86_400_000
@@ -44,18 +42,7 @@ def _phase2(
     take_over: bool = False,
     during: Callable[[], object] | None = None,
 ) -> Phase2Outcome:
-    return run_phase2_scope(
-        SCOPE,
-        folder,
-        store=store,
-        model_factory=no_model,
-        settings=MemorySettings(),
-        clock=lambda: NOW / 1000,
-        worker_id="w",
-        budget=CallBudget(None),
-        consolidator_factory=lambda: FixedConsolidator(text, during),
-        take_over=take_over,
-    )
+    return fixed_phase2(store, folder, text, scope=SCOPE, now_ms=NOW, take_over=take_over, during=during)
 
 
 def _files(folder: Path) -> dict[str, bytes]:

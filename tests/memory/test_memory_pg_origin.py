@@ -7,12 +7,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from memory_helpers import FixedConsolidator, extracted, no_model
+from memory_helpers import extracted, fixed_phase2
 
-from skillshelf.memory.consolidation_run import Phase2Outcome, run_phase2_scope
-from skillshelf.memory.models import CallBudget
+from skillshelf.memory.consolidation_run import Phase2Outcome
 from skillshelf.memory.origin import MARKER
-from skillshelf.memory.settings import MemorySettings
 from skillshelf.memory.store import Store, database_id, open_store
 
 DAY = 86_400_000
@@ -22,18 +20,7 @@ PASSWORD = "pw-7Hq2xZ9mKe"
 
 
 def _phase2(store: Store, folder: Path, text: str, *, take_over: bool = False) -> Phase2Outcome:
-    return run_phase2_scope(
-        SCOPE,
-        folder,
-        store=store,
-        model_factory=no_model,
-        settings=MemorySettings(),
-        clock=lambda: NOW / 1000,
-        worker_id="w",
-        budget=CallBudget(None),
-        consolidator_factory=lambda: FixedConsolidator(text),
-        take_over=take_over,
-    )
+    return fixed_phase2(store, folder, text, scope=SCOPE, now_ms=NOW, take_over=take_over)
 
 
 def test_postgresql_and_sqlite_never_rewrite_each_others_memory_folder(pg_url: str, tmp_path: Path) -> None:
